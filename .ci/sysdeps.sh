@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# System packages the tests need: Graphviz's `dot` and Debian's chromium (UI tests).
+# Installed with apt-get when missing and running as root; otherwise a clear message.
+set -u
+missing=()
+command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+[ -x /usr/bin/chromium ] || missing+=(chromium fonts-liberation fonts-dejavu-core)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "sysdeps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "sysdeps: missing ${missing[*]}; install them with: sudo apt-get install ${missing[*]}" >&2
+  echo "sysdeps: tests that need them will be skipped." >&2
+fi

@@ -1,0 +1,42 @@
+# Two commands set up everything: `make lab` and `make test`.
+# Both create .venv on first use and are quick on a second run (stamp files).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PYTEST := $(PY) -m pytest
+
+.PHONY: lab test unit notebooks ui sysdeps bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip setuptools wheel
+
+$(VENV)/.lab-installed: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[lab]'
+	touch $@
+
+$(VENV)/.test-installed: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[test,lab]'
+	touch $@ $(VENV)/.lab-installed
+
+lab: $(VENV)/.lab-installed
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+sysdeps:
+	@bash .ci/sysdeps.sh
+
+# Unit tests, then notebooks, then the browser tests: three pytest calls so that
+# the nbmake plugin (about 2 s to load) is only paid where it is used.
+test: $(VENV)/.test-installed sysdeps
+	$(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
+	$(PYTEST) -q --nbmake --nbmake-timeout=600 notebooks
+	$(PYTEST) -p no:nbmake -q tests/ui
+
+unit: $(VENV)/.test-installed
+	$(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
+
+bench: $(VENV)/.test-installed
+	$(PY) -m benchmarks.run
+
+clean:
+	rm -rf $(VENV) .pytest_cache

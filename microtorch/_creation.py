@@ -1,0 +1,173 @@
+"""Factory functions: zeros, ones, arange, rand, ... and their *_like forms."""
+import builtins
+
+import numpy as np
+
+from . import _dtype
+from ._random import _rng
+from ._tensor import Tensor, _filled, _size_arg
+
+
+def _finish(arr, dtype, requires_grad):
+    if dtype is not None:
+        arr = arr.astype(_dtype.to_dtype(dtype).np, copy=False)
+    t = Tensor._make(np.ascontiguousarray(arr))
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def _default(dtype):
+    return _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    return _filled(_size_arg(size), 0, dtype, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    return _filled(_size_arg(size), 1, dtype, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, memory_format=None):
+    return _filled(_size_arg(size), 0, dtype, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = _dtype.result_type(fill_value) if not isinstance(fill_value, builtins.float) else None
+    return _filled(tuple(size), fill_value, dtype, requires_grad)
+
+
+def _like(t, dtype):
+    return dtype if dtype is not None else t.dtype
+
+
+def zeros_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _filled(tuple(t.shape), 0, _like(t, dtype), requires_grad)
+
+
+def ones_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _filled(tuple(t.shape), 1, _like(t, dtype), requires_grad)
+
+
+def empty_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _filled(tuple(t.shape), 0, _like(t, dtype), requires_grad)
+
+
+def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _filled(tuple(t.shape), fill_value, _like(t, dtype), requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("arange: step must be nonzero")
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    is_float = builtins.any(isinstance(v, builtins.float) for v in vals)
+    dt = _dtype.to_dtype(dtype) if dtype is not None else (_dtype.get_default_dtype() if is_float else _dtype.int64)
+    return _finish(np.arange(*vals, dtype=np.float64 if is_float else None), dt, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    return _finish(np.linspace(start, end, steps), _default(dtype), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
+    return _finish(np.logspace(start, end, steps, base=base), _default(dtype), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    return _finish(np.eye(n, m), _default(dtype), requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    return _finish(_rng(generator).random(_size_arg(size)), _default(dtype), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    return _finish(_rng(generator).standard_normal(_size_arg(size)), _default(dtype), requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing required argument 'size' (a tuple)")
+    return _finish(_rng(generator).integers(low, high, tuple(size)), dtype or _dtype.int64, requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    return _finish(_rng(generator).permutation(n), dtype or _dtype.int64, requires_grad)
+
+
+def rand_like(t, *, dtype=None, requires_grad=False):
+    return rand(*t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+
+
+def randn_like(t, *, dtype=None, requires_grad=False):
+    return randn(*t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+
+
+def randint_like(t, low=0, high=None, *, dtype=None, requires_grad=False):
+    return randint(low, high, tuple(t.shape), dtype=_like(t, dtype), requires_grad=requires_grad)
+
+
+def normal(mean, std, size=None, *, generator=None, dtype=None, requires_grad=False):
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        dt = (mean if isinstance(mean, Tensor) else std).dtype
+        return _finish(_rng(generator).normal(m, s), dt, requires_grad)
+    return _finish(_rng(generator).normal(mean, std, tuple(size)), _default(dtype), requires_grad)
+
+
+def bernoulli(p, *, generator=None):
+    return Tensor._make((_rng(generator).random(p.shape) < p._data).astype(p._data.dtype))
+
+
+def multinomial(probs, num_samples, replacement=False, *, generator=None):
+    rng = _rng(generator)
+    p = probs._data / probs._data.sum(-1, keepdims=True)
+    rows = p.reshape(-1, p.shape[-1])
+    out = np.stack([rng.choice(p.shape[-1], num_samples, replace=replacement, p=r) for r in rows])
+    return Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
+
+
+def meshgrid(*tensors, indexing="ij"):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    from .ops.shape import expand, reshape
+    n = len(tensors)
+    shape = [t.numel() for t in tensors]
+    if indexing == "xy" and n >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, t in enumerate(tensors):
+        pos = i if not (indexing == "xy" and i < 2 and n >= 2) else 1 - i
+        view = [1] * n
+        view[pos] = t.numel()
+        out.append(expand(reshape(t, view), *shape))
+    return tuple(out)
+
+
+def tril(x, diagonal=0):
+    mask = np.tril(np.ones(x.shape[-2:], dtype=bool), diagonal)
+    return x * Tensor._make(mask) if x.requires_grad else Tensor._make(np.where(mask, x._data, 0).astype(x._data.dtype))
+
+
+def triu(x, diagonal=0):
+    mask = np.triu(np.ones(x.shape[-2:], dtype=bool), diagonal)
+    return x * Tensor._make(mask) if x.requires_grad else Tensor._make(np.where(mask, x._data, 0).astype(x._data.dtype))
+
+
+def diag(x, diagonal=0):
+    if x.ndim == 1:
+        n = x.shape[0] + builtins.abs(diagonal)
+        idx = np.arange(x.shape[0])
+        rows, cols = (idx, idx + diagonal) if diagonal >= 0 else (idx - diagonal, idx)
+        from .ops.index import ScatterIntoZeros
+        return ScatterIntoZeros.apply(x, (n, n), (rows, cols))
+    rows = np.arange(builtins.max(0, -diagonal), builtins.min(x.shape[0], x.shape[1] - diagonal))
+    return x[Tensor._make(rows), Tensor._make(rows + diagonal)]

@@ -1,0 +1,546 @@
+"""Tensor: a numpy array plus the autograd metadata torch keeps beside it.
+
+Each operator and method is a one-line call into `ops`, where the differentiable
+`Function`s live. `_version_counter` is a one-element list shared by a tensor and its views,
+bumped by every in-place op, so that backward can tell a saved tensor was modified.
+"""
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from ._dtype import get_default_dtype, result_type
+
+_NUMERIC_TYPES = (int, float, complex, bool, np.number, np.bool_)
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints that prints as `Size([2, 3])`."""
+
+    def __repr__(self):
+        return f"microtorch.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter",
+                 "_base", "_retains_grad", "_backward_hooks", "_post_acc_hooks", "_accumulator",
+                 "_fw_grads", "__dict__", "__weakref__")
+    __array_priority__ = 1000  # numpy defers to Tensor's operators (ndarray * Tensor -> Tensor)
+
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    def __init__(self, data=None, requires_grad=False):
+        # Tensor(data) as a convenience; microtorch.tensor(...) is the torch-style constructor.
+        src = tensor(data if data is not None else [], requires_grad=requires_grad)
+        _init_slots(self, src._data)
+        self.requires_grad = requires_grad
+
+    @classmethod
+    def _make(cls, data, requires_grad=False):
+        """Wrap an ndarray without copying or checks (the ops' fast path)."""
+        t = object.__new__(cls)
+        _init_slots(t, data)
+        t._requires_grad = requires_grad
+        return t
+
+    # ---- metadata ---------------------------------------------------------------------
+    @property
+    def dtype(self):
+        return _dtype._FROM_NP[self._data.dtype]
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def device(self):
+        return device("cpu")
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def layout(self):
+        return "strided"
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def stride(self, dim=None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim, "stride")]
+
+    def is_contiguous(self):
+        return bool(self._data.flags["C_CONTIGUOUS"])
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    @property
+    def _version(self):
+        return self._version_counter[0]
+
+    # ---- autograd metadata -------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        flag = bool(flag)
+        if self.grad_fn is not None:
+            if not flag:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a "
+                    "computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach().")
+            return
+        if flag and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError(
+                f"only Tensors of floating point and complex dtype can require gradients (this one is "
+                f"{self.dtype}); convert it first, e.g. x = x.float() or x.double()")
+        self._requires_grad = flag
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                "attribute won't be populated during autograd.backward(). If you indeed want the "
+                ".grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+                "Tensor.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: grad is "
+                                   f"{list(value.shape)}, tensor is {list(self.shape)}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: grad is "
+                                   f"{value.dtype}, tensor is {self.dtype}")
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        """Keep `.grad` for this non-leaf after backward (a no-op on leaves)."""
+        if self.grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        if self._retains_grad:
+            return
+        import weakref
+        retains = self.grad_fn._hook_dict("_retains_grad")
+        retains[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        """hook(grad) runs when the gradient of this tensor is computed; it may return a new one."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._register_tensor_hook(self._output_nr, hook)
+        from .autograd.graph import add_hook
+        if self._backward_hooks is None:
+            self._backward_hooks = {}
+        return add_hook(self._backward_hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor) runs after the gradient is accumulated into this leaf's .grad."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .autograd.graph import add_hook
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        return add_hook(self._post_acc_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into every leaf's .grad (see autograd.backward)."""
+        from .autograd.engine import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """The same data (and version counter) without history."""
+        t = Tensor._make(self._data)
+        t._version_counter = self._version_counter
+        t._base = self
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        """The same data with a version counter of its own, outside autograd (as torch's .data)."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        value = value if isinstance(value, Tensor) else tensor(value)
+        self._data = value._data
+
+    # ---- conversions -------------------------------------------------------------------
+    def numpy(self, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar; "
+                               "use .tolist() or index one element first")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous "
+                               f"(shape {list(self.shape)}); use .any() or .all()")
+        return bool(self._data.reshape(()).item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.dtype.is_complex or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self._data.copy(), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment")
+        t = type(self)._make(self._data.copy(), self._requires_grad) if type(self) is Tensor else \
+            _copy_subclass(self)
+        if self._grad is not None:
+            t._grad = Tensor._make(self._grad._data.copy())
+        memo[id(self)] = t
+        return t
+
+    def to(self, *args, **kwargs):
+        """to(dtype) / to("cpu") / to(other): a converted tensor (self if nothing changes)."""
+        dtype = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, _dtype.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (str, device)) and str(a) != "cpu":
+                raise RuntimeError(f"microtorch runs on the CPU only; cannot move a tensor to {a}")
+        if dtype is None or _dtype.to_dtype(dtype) is self.dtype:
+            return self.clone() if kwargs.get("copy") else self
+        return _ops.to_dtype(self, _dtype.to_dtype(dtype))
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"microtorch.{_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(_dtype.float32)
+
+    def double(self):
+        return self.to(_dtype.float64)
+
+    def half(self):
+        return self.to(_dtype.float16)
+
+    def long(self):
+        return self.to(_dtype.int64)
+
+    def int(self):
+        return self.to(_dtype.int32)
+
+    def bool(self):
+        return self.to(_dtype.bool_)
+
+    def cfloat(self):
+        return self.to(_dtype.complex64)
+
+    def cdouble(self):
+        return self.to(_dtype.complex128)
+
+    def cpu(self):
+        return self
+
+    def contiguous(self, memory_format=None):
+        return self if self._data.flags["C_CONTIGUOUS"] else _ops.clone(self)
+
+    def clone(self, memory_format=None):
+        return _ops.clone(self)
+
+    def new_tensor(self, data, dtype=None, requires_grad=False):
+        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, requires_grad=False):
+        return _filled(_size_arg(size), 0, dtype or self.dtype, requires_grad)
+
+    def new_ones(self, *size, dtype=None, requires_grad=False):
+        return _filled(_size_arg(size), 1, dtype or self.dtype, requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, requires_grad=False):
+        return _filled(tuple(size), fill_value, dtype or self.dtype, requires_grad)
+
+    def new_empty(self, *size, dtype=None, requires_grad=False):
+        return _filled(_size_arg(size), 0, dtype or self.dtype, requires_grad)
+
+    # ---- printing ------------------------------------------------------------------------
+    def __repr__(self):
+        from ._printing import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+
+def _init_slots(t, data):
+    t._data = data
+    t._grad = None
+    t.grad_fn = None
+    t._output_nr = 0
+    t._version_counter = [0]
+    t._base = None
+    t._retains_grad = False
+    t._backward_hooks = None
+    t._post_acc_hooks = None
+    t._accumulator = None
+    t._fw_grads = None
+
+
+def _rebuild(data, requires_grad):
+    return Tensor._make(data, requires_grad)
+
+
+def _copy_subclass(t):
+    new = object.__new__(type(t))
+    _init_slots(new, t._data.copy())
+    new._requires_grad = t._requires_grad
+    new.__dict__.update(t.__dict__)
+    return new
+
+
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+               "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+               "complex128": "ComplexDoubleTensor"}
+
+
+class device:
+    """Only the CPU exists here; `device("cpu")` keeps torch code running unchanged."""
+
+    def __init__(self, type="cpu", index=None):
+        type = str(type)
+        if type != "cpu":
+            raise RuntimeError(f"microtorch runs on the CPU only; device {type!r} is not available")
+        self.type, self.index = "cpu", None
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        return str(other) == "cpu"
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+def _wrap_dim(dim, ndim, op):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n if ndim else 0
+
+
+def _size_arg(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        return tuple(size[0])
+    return tuple(size)
+
+
+# ---- creation ------------------------------------------------------------------------------
+def _infer_dtype(data):
+    """The dtype torch.tensor infers: bool, int64, the default float, or complex."""
+    if isinstance(data, np.ndarray):
+        return _dtype.from_numpy_dtype(data.dtype)
+    kinds = set()
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, Tensor):
+            kinds.add(x.dtype)
+        elif isinstance(x, np.ndarray):
+            kinds.add(_dtype.from_numpy_dtype(x.dtype))
+        elif isinstance(x, (bool, np.bool_)):
+            kinds.add(_dtype.bool_)
+        elif isinstance(x, (int, np.integer)):
+            kinds.add(_dtype.int64)
+        elif isinstance(x, (float, np.floating)):
+            kinds.add(get_default_dtype())
+        elif isinstance(x, (complex, np.complexfloating)):
+            kinds.add(get_default_dtype().to_complex())
+        else:
+            raise TypeError(f"tensor(): could not infer dtype of {type(x).__name__}; pass numbers, "
+                            "nested lists of numbers, numpy arrays or tensors")
+    result = None
+    for k in kinds:
+        result = k if result is None else _dtype.promote_types(result, k)
+    return result or get_default_dtype()
+
+
+def _to_numpy(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
+        return np.array([_to_numpy(x) for x in data])
+    return np.asarray(data)
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new leaf tensor holding a copy of `data` (numbers, nested lists, arrays, tensors)."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.clone().detach() or sourceTensor.clone().detach().requires_grad_(True), "
+                      "rather than microtorch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+    if device is not None and str(device) != "cpu":
+        raise RuntimeError(f"microtorch runs on the CPU only; device {device!r} is not available")
+    dt = _dtype.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
+    try:
+        arr = np.array(_to_numpy(data), dtype=dt.np, copy=True)
+    except ValueError as e:
+        raise ValueError(f"tensor(): the nested sequence is ragged or not numeric ({e}); every row "
+                         "must have the same length") from None
+    t = Tensor._make(arr)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like tensor(), but shares memory with a numpy array or tensor when it can."""
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or _dtype.to_dtype(dtype).np == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with `ndarray` (writes to one show in the other)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dtype.from_numpy_dtype(ndarray.dtype)
+    return Tensor._make(ndarray)
+
+
+def _filled(size, value, dtype, requires_grad):
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension or a non-integer size: "
+                               f"{list(size)}")
+    dt = _dtype.to_dtype(dtype) if dtype is not None else get_default_dtype()
+    t = Tensor._make(np.full(size, value, dtype=dt.np))
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+from . import ops as _ops  # noqa: E402  (ops import Tensor from this module)
+from ._tensor_methods import install as _install  # noqa: E402
+
+_install(Tensor)
+from .ops.inplace import install as _install_inplace  # noqa: E402
+
+_install_inplace(Tensor)

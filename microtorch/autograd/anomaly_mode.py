@@ -1,0 +1,52 @@
+"""Anomaly mode: remember where each node was created; fail on NaN gradients."""
+import threading
+
+_state = threading.local()
+
+
+def is_anomaly_enabled():
+    return getattr(_state, "enabled", False)
+
+
+def is_anomaly_check_nan_enabled():
+    return getattr(_state, "check_nan", True)
+
+
+class detect_anomaly:
+    """Context manager / decorator: record forward stacks, raise on NaN in backward."""
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        import warnings
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", UserWarning, stacklevel=2)
+        self.prev = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())
+        _state.enabled, _state.check_nan = True, self.check_nan
+
+    def __exit__(self, *exc):
+        _state.enabled, _state.check_nan = self.prev
+
+    def __call__(self, func):
+        import functools
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with type(self)(self.check_nan):
+                return func(*args, **kwargs)
+        return wrapper
+
+
+class set_detect_anomaly:
+    """Turn anomaly mode on or off, as a function call or for a block."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())
+        _state.enabled, _state.check_nan = bool(mode), check_nan
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _state.enabled, _state.check_nan = self.prev

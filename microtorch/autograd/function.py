@@ -1,0 +1,429 @@
+"""Function, its ctx, and the nodes of the backward graph.
+
+Every differentiable op, built in or written by a student, is a `Function` with `forward`
+and `backward`. Calling `MyFunc.apply(*args)` runs forward and, when grad mode is on and an
+input requires grad, records a node: an instance of `MyFuncBackward`, which is also the `ctx`
+that forward saw. The node's `next_functions` point at the nodes of its inputs, so the graph
+is the chain of `grad_fn`s that backward walks.
+"""
+import itertools
+import traceback
+import weakref
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import anomaly_mode, grad_mode, graph
+
+_seq = itertools.count()
+_ACCUMULATE_GRAD_SEQ = 2 ** 63  # AccumulateGrad runs as soon as it is ready, as in torch
+
+# forward-mode AD and vmap install themselves here (func/ and forward_ad.py)
+_apply_hooks = []
+
+
+class Node:
+    """A node of the backward graph: `name()`, `next_functions`, hooks, metadata."""
+
+    _num_outputs = 1
+
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def metadata(self):
+        if self.__dict__.get("_metadata") is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) after the node runs; may return new grad_inputs."""
+        return graph.add_hook(self._hook_dict("_post_hooks"), fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) before the node runs; may return new grad_outputs."""
+        return graph.add_hook(self._hook_dict("_pre_hooks"), fn)
+
+    def _hook_dict(self, attr):
+        d = self.__dict__.get(attr)
+        if d is None:
+            d = {}
+            setattr(self, attr, d)
+        return d
+
+    def _register_tensor_hook(self, output_nr, fn):
+        return graph.add_hook(self._hook_dict("_tensor_pre_hooks"), (output_nr, fn))
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def __call__(self, *grads):
+        return self._backward(list(grads))
+
+
+# torch exposes Node in torch.autograd.graph for isinstance checks
+graph.Node = Node
+
+
+class FunctionCtx:
+    """What forward can do with ctx: save tensors, mark outputs, read needs_input_grad."""
+
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self._to_save_forward = tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        saved = self.__dict__.get("_saved")
+        if saved is None:
+            if self.__dict__.get("_released"):
+                raise RuntimeError(_FREED_MESSAGE)
+            return ()
+        return tuple(s.unpack(self) for s in saved)
+
+
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    An output is kept as its data plus (node, output_nr) rather than the Tensor itself, so
+    that output -> grad_fn -> saved output is not a reference cycle (torch does the same).
+    """
+
+    __slots__ = ("tensor", "data", "counter", "version", "output_nr", "requires_grad", "packed", "unpack_hook")
+
+    def __init__(self, tensor, is_output):
+        self.counter = tensor._version_counter
+        self.version = self.counter[0]
+        self.packed = None
+        hooks = graph._saved_hooks_stack()
+        if hooks:
+            pack, self.unpack_hook = hooks[-1]
+            self.packed = pack(tensor)
+            self.tensor = self.data = None
+            self.output_nr = -1
+        elif is_output:
+            self.tensor = None
+            self.data = tensor._data
+            self.output_nr = tensor._output_nr
+            self.requires_grad = tensor.requires_grad
+        else:
+            self.tensor = tensor
+            self.data = None
+            self.output_nr = -1
+
+    def unpack(self, node):
+        if self.counter[0] != self.version:
+            raise RuntimeError(self.version_error(node))
+        if self.packed is not None:
+            return self.unpack_hook(self.packed)
+        if self.tensor is not None:
+            return self.tensor
+        t = Tensor._make(self.data)
+        t._version_counter = self.counter
+        if self.requires_grad:
+            t._requires_grad = True
+            t.grad_fn = node
+            t._output_nr = self.output_nr
+        return t
+
+    def version_error(self, node):
+        shape = list(self.data.shape if self.data is not None else
+                     (self.tensor.shape if self.tensor is not None else ()))
+        where = ""
+        if self.output_nr >= 0:
+            where = f", which is output {self.output_nr} of {node.name()},"
+        elif self.tensor is not None and self.tensor.grad_fn is not None:
+            where = f", which is output {self.tensor._output_nr} of {self.tensor.grad_fn.name()},"
+        return (
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: [Tensor {shape}]{where} is at version {self.counter[0]}; expected version "
+            f"{self.version} instead. Hint: the node that saved it is {node.name()}; do the in-place "
+            "operation on a clone (x = x.clone()) or use the out-of-place op. Enable anomaly "
+            "detection with microtorch.autograd.set_detect_anomaly(True) to see where it was created."
+        )
+
+
+class BackwardFunction(FunctionCtx, Node):
+    """The node recorded by `Function.apply`; it is the `ctx` forward received."""
+
+    _forward_cls = None
+    _materialize_grads = True
+
+    def __init__(self):
+        self._seq = next(_seq)
+
+    def _backward(self, grads):
+        if self._materialize_grads:
+            for i, g in enumerate(grads):
+                if g is None:
+                    shape, dtype = self._out_meta[i]
+                    grads[i] = Tensor._make(np.zeros(shape, dtype.np))
+        out = self._forward_cls.backward(self, *grads)
+        return out if type(out) is tuple else (out,)
+
+    def _release(self):
+        if self.__dict__.get("_saved") is not None:
+            self._saved = None
+            self._released = True
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf: adds the incoming gradient into `variable.grad`."""
+
+    _seq = _ACCUMULATE_GRAD_SEQ
+    next_functions = ()
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def _release(self):
+        pass
+
+
+def _accumulator(t):
+    """The (cached) AccumulateGrad node of a leaf that requires grad."""
+    ref = t._accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        t._accumulator = weakref.ref(node)
+    return node
+
+
+def _edge(a):
+    if isinstance(a, Tensor) and a._requires_grad:
+        if a.grad_fn is not None:
+            return (a.grad_fn, a._output_nr)
+        return (_accumulator(a), 0)
+    return (None, 0)
+
+
+class Function:
+    """Base class of every differentiable op.
+
+    Subclasses define static `forward(ctx, *args)` and `backward(ctx, *grads)` (and
+    optionally `setup_context(ctx, inputs, output)` and `jvp(ctx, *tangents)`), then call
+    `apply`. backward returns one gradient (or None) per positional input of forward.
+    """
+
+    # Built-in ops set this: their forward receives numpy arrays instead of Tensors.
+    _numpy_forward = False
+    _grad_fn_name = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("_grad_fn_name") or cls.__name__ + "Backward"
+        cls._backward_cls = type(name, (BackwardFunction,), {"_forward_cls": cls, "__module__": cls.__module__})
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"{type(self).__name__}: Function classes are not instantiated; call "
+            f"{type(self).__name__}.apply(...) instead")
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function "
+                                  "to use it with forward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        if _apply_hooks:
+            for hook in _apply_hooks:
+                result = hook(cls, args, kwargs)
+                if result is not NotImplemented:
+                    return result
+        return _apply(cls, args, kwargs)
+
+    vjp = backward
+
+
+def _apply(cls, args, kwargs):
+    needs_grad = grad_mode.is_grad_enabled() and any(
+        isinstance(a, Tensor) and a._requires_grad for a in args)
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args) \
+        if needs_grad else (False,) * len(args)
+
+    if cls._numpy_forward:
+        raw = [a._data if isinstance(a, Tensor) else a for a in args]
+        out = cls.forward(ctx, *raw, **kwargs)
+    else:
+        with grad_mode.no_grad():
+            if cls.setup_context is not Function.setup_context:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
+
+    single = not isinstance(out, tuple)
+    outs = _wrap_outputs(cls, ctx, args, (out,) if single else out)
+    if needs_grad:
+        _record(cls, ctx, args, outs)
+    else:
+        ctx._to_save = None
+    if graph._listeners and needs_grad:
+        graph.emit(graph.NodeCreated(ctx, tuple(args), tuple(o for o in outs if isinstance(o, Tensor)),
+                                     ctx.saved_tensors))
+    return outs[0] if single else outs
+
+
+def _find_input(args, obj):
+    for a in args:
+        if a is obj or (isinstance(a, Tensor) and a._data is obj):
+            return a
+    return None
+
+
+def _wrap_outputs(cls, ctx, args, outs):
+    """Turn forward's results into Tensors; dirty (in-place) inputs are returned as themselves."""
+    dirty = ctx.__dict__.get("_dirty") or ()
+    dirty_tensors = []
+    for d in dirty:
+        t = _find_input(args, d)
+        if t is None:
+            raise RuntimeError(f"{cls.__name__}: mark_dirty() got a tensor that is not an input of forward")
+        dirty_tensors.append(t)
+        t._version_counter[0] += 1
+    ctx._dirty_tensors = dirty_tensors
+    wrapped = []
+    for o in outs:
+        if isinstance(o, np.ndarray) or np.isscalar(o) and not isinstance(o, (str, bytes)):
+            t = None
+            if dirty_tensors:
+                t = next((d for d in dirty_tensors if d._data is o), None)
+            wrapped.append(t if t is not None else Tensor._make(np.asarray(o)))
+        elif isinstance(o, Tensor):
+            if any(o is d for d in dirty_tensors):
+                wrapped.append(o)
+            elif any(o is a for a in args):
+                # returning an input unchanged: the output is a new tensor on the same data
+                alias = Tensor._make(o._data)
+                alias._version_counter = o._version_counter
+                wrapped.append(alias)
+            else:
+                wrapped.append(o)
+        else:
+            wrapped.append(o)
+    return tuple(wrapped)
+
+
+def _record(cls, ctx, args, outs):
+    ctx.next_functions = tuple(_edge(a) for a in args)
+    ctx._in_meta = tuple((a._data.shape, a.dtype) if isinstance(a, Tensor) else None for a in args)
+    nondiff = ctx.__dict__.get("_non_differentiable") or ()
+    meta = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            meta.append(((), None))
+            continue
+        meta.append((o._data.shape, o.dtype))
+        if any(o is n or o._data is n for n in nondiff) or not (o.dtype.is_floating_point or o.dtype.is_complex):
+            if o._requires_grad and o.grad_fn is None and any(o is d for d in ctx._dirty_tensors):
+                pass
+            o._requires_grad = False
+            continue
+        if o.grad_fn is None and o._requires_grad and any(o is d for d in ctx._dirty_tensors) \
+                and grad_mode.is_grad_enabled():
+            raise RuntimeError(
+                f"a leaf Variable that requires grad is being used in an in-place operation "
+                f"({cls.__name__}). Do it under `with microtorch.no_grad():` (as optimizers do), "
+                "or on a clone.")
+        o._requires_grad = True
+        o.grad_fn = ctx
+        o._output_nr = i
+    ctx._out_meta = meta
+    ctx._num_outputs = len(outs)
+    to_save = ctx.__dict__.get("_to_save")
+    if to_save:
+        saved = []
+        for s in to_save:
+            if s is None:
+                saved.append(_NONE_SAVED)
+                continue
+            out = next((o for o in outs if isinstance(o, Tensor) and (o is s or o._data is s)), None)
+            if out is not None and out.grad_fn is ctx:
+                saved.append(SavedTensor(out, is_output=True))
+                continue
+            t = _find_input(args, s)
+            if t is None:  # a constant the op made itself (e.g. a mask)
+                t = s if isinstance(s, Tensor) else Tensor._make(np.asarray(s))
+            saved.append(SavedTensor(t, is_output=False))
+        ctx._saved = saved
+        ctx._to_save = None
+    if anomaly_mode.is_anomaly_enabled():
+        ctx._anomaly_trace = "".join(traceback.format_stack()[:-3])
+
+
+class _NoneSaved:
+    def unpack(self, node):
+        return None
+
+
+_NONE_SAVED = _NoneSaved()
+
+
+def once_differentiable(fn):
+    """Decorator for a backward that cannot itself be differentiated: under create_graph its
+    results require grad only through a node that raises if backward reaches it."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *grads):
+        with grad_mode.no_grad():
+            out = fn(ctx, *grads)
+        if not grad_mode.is_grad_enabled():
+            return out
+        if not any(isinstance(g, Tensor) and g._requires_grad for g in grads):
+            return out
+        outs = out if isinstance(out, tuple) else (out,)
+        wrapped = tuple(_DelayedError.apply(o, *grads) if isinstance(o, Tensor) else o for o in outs)
+        return wrapped if isinstance(out, tuple) else wrapped[0]
+    return wrapper
+
+
+class _DelayedError(Function):
+    _grad_fn_name = "DelayedError"
+
+    @staticmethod
+    def forward(ctx, x, *grads):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")

@@ -1,0 +1,106 @@
+"""Grad modes: whether ops record a graph. Each is a context manager and a decorator."""
+import functools
+import threading
+
+_state = threading.local()
+
+
+def is_grad_enabled():
+    return getattr(_state, "enabled", True)
+
+
+def _set_enabled(mode):
+    _state.enabled = bool(mode)
+
+
+def is_inference_mode_enabled():
+    return getattr(_state, "inference", False)
+
+
+class _DecoratorContextManager:
+    """Usable as `with mode():` and as `@mode()` (or bare `@mode` for no_grad/enable_grad)."""
+
+    def __call__(self, func):
+        if isinstance(func, type):
+            raise TypeError(f"{type(self).__name__} decorates functions, not classes")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_DecoratorContextManager):
+    """Ops inside do not record a graph; results have requires_grad=False."""
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        if callable(func):  # bare @no_grad
+            self.__init__()
+            return self(func)
+        return self
+
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        _set_enabled(False)
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
+
+
+class enable_grad(no_grad):
+    """Re-enables graph recording inside a no_grad block."""
+
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        _set_enabled(True)
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode on or off; takes effect at once (as a function) or for a block."""
+
+    def __init__(self, mode):
+        self.prev = is_grad_enabled()
+        self.mode = bool(mode)
+        _set_enabled(self.mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad (microtorch has no separate inference tensors)."""
+
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if callable(mode):  # bare @inference_mode
+            self.__init__()
+            return self(mode)
+        return self
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self.prev = (is_grad_enabled(), is_inference_mode_enabled())
+        if self.mode:
+            _set_enabled(False)
+        _state.inference = self.mode
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev[0])
+        _state.inference = self.prev[1]
+
+    def clone(self):
+        return type(self)(self.mode)

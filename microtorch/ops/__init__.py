@@ -1,0 +1,17 @@
+"""The differentiable primitives, grouped by family. Each op is a `Function` subclass with
+forward (numpy) and backward (Tensor ops) side by side; the functions here build them."""
+from .elementwise import (abs, acos, add, angle, asin, atan, clamp, clip, conj, cos, cosh, div, elu, exp, expm1,  # noqa: F401
+                          gelu, imag, leaky_relu, log, log1p, log2, log10, maximum, minimum, mul, neg, pow, real,
+                          reciprocal, relu, rsqrt, rsub, sgn, sigmoid, sign, sin, sinh, softplus, sqrt, square,
+                          sub, tan, tanh, where)
+from .index import (gather, getitem, index_select, masked_fill, masked_select, scatter_zeros, select,  # noqa: F401
+                    take)
+from .linalg import addmm, bmm, dot, einsum, ger, matmul, mm, mv, outer  # noqa: F401
+from .misc import (ceil, cumsum, div_rounded, floor, fmod, nonzero, remainder, round_, sort, to_dtype,  # noqa: F401
+                   topk, trunc)
+from .reduce import (all, allclose, amax, amin, any, argmax, argmin, count_nonzero, eq, equal, ge, gt,  # noqa: F401
+                     isclose, isfinite, isinf, isnan, le, logical_and, logical_not, logical_or, logical_xor,
+                     logsumexp, lt, max, mean, min, ne, norm, prod, std, sum, var, vector_norm)
+from .shape import (atleast_1d, broadcast_to, cat, chunk, clone, concat, concatenate, expand, expand_as,  # noqa: F401
+                    flatten, flip, movedim, mT, narrow, numpy_T, permute, repeat, reshape, split, squeeze,
+                    stack, sum_to, swapaxes, swapdims, t, transpose, unbind, unflatten, unsqueeze, view)

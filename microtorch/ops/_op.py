@@ -1,0 +1,61 @@
+"""`Op`: a Function whose forward receives the numpy arrays behind its tensor arguments.
+
+Built-in ops are ordinary `Function`s with this one convenience: forward computes with numpy
+directly, and `ctx.save_for_backward(x, out)` may name those arrays; backward then gets them
+back as Tensors (with their history), so that backward is written in Tensor ops and can
+itself be differentiated.
+"""
+import numpy as np
+
+from .._dtype import result_type
+from .._tensor import Tensor
+from ..autograd.function import Function
+
+
+class Op(Function):
+    _numpy_forward = True
+
+
+def promoted(*operands):
+    """Bring operands to their torch result dtype: scalars become arrays of it, constant
+    tensors are cast for free, and a tensor that requires grad is cast differentiably."""
+    dt = result_type(*operands)
+    out = []
+    for x in operands:
+        if isinstance(x, Tensor):
+            if x._data.dtype != dt.np:
+                x = x.to(dt) if x._requires_grad else Tensor._make(x._data.astype(dt.np))
+        elif x is not None:
+            x = np.asarray(x, dtype=dt.np)
+        out.append(x)
+    return out
+
+
+def as_tensor_arg(x, op):
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (int, float, bool, complex, np.number, np.ndarray, list, tuple)):
+        from .._tensor import tensor
+        return tensor(x) if not isinstance(x, np.ndarray) else Tensor._make(x)
+    raise TypeError(f"{op}(): expected a Tensor, got {type(x).__name__}")
+
+
+def normalize_dims(dim, ndim, op):
+    """dim as None, an int or a tuple -> a sorted tuple of non-negative axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    n = max(ndim, 1)
+    out = []
+    for d in dims:
+        if not -n <= d < n:
+            raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                             f"but got {d})")
+        out.append(d % n if ndim else 0)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"{op}(): dim {list(dims)} appears multiple times in the list of dims")
+    return tuple(sorted(out))
+
+
+def as_np_index(x):
+    return x._data if isinstance(x, Tensor) else x

@@ -1,0 +1,861 @@
+"""Elementwise ops. Each backward returns the gradient at the broadcast output shape;
+the engine sums it back to each input's shape (broadcasting is undone in one place)."""
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, promoted
+
+
+# ---- arithmetic -----------------------------------------------------------------------------
+class Add(Op):
+    """d(a + alpha*b) = (1, alpha)"""
+    _grad_fn_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        ctx.alpha = alpha
+        return a + b if alpha == 1 else a + alpha * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha)
+
+
+class Sub(Op):
+    """d(a - alpha*b) = (1, -alpha)"""
+    _grad_fn_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        ctx.alpha = alpha
+        return a - b if alpha == 1 else a - alpha * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad if ctx.alpha == 1 else grad * -ctx.alpha
+
+
+class Rsub(Sub):
+    """scalar - tensor, as torch records it"""
+    _grad_fn_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx, b, a):
+        ctx.alpha = 1
+        return a - b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad, grad
+
+
+class Mul(Op):
+    """d(a*b) = (b, a)"""
+    _grad_fn_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad * b.conj() if ctx.needs_input_grad[0] else None,
+                grad * a.conj() if ctx.needs_input_grad[1] else None)
+
+
+class Div(Op):
+    """d(a/b) = (1/b, -a/b^2)"""
+    _grad_fn_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return a / b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        ga = grad / b.conj() if ctx.needs_input_grad[0] else None
+        gb = -grad * (a / (b * b)).conj() if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Neg(Op):
+    """d(-x) = -1"""
+    _grad_fn_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return -x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class PowScalar(Op):
+    """d(x^p) = p x^(p-1)"""
+    _grad_fn_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx, x, exponent):
+        ctx.exponent = exponent
+        ctx.save_for_backward(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        p = ctx.exponent
+        if p == 0:
+            return grad * 0, None
+        return grad * (p * x ** (p - 1)).conj(), None
+
+
+class Pow(Op):
+    """d(a^b) = (b a^(b-1), a^b log a)"""
+    _grad_fn_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.power(a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = grad * (b * a ** (b - 1)).conj()
+        if ctx.needs_input_grad[1]:
+            # torch: the log-term is 0 where a == 0 and b >= 0 (the limit of a^b log a)
+            zero = (a == 0) & (b.real >= 0) if not b.is_complex() else (a == 0)
+            gb = where(zero, 0.0, grad * (out * log(a)).conj())
+        return ga, gb
+
+
+class RPow(Op):
+    """d(s^x) = s^x log s, for a scalar base s"""
+    _grad_fn_name = "PowBackward2"
+
+    @staticmethod
+    def forward(ctx, x, base):
+        out = np.power(np.asarray(base, dtype=x.dtype), x)
+        ctx.log_base = math.log(base) if not isinstance(base, complex) and base > 0 else np.log(complex(base))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        if ctx.log_base == 0 or (isinstance(ctx.log_base, complex) and ctx.log_base == 0):
+            return grad * 0, None
+        return grad * (out * ctx.log_base).conj(), None
+
+
+# ---- unary functions --------------------------------------------------------------------------
+def _unary(name, np_fn, derivative, saves="input"):
+    """Build a one-input Op: `derivative(x, out)` is the local derivative in Tensor ops."""
+
+    def forward(ctx, x):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = np.asarray(np_fn(x))
+        ctx.save_for_backward(x if saves == "input" else out)
+        return out
+
+    def backward(ctx, grad):
+        (s,) = ctx.saved_tensors
+        return grad * derivative(s).conj()
+
+    return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": derivative.__doc__,
+                              "forward": staticmethod(forward), "backward": staticmethod(backward),
+                              "__module__": __name__})
+
+
+def _d_exp(out):
+    """d exp(x) = exp(x)"""
+    return out
+
+
+def _d_log(x):
+    """d log(x) = 1/x"""
+    return x.reciprocal()
+
+
+def _d_log2(x):
+    """d log2(x) = 1/(x ln 2)"""
+    return (x * math.log(2)).reciprocal()
+
+
+def _d_log10(x):
+    """d log10(x) = 1/(x ln 10)"""
+    return (x * math.log(10)).reciprocal()
+
+
+def _d_log1p(x):
+    """d log(1+x) = 1/(1+x)"""
+    return (x + 1).reciprocal()
+
+
+def _d_expm1(out):
+    """d (exp(x)-1) = exp(x)"""
+    return out + 1
+
+
+def _d_sqrt(out):
+    """d sqrt(x) = 1/(2 sqrt(x))"""
+    return (out * 2).reciprocal()
+
+
+def _d_rsqrt(out):
+    """d x^(-1/2) = -x^(-3/2)/2"""
+    return out ** 3 * -0.5
+
+
+def _d_sin(x):
+    """d sin(x) = cos(x)"""
+    return cos(x)
+
+
+def _d_cos(x):
+    """d cos(x) = -sin(x)"""
+    return -sin(x)
+
+
+def _d_tan(out):
+    """d tan(x) = 1 + tan(x)^2"""
+    return out * out + 1
+
+
+def _d_tanh(out):
+    """d tanh(x) = 1 - tanh(x)^2"""
+    return 1 - out * out
+
+
+def _d_sigmoid(out):
+    """d sigmoid(x) = s(1-s)"""
+    return out * (1 - out)
+
+
+def _d_reciprocal(out):
+    """d (1/x) = -1/x^2"""
+    return -(out * out)
+
+
+def _d_abs(x):
+    """d |x| = sign(x)  (x/|x| for complex)"""
+    return sgn(x)
+
+
+def _d_asin(x):
+    """d asin(x) = 1/sqrt(1-x^2)"""
+    return (1 - x * x).rsqrt()
+
+
+def _d_acos(x):
+    """d acos(x) = -1/sqrt(1-x^2)"""
+    return -(1 - x * x).rsqrt()
+
+
+def _d_atan(x):
+    """d atan(x) = 1/(1+x^2)"""
+    return (1 + x * x).reciprocal()
+
+
+def _d_sinh(x):
+    """d sinh(x) = cosh(x)"""
+    return cosh(x)
+
+
+def _d_cosh(x):
+    """d cosh(x) = sinh(x)"""
+    return sinh(x)
+
+
+def _sigmoid_np(x):
+    out = np.empty_like(x)
+    pos = x >= 0
+    out[pos] = 1 / (1 + np.exp(-x[pos]))
+    e = np.exp(x[~pos])
+    out[~pos] = e / (1 + e)
+    return out
+
+
+Exp = _unary("Exp", np.exp, _d_exp, saves="output")
+Log = _unary("Log", np.log, _d_log)
+Log2 = _unary("Log2", np.log2, _d_log2)
+Log10 = _unary("Log10", np.log10, _d_log10)
+Log1p = _unary("Log1P", np.log1p, _d_log1p)
+Expm1 = _unary("Expm1", np.expm1, _d_expm1, saves="output")
+Sqrt = _unary("Sqrt", np.sqrt, _d_sqrt, saves="output")
+Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), _d_rsqrt, saves="output")
+Sin = _unary("Sin", np.sin, _d_sin)
+Cos = _unary("Cos", np.cos, _d_cos)
+Tan = _unary("Tan", np.tan, _d_tan, saves="output")
+Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output")
+Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output")
+Reciprocal = _unary("Reciprocal", lambda x: 1 / x, _d_reciprocal, saves="output")
+Abs = _unary("Abs", np.abs, _d_abs)
+Asin = _unary("Asin", np.arcsin, _d_asin)
+Acos = _unary("Acos", np.arccos, _d_acos)
+Atan = _unary("Atan", np.arctan, _d_atan)
+Sinh = _unary("Sinh", np.sinh, _d_sinh)
+Cosh = _unary("Cosh", np.cosh, _d_cosh)
+
+
+class Sgn(Op):
+    """sign(x) (x/|x| for complex): its derivative is 0 almost everywhere"""
+    _grad_fn_name = "SgnBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        if np.iscomplexobj(x):
+            a = np.abs(x)
+            return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
+        return np.sign(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+class Sign(Sgn):
+    _grad_fn_name = "SignBackward0"
+
+
+class Relu(Op):
+    """d relu(x) = [x > 0]"""
+    _grad_fn_name = "ReluBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.maximum(x, 0)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out > 0)
+
+
+class LeakyRelu(Op):
+    """d leaky_relu(x) = 1 if x > 0 else slope"""
+    _grad_fn_name = "LeakyReluBackward0"
+
+    @staticmethod
+    def forward(ctx, x, negative_slope=0.01):
+        ctx.slope = negative_slope
+        ctx.save_for_backward(x)
+        return np.where(x > 0, x, x * x.dtype.type(negative_slope))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * where(x > 0, 1.0, ctx.slope).to(grad.dtype)
+
+
+class Elu(Op):
+    """d elu(x) = 1 if x > 0 else alpha*exp(x)"""
+    _grad_fn_name = "EluBackward0"
+
+    @staticmethod
+    def forward(ctx, x, alpha=1.0):
+        ctx.alpha = alpha
+        ctx.save_for_backward(x)
+        return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * where(x > 0, ones_like_(x), exp(x) * ctx.alpha)
+
+
+class Gelu(Op):
+    """d gelu(x) = Phi(x) + x phi(x)   (or the tanh approximation's derivative)"""
+    _grad_fn_name = "GeluBackward0"
+
+    @staticmethod
+    def forward(ctx, x, approximate="none"):
+        ctx.approximate = approximate
+        ctx.save_for_backward(x)
+        if approximate == "tanh":
+            k = math.sqrt(2 / math.pi)
+            return (0.5 * x * (1 + np.tanh(k * (x + 0.044715 * x ** 3)))).astype(x.dtype)
+        from math import erf
+        erf_v = np.vectorize(erf, otypes=[np.float64])
+        return (0.5 * x * (1 + erf_v(x / math.sqrt(2)))).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            k = math.sqrt(2 / math.pi)
+            inner = (x + x ** 3 * 0.044715) * k
+            t = tanh(inner)
+            d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + x * x * (3 * 0.044715))
+            return grad * d
+        cdf = Tensor._make(0.5 * (1 + np.vectorize(math.erf, otypes=[np.float64])(x._data / math.sqrt(2)))
+                           .astype(x._data.dtype))
+        pdf = exp(x * x * -0.5) * (1 / math.sqrt(2 * math.pi))
+        return grad * (cdf + x * pdf)
+
+
+class Softplus(Op):
+    """d softplus(x) = sigmoid(beta x)  (1 above the threshold)"""
+    _grad_fn_name = "SoftplusBackward0"
+
+    @staticmethod
+    def forward(ctx, x, beta=1.0, threshold=20.0):
+        ctx.beta, ctx.threshold = beta, threshold
+        ctx.save_for_backward(x)
+        bx = x * beta
+        return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        bx = x * ctx.beta
+        return grad * where(bx > ctx.threshold, ones_like_(x), sigmoid(bx))
+
+
+class Clamp(Op):
+    """d clamp(x, lo, hi) = [lo <= x <= hi]"""
+    _grad_fn_name = "ClampBackward1"
+
+    @staticmethod
+    def forward(ctx, x, min=None, max=None):
+        ctx.save_for_backward(x)
+        ctx.lo, ctx.hi = min, max
+        out = x
+        if min is not None:
+            out = np.maximum(out, np.asarray(min, dtype=x.dtype))
+        if max is not None:
+            out = np.minimum(out, np.asarray(max, dtype=x.dtype))
+        return out if out is not x else x.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        mask = np.ones(x.shape, dtype=bool)
+        if ctx.lo is not None:
+            mask &= x._data >= ctx.lo
+        if ctx.hi is not None:
+            mask &= x._data <= ctx.hi
+        return grad * Tensor._make(mask)
+
+
+class ClampTensor(Op):
+    """d clamp(x, lo, hi) for tensor bounds: the gradient goes to whichever was selected"""
+    _grad_fn_name = "ClampBackward0"
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        out = x
+        if lo is not None:
+            out = np.maximum(out, lo)
+        if hi is not None:
+            out = np.minimum(out, hi)
+        ctx.save_for_backward(x, lo, hi)
+        return np.array(out, dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, lo, hi = ctx.saved_tensors
+        keep = np.ones(np.broadcast_shapes(*(t.shape for t in (x, lo, hi) if t is not None)), dtype=bool)
+        glo = ghi = None
+        if lo is not None:
+            below = x._data < lo._data
+            keep &= ~below
+            glo = grad * Tensor._make(below & ~(hi._data < lo._data) if hi is not None else below)
+        if hi is not None:
+            above = x._data > hi._data
+            keep &= ~above
+            ghi = grad * Tensor._make(above | (lo._data > hi._data if lo is not None else False))
+        if lo is not None and hi is not None:
+            keep &= ~(lo._data > hi._data)
+        return grad * Tensor._make(keep), glo, ghi
+
+
+class Maximum(Op):
+    """d max(a, b) = ([a > b], [b > a]), ties split evenly"""
+    _grad_fn_name = "MaximumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.maximum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        wa = Tensor._make(((a._data > b._data) + 0.5 * (a._data == b._data)).astype(grad._data.dtype))
+        return grad * wa, grad * (1 - wa)
+
+
+class Minimum(Maximum):
+    """d min(a, b) = ([a < b], [b < a]), ties split evenly"""
+    _grad_fn_name = "MinimumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.minimum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        wa = Tensor._make(((a._data < b._data) + 0.5 * (a._data == b._data)).astype(grad._data.dtype))
+        return grad * wa, grad * (1 - wa)
+
+
+class Where(Op):
+    """d where(c, a, b) = ([c], [not c])"""
+    _grad_fn_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        ctx.save_for_backward(cond)
+        return np.where(cond, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (cond,) = ctx.saved_tensors
+        zero = zeros_like_(grad)
+        return (None,
+                where(cond, grad, zero) if ctx.needs_input_grad[1] else None,
+                where(cond, zero, grad) if ctx.needs_input_grad[2] else None)
+
+
+# ---- complex parts ----------------------------------------------------------------------------
+class Conj(Op):
+    """conj(x): the gradient is conjugated back"""
+    _grad_fn_name = "ConjBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.conj(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.conj()
+
+
+class Real(Op):
+    """real(z): the gradient is real"""
+    _grad_fn_name = "RealBackward0"
+
+    @staticmethod
+    def forward(ctx, z):
+        return np.real(z).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.to(ctx._in_meta[0][1])
+
+
+class Imag(Op):
+    """imag(z): the gradient is i * grad (torch's convention)"""
+    _grad_fn_name = "ImagBackward0"
+
+    @staticmethod
+    def forward(ctx, z):
+        return np.imag(z).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.to(ctx._in_meta[0][1]) * 1j
+
+
+class Angle(Op):
+    """angle(z) = atan2(im, re)"""
+    _grad_fn_name = "AngleBackward0"
+
+    @staticmethod
+    def forward(ctx, z):
+        ctx.save_for_backward(z)
+        return np.angle(z).astype(np.real(z).dtype) if np.iscomplexobj(z) else np.where(z < 0, np.pi, 0).astype(z.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (z,) = ctx.saved_tensors
+        if not z.is_complex():
+            return grad * 0
+        # torch: grad / conj(z) * (-i) scaled by |z|^2 ... written as grad * i z / |z|^2
+        denom = (z.real * z.real + z.imag * z.imag)
+        return (grad.to(z.dtype) * z * 1j) / denom.to(z.dtype)
+
+
+class ViewAsComplexNoop(Op):
+    pass
+
+
+# ---- the functions (the public API calls these) ----------------------------------------------
+def add(a, b, *, alpha=1):
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
+        return Add.apply(a, b, alpha=alpha)
+    if not isinstance(a, Tensor):
+        a, b = b, a
+        x, y = promoted(a, b)
+        return Add.apply(x, y, alpha=1) if alpha == 1 else Add.apply(y * alpha, x)
+    x, y = promoted(a, b)
+    return Add.apply(x, y, alpha=alpha)
+
+
+def sub(a, b, *, alpha=1):
+    if not isinstance(a, Tensor):
+        x, y = promoted(b, a)
+        return Rsub.apply(x, y)
+    if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
+        a, b = promoted(a, b)
+    return Sub.apply(a, b, alpha=alpha)
+
+
+def rsub(a, b):
+    return sub(b, a)
+
+
+def mul(a, b):
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
+        a, b = promoted(a, b)
+    return Mul.apply(a, b)
+
+
+def div(a, b, *, rounding_mode=None):
+    if rounding_mode is not None:
+        from .misc import div_rounded
+        return div_rounded(a, b, rounding_mode)
+    from .._dtype import get_default_dtype
+    if not isinstance(a, Tensor):
+        b = b if isinstance(b, Tensor) else Tensor._make(np.asarray(b))
+        return mul(reciprocal(_float(b)), a)
+    a, b = promoted(a, b)
+    if not (a.dtype.is_floating_point or a.dtype.is_complex):  # true division of integers
+        dt = get_default_dtype().np
+        a = Tensor._make(a._data.astype(dt))
+        b = Tensor._make(b._data.astype(dt)) if isinstance(b, Tensor) else np.asarray(b, dt)
+    return Div.apply(a, b)
+
+
+def _float(t):
+    if t.dtype.is_floating_point or t.dtype.is_complex:
+        return t
+    from .._dtype import get_default_dtype
+    return Tensor._make(t._data.astype(get_default_dtype().np))
+
+
+def neg(x):
+    return Neg.apply(x)
+
+
+def pow(a, b):
+    if isinstance(a, Tensor) and not isinstance(b, Tensor):
+        if isinstance(b, (bool, np.bool_)):
+            b = int(b)
+        if not (a.dtype.is_floating_point or a.dtype.is_complex) and isinstance(b, (float, complex)):
+            from .._dtype import get_default_dtype
+            a = Tensor._make(a._data.astype(get_default_dtype().np if isinstance(b, float)
+                                              else get_default_dtype().to_complex().np))
+        elif isinstance(b, complex) and not a.dtype.is_complex:
+            a = a.to(a.dtype.to_complex())
+        if not (a.dtype.is_floating_point or a.dtype.is_complex) and b < 0:
+            raise RuntimeError(f"pow(): integers to negative integer powers are not allowed "
+                               f"(exponent {b}); convert the tensor with .float() first")
+        return PowScalar.apply(a, b)
+    if not isinstance(a, Tensor):
+        b_ = b if b.dtype.is_floating_point or b.dtype.is_complex else _float(b)
+        if isinstance(a, Tensor) or (a > 0 if not isinstance(a, complex) else True):
+            return RPow.apply(b_, a)
+        x, y = promoted(a, b)
+        return Pow.apply(Tensor._make(np.asarray(x)), y)
+    x, y = promoted(a, b)
+    return Pow.apply(x, y)
+
+
+def square(x):
+    return pow(x, 2)
+
+
+def exp(x):
+    return Exp.apply(_float(x))
+
+
+def log(x):
+    return Log.apply(_float(x))
+
+
+def log2(x):
+    return Log2.apply(_float(x))
+
+
+def log10(x):
+    return Log10.apply(_float(x))
+
+
+def log1p(x):
+    return Log1p.apply(_float(x))
+
+
+def expm1(x):
+    return Expm1.apply(_float(x))
+
+
+def sqrt(x):
+    return Sqrt.apply(_float(x))
+
+
+def rsqrt(x):
+    return Rsqrt.apply(_float(x))
+
+
+def sin(x):
+    return Sin.apply(_float(x))
+
+
+def cos(x):
+    return Cos.apply(_float(x))
+
+
+def tan(x):
+    return Tan.apply(_float(x))
+
+
+def asin(x):
+    return Asin.apply(_float(x))
+
+
+def acos(x):
+    return Acos.apply(_float(x))
+
+
+def atan(x):
+    return Atan.apply(_float(x))
+
+
+def sinh(x):
+    return Sinh.apply(_float(x))
+
+
+def cosh(x):
+    return Cosh.apply(_float(x))
+
+
+def tanh(x):
+    return Tanh.apply(_float(x))
+
+
+def sigmoid(x):
+    return Sigmoid.apply(_float(x))
+
+
+def reciprocal(x):
+    return Reciprocal.apply(_float(x))
+
+
+def abs(x):
+    return Abs.apply(x)
+
+
+def sgn(x):
+    return Sgn.apply(x)
+
+
+def sign(x):
+    return Sign.apply(x)
+
+
+def relu(x):
+    return Relu.apply(x)
+
+
+def leaky_relu(x, negative_slope=0.01):
+    return LeakyRelu.apply(x, negative_slope=negative_slope)
+
+
+def elu(x, alpha=1.0):
+    return Elu.apply(x, alpha=alpha)
+
+
+def gelu(x, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
+    return Gelu.apply(x, approximate=approximate)
+
+
+def softplus(x, beta=1.0, threshold=20.0):
+    return Softplus.apply(x, beta=beta, threshold=threshold)
+
+
+def clamp(x, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = min if min is None or isinstance(min, Tensor) else Tensor._make(np.asarray(min, x.dtype.np))
+        hi = max if max is None or isinstance(max, Tensor) else Tensor._make(np.asarray(max, x.dtype.np))
+        return ClampTensor.apply(x, lo, hi)
+    return Clamp.apply(x, min=min, max=max)
+
+
+clip = clamp
+
+
+def maximum(a, b):
+    a, b = promoted(a, b)
+    return Maximum.apply(a, b)
+
+
+def minimum(a, b):
+    a, b = promoted(a, b)
+    return Minimum.apply(a, b)
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        from .misc import nonzero
+        return nonzero(condition, as_tuple=True)
+    cond = condition if isinstance(condition, Tensor) else Tensor._make(np.asarray(condition))
+    if cond.dtype.name != "bool":
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
+                           f"dtype {cond.dtype}; use condition.bool() or a comparison")
+    a, b = promoted(input, other)
+    if not isinstance(a, Tensor):
+        a = Tensor._make(a)
+    if not isinstance(b, Tensor):
+        b = Tensor._make(b)
+    return Where.apply(cond, a, b)
+
+
+def conj(x):
+    return x if not x.dtype.is_complex else Conj.apply(x)
+
+
+def real(x):
+    if not x.dtype.is_complex:
+        return x
+    return Real.apply(x)
+
+
+def imag(x):
+    if not x.dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return Imag.apply(x)
+
+
+def angle(x):
+    return Angle.apply(x)
+
+
+def ones_like_(t):
+    return Tensor._make(np.ones(t._data.shape, t._data.dtype))
+
+
+def zeros_like_(t):
+    return Tensor._make(np.zeros(t._data.shape, t._data.dtype))

@@ -1,0 +1,313 @@
+"""Indexing: select, slice, advanced (integer / boolean) indexing, gather, index_select,
+masked_fill. Each backward scatters the gradient into zeros of the input's shape, adding up
+repeated indices (np.add.at), and that scatter is itself differentiable."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, normalize_dims
+
+
+class ScatterIntoZeros(Op):
+    """zeros(shape)[index] += g: the adjoint of indexing; its own gradient is g'[index]"""
+    _grad_fn_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, index):
+        ctx.index = index
+        out = np.zeros(shape, dtype=g.dtype)
+        np.add.at(out, index, g)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Index.apply(grad, ctx.index), None, None
+
+
+class Index(Op):
+    """x[index] with integer / boolean arrays (numpy's advanced indexing)"""
+    _grad_fn_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx, x, index):
+        ctx.in_shape, ctx.index = x.shape, index
+        return np.asarray(x[index])
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterIntoZeros.apply(grad, ctx.in_shape, ctx.index), None
+
+
+class Select(Op):
+    """x.select(dim, i): the gradient goes back into row i"""
+    _grad_fn_name = "SelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.in_shape, ctx.key = x.shape, (slice(None),) * dim + (index,)
+        return np.asarray(x[ctx.key])
+
+    @staticmethod
+    def backward(ctx, grad):
+        return SliceScatter.apply(grad, ctx.in_shape, ctx.key), None, None
+
+
+class Slice(Op):
+    """x[start:stop:step] along dim: the gradient goes back into those rows"""
+    _grad_fn_name = "SliceBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, start, stop, step):
+        ctx.in_shape, ctx.key = x.shape, (slice(None),) * dim + (slice(start, stop, step),)
+        return x[ctx.key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return SliceScatter.apply(grad, ctx.in_shape, ctx.key), None, None, None, None
+
+
+class SliceScatter(Op):
+    """zeros(shape)[key] = g for a basic (non-repeating) key; its gradient is g'[key]"""
+    _grad_fn_name = "SliceScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, key):
+        ctx.key = key
+        out = np.zeros(shape, dtype=g.dtype)
+        out[key] = g
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _BasicIndex.apply(grad, ctx.key), None, None
+
+
+class _BasicIndex(Op):
+    _grad_fn_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.in_shape, ctx.key = x.shape, key
+        return np.asarray(x[key])
+
+    @staticmethod
+    def backward(ctx, grad):
+        return SliceScatter.apply(grad, ctx.in_shape, ctx.key), None
+
+
+def _is_advanced(k):
+    return isinstance(k, (Tensor, np.ndarray, list)) or (isinstance(k, tuple))
+
+
+def _to_np_index(k):
+    if isinstance(k, Tensor):
+        if k.dtype.is_floating_point or k.dtype.is_complex:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return k._data
+    if isinstance(k, list):
+        arr = np.asarray([x._data if isinstance(x, Tensor) else x for x in k])
+        if arr.dtype.kind == "f":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return arr
+    return k
+
+
+def _check_bounds(x, key):
+    """Turn numpy's IndexError into torch's message, naming the dimension and size."""
+    dim = 0
+    for k in key:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            dim = x.ndim - sum(1 for kk in key if kk is not None and kk is not Ellipsis
+                               and not (isinstance(kk, np.ndarray) and kk.dtype == bool))
+            continue
+        if isinstance(k, (int, np.integer)):
+            if dim >= x.ndim:
+                raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+            size = x.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+        elif isinstance(k, np.ndarray) and k.dtype != bool and k.size:
+            if dim >= x.ndim:
+                raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+            size = x.shape[dim]
+            if k.max() >= size or k.min() < -size:
+                bad = k.max() if k.max() >= size else k.min()
+                raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        elif isinstance(k, np.ndarray) and k.dtype == bool:
+            dim += k.ndim
+            continue
+        dim += 1
+    if dim > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+
+
+def getitem(x, key):
+    from .shape import _share, unsqueeze
+    if not isinstance(key, tuple):
+        key = (key,)
+    key = tuple(_to_np_index(k) for k in key)
+    _check_bounds(x, key)
+    if any(isinstance(k, np.ndarray) for k in key):
+        if len(key) == 1 and isinstance(key[0], np.ndarray) and key[0].dtype != bool:
+            key = key[0]
+        return Index.apply(x, key)
+    # basic indexing, one view op per index as torch records it
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    out, dim = x, 0
+    for k in key:
+        if k is Ellipsis:
+            dim += x.ndim - n_real
+        elif k is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(k, (int, np.integer, bool)):
+            out = _share(Select.apply(out, dim, int(k) % out.shape[dim]), x)
+        elif isinstance(k, slice):
+            start, stop, step = k.indices(out.shape[dim])
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            if (start, stop, step) != (0, out.shape[dim], 1):
+                out = _share(Slice.apply(out, dim, start, max(stop, start), step), x)
+            dim += 1
+        else:
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                             f"Variables are valid indices (got {type(k).__name__})")
+    if out is x:  # x[:] or x[...] is an alias of x, as a view
+        from .shape import View
+        out = _share(View.apply(x, x.shape), x)
+    return out
+
+
+def select(x, dim, index):
+    from .shape import _share
+    d = normalize_dims(dim, x.ndim, "select")[0]
+    size = x.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x.shape)} at "
+                         f"dimension {d}")
+    return _share(Select.apply(x, d, index % size), x)
+
+
+class IndexSelect(Op):
+    """x.index_select(dim, idx): rows may repeat; their gradients add up"""
+    _grad_fn_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.in_shape, ctx.key = x.shape, (slice(None),) * dim + (index,)
+        return np.take(x, index, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterIntoZeros.apply(grad, ctx.in_shape, ctx.key), None, None
+
+
+def index_select(x, dim, index):
+    d = normalize_dims(dim, x.ndim, "index_select")[0]
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if idx.size and (idx.max() >= x.shape[d] or idx.min() < -x.shape[d]):
+        raise IndexError(f"index_select(): index out of range in self (dimension {d} has size {x.shape[d]})")
+    return IndexSelect.apply(x, d, idx.reshape(-1))
+
+
+class Gather(Op):
+    """out[i][j] = x[i][index[i][j]] (dim=1); the gradient scatter-adds back"""
+    _grad_fn_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
+        return np.take_along_axis(x, index, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return scatter_zeros(grad, ctx.in_shape, ctx.dim, Tensor._make(ctx.index)), None, None
+
+
+class ScatterAdd(Op):
+    """zeros(shape) with g scatter-added along dim at index; its gradient is a gather"""
+    _grad_fn_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, dim, index):
+        ctx.dim, ctx.index = dim, index
+        out = np.zeros(shape, dtype=g.dtype)
+        np.add.at(out, _along_axis_key(index, dim), g)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Gather.apply(grad, ctx.dim, ctx.index), None, None, None
+
+
+def _along_axis_key(index, dim):
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    return tuple(grids)
+
+
+def scatter_zeros(g, shape, dim, index):
+    return ScatterAdd.apply(g, tuple(shape), dim, index._data)
+
+
+def gather(x, dim, index, *, sparse_grad=False):
+    d = normalize_dims(dim, x.ndim, "gather")[0]
+    idx = index._data
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"gather(): Expected dtype int64 for index, got {index.dtype}")
+    if idx.ndim != x.ndim:
+        raise RuntimeError("gather(): Index tensor must have the same number of dimensions as input tensor")
+    if idx.size and (idx.max() >= x.shape[d] or idx.min() < 0):
+        raise RuntimeError(f"gather(): index {idx.max()} is out of bounds for dimension {d} with size {x.shape[d]}")
+    if any(idx.shape[i] > x.shape[i] for i in range(x.ndim) if i != d):
+        x = x  # torch allows smaller index dims; slice x to the index's extent
+    key = tuple(slice(0, idx.shape[i]) if i != d else slice(None) for i in range(x.ndim))
+    if any(idx.shape[i] != x.shape[i] for i in range(x.ndim) if i != d):
+        x = getitem(x, key)
+    return Gather.apply(x, d, idx)
+
+
+class MaskedFill(Op):
+    """x with mask positions set to value: the gradient is zero there"""
+    _grad_fn_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        ctx.save_for_backward(mask)
+        return np.where(mask, np.asarray(value, dtype=x.dtype), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .elementwise import where, zeros_like_
+        (mask,) = ctx.saved_tensors
+        gv = None
+        if ctx.needs_input_grad[2]:
+            gv = where(mask, grad, zeros_like_(grad)).sum()
+        return where(mask, zeros_like_(grad), grad), None, gv
+
+
+def masked_fill(x, mask, value):
+    if mask.dtype.name != "bool":
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        if value._data.dtype != x._data.dtype:
+            value = value.to(x.dtype)
+    out = MaskedFill.apply(x, mask, value)
+    if out.shape != x.shape:
+        raise RuntimeError(f"masked_fill: the mask {list(mask.shape)} must be broadcastable to the tensor "
+                           f"{list(x.shape)}")
+    return out
+
+
+def masked_select(x, mask):
+    return getitem(x, mask)
+
+
+def take(x, index):
+    return getitem(x.reshape(-1), index.reshape(-1)).reshape(index.shape)

@@ -1,0 +1,108 @@
+"""Dtype conversion, rounding and the other small ops."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, normalize_dims
+
+
+class ToCopy(Op):
+    """x.to(dtype): the gradient is converted back"""
+    _grad_fn_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, np_dtype):
+        ctx.in_dtype = x.dtype
+        if np.iscomplexobj(x) and not np.issubdtype(np_dtype, np.complexfloating):
+            import warnings
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=6)
+            x = x.real
+        return x.astype(np_dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .._dtype import from_numpy_dtype
+        return grad.to(from_numpy_dtype(ctx.in_dtype)), None
+
+
+def to_dtype(x, dtype):
+    out = ToCopy.apply(x, dtype.np)
+    return out
+
+
+def div_rounded(a, b, mode):
+    ad = a._data if isinstance(a, Tensor) else np.asarray(a)
+    bd = b._data if isinstance(b, Tensor) else np.asarray(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if mode == "floor":
+            out = np.floor_divide(ad, bd) if ad.dtype.kind in "iu" and bd.dtype.kind in "iu" else np.floor(ad / bd)
+        elif mode == "trunc":
+            out = np.trunc(ad / bd)
+            if ad.dtype.kind in "iu" and bd.dtype.kind in "iu":
+                out = out.astype(np.int64)
+        else:
+            raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+    return Tensor._make(np.asarray(out))
+
+
+def _nodiff_unary(np_fn):
+    def f(x):
+        return Tensor._make(np.asarray(np_fn(x._data)))
+    return f
+
+
+floor = _nodiff_unary(np.floor)
+ceil = _nodiff_unary(np.ceil)
+round_ = _nodiff_unary(np.round)
+trunc = _nodiff_unary(np.trunc)
+frac = None
+
+
+def fmod(a, b):
+    return Tensor._make(np.fmod(a._data, b._data if isinstance(b, Tensor) else b))
+
+
+def remainder(a, b):
+    return Tensor._make(np.asarray(np.remainder(a._data, b._data if isinstance(b, Tensor) else b)))
+
+
+def nonzero(x, *, as_tuple=False):
+    idx = np.nonzero(x._data)
+    if as_tuple:
+        return tuple(Tensor._make(i.astype(np.int64)) for i in idx)
+    return Tensor._make(np.stack(idx, axis=1).astype(np.int64) if idx else np.zeros((0, 0), np.int64))
+
+
+class Cumsum(Op):
+    """d cumsum: the reversed cumulative sum of the gradient"""
+    _grad_fn_name = "CumsumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        return np.cumsum(x, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim), None
+
+
+def cumsum(x, dim, dtype=None):
+    return Cumsum.apply(x, normalize_dims(dim, x.ndim, "cumsum")[0])
+
+
+def sort(x, dim=-1, descending=False):
+    from collections import namedtuple
+    d = normalize_dims(dim, x.ndim, "sort")[0]
+    idx = np.argsort(-x._data if descending else x._data, axis=d, kind="stable")
+    from .index import gather
+    values = gather(x, d, Tensor._make(idx.astype(np.int64)))
+    return namedtuple("sort", ["values", "indices"])(values, Tensor._make(idx.astype(np.int64)))
+
+
+def topk(x, k, dim=-1, largest=True, sorted=True):
+    from collections import namedtuple
+    from .index import gather
+    d = normalize_dims(dim, x.ndim, "topk")[0]
+    idx = np.argsort(-x._data if largest else x._data, axis=d, kind="stable")
+    idx = np.take(idx, np.arange(k), axis=d).astype(np.int64)
+    return namedtuple("topk", ["values", "indices"])(gather(x, d, Tensor._make(idx)), Tensor._make(idx))

@@ -1,0 +1,498 @@
+"""Reductions. Backward expands the gradient back over the reduced dimensions."""
+from collections import namedtuple
+
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, normalize_dims
+from .shape import broadcast_to, reshape
+
+return_types_max = namedtuple("max", ["values", "indices"])
+return_types_min = namedtuple("min", ["values", "indices"])
+
+
+def _unsqueeze_to(grad, in_shape, dims, keepdim):
+    """Give the reduced gradient back its size-1 dims so it broadcasts over the input."""
+    if keepdim or grad.ndim == len(in_shape):
+        return grad
+    if dims is None:
+        dims = range(len(in_shape))
+    shape = [1 if i in dims else s for i, s in enumerate(in_shape)]
+    return reshape(grad, shape)
+
+
+class Sum(Op):
+    """d sum(x) = 1 for every element"""
+    _grad_fn_name = "SumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims=None, keepdim=False, dtype=None):
+        ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        return np.asarray(np.sum(x, axis=dims, keepdims=keepdim, dtype=dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+        return broadcast_to(g, ctx.in_shape)
+
+
+class SumDim(Sum):
+    _grad_fn_name = "SumBackward1"
+
+
+def _int_to_sum_dtype(x, dtype):
+    if dtype is not None:
+        from .._dtype import to_dtype
+        return to_dtype(dtype).np
+    if x.dtype.name in ("bool", "uint8", "int8", "int16", "int32"):
+        return np.int64
+    return None
+
+
+def sum(x, dim=None, keepdim=False, *, dtype=None):
+    dt = _int_to_sum_dtype(x, dtype)
+    if dim is None:
+        return Sum.apply(x, dims=None, keepdim=False, dtype=dt)
+    dims = normalize_dims(dim, x.ndim, "sum")
+    return SumDim.apply(x, dims=dims, keepdim=keepdim, dtype=dt)
+
+
+class Mean(Op):
+    """d mean(x) = 1/n for every element"""
+    _grad_fn_name = "MeanBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims=None, keepdim=False):
+        ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        ctx.n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
+        return np.asarray(np.mean(x, axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+        return broadcast_to(g / ctx.n, ctx.in_shape)
+
+
+class MeanDim(Mean):
+    _grad_fn_name = "MeanBackward1"
+
+
+def mean(x, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        x = x.to(dtype)
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
+                           f"point or complex dtype. Got: {x.dtype}; use x.float().mean()")
+    if dim is None:
+        return Mean.apply(x, dims=None, keepdim=False)
+    return MeanDim.apply(x, dims=normalize_dims(dim, x.ndim, "mean"), keepdim=keepdim)
+
+
+class Var(Op):
+    """d var(x) = 2 (x - mean) / (n - correction)"""
+    _grad_fn_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims=None, correction=1, keepdim=False):
+        ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
+        ctx.denom = max(n - correction, 0)
+        ctx.save_for_backward(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+        centered = x - x.mean(dim=ctx.dims, keepdim=True)
+        return g * centered * (2.0 / ctx.denom)
+
+
+class Std(Op):
+    """d std(x) = (x - mean) / ((n - correction) std)"""
+    _grad_fn_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims=None, correction=1, keepdim=False):
+        ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
+        ctx.denom = max(n - correction, 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+        s = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
+        centered = x - x.mean(dim=ctx.dims, keepdim=True)
+        return g * centered / (s * ctx.denom)
+
+
+def _var_args(dim, unbiased, correction, x, op):
+    if isinstance(dim, bool):  # var(x, unbiased)
+        unbiased, dim = dim, None
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    dims = None if dim is None else normalize_dims(dim, x.ndim, op)
+    return dims, correction
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims, c = _var_args(dim, unbiased, correction, x, "var")
+    return Var.apply(x, dims=dims, correction=c, keepdim=keepdim)
+
+
+def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims, c = _var_args(dim, unbiased, correction, x, "std")
+    return Std.apply(x, dims=dims, correction=c, keepdim=keepdim)
+
+
+class Prod(Op):
+    """d prod(x) / dx_i = product of the other elements"""
+    _grad_fn_name = "ProdBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim=None, keepdim=False):
+        ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+        out = np.asarray(np.prod(x, axis=dim, keepdims=keepdim))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        dims = tuple(range(len(ctx.in_shape))) if ctx.dim is None else (ctx.dim,)
+        g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
+        if not (x._data == 0).any():
+            return g * _unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim) / x
+        # with zeros: the product of the others, from exclusive cumulative products both ways
+        axis = ctx.dim if ctx.dim is not None else None
+        xd = x._data.reshape(-1) if axis is None else x._data
+        ax = 0 if axis is None else axis
+        ones = np.ones_like(np.take(xd, [0], axis=ax))
+        left = np.cumprod(np.concatenate([ones, np.delete(xd, -1, axis=ax)], axis=ax), axis=ax)
+        right = np.flip(np.cumprod(np.concatenate([ones, np.delete(np.flip(xd, ax), -1, axis=ax)], axis=ax),
+                                   axis=ax), ax)
+        others = Tensor._make((left * right).reshape(ctx.in_shape))
+        return g * others
+
+
+class ProdDim(Prod):
+    _grad_fn_name = "ProdBackward1"
+
+
+def prod(x, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        x = x.to(dtype)
+    if dim is None:
+        return Prod.apply(x, dim=None)
+    return ProdDim.apply(x, dim=normalize_dims(dim, x.ndim, "prod")[0], keepdim=keepdim)
+
+
+class AmaxOp(Op):
+    """d max(x) = 1 at the maximal entries, shared evenly among ties"""
+    _grad_fn_name = "AmaxBackward0"
+    _np = staticmethod(np.amax)
+
+    @classmethod
+    def _fwd(cls, ctx, x, dims, keepdim):
+        ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        out = np.asarray(cls._np(x, axis=dims, keepdims=keepdim))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def forward(ctx, x, dims=None, keepdim=False):
+        return AmaxOp._fwd(ctx, x, dims, keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        dims = ctx.dims if ctx.dims is not None else tuple(range(len(ctx.in_shape)))
+        o = _unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim)
+        mask = Tensor._make((x._data == o._data).astype(x._data.dtype))
+        count = mask._data.sum(axis=dims, keepdims=True)
+        return _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim) * mask / Tensor._make(count)
+
+
+class AminOp(AmaxOp):
+    _grad_fn_name = "AminBackward0"
+    _np = staticmethod(np.amin)
+
+    @staticmethod
+    def forward(ctx, x, dims=None, keepdim=False):
+        return AminOp._fwd(ctx, x, dims, keepdim)
+
+
+class MaxAll(AmaxOp):
+    _grad_fn_name = "MaxBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims=None, keepdim=False):
+        return MaxAll._fwd(ctx, x, dims, keepdim)
+
+
+class MinAll(AminOp):
+    _grad_fn_name = "MinBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims=None, keepdim=False):
+        return MinAll._fwd(ctx, x, dims, keepdim)
+
+
+def _check_nonempty(x, op):
+    if x.numel() == 0:
+        raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+
+
+def amax(x, dim=(), keepdim=False):
+    _check_nonempty(x, "amax")
+    dims = None if dim == () or dim is None else normalize_dims(dim, x.ndim, "amax")
+    return AmaxOp.apply(x, dims=dims, keepdim=keepdim)
+
+
+def amin(x, dim=(), keepdim=False):
+    _check_nonempty(x, "amin")
+    dims = None if dim == () or dim is None else normalize_dims(dim, x.ndim, "amin")
+    return AminOp.apply(x, dims=dims, keepdim=keepdim)
+
+
+class MaxDim(Op):
+    """values and indices along dim; the gradient goes to the chosen index"""
+    _grad_fn_name = "MaxBackward0"
+    _arg = staticmethod(np.argmax)
+
+    @classmethod
+    def _fwd(cls, ctx, x, dim, keepdim):
+        idx = cls._arg(x, axis=dim)
+        idx_k = np.expand_dims(idx, dim)
+        values = np.take_along_axis(x, idx_k, axis=dim)
+        ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+        ctx.idx = idx_k
+        if not keepdim:
+            values, idx_out = np.squeeze(values, dim), idx
+        else:
+            idx_out = idx_k
+        return values, np.asarray(idx_out, dtype=np.int64)
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim=False):
+        return MaxDim._fwd(ctx, x, dim, keepdim)
+
+    @staticmethod
+    def backward(ctx, grad, _grad_idx):
+        from .index import scatter_zeros
+        g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
+        return scatter_zeros(g, ctx.in_shape, ctx.dim, Tensor._make(ctx.idx))
+
+
+class MinDim(MaxDim):
+    _grad_fn_name = "MinBackward0"
+    _arg = staticmethod(np.argmin)
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim=False):
+        return MinDim._fwd(ctx, x, dim, keepdim)
+
+
+def max(x, dim=None, keepdim=False, *, other=None):
+    if isinstance(dim, Tensor):
+        from .elementwise import maximum
+        return maximum(x, dim)
+    if dim is None:
+        _check_nonempty(x, "max")
+        return MaxAll.apply(x)
+    d = normalize_dims(dim, x.ndim, "max")[0]
+    v, i = MaxDim.apply(x, d, keepdim=keepdim) if x.ndim else (x.clone(), _zeros_idx())
+    return return_types_max(v, i)
+
+
+def min(x, dim=None, keepdim=False):
+    if isinstance(dim, Tensor):
+        from .elementwise import minimum
+        return minimum(x, dim)
+    if dim is None:
+        _check_nonempty(x, "min")
+        return MinAll.apply(x)
+    d = normalize_dims(dim, x.ndim, "min")[0]
+    v, i = MinDim.apply(x, d, keepdim=keepdim) if x.ndim else (x.clone(), _zeros_idx())
+    return return_types_min(v, i)
+
+
+def _zeros_idx():
+    return Tensor._make(np.zeros((), np.int64))
+
+
+class Logsumexp(Op):
+    """d logsumexp(x) = softmax(x)"""
+    _grad_fn_name = "LogsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim=False):
+        ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        m = np.amax(x, axis=dims, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+        out = out if keepdim else np.squeeze(out, dims)
+        ctx.save_for_backward(x, out)
+        return np.asarray(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+        o = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
+        return g * (x - o).exp()
+
+
+def logsumexp(x, dim, keepdim=False):
+    return Logsumexp.apply(x, normalize_dims(dim, x.ndim, "logsumexp"), keepdim=keepdim)
+
+
+class Norm(Op):
+    """d ||x||_p = x |x|^(p-2) / ||x||^(p-1)"""
+    _grad_fn_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, ord=2, dims=None, keepdim=False):
+        ctx.in_shape, ctx.dims, ctx.keepdim, ctx.ord = x.shape, dims, keepdim, ord
+        a = np.abs(x)
+        if ord == float("inf"):
+            out = np.amax(a, axis=dims, keepdims=keepdim)
+        elif ord == 0:
+            out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
+        elif ord == 2:
+            out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+        else:
+            out = np.sum(a ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+        out = np.asarray(out)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .elementwise import where
+        x, out = ctx.saved_tensors
+        dims = ctx.dims if ctx.dims is not None else tuple(range(len(ctx.in_shape)))
+        g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
+        n = _unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim)
+        p = ctx.ord
+        if p == 0:
+            return g * 0
+        if p == 1:
+            return g * x.sgn()
+        if p == float("inf"):
+            mask = Tensor._make((np.abs(x._data) == n._data).astype(x._data.dtype))
+            count = Tensor._make(mask._data.sum(axis=dims, keepdims=True))
+            return g * x.sgn() * mask / count
+        safe = where(n == 0, 1.0, n) if not n.is_complex() else n
+        if p == 2:
+            return where(n == 0, 0.0, g * x / safe)
+        return where(n == 0, 0.0, g * x * x.abs() ** (p - 2) / safe ** (p - 1))
+
+
+def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
+    if p in ("fro", None):
+        p = 2
+    if p == "nuc":
+        raise NotImplementedError("norm(p='nuc') is not supported by microtorch")
+    dims = None if dim is None else normalize_dims(dim, x.ndim, "norm")
+    return Norm.apply(x, ord=float(p), dims=dims, keepdim=keepdim)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    dims = None if dim is None else normalize_dims(dim, x.ndim, "vector_norm")
+    return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim)
+
+
+# ---- non-differentiable reductions and comparisons --------------------------------------------
+def _nodiff(arr):
+    return Tensor._make(np.asarray(arr))
+
+
+def argmax(x, dim=None, keepdim=False):
+    if dim is None:
+        return _nodiff(np.int64(np.argmax(x._data)))
+    d = normalize_dims(dim, x.ndim, "argmax")[0]
+    return _nodiff(np.argmax(x._data, axis=d, keepdims=keepdim).astype(np.int64))
+
+
+def argmin(x, dim=None, keepdim=False):
+    if dim is None:
+        return _nodiff(np.int64(np.argmin(x._data)))
+    d = normalize_dims(dim, x.ndim, "argmin")[0]
+    return _nodiff(np.argmin(x._data, axis=d, keepdims=keepdim).astype(np.int64))
+
+
+def all(x, dim=None, keepdim=False):
+    dims = None if dim is None else normalize_dims(dim, x.ndim, "all")
+    return _nodiff(np.all(x._data, axis=dims, keepdims=keepdim))
+
+
+def any(x, dim=None, keepdim=False):
+    dims = None if dim is None else normalize_dims(dim, x.ndim, "any")
+    return _nodiff(np.any(x._data, axis=dims, keepdims=keepdim))
+
+
+def count_nonzero(x, dim=None):
+    dims = None if dim is None else normalize_dims(dim, x.ndim, "count_nonzero")
+    return _nodiff(np.asarray(np.count_nonzero(x._data, axis=dims), dtype=np.int64))
+
+
+def _cmp(np_fn):
+    def compare(a, b):
+        ad = a._data if isinstance(a, Tensor) else np.asarray(a)
+        bd = b._data if isinstance(b, Tensor) else np.asarray(b)
+        try:
+            return Tensor._make(np.asarray(np_fn(ad, bd)))
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({list(np.shape(ad))}) must match the size of tensor b "
+                               f"({list(np.shape(bd))}) at non-singleton dimension") from None
+    return compare
+
+
+eq = _cmp(np.equal)
+ne = _cmp(np.not_equal)
+lt = _cmp(np.less)
+le = _cmp(np.less_equal)
+gt = _cmp(np.greater)
+ge = _cmp(np.greater_equal)
+logical_and = _cmp(np.logical_and)
+logical_or = _cmp(np.logical_or)
+logical_xor = _cmp(np.logical_xor)
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def logical_not(x):
+    return Tensor._make(np.logical_not(x._data))
+
+
+def isnan(x):
+    return Tensor._make(np.isnan(x._data))
+
+
+def isinf(x):
+    return Tensor._make(np.isinf(x._data))
+
+
+def isfinite(x):
+    return Tensor._make(np.isfinite(x._data))
+
+
+def equal(a, b):
+    return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(a._data, b._data if isinstance(b, Tensor) else b, rtol=rtol, atol=atol,
+                            equal_nan=equal_nan))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return Tensor._make(np.isclose(a._data, b._data if isinstance(b, Tensor) else b, rtol=rtol, atol=atol,
+                                   equal_nan=equal_nan))

@@ -1,0 +1,510 @@
+"""Shape ops: views, broadcasting, joining and splitting. `sum_to` (the adjoint of
+broadcasting) lives here and is what the engine uses to undo broadcasting."""
+import numpy as np
+
+from .._tensor import Tensor, _size_arg
+from ._op import Op, normalize_dims
+
+
+def _view_of(out, x):
+    """Mark a forward result as a view of input tensor x: same data, shared version counter."""
+    return out
+
+
+class SumTo(Op):
+    """sum_to(g, shape): sum over the dimensions broadcasting added or stretched"""
+    _grad_fn_name = "SumBackward1"
+
+    @staticmethod
+    def forward(ctx, g, shape):
+        ctx.in_shape = g.shape
+        lead = g.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
+        out = g.sum(axis=axes, keepdims=True) if axes else g
+        return np.ascontiguousarray(out.reshape(shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return broadcast_to(grad, ctx.in_shape), None
+
+
+def sum_to(g, shape):
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    return SumTo.apply(g, shape)
+
+
+class Expand(Op):
+    """broadcast x to a larger shape; the gradient is summed back"""
+    _grad_fn_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return np.broadcast_to(x, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return sum_to(grad, ctx.in_shape), None
+
+
+def broadcast_to(x, shape):
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    try:
+        np.broadcast_shapes(x.shape, shape)
+        if len(shape) < x.ndim:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"expand: the expanded size of the tensor must match the existing size at "
+                           f"non-singleton dimensions (tensor {list(x.shape)}, target {list(shape)})") from None
+    return _share(Expand.apply(x, shape), x)
+
+
+def expand(x, *sizes):
+    sizes = _size_arg(sizes)
+    if len(sizes) < x.ndim:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
+                           f"to the number of dimensions in the tensor ({x.ndim})")
+    lead = len(sizes) - x.ndim
+    shape = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    if x.shape == shape:
+        return _share(Expand.apply(x, shape), x)
+    return broadcast_to(x, shape)
+
+
+def expand_as(x, other):
+    return expand(x, *other.shape)
+
+
+def _share(out, x):
+    """Views share the version counter (and remember their base) as in torch."""
+    if isinstance(out, Tensor) and out is not x and np.shares_memory(out._data, x._data):
+        out._version_counter = x._version_counter
+        out._base = x._base if x._base is not None else x
+    return out
+
+
+class View(Op):
+    """reshape without copying; the gradient is reshaped back"""
+    _grad_fn_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return x.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return reshape(grad, ctx.in_shape), None
+
+
+class UnsafeView(View):
+    _grad_fn_name = "UnsafeViewBackward0"
+
+
+class Clone(Op):
+    """a copy; the gradient passes through"""
+    _grad_fn_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def clone(x, memory_format=None):
+    return Clone.apply(x)
+
+
+def _infer_shape(x, shape, op):
+    shape = list(shape)
+    n = x.numel()
+    if shape.count(-1) > 1:
+        raise RuntimeError(f"{op}: only one dimension can be inferred (shape {shape})")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if -1 in shape:
+        if known == 0 or n % known:
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {n}")
+        shape[shape.index(-1)] = n // known
+    elif known != n:
+        raise RuntimeError(f"shape '{shape}' is invalid for input of size {n} ({op} of a tensor of shape "
+                           f"{list(x.shape)})")
+    return tuple(shape)
+
+
+def view(x, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
+        return x.to(shape[0])
+    shape = _infer_shape(x, _size_arg(shape), "view")
+    try:
+        np.reshape(x._data, shape, copy=False)
+    except ValueError:
+        raise RuntimeError(
+            f"view size is not compatible with input tensor's size and stride (shape {list(x.shape)} to "
+            f"{list(shape)}); at least one dimension spans across two contiguous subspaces. Use "
+            ".reshape(...) instead.") from None
+    return _share(View.apply(x, shape), x)
+
+
+def reshape(x, *shape):
+    shape = _infer_shape(x, _size_arg(shape), "reshape")
+    if shape == tuple(x.shape) and x.requires_grad:
+        return _share(View.apply(x, shape), x)
+    try:
+        np.reshape(x._data, shape, copy=False)
+        return _share(View.apply(x, shape), x)
+    except ValueError:
+        return UnsafeView.apply(Clone.apply(x), shape)
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    if x.ndim == 0:
+        return reshape(x, 1)
+    s, e = normalize_dims(start_dim, x.ndim, "flatten")[0], normalize_dims(end_dim, x.ndim, "flatten")[0]
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return x
+    shape = x.shape[:s] + (int(np.prod(x.shape[s:e + 1])),) + x.shape[e + 1:]
+    return reshape(x, shape)
+
+
+def unflatten(x, dim, sizes):
+    d = normalize_dims(dim, x.ndim, "unflatten")[0]
+    sizes = list(sizes)
+    if -1 in sizes:
+        known = int(np.prod([s for s in sizes if s != -1]))
+        sizes[sizes.index(-1)] = x.shape[d] // known
+    return reshape(x, x.shape[:d] + tuple(sizes) + x.shape[d + 1:])
+
+
+class Squeeze(Op):
+    """drop size-1 dimensions; the gradient is reshaped back"""
+    _grad_fn_name = "SqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims=None):
+        ctx.in_shape = x.shape
+        return np.squeeze(x, axis=dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return reshape(grad, ctx.in_shape), None
+
+
+class SqueezeDim(Squeeze):
+    _grad_fn_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    _grad_fn_name = "SqueezeBackward2"
+
+
+def squeeze(x, dim=None):
+    if dim is None:
+        return _share(Squeeze.apply(x, dims=None), x)
+    dims = normalize_dims(dim, x.ndim, "squeeze")
+    dims = tuple(d for d in dims if x.ndim and x.shape[d] == 1)
+    cls = SqueezeDim if isinstance(dim, (int, np.integer)) else SqueezeDims
+    return _share(cls.apply(x, dims=dims), x)
+
+
+class Unsqueeze(Op):
+    """insert a size-1 dimension; the gradient drops it"""
+    _grad_fn_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        return np.expand_dims(x, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return squeeze(grad, ctx.dim), None
+
+
+def unsqueeze(x, dim):
+    n = x.ndim + 1
+    if not -n <= dim < n:
+        raise IndexError(f"unsqueeze: Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return _share(Unsqueeze.apply(x, dim=dim % n), x)
+
+
+class Permute(Op):
+    """reorder dimensions; the gradient is permuted back"""
+    _grad_fn_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return np.transpose(x, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return permute(grad, tuple(np.argsort(ctx.dims))), None
+
+
+def permute(x, *dims):
+    dims = _size_arg(dims)
+    if len(dims) != x.ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} "
+                           f"is not equal to len(dims) = {len(dims)}")
+    nd = normalize_dims(dims, x.ndim, "permute") if dims else ()
+    dims = tuple(d % x.ndim for d in dims) if x.ndim else ()
+    del nd
+    return _share(Permute.apply(x, dims=dims), x)
+
+
+class Transpose(Op):
+    """swap two dimensions; the gradient swaps them back"""
+    _grad_fn_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, d0, d1):
+        ctx.d0, ctx.d1 = d0, d1
+        return np.swapaxes(x, d0, d1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return transpose(grad, ctx.d0, ctx.d1), None
+
+
+class T(Transpose):
+    _grad_fn_name = "TBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        return t(grad), None
+
+
+def transpose(x, dim0, dim1):
+    if x.ndim == 0:
+        return _share(Transpose.apply(x, d0=0, d1=0), x) if False else _share(View.apply(x, ()), x)
+    d0, d1 = (normalize_dims(d, x.ndim, "transpose")[0] for d in (dim0, dim1))
+    return _share(Transpose.apply(x, d0=d0, d1=d1), x)
+
+
+swapaxes = swapdims = transpose
+
+
+def t(x):
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D; use "
+                           ".transpose(dim0, dim1) or .mT")
+    if x.ndim < 2:
+        return _share(T.apply(x, d0=0, d1=0), x)
+    return _share(T.apply(x, d0=0, d1=1), x)
+
+
+def numpy_T(x):
+    return permute(x, *reversed(range(x.ndim))) if x.ndim >= 2 else x
+
+
+def mT(x):
+    if x.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {x.ndim}-D tensor.")
+    return transpose(x, -2, -1)
+
+
+class Repeat(Op):
+    """tile x; the gradient sums the tiles"""
+    _grad_fn_name = "RepeatBackward0"
+
+    @staticmethod
+    def forward(ctx, x, reps):
+        ctx.in_shape, ctx.reps = x.shape, reps
+        return np.tile(x, reps)
+
+    @staticmethod
+    def backward(ctx, grad):
+        lead = len(ctx.reps) - len(ctx.in_shape)
+        shape = (1,) * lead + tuple(ctx.in_shape)
+        split = []
+        for r, s in zip(ctx.reps, shape):
+            split += [r, s]
+        g = reshape(grad, split).sum(dim=tuple(range(0, 2 * len(shape), 2)))
+        return reshape(g, ctx.in_shape), None
+
+
+def repeat(x, *reps):
+    reps = _size_arg(reps)
+    if len(reps) < x.ndim:
+        raise RuntimeError(f"Number of dimensions of repeat dims ({len(reps)}) can not be smaller than number "
+                           f"of dimensions of tensor ({x.ndim})")
+    return Repeat.apply(x, reps=reps)
+
+
+class Cat(Op):
+    """join along dim; each input gets its slice of the gradient"""
+    _grad_fn_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, *xs, dim=0):
+        ctx.dim = dim
+        ctx.sizes = [x.shape[dim] for x in xs]
+        return np.concatenate(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return split(grad, ctx.sizes, ctx.dim)
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+    from ._op import promoted
+    tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
+    tensors = promoted(*tensors)
+    ref = tensors[0]
+    d = normalize_dims(dim, ref.ndim, "cat")[0]
+    for i, x in enumerate(tensors):
+        if x.ndim != ref.ndim or x.shape[:d] + x.shape[d + 1:] != ref.shape[:d] + ref.shape[d + 1:]:
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                               f"{list(ref.shape)} but got size {list(x.shape)} for tensor number {i} in the list.")
+    return Cat.apply(*tensors, dim=d)
+
+
+concat = concatenate = cat
+
+
+class Stack(Op):
+    """stack along a new dim; each input gets its slice of the gradient"""
+    _grad_fn_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, *xs, dim=0):
+        ctx.dim = dim
+        return np.stack(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return unbind(grad, ctx.dim)
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, x in enumerate(tensors):
+        if x.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} "
+                               f"at entry 0 and {list(x.shape)} at entry {i}")
+    from ._op import promoted
+    tensors = promoted(*tensors)
+    d = dim % (tensors[0].ndim + 1)
+    return Stack.apply(*tensors, dim=d)
+
+
+class SplitWithSizes(Op):
+    """views of consecutive pieces along dim; the gradients are concatenated back"""
+    _grad_fn_name = "SplitWithSizesBackward0"
+
+    @staticmethod
+    def forward(ctx, x, sizes, dim):
+        ctx.dim, ctx.sizes = dim, sizes
+        idx = np.cumsum(sizes)[:-1]
+        ctx.set_materialize_grads(True)
+        return tuple(np.split(x, idx, axis=dim))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return cat(grads, ctx.dim), None, None
+
+
+class Split(SplitWithSizes):
+    _grad_fn_name = "SplitBackward0"
+
+
+def split(x, split_size_or_sections, dim=0):
+    d = normalize_dims(dim, x.ndim, "split")[0]
+    n = x.shape[d]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        s = int(split_size_or_sections)
+        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [0]
+        cls = Split
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                               f"at dimension {d}), but got split_sizes={sizes}")
+        cls = SplitWithSizes
+    return tuple(_share(o, x) for o in cls.apply(x, sizes, d))
+
+
+def chunk(x, chunks, dim=0):
+    d = normalize_dims(dim, x.ndim, "chunk")[0]
+    size = -(-x.shape[d] // chunks)
+    return split(x, max(size, 1), d)
+
+
+class Unbind(Op):
+    """the slices along dim; the gradients are stacked back"""
+    _grad_fn_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        return tuple(np.moveaxis(x, dim, 0))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return stack(grads, ctx.dim), None
+
+
+def unbind(x, dim=0):
+    d = normalize_dims(dim, x.ndim, "unbind")[0]
+    return tuple(_share(o, x) for o in Unbind.apply(x, d))
+
+
+class Flip(Op):
+    """reverse along dims; the gradient is flipped back"""
+    _grad_fn_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return np.flip(x, dims).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return flip(grad, ctx.dims), None
+
+
+def flip(x, dims):
+    return Flip.apply(x, dims=normalize_dims(dims, x.ndim, "flip"))
+
+
+def narrow(x, dim, start, length):
+    d = normalize_dims(dim, x.ndim, "narrow")[0]
+    if start < 0:
+        start += x.shape[d]
+    if not (0 <= start and start + length <= x.shape[d]):
+        raise IndexError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
+                         f"({x.shape[d]}) of dim {d}")
+    from .index import Slice
+    return _share(Slice.apply(x, dim=d, start=start, stop=start + length, step=1), x)
+
+
+def movedim(x, source, destination):
+    src = normalize_dims(source, x.ndim, "movedim") if isinstance(source, int) else tuple(s % x.ndim for s in source)
+    dst = (destination % x.ndim,) if isinstance(destination, int) else tuple(s % x.ndim for s in destination)
+    order = [d for d in range(x.ndim) if d not in src]
+    for s_, d_ in sorted(zip(dst, src)):
+        order.insert(s_, d_)
+    return permute(x, order)
+
+
+def atleast_1d(x):
+    return reshape(x, 1) if x.ndim == 0 else x
