@@ -12,6 +12,7 @@ from . import _dtype
 from ._dtype import get_default_dtype, result_type
 
 _NUMERIC_TYPES = (int, float, complex, bool, np.number, np.bool_)
+_new = object.__new__
 
 
 class Size(tuple):
@@ -28,9 +29,16 @@ class Size(tuple):
 
 
 class Tensor:
-    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter",
-                 "_base", "_retains_grad", "_backward_hooks", "_post_acc_hooks", "_accumulator",
-                 "_fw_grads", "__dict__", "__weakref__")
+    __slots__ = ("_data", "_requires_grad", "grad_fn", "_output_nr", "_version_counter",
+                 "__dict__", "__weakref__")
+    # Rarely set: class-level defaults, so that creating a tensor stays cheap.
+    _grad = None
+    _base = None
+    _retains_grad = False
+    _backward_hooks = None
+    _post_acc_hooks = None
+    _accumulator = None
+    _fw_grads = None
     __array_priority__ = 1000  # numpy defers to Tensor's operators (ndarray * Tensor -> Tensor)
 
     def __new__(cls, *args, **kwargs):
@@ -45,9 +53,12 @@ class Tensor:
     @classmethod
     def _make(cls, data, requires_grad=False):
         """Wrap an ndarray without copying or checks (the ops' fast path)."""
-        t = object.__new__(cls)
-        _init_slots(t, data)
+        t = _new(cls)
+        t._data = data
         t._requires_grad = requires_grad
+        t.grad_fn = None
+        t._output_nr = 0
+        t._version_counter = [0]
         return t
 
     # ---- metadata ---------------------------------------------------------------------
@@ -382,16 +393,9 @@ class Tensor:
 
 def _init_slots(t, data):
     t._data = data
-    t._grad = None
     t.grad_fn = None
     t._output_nr = 0
     t._version_counter = [0]
-    t._base = None
-    t._retains_grad = False
-    t._backward_hooks = None
-    t._post_acc_hooks = None
-    t._accumulator = None
-    t._fw_grads = None
 
 
 def _rebuild(data, requires_grad):

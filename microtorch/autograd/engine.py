@@ -270,8 +270,6 @@ def _execute(node, grads, create_graph, retain_graph, check_nan, listening):
 def _validate(node, outs):
     """torch's validate_outputs: the right number of gradients, each summed back to its
     input's shape when broadcasting widened it (the one place broadcasting is undone)."""
-    from ..ops.shape import sum_to
-
     edges = node.next_functions
     n = len(edges)
     if len(outs) != n:
@@ -300,6 +298,7 @@ def _validate(node, outs):
             if not ok:
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                                    f"got {list(g.shape)} but expected shape compatible with {list(shape)}")
+            from ..ops.shape import sum_to
             g = sum_to(g, shape)
         if g.dtype is not dtype:
             if g.dtype.is_complex and not dtype.is_complex:

@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from . import anomaly_mode, grad_mode, graph
 
@@ -114,7 +115,7 @@ class SavedTensor:
         self.counter = tensor._version_counter
         self.version = self.counter[0]
         self.packed = None
-        hooks = graph._saved_hooks_stack()
+        hooks = graph._saved_hooks.__dict__.get("stack")
         if hooks:
             pack, self.unpack_hook = hooks[-1]
             self.packed = pack(tensor)
@@ -273,11 +274,17 @@ class Function:
 
 
 def _apply(cls, args, kwargs):
-    needs_grad = grad_mode.is_grad_enabled() and any(
-        isinstance(a, Tensor) and a._requires_grad for a in args)
+    needs_grad = False
+    if grad_mode.is_grad_enabled():
+        for a in args:
+            if isinstance(a, Tensor) and a._requires_grad:
+                needs_grad = True
+                break
     ctx = cls._backward_cls()
-    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args) \
-        if needs_grad else (False,) * len(args)
+    if needs_grad:
+        ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    else:
+        ctx.needs_input_grad = (False,) * len(args)
 
     if cls._numpy_forward:
         raw = [a._data if isinstance(a, Tensor) else a for a in args]
@@ -291,20 +298,26 @@ def _apply(cls, args, kwargs):
                 out = cls.forward(ctx, *args, **kwargs)
 
     single = not isinstance(out, tuple)
-    outs = _wrap_outputs(cls, ctx, args, (out,) if single else out)
+    d = ctx.__dict__
+    if single and "_dirty" not in d and (type(out) is np.ndarray or isinstance(out, np.generic)):
+        # the common case: one fresh array (numpy returns 0-d results as scalars)
+        outs = (Tensor._make(out if type(out) is np.ndarray else np.asarray(out)),)
+        d["_dirty_tensors"] = ()
+    else:
+        outs = _wrap_outputs(cls, ctx, args, (out,) if single else out)
     if needs_grad:
         _record(cls, ctx, args, outs)
+        if graph._listeners:
+            graph.emit(graph.NodeCreated(ctx, tuple(args), tuple(o for o in outs if isinstance(o, Tensor)),
+                                         ctx.saved_tensors))
     else:
-        ctx._to_save = None
-    if graph._listeners and needs_grad:
-        graph.emit(graph.NodeCreated(ctx, tuple(args), tuple(o for o in outs if isinstance(o, Tensor)),
-                                     ctx.saved_tensors))
+        d.pop("_to_save", None)
     return outs[0] if single else outs
 
 
 def _find_input(args, obj):
     for a in args:
-        if a is obj or (isinstance(a, Tensor) and a._data is obj):
+        if isinstance(a, Tensor) and (a is obj or a._data is obj):
             return a
     return None
 
@@ -343,21 +356,33 @@ def _wrap_outputs(cls, ctx, args, outs):
 
 
 def _record(cls, ctx, args, outs):
-    ctx.next_functions = tuple(_edge(a) for a in args)
-    ctx._in_meta = tuple((a._data.shape, a.dtype) if isinstance(a, Tensor) else None for a in args)
-    nondiff = ctx.__dict__.get("_non_differentiable") or ()
+    edges = []
+    in_meta = []
+    for a in args:
+        if isinstance(a, Tensor):
+            in_meta.append((a._data.shape, _dtype._FROM_NP[a._data.dtype]))
+            if a._requires_grad:
+                edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else (_accumulator(a), 0))
+                continue
+        else:
+            in_meta.append(None)
+        edges.append((None, 0))
+    d = ctx.__dict__
+    d["next_functions"] = tuple(edges)
+    d["_in_meta"] = in_meta
+    nondiff = d.get("_non_differentiable") or ()
+    dirty = d["_dirty_tensors"]
     meta = []
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
             meta.append(((), None))
             continue
-        meta.append((o._data.shape, o.dtype))
-        if any(o is n or o._data is n for n in nondiff) or not (o.dtype.is_floating_point or o.dtype.is_complex):
-            if o._requires_grad and o.grad_fn is None and any(o is d for d in ctx._dirty_tensors):
-                pass
+        dt = _dtype._FROM_NP[o._data.dtype]
+        meta.append((o._data.shape, dt))
+        if (nondiff and any(o is n or o._data is n for n in nondiff)) or not (dt.is_floating_point or dt.is_complex):
             o._requires_grad = False
             continue
-        if o.grad_fn is None and o._requires_grad and any(o is d for d in ctx._dirty_tensors) \
+        if dirty and o.grad_fn is None and o._requires_grad and any(o is t for t in dirty) \
                 and grad_mode.is_grad_enabled():
             raise RuntimeError(
                 f"a leaf Variable that requires grad is being used in an in-place operation "
@@ -366,26 +391,30 @@ def _record(cls, ctx, args, outs):
         o._requires_grad = True
         o.grad_fn = ctx
         o._output_nr = i
-    ctx._out_meta = meta
-    ctx._num_outputs = len(outs)
-    to_save = ctx.__dict__.get("_to_save")
+    d["_out_meta"] = meta
+    d["_num_outputs"] = len(outs)
+    to_save = d.get("_to_save")
     if to_save:
         saved = []
         for s in to_save:
             if s is None:
                 saved.append(_NONE_SAVED)
                 continue
-            out = next((o for o in outs if isinstance(o, Tensor) and (o is s or o._data is s)), None)
+            out = None
+            for o in outs:
+                if isinstance(o, Tensor) and (o is s or o._data is s):
+                    out = o
+                    break
             if out is not None and out.grad_fn is ctx:
-                saved.append(SavedTensor(out, is_output=True))
+                saved.append(SavedTensor(out, True))
                 continue
             t = _find_input(args, s)
-            if t is None:  # a constant the op made itself (e.g. a mask)
+            if t is None:  # a constant the op made itself (e.g. a mask or a scalar)
                 t = s if isinstance(s, Tensor) else Tensor._make(np.asarray(s))
-            saved.append(SavedTensor(t, is_output=False))
-        ctx._saved = saved
-        ctx._to_save = None
-    if anomaly_mode.is_anomaly_enabled():
+            saved.append(SavedTensor(t, False))
+        d["_saved"] = saved
+        d["_to_save"] = None
+    if anomaly_mode._state.__dict__.get("enabled"):
         ctx._anomaly_trace = "".join(traceback.format_stack()[:-3])
 
 
