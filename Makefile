@@ -27,10 +27,11 @@ sysdeps:
 
 # Unit tests, then notebooks, then the browser tests: three pytest calls so that
 # the nbmake plugin (about 2 s to load) is only paid where it is used.
+# pytest exits 5 when a folder holds no tests yet; that is not a failure here.
 test: $(VENV)/.test-installed sysdeps
 	$(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
-	$(PYTEST) -q --nbmake --nbmake-timeout=600 notebooks
-	$(PYTEST) -p no:nbmake -q tests/ui
+	$(PYTEST) -q --nbmake --nbmake-timeout=600 notebooks || [ $$? -eq 5 ]
+	$(PYTEST) -p no:nbmake -q tests/ui || [ $$? -eq 5 ]
 
 unit: $(VENV)/.test-installed
 	$(PYTEST) -p no:nbmake -q tests --ignore=tests/ui

@@ -71,6 +71,6 @@ def log_softmax(x, dim, dtype=None):
 def __getattr__(name):
     # subpackages that pull in more code are imported on first use
     import importlib
-    if name in ("nn", "optim", "func", "linalg", "utils", "testing"):
+    if name in ("nn", "optim", "func", "testing", "viz"):
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'microtorch' has no attribute {name!r}")
