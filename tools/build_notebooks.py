@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Build notebooks/*.ipynb from their plain-text sources in tools/notebook_src/.
+
+Each source is a Python file in the "percent" format (the one jupytext and VS Code use):
+
+    # %% [markdown]
+    # # A title
+    # Some prose, each line behind "# ".
+
+    # %%
+    x = 1 + 1
+
+A `# %%` line starts a code cell, `# %% [markdown]` a markdown cell. Tags go after it:
+`# %% tags=["raises-exception"]`. Notebooks are written without outputs, with stable cell
+ids, so a rebuild of an unchanged source gives a byte-identical file.
+
+    .venv/bin/python tools/build_notebooks.py            # build every notebook
+    .venv/bin/python tools/build_notebooks.py 04 07      # build the ones whose name starts so
+    .venv/bin/python tools/build_notebooks.py --check    # exit 1 if a notebook is out of date
+
+Edit the source, not the .ipynb: tests/test_notebooks_clean.py checks that they agree.
+"""
+import json
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "tools" / "notebook_src"
+OUT = ROOT / "notebooks"
+
+_CELL = re.compile(r"^# %%(?P<md> \[markdown\])?(?:\s+tags=(?P<tags>\[.*\]))?\s*$")
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+LANGUAGE_INFO = {"name": "python", "pygments_lexer": "ipython3"}
+
+
+def parse(text):
+    """Split a percent-format source into (cell_type, source, tags) triples."""
+    cells, kind, tags, lines = [], None, [], []
+
+    def flush():
+        if kind is None:
+            return
+        body = list(lines)
+        while body and not body[-1].strip():
+            body.pop()
+        while body and not body[0].strip():
+            body.pop(0)
+        if kind == "markdown":
+            body = [re.sub(r"^# ?", "", ln) if ln.startswith("#") else ln for ln in body]
+        cells.append((kind, "\n".join(body), tags))
+
+    for line in text.splitlines():
+        m = _CELL.match(line)
+        if m:
+            flush()
+            kind = "markdown" if m.group("md") else "code"
+            tags = json.loads(m.group("tags")) if m.group("tags") else []
+            lines = []
+        elif kind is not None:
+            lines.append(line)
+    flush()
+    return cells
+
+
+def build(src):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": dict(LANGUAGE_INFO)}
+    for i, (kind, body, tags) in enumerate(parse(src.read_text())):
+        cell_id = f"c{i:03d}"
+        if kind == "markdown":
+            cell = nbformat.v4.new_markdown_cell(body, id=cell_id)
+        else:
+            cell = nbformat.v4.new_code_cell(body, id=cell_id)
+        if tags:
+            cell.metadata["tags"] = tags
+        nb.cells.append(cell)
+    nbformat.validate(nb)
+    return nbformat.writes(nb) + "\n"
+
+
+def sources(prefixes=()):
+    found = sorted(SRC.glob("*.py"))
+    if prefixes:
+        found = [p for p in found if any(p.stem.startswith(x) for x in prefixes)]
+    return found
+
+
+def main(argv):
+    check = "--check" in argv
+    prefixes = [a for a in argv if not a.startswith("-")]
+    stale = []
+    for src in sources(prefixes):
+        target = OUT / (src.stem + ".ipynb")
+        text = build(src)
+        current = target.read_text() if target.exists() else None
+        if current == text:
+            continue
+        if check:
+            stale.append(target.name)
+        else:
+            target.write_text(text)
+            print(f"wrote notebooks/{target.name}")
+    if stale:
+        print("out of date (run tools/build_notebooks.py): " + ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
