@@ -251,8 +251,8 @@ def _d_reciprocal(out):
 
 
 def _d_abs(x):
-    """d |x| = sign(x)  (x/|x| for complex)"""
-    return sgn(x)
+    """d |x| = sign(x)  (for complex z, 2 d|z|/dz = conj(z)/|z|: the gradient is grad * z/|z|)"""
+    return sgn(x).conj()
 
 
 def _d_asin(x):
@@ -312,19 +312,25 @@ Cosh = _unary("Cosh", np.cosh, _d_cosh)
 
 
 class Sgn(Op):
-    """sign(x) (x/|x| for complex): its derivative is 0 almost everywhere"""
+    """sign(x): derivative 0 almost everywhere; for complex s = z/|z|: (g - s^2 conj(g)) / (2|z|)"""
     _grad_fn_name = "SgnBackward0"
 
     @staticmethod
     def forward(ctx, x):
         if np.iscomplexobj(x):
+            ctx.save_for_backward(x)
             a = np.abs(x)
             return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
         return np.sign(x)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        if not grad.is_complex():
+            return grad * 0
+        (z,) = ctx.saved_tensors
+        a, s = z.abs(), sgn(z)
+        zero = Tensor._make(a._data == 0)
+        return where(zero, 0.0, (grad - s * s * grad.conj()) / (where(zero, 1.0, a) * 2))
 
 
 class Sign(Sgn):

@@ -21,6 +21,8 @@ class ToCopy(Op):
     @staticmethod
     def backward(ctx, grad):
         from .._dtype import from_numpy_dtype
+        if grad.is_complex() and not np.issubdtype(ctx.in_dtype, np.complexfloating):
+            grad = grad.real  # a real input gets the real part of a complex gradient (as in torch)
         return grad.to(from_numpy_dtype(ctx.in_dtype)), None
 
 

@@ -1,4 +1,5 @@
 """Reductions. Backward expands the gradient back over the reduced dimensions."""
+import builtins
 from collections import namedtuple
 
 import numpy as np
@@ -96,7 +97,7 @@ class Var(Op):
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        ctx.denom = max(n - correction, 0)
+        ctx.denom = builtins.max(n - correction, 0)
         ctx.save_for_backward(x)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
@@ -117,7 +118,7 @@ class Std(Op):
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        ctx.denom = max(n - correction, 0)
+        ctx.denom = builtins.max(n - correction, 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
         ctx.save_for_backward(x, out)
@@ -168,7 +169,7 @@ class Prod(Op):
         dims = tuple(range(len(ctx.in_shape))) if ctx.dim is None else (ctx.dim,)
         g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
         if not (x._data == 0).any():
-            return g * _unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim) / x
+            return g * (_unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim) / x).conj()
         # with zeros: the product of the others, from exclusive cumulative products both ways
         axis = ctx.dim if ctx.dim is not None else None
         xd = x._data.reshape(-1) if axis is None else x._data
@@ -178,7 +179,7 @@ class Prod(Op):
         right = np.flip(np.cumprod(np.concatenate([ones, np.delete(np.flip(xd, ax), -1, axis=ax)], axis=ax),
                                    axis=ax), ax)
         others = Tensor._make((left * right).reshape(ctx.in_shape))
-        return g * others
+        return g * others.conj()
 
 
 class ProdDim(Prod):
