@@ -1,0 +1,318 @@
+"""microtorch.nn.functional: the layers as functions (`import microtorch.nn.functional as F`).
+
+The differentiable primitives live in microtorch/ops (nn.py: softmax, losses, dropout;
+conv.py: convolution, pooling, embedding); this module checks arguments the way torch does
+and builds layer_norm and batch_norm out of ordinary tensor ops.
+"""
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..ops import conv as _convops
+from ..ops import elementwise as _ew
+from ..ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,  # noqa: F401
+                      l1_loss, linear, log_softmax, mse_loss, nll_loss, softmax)
+
+
+# ---- activations --------------------------------------------------------------------------
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _ew.relu(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    out = _ew.leaky_relu(input, negative_slope)
+    return input.copy_(out) if inplace else out
+
+
+def elu(input, alpha=1.0, inplace=False):
+    out = _ew.elu(input, alpha)
+    return input.copy_(out) if inplace else out
+
+
+def gelu(input, approximate="none"):
+    return _ew.gelu(input, approximate)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _ew.softplus(input, beta, threshold)
+
+
+def sigmoid(input):
+    return _ew.sigmoid(input)
+
+
+def tanh(input):
+    return _ew.tanh(input)
+
+
+def silu(input, inplace=False):
+    return input * _ew.sigmoid(input)
+
+
+def logsigmoid(input):
+    return -_ew.softplus(-input)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 tensor of shape tensor.shape + (num_classes,) with a 1 at each class index."""
+    idx = tensor._data
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        num_classes = int(idx.max()) + 1 if idx.size else 0
+    if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
+        raise RuntimeError("Class values must be smaller than num_classes." if idx.min() >= 0
+                           else "Class values must be non-negative.")
+    return Tensor._make((idx[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+# ---- argument helpers -----------------------------------------------------------------------
+def _tuple(v, n, name, op):
+    if isinstance(v, (tuple, list)):
+        if len(v) == 1:
+            v = tuple(v) * n
+        if len(v) != n:
+            raise RuntimeError(f"{op}: {name} must be an int or a tuple of {n} ints, got {v}")
+        return tuple(int(x) for x in v)
+    return (int(v),) * n
+
+
+def _batched(input, spatial, op):
+    """(C, *spatial) is treated as a batch of one, as torch does for unbatched inputs."""
+    want = spatial + 2
+    if input.ndim == want:
+        return input, False
+    if input.ndim == want - 1:
+        return input.unsqueeze(0), True
+    raise RuntimeError(f"{op}: Expected {want - 1}D (unbatched) or {want}D (batched) input to {op}, but got input "
+                       f"of size: {list(input.shape)}")
+
+
+# ---- convolution ----------------------------------------------------------------------------
+def _conv(input, weight, bias, stride, padding, dilation, groups, n, op):
+    x, unbatched = _batched(input, n, op)
+    if weight.ndim != n + 2:
+        raise RuntimeError(f"{op}: expected a weight of {n + 2} dimensions (out_channels, in_channels/groups, "
+                           f"kernel...), got size {list(weight.shape)}")
+    if x.dtype is not weight.dtype or (bias is not None and bias.dtype is not weight.dtype):
+        raise RuntimeError(f"{op}: Input type ({x.dtype}) and weight type ({weight.dtype}) should be the same; "
+                           "convert the input (x.double()) or the module (.double())")
+    stride, dilation = _tuple(stride, n, "stride", op), _tuple(dilation, n, "dilation", op)
+    if groups < 1 or weight.shape[0] % groups:
+        raise RuntimeError(f"{op}: out_channels ({weight.shape[0]}) must be divisible by groups ({groups})")
+    if x.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(x.shape)} to have {weight.shape[1] * groups} channels, but got {x.shape[1]} "
+                           "channels instead")
+    k = weight.shape[2:]
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0),) * n
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            total = [d * (kk - 1) for d, kk in zip(dilation, k)]
+            pads = tuple((t // 2, t - t // 2) for t in total)
+        else:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+    else:
+        pads = tuple((p, p) for p in _tuple(padding, n, "padding", op))
+    for size, kk, d, (lo, hi) in zip(x.shape[2:], k, dilation, pads):
+        if size + lo + hi < d * (kk - 1) + 1:
+            raise RuntimeError(f"{op}: Calculated padded input size per channel: ({size + lo + hi}). Kernel size: "
+                               f"({d * (kk - 1) + 1}). Kernel size can't be greater than actual input size")
+    if n == 1:  # the op runs a 1-d convolution as a 2-d one of height 1
+        stride, dilation, pads = (1,) + stride, (1,) + dilation, ((0, 0),) + pads
+    out = _convops.Convolution.apply(x, weight, bias, stride, pads, dilation, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """(N, C, H, W) -> (N, C*kh*kw, L): every sliding window as a column (im2col)."""
+    if input.ndim != 4:
+        raise NotImplementedError(f"Input Error: Only 4D input Tensors are supported (got {input.ndim}D)")
+    p = _tuple(padding, 2, "padding", "unfold")
+    return _convops.Im2col.apply(input, _tuple(kernel_size, 2, "kernel_size", "unfold"),
+                              _tuple(dilation, 2, "dilation", "unfold"), ((p[0], p[0]), (p[1], p[1])),
+                              _tuple(stride, 2, "stride", "unfold"))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """(N, C*kh*kw, L) -> (N, C, H, W): the columns added back into their windows (col2im)."""
+    if input.ndim != 3:
+        raise NotImplementedError(f"Input Error: Only 3D input Tensors are supported (got {input.ndim}D)")
+    p, size = _tuple(padding, 2, "padding", "fold"), _tuple(output_size, 2, "output_size", "fold")
+    k, d, s = (_tuple(v, 2, name, "fold") for v, name in ((kernel_size, "kernel_size"), (dilation, "dilation"),
+                                                           (stride, "stride")))
+    if input.shape[1] % (k[0] * k[1]):
+        raise RuntimeError(f"fold: Expected size of input's dimension 1 to be divisible by the product of "
+                           f"kernel_size, but got input.size(1)={input.shape[1]} and kernel_size={k}")
+    blocks = [(size[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2)]
+    if blocks[0] * blocks[1] != input.shape[2]:
+        raise RuntimeError(f"Given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
+                           f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
+                           f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)="
+                           f"{input.shape[2]}.")
+    return _convops.Col2im.apply(input, size, k, d, ((p[0], p[0]), (p[1], p[1])), s)
+
+
+# ---- pooling --------------------------------------------------------------------------------
+def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op):
+    """((lo, hi), ...) per spatial dim: hi grows in ceil_mode so that the last window fits."""
+    pads = []
+    for size, k, s, p, d in zip(sizes, kernel, stride, padding, dilation):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got pad={p}, "
+                               f"kernel_size={k} and dilation={d}")
+        span = size + 2 * p - d * (k - 1) - 1
+        if span < 0:
+            raise RuntimeError(f"{op}: Output size is too small (input {size}, kernel {k}, padding {p})")
+        out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+        if ceil_mode and (out - 1) * s >= size + p:
+            out -= 1
+        pads.append((p, p + max(0, (out - 1) * s + d * (k - 1) + 1 - (size + 2 * p))))
+    return tuple(pads)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    x, unbatched = _batched(input, 2, "max_pool2d")
+    k = _tuple(kernel_size, 2, "kernel_size", "max_pool2d")
+    s = _tuple(stride if stride not in (None, []) else k, 2, "stride", "max_pool2d")
+    d = _tuple(dilation, 2, "dilation", "max_pool2d")
+    pads = _pool_pads(x.shape[2:], k, s, _tuple(padding, 2, "padding", "max_pool2d"), d, ceil_mode, "max_pool2d")
+    out, idx = _convops.MaxPool2d.apply(x, k, s, pads, d)
+    if unbatched:
+        out, idx = out.squeeze(0), idx.squeeze(0)
+    return (out, idx) if return_indices else out
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    x, unbatched = _batched(input, 1, "max_pool1d")
+    one = lambda v: (1,) + _tuple(v, 1, "argument", "max_pool1d")  # noqa: E731
+    out, idx = max_pool2d(x.unsqueeze(2), one(kernel_size), one(stride if stride not in (None, []) else kernel_size),
+                          (0,) + _tuple(padding, 1, "padding", "max_pool1d"), one(dilation), ceil_mode, True)
+    out, idx = out.squeeze(2), idx.squeeze(2)
+    if unbatched:
+        out, idx = out.squeeze(0), idx.squeeze(0)
+    return (out, idx) if return_indices else out
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    x, unbatched = _batched(input, 2, "avg_pool2d")
+    k = _tuple(kernel_size, 2, "kernel_size", "avg_pool2d")
+    s = _tuple(stride if stride not in (None, []) else k, 2, "stride", "avg_pool2d")
+    p = _tuple(padding, 2, "padding", "avg_pool2d")
+    pads = _pool_pads(x.shape[2:], k, s, p, (1, 1), ceil_mode, "avg_pool2d")
+    h, w = x.shape[2:]
+    if divisor_override:
+        divisor = np.asarray(divisor_override, dtype=x.dtype.np)
+    else:  # how many elements each window covers (padding counted or not, never the ceil_mode overhang)
+        if count_include_pad:
+            ones = np.ones((1, 1, h + 2 * p[0], w + 2 * p[1]), dtype=x.dtype.np)
+            extra = ((0, pads[0][1] - p[0]), (0, pads[1][1] - p[1]))
+        else:
+            ones, extra = np.ones((1, 1, h, w), dtype=x.dtype.np), pads
+        divisor = _convops._im2col(ones, k, (1, 1), extra, s).sum(axis=1)[0]
+    out = _convops.AvgPool2d.apply(x, k, s, pads, divisor)
+    return out.squeeze(0) if unbatched else out
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    x, unbatched = _batched(input, 1, "avg_pool1d")
+    k = _tuple(kernel_size, 1, "kernel_size", "avg_pool1d")
+    s = _tuple(stride if stride not in (None, []) else k, 1, "stride", "avg_pool1d")
+    out = avg_pool2d(x.unsqueeze(2), (1,) + k, (1,) + s, (0,) + _tuple(padding, 1, "padding", "avg_pool1d"),
+                     ceil_mode, count_include_pad).squeeze(2)
+    return out.squeeze(0) if unbatched else out
+
+
+# ---- embedding and normalisation ------------------------------------------------------------
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """weight[input]: row i of weight for every index i in input."""
+    idx = input._data if isinstance(input, Tensor) else np.asarray(input)
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding); "
+                           "convert the indices with .long()")
+    n = weight.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError(f"index out of range in self (embedding has {n} rows, got index "
+                         f"{int(idx.max()) if idx.max() >= n else int(idx.min())})")
+    if padding_idx is not None:
+        if not -n <= padding_idx < n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= n
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse gradients are not supported by microtorch")
+    if max_norm is not None:  # torch renormalises the looked-up rows of weight in place
+        rows = np.unique(idx)
+        w = weight._data
+        norms = np.linalg.norm(w[rows], ord=norm_type, axis=1) if norm_type != 2 else \
+            np.sqrt((w[rows] ** 2).sum(axis=1))
+        scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        w[rows] *= scale[:, None].astype(w.dtype)
+        weight._version_counter[0] += 1
+    return _convops.Embedding.apply(weight, idx.astype(np.int64, copy=False), padding_idx)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
+                           f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    dims = tuple(range(-len(shape), 0))
+    centered = input - input.mean(dims, keepdim=True)
+    out = centered * ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) by the batch's statistics (training) or the running ones (eval);
+    in training the running statistics are updated in place."""
+    c = input.shape[1] if input.ndim > 1 else None
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected 2D or more input (N, C, ...), got {input.ndim}D")
+    dims = (0,) + tuple(range(2, input.ndim))
+    bshape = (1, c) + (1,) * (input.ndim - 2)
+    if training:
+        count = input.numel() // c
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+        mean = input.mean(dims, keepdim=True)
+        centered = input - mean
+        var = (centered * centered).mean(dims, keepdim=True)
+        out = centered * (var + eps).rsqrt()
+        if running_mean is not None:
+            m = 0.1 if momentum is None else momentum
+            rm, rv = running_mean._data, running_var._data
+            rm[...] = (1 - m) * rm + m * mean._data.reshape(c)
+            rv[...] = (1 - m) * rv + m * var._data.reshape(c) * (count / (count - 1))
+            running_mean._version_counter[0] += 1
+            running_var._version_counter[0] += 1
+    else:
+        if running_mean is None:
+            raise RuntimeError("batch_norm: running_mean and running_var are needed in eval mode (training=False)")
+        rm = Tensor._make(running_mean._data.reshape(bshape).astype(input.dtype.np, copy=False))
+        rv = Tensor._make(running_var._data.reshape(bshape).astype(input.dtype.np, copy=False))
+        out = (input - rm) * (rv + eps).rsqrt()
+    if weight is not None:
+        out = out * weight.reshape(bshape)
+    if bias is not None:
+        out = out + bias.reshape(bshape)
+    return out

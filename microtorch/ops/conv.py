@@ -1,0 +1,188 @@
+"""Convolution, pooling and embedding.
+
+All of them rest on one pair of linear maps: `Im2col` copies every sliding window of an
+image into a column (so that a convolution becomes one matrix product), and `Col2im` adds
+columns back into an image. Each is the other's adjoint, so each one's backward is the other:
+that is what keeps convolution and pooling differentiable any number of times.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .._tensor import Tensor
+from ._op import Op
+
+
+def _out_size(size, k, s, pad_lo, pad_hi, d):
+    return (size + pad_lo + pad_hi - d * (k - 1) - 1) // s + 1
+
+
+def _im2col(x, kernel, dilation, pads, stride, pad_value=0.0):
+    """(N, C, H, W) -> (N, C*kh*kw, OH*OW); pads = ((top, bottom), (left, right))."""
+    n, c = x.shape[:2]
+    (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
+    if any(p for pair in pads for p in pair):
+        x = np.pad(x, ((0, 0), (0, 0)) + tuple(pads), constant_values=pad_value)
+    win = sliding_window_view(x, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(2, 3))
+    win = win[:, :, ::sh, ::sw, ::dh, ::dw]                      # (N, C, OH, OW, kh, kw)
+    oh, ow = win.shape[2:4]
+    return win.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow)
+
+
+def _col2im(cols, size, kernel, dilation, pads, stride):
+    """The adjoint of _im2col: add every column back into its window of an (N, C, H, W) image."""
+    (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
+    (pt, pb), (pl, pr) = pads
+    h, w = size[0] + pt + pb, size[1] + pl + pr
+    oh = _out_size(size[0], kh, sh, pt, pb, dh)
+    ow = _out_size(size[1], kw, sw, pl, pr, dw)
+    n = cols.shape[0]
+    c = cols.shape[1] // (kh * kw)
+    cols = cols.reshape(n, c, kh, kw, oh, ow)
+    out = np.zeros((n, c, h, w), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
+    return out[:, :, pt:h - pb, pl:w - pr]
+
+
+class Im2col(Op):
+    """unfold: every kernel window becomes a column; its adjoint (and gradient) is fold"""
+    _grad_fn_name = "Im2ColBackward0"
+
+    @staticmethod
+    def forward(ctx, x, kernel, dilation, pads, stride):
+        ctx.args = (x.shape[2:], kernel, dilation, pads, stride)
+        return _im2col(x, kernel, dilation, pads, stride)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Col2im.apply(grad, *ctx.args), None, None, None, None
+
+
+class Col2im(Op):
+    """fold: columns are added back into their windows; its adjoint (and gradient) is unfold"""
+    _grad_fn_name = "Col2ImBackward0"
+
+    @staticmethod
+    def forward(ctx, cols, size, kernel, dilation, pads, stride):
+        ctx.args = (kernel, dilation, pads, stride)
+        return _col2im(cols, size, kernel, dilation, pads, stride)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Im2col.apply(grad, *ctx.args), None, None, None, None, None
+
+
+class Convolution(Op):
+    """d conv(x, w, b) = (fold(W^T g), g unfold(x)^T, sum(g)): conv is W @ unfold(x) + b"""
+    _grad_fn_name = "ConvolutionBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, stride, pads, dilation, groups):
+        ctx.save_for_backward(x, w)
+        one_d = x.ndim == 3                              # conv1d runs as a conv2d of height 1
+        if one_d:
+            x, w = x[:, :, None], w[:, :, None]
+        n, o, k = x.shape[0], w.shape[0], w.shape[2:]
+        cols = _im2col(x, k, dilation, pads, stride)     # (N, C*kh*kw, L)
+        out = np.matmul(w.reshape(groups, o // groups, -1), cols.reshape(n, groups, -1, cols.shape[-1]))
+        oh = _out_size(x.shape[2], k[0], stride[0], *pads[0], dilation[0])
+        out = out.reshape(n, o, oh, -1)
+        if b is not None:
+            out += b.reshape(1, -1, 1, 1)
+        ctx.args = (one_d, x.shape, k, stride, pads, dilation, groups)
+        return out[:, :, 0] if one_d else out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        one_d, shape, k, stride, pads, dilation, groups = ctx.args
+        if one_d:
+            x, w, grad = x.unsqueeze(2), w.unsqueeze(2), grad.unsqueeze(2)
+        n, o = grad.shape[:2]
+        g = grad.reshape(n, groups, o // groups, -1)                       # (N, G, O/G, L)
+        wg = w.reshape(groups, o // groups, -1)                            # (G, O/G, C/G*kh*kw)
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            cols = (wg.transpose(1, 2) @ g).reshape(n, -1, g.shape[-1])
+            gx = Col2im.apply(cols, shape[2:], k, dilation, pads, stride)
+            gx = gx.squeeze(2) if one_d else gx
+        if ctx.needs_input_grad[1]:
+            cols = Im2col.apply(x, k, dilation, pads, stride)
+            cols = cols.reshape(n, groups, -1, cols.shape[-1])
+            gw = (g @ cols.transpose(2, 3)).sum(0).reshape(w.shape)
+            gw = gw.squeeze(2) if one_d else gw
+        if ctx.needs_input_grad[2]:
+            gb = grad.sum((0, 2, 3))
+        return gx, gw, gb, None, None, None, None
+
+
+class MaxPool2d(Op):
+    """d max(window) = 1 at the window's (first) argmax, 0 elsewhere, folded back"""
+    _grad_fn_name = "MaxPool2DWithIndicesBackward0"
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride, pads, dilation):
+        n, c, h, w = x.shape
+        cols = _im2col(x.reshape(n * c, 1, h, w), kernel, dilation, pads, stride, -np.inf)  # (NC, k, L)
+        arg = cols.argmax(axis=1)                                                       # (NC, L)
+        out = np.take_along_axis(cols, arg[:, None], axis=1)[:, 0]
+        oh = _out_size(h, kernel[0], stride[0], *pads[0], dilation[0])
+        ow = out.shape[-1] // oh
+        mask = np.zeros(cols.shape, dtype=x.dtype)
+        np.put_along_axis(mask, arg[:, None], 1, axis=1)
+        ctx.mask, ctx.args = mask, (x.shape, kernel, dilation, pads, stride)
+        # the flat index (row * W + col) of each maximum in its input plane, as torch returns it
+        ki, kj = np.divmod(arg, kernel[1])
+        r = (np.arange(oh) * stride[0] - pads[0][0]).repeat(ow)[None] + ki * dilation[0]
+        q = np.tile(np.arange(ow) * stride[1] - pads[1][0], oh)[None] + kj * dilation[1]
+        indices = (r * w + q).reshape(n, c, oh, ow).astype(np.int64)
+        ctx.mark_non_differentiable(indices)
+        return out.reshape(n, c, oh, ow), indices
+
+    @staticmethod
+    def backward(ctx, grad, _):
+        shape, kernel, dilation, pads, stride = ctx.args
+        n, c, h, w = shape
+        g = grad.reshape(n * c, 1, -1) * Tensor._make(ctx.mask)
+        return Col2im.apply(g, (h, w), kernel, dilation, pads, stride).reshape(shape), None, None, None, None
+
+
+class AvgPool2d(Op):
+    """d mean(window) = 1/divisor on every element of the window, folded back"""
+    _grad_fn_name = "AvgPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride, pads, divisor):
+        n, c, h, w = x.shape
+        cols = _im2col(x.reshape(n * c, 1, h, w), kernel, (1, 1), pads, stride)  # (NC, k, L)
+        out = cols.sum(axis=1) / divisor
+        oh = _out_size(h, kernel[0], stride[0], *pads[0], 1)
+        ctx.scale = np.broadcast_to(1 / divisor, (1,) + cols.shape[1:]).astype(x.dtype)
+        ctx.args = (x.shape, kernel, pads, stride)
+        return out.reshape(n, c, oh, -1).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape, kernel, pads, stride = ctx.args
+        n, c, h, w = shape
+        g = grad.reshape(n * c, 1, -1) * Tensor._make(ctx.scale)
+        return Col2im.apply(g, (h, w), kernel, (1, 1), pads, stride).reshape(shape), None, None, None, None
+
+
+class Embedding(Op):
+    """d weight[idx] = the gradient rows added into the rows idx (none into padding_idx)"""
+    _grad_fn_name = "EmbeddingBackward0"
+
+    @staticmethod
+    def forward(ctx, weight, idx, padding_idx):
+        ctx.shape, ctx.idx, ctx.padding_idx = weight.shape, idx, padding_idx
+        return weight[idx]
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .index import ScatterIntoZeros
+        if ctx.padding_idx is not None:
+            keep = (ctx.idx != ctx.padding_idx).astype(grad._data.dtype)[..., None]
+            grad = grad * Tensor._make(keep)
+        return ScatterIntoZeros.apply(grad, ctx.shape, (ctx.idx,)), None, None
