@@ -12,7 +12,9 @@ def __getattr__(name):
     import importlib
     if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
         mod = importlib.import_module(".gradcheck", __name__)
-        return mod if name == "gradcheck" and False else getattr(mod, name)
+        value = getattr(mod, name)
+        globals()[name] = value  # importing the submodule bound `gradcheck` to it; the function wins, as in torch
+        return value
     if name in ("forward_ad", "functional"):
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'microtorch.autograd' has no attribute {name!r}")
