@@ -11,7 +11,9 @@ Each source is a Python file in the "percent" format (the one jupytext and VS Co
     x = 1 + 1
 
 A `# %%` line starts a code cell, `# %% [markdown]` a markdown cell. Tags go after it:
-`# %% tags=["raises-exception"]`. Notebooks are written without outputs, with stable cell
+`# %% tags=["raises-exception"]`. A header ending in ` pending` (`# %% pending`) keeps a cell
+in the source but out of the notebook: for cells written against an API that has not landed yet.
+Notebooks are written without outputs, with stable cell
 ids, so a rebuild of an unchanged source gives a byte-identical file.
 
     .venv/bin/python tools/build_notebooks.py            # build every notebook
@@ -31,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "tools" / "notebook_src"
 OUT = ROOT / "notebooks"
 
-_CELL = re.compile(r"^# %%(?P<md> \[markdown\])?(?:\s+tags=(?P<tags>\[.*\]))?\s*$")
+_CELL = re.compile(r"^# %%(?P<md> \[markdown\])?(?:\s+tags=(?P<tags>\[.*\]))?(?P<pending>\s+pending)?\s*$")
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 LANGUAGE_INFO = {"name": "python", "pygments_lexer": "ipython3"}
@@ -39,7 +41,7 @@ LANGUAGE_INFO = {"name": "python", "pygments_lexer": "ipython3"}
 
 def parse(text):
     """Split a percent-format source into (cell_type, source, tags) triples."""
-    cells, kind, tags, lines = [], None, [], []
+    cells, kind, tags, lines, pending = [], None, [], [], False
 
     def flush():
         if kind is None:
@@ -49,6 +51,8 @@ def parse(text):
             body.pop()
         while body and not body[0].strip():
             body.pop(0)
+        if pending:
+            return
         if kind == "markdown":
             body = [re.sub(r"^# ?", "", ln) if ln.startswith("#") else ln for ln in body]
         cells.append((kind, "\n".join(body), tags))
@@ -59,6 +63,7 @@ def parse(text):
             flush()
             kind = "markdown" if m.group("md") else "code"
             tags = json.loads(m.group("tags")) if m.group("tags") else []
+            pending = bool(m.group("pending"))
             lines = []
         elif kind is not None:
             lines.append(line)

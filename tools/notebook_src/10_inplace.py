@@ -1,0 +1,210 @@
+# %% [markdown]
+# # 10. In-place operations and version counters
+#
+# `x.add_(1)` changes `x` where it lives instead of making a new tensor. It saves memory, and
+# optimizers rely on it to update weights. It also collides with autograd: backward needs
+# values from the forward pass, and an in-place operation may have overwritten them.
+# microtorch (like PyTorch) refuses to compute a gradient from a value that has changed; this
+# notebook shows how it notices, what it allows, and the one trick that defeats the check.
+#
+# **You will learn**
+# - which values an operation saves for backward, and why that decides whether an in-place
+#   change is harmless;
+# - what a tensor's *version counter* is and how backward uses it;
+# - why a leaf that requires grad cannot be modified in place, and how optimizers do it anyway;
+# - why `.data` is dangerous.
+
+# %%
+import microtorch as mt
+
+# %% [markdown]
+# ## Every tensor counts its in-place changes
+#
+# `t._version` starts at 0 and goes up by one for every in-place operation on `t` (methods
+# ending in `_`, indexed assignment, augmented assignment like `+=` on a tensor).
+
+# %%
+t = mt.zeros(3)
+print(t._version)
+t.add_(1)
+t[0] = 5.0
+t *= 2
+print(t, t._version)
+
+# %% [markdown]
+# ## What an operation saves decides what may change
+#
+# The backward of `exp` needs `exp(x)` itself ($\frac{d}{dx} e^x = e^x$), so `ExpBackward0` keeps
+# its output. The backward of `+` needs nothing but the incoming gradient. When a node saves a
+# tensor it also notes the tensor's version; when backward unpacks it, the versions must match.
+
+# %%
+w = mt.tensor([0.0, 1.0, 2.0], requires_grad=True)
+
+h = w * 1           # a non-leaf copy of w, so that we may change it in place
+z = h + 5           # + saves nothing
+h.mul_(10)          # change h after it was used
+z.sum().backward()
+print("after h.mul_: the sum still differentiates fine, w.grad =", w.grad)
+
+# %%
+w.grad = None
+y = w.exp()         # exp saves its output y (at version 0)
+y.add_(1)           # y is now at version 1
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+
+# %% [markdown]
+# Read the message: it names the tensor (`output 0 of ExpBackward0`), the version it has (1)
+# and the version the node saved (0), and suggests the fix. Without this check, backward would
+# have multiplied by $e^x + 1$ instead of $e^x$ and you would never know.
+#
+# Which values does each op save? A few common ones:
+#
+# | op | saves | in-place change to its input afterwards | ... to its output afterwards |
+# |---|---|---|---|
+# | `a + b`, `a - b` | nothing | fine | fine |
+# | `a * b` | `a` and `b` | error | fine |
+# | `exp(x)`, `sigmoid(x)`, `tanh(x)` | the output | fine | error |
+# | `relu(x)` | the output | fine | error |
+# | `x ** 2`, `sin(x)`, `log(x)` | the input | error | fine |
+#
+# You can check any of them the same way:
+
+# %%
+def survives(make, change):
+    """Build y = make(h) from a fresh h, apply change(h or y) in place, then backward."""
+    w = mt.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    h = w * 1
+    y = make(h)
+    change(h, y)
+    try:
+        (y * 1).sum().backward()
+        return "fine"
+    except RuntimeError:
+        return "error"
+
+
+for name, make in [("h * h", lambda h: h * h), ("h.sin()", lambda h: h.sin()),
+                   ("h.sigmoid()", lambda h: h.sigmoid()), ("h + 1", lambda h: h + 1)]:
+    on_input = survives(make, lambda h, y: h.add_(1))
+    on_output = survives(make, lambda h, y: y.add_(1))
+    print(f"{name:12s} change input: {on_input:5s}  change output: {on_output}")
+
+# %% [markdown]
+# ## Leaves that require grad are protected
+#
+# A leaf with `requires_grad=True` is what you want gradients for. Changing it in place would
+# change the value that the whole graph was computed from, so it is refused while autograd is
+# recording:
+
+# %%
+w = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+try:
+    w.mul_(2)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+
+# %% [markdown]
+# The message gives the way out: an optimizer's update is not part of the model, so it runs
+# under `no_grad`, where nothing is recorded. This is exactly what `optim.SGD.step()` does.
+
+# %%
+w = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+loss = (w ** 2).sum()
+loss.backward()
+with mt.no_grad():
+    w -= 0.1 * w.grad          # in place: still the same leaf, same identity
+print(w, "is_leaf:", w.is_leaf, "version:", w._version)
+w.grad.zero_();                # gradients accumulate: clear them before the next backward
+
+# %% [markdown]
+# ## Tensors that share memory share a version counter
+#
+# `detach()` returns a tensor without history that shares the same storage. An in-place change
+# through it is a change to the original, and the version counter is shared too, so the check
+# still catches it:
+
+# %%
+w = mt.tensor([0.0, 1.0, 2.0], requires_grad=True)
+y = w.exp()
+y.detach().zero_()             # looks harmless, but it wipes y itself
+print("y:", y, "version:", y._version)
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", str(e)[:110], "...")
+
+# %% [markdown]
+# ## The one hole: `.data`
+#
+# `.data` also shares storage, but by design it does **not** share the version counter: it is
+# the old escape hatch for changing values behind autograd's back. The check cannot see the
+# change, and the gradient is silently wrong:
+
+# %%
+w = mt.tensor([0.0, 1.0, 2.0], requires_grad=True)
+y = w.exp()
+y.data.mul_(0)                  # autograd does not notice
+y.sum().backward()
+print("w.grad:", w.grad, " but d/dw sum(exp(w)) =", w.detach().exp())
+
+# %% [markdown]
+# Use `detach()` or `with mt.no_grad():` instead; reach for `.data` only if you know that no
+# saved value depends on it.
+
+# %% pending
+from microtorch import viz
+
+w = mt.tensor([0.0, 1.0, 2.0], requires_grad=True)
+y = w.exp()
+loss = (y * 2).sum()
+y.add_(1)
+viz.draw(loss, names={"w": w, "y": y}, show_saved=True)
+
+# %% [markdown]
+# ## Exercises
+#
+# **1.** The code below raises. Find the in-place operation that breaks it and fix the code
+# so that it computes the gradient of the same formula.
+
+# %%
+w = mt.tensor([0.5, -1.0, 2.0], requires_grad=True)
+a = w.tanh()
+b = a * 3
+a += 1                         # <- the culprit?
+loss = (a * b).sum()
+try:
+    loss.backward()
+    print("no error; w.grad =", w.grad)
+except RuntimeError as e:
+    print("RuntimeError:", str(e)[:120], "...")
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# `tanh` saves its output `a`, and `a += 1` changes it in place. Use the out-of-place form,
+# which makes a new tensor and leaves the saved one alone:
+#
+# ```python
+# w = mt.tensor([0.5, -1.0, 2.0], requires_grad=True)
+# a = w.tanh()
+# b = a * 3
+# a = a + 1
+# loss = (a * b).sum()
+# loss.backward()
+# print(w.grad)
+# ```
+# </details>
+#
+# **2.** Predict, without running: does `y = w.sin(); y.mul_(2); y.sum().backward()` work for a
+# leaf `w` that requires grad? And `y = w.exp(); y.mul_(2); ...`?
+#
+# <details><summary>Solution</summary>
+#
+# `sin` saves its *input* `w`, and the in-place change is on its output: it works (and the
+# `mul_` itself is recorded, so `w.grad` is `2 cos(w)`). `exp` saves its *output*, which
+# `mul_` changes: backward raises.
+# </details>
