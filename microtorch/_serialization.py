@@ -1,50 +1,153 @@
-"""save / load of tensors and state dicts as .npz files, never pickle.
+"""save / load to .npz files, never pickle.
 
-A state dict (a flat mapping of names to tensors) round-trips; loading uses
-`allow_pickle=False`, so a file from an untrusted source cannot run code.
+A state dict (a flat mapping of names to tensors) is stored as one array per name, so the
+file is an ordinary .npz that `numpy.load` opens. Anything else made of tensors, numbers,
+strings, None, lists, tuples and dicts (an optimizer's state dict, a checkpoint
+`{"model": ..., "optim": ..., "epoch": 3}`) is stored as numbered arrays plus a JSON
+description of the structure. Loading uses `allow_pickle=False`: a file from an untrusted
+source cannot run code, and a damaged file raises a RuntimeError that says so.
 """
-import zipfile
+import json
+import os
+from collections import OrderedDict
 
 import numpy as np
 
 from ._tensor import Tensor
 
-_SINGLE = "__microtorch_tensor__"
+_SINGLE = "__microtorch_tensor__"        # save(tensor)
+_STRUCTURE = "__microtorch_structure__"  # JSON description of a nested object
+_FORMAT_VERSION = 1
 
 
-def save(obj, f):
-    """Save a Tensor or a dict of name -> Tensor (e.g. model.state_dict()) to `f`."""
+def _encode(obj, arrays):
+    """obj -> a JSON-able tree; tensors and arrays go into `arrays` and are referred to by name."""
     if isinstance(obj, Tensor):
+        name = f"t{len(arrays)}"
+        arrays[name] = obj._data
+        node = {"tensor": name}
+        from .nn.parameter import Parameter
+        if isinstance(obj, Parameter):
+            node["parameter"] = True
+        if obj.requires_grad:
+            node["requires_grad"] = True
+        return node
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind in "OV":
+            raise TypeError("save: numpy arrays of Python objects cannot be saved without pickle")
+        name = f"t{len(arrays)}"
+        arrays[name] = obj
+        return {"ndarray": name}
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return {"float": repr(float(obj))}  # repr round-trips exactly, inf and nan included
+    if isinstance(obj, (list, tuple)):
+        return {"tuple" if isinstance(obj, tuple) else "list": [_encode(v, arrays) for v in obj]}
+    if isinstance(obj, dict):
+        kind = "ordered_dict" if isinstance(obj, OrderedDict) else "dict"
+        return {kind: [[_encode(k, arrays), _encode(v, arrays)] for k, v in obj.items()]}
+    from ._dtype import dtype
+    if isinstance(obj, dtype):
+        return {"dtype": obj.name}
+    raise TypeError(f"save: cannot save a {type(obj).__name__} without pickle; microtorch saves tensors, numpy "
+                    "arrays, numbers, strings, None, and lists, tuples and dicts of them")
+
+
+def _decode(node, arrays):
+    if node is None or isinstance(node, (bool, int, str)):
+        return node
+    if isinstance(node, dict) and len(node) >= 1:
+        if "tensor" in node:
+            t = Tensor._make(arrays[node["tensor"]])
+            if node.get("parameter"):
+                from .nn.parameter import Parameter
+                return Parameter(t, requires_grad=node.get("requires_grad", False))
+            if node.get("requires_grad"):
+                t.requires_grad_(True)
+            return t
+        if "ndarray" in node:
+            return arrays[node["ndarray"]]
+        if "float" in node:
+            return float(node["float"])
+        if "list" in node:
+            return [_decode(v, arrays) for v in node["list"]]
+        if "tuple" in node:
+            return tuple(_decode(v, arrays) for v in node["tuple"])
+        if "dict" in node or "ordered_dict" in node:
+            out = OrderedDict() if "ordered_dict" in node else {}
+            for k, v in node.get("dict", node.get("ordered_dict")):
+                out[_decode(k, arrays)] = _decode(v, arrays)
+            return out
+        if "dtype" in node:
+            from . import _dtype
+            return _dtype.to_dtype(node["dtype"])
+    raise ValueError(f"unknown entry {str(node)[:80]!r} in the structure description")
+
+
+def _is_flat_state_dict(obj):
+    return (isinstance(obj, dict) and obj and all(isinstance(k, str) and isinstance(v, Tensor)
+                                                  and not k.startswith("__microtorch") for k, v in obj.items()))
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
+    """Save a Tensor, a state dict, or a nested structure of them (e.g. a checkpoint dict) to `f`
+    (a path or a binary file object) as a .npz archive."""
+    if pickle_module is not None:
+        raise TypeError("save: microtorch never pickles; pickle_module is not supported")
+    if isinstance(obj, Tensor) and type(obj) is Tensor and not obj.requires_grad:
         arrays = {_SINGLE: obj._data}
-    elif isinstance(obj, dict):
-        arrays = {}
-        for k, v in obj.items():
-            if not isinstance(k, str):
-                raise TypeError(f"save: keys must be strings, got {type(k).__name__}")
-            if isinstance(v, Tensor):
-                arrays[k] = v._data
-            elif isinstance(v, (int, float, bool, np.ndarray)):
-                arrays[k] = np.asarray(v)
-            else:
-                raise TypeError(f"save: microtorch saves tensors and state dicts of tensors without pickle; the "
-                                f"value for {k!r} is a {type(v).__name__}")
+    elif _is_flat_state_dict(obj) and all(type(v) is Tensor and not v.requires_grad for v in obj.values()):
+        arrays = {k: v._data for k, v in obj.items()}  # a plain .npz: one array per name
     else:
-        raise TypeError(f"save: expected a Tensor or a dict of tensors, got {type(obj).__name__}")
-    if isinstance(f, str) and not f.endswith(".npz"):
-        with open(f, "wb") as fh:
+        arrays = {}
+        structure = _encode(obj, arrays)
+        doc = json.dumps({"format": "microtorch", "version": _FORMAT_VERSION, "object": structure})
+        arrays[_STRUCTURE] = np.frombuffer(doc.encode("utf-8"), dtype=np.uint8)
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as fh:  # np.savez would append ".npz" to a path that lacks it
             np.savez(fh, **arrays)
     else:
         np.savez(f, **arrays)
 
 
-def load(f, map_location=None, weights_only=True):
-    """Load what `save` wrote: a Tensor, or a dict of name -> Tensor."""
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+    """Load what `save` wrote. Never unpickles: loading an untrusted file cannot run code."""
+    name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", type(f).__name__)
+    if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
+        raise FileNotFoundError(f"[Errno 2] No such file or directory: {str(name)!r}")
     try:
         with np.load(f, allow_pickle=False) as data:
+            if not hasattr(data, "files"):
+                raise ValueError("it is a single .npy array, not an .npz archive")
             arrays = {k: data[k] for k in data.files}
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as e:
-        raise RuntimeError(f"load: {f!r} is not a microtorch file or is corrupt ({e}); microtorch files are "
-                           ".npz archives written by microtorch.save") from None
+    except FileNotFoundError:
+        raise
+    except Exception as e:  # truncated zip, bad CRC, pickled content, not a zip at all, ...
+        if "pickle" in str(e):
+            raise RuntimeError(f"load: {name!r} contains pickled data, which microtorch never loads (unpickling an "
+                               "untrusted file can run arbitrary code). microtorch files are .npz archives written "
+                               "by microtorch.save; a file written by torch.save cannot be read.") from None
+        raise RuntimeError(f"load: {name!r} is not a microtorch file or is corrupt ({type(e).__name__}: {e}). "
+                           "microtorch files are .npz archives written by microtorch.save; files written by "
+                           "torch.save (pickle) cannot be read.") from None
+    if _STRUCTURE in arrays:
+        try:
+            doc = json.loads(bytes(arrays.pop(_STRUCTURE)).decode("utf-8"))
+            if doc.get("format") != "microtorch":
+                raise ValueError("missing format marker")
+            if doc.get("version", 0) > _FORMAT_VERSION:
+                raise ValueError(f"format version {doc.get('version')} is newer than this microtorch "
+                                 f"understands ({_FORMAT_VERSION})")
+            return _decode(doc["object"], arrays)
+        except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
+            raise RuntimeError(f"load: {name!r} is corrupt: its structure description cannot be read ({e})") \
+                from None
     if list(arrays) == [_SINGLE]:
         return Tensor._make(arrays[_SINGLE])
-    return {k: Tensor._make(v) for k, v in arrays.items()}
+    for k, v in arrays.items():
+        if v.dtype.kind in "OV":
+            raise RuntimeError(f"load: {name!r} holds an array {k!r} of Python objects, which microtorch never loads")
+    return OrderedDict((k, Tensor._make(v)) for k, v in arrays.items())
