@@ -273,14 +273,15 @@ class Function:
     vjp = backward
 
 
-def _apply(cls, args, kwargs):
+def _apply(cls, args, kwargs, ctx=None):
     needs_grad = False
     if grad_mode.is_grad_enabled():
         for a in args:
             if isinstance(a, Tensor) and a._requires_grad:
                 needs_grad = True
                 break
-    ctx = cls._backward_cls()
+    if ctx is None:  # forward-mode AD passes its own, to run the op's jvp with it
+        ctx = cls._backward_cls()
     if needs_grad:
         ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
     else:

@@ -22,6 +22,10 @@ class Add(Op):
     def backward(ctx, grad):
         return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha)
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return ta + tb if ctx.alpha == 1 else ta + tb * ctx.alpha
+
 
 class Sub(Op):
     """d(a - alpha*b) = (1, -alpha)"""
@@ -36,6 +40,10 @@ class Sub(Op):
     def backward(ctx, grad):
         return grad, -grad if ctx.alpha == 1 else grad * -ctx.alpha
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return ta - tb if ctx.alpha == 1 else ta - tb * ctx.alpha
+
 
 class Rsub(Sub):
     """scalar - tensor, as torch records it"""
@@ -49,6 +57,10 @@ class Rsub(Sub):
     @staticmethod
     def backward(ctx, grad):
         return -grad, grad
+
+    @staticmethod
+    def jvp(ctx, tb, ta):
+        return ta - tb
 
 
 class Mul(Op):
@@ -65,6 +77,11 @@ class Mul(Op):
         a, b = ctx.saved_tensors
         return (grad * b.conj() if ctx.needs_input_grad[0] else None,
                 grad * a.conj() if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return ta * b + a * tb
 
 
 class Div(Op):
@@ -84,6 +101,11 @@ class Div(Op):
         gb = -grad * (a / (b * b)).conj() if ctx.needs_input_grad[1] else None
         return ga, gb
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        b = ctx.inputs[1]
+        return (ta - ctx.output * tb) / b
+
 
 class Neg(Op):
     """d(-x) = -1"""
@@ -96,6 +118,10 @@ class Neg(Op):
     @staticmethod
     def backward(ctx, grad):
         return -grad
+
+    @staticmethod
+    def jvp(ctx, t):
+        return -t
 
 
 class PowScalar(Op):
@@ -116,6 +142,11 @@ class PowScalar(Op):
         if p == 0:
             return grad * 0, None
         return grad * (p * x ** (p - 1)).conj(), None
+
+    @staticmethod
+    def jvp(ctx, t, _p):
+        x, p = ctx.inputs[0], ctx.exponent
+        return t * 0 if p == 0 else t * (p * x ** (p - 1))
 
 
 class Pow(Op):
@@ -141,6 +172,12 @@ class Pow(Op):
             gb = where(zero, 0.0, grad * (out * log(a)).conj())
         return ga, gb
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        zero = (a == 0) & (b.real >= 0) if not b.is_complex() else (a == 0)
+        return ta * (b * a ** (b - 1)) + where(zero, 0.0, tb * ctx.output * log(a))
+
 
 class RPow(Op):
     """d(s^x) = s^x log s, for a scalar base s"""
@@ -160,6 +197,10 @@ class RPow(Op):
             return grad * 0, None
         return grad * (out * ctx.log_base).conj(), None
 
+    @staticmethod
+    def jvp(ctx, t, _base):
+        return t * 0 if ctx.log_base == 0 else t * (ctx.output * ctx.log_base)
+
 
 # ---- unary functions --------------------------------------------------------------------------
 def _unary(name, np_fn, derivative, saves="input"):
@@ -175,9 +216,12 @@ def _unary(name, np_fn, derivative, saves="input"):
         (s,) = ctx.saved_tensors
         return grad * derivative(s).conj()
 
+    def jvp(ctx, t):
+        return t * derivative(ctx.inputs[0] if saves == "input" else ctx.output)
+
     return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": derivative.__doc__,
                               "forward": staticmethod(forward), "backward": staticmethod(backward),
-                              "__module__": __name__})
+                              "jvp": staticmethod(jvp), "__module__": __name__})
 
 
 def _d_exp(out):
@@ -304,6 +348,7 @@ Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output")
 Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output")
 Reciprocal = _unary("Reciprocal", lambda x: 1 / x, _d_reciprocal, saves="output")
 Abs = _unary("Abs", np.abs, _d_abs)
+Abs.jvp = staticmethod(lambda ctx, t: real(sgn(ctx.inputs[0]).conj() * t))  # |z| is not holomorphic
 Asin = _unary("Asin", np.arcsin, _d_asin)
 Acos = _unary("Acos", np.arccos, _d_acos)
 Atan = _unary("Atan", np.arctan, _d_atan)
@@ -331,6 +376,15 @@ class Sgn(Op):
         a, s = z.abs(), sgn(z)
         zero = Tensor._make(a._data == 0)
         return where(zero, 0.0, (grad - s * s * grad.conj()) / (where(zero, 1.0, a) * 2))
+
+    @staticmethod
+    def jvp(ctx, t):
+        (z,) = ctx.inputs
+        if not z.is_complex():
+            return t * 0
+        a, s = z.abs(), ctx.output
+        zero = Tensor._make(a._data == 0)
+        return where(zero, 0.0, (t - s * real(s.conj() * t)) / where(zero, 1.0, a))
 
 
 class Sign(Sgn):
@@ -384,6 +438,11 @@ class Elu(Op):
         (x,) = ctx.saved_tensors
         return grad * where(x > 0, ones_like_(x), exp(x) * ctx.alpha)
 
+    @staticmethod
+    def jvp(ctx, t):
+        x = ctx.inputs[0]
+        return t * where(x > 0, ones_like_(x), exp(x) * ctx.alpha)
+
 
 class Gelu(Op):
     """d gelu(x) = Phi(x) + x phi(x)   (or the tanh approximation's derivative)"""
@@ -432,6 +491,11 @@ class Softplus(Op):
         bx = x * ctx.beta
         return grad * where(bx > ctx.threshold, ones_like_(x), sigmoid(bx))
 
+    @staticmethod
+    def jvp(ctx, t):
+        bx = ctx.inputs[0] * ctx.beta
+        return t * where(bx > ctx.threshold, ones_like_(bx), sigmoid(bx))
+
 
 class Clamp(Op):
     """d clamp(x, lo, hi) = [lo <= x <= hi]"""
@@ -457,6 +521,16 @@ class Clamp(Op):
         if ctx.hi is not None:
             mask &= x._data <= ctx.hi
         return grad * Tensor._make(mask)
+
+    @staticmethod
+    def jvp(ctx, t):
+        x = ctx.inputs[0]._data
+        mask = np.ones(x.shape, dtype=bool)
+        if ctx.lo is not None:
+            mask &= x >= ctx.lo
+        if ctx.hi is not None:
+            mask &= x <= ctx.hi
+        return t * Tensor._make(mask)
 
 
 class ClampTensor(Op):
@@ -490,6 +564,16 @@ class ClampTensor(Op):
             keep &= ~(lo._data > hi._data)
         return grad * Tensor._make(keep), glo, ghi
 
+    @staticmethod
+    def jvp(ctx, tx, tlo, thi):
+        x, lo, hi = ctx.inputs
+        m, tm = x, tx  # max(x, lo), then min(., hi): the tangent of whichever was selected
+        if lo is not None:
+            m, tm = where(x < lo, lo, x), where(x < lo, tlo, tx)
+        if hi is not None:
+            tm = where(m > hi, thi, tm)
+        return tm
+
 
 class Maximum(Op):
     """d max(a, b) = ([a > b], [b > a]), ties split evenly"""
@@ -506,6 +590,12 @@ class Maximum(Op):
         wa = Tensor._make(((a._data > b._data) + 0.5 * (a._data == b._data)).astype(grad._data.dtype))
         return grad * wa, grad * (1 - wa)
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        wa = Tensor._make(((a._data > b._data) + 0.5 * (a._data == b._data)).astype(ctx.output._data.dtype))
+        return ta * wa + tb * (1 - wa)
+
 
 class Minimum(Maximum):
     """d min(a, b) = ([a < b], [b < a]), ties split evenly"""
@@ -521,6 +611,12 @@ class Minimum(Maximum):
         a, b = ctx.saved_tensors
         wa = Tensor._make(((a._data < b._data) + 0.5 * (a._data == b._data)).astype(grad._data.dtype))
         return grad * wa, grad * (1 - wa)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        wa = Tensor._make(((a._data < b._data) + 0.5 * (a._data == b._data)).astype(ctx.output._data.dtype))
+        return ta * wa + tb * (1 - wa)
 
 
 class Where(Op):
@@ -540,6 +636,10 @@ class Where(Op):
                 where(cond, grad, zero) if ctx.needs_input_grad[1] else None,
                 where(cond, zero, grad) if ctx.needs_input_grad[2] else None)
 
+    @staticmethod
+    def jvp(ctx, _tc, ta, tb):
+        return where(ctx.inputs[0], ta, tb)
+
 
 # ---- complex parts ----------------------------------------------------------------------------
 class Conj(Op):
@@ -554,6 +654,10 @@ class Conj(Op):
     def backward(ctx, grad):
         return grad.conj()
 
+    @staticmethod
+    def jvp(ctx, t):
+        return conj(t)
+
 
 class Real(Op):
     """real(z): the gradient is real"""
@@ -567,6 +671,10 @@ class Real(Op):
     def backward(ctx, grad):
         return grad.to(ctx._in_meta[0][1])
 
+    @staticmethod
+    def jvp(ctx, t):
+        return real(t)
+
 
 class Imag(Op):
     """imag(z): the gradient is i * grad (torch's convention)"""
@@ -579,6 +687,10 @@ class Imag(Op):
     @staticmethod
     def backward(ctx, grad):
         return grad.to(ctx._in_meta[0][1]) * 1j
+
+    @staticmethod
+    def jvp(ctx, t):
+        return imag(t)
 
 
 class Angle(Op):
@@ -598,6 +710,13 @@ class Angle(Op):
         # torch: grad / conj(z) * (-i) scaled by |z|^2 ... written as grad * i z / |z|^2
         denom = (z.real * z.real + z.imag * z.imag)
         return (grad.to(z.dtype) * z * 1j) / denom.to(z.dtype)
+
+    @staticmethod
+    def jvp(ctx, t):
+        (z,) = ctx.inputs
+        if not z.is_complex():
+            return t * 0
+        return (z.real * t.imag - z.imag * t.real) / (z.real * z.real + z.imag * z.imag)
 
 
 class ViewAsComplexNoop(Op):

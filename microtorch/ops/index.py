@@ -22,6 +22,10 @@ class ScatterIntoZeros(Op):
     def backward(ctx, grad):
         return Index.apply(grad, ctx.index), None, None
 
+    @staticmethod
+    def jvp(ctx, t, _shape, _index):
+        return ScatterIntoZeros.apply(t, *ctx.inputs[1:])
+
 
 class Index(Op):
     """x[index] with integer / boolean arrays (numpy's advanced indexing)"""
@@ -35,6 +39,10 @@ class Index(Op):
     @staticmethod
     def backward(ctx, grad):
         return ScatterIntoZeros.apply(grad, ctx.in_shape, ctx.index), None
+
+    @staticmethod
+    def jvp(ctx, t, _index):
+        return Index.apply(t, ctx.index)
 
 
 class Select(Op):
@@ -64,6 +72,10 @@ class Slice(Op):
     def backward(ctx, grad):
         return SliceScatter.apply(grad, ctx.in_shape, ctx.key), None, None, None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return Slice.apply(t, *ctx.inputs[1:])
+
 
 class SliceScatter(Op):
     """zeros(shape)[key] = g for a basic (non-repeating) key; its gradient is g'[key]"""
@@ -80,6 +92,10 @@ class SliceScatter(Op):
     def backward(ctx, grad):
         return _BasicIndex.apply(grad, ctx.key), None, None
 
+    @staticmethod
+    def jvp(ctx, t, _shape, _key):
+        return SliceScatter.apply(t, *ctx.inputs[1:])
+
 
 class _BasicIndex(Op):
     _grad_fn_name = "AsStridedBackward0"
@@ -92,6 +108,10 @@ class _BasicIndex(Op):
     @staticmethod
     def backward(ctx, grad):
         return SliceScatter.apply(grad, ctx.in_shape, ctx.key), None
+
+    @staticmethod
+    def jvp(ctx, t, _key):
+        return _BasicIndex.apply(t, ctx.key)
 
 
 def _is_advanced(k):
@@ -202,6 +222,10 @@ class IndexSelect(Op):
     def backward(ctx, grad):
         return ScatterIntoZeros.apply(grad, ctx.in_shape, ctx.key), None, None
 
+    @staticmethod
+    def jvp(ctx, t, _dim, _index):
+        return IndexSelect.apply(t, *ctx.inputs[1:])
+
 
 def index_select(x, dim, index):
     d = normalize_dims(dim, x.ndim, "index_select")[0]
@@ -226,6 +250,10 @@ class Gather(Op):
     def backward(ctx, grad):
         return scatter_zeros(grad, ctx.in_shape, ctx.dim, Tensor._make(ctx.index)), None, None
 
+    @staticmethod
+    def jvp(ctx, t, _dim, _index):
+        return Gather.apply(t, *ctx.inputs[1:])
+
 
 class ScatterAdd(Op):
     """zeros(shape) with g scatter-added along dim at index; its gradient is a gather"""
@@ -241,6 +269,10 @@ class ScatterAdd(Op):
     @staticmethod
     def backward(ctx, grad):
         return Gather.apply(grad, ctx.dim, ctx.index), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return ScatterAdd.apply(t, *ctx.inputs[1:])
 
 
 def _along_axis_key(index, dim):
@@ -287,6 +319,12 @@ class MaskedFill(Op):
         if ctx.needs_input_grad[2]:
             gv = where(mask, grad, zeros_like_(grad)).sum()
         return where(mask, zeros_like_(grad), grad), None, gv
+
+    @staticmethod
+    def jvp(ctx, tx, _mask, tv):
+        from .elementwise import where
+        mask = ctx.inputs[1]
+        return where(mask, tv, tx) if tv is not None else MaskedFill.apply(tx, mask, 0.0)
 
 
 def masked_fill(x, mask, value):

@@ -32,6 +32,11 @@ class Matmul(Op):
             gb = gb.squeeze(-1) if b.ndim == 1 else gb
         return ga, gb
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return matmul(ta, b) + matmul(a, tb)
+
 
 class Mm(Matmul):
     _grad_fn_name = "MmBackward0"
@@ -148,6 +153,11 @@ class Addmm(Op):
         return (grad if ctx.needs_input_grad[0] else None,
                 grad.mm(w.mT.conj()) if ctx.needs_input_grad[1] else None,
                 x.mT.conj().mm(grad) if ctx.needs_input_grad[2] else None)
+
+    @staticmethod
+    def jvp(ctx, tbias, tx, tw):
+        _, x, w = ctx.inputs
+        return tbias + matmul(tx, w) + matmul(x, tw)
 
 
 def addmm(bias, x, w, *, beta=1, alpha=1):

@@ -25,6 +25,10 @@ class ToCopy(Op):
             grad = grad.real  # a real input gets the real part of a complex gradient (as in torch)
         return grad.to(from_numpy_dtype(ctx.in_dtype)), None
 
+    @staticmethod
+    def jvp(ctx, t, _dtype):
+        return ToCopy.apply(t, ctx.inputs[1])
+
 
 def to_dtype(x, dtype):
     out = ToCopy.apply(x, dtype.np)
@@ -86,6 +90,10 @@ class Cumsum(Op):
     @staticmethod
     def backward(ctx, grad):
         return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim), None
+
+    @staticmethod
+    def jvp(ctx, t, _dim):
+        return Cumsum.apply(t, ctx.dim)
 
 
 def cumsum(x, dim, dtype=None):

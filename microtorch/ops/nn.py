@@ -32,6 +32,11 @@ class Softmax(Op):
         (y,) = ctx.saved_tensors
         return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True)), None
 
+    @staticmethod
+    def jvp(ctx, t, _dim):
+        y = ctx.output
+        return y * (t - (t * y).sum(dim=ctx.dim, keepdim=True))
+
 
 class LogSoftmax(Op):
     """d log_softmax: g - softmax * sum(g)"""
@@ -49,6 +54,10 @@ class LogSoftmax(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
+
+    @staticmethod
+    def jvp(ctx, t, _dim):
+        return t - (t * ctx.output.exp()).sum(dim=ctx.dim, keepdim=True)
 
 
 def _softmax_dim(x, dim, op):
@@ -100,6 +109,12 @@ class MseLoss(Op):
         if ctx.reduction == "mean":
             g = g / x.numel()
         return (g if ctx.needs_input_grad[0] else None, -g if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, tx, ty):
+        x, y = ctx.inputs
+        d = (x - y) * 2 * (tx - ty)
+        return d.mean() if ctx.reduction == "mean" else d.sum() if ctx.reduction == "sum" else d
 
 
 class L1Loss(Op):
@@ -269,6 +284,15 @@ class BinaryCrossEntropy(Op):
         return g, (grad * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100)) *
                    (w if w is not None else 1) / (p.numel() if ctx.reduction == "mean" else 1)
                    if ctx.needs_input_grad[1] else None), None
+
+    @staticmethod
+    def jvp(ctx, tp, ty, _tw):
+        p, y, w = ctx.inputs
+        d = tp * (p - y) / (p * (1 - p)).clamp(min=1e-12) + \
+            ty * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100))
+        if w is not None:
+            d = d * w
+        return d.mean() if ctx.reduction == "mean" else d.sum() if ctx.reduction == "sum" else d
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):

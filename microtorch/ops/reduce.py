@@ -36,6 +36,10 @@ class Sum(Op):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         return broadcast_to(g, ctx.in_shape)
 
+    @staticmethod
+    def jvp(ctx, t):
+        return Sum.apply(t, dims=ctx.dims, keepdim=ctx.keepdim, dtype=ctx.output._data.dtype)
+
 
 class SumDim(Sum):
     _grad_fn_name = "SumBackward1"
@@ -73,6 +77,10 @@ class Mean(Op):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         return broadcast_to(g / ctx.n, ctx.in_shape)
 
+    @staticmethod
+    def jvp(ctx, t):
+        return Mean.apply(t, dims=ctx.dims, keepdim=ctx.keepdim)
+
 
 class MeanDim(Mean):
     _grad_fn_name = "MeanBackward1"
@@ -109,6 +117,12 @@ class Var(Op):
         centered = x - x.mean(dim=ctx.dims, keepdim=True)
         return g * centered * (2.0 / ctx.denom)
 
+    @staticmethod
+    def jvp(ctx, t):
+        x = ctx.inputs[0]
+        centered = x - x.mean(dim=ctx.dims, keepdim=True)
+        return Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) * (2.0 / ctx.denom)
+
 
 class Std(Op):
     """d std(x) = (x - mean) / ((n - correction) std)"""
@@ -131,6 +145,12 @@ class Std(Op):
         s = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
         centered = x - x.mean(dim=ctx.dims, keepdim=True)
         return g * centered / (s * ctx.denom)
+
+    @staticmethod
+    def jvp(ctx, t):
+        x = ctx.inputs[0]
+        centered = x - x.mean(dim=ctx.dims, keepdim=True)
+        return Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (ctx.output * ctx.denom)
 
 
 def _var_args(dim, unbiased, correction, x, op):
@@ -181,6 +201,20 @@ class Prod(Op):
         others = Tensor._make((left * right).reshape(ctx.in_shape))
         return g * others.conj()
 
+    @staticmethod
+    def jvp(ctx, t):
+        x, dims = ctx.inputs[0], None if ctx.dim is None else (ctx.dim,)
+        if not (x._data == 0).any():
+            return Sum.apply(t / x, dims=dims, keepdim=ctx.keepdim) * ctx.output
+        # with zeros: sum_i t_i * (product of the others), from exclusive cumulative products both ways
+        ax = 0 if ctx.dim is None else ctx.dim
+        xd = x._data.reshape(-1) if ctx.dim is None else x._data
+        ones = np.ones_like(np.take(xd, [0], axis=ax))
+        left = np.cumprod(np.concatenate([ones, np.delete(xd, -1, axis=ax)], axis=ax), axis=ax)
+        right = np.flip(np.cumprod(np.concatenate([ones, np.delete(np.flip(xd, ax), -1, axis=ax)], axis=ax),
+                                   axis=ax), ax)
+        return Sum.apply(t * Tensor._make((left * right).reshape(x._data.shape)), dims=dims, keepdim=ctx.keepdim)
+
 
 class ProdDim(Prod):
     _grad_fn_name = "ProdBackward1"
@@ -218,6 +252,14 @@ class AmaxOp(Op):
         mask = Tensor._make((x._data == o._data).astype(x._data.dtype))
         count = mask._data.sum(axis=dims, keepdims=True)
         return _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim) * mask / Tensor._make(count)
+
+    @staticmethod
+    def jvp(ctx, t):
+        x, out = ctx.inputs[0]._data, ctx.output._data
+        dims = ctx.dims if ctx.dims is not None else tuple(range(len(ctx.in_shape)))
+        mask = (x == (out if ctx.keepdim else np.expand_dims(out, dims))).astype(x.dtype)  # ties share evenly
+        count = Tensor._make(np.asarray(mask.sum(axis=dims, keepdims=ctx.keepdim)))
+        return Sum.apply(t * Tensor._make(mask), dims=dims, keepdim=ctx.keepdim) / count
 
 
 class AminOp(AmaxOp):
@@ -395,6 +437,27 @@ class Norm(Op):
         if p == 2:
             return where(n == 0, 0.0, g * x / safe)
         return where(n == 0, 0.0, g * x * x.abs() ** (p - 2) / safe ** (p - 1))
+
+    @staticmethod
+    def jvp(ctx, t):
+        from .elementwise import real, where
+        x, n, p = ctx.inputs[0], ctx.output, ctx.ord
+        dims = ctx.dims if ctx.dims is not None else tuple(range(len(ctx.in_shape)))
+        along = real(x.sgn().conj() * t)  # d|x_i|
+
+        def total(v):
+            return Sum.apply(v, dims=dims, keepdim=ctx.keepdim)
+        if p == 0:
+            return n * 0
+        if p == 1:
+            return total(along)
+        if p == float("inf"):
+            nn = _unsqueeze_to(n, ctx.in_shape, dims, ctx.keepdim)
+            mask = (np.abs(x._data) == nn._data).astype(n._data.dtype)
+            count = Tensor._make(np.asarray(mask.sum(axis=dims, keepdims=ctx.keepdim)))
+            return total(along * Tensor._make(mask)) / count
+        safe = where(n == 0, 1.0, n)
+        return where(n == 0, 0.0, total(along * x.abs() ** (p - 1)) / safe ** (p - 1))
 
 
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):

@@ -27,6 +27,10 @@ class SumTo(Op):
     def backward(ctx, grad):
         return broadcast_to(grad, ctx.in_shape), None
 
+    @staticmethod
+    def jvp(ctx, t, _shape):
+        return sum_to(t, ctx.inputs[1])
+
 
 def sum_to(g, shape):
     shape = tuple(shape)
@@ -47,6 +51,10 @@ class Expand(Op):
     @staticmethod
     def backward(ctx, grad):
         return sum_to(grad, ctx.in_shape), None
+
+    @staticmethod
+    def jvp(ctx, t, _shape):
+        return Expand.apply(t, ctx.inputs[1])
 
 
 def broadcast_to(x, shape):
@@ -100,6 +108,10 @@ class View(Op):
     def backward(ctx, grad):
         return reshape(grad, ctx.in_shape), None
 
+    @staticmethod
+    def jvp(ctx, t, _shape):
+        return View.apply(t, ctx.inputs[1])
+
 
 class UnsafeView(View):
     _grad_fn_name = "UnsafeViewBackward0"
@@ -116,6 +128,10 @@ class Clone(Op):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t
 
 
 def clone(x, memory_format=None):
@@ -200,6 +216,10 @@ class Squeeze(Op):
     def backward(ctx, grad):
         return reshape(grad, ctx.in_shape), None
 
+    @staticmethod
+    def jvp(ctx, t):
+        return View.apply(t, ctx.output._data.shape)
+
 
 class SqueezeDim(Squeeze):
     _grad_fn_name = "SqueezeBackward1"
@@ -231,6 +251,10 @@ class Unsqueeze(Op):
     def backward(ctx, grad):
         return squeeze(grad, ctx.dim), None
 
+    @staticmethod
+    def jvp(ctx, t):
+        return Unsqueeze.apply(t, dim=ctx.dim)
+
 
 def unsqueeze(x, dim):
     n = x.ndim + 1
@@ -252,6 +276,10 @@ class Permute(Op):
     @staticmethod
     def backward(ctx, grad):
         return permute(grad, tuple(np.argsort(ctx.dims))), None
+
+    @staticmethod
+    def jvp(ctx, t):
+        return Permute.apply(t, dims=ctx.dims)
 
 
 def permute(x, *dims):
@@ -278,6 +306,10 @@ class Transpose(Op):
     @staticmethod
     def backward(ctx, grad):
         return transpose(grad, ctx.d0, ctx.d1), None
+
+    @staticmethod
+    def jvp(ctx, t):
+        return Transpose.apply(t, d0=ctx.d0, d1=ctx.d1)
 
 
 class T(Transpose):
@@ -336,6 +368,10 @@ class Repeat(Op):
         g = reshape(grad, split).sum(dim=tuple(range(0, 2 * len(shape), 2)))
         return reshape(g, ctx.in_shape), None
 
+    @staticmethod
+    def jvp(ctx, t):
+        return Repeat.apply(t, reps=ctx.reps)
+
 
 def repeat(x, *reps):
     reps = _size_arg(reps)
@@ -358,6 +394,10 @@ class Cat(Op):
     @staticmethod
     def backward(ctx, grad):
         return split(grad, ctx.sizes, ctx.dim)
+
+    @staticmethod
+    def jvp(ctx, *ts):
+        return Cat.apply(*ts, dim=ctx.dim)
 
 
 def cat(tensors, dim=0):
@@ -392,6 +432,10 @@ class Stack(Op):
     def backward(ctx, grad):
         return unbind(grad, ctx.dim)
 
+    @staticmethod
+    def jvp(ctx, *ts):
+        return Stack.apply(*ts, dim=ctx.dim)
+
 
 def stack(tensors, dim=0):
     tensors = list(tensors)
@@ -421,6 +465,10 @@ class SplitWithSizes(Op):
     @staticmethod
     def backward(ctx, *grads):
         return cat(grads, ctx.dim), None, None
+
+    @staticmethod
+    def jvp(ctx, t, _sizes, _dim):
+        return SplitWithSizes.apply(t, ctx.sizes, ctx.dim)
 
 
 class Split(SplitWithSizes):
@@ -462,6 +510,10 @@ class Unbind(Op):
     def backward(ctx, *grads):
         return stack(grads, ctx.dim), None
 
+    @staticmethod
+    def jvp(ctx, t, _dim):
+        return Unbind.apply(t, ctx.dim)
+
 
 def unbind(x, dim=0):
     d = normalize_dims(dim, x.ndim, "unbind")[0]
@@ -480,6 +532,10 @@ class Flip(Op):
     @staticmethod
     def backward(ctx, grad):
         return flip(grad, ctx.dims), None
+
+    @staticmethod
+    def jvp(ctx, t):
+        return Flip.apply(t, dims=ctx.dims)
 
 
 def flip(x, dims):
