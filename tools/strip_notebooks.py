@@ -9,10 +9,9 @@ What goes: code-cell outputs and execution counts, notebook-level `widgets` meta
 widget state nbclient and JupyterLab save), and per-cell execution timings and scroll/collapse
 state. What stays: sources, cell ids, tags, the kernelspec.
 """
+import json
 import sys
 from pathlib import Path
-
-import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,20 +19,23 @@ CELL_META_DROP = ("execution", "collapsed", "scrolled", "jupyter", "ExecuteTime"
 NB_META_DROP = ("widgets", "toc", "varInspector", "vscode")
 
 
+# Notebooks are handled as plain json (the nbformat 4 layout), not through nbformat: importing
+# nbformat costs seconds, and this module is also used by the tests.
+
 def problems(nb):
-    """What makes a notebook dirty, as a list of short strings (empty when clean)."""
+    """What makes a notebook (a dict from json) dirty, as short strings (empty when clean)."""
     found = []
     for key in NB_META_DROP:
-        if key in nb.metadata:
+        if key in nb.get("metadata", {}):
             found.append(f"notebook metadata '{key}'")
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type == "code":
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code":
             if cell.get("outputs"):
                 found.append(f"cell {i}: outputs")
             if cell.get("execution_count") is not None:
                 found.append(f"cell {i}: execution_count")
         for key in CELL_META_DROP:
-            if key in cell.metadata:
+            if key in cell.get("metadata", {}):
                 found.append(f"cell {i}: metadata '{key}'")
         if cell.get("attachments"):
             found.append(f"cell {i}: attachments")
@@ -42,15 +44,25 @@ def problems(nb):
 
 def strip(nb):
     for key in NB_META_DROP:
-        nb.metadata.pop(key, None)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
+        nb.get("metadata", {}).pop(key, None)
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
         for key in CELL_META_DROP:
-            cell.metadata.pop(key, None)
+            cell.get("metadata", {}).pop(key, None)
         cell.pop("attachments", None)
     return nb
+
+
+def read(path):
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def write(nb, path):
+    # the layout nbformat itself writes: sorted keys, one-space indent, a final newline
+    Path(path).write_text(json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n",
+                          encoding="utf-8")
 
 
 def main(argv):
@@ -60,7 +72,7 @@ def main(argv):
         paths = sorted((ROOT / "notebooks").glob("*.ipynb"))
     dirty = []
     for path in paths:
-        nb = nbformat.read(path, as_version=4)
+        nb = read(path)
         found = problems(nb)
         if not found:
             continue
@@ -68,7 +80,7 @@ def main(argv):
         if check:
             print(f"{path}: " + "; ".join(found[:5]) + (" ..." if len(found) > 5 else ""))
         else:
-            nbformat.write(strip(nb), path)
+            write(strip(nb), path)
             print(f"stripped {path}")
     return 1 if (check and dirty) else 0
 
