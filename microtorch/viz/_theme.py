@@ -1,0 +1,136 @@
+"""Colours that work in JupyterLab's light and dark themes, as one stylesheet.
+
+Everything `viz` draws in HTML (DAG SVGs, the stepper, the hook timeline, tables) is
+coloured through CSS custom properties declared on `.mtviz`: they take JupyterLab's own
+variables (`--jp-ui-font-color1`, `--jp-layout-color1`, ...) and fall back to a light or a
+dark palette outside JupyterLab (static export, nbviewer, a saved SVG), following
+`prefers-color-scheme`. Accent colours switch with JupyterLab's `data-jp-theme-light`.
+The DOT source also carries plain light colours (`DOT`) so that a PNG rendered by `dot`
+without any stylesheet still looks right.
+"""
+
+# light-theme colours written into DOT (used when no stylesheet applies, e.g. PNG)
+DOT = {
+    "fg": "#1f2328", "fg2": "#59636e", "fg3": "#818b98", "border": "#d1d9e0",
+    "op": "#eff1f3", "leaf": "#ddf4ff", "leaf_line": "#0969da", "out": "#dafbe1",
+    "out_line": "#1a7f37", "grad": "#bc4c00", "hl": "#bf3989", "hook": "#8250df",
+    "bad": "#cf222e", "bad_fill": "#ffebe9", "ok_fill": "#dafbe1", "more": "#f6f8fa",
+    "cluster": "#fbf8ff",
+}
+
+_LIGHT = """
+  --mt-fg: var(--jp-ui-font-color1, #1f2328);
+  --mt-fg2: var(--jp-ui-font-color2, #59636e);
+  --mt-fg3: var(--jp-ui-font-color3, #818b98);
+  --mt-bg: var(--jp-layout-color1, #ffffff);
+  --mt-bg2: var(--jp-layout-color2, #f6f8fa);
+  --mt-border: var(--jp-border-color1, #d1d9e0);
+  --mt-border2: var(--jp-border-color2, #e5e9ed);
+  --mt-blue: #0969da; --mt-green: #1a7f37; --mt-orange: #bc4c00; --mt-red: #cf222e;
+  --mt-purple: #8250df; --mt-pink: #bf3989; --mt-yellow: #9a6700;
+"""
+
+_DARK = """
+  --mt-fg: var(--jp-ui-font-color1, #e6edf3);
+  --mt-fg2: var(--jp-ui-font-color2, #9198a1);
+  --mt-fg3: var(--jp-ui-font-color3, #6e7681);
+  --mt-bg: var(--jp-layout-color1, #0d1117);
+  --mt-bg2: var(--jp-layout-color2, #151b23);
+  --mt-border: var(--jp-border-color1, #3d444d);
+  --mt-border2: var(--jp-border-color2, #2f353d);
+  --mt-blue: #4493f8; --mt-green: #3fb950; --mt-orange: #f0883e; --mt-red: #f85149;
+  --mt-purple: #ab7df8; --mt-pink: #db61a2; --mt-yellow: #d29922;
+"""
+
+_DERIVED = """
+  --mt-font: var(--jp-ui-font-family, system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif);
+  --mt-mono: var(--jp-code-font-family, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace);
+  --mt-op-fill: color-mix(in srgb, var(--mt-fg) 6%, var(--mt-bg));
+  --mt-leaf-fill: color-mix(in srgb, var(--mt-blue) 15%, var(--mt-bg));
+  --mt-out-fill: color-mix(in srgb, var(--mt-green) 15%, var(--mt-bg));
+  --mt-cur-fill: color-mix(in srgb, var(--mt-orange) 30%, var(--mt-bg));
+  --mt-ok-fill: color-mix(in srgb, var(--mt-green) 24%, var(--mt-bg));
+  --mt-bad-fill: color-mix(in srgb, var(--mt-red) 24%, var(--mt-bg));
+  --mt-cluster-fill: color-mix(in srgb, var(--mt-purple) 5%, var(--mt-bg));
+  color: var(--mt-fg);
+"""
+
+_DARK_SELECTORS = ('body[data-jp-theme-light="false"] .mtviz, body.vscode-dark .mtviz, '
+                   '[data-mt-theme="dark"] .mtviz, .mtviz.mt-dark')
+
+BASE_CSS = (
+    ".mtviz {" + _LIGHT + _DERIVED + "}\n"
+    + _DARK_SELECTORS + " {" + _DARK + "}\n"
+    + "@media (prefers-color-scheme: dark) {\n"
+    + "  :root:not([data-mt-theme=\"light\"]) body:not([data-jp-theme-light]):not(.vscode-light) "
+      ".mtviz:not(.mt-light), svg.mtviz:root:not(.mt-light) {" + _DARK + "}\n}\n"
+)
+
+DAG_CSS = """
+.mt-dag text { fill: var(--mt-fg); }
+.mt-dag g.node :is(path, polygon, ellipse) { fill: var(--mt-op-fill); stroke: var(--mt-fg3); }
+.mt-dag g.node polyline { stroke: var(--mt-border); }
+.mt-dag g.node.mt-leaf :is(path, polygon, ellipse) { fill: var(--mt-leaf-fill); stroke: var(--mt-blue); }
+.mt-dag g.node.mt-out :is(path, polygon, ellipse) { fill: var(--mt-out-fill); stroke: var(--mt-green); }
+.mt-dag g.node.mt-const :is(path, polygon, ellipse) { fill: var(--mt-bg); stroke: var(--mt-fg3); stroke-dasharray: 3 2; }
+.mt-dag g.node.mt-more :is(path, polygon, ellipse) { fill: var(--mt-bg2); stroke: var(--mt-fg3); stroke-dasharray: 5 3; }
+.mt-dag g.node.mt-more text { fill: var(--mt-fg2); font-style: italic; }
+.mt-dag g.node.mt-hooked :is(path, polygon, ellipse) { stroke: var(--mt-purple); stroke-width: 2px; }
+.mt-dag g.node.mt-hl :is(path, polygon, ellipse) { stroke: var(--mt-pink); stroke-width: 3.5px; }
+.mt-dag g.node.mt-ok :is(path, polygon, ellipse) { fill: var(--mt-ok-fill); stroke: var(--mt-green); stroke-width: 2px; }
+.mt-dag g.node.mt-bad :is(path, polygon, ellipse) { fill: var(--mt-bad-fill); stroke: var(--mt-red); stroke-width: 3px; }
+.mt-dag g.node.mt-skip :is(path, polygon, ellipse) { stroke-dasharray: 4 3; }
+.mt-dag text.mt-grad { fill: var(--mt-orange); }
+.mt-dag text.mt-sub { fill: var(--mt-fg2); }
+.mt-dag text.mt-stale { fill: var(--mt-red); font-weight: bold; }
+.mt-dag text.mt-hooktxt { fill: var(--mt-purple); }
+.mt-dag text.mt-title { font-weight: 600; }
+.mt-dag g.edge path { stroke: var(--mt-fg3); }
+.mt-dag g.edge polygon { fill: var(--mt-fg3); stroke: var(--mt-fg3); }
+.mt-dag g.edge text { fill: var(--mt-orange); }
+.mt-dag g.edge.mt-saved path { stroke-dasharray: 2 3; }
+.mt-dag g.edge.mt-more-edge path { stroke-dasharray: 5 3; }
+.mt-dag g.cluster :is(path, polygon) { fill: var(--mt-cluster-fill); stroke: var(--mt-fg3); stroke-dasharray: 4 3; }
+.mt-dag g.cluster text { fill: var(--mt-fg2); }
+/* the stepper's states */
+.mt-dag g.node, .mt-dag g.edge { transition: opacity .12s; }
+.mt-dag g.node.mt-done { opacity: .5; }
+.mt-dag g.node.mt-current :is(path, polygon, ellipse) { fill: var(--mt-cur-fill); stroke: var(--mt-orange); stroke-width: 3.5px; }
+.mt-dag g.node.mt-ready :is(path, polygon, ellipse) { stroke: var(--mt-orange); stroke-width: 2px; stroke-dasharray: 6 3; }
+.mt-dag g.edge.mt-e-hidden text { visibility: hidden; }
+.mt-dag g.edge.mt-e-hidden { opacity: .55; }
+.mt-dag g.edge.mt-e-active path { stroke: var(--mt-orange); stroke-width: 2.5px; }
+.mt-dag g.edge.mt-e-active polygon { fill: var(--mt-orange); stroke: var(--mt-orange); }
+.mt-dag g.edge.mt-e-active text { font-weight: bold; }
+.mt-dag g.edge.mt-e-done text { fill: var(--mt-fg2); }
+.mt-dag g.node.mt-link :is(path, polygon, ellipse) { stroke: var(--mt-purple); stroke-width: 4px; }
+"""
+
+PANEL_CSS = """
+.mtviz { font-family: var(--mt-font); font-size: 13px; line-height: 1.4; }
+.mtviz .mt-muted { color: var(--mt-fg2); }
+.mtviz .mt-num { font-family: var(--mt-mono); font-size: 12px; }
+.mtviz .mt-gradv { color: var(--mt-orange); font-family: var(--mt-mono); font-size: 12px; }
+.mtviz .mt-badge { display: inline-block; padding: 0 6px; border-radius: 9px; font-size: 11px;
+  border: 1px solid var(--mt-border); background: var(--mt-bg2); color: var(--mt-fg2); white-space: nowrap; }
+.mtviz .mt-badge.mt-pass { color: var(--mt-green); border-color: var(--mt-green); }
+.mtviz .mt-badge.mt-fail { color: var(--mt-red); border-color: var(--mt-red); }
+.mtviz .mt-badge.mt-warn { color: var(--mt-yellow); border-color: var(--mt-yellow); }
+.mtviz table.mt-table { border-collapse: collapse; font-size: 12px; margin: 4px 0; }
+.mtviz table.mt-table th, .mtviz table.mt-table td { border-bottom: 1px solid var(--mt-border2);
+  padding: 2px 8px; text-align: right; color: var(--mt-fg); background: transparent; }
+.mtviz table.mt-table th { color: var(--mt-fg2); font-weight: 600; }
+.mtviz table.mt-table td.mt-l, .mtviz table.mt-table th.mt-l { text-align: left; }
+.mtviz table.mt-table tr.mt-failrow td { color: var(--mt-red); }
+.mtviz math { font-size: 15px; color: var(--mt-fg); }
+.mtviz details > summary { cursor: pointer; color: var(--mt-fg2); }
+.mtviz code { font-family: var(--mt-mono); font-size: 12px; background: var(--mt-bg2); padding: 0 3px; border-radius: 3px; }
+.mtviz .mt-graphbox { overflow: auto; max-width: 100%; }
+.mtviz .mt-graphbox svg { max-width: 100%; height: auto; }
+"""
+
+CSS = BASE_CSS + DAG_CSS + PANEL_CSS
+
+
+def style_tag():
+    return "<style>" + CSS + "</style>"

