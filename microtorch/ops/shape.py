@@ -21,7 +21,7 @@ class SumTo(Op):
         lead = g.ndim - len(shape)
         axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
         out = g.sum(axis=axes, keepdims=True) if axes else g
-        return np.ascontiguousarray(out.reshape(shape))
+        return np.asarray(out.reshape(shape), order="C")  # (ascontiguousarray makes a 0-d result 1-d)
 
     @staticmethod
     def backward(ctx, grad):
