@@ -100,7 +100,11 @@ def make_dual(tensor, tangent, *, level=None):
                            f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the given "
                            f"forward gradient is of size {list(tangent.shape)}.")
     if type(tensor._data) is not np.ndarray or type(tangent._data) is not np.ndarray:
-        return _batched.make_dual(tensor, tangent, lvl)
+        return _batched.make_dual(tensor, tangent, lvl)  # batched by vmap: duals go onto the batch underneath
+    return _make_dual_plain(tensor, tangent, lvl)
+
+
+def _make_dual_plain(tensor, tangent, lvl):
     out = _view(tensor)
     grads = dict(out._fw_grads or {})
     grads[lvl] = _strip(tangent, lvl)

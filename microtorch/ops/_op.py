@@ -24,11 +24,17 @@ def promoted(*operands):
     for x in operands:
         if isinstance(x, Tensor):
             if x._data.dtype != dt.np:
-                x = x.to(dt) if x._requires_grad else Tensor._make(x._data.astype(dt.np))
+                x = x.to(dt) if x._requires_grad or x._fw_grads else Tensor._make(x._data.astype(dt.np))
         elif x is not None:
             x = np.asarray(x, dtype=dt.np)
         out.append(x)
     return out
+
+
+def as_array(x):
+    """np.asarray(x) (numpy gives scalars for 0-d results), except that vmap's batched stand-in
+    for an array is passed through as it is."""
+    return x if getattr(x, "__vmap_batched__", False) else np.asarray(x)
 
 
 def as_tensor_arg(x, op):

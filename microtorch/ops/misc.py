@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op, normalize_dims
+from ._op import Op, as_array, normalize_dims
 
 
 class ToCopy(Op):
@@ -47,12 +47,12 @@ def div_rounded(a, b, mode):
                 out = out.astype(np.int64)
         else:
             raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
-    return Tensor._make(np.asarray(out))
+    return Tensor._make(as_array(out))
 
 
 def _nodiff_unary(np_fn):
     def f(x):
-        return Tensor._make(np.asarray(np_fn(x._data)))
+        return Tensor._make(as_array(np_fn(x._data)))
     return f
 
 
@@ -68,7 +68,7 @@ def fmod(a, b):
 
 
 def remainder(a, b):
-    return Tensor._make(np.asarray(np.remainder(a._data, b._data if isinstance(b, Tensor) else b)))
+    return Tensor._make(as_array(np.remainder(a._data, b._data if isinstance(b, Tensor) else b)))
 
 
 def nonzero(x, *, as_tuple=False):

@@ -5,7 +5,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op, normalize_dims
+from ._op import Op, as_array, normalize_dims
 from .shape import broadcast_to, reshape
 
 return_types_max = namedtuple("max", ["values", "indices"])
@@ -476,7 +476,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 # ---- non-differentiable reductions and comparisons --------------------------------------------
 def _nodiff(arr):
-    return Tensor._make(np.asarray(arr))
+    return Tensor._make(as_array(arr))
 
 
 def argmax(x, dim=None, keepdim=False):
@@ -505,7 +505,7 @@ def any(x, dim=None, keepdim=False):
 
 def count_nonzero(x, dim=None):
     dims = None if dim is None else normalize_dims(dim, x.ndim, "count_nonzero")
-    return _nodiff(np.asarray(np.count_nonzero(x._data, axis=dims), dtype=np.int64))
+    return _nodiff(as_array(np.count_nonzero(x._data, axis=dims)).astype(np.int64))
 
 
 def _cmp(np_fn):
@@ -513,7 +513,7 @@ def _cmp(np_fn):
         ad = a._data if isinstance(a, Tensor) else np.asarray(a)
         bd = b._data if isinstance(b, Tensor) else np.asarray(b)
         try:
-            return Tensor._make(np.asarray(np_fn(ad, bd)))
+            return Tensor._make(as_array(np_fn(ad, bd)))
         except ValueError:
             raise RuntimeError(f"The size of tensor a ({list(np.shape(ad))}) must match the size of tensor b "
                                f"({list(np.shape(bd))}) at non-singleton dimension") from None

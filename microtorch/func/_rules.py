@@ -1,0 +1,326 @@
+"""Batching rules: how each op runs once on a whole batch (see _batching.py).
+
+A rule gets the op's arguments as the op got them (batched tensors among them) and returns the
+batched result. It unwraps the arguments batched at `level` into their values (the batch in
+dim 0), calls the op on those, with dims shifted by one where the op takes dims, and wraps the
+result. Ops with no rule here run once per example.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ..ops import elementwise as ew, index as ix, linalg as la, misc, nn, reduce as rd, shape as sh
+from ._batching import (BatchedArray, _batch_size, _NoRule, _shift, expand_batch, movedim, physical_key,
+                        register, unwrap, wrap, wrap_outputs)
+
+
+def _pad(v, k, n):
+    """A batch of k-dim examples seen as n-dim ones (size-1 dims in front, as broadcasting does)."""
+    if k >= n:
+        return v
+    shape = (v.shape[0],) + (1,) * (n - k) + tuple(v.shape[1:])
+    return sh.View.apply(v, shape) if isinstance(v, Tensor) else v.reshape(shape)
+
+
+def _ndim(a):
+    if isinstance(a, Tensor):
+        return a._data.ndim
+    if type(a) is BatchedArray:
+        return a.ndim
+    return np.ndim(a) if a is not None else 0
+
+
+def _materialized(a, level, B):
+    v, batched = unwrap(a, level)
+    return v if batched else expand_batch(v, B)
+
+
+# ---- elementwise: line the examples up for broadcasting -------------------------------------------
+_ELEMENTWISE = [ew.Add, ew.Sub, ew.Rsub, ew.Mul, ew.Div, ew.Neg, ew.PowScalar, ew.Pow, ew.RPow, ew.Sgn, ew.Relu,
+                ew.LeakyRelu, ew.Elu, ew.Gelu, ew.Softplus, ew.Clamp, ew.ClampTensor, ew.Maximum, ew.Where,
+                ew.Conj, ew.Real, ew.Imag, ew.Angle, ew.Exp, ew.Log, ew.Log2, ew.Log10, ew.Log1p, ew.Expm1,
+                ew.Sqrt, ew.Rsqrt, ew.Sin, ew.Cos, ew.Tan, ew.Tanh, ew.Sigmoid, ew.Reciprocal, ew.Abs, ew.Asin,
+                ew.Acos, ew.Atan, ew.Sinh, ew.Cosh, misc.ToCopy, sh.Clone]
+_ELEMENTWISE += [getattr(ew, name) for name in ("MulScalar", "DivScalar", "Erf", "GradTimesLocal")
+                 if hasattr(ew, name)]
+_ELEMENTWISE += [getattr(nn, name) for name in ("NllLossBackward",) if hasattr(nn, name)]
+
+
+@register(*_ELEMENTWISE)
+def elementwise(cls, args, kwargs, level):
+    n = max(_ndim(a) for a in args)
+    phys = []
+    for a in args:
+        v, batched = unwrap(a, level)
+        phys.append(_pad(v, _ndim(a), n) if batched else v)
+    return wrap_outputs(cls.apply(*phys, **kwargs), level)
+
+
+@register(ix.MaskedFill)
+def masked_fill(cls, args, kwargs, level):
+    if unwrap(args[2], level)[1]:
+        raise _NoRule  # a batched fill value: its gradient would be summed over the batch
+    return elementwise(cls, args, kwargs, level)
+
+
+@register(rd.Sum, rd.Mean, rd.Var, rd.Std, rd.AmaxOp, rd.Norm, sh.Flip)
+def reduce_dims(cls, args, kwargs, level):
+    """ops with a `dims` keyword (None: all dims)"""
+    v, _ = unwrap(args[0], level)
+    return wrap(cls.apply(v, *args[1:], **dict(kwargs, dims=_shift(kwargs.get("dims"), _ndim(args[0])))), level)
+
+
+@register(rd.Prod)
+def prod(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    if kwargs.get("dim") is None:
+        return wrap(rd.ProdDim.apply(sh.View.apply(v, (v.shape[0], -1)), dim=1), level)
+    return wrap(cls.apply(v, **dict(kwargs, dim=kwargs["dim"] + 1)), level)
+
+
+@register(rd.MaxDim, rd.Logsumexp, nn.Softmax, nn.LogSoftmax, misc.Cumsum, sh.Unbind)
+def dim_arg(cls, args, kwargs, level):
+    """ops whose second argument is a dim (or a tuple of dims)"""
+    v, _ = unwrap(args[0], level)
+    return wrap_outputs(cls.apply(v, _shift(args[1], _ndim(args[0])), *args[2:], **kwargs), level)
+
+
+@register(sh.SplitWithSizes)
+def split(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    return wrap_outputs(cls.apply(v, args[1], args[2] + 1), level)
+
+
+@register(ix.Select, ix.Slice)
+def select(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    return wrap(cls.apply(v, args[1] + 1, *args[2:]), level)
+
+
+# ---- shape ops ------------------------------------------------------------------------------------
+@register(sh.View)
+def view(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    return wrap(cls.apply(v, (v.shape[0],) + tuple(args[1])), level)
+
+
+@register(sh.Expand)
+def expand(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    shape = tuple(args[1])
+    return wrap(cls.apply(_pad(v, _ndim(args[0]), len(shape)), (v.shape[0],) + shape), level)
+
+
+@register(sh.Squeeze)
+def squeeze(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    dims = kwargs.get("dims")
+    if dims is None:
+        dims = tuple(i for i, s in enumerate(args[0].shape) if s == 1)
+    return wrap(cls.apply(v, dims=_shift(dims, _ndim(args[0]))), level)
+
+
+@register(sh.Unsqueeze)
+def unsqueeze(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    return wrap(cls.apply(v, dim=kwargs["dim"] + 1), level)
+
+
+@register(sh.Permute)
+def permute(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    return wrap(cls.apply(v, dims=(0,) + tuple(d + 1 for d in kwargs["dims"])), level)
+
+
+@register(sh.Transpose)
+def transpose(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    return wrap(cls.apply(v, d0=kwargs["d0"] + 1, d1=kwargs["d1"] + 1), level)
+
+
+@register(sh.Repeat)
+def repeat(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    reps = tuple(kwargs["reps"])
+    return wrap(cls.apply(_pad(v, _ndim(args[0]), len(reps)), reps=(1,) + reps), level)
+
+
+@register(sh.SumTo)
+def sum_to(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    shape = tuple(args[1])
+    lead = _ndim(args[0]) - len(shape)
+    if lead > 0:
+        v = rd.Sum.apply(v, dims=tuple(range(1, lead + 1)))
+    return wrap(cls.apply(v, (v.shape[0],) + shape), level)
+
+
+@register(sh.Cat, sh.Stack)
+def join(cls, args, kwargs, level):
+    B = _batch_size(args, level)
+    return wrap(cls.apply(*(_materialized(a, level, B) for a in args), dim=kwargs["dim"] + 1), level)
+
+
+# ---- indexing ---------------------------------------------------------------------------------------
+def _index_batched_key(x, key, level):
+    """x[idx] with a batched integer index: the batch joins the index as arange(B)."""
+    k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    if type(k) is not BatchedArray or type(k.phys) is not np.ndarray or k.dtype.kind not in "iu":
+        raise _NoRule
+    B = k.batch_size
+    idx = k.phys
+    xv = _materialized(x, level, B)
+    return wrap(ix.Index.apply(xv, (np.arange(B).reshape((B,) + (1,) * (idx.ndim - 1)), idx)), level)
+
+
+@register(ix.Index, ix._BasicIndex)
+def index(cls, args, kwargs, level):
+    x, key = args[0], args[1]
+    from ._batching import _has_batched
+    if _has_batched(key, level):
+        if cls is not ix.Index:
+            raise _NoRule
+        return _index_batched_key(x, key, level)
+    v, _ = unwrap(x, level)
+    pkey, p = physical_key(key, x.shape)
+    out = cls.apply(v, pkey)
+    return wrap(movedim(out, p, 0) if p else out, level)
+
+
+@register(ix.ScatterIntoZeros, ix.SliceScatter)
+def scatter(cls, args, kwargs, level):
+    from ._batching import _has_batched
+    g, shape, key = args
+    if _has_batched(key, level) or not unwrap(g, level)[1]:
+        raise _NoRule
+    v, _ = unwrap(g, level)
+    pkey, p = physical_key(key, tuple(shape))
+    if p:
+        v = movedim(v, 0, p)
+    return wrap(cls.apply(v, (v.shape[0] if not p else v.shape[p],) + tuple(shape), pkey), level)
+
+
+@register(ix.IndexSelect)
+def index_select(cls, args, kwargs, level):
+    x, dim, index = args
+    if not unwrap(index, level)[1]:
+        v, _ = unwrap(x, level)
+        return wrap(cls.apply(v, dim + 1, index), level)
+    if type(index.phys) is not np.ndarray:
+        raise _NoRule
+    B = index.batch_size
+    xv = _materialized(x, level, B)
+    n = _ndim(x)
+    shape = (B,) + tuple(x.shape[:dim]) + (index.shape[0],) + tuple(x.shape[dim + 1:])
+    idx = np.broadcast_to(index.phys.reshape((B,) + (1,) * dim + (-1,) + (1,) * (n - dim - 1)), shape)
+    return wrap(ix.Gather.apply(xv, dim + 1, idx), level)
+
+
+@register(ix.Gather)
+def gather(cls, args, kwargs, level):
+    x, dim, index = args
+    B = _batch_size(args, level)
+    idx = unwrap(index, level)[0] if unwrap(index, level)[1] else np.broadcast_to(index, (B,) + index.shape)
+    if type(idx) is not np.ndarray and not isinstance(idx, np.ndarray):
+        raise _NoRule
+    return wrap(cls.apply(_materialized(x, level, B), dim + 1, idx), level)
+
+
+@register(ix.ScatterAdd)
+def scatter_add(cls, args, kwargs, level):
+    g, shape, dim, index = args
+    B = _batch_size(args, level)
+    idx = unwrap(index, level)[0] if unwrap(index, level)[1] else np.broadcast_to(index, (B,) + index.shape)
+    if not isinstance(idx, np.ndarray):
+        raise _NoRule
+    return wrap(cls.apply(_materialized(g, level, B), (B,) + tuple(shape), dim + 1, idx), level)
+
+
+# ---- matrix products ----------------------------------------------------------------------------------
+@register(la.Matmul)
+def matmul(cls, args, kwargs, level):
+    (a, ab), (b, bb) = unwrap(args[0], level), unwrap(args[1], level)
+    ka, kb = _ndim(args[0]), _ndim(args[1])
+    if ab and not bb and kb <= 2:  # (B, ..., k) @ (k, m): numpy treats the batch like any leading dim
+        return wrap(la.Matmul.apply(a, b), level)
+    # the general case: examples as (batches of) matrices, batch dims lined up, then squeeze
+    if ka == 1:
+        a = sh.Unsqueeze.apply(a, dim=1 if ab else 0)
+    if kb == 1:
+        b = sh.Unsqueeze.apply(b, dim=2 if bb else 1)
+    ra, rb = max(ka, 2), max(kb, 2)
+    if ab:
+        a = _pad(a, ra, max(ra, rb))
+    if bb:
+        b = _pad(b, rb, max(ra, rb))
+    out = la.Matmul.apply(a, b)
+    if ka == 1:
+        out = sh.SqueezeDim.apply(out, dims=(out.ndim - 2,))
+    if kb == 1:
+        out = sh.SqueezeDim.apply(out, dims=(out.ndim - 1,))
+    return wrap(out, level)
+
+
+@register(la.Addmm)
+def addmm(cls, args, kwargs, level):
+    bias, x, w = args
+    return ew.add(la.matmul(x, w), bias)  # the batched matmul and add rules do the work
+
+
+@register(la.Einsum)
+def einsum(cls, args, kwargs, level):
+    lhs, out = kwargs["equation"].split("->")
+    letter = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba" if c not in kwargs["equation"])
+    terms, phys = [], []
+    for term, a in zip(lhs.split(","), args):
+        v, batched = unwrap(a, level)
+        terms.append(letter + term if batched else term)
+        phys.append(v)
+    return wrap(cls.apply(*phys, equation=",".join(terms) + "->" + letter + out), level)
+
+
+# ---- losses: elementwise with reduction="none", then reduced per example ------------------------------
+def _per_example_reduce(loss, reduction, level):
+    if reduction == "none":
+        return loss
+    v = unwrap(loss, level)[0]
+    dims = tuple(range(1, v.ndim))
+    return wrap(rd.Mean.apply(v, dims=dims) if reduction == "mean" else rd.Sum.apply(v, dims=dims), level)
+
+
+@register(*(getattr(nn, name) for name in ("MseLoss", "BinaryCrossEntropy", "BinaryCrossEntropyWithLogits")
+            if hasattr(nn, name)))
+def pointwise_loss(cls, args, kwargs, level):
+    loss = elementwise(cls, args, dict(kwargs, reduction="none"), level)
+    return _per_example_reduce(loss, kwargs.get("reduction", "mean"), level)
+
+
+@register(nn.NllLoss)
+def nll_loss(cls, args, kwargs, level):
+    """fold the batch into nll_loss's own batch dim N, then reduce per example"""
+    logp, target = args[0], args[1]
+    weight, ignore = kwargs.get("weight"), kwargs.get("ignore_index", -100)
+    reduction = kwargs.get("reduction", "mean")
+    if type(weight) is BatchedArray:
+        raise _NoRule
+    B = _batch_size(args, level)
+    lp = _materialized(logp, level, B)
+    t = unwrap(target, level)[0] if unwrap(target, level)[1] else np.broadcast_to(target, (B,) + np.shape(target))
+    if not isinstance(t, np.ndarray) or lp.ndim != _ndim(logp) + 1:
+        raise _NoRule
+    kw = dict(kwargs, reduction="none")
+    if _ndim(logp) == 1:  # (C,) examples: the batch is N
+        losses = cls.apply(lp, t, **kw)
+    else:
+        n = lp.shape[1]
+        flat = cls.apply(sh.View.apply(lp, (B * n,) + tuple(lp.shape[2:])), t.reshape((B * n,) + t.shape[2:]), **kw)
+        losses = sh.View.apply(flat, (B, n) + tuple(flat.shape[1:]))
+    if reduction == "none":
+        return wrap(losses, level)
+    total = rd.Sum.apply(losses, dims=tuple(range(1, losses.ndim)))
+    if reduction == "sum":
+        return wrap(total, level)
+    valid = t != ignore
+    w = np.ones(lp.shape[2 if _ndim(logp) > 1 else 1], lp.dtype.np) if weight is None else weight
+    wt = np.where(valid, w[np.where(valid, t, 0)], 0).astype(lp.dtype.np).reshape(B, -1).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return wrap(total / Tensor._make(wt), level)
