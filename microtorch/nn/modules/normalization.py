@@ -20,8 +20,9 @@ class LayerNorm(Module):
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
             self.weight = Parameter(ones(self.normalized_shape, dtype=dtype))
-            self.bias = Parameter(zeros(self.normalized_shape, dtype=dtype)) if bias else None
-            if not bias:
+            if bias:
+                self.bias = Parameter(zeros(self.normalized_shape, dtype=dtype))
+            else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
@@ -38,8 +39,7 @@ class LayerNorm(Module):
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
-                f"bias={self.bias is not None}" if self.elementwise_affine else
-                f"{self.normalized_shape}, eps={self.eps}, elementwise_affine=False")
+                f"bias={self.bias is not None}")
 
 
 class _BatchNorm(Module):
@@ -50,7 +50,6 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self._bias = bias
         if affine:
             self.weight = Parameter(ones(num_features, dtype=dtype))
             if bias:
@@ -102,7 +101,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self):
         return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={b}, "
-                "track_running_stats={track_running_stats}".format(b=self._bias, **self.__dict__))
+                "track_running_stats={track_running_stats}".format(b=self.bias is not None, **self.__dict__))
 
 
 class BatchNorm1d(_BatchNorm):
