@@ -505,6 +505,12 @@ class DAG(graphviz.Digraph):
         attrs["id"] = f"{self.prefix}{spec.name}"
         attrs["class"] = " ".join(["mt-" + spec.kind] + spec.classes)
         attrs["tooltip"] = _tip(spec.tooltip or spec.title)
+        if "mt-bad" in spec.classes:
+            attrs["color"], attrs["fillcolor"], attrs["penwidth"] = DOT["bad"], DOT["bad_fill"], "2.5"
+        elif "mt-ok" in spec.classes:
+            attrs["color"], attrs["fillcolor"] = DOT["out_line"], DOT["ok_fill"]
+        elif "mt-skip" in spec.classes:
+            attrs["style"] = "rounded,filled,dashed"
         if "mt-hl" in spec.classes:
             attrs["color"], attrs["penwidth"] = DOT["hl"], "3"
         elif "mt-hooked" in spec.classes:

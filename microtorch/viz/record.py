@@ -11,14 +11,14 @@ carried at that moment (the engine may later change a `.grad` in place). `tape` 
 of entries; `tape.backwards` splits it per backward call; the stepper, the hook timeline,
 `draw(..., tape=tape)` and `blame` all read it.
 """
+import collections
 import itertools
-import weakref
 from dataclasses import dataclass, field
 
 from . import _format as F
 
 _tape_ids = itertools.count()
-_recent_tapes = weakref.WeakValueDictionary()    # id -> Tape: blame looks for the forward here
+_recent_tapes = collections.deque(maxlen=4)   # the last tapes: blame finds a forward pass here
 
 _KINDS = {
     "NodeCreated": "node_created",
@@ -94,6 +94,52 @@ def _target_title(t):
     return type(t).__name__
 
 
+def node_key(node):
+    """Identity of a backward node; a leaf's AccumulateGrad is keyed by its tensor."""
+    if F.is_accumulate(node):
+        return ("t", id(node.variable))
+    return ("n", id(node))
+
+
+def target_key(target):
+    """The node_key a hook's or accumulation's target belongs to (None for modules)."""
+    if _is_tensor(target):
+        if target.grad_fn is None:
+            return ("t", id(target))
+        return ("n", id(target.grad_fn))
+    if hasattr(target, "next_functions") or F.is_accumulate(target):
+        return node_key(target)
+    return None
+
+
+class NodeRun:
+    """A node that ran in one backward: its node_executing entry, the hooks that fired for it
+    and the accumulations into its leaf. `outgoing` is what really flowed on its edges: the
+    node's result after its post-hooks (a node hook may replace it)."""
+
+    def __init__(self, entry):
+        self.entry = entry
+        self.node = entry.event.node
+        self.hooks = []
+        self.accumulations = []
+
+    def add(self, e):
+        (self.hooks if e.kind == "hook_fired" else self.accumulations).append(e)
+
+    @property
+    def incoming(self):
+        return self.entry.values["incoming"]
+
+    @property
+    def outgoing(self):
+        out = self.entry.values["outgoing"]
+        for h in self.hooks:
+            if h.event.kind == "node_post" and isinstance(h.values["after"], tuple) \
+                    and len(h.values["after"]) == len(out):
+                out = h.values["after"]
+        return out
+
+
 class Backward:
     """The entries of one backward call, from BackwardStarted to BackwardFinished."""
 
@@ -102,6 +148,7 @@ class Backward:
         self.start = start              # the backward_started Entry
         self.entries = [start]
         self.finished = False
+        self._runs = None
 
     @property
     def roots(self):
@@ -115,6 +162,39 @@ class Backward:
     def steps(self):
         """The node_executing entries, in the order the engine ran the nodes."""
         return [e for e in self.entries if e.kind == "node_executing"]
+
+    def runs(self):
+        """One NodeRun per node that ran, in order, with the hooks and accumulations that
+        concern it: matched by their target (not by position, so that it does not matter
+        whether the engine reports a hook before or after the node's event)."""
+        if self._runs is not None:
+            return self._runs
+        runs, index = [], {}
+        for e in self.entries:
+            if e.kind == "node_executing":
+                run = NodeRun(e)
+                index.setdefault(node_key(e.event.node), len(runs))
+                runs.append(run)
+        pending = []
+        for e in self.entries:
+            if e.kind == "node_executing":
+                pos = index.get(node_key(e.event.node))
+                if pos is not None and pending:
+                    for p in pending:
+                        runs[pos].add(p)
+                pending = []
+            elif e.kind in ("hook_fired", "grad_accumulated"):
+                target = e.event.target if e.kind == "hook_fired" else e.event.tensor
+                k = target_key(target)
+                if k is not None and k in index:
+                    runs[index[k]].add(e)
+                else:
+                    pending.append(e)
+        if pending and runs:
+            for p in pending:
+                runs[-1].add(p)
+        self._runs = runs
+        return runs
 
     def __repr__(self):
         return f"<backward {self.index}: {len(self.steps)} nodes ran{'' if self.finished else ', unfinished'}>"
@@ -138,7 +218,8 @@ class Tape:
         if self._handle is not None:
             raise RuntimeError("this tape is already recording; use a new viz.record()")
         self._handle = graph.add_listener(self._on_event)
-        _recent_tapes[self.id] = self
+        if self not in _recent_tapes:
+            _recent_tapes.append(self)
         return self
 
     def __exit__(self, *exc):
@@ -266,10 +347,10 @@ class TapeValues:
         self._exec = {}
         self._acc = {}
         if bw is not None:
+            for run in bw.runs():
+                self._exec.setdefault(id(run.node), run)
             for e in bw.entries:
-                if e.kind == "node_executing":
-                    self._exec.setdefault(id(e.event.node), e)
-                elif e.kind == "grad_accumulated":
+                if e.kind == "grad_accumulated":
                     self._acc.setdefault(id(e.event.tensor), []).append(e)
 
     def output_value(self, node, nr=0):
@@ -280,14 +361,14 @@ class TapeValues:
         return outs[nr] if nr < len(outs) else None
 
     def incoming(self, node):
-        e = self._exec.get(id(node))
-        return e.values["incoming"] if e is not None else None
+        run = self._exec.get(id(node))
+        return run.incoming if run is not None else None
 
     def edge_grad(self, node, i):
-        e = self._exec.get(id(node))
-        if e is None:
+        run = self._exec.get(id(node))
+        if run is None:
             return None
-        out = e.values["outgoing"]
+        out = run.outgoing
         return out[i] if i < len(out) else None
 
     def seed(self, t):
@@ -320,10 +401,8 @@ def record(copy_values=True):
 
 def find_creation(node):
     """The node_created Entry of `node` in any live tape (newest first), or None."""
-    for key in sorted(list(_recent_tapes.keys()), reverse=True):
-        tape = _recent_tapes.get(key)
-        if tape is not None:
-            e = tape.created(node)
-            if e is not None:
-                return e
+    for tape in reversed(list(_recent_tapes)):
+        e = tape.created(node)
+        if e is not None:
+            return e
     return None

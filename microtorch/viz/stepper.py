@@ -135,33 +135,25 @@ class _Builder:
 
     # -- steps ----------------------------------------------------------------------------
     def steps(self):
-        steps, pending = [], []
-        arrivals = {}          # id(node) -> [(output_nr, source title, source dot, value)]
-        entries = [e for e in self.bw.entries[1:]]
-        execs = []
-        for e in entries:
-            if e.kind in ("hook_fired", "grad_accumulated"):
-                pending.append(e)
-            elif e.kind == "node_executing":
-                node = e.event.node
-                st = self._step(len(steps), e, pending, arrivals)
-                steps.append(st)
-                execs.append(e)
-                pending = []
-                src_title = "seed" if st.kind == "seed" else F.node_title(node)
-                src_dot = st.nodes[0] if st.nodes else None
-                for i, (nxt, nr) in enumerate(getattr(node, "next_functions", ()) or ()):
-                    if nxt is None or i >= len(e.values["outgoing"]):
-                        continue
-                    g = e.values["outgoing"][i]
-                    if g is not None:
-                        arrivals.setdefault(id(nxt), []).append((nr, src_title, src_dot, g, i))
+        runs = self.bw.runs()
+        steps = []
+        arrivals = {}          # id(node) -> [(output_nr, source title, source dot, value, edge index)]
+        for run in runs:
+            st = self._step(len(steps), run, arrivals)
+            steps.append(st)
+            src_title = "seed" if st.kind == "seed" else F.node_title(run.node)
+            src_dot = st.nodes[0] if st.nodes else None
+            out = run.outgoing
+            for i, (nxt, nr) in enumerate(getattr(run.node, "next_functions", ()) or ()):
+                if nxt is None or i >= len(out) or out[i] is None:
+                    continue
+                arrivals.setdefault(id(nxt), []).append((nr, src_title, src_dot, out[i], i))
         if not steps:
             raise ValueError("the recorded backward ran no node; record a backward of a tensor that "
                              "requires grad (loss.backward() inside `with viz.record() as tape:`)")
         for k, st in enumerate(steps):
             if k + 1 < len(steps):
-                nxt_entry = execs[k + 1]
+                nxt_entry = runs[k + 1].entry
                 ready_nodes = [nxt_entry.event.node] + list(nxt_entry.values["ready"])
                 st.ready = self._dedupe(self.dot_name(n) for n in ready_nodes)
                 st.waiting = {}
@@ -169,7 +161,7 @@ class _Builder:
                     d = self.dot_name(n)
                     if d is not None and c:
                         st.waiting[d] = st.waiting.get(d, 0) + c
-            st.panel = self._panel(st, len(steps), execs[k])
+            st.panel = self._panel(st, len(steps))
         return steps
 
     @staticmethod
@@ -181,25 +173,24 @@ class _Builder:
                 out.append(x)
         return out
 
-    def _step(self, index, e, pending, arrivals):
-        node = e.event.node
-        v = e.values
+    def _step(self, index, run, arrivals):
+        node = run.node
+        v = run.entry.values
         if index == 0 and F.node_title(node) == "GraphRoot":
             nodes = self._dedupe(self.model.name_of(r) for r in self.bw.roots)
-            st = Step(index, "seed", "seed", nodes, node=None, incoming=(), outgoing=tuple(v["outgoing"]))
-            return st
+            return Step(index, "seed", "seed", nodes, node=None, incoming=(), outgoing=tuple(run.outgoing))
         dot = self.dot_name(node)
         st = Step(index, "node", F.node_title(node).split("::")[-1], [dot] if dot else [], node=node,
-                  incoming=tuple(v["incoming"]), outgoing=tuple(v["outgoing"]))
+                  incoming=tuple(v["incoming"]), outgoing=tuple(run.outgoing))
         st.contributions = [(nr, t, d, g) for nr, t, d, g, _ in arrivals.get(id(node), [])]
-        for h in pending:
-            if h.kind == "hook_fired":
-                ev = h.event
-                st.hooks.append({"kind": ev.kind, "name": getattr(ev.hook, "__name__", "") or "",
-                                 "before": h.values["before"], "after": h.values["after"],
-                                 "changed": not _same_any(h.values["before"], h.values["after"])})
-            elif h.kind == "grad_accumulated":
-                st.accumulation = (h.values["before"], h.values["contribution"], h.values["after"])
+        for h in run.hooks:
+            ev = h.event
+            st.hooks.append({"kind": ev.kind, "name": getattr(ev.hook, "__name__", "") or "",
+                             "before": h.values["before"], "after": h.values["after"],
+                             "changed": not _same_any(h.values["before"], h.values["after"])})
+        if run.accumulations:
+            a = run.accumulations[-1].values
+            st.accumulation = (a["before"], a["contribution"], a["after"])
         self._chain(st, node, dot)
         return st
 
@@ -275,7 +266,7 @@ class _Builder:
             return f"{spec.title} ({var})" if var else spec.title
         return spec.title
 
-    def _panel(self, st, n_steps, entry):
+    def _panel(self, st, n_steps):
         h = []
         esc = F.esc
         if st.kind == "seed":
