@@ -1,6 +1,6 @@
 """The differentiable primitives, grouped by family. Each op is a `Function` subclass with
 forward (numpy) and backward (Tensor ops) side by side; the functions here build them."""
-from .elementwise import (abs, acos, add, angle, asin, atan, clamp, clip, conj, cos, cosh, div, elu, exp, expm1,  # noqa: F401
+from .elementwise import (abs, acos, add, angle, asin, atan, clamp, clip, conj, cos, cosh, div, elu, erf, exp, expm1,  # noqa: F401
                           gelu, imag, leaky_relu, log, log1p, log2, log10, maximum, minimum, mul, neg, pow, real,
                           reciprocal, relu, rsqrt, rsub, sgn, sigmoid, sign, sin, sinh, softplus, sqrt, square,
                           sub, tan, tanh, where)

@@ -107,6 +107,42 @@ class Div(Op):
         return (ta - ctx.output * tb) / b
 
 
+class MulScalar(Op):
+    """d(a*s) = s for a Python number s (torch's mul.Scalar, used inside composite ops)"""
+    _grad_fn_name = "MulBackward1"
+
+    @staticmethod
+    def forward(ctx, a, s):
+        ctx.s = s
+        return a * s
+
+    @staticmethod
+    def backward(ctx, grad):
+        return MulScalar.apply(grad, ctx.s), None
+
+    @staticmethod
+    def jvp(ctx, t, _s):
+        return MulScalar.apply(t, ctx.s)
+
+
+class DivScalar(Op):
+    """d(a/s) = 1/s for a Python number s (torch's div.Scalar, used inside composite ops)"""
+    _grad_fn_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx, a, s):
+        ctx.s = s
+        return a / s
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DivScalar.apply(grad, ctx.s), None
+
+    @staticmethod
+    def jvp(ctx, t, _s):
+        return DivScalar.apply(t, ctx.s)
+
+
 class Neg(Op):
     """d(-x) = -1"""
     _grad_fn_name = "NegBackward0"
@@ -391,6 +427,18 @@ class Sign(Sgn):
     _grad_fn_name = "SignBackward0"
 
 
+def _erf_np(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype) if x.size else x.copy()
+
+
+def _d_erf(x):
+    """d erf(x) = 2/sqrt(pi) exp(-x^2)"""
+    return exp(-(x * x)) * (2 / math.sqrt(math.pi))
+
+
+Erf = _unary("Erf", _erf_np, _d_erf)
+
+
 class Relu(Op):
     """d relu(x) = [x > 0]"""
     _grad_fn_name = "ReluBackward0"
@@ -404,7 +452,37 @@ class Relu(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * (out > 0)
+        return GradTimesLocal.apply(grad, out, out._data > 0)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t * (ctx.output > 0)
+
+
+class GradTimesLocal(Op):
+    """g * local(x) for a local slope constant in x (relu's mask): d = (local, 0)"""
+    _grad_fn_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, x, local):
+        ctx.local = local
+        # a mask selects (so that a nan or inf gradient is dropped where the mask is 0, as in torch)
+        return np.where(local, g, 0).astype(g.dtype) if local.dtype == bool else g * local.astype(g.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        local = Tensor._make(ctx.local)
+        gg = where(local, grad, 0.0) if ctx.local.dtype == bool else grad * local
+        gx = Tensor._make(np.zeros(ctx._in_meta[1][0], ctx._in_meta[1][1].np)) if ctx.needs_input_grad[1] else None
+        return gg, gx, None
+
+    @staticmethod
+    def jvp(ctx, tg, _tx, _local):
+        return tg * Tensor._make(ctx.local.astype(ctx.output._data.dtype, copy=False))
+
+
+class LeakyReluBackward(GradTimesLocal):
+    _grad_fn_name = "LeakyReluBackwardBackward0"
 
 
 class LeakyRelu(Op):
@@ -420,7 +498,12 @@ class LeakyRelu(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * where(x > 0, 1.0, ctx.slope).to(grad.dtype)
+        return LeakyReluBackward.apply(grad, x, np.where(x._data > 0, 1.0, ctx.slope))
+
+    @staticmethod
+    def jvp(ctx, t):
+        x = ctx.inputs[0]
+        return t * Tensor._make(np.where(x._data > 0, 1.0, ctx.slope).astype(x._data.dtype))
 
 
 class Elu(Op):
@@ -455,9 +538,7 @@ class Gelu(Op):
         if approximate == "tanh":
             k = math.sqrt(2 / math.pi)
             return (0.5 * x * (1 + np.tanh(k * (x + 0.044715 * x ** 3)))).astype(x.dtype)
-        from math import erf
-        erf_v = np.vectorize(erf, otypes=[np.float64])
-        return (0.5 * x * (1 + erf_v(x / math.sqrt(2)))).astype(x.dtype)
+        return (0.5 * x * (1 + _erf_np(x / math.sqrt(2)))).astype(x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -468,10 +549,19 @@ class Gelu(Op):
             t = tanh(inner)
             d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + x * x * (3 * 0.044715))
             return grad * d
-        cdf = Tensor._make(0.5 * (1 + np.vectorize(math.erf, otypes=[np.float64])(x._data / math.sqrt(2)))
-                           .astype(x._data.dtype))
+        cdf = (erf(x * (1 / math.sqrt(2))) + 1) * 0.5
         pdf = exp(x * x * -0.5) * (1 / math.sqrt(2 * math.pi))
         return grad * (cdf + x * pdf)
+
+    @staticmethod
+    def jvp(ctx, t):
+        x = ctx.inputs[0]
+        if ctx.approximate == "tanh":
+            k = math.sqrt(2 / math.pi)
+            th = tanh((x + x ** 3 * 0.044715) * k)
+            return t * (0.5 * (1 + th) + 0.5 * x * (1 - th * th) * k * (1 + x * x * (3 * 0.044715)))
+        cdf = (erf(x * (1 / math.sqrt(2))) + 1) * 0.5
+        return t * (cdf + x * exp(x * x * -0.5) * (1 / math.sqrt(2 * math.pi)))
 
 
 class Softplus(Op):
@@ -520,7 +610,7 @@ class Clamp(Op):
             mask &= x._data >= ctx.lo
         if ctx.hi is not None:
             mask &= x._data <= ctx.hi
-        return grad * Tensor._make(mask)
+        return where(Tensor._make(mask), grad, 0.0), None, None
 
     @staticmethod
     def jvp(ctx, t):
@@ -796,6 +886,10 @@ def pow(a, b):
                                f"(exponent {b}); convert the tensor with .float() first")
         return PowScalar.apply(a, b)
     if not isinstance(a, Tensor):
+        from .._dtype import result_type
+        dt = result_type(a, b)
+        if not (dt.is_floating_point or dt.is_complex):  # int ** int tensor stays integral
+            return Tensor._make(np.power(np.asarray(a, dt.np), b._data.astype(dt.np)))
         b_ = b if b.dtype.is_floating_point or b.dtype.is_complex else _float(b)
         if isinstance(a, Tensor) or (a > 0 if not isinstance(a, complex) else True):
             return RPow.apply(b_, a)
@@ -881,6 +975,10 @@ def sigmoid(x):
     return Sigmoid.apply(_float(x))
 
 
+def erf(x):
+    return Erf.apply(_float(x))
+
+
 def reciprocal(x):
     return Reciprocal.apply(_float(x))
 
@@ -922,6 +1020,10 @@ def softplus(x, beta=1.0, threshold=20.0):
 def clamp(x, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
+    from .._dtype import result_type
+    dt = result_type(x, *(v for v in (min, max) if v is not None))
+    if dt is not x.dtype:
+        x = x.to(dt)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = min if min is None or isinstance(min, Tensor) else Tensor._make(np.asarray(min, x.dtype.np))
         hi = max if max is None or isinstance(max, Tensor) else Tensor._make(np.asarray(max, x.dtype.np))

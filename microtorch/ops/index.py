@@ -52,11 +52,15 @@ class Select(Op):
     @staticmethod
     def forward(ctx, x, dim, index):
         ctx.in_shape, ctx.key = x.shape, (slice(None),) * dim + (index,)
-        return np.asarray(x[ctx.key])
+        return x[ctx.key + (Ellipsis,)]  # with the Ellipsis numpy returns a view, even when 0-d
 
     @staticmethod
     def backward(ctx, grad):
         return SliceScatter.apply(grad, ctx.in_shape, ctx.key), None, None
+
+    @staticmethod
+    def jvp(ctx, t, _dim, _index):
+        return Select.apply(t, *ctx.inputs[1:])
 
 
 class Slice(Op):
@@ -164,11 +168,12 @@ def _check_bounds(x, key):
 
 def getitem(x, key):
     from .shape import _share, unsqueeze
+    single_slice = isinstance(key, slice)  # x[a:b] always records a slice; x[a:b, ...] skips full ones
     if not isinstance(key, tuple):
         key = (key,)
     key = tuple(_to_np_index(k) for k in key)
     _check_bounds(x, key)
-    if any(isinstance(k, np.ndarray) for k in key):
+    if any(isinstance(k, np.ndarray) or getattr(k, "__vmap_batched__", False) for k in key):  # (vmap: batched)
         if len(key) == 1 and isinstance(key[0], np.ndarray) and key[0].dtype != bool:
             key = key[0]
         return Index.apply(x, key)
@@ -187,15 +192,15 @@ def getitem(x, key):
             start, stop, step = k.indices(out.shape[dim])
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            if (start, stop, step) != (0, out.shape[dim], 1):
+            if (start, stop, step) != (0, out.shape[dim], 1) or single_slice:
                 out = _share(Slice.apply(out, dim, start, max(stop, start), step), x)
             dim += 1
         else:
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(k).__name__})")
-    if out is x:  # x[:] or x[...] is an alias of x, as a view
-        from .shape import View
-        out = _share(View.apply(x, x.shape), x)
+    if out is x:  # x[...] or x[:, :] is an alias of x, as a view
+        from .shape import Alias
+        out = _share(Alias.apply(x, x.shape), x)
     return out
 
 
@@ -327,6 +332,10 @@ class MaskedFill(Op):
         return where(mask, tv, tx) if tv is not None else MaskedFill.apply(tx, mask, 0.0)
 
 
+class MaskedFillTensor(MaskedFill):
+    _grad_fn_name = "MaskedFillBackward1"
+
+
 def masked_fill(x, mask, value):
     if mask.dtype.name != "bool":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
@@ -336,7 +345,7 @@ def masked_fill(x, mask, value):
                                f"{value.ndim} dimension(s).")
         if value._data.dtype != x._data.dtype:
             value = value.to(x.dtype)
-    out = MaskedFill.apply(x, mask, value)
+    out = (MaskedFillTensor if isinstance(value, Tensor) else MaskedFill).apply(x, mask, value)
     if out.shape != x.shape:
         raise RuntimeError(f"masked_fill: the mask {list(mask.shape)} must be broadcastable to the tensor "
                            f"{list(x.shape)}")

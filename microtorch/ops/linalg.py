@@ -3,6 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, promoted
+from .shape import SqueezeDim
 
 
 class Matmul(Op):
@@ -84,14 +85,45 @@ def _check(a, b, op):
 
 
 def matmul(a, b):
+    """torch's dispatch: dot, mv, mm, a folded mm/mv when one side is a batch and the other a
+    matrix or vector, else one batched product (bmm in torch) with broadcasting."""
     a, b = _check(a, b, "matmul")
-    if a.ndim == 2 and b.ndim == 2:
+    da, db = a.ndim, b.ndim
+    if da == 2 and db == 2:
         return Mm.apply(a, b)
-    if a.ndim == 1 and b.ndim == 1:
+    if da == 1 and db == 1:
         return Dot.apply(a, b)
-    if a.ndim == 2 and b.ndim == 1:
+    if da == 2 and db == 1:
         return Mv.apply(a, b)
+    if da == 1 and db == 2:
+        return _SqueezeRow.apply(Mm.apply(a.unsqueeze(0), b), dims=(0,))
+    if (da >= 3 and db <= 2 or db >= 3 and da <= 2) and _should_fold(a, b):
+        from .shape import UnsafeView
+        transpose = db > da  # fold b.mT and compute (b.mT @ a.mT).mT
+        t1 = b.mT if transpose else a
+        t2 = (a.t() if da == 2 else a) if transpose else b
+        shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.ndim == 2 else ())
+        folded = t1.reshape(-1, t1.shape[-1])
+        if t2.ndim == 1:
+            return UnsafeView.apply(Mv.apply(folded, t2), shape)
+        out = UnsafeView.apply(Mm.apply(folded, t2), shape)
+        return out.mT.contiguous() if transpose else out
     return Matmul.apply(a, b)
+
+
+def _should_fold(a, b):
+    """torch folds the batched operand when the other one requires grad, or when folding
+    needs no copy (its leading dims are contiguous)."""
+    transpose = b.ndim > a.ndim
+    big = np.swapaxes(b._data, -1, -2) if transpose else a._data
+    if (a if transpose else b).requires_grad or big.size == 0:
+        return True
+    st, sh = big.strides, big.shape
+    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(big.ndim - 2))
+
+
+class _SqueezeRow(SqueezeDim):
+    _grad_fn_name = "SqueezeBackward4"  # torch squeezes the row of vector @ matrix in place
 
 
 def mm(a, b):
@@ -182,27 +214,40 @@ class Einsum(Op):
         ops = ctx.saved_tensors
         lhs, out = ctx.equation.split("->")
         terms = lhs.split(",")
+        unused = iter(sorted(set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") - set(ctx.equation)))
         grads = []
         for i, term in enumerate(terms):
             if not ctx.needs_input_grad[i]:
                 grads.append(None)
                 continue
             others = [t for j, t in enumerate(terms) if j != i]
-            # indices that appear only in this operand were summed over: broadcast them back
-            sizes = {c: ops[i].shape[k] for k, c in enumerate(term)}
-            missing = [c for c in term if c not in out and all(c not in o for o in others)]
-            eq = ",".join([out] + others) + "->" + "".join(c for c in term if c not in missing)
-            g = einsum(eq, grad, *[o.conj() for j, o in enumerate(ops) if j != i])
-            if missing:
-                present = "".join(c for c in term if c not in missing)
-                g = einsum(present + "->" + present, g)
-                shape = [sizes[c] if c not in missing else 1 for c in term]
-                perm_src = present + "".join(missing)
-                g = g.reshape([sizes[c] for c in present] + [1] * len(missing))
-                g = g.permute([perm_src.index(c) for c in term]).expand(*[sizes[c] for c in term])
-                del shape
-            grads.append(g)
+            tensors = [grad] + [o.conj() for j, o in enumerate(ops) if j != i]
+            # a repeated index (a diagonal) gets a fresh letter tied to it by an identity matrix;
+            # an index summed over in this operand alone gets a vector of ones
+            sizes = dict(zip(term, ops[i].shape))
+            target, seen = "", set()
+            for c in term:
+                if c in seen:
+                    fresh = next(unused)
+                    others.append(c + fresh)
+                    tensors.append(Tensor._make(np.eye(sizes[c], dtype=grad._data.dtype)))
+                    c = fresh
+                seen.add(c)
+                target += c
+            for c in sorted(set(term)):
+                if c not in out and all(c not in o for o in others):
+                    others.append(c)
+                    tensors.append(Tensor._make(np.ones(sizes[c], dtype=grad._data.dtype)))
+            grads.append(einsum(",".join([out] + others) + "->" + target, *tensors))
         return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx, *ts):
+        ops, out = ctx.inputs, None
+        for i, t in enumerate(ts):  # product rule: one term per operand
+            term = Einsum.apply(*(t if j == i else o for j, o in enumerate(ops)), equation=ctx.equation)
+            out = term if out is None else out + term
+        return out
 
 
 def _normalize_equation(equation, operands):

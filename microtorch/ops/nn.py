@@ -3,6 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, normalize_dims
+from .elementwise import DivScalar, MulScalar
 
 
 def _reduce(loss, reduction, op, weight_sum=None):
@@ -85,10 +86,13 @@ def linear(x, weight, bias=None):
                            f"{weight.shape[-1]}x{weight.shape[0]}): linear expects inputs whose last dimension "
                            f"is in_features={weight.shape[-1]}")
     from .linalg import addmm, matmul
-    if x.ndim == 2 and bias is not None:
+    if bias is None:
+        return matmul(x, weight.t())
+    if x.ndim == 2:
         return addmm(bias, x, weight.t())
-    out = matmul(x, weight.t())
-    return out + bias if bias is not None else out
+    # torch folds other ranks into a matrix: view(-1, in) -> addmm -> view back
+    out = addmm(bias, x.reshape(-1, x.shape[-1]), weight.t())
+    return out.view(*x.shape[:-1], weight.shape[0])
 
 
 class MseLoss(Op):
@@ -115,26 +119,6 @@ class MseLoss(Op):
         x, y = ctx.inputs
         d = (x - y) * 2 * (tx - ty)
         return d.mean() if ctx.reduction == "mean" else d.sum() if ctx.reduction == "sum" else d
-
-
-class L1Loss(Op):
-    """d |x-y| = sign(x-y), -sign(x-y)"""
-    _grad_fn_name = "L1LossBackward0"
-
-    @staticmethod
-    def forward(ctx, x, y, reduction="mean"):
-        ctx.reduction = reduction
-        ctx.save_for_backward(x, y)
-        d = np.abs(x - y)
-        return np.asarray(d.mean() if reduction == "mean" else d.sum() if reduction == "sum" else d)
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, y = ctx.saved_tensors
-        g = (x - y).sign() * grad
-        if ctx.reduction == "mean":
-            g = g / x.numel()
-        return (g if ctx.needs_input_grad[0] else None, -g if ctx.needs_input_grad[1] else None)
 
 
 def _check_reduction(reduction, op):
@@ -166,46 +150,75 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    return _pointwise_loss(L1Loss, input, target, reduction, "l1_loss")
+    _check_reduction(reduction, "l1_loss")
+    return _reduce((input - target).abs(), reduction, "l1_loss")  # as torch composes it
 
 
-class NllLoss(Op):
-    """-w[y] logp[y]: the gradient is -w[y] at the target entry, 0 elsewhere"""
-    _grad_fn_name = "NllLossBackward0"
+class NllLossBackward(Op):
+    """nll_loss's backward g * local, linear in g and flat in logp: d = (local, 0)"""
+    _grad_fn_name = "NllLossBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, logp, target, weight=None, reduction="mean", ignore_index=-100):
-        # logp: (N, C, ...); move C last for indexing
-        lp = np.moveaxis(logp, 1, -1) if logp.ndim > 1 else logp[None]
-        t = target if logp.ndim > 1 else target[None]
-        valid = t != ignore_index
-        safe_t = np.where(valid, t, 0)
-        w = np.ones(lp.shape[-1], dtype=logp.dtype) if weight is None else weight
-        wt = np.where(valid, w[safe_t], 0).astype(logp.dtype)
-        picked = np.take_along_axis(lp, safe_t[..., None], axis=-1)[..., 0]
-        losses = -wt * picked
-        ctx.in_shape, ctx.reduction, ctx.c_axis = logp.shape, reduction, 1 if logp.ndim > 1 else 0
-        ctx.safe_t, ctx.wt = safe_t, wt
-        ctx.denom = wt.sum()
-        if reduction == "none":
-            return losses if logp.ndim > 1 else losses[0]
-        if reduction == "sum":
-            return np.asarray(losses.sum())
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray(losses.sum() / ctx.denom)
+    def forward(ctx, g, logp, local):
+        ctx.local = local
+        return g * local
 
     @staticmethod
     def backward(ctx, grad):
-        scale = ctx.wt / ctx.denom if ctx.reduction == "mean" else ctx.wt
-        g = grad if ctx.reduction == "none" else grad.reshape([1] * ctx.safe_t.ndim)
-        if ctx.reduction == "none" and len(ctx.in_shape) == 1:
-            g = g.reshape(1)
-        onehot = np.zeros(ctx.safe_t.shape + (ctx.in_shape[ctx.c_axis],), dtype=ctx.wt.dtype)
-        np.put_along_axis(onehot, ctx.safe_t[..., None], 1, axis=-1)
-        local = Tensor._make(-(onehot * scale[..., None]).astype(grad._data.dtype))
-        out = (g.unsqueeze(-1) * local)
-        out = out.movedim(-1, 1) if len(ctx.in_shape) > 1 else out.reshape(ctx.in_shape)
-        return out, None, None
+        glogp = Tensor._make(np.zeros(ctx.local.shape, ctx.local.dtype)) if ctx.needs_input_grad[1] else None
+        return grad * Tensor._make(ctx.local), glogp, None
+
+    @staticmethod
+    def jvp(ctx, tg, _tlogp, _local):
+        return tg * Tensor._make(ctx.local)
+
+
+class NllLoss2DBackward(NllLossBackward):
+    _grad_fn_name = "NllLoss2DBackwardBackward0"
+
+
+class NllLoss(Op):
+    """-w[y] logp[y]: the gradient is -w[y] at the target entry (/ sum of w[y] for 'mean')"""
+    _grad_fn_name = "NllLossBackward0"
+    _double = NllLossBackward
+
+    @staticmethod
+    def forward(ctx, logp, target, weight=None, reduction="mean", ignore_index=-100):
+        c = 1 if logp.ndim > 1 else 0
+        valid = target != ignore_index
+        t = np.expand_dims(np.where(valid, target, 0), c)
+        w = np.ones(logp.shape[c], logp.dtype) if weight is None else weight.astype(logp.dtype)
+        wt = np.expand_dims(np.where(valid, w[t.squeeze(c)], 0).astype(logp.dtype), c)  # w[y], 0 if ignored
+        losses = np.squeeze(-wt * np.take_along_axis(logp, t, axis=c), c)
+        local = np.zeros(logp.shape, logp.dtype)  # d loss / d logp
+        np.put_along_axis(local, t, -wt, axis=c)
+        ctx.reduction, ctx.c = reduction, c
+        ctx.save_for_backward(logp)
+        if reduction == "none":
+            ctx.local = local
+            return losses
+        if reduction == "sum":
+            ctx.local = local
+            return np.asarray(losses.sum())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ctx.local = local / wt.sum()
+            return np.asarray(losses.sum() / wt.sum())
+
+    @staticmethod
+    def backward(ctx, grad):
+        (logp,) = ctx.saved_tensors
+        g = grad.unsqueeze(ctx.c) if ctx.reduction == "none" else grad
+        return ctx._forward_cls._double.apply(g, logp, ctx.local), None
+
+    @staticmethod
+    def jvp(ctx, tlogp, _target):
+        d = tlogp * Tensor._make(ctx.local)  # the loss is linear in logp
+        return d.sum(dim=ctx.c) if ctx.reduction == "none" else d.sum()
+
+
+class NllLoss2D(NllLoss):
+    _grad_fn_name = "NllLoss2DBackward0"
+    _double = NllLoss2DBackward
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -214,14 +227,30 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"nll_loss: expected target of dtype int64 (class indices), got {target.dtype}; use "
                            "target.long()")
+    if input.ndim == 0 or input.ndim > 1 and (t.ndim != input.ndim - 1 or t.shape[0] != input.shape[0]) \
+            or input.ndim == 1 and t.ndim != 0:
+        if input.ndim > 1 and t.ndim >= 1 and t.shape[0] != input.shape[0]:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                             f"({t.shape[0]}).")
+        raise RuntimeError(f"nll_loss: expected the target to have the input's shape without the class dim "
+                           f"({list(input.shape[:1]) + list(input.shape[2:])}), got {list(t.shape)}")
+    if input.ndim > 2 and t.shape[1:] != input.shape[2:]:
+        raise RuntimeError(f"nll_loss: expected target size {list(input.shape[:1]) + list(input.shape[2:])}, "
+                           f"got {list(t.shape)}")
     n_classes = input.shape[1] if input.ndim > 1 else input.shape[0]
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if bad.any():
         raise IndexError(f"nll_loss: Target {t[bad].flat[0]} is out of bounds (there are {n_classes} classes)")
-    if input.ndim > 1 and (input.shape[0] != t.shape[0]):
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({t.shape[0]}).")
     w = weight._data if weight is not None else None
-    return NllLoss.apply(input, t, weight=w, reduction=reduction, ignore_index=ignore_index)
+    kw = dict(weight=w, reduction=reduction, ignore_index=ignore_index)
+    if input.ndim <= 2:
+        return NllLoss.apply(input, t, **kw)
+    if input.ndim == 4:
+        return NllLoss2D.apply(input, t, **kw)
+    # as torch: other ranks are viewed as (N, C, 1, -1) images
+    n, c = input.shape[:2]
+    out = NllLoss2D.apply(input.contiguous().view(n, c, 1, -1), t.reshape(n, 1, -1), **kw)
+    return out.view(n, *input.shape[2:]) if reduction == "none" else out
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -230,33 +259,37 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     cdim = 1 if input.ndim > 1 else 0
     logp = log_softmax(input, cdim)
     n_classes = input.shape[cdim]
-    if target.dtype.is_floating_point:  # class probabilities
+    w = weight
+    if weight is not None and input.ndim > 1:  # broadcast the class weights over dim 1
+        w = weight.view([1, n_classes] + [1] * (input.ndim - 2))
+    if target.dtype.is_floating_point:  # class probabilities, as torch composes it
         if target.shape != input.shape:
             raise RuntimeError(f"cross_entropy: with class probabilities the target must have the input's shape "
                                f"{list(input.shape)}, got {list(target.shape)}")
         p = target
-        if label_smoothing:
-            p = p * (1 - label_smoothing) + label_smoothing / n_classes
-        wl = logp if weight is None else logp * weight.reshape([-1] + [1] * (input.ndim - cdim - 1))
-        loss = -(wl * p).sum(dim=cdim)
-        if reduction == "mean":
-            return loss.sum() / (input.shape[0] if input.ndim > 1 else 1)
-        return _reduce(loss, reduction, "cross_entropy")
+        if label_smoothing > 0:
+            p = MulScalar.apply(p, 1 - label_smoothing) + label_smoothing / n_classes
+        terms = logp * p if w is None else logp * p * w
+        if reduction == "none":
+            return -terms.sum(cdim)
+        if reduction == "sum":
+            return -terms.sum()
+        return DivScalar.apply(-terms.sum(), input.numel() // n_classes)
     nll = nll_loss(logp, target, weight=weight, ignore_index=ignore_index, reduction=reduction)
-    if not label_smoothing:
+    if label_smoothing <= 0:
         return nll
-    valid = Tensor._make((target._data != ignore_index).astype(logp._data.dtype))
-    wl = logp if weight is None else logp * weight.reshape([-1] + [1] * (input.ndim - cdim - 1))
-    smooth = -(wl.sum(dim=cdim)) * valid
+    ignore_mask = target == ignore_index
+    smooth = -(logp.sum(cdim) if w is None else (logp * w).sum(cdim))
+    smooth = smooth.masked_fill(ignore_mask, 0.0)
     if reduction == "mean":
         if weight is None:
-            smooth = smooth.sum() / valid.sum()
+            smooth = smooth.sum() / (~ignore_mask).sum()
         else:
-            wt = weight._data[np.where(target._data != ignore_index, target._data, 0)] * valid._data
-            smooth = smooth.sum() / float(wt.sum())
+            kept = target._data[~ignore_mask._data].reshape(-1)
+            smooth = smooth.sum() / Tensor._make(weight._data[kept]).sum()
     elif reduction == "sum":
         smooth = smooth.sum()
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+    return MulScalar.apply(nll, 1 - label_smoothing) + MulScalar.apply(smooth, label_smoothing / n_classes)
 
 
 class BinaryCrossEntropy(Op):
@@ -306,22 +339,55 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
 
+class BinaryCrossEntropyWithLogits(Op):
+    """d bce(sigmoid(x), y) / dx = (1 + (pw - 1) y) sigmoid(x) - pw y;  d/dy = (pw - 1) softplus(-x) - x"""
+    _grad_fn_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y, weight=None, pos_weight=None, reduction="mean"):
+        ctx.reduction = reduction
+        ctx.save_for_backward(x, y, weight, pos_weight)
+        sp = np.logaddexp(0, -x)  # softplus(-x) = -log(sigmoid(x)), without overflow
+        lw = 1 if pos_weight is None else 1 + (pos_weight - 1) * y
+        loss = (1 - y) * x + lw * sp
+        if weight is not None:
+            loss = loss * weight
+        loss = loss.astype(x.dtype, copy=False)
+        return np.asarray(loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .elementwise import log1p, relu, sigmoid
+        x, y, w, pw = ctx.saved_tensors
+        scale = grad if ctx.reduction != "mean" else grad / x.numel()
+        if w is not None:
+            scale = scale * w
+        gx = gy = None
+        if ctx.needs_input_grad[0]:
+            gx = (sigmoid(x) - y if pw is None else (1 + (pw - 1) * y) * sigmoid(x) - pw * y) * scale
+        if ctx.needs_input_grad[1]:
+            gy = -x if pw is None else (pw - 1) * (relu(-x) + log1p((-x.abs()).exp())) - x
+            gy = gy * scale
+        return gx, gy, None, None
+
+    @staticmethod
+    def jvp(ctx, tx, ty, _tw, _tpw):
+        from .elementwise import log1p, relu, sigmoid
+        x, y, w, pw = ctx.inputs
+        dx = sigmoid(x) - y if pw is None else (1 + (pw - 1) * y) * sigmoid(x) - pw * y
+        dy = -x if pw is None else (pw - 1) * (relu(-x) + log1p((-x.abs()).exp())) - x
+        d = tx * dx + ty * dy
+        if w is not None:
+            d = d * w
+        return d.mean() if ctx.reduction == "mean" else d.sum() if ctx.reduction == "sum" else d
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     if input.shape != target.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    # (1 - y) x + (1 + (pw - 1) y) softplus(-x), written in differentiable ops
-    from .elementwise import softplus
-    sp = softplus(-input)
-    if pos_weight is not None:
-        lw = 1 + (pos_weight - 1) * target
-        loss = (1 - target) * input + lw * sp
-    else:
-        loss = (1 - target) * input + sp
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+    return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -331,7 +331,13 @@ class MaxDim(Op):
     def backward(ctx, grad, _grad_idx):
         from .index import scatter_zeros
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
-        return scatter_zeros(g, ctx.in_shape, ctx.dim, Tensor._make(ctx.idx))
+        return scatter_zeros(g, ctx.in_shape, ctx.dim, Tensor._make(ctx.idx)), None, None
+
+    @staticmethod
+    def jvp(ctx, t, _dim):
+        from .index import Gather
+        values = Gather.apply(t, ctx.dim, ctx.idx)
+        return (values if ctx.keepdim else values.squeeze(ctx.dim)), None
 
 
 class MinDim(MaxDim):
@@ -390,7 +396,12 @@ class Logsumexp(Op):
         x, out = ctx.saved_tensors
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         o = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
-        return g * (x - o).exp()
+        return g * (x - o).exp(), None, None
+
+    @staticmethod
+    def jvp(ctx, t, _dims):
+        o = _unsqueeze_to(ctx.output, ctx.in_shape, ctx.dims, ctx.keepdim)
+        return Sum.apply(t * (ctx.inputs[0] - o).exp(), dims=ctx.dims, keepdim=ctx.keepdim)
 
 
 def logsumexp(x, dim, keepdim=False):
@@ -481,14 +492,14 @@ def _nodiff(arr):
 
 def argmax(x, dim=None, keepdim=False):
     if dim is None:
-        return _nodiff(np.int64(np.argmax(x._data)))
+        return _nodiff(as_array(np.argmax(x._data)).astype(np.int64))
     d = normalize_dims(dim, x.ndim, "argmax")[0]
     return _nodiff(np.argmax(x._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(x, dim=None, keepdim=False):
     if dim is None:
-        return _nodiff(np.int64(np.argmin(x._data)))
+        return _nodiff(as_array(np.argmin(x._data)).astype(np.int64))
     d = normalize_dims(dim, x.ndim, "argmin")[0]
     return _nodiff(np.argmin(x._data, axis=d, keepdims=keepdim).astype(np.int64))
 

@@ -4,6 +4,7 @@ import numpy as np
 
 from .._tensor import Tensor, _size_arg
 from ._op import Op, normalize_dims
+from .inplace import mark_view
 
 
 def _view_of(out, x):
@@ -87,11 +88,10 @@ def expand_as(x, other):
     return expand(x, *other.shape)
 
 
-def _share(out, x):
+def _share(out, x, multi=False):
     """Views share the version counter (and remember their base) as in torch."""
     if isinstance(out, Tensor) and out is not x and np.shares_memory(out._data, x._data):
-        out._version_counter = x._version_counter
-        out._base = x._base if x._base is not None else x
+        mark_view(out, x, multi)
     return out
 
 
@@ -111,6 +111,10 @@ class View(Op):
     @staticmethod
     def jvp(ctx, t, _shape):
         return View.apply(t, ctx.inputs[1])
+
+
+class Alias(View):
+    _grad_fn_name = "AliasBackward0"
 
 
 class UnsafeView(View):
@@ -488,7 +492,7 @@ def split(x, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
                                f"at dimension {d}), but got split_sizes={sizes}")
         cls = SplitWithSizes
-    return tuple(_share(o, x) for o in cls.apply(x, sizes, d))
+    return tuple(_share(o, x, multi=True) for o in cls.apply(x, sizes, d))
 
 
 def chunk(x, chunks, dim=0):
@@ -517,7 +521,7 @@ class Unbind(Op):
 
 def unbind(x, dim=0):
     d = normalize_dims(dim, x.ndim, "unbind")[0]
-    return tuple(_share(o, x) for o in Unbind.apply(x, d))
+    return tuple(_share(o, x, multi=True) for o in Unbind.apply(x, d))
 
 
 class Flip(Op):
