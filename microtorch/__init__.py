@@ -73,4 +73,6 @@ def __getattr__(name):
     import importlib
     if name in ("nn", "optim", "func", "testing", "viz"):
         return importlib.import_module("." + name, __name__)
+    if name == "vmap":  # torch.vmap is torch.func.vmap
+        return importlib.import_module(".func", __name__).vmap
     raise AttributeError(f"module 'microtorch' has no attribute {name!r}")

@@ -134,7 +134,8 @@ def permute(cls, args, kwargs, level):
 @register(sh.Transpose)
 def transpose(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)
-    return wrap(cls.apply(v, d0=kwargs["d0"] + 1, d1=kwargs["d1"] + 1), level)
+    # (Transpose, not t(): t's backward is only for matrices)
+    return wrap(sh.Transpose.apply(v, d0=kwargs["d0"] + 1, d1=kwargs["d1"] + 1), level)
 
 
 @register(sh.Repeat)
