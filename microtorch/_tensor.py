@@ -222,10 +222,9 @@ class Tensor:
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
-        """The same data (and version counter) without history."""
+        """The same data (and version counter) without history (not a view: no _base, as in torch)."""
         t = Tensor._make(self._data)
         t._version_counter = self._version_counter
-        t._base = self
         return t
 
     def detach_(self):

@@ -1,7 +1,20 @@
 """Anomaly mode: remember where each node was created; fail on NaN gradients."""
+import os
 import threading
+import traceback
 
 _state = threading.local()
+
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_INTERNAL = (os.path.join(_PKG, "autograd") + os.sep, os.path.join(_PKG, "ops") + os.sep,
+             os.path.join(_PKG, "_tensor"))
+
+
+def user_stack():
+    """The current Python stack as torch's anomaly mode prints it, without microtorch's own
+    engine, ops and Tensor frames (torch's are C++ and invisible), so the user's line shows."""
+    frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_INTERNAL)]
+    return "".join(traceback.format_list(frames))
 
 
 def is_anomaly_enabled():

@@ -9,7 +9,9 @@
 unless `retain_graph=True`.
 """
 import heapq
+import itertools
 import threading
+import traceback
 import warnings
 
 import numpy as np
@@ -41,13 +43,17 @@ class _GraphRoot(Node):
 class _Task:
     """One call of backward / autograd.grad: the state the loop shares with hooks."""
 
-    def __init__(self, deps, needed):
+    _ids = itertools.count()
+
+    def __init__(self, deps, needed, captures):
+        self.id = next(self._ids)
         self.deps = deps
         self.needed = needed
+        self.captures = captures
 
-    def will_reach(self, t):
-        node = t.grad_fn if t.grad_fn is not None else (_accumulator(t) if t._requires_grad else None)
-        return node is not None and node in self.deps and (self.needed is None or node in self.needed)
+    def will_execute(self, node):
+        """torch._C._will_engine_execute_node: will this backward run (or capture at) node?"""
+        return node in self.deps and (self.needed is None or node in self.needed or node in self.captures)
 
 
 def _edge_of(t):
@@ -102,10 +108,11 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                                          tuple(inputs) if inputs is not None else None,
                                          create_graph, retain_graph))
 
-    task = _Task(deps, needed)
+    task = _Task(deps, needed, captures)
     prev_task = getattr(_local, "task", None)
     _local.task = task
-    check_nan = anomaly_mode.is_anomaly_enabled() and anomaly_mode.is_anomaly_check_nan_enabled()
+    anomaly = anomaly_mode.is_anomaly_enabled()
+    check_nan = anomaly and anomaly_mode.is_anomaly_check_nan_enabled()
     buffers = {}
     ready = [(-root._seq, 0, root)]
     tie = 1
@@ -114,21 +121,17 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
             while ready:
                 node = heapq.heappop(ready)[2]
                 if node is root:
-                    incoming, outgoing = [], root.grads
+                    outgoing = root.grads
+                    if listening:
+                        graph.emit(graph.NodeExecuting(root, (), tuple(outgoing), _queued(ready), _waiting(deps)))
                 else:
                     incoming = buffers.pop(node, None) or [None] * node._num_outputs
-                    incoming = _call_tensor_pre_hooks(node, incoming, listening)
-                    if node in captures:
-                        for nr, k in captures[node]:
-                            results[k] = incoming[nr]
-                    if needed is not None and node not in needed:
-                        outgoing = None
+                    if anomaly:
+                        outgoing = _run_node_anomaly(node, incoming, task, create_graph, retain_graph, check_nan,
+                                                     listening, ready, deps, results)
                     else:
-                        outgoing = _execute(node, incoming, create_graph, retain_graph, check_nan, listening)
-                if listening:
-                    graph.emit(graph.NodeExecuting(
-                        node, tuple(incoming), tuple(outgoing) if outgoing is not None else (),
-                        tuple(n for _, _, n in sorted(ready)), {n: c for n, c in deps.items() if c}))
+                        outgoing = _run_node(node, incoming, task, create_graph, retain_graph, False,
+                                             listening, ready, deps, results)
                 for i, (nxt, nr) in enumerate(node.next_functions):
                     if nxt is None:
                         continue
@@ -148,6 +151,59 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     if listening:
         graph.emit(graph.BackwardFinished(tuple(roots)))
     return results
+
+
+def _queued(ready):
+    return tuple(n for _, _, n in sorted(ready))
+
+
+def _waiting(deps):
+    return {n: c for n, c in deps.items() if c}
+
+
+def _run_node(node, incoming, task, create_graph, retain_graph, check_nan, listening, ready, deps, results):
+    """One step of the loop: tensor hooks, capture (autograd.grad), then the node itself.
+    Returns the gradients for next_functions, or None if the node does not run."""
+    incoming = _call_tensor_pre_hooks(node, incoming, listening)
+    caps = task.captures.get(node) if task.captures else None
+    if caps:
+        for nr, k in caps:
+            results[k] = incoming[nr]
+            if listening:
+                graph.emit(graph.HookFired("capture", node, None, incoming[nr], incoming[nr]))
+    if task.needed is not None and node not in task.needed:
+        return None
+    return _execute(node, incoming, create_graph, retain_graph, check_nan, listening, ready, deps)
+
+
+def _run_node_anomaly(node, incoming, task, *args):
+    """_run_node, and on any error warn with the forward stack that created the node (and the
+    node whose backward created it), as torch's anomaly mode does."""
+    prev = getattr(anomaly_mode._state, "current_node", None)
+    anomaly_mode._state.current_node = node
+    try:
+        return _run_node(node, incoming, task, *args)
+    except Exception:
+        _warn_anomaly(node)
+        raise
+    finally:
+        anomaly_mode._state.current_node = prev
+
+
+def _warn_anomaly(node):
+    trace = node.__dict__.get("_anomaly_trace")
+    if trace is None:
+        return
+    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}",
+                  UserWarning, stacklevel=4)
+    parent = node.__dict__.get("_anomaly_parent")
+    while parent is not None:
+        ptrace = parent.__dict__.get("_anomaly_trace")
+        if ptrace is None:
+            break
+        warnings.warn(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call that "
+                      f"induced the previous calculation:\n{ptrace}", UserWarning, stacklevel=4)
+        parent = parent.__dict__.get("_anomaly_parent")
 
 
 def _needed_nodes(root, deps, targets, captures):
@@ -177,18 +233,36 @@ def _fire(kind, target, hook, before, after, listening):
         graph.emit(graph.HookFired(kind, target, hook, before, after))
 
 
-def _check_hook_result(new, old, hook, what):
+def _hook_name(hook):
+    return getattr(hook, "__name__", type(hook).__name__)
+
+
+def _check_hook_value(new, old, hook, what):
+    """torch's check of a gradient a hook returned: a Tensor of the same size and dtype."""
     if not isinstance(new, Tensor):
-        raise TypeError(f"hook {getattr(hook, '__name__', hook)!r} registered on {what} returned "
-                        f"{type(new).__name__}; a hook must return a Tensor or None")
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}' (hook {_hook_name(hook)!r} "
+                        f"registered on {what}; a hook must return a Tensor or None)")
+    if old is None:
+        return
     if new.shape != old.shape:
-        raise RuntimeError(f"hook {getattr(hook, '__name__', hook)!r} registered on {what} has changed "
-                           f"the size of the gradient from {list(old.shape)} to {list(new.shape)}; "
-                           "return a gradient of the same shape")
+        raise RuntimeError(f"hook {_hook_name(hook)!r} has changed the size of value (hook registered on {what}: "
+                           f"the gradient has shape {list(old.shape)} but the hook returned shape "
+                           f"{list(new.shape)}; return a gradient of the same shape)")
     if new.dtype is not old.dtype:
-        raise RuntimeError(f"hook {getattr(hook, '__name__', hook)!r} registered on {what} has changed "
-                           f"the type of the gradient (was {old.dtype} got {new.dtype}); return a "
-                           f"gradient of dtype {old.dtype}")
+        raise RuntimeError(f"hook {_hook_name(hook)!r} has changed the type of value (was {old.type()} got "
+                           f"{new.type()}; hook registered on {what}: return a gradient of dtype {old.dtype})")
+
+
+def _check_hook_values(new, old, hook, what):
+    """A node hook's result: a sequence with one gradient (or None) per value it was given."""
+    new = tuple(new) if isinstance(new, (tuple, list)) else (new,)
+    if len(new) != len(old):
+        raise RuntimeError(f"hook {_hook_name(hook)!r} has returned an incorrect number of values (got {len(new)}, "
+                           f"but expected {len(old)}) (hook registered on {what})")
+    for n, o in zip(new, old):
+        if n is not None:
+            _check_hook_value(n, o, hook, what)
+    return new
 
 
 def _call_tensor_pre_hooks(node, grads, listening):
@@ -201,7 +275,7 @@ def _call_tensor_pre_hooks(node, grads, listening):
                 before = grads[0]
                 new = hook(before)
                 if new is not None:
-                    _check_hook_result(new, before, hook, f"a leaf tensor of shape {list(var.shape)}")
+                    _check_hook_value(new, before, hook, f"a leaf tensor of shape {list(var.shape)}")
                     grads[0] = new
                 _fire("tensor", var, hook, before, grads[0], listening)
         return grads
@@ -214,7 +288,7 @@ def _call_tensor_pre_hooks(node, grads, listening):
                 continue
             new = hook(before)
             if new is not None:
-                _check_hook_result(new, before, hook, f"output {nr} of {node.name()}")
+                _check_hook_value(new, before, hook, f"the tensor that is output {nr} of {node.name()}")
                 grads[nr] = new
             _fire("tensor", node, hook, before, grads[nr], listening)
     retains = d.get("_retains_grad")
@@ -230,7 +304,9 @@ def _call_tensor_pre_hooks(node, grads, listening):
     return grads
 
 
-def _execute(node, grads, create_graph, retain_graph, check_nan, listening):
+def _execute(node, grads, create_graph, retain_graph, check_nan, listening, ready=(), deps=None):
+    """Node pre-hooks, the node's backward (or the accumulation into .grad), node post-hooks.
+    The NodeExecuting event is emitted right after the backward, before the post-hooks."""
     d = node.__dict__
     pre = d.get("_pre_hooks")
     if pre:
@@ -238,10 +314,12 @@ def _execute(node, grads, create_graph, retain_graph, check_nan, listening):
             before = tuple(grads)
             new = hook(before)
             if new is not None:
-                grads = list(new)
+                grads = list(_check_hook_values(new, before, hook, f"{node.name()} (a pre-hook)"))
             _fire("node_pre", node, hook, before, tuple(grads), listening)
 
     if type(node) is AccumulateGrad:
+        if listening:
+            graph.emit(graph.NodeExecuting(node, tuple(grads), (), _queued(ready), _waiting(deps or {})))
         if grads[0] is not None:
             _accumulate_into(node.variable, grads[0], create_graph, node, listening)
         outgoing = ()
@@ -252,16 +330,17 @@ def _execute(node, grads, create_graph, retain_graph, check_nan, listening):
             outgoing = _validate(node, node._backward(grads))
         if check_nan:
             _check_nan(node, outgoing)
+        if listening:
+            graph.emit(graph.NodeExecuting(node, tuple(grads), tuple(outgoing), _queued(ready), _waiting(deps or {})))
 
     post = d.get("_post_hooks")
     if post:
         for hook in list(post.values()):
-            new = hook(tuple(outgoing), tuple(grads))
+            before = tuple(outgoing)
+            new = hook(before, tuple(grads))
             if new is not None:
-                _fire("node_post", node, hook, tuple(outgoing), tuple(new), listening)
-                outgoing = tuple(new)
-            else:
-                _fire("node_post", node, hook, tuple(outgoing), tuple(outgoing), listening)
+                outgoing = _check_hook_values(new, before, hook, f"{node.name()} (a post-hook)")
+            _fire("node_post", node, hook, before, tuple(outgoing), listening)
     if not retain_graph:
         node._release()
     return outgoing
@@ -286,8 +365,8 @@ def _validate(node, outs):
             result[i] = None
             continue
         if not isinstance(g, Tensor):
-            raise TypeError(f"function {node.name()} returned a {type(g).__name__} as gradient {i}; "
-                            "expected a Tensor or None")
+            raise RuntimeError(f"expected Variable or None (got {type(g).__name__}): function {node.name()} "
+                               f"returned it as gradient {i}; return a Tensor or None per input")
         shape, dtype = meta[i]
         if g._data.shape != shape:
             try:
@@ -311,19 +390,18 @@ def _validate(node, outs):
 def _accumulate_into(var, grad, create_graph, node, listening):
     """Add `grad` into `var.grad` (a copy on first write, so no two leaves share storage)."""
     before = var._grad
+    before_value = before
     if before is None:
         var._grad = grad if create_graph else Tensor._make(grad._data.copy())
     elif create_graph or grad_mode.is_grad_enabled():
         var._grad = before + grad
-    else:
-        before_value = before.detach().clone() if listening else before
+    else:  # in place, as torch does outside create_graph
+        if listening:
+            before_value = Tensor._make(before._data.copy())
         before._data += grad._data.astype(before._data.dtype, copy=False)
         before._version_counter[0] += 1
-        if listening:
-            graph.emit(graph.GradAccumulated(var, node, before_value, grad, before))
-            before = None
-    if listening and before is not None or (listening and var._grad is not before and before is None):
-        graph.emit(graph.GradAccumulated(var, node, before, grad, var._grad))
+    if listening:
+        graph.emit(graph.GradAccumulated(var, node, before_value, grad, var._grad))
     hooks = var._post_acc_hooks
     if hooks:
         for hook in list(hooks.values()):
@@ -335,11 +413,9 @@ def _check_nan(node, outgoing):
     for i, g in enumerate(outgoing):
         if g is not None and np.isnan(g._data).any():
             trace = node.__dict__.get("_anomaly_trace")
-            if trace:
-                warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
-                              f"the error:\n{trace}", RuntimeWarning, stacklevel=2)
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output."
-                               + (f"\nThe forward call that created it:\n{trace}" if trace else ""))
+                               + (f"\nThe forward call that created {node.name()} (recorded by anomaly mode):\n"
+                                  f"{trace}" if trace else ""))
 
 
 # ---- public entry points ------------------------------------------------------------------

@@ -7,7 +7,6 @@ that forward saw. The node's `next_functions` point at the nodes of its inputs, 
 is the chain of `grad_fn`s that backward walks.
 """
 import itertools
-import traceback
 import weakref
 
 import numpy as np
@@ -56,7 +55,7 @@ class Node:
         return graph.add_hook(self._hook_dict("_tensor_pre_hooks"), (output_nr, fn))
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def __call__(self, *grads):
         return self._backward(list(grads))
@@ -114,13 +113,23 @@ class SavedTensor:
     def __init__(self, tensor, is_output):
         self.counter = tensor._version_counter
         self.version = self.counter[0]
-        self.packed = None
+        self.unpack_hook = None
         hooks = graph._saved_hooks.__dict__.get("stack")
         if hooks:
             pack, self.unpack_hook = hooks[-1]
-            self.packed = pack(tensor)
+            with grad_mode.no_grad():  # as in torch: the pack hook does not record a graph
+                self.packed = pack(tensor)
+            # what unpack needs to reattach the history (torch keeps grad_fn, not the tensor)
             self.tensor = self.data = None
-            self.output_nr = -1
+            self.output_nr = tensor._output_nr if is_output else -1
+            self.requires_grad = tensor._requires_grad
+            if tensor._requires_grad and tensor.grad_fn is None:
+                _accumulator(tensor)
+                self.data = (None, 0, tensor._accumulator)
+            elif not is_output:
+                self.data = (tensor.grad_fn, tensor._output_nr, None)
+            else:
+                self.data = (None, tensor._output_nr, None)
         elif is_output:
             self.tensor = None
             self.data = tensor._data
@@ -132,10 +141,10 @@ class SavedTensor:
             self.output_nr = -1
 
     def unpack(self, node):
+        if self.unpack_hook is not None:  # torch does not check versions behind saved-tensor hooks
+            return self._unpack_hooked(node)
         if self.counter[0] != self.version:
             raise RuntimeError(self.version_error(node))
-        if self.packed is not None:
-            return self.unpack_hook(self.packed)
         if self.tensor is not None:
             return self.tensor
         t = Tensor._make(self.data)
@@ -146,21 +155,54 @@ class SavedTensor:
             t._output_nr = self.output_nr
         return t
 
+    def _unpack_hooked(self, node):
+        out = self.unpack_hook(self.packed)
+        if not isinstance(out, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(out).__name__}")
+        if not self.requires_grad or out._requires_grad:
+            return out
+        grad_fn, output_nr, acc = self.data
+        t = Tensor._make(out._data)
+        t._version_counter = out._version_counter
+        t._requires_grad = True
+        if self.output_nr >= 0:
+            t.grad_fn, t._output_nr = node, self.output_nr
+        elif grad_fn is not None:
+            t.grad_fn, t._output_nr = grad_fn, output_nr
+        else:
+            t._accumulator = acc
+        return t
+
     def version_error(self, node):
-        shape = list(self.data.shape if self.data is not None else
-                     (self.tensor.shape if self.tensor is not None else ()))
+        if self.data is not None and not isinstance(self.data, tuple):
+            shape, type_name = self.data.shape, Tensor._make(self.data).type()
+        else:
+            shape, type_name = self.tensor._data.shape, self.tensor.type()
         where = ""
         if self.output_nr >= 0:
-            where = f", which is output {self.output_nr} of {node.name()},"
+            where = f", which is output {self.output_nr} of {_short_name(node)},"
         elif self.tensor is not None and self.tensor.grad_fn is not None:
-            where = f", which is output {self.tensor._output_nr} of {self.tensor.grad_fn.name()},"
+            where = f", which is output {self.tensor._output_nr} of {_short_name(self.tensor.grad_fn)},"
+        if anomaly_mode.is_anomaly_enabled():
+            hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+                    "The variable in question was changed in there or anywhere later. Good luck!")
+        else:
+            hint = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+                    "with microtorch.autograd.set_detect_anomaly(True, check_nan=False).")
         return (
-            "one of the variables needed for gradient computation has been modified by an inplace "
-            f"operation: [Tensor {shape}]{where} is at version {self.counter[0]}; expected version "
-            f"{self.version} instead. Hint: the node that saved it is {node.name()}; do the in-place "
-            "operation on a clone (x = x.clone()) or use the out-of-place op. Enable anomaly "
-            "detection with microtorch.autograd.set_detect_anomaly(True) to see where it was created."
+            "one of the variables needed for gradient computation has been modified by an inplace operation: "
+            f"[{type_name} {list(shape)}]{where} is at version {self.counter[0]}; expected version "
+            f"{self.version} instead. It was saved for backward by {node.name()}: do the in-place operation on a "
+            f"clone (x = x.clone()), or use the out-of-place op. {hint}"
         )
+
+
+def _short_name(node):
+    """'MulBackward0' -> 'Mul', as torch names nodes in the version error."""
+    name = node.name()
+    i = name.rfind("Backward")
+    return name[:i] if i > 0 and name[i + 8:].isdigit() and name[i + 8:] else name
 
 
 class BackwardFunction(FunctionCtx, Node):
@@ -177,7 +219,8 @@ class BackwardFunction(FunctionCtx, Node):
             for i, g in enumerate(grads):
                 if g is None:
                     shape, dtype = self._out_meta[i]
-                    grads[i] = Tensor._make(np.zeros(shape, dtype.np))
+                    if dtype is not None:  # a non-tensor output gets None
+                        grads[i] = Tensor._make(np.zeros(shape, dtype.np))
         out = self._forward_cls.backward(self, *grads)
         return out if type(out) is tuple else (out,)
 
@@ -185,6 +228,9 @@ class BackwardFunction(FunctionCtx, Node):
         if self.__dict__.get("_saved") is not None:
             self._saved = None
             self._released = True
+
+
+BackwardCFunction = BackwardFunction  # torch's name, for isinstance checks
 
 
 class AccumulateGrad(Node):
@@ -236,12 +282,23 @@ class Function:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("_grad_fn_name") or cls.__name__ + "Backward"
-        cls._backward_cls = type(name, (BackwardFunction,), {"_forward_cls": cls, "__module__": cls.__module__})
+        attrs = {"_forward_cls": cls, "__module__": cls.__module__}
+        if "::" in name:  # torch's C++ nodes: name() "torch::autograd::CopySlices", class CopySlices
+            attrs["name"] = lambda self, _name=name: _name
+            name = name.rsplit("::", 1)[1]
+        cls._backward_cls = type(name, (BackwardFunction,), attrs)
 
     def __init__(self, *args, **kwargs):
+        import warnings
+        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so "
+                      "you should invoke them on the class itself: "
+                      f"{type(self).__name__}.apply(...).", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
         raise RuntimeError(
-            f"{type(self).__name__}: Function classes are not instantiated; call "
-            f"{type(self).__name__}.apply(...) instead")
+            "Legacy autograd function with non-static forward method is deprecated. Please use new-style autograd "
+            f"function with static forward method: {type(self).__name__}.apply(...), not "
+            f"{type(self).__name__}()(...).")
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -336,7 +393,7 @@ def _wrap_outputs(cls, ctx, args, outs):
     ctx._dirty_tensors = dirty_tensors
     wrapped = []
     for o in outs:
-        if isinstance(o, np.ndarray) or np.isscalar(o) and not isinstance(o, (str, bytes)):
+        if isinstance(o, np.ndarray) or cls._numpy_forward and isinstance(o, (np.generic, int, float, complex)):
             t = None
             if dirty_tensors:
                 t = next((d for d in dirty_tensors if d._data is o), None)
@@ -386,9 +443,8 @@ def _record(cls, ctx, args, outs):
         if dirty and o.grad_fn is None and o._requires_grad and any(o is t for t in dirty) \
                 and grad_mode.is_grad_enabled():
             raise RuntimeError(
-                f"a leaf Variable that requires grad is being used in an in-place operation "
-                f"({cls.__name__}). Do it under `with microtorch.no_grad():` (as optimizers do), "
-                "or on a clone.")
+                f"a leaf Variable that requires grad has been used in an in-place operation. ({cls.__name__} "
+                "marked it dirty: do it under `with microtorch.no_grad():` as optimizers do, or on a clone.)")
         o._requires_grad = True
         o.grad_fn = ctx
         o._output_nr = i
@@ -416,7 +472,10 @@ def _record(cls, ctx, args, outs):
         d["_saved"] = saved
         d["_to_save"] = None
     if anomaly_mode._state.__dict__.get("enabled"):
-        ctx._anomaly_trace = "".join(traceback.format_stack()[:-3])
+        ctx._anomaly_trace = anomaly_mode.user_stack()
+        parent = anomaly_mode._state.__dict__.get("current_node")
+        if parent is not None:  # created by the backward of `parent` (create_graph=True)
+            ctx._anomaly_parent = parent
 
 
 class _NoneSaved:

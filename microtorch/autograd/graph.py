@@ -138,13 +138,17 @@ def _saved_hooks_stack():
 
 class saved_tensors_hooks:
     """Within the block, every tensor saved for backward goes through pack_hook(tensor) and
-    comes back through unpack_hook(packed) when backward reads it."""
+    comes back through unpack_hook(packed) when backward reads it. pack_hook runs with grad
+    mode off; the innermost block wins."""
 
     def __init__(self, pack_hook, unpack_hook):
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
+        disabled = getattr(_saved_hooks, "disabled", None)
+        if disabled is not None:
+            raise RuntimeError(disabled)
         _saved_hooks_stack().append((self.pack_hook, self.unpack_hook))
         return self
 
@@ -160,52 +164,73 @@ class save_on_cpu(saved_tensors_hooks):
 
 
 class disable_saved_tensors_hooks:
+    """Within the block, registering saved-tensor hooks raises RuntimeError(error_message)."""
+
     def __init__(self, error_message):
         self.error_message = error_message
 
     def __enter__(self):
-        def refuse(*_):
+        if _saved_hooks_stack():
             raise RuntimeError(self.error_message)
-        _saved_hooks_stack().append((refuse, refuse))
+        self.prev = getattr(_saved_hooks, "disabled", None)
+        _saved_hooks.disabled = self.error_message
+        return self
 
     def __exit__(self, *exc):
-        _saved_hooks_stack().pop()
+        _saved_hooks.disabled = self.prev
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return fn(*args, **kwargs)
+        return wrapper
 
 
 # ---- multi-grad hooks -------------------------------------------------------------------
 def register_multi_grad_hook(tensors, fn, *, mode="all"):
     """mode="all": fn(grads) once per backward, after the gradients of all `tensors` that
-    take part are computed (None for those that do not). mode="any": fn(grad) on the first."""
+    this backward computes (None for the others, as a list). mode="any": fn(grad) on the
+    first gradient computed. fn's return value is ignored."""
     from .engine import _current_task
+    from .function import _accumulator
 
-    if mode not in ("all", "any"):
-        raise ValueError(f"register_multi_grad_hook: mode must be 'all' or 'any', got {mode!r}")
+    supported = ("all", "any")
+    if mode not in supported:
+        raise ValueError(f"Expects mode to be one of {supported} but got {mode}")
     tensors = tuple(tensors)
-    handles = []
-    state = {}
+    if mode == "all":
+        nodes = [t.grad_fn if t.grad_fn is not None else _accumulator(t) for t in tensors]
+        buffers, counts, expected = {}, {}, {}
 
-    def make_hook(i):
+        def make_hook(i):
+            def hook(grad):
+                task = _current_task()
+                key = task.id
+                if key not in counts:
+                    counts[key] = 0
+                    buffers[key] = [None] * len(tensors)
+                    expected[key] = sum(1 for n in nodes if task.will_execute(n))
+                buffers[key][i] = grad
+                counts[key] += 1
+                if counts[key] == expected[key]:
+                    grads = buffers.pop(key)
+                    del counts[key], expected[key]
+                    fn(grads)
+            return hook
+        handles = [t.register_hook(make_hook(i)) for i, t in enumerate(tensors)]
+    else:
+        ran = set()
+
         def hook(grad):
-            task = _current_task()
-            key = id(task)
-            if state.get("task") != key:
-                state.clear()
-                state.update(task=key, grads=[None] * len(tensors), count=0, fired=False,
-                             expected=sum(1 for t in tensors if task is not None and task.will_reach(t)))
-            if mode == "any":
-                if not state["fired"]:
-                    state["fired"] = True
-                    fn(grad)
-                return None
-            state["grads"][i] = grad
-            state["count"] += 1
-            if state["count"] == state["expected"]:
-                fn(tuple(state["grads"]))
-            return None
-        return hook
-
-    for i, t in enumerate(tensors):
-        handles.append(t.register_hook(make_hook(i)))
+            key = _current_task().id
+            if key in ran:
+                return
+            ran.add(key)
+            fn(grad)
+        handles = [t.register_hook(hook) for t in tensors if t.requires_grad]
     return _MultiHandle(handles)
 
 

@@ -1,81 +1,369 @@
-"""In-place ops (`x.mul_(2)`, `x[idx] = v`, ...).
+"""In-place ops (`x.mul_(2)`, `x[idx] = v`, ...) and views.
 
-An in-place op on a tensor in a graph is computed out of place on a snapshot of the tensor's
-history, then written back into the tensor's memory, and the tensor takes the new node as its
-grad_fn (torch "rebases" its history the same way). The version counter is bumped, so a
-node that saved the old value raises at backward time instead of using a wrong value.
+An in-place op is computed out of place, written back into the tensor's memory, and the
+tensor takes the new node as its grad_fn: torch "rebases" its history the same way. The
+version counter is bumped, so a node that saved the old value raises at backward time
+instead of using a wrong value.
+
+A view shares its base's memory and version counter. An in-place op on a view also changes
+the base, so the base's history is rewritten as torch's CopySlices does: the base's new
+grad_fn is a `CopySlices` node (old base with the view's elements replaced by the op's
+result), and every view of that base is regenerated from the new base (`AsStridedBackward0`).
+Where a view sits in its base is recorded as the flat positions of its elements.
 """
+import weakref
+
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.function import Node, _accumulator
 from ._op import Op
 
 
+# ---- views -------------------------------------------------------------------------------
+def mark_view(out, base, multi=False):
+    """`out` is a view of `base`: share the version counter, remember the root base, and let
+    the root know its views (weakly) so that an in-place op can regenerate their history."""
+    root = base._base if base._base is not None else base
+    out._version_counter = base._version_counter
+    out._base = root
+    d = root.__dict__
+    views = d.get("_views")
+    if views is None:
+        d["_views"] = views = []
+    elif len(views) >= d.get("_views_limit", 16):  # drop dead views now and then
+        views[:] = [r for r in views if r() is not None]
+        d["_views_limit"] = max(16, 2 * len(views))
+    views.append(weakref.ref(out))
+    if not grad_mode.is_grad_enabled():
+        out._view_nograd = True
+    if multi:
+        out._view_multi = True
+    return out
+
+
+def _live_views(root):
+    views = root.__dict__.get("_views")
+    if not views:
+        return []
+    alive = [v for v in (r() for r in views) if v is not None and v._base is root]
+    views[:] = [weakref.ref(v) for v in alive]
+    return alive
+
+
+def _view_index(view, base):
+    """The flat (C-order) positions in `base` of the elements of `view`, an int array of the
+    view's shape, found from the two arrays' memory layout; None if view is not inside base."""
+    b, v = base._data, view._data
+    if v.dtype != b.dtype or b.size == 0:
+        return None if v.size else np.zeros(v.shape, np.intp)
+    item = b.itemsize
+    lo, hi = _byte_bounds(b)
+    vlo, vhi = _byte_bounds(v)
+    if vlo < lo or vhi > hi or any(s % item for s in b.strides + v.strides):
+        return None
+    scratch = np.full((hi - lo) // item, -1, np.intp)
+
+    def place(a):
+        offset = (a.__array_interface__["data"][0] - lo) // item
+        strides = tuple(s // item * scratch.itemsize for s in a.strides)
+        return np.lib.stride_tricks.as_strided(scratch[offset:], a.shape, strides)
+
+    place(b)[...] = np.arange(b.size).reshape(b.shape)
+    idx = place(v).copy()
+    if v.size and idx.min() < 0:
+        return None
+    return idx
+
+
+def _byte_bounds(a):
+    lo = hi = a.__array_interface__["data"][0]
+    for n, s in zip(a.shape, a.strides):
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    return lo, hi + a.itemsize
+
+
+def _alias(t):
+    """A tensor on t's memory with t's history but a version counter of its own."""
+    a = Tensor._make(t._data)
+    if t._requires_grad:
+        a._requires_grad = True
+        if t.grad_fn is not None:
+            a.grad_fn, a._output_nr = t.grad_fn, t._output_nr
+        else:
+            _accumulator(t)
+            a._accumulator = t._accumulator
+    return a
+
+
+class AsStrided(Op):
+    """a view regenerated from its base: out = base.flat[positions]"""
+    _grad_fn_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx, base, index):
+        ctx.base_shape, ctx.index = base.shape, index
+        return np.ravel(base)[index]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AsStridedScatter.apply(grad, ctx.base_shape, ctx.index), None
+
+    @staticmethod
+    def jvp(ctx, t, _index):
+        return AsStrided.apply(t, ctx.index)
+
+
+class AsStridedScatter(Op):
+    """zeros(shape) with g added at the view's positions: the adjoint of AsStrided"""
+    _grad_fn_name = "AsStridedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, index):
+        ctx.index = index
+        out = np.zeros(int(np.prod(shape)), dtype=g.dtype)
+        np.add.at(out, index.ravel(), np.ravel(g))
+        return out.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AsStrided.apply(grad, ctx.index), None, None
+
+    @staticmethod
+    def jvp(ctx, t, _shape, _index):
+        return AsStridedScatter.apply(t, *ctx.inputs[1:])
+
+
+class CopySlices(Op):
+    """base with the view's elements replaced by src: base's gradient is zero there, src's is
+    the gradient at the view's positions"""
+    _grad_fn_name = "torch::autograd::CopySlices"
+
+    @staticmethod
+    def forward(ctx, base, src, index):
+        ctx.index = index
+        out = np.array(base, copy=True)
+        out.reshape(-1)[index] = src
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .index import masked_fill
+        gb = gs = None
+        if ctx.needs_input_grad[0]:
+            mask = np.zeros(grad.shape, dtype=bool)
+            mask.reshape(-1)[ctx.index] = True
+            gb = masked_fill(grad, Tensor._make(mask), 0.0)
+        if ctx.needs_input_grad[1]:
+            gs = AsStrided.apply(grad, ctx.index)
+        return gb, gs, None
+
+    @staticmethod
+    def jvp(ctx, tbase, tsrc, _index):
+        return CopySlices.apply(tbase, tsrc, ctx.index)
+
+
+_NOGRAD_VIEW_REBASED = (
+    "A view was created in no_grad mode and its base or another view of its base has been modified "
+    "inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
+    "forbidden. You can clarify your code by moving both the view and the inplace either both inside the "
+    "no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked).")
+
+
+class _ErrorNode(Node):
+    """grad_fn of a view whose history cannot be defined (torch raises when it is used)."""
+
+    _num_outputs = 1
+    next_functions = ()
+
+    def __init__(self, message):
+        from ..autograd.function import _seq
+        self._seq = next(_seq)
+        self.message = message
+
+    def name(self):
+        return "Error"
+
+    def _backward(self, grads):
+        raise RuntimeError(self.message)
+
+    def _release(self):
+        pass
+
+
+def _regenerate_views(root, modified=None):
+    """After an in-place op on `root` or one of its views, give each live view of root the
+    history "this region of the new root" (torch regenerates views the same way)."""
+    tracking = grad_mode.is_grad_enabled()
+    for v in _live_views(root):
+        if v.__dict__.get("_view_nograd"):
+            if tracking and root._requires_grad:
+                v.grad_fn, v._output_nr, v._requires_grad = _ErrorNode(_NOGRAD_VIEW_REBASED), 0, True
+            continue
+        if not root._requires_grad:
+            continue
+        idx = _view_index(v, root)
+        if idx is None:
+            continue
+        old, old_nr = v.grad_fn, v._output_nr
+        with grad_mode.enable_grad():
+            r = AsStrided.apply(_alias(root), idx)
+        v.grad_fn, v._output_nr, v._requires_grad = r.grad_fn, 0, True
+        if v is not modified:  # torch moves retain_grad to the new grad_fn (but not for the modified view)
+            _move_retain(v, old, old_nr)
+
+
+def _move_retain(t, old, old_nr):
+    if t._retains_grad and old is not None and old is not t.grad_fn:
+        retains = old.__dict__.get("_retains_grad")
+        ref = retains.pop(old_nr, None) if retains else None
+        if ref is not None:
+            t.grad_fn._hook_dict("_retains_grad")[t._output_nr] = ref
+
+
+# ---- the in-place machinery -----------------------------------------------------------------
 def _check_leaf(t, op):
     if t._requires_grad and t.grad_fn is None and grad_mode.is_grad_enabled():
         raise RuntimeError(
-            f"a leaf Variable that requires grad is being used in an in-place operation ({op}). Do the "
-            "update under `with microtorch.no_grad():` (as optimizers do), or work on x.clone().")
+            f"a leaf Variable that requires grad is being used in an in-place operation. ({op}: do the update "
+            "under `with microtorch.no_grad():` as optimizers do, or work on x.clone().)")
 
 
 def _snapshot(t):
-    """A tensor with t's current value and history, that the in-place write will not touch."""
+    """A copy of t's value with t's history, that the in-place write will not touch."""
     s = Tensor._make(t._data.copy(), t._requires_grad)
     s.grad_fn, s._output_nr = t.grad_fn, t._output_nr
-    if t.grad_fn is None and t._requires_grad:
-        s._accumulator = t._accumulator
     return s
 
 
 def apply_inplace(self, fn, *args, op="in-place op"):
     """Make `self` hold fn(self, *args), in place, with the history autograd needs."""
     _check_leaf(self, op)
+    base = self._base
     tracking = grad_mode.is_grad_enabled() and (
-        self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args))
+        self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
+        or (base is not None and base._requires_grad))
     if not tracking:
         with grad_mode.no_grad():
             out = fn(Tensor._make(self._data), *args)
-        _write(self, out._data, op)
+        _write(self, _checked(self, out._data, op))
+        root = base if base is not None else self
+        if root._requires_grad and root.__dict__.get("_views"):
+            _regenerate_views(root)
         return self
-    if self._base is not None and (self._base._requires_grad or self._requires_grad):
-        raise RuntimeError(
-            f"{op} on a view of another tensor while autograd records the graph is not supported by "
-            "microtorch yet (torch rewrites the base's history with CopySlices). Apply the op out of place "
-            "and rebuild the tensor (e.g. with microtorch.cat), or do it on x.clone().")
-    if self.grad_fn is None and self._requires_grad:
-        _check_leaf(self, op)
+    if base is not None:
+        return _inplace_on_view(self, base, fn, args, op)
     out = fn(_snapshot(self) if self._requires_grad else Tensor._make(self._data.copy()), *args)
-    _write(self, out._data, op)
+    _write(self, _checked(self, out._data, op))
     _rebase(self, out)
+    if self.__dict__.get("_views"):
+        _regenerate_views(self)
     return self
 
 
-def _write(self, values, op):
+def _inplace_on_view(self, base, fn, args, op):
+    d = self.__dict__
+    if base._requires_grad and base.grad_fn is None:
+        raise RuntimeError(
+            f"a view of a leaf Variable that requires grad is being used in an in-place operation. ({op}: do "
+            "the update under `with microtorch.no_grad():`, or work on a clone of the leaf.)")
+    if d.get("_view_multi"):
+        if d.get("_view_nograd") or not base._requires_grad:
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. This "
+                "view is the output of a function that returns multiple views. Such functions do not allow the "
+                "output views to be modified inplace. You should replace the inplace operation by an "
+                "out-of-place one.")
+        raise RuntimeError(
+            f"Output {self._output_nr} of {_short_name(self.grad_fn)} is a view and is being modified inplace. "
+            "This view is the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one.")
+    if d.get("_view_nograd"):
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+            "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+            "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+            "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+    idx = _view_index(self, base)
+    if idx is None:
+        raise RuntimeError(
+            f"{op} on a view whose elements cannot be located in its base (a view with another dtype, or a "
+            "base whose .data was replaced) is not supported while autograd records the graph; apply the op "
+            "out of place, or do it on x.clone().")
+    base_alias = _alias(base)
+    if base._requires_grad:
+        view_old = AsStrided.apply(base_alias, idx)
+    else:
+        view_old = Tensor._make(self._data.copy())
+    out = fn(view_old, *args)
+    _write(self, _checked(self, out._data, op))
+    new_base = CopySlices.apply(base_alias, out, idx)
+    _redirect_saved(out, self)
+    old, old_nr = base.grad_fn, base._output_nr
+    base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
+    _move_retain(base, old, old_nr)
+    _regenerate_views(base, modified=self)
+    return self
+
+
+def _short_name(node):
+    import re
+    return re.sub(r"Backward\d*$", "", node.name()) if node is not None else "a function"
+
+
+def _checked(self, values, op):
+    """values broadcast and cast to self's shape and dtype, or torch's error."""
     if values.shape != self._data.shape:
         try:
-            values = np.broadcast_to(values, self._data.shape)
+            ok = np.broadcast_shapes(values.shape, self._data.shape) == self._data.shape
         except ValueError:
+            ok = False
+        if not ok:
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-                               f"{list(values.shape)} ({op} must keep the tensor's shape)") from None
+                               f"{list(values.shape)} ({op} cannot change the shape of the tensor it writes to)")
+        values = np.broadcast_to(values, self._data.shape)
     if not self._data.flags.writeable:
-        raise RuntimeError(f"unsupported operation: {op} on an expanded tensor (more than one element refers "
-                           "to the same memory location); call .clone() first")
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           f"single memory location. Please clone() the tensor before performing the operation. "
+                           f"({op} on an expanded tensor)")
     if values.dtype != self._data.dtype:
         if np.can_cast(values.dtype, self._data.dtype, "same_kind") or values.dtype.kind == "b":
             values = values.astype(self._data.dtype)
         else:
-            raise RuntimeError(f"result type {_dtype.from_numpy_dtype(values.dtype)} can't be cast to the "
-                               f"desired output type {self.dtype} ({op})")
+            raise RuntimeError(f"result type {_type_name(values.dtype)} can't be cast to the desired output type "
+                               f"{_type_name(self._data.dtype)} ({op})")
+    return values
+
+
+def _type_name(np_dtype):
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+             "complex128": "ComplexDouble"}
+    return names.get(_dtype.from_numpy_dtype(np_dtype).name, str(np_dtype))
+
+
+def _write(self, values):
     self._data[...] = values
     self._version_counter[0] += 1
 
 
 def _rebase(self, out):
     """self takes out's place in the graph; saved copies of out now track self's version."""
+    old, old_nr = self.grad_fn, self._output_nr
+    self.grad_fn, self._output_nr, self._requires_grad = out.grad_fn, out._output_nr, out._requires_grad
+    _redirect_saved(out, self)
+    _move_retain(self, old, old_nr)
+
+
+def _redirect_saved(out, self):
     node = out.grad_fn
-    self.grad_fn, self._output_nr, self._requires_grad = node, out._output_nr, out._requires_grad
     saved = node.__dict__.get("_saved") if node is not None else None
     if saved:
         for s in saved:
@@ -85,23 +373,82 @@ def _rebase(self, out):
                 s.version = self._version_counter[0]
 
 
-def _binary(fn, name):
-    def method(self, other, *args, **kwargs):
-        return apply_inplace(self, lambda s, o: fn(s, o, *args, **kwargs), other, op=name)
-    method.__name__ = name
-    return method
+# ---- the ops that only exist in place ----------------------------------------------------------
+class Zero(Op):
+    """x.zero_(): the gradient is zero"""
+    _grad_fn_name = "ZeroBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.zeros_like(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zeros(grad)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return _zeros(t)
 
 
-def _unary(fn, name):
-    def method(self, *args, **kwargs):
-        return apply_inplace(self, lambda s: fn(s, *args, **kwargs), op=name)
-    method.__name__ = name
-    return method
+def _zeros(grad):
+    return Tensor._make(np.zeros_like(grad._data))
 
 
-class CopySlices(Op):
-    """x with x[key] = v: the gradient is zero at key for x and grad[key] (summed) for v"""
-    _grad_fn_name = "CopySlices"
+class Fill(Op):
+    """x.fill_(value): the gradient is zero"""
+    _grad_fn_name = "FillBackward2"
+
+    @staticmethod
+    def forward(ctx, x, value):
+        return np.full_like(x, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zeros(grad), None
+
+    @staticmethod
+    def jvp(ctx, t, _value):
+        return _zeros(t)
+
+
+class FillTensor(Op):
+    """x.fill_(value) with a 0-dim tensor: x's gradient is zero, value's is the sum"""
+    _grad_fn_name = "FillBackward3"
+
+    @staticmethod
+    def forward(ctx, x, value):
+        return np.full_like(x, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zeros(grad), grad.sum() if ctx.needs_input_grad[1] else None
+
+    @staticmethod
+    def jvp(ctx, t, tvalue):
+        return FillTensor.apply(t, tvalue)
+
+
+class Copy(Op):
+    """x.copy_(src): x's gradient is zero, src's is the gradient (summed back if broadcast)"""
+    _grad_fn_name = "torch::autograd::CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, x, src):
+        return np.array(np.broadcast_to(src, x.shape), dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zeros(grad), grad if ctx.needs_input_grad[1] else None
+
+    @staticmethod
+    def jvp(ctx, t, tsrc):
+        return Copy.apply(t, tsrc)
+
+
+class IndexPut(Op):
+    """x with x[index] = v: x's gradient is zero at index, v's is the gradient there"""
+    _grad_fn_name = "IndexPutBackward0"
 
     @staticmethod
     def forward(ctx, x, v, key):
@@ -112,56 +459,93 @@ class CopySlices(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .index import getitem
+        from .index import getitem, masked_fill
         from .shape import sum_to
         key = ctx.key
-        gx = grad.masked_fill(_mask(grad.shape, key), 0.0) if ctx.needs_input_grad[0] else None
-        gv = None
+        gx = gv = None
+        if ctx.needs_input_grad[0]:
+            mask = np.zeros(grad.shape, dtype=bool)
+            mask[key] = True
+            gx = masked_fill(grad, Tensor._make(mask), 0.0)
         if ctx.needs_input_grad[1]:
             sub = getitem(grad, tuple(Tensor._make(k) if isinstance(k, np.ndarray) else k for k in key))
             gv = sum_to(sub, ctx.v_shape) if sub.shape != tuple(ctx.v_shape) else sub
         return gx, gv, None
 
+    @staticmethod
+    def jvp(ctx, t, tv, _key):
+        return IndexPut.apply(t, tv, ctx.key)
 
-def _mask(shape, key):
-    m = np.zeros(shape, dtype=bool)
-    m[key] = True
-    return Tensor._make(m)
+
+def _as_value(self, value):
+    if not isinstance(value, Tensor):
+        return Tensor._make(np.asarray(value, dtype=self._data.dtype))
+    if value._data.dtype != self._data.dtype:
+        return value.to(self.dtype) if value._requires_grad else Tensor._make(value._data.astype(self._data.dtype))
+    return value
 
 
 def setitem(self, key, value):
-    from .index import _check_bounds, _to_np_index
+    """x[key] = value, as torch does it: basic indexing writes through a view of x (CopySlices),
+    advanced indexing is index_put_ on x."""
+    from .index import _check_bounds, _to_np_index, getitem
     key = key if isinstance(key, tuple) else (key,)
     key = tuple(_to_np_index(k) for k in key)
     _check_bounds(self, key)
-    if not isinstance(value, Tensor):
-        value = Tensor._make(np.asarray(value, dtype=self._data.dtype))
-    elif value._data.dtype != self._data.dtype:
-        value = value.to(self.dtype) if value._requires_grad else Tensor._make(value._data.astype(self._data.dtype))
-    try:
-        np.broadcast_to(value._data, self._data[key].shape)
-    except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(self._data[key].shape)}") from None
-    apply_inplace(self, lambda s, v: CopySlices.apply(s, v, key), value, op="index assignment (x[idx] = v)")
+    if any(isinstance(k, np.ndarray) for k in key):
+        value = _as_value(self, value)
+        try:
+            np.broadcast_to(value._data, self._data[key].shape)
+        except ValueError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast "
+                               f"to indexing result of shape {list(self._data[key].shape)}") from None
+        np_key = key[0] if len(key) == 1 else key
+        apply_inplace(self, lambda s, v: IndexPut.apply(s, v, np_key), value, op="index assignment (x[idx] = v)")
+        return
+    full = all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in key)
+    target = self if full else getitem(self, key)
+    if not isinstance(value, Tensor) or value.ndim == 0:
+        _fill(target, _as_value(self, value))
+    else:
+        _copy(target, value)
 
 
 def _copy(self, src, non_blocking=False):
     src = src if isinstance(src, Tensor) else Tensor._make(np.asarray(src))
-
-    def fn(s, v):
-        from .shape import broadcast_to
-        out = broadcast_to(v.to(s.dtype), s.shape)
-        return out + s * 0 if s._requires_grad else out.clone()
-    return apply_inplace(self, fn, src, op="copy_")
+    try:
+        np.broadcast_to(src._data, self._data.shape)
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match the size of "
+                           f"tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
+                           f"{self.ndim - 1}: copy_ cannot broadcast {list(src.shape)} to {list(self.shape)}") from None
+    return apply_inplace(self, Copy.apply, src, op="copy_")
 
 
 def _zero(self):
-    return apply_inplace(self, lambda s: s * 0, op="zero_")
+    return apply_inplace(self, Zero.apply, op="zero_")
 
 
 def _fill(self, value):
-    return apply_inplace(self, lambda s: s * 0 + value, op="fill_")
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                               "dimensions.")
+        return apply_inplace(self, FillTensor.apply, value, op="fill_")
+    return apply_inplace(self, lambda s: Fill.apply(s, value), op="fill_")
+
+
+def _binary(fn, name):
+    def method(self, other, *args, **kwargs):
+        return apply_inplace(self, lambda s, o, *a: fn(s, o, *a, **kwargs), other, *args, op=name)
+    method.__name__ = name
+    return method
+
+
+def _unary(fn, name):
+    def method(self, *args, **kwargs):
+        return apply_inplace(self, lambda s: fn(s, *args, **kwargs), op=name)
+    method.__name__ = name
+    return method
 
 
 def install(cls):
