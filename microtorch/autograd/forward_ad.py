@@ -251,5 +251,5 @@ def _saved_outputs_keep_tangents(ctx, outs):
     if not saved:
         return
     for s in saved:
-        if getattr(s, "output_nr", -1) >= 0 and s.tensor is None and s.packed is None:
+        if getattr(s, "output_nr", -1) >= 0 and s.tensor is None and getattr(s, "packed", None) is None:
             s.tensor = outs[s.output_nr]

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.lib.mixins
 
 from ..autograd import function
+from ..autograd.function import Node
 from .._tensor import Tensor
 
 # ---- the vmap levels that are running ----------------------------------------------------------
@@ -92,6 +93,7 @@ class BatchedArray(numpy.lib.mixins.NDArrayOperatorsMixin):
         return self.value._data.shape[0]
 
     ndim = property(lambda self: len(self.shape))
+    strides = property(lambda self: tuple(self.phys.strides[1:]))
     size = property(lambda self: math.prod(self.shape))
     itemsize = property(lambda self: self.dtype.itemsize)
     nbytes = property(lambda self: self.size * self.dtype.itemsize)
@@ -495,6 +497,7 @@ _NP_RULES = {
     np.expand_dims: _np_expand_dims,
     np.squeeze: _np_squeeze,
     np.moveaxis: _np_moveaxis,
+    np.swapaxes: lambda level, a, x, y: a._new(np.swapaxes(a.phys, _shift(x, a.ndim), _shift(y, a.ndim))),
     np.where: lambda level, c, *xy: _np_nonzero(level, c) if not xy else _np_elementwise(np.where, (c,) + xy, {}, level),
     np.clip: lambda level, *a, **kw: _np_elementwise(np.clip, a, kw, level),
     np.isclose: lambda level, *a, **kw: _np_elementwise(np.isclose, a, kw, level),
@@ -537,7 +540,9 @@ def wrap(value, level):
     """The batched tensor whose examples are value[0], value[1], ... (value's dim 0 is the batch).
     It is "live": ops on it use `value` itself, with its autograd history and tangents."""
     t = Tensor._make(BatchedArray(value, level))
-    t._requires_grad = value._requires_grad
+    if value._requires_grad:
+        t._requires_grad = True
+        t.grad_fn = _BATCHED_NODE  # the history is value's: backward through t itself would be lost
     if value._fw_grads:
         t._fw_grads = value._fw_grads
     t._vmap_live = True
@@ -547,14 +552,39 @@ def wrap(value, level):
 def live_value(t):
     """The batch behind a batched tensor. A batched tensor made some other way than `wrap`
     (`x.detach()`, `x.data`, a mask built from `x._data`) shares the BatchedArray but not the
-    history: its value is used detached."""
+    history: it gets a detached batch of its own (a leaf that requires grad if it was made to)."""
     d = t._data
-    if t.__dict__.get("_vmap_live"):
-        return d.value
     v = d.value
-    if v._requires_grad or v._fw_grads:
-        v = Tensor._make(v._data)
-    return v
+    live = t.__dict__.get("_vmap_live")
+    if live and (v._requires_grad or not t._requires_grad):
+        return v
+    leaf = Tensor._make(v._data)
+    if live and v._fw_grads:
+        leaf._fw_grads = v._fw_grads
+    leaf._requires_grad = t._requires_grad
+    t._data = BatchedArray(leaf, d.level)
+    t._vmap_live = True
+    if leaf._requires_grad:
+        t.grad_fn = _BATCHED_NODE
+    return leaf
+
+
+class _BatchedNode(Node):
+    """grad_fn of a batched tensor whose batch requires grad. Autograd runs on the batch
+    underneath (func.grad and func.vjp do that); backward cannot start from the batched tensor."""
+    _seq = 0
+    next_functions = ()
+
+    def name(self):
+        return "BatchedTensorBackward"
+
+    def _backward(self, grads):
+        raise RuntimeError("vmap: backward() or autograd.grad() on a tensor batched by vmap is not supported; "
+                           "differentiate inside the vmapped function with microtorch.func.grad / vjp instead "
+                           "(vmap(grad(f)))")
+
+
+_BATCHED_NODE = _BatchedNode()
 
 
 def unwrap(a, level):

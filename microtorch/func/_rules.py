@@ -325,3 +325,64 @@ def nll_loss(cls, args, kwargs, level):
     wt = np.where(valid, w[np.where(valid, t, 0)], 0).astype(lp.dtype.np).reshape(B, -1).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return wrap(total / Tensor._make(wt), level)
+
+
+# ---- convolution, pooling, embedding: the batch joins dim 0 (N), or the groups ------------------------
+from ..ops import conv as cv  # noqa: E402
+
+
+def _fold(v, B):
+    """(B, N, ...) -> (B*N, ...)"""
+    return sh.View.apply(v, (B * v.shape[1],) + tuple(v.shape[2:]))
+
+
+def _unfold(out, B):
+    """(B*N, ...) -> (B, N, ...)"""
+    return sh.View.apply(out, (B, out.shape[0] // B) + tuple(out.shape[1:]))
+
+
+@register(cv.Im2col, cv.Col2im, cv.MaxPool2d, cv.AvgPool2d)
+def fold_into_n(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    if any(unwrap(a, level)[1] for a in args[1:]):
+        raise _NoRule
+    B = v.shape[0]
+    out = cls.apply(_fold(v, B), *args[1:], **kwargs)
+    if isinstance(out, tuple):
+        return tuple(wrap(_unfold(o, B), level) for o in out)
+    return wrap(_unfold(out, B), level)
+
+
+@register(cv.Convolution)
+def convolution(cls, args, kwargs, level):
+    x, w, b, stride, pads, dilation, groups = args
+    B = _batch_size(args, level)
+    wb, bb = unwrap(w, level)[1], b is not None and unwrap(b, level)[1]
+    if not wb and not bb:  # the batch joins the images' batch dim N
+        return wrap(_unfold(cls.apply(_fold(unwrap(x, level)[0], B), w, b, stride, pads, dilation, groups), B), level)
+    # per-example weights: one convolution with B times the groups, the batch folded into the channels
+    xv = _materialized(x, level, B)                               # (B, N, C, *spatial)
+    n, spatial = xv.shape[1], tuple(xv.shape[3:])
+    xv = sh.View.apply(movedim(xv, 0, 1), (n, -1) + spatial)      # (N, B*C, *spatial)
+    wv = _materialized(w, level, B)                               # (B, O, C/g, *k)
+    o = wv.shape[1]
+    wv = sh.View.apply(wv, (B * o,) + tuple(wv.shape[2:]))
+    bv = None if b is None else sh.View.apply(_materialized(b, level, B), (B * o,))
+    out = cls.apply(xv, wv, bv, stride, pads, dilation, groups * B)  # (N, B*O, *out_spatial)
+    out = sh.View.apply(out, (n, B, o) + tuple(out.shape[2:]))
+    return wrap(movedim(out, 1, 0), level)
+
+
+@register(cv.Embedding)
+def embedding(cls, args, kwargs, level):
+    weight, idx, padding_idx = args
+    if unwrap(weight, level)[1]:
+        if padding_idx is not None or not isinstance(unwrap(idx, level)[0], np.ndarray):
+            raise _NoRule  # (the padding row's gradient must stay zero for each example)
+        return _index_batched_key(weight, idx if type(idx) is BatchedArray else
+                                  BatchedArray(Tensor._make(np.broadcast_to(idx, (_batch_size(args, level),) +
+                                                                            np.shape(idx))), level), level)
+    i, _ = unwrap(idx, level)
+    if not isinstance(i, np.ndarray):
+        raise _NoRule
+    return wrap(cls.apply(weight, i, padding_idx), level)

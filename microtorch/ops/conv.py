@@ -58,6 +58,10 @@ class Im2col(Op):
     def backward(ctx, grad):
         return Col2im.apply(grad, *ctx.args), None, None, None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return Im2col.apply(t, *ctx.inputs[1:])
+
 
 class Col2im(Op):
     """fold: columns are added back into their windows; its adjoint (and gradient) is unfold"""
@@ -71,6 +75,10 @@ class Col2im(Op):
     @staticmethod
     def backward(ctx, grad):
         return Im2col.apply(grad, *ctx.args), None, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return Col2im.apply(t, *ctx.inputs[1:])
 
 
 class Convolution(Op):
@@ -116,6 +124,11 @@ class Convolution(Op):
             gb = grad.sum((0, 2, 3))
         return gx, gw, gb, None, None, None, None
 
+    @staticmethod
+    def jvp(ctx, tx, tw, tb, *_):
+        x, w, _, *rest = ctx.inputs  # bilinear in (x, w), plus b
+        return Convolution.apply(tx, w, None, *rest) + Convolution.apply(x, tw, tb, *rest)
+
 
 class MaxPool2d(Op):
     """d max(window) = 1 at the window's (first) argmax, 0 elsewhere, folded back"""
@@ -147,6 +160,13 @@ class MaxPool2d(Op):
         g = grad.reshape(n * c, 1, -1) * Tensor._make(ctx.mask)
         return Col2im.apply(g, (h, w), kernel, dilation, pads, stride).reshape(shape), None, None, None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        shape, kernel, dilation, pads, stride = ctx.args
+        n, c, h, w = shape
+        cols = Im2col.apply(t.reshape(n * c, 1, h, w), kernel, dilation, pads, stride)
+        return (cols * Tensor._make(ctx.mask)).sum(1).reshape(ctx.output[0].shape), None
+
 
 class AvgPool2d(Op):
     """d mean(window) = 1/divisor on every element of the window, folded back"""
@@ -169,6 +189,10 @@ class AvgPool2d(Op):
         g = grad.reshape(n * c, 1, -1) * Tensor._make(ctx.scale)
         return Col2im.apply(g, (h, w), kernel, (1, 1), pads, stride).reshape(shape), None, None, None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return AvgPool2d.apply(t, *ctx.inputs[1:])
+
 
 class Embedding(Op):
     """d weight[idx] = the gradient rows added into the rows idx (none into padding_idx)"""
@@ -186,3 +210,7 @@ class Embedding(Op):
             keep = (ctx.idx != ctx.padding_idx).astype(grad._data.dtype)[..., None]
             grad = grad * Tensor._make(keep)
         return ScatterIntoZeros.apply(grad, ctx.shape, (ctx.idx,)), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return Embedding.apply(t, *ctx.inputs[1:])
