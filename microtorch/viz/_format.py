@@ -21,7 +21,8 @@ def snapshot(value):
     except ImportError:  # pragma: no cover
         Tensor = ()
     if isinstance(value, Tensor):
-        return np.array(value.detach(), copy=True)
+        # .numpy() then a real copy (Tensor.__array__ does not honour copy=True)
+        return np.array(value.detach().numpy(), copy=True)
     if isinstance(value, (tuple, list)):
         return None
     try:

@@ -20,6 +20,7 @@ class Names:
         self.by_tensor = {}
         self.by_output = {}
         self.param_paths = {}   # id(tensor) -> dotted module path of a Parameter
+        self.module_types = {}    # module path -> class name, for cluster labels
         self.output_tensors = {}  # (id(grad_fn), output_nr) -> the named non-leaf tensor
         self._keep = []          # keep named tensors alive while the picture is built
 
@@ -112,6 +113,10 @@ def collect(names="auto", params=None, module=None, frame_depth=2, extra=()):
                             f"{type(module).__name__}")
         for k, v in module.named_parameters():
             result.add(k, v, param=True)
+        if hasattr(module, "named_modules"):
+            for path, sub in module.named_modules():
+                if path:
+                    result.module_types[path] = type(sub).__name__
     for k, v in _items(params, "params"):
         result.add(k, v, param=True)
     return result

