@@ -45,14 +45,18 @@ class _Task:
 
     _ids = itertools.count()
 
-    def __init__(self, deps, needed, captures):
+    def __init__(self, deps, needed, captures, accumulate):
         self.id = next(self._ids)
         self.deps = deps
         self.needed = needed
         self.captures = captures
+        self.accumulate = accumulate
 
     def will_execute(self, node):
         """torch._C._will_engine_execute_node: will this backward run (or capture at) node?"""
+        if not self.accumulate and type(node) is AccumulateGrad:
+            raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
+                               "autograd.grad(). This is currently not supported.")
         return node in self.deps and (self.needed is None or node in self.needed or node in self.captures)
 
 
@@ -108,7 +112,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                                          tuple(inputs) if inputs is not None else None,
                                          create_graph, retain_graph))
 
-    task = _Task(deps, needed, captures)
+    task = _Task(deps, needed, captures, accumulate)
     prev_task = getattr(_local, "task", None)
     _local.task = task
     anomaly = anomaly_mode.is_anomaly_enabled()
@@ -243,7 +247,8 @@ def _check_hook_value(new, old, hook, what):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}' (hook {_hook_name(hook)!r} "
                         f"registered on {what}; a hook must return a Tensor or None)")
     if old is None:
-        return
+        raise RuntimeError(f"can't replace a None gradient with a non-None value (hook {_hook_name(hook)!r} "
+                           f"registered on {what} was called with None because no gradient reached it)")
     if new.shape != old.shape:
         raise RuntimeError(f"hook {_hook_name(hook)!r} has changed the size of value (hook registered on {what}: "
                            f"the gradient has shape {list(old.shape)} but the hook returned shape "
@@ -270,10 +275,10 @@ def _call_tensor_pre_hooks(node, grads, listening):
     if type(node) is AccumulateGrad:
         var = node.variable
         hooks = var._backward_hooks
-        if hooks and grads[0] is not None:
+        if hooks:
             for hook in list(hooks.values()):
                 before = grads[0]
-                new = hook(before)
+                new = hook(before)  # None when no gradient arrived, as in torch
                 if new is not None:
                     _check_hook_value(new, before, hook, f"a leaf tensor of shape {list(var.shape)}")
                     grads[0] = new
@@ -284,9 +289,7 @@ def _call_tensor_pre_hooks(node, grads, listening):
     if hooks:
         for nr, hook in list(hooks.values()):
             before = grads[nr]
-            if before is None:
-                continue
-            new = hook(before)
+            new = hook(before)  # None when no gradient arrived for this output, as in torch
             if new is not None:
                 _check_hook_value(new, before, hook, f"the tensor that is output {nr} of {node.name()}")
                 grads[nr] = new
@@ -320,8 +323,14 @@ def _execute(node, grads, create_graph, retain_graph, check_nan, listening, read
     if type(node) is AccumulateGrad:
         if listening:
             graph.emit(graph.NodeExecuting(node, tuple(grads), (), _queued(ready), _waiting(deps or {})))
+        var = node.variable
         if grads[0] is not None:
-            _accumulate_into(node.variable, grads[0], create_graph, node, listening)
+            _accumulate_into(var, grads[0], create_graph, node, listening)
+        hooks = var._post_acc_hooks
+        if hooks:
+            for hook in list(hooks.values()):
+                hook(var)
+                _fire("post_accumulate", var, hook, var._grad, var._grad, listening)
         outgoing = ()
     else:
         if all(g is None for g in grads):
@@ -402,11 +411,6 @@ def _accumulate_into(var, grad, create_graph, node, listening):
         before._version_counter[0] += 1
     if listening:
         graph.emit(graph.GradAccumulated(var, node, before_value, grad, var._grad))
-    hooks = var._post_acc_hooks
-    if hooks:
-        for hook in list(hooks.values()):
-            hook(var)
-            _fire("post_accumulate", var, hook, var._grad, var._grad, listening)
 
 
 def _check_nan(node, outgoing):
