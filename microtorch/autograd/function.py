@@ -193,8 +193,8 @@ class SavedTensor:
         return (
             "one of the variables needed for gradient computation has been modified by an inplace operation: "
             f"[{type_name} {list(shape)}]{where} is at version {self.counter[0]}; expected version "
-            f"{self.version} instead. It was saved for backward by {node.name()}: do the in-place operation on a "
-            f"clone (x = x.clone()), or use the out-of-place op. {hint}"
+            f"{self.version} instead. {hint} (It was saved for backward by {node.name()}: do the in-place "
+            "operation on a clone, x = x.clone(), or use the out-of-place op.)"
         )
 
 

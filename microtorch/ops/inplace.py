@@ -244,6 +244,9 @@ def _snapshot(t):
 
 def apply_inplace(self, fn, *args, op="in-place op"):
     """Make `self` hold fn(self, *args), in place, with the history autograd needs."""
+    if (self._fw_grads or any(isinstance(a, Tensor) and a._fw_grads for a in args)) \
+            and not getattr(fn, "_keeps_tangents", False):
+        return _keeping_tangents(self, fn, args, op)
     _check_leaf(self, op)
     base = self._base
     tracking = grad_mode.is_grad_enabled() and (
@@ -264,6 +267,32 @@ def apply_inplace(self, fn, *args, op="in-place op"):
     _rebase(self, out)
     if self.__dict__.get("_views"):
         _regenerate_views(self)
+    return self
+
+
+def _keeping_tangents(self, fn, args, op):
+    """Forward-mode AD: the op reads self with its tangents, and self takes the result's tangents."""
+    result = []
+
+    def traced(s, *a):
+        if self._fw_grads:
+            s._fw_grads = dict(self._fw_grads)
+        out = fn(s, *a)
+        result.append(out)
+        return out
+    traced._keeps_tangents = True
+    apply_inplace(self, traced, *args, op=op)
+    self._fw_grads = result[0]._fw_grads if result else None
+    base = self._base
+    idx = _view_index(self, base) if base is not None and self._fw_grads else None
+    if idx is not None:  # a view was written to: so was its base, at the view's positions
+        grads = dict(base._fw_grads or {})
+        for level, t in self._fw_grads.items():
+            bt = grads.get(level)
+            if bt is None:
+                bt = Tensor._make(np.zeros(base._data.shape, t._data.dtype))
+            grads[level] = CopySlices.apply(bt, t, idx)
+        base._fw_grads = grads
     return self
 
 
@@ -500,7 +529,11 @@ def setitem(self, key, value):
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast "
                                f"to indexing result of shape {list(self._data[key].shape)}") from None
         np_key = key[0] if len(key) == 1 else key
-        apply_inplace(self, lambda s, v: IndexPut.apply(s, v, np_key), value, op="index assignment (x[idx] = v)")
+        # torch applies the basic part of the key as a view first: with any, x gets CopySlices
+        basic = any(k is None or isinstance(k, (int, np.integer)) or (isinstance(k, slice) and k != slice(None))
+                    for k in key)
+        target = getitem(self, (Ellipsis,)) if basic else self
+        apply_inplace(target, lambda s, v: IndexPut.apply(s, v, np_key), value, op="index assignment (x[idx] = v)")
         return
     full = all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in key)
     target = self if full else getitem(self, key)
