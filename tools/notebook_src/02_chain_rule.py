@@ -69,13 +69,13 @@ print(u.grad_fn.next_functions)      # ... whose inputs both come from x's accum
 # at `f` with $\frac{df}{df} = 1$ and walks this chain, multiplying by one local derivative per
 # node, until it reaches `x`.
 
-# %% [markdown] pending
+# %% [markdown]
 # ### The picture
 #
 # `viz.draw` shows the graph with the value (left) and the gradient (right) in each box, the
 # way micrograd draws it. Read it from the output on the right back to the input.
 
-# %% pending
+# %%
 from microtorch import viz
 
 x = mt.tensor(x_value, requires_grad=True)
@@ -209,14 +209,14 @@ print("microtorch: dc/da =", a.grad.item())
 # both of `c`'s messages had been summed before it ran. The accumulator of the leaf `a`
 # received `4`.
 
-# %% [markdown] pending
+# %% [markdown]
 # ## Stepping through it
 #
 # `viz.record()` keeps these events on a tape, and `viz.Stepper` replays backward one node at
 # a time. Press **Next**: the highlighted node is the one running, and the panel shows the
 # gradient arriving and leaving.
 
-# %% pending
+# %%
 from microtorch import viz
 
 with viz.record() as tape:

@@ -1,0 +1,152 @@
+# %% [markdown]
+# # Welcome to microtorch
+#
+# microtorch is a workbench for learning how **automatic differentiation** works, the machinery
+# behind `loss.backward()` in every deep-learning framework. It has three parts:
+#
+# 1. **A small autograd engine** on top of numpy that behaves like `torch.autograd`: same names,
+#    same rules, same error messages. It is short enough to read in an afternoon, and what you
+#    learn here carries over to PyTorch unchanged (notebook 13 runs the same code on both).
+# 2. **A visualizer**, `microtorch.viz`, that shows what the engine does: the graph it records,
+#    backward one step at a time, hooks as they fire, and gradient checks as pictures.
+# 3. **This curriculum**: thirteen short notebooks, each about one idea, with exercises.
+#
+# This first notebook is a five-minute tour: one graph, one step-through, one gradient check.
+# Run the cells in order with **Shift + Enter** (or *Run > Run All Cells*).
+
+# %%
+import microtorch as mt
+from microtorch import viz
+
+print("microtorch", mt.__version__, "| graph renderer:", viz.renderer_name())
+
+# %% [markdown]
+# ## 1. A graph
+#
+# One artificial neuron: an input `x`, a weight `w`, a bias `b`, and $y = \tanh(w x + b)$.
+# Computing `y` from tensors that have `requires_grad=True` makes microtorch record each
+# operation. `viz.draw` shows that record: the output at the top, one box per operation, the
+# leaves (`w`, `x`, `b`) at the bottom. Each box shows its value, and after backward, its
+# gradient.
+
+# %%
+x = mt.tensor(0.5)
+w = mt.tensor(-1.2, requires_grad=True)
+b = mt.tensor(0.8, requires_grad=True)
+y = (w * x + b).tanh()
+y.backward()
+viz.draw(y)
+
+# %% [markdown]
+# `w.grad` is $\frac{\partial y}{\partial w} = (1 - y^2)\, x$ and `b.grad` is $1 - y^2$. `x` has
+# no gradient: it did not ask for one.
+
+# %%
+print("w.grad =", w.grad.item(), "  (1 - y^2) x =", ((1 - y**2) * x).item())
+print("b.grad =", b.grad.item(), "  (1 - y^2)   =", (1 - y**2).item())
+
+# %% [markdown]
+# ## 2. Backward, one step at a time
+#
+# `viz.step_backward(loss)` runs backward while recording, and gives you a player. Press
+# **Next** (or the arrow keys after clicking the widget): the node that runs is highlighted, the
+# panel on the right shows the chain rule it applies, first as a formula, then with numbers,
+# and the gradient appears on the edges it flows along. Stepping happens in your browser, so it
+# is instant.
+
+# %%
+x = mt.tensor(0.5)
+w = mt.tensor(-1.2, requires_grad=True)
+b = mt.tensor(0.8, requires_grad=True)
+z = w * x + b
+y = z.tanh()
+loss = (y - 1.0) ** 2
+stepper = viz.step_backward(loss)
+stepper
+
+# %% [markdown]
+# The stepper is also a Python object. `stepper.steps` lists what each step shows, and
+# `stepper.save("backward.html")` writes a page that replays it without Python: handy for
+# slides.
+
+# %%
+for step in stepper.steps:
+    print(step)
+
+# %% [markdown]
+# ## 3. Checking a gradient
+#
+# How do we know the engine's gradients are right? Compare them with the slow, obvious method:
+# nudge each input by a tiny `eps` and watch the output move (a *finite difference*).
+# `gradcheck` does this for every input entry and every output entry, which gives two
+# *Jacobian* matrices, one numerical and one from autograd. `viz.gradcheck` draws them side by
+# side with their difference. Here, for the softmax of five numbers:
+
+# %%
+mt.manual_seed(0)
+scores = mt.randn(5, dtype=mt.float64, requires_grad=True)
+viz.gradcheck(lambda s: s.softmax(dim=0), (scores,))
+
+# %% [markdown]
+# The two matrices match and the difference is zero to many digits, so the check passes. In
+# notebook 7 you will write an operation with a deliberate mistake in its backward and watch
+# the difference light up exactly where it is wrong.
+#
+# ## The curriculum
+#
+# | | notebook | the idea |
+# |---|---|---|
+# | 1 | [Welcome](01_welcome.ipynb) | this tour |
+# | 2 | [The chain rule on scalars](02_chain_rule.ipynb) | derivatives by hand and by autograd; why backward needs a topological order |
+# | 3 | [Tensors and the `grad_fn` graph](03_tensors_and_grad_fn.ipynb) | leaves, `grad_fn`, `retain_grad`, `backward(gradient=...)`, matrix derivatives |
+# | 4 | [Step-through backward](04_step_through_backward.ipynb) | the engine step by step; accumulation, `retain_graph`, zeroing gradients |
+# | 5 | [Broadcasting and matrix calculus](05_broadcasting.ipynb) | why gradients are summed over broadcast dimensions |
+# | 6 | [Hooks](06_hooks.ipynb) | tensor, node, post-accumulate and module hooks, on a timeline |
+# | 7 | [gradcheck](07_gradcheck.ipynb) | finite differences against autograd; finding a wrong backward |
+# | 8 | [Higher-order gradients](08_higher_order.ipynb) | `create_graph`, `gradgradcheck`, Hessians |
+# | 9 | [Function transforms](09_function_transforms.ipynb) | `func.grad`, `vmap`, per-sample gradients, `jacrev` and `jacfwd` |
+# | 10 | [In-place operations](10_inplace.ipynb) | version counters: what breaks and why |
+# | 11 | [Writing your own op](11_custom_function.ipynb) | a custom `Function` end to end |
+# | 12 | [Training a network](12_training.ipynb) | an MLP on two moons; SGD against Adam |
+# | 13 | [Same code on PyTorch](13_same_code_on_pytorch.ipynb) | the same cells on both, the same gradients |
+#
+# Each notebook ends with exercises. Try them first; the solutions are folded under
+# **Solution**, one click away.
+#
+# ## Running it yourself
+#
+# On **Binder** everything is already installed. On your own machine, from a clone of the
+# repository:
+#
+# ```
+# make lab     # creates .venv, installs microtorch with its notebook extras, opens JupyterLab
+# ```
+#
+# microtorch itself needs only numpy; the visualizer adds graphviz, ipywidgets, anywidget and
+# matplotlib. Graphs are laid out by the Graphviz `dot` program when it is installed, and
+# otherwise by a WebAssembly build of Graphviz that comes with `pip`.
+
+# %% [markdown]
+# ## Exercise
+#
+# Change the neuron above to use `sigmoid` instead of `tanh` and draw it again. What is
+# `b.grad` now, in terms of `y`?
+
+# %%
+# your turn
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# The derivative of the sigmoid $\sigma$ is $\sigma(1 - \sigma)$, so `b.grad` is $y(1 - y)$.
+#
+# ```python
+# x = mt.tensor(0.5)
+# w = mt.tensor(-1.2, requires_grad=True)
+# b = mt.tensor(0.8, requires_grad=True)
+# y = (w * x + b).sigmoid()
+# y.backward()
+# print(b.grad.item(), (y * (1 - y)).item())
+# viz.draw(y)
+# ```
+# </details>
