@@ -91,8 +91,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
-    if high is None:
-        low, high = 0, low
+    if high is None or size is None and isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, size if high is None else high
     if size is None:
         raise TypeError("randint() missing required argument 'size' (a tuple)")
     return _finish(_rng(generator).integers(low, high, tuple(size)), dtype or _dtype.int64, requires_grad)

@@ -34,7 +34,8 @@ def _float_formatter(values):
 
 def format_array(a):
     if a.dtype == np.bool_:
-        fmt = {"bool": lambda v: str(bool(v))}
+        width = 5 if a.ndim and not a.all() else 4  # torch right-aligns True beside False
+        fmt = {"bool": lambda v: str(bool(v)).rjust(width)}
     elif a.dtype.kind in "iu":
         fmt = {"int": lambda v: str(v)}
     elif a.dtype.kind == "c":

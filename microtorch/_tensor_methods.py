@@ -100,7 +100,7 @@ METHODS = {
     "divide": lambda self, other, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),
     "true_divide": ops.div, "neg": ops.neg, "negative": ops.neg, "pow": ops.pow, "abs": ops.abs,
     "absolute": ops.abs, "exp": ops.exp, "log": ops.log, "log2": ops.log2, "log10": ops.log10,
-    "log1p": ops.log1p, "expm1": ops.expm1, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt, "sin": ops.sin,
+    "log1p": ops.log1p, "expm1": ops.expm1, "erf": ops.erf, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt, "sin": ops.sin,
     "cos": ops.cos, "tan": ops.tan, "asin": ops.asin, "acos": ops.acos, "atan": ops.atan, "sinh": ops.sinh,
     "cosh": ops.cosh, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu, "reciprocal": ops.reciprocal,
     "square": ops.square, "sign": ops.sign, "sgn": ops.sgn, "clamp": ops.clamp, "clip": ops.clamp,

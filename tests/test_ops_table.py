@@ -139,6 +139,7 @@ ELEMENTWISE = [
     case("where", lambda m, F, c, a, b: m.where(c, a, b), CR(lambda r: r.random((3, 4)) < 0.5), X(3, 4), X(4)),
     case("where_scalar", lambda m, F, c, a: m.where(c, a, 0.0), CR(lambda r: r.random((3, 4)) < 0.5), X(3, 4)),
     case("where_method", lambda m, F, c, a, b: a.where(c, b), CR(lambda r: r.random((3, 4)) < 0.5), X(3, 4), X(1)),
+    case("erf", lambda m, F, a: m.erf(a), X(3, 4)),
     case("reciprocal", lambda m, F, a: a.reciprocal(), AWAY(3, 4)),
     case("square", lambda m, F, a: a.square(), X(3, 4)),
     case("square_fn", lambda m, F, a: m.square(a), X(3, 4)),

@@ -75,6 +75,10 @@ class set_grad_enabled(_DecoratorContextManager):
     def __exit__(self, *exc):
         _set_enabled(self.prev)
 
+    def __call__(self, func):
+        _set_enabled(self.prev)  # as a decorator it must not switch the mode at definition time
+        return super().__call__(func)
+
     def clone(self):
         return type(self)(self.mode)
 

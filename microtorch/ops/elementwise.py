@@ -69,7 +69,7 @@ class Mul(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
         return a * b
 
     @staticmethod
@@ -90,7 +90,7 @@ class Div(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         with np.errstate(divide="ignore", invalid="ignore"):
             return a / b
 

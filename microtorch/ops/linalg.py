@@ -12,25 +12,27 @@ class Matmul(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.nd = (a.ndim, b.ndim)
+        # each gradient needs only the other operand
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
         return np.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        if a.ndim == 1 and b.ndim == 1:
-            return grad * b.conj(), grad * a.conj()
-        a2 = a.unsqueeze(0) if a.ndim == 1 else a
-        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
-        g = grad.unsqueeze(-2) if a.ndim == 1 else grad
-        g = g.unsqueeze(-1) if b.ndim == 1 else g
+        nda, ndb = ctx.nd
         ga = gb = None
+        if nda == 1 and ndb == 1:
+            return (grad * b.conj() if ctx.needs_input_grad[0] else None,
+                    grad * a.conj() if ctx.needs_input_grad[1] else None)
+        g = grad.unsqueeze(-2) if nda == 1 else grad
+        g = g.unsqueeze(-1) if ndb == 1 else g
         if ctx.needs_input_grad[0]:
-            ga = matmul(g, b2.mT.conj())
-            ga = ga.squeeze(-2) if a.ndim == 1 else ga
+            ga = matmul(g, (b.unsqueeze(-1) if ndb == 1 else b).mT.conj())
+            ga = ga.squeeze(-2) if nda == 1 else ga
         if ctx.needs_input_grad[1]:
-            gb = matmul(a2.mT.conj(), g)
-            gb = gb.squeeze(-1) if b.ndim == 1 else gb
+            gb = matmul((a.unsqueeze(0) if nda == 1 else a).mT.conj(), g)
+            gb = gb.squeeze(-1) if ndb == 1 else gb
         return ga, gb
 
     @staticmethod
@@ -41,6 +43,12 @@ class Matmul(Op):
 
 class Mm(Matmul):
     _grad_fn_name = "MmBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (Mm.apply(grad, b.mT.conj()) if ctx.needs_input_grad[0] else None,
+                Mm.apply(a.mT.conj(), grad) if ctx.needs_input_grad[1] else None)
 
 
 class Mv(Matmul):

@@ -101,18 +101,18 @@ def cumsum(x, dim, dtype=None):
 
 
 def sort(x, dim=-1, descending=False):
-    from collections import namedtuple
+    from .reduce import return_type
     d = normalize_dims(dim, x.ndim, "sort")[0]
     idx = np.argsort(-x._data if descending else x._data, axis=d, kind="stable")
     from .index import gather
     values = gather(x, d, Tensor._make(idx.astype(np.int64)))
-    return namedtuple("sort", ["values", "indices"])(values, Tensor._make(idx.astype(np.int64)))
+    return return_type("sort")(values, Tensor._make(idx.astype(np.int64)))
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
-    from collections import namedtuple
+    from .reduce import return_type
     from .index import gather
     d = normalize_dims(dim, x.ndim, "topk")[0]
     idx = np.argsort(-x._data if largest else x._data, axis=d, kind="stable")
     idx = np.take(idx, np.arange(k), axis=d).astype(np.int64)
-    return namedtuple("topk", ["values", "indices"])(gather(x, d, Tensor._make(idx)), Tensor._make(idx))
+    return return_type("topk")(gather(x, d, Tensor._make(idx)), Tensor._make(idx))

@@ -8,8 +8,18 @@ from .._tensor import Tensor
 from ._op import Op, as_array, normalize_dims
 from .shape import broadcast_to, reshape
 
-return_types_max = namedtuple("max", ["values", "indices"])
-return_types_min = namedtuple("min", ["values", "indices"])
+def return_type(name, fields=("values", "indices")):
+    """A namedtuple that prints as torch's `torch.return_types.max(values=..., indices=...)`."""
+    base = namedtuple(name, fields)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"microtorch.return_types.{name}(\n{body})"
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": "microtorch.return_types"})
+
+
+return_types_max = return_type("max")
+return_types_min = return_type("min")
 
 
 def _unsqueeze_to(grad, in_shape, dims, keepdim):
