@@ -7,8 +7,9 @@ and every op pushes the tangent forward, with its `jvp` rule, as it computes.
         value, jvp = forward_ad.unpack_dual(y)      # jvp = J_f(primal) @ tangent
 
 A tangent is kept in `tensor._fw_grads[level]`. While a level is open, `_forward_hook` sits in
-`Function.apply`: it runs the op as usual, then calls the op's `jvp(ctx, *tangents)` with
-`ctx.inputs` and `ctx.output` set. jvp rules are written in ordinary ops, so
+`Function.apply`: it runs the op as usual, then calls the op's `jvp(ctx, *tangents)` (one
+tangent per positional argument: zeros where there is none) with `ctx.inputs` (forward's
+arguments) and `ctx.output` set. jvp rules are written in ordinary ops, so
 
 - levels nest (`func.jvp` inside `func.jvp`): the tangent computed at an inner level carries
   its own tangents at the outer ones, which gives derivatives of derivatives;
@@ -189,9 +190,10 @@ def _forward_hook(cls, args, kwargs):
     out = function._apply(cls, args, kwargs, ctx)
     outs = out if isinstance(out, tuple) else (out,)
     _saved_outputs_keep_tangents(ctx, outs)
+    inputs = _positional(cls, args, kwargs)
     for level in sorted(levels):  # the outer levels first: an inner rule sees their tangents
         ctx.inputs = tuple(_strip(a, level) if isinstance(a, Tensor) else
-                           Tensor._make(a) if _is_diff_array(a) else a for a in args)
+                           Tensor._make(a) if _is_diff_array(a) else a for a in inputs)
         ctx.output = out
         tangents = []
         for a in args:
@@ -219,6 +221,23 @@ def _forward_hook(cls, args, kwargs):
     for name in ("inputs", "output"):
         ctx.__dict__.pop(name, None)
     return out
+
+
+_signatures = {}
+
+
+def _positional(cls, args, kwargs):
+    """forward's arguments in order, keyword ones included: what jvp rules read as ctx.inputs."""
+    if not kwargs:
+        return args
+    sig = _signatures.get(cls)
+    if sig is None:
+        import inspect
+        sig = _signatures[cls] = inspect.signature(cls.forward)
+    with_ctx = cls._numpy_forward or not getattr(cls, "_has_setup_context", False)
+    bound = sig.bind(*((None,) if with_ctx else ()), *args, **kwargs)
+    bound.apply_defaults()
+    return bound.args[1:] if with_ctx else bound.args
 
 
 def _call_jvp(cls, ctx, tangents):

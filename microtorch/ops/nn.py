@@ -116,7 +116,7 @@ class MseLoss(Op):
 
     @staticmethod
     def jvp(ctx, tx, ty):
-        x, y = ctx.inputs
+        x, y = ctx.inputs[:2]
         d = (x - y) * 2 * (tx - ty)
         return d.mean() if ctx.reduction == "mean" else d.sum() if ctx.reduction == "sum" else d
 
@@ -320,7 +320,7 @@ class BinaryCrossEntropy(Op):
 
     @staticmethod
     def jvp(ctx, tp, ty, _tw):
-        p, y, w = ctx.inputs
+        p, y, w = ctx.inputs[:3]
         d = tp * (p - y) / (p * (1 - p)).clamp(min=1e-12) + \
             ty * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100))
         if w is not None:
@@ -373,7 +373,7 @@ class BinaryCrossEntropyWithLogits(Op):
     @staticmethod
     def jvp(ctx, tx, ty, _tw, _tpw):
         from .elementwise import log1p, relu, sigmoid
-        x, y, w, pw = ctx.inputs
+        x, y, w, pw = ctx.inputs[:4]
         dx = sigmoid(x) - y if pw is None else (1 + (pw - 1) * y) * sigmoid(x) - pw * y
         dy = -x if pw is None else (pw - 1) * (relu(-x) + log1p((-x.abs()).exp())) - x
         d = tx * dx + ty * dy
