@@ -295,6 +295,13 @@ def test_seed_linear_double_gradcheck():
     assert gradcheck(lambda x: linear(x), inputs) is True
 
 
+def test_seed_forgetting_double_is_an_error_as_in_torch():
+    with pytest.raises(RuntimeError, match="mat1 and mat2 must have the same dtype, but got Double and Float"):
+        nn.Linear(5, 3)(mt.randn((10, 5), requires_grad=True, dtype=mt.double))
+    with pytest.raises(RuntimeError, match="should be the same"):
+        nn.Conv1d(1, 1, 2)(mt.randn(1, 1, 4, dtype=mt.double))
+
+
 def test_seed_net_sequential_gradcheck():
     class Net(nn.Module):
         def __init__(self):

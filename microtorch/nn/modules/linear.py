@@ -8,6 +8,10 @@ from ..parameter import Parameter
 from .module import Module
 
 
+_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int",
+          "complex64": "ComplexFloat", "complex128": "ComplexDouble", "bool": "Bool"}
+
+
 class Identity(Module):
     """Returns its input unchanged (a placeholder that accepts any arguments)."""
 
@@ -41,6 +45,10 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
+        if input.dtype is not self.weight.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_NAMES.get(input.dtype.name)} and "
+                               f"{_NAMES.get(self.weight.dtype.name)}: convert the module (linear.double()) or the "
+                               f"input (x.to({self.weight.dtype}))")
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
