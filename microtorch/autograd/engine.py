@@ -371,6 +371,9 @@ def _validate(node, outs):
     meta = node._in_meta
     for i, g in enumerate(result):
         if g is None or edges[i][0] is None:
+            if g is not None and meta[i] is None and not getattr(getattr(node, "_forward_cls", None), "_numpy_forward", True):
+                raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
+                                   f"{i + 1}, but the corresponding forward input was not a Variable")
             result[i] = None
             continue
         if not isinstance(g, Tensor):

@@ -221,16 +221,28 @@ class BackwardFunction(FunctionCtx, Node):
                     shape, dtype = self._out_meta[i]
                     if dtype is not None:  # a non-tensor output gets None
                         grads[i] = Tensor._make(np.zeros(shape, dtype.np))
-        out = self._forward_cls.backward(self, *grads)
+        fc = self._forward_cls
+        fn = fc.backward
+        if fn is Function.backward or fc.vjp is not Function.vjp:
+            fn = _user_backward(fc)
+        out = fn(self, *grads)
         return out if type(out) is tuple else (out,)
 
     def _release(self):
-        if self.__dict__.get("_saved") is not None:
-            self._saved = None
-            self._released = True
+        d = self.__dict__
+        d["_saved"] = None
+        d["_released"] = True
 
 
 BackwardCFunction = BackwardFunction  # torch's name, for isinstance checks
+
+
+def _user_backward(fc):
+    """A custom Function defines backward or vjp (torch accepts either, not both)."""
+    if fc.backward is not Function.backward and fc.vjp is not Function.vjp and fc.vjp is not fc.backward:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
+                           "only implement one of them.")
+    return fc.vjp if fc.vjp is not Function.vjp else fc.backward
 
 
 class AccumulateGrad(Node):
@@ -282,6 +294,7 @@ class Function:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("_grad_fn_name") or cls.__name__ + "Backward"
+        cls._has_setup_context = cls.setup_context is not Function.setup_context
         attrs = {"_forward_cls": cls, "__module__": cls.__module__}
         if "::" in name:  # torch's C++ nodes: name() "torch::autograd::CopySlices", class CopySlices
             attrs["name"] = lambda self, _name=name: _name
@@ -331,6 +344,9 @@ class Function:
 
 
 def _apply(cls, args, kwargs, ctx=None):
+    if cls._has_setup_context and not cls._numpy_forward:
+        # as torch: forward's keyword and default arguments become positional inputs
+        args, kwargs = _bind_args(cls, args, kwargs), {}
     needs_grad = False
     if grad_mode.is_grad_enabled():
         for a in args:
@@ -349,7 +365,7 @@ def _apply(cls, args, kwargs, ctx=None):
         out = cls.forward(ctx, *raw, **kwargs)
     else:
         with grad_mode.no_grad():
-            if cls.setup_context is not Function.setup_context:
+            if cls._has_setup_context:
                 out = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, out)
             else:
@@ -367,10 +383,26 @@ def _apply(cls, args, kwargs, ctx=None):
         _record(cls, ctx, args, outs)
         if graph._listeners:
             graph.emit(graph.NodeCreated(ctx, tuple(args), tuple(o for o in outs if isinstance(o, Tensor)),
-                                         ctx.saved_tensors))
+                                         _peek_saved(ctx)))
     else:
         d.pop("_to_save", None)
     return outs[0] if single else outs
+
+
+def _bind_args(cls, args, kwargs):
+    sig = cls.__dict__.get("_forward_signature")
+    if sig is None:
+        import inspect
+        sig = cls._forward_signature = inspect.signature(cls.forward)
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args
+
+
+def _peek_saved(ctx):
+    """The saved tensors for the NodeCreated event, without running unpack hooks."""
+    saved = ctx.__dict__.get("_saved") or ()
+    return tuple(s.packed if getattr(s, "unpack_hook", None) is not None else s.unpack(ctx) for s in saved)
 
 
 def _find_input(args, obj):
@@ -387,7 +419,11 @@ def _wrap_outputs(cls, ctx, args, outs):
     for d in dirty:
         t = _find_input(args, d)
         if t is None:
-            raise RuntimeError(f"{cls.__name__}: mark_dirty() got a tensor that is not an input of forward")
+            import warnings
+            warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+                          f"been mutated should be passed to ctx.mark_dirty() ({cls.__name__}).", UserWarning,
+                          stacklevel=4)
+            continue
         dirty_tensors.append(t)
         t._version_counter[0] += 1
     ctx._dirty_tensors = dirty_tensors
@@ -448,15 +484,23 @@ def _record(cls, ctx, args, outs):
         o._requires_grad = True
         o.grad_fn = ctx
         o._output_nr = i
+    if dirty:
+        for t in dirty:  # a dirty view (or a base with views): rewrite the history around it
+            if t.grad_fn is ctx and (t._base is not None or t.__dict__.get("_views")):
+                from ..ops.inplace import rebase_dirty
+                rebase_dirty(t, cls.__name__)
     d["_out_meta"] = meta
     d["_num_outputs"] = len(outs)
     to_save = d.get("_to_save")
     if to_save:
         saved = []
-        for s in to_save:
+        for k, s in enumerate(to_save):
             if s is None:
                 saved.append(_NONE_SAVED)
                 continue
+            if not cls._numpy_forward and not isinstance(s, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {k} is of type "
+                                f"{type(s).__name__} ({cls.__name__}: keep other values as ctx attributes)")
             out = None
             for o in outs:
                 if isinstance(o, Tensor) and (o is s or o._data is s):
@@ -506,7 +550,7 @@ def once_differentiable(fn):
 
 
 class _DelayedError(Function):
-    _grad_fn_name = "DelayedError"
+    _grad_fn_name = "torch::autograd::Error"
 
     @staticmethod
     def forward(ctx, x, *grads):

@@ -296,23 +296,22 @@ def _keeping_tangents(self, fn, args, op):
     return self
 
 
-def _keeping_tangents(self, fn, args, op):
-    """Forward-mode AD: the op reads self with its tangents, and self takes the result's tangents."""
-    result = []
-
-    def traced(s, *a):
-        if self._fw_grads:
-            s._fw_grads = dict(self._fw_grads)
-        out = fn(s, *a)
-        result.append(out)
-        return out
-    traced._keeps_tangents = True
-    apply_inplace(self, traced, *args, op=op)
-    self._fw_grads = result[0]._fw_grads if result else None
+def _inplace_on_view(self, base, fn, args, op):
+    idx = _check_view_inplace(self, base, op)
+    base_alias = _alias(base)
+    if base._requires_grad:
+        view_old = AsStrided.apply(base_alias, idx)
+    else:
+        view_old = Tensor._make(self._data.copy())
+    out = fn(view_old, *args)
+    _write(self, _checked(self, out._data, op))
+    _redirect_saved(out, self)
+    _copy_slices(self, base, base_alias, out, idx)
     return self
 
 
-def _inplace_on_view(self, base, fn, args, op):
+def _check_view_inplace(self, base, op):
+    """torch's refusals for an in-place op on a view; the view's positions in its base."""
     d = self.__dict__
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError(
@@ -342,20 +341,30 @@ def _inplace_on_view(self, base, fn, args, op):
             f"{op} on a view whose elements cannot be located in its base (a view with another dtype, or a "
             "base whose .data was replaced) is not supported while autograd records the graph; apply the op "
             "out of place, or do it on x.clone().")
-    base_alias = _alias(base)
-    if base._requires_grad:
-        view_old = AsStrided.apply(base_alias, idx)
-    else:
-        view_old = Tensor._make(self._data.copy())
-    out = fn(view_old, *args)
-    _write(self, _checked(self, out._data, op))
+    return idx
+
+
+def _copy_slices(view, base, base_alias, out, idx):
+    """The base's new history: its old one with the view's elements replaced by `out`."""
     new_base = CopySlices.apply(base_alias, out, idx)
-    _redirect_saved(out, self)
     old, old_nr = base.grad_fn, base._output_nr
     base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
     _move_retain(base, old, old_nr)
-    _regenerate_views(base, modified=self)
-    return self
+    _regenerate_views(base, modified=view)
+
+
+def rebase_dirty(t, name):
+    """A custom Function modified t in place (ctx.mark_dirty) and t has its node as grad_fn:
+    rewrite the history of t's base (t is a view) or regenerate t's views."""
+    base = t._base
+    if base is None:
+        _regenerate_views(t)
+        return
+    idx = _check_view_inplace(t, base, name)
+    node, nr = t.grad_fn, t._output_nr
+    out = Tensor._make(t._data)
+    out.grad_fn, out._output_nr, out._requires_grad = node, nr, True
+    _copy_slices(t, base, _alias(base), out, idx)
 
 
 def _short_name(node):
