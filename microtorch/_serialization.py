@@ -52,8 +52,10 @@ def _encode(obj, arrays):
     from ._dtype import dtype
     if isinstance(obj, dtype):
         return {"dtype": obj.name}
+    hint = (f"; save its state dict instead: microtorch.save(obj.state_dict(), f), and load it with "
+            f"obj.load_state_dict(microtorch.load(f))" if hasattr(obj, "state_dict") else "")
     raise TypeError(f"save: cannot save a {type(obj).__name__} without pickle; microtorch saves tensors, numpy "
-                    "arrays, numbers, strings, None, and lists, tuples and dicts of them")
+                    f"arrays, numbers, strings, None, and lists, tuples and dicts of them{hint}")
 
 
 def _decode(node, arrays):

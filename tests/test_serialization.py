@@ -89,6 +89,8 @@ def test_unsupported_objects_are_refused():
         mt.save({"fn": lambda x: x}, io.BytesIO())
     with pytest.raises(TypeError, match="without pickle"):
         mt.save({"a": np.array([object()])}, io.BytesIO())
+    with pytest.raises(TypeError, match="state_dict"):
+        mt.save(make_net(), io.BytesIO())
 
 
 @pytest.mark.parametrize("damage", ["truncated", "garbage", "pickle", "empty", "bad structure", "object array"])
