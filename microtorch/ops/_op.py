@@ -65,3 +65,20 @@ def normalize_dims(dim, ndim, op):
 
 def as_np_index(x):
     return x._data if isinstance(x, Tensor) else x
+
+
+def broadcast_error(op, err, *operands):
+    """torch's RuntimeError for operands whose shapes do not broadcast (numpy raised `err`)."""
+    shapes = [tuple(np.shape(x._data if isinstance(x, Tensor) else x)) for x in operands if x is not None]
+    for i in range(len(shapes)):
+        for j in range(i + 1, len(shapes)):
+            a, b = shapes[i], shapes[j]
+            for k in range(1, min(len(a), len(b)) + 1):
+                if a[-k] != b[-k] and a[-k] != 1 and b[-k] != 1:
+                    d = max(len(a), len(b)) - k
+                    return RuntimeError(
+                        f"{op}(): The size of tensor a ({a[-k]}) must match the size of tensor b ({b[-k]}) at "
+                        f"non-singleton dimension {d}: shapes {list(a)} and {list(b)} do not broadcast. Sizes "
+                        "must be equal or 1 when aligned from the right; reshape or unsqueeze one operand, "
+                        "e.g. b.unsqueeze(-1), or index it to the right size.")
+    return err

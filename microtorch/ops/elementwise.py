@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op, promoted
+from ._op import Op, broadcast_error, promoted
 
 
 # ---- arithmetic -----------------------------------------------------------------------------
@@ -815,23 +815,28 @@ class ViewAsComplexNoop(Op):
 
 # ---- the functions (the public API calls these) ----------------------------------------------
 def add(a, b, *, alpha=1):
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
-        return Add.apply(a, b, alpha=alpha)
-    if not isinstance(a, Tensor):
-        a, b = b, a
+    try:
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
+            return Add.apply(a, b, alpha=alpha)
+        if not isinstance(a, Tensor) and alpha == 1:  # scalar + tensor is recorded as tensor + scalar
+            y, x = promoted(b, a)
+            return Add.apply(y, x)
         x, y = promoted(a, b)
-        return Add.apply(x, y, alpha=1) if alpha == 1 else Add.apply(y * alpha, x)
-    x, y = promoted(a, b)
-    return Add.apply(x, y, alpha=alpha)
+        return Add.apply(x, y, alpha=alpha)
+    except ValueError as e:
+        raise broadcast_error("add", e, a, b) from None
 
 
 def sub(a, b, *, alpha=1):
-    if not isinstance(a, Tensor):
-        x, y = promoted(b, a)
-        return Rsub.apply(x, y)
-    if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
-        a, b = promoted(a, b)
-    return Sub.apply(a, b, alpha=alpha)
+    try:
+        if not isinstance(a, Tensor):
+            x, y = promoted(b, a)
+            return Rsub.apply(x, y)
+        if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
+            a, b = promoted(a, b)
+        return Sub.apply(a, b, alpha=alpha)
+    except ValueError as e:
+        raise broadcast_error("sub", e, a, b) from None
 
 
 def rsub(a, b):
@@ -839,9 +844,12 @@ def rsub(a, b):
 
 
 def mul(a, b):
-    if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
-        a, b = promoted(a, b)
-    return Mul.apply(a, b)
+    try:
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
+            a, b = promoted(a, b)
+        return Mul.apply(a, b)
+    except ValueError as e:
+        raise broadcast_error("mul", e, a, b) from None
 
 
 def div(a, b, *, rounding_mode=None):
@@ -857,7 +865,10 @@ def div(a, b, *, rounding_mode=None):
         dt = get_default_dtype().np
         a = Tensor._make(a._data.astype(dt))
         b = Tensor._make(b._data.astype(dt)) if isinstance(b, Tensor) else np.asarray(b, dt)
-    return Div.apply(a, b)
+    try:
+        return Div.apply(a, b)
+    except ValueError as e:
+        raise broadcast_error("div", e, a, b) from None
 
 
 def _float(t):
@@ -896,7 +907,10 @@ def pow(a, b):
         x, y = promoted(a, b)
         return Pow.apply(Tensor._make(np.asarray(x)), y)
     x, y = promoted(a, b)
-    return Pow.apply(x, y)
+    try:
+        return Pow.apply(x, y)
+    except ValueError as e:
+        raise broadcast_error("pow", e, a, b) from None
 
 
 def square(x):
@@ -1036,12 +1050,18 @@ clip = clamp
 
 def maximum(a, b):
     a, b = promoted(a, b)
-    return Maximum.apply(a, b)
+    try:
+        return Maximum.apply(a, b)
+    except ValueError as e:
+        raise broadcast_error("maximum", e, a, b) from None
 
 
 def minimum(a, b):
     a, b = promoted(a, b)
-    return Minimum.apply(a, b)
+    try:
+        return Minimum.apply(a, b)
+    except ValueError as e:
+        raise broadcast_error("minimum", e, a, b) from None
 
 
 def where(condition, input=None, other=None):
@@ -1057,7 +1077,10 @@ def where(condition, input=None, other=None):
         a = Tensor._make(a)
     if not isinstance(b, Tensor):
         b = Tensor._make(b)
-    return Where.apply(cond, a, b)
+    try:
+        return Where.apply(cond, a, b)
+    except ValueError as e:
+        raise broadcast_error("where", e, cond, a, b) from None
 
 
 def conj(x):

@@ -150,14 +150,16 @@ def _check_bounds(x, key):
                 raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
             size = x.shape[dim]
             if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size} "
+                                 f"(valid indices are {-size}..{size - 1})")
         elif isinstance(k, np.ndarray) and k.dtype != bool and k.size:
             if dim >= x.ndim:
                 raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
             size = x.shape[dim]
             if k.max() >= size or k.min() < -size:
                 bad = k.max() if k.max() >= size else k.min()
-                raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+                raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size} "
+                                 f"(valid indices are {-size}..{size - 1})")
         elif isinstance(k, np.ndarray) and k.dtype == bool:
             dim += k.ndim
             continue
@@ -345,10 +347,13 @@ def masked_fill(x, mask, value):
                                f"{value.ndim} dimension(s).")
         if value._data.dtype != x._data.dtype:
             value = value.to(x.dtype)
-    out = (MaskedFillTensor if isinstance(value, Tensor) else MaskedFill).apply(x, mask, value)
-    if out.shape != x.shape:
+    try:
+        out = (MaskedFillTensor if isinstance(value, Tensor) else MaskedFill).apply(x, mask, value)
+    except ValueError:
+        out = None
+    if out is None or out.shape != x.shape:
         raise RuntimeError(f"masked_fill: the mask {list(mask.shape)} must be broadcastable to the tensor "
-                           f"{list(x.shape)}")
+                           f"{list(x.shape)}; give the mask the tensor's shape (or one that broadcasts to it)")
     return out
 
 

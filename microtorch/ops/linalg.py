@@ -78,12 +78,14 @@ def _check(a, b, op):
         sa = "x".join(map(str, a.shape if a.ndim > 1 else (1,) + tuple(a.shape)))
         sb = "x".join(map(str, b.shape if b.ndim > 1 else tuple(b.shape) + (1,)))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb}) in {op}: the last "
-                           f"dimension of the first ({ka}) must equal the first dimension of the second ({kb})")
+                           f"dimension of the first ({ka}) must equal the first dimension of the second ({kb}); "
+                           "transpose an operand (.mT) or reshape it so that the inner sizes agree")
     try:
         np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
         raise RuntimeError(f"{op}: the batch dimensions {list(a.shape[:-2])} and {list(b.shape[:-2])} are not "
-                           "broadcastable") from None
+                           f"broadcastable (shapes {list(a.shape)} and {list(b.shape)}); give both operands the "
+                           "same batch sizes, or 1 where one should be broadcast") from None
     if a.dtype is not b.dtype:
         if a.requires_grad or b.requires_grad:
             a, b = promoted(a, b)

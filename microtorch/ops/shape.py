@@ -548,11 +548,14 @@ def flip(x, dims):
 
 def narrow(x, dim, start, length):
     d = normalize_dims(dim, x.ndim, "narrow")[0]
+    if not -x.shape[d] <= start <= x.shape[d]:
+        raise IndexError(f"narrow(): start out of range (expected to be in range of [{-x.shape[d]}, "
+                         f"{x.shape[d]}], but got {start})")
     if start < 0:
         start += x.shape[d]
-    if not (0 <= start and start + length <= x.shape[d]):
-        raise IndexError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
-                         f"({x.shape[d]}) of dim {d}")
+    if not (0 <= length and start + length <= x.shape[d]):
+        raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
+                           f"({x.shape[d]}) of dim {d}; pick a start and length that fit in the tensor")
     from .index import Slice
     return _share(Slice.apply(x, dim=d, start=start, stop=start + length, step=1), x)
 
