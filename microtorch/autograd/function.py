@@ -202,7 +202,7 @@ def _short_name(node):
     """'MulBackward0' -> 'Mul', as torch names nodes in the version error."""
     name = node.name()
     i = name.rfind("Backward")
-    return name[:i] if i > 0 and name[i + 8:].isdigit() and name[i + 8:] else name
+    return name[:i] if i > 0 and (name[i + 8:].isdigit() or not name[i + 8:]) else name
 
 
 class BackwardFunction(FunctionCtx, Node):
@@ -355,7 +355,7 @@ def _apply(cls, args, kwargs, ctx=None):
                 break
     if ctx is None:  # forward-mode AD passes its own, to run the op's jvp with it
         ctx = cls._backward_cls()
-    if needs_grad:
+    if needs_grad or not grad_mode.is_grad_enabled():  # (under no_grad too, as torch)
         ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
     else:
         ctx.needs_input_grad = (False,) * len(args)
