@@ -13,6 +13,7 @@ from ._printing import set_printoptions  # noqa: F401
 from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401
 from ._tensor import Size, Tensor, as_tensor, device, from_numpy, tensor  # noqa: F401
 from . import autograd  # noqa: F401
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .ops import (abs, acos, add, addmm, all, allclose, amax, amin, angle, any, argmax, argmin, asin,  # noqa: F401

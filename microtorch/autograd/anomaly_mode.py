@@ -17,6 +17,22 @@ def user_stack():
     return "".join(traceback.format_list(frames))
 
 
+def warn_at_user_code(message):
+    """A UserWarning attributed to the innermost frame outside microtorch's engine and ops
+    (the line that called backward), not to the engine."""
+    import sys
+    import warnings
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame = frame.f_back
+    if frame is None:
+        warnings.warn(message, UserWarning, stacklevel=2)
+        return
+    warnings.warn_explicit(message, UserWarning, frame.f_code.co_filename, frame.f_lineno,
+                           module=frame.f_globals.get("__name__"),
+                           registry=frame.f_globals.setdefault("__warningregistry__", {}))
+
+
 def is_anomaly_enabled():
     return getattr(_state, "enabled", False)
 

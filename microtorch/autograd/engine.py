@@ -198,15 +198,15 @@ def _warn_anomaly(node):
     trace = node.__dict__.get("_anomaly_trace")
     if trace is None:
         return
-    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}",
-                  UserWarning, stacklevel=4)
+    anomaly_mode.warn_at_user_code(
+        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}")
     parent = node.__dict__.get("_anomaly_parent")
     while parent is not None:
         ptrace = parent.__dict__.get("_anomaly_trace")
         if ptrace is None:
             break
-        warnings.warn(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call that "
-                      f"induced the previous calculation:\n{ptrace}", UserWarning, stacklevel=4)
+        anomaly_mode.warn_at_user_code(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of "
+                                       f"forward call that induced the previous calculation:\n{ptrace}")
         parent = parent.__dict__.get("_anomaly_parent")
 
 
