@@ -53,6 +53,8 @@ def format_array(a):
 
 def tensor_repr(t):
     a = t._data
+    if getattr(a, "__vmap_batched__", False):  # inside vmap: the batch, as torch prints it
+        return a.batched_repr()
     body = format_array(a) if a.size or a.ndim == 0 else "[]"
     extras = []
     if a.size == 0 and a.shape != (0,):

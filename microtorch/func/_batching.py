@@ -105,6 +105,10 @@ class BatchedArray(numpy.lib.mixins.NDArrayOperatorsMixin):
         return f"BatchedArray(level={self.level}, batch_size={self.batch_size}, shape={self.shape}, " \
                f"dtype={self.dtype})"
 
+    def batched_repr(self):
+        inner = repr(self.value).replace("\n", "\n    ")
+        return f"BatchedTensor(lvl={self.level}, bdim=0, value=\n    {inner}\n)"
+
     def __array__(self, dtype=None, copy=None):
         raise RuntimeError(_DATA_ERROR.format(what="numpy.asarray"))
 
