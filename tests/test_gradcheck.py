@@ -246,9 +246,12 @@ OPS = {
                         [normal(2, 3), R.uniform(0, 1, (2, 3))]),
 }
 
-# ops where microtorch fails and torch passes: bugs in the op, not in gradcheck (see the report)
+# ops where microtorch fails and torch passes: bugs in the op, not in gradcheck (none at the moment)
 KNOWN_GRADGRAD_BUGS = {}
 KNOWN_GRAD_BUGS = {}
+# torch takes ~7 s to warm up its double backward of sgn; it passes (checked by hand), so the
+# oracle is skipped there to keep this file fast
+SLOW_ORACLE = {"sgn"}
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
@@ -265,10 +268,11 @@ def test_every_op_passes_gradcheck_like_torch(name):
 def test_every_op_passes_gradgradcheck_like_torch(name):
     fn, arrays = OPS[name]
     m_in, t_in = both(arrays)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        t = t_gradgradcheck(lambda *a: fn(torch, *a), t_in, raise_exception=False)
-    assert t is True, f"torch's gradgradcheck fails on {name}: fix the test inputs"
+    if name not in SLOW_ORACLE:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = t_gradgradcheck(lambda *a: fn(torch, *a), t_in, raise_exception=False)
+        assert t is True, f"torch's gradgradcheck fails on {name}: fix the test inputs"
     if name in KNOWN_GRADGRAD_BUGS:
         pytest.xfail(KNOWN_GRADGRAD_BUGS[name])
     try:
@@ -677,8 +681,30 @@ def test_forward_ad_check_catches_a_wrong_jvp():
 
     fn = lambda lib, a: _function(lib, lambda lib, a: a.sin(), lambda lib, ctx, a, g: g * a.cos(),  # noqa: E731
                                   jvp=staticmethod(jvp)).apply(a)
-    m = messages(fn, [normal(3)], check_forward_ad=True)[0]
+    m, t = messages(fn, [normal(3)], check_forward_ad=True)
     assert m.startswith("Jacobian computed with forward mode mismatch for output 0 with respect to input 0")
+    assert m.replace("microtorch", "torch") == t
+    report = check(lambda a: fn(mt, a), make(mt, normal(3)), check_forward_ad=True)
+    assert report.checks["backward_ad"] is True and report.checks["forward_ad"] is False
+    (fwd,) = [p for p in report.pairs if p.mode == "forward"]
+    np.testing.assert_allclose(fwd.analytical, 2 * fwd.numerical, rtol=1e-6, atol=1e-9)
+    m, t = messages(fn, [normal(3)], check_forward_ad=True, fast_mode=True)
+    assert m.splitlines()[0] == t.splitlines()[0]
+    assert "we recompute numerical and analytical jacobians in slow mode" in m
+
+
+@pytest.mark.skipif(not HAS_VMAP, reason="microtorch.func.vmap does not exist yet")
+def test_batched_grad_check_fails_when_backward_cannot_be_vmapped():
+    # the backward leaves autograd for numpy: fine in a loop, not under vmap
+    def bwd(lib, ctx, a, g):
+        return lib.tensor(g.detach().numpy() * 2)
+
+    fn = lambda lib, a: _function(lib, lambda lib, a: a * 2, bwd).apply(a)  # noqa: E731
+    assert verdicts(fn, [normal(3)]) == (True, True)
+    m, t = messages(fn, [normal(3)], check_batched_grad=True)
+    assert m.startswith("While computing batched gradients, got: ") and t.startswith("While computing batched")
+    report = check(lambda a: fn(mt, a), make(mt, normal(3)), check_batched_grad=True)
+    assert report.checks["batched_grad"] is False and report.checks["backward_ad"] is True
 
 
 @pytest.mark.skipif(not HAS_VMAP, reason="microtorch.func.vmap does not exist yet")

@@ -795,7 +795,7 @@ def _batched_forward(call, res):
         expected = [stack(list(shards)) for shards in zip(*expected)]
         try:
             result = vmap(jvp)(stack(tangents))
-        except RuntimeError as ex:
+        except Exception as ex:  # noqa: BLE001 - torch catches RuntimeError; microtorch's vmap may raise others
             res.fail(_Failure(f"While computing batched gradients, got: {ex}\n\n{FAILED_BATCHED_GRAD_MSG_FWD_AD}",
                               "batched_forward_grad"))
             return
@@ -830,7 +830,7 @@ def _batched_grad(call, output, output_idx, res):
         warnings.simplefilter("ignore")
         try:
             result = vmap(vjp)(stack(grad_outputs))
-        except RuntimeError as ex:
+        except Exception as ex:  # noqa: BLE001 - torch catches RuntimeError; microtorch's vmap may raise others
             return res.fail(_Failure(f"While computing batched gradients, got: {ex}\n\n{FAILED_BATCHED_GRAD_MSG}",
                                      "batched_grad"))
     for input_idx, (r, e) in enumerate(zip(_as_tuple(result), expected)):
