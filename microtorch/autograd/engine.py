@@ -330,7 +330,9 @@ def _execute(node, grads, create_graph, retain_graph, check_nan, listening, read
         if hooks:
             for hook in list(hooks.values()):
                 hook(var)
-                _fire("post_accumulate", var, hook, var._grad, var._grad, listening)
+                if listening:
+                    g = var._grad if var._grad is None else Tensor._make(var._grad._data.copy())
+                    _fire("post_accumulate", var, hook, g, g, listening)
         outgoing = ()
     else:
         if all(g is None for g in grads):
@@ -412,8 +414,8 @@ def _accumulate_into(var, grad, create_graph, node, listening):
             before_value = Tensor._make(before._data.copy())
         before._data += grad._data.astype(before._data.dtype, copy=False)
         before._version_counter[0] += 1
-    if listening:
-        graph.emit(graph.GradAccumulated(var, node, before_value, grad, var._grad))
+    if listening:  # snapshots: .grad may later change in place, the event must not
+        graph.emit(graph.GradAccumulated(var, node, before_value, grad, Tensor._make(var._grad._data.copy())))
 
 
 def _check_nan(node, outgoing):
