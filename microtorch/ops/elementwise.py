@@ -192,7 +192,7 @@ class Pow(Op):
     @staticmethod
     def forward(ctx, a, b):
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.power(a, b)
+            out = np.asarray(np.power(a, b))  # an array even when 0-d, so that it is saved as the output
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -221,7 +221,7 @@ class RPow(Op):
 
     @staticmethod
     def forward(ctx, x, base):
-        out = np.power(np.asarray(base, dtype=x.dtype), x)
+        out = np.asarray(np.power(np.asarray(base, dtype=x.dtype), x))
         ctx.log_base = math.log(base) if not isinstance(base, complex) and base > 0 else np.log(complex(base))
         ctx.save_for_backward(out)
         return out
@@ -445,7 +445,7 @@ class Relu(Op):
 
     @staticmethod
     def forward(ctx, x):
-        out = np.maximum(x, 0)
+        out = np.asarray(np.maximum(x, 0))
         ctx.save_for_backward(out)
         return out
 
