@@ -210,6 +210,9 @@ def test_dropout_train_mode():
     kept = y != 0
     assert abs(kept.mean() - 0.75) < 0.02
     np.testing.assert_allclose(y[kept], 1 / 0.75)
+    d.train()
+    xd = mt.randn(4, 5, dtype=mt.float64, requires_grad=True)
+    assert gradcheck(lambda x: (mt.manual_seed(3), d(x))[1], (xd,))  # the same mask at every evaluation
     assert d.eval()(x) is x
 
 
