@@ -173,6 +173,9 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self.__dict__.setdefault("_step_count", 0)
+        self.__dict__.setdefault("_step_pre_hooks", {})
+        self.__dict__.setdefault("_step_post_hooks", {})
 
     def __repr__(self):
         lines = [type(self).__name__ + " ("]
@@ -217,9 +220,10 @@ def _zero_step():
 
 def _step_tensor(state):
     """Count one more step; returns the new count as a float."""
-    if "step" not in state:
-        state["step"] = _zero_step()
-    state["step"]._data += 1
+    step = state.get("step")
+    if not isinstance(step, Tensor):  # absent, or a plain number from an older state dict
+        state["step"] = step = Tensor._make(np.asarray(0.0 if step is None else float(step), dtype=np.float32))
+    step._data += 1
     return float(state["step"]._data)
 
 
