@@ -344,8 +344,11 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         def push(*tangents):
             r = jvp(f, primals, _pytree.unflatten(list(tangents), spec), has_aux=has_aux)
             return (r[1], r[2]) if has_aux else r[1]
-        out = vmap(push, randomness=randomness, out_dims=(0, None) if has_aux else 0)(*basis)
+        out = vmap(push, randomness=randomness)(*basis)
         tangents, aux = out if has_aux else (out, None)
+        if has_aux:  # the same for every basis vector: keep one
+            leaves, aux_spec = _pytree.flatten(aux)
+            aux = _pytree.unflatten([a[0] if isinstance(a, Tensor) else a for a in leaves], aux_spec)
         t_leaves, t_spec = _pytree.flatten(tangents)
         jac = []
         for t in t_leaves:  # (total, *out_shape): one column per input element
