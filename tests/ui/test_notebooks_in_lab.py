@@ -142,3 +142,41 @@ def _kernel_eval(page, expr, timeout=20_000):
         if (v.status !== 'ok') return 'error: ' + v.ename + ': ' + v.evalue;
         return v.data['text/plain'];
     }""", [expr, timeout])
+
+
+def test_gradcheck_notebook_shows_heatmaps(lab, page, artifacts):
+    open_notebook(page, lab, "07_gradcheck.ipynb")
+    run_all(page)
+    views = page.locator(".jp-OutputArea-output .mt-gradcheck")
+    views.first.wait_for(state="visible", timeout=30_000)
+    # (blame mode embeds the heatmap of its failing node: leave that one out here)
+    views = page.locator(".jp-OutputArea-output .mt-gradcheck:not(.mt-blame .mt-gradcheck)")
+    summary = []
+    for i in range(views.count()):
+        view = views.nth(i)
+        view.scroll_into_view_if_needed()       # Lab renders cells lazily: measure in view
+        summary.append(view.evaluate("""(el) => {
+            const svg = el.querySelector('.mt-graphbox svg');
+            const r = svg ? svg.getBoundingClientRect() : null;
+            return {text: el.textContent.slice(0, 300), failed: el.textContent.includes('FAILED'),
+                    svg: !!svg, width: r ? r.width : 0, height: r ? r.height : 0,
+                    images: svg ? svg.querySelectorAll('image').length : 0};
+        }"""))
+    for i in range(views.count()):
+        _shot(views.nth(i), artifacts, f"gradcheck-{i}.png")
+    page.screenshot(path=str(artifacts / "gradcheck-page.png"))
+
+    # blame mode colours the buggy node red and the others green
+    blame = page.locator(".jp-OutputArea-output .mt-blame").first
+    blame.wait_for(state="visible", timeout=30_000)
+    bad = blame.locator("svg g.node.mt-bad")
+    assert bad.count() == 1
+    assert "BuggyCumSumBackward" in bad.first.evaluate("(g) => g.textContent")
+    assert blame.locator("svg g.node.mt-ok").count() >= 3
+    _shot(blame, artifacts, "gradcheck-blame.png")
+
+    # the eps sweep: a log-log plot with its verdict underneath
+    sweep = page.locator(".jp-OutputArea-output .mtviz", has_text="smallest error").first
+    sweep.wait_for(state="visible", timeout=30_000)
+    assert sweep.locator("svg").count() >= 1
+    _shot(sweep, artifacts, "gradcheck-eps-sweep.png")
