@@ -1184,7 +1184,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                             check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
                             check_batched_grad=check_batched_grad, check_fwd_over_rev=check_fwd_over_rev,
                             check_rev_over_rev=check_rev_over_rev, fast_mode=fast_mode, masked=masked,
-                            _stacklevel=6)
+                            _stacklevel=5)
     return _verdict(report, raise_exception)
 
 
