@@ -505,7 +505,7 @@ def test_state_dict_round_trip_and_strictness(rng):
     torch.manual_seed(0)
     a, b = _net(mt), _net(mt)
     b.load_state_dict(a.state_dict())
-    x = mt.tensor(rng.normal(size=(3, 4)))
+    x = mt.tensor(rng.normal(size=(3, 4)), dtype=mt.float32)
     assert_close(a(x), b(x), tol=0)
     sd = a.state_dict()
     assert all(not v.requires_grad for v in sd.values())

@@ -4,8 +4,6 @@ The differentiable primitives live in microtorch/ops (nn.py: softmax, losses, dr
 conv.py: convolution, pooling, embedding); this module checks arguments the way torch does
 and builds layer_norm and batch_norm out of ordinary tensor ops.
 """
-import math
-
 import numpy as np
 
 from .._tensor import Tensor

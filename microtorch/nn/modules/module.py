@@ -8,8 +8,6 @@ Calling a module runs its hooks around `forward`; with no hook registered it is 
 """
 from collections import OrderedDict, namedtuple
 
-import numpy as np
-
 from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd import graph
@@ -244,8 +242,10 @@ class Module:
             raise TypeError(f"module name should be a string. Got {type(name).__name__}")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
-        if "." in name or name == "":
-            raise KeyError(f'module name can\'t contain ".", got: {name}' if name else 'module name can\'t be empty string ""')
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
 
     register_module = add_module
