@@ -63,10 +63,15 @@ def print_graph(t):
 print_graph(loss)
 print(loss.grad_fn.next_functions[0][0].next_functions[0][0].variable is w)
 
-# %% pending
+# %% [markdown]
+# `viz.draw` draws the same walk as a picture: the output at the top, a box per node, the leaf
+# `w` at the bottom. Boxes show shapes and values; there are no gradients yet, because we have
+# not called backward. `x` does not appear at all: nothing needs to flow into it.
+
+# %%
 from microtorch import viz
 
-viz.draw(loss, names={"w": w, "x": x, "y": y, "loss": loss}, show_shapes=True)
+viz.draw(loss, names={"w": w, "x": x, "y": y, "loss": loss})
 
 # %% [markdown]
 # ## Only leaves get `.grad`

@@ -113,15 +113,25 @@ print("X.grad matches Ybar W^T:", mt.allclose(X.grad, Ybar @ W.detach().t()))
 # batch: the same weights were used for every example, so their gradient collects one
 # contribution per example. Broadcasting and weight sharing are the same story.
 
-# %% pending
+# %% [markdown]
+# ### Watching the sum happen
+#
+# Step through a linear layer with a `relu`. At the `AddBackward0` step (step 3), the node
+# receives a `5×2` gradient and sends out two: a `5×2` one towards the matrix product, and a
+# length-2 one towards `b`, already summed over the batch.
+
+# %%
 from microtorch import viz
 
 X = mt.randn(5, 3)
 W = mt.randn(3, 2, requires_grad=True)
 b = mt.zeros(2, requires_grad=True)
-loss = (X @ W + b).relu().sum()
-loss.backward()
-viz.draw(loss, names={"W": W, "b": b}, show_shapes=True, show_grad=True)
+with viz.record() as tape:
+    loss = (X @ W + b).relu().sum()
+    loss.backward()
+stepper = viz.Stepper(tape)
+stepper.go(3)
+stepper
 
 # %% [markdown]
 # ## Exercises

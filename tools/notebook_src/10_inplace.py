@@ -155,14 +155,21 @@ print("w.grad:", w.grad, " but d/dw sum(exp(w)) =", w.detach().exp())
 # Use `detach()` or `with mt.no_grad():` instead; reach for `.data` only if you know that no
 # saved value depends on it.
 
-# %% pending
+# %% [markdown]
+# ## Seeing saved tensors
+#
+# `viz.draw(..., show_saved=True)` lists in each node the tensors it saved, with the version
+# they had when saved and the version they have now. A stale one is flagged, before you even
+# call backward:
+
+# %%
 from microtorch import viz
 
 w = mt.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = w.exp()
 loss = (y * 2).sum()
 y.add_(1)
-viz.draw(loss, names={"w": w, "y": y}, show_saved=True)
+viz.draw(loss, show_saved=True)
 
 # %% [markdown]
 # ## Exercises

@@ -185,12 +185,18 @@ plt.show()
 # generalizes as well or better. The point is that the optimizer is a choice, separate from
 # the gradient: all three used exactly the same `loss.backward()`.
 
-# %% pending
+# %% [markdown]
+# ## The graph of one step
+#
+# Everything above came from one kind of graph, rebuilt at every step. Here it is for a batch of
+# four points, with one box per module and parameters named by their place in the model:
+
+# %%
 from microtorch import viz
 
 model = make_model()
 loss = nn.CrossEntropyLoss()(model(X[:4]), y[:4])
-viz.draw(loss, group_modules=model, show_shapes=True)
+viz.draw(loss, module=model, show_values=False)
 
 # %% [markdown]
 # ## Exercises
