@@ -21,6 +21,8 @@ from ..autograd import grad_mode
 from ..autograd.function import Node, _accumulator
 from ._op import Op
 
+_batched_inplace = None  # set by microtorch.func: in-place ops on tensors batched by vmap
+
 
 # ---- views -------------------------------------------------------------------------------
 def mark_view(out, base, multi=False):
@@ -48,9 +50,9 @@ def _live_views(root):
     views = root.__dict__.get("_views")
     if not views:
         return []
-    alive = [v for v in (r() for r in views) if v is not None and v._base is root]
+    alive = [v for v in (r() for r in views) if v is not None]
     views[:] = [weakref.ref(v) for v in alive]
-    return alive
+    return [v for v in alive if v._base is root]
 
 
 def _view_index(view, base):
@@ -247,6 +249,11 @@ def apply_inplace(self, fn, *args, op="in-place op"):
     if (self._fw_grads or any(isinstance(a, Tensor) and a._fw_grads for a in args)) \
             and not getattr(fn, "_keeps_tangents", False):
         return _keeping_tangents(self, fn, args, op)
+    if _batched_inplace is not None and (type(self._data) is not np.ndarray or any(
+            isinstance(a, Tensor) and type(a._data) is not np.ndarray for a in args)):
+        out = _batched_inplace(self, fn, args, op)
+        if out is not NotImplemented:
+            return out
     _check_leaf(self, op)
     base = self._base
     tracking = grad_mode.is_grad_enabled() and (
