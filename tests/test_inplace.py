@@ -387,6 +387,20 @@ def test_hooks_and_retain_grad_of_a_view_modified_in_place():
     same(prog)
 
 
+def test_a_view_used_before_its_in_place_op_keeps_its_hooks_but_not_retain_grad():
+    def prog(T):
+        log = []
+        x, a = base23(T)
+        v = a[0]
+        v.retain_grad()
+        v.register_hook(lambda g: log.append(g))
+        y = v * 2          # reaches v's old node: its hook fires, its retain_grad no longer does
+        v.mul_(3)
+        (y.sum() + (a * 10).sum()).backward()
+        return v.grad, v.retains_grad, log, x.grad
+    same(prog)
+
+
 def test_double_backward_through_copy_slices():
     def prog(T):
         x, a = base23(T)

@@ -217,15 +217,16 @@ def _regenerate_views(root, modified=None):
         with grad_mode.enable_grad():
             r = AsStrided.apply(_alias(root), idx)
         v.grad_fn, v._output_nr, v._requires_grad = r.grad_fn, 0, True
-        if v is not modified:  # torch moves retain_grad to the new grad_fn (but not for the modified view)
-            _move_retain(v, old, old_nr)
+        # torch moves retain_grad to the new grad_fn, except for the view that was modified: there it
+        # is dropped (v.retains_grad stays True but v.grad is no longer filled)
+        _move_retain(v, old, old_nr, keep=v is not modified)
 
 
-def _move_retain(t, old, old_nr):
+def _move_retain(t, old, old_nr, keep=True):
     if t._retains_grad and old is not None and old is not t.grad_fn:
         retains = old.__dict__.get("_retains_grad")
         ref = retains.pop(old_nr, None) if retains else None
-        if ref is not None:
+        if ref is not None and keep:
             t.grad_fn._hook_dict("_retains_grad")[t._output_nr] = ref
 
 
