@@ -11,8 +11,6 @@ unless `retain_graph=True`.
 import heapq
 import itertools
 import threading
-import traceback
-import warnings
 
 import numpy as np
 
