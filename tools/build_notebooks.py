@@ -13,6 +13,8 @@ Each source is a Python file in the "percent" format (the one jupytext and VS Co
 A `# %%` line starts a code cell, `# %% [markdown]` a markdown cell. Tags go after it:
 `# %% tags=["raises-exception"]`. A header ending in ` pending` (`# %% pending`) keeps a cell
 in the source but out of the notebook: for cells written against an API that has not landed yet.
+IPython magics are written commented out (`# %%timeit`, `# %matplotlib inline`) and come out
+as magics in the notebook.
 Notebooks are written without outputs, with stable cell
 ids, so a rebuild of an unchanged source gives a byte-identical file.
 
@@ -32,6 +34,8 @@ SRC = ROOT / "tools" / "notebook_src"
 OUT = ROOT / "notebooks"
 
 _CELL = re.compile(r"^# %%(?P<md> \[markdown\])?(?:\s+tags=(?P<tags>\[.*\]))?(?P<pending>\s+pending)?\s*$")
+
+_MAGIC = re.compile(r"^# (%{1,2}[A-Za-z]\w*.*)$")
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 LANGUAGE_INFO = {"name": "python", "pygments_lexer": "ipython3"}
@@ -53,6 +57,8 @@ def parse(text):
             return
         if kind == "markdown":
             body = [re.sub(r"^# ?", "", ln) if ln.startswith("#") else ln for ln in body]
+        else:   # IPython magics are commented out in the source, as jupytext does: "# %%both x"
+            body = [_MAGIC.sub(r"\1", ln) for ln in body]
         cells.append((kind, "\n".join(body), tags))
 
     for line in text.splitlines():
