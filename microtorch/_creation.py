@@ -11,7 +11,9 @@ from ._tensor import Tensor, _filled, _size_arg
 def _finish(arr, dtype, requires_grad):
     if dtype is not None:
         arr = arr.astype(_dtype.to_dtype(dtype).np, copy=False)
-    t = Tensor._make(np.ascontiguousarray(arr).reshape(np.shape(arr)))  # (ascontiguousarray makes 0-d 1-d)
+    if not getattr(arr, "__vmap_batched__", False):  # (vmap(randomness="different") draws a batch)
+        arr = np.ascontiguousarray(arr).reshape(np.shape(arr))  # (ascontiguousarray makes 0-d 1-d)
+    t = Tensor._make(arr)
     if requires_grad:
         t.requires_grad = True
     return t

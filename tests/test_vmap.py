@@ -346,3 +346,30 @@ def test_per_sample_gradients_equal_a_loop_and_torch():
                 np.testing.assert_allclose(results["microtorch"][k].numpy(),
                                            np.stack([g[k].numpy() for g in loop]), rtol=1e-6, atol=1e-10)
     close(results["microtorch"], results["torch"])
+
+
+def test_in_place_ops_inside_vmap():
+    x = np.arange(6.0).reshape(2, 3)
+
+    def f(L):
+        def g(a):
+            b = a.clone()
+            b.mul_(a)
+            b[0] = a[1] * 2
+            b.add_(1)
+            return b.sum()
+        return g
+    close(mfunc.vmap(mfunc.grad(f(mt)))(M(x)), tfunc.vmap(tfunc.grad(f(torch)))(T(x)))
+    close(mfunc.vmap(f(mt))(M(x)), tfunc.vmap(f(torch))(T(x)))
+    xs = M(x)
+    mfunc.vmap(lambda a: a.mul_(2))(xs)  # as in torch, the input itself is written
+    np.testing.assert_allclose(xs.numpy(), 2 * x)
+    with pytest.raises(RuntimeError, match=r"add_\(self, \*extra_args\) is not possible"):
+        mfunc.vmap(lambda a: mt.zeros(3).add_(a))(M(x))
+
+
+def test_random_creation_with_randomness_different():
+    out = mfunc.vmap(lambda a: a + mt.randn(3), randomness="different")(mt.zeros(4, 3))
+    assert out.shape == (4, 3) and not mt.equal(out[0], out[1])
+    out = mfunc.vmap(lambda a: a + mt.randn(3), randomness="same")(mt.zeros(4, 3))
+    assert mt.equal(out[0], out[1])

@@ -37,7 +37,9 @@ class _BatchedDuals:
 
 def _install():
     from ..autograd import forward_ad
+    from ..ops import inplace
     forward_ad._batched = _BatchedDuals
+    inplace._batched_inplace = _batching.batched_inplace
 
 
 _install()

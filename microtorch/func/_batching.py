@@ -729,3 +729,36 @@ def wrap_outputs(out, level):
     if isinstance(out, tuple):
         return tuple(wrap(o, level) if isinstance(o, Tensor) else o for o in out)
     return wrap(out, level)
+
+
+# ---- in-place ops (installed into ops/inplace.py's apply_inplace) -----------------------------------------
+_INPLACE_UNBATCHED_SELF = (
+    "vmap: {op}(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that has "
+    "more elements than `self`. This happened due to `other` being vmapped over but `self` not being vmapped over "
+    "in a vmap. Please try to use out-of-place operators instead of {op}.")
+
+
+def batched_inplace(self, fn, args, op):
+    """An in-place op on a batched tensor. Without autograd the batch's data is simply written
+    (NotImplemented: the usual path); with autograd, the op runs out of place on the batch and
+    the result is copied into it in place, which autograd records (through views too)."""
+    from ..autograd.grad_mode import is_grad_enabled
+    level = _top_level((self,) + tuple(args))
+    if _level_of(self) != level:
+        raise RuntimeError(_INPLACE_UNBATCHED_SELF.format(op=op))
+    if not (is_grad_enabled() and (self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
+                                                              for a in args))):
+        return NotImplemented
+    from ..ops.inplace import _copy, _snapshot
+    target = live_value(self)
+    before = _snapshot(target) if target._requires_grad else Tensor._make(target._data.copy())
+    out = fn(wrap(before, level), *args)
+    if tuple(out.shape) != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                           f"{list(out.shape)} ({op} cannot change the shape of the tensor it writes to)")
+    # the write happens on the batch underneath, where autograd handles in-place ops (and views)
+    _copy(target, remove_batch(out, level, self._data.batch_size))
+    self._requires_grad = target._requires_grad
+    self.grad_fn = _BATCHED_NODE if target._requires_grad else None
+    self._version_counter[0] += 1
+    return self

@@ -29,6 +29,11 @@ def _ndim(a):
     return np.ndim(a) if a is not None else 0
 
 
+def _view_of(out, v, multi=False):
+    """A view op's batch is a view of its input's batch (so that in-place writes reach the base)."""
+    return sh._share(out, v, multi)
+
+
 def _materialized(a, level, B):
     v, batched = unwrap(a, level)
     return v if batched else expand_batch(v, B)
@@ -40,7 +45,8 @@ _ELEMENTWISE = [ew.Add, ew.Sub, ew.Rsub, ew.Mul, ew.Div, ew.Neg, ew.PowScalar, e
                 ew.Conj, ew.Real, ew.Imag, ew.Angle, ew.Exp, ew.Log, ew.Log2, ew.Log10, ew.Log1p, ew.Expm1,
                 ew.Sqrt, ew.Rsqrt, ew.Sin, ew.Cos, ew.Tan, ew.Tanh, ew.Sigmoid, ew.Reciprocal, ew.Abs, ew.Asin,
                 ew.Acos, ew.Atan, ew.Sinh, ew.Cosh, misc.ToCopy, sh.Clone]
-_ELEMENTWISE += [getattr(ew, name) for name in ("MulScalar", "DivScalar", "Erf", "GradTimesLocal")
+_ELEMENTWISE += [getattr(ew, name) for name in ("MulScalar", "DivScalar", "Erf", "GradTimesLocal", "TanhBackward",
+                                                 "SigmoidBackward", "LeakyReluBackward")
                  if hasattr(ew, name)]
 _ELEMENTWISE += [getattr(nn, name) for name in ("NllLossBackward",) if hasattr(nn, name)]
 
@@ -81,33 +87,36 @@ def prod(cls, args, kwargs, level):
 def dim_arg(cls, args, kwargs, level):
     """ops whose second argument is a dim (or a tuple of dims)"""
     v, _ = unwrap(args[0], level)
-    return wrap_outputs(cls.apply(v, _shift(args[1], _ndim(args[0])), *args[2:], **kwargs), level)
+    out = cls.apply(v, _shift(args[1], _ndim(args[0])), *args[2:], **kwargs)
+    if issubclass(cls, sh.Unbind):
+        out = tuple(_view_of(o, v, multi=True) for o in out)
+    return wrap_outputs(out, level)
 
 
 @register(sh.SplitWithSizes)
 def split(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)
-    return wrap_outputs(cls.apply(v, args[1], args[2] + 1), level)
+    return wrap_outputs(tuple(_view_of(o, v, multi=True) for o in cls.apply(v, args[1], args[2] + 1)), level)
 
 
 @register(ix.Select, ix.Slice)
 def select(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)
-    return wrap(cls.apply(v, args[1] + 1, *args[2:]), level)
+    return wrap(_view_of(cls.apply(v, args[1] + 1, *args[2:]), v), level)
 
 
 # ---- shape ops ------------------------------------------------------------------------------------
 @register(sh.View)
 def view(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)
-    return wrap(cls.apply(v, (v.shape[0],) + tuple(args[1])), level)
+    return wrap(_view_of(cls.apply(v, (v.shape[0],) + tuple(args[1])), v), level)
 
 
 @register(sh.Expand)
 def expand(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)
     shape = tuple(args[1])
-    return wrap(cls.apply(_pad(v, _ndim(args[0]), len(shape)), (v.shape[0],) + shape), level)
+    return wrap(_view_of(cls.apply(_pad(v, _ndim(args[0]), len(shape)), (v.shape[0],) + shape), v), level)
 
 
 @register(sh.Squeeze)
@@ -116,26 +125,26 @@ def squeeze(cls, args, kwargs, level):
     dims = kwargs.get("dims")
     if dims is None:
         dims = tuple(i for i, s in enumerate(args[0].shape) if s == 1)
-    return wrap(cls.apply(v, dims=_shift(dims, _ndim(args[0]))), level)
+    return wrap(_view_of(cls.apply(v, dims=_shift(dims, _ndim(args[0]))), v), level)
 
 
 @register(sh.Unsqueeze)
 def unsqueeze(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)
-    return wrap(cls.apply(v, dim=kwargs["dim"] + 1), level)
+    return wrap(_view_of(cls.apply(v, dim=kwargs["dim"] + 1), v), level)
 
 
 @register(sh.Permute)
 def permute(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)
-    return wrap(cls.apply(v, dims=(0,) + tuple(d + 1 for d in kwargs["dims"])), level)
+    return wrap(_view_of(cls.apply(v, dims=(0,) + tuple(d + 1 for d in kwargs["dims"])), v), level)
 
 
 @register(sh.Transpose)
 def transpose(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)
     # (Transpose, not t(): t's backward is only for matrices)
-    return wrap(sh.Transpose.apply(v, d0=kwargs["d0"] + 1, d1=kwargs["d1"] + 1), level)
+    return wrap(_view_of(sh.Transpose.apply(v, d0=kwargs["d0"] + 1, d1=kwargs["d1"] + 1), v), level)
 
 
 @register(sh.Repeat)
@@ -184,6 +193,8 @@ def index(cls, args, kwargs, level):
     v, _ = unwrap(x, level)
     pkey, p = physical_key(key, x.shape)
     out = cls.apply(v, pkey)
+    if cls is ix._BasicIndex:
+        _view_of(out, v)
     return wrap(movedim(out, p, 0) if p else out, level)
 
 
