@@ -304,22 +304,6 @@ def _keeping_tangents(self, fn, args, op):
     return self
 
 
-def _keeping_tangents(self, fn, args, op):
-    """Forward-mode AD: the op reads self with its tangents, and self takes the result's tangents."""
-    result = []
-
-    def traced(s, *a):
-        if self._fw_grads:
-            s._fw_grads = dict(self._fw_grads)
-        out = fn(s, *a)
-        result.append(out)
-        return out
-    traced._keeps_tangents = True
-    apply_inplace(self, traced, *args, op=op)
-    self._fw_grads = result[0]._fw_grads if result else None
-    return self
-
-
 def _inplace_on_view(self, base, fn, args, op):
     idx = _check_view_inplace(self, base, op)
     base_alias = _alias(base)
