@@ -138,6 +138,43 @@ except RuntimeError as e:
     print("RuntimeError:", str(e)[:110], "...")
 
 # %% [markdown]
+# ## Views: in place through a window
+#
+# Indexing with slices returns a *view*: a window onto the same memory, not a copy. An in-place
+# change through the view changes the base tensor, so they share the version counter as well.
+# Autograd handles it by rewriting the base's history: the base's `grad_fn` becomes
+# `CopySlices`, which applies the view's backward to the part of the gradient that belongs to
+# the slice and passes the rest through unchanged.
+
+# %%
+base = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+a = base * 1
+tail = a[1:]                    # a view of the last two entries
+tail.mul_(10)                   # changes a as well
+print("a:", a, " versions:", a._version, tail._version)
+a.sum().backward()
+print("base.grad:", base.grad, " (1 for the untouched entry, 10 for the scaled ones)")
+
+# %% [markdown]
+# ## Finding the culprit: anomaly mode
+#
+# The error names the node whose saved value changed, but not *where* in your code that node
+# was created, which in a long model is the real question. Anomaly mode records a traceback for
+# every node as it is created, and when backward fails it prints that traceback as a warning.
+# Skip to its last lines: they point at `y = w.exp()`, the forward line whose node failed. It
+# slows everything down: switch it on only to debug.
+
+# %%
+w = mt.tensor([0.0, 1.0, 2.0], requires_grad=True)
+with mt.autograd.detect_anomaly():
+    y = w.exp()
+    y.add_(1)
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        print("RuntimeError:", str(e)[:100], "...")
+
+# %% [markdown]
 # ## The one hole: `.data`
 #
 # `.data` also shares storage, but by design it does **not** share the version counter: it is
