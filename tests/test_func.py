@@ -326,3 +326,44 @@ def test_is_grads_batched_as_torch():
         mt.autograd.grad(xt * 2, xt, M(gos[:, :2]), is_grads_batched=True)
     out = mt.autograd.grad(xt * 2, (xt, z), M(gos), is_grads_batched=True, allow_unused=True)
     assert out[1] is None and out[0].shape == (5, 3)
+
+
+# ---- deeper compositions, against torch ------------------------------------------------------------------
+_R = np.random.default_rng(9)
+_X, _V = _R.standard_normal((3, 4)), _R.standard_normal((3, 4))
+
+
+def _f(a):
+    return (a.sin() * a.exp()).sum() + (a @ a.flip(0)) ** 2
+
+
+def _g(a):
+    return a.tanh() * a.sum()
+
+
+COMPOSITIONS = [
+    ("vmap(jacfwd)", lambda F, c: F.vmap(F.jacfwd(_g))(c(_X))),
+    ("jacrev(vmap)", lambda F, c: F.jacrev(F.vmap(_g))(c(_X))),
+    ("jacfwd(vmap)", lambda F, c: F.jacfwd(F.vmap(_g))(c(_X))),
+    ("grad(jvp)", lambda F, c: F.grad(lambda a: F.jvp(_f, (a,), (c(_V[0]),))[1])(c(_X[0]))),
+    ("jvp(jvp)", lambda F, c: F.jvp(lambda a: F.jvp(_f, (a,), (c(_V[0]),))[1], (c(_X[0]),), (c(_V[1]),))),
+    ("vmap(vjp)", lambda F, c: F.vmap(lambda a, v: F.vjp(_g, a)[1](v))(c(_X), c(_V))),
+    ("vmap(hessian)", lambda F, c: F.vmap(F.hessian(_f))(c(_X))),
+    ("jacfwd(jacfwd(jacrev))", lambda F, c: F.jacfwd(F.jacfwd(F.jacrev(lambda a: (a.sin() * a).sum())))(c(_X[0]))),
+    ("vmap(vmap(jacrev))", lambda F, c: F.vmap(F.vmap(F.jacrev(lambda a: a.sin() * a)))(c(_X))),
+    ("grad(vmap(grad))", lambda F, c: F.grad(lambda a: F.vmap(F.grad(lambda r: (r.sin() * r).sum()))(a).sum())(c(_X))),
+    ("vmap(grad(vmap))", lambda F, c: F.vmap(F.grad(lambda a: F.vmap(lambda r: (r.exp() * r).sum())(a).sum()))(
+        c(np.stack([_X, 2 * _X])))),
+    ("jacrev(jacfwd(vmap))", lambda F, c: F.jacrev(F.jacfwd(F.vmap(lambda r: (r.sin() * r).sum())))(c(_X[:2, :2]))),
+]
+
+
+@pytest.mark.parametrize("name,call", COMPOSITIONS, ids=[c[0] for c in COMPOSITIONS])
+def test_compositions_as_torch(name, call):
+    close(call(mfunc, M), call(tfunc, T))
+
+
+def test_backward_from_a_batched_tensor_is_refused():
+    w = mt.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="on a tensor batched by vmap is not supported"):
+        mt.vmap(lambda a: (a * w).sum().backward())(mt.randn(2, 3))
