@@ -1,5 +1,7 @@
 """Hooks against torch: tensor hooks, retain_grad, post-accumulate hooks, node hooks,
 multi-grad hooks, saved-tensor hooks, and the errors of a hook that returns a bad gradient."""
+import warnings
+
 import pytest
 import torch
 
@@ -189,6 +191,32 @@ def test_retain_grad_details():
         y.sum().backward(retain_graph=True)
         y.sum().backward()  # accumulates, like a leaf's .grad
         return x.retains_grad, y.retains_grad, y.grad, x.grad
+    same(prog)
+
+
+def test_retained_and_leaf_grads_under_create_graph():
+    def prog(T):
+        x = leaf(T)
+        y = x * x
+        y.retain_grad()
+        (y * y).sum().backward(create_graph=True)
+        first = (y.grad, y.grad.grad_fn.name(), x.grad, x.grad.grad_fn.name())
+        (y * y).sum().backward(create_graph=True)
+        return first, y.grad, y.grad.grad_fn.name(), x.grad, x.grad.grad_fn.name()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch warns about the reference cycle of create_graph
+        same(prog)
+
+
+def test_a_hook_may_modify_the_gradient_in_place():
+    def prog(T):
+        x = leaf(T)
+        x.register_hook(lambda g: g.mul_(2))
+        (x * 3).sum().backward()
+        x.grad = T.tensor([10.0, 10.0])
+        before = x.grad
+        (x * 3).sum().backward()   # accumulates into the same tensor
+        return x.grad, x.grad is before
     same(prog)
 
 

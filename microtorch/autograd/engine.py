@@ -404,7 +404,11 @@ def _accumulate_into(var, grad, create_graph, node, listening):
     before = var._grad
     before_value = before
     if before is None:
-        var._grad = grad if create_graph else Tensor._make(grad._data.copy())
+        if create_graph:  # torch copies with copy_, so .grad has its own storage and a CopyBackwards node
+            from ..ops.inplace import _copy
+            var._grad = _copy(Tensor._make(np.empty_like(grad._data)), grad)
+        else:
+            var._grad = Tensor._make(grad._data.copy())
     elif create_graph or grad_mode.is_grad_enabled():
         var._grad = before + grad
     else:  # in place, as torch does outside create_graph
