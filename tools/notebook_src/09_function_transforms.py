@@ -81,8 +81,9 @@ print(grad_weight_per_example.mean(dim=0))
 print(grad(batch_loss)(weights))
 
 # %% [markdown]
-# `vmap` does not loop in Python: it runs `compute_loss` once on batched tensors, each operation
-# knowing how to handle the extra batch dimension, and the `assert feature_vec.dim() == 1` inside
+# `vmap` does not loop over the examples in Python: it runs `compute_loss` once, on tensors that
+# carry a hidden batch dimension, and each operation knows how to handle it (an operation without
+# such a rule falls back to a loop, with a warning). The `assert feature_vec.dim() == 1` inside
 # `model` still holds because the function only ever sees one example's shape.
 #
 # **`argnums` and `has_aux`.** `argnums` picks which arguments to differentiate (a tuple gives a
