@@ -317,6 +317,15 @@ def test_siblings_and_views_are_regenerated_from_the_new_base():
         return _names(v), x.grad
     same(no_grad_in_place_still_regenerates)
 
+    def leaf_updated_under_no_grad(T):  # an optimizer step on a leaf that has a view
+        x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        v = x[1:]
+        with T.no_grad():
+            x.mul_(2)
+        (v * T.tensor([1.0, 2.0])).sum().backward()
+        return _names(v), x.grad, v
+    same(leaf_updated_under_no_grad)
+
 
 def test_writing_gradients_into_a_buffer_that_does_not_require_grad():
     # the common pattern: out = zeros(...); out[i] = f(x)

@@ -124,8 +124,7 @@ class SavedTensor:
             self.output_nr = tensor._output_nr if is_output else -1
             self.requires_grad = tensor._requires_grad
             if tensor._requires_grad and tensor.grad_fn is None:
-                _accumulator(tensor)
-                self.data = (None, 0, tensor._accumulator)
+                self.data = (None, 0, _accumulator(tensor))
             elif not is_output:
                 self.data = (tensor.grad_fn, tensor._output_nr, None)
             else:
@@ -170,8 +169,8 @@ class SavedTensor:
             t.grad_fn, t._output_nr = node, self.output_nr
         elif grad_fn is not None:
             t.grad_fn, t._output_nr = grad_fn, output_nr
-        else:
-            t._accumulator = acc
+        else:  # a leaf: route to its AccumulateGrad
+            t._accumulator, t._keep_accumulator = weakref.ref(acc), acc
         return t
 
     def version_error(self, node):

@@ -59,8 +59,10 @@ def _view_index(view, base):
     """The flat (C-order) positions in `base` of the elements of `view`, an int array of the
     view's shape, found from the two arrays' memory layout; None if view is not inside base."""
     b, v = base._data, view._data
-    if v.dtype != b.dtype or b.size == 0:
-        return None if v.size else np.zeros(v.shape, np.intp)
+    if v.size == 0:
+        return np.zeros(v.shape, np.intp)
+    if v.dtype != b.dtype:
+        return None
     item = b.itemsize
     lo, hi = _byte_bounds(b)
     vlo, vhi = _byte_bounds(v)
@@ -97,8 +99,8 @@ def _alias(t):
         a._requires_grad = True
         if t.grad_fn is not None:
             a.grad_fn, a._output_nr = t.grad_fn, t._output_nr
-        else:
-            _accumulator(t)
+        else:  # route to t's AccumulateGrad (held here too: the cache is a weak reference)
+            a._keep_accumulator = _accumulator(t)
             a._accumulator = t._accumulator
     return a
 
