@@ -79,7 +79,8 @@ def test_highlight_and_hooks_are_marked():
     assert any(text.startswith("hooks: λ") for text, _ in spec.rows if isinstance(text, str))
     leaf = dag.model.nodes[dag.model.name_of(x)]
     assert "mt-hooked" in leaf.classes and "mt-hl" not in leaf.classes
-    assert re.search(r'class="mt-op mt-hooked mt-hl".*color="#bf3989"', dag.source)
+    line = next(l for l in dag.source.splitlines() if l.strip().startswith(dag.model.name_of(h) + " ["))
+    assert 'class="mt-op mt-hooked mt-hl"' in line and 'color="#bf3989"' in line
 
 
 def test_show_saved_marks_stale_versions():

@@ -6,6 +6,7 @@ draws natively: no MathJax, no network, so the static export replays anywhere. O
 subset the stepper writes is understood: \\frac, \\sqrt, ^, _, groups, \\left/\\right,
 \\mathrm/\\mathit/\\mathbf/\\text/\\operatorname, Greek letters and a few operators.
 """
+import functools
 import html
 
 _SYMBOLS = {
@@ -195,6 +196,7 @@ def _row(items):
     return "<mrow>" + "".join(items) + "</mrow>"
 
 
+@functools.lru_cache(maxsize=4096)
 def to_mathml(latex, display=True):
     """`<math>` for a LaTeX formula (the subset above); the LaTeX goes in the annotation."""
     body = _Parser(latex).expr()

@@ -187,7 +187,7 @@ CSS = r"""
   margin-right: 4px; vertical-align: -1px; border: 1.5px solid var(--mt-fg3); background: var(--mt-op-fill); }
 .mt-stepper .mt-key-cur::before { background: var(--mt-cur-fill); border: 2.5px solid var(--mt-orange); }
 .mt-stepper .mt-key-ready::before { border: 1.5px dashed var(--mt-orange); }
-.mt-stepper .mt-key-done::before { opacity: .45; }
+.mt-stepper .mt-key-done::before { background: var(--mt-bg); border-color: var(--mt-border); }
 .mt-stepper .mt-key-grad::before { height: 0; border: none; border-top: 2.5px solid var(--mt-orange); border-radius: 0; vertical-align: 3px; }
 .mt-stepper .mt-hint { margin-left: auto; font-style: italic; }
 .mt-stepper .mt-body { display: flex; gap: 10px; align-items: flex-start; flex-wrap: wrap; }

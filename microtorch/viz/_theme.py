@@ -75,6 +75,9 @@ DAG_CSS = """
 .mt-dag g.node.mt-const :is(path, polygon, ellipse) { fill: var(--mt-bg); stroke: var(--mt-fg3); stroke-dasharray: 3 2; }
 .mt-dag g.node.mt-more :is(path, polygon, ellipse) { fill: var(--mt-bg2); stroke: var(--mt-fg3); stroke-dasharray: 5 3; }
 .mt-dag g.node.mt-more text { fill: var(--mt-fg2); font-style: italic; }
+.mt-dag g.node.mt-alias :is(path, polygon, ellipse) { fill: var(--mt-bg); stroke: var(--mt-fg3); stroke-dasharray: 3 2; }
+.mt-dag g.node.mt-alias.mt-alias-leaf :is(path, polygon, ellipse) { stroke: var(--mt-blue); }
+.mt-dag g.node.mt-alias text { fill: var(--mt-fg2); }
 .mt-dag g.node.mt-hooked :is(path, polygon, ellipse) { stroke: var(--mt-purple); stroke-width: 2px; }
 .mt-dag g.node.mt-hl :is(path, polygon, ellipse) { stroke: var(--mt-pink); stroke-width: 3.5px; }
 .mt-dag g.node.mt-ok :is(path, polygon, ellipse) { fill: var(--mt-ok-fill); stroke: var(--mt-green); stroke-width: 2px; }
@@ -93,12 +96,15 @@ DAG_CSS = """
 .mt-dag g.cluster :is(path, polygon) { fill: var(--mt-cluster-fill); stroke: var(--mt-fg3); stroke-dasharray: 4 3; }
 .mt-dag g.cluster text { fill: var(--mt-fg2); }
 /* the stepper's states */
-.mt-dag g.node, .mt-dag g.edge { transition: opacity .12s; }
-.mt-dag g.node.mt-done { opacity: .5; }
+.mt-dag g.node.mt-done :is(path, polygon, ellipse) { fill: var(--mt-bg); stroke: var(--mt-border); }
+.mt-dag g.node.mt-done polyline { stroke: var(--mt-border2); }
+.mt-dag g.node.mt-done text { fill: var(--mt-fg3); }
+.mt-dag g.node.mt-done text.mt-grad { fill: color-mix(in srgb, var(--mt-orange) 65%, var(--mt-bg)); }
 .mt-dag g.node.mt-current :is(path, polygon, ellipse) { fill: var(--mt-cur-fill); stroke: var(--mt-orange); stroke-width: 3.5px; }
 .mt-dag g.node.mt-ready :is(path, polygon, ellipse) { stroke: var(--mt-orange); stroke-width: 2px; stroke-dasharray: 6 3; }
 .mt-dag g.edge.mt-e-hidden text { visibility: hidden; }
-.mt-dag g.edge.mt-e-hidden { opacity: .55; }
+.mt-dag g.edge.mt-e-hidden path { stroke: var(--mt-border); }
+.mt-dag g.edge.mt-e-hidden polygon { fill: var(--mt-border); stroke: var(--mt-border); }
 .mt-dag g.edge.mt-e-active path { stroke: var(--mt-orange); stroke-width: 2.5px; }
 .mt-dag g.edge.mt-e-active polygon { fill: var(--mt-orange); stroke: var(--mt-orange); }
 .mt-dag g.edge.mt-e-active text { font-weight: bold; }
@@ -125,7 +131,7 @@ PANEL_CSS = """
 .mtviz math { font-size: 15px; color: var(--mt-fg); }
 .mtviz details > summary { cursor: pointer; color: var(--mt-fg2); }
 .mtviz code { font-family: var(--mt-mono); font-size: 12px; background: var(--mt-bg2); padding: 0 3px; border-radius: 3px; }
-.mtviz .mt-graphbox { overflow: auto; max-width: 100%; }
+.mtviz .mt-graphbox { overflow: auto; max-width: 100%; max-height: 720px; }
 .mtviz .mt-graphbox svg { max-width: 100%; height: auto; }
 """
 

