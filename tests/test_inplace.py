@@ -556,3 +556,32 @@ def test_random_programs_of_views_and_in_place_ops_match_torch(seed):
 @pytest.mark.parametrize("T", LIBS, ids=["torch", "microtorch"])
 def test_the_oracle_is_not_microtorch(T):
     assert (T is torch) != (T is microtorch)
+
+
+MORE = {
+    "clip_": lambda T, x, a: a.clip_(0, 2), "abs_": lambda T, x, a: a.abs_(), "sqrt_": lambda T, x, a: a.sqrt_(),
+    "log_": lambda T, x, a: a.log_(), "sin_": lambda T, x, a: a.sin_(), "cos_": lambda T, x, a: a.cos_(),
+    "square_": lambda T, x, a: a.square_(), "reciprocal_": lambda T, x, a: a.reciprocal_(),
+    "sub_ alpha": lambda T, x, a: a.sub_(x, alpha=2),
+    "+= broadcast, copy_ cast": lambda T, x, a: (a.__iadd__(x[0] * 2), a.copy_(x[1].double() * 2)),
+    "float64 tensor mul_ float32": lambda T, x, a: a.double().mul_(x),
+    "float32 tensor mul_ float64": lambda T, x, a: a.mul_(x.double()),
+    "masked_fill_ with a tensor": lambda T, x, a: a.masked_fill_(T.tensor([[True, False], [False, True]]), x[0, 1] * 3),
+    "pow_ by itself": lambda T, x, a: a.pow_(x),
+    "div_ by itself": lambda T, x, a: a.div_(a),
+    "mul_ by itself": lambda T, x, a: a.mul_(a),
+    "overlapping setitem": lambda T, x, a: a.view(-1).__setitem__(slice(1, None), a.view(-1)[:-1]),
+    "overlapping add_": lambda T, x, a: a.view(-1)[1:].add_(a.view(-1)[:-1]),
+    "row += other row": lambda T, x, a: a[0].add_(a[1]),
+}
+
+
+@pytest.mark.parametrize("case", MORE)
+def test_more_in_place_programs(case):
+    def prog(T):
+        x = T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        a = x * 1
+        MORE[case](T, x, a)
+        (a * T.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+        return a, a.grad_fn.name(), x.grad
+    same(prog)

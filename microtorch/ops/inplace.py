@@ -258,6 +258,9 @@ def apply_inplace(self, fn, *args, op="in-place op"):
         if out is not NotImplemented:
             return out
     _check_leaf(self, op)
+    for a in args:
+        if isinstance(a, Tensor) and a is not self and np.may_share_memory(a._data, self._data):
+            _check_overlap(self, a, op)
     base = self._base
     tracking = grad_mode.is_grad_enabled() and (
         self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -304,6 +307,17 @@ def _keeping_tangents(self, fn, args, op):
             grads[level] = CopySlices.apply(bt, t, idx)
         base._fw_grads = grads
     return self
+
+
+def _check_overlap(self, other, op):
+    """torch refuses an input that partly overlaps the tensor written to (all of it is fine)."""
+    a, b = self._data, other._data
+    same = (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.shape == b.shape
+            and a.strides == b.strides)
+    if not same and np.shares_memory(a, b):
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                           "refer to a single memory location. Please clone() the tensor before performing the "
+                           f"operation. ({op})")
 
 
 def _inplace_on_view(self, base, fn, args, op):
