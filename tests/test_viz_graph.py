@@ -222,3 +222,23 @@ def test_import_viz_is_light():
             "if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_shared_weights_get_aliases_in_large_graphs():
+    W = mt.randn(3, 3, requires_grad=True)
+    h = mt.zeros(3)
+    for _ in range(20):
+        h = (W @ h + 1.0).tanh()
+    loss = h.sum()
+    dag = viz.draw(loss, names={"W": W})
+    m = dag.model
+    w = m.name_of(W)
+    aliases = m.aliases[w]
+    assert len(aliases) >= 15                      # most of W's 20 uses are far above it
+    assert all(m.nodes[a].kind == "alias" and m.nodes[a].title == "W ↩" for a in aliases)
+    into_w = [e for e in m.edges if e.dst == w]
+    assert len(into_w) + len(aliases) == 20        # every use is drawn, once each
+    assert sum(1 for e in m.edges if e.dst in aliases) == len(aliases)
+    assert "mt-alias" in dag.source
+    small = viz.draw(loss, max_nodes=30)
+    assert small.model.aliases == {}               # small pictures keep the plain DAG

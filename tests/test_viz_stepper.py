@@ -148,3 +148,18 @@ def test_large_graph_collapses_and_still_steps():
     assert len(s.steps) == 42
     assert s.steps[-1].nodes == ["more"]
     assert s.data["exec"]["more"] == 41
+
+
+def test_aliases_light_up_with_their_node():
+    W = mt.randn(3, 3, requires_grad=True)
+    with viz.record() as tape:
+        h = mt.zeros(3)
+        for _ in range(20):
+            h = (W @ h + 1.0).tanh()
+        h.sum().backward()
+    s = viz.Stepper(tape, names={"W": W})
+    w = s.dag.model.name_of(W)
+    aliases = s.dag.model.aliases[w]
+    last = s.data["steps"][-1]
+    assert s.steps[-1].nodes == [w] and set(aliases) <= set(last["nodes"])
+    assert all(s.data["exec"][a] == s.data["exec"][w] == len(s.steps) - 1 for a in aliases)

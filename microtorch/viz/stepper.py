@@ -411,6 +411,13 @@ class _Builder:
             for d in st.nodes:
                 if st.kind == "seed" or d not in exec_step or d == model.more:
                     exec_step[d] = st.index
+        for primary, aliases in model.aliases.items():
+            if primary in exec_step:
+                for a in aliases:
+                    exec_step[a] = exec_step[primary]
+
+        def expand(names):
+            return list(names) + [a for n in names for a in model.aliases.get(n, ())]
         edges = []
         for e in model.edges:
             s = exec_step.get(e.src)
@@ -444,7 +451,7 @@ class _Builder:
             "exec": exec_step,
             "edges": edges,
             "grad_text": grad_text,
-            "steps": [{"nodes": st.nodes, "ready": st.ready, "panel": st.panel, "title": st.title}
+            "steps": [{"nodes": expand(st.nodes), "ready": expand(st.ready), "panel": st.panel, "title": st.title}
                       for st in steps],
             "interval": int(interval),
         }
