@@ -63,6 +63,8 @@ CASES = [
     ("matmul_batched", lambda m: m.ones(2, 3, 4) @ m.ones(2, 5, 6), ["matmul", "4", "5"]),
     ("matmul_batch_dims", lambda m: m.ones(2, 3, 4) @ m.ones(3, 4, 5), ["matmul", r"\[2\]", r"\[3\]", "broadcast"]),
     ("matmul_0d", lambda m: m.tensor(1.0) @ m.ones(3), ["matmul", "1D", "0D"]),
+    ("matmul_dtypes", lambda m: m.ones(2, 2, requires_grad=True) @ m.ones(2, 2, dtype=m.float64),
+     ["same dtype", "float32", "float64", r"\.float\(\)|\.double\(\)"]),
     ("mm_3d", lambda m: m.mm(m.ones(2, 3, 4), m.ones(4, 5)), ["mm", "matri"]),
     ("mm_shapes", lambda m: m.mm(m.ones(2, 3), m.ones(4, 5)), ["2x3", "4x5"]),
     ("bmm_batches", lambda m: m.bmm(m.ones(2, 3, 4), m.ones(3, 4, 5)), ["bmm", "2", "3"]),

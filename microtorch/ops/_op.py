@@ -16,9 +16,18 @@ class Op(Function):
     _numpy_forward = True
 
 
+_PY_NUMBERS = (int, float)
+
+
 def promoted(*operands):
     """Bring operands to their torch result dtype: scalars become arrays of it, constant
     tensors are cast for free, and a tensor that requires grad is cast differentiably."""
+    if len(operands) == 2:  # the hot case: a floating tensor and a Python number keep its dtype
+        a, b = operands
+        if type(b) in _PY_NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind == "f":
+            return [a, np.asarray(b, a._data.dtype)]
+        if type(a) in _PY_NUMBERS and isinstance(b, Tensor) and b._data.dtype.kind == "f":
+            return [np.asarray(a, b._data.dtype), b]
     dt = result_type(*operands)
     out = []
     for x in operands:

@@ -239,17 +239,24 @@ class RPow(Op):
 
 
 # ---- unary functions --------------------------------------------------------------------------
-def _unary(name, np_fn, derivative, saves="input"):
-    """Build a one-input Op: `derivative(x, out)` is the local derivative in Tensor ops."""
+def _unary(name, np_fn, derivative, saves="input", quiet=False, fused=None):
+    """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
+    or the output (`saves`). quiet: np_fn never warns (skip np.errstate). fused: an Op computing
+    grad * derivative(s) as one node (torch's TanhBackward...), for real tensors."""
 
     def forward(ctx, x):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if quiet:
             out = np.asarray(np_fn(x))
+        else:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                out = np.asarray(np_fn(x))
         ctx.save_for_backward(x if saves == "input" else out)
         return out
 
     def backward(ctx, grad):
         (s,) = ctx.saved_tensors
+        if fused is not None and s._data.dtype.kind == "f":
+            return fused.apply(grad, s)
         return grad * derivative(s).conj()
 
     def jvp(ctx, t):
@@ -369,6 +376,48 @@ def _sigmoid_np(x):
     return out
 
 
+class TanhBackward(Op):
+    """tanh's backward g (1 - y^2) as one node; d = (1 - y^2, -2 g y)"""
+    _grad_fn_name = "TanhBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, y):
+        ctx.save_for_backward(g if ctx.needs_input_grad[1] else None, y)
+        return g * (1 - y * y)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, y = ctx.saved_tensors
+        return (TanhBackward.apply(gg, y) if ctx.needs_input_grad[0] else None,
+                gg * g * y * -2 if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, tg, ty):
+        g, y = ctx.inputs
+        return TanhBackward.apply(tg, y) + g * y * ty * -2
+
+
+class SigmoidBackward(Op):
+    """sigmoid's backward g y (1 - y) as one node; d = (y (1 - y), g (1 - 2y))"""
+    _grad_fn_name = "SigmoidBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, y):
+        ctx.save_for_backward(g if ctx.needs_input_grad[1] else None, y)
+        return g * (y * (1 - y))
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, y = ctx.saved_tensors
+        return (SigmoidBackward.apply(gg, y) if ctx.needs_input_grad[0] else None,
+                gg * g * (1 - 2 * y) if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, tg, ty):
+        g, y = ctx.inputs
+        return SigmoidBackward.apply(tg, y) + g * (1 - 2 * y) * ty
+
+
 Exp = _unary("Exp", np.exp, _d_exp, saves="output")
 Log = _unary("Log", np.log, _d_log)
 Log2 = _unary("Log2", np.log2, _d_log2)
@@ -377,17 +426,17 @@ Log1p = _unary("Log1P", np.log1p, _d_log1p)
 Expm1 = _unary("Expm1", np.expm1, _d_expm1, saves="output")
 Sqrt = _unary("Sqrt", np.sqrt, _d_sqrt, saves="output")
 Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), _d_rsqrt, saves="output")
-Sin = _unary("Sin", np.sin, _d_sin)
-Cos = _unary("Cos", np.cos, _d_cos)
+Sin = _unary("Sin", np.sin, _d_sin, quiet=True)
+Cos = _unary("Cos", np.cos, _d_cos, quiet=True)
 Tan = _unary("Tan", np.tan, _d_tan, saves="output")
-Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output")
-Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output")
+Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output", quiet=True, fused=TanhBackward)
+Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", quiet=True, fused=SigmoidBackward)
 Reciprocal = _unary("Reciprocal", lambda x: 1 / x, _d_reciprocal, saves="output")
 Abs = _unary("Abs", np.abs, _d_abs)
 Abs.jvp = staticmethod(lambda ctx, t: real(sgn(ctx.inputs[0]).conj() * t))  # |z| is not holomorphic
 Asin = _unary("Asin", np.arcsin, _d_asin)
 Acos = _unary("Acos", np.arccos, _d_acos)
-Atan = _unary("Atan", np.arctan, _d_atan)
+Atan = _unary("Atan", np.arctan, _d_atan, quiet=True)
 Sinh = _unary("Sinh", np.sinh, _d_sinh)
 Cosh = _unary("Cosh", np.cosh, _d_cosh)
 

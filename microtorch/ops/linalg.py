@@ -54,6 +54,12 @@ class Mm(Matmul):
 class Mv(Matmul):
     _grad_fn_name = "MvBackward0"
 
+    @staticmethod
+    def backward(ctx, grad):
+        a, v = ctx.saved_tensors
+        return (grad.unsqueeze(1) * v.conj() if ctx.needs_input_grad[0] else None,  # the outer product
+                Mv.apply(a.mT.conj(), grad) if ctx.needs_input_grad[1] else None)
+
 
 class Dot(Matmul):
     _grad_fn_name = "DotBackward0"
@@ -66,31 +72,31 @@ class Bmm(Matmul):
 def _check(a, b, op):
     if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         raise TypeError(f"{op}(): expected Tensors, got {type(a).__name__} and {type(b).__name__}")
-    if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(f"{op}: both arguments need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
-    ka = a.shape[-1]
-    kb = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    sa, sb = a._data.shape, b._data.shape
+    if not sa or not sb:
+        raise RuntimeError(f"{op}: both arguments need to be at least 1D, but they are {len(sa)}D and {len(sb)}D")
+    ka = sa[-1]
+    kb = sb[-2] if len(sb) > 1 else sb[0]
     if ka != kb:
-        if a.ndim == 1 and b.ndim == 1:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
-                               f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
+        if len(sa) == 1 and len(sb) == 1:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to "
+                               f"have the same number of elements, but got {sa[0]} and {sb[0]} elements "
                                "respectively")
-        sa = "x".join(map(str, a.shape if a.ndim > 1 else (1,) + tuple(a.shape)))
-        sb = "x".join(map(str, b.shape if b.ndim > 1 else tuple(b.shape) + (1,)))
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb}) in {op}: the last "
+        ma = "x".join(map(str, sa if len(sa) > 1 else (1,) + sa))
+        mb = "x".join(map(str, sb if len(sb) > 1 else sb + (1,)))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({ma} and {mb}) in {op}: the last "
                            f"dimension of the first ({ka}) must equal the first dimension of the second ({kb}); "
                            "transpose an operand (.mT) or reshape it so that the inner sizes agree")
-    try:
-        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    except ValueError:
-        raise RuntimeError(f"{op}: the batch dimensions {list(a.shape[:-2])} and {list(b.shape[:-2])} are not "
-                           f"broadcastable (shapes {list(a.shape)} and {list(b.shape)}); give both operands the "
-                           "same batch sizes, or 1 where one should be broadcast") from None
-    if a.dtype is not b.dtype:
-        if a.requires_grad or b.requires_grad:
-            a, b = promoted(a, b)
-        else:
-            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+    if len(sa) > 2 and len(sb) > 2:
+        try:
+            np.broadcast_shapes(sa[:-2], sb[:-2])
+        except ValueError:
+            raise RuntimeError(f"{op}: the batch dimensions {list(sa[:-2])} and {list(sb[:-2])} are not "
+                               f"broadcastable (shapes {list(sa)} and {list(sb)}); give both operands the "
+                               "same batch sizes, or 1 where one should be broadcast") from None
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype} ({op}); "
+                           "convert one operand, e.g. with .float() or .double()")
     return a, b
 
 

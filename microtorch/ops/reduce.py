@@ -43,8 +43,8 @@ class Sum(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
-        return broadcast_to(g, ctx.in_shape)
+        g = grad if ctx.dims is None else _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+        return broadcast_to(g, ctx.in_shape)  # (a 0-d gradient broadcasts as it is)
 
     @staticmethod
     def jvp(ctx, t):
