@@ -495,3 +495,41 @@ def test_the_built_in_ops_are_functions_too():
     y = leaf(microtorch) * 2
     assert isinstance(y.grad_fn, BackwardCFunction) and y.grad_fn._forward_cls is Mul
     assert isinstance(y.grad_fn, microtorch.autograd.graph.Node)
+
+
+@pytest.mark.parametrize("case", ["view output modified", "base of a view output modified",
+                                  "returned input modified", "view output used after its base changed"])
+def test_outputs_that_are_views_of_inputs_refuse_in_place_like_torch(case):
+    def prog(T):
+        def forward(ctx, x):
+            return x if case == "returned input modified" else x.view(-1)
+
+        def backward(ctx, g):
+            return g.view(2, 2) if g.dim() == 1 else g
+        F = make(T, "ViewOut", forward, backward)
+        x = T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        a = x * 1
+        y = F.apply(a)
+        facts = (y._base is a, y._version)
+        if case in ("view output modified", "returned input modified"):
+            y.mul_(2)
+        else:
+            a.mul_(2)
+            (y.grad_fn.name(), y.sum().backward())
+        return facts
+    fragment = ("is a view and its base or another view of its base has been modified inplace. This view was created "
+                "inside a custom Function" if "base" in case or "after" in case else
+                "is a view and is being modified inplace. This view was created inside a custom Function")
+    ours, _ = same_error(prog, "Output 0 of ViewOut " + fragment)
+    assert "cloning the output of the custom Function" in str(ours)
+
+
+def test_outputs_that_are_views_work_without_in_place():
+    def prog(T):
+        F = make(T, "ViewOut", lambda ctx, x: x.view(-1), lambda ctx, g: g.view(2, 2))
+        x = T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        a = x * 1
+        y = F.apply(a)
+        (y * T.arange(4.0)).sum().backward()
+        return y._base is a, y.grad_fn.name(), x.grad
+    same(prog)

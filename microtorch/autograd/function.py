@@ -437,10 +437,9 @@ def _wrap_outputs(cls, ctx, args, outs):
             if any(o is d for d in dirty_tensors):
                 wrapped.append(o)
             elif any(o is a for a in args):
-                # returning an input unchanged: the output is a new tensor on the same data
-                alias = Tensor._make(o._data)
-                alias._version_counter = o._version_counter
-                wrapped.append(alias)
+                # returning an input unchanged: the output is a new tensor on the same data, a view
+                from ..ops.inplace import mark_view
+                wrapped.append(mark_view(Tensor._make(o._data), o))
             else:
                 wrapped.append(o)
         else:
@@ -483,6 +482,12 @@ def _record(cls, ctx, args, outs):
         o._requires_grad = True
         o.grad_fn = ctx
         o._output_nr = i
+    if not cls._numpy_forward:  # outputs that are views of inputs: torch forbids in-place on them
+        for i, o in enumerate(outs):
+            if isinstance(o, Tensor) and o.grad_fn is ctx and o._base is not None and not any(o is t for t in dirty):
+                od = o.__dict__
+                od["_view_custom"] = f"Output {i} of {_short_name(ctx)}"
+                od.pop("_view_nograd", None)
     if dirty:
         for t in dirty:  # a dirty view (or a base with views): rewrite the history around it
             if t.grad_fn is ctx and (t._base is not None or t.__dict__.get("_views")):

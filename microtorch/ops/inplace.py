@@ -206,6 +206,16 @@ def _regenerate_views(root, modified=None):
     history "this region of the new root" (torch regenerates views the same way)."""
     tracking = grad_mode.is_grad_enabled()
     for v in _live_views(root):
+        custom = v.__dict__.get("_view_custom")
+        if custom:
+            if tracking:
+                v.grad_fn, v._output_nr = _ErrorNode(
+                    f"{custom} is a view and its base or another view of its base has been modified inplace. This "
+                    "view was created inside a custom Function (or because an input was returned as-is) and the "
+                    "autograd logic to handle view+inplace would override the custom backward associated with the "
+                    "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this "
+                    "by cloning the output of the custom Function."), 0
+            continue
         if v.__dict__.get("_view_nograd"):
             if tracking and root._requires_grad:
                 v.grad_fn, v._output_nr, v._requires_grad = _ErrorNode(_NOGRAD_VIEW_REBASED), 0, True
@@ -337,6 +347,12 @@ def _inplace_on_view(self, base, fn, args, op):
 def _check_view_inplace(self, base, op):
     """torch's refusals for an in-place op on a view; the view's positions in its base."""
     d = self.__dict__
+    if d.get("_view_custom"):
+        raise RuntimeError(
+            f"{d['_view_custom']} is a view and is being modified inplace. This view was created inside a custom "
+            "Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would "
+            "override the custom backward associated with the custom Function, leading to incorrect gradients. "
+            "This behavior is forbidden. You can fix this by cloning the output of the custom Function.")
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError(
             f"a view of a leaf Variable that requires grad is being used in an in-place operation. ({op}: do "
