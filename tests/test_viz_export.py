@@ -92,3 +92,21 @@ def test_hook_timeline_without_hooks_says_so():
     with viz.record() as tape:
         (x * 2).backward()
     assert "no hook fired" in viz.hook_timeline(tape)._repr_html_()
+
+
+def test_module_hooks_are_named_and_linked_to_their_cluster():
+    nn = pytest.importorskip("microtorch.nn")
+    model = nn.Sequential(nn.Linear(3, 2), nn.Tanh())
+    model[0].register_forward_hook(lambda mod, inp, out: out * 2)
+    model[0].register_full_backward_hook(lambda mod, gi, go: None)
+    with viz.record() as tape:
+        model(mt.randn(4, 3)).sum().backward()
+    tl = viz.hook_timeline(tape, module=model)
+    kinds = [f["kind"] for f in tl.firings]
+    assert kinds == ["module_forward", "module_backward"]           # microtorch's own plumbing hidden
+    assert all(f["target"] == "0 · Linear" for f in tl.firings)
+    assert tl.firings[0]["changed"] and tl.firings[0]["phase"] == "forward"
+    assert tl.firings[1]["phase"] == "backward 0"
+    cluster = tl.dag.cluster_ids["0"]
+    assert all(tl.dag.prefix + f["dot"] == cluster for f in tl.firings)
+    assert len(viz.hook_timeline(tape, module=model, show_internal=True).firings) > 2

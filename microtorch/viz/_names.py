@@ -21,6 +21,7 @@ class Names:
         self.by_output = {}
         self.param_paths = {}   # id(tensor) -> dotted module path of a Parameter
         self.module_types = {}    # module path -> class name, for cluster labels
+        self.module_paths = {}    # id(module) -> its path ("" for the root), for hook labels
         self.output_tensors = {}  # (id(grad_fn), output_nr) -> the named non-leaf tensor
         self._keep = []          # keep named tensors alive while the picture is built
 
@@ -115,6 +116,7 @@ def collect(names="auto", params=None, module=None, frame_depth=2, extra=()):
             result.add(k, v, param=True)
         if hasattr(module, "named_modules"):
             for path, sub in module.named_modules():
+                result.module_paths[id(sub)] = path or "model"
                 if path:
                     result.module_types[path] = type(sub).__name__
     for k, v in _items(params, "params"):

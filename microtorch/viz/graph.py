@@ -97,25 +97,36 @@ def _hook_name(fn):
     return "λ" if name == "<lambda>" else name
 
 
+def _internal(fn):
+    """Hooks microtorch registers for itself (module backward hooks' plumbing) are not shown."""
+    mod = getattr(fn, "__module__", None) or ""
+    return mod.startswith("microtorch.") and not mod.startswith("microtorch.viz")
+
+
 def hooks_of(obj):
-    """[(kind, name)] for the hooks registered on a leaf tensor or a backward node."""
+    """[(kind, name)] for the hooks registered (by the user) on a leaf tensor or a backward node."""
+    out = _hooks_of(obj)
+    return [(k, n) for k, n, fn in out if not _internal(fn)]
+
+
+def _hooks_of(obj):
     out = []
     if F.is_accumulate(obj):
         obj = obj.variable
     d = getattr(obj, "__dict__", {})
     for fn in (getattr(obj, "_backward_hooks", None) or {}).values():
-        out.append(("tensor", _hook_name(fn)))
+        out.append(("tensor", _hook_name(fn), fn))
     for fn in (getattr(obj, "_post_acc_hooks", None) or {}).values():
-        out.append(("post_accumulate", _hook_name(fn)))
+        out.append(("post_accumulate", _hook_name(fn), fn))
     for entry in (d.get("_tensor_pre_hooks") or {}).values():
         fn = entry[1] if isinstance(entry, tuple) else entry
-        out.append(("tensor", _hook_name(fn)))
+        out.append(("tensor", _hook_name(fn), fn))
     if d.get("_retains_grad"):
-        out.append(("retain_grad", "retain_grad"))
+        out.append(("retain_grad", "retain_grad", None))
     for fn in (d.get("_pre_hooks") or {}).values():
-        out.append(("node_pre", _hook_name(fn)))
+        out.append(("node_pre", _hook_name(fn), fn))
     for fn in (d.get("_post_hooks") or {}).values():
-        out.append(("node_post", _hook_name(fn)))
+        out.append(("node_post", _hook_name(fn), fn))
     return out
 
 
@@ -505,6 +516,7 @@ class DAG(graphviz.Digraph):
         self.prefix = id_prefix if id_prefix is not None else f"mt{next(_prefix_ids)}-"
         self._svg = None
         self._text_classes = {}
+        self.cluster_ids = {}     # module path -> SVG id of its cluster
         self._mt_emit()
 
     # -- building ------------------------------------------------------------------------
@@ -527,6 +539,7 @@ class DAG(graphviz.Digraph):
             for j in range(1, len(parts) + 1):
                 sub = ".".join(parts[:j])
                 if sub not in subs:
+                    self.cluster_ids[sub] = f"{self.prefix}c{len(subs)}"
                     g = graphviz.Digraph(name=f"cluster_{len(subs)}")
                     kind = self.module_types.get(sub)
                     g.attr(label=f"{sub} · {kind}" if kind else sub, style="rounded,dashed", color=DOT["fg3"], fontcolor=DOT["fg2"],

@@ -19,8 +19,15 @@ LANES = [
     ("node_pre", "node pre-hook"),
     ("node_post", "node hook"),
     ("post_accumulate", "post-accumulate hook"),
+    ("module_backward_pre", "module backward pre-hook"),
     ("module_backward", "module backward hook"),
 ]
+
+
+def is_internal(hook):
+    """A hook microtorch registered for itself (e.g. the plumbing of module backward hooks)."""
+    mod = getattr(hook, "__module__", None) or ""
+    return mod.startswith("microtorch.") and not mod.startswith("microtorch.viz")
 
 _CSS = """
 .mt-timeline { display: flex; flex-direction: column; gap: 10px; }
@@ -48,7 +55,7 @@ class HookTimeline:
     """The hook firings of a tape. `.firings` (list of dicts, in order), `.dag` (or None),
     `.save("hooks.html")`."""
 
-    def __init__(self, tape, names=None, show_dag=True, max_nodes=300):
+    def __init__(self, tape, names=None, show_dag=True, max_nodes=300, show_internal=False):
         from .graph import DAG, build
         self.tape = tape
         names = names or Names()
@@ -58,7 +65,7 @@ class HookTimeline:
             bw = tape.backwards[-1]
             model = build(list(bw.roots), names, values=tape.values(-1), max_nodes=max_nodes,
                           show_hooks=True)
-            self.dag = DAG(model, rankdir="TB")
+            self.dag = DAG(model, rankdir="TB", module_types=names.module_types)
         self.firings = []
         phase = "forward"
         for e in tape.entries:
@@ -68,8 +75,13 @@ class HookTimeline:
                 phase = "after backward"
             elif e.kind == "hook_fired":
                 ev = e.event
+                if not show_internal and is_internal(ev.hook):
+                    continue
                 target = ev.target
                 dot = model.name_of(target) if model is not None and _is_graph_obj(target) else None
+                if dot is None and self.dag is not None and id(target) in names.module_paths:
+                    cid = self.dag.cluster_ids.get(names.module_paths[id(target)])
+                    dot = cid[len(self.dag.prefix):] if cid else None      # a module: its cluster
                 self.firings.append({
                     "index": len(self.firings) + 1, "entry": e.index, "kind": ev.kind,
                     "hook": getattr(ev.hook, "__name__", None) or ("retain_grad" if ev.kind == "retain_grad" else ""),
@@ -129,8 +141,9 @@ class HookTimeline:
             pre = self.dag.prefix
             for d in sorted({f["dot"] for f in self.firings if f["dot"]}):
                 gid = f'g[id="{pre}{d}"]'
-                link_css.append(f".mt-timeline:has(.mt-card[data-t='{d}']:hover) {gid} :is(path, polygon, ellipse)"
-                                " { stroke: var(--mt-purple); stroke-width: 4px; }")
+                link_css.append(f".mt-timeline:has(.mt-card[data-t='{d}']:hover) {gid} > :is(path, polygon, ellipse), "
+                                f".mt-timeline:has(.mt-card[data-t='{d}']:hover) {gid} > g > a > :is(path, polygon, ellipse)"
+                                " { stroke: var(--mt-purple); stroke-width: 4px; stroke-dasharray: none; }")
                 link_css.append(f".mt-timeline:has({gid}:hover) .mt-card[data-t='{d}']"
                                 " { box-shadow: 0 0 0 2px var(--mt-purple); }")
         dag_html = f"<div class='mt-graphbox'>{self.dag.svg()}</div>" if self.dag is not None else ""
@@ -181,7 +194,8 @@ def _target_label(target, names, model, dot):
         if model is not None and dot in model.nodes and model.nodes[dot].var:
             return f"{title} ({model.nodes[dot].var})"
         return title
-    return type(target).__name__
+    path = names.module_paths.get(id(target)) if names is not None else None
+    return f"{path} · {type(target).__name__}" if path else type(target).__name__
 
 
 def _same(a, b):
@@ -204,11 +218,13 @@ def _full(v):
     return F.full(v)
 
 
-def hook_timeline(tape, *, names="auto", params=None, module=None, show_dag=True):
-    """Swimlanes of the hooks that fired in a `viz.record()` tape, linked to its DAG."""
+def hook_timeline(tape, *, names="auto", params=None, module=None, show_dag=True, show_internal=False):
+    """Swimlanes of the hooks that fired in a `viz.record()` tape, linked to its DAG.
+    module=model names module hooks by their path; show_internal=True also shows the hooks
+    microtorch registers for itself (the plumbing of module backward hooks)."""
     from .record import Tape
     if not isinstance(tape, Tape):
         raise TypeError(f"viz.hook_timeline expects a tape from `with viz.record() as tape:`, got "
                         f"{type(tape).__name__}")
     nm = collect(names, params, module, frame_depth=2)
-    return HookTimeline(tape, nm, show_dag=show_dag)
+    return HookTimeline(tape, nm, show_dag=show_dag, show_internal=show_internal)

@@ -20,6 +20,7 @@ from ._names import Names, collect
 from ._stepper_js import CSS as _STEPPER_CSS, ESM as _ESM
 from ._theme import CSS as _THEME_CSS
 from .graph import DAG, DEFAULT_MAX_NODES, build
+from .hooks import is_internal
 
 
 @dataclass
@@ -59,7 +60,7 @@ class Step:
 
 _HOOK_KIND = {"tensor": "tensor hook", "retain_grad": "retain_grad", "node_pre": "node pre-hook",
               "node_post": "node hook", "post_accumulate": "post-accumulate hook",
-              "module_backward": "module backward hook", "module_forward_pre": "module forward pre-hook",
+              "module_backward": "module backward hook", "module_backward_pre": "module backward pre-hook", "module_forward_pre": "module forward pre-hook",
               "module_forward": "module forward hook"}
 
 
@@ -185,6 +186,8 @@ class _Builder:
         st.contributions = [(nr, t, d, g) for nr, t, d, g, _ in arrivals.get(id(node), [])]
         for h in run.hooks:
             ev = h.event
+            if is_internal(ev.hook):
+                continue
             st.hooks.append({"kind": ev.kind, "name": getattr(ev.hook, "__name__", "") or "",
                              "before": h.values["before"], "after": h.values["after"],
                              "changed": not _same_any(h.values["before"], h.values["after"])})
