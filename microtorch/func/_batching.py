@@ -54,8 +54,10 @@ def active_levels():
 # ---- BatchedArray -------------------------------------------------------------------------------
 _DATA_ERROR = ("vmap: this operation needs the values of a batched tensor as one numpy array ({what}), "
                "which vmap cannot batch. Write it with microtorch ops, or move it out of the vmapped function.")
-_ITEM_ERROR = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() "
-               "on a Tensor, please try to rewrite what you're doing with other operations.")
+_ITEM_ERROR = ("vmap: It looks like you're either (1) calling .item() on a Tensor or (2) attempting to use a Tensor "
+               "in some data-dependent control flow (`if x > 0:`, int(x), float(x)). For (1): we don't support vmap "
+               "over calling .item() on a Tensor, please try to rewrite what you're doing with other operations. "
+               "For (2): compute both branches and select with microtorch.where instead.")
 _CONTROL_FLOW_ERROR = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. "
                        "We don't support that yet (the examples of the batch disagree here); compute both branches "
                        "and select with microtorch.where instead.")
@@ -152,7 +154,7 @@ class BatchedArray(numpy.lib.mixins.NDArrayOperatorsMixin):
         raise RuntimeError(_ITEM_ERROR)
 
     def tolist(self):
-        raise RuntimeError(_ITEM_ERROR.replace(".item()", ".tolist()"))
+        raise RuntimeError(_ITEM_ERROR.replace(".item()", ".tolist()", 2))
 
     # ---- numpy's protocols: ufuncs elementwise, array functions by rule or per example ----
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

@@ -6,7 +6,7 @@ outputs are unwrapped with their batch dim where `out_dims` says.
 import functools
 
 from .._tensor import Tensor
-from . import _batching, _pytree
+from . import _pytree
 from ._batching import BatchedArray, expand_batch, live_value, movedim, pop_level, push_level, wrap
 
 
@@ -156,5 +156,3 @@ def _set_randomness(randomness, level, B):
             _random._gen[0] = before
     return restore
 
-
-__all__ = ["vmap", "_batching"]
