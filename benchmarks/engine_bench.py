@@ -275,7 +275,7 @@ def main(argv=None):
     print(f"   microtorch/torch {r['microtorch'] / r['torch']:.2f}x   microtorch/numpy {r['microtorch'] / r['numpy']:.2f}x")
 
     n = 512 if args.quick else 1024
-    r = matmul_chain(torch, max(3, repeat // 2), n)
+    r = matmul_chain(torch, repeat, n)
     print(f"\n3. 4-layer {n}x{n} matmul chain, forward + backward")
     print(f"   microtorch {fmt_t(r['microtorch'])}   numpy by hand {fmt_t(r['numpy'])}   torch {fmt_t(r['torch'])}")
     print(f"   microtorch/numpy {r['microtorch'] / r['numpy']:.3f}x (target <= 1.1x)   "
