@@ -576,6 +576,21 @@ MORE = {
 }
 
 
+@pytest.mark.parametrize("key", ["tensor", "list", "mask", "row and list", "2-d tensors"])
+def test_index_assignment_of_a_value_that_requires_grad(key):
+    def prog(T):
+        x = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        w = T.tensor([7.0, 8.0], requires_grad=True)
+        a = x * 1
+        k = {"tensor": (slice(None), T.tensor([0, 2])), "list": (1, [0, 2]),
+             "mask": T.tensor([[True, False, True], [False, False, False]]), "row and list": (0, [1, 2]),
+             "2-d tensors": (T.tensor([0, 1]), T.tensor([2, 0]))}[key]
+        a[k] = w * 2
+        (a * T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+        return a, a.grad_fn.name(), x.grad, w.grad
+    same(prog)
+
+
 @pytest.mark.parametrize("case", MORE)
 def test_more_in_place_programs(case):
     def prog(T):

@@ -562,7 +562,8 @@ class IndexPut(Op):
             mask[key] = True
             gx = masked_fill(grad, Tensor._make(mask), 0.0)
         if ctx.needs_input_grad[1]:
-            sub = getitem(grad, tuple(Tensor._make(k) if isinstance(k, np.ndarray) else k for k in key))
+            keys = key if isinstance(key, tuple) else (key,)  # (x[idx] = v keeps a bare array)
+            sub = getitem(grad, tuple(Tensor._make(k) if isinstance(k, np.ndarray) else k for k in keys))
             gv = sum_to(sub, ctx.v_shape) if sub.shape != tuple(ctx.v_shape) else sub
         return gx, gv, None
 
