@@ -511,7 +511,8 @@ def _random_program(seed):
             shapes.append(new)
         elif kind == "inplace":
             steps.append(("inplace", i, rnd.choice(["mul_", "add_x", "exp_", "sigmoid_", "zero_", "copy_x",
-                                                    "mul_x", "setitem", "neg_", "clamp_"])))
+                                                    "mul_x", "setitem", "neg_", "clamp_", "setitem_idx",
+                                                    "setitem_mask"])))
         else:
             steps.append(("op", i, rnd.choice(["sin", "mul2"])))
             shapes.append(shape)
@@ -539,7 +540,9 @@ def _replay(steps, T):
             {"mul_": lambda: t.mul_(1.5), "add_x": lambda: t.add_(other), "exp_": lambda: t.exp_(),
              "sigmoid_": lambda: t.sigmoid_(), "zero_": lambda: t.zero_(), "copy_x": lambda: t.copy_(other * 3),
              "mul_x": lambda: t.mul_(other), "neg_": lambda: t.neg_(), "clamp_": lambda: t.clamp_(-0.2, 0.3),
-             "setitem": lambda: t.__setitem__(0, x[1, 1] * 2)}[what]()
+             "setitem": lambda: t.__setitem__(0, x[1, 1] * 2),
+             "setitem_idx": lambda: t.__setitem__(T.tensor([0]), x[1, 2] * 3),
+             "setitem_mask": lambda: t.__setitem__(t > 0.15, x[2, 0] * 4)}[what]()
         else:
             live.append(t.sin() if what == "sin" else t * 2)
     loss = sum((t * (k + 1)).sum() for k, t in enumerate(live))
