@@ -367,3 +367,26 @@ def test_backward_from_a_batched_tensor_is_refused():
     w = mt.randn(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="on a tensor batched by vmap is not supported"):
         mt.vmap(lambda a: (a * w).sum().backward())(mt.randn(2, 3))
+
+
+def _in_place(L):
+    def g(a):
+        b = a * 1
+        b[1:3] = a[0:2] ** 2                   # through a view (CopySlices)
+        b[L.tensor([0, 3])] = a[2] * 3         # index_put
+        c = a.clone()
+        c.fill_(2.0)
+        c.mul_(a).add_(b)
+        return (b * c).sum()
+    return g
+
+
+@pytest.mark.parametrize("name,call", [
+    ("jacrev", lambda F, c, g: F.jacrev(g)(c(_X[0]))),
+    ("hessian", lambda F, c, g: F.jacfwd(F.jacrev(g))(c(_X[0]))),
+    ("jacrev(jacrev)", lambda F, c, g: F.jacrev(F.jacrev(g))(c(_X[0]))),
+    ("vmap(grad)", lambda F, c, g: F.vmap(F.grad(g))(c(_X))),
+    ("vmap(jvp)", lambda F, c, g: F.vmap(lambda x, v: F.jvp(g, (x,), (v,)))(c(_X), c(_V))),
+], ids=lambda x: x if isinstance(x, str) else "")
+def test_in_place_ops_under_transforms(name, call):
+    close(call(mfunc, M, _in_place(mt)), call(tfunc, T, _in_place(torch)))

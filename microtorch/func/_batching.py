@@ -741,19 +741,22 @@ _INPLACE_UNBATCHED_SELF = (
 
 
 def batched_inplace(self, fn, args, op):
-    """An in-place op on a batched tensor. Without autograd the batch's data is simply written
-    (NotImplemented: the usual path); with autograd, the op runs out of place on the batch and
-    the result is copied into it in place, which autograd records (through views too)."""
+    """An in-place op on a batched tensor. Without autograd or tangents the batch's data is simply
+    written (NotImplemented: the usual path); otherwise the op runs out of place and its result is
+    copied into the batch in place, which autograd and forward AD record (through views too)."""
     from ..autograd.grad_mode import is_grad_enabled
     level = _top_level((self,) + tuple(args))
     if _level_of(self) != level:
         raise RuntimeError(_INPLACE_UNBATCHED_SELF.format(op=op))
-    if not (is_grad_enabled() and (self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
-                                                              for a in args))):
+    tracked = (is_grad_enabled() and (self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
+                                                                 for a in args)))
+    if not (tracked or self._fw_grads or any(isinstance(a, Tensor) and a._fw_grads for a in args)):
         return NotImplemented
     from ..ops.inplace import _copy, _snapshot
     target = live_value(self)
     before = _snapshot(target) if target._requires_grad else Tensor._make(target._data.copy())
+    if target._fw_grads:
+        before._fw_grads = dict(target._fw_grads)
     out = fn(wrap(before, level), *args)
     if tuple(out.shape) != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
@@ -762,5 +765,6 @@ def batched_inplace(self, fn, args, op):
     _copy(target, remove_batch(out, level, self._data.batch_size))
     self._requires_grad = target._requires_grad
     self.grad_fn = _BATCHED_NODE if target._requires_grad else None
+    self._fw_grads = target._fw_grads
     self._version_counter[0] += 1
     return self

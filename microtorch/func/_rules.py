@@ -397,3 +397,74 @@ def embedding(cls, args, kwargs, level):
     if not isinstance(i, np.ndarray):
         raise _NoRule
     return wrap(cls.apply(weight, i, padding_idx), level)
+
+
+# ---- the ops of in-place updates -------------------------------------------------------------------------
+from ..ops import inplace as ip  # noqa: E402
+
+
+@register(ip.Zero, ip.Fill)
+def fill(cls, args, kwargs, level):
+    return elementwise(cls, args, kwargs, level)
+
+
+@register(ip.FillTensor)
+def fill_tensor(cls, args, kwargs, level):
+    if unwrap(args[1], level)[1]:
+        raise _NoRule  # a batched fill value: its gradient would be summed over the batch
+    return elementwise(cls, args, kwargs, level)
+
+
+@register(ip.Copy)
+def copy(cls, args, kwargs, level):
+    x, src = args
+    B = _batch_size(args, level)
+    s, sb = unwrap(src, level)
+    return wrap(cls.apply(_materialized(x, level, B), _pad(s, _ndim(src), _ndim(x)) if sb else s), level)
+
+
+def _flat_batch_index(index, B, size):
+    """A flat index into each example of a batch, as a flat index into the batch."""
+    return (np.arange(B).reshape((B,) + (1,) * index.ndim) * size + index).astype(index.dtype)
+
+
+@register(ip.AsStrided)
+def as_strided(cls, args, kwargs, level):
+    base, index = args
+    v, _ = unwrap(base, level)
+    return wrap(cls.apply(v, _flat_batch_index(index, v.shape[0], base.numel())), level)
+
+
+@register(ip.AsStridedScatter)
+def as_strided_scatter(cls, args, kwargs, level):
+    g, shape, index = args
+    v, _ = unwrap(g, level)
+    B = v.shape[0]
+    return wrap(cls.apply(v, (B,) + tuple(shape), _flat_batch_index(index, B, int(np.prod(shape)))), level)
+
+
+@register(ip.CopySlices)
+def copy_slices(cls, args, kwargs, level):
+    base, src, index = args
+    B = _batch_size(args, level)
+    s, sb = unwrap(src, level)
+    s = _pad(s, _ndim(src), index.ndim) if sb else s
+    return wrap(cls.apply(_materialized(base, level, B), s, _flat_batch_index(index, B, base.numel())), level)
+
+
+@register(ip.IndexPut)
+def index_put(cls, args, kwargs, level):
+    x, v, key = args
+    from ._batching import _has_batched
+    if _has_batched(key, level):
+        raise _NoRule
+    B = _batch_size(args, level)
+    xv = _materialized(x, level, B)
+    pkey, p = physical_key(key, x.shape)
+    vv, vb = unwrap(v, level)
+    if vb:
+        region = np.empty(x.shape, dtype=bool)[key].ndim if not isinstance(key, tuple) or key else 0
+        vv = _pad(vv, _ndim(v), region)
+        if p:
+            vv = movedim(vv, 0, p)
+    return wrap(cls.apply(xv, vv, pkey), level)

@@ -259,14 +259,14 @@ def _snapshot(t):
 
 def apply_inplace(self, fn, *args, op="in-place op"):
     """Make `self` hold fn(self, *args), in place, with the history autograd needs."""
+    if _batched_inplace is not None and (type(self._data) is not np.ndarray or any(
+            isinstance(a, Tensor) and type(a._data) is not np.ndarray for a in args)):
+        out = _batched_inplace(self, fn, args, op)  # vmap: done on the batch underneath
+        if out is not NotImplemented:
+            return out
     if (self._fw_grads or any(isinstance(a, Tensor) and a._fw_grads for a in args)) \
             and not getattr(fn, "_keeps_tangents", False):
         return _keeping_tangents(self, fn, args, op)
-    if _batched_inplace is not None and (type(self._data) is not np.ndarray or any(
-            isinstance(a, Tensor) and type(a._data) is not np.ndarray for a in args)):
-        out = _batched_inplace(self, fn, args, op)
-        if out is not NotImplemented:
-            return out
     _check_leaf(self, op)
     for a in args:
         if isinstance(a, Tensor) and a is not self and np.may_share_memory(a._data, self._data):
