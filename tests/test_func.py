@@ -178,7 +178,8 @@ def test_nested_transforms():
     close(mfunc.jacfwd(mfunc.jacrev(f(mt)))(M(x)), tfunc.hessian(f(torch))(T(x)))
     close(mfunc.jacrev(mfunc.jacfwd(f(mt)))(M(x)), tfunc.hessian(f(torch))(T(x)))
     close(mfunc.jacfwd(mfunc.jacfwd(f(mt)))(M(x)), tfunc.hessian(f(torch))(T(x)))
-    close(mfunc.jacrev(mfunc.jacrev(mfunc.jacrev(f(mt))))(M(x)), tfunc.jacrev(tfunc.jacrev(tfunc.jacrev(f(torch))))(T(x)))
+    close(mfunc.jacrev(mfunc.jacrev(mfunc.jacrev(f(mt))))(M(x)),
+          tfunc.jacrev(tfunc.jacrev(tfunc.jacrev(f(torch))))(T(x)))
     close(mfunc.grad(lambda a: mfunc.grad(f(mt))(a).pow(2).sum())(M(x)),
           tfunc.grad(lambda a: tfunc.grad(f(torch))(a).pow(2).sum())(T(x)))
 

@@ -504,7 +504,8 @@ _NP_RULES = {
     np.squeeze: _np_squeeze,
     np.moveaxis: _np_moveaxis,
     np.swapaxes: lambda level, a, x, y: a._new(np.swapaxes(a.phys, _shift(x, a.ndim), _shift(y, a.ndim))),
-    np.where: lambda level, c, *xy: _np_nonzero(level, c) if not xy else _np_elementwise(np.where, (c,) + xy, {}, level),
+    np.where: lambda level, c, *xy: (_np_elementwise(np.where, (c,) + xy, {}, level) if xy else
+                                     _np_nonzero(level, c)),
     np.clip: lambda level, *a, **kw: _np_elementwise(np.clip, a, kw, level),
     np.isclose: lambda level, *a, **kw: _np_elementwise(np.isclose, a, kw, level),
     np.real: lambda level, a: _np_elementwise(np.real, (a,), {}, level),

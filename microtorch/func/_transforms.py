@@ -120,11 +120,12 @@ def grad_and_value(func, argnums=0, has_aux=False):
             aux = None
             if has_aux:
                 if not (isinstance(output, tuple) and len(output) == 2):
-                    raise RuntimeError("grad_and_value(f)(*args): output of function f should be a tuple: (output, aux) "
-                                       "if has_aux is True")
+                    raise RuntimeError("grad_and_value(f)(*args): output of function f should be a tuple: "
+                                       "(output, aux) if has_aux is True")
                 output, aux = output
             if not isinstance(output, Tensor):
-                raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}")
+                raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
+                                   f"{type(output)}")
             if output.dim() != 0:
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
                                    f"with {output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
@@ -172,7 +173,8 @@ def vjp(func, *primals, has_aux=False):
     aux = None
     if has_aux:
         if not (isinstance(output, tuple) and len(output) == 2):
-            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: (output, aux) if has_aux is True")
+            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: (output, aux) if has_aux "
+                               "is True")
         output, aux = output
     out_leaves, out_spec = _pytree.flatten(output)
     for o in out_leaves:
@@ -192,8 +194,8 @@ def vjp(func, *primals, has_aux=False):
             if not isinstance(c, Tensor):
                 raise RuntimeError(f"vjp_fn: expected the cotangents to be Tensors, got {type(c)}")
             if c.shape != o.shape:
-                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {c.shape} and output[{i}] has a "
-                                   f"shape of {o.shape}.")
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {c.shape} and output[{i}] "
+                                   f"has a shape of {o.shape}.")
             phys.append(to_physical(c, levels))
         if create_graph is None:
             create_graph = is_grad_enabled() and (tracked or any(c._requires_grad for c in phys))
