@@ -3,7 +3,8 @@
 Built-in ops are ordinary `Function`s with this one convenience: forward computes with numpy
 directly, and `ctx.save_for_backward(x, out)` may name those arrays; backward then gets them
 back as Tensors (with their history), so that backward is written in Tensor ops and can
-itself be differentiated.
+itself be differentiated. `jvp(ctx, *tangents)` (forward mode) is written in Tensor ops too: it
+reads forward's arguments as `ctx.inputs` and its result as `ctx.output` (see forward_ad.py).
 """
 import numpy as np
 
