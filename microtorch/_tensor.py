@@ -44,10 +44,21 @@ class Tensor:
     def __new__(cls, *args, **kwargs):
         return object.__new__(cls)
 
-    def __init__(self, data=None, requires_grad=False):
-        # Tensor(data) as a convenience; microtorch.tensor(...) is the torch-style constructor.
-        src = tensor(data if data is not None else [], requires_grad=requires_grad)
-        _init_slots(self, src._data)
+    def __init__(self, *args, requires_grad=False):
+        # torch's legacy constructor: Tensor(sizes...) or Tensor(data), always the default float
+        # dtype (microtorch.tensor(...) infers the dtype and is the one to use)
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            data = args[0]._data
+        elif not args:
+            data = np.zeros(0, get_default_dtype().np)
+        elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            data = np.zeros(tuple(args), get_default_dtype().np)
+        elif len(args) == 1:
+            data = tensor(args[0], dtype=get_default_dtype())._data
+        else:
+            raise TypeError(f"Tensor(): expected sizes (ints) or one sequence of data, got {args!r}")
+        _init_slots(self, data)
+        self._requires_grad = False
         self.requires_grad = requires_grad
 
     @classmethod

@@ -735,3 +735,24 @@ def test_no_warnings_in_a_plain_training_step():
         with mt.no_grad():
             w -= 0.1 * w.grad
         w.grad = None
+
+
+def test_legacy_tensor_constructor_and_variable_like_torch():
+    def run(m):
+        from_list, sized, empty = m.Tensor([1, 2]), m.Tensor(2, 3), m.Tensor()
+        return (repr(from_list), tuple(sized.shape), str(sized.dtype).split(".")[-1], repr(empty),
+                str(m.Tensor([True]).dtype).split(".")[-1])
+    a, b = both(run)
+    assert (a[0].replace("microtorch", "torch"),) + a[1:] == b
+
+    # the hook example of torch.autograd's (old) docs, in ../shared/seeds
+    for m in LIBS:
+        v = m.autograd.Variable(m.Tensor([0, 0, 0]), requires_grad=True)
+        h = v.register_hook(lambda grad: grad * 2)
+        v.backward(m.Tensor([1, 1, 1]))
+        assert v.grad.data.tolist() == [2.0, 2.0, 2.0]
+        h.remove()
+        assert isinstance(v, m.autograd.Variable) and type(v) is m.Tensor
+        t = m.ones(2)
+        w = m.autograd.Variable(t)
+        assert w is not t and not w.requires_grad and np.shares_memory(npy(w), npy(t))

@@ -5,6 +5,7 @@ from .engine import backward, grad  # noqa: F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
 from .graph import Node  # noqa: F401
+from .variable import Variable  # noqa: F401
 
 
 def __getattr__(name):

@@ -1,0 +1,16 @@
+"""Variable, kept (as torch keeps it) so that old code runs: every Tensor is a Variable, and
+`Variable(t, requires_grad=True)` returns a Tensor, a new leaf that shares t's data."""
+from .._tensor import Tensor
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """Deprecated: use tensors directly (`t.requires_grad_()`)."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        t = data.detach() if data is not None else Tensor()
+        return t.requires_grad_(requires_grad)
