@@ -21,6 +21,7 @@ LANES = [
     ("post_accumulate", "post-accumulate hook"),
     ("module_backward_pre", "module backward pre-hook"),
     ("module_backward", "module backward hook"),
+    ("capture", "autograd.grad capture"),
 ]
 
 

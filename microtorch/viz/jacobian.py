@@ -256,6 +256,8 @@ def _fast_figure(fast, fg):
             ax.bar(np.arange(vec.size), vec, color="#3b82c4" if name.startswith("u") else "#d9822b", width=0.8)
             ax.axhline(0, color=fg, linewidth=0.5)
             ax.set_title(name)
+            from matplotlib.ticker import MaxNLocator
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=min(vec.size, 8), integer=True))
             ax.tick_params(labelsize=7)
             for side in ("top", "right"):
                 ax.spines[side].set_visible(False)
@@ -512,8 +514,11 @@ def eps_sweep(func, inputs, eps=None, **gradcheck_kwargs):
     kw.update(gradcheck_kwargs)
     kw.pop("fast_mode", None)
     errors = []
+    import warnings
     for e in eps:
-        report = _run_check(func, inputs, "eps_sweep", eps=float(e), **kw)
+        with warnings.catch_warnings():     # float32 inputs warn at every eps; the plot says the dtype
+            warnings.simplefilter("ignore", UserWarning)
+            report = _run_check(func, inputs, "eps_sweep", eps=float(e), **kw)
         errs = [p.max_abs_error for p in report.pairs if p.checked]
         errors.append(max(errs) if errs else math.nan)
     from .._tensor import Tensor

@@ -244,7 +244,7 @@ class Tape:
             values["incoming"] = tuple(snap(g) for g in event.incoming)
             values["outgoing"] = tuple(snap(g) for g in event.outgoing)
             values["ready"] = tuple(event.ready)
-            values["dependencies"] = dict(event.dependencies)
+            values["dependencies"] = event.dependencies     # the engine makes a fresh dict per event
         elif kind == "hook_fired":
             values["before"] = snap(event.before)
             values["after"] = snap(event.after)

@@ -42,6 +42,7 @@ class Step:
     accumulation: tuple = None
     ready: list = field(default_factory=list)
     waiting: dict = field(default_factory=dict)
+    waiting_more: int = 0
     latex: list = field(default_factory=list)
     numbers: list = field(default_factory=list)
     panel: str = ""
@@ -60,7 +61,8 @@ class Step:
 
 _HOOK_KIND = {"tensor": "tensor hook", "retain_grad": "retain_grad", "node_pre": "node pre-hook",
               "node_post": "node hook", "post_accumulate": "post-accumulate hook",
-              "module_backward": "module backward hook", "module_backward_pre": "module backward pre-hook", "module_forward_pre": "module forward pre-hook",
+              "module_backward": "module backward hook", "module_backward_pre": "module backward pre-hook",
+              "capture": "captured for autograd.grad", "multi_grad": "multi-grad hook", "module_forward_pre": "module forward pre-hook",
               "module_forward": "module forward hook"}
 
 
@@ -98,7 +100,9 @@ class _Builder:
                       show_hooks=True, auto_names=True)
         self.model = model
         self._auto_names()
-        self.dag = DAG(model, rankdir=rankdir, renderer=renderer)
+        self.dag = DAG(model, rankdir=rankdir, renderer=renderer, module_types=names.module_types)
+        self._dot_memo = {}
+        self._keep = []
         self.loss_sym = self._loss_symbol(roots)
 
     # -- names -----------------------------------------------------------------------------
@@ -114,10 +118,16 @@ class _Builder:
         return "L"
 
     def dot_name(self, node):
-        """DOT name of a backward node, or of the "more" node when it was collapsed."""
+        """DOT name of a backward node, or of the "more" node when it was collapsed (memoized:
+        the dependency counts of a long backward name every waiting node at every step)."""
+        key = id(node)
+        n = self._dot_memo.get(key, self)
+        if n is not self:
+            return n
         n = self.model.name_of(node)
         if n is None and self.model.more is not None and F.node_title(node) != "GraphRoot":
-            return self.model.more
+            n = self.model.more
+        self._dot_memo[key] = n
         return n
 
     def sym(self, dot_name, fallback="x"):
@@ -135,11 +145,11 @@ class _Builder:
         return self.sym(n, "y")
 
     # -- steps ----------------------------------------------------------------------------
-    def steps(self):
+    def steps(self, max_steps):
         runs = self.bw.runs()
         steps = []
         arrivals = {}          # id(node) -> [(output_nr, source title, source dot, value, edge index)]
-        for run in runs:
+        for run in runs[:max_steps]:
             st = self._step(len(steps), run, arrivals)
             steps.append(st)
             src_title = "seed" if st.kind == "seed" else F.node_title(run.node)
@@ -153,16 +163,26 @@ class _Builder:
             raise ValueError("the recorded backward ran no node; record a backward of a tensor that "
                              "requires grad (loss.backward() inside `with viz.record() as tape:`)")
         for k, st in enumerate(steps):
-            if k + 1 < len(steps):
+            if k + 1 < len(runs):
                 nxt_entry = runs[k + 1].entry
                 ready_nodes = [nxt_entry.event.node] + list(nxt_entry.values["ready"])
                 st.ready = self._dedupe(self.dot_name(n) for n in ready_nodes)
                 st.waiting = {}
-                for n, c in nxt_entry.values["dependencies"].items():
+                deps = nxt_entry.values["dependencies"]
+                seen = 0
+                for n, c in deps.items():      # the panel shows a dozen: stop early on big graphs
+                    seen += 1
                     d = self.dot_name(n)
                     if d is not None and c:
                         st.waiting[d] = st.waiting.get(d, 0) + c
+                        if len(st.waiting) >= 30:
+                            break
+                st.waiting_more = len(deps) - seen
             st.panel = self._panel(st, len(steps))
+        if len(runs) > len(steps):
+            steps[-1].panel += (f"<div class='mt-sec mt-sec-hook'><h4>Not shown</h4>backward ran "
+                                f"{len(runs) - len(steps)} more node(s) after this one (max_steps={max_steps}); "
+                                "viz.draw shows the whole graph</div>")
         return steps
 
     @staticmethod
@@ -401,7 +421,8 @@ class _Builder:
         if waiting:
             chips = "".join(f"<span class='mt-chip'>{esc(self._title_of(d))} <b>{c}</b></span>"
                             for d, c in waiting[:12])
-            more = f" <span class='mt-muted'>+{len(waiting) - 12}</span>" if len(waiting) > 12 else ""
+            extra = max(0, len(waiting) - 12) + st.waiting_more
+            more = f" <span class='mt-muted'>+{extra} more nodes</span>" if extra else ""
             parts.append(f"<div>waiting for edges: {chips}{more}</div>")
         parts.append("</div>")
         return "".join(parts)
@@ -482,7 +503,8 @@ class Stepper(anywidget.AnyWidget):
     """Step through one recorded backward. `Stepper(tape)` (the last backward on the tape)
     or `viz.step_backward(loss)`. `.steps[i]` is the Python state of step i; `.index` is
     the step shown (kept in sync with the browser); `.save("backward.html")` exports a page
-    that replays without a kernel."""
+    that replays without a kernel. Big graphs: at most `max_nodes` are drawn (the rest is one
+    "... N more nodes" node) and the first `max_steps` nodes that ran are stepped through."""
 
     _esm = _ESM
     _css = _THEME_CSS + _STEPPER_CSS
@@ -490,7 +512,8 @@ class Stepper(anywidget.AnyWidget):
     index = traitlets.Int(0).tag(sync=True)
 
     def __init__(self, tape, backward=-1, *, names="auto", params=None, module=None, rankdir="TB",
-                 max_nodes=DEFAULT_MAX_NODES, show_values=True, interval=900, renderer="auto", **kwargs):
+                 max_nodes=DEFAULT_MAX_NODES, max_steps=1000, show_values=True, interval=900, renderer="auto",
+                 **kwargs):
         from .record import Tape
         if not isinstance(tape, Tape):
             raise TypeError(f"viz.Stepper expects a tape from `with viz.record() as tape:`, got "
@@ -498,7 +521,9 @@ class Stepper(anywidget.AnyWidget):
         if not isinstance(names, Names):
             names = collect(names, params, module, frame_depth=2)
         b = _Builder(tape, backward, names, max_nodes, rankdir, renderer, show_values)
-        steps = b.steps()
+        if not isinstance(max_steps, int) or max_steps < 1:
+            raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
+        steps = b.steps(max_steps)
         super().__init__(data=b.data(steps, interval), index=0, **kwargs)
         self.steps = steps
         self.dag = b.dag
