@@ -475,7 +475,7 @@ def _infer_dtype(data):
             stack.extend(x)
         elif isinstance(x, Tensor):
             kinds.add(x.dtype)
-        elif isinstance(x, np.ndarray):
+        elif isinstance(x, (np.ndarray, np.generic)):  # numpy arrays and scalars keep their dtype
             kinds.add(_dtype.from_numpy_dtype(x.dtype))
         elif isinstance(x, (bool, np.bool_)):
             kinds.add(_dtype.bool_)

@@ -419,7 +419,35 @@ NN = [
     case("dropout_eval", lambda m, F, x: F.dropout(x, p=0.5, training=False) * 2, X(3, 4)),
 ]
 
-ALL_CASES = ELEMENTWISE + REDUCTIONS + SHAPE + INDEXING + LINALG + NN
+# 0-d tensors and other corners (numpy has no axis 0 on a 0-d array; torch accepts dim 0 and -1)
+CORNERS = [
+    case("0d_sum_dim", lambda m, F, s: s.sum(0), X()),
+    case("0d_mean_dim_keepdim", lambda m, F, s: s.mean(-1, keepdim=True), X()),
+    case("0d_amax_dim", lambda m, F, s: s.amax(0), X()),
+    case("0d_logsumexp", lambda m, F, s: s.logsumexp(0), X()),
+    case("0d_softmax", lambda m, F, s: s.softmax(0), X()),
+    case("0d_log_softmax", lambda m, F, s: F.log_softmax(s, -1), X()),
+    case("0d_flip", lambda m, F, s: s.flip(0), X()),
+    case("0d_t", lambda m, F, s: s.t(), X()),
+    case("0d_T", lambda m, F, s: s.T, X()),
+    case("0d_unsqueeze", lambda m, F, s: s.unsqueeze(0), X()),
+    case("0d_expand", lambda m, F, s: s.expand(3), X()),
+    case("0d_index_none", lambda m, F, s: s[None, ..., None], X()),
+    case("0d_mul_vector", lambda m, F, s, a: s * a, X(), X(3)),
+    case("0d_pow", lambda m, F, s, t: s.abs() ** t, AWAY(), X()),
+    case("1d_T", lambda m, F, a: a.T, X(4)),
+    case("1d_t", lambda m, F, a: a.t(), X(4)),
+    case("var_one_element", lambda m, F, a: a.var(), X(1), grad2=False),
+    case("std_dim_one_element", lambda m, F, a: a.std(0), X(1, 3), grad2=False),
+    case("sum_empty_dims_tuple", lambda m, F, a: a.sum(dim=(-1, 0)), X(2, 3)),
+    case("cat_single", lambda m, F, a: m.cat([a]), X(2, 3)),
+    case("stack_neg_dim", lambda m, F, a, b: m.stack([a, b], -1), X(2, 3), X(2, 3)),
+    case("narrow_neg_start", lambda m, F, a: a.narrow(1, -2, 2), X(2, 4)),
+    case("select_neg", lambda m, F, a: a.select(1, -1), X(2, 4)),
+    case("split_zero_size", lambda m, F, a: a.split([0, 4], 1), X(2, 4)),
+]
+
+ALL_CASES = ELEMENTWISE + REDUCTIONS + SHAPE + INDEXING + LINALG + NN + CORNERS
 
 # Where microtorch records a different node than torch, on purpose. torch's einsum rewrites the
 # equation into permutes, views, sums and a bmm (and the node on top depends on the equation

@@ -73,6 +73,13 @@ def normalize_dims(dim, ndim, op):
     return tuple(sorted(out))
 
 
+def reduce_dims(dim, ndim, op):
+    """normalize_dims for a reduction: a 0-d tensor accepts dim 0 or -1 and reduces over nothing
+    (numpy has no axis 0 there), given as None."""
+    dims = normalize_dims(dim, ndim, op)
+    return dims if ndim else None
+
+
 def as_np_index(x):
     return x._data if isinstance(x, Tensor) else x
 

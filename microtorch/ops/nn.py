@@ -24,7 +24,7 @@ class Softmax(Op):
     def forward(ctx, x, dim):
         ctx.dim = dim
         e = np.exp(x - np.amax(x, axis=dim, keepdims=True))
-        out = e / e.sum(axis=dim, keepdims=True)
+        out = np.asarray(e / e.sum(axis=dim, keepdims=True))  # (an array even when 0-d: it is saved)
         ctx.save_for_backward(out)
         return out
 
@@ -47,7 +47,7 @@ class LogSoftmax(Op):
     def forward(ctx, x, dim):
         ctx.dim = dim
         shifted = x - np.amax(x, axis=dim, keepdims=True)
-        out = shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+        out = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
         ctx.save_for_backward(out)
         return out
 
@@ -64,7 +64,7 @@ class LogSoftmax(Op):
 def _softmax_dim(x, dim, op):
     if dim is None:
         dim = 0 if x.ndim in (0, 1, 3) else 1  # torch's legacy implicit choice
-    return normalize_dims(dim, x.ndim, op)[0]
+    return normalize_dims(dim, x.ndim, op)[0] if x.ndim else None
 
 
 def softmax(x, dim=None, _stacklevel=3, dtype=None):

@@ -1,11 +1,12 @@
 """Reductions. Backward expands the gradient back over the reduced dimensions."""
 import builtins
+import math
 from collections import namedtuple
 
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op, as_array, normalize_dims
+from ._op import Op, as_array, normalize_dims, reduce_dims
 from .shape import broadcast_to, reshape
 
 def return_type(name, fields=("values", "indices")):
@@ -68,7 +69,7 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):
     dt = _int_to_sum_dtype(x, dtype)
     if dim is None:
         return Sum.apply(x, dims=None, keepdim=False, dtype=dt)
-    dims = normalize_dims(dim, x.ndim, "sum")
+    dims = reduce_dims(dim, x.ndim, "sum")
     return SumDim.apply(x, dims=dims, keepdim=keepdim, dtype=dt)
 
 
@@ -104,7 +105,7 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
                            f"point or complex dtype. Got: {x.dtype}; use x.float().mean()")
     if dim is None:
         return Mean.apply(x, dims=None, keepdim=False)
-    return MeanDim.apply(x, dims=normalize_dims(dim, x.ndim, "mean"), keepdim=keepdim)
+    return MeanDim.apply(x, dims=reduce_dims(dim, x.ndim, "mean"), keepdim=keepdim)
 
 
 class Var(Op):
@@ -125,7 +126,7 @@ class Var(Op):
         (x,) = ctx.saved_tensors
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         centered = x - x.mean(dim=ctx.dims, keepdim=True)
-        return g * centered * (2.0 / ctx.denom)
+        return g * centered * (2.0 / ctx.denom if ctx.denom else math.inf)  # (nan where torch has nan)
 
     @staticmethod
     def jvp(ctx, t):
@@ -168,7 +169,7 @@ def _var_args(dim, unbiased, correction, x, op):
         unbiased, dim = dim, None
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    dims = None if dim is None else normalize_dims(dim, x.ndim, op)
+    dims = None if dim is None else reduce_dims(dim, x.ndim, op)
     return dims, correction
 
 
@@ -305,13 +306,13 @@ def _check_nonempty(x, op):
 
 def amax(x, dim=(), keepdim=False):
     _check_nonempty(x, "amax")
-    dims = None if dim == () or dim is None else normalize_dims(dim, x.ndim, "amax")
+    dims = None if dim == () or dim is None else reduce_dims(dim, x.ndim, "amax")
     return AmaxOp.apply(x, dims=dims, keepdim=keepdim)
 
 
 def amin(x, dim=(), keepdim=False):
     _check_nonempty(x, "amin")
-    dims = None if dim == () or dim is None else normalize_dims(dim, x.ndim, "amin")
+    dims = None if dim == () or dim is None else reduce_dims(dim, x.ndim, "amin")
     return AminOp.apply(x, dims=dims, keepdim=keepdim)
 
 
@@ -397,7 +398,7 @@ class Logsumexp(Op):
         m = np.amax(x, axis=dims, keepdims=True)
         m = np.where(np.isfinite(m), m, 0)
         out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
-        out = out if keepdim else np.squeeze(out, dims)
+        out = np.asarray(out if keepdim else np.squeeze(out, dims))  # (the saved object is the output)
         ctx.save_for_backward(x, out)
         return np.asarray(out)
 
@@ -415,7 +416,7 @@ class Logsumexp(Op):
 
 
 def logsumexp(x, dim, keepdim=False):
-    return Logsumexp.apply(x, normalize_dims(dim, x.ndim, "logsumexp"), keepdim=keepdim)
+    return Logsumexp.apply(x, reduce_dims(dim, x.ndim, "logsumexp"), keepdim=keepdim)
 
 
 class Norm(Op):

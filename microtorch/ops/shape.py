@@ -305,7 +305,7 @@ class Transpose(Op):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
-        return np.swapaxes(x, d0, d1)
+        return np.swapaxes(x, d0, d1) if x.ndim else x.view()
 
     @staticmethod
     def backward(ctx, grad):
@@ -344,7 +344,7 @@ def t(x):
 
 
 def numpy_T(x):
-    return permute(x, *reversed(range(x.ndim))) if x.ndim >= 2 else x
+    return permute(x, *reversed(range(x.ndim)))  # (recorded even when it changes nothing, as torch)
 
 
 def mT(x):
@@ -543,7 +543,7 @@ class Flip(Op):
 
 
 def flip(x, dims):
-    return Flip.apply(x, dims=normalize_dims(dims, x.ndim, "flip"))
+    return Flip.apply(x, dims=normalize_dims(dims, x.ndim, "flip") if x.ndim else ())
 
 
 def narrow(x, dim, start, length):
