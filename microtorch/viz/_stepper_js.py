@@ -132,7 +132,8 @@ function render({ model, el }) {
   }
   function fit() {
     const w = graph.clientWidth - 8;
-    if (natW && w > 0) setZoom(Math.min(1, w / (natW * 4 / 3)));
+    // shrink to fit, but not below 70%: smaller text is unreadable, the box scrolls instead
+    if (natW && w > 0) setZoom(Math.max(0.7, Math.min(1, w / (natW * 4 / 3))));
   }
   q(".mt-next").addEventListener("click", () => { stop(); go(cur + 1); });
   q(".mt-back").addEventListener("click", () => { stop(); go(cur - 1); });

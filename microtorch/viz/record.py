@@ -9,7 +9,9 @@ block and keeps every event in order (node created, backward started, node execu
 fired, gradient accumulated, backward finished), each with numpy snapshots of the values it
 carried at that moment (the engine may later change a `.grad` in place). `tape` is a list
 of entries; `tape.backwards` splits it per backward call; the stepper, the hook timeline,
-`draw(..., tape=tape)` and `blame` all read it.
+`draw(..., tape=tape)` and `blame` all read it. The last four tapes are also kept by the
+module, so that `viz.blame(loss)` finds the forward pass of a loss computed inside
+`with viz.record():` without `as tape`.
 """
 import collections
 import itertools
