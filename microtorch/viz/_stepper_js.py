@@ -193,9 +193,11 @@ CSS = r"""
 .mt-stepper .mt-hint { margin-left: auto; font-style: italic; }
 .mt-stepper .mt-body { display: flex; gap: 10px; align-items: flex-start; flex-wrap: wrap; }
 .mt-stepper .mt-graph { flex: 1 1 420px; min-width: 260px; max-height: 560px; overflow: auto;
-  border: 1px solid var(--mt-border2); border-radius: 4px; background: var(--mt-bg); padding: 4px; box-sizing: border-box; }
+  border: 1px solid var(--mt-border2); border-radius: 4px; background: var(--mt-bg); padding: 4px; box-sizing: border-box;
+  contain: content; }
 .mt-stepper .mt-graph svg { display: block; margin: 0 auto; }
-.mt-stepper .mt-panel { flex: 1 1 320px; max-width: 460px; min-width: 240px; max-height: 560px; overflow: auto; }
+.mt-stepper .mt-panel { flex: 1 1 320px; max-width: 460px; min-width: 240px; max-height: 560px; overflow: auto;
+  contain: content; }
 .mt-panel .mt-head { display: flex; align-items: baseline; gap: 8px; flex-wrap: wrap; margin-bottom: 6px; }
 .mt-panel .mt-head b { font-size: 14px; }
 .mt-panel .mt-sec { margin: 0 0 10px; padding: 6px 8px; border-left: 3px solid var(--mt-border); background: var(--mt-bg2); border-radius: 0 4px 4px 0; }
