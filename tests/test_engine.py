@@ -290,7 +290,7 @@ def test_100000_op_chain_without_recursion_error():
     x = mt.tensor([1.0], dtype=mt.float64, requires_grad=True)
     y = x
     for _ in range(100_000):
-        y = y * 1.0 + 0.0 if False else y + 0.0001
+        y = y + 0.0001
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [1.0])
     np.testing.assert_allclose(y.detach().numpy(), [1.0 + 10.0], rtol=1e-9)

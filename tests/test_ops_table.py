@@ -650,3 +650,97 @@ def test_float32_stays_float32_like_torch():
         rb.sum().backward()
         assert a.grad.dtype is mt.float32
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+# ---- keyword arguments: torch's parameter names -------------------------------------------------
+KEYWORD_CALLS = {
+ "sum_kw": lambda m, F, x: x.sum(dim=1, keepdim=True),
+ "mean_kw": lambda m, F, x: m.mean(input=x, dim=0),
+ "std_kw": lambda m, F, x: x.std(dim=1, unbiased=False),
+ "var_kw": lambda m, F, x: m.var(x, dim=1, correction=0),
+ "max_kw": lambda m, F, x: x.max(dim=1, keepdim=True).values,
+ "min_kw": lambda m, F, x: m.min(x, dim=0).indices,
+ "amax_kw": lambda m, F, x: x.amax(dim=(0, 1)),
+ "argmax_kw": lambda m, F, x: x.argmax(dim=1, keepdim=True),
+ "logsumexp_kw": lambda m, F, x: m.logsumexp(x, dim=1),
+ "norm_kw": lambda m, F, x: x.norm(p=1, dim=1, keepdim=True),
+ "prod_kw": lambda m, F, x: x.prod(dim=1),
+ "cat_kw": lambda m, F, x: m.cat(tensors=[x, x], dim=1),
+ "stack_kw": lambda m, F, x: m.stack(tensors=[x, x], dim=0),
+ "transpose_kw": lambda m, F, x: x.transpose(dim0=0, dim1=1),
+ "reshape_kw": lambda m, F, x: x.reshape(shape=(4, 3)),
+ "torch_reshape_kw": lambda m, F, x: m.reshape(x, shape=(-1,)),
+ "view_neg": lambda m, F, x: x.view(-1),
+ "expand_kw": lambda m, F, x: x[:1].expand(size=(3, 4)),
+ "masked_fill_kw": lambda m, F, x: x.masked_fill(mask=x > 0, value=0.0),
+ "where_kw": lambda m, F, x: m.where(condition=x > 0, input=x, other=x * 2),
+ "clamp_kw": lambda m, F, x: x.clamp(min=-0.5, max=0.5),
+ "pow_kw": lambda m, F, x: x.pow(exponent=2),
+ "matmul_kw": lambda m, F, x: m.matmul(input=x, other=x.T),
+ "softmax_kw": lambda m, F, x: x.softmax(dim=1),
+ "F_softmax_kw": lambda m, F, x: F.softmax(input=x, dim=1),
+ "F_log_softmax_kw": lambda m, F, x: F.log_softmax(input=x, dim=0),
+ "gather_kw": lambda m, F, x: x.gather(dim=1, index=m.tensor([[0], [1], [2]])),
+ "index_select_kw": lambda m, F, x: x.index_select(dim=0, index=m.tensor([0, 2])),
+ "unsqueeze_kw": lambda m, F, x: x.unsqueeze(dim=0),
+ "squeeze_kw": lambda m, F, x: x[None].squeeze(dim=0),
+ "permute_kw": lambda m, F, x: x.permute(dims=(1, 0)),
+ "flip_kw": lambda m, F, x: x.flip(dims=(0,)),
+ "split_kw": lambda m, F, x: x.split(split_size=2, dim=1)[0],
+ "chunk_kw": lambda m, F, x: x.chunk(chunks=2, dim=1)[1],
+ "narrow_kw": lambda m, F, x: x.narrow(dim=1, start=1, length=2),
+ "add_kw": lambda m, F, x: x.add(other=x, alpha=2),
+ "torch_add_kw": lambda m, F, x: m.add(input=x, other=1.5),
+ "mul_kw": lambda m, F, x: x.mul(other=3),
+ "sub_kw": lambda m, F, x: m.sub(x, other=x, alpha=0.5),
+ "div_kw": lambda m, F, x: x.div(other=2.0),
+ "div_mode": lambda m, F, x: m.div(x, 0.3, rounding_mode="floor"),
+ "repeat_tuple": lambda m, F, x: x.repeat((2, 1)),
+ "flatten_kw": lambda m, F, x: x.flatten(start_dim=0, end_dim=1),
+ "exp_fn": lambda m, F, x: m.exp(input=x),
+ "tanh_fn": lambda m, F, x: m.tanh(x),
+ "linear_kw": lambda m, F, x: F.linear(input=x, weight=x, bias=None),
+ "mse_kw": lambda m, F, x: F.mse_loss(input=x, target=x * 0, reduction="sum"),
+ "ce_kw": lambda m, F, x: F.cross_entropy(input=x, target=m.tensor([0, 1, 2]), reduction="mean"),
+ "nll_kw": lambda m, F, x: F.nll_loss(input=x, target=m.tensor([0, 1, 2])),
+ "relu_F": lambda m, F, x: F.relu(input=x),
+ "leaky_F": lambda m, F, x: F.leaky_relu(x, negative_slope=0.1),
+ "gelu_F": lambda m, F, x: F.gelu(x, approximate="tanh"),
+ "elu_F": lambda m, F, x: F.elu(x, alpha=0.5),
+ "softplus_F": lambda m, F, x: F.softplus(x, beta=2.0, threshold=10.0),
+ "dropout_F": lambda m, F, x: F.dropout(x, p=0.0, training=True),
+ "bce_F": lambda m, F, x: F.binary_cross_entropy(input=x.sigmoid(), target=x.sigmoid().detach()),
+ "bcel_F": lambda m, F, x: F.binary_cross_entropy_with_logits(input=x, target=x.sigmoid().detach(), pos_weight=m.ones(4)),
+ "einsum_kw": lambda m, F, x: m.einsum("ij,kj->ik", x, x),
+ "outer_kw": lambda m, F, x: m.outer(x[0], vec2=x[1]),
+ "dot_kw": lambda m, F, x: m.dot(x[0], x[1]),
+ "mv_kw": lambda m, F, x: m.mv(x, vec=x[0]),
+ "mm_kw": lambda m, F, x: m.mm(x, mat2=x.T),
+ "bmm_kw": lambda m, F, x: m.bmm(x[None], mat2=x.T[None]),
+ "topk": lambda m, F, x: x.topk(2, dim=1).values,
+ "sort": lambda m, F, x: x.sort(dim=1, descending=True).values,
+ "cumsum": lambda m, F, x: x.cumsum(dim=1),
+ "abs_": lambda m, F, x: abs(x),
+ "round": lambda m, F, x: x.round(),
+ "item": lambda m, F, x: m.tensor(x[0, 0].item()),
+ "rsqrt": lambda m, F, x: (x * x + 1).rsqrt(),
+ "square": lambda m, F, x: m.square(x),
+ "minimum_kw": lambda m, F, x: m.minimum(x, other=x * 0),
+ "maximum_kw": lambda m, F, x: m.maximum(input=x, other=x * 0),
+ "clip_kw": lambda m, F, x: m.clip(x, min=0.0),
+ "broadcast_to": lambda m, F, x: m.broadcast_to(x[0], size=(2, 4)),
+ "expand_as": lambda m, F, x: x[:1].expand_as(other=x),
+ "T_prop": lambda m, F, x: x.mT,
+}
+
+
+@pytest.mark.parametrize("name", list(KEYWORD_CALLS))
+def test_keyword_arguments_like_torch(name):
+    """A call written with torch's keyword names (input=, other=, dim=, mat2=...) runs unchanged."""
+    outs = []
+    for m, F in LIBS.values():
+        x = m.tensor(np.arange(12.0).reshape(3, 4) / 7 - 0.8, requires_grad=True)
+        outs.append(KEYWORD_CALLS[name](m, F, x))
+    assert tuple(outs[0].shape) == tuple(outs[1].shape)
+    np.testing.assert_allclose(outs[0].detach().numpy().astype(float), outs[1].detach().numpy().astype(float),
+                               rtol=1e-6, atol=1e-7)

@@ -863,7 +863,8 @@ class ViewAsComplexNoop(Op):
 
 
 # ---- the functions (the public API calls these) ----------------------------------------------
-def add(a, b, *, alpha=1):
+def add(input, other, *, alpha=1):
+    a, b = input, other
     try:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
             return Add.apply(a, b, alpha=alpha)
@@ -876,7 +877,8 @@ def add(a, b, *, alpha=1):
         raise broadcast_error("add", e, a, b) from None
 
 
-def sub(a, b, *, alpha=1):
+def sub(input, other, *, alpha=1):
+    a, b = input, other
     try:
         if not isinstance(a, Tensor):
             x, y = promoted(b, a)
@@ -892,7 +894,8 @@ def rsub(a, b):
     return sub(b, a)
 
 
-def mul(a, b):
+def mul(input, other):
+    a, b = input, other
     try:
         if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
             a, b = promoted(a, b)
@@ -901,7 +904,8 @@ def mul(a, b):
         raise broadcast_error("mul", e, a, b) from None
 
 
-def div(a, b, *, rounding_mode=None):
+def div(input, other, *, rounding_mode=None):
+    a, b = input, other
     if rounding_mode is not None:
         from .misc import div_rounded
         return div_rounded(a, b, rounding_mode)
@@ -927,11 +931,13 @@ def _float(t):
     return Tensor._make(t._data.astype(get_default_dtype().np))
 
 
-def neg(x):
+def neg(input):
+    x = input
     return Neg.apply(x)
 
 
-def pow(a, b):
+def pow(input, exponent):
+    a, b = input, exponent
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         if isinstance(b, (bool, np.bool_)):
             b = int(b)
@@ -962,125 +968,155 @@ def pow(a, b):
         raise broadcast_error("pow", e, a, b) from None
 
 
-def square(x):
+def square(input):
+    x = input
     return pow(x, 2)
 
 
-def exp(x):
+def exp(input):
+    x = input
     return Exp.apply(_float(x))
 
 
-def log(x):
+def log(input):
+    x = input
     return Log.apply(_float(x))
 
 
-def log2(x):
+def log2(input):
+    x = input
     return Log2.apply(_float(x))
 
 
-def log10(x):
+def log10(input):
+    x = input
     return Log10.apply(_float(x))
 
 
-def log1p(x):
+def log1p(input):
+    x = input
     return Log1p.apply(_float(x))
 
 
-def expm1(x):
+def expm1(input):
+    x = input
     return Expm1.apply(_float(x))
 
 
-def sqrt(x):
+def sqrt(input):
+    x = input
     return Sqrt.apply(_float(x))
 
 
-def rsqrt(x):
+def rsqrt(input):
+    x = input
     return Rsqrt.apply(_float(x))
 
 
-def sin(x):
+def sin(input):
+    x = input
     return Sin.apply(_float(x))
 
 
-def cos(x):
+def cos(input):
+    x = input
     return Cos.apply(_float(x))
 
 
-def tan(x):
+def tan(input):
+    x = input
     return Tan.apply(_float(x))
 
 
-def asin(x):
+def asin(input):
+    x = input
     return Asin.apply(_float(x))
 
 
-def acos(x):
+def acos(input):
+    x = input
     return Acos.apply(_float(x))
 
 
-def atan(x):
+def atan(input):
+    x = input
     return Atan.apply(_float(x))
 
 
-def sinh(x):
+def sinh(input):
+    x = input
     return Sinh.apply(_float(x))
 
 
-def cosh(x):
+def cosh(input):
+    x = input
     return Cosh.apply(_float(x))
 
 
-def tanh(x):
+def tanh(input):
+    x = input
     return Tanh.apply(_float(x))
 
 
-def sigmoid(x):
+def sigmoid(input):
+    x = input
     return Sigmoid.apply(_float(x))
 
 
-def erf(x):
+def erf(input):
+    x = input
     return Erf.apply(_float(x))
 
 
-def reciprocal(x):
+def reciprocal(input):
+    x = input
     return Reciprocal.apply(_float(x))
 
 
-def abs(x):
+def abs(input):
+    x = input
     return Abs.apply(x)
 
 
-def sgn(x):
+def sgn(input):
+    x = input
     return Sgn.apply(x)
 
 
-def sign(x):
+def sign(input):
+    x = input
     return Sign.apply(x)
 
 
-def relu(x):
+def relu(input):
+    x = input
     return Relu.apply(x)
 
 
-def leaky_relu(x, negative_slope=0.01):
+def leaky_relu(input, negative_slope=0.01):
+    x = input
     return LeakyRelu.apply(x, negative_slope=negative_slope)
 
 
-def elu(x, alpha=1.0):
+def elu(input, alpha=1.0):
+    x = input
     return Elu.apply(x, alpha=alpha)
 
 
-def gelu(x, approximate="none"):
+def gelu(input, approximate="none"):
+    x = input
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
     return Gelu.apply(x, approximate=approximate)
 
 
-def softplus(x, beta=1.0, threshold=20.0):
+def softplus(input, beta=1.0, threshold=20.0):
+    x = input
     return Softplus.apply(x, beta=beta, threshold=threshold)
 
 
-def clamp(x, min=None, max=None):
+def clamp(input, min=None, max=None):
+    x = input
     if min is None and max is None:
         raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
     from .._dtype import result_type
@@ -1097,7 +1133,8 @@ def clamp(x, min=None, max=None):
 clip = clamp
 
 
-def maximum(a, b):
+def maximum(input, other):
+    a, b = input, other
     a, b = promoted(a, b)
     try:
         return Maximum.apply(a, b)
@@ -1105,7 +1142,8 @@ def maximum(a, b):
         raise broadcast_error("maximum", e, a, b) from None
 
 
-def minimum(a, b):
+def minimum(input, other):
+    a, b = input, other
     a, b = promoted(a, b)
     try:
         return Minimum.apply(a, b)
@@ -1132,23 +1170,27 @@ def where(condition, input=None, other=None):
         raise broadcast_error("where", e, cond, a, b) from None
 
 
-def conj(x):
+def conj(input):
+    x = input
     return x if not x.dtype.is_complex else Conj.apply(x)
 
 
-def real(x):
+def real(input):
+    x = input
     if not x.dtype.is_complex:
         return x
     return Real.apply(x)
 
 
-def imag(x):
+def imag(input):
+    x = input
     if not x.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return Imag.apply(x)
 
 
-def angle(x):
+def angle(input):
+    x = input
     return Angle.apply(x)
 
 

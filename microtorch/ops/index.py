@@ -206,7 +206,8 @@ def getitem(x, key):
     return out
 
 
-def select(x, dim, index):
+def select(input, dim, index):
+    x = input
     from .shape import _share
     d = normalize_dims(dim, x.ndim, "select")[0]
     size = x.shape[d]
@@ -234,7 +235,8 @@ class IndexSelect(Op):
         return IndexSelect.apply(t, *ctx.inputs[1:])
 
 
-def index_select(x, dim, index):
+def index_select(input, dim, index):
+    x = input
     d = normalize_dims(dim, x.ndim, "index_select")[0]
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.ndim > 1:
@@ -292,7 +294,8 @@ def scatter_zeros(g, shape, dim, index):
     return ScatterAdd.apply(g, tuple(shape), dim, index._data)
 
 
-def gather(x, dim, index, *, sparse_grad=False):
+def gather(input, dim, index, *, sparse_grad=False):
+    x = input
     d = normalize_dims(dim, x.ndim, "gather")[0]
     idx = index._data
     if idx.dtype != np.int64:
@@ -338,7 +341,8 @@ class MaskedFillTensor(MaskedFill):
     _grad_fn_name = "MaskedFillBackward1"
 
 
-def masked_fill(x, mask, value):
+def masked_fill(input, mask, value):
+    x = input
     if mask.dtype.name != "bool":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
     if isinstance(value, Tensor):
@@ -357,9 +361,11 @@ def masked_fill(x, mask, value):
     return out
 
 
-def masked_select(x, mask):
+def masked_select(input, mask):
+    x = input
     return getitem(x, mask)
 
 
-def take(x, index):
+def take(input, index):
+    x = input
     return getitem(x.reshape(-1), index.reshape(-1)).reshape(index.shape)

@@ -100,9 +100,10 @@ def _check(a, b, op):
     return a, b
 
 
-def matmul(a, b):
+def matmul(input, other):
     """torch's dispatch: dot, mv, mm, a folded mm/mv when one side is a batch and the other a
     matrix or vector, else one batched product (bmm in torch) with broadcasting."""
+    a, b = input, other
     a, b = _check(a, b, "matmul")
     da, db = a.ndim, b.ndim
     if da == 2 and db == 2:
@@ -142,7 +143,8 @@ class _SqueezeRow(SqueezeDim):
     _grad_fn_name = "SqueezeBackward4"  # torch squeezes the row of vector @ matrix in place
 
 
-def mm(a, b):
+def mm(input, mat2):
+    a, b = input, mat2
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"mm: self must be a matrix and mat2 must be a matrix (got {a.ndim}D and {b.ndim}D); "
                            "use matmul for other shapes")
@@ -150,7 +152,8 @@ def mm(a, b):
     return Mm.apply(a, b)
 
 
-def bmm(a, b):
+def bmm(input, mat2):
+    a, b = input, mat2
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError(f"bmm: batch1 must be a 3D tensor and batch2 a 3D tensor (got {a.ndim}D and {b.ndim}D)")
     if a.shape[0] != b.shape[0]:
@@ -160,14 +163,16 @@ def bmm(a, b):
     return Bmm.apply(a, b)
 
 
-def mv(a, v):
+def mv(input, vec):
+    a, v = input, vec
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {a.ndim}, {v.ndim}")
     a, v = _check(a, v, "mv")
     return Mv.apply(a, v)
 
 
-def dot(a, b):
+def dot(input, tensor):
+    a, b = input, tensor
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     a, b = _check(a, b, "dot")
@@ -177,7 +182,8 @@ def dot(a, b):
 vdot = None
 
 
-def outer(a, b):
+def outer(input, vec2):
+    a, b = input, vec2
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"outer: expected 1D tensors, got {a.ndim}D and {b.ndim}D")
     return a.unsqueeze(1) * b

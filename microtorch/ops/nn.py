@@ -67,19 +67,22 @@ def _softmax_dim(x, dim, op):
     return normalize_dims(dim, x.ndim, op)[0] if x.ndim else None
 
 
-def softmax(x, dim=None, _stacklevel=3, dtype=None):
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    x = input
     if dtype is not None:
         x = x.to(dtype)
     return Softmax.apply(x, _softmax_dim(x, dim, "softmax"))
 
 
-def log_softmax(x, dim=None, _stacklevel=3, dtype=None):
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    x = input
     if dtype is not None:
         x = x.to(dtype)
     return LogSoftmax.apply(x, _softmax_dim(x, dim, "log_softmax"))
 
 
-def linear(x, weight, bias=None):
+def linear(input, weight, bias=None):
+    x = input
     if x.shape[-1] != weight.shape[-1]:
         rows = int(np.prod(x.shape[:-1])) if x.ndim > 1 else 1
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "

@@ -65,7 +65,8 @@ def _int_to_sum_dtype(x, dtype):
     return None
 
 
-def sum(x, dim=None, keepdim=False, *, dtype=None):
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    x = input
     dt = _int_to_sum_dtype(x, dtype)
     if dim is None:
         return Sum.apply(x, dims=None, keepdim=False, dtype=dt)
@@ -97,7 +98,8 @@ class MeanDim(Mean):
     _grad_fn_name = "MeanBackward1"
 
 
-def mean(x, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    x = input
     if dtype is not None:
         x = x.to(dtype)
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
@@ -173,12 +175,14 @@ def _var_args(dim, unbiased, correction, x, op):
     return dims, correction
 
 
-def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    x = input
     dims, c = _var_args(dim, unbiased, correction, x, "var")
     return Var.apply(x, dims=dims, correction=c, keepdim=keepdim)
 
 
-def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    x = input
     dims, c = _var_args(dim, unbiased, correction, x, "std")
     return Std.apply(x, dims=dims, correction=c, keepdim=keepdim)
 
@@ -231,7 +235,8 @@ class ProdDim(Prod):
     _grad_fn_name = "ProdBackward1"
 
 
-def prod(x, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    x = input
     if dtype is not None:
         x = x.to(dtype)
     if dim is None:
@@ -304,13 +309,15 @@ def _check_nonempty(x, op):
                            "Specify the reduction dim with the 'dim' argument.")
 
 
-def amax(x, dim=(), keepdim=False):
+def amax(input, dim=(), keepdim=False):
+    x = input
     _check_nonempty(x, "amax")
     dims = None if dim == () or dim is None else reduce_dims(dim, x.ndim, "amax")
     return AmaxOp.apply(x, dims=dims, keepdim=keepdim)
 
 
-def amin(x, dim=(), keepdim=False):
+def amin(input, dim=(), keepdim=False):
+    x = input
     _check_nonempty(x, "amin")
     dims = None if dim == () or dim is None else reduce_dims(dim, x.ndim, "amin")
     return AminOp.apply(x, dims=dims, keepdim=keepdim)
@@ -360,7 +367,8 @@ class MinDim(MaxDim):
         return MinDim._fwd(ctx, x, dim, keepdim)
 
 
-def max(x, dim=None, keepdim=False, *, other=None):
+def max(input, dim=None, keepdim=False, *, other=None):
+    x = input
     if isinstance(dim, Tensor):
         from .elementwise import maximum
         return maximum(x, dim)
@@ -372,7 +380,8 @@ def max(x, dim=None, keepdim=False, *, other=None):
     return return_types_max(v, i)
 
 
-def min(x, dim=None, keepdim=False):
+def min(input, dim=None, keepdim=False):
+    x = input
     if isinstance(dim, Tensor):
         from .elementwise import minimum
         return minimum(x, dim)
@@ -415,7 +424,8 @@ class Logsumexp(Op):
         return Sum.apply(t * (ctx.inputs[0] - o).exp(), dims=ctx.dims, keepdim=ctx.keepdim)
 
 
-def logsumexp(x, dim, keepdim=False):
+def logsumexp(input, dim, keepdim=False):
+    x = input
     return Logsumexp.apply(x, reduce_dims(dim, x.ndim, "logsumexp"), keepdim=keepdim)
 
 
@@ -482,7 +492,8 @@ class Norm(Op):
         return where(n == 0, 0.0, total(along * x.abs() ** (p - 1)) / safe ** (p - 1))
 
 
-def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    x = input
     if p in ("fro", None):
         p = 2
     if p == "nuc":
@@ -491,7 +502,8 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     return Norm.apply(x, ord=float(p), dims=dims, keepdim=keepdim)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
+    x = input
     dims = None if dim is None else normalize_dims(dim, x.ndim, "vector_norm")
     return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim)
 
@@ -501,31 +513,36 @@ def _nodiff(arr):
     return Tensor._make(as_array(arr))
 
 
-def argmax(x, dim=None, keepdim=False):
+def argmax(input, dim=None, keepdim=False):
+    x = input
     if dim is None:
         return _nodiff(as_array(np.argmax(x._data)).astype(np.int64))
     d = normalize_dims(dim, x.ndim, "argmax")[0]
     return _nodiff(np.argmax(x._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
-def argmin(x, dim=None, keepdim=False):
+def argmin(input, dim=None, keepdim=False):
+    x = input
     if dim is None:
         return _nodiff(as_array(np.argmin(x._data)).astype(np.int64))
     d = normalize_dims(dim, x.ndim, "argmin")[0]
     return _nodiff(np.argmin(x._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
-def all(x, dim=None, keepdim=False):
+def all(input, dim=None, keepdim=False):
+    x = input
     dims = None if dim is None else normalize_dims(dim, x.ndim, "all")
     return _nodiff(np.all(x._data, axis=dims, keepdims=keepdim))
 
 
-def any(x, dim=None, keepdim=False):
+def any(input, dim=None, keepdim=False):
+    x = input
     dims = None if dim is None else normalize_dims(dim, x.ndim, "any")
     return _nodiff(np.any(x._data, axis=dims, keepdims=keepdim))
 
 
-def count_nonzero(x, dim=None):
+def count_nonzero(input, dim=None):
+    x = input
     dims = None if dim is None else normalize_dims(dim, x.ndim, "count_nonzero")
     return _nodiff(as_array(np.count_nonzero(x._data, axis=dims)).astype(np.int64))
 
@@ -554,31 +571,38 @@ logical_xor = _cmp(np.logical_xor)
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
-def logical_not(x):
+def logical_not(input):
+    x = input
     return Tensor._make(np.logical_not(x._data))
 
 
-def isnan(x):
+def isnan(input):
+    x = input
     return Tensor._make(np.isnan(x._data))
 
 
-def isinf(x):
+def isinf(input):
+    x = input
     return Tensor._make(np.isinf(x._data))
 
 
-def isfinite(x):
+def isfinite(input):
+    x = input
     return Tensor._make(np.isfinite(x._data))
 
 
-def equal(a, b):
+def equal(input, other):
+    a, b = input, other
     return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    a, b = input, other
     return bool(np.allclose(a._data, b._data if isinstance(b, Tensor) else b, rtol=rtol, atol=atol,
                             equal_nan=equal_nan))
 
 
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    a, b = input, other
     return Tensor._make(np.isclose(a._data, b._data if isinstance(b, Tensor) else b, rtol=rtol, atol=atol,
                                    equal_nan=equal_nan))

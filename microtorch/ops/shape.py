@@ -33,6 +33,15 @@ class SumTo(Op):
         return sum_to(t, ctx.inputs[1])
 
 
+def _sizes(args, kw, name, op):
+    """Sizes given as *args, or (as torch also accepts) as one keyword argument `name`."""
+    if kw:
+        if set(kw) != {name} or args:
+            raise TypeError(f"{op}() got an unexpected keyword argument {next(k for k in kw if k != name) if set(kw) != {name} else name!r}")
+        return (kw[name],)
+    return args
+
+
 def sum_to(g, shape):
     shape = tuple(shape)
     if g.shape == shape:
@@ -58,8 +67,8 @@ class Expand(Op):
         return Expand.apply(t, ctx.inputs[1])
 
 
-def broadcast_to(x, shape):
-    shape = tuple(shape)
+def broadcast_to(input, size):
+    x, shape = input, tuple(size)
     if x.shape == shape:
         return x
     try:
@@ -72,8 +81,8 @@ def broadcast_to(x, shape):
     return _share(Expand.apply(x, shape), x)
 
 
-def expand(x, *sizes):
-    sizes = _size_arg(sizes)
+def expand(input, *sizes, **size):
+    x, sizes = input, _size_arg(_sizes(sizes, size, "size", "expand"))
     if len(sizes) < x.ndim:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
                            f"to the number of dimensions in the tensor ({x.ndim})")
@@ -84,7 +93,8 @@ def expand(x, *sizes):
     return broadcast_to(x, shape)
 
 
-def expand_as(x, other):
+def expand_as(input, other):
+    x = input
     return expand(x, *other.shape)
 
 
@@ -138,7 +148,8 @@ class Clone(Op):
         return t
 
 
-def clone(x, memory_format=None):
+def clone(input, memory_format=None):
+    x = input
     return Clone.apply(x)
 
 
@@ -161,7 +172,8 @@ def _infer_shape(x, shape, op):
     return tuple(shape)
 
 
-def view(x, *shape):
+def view(input, *shape, **size):
+    x, shape = input, _sizes(shape, size, "size", "view")
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
         return x.to(shape[0])
     shape = _infer_shape(x, _size_arg(shape), "view")
@@ -175,7 +187,8 @@ def view(x, *shape):
     return _share(View.apply(x, shape), x)
 
 
-def reshape(x, *shape):
+def reshape(input, *shape, **kw):
+    x, shape = input, _sizes(shape, kw, "shape", "reshape")
     shape = _infer_shape(x, _size_arg(shape), "reshape")
     if shape == tuple(x.shape) and x.requires_grad:
         return _share(View.apply(x, shape), x)
@@ -186,7 +199,8 @@ def reshape(x, *shape):
         return UnsafeView.apply(Clone.apply(x), shape)
 
 
-def flatten(x, start_dim=0, end_dim=-1):
+def flatten(input, start_dim=0, end_dim=-1):
+    x = input
     if x.ndim == 0:
         return reshape(x, 1)
     s, e = normalize_dims(start_dim, x.ndim, "flatten")[0], normalize_dims(end_dim, x.ndim, "flatten")[0]
@@ -198,7 +212,8 @@ def flatten(x, start_dim=0, end_dim=-1):
     return reshape(x, shape)
 
 
-def unflatten(x, dim, sizes):
+def unflatten(input, dim, sizes):
+    x = input
     d = normalize_dims(dim, x.ndim, "unflatten")[0]
     sizes = list(sizes)
     if -1 in sizes:
@@ -233,7 +248,8 @@ class SqueezeDims(Squeeze):
     _grad_fn_name = "SqueezeBackward2"
 
 
-def squeeze(x, dim=None):
+def squeeze(input, dim=None):
+    x = input
     if dim is None:
         return _share(Squeeze.apply(x, dims=None), x)
     dims = normalize_dims(dim, x.ndim, "squeeze")
@@ -260,7 +276,8 @@ class Unsqueeze(Op):
         return Unsqueeze.apply(t, dim=ctx.dim)
 
 
-def unsqueeze(x, dim):
+def unsqueeze(input, dim):
+    x = input
     n = x.ndim + 1
     if not -n <= dim < n:
         raise IndexError(f"unsqueeze: Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
@@ -286,8 +303,8 @@ class Permute(Op):
         return Permute.apply(t, dims=ctx.dims)
 
 
-def permute(x, *dims):
-    dims = _size_arg(dims)
+def permute(input, *dims, **kw):
+    x, dims = input, _size_arg(_sizes(dims, kw, "dims", "permute"))
     if len(dims) != x.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
                            f"the length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} "
@@ -324,7 +341,8 @@ class T(Transpose):
         return t(grad), None
 
 
-def transpose(x, dim0, dim1):
+def transpose(input, dim0, dim1):
+    x = input
     if x.ndim == 0:
         return _share(Transpose.apply(x, d0=0, d1=0), x) if False else _share(View.apply(x, ()), x)
     d0, d1 = (normalize_dims(d, x.ndim, "transpose")[0] for d in (dim0, dim1))
@@ -334,7 +352,8 @@ def transpose(x, dim0, dim1):
 swapaxes = swapdims = transpose
 
 
-def t(x):
+def t(input):
+    x = input
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D; use "
                            ".transpose(dim0, dim1) or .mT")
@@ -377,8 +396,8 @@ class Repeat(Op):
         return Repeat.apply(t, reps=ctx.reps)
 
 
-def repeat(x, *reps):
-    reps = _size_arg(reps)
+def repeat(input, *reps, **kw):
+    x, reps = input, _size_arg(_sizes(reps, kw, "repeats", "repeat"))
     if len(reps) < x.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims ({len(reps)}) can not be smaller than number "
                            f"of dimensions of tensor ({x.ndim})")
@@ -479,7 +498,10 @@ class Split(SplitWithSizes):
     _grad_fn_name = "SplitBackward0"
 
 
-def split(x, split_size_or_sections, dim=0):
+def split(input, split_size_or_sections=None, dim=0, *, split_size=None):
+    x = input
+    if split_size_or_sections is None:  # Tensor.split(split_size=...)
+        split_size_or_sections = split_size
     d = normalize_dims(dim, x.ndim, "split")[0]
     n = x.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
@@ -495,7 +517,8 @@ def split(x, split_size_or_sections, dim=0):
     return tuple(_share(o, x, multi=True) for o in cls.apply(x, sizes, d))
 
 
-def chunk(x, chunks, dim=0):
+def chunk(input, chunks, dim=0):
+    x = input
     d = normalize_dims(dim, x.ndim, "chunk")[0]
     size = -(-x.shape[d] // chunks)
     return split(x, max(size, 1), d)
@@ -519,7 +542,8 @@ class Unbind(Op):
         return Unbind.apply(t, ctx.dim)
 
 
-def unbind(x, dim=0):
+def unbind(input, dim=0):
+    x = input
     d = normalize_dims(dim, x.ndim, "unbind")[0]
     return tuple(_share(o, x, multi=True) for o in Unbind.apply(x, d))
 
@@ -542,11 +566,13 @@ class Flip(Op):
         return Flip.apply(t, dims=ctx.dims)
 
 
-def flip(x, dims):
+def flip(input, dims):
+    x = input
     return Flip.apply(x, dims=normalize_dims(dims, x.ndim, "flip") if x.ndim else ())
 
 
-def narrow(x, dim, start, length):
+def narrow(input, dim, start, length):
+    x = input
     d = normalize_dims(dim, x.ndim, "narrow")[0]
     if not -x.shape[d] <= start <= x.shape[d]:
         raise IndexError(f"narrow(): start out of range (expected to be in range of [{-x.shape[d]}, "
@@ -560,7 +586,8 @@ def narrow(x, dim, start, length):
     return _share(Slice.apply(x, dim=d, start=start, stop=start + length, step=1), x)
 
 
-def movedim(x, source, destination):
+def movedim(input, source, destination):
+    x = input
     src = normalize_dims(source, x.ndim, "movedim") if isinstance(source, int) else tuple(s % x.ndim for s in source)
     dst = (destination % x.ndim,) if isinstance(destination, int) else tuple(s % x.ndim for s in destination)
     order = [d for d in range(x.ndim) if d not in src]
