@@ -272,7 +272,8 @@ def main(argv=None):
     r = mlp(torch, repeat, 20 if args.quick else 50)
     print("\n2. MLP 784-128-10, batch 64, one SGD training step")
     print(f"   microtorch {fmt_t(r['microtorch'])}   torch {fmt_t(r['torch'])}   numpy by hand {fmt_t(r['numpy'])}")
-    print(f"   microtorch/torch {r['microtorch'] / r['torch']:.2f}x   microtorch/numpy {r['microtorch'] / r['numpy']:.2f}x")
+    print(f"   microtorch/torch {r['microtorch'] / r['torch']:.2f}x   "
+          f"microtorch/numpy {r['microtorch'] / r['numpy']:.2f}x")
 
     n = 512 if args.quick else 1024
     r = matmul_chain(torch, repeat, n)
@@ -291,7 +292,8 @@ def main(argv=None):
               f"{d['after'] / mb:8.1f}MB {d['dropped'] / mb:6.1f}MB")
     print(f"   microtorch (tracemalloc)              traced: {mtr['held'] / mb:6.1f}MB {mtr['after'] / mb:8.1f}MB "
           f"{mtr['dropped'] / mb:6.1f}MB")
-    print(f"   microtorch/torch: forward {m['forward'] / t['forward']:.1f}x, backward {m['backward'] / t['backward']:.1f}x")
+    print(f"   microtorch/torch: forward {m['forward'] / t['forward']:.1f}x, "
+          f"backward {m['backward'] / t['backward']:.1f}x")
 
 
 if __name__ == "__main__":
