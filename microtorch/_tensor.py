@@ -263,7 +263,14 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        return self._data if dtype is None else self._data.astype(dtype)
+        """numpy's protocol: copy=True always copies, copy=False never does (ValueError if a
+        dtype change needs one), None copies only to change the dtype."""
+        if dtype is None or np.dtype(dtype) == self._data.dtype:
+            return self._data.copy() if copy else self._data
+        if copy is False:
+            raise ValueError(f"Unable to avoid copy while converting a {self._data.dtype} tensor to "
+                             f"{np.dtype(dtype)}: use np.asarray(t, dtype=...) or copy=None")
+        return self._data.astype(dtype)
 
     def item(self):
         if self._data.size != 1:

@@ -229,3 +229,43 @@ def test_the_diamond_gradients_themselves(T):
     loss.backward()
     expected = 2 * (np.exp([2.0, 4.0]) + np.cos([2.0, 4.0]))
     assert np.allclose(x.grad.tolist(), expected, rtol=1e-5)
+
+
+def test_node_executing_carries_only_the_dependency_counts_that_changed():
+    """The first NodeExecuting has every count; each later one only those changed since (0: the
+    node stopped waiting), so a long chain costs a listener O(n), not O(n^2). Replayed in
+    order (as viz.record does) they give the engine's full state as each node ran."""
+    x = microtorch.tensor([1.0, 2.0], requires_grad=True)
+    y = x
+    for _ in range(2000):
+        y = y * 1.0
+    events = []
+    with graph.add_listener(events.append):
+        y.sum().backward()
+    runs = [e for e in events if isinstance(e, graph.NodeExecuting)]
+    assert len(runs) == 2003
+    assert sum(len(e.dependencies) for e in runs) <= 2 * len(runs)     # was ~2,000,000
+
+    x, a, b, c, d, loss = diamond(microtorch, hooks=False)
+    events = []
+    with graph.add_listener(events.append):
+        loss.backward()
+    state, seen = {}, []
+    for e in (e for e in events if isinstance(e, graph.NodeExecuting)):
+        for n, k in e.dependencies.items():
+            if k:
+                state[n] = k
+            else:
+                state.pop(n)
+        seen.append((e.node.name(), {n.name(): k for n, k in state.items()}))
+    acc = "torch::autograd::AccumulateGrad"
+    assert seen == [
+        ("GraphRoot", {"SumBackward0": 1, "AddBackward0": 1, "ExpBackward0": 1, "SinBackward0": 1,
+                       "MulBackward0": 2, acc: 1}),
+        ("SumBackward0", {"AddBackward0": 1, "ExpBackward0": 1, "SinBackward0": 1, "MulBackward0": 2, acc: 1}),
+        ("AddBackward0", {"ExpBackward0": 1, "SinBackward0": 1, "MulBackward0": 2, acc: 1}),
+        ("SinBackward0", {"MulBackward0": 2, acc: 1}),
+        ("ExpBackward0", {"MulBackward0": 1, acc: 1}),
+        ("MulBackward0", {acc: 1}),
+        (acc, {}),
+    ]

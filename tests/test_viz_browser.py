@@ -84,3 +84,57 @@ def test_exported_stepper_steps_in_chromium(tmp_path):
                 page.close()
         finally:
             browser.close()
+
+
+def test_wide_left_to_right_graph_scrolls_at_a_readable_scale(tmp_path):
+    """A long chain drawn left to right is far wider than the notebook: "fit" stops at a
+    readable scale, gives the graph the whole row (the panel goes below), and the rest scrolls
+    sideways; stepping scrolls the running node into view, and no node is ever clipped."""
+    from playwright.sync_api import sync_playwright
+
+    x = mt.tensor(0.5, requires_grad=True)
+    with viz.record() as tape:
+        h = x
+        for f in ("sin", "exp", "tanh", "cos", "sigmoid"):
+            h = getattr(h, f)()
+        y = h * 2
+        y.backward()
+    s = viz.Stepper(tape, rankdir="LR")
+    path = s.save(tmp_path / "chain.html")
+    geometry = """() => {
+      const g = document.querySelector('.mt-graph'), svg = g.querySelector('svg'), box = g.getBoundingClientRect();
+      const nodes = [...g.querySelectorAll('g.node')].map(n => n.getBoundingClientRect());
+      const cur = g.querySelector('g.node.mt-current').getBoundingClientRect();
+      return {zoom: parseFloat(svg.style.width) / (svg.viewBox.baseVal.width * 4 / 3),
+              wide: document.querySelector('.mt-stepper').classList.contains('mt-wide'),
+              clientWidth: g.clientWidth, scrollWidth: g.scrollWidth,
+              rightmost: Math.max(...nodes.map(n => n.right)) - box.left + g.scrollLeft,
+              leftmost: Math.min(...nodes.map(n => n.left)) - box.left + g.scrollLeft,
+              current: [cur.left - box.left, cur.right - box.left]};
+    }"""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 900, "height": 700})
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(Path(path).as_uri())
+            page.wait_for_selector(".mt-stepper[data-step='0']")
+            page.wait_for_timeout(100)
+            geo = page.evaluate(geometry)
+            assert geo["zoom"] >= 0.85 - 1e-3                 # was shrunk to 0.7 or less: unreadable
+            assert geo["wide"] and geo["clientWidth"] > 800    # the graph has the whole row
+            assert geo["scrollWidth"] > geo["clientWidth"]     # and scrolls sideways
+            assert geo["leftmost"] >= 0 and geo["rightmost"] <= geo["scrollWidth"]   # nothing clipped
+            page.focus(".mt-stepper")
+            page.keyboard.press("End")
+            page.wait_for_selector(f".mt-stepper[data-step='{len(s.steps) - 1}']")
+            geo = page.evaluate(geometry)
+            assert 0 <= geo["current"][0] and geo["current"][1] <= geo["clientWidth"] + 4   # in view
+            page.screenshot(path=str(ARTIFACTS / "viz_stepper_lr_chain.png"), full_page=True)
+            page.click(".mt-zfit")
+            assert page.evaluate(geometry)["zoom"] >= 0.85 - 1e-3
+            assert errors == []
+        finally:
+            browser.close()

@@ -110,3 +110,25 @@ def test_module_hooks_are_named_and_linked_to_their_cluster():
     cluster = tl.dag.cluster_ids["0"]
     assert all(tl.dag.prefix + f["dot"] == cluster for f in tl.firings)
     assert len(viz.hook_timeline(tape, module=model, show_internal=True).firings) > 2
+
+
+def test_internal_hooks_are_marked_not_guessed_from_their_module():
+    """microtorch marks its own hooks (_microtorch_internal); a user's hook that happens to be a
+    microtorch function (h.register_hook(mt.neg)) is still shown, in the timeline and the DAG."""
+    nn = pytest.importorskip("microtorch.nn")
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+    for m in model:
+        m.register_full_backward_hook(lambda mod, gi, go: None)
+    with viz.record() as tape:
+        h = model(mt.randn(2, 3, requires_grad=True))
+        h.register_hook(mt.neg)
+        h.sum().backward()
+    tl = viz.hook_timeline(tape, module=model)
+    assert [(f["kind"], f["hook"]) for f in tl.firings] == [("tensor", "neg")] + [("module_backward", "<lambda>")] * 3
+    assert [f["target"] for f in tl.firings[1:]] == ["2 · Linear", "1 · Tanh", "0 · Linear"]
+    assert tl.firings[0]["changed"]
+    src = tl.dag.source
+    assert "neg" in src and "_on_grad" not in src
+    everything = viz.hook_timeline(tape, module=model, show_internal=True)
+    plumbing = [f["hook"] for f in everything.firings if f["kind"] == "node_pre"]
+    assert len(everything.firings) == 10 and sorted(set(plumbing)) == ["_on_grad_input", "_on_grad_output"]

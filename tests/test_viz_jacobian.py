@@ -6,6 +6,7 @@ import pytest
 
 import microtorch as mt
 from microtorch import viz
+from microtorch.viz import _format as F
 from microtorch.viz import jacobian as J
 
 
@@ -119,3 +120,30 @@ def test_eps_sweep_shows_truncation_and_round_off():
     assert "<svg" in sweep._repr_html_()
     with pytest.raises(ValueError, match="at least two positive"):
         viz.eps_sweep(lambda a: a, (x,), eps=[1e-3])
+
+
+def test_complex_jacobians_draw_their_real_and_imaginary_parts():
+    """f(z) = z^2: each pair's Jacobian is complex; both parts are drawn (one row each, one
+    colour scale), and each row's title gives the worst entry's part that the row shows."""
+    z = mt.tensor([1 + 2j, -0.5 + 1j, 3 - 1j], dtype=mt.complex128, requires_grad=True)
+    view = viz.gradcheck(lambda z: z * z, (z,))
+    assert view.passed and len(view.data) == 2
+    for item in view.data:
+        num, ana = np.asarray(item["pair"].numerical), np.asarray(item["pair"].analytical)
+        re, im = item["parts"]
+        assert (re["label"], im["label"]) == ("real part", "imaginary part")
+        np.testing.assert_array_equal(re["analytical"], ana.real)
+        np.testing.assert_array_equal(im["analytical"], ana.imag)
+        np.testing.assert_array_equal(im["numerical"], num.imag)
+        assert np.abs(im["analytical"]).max() >= 2                     # not blank
+        assert item["vmax"] == pytest.approx(6.0)                      # |Re| and |Im| on one scale
+        r, c = item["worst"]["row"], item["worst"]["col"]
+        assert complex(item["worst"]["numerical"]) == complex(re["numerical"][r, c], im["numerical"][r, c])
+        assert f"numerical {F.num(item['worst']['numerical'])}" in re["title"]
+        assert f"numerical {F.num(im['numerical'][r, c])} vs analytical {F.num(im['analytical'][r, c])}" \
+            in im["title"] and "imaginary part" in im["title"]
+    fig = view.figure
+    assert len(fig.axes) == 2 * 2 * 5                                  # two rows per pair
+    drawn = {ax.get_title(): ax.images[0].get_array() for ax in fig.axes[:10] if ax.images and ax.get_title()}
+    np.testing.assert_array_equal(drawn["Im analytical (backward)"], view.data[0]["parts"][1]["analytical"])
+    np.testing.assert_array_equal(drawn["Re numerical (finite differences)"], view.data[0]["parts"][0]["numerical"])

@@ -123,3 +123,21 @@ def test_two_backwards_are_separated():
     assert [e.backward for e in acc] == [0, 1]
     np.testing.assert_allclose(acc[1].values["before"], 6.0)
     np.testing.assert_allclose(acc[1].values["after"], 12.0)
+
+
+def test_numpy_conversion_honours_copy_so_snapshots_are_private():
+    """Tensor.__array__ follows numpy's copy= protocol (viz's snapshots rely on copy=True)."""
+    t = mt.tensor([1.0, 2.0])
+    a = np.array(t, copy=True)
+    a[0] = 5.0
+    assert t.tolist() == [1.0, 2.0]                         # used to write through
+    np.asarray(t)[1] = 7.0                                  # no copy asked: shares memory, as torch
+    assert t.tolist() == [1.0, 7.0]
+    assert np.shares_memory(np.array(t, copy=False), t.numpy())
+    assert np.array(t, dtype=np.float64).dtype == np.float64
+    with pytest.raises(ValueError, match="copy"):
+        np.array(t, dtype=np.float64, copy=False)
+    g = mt.tensor([3.0], requires_grad=True)
+    snap = viz._format.snapshot(g)
+    snap[0] = 0.0
+    assert g.item() == 3.0

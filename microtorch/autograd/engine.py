@@ -117,6 +117,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     check_nan = anomaly and anomaly_mode.is_anomaly_check_nan_enabled()
     buffers = {}
     ready = [(-root._seq, 0, root)]
+    changed = dict(deps) if listening else None   # counts for the next NodeExecuting: all, then what changed
     tie = 1
     try:
         with grad_mode.set_grad_enabled(create_graph):
@@ -125,15 +126,15 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                 if node is root:
                     outgoing = root.grads
                     if listening:
-                        graph.emit(graph.NodeExecuting(root, (), tuple(outgoing), _queued(ready), _waiting(deps)))
+                        graph.emit(graph.NodeExecuting(root, (), tuple(outgoing), _queued(ready), _changes(changed)))
                 else:
                     incoming = buffers.pop(node, None) or [None] * node._num_outputs
                     if anomaly:
                         outgoing = _run_node_anomaly(node, incoming, task, create_graph, retain_graph, check_nan,
-                                                     listening, ready, deps, results)
+                                                     listening, ready, changed, results)
                     else:
                         outgoing = _run_node(node, incoming, task, create_graph, retain_graph, False,
-                                             listening, ready, deps, results)
+                                             listening, ready, changed, results)
                 for i, (nxt, nr) in enumerate(node.next_functions):
                     if nxt is None:
                         continue
@@ -145,6 +146,8 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                                 buf = buffers[nxt] = [None] * nxt._num_outputs
                             buf[nr] = g if buf[nr] is None else buf[nr] + g
                     deps[nxt] -= 1
+                    if listening:
+                        changed[nxt] = deps[nxt]
                     if deps[nxt] == 0 and (needed is None or nxt in needed or nxt in captures):
                         heapq.heappush(ready, (-nxt._seq, tie, nxt))
                         tie += 1
@@ -159,11 +162,16 @@ def _queued(ready):
     return tuple(n for _, _, n in sorted(ready))
 
 
-def _waiting(deps):
-    return {n: c for n, c in deps.items() if c}
+def _changes(changed):
+    """The dependency counts changed since the last NodeExecuting (then forgets them)."""
+    if not changed:
+        return {}
+    out = dict(changed)
+    changed.clear()
+    return out
 
 
-def _run_node(node, incoming, task, create_graph, retain_graph, check_nan, listening, ready, deps, results):
+def _run_node(node, incoming, task, create_graph, retain_graph, check_nan, listening, ready, changed, results):
     """One step of the loop: tensor hooks, capture (autograd.grad), then the node itself.
     Returns the gradients for next_functions, or None if the node does not run."""
     incoming = _call_tensor_pre_hooks(node, incoming, listening)
@@ -175,7 +183,7 @@ def _run_node(node, incoming, task, create_graph, retain_graph, check_nan, liste
                 graph.emit(graph.HookFired("capture", node, None, incoming[nr], incoming[nr]))
     if task.needed is not None and node not in task.needed:
         return None
-    return _execute(node, incoming, create_graph, retain_graph, check_nan, listening, ready, deps)
+    return _execute(node, incoming, create_graph, retain_graph, check_nan, listening, ready, changed)
 
 
 def _run_node_anomaly(node, incoming, task, *args):
@@ -305,7 +313,7 @@ def _call_tensor_pre_hooks(node, grads, listening):
     return grads
 
 
-def _execute(node, grads, create_graph, retain_graph, check_nan, listening, ready=(), deps=None):
+def _execute(node, grads, create_graph, retain_graph, check_nan, listening, ready=(), changed=None):
     """Node pre-hooks, the node's backward (or the accumulation into .grad), node post-hooks.
     The NodeExecuting event is emitted right after the backward, before the post-hooks."""
     d = node.__dict__
@@ -320,7 +328,7 @@ def _execute(node, grads, create_graph, retain_graph, check_nan, listening, read
 
     if type(node) is AccumulateGrad:
         if listening:
-            graph.emit(graph.NodeExecuting(node, tuple(grads), (), _queued(ready), _waiting(deps or {})))
+            graph.emit(graph.NodeExecuting(node, tuple(grads), (), _queued(ready), _changes(changed)))
         var = node.variable
         if grads[0] is not None:
             _accumulate_into(var, grads[0], create_graph, node, listening)
@@ -340,7 +348,7 @@ def _execute(node, grads, create_graph, retain_graph, check_nan, listening, read
         if check_nan:
             _check_nan(node, outgoing)
         if listening:
-            graph.emit(graph.NodeExecuting(node, tuple(grads), tuple(outgoing), _queued(ready), _waiting(deps or {})))
+            graph.emit(graph.NodeExecuting(node, tuple(grads), tuple(outgoing), _queued(ready), _changes(changed)))
 
     post = d.get("_post_hooks")
     if post:

@@ -64,7 +64,11 @@ class NodeExecuting:
     incoming: tuple
     outgoing: tuple
     ready: tuple = ()          # nodes still in the ready queue after this one was taken
-    dependencies: dict = field(default_factory=dict)  # node -> edges still to arrive
+    # node -> edges still to arrive, for the counts that changed since the previous
+    # NodeExecuting of this backward (the first one, GraphRoot's, has every count). A count
+    # of 0 means the node stopped waiting. Replaying the changes in order gives the full state
+    # (viz.record does); sending only them keeps a long backward linear when someone listens.
+    dependencies: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -219,6 +223,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
                     grads = buffers.pop(key)
                     del counts[key], expected[key]
                     fn(grads)
+            hook._microtorch_internal = True      # plumbing: viz.hook_timeline hides it
             return hook
         handles = [t.register_hook(make_hook(i)) for i, t in enumerate(tensors)]
     else:
@@ -230,6 +235,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
                 return
             ran.add(key)
             fn(grad)
+        hook._microtorch_internal = True
         handles = [t.register_hook(hook) for t in tensors if t.requires_grad]
     return _MultiHandle(handles)
 

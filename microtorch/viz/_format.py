@@ -14,19 +14,10 @@ def snapshot(value):
 
     The tape keeps snapshots, not the tensors, because the engine may later change a
     `.grad` in place and the picture must show the value at the time of the event."""
-    if value is None:
+    if value is None or isinstance(value, (tuple, list)):
         return None
     try:
-        from .._tensor import Tensor
-    except ImportError:  # pragma: no cover
-        Tensor = ()
-    if isinstance(value, Tensor):
-        # .numpy() then a real copy (Tensor.__array__ does not honour copy=True)
-        return np.array(value.detach().numpy(), copy=True)
-    if isinstance(value, (tuple, list)):
-        return None
-    try:
-        return np.array(value, copy=True)
+        return np.array(value, copy=True)      # a Tensor honours copy=True (Tensor.__array__)
     except Exception:
         return None
 

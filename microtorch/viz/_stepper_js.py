@@ -96,9 +96,9 @@ function render({ model, el }) {
     q(".mt-next").disabled = k === last;
     cur = k;
     root.dataset.step = String(k);
-    const first = nodeByName[st.nodes[0]];
-    if (first && first.el) reveal(first.el);
+    if (first() && first().el) reveal(first().el);
   }
+  function first() { return cur >= 0 ? nodeByName[steps[cur].nodes[0]] : null; }
   function reveal(target) {
     const box = graph.getBoundingClientRect(), r = target.getBoundingClientRect();
     if (!box.width || !box.height) return;
@@ -130,10 +130,16 @@ function render({ model, el }) {
     svg.style.height = (natH * zoom * 4 / 3) + "px";
     svg.style.maxWidth = "none";
   }
+  const MIN_FIT = 0.85;     // 9pt labels stay >= 10px; a graph wider than that scrolls sideways
   function fit() {
+    if (!svg || !natW) return;
+    // a graph too wide for its column beside the panel (a long left-to-right chain) gets the
+    // whole row, the panel goes below it; what still does not fit scrolls, it is never clipped
+    const beside = q(".mt-body").clientWidth - 330 - 8;
+    root.classList.toggle("mt-wide", natW * 4 / 3 * MIN_FIT > beside);
     const w = graph.clientWidth - 8;
-    // shrink to fit, but not below 70%: smaller text is unreadable, the box scrolls instead
-    if (natW && w > 0) setZoom(Math.max(0.7, Math.min(1, w / (natW * 4 / 3))));
+    if (w > 0) setZoom(Math.max(MIN_FIT, Math.min(1, w / (natW * 4 / 3))));
+    if (first() && first().el) reveal(first().el);
   }
   q(".mt-next").addEventListener("click", () => { stop(); go(cur + 1); });
   q(".mt-back").addEventListener("click", () => { stop(); go(cur - 1); });
@@ -196,6 +202,8 @@ CSS = r"""
   border: 1px solid var(--mt-border2); border-radius: 4px; background: var(--mt-bg); padding: 4px; box-sizing: border-box;
   contain: content; }
 .mt-stepper .mt-graph svg { display: block; margin: 0 auto; }
+.mt-stepper.mt-wide .mt-graph { flex-basis: 100%; }
+.mt-stepper.mt-wide .mt-panel { max-width: none; }
 .mt-stepper .mt-panel { flex: 1 1 320px; max-width: 460px; min-width: 240px; max-height: 560px; overflow: auto;
   contain: content; }
 .mt-panel .mt-head { display: flex; align-items: baseline; gap: 8px; flex-wrap: wrap; margin-bottom: 6px; }

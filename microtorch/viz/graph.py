@@ -99,8 +99,8 @@ def _hook_name(fn):
 
 def _internal(fn):
     """Hooks microtorch registers for itself (module backward hooks' plumbing) are not shown."""
-    mod = getattr(fn, "__module__", None) or ""
-    return mod.startswith("microtorch.") and not mod.startswith("microtorch.viz")
+    from .hooks import is_internal
+    return is_internal(fn)
 
 
 def hooks_of(obj):

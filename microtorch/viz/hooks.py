@@ -26,9 +26,10 @@ LANES = [
 
 
 def is_internal(hook):
-    """A hook microtorch registered for itself (e.g. the plumbing of module backward hooks)."""
-    mod = getattr(hook, "__module__", None) or ""
-    return mod.startswith("microtorch.") and not mod.startswith("microtorch.viz")
+    """A hook microtorch registered for itself (the plumbing of module backward hooks and
+    multi-grad hooks), marked `_microtorch_internal`; a user's hook is shown even when it is
+    a microtorch function (t.register_hook(mt.neg))."""
+    return getattr(hook, "_microtorch_internal", False) is True
 
 _CSS = """
 .mt-timeline { display: flex; flex-direction: column; gap: 10px; }

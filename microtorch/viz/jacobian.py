@@ -63,7 +63,9 @@ def _idx(t):
 
 def heatmap_data(report, pairs="all", diff_scale="shared"):
     """What the heatmaps show, one dict per pair: numerical, analytical, diff (|a - n|), mask,
-    tol (atol + rtol*|n|), vmax (the shared scale), diff_vmax, worst and a title."""
+    tol (atol + rtol*|n|), vmax (the shared scale), diff_vmax, worst and a title; `parts`, the
+    rows drawn: one (label None) for a real Jacobian, its real and imaginary parts for a
+    complex one, each {label, numerical, analytical, diff, title}."""
     out = []
     chosen = [p for p in report.pairs if p.checked]
     if pairs == "failing":
@@ -76,15 +78,24 @@ def heatmap_data(report, pairs="all", diff_scale="shared"):
         is_complex = np.iscomplexobj(num) or np.iscomplexobj(ana)
         diff = np.abs(ana - num)
         tol = report.atol + report.rtol * np.abs(num)
-        shown_num = num.real if is_complex else num
-        shown_ana = ana.real if is_complex else ana
-        finite = np.concatenate([np.abs(shown_num[np.isfinite(shown_num)]).ravel(),
-                                 np.abs(shown_ana[np.isfinite(shown_ana)]).ravel()])
+        if is_complex:       # two rows: real parts, imaginary parts (one colour scale for both)
+            parts = [{"label": "real part", "tag": "Re", "numerical": num.real, "analytical": ana.real},
+                     {"label": "imaginary part", "tag": "Im", "numerical": num.imag, "analytical": ana.imag}]
+        else:
+            parts = [{"label": None, "tag": "", "numerical": num, "analytical": ana}]
+        finite = [np.zeros(0)]
+        for part in parts:
+            part["diff"] = np.abs(part["analytical"] - part["numerical"])
+            for a in (part["numerical"], part["analytical"]):
+                finite.append(np.abs(a[np.isfinite(a)]).ravel())
+        finite = np.concatenate(finite)
         vmax = float(finite.max()) if finite.size else 1.0
         vmax = vmax if vmax > 0 else 1.0
         dfin = diff[np.isfinite(diff)]
         dmax = float(dfin.max()) if dfin.size else 0.0
-        diff_vmax = vmax if diff_scale == "shared" else (dmax if dmax > 0 else 1.0)
+        drawn = np.concatenate([np.zeros(0)] + [p_["diff"][np.isfinite(p_["diff"])].ravel() for p_ in parts])
+        dmax_drawn = float(drawn.max()) if drawn.size else 0.0
+        diff_vmax = vmax if diff_scale == "shared" else (dmax_drawn if dmax_drawn > 0 else 1.0)
         mask = np.asarray(p.mask, dtype=bool)
         r, c = (int(p.worst[0]), int(p.worst[1])) if p.worst is not None and len(p.worst) == 2 else (0, 0)
         has = num.size > 0
@@ -103,9 +114,18 @@ def heatmap_data(report, pairs="all", diff_scale="shared"):
                  f"out{_idx(worst['output_element'])}/in{_idx(worst['input_element'])}: numerical "
                  f"{F.num(worst['numerical']) if has else '—'} vs analytical "
                  f"{F.num(worst['analytical']) if has else '—'}")
+        for k, part in enumerate(parts):
+            part["title"] = title
+            if is_complex:       # each row's title gives the worst entry's part drawn in it
+                part["title"] = (title if k == 0 else
+                                 f"output {p.output_index} w.r.t. input {p.input_index}{kind}{mode}: imaginary part "
+                                 f"of the same Jacobian; at out{_idx(worst['output_element'])}/"
+                                 f"in{_idx(worst['input_element'])}: numerical "
+                                 f"{F.num(part['numerical'][r, c].item()) if has else '—'} vs analytical "
+                                 f"{F.num(part['analytical'][r, c].item()) if has else '—'}")
         out.append({
-            "pair": p, "output_index": p.output_index, "input_index": p.input_index,
-            "numerical": shown_num, "analytical": shown_ana, "diff": diff, "mask": mask, "tol": tol,
+            "pair": p, "output_index": p.output_index, "input_index": p.input_index, "parts": parts,
+            "numerical": num, "analytical": ana, "diff": diff, "mask": mask, "tol": tol,
             "vmax": vmax, "diff_vmax": diff_vmax, "max_abs_error": dmax, "passed": bool(p.passed),
             "worst": worst, "title": title, "complex": is_complex,
             "output_shape": tuple(p.output_shape), "input_shape": tuple(p.input_shape),
@@ -174,7 +194,8 @@ def _heatmap_figure(items, fg, diff_scale):
     from matplotlib.patches import PathPatch
     import matplotlib.patheffects as pe
 
-    n = len(items)
+    rows = [(item, part) for item in items for part in item["parts"]]
+    n = len(rows)
     W, left, gap, cbw, cbgap, gap2, right = 10.5, 0.6, 0.3, 0.12, 0.08, 0.62, 0.52
     w = (W - left - gap - cbgap - cbw - gap2 - cbgap - cbw - right) / 3
     top_pad, ph, bottom_pad = 0.62, 2.05, 0.45
@@ -186,7 +207,7 @@ def _heatmap_figure(items, fg, diff_scale):
         def box(x, y, bw, bh):
             return [x / W, y / H, bw / W, bh / H]
 
-        for row, item in enumerate(items):
+        for row, (item, part) in enumerate(rows):
             y0 = H - (row + 1) * row_h + bottom_pad
             xs = [left, left + w + gap, left + 2 * w + gap + cbgap + cbw + gap2]
             ax_n = fig.add_axes(box(xs[0], y0, w, ph))
@@ -196,10 +217,10 @@ def _heatmap_figure(items, fg, diff_scale):
             cax_d = fig.add_axes(box(xs[2] + w + cbgap, y0, cbw, ph))
             v = item["vmax"]
             kw = dict(cmap="PuOr_r", vmin=-v, vmax=v, interpolation="nearest", aspect="auto")
-            im = ax_n.imshow(item["numerical"], **kw)
-            ax_a.imshow(item["analytical"], **kw)
+            im = ax_n.imshow(part["numerical"], **kw)
+            ax_a.imshow(part["analytical"], **kw)
             dk = dict(cmap="viridis", vmin=0, vmax=item["diff_vmax"], interpolation="nearest", aspect="auto")
-            imd = ax_d.imshow(item["diff"], **dk)
+            imd = ax_d.imshow(part["diff"], **dk)
             segs = _outline_segments(item["mask"])
             nr, nc = item["diff"].shape
             outline = _outline_path(segs) if len(segs) else None
@@ -220,17 +241,19 @@ def _heatmap_figure(items, fg, diff_scale):
             if item["diff"].size:
                 ax_d.plot([w_["col"]], [w_["row"]], marker="o", markersize=9, markerfacecolor="none",
                           markeredgecolor=_FAIL if not item["passed"] else "white", markeredgewidth=1.6)
-            ax_n.set_title("numerical (finite differences)", pad=4)
-            ax_a.set_title("analytical (backward)", pad=4)
-            ax_d.set_title("|analytical − numerical|" + (" (own scale)" if diff_scale != "shared" else ""), pad=4)
-            ax_n.set_ylabel("output element", labelpad=2)
+            tag = part["tag"] + " " if part["tag"] else ""      # "Re " / "Im " for a complex Jacobian
+            ax_n.set_title(tag + "numerical (finite differences)", pad=4)
+            ax_a.set_title(tag + "analytical (backward)", pad=4)
+            ax_d.set_title(f"|{tag}analytical − {tag}numerical|" + (" (own scale)" if diff_scale != "shared" else ""),
+                           pad=4)
+            ax_n.set_ylabel(f"output element{' (' + part['label'] + ')' if part['label'] else ''}", labelpad=2)
             for c, source in ((cax, im), (cax_d, imd)):
                 cb = fig.colorbar(source, cax=c)
                 cb.ax.tick_params(labelsize=7.5, length=2)
                 cb.outline.set_edgecolor(fg)
                 cb.outline.set_linewidth(0.5)
             color = fg if item["passed"] else _FAIL
-            fig.text(left / W, (y0 + ph + 0.3) / H, item["title"], ha="left", va="bottom", fontsize=10,
+            fig.text(left / W, (y0 + ph + 0.3) / H, part["title"], ha="left", va="bottom", fontsize=10,
                      fontweight="bold", color=color)
     return fig
 

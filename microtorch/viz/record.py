@@ -165,6 +165,20 @@ class Backward:
         """The node_executing entries, in the order the engine ran the nodes."""
         return [e for e in self.entries if e.kind == "node_executing"]
 
+    def waiting(self):
+        """The engine's dependency counts as each node ran: yields (entry, counts) for every
+        node_executing entry, in order, counts being {node: edges still to arrive} of the nodes
+        still waiting. Rebuilt from the changes each event carries, in one dict updated in place
+        (copy it to keep it), so that replaying a long backward stays linear."""
+        counts = {}
+        for e in self.steps:
+            for n, c in e.values["dependencies"].items():
+                if c:
+                    counts[n] = c
+                else:
+                    counts.pop(n, None)
+            yield e, counts
+
     def runs(self):
         """One NodeRun per node that ran, in order, with the hooks and accumulations that
         concern it: matched by their target (not by position, so that it does not matter
@@ -246,7 +260,7 @@ class Tape:
             values["incoming"] = tuple(snap(g) for g in event.incoming)
             values["outgoing"] = tuple(snap(g) for g in event.outgoing)
             values["ready"] = tuple(event.ready)
-            values["dependencies"] = event.dependencies     # the engine makes a fresh dict per event
+            values["dependencies"] = event.dependencies     # the counts changed at this step: see Backward.waiting
         elif kind == "hook_fired":
             values["before"] = snap(event.before)
             values["after"] = snap(event.after)

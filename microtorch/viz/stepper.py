@@ -162,13 +162,14 @@ class _Builder:
         if not steps:
             raise ValueError("the recorded backward ran no node; record a backward of a tensor that "
                              "requires grad (loss.backward() inside `with viz.record() as tape:`)")
+        replay = self.bw.waiting()     # the dependency counts as each node ran, in order
         for k, st in enumerate(steps):
             if k + 1 < len(runs):
                 nxt_entry = runs[k + 1].entry
                 ready_nodes = [nxt_entry.event.node] + list(nxt_entry.values["ready"])
                 st.ready = self._dedupe(self.dot_name(n) for n in ready_nodes)
                 st.waiting = {}
-                deps = nxt_entry.values["dependencies"]
+                deps = next(d for e, d in replay if e is nxt_entry)
                 seen = 0
                 for n, c in deps.items():      # the panel shows a dozen: stop early on big graphs
                     seen += 1

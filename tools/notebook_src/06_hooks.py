@@ -131,10 +131,20 @@ def save_gradient(module, grad_input, grad_output):
 model[1].register_forward_hook(save_activation)
 model[1].register_full_backward_hook(save_gradient)
 
-out = model(mt.randn(2, 3)).sum()
-out.backward()
+with viz.record() as tape:
+    out = model(mt.randn(2, 3)).sum()
+    out.backward()
 print("tanh output:       ", activations["Tanh"])
 print("d out / d tanh out:", gradients["Tanh"])
+
+# %% [markdown]
+# The hook timeline (explained in the next section) shows both module hooks: the forward hook
+# while the model runs, the backward hook once backward reaches the `Tanh`. With `module=model`
+# each card names its module as in `model`: `1 · Tanh` is `model[1]`, a `Tanh`. Hover over a card
+# to find the module's box in the graph.
+
+# %%
+viz.hook_timeline(tape, module=model)
 
 # %% [markdown]
 # ## In which order do they fire? The hook timeline

@@ -220,6 +220,10 @@ viz.gradcheck(BuggyCumSum.apply, (x,), fast_mode=True)
 # the direction of steepest ascent in the complex plane. gradcheck checks exactly that, perturbing
 # the real and the imaginary part separately. A complex *output* is checked as two real
 # functions, its real part and its imaginary part.
+#
+# Each of those Jacobians is itself complex, so the heatmaps draw it in two rows: the real parts
+# (Re) and below them the imaginary parts (Im), on one colour scale. The worst entry in the
+# title is a complex number; its real part is in the first row, its imaginary part in the second.
 
 # %%
 z = mt.randn(3, dtype=mt.complex128, requires_grad=True)

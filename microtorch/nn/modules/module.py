@@ -621,6 +621,7 @@ class _BackwardHook:
                 if listening:
                     graph.emit(graph.HookFired("module_backward", self.module, hook, grad_inputs, grad_inputs))
         return grads
+    _on_grad_output._microtorch_internal = True      # plumbing: viz.hook_timeline hides it
 
     def _on_grad_input(self, grads):
         listening = bool(graph._listeners)
@@ -637,3 +638,4 @@ class _BackwardHook:
             if listening:
                 graph.emit(graph.HookFired("module_backward", self.module, hook, before, grads))
         return grads
+    _on_grad_input._microtorch_internal = True
