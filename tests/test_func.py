@@ -123,6 +123,30 @@ def test_grad_argnums_has_aux_pytrees():
     close(gv[1], tv[1])
 
 
+def test_grad_has_aux_returns_inputs_unchanged():
+    """The seed's my_loss_func: an input returned as aux comes back as the caller's tensor itself."""
+    def my_loss_func(y, y_pred):
+        loss_per_sample = (0.5 * y_pred - y) ** 2
+        return loss_per_sample.mean(), (y_pred, loss_per_sample)
+
+    def other_arg(x, y):
+        return (x * 2).sum(), y
+    rng = np.random.default_rng(2)
+    a, b = rng.random(4), rng.random(4)
+    for L, F in ((mt, mfunc), (torch, tfunc)):
+        y_true, y_preds = L.tensor(a), L.tensor(b, requires_grad=True)
+        (g_true, g_pred), (aux_pred, per_sample) = F.grad(my_loss_func, argnums=(0, 1), has_aux=True)(y_true, y_preds)
+        assert aux_pred is y_preds and aux_pred.grad_fn is None
+        assert per_sample.requires_grad and per_sample.grad_fn.name() == "PowBackward0"
+        assert F.grad(other_arg, has_aux=True)(y_true, y_preds)[1] is y_preds
+        with L.no_grad():
+            assert F.grad(other_arg, has_aux=True)(y_true, y_preds)[1] is y_preds
+    ours = mfunc.grad(my_loss_func, argnums=(0, 1), has_aux=True)(M(a), M(b))
+    theirs = tfunc.grad(my_loss_func, argnums=(0, 1), has_aux=True)(T(a), T(b))
+    close(ours[0], theirs[0])
+    close(ours[1], theirs[1])
+
+
 def test_grad_of_output_that_does_not_depend_on_input_is_zero():
     x = mt.randn(3)
     assert mt.equal(mfunc.grad(lambda x: mt.tensor(1.0))(x), mt.zeros(3))

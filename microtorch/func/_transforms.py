@@ -110,10 +110,12 @@ def grad_and_value(func, argnums=0, has_aux=False):
         levels, outer = active_levels(), is_grad_enabled()
         with enable_grad():  # a transform: an enclosing no_grad does not apply to f
             args, leaves, specs = list(args), [], []
+            passed = {id(t): (t, t) for t in _pytree.flatten(args)[0] if isinstance(t, Tensor)}
             for i in nums:
                 xs, spec = _pytree.flatten(args[i])
                 made = [_fresh_input(x, levels, outer) for x in xs]
                 leaves += [m[0] for m in made]
+                passed.update((id(m[1]), (m[1], x)) for m, x in zip(made, xs))
                 args[i] = _pytree.unflatten([m[1] for m in made], spec)
                 specs.append((spec, len(xs)))
             output = func(*args, **kwargs)
@@ -138,10 +140,14 @@ def grad_and_value(func, argnums=0, has_aux=False):
             per_arg.append(_pytree.unflatten(grads[k:k + n], spec))
             k += n
         result = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
-        if not create_graph:
-            output = _no_history(output, levels)
-            aux = _pytree.unflatten([_no_history(a, levels) for a in _pytree.flatten(aux)[0]],
-                                    _pytree.flatten(aux)[1])
+        def unwrap(t):  # an input f returns comes back as the tensor the caller passed, as in torch
+            seen, original = passed.get(id(t), (None, None))
+            if seen is t:
+                return original
+            return t if create_graph else _no_history(t, levels)
+        output = unwrap(output)
+        flat, spec = _pytree.flatten(aux)
+        aux = _pytree.unflatten([unwrap(a) for a in flat], spec)
         return result, ((output, aux) if has_aux else output)
     return wrapper
 
