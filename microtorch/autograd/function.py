@@ -90,7 +90,7 @@ class FunctionCtx:
             if self.__dict__.get("_released"):
                 raise RuntimeError(_FREED_MESSAGE)
             return ()
-        return tuple(s.unpack(self) for s in saved)
+        return tuple([s.unpack(self) for s in saved])
 
 
 _FREED_MESSAGE = (
@@ -133,7 +133,7 @@ class SavedTensor:
             self.tensor = None
             self.data = tensor._data
             self.output_nr = tensor._output_nr
-            self.requires_grad = tensor.requires_grad
+            self.requires_grad = tensor._requires_grad
         else:
             self.tensor = tensor
             self.data = None
@@ -346,18 +346,13 @@ def _apply(cls, args, kwargs, ctx=None):
     if cls._has_setup_context and not cls._numpy_forward:
         # as torch: forward's keyword and default arguments become positional inputs
         args, kwargs = _bind_args(cls, args, kwargs), {}
-    needs_grad = False
-    if grad_mode.is_grad_enabled():
-        for a in args:
-            if isinstance(a, Tensor) and a._requires_grad:
-                needs_grad = True
-                break
+    # which inputs require grad (forward sees it under no_grad too, as in torch); a node is
+    # recorded only if grad mode is on and one of them does
+    needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    needs_grad = True in needs and grad_mode.is_grad_enabled()
     if ctx is None:  # forward-mode AD passes its own, to run the op's jvp with it
         ctx = cls._backward_cls()
-    if needs_grad or not grad_mode.is_grad_enabled():  # (under no_grad too, as torch)
-        ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-    else:
-        ctx.needs_input_grad = (False,) * len(args)
+    ctx.needs_input_grad = needs
 
     if cls._numpy_forward:
         raw = [a._data if isinstance(a, Tensor) else a for a in args]
@@ -448,11 +443,12 @@ def _wrap_outputs(cls, ctx, args, outs):
 
 
 def _record(cls, ctx, args, outs):
+    from_np = _dtype._FROM_NP
     edges = []
     in_meta = []
     for a in args:
         if isinstance(a, Tensor):
-            in_meta.append((a._data.shape, _dtype._FROM_NP[a._data.dtype]))
+            in_meta.append((a._data.shape, from_np[a._data.dtype]))
             if a._requires_grad:
                 edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else (_accumulator(a), 0))
                 continue
@@ -469,7 +465,7 @@ def _record(cls, ctx, args, outs):
         if not isinstance(o, Tensor):
             meta.append(((), None))
             continue
-        dt = _dtype._FROM_NP[o._data.dtype]
+        dt = from_np[o._data.dtype]
         meta.append((o._data.shape, dt))
         if (nondiff and any(o is n or o._data is n for n in nondiff)) or not (dt.is_floating_point or dt.is_complex):
             o._requires_grad = False

@@ -6,7 +6,8 @@ _state = threading.local()
 
 
 def is_grad_enabled():
-    return getattr(_state, "enabled", True)
+    # __dict__.get, not getattr with a default: a missing attribute costs an AttributeError
+    return _state.__dict__.get("enabled", True)
 
 
 def _set_enabled(mode):
@@ -14,7 +15,7 @@ def _set_enabled(mode):
 
 
 def is_inference_mode_enabled():
-    return getattr(_state, "inference", False)
+    return _state.__dict__.get("inference", False)
 
 
 class _DecoratorContextManager:
