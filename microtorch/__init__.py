@@ -18,7 +18,7 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .ops import (abs, acos, add, addmm, all, allclose, amax, amin, angle, any, argmax, argmin, asin,  # noqa: F401
                   atan, atleast_1d, bmm, broadcast_to, cat, ceil, chunk, clamp, clip, clone, concat,
-                  concatenate, conj, cos, cosh, count_nonzero, cumsum, div, dot, einsum, eq, equal, exp,
+                  concatenate, conj, cos, cosh, count_nonzero, cumsum, diagonal, div, dot, einsum, eq, equal, exp,
                   erf, expm1, flatten, flip, floor, fmod, gather, ge, ger, gt, imag, index_select, isclose, isfinite,
                   isinf, isnan, le, log, log1p, log2, log10, logical_and, logical_not, logical_or,
                   logical_xor, logsumexp, lt, masked_fill, masked_select, matmul, max, maximum, mean, min,

@@ -171,5 +171,5 @@ def diag(x, diagonal=0):
         rows, cols = (idx, idx + diagonal) if diagonal >= 0 else (idx - diagonal, idx)
         from .ops.index import ScatterIntoZeros
         return ScatterIntoZeros.apply(x, (n, n), (rows, cols))
-    rows = np.arange(builtins.max(0, -diagonal), builtins.min(x.shape[0], x.shape[1] - diagonal))
-    return x[Tensor._make(rows), Tensor._make(rows + diagonal)]
+    from .ops.shape import DiagonalCopy
+    return DiagonalCopy.apply(x, diagonal, 0, 1)

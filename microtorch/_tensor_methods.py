@@ -122,6 +122,8 @@ METHODS = {
     "swapdims": ops.transpose, "permute": ops.permute, "t": ops.t, "expand": ops.expand,
     "expand_as": ops.expand_as, "broadcast_to": ops.broadcast_to, "repeat": ops.repeat, "split": ops.split,
     "chunk": ops.chunk, "unbind": ops.unbind, "flip": ops.flip, "narrow": ops.narrow, "movedim": ops.movedim,
+    "diagonal": ops.diagonal, "diag": lambda self, diagonal=0: _creation().diag(self, diagonal),
+    "sum_to_size": ops.sum_to_size,
     "view_as": lambda self, other: ops.view(self, other.shape),
     "reshape_as": lambda self, other: ops.reshape(self, other.shape),
     "select": ops.select, "index_select": ops.index_select, "gather": ops.gather, "take": ops.take,
@@ -143,6 +145,11 @@ PROPERTIES = {
 def _nn():
     from .ops import nn
     return nn
+
+
+def _creation():
+    from . import _creation
+    return _creation
 
 
 def install(cls):

@@ -168,6 +168,9 @@ OPS = [
     ("unbind", lambda L, a: a.unbind(1)[2], [F(2, 3)]),
     ("flip", lambda L, a: a.flip(0), [F(3, 2)]),
     ("narrow", lambda L, a: a.narrow(1, 1, 2), [F(2, 4)]),
+    ("diagonal", lambda L, a: a.diagonal(1, 0, 2), [F(2, 3, 4)]),
+    ("diag", lambda L, a: a.diag(-1), [F(3, 4)]),
+    ("div_number", lambda L, a: a / 4.0, [F(3)]),
     ("movedim", lambda L, a: a.movedim(0, 2), [F(2, 3, 4)]),
     ("select", lambda L, a: a[1], [F(3, 2)]),
     ("slice", lambda L, a: a[:, 1:3], [F(2, 4)]),
@@ -306,6 +309,7 @@ FWD_OVER_REV = [
     ("embedding", lambda L, w, i: (nnf(L).embedding(i, w) ** 2).sum(), [F(5, 3), I(5, 4)]),
     ("bce_logits", lambda L, x, y: nnf(L).binary_cross_entropy_with_logits(x, y), [F(4), Q(4)]),
     ("softmax_prod", lambda L, x: (x.softmax(0) * x.prod()).sum() + x.norm() + x.logsumexp(0), [F(4)]),
+    ("diagonal", lambda L, x: (x.diagonal(1) ** 3).sum() + (x.diag() ** 2).sum(), [F(3, 4)]),
     ("view_write", lambda L, x: (_setitem(x, slice(0, 2), x[2:4] ** 2) ** 2).sum(), [F(5)]),
 ]
 

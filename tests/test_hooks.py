@@ -635,13 +635,13 @@ SAVING_OPS = {
     "masked_fill": lambda T, a, b: a.masked_fill(a > 0.5, 0.0), "norm": lambda T, a, b: a.norm(),
     "prod": lambda T, a, b: a.prod(), "mm": lambda T, a, b: a.mm(b.t()), "mse_loss":
         lambda T, a, b: T.nn.functional.mse_loss(a, b), "linear": lambda T, a, b: T.nn.functional.linear(a, b),
-    "mul by a number": lambda T, a, b: a * 2,
+    "mul by a number": lambda T, a, b: a * 2, "number times": lambda T, a, b: 2 * a,
+    "div by a number": lambda T, a, b: a / 2, "number over": lambda T, a, b: 2 / a,
+    "nll_loss sum": lambda T, a, b: T.nn.functional.nll_loss(a, T.tensor([0, 1, 2]), reduction="sum"),
+    "cross_entropy weight": lambda T, a, b: T.nn.functional.cross_entropy(a, T.tensor([0, 1, 2]), weight=T.ones(4)),
     "cross_entropy": lambda T, a, b: T.nn.functional.cross_entropy(a, T.tensor([0, 1, 2])),
 }
-KNOWN_SAVING_DIFFERENCES = {
-    "mul by a number": "microtorch's Mul saves the number as a 0-d tensor; torch keeps it as a Scalar",
-    "cross_entropy": "microtorch composes cross_entropy from other ops than torch does",
-}
+KNOWN_SAVING_DIFFERENCES = {}
 
 
 @pytest.mark.parametrize("op", SAVING_OPS)

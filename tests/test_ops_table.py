@@ -745,3 +745,102 @@ def test_keyword_arguments_like_torch(name):
     assert tuple(outs[0].shape) == tuple(outs[1].shape)
     np.testing.assert_allclose(outs[0].detach().numpy().astype(float), outs[1].detach().numpy().astype(float),
                                rtol=1e-6, atol=1e-7)
+
+
+# ---- comparisons promote as torch; new ops; numpy's floating-point warnings stay silent ------
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_comparisons_with_a_number_use_the_promoted_dtype(dtype):
+    def run(m):
+        a = m.tensor([0.1, 0.2, 1.0, 0.3], dtype=getattr(m, dtype))
+        out = [a == 0.1, a != 0.1, a < 0.1, a <= 0.1, a > 0.1, a >= 0.1, 0.1 == a, 0.3 > a, a.eq(0.2), m.gt(a, 0.2),
+               m.isclose(a, m.tensor(0.1, dtype=getattr(m, dtype))), m.tensor([1, 2]) == 1.5,
+               m.tensor([16777217]) == 16777217.0, m.tensor([0], dtype=m.uint8) == 256, m.tensor([True]) == 1.0,
+               m.tensor([1, 2]) > m.tensor(1.5, dtype=m.float64)]
+        return [o.tolist() for o in out] + [a == None, a != None]  # noqa: E711
+    assert run(mt) == run(torch)
+
+
+NEW_OPS = {
+    "diagonal": lambda m, x: x.diagonal(), "diagonal_offset": lambda m, x: x.diagonal(1, 0, 2),
+    "diagonal_neg": lambda m, x: m.diagonal(x, offset=-1, dim1=-1, dim2=1), "diagonal_far": lambda m, x: x.diagonal(7),
+    "diag": lambda m, x: x[0].diag(), "diag_offset": lambda m, x: x[1].diag(-1),
+    "diag_fn": lambda m, x: m.diag(x[0], 2),
+    "sum_to_size": lambda m, x: x.sum_to_size(3, 1), "sum_to_size_tuple": lambda m, x: x.sum_to_size((1, 4)),
+    "sum_to_size_keep": lambda m, x: x.sum_to_size(2, 1, 4),
+    "sum_to_size_same": lambda m, x: x.sum_to_size(2, 3, 4) * 1,
+    "erf": lambda m, x: x.erf(), "erf_fn": lambda m, x: m.erf(x),
+}
+
+
+@pytest.mark.parametrize("name", NEW_OPS)
+def test_diagonal_diag_sum_to_size_erf_as_torch(name):
+    x0 = np.random.default_rng(0).standard_normal((2, 3, 4))
+    res = {}
+    for m in (mt, torch):
+        x = m.tensor(x0, requires_grad=True)
+        y = NEW_OPS[name](m, x)
+        ct = m.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)))
+        g, = m.autograd.grad(y, x, ct, create_graph=True)
+        h = (g * g * x).sum()  # (times x: a linear op's gradient alone does not depend on x)
+        g2, = m.autograd.grad(h, x)
+        res[m.__name__] = (y.grad_fn.name(), tuple(y.shape), y.detach().numpy(), g.detach().numpy(), g2.numpy())
+    a, b = res["microtorch"], res["torch"]
+    assert a[:2] == b[:2]
+    for u, v in zip(a[2:], b[2:]):
+        np.testing.assert_allclose(u, v, rtol=1e-10, atol=1e-12)
+
+
+def test_diagonal_is_a_view_as_in_torch():
+    for m in (mt, torch):
+        x = m.zeros(3, 4)
+        d = x.diagonal(1)
+        assert d._base is x
+        d.add_(1)
+        assert x.tolist() == [[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+    res = []
+    for m in (mt, torch):
+        a = m.ones(3, 3, requires_grad=True)
+        b = a * 2
+        b.diagonal().mul_(5)
+        (b * b).sum().backward()
+        res.append((b.tolist(), a.grad.tolist()))
+    assert res[0] == res[1]
+    with pytest.raises(RuntimeError, match="cannot be identical"):
+        mt.zeros(2, 2).diagonal(0, 1, 1)
+    with pytest.raises(RuntimeError, match="not expandable"):
+        mt.zeros(2, 3).sum_to_size(4, 3)
+
+
+SPECIAL = [0.0, -0.0, 1.0, -1.0, float("inf"), float("-inf"), float("nan"), 1e30]
+WARNING_OPS = {
+    "mul_zero": lambda m, x: x * 0, "mul": lambda m, x: x * x, "sub": lambda m, x: x - x,
+    "add": lambda m, x: x + x.flip(0),
+    "div_zero": lambda m, x: x / 0, "div": lambda m, x: x / x, "rdiv": lambda m, x: 1 / x, "pow": lambda m, x: x ** x,
+    "pow_half": lambda m, x: x ** 0.5, "rpow": lambda m, x: 0.0 ** x, "log": lambda m, x: x.log(),
+    "sqrt": lambda m, x: x.sqrt(), "sin": lambda m, x: x.sin(), "cos": lambda m, x: x.cos(),
+    "softmax": lambda m, x: x.softmax(0), "log_softmax": lambda m, x: x.log_softmax(0), "norm": lambda m, x: x.norm(),
+    "var": lambda m, x: x.var(), "logsumexp": lambda m, x: x.logsumexp(0), "prod": lambda m, x: x.prod(),
+    "matmul": lambda m, x: x @ x, "gelu": lambda m, x: m.nn.functional.gelu(x),
+    "softplus": lambda m, x: m.nn.functional.softplus(x), "float": lambda m, x: (x.double() * 1e300).float(),
+    "bce_logits": lambda m, x: m.nn.functional.binary_cross_entropy_with_logits(x, m.ones_like(x)),
+    "cross_entropy": lambda m, x: m.nn.functional.cross_entropy(x.reshape(1, -1), m.tensor([0])),
+    "fmod": lambda m, x: x.fmod(0.0), "remainder": lambda m, x: x.remainder(0.0),
+}
+
+
+@pytest.mark.parametrize("name", WARNING_OPS)
+def test_no_numpy_runtime_warnings_where_torch_is_silent(name):
+    import warnings
+    out = {}
+    for m in (mt, torch):
+        x = m.tensor(SPECIAL, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            y = WARNING_OPS[name](m, x)
+            if y.requires_grad:
+                g, = m.autograd.grad(y.sum(), x, create_graph=True)
+                if g.requires_grad:
+                    m.autograd.grad(g.sum(), x, allow_unused=True)
+        out[m.__name__] = y.detach().numpy()
+    if name != "gelu":  # (torch's gelu(inf) is nan)
+        np.testing.assert_allclose(out["microtorch"], out["torch"], rtol=1e-5, equal_nan=True)

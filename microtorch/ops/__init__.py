@@ -12,6 +12,6 @@ from .misc import (ceil, cumsum, div_rounded, floor, fmod, nonzero, remainder, r
 from .reduce import (all, allclose, amax, amin, any, argmax, argmin, count_nonzero, eq, equal, ge, gt,  # noqa: F401
                      isclose, isfinite, isinf, isnan, le, logical_and, logical_not, logical_or, logical_xor,
                      logsumexp, lt, max, mean, min, ne, norm, prod, std, sum, var, vector_norm)
-from .shape import (atleast_1d, broadcast_to, cat, chunk, clone, concat, concatenate, expand, expand_as,  # noqa: F401
-                    flatten, flip, movedim, mT, narrow, numpy_T, permute, repeat, reshape, split, squeeze,
-                    stack, sum_to, swapaxes, swapdims, t, transpose, unbind, unflatten, unsqueeze, view)
+from .shape import (atleast_1d, broadcast_to, cat, chunk, clone, concat, concatenate, diagonal, expand,  # noqa: F401
+                    expand_as, flatten, flip, movedim, mT, narrow, numpy_T, permute, repeat, reshape, split, squeeze,
+                    stack, sum_to, sum_to_size, swapaxes, swapdims, t, transpose, unbind, unflatten, unsqueeze, view)

@@ -143,6 +143,29 @@ class DivScalar(Op):
         return DivScalar.apply(t, ctx.s)
 
 
+class MulNumber(MulScalar):
+    """d(a*s) = s for a Python number s: like torch, s stays a number and nothing is saved"""
+    _grad_fn_name = "MulBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        return MulNumber.apply(grad, ctx.s), None
+
+
+class DivNumber(DivScalar):
+    """d(a/s) = 1/s for a Python number s: like torch, s stays a number and nothing is saved"""
+    _grad_fn_name = "DivBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DivNumber.apply(grad, ctx.s), None
+
+
+def _keeps_dtype(t, s):
+    """t <op> s computes in t's dtype (numpy agrees with torch): a float or complex tensor and an int or float."""
+    return type(s) in (int, float) and isinstance(t, Tensor) and t._data.dtype.kind in "fc"
+
+
 class Neg(Op):
     """d(-x) = -1"""
     _grad_fn_name = "NegBackward0"
@@ -804,7 +827,7 @@ class Real(Op):
 
     @staticmethod
     def forward(ctx, z):
-        return np.real(z).copy()
+        return np.real(z)  # a view of z's memory (z.real is a view in torch)
 
     @staticmethod
     def backward(ctx, grad):
@@ -821,7 +844,7 @@ class Imag(Op):
 
     @staticmethod
     def forward(ctx, z):
-        return np.imag(z).copy()
+        return np.imag(z)  # a view of z's memory (z.imag is a view in torch)
 
     @staticmethod
     def backward(ctx, grad):
@@ -898,6 +921,10 @@ def mul(input, other):
     a, b = input, other
     try:
         if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
+            if _keeps_dtype(a, b):
+                return MulNumber.apply(a, b)
+            if _keeps_dtype(b, a):
+                return MulNumber.apply(b, a)
             a, b = promoted(a, b)
         return Mul.apply(a, b)
     except ValueError as e:
@@ -913,6 +940,8 @@ def div(input, other, *, rounding_mode=None):
     if not isinstance(a, Tensor):
         b = b if isinstance(b, Tensor) else Tensor._make(np.asarray(b))
         return mul(reciprocal(_float(b)), a)
+    if _keeps_dtype(a, b):
+        return DivNumber.apply(a, b)
     a, b = promoted(a, b)
     if not (a.dtype.is_floating_point or a.dtype.is_complex):  # true division of integers
         dt = get_default_dtype().np
@@ -1179,14 +1208,25 @@ def real(input):
     x = input
     if not x.dtype.is_complex:
         return x
-    return Real.apply(x)
+    return _complex_part_view(Real.apply(x), x, Real)
 
 
 def imag(input):
     x = input
     if not x.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return Imag.apply(x)
+    return _complex_part_view(Imag.apply(x), x, Imag)
+
+
+def _complex_part_view(out, z, op):
+    """z.real / z.imag share z's memory and version counter; when z is not itself a view, an in-place op
+    on z regenerates their history by running `op` again on the new z."""
+    from .inplace import mark_view
+    if isinstance(out._data, np.ndarray) and np.may_share_memory(out._data, z._data):
+        mark_view(out, z)
+        if z._base is None:
+            out.__dict__["_view_replay"] = op
+    return out
 
 
 def angle(input):

@@ -223,11 +223,12 @@ def _regenerate_views(root, modified=None):
         if not root._requires_grad:
             continue
         idx = _view_index(v, root)
-        if idx is None:
+        replay = v.__dict__.get("_view_replay") if idx is None else None  # z.real, z.imag: run it again
+        if idx is None and replay is None:
             continue
         old, old_nr = v.grad_fn, v._output_nr
         with grad_mode.enable_grad():
-            r = AsStrided.apply(_alias(root), idx)
+            r = AsStrided.apply(_alias(root), idx) if replay is None else replay.apply(_alias(root))
         v.grad_fn, v._output_nr, v._requires_grad = r.grad_fn, 0, True
         # torch moves retain_grad to the new grad_fn, except for the view that was modified: there it
         # is dropped (v.retains_grad stays True but v.grad is no longer filled)
@@ -376,6 +377,11 @@ def _check_view_inplace(self, base, op):
             "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
             "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
     idx = _view_index(self, base)
+    if idx is None and self._data.dtype != base._data.dtype and base._data.dtype.kind == "c":
+        raise RuntimeError(
+            f"{op} on z.real or z.imag of a complex tensor z while autograd records the graph is not supported "
+            "by microtorch (torch supports it): build the new value out of place, e.g. "
+            "z = z.real * 2 + 1j * z.imag, or do the update under microtorch.no_grad().")
     if idx is None:
         raise RuntimeError(
             f"{op} on a view whose elements cannot be located in its base (a view with another dtype, or a "

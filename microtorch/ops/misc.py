@@ -64,11 +64,13 @@ frac = None
 
 
 def fmod(a, b):
-    return Tensor._make(np.fmod(a._data, b._data if isinstance(b, Tensor) else b))
+    with np.errstate(divide="ignore", invalid="ignore"):  # x % 0 is nan, silently (torch)
+        return Tensor._make(np.fmod(a._data, b._data if isinstance(b, Tensor) else b))
 
 
 def remainder(a, b):
-    return Tensor._make(as_array(np.remainder(a._data, b._data if isinstance(b, Tensor) else b)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return Tensor._make(as_array(np.remainder(a._data, b._data if isinstance(b, Tensor) else b)))
 
 
 def nonzero(x, *, as_tuple=False):

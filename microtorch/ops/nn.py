@@ -196,7 +196,8 @@ class NllLoss(Op):
         local = np.zeros(logp.shape, logp.dtype)  # d loss / d logp
         np.put_along_axis(local, t, -wt, axis=c)
         ctx.reduction, ctx.c = reduction, c
-        ctx.save_for_backward(logp)
+        total = np.asarray(wt.sum(), logp.dtype)
+        ctx.save_for_backward(logp, target, weight, total)  # (what torch saves; backward reads logp)
         if reduction == "none":
             ctx.local = local
             return losses
@@ -204,12 +205,12 @@ class NllLoss(Op):
             ctx.local = local
             return np.asarray(losses.sum())
         with np.errstate(invalid="ignore", divide="ignore"):
-            ctx.local = local / wt.sum()
-            return np.asarray(losses.sum() / wt.sum())
+            ctx.local = local / total
+            return np.asarray(losses.sum() / total)
 
     @staticmethod
     def backward(ctx, grad):
-        (logp,) = ctx.saved_tensors
+        logp = ctx.saved_tensors[0]
         g = grad.unsqueeze(ctx.c) if ctx.reduction == "none" else grad
         return ctx._forward_cls._double.apply(g, logp, ctx.local), None
 

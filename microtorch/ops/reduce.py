@@ -187,6 +187,16 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return Std.apply(x, dims=dims, correction=c, keepdim=keepdim)
 
 
+def _exclusive_cumprods(xd, ax):
+    """The products of the elements before / after each one along ax (inf * 0 is nan, silently as torch)."""
+    with np.errstate(all="ignore"):
+        ones = np.ones_like(np.take(xd, [0], axis=ax))
+        left = np.cumprod(np.concatenate([ones, np.delete(xd, -1, axis=ax)], axis=ax), axis=ax)
+        right = np.flip(np.cumprod(np.concatenate([ones, np.delete(np.flip(xd, ax), -1, axis=ax)], axis=ax),
+                                   axis=ax), ax)
+        return left, right
+
+
 class Prod(Op):
     """d prod(x) / dx_i = product of the other elements"""
     _grad_fn_name = "ProdBackward0"
@@ -209,11 +219,9 @@ class Prod(Op):
         axis = ctx.dim if ctx.dim is not None else None
         xd = x._data.reshape(-1) if axis is None else x._data
         ax = 0 if axis is None else axis
-        ones = np.ones_like(np.take(xd, [0], axis=ax))
-        left = np.cumprod(np.concatenate([ones, np.delete(xd, -1, axis=ax)], axis=ax), axis=ax)
-        right = np.flip(np.cumprod(np.concatenate([ones, np.delete(np.flip(xd, ax), -1, axis=ax)], axis=ax),
-                                   axis=ax), ax)
-        others = Tensor._make((left * right).reshape(ctx.in_shape))
+        left, right = _exclusive_cumprods(xd, ax)
+        with np.errstate(all="ignore"):
+            others = Tensor._make((left * right).reshape(ctx.in_shape))
         return g * others.conj()
 
     @staticmethod
@@ -224,11 +232,10 @@ class Prod(Op):
         # with zeros: sum_i t_i * (product of the others), from exclusive cumulative products both ways
         ax = 0 if ctx.dim is None else ctx.dim
         xd = x._data.reshape(-1) if ctx.dim is None else x._data
-        ones = np.ones_like(np.take(xd, [0], axis=ax))
-        left = np.cumprod(np.concatenate([ones, np.delete(xd, -1, axis=ax)], axis=ax), axis=ax)
-        right = np.flip(np.cumprod(np.concatenate([ones, np.delete(np.flip(xd, ax), -1, axis=ax)], axis=ax),
-                                   axis=ax), ax)
-        return Sum.apply(t * Tensor._make((left * right).reshape(x._data.shape)), dims=dims, keepdim=ctx.keepdim)
+        left, right = _exclusive_cumprods(xd, ax)
+        with np.errstate(all="ignore"):
+            others = Tensor._make((left * right).reshape(x._data.shape))
+        return Sum.apply(t * others, dims=dims, keepdim=ctx.keepdim)
 
 
 class ProdDim(Prod):
@@ -547,10 +554,26 @@ def count_nonzero(input, dim=None):
     return _nodiff(as_array(np.count_nonzero(x._data, axis=dims)).astype(np.int64))
 
 
+def _cmp_operands(a, b):
+    """Both operands' data in their torch result dtype: float32 0.1 == 0.1 compares in float32."""
+    from .._dtype import result_type
+    if not isinstance(a, (Tensor, int, float, complex)):
+        a = Tensor._make(np.asarray(a))
+    if not isinstance(b, (Tensor, int, float, complex)):
+        b = Tensor._make(np.asarray(b))
+    dt = result_type(a, b).np
+    out = []
+    for x in (a, b):
+        d = x._data if isinstance(x, Tensor) else np.array(x)
+        out.append(d if d.dtype == dt else d.astype(dt))  # (an int wraps, as in torch: uint8 == 256)
+    return out
+
+
 def _cmp(np_fn):
     def compare(a, b):
-        ad = a._data if isinstance(a, Tensor) else np.asarray(a)
-        bd = b._data if isinstance(b, Tensor) else np.asarray(b)
+        if b is None or isinstance(b, str):
+            return NotImplemented  # (so t == None is False and t != None True, as in torch)
+        ad, bd = _cmp_operands(a, b)
         try:
             return Tensor._make(as_array(np_fn(ad, bd)))
         except ValueError:
@@ -603,6 +626,5 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    a, b = input, other
-    return Tensor._make(np.isclose(a._data, b._data if isinstance(b, Tensor) else b, rtol=rtol, atol=atol,
-                                   equal_nan=equal_nan))
+    ad, bd = _cmp_operands(input, other)
+    return Tensor._make(as_array(np.isclose(ad, bd, rtol=rtol, atol=atol, equal_nan=equal_nan)))

@@ -586,6 +586,92 @@ def narrow(input, dim, start, length):
     return _share(Slice.apply(x, dim=d, start=start, stop=start + length, step=1), x)
 
 
+def _diagonal_view(x, offset, d1, d2):
+    """np.diagonal(x, offset, d1, d2), but writable where x is (numpy's own view is read-only)."""
+    cut = [slice(None)] * x.ndim
+    cut[d2 if offset >= 0 else d1] = slice(abs(offset), None)
+    y = x[tuple(cut)]  # the diagonal now starts at y's first element
+    d = np.diagonal(y, 0, d1, d2)
+    strides = tuple(y.strides[k] for k in range(y.ndim) if k not in (d1, d2)) + (y.strides[d1] + y.strides[d2],)
+    return np.lib.stride_tricks.as_strided(y, d.shape, strides) if d.size else d.copy()
+
+
+class Diagonal(Op):
+    """the diagonal of dims dim1, dim2 (a view); the gradient is placed back on that diagonal"""
+    _grad_fn_name = "DiagonalBackward0"
+
+    @staticmethod
+    def forward(ctx, x, offset, dim1, dim2):
+        ctx.in_shape, ctx.args = x.shape, (offset, dim1, dim2)
+        return _diagonal_view(x, offset, dim1, dim2)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DiagonalBackward.apply(grad, ctx.in_shape, *ctx.args), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_args):
+        return Diagonal.apply(t, *ctx.args)
+
+
+class DiagonalBackward(Op):
+    """zeros with g on the diagonal of dims dim1, dim2: the adjoint of diagonal"""
+    _grad_fn_name = "DiagonalBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, offset, dim1, dim2):
+        ctx.args = (offset, dim1, dim2)
+        out = np.zeros(shape, g.dtype)
+        _diagonal_view(out, offset, dim1, dim2)[...] = g
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Diagonal.apply(grad, *ctx.args), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_args):
+        return DiagonalBackward.apply(t, ctx.inputs[1], *ctx.args)
+
+
+class DiagonalCopy(Diagonal):
+    """diag(matrix): the diagonal as a copy (torch's diagonal_copy)"""
+    _grad_fn_name = "DiagonalBackward0_copy"
+
+    @staticmethod
+    def forward(ctx, x, offset, dim1, dim2):
+        ctx.in_shape, ctx.args = x.shape, (offset, dim1, dim2)
+        return _diagonal_view(x, offset, dim1, dim2).copy()
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    x = input
+    if x.ndim < 2:
+        raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, got {x.ndim}")
+    d1, d2 = (normalize_dims(d, x.ndim, "diagonal")[0] for d in (dim1, dim2))
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _share(Diagonal.apply(x, offset, d1, d2), x)
+
+
+def sum_to_size(input, *size, **kw):
+    """x summed to `size`, which must broadcast to x's shape (torch: a sum with keepdim, then a view)."""
+    from .reduce import sum
+    x, size = input, _size_arg(_sizes(size, kw, "size", "sum_to_size"))
+    try:
+        ok = len(size) <= x.ndim and np.broadcast_shapes(size, x.shape) == x.shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(x.shape)}}}.")
+    if size == x.shape:
+        return x
+    lead = x.ndim - len(size)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and x.shape[lead + i] != 1)
+    out = sum(x, dims, keepdim=True) if dims else x
+    return view(out, size) if lead else out
+
+
 def movedim(input, source, destination):
     x = input
     src = normalize_dims(source, x.ndim, "movedim") if isinstance(source, int) else tuple(s % x.ndim for s in source)
