@@ -147,3 +147,27 @@ def short_op(name):
     if base.endswith("Backward"):
         base = base[: -len("Backward")]
     return base or name
+
+
+# hook values are a tensor, or a tuple of them for node hooks
+def same_values(a, b):
+    """Whether a hook left its value(s) unchanged."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        a = a if isinstance(a, tuple) else (a,)
+        b = b if isinstance(b, tuple) else (b,)
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return same(a, b)
+
+
+def summary_values(v):
+    """summary() of a value or of each value in a tuple."""
+    if isinstance(v, tuple):
+        return "(" + ", ".join(summary(x) for x in v) + ")"
+    return summary(v)
+
+
+def full_values(v):
+    """full() of a value or of each value in a tuple."""
+    if isinstance(v, tuple):
+        return "(" + ", ".join(full(x) for x in v) + ")"
+    return full(v)

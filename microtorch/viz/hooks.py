@@ -89,7 +89,7 @@ class HookTimeline:
                     "hook": getattr(ev.hook, "__name__", None) or ("retain_grad" if ev.kind == "retain_grad" else ""),
                     "target": _target_label(target, names, model, dot), "dot": dot,
                     "before": e.values["before"], "after": e.values["after"],
-                    "changed": not _same(e.values["before"], e.values["after"]), "phase": phase,
+                    "changed": not F.same_values(e.values["before"], e.values["after"]), "phase": phase,
                 })
 
     def lanes(self):
@@ -130,13 +130,13 @@ class HookTimeline:
             cells.append(f"<div class='mt-lane-bg' style='grid-row:{r};grid-column:2 / {n + 2}'></div>")
         for f in self.firings:
             chg = " mt-chg" if f["changed"] else ""
-            tip = f"before: {_full(f['before'])}\nafter: {_full(f['after'])}"
+            tip = f"before: {F.full_values(f['before'])}\nafter: {F.full_values(f['after'])}"
             data = f" data-t='{esc(f['dot'])}'" if f["dot"] else ""
             cells.append(
                 f"<div class='mt-card{chg}'{data} title='{esc(tip)}' style='grid-row:{row_of[f['kind']]};"
                 f"grid-column:{f['index'] + 1}'><div class='mt-cn'>#{f['index']} {esc(f['hook'] or f['kind'])}</div>"
                 f"<div class='mt-ct'>on {esc(f['target'])}</div>"
-                f"<div class='mt-cv'>{esc(_summ(f['before']))} → <span class='mt-after'>{esc(_summ(f['after']))}</span>"
+                f"<div class='mt-cv'>{esc(F.summary_values(f['before']))} → <span class='mt-after'>{esc(F.summary_values(f['after']))}</span>"
                 f"{' (changed)' if f['changed'] else ''}</div></div>")
         link_css = []
         if self.dag is not None:
@@ -163,7 +163,7 @@ class HookTimeline:
         lines = [f"<viz.hook_timeline: {len(self.firings)} firing(s)>"]
         for f in self.firings[:40]:
             lines.append(f"  #{f['index']} {f['kind']:16s} {f['hook'] or '':14s} on {f['target']}: "
-                         f"{_summ(f['before'])} -> {_summ(f['after'])}{'  (changed)' if f['changed'] else ''}")
+                         f"{F.summary_values(f['before'])} -> {F.summary_values(f['after'])}{'  (changed)' if f['changed'] else ''}")
         return "\n".join(lines)
 
     def save(self, path):
@@ -200,24 +200,10 @@ def _target_label(target, names, model, dot):
     return f"{path} · {type(target).__name__}" if path else type(target).__name__
 
 
-def _same(a, b):
-    if isinstance(a, tuple) or isinstance(b, tuple):
-        a = a if isinstance(a, tuple) else (a,)
-        b = b if isinstance(b, tuple) else (b,)
-        return len(a) == len(b) and all(F.same(x, y) for x, y in zip(a, b))
-    return F.same(a, b)
 
 
-def _summ(v):
-    if isinstance(v, tuple):
-        return "(" + ", ".join(F.summary(x) for x in v) + ")"
-    return F.summary(v)
 
 
-def _full(v):
-    if isinstance(v, tuple):
-        return "(" + ", ".join(F.full(x) for x in v) + ")"
-    return F.full(v)
 
 
 def hook_timeline(tape, *, names="auto", params=None, module=None, show_dag=True, show_internal=False):

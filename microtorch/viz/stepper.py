@@ -211,7 +211,7 @@ class _Builder:
                 continue
             st.hooks.append({"kind": ev.kind, "name": getattr(ev.hook, "__name__", "") or "",
                              "before": h.values["before"], "after": h.values["after"],
-                             "changed": not _same_any(h.values["before"], h.values["after"])})
+                             "changed": not F.same_values(h.values["before"], h.values["after"])})
         if run.accumulations:
             a = run.accumulations[-1].values
             st.accumulation = (a["before"], a["contribution"], a["after"])
@@ -317,8 +317,8 @@ class _Builder:
                 for hk in st.hooks:
                     changed = " mt-changed" if hk["changed"] else ""
                     h.append(f"<div class='mt-line{changed}'>{esc(_HOOK_KIND.get(hk['kind'], hk['kind']))} "
-                             f"<code>{esc(hk['name'] or '')}</code>: {esc(_summ(hk['before']))} → "
-                             f"{esc(_summ(hk['after']))}{' (changed)' if hk['changed'] else ''}</div>")
+                             f"<code>{esc(hk['name'] or '')}</code>: {esc(F.summary_values(hk['before']))} → "
+                             f"{esc(F.summary_values(hk['after']))}{' (changed)' if hk['changed'] else ''}</div>")
                 h.append("</div>")
             if F.is_accumulate(st.node):
                 self._accum_html(st, h, dot)
@@ -486,18 +486,8 @@ def _math(tex):
     return "<div class='mt-math'>" + to_mathml(tex) + "</div>"
 
 
-def _same_any(a, b):
-    if isinstance(a, tuple) or isinstance(b, tuple):
-        a = a if isinstance(a, tuple) else (a,)
-        b = b if isinstance(b, tuple) else (b,)
-        return len(a) == len(b) and all(F.same(x, y) for x, y in zip(a, b))
-    return F.same(a, b)
 
 
-def _summ(v):
-    if isinstance(v, tuple):
-        return "(" + ", ".join(F.summary(x) for x in v) + ")"
-    return F.summary(v)
 
 
 class Stepper(anywidget.AnyWidget):
