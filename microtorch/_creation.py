@@ -85,11 +85,18 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    return _finish(_rng(generator).random(_size_arg(size)), _default(dtype), requires_grad)
+    rng, size, dt = _rng(generator), _size_arg(size), _default(dtype)
+    if dt.is_complex:  # as torch: real and imaginary parts each uniform on [0, 1)
+        return _finish(rng.random(size) + 1j * rng.random(size), dt, requires_grad)
+    return _finish(rng.random(size), dt, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    return _finish(_rng(generator).standard_normal(_size_arg(size)), _default(dtype), requires_grad)
+    rng, size, dt = _rng(generator), _size_arg(size), _default(dtype)
+    if dt.is_complex:  # as torch: variance 1 in all, so each part has variance 1/2
+        return _finish((rng.standard_normal(size) + 1j * rng.standard_normal(size)) * np.sqrt(0.5), dt,
+                       requires_grad)
+    return _finish(rng.standard_normal(size), dt, requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):

@@ -761,3 +761,16 @@ def test_legacy_tensor_constructor_and_variable_like_torch():
         t = m.ones(2)
         w = m.autograd.Variable(t)
         assert w is not t and not w.requires_grad and np.shares_memory(npy(w), npy(t))
+
+
+def test_complex_random_tensors_have_random_imaginary_parts():
+    """torch.randn/rand with a complex dtype draw both parts (randn: variance 1/2 each)."""
+    import numpy as np
+    import microtorch as mt
+    mt.manual_seed(0)
+    z = mt.randn(20000, dtype=mt.complex128)
+    assert z.dtype is mt.complex128
+    assert abs(np.var(z.imag.detach().numpy()) - 0.5) < 0.05
+    assert abs(np.var(z.real.detach().numpy()) - 0.5) < 0.05
+    u = mt.rand(20000, dtype=mt.complex64)
+    assert 0 <= u.imag.numpy().min() and u.imag.numpy().max() < 1 and u.imag.numpy().mean() > 0.4
