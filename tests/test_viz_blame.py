@@ -95,3 +95,18 @@ def test_blame_needs_a_recording():
         viz.blame(mt.ones(2, requires_grad=True))
     with pytest.raises(TypeError, match="takes no inputs"):
         viz.blame(loss, x)
+
+
+def test_blame_replays_ops_called_with_keyword_arguments():
+    """sum(dim=, keepdim=) and mean(dim=) are built with keyword arguments: the NodeCreated
+    event carries them, so blame checks those nodes instead of skipping them."""
+    import microtorch as mt
+    from microtorch import viz
+    mt.manual_seed(0)
+    x = mt.randn(4, 3, dtype=mt.float64, requires_grad=True)
+    with viz.record():
+        loss = (x.tanh().sum(dim=1, keepdim=True) * x).mean(dim=0).sum()
+    report = viz.blame(loss)
+    verdicts = {repr(v).split(" ")[0].lstrip("<"): repr(v) for v in report.verdicts}
+    assert "passed" in verdicts["SumBackward1"] and "passed" in verdicts["MeanBackward1"], verdicts
+    assert not report.failing

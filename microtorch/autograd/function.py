@@ -377,7 +377,7 @@ def _apply(cls, args, kwargs, ctx=None):
         _record(cls, ctx, args, outs)
         if graph._listeners:
             graph.emit(graph.NodeCreated(ctx, tuple(args), tuple(o for o in outs if isinstance(o, Tensor)),
-                                         _peek_saved(ctx)))
+                                         _peek_saved(ctx), dict(kwargs)))
     else:
         d.pop("_to_save", None)
     return outs[0] if single else outs

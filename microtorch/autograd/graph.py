@@ -45,6 +45,7 @@ class NodeCreated:
     inputs: tuple
     outputs: tuple
     saved: tuple
+    kwargs: dict = field(default_factory=dict)  # forward's keyword arguments (e.g. dim=, keepdim=)
 
 
 @dataclass

@@ -82,14 +82,14 @@ def check_node(node, creation, *, eps=1e-6, atol=1e-5, rtol=1e-3):
             out = func(*_replay_inputs(creation, double=False))
     except Exception as e:
         return "skipped", f"could not replay the op on its recorded inputs ({type(e).__name__}: " \
-                          f"{str(e).splitlines()[0][:120] if str(e) else ''}); keyword arguments are not recorded", None
+                          f"{str(e).splitlines()[0][:120] if str(e) else ''})", None
     outs = out if isinstance(out, tuple) else (out,)
     recorded = creation.values["outputs"]
     outs_t = [o for o in outs if isinstance(o, Tensor)]
     if len(outs_t) != len(recorded) or not all(
             o.shape == tuple(r.shape) and np.allclose(np.asarray(o.detach()), r, rtol=1e-4, atol=1e-6, equal_nan=True)
             for o, r in zip(outs_t, recorded)):
-        return "skipped", "replaying the op did not reproduce its output (random, or arguments not recorded)", None
+        return "skipped", "replaying the op did not reproduce its output (it is random, e.g. dropout)", None
     if not any(isinstance(a, Tensor) and a.requires_grad for a in _replay_inputs(creation)):
         return "skipped", "no input requires grad", None
     # 2. gradcheck it in float64
