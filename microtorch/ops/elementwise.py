@@ -881,10 +881,6 @@ class Angle(Op):
         return (z.real * t.imag - z.imag * t.real) / (z.real * z.real + z.imag * z.imag)
 
 
-class ViewAsComplexNoop(Op):
-    pass
-
-
 # ---- the functions (the public API calls these) ----------------------------------------------
 def add(input, other, *, alpha=1):
     a, b = input, other

@@ -179,9 +179,6 @@ def dot(input, tensor):
     return Dot.apply(a, b)
 
 
-vdot = None
-
-
 def outer(input, vec2):
     a, b = input, vec2
     if a.ndim != 1 or b.ndim != 1:

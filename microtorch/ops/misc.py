@@ -60,7 +60,6 @@ floor = _nodiff_unary(np.floor)
 ceil = _nodiff_unary(np.ceil)
 round_ = _nodiff_unary(np.round)
 trunc = _nodiff_unary(np.trunc)
-frac = None
 
 
 def fmod(a, b):

@@ -7,11 +7,6 @@ from ._op import Op, normalize_dims
 from .inplace import mark_view
 
 
-def _view_of(out, x):
-    """Mark a forward result as a view of input tensor x: same data, shared version counter."""
-    return out
-
-
 class SumTo(Op):
     """sum_to(g, shape): sum over the dimensions broadcasting added or stretched"""
     _grad_fn_name = "SumBackward1"
