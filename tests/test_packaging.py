@@ -95,7 +95,7 @@ def test_build_makes_sdist_and_wheel_without_warnings(built):
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         meta = Parser().parsestr(z.read(f"microtorch-{microtorch.__version__}.dist-info/METADATA").decode())
-    assert {"microtorch/py.typed", "microtorch/viz/_vendor/graphviz.js"} <= names
+    assert {"microtorch/py.typed", "microtorch/viz/_vendor/graphviz.js", "microtorch/viz/_layout.py"} <= names
     assert meta["License-Expression"] == "MIT"
     assert meta["Version"] == microtorch.__version__
     assert "](docs/img" not in meta.get_payload() and "raw.githubusercontent.com" in meta.get_payload()
