@@ -175,3 +175,12 @@ def test_header_cells_come_first_and_leave_body_ids_alone(tree):
     assert "".join(zh[0]["source"]) == "badge 01_demo zh"
     assert "set_options" in "".join(zh[2]["source"])
 
+
+
+def test_readme_chinese_section_lists_every_zh_notebook():
+    readme = (ROOT / "README.md").read_text()
+    assert "## 简体中文" in readme
+    section = readme.split("## 简体中文", 1)[1].split("\n## ", 1)[0]
+    linked = re.findall(r"\]\(notebooks/zh/([^)]+)\.ipynb\)", section)
+    assert linked == STEMS
+    assert "make lab" in section and "make test" in section
