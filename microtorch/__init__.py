@@ -77,3 +77,7 @@ def __getattr__(name):
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
     raise AttributeError(f"module 'microtorch' has no attribute {name!r}")
+
+from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
+_guard_class(Tensor)
