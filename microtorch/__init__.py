@@ -120,3 +120,7 @@ __all__ = [
     "transpose", "tril", "triu", "true_divide", "trunc", "uint8", "unbind", "unflatten",
     "unsqueeze", "var", "vmap", "where", "zeros", "zeros_like"
 ]
+
+from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
+_guard_class(Tensor)

@@ -47,3 +47,7 @@ _install()
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state"]
+
+
+from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals(), __all__)  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)

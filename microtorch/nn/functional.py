@@ -315,3 +315,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if bias is not None:
         out = out + bias.reshape(bshape)
     return out
+
+
+from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
