@@ -154,8 +154,10 @@ class Std(Op):
         x, out = ctx.saved_tensors
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         s = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
+        from .elementwise import where
         centered = x - x.mean(dim=ctx.dims, keepdim=True)
-        return g * centered / (s * ctx.denom)
+        gs = where(s == 0, 0.0, g / (s * 2))  # as torch: 0 where the std is 0 (all values equal)
+        return gs * centered * (2.0 / ctx.denom if ctx.denom else math.inf)
 
     @staticmethod
     def jvp(ctx, t):

@@ -51,7 +51,10 @@ class Trace:
 def _np(t):
     if t is None:
         return None
-    return np.array(t.detach().numpy(), copy=True)
+    try:
+        return np.array(t.detach().numpy(), copy=True)
+    except RuntimeError:  # torch's ZeroTensor (a known-zero gradient) needs force=True
+        return np.array(t.detach().numpy(force=True), copy=True)
 
 
 def _name(node):
