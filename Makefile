@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST := $(PY) -m pytest
 
-.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean
+.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean fuzz
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,11 @@ test: $(VENV)/.test-installed sysdeps lab-settings
 
 unit: $(VENV)/.test-installed
 	$(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
+
+# The differential fuzzer's long profile (docs/testing.md): 30,000 programs against torch on
+# 2 processes, counts by category; `make test` runs its fixed seeds only.
+fuzz: $(VENV)/.test-installed
+	$(PY) -m tests.fuzz -n 30000 --jobs 2
 
 bench: $(VENV)/.test-installed
 	$(PY) -m benchmarks.run

@@ -12,9 +12,15 @@ def _known_einsum_node(step, torch_rec, mt_rec):
     return mt_rec.grad_fn == "EinsumBackward0" and mt_rec.nodes in ((), ("EinsumBackward0",))
 
 
+def _known_copyslices(step, torch_rec, mt_rec):
+    """torch's CopySlices hides the in-place op it applied; microtorch's shows it as an input."""
+    return torch_rec.grad_fn == mt_rec.grad_fn and torch_rec.nodes == mt_rec.folded != mt_rec.nodes
+
+
 # (category prefix, predicate(step, torch record, microtorch record)) -> accepted
 KNOWN = {
     "einsum-one-node": ("name", _known_einsum_node),
+    "copyslices-op": ("name", _known_copyslices),
 }
 
 
