@@ -53,7 +53,7 @@ class Expand(Op):
         ctx.in_shape = x.shape
         lead = len(shape) - x.ndim
         if tuple(shape) == (1,) * lead + x.shape:  # nothing repeated: a writable view, as in-place ops may write it
-            return x[(None,) * lead]
+            return x[(None,) * lead + (Ellipsis,)]  # (the Ellipsis: a view even when 0-d)
         return np.broadcast_to(x, shape)
 
     @staticmethod
@@ -638,9 +638,7 @@ class DiagonalCopy(Diagonal):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    if input.ndim < 2:
-        raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, got {input.ndim}")
-    d1, d2 = (normalize_dims(d, input.ndim, "diagonal")[0] for d in (dim1, dim2))
+    d1, d2 = (normalize_dims(d, input.ndim, "diagonal")[0] for d in (dim1, dim2))  # IndexError below 2-D
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return _share(Diagonal.apply(input, offset, d1, d2), input)
