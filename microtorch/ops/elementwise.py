@@ -299,8 +299,8 @@ class Pow(Op):
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
         ga = gb = None
-        if ctx.needs_input_grad[0]:
-            ga = grad * (b * a ** (b - 1)).conj()
+        if ctx.needs_input_grad[0]:  # torch: 0 where b == 0 (masked, so nothing flows to b from there)
+            ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)).conj())
         if ctx.needs_input_grad[1]:
             # torch: the log-term is 0 where a == 0 and b >= 0 (the limit of a^b log a)
             zero = (a == 0) & (b.real >= 0) if not b.is_complex() else (a == 0)
@@ -311,7 +311,7 @@ class Pow(Op):
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs
         zero = (a == 0) & (b.real >= 0) if not b.is_complex() else (a == 0)
-        return ta * (b * a ** (b - 1)) + where(zero, 0.0, tb * ctx.output * log(a))
+        return where(b == 0, 0.0, ta * (b * a ** (b - 1))) + where(zero, 0.0, tb * ctx.output * log(a))
 
 
 def pow(input, exponent):

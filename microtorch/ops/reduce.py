@@ -209,6 +209,8 @@ class Prod(Op):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
+        if x.ndim == 0:  # the product of one number is that number (torch passes grad through)
+            return grad
         dims = tuple(range(len(ctx.in_shape))) if ctx.dim is None else (ctx.dim,)
         g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
         if not (x._data == 0).any():
@@ -245,7 +247,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         input = input.to(dtype)
     if dim is None:
         return Prod.apply(input, dim=None)
-    return ProdDim.apply(input, dim=normalize_dims(dim, input.ndim, "prod")[0], keepdim=keepdim)
+    d = normalize_dims(dim, input.ndim, "prod")[0] if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
+    return ProdDim.apply(input, dim=d, keepdim=keepdim)
 
 
 class AmaxOp(Op):

@@ -406,16 +406,23 @@ class Cat(Op):
     @staticmethod
     def forward(ctx, *xs, dim=0):
         ctx.dim = dim
+        ctx.kept = [not _legacy_empty(x) for x in xs] if not all(map(_legacy_empty, xs)) else [True] * len(xs)
+        xs = [x for x, k in zip(xs, ctx.kept) if k]
         ctx.sizes = [x.shape[dim] for x in xs]
         return np.concatenate(xs, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
-        return split(grad, ctx.sizes, ctx.dim)
+        parts = iter(split(grad, ctx.sizes, ctx.dim))
+        return tuple(next(parts) if k else Tensor._make(np.zeros(0, grad._data.dtype)) for k in ctx.kept)
 
     @staticmethod
     def jvp(ctx, *ts):
         return Cat.apply(*ts, dim=ctx.dim)
+
+
+def _legacy_empty(x):
+    return x.ndim == 1 and x.shape[0] == 0
 
 
 def cat(tensors, dim=0):
@@ -423,11 +430,12 @@ def cat(tensors, dim=0):
     if not tensors:
         raise RuntimeError("cat(): expected a non-empty list of Tensors")
     from ._op import promoted
-    tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     tensors = promoted(*tensors)
-    ref = tensors[0]
+    ref = next((t for t in tensors if not _legacy_empty(t)), tensors[0])
     d = normalize_dims(dim, ref.ndim, "cat")[0]
     for i, x in enumerate(tensors):
+        if _legacy_empty(x):  # a 1-D empty tensor joins anything (and stays in the graph), as in torch
+            continue
         if x.ndim != ref.ndim or x.shape[:d] + x.shape[d + 1:] != ref.shape[:d] + ref.shape[d + 1:]:
             raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                f"{list(ref.shape)} but got size {list(x.shape)} for tensor number {i} in the list.")
