@@ -137,6 +137,10 @@ def _to_np_index(k):
 
 def _check_bounds(x, key):
     """Turn numpy's IndexError into torch's message, naming the dimension and size."""
+    real = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == bool else 1
+               for k in key if k is not None and k is not Ellipsis)
+    if real > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {real} indices)")
     dim = 0
     for k in key:
         if k is None:
