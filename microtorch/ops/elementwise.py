@@ -259,6 +259,10 @@ def neg(input):
     return Neg.apply(input)
 
 
+_POW_SPECIAL = {0.5: np.sqrt, 2: lambda x: x * x, 3: lambda x: x * x * x, -0.5: lambda x: 1 / np.sqrt(x),
+                -1: lambda x: 1 / x, -2: lambda x: 1 / (x * x)}
+
+
 class PowScalar(Op):
     """d(x^p) = p x^(p-1)"""
     _grad_fn_name = "PowBackward0"
@@ -267,7 +271,9 @@ class PowScalar(Op):
     def forward(ctx, x, exponent):
         ctx.exponent = exponent
         ctx.save_for_backward(x)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if x.dtype.kind == "f" and exponent in _POW_SPECIAL:  # torch's kernels: the sign of -0 carries
+                return np.asarray(_POW_SPECIAL[exponent](x), dtype=x.dtype)
             return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
 
     @staticmethod

@@ -34,7 +34,7 @@ class Index(Op):
     @staticmethod
     def forward(ctx, x, index):
         ctx.in_shape, ctx.index = x.shape, index
-        return np.ascontiguousarray(x[index])  # a new tensor, contiguous as torch's (view(-1) works)
+        return np.asarray(x[index], order="C")  # a new tensor, contiguous as torch's (view(-1) works)
 
     @staticmethod
     def backward(ctx, grad):
@@ -146,8 +146,7 @@ def _check_bounds(x, key):
         if k is None:
             continue
         if k is Ellipsis:
-            dim = x.ndim - sum(1 for kk in key if kk is not None and kk is not Ellipsis
-                               and not (isinstance(kk, np.ndarray) and kk.dtype == bool))
+            dim += x.ndim - real  # the dims the ellipsis stands for
             continue
         if isinstance(k, (int, np.integer)):
             if dim >= x.ndim:
