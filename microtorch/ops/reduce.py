@@ -116,7 +116,7 @@ class Var(Op):
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        ctx.denom = builtins.max(n - correction, 0)
+        ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
@@ -124,9 +124,7 @@ class Var(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
-        centered = x - x.mean(dim=ctx.dims, keepdim=True)
-        return g * centered * (2.0 / ctx.denom if ctx.denom else math.inf)  # (nan where torch has nan)
+        return _var_backward(ctx, x, _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim))
 
     @staticmethod
     def jvp(ctx, t):
@@ -143,7 +141,7 @@ class Std(Op):
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        ctx.denom = builtins.max(n - correction, 0)
+        ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
         ctx.save_for_backward(x, out)
@@ -155,15 +153,23 @@ class Std(Op):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         s = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
         from .elementwise import where
-        centered = x - x.mean(dim=ctx.dims, keepdim=True)
         gs = where(s == 0, 0.0, g / (s * 2))  # as torch: 0 where the std is 0 (all values equal)
-        return gs * centered * (2.0 / ctx.denom if ctx.denom else math.inf)
+        return _var_backward(ctx, x, gs)
 
     @staticmethod
     def jvp(ctx, t):
         x = ctx.inputs[0]
         centered = x - x.mean(dim=ctx.dims, keepdim=True)
         return Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (ctx.output * ctx.denom)
+
+
+def _var_backward(ctx, x, g):
+    """torch's var_backward: 2 (x - mean) / (n - correction) g; over all elements with n <= correction,
+    the constant nan where x equals the mean and inf elsewhere (times g)."""
+    mean = x.mean(dim=ctx.dims, keepdim=True)
+    if ctx.dims is None and ctx.dof <= 0:
+        return g * Tensor._make(np.where(x._data == mean._data, np.nan, np.inf).astype(x._data.dtype))
+    return g * (x - mean) * (2.0 / ctx.dof if ctx.dof else math.inf)
 
 
 def _var_args(dim, unbiased, correction, x, op):
