@@ -12,6 +12,7 @@ from ._op import Op, broadcast_error, promoted
 class Add(Op):
     """d(a + alpha*b) = (1, alpha)"""
     _grad_fn_name = "AddBackward0"
+    _saved_values = {"alpha": "alpha"}
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -30,6 +31,7 @@ class Add(Op):
 class Sub(Op):
     """d(a - alpha*b) = (1, -alpha)"""
     _grad_fn_name = "SubBackward0"
+    _saved_values = {"alpha": "alpha"}
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -66,6 +68,7 @@ class Rsub(Sub):
 class Mul(Op):
     """d(a*b) = (b, a)"""
     _grad_fn_name = "MulBackward0"
+    _saved_names = ("self", "other")  # torch: grad_fn._saved_self, _saved_other
 
     @staticmethod
     def forward(ctx, a, b):
@@ -87,6 +90,7 @@ class Mul(Op):
 class Div(Op):
     """d(a/b) = (1/b, -a/b^2)"""
     _grad_fn_name = "DivBackward0"
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -186,6 +190,7 @@ class Neg(Op):
 class PowScalar(Op):
     """d(x^p) = p x^(p-1)"""
     _grad_fn_name = "PowBackward0"
+    _saved_names, _saved_values = ("self",), {"exponent": "exponent"}
 
     @staticmethod
     def forward(ctx, x, exponent):
@@ -211,6 +216,7 @@ class PowScalar(Op):
 class Pow(Op):
     """d(a^b) = (b a^(b-1), a^b log a)"""
     _grad_fn_name = "PowBackward1"
+    _saved_names = ("self", "exponent", "result")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -262,17 +268,13 @@ class RPow(Op):
 
 
 # ---- unary functions --------------------------------------------------------------------------
-def _unary(name, np_fn, derivative, saves="input", quiet=False, fused=None):
+def _unary(name, np_fn, derivative, saves="input", fused=None):
     """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
-    or the output (`saves`). quiet: np_fn never warns (skip np.errstate). fused: an Op computing
-    grad * derivative(s) as one node (torch's TanhBackward...), for real tensors."""
+    or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
+    TanhBackward...), for real tensors."""
 
     def forward(ctx, x):
-        if quiet:
-            out = np.asarray(np_fn(x))
-        else:
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                out = np.asarray(np_fn(x))
+        out = np.asarray(np_fn(x))
         ctx.save_for_backward(x if saves == "input" else out)
         return out
 
@@ -287,7 +289,8 @@ def _unary(name, np_fn, derivative, saves="input", quiet=False, fused=None):
 
     return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": derivative.__doc__,
                               "forward": staticmethod(forward), "backward": staticmethod(backward),
-                              "jvp": staticmethod(jvp), "__module__": __name__})
+                              "jvp": staticmethod(jvp), "__module__": __name__,
+                              "_saved_names": ("self",) if saves == "input" else ("result",)})
 
 
 def _d_exp(out):
@@ -449,17 +452,17 @@ Log1p = _unary("Log1P", np.log1p, _d_log1p)
 Expm1 = _unary("Expm1", np.expm1, _d_expm1, saves="output")
 Sqrt = _unary("Sqrt", np.sqrt, _d_sqrt, saves="output")
 Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), _d_rsqrt, saves="output")
-Sin = _unary("Sin", np.sin, _d_sin, quiet=True)
-Cos = _unary("Cos", np.cos, _d_cos, quiet=True)
+Sin = _unary("Sin", np.sin, _d_sin)
+Cos = _unary("Cos", np.cos, _d_cos)
 Tan = _unary("Tan", np.tan, _d_tan, saves="output")
-Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output", quiet=True, fused=TanhBackward)
-Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", quiet=True, fused=SigmoidBackward)
+Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output", fused=TanhBackward)
+Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", fused=SigmoidBackward)
 Reciprocal = _unary("Reciprocal", lambda x: 1 / x, _d_reciprocal, saves="output")
 Abs = _unary("Abs", np.abs, _d_abs)
 Abs.jvp = staticmethod(lambda ctx, t: real(sgn(ctx.inputs[0]).conj() * t))  # |z| is not holomorphic
 Asin = _unary("Asin", np.arcsin, _d_asin)
 Acos = _unary("Acos", np.arccos, _d_acos)
-Atan = _unary("Atan", np.arctan, _d_atan, quiet=True)
+Atan = _unary("Atan", np.arctan, _d_atan)
 Sinh = _unary("Sinh", np.sinh, _d_sinh)
 Cosh = _unary("Cosh", np.cosh, _d_cosh)
 
@@ -514,6 +517,7 @@ Erf = _unary("Erf", _erf_np, _d_erf)
 class Relu(Op):
     """d relu(x) = [x > 0]"""
     _grad_fn_name = "ReluBackward0"
+    _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
