@@ -9,7 +9,7 @@ import torch.autograd.forward_ad as tfwad
 
 import microtorch as mt
 import microtorch.autograd.forward_ad as fwad
-from microtorch.autograd.function import Function, _apply_hooks
+from microtorch.autograd.function import Function, intercept, stop_intercepting
 
 
 # ---- inputs: a spec per argument ---------------------------------------------------------------------
@@ -367,14 +367,14 @@ def test_the_table_runs_every_jvp_rule():
         if any(isinstance(a, mt.Tensor) and a._fw_grads for a in args):
             ran.add(cls)
         return NotImplemented
-    _apply_hooks.insert(0, record)
+    intercept(record, first=True)
     try:
         for name, f, specs in OPS:
             _run(mt, fwad, f, *_inputs(specs, seed=0))
         for name, f, specs in FWD_OVER_REV:  # forward over reverse runs the backward-only ops
             _jvp_of_grad(mt, mfunc, mt.tensor, f, *_inputs(specs, seed=0))
     finally:
-        _apply_hooks.remove(record)
+        stop_intercepting(record)
     # subclasses that only rename the grad_fn (SumDim, MinDim, ...) share their base class's rule
     ran_rules = {c.jvp for c in ran}
     untested = sorted(c.__name__ for c in _op_classes() if c.jvp is not Function.jvp and c.jvp not in ran_rules

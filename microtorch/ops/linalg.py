@@ -43,6 +43,7 @@ class Matmul(Op):
 
 class Mm(Matmul):
     _grad_fn_name = "MmBackward0"
+    _saved_names = ("self", "mat2")
 
     @staticmethod
     def backward(ctx, grad):
@@ -53,6 +54,7 @@ class Mm(Matmul):
 
 class Mv(Matmul):
     _grad_fn_name = "MvBackward0"
+    _saved_names = ("self", "vec")
 
     @staticmethod
     def backward(ctx, grad):
@@ -63,10 +65,12 @@ class Mv(Matmul):
 
 class Dot(Matmul):
     _grad_fn_name = "DotBackward0"
+    _saved_names = ("self", "tensor")
 
 
 class Bmm(Matmul):
     _grad_fn_name = "BmmBackward0"
+    _saved_names = ("self", "mat2")
 
 
 def _check(a, b, op):

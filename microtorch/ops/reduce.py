@@ -36,6 +36,7 @@ def _unsqueeze_to(grad, in_shape, dims, keepdim):
 class Sum(Op):
     """d sum(x) = 1 for every element"""
     _grad_fn_name = "SumBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
@@ -54,6 +55,7 @@ class Sum(Op):
 
 class SumDim(Sum):
     _grad_fn_name = "SumBackward1"
+    _saved_values = {"self_sym_sizes": "in_shape", "keepdim": "keepdim"}
 
 
 def _int_to_sum_dtype(x, dtype):
@@ -76,6 +78,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 class Mean(Op):
     """d mean(x) = 1/n for every element"""
     _grad_fn_name = "MeanBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape", "self_sym_numel": "n"}
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
@@ -95,6 +98,7 @@ class Mean(Op):
 
 class MeanDim(Mean):
     _grad_fn_name = "MeanBackward1"
+    _saved_values = {"self_sym_sizes": "in_shape", "keepdim": "keepdim"}
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
