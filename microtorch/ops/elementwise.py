@@ -707,12 +707,12 @@ class Sgn(Op):
             ctx.save_for_backward(x)
             a = np.abs(x)
             return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
-        return np.sign(x)
+        return np.sign(x) if x.dtype.kind != "f" else np.where(np.isnan(x), 0, np.sign(x))  # sign(nan) = 0
 
     @staticmethod
     def backward(ctx, grad):
         if not grad.is_complex():
-            return grad * 0
+            return zeros_like_(grad)  # 0 even where grad is inf or nan
         (z,) = ctx.saved_tensors
         a, s = z.abs(), sgn(z)
         zero = Tensor._make(a._data == 0)
@@ -722,7 +722,7 @@ class Sgn(Op):
     def jvp(ctx, t):
         (z,) = ctx.inputs
         if not z.is_complex():
-            return t * 0
+            return zeros_like_(t)
         a, s = z.abs(), ctx.output
         zero = Tensor._make(a._data == 0)
         return where(zero, 0.0, (t - s * real(s.conj() * t)) / where(zero, 1.0, a))
