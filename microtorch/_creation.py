@@ -137,7 +137,9 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         low, high, size = 0, low, size if high is None else high
     if size is None:
         raise TypeError("randint() missing required argument 'size' (a tuple)")
-    return _finish(_rng(generator).integers(low, high, tuple(size)), dtype or _dtype.int64, requires_grad, device)
+    if high <= low:
+        raise RuntimeError(f"randint: expects 'low' to be less than 'high', but got low={low} >= high={high}")
+    return _finish(_rng(generator).integers(low, high, check_size(tuple(size), "randint")), dtype or _dtype.int64, requires_grad, device)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -165,7 +167,7 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, requires_grad=Fa
         dt = (mean if isinstance(mean, Tensor) else std).dtype
         if np.any(np.asarray(s) < 0):
             raise RuntimeError("normal expects std >= 0.0, but found a negative std")
-        return _finish(_rng(generator).normal(m, s), dt, requires_grad)
+        return _finish(np.asarray(_rng(generator).normal(m, s)), dt, requires_grad)
     return _finish(_rng(generator).normal(mean, std, tuple(size)), _default(dtype), requires_grad)
 
 

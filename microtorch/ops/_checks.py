@@ -16,17 +16,17 @@ import types
 import numpy as np
 
 _TENSOR = {"input", "x", "self", "tensor", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "target", "mask",
-           "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient"}
+           "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient", "running_mean",
+           "running_var"}
 _TENSOR_OR_TENSORS = {"outputs", "inputs", "grad_outputs", "grad_tensors", "primals", "tangents", "cotangents"}
-_TENSOR_OR_NUMBER = {"other", "exponent", "min", "max", "value", "mean", "std",
-                     "running_mean", "running_var", "end", "start", "step"}
+_TENSOR_OR_NUMBER = {"other", "exponent", "min", "max", "value", "mean", "std", "end", "start", "step"}
 _TENSORS = {"tensors"}
 _DTYPE = {"dtype", "type1", "type2"}
 _INT = {"k", "diagonal", "offset", "length", "chunks", "dim0", "dim1", "num_samples", "steps", "num_classes",
         "n", "high", "low", "groups", "padding_idx"}
-_DIM = {"dim", "dims", "source", "destination"}  # an int, a sequence of ints, or None
+_DIM = {"dim", "dims", "source", "destination"}  # an int or a sequence of ints (None only as the default)
 _SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", "padding", "dilation",
-         "output_size", "split_size_or_sections", "split_size", "repeats"}
+         "output_size", "split_size_or_sections", "split_size", "repeats", "reps"}
 _BOOL = {"keepdim", "largest", "sorted", "unbiased", "requires_grad", "descending", "stable", "ceil_mode",
          "count_include_pad", "inplace", "retain_graph", "create_graph", "allow_unused", "as_tuple",
          "equal_nan", "replacement", "return_indices", "training"}
@@ -41,7 +41,8 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "index_select": {"dim": "int"}, "gather": {"dim": "int"}, "stack": {"dim": "int"},
              "cat": {"dim": "int"}, "concat": {"dim": "int"}, "concatenate": {"dim": "int"},
              "split": {"dim": "int"}, "chunk": {"dim": "int"}, "unbind": {"dim": "int"},
-             "equal": {"other": "tensor"}, "promote_types": {"type1": "dtype", "type2": "dtype", "a": "dtype", "b": "dtype"},
+             "equal": {"other": "tensor"}, "full": {"size": "shape_tuple"}, "bernoulli": {"p": "tensor"},
+             "stack_module_state": {"models": "modules"}, "logsumexp": {"dim": "dim"}, "promote_types": {"type1": "dtype", "type2": "dtype", "a": "dtype", "b": "dtype"},
              "functional_call": {"module": "module", "parameter_and_buffer_dicts": "mapping", "args": None}, "allclose": {"other": "tensor"}, "isclose": {"other": "tensor"},
              "dot": {"other": "tensor"}, "matmul": {"other": "tensor"}, "mm": {"other": "tensor"},
              "bmm": {"other": "tensor"}, "mv": {"other": "tensor"}, "outer": {"other": "tensor"},
@@ -51,7 +52,8 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
 _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
                "dim": "int or tuple of ints", "size": "tuple of ints", "bool": "bool", "dtype": "microtorch.dtype",
                "callable": "a callable", "number": "Number", "str": "str", "norm_order": "Number or str",
-               "module": "nn.Module", "mapping": "dict or tuple of dicts"}
+               "module": "nn.Module", "mapping": "dict or tuple of dicts",
+               "shape_tuple": "tuple of ints", "modules": "list of nn.Modules"}
 _FIX = {"Tensor": "wrap the value with microtorch.tensor(...)",
         "Tensor or tuple of Tensors": "pass a tensor or a tuple of tensors",
         "tuple of Tensors": "pass a list or tuple of tensors, e.g. cat([a, b])",
@@ -60,7 +62,7 @@ _FIX = {"Tensor": "wrap the value with microtorch.tensor(...)",
         "microtorch.dtype": "pass a dtype such as microtorch.float32", "a callable": "pass a function",
         "Number": "pass a Python number", "str": "pass a string",
         "Number or str": "pass a number such as 2 or float('inf'), or 'fro'",
-        "nn.Module": "pass the module whose forward to call", "dict or tuple of dicts":
+        "nn.Module": "pass the module whose forward to call", "list of nn.Modules": "pass a list of modules", "dict or tuple of dicts":
         "pass {name: tensor} mappings such as dict(model.named_parameters())"}
 
 
@@ -98,13 +100,17 @@ def _ok(kind, v):
     if kind == "int":
         return _is_int(v)
     if kind == "dim":
-        return v is None or _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
+        return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
+    if kind == "shape_tuple":
+        return isinstance(v, (list, tuple)) and all(_is_int(d) for d in v)
+    if kind == "modules":
+        return isinstance(v, (list, tuple)) and all(hasattr(m, "named_parameters") for m in v)
     if kind == "size":
-        return v is None or _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
+        return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "bool":
         return isinstance(v, (bool, np.bool_))
     if kind == "number":
-        return isinstance(v, (numbers.Number, np.number)) or _is_tensor(v)
+        return isinstance(v, (numbers.Number, np.number))
     if kind == "norm_order":
         return v is None or isinstance(v, (numbers.Number, np.number, str))
     if kind == "dtype":
@@ -179,7 +185,7 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
             return fn(*args, **kwargs)
         except Exception as e:
             err = type_error(op, sig_fn, args, kwargs, method, overrides) or size_error(op, sig_fn, args, kwargs, e) \
-                or shapes_error(op, args, kwargs, e)
+                or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e)
             if err is None:
                 raise
             raise err from None  # the student sees the reason, not numpy's frames
@@ -208,6 +214,9 @@ def size_error(op, fn, args, kwargs, e):
         if size and all(_is_int(s) and s >= 0 for s in size) and np.prod([float(s) for s in size]) * 8 >= 2.0 ** 63:
             return RuntimeError(f"{op}(): Storage size calculation overflowed with sizes={size}: no tensor can have "
                                 f"that many elements; ask for a smaller size.")
+    if isinstance(e, ValueError) and "array is too big" in str(e):  # numpy: the byte count overflows
+        return RuntimeError(f"{op}(): Storage size calculation overflowed: no tensor can have that many elements "
+                            f"(numpy: {e}); ask for a smaller size.")
     if isinstance(e, MemoryError):
         return RuntimeError(f"{op}(): can't allocate memory for the result ({e}). Check the sizes you passed; a "
                             "smaller tensor, or fewer elements at a time, fits.")
@@ -232,6 +241,19 @@ def shapes_error(op, args, kwargs, e):
         from ._op import broadcast_error
         err = broadcast_error(op, e, *tensors)
         return err if err is not e else None
+
+
+def dtype_error(op, args, kwargs, e):
+    """torch's NotImplementedError when numpy has no loop for the inputs' dtypes (ceil of a complex tensor, the
+    negation of a bool one): the op has no kernel for them."""
+    msg = str(e)
+    if not isinstance(e, TypeError) or not (type(e).__module__.startswith("numpy") or "numpy boolean" in msg
+                                            or "not supported for the input types" in msg
+                                            or "Cannot cast array data" in msg or "complex" in msg):
+        return None
+    dtypes = ", ".join(str(a.dtype) for a in list(args) + list(kwargs.values()) if _is_tensor(a))
+    return NotImplementedError(f'"{op}" not implemented for {dtypes}; convert the input first, e.g. x.float() '
+                               "(or x.real for a complex tensor)")
 
 
 # Tensor operators guarded besides the public methods (numpy and Python call the others)
@@ -265,3 +287,56 @@ def check_size(size, op):
             raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension {s}: {list(size)}; sizes "
                                "are counts of elements, 0 or more")
     return size
+
+
+def check_einsum(equation, operands):
+    """torch's RuntimeError for a malformed einsum equation (numpy's ValueError names neither op nor fix)."""
+    lhs, _, rhs = equation.partition("->")
+    for i, c in enumerate(equation):
+        if c == "." and "..." not in equation:
+            raise RuntimeError(f"einsum(): found '.' in {equation!r} that is not part of any ellipsis '...'")
+        if not (c.isascii() and c.isalpha()) and c not in ",." and not (c in "->" and equation.find("->") in (i, i - 1)):
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string "
+                               f"{equation!r}, subscripts must be in [a-zA-Z]")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError(f"einsum(): fewer operands were provided than specified in the equation {equation!r} "
+                           f"({len(operands)} given for {len(terms)} terms)")
+    for c in rhs:
+        if c not in lhs:
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation {equation!r} for "
+                               "any input operand; every output letter must label a dimension of an input")
+        if rhs.count(c) > 1:
+            raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output of {equation!r}")
+    sizes = {}
+    for k, (term, op) in enumerate(zip(terms, operands)):
+        for c, n in zip(term, getattr(op, "shape", ())):
+            if sizes.get(c, n) != n and 1 not in (n, sizes[c]):
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which does not broadcast "
+                                   f"with previously seen size {sizes[c]} (equation {equation!r})")
+            sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]
+
+
+def need_dims(input, op):
+    """torch's IndexError for picking along a dim of a 0-d tensor, which has none."""
+    if input.ndim == 0:
+        raise IndexError(f"{op}(): Dimension specified as 0 but tensor has no dimensions (it is 0-d); give it one "
+                         "with x.reshape(1) or x.unsqueeze(0)")
+
+
+def need_nonempty_dim(input, d, op):
+    """torch's IndexError for a max/min/argmax/argmin along a dim of size 0 (d None: of an empty tensor)."""
+    if d is None and input.numel() == 0:
+        raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0 (input shape "
+                         f"{list(input.shape)}); pass dim=, or check for empty input first")
+    if d is not None and input.ndim and input.shape[d] == 0:
+        raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (input shape "
+                         f"{list(input.shape)}); there is no element to pick. Reduce along another dim, or check "
+                         "for empty input first")
+
+
+def need_floating(input, op):
+    """torch's NotImplementedError for an op with no kernel for integer or bool inputs (softmax of int64 logits)."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f'"{op}" not implemented for {input.dtype}: the input must be a floating point '
+                                  f"tensor; convert it with .float()")
