@@ -291,11 +291,18 @@ class Tensor:
     def tolist(self):
         return self._data.tolist()
 
+    def _one_element(self, op):
+        if self._data.size != 1:  # torch: ValueError here, RuntimeError in item()
+            raise ValueError(f"{op}(): only one element tensors can be converted to Python scalars, and this one "
+                             f"has {self._data.size} (shape {list(self.shape)}); index one element first, or use "
+                             ".tolist()")
+        return self.item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._one_element("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._one_element("int"))
 
     def __bool__(self):
         if self._data.size != 1:
@@ -309,7 +316,7 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._one_element("complex"))
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -473,6 +480,8 @@ _CPU = device("cpu")
 
 
 def _wrap_dim(dim, ndim, op):
+    if ndim == 0 and dim in (0, -1):  # torch wraps dims of a 0-d tensor for reductions, not for size/stride
+        raise IndexError(f"{op}: Dimension specified as {dim} but tensor has no dimensions (it is 0-d)")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], "

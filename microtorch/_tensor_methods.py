@@ -52,6 +52,8 @@ def _invert(self):
     if self.dtype.name == "bool":
         return ops.logical_not(self)
     from ._tensor import Tensor
+    if self._data.dtype.kind not in "iu":
+        raise TypeError(f"~ (invert) is only implemented on integer and Boolean-type tensors, not {self.dtype}")
     return Tensor._make(np.invert(self._data))
 
 
@@ -69,6 +71,9 @@ def _xor(self, other):
 
 def _bitwise(fn, a, b):
     from ._tensor import Tensor
+    if a._data.dtype.kind not in "iub" or np.asarray(b._data if isinstance(b, Tensor) else b).dtype.kind not in "iub":
+        raise NotImplementedError(f'"{fn.__name__}" is only implemented for integer and bool tensors, not '
+                                  f'{a.dtype} with {type(b).__name__}; for masks use bool tensors')
     return Tensor._make(np.asarray(fn(a._data, b._data if isinstance(b, Tensor) else b)))
 
 

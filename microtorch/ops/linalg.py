@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import check_einsum
 from ._op import Op, promoted
 from .shape import SqueezeDim
 
@@ -311,6 +312,7 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     eq = _normalize_equation(equation, operands)
+    check_einsum(eq, operands)
     terms = eq.split("->")[0].split(",")
     if len(terms) != len(operands):
         raise RuntimeError(f"einsum(): {len(terms)} operands in the equation but {len(operands)} tensors given")

@@ -6,6 +6,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import need_nonempty_dim
 from ._op import Op, as_array, normalize_dims, reduce_dims
 from .shape import broadcast_to, reshape
 
@@ -516,6 +517,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     if p == "nuc":
         raise NotImplementedError("norm(p='nuc') is not supported by microtorch")
+    if isinstance(p, str):
+        raise RuntimeError(f"norm(): order {p!r} is not supported; use a number such as 1, 2 or float('inf'), "
+                           "or 'fro'")
     return vector_norm(input, p, dim, keepdim)
 
 
@@ -537,30 +541,34 @@ def _nodiff(arr):
 
 def argmax(input, dim=None, keepdim=False):
     if dim is None:
+        need_nonempty_dim(input, None, "argmax")
         return _nodiff(as_array(np.argmax(input._data)).astype(np.int64))
     d = normalize_dims(dim, input.ndim, "argmax")[0]
+    need_nonempty_dim(input, d, "argmax")
     return _nodiff(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input, dim=None, keepdim=False):
     if dim is None:
+        need_nonempty_dim(input, None, "argmin")
         return _nodiff(as_array(np.argmin(input._data)).astype(np.int64))
     d = normalize_dims(dim, input.ndim, "argmin")[0]
+    need_nonempty_dim(input, d, "argmin")
     return _nodiff(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def all(input, dim=None, keepdim=False):
-    dims = None if dim is None else normalize_dims(dim, input.ndim, "all")
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "all")
     return _nodiff(np.all(input._data, axis=dims, keepdims=keepdim))
 
 
 def any(input, dim=None, keepdim=False):
-    dims = None if dim is None else normalize_dims(dim, input.ndim, "any")
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "any")
     return _nodiff(np.any(input._data, axis=dims, keepdims=keepdim))
 
 
 def count_nonzero(input, dim=None):
-    dims = None if dim is None else normalize_dims(dim, input.ndim, "count_nonzero")
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "count_nonzero")
     return _nodiff(as_array(np.count_nonzero(input._data, axis=dims)).astype(np.int64))
 
 
