@@ -19,10 +19,13 @@ function mtViewport(pane, svg, opts) {
   svg.style.width = natW + "px"; svg.style.height = natH + "px";
   let z = 1, tx = 0, ty = 0, fitZ = 1, manual = false, active = false;
   function apply() { svg.style.transform = `translate(${tx}px, ${ty}px) scale(${z})`; pane.dataset.zoom = z.toFixed(4); }
+  // the height of the area the page scrolls in (JupyterLab's notebook panel, else the window);
+  // an output area that scrolls sideways is not it (its height is ours)
   function scroller() {
     for (let p = pane.parentElement; p; p = p.parentElement) {
+      if (p.closest(".jp-OutputArea, .output_area, .cell-output")) continue;
       const s = getComputedStyle(p).overflowY;
-      if ((s === "auto" || s === "scroll") && p.clientHeight > 200) return p.clientHeight;
+      if ((s === "auto" || s === "scroll") && p.clientHeight > 200) return Math.min(p.clientHeight, window.innerHeight);
     }
     return window.innerHeight;
   }
