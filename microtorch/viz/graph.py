@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import graphviz
 
 from . import _format as F
+from ._contract import GraphvizContract
 from ._names import Names, collect
 from ._theme import DOT, scale_style, style_tag
 
@@ -510,7 +511,7 @@ def _font_sizes(scale):
     return {k: f"{v * scale:g}" for k, v in _FONT_PT.items()}
 
 
-class DAG(graphviz.Digraph):
+class DAG(GraphvizContract, graphviz.Digraph):
     """A graphviz.Digraph of a backward graph that renders itself without the `dot` program
     if need be, and in the notebook's theme. `.model` holds what was drawn; `.svg()` gives
     the themed SVG; `.save("g.svg")` (or .png/.pdf with `dot`, or .dot/.gv) writes a file."""
@@ -645,28 +646,6 @@ class DAG(graphviz.Digraph):
         more = f", {self.model.hidden} more collapsed" if self.model.hidden else ""
         return f"<microtorch.viz DAG: {n} nodes, {len(self.model.edges)} edges{more}>"
 
-    def pipe(self, format=None, *args, **kwargs):
-        fmt = format or self.format or "svg"
-        if renderer_name(self.render_with) == "wasm":
-            if fmt != "svg":
-                raise ValueError(f"{fmt} output needs the Graphviz `dot` program, which is not installed; "
-                                 "use SVG (or apt-get install graphviz)")
-            out = render_svg(self.source, "wasm")
-            return out if kwargs.get("encoding") else out.encode()
-        return super().pipe(format, *args, **kwargs)
-
-    def save(self, filename=None, directory=None):
-        """Write the graph: .svg (themed, standalone), .png/.pdf (needs `dot`), .dot/.gv (source).
-        Without an extension, as graphviz.Digraph.save: the DOT source."""
-        import os
-        from .export import save_dag
-        ext = os.path.splitext(os.fspath(filename))[1].lower() if filename is not None else ""
-        if ext in ("", ".dot", ".gv"):
-            return super().save(filename, directory=directory)
-        if ext not in (".svg", ".png", ".pdf", ".html", ".htm"):
-            raise ValueError(f"cannot save a graph as {ext}: use .svg, .png, .pdf, .html, or .dot/.gv for the source")
-        return save_dag(self, filename)
-
 
 def draw(*tensors, names="auto", params=None, module=None, show_values=True, show_grads=True,
          show_shapes=True, show_saved=False, show_hooks=True, highlight=None, rankdir="TB",
@@ -747,7 +726,10 @@ def browser_layout_js():
     """An ES module snippet defining `async function mtLayoutDot(dot)` (SVG text from the DOT
     source, laid out in the browser), or None when it is not available."""
     mod = _layout_module()
-    return mod.browser_layout_js() if mod is not None and hasattr(mod, "browser_layout_js") else None
+    try:
+        return mod.browser_layout_js() if mod is not None and hasattr(mod, "browser_layout_js") else None
+    except OSError:         # the engine's JavaScript is not installed (a checkout without the fetch)
+        return None
 
 
 def svg_or_none(dag):
