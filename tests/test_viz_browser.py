@@ -246,3 +246,29 @@ def test_exported_stepper_text_is_legible(chromium, pages, scale, scheme):
             assert not low_contrast(texts), f"{when}: {low_contrast(texts)[:8]}"
     finally:
         page.close()
+
+
+def test_stepper_laid_out_in_the_browser_steps_on_the_same_ids(chromium, tmp_path, monkeypatch):
+    """No layout engine on the Python side: the page carries the DOT source and a WebAssembly
+    Graphviz (`mtLayoutDot`); the stepper finds its nodes by the same ids and fits them."""
+    from microtorch.viz import graph as G
+    from microtorch.viz import stepper as S
+    if G.browser_layout_js() is None:
+        pytest.skip("the browser's Graphviz is not installed (make lab fetches it)")
+    server = _tanh_neuron()
+    monkeypatch.setattr(S, "svg_or_none", lambda dag: None)
+    s = _tanh_neuron()
+    assert s.data["svg"] is None and s.data["dot"].startswith("digraph") and "mtLayoutDot" in s._esm
+    page = _open(chromium, s.save(tmp_path / "browser.html"), (1366, 768), "light")
+    try:
+        ids = page.eval_on_selector_all(".mt-graph g.node", "els => els.map(e => e.id).sort()")
+        server_ids = sorted(s.data["prefix"] + n for n in s.data["nodes"])
+        assert ids == server_ids and len(ids) == len(server.data["nodes"])
+        page.focus(".mt-stepper")
+        page.keyboard.press("End")
+        page.wait_for_selector(".mt-stepper .mt-next:disabled")
+        assert page.text_content(f"[id='{s.data['prefix']}{s.steps[-1].nodes[0]}'] text.mt-grad").startswith("grad ")
+        _all_inside(page, "browser layout, last step")
+        assert page.errors == []
+    finally:
+        page.close()

@@ -10,6 +10,19 @@ with one CSS transform, so a zoom or a pan costs one style write.
 """
 
 VIEWPORT = r"""
+// an SVG laid out in the browser gets what Python's finish_svg gives a server-side one:
+// the theme's class, text classes by content, no <title> of raw node names
+function mtFinishSvg(svg, classes) {
+  svg.classList.add("mt-dag");
+  svg.removeAttribute("id");
+  for (const t of svg.querySelectorAll("title")) t.remove();
+  for (const t of svg.querySelectorAll("text")) {
+    const c = classes[t.textContent.replace(/\u00a0/g, " ").trim()] || classes[t.textContent.trim()];
+    if (c) t.classList.add(c);
+  }
+  return svg;
+}
+
 function mtViewport(pane, svg, opts) {
   opts = opts || {};
   const PAD = 6, MIN_H = opts.minHeight || 160;

@@ -624,13 +624,17 @@ class DAG(GraphvizContract, graphviz.Digraph):
             self._svg = render_svg(self.source, self.render_with)
         return finish_svg(self._svg, self._text_classes, standalone=standalone)
 
+    def text_classes(self):
+        """Text content -> CSS class, for an SVG laid out in the browser."""
+        return {k.replace("\u00a0", " ").strip(): v for k, v in self._text_classes.items()}
+
     def pane_html(self):
         """The graph in a fitting pan/zoom pane (laid out here, or in the browser if need be)."""
         from ._dagview import graph_pane
         svg = svg_or_none(self)
         if svg is not None:
             return graph_pane(svg)
-        return graph_pane(None, dot=self.source, layout_js=browser_layout_js())
+        return graph_pane(None, dot=self.source, layout_js=browser_layout_js(), classes=self.text_classes())
 
     def _repr_html_(self):
         return f'<div class="mtviz"{scale_style(self.scale)}>{style_tag()}{self.pane_html()}</div>'

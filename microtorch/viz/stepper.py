@@ -433,7 +433,9 @@ class _Builder:
     def layout(self):
         """{"svg": laid out here} or, when only the browser can lay it out, {"dot": source}."""
         svg = svg_or_none(self.dag)
-        return {"svg": svg} if svg is not None else {"svg": None, "dot": self.dag.source}
+        if svg is not None:
+            return {"svg": svg}
+        return {"svg": None, "dot": self.dag.source, "text_classes": self.dag.text_classes()}
 
     def data(self, steps, interval):
         model = self.model
