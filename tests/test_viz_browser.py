@@ -272,3 +272,50 @@ def test_stepper_laid_out_in_the_browser_steps_on_the_same_ids(chromium, tmp_pat
         assert page.errors == []
     finally:
         page.close()
+
+
+class _HalfSquare(mt.autograd.Function):
+    """x^2 with a backward that forgets the factor 2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * x
+
+
+def test_gradcheck_heatmap_cells_read_out_under_the_pointer(chromium, tmp_path):
+    """Pointing at a heatmap cell shows its numerical, analytical and difference values (the
+    Jacobians of x^2 with a backward missing its factor 2: diag(2x) against diag(x))."""
+    x = mt.tensor([0.5, -1.0, 2.0], dtype=mt.float64, requires_grad=True)
+    view = viz.gradcheck(_HalfSquare.apply, (x,))
+    path = view.save(tmp_path / "gc.html")
+    page = chromium.new_page(viewport={"width": 1366, "height": 768})
+    try:
+        page.goto(Path(path).as_uri())
+        header = page.inner_text(".mt-failtext")
+        assert header and not header.rstrip().endswith(",")
+        assert page.locator("details summary").count() == 1        # one table for the one pair
+        for panel in ("numerical", "analytical", "diff"):
+            hit = page.locator(f".mt-hit[data-panel='{panel}']").first
+            box = hit.bounding_box()
+            # cell (row 2, col 2): the bottom-right of a 3x3 grid
+            page.mouse.move(box["x"] + box["width"] * 5 / 6, box["y"] + box["height"] * 5 / 6)
+            tip = page.locator(".mt-heattip")
+            tip.wait_for(state="visible")
+            text = tip.inner_text()
+            assert "out[2] / in[2]" in text and "(2, 2)" in text, text
+            numbers = dict(line.rsplit(None, 1) for line in text.splitlines()[1:3])
+            assert float(numbers["numerical"]) == pytest.approx(4.0, rel=1e-3)     # 2 x, x = 2
+            assert float(numbers["analytical"]) == pytest.approx(2.0, rel=1e-3)
+            assert "fails" in text
+        page.mouse.move(box["x"] + box["width"] / 6, box["y"] + box["height"] * 5 / 6)   # (2, 0): off the diagonal
+        text = page.locator(".mt-heattip").inner_text()
+        assert "(2, 0)" in text and "passes" in text
+        page.locator(".mt-heatwrap").screenshot(path=str(ARTIFACTS / "gradcheck-hover.png"))
+    finally:
+        page.close()
