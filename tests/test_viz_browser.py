@@ -319,3 +319,82 @@ def test_gradcheck_heatmap_cells_read_out_under_the_pointer(chromium, tmp_path):
         page.locator(".mt-heatwrap").screenshot(path=str(ARTIFACTS / "gradcheck-hover.png"))
     finally:
         page.close()
+
+
+class _Block(mt.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = mt.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x).tanh()
+
+
+def test_explorer_opens_and_closes_modules_and_shows_tensors(chromium, tmp_path):
+    mt.manual_seed(0)
+    model = mt.nn.Sequential(mt.nn.Linear(3, 4), _Block(), _Block(), mt.nn.Linear(4, 1))
+    ex = viz.explore(model, mt.randn(5, 3), loss_fn=lambda out: out.pow(2).mean())
+    page = chromium.new_page(viewport={"width": 1366, "height": 768})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(Path(ex.save(tmp_path / "ex.html")).as_uri())
+        root = page.locator(".mt-explorer")
+        state = lambda: root.evaluate("el => el.dataset.state")          # noqa: E731
+        assert state() == ""
+        geo = root.evaluate(GEOMETRY_JS)[0]
+        assert not outside(geo) and len(geo["nodes"]) == 6   # loss, mean, pow; boxes 0 and 3; the fold
+        page.click("g.node.mt-fold:has-text('×2')")                          # unfold the two blocks
+        assert state() == "fold:1"
+        page.click("g.node.mt-module:has-text('2 · _Block')")
+        assert state() == "2|fold:1"
+        assert root.locator("g.cluster.mt-collapsible").count() == 1
+        assert not outside(root.evaluate(GEOMETRY_JS)[0])
+        page.click("g.node.mt-module:has-text('2.lin')")
+        assert state() == "2|2.lin|fold:1"
+        page.click("g.node:has-text('2.lin.weight')")
+        panel = page.inner_text(".mt-tensor")
+        w = model[2].lin.weight
+        assert "shape (4, 4)" in panel and "dtype float32" in panel
+        cells = page.eval_on_selector_all(".mt-tensor .mt-heat >> nth=1", "els => els.length")
+        assert cells == 1
+        grads = page.eval_on_selector_all(".mt-tensor .mt-heat:nth-of-type(2) .mt-cell, .mt-tensor .mt-heat ~ .mt-heat .mt-cell",
+                                          "els => els.map(e => e.textContent)")
+        expected = [viz._format.num(v) for v in w.grad.numpy().ravel().tolist()]
+        assert grads[-16:] == expected
+        page.locator(".mt-explorer").screenshot(path=str(ARTIFACTS / "explore-open.png"))
+        # close the open module by its frame: back to the unfolded view
+        page.locator("g.cluster.mt-collapsible[data-module='2']").first.click(position={"x": 8, "y": 8})
+        assert state() == "fold:1"
+        ms = page.evaluate("""() => { const ex = document.querySelector('.mt-explorer').mtExplorer; const t = [];
+            for (let i = 0; i < 6; i++) { const t0 = performance.now(); ex.open('1'); t.push(performance.now() - t0);
+              ex.close('1'); }
+            return t; }""")
+        assert max(ms) < 1000          # the budget (100 ms) is measured in benchmarks/viz_bench.py
+        assert errors == []
+    finally:
+        page.close()
+
+
+def test_dag_output_fits_and_timeline_is_legible(chromium, tmp_path):
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    with viz.record() as tape:
+        a = x * 3
+        a.register_hook(lambda g: g * 2)
+        y = (a.sin() * x).sum()
+        y.backward()
+    dag_page = viz.draw(y, tape=tape).save(tmp_path / "dag.html")
+    tl_page = viz.hook_timeline(tape).save(tmp_path / "tl.html")
+    page = chromium.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        for path in (dag_page, tl_page):
+            page.goto(Path(path).as_uri())
+            page.wait_for_selector(".mt-graph:not(.mt-static)")
+            geo = page.evaluate(GEOMETRY_JS, page.query_selector("body"))[0]
+            assert geo["nodes"] and not outside(geo)
+            texts = page.evaluate(TEXTS_JS, page.query_selector(".mtviz"))
+            assert not too_small(texts, 12), too_small(texts, 12)[:6]
+            assert not low_contrast(texts), low_contrast(texts)[:6]
+        page.screenshot(path=str(ARTIFACTS / "timeline-1920.png"), full_page=True)
+    finally:
+        page.close()
