@@ -69,10 +69,21 @@ def log_softmax(x, dim, dtype=None):
     return _log_softmax(x, dim, dtype=dtype)
 
 
+def _accept_numpy_names():
+    from ._tensor_methods import NO_NUMPY_ALIASES, numpy_aliases
+    g = globals()
+    for name, fn in list(g.items()):
+        if callable(fn) and not name.startswith("_") and not isinstance(fn, type) and name not in NO_NUMPY_ALIASES:
+            g[name] = numpy_aliases(fn)
+
+
+_accept_numpy_names()
+
+
 def __getattr__(name):
     # subpackages that pull in more code are imported on first use
     import importlib
-    if name in ("nn", "optim", "func", "testing", "viz"):
+    if name in ("nn", "optim", "func", "testing", "utils", "viz"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
@@ -109,3 +120,7 @@ __all__ = [
     "transpose", "tril", "triu", "true_divide", "trunc", "uint8", "unbind", "unflatten",
     "unsqueeze", "var", "vmap", "where", "zeros", "zeros_like"
 ]
+
+from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
+_guard_class(Tensor)

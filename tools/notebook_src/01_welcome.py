@@ -26,8 +26,9 @@ print("microtorch", mt.__version__, "| graph renderer:", viz.renderer_name())
 # One artificial neuron: an input `x`, a weight `w`, a bias `b`, and $y = \tanh(w x + b)$.
 # Computing `y` from tensors that have `requires_grad=True` makes microtorch record each
 # operation. `viz.draw` shows that record: the output at the top, one box per operation, the
-# leaves (`w`, `x`, `b`) at the bottom. Each box shows its value, and after backward, its
-# gradient.
+# leaves that require grad (`w` and `b`) at the bottom. `x` does not require grad, so it is not
+# drawn: autograd records only what a gradient can flow to. Each box shows its value, and after
+# backward, its gradient.
 
 # %%
 x = mt.tensor(0.5)
@@ -88,7 +89,8 @@ scores = mt.randn(5, dtype=mt.float64, requires_grad=True)
 viz.gradcheck(lambda s: s.softmax(dim=0), (scores,))
 
 # %% [markdown]
-# The two matrices match and the difference is zero to many digits, so the check passes. In
+# The two matrices match: their difference is tiny (about 1e-10, the rounding error of the finite
+# difference), far below gradcheck's tolerance, so the check passes. In
 # notebook 7 you will write an operation with a deliberate mistake in its backward and watch
 # the difference light up exactly where it is wrong.
 #

@@ -73,7 +73,8 @@ print(u.grad_fn.next_functions)      # ... whose inputs both come from x's accum
 # ### The picture
 #
 # `viz.draw` shows the graph with the value (left) and the gradient (right) in each box, the
-# way micrograd draws it. Read it from the output on the right back to the input.
+# way micrograd draws it. The output is at the top and the input at the bottom: read it from the
+# top down, the way backward runs.
 
 # %%
 from microtorch import viz
@@ -205,7 +206,8 @@ with graph.add_listener(show):
 print("microtorch: dc/da =", a.grad.item())
 
 # %% [markdown]
-# Each `AddBackward0` ran exactly once. The one that made `b` ran second, and received `2`:
+# Each `AddBackward0` ran exactly once. The second `AddBackward0` printed (the one that made
+# `b`, on the third line after `GraphRoot`) received `2`:
 # both of `c`'s messages had been summed before it ran. The accumulator of the leaf `a`
 # received `4`.
 
@@ -272,11 +274,12 @@ viz.Stepper(tape, names={"a": a, "b": b, "c": c})
 # ```
 # </details>
 #
-# **3.** Why does `backward_eager` happen to give the right answer for $g(x, y) = x y + \sin x$?
+# **3.** `Value` knows only `+` and `*`. Why does `backward_eager` happen to give the right
+# answer for $g(x, y) = x y + x x$ (written `x * y + x * x`)?
 #
 # <details><summary>Solution</summary>
 #
-# In that graph every intermediate result is used only once; only the leaf `x` is used twice,
-# and a leaf forwards nothing, it only accumulates. Order matters only when an
+# In that graph every intermediate result is used only once; only the leaf `x` is used several
+# times, and a leaf forwards nothing, it only accumulates. Order matters only when an
 # *intermediate* node has several users.
 # </details>

@@ -205,8 +205,9 @@ print(mt.stack(rows))
 # ```
 # </details>
 #
-# **2.** For $F = A X$ as above, which `gradient=` makes `X.grad` equal to the *first row* of
-# the Jacobian of $F_{00}$ with respect to $X$? Predict `X.grad`, then check.
+# **2.** For $F = A X$ as above, which `gradient=` makes `X.grad` equal to
+# $\partial F_{00} / \partial X$, the row of $F$'s Jacobian that belongs to the entry (0, 0)
+# (reshaped to the shape of $X$)? Predict `X.grad`, then check.
 
 # %%
 # your turn

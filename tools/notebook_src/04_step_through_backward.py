@@ -149,8 +149,9 @@ except RuntimeError as e:
 # %% [markdown]
 # You rarely need `retain_graph=True`. In a training loop, every step builds a new graph from
 # a new forward pass, so every graph is used once. Keep it for the cases where you really
-# backpropagate twice through the same graph: several losses sharing a trunk, or the demo
-# above.
+# backpropagate twice through the same graph, such as several losses sharing a trunk when you
+# call `backward` on each of them (summing them into one loss and calling `backward` once needs
+# no `retain_graph`), or the demo above.
 #
 # ## Exercises
 #
@@ -184,6 +185,7 @@ except RuntimeError as e:
 #
 # <details><summary>Solution</summary>
 #
-# The sum of the three gradients, each computed at the parameter values of its own step. The
-# third update then uses this sum instead of the current gradient.
+# The sum of the three gradients, each computed at the parameter values of its own step. Every
+# update after the first uses such a running sum instead of the current gradient: the second
+# update uses the sum of two gradients, the third the sum of three.
 # </details>

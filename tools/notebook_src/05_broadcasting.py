@@ -48,9 +48,12 @@ print("row.grad =", row.grad.flatten(), "  G.sum(dim=0) =", G.sum(dim=0))
 print("shapes:", tuple(col.grad.shape), tuple(row.grad.shape))
 
 # %% [markdown]
-# In one sentence: **the adjoint of broadcasting is summation**. Broadcasting a vector $v$ is
-# multiplying it by a matrix of ones, $B v$; the backward of a linear map is its transpose,
-# and $B^\top$ adds up the copies.
+# In one sentence: **the adjoint of broadcasting is summation**. Broadcasting is a linear map.
+# Copying a vector $v$ of length $d$ into the $N$ rows of an $N \times d$ table (flattened row
+# by row) is $B v$ with $B = \mathbf{1}_N \otimes I_d$: $N$ identity matrices stacked on top
+# of each other, each copying every entry of $v$ to its place in one row. (Only for a scalar,
+# $d = 1$, is $B$ a plain column of ones.) The backward of a linear map is its transpose, and
+# $B^\top = [I_d \; I_d \; \cdots \; I_d]$ adds up the $N$ copies: $B^\top g = \sum_n g_n$.
 #
 # microtorch does this in exactly one place: a function `sum_to(grad, shape)` that sums a
 # gradient back to the shape of the input it belongs to. Every op's backward computes its
@@ -109,8 +112,9 @@ print("W.grad matches X^T Ybar:", mt.allclose(W.grad, X.detach().t() @ Ybar))
 print("X.grad matches Ybar W^T:", mt.allclose(X.grad, Ybar @ W.detach().t()))
 
 # %% [markdown]
-# Notice that $\bar W = X^\top \bar Y = \sum_n x_n^\top \bar y_n$ is *also* a sum over the
-# batch: the same weights were used for every example, so their gradient collects one
+# Notice that $\bar W = X^\top \bar Y = \sum_n x_n^\top \bar y_n$, where $x_n$ and
+# $\bar y_n$ are the $n$-th rows of $X$ and $\bar Y$ (row vectors, so each term is an outer
+# product of shape `(3, 2)`), is *also* a sum over the batch: the same weights were used for every example, so their gradient collects one
 # contribution per example. Broadcasting and weight sharing are the same story.
 
 # %% [markdown]

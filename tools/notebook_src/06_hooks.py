@@ -181,8 +181,9 @@ print("w.grad:", w.grad, "  = 2 cos(x w) x")
 # ## Exercises
 #
 # **1.** Write a hook that clips the gradient of an intermediate tensor to `[-1, 1]`
-# (`g.clamp(-1, 1)`), register it on `h = x * 10`, and check that `x.grad` is clipped-then-scaled
-# for `loss = h.sum()`.
+# (`g.clamp(-1, 1)`) and register it on `h = x * 10`, with `loss = (h * 5).sum()`. First
+# predict `x.grad` with and without the hook, then check. (Why would `loss = h.sum()` show
+# nothing?)
 
 # %%
 # your turn
@@ -190,9 +191,9 @@ print("w.grad:", w.grad, "  = 2 cos(x w) x")
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# The upstream gradient at `h` is 1 per entry, inside `[-1, 1]`, so the clip does nothing and
-# `x.grad` is 10. Use `loss = (h * 5).sum()` to see it act: then the gradient at `h` is 5, clipped
-# to 1, and `x.grad` is 10 instead of 50.
+# The gradient arriving at `h` is 5 per entry; the hook clips it to 1, and `x.grad` is
+# $1 \cdot 10 = 10$ instead of $5 \cdot 10 = 50$ without the hook. With `loss = h.sum()` the
+# gradient at `h` would be 1, already inside `[-1, 1]`, and the clip would change nothing.
 #
 # ```python
 # x = mt.tensor([1.0, 2.0], requires_grad=True)

@@ -217,7 +217,12 @@ viz.gradcheck(BuggyCumSum.apply, (x,), fast_mode=True)
 # For complex numbers "the derivative" needs a convention. PyTorch (and microtorch) treat a
 # function of a complex $z = a + ib$ as a function of the two real numbers $a$ and $b$, and the
 # gradient of a real loss is $\frac{\partial L}{\partial a} + i\,\frac{\partial L}{\partial b}$,
-# the direction of steepest ascent in the complex plane. gradcheck checks exactly that, perturbing
+# the direction of steepest ascent in the complex plane. PyTorch's documentation states the same
+# convention with *Wirtinger derivatives*: the conjugate Wirtinger derivative is
+# $\frac{\partial L}{\partial \bar z} = \frac12\left(\frac{\partial L}{\partial a} +
+# i\,\frac{\partial L}{\partial b}\right)$, so the gradient above is twice it. (For
+# $L = |z|^2 = z \bar z$, $\frac{\partial L}{\partial \bar z} = z$ and `z.grad` is $2z$.)
+# gradcheck checks exactly that, perturbing
 # the real and the imaginary part separately. A complex *output* is checked as two real
 # functions, its real part and its imaginary part.
 #

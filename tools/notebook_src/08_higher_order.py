@@ -137,8 +137,7 @@ print("x^3:", gradgradcheck(lambda t: t ** 3, (x,)))
 #
 # Here is $x^3$ as a custom `Function` whose backward computes $3x^2$ with numpy, outside
 # autograd. The first derivative is right, so gradcheck passes. But autograd cannot see through
-# numpy: to it, the backward's result is a constant times $\bar y$, whose derivative with respect
-# to $x$ is 0. Second derivatives come out as zero, silently.
+# numpy: to it, the backward's result is a constant times $\bar y$, with no path back to $x$.
 
 # %%
 class CubeViaNumpy(Function):
@@ -156,6 +155,25 @@ class CubeViaNumpy(Function):
 
 print("gradcheck:    ", gradcheck(CubeViaNumpy.apply, (x,)))
 print("gradgradcheck:", gradgradcheck(CubeViaNumpy.apply, (x,), raise_exception=False))
+
+# %% [markdown]
+# What happens to a student who differentiates twice by hand depends on the rest of the graph.
+# Alone, the first gradient does not require grad at all, and a second `grad` raises the error
+# below (PyTorch raises the same). But when the first gradient *also* depends on $x$ through
+# another path, nothing fails, and the numpy part is silently missing: for
+# $x^3 + x^2$ the second derivative should be $6x + 2 = 14$ at $x = 2$, and comes out as $2$.
+# gradgradcheck is in that second situation (its $\bar y$ requires grad), which is why it
+# catches the bug.
+
+# %%
+t = mt.tensor(2.0, dtype=mt.float64, requires_grad=True)
+(g,) = mt.autograd.grad(CubeViaNumpy.apply(t), t, create_graph=True)
+try:
+    mt.autograd.grad(g, t)
+except RuntimeError as e:
+    print("RuntimeError:", str(e).split(".")[0])
+(g,) = mt.autograd.grad(CubeViaNumpy.apply(t) + t ** 2, t, create_graph=True)
+print("second derivative of x^3 + x^2 at 2:", mt.autograd.grad(g, t)[0].item(), "(should be 14)")
 
 # %% [markdown]
 # To see it, draw what gradgradcheck checks: the backward as a function of the input $x$ and of

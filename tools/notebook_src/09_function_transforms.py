@@ -166,10 +166,14 @@ for name, g in per_example.items():
 # For $f: \mathbb{R}^n \to \mathbb{R}^m$ the Jacobian is $m \times n$. There are two ways to build
 # it:
 #
-# - **reverse mode** (`jacrev`): one vector-Jacobian product $v^\top J$ per output, i.e. one
-#   backward per *row*: $m$ passes;
-# - **forward mode** (`jacfwd`): one Jacobian-vector product $J u$ per input, i.e. one forward
-#   pass with tangents per *column*: $n$ passes.
+# - **reverse mode** (`jacrev`): one vector-Jacobian product $v^\top J$ per output, one per
+#   *row*: $m$ of them;
+# - **forward mode** (`jacfwd`): one Jacobian-vector product $J u$ per input, one per
+#   *column*: $n$ of them.
+#
+# Neither loops in Python: `jacrev` runs one forward, then hands its `vjp` function to `vmap`
+# with the $m$ rows of the identity as a batch of $v$'s, so the $m$ products are computed as one
+# batched backward. `jacfwd` does the same with `jvp` and the $n$ columns.
 #
 # Both give the same matrix:
 

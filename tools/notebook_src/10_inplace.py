@@ -57,7 +57,7 @@ except RuntimeError as e:
     print("RuntimeError:", e)
 
 # %% [markdown]
-# Read the message: it names the tensor (`output 0 of ExpBackward0`), the version it has (1)
+# Read the message: it names the tensor (`output 0 of Exp`), the version it has (1)
 # and the version the node saved (0), and suggests the fix. Without this check, backward would
 # have multiplied by $e^x + 1$ instead of $e^x$ and you would never know.
 #
@@ -66,10 +66,14 @@ except RuntimeError as e:
 # | op | saves | in-place change to its input afterwards | ... to its output afterwards |
 # |---|---|---|---|
 # | `a + b`, `a - b` | nothing | fine | fine |
-# | `a * b` | `a` and `b` | error | fine |
+# | `a * b` | `a` if `b` requires grad, `b` if `a` does | error, if the other factor requires grad | fine |
 # | `exp(x)`, `sigmoid(x)`, `tanh(x)` | the output | fine | error |
 # | `relu(x)` | the output | fine | error |
 # | `x ** 2`, `sin(x)`, `log(x)` | the input | error | fine |
+#
+# A product saves each factor only for the *other* factor's gradient: $\partial (ab) / \partial a
+# = b$. So `h * data`, with a `data` that does not require grad, does not save `h` at all, and
+# `h.add_(1)` afterwards is harmless; `h * h` saves `h` and fails.
 #
 # You can check any of them the same way:
 
@@ -141,19 +145,22 @@ except RuntimeError as e:
 # ## Views: in place through a window
 #
 # Indexing with slices returns a *view*: a window onto the same memory, not a copy. An in-place
-# change through the view changes the base tensor, so they share the version counter as well.
-# Autograd handles it by rewriting the base's history: the base's `grad_fn` becomes
-# `CopySlices`, which applies the view's backward to the part of the gradient that belongs to
-# the slice and passes the rest through unchanged.
+# change through the view changes the tensor it looks into (its *base*), so they share the
+# version counter as well. Autograd handles it by rewriting the base's history. Below, `tail` is
+# a view of `a`, and after `tail.mul_(10)` the `grad_fn` of `a` becomes `CopySlices`: it applies
+# the backward of the in-place op (here `mul_`, so a factor 10) to the part of the gradient that
+# belongs to the slice, and passes the rest through unchanged. (`w`, the leaf that `a` was
+# computed from, keeps no `grad_fn`.)
 
 # %%
-base = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
-a = base * 1
+w = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+a = w * 1                       # the base of the view below
 tail = a[1:]                    # a view of the last two entries
 tail.mul_(10)                   # changes a as well
 print("a:", a, " versions:", a._version, tail._version)
+print("a.grad_fn:", a.grad_fn.name())
 a.sum().backward()
-print("base.grad:", base.grad, " (1 for the untouched entry, 10 for the scaled ones)")
+print("w.grad:", w.grad, " (1 for the untouched entry, 10 for the scaled ones)")
 
 # %% [markdown]
 # ## Finding the culprit: anomaly mode

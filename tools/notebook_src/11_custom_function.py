@@ -161,7 +161,8 @@ print("sigmoid(2x) * x_dot:", (2.0 * x).sigmoid() * x_dot)
 # %%
 x = mt.randn(4, dtype=mt.float64, requires_grad=True)
 print("forward AD checked:", gradcheck(lambda t: SoftplusFwd.apply(t, 2.0), (x,), check_forward_ad=True))
-#
+
+# %% [markdown]
 # ## Checklist for a custom op
 #
 # 1. `forward` computes; it may use any code, numpy included. Save what backward needs with
@@ -171,7 +172,8 @@ print("forward AD checked:", gradcheck(lambda t: SoftplusFwd.apply(t, 2.0), (x,)
 # 3. Write `backward` with tensor operations, or mark it `@once_differentiable`.
 # 4. `gradcheck` in `float64` at random points, plus `gradgradcheck`; add `jvp` and
 #    `check_forward_ad=True` if you need forward mode.
-#
+
+# %% [markdown]
 # ## Exercises
 #
 # **1.** Write `Swish`, $y = x\,\sigma(x)$, as a Function. Its derivative is

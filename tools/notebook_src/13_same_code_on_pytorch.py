@@ -142,7 +142,7 @@ print(names, leaf)
 # ## The matrix examples: $a^\top X b$ and $A X$
 
 # %%
-# %%both X.grad X2.grad a.grad
+# %%both X.grad X2.grad f F
 a = torch.tensor([[1], [2], [3.], [4]])
 X = torch.tensor([[1, 2, 3], [5, 6, 7], [8, 9, 10], [5, 4, 3.]], requires_grad=True)
 b = torch.tensor([[2], [3], [4.]])
@@ -231,8 +231,8 @@ derivatives = [d1.item(), d2.item(), d3.item()]
 def compute_loss(weights, example, target):
     return ((example.dot(weights).relu() - target) ** 2).mean()
 
-weights = torch.tensor([0.5, -0.2, 0.1, 0.3, -0.4])
-examples = torch.tensor(np.linspace(-1, 1, 15).reshape(3, 5), dtype=torch.float32)
+weights = torch.tensor([0.5, -0.2, 0.1, 0.3, 0.4])
+examples = torch.tensor(np.linspace(-0.2, 1.2, 15).reshape(3, 5), dtype=torch.float32)   # relu active for all 3
 targets = torch.tensor([0.1, -0.3, 0.2])
 per_example = torch.func.vmap(torch.func.grad(compute_loss), in_dims=(None, 0, 0))(weights, examples, targets)
 
