@@ -58,6 +58,7 @@ def _bound(name):
     def run(*args, hint=False, strict=False, **kwargs):
         result = run_check(name, *args, hint=hint, **kwargs)
         if strict and not result.passed:
+            _show(result)                  # the red box and its picture, above the traceback
             raise AssertionError(repr(result))
         return result
 
@@ -65,6 +66,16 @@ def _bound(name):
     run.__doc__ = entry.doc
     run.__signature__ = inspect.signature(entry.func)
     return run
+
+
+def _show(result):
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        return
+    if get_ipython() is not None:
+        display(result)
 
 
 def run_check(name, *args, hint=False, **kwargs):
