@@ -184,7 +184,8 @@ def sgd_step(fn):
         v = compare(p.detach(), p0 - 0.1 * g, what=f"parameter {i} after your step", rtol=1e-5, atol=1e-6,
                     wrongs=[("the parameters did not change: assign in place (p -= ..., p.sub_(...)), "
                              "rebinding the loop variable p changes nothing.", p0),
-                            ("the learning rate is missing.", p0 - g)])
+                            ("the learning rate is missing.", p0 - g),
+                            ("wrong sign: the step goes against the gradient, p - lr * grad.", p0 + 0.1 * g)])
         if not v.passed:
             return v
     return ok()

@@ -31,7 +31,10 @@ def _call(f, inputs, what):
     except NotImplementedError:
         raise Unusable(f"{what} still raises NotImplementedError: write it, then run the cell again.") from None
     except Exception as e:
-        raise Unusable(f"calling {what} raised {type(e).__name__}: {e}") from None
+        extra = ""
+        if "does not require grad" in str(e):
+            extra = "\n(To differentiate a gradient again, compute it with create_graph=True.)"
+        raise Unusable(f"calling {what} raised {type(e).__name__}: {e}{extra}") from None
 
 
 def _heatmap(report):
@@ -57,7 +60,11 @@ def _diagnose(pair, side):
     if not np.any(a) and np.any(n):
         return (f"your {side} gives zero for {where} where the finite differences are not zero: does it return "
                 "None, or a zero tensor, for that input?")
-    offdiag = a.shape[0] == a.shape[1] and a.shape[0] > 1 and np.allclose(n, np.diag(np.diag(n)))
+    diagonal = a.shape[0] == a.shape[1] and a.shape[0] > 1 and np.allclose(n, np.diag(np.diag(n)))
+    if side == "jvp" and diagonal and np.allclose(a, a[:, :1], atol=1e-8) and np.any(a - np.diag(np.diag(a))):
+        return (f"your jvp ignores the tangent: every column of its Jacobian {where} is the same. Multiply the "
+                "local derivative by the tangent argument.")
+    offdiag = diagonal
     if offdiag and np.any(np.abs(a - np.diag(np.diag(a))) > 1e-8) and np.allclose(a, a[:1], atol=1e-8):
         return (f"your {side} ignores the incoming gradient: every row of its Jacobian {where} is the same. "
                 "Multiply the local derivative by `grad` (the chain rule's upstream factor).")
@@ -96,6 +103,10 @@ def check_function(answer, inputs, *, what, reference=None, gradgrad=False, forw
     try:
         f = callable_of(answer, what)
         out = _call(f, inputs, what)
+        if isinstance(out, Tensor) and not out.requires_grad:
+            return wrong(f"the output of {what} does not require grad, so autograd cannot differentiate it: it was "
+                         "computed outside autograd (numpy, .detach(), .item(), mt.tensor(...)) or under no_grad. "
+                         "Use tensor operations.")
         if reference is not None:
             v = compare(out, reference(*inputs), what=f"the forward of {what}")
             if not v.passed:
@@ -183,8 +194,8 @@ def check_chain(answers, build, *, loss="L"):
         got_prev = answers.get(prev, 1.0) if prev != names[0] else 1.0
         try:
             g, r, rp = as_array(answers[name], what), as_array(ref[name], ""), as_array(ref[prev], "")
-            if g.shape == r.shape and np.all(rp != 0) and np.allclose(g, r / rp, rtol=1e-5) \
-                    and not np.allclose(rp, 1):
+            if g.shape == r.shape and (rp.shape == r.shape or rp.size == 1) and np.all(rp != 0) \
+                    and np.allclose(g, r / rp, rtol=1e-5) and not np.allclose(rp, 1):
                 v.reason = (f"{what} is only the local derivative d{prev}/d{name}: multiply it by the "
                             f"upstream gradient d{loss}/d{prev} (the chain rule: upstream x local).")
         except Unusable:

@@ -110,7 +110,7 @@ def compare(got, want, *, what="your answer", wrongs=(), rtol=1e-5, atol=1e-7):
         if value.shape == want.shape and _close(got, value, rtol, atol) and not _close(value, want, rtol, atol):
             return wrong(f"{what} is not right: {reason}")
     c = _ratio(got, want) if got.size > 1 else None
-    if c is not None and not np.isclose(c, 1.0):        # (the factor itself is not shown: it would give the answer away)
+    if c is not None and not np.isclose(c, 1.0) and c != 0:        # (the factor itself is not shown: it would give the answer away)
         return wrong(f"every entry of {what} is off by the same factor: a constant factor of the chain rule (such as "
                      "the 2 of a square or the 1/N of a mean) is missing or counted twice.")
     if got.size == 1:

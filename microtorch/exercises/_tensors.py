@@ -125,7 +125,8 @@ def sgd_in_backward(make_hook):
     for name, p, p0, g in (("W", W, W0, gW), ("b", b, b0, gb)):
         v = compare(p.detach(), p0 - 0.1 * g, what=f"{name} after backward", wrongs=[
             ("the parameter did not change: update it in place (p -= ..., or p.sub_(...)).", p0),
-            ("the step goes against the gradient: p - lr * grad.", p0 + 0.1 * g)])
+            ("wrong sign: the step goes against the gradient, p - lr * grad.", p0 + 0.1 * g),
+            ("the learning rate is missing.", p0 - g)])
         if not v.passed:
             return v
         if p.grad is not None:
