@@ -334,10 +334,11 @@ def test_failing_function_check_draws_heatmap_and_blame():
     from microtorch.viz.jacobian import GradcheckView
     buggy = fn_class(lambda x, g: g.cumsum(0), cumsum)
     result = check.fixed_cumsum(buggy)
-    kinds = [type(v) for v in result.visuals()]
-    assert GradcheckView in kinds and BlameReport in kinds
-    blame = next(v for v in result.visuals() if isinstance(v, BlameReport))
+    (blame,) = result.visuals()
+    assert isinstance(blame, BlameReport) and isinstance(blame.heatmap, GradcheckView)
     assert blame.first_failing is not None and "Student" in blame.first_failing.title
+    (heatmap,) = check.cube(fn_class(lambda x, g: g * 3 * x, cube)).visuals()
+    assert isinstance(heatmap, GradcheckView) and not heatmap.passed
     html = result._repr_html_()
     assert "<svg" in html and "blame" in html
 

@@ -46,8 +46,8 @@ def _heatmap(report):
 
 def _blame(fn, inputs):
     def make():
-        from .. import viz
-        return viz.blame(fn, *inputs)
+        from ..viz.blame import blame            # (viz.blame is also the name of its module)
+        return blame(fn, *inputs)
     return make
 
 
@@ -118,9 +118,8 @@ def check_function(answer, inputs, *, what, reference=None, gradgrad=False, forw
         pair = _failing_pair(report)
         side = "jvp" if pair is not None and pair.mode == "forward" else "backward"
         reason = _diagnose(pair, side) if pair is not None else report.message.strip().splitlines()[0]
-        visuals = [_heatmap(report)]
-        if composite is not None:
-            visuals.append(_blame(composite(f), inputs))
+        # blame shows the graph and, below it, the heatmap of the first failing node: one of the two
+        visuals = [_blame(composite(f), inputs) if composite is not None else _heatmap(report)]
         return wrong(f"gradcheck fails: {reason}", *visuals)
     if gradgrad:
         try:
@@ -147,11 +146,11 @@ def _step_picture(build, prev, name, got_prev, got):
     """The chain-rule step from `prev` to `name`: the formula the engine applies, and the
     student's own numbers (upstream, and the local factor they imply)."""
     def make():
-        from .. import viz
         from ..viz._mathml import to_mathml
+        from ..viz.stepper import step_backward
         loss, order = build()
         tensors = {e[0]: e[1] for e in order}
-        stepper = viz.step_backward(loss, names=tensors)
+        stepper = step_backward(loss, names=tensors)
         target = tensors[name]
         step = next((s for s in stepper.steps if s.node is not None and _sends_to(s.node, target)), None)
         formulas = "".join(f"<div>{to_mathml(t)}</div>" for t in (step.latex if step is not None else []))
