@@ -8,12 +8,18 @@ from ._random import _rng
 from ._tensor import Tensor, _filled, _size_arg
 
 
-def _finish(arr, dtype, requires_grad):
+def _finish(arr, dtype, requires_grad, device=None):
     if dtype is not None:
         arr = arr.astype(_dtype.to_dtype(dtype).np, copy=False)
     if not getattr(arr, "__vmap_batched__", False):  # (vmap(randomness="different") draws a batch)
         arr = np.ascontiguousarray(arr).reshape(np.shape(arr))  # (ascontiguousarray makes 0-d 1-d)
-    t = Tensor._make(arr)
+    return _placed(Tensor._make(arr), device, requires_grad)
+
+
+def _placed(t, device, requires_grad=False):
+    """t on `device` ('cpu' or 'meta': a shape without data), a leaf requiring grad if asked."""
+    if device is not None and str(device) != "cpu":
+        t = t.to(device)
     if requires_grad:
         t.requires_grad = True
     return t
@@ -23,45 +29,66 @@ def _default(dtype):
     return _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    return _filled(_size_arg(size), 0, dtype, requires_grad)
+def _sizes(size, kw, op):
+    """The size given as *size or as size=(...), as torch's factories take it."""
+    size_kw = kw.pop("size", None)
+    if kw:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kw))}'")
+    if size_kw is not None:
+        if size:
+            raise TypeError(f"{op}() got multiple values for argument 'size'")
+        if not isinstance(size_kw, (tuple, list)):
+            raise TypeError(f"{op}(): argument 'size' must be tuple of ints, not {type(size_kw).__name__}")
+        return tuple(size_kw)
+    if not size:
+        raise TypeError(f"{op}() missing 1 required positional arguments: \"size\"")
+    return _size_arg(size)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    return _filled(_size_arg(size), 1, dtype, requires_grad)
+def _filled_on(size, value, dtype, device, requires_grad):
+    return _placed(_filled(size, value, dtype, False), device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, memory_format=None):
-    return _filled(_size_arg(size), 0, dtype, requires_grad)
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
+    return _filled_on(_sizes(size, kw, "zeros"), 0, dtype, device, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
+    return _filled_on(_sizes(size, kw, "ones"), 1, dtype, device, requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None, **kw):
+    return _filled_on(_sizes(size, kw, "empty"), 0, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _dtype.result_type(fill_value) if not isinstance(fill_value, builtins.float) else None
-    return _filled(tuple(size), fill_value, dtype, requires_grad)
+    return _filled_on(tuple(size), fill_value, dtype, device, requires_grad)
 
 
 def _like(t, dtype):
     return dtype if dtype is not None else t.dtype
 
 
-def zeros_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _filled(tuple(t.shape), 0, _like(t, dtype), requires_grad)
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _filled_on(tuple(input.shape), 0, _like(input, dtype), device, requires_grad)
 
 
-def ones_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _filled(tuple(t.shape), 1, _like(t, dtype), requires_grad)
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _filled_on(tuple(input.shape), 1, _like(input, dtype), device, requires_grad)
 
 
-def empty_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _filled(tuple(t.shape), 0, _like(t, dtype), requires_grad)
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _filled_on(tuple(input.shape), 0, _like(input, dtype), device, requires_grad)
 
 
-def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _filled(tuple(t.shape), fill_value, _like(t, dtype), requires_grad)
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _filled_on(tuple(input.shape), fill_value, _like(input, dtype), device, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -69,58 +96,63 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     is_float = builtins.any(isinstance(v, builtins.float) for v in vals)
     dt = _dtype.to_dtype(dtype) if dtype is not None else (_dtype.get_default_dtype() if is_float else _dtype.int64)
-    return _finish(np.arange(*vals, dtype=np.float64 if is_float else None), dt, requires_grad)
+    return _finish(np.arange(*vals, dtype=np.float64 if is_float else None), dt, requires_grad, device)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    return _finish(np.linspace(start, end, steps), _default(dtype), requires_grad)
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    return _finish(np.linspace(start, end, steps), _default(dtype), requires_grad, device)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
-    return _finish(np.logspace(start, end, steps, base=base), _default(dtype), requires_grad)
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    return _finish(np.logspace(start, end, steps, base=base), _default(dtype), requires_grad, device)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    return _finish(np.eye(n, m), _default(dtype), requires_grad)
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    return _finish(np.eye(n, m), _default(dtype), requires_grad, device)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    rng, size, dt = _rng(generator), _size_arg(size), _default(dtype)
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, **kw):
+    rng, size, dt = _rng(generator), _sizes(size, kw, "rand"), _default(dtype)
     if dt.is_complex:  # as torch: real and imaginary parts each uniform on [0, 1)
-        return _finish(rng.random(size) + 1j * rng.random(size), dt, requires_grad)
-    return _finish(rng.random(size), dt, requires_grad)
+        return _finish(rng.random(size) + 1j * rng.random(size), dt, requires_grad, device)
+    return _finish(rng.random(size), dt, requires_grad, device)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    rng, size, dt = _rng(generator), _size_arg(size), _default(dtype)
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, **kw):
+    rng, size, dt = _rng(generator), _sizes(size, kw, "randn"), _default(dtype)
     if dt.is_complex:  # as torch: variance 1 in all, so each part has variance 1/2
         return _finish((rng.standard_normal(size) + 1j * rng.standard_normal(size)) * np.sqrt(0.5), dt,
-                       requires_grad)
-    return _finish(rng.standard_normal(size), dt, requires_grad)
+                       requires_grad, device)
+    return _finish(rng.standard_normal(size), dt, requires_grad, device)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False):
     if high is None or size is None and isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, size if high is None else high
     if size is None:
         raise TypeError("randint() missing required argument 'size' (a tuple)")
-    return _finish(_rng(generator).integers(low, high, tuple(size)), dtype or _dtype.int64, requires_grad)
+    return _finish(_rng(generator).integers(low, high, tuple(size)), dtype or _dtype.int64, requires_grad, device)
 
 
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
-    return _finish(_rng(generator).permutation(n), dtype or _dtype.int64, requires_grad)
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    return _finish(_rng(generator).permutation(n), dtype or _dtype.int64, requires_grad, device)
 
 
-def rand_like(t, *, dtype=None, requires_grad=False):
-    return rand(*t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return rand(*input.shape, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
 
 
-def randn_like(t, *, dtype=None, requires_grad=False):
-    return randn(*t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return randn(*input.shape, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
 
 
-def randint_like(t, low=0, high=None, *, dtype=None, requires_grad=False):
-    return randint(low, high, tuple(t.shape), dtype=_like(t, dtype), requires_grad=requires_grad)
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+                 memory_format=None):
+    return randint(low, high, tuple(input.shape), dtype=_like(input, dtype), device=device,
+                   requires_grad=requires_grad)
 
 
 def normal(mean, std, size=None, *, generator=None, dtype=None, requires_grad=False):

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _meta
 from ._dtype import get_default_dtype, result_type
 
 _NUMERIC_TYPES = (int, float, complex, bool, np.number, np.bool_)
@@ -102,7 +102,11 @@ class Tensor:
 
     @property
     def device(self):
-        return device("cpu")
+        return _CPU if type(self._data) is not _meta.MetaArray else device("meta")
+
+    @property
+    def is_meta(self):
+        return type(self._data) is _meta.MetaArray
 
     @property
     def is_cuda(self):
@@ -337,7 +341,11 @@ class Tensor:
             elif isinstance(a, Tensor):
                 dtype = a.dtype
             elif isinstance(a, (str, device)) and str(a) != "cpu":
+                if str(a) == "meta":
+                    return _meta.to_meta(self if dtype is None else self.to(dtype))
                 raise RuntimeError(f"microtorch runs on the CPU only; cannot move a tensor to {a}")
+            elif isinstance(a, (str, device)) and type(self._data) is _meta.MetaArray:
+                _meta.from_meta(self)
         if dtype is None or _dtype.to_dtype(dtype) is self.dtype:
             return self.clone() if kwargs.get("copy") else self
         return _ops.to_dtype(self, _dtype.to_dtype(dtype))
@@ -438,21 +446,24 @@ class device:
 
     def __init__(self, type="cpu", index=None):
         type = str(type)
-        if type != "cpu":
+        if type not in ("cpu", "meta"):  # meta: shapes without data (see _meta.py)
             raise RuntimeError(f"microtorch runs on the CPU only; device {type!r} is not available")
-        self.type, self.index = "cpu", None
+        self.type, self.index = type, None
 
     def __repr__(self):
-        return "device(type='cpu')"
+        return f"device(type='{self.type}')"
 
     def __str__(self):
-        return "cpu"
+        return self.type
 
     def __eq__(self, other):
-        return str(other) == "cpu"
+        return str(other) == self.type
 
     def __hash__(self):
-        return hash("cpu")
+        return hash(self.type)
+
+
+_CPU = device("cpu")
 
 
 def _wrap_dim(dim, ndim, op):

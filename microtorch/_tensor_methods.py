@@ -1,4 +1,7 @@
 """Tensor's operators and methods, each a one-line call into ops."""
+import functools
+import inspect
+
 import numpy as np
 
 from . import ops
@@ -152,8 +155,35 @@ def _creation():
     return _creation
 
 
+# torch's native ops also take numpy's spellings axis= (for dim=) and keepdims= (for keepdim=);
+# these are Python functions in torch and do not (Tensor.unflatten does not, torch.unflatten does)
+NO_NUMPY_ALIASES = {"norm", "split"}
+
+
+def numpy_aliases(fn):
+    """fn, also accepting axis= for dim= and keepdims= for keepdim= (as torch's argument parser)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    aliases = [(a, d) for a, d in (("axis", "dim"), ("keepdims", "keepdim")) if d in params]
+    if not aliases:
+        return fn
+
+    @functools.wraps(fn)
+    def accepting_numpy_names(*args, **kwargs):
+        for alias, name in aliases:
+            if alias in kwargs:
+                if name in kwargs:
+                    raise TypeError(f"{fn.__name__.lstrip('_')}() got multiple values for argument '{name}' "
+                                    f"(given as {name}= and as numpy's {alias}=); pass one")
+                kwargs[name] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+    return accepting_numpy_names
+
+
 def install(cls):
     for name, fn in METHODS.items():
-        setattr(cls, name, fn)
+        setattr(cls, name, fn if name in NO_NUMPY_ALIASES or name == "unflatten" else numpy_aliases(fn))
     for name, fn in PROPERTIES.items():
         setattr(cls, name, property(fn))

@@ -6,6 +6,8 @@ from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
 from .graph import Node  # noqa: F401
 from .variable import Variable  # noqa: F401
+from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals(), ["backward", "grad"], {"tensors": "tensor_or_tensors"})  # torch's TypeError for bad types
 
 
 def __getattr__(name):

@@ -5,11 +5,12 @@ hessian (Jacobians as a vmap over a basis), vmap (batching), functional_call (a 
 function of its parameters). They compose to any depth: grad(grad(f)), vmap(grad(f)),
 jacfwd(jacrev(f)).
 """
-from . import _rules  # noqa: F401  (registers the batching rules)
+from . import _rules, _rules_api  # noqa: F401  (register the batching rules)
 from . import _batching
 from ._transforms import (_batched_grad, functional_call, grad, grad_and_value, hessian, jacfwd, jacrev,  # noqa: F401
                           jvp, linearize, vjp)
 from ._vmap import vmap  # noqa: F401
+from ._stack import stack_module_state  # noqa: F401
 
 
 class _BatchedDuals:
@@ -45,4 +46,8 @@ def _install():
 _install()
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call"]
+           "functional_call", "stack_module_state"]
+
+
+from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals(), __all__)  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)

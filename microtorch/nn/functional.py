@@ -9,6 +9,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..ops import conv as _convops
 from ..ops import elementwise as _ew
+from ..ops.loss import huber_loss, smooth_l1_loss  # noqa: F401
 from ..ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,  # noqa: F401
                       l1_loss, linear, log_softmax, mse_loss, nll_loss, softmax)
 
@@ -314,3 +315,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if bias is not None:
         out = out + bias.reshape(bshape)
     return out
+
+
+from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)

@@ -207,14 +207,13 @@ def getitem(x, key):
 
 
 def select(input, dim, index):
-    x = input
     from .shape import _share
-    d = normalize_dims(dim, x.ndim, "select")[0]
-    size = x.shape[d]
+    d = normalize_dims(dim, input.ndim, "select")[0]
+    size = input.shape[d]
     if not -size <= index < size:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x.shape)} at "
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
                          f"dimension {d}")
-    return _share(Select.apply(x, d, index % size), x)
+    return _share(Select.apply(input, d, index % size), input)
 
 
 class IndexSelect(Op):
@@ -236,14 +235,13 @@ class IndexSelect(Op):
 
 
 def index_select(input, dim, index):
-    x = input
-    d = normalize_dims(dim, x.ndim, "index_select")[0]
+    d = normalize_dims(dim, input.ndim, "index_select")[0]
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    if idx.size and (idx.max() >= x.shape[d] or idx.min() < -x.shape[d]):
-        raise IndexError(f"index_select(): index out of range in self (dimension {d} has size {x.shape[d]})")
-    return IndexSelect.apply(x, d, idx.reshape(-1))
+    if idx.size and (idx.max() >= input.shape[d] or idx.min() < -input.shape[d]):
+        raise IndexError(f"index_select(): index out of range in self (dimension {d} has size {input.shape[d]})")
+    return IndexSelect.apply(input, d, idx.reshape(-1))
 
 
 class Gather(Op):
@@ -295,21 +293,20 @@ def scatter_zeros(g, shape, dim, index):
 
 
 def gather(input, dim, index, *, sparse_grad=False):
-    x = input
-    d = normalize_dims(dim, x.ndim, "gather")[0]
+    d = normalize_dims(dim, input.ndim, "gather")[0]
     idx = index._data
     if idx.dtype != np.int64:
         raise RuntimeError(f"gather(): Expected dtype int64 for index, got {index.dtype}")
-    if idx.ndim != x.ndim:
+    if idx.ndim != input.ndim:
         raise RuntimeError("gather(): Index tensor must have the same number of dimensions as input tensor")
-    if idx.size and (idx.max() >= x.shape[d] or idx.min() < 0):
-        raise RuntimeError(f"gather(): index {idx.max()} is out of bounds for dimension {d} with size {x.shape[d]}")
-    if any(idx.shape[i] > x.shape[i] for i in range(x.ndim) if i != d):
-        x = x  # torch allows smaller index dims; slice x to the index's extent
-    key = tuple(slice(0, idx.shape[i]) if i != d else slice(None) for i in range(x.ndim))
-    if any(idx.shape[i] != x.shape[i] for i in range(x.ndim) if i != d):
-        x = getitem(x, key)
-    return Gather.apply(x, d, idx)
+    if idx.size and (idx.max() >= input.shape[d] or idx.min() < 0):
+        raise RuntimeError(f"gather(): index {idx.max()} is out of bounds for dimension {d} with size {input.shape[d]}")
+    if any(idx.shape[i] > input.shape[i] for i in range(input.ndim) if i != d):
+        input = input  # torch allows smaller index dims; slice x to the index's extent
+    key = tuple(slice(0, idx.shape[i]) if i != d else slice(None) for i in range(input.ndim))
+    if any(idx.shape[i] != input.shape[i] for i in range(input.ndim) if i != d):
+        input = getitem(input, key)
+    return Gather.apply(input, d, idx)
 
 
 class MaskedFill(Op):
@@ -342,30 +339,27 @@ class MaskedFillTensor(MaskedFill):
 
 
 def masked_fill(input, mask, value):
-    x = input
     if mask.dtype.name != "bool":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        if value._data.dtype != x._data.dtype:
-            value = value.to(x.dtype)
+        if value._data.dtype != input._data.dtype:
+            value = value.to(input.dtype)
     try:
-        out = (MaskedFillTensor if isinstance(value, Tensor) else MaskedFill).apply(x, mask, value)
+        out = (MaskedFillTensor if isinstance(value, Tensor) else MaskedFill).apply(input, mask, value)
     except ValueError:
         out = None
-    if out is None or out.shape != x.shape:
+    if out is None or out.shape != input.shape:
         raise RuntimeError(f"masked_fill: the mask {list(mask.shape)} must be broadcastable to the tensor "
-                           f"{list(x.shape)}; give the mask the tensor's shape (or one that broadcasts to it)")
+                           f"{list(input.shape)}; give the mask the tensor's shape (or one that broadcasts to it)")
     return out
 
 
 def masked_select(input, mask):
-    x = input
-    return getitem(x, mask)
+    return getitem(input, mask)
 
 
 def take(input, index):
-    x = input
-    return getitem(x.reshape(-1), index.reshape(-1)).reshape(index.shape)
+    return getitem(input.reshape(-1), index.reshape(-1)).reshape(index.shape)

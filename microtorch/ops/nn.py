@@ -68,34 +68,31 @@ def _softmax_dim(x, dim, op):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    x = input
     if dtype is not None:
-        x = x.to(dtype)
-    return Softmax.apply(x, _softmax_dim(x, dim, "softmax"))
+        input = input.to(dtype)
+    return Softmax.apply(input, _softmax_dim(input, dim, "softmax"))
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    x = input
     if dtype is not None:
-        x = x.to(dtype)
-    return LogSoftmax.apply(x, _softmax_dim(x, dim, "log_softmax"))
+        input = input.to(dtype)
+    return LogSoftmax.apply(input, _softmax_dim(input, dim, "log_softmax"))
 
 
 def linear(input, weight, bias=None):
-    x = input
-    if x.shape[-1] != weight.shape[-1]:
-        rows = int(np.prod(x.shape[:-1])) if x.ndim > 1 else 1
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "
+    if input.shape[-1] != weight.shape[-1]:
+        rows = int(np.prod(input.shape[:-1])) if input.ndim > 1 else 1
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[-1]}x{weight.shape[0]}): linear expects inputs whose last dimension "
                            f"is in_features={weight.shape[-1]}")
     from .linalg import addmm, matmul
     if bias is None:
-        return matmul(x, weight.t())
-    if x.ndim == 2:
-        return addmm(bias, x, weight.t())
+        return matmul(input, weight.t())
+    if input.ndim == 2:
+        return addmm(bias, input, weight.t())
     # torch folds other ranks into a matrix: view(-1, in) -> addmm -> view back
-    out = addmm(bias, x.reshape(-1, x.shape[-1]), weight.t())
-    return out.view(*x.shape[:-1], weight.shape[0])
+    out = addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
+    return out.view(*input.shape[:-1], weight.shape[0])
 
 
 class MseLoss(Op):

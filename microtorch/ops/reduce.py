@@ -66,12 +66,11 @@ def _int_to_sum_dtype(x, dtype):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    x = input
-    dt = _int_to_sum_dtype(x, dtype)
+    dt = _int_to_sum_dtype(input, dtype)
     if dim is None:
-        return Sum.apply(x, dims=None, keepdim=False, dtype=dt)
-    dims = reduce_dims(dim, x.ndim, "sum")
-    return SumDim.apply(x, dims=dims, keepdim=keepdim, dtype=dt)
+        return Sum.apply(input, dims=None, keepdim=False, dtype=dt)
+    dims = reduce_dims(dim, input.ndim, "sum")
+    return SumDim.apply(input, dims=dims, keepdim=keepdim, dtype=dt)
 
 
 class Mean(Op):
@@ -99,15 +98,14 @@ class MeanDim(Mean):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    x = input
     if dtype is not None:
-        x = x.to(dtype)
-    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        input = input.to(dtype)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
-                           f"point or complex dtype. Got: {x.dtype}; use x.float().mean()")
+                           f"point or complex dtype. Got: {input.dtype}; use x.float().mean()")
     if dim is None:
-        return Mean.apply(x, dims=None, keepdim=False)
-    return MeanDim.apply(x, dims=reduce_dims(dim, x.ndim, "mean"), keepdim=keepdim)
+        return Mean.apply(input, dims=None, keepdim=False)
+    return MeanDim.apply(input, dims=reduce_dims(dim, input.ndim, "mean"), keepdim=keepdim)
 
 
 class Var(Op):
@@ -176,15 +174,13 @@ def _var_args(dim, unbiased, correction, x, op):
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    x = input
-    dims, c = _var_args(dim, unbiased, correction, x, "var")
-    return Var.apply(x, dims=dims, correction=c, keepdim=keepdim)
+    dims, c = _var_args(dim, unbiased, correction, input, "var")
+    return Var.apply(input, dims=dims, correction=c, keepdim=keepdim)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    x = input
-    dims, c = _var_args(dim, unbiased, correction, x, "std")
-    return Std.apply(x, dims=dims, correction=c, keepdim=keepdim)
+    dims, c = _var_args(dim, unbiased, correction, input, "std")
+    return Std.apply(input, dims=dims, correction=c, keepdim=keepdim)
 
 
 def _exclusive_cumprods(xd, ax):
@@ -243,12 +239,11 @@ class ProdDim(Prod):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    x = input
     if dtype is not None:
-        x = x.to(dtype)
+        input = input.to(dtype)
     if dim is None:
-        return Prod.apply(x, dim=None)
-    return ProdDim.apply(x, dim=normalize_dims(dim, x.ndim, "prod")[0], keepdim=keepdim)
+        return Prod.apply(input, dim=None)
+    return ProdDim.apply(input, dim=normalize_dims(dim, input.ndim, "prod")[0], keepdim=keepdim)
 
 
 class AmaxOp(Op):
@@ -317,17 +312,15 @@ def _check_nonempty(x, op):
 
 
 def amax(input, dim=(), keepdim=False):
-    x = input
-    _check_nonempty(x, "amax")
-    dims = None if dim == () or dim is None else reduce_dims(dim, x.ndim, "amax")
-    return AmaxOp.apply(x, dims=dims, keepdim=keepdim)
+    _check_nonempty(input, "amax")
+    dims = None if dim == () or dim is None else reduce_dims(dim, input.ndim, "amax")
+    return AmaxOp.apply(input, dims=dims, keepdim=keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
-    x = input
-    _check_nonempty(x, "amin")
-    dims = None if dim == () or dim is None else reduce_dims(dim, x.ndim, "amin")
-    return AminOp.apply(x, dims=dims, keepdim=keepdim)
+    _check_nonempty(input, "amin")
+    dims = None if dim == () or dim is None else reduce_dims(dim, input.ndim, "amin")
+    return AminOp.apply(input, dims=dims, keepdim=keepdim)
 
 
 class MaxDim(Op):
@@ -375,28 +368,26 @@ class MinDim(MaxDim):
 
 
 def max(input, dim=None, keepdim=False, *, other=None):
-    x = input
     if isinstance(dim, Tensor):
         from .elementwise import maximum
-        return maximum(x, dim)
+        return maximum(input, dim)
     if dim is None:
-        _check_nonempty(x, "max")
-        return MaxAll.apply(x)
-    d = normalize_dims(dim, x.ndim, "max")[0]
-    v, i = MaxDim.apply(x, d, keepdim=keepdim) if x.ndim else (x.clone(), _zeros_idx())
+        _check_nonempty(input, "max")
+        return MaxAll.apply(input)
+    d = normalize_dims(dim, input.ndim, "max")[0]
+    v, i = MaxDim.apply(input, d, keepdim=keepdim) if input.ndim else (input.clone(), _zeros_idx())
     return return_types_max(v, i)
 
 
 def min(input, dim=None, keepdim=False):
-    x = input
     if isinstance(dim, Tensor):
         from .elementwise import minimum
-        return minimum(x, dim)
+        return minimum(input, dim)
     if dim is None:
-        _check_nonempty(x, "min")
-        return MinAll.apply(x)
-    d = normalize_dims(dim, x.ndim, "min")[0]
-    v, i = MinDim.apply(x, d, keepdim=keepdim) if x.ndim else (x.clone(), _zeros_idx())
+        _check_nonempty(input, "min")
+        return MinAll.apply(input)
+    d = normalize_dims(dim, input.ndim, "min")[0]
+    v, i = MinDim.apply(input, d, keepdim=keepdim) if input.ndim else (input.clone(), _zeros_idx())
     return return_types_min(v, i)
 
 
@@ -432,8 +423,7 @@ class Logsumexp(Op):
 
 
 def logsumexp(input, dim, keepdim=False):
-    x = input
-    return Logsumexp.apply(x, reduce_dims(dim, x.ndim, "logsumexp"), keepdim=keepdim)
+    return Logsumexp.apply(input, reduce_dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
 
 
 class Norm(Op):
@@ -500,19 +490,17 @@ class Norm(Op):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    x = input
     if p in ("fro", None):
         p = 2
     if p == "nuc":
         raise NotImplementedError("norm(p='nuc') is not supported by microtorch")
-    dims = None if dim is None else normalize_dims(dim, x.ndim, "norm")
-    return Norm.apply(x, ord=float(p), dims=dims, keepdim=keepdim)
+    dims = None if dim is None else normalize_dims(dim, input.ndim, "norm")
+    return Norm.apply(input, ord=float(p), dims=dims, keepdim=keepdim)
 
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
-    x = input
-    dims = None if dim is None else normalize_dims(dim, x.ndim, "vector_norm")
-    return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim)
+    dims = None if dim is None else normalize_dims(dim, input.ndim, "vector_norm")
+    return Norm.apply(input, ord=float(ord), dims=dims, keepdim=keepdim)
 
 
 # ---- non-differentiable reductions and comparisons --------------------------------------------
@@ -521,37 +509,32 @@ def _nodiff(arr):
 
 
 def argmax(input, dim=None, keepdim=False):
-    x = input
     if dim is None:
-        return _nodiff(as_array(np.argmax(x._data)).astype(np.int64))
-    d = normalize_dims(dim, x.ndim, "argmax")[0]
-    return _nodiff(np.argmax(x._data, axis=d, keepdims=keepdim).astype(np.int64))
+        return _nodiff(as_array(np.argmax(input._data)).astype(np.int64))
+    d = normalize_dims(dim, input.ndim, "argmax")[0]
+    return _nodiff(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input, dim=None, keepdim=False):
-    x = input
     if dim is None:
-        return _nodiff(as_array(np.argmin(x._data)).astype(np.int64))
-    d = normalize_dims(dim, x.ndim, "argmin")[0]
-    return _nodiff(np.argmin(x._data, axis=d, keepdims=keepdim).astype(np.int64))
+        return _nodiff(as_array(np.argmin(input._data)).astype(np.int64))
+    d = normalize_dims(dim, input.ndim, "argmin")[0]
+    return _nodiff(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def all(input, dim=None, keepdim=False):
-    x = input
-    dims = None if dim is None else normalize_dims(dim, x.ndim, "all")
-    return _nodiff(np.all(x._data, axis=dims, keepdims=keepdim))
+    dims = None if dim is None else normalize_dims(dim, input.ndim, "all")
+    return _nodiff(np.all(input._data, axis=dims, keepdims=keepdim))
 
 
 def any(input, dim=None, keepdim=False):
-    x = input
-    dims = None if dim is None else normalize_dims(dim, x.ndim, "any")
-    return _nodiff(np.any(x._data, axis=dims, keepdims=keepdim))
+    dims = None if dim is None else normalize_dims(dim, input.ndim, "any")
+    return _nodiff(np.any(input._data, axis=dims, keepdims=keepdim))
 
 
 def count_nonzero(input, dim=None):
-    x = input
-    dims = None if dim is None else normalize_dims(dim, x.ndim, "count_nonzero")
-    return _nodiff(as_array(np.count_nonzero(x._data, axis=dims)).astype(np.int64))
+    dims = None if dim is None else normalize_dims(dim, input.ndim, "count_nonzero")
+    return _nodiff(as_array(np.count_nonzero(input._data, axis=dims)).astype(np.int64))
 
 
 def _cmp_operands(a, b):
@@ -595,23 +578,19 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def logical_not(input):
-    x = input
-    return Tensor._make(np.logical_not(x._data))
+    return Tensor._make(np.logical_not(input._data))
 
 
 def isnan(input):
-    x = input
-    return Tensor._make(np.isnan(x._data))
+    return Tensor._make(np.isnan(input._data))
 
 
 def isinf(input):
-    x = input
-    return Tensor._make(np.isinf(x._data))
+    return Tensor._make(np.isinf(input._data))
 
 
 def isfinite(input):
-    x = input
-    return Tensor._make(np.isfinite(x._data))
+    return Tensor._make(np.isfinite(input._data))
 
 
 def equal(input, other):

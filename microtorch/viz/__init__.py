@@ -8,12 +8,14 @@
     viz.eps_sweep(f, inputs)             finite-difference error against eps
     viz.blame(loss)                      which node's backward is wrong
     viz.save(obj, "file.html")           static export (HTML, SVG, PNG)
+    viz.set_options(scale=1.5, lang="en") text size of every picture (projector), language
 
 The widget (anywidget) and matplotlib are imported on first use.
 """
 from .graph import DAG, GraphvizError, RendererNotFound, draw, renderer_name  # noqa: F401
 from .record import Tape, record  # noqa: F401
 from .export import save  # noqa: F401
+from ._options import get_options, set_options  # noqa: F401
 
 _LAZY = {
     "Stepper": "stepper", "step_backward": "stepper", "Step": "stepper",

@@ -148,7 +148,7 @@ class HookTimeline:
                                 " { stroke: var(--mt-purple); stroke-width: 4px; stroke-dasharray: none; }")
                 link_css.append(f".mt-timeline:has({gid}:hover) .mt-card[data-t='{d}']"
                                 " { box-shadow: 0 0 0 2px var(--mt-purple); }")
-        dag_html = f"<div class='mt-graphbox'>{self.dag.svg()}</div>" if self.dag is not None else ""
+        dag_html = self.dag.pane_html() if self.dag is not None else ""
         summary = (f"<div><b>hook timeline</b> <span class='mt-muted'>{n} firing(s), "
                    f"{sum(f['changed'] for f in self.firings)} changed a gradient; hover a card to find its "
                    "node</span></div>")

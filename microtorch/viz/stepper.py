@@ -19,7 +19,8 @@ from ._mathml import to_mathml
 from ._names import Names, collect
 from ._stepper_js import CSS as _STEPPER_CSS, ESM as _ESM
 from ._theme import CSS as _THEME_CSS
-from .graph import DAG, DEFAULT_MAX_NODES, build
+from ._i18n import tr
+from .graph import DAG, DEFAULT_MAX_NODES, browser_layout_js, build, svg_or_none
 from .hooks import is_internal
 
 
@@ -429,6 +430,11 @@ class _Builder:
         return "".join(parts)
 
     # -- browser data ---------------------------------------------------------------------
+    def layout(self):
+        """{"svg": laid out here} or, when only the browser can lay it out, {"dot": source}."""
+        svg = svg_or_none(self.dag)
+        return {"svg": svg} if svg is not None else {"svg": None, "dot": self.dag.source}
+
     def data(self, steps, interval):
         model = self.model
         exec_step = {}
@@ -471,7 +477,9 @@ class _Builder:
             grad_text[name] = texts
         return {
             "prefix": self.dag.prefix,
-            "svg": self.dag.svg(),
+            "scale": self.dag.scale,
+            "labels": _labels(),
+            **self.layout(),
             "nodes": list(model.nodes),
             "exec": exec_step,
             "edges": edges,
@@ -480,6 +488,21 @@ class _Builder:
                       for st in steps],
             "interval": int(interval),
         }
+
+
+def _labels():
+    """The widget's own words (toolbar, legend, hints), in the current language."""
+    return {
+        "reset": tr("Reset"), "reset_tip": tr("Reset (Home)"), "back": tr("Back"), "back_tip": tr("Back (←)"),
+        "play": tr("Play"), "pause": tr("Pause"), "play_tip": tr("Play / pause (space)"), "next": tr("Next"),
+        "next_tip": tr("Next (→)"), "step": tr("step"), "counter": tr("step {k} / {n}"),
+        "zoom_in": tr("Zoom in (+)"), "zoom_out": tr("Zoom out (−)"), "fit": tr("fit"),
+        "fit_tip": tr("Show the whole graph (0, or double-click the graph)"), "text": tr("text"),
+        "scale_tip": tr("Text size (viz.set_options(scale=...) sets it for every picture)"),
+        "running": tr("running now"), "ready": tr("in the ready queue"), "done": tr("done"),
+        "grad_edge": tr("gradient on an edge"),
+        "hint": tr("← → step, space plays, click a node to jump; drag to pan, ctrl+wheel or +/− to zoom"),
+    }
 
 
 def _math(tex):
@@ -501,6 +524,7 @@ class Stepper(anywidget.AnyWidget):
     _css = _THEME_CSS + _STEPPER_CSS
     data = traitlets.Dict().tag(sync=True)
     index = traitlets.Int(0).tag(sync=True)
+    scale = traitlets.Float(1.0).tag(sync=True)
 
     def __init__(self, tape, backward=-1, *, names="auto", params=None, module=None, rankdir="TB",
                  max_nodes=DEFAULT_MAX_NODES, max_steps=1000, show_values=True, interval=900, renderer="auto",
@@ -515,9 +539,22 @@ class Stepper(anywidget.AnyWidget):
         if not isinstance(max_steps, int) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
         steps = b.steps(max_steps)
-        super().__init__(data=b.data(steps, interval), index=0, **kwargs)
+        data = b.data(steps, interval)
+        super().__init__(data=data, index=0, scale=b.dag.scale, **kwargs)
+        if data["svg"] is None:         # laid out in the browser: ship the layout engine too
+            self._esm = browser_layout_js() + "\n" + _ESM
+        self._builder, self._interval = b, interval
         self.steps = steps
         self.dag = b.dag
+        self.observe(self._rescale, names="scale")
+
+    def _rescale(self, change):
+        """The widget's text-size control: lay the graph out again with the new font sizes."""
+        b = self._builder
+        b.dag = DAG(b.model, rankdir=b.dag.rankdir, renderer=b.dag.render_with, id_prefix=b.dag.prefix,
+                    module_types=b.dag.module_types, scale=change["new"])
+        self.dag = b.dag
+        self.data = b.data(self.steps, self._interval)
         self.tape = tape
 
     @property

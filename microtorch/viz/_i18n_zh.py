@@ -1,0 +1,86 @@
+"""Chinese translations of the visualizer's user-visible strings, keyed by the English text.
+
+`viz.set_options(lang="zh")` makes `tr(text)` (in `_i18n.py`) look each string up here; a
+string without an entry shows in English. Placeholders such as `{n}` must survive the
+translation unchanged (a test checks it), since the text is formatted after the lookup.
+Terms follow the usual Chinese deep-learning vocabulary: 梯度, 反向传播, 计算图, 叶子节点,
+钩子, 雅可比矩阵, 链式法则.
+"""
+
+ZH = {
+    # ---- stepper: buttons, tooltips, keyboard help ----
+    "Back": "上一步",
+    "Back (←)": "上一步（←）",
+    "Next": "下一步",
+    "Next (→)": "下一步（→）",
+    "Play": "播放",
+    "Pause": "暂停",
+    "Play / pause (space)": "播放 / 暂停（空格键）",
+    "Reset": "重置",
+    "Reset (Home)": "重置（Home 键）",
+    "step": "步骤",
+    "step {k} / {n}": "第 {k} / {n} 步",
+    "text": "文字",
+    "Text size (viz.set_options(scale=...) sets it for every picture)":
+        "文字大小（viz.set_options(scale=...) 可为所有图统一设置）",
+    "{n} steps · ← → to step, space to play": "共 {n} 步 · 按 ← → 单步，空格键播放",
+    "← → step, space plays, click a node to jump; drag to pan, ctrl+wheel or +/− to zoom":
+        "← → 单步，空格键播放，点击节点可跳转；拖动可平移，Ctrl+滚轮或 +/− 可缩放",
+
+    # ---- stepper: legend and panel ----
+    "running now": "正在执行",
+    "in the ready queue": "在就绪队列中",
+    "done": "已完成",
+    "gradient on an edge": "边上的梯度",
+    "seed": "初始梯度",
+    "ready queue": "就绪队列",
+    "waiting for": "等待",
+    "chain rule": "链式法则",
+    "with numbers": "代入数值",
+    "incoming gradient": "传入的梯度",
+    "outgoing gradients": "传出的梯度",
+    "(changed)": "（已改变）",
+
+    # ---- the graph (viz.draw) and its zoom bar ----
+    "fit": "适应",
+    "Zoom in (+)": "放大（+）",
+    "Zoom out (−)": "缩小（−）",
+    "Show the whole graph (0, or double-click the graph)": "显示整张计算图（按 0，或双击计算图）",
+    "laying out the graph...": "正在排布计算图……",
+    "value": "值",
+    "grad": "梯度",
+    "data": "数据",
+    "output": "输出",
+    "leaf": "叶子节点",
+    "tensor": "张量",
+    "saved: freed by backward": "保存的张量：已被反向传播释放",
+    "stale": "已过期",
+
+    # ---- hook kinds (timeline lanes, stepper panel) ----
+    "tensor hook": "张量钩子",
+    "node pre-hook": "节点前置钩子",
+    "node hook": "节点钩子",
+    "post-accumulate hook": "累加后钩子",
+    "module forward pre-hook": "模块前向前置钩子",
+    "module forward hook": "模块前向钩子",
+    "module backward pre-hook": "模块反向前置钩子",
+    "module backward hook": "模块反向钩子",
+    "multi-grad hook": "多梯度钩子",
+    "autograd.grad capture": "autograd.grad 捕获",
+    "captured for autograd.grad": "为 autograd.grad 捕获",
+    "forward": "前向传播",
+    "after backward": "反向传播之后",
+    "before": "之前",
+    "after": "之后",
+
+    # ---- gradcheck heatmaps and blame ----
+    "numerical": "数值",
+    "analytical": "解析",
+    "difference": "差值",
+    "real part": "实部",
+    "imaginary part": "虚部",
+    "passed": "通过",
+    "failed": "失败",
+    "skipped": "跳过",
+    "error": "出错",
+}
