@@ -40,6 +40,7 @@ translation still to do: the notebook then shows the English cell under a visibl
 
     .venv/bin/python tools/build_notebooks.py --zh-missing   # print the cells without a translation
     .venv/bin/python tools/build_notebooks.py --zh-pending   # mark them pending (English shown)
+    .venv/bin/python tools/build_notebooks.py --zh-prune     # drop translations of old English text
 
 When tools/notebook_header.py exists, the cells its header_cells(stem, lang) returns (badges,
 an install cell) open every notebook; a Chinese notebook then also switches the visualizer
@@ -215,6 +216,24 @@ def _first_line(text):
     return line[:60].replace("-->", "")
 
 
+def zh_prune(srcs):
+    """Remove from zh/<stem>.md the blocks whose key matches no English cell any more."""
+    for src in srcs:
+        path = zh_source(src)
+        _, _, _, unused = translate(src)
+        if not unused:
+            continue
+        kept, drop = [], False
+        for line in path.read_text().splitlines():
+            m = _ZH_MARK.match(line)
+            if m:
+                drop = m.group("key") in unused
+            if not drop:
+                kept.append(line)
+        path.write_text("\n".join(kept).rstrip("\n") + "\n")
+        print(f"tools/notebook_src/zh/{src.stem}.md: dropped {', '.join(unused)}")
+
+
 def zh_report(srcs, mark_pending=False, show_text=False):
     """Print the untranslated cells; with mark_pending, record them as pending in zh/<stem>.md.
 
@@ -255,6 +274,9 @@ def main(argv):
     check = "--check" in argv
     prefixes = [a for a in argv if not a.startswith("-")]
     srcs = sources(prefixes)
+    if "--zh-prune" in argv:
+        zh_prune(srcs)
+        return 0
     if "--zh-missing" in argv or "--zh-pending" in argv:
         zh_report(srcs, mark_pending="--zh-pending" in argv, show_text="--zh-missing" in argv)
         return 0
