@@ -141,8 +141,7 @@ def build(src):
 
 ZH_VIZ_CELL = ("code", '# 让可视化工具（viz）用中文显示标签和说明\n'
                'from microtorch import viz\n'
-               'if hasattr(viz, "set_options"):\n'
-               '    viz.set_options(lang="zh")', [])
+               'viz.set_options(lang="zh")', [])
 
 ZH_UNTRANSLATED = ("> **【尚未翻译】** 本单元还没有中文译文，下面暂时显示英文原文。"
                    "*(not yet translated: the English text follows)*\n\n")
@@ -234,7 +233,7 @@ def zh_prune(srcs):
         print(f"tools/notebook_src/zh/{src.stem}.md: dropped {', '.join(unused)}")
 
 
-def zh_report(srcs, mark_pending=False, show_text=False):
+def zh_report(srcs, mark_pending=False, show_text=False, show_unused=True):
     """Print the untranslated cells; with mark_pending, record them as pending in zh/<stem>.md.
 
     Returns the number of missing (not pending) translations.
@@ -249,7 +248,7 @@ def zh_report(srcs, mark_pending=False, show_text=False):
                 print(f"<!-- {k} · {_first_line(text)} -->\n{text}\n")
         for i, k, text in pending:
             print(f"{rel}: pending (English shown) cell {i} [{k}] {_first_line(text)!r}")
-        if unused:
+        if unused and show_unused:
             print(f"{rel}: translations matching no English cell (stale?): {', '.join(unused)}")
         if mark_pending and missing:
             path = zh_source(src)
@@ -294,7 +293,7 @@ def main(argv):
                 target.parent.mkdir(exist_ok=True)
                 target.write_text(text)
                 print(f"wrote notebooks/{name}")
-    missing = zh_report(srcs)
+    missing = zh_report(srcs, show_unused=check)
     if stale:
         print("out of date (run tools/build_notebooks.py): " + ", ".join(stale))
     if missing and check:
