@@ -68,7 +68,7 @@ Exp2 = _unary("Exp2", np.exp2, _d_exp2, saves="output")
 Erfc = _unary("Erfc", _erfc_np, _d_erfc)
 Deg2Rad = _unary("Deg2Rad", np.deg2rad, _d_deg2rad)
 Rad2Deg = _unary("Rad2Deg", np.rad2deg, _d_rad2deg)
-Frac = _unary("Frac", lambda x: x - np.trunc(x), _d_frac, quiet=True)
+Frac = _unary("Frac", lambda x: x - np.trunc(x), _d_frac)
 Sinc = _unary("Sinc", np.sinc, _d_sinc)
 UNARY = {"asinh": Asinh, "acosh": Acosh, "atanh": Atanh, "exp2": Exp2, "erfc": Erfc, "deg2rad": Deg2Rad,
          "rad2deg": Rad2Deg, "frac": Frac, "sinc": Sinc}
