@@ -31,6 +31,7 @@ from ._creation import (arange, empty, empty_like, eye, full, full_like, linspac
                         rand, rand_like, randint, randint_like, randn, randn_like, randperm, zeros,
                         zeros_like, normal, logspace, meshgrid, tril, triu, diag, bernoulli, multinomial)
 from ._serialization import load, save  # noqa: F401
+from . import func  # noqa: F401,E402  (registers vmap, jacrev, jacfwd with autograd's extension point)
 
 multiply, subtract, divide, true_divide, negative, absolute = mul, sub, div, div, neg, abs
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
@@ -72,7 +73,7 @@ def log_softmax(x, dim, dtype=None):
 def __getattr__(name):
     # subpackages that pull in more code are imported on first use
     import importlib
-    if name in ("nn", "optim", "func", "testing", "viz"):
+    if name in ("nn", "optim", "testing", "viz"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
