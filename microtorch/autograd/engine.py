@@ -24,6 +24,7 @@ from .._tensor import Tensor
 from ..ops.inplace import _copy
 from . import _hooks, anomaly_mode, engine_checks, engine_hooks, grad_mode, views
 from .extension import transforms
+from .function import quietly
 from .node import AccumulateGrad, Node, edge
 
 _local = threading.local()
@@ -93,30 +94,35 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     previous, _local.task = current_task(), task
     try:
         with grad_mode.set_grad_enabled(create_graph):
-            task.push(task.root)                                                    # step 3
-            while task.ready:                                                       # step 4
-                node = heapq.heappop(task.ready)[2]
-                outgoing = _run_node(task, node)
-                deps, buffers = task.deps, task.buffers
-                for i, (nxt, nr) in enumerate(node.next_functions):
-                    if nxt is None:
-                        continue
-                    g = outgoing[i] if outgoing is not None else None
-                    if g is not None:
-                        buf = buffers.get(nxt)
-                        if buf is None:
-                            buf = buffers[nxt] = [None] * nxt._num_outputs
-                        buf[nr] = g if buf[nr] is None else buf[nr] + g
-                    deps[nxt] -= 1
-                    if task.changed is not None:
-                        task.changed[nxt] = deps[nxt]
-                    if deps[nxt] == 0 and task.should_run(nxt):
-                        task.push(nxt)
+            quietly(_loop, task)
     finally:
         _local.task = previous
     if task.listening:
         _hooks.emit(_hooks.BackwardFinished(tuple(roots)))
     return task.results
+
+
+def _loop(task):
+    """Steps 3 and 4 (run inside numpy's quiet errstate once, rather than once per op)."""
+    deps, buffers, ready, changed = task.deps, task.buffers, task.ready, task.changed
+    task.push(task.root)                                                        # step 3
+    while ready:                                                                # step 4
+        node = heapq.heappop(ready)[2]
+        outgoing = _run_node(task, node)
+        for i, (nxt, nr) in enumerate(node.next_functions):
+            if nxt is None:
+                continue
+            g = outgoing[i] if outgoing is not None else None
+            if g is not None:
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt._num_outputs
+                buf[nr] = g if buf[nr] is None else buf[nr] + g
+            deps[nxt] -= 1
+            if changed is not None:
+                changed[nxt] = deps[nxt]
+            if deps[nxt] == 0 and (task.needed is None or task.should_run(nxt)):
+                task.push(nxt)
 
 
 def _run_node(task, node):
@@ -134,7 +140,8 @@ def _run_node(task, node):
 
 
 def _step(task, node, grads):
-    grads = engine_hooks.call_tensor_hooks(node, grads, task.listening)
+    if node._tensor_pre_hooks or node._retains_grad or type(node) is AccumulateGrad:
+        grads = engine_hooks.call_tensor_hooks(node, grads, task.listening)
     if task.captures and node in task.captures:
         _capture(task, node, grads)
     if task.needed is not None and node not in task.needed:
@@ -161,7 +168,7 @@ def _capture(task, node, grads):
 
 def _call_backward(task, node, grads):
     """The node's backward, if any gradient reached it, with its results checked."""
-    if all(g is None for g in grads):
+    if (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
         outgoing = (None,) * len(node.next_functions)
     else:
         outgoing = engine_checks.validate_outputs(node, node._backward(grads))

@@ -21,14 +21,21 @@ def validate_outputs(node, outs):
                                f"(expected {n}, got {len(outs)}): return one gradient (or None) per "
                                "input of forward")
     meta = node._in_meta
-    return tuple([_validate_one(node, i, g, meta[i]) if g is not None and edges[i][0] is not None
-                  else _unused(node, i, g, meta[i]) for i, g in enumerate(outs)])
+    out = list(outs)
+    for i, g in enumerate(outs):
+        if g is None:
+            continue
+        if edges[i][0] is None:
+            out[i] = _unused(node, i, g, meta[i])
+        elif type(g) is not Tensor or g._data.shape != meta[i][0] or g._data.dtype is not meta[i][1].np:
+            out[i] = _validate_one(node, i, g, meta[i])
+    return out
 
 
 def _unused(node, i, g, meta):
     """A gradient for an input that takes none is dropped (custom Functions may not return one
     for a non-tensor input, as torch)."""
-    if g is not None and meta is None and not getattr(node.function_class, "_numpy_forward", True):
+    if meta is None and not getattr(node.function_class, "_numpy_forward", True):
         raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
                            f"{i + 1}, but the corresponding forward input was not a Variable")
     return None
