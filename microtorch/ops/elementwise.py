@@ -140,8 +140,7 @@ class Div(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return a / b
+        return a / b
 
     @staticmethod
     def backward(ctx, grad):
@@ -272,8 +271,7 @@ class PowScalar(Op):
     def forward(ctx, x, exponent):
         ctx.exponent = exponent
         ctx.save_for_backward(x)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
+        return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
 
     @staticmethod
     def backward(ctx, grad):
@@ -296,8 +294,7 @@ class Pow(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.asarray(np.power(a, b))  # an array even when 0-d, so that it is saved as the output
+        out = np.asarray(np.power(a, b))  # an array even when 0-d, so that it is saved as the output
         ctx.save_for_backward(a, b, out)
         return out
 

@@ -123,8 +123,7 @@ class Var(Op):
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom = builtins.max(n - correction, 0)
         ctx.save_for_backward(x)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
+        return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -149,8 +148,7 @@ class Std(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom = builtins.max(n - correction, 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
+        out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         return out
 
