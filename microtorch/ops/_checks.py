@@ -18,24 +18,24 @@ import numpy as np
 _TENSOR = {"input", "x", "self", "tensor", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "target", "mask",
            "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient", "running_mean",
            "running_var"}
-_TENSOR_OR_TENSORS = {"outputs", "inputs", "grad_outputs", "grad_tensors", "primals", "tangents", "cotangents"}
+_TENSOR_OR_TENSORS = {"outputs", "inputs", "grad_outputs", "grad_tensors"}  # (func checks primals as torch)
 _TENSOR_OR_NUMBER = {"other", "exponent", "min", "max", "value", "mean", "std", "end", "start", "step"}
 _TENSORS = {"tensors"}
 _DTYPE = {"dtype", "type1", "type2"}
 _INT = {"k", "diagonal", "offset", "length", "chunks", "dim0", "dim1", "num_samples", "steps", "num_classes",
         "n", "high", "low", "groups", "padding_idx"}
 _DIM = {"dim", "dims", "source", "destination"}  # an int or a sequence of ints (None only as the default)
-_SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", "padding", "dilation",
+_SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", "dilation",
          "output_size", "split_size_or_sections", "split_size", "repeats", "reps"}
 _BOOL = {"keepdim", "largest", "sorted", "unbiased", "requires_grad", "descending", "stable", "ceil_mode",
          "count_include_pad", "inplace", "retain_graph", "create_graph", "allow_unused", "as_tuple",
          "equal_nan", "replacement", "return_indices", "training"}
-_NUMBER = {"fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "momentum", "correction",
-           "lambd", "p", "base", "approximate", "reduction", "label_smoothing", "ignore_index"}
+_NUMBER = {"fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "lambd", "p", "base",
+           "label_smoothing", "ignore_index"}
 _CALLABLE = {"func"}
-_STR = {"equation", "rounding_mode", "indexing", "mode"}
+_STR = {"equation", "reduction", "approximate"}
 # where an op gives a parameter a stricter meaning than its name usually has
-_OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select": {"dim": "int"},
+_OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select": {"dim": "int", "index": "int"},
              "narrow": {"dim": "int", "start": "int"}, "transpose": {"dim0": "int", "dim1": "int"},
              "softmax": {"dim": "int"}, "log_softmax": {"dim": "int"}, "cumsum": {"dim": "int"},
              "index_select": {"dim": "int"}, "gather": {"dim": "int"}, "stack": {"dim": "int"},
@@ -136,18 +136,20 @@ def _signature(fn):
     return inspect.signature(fn)
 
 
-def type_error(op, fn, args, kwargs, method, overrides=None):
+def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None):
     """torch's TypeError for the first argument of the wrong type, or None when the types fit."""
     try:
         bound = _signature(fn).bind(*args, **kwargs)
-    except TypeError as e:  # wrong number of arguments, an unknown keyword: Python's own message
-        return TypeError(f"{op}(): {e}".replace(f"{op}(): {op}()", f"{op}()"))
+    except TypeError as bind_error:  # wrong number of arguments, an unknown keyword: Python's own message,
+        if e is not None and str(e).startswith("<lambda>()"):  # with the op's name for a method made by a lambda
+            return TypeError(op + str(e)[len("<lambda>"):])
+        return None if e is not None else TypeError(f"{op}(): {bind_error}")
     params = _signature(fn).parameters
     overrides = {**_OP_KINDS.get(op, {}), **(overrides or {})}
     for pos, (name, value) in enumerate(bound.arguments.items()):
         p = params[name]
         kind = _kind(name, overrides)
-        if method and pos == 0 or kind is None or p.kind is p.VAR_KEYWORD:
+        if method and pos == 0 or kind is None or p.kind is p.VAR_KEYWORD or kinds and kind not in kinds:
             continue
         if p.kind is p.VAR_POSITIONAL:  # f(*size) takes ints, f(*tensors) tensors, or one tuple of them
             if kind not in ("size", "dim", "tensors") or not value:
@@ -168,8 +170,8 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     """fn, whose failures caused by an argument of the wrong type raise torch's TypeError.
     `signature_of`: the function whose parameters describe fn's (an in-place method that takes
     *args describes them by its out-of-place form); `overrides`: {parameter name: kind} where a
-    name means something else than usual; `eager`: check before the call (for transforms, which
-    return a function that would fail later, far from the mistake)."""
+    name means something else than usual; `eager`: check the function argument of a transform before
+    the call (the transform returns a function that would fail later, far from the mistake)."""
     if getattr(fn, "__microtorch_guarded__", False) or not isinstance(fn, types.FunctionType):
         return fn
     op = op or fn.__name__
@@ -177,14 +179,14 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
 
     @functools.wraps(fn)
     def guarded(*args, **kwargs):
-        if eager:
-            err = type_error(op, sig_fn, args, kwargs, method, overrides)
+        if eager:  # the function argument of a transform, checked before the transform returns
+            err = type_error(op, sig_fn, args, kwargs, method, overrides, kinds=("callable",))
             if err is not None:
                 raise err
         try:
             return fn(*args, **kwargs)
         except Exception as e:
-            err = type_error(op, sig_fn, args, kwargs, method, overrides) or size_error(op, sig_fn, args, kwargs, e) \
+            err = type_error(op, sig_fn, args, kwargs, method, overrides, e) or size_error(op, sig_fn, args, kwargs, e) \
                 or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e)
             if err is None:
                 raise

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._checks import need_nonempty_dim
-from ._op import Op, as_array, normalize_dims, reduce_dims
+from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
 from .shape import broadcast_to, reshape
 
 def return_type(name, fields=("values", "indices")):
@@ -569,9 +569,10 @@ def _cmp(np_fn):
         ad, bd = _cmp_operands(a, b)
         try:
             return Tensor._make(as_array(np_fn(ad, bd)))
-        except ValueError:
-            raise RuntimeError(f"The size of tensor a ({list(np.shape(ad))}) must match the size of tensor b "
-                               f"({list(np.shape(bd))}) at non-singleton dimension") from None
+        except ValueError as e:
+            op = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+                  "greater_equal": "ge"}.get(np_fn.__name__, np_fn.__name__)
+            raise broadcast_error(op, e, ad, bd) from None
     return compare
 
 
