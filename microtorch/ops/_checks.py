@@ -11,6 +11,7 @@ one Python frame and nothing else: no check runs unless something already went w
 import functools
 import inspect
 import numbers
+import re
 import types
 
 import numpy as np
@@ -24,7 +25,7 @@ _TENSORS = {"tensors"}
 _DTYPE = {"dtype", "type1", "type2"}
 _INT = {"k", "diagonal", "offset", "length", "chunks", "dim0", "dim1", "num_samples", "steps", "num_classes",
         "n", "high", "low", "groups", "padding_idx"}
-_DIM = {"dim", "dims", "source", "destination"}  # an int or a sequence of ints (None only as the default)
+_DIM = {"dim", "dims", "source", "destination"}  # an int, a sequence of ints, or None
 _SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", "dilation",
          "output_size", "split_size_or_sections", "split_size", "repeats", "reps"}
 _BOOL = {"keepdim", "largest", "sorted", "unbiased", "requires_grad", "descending", "stable", "ceil_mode",
@@ -33,7 +34,7 @@ _BOOL = {"keepdim", "largest", "sorted", "unbiased", "requires_grad", "descendin
 _NUMBER = {"fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "lambd", "p", "base",
            "label_smoothing", "ignore_index"}
 _CALLABLE = {"func"}
-_STR = {"equation", "reduction", "approximate"}
+_STR = {"equation", "reduction", "approximate", "rounding_mode"}
 # where an op gives a parameter a stricter meaning than its name usually has
 _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select": {"dim": "int", "index": "int"},
              "narrow": {"dim": "int", "start": "int"}, "transpose": {"dim0": "int", "dim1": "int"},
@@ -41,6 +42,8 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "index_select": {"dim": "int"}, "gather": {"dim": "int"}, "stack": {"dim": "int"},
              "cat": {"dim": "int"}, "concat": {"dim": "int"}, "concatenate": {"dim": "int"},
              "split": {"dim": "int"}, "chunk": {"dim": "int"}, "unbind": {"dim": "int"},
+             "sort": {"dim": "int"}, "arange": {"start": "number", "end": "number", "step": "number"},
+             "linspace": {"start": "number", "end": "number"}, "logspace": {"start": "number", "end": "number"},
              "equal": {"other": "tensor"}, "full": {"size": "shape_tuple"}, "bernoulli": {"p": "tensor"},
              "stack_module_state": {"models": "modules"}, "logsumexp": {"dim": "dim"}, "promote_types": {"type1": "dtype", "type2": "dtype", "a": "dtype", "b": "dtype"},
              "functional_call": {"module": "module", "parameter_and_buffer_dicts": "mapping", "args": None}, "allclose": {"other": "tensor"}, "isclose": {"other": "tensor"},
@@ -100,7 +103,7 @@ def _ok(kind, v):
     if kind == "int":
         return _is_int(v)
     if kind == "dim":
-        return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
+        return v is None or _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "shape_tuple":
         return isinstance(v, (list, tuple)) and all(_is_int(d) for d in v)
     if kind == "modules":
@@ -141,9 +144,8 @@ def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None)
     try:
         bound = _signature(fn).bind(*args, **kwargs)
     except TypeError as bind_error:  # wrong number of arguments, an unknown keyword: Python's own message,
-        if e is not None and str(e).startswith("<lambda>()"):  # with the op's name for a method made by a lambda
-            return TypeError(op + str(e)[len("<lambda>"):])
-        return None if e is not None else TypeError(f"{op}(): {bind_error}")
+        msg = str(e) if isinstance(e, TypeError) else f"{op}(): {bind_error}"  # naming the op, not the helper
+        return TypeError(re.sub(r"^[\w.<>]+\(\)", f"{op}()", msg))  # that implements it (_cmp.<locals>.compare)
     params = _signature(fn).parameters
     overrides = {**_OP_KINDS.get(op, {}), **(overrides or {})}
     for pos, (name, value) in enumerate(bound.arguments.items()):
@@ -249,11 +251,13 @@ def dtype_error(op, args, kwargs, e):
     """torch's NotImplementedError when numpy has no loop for the inputs' dtypes (ceil of a complex tensor, the
     negation of a bool one): the op has no kernel for them."""
     msg = str(e)
-    if not isinstance(e, TypeError) or not (type(e).__module__.startswith("numpy") or "numpy boolean" in msg
-                                            or "not supported for the input types" in msg
-                                            or "Cannot cast array data" in msg or "complex" in msg):
+    tensors = [a for a in list(args) + list(kwargs.values()) if _is_tensor(a)]
+    complex_input = "complex" in msg and any(t.dtype.is_complex for t in tensors)
+    if not tensors or not isinstance(e, TypeError) or not (
+            type(e).__module__.startswith("numpy") or "numpy boolean" in msg or complex_input
+            or "not supported for the input types" in msg or "Cannot cast array data" in msg):
         return None
-    dtypes = ", ".join(str(a.dtype) for a in list(args) + list(kwargs.values()) if _is_tensor(a))
+    dtypes = ", ".join(str(t.dtype) for t in tensors)
     return NotImplementedError(f'"{op}" not implemented for {dtypes}; convert the input first, e.g. x.float() '
                                "(or x.real for a complex tensor)")
 
