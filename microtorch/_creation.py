@@ -220,19 +220,19 @@ def meshgrid(*tensors, indexing="ij"):
     return tuple(out)
 
 
-def _check_2d(x, op):
+def _matrix_arg(x, op):
     if x.ndim < 2:
-        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions, got shape {list(x.shape)}")
+        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions (got shape {list(x.shape)})")
 
 
 def tril(x, diagonal=0):
-    _check_2d(x, "tril")
+    _matrix_arg(x, "tril")
     mask = np.tril(np.ones(x.shape[-2:], dtype=bool), diagonal)
     return x * Tensor._make(mask) if x.requires_grad else Tensor._make(np.where(mask, x._data, 0).astype(x._data.dtype))
 
 
 def triu(x, diagonal=0):
-    _check_2d(x, "triu")
+    _matrix_arg(x, "triu")
     mask = np.triu(np.ones(x.shape[-2:], dtype=bool), diagonal)
     return x * Tensor._make(mask) if x.requires_grad else Tensor._make(np.where(mask, x._data, 0).astype(x._data.dtype))
 

@@ -39,6 +39,14 @@ class Tensor:
     _post_acc_hooks = None
     _accumulator = None
     _fw_grads = None
+    _keep_accumulator = None   # a strong reference to the AccumulateGrad an alias routes to
+    # views (autograd/views.py): the root base's weak list of its views, and how a view was made
+    _views = None
+    _views_limit = 16
+    _view_custom = None        # "Output i of F": returned by a custom Function (no in-place allowed)
+    _view_nograd = False       # made under no_grad
+    _view_multi = False        # one of several views returned together (split, unbind)
+    _view_replay = None        # an Op that recomputes it from its base (z.real), when positions cannot
     __array_priority__ = 1000  # numpy defers to Tensor's operators (ndarray * Tensor -> Tensor)
 
     def __new__(cls, *args, **kwargs):
@@ -204,9 +212,7 @@ class Tensor:
             return
         if self._retains_grad:
             return
-        import weakref
-        retains = self.grad_fn._hook_dict("_retains_grad")
-        retains[self._output_nr] = weakref.ref(self)
+        self.grad_fn._retain_grad(self)
         self._retains_grad = True
 
     def register_hook(self, hook):

@@ -24,7 +24,7 @@ class Softmax(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        e = np.exp(x - np.amax(x, axis=dim, keepdims=True))
+        e = np.exp(x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf))  # (empty dim: empty out)
         out = np.asarray(e / e.sum(axis=dim, keepdims=True))  # (an array even when 0-d: it is saved)
         ctx.save_for_backward(out)
         return out
@@ -47,7 +47,7 @@ class LogSoftmax(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        shifted = x - np.amax(x, axis=dim, keepdims=True)
+        shifted = x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf)
         out = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
         ctx.save_for_backward(out)
         return out

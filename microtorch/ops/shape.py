@@ -52,6 +52,9 @@ class Expand(Op):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
+        lead = len(shape) - x.ndim
+        if tuple(shape) == (1,) * lead + x.shape:  # nothing repeated: a writable view, as in-place ops may write it
+            return x[(None,) * lead]
         return np.broadcast_to(x, shape)
 
     @staticmethod
@@ -95,7 +98,8 @@ def expand_as(input, other):
 
 def _share(out, x, multi=False):
     """Views share the version counter (and remember their base) as in torch."""
-    if isinstance(out, Tensor) and out is not x and np.may_share_memory(out._data, x._data):  # (O(1) bounds check)
+    if isinstance(out, Tensor) and out is not x and (np.may_share_memory(out._data, x._data)  # (O(1) bounds check)
+                                                     or out._data.size == 0):  # (empty arrays share nothing)
         mark_view(out, x, multi)
     return out
 
@@ -124,6 +128,10 @@ class Alias(View):
 
 class UnsafeView(View):
     _grad_fn_name = "UnsafeViewBackward0"
+
+
+class ReshapeAlias(View):
+    _grad_fn_name = "ReshapeAliasBackward0"  # torch's name for reshape of a non-contiguous tensor without a copy
 
 
 class Clone(Op):
@@ -184,19 +192,19 @@ def view(input, *shape, **size):
 def reshape(input, *shape, **kw):
     x, shape = input, _sizes(shape, kw, "shape", "reshape")
     shape = _infer_shape(x, _size_arg(shape), "reshape")
-    if shape == tuple(x.shape) and x.requires_grad:
+    if getattr(x._data.flags, "c_contiguous", True):  # (vmap's batched data: as contiguous)
         return _share(View.apply(x, shape), x)
     try:
         np.reshape(x._data, shape, copy=False)
-        return _share(View.apply(x, shape), x)
+        return _share(ReshapeAlias.apply(x, shape), x)
     except ValueError:
         return UnsafeView.apply(Clone.apply(x), shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
+    s, e = normalize_dims(start_dim, input.ndim, "flatten")[0], normalize_dims(end_dim, input.ndim, "flatten")[0]
     if input.ndim == 0:
         return reshape(input, 1)
-    s, e = normalize_dims(start_dim, input.ndim, "flatten")[0], normalize_dims(end_dim, input.ndim, "flatten")[0]
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -334,8 +342,6 @@ class T(Transpose):
 
 
 def transpose(input, dim0, dim1):
-    if input.ndim == 0:
-        return _share(Transpose.apply(input, d0=0, d1=0), input) if False else _share(View.apply(input, ()), input)
     d0, d1 = (normalize_dims(d, input.ndim, "transpose")[0] for d in (dim0, dim1))
     return _share(Transpose.apply(input, d0=d0, d1=d1), input)
 
@@ -357,6 +363,8 @@ def numpy_T(x):
 
 
 def mT(x):
+    if x.ndim == 0:
+        return x  # torch: the identity on a 0-d tensor (deprecated there)
     if x.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {x.ndim}-D tensor.")
     return transpose(x, -2, -1)
@@ -499,7 +507,8 @@ def split(input, split_size_or_sections=None, dim=0, *, split_size=None):
         raise TypeError("split(): missing the split_size_or_sections argument: an int (the size of each piece) "
                         "or a list of sizes")
     if input.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor; give it one with x.reshape(1)")
+        raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d tensor); "
+                           "unsqueeze it first or do not split a scalar")
     d = normalize_dims(dim, input.ndim, "split")[0]
     n = input.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
