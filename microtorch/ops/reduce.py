@@ -6,8 +6,8 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
-from ._checks import need_nonempty_dim
-from ._op import Op, as_array, normalize_dims, reduce_dims
+from ._checks import need_nonempty
+from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
 from .shape import broadcast_to, reshape
 
 def return_type(name, fields=("values", "indices")):
@@ -449,6 +449,9 @@ class Logsumexp(Op):
 
 
 def logsumexp(input, dim, keepdim=False):
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):  # torch: integers in the default float
+        from .._dtype import get_default_dtype
+        input = input.to(get_default_dtype())
     return Logsumexp.apply(input, reduce_dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
 
 
@@ -544,19 +547,19 @@ def _nodiff(arr):
 
 def argmax(input, dim=None, keepdim=False):
     if dim is None:
-        need_nonempty_dim(input, None, "argmax")
+        need_nonempty(input, "argmax")
         return _nodiff(as_array(np.argmax(input._data)).astype(np.int64))
     d = normalize_dims(dim, input.ndim, "argmax")[0]
-    need_nonempty_dim(input, d, "argmax")
+    _check_reduction_size(input, d, "argmax")
     return _nodiff(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input, dim=None, keepdim=False):
     if dim is None:
-        need_nonempty_dim(input, None, "argmin")
+        need_nonempty(input, "argmin")
         return _nodiff(as_array(np.argmin(input._data)).astype(np.int64))
     d = normalize_dims(dim, input.ndim, "argmin")[0]
-    need_nonempty_dim(input, d, "argmin")
+    _check_reduction_size(input, d, "argmin")
     return _nodiff(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
@@ -597,9 +600,10 @@ def _cmp(np_fn):
         ad, bd = _cmp_operands(a, b)
         try:
             return Tensor._make(as_array(np_fn(ad, bd)))
-        except ValueError:
-            raise RuntimeError(f"The size of tensor a ({list(np.shape(ad))}) must match the size of tensor b "
-                               f"({list(np.shape(bd))}) at non-singleton dimension") from None
+        except ValueError as e:
+            op = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+                  "greater_equal": "ge"}.get(np_fn.__name__, np_fn.__name__)
+            raise broadcast_error(op, e, ad, bd) from None
     return compare
 
 

@@ -302,7 +302,7 @@ class Permute(Op):
 
 
 def permute(input, *dims, **kw):
-    if not dims and not kw:  # torch: a TypeError, even for a 0-d tensor
+    if not dims and not kw and input.ndim:  # torch: a TypeError (x.T of a 0-d tensor permutes by nothing)
         raise TypeError('permute() missing 1 required positional arguments: "dims"; e.g. x.permute(1, 0)')
     x, dims = input, _size_arg(_sizes(dims, kw, "dims", "permute"))
     if len(dims) != x.ndim:
