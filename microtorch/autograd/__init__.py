@@ -6,6 +6,7 @@ from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
 from .graph import Node  # noqa: F401
 from .variable import Variable  # noqa: F401
+from ._settings import NestedIOFunction, enforce_grad_layout_policy, set_multithreading_enabled  # noqa: F401,E501
 
 
 def __getattr__(name):
