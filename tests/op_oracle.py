@@ -12,7 +12,12 @@ TOL = 1e-10
 
 
 def _np(t):
-    return t.detach().numpy() if hasattr(t, "detach") else np.asarray(t)
+    if not hasattr(t, "detach"):
+        return np.asarray(t)
+    try:
+        return t.detach().numpy()
+    except RuntimeError:  # torch's ZeroTensor (a gradient known to be 0)
+        return t.detach().numpy(force=True)
 
 
 def close(a, b, what, tol=TOL):

@@ -101,3 +101,83 @@ def test_activation_errors_as_torch(call, exc):
 FORWARD_AD_NN = [(name, f, [("f", X.shape)]) for name, f, _ in ACTIVATIONS if name != "rrelu eval"]
 FORWARD_AD_NN += [("prelu", lambda l, x, w: F(l).prelu(x, w), [("f", X.shape), ("q", W4.shape)]),
                   ("rrelu eval", lambda l, x: F(l).rrelu(x, 0.1, 0.3), [("f", X.shape)])]
+
+
+A = R.standard_normal((5, 4))
+B = R.standard_normal((5, 4))
+SIGN = np.where(R.random((5, 4)) > 0.5, 1.0, -1.0)
+SIGN5 = np.where(R.random(5) > 0.5, 1.0, -1.0)
+POS = R.uniform(0.2, 2.0, (5, 4))
+PROB = R.dirichlet(np.ones(4), 5)
+LOSSES = [
+    ("kl_div batchmean", lambda l, x, t: F(l).kl_div(x.log_softmax(1), t, reduction="batchmean"), (A, PROB),
+     "DivBackward0"),
+    ("kl_div sum log_target", lambda l, x, t: F(l).kl_div(x, t.log(), reduction="sum", log_target=True), (A, PROB),
+     "SumBackward0"),
+    ("poisson_nll", lambda l, x, t: F(l).poisson_nll_loss(x, t), (A, POS), "MeanBackward0"),
+    ("poisson_nll full", lambda l, x, t: F(l).poisson_nll_loss(x, t * 3, log_input=False, full=True), (POS, POS),
+     "MeanBackward0"),
+    ("gaussian_nll", lambda l, x, t, v: F(l).gaussian_nll_loss(x, t, v), (A, B, POS), "MeanBackward0"),
+    ("gaussian_nll full var dims", lambda l, x, t, v: F(l).gaussian_nll_loss(x, t, v[:, 0], full=True,
+                                                                             reduction="sum"), (A, B, POS),
+     "SumBackward0"),
+    ("soft_margin", lambda l, x: F(l).soft_margin_loss(x, l.tensor(SIGN)), (A,), "SoftMarginLossBackward0"),
+    ("margin_ranking", lambda l, a, b: F(l).margin_ranking_loss(a[:, 0], b[:, 0], l.tensor(SIGN5), margin=0.3),
+     (A, B), "MeanBackward0"),
+    ("hinge_embedding", lambda l, x: F(l).hinge_embedding_loss(x, l.tensor(SIGN), margin=0.5), (A,), "MeanBackward0"),
+    ("cosine_embedding", lambda l, a, b: F(l).cosine_embedding_loss(a, b, l.tensor(SIGN5), margin=0.1), (A, B),
+     "MeanBackward0"),
+    ("triplet_margin", lambda l, a, b, c: F(l).triplet_margin_loss(a, b, c, margin=2.0), (A, B, POS), "MeanBackward0"),
+    ("triplet_margin swap p1", lambda l, a, b, c: F(l).triplet_margin_loss(a, b, c, p=1, swap=True), (A, B, POS),
+     "MeanBackward0"),
+    ("multilabel_soft_margin", lambda l, x: F(l).multilabel_soft_margin_loss(x, l.tensor((SIGN > 0) * 1.0)), (A,),
+     "MeanBackward0"),
+    ("pairwise_distance", lambda l, a, b: F(l).pairwise_distance(a, b), (A, B), "NormBackward1"),
+    ("cosine_similarity", lambda l, a, b: F(l).cosine_similarity(a, b), (A, B), "SumBackward1"),
+    ("normalize", lambda l, x: F(l).normalize(x, dim=0), (A,), "DivBackward0"),
+]
+
+
+@pytest.mark.parametrize("name, f, inputs, grad_fn", LOSSES, ids=[x[0] for x in LOSSES])
+def test_composite_losses_as_torch(name, f, inputs, grad_fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_op(f, *inputs, grad_fn=grad_fn, vmap=False, second_order=name != "hinge_embedding")
+
+
+LOSS_MODULES = ["KLDivLoss(reduction='batchmean')", "PoissonNLLLoss()", "SoftMarginLoss()", "MarginRankingLoss(0.5)",
+                "HingeEmbeddingLoss()", "CosineEmbeddingLoss()", "TripletMarginLoss()", "MultiLabelSoftMarginLoss()",
+                "GaussianNLLLoss()", "PairwiseDistance()", "CosineSimilarity(dim=0)",
+                "TripletMarginWithDistanceLoss(margin=0.5)"]
+
+
+@pytest.mark.parametrize("expr", LOSS_MODULES)
+def test_loss_modules_as_torch(expr):
+    tm, mm = eval("nn." + expr, {"nn": torch.nn}), eval("nn." + expr, {"nn": mt.nn})
+    assert repr(mm) == repr(tm)
+    n_inputs = {"MarginRankingLoss": 3, "CosineEmbeddingLoss": 3, "TripletMarginLoss": 3, "GaussianNLLLoss": 3,
+                "PairwiseDistance": 2, "CosineSimilarity": 2, "TripletMarginWithDistanceLoss": 3}
+    name = expr.split("(")[0]
+    args = {2: (A, B), 3: (A[:, 0], B[:, 0], SIGN5) if name in ("MarginRankingLoss",) else
+            (A, B, SIGN5) if name == "CosineEmbeddingLoss" else (A, B, POS)}.get(n_inputs.get(name), (A, PROB))
+    if name in ("SoftMarginLoss", "HingeEmbeddingLoss"):
+        args = (A, SIGN)
+    if name == "MultiLabelSoftMarginLoss":
+        args = (A, (SIGN > 0) * 1.0)
+    close(mm(*[mt.tensor(a) for a in args]), tm(*[torch.tensor(a) for a in args]), expr)
+
+
+@pytest.mark.parametrize("call, exc", [
+    ("F.gaussian_nll_loss(lib.ones(2, 3), lib.ones(2, 3), lib.ones(4))", ValueError),
+    ("F.gaussian_nll_loss(lib.ones(2), lib.ones(2), -lib.ones(2))", ValueError),
+    ("F.margin_ranking_loss(lib.ones(2), lib.ones(2), lib.ones(1, 2))", RuntimeError),
+    ("F.triplet_margin_loss(lib.ones(2, 3), lib.ones(2, 3), lib.ones(3))", RuntimeError),
+    ("F.soft_margin_loss(lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)).backward()",
+     RuntimeError),
+    ("lib.nn.TripletMarginLoss(margin=0.)(lib.ones(2), lib.ones(2), lib.ones(2))", ValueError),
+])
+def test_loss_errors_as_torch(call, exc):
+    for lib in (torch, mt):
+        with pytest.raises(exc):
+            eval(call, {"F": lib.nn.functional, "lib": lib})
+FORWARD_AD_NN += [("soft_margin", lambda l, x: F(l).soft_margin_loss(x, l.tensor(SIGN)), [("f", A.shape)])]

@@ -6,8 +6,11 @@ from .conv import Conv1d, Conv2d  # noqa: F401
 from .dropout import Dropout  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .linear import Identity, Linear  # noqa: F401
-from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss,  # noqa: F401
-                   SmoothL1Loss)
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,  # noqa: F401
+                   HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss,
+                   MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
+                   TripletMarginWithDistanceLoss)
 from .module import Module  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
