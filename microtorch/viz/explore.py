@@ -346,7 +346,7 @@ def tensor_html(arr, max_numbers=16, max_cells=24):
     cells = []
     for i, row in enumerate(a.tolist()):
         for j, v in enumerate(row):
-            pct = int(round(min(1.0, abs(v) / vmax) * 70))
+            pct = int(round(min(1.0, abs(v) / vmax) * 55))
             col = "var(--mt-orange)" if v > 0 else "var(--mt-blue)"
             text = F.esc(F.num(v)) if show else ""
             cells.append(f"<div class='mt-cell' title='[{i}, {j}] = {F.esc(F.num(v))}' "

@@ -12,7 +12,7 @@ import os
 from ._theme import CSS
 
 _PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>
@@ -29,7 +29,7 @@ body {{ background: var(--mt-page-bg, #ffffff); padding: 16px 20px; }}
 <body>
 <div class="mtviz mt-page">
 <div class="mt-pagehead"><h1>{title}</h1><span class="mt-muted">{subtitle}</span>
-<button class="mt-themebtn" type="button" title="Switch between light and dark">light / dark</button></div>
+<button class="mt-themebtn" type="button" title="{theme_tip}">{theme}</button></div>
 <div id="mt-root">{body}</div>
 </div>
 <script>
@@ -53,9 +53,16 @@ def _esc(s):
     return html.escape(str(s), quote=True)
 
 
+# page titles, translated in page(): tr("microtorch"), tr("microtorch backward, step by step"),
+# tr("microtorch graph"), tr("microtorch hook timeline"), tr("microtorch gradcheck"),
+# tr("microtorch eps sweep"), tr("microtorch blame"), tr("microtorch model explorer")
 def page(body, title="microtorch", subtitle="", css="", scripts=""):
     """A standalone HTML page around some viz HTML, light/dark aware."""
-    return _PAGE.format(title=_esc(title), subtitle=_esc(subtitle), css=CSS + css, body=body, scripts=scripts)
+    from ._i18n import tr
+    from ._options import lang
+    return _PAGE.format(title=_esc(tr(title)), subtitle=_esc(subtitle), css=CSS + css, body=body, scripts=scripts,
+                        theme=_esc(tr("light / dark")), theme_tip=_esc(tr("Switch between light and dark")),
+                        lang="zh-Hans" if lang() == "zh" else "en")
 
 
 def _json_for_script(obj):

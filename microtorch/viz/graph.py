@@ -22,6 +22,7 @@ import graphviz
 
 from . import _format as F
 from ._contract import GraphvizContract
+from ._i18n import tr
 from ._names import Names, collect
 from ._theme import DOT, scale_style, style_tag
 
@@ -142,9 +143,9 @@ def _cells(data, grad, show_values, show_grads, data_name=None, grad_slot=True):
     cells = []
     if show_values and data is not None:
         text = F.summary(data)
-        cells.append((f"{data_name} = {text}" if data_name else f"data {text}", "mt-data"))
+        cells.append((f"{data_name} = {text}" if data_name else f"{tr('data')} {text}", "mt-data"))
     if show_grads and (grad is not None or grad_slot):
-        cells.append((f"grad {F.summary(grad)}", "mt-grad"))
+        cells.append((f"{tr('grad')} {F.summary(grad)}", "mt-grad"))
     return cells
 
 
@@ -201,10 +202,10 @@ def build(roots, names=None, *, values=None, max_nodes=DEFAULT_MAX_NODES, show_v
         kind = "leaf" if t.requires_grad else "const"
         if label is None and auto_names:
             label = f"x{name[1:]}"
-        spec = NodeSpec(name, kind, label or ("leaf" if kind == "leaf" else "tensor"), obj=t, var=label)
+        spec = NodeSpec(name, kind, label or (tr("leaf") if kind == "leaf" else tr("tensor")), obj=t, var=label)
         spec.rows = _value_rows(data, grad if kind == "leaf" else None, dict(opts, show_grads=opts["show_grads"] and kind == "leaf"))
         if kind == "const":
-            spec.rows.append(("requires_grad=False", "mt-sub"))
+            spec.rows.append(("requires_grad=False", "mt-sub"))      # code: not translated
         tip = [f"{spec.title} (leaf{'' if kind == 'leaf' else ', requires_grad=False'})",
                _tip_value("data", data)]
         if kind == "leaf":
@@ -276,7 +277,7 @@ def build(roots, names=None, *, values=None, max_nodes=DEFAULT_MAX_NODES, show_v
         data = F.snapshot(t)
         seed = values.seed(t) if values is not None else None
         grad = seed if seed is not None else _grad_of(t)
-        title = names.tensor(t) or ("output" if len(roots) == 1 else f"output {i}")
+        title = names.tensor(t) or (tr("output") if len(roots) == 1 else tr("output {i}").format(i=i))
         spec = NodeSpec(name, "out", title, obj=t, var=names.tensor(t))
         spec.rows = _value_rows(data, grad, opts, grad_slot=values is not None)
         spec.tooltip = "\n".join([f"{title} (output of {F.node_title(t.grad_fn)})", _tip_value("data", data)]
@@ -335,7 +336,7 @@ def build(roots, names=None, *, values=None, max_nodes=DEFAULT_MAX_NODES, show_v
                 collapsed_queue.append(nxt)
     if m.more is not None:
         m.hidden = len(collapsed)
-        m.nodes[m.more] = NodeSpec(m.more, "more", f"... {m.hidden} more node{'s' if m.hidden != 1 else ''}",
+        m.nodes[m.more] = NodeSpec(m.more, "more", tr("... {n} more nodes").format(n=m.hidden),
                                    tooltip=f"{m.hidden} nodes are not drawn (max_nodes={max_nodes}); "
                                            "pass a larger max_nodes= to see them")
     if alias_span is not None and len(m.nodes) > 60:
@@ -404,7 +405,7 @@ def _hooks_text(hooks):
         label = name if kind != "retain_grad" else "retain_grad"
         counts[label] = counts.get(label, 0) + 1
     parts = [k if c == 1 else f"{k} ×{c}" for k, c in counts.items()]
-    return "hooks: " + ", ".join(parts)
+    return tr("hooks:") + " " + ", ".join(parts)
 
 
 def _saved_rows(node, spec, tip):

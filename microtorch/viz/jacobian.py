@@ -342,9 +342,9 @@ def _save_fig(fig_factory, path, theme):
 
 
 def _table(rows):
-    head = ("<table class='mt-table'><tr><th class='mt-l'>output element</th><th class='mt-l'>input element</th>"
-            "<th>(row, col)</th><th>numerical</th><th>analytical</th><th>|a − n|</th><th>atol + rtol·|n|</th>"
-            "<th class='mt-l'></th></tr>")
+    head = (f"<table class='mt-table'><tr><th class='mt-l'>{tr('output element')}</th><th class='mt-l'>"
+            f"{tr('input element')}</th><th>(row, col)</th><th>{tr('numerical')}</th><th>{tr('analytical')}</th>"
+            "<th>|a − n|</th><th>atol + rtol·|n|</th><th class='mt-l'></th></tr>")
     body = []
     for r in rows:
         cls = " class='mt-failrow'" if r["failing"] else ""
@@ -353,7 +353,7 @@ def _table(rows):
                     f"<td class='mt-num'>({r['row']}, {r['col']})</td>"
                     f"<td class='mt-num'>{F.num(r['numerical'])}</td><td class='mt-num'>{F.num(r['analytical'])}</td>"
                     f"<td class='mt-num'>{F.num(r['abs_error'])}</td><td class='mt-num'>{F.num(r['tol'])}</td>"
-                    f"<td class='mt-l'>{'fails' if r['failing'] else ''}</td></tr>")
+                    f"<td class='mt-l'>{tr('fails') if r['failing'] else ''}</td></tr>")
     return head + "".join(body) + "</table>"
 
 
