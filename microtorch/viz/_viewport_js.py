@@ -29,6 +29,7 @@ function mtViewport(pane, svg, opts) {
   const natW = svg.viewBox.baseVal.width * 4 / 3, natH = svg.viewBox.baseVal.height * 4 / 3;
   svg.style.position = "absolute"; svg.style.left = "0"; svg.style.top = "0";
   svg.style.transformOrigin = "0 0"; svg.style.maxWidth = "none"; svg.style.maxHeight = "none";
+  svg.style.willChange = "transform";     // its own layer: a pan or a zoom repaints nothing else
   svg.style.width = natW + "px"; svg.style.height = natH + "px";
   let z = 1, tx = 0, ty = 0, fitZ = 1, manual = false, active = false;
   function apply() { svg.style.transform = `translate(${tx}px, ${ty}px) scale(${z})`; pane.dataset.zoom = z.toFixed(4); }

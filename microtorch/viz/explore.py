@@ -159,8 +159,8 @@ class ModelExplorer:
             title = f"{path} · {kind}" if kind else path
             params = [f"{s.title.rpartition('.')[2]} {F.shape_str(_shape_of(s))}" for s in specs
                       if s.kind == "leaf" and s.cluster == path]
-            rows = ([(", ".join(params), "mt-sub")] if params else []) + \
-                [(tr("{n} nodes: click to open").format(n=len(specs)), "mt-sub")]
+            count = tr("1 node: click to open") if len(specs) == 1 else tr("{n} nodes: click to open").format(n=len(specs))
+            rows = ([(", ".join(params), "mt-sub")] if params else []) + [(count, "mt-sub")]
             cls = ["mt-fold", "mt-collapsible", "mt-module"]
         return NodeSpec(name, "op", title, rows=rows, tooltip=title, classes=cls, cluster=cluster)
 
@@ -368,7 +368,9 @@ CSS = """
 .mt-explorer .mt-heat .mt-cell { min-height: 14px; font-family: var(--mt-mono); font-size: calc(12px * var(--mt-scale));
   padding: 0 4px; text-align: right; color: var(--mt-fg); }
 .mt-explorer g.node.mt-collapsible, .mt-explorer g.cluster { cursor: pointer; }
-@media (max-width: 700px) { .mt-explorer .mt-exbody { flex-direction: column; } .mt-explorer .mt-tensor { flex: none; } }
+.mt-explorer.mt-wide .mt-exbody { flex-direction: column; align-items: stretch; }
+.mt-explorer.mt-wide .mt-graph { flex: none; width: 100%; }
+.mt-explorer.mt-wide .mt-tensor { flex: none; }
 """
 
 EXPLORER_JS = r"""
@@ -386,10 +388,20 @@ function mtExplorer(root, data) {
     pane.classList.remove("mt-static");
     const svg = pane.querySelector("svg");
     if (vp) vp.destroy();
-    vp = mtViewport(pane, svg, {}); vp.fit();
+    vp = mtViewport(pane, svg, { onresize: () => layout() });
+    layout();
     root.mtViewport = vp;
     wire(data.states[k]);
     if (selected && byId(selected)) byId(selected).classList.add("mt-selected");
+  }
+  // the tensor panel beside the graph when that costs the graph little, below it otherwise
+  function layout() {
+    const w = root.querySelector(".mt-exbody").clientWidth;
+    const pw = 300 * (parseFloat(getComputedStyle(root).getPropertyValue("--mt-scale")) || 1);
+    if (!w || !vp) return;
+    const wide = vp.fitFor(w).z, beside = w - pw - 10 > 240 ? vp.fitFor(w - pw - 10).z : 0;
+    root.classList.toggle("mt-wide", beside < 0.8 * wide);
+    vp.fit();
   }
   function open(token) {      // with the modules open now if that state was laid out, else alone
     const want = new Set(opened()); want.add(token);
