@@ -41,7 +41,7 @@ def test_diamond_labels_and_edges():
     assert labels[mul_a] == "{MulBackward0|{a = 6}}"
     assert labels[sin].startswith("{SinBackward0|{b = 0.9093")
     expected_grad = 3 * np.sin(2.0) + 6 * np.cos(2.0)
-    assert labels[leaf] == "{x|{data 2|grad %s}}" % viz._format.num(np.float32(expected_grad))
+    assert labels[leaf] == "{x|data 2|grad %s}" % viz._format.num(np.float32(expected_grad))
     # edges follow next_functions: output -> its node -> inputs' nodes; x is reached twice
     assert sorted(_edges(dag)) == sorted([(out, mul_y), (mul_y, mul_a), (mul_y, sin), (mul_a, leaf),
                                           (sin, leaf)])

@@ -9,7 +9,7 @@ HTML output as an HTML page. `viz.save(obj, path)` picks the right one.
 import json
 import os
 
-from ._theme import CSS
+from ._theme import CSS, scale_style
 
 _PAGE = """<!DOCTYPE html>
 <html lang="{lang}"><head><meta charset="utf-8">
@@ -21,13 +21,13 @@ body {{ background: var(--mt-page-bg, #ffffff); padding: 16px 20px; }}
 [data-mt-theme="dark"] body {{ --mt-page-bg: #0d1117; }}
 @media (prefers-color-scheme: dark) {{ :root:not([data-mt-theme="light"]) body {{ --mt-page-bg: #0d1117; }} }}
 .mt-pagehead {{ display: flex; align-items: baseline; gap: 12px; margin: 0 0 10px; }}
-.mt-pagehead h1 {{ font-size: 17px; margin: 0; font-weight: 600; }}
-.mt-pagehead .mt-themebtn {{ margin-left: auto; font: inherit; font-size: 12px; padding: 2px 10px; cursor: pointer;
+.mt-pagehead h1 {{ font-size: calc(18px * var(--mt-scale)); margin: 0; font-weight: 600; }}
+.mt-pagehead .mt-themebtn {{ margin-left: auto; font: inherit; font-size: calc(13px * var(--mt-scale)); padding: 2px 10px; cursor: pointer;
   border: 1px solid var(--mt-border); background: var(--mt-bg2); color: var(--mt-fg); border-radius: 4px; }}
 {css}
 </style></head>
 <body>
-<div class="mtviz mt-page">
+<div class="mtviz mt-page"{scale}>
 <div class="mt-pagehead"><h1>{title}</h1><span class="mt-muted">{subtitle}</span>
 <button class="mt-themebtn" type="button" title="{theme_tip}">{theme}</button></div>
 <div id="mt-root">{body}</div>
@@ -62,7 +62,7 @@ def page(body, title="microtorch", subtitle="", css="", scripts=""):
     from ._options import lang
     return _PAGE.format(title=_esc(tr(title)), subtitle=_esc(subtitle), css=CSS + css, body=body, scripts=scripts,
                         theme=_esc(tr("light / dark")), theme_tip=_esc(tr("Switch between light and dark")),
-                        lang="zh-Hans" if lang() == "zh" else "en")
+                        lang="zh-Hans" if lang() == "zh" else "en", scale=scale_style())
 
 
 def _json_for_script(obj):

@@ -502,9 +502,11 @@ def _head(spec):
 def _record_label(spec, rankdir):
     head, rows = _head(spec)
     parts = [F.rec(head)]
+    vertical = rankdir in ("TB", "BT")
     for row in rows:
-        if isinstance(row, list):
-            parts.append("{" + "|".join(F.rec(t) for t, _ in row) + "}")
+        if isinstance(row, list):      # value and gradient: stacked (narrow nodes) top to bottom
+            cells = "|".join(F.rec(t) for t, _ in row)
+            parts.append(cells if vertical else "{" + cells + "}")
         else:
             parts.append(F.rec(row[0]))
     body = "|".join(parts)
@@ -537,7 +539,7 @@ _KIND_ATTRS = {
 
 # font sizes in points at scale 1: the SVG shows 1 pt as 4/3 CSS px, so a fitted graph keeps
 # node text >= 12 px down to a zoom of 0.64 (edge labels: 0.75)
-_FONT_PT = {"node": 14, "edge": 13, "cluster": 13}
+_FONT_PT = {"node": 14, "edge": 13.5, "cluster": 14}
 
 
 def _font_sizes(scale):
@@ -556,8 +558,8 @@ class DAG(GraphvizContract, graphviz.Digraph):
         fs = _font_sizes(self.scale)
         super().__init__(
             "microtorch",
-            graph_attr={"rankdir": rankdir, "bgcolor": "transparent", "nodesep": f"{0.22 * self.scale:.2f}",
-                        "ranksep": f"{(0.26 if rankdir in ('TB', 'BT') else 0.4) * self.scale:.2f}", "fontname": "Helvetica,Arial,sans-serif",
+            graph_attr={"rankdir": rankdir, "bgcolor": "transparent", "nodesep": "0.22",
+                        "ranksep": "0.26" if rankdir in ("TB", "BT") else "0.4", "fontname": "Helvetica,Arial,sans-serif",
                         "fontsize": fs["cluster"], "fontcolor": DOT["fg2"]},
             node_attr={"shape": "record", "style": "rounded,filled", "fontname": "Helvetica,Arial,sans-serif",
                        "fontsize": fs["node"], "fontcolor": DOT["fg"], "penwidth": "1.2", "height": "0.3",
