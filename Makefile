@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST := $(PY) -m pytest
 
-.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean
+.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean assignments assignments-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,11 @@ $(VENV)/.lab-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
-	$(PY) -m pip install --quiet -e '.[test,lab]'
+	$(PY) -m pip install --quiet -e '.[test,lab,lite]'
+	touch $@ $(VENV)/.lab-installed $(VENV)/.lite-installed
+
+$(VENV)/.lite-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
+	$(PY) -m pip install --quiet -e '.[lite]'
 	touch $@ $(VENV)/.lab-installed
 
 # ---- make lab ---------------------------------------------------------------------------------
@@ -48,6 +52,18 @@ lab: $(VENV)/.lab-installed lab-settings
 sysdeps:
 	@bash .ci/sysdeps.sh
 
+# ---- make build, make lite ---------------------------------------------------------------------
+# The sdist and wheel in dist/ (they carry the browser Graphviz: installing them needs no npm).
+build: $(VENV)/.lite-installed
+	rm -rf dist && $(PY) -m build --outdir dist .
+
+# A static JupyterLite site in _output/ (any static host serves it; see docs/deploy.md).
+# LITE_FLAGS go to `jupyter lite build`, e.g. LITE_FLAGS="--pyodide <url of Pyodide's full tarball>".
+LITE_OUT   ?= _output
+LITE_FLAGS ?=
+lite: $(VENV)/.lite-installed
+	$(PY) tools/lite_build.py --output-dir $(LITE_OUT) -- $(LITE_FLAGS)
+
 # Unit tests, then notebooks, then the browser tests: three pytest calls so that
 # the nbmake plugin (about 2 s to load) is only paid where it is used.
 # pytest exits 5 when a folder holds no tests yet; that is not a failure here.
@@ -58,6 +74,14 @@ test: $(VENV)/.test-installed sysdeps lab-settings
 
 unit: $(VENV)/.test-installed
 	$(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
+
+# Student and teacher versions of the notebooks (nbgrader metadata) in assignments/; see docs/teaching.md.
+# assignments-test runs every teacher version top to bottom (the unit tests run only a few).
+assignments: | $(PY)
+	$(PY) tools/make_assignments.py
+
+assignments-test: $(VENV)/.test-installed
+	MICROTORCH_ALL_ASSIGNMENTS=1 $(PYTEST) -p no:nbmake -q tests/test_assignments.py
 
 bench: $(VENV)/.test-installed
 	$(PY) -m benchmarks.run

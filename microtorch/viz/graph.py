@@ -115,20 +115,15 @@ def _hooks_of(obj):
     out = []
     if F.is_accumulate(obj):
         obj = obj.variable
-    d = getattr(obj, "__dict__", {})
     for fn in (getattr(obj, "_backward_hooks", None) or {}).values():
         out.append(("tensor", _hook_name(fn), fn))
     for fn in (getattr(obj, "_post_acc_hooks", None) or {}).values():
         out.append(("post_accumulate", _hook_name(fn), fn))
-    for entry in (d.get("_tensor_pre_hooks") or {}).values():
-        fn = entry[1] if isinstance(entry, tuple) else entry
-        out.append(("tensor", _hook_name(fn), fn))
-    if d.get("_retains_grad"):
-        out.append(("retain_grad", "retain_grad", None))
-    for fn in (d.get("_pre_hooks") or {}).values():
-        out.append(("node_pre", _hook_name(fn), fn))
-    for fn in (d.get("_post_hooks") or {}).values():
-        out.append(("node_post", _hook_name(fn), fn))
+    node_hooks = obj.hooks() if hasattr(obj, "hooks") else []
+    if any(kind == "retain_grad" for kind, _ in node_hooks):   # shown once, however many outputs
+        node_hooks = [h for h in node_hooks if h[0] != "retain_grad"] + [("retain_grad", None)]
+    for kind, fn in node_hooks:
+        out.append((kind, "retain_grad" if kind == "retain_grad" else _hook_name(fn), fn))
     return out
 
 
@@ -441,21 +436,16 @@ def _hooks_text(hooks):
 
 
 def _saved_rows(node, spec, tip):
-    d = getattr(node, "__dict__", {})
-    saved = d.get("_saved")
+    saved = node.saved_versions() if hasattr(node, "saved_versions") else []
     if saved is None:
-        if d.get("_released"):
-            spec.rows.append(("saved: freed by backward", "mt-sub"))
-            tip.append("saved tensors: freed (backward ran without retain_graph=True)")
+        spec.rows.append(("saved: freed by backward", "mt-sub"))
+        tip.append("saved tensors: freed (backward ran without retain_graph=True)")
         return
-    for j, s in enumerate(saved):
-        counter = getattr(s, "counter", None)
-        if counter is None:        # a None that was saved
+    for j, entry in enumerate(saved):
+        if entry is None:        # a None that was saved
             continue
-        t = getattr(s, "tensor", None)
-        data = getattr(s, "data", None)
-        arr = F.snapshot(t) if t is not None else (None if data is None else data)
-        version, now = getattr(s, "version", 0), counter[0]
+        value, version, now = entry
+        arr = F.snapshot(value) if value is not None else None
         what = F.shape_str(arr.shape) if arr is not None else "?"
         if arr is not None and arr.size == 1:
             what = F.num(arr.reshape(()).item())
