@@ -553,7 +553,7 @@ class DAG(GraphvizContract, graphviz.Digraph):
                         "fontsize": fs["cluster"], "fontcolor": DOT["fg2"]},
             node_attr={"shape": "record", "style": "rounded,filled", "fontname": "Helvetica,Arial,sans-serif",
                        "fontsize": fs["node"], "fontcolor": DOT["fg"], "penwidth": "1.2", "height": "0.3",
-                       "margin": f"{0.08 * self.scale:.3f},{0.03 * self.scale:.3f}"},
+                       "margin": "0.1,0.03"},
             edge_attr={"fontname": "Helvetica,Arial,sans-serif", "fontsize": fs["edge"], "arrowsize": "0.8",
                        "color": DOT["fg3"], "fontcolor": DOT["grad"], "penwidth": "1.2"},
             **kwargs)
