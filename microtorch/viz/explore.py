@@ -374,6 +374,25 @@ CSS = """
 """
 
 EXPLORER_JS = r"""
+// clicks of one laid-out state: a box opens its module, an open module's frame closes it,
+// any other node shows its tensor
+function mtWireExplorer(pane, prefix, st, api) {
+  for (const g of pane.querySelectorAll("g.node")) {
+    const name = g.id.slice(prefix.length), box = st.boxes[name];
+    g.addEventListener("click", (e) => {
+      e.stopPropagation();
+      if (box) api.open(box.startsWith("mod:") ? box.slice(4) : box); else api.select(name);
+    });
+  }
+  for (const [cid, path] of Object.entries(st.clusters)) {
+    const c = pane.querySelector(`[id="${prefix}${cid}"]`);
+    if (!c) continue;
+    c.classList.add("mt-collapsible");
+    c.dataset.module = path;
+    c.addEventListener("click", (e) => { if (e.target.closest("g.node")) return; e.stopPropagation(); api.close(path); });
+  }
+}
+
 function mtExplorer(root, data) {
   if (!root || root.dataset.ready) return;
   root.dataset.ready = "1";
@@ -391,7 +410,7 @@ function mtExplorer(root, data) {
     vp = mtViewport(pane, svg, { onresize: () => layout() });
     layout();
     root.mtViewport = vp;
-    wire(data.states[k]);
+    mtWireExplorer(pane, data.prefix, data.states[k], { open, close, select });
     if (selected && byId(selected)) byId(selected).classList.add("mt-selected");
   }
   // the tensor panel beside the graph when that costs the graph little, below it otherwise
@@ -419,22 +438,6 @@ function mtExplorer(root, data) {
     const el = byId(name); if (el) el.classList.add("mt-selected");
     side.innerHTML = data.details[name] || "";
     root.dataset.selected = name;
-  }
-  function wire(st) {
-    for (const g of pane.querySelectorAll("g.node")) {
-      const name = g.id.slice(data.prefix.length), box = st.boxes[name];
-      g.addEventListener("click", (e) => {
-        e.stopPropagation();
-        if (box) open(box.startsWith("mod:") ? box.slice(4) : box); else select(name);
-      });
-    }
-    for (const [cid, path] of Object.entries(st.clusters)) {
-      const c = byId(cid);
-      if (!c) continue;
-      c.classList.add("mt-collapsible");
-      c.dataset.module = path;
-      c.addEventListener("click", (e) => { if (e.target.closest("g.node")) return; e.stopPropagation(); close(path); });
-    }
   }
   show(key);
   root.mtExplorer = { show, open, close, select, get key() { return key; } };
