@@ -144,7 +144,10 @@ function placePanel(root, vp, scale) {
   const wide = vp.fitFor(bodyW).z, beside = bodyW - pw - GAP > 240 ? vp.fitFor(bodyW - pw - GAP).z : 0;
   root.classList.toggle("mt-wide", beside < 0.8 * wide);
   vp.fit();
-  root.querySelector(".mt-panel").style.maxHeight = root.classList.contains("mt-wide") ? "" : graph.style.height;
+  // a panel of constant height: its changing content then repaints the panel alone, not the page
+  const panel = root.querySelector(".mt-panel");
+  panel.style.height = root.classList.contains("mt-wide") ? "" : graph.style.height;
+  panel.style.minHeight = "";
 }
 
 async function mount(model, el) {
@@ -165,6 +168,8 @@ async function mount(model, el) {
     k = Math.max(0, Math.min(last, k | 0));
     paintStep(G, steps[k], k);
     panel.innerHTML = steps[k].panel;
+    if (root.classList.contains("mt-wide") && panel.offsetHeight > (parseFloat(panel.style.minHeight) || 0))
+      panel.style.minHeight = panel.offsetHeight + "px";      // below the graph: grows, never jumps back
     slider.value = String(k);
     counter.textContent = t.counter.replace("{k}", k).replace("{n}", last);
     q(".mt-back").disabled = k === 0;
