@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST := $(PY) -m pytest
 
-.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean
+.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean assignments assignments-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -82,6 +82,14 @@ test: $(VENV)/.test-installed $(LITE_VENV)/.installed sysdeps lab-settings
 
 unit: $(VENV)/.test-installed
 	$(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
+
+# Student and teacher versions of the notebooks (nbgrader metadata) in assignments/; see docs/teaching.md.
+# assignments-test runs every teacher version top to bottom (the unit tests run only a few).
+assignments: | $(PY)
+	$(PY) tools/make_assignments.py
+
+assignments-test: $(VENV)/.test-installed
+	MICROTORCH_ALL_ASSIGNMENTS=1 $(PYTEST) -p no:nbmake -q tests/test_assignments.py
 
 bench: $(VENV)/.test-installed
 	$(PY) -m benchmarks.run
