@@ -58,3 +58,28 @@ def test_every_exercise_passes_on_its_reference_solution(src):
         exec("\n".join(stmts), ns)
         result = eval(last, ns)
         assert result.passed, f"{src.name}: {last} failed on the reference solution:\n{result!r}"
+
+
+@pytest.mark.parametrize("src", SOURCES, ids=[p.stem[:2] for p in SOURCES])
+def test_every_check_says_not_yet_written_on_the_student_stub(src):
+    """The student version's answer cells (solutions stripped by tools/make_assignments.py)
+    give a failing check that tells the student to write the answer, not a crash."""
+    spec = importlib.util.spec_from_file_location("make_assignments", ROOT / "tools" / "make_assignments.py")
+    ma = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ma)
+    setup, found = pairs(src)
+    ns = {}
+    exec(PREAMBLE, ns)
+    for body in setup:
+        if "%%" not in body.splitlines()[0]:
+            exec(compile(body, f"<{src.stem} setup>", "exec"), ns)
+    for solution, check_cell in found:
+        try:
+            exec(compile(ma.strip_solutions(solution), f"<{src.stem} student>", "exec"), ns)
+        except NotImplementedError:
+            pass
+        *stmts, last = check_cell.strip().splitlines()
+        result = eval(last, ns)
+        assert not result.passed, f"{src.name}: {last} passes on the student stub"
+        assert "not filled in yet" in result.reason or "still raises NotImplementedError" in result.reason, (
+            f"{src.name}: {last}: {result.reason!r}")

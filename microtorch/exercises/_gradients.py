@@ -90,6 +90,9 @@ def _run_report(check, f, inputs, what, **kw):
     try:
         return check(f, inputs, **kw)
     except NotImplementedError as e:
+        if not str(e):
+            raise Unusable(f"a method of {what} still raises NotImplementedError: write it, then run the cell "
+                           "again.") from None
         raise Unusable(f"{what}: {e}") from None
     except Exception as e:
         raise Unusable(f"gradcheck could not run {what}'s backward: {type(e).__name__}: {e}") from None
