@@ -389,3 +389,13 @@ def test_teaching_guide_names_only_what_exists():
         named += [(int(nb), k) for k in range(int(a), int(b or a) + 1)]
     want = sorted((n, k) for n in range(1, 14) for k in range(1, len(check.list(n)) + 1))
     assert sorted(named) == want
+
+
+def test_result_box_follows_the_presentation_scale():
+    from microtorch import viz
+    old = viz.set_options(scale=1.5)
+    try:
+        assert "--mt-ex-scale: 1.5" in check.h_prime(1.0)._repr_html_()
+    finally:
+        viz.set_options(**old)
+    assert "--mt-ex-scale: 1'" in check.h_prime(1.0)._repr_html_()

@@ -207,11 +207,11 @@ def no_zero_grad(answer):
     w = mt.tensor(1.0, dtype=F64, requires_grad=True)
     opt = mt.optim.SGD([w], lr=0.1)
     current = None
-    for _ in range(3):
+    for step in range(3):
         loss = w ** 2
         current = 2 * w.detach()
         loss.backward()
-        if _ < 2:
+        if step < 2:
             opt.step()
     return compare(answer, w.grad, what="your w.grad", wrongs=[
         ("that is only the third step's own gradient: .grad still holds the first two.", current),
