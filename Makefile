@@ -22,7 +22,11 @@ $(VENV)/.lab-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
-	$(PY) -m pip install --quiet -e '.[test,lab]'
+	$(PY) -m pip install --quiet -e '.[test,lab,lite]'
+	touch $@ $(VENV)/.lab-installed $(VENV)/.lite-installed
+
+$(VENV)/.lite-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
+	$(PY) -m pip install --quiet -e '.[lite]'
 	touch $@ $(VENV)/.lab-installed
 
 # ---- make lab ---------------------------------------------------------------------------------
@@ -47,6 +51,18 @@ lab: $(VENV)/.lab-installed lab-settings
 
 sysdeps:
 	@bash .ci/sysdeps.sh
+
+# ---- make build, make lite ---------------------------------------------------------------------
+# The sdist and wheel in dist/ (they carry the browser Graphviz: installing them needs no npm).
+build: $(VENV)/.lite-installed
+	rm -rf dist && $(PY) -m build --outdir dist .
+
+# A static JupyterLite site in _output/ (any static host serves it; see docs/deploy.md).
+# LITE_FLAGS go to `jupyter lite build`, e.g. LITE_FLAGS="--pyodide <url of Pyodide's full tarball>".
+LITE_OUT   ?= _output
+LITE_FLAGS ?=
+lite: $(VENV)/.lite-installed
+	$(PY) tools/lite_build.py --output-dir $(LITE_OUT) -- $(LITE_FLAGS)
 
 # Unit tests, then notebooks, then the browser tests: three pytest calls so that
 # the nbmake plugin (about 2 s to load) is only paid where it is used.

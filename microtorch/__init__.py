@@ -31,9 +31,22 @@ from ._creation import (arange, empty, empty_like, eye, full, full_like, linspac
                         rand, rand_like, randint, randint_like, randn, randn_like, randperm, zeros,
                         zeros_like, normal, logspace, meshgrid, tril, triu, diag, bernoulli, multinomial)
 from ._serialization import load, save  # noqa: F401
+from .ops.pointwise import (acosh, addcdiv, addcmul, arccosh, arcsinh, arctan2, arctanh, asinh, atan2,  # noqa: F401
+                            atanh, deg2rad, erfc, exp2, fmax, fmin, frac, hypot, lerp, logaddexp, logaddexp2, logit,
+                            rad2deg, sinc, xlogy)
+from .ops.rearrange import index_add, nansum, roll, rot90, scatter, trace  # noqa: F401
+from .ops.composite import (argsort, atleast_2d, atleast_3d, bincount, bucketize, column_stack, diff,  # noqa: F401
+                            dsplit, dstack, float_power, fliplr, flipud, histc, histogram, hsplit, hstack, msort,
+                            nanmean, positive, ravel, repeat_interleave, row_stack, searchsorted, take_along_dim,
+                            tensor_split, tile, unique, vsplit, vstack)
+from .ops.composite import range_ as range  # noqa: F401
+from ._tensor_methods import install_more as _install_more
+
+_install_more(Tensor)
 
 multiply, subtract, divide, true_divide, negative, absolute = mul, sub, div, div, neg, abs
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+arccos, arcsin, arctan, fix, moveaxis = acos, asin, atan, trunc, movedim
 strided = "strided"
 e, pi, inf, nan = _np.e, _np.pi, _np.inf, _np.nan
 __version__ = "0.1.0"
@@ -83,7 +96,7 @@ _accept_numpy_names()
 def __getattr__(name):
     # subpackages that pull in more code are imported on first use
     import importlib
-    if name in ("nn", "optim", "func", "testing", "utils", "viz"):
+    if name in ("nn", "optim", "func", "testing", "utils", "viz", "cuda", "backends", "accelerator", "random"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap

@@ -39,6 +39,14 @@ class Tensor:
     _post_acc_hooks = None
     _accumulator = None
     _fw_grads = None
+    _keep_accumulator = None   # a strong reference to the AccumulateGrad an alias routes to
+    # views (autograd/views.py): the root base's weak list of its views, and how a view was made
+    _views = None
+    _views_limit = 16
+    _view_custom = None        # "Output i of F": returned by a custom Function (no in-place allowed)
+    _view_nograd = False       # made under no_grad
+    _view_multi = False        # one of several views returned together (split, unbind)
+    _view_replay = None        # an Op that recomputes it from its base (z.real), when positions cannot
     __array_priority__ = 1000  # numpy defers to Tensor's operators (ndarray * Tensor -> Tensor)
 
     def __new__(cls, *args, **kwargs):
@@ -204,9 +212,7 @@ class Tensor:
             return
         if self._retains_grad:
             return
-        import weakref
-        retains = self.grad_fn._hook_dict("_retains_grad")
-        retains[self._output_nr] = weakref.ref(self)
+        self.grad_fn._retain_grad(self)
         self._retains_grad = True
 
     def register_hook(self, hook):
@@ -285,11 +291,18 @@ class Tensor:
     def tolist(self):
         return self._data.tolist()
 
+    def _one_element(self, op):
+        if self._data.size != 1:  # torch: ValueError here, RuntimeError in item()
+            raise ValueError(f"{op}(): only one element tensors can be converted to Python scalars, and this one "
+                             f"has {self._data.size} (shape {list(self.shape)}); index one element first, or use "
+                             ".tolist()")
+        return self.item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._one_element("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._one_element("int"))
 
     def __bool__(self):
         if self._data.size != 1:
@@ -303,7 +316,7 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._one_element("complex"))
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -467,6 +480,8 @@ _CPU = device("cpu")
 
 
 def _wrap_dim(dim, ndim, op):
+    if ndim == 0 and dim in (0, -1):  # torch wraps dims of a 0-d tensor for reductions, not for size/stride
+        raise IndexError(f"{op}: Dimension specified as {dim} but tensor has no dimensions (it is 0-d)")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], "

@@ -39,6 +39,8 @@ def check_op(f, *arrays, grad_fn=None, second_order=True, jvp=True, vmap=True):
     gt = torch.autograd.grad(yt, diff_t, torch.tensor(seed), create_graph=second_order, allow_unused=True)
     gm = mt.autograd.grad(ym, diff_m, mt.tensor(seed), create_graph=second_order, allow_unused=True)
     for i, (a, b) in enumerate(zip(gm, gt)):
+        if a is None and b is None:
+            continue
         close(a if a is not None else np.zeros(b.shape), b if b is not None else np.zeros(a.shape), f"grad {i}")
     if second_order:
         _second_order(gt, gm, diff_t, diff_m)
@@ -56,6 +58,8 @@ def _second_order(gt, gm, diff_t, diff_m):
     ht = torch.autograd.grad(st, diff_t, allow_unused=True)
     hm = mt.autograd.grad(sm, diff_m, allow_unused=True)
     for i, (a, b) in enumerate(zip(hm, ht)):
+        if a is None and b is None:
+            continue
         close(a if a is not None else np.zeros(b.shape), b if b is not None else np.zeros(a.shape), f"grad2 {i}")
 
 

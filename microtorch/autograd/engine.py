@@ -15,14 +15,14 @@ import threading
 import numpy as np
 
 from .._tensor import Tensor
-from . import anomaly_mode, grad_mode, graph
-from .function import AccumulateGrad, Node, _accumulator
+from . import _hooks, anomaly_mode, grad_mode
+from .node import AccumulateGrad, Node, accumulator as _accumulator
 
 _local = threading.local()
 
 
-def _current_task():
-    return getattr(_local, "task", None)
+def current_task():
+    return _local.__dict__.get("task")
 
 
 class _GraphRoot(Node):
@@ -104,9 +104,9 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
         needed = _needed_nodes(root, deps, targets, captures)
     results = [None] * (len(inputs) if inputs is not None else 0)
 
-    listening = bool(graph._listeners)
+    listening = bool(_hooks._listeners)
     if listening:
-        graph.emit(graph.BackwardStarted(tuple(roots), tuple(grads),
+        _hooks.emit(_hooks.BackwardStarted(tuple(roots), tuple(grads),
                                          tuple(inputs) if inputs is not None else None,
                                          create_graph, retain_graph))
 
@@ -126,7 +126,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                 if node is root:
                     outgoing = root.grads
                     if listening:
-                        graph.emit(graph.NodeExecuting(root, (), tuple(outgoing), _queued(ready), _changes(changed)))
+                        _hooks.emit(_hooks.NodeExecuting(root, (), tuple(outgoing), _queued(ready), _changes(changed)))
                 else:
                     incoming = buffers.pop(node, None) or [None] * node._num_outputs
                     if anomaly:
@@ -154,7 +154,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     finally:
         _local.task = prev_task
     if listening:
-        graph.emit(graph.BackwardFinished(tuple(roots)))
+        _hooks.emit(_hooks.BackwardFinished(tuple(roots)))
     return results
 
 
@@ -180,7 +180,7 @@ def _run_node(node, incoming, task, create_graph, retain_graph, check_nan, liste
         for nr, k in caps:
             results[k] = incoming[nr]
             if listening:
-                graph.emit(graph.HookFired("capture", node, None, incoming[nr], incoming[nr]))
+                _hooks.emit(_hooks.HookFired("capture", node, None, incoming[nr], incoming[nr]))
     if task.needed is not None and node not in task.needed:
         return None
     return _execute(node, incoming, create_graph, retain_graph, check_nan, listening, ready, changed)
@@ -201,19 +201,19 @@ def _run_node_anomaly(node, incoming, task, *args):
 
 
 def _warn_anomaly(node):
-    trace = node.__dict__.get("_anomaly_trace")
+    trace = node._anomaly_trace
     if trace is None:
         return
     anomaly_mode.warn_at_user_code(
         f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}")
-    parent = node.__dict__.get("_anomaly_parent")
+    parent = node._anomaly_parent
     while parent is not None:
-        ptrace = parent.__dict__.get("_anomaly_trace")
+        ptrace = parent._anomaly_trace
         if ptrace is None:
             break
         anomaly_mode.warn_at_user_code(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of "
                                        f"forward call that induced the previous calculation:\n{ptrace}")
-        parent = parent.__dict__.get("_anomaly_parent")
+        parent = parent._anomaly_parent
 
 
 def _needed_nodes(root, deps, targets, captures):
@@ -240,7 +240,7 @@ def _needed_nodes(root, deps, targets, captures):
 
 def _fire(kind, target, hook, before, after, listening):
     if listening:
-        graph.emit(graph.HookFired(kind, target, hook, before, after))
+        _hooks.emit(_hooks.HookFired(kind, target, hook, before, after))
 
 
 def _hook_name(hook):
@@ -290,8 +290,7 @@ def _call_tensor_pre_hooks(node, grads, listening):
                     grads[0] = new
                 _fire("tensor", var, hook, before, grads[0], listening)
         return grads
-    d = node.__dict__
-    hooks = d.get("_tensor_pre_hooks")
+    hooks = node._tensor_pre_hooks
     if hooks:
         for nr, hook in list(hooks.values()):
             before = grads[nr]
@@ -300,7 +299,7 @@ def _call_tensor_pre_hooks(node, grads, listening):
                 _check_hook_value(new, before, hook, f"the tensor that is output {nr} of {node.name()}")
                 grads[nr] = new
             _fire("tensor", node, hook, before, grads[nr], listening)
-    retains = d.get("_retains_grad")
+    retains = node._retains_grad
     if retains:
         for nr, ref in list(retains.items()):
             t = ref()
@@ -316,8 +315,7 @@ def _call_tensor_pre_hooks(node, grads, listening):
 def _execute(node, grads, create_graph, retain_graph, check_nan, listening, ready=(), changed=None):
     """Node pre-hooks, the node's backward (or the accumulation into .grad), node post-hooks.
     The NodeExecuting event is emitted right after the backward, before the post-hooks."""
-    d = node.__dict__
-    pre = d.get("_pre_hooks")
+    pre = node._pre_hooks
     if pre:
         for hook in list(pre.values()):
             before = tuple(grads)
@@ -328,7 +326,7 @@ def _execute(node, grads, create_graph, retain_graph, check_nan, listening, read
 
     if type(node) is AccumulateGrad:
         if listening:
-            graph.emit(graph.NodeExecuting(node, tuple(grads), (), _queued(ready), _changes(changed)))
+            _hooks.emit(_hooks.NodeExecuting(node, tuple(grads), (), _queued(ready), _changes(changed)))
         var = node.variable
         if grads[0] is not None:
             _accumulate_into(var, grads[0], create_graph, node, listening)
@@ -348,9 +346,9 @@ def _execute(node, grads, create_graph, retain_graph, check_nan, listening, read
         if check_nan:
             _check_nan(node, outgoing)
         if listening:
-            graph.emit(graph.NodeExecuting(node, tuple(grads), tuple(outgoing), _queued(ready), _changes(changed)))
+            _hooks.emit(_hooks.NodeExecuting(node, tuple(grads), tuple(outgoing), _queued(ready), _changes(changed)))
 
-    post = d.get("_post_hooks")
+    post = node._post_hooks
     if post:
         for hook in list(post.values()):
             before = tuple(outgoing)
@@ -425,13 +423,13 @@ def _accumulate_into(var, grad, create_graph, node, listening):
         before._data += grad._data.astype(before._data.dtype, copy=False)
         before._version_counter[0] += 1
     if listening:  # snapshots: .grad may later change in place, the event must not
-        graph.emit(graph.GradAccumulated(var, node, before_value, grad, Tensor._make(var._grad._data.copy())))
+        _hooks.emit(_hooks.GradAccumulated(var, node, before_value, grad, Tensor._make(var._grad._data.copy())))
 
 
 def _check_nan(node, outgoing):
     for i, g in enumerate(outgoing):
         if g is not None and np.isnan(g._data).any():
-            trace = node.__dict__.get("_anomaly_trace")
+            trace = node._anomaly_trace
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output."
                                + (f"\nThe forward call that created {node.name()} (recorded by anomaly mode):\n"
                                   f"{trace}" if trace else ""))

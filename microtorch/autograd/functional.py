@@ -386,4 +386,4 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
-_guard_namespace(globals(), ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"], {"v": "tensor_or_tensors"})
+_guard_namespace(globals(), ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"], {"v": "tensor_or_tensors"}, eager=True)

@@ -50,4 +50,4 @@ __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfw
 
 
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
-_guard_namespace(globals(), __all__)  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
+_guard_namespace(globals(), __all__, eager=True)  # torch's TypeError for a bad argument (ops/_checks.py)

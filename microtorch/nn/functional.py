@@ -169,6 +169,9 @@ def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op):
     """((lo, hi), ...) per spatial dim: hi grows in ceil_mode so that the last window fits."""
     pads = []
     for size, k, s, p, d in zip(sizes, kernel, stride, padding, dilation):
+        if k <= 0 or s <= 0:
+            raise RuntimeError(f"{op}: kernel_size and stride should be greater than zero, but got kernel_size={k} "
+                               f"and stride={s}")
         if p > (d * (k - 1) + 1) // 2:
             raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got pad={p}, "
                                f"kernel_size={k} and dilation={d}")

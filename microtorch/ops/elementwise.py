@@ -12,6 +12,7 @@ from ._op import Op, broadcast_error, promoted
 class Add(Op):
     """d(a + alpha*b) = (1, alpha)"""
     _grad_fn_name = "AddBackward0"
+    _saved_values = {"alpha": "alpha"}
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -44,6 +45,7 @@ def add(input, other, *, alpha=1):
 class Sub(Op):
     """d(a - alpha*b) = (1, -alpha)"""
     _grad_fn_name = "SubBackward0"
+    _saved_values = {"alpha": "alpha"}
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -97,6 +99,7 @@ def rsub(a, b):
 class Mul(Op):
     """d(a*b) = (b, a)"""
     _grad_fn_name = "MulBackward0"
+    _saved_names = ("self", "other")  # torch: grad_fn._saved_self, _saved_other
 
     @staticmethod
     def forward(ctx, a, b):
@@ -132,6 +135,7 @@ def mul(input, other):
 class Div(Op):
     """d(a/b) = (1/b, -a/b^2)"""
     _grad_fn_name = "DivBackward0"
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -262,6 +266,7 @@ def neg(input):
 class PowScalar(Op):
     """d(x^p) = p x^(p-1)"""
     _grad_fn_name = "PowBackward0"
+    _saved_names, _saved_values = ("self",), {"exponent": "exponent"}
 
     @staticmethod
     def forward(ctx, x, exponent):
@@ -287,6 +292,7 @@ class PowScalar(Op):
 class Pow(Op):
     """d(a^b) = (b a^(b-1), a^b log a)"""
     _grad_fn_name = "PowBackward1"
+    _saved_names = ("self", "exponent", "result")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -374,17 +380,13 @@ class RPow(Op):
 
 
 # ---- unary functions --------------------------------------------------------------------------
-def _unary(name, np_fn, derivative, saves="input", quiet=False, fused=None):
+def _unary(name, np_fn, derivative, saves="input", fused=None):
     """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
-    or the output (`saves`). quiet: np_fn never warns (skip np.errstate). fused: an Op computing
-    grad * derivative(s) as one node (torch's TanhBackward...), for real tensors."""
+    or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
+    TanhBackward...), for real tensors."""
 
     def forward(ctx, x):
-        if quiet:
-            out = np.asarray(np_fn(x))
-        else:
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                out = np.asarray(np_fn(x))
+        out = np.asarray(np_fn(x))
         ctx.save_for_backward(x if saves == "input" else out)
         return out
 
@@ -399,7 +401,8 @@ def _unary(name, np_fn, derivative, saves="input", quiet=False, fused=None):
 
     return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": derivative.__doc__,
                               "forward": staticmethod(forward), "backward": staticmethod(backward),
-                              "jvp": staticmethod(jvp), "__module__": __name__})
+                              "jvp": staticmethod(jvp), "__module__": __name__,
+                              "_saved_names": ("self",) if saves == "input" else ("result",)})
 
 
 def _d_exp(out):
@@ -609,14 +612,14 @@ def rsqrt(input):
     return Rsqrt.apply(_float(input))
 
 
-Sin = _unary("Sin", np.sin, _d_sin, quiet=True)
+Sin = _unary("Sin", np.sin, _d_sin)
 
 
 def sin(input):
     return Sin.apply(_float(input))
 
 
-Cos = _unary("Cos", np.cos, _d_cos, quiet=True)
+Cos = _unary("Cos", np.cos, _d_cos)
 
 
 def cos(input):
@@ -630,14 +633,14 @@ def tan(input):
     return Tan.apply(_float(input))
 
 
-Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output", quiet=True, fused=TanhBackward)
+Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output", fused=TanhBackward)
 
 
 def tanh(input):
     return Tanh.apply(_float(input))
 
 
-Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", quiet=True, fused=SigmoidBackward)
+Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", fused=SigmoidBackward)
 
 
 def sigmoid(input):
@@ -673,7 +676,7 @@ def acos(input):
     return Acos.apply(_float(input))
 
 
-Atan = _unary("Atan", np.arctan, _d_atan, quiet=True)
+Atan = _unary("Atan", np.arctan, _d_atan)
 
 
 def atan(input):
@@ -704,12 +707,12 @@ class Sgn(Op):
             ctx.save_for_backward(x)
             a = np.abs(x)
             return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
-        return np.sign(x)
+        return np.sign(x) if x.dtype.kind != "f" else np.where(np.isnan(x), 0, np.sign(x))  # sign(nan) = 0
 
     @staticmethod
     def backward(ctx, grad):
         if not grad.is_complex():
-            return grad * 0
+            return zeros_like_(grad)  # 0 even where grad is inf or nan
         (z,) = ctx.saved_tensors
         a, s = z.abs(), sgn(z)
         zero = Tensor._make(a._data == 0)
@@ -719,7 +722,7 @@ class Sgn(Op):
     def jvp(ctx, t):
         (z,) = ctx.inputs
         if not z.is_complex():
-            return t * 0
+            return zeros_like_(t)
         a, s = z.abs(), ctx.output
         zero = Tensor._make(a._data == 0)
         return where(zero, 0.0, (t - s * real(s.conj() * t)) / where(zero, 1.0, a))
@@ -756,6 +759,7 @@ def erf(input):
 class Relu(Op):
     """d relu(x) = [x > 0]"""
     _grad_fn_name = "ReluBackward0"
+    _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):

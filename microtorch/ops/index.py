@@ -4,6 +4,7 @@ repeated indices (np.add.at), and that scatter is itself differentiable."""
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import need_dims
 from ._op import Op, normalize_dims
 
 
@@ -34,7 +35,7 @@ class Index(Op):
     @staticmethod
     def forward(ctx, x, index):
         ctx.in_shape, ctx.index = x.shape, index
-        return np.asarray(x[index])
+        return np.ascontiguousarray(x[index])  # a new tensor, contiguous as torch's (view(-1) works)
 
     @staticmethod
     def backward(ctx, grad):
@@ -175,16 +176,18 @@ def getitem(x, key):
         key = (key,)
     key = tuple(_to_np_index(k) for k in key)
     _check_bounds(x, key)
-    if any(isinstance(k, np.ndarray) or getattr(k, "__vmap_batched__", False) for k in key):  # (vmap: batched)
-        if len(key) == 1 and isinstance(key[0], np.ndarray) and key[0].dtype != bool:
-            key = key[0]
+    if any(getattr(k, "__vmap_batched__", False) for k in key):  # (vmap: batched)
         return Index.apply(x, key)
-    # basic indexing, one view op per index as torch records it
-    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
-    out, dim = x, 0
+    # basic indexing first, one view op per index as torch records it; then the tensor indices
+    n_real = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == bool else 1
+                 for k in key if k is not None and k is not Ellipsis)
+    out, dim, advanced = x, 0, {}
     for k in key:
         if k is Ellipsis:
             dim += x.ndim - n_real
+        elif isinstance(k, np.ndarray):
+            advanced[dim] = k
+            dim += k.ndim if k.dtype == bool else 1
         elif k is None:
             out = unsqueeze(out, dim)
             dim += 1
@@ -200,14 +203,28 @@ def getitem(x, key):
         else:
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(k).__name__})")
+    if advanced:
+        return _advanced_index(out, advanced)
     if out is x:  # x[...] or x[:, :] is an alias of x, as a view
         from .shape import Alias
         out = _share(Alias.apply(x, x.shape), x)
     return out
 
 
+def _advanced_index(x, advanced):
+    """x[..., idx, ...] with the tensor indices at their dims (after the basic indices were applied)."""
+    key, dim = [], 0
+    for d in sorted(advanced):
+        key += [slice(None)] * (d - dim) + [advanced[d]]
+        dim = d + (advanced[d].ndim if advanced[d].dtype == bool else 1)
+    if len(key) == 1 and key[0].dtype != bool:
+        return Index.apply(x, key[0])
+    return Index.apply(x, tuple(key))
+
+
 def select(input, dim, index):
     from .shape import _share
+    need_dims(input, "select")
     d = normalize_dims(dim, input.ndim, "select")[0]
     size = input.shape[d]
     if not -size <= index < size:
@@ -235,6 +252,8 @@ class IndexSelect(Op):
 
 
 def index_select(input, dim, index):
+    if input.ndim == 0:  # torch treats a 0-d tensor as one element here
+        return index_select(input.reshape(1), dim, index).reshape(())
     d = normalize_dims(dim, input.ndim, "index_select")[0]
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.ndim > 1:
@@ -251,7 +270,8 @@ class Gather(Op):
     @staticmethod
     def forward(ctx, x, dim, index):
         ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
-        return np.take_along_axis(x, index, axis=dim)
+        key = tuple(slice(0, n) if i != dim else slice(None) for i, n in enumerate(index.shape))
+        return np.take_along_axis(x[key], index, axis=dim)  # (the index may be smaller than x off dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -302,10 +322,8 @@ def gather(input, dim, index, *, sparse_grad=False):
     if idx.size and (idx.max() >= input.shape[d] or idx.min() < 0):
         raise RuntimeError(f"gather(): index {idx.max()} is out of bounds for dimension {d} with size {input.shape[d]}")
     if any(idx.shape[i] > input.shape[i] for i in range(input.ndim) if i != d):
-        input = input  # torch allows smaller index dims; slice x to the index's extent
-    key = tuple(slice(0, idx.shape[i]) if i != d else slice(None) for i in range(input.ndim))
-    if any(idx.shape[i] != input.shape[i] for i in range(input.ndim) if i != d):
-        input = getitem(input, key)
+        raise RuntimeError(f"gather(): Size does not match at dimension {d} expected index {list(idx.shape)} to be "
+                           f"no larger than self {list(input.shape)} apart from dimension {d}")
     return Gather.apply(input, d, idx)
 
 

@@ -6,6 +6,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import need_nonempty_dim
 from ._op import Op, as_array, normalize_dims, reduce_dims
 from .shape import broadcast_to, reshape
 
@@ -36,6 +37,7 @@ def _unsqueeze_to(grad, in_shape, dims, keepdim):
 class Sum(Op):
     """d sum(x) = 1 for every element"""
     _grad_fn_name = "SumBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
@@ -54,6 +56,7 @@ class Sum(Op):
 
 class SumDim(Sum):
     _grad_fn_name = "SumBackward1"
+    _saved_values = {"self_sym_sizes": "in_shape", "keepdim": "keepdim"}
 
 
 def _int_to_sum_dtype(x, dtype):
@@ -76,6 +79,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 class Mean(Op):
     """d mean(x) = 1/n for every element"""
     _grad_fn_name = "MeanBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape", "self_sym_numel": "n"}
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
@@ -95,6 +99,7 @@ class Mean(Op):
 
 class MeanDim(Mean):
     _grad_fn_name = "MeanBackward1"
+    _saved_values = {"self_sym_sizes": "in_shape", "keepdim": "keepdim"}
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -311,16 +316,23 @@ def _check_nonempty(x, op):
                            "Specify the reduction dim with the 'dim' argument.")
 
 
+def _extreme_dims(x, dim, op):
+    """amax/amin's dims: all of them (then x must not be empty), or given ones that are not empty."""
+    if dim == () or dim is None:
+        _check_nonempty(x, op)
+        return None
+    dims = reduce_dims(dim, x.ndim, op)
+    for d in dims or ():
+        _check_reduction_size(x, d, op)
+    return dims
+
+
 def amax(input, dim=(), keepdim=False):
-    _check_nonempty(input, "amax")
-    dims = None if dim == () or dim is None else reduce_dims(dim, input.ndim, "amax")
-    return AmaxOp.apply(input, dims=dims, keepdim=keepdim)
+    return AmaxOp.apply(input, dims=_extreme_dims(input, dim, "amax"), keepdim=keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
-    _check_nonempty(input, "amin")
-    dims = None if dim == () or dim is None else reduce_dims(dim, input.ndim, "amin")
-    return AminOp.apply(input, dims=dims, keepdim=keepdim)
+    return AminOp.apply(input, dims=_extreme_dims(input, dim, "amin"), keepdim=keepdim)
 
 
 class MaxDim(Op):
@@ -330,6 +342,9 @@ class MaxDim(Op):
 
     @classmethod
     def _fwd(cls, ctx, x, dim, keepdim):
+        ctx.scalar = x.ndim == 0
+        if ctx.scalar:  # a 0-d tensor is its own max, at index 0
+            return x.copy(), np.zeros((), np.int64)
         idx = cls._arg(x, axis=dim)
         idx_k = np.expand_dims(idx, dim)
         values = np.take_along_axis(x, idx_k, axis=dim)
@@ -348,12 +363,16 @@ class MaxDim(Op):
     @staticmethod
     def backward(ctx, grad, _grad_idx):
         from .index import scatter_zeros
+        if ctx.scalar:
+            return grad, None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
         return scatter_zeros(g, ctx.in_shape, ctx.dim, Tensor._make(ctx.idx)), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim):
         from .index import Gather
+        if ctx.scalar:
+            return t, None
         values = Gather.apply(t, ctx.dim, ctx.idx)
         return (values if ctx.keepdim else values.squeeze(ctx.dim)), None
 
@@ -375,7 +394,8 @@ def max(input, dim=None, keepdim=False, *, other=None):
         _check_nonempty(input, "max")
         return MaxAll.apply(input)
     d = normalize_dims(dim, input.ndim, "max")[0]
-    v, i = MaxDim.apply(input, d, keepdim=keepdim) if input.ndim else (input.clone(), _zeros_idx())
+    _check_reduction_size(input, d, "max")
+    v, i = MaxDim.apply(input, d, keepdim=keepdim)
     return return_types_max(v, i)
 
 
@@ -387,12 +407,15 @@ def min(input, dim=None, keepdim=False):
         _check_nonempty(input, "min")
         return MinAll.apply(input)
     d = normalize_dims(dim, input.ndim, "min")[0]
-    v, i = MinDim.apply(input, d, keepdim=keepdim) if input.ndim else (input.clone(), _zeros_idx())
+    _check_reduction_size(input, d, "min")
+    v, i = MinDim.apply(input, d, keepdim=keepdim)
     return return_types_min(v, i)
 
 
-def _zeros_idx():
-    return Tensor._make(np.zeros((), np.int64))
+def _check_reduction_size(x, d, op):
+    if x.ndim and x.shape[d] == 0:
+        raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (shape {list(x.shape)}); "
+                         f"there is no {op} of nothing: reduce over another dim, or check the tensor is not empty")
 
 
 class Logsumexp(Op):
@@ -402,7 +425,7 @@ class Logsumexp(Op):
     @staticmethod
     def forward(ctx, x, dims, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        m = np.amax(x, axis=dims, keepdims=True)
+        m = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)  # (-inf over an empty dim)
         m = np.where(np.isfinite(m), m, 0)
         out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
         out = np.asarray(out if keepdim else np.squeeze(out, dims))  # (the saved object is the output)
@@ -435,7 +458,7 @@ class Norm(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim, ctx.ord = x.shape, dims, keepdim, ord
         a = np.abs(x)
         if ord == float("inf"):
-            out = np.amax(a, axis=dims, keepdims=keepdim)
+            out = np.amax(a, axis=dims, keepdims=keepdim, initial=0)
         elif ord == 0:
             out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
         elif ord == 2:
@@ -494,12 +517,20 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     if p == "nuc":
         raise NotImplementedError("norm(p='nuc') is not supported by microtorch")
-    dims = None if dim is None else normalize_dims(dim, input.ndim, "norm")
-    return Norm.apply(input, ord=float(p), dims=dims, keepdim=keepdim)
+    if isinstance(p, str):
+        raise RuntimeError(f"norm(): order {p!r} is not supported; use a number such as 1, 2 or float('inf'), "
+                           "or 'fro'")
+    return vector_norm(input, p, dim, keepdim)
 
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
-    dims = None if dim is None else normalize_dims(dim, input.ndim, "vector_norm")
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "linalg.vector_norm")
+    if float(ord) == float("inf") and input.numel() == 0:
+        for d in range(input.ndim) if dims is None else dims or ():
+            if input.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the inf norm on the dimension {d} because "
+                                   "this dimension is empty and the operation does not have an identity; "
+                                   "reduce over a non-empty dim")
     return Norm.apply(input, ord=float(ord), dims=dims, keepdim=keepdim)
 
 
@@ -510,30 +541,34 @@ def _nodiff(arr):
 
 def argmax(input, dim=None, keepdim=False):
     if dim is None:
+        need_nonempty_dim(input, None, "argmax")
         return _nodiff(as_array(np.argmax(input._data)).astype(np.int64))
     d = normalize_dims(dim, input.ndim, "argmax")[0]
+    need_nonempty_dim(input, d, "argmax")
     return _nodiff(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input, dim=None, keepdim=False):
     if dim is None:
+        need_nonempty_dim(input, None, "argmin")
         return _nodiff(as_array(np.argmin(input._data)).astype(np.int64))
     d = normalize_dims(dim, input.ndim, "argmin")[0]
+    need_nonempty_dim(input, d, "argmin")
     return _nodiff(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def all(input, dim=None, keepdim=False):
-    dims = None if dim is None else normalize_dims(dim, input.ndim, "all")
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "all")
     return _nodiff(np.all(input._data, axis=dims, keepdims=keepdim))
 
 
 def any(input, dim=None, keepdim=False):
-    dims = None if dim is None else normalize_dims(dim, input.ndim, "any")
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "any")
     return _nodiff(np.any(input._data, axis=dims, keepdims=keepdim))
 
 
 def count_nonzero(input, dim=None):
-    dims = None if dim is None else normalize_dims(dim, input.ndim, "count_nonzero")
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "count_nonzero")
     return _nodiff(as_array(np.count_nonzero(input._data, axis=dims)).astype(np.int64))
 
 

@@ -3,6 +3,7 @@ broadcasting) lives here and is what the engine uses to undo broadcasting."""
 import numpy as np
 
 from .._tensor import Tensor, _size_arg
+from ._checks import check_size, need_dims
 from ._op import Op, normalize_dims
 from .inplace import mark_view
 
@@ -51,6 +52,9 @@ class Expand(Op):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
+        lead = len(shape) - x.ndim
+        if tuple(shape) == (1,) * lead + x.shape:  # nothing repeated: a writable view, as in-place ops may write it
+            return x[(None,) * lead]
         return np.broadcast_to(x, shape)
 
     @staticmethod
@@ -63,7 +67,7 @@ class Expand(Op):
 
 
 def broadcast_to(input, size):
-    x, shape = input, tuple(size)
+    x, shape = input, (size,) if isinstance(size, (int, np.integer)) else tuple(size)
     if x.shape == shape:
         return x
     try:
@@ -94,7 +98,8 @@ def expand_as(input, other):
 
 def _share(out, x, multi=False):
     """Views share the version counter (and remember their base) as in torch."""
-    if isinstance(out, Tensor) and out is not x and np.may_share_memory(out._data, x._data):  # (O(1) bounds check)
+    if isinstance(out, Tensor) and out is not x and (np.may_share_memory(out._data, x._data)  # (O(1) bounds check)
+                                                     or out._data.size == 0):  # (empty arrays share nothing)
         mark_view(out, x, multi)
     return out
 
@@ -123,6 +128,10 @@ class Alias(View):
 
 class UnsafeView(View):
     _grad_fn_name = "UnsafeViewBackward0"
+
+
+class ReshapeAlias(View):
+    _grad_fn_name = "ReshapeAliasBackward0"  # torch's name for reshape of a non-contiguous tensor without a copy
 
 
 class Clone(Op):
@@ -183,19 +192,19 @@ def view(input, *shape, **size):
 def reshape(input, *shape, **kw):
     x, shape = input, _sizes(shape, kw, "shape", "reshape")
     shape = _infer_shape(x, _size_arg(shape), "reshape")
-    if shape == tuple(x.shape) and x.requires_grad:
+    if getattr(x._data.flags, "c_contiguous", True):  # (vmap's batched data: as contiguous)
         return _share(View.apply(x, shape), x)
     try:
         np.reshape(x._data, shape, copy=False)
-        return _share(View.apply(x, shape), x)
+        return _share(ReshapeAlias.apply(x, shape), x)
     except ValueError:
         return UnsafeView.apply(Clone.apply(x), shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
+    s, e = normalize_dims(start_dim, input.ndim, "flatten")[0], normalize_dims(end_dim, input.ndim, "flatten")[0]
     if input.ndim == 0:
         return reshape(input, 1)
-    s, e = normalize_dims(start_dim, input.ndim, "flatten")[0], normalize_dims(end_dim, input.ndim, "flatten")[0]
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -293,6 +302,8 @@ class Permute(Op):
 
 
 def permute(input, *dims, **kw):
+    if not dims and not kw:  # torch: a TypeError, even for a 0-d tensor
+        raise TypeError('permute() missing 1 required positional arguments: "dims"; e.g. x.permute(1, 0)')
     x, dims = input, _size_arg(_sizes(dims, kw, "dims", "permute"))
     if len(dims) != x.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
@@ -331,8 +342,6 @@ class T(Transpose):
 
 
 def transpose(input, dim0, dim1):
-    if input.ndim == 0:
-        return _share(Transpose.apply(input, d0=0, d1=0), input) if False else _share(View.apply(input, ()), input)
     d0, d1 = (normalize_dims(d, input.ndim, "transpose")[0] for d in (dim0, dim1))
     return _share(Transpose.apply(input, d0=d0, d1=d1), input)
 
@@ -354,6 +363,8 @@ def numpy_T(x):
 
 
 def mT(x):
+    if x.ndim == 0:
+        return x  # torch: the identity on a 0-d tensor (deprecated there)
     if x.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {x.ndim}-D tensor.")
     return transpose(x, -2, -1)
@@ -384,7 +395,7 @@ class Repeat(Op):
 
 
 def repeat(input, *reps, **kw):
-    x, reps = input, _size_arg(_sizes(reps, kw, "repeats", "repeat"))
+    x, reps = input, check_size(_size_arg(_sizes(reps, kw, "repeats", "repeat")), "repeat")
     if len(reps) < x.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims ({len(reps)}) can not be smaller than number "
                            f"of dimensions of tensor ({x.ndim})")
@@ -412,8 +423,12 @@ class Cat(Op):
 
 def cat(tensors, dim=0):
     tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+    if not tensors:  # torch: a ValueError here
+        raise ValueError("cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated; use "
+                               "stack() to join 0-d tensors, or give it a dimension with t.reshape(1)")
     from ._op import promoted
     tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     tensors = promoted(*tensors)
@@ -488,6 +503,12 @@ class Split(SplitWithSizes):
 def split(input, split_size_or_sections=None, dim=0, *, split_size=None):
     if split_size_or_sections is None:  # Tensor.split(split_size=...)
         split_size_or_sections = split_size
+    if split_size_or_sections is None:
+        raise TypeError("split(): missing the split_size_or_sections argument: an int (the size of each piece) "
+                        "or a list of sizes")
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d tensor); "
+                           "unsqueeze it first or do not split a scalar")
     d = normalize_dims(dim, input.ndim, "split")[0]
     n = input.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
@@ -504,6 +525,10 @@ def split(input, split_size_or_sections=None, dim=0, *, split_size=None):
 
 
 def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor; give it one with x.reshape(1)")
     d = normalize_dims(dim, input.ndim, "chunk")[0]
     size = -(-input.shape[d] // chunks)
     return split(input, max(size, 1), d)
@@ -528,6 +553,7 @@ class Unbind(Op):
 
 
 def unbind(input, dim=0):
+    need_dims(input, "unbind")
     d = normalize_dims(dim, input.ndim, "unbind")[0]
     return tuple(_share(o, input, multi=True) for o in Unbind.apply(input, d))
 

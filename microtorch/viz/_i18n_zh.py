@@ -83,4 +83,38 @@ ZH = {
     "failed": "失败",
     "skipped": "跳过",
     "error": "出错",
+
+    # ---- gradcheck heatmaps: axes, hover read-out, tables ----
+    "numerical (finite differences)": "数值（有限差分）",
+    "analytical (backward)": "解析（反向传播）",
+    "(own scale)": "（独立色标）",
+    "output element": "输出元素",
+    "input element": "输入元素",
+    "fails": "不通过",
+    "passes": "通过",
+    "FAILED": "失败",
+    "fast mode": "快速模式",
+    "click to pin, click again to release": "单击固定，再次单击取消",
+    "worst entries of output {o} / input {i}": "输出 {o} / 输入 {i} 中误差最大的元素",
+    "no Jacobian pair to show": "没有可显示的雅可比矩阵对",
+    "{n} more passing pair(s) not shown (pass max_pairs= to see them)":
+        "另有 {n} 对通过检验的未显示（传入 max_pairs= 可查看）",
+
+    # ---- stepper panel and graph explorer ----
+    "gradient": "梯度",
+    "shape": "形状",
+    "output value": "输出值",
+    "to input {i}": "发往输入 {i}",
+    "summed from shape {src}: the adjoint of broadcasting is a sum": "从形状 {src} 求和而来：广播的伴随运算是求和",
+    "saved tensors (with versions)": "保存的张量（含版本号）",
+    "click a node to see its tensor": "点击节点查看它的张量",
+    "click a module box to open it, an open module's frame to close it, any node to see its tensor":
+        "点击模块方框将其展开，点击已展开模块的边框将其折叠，点击任意节点查看它的张量",
+    "nothing to show for this node": "这个节点没有可显示的内容",
+    "{n} identical blocks: click to unfold": "{n} 个相同的块：点击展开",
+    "{n} nodes: click to open": "{n} 个节点：点击展开",
+    "{fmt} output needs the Graphviz `dot` program, which is not on PATH; use format='svg' (laid out without it), "
+    "or apt-get install graphviz":
+        "{fmt} 输出需要 Graphviz 的 `dot` 程序，但它不在 PATH 中；请使用 format='svg'（无需 dot 即可排布），"
+        "或者运行 apt-get install graphviz",
 }

@@ -105,6 +105,7 @@ async function mount(model, el) {
   const counter = q(".mt-counter"), playBtn = q(".mt-play");
   graph.innerHTML = await graphSvg(data);
   const svg = graph.querySelector("svg");
+  if (svg && !data.svg) mtFinishSvg(svg, data.text_classes || {});
   const G = indexGraph(svg, data);
   let cur = -1, timer = null;
 

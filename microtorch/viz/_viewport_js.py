@@ -10,6 +10,19 @@ with one CSS transform, so a zoom or a pan costs one style write.
 """
 
 VIEWPORT = r"""
+// an SVG laid out in the browser gets what Python's finish_svg gives a server-side one:
+// the theme's class, text classes by content, no <title> of raw node names
+function mtFinishSvg(svg, classes) {
+  svg.classList.add("mt-dag");
+  svg.removeAttribute("id");
+  for (const t of svg.querySelectorAll("title")) t.remove();
+  for (const t of svg.querySelectorAll("text")) {
+    const c = classes[t.textContent.replace(/\u00a0/g, " ").trim()] || classes[t.textContent.trim()];
+    if (c) t.classList.add(c);
+  }
+  return svg;
+}
+
 function mtViewport(pane, svg, opts) {
   opts = opts || {};
   const PAD = 6, MIN_H = opts.minHeight || 160;
@@ -19,10 +32,13 @@ function mtViewport(pane, svg, opts) {
   svg.style.width = natW + "px"; svg.style.height = natH + "px";
   let z = 1, tx = 0, ty = 0, fitZ = 1, manual = false, active = false;
   function apply() { svg.style.transform = `translate(${tx}px, ${ty}px) scale(${z})`; pane.dataset.zoom = z.toFixed(4); }
+  // the height of the area the page scrolls in (JupyterLab's notebook panel, else the window);
+  // an output area that scrolls sideways is not it (its height is ours)
   function scroller() {
     for (let p = pane.parentElement; p; p = p.parentElement) {
+      if (p.closest(".jp-OutputArea, .output_area, .cell-output")) continue;
       const s = getComputedStyle(p).overflowY;
-      if ((s === "auto" || s === "scroll") && p.clientHeight > 200) return p.clientHeight;
+      if ((s === "auto" || s === "scroll") && p.clientHeight > 200) return Math.min(p.clientHeight, window.innerHeight);
     }
     return window.innerHeight;
   }

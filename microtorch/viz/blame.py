@@ -36,7 +36,7 @@ class NodeVerdict:
 
 
 def _function_of(node):
-    return getattr(type(node), "_forward_cls", None)
+    return getattr(node, "function_class", None)
 
 
 def _replay_inputs(creation, double=True):

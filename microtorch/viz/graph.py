@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import graphviz
 
 from . import _format as F
+from ._contract import GraphvizContract
 from ._names import Names, collect
 from ._theme import DOT, scale_style, style_tag
 
@@ -113,20 +114,15 @@ def _hooks_of(obj):
     out = []
     if F.is_accumulate(obj):
         obj = obj.variable
-    d = getattr(obj, "__dict__", {})
     for fn in (getattr(obj, "_backward_hooks", None) or {}).values():
         out.append(("tensor", _hook_name(fn), fn))
     for fn in (getattr(obj, "_post_acc_hooks", None) or {}).values():
         out.append(("post_accumulate", _hook_name(fn), fn))
-    for entry in (d.get("_tensor_pre_hooks") or {}).values():
-        fn = entry[1] if isinstance(entry, tuple) else entry
-        out.append(("tensor", _hook_name(fn), fn))
-    if d.get("_retains_grad"):
-        out.append(("retain_grad", "retain_grad", None))
-    for fn in (d.get("_pre_hooks") or {}).values():
-        out.append(("node_pre", _hook_name(fn), fn))
-    for fn in (d.get("_post_hooks") or {}).values():
-        out.append(("node_post", _hook_name(fn), fn))
+    node_hooks = obj.hooks() if hasattr(obj, "hooks") else []
+    if any(kind == "retain_grad" for kind, _ in node_hooks):   # shown once, however many outputs
+        node_hooks = [h for h in node_hooks if h[0] != "retain_grad"] + [("retain_grad", None)]
+    for kind, fn in node_hooks:
+        out.append((kind, "retain_grad" if kind == "retain_grad" else _hook_name(fn), fn))
     return out
 
 
@@ -407,21 +403,16 @@ def _hooks_text(hooks):
 
 
 def _saved_rows(node, spec, tip):
-    d = getattr(node, "__dict__", {})
-    saved = d.get("_saved")
+    saved = node.saved_versions() if hasattr(node, "saved_versions") else []
     if saved is None:
-        if d.get("_released"):
-            spec.rows.append(("saved: freed by backward", "mt-sub"))
-            tip.append("saved tensors: freed (backward ran without retain_graph=True)")
+        spec.rows.append(("saved: freed by backward", "mt-sub"))
+        tip.append("saved tensors: freed (backward ran without retain_graph=True)")
         return
-    for j, s in enumerate(saved):
-        counter = getattr(s, "counter", None)
-        if counter is None:        # a None that was saved
+    for j, entry in enumerate(saved):
+        if entry is None:        # a None that was saved
             continue
-        t = getattr(s, "tensor", None)
-        data = getattr(s, "data", None)
-        arr = F.snapshot(t) if t is not None else (None if data is None else data)
-        version, now = getattr(s, "version", 0), counter[0]
+        value, version, now = entry
+        arr = F.snapshot(value) if value is not None else None
         what = F.shape_str(arr.shape) if arr is not None else "?"
         if arr is not None and arr.size == 1:
             what = F.num(arr.reshape(()).item())
@@ -510,7 +501,7 @@ def _font_sizes(scale):
     return {k: f"{v * scale:g}" for k, v in _FONT_PT.items()}
 
 
-class DAG(graphviz.Digraph):
+class DAG(GraphvizContract, graphviz.Digraph):
     """A graphviz.Digraph of a backward graph that renders itself without the `dot` program
     if need be, and in the notebook's theme. `.model` holds what was drawn; `.svg()` gives
     the themed SVG; `.save("g.svg")` (or .png/.pdf with `dot`, or .dot/.gv) writes a file."""
@@ -623,13 +614,17 @@ class DAG(graphviz.Digraph):
             self._svg = render_svg(self.source, self.render_with)
         return finish_svg(self._svg, self._text_classes, standalone=standalone)
 
+    def text_classes(self):
+        """Text content -> CSS class, for an SVG laid out in the browser."""
+        return {k.replace("\u00a0", " ").strip(): v for k, v in self._text_classes.items()}
+
     def pane_html(self):
         """The graph in a fitting pan/zoom pane (laid out here, or in the browser if need be)."""
         from ._dagview import graph_pane
         svg = svg_or_none(self)
         if svg is not None:
             return graph_pane(svg)
-        return graph_pane(None, dot=self.source, layout_js=browser_layout_js())
+        return graph_pane(None, dot=self.source, layout_js=browser_layout_js(), classes=self.text_classes())
 
     def _repr_html_(self):
         return f'<div class="mtviz"{scale_style(self.scale)}>{style_tag()}{self.pane_html()}</div>'
@@ -644,28 +639,6 @@ class DAG(graphviz.Digraph):
         n = len(self.model.nodes)
         more = f", {self.model.hidden} more collapsed" if self.model.hidden else ""
         return f"<microtorch.viz DAG: {n} nodes, {len(self.model.edges)} edges{more}>"
-
-    def pipe(self, format=None, *args, **kwargs):
-        fmt = format or self.format or "svg"
-        if renderer_name(self.render_with) == "wasm":
-            if fmt != "svg":
-                raise ValueError(f"{fmt} output needs the Graphviz `dot` program, which is not installed; "
-                                 "use SVG (or apt-get install graphviz)")
-            out = render_svg(self.source, "wasm")
-            return out if kwargs.get("encoding") else out.encode()
-        return super().pipe(format, *args, **kwargs)
-
-    def save(self, filename=None, directory=None):
-        """Write the graph: .svg (themed, standalone), .png/.pdf (needs `dot`), .dot/.gv (source).
-        Without an extension, as graphviz.Digraph.save: the DOT source."""
-        import os
-        from .export import save_dag
-        ext = os.path.splitext(os.fspath(filename))[1].lower() if filename is not None else ""
-        if ext in ("", ".dot", ".gv"):
-            return super().save(filename, directory=directory)
-        if ext not in (".svg", ".png", ".pdf", ".html", ".htm"):
-            raise ValueError(f"cannot save a graph as {ext}: use .svg, .png, .pdf, .html, or .dot/.gv for the source")
-        return save_dag(self, filename)
 
 
 def draw(*tensors, names="auto", params=None, module=None, show_values=True, show_grads=True,
@@ -747,7 +720,10 @@ def browser_layout_js():
     """An ES module snippet defining `async function mtLayoutDot(dot)` (SVG text from the DOT
     source, laid out in the browser), or None when it is not available."""
     mod = _layout_module()
-    return mod.browser_layout_js() if mod is not None and hasattr(mod, "browser_layout_js") else None
+    try:
+        return mod.browser_layout_js() if mod is not None and hasattr(mod, "browser_layout_js") else None
+    except OSError:         # the engine's JavaScript is not installed (a checkout without the fetch)
+        return None
 
 
 def svg_or_none(dag):

@@ -10,6 +10,8 @@ Reset, the slider, the arrow keys and clicks on nodes then step in the browser a
 """
 from dataclasses import dataclass, field
 
+import numpy as np
+
 import anywidget
 import traitlets
 
@@ -46,6 +48,7 @@ class Step:
     waiting_more: int = 0
     latex: list = field(default_factory=list)
     numbers: list = field(default_factory=list)
+    broadcast: dict = field(default_factory=dict)    # input -> (gradient's shape, input's shape)
     panel: str = ""
 
     @property
@@ -220,6 +223,8 @@ class _Builder:
         return st
 
     def _chain(self, st, node, dot):
+        """The chain rule of one node as LaTeX (st.latex), with numbers for scalars (st.numbers);
+        a broadcast input's gradient is summed back to its shape (sum_to) in both."""
         if st.kind != "node":
             return
         L = self.loss_sym
@@ -228,28 +233,52 @@ class _Builder:
             st.latex.append(x + r"\mathrm{.grad} \leftarrow " + x + r"\mathrm{.grad} + " + C.partial(L, x))
             return
         nexts = list(getattr(node, "next_functions", ()) or ())
-        y = self.out_sym(node)
-        G = C.partial(L, y)
         created = self.tape.created(node)
         inputs = created.values["inputs"] if created is not None else ()
-        in_syms = []
+        in_syms = self._input_symbols(nexts, created, inputs)
+        inc = st.incoming[0] if st.incoming else None
+        scalar = _is_scalar(inc, *st.outgoing)
+        op = F.short_op(F.node_title(node))
+        rule, N = self._rule(node, op, inputs, len(nexts))
+        y = self.out_sym(node)
+        G = C.partial(L, y)
+        OP = r"\cdot" if scalar else r"\odot"
+        for i, (nxt, _) in enumerate(nexts):
+            if nxt is None or i >= len(st.outgoing) or st.outgoing[i] is None:
+                continue
+            xi, out = in_syms[i], st.outgoing[i]
+            rhs = C.fill(rule[i], G, in_syms, OP, N) if rule else C.generic(G, y, xi, scalar)
+            if op in C.BROADCASTING and inc is not None and np.shape(out) != np.shape(inc):
+                rhs = C.sum_to(rhs, np.shape(out))          # the adjoint of broadcasting is a sum
+                st.broadcast[i] = (tuple(np.shape(inc)), tuple(np.shape(out)))
+            edge_note = r"\quad\text{(input " + str(i) + ")}" if in_syms.count(xi) > 1 else ""
+            st.latex.append(C.partial(L, xi) + " = " + rhs + edge_note)
+            if scalar and inc is not None:
+                st.numbers.append(self._numbers(C.partial(L, xi), inc, out) + edge_note)
+
+    def _input_symbols(self, nexts, created, inputs):
+        """A LaTeX symbol per input: its variable name, a number for a scalar constant, else c."""
+        syms = []
         raw_inputs = created.event.inputs if created is not None else ()
         for i, (nxt, _) in enumerate(nexts):
             if nxt is not None:
-                in_syms.append(self.sym(self.dot_name(nxt)))
+                syms.append(self.sym(self.dot_name(nxt)))
             elif i < len(raw_inputs) and self.names.tensor(raw_inputs[i]):
-                in_syms.append(C.symbol(self.names.tensor(raw_inputs[i])))
+                syms.append(C.symbol(self.names.tensor(raw_inputs[i])))
             else:
                 c = inputs[i] if i < len(inputs) else None
                 try:
                     is_num = c is not None and getattr(c, "size", 1) == 1 and not isinstance(c, str)
-                    in_syms.append(_lnum(_val(c) if hasattr(c, "reshape") else c) if is_num else "c")
+                    syms.append(_lnum(_val(c) if hasattr(c, "reshape") else c) if is_num else "c")
                 except Exception:
-                    in_syms.append("c")
-        inc = st.incoming[0] if st.incoming else None
-        scalar = _is_scalar(inc, *st.outgoing)
-        op = F.short_op(F.node_title(node))
-        digits = F.node_title(node)[len(op) + len("Backward"):] if "Backward" in F.node_title(node) else ""
+                    syms.append("c")
+        return syms
+
+    @staticmethod
+    def _rule(node, op, inputs, n_inputs):
+        """The local rule's templates for this node (or None: the generic VJP) and its @N."""
+        title = F.node_title(node)
+        digits = title[len(op) + len("Backward"):] if "Backward" in title else ""
         key = op + ("1" if op == "Pow" and digits == "1" else "")
         N = None
         if op == "Pow" and len(inputs) > 1 and not hasattr(inputs[1], "shape"):
@@ -258,28 +287,19 @@ class _Builder:
             N = _lnum(_val(inputs[1]))
         elif op == "Mean" and inputs and hasattr(inputs[0], "size"):
             N = str(inputs[0].size)
-        rule = C.local_rule(key, len(nexts))
+        rule = C.local_rule(key, n_inputs)
         if (op == "Pow" and N is None and key == "Pow") or (op == "Mean" and N is None):
             rule = None
         if op == "Add" and getattr(node, "alpha", 1) not in (1, None):
             rule = ["@G", _lnum(node.alpha) + r"\,@G"]
-        OP = r"\cdot" if scalar else r"\odot"
-        for i, (nxt, _) in enumerate(nexts):
-            if nxt is None or i >= len(st.outgoing) or st.outgoing[i] is None:
-                continue
-            xi = in_syms[i]
-            rhs = C.fill(rule[i], G, in_syms, OP, N) if rule else C.generic(G, y, xi, scalar)
-            edge_note = r"\quad\text{(input " + str(i) + ")}" if in_syms.count(xi) > 1 else ""
-            st.latex.append(C.partial(L, xi) + " = " + rhs + edge_note)
-            out = st.outgoing[i]
-            if scalar and inc is not None and out is not None:
-                g, o = _val(inc), _val(out)
-                if g != 0:
-                    local = o / g
-                    st.numbers.append(C.partial(L, xi) + " = " + _paren(_lnum(g)) + r"\times"
-                                      + _paren(_lnum(local)) + " = " + _lnum(o) + edge_note)
-                else:
-                    st.numbers.append(C.partial(L, xi) + " = 0" + r"\times(\ldots) = " + _lnum(o) + edge_note)
+        return rule, N
+
+    @staticmethod
+    def _numbers(lhs, inc, out):
+        g, o = _val(inc), _val(out)
+        if g == 0:
+            return lhs + " = 0" + r"\times(\ldots) = " + _lnum(o)
+        return lhs + " = " + _paren(_lnum(g)) + r"\times" + _paren(_lnum(o / g)) + " = " + _lnum(o)
 
     # -- the side panel ---------------------------------------------------------------------
     def _title_of(self, dot):
@@ -378,12 +398,27 @@ class _Builder:
         for tex in st.numbers:
             h.append(_math(tex))
         if not st.numbers:
-            for i, g in enumerate(st.outgoing):
-                if g is None:
-                    continue
-                h.append(f"<div class='mt-line'>to input {i}: <span class='mt-gradv'>{F.esc(F.summary(g, 6))}</span>"
-                         f" <span class='mt-muted'>{F.esc(F.shape_str(g.shape))}</span></div>")
+            self._tensor_numbers(st, h)
         h.append("</div>")
+
+    def _tensor_numbers(self, st, h):
+        """What each input receives, with its shape; a broadcast input shows the sum."""
+        esc = F.esc
+        nexts = list(getattr(st.node, "next_functions", ()) or ())
+        for i, g in enumerate(st.outgoing):
+            if g is None:
+                continue
+            nxt = nexts[i][0] if i < len(nexts) else None
+            name = self.var.get(self.dot_name(nxt)) if nxt is not None else None
+            who = tr("to input {i}").format(i=i) + (f" ({esc(name)})" if name else "")
+            value = f"<span class='mt-gradv'>{esc(F.summary(g, 6))}</span>"
+            shape = f"<span class='mt-muted'>{esc(tr('shape'))} {esc(_shape_tuple(np.shape(g)))}</span>"
+            if i in st.broadcast:
+                src, dst = st.broadcast[i]
+                h.append(f"<div class='mt-line mt-bcast'>{who}: sum_to(…, {esc(_shape_tuple(dst))}) = {value} {shape} "
+                         f"<span class='mt-muted'>{esc(tr('summed from shape {src}: the adjoint of broadcasting is a sum').format(src=_shape_tuple(src)))}</span></div>")
+            else:
+                h.append(f"<div class='mt-line'>{who}: {value} {shape}</div>")
 
     def _accum_html(self, st, h, dot):
         x = self.var.get(dot) or "x"
@@ -433,7 +468,9 @@ class _Builder:
     def layout(self):
         """{"svg": laid out here} or, when only the browser can lay it out, {"dot": source}."""
         svg = svg_or_none(self.dag)
-        return {"svg": svg} if svg is not None else {"svg": None, "dot": self.dag.source}
+        if svg is not None:
+            return {"svg": svg}
+        return {"svg": None, "dot": self.dag.source, "text_classes": self.dag.text_classes()}
 
     def data(self, steps, interval):
         model = self.model
@@ -488,6 +525,11 @@ class _Builder:
                       for st in steps],
             "interval": int(interval),
         }
+
+
+def _shape_tuple(shape):
+    """(3,) -> '(3,)', (4, 3) -> '(4, 3)', () -> '()': a shape as Python writes it."""
+    return str(tuple(int(d) for d in shape))
 
 
 def _labels():

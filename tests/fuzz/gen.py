@@ -126,7 +126,10 @@ def generate(seed, torch, min_steps=2, max_steps=12):
         if g.rng.random() < 0.4:
             g.leaf(g.shape())
         while len(g.steps) < n:
-            made = g.draw_step()
+            try:
+                made = g.draw_step()
+            except RuntimeError:  # torch refuses to even read a view whose base changed: end here
+                made = False
             if made is False:
                 break
     return Program(seed, g.leaves, g.steps)

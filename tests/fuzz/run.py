@@ -103,7 +103,11 @@ def _run(L, prog, grads):
         tr.steps.append(StepRecord(str(out.dtype).split(".")[-1],
                                    tuple(out.shape), _np(out), out.requires_grad, out.is_leaf,
                                    _name(out.grad_fn), _new_nodes(out, seen)))
-    tr.final = {k: _np(v) for k, v in env.items()}
+    try:
+        tr.final = {k: _np(v) for k, v in env.items()}
+    except Exception as e:
+        tr.grad_errors["final"] = _exc(e)
+        return tr
     if grads:
         _gradients(L, prog, env, leaves, tr)
     return tr
@@ -115,11 +119,11 @@ def _weights(prog, name, shape, salt):
 
 
 def _gradients(L, prog, env, leaves, tr):
-    names = [k for k, v in env.items() if v.requires_grad and v.dtype == L.float64]
-    wrt = [t for t in leaves if t.requires_grad]
-    if not names or not wrt:
-        return
     try:
+        names = [k for k, v in env.items() if v.requires_grad and v.dtype == L.float64]
+        wrt = [t for t in leaves if t.requires_grad]
+        if not names or not wrt:
+            return
         loss = sum((env[k] * L.tensor(_weights(prog, k, tuple(env[k].shape), 1))).sum() for k in names)
     except Exception as e:
         tr.grad_errors["loss"] = _exc(e)

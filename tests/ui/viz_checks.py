@@ -70,6 +70,7 @@ TEXTS_JS = """(root) => {
       const s = getComputedStyle(p);
       if (s.overflow !== 'visible' || p.classList.contains('mt-graph')) {
         const b = p.getBoundingClientRect();
+        if (!b.width || !b.height) continue;
         if (r.right <= b.left || r.left >= b.right || r.bottom <= b.top || r.top >= b.bottom) return true;
       }
     }
