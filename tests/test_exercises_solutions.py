@@ -83,3 +83,23 @@ def test_every_check_says_not_yet_written_on_the_student_stub(src):
         assert not result.passed, f"{src.name}: {last} passes on the student stub"
         assert "not filled in yet" in result.reason or "still raises NotImplementedError" in result.reason, (
             f"{src.name}: {last}: {result.reason!r}")
+
+
+# lines of a solution that only restate the task (a forward the question gives, the update asked for)
+TASK_STATEMENTS = {"out = h @ W2 + b2", "p -= lr * p.grad", "p = x.softmax(0)", "alpha * x * y"}
+
+
+@pytest.mark.parametrize("src", SOURCES, ids=[p.stem[:2] for p in SOURCES])
+def test_hints_and_docstrings_do_not_contain_the_solution(src):
+    from microtorch.exercises import check
+    from microtorch.exercises._registry import REGISTRY
+    _, found = pairs(src)
+    for solution, check_cell in found:
+        name = check_cell.strip().splitlines()[-1].split("(")[0].split(".")[1]
+        region = solution.split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0]
+        code = {ln.split("#")[0].strip() for ln in region.splitlines()} - {""}
+        code = {c for c in code if len(c) > 12 and not c.startswith(("def ", "class ", "return ", "with "))} | \
+            {c[len("return "):] for c in code if c.startswith("return ") and len(c) > 14}
+        said = (check.hint(name).text + " " + REGISTRY[name].doc).replace(" ", "")
+        leaked = [c for c in code if c.replace(" ", "") in said and c not in TASK_STATEMENTS]
+        assert not leaked, f"{src.name}: the hint or docstring of check.{name} contains {leaked}"
