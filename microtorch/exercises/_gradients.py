@@ -150,7 +150,6 @@ def _step_picture(build, prev, name, got_prev, got):
     student's own numbers (upstream, and the local factor they imply)."""
     def make():
         from ..viz._mathml import to_mathml
-        from ..viz._theme import style_tag
         from ..viz.stepper import step_backward
         loss, order = build()
         tensors = {e[0]: e[1] for e in order}
@@ -161,7 +160,7 @@ def _step_picture(build, prev, name, got_prev, got):
         g_prev, g = np.asarray(got_prev, dtype=float), np.asarray(got, dtype=float)
         mine = f"upstream d/d{prev} = {np.array2string(g_prev, precision=4)} (yours, right), " \
                f"downstream d/d{name} = {np.array2string(g, precision=4)} (yours, not right)"
-        body = (f"<div class='mtviz'>{style_tag()}<b>the step where the numbers part: {step.title if step else prev} "
+        body = (f"<div class='mt-ex-step'><b>the step where the numbers part: {step.title if step else prev} "
                 f"({prev} &rarr; {name})</b>{formulas}<div>{mine}</div></div>")
         return Html(body, f"the chain-rule step {prev} -> {name}: {mine}")
     return make
