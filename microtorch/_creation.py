@@ -6,6 +6,7 @@ import numpy as np
 from . import _dtype
 from ._random import _rng
 from ._tensor import Tensor, _filled, _size_arg
+from .ops._checks import check_size
 
 
 def _finish(arr, dtype, requires_grad, device=None):
@@ -94,6 +95,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if step == 0:
         raise RuntimeError("arange: step must be nonzero")
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if not builtins.all(np.isfinite(v) for v in vals):
+        raise RuntimeError(f"arange: unsupported range: {start} -> {end} with step {step}; all three must be finite")
     is_float = builtins.any(isinstance(v, builtins.float) for v in vals)
     dt = _dtype.to_dtype(dtype) if dtype is not None else (_dtype.get_default_dtype() if is_float else _dtype.int64)
     return _finish(np.arange(*vals, dtype=np.float64 if is_float else None), dt, requires_grad, device)
@@ -108,12 +111,13 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_size((n,) if m is None else (n, m), "eye")
     return _finish(np.eye(n, m), _default(dtype), requires_grad, device)
 
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, **kw):
-    rng, size, dt = _rng(generator), _sizes(size, kw, "rand"), _default(dtype)
+    rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "rand"), "rand"), _default(dtype)
     if dt.is_complex:  # as torch: real and imaginary parts each uniform on [0, 1)
         return _finish(rng.random(size) + 1j * rng.random(size), dt, requires_grad, device)
     return _finish(rng.random(size), dt, requires_grad, device)
@@ -121,7 +125,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, **kw):
-    rng, size, dt = _rng(generator), _sizes(size, kw, "randn"), _default(dtype)
+    rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "randn"), "randn"), _default(dtype)
     if dt.is_complex:  # as torch: variance 1 in all, so each part has variance 1/2
         return _finish((rng.standard_normal(size) + 1j * rng.standard_normal(size)) * np.sqrt(0.5), dt,
                        requires_grad, device)
@@ -134,7 +138,9 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         low, high, size = 0, low, size if high is None else high
     if size is None:
         raise TypeError("randint() missing required argument 'size' (a tuple)")
-    return _finish(_rng(generator).integers(low, high, tuple(size)), dtype or _dtype.int64, requires_grad, device)
+    if high <= low:
+        raise RuntimeError(f"randint: expects 'low' to be less than 'high', but got low={low} >= high={high}")
+    return _finish(_rng(generator).integers(low, high, check_size(tuple(size), "randint")), dtype or _dtype.int64, requires_grad, device)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -160,20 +166,45 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, requires_grad=Fa
         m = mean._data if isinstance(mean, Tensor) else mean
         s = std._data if isinstance(std, Tensor) else std
         dt = (mean if isinstance(mean, Tensor) else std).dtype
-        return _finish(_rng(generator).normal(m, s), dt, requires_grad)
+        if np.any(np.asarray(s) < 0):
+            raise RuntimeError("normal expects std >= 0.0, but found a negative std")
+        return _finish(np.asarray(_rng(generator).normal(m, s)), dt, requires_grad)
+    if size is None:
+        raise TypeError("normal(): with a number for both mean and std, pass the size too, e.g. normal(0.0, 1.0, "
+                        "size=(2, 3)); or pass mean or std as a tensor")
     return _finish(_rng(generator).normal(mean, std, tuple(size)), _default(dtype), requires_grad)
 
 
 def bernoulli(p, *, generator=None):
+    if not p.dtype.is_floating_point:
+        raise NotImplementedError(f"bernoulli: the probabilities must be a floating point tensor, not {p.dtype}; "
+                                  "use p.float()")
     return Tensor._make((_rng(generator).random(p.shape) < p._data).astype(p._data.dtype))
 
 
 def multinomial(probs, num_samples, replacement=False, *, generator=None):
     rng = _rng(generator)
+    _check_multinomial(probs, num_samples, replacement)
     p = probs._data / probs._data.sum(-1, keepdims=True)
     rows = p.reshape(-1, p.shape[-1])
     out = np.stack([rng.choice(p.shape[-1], num_samples, replace=replacement, p=r) for r in rows])
     return Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
+
+
+def _check_multinomial(probs, n, replacement):
+    if not probs.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {probs.dtype}")
+    if probs.ndim not in (1, 2):
+        raise RuntimeError(f"multinomial: prob_dist must be 1 or 2 dim, got shape {list(probs.shape)}")
+    if n <= 0:
+        raise RuntimeError(f"multinomial: cannot sample n_sample <= 0 samples (got {n})")
+    if not replacement and n > probs.shape[-1]:
+        raise RuntimeError(f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement "
+                           f"({n} > {probs.shape[-1]}); pass replacement=True")
+    if not np.all(np.isfinite(probs._data)) or np.any(probs._data < 0) or \
+            probs.numel() and np.any(probs._data.sum(-1) <= 0):
+        raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0, or a row "
+                           "sums to 0")
 
 
 def meshgrid(*tensors, indexing="ij"):
@@ -193,17 +224,26 @@ def meshgrid(*tensors, indexing="ij"):
     return tuple(out)
 
 
+def _matrix_arg(x, op):
+    if x.ndim < 2:
+        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions (got shape {list(x.shape)})")
+
+
 def tril(x, diagonal=0):
+    _matrix_arg(x, "tril")
     mask = np.tril(np.ones(x.shape[-2:], dtype=bool), diagonal)
     return x * Tensor._make(mask) if x.requires_grad else Tensor._make(np.where(mask, x._data, 0).astype(x._data.dtype))
 
 
 def triu(x, diagonal=0):
+    _matrix_arg(x, "triu")
     mask = np.triu(np.ones(x.shape[-2:], dtype=bool), diagonal)
     return x * Tensor._make(mask) if x.requires_grad else Tensor._make(np.where(mask, x._data, 0).astype(x._data.dtype))
 
 
 def diag(x, diagonal=0):
+    if x.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D (shape {list(x.shape)})")
     if x.ndim == 1:
         n = x.shape[0] + builtins.abs(diagonal)
         idx = np.arange(x.shape[0])

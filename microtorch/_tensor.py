@@ -1,7 +1,8 @@
 """Tensor: a numpy array plus the autograd metadata torch keeps beside it.
 
-Each operator and method is a one-line call into `ops`, where the differentiable
-`Function`s live. `_version_counter` is a one-element list shared by a tensor and its views,
+Tensor is the bottom of microtorch: this file imports no other layer. The layers above add
+their methods when they load: ops/ the operators and op methods (`+`, `sum`, `clone`, `add_`,
+each a one-line call into a differentiable `Function`), the engine `backward`. `_version_counter` is a one-element list shared by a tensor and its views,
 bumped by every in-place op, so that backward can tell a saved tensor was modified.
 """
 import warnings
@@ -39,6 +40,14 @@ class Tensor:
     _post_acc_hooks = None
     _accumulator = None
     _fw_grads = None
+    _keep_accumulator = None   # a strong reference to the AccumulateGrad an alias routes to
+    # views (autograd/views.py): the root base's weak list of its views, and how a view was made
+    _views = None
+    _views_limit = 16
+    _view_custom = None        # "Output i of F": returned by a custom Function (no in-place allowed)
+    _view_nograd = False       # made under no_grad
+    _view_multi = False        # one of several views returned together (split, unbind)
+    _view_replay = None        # an Op that recomputes it from its base (z.real), when positions cannot
     __array_priority__ = 1000  # numpy defers to Tensor's operators (ndarray * Tensor -> Tensor)
 
     def __new__(cls, *args, **kwargs):
@@ -204,9 +213,7 @@ class Tensor:
             return
         if self._retains_grad:
             return
-        import weakref
-        retains = self.grad_fn._hook_dict("_retains_grad")
-        retains[self._output_nr] = weakref.ref(self)
+        self.grad_fn._retain_grad(self)
         self._retains_grad = True
 
     def register_hook(self, hook):
@@ -215,7 +222,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             return self.grad_fn._register_tensor_hook(self._output_nr, hook)
-        from .autograd.graph import add_hook
+        from .autograd._hooks import add_hook
         if self._backward_hooks is None:
             self._backward_hooks = {}
         return add_hook(self._backward_hooks, hook)
@@ -226,15 +233,10 @@ class Tensor:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .autograd.graph import add_hook
+        from .autograd._hooks import add_hook
         if self._post_acc_hooks is None:
             self._post_acc_hooks = {}
         return add_hook(self._post_acc_hooks, hook)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into every leaf's .grad (see autograd.backward)."""
-        from .autograd.engine import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         """The same data (and version counter) without history (not a view: no _base, as in torch)."""
@@ -285,11 +287,18 @@ class Tensor:
     def tolist(self):
         return self._data.tolist()
 
+    def _one_element(self, op):
+        if self._data.size != 1:  # torch: ValueError here, RuntimeError in item()
+            raise ValueError(f"{op}(): only one element tensors can be converted to Python scalars, and this one "
+                             f"has {self._data.size} (shape {list(self.shape)}); index one element first, or use "
+                             ".tolist()")
+        return self.item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._one_element("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._one_element("int"))
 
     def __bool__(self):
         if self._data.size != 1:
@@ -303,7 +312,7 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._one_element("complex"))
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -348,7 +357,7 @@ class Tensor:
                 _meta.from_meta(self)
         if dtype is None or _dtype.to_dtype(dtype) is self.dtype:
             return self.clone() if kwargs.get("copy") else self
-        return _ops.to_dtype(self, _dtype.to_dtype(dtype))
+        return self._to_dtype(_dtype.to_dtype(dtype))  # (ops/: differentiable)
 
     def type(self, dtype=None):
         if dtype is None:
@@ -383,10 +392,7 @@ class Tensor:
         return self
 
     def contiguous(self, memory_format=None):
-        return self if self._data.flags["C_CONTIGUOUS"] else _ops.clone(self)
-
-    def clone(self, memory_format=None):
-        return _ops.clone(self)
+        return self if self._data.flags["C_CONTIGUOUS"] else self.clone()
 
     def new_tensor(self, data, dtype=None, requires_grad=False):
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
@@ -467,6 +473,8 @@ _CPU = device("cpu")
 
 
 def _wrap_dim(dim, ndim, op):
+    if ndim == 0 and dim in (0, -1):  # torch wraps dims of a 0-d tensor for reductions, not for size/stride
+        raise IndexError(f"{op}: Dimension specified as {dim} but tensor has no dimensions (it is 0-d)")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
@@ -567,12 +575,3 @@ def _filled(size, value, dtype, requires_grad):
     if requires_grad:
         t.requires_grad = True
     return t
-
-
-from . import ops as _ops  # noqa: E402  (ops import Tensor from this module)
-from ._tensor_methods import install as _install  # noqa: E402
-
-_install(Tensor)
-from .ops.inplace import install as _install_inplace  # noqa: E402
-
-_install_inplace(Tensor)

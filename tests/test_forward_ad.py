@@ -9,7 +9,7 @@ import torch.autograd.forward_ad as tfwad
 
 import microtorch as mt
 import microtorch.autograd.forward_ad as fwad
-from microtorch.autograd.function import Function, _apply_hooks
+from microtorch.autograd.function import Function, intercept, stop_intercepting
 
 
 # ---- inputs: a spec per argument ---------------------------------------------------------------------
@@ -236,6 +236,9 @@ OPS = [
     ("setitem_index", lambda L, a, v, i: _setitem(a, i, v), [F(4), F(2), I(4, 2)]),
     ("setitem_slice", lambda L, a, v: _setitem(a, slice(1, 3), v), [F(4), F(2)]),
 ]
+from test_api_ops import FORWARD_AD_OPS  # noqa: E402  (ops added for torch's API: tests/test_api_ops.py)
+
+OPS += FORWARD_AD_OPS
 
 
 def _setitem(a, key, v):
@@ -367,14 +370,14 @@ def test_the_table_runs_every_jvp_rule():
         if any(isinstance(a, mt.Tensor) and a._fw_grads for a in args):
             ran.add(cls)
         return NotImplemented
-    _apply_hooks.insert(0, record)
+    intercept(record, first=True)
     try:
         for name, f, specs in OPS:
             _run(mt, fwad, f, *_inputs(specs, seed=0))
         for name, f, specs in FWD_OVER_REV:  # forward over reverse runs the backward-only ops
             _jvp_of_grad(mt, mfunc, mt.tensor, f, *_inputs(specs, seed=0))
     finally:
-        _apply_hooks.remove(record)
+        stop_intercepting(record)
     # subclasses that only rename the grad_fn (SumDim, MinDim, ...) share their base class's rule
     ran_rules = {c.jvp for c in ran}
     untested = sorted(c.__name__ for c in _op_classes() if c.jvp is not Function.jvp and c.jvp not in ran_rules

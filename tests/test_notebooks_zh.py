@@ -184,3 +184,12 @@ def test_readme_chinese_section_lists_every_zh_notebook():
     linked = re.findall(r"\]\(notebooks/zh/([^)]+)\.ipynb\)", section)
     assert linked == STEMS
     assert "make lab" in section and "make test" in section
+
+
+def test_prune_drops_only_translations_of_old_text(tree):
+    k1, old = build.key("# Title\nSome prose."), build.key("## Old heading")
+    _write_zh(tree, [(k1, "# 标题"), (old, "## 旧标题"), (build.key("## Second"), "## 第二")])
+    assert build.translate(build.SRC / "01_demo.py")[3] == [old]
+    assert build.main(["--zh-prune"]) == 0
+    done, pending = build.read_translations(tree / "src" / "zh" / "01_demo.md")
+    assert set(done) == {k1, build.key("## Second")} and not pending

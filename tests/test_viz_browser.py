@@ -246,3 +246,155 @@ def test_exported_stepper_text_is_legible(chromium, pages, scale, scheme):
             assert not low_contrast(texts), f"{when}: {low_contrast(texts)[:8]}"
     finally:
         page.close()
+
+
+def test_stepper_laid_out_in_the_browser_steps_on_the_same_ids(chromium, tmp_path, monkeypatch):
+    """No layout engine on the Python side: the page carries the DOT source and a WebAssembly
+    Graphviz (`mtLayoutDot`); the stepper finds its nodes by the same ids and fits them."""
+    from microtorch.viz import graph as G
+    from microtorch.viz import stepper as S
+    if G.browser_layout_js() is None:
+        pytest.skip("the browser's Graphviz is not installed (make lab fetches it)")
+    server = _tanh_neuron()
+    monkeypatch.setattr(S, "svg_or_none", lambda dag: None)
+    s = _tanh_neuron()
+    assert s.data["svg"] is None and s.data["dot"].startswith("digraph") and "mtLayoutDot" in s._esm
+    page = _open(chromium, s.save(tmp_path / "browser.html"), (1366, 768), "light")
+    try:
+        ids = page.eval_on_selector_all(".mt-graph g.node", "els => els.map(e => e.id).sort()")
+        server_ids = sorted(s.data["prefix"] + n for n in s.data["nodes"])
+        assert ids == server_ids and len(ids) == len(server.data["nodes"])
+        page.focus(".mt-stepper")
+        page.keyboard.press("End")
+        page.wait_for_selector(".mt-stepper .mt-next:disabled")
+        assert page.text_content(f"[id='{s.data['prefix']}{s.steps[-1].nodes[0]}'] text.mt-grad").startswith("grad ")
+        _all_inside(page, "browser layout, last step")
+        assert page.errors == []
+    finally:
+        page.close()
+
+
+class _HalfSquare(mt.autograd.Function):
+    """x^2 with a backward that forgets the factor 2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * x
+
+
+def test_gradcheck_heatmap_cells_read_out_under_the_pointer(chromium, tmp_path):
+    """Pointing at a heatmap cell shows its numerical, analytical and difference values (the
+    Jacobians of x^2 with a backward missing its factor 2: diag(2x) against diag(x))."""
+    x = mt.tensor([0.5, -1.0, 2.0], dtype=mt.float64, requires_grad=True)
+    view = viz.gradcheck(_HalfSquare.apply, (x,))
+    path = view.save(tmp_path / "gc.html")
+    page = chromium.new_page(viewport={"width": 1366, "height": 768})
+    try:
+        page.goto(Path(path).as_uri())
+        header = page.inner_text(".mt-failtext")
+        assert header and not header.rstrip().endswith(",")
+        assert page.locator("details summary").count() == 1        # one table for the one pair
+        for panel in ("numerical", "analytical", "diff"):
+            hit = page.locator(f".mt-hit[data-panel='{panel}']").first
+            box = hit.bounding_box()
+            # cell (row 2, col 2): the bottom-right of a 3x3 grid
+            page.mouse.move(box["x"] + box["width"] * 5 / 6, box["y"] + box["height"] * 5 / 6)
+            tip = page.locator(".mt-heattip")
+            tip.wait_for(state="visible")
+            text = tip.inner_text()
+            assert "out[2] / in[2]" in text and "(2, 2)" in text, text
+            numbers = dict(line.rsplit(None, 1) for line in text.splitlines()[1:3])
+            assert float(numbers["numerical"]) == pytest.approx(4.0, rel=1e-3)     # 2 x, x = 2
+            assert float(numbers["analytical"]) == pytest.approx(2.0, rel=1e-3)
+            assert "fails" in text
+        page.mouse.move(box["x"] + box["width"] / 6, box["y"] + box["height"] * 5 / 6)   # (2, 0): off the diagonal
+        text = page.locator(".mt-heattip").inner_text()
+        assert "(2, 0)" in text and "passes" in text
+        page.locator(".mt-heatwrap").screenshot(path=str(ARTIFACTS / "gradcheck-hover.png"))
+    finally:
+        page.close()
+
+
+class _Block(mt.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = mt.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x).tanh()
+
+
+def test_explorer_opens_and_closes_modules_and_shows_tensors(chromium, tmp_path):
+    mt.manual_seed(0)
+    model = mt.nn.Sequential(mt.nn.Linear(3, 4), _Block(), _Block(), mt.nn.Linear(4, 1))
+    ex = viz.explore(model, mt.randn(5, 3), loss_fn=lambda out: out.pow(2).mean())
+    page = chromium.new_page(viewport={"width": 1366, "height": 768})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(Path(ex.save(tmp_path / "ex.html")).as_uri())
+        root = page.locator(".mt-explorer")
+        state = lambda: root.evaluate("el => el.dataset.state")          # noqa: E731
+        assert state() == ""
+        geo = root.evaluate(GEOMETRY_JS)[0]
+        assert not outside(geo) and len(geo["nodes"]) == 6   # loss, mean, pow; boxes 0 and 3; the fold
+        page.click("g.node.mt-fold:has-text('×2')")                          # unfold the two blocks
+        assert state() == "fold:1"
+        page.click("g.node.mt-module:has-text('2 · _Block')")
+        assert state() == "2|fold:1"
+        assert root.locator("g.cluster.mt-collapsible").count() == 1
+        assert not outside(root.evaluate(GEOMETRY_JS)[0])
+        page.click("g.node.mt-module:has-text('2.lin')")
+        assert state() == "2|2.lin|fold:1"
+        page.click("g.node:has-text('2.lin.weight')")
+        panel = page.inner_text(".mt-tensor")
+        w = model[2].lin.weight
+        assert "shape (4, 4)" in panel and "dtype float32" in panel
+        cells = page.eval_on_selector_all(".mt-tensor .mt-heat >> nth=1", "els => els.length")
+        assert cells == 1
+        grads = page.eval_on_selector_all(".mt-tensor .mt-heat:nth-of-type(2) .mt-cell, .mt-tensor .mt-heat ~ .mt-heat .mt-cell",
+                                          "els => els.map(e => e.textContent)")
+        expected = [viz._format.num(v) for v in w.grad.numpy().ravel().tolist()]
+        assert grads[-16:] == expected
+        page.locator(".mt-explorer").screenshot(path=str(ARTIFACTS / "explore-open.png"))
+        # close the open module by its frame: back to the unfolded view
+        page.locator("g.cluster.mt-collapsible[data-module='2']").first.click(position={"x": 8, "y": 8})
+        assert state() == "fold:1"
+        ms = page.evaluate("""() => { const ex = document.querySelector('.mt-explorer').mtExplorer; const t = [];
+            for (let i = 0; i < 6; i++) { const t0 = performance.now(); ex.open('1'); t.push(performance.now() - t0);
+              ex.close('1'); }
+            return t; }""")
+        assert max(ms) < 1000          # the budget (100 ms) is measured in benchmarks/viz_bench.py
+        assert errors == []
+    finally:
+        page.close()
+
+
+def test_dag_output_fits_and_timeline_is_legible(chromium, tmp_path):
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    with viz.record() as tape:
+        a = x * 3
+        a.register_hook(lambda g: g * 2)
+        y = (a.sin() * x).sum()
+        y.backward()
+    dag_page = viz.draw(y, tape=tape).save(tmp_path / "dag.html")
+    tl_page = viz.hook_timeline(tape).save(tmp_path / "tl.html")
+    page = chromium.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        for path in (dag_page, tl_page):
+            page.goto(Path(path).as_uri())
+            page.wait_for_selector(".mt-graph:not(.mt-static)")
+            geo = page.evaluate(GEOMETRY_JS, page.query_selector("body"))[0]
+            assert geo["nodes"] and not outside(geo)
+            texts = page.evaluate(TEXTS_JS, page.query_selector(".mtviz"))
+            assert not too_small(texts, 12), too_small(texts, 12)[:6]
+            assert not low_contrast(texts), low_contrast(texts)[:6]
+        page.screenshot(path=str(ARTIFACTS / "timeline-1920.png"), full_page=True)
+    finally:
+        page.close()

@@ -11,7 +11,7 @@ import torch.func as tfunc
 
 import microtorch as mt
 import microtorch.func as mfunc
-from microtorch.autograd.function import _apply_hooks
+from microtorch.autograd.function import intercept, stop_intercepting
 
 
 def T(a):
@@ -132,11 +132,14 @@ def test_vmap_calls_each_op_once_for_the_whole_batch():
 
     def count(batch):
         calls = []
-        _apply_hooks.insert(0, lambda cls, args, kwargs: calls.append(cls) or NotImplemented)
+        def record(cls, args, kwargs):
+            calls.append(cls)
+            return NotImplemented
+        intercept(record, first=True)
         try:
             mfunc.vmap(mfunc.grad(f), in_dims=(0, None))(mt.randn(batch, 3), mt.randn(4, 3))
         finally:
-            _apply_hooks.pop(0)
+            stop_intercepting(record)
         return len(calls)
     assert count(2) == count(32)
 

@@ -40,6 +40,7 @@ translation still to do: the notebook then shows the English cell under a visibl
 
     .venv/bin/python tools/build_notebooks.py --zh-missing   # print the cells without a translation
     .venv/bin/python tools/build_notebooks.py --zh-pending   # mark them pending (English shown)
+    .venv/bin/python tools/build_notebooks.py --zh-prune     # drop translations of old English text
 
 When tools/notebook_header.py exists, the cells its header_cells(stem, lang) returns (badges,
 an install cell) open every notebook; a Chinese notebook then also switches the visualizer
@@ -140,8 +141,7 @@ def build(src):
 
 ZH_VIZ_CELL = ("code", '# 让可视化工具（viz）用中文显示标签和说明\n'
                'from microtorch import viz\n'
-               'if hasattr(viz, "set_options"):\n'
-               '    viz.set_options(lang="zh")', [])
+               'viz.set_options(lang="zh")', [])
 
 ZH_UNTRANSLATED = ("> **【尚未翻译】** 本单元还没有中文译文，下面暂时显示英文原文。"
                    "*(not yet translated: the English text follows)*\n\n")
@@ -215,7 +215,25 @@ def _first_line(text):
     return line[:60].replace("-->", "")
 
 
-def zh_report(srcs, mark_pending=False, show_text=False):
+def zh_prune(srcs):
+    """Remove from zh/<stem>.md the blocks whose key matches no English cell any more."""
+    for src in srcs:
+        path = zh_source(src)
+        _, _, _, unused = translate(src)
+        if not unused:
+            continue
+        kept, drop = [], False
+        for line in path.read_text().splitlines():
+            m = _ZH_MARK.match(line)
+            if m:
+                drop = m.group("key") in unused
+            if not drop:
+                kept.append(line)
+        path.write_text("\n".join(kept).rstrip("\n") + "\n")
+        print(f"tools/notebook_src/zh/{src.stem}.md: dropped {', '.join(unused)}")
+
+
+def zh_report(srcs, mark_pending=False, show_text=False, show_unused=True):
     """Print the untranslated cells; with mark_pending, record them as pending in zh/<stem>.md.
 
     Returns the number of missing (not pending) translations.
@@ -230,7 +248,7 @@ def zh_report(srcs, mark_pending=False, show_text=False):
                 print(f"<!-- {k} · {_first_line(text)} -->\n{text}\n")
         for i, k, text in pending:
             print(f"{rel}: pending (English shown) cell {i} [{k}] {_first_line(text)!r}")
-        if unused:
+        if unused and show_unused:
             print(f"{rel}: translations matching no English cell (stale?): {', '.join(unused)}")
         if mark_pending and missing:
             path = zh_source(src)
@@ -255,6 +273,9 @@ def main(argv):
     check = "--check" in argv
     prefixes = [a for a in argv if not a.startswith("-")]
     srcs = sources(prefixes)
+    if "--zh-prune" in argv:
+        zh_prune(srcs)
+        return 0
     if "--zh-missing" in argv or "--zh-pending" in argv:
         zh_report(srcs, mark_pending="--zh-pending" in argv, show_text="--zh-missing" in argv)
         return 0
@@ -272,7 +293,7 @@ def main(argv):
                 target.parent.mkdir(exist_ok=True)
                 target.write_text(text)
                 print(f"wrote notebooks/{name}")
-    missing = zh_report(srcs)
+    missing = zh_report(srcs, show_unused=check)
     if stale:
         print("out of date (run tools/build_notebooks.py): " + ", ".join(stale))
     if missing and check:

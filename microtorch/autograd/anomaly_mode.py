@@ -79,3 +79,12 @@ class set_detect_anomaly:
 
     def __exit__(self, *exc):
         _state.enabled, _state.check_nan = self.prev
+
+
+def note_creation(node):
+    """Keep, on a node created while anomaly mode is on, the stack of the forward call that
+    created it, and the node whose backward created it (under create_graph=True)."""
+    node._anomaly_trace = user_stack()
+    parent = _state.__dict__.get("current_node")
+    if parent is not None:
+        node._anomaly_parent = parent

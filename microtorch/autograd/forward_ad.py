@@ -22,11 +22,11 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
-from . import function
+from . import extension, function
+from .node import accumulator
 
 _levels = []                  # the open levels, innermost last
 _next_level = itertools.count()
-_batched = None               # set by microtorch.func: make_dual / unpack_dual of vmap-batched tensors
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
@@ -51,15 +51,14 @@ def _enter():
     """A new level, nested inside the open ones (func.jvp nests them)."""
     level = next(_next_level)
     _levels.append(level)
-    if _forward_hook not in function._apply_hooks:
-        function._apply_hooks.append(_forward_hook)
+    function.intercept(_forward_hook)
     return level
 
 
 def _exit(level):
     _levels.remove(level)
-    if not _levels and _forward_hook in function._apply_hooks:
-        function._apply_hooks.remove(_forward_hook)
+    if not _levels:
+        function.stop_intercepting(_forward_hook)
 
 
 class dual_level:
@@ -101,7 +100,7 @@ def make_dual(tensor, tangent, *, level=None):
                            f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the given "
                            f"forward gradient is of size {list(tangent.shape)}.")
     if type(tensor._data) is not np.ndarray or type(tangent._data) is not np.ndarray:
-        return _batched.make_dual(tensor, tangent, lvl)  # batched by vmap: duals go onto the batch underneath
+        return extension.transforms().make_dual(tensor, tangent, lvl)  # batched by vmap: duals go onto the batch underneath
     return _make_dual_plain(tensor, tangent, lvl)
 
 
@@ -119,7 +118,7 @@ def unpack_dual(tensor, *, level=None):
     if lvl is None or not isinstance(tensor, Tensor):
         return UnpackedDualTensor(tensor, None)
     if type(tensor._data) is not np.ndarray:
-        return _batched.unpack_dual(tensor, lvl)
+        return extension.transforms().unpack_dual(tensor, lvl)
     return UnpackedDualTensor(_strip(tensor, lvl), tangent_at(tensor, lvl))
 
 
@@ -152,7 +151,7 @@ def _strip(t, level):
     alias._version_counter = t._version_counter
     alias.grad_fn, alias._output_nr = t.grad_fn, t._output_nr
     if t._requires_grad and t.grad_fn is None:  # a leaf: share its AccumulateGrad node
-        alias._keep_accumulator = function._accumulator(t)
+        alias._keep_accumulator = accumulator(t)
         alias._accumulator = t._accumulator
     kept = {lv: g for lv, g in grads.items() if lv < level}
     if kept:
@@ -187,7 +186,7 @@ def _forward_hook(cls, args, kwargs):
         raise NotImplementedError(f"You must implement the jvp function for custom autograd.Function to use it "
                                   f"with forward mode AD ({cls.__name__} has none).")
     ctx = cls._backward_cls()
-    out = function._apply(cls, args, kwargs, ctx)
+    out = function.run(cls, args, kwargs, ctx)
     outs = out if isinstance(out, tuple) else (out,)
     _saved_outputs_keep_tangents(ctx, outs)
     inputs = _positional(cls, args, kwargs)
@@ -218,8 +217,7 @@ def _forward_hook(cls, args, kwargs):
             grads = dict(o._fw_grads) if o._fw_grads else {}
             grads[level] = t
             o._fw_grads = grads
-    for name in ("inputs", "output"):
-        ctx.__dict__.pop(name, None)
+    ctx.inputs = ctx.output = None
     return out
 
 
@@ -242,15 +240,14 @@ def _positional(cls, args, kwargs):
 
 def _call_jvp(cls, ctx, tangents):
     """Custom Functions read what forward gave `ctx.save_for_forward` as `ctx.saved_tensors`."""
-    d = ctx.__dict__
-    if "_to_save_forward" not in d:
+    if ctx._to_save_forward is None:
         return cls.jvp(ctx, *tangents)
-    before = d.get("_saved")
-    d["_saved"] = [_Saved(t) for t in d["_to_save_forward"]]
+    before = ctx._saved
+    ctx._saved = [_Saved(t) for t in ctx._to_save_forward]
     try:
         return cls.jvp(ctx, *tangents)
     finally:
-        d["_saved"] = before
+        ctx._saved = before
 
 
 class _Saved:
@@ -266,7 +263,7 @@ class _Saved:
 def _saved_outputs_keep_tangents(ctx, outs):
     """An output saved for backward is normally rebuilt from its data (to avoid a reference
     cycle); point it at the output itself instead, so that backward sees its tangents."""
-    saved = ctx.__dict__.get("_saved")
+    saved = ctx._saved
     if not saved:
         return
     for s in saved:

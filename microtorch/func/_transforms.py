@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import engine, forward_ad
-from ..autograd.function import AccumulateGrad
+from ..autograd.node import AccumulateGrad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from . import _pytree
 from ._batching import active_levels, from_physical, to_physical

@@ -16,39 +16,6 @@ from ..autograd.function import Function
 class Op(Function):
     _numpy_forward = True
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        forward = cls.__dict__.get("forward")
-        if forward is not None:  # every forward computes as torch does: without numpy's RuntimeWarnings
-            cls.forward = staticmethod(_quietly(forward.__func__))
-
-
-try:  # numpy 2 keeps np.errstate in a context variable: setting it directly costs a third as much
-    from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE
-    from numpy._core.umath import _make_extobj
-    _SILENT = _make_extobj(all="ignore")
-except (ImportError, AttributeError, TypeError):  # pragma: no cover (another numpy)
-    _ERRSTATE = None
-
-
-def _quietly(fn):
-    """fn with numpy's floating-point warnings off (0 * inf, inf - inf, 1 / 0, overflow): torch gives
-    nan / inf there silently. Python warnings (microtorch's own) are not affected."""
-    if _ERRSTATE is None:  # pragma: no cover
-        def quiet(*args, **kwargs):
-            with np.errstate(all="ignore"):
-                return fn(*args, **kwargs)
-    else:
-        def quiet(*args, **kwargs):
-            token = _ERRSTATE.set(_SILENT)
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                _ERRSTATE.reset(token)
-    quiet.__name__, quiet.__qualname__, quiet.__doc__, quiet.__wrapped__ = \
-        fn.__name__, fn.__qualname__, fn.__doc__, fn
-    return quiet
-
 
 _PY_NUMBERS = (int, float)
 
@@ -93,7 +60,9 @@ def normalize_dims(dim, ndim, op):
     """dim as None, an int or a tuple -> a sorted tuple of non-negative axes."""
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim) if isinstance(dim, (tuple, list)) else None
+    if dims is None or not all(isinstance(d, (int, np.integer)) for d in dims):
+        raise TypeError(f"{op}(): argument 'dim' must be an int or a tuple of ints, not {dim!r}")
     n = max(ndim, 1)
     out = []
     for d in dims:

@@ -12,6 +12,7 @@ from ._op import Op, broadcast_error, promoted
 class Add(Op):
     """d(a + alpha*b) = (1, alpha)"""
     _grad_fn_name = "AddBackward0"
+    _saved_values = {"alpha": "alpha"}
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -44,6 +45,7 @@ def add(input, other, *, alpha=1):
 class Sub(Op):
     """d(a - alpha*b) = (1, -alpha)"""
     _grad_fn_name = "SubBackward0"
+    _saved_values = {"alpha": "alpha"}
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -97,6 +99,7 @@ def rsub(a, b):
 class Mul(Op):
     """d(a*b) = (b, a)"""
     _grad_fn_name = "MulBackward0"
+    _saved_names = ("self", "other")  # torch: grad_fn._saved_self, _saved_other
 
     @staticmethod
     def forward(ctx, a, b):
@@ -132,12 +135,12 @@ def mul(input, other):
 class Div(Op):
     """d(a/b) = (1/b, -a/b^2)"""
     _grad_fn_name = "DivBackward0"
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return a / b
+        return a / b
 
     @staticmethod
     def backward(ctx, grad):
@@ -266,15 +269,15 @@ _POW_SPECIAL = {0.5: np.sqrt, 2: lambda x: x * x, 3: lambda x: x * x * x, -0.5: 
 class PowScalar(Op):
     """d(x^p) = p x^(p-1)"""
     _grad_fn_name = "PowBackward0"
+    _saved_names, _saved_values = ("self",), {"exponent": "exponent"}
 
     @staticmethod
     def forward(ctx, x, exponent):
         ctx.exponent = exponent
         ctx.save_for_backward(x)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if x.dtype.kind == "f" and exponent in _POW_SPECIAL:  # torch's kernels: the sign of -0 carries
-                return np.asarray(_POW_SPECIAL[exponent](x), dtype=x.dtype)
-            return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
+        if x.dtype.kind == "f" and exponent in _POW_SPECIAL:  # torch's kernels: the sign of -0 carries
+            return np.asarray(_POW_SPECIAL[exponent](x), dtype=x.dtype)
+        return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
 
     @staticmethod
     def backward(ctx, grad):
@@ -293,11 +296,11 @@ class PowScalar(Op):
 class Pow(Op):
     """d(a^b) = (b a^(b-1), a^b log a)"""
     _grad_fn_name = "PowBackward1"
+    _saved_names = ("self", "exponent", "result")
 
     @staticmethod
     def forward(ctx, a, b):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.asarray(np.power(a, b))  # an array even when 0-d, so that it is saved as the output
+        out = np.asarray(np.power(a, b))  # an array even when 0-d, so that it is saved as the output
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -380,17 +383,13 @@ class RPow(Op):
 
 
 # ---- unary functions --------------------------------------------------------------------------
-def _unary(name, np_fn, derivative, saves="input", quiet=False, fused=None):
+def _unary(name, np_fn, derivative, saves="input", fused=None):
     """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
-    or the output (`saves`). quiet: np_fn never warns (skip np.errstate). fused: an Op computing
-    grad * derivative(s) as one node (torch's TanhBackward...), for real tensors."""
+    or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
+    TanhBackward...), for real tensors."""
 
     def forward(ctx, x):
-        if quiet:
-            out = np.asarray(np_fn(x))
-        else:
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                out = np.asarray(np_fn(x))
+        out = np.asarray(np_fn(x))
         ctx.save_for_backward(x if saves == "input" else out)
         return out
 
@@ -405,7 +404,8 @@ def _unary(name, np_fn, derivative, saves="input", quiet=False, fused=None):
 
     return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": derivative.__doc__,
                               "forward": staticmethod(forward), "backward": staticmethod(backward),
-                              "jvp": staticmethod(jvp), "__module__": __name__})
+                              "jvp": staticmethod(jvp), "__module__": __name__,
+                              "_saved_names": ("self",) if saves == "input" else ("result",)})
 
 
 def _d_exp(out):
@@ -615,14 +615,14 @@ def rsqrt(input):
     return Rsqrt.apply(_float(input))
 
 
-Sin = _unary("Sin", np.sin, _d_sin, quiet=True)
+Sin = _unary("Sin", np.sin, _d_sin)
 
 
 def sin(input):
     return Sin.apply(_float(input))
 
 
-Cos = _unary("Cos", np.cos, _d_cos, quiet=True)
+Cos = _unary("Cos", np.cos, _d_cos)
 
 
 def cos(input):
@@ -636,14 +636,14 @@ def tan(input):
     return Tan.apply(_float(input))
 
 
-Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output", quiet=True, fused=TanhBackward)
+Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output", fused=TanhBackward)
 
 
 def tanh(input):
     return Tanh.apply(_float(input))
 
 
-Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", quiet=True, fused=SigmoidBackward)
+Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", fused=SigmoidBackward)
 
 
 def sigmoid(input):
@@ -679,7 +679,7 @@ def acos(input):
     return Acos.apply(_float(input))
 
 
-Atan = _unary("Atan", np.arctan, _d_atan, quiet=True)
+Atan = _unary("Atan", np.arctan, _d_atan)
 
 
 def atan(input):
@@ -762,6 +762,7 @@ def erf(input):
 class Relu(Op):
     """d relu(x) = [x > 0]"""
     _grad_fn_name = "ReluBackward0"
+    _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):

@@ -4,6 +4,7 @@ repeated indices (np.add.at), and that scatter is itself differentiable."""
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import need_dims
 from ._op import Op, normalize_dims
 
 
@@ -231,6 +232,7 @@ def _advanced_index(x, advanced):
 
 def select(input, dim, index):
     from .shape import _share
+    need_dims(input, "select")
     d = normalize_dims(dim, input.ndim, "select")[0]
     size = input.shape[d]
     if not -size <= index < size:
@@ -258,6 +260,8 @@ class IndexSelect(Op):
 
 
 def index_select(input, dim, index):
+    if input.ndim == 0:  # torch treats a 0-d tensor as one element here
+        return index_select(input.reshape(1), dim, index).reshape(())
     d = normalize_dims(dim, input.ndim, "index_select")[0]
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.ndim > 1:

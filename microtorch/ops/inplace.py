@@ -17,92 +17,12 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd import grad_mode
-from ..autograd.function import Node, _accumulator
+from ..autograd import extension, grad_mode, views
+from ..autograd.node import Node, _seq
+from ..autograd.saved import short_name
+from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
 
-_batched_inplace = None  # set by microtorch.func: in-place ops on tensors batched by vmap
-
-
-# ---- views -------------------------------------------------------------------------------
-def mark_view(out, base, multi=False):
-    """`out` is a view of `base`: share the version counter, remember the root base, and let
-    the root know its views (weakly) so that an in-place op can regenerate their history."""
-    root = base._base if base._base is not None else base
-    out._version_counter = base._version_counter
-    out._base = root
-    d = root.__dict__
-    views = d.get("_views")
-    if views is None:
-        d["_views"] = views = []
-    elif len(views) >= d.get("_views_limit", 16):  # drop dead views now and then
-        views[:] = [r for r in views if r() is not None]
-        d["_views_limit"] = max(16, 2 * len(views))
-    views.append(weakref.ref(out))
-    if not grad_mode.is_grad_enabled():
-        out._view_nograd = True
-    if multi:
-        out._view_multi = True
-    return out
-
-
-def _live_views(root):
-    views = root.__dict__.get("_views")
-    if not views:
-        return []
-    alive = [v for v in (r() for r in views) if v is not None]
-    views[:] = [weakref.ref(v) for v in alive]
-    return [v for v in alive if v._base is root]
-
-
-def _view_index(view, base):
-    """The flat (C-order) positions in `base` of the elements of `view`, an int array of the
-    view's shape, found from the two arrays' memory layout; None if view is not inside base."""
-    b, v = base._data, view._data
-    if v.size == 0:
-        return np.zeros(v.shape, np.intp)
-    if v.dtype != b.dtype:
-        return None
-    item = b.itemsize
-    lo, hi = _byte_bounds(b)
-    vlo, vhi = _byte_bounds(v)
-    if vlo < lo or vhi > hi or any(s % item for s in b.strides + v.strides):
-        return None
-    scratch = np.full((hi - lo) // item, -1, np.intp)
-
-    def place(a):
-        offset = (a.__array_interface__["data"][0] - lo) // item
-        strides = tuple(s // item * scratch.itemsize for s in a.strides)
-        return np.lib.stride_tricks.as_strided(scratch[offset:], a.shape, strides)
-
-    place(b)[...] = np.arange(b.size).reshape(b.shape)
-    idx = place(v).copy()
-    if v.size and idx.min() < 0:
-        return None
-    return idx
-
-
-def _byte_bounds(a):
-    lo = hi = a.__array_interface__["data"][0]
-    for n, s in zip(a.shape, a.strides):
-        if s < 0:
-            lo += (n - 1) * s
-        else:
-            hi += (n - 1) * s
-    return lo, hi + a.itemsize
-
-
-def _alias(t):
-    """A tensor on t's memory with t's history but a version counter of its own."""
-    a = Tensor._make(t._data)
-    if t._requires_grad:
-        a._requires_grad = True
-        if t.grad_fn is not None:
-            a.grad_fn, a._output_nr = t.grad_fn, t._output_nr
-        else:  # route to t's AccumulateGrad (held here too: the cache is a weak reference)
-            a._keep_accumulator = _accumulator(t)
-            a._accumulator = t._accumulator
-    return a
 
 
 class AsStrided(Op):
@@ -183,11 +103,7 @@ _NOGRAD_VIEW_REBASED = (
 class _ErrorNode(Node):
     """grad_fn of a view whose history cannot be defined (torch raises when it is used)."""
 
-    _num_outputs = 1
-    next_functions = ()
-
     def __init__(self, message):
-        from ..autograd.function import _seq
         self._seq = next(_seq)
         self.message = message
 
@@ -197,16 +113,13 @@ class _ErrorNode(Node):
     def _backward(self, grads):
         raise RuntimeError(self.message)
 
-    def _release(self):
-        pass
-
 
 def _regenerate_views(root, modified=None):
     """After an in-place op on `root` or one of its views, give each live view of root the
     history "this region of the new root" (torch regenerates views the same way)."""
     tracking = grad_mode.is_grad_enabled()
     for v in _live_views(root):
-        custom = v.__dict__.get("_view_custom")
+        custom = v._view_custom
         if custom:
             if tracking:
                 v.grad_fn, v._output_nr = _ErrorNode(
@@ -216,14 +129,14 @@ def _regenerate_views(root, modified=None):
                     "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this "
                     "by cloning the output of the custom Function."), 0
             continue
-        if v.__dict__.get("_view_nograd"):
+        if v._view_nograd:
             if tracking and root._requires_grad:
                 v.grad_fn, v._output_nr, v._requires_grad = _ErrorNode(_NOGRAD_VIEW_REBASED), 0, True
             continue
         if not root._requires_grad:
             continue
         idx = _view_index(v, root)
-        replay = v.__dict__.get("_view_replay") if idx is None else None  # z.real, z.imag: run it again
+        replay = v._view_replay if idx is None else None  # z.real, z.imag: run it again
         if idx is None and replay is None:
             continue
         old, old_nr = v.grad_fn, v._output_nr
@@ -237,10 +150,10 @@ def _regenerate_views(root, modified=None):
 
 def _move_retain(t, old, old_nr, keep=True):
     if t._retains_grad and old is not None and old is not t.grad_fn:
-        retains = old.__dict__.get("_retains_grad")
+        retains = old._retains_grad
         ref = retains.pop(old_nr, None) if retains else None
-        if ref is not None and keep:
-            t.grad_fn._hook_dict("_retains_grad")[t._output_nr] = ref
+        if ref is not None and keep and ref() is not None:
+            t.grad_fn._retain_grad(ref())
 
 
 # ---- the in-place machinery -----------------------------------------------------------------
@@ -260,9 +173,9 @@ def _snapshot(t):
 
 def apply_inplace(self, fn, *args, op="in-place op"):
     """Make `self` hold fn(self, *args), in place, with the history autograd needs."""
-    if _batched_inplace is not None and (type(self._data) is not np.ndarray or any(
-            isinstance(a, Tensor) and type(a._data) is not np.ndarray for a in args)):
-        out = _batched_inplace(self, fn, args, op)  # vmap: done on the batch underneath
+    if type(self._data) is not np.ndarray or any(isinstance(a, Tensor) and type(a._data) is not np.ndarray
+                                                 for a in args):
+        out = extension.transforms().batched_inplace(self, fn, args, op)  # vmap: done on the batch underneath
         if out is not NotImplemented:
             return out
     if (self._fw_grads or any(isinstance(a, Tensor) and a._fw_grads for a in args)) \
@@ -281,7 +194,7 @@ def apply_inplace(self, fn, *args, op="in-place op"):
             out = fn(Tensor._make(self._data), *args)
         _write(self, _checked(self, out._data, op))
         root = base if base is not None else self
-        if root._requires_grad and root.__dict__.get("_views"):
+        if root._requires_grad and root._views:
             _regenerate_views(root)
         return self
     if base is not None:
@@ -289,7 +202,7 @@ def apply_inplace(self, fn, *args, op="in-place op"):
     out = fn(_snapshot(self) if self._requires_grad else Tensor._make(self._data.copy()), *args)
     _write(self, _checked(self, out._data, op))
     _rebase(self, out)
-    if self.__dict__.get("_views"):
+    if self._views:
         _regenerate_views(self)
     return self
 
@@ -347,10 +260,9 @@ def _inplace_on_view(self, base, fn, args, op):
 
 def _check_view_inplace(self, base, op):
     """torch's refusals for an in-place op on a view; the view's positions in its base."""
-    d = self.__dict__
-    if d.get("_view_custom"):
+    if self._view_custom:
         raise RuntimeError(
-            f"{d['_view_custom']} is a view and is being modified inplace. This view was created inside a custom "
+            f"{self._view_custom} is a view and is being modified inplace. This view was created inside a custom "
             "Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would "
             "override the custom backward associated with the custom Function, leading to incorrect gradients. "
             "This behavior is forbidden. You can fix this by cloning the output of the custom Function.")
@@ -358,8 +270,8 @@ def _check_view_inplace(self, base, op):
         raise RuntimeError(
             f"a view of a leaf Variable that requires grad is being used in an in-place operation. ({op}: do "
             "the update under `with microtorch.no_grad():`, or work on a clone of the leaf.)")
-    if d.get("_view_multi"):
-        if d.get("_view_nograd") or not base._requires_grad:
+    if self._view_multi:
+        if self._view_nograd or not base._requires_grad:
             raise RuntimeError(
                 "A view was created in no_grad mode and is being modified inplace with grad mode enabled. This "
                 "view is the output of a function that returns multiple views. Such functions do not allow the "
@@ -370,7 +282,7 @@ def _check_view_inplace(self, base, op):
             "This view is the output of a function that returns multiple views. Such functions do not allow "
             "the output views to be modified inplace. You should replace the inplace operation by an "
             "out-of-place one.")
-    if d.get("_view_nograd"):
+    if self._view_nograd:
         raise RuntimeError(
             "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
             "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
@@ -411,6 +323,9 @@ def rebase_dirty(t, name):
     out = Tensor._make(t._data)
     out.grad_fn, out._output_nr, out._requires_grad = node, nr, True
     _copy_slices(t, base, _alias(base), out, idx)
+
+
+views.on_dirty_view(rebase_dirty)
 
 
 def _short_name(node):
@@ -464,7 +379,7 @@ def _rebase(self, out):
 
 def _redirect_saved(out, self):
     node = out.grad_fn
-    saved = node.__dict__.get("_saved") if node is not None else None
+    saved = getattr(node, "_saved", None) if node is not None else None
     if saved:
         for s in saved:
             if getattr(s, "counter", None) is out._version_counter:

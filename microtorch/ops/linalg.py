@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import check_einsum
 from ._op import Op, promoted
 from .shape import SqueezeDim
 
@@ -43,6 +44,7 @@ class Matmul(Op):
 
 class Mm(Matmul):
     _grad_fn_name = "MmBackward0"
+    _saved_names = ("self", "mat2")
 
     @staticmethod
     def backward(ctx, grad):
@@ -53,6 +55,7 @@ class Mm(Matmul):
 
 class Mv(Matmul):
     _grad_fn_name = "MvBackward0"
+    _saved_names = ("self", "vec")
 
     @staticmethod
     def backward(ctx, grad):
@@ -63,10 +66,12 @@ class Mv(Matmul):
 
 class Dot(Matmul):
     _grad_fn_name = "DotBackward0"
+    _saved_names = ("self", "tensor")
 
 
 class Bmm(Matmul):
     _grad_fn_name = "BmmBackward0"
+    _saved_names = ("self", "mat2")
 
 
 def _check(a, b, op):
@@ -368,8 +373,15 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     eq = _normalize_equation(equation, operands)
+    check_einsum(eq, operands)
     terms, out = eq.split("->")
     terms = terms.split(",")
+    if len(terms) != len(operands):
+        raise RuntimeError(f"einsum(): {len(terms)} operands in the equation but {len(operands)} tensors given")
+    for t, o in zip(terms, operands):
+        if len(t) != o.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(t)}) does not match "
+                               f"the number of dimensions ({o.ndim}) for operand {terms.index(t)}")
     _label_sizes(eq, [o.shape for o in operands])
     if len(operands) == 1 and set(out) == set(terms[0]) and len(set(out)) == len(out):
         return _einsum_view(terms[0], out, operands[0])

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import need_floating
 from ._op import Op, normalize_dims
 from .elementwise import DivScalar, MulScalar
 
@@ -70,16 +71,21 @@ def _softmax_dim(x, dim, op):
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
+    need_floating(input, "softmax")
     return Softmax.apply(input, _softmax_dim(input, dim, "softmax"))
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
+    need_floating(input, "log_softmax")
     return LogSoftmax.apply(input, _softmax_dim(input, dim, "log_softmax"))
 
 
 def linear(input, weight, bias=None):
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"linear: both arguments need to be at least 1D, but they are {input.ndim}D and "
+                           f"{weight.ndim}D; give the input a batch or feature dimension")
     if input.shape[-1] != weight.shape[-1]:
         rows = int(np.prod(input.shape[:-1])) if input.ndim > 1 else 1
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
@@ -201,9 +207,8 @@ class NllLoss(Op):
         if reduction == "sum":
             ctx.local = local
             return np.asarray(losses.sum())
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ctx.local = local / total
-            return np.asarray(losses.sum() / total)
+        ctx.local = local / total
+        return np.asarray(losses.sum() / total)
 
     @staticmethod
     def backward(ctx, grad):
@@ -257,6 +262,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     _check_reduction(reduction, "cross_entropy")
+    need_floating(input, "cross_entropy")
+    if input.ndim == 0:
+        raise RuntimeError("cross_entropy: the input must have a class dimension (shape (C,) or (N, C, ...)), "
+                           "got a 0-d tensor")
     cdim = 1 if input.ndim > 1 else 0
     logp = log_softmax(input, cdim)
     n_classes = input.shape[cdim]
@@ -301,8 +310,7 @@ class BinaryCrossEntropy(Op):
     def forward(ctx, p, y, weight=None, reduction="mean"):
         ctx.reduction = reduction
         ctx.save_for_backward(p, y, weight)
-        with np.errstate(divide="ignore"):
-            l = -(y * np.maximum(np.log(p), -100) + (1 - y) * np.maximum(np.log1p(-p), -100))
+        l = -(y * np.maximum(np.log(p), -100) + (1 - y) * np.maximum(np.log1p(-p), -100))
         if weight is not None:
             l = l * weight
         return np.asarray(l.mean() if reduction == "mean" else l.sum() if reduction == "sum" else l)

@@ -6,7 +6,8 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op, as_array, normalize_dims, reduce_dims
+from ._checks import need_nonempty
+from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
 from .shape import broadcast_to, reshape
 
 def return_type(name, fields=("values", "indices")):
@@ -36,6 +37,7 @@ def _unsqueeze_to(grad, in_shape, dims, keepdim):
 class Sum(Op):
     """d sum(x) = 1 for every element"""
     _grad_fn_name = "SumBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
@@ -54,6 +56,7 @@ class Sum(Op):
 
 class SumDim(Sum):
     _grad_fn_name = "SumBackward1"
+    _saved_values = {"self_sym_sizes": "in_shape", "keepdim": "keepdim"}
 
 
 def _int_to_sum_dtype(x, dtype):
@@ -76,6 +79,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 class Mean(Op):
     """d mean(x) = 1/n for every element"""
     _grad_fn_name = "MeanBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape", "self_sym_numel": "n"}
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
@@ -95,6 +99,7 @@ class Mean(Op):
 
 class MeanDim(Mean):
     _grad_fn_name = "MeanBackward1"
+    _saved_values = {"self_sym_sizes": "in_shape", "keepdim": "keepdim"}
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -118,8 +123,7 @@ class Var(Op):
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
+        return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -142,8 +146,7 @@ class Std(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
+        out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         return out
 
@@ -452,6 +455,9 @@ class Logsumexp(Op):
 
 
 def logsumexp(input, dim, keepdim=False):
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):  # torch: integers in the default float
+        from .._dtype import get_default_dtype
+        input = input.to(get_default_dtype())
     return Logsumexp.apply(input, reduce_dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
 
 
@@ -523,6 +529,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     if p == "nuc":
         raise NotImplementedError("norm(p='nuc') is not supported by microtorch")
+    if isinstance(p, str):
+        raise RuntimeError(f"norm(): order {p!r} is not supported; use a number such as 1, 2 or float('inf'), "
+                           "or 'fro'")
     return vector_norm(input, p, dim, keepdim)
 
 
@@ -544,30 +553,34 @@ def _nodiff(arr):
 
 def argmax(input, dim=None, keepdim=False):
     if dim is None:
+        need_nonempty(input, "argmax")
         return _nodiff(as_array(np.argmax(input._data)).astype(np.int64))
     d = normalize_dims(dim, input.ndim, "argmax")[0]
+    _check_reduction_size(input, d, "argmax")
     return _nodiff(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input, dim=None, keepdim=False):
     if dim is None:
+        need_nonempty(input, "argmin")
         return _nodiff(as_array(np.argmin(input._data)).astype(np.int64))
     d = normalize_dims(dim, input.ndim, "argmin")[0]
+    _check_reduction_size(input, d, "argmin")
     return _nodiff(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def all(input, dim=None, keepdim=False):
-    dims = None if dim is None else normalize_dims(dim, input.ndim, "all")
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "all")
     return _nodiff(np.all(input._data, axis=dims, keepdims=keepdim))
 
 
 def any(input, dim=None, keepdim=False):
-    dims = None if dim is None else normalize_dims(dim, input.ndim, "any")
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "any")
     return _nodiff(np.any(input._data, axis=dims, keepdims=keepdim))
 
 
 def count_nonzero(input, dim=None):
-    dims = None if dim is None else normalize_dims(dim, input.ndim, "count_nonzero")
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "count_nonzero")
     return _nodiff(as_array(np.count_nonzero(input._data, axis=dims)).astype(np.int64))
 
 
@@ -593,9 +606,10 @@ def _cmp(np_fn):
         ad, bd = _cmp_operands(a, b)
         try:
             return Tensor._make(as_array(np_fn(ad, bd)))
-        except ValueError:
-            raise RuntimeError(f"The size of tensor a ({list(np.shape(ad))}) must match the size of tensor b "
-                               f"({list(np.shape(bd))}) at non-singleton dimension") from None
+        except ValueError as e:
+            op = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+                  "greater_equal": "ge"}.get(np_fn.__name__, np_fn.__name__)
+            raise broadcast_error(op, e, ad, bd) from None
     return compare
 
 

@@ -3,6 +3,7 @@ broadcasting) lives here and is what the engine uses to undo broadcasting."""
 import numpy as np
 
 from .._tensor import Tensor, _size_arg
+from ._checks import check_size, need_dims
 from ._op import Op, normalize_dims
 from .inplace import mark_view
 
@@ -66,7 +67,7 @@ class Expand(Op):
 
 
 def broadcast_to(input, size):
-    x, shape = input, tuple(size)
+    x, shape = input, (size,) if isinstance(size, (int, np.integer)) else tuple(size)
     if x.shape == shape:
         return x
     try:
@@ -301,6 +302,8 @@ class Permute(Op):
 
 
 def permute(input, *dims, **kw):
+    if not dims and not kw and input.ndim:  # torch: a TypeError (x.T of a 0-d tensor permutes by nothing)
+        raise TypeError('permute() missing 1 required positional arguments: "dims"; e.g. x.permute(1, 0)')
     x, dims = input, _size_arg(_sizes(dims, kw, "dims", "permute"))
     if len(dims) != x.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
@@ -392,7 +395,7 @@ class Repeat(Op):
 
 
 def repeat(input, *reps, **kw):
-    x, reps = input, _size_arg(_sizes(reps, kw, "repeats", "repeat"))
+    x, reps = input, check_size(_size_arg(_sizes(reps, kw, "repeats", "repeat")), "repeat")
     if len(reps) < x.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims ({len(reps)}) can not be smaller than number "
                            f"of dimensions of tensor ({x.ndim})")
@@ -427,8 +430,12 @@ def _legacy_empty(x):
 
 def cat(tensors, dim=0):
     tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+    if not tensors:  # torch: a ValueError here
+        raise ValueError("cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated; use "
+                               "stack() to join 0-d tensors, or give it a dimension with t.reshape(1)")
     from ._op import promoted
     tensors = promoted(*tensors)
     ref = next((t for t in tensors if not _legacy_empty(t)), tensors[0])
@@ -504,6 +511,9 @@ class Split(SplitWithSizes):
 def split(input, split_size_or_sections=None, dim=0, *, split_size=None):
     if split_size_or_sections is None:  # Tensor.split(split_size=...)
         split_size_or_sections = split_size
+    if split_size_or_sections is None:
+        raise TypeError("split(): missing the split_size_or_sections argument: an int (the size of each piece) "
+                        "or a list of sizes")
     if input.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d tensor); "
                            "unsqueeze it first or do not split a scalar")
@@ -523,6 +533,10 @@ def split(input, split_size_or_sections=None, dim=0, *, split_size=None):
 
 
 def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor; give it one with x.reshape(1)")
     d = normalize_dims(dim, input.ndim, "chunk")[0]
     size = -(-input.shape[d] // chunks)
     return split(input, max(size, 1), d)
@@ -547,6 +561,7 @@ class Unbind(Op):
 
 
 def unbind(input, dim=0):
+    need_dims(input, "unbind")
     d = normalize_dims(dim, input.ndim, "unbind")[0]
     return tuple(_share(o, input, multi=True) for o in Unbind.apply(input, d))
 

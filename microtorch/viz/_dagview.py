@@ -25,6 +25,7 @@ _SCRIPT = r"""
   if (dot !== null) pane.innerHTML = await mtLayoutDot(dot);
   const svg = pane.querySelector("svg");
   if (!svg) return;
+  if (dot !== null) mtFinishSvg(svg, %(classes)s);
   pane.classList.remove("mt-static");
   const vp = mtViewport(pane, svg, {});
   vp.fit();
@@ -40,6 +41,11 @@ _SCRIPT = r"""
 })();
 """
 
+def _js(value):
+    """JSON that can sit inside an HTML <script>."""
+    return json.dumps(value).replace("</", "<\\/")
+
+
 CSS = """
 .mtviz .mt-graphwrap { position: relative; }
 .mtviz .mt-zoombar { position: absolute; top: 4px; right: 4px; display: flex; gap: 2px; z-index: 2; }
@@ -48,12 +54,12 @@ CSS = """
 """
 
 
-def graph_pane(svg, dot=None, layout_js=None, extra_html=""):
+def graph_pane(svg, dot=None, layout_js=None, extra_html="", classes=None):
     """HTML for one graph: `svg` (laid out), or `dot` plus `layout_js` (laid out in the
     browser). `extra_html` goes inside the wrapper, after the pane."""
     uid = f"mtg{next(_ids)}-{id(svg) % 100000}"
     body = svg if svg is not None else f"<div class='mt-muted'>{tr('laying out the graph...')}</div>"
-    script = VIEWPORT + (layout_js or "") + (_SCRIPT % {"id": json.dumps(uid), "dot": json.dumps(dot)})
+    script = VIEWPORT + (layout_js or "") + (_SCRIPT % {"id": json.dumps(uid), "dot": _js(dot), "classes": _js(classes or {})})
     kind = ' type="module"' if dot is not None else ""
     return (f'<div class="mt-graphwrap" id="{uid}">'
             f'<div class="mt-zoombar" hidden><button class="mt-zout" title="{tr("Zoom out (−)")}">−</button>'

@@ -23,7 +23,6 @@ _LIGHT = """
   --mt-fg2: #4d5661;
   --mt-fg3: #818b98;
   --mt-bg: var(--jp-layout-color1, #ffffff);
-  --mt-bg2: var(--jp-layout-color2, #f6f8fa);
   --mt-border: var(--jp-border-color1, #d1d9e0);
   --mt-border2: var(--jp-border-color2, #e5e9ed);
   --mt-blue: #0969da; --mt-green: #1a7f37; --mt-orange: #bc4c00; --mt-red: #cf222e;
@@ -36,7 +35,6 @@ _DARK = """
   --mt-fg2: #a4acb5;
   --mt-fg3: #6e7681;
   --mt-bg: var(--jp-layout-color1, #0d1117);
-  --mt-bg2: var(--jp-layout-color2, #151b23);
   --mt-border: var(--jp-border-color1, #3d444d);
   --mt-border2: var(--jp-border-color2, #2f353d);
   --mt-blue: #4493f8; --mt-green: #3fb950; --mt-orange: #f0883e; --mt-red: #f85149;
@@ -47,6 +45,7 @@ _DARK = """
 _DERIVED = """
   --mt-font: var(--jp-ui-font-family, system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif);
   --mt-mono: var(--jp-code-font-family, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace);
+  --mt-bg2: color-mix(in srgb, var(--mt-fg) 4%, var(--mt-bg));
   --mt-op-fill: color-mix(in srgb, var(--mt-fg) 6%, var(--mt-bg));
   --mt-leaf-fill: color-mix(in srgb, var(--mt-blue) 15%, var(--mt-bg));
   --mt-out-fill: color-mix(in srgb, var(--mt-green) 15%, var(--mt-bg));
@@ -134,7 +133,7 @@ PANEL_CSS = """
 .mtviz table.mt-table td.mt-l, .mtviz table.mt-table th.mt-l { text-align: left; }
 .mtviz table.mt-table tr.mt-failrow td { color: var(--mt-red-text); }
 .mtviz .mt-failtext { color: var(--mt-red-text); }
-.mtviz math { font-size: calc(16px * var(--mt-scale)); color: var(--mt-fg); }
+.mtviz math { font-size: calc(16px * var(--mt-scale)); color: var(--mt-fg); math-style: normal; }
 .mtviz details > summary { cursor: pointer; color: var(--mt-fg2); }
 .mtviz code { font-family: var(--mt-mono); font-size: calc(13px * var(--mt-scale)); background: var(--mt-bg2); padding: 0 3px; border-radius: 3px; }
 .mtviz .mt-graphbox { max-width: 100%; overflow-x: auto; }

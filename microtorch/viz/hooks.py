@@ -9,8 +9,13 @@ CSS, so it also works in a static page).
 """
 from . import _format as F
 from ._names import Names, collect
-from ._theme import style_tag
+from ._i18n import tr
+from ._theme import scale_style, style_tag
 
+# labels go through tr() when drawn; listed here for the translators: tr("tensor hook"),
+# tr("retain_grad"), tr("node pre-hook"), tr("node hook"), tr("post-accumulate hook"),
+# tr("module forward pre-hook"), tr("module forward hook"), tr("module backward pre-hook"),
+# tr("module backward hook"), tr("autograd.grad capture"), tr("forward"), tr("after backward")
 LANES = [
     ("module_forward_pre", "module forward pre-hook"),
     ("module_forward", "module forward hook"),
@@ -34,21 +39,21 @@ def is_internal(hook):
 _CSS = """
 .mt-timeline { display: flex; flex-direction: column; gap: 10px; }
 .mt-timeline .mt-lanes { display: grid; gap: 4px 6px; overflow-x: auto; padding-bottom: 4px; align-items: stretch; }
-.mt-timeline .mt-lane-name { font-size: 11px; color: var(--mt-fg2); font-weight: 600; align-self: center;
+.mt-timeline .mt-lane-name { font-size: calc(13px * var(--mt-scale)); color: var(--mt-fg2); font-weight: 600; align-self: center;
   position: sticky; left: 0; background: var(--mt-bg); padding-right: 6px; z-index: 1; white-space: nowrap; }
 .mt-timeline .mt-lane-bg { background: var(--mt-bg2); border-radius: 4px; }
-.mt-timeline .mt-colhead { font-size: 10px; color: var(--mt-fg3); text-align: center; white-space: nowrap; }
-.mt-timeline .mt-phase { font-size: 10px; color: var(--mt-fg2); border-bottom: 2px solid var(--mt-border);
+.mt-timeline .mt-colhead { font-size: calc(12px * var(--mt-scale)); color: var(--mt-fg2); text-align: center; white-space: nowrap; }
+.mt-timeline .mt-phase { font-size: calc(12px * var(--mt-scale)); color: var(--mt-fg2); border-bottom: 2px solid var(--mt-border);
   text-align: left; padding: 0 4px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .mt-timeline .mt-phase.mt-bw { border-bottom-color: var(--mt-orange); }
 .mt-timeline .mt-card { border: 1px solid var(--mt-border); border-left: 3px solid var(--mt-purple); border-radius: 4px;
-  background: var(--mt-bg); padding: 3px 6px; font-size: 11px; min-width: 118px; z-index: 0; cursor: default; }
+  background: var(--mt-bg); padding: 3px 6px; font-size: calc(13px * var(--mt-scale)); min-width: calc(140px * var(--mt-scale)); z-index: 0; cursor: default; }
 .mt-timeline .mt-card:hover { box-shadow: 0 0 0 2px var(--mt-purple); }
 .mt-timeline .mt-card .mt-cn { font-weight: 600; }
-.mt-timeline .mt-card .mt-ct { color: var(--mt-fg2); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 190px; }
-.mt-timeline .mt-card .mt-cv { font-family: var(--mt-mono); font-size: 11px; }
+.mt-timeline .mt-card .mt-ct { color: var(--mt-fg2); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: calc(230px * var(--mt-scale)); }
+.mt-timeline .mt-card .mt-cv { font-family: var(--mt-mono); font-size: calc(13px * var(--mt-scale)); }
 .mt-timeline .mt-card.mt-chg { border-left-color: var(--mt-orange); }
-.mt-timeline .mt-card.mt-chg .mt-after { color: var(--mt-orange); font-weight: 600; }
+.mt-timeline .mt-card.mt-chg .mt-after { color: var(--mt-orange-text); font-weight: 600; }
 .mt-timeline .mt-card.mt-link { box-shadow: 0 0 0 2px var(--mt-purple); }
 """
 
@@ -104,14 +109,15 @@ class HookTimeline:
     def _repr_html_(self):
         esc = F.esc
         if not self.firings:
-            return (f"<div class='mtviz'>{style_tag()}<div class='mt-muted'>no hook fired while recording; "
-                    "register one (t.register_hook(fn), node.register_prehook(fn), ...) and run backward "
-                    "inside `with viz.record() as tape:`</div></div>")
+            return (f"<div class='mtviz'>{style_tag()}<div class='mt-muted'>"
+                    + tr("no hook fired while recording; register one (t.register_hook(fn), "
+                         "node.register_prehook(fn), ...) and run backward inside `with viz.record() as tape:`")
+                    + "</div></div>")
         lanes = self.lanes()
         row_of = {k: i + 3 for i, (k, _) in enumerate(lanes)}
         n = len(self.firings)
         cells = []
-        cols = f"grid-template-columns: max-content repeat({n}, minmax(124px, max-content));"
+        cols = f"grid-template-columns: max-content repeat({n}, minmax(calc(150px * var(--mt-scale)), max-content));"
         # phase bands (row 1) and firing numbers (row 2)
         start = 0
         while start < n:
@@ -120,13 +126,13 @@ class HookTimeline:
             while end + 1 < n and self.firings[end + 1]["phase"] == ph:
                 end += 1
             cls = "mt-phase mt-bw" if ph.startswith("backward") else "mt-phase"
-            cells.append(f"<div class='{cls}' style='grid-row:1;grid-column:{start + 2} / {end + 3}'>{esc(ph)}</div>")
+            cells.append(f"<div class='{cls}' style='grid-row:1;grid-column:{start + 2} / {end + 3}'>{esc(_phase(ph))}</div>")
             start = end + 1
         for f in self.firings:
             cells.append(f"<div class='mt-colhead' style='grid-row:2;grid-column:{f['index'] + 1}'>#{f['index']}</div>")
         for k, label in lanes:
             r = row_of[k]
-            cells.append(f"<div class='mt-lane-name' style='grid-row:{r};grid-column:1'>{esc(label)}</div>")
+            cells.append(f"<div class='mt-lane-name' style='grid-row:{r};grid-column:1'>{esc(tr(label))}</div>")
             cells.append(f"<div class='mt-lane-bg' style='grid-row:{r};grid-column:2 / {n + 2}'></div>")
         for f in self.firings:
             chg = " mt-chg" if f["changed"] else ""
@@ -135,9 +141,9 @@ class HookTimeline:
             cells.append(
                 f"<div class='mt-card{chg}'{data} title='{esc(tip)}' style='grid-row:{row_of[f['kind']]};"
                 f"grid-column:{f['index'] + 1}'><div class='mt-cn'>#{f['index']} {esc(f['hook'] or f['kind'])}</div>"
-                f"<div class='mt-ct'>on {esc(f['target'])}</div>"
+                f"<div class='mt-ct'>{tr('on {target}').format(target=esc(f['target']))}</div>"
                 f"<div class='mt-cv'>{esc(F.summary_values(f['before']))} → <span class='mt-after'>{esc(F.summary_values(f['after']))}</span>"
-                f"{' (changed)' if f['changed'] else ''}</div></div>")
+                f"{' ' + tr('(changed)') if f['changed'] else ''}</div></div>")
         link_css = []
         if self.dag is not None:
             pre = self.dag.prefix
@@ -149,10 +155,10 @@ class HookTimeline:
                 link_css.append(f".mt-timeline:has({gid}:hover) .mt-card[data-t='{d}']"
                                 " { box-shadow: 0 0 0 2px var(--mt-purple); }")
         dag_html = self.dag.pane_html() if self.dag is not None else ""
-        summary = (f"<div><b>hook timeline</b> <span class='mt-muted'>{n} firing(s), "
-                   f"{sum(f['changed'] for f in self.firings)} changed a gradient; hover a card to find its "
-                   "node</span></div>")
-        return (f"<div class='mtviz'>{style_tag()}<style>{_CSS}{''.join(link_css)}</style>"
+        summary = (f"<div><b>{tr('hook timeline')}</b> <span class='mt-muted'>"
+                   + tr("{n} firing(s), {k} changed a gradient; hover a card to find its node").format(
+                       n=n, k=sum(f['changed'] for f in self.firings)) + "</span></div>")
+        return (f"<div class='mtviz'{scale_style()}>{style_tag()}<style>{_CSS}{''.join(link_css)}</style>"
                 f"<div class='mt-timeline'>{summary}<div class='mt-lanes' style='{cols}'>{''.join(cells)}</div>"
                 f"{dag_html}</div></div>")
 
@@ -175,6 +181,13 @@ class HookTimeline:
         with open(p, "w", encoding="utf-8") as f:
             f.write(page(self._repr_html_(), title="microtorch hook timeline"))
         return p
+
+
+def _phase(ph):
+    """'forward', 'backward 0', 'after backward' in the current language."""
+    if ph.startswith("backward "):
+        return tr("backward {i}").format(i=ph.split()[1])
+    return tr(ph)
 
 
 def _is_graph_obj(x):

@@ -10,6 +10,8 @@ Reset, the slider, the arrow keys and clicks on nodes then step in the browser a
 """
 from dataclasses import dataclass, field
 
+import numpy as np
+
 import anywidget
 import traitlets
 
@@ -46,6 +48,7 @@ class Step:
     waiting_more: int = 0
     latex: list = field(default_factory=list)
     numbers: list = field(default_factory=list)
+    broadcast: dict = field(default_factory=dict)    # input -> (gradient's shape, input's shape)
     panel: str = ""
 
     @property
@@ -60,6 +63,9 @@ class Step:
         return f"<Step {self.index}: {self.title} at {','.join(self.nodes)}, gradient {g}>"
 
 
+# hook kinds, translated where shown: tr("tensor hook"), tr("retain_grad"), tr("node pre-hook"),
+# tr("node hook"), tr("post-accumulate hook"), tr("module backward hook"), tr("module backward pre-hook"),
+# tr("captured for autograd.grad"), tr("multi-grad hook"), tr("module forward pre-hook"), tr("module forward hook")
 _HOOK_KIND = {"tensor": "tensor hook", "retain_grad": "retain_grad", "node_pre": "node pre-hook",
               "node_post": "node hook", "post_accumulate": "post-accumulate hook",
               "module_backward": "module backward hook", "module_backward_pre": "module backward pre-hook",
@@ -182,9 +188,9 @@ class _Builder:
                 st.waiting_more = len(deps) - seen
             st.panel = self._panel(st, len(steps))
         if len(runs) > len(steps):
-            steps[-1].panel += (f"<div class='mt-sec mt-sec-hook'><h4>Not shown</h4>backward ran "
-                                f"{len(runs) - len(steps)} more node(s) after this one (max_steps={max_steps}); "
-                                "viz.draw shows the whole graph</div>")
+            steps[-1].panel += (f"<div class='mt-sec mt-sec-hook'><h4>{tr('Not shown')}</h4>"
+                                + tr("backward ran {n} more node(s) after this one (max_steps={m}); viz.draw shows "
+                                     "the whole graph").format(n=len(runs) - len(steps), m=max_steps) + "</div>")
         return steps
 
     @staticmethod
@@ -220,6 +226,8 @@ class _Builder:
         return st
 
     def _chain(self, st, node, dot):
+        """The chain rule of one node as LaTeX (st.latex), with numbers for scalars (st.numbers);
+        a broadcast input's gradient is summed back to its shape (sum_to) in both."""
         if st.kind != "node":
             return
         L = self.loss_sym
@@ -228,28 +236,52 @@ class _Builder:
             st.latex.append(x + r"\mathrm{.grad} \leftarrow " + x + r"\mathrm{.grad} + " + C.partial(L, x))
             return
         nexts = list(getattr(node, "next_functions", ()) or ())
-        y = self.out_sym(node)
-        G = C.partial(L, y)
         created = self.tape.created(node)
         inputs = created.values["inputs"] if created is not None else ()
-        in_syms = []
+        in_syms = self._input_symbols(nexts, created, inputs)
+        inc = st.incoming[0] if st.incoming else None
+        scalar = _is_scalar(inc, *st.outgoing)
+        op = F.short_op(F.node_title(node))
+        rule, N = self._rule(node, op, inputs, len(nexts))
+        y = self.out_sym(node)
+        G = C.partial(L, y)
+        OP = r"\cdot" if scalar else r"\odot"
+        for i, (nxt, _) in enumerate(nexts):
+            if nxt is None or i >= len(st.outgoing) or st.outgoing[i] is None:
+                continue
+            xi, out = in_syms[i], st.outgoing[i]
+            rhs = C.fill(rule[i], G, in_syms, OP, N) if rule else C.generic(G, y, xi, scalar)
+            if op in C.BROADCASTING and inc is not None and np.shape(out) != np.shape(inc):
+                rhs = C.sum_to(rhs, np.shape(out))          # the adjoint of broadcasting is a sum
+                st.broadcast[i] = (tuple(np.shape(inc)), tuple(np.shape(out)))
+            edge_note = r"\quad\text{(input " + str(i) + ")}" if in_syms.count(xi) > 1 else ""
+            st.latex.append(C.partial(L, xi) + " = " + rhs + edge_note)
+            if scalar and inc is not None:
+                st.numbers.append(self._numbers(C.partial(L, xi), inc, out) + edge_note)
+
+    def _input_symbols(self, nexts, created, inputs):
+        """A LaTeX symbol per input: its variable name, a number for a scalar constant, else c."""
+        syms = []
         raw_inputs = created.event.inputs if created is not None else ()
         for i, (nxt, _) in enumerate(nexts):
             if nxt is not None:
-                in_syms.append(self.sym(self.dot_name(nxt)))
+                syms.append(self.sym(self.dot_name(nxt)))
             elif i < len(raw_inputs) and self.names.tensor(raw_inputs[i]):
-                in_syms.append(C.symbol(self.names.tensor(raw_inputs[i])))
+                syms.append(C.symbol(self.names.tensor(raw_inputs[i])))
             else:
                 c = inputs[i] if i < len(inputs) else None
                 try:
                     is_num = c is not None and getattr(c, "size", 1) == 1 and not isinstance(c, str)
-                    in_syms.append(_lnum(_val(c) if hasattr(c, "reshape") else c) if is_num else "c")
+                    syms.append(_lnum(_val(c) if hasattr(c, "reshape") else c) if is_num else "c")
                 except Exception:
-                    in_syms.append("c")
-        inc = st.incoming[0] if st.incoming else None
-        scalar = _is_scalar(inc, *st.outgoing)
-        op = F.short_op(F.node_title(node))
-        digits = F.node_title(node)[len(op) + len("Backward"):] if "Backward" in F.node_title(node) else ""
+                    syms.append("c")
+        return syms
+
+    @staticmethod
+    def _rule(node, op, inputs, n_inputs):
+        """The local rule's templates for this node (or None: the generic VJP) and its @N."""
+        title = F.node_title(node)
+        digits = title[len(op) + len("Backward"):] if "Backward" in title else ""
         key = op + ("1" if op == "Pow" and digits == "1" else "")
         N = None
         if op == "Pow" and len(inputs) > 1 and not hasattr(inputs[1], "shape"):
@@ -258,28 +290,19 @@ class _Builder:
             N = _lnum(_val(inputs[1]))
         elif op == "Mean" and inputs and hasattr(inputs[0], "size"):
             N = str(inputs[0].size)
-        rule = C.local_rule(key, len(nexts))
+        rule = C.local_rule(key, n_inputs)
         if (op == "Pow" and N is None and key == "Pow") or (op == "Mean" and N is None):
             rule = None
         if op == "Add" and getattr(node, "alpha", 1) not in (1, None):
             rule = ["@G", _lnum(node.alpha) + r"\,@G"]
-        OP = r"\cdot" if scalar else r"\odot"
-        for i, (nxt, _) in enumerate(nexts):
-            if nxt is None or i >= len(st.outgoing) or st.outgoing[i] is None:
-                continue
-            xi = in_syms[i]
-            rhs = C.fill(rule[i], G, in_syms, OP, N) if rule else C.generic(G, y, xi, scalar)
-            edge_note = r"\quad\text{(input " + str(i) + ")}" if in_syms.count(xi) > 1 else ""
-            st.latex.append(C.partial(L, xi) + " = " + rhs + edge_note)
-            out = st.outgoing[i]
-            if scalar and inc is not None and out is not None:
-                g, o = _val(inc), _val(out)
-                if g != 0:
-                    local = o / g
-                    st.numbers.append(C.partial(L, xi) + " = " + _paren(_lnum(g)) + r"\times"
-                                      + _paren(_lnum(local)) + " = " + _lnum(o) + edge_note)
-                else:
-                    st.numbers.append(C.partial(L, xi) + " = 0" + r"\times(\ldots) = " + _lnum(o) + edge_note)
+        return rule, N
+
+    @staticmethod
+    def _numbers(lhs, inc, out):
+        g, o = _val(inc), _val(out)
+        if g == 0:
+            return lhs + " = 0" + r"\times(\ldots) = " + _lnum(o)
+        return lhs + " = " + _paren(_lnum(g)) + r"\times" + _paren(_lnum(o / g)) + " = " + _lnum(o)
 
     # -- the side panel ---------------------------------------------------------------------
     def _title_of(self, dot):
@@ -296,30 +319,30 @@ class _Builder:
         esc = F.esc
         if st.kind == "seed":
             roots = ", ".join(esc(self._title_of(d)) for d in st.nodes)
-            h.append(f"<div class='mt-head'><span class='mt-badge'>step 0 / {n_steps - 1}</span>"
-                     f"<b>backward starts</b><span class='mt-muted'>at {roots}</span></div>")
+            h.append(f"<div class='mt-head'><span class='mt-badge'>{tr('step {k} / {n}').format(k=0, n=n_steps - 1)}</span>"
+                     f"<b>{tr('backward starts')}</b><span class='mt-muted'>{tr('at {roots}').format(roots=roots)}</span></div>")
             L = self.loss_sym
             seeds = st.outgoing
-            h.append("<div class='mt-sec mt-sec-chain'><h4>Seed</h4>")
+            h.append(f"<div class='mt-sec mt-sec-chain'><h4>{tr('Seed')}</h4>")
             h.append(_math(C.partial(L, L) + " = " + (_lnum(_val(seeds[0])) if seeds and seeds[0] is not None
                                                           and seeds[0].size == 1 else r"\mathbf{1}")))
             for d, g in zip(st.nodes, seeds):
-                h.append(f"<div class='mt-line'>{esc(self._title_of(d))}: gradient "
+                h.append(f"<div class='mt-line'>{esc(self._title_of(d))}: {tr('gradient')} "
                          f"<span class='mt-gradv'>{esc(F.summary(g))}</span></div>")
-            h.append("<div class='mt-muted'>The gradient of the output with respect to itself starts the "
-                     "chain rule; it flows down the edges.</div></div>")
+            h.append("<div class='mt-muted'>" + tr("The gradient of the output with respect to itself starts the "
+                                                   "chain rule; it flows down the edges.") + "</div></div>")
         else:
             dot = st.nodes[0] if st.nodes else None
-            h.append(f"<div class='mt-head'><span class='mt-badge'>step {st.index} / {n_steps - 1}</span>"
+            h.append(f"<div class='mt-head'><span class='mt-badge'>{tr('step {k} / {n}').format(k=st.index, n=n_steps - 1)}</span>"
                      f"<b>{esc(st.title)}</b><span class='mt-muted'>{esc(self._var_note(dot))}</span></div>")
             self._arrivals_html(st, h)
             if st.hooks:
-                h.append("<div class='mt-sec mt-sec-hook'><h4>Hooks</h4>")
+                h.append(f"<div class='mt-sec mt-sec-hook'><h4>{tr('Hooks')}</h4>")
                 for hk in st.hooks:
                     changed = " mt-changed" if hk["changed"] else ""
-                    h.append(f"<div class='mt-line{changed}'>{esc(_HOOK_KIND.get(hk['kind'], hk['kind']))} "
+                    h.append(f"<div class='mt-line{changed}'>{esc(tr(_HOOK_KIND.get(hk['kind'], hk['kind'])))} "
                              f"<code>{esc(hk['name'] or '')}</code>: {esc(F.summary_values(hk['before']))} → "
-                             f"{esc(F.summary_values(hk['after']))}{' (changed)' if hk['changed'] else ''}</div>")
+                             f"{esc(F.summary_values(hk['after']))}{' ' + tr('(changed)') if hk['changed'] else ''}</div>")
                 h.append("</div>")
             if F.is_accumulate(st.node):
                 self._accum_html(st, h, dot)
@@ -333,31 +356,30 @@ class _Builder:
         if spec is None:
             return ""
         if spec.kind == "more":
-            return "(a node not drawn)"
+            return tr("(a node not drawn)")
         if spec.kind in ("leaf", "const"):
-            return f"writes {self.var.get(dot)}.grad"
+            return tr("writes {x}.grad").format(x=self.var.get(dot))
         var = self.var.get(dot)
-        return f"output {var}" if var else ""
+        return tr("output {v}").format(v=var) if var else ""
 
     def _arrivals_html(self, st, h):
         esc = F.esc
         L = self.loss_sym
         dot = st.nodes[0] if st.nodes else None
         y = self.out_sym(st.node) if not F.is_accumulate(st.node) else self.sym(dot)
-        h.append(f"<div class='mt-sec'><h4>Gradient arriving</h4>")
+        h.append(f"<div class='mt-sec'><h4>{tr('Gradient arriving')}</h4>")
         h.append(to_mathml(C.partial(L, y), display=False) + " ")
         if not st.contributions:
             h.append(f"<span class='mt-gradv'>{esc(F.summary(st.gradient))}</span>")
         elif len(st.contributions) == 1:
             nr, t, d, g = st.contributions[0]
             h.append(f"<span class='mt-gradv'>{esc(F.summary(g))}</span> "
-                     f"<span class='mt-src'>from {esc(self._title_of(d) if d else t)}</span>")
+                     f"<span class='mt-src'>{tr('from {src}').format(src=esc(self._title_of(d) if d else t))}</span>")
         else:
-            h.append(f"= sum of {len(st.contributions)} contributions (the tensor is used "
-                     f"{len(st.contributions)} times):")
+            h.append(tr("= sum of {n} contributions (the tensor is used {n} times):").format(n=len(st.contributions)))
             for nr, t, d, g in st.contributions:
                 h.append(f"<div class='mt-line'>+ <span class='mt-gradv'>{esc(F.summary(g))}</span> "
-                         f"<span class='mt-src'>from {esc(self._title_of(d) if d else t)}</span></div>")
+                         f"<span class='mt-src'>{tr('from {src}').format(src=esc(self._title_of(d) if d else t))}</span></div>")
             total = None
             try:
                 import numpy as np
@@ -366,28 +388,43 @@ class _Builder:
                 pass
             h.append(f"<div class='mt-line'>= <span class='mt-gradv'>{esc(F.summary(total))}</span></div>")
         if st.hooks and any(hk["changed"] for hk in st.hooks if hk["kind"] in ("tensor", "node_pre")):
-            h.append(f"<div class='mt-line mt-changed'>after hooks: {esc(F.summary(st.gradient))}</div>")
+            h.append(f"<div class='mt-line mt-changed'>{tr('after hooks:')} {esc(F.summary(st.gradient))}</div>")
         h.append("</div>")
 
     def _chain_html(self, st, h):
-        h.append("<div class='mt-sec mt-sec-chain'><h4>Chain rule: upstream × local = downstream</h4>")
+        h.append(f"<div class='mt-sec mt-sec-chain'><h4>{tr('Chain rule: upstream × local = downstream')}</h4>")
         if not st.latex:
-            h.append("<div class='mt-muted'>no input needs a gradient from this node</div>")
+            h.append(f"<div class='mt-muted'>{tr('no input needs a gradient from this node')}</div>")
         for tex in st.latex:
             h.append(_math(tex))
         for tex in st.numbers:
             h.append(_math(tex))
         if not st.numbers:
-            for i, g in enumerate(st.outgoing):
-                if g is None:
-                    continue
-                h.append(f"<div class='mt-line'>to input {i}: <span class='mt-gradv'>{F.esc(F.summary(g, 6))}</span>"
-                         f" <span class='mt-muted'>{F.esc(F.shape_str(g.shape))}</span></div>")
+            self._tensor_numbers(st, h)
         h.append("</div>")
+
+    def _tensor_numbers(self, st, h):
+        """What each input receives, with its shape; a broadcast input shows the sum."""
+        esc = F.esc
+        nexts = list(getattr(st.node, "next_functions", ()) or ())
+        for i, g in enumerate(st.outgoing):
+            if g is None:
+                continue
+            nxt = nexts[i][0] if i < len(nexts) else None
+            name = self.var.get(self.dot_name(nxt)) if nxt is not None else None
+            who = tr("to input {i}").format(i=i) + (f" ({esc(name)})" if name else "")
+            value = f"<span class='mt-gradv'>{esc(F.summary(g, 6))}</span>"
+            shape = f"<span class='mt-muted'>{esc(tr('shape'))} {esc(_shape_tuple(np.shape(g)))}</span>"
+            if i in st.broadcast:
+                src, dst = st.broadcast[i]
+                h.append(f"<div class='mt-line mt-bcast'>{who}: sum_to(…, {esc(_shape_tuple(dst))}) = {value} {shape} "
+                         f"<span class='mt-muted'>{esc(tr('summed from shape {src}: the adjoint of broadcasting is a sum').format(src=_shape_tuple(src)))}</span></div>")
+            else:
+                h.append(f"<div class='mt-line'>{who}: {value} {shape}</div>")
 
     def _accum_html(self, st, h, dot):
         x = self.var.get(dot) or "x"
-        h.append("<div class='mt-sec mt-sec-acc'><h4>Accumulate into the leaf</h4>")
+        h.append(f"<div class='mt-sec mt-sec-acc'><h4>{tr('Accumulate into the leaf')}</h4>")
         for tex in st.latex:
             h.append(_math(tex))
         if st.accumulation is not None:
@@ -397,35 +434,35 @@ class _Builder:
                      f"<span class='mt-gradv'>{F.esc(F.summary(contrib))}</span> = "
                      f"<b>{F.esc(F.summary(after))}</b></div>")
             if before is None:
-                h.append("<div class='mt-muted'>.grad was None: the first gradient is stored (a copy).</div>")
+                h.append(f"<div class='mt-muted'>{tr('.grad was None: the first gradient is stored (a copy).')}</div>")
             else:
-                h.append("<div class='mt-muted'>.grad already held a value: gradients accumulate "
-                         "(call .grad = None or zero_grad() between steps).</div>")
+                h.append("<div class='mt-muted'>" + tr(".grad already held a value: gradients accumulate "
+                                                       "(call .grad = None or zero_grad() between steps).") + "</div>")
         else:
-            h.append("<div class='mt-muted'>nothing accumulated (no gradient arrived, or autograd.grad "
-                     "returned it instead of writing .grad)</div>")
+            h.append("<div class='mt-muted'>" + tr("nothing accumulated (no gradient arrived, or autograd.grad "
+                                                   "returned it instead of writing .grad)") + "</div>")
         h.append("</div>")
 
     def _engine_html(self, st):
         esc = F.esc
-        parts = ["<div class='mt-sec'><h4>Engine: ready queue and dependencies</h4>"]
+        parts = [f"<div class='mt-sec'><h4>{tr('Engine: ready queue and dependencies')}</h4>"]
         if st.ready:
             chips = []
             for j, d in enumerate(st.ready[:12]):
                 cls = "mt-chip mt-chip-next" if j == 0 else "mt-chip mt-chip-ready"
                 chips.append(f"<span class='{cls}'>{esc(self._title_of(d))}</span>")
             more = f" <span class='mt-muted'>+{len(st.ready) - 12}</span>" if len(st.ready) > 12 else ""
-            parts.append("<div>ready (next first): " + "".join(chips) + more + "</div>")
+            parts.append("<div>" + tr("ready (next first):") + " " + "".join(chips) + more + "</div>")
         else:
-            parts.append("<div class='mt-muted'>ready queue empty: backward is done</div>"
-                         if st.index > 0 and not st.waiting else "<div class='mt-muted'>ready queue empty</div>")
+            parts.append(f"<div class='mt-muted'>{tr('ready queue empty: backward is done')}</div>"
+                         if st.index > 0 and not st.waiting else f"<div class='mt-muted'>{tr('ready queue empty')}</div>")
         waiting = [(d, c) for d, c in st.waiting.items() if d not in st.ready]
         if waiting:
             chips = "".join(f"<span class='mt-chip'>{esc(self._title_of(d))} <b>{c}</b></span>"
                             for d, c in waiting[:12])
             extra = max(0, len(waiting) - 12) + st.waiting_more
-            more = f" <span class='mt-muted'>+{extra} more nodes</span>" if extra else ""
-            parts.append(f"<div>waiting for edges: {chips}{more}</div>")
+            more = f" <span class='mt-muted'>{tr('+{n} more nodes').format(n=extra)}</span>" if extra else ""
+            parts.append(f"<div>{tr('waiting for edges:')} {chips}{more}</div>")
         parts.append("</div>")
         return "".join(parts)
 
@@ -433,7 +470,9 @@ class _Builder:
     def layout(self):
         """{"svg": laid out here} or, when only the browser can lay it out, {"dot": source}."""
         svg = svg_or_none(self.dag)
-        return {"svg": svg} if svg is not None else {"svg": None, "dot": self.dag.source}
+        if svg is not None:
+            return {"svg": svg}
+        return {"svg": None, "dot": self.dag.source, "text_classes": self.dag.text_classes()}
 
     def data(self, steps, interval):
         model = self.model
@@ -458,10 +497,10 @@ class _Builder:
             has_grad = any(isinstance(r, list) and any(c == "mt-grad" for _, c in r) for r in spec.rows)
             if not has_grad:
                 continue
-            texts = [[-1, "grad —"]]
+            texts = [[-1, f"{tr('grad')} —"]]
             if spec.kind == "leaf":
                 before = self.values.leaf_grad_before(spec.obj)
-                texts = [[-1, f"grad {F.summary(before)}"]]
+                texts = [[-1, f"{tr('grad')} {F.summary(before)}"]]
             k = exec_step.get(name)
             if k is not None:
                 st = steps[k]
@@ -473,7 +512,7 @@ class _Builder:
                 else:
                     g = st.incoming[0] if st.incoming else None
                 if g is not None:
-                    texts.append([k, f"grad {F.summary(g)}"])
+                    texts.append([k, f"{tr('grad')} {F.summary(g)}"])
             grad_text[name] = texts
         return {
             "prefix": self.dag.prefix,
@@ -488,6 +527,11 @@ class _Builder:
                       for st in steps],
             "interval": int(interval),
         }
+
+
+def _shape_tuple(shape):
+    """(3,) -> '(3,)', (4, 3) -> '(4, 3)', () -> '()': a shape as Python writes it."""
+    return str(tuple(int(d) for d in shape))
 
 
 def _labels():

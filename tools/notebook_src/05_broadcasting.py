@@ -140,49 +140,67 @@ stepper
 # %% [markdown]
 # ## Exercises
 #
-# **1.** `x` has shape `(1, 3)` and `y` has shape `(2, 3)`. Predict `x.grad` for
-# `(x * y).sum()` without running anything, then check.
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
+
+# %%
+from microtorch.exercises import check
+
+# %% [markdown]
+# **1. Predict a broadcast gradient.** `x` has shape `(1, 3)` and `y` has shape `(2, 3)`.
+# Predict `x.grad` for `(x * y).sum()` without running anything.
 
 # %%
 x = mt.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
 y = mt.tensor([[1.0, 1.0, 1.0], [2.0, 3.0, 4.0]])
-# your turn: predict x.grad, then compute it
+
+# %% tags=["solution"]
+prediction = ...  # your prediction: a tensor
+### BEGIN SOLUTION
+prediction = mt.tensor([[3.0, 4.0, 5.0]])   # y summed over the broadcast rows, shape (1, 3)
+### END SOLUTION
+
+# %% tags=["check"]
+check.broadcast_x_grad(prediction)
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# `x` is broadcast over the 2 rows of `y`; the gradient of `x * y` with respect to the
-# broadcast copy is `y`, and summing over the broadcast dimension gives
-# `y.sum(dim=0, keepdim=True)` = `[[3., 4., 5.]]`, shape `(1, 3)`.
-#
-# ```python
-# (x * y).sum().backward()
-# print(x.grad)            # tensor([[3., 4., 5.]])
-# ```
-# </details>
-#
-# **2.** For $L = \lVert X W - T \rVert^2$ (sum of squares), derive $\partial L / \partial W$
-# with the two rules above, then check it against autograd for random `X (4, 3)`, `W (3, 2)`,
-# `T (4, 2)`.
+# **2. A linear least-squares gradient.** For $L = \lVert X W - T \rVert^2$ (the sum of
+# squares), derive $\partial L / \partial W$ with the two rules above and write it with
+# matrix products. `X` is `(4, 3)`, `W` is `(3, 2)`, `T` is `(4, 2)`.
 
-# %%
-# your turn
+# %% tags=["solution"]
+def dL_dW(X, W, T):
+    ### BEGIN SOLUTION
+    return 2 * X.t() @ (X @ W - T)           # R = XW - T, R-bar = 2R, W-bar = X^T R-bar
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.linear_W_grad(dL_dW)
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# With $R = XW - T$, $L = \sum R^2$, so $\bar R = 2R$ and $\bar W = X^\top \bar R = 2 X^\top
-# (XW - T)$.
-#
-# ```python
-# X, T = mt.randn(4, 3), mt.randn(4, 2)
-# W = mt.randn(3, 2, requires_grad=True)
-# ((X @ W - T) ** 2).sum().backward()
-# print(mt.allclose(W.grad, 2 * X.t() @ (X @ W.detach() - T), atol=1e-5))   # True
-# ```
-# </details>
-#
-# **3.** Why does `sum_to` above need `keepdims=True` in its second sum but not in its first?
+# **3. `sum_to` with tensors.** Write `sum_to(grad, shape)` for a microtorch tensor `grad`
+# (use `grad.sum(dim=..., keepdim=...)`), so that it undoes any broadcasting of a tensor of
+# shape `shape` to `grad.shape`. The check compares it with the gradient of a broadcast, as
+# autograd computes it, for five pairs of shapes.
+
+# %% tags=["solution"]
+def sum_to(grad, shape):
+    ### BEGIN SOLUTION
+    extra = grad.dim() - len(shape)
+    if extra:
+        grad = grad.sum(dim=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(dim=stretched, keepdim=True)
+    return grad
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.sum_to(sum_to)
+
+# %% [markdown]
+# **4.** Why does `sum_to` above need `keepdims=True` in its second sum but not in its first?
 #
 # <details><summary>Solution</summary>
 #

@@ -1,0 +1,123 @@
+"""Views and version counters: what lets backward notice in-place changes.
+
+Every tensor has a version counter, a one-element list bumped by each in-place op. A view
+shares its base's memory and its counter, so changing either shows in both, and a tensor
+saved for backward (SavedTensor) can tell it was changed since. The root base of a view keeps
+weak references to its views, so that an in-place op on one of them can rewrite their
+histories (ops/inplace.py does the rewriting; it registers with `on_dirty_view`).
+"""
+import weakref
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import grad_mode
+from .node import accumulator
+from .saved import short_name
+
+
+def bump_version(t):
+    """An in-place change of t's memory: t and its views see a new version."""
+    t._version_counter[0] += 1
+
+
+def mark_view(out, base, multi=False):
+    """`out` is a view of `base`: share the version counter, remember the root base, and let
+    the root know its views (weakly) so that an in-place op can regenerate their history."""
+    root = base._base if base._base is not None else base
+    out._version_counter = base._version_counter
+    out._base = root
+    views = root._views
+    if views is None:
+        root._views = views = []
+    elif len(views) >= root._views_limit:  # drop dead views now and then
+        views[:] = [r for r in views if r() is not None]
+        root._views_limit = max(16, 2 * len(views))
+    views.append(weakref.ref(out))
+    if not grad_mode.is_grad_enabled():
+        out._view_nograd = True
+    if multi:
+        out._view_multi = True
+    return out
+
+
+def live_views(root):
+    """The views of root that are still alive."""
+    if not root._views:
+        return []
+    alive = [v for v in (r() for r in root._views) if v is not None]
+    root._views[:] = [weakref.ref(v) for v in alive]
+    return [v for v in alive if v._base is root]
+
+
+def view_index(view, base):
+    """The flat (C-order) positions in `base` of the elements of `view`, an int array of the
+    view's shape, found from the two arrays' memory layout; None if view is not inside base."""
+    b, v = base._data, view._data
+    if v.size == 0:
+        return np.zeros(v.shape, np.intp)
+    if v.dtype != b.dtype:
+        return None
+    item = b.itemsize
+    lo, hi = byte_bounds(b)
+    vlo, vhi = byte_bounds(v)
+    if vlo < lo or vhi > hi or any(s % item for s in b.strides + v.strides):
+        return None
+    scratch = np.full((hi - lo) // item, -1, np.intp)
+
+    def place(a):
+        offset = (a.__array_interface__["data"][0] - lo) // item
+        strides = tuple(s // item * scratch.itemsize for s in a.strides)
+        return np.lib.stride_tricks.as_strided(scratch[offset:], a.shape, strides)
+
+    place(b)[...] = np.arange(b.size).reshape(b.shape)
+    idx = place(v).copy()
+    if v.size and idx.min() < 0:
+        return None
+    return idx
+
+
+def byte_bounds(a):
+    lo = hi = a.__array_interface__["data"][0]
+    for n, s in zip(a.shape, a.strides):
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    return lo, hi + a.itemsize
+
+
+def alias(t):
+    """A tensor on t's memory with t's history but a version counter of its own."""
+    a = Tensor._make(t._data)
+    if t._requires_grad:
+        a._requires_grad = True
+        if t.grad_fn is not None:
+            a.grad_fn, a._output_nr = t.grad_fn, t._output_nr
+        else:  # route to t's AccumulateGrad (held here too: the cache is a weak reference)
+            a._keep_accumulator = accumulator(t)
+            a._accumulator = t._accumulator
+    return a
+
+
+# ---- what Function.apply tells this module ---------------------------------------------------
+_dirty_view_handlers = []
+
+
+def on_dirty_view(fn):
+    """Register fn(tensor, op_name): called when a custom Function marked dirty a tensor that is
+    a view or has views, so that their histories are rewritten (ops/inplace.py registers)."""
+    _dirty_view_handlers.append(fn)
+
+
+def outputs_recorded(ctx, outs, dirty, op_name, custom):
+    """After Function.apply recorded ctx: outputs of a custom Function that are views of its
+    inputs may not be changed in place (torch forbids it); dirty views rewrite their history."""
+    for i, o in enumerate(outs):
+        if custom and getattr(o, "grad_fn", None) is ctx and o._base is not None and not any(o is t for t in dirty):
+            o._view_custom = f"Output {i} of {short_name(ctx)}"
+            o._view_nograd = False
+    for t in dirty:
+        if t.grad_fn is ctx and (t._base is not None or t._views):
+            for fn in _dirty_view_handlers:
+                fn(t, op_name)
