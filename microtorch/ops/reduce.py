@@ -303,12 +303,25 @@ class AminOp(AmaxOp):
         return AminOp._fwd(ctx, x, dims, keepdim)
 
 
+def _evenly_distribute(grad, x, out):
+    """max()/min() over everything: grad / count at the extreme entries (the nan ones if the result
+    is nan), exactly 0 elsewhere (masked, as torch on CPU: a nan grad does not spread)."""
+    from .elementwise import where
+    xd, od = x._data, out._data
+    mask = np.isnan(xd) if np.isnan(od).any() else xd == od
+    return where(Tensor._make(mask), grad / float(mask.sum()), 0.0)
+
+
 class MaxAll(AmaxOp):
     _grad_fn_name = "MaxBackward1"
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
         return MaxAll._fwd(ctx, x, dims, keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _evenly_distribute(grad, *ctx.saved_tensors)
 
 
 class MinAll(AminOp):
@@ -317,6 +330,10 @@ class MinAll(AminOp):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
         return MinAll._fwd(ctx, x, dims, keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _evenly_distribute(grad, *ctx.saved_tensors)
 
 
 def _check_nonempty(x, op):
