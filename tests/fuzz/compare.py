@@ -16,8 +16,11 @@ def _known_einsum_node(prog, step, torch_rec, mt_rec):
     if not _from_einsum(prog, step):
         return False
     rebased = {"AsStridedBackward0", "torch::autograd::CopySlices"}
-    return set(torch_rec.nodes) <= rebased and torch_rec.grad_fn in rebased and \
-        (mt_rec.nodes == (mt_rec.grad_fn,) or mt_rec.grad_fn == "torch::autograd::CopySlices")
+    if set(torch_rec.nodes) <= rebased and torch_rec.grad_fn in rebased and \
+            (mt_rec.nodes == (mt_rec.grad_fn,) or mt_rec.grad_fn == "torch::autograd::CopySlices"):
+        return True  # the in-place op itself
+    return [n for n in torch_rec.nodes if n not in rebased] == [n for n in mt_rec.nodes if n not in rebased] \
+        and torch_rec.grad_fn == mt_rec.grad_fn  # a view op reading the rebased result
 
 
 _VIEWS = {"view", "inplace", "setitem", "unsqueeze", "squeeze", "transpose", "t", "permute", "expand",
