@@ -5,30 +5,69 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST := $(PY) -m pytest
 
-.PHONY: lab test unit notebooks ui sysdeps bench clean
+.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean assignments assignments-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip setuptools wheel
 
-$(VENV)/.lab-installed: pyproject.toml | $(PY)
+# The browser-side Graphviz (an npm package, one ES module with its WebAssembly inlined) that
+# microtorch.viz uses when neither `dot` nor wasmtime is there. Fetched with npm, not in git.
+GRAPHVIZ_JS := microtorch/viz/_vendor/graphviz.js
+$(GRAPHVIZ_JS): tools/fetch_graphviz_js.py
+	$(PYTHON) tools/fetch_graphviz_js.py
+
+$(VENV)/.lab-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
 	$(PY) -m pip install --quiet -e '.[lab]'
 	touch $@
 
-$(VENV)/.test-installed: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[test,lab]'
+$(VENV)/.test-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
+	$(PY) -m pip install --quiet -e '.[test,lab,lite]'
+	touch $@ $(VENV)/.lab-installed $(VENV)/.lite-installed
+
+$(VENV)/.lite-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
+	$(PY) -m pip install --quiet -e '.[lite]'
 	touch $@ $(VENV)/.lab-installed
 
-lab: $(VENV)/.lab-installed
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+# ---- make lab ---------------------------------------------------------------------------------
+# JupyterLab on notebooks/. Root (containers, Codespaces, lab VMs) gets --allow-root; the
+# "Jupyter news" toast is turned off by the same overrides.json that binder/postBuild writes,
+# inside the venv. LAB_FLAGS adds options, e.g. make lab LAB_FLAGS="--ip=0.0.0.0 --port=8890".
+JUPYTER      := $(VENV)/bin/jupyter
+LAB_SETTINGS := $(abspath $(VENV))/share/jupyter/lab/settings
+LAB_FLAGS    ?=
+ALLOW_ROOT   := $(if $(filter 0,$(shell id -u)),--allow-root)
+LAB_CMD       = $(JUPYTER) lab $(ALLOW_ROOT) --ServerApp.root_dir=$(abspath notebooks) \
+                --LabApp.app_settings_dir=$(LAB_SETTINGS) $(LAB_FLAGS)
+
+$(LAB_SETTINGS)/overrides.json: binder/postBuild
+	NB_PYTHON_PREFIX=$(abspath $(VENV)) bash binder/postBuild
+
+lab-settings: $(LAB_SETTINGS)/overrides.json
+
+lab: $(VENV)/.lab-installed lab-settings
+	@echo "make lab: JupyterLab on notebooks/; open the http://127.0.0.1:... URL printed below (Ctrl-C stops it)"
+	$(LAB_CMD)
 
 sysdeps:
 	@bash .ci/sysdeps.sh
 
+# ---- make build, make lite ---------------------------------------------------------------------
+# The sdist and wheel in dist/ (they carry the browser Graphviz: installing them needs no npm).
+build: $(VENV)/.lite-installed
+	rm -rf dist && $(PY) -m build --outdir dist .
+
+# A static JupyterLite site in _output/ (any static host serves it; see docs/deploy.md).
+# LITE_FLAGS go to `jupyter lite build`, e.g. LITE_FLAGS="--pyodide <url of Pyodide's full tarball>".
+LITE_OUT   ?= _output
+LITE_FLAGS ?=
+lite: $(VENV)/.lite-installed
+	$(PY) tools/lite_build.py --output-dir $(LITE_OUT) -- $(LITE_FLAGS)
+
 # Unit tests, then notebooks, then the browser tests: three pytest calls so that
 # the nbmake plugin (about 2 s to load) is only paid where it is used.
 # pytest exits 5 when a folder holds no tests yet; that is not a failure here.
-test: $(VENV)/.test-installed sysdeps
+test: $(VENV)/.test-installed sysdeps lab-settings
 	$(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
 	$(PYTEST) -q --nbmake --nbmake-timeout=600 notebooks || [ $$? -eq 5 ]
 	$(PYTEST) -p no:nbmake -q tests/ui || [ $$? -eq 5 ]
@@ -36,8 +75,16 @@ test: $(VENV)/.test-installed sysdeps
 unit: $(VENV)/.test-installed
 	$(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
 
+# Student and teacher versions of the notebooks (nbgrader metadata) in assignments/; see docs/teaching.md.
+# assignments-test runs every teacher version top to bottom (the unit tests run only a few).
+assignments: | $(PY)
+	$(PY) tools/make_assignments.py
+
+assignments-test: $(VENV)/.test-installed
+	MICROTORCH_ALL_ASSIGNMENTS=1 $(PYTEST) -p no:nbmake -q tests/test_assignments.py
+
 bench: $(VENV)/.test-installed
 	$(PY) -m benchmarks.run
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache build dist _output microtorch/viz/_vendor

@@ -31,10 +31,23 @@ from ._creation import (arange, empty, empty_like, eye, full, full_like, linspac
                         rand, rand_like, randint, randint_like, randn, randn_like, randperm, zeros,
                         zeros_like, normal, logspace, meshgrid, tril, triu, diag, bernoulli, multinomial)
 from ._serialization import load, save  # noqa: F401
+from .ops.pointwise import (acosh, addcdiv, addcmul, arccosh, arcsinh, arctan2, arctanh, asinh, atan2,  # noqa: F401
+                            atanh, deg2rad, erfc, exp2, fmax, fmin, frac, hypot, lerp, logaddexp, logaddexp2, logit,
+                            rad2deg, sinc, xlogy)
+from .ops.rearrange import index_add, nansum, roll, rot90, scatter, trace  # noqa: F401
+from .ops.composite import (argsort, atleast_2d, atleast_3d, bincount, bucketize, column_stack, diff,  # noqa: F401
+                            dsplit, dstack, float_power, fliplr, flipud, histc, histogram, hsplit, hstack, msort,
+                            nanmean, positive, ravel, repeat_interleave, row_stack, searchsorted, take_along_dim,
+                            tensor_split, tile, unique, vsplit, vstack)
+from .ops.composite import range_ as range  # noqa: F401
+from ._tensor_methods import install_more as _install_more
+
+_install_more(Tensor)
 from . import func  # noqa: F401,E402  (registers vmap, jacrev, jacfwd with autograd's extension point)
 
 multiply, subtract, divide, true_divide, negative, absolute = mul, sub, div, div, neg, abs
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+arccos, arcsin, arctan, fix, moveaxis = acos, asin, atan, trunc, movedim
 strided = "strided"
 e, pi, inf, nan = _np.e, _np.pi, _np.inf, _np.nan
 __version__ = "0.1.0"
@@ -70,11 +83,58 @@ def log_softmax(x, dim, dtype=None):
     return _log_softmax(x, dim, dtype=dtype)
 
 
+def _accept_numpy_names():
+    from ._tensor_methods import NO_NUMPY_ALIASES, numpy_aliases
+    g = globals()
+    for name, fn in list(g.items()):
+        if callable(fn) and not name.startswith("_") and not isinstance(fn, type) and name not in NO_NUMPY_ALIASES:
+            g[name] = numpy_aliases(fn)
+
+
+_accept_numpy_names()
+
+
 def __getattr__(name):
     # subpackages that pull in more code are imported on first use
     import importlib
-    if name in ("nn", "optim", "testing", "viz"):
+    if name in ("nn", "optim", "func", "testing", "utils", "viz", "cuda", "backends", "accelerator", "random"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
     raise AttributeError(f"module 'microtorch' has no attribute {name!r}")
+
+
+# `from microtorch import *` gives the torch-shaped namespace (the submodules nn, optim, func,
+# autograd, viz are imported by name); tests/test_packaging.py keeps this list in step.
+__all__ = [
+    "Generator", "Size", "Tensor", "abs", "absolute", "acos", "add", "addmm", "all", "allclose",
+    "amax", "amin", "angle", "any", "arange", "argmax", "argmin", "as_tensor", "asin", "atan",
+    "atleast_1d", "bernoulli", "bmm", "bool", "broadcast_to", "cat", "cdouble", "ceil", "cfloat",
+    "chunk", "clamp", "clip", "clone", "complex128", "complex64", "concat", "concatenate", "conj",
+    "cos", "cosh", "count_nonzero", "cumsum", "detach", "device", "diag", "diagonal", "div",
+    "divide", "dot", "double", "dtype", "e", "einsum", "empty", "empty_like", "enable_grad", "eq",
+    "equal", "erf", "exp", "expm1", "eye", "flatten", "flip", "float", "float16", "float32",
+    "float64", "floor", "fmod", "from_numpy", "full", "full_like", "gather", "ge", "ger",
+    "get_default_dtype", "get_rng_state", "greater", "greater_equal", "gt", "half", "imag",
+    "index_select", "inf", "inference_mode", "initial_seed", "int", "int16", "int32", "int64",
+    "int8", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_complex", "is_floating_point",
+    "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "isclose", "isfinite", "isinf",
+    "isnan", "le", "less", "less_equal", "linspace", "load", "log", "log10", "log1p", "log2",
+    "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "logspace",
+    "logsumexp", "long", "lt", "manual_seed", "masked_fill", "masked_select", "matmul", "max",
+    "maximum", "mean", "meshgrid", "min", "minimum", "mm", "movedim", "mul", "multinomial",
+    "multiply", "mv", "nan", "narrow", "ne", "neg", "negative", "no_grad", "nonzero", "norm",
+    "normal", "not_equal", "numel", "ones", "ones_like", "outer", "permute", "pi", "pow", "prod",
+    "promote_types", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
+    "randperm", "real", "reciprocal", "relu", "remainder", "repeat", "reshape", "result_type",
+    "round", "rsqrt", "save", "seed", "select", "set_default_dtype", "set_grad_enabled",
+    "set_printoptions", "set_rng_state", "sgn", "short", "sigmoid", "sign", "sin", "sinh",
+    "softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "strided", "sub",
+    "subtract", "sum", "swapaxes", "swapdims", "t", "take", "tan", "tanh", "tensor", "topk",
+    "transpose", "tril", "triu", "true_divide", "trunc", "uint8", "unbind", "unflatten",
+    "unsqueeze", "var", "vmap", "where", "zeros", "zeros_like"
+]
+
+from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
+_guard_class(Tensor)

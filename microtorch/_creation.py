@@ -6,14 +6,21 @@ import numpy as np
 from . import _dtype
 from ._random import _rng
 from ._tensor import Tensor, _filled, _size_arg
+from .ops._checks import check_size
 
 
-def _finish(arr, dtype, requires_grad):
+def _finish(arr, dtype, requires_grad, device=None):
     if dtype is not None:
         arr = arr.astype(_dtype.to_dtype(dtype).np, copy=False)
     if not getattr(arr, "__vmap_batched__", False):  # (vmap(randomness="different") draws a batch)
         arr = np.ascontiguousarray(arr).reshape(np.shape(arr))  # (ascontiguousarray makes 0-d 1-d)
-    t = Tensor._make(arr)
+    return _placed(Tensor._make(arr), device, requires_grad)
+
+
+def _placed(t, device, requires_grad=False):
+    """t on `device` ('cpu' or 'meta': a shape without data), a leaf requiring grad if asked."""
+    if device is not None and str(device) != "cpu":
+        t = t.to(device)
     if requires_grad:
         t.requires_grad = True
     return t
@@ -23,104 +30,134 @@ def _default(dtype):
     return _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    return _filled(_size_arg(size), 0, dtype, requires_grad)
+def _sizes(size, kw, op):
+    """The size given as *size or as size=(...), as torch's factories take it."""
+    size_kw = kw.pop("size", None)
+    if kw:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kw))}'")
+    if size_kw is not None:
+        if size:
+            raise TypeError(f"{op}() got multiple values for argument 'size'")
+        if not isinstance(size_kw, (tuple, list)):
+            raise TypeError(f"{op}(): argument 'size' must be tuple of ints, not {type(size_kw).__name__}")
+        return tuple(size_kw)
+    if not size:
+        raise TypeError(f"{op}() missing 1 required positional arguments: \"size\"")
+    return _size_arg(size)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    return _filled(_size_arg(size), 1, dtype, requires_grad)
+def _filled_on(size, value, dtype, device, requires_grad):
+    return _placed(_filled(size, value, dtype, False), device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, memory_format=None):
-    return _filled(_size_arg(size), 0, dtype, requires_grad)
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
+    return _filled_on(_sizes(size, kw, "zeros"), 0, dtype, device, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
+    return _filled_on(_sizes(size, kw, "ones"), 1, dtype, device, requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None, **kw):
+    return _filled_on(_sizes(size, kw, "empty"), 0, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _dtype.result_type(fill_value) if not isinstance(fill_value, builtins.float) else None
-    return _filled(tuple(size), fill_value, dtype, requires_grad)
+    return _filled_on(tuple(size), fill_value, dtype, device, requires_grad)
 
 
 def _like(t, dtype):
     return dtype if dtype is not None else t.dtype
 
 
-def zeros_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _filled(tuple(t.shape), 0, _like(t, dtype), requires_grad)
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _filled_on(tuple(input.shape), 0, _like(input, dtype), device, requires_grad)
 
 
-def ones_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _filled(tuple(t.shape), 1, _like(t, dtype), requires_grad)
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _filled_on(tuple(input.shape), 1, _like(input, dtype), device, requires_grad)
 
 
-def empty_like(t, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _filled(tuple(t.shape), 0, _like(t, dtype), requires_grad)
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _filled_on(tuple(input.shape), 0, _like(input, dtype), device, requires_grad)
 
 
-def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _filled(tuple(t.shape), fill_value, _like(t, dtype), requires_grad)
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _filled_on(tuple(input.shape), fill_value, _like(input, dtype), device, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
     if step == 0:
         raise RuntimeError("arange: step must be nonzero")
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if not builtins.all(np.isfinite(v) for v in vals):
+        raise RuntimeError(f"arange: unsupported range: {start} -> {end} with step {step}; all three must be finite")
     is_float = builtins.any(isinstance(v, builtins.float) for v in vals)
     dt = _dtype.to_dtype(dtype) if dtype is not None else (_dtype.get_default_dtype() if is_float else _dtype.int64)
-    return _finish(np.arange(*vals, dtype=np.float64 if is_float else None), dt, requires_grad)
+    return _finish(np.arange(*vals, dtype=np.float64 if is_float else None), dt, requires_grad, device)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    return _finish(np.linspace(start, end, steps), _default(dtype), requires_grad)
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    return _finish(np.linspace(start, end, steps), _default(dtype), requires_grad, device)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
-    return _finish(np.logspace(start, end, steps, base=base), _default(dtype), requires_grad)
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    return _finish(np.logspace(start, end, steps, base=base), _default(dtype), requires_grad, device)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    return _finish(np.eye(n, m), _default(dtype), requires_grad)
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    return _finish(np.eye(n, m), _default(dtype), requires_grad, device)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    rng, size, dt = _rng(generator), _size_arg(size), _default(dtype)
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, **kw):
+    rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "rand"), "rand"), _default(dtype)
     if dt.is_complex:  # as torch: real and imaginary parts each uniform on [0, 1)
-        return _finish(rng.random(size) + 1j * rng.random(size), dt, requires_grad)
-    return _finish(rng.random(size), dt, requires_grad)
+        return _finish(rng.random(size) + 1j * rng.random(size), dt, requires_grad, device)
+    return _finish(rng.random(size), dt, requires_grad, device)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    rng, size, dt = _rng(generator), _size_arg(size), _default(dtype)
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, **kw):
+    rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "randn"), "randn"), _default(dtype)
     if dt.is_complex:  # as torch: variance 1 in all, so each part has variance 1/2
         return _finish((rng.standard_normal(size) + 1j * rng.standard_normal(size)) * np.sqrt(0.5), dt,
-                       requires_grad)
-    return _finish(rng.standard_normal(size), dt, requires_grad)
+                       requires_grad, device)
+    return _finish(rng.standard_normal(size), dt, requires_grad, device)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False):
     if high is None or size is None and isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, size if high is None else high
     if size is None:
         raise TypeError("randint() missing required argument 'size' (a tuple)")
-    return _finish(_rng(generator).integers(low, high, tuple(size)), dtype or _dtype.int64, requires_grad)
+    if high <= low:
+        raise RuntimeError(f"randint: expects 'low' to be less than 'high', but got low={low} >= high={high}")
+    return _finish(_rng(generator).integers(low, high, check_size(tuple(size), "randint")), dtype or _dtype.int64, requires_grad, device)
 
 
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
-    return _finish(_rng(generator).permutation(n), dtype or _dtype.int64, requires_grad)
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    return _finish(_rng(generator).permutation(n), dtype or _dtype.int64, requires_grad, device)
 
 
-def rand_like(t, *, dtype=None, requires_grad=False):
-    return rand(*t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return rand(*input.shape, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
 
 
-def randn_like(t, *, dtype=None, requires_grad=False):
-    return randn(*t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return randn(*input.shape, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
 
 
-def randint_like(t, low=0, high=None, *, dtype=None, requires_grad=False):
-    return randint(low, high, tuple(t.shape), dtype=_like(t, dtype), requires_grad=requires_grad)
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+                 memory_format=None):
+    return randint(low, high, tuple(input.shape), dtype=_like(input, dtype), device=device,
+                   requires_grad=requires_grad)
 
 
 def normal(mean, std, size=None, *, generator=None, dtype=None, requires_grad=False):
@@ -128,20 +165,42 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, requires_grad=Fa
         m = mean._data if isinstance(mean, Tensor) else mean
         s = std._data if isinstance(std, Tensor) else std
         dt = (mean if isinstance(mean, Tensor) else std).dtype
-        return _finish(_rng(generator).normal(m, s), dt, requires_grad)
+        if np.any(np.asarray(s) < 0):
+            raise RuntimeError("normal expects std >= 0.0, but found a negative std")
+        return _finish(np.asarray(_rng(generator).normal(m, s)), dt, requires_grad)
     return _finish(_rng(generator).normal(mean, std, tuple(size)), _default(dtype), requires_grad)
 
 
 def bernoulli(p, *, generator=None):
+    if not p.dtype.is_floating_point:
+        raise NotImplementedError(f"bernoulli: the probabilities must be a floating point tensor, not {p.dtype}; "
+                                  "use p.float()")
     return Tensor._make((_rng(generator).random(p.shape) < p._data).astype(p._data.dtype))
 
 
 def multinomial(probs, num_samples, replacement=False, *, generator=None):
     rng = _rng(generator)
+    _check_multinomial(probs, num_samples, replacement)
     p = probs._data / probs._data.sum(-1, keepdims=True)
     rows = p.reshape(-1, p.shape[-1])
     out = np.stack([rng.choice(p.shape[-1], num_samples, replace=replacement, p=r) for r in rows])
     return Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
+
+
+def _check_multinomial(probs, n, replacement):
+    if not probs.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {probs.dtype}")
+    if probs.ndim not in (1, 2):
+        raise RuntimeError(f"multinomial: prob_dist must be 1 or 2 dim, got shape {list(probs.shape)}")
+    if n <= 0:
+        raise RuntimeError(f"multinomial: cannot sample n_sample <= 0 samples (got {n})")
+    if not replacement and n > probs.shape[-1]:
+        raise RuntimeError(f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement "
+                           f"({n} > {probs.shape[-1]}); pass replacement=True")
+    if not np.all(np.isfinite(probs._data)) or np.any(probs._data < 0) or \
+            probs.numel() and np.any(probs._data.sum(-1) <= 0):
+        raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0, or a row "
+                           "sums to 0")
 
 
 def meshgrid(*tensors, indexing="ij"):
@@ -161,17 +220,26 @@ def meshgrid(*tensors, indexing="ij"):
     return tuple(out)
 
 
+def _matrix_arg(x, op):
+    if x.ndim < 2:
+        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions (got shape {list(x.shape)})")
+
+
 def tril(x, diagonal=0):
+    _matrix_arg(x, "tril")
     mask = np.tril(np.ones(x.shape[-2:], dtype=bool), diagonal)
     return x * Tensor._make(mask) if x.requires_grad else Tensor._make(np.where(mask, x._data, 0).astype(x._data.dtype))
 
 
 def triu(x, diagonal=0):
+    _matrix_arg(x, "triu")
     mask = np.triu(np.ones(x.shape[-2:], dtype=bool), diagonal)
     return x * Tensor._make(mask) if x.requires_grad else Tensor._make(np.where(mask, x._data, 0).astype(x._data.dtype))
 
 
 def diag(x, diagonal=0):
+    if x.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D (shape {list(x.shape)})")
     if x.ndim == 1:
         n = x.shape[0] + builtins.abs(diagonal)
         idx = np.arange(x.shape[0])

@@ -158,7 +158,12 @@ def tensor_repr(t):
     default = get_default_dtype()
     name = t.dtype.name
     suffixes = []
-    if a.size == 0:
+    if t.is_meta:  # no values to show, as torch prints it
+        suffixes.append(f"device='meta', size={tuple(a.shape)}")
+        if name != default.name:
+            suffixes.append(f"dtype=microtorch.{name}")
+        body = "..."
+    elif a.size == 0:
         if a.ndim != 1:
             suffixes.append(f"size={tuple(a.shape)}")
         if name != default.name:

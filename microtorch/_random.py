@@ -28,11 +28,36 @@ def generator():
 
 
 class Generator:
-    def __init__(self, rng=None):
-        self.rng = rng or np.random.default_rng()
+    """A random stream of its own (torch.Generator): pass generator= to draw from it."""
+    default_seed = 67280421310721  # a new torch.Generator() starts from this seed too
+
+    def __init__(self, rng=None, device="cpu"):
+        if isinstance(rng, np.random.Generator):
+            self.rng, self._seed = rng, None
+        else:  # Generator() or Generator("cpu"), as torch
+            self.manual_seed(self.default_seed)
+        self.device = "cpu"
 
     def manual_seed(self, seed):
-        self.rng = np.random.default_rng(int(seed))
+        self.rng, self._seed = np.random.default_rng(int(seed)), int(seed)
+        return self
+
+    def initial_seed(self):
+        return self._seed if self._seed is not None else _initial_seed[0]
+
+    def seed(self):
+        s = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self.manual_seed(s)
+        return s
+
+    def get_state(self):
+        import json
+        from ._tensor import Tensor
+        return Tensor._make(np.frombuffer(json.dumps(self.rng.bit_generator.state).encode(), np.uint8).copy())
+
+    def set_state(self, new_state):
+        import json
+        self.rng.bit_generator.state = json.loads(bytes(new_state._data).decode())
         return self
 
 

@@ -9,6 +9,7 @@ source cannot run code, and a damaged file raises a RuntimeError that says so.
 """
 import json
 import os
+import sys
 from collections import OrderedDict
 
 import numpy as np
@@ -99,6 +100,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     (a path or a binary file object) as a .npz archive."""
     if pickle_module is not None:
         raise TypeError("save: microtorch never pickles; pickle_module is not supported")
+    if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):  # torch's type for this mistake
+        raise AttributeError(f"save: expected 'f' to be a string, a path, or a file-like object with a 'write' "
+                             f"attribute, got {type(f).__name__}; e.g. microtorch.save(obj, 'model.pt')")
     if isinstance(obj, Tensor) and type(obj) is Tensor and not obj.requires_grad:
         arrays = {_SINGLE: obj._data}
     elif _is_flat_state_dict(obj) and all(type(v) is Tensor and not v.requires_grad for v in obj.values()):
@@ -117,6 +121,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
     """Load what `save` wrote. Never unpickles: loading an untrusted file cannot run code."""
+    if not isinstance(f, (str, os.PathLike)) and not (hasattr(f, "read") and hasattr(f, "seek")):
+        raise AttributeError(f"load: expected 'f' to be a string, a path, or a seekable file-like object, got "
+                             f"{type(f).__name__}; e.g. microtorch.load('model.pt'), or wrap bytes in io.BytesIO")
     name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", type(f).__name__)
     if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
         raise FileNotFoundError(f"[Errno 2] No such file or directory: {str(name)!r}")
@@ -147,6 +154,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
             raise RuntimeError(f"load: {name!r} is corrupt: its structure description cannot be read ({e})") \
                 from None
+        except RecursionError:  # json and _decode recurse; no file microtorch.save writes nests that deep
+            raise RuntimeError(f"load: {name!r} is corrupt: its structure description nests deeper than Python's "
+                               f"recursion limit ({sys.getrecursionlimit()})") from None
     if list(arrays) == [_SINGLE]:
         return Tensor._make(arrays[_SINGLE])
     for k, v in arrays.items():

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _meta
 from ._dtype import get_default_dtype, result_type
 
 _NUMERIC_TYPES = (int, float, complex, bool, np.number, np.bool_)
@@ -111,7 +111,11 @@ class Tensor:
 
     @property
     def device(self):
-        return device("cpu")
+        return _CPU if type(self._data) is not _meta.MetaArray else device("meta")
+
+    @property
+    def is_meta(self):
+        return type(self._data) is _meta.MetaArray
 
     @property
     def is_cuda(self):
@@ -283,11 +287,18 @@ class Tensor:
     def tolist(self):
         return self._data.tolist()
 
+    def _one_element(self, op):
+        if self._data.size != 1:  # torch: ValueError here, RuntimeError in item()
+            raise ValueError(f"{op}(): only one element tensors can be converted to Python scalars, and this one "
+                             f"has {self._data.size} (shape {list(self.shape)}); index one element first, or use "
+                             ".tolist()")
+        return self.item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._one_element("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._one_element("int"))
 
     def __bool__(self):
         if self._data.size != 1:
@@ -301,7 +312,7 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._one_element("complex"))
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -339,7 +350,11 @@ class Tensor:
             elif isinstance(a, Tensor):
                 dtype = a.dtype
             elif isinstance(a, (str, device)) and str(a) != "cpu":
+                if str(a) == "meta":
+                    return _meta.to_meta(self if dtype is None else self.to(dtype))
                 raise RuntimeError(f"microtorch runs on the CPU only; cannot move a tensor to {a}")
+            elif isinstance(a, (str, device)) and type(self._data) is _meta.MetaArray:
+                _meta.from_meta(self)
         if dtype is None or _dtype.to_dtype(dtype) is self.dtype:
             return self.clone() if kwargs.get("copy") else self
         return self._to_dtype(_dtype.to_dtype(dtype))  # (ops/: differentiable)
@@ -437,24 +452,29 @@ class device:
 
     def __init__(self, type="cpu", index=None):
         type = str(type)
-        if type != "cpu":
+        if type not in ("cpu", "meta"):  # meta: shapes without data (see _meta.py)
             raise RuntimeError(f"microtorch runs on the CPU only; device {type!r} is not available")
-        self.type, self.index = "cpu", None
+        self.type, self.index = type, None
 
     def __repr__(self):
-        return "device(type='cpu')"
+        return f"device(type='{self.type}')"
 
     def __str__(self):
-        return "cpu"
+        return self.type
 
     def __eq__(self, other):
-        return str(other) == "cpu"
+        return str(other) == self.type
 
     def __hash__(self):
-        return hash("cpu")
+        return hash(self.type)
+
+
+_CPU = device("cpu")
 
 
 def _wrap_dim(dim, ndim, op):
+    if ndim == 0 and dim in (0, -1):  # torch wraps dims of a 0-d tensor for reductions, not for size/stride
+        raise IndexError(f"{op}: Dimension specified as {dim} but tensor has no dimensions (it is 0-d)")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], "

@@ -1,4 +1,7 @@
 """Tensor's operators and methods, each a one-line call into ops."""
+import functools
+import inspect
+
 import numpy as np
 
 from . import ops
@@ -49,6 +52,8 @@ def _invert(self):
     if self.dtype.name == "bool":
         return ops.logical_not(self)
     from ._tensor import Tensor
+    if self._data.dtype.kind not in "iu":
+        raise TypeError(f"~ (invert) is only implemented on integer and Boolean-type tensors, not {self.dtype}")
     return Tensor._make(np.invert(self._data))
 
 
@@ -66,6 +71,9 @@ def _xor(self, other):
 
 def _bitwise(fn, a, b):
     from ._tensor import Tensor
+    if a._data.dtype.kind not in "iub" or np.asarray(b._data if isinstance(b, Tensor) else b).dtype.kind not in "iub":
+        raise NotImplementedError(f'"{fn.__name__}" is only implemented for integer and bool tensors, not '
+                                  f'{a.dtype} with {type(b).__name__}; for masks use bool tensors')
     return Tensor._make(np.asarray(fn(a._data, b._data if isinstance(b, Tensor) else b)))
 
 
@@ -132,6 +140,97 @@ METHODS = {
     "log_softmax": lambda self, dim, dtype=None: _nn().log_softmax(self, dim, dtype=dtype),
 }
 
+def _more_methods():
+    """Methods added for torch's API (issue 13): new ops, aliases, conversions, in-place forms."""
+    from . import _dtype
+    from .ops import composite as cp, pointwise as pw, rearrange as ra
+    from .ops.inplace import _binary, _unary
+    m = {
+        "asinh": pw.asinh, "arcsinh": pw.asinh, "acosh": pw.acosh, "arccosh": pw.acosh, "atanh": pw.atanh,
+        "arctanh": pw.atanh, "exp2": pw.exp2, "erfc": pw.erfc, "deg2rad": pw.deg2rad, "rad2deg": pw.rad2deg,
+        "frac": pw.frac, "sinc": pw.sinc, "logit": pw.logit, "atan2": pw.atan2, "arctan2": pw.atan2,
+        "hypot": pw.hypot, "logaddexp": pw.logaddexp, "logaddexp2": pw.logaddexp2, "xlogy": pw.xlogy,
+        "fmax": pw.fmax, "fmin": pw.fmin, "lerp": pw.lerp, "addcmul": pw.addcmul, "addcdiv": pw.addcdiv,
+        "arccos": ops.acos, "arcsin": ops.asin, "arctan": ops.atan, "fix": ops.trunc, "moveaxis": ops.movedim,
+        "greater": ops.gt, "greater_equal": ops.ge, "less": ops.lt, "less_equal": ops.le, "not_equal": ops.ne,
+        "roll": ra.roll, "rot90": ra.rot90, "trace": ra.trace, "scatter": ra.scatter, "index_add": ra.index_add,
+        "nansum": ra.nansum, "nanmean": cp.nanmean, "diff": cp.diff, "tile": cp.tile, "ravel": cp.ravel,
+        "fliplr": cp.fliplr, "flipud": cp.flipud, "positive": cp.positive, "tensor_split": cp.tensor_split,
+        "vsplit": cp.vsplit, "hsplit": cp.hsplit, "dsplit": cp.dsplit, "take_along_dim": cp.take_along_dim,
+        "float_power": cp.float_power, "argsort": cp.argsort, "msort": cp.msort,
+        "repeat_interleave": cp.repeat_interleave, "histc": cp.histc, "histogram": cp.histogram,
+        "bincount": cp.bincount, "unique": cp.unique,
+        "tril": lambda self, diagonal=0: _creation().tril(self, diagonal),
+        "triu": lambda self, diagonal=0: _creation().triu(self, diagonal),
+        "short": lambda self, memory_format=None: self.to(_dtype.int16),
+        "byte": lambda self, memory_format=None: self.to(_dtype.uint8),
+        "char": lambda self, memory_format=None: self.to(_dtype.int8),
+        "type_as": lambda self, other: self.to(other.dtype),
+        "is_same_size": lambda self, other: tuple(self.shape) == tuple(other.shape),
+        "is_signed": lambda self: self.dtype.name not in ("uint8", "bool"),
+        "is_conj": lambda self: False, "is_neg": lambda self: False,
+        "resolve_conj": lambda self: self, "resolve_neg": lambda self: self,
+        "is_inference": lambda self: False,
+        "is_nonzero": _is_nonzero,
+        "apply_": _apply_python, "map_": _map_python,
+    }
+    inplace_unary = ["acos", "asin", "atan", "arccos", "arcsin", "arctan", "cosh", "sinh", "tan", "erf", "expm1",
+                     "log10", "log1p", "log2", "rsqrt", "ceil", "floor", "round", "trunc", "fix", "sign", "sgn",
+                     "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "exp2", "erfc", "deg2rad",
+                     "rad2deg", "frac", "sinc", "logit", "negative", "absolute", "logical_not", "cumsum",
+                     "tril", "triu"]
+    inplace_binary = ["multiply", "subtract", "divide", "true_divide", "fmod", "remainder", "atan2", "arctan2",
+                      "hypot", "xlogy", "lerp", "addcmul", "addcdiv", "eq", "ne", "lt", "le", "gt", "ge",
+                      "greater", "greater_equal", "less", "less_equal", "not_equal", "logical_and",
+                      "logical_or", "logical_xor", "float_power", "scatter", "index_add"]
+    table = dict(METHODS, **m)
+    for name in inplace_unary:
+        m[name + "_"] = _unary(table[name], name + "_")
+    for name, op in (("asinh", "asinh"), ("acosh", "acosh"), ("atanh", "atanh"), ("arcsinh", "asinh"),
+                     ("arccosh", "acosh"), ("arctanh", "atanh")):
+        m[name + "_"] = _no_inplace_derivative(m[name + "_"], op)
+    for name in inplace_binary:
+        m[name + "_"] = _binary(table[name], name + "_")
+    return m
+
+
+def _no_inplace_derivative(method, op):
+    """torch has no derivative for these in-place forms: it refuses them on tensors that require grad."""
+    def checked(self, *args, **kwargs):
+        from .autograd.grad_mode import is_grad_enabled
+        if self.requires_grad and is_grad_enabled():
+            raise NotImplementedError(f"the derivative for 'inplace version of {op}' is not implemented. Use the "
+                                      f"out-of-place x.{op}() (it has one), or call {op}_ under no_grad().")
+        return method(self, *args, **kwargs)
+    checked.__name__ = method.__name__
+    return checked
+
+
+def _is_nonzero(self):
+    if self.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous" if self.numel() else
+                           "Boolean value of Tensor with no values is ambiguous")
+    return bool(self.item())
+
+
+def _apply_python(self, callable):
+    """Each element replaced by callable(element), in place (a slow Python loop, as torch's)."""
+    flat = self._data.reshape(-1)
+    for i, v in enumerate(flat.tolist()):
+        flat[i] = callable(v)
+    self._version_counter[0] += 1
+    return self
+
+
+def _map_python(self, tensor, callable):
+    other = np.broadcast_to(tensor._data, self._data.shape).reshape(-1)
+    flat = self._data.reshape(-1)
+    for i, (a, b) in enumerate(zip(flat.tolist(), other.tolist())):
+        flat[i] = callable(a, b)
+    self._version_counter[0] += 1
+    return self
+
+
 PROPERTIES = {
     "T": ops.numpy_T, "mT": ops.mT, "H": lambda self: ops.conj(ops.numpy_T(self)),
     "mH": lambda self: ops.conj(ops.mT(self)), "real": ops.real, "imag": ops.imag,
@@ -148,8 +247,42 @@ def _creation():
     return _creation
 
 
+# torch's native ops also take numpy's spellings axis= (for dim=) and keepdims= (for keepdim=);
+# these are Python functions in torch and do not (Tensor.unflatten does not, torch.unflatten does)
+NO_NUMPY_ALIASES = {"norm", "split"}
+
+
+def numpy_aliases(fn):
+    """fn, also accepting axis= for dim= and keepdims= for keepdim= (as torch's argument parser)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    aliases = [(a, d) for a, d in (("axis", "dim"), ("keepdims", "keepdim")) if d in params]
+    if not aliases:
+        return fn
+
+    @functools.wraps(fn)
+    def accepting_numpy_names(*args, **kwargs):
+        for alias, name in aliases:
+            if alias in kwargs:
+                if name in kwargs:
+                    raise TypeError(f"{fn.__name__.lstrip('_')}() got multiple values for argument '{name}' "
+                                    f"(given as {name}= and as numpy's {alias}=); pass one")
+                kwargs[name] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+    return accepting_numpy_names
+
+
 def install(cls):
     for name, fn in METHODS.items():
-        setattr(cls, name, fn)
+        setattr(cls, name, fn if name in NO_NUMPY_ALIASES or name == "unflatten" else numpy_aliases(fn))
+
+
+def install_more(cls):
+    """The methods of _more_methods (they need ops.inplace, installed after the core methods)."""
+    for name, fn in _more_methods().items():
+        setattr(cls, name, fn if name in NO_NUMPY_ALIASES else numpy_aliases(fn))
+    cls.output_nr = property(lambda self: self._output_nr)
     for name, fn in PROPERTIES.items():
         setattr(cls, name, property(fn))

@@ -236,6 +236,9 @@ OPS = [
     ("setitem_index", lambda L, a, v, i: _setitem(a, i, v), [F(4), F(2), I(4, 2)]),
     ("setitem_slice", lambda L, a, v: _setitem(a, slice(1, 3), v), [F(4), F(2)]),
 ]
+from test_api_ops import FORWARD_AD_OPS  # noqa: E402  (ops added for torch's API: tests/test_api_ops.py)
+
+OPS += FORWARD_AD_OPS
 
 
 def _setitem(a, key, v):

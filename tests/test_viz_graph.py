@@ -198,8 +198,12 @@ def test_no_renderer_is_a_clear_message(monkeypatch):
     dag = viz.draw(mt.tensor(1.0, requires_grad=True))
     with pytest.raises(viz.RendererNotFound, match="pip install 'microtorch\\[viz\\]'"):
         dag.svg()
-    with pytest.raises(viz.RendererNotFound):
-        dag._repr_html_()
+    if G.browser_layout_js() is None:
+        with pytest.raises(viz.RendererNotFound):
+            dag._repr_html_()
+    else:       # the browser lays it out: the output carries the DOT source and the engine
+        html = dag._repr_html_()
+        assert "mtLayoutDot" in html and '"digraph microtorch' in html
 
 
 def test_graphviz_failure_is_one_line(monkeypatch):

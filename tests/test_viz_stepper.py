@@ -163,3 +163,28 @@ def test_aliases_light_up_with_their_node():
     last = s.data["steps"][-1]
     assert s.steps[-1].nodes == [w] and set(aliases) <= set(last["nodes"])
     assert all(s.data["exec"][a] == s.data["exec"][w] == len(s.steps) - 1 for a in aliases)
+
+
+def test_broadcast_input_shows_its_sum_in_the_formula_and_the_numbers():
+    """A broadcast bias: its gradient is the upstream gradient summed over the broadcast rows,
+    and the panel says so (sum_to in the LaTeX and in the numbers), with labelled shapes."""
+    import re
+    import numpy as np
+    from microtorch.viz import _format as Fmt
+    x = mt.tensor(np.arange(12.0, dtype=np.float32).reshape(4, 3), requires_grad=True)
+    b = mt.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    with viz.record() as tape:
+        v = x + b
+        loss = (v * v).sum()
+        loss.backward()
+    s = viz.Stepper(tape, names={"x": x, "b": b, "v": v, "loss": loss})
+    add = next(st for st in s.steps if st.title == "AddBackward0")
+    assert add.broadcast == {1: ((4, 3), (3,))}
+    assert "sum\\_to" in add.latex[1] and "sum\\_to" not in add.latex[0]
+    expected_b = (2 * (x.detach().numpy() + b.detach().numpy())).sum(0)
+    np.testing.assert_allclose(add.outgoing[1], expected_b, rtol=1e-6)
+    text = re.sub(r"<[^>]+>", "", add.panel)
+    assert f"to input 1 (b): sum_to(…, (3,)) = {Fmt.summary(expected_b, 6)} shape (3,)" in text
+    assert "to input 0 (x): " in text and "shape (4, 3)" in text
+    mul = next(st for st in s.steps if st.title == "MulBackward0")
+    assert mul.broadcast == {}                       # same shapes: no sum

@@ -13,3 +13,5 @@ from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  #
 from .variable import Variable  # noqa: F401
 from . import forward_ad, functional  # noqa: F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
+from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals(), ["backward", "grad"], {"tensors": "tensor_or_tensors"})  # torch's TypeError for bad types

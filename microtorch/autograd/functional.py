@@ -383,3 +383,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
     return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
             _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple))
+
+
+from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals(), ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"], {"v": "tensor_or_tensors"}, eager=True)

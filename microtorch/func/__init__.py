@@ -6,11 +6,12 @@ function of its parameters). They compose to any depth: grad(grad(f)), vmap(grad
 jacfwd(jacrev(f)).
 """
 from ..autograd import extension, forward_ad
-from . import _rules  # noqa: F401  (registers the batching rules)
+from . import _rules, _rules_api  # noqa: F401  (register the batching rules)
 from . import _batching
 from ._transforms import (_batched_grad, functional_call, grad, grad_and_value, hessian, jacfwd, jacrev,  # noqa: F401
                           jvp, linearize, vjp)
 from ._vmap import vmap  # noqa: F401
+from ._stack import stack_module_state  # noqa: F401
 
 
 class _Transforms:
@@ -44,4 +45,8 @@ class _Transforms:
 extension.register(_Transforms())
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call"]
+           "functional_call", "stack_module_state"]
+
+
+from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals(), __all__, eager=True)  # torch's TypeError for a bad argument (ops/_checks.py)

@@ -9,6 +9,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..ops import conv as _convops
 from ..ops import elementwise as _ew
+from ..ops.loss import huber_loss, smooth_l1_loss  # noqa: F401
 from ..ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,  # noqa: F401
                       l1_loss, linear, log_softmax, mse_loss, nll_loss, softmax)
 
@@ -168,6 +169,9 @@ def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op):
     """((lo, hi), ...) per spatial dim: hi grows in ceil_mode so that the last window fits."""
     pads = []
     for size, k, s, p, d in zip(sizes, kernel, stride, padding, dilation):
+        if k <= 0 or s <= 0:
+            raise RuntimeError(f"{op}: kernel_size and stride should be greater than zero, but got kernel_size={k} "
+                               f"and stride={s}")
         if p > (d * (k - 1) + 1) // 2:
             raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got pad={p}, "
                                f"kernel_size={k} and dilation={d}")
@@ -314,3 +318,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if bias is not None:
         out = out + bias.reshape(bshape)
     return out
+
+
+from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)

@@ -60,7 +60,9 @@ def normalize_dims(dim, ndim, op):
     """dim as None, an int or a tuple -> a sorted tuple of non-negative axes."""
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim) if isinstance(dim, (tuple, list)) else None
+    if dims is None or not all(isinstance(d, (int, np.integer)) for d in dims):
+        raise TypeError(f"{op}(): argument 'dim' must be an int or a tuple of ints, not {dim!r}")
     n = max(ndim, 1)
     out = []
     for d in dims:

@@ -28,6 +28,20 @@ class Add(Op):
         return ta + tb if ctx.alpha == 1 else ta + tb * ctx.alpha
 
 
+def add(input, other, *, alpha=1):
+    a, b = input, other
+    try:
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
+            return Add.apply(a, b, alpha=alpha)
+        if not isinstance(a, Tensor) and alpha == 1:  # scalar + tensor is recorded as tensor + scalar
+            y, x = promoted(b, a)
+            return Add.apply(y, x)
+        x, y = promoted(a, b)
+        return Add.apply(x, y, alpha=alpha)
+    except ValueError as e:
+        raise broadcast_error("add", e, a, b) from None
+
+
 class Sub(Op):
     """d(a - alpha*b) = (1, -alpha)"""
     _grad_fn_name = "SubBackward0"
@@ -47,6 +61,19 @@ class Sub(Op):
         return ta - tb if ctx.alpha == 1 else ta - tb * ctx.alpha
 
 
+def sub(input, other, *, alpha=1):
+    a, b = input, other
+    try:
+        if not isinstance(a, Tensor):
+            x, y = promoted(b, a)
+            return Rsub.apply(x, y)
+        if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
+            a, b = promoted(a, b)
+        return Sub.apply(a, b, alpha=alpha)
+    except ValueError as e:
+        raise broadcast_error("sub", e, a, b) from None
+
+
 class Rsub(Sub):
     """scalar - tensor, as torch records it"""
     _grad_fn_name = "RsubBackward1"
@@ -63,6 +90,10 @@ class Rsub(Sub):
     @staticmethod
     def jvp(ctx, tb, ta):
         return ta - tb
+
+
+def rsub(a, b):
+    return sub(b, a)
 
 
 class Mul(Op):
@@ -87,6 +118,20 @@ class Mul(Op):
         return ta * b + a * tb
 
 
+def mul(input, other):
+    a, b = input, other
+    try:
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
+            if _keeps_dtype(a, b):
+                return MulNumber.apply(a, b)
+            if _keeps_dtype(b, a):
+                return MulNumber.apply(b, a)
+            a, b = promoted(a, b)
+        return Mul.apply(a, b)
+    except ValueError as e:
+        raise broadcast_error("mul", e, a, b) from None
+
+
 class Div(Op):
     """d(a/b) = (1/b, -a/b^2)"""
     _grad_fn_name = "DivBackward0"
@@ -108,6 +153,33 @@ class Div(Op):
     def jvp(ctx, ta, tb):
         b = ctx.inputs[1]
         return (ta - ctx.output * tb) / b
+
+
+def _float(t):
+    if t.dtype.is_floating_point or t.dtype.is_complex:
+        return t
+    from .._dtype import get_default_dtype
+    return Tensor._make(t._data.astype(get_default_dtype().np))
+def div(input, other, *, rounding_mode=None):
+    a, b = input, other
+    if rounding_mode is not None:
+        from .misc import div_rounded
+        return div_rounded(a, b, rounding_mode)
+    from .._dtype import get_default_dtype
+    if not isinstance(a, Tensor):
+        b = b if isinstance(b, Tensor) else Tensor._make(np.asarray(b))
+        return mul(reciprocal(_float(b)), a)
+    if _keeps_dtype(a, b):
+        return DivNumber.apply(a, b)
+    a, b = promoted(a, b)
+    if not (a.dtype.is_floating_point or a.dtype.is_complex):  # true division of integers
+        dt = get_default_dtype().np
+        a = Tensor._make(a._data.astype(dt))
+        b = Tensor._make(b._data.astype(dt)) if isinstance(b, Tensor) else np.asarray(b, dt)
+    try:
+        return Div.apply(a, b)
+    except ValueError as e:
+        raise broadcast_error("div", e, a, b) from None
 
 
 class MulScalar(Op):
@@ -186,6 +258,10 @@ class Neg(Op):
         return -t
 
 
+def neg(input):
+    return Neg.apply(input)
+
+
 class PowScalar(Op):
     """d(x^p) = p x^(p-1)"""
     _grad_fn_name = "PowBackward0"
@@ -239,6 +315,42 @@ class Pow(Op):
         a, b = ctx.inputs
         zero = (a == 0) & (b.real >= 0) if not b.is_complex() else (a == 0)
         return ta * (b * a ** (b - 1)) + where(zero, 0.0, tb * ctx.output * log(a))
+
+
+def pow(input, exponent):
+    a, b = input, exponent
+    if isinstance(a, Tensor) and not isinstance(b, Tensor):
+        if isinstance(b, (bool, np.bool_)):
+            b = int(b)
+        if not (a.dtype.is_floating_point or a.dtype.is_complex) and isinstance(b, (float, complex)):
+            from .._dtype import get_default_dtype
+            a = Tensor._make(a._data.astype(get_default_dtype().np if isinstance(b, float)
+                                              else get_default_dtype().to_complex().np))
+        elif isinstance(b, complex) and not a.dtype.is_complex:
+            a = a.to(a.dtype.to_complex())
+        if not (a.dtype.is_floating_point or a.dtype.is_complex) and b < 0:
+            raise RuntimeError(f"pow(): integers to negative integer powers are not allowed "
+                               f"(exponent {b}); convert the tensor with .float() first")
+        return PowScalar.apply(a, b)
+    if not isinstance(a, Tensor):
+        from .._dtype import result_type
+        dt = result_type(a, b)
+        if not (dt.is_floating_point or dt.is_complex):  # int ** int tensor stays integral
+            return Tensor._make(np.power(np.asarray(a, dt.np), b._data.astype(dt.np)))
+        b_ = b if b.dtype.is_floating_point or b.dtype.is_complex else _float(b)
+        if isinstance(a, Tensor) or (a > 0 if not isinstance(a, complex) else True):
+            return RPow.apply(b_, a)
+        x, y = promoted(a, b)
+        return Pow.apply(Tensor._make(np.asarray(x)), y)
+    x, y = promoted(a, b)
+    try:
+        return Pow.apply(x, y)
+    except ValueError as e:
+        raise broadcast_error("pow", e, a, b) from None
+
+
+def square(input):
+    return pow(input, 2)
 
 
 class RPow(Op):
@@ -442,26 +554,144 @@ class SigmoidBackward(Op):
 
 
 Exp = _unary("Exp", np.exp, _d_exp, saves="output")
+
+
+def exp(input):
+    return Exp.apply(_float(input))
+
+
 Log = _unary("Log", np.log, _d_log)
+
+
+def log(input):
+    return Log.apply(_float(input))
+
+
 Log2 = _unary("Log2", np.log2, _d_log2)
+
+
+def log2(input):
+    return Log2.apply(_float(input))
+
+
 Log10 = _unary("Log10", np.log10, _d_log10)
+
+
+def log10(input):
+    return Log10.apply(_float(input))
+
+
 Log1p = _unary("Log1P", np.log1p, _d_log1p)
+
+
+def log1p(input):
+    return Log1p.apply(_float(input))
+
+
 Expm1 = _unary("Expm1", np.expm1, _d_expm1, saves="output")
+
+
+def expm1(input):
+    return Expm1.apply(_float(input))
+
+
 Sqrt = _unary("Sqrt", np.sqrt, _d_sqrt, saves="output")
+
+
+def sqrt(input):
+    return Sqrt.apply(_float(input))
+
+
 Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), _d_rsqrt, saves="output")
+
+
+def rsqrt(input):
+    return Rsqrt.apply(_float(input))
+
+
 Sin = _unary("Sin", np.sin, _d_sin)
+
+
+def sin(input):
+    return Sin.apply(_float(input))
+
+
 Cos = _unary("Cos", np.cos, _d_cos)
+
+
+def cos(input):
+    return Cos.apply(_float(input))
+
+
 Tan = _unary("Tan", np.tan, _d_tan, saves="output")
+
+
+def tan(input):
+    return Tan.apply(_float(input))
+
+
 Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output", fused=TanhBackward)
+
+
+def tanh(input):
+    return Tanh.apply(_float(input))
+
+
 Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", fused=SigmoidBackward)
+
+
+def sigmoid(input):
+    return Sigmoid.apply(_float(input))
+
+
 Reciprocal = _unary("Reciprocal", lambda x: 1 / x, _d_reciprocal, saves="output")
+
+
+def reciprocal(input):
+    return Reciprocal.apply(_float(input))
+
+
 Abs = _unary("Abs", np.abs, _d_abs)
+
+
+def abs(input):
+    return Abs.apply(input)
+
+
 Abs.jvp = staticmethod(lambda ctx, t: real(sgn(ctx.inputs[0]).conj() * t))  # |z| is not holomorphic
 Asin = _unary("Asin", np.arcsin, _d_asin)
+
+
+def asin(input):
+    return Asin.apply(_float(input))
+
+
 Acos = _unary("Acos", np.arccos, _d_acos)
+
+
+def acos(input):
+    return Acos.apply(_float(input))
+
+
 Atan = _unary("Atan", np.arctan, _d_atan)
+
+
+def atan(input):
+    return Atan.apply(_float(input))
+
+
 Sinh = _unary("Sinh", np.sinh, _d_sinh)
+
+
+def sinh(input):
+    return Sinh.apply(_float(input))
+
+
 Cosh = _unary("Cosh", np.cosh, _d_cosh)
+
+
+def cosh(input):
+    return Cosh.apply(_float(input))
 
 
 class Sgn(Op):
@@ -474,12 +704,12 @@ class Sgn(Op):
             ctx.save_for_backward(x)
             a = np.abs(x)
             return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
-        return np.sign(x)
+        return np.sign(x) if x.dtype.kind != "f" else np.where(np.isnan(x), 0, np.sign(x))  # sign(nan) = 0
 
     @staticmethod
     def backward(ctx, grad):
         if not grad.is_complex():
-            return grad * 0
+            return zeros_like_(grad)  # 0 even where grad is inf or nan
         (z,) = ctx.saved_tensors
         a, s = z.abs(), sgn(z)
         zero = Tensor._make(a._data == 0)
@@ -489,14 +719,22 @@ class Sgn(Op):
     def jvp(ctx, t):
         (z,) = ctx.inputs
         if not z.is_complex():
-            return t * 0
+            return zeros_like_(t)
         a, s = z.abs(), ctx.output
         zero = Tensor._make(a._data == 0)
         return where(zero, 0.0, (t - s * real(s.conj() * t)) / where(zero, 1.0, a))
 
 
+def sgn(input):
+    return Sgn.apply(input)
+
+
 class Sign(Sgn):
     _grad_fn_name = "SignBackward0"
+
+
+def sign(input):
+    return Sign.apply(input)
 
 
 def _erf_np(x):
@@ -509,6 +747,10 @@ def _d_erf(x):
 
 
 Erf = _unary("Erf", _erf_np, _d_erf)
+
+
+def erf(input):
+    return Erf.apply(_float(input))
 
 
 class Relu(Op):
@@ -530,6 +772,10 @@ class Relu(Op):
     @staticmethod
     def jvp(ctx, t):
         return t * (ctx.output > 0)
+
+
+def relu(input):
+    return Relu.apply(input)
 
 
 class GradTimesLocal(Op):
@@ -579,6 +825,10 @@ class LeakyRelu(Op):
         return t * Tensor._make(np.where(x._data > 0, 1.0, ctx.slope).astype(x._data.dtype))
 
 
+def leaky_relu(input, negative_slope=0.01):
+    return LeakyRelu.apply(input, negative_slope=negative_slope)
+
+
 class Elu(Op):
     """d elu(x) = 1 if x > 0 else alpha*exp(x)"""
     _grad_fn_name = "EluBackward0"
@@ -598,6 +848,10 @@ class Elu(Op):
     def jvp(ctx, t):
         x = ctx.inputs[0]
         return t * where(x > 0, ones_like_(x), exp(x) * ctx.alpha)
+
+
+def elu(input, alpha=1.0):
+    return Elu.apply(input, alpha=alpha)
 
 
 class Gelu(Op):
@@ -637,6 +891,12 @@ class Gelu(Op):
         return t * (cdf + x * exp(x * x * -0.5) * (1 / math.sqrt(2 * math.pi)))
 
 
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
+    return Gelu.apply(input, approximate=approximate)
+
+
 class Softplus(Op):
     """d softplus(x) = sigmoid(beta x)  (1 above the threshold)"""
     _grad_fn_name = "SoftplusBackward0"
@@ -658,6 +918,10 @@ class Softplus(Op):
     def jvp(ctx, t):
         bx = ctx.inputs[0] * ctx.beta
         return t * where(bx > ctx.threshold, ones_like_(bx), sigmoid(bx))
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return Softplus.apply(input, beta=beta, threshold=threshold)
 
 
 class Clamp(Op):
@@ -694,6 +958,21 @@ class Clamp(Op):
         if ctx.hi is not None:
             mask &= x <= ctx.hi
         return t * Tensor._make(mask)
+
+
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
+    from .._dtype import result_type
+    dt = result_type(input, *(v for v in (min, max) if v is not None))
+    if dt is not input.dtype:
+        input = input.to(dt)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = min if min is None or isinstance(min, Tensor) else Tensor._make(np.asarray(min, input.dtype.np))
+        hi = max if max is None or isinstance(max, Tensor) else Tensor._make(np.asarray(max, input.dtype.np))
+        return ClampTensor.apply(input, lo, hi)
+    return Clamp.apply(input, min=min, max=max)
+clip = clamp
 
 
 class ClampTensor(Op):
@@ -760,6 +1039,15 @@ class Maximum(Op):
         return ta * wa + tb * (1 - wa)
 
 
+def maximum(input, other):
+    a, b = input, other
+    a, b = promoted(a, b)
+    try:
+        return Maximum.apply(a, b)
+    except ValueError as e:
+        raise broadcast_error("maximum", e, a, b) from None
+
+
 class Minimum(Maximum):
     """d min(a, b) = ([a < b], [b < a]), ties split evenly"""
     _grad_fn_name = "MinimumBackward0"
@@ -780,6 +1068,15 @@ class Minimum(Maximum):
         a, b = ctx.inputs
         wa = Tensor._make(((a._data < b._data) + 0.5 * (a._data == b._data)).astype(ctx.output._data.dtype))
         return ta * wa + tb * (1 - wa)
+
+
+def minimum(input, other):
+    a, b = input, other
+    a, b = promoted(a, b)
+    try:
+        return Minimum.apply(a, b)
+    except ValueError as e:
+        raise broadcast_error("minimum", e, a, b) from None
 
 
 class Where(Op):
@@ -804,6 +1101,25 @@ class Where(Op):
         return where(ctx.inputs[0], ta, tb)
 
 
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        from .misc import nonzero
+        return nonzero(condition, as_tuple=True)
+    cond = condition if isinstance(condition, Tensor) else Tensor._make(np.asarray(condition))
+    if cond.dtype.name != "bool":
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
+                           f"dtype {cond.dtype}; use condition.bool() or a comparison")
+    a, b = promoted(input, other)
+    if not isinstance(a, Tensor):
+        a = Tensor._make(a)
+    if not isinstance(b, Tensor):
+        b = Tensor._make(b)
+    try:
+        return Where.apply(cond, a, b)
+    except ValueError as e:
+        raise broadcast_error("where", e, cond, a, b) from None
+
+
 # ---- complex parts ----------------------------------------------------------------------------
 class Conj(Op):
     """conj(x): the gradient is conjugated back"""
@@ -820,6 +1136,10 @@ class Conj(Op):
     @staticmethod
     def jvp(ctx, t):
         return conj(t)
+
+
+def conj(input):
+    return input if not input.dtype.is_complex else Conj.apply(input)
 
 
 class Real(Op):
@@ -839,6 +1159,21 @@ class Real(Op):
         return real(t)
 
 
+def _complex_part_view(out, z, op):
+    """z.real / z.imag share z's memory and version counter; when z is not itself a view, an in-place op
+    on z regenerates their history by running `op` again on the new z."""
+    from .inplace import mark_view
+    if isinstance(out._data, np.ndarray) and np.may_share_memory(out._data, z._data):
+        mark_view(out, z)
+        if z._base is None:
+            out.__dict__["_view_replay"] = op
+    return out
+def real(input):
+    if not input.dtype.is_complex:
+        return input
+    return _complex_part_view(Real.apply(input), input, Real)
+
+
 class Imag(Op):
     """imag(z): the gradient is i * grad (torch's convention)"""
     _grad_fn_name = "ImagBackward0"
@@ -854,6 +1189,12 @@ class Imag(Op):
     @staticmethod
     def jvp(ctx, t):
         return imag(t)
+
+
+def imag(input):
+    if not input.dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _complex_part_view(Imag.apply(input), input, Imag)
 
 
 class Angle(Op):
@@ -882,353 +1223,8 @@ class Angle(Op):
         return (z.real * t.imag - z.imag * t.real) / (z.real * z.real + z.imag * z.imag)
 
 
-# ---- the functions (the public API calls these) ----------------------------------------------
-def add(input, other, *, alpha=1):
-    a, b = input, other
-    try:
-        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
-            return Add.apply(a, b, alpha=alpha)
-        if not isinstance(a, Tensor) and alpha == 1:  # scalar + tensor is recorded as tensor + scalar
-            y, x = promoted(b, a)
-            return Add.apply(y, x)
-        x, y = promoted(a, b)
-        return Add.apply(x, y, alpha=alpha)
-    except ValueError as e:
-        raise broadcast_error("add", e, a, b) from None
-
-
-def sub(input, other, *, alpha=1):
-    a, b = input, other
-    try:
-        if not isinstance(a, Tensor):
-            x, y = promoted(b, a)
-            return Rsub.apply(x, y)
-        if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
-            a, b = promoted(a, b)
-        return Sub.apply(a, b, alpha=alpha)
-    except ValueError as e:
-        raise broadcast_error("sub", e, a, b) from None
-
-
-def rsub(a, b):
-    return sub(b, a)
-
-
-def mul(input, other):
-    a, b = input, other
-    try:
-        if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
-            if _keeps_dtype(a, b):
-                return MulNumber.apply(a, b)
-            if _keeps_dtype(b, a):
-                return MulNumber.apply(b, a)
-            a, b = promoted(a, b)
-        return Mul.apply(a, b)
-    except ValueError as e:
-        raise broadcast_error("mul", e, a, b) from None
-
-
-def div(input, other, *, rounding_mode=None):
-    a, b = input, other
-    if rounding_mode is not None:
-        from .misc import div_rounded
-        return div_rounded(a, b, rounding_mode)
-    from .._dtype import get_default_dtype
-    if not isinstance(a, Tensor):
-        b = b if isinstance(b, Tensor) else Tensor._make(np.asarray(b))
-        return mul(reciprocal(_float(b)), a)
-    if _keeps_dtype(a, b):
-        return DivNumber.apply(a, b)
-    a, b = promoted(a, b)
-    if not (a.dtype.is_floating_point or a.dtype.is_complex):  # true division of integers
-        dt = get_default_dtype().np
-        a = Tensor._make(a._data.astype(dt))
-        b = Tensor._make(b._data.astype(dt)) if isinstance(b, Tensor) else np.asarray(b, dt)
-    try:
-        return Div.apply(a, b)
-    except ValueError as e:
-        raise broadcast_error("div", e, a, b) from None
-
-
-def _float(t):
-    if t.dtype.is_floating_point or t.dtype.is_complex:
-        return t
-    from .._dtype import get_default_dtype
-    return Tensor._make(t._data.astype(get_default_dtype().np))
-
-
-def neg(input):
-    x = input
-    return Neg.apply(x)
-
-
-def pow(input, exponent):
-    a, b = input, exponent
-    if isinstance(a, Tensor) and not isinstance(b, Tensor):
-        if isinstance(b, (bool, np.bool_)):
-            b = int(b)
-        if not (a.dtype.is_floating_point or a.dtype.is_complex) and isinstance(b, (float, complex)):
-            from .._dtype import get_default_dtype
-            a = Tensor._make(a._data.astype(get_default_dtype().np if isinstance(b, float)
-                                              else get_default_dtype().to_complex().np))
-        elif isinstance(b, complex) and not a.dtype.is_complex:
-            a = a.to(a.dtype.to_complex())
-        if not (a.dtype.is_floating_point or a.dtype.is_complex) and b < 0:
-            raise RuntimeError(f"pow(): integers to negative integer powers are not allowed "
-                               f"(exponent {b}); convert the tensor with .float() first")
-        return PowScalar.apply(a, b)
-    if not isinstance(a, Tensor):
-        from .._dtype import result_type
-        dt = result_type(a, b)
-        if not (dt.is_floating_point or dt.is_complex):  # int ** int tensor stays integral
-            return Tensor._make(np.power(np.asarray(a, dt.np), b._data.astype(dt.np)))
-        b_ = b if b.dtype.is_floating_point or b.dtype.is_complex else _float(b)
-        if isinstance(a, Tensor) or (a > 0 if not isinstance(a, complex) else True):
-            return RPow.apply(b_, a)
-        x, y = promoted(a, b)
-        return Pow.apply(Tensor._make(np.asarray(x)), y)
-    x, y = promoted(a, b)
-    try:
-        return Pow.apply(x, y)
-    except ValueError as e:
-        raise broadcast_error("pow", e, a, b) from None
-
-
-def square(input):
-    x = input
-    return pow(x, 2)
-
-
-def exp(input):
-    x = input
-    return Exp.apply(_float(x))
-
-
-def log(input):
-    x = input
-    return Log.apply(_float(x))
-
-
-def log2(input):
-    x = input
-    return Log2.apply(_float(x))
-
-
-def log10(input):
-    x = input
-    return Log10.apply(_float(x))
-
-
-def log1p(input):
-    x = input
-    return Log1p.apply(_float(x))
-
-
-def expm1(input):
-    x = input
-    return Expm1.apply(_float(x))
-
-
-def sqrt(input):
-    x = input
-    return Sqrt.apply(_float(x))
-
-
-def rsqrt(input):
-    x = input
-    return Rsqrt.apply(_float(x))
-
-
-def sin(input):
-    x = input
-    return Sin.apply(_float(x))
-
-
-def cos(input):
-    x = input
-    return Cos.apply(_float(x))
-
-
-def tan(input):
-    x = input
-    return Tan.apply(_float(x))
-
-
-def asin(input):
-    x = input
-    return Asin.apply(_float(x))
-
-
-def acos(input):
-    x = input
-    return Acos.apply(_float(x))
-
-
-def atan(input):
-    x = input
-    return Atan.apply(_float(x))
-
-
-def sinh(input):
-    x = input
-    return Sinh.apply(_float(x))
-
-
-def cosh(input):
-    x = input
-    return Cosh.apply(_float(x))
-
-
-def tanh(input):
-    x = input
-    return Tanh.apply(_float(x))
-
-
-def sigmoid(input):
-    x = input
-    return Sigmoid.apply(_float(x))
-
-
-def erf(input):
-    x = input
-    return Erf.apply(_float(x))
-
-
-def reciprocal(input):
-    x = input
-    return Reciprocal.apply(_float(x))
-
-
-def abs(input):
-    x = input
-    return Abs.apply(x)
-
-
-def sgn(input):
-    x = input
-    return Sgn.apply(x)
-
-
-def sign(input):
-    x = input
-    return Sign.apply(x)
-
-
-def relu(input):
-    x = input
-    return Relu.apply(x)
-
-
-def leaky_relu(input, negative_slope=0.01):
-    x = input
-    return LeakyRelu.apply(x, negative_slope=negative_slope)
-
-
-def elu(input, alpha=1.0):
-    x = input
-    return Elu.apply(x, alpha=alpha)
-
-
-def gelu(input, approximate="none"):
-    x = input
-    if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
-    return Gelu.apply(x, approximate=approximate)
-
-
-def softplus(input, beta=1.0, threshold=20.0):
-    x = input
-    return Softplus.apply(x, beta=beta, threshold=threshold)
-
-
-def clamp(input, min=None, max=None):
-    x = input
-    if min is None and max is None:
-        raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
-    from .._dtype import result_type
-    dt = result_type(x, *(v for v in (min, max) if v is not None))
-    if dt is not x.dtype:
-        x = x.to(dt)
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        lo = min if min is None or isinstance(min, Tensor) else Tensor._make(np.asarray(min, x.dtype.np))
-        hi = max if max is None or isinstance(max, Tensor) else Tensor._make(np.asarray(max, x.dtype.np))
-        return ClampTensor.apply(x, lo, hi)
-    return Clamp.apply(x, min=min, max=max)
-
-
-clip = clamp
-
-
-def maximum(input, other):
-    a, b = input, other
-    a, b = promoted(a, b)
-    try:
-        return Maximum.apply(a, b)
-    except ValueError as e:
-        raise broadcast_error("maximum", e, a, b) from None
-
-
-def minimum(input, other):
-    a, b = input, other
-    a, b = promoted(a, b)
-    try:
-        return Minimum.apply(a, b)
-    except ValueError as e:
-        raise broadcast_error("minimum", e, a, b) from None
-
-
-def where(condition, input=None, other=None):
-    if input is None and other is None:
-        from .misc import nonzero
-        return nonzero(condition, as_tuple=True)
-    cond = condition if isinstance(condition, Tensor) else Tensor._make(np.asarray(condition))
-    if cond.dtype.name != "bool":
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
-                           f"dtype {cond.dtype}; use condition.bool() or a comparison")
-    a, b = promoted(input, other)
-    if not isinstance(a, Tensor):
-        a = Tensor._make(a)
-    if not isinstance(b, Tensor):
-        b = Tensor._make(b)
-    try:
-        return Where.apply(cond, a, b)
-    except ValueError as e:
-        raise broadcast_error("where", e, cond, a, b) from None
-
-
-def conj(input):
-    x = input
-    return x if not x.dtype.is_complex else Conj.apply(x)
-
-
-def real(input):
-    x = input
-    if not x.dtype.is_complex:
-        return x
-    return _complex_part_view(Real.apply(x), x, Real)
-
-
-def imag(input):
-    x = input
-    if not x.dtype.is_complex:
-        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _complex_part_view(Imag.apply(x), x, Imag)
-
-
-def _complex_part_view(out, z, op):
-    """z.real / z.imag share z's memory and version counter; when z is not itself a view, an in-place op
-    on z regenerates their history by running `op` again on the new z."""
-    from .inplace import mark_view
-    if isinstance(out._data, np.ndarray) and np.may_share_memory(out._data, z._data):
-        mark_view(out, z)
-        if z._base is None:
-            out.__dict__["_view_replay"] = op
-    return out
-
-
 def angle(input):
-    x = input
-    return Angle.apply(x)
+    return Angle.apply(input)
 
 
 def ones_like_(t):

@@ -4,6 +4,7 @@ repeated indices (np.add.at), and that scatter is itself differentiable."""
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import need_dims
 from ._op import Op, normalize_dims
 
 
@@ -34,7 +35,7 @@ class Index(Op):
     @staticmethod
     def forward(ctx, x, index):
         ctx.in_shape, ctx.index = x.shape, index
-        return np.asarray(x[index])
+        return np.ascontiguousarray(x[index])  # a new tensor, contiguous as torch's (view(-1) works)
 
     @staticmethod
     def backward(ctx, grad):
@@ -175,16 +176,18 @@ def getitem(x, key):
         key = (key,)
     key = tuple(_to_np_index(k) for k in key)
     _check_bounds(x, key)
-    if any(isinstance(k, np.ndarray) or getattr(k, "__vmap_batched__", False) for k in key):  # (vmap: batched)
-        if len(key) == 1 and isinstance(key[0], np.ndarray) and key[0].dtype != bool:
-            key = key[0]
+    if any(getattr(k, "__vmap_batched__", False) for k in key):  # (vmap: batched)
         return Index.apply(x, key)
-    # basic indexing, one view op per index as torch records it
-    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
-    out, dim = x, 0
+    # basic indexing first, one view op per index as torch records it; then the tensor indices
+    n_real = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == bool else 1
+                 for k in key if k is not None and k is not Ellipsis)
+    out, dim, advanced = x, 0, {}
     for k in key:
         if k is Ellipsis:
             dim += x.ndim - n_real
+        elif isinstance(k, np.ndarray):
+            advanced[dim] = k
+            dim += k.ndim if k.dtype == bool else 1
         elif k is None:
             out = unsqueeze(out, dim)
             dim += 1
@@ -200,21 +203,34 @@ def getitem(x, key):
         else:
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(k).__name__})")
+    if advanced:
+        return _advanced_index(out, advanced)
     if out is x:  # x[...] or x[:, :] is an alias of x, as a view
         from .shape import Alias
         out = _share(Alias.apply(x, x.shape), x)
     return out
 
 
+def _advanced_index(x, advanced):
+    """x[..., idx, ...] with the tensor indices at their dims (after the basic indices were applied)."""
+    key, dim = [], 0
+    for d in sorted(advanced):
+        key += [slice(None)] * (d - dim) + [advanced[d]]
+        dim = d + (advanced[d].ndim if advanced[d].dtype == bool else 1)
+    if len(key) == 1 and key[0].dtype != bool:
+        return Index.apply(x, key[0])
+    return Index.apply(x, tuple(key))
+
+
 def select(input, dim, index):
-    x = input
     from .shape import _share
-    d = normalize_dims(dim, x.ndim, "select")[0]
-    size = x.shape[d]
+    need_dims(input, "select")
+    d = normalize_dims(dim, input.ndim, "select")[0]
+    size = input.shape[d]
     if not -size <= index < size:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x.shape)} at "
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
                          f"dimension {d}")
-    return _share(Select.apply(x, d, index % size), x)
+    return _share(Select.apply(input, d, index % size), input)
 
 
 class IndexSelect(Op):
@@ -236,14 +252,15 @@ class IndexSelect(Op):
 
 
 def index_select(input, dim, index):
-    x = input
-    d = normalize_dims(dim, x.ndim, "index_select")[0]
+    if input.ndim == 0:  # torch treats a 0-d tensor as one element here
+        return index_select(input.reshape(1), dim, index).reshape(())
+    d = normalize_dims(dim, input.ndim, "index_select")[0]
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    if idx.size and (idx.max() >= x.shape[d] or idx.min() < -x.shape[d]):
-        raise IndexError(f"index_select(): index out of range in self (dimension {d} has size {x.shape[d]})")
-    return IndexSelect.apply(x, d, idx.reshape(-1))
+    if idx.size and (idx.max() >= input.shape[d] or idx.min() < -input.shape[d]):
+        raise IndexError(f"index_select(): index out of range in self (dimension {d} has size {input.shape[d]})")
+    return IndexSelect.apply(input, d, idx.reshape(-1))
 
 
 class Gather(Op):
@@ -253,7 +270,8 @@ class Gather(Op):
     @staticmethod
     def forward(ctx, x, dim, index):
         ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
-        return np.take_along_axis(x, index, axis=dim)
+        key = tuple(slice(0, n) if i != dim else slice(None) for i, n in enumerate(index.shape))
+        return np.take_along_axis(x[key], index, axis=dim)  # (the index may be smaller than x off dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -295,21 +313,18 @@ def scatter_zeros(g, shape, dim, index):
 
 
 def gather(input, dim, index, *, sparse_grad=False):
-    x = input
-    d = normalize_dims(dim, x.ndim, "gather")[0]
+    d = normalize_dims(dim, input.ndim, "gather")[0]
     idx = index._data
     if idx.dtype != np.int64:
         raise RuntimeError(f"gather(): Expected dtype int64 for index, got {index.dtype}")
-    if idx.ndim != x.ndim:
+    if idx.ndim != input.ndim:
         raise RuntimeError("gather(): Index tensor must have the same number of dimensions as input tensor")
-    if idx.size and (idx.max() >= x.shape[d] or idx.min() < 0):
-        raise RuntimeError(f"gather(): index {idx.max()} is out of bounds for dimension {d} with size {x.shape[d]}")
-    if any(idx.shape[i] > x.shape[i] for i in range(x.ndim) if i != d):
-        x = x  # torch allows smaller index dims; slice x to the index's extent
-    key = tuple(slice(0, idx.shape[i]) if i != d else slice(None) for i in range(x.ndim))
-    if any(idx.shape[i] != x.shape[i] for i in range(x.ndim) if i != d):
-        x = getitem(x, key)
-    return Gather.apply(x, d, idx)
+    if idx.size and (idx.max() >= input.shape[d] or idx.min() < 0):
+        raise RuntimeError(f"gather(): index {idx.max()} is out of bounds for dimension {d} with size {input.shape[d]}")
+    if any(idx.shape[i] > input.shape[i] for i in range(input.ndim) if i != d):
+        raise RuntimeError(f"gather(): Size does not match at dimension {d} expected index {list(idx.shape)} to be "
+                           f"no larger than self {list(input.shape)} apart from dimension {d}")
+    return Gather.apply(input, d, idx)
 
 
 class MaskedFill(Op):
@@ -342,30 +357,27 @@ class MaskedFillTensor(MaskedFill):
 
 
 def masked_fill(input, mask, value):
-    x = input
     if mask.dtype.name != "bool":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        if value._data.dtype != x._data.dtype:
-            value = value.to(x.dtype)
+        if value._data.dtype != input._data.dtype:
+            value = value.to(input.dtype)
     try:
-        out = (MaskedFillTensor if isinstance(value, Tensor) else MaskedFill).apply(x, mask, value)
+        out = (MaskedFillTensor if isinstance(value, Tensor) else MaskedFill).apply(input, mask, value)
     except ValueError:
         out = None
-    if out is None or out.shape != x.shape:
+    if out is None or out.shape != input.shape:
         raise RuntimeError(f"masked_fill: the mask {list(mask.shape)} must be broadcastable to the tensor "
-                           f"{list(x.shape)}; give the mask the tensor's shape (or one that broadcasts to it)")
+                           f"{list(input.shape)}; give the mask the tensor's shape (or one that broadcasts to it)")
     return out
 
 
 def masked_select(input, mask):
-    x = input
-    return getitem(x, mask)
+    return getitem(input, mask)
 
 
 def take(input, index):
-    x = input
-    return getitem(x.reshape(-1), index.reshape(-1)).reshape(index.shape)
+    return getitem(input.reshape(-1), index.reshape(-1)).reshape(index.shape)

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import check_einsum
 from ._op import Op, promoted
 from .shape import SqueezeDim
 
@@ -124,12 +125,35 @@ def matmul(input, other):
         t1 = b.mT if transpose else a
         t2 = (a.t() if da == 2 else a) if transpose else b
         shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.ndim == 2 else ())
-        folded = t1.reshape(-1, t1.shape[-1])
+        folded = t1.reshape(int(np.prod(t1.shape[:-1])), t1.shape[-1])
         if t2.ndim == 1:
             return UnsafeView.apply(Mv.apply(folded, t2), shape)
         out = UnsafeView.apply(Mm.apply(folded, t2), shape)
         return out.mT.contiguous() if transpose else out
-    return Matmul.apply(a, b)
+    return _batched(a, b)
+
+
+def _batched(a, b):
+    """torch's batched path: expand both to the broadcast batch, fold it into one dim, bmm, unfold."""
+    from .shape import UnsafeView
+    da, db = a.ndim, b.ndim
+    if da == 3 and db == 3 and a.shape[0] != b.shape[0]:  # a batch of 1 that needs grad is folded instead
+        if a.shape[0] == 1 and a.requires_grad:
+            return matmul(a.squeeze(0), b)
+        if b.shape[0] == 1 and b.requires_grad:
+            return matmul(a, b.squeeze(0))
+    n, m1 = (a.shape[-2] if da > 1 else 1), a.shape[-1]
+    m2, p = (b.shape[-2], b.shape[-1]) if db > 1 else (b.shape[0], 1)
+    batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    size = int(np.prod(batch))
+    a3 = a.expand(batch + (n, m1)).reshape(size, n, m1)
+    if db == 1:
+        b3 = b.expand(batch + (m2,)).reshape(size, m2).unsqueeze(2)
+    else:
+        b3 = b.expand(batch + (m2, p)).reshape(size, m2, p)
+    out = Bmm.apply(a3, b3)
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    return UnsafeView.apply(out.squeeze(-1) if db == 1 else out, shape)
 
 
 def _should_fold(a, b):
@@ -288,6 +312,7 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     eq = _normalize_equation(equation, operands)
+    check_einsum(eq, operands)
     terms = eq.split("->")[0].split(",")
     if len(terms) != len(operands):
         raise RuntimeError(f"einsum(): {len(terms)} operands in the equation but {len(operands)} tensors given")

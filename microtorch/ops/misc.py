@@ -73,6 +73,9 @@ def remainder(a, b):
 
 
 def nonzero(x, *, as_tuple=False):
+    if x.ndim == 0:  # numpy refuses 0-d input; torch finds one 0-length index per nonzero element
+        return nonzero(x.reshape(1), as_tuple=True) if as_tuple else \
+            Tensor._make(np.zeros((int(x._data != 0), 0), np.int64))
     idx = np.nonzero(x._data)
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64)) for i in idx)
@@ -114,6 +117,10 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     from .reduce import return_type
     from .index import gather
     d = normalize_dims(dim, x.ndim, "topk")[0]
+    n = x.shape[d] if x.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {n} (shape "
+                           f"{list(x.shape)}); k must be between 0 and {n}")
     idx = np.argsort(-x._data if largest else x._data, axis=d, kind="stable")
     idx = np.take(idx, np.arange(k), axis=d).astype(np.int64)
     return return_type("topk")(gather(x, d, Tensor._make(idx)), Tensor._make(idx))

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import need_floating
 from ._op import Op, normalize_dims
 from .elementwise import DivScalar, MulScalar
 
@@ -23,7 +24,7 @@ class Softmax(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        e = np.exp(x - np.amax(x, axis=dim, keepdims=True))
+        e = np.exp(x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf))  # (empty dim: empty out)
         out = np.asarray(e / e.sum(axis=dim, keepdims=True))  # (an array even when 0-d: it is saved)
         ctx.save_for_backward(out)
         return out
@@ -46,7 +47,7 @@ class LogSoftmax(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        shifted = x - np.amax(x, axis=dim, keepdims=True)
+        shifted = x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf)
         out = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
         ctx.save_for_backward(out)
         return out
@@ -68,34 +69,36 @@ def _softmax_dim(x, dim, op):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    x = input
     if dtype is not None:
-        x = x.to(dtype)
-    return Softmax.apply(x, _softmax_dim(x, dim, "softmax"))
+        input = input.to(dtype)
+    need_floating(input, "softmax")
+    return Softmax.apply(input, _softmax_dim(input, dim, "softmax"))
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    x = input
     if dtype is not None:
-        x = x.to(dtype)
-    return LogSoftmax.apply(x, _softmax_dim(x, dim, "log_softmax"))
+        input = input.to(dtype)
+    need_floating(input, "log_softmax")
+    return LogSoftmax.apply(input, _softmax_dim(input, dim, "log_softmax"))
 
 
 def linear(input, weight, bias=None):
-    x = input
-    if x.shape[-1] != weight.shape[-1]:
-        rows = int(np.prod(x.shape[:-1])) if x.ndim > 1 else 1
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"linear: both arguments need to be at least 1D, but they are {input.ndim}D and "
+                           f"{weight.ndim}D; give the input a batch or feature dimension")
+    if input.shape[-1] != weight.shape[-1]:
+        rows = int(np.prod(input.shape[:-1])) if input.ndim > 1 else 1
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[-1]}x{weight.shape[0]}): linear expects inputs whose last dimension "
                            f"is in_features={weight.shape[-1]}")
     from .linalg import addmm, matmul
     if bias is None:
-        return matmul(x, weight.t())
-    if x.ndim == 2:
-        return addmm(bias, x, weight.t())
+        return matmul(input, weight.t())
+    if input.ndim == 2:
+        return addmm(bias, input, weight.t())
     # torch folds other ranks into a matrix: view(-1, in) -> addmm -> view back
-    out = addmm(bias, x.reshape(-1, x.shape[-1]), weight.t())
-    return out.view(*x.shape[:-1], weight.shape[0])
+    out = addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
+    return out.view(*input.shape[:-1], weight.shape[0])
 
 
 class MseLoss(Op):
@@ -259,6 +262,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     _check_reduction(reduction, "cross_entropy")
+    need_floating(input, "cross_entropy")
+    if input.ndim == 0:
+        raise RuntimeError("cross_entropy: the input must have a class dimension (shape (C,) or (N, C, ...)), "
+                           "got a 0-d tensor")
     cdim = 1 if input.ndim > 1 else 0
     logp = log_softmax(input, cdim)
     n_classes = input.shape[cdim]

@@ -6,6 +6,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import need_nonempty_dim
 from ._op import Op, as_array, normalize_dims, reduce_dims
 from .shape import broadcast_to, reshape
 
@@ -68,12 +69,11 @@ def _int_to_sum_dtype(x, dtype):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    x = input
-    dt = _int_to_sum_dtype(x, dtype)
+    dt = _int_to_sum_dtype(input, dtype)
     if dim is None:
-        return Sum.apply(x, dims=None, keepdim=False, dtype=dt)
-    dims = reduce_dims(dim, x.ndim, "sum")
-    return SumDim.apply(x, dims=dims, keepdim=keepdim, dtype=dt)
+        return Sum.apply(input, dims=None, keepdim=False, dtype=dt)
+    dims = reduce_dims(dim, input.ndim, "sum")
+    return SumDim.apply(input, dims=dims, keepdim=keepdim, dtype=dt)
 
 
 class Mean(Op):
@@ -103,15 +103,14 @@ class MeanDim(Mean):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    x = input
     if dtype is not None:
-        x = x.to(dtype)
-    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        input = input.to(dtype)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
-                           f"point or complex dtype. Got: {x.dtype}; use x.float().mean()")
+                           f"point or complex dtype. Got: {input.dtype}; use x.float().mean()")
     if dim is None:
-        return Mean.apply(x, dims=None, keepdim=False)
-    return MeanDim.apply(x, dims=reduce_dims(dim, x.ndim, "mean"), keepdim=keepdim)
+        return Mean.apply(input, dims=None, keepdim=False)
+    return MeanDim.apply(input, dims=reduce_dims(dim, input.ndim, "mean"), keepdim=keepdim)
 
 
 class Var(Op):
@@ -178,15 +177,13 @@ def _var_args(dim, unbiased, correction, x, op):
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    x = input
-    dims, c = _var_args(dim, unbiased, correction, x, "var")
-    return Var.apply(x, dims=dims, correction=c, keepdim=keepdim)
+    dims, c = _var_args(dim, unbiased, correction, input, "var")
+    return Var.apply(input, dims=dims, correction=c, keepdim=keepdim)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    x = input
-    dims, c = _var_args(dim, unbiased, correction, x, "std")
-    return Std.apply(x, dims=dims, correction=c, keepdim=keepdim)
+    dims, c = _var_args(dim, unbiased, correction, input, "std")
+    return Std.apply(input, dims=dims, correction=c, keepdim=keepdim)
 
 
 def _exclusive_cumprods(xd, ax):
@@ -245,12 +242,11 @@ class ProdDim(Prod):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    x = input
     if dtype is not None:
-        x = x.to(dtype)
+        input = input.to(dtype)
     if dim is None:
-        return Prod.apply(x, dim=None)
-    return ProdDim.apply(x, dim=normalize_dims(dim, x.ndim, "prod")[0], keepdim=keepdim)
+        return Prod.apply(input, dim=None)
+    return ProdDim.apply(input, dim=normalize_dims(dim, input.ndim, "prod")[0], keepdim=keepdim)
 
 
 class AmaxOp(Op):
@@ -318,18 +314,23 @@ def _check_nonempty(x, op):
                            "Specify the reduction dim with the 'dim' argument.")
 
 
+def _extreme_dims(x, dim, op):
+    """amax/amin's dims: all of them (then x must not be empty), or given ones that are not empty."""
+    if dim == () or dim is None:
+        _check_nonempty(x, op)
+        return None
+    dims = reduce_dims(dim, x.ndim, op)
+    for d in dims or ():
+        _check_reduction_size(x, d, op)
+    return dims
+
+
 def amax(input, dim=(), keepdim=False):
-    x = input
-    _check_nonempty(x, "amax")
-    dims = None if dim == () or dim is None else reduce_dims(dim, x.ndim, "amax")
-    return AmaxOp.apply(x, dims=dims, keepdim=keepdim)
+    return AmaxOp.apply(input, dims=_extreme_dims(input, dim, "amax"), keepdim=keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
-    x = input
-    _check_nonempty(x, "amin")
-    dims = None if dim == () or dim is None else reduce_dims(dim, x.ndim, "amin")
-    return AminOp.apply(x, dims=dims, keepdim=keepdim)
+    return AminOp.apply(input, dims=_extreme_dims(input, dim, "amin"), keepdim=keepdim)
 
 
 class MaxDim(Op):
@@ -339,6 +340,9 @@ class MaxDim(Op):
 
     @classmethod
     def _fwd(cls, ctx, x, dim, keepdim):
+        ctx.scalar = x.ndim == 0
+        if ctx.scalar:  # a 0-d tensor is its own max, at index 0
+            return x.copy(), np.zeros((), np.int64)
         idx = cls._arg(x, axis=dim)
         idx_k = np.expand_dims(idx, dim)
         values = np.take_along_axis(x, idx_k, axis=dim)
@@ -357,12 +361,16 @@ class MaxDim(Op):
     @staticmethod
     def backward(ctx, grad, _grad_idx):
         from .index import scatter_zeros
+        if ctx.scalar:
+            return grad, None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
         return scatter_zeros(g, ctx.in_shape, ctx.dim, Tensor._make(ctx.idx)), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim):
         from .index import Gather
+        if ctx.scalar:
+            return t, None
         values = Gather.apply(t, ctx.dim, ctx.idx)
         return (values if ctx.keepdim else values.squeeze(ctx.dim)), None
 
@@ -377,33 +385,35 @@ class MinDim(MaxDim):
 
 
 def max(input, dim=None, keepdim=False, *, other=None):
-    x = input
     if isinstance(dim, Tensor):
         from .elementwise import maximum
-        return maximum(x, dim)
+        return maximum(input, dim)
     if dim is None:
-        _check_nonempty(x, "max")
-        return MaxAll.apply(x)
-    d = normalize_dims(dim, x.ndim, "max")[0]
-    v, i = MaxDim.apply(x, d, keepdim=keepdim) if x.ndim else (x.clone(), _zeros_idx())
+        _check_nonempty(input, "max")
+        return MaxAll.apply(input)
+    d = normalize_dims(dim, input.ndim, "max")[0]
+    _check_reduction_size(input, d, "max")
+    v, i = MaxDim.apply(input, d, keepdim=keepdim)
     return return_types_max(v, i)
 
 
 def min(input, dim=None, keepdim=False):
-    x = input
     if isinstance(dim, Tensor):
         from .elementwise import minimum
-        return minimum(x, dim)
+        return minimum(input, dim)
     if dim is None:
-        _check_nonempty(x, "min")
-        return MinAll.apply(x)
-    d = normalize_dims(dim, x.ndim, "min")[0]
-    v, i = MinDim.apply(x, d, keepdim=keepdim) if x.ndim else (x.clone(), _zeros_idx())
+        _check_nonempty(input, "min")
+        return MinAll.apply(input)
+    d = normalize_dims(dim, input.ndim, "min")[0]
+    _check_reduction_size(input, d, "min")
+    v, i = MinDim.apply(input, d, keepdim=keepdim)
     return return_types_min(v, i)
 
 
-def _zeros_idx():
-    return Tensor._make(np.zeros((), np.int64))
+def _check_reduction_size(x, d, op):
+    if x.ndim and x.shape[d] == 0:
+        raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (shape {list(x.shape)}); "
+                         f"there is no {op} of nothing: reduce over another dim, or check the tensor is not empty")
 
 
 class Logsumexp(Op):
@@ -413,7 +423,7 @@ class Logsumexp(Op):
     @staticmethod
     def forward(ctx, x, dims, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        m = np.amax(x, axis=dims, keepdims=True)
+        m = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)  # (-inf over an empty dim)
         m = np.where(np.isfinite(m), m, 0)
         out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
         out = np.asarray(out if keepdim else np.squeeze(out, dims))  # (the saved object is the output)
@@ -434,8 +444,7 @@ class Logsumexp(Op):
 
 
 def logsumexp(input, dim, keepdim=False):
-    x = input
-    return Logsumexp.apply(x, reduce_dims(dim, x.ndim, "logsumexp"), keepdim=keepdim)
+    return Logsumexp.apply(input, reduce_dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
 
 
 class Norm(Op):
@@ -447,7 +456,7 @@ class Norm(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim, ctx.ord = x.shape, dims, keepdim, ord
         a = np.abs(x)
         if ord == float("inf"):
-            out = np.amax(a, axis=dims, keepdims=keepdim)
+            out = np.amax(a, axis=dims, keepdims=keepdim, initial=0)
         elif ord == 0:
             out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
         elif ord == 2:
@@ -502,19 +511,25 @@ class Norm(Op):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    x = input
     if p in ("fro", None):
         p = 2
     if p == "nuc":
         raise NotImplementedError("norm(p='nuc') is not supported by microtorch")
-    dims = None if dim is None else normalize_dims(dim, x.ndim, "norm")
-    return Norm.apply(x, ord=float(p), dims=dims, keepdim=keepdim)
+    if isinstance(p, str):
+        raise RuntimeError(f"norm(): order {p!r} is not supported; use a number such as 1, 2 or float('inf'), "
+                           "or 'fro'")
+    return vector_norm(input, p, dim, keepdim)
 
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
-    x = input
-    dims = None if dim is None else normalize_dims(dim, x.ndim, "vector_norm")
-    return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim)
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "linalg.vector_norm")
+    if float(ord) == float("inf") and input.numel() == 0:
+        for d in range(input.ndim) if dims is None else dims or ():
+            if input.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the inf norm on the dimension {d} because "
+                                   "this dimension is empty and the operation does not have an identity; "
+                                   "reduce over a non-empty dim")
+    return Norm.apply(input, ord=float(ord), dims=dims, keepdim=keepdim)
 
 
 # ---- non-differentiable reductions and comparisons --------------------------------------------
@@ -523,37 +538,36 @@ def _nodiff(arr):
 
 
 def argmax(input, dim=None, keepdim=False):
-    x = input
     if dim is None:
-        return _nodiff(as_array(np.argmax(x._data)).astype(np.int64))
-    d = normalize_dims(dim, x.ndim, "argmax")[0]
-    return _nodiff(np.argmax(x._data, axis=d, keepdims=keepdim).astype(np.int64))
+        need_nonempty_dim(input, None, "argmax")
+        return _nodiff(as_array(np.argmax(input._data)).astype(np.int64))
+    d = normalize_dims(dim, input.ndim, "argmax")[0]
+    need_nonempty_dim(input, d, "argmax")
+    return _nodiff(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input, dim=None, keepdim=False):
-    x = input
     if dim is None:
-        return _nodiff(as_array(np.argmin(x._data)).astype(np.int64))
-    d = normalize_dims(dim, x.ndim, "argmin")[0]
-    return _nodiff(np.argmin(x._data, axis=d, keepdims=keepdim).astype(np.int64))
+        need_nonempty_dim(input, None, "argmin")
+        return _nodiff(as_array(np.argmin(input._data)).astype(np.int64))
+    d = normalize_dims(dim, input.ndim, "argmin")[0]
+    need_nonempty_dim(input, d, "argmin")
+    return _nodiff(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def all(input, dim=None, keepdim=False):
-    x = input
-    dims = None if dim is None else normalize_dims(dim, x.ndim, "all")
-    return _nodiff(np.all(x._data, axis=dims, keepdims=keepdim))
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "all")
+    return _nodiff(np.all(input._data, axis=dims, keepdims=keepdim))
 
 
 def any(input, dim=None, keepdim=False):
-    x = input
-    dims = None if dim is None else normalize_dims(dim, x.ndim, "any")
-    return _nodiff(np.any(x._data, axis=dims, keepdims=keepdim))
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "any")
+    return _nodiff(np.any(input._data, axis=dims, keepdims=keepdim))
 
 
 def count_nonzero(input, dim=None):
-    x = input
-    dims = None if dim is None else normalize_dims(dim, x.ndim, "count_nonzero")
-    return _nodiff(as_array(np.count_nonzero(x._data, axis=dims)).astype(np.int64))
+    dims = None if dim is None else reduce_dims(dim, input.ndim, "count_nonzero")
+    return _nodiff(as_array(np.count_nonzero(input._data, axis=dims)).astype(np.int64))
 
 
 def _cmp_operands(a, b):
@@ -597,23 +611,19 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def logical_not(input):
-    x = input
-    return Tensor._make(np.logical_not(x._data))
+    return Tensor._make(np.logical_not(input._data))
 
 
 def isnan(input):
-    x = input
-    return Tensor._make(np.isnan(x._data))
+    return Tensor._make(np.isnan(input._data))
 
 
 def isinf(input):
-    x = input
-    return Tensor._make(np.isinf(x._data))
+    return Tensor._make(np.isinf(input._data))
 
 
 def isfinite(input):
-    x = input
-    return Tensor._make(np.isfinite(x._data))
+    return Tensor._make(np.isfinite(input._data))
 
 
 def equal(input, other):

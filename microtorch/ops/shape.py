@@ -3,6 +3,7 @@ broadcasting) lives here and is what the engine uses to undo broadcasting."""
 import numpy as np
 
 from .._tensor import Tensor, _size_arg
+from ._checks import check_size, need_dims
 from ._op import Op, normalize_dims
 from .inplace import mark_view
 
@@ -51,6 +52,9 @@ class Expand(Op):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
+        lead = len(shape) - x.ndim
+        if tuple(shape) == (1,) * lead + x.shape:  # nothing repeated: a writable view, as in-place ops may write it
+            return x[(None,) * lead]
         return np.broadcast_to(x, shape)
 
     @staticmethod
@@ -63,7 +67,7 @@ class Expand(Op):
 
 
 def broadcast_to(input, size):
-    x, shape = input, tuple(size)
+    x, shape = input, (size,) if isinstance(size, (int, np.integer)) else tuple(size)
     if x.shape == shape:
         return x
     try:
@@ -89,13 +93,13 @@ def expand(input, *sizes, **size):
 
 
 def expand_as(input, other):
-    x = input
-    return expand(x, *other.shape)
+    return expand(input, *other.shape)
 
 
 def _share(out, x, multi=False):
     """Views share the version counter (and remember their base) as in torch."""
-    if isinstance(out, Tensor) and out is not x and np.may_share_memory(out._data, x._data):  # (O(1) bounds check)
+    if isinstance(out, Tensor) and out is not x and (np.may_share_memory(out._data, x._data)  # (O(1) bounds check)
+                                                     or out._data.size == 0):  # (empty arrays share nothing)
         mark_view(out, x, multi)
     return out
 
@@ -126,6 +130,10 @@ class UnsafeView(View):
     _grad_fn_name = "UnsafeViewBackward0"
 
 
+class ReshapeAlias(View):
+    _grad_fn_name = "ReshapeAliasBackward0"  # torch's name for reshape of a non-contiguous tensor without a copy
+
+
 class Clone(Op):
     """a copy; the gradient passes through"""
     _grad_fn_name = "CloneBackward0"
@@ -144,8 +152,7 @@ class Clone(Op):
 
 
 def clone(input, memory_format=None):
-    x = input
-    return Clone.apply(x)
+    return Clone.apply(input)
 
 
 def _infer_shape(x, shape, op):
@@ -185,36 +192,34 @@ def view(input, *shape, **size):
 def reshape(input, *shape, **kw):
     x, shape = input, _sizes(shape, kw, "shape", "reshape")
     shape = _infer_shape(x, _size_arg(shape), "reshape")
-    if shape == tuple(x.shape) and x.requires_grad:
+    if getattr(x._data.flags, "c_contiguous", True):  # (vmap's batched data: as contiguous)
         return _share(View.apply(x, shape), x)
     try:
         np.reshape(x._data, shape, copy=False)
-        return _share(View.apply(x, shape), x)
+        return _share(ReshapeAlias.apply(x, shape), x)
     except ValueError:
         return UnsafeView.apply(Clone.apply(x), shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    x = input
-    if x.ndim == 0:
-        return reshape(x, 1)
-    s, e = normalize_dims(start_dim, x.ndim, "flatten")[0], normalize_dims(end_dim, x.ndim, "flatten")[0]
+    s, e = normalize_dims(start_dim, input.ndim, "flatten")[0], normalize_dims(end_dim, input.ndim, "flatten")[0]
+    if input.ndim == 0:
+        return reshape(input, 1)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
-        return x
-    shape = x.shape[:s] + (int(np.prod(x.shape[s:e + 1])),) + x.shape[e + 1:]
-    return reshape(x, shape)
+        return input
+    shape = input.shape[:s] + (int(np.prod(input.shape[s:e + 1])),) + input.shape[e + 1:]
+    return reshape(input, shape)
 
 
 def unflatten(input, dim, sizes):
-    x = input
-    d = normalize_dims(dim, x.ndim, "unflatten")[0]
+    d = normalize_dims(dim, input.ndim, "unflatten")[0]
     sizes = list(sizes)
     if -1 in sizes:
         known = int(np.prod([s for s in sizes if s != -1]))
-        sizes[sizes.index(-1)] = x.shape[d] // known
-    return reshape(x, x.shape[:d] + tuple(sizes) + x.shape[d + 1:])
+        sizes[sizes.index(-1)] = input.shape[d] // known
+    return reshape(input, input.shape[:d] + tuple(sizes) + input.shape[d + 1:])
 
 
 class Squeeze(Op):
@@ -244,13 +249,12 @@ class SqueezeDims(Squeeze):
 
 
 def squeeze(input, dim=None):
-    x = input
     if dim is None:
-        return _share(Squeeze.apply(x, dims=None), x)
-    dims = normalize_dims(dim, x.ndim, "squeeze")
-    dims = tuple(d for d in dims if x.ndim and x.shape[d] == 1)
+        return _share(Squeeze.apply(input, dims=None), input)
+    dims = normalize_dims(dim, input.ndim, "squeeze")
+    dims = tuple(d for d in dims if input.ndim and input.shape[d] == 1)
     cls = SqueezeDim if isinstance(dim, (int, np.integer)) else SqueezeDims
-    return _share(cls.apply(x, dims=dims), x)
+    return _share(cls.apply(input, dims=dims), input)
 
 
 class Unsqueeze(Op):
@@ -272,12 +276,11 @@ class Unsqueeze(Op):
 
 
 def unsqueeze(input, dim):
-    x = input
-    n = x.ndim + 1
+    n = input.ndim + 1
     if not -n <= dim < n:
         raise IndexError(f"unsqueeze: Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {dim})")
-    return _share(Unsqueeze.apply(x, dim=dim % n), x)
+    return _share(Unsqueeze.apply(input, dim=dim % n), input)
 
 
 class Permute(Op):
@@ -299,6 +302,8 @@ class Permute(Op):
 
 
 def permute(input, *dims, **kw):
+    if not dims and not kw:  # torch: a TypeError, even for a 0-d tensor
+        raise TypeError('permute() missing 1 required positional arguments: "dims"; e.g. x.permute(1, 0)')
     x, dims = input, _size_arg(_sizes(dims, kw, "dims", "permute"))
     if len(dims) != x.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
@@ -337,24 +342,20 @@ class T(Transpose):
 
 
 def transpose(input, dim0, dim1):
-    x = input
-    if x.ndim == 0:
-        return _share(Transpose.apply(x, d0=0, d1=0), x) if False else _share(View.apply(x, ()), x)
-    d0, d1 = (normalize_dims(d, x.ndim, "transpose")[0] for d in (dim0, dim1))
-    return _share(Transpose.apply(x, d0=d0, d1=d1), x)
+    d0, d1 = (normalize_dims(d, input.ndim, "transpose")[0] for d in (dim0, dim1))
+    return _share(Transpose.apply(input, d0=d0, d1=d1), input)
 
 
 swapaxes = swapdims = transpose
 
 
 def t(input):
-    x = input
-    if x.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D; use "
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D; use "
                            ".transpose(dim0, dim1) or .mT")
-    if x.ndim < 2:
-        return _share(T.apply(x, d0=0, d1=0), x)
-    return _share(T.apply(x, d0=0, d1=1), x)
+    if input.ndim < 2:
+        return _share(T.apply(input, d0=0, d1=0), input)
+    return _share(T.apply(input, d0=0, d1=1), input)
 
 
 def numpy_T(x):
@@ -362,6 +363,8 @@ def numpy_T(x):
 
 
 def mT(x):
+    if x.ndim == 0:
+        return x  # torch: the identity on a 0-d tensor (deprecated there)
     if x.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {x.ndim}-D tensor.")
     return transpose(x, -2, -1)
@@ -392,7 +395,7 @@ class Repeat(Op):
 
 
 def repeat(input, *reps, **kw):
-    x, reps = input, _size_arg(_sizes(reps, kw, "repeats", "repeat"))
+    x, reps = input, check_size(_size_arg(_sizes(reps, kw, "repeats", "repeat")), "repeat")
     if len(reps) < x.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims ({len(reps)}) can not be smaller than number "
                            f"of dimensions of tensor ({x.ndim})")
@@ -420,8 +423,12 @@ class Cat(Op):
 
 def cat(tensors, dim=0):
     tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+    if not tensors:  # torch: a ValueError here
+        raise ValueError("cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated; use "
+                               "stack() to join 0-d tensors, or give it a dimension with t.reshape(1)")
     from ._op import promoted
     tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     tensors = promoted(*tensors)
@@ -494,11 +501,16 @@ class Split(SplitWithSizes):
 
 
 def split(input, split_size_or_sections=None, dim=0, *, split_size=None):
-    x = input
     if split_size_or_sections is None:  # Tensor.split(split_size=...)
         split_size_or_sections = split_size
-    d = normalize_dims(dim, x.ndim, "split")[0]
-    n = x.shape[d]
+    if split_size_or_sections is None:
+        raise TypeError("split(): missing the split_size_or_sections argument: an int (the size of each piece) "
+                        "or a list of sizes")
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d tensor); "
+                           "unsqueeze it first or do not split a scalar")
+    d = normalize_dims(dim, input.ndim, "split")[0]
+    n = input.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
         s = int(split_size_or_sections)
         sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [0]
@@ -509,14 +521,17 @@ def split(input, split_size_or_sections=None, dim=0, *, split_size=None):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
                                f"at dimension {d}), but got split_sizes={sizes}")
         cls = SplitWithSizes
-    return tuple(_share(o, x, multi=True) for o in cls.apply(x, sizes, d))
+    return tuple(_share(o, input, multi=True) for o in cls.apply(input, sizes, d))
 
 
 def chunk(input, chunks, dim=0):
-    x = input
-    d = normalize_dims(dim, x.ndim, "chunk")[0]
-    size = -(-x.shape[d] // chunks)
-    return split(x, max(size, 1), d)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor; give it one with x.reshape(1)")
+    d = normalize_dims(dim, input.ndim, "chunk")[0]
+    size = -(-input.shape[d] // chunks)
+    return split(input, max(size, 1), d)
 
 
 class Unbind(Op):
@@ -538,9 +553,9 @@ class Unbind(Op):
 
 
 def unbind(input, dim=0):
-    x = input
-    d = normalize_dims(dim, x.ndim, "unbind")[0]
-    return tuple(_share(o, x, multi=True) for o in Unbind.apply(x, d))
+    need_dims(input, "unbind")
+    d = normalize_dims(dim, input.ndim, "unbind")[0]
+    return tuple(_share(o, input, multi=True) for o in Unbind.apply(input, d))
 
 
 class Flip(Op):
@@ -562,23 +577,21 @@ class Flip(Op):
 
 
 def flip(input, dims):
-    x = input
-    return Flip.apply(x, dims=normalize_dims(dims, x.ndim, "flip") if x.ndim else ())
+    return Flip.apply(input, dims=normalize_dims(dims, input.ndim, "flip") if input.ndim else ())
 
 
 def narrow(input, dim, start, length):
-    x = input
-    d = normalize_dims(dim, x.ndim, "narrow")[0]
-    if not -x.shape[d] <= start <= x.shape[d]:
-        raise IndexError(f"narrow(): start out of range (expected to be in range of [{-x.shape[d]}, "
-                         f"{x.shape[d]}], but got {start})")
+    d = normalize_dims(dim, input.ndim, "narrow")[0]
+    if not -input.shape[d] <= start <= input.shape[d]:
+        raise IndexError(f"narrow(): start out of range (expected to be in range of [{-input.shape[d]}, "
+                         f"{input.shape[d]}], but got {start})")
     if start < 0:
-        start += x.shape[d]
-    if not (0 <= length and start + length <= x.shape[d]):
+        start += input.shape[d]
+    if not (0 <= length and start + length <= input.shape[d]):
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
-                           f"({x.shape[d]}) of dim {d}; pick a start and length that fit in the tensor")
+                           f"({input.shape[d]}) of dim {d}; pick a start and length that fit in the tensor")
     from .index import Slice
-    return _share(Slice.apply(x, dim=d, start=start, stop=start + length, step=1), x)
+    return _share(Slice.apply(input, dim=d, start=start, stop=start + length, step=1), input)
 
 
 def _diagonal_view(x, offset, d1, d2):
@@ -640,13 +653,12 @@ class DiagonalCopy(Diagonal):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    x = input
-    if x.ndim < 2:
-        raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, got {x.ndim}")
-    d1, d2 = (normalize_dims(d, x.ndim, "diagonal")[0] for d in (dim1, dim2))
+    if input.ndim < 2:
+        raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, got {input.ndim}")
+    d1, d2 = (normalize_dims(d, input.ndim, "diagonal")[0] for d in (dim1, dim2))
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return _share(Diagonal.apply(x, offset, d1, d2), x)
+    return _share(Diagonal.apply(input, offset, d1, d2), input)
 
 
 def sum_to_size(input, *size, **kw):
@@ -668,13 +680,12 @@ def sum_to_size(input, *size, **kw):
 
 
 def movedim(input, source, destination):
-    x = input
-    src = normalize_dims(source, x.ndim, "movedim") if isinstance(source, int) else tuple(s % x.ndim for s in source)
-    dst = (destination % x.ndim,) if isinstance(destination, int) else tuple(s % x.ndim for s in destination)
-    order = [d for d in range(x.ndim) if d not in src]
+    src = normalize_dims(source, input.ndim, "movedim") if isinstance(source, int) else tuple(s % input.ndim for s in source)
+    dst = (destination % input.ndim,) if isinstance(destination, int) else tuple(s % input.ndim for s in destination)
+    order = [d for d in range(input.ndim) if d not in src]
     for s_, d_ in sorted(zip(dst, src)):
         order.insert(s_, d_)
-    return permute(x, order)
+    return permute(input, order)
 
 
 def atleast_1d(x):

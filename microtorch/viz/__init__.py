@@ -7,20 +7,23 @@
     viz.gradcheck(f, inputs)             numerical | analytical | |difference| heatmaps
     viz.eps_sweep(f, inputs)             finite-difference error against eps
     viz.blame(loss)                      which node's backward is wrong
+    viz.explore(loss, module=model)      a model's graph collapsed to its modules; click to open
     viz.save(obj, "file.html")           static export (HTML, SVG, PNG)
+    viz.set_options(scale=1.5, lang="en") text size of every picture (projector), language
 
 The widget (anywidget) and matplotlib are imported on first use.
 """
 from .graph import DAG, GraphvizError, RendererNotFound, draw, renderer_name  # noqa: F401
 from .record import Tape, record  # noqa: F401
 from .export import save  # noqa: F401
+from ._options import get_options, set_options  # noqa: F401
 
 _LAZY = {
     "Stepper": "stepper", "step_backward": "stepper", "Step": "stepper",
     "hook_timeline": "hooks", "HookTimeline": "hooks",
     "gradcheck": "jacobian", "eps_sweep": "jacobian", "GradcheckView": "jacobian",
     "EpsSweep": "jacobian", "heatmap_data": "jacobian",
-    "blame": "blame", "BlameReport": "blame",
+    "blame": "blame", "BlameReport": "blame", "explore": "explore", "ModelExplorer": "explore",
 }
 
 

@@ -56,6 +56,10 @@ _RULES = {
     "Conj": [r"\overline{@G}"],
 }
 
+# elementwise ops that broadcast their inputs: a smaller input's gradient is summed back
+BROADCASTING = {"Add", "Sub", "Rsub", "Mul", "Div", "Pow", "Maximum", "Minimum", "Where", "Atan2",
+                "Hypot", "Lerp", "Addcmul", "Addcdiv", "Fmod", "Remainder", "Copysign", "Xlogy"}
+
 _NAME_RE = re.compile(r"^([A-Za-z])_?(\d+)$")
 
 
@@ -94,6 +98,12 @@ def fill(template, G, inputs, OP, N=None):
     if N is not None:
         out = out.replace("@N", N)
     return out
+
+
+def sum_to(rhs, shape):
+    """rhs summed back to an input's shape: sum_to(rhs, (3,))."""
+    shape = tuple(int(d) for d in shape)
+    return r"\operatorname{sum\_to}\left(" + rhs + r",\ " + str(shape).replace(" ", r"\,") + r"\right)"
 
 
 def generic(G, y_sym, x_sym, scalar):

@@ -20,37 +20,38 @@ DOT = {
 
 _LIGHT = """
   --mt-fg: var(--jp-ui-font-color1, #1f2328);
-  --mt-fg2: var(--jp-ui-font-color2, #59636e);
-  --mt-fg3: var(--jp-ui-font-color3, #818b98);
+  --mt-fg2: #4d5661;
+  --mt-fg3: #818b98;
   --mt-bg: var(--jp-layout-color1, #ffffff);
-  --mt-bg2: var(--jp-layout-color2, #f6f8fa);
   --mt-border: var(--jp-border-color1, #d1d9e0);
   --mt-border2: var(--jp-border-color2, #e5e9ed);
   --mt-blue: #0969da; --mt-green: #1a7f37; --mt-orange: #bc4c00; --mt-red: #cf222e;
   --mt-purple: #8250df; --mt-pink: #bf3989; --mt-yellow: #9a6700;
+  --mt-orange-text: #953800; --mt-purple-text: #6639ba; --mt-red-text: #a40e26; --mt-green-text: #116329;
 """
 
 _DARK = """
   --mt-fg: var(--jp-ui-font-color1, #e6edf3);
-  --mt-fg2: var(--jp-ui-font-color2, #9198a1);
-  --mt-fg3: var(--jp-ui-font-color3, #6e7681);
+  --mt-fg2: #a4acb5;
+  --mt-fg3: #6e7681;
   --mt-bg: var(--jp-layout-color1, #0d1117);
-  --mt-bg2: var(--jp-layout-color2, #151b23);
   --mt-border: var(--jp-border-color1, #3d444d);
   --mt-border2: var(--jp-border-color2, #2f353d);
   --mt-blue: #4493f8; --mt-green: #3fb950; --mt-orange: #f0883e; --mt-red: #f85149;
   --mt-purple: #ab7df8; --mt-pink: #db61a2; --mt-yellow: #d29922;
+  --mt-orange-text: #f0883e; --mt-purple-text: #bc8cff; --mt-red-text: #ff7b72; --mt-green-text: #56d364;
 """
 
 _DERIVED = """
   --mt-font: var(--jp-ui-font-family, system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif);
   --mt-mono: var(--jp-code-font-family, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace);
+  --mt-bg2: color-mix(in srgb, var(--mt-fg) 4%, var(--mt-bg));
   --mt-op-fill: color-mix(in srgb, var(--mt-fg) 6%, var(--mt-bg));
   --mt-leaf-fill: color-mix(in srgb, var(--mt-blue) 15%, var(--mt-bg));
   --mt-out-fill: color-mix(in srgb, var(--mt-green) 15%, var(--mt-bg));
-  --mt-cur-fill: color-mix(in srgb, var(--mt-orange) 30%, var(--mt-bg));
-  --mt-ok-fill: color-mix(in srgb, var(--mt-green) 24%, var(--mt-bg));
-  --mt-bad-fill: color-mix(in srgb, var(--mt-red) 24%, var(--mt-bg));
+  --mt-cur-fill: color-mix(in srgb, var(--mt-orange) 16%, var(--mt-bg));
+  --mt-ok-fill: color-mix(in srgb, var(--mt-green) 16%, var(--mt-bg));
+  --mt-bad-fill: color-mix(in srgb, var(--mt-red) 14%, var(--mt-bg));
   --mt-cluster-fill: color-mix(in srgb, var(--mt-purple) 5%, var(--mt-bg));
   color: var(--mt-fg);
 """
@@ -67,7 +68,7 @@ BASE_CSS = (
 )
 
 DAG_CSS = """
-.mt-dag text { fill: var(--mt-fg); }
+.mt-dag text { fill: var(--mt-fg); font-family: Arial, "Liberation Sans", Helvetica, sans-serif; }
 .mt-dag g.node :is(path, polygon, ellipse) { fill: var(--mt-op-fill); stroke: var(--mt-fg3); }
 .mt-dag g.node polyline { stroke: var(--mt-border); }
 .mt-dag g.node.mt-leaf :is(path, polygon, ellipse) { fill: var(--mt-leaf-fill); stroke: var(--mt-blue); }
@@ -83,23 +84,23 @@ DAG_CSS = """
 .mt-dag g.node.mt-ok :is(path, polygon, ellipse) { fill: var(--mt-ok-fill); stroke: var(--mt-green); stroke-width: 2px; }
 .mt-dag g.node.mt-bad :is(path, polygon, ellipse) { fill: var(--mt-bad-fill); stroke: var(--mt-red); stroke-width: 3px; }
 .mt-dag g.node.mt-skip :is(path, polygon, ellipse) { stroke-dasharray: 4 3; }
-.mt-dag text.mt-grad { fill: var(--mt-orange); }
+.mt-dag text.mt-grad { fill: var(--mt-orange-text); }
 .mt-dag text.mt-sub { fill: var(--mt-fg2); }
-.mt-dag text.mt-stale { fill: var(--mt-red); font-weight: bold; }
-.mt-dag text.mt-hooktxt { fill: var(--mt-purple); }
-.mt-dag text.mt-title { font-weight: 600; }
+.mt-dag text.mt-stale { fill: var(--mt-red-text); font-weight: bold; }
+.mt-dag text.mt-hooktxt { fill: var(--mt-purple-text); }
+.mt-dag text.mt-title { letter-spacing: 0; }
 .mt-dag g.edge path { stroke: var(--mt-fg3); }
 .mt-dag g.edge polygon { fill: var(--mt-fg3); stroke: var(--mt-fg3); }
-.mt-dag g.edge text { fill: var(--mt-orange); }
+.mt-dag g.edge text { fill: var(--mt-orange-text); }
 .mt-dag g.edge.mt-saved path { stroke-dasharray: 2 3; }
 .mt-dag g.edge.mt-more-edge path { stroke-dasharray: 5 3; }
 .mt-dag g.cluster :is(path, polygon) { fill: var(--mt-cluster-fill); stroke: var(--mt-fg3); stroke-dasharray: 4 3; }
 .mt-dag g.cluster text { fill: var(--mt-fg2); }
 /* the stepper's states */
-.mt-dag g.node.mt-done :is(path, polygon, ellipse) { fill: var(--mt-bg); stroke: var(--mt-border); }
+.mt-dag g.node.mt-done :is(path, polygon, ellipse) { fill: var(--mt-bg); stroke: var(--mt-fg3); stroke-dasharray: 2 2; }
 .mt-dag g.node.mt-done polyline { stroke: var(--mt-border2); }
-.mt-dag g.node.mt-done text { fill: var(--mt-fg3); }
-.mt-dag g.node.mt-done text.mt-grad { fill: color-mix(in srgb, var(--mt-orange) 65%, var(--mt-bg)); }
+.mt-dag g.node.mt-done text { fill: var(--mt-fg2); }
+.mt-dag g.node.mt-done text.mt-grad { fill: var(--mt-orange-text); }
 .mt-dag g.node.mt-current :is(path, polygon, ellipse) { fill: var(--mt-cur-fill); stroke: var(--mt-orange); stroke-width: 3.5px; }
 .mt-dag g.node.mt-ready :is(path, polygon, ellipse) { stroke: var(--mt-orange); stroke-width: 2px; stroke-dasharray: 6 3; }
 .mt-dag g.edge.mt-e-hidden text { visibility: hidden; }
@@ -109,34 +110,49 @@ DAG_CSS = """
 .mt-dag g.edge.mt-e-active polygon { fill: var(--mt-orange); stroke: var(--mt-orange); }
 .mt-dag g.edge.mt-e-active text { font-weight: bold; }
 .mt-dag g.edge.mt-e-done text { fill: var(--mt-fg2); }
+.mt-dag g.cluster.mt-collapsible { cursor: pointer; }
+.mt-dag g.node.mt-fold :is(path, polygon, ellipse) { fill: var(--mt-cluster-fill); stroke: var(--mt-purple); stroke-width: 1.5px; }
+.mt-dag g.node.mt-selected :is(path, polygon, ellipse) { stroke: var(--mt-blue); stroke-width: 3.5px; }
 .mt-dag g.node.mt-link :is(path, polygon, ellipse) { stroke: var(--mt-purple); stroke-width: 4px; }
 """
 
 PANEL_CSS = """
-.mtviz { font-family: var(--mt-font); font-size: 13px; line-height: 1.4; }
+.mtviz { --mt-scale: 1; font-family: var(--mt-font); font-size: calc(14px * var(--mt-scale)); line-height: 1.4; }
 .mtviz .mt-muted { color: var(--mt-fg2); }
-.mtviz .mt-num { font-family: var(--mt-mono); font-size: 12px; }
-.mtviz .mt-gradv { color: var(--mt-orange); font-family: var(--mt-mono); font-size: 12px; }
-.mtviz .mt-badge { display: inline-block; padding: 0 6px; border-radius: 9px; font-size: 11px;
+.mtviz .mt-num { font-family: var(--mt-mono); font-size: calc(13px * var(--mt-scale)); }
+.mtviz .mt-gradv { color: var(--mt-orange-text); font-family: var(--mt-mono); font-size: calc(13px * var(--mt-scale)); }
+.mtviz .mt-badge { display: inline-block; padding: 0 6px; border-radius: 9px; font-size: calc(12px * var(--mt-scale));
   border: 1px solid var(--mt-border); background: var(--mt-bg2); color: var(--mt-fg2); white-space: nowrap; }
-.mtviz .mt-badge.mt-pass { color: var(--mt-green); border-color: var(--mt-green); }
-.mtviz .mt-badge.mt-fail { color: var(--mt-red); border-color: var(--mt-red); }
+.mtviz .mt-badge.mt-pass { color: var(--mt-green-text); border-color: var(--mt-green); }
+.mtviz .mt-badge.mt-fail { color: var(--mt-red-text); border-color: var(--mt-red); }
 .mtviz .mt-badge.mt-warn { color: var(--mt-yellow); border-color: var(--mt-yellow); }
-.mtviz table.mt-table { border-collapse: collapse; font-size: 12px; margin: 4px 0; }
+.mtviz table.mt-table { border-collapse: collapse; font-size: calc(13px * var(--mt-scale)); margin: 4px 0; }
 .mtviz table.mt-table th, .mtviz table.mt-table td { border-bottom: 1px solid var(--mt-border2);
   padding: 2px 8px; text-align: right; color: var(--mt-fg); background: transparent; }
 .mtviz table.mt-table th { color: var(--mt-fg2); font-weight: 600; }
 .mtviz table.mt-table td.mt-l, .mtviz table.mt-table th.mt-l { text-align: left; }
-.mtviz table.mt-table tr.mt-failrow td { color: var(--mt-red); }
-.mtviz math { font-size: 15px; color: var(--mt-fg); }
+.mtviz table.mt-table tr.mt-failrow td { color: var(--mt-red-text); }
+.mtviz .mt-failtext { color: var(--mt-red-text); }
+.mtviz math { font-size: calc(16px * var(--mt-scale)); color: var(--mt-fg); }
 .mtviz details > summary { cursor: pointer; color: var(--mt-fg2); }
-.mtviz code { font-family: var(--mt-mono); font-size: 12px; background: var(--mt-bg2); padding: 0 3px; border-radius: 3px; }
-.mtviz .mt-graphbox { overflow: auto; max-width: 100%; max-height: 720px; }
+.mtviz code { font-family: var(--mt-mono); font-size: calc(13px * var(--mt-scale)); background: var(--mt-bg2); padding: 0 3px; border-radius: 3px; }
+.mtviz .mt-graphbox { max-width: 100%; overflow-x: auto; }
 .mtviz .mt-graphbox svg { max-width: 100%; height: auto; }
 """
 
-CSS = BASE_CSS + DAG_CSS + PANEL_CSS
+
+from ._viewport_js import CSS as _VIEWPORT_CSS  # noqa: E402
+from ._dagview import CSS as _DAGVIEW_CSS  # noqa: E402
+
+CSS = BASE_CSS + DAG_CSS + PANEL_CSS + _VIEWPORT_CSS + _DAGVIEW_CSS
 
 
 def style_tag():
     return "<style>" + CSS + "</style>"
+
+
+def scale_style(scale=None):
+    """The inline style that sets the text scale of one output (viz.set_options(scale=))."""
+    from . import _options
+    s = _options.scale() if scale is None else scale
+    return f' style="--mt-scale: {s:g}"' if s != 1 else ""

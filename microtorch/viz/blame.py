@@ -148,7 +148,7 @@ class BlameReport:
         parts = [f"<div class='mtviz mt-blame'>{style_tag()}<div><b>blame</b> {head}</div>",
                  f"<div class='mt-muted'>{n_checked} node(s) gradchecked on their recorded inputs (float64), "
                  f"{len(skipped)} skipped; green passed, red failed, dashed not checked</div>",
-                 f"<div class='mt-graphbox'>{self.dag.svg()}</div>",
+                 self.dag.pane_html(),
                  f"<details><summary>every node</summary><table class='mt-table'><tr><th class='mt-l'>node</th>"
                  f"<th class='mt-l'>verdict</th><th class='mt-l'>why</th></tr>{rows}</table></details>"]
         if self.heatmap is not None:

@@ -65,32 +65,38 @@ def _json_for_script(obj):
 
 
 def stepper_html(stepper, title="microtorch backward, step by step"):
-    """The stepper as one page: its data as JSON, its module as a classic script, and a
-    stand-in for the widget model (get / set / on / save_changes) so nothing needs a kernel."""
-    from ._stepper_js import CSS as STEPPER_CSS, ESM
-    script_body = ESM.replace("export default { render };", "window.__mtStepperRender = render;")
-    state = {"data": stepper.data, "index": 0}
+    """The stepper as one page: its data as JSON, its module (with the browser's layout
+    engine when the graph still has to be laid out), and a stand-in for the widget model
+    (get / set / on / save_changes) so nothing needs a kernel."""
+    from ._stepper_js import CSS as STEPPER_CSS
+    from ._i18n import tr
+    script_body = stepper._esm.replace("export default { render };", "window.__mtStepperRender = render;")
+    state = {"data": stepper.data, "index": 0, "scale": stepper.data.get("scale", 1)}
     n = len(stepper.steps)
     scripts = (
         f'<script type="application/json" id="mt-state">{_json_for_script(state)}</script>\n'
-        f"<script>\n{script_body}\n</script>\n"
-        "<script>\n(function () {\n"
-        "  var state = JSON.parse(document.getElementById('mt-state').textContent);\n"
-        "  var handlers = {};\n"
-        "  var model = {\n"
-        "    get: function (k) { return state[k]; },\n"
-        "    set: function (k, v) { var old = state[k]; state[k] = v;\n"
-        "      if (old !== v) (handlers['change:' + k] || []).forEach(function (f) { f(); }); },\n"
-        "    save_changes: function () {},\n"
-        "    on: function (ev, f) { (handlers[ev] = handlers[ev] || []).push(f); },\n"
-        "    off: function (ev, f) { handlers[ev] = (handlers[ev] || []).filter(function (g) { return g !== f; }); }\n"
-        "  };\n"
-        "  var el = document.getElementById('mt-root');\n"
-        "  window.__mtStepperRender({ model: model, el: el });\n"
-        "  var s = el.querySelector('.mt-stepper'); if (s) s.focus({ preventScroll: true });\n"
-        "})();\n</script>")
-    subtitle = f"{n} steps · ← → to step, space to play"
+        f'<script type="module">\n{script_body}\n</script>\n'
+        '<script type="module">\n' + _MODEL_STANDIN + "</script>")
+    subtitle = tr("{n} steps · ← → to step, space to play").format(n=n)
     return page("", title=title, subtitle=subtitle, css=STEPPER_CSS, scripts=scripts)
+
+
+# the widget model's part the stepper uses, without a kernel
+_MODEL_STANDIN = """
+  const state = JSON.parse(document.getElementById('mt-state').textContent);
+  const handlers = {};
+  const model = {
+    get: (k) => state[k],
+    set: (k, v) => { const old = state[k]; state[k] = v;
+      if (old !== v) (handlers['change:' + k] || []).forEach((f) => f()); },
+    save_changes: () => {},
+    on: (ev, f) => { (handlers[ev] = handlers[ev] || []).push(f); },
+    off: (ev, f) => { handlers[ev] = (handlers[ev] || []).filter((g) => g !== f); },
+  };
+  const el = document.getElementById('mt-root');
+  await window.__mtStepperRender({ model, el });
+  const s = el.querySelector('.mt-stepper'); if (s) s.focus({ preventScroll: true });
+"""
 
 
 def save_stepper(stepper, path):

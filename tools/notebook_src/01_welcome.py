@@ -26,8 +26,9 @@ print("microtorch", mt.__version__, "| graph renderer:", viz.renderer_name())
 # One artificial neuron: an input `x`, a weight `w`, a bias `b`, and $y = \tanh(w x + b)$.
 # Computing `y` from tensors that have `requires_grad=True` makes microtorch record each
 # operation. `viz.draw` shows that record: the output at the top, one box per operation, the
-# leaves (`w`, `x`, `b`) at the bottom. Each box shows its value, and after backward, its
-# gradient.
+# leaves that require grad (`w` and `b`) at the bottom. `x` does not require grad, so it is not
+# drawn: autograd records only what a gradient can flow to. Each box shows its value, and after
+# backward, its gradient.
 
 # %%
 x = mt.tensor(0.5)
@@ -88,7 +89,8 @@ scores = mt.randn(5, dtype=mt.float64, requires_grad=True)
 viz.gradcheck(lambda s: s.softmax(dim=0), (scores,))
 
 # %% [markdown]
-# The two matrices match and the difference is zero to many digits, so the check passes. In
+# The two matrices match: their difference is tiny (about 1e-10, the rounding error of the finite
+# difference), far below gradcheck's tolerance, so the check passes. In
 # notebook 7 you will write an operation with a deliberate mistake in its backward and watch
 # the difference light up exactly where it is wrong.
 #
@@ -110,8 +112,9 @@ viz.gradcheck(lambda s: s.softmax(dim=0), (scores,))
 # | 12 | [Training a network](12_training.ipynb) | an MLP on two moons; SGD against Adam |
 # | 13 | [Same code on PyTorch](13_same_code_on_pytorch.ipynb) | the same cells on both, the same gradients |
 #
-# Each notebook ends with exercises. Try them first; the solutions are folded under
-# **Solution**, one click away.
+# Each notebook ends with exercises, from a derivative by hand to a custom op with forward-mode
+# AD. Each one has a cell for your answer and a cell that checks it (`microtorch.exercises`):
+# green when it is right, red with the reason when it is not.
 #
 # ## Running it yourself
 #
@@ -127,26 +130,55 @@ viz.gradcheck(lambda s: s.softmax(dim=0), (scores,))
 # otherwise by a WebAssembly build of Graphviz that comes with `pip`.
 
 # %% [markdown]
-# ## Exercise
+# ## Exercises
 #
-# Change the neuron above to use `sigmoid` instead of `tanh` and draw it again. What is
-# `b.grad` now, in terms of `y`?
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
 
 # %%
-# your turn
+from microtorch.exercises import check
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# The derivative of the sigmoid $\sigma$ is $\sigma(1 - \sigma)$, so `b.grad` is $y(1 - y)$.
-#
-# ```python
-# x = mt.tensor(0.5)
-# w = mt.tensor(-1.2, requires_grad=True)
-# b = mt.tensor(0.8, requires_grad=True)
-# y = (w * x + b).sigmoid()
-# y.backward()
-# print(b.grad.item(), (y * (1 - y)).item())
-# viz.draw(y)
-# ```
-# </details>
+# **1. A derivative by hand.** Change the neuron above to use `sigmoid` instead of `tanh` and
+# draw it again. `b.grad` is now the derivative of the sigmoid at $w x + b$. Write that
+# derivative as a function of the sigmoid's *output* $y$ only.
+
+# %% tags=["solution"]
+def sigmoid_local(y):
+    ### BEGIN SOLUTION
+    return y * (1 - y)
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.sigmoid_local(sigmoid_local)
+
+# %% [markdown]
+# **2. The chain rule, once.** For the tanh neuron $y = \tanh(w x + b)$ with $x = 2$,
+# $w = 0.5$ and $b = 0.25$, work out $\partial y / \partial w$ by hand (you may use `math`
+# to evaluate your formula).
+
+# %% tags=["solution"]
+import math
+
+answer = ...  # your answer: a number
+### BEGIN SOLUTION
+answer = (1 - math.tanh(0.5 * 2 + 0.25) ** 2) * 2
+### END SOLUTION
+
+# %% tags=["check"]
+check.neuron_w_grad(answer)
+
+# %% [markdown]
+# **3. Your own sigmoid.** Write $\sigma(t) = 1 / (1 + e^{-t})$ with `exp`, `+` and `/` only.
+# The check compares its values with `t.sigmoid()` and runs `gradcheck` on it: autograd
+# differentiates your formula, whatever it is.
+
+# %% tags=["solution"]
+def my_sigmoid(t):
+    ### BEGIN SOLUTION
+    return 1 / (1 + (-t).exp())
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.my_sigmoid(my_sigmoid)

@@ -73,7 +73,8 @@ print(u.grad_fn.next_functions)      # ... whose inputs both come from x's accum
 # ### The picture
 #
 # `viz.draw` shows the graph with the value (left) and the gradient (right) in each box, the
-# way micrograd draws it. Read it from the output on the right back to the input.
+# way micrograd draws it. The output is at the top and the input at the bottom: read it from the
+# top down, the way backward runs.
 
 # %%
 from microtorch import viz
@@ -205,7 +206,8 @@ with graph.add_listener(show):
 print("microtorch: dc/da =", a.grad.item())
 
 # %% [markdown]
-# Each `AddBackward0` ran exactly once. The one that made `b` ran second, and received `2`:
+# Each `AddBackward0` ran exactly once. The second `AddBackward0` printed (the one that made
+# `b`, on the third line after `GraphRoot`) received `2`:
 # both of `c`'s messages had been summed before it ran. The accumulator of the leaf `a`
 # received `4`.
 
@@ -229,54 +231,70 @@ viz.Stepper(tape, names={"a": a, "b": b, "c": c})
 # %% [markdown]
 # ## Exercises
 #
-# **1.** Let $h(x) = x\,e^{x}$. Work out $h'(x)$ by hand, evaluate it at $x = 1$, and check
-# with autograd.
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
 
 # %%
-# your turn: compute h'(1) by hand and with microtorch
+import math
+
+from microtorch.exercises import check
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# By the product rule, $h'(x) = e^x + x e^x = (1 + x)\,e^x$, so $h'(1) = 2e \approx 5.4366$.
-#
-# ```python
-# x = mt.tensor(1.0, requires_grad=True)
-# h = x * x.exp()
-# h.backward()
-# print(x.grad.item(), 2 * math.e)
-# ```
-# </details>
-#
-# **2.** With `a = 3`, let `b = a * a` and `c = b * b + b`. How many messages does `b` receive
-# during backward, and what is $\frac{dc}{da}$? Check with `Value` and `backward_topological`,
-# then with microtorch.
+# **1. A derivative by hand.** Let $h(x) = x\,e^{x}$. Work out $h'(x)$ by hand and evaluate it
+# at $x = 2$ (you may use `math.exp` to evaluate your formula). Then check with autograd
+# yourself, if you like.
 
-# %%
-# your turn
+# %% tags=["solution"]
+answer = ...  # your answer: a number
+### BEGIN SOLUTION
+answer = (1 + 2) * math.exp(2)      # product rule: h'(x) = e^x + x e^x = (1 + x) e^x
+### END SOLUTION
+
+# %% tags=["check"]
+check.h_prime(answer)
 
 # %% [markdown]
+# **2. Counting messages.** With `a = 3`, let `b = a * a` and `c = b * b + b`. How many gradient
+# messages does `b` receive during backward, and what is $\frac{dc}{da}$? Work it out first;
+# you can then confirm it with `Value` and `backward_topological`.
+
+# %% tags=["solution"]
+count, dc_da = ..., ...  # your answers
+### BEGIN SOLUTION
+count = 3                           # twice from b * b, once from + b
+dc_da = (2 * 9 + 1) * (2 * 3)       # dc/db = 2b + 1 = 19, db/da = 2a = 6
+### END SOLUTION
+
+# %% tags=["check"]
+check.b_messages(count, dc_da)
+
+# %% [markdown]
+# **3. Backward by hand, one node at a time.** For $z = w x$, $y = \tanh(z)$ and
+# $L = (y - 1)^2$ at $x = 0.5$, $w = -1.5$, compute the gradients the way the engine does,
+# from the output back: first $\partial L / \partial y$, then $\partial L / \partial z$, then
+# $\partial L / \partial w$. If one is wrong, the check shows the step of the chain rule where
+# your numbers part from autograd's.
+
+# %% tags=["solution"]
+grads = {"y": ..., "z": ..., "w": ...}  # your answers
+### BEGIN SOLUTION
+y = math.tanh(-1.5 * 0.5)
+grads = {"y": 2 * (y - 1)}
+grads["z"] = grads["y"] * (1 - y ** 2)
+grads["w"] = grads["z"] * 0.5
+### END SOLUTION
+
+# %% tags=["check"]
+check.chain_by_hand(grads)
+
+# %% [markdown]
+# **4.** `Value` knows only `+` and `*`. Why does `backward_eager` happen to give the right
+# answer for $g(x, y) = x y + x x$ (written `x * y + x * x`)?
+#
 # <details><summary>Solution</summary>
 #
-# `b` is used three times (twice in `b * b`, once in `+ b`), so it receives three messages:
-# $2b$ from the product (two messages of $b$ each) and $1$ from the sum. With $b = a^2 = 9$:
-# $\frac{dc}{db} = 2b + 1 = 19$, and $\frac{dc}{da} = 19 \cdot 2a = 114$.
-#
-# ```python
-# a = Value(3.0); b = a * a; c = b * b + b
-# backward_topological(c); print(a.grad)            # 114.0
-#
-# a = mt.tensor(3.0, requires_grad=True)
-# b = a * a; c = b * b + b
-# c.backward(); print(a.grad)                       # tensor(114.)
-# ```
-# </details>
-#
-# **3.** Why does `backward_eager` happen to give the right answer for $g(x, y) = x y + \sin x$?
-#
-# <details><summary>Solution</summary>
-#
-# In that graph every intermediate result is used only once; only the leaf `x` is used twice,
-# and a leaf forwards nothing, it only accumulates. Order matters only when an
+# In that graph every intermediate result is used only once; only the leaf `x` is used several
+# times, and a leaf forwards nothing, it only accumulates. Order matters only when an
 # *intermediate* node has several users.
 # </details>

@@ -187,51 +187,78 @@ print(mt.stack(rows))
 # %% [markdown]
 # ## Exercises
 #
-# **1.** For $g = \lVert X \rVert_F^2 = \sum_{ij} X_{ij}^2$, what is $\partial g / \partial X$?
-# Check it with `X = mt.randn(2, 3, requires_grad=True)`.
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
 
 # %%
-# your turn
+from microtorch.exercises import check
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $\partial g / \partial X = 2X$.
-#
-# ```python
-# X = mt.randn(2, 3, requires_grad=True)
-# (X ** 2).sum().backward()
-# print(mt.allclose(X.grad, 2 * X.detach()))      # True
-# ```
-# </details>
-#
-# **2.** For $F = A X$ as above, which `gradient=` makes `X.grad` equal to the *first row* of
-# the Jacobian of $F_{00}$ with respect to $X$? Predict `X.grad`, then check.
+# **1. A matrix derivative by hand.** For $g = \lVert X \rVert_F^2 = \sum_{ij} X_{ij}^2$, what is
+# $\partial g / \partial X$? Write it as a function of `X`.
 
-# %%
-# your turn
+# %% tags=["solution"]
+def sq_norm_grad(X):
+    ### BEGIN SOLUTION
+    return 2 * X
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.sq_norm_grad(sq_norm_grad)
 
 # %% [markdown]
-# <details><summary>Solution</summary>
+# **2. Picking one entry.** For $F = A X$ as above, which `gradient=` makes `X.grad` equal to
+# $\partial F_{00} / \partial X$, the row of $F$'s Jacobian that belongs to the entry (0, 0)
+# (reshaped to the shape of $X$)? Predict `X.grad` too, then try it.
+
+# %% tags=["solution"]
+v = ...  # your gradient: a tensor of F's shape
+### BEGIN SOLUTION
+v = mt.zeros(2, 3)
+v[0, 0] = 1.0                       # sum(v * F) is then F[0, 0]
+### END SOLUTION
+
+# %% tags=["check"]
+check.one_hot_gradient(v)
+
+# %% [markdown]
+# <details><summary>Why</summary>
 #
-# A one-hot `gradient` with a 1 at position (0, 0). Then `X.grad` is
-# $\partial F_{00} / \partial X$: since $F_{00} = A_{00} X_{00} + A_{01} X_{10}$, it is
-# `[[1, 0, 0], [2, 0, 0]]`.
-#
-# ```python
-# X = mt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
-# F = A.mm(X)
-# v = mt.zeros(2, 3); v[0, 0] = 1.0
-# F.backward(v)
-# print(X.grad)
-# ```
+# `F.backward(v)` differentiates $\sum_{ij} v_{ij} F_{ij}$; a one-hot $v$ keeps $F_{00}$ only.
+# Since $F_{00} = A_{00} X_{00} + A_{01} X_{10}$, `X.grad` is `[[1, 0, 0], [2, 0, 0]]`.
 # </details>
 #
-# **3.** Is `(w * 2).is_leaf` true or false when `w` requires grad? And when it does not?
-#
-# <details><summary>Solution</summary>
-#
-# False when `w` requires grad: the product has a `grad_fn`. True when `w` does not: nothing
-# was recorded, so the product is a plain tensor with `requires_grad=False`, which counts as a
-# leaf.
-# </details>
+# **3. Leaves.** Is `(w * 2).is_leaf` true or false when `w` requires grad? And when it does
+# not?
+
+# %% tags=["solution"]
+when_w_requires_grad, when_w_does_not = ..., ...  # True or False
+### BEGIN SOLUTION
+when_w_requires_grad = False        # the product has a grad_fn
+when_w_does_not = True              # nothing recorded: a plain tensor counts as a leaf
+### END SOLUTION
+
+# %% tags=["check"]
+check.is_leaf(when_w_requires_grad, when_w_does_not)
+
+# %% [markdown]
+# **4. The whole Jacobian.** Write `jacobian(f, w)`: the Jacobian of a function `f` from a
+# 1-d tensor to a 1-d tensor, at `w`, built one row at a time as above (a vector-Jacobian
+# product with each one-hot vector). `w` requires grad.
+
+# %% tags=["solution"]
+def jacobian(f, w):
+    ### BEGIN SOLUTION
+    y = f(w)
+    rows = []
+    for i in range(y.numel()):
+        e = mt.zeros(y.numel(), dtype=y.dtype)
+        e[i] = 1.0
+        (row,) = mt.autograd.grad(y, w, grad_outputs=e, retain_graph=True)
+        rows.append(row)
+    return mt.stack(rows)
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.jacobian_by_rows(jacobian)

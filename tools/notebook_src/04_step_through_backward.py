@@ -149,41 +149,78 @@ except RuntimeError as e:
 # %% [markdown]
 # You rarely need `retain_graph=True`. In a training loop, every step builds a new graph from
 # a new forward pass, so every graph is used once. Keep it for the cases where you really
-# backpropagate twice through the same graph: several losses sharing a trunk, or the demo
-# above.
-#
-# ## Exercises
-#
-# **1.** Step through $g = x \cdot x \cdot y$ (written `x * x * y`) with $x = 3$, $y = 2$.
-# Before you press Next, predict: how many gradients does `x`'s accumulator receive, and what
-# is `x.grad`?
-
-# %%
-# your turn: record g = x * x * y and open a stepper
+# backpropagate twice through the same graph, such as several losses sharing a trunk when you
+# call `backward` on each of them (summing them into one loss and calling `backward` once needs
+# no `retain_graph`), or the demo above.
 
 # %% [markdown]
-# <details><summary>Solution</summary>
+# ## Exercises
 #
-# `x * x` uses `x` twice, so the first `MulBackward0` sends two gradients to `x`: $x \cdot y = 6$
-# each ($\partial g / \partial (x x) = y = 2$, times the other factor $x = 3$). The engine sums
-# them before the accumulator runs, so `x` receives one gradient, $12 = 2xy$.
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
+
+# %%
+from microtorch.exercises import check
+
+# %% [markdown]
+# **1. Predict, then step.** For $g = x \cdot x \cdot y$ (written `x * x * y`) with $x = 3$,
+# $y = 2$: how many gradients does `x`'s accumulator receive when it runs, and what is
+# `x.grad`? Predict, then record `g.backward()` and open a stepper to see it.
+
+# %% tags=["solution"]
+received, x_grad = ..., ...  # your predictions
+### BEGIN SOLUTION
+received = 1        # x * x sends two gradients to x; the engine sums them before the accumulator runs
+x_grad = 12.0       # 2 * (x * y) = 2xy
+### END SOLUTION
+
+# %% tags=["check"]
+check.accumulator(received, x_grad)
+
+# %% [markdown]
+# **2. A training loop without `zero_grad()`.** Take `w = 1.0`, `loss = w ** 2` and plain SGD
+# with `lr = 0.1`, and run three steps (forward, backward, step) without ever clearing
+# `w.grad`. What is in `w.grad` after the third backward? Work it out by hand.
+
+# %% tags=["solution"]
+answer = ...  # your answer: a number
+### BEGIN SOLUTION
+# step 1: w = 1,    gradient 2,    w.grad = 2,          w -> 1 - 0.1 * 2 = 0.8
+# step 2: w = 0.8,  gradient 1.6,  w.grad = 3.6,        w -> 0.8 - 0.1 * 3.6 = 0.44
+# step 3: w = 0.44, gradient 0.88, w.grad = 3.6 + 0.88
+answer = 3.6 + 0.88
+### END SOLUTION
+
+# %% tags=["check"]
+check.no_zero_grad(answer)
+
+# %% [markdown]
+# <details><summary>Why it matters</summary>
 #
-# ```python
-# with viz.record() as tape:
-#     x = mt.tensor(3.0, requires_grad=True)
-#     y = mt.tensor(2.0, requires_grad=True)
-#     g = x * x * y
-#     g.backward()
-# print(x.grad)        # tensor(12.)
-# viz.Stepper(tape)
-# ```
+# `.grad` holds the sum of every gradient so far, each computed at the parameters of its own
+# step, and every update after the first uses such a running sum instead of the current
+# gradient.
 # </details>
 #
-# **2.** A training loop forgot `zero_grad()`. After three steps, what is in each parameter's
-# `.grad`?
-#
-# <details><summary>Solution</summary>
-#
-# The sum of the three gradients, each computed at the parameter values of its own step. The
-# third update then uses this sum instead of the current gradient.
-# </details>
+# **3. Backward by hand for the perceptron.** For one hidden layer,
+# $h = \tanh(X W_1 + b_1)$, $\text{out} = h W_2 + b_2$ and
+# $L = \text{mean}\big((\text{out} - T)^2\big)$, with $X$ of shape `(4, 3)`, $W_1$ `(3, 5)`,
+# $b_1$ `(5,)`, $W_2$ `(5, 1)`, $b_2$ `(1,)`, $T$ `(4, 1)`: write the backward pass yourself,
+# with matrix products only (no `.backward()`). Return the gradient of $L$ with respect to
+# `out`, `W2`, `b2`, `h`, `W1` and `b1`. Each must have the shape of its tensor.
+
+# %% tags=["solution"]
+def manual_backward(X, T, W1, b1, W2, b2):
+    ### BEGIN SOLUTION
+    h = (X @ W1 + b1).tanh()
+    out = h @ W2 + b2
+    d_out = 2 * (out - T) / out.numel()       # the mean divides by N = 4
+    d_h = d_out @ W2.t()
+    d_pre = d_h * (1 - h ** 2)                # through tanh
+    return {"out": d_out, "W2": h.t() @ d_out, "b2": d_out.sum(dim=0),
+            "h": d_h, "W1": X.t() @ d_pre, "b1": d_pre.sum(dim=0)}
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.mlp_backward(manual_backward)

@@ -48,9 +48,12 @@ print("row.grad =", row.grad.flatten(), "  G.sum(dim=0) =", G.sum(dim=0))
 print("shapes:", tuple(col.grad.shape), tuple(row.grad.shape))
 
 # %% [markdown]
-# In one sentence: **the adjoint of broadcasting is summation**. Broadcasting a vector $v$ is
-# multiplying it by a matrix of ones, $B v$; the backward of a linear map is its transpose,
-# and $B^\top$ adds up the copies.
+# In one sentence: **the adjoint of broadcasting is summation**. Broadcasting is a linear map.
+# Copying a vector $v$ of length $d$ into the $N$ rows of an $N \times d$ table (flattened row
+# by row) is $B v$ with $B = \mathbf{1}_N \otimes I_d$: $N$ identity matrices stacked on top
+# of each other, each copying every entry of $v$ to its place in one row. (Only for a scalar,
+# $d = 1$, is $B$ a plain column of ones.) The backward of a linear map is its transpose, and
+# $B^\top = [I_d \; I_d \; \cdots \; I_d]$ adds up the $N$ copies: $B^\top g = \sum_n g_n$.
 #
 # microtorch does this in exactly one place: a function `sum_to(grad, shape)` that sums a
 # gradient back to the shape of the input it belongs to. Every op's backward computes its
@@ -109,8 +112,9 @@ print("W.grad matches X^T Ybar:", mt.allclose(W.grad, X.detach().t() @ Ybar))
 print("X.grad matches Ybar W^T:", mt.allclose(X.grad, Ybar @ W.detach().t()))
 
 # %% [markdown]
-# Notice that $\bar W = X^\top \bar Y = \sum_n x_n^\top \bar y_n$ is *also* a sum over the
-# batch: the same weights were used for every example, so their gradient collects one
+# Notice that $\bar W = X^\top \bar Y = \sum_n x_n^\top \bar y_n$, where $x_n$ and
+# $\bar y_n$ are the $n$-th rows of $X$ and $\bar Y$ (row vectors, so each term is an outer
+# product of shape `(3, 2)`), is *also* a sum over the batch: the same weights were used for every example, so their gradient collects one
 # contribution per example. Broadcasting and weight sharing are the same story.
 
 # %% [markdown]
@@ -136,49 +140,67 @@ stepper
 # %% [markdown]
 # ## Exercises
 #
-# **1.** `x` has shape `(1, 3)` and `y` has shape `(2, 3)`. Predict `x.grad` for
-# `(x * y).sum()` without running anything, then check.
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
+
+# %%
+from microtorch.exercises import check
+
+# %% [markdown]
+# **1. Predict a broadcast gradient.** `x` has shape `(1, 3)` and `y` has shape `(2, 3)`.
+# Predict `x.grad` for `(x * y).sum()` without running anything.
 
 # %%
 x = mt.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
 y = mt.tensor([[1.0, 1.0, 1.0], [2.0, 3.0, 4.0]])
-# your turn: predict x.grad, then compute it
+
+# %% tags=["solution"]
+prediction = ...  # your prediction: a tensor
+### BEGIN SOLUTION
+prediction = mt.tensor([[3.0, 4.0, 5.0]])   # y summed over the broadcast rows, shape (1, 3)
+### END SOLUTION
+
+# %% tags=["check"]
+check.broadcast_x_grad(prediction)
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# `x` is broadcast over the 2 rows of `y`; the gradient of `x * y` with respect to the
-# broadcast copy is `y`, and summing over the broadcast dimension gives
-# `y.sum(dim=0, keepdim=True)` = `[[3., 4., 5.]]`, shape `(1, 3)`.
-#
-# ```python
-# (x * y).sum().backward()
-# print(x.grad)            # tensor([[3., 4., 5.]])
-# ```
-# </details>
-#
-# **2.** For $L = \lVert X W - T \rVert^2$ (sum of squares), derive $\partial L / \partial W$
-# with the two rules above, then check it against autograd for random `X (4, 3)`, `W (3, 2)`,
-# `T (4, 2)`.
+# **2. A linear least-squares gradient.** For $L = \lVert X W - T \rVert^2$ (the sum of
+# squares), derive $\partial L / \partial W$ with the two rules above and write it with
+# matrix products. `X` is `(4, 3)`, `W` is `(3, 2)`, `T` is `(4, 2)`.
 
-# %%
-# your turn
+# %% tags=["solution"]
+def dL_dW(X, W, T):
+    ### BEGIN SOLUTION
+    return 2 * X.t() @ (X @ W - T)           # R = XW - T, R-bar = 2R, W-bar = X^T R-bar
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.linear_W_grad(dL_dW)
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# With $R = XW - T$, $L = \sum R^2$, so $\bar R = 2R$ and $\bar W = X^\top \bar R = 2 X^\top
-# (XW - T)$.
-#
-# ```python
-# X, T = mt.randn(4, 3), mt.randn(4, 2)
-# W = mt.randn(3, 2, requires_grad=True)
-# ((X @ W - T) ** 2).sum().backward()
-# print(mt.allclose(W.grad, 2 * X.t() @ (X @ W.detach() - T), atol=1e-5))   # True
-# ```
-# </details>
-#
-# **3.** Why does `sum_to` above need `keepdims=True` in its second sum but not in its first?
+# **3. `sum_to` with tensors.** Write `sum_to(grad, shape)` for a microtorch tensor `grad`
+# (use `grad.sum(dim=..., keepdim=...)`), so that it undoes any broadcasting of a tensor of
+# shape `shape` to `grad.shape`. The check compares it with the gradient of a broadcast, as
+# autograd computes it, for five pairs of shapes.
+
+# %% tags=["solution"]
+def sum_to(grad, shape):
+    ### BEGIN SOLUTION
+    extra = grad.dim() - len(shape)
+    if extra:
+        grad = grad.sum(dim=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(dim=stretched, keepdim=True)
+    return grad
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.sum_to(sum_to)
+
+# %% [markdown]
+# **4.** Why does `sum_to` above need `keepdims=True` in its second sum but not in its first?
 #
 # <details><summary>Solution</summary>
 #

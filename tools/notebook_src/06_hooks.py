@@ -180,46 +180,67 @@ print("w.grad:", w.grad, "  = 2 cos(x w) x")
 # %% [markdown]
 # ## Exercises
 #
-# **1.** Write a hook that clips the gradient of an intermediate tensor to `[-1, 1]`
-# (`g.clamp(-1, 1)`), register it on `h = x * 10`, and check that `x.grad` is clipped-then-scaled
-# for `loss = h.sum()`.
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
 
 # %%
-# your turn
+from microtorch.exercises import check
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# The upstream gradient at `h` is 1 per entry, inside `[-1, 1]`, so the clip does nothing and
-# `x.grad` is 10. Use `loss = (h * 5).sum()` to see it act: then the gradient at `h` is 5, clipped
-# to 1, and `x.grad` is 10 instead of 50.
-#
-# ```python
-# x = mt.tensor([1.0, 2.0], requires_grad=True)
-# h = x * 10
-# h.register_hook(lambda g: g.clamp(-1, 1))
-# (h * 5).sum().backward()
-# print(x.grad)            # tensor([10., 10.])
-# ```
-# </details>
-#
-# **2.** Register two tensor hooks on the same tensor, one that adds 1 and one that doubles.
-# Does the order of registration matter?
+# **1. A clipping hook.** A hook that clips the gradient of an intermediate tensor to
+# `[-1, 1]` is `lambda g: g.clamp(-1, 1)`. Register it on `h = x * 10` with
+# `x = mt.tensor([1.0, 2.0], requires_grad=True)` and `loss = (h * 5).sum()`. First predict
+# `x.grad` with and without the hook (one number per entry), then check. (Why would
+# `loss = h.sum()` show nothing?)
 
-# %%
-# your turn
+# %% tags=["solution"]
+with_hook, without_hook = ..., ...  # your predictions
+### BEGIN SOLUTION
+without_hook = 5 * 10       # the gradient at h is 5, times the 10 of h = x * 10
+with_hook = 1 * 10          # the hook clips 5 to 1 at h; the factor 10 still follows
+### END SOLUTION
+
+# %% tags=["check"]
+check.clip_hook(with_hook, without_hook)
 
 # %% [markdown]
-# <details><summary>Solution</summary>
+# <details><summary>Why</summary>
 #
-# Yes: hooks run in the order they were registered, each on the previous one's result.
-# Add-then-double gives $2(g + 1)$, double-then-add gives $2g + 1$.
-#
-# ```python
-# v = mt.tensor([0.0], requires_grad=True)
-# v.register_hook(lambda g: g + 1)
-# v.register_hook(lambda g: g * 2)
-# v.backward(mt.tensor([1.0]))
-# print(v.grad)            # tensor([4.])
-# ```
+# The gradient arriving at `h` is 5 per entry; the hook clips it to 1, and `x.grad` is
+# $1 \cdot 10 = 10$ instead of $5 \cdot 10 = 50$ without the hook. With `loss = h.sum()` the
+# gradient at `h` would be 1, already inside `[-1, 1]`, and the clip would change nothing.
 # </details>
+#
+# **2. Two hooks on one tensor.** `v = mt.tensor([0.0], requires_grad=True)`, then
+# `v.register_hook(lambda g: g + 1)`, then `v.register_hook(lambda g: g * 2)`, then
+# `v.backward(mt.tensor([1.0]))`. Predict `v.grad`. Does the order of registration matter?
+
+# %% tags=["solution"]
+prediction = ...  # your prediction: a number
+### BEGIN SOLUTION
+prediction = (1 + 1) * 2    # hooks run in registration order, each on the previous result
+### END SOLUTION
+
+# %% tags=["check"]
+check.hook_order(prediction)
+
+# %% [markdown]
+# **3. An optimizer inside backward.** A post-accumulate-grad hook runs right after a
+# parameter's `.grad` is written. Write `make_hook(lr)`, which returns such a hook: it updates
+# the parameter in place with one SGD step, `p -= lr * p.grad`, and then clears `p.grad`
+# (so the gradient's memory is freed during backward, as large models do). The check
+# registers your hook on the parameters of a small layer and runs one backward.
+
+# %% tags=["solution"]
+def make_hook(lr):
+    ### BEGIN SOLUTION
+    def hook(p):
+        with mt.no_grad():
+            p -= lr * p.grad
+        p.grad = None
+    return hook
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.sgd_in_backward(make_hook)

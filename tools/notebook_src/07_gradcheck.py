@@ -153,7 +153,7 @@ class BuggyCumSum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.cumsum(0)          # bug: should be grad.flip(0).cumsum(0).flip(0)
+        return grad.cumsum(0)          # the bug is here (exercise 2 fixes it)
 
 
 x = mt.randn(6, dtype=mt.float64, requires_grad=True)
@@ -217,7 +217,12 @@ viz.gradcheck(BuggyCumSum.apply, (x,), fast_mode=True)
 # For complex numbers "the derivative" needs a convention. PyTorch (and microtorch) treat a
 # function of a complex $z = a + ib$ as a function of the two real numbers $a$ and $b$, and the
 # gradient of a real loss is $\frac{\partial L}{\partial a} + i\,\frac{\partial L}{\partial b}$,
-# the direction of steepest ascent in the complex plane. gradcheck checks exactly that, perturbing
+# the direction of steepest ascent in the complex plane. PyTorch's documentation states the same
+# convention with *Wirtinger derivatives*: the conjugate Wirtinger derivative is
+# $\frac{\partial L}{\partial \bar z} = \frac12\left(\frac{\partial L}{\partial a} +
+# i\,\frac{\partial L}{\partial b}\right)$, so the gradient above is twice it. (For
+# $L = |z|^2 = z \bar z$, $\frac{\partial L}{\partial \bar z} = z$ and `z.grad` is $2z$.)
+# gradcheck checks exactly that, perturbing
 # the real and the imaginary part separately. A complex *output* is checked as two real
 # functions, its real part and its imaginary part.
 #
@@ -234,49 +239,78 @@ viz.gradcheck(lambda z: z * z, (z,))
 # %% [markdown]
 # ## Exercises
 #
-# **1.** Fix `BuggyCumSum` and check that gradcheck and blame mode both pass.
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
 
 # %%
-# your turn
+from microtorch.autograd import Function
+from microtorch.exercises import check
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# class CumSum(Function):
-#     @staticmethod
-#     def forward(ctx, x):
-#         return x.cumsum(0)
-#
-#     @staticmethod
-#     def backward(ctx, grad):
-#         return grad.flip(0).cumsum(0).flip(0)     # sum from the end
-#
-# print(gradcheck(CumSum.apply, (x,)))
-# with viz.record():
-#     loss = (CumSum.apply(x * w).sin() ** 2).sum()
-# viz.blame(loss)
-# ```
-# </details>
-#
-# **2.** `relu` has no derivative at 0. What does gradcheck say about
-# `lambda t: t.relu()` at `t = mt.zeros(3, dtype=mt.float64, requires_grad=True)`, and why is
-# that not a bug in `relu`?
+# **1. Sigmoid's backward.** Write the backward of `MySigmoid`. Save what you need in
+# `forward`. The check compares its forward with `sigmoid`, runs gradcheck, and on a mistake
+# shows the heatmap of the wrong Jacobian entries and blames the node in a bigger graph.
 
-# %%
-# your turn
+# %% tags=["solution"]
+class MySigmoid(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x.sigmoid()
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION
+        (y,) = ctx.saved_tensors
+        return grad * y * (1 - y)
+        ### END SOLUTION
+
+# %% tags=["check"]
+check.sigmoid_backward(MySigmoid)
 
 # %% [markdown]
-# <details><summary>Solution</summary>
+# **2. Fix a broken backward.** Write `CumSum`, a copy of `BuggyCumSum` with a correct
+# backward. (Which inputs does $y_i = x_0 + \dots + x_i$ depend on? Which outputs does $x_j$
+# reach?) The check runs gradcheck on it, and blame mode on the graph of
+# `(CumSum.apply(x * w).sin() ** 2).sum()`.
+
+# %% tags=["solution"]
+class CumSum(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.cumsum(0)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION
+        return grad.flip(0).cumsum(0).flip(0)     # x_j reaches every y_i with i >= j: sum from the end
+        ### END SOLUTION
+
+# %% tags=["check"]
+check.fixed_cumsum(CumSum)
+
+# %% [markdown]
+# **3. A kink.** `relu` has no derivative at 0. Predict the diagonal entries of the numerical
+# and of the analytical Jacobian that gradcheck finds for `lambda t: t.relu()` at
+# `t = mt.zeros(3, dtype=mt.float64, requires_grad=True)`. Then run `viz.gradcheck` on it.
+# Why is that failure not a bug in `relu`?
+
+# %% tags=["solution"]
+numerical, analytical = ..., ...  # your predictions
+### BEGIN SOLUTION
+numerical = 0.5     # central difference (eps - 0) / (2 eps): the average of the two one-sided slopes
+analytical = 0.0    # autograd's convention relu'(0) = 0
+### END SOLUTION
+
+# %% tags=["check"]
+check.relu_at_zero(numerical, analytical)
+
+# %% [markdown]
+# <details><summary>Why it is not a bug</summary>
 #
-# It fails. The central difference at 0 is $(\varepsilon - 0) / 2\varepsilon = 0.5$, the average of
-# the two one-sided slopes, while autograd uses the convention $\text{relu}'(0) = 0$. Neither is
-# wrong: the function is not differentiable there, and gradcheck is only meaningful at points
-# where it is. Test at random points instead, where a tie with 0 has probability zero.
-#
-# ```python
-# t = mt.zeros(3, dtype=mt.float64, requires_grad=True)
-# print(gradcheck(lambda t: t.relu(), (t,), raise_exception=False))   # False
-# viz.gradcheck(lambda t: t.relu(), (t,))
-# ```
+# Neither number is wrong: relu is not differentiable at 0, and gradcheck is only meaningful
+# at points where the function is. Test at random points instead, where a tie with 0 has
+# probability zero.
 # </details>

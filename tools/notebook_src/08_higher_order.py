@@ -137,8 +137,7 @@ print("x^3:", gradgradcheck(lambda t: t ** 3, (x,)))
 #
 # Here is $x^3$ as a custom `Function` whose backward computes $3x^2$ with numpy, outside
 # autograd. The first derivative is right, so gradcheck passes. But autograd cannot see through
-# numpy: to it, the backward's result is a constant times $\bar y$, whose derivative with respect
-# to $x$ is 0. Second derivatives come out as zero, silently.
+# numpy: to it, the backward's result is a constant times $\bar y$, with no path back to $x$.
 
 # %%
 class CubeViaNumpy(Function):
@@ -156,6 +155,25 @@ class CubeViaNumpy(Function):
 
 print("gradcheck:    ", gradcheck(CubeViaNumpy.apply, (x,)))
 print("gradgradcheck:", gradgradcheck(CubeViaNumpy.apply, (x,), raise_exception=False))
+
+# %% [markdown]
+# What happens to a student who differentiates twice by hand depends on the rest of the graph.
+# Alone, the first gradient does not require grad at all, and a second `grad` raises the error
+# below (PyTorch raises the same). But when the first gradient *also* depends on $x$ through
+# another path, nothing fails, and the numpy part is silently missing: for
+# $x^3 + x^2$ the second derivative should be $6x + 2 = 14$ at $x = 2$, and comes out as $2$.
+# gradgradcheck is in that second situation (its $\bar y$ requires grad), which is why it
+# catches the bug.
+
+# %%
+t = mt.tensor(2.0, dtype=mt.float64, requires_grad=True)
+(g,) = mt.autograd.grad(CubeViaNumpy.apply(t), t, create_graph=True)
+try:
+    mt.autograd.grad(g, t)
+except RuntimeError as e:
+    print("RuntimeError:", str(e).split(".")[0])
+(g,) = mt.autograd.grad(CubeViaNumpy.apply(t) + t ** 2, t, create_graph=True)
+print("second derivative of x^3 + x^2 at 2:", mt.autograd.grad(g, t)[0].item(), "(should be 14)")
 
 # %% [markdown]
 # To see it, draw what gradgradcheck checks: the backward as a function of the input $x$ and of
@@ -176,51 +194,86 @@ viz.gradcheck(backward_of_cube, (x, v))
 # If a backward really cannot be differentiated, say so: decorate it with
 # `@once_differentiable` (from `microtorch.autograd`), and a second differentiation raises an
 # error instead of returning zeros.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# **1.** Fix `CubeViaNumpy` by writing its backward with tensor operations, and check it with
-# `gradgradcheck`.
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
 
 # %%
-# your turn
+from microtorch.autograd import Function
+from microtorch.exercises import check
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# class Cube(Function):
-#     @staticmethod
-#     def forward(ctx, x):
-#         ctx.save_for_backward(x)
-#         return x ** 3
-#
-#     @staticmethod
-#     def backward(ctx, grad):
-#         (x,) = ctx.saved_tensors
-#         return grad * 3 * x ** 2          # tensor ops: recorded when create_graph=True
-#
-# print(gradgradcheck(Cube.apply, (x,)))   # True
-# ```
-# </details>
-#
-# **2.** Compute the Hessian of $f(x) = \log \sum_i e^{x_i}$ (`x.logsumexp(0)`) at a random
-# $x$ of size 4. Check that it equals $\text{diag}(p) - p p^\top$ with $p = \text{softmax}(x)$,
-# and that each of its rows sums to 0. Why must they?
+# **1. Fix `CubeViaNumpy`.** Write `Cube`, $x^3$, with a backward made of tensor operations, so
+# that `gradgradcheck` passes.
 
-# %%
-# your turn
+# %% tags=["solution"]
+class Cube(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION
+        (x,) = ctx.saved_tensors
+        return grad * 3 * x ** 2          # tensor ops: recorded when create_graph=True
+        ### END SOLUTION
+
+# %% tags=["check"]
+check.cube(Cube)
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# x = mt.randn(4, dtype=mt.float64)
-# H = mt.func.hessian(lambda t: t.logsumexp(0))(x)
-# p = x.softmax(0)
-# print(mt.allclose(H, mt.diag(p) - mt.outer(p, p)), H.sum(dim=1))
-# ```
+# **2. A second derivative.** Write `second_derivative(f, x)`: $f''(x)$ for a scalar function
+# `f` at a scalar `x` that requires grad, with `mt.autograd.grad` twice.
+
+# %% tags=["solution"]
+def second_derivative(f, x):
+    ### BEGIN SOLUTION
+    (d1,) = mt.autograd.grad(f(x), x, create_graph=True)
+    (d2,) = mt.autograd.grad(d1, x)
+    return d2
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.second_derivative(second_derivative)
+
+# %% [markdown]
+# **3. A Hessian by formula.** The Hessian of $f(x) = \log \sum_i e^{x_i}$ (`x.logsumexp(0)`)
+# can be written with $p = \text{softmax}(x)$ alone. Derive it and write it as a function of
+# `x` (you may check it against `mt.func.hessian`). Why must each of its rows sum to 0?
+
+# %% tags=["solution"]
+def logsumexp_hessian(x):
+    ### BEGIN SOLUTION
+    p = x.softmax(0)
+    return mt.diag(p) - mt.outer(p, p)
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.logsumexp_hessian(logsumexp_hessian)
+
+# %% [markdown]
+# <details><summary>Why the rows sum to 0</summary>
 #
 # Adding the same constant $c$ to every $x_i$ adds $c$ to $f$, so the gradient $p$ does not
 # change along the direction $(1, \ldots, 1)$: $H\,\mathbf{1} = 0$.
 # </details>
+#
+# **4. A Hessian-vector product.** Write `hvp(f, x, v)`: $H(x)\,v$ for a scalar function `f`,
+# with one extra backward and without building $H$.
+
+# %% tags=["solution"]
+def hvp(f, x, v):
+    ### BEGIN SOLUTION
+    (g,) = mt.autograd.grad(f(x), x, create_graph=True)
+    (Hv,) = mt.autograd.grad(g, x, grad_outputs=v)
+    return Hv
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.hvp(hvp)

@@ -166,10 +166,14 @@ for name, g in per_example.items():
 # For $f: \mathbb{R}^n \to \mathbb{R}^m$ the Jacobian is $m \times n$. There are two ways to build
 # it:
 #
-# - **reverse mode** (`jacrev`): one vector-Jacobian product $v^\top J$ per output, i.e. one
-#   backward per *row*: $m$ passes;
-# - **forward mode** (`jacfwd`): one Jacobian-vector product $J u$ per input, i.e. one forward
-#   pass with tangents per *column*: $n$ passes.
+# - **reverse mode** (`jacrev`): one vector-Jacobian product $v^\top J$ per output, one per
+#   *row*: $m$ of them;
+# - **forward mode** (`jacfwd`): one Jacobian-vector product $J u$ per input, one per
+#   *column*: $n$ of them.
+#
+# Neither loops in Python: `jacrev` runs one forward, then hands its `vjp` function to `vmap`
+# with the $m$ rows of the identity as a batch of $v$'s, so the $m$ products are computed as one
+# batched backward. `jacfwd` does the same with `jvp` and the $n$ columns.
 #
 # Both give the same matrix:
 
@@ -203,35 +207,53 @@ print(jacfwd(jacrev(g))(torch.tensor([1.0, 2.0])))
 # %% [markdown]
 # ## Exercises
 #
-# **1.** Use `grad` with `argnums=1` to get $\partial / \partial b$ of
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
+
+# %%
+import microtorch as torch
+from microtorch.exercises import check
+from microtorch.func import grad, vmap
+
+# %% [markdown]
+# **1. `argnums`.** Use `grad` with `argnums=1` to get $\partial h / \partial b$ of
 # $h(a, b) = a\,b^2$ at $a = 3$, $b = 2$.
 
-# %%
-# your turn
+# %% tags=["solution"]
+answer = ...  # your answer, computed with grad
+### BEGIN SOLUTION
+h = lambda a, b: a * b ** 2
+answer = grad(h, argnums=1)(torch.tensor(3.0), torch.tensor(2.0))    # 2ab = 12
+### END SOLUTION
+
+# %% tags=["check"]
+check.grad_argnums(answer)
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $\partial h / \partial b = 2ab = 12$.
-#
-# ```python
-# h = lambda a, b: a * b ** 2
-# print(grad(h, argnums=1)(torch.tensor(3.0), torch.tensor(2.0)))    # tensor(12.)
-# ```
-# </details>
-#
-# **2.** Use `vmap` and `grad` to compute $\frac{d}{dx}\tanh(x)$ at 100 points of
-# `torch.linspace(-3, 3, 100)` in one call, and check against $1 - \tanh^2(x)$.
+# **2. A derivative at many points at once.** Write `tanh_derivatives(xs)`: $\frac{d}{dx}\tanh(x)$
+# at every point of the 1-d tensor `xs`, in one call of `vmap` and `grad` (no Python loop).
 
-# %%
-# your turn
+# %% tags=["solution"]
+def tanh_derivatives(xs):
+    ### BEGIN SOLUTION
+    return vmap(grad(torch.tanh))(xs)
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.tanh_derivatives(tanh_derivatives)
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# xs = torch.linspace(-3, 3, 100)
-# d = vmap(grad(torch.tanh))(xs)
-# print(torch.allclose(d, 1 - xs.tanh() ** 2))     # True
-# ```
-# </details>
+# **3. Per-sample gradients.** Write `per_sample_grads(loss_fn, weights, examples, targets)`:
+# for every example $i$, the gradient of `loss_fn(weights, examples[i], targets[i])` with
+# respect to `weights`, stacked into one tensor of shape `(batch, *weights.shape)`. Use
+# `vmap` and `grad` as above, for any `loss_fn` with that signature.
+
+# %% tags=["solution"]
+def per_sample_grads(loss_fn, weights, examples, targets):
+    ### BEGIN SOLUTION
+    return vmap(grad(loss_fn), in_dims=(None, 0, 0))(weights, examples, targets)
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.per_sample_grads(per_sample_grads)

@@ -57,7 +57,7 @@ except RuntimeError as e:
     print("RuntimeError:", e)
 
 # %% [markdown]
-# Read the message: it names the tensor (`output 0 of ExpBackward0`), the version it has (1)
+# Read the message: it names the tensor (`output 0 of Exp`), the version it has (1)
 # and the version the node saved (0), and suggests the fix. Without this check, backward would
 # have multiplied by $e^x + 1$ instead of $e^x$ and you would never know.
 #
@@ -66,10 +66,14 @@ except RuntimeError as e:
 # | op | saves | in-place change to its input afterwards | ... to its output afterwards |
 # |---|---|---|---|
 # | `a + b`, `a - b` | nothing | fine | fine |
-# | `a * b` | `a` and `b` | error | fine |
+# | `a * b` | `a` if `b` requires grad, `b` if `a` does | error, if the other factor requires grad | fine |
 # | `exp(x)`, `sigmoid(x)`, `tanh(x)` | the output | fine | error |
 # | `relu(x)` | the output | fine | error |
 # | `x ** 2`, `sin(x)`, `log(x)` | the input | error | fine |
+#
+# A product saves each factor only for the *other* factor's gradient: $\partial (ab) / \partial a
+# = b$. So `h * data`, with a `data` that does not require grad, does not save `h` at all, and
+# `h.add_(1)` afterwards is harmless; `h * h` saves `h` and fails.
 #
 # You can check any of them the same way:
 
@@ -141,19 +145,22 @@ except RuntimeError as e:
 # ## Views: in place through a window
 #
 # Indexing with slices returns a *view*: a window onto the same memory, not a copy. An in-place
-# change through the view changes the base tensor, so they share the version counter as well.
-# Autograd handles it by rewriting the base's history: the base's `grad_fn` becomes
-# `CopySlices`, which applies the view's backward to the part of the gradient that belongs to
-# the slice and passes the rest through unchanged.
+# change through the view changes the tensor it looks into (its *base*), so they share the
+# version counter as well. Autograd handles it by rewriting the base's history. Below, `tail` is
+# a view of `a`, and after `tail.mul_(10)` the `grad_fn` of `a` becomes `CopySlices`: it applies
+# the backward of the in-place op (here `mul_`, so a factor 10) to the part of the gradient that
+# belongs to the slice, and passes the rest through unchanged. (`w`, the leaf that `a` was
+# computed from, keeps no `grad_fn`.)
 
 # %%
-base = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
-a = base * 1
+w = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+a = w * 1                       # the base of the view below
 tail = a[1:]                    # a view of the last two entries
 tail.mul_(10)                   # changes a as well
 print("a:", a, " versions:", a._version, tail._version)
+print("a.grad_fn:", a.grad_fn.name())
 a.sum().backward()
-print("base.grad:", base.grad, " (1 for the untouched entry, 10 for the scaled ones)")
+print("w.grad:", w.grad, " (1 for the untouched entry, 10 for the scaled ones)")
 
 # %% [markdown]
 # ## Finding the culprit: anomaly mode
@@ -211,8 +218,15 @@ viz.draw(loss, show_saved=True)
 # %% [markdown]
 # ## Exercises
 #
-# **1.** The code below raises. Find the in-place operation that breaks it and fix the code
-# so that it computes the gradient of the same formula.
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
+
+# %%
+from microtorch.exercises import check
+
+# %% [markdown]
+# **1. Fix the code.** The code below raises. Find the in-place operation that breaks it.
 
 # %%
 w = mt.tensor([0.5, -1.0, 2.0], requires_grad=True)
@@ -227,28 +241,52 @@ except RuntimeError as e:
     print("RuntimeError:", str(e)[:120], "...")
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# `tanh` saves its output `a`, and `a += 1` changes it in place. Use the out-of-place form,
-# which makes a new tensor and leaves the saved one alone:
-#
-# ```python
-# w = mt.tensor([0.5, -1.0, 2.0], requires_grad=True)
-# a = w.tanh()
-# b = a * 3
-# a = a + 1
-# loss = (a * b).sum()
-# loss.backward()
-# print(w.grad)
-# ```
-# </details>
-#
-# **2.** Predict, without running: does `y = w.sin(); y.mul_(2); y.sum().backward()` work for a
-# leaf `w` that requires grad? And `y = w.exp(); y.mul_(2); ...`?
-#
-# <details><summary>Solution</summary>
+# Now write `fixed_loss(w)`, which computes the loss of the same formula (with `a` changed as
+# above) so that backward works and gives the right gradient.
+
+# %% tags=["solution"]
+def fixed_loss(w):
+    ### BEGIN SOLUTION
+    a = w.tanh()
+    b = a * 3
+    a = a + 1                  # out of place: a new tensor; the one tanh saved stays intact
+    return (a * b).sum()
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.fixed_inplace(fixed_loss)
+
+# %% [markdown]
+# **2. Predict.** Without running: does `y = w.sin(); y.mul_(2); y.sum().backward()` work for a
+# leaf `w` that requires grad? And `y = w.exp(); y.mul_(2); y.sum().backward()`? Answer
+# `"works"` or `"error"`.
+
+# %% tags=["solution"]
+sin_answer, exp_answer = ..., ...  # "works" or "error"
+### BEGIN SOLUTION
+sin_answer = "works"     # sin saves its input w; mul_ changes its output
+exp_answer = "error"     # exp saves its output, which mul_ changes
+### END SOLUTION
+
+# %% tags=["check"]
+check.inplace_prediction(sin_answer, exp_answer)
+
+# %% [markdown]
+# <details><summary>Why</summary>
 #
 # `sin` saves its *input* `w`, and the in-place change is on its output: it works (and the
 # `mul_` itself is recorded, so `w.grad` is `2 cos(w)`). `exp` saves its *output*, which
 # `mul_` changes: backward raises.
 # </details>
+#
+# **3. In place through a view.** Predict `w.grad` for
+# `w = mt.tensor([1.0, 2.0, 3.0], requires_grad=True); a = w * 2; a[:2].mul_(3); a.sum().backward()`.
+
+# %% tags=["solution"]
+prediction = ...  # your prediction: a tensor (or a list) of 3 numbers
+### BEGIN SOLUTION
+prediction = [2 * 3, 2 * 3, 2]   # the first two entries went through * 2 and * 3, the last through * 2
+### END SOLUTION
+
+# %% tags=["check"]
+check.view_grad(prediction)

@@ -161,7 +161,8 @@ print("sigmoid(2x) * x_dot:", (2.0 * x).sigmoid() * x_dot)
 # %%
 x = mt.randn(4, dtype=mt.float64, requires_grad=True)
 print("forward AD checked:", gradcheck(lambda t: SoftplusFwd.apply(t, 2.0), (x,), check_forward_ad=True))
-#
+
+# %% [markdown]
 # ## Checklist for a custom op
 #
 # 1. `forward` computes; it may use any code, numpy included. Save what backward needs with
@@ -171,46 +172,103 @@ print("forward AD checked:", gradcheck(lambda t: SoftplusFwd.apply(t, 2.0), (x,)
 # 3. Write `backward` with tensor operations, or mark it `@once_differentiable`.
 # 4. `gradcheck` in `float64` at random points, plus `gradgradcheck`; add `jvp` and
 #    `check_forward_ad=True` if you need forward mode.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# **1.** Write `Swish`, $y = x\,\sigma(x)$, as a Function. Its derivative is
-# $\sigma(x)\,(1 + x\,(1 - \sigma(x)))$. Check it with gradcheck and gradgradcheck.
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
 
 # %%
-# your turn
+from microtorch.autograd import Function
+from microtorch.exercises import check
 
 # %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# class Swish(Function):
-#     @staticmethod
-#     def forward(ctx, x):
-#         ctx.save_for_backward(x)
-#         return x * x.sigmoid()
-#
-#     @staticmethod
-#     def backward(ctx, grad):
-#         (x,) = ctx.saved_tensors
-#         s = x.sigmoid()
-#         return grad * s * (1 + x * (1 - s))
-#
-# x = mt.randn(6, dtype=mt.float64, requires_grad=True)
-# print(gradcheck(Swish.apply, (x,)), gradgradcheck(Swish.apply, (x,)))
-# ```
-# </details>
-#
-# **2.** Break your `Swish` on purpose (say, drop the `1 +`) and look at `viz.gradcheck`. Which
-# entries of the Jacobian are outlined, and why only those?
+# **1. Swish.** Write `Swish`, $y = x\,\sigma(x)$, as a Function. Its derivative is
+# $\sigma(x)\,(1 + x\,(1 - \sigma(x)))$. The check runs gradcheck and gradgradcheck.
 
-# %%
-# your turn
+# %% tags=["solution"]
+class Swish(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ### BEGIN SOLUTION
+        ctx.save_for_backward(x)
+        return x * x.sigmoid()
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION
+        (x,) = ctx.saved_tensors
+        s = x.sigmoid()
+        return grad * s * (1 + x * (1 - s))
+        ### END SOLUTION
+
+# %% tags=["check"]
+check.swish(Swish)
 
 # %% [markdown]
-# <details><summary>Solution</summary>
+# Then break your `Swish` on purpose (say, drop the `1 +`), run the check again and look at
+# its heatmap. Which entries of the Jacobian are outlined, and why only those?
+#
+# <details><summary>Why</summary>
 #
 # Only diagonal entries: swish is elementwise, so both Jacobians are diagonal, and off the
 # diagonal both are exactly 0. The error on entry $i$ is $\sigma(x_i)$, large enough everywhere to
 # be outlined.
 # </details>
+#
+# **2. Forward mode.** Write `SwishFwd`: `Swish` with a `jvp` as well, so that
+# `gradcheck(..., check_forward_ad=True)` passes. (Save $x$ for the forward pass with
+# `ctx.save_for_forward` too.)
+
+# %% tags=["solution"]
+class SwishFwd(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x)
+        return x * x.sigmoid()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        s = x.sigmoid()
+        return grad * s * (1 + x * (1 - s))
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        ### BEGIN SOLUTION
+        (x,) = ctx.saved_tensors
+        s = x.sigmoid()
+        return s * (1 + x * (1 - s)) * x_tangent
+        ### END SOLUTION
+
+# %% tags=["check"]
+check.swish_jvp(SwishFwd)
+
+# %% [markdown]
+# **3. Two tensors and a number.** Write `ScaledMul`, $\alpha\,x\,y$ for tensors `x`, `y` and
+# a Python float `alpha`, called as `ScaledMul.apply(x, y, alpha)`. Remember: one return value
+# of backward per input of forward.
+
+# %% tags=["solution"]
+class ScaledMul(Function):
+    @staticmethod
+    def forward(ctx, x, y, alpha):
+        ### BEGIN SOLUTION
+        ctx.save_for_backward(x, y)
+        ctx.alpha = alpha
+        return alpha * x * y
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION
+        x, y = ctx.saved_tensors
+        return grad * ctx.alpha * y, grad * ctx.alpha * x, None
+        ### END SOLUTION
+
+# %% tags=["check"]
+check.scaled_mul(ScaledMul)

@@ -8,7 +8,7 @@
 # two optimizers.
 #
 # **You will learn**
-# - the five lines of a training step, and what each one is for;
+# - the four lines of a training step, and what each one is for;
 # - what `optimizer.zero_grad()` prevents;
 # - how SGD and Adam differ, on the same model and the same data.
 #
@@ -168,21 +168,28 @@ for name, make_opt in [("SGD lr=0.1", lambda p: optim.SGD(p, lr=0.1)),
     m = make_model()
     runs[name] = (m, train(m, make_opt(m.parameters())))
 
-fig, axes = plt.subplots(1, 4, figsize=(16, 3.6), gridspec_kw={"width_ratios": [1.3, 1, 1, 1]})
+with plt.rc_context({"font.size": 13}):        # legible when projected
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8.5))
+    axes = axes.ravel()
+    for name, (m, history) in runs.items():
+        axes[0].plot(history, label=name, linewidth=2)
+    axes[0].set(xlabel="step", ylabel="loss", yscale="log", title="training loss")
+    axes[0].legend()
+    for ax, (name, (m, history)) in zip(axes[1:], runs.items()):
+        plot_boundary(m, ax, f"{name}: accuracy {accuracy(m, X, y):.0%}")
+    plt.tight_layout()
+    plt.show()
+
 for name, (m, history) in runs.items():
-    axes[0].plot(history, label=name)
-axes[0].set(xlabel="step", ylabel="loss", yscale="log", title="training loss")
-axes[0].legend(fontsize=8)
-for ax, (name, (m, history)) in zip(axes[1:], runs.items()):
-    plot_boundary(m, ax, f"{name}\naccuracy {accuracy(m, X, y):.0%}")
-plt.tight_layout()
-plt.show()
+    firsts = [next((i for i, v in enumerate(history) if v < t), None) for t in (0.3, 0.1, 0.05)]
+    print(f"{name:26s} first step below 0.3, 0.1, 0.05: {firsts};  final loss {history[-1]:.4f}")
 
 # %% [markdown]
-# Plain SGD creeps: after 300 steps it has usually not yet bent its boundary around the tips of
-# the moons. Momentum (a running average of past gradients) speeds it up a lot. Adam gets there
-# fastest here, but this is one small problem; on others a well-tuned SGD with momentum
-# generalizes as well or better. The point is that the optimizer is a choice, separate from
+# Plain SGD creeps: after 300 steps it has not yet bent its boundary around the tips of the
+# moons (`None`: it never got below that loss). Momentum (a running average of past gradients)
+# speeds it up a lot: here SGD with momentum reaches each of the losses 0.3, 0.1 and 0.05 a few
+# steps before Adam, while Adam ends lower. Neither is "the best optimizer": this is one small
+# problem, and the ranking changes from problem to problem and with the learning rates. The point is that the optimizer is a choice, separate from
 # the gradient: all three used exactly the same `loss.backward()`.
 
 # %% [markdown]
@@ -201,7 +208,81 @@ viz.draw(loss, module=model, show_values=False)
 # %% [markdown]
 # ## Exercises
 #
-# **1.** Remove `optimizer.zero_grad()` from `train` (make a copy called `train_no_zero`) and
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
+
+# %%
+from microtorch.exercises import check
+
+# %% [markdown]
+# **1. The gradient of the loss, by formula.** For `nn.functional.cross_entropy(logits, y)`
+# (the mean over a batch of $N$ rows), write its gradient with respect to `logits` as a
+# formula, with `softmax` and a one-hot matrix of the labels.
+
+# %% tags=["solution"]
+def ce_grad(logits, y):
+    ### BEGIN SOLUTION
+    onehot = mt.zeros(*logits.shape, dtype=logits.dtype)
+    onehot[mt.arange(len(y)), y] = 1.0
+    return (logits.softmax(dim=1) - onehot) / len(y)
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.ce_grad(ce_grad)
+
+# %% [markdown]
+# **2. An optimizer step by hand.** Write `sgd_step(params, lr)`: what `optim.SGD(params,
+# lr).step()` does, for a list of parameters whose `.grad` is filled. The parameters must stay
+# the same leaf tensors (update them in place).
+
+# %% tags=["solution"]
+def sgd_step(params, lr):
+    ### BEGIN SOLUTION
+    with mt.no_grad():
+        for p in params:
+            p -= lr * p.grad
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.sgd_step(sgd_step)
+
+# %% [markdown]
+# **3. Momentum by hand.** Write a class `MomentumSGD(params, lr, momentum)` with `step()` and
+# `zero_grad()` that does what `optim.SGD(params, lr=lr, momentum=momentum)` does: keep one
+# buffer $b$ per parameter, $b \leftarrow \mu b + g$ (just $g$ on the first step), then
+# $p \leftarrow p - \text{lr}\, b$. The check trains a small network for 5 steps with yours and
+# with `optim.SGD` and compares the parameters.
+
+# %% tags=["solution"]
+class MomentumSGD:
+    def __init__(self, params, lr, momentum):
+        ### BEGIN SOLUTION
+        self.params, self.lr, self.momentum = list(params), lr, momentum
+        self.buffers = [None] * len(self.params)
+        ### END SOLUTION
+
+    def zero_grad(self):
+        ### BEGIN SOLUTION
+        for p in self.params:
+            p.grad = None
+        ### END SOLUTION
+
+    def step(self):
+        ### BEGIN SOLUTION
+        with mt.no_grad():
+            for i, p in enumerate(self.params):
+                b = self.buffers[i]
+                b = p.grad.clone() if b is None else self.momentum * b + p.grad
+                self.buffers[i] = b
+                p -= self.lr * b
+        ### END SOLUTION
+
+# %% tags=["check"]
+check.momentum_sgd(MomentumSGD)
+
+# %% [markdown]
+# **4.** Remove `optimizer.zero_grad()` from `train` (make a copy called `train_no_zero`) and
 # train with Adam. What happens to the loss, and why?
 
 # %%
@@ -234,7 +315,7 @@ viz.draw(loss, module=model, show_values=False)
 # ```
 # </details>
 #
-# **2.** Try a network with one hidden layer of only 2 units. Can it separate the moons? What
+# **5.** Try a network with one hidden layer of only 2 units. Can it separate the moons? What
 # about 4 units?
 
 # %%

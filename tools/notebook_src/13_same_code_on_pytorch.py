@@ -142,7 +142,7 @@ print(names, leaf)
 # ## The matrix examples: $a^\top X b$ and $A X$
 
 # %%
-# %%both X.grad X2.grad a.grad
+# %%both X.grad X2.grad f F
 a = torch.tensor([[1], [2], [3.], [4]])
 X = torch.tensor([[1, 2, 3], [5, 6, 7], [8, 9, 10], [5, 4, 3.]], requires_grad=True)
 b = torch.tensor([[2], [3], [4.]])
@@ -231,8 +231,8 @@ derivatives = [d1.item(), d2.item(), d3.item()]
 def compute_loss(weights, example, target):
     return ((example.dot(weights).relu() - target) ** 2).mean()
 
-weights = torch.tensor([0.5, -0.2, 0.1, 0.3, -0.4])
-examples = torch.tensor(np.linspace(-1, 1, 15).reshape(3, 5), dtype=torch.float32)
+weights = torch.tensor([0.5, -0.2, 0.1, 0.3, 0.4])
+examples = torch.tensor(np.linspace(-0.2, 1.2, 15).reshape(3, 5), dtype=torch.float32)   # relu active for all 3
 targets = torch.tensor([0.1, -0.3, 0.2])
 per_example = torch.func.vmap(torch.func.grad(compute_loss), in_dims=(None, 0, 0))(weights, examples, targets)
 
@@ -304,11 +304,69 @@ else:
 # - microtorch runs on the CPU with numpy; `device="cuda"` and performance are PyTorch's.
 # - The random number generators differ: `manual_seed(0)` gives reproducible numbers on each
 #   library, but not the same numbers on both.
+
+# %% [markdown]
+# ## Exercises
 #
-# ## Exercise
-#
-# Pick any cell from an earlier notebook (without `viz`), paste it below under `%%both` with the
-# variables you want to compare, and run it.
+# Write your answer in the cell under each question, then run the cell after it: `check`
+# compares your answer with what autograd computes and, when it is wrong, says why (with a
+# picture when one helps). It never shows the solution; `check.hint("name")` gives a hint.
+
+# %%
+import microtorch as mt
+from microtorch.exercises import check
+
+# %% [markdown]
+# **1. Node names.** For `x = torch.ones(3, requires_grad=True)` and
+# `loss = (x * torch.ones(3)).sum()`, what are `loss.grad_fn.name()` and the name of the node
+# before it, `loss.grad_fn.next_functions[0][0].name()`? They are the same on both libraries.
+
+# %% tags=["solution"]
+names = [..., ...]  # two strings
+### BEGIN SOLUTION
+names = ["SumBackward0", "MulBackward0"]
+### END SOLUTION
+
+# %% tags=["check"]
+check.grad_fn_names(names)
+
+# %% [markdown]
+# **2. The same mistakes.** Which exception type (its name, e.g. `"ValueError"`) does each of
+# these raise, on microtorch and on PyTorch alike: calling `backward` twice through the same
+# graph; `torch.zeros(3)[5]`; `torch.ones(2, 3).sum(dim=4)`?
+
+# %% tags=["solution"]
+twice, index, dim = ..., ..., ...  # exception type names
+### BEGIN SOLUTION
+twice = "RuntimeError"   # the saved tensors were freed by the first backward
+index = "IndexError"     # index 5 is out of bounds for size 3
+dim = "IndexError"       # dimension out of range
+### END SOLUTION
+
+# %% tags=["check"]
+check.exception_types(twice, index, dim)
+
+# %% [markdown]
+# **3. Code that runs on both.** Write `experiment(torch)`, which computes a gradient of your
+# choice using only the library it is given (`torch.tensor`, tensor methods, ...; no
+# `mt.` and no `viz` inside) and returns it. The check runs it on microtorch and on PyTorch
+# (when installed) and compares the two results.
+
+# %% tags=["solution"]
+def experiment(torch):
+    ### BEGIN SOLUTION
+    x = torch.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    y = torch.tensor([[1.0, 1.0, 1.0], [2.0, 3.0, 4.0]])
+    ((x * y).tanh() ** 2).sum().backward()
+    return x.grad
+    ### END SOLUTION
+
+# %% tags=["check"]
+check.same_on_both(experiment)
+
+# %% [markdown]
+# **4. Your own comparison.** Pick any cell from an earlier notebook (without `viz`), paste it
+# below under `%%both` with the variables you want to compare, and run it.
 
 # %%
 # your turn: a cell starting with the line  %%both x.grad

@@ -1,4 +1,5 @@
 """Losses as modules: each holds its options and calls the functional form."""
+from ...ops.loss import legacy_reduction as _legacy_reduction
 from .. import functional as F
 from .module import Module
 
@@ -9,12 +10,6 @@ class _Loss(Module):
         if size_average is not None or reduce is not None:
             reduction = _legacy_reduction(size_average, reduce)
         self.reduction = reduction
-
-
-def _legacy_reduction(size_average, reduce):
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    return ("mean" if size_average else "sum") if reduce else "none"
 
 
 class _WeightedLoss(_Loss):
@@ -80,3 +75,25 @@ class BCEWithLogitsLoss(_Loss):
     def forward(self, input, target):
         return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """mean of d^2/(2 beta) where |d| < beta, else |d| - beta/2 (d = input - target)"""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """mean of d^2/2 where |d| < delta, else delta (|d| - delta/2) (d = input - target)"""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)

@@ -385,14 +385,18 @@ class Module:
 
     def to(self, *args, **kwargs):
         """to(dtype), to("cpu"), to(tensor): converts floating-point parameters and buffers."""
-        dtype = kwargs.get("dtype")
+        dtype, meta = kwargs.get("dtype"), False
         for a in list(args) + [kwargs.get("device")]:
             if isinstance(a, _dtype.dtype):
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype = a.dtype
+            elif a is not None and str(a) == "meta":  # shapes without data, e.g. a base for functional_call
+                meta = True
             elif a is not None and str(a) != "cpu":
                 raise RuntimeError(f"microtorch runs on the CPU only; cannot move a module to {a}")
+        if meta:
+            self._apply(lambda t: t.to("meta"))
         if dtype is None:
             return self
         dtype = _dtype.to_dtype(dtype)

@@ -1,0 +1,39 @@
+"""torch.cuda as torch reports it on a machine without GPUs: nothing is available, seeding is a no-op.
+
+Tutorials start with `device = "cuda" if torch.cuda.is_available() else "cpu"`; here that picks "cpu".
+"""
+
+_NO_CUDA = ("Torch not compiled with CUDA enabled (microtorch runs on numpy, on the CPU: use "
+            "device='cpu', or the `\"cuda\" if torch.cuda.is_available() else \"cpu\"` pattern)")
+
+
+def is_available():
+    return False
+
+
+def device_count():
+    return 0
+
+
+def is_initialized():
+    return False
+
+
+def manual_seed(seed):
+    """Ignored without GPUs, as in torch (seed the CPU with microtorch.manual_seed)."""
+
+
+def manual_seed_all(seed):
+    """Ignored without GPUs, as in torch."""
+
+
+def synchronize(device=None):
+    raise AssertionError(_NO_CUDA)
+
+
+def current_device():
+    raise AssertionError(_NO_CUDA)
+
+
+def get_device_name(device=None):
+    raise AssertionError(_NO_CUDA)

@@ -1,0 +1,62 @@
+"""Batching rules for the ops in microtorch/ops/loss.py (and other ops added for torch's API)."""
+import numpy as np
+
+from ..ops import loss
+from ._batching import register
+from ._rules import pointwise_loss
+
+register(loss.SmoothL1Loss, loss.HuberLoss)(pointwise_loss)
+
+from ..ops import pointwise as pw  # noqa: E402
+from ._rules import elementwise  # noqa: E402
+
+register(*pw.UNARY.values(), pw.Logit, pw.Atan2, pw.Hypot, pw.Logaddexp, pw.Logaddexp2, pw.Xlogy, pw.Fmax, pw.Fmin,
+         pw.Lerp, pw.LerpTensor, pw.Addcmul, pw.Addcdiv)(elementwise)
+
+from ..ops import rearrange as ra  # noqa: E402
+from ..ops import shape as _sh  # noqa: E402
+from ._batching import _shift, expand_batch, unwrap, wrap  # noqa: E402
+from ._rules import _ndim  # noqa: E402
+
+
+@register(ra.Roll, ra.Rot90, ra.Nansum)
+def dims_keyword(cls, args, kwargs, level):
+    """ops with a `dims` keyword: the examples' dims are one further right"""
+    v, _ = unwrap(args[0], level)
+    if cls is ra.Roll and kwargs.get("dims") is None:  # each example is rolled flat
+        flat = cls.apply(_sh.reshape(v, (v.shape[0], -1)), shifts=kwargs["shifts"], dims=(1,))
+        return wrap(_sh.reshape(flat, tuple(v.shape)), level)
+    return wrap(cls.apply(v, **dict(kwargs, dims=_shift(kwargs.get("dims"), _ndim(args[0])))), level)
+
+
+@register(ra.Trace)
+def trace(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    return wrap(_sh.diagonal(v, 0, 1, 2).sum(-1), level)
+
+
+def _batched_pair(args, level):
+    (x, bx), (s, bs) = unwrap(args[0], level), unwrap(args[1], level)
+    B = (x if bx else s).shape[0]
+    return (x if bx else expand_batch(x, B)), (s if bs else expand_batch(s, B)), B
+
+
+@register(ra.Scatter)
+def scatter(cls, args, kwargs, level):
+    x, s, B = _batched_pair(args, level)
+    index = kwargs["index"]
+    index = np.broadcast_to(index[None], (B,) + index.shape)
+    return wrap(cls.apply(x, s, **dict(kwargs, dim=kwargs["dim"] + 1, index=index)), level)
+
+
+@register(ra.ScatterValue)
+def scatter_value(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    index = np.broadcast_to(kwargs["index"][None], (v.shape[0],) + kwargs["index"].shape)
+    return wrap(cls.apply(v, **dict(kwargs, dim=kwargs["dim"] + 1, index=index)), level)
+
+
+@register(ra.IndexAdd)
+def index_add(cls, args, kwargs, level):
+    x, s, _ = _batched_pair(args, level)
+    return wrap(cls.apply(x, s, **dict(kwargs, dim=kwargs["dim"] + 1)), level)

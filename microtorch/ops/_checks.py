@@ -1,0 +1,342 @@
+"""Argument types of the public API, checked the way torch's argument parser checks them.
+
+`torch.abs(None)` raises `TypeError: abs(): argument 'input' (position 1) must be Tensor, not
+NoneType`. microtorch gives the same answer from one place instead of a check in every op:
+`guard(fn)` wraps a public function, and only when the call fails does it compare the arguments
+with the parameters' kinds (a parameter's kind follows from its name: `input` is a Tensor, `dim`
+an int or a tuple of ints, `keepdim` a bool...). A wrong type then becomes torch's TypeError
+naming the op and the argument; any other error passes through untouched. A correct call pays
+one Python frame and nothing else: no check runs unless something already went wrong.
+"""
+import functools
+import inspect
+import numbers
+import types
+
+import numpy as np
+
+_TENSOR = {"input", "x", "self", "tensor", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "target", "mask",
+           "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient", "running_mean",
+           "running_var"}
+_TENSOR_OR_TENSORS = {"outputs", "inputs", "grad_outputs", "grad_tensors", "primals", "tangents", "cotangents"}
+_TENSOR_OR_NUMBER = {"other", "exponent", "min", "max", "value", "mean", "std", "end", "start", "step"}
+_TENSORS = {"tensors"}
+_DTYPE = {"dtype", "type1", "type2"}
+_INT = {"k", "diagonal", "offset", "length", "chunks", "dim0", "dim1", "num_samples", "steps", "num_classes",
+        "n", "high", "low", "groups", "padding_idx"}
+_DIM = {"dim", "dims", "source", "destination"}  # an int or a sequence of ints (None only as the default)
+_SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", "padding", "dilation",
+         "output_size", "split_size_or_sections", "split_size", "repeats", "reps"}
+_BOOL = {"keepdim", "largest", "sorted", "unbiased", "requires_grad", "descending", "stable", "ceil_mode",
+         "count_include_pad", "inplace", "retain_graph", "create_graph", "allow_unused", "as_tuple",
+         "equal_nan", "replacement", "return_indices", "training"}
+_NUMBER = {"fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "momentum", "correction",
+           "lambd", "p", "base", "approximate", "reduction", "label_smoothing", "ignore_index"}
+_CALLABLE = {"func"}
+_STR = {"equation", "rounding_mode", "indexing", "mode"}
+# where an op gives a parameter a stricter meaning than its name usually has
+_OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select": {"dim": "int"},
+             "narrow": {"dim": "int", "start": "int"}, "transpose": {"dim0": "int", "dim1": "int"},
+             "softmax": {"dim": "int"}, "log_softmax": {"dim": "int"}, "cumsum": {"dim": "int"},
+             "index_select": {"dim": "int"}, "gather": {"dim": "int"}, "stack": {"dim": "int"},
+             "cat": {"dim": "int"}, "concat": {"dim": "int"}, "concatenate": {"dim": "int"},
+             "split": {"dim": "int"}, "chunk": {"dim": "int"}, "unbind": {"dim": "int"},
+             "equal": {"other": "tensor"}, "full": {"size": "shape_tuple"}, "bernoulli": {"p": "tensor"},
+             "stack_module_state": {"models": "modules"}, "logsumexp": {"dim": "dim"}, "promote_types": {"type1": "dtype", "type2": "dtype", "a": "dtype", "b": "dtype"},
+             "functional_call": {"module": "module", "parameter_and_buffer_dicts": "mapping", "args": None}, "allclose": {"other": "tensor"}, "isclose": {"other": "tensor"},
+             "dot": {"other": "tensor"}, "matmul": {"other": "tensor"}, "mm": {"other": "tensor"},
+             "bmm": {"other": "tensor"}, "mv": {"other": "tensor"}, "outer": {"other": "tensor"},
+             "ger": {"other": "tensor"}, "expand_as": {"other": "tensor"}, "view_as": {"other": "tensor"},
+             "reshape_as": {"other": "tensor"}, "masked_select": {"mask": "tensor"},
+             "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}}
+_KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
+               "dim": "int or tuple of ints", "size": "tuple of ints", "bool": "bool", "dtype": "microtorch.dtype",
+               "callable": "a callable", "number": "Number", "str": "str", "norm_order": "Number or str",
+               "module": "nn.Module", "mapping": "dict or tuple of dicts",
+               "shape_tuple": "tuple of ints", "modules": "list of nn.Modules"}
+_FIX = {"Tensor": "wrap the value with microtorch.tensor(...)",
+        "Tensor or tuple of Tensors": "pass a tensor or a tuple of tensors",
+        "tuple of Tensors": "pass a list or tuple of tensors, e.g. cat([a, b])",
+        "int or tuple of ints": "pass an int such as 0 or -1, or a tuple of them",
+        "tuple of ints": "pass ints, e.g. (2, 3)", "int": "pass a Python int", "bool": "pass True or False",
+        "microtorch.dtype": "pass a dtype such as microtorch.float32", "a callable": "pass a function",
+        "Number": "pass a Python number", "str": "pass a string",
+        "Number or str": "pass a number such as 2 or float('inf'), or 'fro'",
+        "nn.Module": "pass the module whose forward to call", "list of nn.Modules": "pass a list of modules", "dict or tuple of dicts":
+        "pass {name: tensor} mappings such as dict(model.named_parameters())"}
+
+
+def _kind(name, overrides=None):
+    if overrides and name in overrides:
+        return overrides[name]
+    for kind, names in (("tensor", _TENSOR), ("tensor_or_tensors", _TENSOR_OR_TENSORS), ("tensor_or_number", _TENSOR_OR_NUMBER), ("tensors", _TENSORS),
+                        ("int", _INT), ("dim", _DIM), ("size", _SIZE), ("bool", _BOOL), ("number", _NUMBER),
+                        ("callable", _CALLABLE), ("str", _STR)):
+        if name in names:
+            return kind
+    return "dtype" if name in _DTYPE else None
+
+
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_tensor(v):
+    from .._tensor import Tensor
+    return isinstance(v, Tensor) or getattr(v, "__vmap_batched__", False)
+
+
+def _ok(kind, v):
+    """Does value v fit a parameter of this kind? (None is allowed where a default may stand)"""
+    if kind == "tensor":
+        return _is_tensor(v)
+    if kind == "tensor_or_number":
+        return _is_tensor(v) or isinstance(v, (numbers.Number, np.number, np.bool_))
+    if kind == "tensor_or_tensors":
+        return _is_tensor(v) or (isinstance(v, (list, tuple)) and all(
+            t is None or _is_tensor(t) for t in v))
+    if kind == "tensors":
+        return isinstance(v, (list, tuple)) and all(_is_tensor(t) for t in v)
+    if kind == "int":
+        return _is_int(v)
+    if kind == "dim":
+        return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
+    if kind == "shape_tuple":
+        return isinstance(v, (list, tuple)) and all(_is_int(d) for d in v)
+    if kind == "modules":
+        return isinstance(v, (list, tuple)) and all(hasattr(m, "named_parameters") for m in v)
+    if kind == "size":
+        return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
+    if kind == "bool":
+        return isinstance(v, (bool, np.bool_))
+    if kind == "number":
+        return isinstance(v, (numbers.Number, np.number))
+    if kind == "norm_order":
+        return v is None or isinstance(v, (numbers.Number, np.number, str))
+    if kind == "dtype":
+        from .._dtype import dtype
+        return v is None or isinstance(v, (dtype, type, np.dtype))
+    if kind == "callable":
+        return callable(v)
+    if kind == "str":
+        return isinstance(v, str)
+    if kind == "module":
+        return hasattr(v, "named_parameters")
+    if kind == "mapping":
+        return isinstance(v, dict) or isinstance(v, (list, tuple)) and all(isinstance(d, dict) for d in v)
+    return True
+
+
+def _type_name(v):
+    return "Tensor" if _is_tensor(v) else type(v).__name__
+
+
+@functools.lru_cache(maxsize=None)
+def _signature(fn):
+    return inspect.signature(fn)
+
+
+def type_error(op, fn, args, kwargs, method, overrides=None):
+    """torch's TypeError for the first argument of the wrong type, or None when the types fit."""
+    try:
+        bound = _signature(fn).bind(*args, **kwargs)
+    except TypeError as e:  # wrong number of arguments, an unknown keyword: Python's own message
+        return TypeError(f"{op}(): {e}".replace(f"{op}(): {op}()", f"{op}()"))
+    params = _signature(fn).parameters
+    overrides = {**_OP_KINDS.get(op, {}), **(overrides or {})}
+    for pos, (name, value) in enumerate(bound.arguments.items()):
+        p = params[name]
+        kind = _kind(name, overrides)
+        if method and pos == 0 or kind is None or p.kind is p.VAR_KEYWORD:
+            continue
+        if p.kind is p.VAR_POSITIONAL:  # f(*size) takes ints, f(*tensors) tensors, or one tuple of them
+            if kind not in ("size", "dim", "tensors") or not value:
+                continue
+            value = value[0] if len(value) == 1 and isinstance(value[0], (list, tuple)) else value
+            kind = "tensors" if kind == "tensors" else "size"
+        if value is p.default or _ok(kind, value):
+            continue
+        want = _KIND_NAMES[kind]
+        shown = "input" if name in ("x", "a", "t") else name
+        where = f" (position {pos + (0 if method else 1)})" if p.kind is not p.KEYWORD_ONLY else ""
+        return TypeError(f"{op}(): argument '{shown}'{where} must be {want}, not {_type_name(value)}; "
+                         f"{_FIX[want]}.")
+    return None
+
+
+def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=False):
+    """fn, whose failures caused by an argument of the wrong type raise torch's TypeError.
+    `signature_of`: the function whose parameters describe fn's (an in-place method that takes
+    *args describes them by its out-of-place form); `overrides`: {parameter name: kind} where a
+    name means something else than usual; `eager`: check before the call (for transforms, which
+    return a function that would fail later, far from the mistake)."""
+    if getattr(fn, "__microtorch_guarded__", False) or not isinstance(fn, types.FunctionType):
+        return fn
+    op = op or fn.__name__
+    sig_fn = inspect.unwrap(signature_of or fn)
+
+    @functools.wraps(fn)
+    def guarded(*args, **kwargs):
+        if eager:
+            err = type_error(op, sig_fn, args, kwargs, method, overrides)
+            if err is not None:
+                raise err
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            err = type_error(op, sig_fn, args, kwargs, method, overrides) or size_error(op, sig_fn, args, kwargs, e) \
+                or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e)
+            if err is None:
+                raise
+            raise err from None  # the student sees the reason, not numpy's frames
+
+    guarded.__microtorch_guarded__ = True
+    return guarded
+
+
+def _sizes(fn, args, kwargs):
+    """The sizes passed to fn's size parameters (`zeros(2, 3)`, `ones((2, 3))`, `new_zeros(size)`)."""
+    try:
+        bound = _signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        return []
+    out = []
+    for name, value in bound.items():
+        if _kind(name) == "size":
+            value = value[0] if isinstance(value, tuple) and len(value) == 1 else value
+            out.append([value] if _is_int(value) else list(value) if isinstance(value, (list, tuple)) else [])
+    return out
+
+
+def size_error(op, fn, args, kwargs, e):
+    """torch's RuntimeError for a tensor too large to exist (its byte count overflows) or to fit in memory."""
+    for size in _sizes(fn, args, kwargs):
+        if size and all(_is_int(s) and s >= 0 for s in size) and np.prod([float(s) for s in size]) * 8 >= 2.0 ** 63:
+            return RuntimeError(f"{op}(): Storage size calculation overflowed with sizes={size}: no tensor can have "
+                                f"that many elements; ask for a smaller size.")
+    if isinstance(e, ValueError) and "array is too big" in str(e):  # numpy: the byte count overflows
+        return RuntimeError(f"{op}(): Storage size calculation overflowed: no tensor can have that many elements "
+                            f"(numpy: {e}); ask for a smaller size.")
+    if isinstance(e, MemoryError):
+        return RuntimeError(f"{op}(): can't allocate memory for the result ({e}). Check the sizes you passed; a "
+                            "smaller tensor, or fewer elements at a time, fits.")
+    return None
+
+
+# ops whose tensor arguments broadcast against each other
+_BROADCASTING = {"clamp", "clip", "clamp_", "clip_", "remainder", "fmod", "floordiv", "mod", "allclose", "isclose",
+                 "normal", "where", "maximum", "minimum", "pow", "add", "sub", "mul", "div", "and", "or", "xor",
+                 "masked_fill", "masked_fill_", "lerp"}
+
+
+def shapes_error(op, args, kwargs, e):
+    """torch's RuntimeError naming the shapes when the tensor arguments of an elementwise op do not broadcast."""
+    if op not in _BROADCASTING:
+        return None
+    tensors = [a for a in list(args) + list(kwargs.values()) if _is_tensor(a)]
+    try:
+        np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
+        return None
+    except ValueError:
+        from ._op import broadcast_error
+        err = broadcast_error(op, e, *tensors)
+        return err if err is not e else None
+
+
+def dtype_error(op, args, kwargs, e):
+    """torch's NotImplementedError when numpy has no loop for the inputs' dtypes (ceil of a complex tensor, the
+    negation of a bool one): the op has no kernel for them."""
+    msg = str(e)
+    if not isinstance(e, TypeError) or not (type(e).__module__.startswith("numpy") or "numpy boolean" in msg
+                                            or "not supported for the input types" in msg
+                                            or "Cannot cast array data" in msg or "complex" in msg):
+        return None
+    dtypes = ", ".join(str(a.dtype) for a in list(args) + list(kwargs.values()) if _is_tensor(a))
+    return NotImplementedError(f'"{op}" not implemented for {dtypes}; convert the input first, e.g. x.float() '
+                               "(or x.real for a complex tensor)")
+
+
+# Tensor operators guarded besides the public methods (numpy and Python call the others)
+_OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+              "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__floordiv__", "__mod__", "__and__", "__or__",
+              "__xor__", "__getitem__", "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
+              "__ipow__")
+
+
+def guard_namespace(ns, names=None, overrides=None, eager=False):
+    """Guard the public functions of a module's globals() (or the given names)."""
+    for name in names if names is not None else [n for n in list(ns) if not n.startswith("_")]:
+        if isinstance(ns.get(name), types.FunctionType):
+            ns[name] = guard(ns[name], op=name, overrides=overrides, eager=eager)
+
+
+def guard_class(cls):
+    """Guard a class's public methods and its arithmetic and indexing operators."""
+    for name, fn in list(vars(cls).items()):
+        if isinstance(fn, types.FunctionType) and (not name.startswith("_") or name in _OPERATORS):
+            out_of_place = vars(cls).get(name[:-1]) if name.endswith("_") and not name.startswith("_") else None
+            setattr(cls, name, guard(fn, op=name[2:-2] if name.startswith("__") else name, method=True,
+                                     signature_of=out_of_place if isinstance(out_of_place, types.FunctionType)
+                                     else None))
+
+
+def check_size(size, op):
+    """torch's RuntimeError for a negative size (numpy's says nothing about the op), and the size as a tuple."""
+    for s in size:
+        if _is_int(s) and s < 0:
+            raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension {s}: {list(size)}; sizes "
+                               "are counts of elements, 0 or more")
+    return size
+
+
+def check_einsum(equation, operands):
+    """torch's RuntimeError for a malformed einsum equation (numpy's ValueError names neither op nor fix)."""
+    lhs, _, rhs = equation.partition("->")
+    for i, c in enumerate(equation):
+        if c == "." and "..." not in equation:
+            raise RuntimeError(f"einsum(): found '.' in {equation!r} that is not part of any ellipsis '...'")
+        if not (c.isascii() and c.isalpha()) and c not in ",." and not (c in "->" and equation.find("->") in (i, i - 1)):
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string "
+                               f"{equation!r}, subscripts must be in [a-zA-Z]")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError(f"einsum(): fewer operands were provided than specified in the equation {equation!r} "
+                           f"({len(operands)} given for {len(terms)} terms)")
+    for c in rhs:
+        if c not in lhs:
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation {equation!r} for "
+                               "any input operand; every output letter must label a dimension of an input")
+        if rhs.count(c) > 1:
+            raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output of {equation!r}")
+    sizes = {}
+    for k, (term, op) in enumerate(zip(terms, operands)):
+        for c, n in zip(term, getattr(op, "shape", ())):
+            if sizes.get(c, n) != n and 1 not in (n, sizes[c]):
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which does not broadcast "
+                                   f"with previously seen size {sizes[c]} (equation {equation!r})")
+            sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]
+
+
+def need_dims(input, op):
+    """torch's IndexError for picking along a dim of a 0-d tensor, which has none."""
+    if input.ndim == 0:
+        raise IndexError(f"{op}(): Dimension specified as 0 but tensor has no dimensions (it is 0-d); give it one "
+                         "with x.reshape(1) or x.unsqueeze(0)")
+
+
+def need_nonempty_dim(input, d, op):
+    """torch's IndexError for a max/min/argmax/argmin along a dim of size 0 (d None: of an empty tensor)."""
+    if d is None and input.numel() == 0:
+        raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0 (input shape "
+                         f"{list(input.shape)}); pass dim=, or check for empty input first")
+    if d is not None and input.ndim and input.shape[d] == 0:
+        raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (input shape "
+                         f"{list(input.shape)}); there is no element to pick. Reduce along another dim, or check "
+                         "for empty input first")
+
+
+def need_floating(input, op):
+    """torch's NotImplementedError for an op with no kernel for integer or bool inputs (softmax of int64 logits)."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f'"{op}" not implemented for {input.dtype}: the input must be a floating point '
+                                  f"tensor; convert it with .float()")

@@ -1,0 +1,426 @@
+"""More pointwise maths: inverse hyperbolics, exp2, erfc, logit, atan2, hypot, logaddexp, xlogy,
+lerp, addcmul/addcdiv, fmax/fmin. Each is one Function with its derivative beside it."""
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, broadcast_error, promoted
+from .elementwise import _float, _unary, where
+
+
+def _d_asinh(x):
+    """d asinh(x) = 1/sqrt(x^2 + 1)"""
+    return (x * x + 1).rsqrt()
+
+
+def _d_acosh(x):
+    """d acosh(x) = 1/sqrt(x^2 - 1)"""
+    return (x * x - 1).rsqrt()
+
+
+def _d_atanh(x):
+    """d atanh(x) = 1/(1 - x^2)"""
+    return (1 - x * x).reciprocal()
+
+
+def _d_exp2(out):
+    """d 2^x = 2^x ln 2"""
+    return out * math.log(2)
+
+
+def _d_erfc(x):
+    """d erfc(x) = -2/sqrt(pi) exp(-x^2)"""
+    return (-(x * x)).exp() * (-2 / math.sqrt(math.pi))
+
+
+def _d_deg2rad(x):
+    """d (x pi/180) = pi/180"""
+    return x * 0 + math.pi / 180
+
+
+def _d_rad2deg(x):
+    """d (x 180/pi) = 180/pi"""
+    return x * 0 + 180 / math.pi
+
+
+def _d_frac(x):
+    """d (x - trunc(x)) = 1"""
+    return x * 0 + 1
+
+
+def _d_sinc(x):
+    """d sin(pi x)/(pi x) = (cos(pi x) - sinc(x))/x, 0 at x = 0"""
+    px = x * math.pi
+    safe = where(x == 0, x * 0 + 1, x)
+    return where(x == 0, x * 0, ((px.cos() - px.sin() / (safe * math.pi)) / safe))
+
+
+def _erfc_np(x):
+    from .elementwise import _erf_np
+    return 1 - _erf_np(x)
+
+
+Asinh = _unary("Asinh", np.arcsinh, _d_asinh)
+Acosh = _unary("Acosh", np.arccosh, _d_acosh)
+Atanh = _unary("Atanh", np.arctanh, _d_atanh)
+Exp2 = _unary("Exp2", np.exp2, _d_exp2, saves="output")
+Erfc = _unary("Erfc", _erfc_np, _d_erfc)
+Deg2Rad = _unary("Deg2Rad", np.deg2rad, _d_deg2rad)
+Rad2Deg = _unary("Rad2Deg", np.rad2deg, _d_rad2deg)
+Frac = _unary("Frac", lambda x: x - np.trunc(x), _d_frac)
+Sinc = _unary("Sinc", np.sinc, _d_sinc)
+UNARY = {"asinh": Asinh, "acosh": Acosh, "atanh": Atanh, "exp2": Exp2, "erfc": Erfc, "deg2rad": Deg2Rad,
+         "rad2deg": Rad2Deg, "frac": Frac, "sinc": Sinc}
+
+
+def _unary_fn(name, cls):
+    floating = name != "frac"
+
+    def fn(input):
+        return cls.apply(_float(input) if floating else input)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = cls.__doc__
+    return fn
+
+
+asinh, acosh, atanh, exp2, erfc, deg2rad, rad2deg, frac, sinc = (_unary_fn(n, c) for n, c in UNARY.items())
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+
+class Logit(Op):
+    """d log(p/(1-p)) = 1/(p(1-p)); with eps, p is clamped to [eps, 1-eps] (derivative 0 outside)"""
+    _grad_fn_name = "LogitBackward0"
+
+    @staticmethod
+    def forward(ctx, p, eps=None):
+        ctx.eps = eps
+        ctx.save_for_backward(p)
+        q = p if eps is None else np.clip(p, eps, 1 - eps)
+        return np.log(q / (1 - q))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (p,) = ctx.saved_tensors
+        return grad * Logit._local(p, ctx.eps)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t * Logit._local(ctx.inputs[0], ctx.eps)
+
+    @staticmethod
+    def _local(p, eps):
+        d = (p * (1 - p)).reciprocal()
+        if eps is None:
+            return d
+        return where((p < eps) | (p > 1 - eps), d * 0, d)
+
+
+def logit(input, eps=None):
+    return Logit.apply(_float(input), eps=eps)
+
+
+# ---- two inputs ------------------------------------------------------------------------------------
+class Atan2(Op):
+    """d atan2(a, b) = (b, -a)/(a^2 + b^2)"""
+    _grad_fn_name = "Atan2Backward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.arctan2(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        r = grad / (a * a + b * b)
+        return r * b, -r * a
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return (ta * b - tb * a) / (a * a + b * b)
+
+
+class Hypot(Op):
+    """d sqrt(a^2 + b^2) = (a, b)/hypot(a, b)"""
+    _grad_fn_name = "HypotBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.hypot(a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        return grad * a / out, grad * b / out
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return (ta * a + tb * b) / ctx.output
+
+
+class Logaddexp(Op):
+    """d log(e^a + e^b) = (sigmoid(a - b), sigmoid(b - a))"""
+    _grad_fn_name = "LogaddexpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.logaddexp(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad * (a - b).sigmoid(), grad * (b - a).sigmoid()
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return ta * (a - b).sigmoid() + tb * (b - a).sigmoid()
+
+
+class Logaddexp2(Op):
+    """d log2(2^a + 2^b) = (sigmoid((a - b) ln 2), sigmoid((b - a) ln 2))"""
+    _grad_fn_name = "Logaddexp2Backward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.logaddexp2(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad * ((a - b) * math.log(2)).sigmoid(), grad * ((b - a) * math.log(2)).sigmoid()
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return ta * ((a - b) * math.log(2)).sigmoid() + tb * ((b - a) * math.log(2)).sigmoid()
+
+
+class Xlogy(Op):
+    """d x log(y) = (log(y), x/y), and 0 where x == 0 (so 0 log 0 = 0)"""
+    _grad_fn_name = "XlogyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return np.where((x == 0) & ~np.isnan(y), np.zeros_like(x * y), x * np.log(y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        zero = x == 0
+        return (grad * where(zero & ~y.isnan(), grad * 0, y.log()),
+                grad * where(zero, grad * 0, x / y))
+
+    @staticmethod
+    def jvp(ctx, tx, ty):
+        x, y = ctx.inputs
+        zero = x == 0
+        return tx * where(zero & ~y.isnan(), tx * 0, y.log()) + ty * where(zero, ty * 0, x / y)
+
+
+def _pick_a(np_fn, a, b):
+    """1 where the result came from a (a NaN in b loses; ties go to a), else 0."""
+    return Tensor._make(((np_fn(a._data, b._data) == a._data) | np.isnan(b._data)).astype(a._data.dtype))
+
+
+class Fmax(Op):
+    """d fmax(a, b) = ([a picked], [b picked]): the gradient goes to the larger, NaN losing"""
+    _grad_fn_name = "FmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.fmax(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        wa = _pick_a(np.fmax, a, b)
+        return grad * wa, grad * (1 - wa)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        wa = _pick_a(np.fmax, *ctx.inputs)
+        return ta * wa + tb * (1 - wa)
+
+
+class Fmin(Op):
+    """d fmin(a, b) = ([a picked], [b picked]): the gradient goes to the smaller, NaN losing"""
+    _grad_fn_name = "FminBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.fmin(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        wa = _pick_a(np.fmin, a, b)
+        return grad * wa, grad * (1 - wa)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        wa = _pick_a(np.fmin, *ctx.inputs)
+        return ta * wa + tb * (1 - wa)
+
+
+# ---- three inputs ---------------------------------------------------------------------------------
+class Lerp(Op):
+    """d (s + w (e - s)) = (1 - w, w) for a number w"""
+    _grad_fn_name = "LerpBackward0"
+
+    @staticmethod
+    def forward(ctx, start, end, weight=0.5):
+        ctx.weight = weight
+        return start + weight * (end - start)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * (1 - ctx.weight), grad * ctx.weight
+
+    @staticmethod
+    def jvp(ctx, ts, te):
+        return ts * (1 - ctx.weight) + te * ctx.weight
+
+
+class LerpTensor(Op):
+    """d (s + w (e - s)) = (1 - w, w, e - s)"""
+    _grad_fn_name = "LerpBackward1"
+
+    @staticmethod
+    def forward(ctx, start, end, weight):
+        ctx.save_for_backward(start, end, weight)
+        return start + weight * (end - start)
+
+    @staticmethod
+    def backward(ctx, grad):
+        s, e, w = ctx.saved_tensors
+        return grad * (1 - w), grad * w, grad * (e - s)
+
+    @staticmethod
+    def jvp(ctx, ts, te, tw):
+        s, e, w = ctx.inputs
+        return ts * (1 - w) + te * w + tw * (e - s)
+
+
+class Addcmul(Op):
+    """d (x + v a b) = (1, v b, v a)"""
+    _grad_fn_name = "AddcmulBackward0"
+
+    @staticmethod
+    def forward(ctx, x, a, b, value=1):
+        ctx.value = value
+        ctx.save_for_backward(a, b)
+        return x + value * a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad, grad * b * ctx.value, grad * a * ctx.value
+
+    @staticmethod
+    def jvp(ctx, tx, ta, tb):
+        _, a, b = ctx.inputs[:3]
+        return tx + (ta * b + a * tb) * ctx.value
+
+
+class Addcdiv(Op):
+    """d (x + v a / b) = (1, v / b, -v a / b^2)"""
+    _grad_fn_name = "AddcdivBackward0"
+
+    @staticmethod
+    def forward(ctx, x, a, b, value=1):
+        ctx.value = value
+        ctx.save_for_backward(a, b)
+        return x + value * a / b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad, grad * ctx.value / b, -grad * ctx.value * a / (b * b)
+
+    @staticmethod
+    def jvp(ctx, tx, ta, tb):
+        _, a, b = ctx.inputs[:3]
+        return tx + (ta / b - a * tb / (b * b)) * ctx.value
+
+
+def lerp(input, end, weight):
+    try:
+        if isinstance(weight, Tensor):
+            start, end, weight = promoted(input, end, weight)
+            return LerpTensor.apply(start, end, weight)
+        start, end = promoted(input, end)
+        return Lerp.apply(start, end, weight=weight)
+    except ValueError as e:
+        raise broadcast_error("lerp", e, input, end) from None
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    try:
+        return Addcmul.apply(*promoted(input, tensor1, tensor2), value=value)
+    except ValueError as e:
+        raise broadcast_error("addcmul", e, input, tensor1, tensor2) from None
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    if not (tensor1.dtype.is_floating_point or tensor1.dtype.is_complex) and \
+            not (tensor2.dtype.is_floating_point or tensor2.dtype.is_complex):
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release addcdiv "
+                           "will perform a true division of tensor1 and tensor2. Use addcdiv with float tensors, "
+                           "or (input + value * torch.div(tensor1, tensor2, rounding_mode='trunc')).")
+    try:
+        return Addcdiv.apply(*promoted(input, tensor1, tensor2), value=value)
+    except ValueError as e:
+        raise broadcast_error("addcdiv", e, input, tensor1, tensor2) from None
+
+
+def _binary(cls, name, a, b, floating=True):
+    try:
+        a, b = promoted(a, b)
+        if floating:
+            a, b = (_float(v) if isinstance(v, Tensor) else v for v in (a, b))
+            a, b = promoted(a, b)
+        return cls.apply(a, b)
+    except ValueError as e:
+        raise broadcast_error(name, e, a, b) from None
+
+
+def atan2(input, other):
+    return _binary(Atan2, "atan2", input, other)
+
+
+def hypot(input, other):
+    return _binary(Hypot, "hypot", input, other)
+
+
+def logaddexp(input, other):
+    return _binary(Logaddexp, "logaddexp", input, other)
+
+
+def logaddexp2(input, other):
+    return _binary(Logaddexp2, "logaddexp2", input, other)
+
+
+def xlogy(input, other):
+    return _binary(Xlogy, "xlogy", input, other)
+
+
+def fmax(input, other):
+    return _binary(Fmax, "fmax", input, other, floating=False)
+
+
+def fmin(input, other):
+    return _binary(Fmin, "fmin", input, other, floating=False)
+
+
+arctan2 = atan2

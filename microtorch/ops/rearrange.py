@@ -1,0 +1,242 @@
+"""Ops that move or place elements: roll, rot90, trace, scatter, index_add, nansum."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, normalize_dims
+
+
+def _dims(dims, ndim, op):
+    return normalize_dims(dims, ndim, op) if dims is not None else None
+
+
+class Roll(Op):
+    """roll moves elements; d roll(x, s) = roll(g, -s)"""
+    _grad_fn_name = "RollBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shifts=(), dims=None):
+        ctx.shifts, ctx.dims = shifts, dims
+        if dims is None:  # the flattened tensor is rolled, then takes x's shape again
+            return np.roll(x.reshape(-1), shifts).reshape(x.shape)
+        return np.roll(x, shifts, axis=dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Roll.apply(grad, shifts=tuple(-s for s in ctx.shifts), dims=ctx.dims)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return Roll.apply(t, shifts=ctx.shifts, dims=ctx.dims)
+
+
+def roll(input, shifts, dims=None):
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"roll(): with dims=None, shifts must be one number (got {list(shifts)}); pass dims "
+                               "to roll several dimensions")
+        return Roll.apply(input, shifts=shifts, dims=None)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    dims = tuple(d % max(input.ndim, 1) for d in dims)
+    for d in dims:
+        normalize_dims(d, input.ndim, "roll")
+    return Roll.apply(input, shifts=shifts, dims=dims)
+
+
+class Rot90(Op):
+    """rot90 is a permutation of the elements; d rot90(x, k) = rot90(g, -k)"""
+    _grad_fn_name = "Rot90Backward0"
+
+    @staticmethod
+    def forward(ctx, x, k=1, dims=(0, 1)):
+        ctx.k, ctx.dims = k, dims
+        return np.ascontiguousarray(np.rot90(x, k, axes=dims))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Rot90.apply(grad, k=-ctx.k, dims=ctx.dims)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return Rot90.apply(t, k=ctx.k, dims=ctx.dims)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    a, b = (d % input.ndim for d in dims)
+    if a == b:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    return Rot90.apply(input, k=k % 4, dims=(a, b))
+
+
+class Trace(Op):
+    """tr(X) = sum_i X_ii;  d tr(X) = I"""
+    _grad_fn_name = "TraceBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.shape = x.shape
+        return np.asarray(np.trace(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * Tensor._make(np.eye(*ctx.shape, dtype=grad._data.dtype))
+
+    @staticmethod
+    def jvp(ctx, t):
+        return Trace.apply(t)
+
+
+def trace(input):
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim} (shape "
+                           f"{list(input.shape)}); use torch.diagonal(x, dim1=-2, dim2=-1).sum(-1) for batches")
+    return Trace.apply(input)
+
+
+# ---- writing at indices -----------------------------------------------------------------------------
+class Scatter(Op):
+    """out = x with out[.., index, ..] = src along dim;  d/dx = g with the written places zeroed, d/dsrc = gather(g)"""
+    _grad_fn_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, x, src, dim=0, index=None):
+        ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
+        out = x.copy()
+        np.put_along_axis(out, index, src[tuple(slice(0, s) for s in index.shape)], axis=dim)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        gx = ScatterValue.apply(grad, dim=ctx.dim, index=ctx.index, value=0) if ctx.needs_input_grad[0] else None
+        gsrc = None
+        if ctx.needs_input_grad[1]:
+            from .index import gather
+            gsrc = gather(grad, ctx.dim, Tensor._make(ctx.index))
+            if tuple(gsrc.shape) != ctx.src_shape:  # as torch: src's gradient must have src's shape
+                raise RuntimeError(f"Function ScatterBackward0 returned an invalid gradient at index 1 - got "
+                                   f"{list(gsrc.shape)} but expected shape compatible with {list(ctx.src_shape)} "
+                                   "(scatter's src must have the index's shape to be differentiated)")
+        return gx, gsrc
+
+    @staticmethod
+    def jvp(ctx, tx, tsrc):
+        return Scatter.apply(tx, tsrc, dim=ctx.dim, index=ctx.index)
+
+
+class ScatterValue(Op):
+    """out = x with out[.., index, ..] = value along dim;  d/dx = g with the written places zeroed"""
+    _grad_fn_name = "ScatterBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dim=0, index=None, value=0):
+        ctx.dim, ctx.index = dim, index
+        out = x.copy()
+        np.put_along_axis(out, index, np.asarray(value, dtype=x.dtype), axis=dim)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterValue.apply(grad, dim=ctx.dim, index=ctx.index, value=0)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return ScatterValue.apply(t, dim=ctx.dim, index=ctx.index, value=0)
+
+
+def _index_array(index, input, dim, op):
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"{op}(): Expected dtype int64 for index (got {idx.dtype}); pass a LongTensor of "
+                           "positions")
+    if idx.ndim != input.ndim and not (idx.ndim == 1 and input.ndim == 0):
+        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as self tensor (index "
+                           f"{list(idx.shape)}, self {list(input.shape)})")
+    n = input.shape[dim] if input.ndim else 1
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise RuntimeError(f"{op}(): index {int(idx.max() if idx.max() >= n else idx.min())} is out of bounds for "
+                           f"dimension {dim} with size {n}")
+    return idx % n if idx.size else idx
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    if reduce is not None:
+        raise NotImplementedError("scatter(reduce=...) is not implemented in microtorch; use scatter_add or "
+                                  "scatter_reduce on torch")
+    dim = normalize_dims(dim, input.ndim, "scatter")[0] if input.ndim else 0
+    idx = _index_array(index, input, dim, "scatter")
+    if isinstance(src, Tensor):
+        x, s = input, src.to(input.dtype) if src.dtype != input.dtype else src
+        return Scatter.apply(x, s, dim=dim, index=idx)
+    fill = value if value is not None else src
+    return ScatterValue.apply(input, dim=dim, index=idx, value=fill)
+
+
+class IndexAdd(Op):
+    """out = x; out[.., index[i], ..] += alpha src[.., i, ..];  d/dx = g, d/dsrc = alpha index_select(g)"""
+    _grad_fn_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, src, dim=0, index=None, alpha=1):
+        ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
+        out = np.moveaxis(x.copy(), dim, 0)
+        np.add.at(out, index, np.moveaxis(src, dim, 0) * alpha)
+        return np.ascontiguousarray(np.moveaxis(out, 0, dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .index import index_select
+        gsrc = index_select(grad, ctx.dim, Tensor._make(ctx.index)) * ctx.alpha if ctx.needs_input_grad[1] else None
+        return grad, gsrc
+
+    @staticmethod
+    def jvp(ctx, tx, tsrc):
+        return IndexAdd.apply(tx, tsrc, dim=ctx.dim, index=ctx.index, alpha=ctx.alpha)
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    dim = normalize_dims(dim, input.ndim, "index_add")[0] if input.ndim else 0
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.ndim != 1 or idx.dtype.kind not in "iu":
+        raise IndexError(f"index_add_(): Index is supposed to be a vector of integers (got shape {list(idx.shape)}, "
+                         f"dtype {idx.dtype})")
+    if source.ndim and source.shape[dim] != idx.shape[0]:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.shape[0]}) should be equal to source.size(dim) "
+                           f"({source.shape[dim]})")
+    return IndexAdd.apply(input, source, dim=dim, index=idx, alpha=alpha)
+
+
+class Nansum(Op):
+    """sum ignoring NaNs;  d = 1 where x is not NaN, else 0"""
+    _grad_fn_name = "NansumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims=None, keepdim=False):
+        ctx.dims, ctx.keepdim, ctx.shape = dims, keepdim, x.shape
+        ctx.save_for_backward(x)
+        return np.asarray(np.nansum(x, axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        if ctx.dims is not None and not ctx.keepdim:
+            grad = grad.reshape([1 if i in ctx.dims else s for i, s in enumerate(ctx.shape)])
+        return grad.expand(ctx.shape) * (~x.isnan()).to(grad.dtype)
+
+    @staticmethod
+    def jvp(ctx, t):
+        x = ctx.inputs[0]
+        from .reduce import sum as sum_
+        return sum_(t * (~x.isnan()).to(t.dtype), ctx.dims, ctx.keepdim)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    x = input.to(dtype) if dtype is not None else input
+    dims = _dims(dim, x.ndim, "nansum") if not (isinstance(dim, (tuple, list)) and len(dim) == 0) else None
+    return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim)

@@ -1,0 +1,2 @@
+"""microtorch.utils: torch.utils's data loading (`microtorch.utils.data`)."""
+from . import data  # noqa: F401

@@ -1,0 +1,68 @@
+"""A laid-out graph as HTML that fits its output: the SVG in a pane, and a small script.
+
+Without scripts (an untrusted notebook, nbviewer) the SVG still fits by CSS alone (at most
+the output's width and 85 % of the window's height, aspect kept). When the script runs
+(JupyterLab's own outputs, exported pages) the pane becomes the pan/zoom viewport of
+`_viewport_js`, with − / fit / + buttons. When no layout engine exists on the Python side,
+the DOT source is sent instead and the browser lays it out (`mtLayoutDot`, see `graph.
+browser_layout_js`).
+"""
+import itertools
+import json
+
+from ._i18n import tr
+from ._viewport_js import VIEWPORT
+
+_ids = itertools.count()
+
+_SCRIPT = r"""
+(async function () {
+  const root = document.getElementById(%(id)s);
+  if (!root || root.dataset.ready) return;
+  root.dataset.ready = "1";
+  const pane = root.querySelector(".mt-graph");
+  const dot = %(dot)s;
+  if (dot !== null) pane.innerHTML = await mtLayoutDot(dot);
+  const svg = pane.querySelector("svg");
+  if (!svg) return;
+  if (dot !== null) mtFinishSvg(svg, %(classes)s);
+  pane.classList.remove("mt-static");
+  const vp = mtViewport(pane, svg, {});
+  vp.fit();
+  root.mtViewport = vp;
+  const bar = root.querySelector(".mt-zoombar");
+  bar.hidden = false;
+  bar.querySelector(".mt-zin").onclick = () => vp.zoomAt(1.25);
+  bar.querySelector(".mt-zout").onclick = () => vp.zoomAt(0.8);
+  bar.querySelector(".mt-zfit").onclick = () => vp.fit();
+  pane.tabIndex = 0;
+  pane.addEventListener("keydown", (e) => { if (vp.key(e)) { e.preventDefault(); e.stopPropagation(); } });
+  if (root.mtAfterFit) root.mtAfterFit(vp);
+})();
+"""
+
+def _js(value):
+    """JSON that can sit inside an HTML <script>."""
+    return json.dumps(value).replace("</", "<\\/")
+
+
+CSS = """
+.mtviz .mt-graphwrap { position: relative; }
+.mtviz .mt-zoombar { position: absolute; top: 4px; right: 4px; display: flex; gap: 2px; z-index: 2; }
+.mtviz .mt-zoombar button { font: inherit; font-size: calc(13px * var(--mt-scale)); padding: 0 8px; cursor: pointer;
+  border: 1px solid var(--mt-border); background: var(--mt-bg2); color: var(--mt-fg); border-radius: 4px; }
+"""
+
+
+def graph_pane(svg, dot=None, layout_js=None, extra_html="", classes=None):
+    """HTML for one graph: `svg` (laid out), or `dot` plus `layout_js` (laid out in the
+    browser). `extra_html` goes inside the wrapper, after the pane."""
+    uid = f"mtg{next(_ids)}-{id(svg) % 100000}"
+    body = svg if svg is not None else f"<div class='mt-muted'>{tr('laying out the graph...')}</div>"
+    script = VIEWPORT + (layout_js or "") + (_SCRIPT % {"id": json.dumps(uid), "dot": _js(dot), "classes": _js(classes or {})})
+    kind = ' type="module"' if dot is not None else ""
+    return (f'<div class="mt-graphwrap" id="{uid}">'
+            f'<div class="mt-zoombar" hidden><button class="mt-zout" title="{tr("Zoom out (−)")}">−</button>'
+            f'<button class="mt-zfit" title="{tr("Show the whole graph (0, or double-click the graph)")}">'
+            f'{tr("fit")}</button><button class="mt-zin" title="{tr("Zoom in (+)")}">+</button></div>'
+            f'<div class="mt-graph mt-static">{body}</div>{extra_html}</div><script{kind}>{script}</script>')

@@ -1,0 +1,147 @@
+"""The pan/zoom pane every graph in `viz` is shown in (browser side, plain JavaScript).
+
+`mtViewport(pane, svg, opts)` fits the laid-out SVG in both dimensions into the space the
+page has (the pane grows up to the height of the notebook's scrolling area or the window,
+never past it), re-fits when the pane's width or the window changes (ResizeObserver), and
+lets the user drag to pan, ctrl+wheel / pinch / -/+ to zoom (a plain wheel zooms once the
+graph was clicked) and double-click to fit. `follow(el)` pans the smallest amount that
+brings an element (the running node) back into the pane when zoomed in. The SVG is moved
+with one CSS transform, so a zoom or a pan costs one style write.
+"""
+
+VIEWPORT = r"""
+// an SVG laid out in the browser gets what Python's finish_svg gives a server-side one:
+// the theme's class, text classes by content, no <title> of raw node names
+function mtFinishSvg(svg, classes) {
+  svg.classList.add("mt-dag");
+  svg.removeAttribute("id");
+  for (const t of svg.querySelectorAll("title")) t.remove();
+  for (const t of svg.querySelectorAll("text")) {
+    const c = classes[t.textContent.replace(/\u00a0/g, " ").trim()] || classes[t.textContent.trim()];
+    if (c) t.classList.add(c);
+  }
+  return svg;
+}
+
+function mtViewport(pane, svg, opts) {
+  opts = opts || {};
+  const PAD = 6, MIN_H = opts.minHeight || 160;
+  const natW = svg.viewBox.baseVal.width * 4 / 3, natH = svg.viewBox.baseVal.height * 4 / 3;
+  svg.style.position = "absolute"; svg.style.left = "0"; svg.style.top = "0";
+  svg.style.transformOrigin = "0 0"; svg.style.maxWidth = "none"; svg.style.maxHeight = "none";
+  svg.style.width = natW + "px"; svg.style.height = natH + "px";
+  let z = 1, tx = 0, ty = 0, fitZ = 1, manual = false, active = false;
+  function apply() { svg.style.transform = `translate(${tx}px, ${ty}px) scale(${z})`; pane.dataset.zoom = z.toFixed(4); }
+  // the height of the area the page scrolls in (JupyterLab's notebook panel, else the window);
+  // an output area that scrolls sideways is not it (its height is ours)
+  function scroller() {
+    for (let p = pane.parentElement; p; p = p.parentElement) {
+      if (p.closest(".jp-OutputArea, .output_area, .cell-output")) continue;
+      const s = getComputedStyle(p).overflowY;
+      if ((s === "auto" || s === "scroll") && p.clientHeight > 200) return Math.min(p.clientHeight, window.innerHeight);
+    }
+    return window.innerHeight;
+  }
+  function available() { return Math.max(MIN_H, scroller() - (opts.reserve ? opts.reserve() : 0) - 24); }
+  // the zoom that fits the whole graph into a pane `w` wide (height: what the page has)
+  function fitFor(w) {
+    const maxZ = opts.maxZoom || 1;
+    const zw = Math.min(maxZ, (w - 2 * PAD) / natW);
+    const h = Math.min(available(), Math.max(MIN_H, natH * zw + 2 * PAD));
+    return { z: Math.max(0.02, Math.min(zw, (h - 2 * PAD) / natH)), h };
+  }
+  function fit() {
+    if (!natW || !pane.clientWidth) return;
+    const f = fitFor(pane.clientWidth);
+    pane.style.height = Math.round(f.h) + "px";
+    z = fitZ = f.z; manual = false;
+    tx = (pane.clientWidth - natW * z) / 2; ty = (pane.clientHeight - natH * z) / 2;
+    apply();
+    if (opts.onfit) opts.onfit(z);
+  }
+  function zoomAt(factor, cx, cy) {
+    const nz = Math.max(fitZ * 0.5, Math.min(Math.max(4, fitZ * 4), z * factor));
+    if (cx === undefined) { cx = pane.clientWidth / 2; cy = pane.clientHeight / 2; }
+    tx = cx - (cx - tx) * nz / z; ty = cy - (cy - ty) * nz / z; z = nz; manual = true;
+    apply();
+  }
+  function panBy(dx, dy) { tx += dx; ty += dy; manual = true; apply(); }
+  // bring `el` into the pane (centre it) if any part of it is outside
+  function follow(el) {
+    if (!el) return;
+    const b = pane.getBoundingClientRect(), r = el.getBoundingClientRect();
+    if (!b.width || !b.height) return;
+    const m = 4;
+    if (r.left >= b.left + m && r.right <= b.right - m && r.top >= b.top + m && r.bottom <= b.bottom - m) return;
+    if (r.width > b.width - 2 * m || r.height > b.height - 2 * m) { fit(); return; }
+    tx += (b.left + b.width / 2) - (r.left + r.width / 2);
+    ty += (b.top + b.height / 2) - (r.top + r.height / 2);
+    apply();
+  }
+  // pointer: drag to pan (a click that did not move still reaches the node), pinch to zoom
+  const pts = new Map();
+  let moved = false, pinch = 0;
+  pane.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0) return;
+    active = true;
+    pts.set(e.pointerId, [e.clientX, e.clientY]); moved = false;
+    if (pts.size === 2) { const [a, c] = [...pts.values()]; pinch = Math.hypot(a[0] - c[0], a[1] - c[1]); }
+  });
+  pane.addEventListener("pointermove", (e) => {
+    const p = pts.get(e.pointerId);
+    if (!p) return;
+    const dx = e.clientX - p[0], dy = e.clientY - p[1];
+    if (!moved && Math.hypot(dx, dy) < 4) return;
+    if (!moved) { moved = true; try { pane.setPointerCapture(e.pointerId); } catch (_) {} pane.classList.add("mt-dragging"); }
+    pts.set(e.pointerId, [e.clientX, e.clientY]);
+    if (pts.size === 2) {
+      const [a, c] = [...pts.values()], d = Math.hypot(a[0] - c[0], a[1] - c[1]);
+      const b = pane.getBoundingClientRect();
+      if (pinch) zoomAt(d / pinch, (a[0] + c[0]) / 2 - b.left, (a[1] + c[1]) / 2 - b.top);
+      pinch = d;
+    } else panBy(dx, dy);
+  });
+  const up = (e) => { pts.delete(e.pointerId); pinch = 0; pane.classList.remove("mt-dragging"); };
+  pane.addEventListener("pointerup", up);
+  pane.addEventListener("pointercancel", up);
+  pane.addEventListener("pointerleave", () => { if (!pts.size) active = false; });
+  // a click that ended a drag is not a click on a node
+  pane.addEventListener("click", (e) => { if (moved) { e.stopPropagation(); e.preventDefault(); moved = false; } }, true);
+  pane.addEventListener("wheel", (e) => {
+    if (!e.ctrlKey && !e.metaKey && !active) return;      // the page keeps scrolling
+    e.preventDefault();
+    const b = pane.getBoundingClientRect();
+    zoomAt(Math.exp(-Math.max(-60, Math.min(60, e.deltaY)) * 0.004), e.clientX - b.left, e.clientY - b.top);
+  }, { passive: false });
+  pane.addEventListener("dblclick", (e) => { e.preventDefault(); fit(); });
+  let lastW = -1;
+  const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(() => {
+    const w = pane.parentElement ? pane.parentElement.clientWidth : pane.clientWidth;
+    if (w !== lastW) { lastW = w; (opts.onresize || fit)(); }
+  }) : null;
+  if (ro) ro.observe(pane.parentElement || pane);
+  const onWin = () => (opts.onresize || fit)();
+  window.addEventListener("resize", onWin);
+  return {
+    fit, fitFor, zoomAt, panBy, follow, natW, natH,
+    get zoom() { return z; }, get fitZoom() { return fitZ; }, get manual() { return manual; },
+    key(e) {
+      if (e.key === "+" || e.key === "=") zoomAt(1.25);
+      else if (e.key === "-" || e.key === "_") zoomAt(0.8);
+      else if (e.key === "0") fit();
+      else return false;
+      return true;
+    },
+    destroy() { if (ro) ro.disconnect(); window.removeEventListener("resize", onWin); },
+  };
+}
+"""
+
+CSS = r"""
+.mtviz .mt-graph { position: relative; overflow: hidden; touch-action: none; cursor: grab;
+  border: 1px solid var(--mt-border2); border-radius: 4px; background: var(--mt-bg); box-sizing: border-box; }
+.mtviz .mt-graph.mt-dragging { cursor: grabbing; }
+.mtviz .mt-graph.mt-static { overflow: visible; cursor: auto; touch-action: auto; }
+.mtviz .mt-graph.mt-static svg { display: block; margin: 0 auto; max-width: 100%; max-height: 85vh;
+  width: auto; height: auto; }
+"""

@@ -1,0 +1,1 @@
+"""Differential fuzzing of microtorch against torch (the oracle): see docs/testing.md."""

