@@ -112,9 +112,6 @@ for next_node, output_nr in y.grad_fn.next_functions:
 # %%
 show(engine.run_backward)
 
-# %%
-show(engine._loop)
-
 # %% [markdown]
 # The counting is a plain walk over `next_functions`:
 
