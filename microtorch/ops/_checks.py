@@ -47,7 +47,7 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "argsort": {"dim": "int"}, "range": {"start": "number", "end": "number", "step": "number"},
              "tile": {"dims": "shape_tuple"}, "is_same_size": {"other": "tensor"}, "type_as": {"other": "tensor"},
              "apply_": {"callable": "callable"}, "map_": {"callable": "callable"}, "histc": {"bins": "int"},
-             "logsumexp": {"dim": "dims_given"},
+             "logsumexp": {"dim": "dims_given"}, "lerp": {"weight": "tensor_or_number"},
              "equal": {"other": "tensor"}, "full": {"size": "shape_tuple"}, "bernoulli": {"p": "tensor"},
              "stack_module_state": {"models": "modules"}, "logsumexp": {"dim": "dim"}, "promote_types": {"type1": "dtype", "type2": "dtype", "a": "dtype", "b": "dtype"},
              "functional_call": {"module": "module", "parameter_and_buffer_dicts": "mapping", "args": None}, "allclose": {"other": "tensor"}, "isclose": {"other": "tensor"},
