@@ -123,8 +123,7 @@ class Var(Op):
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom = builtins.max(n - correction, 0)
         ctx.save_for_backward(x)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
+        return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -149,8 +148,7 @@ class Std(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom = builtins.max(n - correction, 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
+        out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         return out
 
@@ -159,8 +157,10 @@ class Std(Op):
         x, out = ctx.saved_tensors
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         s = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
+        from .elementwise import where
         centered = x - x.mean(dim=ctx.dims, keepdim=True)
-        return g * centered / (s * ctx.denom)
+        gs = where(s == 0, 0.0, g / (s * 2))  # as torch: 0 where the std is 0 (all values equal)
+        return gs * centered * (2.0 / ctx.denom if ctx.denom else math.inf)
 
     @staticmethod
     def jvp(ctx, t):
@@ -212,6 +212,8 @@ class Prod(Op):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
+        if x.ndim == 0:  # the product of one number is that number (torch passes grad through)
+            return grad
         dims = tuple(range(len(ctx.in_shape))) if ctx.dim is None else (ctx.dim,)
         g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
         if not (x._data == 0).any():
@@ -248,7 +250,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         input = input.to(dtype)
     if dim is None:
         return Prod.apply(input, dim=None)
-    return ProdDim.apply(input, dim=normalize_dims(dim, input.ndim, "prod")[0], keepdim=keepdim)
+    d = normalize_dims(dim, input.ndim, "prod")[0] if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
+    return ProdDim.apply(input, dim=d, keepdim=keepdim)
 
 
 class AmaxOp(Op):
