@@ -226,8 +226,8 @@ def cases(long=False):
         for name in names:
             lists = [((first,) + args, kw) for first in FIRST for args, kw in rest  # float(x) and x + y take
                      if not (name in builtin_calls and args or name in OPERATORS and kw)]  # no more, no keywords
-            if not long:  # the short profile: a stable third of the first-argument x core-table lists
-                lists = [(a, k) for a, k in lists if _keep(f"{fam}.{name}{a}{k}", 0.35)]
+            if not long:  # the short profile: a stable 30% of the first-argument x core-table lists
+                lists = [(a, k) for a, k in lists if _keep(f"{fam}.{name}{a}{k}", 0.3)]
             lists += [] if fam == "Tensor" else list(SOLO)  # and every whole argument list
             out += [(fam, name, a, k) for a, k in lists]
     return out
