@@ -156,7 +156,7 @@ def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None)
         msg = str(e) if isinstance(e, TypeError) else f"{op}(): {bind_error}"  # naming the op, not the helper
         return TypeError(re.sub(r"^[\w.<>]+\(\)", f"{op}()", msg))  # that implements it (_cmp.<locals>.compare)
     params = _signature(fn).parameters
-    overrides = {**_OP_KINDS.get(op, {}), **(overrides or {})}
+    overrides = {**_OP_KINDS.get(op, _OP_KINDS.get(op.rstrip("_"), {})), **(overrides or {})}
     for pos, (name, value) in enumerate(bound.arguments.items()):
         p = params[name]
         kind = _kind(name, overrides)
@@ -326,18 +326,11 @@ def check_einsum(equation, operands):
         raise RuntimeError(f"einsum(): fewer operands were provided than specified in the equation {equation!r} "
                            f"({len(operands)} given for {len(terms)} terms)")
     for c in rhs:
-        if c not in lhs:
+        if c not in lhs and c != ".":
             raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation {equation!r} for "
                                "any input operand; every output letter must label a dimension of an input")
-        if rhs.count(c) > 1:
+        if rhs.count(c) > 1 and c != ".":
             raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output of {equation!r}")
-    sizes = {}
-    for k, (term, op) in enumerate(zip(terms, operands)):
-        for c, n in zip(term, getattr(op, "shape", ())):
-            if sizes.get(c, n) != n and 1 not in (n, sizes[c]):
-                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which does not broadcast "
-                                   f"with previously seen size {sizes[c]} (equation {equation!r})")
-            sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]
 
 
 def need_dims(input, op):
