@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST := $(PY) -m pytest
 
-.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean assignments assignments-test fuzz
+.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean assignments assignments-test fuzz sweep
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -95,6 +95,11 @@ assignments-test: $(VENV)/.test-installed
 # 2 processes, counts by category; `make test` runs its fixed seeds only.
 fuzz: $(VENV)/.test-installed
 	$(PY) -m tests.fuzz -n 30000 --jobs 2
+
+# The API sweep's long profile (docs/testing.md): every bad-argument list for every public callable,
+# beside torch; `make test` runs a stable 30% of them.
+sweep: $(VENV)/.test-installed
+	MICROTORCH_SWEEP_LONG=1 $(PYTEST) -p no:nbmake -q tests/test_api_sweep.py
 
 bench: $(VENV)/.test-installed
 	$(PY) -m benchmarks.run

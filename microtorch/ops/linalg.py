@@ -372,8 +372,8 @@ def _einsum_view(term, out, x):
 def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    check_einsum(equation.replace(" ", ""), operands)
     eq = _normalize_equation(equation, operands)
-    check_einsum(eq, operands)
     terms, out = eq.split("->")
     terms = terms.split(",")
     if len(terms) != len(operands):
