@@ -15,6 +15,7 @@ from .module import Module  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
 from .pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from .sparse import Embedding  # noqa: F401
 
 __all__ = [name for name, value in list(globals().items()) if isinstance(value, type) and not name.startswith("_")]
