@@ -181,3 +181,48 @@ def test_loss_errors_as_torch(call, exc):
         with pytest.raises(exc):
             eval(call, {"F": lib.nn.functional, "lib": lib})
 FORWARD_AD_NN += [("soft_margin", lambda l, x: F(l).soft_margin_loss(x, l.tensor(SIGN)), [("f", A.shape)])]
+
+
+IMG = R.standard_normal((2, 3, 4, 5))
+PADS = [("constant", lambda l, x: F(l).pad(x, (1, 2)), "ConstantPadNdBackward0"),
+        ("constant value 2d", lambda l, x: F(l).pad(x, (1, 0, 2, 1), value=0.5), "ConstantPadNdBackward0"),
+        ("constant crop", lambda l, x: F(l).pad(x, (-1, 2, 0, -2)), "ConstantPadNdBackward0"),
+        ("reflect 1d", lambda l, x: F(l).pad(x[0], (2, 3), mode="reflect"), "ReflectionPad1DBackward0"),
+        ("reflect 2d", lambda l, x: F(l).pad(x, (1, 2, 3, 1), mode="reflect"), "ReflectionPad2DBackward0"),
+        ("replicate 2d", lambda l, x: F(l).pad(x, (2, 1, 1, 3), mode="replicate"), "ReplicationPad2DBackward0"),
+        ("replicate 3d", lambda l, x: F(l).pad(x, (1, 1, 1, 1, 1, 1), mode="replicate"),
+         "ReplicationPad3DBackward0"),
+        ("circular 2d", lambda l, x: F(l).pad(x, (1, 2, 2, 1), mode="circular"), "torch::autograd::CopySlices")]
+
+
+@pytest.mark.parametrize("name, f, grad_fn", PADS, ids=[p[0] for p in PADS])
+def test_pad_as_torch(name, f, grad_fn):
+    check_op(f, IMG, grad_fn=grad_fn, second_order=False)
+
+
+PAD_MODULES = ["ZeroPad2d(1)", "ZeroPad1d((1, 2))", "ConstantPad1d(2, 3.5)", "ConstantPad2d((1, 0, 2, 1), -1.)",
+               "ConstantPad3d(1, 0.5)", "ReflectionPad1d((1, 2))", "ReflectionPad2d(2)", "ReplicationPad1d(3)",
+               "ReplicationPad2d((1, 2, 0, 1))", "ReplicationPad3d(1)", "CircularPad1d(2)", "CircularPad2d(1)",
+               "CircularPad3d((1, 0, 1, 0, 0, 1))", "ZeroPad3d(1)", "ReflectionPad3d(1)"]
+
+
+@pytest.mark.parametrize("expr", PAD_MODULES)
+def test_padding_modules_as_torch(expr):
+    tm, mm = eval("nn." + expr, {"nn": torch.nn}), eval("nn." + expr, {"nn": mt.nn})
+    assert repr(mm) == repr(tm)
+    x = IMG[0] if "1d" in expr else IMG  # 1-d padding layers take (C, L) or (N, C, L)
+    close(mm(mt.tensor(x)), tm(torch.tensor(x)), expr)
+
+
+@pytest.mark.parametrize("call, exc", [("F.pad(x, (1, 2, 3))", RuntimeError), ("F.pad(x, (5, 5), mode='reflect')",
+                                                                               RuntimeError),
+                                       ("F.pad(x, (1, 1), mode='bogus')", NotImplementedError),
+                                       ("F.pad(x, (1, 1), mode='replicate')", NotImplementedError),
+                                       ("F.pad(x[0, 0, 0], (1, 1, 1, 1), mode='replicate')", RuntimeError)])
+def test_pad_errors_as_torch(call, exc):
+    for lib in (torch, mt):
+        with pytest.raises(exc):
+            eval(call, {"F": lib.nn.functional, "x": lib.tensor(IMG)})
+
+
+FORWARD_AD_NN += [(name, f, [("f", IMG.shape)]) for name, f, _ in PADS]
