@@ -186,12 +186,90 @@ def _more_methods():
     table = dict(METHODS, **m)
     for name in inplace_unary:
         m[name + "_"] = _unary(table[name], name + "_")
+    for name, draw in RANDOM_FILLS.items():
+        m[name] = _random_fill(name, draw)
+    for name in ("t", "transpose", "squeeze", "unsqueeze", "swapaxes", "swapdims"):
+        m[name + "_"] = _inplace_view(name + "_", table[name])
     for name, op in (("asinh", "asinh"), ("acosh", "acosh"), ("atanh", "atanh"), ("arcsinh", "asinh"),
                      ("arccosh", "acosh"), ("arctanh", "atanh")):
         m[name + "_"] = _no_inplace_derivative(m[name + "_"], op)
     for name in inplace_binary:
         m[name + "_"] = _binary(table[name], name + "_")
     return m
+
+
+def _random_fill(name, draw):
+    """An in-place fill with random values drawn by draw(rng, shape, *args) (a generator= may be given)."""
+    def method(self, *args, generator=None, **kwargs):
+        from ._random import _rng
+        from ._tensor import Tensor
+        from .autograd.grad_mode import is_grad_enabled
+        from .ops.inplace import apply_inplace
+        values = np.asarray(draw(_rng(generator), self._data.shape, *args, **kwargs)).astype(self._data.dtype)
+        sample = Tensor._make(values)
+        if self.requires_grad and is_grad_enabled():  # as torch: nothing flows back through random values
+            return apply_inplace(self, lambda s: s * 0 + sample, op=name)
+        self._data[...] = values
+        self._version_counter[0] += 1
+        return self
+    method.__name__ = name
+    return method
+
+
+def _random_ints(rng, shape, from_=0, to=None, dtype_max=2 ** 24, **kw):
+    """random_(): integers in [0, 2^mantissa]; random_(to): [0, to); random_(from, to): [from, to)."""
+    if "to" in kw:
+        to = kw.pop("to")
+    if "from" in kw:
+        from_ = kw.pop("from")
+    if to is None and from_ != 0:
+        from_, to = 0, from_
+    return rng.integers(from_, to if to is not None else dtype_max + 1, shape)
+
+
+RANDOM_FILLS = {
+    "normal_": lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape),
+    "uniform_": lambda rng, shape, from_=0.0, to=1.0, **kw: rng.uniform(kw.get("from", from_), to, shape),
+    "random_": _random_ints,
+    "exponential_": lambda rng, shape, lambd=1.0: rng.exponential(1.0 / lambd, shape),
+    "bernoulli_": lambda rng, shape, p=0.5: rng.random(shape) < (p._data if hasattr(p, "_data") else p),
+    "cauchy_": lambda rng, shape, median=0.0, sigma=1.0: median + sigma * rng.standard_cauchy(shape),
+    "geometric_": lambda rng, shape, p: rng.geometric(p, shape),
+    "log_normal_": lambda rng, shape, mean=1.0, std=2.0: rng.lognormal(mean, std, shape),
+}
+
+
+def _inplace_view(name, fn):
+    """t_, transpose_, squeeze_...: self takes the view's shape (and its place in the graph), as torch's."""
+    def method(self, *args, **kwargs):
+        from .ops.inplace import _check_leaf
+        if self.requires_grad and self.grad_fn is None:
+            _check_leaf(self, name)
+        out = fn(self, *args, **kwargs)
+        self._data = out._data
+        if out.grad_fn is not None:
+            self.grad_fn, self._output_nr = _as_inplace_node(out.grad_fn), out._output_nr
+        return self
+    method.__name__ = name
+    return method
+
+
+_INPLACE_NODES = {}
+
+
+def _as_inplace_node(node):
+    """torch names the node of an in-place view op ...Backward1 (t_: TBackward1): the same node, renamed."""
+    cls = type(node)
+    base, _, number = cls.__name__.rpartition("Backward")
+    if not number.isdigit():
+        return node
+    shift = 3 if base == "Squeeze" else 1  # squeeze has three out-of-place overloads (0-2), then 3-5 in place
+    renamed = _INPLACE_NODES.get(cls)
+    if renamed is None:
+        name = f"{base}Backward{int(number) + shift}"
+        renamed = _INPLACE_NODES[cls] = type(name, (cls,), {"__slots__": ()})
+    node.__class__ = renamed
+    return node
 
 
 def _no_inplace_derivative(method, op):

@@ -191,3 +191,50 @@ FORWARD_AD_OPS += [(name, f, [("f", a.shape) for a in inputs]) for name, f, inpu
 from test_api_nn import FORWARD_AD_NN  # noqa: E402
 
 FORWARD_AD_OPS += FORWARD_AD_NN
+
+
+RANDOM = ["normal_()", "normal_(2., 0.5)", "uniform_()", "uniform_(-2, 3)", "random_()", "random_(5)",
+          "random_(2, 6)", "exponential_(2.)", "bernoulli_(0.3)", "cauchy_()", "geometric_(0.4)", "log_normal_()"]
+
+
+@pytest.mark.parametrize("call", RANDOM)
+def test_random_fills_as_torch(call):
+    """Same support, shape, dtype and (roughly) the same mean/spread as torch; fills in place."""
+    samples = []
+    for lib in (torch, mt):
+        x = lib.empty(20000, dtype=lib.float64)
+        out = eval(f"x.{call}", {"x": x})
+        assert out is x and x._version > 0
+        samples.append(x.numpy())
+    t, m = samples
+    assert (m.min() >= 0 if "random" in call or "geometric" in call or "exponential" in call else True)
+    assert (t == np.round(t)).all() == (m == np.round(m)).all()
+    if "random_()" not in call:  # (the median: cauchy and log-normal have heavy tails)
+        np.testing.assert_allclose(np.median(m), np.median(t), rtol=0.1, atol=0.05)
+    if "cauchy" not in call and "log_normal" not in call and "random_()" not in call:
+        np.testing.assert_allclose(m.std(), t.std(), rtol=0.1)
+
+
+def test_random_fill_generator_and_leaf_error():
+    a = mt.empty(5).normal_(generator=mt.Generator().manual_seed(3))
+    b = mt.empty(5).normal_(generator=mt.Generator().manual_seed(3))
+    assert a.tolist() == b.tolist()
+    for lib in (torch, mt):
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            lib.ones(2, requires_grad=True).uniform_()
+
+
+@pytest.mark.parametrize("call", ["t_()", "transpose_(0, 1)", "unsqueeze_(1)", "squeeze_()", "squeeze_(0)",
+                                  "swapaxes_(0, 1)"])
+def test_inplace_views_as_torch(call):
+    out = []
+    for lib in (torch, mt):
+        w = lib.tensor(X[:1] if call == "squeeze_()" else X, requires_grad=True)
+        y = w * 2
+        z = eval(f"y.{call}", {"y": y})
+        assert z is y
+        (y * lib.arange(y.numel()).reshape(y.shape)).sum().backward()
+        out.append((tuple(y.shape), y.grad_fn.name(), w.grad.numpy()))
+    (st, nt, gt), (sm, nm, gm) = out
+    assert sm == st and nm == nt
+    np.testing.assert_allclose(gm, gt)
