@@ -3,7 +3,7 @@ from .activation import (CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid, Hardswis
                          Softmax2d, Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
 from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
 from .conv import Conv1d, Conv2d  # noqa: F401
-from .dropout import Dropout  # noqa: F401
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .linear import Identity, Linear  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
