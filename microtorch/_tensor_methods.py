@@ -173,6 +173,19 @@ def _more_methods():
         "is_inference": lambda self: False,
         "is_nonzero": _is_nonzero,
         "apply_": _apply_python, "map_": _map_python,
+        "clamp_min": pw.clamp_min, "clamp_max": pw.clamp_max, "signbit": pw.signbit, "isposinf": pw.isposinf,
+        "isneginf": pw.isneginf, "isreal": pw.isreal, "heaviside": pw.heaviside,
+        "floor_divide": lambda self, other: _namespace().floor_divide(self, other),
+        "argwhere": lambda self: ops.nonzero(self),
+        "split_with_sizes": lambda self, split_sizes, dim=0: ops.split(self, list(split_sizes), dim),
+        "addmm": lambda self, mat1, mat2, *, beta=1, alpha=1: ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha),
+        "multinomial": lambda self, num_samples, replacement=False, *, generator=None:
+            _creation().multinomial(self, num_samples, replacement, generator=generator),
+        "bernoulli": lambda self, *args, generator=None: _creation().bernoulli(self, generator=generator)
+            if not args else _bernoulli_p(self, args[0], generator),
+        "prelu": lambda self, weight: _nn_functional().prelu(self, weight),
+        "hardshrink": lambda self, lambd=0.5: _nn_functional().hardshrink(self, lambd),
+        "new": _legacy_new,
     }
     inplace_unary = ["acos", "asin", "atan", "arccos", "arcsin", "arctan", "cosh", "sinh", "tan", "erf", "expm1",
                      "log10", "log1p", "log2", "rsqrt", "ceil", "floor", "round", "trunc", "fix", "sign", "sgn",
@@ -182,7 +195,8 @@ def _more_methods():
     inplace_binary = ["multiply", "subtract", "divide", "true_divide", "fmod", "remainder", "atan2", "arctan2",
                       "hypot", "xlogy", "lerp", "addcmul", "addcdiv", "eq", "ne", "lt", "le", "gt", "ge",
                       "greater", "greater_equal", "less", "less_equal", "not_equal", "logical_and",
-                      "logical_or", "logical_xor", "float_power", "scatter", "index_add"]
+                      "logical_or", "logical_xor", "float_power", "scatter", "index_add", "clamp_min", "clamp_max",
+                      "floor_divide"]
     table = dict(METHODS, **m)
     for name in inplace_unary:
         m[name + "_"] = _unary(table[name], name + "_")
@@ -284,6 +298,31 @@ def _no_inplace_derivative(method, op):
     return checked
 
 
+def _namespace():
+    import microtorch
+    return microtorch
+
+
+def _nn_functional():
+    from .nn import functional
+    return functional
+
+
+def _bernoulli_p(self, p, generator):
+    """x.bernoulli(p): 0/1 draws with probability p, shaped and typed like x."""
+    from ._random import _rng
+    from ._tensor import Tensor
+    return Tensor._make((_rng(generator).random(self._data.shape) < p).astype(self._data.dtype))
+
+
+def _legacy_new(self, *args):
+    """torch's legacy x.new(...): an uninitialized tensor of sizes, or one holding data, in x's dtype."""
+    from ._tensor import Tensor
+    if len(args) == 1 and not isinstance(args[0], int):
+        return Tensor._make(np.array(args[0], dtype=self._data.dtype))
+    return Tensor._make(np.zeros(tuple(args), dtype=self._data.dtype))
+
+
 def _is_nonzero(self):
     if self.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous" if self.numel() else
@@ -362,5 +401,13 @@ def install_more(cls):
     for name, fn in _more_methods().items():
         setattr(cls, name, fn if name in NO_NUMPY_ALIASES else numpy_aliases(fn))
     cls.output_nr = property(lambda self: self._output_nr)
+    cls.is_cpu = property(lambda self: not self.is_meta)
+    cls.volatile = property(_volatile)
     for name, fn in PROPERTIES.items():
         setattr(cls, name, property(fn))
+
+
+def _volatile(self):
+    import warnings
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+    return False

@@ -239,3 +239,28 @@ def test_inplace_views_as_torch(call):
     (st, nt, gt), (sm, nm, gm) = out
     assert sm == st and nm == nt
     np.testing.assert_allclose(gm, gt)
+
+
+CLAMPS = [("clamp_min", lambda l, x: x.clamp_min(0.2), (X,), "ClampMinBackward0"),
+          ("clamp_max", lambda l, x: l.clamp_max(x, -0.1), (X,), "ClampMaxBackward0")]
+
+
+@pytest.mark.parametrize("name, f, inputs, grad_fn", CLAMPS, ids=[c[0] for c in CLAMPS])
+def test_one_sided_clamps_as_torch(name, f, inputs, grad_fn):
+    check_op(f, *inputs, grad_fn=grad_fn, second_order=False)
+
+
+FORWARD_AD_OPS += [(name, f, [("f", X.shape)]) for name, f, _, _ in CLAMPS]
+
+MORE_METHODS = ["t.signbit()", "lib.isposinf(lib.tensor([1., float('inf'), -float('inf')]))",
+                "lib.isneginf(lib.tensor([1., float('inf'), -float('inf')]))", "lib.isreal(t)",
+                "lib.heaviside(t - 0.5, lib.tensor(0.25))", "lib.floor_divide(t * 4, 3)", "(t * 4).floor_divide(3)",
+                "lib.argwhere(t > 0.3)", "t.split_with_sizes([1, 2])", "t.clamp_min(0.3)", "t.clone().clamp_max_(0.4)",
+                "t.view(3, 1).addmm(t.view(3, 1), t.view(1, 1), beta=2, alpha=0.5)", "t.is_cpu",
+                "t.new(2).shape", "t.new([1, 2])", "t.hardshrink(0.3)", "t.prelu(lib.tensor([0.1]))"]
+
+
+@pytest.mark.parametrize("expr", MORE_METHODS)
+def test_more_methods_as_torch(expr):
+    from autograd_oracle import same
+    same(lambda lib: eval(expr, {"lib": lib, "t": lib.tensor([0.25, 0.5, 2.0])}))

@@ -11,7 +11,7 @@ from ..ops import pointwise as pw  # noqa: E402
 from ._rules import elementwise  # noqa: E402
 
 register(*pw.UNARY.values(), pw.Logit, pw.Atan2, pw.Hypot, pw.Logaddexp, pw.Logaddexp2, pw.Xlogy, pw.Fmax, pw.Fmin,
-         pw.Lerp, pw.LerpTensor, pw.Addcmul, pw.Addcdiv)(elementwise)
+         pw.Lerp, pw.LerpTensor, pw.Addcmul, pw.Addcdiv, pw.ClampMin, pw.ClampMax)(elementwise)
 
 from ..ops import rearrange as ra  # noqa: E402
 from ..ops import shape as _sh  # noqa: E402
