@@ -381,7 +381,7 @@ def _merged_worst(items, k):
     return rows[:k]
 
 
-_HOVER_CELLS = 40_000      # above this many entries, a pair's cells are not readable by pointing
+_HOVER_CELLS = 10_000      # above this many entries (100x100), a pair's cells are not readable by pointing
 
 
 def _hover_data(items):
@@ -391,14 +391,18 @@ def _hover_data(items):
             continue
         for p, part in enumerate(item["parts"]):
             out[f"{i}-{p}"] = {
-                "num": np.asarray(part["numerical"], dtype=float).tolist(),
-                "ana": np.asarray(part["analytical"], dtype=float).tolist(),
-                "diff": np.asarray(part["diff"], dtype=float).tolist(),
-                "tol": np.asarray(item["tol"], dtype=float).tolist(),
+                "num": _short(part["numerical"]), "ana": _short(part["analytical"]),
+                "diff": _short(part["diff"]), "tol": _short(item["tol"]),
                 "mask": item["mask"].astype(int).tolist(),
                 "oshape": list(item["output_shape"]), "ishape": list(item["input_shape"]),
                 "tag": part["tag"]}
     return out
+
+
+def _short(a):
+    """Nested lists of 6-significant-digit floats (the tooltip shows 4): a smaller page."""
+    a = np.asarray(a, dtype=float)
+    return [[float(f"{v:.6g}") for v in row] for row in a.reshape(a.shape[0], -1).tolist()]
 
 
 def _js(value):
@@ -472,7 +476,8 @@ class GradcheckView:
     for a complex Jacobian), about 1.1 in of titles and labels plus heatmaps 0.3 in per
     Jacobian row (1.2 to 2.3 in); in a notebook it scales down to the output's width and
     never scrolls inside the output. At most `max_pairs` pairs (8) are drawn, failing first.
-    Point at a cell to read its numerical, analytical and difference values; click to pin."""
+    Point at a cell to read its numerical, analytical and difference values (pairs of up to
+    10,000 entries); click to pin."""
 
     def __init__(self, report, pairs="all", diff_scale="shared", max_pairs=8):
         if diff_scale not in ("shared", "own"):
