@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST := $(PY) -m pytest
 
-.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean assignments assignments-test
+.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean assignments assignments-test fuzz
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -90,6 +90,11 @@ assignments: | $(PY)
 
 assignments-test: $(VENV)/.test-installed
 	MICROTORCH_ALL_ASSIGNMENTS=1 $(PYTEST) -p no:nbmake -q tests/test_assignments.py
+
+# The differential fuzzer's long profile (docs/testing.md): 30,000 programs against torch on
+# 2 processes, counts by category; `make test` runs its fixed seeds only.
+fuzz: $(VENV)/.test-installed
+	$(PY) -m tests.fuzz -n 30000 --jobs 2
 
 bench: $(VENV)/.test-installed
 	$(PY) -m benchmarks.run

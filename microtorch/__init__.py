@@ -43,6 +43,7 @@ from .ops.composite import range_ as range  # noqa: F401
 from ._tensor_methods import install_more as _install_more
 
 _install_more(Tensor)
+from . import func  # noqa: F401,E402  (registers vmap, jacrev, jacfwd with autograd's extension point)
 
 multiply, subtract, divide, true_divide, negative, absolute = mul, sub, div, div, neg, abs
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
