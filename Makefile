@@ -75,7 +75,7 @@ lite: $(LITE_VENV)/.installed
 # Unit tests, then notebooks, then the browser tests: three pytest calls so that
 # the nbmake plugin (about 2 s to load) is only paid where it is used.
 # pytest exits 5 when a folder holds no tests yet; that is not a failure here.
-test: $(VENV)/.test-installed $(LITE_VENV)/.installed sysdeps lab-settings
+test: sysdeps $(VENV)/.test-installed $(LITE_VENV)/.installed lab-settings
 	MICROTORCH_LITE_PYTHON=$(abspath $(LITE_PY)) $(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
 	$(PYTEST) -q --nbmake --nbmake-timeout=600 notebooks || [ $$? -eq 5 ]
 	$(PYTEST) -p no:nbmake -q tests/ui || [ $$? -eq 5 ]
