@@ -15,7 +15,7 @@ $(PY):
 # microtorch.viz uses when neither `dot` nor wasmtime is there. Fetched with npm, not in git.
 GRAPHVIZ_JS := microtorch/viz/_vendor/graphviz.js
 $(GRAPHVIZ_JS): tools/fetch_graphviz_js.py
-	$(PYTHON) tools/fetch_graphviz_js.py
+	$(PYTHON) tools/fetch_graphviz_js.py --force
 
 # make lab works without npm (dot or wasmtime lay graphs out there); the tests and builds need it.
 $(VENV)/.lab-installed: pyproject.toml tools/fetch_graphviz_js.py | $(PY)
