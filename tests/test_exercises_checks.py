@@ -252,6 +252,14 @@ CASES = {
                    "ignores the tangent")],
     "scaled_mul": [((scaled("no_alpha"),), "constant factor"), ((scaled("swapped"),), "finite differences"),
                    ((scaled("two"),), "incorrect number of gradients")],
+    "grad_by_hand": [((-3 * E2, lambda x: x * x.exp(), 2.0), "wrong sign"),
+                     ((mt.ones(3, 2), lambda b: (b + mt.ones(3, 2)).sum(), [0.5, -1.0]), "broadcast sum is missing"),
+                     ((math.cos(0.6), lambda x: (2 * x).sin(), 0.3), "not right"),
+                     (((1.0, 1.0), lambda a, b: a * b, 1.0, 2.0), "for input 0")],
+    "function_backward": [
+        ((fn_class(lambda x, g: -g * 2 * x, lambda x: x ** 2), mt.tensor([0.5, -1.0, 2.0])), "wrong sign"),
+        ((fn_class(lambda x, g: 2 * x, lambda x: x ** 2), [0.5, -1.0, 2.0]), "ignores the incoming gradient"),
+        ((fn_class(lambda x, g: g * (2 * x).cos(), lambda x: (2 * x).sin()), [0.5, -1.0, 2.0]), "constant factor")],
     "sgd_step": [((sgd_by_hand("sign"),), "wrong sign"), ((sgd_by_hand("no_grad_missing"),), "no_grad"),
                  ((sgd_by_hand("rebind"),), "did not change")],
     "momentum_sgd": [((momentum("plain"),), "not right"), ((momentum("dampened"),), "not right"),
@@ -273,6 +281,7 @@ def test_every_check_has_three_typical_wrong_answers():
     assert all(len(v) >= 3 for v in CASES.values())
     for n in range(1, 14):
         assert len(check.list(n)) >= 3, f"notebook {n} has fewer than 3 checks"
+    assert check.list(0) == ["grad_by_hand", "function_backward"]           # for a teacher's own exercises
 
 
 @pytest.mark.parametrize("name,args,expect", [(n, a, e) for n, cases in CASES.items() for a, e in cases],
@@ -399,3 +408,13 @@ def test_result_box_follows_the_presentation_scale():
     finally:
         viz.set_options(**old)
     assert "--mt-ex-scale: 1'" in check.h_prime(1.0)._repr_html_()
+
+
+def test_generic_checks_pass_on_right_answers():
+    assert check.grad_by_hand(3 * E2, lambda x: x * x.exp(), 2.0).passed
+    assert check.grad_by_hand((2.0, 1.0), lambda a, b: a * b, 1.0, 2.0).passed
+    assert check.grad_by_hand(mt.full((2,), 3.0), lambda b: (b + mt.ones(3, 2)).sum(), [0.5, -1.0]).passed
+    square = fn_class(lambda x, g: g * 2 * x, lambda x: x ** 2)
+    assert check.function_backward(square, [0.5, -1.0, 2.0], reference=lambda t: t ** 2, gradgrad=True).passed
+    wrong_forward = check.function_backward(square, [0.5, -1.0], reference=lambda t: t ** 3)
+    assert not wrong_forward.passed and "forward" in wrong_forward.reason
