@@ -43,6 +43,7 @@ from .ops.composite import range_ as range  # noqa: F401
 from ._tensor_methods import install_more as _install_more
 
 _install_more(Tensor)
+from . import func  # noqa: F401,E402  (registers vmap, jacrev, jacfwd with autograd's extension point)
 
 multiply, subtract, divide, true_divide, negative, absolute = mul, sub, div, div, neg, abs
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
@@ -106,32 +107,39 @@ def __getattr__(name):
 # `from microtorch import *` gives the torch-shaped namespace (the submodules nn, optim, func,
 # autograd, viz are imported by name); tests/test_packaging.py keeps this list in step.
 __all__ = [
-    "Generator", "Size", "Tensor", "abs", "absolute", "acos", "add", "addmm", "all", "allclose",
-    "amax", "amin", "angle", "any", "arange", "argmax", "argmin", "as_tensor", "asin", "atan",
-    "atleast_1d", "bernoulli", "bmm", "bool", "broadcast_to", "cat", "cdouble", "ceil", "cfloat",
-    "chunk", "clamp", "clip", "clone", "complex128", "complex64", "concat", "concatenate", "conj",
-    "cos", "cosh", "count_nonzero", "cumsum", "detach", "device", "diag", "diagonal", "div",
-    "divide", "dot", "double", "dtype", "e", "einsum", "empty", "empty_like", "enable_grad", "eq",
-    "equal", "erf", "exp", "expm1", "eye", "flatten", "flip", "float", "float16", "float32",
-    "float64", "floor", "fmod", "from_numpy", "full", "full_like", "gather", "ge", "ger",
-    "get_default_dtype", "get_rng_state", "greater", "greater_equal", "gt", "half", "imag",
-    "index_select", "inf", "inference_mode", "initial_seed", "int", "int16", "int32", "int64",
-    "int8", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_complex", "is_floating_point",
-    "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "isclose", "isfinite", "isinf",
-    "isnan", "le", "less", "less_equal", "linspace", "load", "log", "log10", "log1p", "log2",
-    "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "logspace",
-    "logsumexp", "long", "lt", "manual_seed", "masked_fill", "masked_select", "matmul", "max",
-    "maximum", "mean", "meshgrid", "min", "minimum", "mm", "movedim", "mul", "multinomial",
-    "multiply", "mv", "nan", "narrow", "ne", "neg", "negative", "no_grad", "nonzero", "norm",
-    "normal", "not_equal", "numel", "ones", "ones_like", "outer", "permute", "pi", "pow", "prod",
-    "promote_types", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
-    "randperm", "real", "reciprocal", "relu", "remainder", "repeat", "reshape", "result_type",
-    "round", "rsqrt", "save", "seed", "select", "set_default_dtype", "set_grad_enabled",
-    "set_printoptions", "set_rng_state", "sgn", "short", "sigmoid", "sign", "sin", "sinh",
-    "softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "strided", "sub",
-    "subtract", "sum", "swapaxes", "swapdims", "t", "take", "tan", "tanh", "tensor", "topk",
-    "transpose", "tril", "triu", "true_divide", "trunc", "uint8", "unbind", "unflatten",
-    "unsqueeze", "var", "vmap", "where", "zeros", "zeros_like"
+    "Generator", "Size", "Tensor", "abs", "absolute", "acos", "acosh", "add", "addcdiv", "addcmul",
+    "addmm", "all", "allclose", "amax", "amin", "angle", "any", "arange", "arccos", "arccosh",
+    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "as_tensor",
+    "asin", "asinh", "atan", "atan2", "atanh", "atleast_1d", "atleast_2d", "atleast_3d",
+    "bernoulli", "bincount", "bmm", "bool", "broadcast_to", "bucketize", "cat", "cdouble", "ceil",
+    "cfloat", "chunk", "clamp", "clip", "clone", "column_stack", "complex128", "complex64",
+    "concat", "concatenate", "conj", "cos", "cosh", "count_nonzero", "cumsum", "deg2rad", "detach",
+    "device", "diag", "diagonal", "diff", "div", "divide", "dot", "double", "dsplit", "dstack",
+    "dtype", "e", "einsum", "empty", "empty_like", "enable_grad", "eq", "equal", "erf", "erfc",
+    "exp", "exp2", "expm1", "eye", "fix", "flatten", "flip", "fliplr", "flipud", "float", "float16",
+    "float32", "float64", "float_power", "floor", "fmax", "fmin", "fmod", "frac", "from_numpy",
+    "full", "full_like", "gather", "ge", "ger", "get_default_dtype", "get_rng_state", "greater",
+    "greater_equal", "gt", "half", "histc", "histogram", "hsplit", "hstack", "hypot", "imag",
+    "index_add", "index_select", "inf", "inference_mode", "initial_seed", "int", "int16", "int32",
+    "int64", "int8", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_complex",
+    "is_floating_point", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "isclose",
+    "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "linspace", "load", "log",
+    "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "logit", "logspace", "logsumexp", "long", "lt",
+    "manual_seed", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid",
+    "min", "minimum", "mm", "moveaxis", "movedim", "msort", "mul", "multinomial", "multiply", "mv",
+    "nan", "nanmean", "nansum", "narrow", "ne", "neg", "negative", "no_grad", "nonzero", "norm",
+    "normal", "not_equal", "numel", "ones", "ones_like", "outer", "permute", "pi", "positive",
+    "pow", "prod", "promote_types", "rad2deg", "rand", "rand_like", "randint", "randint_like",
+    "randn", "randn_like", "randperm", "range", "ravel", "real", "reciprocal", "relu", "remainder",
+    "repeat", "repeat_interleave", "reshape", "result_type", "roll", "rot90", "round", "row_stack",
+    "rsqrt", "save", "scatter", "searchsorted", "seed", "select", "set_default_dtype",
+    "set_grad_enabled", "set_printoptions", "set_rng_state", "sgn", "short", "sigmoid", "sign",
+    "sin", "sinc", "sinh", "softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std",
+    "strided", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "take", "take_along_dim",
+    "tan", "tanh", "tensor", "tensor_split", "tile", "topk", "trace", "transpose", "tril", "triu",
+    "true_divide", "trunc", "uint8", "unbind", "unflatten", "unique", "unsqueeze", "var", "vmap",
+    "vsplit", "vstack", "where", "xlogy", "zeros", "zeros_like"
 ]
 
 from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402

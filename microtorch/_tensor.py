@@ -1,7 +1,8 @@
 """Tensor: a numpy array plus the autograd metadata torch keeps beside it.
 
-Each operator and method is a one-line call into `ops`, where the differentiable
-`Function`s live. `_version_counter` is a one-element list shared by a tensor and its views,
+Tensor is the bottom of microtorch: this file imports no other layer. The layers above add
+their methods when they load: ops/ the operators and op methods (`+`, `sum`, `clone`, `add_`,
+each a one-line call into a differentiable `Function`), the engine `backward`. `_version_counter` is a one-element list shared by a tensor and its views,
 bumped by every in-place op, so that backward can tell a saved tensor was modified.
 """
 import warnings
@@ -221,7 +222,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             return self.grad_fn._register_tensor_hook(self._output_nr, hook)
-        from .autograd.graph import add_hook
+        from .autograd._hooks import add_hook
         if self._backward_hooks is None:
             self._backward_hooks = {}
         return add_hook(self._backward_hooks, hook)
@@ -232,15 +233,10 @@ class Tensor:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .autograd.graph import add_hook
+        from .autograd._hooks import add_hook
         if self._post_acc_hooks is None:
             self._post_acc_hooks = {}
         return add_hook(self._post_acc_hooks, hook)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into every leaf's .grad (see autograd.backward)."""
-        from .autograd.engine import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         """The same data (and version counter) without history (not a view: no _base, as in torch)."""
@@ -361,7 +357,7 @@ class Tensor:
                 _meta.from_meta(self)
         if dtype is None or _dtype.to_dtype(dtype) is self.dtype:
             return self.clone() if kwargs.get("copy") else self
-        return _ops.to_dtype(self, _dtype.to_dtype(dtype))
+        return self._to_dtype(_dtype.to_dtype(dtype))  # (ops/: differentiable)
 
     def type(self, dtype=None):
         if dtype is None:
@@ -396,10 +392,7 @@ class Tensor:
         return self
 
     def contiguous(self, memory_format=None):
-        return self if self._data.flags["C_CONTIGUOUS"] else _ops.clone(self)
-
-    def clone(self, memory_format=None):
-        return _ops.clone(self)
+        return self if self._data.flags["C_CONTIGUOUS"] else self.clone()
 
     def new_tensor(self, data, dtype=None, requires_grad=False):
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
@@ -582,12 +575,3 @@ def _filled(size, value, dtype, requires_grad):
     if requires_grad:
         t.requires_grad = True
     return t
-
-
-from . import ops as _ops  # noqa: E402  (ops import Tensor from this module)
-from ._tensor_methods import install as _install  # noqa: E402
-
-_install(Tensor)
-from .ops.inplace import install as _install_inplace  # noqa: E402
-
-_install_inplace(Tensor)

@@ -85,10 +85,6 @@ def _mod(self, other):
     return ops.remainder(self, other)
 
 
-def _shape_fn(fn):
-    return lambda self, *args: fn(self, *args)
-
-
 METHODS = {
     # operators
     "__add__": ops.add, "__radd__": _r(ops.add), "__sub__": ops.sub, "__rsub__": _rsub,

@@ -1,23 +1,18 @@
-"""microtorch.autograd: Function, backward, grad, grad modes, hooks, anomaly mode, gradcheck."""
-from . import anomaly_mode, grad_mode, graph  # noqa: F401
+"""microtorch.autograd: Function, backward, grad, grad modes, hooks, anomaly mode, gradcheck.
+
+The core (Function, ctx, Node, SavedTensor, views) is imported first: the ops, which the
+engine needs, are built on it and load while the engine is imported.
+"""
+from . import anomaly_mode, grad_mode  # noqa: F401
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from .node import Node  # noqa: F401
+from . import engine, graph  # noqa: F401  (after the core: importing the engine loads the ops)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .engine import backward, grad  # noqa: F401
-from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
-from .graph import Node  # noqa: F401
 from .variable import Variable  # noqa: F401
+from . import forward_ad, functional  # noqa: F401
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals(), ["backward", "grad"], {"tensors": "tensor_or_tensors"})  # torch's TypeError for bad types
-
-
-def __getattr__(name):
-    # gradcheck, forward_ad and functional import the rest of the package: load them lazily
-    import importlib
-    if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
-        mod = importlib.import_module(".gradcheck", __name__)
-        value = getattr(mod, name)
-        globals()[name] = value  # importing the submodule bound `gradcheck` to it; the function wins, as in torch
-        return value
-    if name in ("forward_ad", "functional"):
-        return importlib.import_module("." + name, __name__)
-    raise AttributeError(f"module 'microtorch.autograd' has no attribute {name!r}")
+from ._settings import NestedIOFunction, enforce_grad_layout_policy, set_multithreading_enabled  # noqa: F401,E501

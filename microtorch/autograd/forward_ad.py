@@ -22,12 +22,11 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
-from . import function
+from . import extension, function
 from .node import accumulator
 
 _levels = []                  # the open levels, innermost last
 _next_level = itertools.count()
-_batched = None               # set by microtorch.func: make_dual / unpack_dual of vmap-batched tensors
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
@@ -101,7 +100,7 @@ def make_dual(tensor, tangent, *, level=None):
                            f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the given "
                            f"forward gradient is of size {list(tangent.shape)}.")
     if type(tensor._data) is not np.ndarray or type(tangent._data) is not np.ndarray:
-        return _batched.make_dual(tensor, tangent, lvl)  # batched by vmap: duals go onto the batch underneath
+        return extension.transforms().make_dual(tensor, tangent, lvl)  # batched by vmap: duals go onto the batch underneath
     return _make_dual_plain(tensor, tangent, lvl)
 
 
@@ -119,7 +118,7 @@ def unpack_dual(tensor, *, level=None):
     if lvl is None or not isinstance(tensor, Tensor):
         return UnpackedDualTensor(tensor, None)
     if type(tensor._data) is not np.ndarray:
-        return _batched.unpack_dual(tensor, lvl)
+        return extension.transforms().unpack_dual(tensor, lvl)
     return UnpackedDualTensor(_strip(tensor, lvl), tangent_at(tensor, lvl))
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from . import _hooks, anomaly_mode, grad_mode, views
-from .node import AccumulateGrad, Node, _seq, edge  # noqa: F401  (AccumulateGrad: importable from here, as before)
+from .node import AccumulateGrad, Node, _seq, accumulator  # noqa: F401  (AccumulateGrad: importable from here, as before)
 from .saved import FREED_MESSAGE, NONE_SAVED, SavedTensor, short_name
 
 # Transforms that run an op their own way while they are active (forward-mode AD, vmap):
@@ -93,10 +93,9 @@ class BackwardFunction(FunctionCtx, Node):
     def _backward(self, grads):
         if self._materialize_grads:
             for i, g in enumerate(grads):
-                if g is None:
+                if g is None and self._out_meta[i][1] is not None:  # (a non-tensor output gets None)
                     shape, dtype = self._out_meta[i]
-                    if dtype is not None:  # a non-tensor output gets None
-                        grads[i] = Tensor._make(np.zeros(shape, dtype.np))
+                    grads[i] = Tensor._make(np.zeros(shape, dtype.np))
         fc = self._forward_cls
         fn = fc.backward
         if fn is Function.backward or fc.vjp is not Function.vjp:
@@ -105,8 +104,9 @@ class BackwardFunction(FunctionCtx, Node):
         return out if type(out) is tuple else (out,)
 
     def _release(self):
-        for s in self._saved or ():
-            s.free()
+        if self._saved:
+            for s in self._saved:
+                s.free()
         self._saved = None
 
     def __getattr__(self, name):
@@ -250,8 +250,6 @@ def run(cls, args, kwargs, ctx=None):
         if _hooks._listeners:
             _hooks.emit(_hooks.NodeCreated(ctx, tuple(args), tuple(o for o in outs if isinstance(o, Tensor)),
                                            _peek_saved(ctx), dict(kwargs)))
-    else:
-        ctx._to_save = None
     return outs[0] if single else outs
 
 
@@ -261,14 +259,18 @@ def _make_ctx(cls, args, ctx):
     if ctx is None:
         ctx = cls._backward_cls()
     ctx.needs_input_grad = needs
-    return ctx, True in needs and grad_mode.is_grad_enabled()
+    return ctx, True in needs and grad_mode._state.__dict__.get("enabled", True)
 
 
 def _run_forward(cls, ctx, args, kwargs):
     """(b) forward, on the numpy arrays for built-in ops, without grad for custom ones.
     Returns the outputs as a tuple and whether forward returned a single value."""
     if cls._numpy_forward:
-        out = quietly(cls.forward, ctx, *[a._data if isinstance(a, Tensor) else a for a in args], **kwargs)
+        raw = [a._data if isinstance(a, Tensor) else a for a in args]
+        if _QUIET.get():  # (inside another op or the engine: numpy is already quiet)
+            out = cls.forward(ctx, *raw, **kwargs)
+        else:
+            out = quietly(cls.forward, ctx, *raw, **kwargs)
     else:
         with grad_mode.no_grad():
             if cls._has_setup_context:
@@ -276,8 +278,11 @@ def _run_forward(cls, ctx, args, kwargs):
                 cls.setup_context(ctx, args, out)
             else:
                 out = cls.forward(ctx, *args, **kwargs)
-    if type(out) is np.ndarray and ctx._dirty is None:  # the common case: one fresh array
-        return (Tensor._make(out),), True
+    if ctx._dirty is None:  # the common case: one fresh array (numpy gives 0-d results as scalars)
+        if type(out) is np.ndarray:
+            return (Tensor._make(out),), True
+        if isinstance(out, np.generic):
+            return (Tensor._make(np.asarray(out)),), True
     single = not isinstance(out, tuple)
     return _wrap_outputs(cls, ctx, args, (out,) if single else out), single
 
@@ -290,7 +295,12 @@ def _link_edges(ctx, args):
     for a in args:
         if isinstance(a, Tensor):
             meta.append((a._data.shape, from_np[a._data.dtype]))
-            edges.append(edge(a) if a._requires_grad else _NO_EDGE)
+            if not a._requires_grad:
+                edges.append(_NO_EDGE)
+            elif a.grad_fn is not None:
+                edges.append((a.grad_fn, a._output_nr))
+            else:
+                edges.append((accumulator(a), 0))
         else:
             meta.append(None)
             edges.append(_NO_EDGE)
@@ -309,11 +319,11 @@ def _mark_outputs(cls, ctx, args, outs):
     meta = []
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
-            meta.append(((), None))
+            meta.append(_NOT_A_TENSOR)
             continue
         dt = from_np[o._data.dtype]
         meta.append((o._data.shape, dt))
-        if (nondiff and any(o is n or o._data is n for n in nondiff)) or not (dt.is_floating_point or dt.is_complex):
+        if not (dt.is_floating_point or dt.is_complex) or (nondiff and any(o is n or o._data is n for n in nondiff)):
             o._requires_grad = False
             continue
         if dirty and o.grad_fn is None and o._requires_grad and any(o is t for t in dirty):
@@ -326,8 +336,11 @@ def _mark_outputs(cls, ctx, args, outs):
     ctx._out_meta = meta
     if len(outs) != 1:
         ctx._num_outputs = len(outs)
-    if not cls._numpy_forward or dirty:
+    if dirty or not cls._numpy_forward:
         views.outputs_recorded(ctx, outs, dirty, cls.__name__, not cls._numpy_forward)
+
+
+_NOT_A_TENSOR = ((), None)
 
 
 def _save(cls, ctx, args, outs):

@@ -9,7 +9,7 @@ jvp). `vectorize=True` runs the rows of a Jacobian as one batched backward pass
 import numpy as np
 
 from .._tensor import Tensor
-from . import engine
+from . import engine, extension
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 
@@ -201,7 +201,7 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
                                   "implemented for `vectorize=True`.")
-    from ..func import vmap
+    vmap = extension.transforms().vmap
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     numels = tuple(inp.numel() for inp in inputs)
     info = []
@@ -325,7 +325,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         if not vectorize:
             raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
                                       "implemented for `vectorize=True`.")
-        from ..func import jacfwd, jacrev
+        jacfwd, jacrev = extension.transforms().jacfwd, extension.transforms().jacrev
         argnums = tuple(range(len(inputs)))
         res = jacfwd(jacrev(ensure_single_output_function, argnums), argnums)(*inputs)
         return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._tensor import Tensor
-from . import engine
+from . import engine, extension
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "check", "check_gradgrad",
            "GradcheckReport", "JacobianPair", "FastModeResult", "FastPair"]
@@ -602,27 +602,14 @@ def _fast_backward(call, func_out, outputs, out_positions, res):
     res.ok_backward(call)
 
 
-# ---- forward mode (needs microtorch.autograd.forward_ad) ----------------------------------------
-def _require(module, names, option):
-    try:
-        mod = importlib.import_module(module)
-    except ImportError:
-        mod = None
-    missing = [n for n in names if mod is None or not hasattr(mod, n)]
-    if missing:
-        raise NotImplementedError(
-            f"{option}=True needs {module} with {', '.join(names)}, which microtorch does not have yet "
-            f"(missing: {', '.join(missing)}); call gradcheck with {option}=False")
-    return mod
-
-
+# ---- forward mode and vmap ------------------------------------------------------------------------
 def _forward_ad():
-    return _require("microtorch.autograd.forward_ad", ("dual_level", "make_dual", "unpack_dual"),
-                    "check_forward_ad")
+    from . import forward_ad
+    return forward_ad
 
 
 def _vmap(option):
-    return _require("microtorch.func", ("vmap",), option).vmap
+    return extension.transforms().vmap
 
 
 def _tangent_of(fwAD, out):

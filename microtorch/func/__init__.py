@@ -5,22 +5,30 @@ hessian (Jacobians as a vmap over a basis), vmap (batching), functional_call (a 
 function of its parameters). They compose to any depth: grad(grad(f)), vmap(grad(f)),
 jacfwd(jacrev(f)).
 """
+from ..autograd import extension, forward_ad
 from . import _rules, _rules_api  # noqa: F401  (register the batching rules)
 from . import _batching
 from ._transforms import (_batched_grad, functional_call, grad, grad_and_value, hessian, jacfwd, jacrev,  # noqa: F401
                           jvp, linearize, vjp)
 from ._vmap import vmap  # noqa: F401
 from ._stack import stack_module_state  # noqa: F401
+from ._extras import debug_unwrap, functionalize, rearrange, replace_all_batch_norm_modules_  # noqa: F401
 
 
-class _BatchedDuals:
-    """forward_ad's make_dual / unpack_dual for tensors batched by vmap. A dual always lives
-    below the batching, on the tensors that hold the batch: ops on a batched dual are batched
-    first, and their jvp rules then see ordinary tensors."""
+class _Transforms:
+    """What func gives autograd through its extension point (autograd/extension.py)."""
+
+    vmap = staticmethod(vmap)
+    jacrev = staticmethod(jacrev)
+    jacfwd = staticmethod(jacfwd)
+    batched_grad = staticmethod(_batched_grad)
+    batched_inplace = staticmethod(_batching.batched_inplace)
 
     @staticmethod
     def make_dual(tensor, tangent, level):
-        from ..autograd import forward_ad
+        """forward_ad.make_dual for tensors batched by vmap. A dual always lives below the
+        batching, on the tensors that hold the batch: ops on a batched dual are batched first,
+        and their jvp rules then see ordinary tensors."""
         top = max(_batching._level_of(tensor), _batching._level_of(tangent))
         B = _batching._batch_size((tensor, tangent), top)
         inner = forward_ad.make_dual(_batching.remove_batch(tensor, top, B), _batching.remove_batch(tangent, top, B),
@@ -29,24 +37,17 @@ class _BatchedDuals:
 
     @staticmethod
     def unpack_dual(tensor, level):
-        from ..autograd import forward_ad
         d = tensor._data
         primal, tangent = forward_ad.unpack_dual(_batching.live_value(tensor), level=level)
         return forward_ad.UnpackedDualTensor(_batching.wrap(primal, d.level),
                                              None if tangent is None else _batching.wrap(tangent, d.level))
 
 
-def _install():
-    from ..autograd import forward_ad
-    from ..ops import inplace
-    forward_ad._batched = _BatchedDuals
-    inplace._batched_inplace = _batching.batched_inplace
-
-
-_install()
+extension.register(_Transforms())
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call", "stack_module_state"]
+           "functional_call", "stack_module_state", "debug_unwrap", "functionalize", "rearrange",
+           "replace_all_batch_norm_modules_"]
 
 
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402

@@ -23,8 +23,8 @@ import warnings
 import numpy as np
 import numpy.lib.mixins
 
-from ..autograd import function
-from ..autograd.function import Node
+from ..autograd import extension
+from ..autograd.node import Node
 from .._tensor import Tensor
 
 # ---- the vmap levels that are running ----------------------------------------------------------
@@ -35,14 +35,14 @@ _next = iter(range(1, 2 ** 62))
 def push_level(batch_size):
     level = next(_next)
     _levels.append((level, batch_size))
-    function.intercept(batch_hook, first=True)  # before forward AD: duals live below the batching
+    extension.intercept(batch_hook, first=True)  # before forward AD: duals live below the batching
     return level
 
 
 def pop_level(level):
     _levels.remove(next(e for e in _levels if e[0] == level))
     if not _levels:
-        function.stop_intercepting(batch_hook)
+        extension.stop_intercepting(batch_hook)
 
 
 def active_levels():

@@ -1,5 +1,8 @@
 """The differentiable primitives, grouped by family. Each op is a `Function` subclass with
-forward (numpy) and backward (Tensor ops) side by side; the functions here build them."""
+forward (numpy) and backward (Tensor ops) side by side; the functions here build them.
+
+Tensor sits below the ops, so the ops give it its operators and op methods when they load."""
+from .._tensor import Tensor
 from .elementwise import (abs, acos, add, angle, asin, atan, clamp, clip, conj, cos, cosh, div, elu, erf, exp, expm1,  # noqa: F401
                           gelu, imag, leaky_relu, log, log1p, log2, log10, maximum, minimum, mul, neg, pow, real,
                           reciprocal, relu, rsqrt, rsub, sgn, sigmoid, sign, sin, sinh, softplus, sqrt, square,
@@ -15,3 +18,19 @@ from .reduce import (all, allclose, amax, amin, any, argmax, argmin, count_nonze
 from .shape import (atleast_1d, broadcast_to, cat, chunk, clone, concat, concatenate, diagonal, expand,  # noqa: F401
                     expand_as, flatten, flip, movedim, mT, narrow, numpy_T, permute, repeat, reshape, split, squeeze,
                     stack, sum_to, sum_to_size, swapaxes, swapdims, t, transpose, unbind, unflatten, unsqueeze, view)
+from . import inplace
+from .. import _tensor_methods
+
+
+def _clone(self, memory_format=None):
+    return clone(self)
+
+
+def _install(cls):
+    _tensor_methods.install(cls)   # +, *, sum, exp, ...: one-line calls into the ops
+    inplace.install(cls)           # add_, mul_, x[i] = v, ...
+    cls.clone = _clone
+    cls._to_dtype = to_dtype
+
+
+_install(Tensor)

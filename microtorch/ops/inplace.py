@@ -17,13 +17,12 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd import grad_mode, views
+from ..autograd import extension, grad_mode, views
 from ..autograd.node import Node, _seq
 from ..autograd.saved import short_name
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
 
-_batched_inplace = None  # set by microtorch.func: in-place ops on tensors batched by vmap
 
 
 class AsStrided(Op):
@@ -174,9 +173,9 @@ def _snapshot(t):
 
 def apply_inplace(self, fn, *args, op="in-place op"):
     """Make `self` hold fn(self, *args), in place, with the history autograd needs."""
-    if _batched_inplace is not None and (type(self._data) is not np.ndarray or any(
-            isinstance(a, Tensor) and type(a._data) is not np.ndarray for a in args)):
-        out = _batched_inplace(self, fn, args, op)  # vmap: done on the batch underneath
+    if type(self._data) is not np.ndarray or any(isinstance(a, Tensor) and type(a._data) is not np.ndarray
+                                                 for a in args):
+        out = extension.transforms().batched_inplace(self, fn, args, op)  # vmap: done on the batch underneath
         if out is not NotImplemented:
             return out
     if (self._fw_grads or any(isinstance(a, Tensor) and a._fw_grads for a in args)) \

@@ -207,9 +207,8 @@ class NllLoss(Op):
         if reduction == "sum":
             ctx.local = local
             return np.asarray(losses.sum())
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ctx.local = local / total
-            return np.asarray(losses.sum() / total)
+        ctx.local = local / total
+        return np.asarray(losses.sum() / total)
 
     @staticmethod
     def backward(ctx, grad):
@@ -311,8 +310,7 @@ class BinaryCrossEntropy(Op):
     def forward(ctx, p, y, weight=None, reduction="mean"):
         ctx.reduction = reduction
         ctx.save_for_backward(p, y, weight)
-        with np.errstate(divide="ignore"):
-            l = -(y * np.maximum(np.log(p), -100) + (1 - y) * np.maximum(np.log1p(-p), -100))
+        l = -(y * np.maximum(np.log(p), -100) + (1 - y) * np.maximum(np.log1p(-p), -100))
         if weight is not None:
             l = l * weight
         return np.asarray(l.mean() if reduction == "mean" else l.sum() if reduction == "sum" else l)

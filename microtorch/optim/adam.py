@@ -1,8 +1,8 @@
 """Adam and AdamW (Kingma & Ba; Loshchilov & Hutter), with amsgrad."""
 import math
 
-import numpy as np
-
+from ..autograd.grad_mode import no_grad
+from ..ops import maximum
 from .optimizer import Optimizer, _buffer, _check_common, _grad, _step_tensor, _zero_step
 
 
@@ -26,41 +26,35 @@ class Adam(Optimizer):
 
     def step(self, closure=None):
         loss = self._closure(closure)
-        for group in self.param_groups:
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-            wd, amsgrad = group["weight_decay"], group["amsgrad"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _grad(p, group["maximize"])
-                state = self.state[p]
-                if not state:
-                    state["step"] = _zero_step()
-                    state["exp_avg"] = _buffer(p)
-                    state["exp_avg_sq"] = _buffer(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = _buffer(p)
-                step = _step_tensor(state)
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        p._data *= 1 - lr * wd
-                    else:
-                        grad = grad + wd * p._data
-                m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-                m += (1 - beta1) * (grad - m)                 # m.lerp_(grad, 1 - beta1)
-                v *= beta2
-                v += (1 - beta2) * grad * grad
-                step_size = lr / (1 - beta1 ** step)
-                bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
-                if amsgrad:
-                    vmax = state["max_exp_avg_sq"]._data
-                    np.maximum(vmax, v, out=vmax)
-                    denom = np.sqrt(vmax) / bias_correction2_sqrt + eps
-                else:
-                    denom = np.sqrt(v) / bias_correction2_sqrt + eps
-                p._data -= step_size * (m / denom)
-                p._version_counter[0] += 1
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
         return loss
+
+    def _update(self, p, group):
+        lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        grad = _grad(p, group["maximize"])
+        state = self.state[p]
+        if not state:
+            state["step"] = _zero_step()
+            state["exp_avg"], state["exp_avg_sq"] = _buffer(p), _buffer(p)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = _buffer(p)
+        step = _step_tensor(state)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m.add_(grad - m, alpha=1 - beta1)                     # m.lerp_(grad, 1 - beta1)
+        v.mul_(beta2).add_(grad * grad.conj(), alpha=1 - beta2)
+        if group["amsgrad"]:
+            v = state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], v))
+        denom = v.sqrt() / math.sqrt(1 - beta2 ** step) + eps
+        p.add_(m / denom, alpha=-lr / (1 - beta1 ** step))
 
 
 class AdamW(Adam):

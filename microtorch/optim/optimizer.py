@@ -13,7 +13,10 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import graph
-from ..autograd.grad_mode import enable_grad
+from .._creation import zeros_like
+from .._dtype import float32
+from .._tensor import tensor
+from ..autograd.grad_mode import enable_grad, no_grad
 
 
 class _RequiredParameter:
@@ -98,7 +101,8 @@ class Optimizer:
                         p.grad.detach_()
                     else:
                         p.grad.requires_grad_(False)
-                    p.grad._data[...] = 0
+                    with no_grad():
+                        p.grad.zero_()
 
     def step(self, closure=None):
         raise NotImplementedError
@@ -204,27 +208,26 @@ def _with_step_hooks(step):
 
 # ---- helpers for the update rules ------------------------------------------------------------
 def _grad(p, maximize):
-    g = p.grad._data
-    return -g if maximize else g
+    return -p.grad if maximize else p.grad
 
 
 def _buffer(like):
     """A zero state tensor shaped like a parameter."""
-    return Tensor._make(np.zeros_like(like._data))
+    return zeros_like(like.detach())
 
 
 def _zero_step():
     """torch keeps the step count as a float32 scalar tensor in the state."""
-    return Tensor._make(np.asarray(0.0, dtype=np.float32))
+    return tensor(0.0, dtype=float32)
 
 
 def _step_tensor(state):
     """Count one more step; returns the new count as a float."""
     step = state.get("step")
     if not isinstance(step, Tensor):  # absent, or a plain number from an older state dict
-        state["step"] = step = Tensor._make(np.asarray(0.0 if step is None else float(step), dtype=np.float32))
-    step._data += 1
-    return float(state["step"]._data)
+        state["step"] = step = tensor(0.0 if step is None else float(step), dtype=float32)
+    step.add_(1)
+    return step.item()
 
 
 def _check_common(lr, weight_decay, differentiable, fused):

@@ -1,6 +1,5 @@
 """RMSprop (Hinton), optionally centered and with momentum."""
-import numpy as np
-
+from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, _buffer, _check_common, _grad, _step_tensor, _zero_step
 
 
@@ -23,39 +22,35 @@ class RMSprop(Optimizer):
 
     def step(self, closure=None):
         loss = self._closure(closure)
-        for group in self.param_groups:
-            lr, alpha, eps, wd = group["lr"], group["alpha"], group["eps"], group["weight_decay"]
-            momentum, centered = group["momentum"], group["centered"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _grad(p, group["maximize"])
-                state = self.state[p]
-                if not state:
-                    state["step"] = _zero_step()
-                    state["square_avg"] = _buffer(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = _buffer(p)
-                    if centered:
-                        state["grad_avg"] = _buffer(p)
-                _step_tensor(state)
-                if wd != 0:
-                    grad = grad + wd * p._data
-                s = state["square_avg"]._data
-                s *= alpha
-                s += (1 - alpha) * grad * grad
-                if centered:
-                    ga = state["grad_avg"]._data
-                    ga += (1 - alpha) * (grad - ga)             # grad_avg.lerp_(grad, 1 - alpha)
-                    avg = np.sqrt(s + -1 * ga * ga) + eps
-                else:
-                    avg = np.sqrt(s) + eps
-                if momentum > 0:
-                    buf = state["momentum_buffer"]._data
-                    buf *= momentum
-                    buf += grad / avg
-                    p._data -= lr * buf
-                else:
-                    p._data -= lr * (grad / avg)
-                p._version_counter[0] += 1
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
         return loss
+
+    def _update(self, p, group):
+        lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+        grad = _grad(p, group["maximize"])
+        state = self.state[p]
+        if not state:
+            state["step"] = _zero_step()
+            state["square_avg"] = _buffer(p)
+            if momentum > 0:
+                state["momentum_buffer"] = _buffer(p)
+            if group["centered"]:
+                state["grad_avg"] = _buffer(p)
+        _step_tensor(state)
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        s = state["square_avg"].mul_(alpha).add_(grad * grad, alpha=1 - alpha)
+        if group["centered"]:
+            ga = state["grad_avg"].add_(grad - state["grad_avg"], alpha=1 - alpha)   # grad_avg.lerp_(grad, 1 - alpha)
+            avg = (s + -1 * ga * ga).sqrt() + eps
+        else:
+            avg = s.sqrt() + eps
+        if momentum > 0:
+            buf = state["momentum_buffer"].mul_(momentum).add_(grad / avg)
+            p.add_(buf, alpha=-lr)
+        else:
+            p.add_(grad / avg, alpha=-lr)

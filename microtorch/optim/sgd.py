@@ -1,5 +1,5 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
-from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, _check_common, _grad
 
 
@@ -20,24 +20,23 @@ class SGD(Optimizer):
 
     def step(self, closure=None):
         loss = self._closure(closure)
-        for group in self.param_groups:
-            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-            wd, nesterov = group["weight_decay"], group["nesterov"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                d = _grad(p, group["maximize"])
-                if wd != 0:
-                    d = d + wd * p._data
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = Tensor._make(d.copy())
-                    else:
-                        buf._data *= momentum
-                        buf._data += (1 - dampening) * d
-                    d = d + momentum * buf._data if nesterov else buf._data
-                p._data -= lr * d
-                p._version_counter[0] += 1
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
         return loss
+
+    def _update(self, p, group):
+        momentum, nesterov = group["momentum"], group["nesterov"]
+        d = _grad(p, group["maximize"])
+        if group["weight_decay"] != 0:
+            d = d.add(p, alpha=group["weight_decay"])
+        if momentum != 0:
+            buf = self.state[p].get("momentum_buffer")
+            if buf is None:
+                buf = self.state[p]["momentum_buffer"] = d.clone()
+            else:
+                buf.mul_(momentum).add_(d, alpha=1 - group["dampening"])
+            d = d.add(buf, alpha=momentum) if nesterov else buf
+        p.add_(d, alpha=-group["lr"])

@@ -1,0 +1,100 @@
+"""What the engine checks on the way: the gradients a backward returned (torch's
+validate_outputs, where broadcasting is undone) and, in anomaly mode, NaNs and the forward
+stack of a node that failed."""
+import numpy as np
+
+from .._tensor import Tensor
+from ..ops.shape import sum_to
+from . import anomaly_mode
+
+
+def validate_outputs(node, outs):
+    """The right number of gradients, each a Tensor (or None) summed back to its input's shape
+    when broadcasting widened it, and cast to its dtype."""
+    edges = node.next_functions
+    n = len(edges)
+    if len(outs) != n:
+        if len(outs) > n and all(o is None for o in outs[n:]):
+            outs = outs[:n]
+        else:
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                               f"(expected {n}, got {len(outs)}): return one gradient (or None) per "
+                               "input of forward")
+    meta = node._in_meta
+    out = list(outs)
+    for i, g in enumerate(outs):
+        if g is None:
+            continue
+        if edges[i][0] is None:
+            out[i] = _unused(node, i, g, meta[i])
+        elif type(g) is not Tensor or g._data.shape != meta[i][0] or g._data.dtype is not meta[i][1].np:
+            out[i] = _validate_one(node, i, g, meta[i])
+    return out
+
+
+def _unused(node, i, g, meta):
+    """A gradient for an input that takes none is dropped (custom Functions may not return one
+    for a non-tensor input, as torch)."""
+    if meta is None and not getattr(node.function_class, "_numpy_forward", True):
+        raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
+                           f"{i + 1}, but the corresponding forward input was not a Variable")
+    return None
+
+
+def _validate_one(node, i, g, meta):
+    if not isinstance(g, Tensor):
+        raise RuntimeError(f"expected Variable or None (got {type(g).__name__}): function {node.name()} "
+                           f"returned it as gradient {i}; return a Tensor or None per input")
+    shape, dtype = meta
+    if g._data.shape != shape:
+        if not _broadcasts_to(shape, g._data.shape):
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
+                               f"got {list(g.shape)} but expected shape compatible with {list(shape)}")
+        g = sum_to(g, shape)
+    if g._data.dtype is not dtype.np and g.dtype is not dtype:  # (the identity test is the fast path)
+        if g.dtype.is_complex and not dtype.is_complex:
+            g = g.real
+        g = g.to(dtype)
+    return g
+
+
+def _broadcasts_to(shape, grad_shape):
+    try:
+        return len(grad_shape) >= len(shape) and np.broadcast_shapes(shape, grad_shape) == grad_shape
+    except ValueError:
+        return False
+
+
+def check_nan(node, outgoing):
+    for i, g in enumerate(outgoing):
+        if g is not None and np.isnan(g._data).any():
+            trace = node._anomaly_trace
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output."
+                               + (f"\nThe forward call that created {node.name()} (recorded by anomaly mode):\n"
+                                  f"{trace}" if trace else ""))
+
+
+def run_with_anomaly(node, step, *args):
+    """step(*args) for `node`; on any error warn with the forward stack that created the node (and
+    the node whose backward created it), as torch's anomaly mode does."""
+    prev = anomaly_mode._state.__dict__.get("current_node")
+    anomaly_mode._state.current_node = node
+    try:
+        return step(*args)
+    except Exception:
+        _warn_anomaly(node)
+        raise
+    finally:
+        anomaly_mode._state.current_node = prev
+
+
+def _warn_anomaly(node):
+    if node._anomaly_trace is None:
+        return
+    anomaly_mode.warn_at_user_code(
+        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{node._anomaly_trace}")
+    parent = node._anomaly_parent
+    while parent is not None and parent._anomaly_trace is not None:
+        anomaly_mode.warn_at_user_code(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of "
+                                       f"forward call that induced the previous calculation:\n{parent._anomaly_trace}")
+        parent = parent._anomaly_parent
