@@ -27,8 +27,9 @@ LAYERS = [
      ["microtorch.autograd"]),
     ("transforms", "func (vmap, grad, jacrev...), nn, optim, data, the public namespace",
      ["microtorch.func", "microtorch.nn", "microtorch.optim", "microtorch.utils", "microtorch.testing",
-      "microtorch._serialization", "microtorch.exercises", "microtorch"]),
+      "microtorch._serialization", "microtorch"]),
     ("viz", "the visualizer (graphviz, widgets, matplotlib)", ["microtorch.viz"]),
+    ("exercises", "checks of a student's answers, explained with the visualizer", ["microtorch.exercises"]),
 ]
 
 
