@@ -418,3 +418,60 @@ def test_generic_checks_pass_on_right_answers():
     assert check.function_backward(square, [0.5, -1.0, 2.0], reference=lambda t: t ** 2, gradgrad=True).passed
     wrong_forward = check.function_backward(square, [0.5, -1.0], reference=lambda t: t ** 3)
     assert not wrong_forward.passed and "forward" in wrong_forward.reason
+
+
+def _torch_raises(thunk):
+    try:
+        thunk()
+    except Exception as e:
+        return type(e).__name__
+    return "nothing"
+
+
+def test_predictions_checked_against_what_pytorch_does():
+    """The checks about behaviour take their reference from microtorch; PyTorch's own answers
+    must pass them."""
+    x = torch.ones(3, requires_grad=True)
+    loss = (x * torch.ones(3)).sum()
+    assert check.grad_fn_names([loss.grad_fn.name(), loss.grad_fn.next_functions[0][0].name()]).passed
+
+    def twice():
+        y = (x * x).sum()
+        y.backward()
+        y.backward()
+    assert check.exception_types(_torch_raises(twice), _torch_raises(lambda: torch.zeros(3)[5]),
+                                 _torch_raises(lambda: torch.ones(2, 3).sum(dim=4))).passed
+
+    def works(make):
+        w = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        y = make(w)
+        y.mul_(2)
+        return "works" if _torch_raises(lambda: y.sum().backward()) == "nothing" else "error"
+    assert check.inplace_prediction(works(torch.sin), works(torch.exp)).passed
+
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a = w * 2
+    a[:2].mul_(3)
+    a.sum().backward()
+    assert check.view_grad(w.grad).passed
+
+    def clipped(hook):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        h = x * 10
+        if hook:
+            h.register_hook(lambda g: g.clamp(-1, 1))
+        (h * 5).sum().backward()
+        return x.grad
+    assert check.clip_hook(clipped(True), clipped(False)).passed
+
+    x = torch.tensor(3.0, requires_grad=True)
+    (x * x * 2.0).backward()
+    assert check.accumulator(1, x.grad).passed
+
+    w = torch.tensor(1.0, requires_grad=True)
+    opt = torch.optim.SGD([w], lr=0.1)
+    for step in range(3):
+        (w ** 2).backward()
+        if step < 2:
+            opt.step()
+    assert check.no_zero_grad(w.grad).passed
