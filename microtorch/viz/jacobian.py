@@ -193,11 +193,15 @@ def _outline_path(segs):
 def _rc(fg, scale=None):
     from . import _options
     k = _options.scale() if scale is None else scale
-    return {"text.color": fg, "axes.labelcolor": fg, "xtick.color": fg, "ytick.color": fg,
-            "axes.edgecolor": fg, "axes.titlecolor": fg, "figure.facecolor": "none",
-            "axes.facecolor": "none", "savefig.facecolor": "none", "font.size": 10 * k,
-            "axes.titlesize": 10.5 * k, "xtick.labelsize": 9.5 * k, "ytick.labelsize": 9.5 * k,
-            "legend.fontsize": 9.5 * k, "svg.fonttype": "path", "axes.linewidth": 0.6}
+    rc = {"text.color": fg, "axes.labelcolor": fg, "xtick.color": fg, "ytick.color": fg,
+          "axes.edgecolor": fg, "axes.titlecolor": fg, "figure.facecolor": "none",
+          "axes.facecolor": "none", "savefig.facecolor": "none", "font.size": 10 * k,
+          "axes.titlesize": 10.5 * k, "xtick.labelsize": 9.5 * k, "ytick.labelsize": 9.5 * k,
+          "legend.fontsize": 9.5 * k, "svg.fonttype": "path", "axes.linewidth": 0.6}
+    if _options.lang() == "zh":     # DejaVu Sans has no Chinese glyphs: fall back to a font that has
+        from ._i18n_zh import matplotlib_families
+        rc["font.family"] = matplotlib_families()
+    return rc
 
 
 # the heatmap figure's layout in inches (at scale 1; text and margins grow with the scale)
