@@ -33,7 +33,8 @@ from ._creation import (arange, empty, empty_like, eye, full, full_like, linspac
 from ._serialization import load, save  # noqa: F401
 from .ops.pointwise import (acosh, addcdiv, addcmul, arccosh, arcsinh, arctan2, arctanh, asinh, atan2,  # noqa: F401
                             atanh, deg2rad, erfc, exp2, fmax, fmin, frac, hypot, lerp, logaddexp, logaddexp2, logit,
-                            rad2deg, sinc, xlogy)
+                            rad2deg, sinc, xlogy, clamp_min, clamp_max, signbit, isposinf, isneginf, isreal,
+                            heaviside)
 from .ops.rearrange import index_add, nansum, roll, rot90, scatter, trace  # noqa: F401
 from .ops.composite import (argsort, atleast_2d, atleast_3d, bincount, bucketize, column_stack, diff,  # noqa: F401
                             dsplit, dstack, float_power, fliplr, flipud, histc, histogram, hsplit, hstack, msort,
@@ -48,6 +49,18 @@ from . import func  # noqa: F401,E402  (registers vmap, jacrev, jacfwd with auto
 multiply, subtract, divide, true_divide, negative, absolute = mul, sub, div, div, neg, abs
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 arccos, arcsin, arctan, fix, moveaxis = acos, asin, atan, trunc, movedim
+
+
+def floor_divide(input, other):
+    """input // other, rounded toward -inf, in the operands' result dtype (torch gives it no gradient)."""
+    from .ops import div_rounded
+    out = div_rounded(input, other, "floor")
+    dt = result_type(input, other)
+    return out if out.dtype == dt else Tensor._make(out._data.astype(dt.np))
+
+
+def argwhere(input):
+    return nonzero(input)
 strided = "strided"
 e, pi, inf, nan = _np.e, _np.pi, _np.inf, _np.nan
 __version__ = "0.1.0"
@@ -109,37 +122,39 @@ def __getattr__(name):
 __all__ = [
     "Generator", "Size", "Tensor", "abs", "absolute", "acos", "acosh", "add", "addcdiv", "addcmul",
     "addmm", "all", "allclose", "amax", "amin", "angle", "any", "arange", "arccos", "arccosh",
-    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "as_tensor",
-    "asin", "asinh", "atan", "atan2", "atanh", "atleast_1d", "atleast_2d", "atleast_3d",
-    "bernoulli", "bincount", "bmm", "bool", "broadcast_to", "bucketize", "cat", "cdouble", "ceil",
-    "cfloat", "chunk", "clamp", "clip", "clone", "column_stack", "complex128", "complex64",
-    "concat", "concatenate", "conj", "cos", "cosh", "count_nonzero", "cumsum", "deg2rad", "detach",
-    "device", "diag", "diagonal", "diff", "div", "divide", "dot", "double", "dsplit", "dstack",
-    "dtype", "e", "einsum", "empty", "empty_like", "enable_grad", "eq", "equal", "erf", "erfc",
-    "exp", "exp2", "expm1", "eye", "fix", "flatten", "flip", "fliplr", "flipud", "float", "float16",
-    "float32", "float64", "float_power", "floor", "fmax", "fmin", "fmod", "frac", "from_numpy",
-    "full", "full_like", "gather", "ge", "ger", "get_default_dtype", "get_rng_state", "greater",
-    "greater_equal", "gt", "half", "histc", "histogram", "hsplit", "hstack", "hypot", "imag",
-    "index_add", "index_select", "inf", "inference_mode", "initial_seed", "int", "int16", "int32",
-    "int64", "int8", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_complex",
-    "is_floating_point", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "isclose",
-    "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "linspace", "load", "log",
-    "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logical_and",
-    "logical_not", "logical_or", "logical_xor", "logit", "logspace", "logsumexp", "long", "lt",
-    "manual_seed", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid",
-    "min", "minimum", "mm", "moveaxis", "movedim", "msort", "mul", "multinomial", "multiply", "mv",
-    "nan", "nanmean", "nansum", "narrow", "ne", "neg", "negative", "no_grad", "nonzero", "norm",
-    "normal", "not_equal", "numel", "ones", "ones_like", "outer", "permute", "pi", "positive",
-    "pow", "prod", "promote_types", "rad2deg", "rand", "rand_like", "randint", "randint_like",
-    "randn", "randn_like", "randperm", "range", "ravel", "real", "reciprocal", "relu", "remainder",
-    "repeat", "repeat_interleave", "reshape", "result_type", "roll", "rot90", "round", "row_stack",
-    "rsqrt", "save", "scatter", "searchsorted", "seed", "select", "set_default_dtype",
-    "set_grad_enabled", "set_printoptions", "set_rng_state", "sgn", "short", "sigmoid", "sign",
-    "sin", "sinc", "sinh", "softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std",
-    "strided", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "take", "take_along_dim",
-    "tan", "tanh", "tensor", "tensor_split", "tile", "topk", "trace", "transpose", "tril", "triu",
-    "true_divide", "trunc", "uint8", "unbind", "unflatten", "unique", "unsqueeze", "var", "vmap",
-    "vsplit", "vstack", "where", "xlogy", "zeros", "zeros_like"
+    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "argwhere",
+    "as_tensor", "asin", "asinh", "atan", "atan2", "atanh", "atleast_1d", "atleast_2d",
+    "atleast_3d", "bernoulli", "bincount", "bmm", "bool", "broadcast_to", "bucketize", "cat",
+    "cdouble", "ceil", "cfloat", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone",
+    "column_stack", "complex128", "complex64", "concat", "concatenate", "conj", "cos", "cosh",
+    "count_nonzero", "cumsum", "deg2rad", "detach", "device", "diag", "diagonal", "diff", "div",
+    "divide", "dot", "double", "dsplit", "dstack", "dtype", "e", "einsum", "empty", "empty_like",
+    "enable_grad", "eq", "equal", "erf", "erfc", "exp", "exp2", "expm1", "eye", "fix", "flatten",
+    "flip", "fliplr", "flipud", "float", "float16", "float32", "float64", "float_power", "floor",
+    "floor_divide", "fmax", "fmin", "fmod", "frac", "from_numpy", "full", "full_like", "gather",
+    "ge", "ger", "get_default_dtype", "get_rng_state", "greater", "greater_equal", "gt", "half",
+    "heaviside", "histc", "histogram", "hsplit", "hstack", "hypot", "imag", "index_add",
+    "index_select", "inf", "inference_mode", "initial_seed", "int", "int16", "int32", "int64",
+    "int8", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_complex", "is_floating_point",
+    "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "isclose", "isfinite", "isinf",
+    "isnan", "isneginf", "isposinf", "isreal", "le", "lerp", "less", "less_equal", "linspace",
+    "load", "log", "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "logspace", "logsumexp",
+    "long", "lt", "manual_seed", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean",
+    "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "msort", "mul", "multinomial",
+    "multiply", "mv", "nan", "nanmean", "nansum", "narrow", "ne", "neg", "negative", "no_grad",
+    "nonzero", "norm", "normal", "not_equal", "numel", "ones", "ones_like", "outer", "permute",
+    "pi", "positive", "pow", "prod", "promote_types", "rad2deg", "rand", "rand_like", "randint",
+    "randint_like", "randn", "randn_like", "randperm", "range", "ravel", "real", "reciprocal",
+    "relu", "remainder", "repeat", "repeat_interleave", "reshape", "result_type", "roll", "rot90",
+    "round", "row_stack", "rsqrt", "save", "scatter", "searchsorted", "seed", "select",
+    "set_default_dtype", "set_grad_enabled", "set_printoptions", "set_rng_state", "sgn", "short",
+    "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "softmax", "sort", "split", "sqrt",
+    "square", "squeeze", "stack", "std", "strided", "sub", "subtract", "sum", "swapaxes",
+    "swapdims", "t", "take", "take_along_dim", "tan", "tanh", "tensor", "tensor_split", "tile",
+    "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "uint8", "unbind",
+    "unflatten", "unique", "unsqueeze", "var", "vmap", "vsplit", "vstack", "where", "xlogy",
+    "zeros", "zeros_like"
 ]
 
 from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402
