@@ -60,7 +60,7 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "bmm": {"other": "tensor"}, "mv": {"other": "tensor"}, "outer": {"other": "tensor"},
              "ger": {"other": "tensor"}, "expand_as": {"other": "tensor"}, "view_as": {"other": "tensor"},
              "reshape_as": {"other": "tensor"}, "masked_select": {"mask": "tensor"},
-             "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}}
+             "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}, "lerp": {"weight": "tensor_or_number"}}
 _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
                "dim": "int or tuple of ints", "size": "tuple of ints", "bool": "bool", "dtype": "microtorch.dtype",
                "callable": "a callable", "number": "Number", "str": "str", "norm_order": "Number or str",
