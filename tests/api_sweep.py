@@ -214,6 +214,11 @@ def _keep(key, fraction):
     return zlib.crc32(key.encode()) % 1000 < fraction * 1000
 
 
+def _hangs_torch(name, args):
+    """torch 2.13's max_pool1d(x, 2**40, 2**40) loops in C for minutes (no signal interrupts it)."""
+    return "pool" in name and any(isinstance(a, int) and a >= 2 ** 40 for a in args)
+
+
 def cases(long=False):
     """Every case as (family, name, args, kwargs)."""
     rest = REST_CORE + (REST_MORE if long else [])
@@ -229,7 +234,7 @@ def cases(long=False):
             if not long:  # the short profile: a stable 30% of the first-argument x core-table lists
                 lists = [(a, k) for a, k in lists if _keep(f"{fam}.{name}{a}{k}", 0.3)]
             lists += [] if fam == "Tensor" else list(SOLO)  # and every whole argument list
-            out += [(fam, name, a, k) for a, k in lists]
+            out += [(fam, name, a, k) for a, k in lists if not _hangs_torch(name, a)]
     return out
 
 
@@ -527,7 +532,9 @@ def main(argv):
         cwd = os.getcwd()
         os.chdir(tmp)
         try:
-            results = run(all_cases)
+            results = run(all_cases, progress=lambda i: print(f"{i}/{len(all_cases)} cases, "
+                                                              f"{time.perf_counter() - start:.0f} s", file=sys.stderr,
+                                                              flush=True))
         finally:
             os.chdir(cwd)
     seconds = time.perf_counter() - start

@@ -19,7 +19,7 @@ import numpy as np
 _TENSOR = {"input", "x", "self", "tensor", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "target", "mask",
            "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient", "running_mean",
            "running_var", "indices", "boundaries", "sorted_sequence", "tensor1", "tensor2", "x1", "x2", "input1",
-           "input2", "anchor", "positive", "negative"}
+           "input2", "anchor", "positive", "negative", "values"}
 _TENSOR_OR_TENSORS = {"outputs", "inputs", "grad_outputs", "grad_tensors"}  # (func checks primals as torch)
 _TENSOR_OR_NUMBER = {"other", "exponent", "min", "max", "value", "mean", "std", "end", "start", "step"}
 _TENSORS = {"tensors"}
@@ -50,6 +50,10 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "apply_": {"callable": "callable"}, "map_": {"callable": "callable"}, "histc": {"bins": "int"},
              "logsumexp": {"dim": "dims_given"}, "threshold": {"value": "number"},
              "replace_all_batch_norm_modules_": {"root": "module"}, "lerp": {"weight": "tensor_or_number"},
+             "argmax": {"dim": "int"}, "argmin": {"dim": "int"}, "prod": {"dim": "int"}, "softmin": {"dim": "int"},
+             "size": {"dim": "int"}, "stride": {"dim": "int"}, "rot90": {"dims": "shape_tuple"},
+             "new_full": {"size": "shape_tuple"}, "unflatten": {"sizes": "shape_tuple"},
+             "pad": {"pad": "shape_tuple"}, "split_with_sizes": {"split_sizes": "shape_tuple"},
              "equal": {"other": "tensor"}, "full": {"size": "shape_tuple"}, "bernoulli": {"p": "tensor"},
              "stack_module_state": {"models": "modules"}, "logsumexp": {"dim": "dim"}, "promote_types": {"type1": "dtype", "type2": "dtype", "a": "dtype", "b": "dtype"},
              "functional_call": {"module": "module", "parameter_and_buffer_dicts": "mapping", "args": None}, "allclose": {"other": "tensor"}, "isclose": {"other": "tensor"},
@@ -198,7 +202,8 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
             return fn(*args, **kwargs)
         except Exception as e:
             err = type_error(op, sig_fn, args, kwargs, method, overrides, e) or size_error(op, sig_fn, args, kwargs, e) \
-                or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e) or axis_error(op, e)
+                or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e) or axis_error(op, e) \
+                or distribution_error(op, e)
             if err is None:
                 raise
             raise err from None  # the student sees the reason, not numpy's frames
@@ -239,7 +244,8 @@ def size_error(op, fn, args, kwargs, e):
 # ops whose tensor arguments broadcast against each other
 _BROADCASTING = {"clamp", "clip", "remainder", "fmod", "floordiv", "mod", "allclose", "isclose", "normal", "where",
                  "maximum", "minimum", "pow", "add", "sub", "mul", "div", "and", "or", "xor", "masked_fill", "lerp",
-                 "atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "fmax", "fmin", "addcmul", "addcdiv"}
+                 "atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "fmax", "fmin", "addcmul", "addcdiv",
+                 "floor_divide", "clamp_min", "clamp_max", "heaviside", "bernoulli"}
 
 
 def shapes_error(op, args, kwargs, e):
@@ -269,6 +275,23 @@ def dtype_error(op, args, kwargs, e):
     dtypes = ", ".join(str(t.dtype) for t in tensors)
     return NotImplementedError(f'"{op}" not implemented for {dtypes}; convert the input first, e.g. x.float() '
                                "(or x.real for a complex tensor)")
+
+
+_RANDOM_FILLS = {"exponential_", "geometric_", "log_normal_", "random_", "cauchy_", "normal_", "uniform_", "bernoulli_",
+                 "bernoulli", "multinomial", "normal", "new"}
+
+
+def distribution_error(op, e):
+    """torch's RuntimeError when numpy's random generator refused a parameter (exponential_(-4): a negative
+    rate, geometric_(0): p outside (0, 1])."""
+    if op not in _RANDOM_FILLS:
+        return None
+    if isinstance(e, TypeError):
+        return TypeError(f"{op}(): the distribution's parameters must be numbers ({e})")
+    if isinstance(e, (ValueError, ZeroDivisionError, AttributeError)):  # (AttributeError: a tensor of another
+        return RuntimeError(f"{op}(): invalid parameters ({e}); check the signs, ranges and shapes of the "  # shape)
+                            "arguments")
+    return None
 
 
 def axis_error(op, e):
