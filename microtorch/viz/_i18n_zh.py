@@ -203,13 +203,23 @@ _CJK_FILES = ("notosanscjk", "sourcehansans", "wqy-microhei", "wqy-zenhei", "msy
               "pingfang", "stheiti", "hiragino sans gb", "arial unicode")
 
 
+def _no_weight_notice(record):
+    return "Failed to find font weight" not in record.getMessage()
+
+
 def matplotlib_families(base="DejaVu Sans"):
     """[base, the installed Chinese families...] for rcParams["font.family"]; [base] if none.
 
     Install one on Debian/Ubuntu with `apt-get install fonts-wqy-microhei` (5 MB) or
     `fonts-noto-cjk`; Windows and macOS ship one (Microsoft YaHei, PingFang SC).
     """
+    import logging
     from matplotlib import font_manager
+    # most Chinese fonts have no bold face; matplotlib then uses the regular one, which is fine,
+    # but logs "Failed to find font weight bold" into the notebook: drop that one message
+    log = logging.getLogger("matplotlib.font_manager")
+    if _no_weight_notice not in log.filters:
+        log.addFilter(_no_weight_notice)
     fm = font_manager.fontManager
     known = {f.name for f in fm.ttflist}
     if not known.intersection(CJK_FAMILIES):
