@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST := $(PY) -m pytest
 
-.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean assignments assignments-test
+.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean assignments assignments-test fuzz
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -17,17 +17,25 @@ GRAPHVIZ_JS := microtorch/viz/_vendor/graphviz.js
 $(GRAPHVIZ_JS): tools/fetch_graphviz_js.py
 	$(PYTHON) tools/fetch_graphviz_js.py
 
-$(VENV)/.lab-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
-	$(PY) -m pip install --quiet -e '.[lab]'
+# make lab works without npm (dot or wasmtime lay graphs out there); the tests and builds need it.
+$(VENV)/.lab-installed: pyproject.toml tools/fetch_graphviz_js.py | $(PY)
+	$(PYTHON) tools/fetch_graphviz_js.py --optional
+	MICROTORCH_GRAPHVIZ_JS=optional $(PY) -m pip install --quiet -e '.[lab]'
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
-	$(PY) -m pip install --quiet -e '.[test,lab,lite]'
-	touch $@ $(VENV)/.lab-installed $(VENV)/.lite-installed
-
-$(VENV)/.lite-installed: pyproject.toml $(GRAPHVIZ_JS) | $(PY)
-	$(PY) -m pip install --quiet -e '.[lite]'
+	$(PY) -m pip install --quiet -e '.[test,lab]'
 	touch $@ $(VENV)/.lab-installed
+
+# JupyterLite builds in a venv of its own: the Pyodide kernel's Lab extension, installed beside
+# JupyterLab, breaks it (the extension needs JupyterLite's services).
+LITE_VENV := .venv-lite
+LITE_PY   := $(LITE_VENV)/bin/python
+$(LITE_VENV)/.installed: pyproject.toml $(GRAPHVIZ_JS)
+	$(PYTHON) -m venv $(LITE_VENV)
+	$(LITE_PY) -m pip install --quiet --upgrade pip
+	$(LITE_PY) -m pip install --quiet '.[lite]'
+	touch $@
 
 # ---- make lab ---------------------------------------------------------------------------------
 # JupyterLab on notebooks/. Root (containers, Codespaces, lab VMs) gets --allow-root; the
@@ -54,21 +62,21 @@ sysdeps:
 
 # ---- make build, make lite ---------------------------------------------------------------------
 # The sdist and wheel in dist/ (they carry the browser Graphviz: installing them needs no npm).
-build: $(VENV)/.lite-installed
-	rm -rf dist && $(PY) -m build --outdir dist .
+build: $(LITE_VENV)/.installed
+	rm -rf dist && $(LITE_PY) -m build --outdir dist .
 
 # A static JupyterLite site in _output/ (any static host serves it; see docs/deploy.md).
 # LITE_FLAGS go to `jupyter lite build`, e.g. LITE_FLAGS="--pyodide <url of Pyodide's full tarball>".
 LITE_OUT   ?= _output
 LITE_FLAGS ?=
-lite: $(VENV)/.lite-installed
-	$(PY) tools/lite_build.py --output-dir $(LITE_OUT) -- $(LITE_FLAGS)
+lite: $(LITE_VENV)/.installed
+	$(LITE_PY) tools/lite_build.py --output-dir $(LITE_OUT) -- $(LITE_FLAGS)
 
 # Unit tests, then notebooks, then the browser tests: three pytest calls so that
 # the nbmake plugin (about 2 s to load) is only paid where it is used.
 # pytest exits 5 when a folder holds no tests yet; that is not a failure here.
-test: $(VENV)/.test-installed sysdeps lab-settings
-	$(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
+test: $(VENV)/.test-installed $(LITE_VENV)/.installed sysdeps lab-settings
+	MICROTORCH_LITE_PYTHON=$(abspath $(LITE_PY)) $(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
 	$(PYTEST) -q --nbmake --nbmake-timeout=600 notebooks || [ $$? -eq 5 ]
 	$(PYTEST) -p no:nbmake -q tests/ui || [ $$? -eq 5 ]
 
@@ -83,8 +91,13 @@ assignments: | $(PY)
 assignments-test: $(VENV)/.test-installed
 	MICROTORCH_ALL_ASSIGNMENTS=1 $(PYTEST) -p no:nbmake -q tests/test_assignments.py
 
+# The differential fuzzer's long profile (docs/testing.md): 30,000 programs against torch on
+# 2 processes, counts by category; `make test` runs its fixed seeds only.
+fuzz: $(VENV)/.test-installed
+	$(PY) -m tests.fuzz -n 30000 --jobs 2
+
 bench: $(VENV)/.test-installed
 	$(PY) -m benchmarks.run
 
 clean:
-	rm -rf $(VENV) .pytest_cache build dist _output microtorch/viz/_vendor
+	rm -rf $(VENV) $(LITE_VENV) .pytest_cache build dist _output microtorch/viz/_vendor

@@ -1,10 +1,13 @@
 """The two build steps pyproject.toml cannot say (everything else is in pyproject.toml).
 
 1. The browser-side Graphviz (microtorch/viz/_vendor/graphviz.js, an npm package) is fetched by
-   tools/fetch_graphviz_js.py when a git checkout lacks it; an sdist already carries it.
+   tools/fetch_graphviz_js.py when a git checkout lacks it; an sdist already carries it. Without
+   npm that is an error, except with MICROTORCH_GRAPHVIZ_JS=optional (`make lab` sets it for its
+   editable install: there `dot` or wasmtime lays graphs out, the browser engine is a fallback).
 2. PyPI shows README.md without the repository around it: its relative links and images are made
    absolute (to github.com/microtorch/microtorch) for the package's long description.
 """
+import os
 import re
 import runpy
 from pathlib import Path
@@ -18,7 +21,8 @@ RAW = "https://raw.githubusercontent.com/microtorch/microtorch/main"
 
 def ensure_graphviz_js():
     if not (ROOT / "microtorch" / "viz" / "_vendor" / "graphviz.js").exists():
-        runpy.run_path(str(ROOT / "tools" / "fetch_graphviz_js.py"), run_name="setup")["fetch"]()
+        fetch = runpy.run_path(str(ROOT / "tools" / "fetch_graphviz_js.py"), run_name="setup")["fetch"]
+        fetch(optional=os.environ.get("MICROTORCH_GRAPHVIZ_JS") == "optional")
 
 
 def _absolute(target, image):

@@ -111,6 +111,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_size((n,) if m is None else (n, m), "eye")
     return _finish(np.eye(n, m), _default(dtype), requires_grad, device)
 
 
@@ -168,6 +169,9 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, requires_grad=Fa
         if np.any(np.asarray(s) < 0):
             raise RuntimeError("normal expects std >= 0.0, but found a negative std")
         return _finish(np.asarray(_rng(generator).normal(m, s)), dt, requires_grad)
+    if size is None:
+        raise TypeError("normal(): with a number for both mean and std, pass the size too, e.g. normal(0.0, 1.0, "
+                        "size=(2, 3)); or pass mean or std as a tensor")
     return _finish(_rng(generator).normal(mean, std, tuple(size)), _default(dtype), requires_grad)
 
 

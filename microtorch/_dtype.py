@@ -157,6 +157,8 @@ def result_type(*operands):
     dim = zero = wrapped = None
     for x in operands:
         d = getattr(x, "dtype", None)
+        if d is not None and not isinstance(d, dtype):  # a numpy array (promoted() makes scalars into them)
+            d = from_numpy_dtype(d)
         if d is None:
             if x is None:
                 continue

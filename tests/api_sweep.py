@@ -224,11 +224,11 @@ def cases(long=False):
         if fam == "Tensor":
             names += [n for n in OPERATORS if hasattr(ns, n)]
         for name in names:
-            lists = [] if fam == "Tensor" else list(SOLO)
-            lists += [((first,) + args, kw) for first in FIRST for args, kw in rest
-                      if not (name in builtin_calls and (args or kw))]  # float(x) takes no more arguments
-            if not long:  # the short profile: every SOLO list and the core table, a stable 60% of the rest
-                lists = [(a, k) for a, k in lists if _keep(f"{fam}.{name}{a}{k}", 0.6)]
+            lists = [((first,) + args, kw) for first in FIRST for args, kw in rest  # float(x) and x + y take
+                     if not (name in builtin_calls and args or name in OPERATORS and kw)]  # no more, no keywords
+            if not long:  # the short profile: a stable third of the first-argument x core-table lists
+                lists = [(a, k) for a, k in lists if _keep(f"{fam}.{name}{a}{k}", 0.35)]
+            lists += [] if fam == "Tensor" else list(SOLO)  # and every whole argument list
             out += [(fam, name, a, k) for a, k in lists]
     return out
 
@@ -281,8 +281,8 @@ def leak(raised, mt_dir):
     path = os.path.abspath(last.filename)
     if type(e).__module__.startswith("numpy") or f"{os.sep}numpy{os.sep}" in path:
         return "numpy"
-    if path == _HERE:  # the call itself: Python's own argument checks (missing/extra arguments)
-        return None if isinstance(e, TypeError) else "sweep"
+    if path == _HERE:  # the call itself (Python's own argument checks), or the user's function given to a
+        return None  # transform failing on what it was given (torch passes both through as well)
     if isinstance(e, TypeError) and str(e).startswith("<lambda>()"):  # the user's function called with the
         return None  # wrong arguments (by a transform given too few primals): torch passes it through as well
     if not path.startswith(mt_dir):
@@ -360,6 +360,8 @@ def judge(fam, name, t_out, m_out, mt_dir):
     if name in NO_ORACLE:
         return "ok", ""
     if isinstance(t_out, Raised) and isinstance(m_out, Raised):
+        if _torch_leaked(t_out):  # torch's own internal error: any clean error of microtorch's is better
+            return "ok", ""
         ttype = next(c for c in type(t_out.exc).__mro__ if c.__module__ == "builtins")
         if not isinstance(m_out.exc, ttype):
             return "type", f"torch {type(t_out.exc).__name__}: {str(t_out.exc)[:100]!r}; " \
@@ -376,6 +378,14 @@ def judge(fam, name, t_out, m_out, mt_dir):
                           f"{_short(t_out)}"
     why = same(t_out, m_out, shape_only=name in RANDOM)
     return ("value", why) if why else ("ok", "")
+
+
+def _torch_leaked(t_out):
+    """torch's Python code tripping over a bad argument (`torch.norm([t])`: AttributeError 'list' object has no
+    attribute 'layout'): no type to copy."""
+    internal = (AttributeError, AssertionError, KeyError, IndexError, UnboundLocalError)
+    return isinstance(t_out.exc, internal) and f"{os.sep}torch{os.sep}" in t_out.where.filename and \
+        not (t_out.where.line or "").strip().startswith("raise")
 
 
 def _short(x):

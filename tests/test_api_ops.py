@@ -187,3 +187,7 @@ FORWARD_AD_OPS += [
 ]
 FORWARD_AD_OPS += [(name, f, [("f", a.shape) for a in inputs]) for name, f, inputs, _ in MOVES
                    if name.split()[0] in ("roll", "rot90", "trace", "scatter", "index_add", "nansum")]
+
+from test_api_nn import FORWARD_AD_NN  # noqa: E402
+
+FORWARD_AD_OPS += FORWARD_AD_NN

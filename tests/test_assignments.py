@@ -136,3 +136,38 @@ def test_teacher_version_runs_top_to_bottom_and_student_checks_all_fail(path):
             errors = [o for o in cell.outputs if o.output_type == "error"]
             assert errors and errors[0].ename in ("AssertionError", "NameError"), (
                 f"{path.name}: {cell.source} passed (or failed oddly) on the student version: {errors}")
+
+
+def test_nbgrader_generates_the_same_student_version_and_autogrades_it(tmp_path):
+    """With nbgrader installed (it is not in the default test environment: it brings notebook 7
+    and server extensions into JupyterLab), import the teacher versions of two notebooks as an
+    assignment: nbgrader's own release must hold the same answer cells as our student version,
+    and autograde must give every point to the teacher version and none to the student one."""
+    pytest.importorskip("nbgrader")
+    import shutil
+    import subprocess
+    import sys
+    paths = [p for p in NOTEBOOKS if p.stem[:2] in ("01", "07")]
+    (tmp_path / "source" / "ps").mkdir(parents=True)
+    for p in paths:
+        teacher, student = _versions(p)
+        (tmp_path / "source" / "ps" / p.name).write_text(json.dumps(teacher))
+        (tmp_path / f"{p.stem}.student.json").write_text(json.dumps(student))
+    (tmp_path / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(tmp_path)!r}\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    run = lambda *args: subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=tmp_path, env=env,
+                                       check=True, capture_output=True, text=True)
+    run("generate_assignment", "ps", "--force")
+    for p in paths:
+        released = json.loads((tmp_path / "release" / "ps" / p.name).read_text())
+        ours = json.loads((tmp_path / f"{p.stem}.student.json").read_text())
+        answers = lambda nb: [_src(c) for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("solution")]
+        assert answers(released) == answers(ours)
+    for student, folder in (("teacher", "source"), ("stub", "release")):
+        run("db", "student", "add", student)
+        shutil.copytree(tmp_path / folder / "ps", tmp_path / "submitted" / student / "ps")
+    run("autograde", "ps", "--force")
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gb:
+        full, none = gb.find_submission("ps", "teacher"), gb.find_submission("ps", "stub")
+        assert full.score == full.max_score == 6 and none.score == 0

@@ -363,3 +363,39 @@ def test_import_microtorch_does_not_import_exercises():
     out = subprocess.run([sys.executable, "-c", "import sys, microtorch; print('microtorch.exercises' in sys.modules)"],
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_teaching_guide_names_only_what_exists():
+    """docs/teaching.md: every viz.<name>, check.<name>, stepper.<name> and make target it
+    mentions exists, and its course plan names every checked exercise exactly once."""
+    import re
+    from pathlib import Path
+    from microtorch import viz
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "docs" / "teaching.md").read_text()
+    for name in set(re.findall(r"\bviz\.(\w+)\(", text)):
+        assert hasattr(viz, name), f"docs/teaching.md mentions viz.{name}"
+    for name in set(re.findall(r"\bcheck\.(\w+)\(", text)):
+        assert name in ("hint", "list") or name in check.list(), f"docs/teaching.md mentions check.{name}"
+    for name in set(re.findall(r"\bstepper\.(\w+)\(", text)):
+        assert hasattr(viz.Stepper, name), f"docs/teaching.md mentions stepper.{name}"
+    makefile = (root / "Makefile").read_text()
+    phony = re.search(r"^\.PHONY:(.*)$", makefile, re.M).group(1).split()   # (make lite: deploy's, declared)
+    for target in set(re.findall(r"`make (\w[\w-]*)", text)):
+        assert re.search(rf"^{target}:", makefile, re.M) or target in phony, f"docs/teaching.md mentions make {target}"
+    plan = "\n".join(ln for ln in text.splitlines() if ln.startswith("| ") and "lecture" not in ln)
+    named = []
+    for nb, a, b in re.findall(r"\b(\d\d)\.(\d)(?:-\d\d\.(\d))?", plan):
+        named += [(int(nb), k) for k in range(int(a), int(b or a) + 1)]
+    want = sorted((n, k) for n in range(1, 14) for k in range(1, len(check.list(n)) + 1))
+    assert sorted(named) == want
+
+
+def test_result_box_follows_the_presentation_scale():
+    from microtorch import viz
+    old = viz.set_options(scale=1.5)
+    try:
+        assert "--mt-ex-scale: 1.5" in check.h_prime(1.0)._repr_html_()
+    finally:
+        viz.set_options(**old)
+    assert "--mt-ex-scale: 1'" in check.h_prime(1.0)._repr_html_()

@@ -13,12 +13,18 @@ def _fields(text):
     return sorted(f for _, f, _, _ in string.Formatter().parse(text) if f is not None)
 
 
+# names that stay as they are in Chinese text
+SAME = {"microtorch", "retain_grad", "..."}
+
+
 def test_entries_are_chinese_strings():
     assert ZH, "the dictionary is empty"
     for en, zh in ZH.items():
         assert isinstance(en, str) and isinstance(zh, str) and zh.strip(), en
+        if en in SAME:
+            assert zh == en
+            continue
         assert CJK.search(zh), f"{en!r} -> {zh!r} has no Chinese in it"
-        assert zh != en
 
 
 def test_placeholders_survive_the_translation():

@@ -38,10 +38,10 @@ def test_diamond_labels_and_edges():
     assert len({out, mul_y, mul_a, sin, leaf}) == 5 and len(m.nodes) == 5
     assert labels[out].startswith("{y|")                              # the output node is named
     assert labels[mul_y] == "{MulBackward0}"                          # its value is on the output node
-    assert labels[mul_a] == "{MulBackward0|{a = 6}}"
-    assert labels[sin].startswith("{SinBackward0|{b = 0.9093")
+    assert labels[mul_a] == "{MulBackward0|a = 6}"
+    assert labels[sin].startswith("{SinBackward0|b = 0.9093")
     expected_grad = 3 * np.sin(2.0) + 6 * np.cos(2.0)
-    assert labels[leaf] == "{x|{data 2|grad %s}}" % viz._format.num(np.float32(expected_grad))
+    assert labels[leaf] == "{x|data 2|grad %s}" % viz._format.num(np.float32(expected_grad))
     # edges follow next_functions: output -> its node -> inputs' nodes; x is reached twice
     assert sorted(_edges(dag)) == sorted([(out, mul_y), (mul_y, mul_a), (mul_y, sin), (mul_a, leaf),
                                           (sin, leaf)])

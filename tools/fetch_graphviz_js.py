@@ -9,6 +9,7 @@ and the sdist and wheel carry it, so installing from them needs no npm.
 
     python3 tools/fetch_graphviz_js.py           # fetch if missing
     python3 tools/fetch_graphviz_js.py --force   # fetch again
+    python3 tools/fetch_graphviz_js.py --optional   # without npm: a note instead of an error
 """
 import hashlib
 import json
@@ -26,11 +27,16 @@ VENDOR = ROOT / "microtorch" / "viz" / "_vendor"
 TARGET = VENDOR / "graphviz.js"
 
 
-def fetch(force=False):
-    """Write _vendor/graphviz.js, its LICENSE and a small provenance file; return the path."""
+def fetch(force=False, optional=False):
+    """Write _vendor/graphviz.js, its LICENSE and a small provenance file; return the path.
+    optional: without npm, say so and return None (graphs are then laid out by `dot` or wasmtime)."""
     if TARGET.exists() and not force:
         return TARGET
     npm = shutil.which("npm")
+    if npm is None and optional:
+        print(f"fetch_graphviz_js: npm not found, so {PACKAGE} (the browser-side Graphviz, a fallback "
+              "when neither `dot` nor wasmtime is there) is left out; install Node.js and npm to add it")
+        return None
     if npm is None:
         sys.exit(f"fetch_graphviz_js: npm is needed to fetch {PACKAGE}@{VERSION} (the browser-side "
                  "Graphviz of microtorch.viz): install Node.js and npm (apt-get install nodejs npm), "
@@ -55,4 +61,4 @@ def fetch(force=False):
 
 
 if __name__ == "__main__":
-    fetch(force="--force" in sys.argv[1:])
+    fetch(force="--force" in sys.argv[1:], optional="--optional" in sys.argv[1:])

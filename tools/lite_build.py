@@ -130,14 +130,20 @@ def main():
     deps = pure_wheels(wheel, python, provided)
     print(f"lite_build: Pyodide {version} (Python {python}); bundling {wheel.name} and "
           f"{', '.join(w.name for w in deps)}")
-    cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(ROOT / "lite"),
-           "--contents", str(ROOT / "notebooks"), "--output-dir", args.output_dir]
+    # lite/ holds the site's settings; the build runs on a fresh copy so that JupyterLite's caches
+    # and task database stay out of the source tree and nothing stale is reused
+    lite_dir = WORK / "lite-dir"
+    shutil.rmtree(lite_dir, ignore_errors=True)
+    shutil.copytree(ROOT / "lite", lite_dir)
+    out = Path(args.output_dir).resolve()
+    cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(lite_dir),
+           "--contents", str(ROOT / "notebooks"), "--output-dir", str(out)]
     for w in [wheel, *deps]:
         cmd += ["--piplite-wheels", str(w)]
     cmd += [a for a in args.lite_args if a != "--"]
-    subprocess.run(cmd, check=True, cwd=str(ROOT / "lite"), timeout=1800)
-    print(f"lite_build: the site is in {args.output_dir}; serve it with "
-          f"`python -m http.server -d {args.output_dir}` and open /lab/index.html")
+    subprocess.run(cmd, check=True, cwd=str(lite_dir), timeout=1800)
+    print(f"lite_build: the site is in {out}; serve it with "
+          f"`python -m http.server -d {out}` and open /lab/index.html")
 
 
 if __name__ == "__main__":

@@ -65,3 +65,8 @@ class _MultiHandle:
 
     def __exit__(self, *exc):
         self.remove()
+
+
+from ._graph_api import (GradientEdge, allow_mutation_on_saved_tensors, get_gradient_edge,  # noqa: E402,F401
+                         increment_version, region_activation_memory_budget, set_override_stale_capture_stream,
+                         set_warn_on_accumulate_grad_stream_mismatch)

@@ -107,8 +107,8 @@ def _tanh_chain():
     return L, [("L", L), ("y", y), ("z", z), ("w", w)]
 
 
-@exercise(2, "Go backward one node at a time: dL/dy from the square, then dL/dz = dL/dy * (1 - y**2), "
-             "then dL/dw = dL/dz * dz/dw. Each step is upstream times local.")
+@exercise(2, "Go backward one node at a time: dL/dy from the square, then dL/dz from dL/dy and tanh's "
+             "local derivative, then dL/dw. Each step is upstream times local.")
 def chain_by_hand(answers):
     """answers: {"y": dL/dy, "z": dL/dz, "w": dL/dw} for z = w*x, y = tanh(z), L = (y - 1)**2
     at x = 0.5, w = -1.5, computed by hand one step at a time."""
@@ -207,11 +207,11 @@ def no_zero_grad(answer):
     w = mt.tensor(1.0, dtype=F64, requires_grad=True)
     opt = mt.optim.SGD([w], lr=0.1)
     current = None
-    for _ in range(3):
+    for step in range(3):
         loss = w ** 2
         current = 2 * w.detach()
         loss.backward()
-        if _ < 2:
+        if step < 2:
             opt.step()
     return compare(answer, w.grad, what="your w.grad", wrongs=[
         ("that is only the third step's own gradient: .grad still holds the first two.", current),
@@ -235,8 +235,9 @@ def _mlp_chain():
                   ("W1", W1, "h"), ("b1", b1, "h")]
 
 
-@exercise(4, "Go backward: d/dout of the mean of squares has a 1/N; out = h @ W2 + b2 gives "
-             "dW2 = h.T @ dout and db2 = dout summed over the batch; through tanh multiply by 1 - h**2.")
+@exercise(4, "Go backward one layer at a time. The mean brings a 1/N. For out = h @ W2 + b2 use the two "
+             "rules of notebook 5, and sum the bias's gradient over the batch. Through tanh, multiply by its "
+             "local derivative.")
 def mlp_backward(fn):
     """fn(X, T, W1, b1, W2, b2) -> {"out", "W2", "b2", "h", "W1", "b1"}: the gradients of
     loss = ((tanh(X @ W1 + b1) @ W2 + b2 - T)**2).mean(), computed by hand with matrix formulas."""

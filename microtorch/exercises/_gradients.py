@@ -90,6 +90,9 @@ def _run_report(check, f, inputs, what, **kw):
     try:
         return check(f, inputs, **kw)
     except NotImplementedError as e:
+        if not str(e):
+            raise Unusable(f"a method of {what} still raises NotImplementedError: write it, then run the cell "
+                           "again.") from None
         raise Unusable(f"{what}: {e}") from None
     except Exception as e:
         raise Unusable(f"gradcheck could not run {what}'s backward: {type(e).__name__}: {e}") from None
@@ -157,7 +160,7 @@ def _step_picture(build, prev, name, got_prev, got):
         g_prev, g = np.asarray(got_prev, dtype=float), np.asarray(got, dtype=float)
         mine = f"upstream d/d{prev} = {np.array2string(g_prev, precision=4)} (yours, right), " \
                f"downstream d/d{name} = {np.array2string(g, precision=4)} (yours, not right)"
-        body = (f"<div class='mtviz'><b>the step where the numbers part: {step.title if step else prev} "
+        body = (f"<div class='mt-ex-step'><b>the step where the numbers part: {step.title if step else prev} "
                 f"({prev} &rarr; {name})</b>{formulas}<div>{mine}</div></div>")
         return Html(body, f"the chain-rule step {prev} -> {name}: {mine}")
     return make

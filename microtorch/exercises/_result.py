@@ -13,9 +13,17 @@ def _esc(text):
     return html.escape(str(text), quote=True)
 
 
+def _scale():
+    """viz's presentation scale (viz.set_options(scale=1.5)), 1 when viz is not loaded."""
+    import sys
+    options = sys.modules.get("microtorch.viz._options")
+    return options.scale() if options is not None else 1.0
+
+
 _CSS = """
 .mt-ex { border-left: 6px solid var(--mt-ex-c); padding: 8px 12px; margin: 4px 0;
-  background: color-mix(in srgb, var(--mt-ex-c) 10%, transparent); font-size: 14px; line-height: 1.45;
+  background: color-mix(in srgb, var(--mt-ex-c) 10%, transparent); font-size: calc(14px * var(--mt-ex-scale, 1));
+  line-height: 1.45;
   color: var(--jp-ui-font-color1, inherit); font-family: var(--jp-ui-font-family, system-ui, sans-serif); }
 .mt-ex.mt-ex-pass { --mt-ex-c: #1a7f37; }
 .mt-ex.mt-ex-fail { --mt-ex-c: #cf222e; }
@@ -72,7 +80,7 @@ class Result:
     def _repr_html_(self):
         kind = "pass" if self.passed else "fail"
         badge = "passed" if self.passed else "not yet"
-        parts = [f"<div class='mt-ex mt-ex-{kind}'><style>{_CSS}</style>",
+        parts = [f"<div class='mt-ex mt-ex-{kind}' style='--mt-ex-scale: {_scale():g}'><style>{_CSS}</style>",
                  f"<span class='mt-ex-badge'>{badge}</span><b>{_esc(self.name)}</b>"]
         if self.reason:
             parts.append(f"<div class='mt-ex-why'>{_esc(self.reason)}</div>")

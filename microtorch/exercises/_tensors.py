@@ -106,8 +106,8 @@ def hook_order(answer):
         ("both hooks run, the second on the first one's result.", mt.tensor([2.0]))])
 
 
-@exercise(6, "Inside the hook: `with mt.no_grad(): p -= lr * p.grad`, then `p.grad = None`. "
-             "Return that function from make_hook(lr).")
+@exercise(6, "The hook receives the parameter p itself. Update it in place, against its gradient and "
+             "without recording, then clear its .grad. make_hook(lr) returns that hook.")
 def sgd_in_backward(make_hook):
     """make_hook(lr) -> a post-accumulate-grad hook that does p -= lr * p.grad in place and
     clears p.grad: the optimizer step happens during backward."""
@@ -136,7 +136,8 @@ def sgd_in_backward(make_hook):
 
 
 # ---- 7. gradcheck -------------------------------------------------------------------------------
-@exercise(7, "Save the output y = sigmoid(x) in forward; sigmoid' = y (1 - y); multiply by grad.")
+@exercise(7, "Write sigmoid's derivative with its output y (notebook 1, exercise 1), and apply the chain "
+             "rule: multiply by the incoming grad.")
 def sigmoid_backward(MySigmoid):
     """MySigmoid: a Function whose forward is sigmoid and whose backward you write."""
     x = _rand(7, 6, grad=True)
@@ -144,8 +145,8 @@ def sigmoid_backward(MySigmoid):
                           composite=lambda f: (lambda t: (f(t * 2).exp() * t).sum()))
 
 
-@exercise(7, "y_i = x_0 + ... + x_i, so x_j contributes to every y_i with i >= j: "
-             "dL/dx_j = sum of grad_i for i >= j, a cumulative sum from the end.")
+@exercise(7, "y_i = x_0 + ... + x_i, so x_j contributes to every y_i with i >= j, and its gradient sums "
+             "grad_i over those i. How do you make cumsum add from the end?")
 def fixed_cumsum(CumSum):
     """CumSum: a Function with forward x.cumsum(0) and a correct backward."""
     x = _rand(8, 6, grad=True)
@@ -170,8 +171,8 @@ def relu_at_zero(numerical, analytical):
 
 
 # ---- 8. higher order ----------------------------------------------------------------------------
-@exercise(8, "Return grad * 3 * x ** 2 with x a saved tensor: tensor operations are recorded when "
-             "create_graph=True, numpy is not.")
+@exercise(8, "Compute the derivative from the saved x with tensor operations (no numpy, no .detach()), "
+             "and multiply by grad: tensor operations are recorded when create_graph=True.")
 def cube(Cube):
     """Cube: a Function for x**3 whose backward can itself be differentiated (gradgradcheck)."""
     return check_function(Cube, (_rand(10, 4, grad=True),), what="your Cube", reference=lambda t: t ** 3,
@@ -196,8 +197,8 @@ def second_derivative(fn):
     return ok()
 
 
-@exercise(8, "p = softmax(x) is the gradient of logsumexp. Differentiate p_i with respect to x_j: "
-             "p_i (delta_ij - p_j).")
+@exercise(8, "The gradient of logsumexp is p = softmax(x). Differentiate p_i with respect to x_j, for "
+             "i = j and for i != j, then write the matrix with mt.diag and mt.outer.")
 def logsumexp_hessian(fn):
     """fn(x) -> the Hessian of x.logsumexp(0) as a formula in p = x.softmax(0) (a (4, 4) tensor)."""
     f = callable_of(fn, "your formula")
@@ -210,8 +211,8 @@ def logsumexp_hessian(fn):
         ("the diagonal term diag(p) is missing.", -mt.outer(p, p))])
 
 
-@exercise(8, "Compute g = grad(f(x), x, create_graph=True), then differentiate (g * v).sum() "
-             "(or pass grad_outputs=v) with respect to x.")
+@exercise(8, "Differentiate the gradient once more, weighted by v: a vector-Jacobian product of the "
+             "gradient, which must itself be computed with create_graph=True.")
 def hvp(fn):
     """fn(f, x, v) -> the Hessian-vector product H(x) v, with one extra backward (no Hessian)."""
     h = callable_of(fn, "your hvp")

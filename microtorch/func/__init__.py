@@ -12,6 +12,7 @@ from ._transforms import (_batched_grad, functional_call, grad, grad_and_value, 
                           jvp, linearize, vjp)
 from ._vmap import vmap  # noqa: F401
 from ._stack import stack_module_state  # noqa: F401
+from ._extras import debug_unwrap, functionalize, rearrange, replace_all_batch_norm_modules_  # noqa: F401
 
 
 class _Transforms:
@@ -45,7 +46,8 @@ class _Transforms:
 extension.register(_Transforms())
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call", "stack_module_state"]
+           "functional_call", "stack_module_state", "debug_unwrap", "functionalize", "rearrange",
+           "replace_all_batch_norm_modules_"]
 
 
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402

@@ -60,3 +60,14 @@ def scatter_value(cls, args, kwargs, level):
 def index_add(cls, args, kwargs, level):
     x, s, _ = _batched_pair(args, level)
     return wrap(cls.apply(x, s, **dict(kwargs, dim=kwargs["dim"] + 1)), level)
+
+from ..ops import activation as act  # noqa: E402
+
+register(act.Hardsigmoid, act.Hardswish, act.Mish, act.Silu, act.LogSigmoid, act.Hardtanh, act.Threshold,
+         act.Softshrink, act.Hardshrink, act.ScaledElu, act.Celu, act.Prelu)(elementwise)
+
+
+@register(act.Glu)
+def glu(cls, args, kwargs, level):
+    v, _ = unwrap(args[0], level)
+    return wrap(cls.apply(v, dim=_shift(kwargs.get("dim", -1), _ndim(args[0]))), level)

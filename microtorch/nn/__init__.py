@@ -1,7 +1,7 @@
 """microtorch.nn: modules (layers, containers, losses), Parameter, functional, init, utils."""
 from . import functional, init, utils  # noqa: F401
-from .modules import (AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss, Conv1d,  # noqa: F401
-                      Conv2d, CrossEntropyLoss, DataParallel, Dropout, ELU, Embedding, Flatten, GELU, Identity, L1Loss, LayerNorm,
-                      HuberLoss, LeakyReLU, Linear, LogSoftmax, MaxPool1d, MaxPool2d, Module, ModuleDict, ModuleList, MSELoss,
-                      NLLLoss, ReLU, Sequential, SiLU, Sigmoid, SmoothL1Loss, Softmax, Softplus, Tanh, Unflatten)
+from .modules import *  # noqa: F401,F403  (every layer, container and loss; see modules/__init__.py)
+from .modules import __all__ as _modules
 from .parameter import Parameter  # noqa: F401
+
+__all__ = sorted(_modules) + ["Parameter", "functional", "init", "utils"]

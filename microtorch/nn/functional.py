@@ -9,7 +9,13 @@ import numpy as np
 from .._tensor import Tensor
 from ..ops import conv as _convops
 from ..ops import elementwise as _ew
-from ..ops.loss import huber_loss, smooth_l1_loss  # noqa: F401
+from ..ops.loss import (cosine_embedding_loss, cosine_similarity, gaussian_nll_loss, hinge_embedding_loss,  # noqa: F401
+                        huber_loss, kl_div, margin_ranking_loss, multilabel_soft_margin_loss, normalize,
+                        pairwise_distance, poisson_nll_loss, smooth_l1_loss, soft_margin_loss, triplet_margin_loss,
+                        triplet_margin_with_distance_loss)
+from ._functional_act import (celu, celu_, elu_, glu, hardshrink, hardsigmoid, hardswish, hardtanh,  # noqa: F401
+                              hardtanh_, leaky_relu_, logsigmoid, mish, prelu, relu6, relu_, rrelu, rrelu_, selu,
+                              selu_, silu, softmin, softshrink, softsign, tanhshrink, threshold, threshold_)
 from ..ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,  # noqa: F401
                       l1_loss, linear, log_softmax, mse_loss, nll_loss, softmax)
 
@@ -43,14 +49,6 @@ def sigmoid(input):
 
 def tanh(input):
     return _ew.tanh(input)
-
-
-def silu(input, inplace=False):
-    return input * _ew.sigmoid(input)
-
-
-def logsigmoid(input):
-    return -_ew.softplus(-input)
 
 
 def one_hot(tensor, num_classes=-1):

@@ -118,3 +118,58 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix (rows flattened past dim 0), from the QR factors of a normal draw."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = _rng(generator).standard_normal((rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))  # makes Q uniform over the orthogonal group
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, (q * gain).reshape(tuple(tensor.shape)))
+
+
+def dirac_(tensor, groups=1):
+    """The identity of a convolution: out channel i copies in channel i (per group) at the kernel's centre."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = sizes[0] // groups
+    n = min(out_per_group, sizes[1])
+    values = np.zeros(tuple(sizes))
+    centre = tuple(s // 2 for s in sizes[2:])
+    for g in range(groups):
+        for d in range(n):
+            values[(g * out_per_group + d, d) + centre] = 1
+    return _fill(tensor, values)
+
+
+def _deprecated(new):
+    """torch's old names without the trailing underscore: they warn and call the new one."""
+    old = new.__name__[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        import warnings
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.", FutureWarning,
+                      stacklevel=2)
+        return new(*args, **kwargs)
+    deprecated_init.__name__ = old
+    deprecated_init.__doc__ = f"{old}(...): deprecated, use nn.init.{new.__name__}"
+    return deprecated_init
+
+
+uniform, normal, constant, eye, dirac = (_deprecated(f) for f in (uniform_, normal_, constant_, eye_, dirac_))
+xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
+kaiming_uniform, kaiming_normal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)

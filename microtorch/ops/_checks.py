@@ -11,36 +11,43 @@ one Python frame and nothing else: no check runs unless something already went w
 import functools
 import inspect
 import numbers
+import re
 import types
 
 import numpy as np
 
 _TENSOR = {"input", "x", "self", "tensor", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "target", "mask",
            "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient", "running_mean",
-           "running_var"}
-_TENSOR_OR_TENSORS = {"outputs", "inputs", "grad_outputs", "grad_tensors", "primals", "tangents", "cotangents"}
+           "running_var", "indices", "boundaries", "sorted_sequence", "tensor1", "tensor2"}
+_TENSOR_OR_TENSORS = {"outputs", "inputs", "grad_outputs", "grad_tensors"}  # (func checks primals as torch)
 _TENSOR_OR_NUMBER = {"other", "exponent", "min", "max", "value", "mean", "std", "end", "start", "step"}
 _TENSORS = {"tensors"}
 _DTYPE = {"dtype", "type1", "type2"}
 _INT = {"k", "diagonal", "offset", "length", "chunks", "dim0", "dim1", "num_samples", "steps", "num_classes",
-        "n", "high", "low", "groups", "padding_idx"}
-_DIM = {"dim", "dims", "source", "destination"}  # an int or a sequence of ints (None only as the default)
-_SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", "padding", "dilation",
-         "output_size", "split_size_or_sections", "split_size", "repeats", "reps"}
+        "n", "high", "low", "groups", "padding_idx", "start_dim", "end_dim", "minlength"}
+_DIM = {"dim", "dims", "source", "destination"}  # an int, a sequence of ints, or None
+_SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", "dilation",
+         "output_size", "split_size_or_sections", "split_size", "repeats", "reps", "indices_or_sections", "shifts"}
 _BOOL = {"keepdim", "largest", "sorted", "unbiased", "requires_grad", "descending", "stable", "ceil_mode",
          "count_include_pad", "inplace", "retain_graph", "create_graph", "allow_unused", "as_tuple",
          "equal_nan", "replacement", "return_indices", "training"}
-_NUMBER = {"fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "momentum", "correction",
-           "lambd", "p", "base", "approximate", "reduction", "label_smoothing", "ignore_index"}
+_NUMBER = {"fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "lambd", "p", "base",
+           "label_smoothing", "ignore_index"}
 _CALLABLE = {"func"}
-_STR = {"equation", "rounding_mode", "indexing", "mode"}
+_STR = {"equation", "reduction", "approximate", "rounding_mode"}
 # where an op gives a parameter a stricter meaning than its name usually has
-_OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select": {"dim": "int"},
+_OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select": {"dim": "int", "index": "int"},
              "narrow": {"dim": "int", "start": "int"}, "transpose": {"dim0": "int", "dim1": "int"},
              "softmax": {"dim": "int"}, "log_softmax": {"dim": "int"}, "cumsum": {"dim": "int"},
              "index_select": {"dim": "int"}, "gather": {"dim": "int"}, "stack": {"dim": "int"},
              "cat": {"dim": "int"}, "concat": {"dim": "int"}, "concatenate": {"dim": "int"},
              "split": {"dim": "int"}, "chunk": {"dim": "int"}, "unbind": {"dim": "int"},
+             "sort": {"dim": "int"}, "arange": {"start": "number", "end": "number", "step": "number"},
+             "linspace": {"start": "number", "end": "number"}, "logspace": {"start": "number", "end": "number"},
+             "argsort": {"dim": "int"}, "range": {"start": "number", "end": "number", "step": "number"},
+             "tile": {"dims": "shape_tuple"}, "is_same_size": {"other": "tensor"}, "type_as": {"other": "tensor"},
+             "apply_": {"callable": "callable"}, "map_": {"callable": "callable"}, "histc": {"bins": "int"},
+             "logsumexp": {"dim": "dims_given"},
              "equal": {"other": "tensor"}, "full": {"size": "shape_tuple"}, "bernoulli": {"p": "tensor"},
              "stack_module_state": {"models": "modules"}, "logsumexp": {"dim": "dim"}, "promote_types": {"type1": "dtype", "type2": "dtype", "a": "dtype", "b": "dtype"},
              "functional_call": {"module": "module", "parameter_and_buffer_dicts": "mapping", "args": None}, "allclose": {"other": "tensor"}, "isclose": {"other": "tensor"},
@@ -53,7 +60,8 @@ _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tens
                "dim": "int or tuple of ints", "size": "tuple of ints", "bool": "bool", "dtype": "microtorch.dtype",
                "callable": "a callable", "number": "Number", "str": "str", "norm_order": "Number or str",
                "module": "nn.Module", "mapping": "dict or tuple of dicts",
-               "shape_tuple": "tuple of ints", "modules": "list of nn.Modules"}
+               "shape_tuple": "tuple of ints", "modules": "list of nn.Modules",
+               "dims_given": "int or tuple of ints"}
 _FIX = {"Tensor": "wrap the value with microtorch.tensor(...)",
         "Tensor or tuple of Tensors": "pass a tensor or a tuple of tensors",
         "tuple of Tensors": "pass a list or tuple of tensors, e.g. cat([a, b])",
@@ -100,6 +108,8 @@ def _ok(kind, v):
     if kind == "int":
         return _is_int(v)
     if kind == "dim":
+        return v is None or _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
+    if kind == "dims_given":
         return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "shape_tuple":
         return isinstance(v, (list, tuple)) and all(_is_int(d) for d in v)
@@ -136,18 +146,19 @@ def _signature(fn):
     return inspect.signature(fn)
 
 
-def type_error(op, fn, args, kwargs, method, overrides=None):
+def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None):
     """torch's TypeError for the first argument of the wrong type, or None when the types fit."""
     try:
         bound = _signature(fn).bind(*args, **kwargs)
-    except TypeError as e:  # wrong number of arguments, an unknown keyword: Python's own message
-        return TypeError(f"{op}(): {e}".replace(f"{op}(): {op}()", f"{op}()"))
+    except TypeError as bind_error:  # wrong number of arguments, an unknown keyword: Python's own message,
+        msg = str(e) if isinstance(e, TypeError) else f"{op}(): {bind_error}"  # naming the op, not the helper
+        return TypeError(re.sub(r"^[\w.<>]+\(\)", f"{op}()", msg))  # that implements it (_cmp.<locals>.compare)
     params = _signature(fn).parameters
     overrides = {**_OP_KINDS.get(op, {}), **(overrides or {})}
     for pos, (name, value) in enumerate(bound.arguments.items()):
         p = params[name]
         kind = _kind(name, overrides)
-        if method and pos == 0 or kind is None or p.kind is p.VAR_KEYWORD:
+        if method and pos == 0 or kind is None or p.kind is p.VAR_KEYWORD or kinds and kind not in kinds:
             continue
         if p.kind is p.VAR_POSITIONAL:  # f(*size) takes ints, f(*tensors) tensors, or one tuple of them
             if kind not in ("size", "dim", "tensors") or not value:
@@ -168,8 +179,8 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     """fn, whose failures caused by an argument of the wrong type raise torch's TypeError.
     `signature_of`: the function whose parameters describe fn's (an in-place method that takes
     *args describes them by its out-of-place form); `overrides`: {parameter name: kind} where a
-    name means something else than usual; `eager`: check before the call (for transforms, which
-    return a function that would fail later, far from the mistake)."""
+    name means something else than usual; `eager`: check the function argument of a transform before
+    the call (the transform returns a function that would fail later, far from the mistake)."""
     if getattr(fn, "__microtorch_guarded__", False) or not isinstance(fn, types.FunctionType):
         return fn
     op = op or fn.__name__
@@ -177,15 +188,15 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
 
     @functools.wraps(fn)
     def guarded(*args, **kwargs):
-        if eager:
-            err = type_error(op, sig_fn, args, kwargs, method, overrides)
+        if eager:  # the function argument of a transform, checked before the transform returns
+            err = type_error(op, sig_fn, args, kwargs, method, overrides, kinds=("callable",))
             if err is not None:
                 raise err
         try:
             return fn(*args, **kwargs)
         except Exception as e:
-            err = type_error(op, sig_fn, args, kwargs, method, overrides) or size_error(op, sig_fn, args, kwargs, e) \
-                or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e)
+            err = type_error(op, sig_fn, args, kwargs, method, overrides, e) or size_error(op, sig_fn, args, kwargs, e) \
+                or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e) or axis_error(op, e)
             if err is None:
                 raise
             raise err from None  # the student sees the reason, not numpy's frames
@@ -224,14 +235,14 @@ def size_error(op, fn, args, kwargs, e):
 
 
 # ops whose tensor arguments broadcast against each other
-_BROADCASTING = {"clamp", "clip", "clamp_", "clip_", "remainder", "fmod", "floordiv", "mod", "allclose", "isclose",
-                 "normal", "where", "maximum", "minimum", "pow", "add", "sub", "mul", "div", "and", "or", "xor",
-                 "masked_fill", "masked_fill_", "lerp"}
+_BROADCASTING = {"clamp", "clip", "remainder", "fmod", "floordiv", "mod", "allclose", "isclose", "normal", "where",
+                 "maximum", "minimum", "pow", "add", "sub", "mul", "div", "and", "or", "xor", "masked_fill", "lerp",
+                 "atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "fmax", "fmin", "addcmul", "addcdiv"}
 
 
 def shapes_error(op, args, kwargs, e):
     """torch's RuntimeError naming the shapes when the tensor arguments of an elementwise op do not broadcast."""
-    if op not in _BROADCASTING:
+    if op.rstrip("_") not in _BROADCASTING:  # (the in-place forms too: fmod_)
         return None
     tensors = [a for a in list(args) + list(kwargs.values()) if _is_tensor(a)]
     try:
@@ -247,13 +258,23 @@ def dtype_error(op, args, kwargs, e):
     """torch's NotImplementedError when numpy has no loop for the inputs' dtypes (ceil of a complex tensor, the
     negation of a bool one): the op has no kernel for them."""
     msg = str(e)
-    if not isinstance(e, TypeError) or not (type(e).__module__.startswith("numpy") or "numpy boolean" in msg
-                                            or "not supported for the input types" in msg
-                                            or "Cannot cast array data" in msg or "complex" in msg):
+    tensors = [a for a in list(args) + list(kwargs.values()) if _is_tensor(a)]
+    complex_input = "complex" in msg and any(t.dtype.is_complex for t in tensors)
+    if not tensors or not isinstance(e, TypeError) or not (
+            type(e).__module__.startswith("numpy") or "numpy boolean" in msg or complex_input
+            or "not supported for the input types" in msg or "Cannot cast array data" in msg):
         return None
-    dtypes = ", ".join(str(a.dtype) for a in list(args) + list(kwargs.values()) if _is_tensor(a))
+    dtypes = ", ".join(str(t.dtype) for t in tensors)
     return NotImplementedError(f'"{op}" not implemented for {dtypes}; convert the input first, e.g. x.float() '
                                "(or x.real for a complex tensor)")
+
+
+def axis_error(op, e):
+    """torch's IndexError when numpy found a dim out of range (the dim came from the caller)."""
+    if isinstance(e, np.exceptions.AxisError):
+        return IndexError(f"{op}(): Dimension out of range ({e}); dims count from 0 to ndim - 1, or from -ndim "
+                          "to -1 backwards")
+    return None
 
 
 # Tensor operators guarded besides the public methods (numpy and Python call the others)
@@ -324,15 +345,11 @@ def need_dims(input, op):
                          "with x.reshape(1) or x.unsqueeze(0)")
 
 
-def need_nonempty_dim(input, d, op):
-    """torch's IndexError for a max/min/argmax/argmin along a dim of size 0 (d None: of an empty tensor)."""
-    if d is None and input.numel() == 0:
+def need_nonempty(input, op):
+    """torch's IndexError for argmax/argmin of an empty tensor: there is no element to pick."""
+    if input.numel() == 0:
         raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0 (input shape "
                          f"{list(input.shape)}); pass dim=, or check for empty input first")
-    if d is not None and input.ndim and input.shape[d] == 0:
-        raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (input shape "
-                         f"{list(input.shape)}); there is no element to pick. Reduce along another dim, or check "
-                         "for empty input first")
 
 
 def need_floating(input, op):

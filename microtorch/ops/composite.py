@@ -93,6 +93,8 @@ row_stack = vstack
 
 
 def hstack(tensors):
+    if not len(tensors):
+        raise RuntimeError("hstack expects a non-empty TensorList")
     ts = [sh.atleast_1d(t) for t in tensors]
     return sh.cat(ts, 0 if ts[0].ndim == 1 else 1)
 
@@ -108,11 +110,16 @@ def column_stack(tensors):
 
 def tensor_split(input, indices_or_sections, dim=0):
     """Pieces along dim: `n` nearly equal ones (the first n % size one longer), or cut at given indices."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     size = input.shape[dim]
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
         if n <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        if n > size + 1 and n > 2 ** 20:  # more sections than elements: all but `size` of them are empty
+            raise RuntimeError(f"tensor_split: {n} sections of a dimension of size {size} would be mostly empty "
+                               "tensors; ask for at most as many sections as elements")
         q, r = divmod(size, n)
         cuts = [i * q + builtins.min(i, r) for i in range(1, n)]
     else:
@@ -134,7 +141,7 @@ def _split_family(name, dim, min_ndim):
             raise RuntimeError(f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor "
                                f"with {input.ndim} dimensions!")
         d = 0 if name == "hsplit" and input.ndim == 1 else dim
-        if isinstance(indices_or_sections, int) and input.shape[d] % indices_or_sections:
+        if isinstance(indices_or_sections, int) and (indices_or_sections <= 0 or input.shape[d] % indices_or_sections):
             raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the dimension "
                                f"{input.shape[d]} is not divisible by the split_size {indices_or_sections}!")
         return tensor_split(input, indices_or_sections, d)
@@ -189,6 +196,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         x, d = (sh.reshape(input, (-1,)), 0) if dim is None else (input, dim)
         idx = np.repeat(np.arange(x.shape[d]), reps)
         return index_select(x, d, Tensor._make(idx.astype(np.int64)))
+    if repeats is None:
+        raise TypeError("repeat_interleave(): missing the repeats argument: an int, or a tensor of counts")
     r = int(repeats)
     x, d = (sh.reshape(input, (-1,)), 0) if dim is None else (input, dim % builtins.max(input.ndim, 1))
     wide = sh.expand(sh.unsqueeze(x, d + 1), *(x.shape[:d + 1] + (r,) + x.shape[d + 1:]))
@@ -206,7 +215,11 @@ def _no_grad_result(arr, dtype=None):
 def histc(input, bins=100, min=0, max=0):
     """Counts in `bins` equal bins over [min, max] (the data's range when both are 0)."""
     a = input._data
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins}")
     lo, hi = (float(a.min()), float(a.max())) if min == 0 and max == 0 and a.size else (min, max)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite; pass min= and max=, or drop NaN/inf")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     counts, _ = np.histogram(a, bins=bins, range=(lo, hi))
@@ -219,6 +232,11 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
         raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got input "
                            f"{input.dtype} and bins {bins.dtype}")
     edges = bins._data if isinstance(bins, Tensor) else bins
+    if not isinstance(bins, Tensor) and (not isinstance(bins, (int, np.integer)) or bins <= 0) or \
+            isinstance(bins, Tensor) and bins.ndim != 1:
+        raise RuntimeError(f"torch.histogram(): bins must be a positive int or a 1-d tensor of edges, got {bins!r}")
+    if range is None and not isinstance(bins, Tensor) and a.size and not np.all(np.isfinite(a)):
+        raise RuntimeError("torch.histogram: the input's range is not finite (it holds NaN or inf); pass range=(lo, hi)")
     w = weight._data if weight is not None else None
     hist, bin_edges = np.histogram(a, bins=edges, range=range, weights=w, density=density)
     return histogram_result(_no_grad_result(hist, a.dtype), _no_grad_result(bin_edges, a.dtype))
@@ -251,6 +269,13 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     seq = sorted_sequence._data
     vals = input._data if isinstance(input, Tensor) else np.asarray(input)
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
+    if seq.ndim > 1 and (vals.ndim != seq.ndim or vals.shape[:-1] != seq.shape[:-1]):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           f"dimensions of boundaries tensor and input value tensor must match, but we got boundaries "
+                           f"tensor {list(seq.shape)} and input value tensor {list(vals.shape)}")
     side = side or ("right" if right else "left")
     if seq.ndim == 1:
         out = np.searchsorted(seq, vals, side=side)
@@ -274,6 +299,8 @@ def range_(start=0, end=None, step=1, *, dtype=None, requires_grad=False, **kwar
     if end is None:
         start, end = 0, start
     from .._creation import _finish
+    if not (np.isfinite(start) and np.isfinite(end)) or step == 0:
+        raise RuntimeError(f"range: unsupported range: {start} -> {end} with step {step}")
     n = int(np.floor((end - start) / step)) + 1
     dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     return _finish(start + step * np.arange(builtins.max(n, 0), dtype=np.float64), dt, requires_grad)

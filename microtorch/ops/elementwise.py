@@ -278,13 +278,13 @@ class PowScalar(Op):
         (x,) = ctx.saved_tensors
         p = ctx.exponent
         if p == 0:
-            return grad * 0, None
+            return zeros_like_(x), None  # a constant: no graph behind it (as torch)
         return grad * (p * x ** (p - 1)).conj(), None
 
     @staticmethod
     def jvp(ctx, t, _p):
         x, p = ctx.inputs[0], ctx.exponent
-        return t * 0 if p == 0 else t * (p * x ** (p - 1))
+        return zeros_like_(t) if p == 0 else t * (p * x ** (p - 1))
 
 
 class Pow(Op):
@@ -302,8 +302,8 @@ class Pow(Op):
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
         ga = gb = None
-        if ctx.needs_input_grad[0]:
-            ga = grad * (b * a ** (b - 1)).conj()
+        if ctx.needs_input_grad[0]:  # torch: 0 where b == 0 (masked, so nothing flows to b from there)
+            ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)).conj())
         if ctx.needs_input_grad[1]:
             # torch: the log-term is 0 where a == 0 and b >= 0 (the limit of a^b log a)
             zero = (a == 0) & (b.real >= 0) if not b.is_complex() else (a == 0)
@@ -314,7 +314,7 @@ class Pow(Op):
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs
         zero = (a == 0) & (b.real >= 0) if not b.is_complex() else (a == 0)
-        return ta * (b * a ** (b - 1)) + where(zero, 0.0, tb * ctx.output * log(a))
+        return where(b == 0, 0.0, ta * (b * a ** (b - 1))) + where(zero, 0.0, tb * ctx.output * log(a))
 
 
 def pow(input, exponent):
@@ -1029,14 +1029,20 @@ class Maximum(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        wa = Tensor._make(((a._data > b._data) + 0.5 * (a._data == b._data)).astype(grad._data.dtype))
-        return grad * wa, grad * (1 - wa)
+        return _pick_grads(grad, a._data, b._data)
 
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs
         wa = Tensor._make(((a._data > b._data) + 0.5 * (a._data == b._data)).astype(ctx.output._data.dtype))
         return ta * wa + tb * (1 - wa)
+
+
+def _pick_grads(grad, a, b):
+    """maximum's gradients: to a where a > b, to b where b > a, half each on ties; masked, not
+    multiplied, so an inf or nan in the gradient stays on its side (as torch)."""
+    half = where(Tensor._make(a == b), grad / 2, grad)
+    return where(Tensor._make(a < b), 0.0, half), where(Tensor._make(a > b), 0.0, half)
 
 
 def maximum(input, other):
@@ -1060,8 +1066,7 @@ class Minimum(Maximum):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        wa = Tensor._make(((a._data < b._data) + 0.5 * (a._data == b._data)).astype(grad._data.dtype))
-        return grad * wa, grad * (1 - wa)
+        return _pick_grads(grad, b._data, a._data)
 
     @staticmethod
     def jvp(ctx, ta, tb):

@@ -197,7 +197,7 @@ def getitem(x, key):
             start, stop, step = k.indices(out.shape[dim])
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            if (start, stop, step) != (0, out.shape[dim], 1) or single_slice:
+            if not _is_full_slice(k, out.shape[dim]) or single_slice:
                 out = _share(Slice.apply(out, dim, start, max(stop, start), step), x)
             dim += 1
         else:
@@ -209,6 +209,11 @@ def getitem(x, key):
         from .shape import Alias
         out = _share(Alias.apply(x, x.shape), x)
     return out
+
+
+def _is_full_slice(k, n):
+    """torch skips a slice written as the whole dim: start 0 (or none), step 1, stop >= n (or none)."""
+    return k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= n)
 
 
 def _advanced_index(x, advanced):

@@ -254,24 +254,30 @@ class Einsum(Op):
     def forward(ctx, *ops, equation):
         ctx.equation = equation
         ctx.save_for_backward(*ops)
+        sizes = _label_sizes(equation, [o.shape for o in ops])
+        terms = equation.split("->")[0].split(",")
+        ops = [np.broadcast_to(o, [sizes[c] if n == 1 else n for c, n in zip(t, o.shape)])
+               for t, o in zip(terms, ops)]  # a size-1 label broadcasts against the others
         return np.asarray(np.einsum(equation, *ops))
 
     @staticmethod
     def backward(ctx, grad):
+        from .shape import sum_to
         ops = ctx.saved_tensors
         lhs, out = ctx.equation.split("->")
         terms = lhs.split(",")
-        unused = iter(sorted(set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") - set(ctx.equation)))
+        unused = iter(sorted(set(_LETTERS) - set(ctx.equation)))
+        sizes = _label_sizes(ctx.equation, [o.shape for o in ops])
+        full = [o.expand(*(sizes[c] for c in t)) for t, o in zip(terms, ops)]  # size-1 labels broadcast
         grads = []
         for i, term in enumerate(terms):
             if not ctx.needs_input_grad[i]:
                 grads.append(None)
                 continue
             others = [t for j, t in enumerate(terms) if j != i]
-            tensors = [grad] + [o.conj() for j, o in enumerate(ops) if j != i]
+            tensors = [grad] + [o.conj() for j, o in enumerate(full) if j != i]
             # a repeated index (a diagonal) gets a fresh letter tied to it by an identity matrix;
             # an index summed over in this operand alone gets a vector of ones
-            sizes = dict(zip(term, ops[i].shape))
             target, seen = "", set()
             for c in term:
                 if c in seen:
@@ -285,7 +291,8 @@ class Einsum(Op):
                 if c not in out and all(c not in o for o in others):
                     others.append(c)
                     tensors.append(Tensor._make(np.ones(sizes[c], dtype=grad._data.dtype)))
-            grads.append(einsum(",".join([out] + others) + "->" + target, *tensors))
+            g = einsum(",".join([out] + others) + "->" + target, *tensors)
+            grads.append(sum_to(g, ops[i].shape))  # a label broadcast from size 1 is summed back
         return tuple(grads)
 
     @staticmethod
@@ -297,15 +304,65 @@ class Einsum(Op):
         return out
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _label_sizes(equation, shapes):
+    """Each label's size; a label of size 1 in one operand broadcasts to its size in another (torch)."""
+    sizes = {}
+    for k, (term, shape) in enumerate(zip(equation.split("->")[0].split(","), shapes)):
+        mine = {}
+        for c, n in zip(term, shape):
+            if mine.setdefault(c, n) != n:
+                raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't "
+                                   f"match, {mine[c]} != {n}")
+            if sizes.get(c, 1) != 1 and n not in (1, sizes[c]):
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which does not "
+                                   f"broadcast with previously seen size {sizes[c]}")
+            sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]
+    return sizes
+
+
 def _normalize_equation(equation, operands):
+    """The equation with '...' spelled out in fresh letters and the output made explicit."""
     eq = equation.replace(" ", "")
-    if "->" not in eq:
-        letters = [c for c in eq if c.isalpha()]
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-        eq = eq + "->" + out
-    if "..." in eq:
-        raise NotImplementedError("einsum with '...' is not supported by microtorch; write the dimensions out")
-    return eq
+    lhs, arrow, out = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise RuntimeError(f"einsum(): {len(terms)} operands in the equation but {len(operands)} tensors given")
+    fresh = [c for c in _LETTERS if c not in eq]
+    n_ell = 0
+    for k, (t, o) in enumerate(zip(terms, operands)):
+        n = len(t.replace("...", ""))
+        if ("..." in t and n > o.ndim) or ("..." not in t and n != o.ndim) or not t.replace("...", "").isalpha() \
+                and t.replace("...", ""):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) does not match the "
+                               f"number of dimensions ({o.ndim}) for operand {k}"
+                               + (" and no ellipsis was given" if "..." not in t else ""))
+        if "..." in t:
+            n_ell = max(n_ell, o.ndim - n)
+    ell = "".join(fresh[:n_ell])
+    terms = [t.replace("...", ell[len(ell) - (o.ndim - len(t) + 3):] if o.ndim - len(t) + 3 else "")
+             for t, o in zip(terms, operands)]
+    if not arrow:
+        letters = [c for c in "".join(terms) if c not in ell]
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    else:
+        out = out.replace("...", ell)
+    return ",".join(terms) + "->" + out
+
+
+def _einsum_view(term, out, x):
+    """A one-operand einsum that only takes diagonals and permutes is a view, recorded as torch does."""
+    from .shape import diagonal, movedim, permute
+    labels = []
+    for c in term:
+        if c in labels:
+            first = labels.index(c)
+            x = movedim(diagonal(x, 0, first, len(labels)), -1, first)
+        else:
+            labels.append(c)
+    return permute(x, [labels.index(c) for c in out])
 
 
 def einsum(equation, *operands):
@@ -313,12 +370,16 @@ def einsum(equation, *operands):
         operands = tuple(operands[0])
     eq = _normalize_equation(equation, operands)
     check_einsum(eq, operands)
-    terms = eq.split("->")[0].split(",")
+    terms, out = eq.split("->")
+    terms = terms.split(",")
     if len(terms) != len(operands):
         raise RuntimeError(f"einsum(): {len(terms)} operands in the equation but {len(operands)} tensors given")
     for t, o in zip(terms, operands):
         if len(t) != o.ndim:
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(t)}) does not match "
                                f"the number of dimensions ({o.ndim}) for operand {terms.index(t)}")
+    _label_sizes(eq, [o.shape for o in operands])
+    if len(operands) == 1 and set(out) == set(terms[0]) and len(set(out)) == len(out):
+        return _einsum_view(terms[0], out, operands[0])
     operands = promoted(*operands)
     return Einsum.apply(*operands, equation=eq)

@@ -102,3 +102,209 @@ def legacy_reduction(size_average, reduce):
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     return ("mean" if size_average else "sum") if reduce else "none"
+
+
+# ---- losses torch composes from other ops (their grad_fn is the reduction's, as in torch) ------------
+def _reduction(size_average, reduce, reduction):
+    return legacy_reduction(size_average, reduce) if size_average is not None or reduce is not None else reduction
+
+
+def _reduced_loss(loss, reduction, op):
+    from .nn import _reduce
+    _check_reduction(reduction, op)
+    return _reduce(loss, reduction, op)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """sum target (log target - input): input holds log-probabilities (target too if log_target)."""
+    import warnings
+    from .pointwise import xlogy
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      UserWarning, stacklevel=2)
+    loss = target.exp() * (target - input) if log_target else xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        total = loss.sum()
+        return total / input.shape[0] if input.ndim else total
+    return _reduced_loss(loss, reduction, "kl_div")
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """exp(input) - target input (log_input), or input - target log(input + eps); full adds Stirling's term."""
+    import math
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction, "poisson_nll_loss")
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        from .elementwise import where
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + where(target > 1, stirling, stirling * 0)
+    return _reduced_loss(loss, reduction, "poisson_nll_loss")
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """(log var + (input - target)^2 / var) / 2 (+ log(2 pi) / 2 if full); var is clamped to eps, without gradient."""
+    import math
+    from ..autograd.grad_mode import no_grad
+    if isinstance(var, (int, float)):
+        var = input.new_full(input.shape, var)
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif not (input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1):
+            raise ValueError(f"var is of incorrect size (gaussian_nll_loss: var {list(var.shape)}, input "
+                             f"{list(input.shape)}); it must match the input, or have one dim fewer, or 1 last")
+    _check_reduction(reduction, "gaussian_nll_loss")
+    if (var._data < 0).any():
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduced_loss(loss, reduction, "gaussian_nll_loss")
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -target (input1 - input2) + margin)"""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {list(input1.shape)}, input2: {list(input2.shape)}, target: "
+                           f"{list(target.shape)} ")
+    loss = (-target * (input1 - input2) + margin).clamp(min=0)
+    return _reduced_loss(loss, reduction, "margin_ranking_loss")
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """input where target == 1, max(0, margin - input) where target == -1"""
+    from .elementwise import where
+    reduction = _reduction(size_average, reduce, reduction)
+    zeros = input * 0
+    loss = where(target != 1, (margin - input).clamp(min=0), zeros) + where(target != -1, input, zeros)
+    return _reduced_loss(loss, reduction, "hinge_embedding_loss")
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target input))"""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _pointwise_loss(SoftMarginLoss, input, target, reduction, "soft_margin_loss")
+
+
+class SoftMarginLoss(Op):
+    """l = log(1 + exp(-y x));  dl/dx = -y sigmoid(-y x)"""
+    _grad_fn_name = "SoftMarginLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y, reduction="mean"):
+        ctx.reduction = reduction
+        ctx.save_for_backward(x, y)
+        return _reduced(np.logaddexp(0, -y * x), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        if ctx.needs_input_grad[1]:
+            raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument "
+                               "'target'. This input cannot have requires_grad True.")
+        g = -y * (-y * x).sigmoid() * grad
+        return (g / x.numel() if ctx.reduction == "mean" else g), None
+
+    @staticmethod
+    def jvp(ctx, tx, ty):
+        x, y = ctx.inputs[:2]
+        return _reduced_t(-y * (-y * x).sigmoid() * tx, ctx.reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)), averaged over the classes (the last dim)"""
+    from .activation import LogSigmoid
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * LogSigmoid.apply(input) + (1 - target) * LogSigmoid.apply(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    return _reduced_loss(loss, reduction, "multilabel_soft_margin_loss")
+
+
+def _aten_norm():
+    """reduce.Norm under the name torch's at::norm gives it (NormBackward1), for the ops that call at::norm."""
+    global _AtenNorm
+    if _AtenNorm is None:
+        from .reduce import Norm
+        _AtenNorm = type("AtenNorm", (Norm,), {"_grad_fn_name": "NormBackward1", "__module__": __name__,
+                                               "__doc__": Norm.__doc__})
+    return _AtenNorm
+
+
+_AtenNorm = None
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dim"""
+    d = x1 - x2 + eps
+    dims = (d.ndim - 1,) if d.ndim else None
+    return _aten_norm().apply(d, ord=float(p), dims=dims, keepdim=keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 x2) / (max(||x1||, eps) max(||x2||, eps)) along dim"""
+    from .reduce import norm
+    n1 = norm(x1, 2, dim, True).clamp(min=eps)
+    n2 = norm(x2, 2, dim, True).clamp(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p, eps) along dim"""
+    from .reduce import norm
+    return input / norm(input, p, dim, True).clamp(min=eps).expand_as(input)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1"""
+    from .elementwise import where
+    reduction = _reduction(size_average, reduce, reduction)
+    dim = input1.ndim - 1
+    eps = 1e-12
+    prod = (input1 * input2).sum(dim)
+    mag1, mag2 = (input1 * input1).sum(dim) + eps, (input2 * input2).sum(dim) + eps
+    cos = prod / (mag1 * mag2).sqrt()
+    zeros = cos * 0
+    loss = where(target == 1, 1 - cos, zeros) + where(target == -1, (cos - margin).clamp(min=0), zeros)
+    return _reduced_loss(loss, reduction, "cosine_embedding_loss")
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """max(0, margin + d(a, p) - d(a, n)), d the p-norm distance (swap: d(a, n) -> min(d(a, n), d(p, n)))"""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not (anchor.ndim == positive.ndim == negative.ndim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        from .elementwise import minimum
+        d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    loss = (margin + d_pos - d_neg).clamp(min=0)
+    return _reduced_loss(loss, reduction, "triplet_margin_loss")
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    """max(0, margin + d(a, p) - d(a, n)) for any distance function d (pairwise_distance by default)"""
+    d = distance_function if distance_function is not None else pairwise_distance
+    d_pos, d_neg = d(anchor, positive), d(anchor, negative)
+    if swap:
+        from .elementwise import minimum
+        d_neg = minimum(d_neg, d(positive, negative))
+    loss = (margin + d_pos - d_neg).clamp(min=0)
+    return _reduced_loss(loss, reduction, "triplet_margin_with_distance_loss")

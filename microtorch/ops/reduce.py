@@ -6,8 +6,8 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
-from ._checks import need_nonempty_dim
-from ._op import Op, as_array, normalize_dims, reduce_dims
+from ._checks import need_nonempty
+from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
 from .shape import broadcast_to, reshape
 
 def return_type(name, fields=("values", "indices")):
@@ -157,8 +157,10 @@ class Std(Op):
         x, out = ctx.saved_tensors
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         s = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
+        from .elementwise import where
         centered = x - x.mean(dim=ctx.dims, keepdim=True)
-        return g * centered / (s * ctx.denom)
+        gs = where(s == 0, 0.0, g / (s * 2))  # as torch: 0 where the std is 0 (all values equal)
+        return gs * centered * (2.0 / ctx.denom if ctx.denom else math.inf)
 
     @staticmethod
     def jvp(ctx, t):
@@ -210,6 +212,8 @@ class Prod(Op):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
+        if x.ndim == 0:  # the product of one number is that number (torch passes grad through)
+            return grad
         dims = tuple(range(len(ctx.in_shape))) if ctx.dim is None else (ctx.dim,)
         g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
         if not (x._data == 0).any():
@@ -246,7 +250,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         input = input.to(dtype)
     if dim is None:
         return Prod.apply(input, dim=None)
-    return ProdDim.apply(input, dim=normalize_dims(dim, input.ndim, "prod")[0], keepdim=keepdim)
+    d = normalize_dims(dim, input.ndim, "prod")[0] if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
+    return ProdDim.apply(input, dim=d, keepdim=keepdim)
 
 
 class AmaxOp(Op):
@@ -444,6 +449,9 @@ class Logsumexp(Op):
 
 
 def logsumexp(input, dim, keepdim=False):
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):  # torch: integers in the default float
+        from .._dtype import get_default_dtype
+        input = input.to(get_default_dtype())
     return Logsumexp.apply(input, reduce_dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
 
 
@@ -539,19 +547,19 @@ def _nodiff(arr):
 
 def argmax(input, dim=None, keepdim=False):
     if dim is None:
-        need_nonempty_dim(input, None, "argmax")
+        need_nonempty(input, "argmax")
         return _nodiff(as_array(np.argmax(input._data)).astype(np.int64))
     d = normalize_dims(dim, input.ndim, "argmax")[0]
-    need_nonempty_dim(input, d, "argmax")
+    _check_reduction_size(input, d, "argmax")
     return _nodiff(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input, dim=None, keepdim=False):
     if dim is None:
-        need_nonempty_dim(input, None, "argmin")
+        need_nonempty(input, "argmin")
         return _nodiff(as_array(np.argmin(input._data)).astype(np.int64))
     d = normalize_dims(dim, input.ndim, "argmin")[0]
-    need_nonempty_dim(input, d, "argmin")
+    _check_reduction_size(input, d, "argmin")
     return _nodiff(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
@@ -592,9 +600,10 @@ def _cmp(np_fn):
         ad, bd = _cmp_operands(a, b)
         try:
             return Tensor._make(as_array(np_fn(ad, bd)))
-        except ValueError:
-            raise RuntimeError(f"The size of tensor a ({list(np.shape(ad))}) must match the size of tensor b "
-                               f"({list(np.shape(bd))}) at non-singleton dimension") from None
+        except ValueError as e:
+            op = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+                  "greater_equal": "ge"}.get(np_fn.__name__, np_fn.__name__)
+            raise broadcast_error(op, e, ad, bd) from None
     return compare
 
 

@@ -54,7 +54,7 @@ class Expand(Op):
         ctx.in_shape = x.shape
         lead = len(shape) - x.ndim
         if tuple(shape) == (1,) * lead + x.shape:  # nothing repeated: a writable view, as in-place ops may write it
-            return x[(None,) * lead]
+            return x[(None,) * lead + (Ellipsis,)]  # (the Ellipsis: a view even when 0-d)
         return np.broadcast_to(x, shape)
 
     @staticmethod
@@ -302,7 +302,7 @@ class Permute(Op):
 
 
 def permute(input, *dims, **kw):
-    if not dims and not kw:  # torch: a TypeError, even for a 0-d tensor
+    if not dims and not kw and input.ndim:  # torch: a TypeError (x.T of a 0-d tensor permutes by nothing)
         raise TypeError('permute() missing 1 required positional arguments: "dims"; e.g. x.permute(1, 0)')
     x, dims = input, _size_arg(_sizes(dims, kw, "dims", "permute"))
     if len(dims) != x.ndim:
@@ -409,16 +409,23 @@ class Cat(Op):
     @staticmethod
     def forward(ctx, *xs, dim=0):
         ctx.dim = dim
+        ctx.kept = [not _legacy_empty(x) for x in xs] if not all(map(_legacy_empty, xs)) else [True] * len(xs)
+        xs = [x for x, k in zip(xs, ctx.kept) if k]
         ctx.sizes = [x.shape[dim] for x in xs]
         return np.concatenate(xs, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
-        return split(grad, ctx.sizes, ctx.dim)
+        parts = iter(split(grad, ctx.sizes, ctx.dim))
+        return tuple(next(parts) if k else Tensor._make(np.zeros(0, grad._data.dtype)) for k in ctx.kept)
 
     @staticmethod
     def jvp(ctx, *ts):
         return Cat.apply(*ts, dim=ctx.dim)
+
+
+def _legacy_empty(x):
+    return x.ndim == 1 and x.shape[0] == 0
 
 
 def cat(tensors, dim=0):
@@ -430,11 +437,12 @@ def cat(tensors, dim=0):
             raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated; use "
                                "stack() to join 0-d tensors, or give it a dimension with t.reshape(1)")
     from ._op import promoted
-    tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     tensors = promoted(*tensors)
-    ref = tensors[0]
+    ref = next((t for t in tensors if not _legacy_empty(t)), tensors[0])
     d = normalize_dims(dim, ref.ndim, "cat")[0]
     for i, x in enumerate(tensors):
+        if _legacy_empty(x):  # a 1-D empty tensor joins anything (and stays in the graph), as in torch
+            continue
         if x.ndim != ref.ndim or x.shape[:d] + x.shape[d + 1:] != ref.shape[:d] + ref.shape[d + 1:]:
             raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                f"{list(ref.shape)} but got size {list(x.shape)} for tensor number {i} in the list.")
@@ -653,9 +661,7 @@ class DiagonalCopy(Diagonal):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    if input.ndim < 2:
-        raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, got {input.ndim}")
-    d1, d2 = (normalize_dims(d, input.ndim, "diagonal")[0] for d in (dim1, dim2))
+    d1, d2 = (normalize_dims(d, input.ndim, "diagonal")[0] for d in (dim1, dim2))  # IndexError below 2-D
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return _share(Diagonal.apply(input, offset, d1, d2), input)

@@ -6,6 +6,8 @@ formatted after translation: `tr("step {k} / {n}").format(k=1, n=5)`. A missing 
 back to English. `KEYS` collects every key used (filled when a module calls `tr` at import
 or `keys()` scans the sources), so that translators can check coverage.
 """
+import re
+
 from . import _options
 
 
@@ -17,13 +19,23 @@ def tr(text):
     return text
 
 
+_COMMENT_RE = re.compile(r'\btr\("((?:[^"\\]|\\.)*)"\)')
+
+
 def keys():
-    """Every string literal passed to tr(...) in microtorch.viz, sorted (for coverage checks)."""
+    """Every string literal passed to tr(...) in microtorch.viz, sorted (for coverage checks);
+    strings translated through a variable are listed in comments as `# tr("...")`."""
     import ast
     from pathlib import Path
     found = set()
     for path in sorted(Path(__file__).parent.glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if path.name == "_i18n_zh.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for line in text.splitlines():
+            if "#" in line:
+                found.update(_COMMENT_RE.findall(line[line.index("#"):]))
+        tree = ast.parse(text)
         for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tr" and node.args
                     and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):

@@ -32,13 +32,6 @@ ZH = {
     "in the ready queue": "在就绪队列中",
     "done": "已完成",
     "gradient on an edge": "边上的梯度",
-    "seed": "初始梯度",
-    "ready queue": "就绪队列",
-    "waiting for": "等待",
-    "chain rule": "链式法则",
-    "with numbers": "代入数值",
-    "incoming gradient": "传入的梯度",
-    "outgoing gradients": "传出的梯度",
     "(changed)": "（已改变）",
 
     # ---- the graph (viz.draw) and its zoom bar ----
@@ -53,8 +46,6 @@ ZH = {
     "output": "输出",
     "leaf": "叶子节点",
     "tensor": "张量",
-    "saved: freed by backward": "保存的张量：已被反向传播释放",
-    "stale": "已过期",
 
     # ---- hook kinds (timeline lanes, stepper panel) ----
     "tensor hook": "张量钩子",
@@ -70,15 +61,10 @@ ZH = {
     "captured for autograd.grad": "为 autograd.grad 捕获",
     "forward": "前向传播",
     "after backward": "反向传播之后",
-    "before": "之前",
-    "after": "之后",
 
     # ---- gradcheck heatmaps and blame ----
     "numerical": "数值",
     "analytical": "解析",
-    "difference": "差值",
-    "real part": "实部",
-    "imaginary part": "虚部",
     "passed": "通过",
     "failed": "失败",
     "skipped": "跳过",
@@ -117,4 +103,88 @@ ZH = {
     "or apt-get install graphviz":
         "{fmt} 输出需要 Graphviz 的 `dot` 程序，但它不在 PATH 中；请使用 format='svg'（无需 dot 即可排布），"
         "或者运行 apt-get install graphviz",
+
+    # ---- stepper panel: sections and lines ----
+    "Seed": "初始梯度",
+    "backward starts": "反向传播开始",
+    "at {roots}": "从 {roots} 出发",
+    "The gradient of the output with respect to itself starts the chain rule; it flows down the edges.":
+        "输出对自身的梯度是链式法则的起点；它沿着边向下流动。",
+    "Gradient arriving": "传入的梯度",
+    "from {src}": "来自 {src}",
+    "= sum of {n} contributions (the tensor is used {n} times):": "= {n} 份贡献之和（该张量被使用了 {n} 次）：",
+    "after hooks:": "经过钩子之后：",
+    "Chain rule: upstream × local = downstream": "链式法则：上游梯度 × 局部导数 = 下游梯度",
+    "Accumulate into the leaf": "累加到叶子节点",
+    ".grad was None: the first gradient is stored (a copy).": ".grad 原为 None：存入第一个梯度（一份副本）。",
+    ".grad already held a value: gradients accumulate (call .grad = None or zero_grad() between steps).":
+        ".grad 中已有值：梯度会累加（两步之间请设置 .grad = None 或调用 zero_grad()）。",
+    "nothing accumulated (no gradient arrived, or autograd.grad returned it instead of writing .grad)":
+        "没有累加任何梯度（没有梯度到达，或者 autograd.grad 直接返回了梯度而没有写入 .grad）",
+    "no input needs a gradient from this node": "没有输入需要从这个节点获得梯度",
+    "Hooks": "钩子",
+    "Engine: ready queue and dependencies": "引擎：就绪队列与依赖关系",
+    "ready (next first):": "就绪（下一个在最前）：",
+    "+{n} more nodes": "另外 {n} 个节点",
+    "waiting for edges:": "等待的边：",
+    "ready queue empty": "就绪队列为空",
+    "ready queue empty: backward is done": "就绪队列为空：反向传播已完成",
+    "Not shown": "未显示",
+    "backward ran {n} more node(s) after this one (max_steps={m}); viz.draw shows the whole graph":
+        "在这之后反向传播又执行了 {n} 个节点（max_steps={m}）；viz.draw 可显示整张计算图",
+    "(a node not drawn)": "（一个未画出的节点）",
+    "output {v}": "输出 {v}",
+    "writes {x}.grad": "写入 {x}.grad",
+
+    # ---- graph labels ----
+    "output {i}": "输出 {i}",
+    "hooks:": "钩子：",
+    "... {n} more nodes": "……另外 {n} 个节点",
+    "1 node: click to open": "1 个节点：点击展开",
+
+    # ---- hook timeline ----
+    "hook timeline": "钩子时间线",
+    "backward {i}": "第 {i} 次反向传播",
+    "on {target}": "作用于 {target}",
+    "{n} firing(s), {k} changed a gradient; hover a card to find its node":
+        "共触发 {n} 次，其中 {k} 次改变了梯度；把鼠标悬停在卡片上可找到对应的节点",
+    "no hook fired while recording; register one (t.register_hook(fn), node.register_prehook(fn), ...) and run "
+    "backward inside `with viz.record() as tape:`":
+        "记录期间没有钩子被触发；请先注册一个钩子（t.register_hook(fn)、node.register_prehook(fn) 等），"
+        "然后在 `with viz.record() as tape:` 中执行反向传播",
+
+    # ---- gradcheck titles and blame ----
+    "FAILED ({n} of {m} entries)": "失败（{m} 个元素中有 {n} 个）",
+    "output {o} w.r.t. input {i}{kind}{mode}: {verdict}; worst out{oe}/in{ie}: numerical {n} vs analytical {a}":
+        "输出 {o} 对输入 {i}{kind}{mode}：{verdict}；误差最大处 out{oe}/in{ie}：数值 {n}，解析 {a}",
+    "output {o} w.r.t. input {i}{kind}{mode}: imaginary part of the same Jacobian; at out{oe}/in{ie}: "
+    "numerical {n} vs analytical {a}":
+        "输出 {o} 对输入 {i}{kind}{mode}：同一雅可比矩阵的虚部；在 out{oe}/in{ie} 处：数值 {n}，解析 {a}",
+    "{n} wrong": "{n} 个错误",
+    "all {n} checked nodes pass": "检验的 {n} 个节点全部通过",
+    "its backward disagrees with finite differences on its own inputs": "它的反向传播在其自身输入上与有限差分不一致",
+    "first failing node:": "第一个失败的节点：",
+    "every node": "所有节点",
+    "node": "节点",
+    "verdict": "结论",
+    "why": "原因",
+    "{n} node(s) gradchecked on their recorded inputs (float64), {k} skipped; green passed, red failed, "
+    "dashed not checked":
+        "在记录下的输入上（float64）对 {n} 个节点做了梯度检验，跳过 {k} 个；绿色为通过，红色为失败，虚线为未检验",
+
+    # ---- exported pages ----
+    "microtorch backward, step by step": "microtorch 反向传播单步演示",
+    "microtorch blame": "microtorch 追责模式",
+    "microtorch eps sweep": "microtorch eps 扫描",
+    "microtorch gradcheck": "microtorch 梯度检验",
+    "microtorch graph": "microtorch 计算图",
+    "microtorch hook timeline": "microtorch 钩子时间线",
+    "microtorch model explorer": "microtorch 模型浏览器",
+    "light / dark": "浅色 / 深色",
+    "Switch between light and dark": "在浅色与深色之间切换",
+
+    # names, the same in both languages (listed so that every tr() key has an entry)
+    "microtorch": "microtorch",
+    "retain_grad": "retain_grad",
+    "...": "...",
 }

@@ -83,51 +83,93 @@ function paintStep(G, st, k) {
   }
 }
 
+// buttons, slider, keys and the text-size control of one stepper
+function wireControls(root, q, slider, api) {
+  const { vp } = api;
+  q(".mt-next").addEventListener("click", () => api.go(api.cur() + 1));
+  q(".mt-back").addEventListener("click", () => api.go(api.cur() - 1));
+  q(".mt-reset").addEventListener("click", () => api.go(0));
+  q(".mt-play").addEventListener("click", () => api.play());
+  slider.addEventListener("input", () => api.go(parseInt(slider.value, 10)));
+  q(".mt-zin").addEventListener("click", () => { if (vp) { vp.zoomAt(1.25); api.follow(); } });
+  q(".mt-zout").addEventListener("click", () => vp && vp.zoomAt(0.8));
+  q(".mt-zfit").addEventListener("click", () => api.layout());
+  q(".mt-scale").addEventListener("change", (e) => {
+    const s = parseFloat(e.target.value);
+    root.style.setProperty("--mt-scale", String(s));
+    api.model.set("scale", s); api.model.save_changes();     // the kernel lays the graph out again
+  });
+  root.addEventListener("keydown", (e) => {
+    if (e.target && e.target.tagName === "INPUT" && e.target !== slider) return;
+    if (e.target && e.target.tagName === "SELECT") return;
+    let handled = true;
+    if (e.key === "ArrowRight" || e.key === "ArrowDown") api.go(api.cur() + 1);
+    else if (e.key === "ArrowLeft" || e.key === "ArrowUp") api.go(api.cur() - 1);
+    else if (e.key === "Home") api.go(0);
+    else if (e.key === "End") api.go(api.last);
+    else if (e.key === " " || e.key === "Spacebar") api.play();
+    else handled = vp ? vp.key(e) : false;
+    if (handled) { e.preventDefault(); e.stopPropagation(); }
+  });
+}
+
 async function graphSvg(data) {
   if (data.svg) return data.svg;
   if (data.dot && typeof mtLayoutDot === "function") return await mtLayoutDot(data.dot);
   return "<div class='mt-muted'>no layout engine for this graph</div>";
 }
 
-async function mount(model, el) {
-  const data = model.get("data");
-  const steps = data.steps, last = steps.length - 1, t = data.labels;
+// the stepper's element, its toolbar and legend, and the laid-out graph in its pane
+async function buildRoot(el, data) {
   const root = document.createElement("div");
   root.className = "mtviz mt-stepper";
   root.style.setProperty("--mt-scale", String(data.scale || 1));
   root.tabIndex = 0;
   root.setAttribute("data-lm-suppress-shortcuts", "true");
   root.setAttribute("data-p-suppress-shortcuts", "true");
-  root.innerHTML = toolbarHtml(t, last, data.scale || 1);
+  root.innerHTML = toolbarHtml(data.labels, data.steps.length - 1, data.scale || 1);
   el.appendChild(root);
-  const q = (s) => root.querySelector(s);
-  const graph = q(".mt-graph"), panel = q(".mt-panel"), slider = q(".mt-slider");
-  const counter = q(".mt-counter"), playBtn = q(".mt-play");
+  const graph = root.querySelector(".mt-graph");
   graph.innerHTML = await graphSvg(data);
   const svg = graph.querySelector("svg");
   if (svg && !data.svg) mtFinishSvg(svg, data.text_classes || {});
+  return { root, svg };
+}
+
+// the panel beside the graph when that costs the graph little, below it otherwise
+function placePanel(root, vp, scale) {
+  const body = root.querySelector(".mt-body"), graph = root.querySelector(".mt-graph");
+  const bodyW = body.clientWidth, pw = PANEL_W * scale;
+  if (!vp || !bodyW) return;
+  const wide = vp.fitFor(bodyW).z, beside = bodyW - pw - GAP > 240 ? vp.fitFor(bodyW - pw - GAP).z : 0;
+  root.classList.toggle("mt-wide", beside < 0.8 * wide);
+  vp.fit();
+  // a panel of constant height: its changing content then repaints the panel alone, not the page
+  const panel = root.querySelector(".mt-panel");
+  panel.style.height = root.classList.contains("mt-wide") ? "" : graph.style.height;
+  panel.style.minHeight = "";
+}
+
+async function mount(model, el) {
+  const data = model.get("data");
+  const steps = data.steps, last = steps.length - 1, t = data.labels;
+  const { root, svg } = await buildRoot(el, data);
+  const q = (s) => root.querySelector(s);
+  const graph = q(".mt-graph"), panel = q(".mt-panel"), slider = q(".mt-slider");
+  const counter = q(".mt-counter"), playBtn = q(".mt-play");
   const G = indexGraph(svg, data);
   let cur = -1, timer = null;
-
   const reserve = () => q(".mt-toolbar").offsetHeight + q(".mt-legend").offsetHeight + 16;
   const vp = svg ? mtViewport(graph, svg, { reserve, onresize: () => layout() }) : null;
-  // the panel beside the graph when that costs the graph little, below it otherwise
-  function layout() {
-    if (!vp) return;
-    const bodyW = q(".mt-body").clientWidth, pw = PANEL_W * (data.scale || 1);
-    if (!bodyW) return;
-    const wide = vp.fitFor(bodyW).z, beside = bodyW - pw - GAP > 240 ? vp.fitFor(bodyW - pw - GAP).z : 0;
-    root.classList.toggle("mt-wide", beside < 0.8 * wide);
-    vp.fit();
-    panel.style.maxHeight = root.classList.contains("mt-wide") ? "" : graph.style.height;
-    follow();
-  }
+  function layout() { placePanel(root, vp, data.scale || 1); follow(); }
   function first() { return cur >= 0 ? G.nodeByName[steps[cur].nodes[0]] : null; }
   function follow() { const f = first(); if (vp && f && f.el) vp.follow(f.el); }
   function apply(k) {
     k = Math.max(0, Math.min(last, k | 0));
     paintStep(G, steps[k], k);
     panel.innerHTML = steps[k].panel;
+    if (root.classList.contains("mt-wide") && panel.offsetHeight > (parseFloat(panel.style.minHeight) || 0))
+      panel.style.minHeight = panel.offsetHeight + "px";      // below the graph: grows, never jumps back
     slider.value = String(k);
     counter.textContent = t.counter.replace("{k}", k).replace("{n}", last);
     q(".mt-back").disabled = k === 0;
@@ -153,36 +195,12 @@ async function mount(model, el) {
     playBtn.innerHTML = "&#x23F8; " + t.pause;
     timer = setInterval(() => { if (cur >= last) stop(); else go(cur + 1); }, data.interval || 900);
   }
-  function onKey(e) {
-    if (e.target && e.target.tagName === "INPUT" && e.target !== slider) return;
-    if (e.target && e.target.tagName === "SELECT") return;
-    let handled = true;
-    if (e.key === "ArrowRight" || e.key === "ArrowDown") { stop(); go(cur + 1); }
-    else if (e.key === "ArrowLeft" || e.key === "ArrowUp") { stop(); go(cur - 1); }
-    else if (e.key === "Home") { stop(); go(0); }
-    else if (e.key === "End") { stop(); go(last); }
-    else if (e.key === " " || e.key === "Spacebar") play();
-    else handled = vp ? vp.key(e) : false;
-    if (handled) { e.preventDefault(); e.stopPropagation(); }
-  }
-  q(".mt-next").addEventListener("click", () => { stop(); go(cur + 1); });
-  q(".mt-back").addEventListener("click", () => { stop(); go(cur - 1); });
-  q(".mt-reset").addEventListener("click", () => { stop(); go(0); });
-  playBtn.addEventListener("click", () => play());
-  slider.addEventListener("input", () => { stop(); go(parseInt(slider.value, 10)); });
-  q(".mt-zin").addEventListener("click", () => { if (vp) { vp.zoomAt(1.25); follow(); } });
-  q(".mt-zout").addEventListener("click", () => vp && vp.zoomAt(0.8));
-  q(".mt-zfit").addEventListener("click", () => layout());
-  q(".mt-scale").addEventListener("change", (e) => {
-    const s = parseFloat(e.target.value);
-    root.style.setProperty("--mt-scale", String(s));
-    model.set("scale", s); model.save_changes();     // the kernel lays the graph out again
-  });
-  root.addEventListener("keydown", onKey);
+  const api = { go: (k) => { stop(); go(k); }, cur: () => cur, last, play, stop, layout, follow, vp, model };
+  wireControls(root, q, slider, api);
   for (const n of G.nodes) {
     if (!n.el || n.exec === undefined) continue;
     n.el.style.cursor = "pointer";
-    n.el.addEventListener("click", () => { stop(); go(n.exec); root.focus({ preventScroll: true }); });
+    n.el.addEventListener("click", () => { api.go(n.exec); root.focus({ preventScroll: true }); });
   }
   const onChange = () => { const k = model.get("index"); if (k !== cur) apply(k); };
   model.on("change:index", onChange);

@@ -133,7 +133,7 @@ PANEL_CSS = """
 .mtviz table.mt-table td.mt-l, .mtviz table.mt-table th.mt-l { text-align: left; }
 .mtviz table.mt-table tr.mt-failrow td { color: var(--mt-red-text); }
 .mtviz .mt-failtext { color: var(--mt-red-text); }
-.mtviz math { font-size: calc(16px * var(--mt-scale)); color: var(--mt-fg); }
+.mtviz math { font-size: calc(16px * var(--mt-scale)); color: var(--mt-fg); math-style: normal; }
 .mtviz details > summary { cursor: pointer; color: var(--mt-fg2); }
 .mtviz code { font-family: var(--mt-mono); font-size: calc(13px * var(--mt-scale)); background: var(--mt-bg2); padding: 0 3px; border-radius: 3px; }
 .mtviz .mt-graphbox { max-width: 100%; overflow-x: auto; }

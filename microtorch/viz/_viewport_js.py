@@ -29,20 +29,11 @@ function mtViewport(pane, svg, opts) {
   const natW = svg.viewBox.baseVal.width * 4 / 3, natH = svg.viewBox.baseVal.height * 4 / 3;
   svg.style.position = "absolute"; svg.style.left = "0"; svg.style.top = "0";
   svg.style.transformOrigin = "0 0"; svg.style.maxWidth = "none"; svg.style.maxHeight = "none";
+  svg.style.willChange = "transform";     // its own layer: a pan or a zoom repaints nothing else
   svg.style.width = natW + "px"; svg.style.height = natH + "px";
-  let z = 1, tx = 0, ty = 0, fitZ = 1, manual = false, active = false;
+  let z = 1, tx = 0, ty = 0, fitZ = 1, manual = false;
   function apply() { svg.style.transform = `translate(${tx}px, ${ty}px) scale(${z})`; pane.dataset.zoom = z.toFixed(4); }
-  // the height of the area the page scrolls in (JupyterLab's notebook panel, else the window);
-  // an output area that scrolls sideways is not it (its height is ours)
-  function scroller() {
-    for (let p = pane.parentElement; p; p = p.parentElement) {
-      if (p.closest(".jp-OutputArea, .output_area, .cell-output")) continue;
-      const s = getComputedStyle(p).overflowY;
-      if ((s === "auto" || s === "scroll") && p.clientHeight > 200) return Math.min(p.clientHeight, window.innerHeight);
-    }
-    return window.innerHeight;
-  }
-  function available() { return Math.max(MIN_H, scroller() - (opts.reserve ? opts.reserve() : 0) - 24); }
+  function available() { return Math.max(MIN_H, mtPageHeight(pane) - (opts.reserve ? opts.reserve() : 0) - 24); }
   // the zoom that fits the whole graph into a pane `w` wide (height: what the page has)
   function fitFor(w) {
     const maxZ = opts.maxZoom || 1;
@@ -78,7 +69,48 @@ function mtViewport(pane, svg, opts) {
     ty += (b.top + b.height / 2) - (r.top + r.height / 2);
     apply();
   }
-  // pointer: drag to pan (a click that did not move still reaches the node), pinch to zoom
+  const vp = { fit, fitFor, zoomAt, panBy, follow, natW, natH,
+    get zoom() { return z; }, get fitZoom() { return fitZ; }, get manual() { return manual; } };
+  mtPointerControls(pane, vp);
+  const unwatch = mtWatchSize(pane, () => (opts.onresize || fit)());
+  vp.key = (e) => {
+    if (e.key === "+" || e.key === "=") zoomAt(1.25);
+    else if (e.key === "-" || e.key === "_") zoomAt(0.8);
+    else if (e.key === "0") fit();
+    else return false;
+    return true;
+  };
+  vp.destroy = unwatch;
+  return vp;
+}
+
+// the height of the area the page scrolls in (JupyterLab's notebook panel, else the window);
+// an output area that scrolls sideways is not it (its height is ours)
+function mtPageHeight(pane) {
+  for (let p = pane.parentElement; p; p = p.parentElement) {
+    if (p.closest(".jp-OutputArea, .output_area, .cell-output")) continue;
+    const s = getComputedStyle(p).overflowY;
+    if ((s === "auto" || s === "scroll") && p.clientHeight > 200) return Math.min(p.clientHeight, window.innerHeight);
+  }
+  return window.innerHeight;
+}
+
+// calls back when the pane's container changes width (ResizeObserver) or the window resizes
+function mtWatchSize(pane, callback) {
+  let lastW = -1;
+  const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(() => {
+    const w = pane.parentElement ? pane.parentElement.clientWidth : pane.clientWidth;
+    if (w !== lastW) { lastW = w; callback(); }
+  }) : null;
+  if (ro) ro.observe(pane.parentElement || pane);
+  window.addEventListener("resize", callback);
+  return () => { if (ro) ro.disconnect(); window.removeEventListener("resize", callback); };
+}
+
+// drag to pan (a click that did not move still reaches the node), pinch or ctrl+wheel to zoom
+// (a plain wheel too once the graph was clicked), double-click to fit
+function mtPointerControls(pane, vp) {
+  let active = false;
   const pts = new Map();
   let moved = false, pinch = 0;
   pane.addEventListener("pointerdown", (e) => {
@@ -97,9 +129,9 @@ function mtViewport(pane, svg, opts) {
     if (pts.size === 2) {
       const [a, c] = [...pts.values()], d = Math.hypot(a[0] - c[0], a[1] - c[1]);
       const b = pane.getBoundingClientRect();
-      if (pinch) zoomAt(d / pinch, (a[0] + c[0]) / 2 - b.left, (a[1] + c[1]) / 2 - b.top);
+      if (pinch) vp.zoomAt(d / pinch, (a[0] + c[0]) / 2 - b.left, (a[1] + c[1]) / 2 - b.top);
       pinch = d;
-    } else panBy(dx, dy);
+    } else vp.panBy(dx, dy);
   });
   const up = (e) => { pts.delete(e.pointerId); pinch = 0; pane.classList.remove("mt-dragging"); };
   pane.addEventListener("pointerup", up);
@@ -111,29 +143,9 @@ function mtViewport(pane, svg, opts) {
     if (!e.ctrlKey && !e.metaKey && !active) return;      // the page keeps scrolling
     e.preventDefault();
     const b = pane.getBoundingClientRect();
-    zoomAt(Math.exp(-Math.max(-60, Math.min(60, e.deltaY)) * 0.004), e.clientX - b.left, e.clientY - b.top);
+    vp.zoomAt(Math.exp(-Math.max(-60, Math.min(60, e.deltaY)) * 0.004), e.clientX - b.left, e.clientY - b.top);
   }, { passive: false });
-  pane.addEventListener("dblclick", (e) => { e.preventDefault(); fit(); });
-  let lastW = -1;
-  const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(() => {
-    const w = pane.parentElement ? pane.parentElement.clientWidth : pane.clientWidth;
-    if (w !== lastW) { lastW = w; (opts.onresize || fit)(); }
-  }) : null;
-  if (ro) ro.observe(pane.parentElement || pane);
-  const onWin = () => (opts.onresize || fit)();
-  window.addEventListener("resize", onWin);
-  return {
-    fit, fitFor, zoomAt, panBy, follow, natW, natH,
-    get zoom() { return z; }, get fitZoom() { return fitZ; }, get manual() { return manual; },
-    key(e) {
-      if (e.key === "+" || e.key === "=") zoomAt(1.25);
-      else if (e.key === "-" || e.key === "_") zoomAt(0.8);
-      else if (e.key === "0") fit();
-      else return false;
-      return true;
-    },
-    destroy() { if (ro) ro.disconnect(); window.removeEventListener("resize", onWin); },
-  };
+  pane.addEventListener("dblclick", (e) => { e.preventDefault(); vp.fit(); });
 }
 """
 

@@ -18,7 +18,8 @@ import numpy as np
 
 from . import _format as F
 from ._names import collect
-from ._theme import style_tag
+from ._i18n import tr
+from ._theme import scale_style, style_tag
 
 
 @dataclass
@@ -132,27 +133,29 @@ class BlameReport:
         return self._heatmap
 
     def _repr_html_(self):
+        # verdicts: tr("passed"), tr("failed"), tr("skipped"), tr("error")
         esc = F.esc
         n_checked = sum(v.status in ("passed", "failed", "error") for v in self.verdicts)
         if self.failing:
             names = ", ".join(f"<b>{esc(v.title)}</b>" for v in self.failing)
-            head = (f"<span class='mt-badge mt-fail'>{len(self.failing)} wrong</span> {names}: its backward "
-                    "disagrees with finite differences on its own inputs")
+            head = (f"<span class='mt-badge mt-fail'>{tr('{n} wrong').format(n=len(self.failing))}</span> {names}: "
+                    + tr("its backward disagrees with finite differences on its own inputs"))
         else:
-            head = f"<span class='mt-badge mt-pass'>all {n_checked} checked nodes pass</span>"
+            head = f"<span class='mt-badge mt-pass'>{tr('all {n} checked nodes pass').format(n=n_checked)}</span>"
         skipped = [v for v in self.verdicts if v.status == "skipped"]
         rows = "".join(
             f"<tr class='{'mt-failrow' if v.status in ('failed', 'error') else ''}'><td class='mt-l'>{esc(v.title)}</td>"
-            f"<td class='mt-l'>{esc(v.status)}</td><td class='mt-l mt-muted'>{esc(v.reason)}</td></tr>"
+            f"<td class='mt-l'>{esc(tr(v.status))}</td><td class='mt-l mt-muted'>{esc(v.reason)}</td></tr>"
             for v in self.verdicts)
-        parts = [f"<div class='mtviz mt-blame'>{style_tag()}<div><b>blame</b> {head}</div>",
-                 f"<div class='mt-muted'>{n_checked} node(s) gradchecked on their recorded inputs (float64), "
-                 f"{len(skipped)} skipped; green passed, red failed, dashed not checked</div>",
+        parts = [f"<div class='mtviz mt-blame'{scale_style()}>{style_tag()}<div><b>blame</b> {head}</div>",
+                 "<div class='mt-muted'>" + tr("{n} node(s) gradchecked on their recorded inputs (float64), {k} "
+                                               "skipped; green passed, red failed, dashed not checked")
+                 .format(n=n_checked, k=len(skipped)) + "</div>",
                  self.dag.pane_html(),
-                 f"<details><summary>every node</summary><table class='mt-table'><tr><th class='mt-l'>node</th>"
-                 f"<th class='mt-l'>verdict</th><th class='mt-l'>why</th></tr>{rows}</table></details>"]
+                 f"<details><summary>{tr('every node')}</summary><table class='mt-table'><tr><th class='mt-l'>{tr('node')}</th>"
+                 f"<th class='mt-l'>{tr('verdict')}</th><th class='mt-l'>{tr('why')}</th></tr>{rows}</table></details>"]
         if self.heatmap is not None:
-            parts.append(f"<div style='margin-top:8px'><b>first failing node: {esc(self.first_failing.title)}</b></div>")
+            parts.append(f"<div style='margin-top:8px'><b>{tr('first failing node:')} {esc(self.first_failing.title)}</b></div>")
             parts.append(self.heatmap._repr_html_())
         parts.append("</div>")
         return "".join(parts)

@@ -159,8 +159,8 @@ class ModelExplorer:
             title = f"{path} · {kind}" if kind else path
             params = [f"{s.title.rpartition('.')[2]} {F.shape_str(_shape_of(s))}" for s in specs
                       if s.kind == "leaf" and s.cluster == path]
-            rows = ([(", ".join(params), "mt-sub")] if params else []) + \
-                [(tr("{n} nodes: click to open").format(n=len(specs)), "mt-sub")]
+            count = tr("1 node: click to open") if len(specs) == 1 else tr("{n} nodes: click to open").format(n=len(specs))
+            rows = ([(", ".join(params), "mt-sub")] if params else []) + [(count, "mt-sub")]
             cls = ["mt-fold", "mt-collapsible", "mt-module"]
         return NodeSpec(name, "op", title, rows=rows, tooltip=title, classes=cls, cluster=cluster)
 
@@ -346,7 +346,7 @@ def tensor_html(arr, max_numbers=16, max_cells=24):
     cells = []
     for i, row in enumerate(a.tolist()):
         for j, v in enumerate(row):
-            pct = int(round(min(1.0, abs(v) / vmax) * 70))
+            pct = int(round(min(1.0, abs(v) / vmax) * 55))
             col = "var(--mt-orange)" if v > 0 else "var(--mt-blue)"
             text = F.esc(F.num(v)) if show else ""
             cells.append(f"<div class='mt-cell' title='[{i}, {j}] = {F.esc(F.num(v))}' "
@@ -368,10 +368,31 @@ CSS = """
 .mt-explorer .mt-heat .mt-cell { min-height: 14px; font-family: var(--mt-mono); font-size: calc(12px * var(--mt-scale));
   padding: 0 4px; text-align: right; color: var(--mt-fg); }
 .mt-explorer g.node.mt-collapsible, .mt-explorer g.cluster { cursor: pointer; }
-@media (max-width: 700px) { .mt-explorer .mt-exbody { flex-direction: column; } .mt-explorer .mt-tensor { flex: none; } }
+.mt-explorer.mt-wide .mt-exbody { flex-direction: column; align-items: stretch; }
+.mt-explorer.mt-wide .mt-graph { flex: none; width: 100%; }
+.mt-explorer.mt-wide .mt-tensor { flex: none; }
 """
 
 EXPLORER_JS = r"""
+// clicks of one laid-out state: a box opens its module, an open module's frame closes it,
+// any other node shows its tensor
+function mtWireExplorer(pane, prefix, st, api) {
+  for (const g of pane.querySelectorAll("g.node")) {
+    const name = g.id.slice(prefix.length), box = st.boxes[name];
+    g.addEventListener("click", (e) => {
+      e.stopPropagation();
+      if (box) api.open(box.startsWith("mod:") ? box.slice(4) : box); else api.select(name);
+    });
+  }
+  for (const [cid, path] of Object.entries(st.clusters)) {
+    const c = pane.querySelector(`[id="${prefix}${cid}"]`);
+    if (!c) continue;
+    c.classList.add("mt-collapsible");
+    c.dataset.module = path;
+    c.addEventListener("click", (e) => { if (e.target.closest("g.node")) return; e.stopPropagation(); api.close(path); });
+  }
+}
+
 function mtExplorer(root, data) {
   if (!root || root.dataset.ready) return;
   root.dataset.ready = "1";
@@ -386,10 +407,20 @@ function mtExplorer(root, data) {
     pane.classList.remove("mt-static");
     const svg = pane.querySelector("svg");
     if (vp) vp.destroy();
-    vp = mtViewport(pane, svg, {}); vp.fit();
+    vp = mtViewport(pane, svg, { onresize: () => layout() });
+    layout();
     root.mtViewport = vp;
-    wire(data.states[k]);
+    mtWireExplorer(pane, data.prefix, data.states[k], { open, close, select });
     if (selected && byId(selected)) byId(selected).classList.add("mt-selected");
+  }
+  // the tensor panel beside the graph when that costs the graph little, below it otherwise
+  function layout() {
+    const w = root.querySelector(".mt-exbody").clientWidth;
+    const pw = 300 * (parseFloat(getComputedStyle(root).getPropertyValue("--mt-scale")) || 1);
+    if (!w || !vp) return;
+    const wide = vp.fitFor(w).z, beside = w - pw - 10 > 240 ? vp.fitFor(w - pw - 10).z : 0;
+    root.classList.toggle("mt-wide", beside < 0.8 * wide);
+    vp.fit();
   }
   function open(token) {      // with the modules open now if that state was laid out, else alone
     const want = new Set(opened()); want.add(token);
@@ -407,22 +438,6 @@ function mtExplorer(root, data) {
     const el = byId(name); if (el) el.classList.add("mt-selected");
     side.innerHTML = data.details[name] || "";
     root.dataset.selected = name;
-  }
-  function wire(st) {
-    for (const g of pane.querySelectorAll("g.node")) {
-      const name = g.id.slice(data.prefix.length), box = st.boxes[name];
-      g.addEventListener("click", (e) => {
-        e.stopPropagation();
-        if (box) open(box.startsWith("mod:") ? box.slice(4) : box); else select(name);
-      });
-    }
-    for (const [cid, path] of Object.entries(st.clusters)) {
-      const c = byId(cid);
-      if (!c) continue;
-      c.classList.add("mt-collapsible");
-      c.dataset.module = path;
-      c.addEventListener("click", (e) => { if (e.target.closest("g.node")) return; e.stopPropagation(); close(path); });
-    }
   }
   show(key);
   root.mtExplorer = { show, open, close, select, get key() { return key; } };

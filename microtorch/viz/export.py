@@ -9,10 +9,10 @@ HTML output as an HTML page. `viz.save(obj, path)` picks the right one.
 import json
 import os
 
-from ._theme import CSS
+from ._theme import CSS, scale_style
 
 _PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>
@@ -21,15 +21,15 @@ body {{ background: var(--mt-page-bg, #ffffff); padding: 16px 20px; }}
 [data-mt-theme="dark"] body {{ --mt-page-bg: #0d1117; }}
 @media (prefers-color-scheme: dark) {{ :root:not([data-mt-theme="light"]) body {{ --mt-page-bg: #0d1117; }} }}
 .mt-pagehead {{ display: flex; align-items: baseline; gap: 12px; margin: 0 0 10px; }}
-.mt-pagehead h1 {{ font-size: 17px; margin: 0; font-weight: 600; }}
-.mt-pagehead .mt-themebtn {{ margin-left: auto; font: inherit; font-size: 12px; padding: 2px 10px; cursor: pointer;
+.mt-pagehead h1 {{ font-size: calc(18px * var(--mt-scale)); margin: 0; font-weight: 600; }}
+.mt-pagehead .mt-themebtn {{ margin-left: auto; font: inherit; font-size: calc(13px * var(--mt-scale)); padding: 2px 10px; cursor: pointer;
   border: 1px solid var(--mt-border); background: var(--mt-bg2); color: var(--mt-fg); border-radius: 4px; }}
 {css}
 </style></head>
 <body>
-<div class="mtviz mt-page">
+<div class="mtviz mt-page"{scale}>
 <div class="mt-pagehead"><h1>{title}</h1><span class="mt-muted">{subtitle}</span>
-<button class="mt-themebtn" type="button" title="Switch between light and dark">light / dark</button></div>
+<button class="mt-themebtn" type="button" title="{theme_tip}">{theme}</button></div>
 <div id="mt-root">{body}</div>
 </div>
 <script>
@@ -53,9 +53,16 @@ def _esc(s):
     return html.escape(str(s), quote=True)
 
 
+# page titles, translated in page(): tr("microtorch"), tr("microtorch backward, step by step"),
+# tr("microtorch graph"), tr("microtorch hook timeline"), tr("microtorch gradcheck"),
+# tr("microtorch eps sweep"), tr("microtorch blame"), tr("microtorch model explorer")
 def page(body, title="microtorch", subtitle="", css="", scripts=""):
     """A standalone HTML page around some viz HTML, light/dark aware."""
-    return _PAGE.format(title=_esc(title), subtitle=_esc(subtitle), css=CSS + css, body=body, scripts=scripts)
+    from ._i18n import tr
+    from ._options import lang
+    return _PAGE.format(title=_esc(tr(title)), subtitle=_esc(subtitle), css=CSS + css, body=body, scripts=scripts,
+                        theme=_esc(tr("light / dark")), theme_tip=_esc(tr("Switch between light and dark")),
+                        lang="zh-Hans" if lang() == "zh" else "en", scale=scale_style())
 
 
 def _json_for_script(obj):

@@ -22,6 +22,7 @@ import graphviz
 
 from . import _format as F
 from ._contract import GraphvizContract
+from ._i18n import tr
 from ._names import Names, collect
 from ._theme import DOT, scale_style, style_tag
 
@@ -137,9 +138,9 @@ def _cells(data, grad, show_values, show_grads, data_name=None, grad_slot=True):
     cells = []
     if show_values and data is not None:
         text = F.summary(data)
-        cells.append((f"{data_name} = {text}" if data_name else f"data {text}", "mt-data"))
+        cells.append((f"{data_name} = {text}" if data_name else f"{tr('data')} {text}", "mt-data"))
     if show_grads and (grad is not None or grad_slot):
-        cells.append((f"grad {F.summary(grad)}", "mt-grad"))
+        cells.append((f"{tr('grad')} {F.summary(grad)}", "mt-grad"))
     return cells
 
 
@@ -170,38 +171,53 @@ def build(roots, names=None, *, values=None, max_nodes=DEFAULT_MAX_NODES, show_v
     alias_span: in graphs of more than 60 nodes, an edge reaching more than this many levels
     down (a weight shared by every step of an RNN) goes to a small alias of its node instead,
     which keeps Graphviz fast and the picture readable (None: never)."""
-    from .._tensor import Tensor
-    names = names or Names()
-    opts = dict(show_values=show_values, show_grads=show_grads, show_shapes=show_shapes)
     if not isinstance(max_nodes, int) or isinstance(max_nodes, bool) or max_nodes < 1:
         raise ValueError(f"max_nodes must be a positive int, got {max_nodes!r}")
-    m = GraphModel()
-    counter = itertools.count()
-    queue = deque()
-    collapsed = set()
-    collapsed_queue = deque()
-    more_edges = set()
-    root_fns = {id(t.grad_fn) for t in roots if t.grad_fn is not None}
+    b = _GraphBuilder(roots, names or Names(), values, max_nodes, auto_names, show_saved,
+                      dict(show_values=show_values, show_grads=show_grads, show_shapes=show_shapes))
+    b.walk()
+    m = b.m
+    if alias_span is not None and len(m.nodes) > 60:
+        _alias_long_edges(m, alias_span)
+    if show_hooks:
+        _mark_hooks(m)
+    if clusters and b.names.param_paths:
+        _assign_clusters(m)
+    if highlight is not None:
+        _highlight(m, highlight)
+    return m
 
-    def new_name():
-        return f"n{next(counter)}"
 
-    def add_leaf(t):
-        k = ("t", id(t))
-        name = m.keys[k] = new_name()
+class _GraphBuilder:
+    """The breadth-first walk of `build`: one method per kind of node, then the edges."""
+
+    def __init__(self, roots, names, values, max_nodes, auto_names, show_saved, opts):
+        self.roots, self.names, self.values, self.max_nodes = roots, names, values, max_nodes
+        self.auto_names, self.show_saved, self.opts = auto_names, show_saved, opts
+        self.m = GraphModel()
+        self.counter = itertools.count()
+        self.queue, self.collapsed, self.collapsed_queue, self.more_edges = deque(), set(), deque(), set()
+        self.root_fns = {id(t.grad_fn) for t in roots if t.grad_fn is not None}
+
+    def new_name(self):
+        return f"n{next(self.counter)}"
+
+    def add_leaf(self, t):
+        m, names, opts, values = self.m, self.names, self.opts, self.values
+        name = m.keys[("t", id(t))] = self.new_name()
         m._alive.append(t)
         label = names.tensor(t) or names.param_paths.get(id(t))
         data = F.snapshot(t)
         grad = values.leaf_grad(t) if values is not None else _grad_of(t)
         kind = "leaf" if t.requires_grad else "const"
-        if label is None and auto_names:
+        if label is None and self.auto_names:
             label = f"x{name[1:]}"
-        spec = NodeSpec(name, kind, label or ("leaf" if kind == "leaf" else "tensor"), obj=t, var=label)
-        spec.rows = _value_rows(data, grad if kind == "leaf" else None, dict(opts, show_grads=opts["show_grads"] and kind == "leaf"))
+        spec = NodeSpec(name, kind, label or (tr("leaf") if kind == "leaf" else tr("tensor")), obj=t, var=label)
+        spec.rows = _value_rows(data, grad if kind == "leaf" else None,
+                                dict(opts, show_grads=opts["show_grads"] and kind == "leaf"))
         if kind == "const":
-            spec.rows.append(("requires_grad=False", "mt-sub"))
-        tip = [f"{spec.title} (leaf{'' if kind == 'leaf' else ', requires_grad=False'})",
-               _tip_value("data", data)]
+            spec.rows.append(("requires_grad=False", "mt-sub"))      # code: not translated
+        tip = [f"{spec.title} (leaf{'' if kind == 'leaf' else ', requires_grad=False'})", _tip_value("data", data)]
         if kind == "leaf":
             tip.append(_tip_value("grad", grad))
         spec.tooltip = "\n".join(tip)
@@ -210,34 +226,40 @@ def build(roots, names=None, *, values=None, max_nodes=DEFAULT_MAX_NODES, show_v
         m.nodes[name] = spec
         return name
 
-    def add_op(node):
-        k = ("n", id(node))
-        name = m.keys[k] = new_name()
-        m._alive.append(node)
-        title = F.node_title(node)
-        spec = NodeSpec(name, "op", title, obj=node)
-        nout = getattr(node, "_num_outputs", 1) or 1
-        out_names = names.outputs(node, nout)
-        data = values.output_value(node, 0) if values is not None else None
-        grad = None
+    def _op_values(self, node, out_names):
+        """(output value, gradient) shown in an op node: from the tape, or a named output."""
+        values, data, grad = self.values, None, None
+        if values is not None:
+            data = values.output_value(node, 0)
         if data is None and out_names[0] is not None:
-            t = names.output_tensor(node, 0)
+            t = self.names.output_tensor(node, 0)
             data = F.snapshot(t)
             if t is not None and getattr(t, "retains_grad", False):
                 grad = _grad_of(t)
         if values is not None:
             inc = values.incoming(node)
             grad = inc[0] if inc else None
+        return data, grad
+
+    def add_op(self, node):
+        m = self.m
+        name = m.keys[("n", id(node))] = self.new_name()
+        m._alive.append(node)
+        title = F.node_title(node)
+        spec = NodeSpec(name, "op", title, obj=node)
+        nout = getattr(node, "_num_outputs", 1) or 1
+        out_names = self.names.outputs(node, nout)
+        data, grad = self._op_values(node, out_names)
         label = ", ".join(n for n in out_names if n)
-        if not label and auto_names and nout == 1:
+        if not label and self.auto_names and nout == 1:
             label = f"v{name[1:]}"
         spec.var = label or None
-        if id(node) in root_fns:          # its output is drawn as the output node already
+        if id(node) in self.root_fns:          # its output is drawn as the output node already
             label, data = "", None
         if nout == 1:
-            if data is not None or grad is not None or values is not None:
-                spec.rows = _value_rows(data, grad, opts, data_name=label or None,
-                                        grad_slot=values is not None)
+            if data is not None or grad is not None or self.values is not None:
+                spec.rows = _value_rows(data, grad, self.opts, data_name=label or None,
+                                        grad_slot=self.values is not None)
             elif label:
                 spec.rows = [(label, "mt-sub")]
         else:
@@ -249,110 +271,121 @@ def build(roots, names=None, *, values=None, max_nodes=DEFAULT_MAX_NODES, show_v
             tip.append(_tip_value("output", data))
         if grad is not None:
             tip.append(_tip_value("incoming gradient", grad))
-        if show_saved:
+        if self.show_saved:
             _saved_rows(node, spec, tip)
         spec.tooltip = "\n".join(tip)
         m.nodes[name] = spec
         return name
 
-    def add(obj):
+    def add(self, obj):
         if F.is_accumulate(obj):
-            return add_leaf(obj.variable)
-        return add_op(obj)
+            return self.add_leaf(obj.variable)
+        return self.add_op(obj)
 
-    for i, t in enumerate(roots):
-        if ("o", id(t)) in m.keys or ("t", id(t)) in m.keys:
-            continue
-        if t.grad_fn is None:
-            add_leaf(t)
-            continue
-        name = m.keys[("o", id(t))] = new_name()
+    def add_root(self, i, t):
+        m, values = self.m, self.values
+        name = m.keys[("o", id(t))] = self.new_name()
         m._alive.append(t)
         data = F.snapshot(t)
         seed = values.seed(t) if values is not None else None
         grad = seed if seed is not None else _grad_of(t)
-        title = names.tensor(t) or ("output" if len(roots) == 1 else f"output {i}")
-        spec = NodeSpec(name, "out", title, obj=t, var=names.tensor(t))
-        spec.rows = _value_rows(data, grad, opts, grad_slot=values is not None)
+        title = self.names.tensor(t) or (tr("output") if len(self.roots) == 1 else tr("output {i}").format(i=i))
+        spec = NodeSpec(name, "out", title, obj=t, var=self.names.tensor(t))
+        spec.rows = _value_rows(data, grad, self.opts, grad_slot=values is not None)
         spec.tooltip = "\n".join([f"{title} (output of {F.node_title(t.grad_fn)})", _tip_value("data", data)]
                                  + ([_tip_value("grad", grad)] if grad is not None else []))
         m.nodes[name] = spec
-        k = _key(t.grad_fn)
-        dst = m.keys.get(k)
+        dst = m.keys.get(_key(t.grad_fn))
         if dst is None:
-            dst = add(t.grad_fn)
-            queue.append(t.grad_fn)
+            dst = self.add(t.grad_fn)
+            self.queue.append(t.grad_fn)
         edge = EdgeSpec(f"o{name}", name, dst, -1)
         if seed is not None:
             edge.label = F.summary(seed)
             edge.tooltip = f"seed gradient d{title}/d{title}: {F.full(seed)}"
         m.edges.append(edge)
 
-    while queue:
-        node = queue.popleft()
-        src = m.keys[_key(node)]
-        for i, (nxt, nr) in enumerate(getattr(node, "next_functions", None) or ()):
-            if nxt is None:
+    def walk(self):
+        m = self.m
+        for i, t in enumerate(self.roots):
+            if ("o", id(t)) in m.keys or ("t", id(t)) in m.keys:
                 continue
-            k = _key(nxt)
-            dst = m.keys.get(k)
-            if dst is None:
-                if k not in collapsed and len(m.nodes) < max_nodes:
-                    dst = add(nxt)
-                    queue.append(nxt)
-                else:
-                    if k not in collapsed:
-                        collapsed.add(k)
-                        collapsed_queue.append(nxt)
-                    if m.more is None:
-                        m.more = "more"
-                    if src not in more_edges:
-                        more_edges.add(src)
-                        m.edges.append(EdgeSpec(f"{src}_more", src, m.more, i, classes=["mt-more-edge"]))
+            if t.grad_fn is None:
+                self.add_leaf(t)
+            else:
+                self.add_root(i, t)
+        while self.queue:
+            node = self.queue.popleft()
+            src = m.keys[_key(node)]
+            for i, (nxt, nr) in enumerate(getattr(node, "next_functions", None) or ()):
+                if nxt is not None:
+                    self._edge(node, src, i, nxt)
+        self._count_hidden()
+
+    def _edge(self, node, src, i, nxt):
+        """The edge from `node` (DOT name src) to its i-th next function; past max_nodes it
+        goes to the "more" node instead."""
+        m, k = self.m, _key(nxt)
+        dst = m.keys.get(k)
+        if dst is None:
+            if k not in self.collapsed and len(m.nodes) < self.max_nodes:
+                dst = self.add(nxt)
+                self.queue.append(nxt)
+            else:
+                if k not in self.collapsed:
+                    self.collapsed.add(k)
+                    self.collapsed_queue.append(nxt)
+                if m.more is None:
+                    m.more = "more"
+                if src not in self.more_edges:
+                    self.more_edges.add(src)
+                    m.edges.append(EdgeSpec(f"{src}_more", src, m.more, i, classes=["mt-more-edge"]))
+                return
+        edge = EdgeSpec(f"{src}_{i}", src, dst, i)
+        if self.values is not None:
+            g = self.values.edge_grad(node, i)
+            if g is not None:
+                edge.label = F.summary(g)
+                edge.tooltip = (f"gradient sent by {F.node_title(node)} to input {i} "
+                                f"({m.nodes[dst].title}): {F.full(g)}")
+        m.edges.append(edge)
+
+    def _count_hidden(self):
+        """How many nodes the "more" node stands for, still without recursion."""
+        m = self.m
+        while self.collapsed_queue:
+            node = self.collapsed_queue.popleft()
+            for nxt, _ in getattr(node, "next_functions", None) or ():
+                if nxt is None:
                     continue
-            edge = EdgeSpec(f"{src}_{i}", src, dst, i)
-            if values is not None:
-                g = values.edge_grad(node, i)
-                if g is not None:
-                    edge.label = F.summary(g)
-                    edge.tooltip = (f"gradient sent by {F.node_title(node)} to input {i} "
-                                    f"({m.nodes[dst].title}): {F.full(g)}")
-            m.edges.append(edge)
-    # count what the "more" node stands for, still without recursion
-    while collapsed_queue:
-        node = collapsed_queue.popleft()
-        for nxt, _ in getattr(node, "next_functions", None) or ():
-            if nxt is None:
-                continue
-            k = _key(nxt)
-            if k not in m.keys and k not in collapsed:
-                collapsed.add(k)
-                collapsed_queue.append(nxt)
-    if m.more is not None:
-        m.hidden = len(collapsed)
-        m.nodes[m.more] = NodeSpec(m.more, "more", f"... {m.hidden} more node{'s' if m.hidden != 1 else ''}",
-                                   tooltip=f"{m.hidden} nodes are not drawn (max_nodes={max_nodes}); "
-                                           "pass a larger max_nodes= to see them")
-    if alias_span is not None and len(m.nodes) > 60:
-        _alias_long_edges(m, alias_span)
-    if show_hooks:
-        for spec in m.nodes.values():
-            if spec.obj is None or spec.kind in ("out", "alias"):
-                continue
-            hooks = hooks_of(spec.obj)
-            if hooks:
-                spec.classes.append("mt-hooked")
-                spec.rows.append((_hooks_text(hooks), "mt-hooktxt"))
-                spec.tooltip += "\nhooks: " + ", ".join(f"{n} ({k})" for k, n in hooks)
-    if clusters and names.param_paths:
-        _assign_clusters(m)
-    if highlight is not None:
-        items = highlight if isinstance(highlight, (list, tuple, set, frozenset)) else [highlight]
-        for item in items:
-            name = m.name_of(item)
-            if name is not None and "mt-hl" not in m.nodes[name].classes:
-                m.nodes[name].classes.append("mt-hl")
-    return m
+                k = _key(nxt)
+                if k not in m.keys and k not in self.collapsed:
+                    self.collapsed.add(k)
+                    self.collapsed_queue.append(nxt)
+        if m.more is not None:
+            m.hidden = len(self.collapsed)
+            m.nodes[m.more] = NodeSpec(m.more, "more", tr("... {n} more nodes").format(n=m.hidden),
+                                       tooltip=f"{m.hidden} nodes are not drawn (max_nodes={self.max_nodes}); "
+                                               "pass a larger max_nodes= to see them")
+
+
+def _mark_hooks(m):
+    for spec in m.nodes.values():
+        if spec.obj is None or spec.kind in ("out", "alias"):
+            continue
+        hooks = hooks_of(spec.obj)
+        if hooks:
+            spec.classes.append("mt-hooked")
+            spec.rows.append((_hooks_text(hooks), "mt-hooktxt"))
+            spec.tooltip += "\nhooks: " + ", ".join(f"{n} ({k})" for k, n in hooks)
+
+
+def _highlight(m, highlight):
+    items = highlight if isinstance(highlight, (list, tuple, set, frozenset)) else [highlight]
+    for item in items:
+        name = m.name_of(item)
+        if name is not None and "mt-hl" not in m.nodes[name].classes:
+            m.nodes[name].classes.append("mt-hl")
 
 
 def _alias_long_edges(m, max_span):
@@ -399,7 +432,7 @@ def _hooks_text(hooks):
         label = name if kind != "retain_grad" else "retain_grad"
         counts[label] = counts.get(label, 0) + 1
     parts = [k if c == 1 else f"{k} ×{c}" for k, c in counts.items()]
-    return "hooks: " + ", ".join(parts)
+    return tr("hooks:") + " " + ", ".join(parts)
 
 
 def _saved_rows(node, spec, tip):
@@ -459,9 +492,11 @@ def _head(spec):
 def _record_label(spec, rankdir):
     head, rows = _head(spec)
     parts = [F.rec(head)]
+    vertical = rankdir in ("TB", "BT")
     for row in rows:
-        if isinstance(row, list):
-            parts.append("{" + "|".join(F.rec(t) for t, _ in row) + "}")
+        if isinstance(row, list):      # value and gradient: stacked (narrow nodes) top to bottom
+            cells = "|".join(F.rec(t) for t, _ in row)
+            parts.append(cells if vertical else "{" + cells + "}")
         else:
             parts.append(F.rec(row[0]))
     body = "|".join(parts)
@@ -494,7 +529,7 @@ _KIND_ATTRS = {
 
 # font sizes in points at scale 1: the SVG shows 1 pt as 4/3 CSS px, so a fitted graph keeps
 # node text >= 12 px down to a zoom of 0.64 (edge labels: 0.75)
-_FONT_PT = {"node": 14, "edge": 13, "cluster": 13}
+_FONT_PT = {"node": 14, "edge": 13.5, "cluster": 14}
 
 
 def _font_sizes(scale):
@@ -513,12 +548,12 @@ class DAG(GraphvizContract, graphviz.Digraph):
         fs = _font_sizes(self.scale)
         super().__init__(
             "microtorch",
-            graph_attr={"rankdir": rankdir, "bgcolor": "transparent", "nodesep": f"{0.22 * self.scale:.2f}",
-                        "ranksep": f"{(0.26 if rankdir in ('TB', 'BT') else 0.4) * self.scale:.2f}", "fontname": "Helvetica,Arial,sans-serif",
+            graph_attr={"rankdir": rankdir, "bgcolor": "transparent", "nodesep": "0.22",
+                        "ranksep": "0.26" if rankdir in ("TB", "BT") else "0.4", "fontname": "Helvetica,Arial,sans-serif",
                         "fontsize": fs["cluster"], "fontcolor": DOT["fg2"]},
             node_attr={"shape": "record", "style": "rounded,filled", "fontname": "Helvetica,Arial,sans-serif",
                        "fontsize": fs["node"], "fontcolor": DOT["fg"], "penwidth": "1.2", "height": "0.3",
-                       "margin": f"{0.08 * self.scale:.3f},{0.03 * self.scale:.3f}"},
+                       "margin": "0.1,0.03"},
             edge_attr={"fontname": "Helvetica,Arial,sans-serif", "fontsize": fs["edge"], "arrowsize": "0.8",
                        "color": DOT["fg3"], "fontcolor": DOT["grad"], "penwidth": "1.2"},
             **kwargs)

@@ -12,6 +12,10 @@ from ._names import Names, collect
 from ._i18n import tr
 from ._theme import scale_style, style_tag
 
+# labels go through tr() when drawn; listed here for the translators: tr("tensor hook"),
+# tr("retain_grad"), tr("node pre-hook"), tr("node hook"), tr("post-accumulate hook"),
+# tr("module forward pre-hook"), tr("module forward hook"), tr("module backward pre-hook"),
+# tr("module backward hook"), tr("autograd.grad capture"), tr("forward"), tr("after backward")
 LANES = [
     ("module_forward_pre", "module forward pre-hook"),
     ("module_forward", "module forward hook"),
@@ -105,9 +109,10 @@ class HookTimeline:
     def _repr_html_(self):
         esc = F.esc
         if not self.firings:
-            return (f"<div class='mtviz'>{style_tag()}<div class='mt-muted'>no hook fired while recording; "
-                    "register one (t.register_hook(fn), node.register_prehook(fn), ...) and run backward "
-                    "inside `with viz.record() as tape:`</div></div>")
+            return (f"<div class='mtviz'>{style_tag()}<div class='mt-muted'>"
+                    + tr("no hook fired while recording; register one (t.register_hook(fn), "
+                         "node.register_prehook(fn), ...) and run backward inside `with viz.record() as tape:`")
+                    + "</div></div>")
         lanes = self.lanes()
         row_of = {k: i + 3 for i, (k, _) in enumerate(lanes)}
         n = len(self.firings)
@@ -121,13 +126,13 @@ class HookTimeline:
             while end + 1 < n and self.firings[end + 1]["phase"] == ph:
                 end += 1
             cls = "mt-phase mt-bw" if ph.startswith("backward") else "mt-phase"
-            cells.append(f"<div class='{cls}' style='grid-row:1;grid-column:{start + 2} / {end + 3}'>{esc(ph)}</div>")
+            cells.append(f"<div class='{cls}' style='grid-row:1;grid-column:{start + 2} / {end + 3}'>{esc(_phase(ph))}</div>")
             start = end + 1
         for f in self.firings:
             cells.append(f"<div class='mt-colhead' style='grid-row:2;grid-column:{f['index'] + 1}'>#{f['index']}</div>")
         for k, label in lanes:
             r = row_of[k]
-            cells.append(f"<div class='mt-lane-name' style='grid-row:{r};grid-column:1'>{esc(label)}</div>")
+            cells.append(f"<div class='mt-lane-name' style='grid-row:{r};grid-column:1'>{esc(tr(label))}</div>")
             cells.append(f"<div class='mt-lane-bg' style='grid-row:{r};grid-column:2 / {n + 2}'></div>")
         for f in self.firings:
             chg = " mt-chg" if f["changed"] else ""
@@ -136,9 +141,9 @@ class HookTimeline:
             cells.append(
                 f"<div class='mt-card{chg}'{data} title='{esc(tip)}' style='grid-row:{row_of[f['kind']]};"
                 f"grid-column:{f['index'] + 1}'><div class='mt-cn'>#{f['index']} {esc(f['hook'] or f['kind'])}</div>"
-                f"<div class='mt-ct'>on {esc(f['target'])}</div>"
+                f"<div class='mt-ct'>{tr('on {target}').format(target=esc(f['target']))}</div>"
                 f"<div class='mt-cv'>{esc(F.summary_values(f['before']))} → <span class='mt-after'>{esc(F.summary_values(f['after']))}</span>"
-                f"{' (changed)' if f['changed'] else ''}</div></div>")
+                f"{' ' + tr('(changed)') if f['changed'] else ''}</div></div>")
         link_css = []
         if self.dag is not None:
             pre = self.dag.prefix
@@ -150,9 +155,9 @@ class HookTimeline:
                 link_css.append(f".mt-timeline:has({gid}:hover) .mt-card[data-t='{d}']"
                                 " { box-shadow: 0 0 0 2px var(--mt-purple); }")
         dag_html = self.dag.pane_html() if self.dag is not None else ""
-        summary = (f"<div><b>hook timeline</b> <span class='mt-muted'>{n} firing(s), "
-                   f"{sum(f['changed'] for f in self.firings)} changed a gradient; hover a card to find its "
-                   "node</span></div>")
+        summary = (f"<div><b>{tr('hook timeline')}</b> <span class='mt-muted'>"
+                   + tr("{n} firing(s), {k} changed a gradient; hover a card to find its node").format(
+                       n=n, k=sum(f['changed'] for f in self.firings)) + "</span></div>")
         return (f"<div class='mtviz'{scale_style()}>{style_tag()}<style>{_CSS}{''.join(link_css)}</style>"
                 f"<div class='mt-timeline'>{summary}<div class='mt-lanes' style='{cols}'>{''.join(cells)}</div>"
                 f"{dag_html}</div></div>")
@@ -176,6 +181,13 @@ class HookTimeline:
         with open(p, "w", encoding="utf-8") as f:
             f.write(page(self._repr_html_(), title="microtorch hook timeline"))
         return p
+
+
+def _phase(ph):
+    """'forward', 'backward 0', 'after backward' in the current language."""
+    if ph.startswith("backward "):
+        return tr("backward {i}").format(i=ph.split()[1])
+    return tr(ph)
 
 
 def _is_graph_obj(x):

@@ -105,32 +105,7 @@ def heatmap_data(report, pairs="all", diff_scale="shared"):
         dmax_drawn = float(drawn.max()) if drawn.size else 0.0
         diff_vmax = vmax if diff_scale == "shared" else (dmax_drawn if dmax_drawn > 0 else 1.0)
         mask = np.asarray(p.mask, dtype=bool)
-        r, c = (int(p.worst[0]), int(p.worst[1])) if p.worst is not None and len(p.worst) == 2 else (0, 0)
-        has = num.size > 0
-        worst = {
-            "row": r, "col": c,
-            "output_element": _unravel(r, p.output_shape) if has else (),
-            "input_element": _unravel(c, p.input_shape) if has else (),
-            "numerical": num[r, c].item() if has else None,
-            "analytical": ana[r, c].item() if has else None,
-            "abs_error": float(diff[r, c]) if has else 0.0,
-        }
-        verdict = "passed" if p.passed else f"FAILED ({int(mask.sum())} of {mask.size} entries)"
-        kind = "" if p.kind == "real" else f" [{p.kind}]"
-        mode = "" if getattr(p, "mode", "backward") == "backward" else f" ({p.mode} AD)"
-        title = (f"output {p.output_index} w.r.t. input {p.input_index}{kind}{mode}: {verdict}; worst "
-                 f"out{_idx(worst['output_element'])}/in{_idx(worst['input_element'])}: numerical "
-                 f"{F.num(worst['numerical']) if has else '—'} vs analytical "
-                 f"{F.num(worst['analytical']) if has else '—'}")
-        for k, part in enumerate(parts):
-            part["title"] = title
-            if is_complex:       # each row's title gives the worst entry's part drawn in it
-                part["title"] = (title if k == 0 else
-                                 f"output {p.output_index} w.r.t. input {p.input_index}{kind}{mode}: imaginary part "
-                                 f"of the same Jacobian; at out{_idx(worst['output_element'])}/"
-                                 f"in{_idx(worst['input_element'])}: numerical "
-                                 f"{F.num(part['numerical'][r, c].item()) if has else '—'} vs analytical "
-                                 f"{F.num(part['analytical'][r, c].item()) if has else '—'}")
+        worst, title = _worst_and_titles(p, num, ana, diff, mask, parts, is_complex)
         out.append({
             "pair": p, "output_index": p.output_index, "input_index": p.input_index, "parts": parts,
             "numerical": num, "analytical": ana, "diff": diff, "mask": mask, "tol": tol,
@@ -139,6 +114,36 @@ def heatmap_data(report, pairs="all", diff_scale="shared"):
             "output_shape": tuple(p.output_shape), "input_shape": tuple(p.input_shape),
         })
     return out
+
+
+def _worst_and_titles(p, num, ana, diff, mask, parts, is_complex):
+    """The worst entry of a pair and the titles of its rows (one per part drawn)."""
+    r, c = (int(p.worst[0]), int(p.worst[1])) if p.worst is not None and len(p.worst) == 2 else (0, 0)
+    has = num.size > 0
+    worst = {
+        "row": r, "col": c,
+        "output_element": _unravel(r, p.output_shape) if has else (),
+        "input_element": _unravel(c, p.input_shape) if has else (),
+        "numerical": num[r, c].item() if has else None,
+        "analytical": ana[r, c].item() if has else None,
+        "abs_error": float(diff[r, c]) if has else 0.0,
+    }
+    verdict = tr("passed") if p.passed else tr("FAILED ({n} of {m} entries)").format(n=int(mask.sum()), m=mask.size)
+    kind = "" if p.kind == "real" else f" [{p.kind}]"
+    mode = "" if getattr(p, "mode", "backward") == "backward" else f" ({p.mode} AD)"
+    where = dict(o=p.output_index, i=p.input_index, kind=kind, mode=mode, oe=_idx(worst["output_element"]),
+                 ie=_idx(worst["input_element"]))
+    title = tr("output {o} w.r.t. input {i}{kind}{mode}: {verdict}; worst out{oe}/in{ie}: numerical {n} vs "
+               "analytical {a}").format(verdict=verdict, n=F.num(worst["numerical"]) if has else "—",
+                                        a=F.num(worst["analytical"]) if has else "—", **where)
+    for k, part in enumerate(parts):
+        part["title"] = title
+        if is_complex and k > 0:       # each row's title gives the worst entry's part drawn in it
+            part["title"] = tr("output {o} w.r.t. input {i}{kind}{mode}: imaginary part of the same Jacobian; "
+                               "at out{oe}/in{ie}: numerical {n} vs analytical {a}").format(
+                n=F.num(part["numerical"][r, c].item()) if has else "—",
+                a=F.num(part["analytical"][r, c].item()) if has else "—", **where)
+    return worst, title
 
 
 def worst_entries(item, k=10):
@@ -342,9 +347,9 @@ def _save_fig(fig_factory, path, theme):
 
 
 def _table(rows):
-    head = ("<table class='mt-table'><tr><th class='mt-l'>output element</th><th class='mt-l'>input element</th>"
-            "<th>(row, col)</th><th>numerical</th><th>analytical</th><th>|a − n|</th><th>atol + rtol·|n|</th>"
-            "<th class='mt-l'></th></tr>")
+    head = (f"<table class='mt-table'><tr><th class='mt-l'>{tr('output element')}</th><th class='mt-l'>"
+            f"{tr('input element')}</th><th>(row, col)</th><th>{tr('numerical')}</th><th>{tr('analytical')}</th>"
+            "<th>|a − n|</th><th>atol + rtol·|n|</th><th class='mt-l'></th></tr>")
     body = []
     for r in rows:
         cls = " class='mt-failrow'" if r["failing"] else ""
@@ -353,7 +358,7 @@ def _table(rows):
                     f"<td class='mt-num'>({r['row']}, {r['col']})</td>"
                     f"<td class='mt-num'>{F.num(r['numerical'])}</td><td class='mt-num'>{F.num(r['analytical'])}</td>"
                     f"<td class='mt-num'>{F.num(r['abs_error'])}</td><td class='mt-num'>{F.num(r['tol'])}</td>"
-                    f"<td class='mt-l'>{'fails' if r['failing'] else ''}</td></tr>")
+                    f"<td class='mt-l'>{tr('fails') if r['failing'] else ''}</td></tr>")
     return head + "".join(body) + "</table>"
 
 

@@ -63,6 +63,9 @@ class Step:
         return f"<Step {self.index}: {self.title} at {','.join(self.nodes)}, gradient {g}>"
 
 
+# hook kinds, translated where shown: tr("tensor hook"), tr("retain_grad"), tr("node pre-hook"),
+# tr("node hook"), tr("post-accumulate hook"), tr("module backward hook"), tr("module backward pre-hook"),
+# tr("captured for autograd.grad"), tr("multi-grad hook"), tr("module forward pre-hook"), tr("module forward hook")
 _HOOK_KIND = {"tensor": "tensor hook", "retain_grad": "retain_grad", "node_pre": "node pre-hook",
               "node_post": "node hook", "post_accumulate": "post-accumulate hook",
               "module_backward": "module backward hook", "module_backward_pre": "module backward pre-hook",
@@ -185,9 +188,9 @@ class _Builder:
                 st.waiting_more = len(deps) - seen
             st.panel = self._panel(st, len(steps))
         if len(runs) > len(steps):
-            steps[-1].panel += (f"<div class='mt-sec mt-sec-hook'><h4>Not shown</h4>backward ran "
-                                f"{len(runs) - len(steps)} more node(s) after this one (max_steps={max_steps}); "
-                                "viz.draw shows the whole graph</div>")
+            steps[-1].panel += (f"<div class='mt-sec mt-sec-hook'><h4>{tr('Not shown')}</h4>"
+                                + tr("backward ran {n} more node(s) after this one (max_steps={m}); viz.draw shows "
+                                     "the whole graph").format(n=len(runs) - len(steps), m=max_steps) + "</div>")
         return steps
 
     @staticmethod
@@ -316,30 +319,30 @@ class _Builder:
         esc = F.esc
         if st.kind == "seed":
             roots = ", ".join(esc(self._title_of(d)) for d in st.nodes)
-            h.append(f"<div class='mt-head'><span class='mt-badge'>step 0 / {n_steps - 1}</span>"
-                     f"<b>backward starts</b><span class='mt-muted'>at {roots}</span></div>")
+            h.append(f"<div class='mt-head'><span class='mt-badge'>{tr('step {k} / {n}').format(k=0, n=n_steps - 1)}</span>"
+                     f"<b>{tr('backward starts')}</b><span class='mt-muted'>{tr('at {roots}').format(roots=roots)}</span></div>")
             L = self.loss_sym
             seeds = st.outgoing
-            h.append("<div class='mt-sec mt-sec-chain'><h4>Seed</h4>")
+            h.append(f"<div class='mt-sec mt-sec-chain'><h4>{tr('Seed')}</h4>")
             h.append(_math(C.partial(L, L) + " = " + (_lnum(_val(seeds[0])) if seeds and seeds[0] is not None
                                                           and seeds[0].size == 1 else r"\mathbf{1}")))
             for d, g in zip(st.nodes, seeds):
-                h.append(f"<div class='mt-line'>{esc(self._title_of(d))}: gradient "
+                h.append(f"<div class='mt-line'>{esc(self._title_of(d))}: {tr('gradient')} "
                          f"<span class='mt-gradv'>{esc(F.summary(g))}</span></div>")
-            h.append("<div class='mt-muted'>The gradient of the output with respect to itself starts the "
-                     "chain rule; it flows down the edges.</div></div>")
+            h.append("<div class='mt-muted'>" + tr("The gradient of the output with respect to itself starts the "
+                                                   "chain rule; it flows down the edges.") + "</div></div>")
         else:
             dot = st.nodes[0] if st.nodes else None
-            h.append(f"<div class='mt-head'><span class='mt-badge'>step {st.index} / {n_steps - 1}</span>"
+            h.append(f"<div class='mt-head'><span class='mt-badge'>{tr('step {k} / {n}').format(k=st.index, n=n_steps - 1)}</span>"
                      f"<b>{esc(st.title)}</b><span class='mt-muted'>{esc(self._var_note(dot))}</span></div>")
             self._arrivals_html(st, h)
             if st.hooks:
-                h.append("<div class='mt-sec mt-sec-hook'><h4>Hooks</h4>")
+                h.append(f"<div class='mt-sec mt-sec-hook'><h4>{tr('Hooks')}</h4>")
                 for hk in st.hooks:
                     changed = " mt-changed" if hk["changed"] else ""
-                    h.append(f"<div class='mt-line{changed}'>{esc(_HOOK_KIND.get(hk['kind'], hk['kind']))} "
+                    h.append(f"<div class='mt-line{changed}'>{esc(tr(_HOOK_KIND.get(hk['kind'], hk['kind'])))} "
                              f"<code>{esc(hk['name'] or '')}</code>: {esc(F.summary_values(hk['before']))} → "
-                             f"{esc(F.summary_values(hk['after']))}{' (changed)' if hk['changed'] else ''}</div>")
+                             f"{esc(F.summary_values(hk['after']))}{' ' + tr('(changed)') if hk['changed'] else ''}</div>")
                 h.append("</div>")
             if F.is_accumulate(st.node):
                 self._accum_html(st, h, dot)
@@ -353,31 +356,30 @@ class _Builder:
         if spec is None:
             return ""
         if spec.kind == "more":
-            return "(a node not drawn)"
+            return tr("(a node not drawn)")
         if spec.kind in ("leaf", "const"):
-            return f"writes {self.var.get(dot)}.grad"
+            return tr("writes {x}.grad").format(x=self.var.get(dot))
         var = self.var.get(dot)
-        return f"output {var}" if var else ""
+        return tr("output {v}").format(v=var) if var else ""
 
     def _arrivals_html(self, st, h):
         esc = F.esc
         L = self.loss_sym
         dot = st.nodes[0] if st.nodes else None
         y = self.out_sym(st.node) if not F.is_accumulate(st.node) else self.sym(dot)
-        h.append(f"<div class='mt-sec'><h4>Gradient arriving</h4>")
+        h.append(f"<div class='mt-sec'><h4>{tr('Gradient arriving')}</h4>")
         h.append(to_mathml(C.partial(L, y), display=False) + " ")
         if not st.contributions:
             h.append(f"<span class='mt-gradv'>{esc(F.summary(st.gradient))}</span>")
         elif len(st.contributions) == 1:
             nr, t, d, g = st.contributions[0]
             h.append(f"<span class='mt-gradv'>{esc(F.summary(g))}</span> "
-                     f"<span class='mt-src'>from {esc(self._title_of(d) if d else t)}</span>")
+                     f"<span class='mt-src'>{tr('from {src}').format(src=esc(self._title_of(d) if d else t))}</span>")
         else:
-            h.append(f"= sum of {len(st.contributions)} contributions (the tensor is used "
-                     f"{len(st.contributions)} times):")
+            h.append(tr("= sum of {n} contributions (the tensor is used {n} times):").format(n=len(st.contributions)))
             for nr, t, d, g in st.contributions:
                 h.append(f"<div class='mt-line'>+ <span class='mt-gradv'>{esc(F.summary(g))}</span> "
-                         f"<span class='mt-src'>from {esc(self._title_of(d) if d else t)}</span></div>")
+                         f"<span class='mt-src'>{tr('from {src}').format(src=esc(self._title_of(d) if d else t))}</span></div>")
             total = None
             try:
                 import numpy as np
@@ -386,13 +388,13 @@ class _Builder:
                 pass
             h.append(f"<div class='mt-line'>= <span class='mt-gradv'>{esc(F.summary(total))}</span></div>")
         if st.hooks and any(hk["changed"] for hk in st.hooks if hk["kind"] in ("tensor", "node_pre")):
-            h.append(f"<div class='mt-line mt-changed'>after hooks: {esc(F.summary(st.gradient))}</div>")
+            h.append(f"<div class='mt-line mt-changed'>{tr('after hooks:')} {esc(F.summary(st.gradient))}</div>")
         h.append("</div>")
 
     def _chain_html(self, st, h):
-        h.append("<div class='mt-sec mt-sec-chain'><h4>Chain rule: upstream × local = downstream</h4>")
+        h.append(f"<div class='mt-sec mt-sec-chain'><h4>{tr('Chain rule: upstream × local = downstream')}</h4>")
         if not st.latex:
-            h.append("<div class='mt-muted'>no input needs a gradient from this node</div>")
+            h.append(f"<div class='mt-muted'>{tr('no input needs a gradient from this node')}</div>")
         for tex in st.latex:
             h.append(_math(tex))
         for tex in st.numbers:
@@ -422,7 +424,7 @@ class _Builder:
 
     def _accum_html(self, st, h, dot):
         x = self.var.get(dot) or "x"
-        h.append("<div class='mt-sec mt-sec-acc'><h4>Accumulate into the leaf</h4>")
+        h.append(f"<div class='mt-sec mt-sec-acc'><h4>{tr('Accumulate into the leaf')}</h4>")
         for tex in st.latex:
             h.append(_math(tex))
         if st.accumulation is not None:
@@ -432,35 +434,35 @@ class _Builder:
                      f"<span class='mt-gradv'>{F.esc(F.summary(contrib))}</span> = "
                      f"<b>{F.esc(F.summary(after))}</b></div>")
             if before is None:
-                h.append("<div class='mt-muted'>.grad was None: the first gradient is stored (a copy).</div>")
+                h.append(f"<div class='mt-muted'>{tr('.grad was None: the first gradient is stored (a copy).')}</div>")
             else:
-                h.append("<div class='mt-muted'>.grad already held a value: gradients accumulate "
-                         "(call .grad = None or zero_grad() between steps).</div>")
+                h.append("<div class='mt-muted'>" + tr(".grad already held a value: gradients accumulate "
+                                                       "(call .grad = None or zero_grad() between steps).") + "</div>")
         else:
-            h.append("<div class='mt-muted'>nothing accumulated (no gradient arrived, or autograd.grad "
-                     "returned it instead of writing .grad)</div>")
+            h.append("<div class='mt-muted'>" + tr("nothing accumulated (no gradient arrived, or autograd.grad "
+                                                   "returned it instead of writing .grad)") + "</div>")
         h.append("</div>")
 
     def _engine_html(self, st):
         esc = F.esc
-        parts = ["<div class='mt-sec'><h4>Engine: ready queue and dependencies</h4>"]
+        parts = [f"<div class='mt-sec'><h4>{tr('Engine: ready queue and dependencies')}</h4>"]
         if st.ready:
             chips = []
             for j, d in enumerate(st.ready[:12]):
                 cls = "mt-chip mt-chip-next" if j == 0 else "mt-chip mt-chip-ready"
                 chips.append(f"<span class='{cls}'>{esc(self._title_of(d))}</span>")
             more = f" <span class='mt-muted'>+{len(st.ready) - 12}</span>" if len(st.ready) > 12 else ""
-            parts.append("<div>ready (next first): " + "".join(chips) + more + "</div>")
+            parts.append("<div>" + tr("ready (next first):") + " " + "".join(chips) + more + "</div>")
         else:
-            parts.append("<div class='mt-muted'>ready queue empty: backward is done</div>"
-                         if st.index > 0 and not st.waiting else "<div class='mt-muted'>ready queue empty</div>")
+            parts.append(f"<div class='mt-muted'>{tr('ready queue empty: backward is done')}</div>"
+                         if st.index > 0 and not st.waiting else f"<div class='mt-muted'>{tr('ready queue empty')}</div>")
         waiting = [(d, c) for d, c in st.waiting.items() if d not in st.ready]
         if waiting:
             chips = "".join(f"<span class='mt-chip'>{esc(self._title_of(d))} <b>{c}</b></span>"
                             for d, c in waiting[:12])
             extra = max(0, len(waiting) - 12) + st.waiting_more
-            more = f" <span class='mt-muted'>+{extra} more nodes</span>" if extra else ""
-            parts.append(f"<div>waiting for edges: {chips}{more}</div>")
+            more = f" <span class='mt-muted'>{tr('+{n} more nodes').format(n=extra)}</span>" if extra else ""
+            parts.append(f"<div>{tr('waiting for edges:')} {chips}{more}</div>")
         parts.append("</div>")
         return "".join(parts)
 
@@ -495,10 +497,10 @@ class _Builder:
             has_grad = any(isinstance(r, list) and any(c == "mt-grad" for _, c in r) for r in spec.rows)
             if not has_grad:
                 continue
-            texts = [[-1, "grad —"]]
+            texts = [[-1, f"{tr('grad')} —"]]
             if spec.kind == "leaf":
                 before = self.values.leaf_grad_before(spec.obj)
-                texts = [[-1, f"grad {F.summary(before)}"]]
+                texts = [[-1, f"{tr('grad')} {F.summary(before)}"]]
             k = exec_step.get(name)
             if k is not None:
                 st = steps[k]
@@ -510,7 +512,7 @@ class _Builder:
                 else:
                     g = st.incoming[0] if st.incoming else None
                 if g is not None:
-                    texts.append([k, f"grad {F.summary(g)}"])
+                    texts.append([k, f"{tr('grad')} {F.summary(g)}"])
             grad_text[name] = texts
         return {
             "prefix": self.dag.prefix,

@@ -7,15 +7,43 @@ the gradient phase (`grad`, `grad2`, `backward`, `grad_rg`). KNOWN lists the doc
 import numpy as np
 
 
-def _known_einsum_node(step, torch_rec, mt_rec):
-    """torch records einsum as the ops it decomposes into; microtorch as one EinsumBackward0 node."""
-    return step.op == "einsum" and mt_rec.nodes == ("EinsumBackward0",) and \
-        mt_rec.grad_fn == "EinsumBackward0"
+def _known_einsum_node(prog, step, torch_rec, mt_rec):
+    """torch records einsum as the ops it decomposes into; microtorch as one EinsumBackward0 node.
+    torch's result can be a view of one of those inner ops, so an in-place op on it rebases that
+    op (AsStridedBackward0 over CopySlices) where microtorch records the in-place op's own node."""
+    if mt_rec.grad_fn == "EinsumBackward0" and mt_rec.nodes in ((), ("EinsumBackward0",)):
+        return True
+    made_by = {st.out: st for st in prog.steps}
+    src = made_by.get(step.args[0]) if step.inplace and step.args else None
+    return src is not None and src.op == "einsum" and mt_rec.nodes == (mt_rec.grad_fn,) and \
+        torch_rec.nodes == ("AsStridedBackward0", "torch::autograd::CopySlices")
+
+
+def _known_copyslices(prog, step, torch_rec, mt_rec):
+    """torch's CopySlices hides the in-place op it applied; microtorch's shows it as an input."""
+    return torch_rec.grad_fn == mt_rec.grad_fn and torch_rec.nodes == mt_rec.folded != mt_rec.nodes
+
+
+_RESHAPES = {"ViewBackward0", "ReshapeAliasBackward0", "UnsafeViewBackward0", "CloneBackward0"}
+
+
+def _known_einsum_layout(prog, step, torch_rec, mt_rec):
+    """torch's einsum result is often a permuted (non-contiguous) view, microtorch's is contiguous:
+    a reshape reading it directly is then a ViewBackward0 in microtorch where torch copies
+    (UnsafeViewBackward0 over CloneBackward0) or aliases (ReshapeAliasBackward0)."""
+    made_by = {st.out: st for st in prog.steps}
+    if not any(made_by.get(a) is not None and made_by[a].op == "einsum" for a in step.args):
+        return False
+    t, m = list(torch_rec.nodes), list(mt_rec.nodes)
+    return [n for n in t if n not in _RESHAPES] == [n for n in m if n not in _RESHAPES] and \
+        set(t) ^ set(m) <= _RESHAPES
 
 
 # (category prefix, predicate(step, torch record, microtorch record)) -> accepted
 KNOWN = {
     "einsum-one-node": ("name", _known_einsum_node),
+    "copyslices-op": ("name", _known_copyslices),
+    "einsum-layout": ("name", _known_einsum_layout),
 }
 
 
@@ -47,7 +75,7 @@ def compare(prog, tt, mt):
     """A list of (category, detail) for every difference; the known ones as ('known:<key>', ...)."""
     out = []
     for i, (st, a, b) in enumerate(zip(prog.steps, tt.steps, mt.steps)):
-        out += _compare_step(i, st, a, b)
+        out += _compare_step(prog, i, st, a, b)
     if tt.error != mt.error:
         if tt.error is None:
             i = mt.error[0]
@@ -68,7 +96,7 @@ def compare(prog, tt, mt):
     return out + _compare_grads(tt, mt)
 
 
-def _compare_step(i, st, a, b):
+def _compare_step(prog, i, st, a, b):
     out = []
     if (a.dtype, a.shape) != (b.dtype, b.shape):
         return [(f"shape:{st.op}", f"step {i}: torch {a.dtype}{a.shape}, microtorch {b.dtype}{b.shape}")]
@@ -78,7 +106,7 @@ def _compare_step(i, st, a, b):
         out.append((f"flags:{st.op}", f"step {i}: requires_grad/is_leaf torch {a.requires_grad}/{a.is_leaf}, "
                     f"microtorch {b.requires_grad}/{b.is_leaf}"))
     if (a.grad_fn, a.nodes) != (b.grad_fn, b.nodes):
-        known = [k for k, (what, pred) in KNOWN.items() if what == "name" and pred(st, a, b)]
+        known = [k for k, (what, pred) in KNOWN.items() if what == "name" and pred(prog, st, a, b)]
         cat = f"known:{known[0]}" if known else f"name:{st.op}"
         out.append((cat, f"step {i}: grad_fn torch {a.grad_fn} {list(a.nodes)}, microtorch {b.grad_fn} "
                     f"{list(b.nodes)}"))

@@ -34,6 +34,7 @@ class StepRecord:
     is_leaf: bool
     grad_fn: str
     nodes: tuple        # names of the graph nodes this step created, in walk order
+    folded: tuple = ()  # the same, with CopySlices folded as torch shapes it (see _new_nodes)
 
 
 @dataclass
@@ -51,15 +52,23 @@ class Trace:
 def _np(t):
     if t is None:
         return None
-    return np.array(t.detach().numpy(), copy=True)
+    try:
+        return np.array(t.detach().numpy(), copy=True)
+    except RuntimeError:  # torch's ZeroTensor (a known-zero gradient) needs force=True
+        return np.array(t.detach().numpy(force=True), copy=True)
 
 
 def _name(node):
     return None if node is None else node.name()
 
 
-def _new_nodes(out, seen):
-    """Names of the nodes reachable from out.grad_fn that no earlier value reached (walk order)."""
+def _new_nodes(out, seen, fold=False):
+    """Names of the nodes reachable from out.grad_fn that no earlier value reached (walk order).
+
+    fold=True walks microtorch's graph as torch shapes it: torch's CopySlices keeps the in-place
+    op it applied inside itself, microtorch's has that op as its second input; folded, CopySlices
+    links to the op's other inputs directly (the documented known difference "copyslices-op").
+    """
     names, stack = [], [out.grad_fn] if out.grad_fn is not None else []
     while stack:
         node = stack.pop()
@@ -69,7 +78,10 @@ def _new_nodes(out, seen):
         if node.name().endswith("AccumulateGrad"):
             continue
         names.append(node.name())
-        stack.extend(n for n, _ in reversed(node.next_functions))
+        edges = [n for n, _ in node.next_functions]
+        if fold and node.name().endswith("CopySlices") and len(edges) > 1 and edges[1] is not None:
+            edges = edges[:1] + [n for n, _ in edges[1].next_functions[1:]]
+        stack.extend(reversed(edges))
     return tuple(names)
 
 
@@ -88,7 +100,7 @@ def run_program(L, prog, grads=True):
 
 
 def _run(L, prog, grads):
-    tr, env, seen = Trace(), {}, {}
+    tr, env, seen, seen_folded = Trace(), {}, {}, {}
     leaves = []
     for leaf in prog.leaves:
         env[leaf.name] = t = L.tensor(leaf.values.copy(), requires_grad=leaf.requires_grad)
@@ -102,7 +114,8 @@ def _run(L, prog, grads):
         env[st.out] = out
         tr.steps.append(StepRecord(str(out.dtype).split(".")[-1],
                                    tuple(out.shape), _np(out), out.requires_grad, out.is_leaf,
-                                   _name(out.grad_fn), _new_nodes(out, seen)))
+                                   _name(out.grad_fn), _new_nodes(out, seen),
+                                   _new_nodes(out, seen_folded, fold=True)))
     try:
         tr.final = {k: _np(v) for k, v in env.items()}
     except Exception as e:
@@ -128,6 +141,9 @@ def _gradients(L, prog, env, leaves, tr):
     except Exception as e:
         tr.grad_errors["loss"] = _exc(e)
         return
+    if prog.seed % 3 == 0:  # one program in three: backward() alone (the 10-minute budget of make fuzz)
+        _backward(loss, wrt, tr)
+        return
     try:
         g = L.autograd.grad(loss, wrt, create_graph=True, allow_unused=True)
     except Exception as e:
@@ -139,9 +155,14 @@ def _gradients(L, prog, env, leaves, tr):
              for i, x in enumerate(g) if x is not None and x.requires_grad]
     if terms:
         try:
-            tr.grads2 = [_np(x) for x in L.autograd.grad(sum(terms), wrt, allow_unused=True)]
+            tr.grads2 = [_np(x) for x in L.autograd.grad(sum(terms), wrt, retain_graph=True, allow_unused=True)]
         except Exception as e:
             tr.grad_errors["grad2"] = _exc(e)
+    if prog.seed % 3 == 1:  # and one in three also backward() after the graph was used twice
+        _backward(loss, wrt, tr)
+
+
+def _backward(loss, wrt, tr):
     try:
         loss.backward()
         tr.backward = [_np(t.grad) for t in wrt]

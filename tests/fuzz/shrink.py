@@ -94,11 +94,34 @@ def minimize(prog, category, budget=400):
 
 
 def reproducer(prog, category=None):
-    """A self-contained script: the program on torch and on microtorch, side by side."""
+    """A self-contained script: the program on torch and on microtorch, side by side; for a gradient
+    category also the harness's weighted loss and its first- and second-order gradients."""
     body = "\n".join("    " + line for line in prog.code().splitlines())
     finals = ", ".join(st.out for st in prog.steps) or prog.leaves[0].name
     head = f"# fuzz seed {prog.seed}" + (f", category {category}" if category else "")
-    return (f"{head}\nimport numpy as np, torch, microtorch\n\n"
+    text = (f"{head}\nimport numpy as np, torch, microtorch\n\n"
             f"for L in (torch, microtorch):\n    F = L.nn.functional\n{body}\n"
             f"    for t in ({finals},):\n"
             f"        print(L.__name__, t.shape, t.grad_fn.name() if t.grad_fn else None, t)\n")
+    if category and ":" not in category:
+        text += _grad_lines(prog)
+    return text
+
+
+def _grad_lines(prog):
+    from .check import libs
+    from .run import _weights, eval_step
+    torch, _ = libs()
+    env = {leaf.name: torch.tensor(leaf.values, requires_grad=leaf.requires_grad) for leaf in prog.leaves}
+    for st in prog.steps:
+        env[st.out] = eval_step(torch, st, env)
+    names = [k for k, v in env.items() if v.requires_grad and v.dtype == torch.float64]
+    wrt = ", ".join(leaf.name for leaf in prog.leaves if leaf.requires_grad)
+    terms = " + ".join(f"({k} * L.tensor({_weights(prog, k, tuple(env[k].shape), 1).round(3).tolist()!r})).sum()"
+                       for k in names)
+    return (f"    loss = {terms}\n"
+            f"    g = L.autograd.grad(loss, ({wrt},), create_graph=True, allow_unused=True)\n"
+            f"    print(L.__name__, 'grad', g)\n"
+            f"    gg = [x for x in g if x is not None and x.requires_grad]\n"
+            f"    if gg:\n        print(L.__name__, 'grad2', L.autograd.grad(sum(x.sum() for x in gg), ({wrt},), "
+            f"allow_unused=True))\n")

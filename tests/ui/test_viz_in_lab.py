@@ -54,6 +54,7 @@ def _check_stepper(page, stepper, label, artifacts):
 
 
 def test_notebook_04_steppers_fit_at_every_size_and_theme(lab, page, artifacts):
+    """...and, at 1920x1080, every text of the MLP stepper is legible in both themes."""
     open_notebook(page, lab, "04_step_through_backward.ipynb")
     run_all(page)
     steppers = page.locator(".jp-OutputArea-output .mt-stepper")
@@ -66,25 +67,74 @@ def test_notebook_04_steppers_fit_at_every_size_and_theme(lab, page, artifacts):
             page.wait_for_timeout(250)
             for i in range(2):
                 _check_stepper(page, steppers.nth(i), f"{i}-{w}x{h}-{theme}", artifacts)
+            if w == 1920:
+                _check_legible(page, steppers.nth(1))
     _set_theme(page, "light")
 
 
-def test_notebook_04_stepper_text_is_legible_on_a_projector(lab, page, artifacts):
+def _check_legible(page, stepper):
     """1920x1080, default scale: every visible text of the MLP stepper >= 12 px with AA contrast,
-    in both themes, at the last step (done nodes included)."""
-    page.set_viewport_size({"width": 1920, "height": 1080})
-    open_notebook(page, lab, "04_step_through_backward.ipynb")
+    at the last step (done nodes included)."""
+    stepper.scroll_into_view_if_needed()
+    stepper.focus()
+    page.keyboard.press("End")
+    stepper.locator(".mt-next:disabled").wait_for(timeout=5_000)
+    texts = stepper.evaluate(TEXTS_JS)
+    assert len(texts) > 30
+    assert not too_small(texts, 12), too_small(texts, 12)[:8]
+    assert not low_contrast(texts), low_contrast(texts)[:8]
+    stepper.locator(".mt-reset").click()
+
+
+_INTERACTIVE = [
+    "import microtorch as mt\nfrom microtorch import viz, nn\nmt.manual_seed(0)",
+    "w = mt.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)\nx = mt.tensor([1.0, 2.0])\n"
+    "y = (w @ x).tanh().sum()\nviz.draw(y)",
+    "model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 1))\n"
+    "viz.explore(model, mt.randn(5, 3), loss_fn=lambda out: out.pow(2).mean())",
+    "class Half(mt.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+    "        ctx.save_for_backward(x)\n        return x * x\n    @staticmethod\n    def backward(ctx, g):\n"
+    "        (x,) = ctx.saved_tensors\n        return g * x\n"
+    "viz.gradcheck(Half.apply, (mt.tensor([0.5, -1.0, 2.0], dtype=mt.float64, requires_grad=True),))",
+]
+
+
+def test_interactive_outputs_work_inside_lab(lab, page, artifacts):
+    """The scripts of viz's HTML outputs run in JupyterLab (trusted outputs): the DAG becomes a
+    fitted pan/zoom pane, the explorer opens a module and shows a tensor, a heatmap cell reads
+    out under the pointer."""
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in _INTERACTIVE])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(lab.root_dir / "viz_interactive.ipynb"))
+    page.set_viewport_size({"width": 1366, "height": 768})
+    open_notebook(page, lab, "viz_interactive.ipynb")
     run_all(page)
-    stepper = page.locator(".jp-OutputArea-output .mt-stepper").nth(1)
-    stepper.wait_for(state="visible", timeout=30_000)
-    for theme in ("light", "dark"):
-        _set_theme(page, theme)
-        stepper.scroll_into_view_if_needed()
-        stepper.focus()
-        page.keyboard.press("End")
-        stepper.locator(".mt-next:disabled").wait_for(timeout=5_000)
-        texts = stepper.evaluate(TEXTS_JS)
-        assert len(texts) > 30
-        assert not too_small(texts, 12), too_small(texts, 12)[:8]
-        assert not low_contrast(texts), low_contrast(texts)[:8]
-    _set_theme(page, "light")
+    dag = page.locator(".jp-OutputArea-output .mt-graphwrap").first
+    dag.scroll_into_view_if_needed()
+    page.wait_for_function("(el) => !el.querySelector('.mt-graph').classList.contains('mt-static')",
+                           arg=dag.element_handle(), timeout=10_000)
+    geo = dag.evaluate(GEOMETRY_JS)[0]
+    assert geo["nodes"] and not outside(geo)
+    dag.locator(".mt-zin").click()
+    assert dag.evaluate(GEOMETRY_JS)[0]["zoom"] > geo["zoom"] * 1.2
+
+    ex = page.locator(".jp-OutputArea-output .mt-explorer").first
+    ex.scroll_into_view_if_needed()
+    page.wait_for_function("(el) => el.dataset.state !== undefined", arg=ex.element_handle(), timeout=10_000)
+    ex.locator("g.node.mt-module", has_text="2 · Linear").click()
+    assert ex.evaluate("el => el.dataset.state") == "2"
+    ex.locator("g.node", has_text="2.weight").click()
+    panel = ex.locator(".mt-tensor").inner_text()
+    assert "shape (4, 4)" in panel and "gradient" in panel
+    ex.screenshot(path=str(artifacts / "lab-explore.png"))
+    ex.locator("g.cluster.mt-collapsible[data-module='2']").first.click(position={"x": 8, "y": 8})
+    assert ex.evaluate("el => el.dataset.state") == ""
+
+    heat = page.locator(".jp-OutputArea-output .mt-heatwrap").first
+    heat.scroll_into_view_if_needed()
+    box = heat.locator(".mt-hit[data-panel='numerical']").bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 5 / 6, box["y"] + box["height"] * 5 / 6)
+    tip = heat.locator(".mt-heattip")
+    tip.wait_for(state="visible", timeout=5_000)
+    assert "out[2] / in[2]" in tip.inner_text() and "fails" in tip.inner_text()

@@ -88,7 +88,7 @@ TEXTS_JS = """(root) => {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n.parentElement;
-    if (!n.textContent.trim() || !el || el.closest('svg, style, script, option, math, [hidden]')) continue;
+    if (!n.textContent.trim() || !el || el.closest('svg, style, script, option, annotation, [hidden]')) continue;
     const cs = getComputedStyle(el);
     if (cs.visibility === 'hidden' || cs.display === 'none' || clipped(el)) continue;
     const bg = htmlBg(el), fg = over(rgba(cs.color), bg);

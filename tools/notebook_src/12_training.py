@@ -174,7 +174,7 @@ with plt.rc_context({"font.size": 13}):        # legible when projected
     for name, (m, history) in runs.items():
         axes[0].plot(history, label=name, linewidth=2)
     axes[0].set(xlabel="step", ylabel="loss", yscale="log", title="training loss")
-    axes[0].legend()
+    axes[0].legend(loc="lower left")
     for ax, (name, (m, history)) in zip(axes[1:], runs.items()):
         plot_boundary(m, ax, f"{name}: accuracy {accuracy(m, X, y):.0%}")
     plt.tight_layout()

@@ -1,0 +1,144 @@
+"""nn.functional's activations beyond relu/elu/gelu/softplus (re-exported by nn.functional)."""
+import numpy as np
+
+from .._random import _rng
+from ..ops import activation as act
+
+
+def _run(input, fn, inplace, name):
+    """fn(input), or written into input in place (with fn's grad_fn, as torch's in-place activations)."""
+    if not inplace:
+        return fn(input)
+    from ..ops.inplace import apply_inplace
+    return apply_inplace(input, fn, op=name + "_")
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError(f"hardtanh: min_val ({min_val}) cannot be greater than max_val ({max_val})")
+    return _run(input, lambda x: act.Hardtanh.apply(x, min_val=min_val, max_val=max_val), inplace, "hardtanh")
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    return _run(input, lambda x: act.Hardsigmoid.apply(x), inplace, "hardsigmoid")
+
+
+def hardswish(input, inplace=False):
+    return _run(input, lambda x: act.Hardswish.apply(x), inplace, "hardswish")
+
+
+def silu(input, inplace=False):
+    return _run(input, lambda x: act.Silu.apply(x), inplace, "silu")
+
+
+def mish(input, inplace=False):
+    return _run(input, lambda x: act.Mish.apply(x), inplace, "mish")
+
+
+def logsigmoid(input):
+    return act.LogSigmoid.apply(input)
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    return _run(input, lambda x: act.ScaledElu.apply(x, alpha=_SELU_ALPHA, scale=_SELU_SCALE), inplace, "selu")
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: celu's alpha cannot be 0 (it divides x)")
+    return _run(input, lambda x: act.Celu.apply(x, alpha=alpha, input_scale=1.0 / alpha), inplace, "celu")
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def threshold(input, threshold, value, inplace=False):
+    return _run(input, lambda x: act.Threshold.apply(x, threshold=threshold, value=value), inplace, "threshold")
+
+
+def threshold_(input, threshold, value):
+    return _run(input, lambda x: act.Threshold.apply(x, threshold=threshold, value=value), True, "threshold")
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return act.Softshrink.apply(input, lambd=lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    return act.Hardshrink.apply(input, lambd=lambd)
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    from ..ops.nn import softmax
+    return softmax(-input, dim, dtype=dtype)
+
+
+def glu(input, dim=-1):
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} is size "
+                           f"{input.shape[dim]}")
+    return act.Glu.apply(input, dim=dim % input.ndim)
+
+
+def prelu(input, weight):
+    if weight.numel() != 1 and (input.ndim < 2 or weight.numel() != input.shape[1]):
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                           f"{weight.numel()} and channel size = {input.shape[1] if input.ndim > 1 else 1}.")
+    w = weight.reshape([-1] + [1] * (input.ndim - 2)) if weight.numel() != 1 and input.ndim > 2 else weight
+    return act.Prelu.apply(input, w)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    x = input._data
+    if training:
+        a = _rng(None).uniform(lower, upper, x.shape)
+    else:
+        a = np.full(x.shape, (lower + upper) / 2)
+    slopes = np.where(x >= 0, 1.0, a).astype(x.dtype)
+    return _run(input, lambda x: act.RreluWithNoise.apply(x, slopes=slopes), inplace, "rrelu")
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def elu_(input, alpha=1.0):
+    from ..ops.elementwise import elu
+    return _run(input, lambda x: elu(x, alpha), True, "elu")
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    from ..ops.elementwise import leaky_relu
+    return _run(input, lambda x: leaky_relu(x, negative_slope), True, "leaky_relu")

@@ -1,0 +1,58 @@
+"""The differential fuzzer's fixed seeds, run by `make test` (the long profile is `make fuzz`).
+
+Each chunk runs seeded programs on torch and microtorch and fails with a minimized reproducer for
+the first difference outside the documented table (docs/testing.md, "Known differences").
+"""
+import pytest
+
+from .check import check_program, check_seed
+from .compare import KNOWN, real
+from .gen import generate
+from .shrink import minimize, reproducer
+
+SEEDS_PER_CHUNK = 40
+CHUNKS = 20  # 800 programs, about a minute on this machine
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_fixed_seeds_match_torch(chunk):
+    for seed in range(chunk * SEEDS_PER_CHUNK, (chunk + 1) * SEEDS_PER_CHUNK):
+        prog, diffs = check_seed(seed)
+        bad = real(diffs)
+        if bad:
+            category, detail = bad[0]
+            small = minimize(prog, category, budget=150)
+            pytest.fail(f"seed {seed}: {category}: {detail}\n\n{reproducer(small, category)}")
+
+
+def test_the_fuzzer_can_fail():
+    """A planted difference is caught and minimized: run a program, then corrupt microtorch's side."""
+    import torch
+
+    from . import run
+    prog = generate(7, torch)
+    assert prog.steps
+    real_run = run.run_program
+
+    def broken(L, p, grads=True):
+        tr = real_run(L, p, grads)
+        if L.__name__ == "microtorch" and tr.steps:
+            tr.steps[0].values = tr.steps[0].values + 1.0
+        return tr
+    run.run_program = broken
+    try:
+        from . import check
+        check.run_program = broken
+        assert any(c.startswith("value:") for c, _ in check_program(prog))
+    finally:
+        run.run_program = real_run
+        check.run_program = real_run
+
+
+def test_known_table_is_the_documented_one():
+    """Every key the fuzzer accepts is listed in docs/testing.md's table, and nothing else is."""
+    import pathlib
+    doc = (pathlib.Path(__file__).parents[2] / "docs" / "testing.md").read_text()
+    table = [line.split("|")[1].strip(" `") for line in doc.splitlines()
+             if line.startswith("| `") and "|" in line[1:]]
+    assert sorted(table) == sorted(KNOWN)
