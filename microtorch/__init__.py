@@ -33,7 +33,8 @@ from ._creation import (arange, empty, empty_like, eye, full, full_like, linspac
 from ._serialization import load, save  # noqa: F401
 from .ops.pointwise import (acosh, addcdiv, addcmul, arccosh, arcsinh, arctan2, arctanh, asinh, atan2,  # noqa: F401
                             atanh, deg2rad, erfc, exp2, fmax, fmin, frac, hypot, lerp, logaddexp, logaddexp2, logit,
-                            rad2deg, sinc, xlogy)
+                            rad2deg, sinc, xlogy, clamp_min, clamp_max, signbit, isposinf, isneginf, isreal,
+                            heaviside)
 from .ops.rearrange import index_add, nansum, roll, rot90, scatter, trace  # noqa: F401
 from .ops.composite import (argsort, atleast_2d, atleast_3d, bincount, bucketize, column_stack, diff,  # noqa: F401
                             dsplit, dstack, float_power, fliplr, flipud, histc, histogram, hsplit, hstack, msort,
@@ -48,6 +49,18 @@ from . import func  # noqa: F401,E402  (registers vmap, jacrev, jacfwd with auto
 multiply, subtract, divide, true_divide, negative, absolute = mul, sub, div, div, neg, abs
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 arccos, arcsin, arctan, fix, moveaxis = acos, asin, atan, trunc, movedim
+
+
+def floor_divide(input, other):
+    """input // other, rounded toward -inf, in the operands' result dtype (torch gives it no gradient)."""
+    from .ops import div_rounded
+    out = div_rounded(input, other, "floor")
+    dt = result_type(input, other)
+    return out if out.dtype == dt else Tensor._make(out._data.astype(dt.np))
+
+
+def argwhere(input):
+    return nonzero(input)
 strided = "strided"
 e, pi, inf, nan = _np.e, _np.pi, _np.inf, _np.nan
 __version__ = "0.1.0"

@@ -173,6 +173,19 @@ def _more_methods():
         "is_inference": lambda self: False,
         "is_nonzero": _is_nonzero,
         "apply_": _apply_python, "map_": _map_python,
+        "clamp_min": pw.clamp_min, "clamp_max": pw.clamp_max, "signbit": pw.signbit, "isposinf": pw.isposinf,
+        "isneginf": pw.isneginf, "isreal": pw.isreal, "heaviside": pw.heaviside,
+        "floor_divide": lambda self, other: _namespace().floor_divide(self, other),
+        "argwhere": lambda self: ops.nonzero(self),
+        "split_with_sizes": lambda self, split_sizes, dim=0: ops.split(self, list(split_sizes), dim),
+        "addmm": lambda self, mat1, mat2, *, beta=1, alpha=1: ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha),
+        "multinomial": lambda self, num_samples, replacement=False, *, generator=None:
+            _creation().multinomial(self, num_samples, replacement, generator=generator),
+        "bernoulli": lambda self, *args, generator=None: _creation().bernoulli(self, generator=generator)
+            if not args else _bernoulli_p(self, args[0], generator),
+        "prelu": lambda self, weight: _nn_functional().prelu(self, weight),
+        "hardshrink": lambda self, lambd=0.5: _nn_functional().hardshrink(self, lambd),
+        "new": _legacy_new,
     }
     inplace_unary = ["acos", "asin", "atan", "arccos", "arcsin", "arctan", "cosh", "sinh", "tan", "erf", "expm1",
                      "log10", "log1p", "log2", "rsqrt", "ceil", "floor", "round", "trunc", "fix", "sign", "sgn",
@@ -182,16 +195,95 @@ def _more_methods():
     inplace_binary = ["multiply", "subtract", "divide", "true_divide", "fmod", "remainder", "atan2", "arctan2",
                       "hypot", "xlogy", "lerp", "addcmul", "addcdiv", "eq", "ne", "lt", "le", "gt", "ge",
                       "greater", "greater_equal", "less", "less_equal", "not_equal", "logical_and",
-                      "logical_or", "logical_xor", "float_power", "scatter", "index_add"]
+                      "logical_or", "logical_xor", "float_power", "scatter", "index_add", "clamp_min", "clamp_max",
+                      "floor_divide"]
     table = dict(METHODS, **m)
     for name in inplace_unary:
         m[name + "_"] = _unary(table[name], name + "_")
+    for name, draw in RANDOM_FILLS.items():
+        m[name] = _random_fill(name, draw)
+    for name in ("t", "transpose", "squeeze", "unsqueeze", "swapaxes", "swapdims"):
+        m[name + "_"] = _inplace_view(name + "_", table[name])
     for name, op in (("asinh", "asinh"), ("acosh", "acosh"), ("atanh", "atanh"), ("arcsinh", "asinh"),
                      ("arccosh", "acosh"), ("arctanh", "atanh")):
         m[name + "_"] = _no_inplace_derivative(m[name + "_"], op)
     for name in inplace_binary:
         m[name + "_"] = _binary(table[name], name + "_")
     return m
+
+
+def _random_fill(name, draw):
+    """An in-place fill with random values drawn by draw(rng, shape, *args) (a generator= may be given)."""
+    def method(self, *args, generator=None, **kwargs):
+        from ._random import _rng
+        from ._tensor import Tensor
+        from .autograd.grad_mode import is_grad_enabled
+        from .ops.inplace import apply_inplace
+        values = np.asarray(draw(_rng(generator), self._data.shape, *args, **kwargs)).astype(self._data.dtype)
+        sample = Tensor._make(values)
+        if self.requires_grad and is_grad_enabled():  # as torch: nothing flows back through random values
+            return apply_inplace(self, lambda s: s * 0 + sample, op=name)
+        self._data[...] = values
+        self._version_counter[0] += 1
+        return self
+    method.__name__ = name
+    return method
+
+
+def _random_ints(rng, shape, from_=0, to=None, dtype_max=2 ** 24, **kw):
+    """random_(): integers in [0, 2^mantissa]; random_(to): [0, to); random_(from, to): [from, to)."""
+    if "to" in kw:
+        to = kw.pop("to")
+    if "from" in kw:
+        from_ = kw.pop("from")
+    if to is None and from_ != 0:
+        from_, to = 0, from_
+    return rng.integers(from_, to if to is not None else dtype_max + 1, shape)
+
+
+RANDOM_FILLS = {
+    "normal_": lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape),
+    "uniform_": lambda rng, shape, from_=0.0, to=1.0, **kw: rng.uniform(kw.get("from", from_), to, shape),
+    "random_": _random_ints,
+    "exponential_": lambda rng, shape, lambd=1.0: rng.exponential(1.0 / lambd, shape),
+    "bernoulli_": lambda rng, shape, p=0.5: rng.random(shape) < (p._data if hasattr(p, "_data") else p),
+    "cauchy_": lambda rng, shape, median=0.0, sigma=1.0: median + sigma * rng.standard_cauchy(shape),
+    "geometric_": lambda rng, shape, p: rng.geometric(p, shape),
+    "log_normal_": lambda rng, shape, mean=1.0, std=2.0: rng.lognormal(mean, std, shape),
+}
+
+
+def _inplace_view(name, fn):
+    """t_, transpose_, squeeze_...: self takes the view's shape (and its place in the graph), as torch's."""
+    def method(self, *args, **kwargs):
+        from .ops.inplace import _check_leaf
+        if self.requires_grad and self.grad_fn is None:
+            _check_leaf(self, name)
+        out = fn(self, *args, **kwargs)
+        self._data = out._data
+        if out.grad_fn is not None:
+            self.grad_fn, self._output_nr = _as_inplace_node(out.grad_fn), out._output_nr
+        return self
+    method.__name__ = name
+    return method
+
+
+_INPLACE_NODES = {}
+
+
+def _as_inplace_node(node):
+    """torch names the node of an in-place view op ...Backward1 (t_: TBackward1): the same node, renamed."""
+    cls = type(node)
+    base, _, number = cls.__name__.rpartition("Backward")
+    if not number.isdigit():
+        return node
+    shift = 3 if base == "Squeeze" else 1  # squeeze has three out-of-place overloads (0-2), then 3-5 in place
+    renamed = _INPLACE_NODES.get(cls)
+    if renamed is None:
+        name = f"{base}Backward{int(number) + shift}"
+        renamed = _INPLACE_NODES[cls] = type(name, (cls,), {"__slots__": ()})
+    node.__class__ = renamed
+    return node
 
 
 def _no_inplace_derivative(method, op):
@@ -204,6 +296,31 @@ def _no_inplace_derivative(method, op):
         return method(self, *args, **kwargs)
     checked.__name__ = method.__name__
     return checked
+
+
+def _namespace():
+    import microtorch
+    return microtorch
+
+
+def _nn_functional():
+    from .nn import functional
+    return functional
+
+
+def _bernoulli_p(self, p, generator):
+    """x.bernoulli(p): 0/1 draws with probability p, shaped and typed like x."""
+    from ._random import _rng
+    from ._tensor import Tensor
+    return Tensor._make((_rng(generator).random(self._data.shape) < p).astype(self._data.dtype))
+
+
+def _legacy_new(self, *args):
+    """torch's legacy x.new(...): an uninitialized tensor of sizes, or one holding data, in x's dtype."""
+    from ._tensor import Tensor
+    if len(args) == 1 and not isinstance(args[0], int):
+        return Tensor._make(np.array(args[0], dtype=self._data.dtype))
+    return Tensor._make(np.zeros(tuple(args), dtype=self._data.dtype))
 
 
 def _is_nonzero(self):
@@ -284,5 +401,13 @@ def install_more(cls):
     for name, fn in _more_methods().items():
         setattr(cls, name, fn if name in NO_NUMPY_ALIASES else numpy_aliases(fn))
     cls.output_nr = property(lambda self: self._output_nr)
+    cls.is_cpu = property(lambda self: not self.is_meta)
+    cls.volatile = property(_volatile)
     for name, fn in PROPERTIES.items():
         setattr(cls, name, property(fn))
+
+
+def _volatile(self):
+    import warnings
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+    return False

@@ -181,3 +181,100 @@ def test_loss_errors_as_torch(call, exc):
         with pytest.raises(exc):
             eval(call, {"F": lib.nn.functional, "lib": lib})
 FORWARD_AD_NN += [("soft_margin", lambda l, x: F(l).soft_margin_loss(x, l.tensor(SIGN)), [("f", A.shape)])]
+
+
+IMG = R.standard_normal((2, 3, 4, 5))
+PADS = [("constant", lambda l, x: F(l).pad(x, (1, 2)), "ConstantPadNdBackward0"),
+        ("constant value 2d", lambda l, x: F(l).pad(x, (1, 0, 2, 1), value=0.5), "ConstantPadNdBackward0"),
+        ("constant crop", lambda l, x: F(l).pad(x, (-1, 2, 0, -2)), "ConstantPadNdBackward0"),
+        ("reflect 1d", lambda l, x: F(l).pad(x[0], (2, 3), mode="reflect"), "ReflectionPad1DBackward0"),
+        ("reflect 2d", lambda l, x: F(l).pad(x, (1, 2, 3, 1), mode="reflect"), "ReflectionPad2DBackward0"),
+        ("replicate 2d", lambda l, x: F(l).pad(x, (2, 1, 1, 3), mode="replicate"), "ReplicationPad2DBackward0"),
+        ("replicate 3d", lambda l, x: F(l).pad(x, (1, 1, 1, 1, 1, 1), mode="replicate"),
+         "ReplicationPad3DBackward0"),
+        ("circular 2d", lambda l, x: F(l).pad(x, (1, 2, 2, 1), mode="circular"), "torch::autograd::CopySlices")]
+
+
+@pytest.mark.parametrize("name, f, grad_fn", PADS, ids=[p[0] for p in PADS])
+def test_pad_as_torch(name, f, grad_fn):
+    check_op(f, IMG, grad_fn=grad_fn, second_order=False)
+
+
+PAD_MODULES = ["ZeroPad2d(1)", "ZeroPad1d((1, 2))", "ConstantPad1d(2, 3.5)", "ConstantPad2d((1, 0, 2, 1), -1.)",
+               "ConstantPad3d(1, 0.5)", "ReflectionPad1d((1, 2))", "ReflectionPad2d(2)", "ReplicationPad1d(3)",
+               "ReplicationPad2d((1, 2, 0, 1))", "ReplicationPad3d(1)", "CircularPad1d(2)", "CircularPad2d(1)",
+               "CircularPad3d((1, 0, 1, 0, 0, 1))", "ZeroPad3d(1)", "ReflectionPad3d(1)"]
+
+
+@pytest.mark.parametrize("expr", PAD_MODULES)
+def test_padding_modules_as_torch(expr):
+    tm, mm = eval("nn." + expr, {"nn": torch.nn}), eval("nn." + expr, {"nn": mt.nn})
+    assert repr(mm) == repr(tm)
+    x = IMG[0] if "1d" in expr else IMG  # 1-d padding layers take (C, L) or (N, C, L)
+    close(mm(mt.tensor(x)), tm(torch.tensor(x)), expr)
+
+
+@pytest.mark.parametrize("call, exc", [("F.pad(x, (1, 2, 3))", RuntimeError), ("F.pad(x, (5, 5), mode='reflect')",
+                                                                               RuntimeError),
+                                       ("F.pad(x, (1, 1), mode='bogus')", NotImplementedError),
+                                       ("F.pad(x, (1, 1), mode='replicate')", NotImplementedError),
+                                       ("F.pad(x[0, 0, 0], (1, 1, 1, 1), mode='replicate')", RuntimeError)])
+def test_pad_errors_as_torch(call, exc):
+    for lib in (torch, mt):
+        with pytest.raises(exc):
+            eval(call, {"F": lib.nn.functional, "x": lib.tensor(IMG)})
+
+
+FORWARD_AD_NN += [(name, f, [("f", IMG.shape)]) for name, f, _ in PADS]
+
+
+DROPOUTS = [("dropout1d", (4, 6, 50), True), ("dropout1d", (6, 50), True), ("dropout2d", (4, 6, 5, 10), True),
+            ("dropout3d", (2, 6, 3, 4, 5), True), ("alpha_dropout", (40, 50), False),
+            ("feature_alpha_dropout", (8, 6, 50), True)]
+
+
+@pytest.mark.parametrize("name, shape, per_channel", DROPOUTS)
+def test_dropout_variants_as_torch(name, shape, per_channel):
+    """Same structure as torch (whole channels dropped, kept values scaled alike), the grad_fn, eval = identity."""
+    mt.manual_seed(0)
+    x = np.random.default_rng(0).uniform(1, 2, shape)
+    outs = {}
+    for lib in (torch, mt):
+        xin = lib.tensor(x, requires_grad=True)
+        y = getattr(lib.nn.functional, name)(xin, 0.3, True)
+        outs[lib] = y
+        np.testing.assert_array_equal(getattr(lib.nn.functional, name)(xin, 0.3, False).detach().numpy(), x)
+    t, m = outs[torch], outs[mt]
+    assert m.grad_fn.name() == t.grad_fn.name() and m.shape == t.shape
+    ratio_t, ratio_m = t.detach().numpy() / x, m.detach().numpy() / x
+    if "alpha" not in name:
+        np.testing.assert_allclose(np.unique(np.round(ratio_m, 10)), np.unique(np.round(ratio_t, 10)))
+    dropped = (m.detach().numpy() == m.detach().numpy().min()) if "alpha" in name else (ratio_m == 0)
+    if per_channel:  # a channel is dropped as a whole
+        flat = dropped.reshape(dropped.shape[:2] + (-1,)) if len(shape) > 2 else dropped.reshape(1, shape[0], -1)
+        assert (flat.all(-1) | ~flat.any(-1)).all()
+    assert 0.15 < dropped.mean() < 0.45
+
+
+def test_alpha_dropout_keeps_mean_and_variance_as_torch():
+    x = np.random.default_rng(1).standard_normal(200000)
+    for lib in (torch, mt):
+        y = lib.nn.functional.alpha_dropout(lib.tensor(x), 0.2, True).numpy()
+        assert abs(y.mean()) < 0.02 and abs(y.std() - 1) < 0.02
+
+
+@pytest.mark.parametrize("expr", ["Dropout1d()", "Dropout2d(0.2)", "Dropout3d(inplace=True)", "AlphaDropout(0.2)",
+                                  "FeatureAlphaDropout()"])
+def test_dropout_modules_as_torch(expr):
+    assert repr(eval("nn." + expr, {"nn": mt.nn})) == repr(eval("nn." + expr, {"nn": torch.nn}))
+
+
+@pytest.mark.parametrize("call", ["F.dropout1d(lib.ones(3), 0.5)", "F.dropout2d(lib.ones(3), 0.5)",
+                                  "F.alpha_dropout(lib.ones(3), 1.5)"])
+def test_dropout_errors_as_torch(call):
+    for lib in (torch, mt):
+        with pytest.raises((RuntimeError, ValueError)) as info:
+            eval(call, {"F": lib.nn.functional, "lib": lib})
+        if lib is torch:
+            expected = info.type
+    assert info.type is expected

@@ -191,3 +191,76 @@ FORWARD_AD_OPS += [(name, f, [("f", a.shape) for a in inputs]) for name, f, inpu
 from test_api_nn import FORWARD_AD_NN  # noqa: E402
 
 FORWARD_AD_OPS += FORWARD_AD_NN
+
+
+RANDOM = ["normal_()", "normal_(2., 0.5)", "uniform_()", "uniform_(-2, 3)", "random_()", "random_(5)",
+          "random_(2, 6)", "exponential_(2.)", "bernoulli_(0.3)", "cauchy_()", "geometric_(0.4)", "log_normal_()"]
+
+
+@pytest.mark.parametrize("call", RANDOM)
+def test_random_fills_as_torch(call):
+    """Same support, shape, dtype and (roughly) the same mean/spread as torch; fills in place."""
+    samples = []
+    for lib in (torch, mt):
+        x = lib.empty(20000, dtype=lib.float64)
+        out = eval(f"x.{call}", {"x": x})
+        assert out is x and x._version > 0
+        samples.append(x.numpy())
+    t, m = samples
+    assert (m.min() >= 0 if "random" in call or "geometric" in call or "exponential" in call else True)
+    assert (t == np.round(t)).all() == (m == np.round(m)).all()
+    if "random_()" not in call:  # (the median for cauchy and log-normal: heavy tails; the mean for integers)
+        centre = np.mean if (t == np.round(t)).all() else np.median
+        np.testing.assert_allclose(centre(m), centre(t), rtol=0.1, atol=0.05)
+    if "cauchy" not in call and "log_normal" not in call and "random_()" not in call:
+        np.testing.assert_allclose(m.std(), t.std(), rtol=0.1)
+
+
+def test_random_fill_generator_and_leaf_error():
+    a = mt.empty(5).normal_(generator=mt.Generator().manual_seed(3))
+    b = mt.empty(5).normal_(generator=mt.Generator().manual_seed(3))
+    assert a.tolist() == b.tolist()
+    for lib in (torch, mt):
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            lib.ones(2, requires_grad=True).uniform_()
+
+
+@pytest.mark.parametrize("call", ["t_()", "transpose_(0, 1)", "unsqueeze_(1)", "squeeze_()", "squeeze_(0)",
+                                  "swapaxes_(0, 1)"])
+def test_inplace_views_as_torch(call):
+    out = []
+    for lib in (torch, mt):
+        w = lib.tensor(X[:1] if call == "squeeze_()" else X, requires_grad=True)
+        y = w * 2
+        z = eval(f"y.{call}", {"y": y})
+        assert z is y
+        (y * lib.arange(y.numel()).reshape(y.shape)).sum().backward()
+        out.append((tuple(y.shape), y.grad_fn.name(), w.grad.numpy()))
+    (st, nt, gt), (sm, nm, gm) = out
+    assert sm == st and nm == nt
+    np.testing.assert_allclose(gm, gt)
+
+
+CLAMPS = [("clamp_min", lambda l, x: x.clamp_min(0.2), (X,), "ClampMinBackward0"),
+          ("clamp_max", lambda l, x: l.clamp_max(x, -0.1), (X,), "ClampMaxBackward0")]
+
+
+@pytest.mark.parametrize("name, f, inputs, grad_fn", CLAMPS, ids=[c[0] for c in CLAMPS])
+def test_one_sided_clamps_as_torch(name, f, inputs, grad_fn):
+    check_op(f, *inputs, grad_fn=grad_fn, second_order=False)
+
+
+FORWARD_AD_OPS += [(name, f, [("f", X.shape)]) for name, f, _, _ in CLAMPS]
+
+MORE_METHODS = ["t.signbit()", "lib.isposinf(lib.tensor([1., float('inf'), -float('inf')]))",
+                "lib.isneginf(lib.tensor([1., float('inf'), -float('inf')]))", "lib.isreal(t)",
+                "lib.heaviside(t - 0.5, lib.tensor(0.25))", "lib.floor_divide(t * 4, 3)", "(t * 4).floor_divide(3)",
+                "lib.argwhere(t > 0.3)", "t.split_with_sizes([1, 2])", "t.clamp_min(0.3)", "t.clone().clamp_max_(0.4)",
+                "t.view(3, 1).addmm(t.view(3, 1), t.view(1, 1), beta=2, alpha=0.5)", "t.is_cpu",
+                "t.new(2).shape", "t.new([1, 2])", "t.hardshrink(0.3)", "t.prelu(lib.tensor([0.1]))"]
+
+
+@pytest.mark.parametrize("expr", MORE_METHODS)
+def test_more_methods_as_torch(expr):
+    from autograd_oracle import same
+    same(lambda lib: eval(expr, {"lib": lib, "t": lib.tensor([0.25, 0.5, 2.0])}))

@@ -11,7 +11,7 @@ from ..ops import pointwise as pw  # noqa: E402
 from ._rules import elementwise  # noqa: E402
 
 register(*pw.UNARY.values(), pw.Logit, pw.Atan2, pw.Hypot, pw.Logaddexp, pw.Logaddexp2, pw.Xlogy, pw.Fmax, pw.Fmin,
-         pw.Lerp, pw.LerpTensor, pw.Addcmul, pw.Addcdiv)(elementwise)
+         pw.Lerp, pw.LerpTensor, pw.Addcmul, pw.Addcdiv, pw.ClampMin, pw.ClampMax)(elementwise)
 
 from ..ops import rearrange as ra  # noqa: E402
 from ..ops import shape as _sh  # noqa: E402
@@ -71,3 +71,12 @@ register(act.Hardsigmoid, act.Hardswish, act.Mish, act.Silu, act.LogSigmoid, act
 def glu(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)
     return wrap(cls.apply(v, dim=_shift(kwargs.get("dim", -1), _ndim(args[0]))), level)
+
+from ..ops import pad as _pad  # noqa: E402
+
+
+@register(_pad.ConstantPadNd, _pad.IndexedPad)
+def padding(cls, args, kwargs, level):
+    """pads apply to the trailing dims, so the batch in front is untouched"""
+    v, _ = unwrap(args[0], level)
+    return wrap(cls.apply(v, **kwargs), level)

@@ -424,3 +424,86 @@ def fmin(input, other):
 
 
 arctan2 = atan2
+
+
+# ---- one-sided clamps and tests of the sign bit ---------------------------------------------------------
+class ClampMin(Op):
+    """max(x, min);  d = 1 where x >= min, else 0"""
+    _grad_fn_name = "ClampMinBackward0"
+
+    @staticmethod
+    def forward(ctx, x, min=0.0):
+        ctx.bound = min
+        ctx.save_for_backward(x)
+        return np.maximum(x, np.asarray(min, x.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * Tensor._make((x._data >= ctx.bound).astype(grad._data.dtype))
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t * Tensor._make((ctx.inputs[0]._data >= ctx.bound).astype(t._data.dtype))
+
+
+class ClampMax(Op):
+    """min(x, max);  d = 1 where x <= max, else 0"""
+    _grad_fn_name = "ClampMaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, max=0.0):
+        ctx.bound = max
+        ctx.save_for_backward(x)
+        return np.minimum(x, np.asarray(max, x.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * Tensor._make((x._data <= ctx.bound).astype(grad._data.dtype))
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t * Tensor._make((ctx.inputs[0]._data <= ctx.bound).astype(t._data.dtype))
+
+
+def clamp_min(input, min):
+    if isinstance(min, Tensor):
+        from .elementwise import clamp
+        return clamp(input, min=min)
+    return ClampMin.apply(input, min=min)
+
+
+def clamp_max(input, max):
+    if isinstance(max, Tensor):
+        from .elementwise import clamp
+        return clamp(input, max=max)
+    return ClampMax.apply(input, max=max)
+
+
+def _no_grad(values):
+    return Tensor._make(np.asarray(values))
+
+
+def signbit(input):
+    return _no_grad(np.signbit(input._data))
+
+
+def isposinf(input):
+    return _no_grad(np.isposinf(input._data))
+
+
+def isneginf(input):
+    return _no_grad(np.isneginf(input._data))
+
+
+def isreal(input):
+    return _no_grad(np.isreal(input._data) if input.dtype.is_complex else np.ones(input.shape, bool))
+
+
+def heaviside(input, values):
+    """0 where input < 0, values where input == 0, 1 where input > 0 (no gradient, as torch)."""
+    if input.dtype != values.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes ({input.dtype} and "
+                           f"{values.dtype}); convert one, e.g. values.to(input.dtype)")
+    return _no_grad(np.heaviside(input._data, values._data).astype(input._data.dtype))

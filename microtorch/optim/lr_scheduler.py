@@ -155,3 +155,7 @@ class CosineAnnealingLR(LRScheduler):
     def _get_closed_form_lr(self):
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base in self.base_lrs]
+
+
+from ._more_schedulers import (ConstantLR, LinearLR, MultiplicativeLR, PolynomialLR,  # noqa: E402,F401
+                               ReduceLROnPlateau)

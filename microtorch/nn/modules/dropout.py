@@ -17,3 +17,16 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+def _variant(name, fn_name, doc):
+    return type(name, (Dropout,), {"forward": lambda self, input: getattr(F, fn_name)(input, self.p, self.training,
+                                                                                    self.inplace),
+                                   "__doc__": doc, "__module__": __name__})
+
+
+Dropout1d = _variant("Dropout1d", "dropout1d", "zeroes whole channels of (N, C, L) inputs with probability p")
+Dropout2d = _variant("Dropout2d", "dropout2d", "zeroes whole channels of (N, C, H, W) inputs with probability p")
+Dropout3d = _variant("Dropout3d", "dropout3d", "zeroes whole channels of (N, C, D, H, W) inputs with probability p")
+AlphaDropout = _variant("AlphaDropout", "alpha_dropout", "dropout that keeps SELU's zero mean and unit variance")
+FeatureAlphaDropout = _variant("FeatureAlphaDropout", "feature_alpha_dropout", "alpha dropout of whole channels")

@@ -1,0 +1,84 @@
+"""Dropout variants (re-exported by nn.functional): whole channels (dropout1d/2d/3d) and the alpha dropouts
+that keep a SELU network's mean and variance. Composed as torch composes them: input * noise (+ b)."""
+import math
+
+from .._random import bernoulli_mask
+from .._tensor import Tensor
+
+_SELU_ALPHA_PRIME = 1.7580993408473766  # -scale * alpha of SELU: where a dropped unit goes
+
+
+def _check_p(p):
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _noise(input, p, per_channel):
+    """1 with probability 1 - p, else 0; one draw per (N, C) channel if per_channel (input (N, C, ...))."""
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if per_channel else tuple(input.shape)
+    return Tensor._make(bernoulli_mask(shape, 1 - p, input._data.dtype))
+
+
+def _dropout_impl(input, p, training, inplace, per_channel, alpha):
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    if p == 1 and not alpha:
+        out = input * Tensor._make(input._data * 0)
+        return input.copy_(out) if inplace else out
+    if p == 1:
+        return input * Tensor._make(input._data * 0)
+    noise = _noise(input, p, per_channel)
+    if not alpha:
+        out = input * (noise / (1 - p))
+        return input.copy_(out) if inplace else out
+    a = 1.0 / math.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
+    b = (noise - 1) * (_SELU_ALPHA_PRIME * a) + _SELU_ALPHA_PRIME * a * p
+    out = input * (noise * a) + b
+    return input.copy_(out) if inplace else out
+
+
+def _channels(input, k, name):
+    """(N, C, *k dims) as is; (C, *k dims) as a batch of one (then squeezed back)."""
+    if input.ndim not in (k + 1, k + 2):
+        raise RuntimeError(f"{name}: Expected {k + 1}D or {k + 2}D input, but received a {input.ndim}D input. Note "
+                           f"that {name} exists to provide channel-wise dropout on inputs with {k} spatial "
+                           "dimension(s), a channel dimension, and an optional batch dimension")
+    return input.ndim == k + 1
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    unbatched = _channels(input, 1, "dropout1d")
+    x = input.unsqueeze(0) if unbatched else input
+    out = _dropout_impl(x, p, training, inplace and not unbatched, True, False)
+    return out.squeeze(0) if unbatched else out
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    return _dropout_impl(input, p, training, inplace, True, False)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    if input.ndim not in (4, 5):  # torch: a deprecation warning, then each leading slice is a "channel"
+        import warnings
+        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
+                      "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 4D or 5D inputs).", UserWarning, stacklevel=2)
+    unbatched = input.ndim != 5
+    x = input.unsqueeze(0) if unbatched else input
+    out = _dropout_impl(x, p, training, inplace and not unbatched, True, False)
+    return out.squeeze(0) if unbatched else out
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _dropout_impl(input, p, training, inplace, False, True)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    return _dropout_impl(input, p, training, inplace, True, True)
