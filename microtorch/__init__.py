@@ -36,6 +36,7 @@ from .ops.pointwise import (acosh, addcdiv, addcmul, arccosh, arcsinh, arctan2, 
                             rad2deg, sinc, xlogy, clamp_min, clamp_max, signbit, isposinf, isneginf, isreal,
                             heaviside)
 from .ops.rearrange import index_add, nansum, roll, rot90, scatter, trace  # noqa: F401
+from .ops.decomposition import svd  # noqa: F401
 from .ops.composite import (argsort, atleast_2d, atleast_3d, bincount, bucketize, column_stack, diff,  # noqa: F401
                             dsplit, dstack, float_power, fliplr, flipud, histc, histogram, hsplit, hstack, msort,
                             nanmean, positive, ravel, repeat_interleave, row_stack, searchsorted, take_along_dim,

@@ -186,6 +186,7 @@ def _more_methods():
         "prelu": lambda self, weight: _nn_functional().prelu(self, weight),
         "hardshrink": lambda self, lambd=0.5: _nn_functional().hardshrink(self, lambd),
         "new": _legacy_new,
+        "svd": lambda self, some=True, compute_uv=True: _namespace().svd(self, some, compute_uv),
     }
     inplace_unary = ["acos", "asin", "atan", "arccos", "arcsin", "arctan", "cosh", "sinh", "tan", "erf", "expm1",
                      "log10", "log1p", "log2", "rsqrt", "ceil", "floor", "round", "trunc", "fix", "sign", "sgn",

@@ -264,3 +264,5 @@ MORE_METHODS = ["t.signbit()", "lib.isposinf(lib.tensor([1., float('inf'), -floa
 def test_more_methods_as_torch(expr):
     from autograd_oracle import same
     same(lambda lib: eval(expr, {"lib": lib, "t": lib.tensor([0.25, 0.5, 2.0])}))
+
+FORWARD_AD_OPS += [("svd", lambda l, a: tuple(l.svd(a)[1:2]) + (l.svd(a)[0] @ l.svd(a)[0].T,), [("f", (4, 3))])]
