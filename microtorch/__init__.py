@@ -156,6 +156,16 @@ __all__ = [
     "vsplit", "vstack", "where", "xlogy", "zeros", "zeros_like"
 ]
 
+from ._api_errors import clean_namespace as _clean_namespace  # noqa: E402
+_clean_namespace(globals(), [  # the API added for issue 13
+    "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+    "argsort", "asinh", "atan2", "atanh", "atleast_2d", "atleast_3d", "bincount", "bucketize", "column_stack",
+    "deg2rad", "diff", "dsplit", "dstack", "erfc", "exp2", "fix", "fliplr", "flipud", "float_power", "fmax", "fmin",
+    "frac", "histc", "histogram", "hsplit", "hstack", "hypot", "index_add", "lerp", "logaddexp", "logaddexp2",
+    "logit", "moveaxis", "msort", "nanmean", "nansum", "positive", "rad2deg", "range", "ravel", "repeat_interleave",
+    "roll", "rot90", "row_stack", "scatter", "searchsorted", "sinc", "take_along_dim", "tensor_split", "tile",
+    "trace", "unique", "vsplit", "vstack", "xlogy", "clamp_min", "clamp_max", "signbit", "isposinf", "isneginf",
+    "isreal", "heaviside", "floor_divide", "argwhere", "svd"])
 from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
 _guard_class(Tensor)

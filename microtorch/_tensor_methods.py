@@ -399,7 +399,9 @@ def install(cls):
 
 def install_more(cls):
     """The methods of _more_methods (they need ops.inplace, installed after the core methods)."""
+    from ._api_errors import clean_errors
     for name, fn in _more_methods().items():
+        fn = clean_errors(fn, name)
         setattr(cls, name, fn if name in NO_NUMPY_ALIASES else numpy_aliases(fn))
     cls.output_nr = property(lambda self: self._output_nr)
     cls.is_cpu = property(lambda self: not self.is_meta)
