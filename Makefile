@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYTEST := $(PY) -m pytest
 
-.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean assignments assignments-test fuzz
+.PHONY: lab lab-settings test unit notebooks ui sysdeps bench build lite clean assignments assignments-test fuzz sweep
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +15,7 @@ $(PY):
 # microtorch.viz uses when neither `dot` nor wasmtime is there. Fetched with npm, not in git.
 GRAPHVIZ_JS := microtorch/viz/_vendor/graphviz.js
 $(GRAPHVIZ_JS): tools/fetch_graphviz_js.py
-	$(PYTHON) tools/fetch_graphviz_js.py
+	$(PYTHON) tools/fetch_graphviz_js.py --force
 
 # make lab works without npm (dot or wasmtime lay graphs out there); the tests and builds need it.
 $(VENV)/.lab-installed: pyproject.toml tools/fetch_graphviz_js.py | $(PY)
@@ -75,7 +75,7 @@ lite: $(LITE_VENV)/.installed
 # Unit tests, then notebooks, then the browser tests: three pytest calls so that
 # the nbmake plugin (about 2 s to load) is only paid where it is used.
 # pytest exits 5 when a folder holds no tests yet; that is not a failure here.
-test: $(VENV)/.test-installed $(LITE_VENV)/.installed sysdeps lab-settings
+test: sysdeps $(VENV)/.test-installed $(LITE_VENV)/.installed lab-settings
 	MICROTORCH_LITE_PYTHON=$(abspath $(LITE_PY)) $(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
 	$(PYTEST) -q --nbmake --nbmake-timeout=600 notebooks || [ $$? -eq 5 ]
 	$(PYTEST) -p no:nbmake -q tests/ui || [ $$? -eq 5 ]
@@ -95,6 +95,11 @@ assignments-test: $(VENV)/.test-installed
 # 2 processes, counts by category; `make test` runs its fixed seeds only.
 fuzz: $(VENV)/.test-installed
 	$(PY) -m tests.fuzz -n 30000 --jobs 2
+
+# The API sweep's long profile (docs/testing.md): every bad-argument list for every public callable,
+# beside torch; `make test` runs a stable 30% of them.
+sweep: $(VENV)/.test-installed
+	MICROTORCH_SWEEP_LONG=1 $(PYTEST) -p no:nbmake -q tests/test_api_sweep.py
 
 bench: $(VENV)/.test-installed
 	$(PY) -m benchmarks.run

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# System packages the tests need: Graphviz's `dot` and Debian's chromium (UI tests).
+# System packages the tests need: Graphviz's `dot`, Debian's chromium (UI tests) and npm (the
+# browser-side Graphviz and Pyodide's package list come from the npm registry).
 # Installed with apt-get when missing and running as root; otherwise a clear message.
 set -u
 missing=()
 command -v dot >/dev/null 2>&1 || missing+=(graphviz)
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-liberation fonts-dejavu-core)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "sysdeps: installing ${missing[*]}"

@@ -252,6 +252,14 @@ CASES = {
                    "ignores the tangent")],
     "scaled_mul": [((scaled("no_alpha"),), "constant factor"), ((scaled("swapped"),), "finite differences"),
                    ((scaled("two"),), "incorrect number of gradients")],
+    "grad_by_hand": [((-3 * E2, lambda x: x * x.exp(), 2.0), "wrong sign"),
+                     ((mt.ones(3, 2), lambda b: (b + mt.ones(3, 2)).sum(), [0.5, -1.0]), "broadcast sum is missing"),
+                     ((math.cos(0.6), lambda x: (2 * x).sin(), 0.3), "not right"),
+                     (((1.0, 1.0), lambda a, b: a * b, 1.0, 2.0), "for input 0")],
+    "function_backward": [
+        ((fn_class(lambda x, g: -g * 2 * x, lambda x: x ** 2), mt.tensor([0.5, -1.0, 2.0])), "wrong sign"),
+        ((fn_class(lambda x, g: 2 * x, lambda x: x ** 2), [0.5, -1.0, 2.0]), "ignores the incoming gradient"),
+        ((fn_class(lambda x, g: g * (2 * x).cos(), lambda x: (2 * x).sin()), [0.5, -1.0, 2.0]), "constant factor")],
     "sgd_step": [((sgd_by_hand("sign"),), "wrong sign"), ((sgd_by_hand("no_grad_missing"),), "no_grad"),
                  ((sgd_by_hand("rebind"),), "did not change")],
     "momentum_sgd": [((momentum("plain"),), "not right"), ((momentum("dampened"),), "not right"),
@@ -273,6 +281,7 @@ def test_every_check_has_three_typical_wrong_answers():
     assert all(len(v) >= 3 for v in CASES.values())
     for n in range(1, 14):
         assert len(check.list(n)) >= 3, f"notebook {n} has fewer than 3 checks"
+    assert check.list(0) == ["grad_by_hand", "function_backward"]           # for a teacher's own exercises
 
 
 @pytest.mark.parametrize("name,args,expect", [(n, a, e) for n, cases in CASES.items() for a, e in cases],
@@ -399,3 +408,70 @@ def test_result_box_follows_the_presentation_scale():
     finally:
         viz.set_options(**old)
     assert "--mt-ex-scale: 1'" in check.h_prime(1.0)._repr_html_()
+
+
+def test_generic_checks_pass_on_right_answers():
+    assert check.grad_by_hand(3 * E2, lambda x: x * x.exp(), 2.0).passed
+    assert check.grad_by_hand((2.0, 1.0), lambda a, b: a * b, 1.0, 2.0).passed
+    assert check.grad_by_hand(mt.full((2,), 3.0), lambda b: (b + mt.ones(3, 2)).sum(), [0.5, -1.0]).passed
+    square = fn_class(lambda x, g: g * 2 * x, lambda x: x ** 2)
+    assert check.function_backward(square, [0.5, -1.0, 2.0], reference=lambda t: t ** 2, gradgrad=True).passed
+    wrong_forward = check.function_backward(square, [0.5, -1.0], reference=lambda t: t ** 3)
+    assert not wrong_forward.passed and "forward" in wrong_forward.reason
+
+
+def _torch_raises(thunk):
+    try:
+        thunk()
+    except Exception as e:
+        return type(e).__name__
+    return "nothing"
+
+
+def test_predictions_checked_against_what_pytorch_does():
+    """The checks about behaviour take their reference from microtorch; PyTorch's own answers
+    must pass them."""
+    x = torch.ones(3, requires_grad=True)
+    loss = (x * torch.ones(3)).sum()
+    assert check.grad_fn_names([loss.grad_fn.name(), loss.grad_fn.next_functions[0][0].name()]).passed
+
+    def twice():
+        y = (x * x).sum()
+        y.backward()
+        y.backward()
+    assert check.exception_types(_torch_raises(twice), _torch_raises(lambda: torch.zeros(3)[5]),
+                                 _torch_raises(lambda: torch.ones(2, 3).sum(dim=4))).passed
+
+    def works(make):
+        w = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        y = make(w)
+        y.mul_(2)
+        return "works" if _torch_raises(lambda: y.sum().backward()) == "nothing" else "error"
+    assert check.inplace_prediction(works(torch.sin), works(torch.exp)).passed
+
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a = w * 2
+    a[:2].mul_(3)
+    a.sum().backward()
+    assert check.view_grad(w.grad).passed
+
+    def clipped(hook):
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        h = x * 10
+        if hook:
+            h.register_hook(lambda g: g.clamp(-1, 1))
+        (h * 5).sum().backward()
+        return x.grad
+    assert check.clip_hook(clipped(True), clipped(False)).passed
+
+    x = torch.tensor(3.0, requires_grad=True)
+    (x * x * 2.0).backward()
+    assert check.accumulator(1, x.grad).passed
+
+    w = torch.tensor(1.0, requires_grad=True)
+    opt = torch.optim.SGD([w], lr=0.1)
+    for step in range(3):
+        (w ** 2).backward()
+        if step < 2:
+            opt.step()
+    assert check.no_zero_grad(w.grad).passed

@@ -39,3 +39,30 @@ def test_every_tr_key_of_viz_has_a_chinese_entry():
     assert len(keys) >= 10, f"tr() keys found: {keys}"
     missing = [k for k in keys if k not in ZH]
     assert not missing, f"viz strings without a Chinese entry in _i18n_zh.py: {missing}"
+
+
+def test_matplotlib_families_draw_chinese_without_missing_glyphs():
+    """With a Chinese font installed, the family list renders a Chinese title glyph by glyph."""
+    import warnings
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from microtorch.viz._i18n_zh import matplotlib_families
+    families = matplotlib_families()
+    assert families[0] == "DejaVu Sans"
+    if len(families) == 1:
+        pytest.skip("no Chinese font installed (apt-get install fonts-wqy-microhei)")
+
+    def missing_glyphs(family):
+        with warnings.catch_warnings(record=True) as caught, plt.rc_context({"font.family": family}):
+            warnings.simplefilter("always")
+            fig, ax = plt.subplots()
+            ax.set_title(ZH["numerical (finite differences)"] + " 2.5e-3")
+            fig.canvas.draw()
+            plt.close(fig)
+        return [w for w in caught if "missing from font" in str(w.message)]
+
+    assert missing_glyphs(["DejaVu Sans"]), "DejaVu Sans unexpectedly has Chinese glyphs"
+    assert missing_glyphs(families) == []

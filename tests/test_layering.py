@@ -95,5 +95,5 @@ def test_func_plugs_into_autograd_only_through_the_extension_point():
 
 def test_architecture_doc_shows_the_current_import_graph():
     doc = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
-    assert import_graph.render() in doc, ("docs/ARCHITECTURE.md is out of date: paste the output of "
-                                          "`python tools/import_graph.py` into its Layers section")
+    assert import_graph.render() in doc, ("docs/ARCHITECTURE.md is out of date: run "
+                                          "`python tools/import_graph.py --update`")

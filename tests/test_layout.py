@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import sys
 
 import pytest
 
@@ -164,3 +165,24 @@ def _check_geometry(dag, got, want):
         assert abs(gw - w) <= 0.15 * w + 4 and abs(gh - h) <= 0.15 * h + 4, (nid, (gw, gh), (w, h))
     for g, w in zip(got["size"], want["size"]):
         assert abs(g - w) <= 0.25 * w, (got["size"], want["size"])
+
+
+def test_without_engines_the_browser_is_the_renderer(monkeypatch):
+    """JupyterLite's case: no `dot`, no wasmtime. viz.renderer_name() says so instead of raising
+    (the welcome notebook prints it), SVG files are refused with the fix, outputs carry the DOT."""
+    from microtorch.viz import graph as G
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
+    monkeypatch.setitem(sys.modules, "wasmtime", None)               # import fails
+    assert viz.renderer_name() == "browser"
+    with pytest.raises(ValueError):
+        viz.renderer_name("neato")
+    with pytest.raises(viz.RendererNotFound, match="apt-get install graphviz"):
+        viz.renderer_name("dot")
+    dag = _dag()
+    with pytest.raises(viz.RendererNotFound, match="pip install 'microtorch\\[viz\\]'"):
+        dag.svg()
+    html = dag._repr_html_()
+    assert "mtLayoutDot" in html and "__mtGraphvizModule" in html and '"digraph microtorch' in html
+    monkeypatch.setattr(_layout, "_VENDOR", _layout._VENDOR.with_name("missing.js"))
+    with pytest.raises(viz.RendererNotFound):
+        G.renderer_name()

@@ -122,3 +122,23 @@ def test_lab_shell_loads_from_a_static_server(site):
                 browser.close()
     finally:
         server.shutdown()
+
+
+def test_microtorch_viz_is_installable_from_the_site_in_pyodide(site):
+    """Statically, as piplite will: every requirement of the site's wheels, with Pyodide's markers,
+    is met by a wheel of the site, Pyodide's distribution (its lock) or the kernel's own wheels."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lite_build
+    from packaging.utils import canonicalize_name
+    lock_path, = (ROOT / "build" / "lite").glob("pyodide-lock-*.json")
+    lock = json.loads(lock_path.read_text())
+    python = ".".join(lock["info"]["python"].split(".")[:2])
+    available = {canonicalize_name(n): [p["version"]] for n, p in lock["packages"].items()}
+    kernel = site / "extensions" / "@jupyterlite" / "pyodide-kernel-extension" / "static" / "pypi" / "all.json"
+    available.update({canonicalize_name(n): list(p["releases"]) for n, p in json.loads(kernel.read_text()).items()})
+    wheels = sorted((site / "pypi").glob("*.whl"))
+    assert lite_build.check_installable(wheels, python, available) == []
+    # and the check can fail: without comm, ipywidgets cannot install
+    missing = lite_build.check_installable([w for w in wheels if not w.name.startswith("comm-")], python, available)
+    assert missing and "needs comm" in missing[0]
+    assert "numpy" in available and "matplotlib" in available     # from Pyodide, not bundled

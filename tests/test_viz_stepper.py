@@ -188,3 +188,23 @@ def test_broadcast_input_shows_its_sum_in_the_formula_and_the_numbers():
     assert "to input 0 (x): " in text and "shape (4, 3)" in text
     mul = next(st for st in s.steps if st.title == "MulBackward0")
     assert mul.broadcast == {}                       # same shapes: no sum
+
+
+def test_text_size_control_lays_the_graph_out_again():
+    """The widget's text-size control sets `scale`; the kernel lays the graph out with larger
+    fonts and the same node ids, and set_options(scale=) does the same for new outputs."""
+    import re
+    x = mt.tensor(2.0, requires_grad=True)
+    with viz.record() as tape:
+        (x * x).sin().backward()
+    s = viz.Stepper(tape)
+    sizes = lambda svg: {float(v) for v in re.findall(r'font-size="([\d.]+)"', svg)}   # noqa: E731
+    before, ids = sizes(s.data["svg"]), re.findall(r'<g id="([^"]+)" class="node', s.data["svg"])
+    s.scale = 1.5
+    assert s.data["scale"] == 1.5 and max(sizes(s.data["svg"])) == pytest.approx(1.5 * max(before))
+    assert re.findall(r'<g id="([^"]+)" class="node', s.data["svg"]) == ids
+    old = viz.set_options(scale=2)
+    try:
+        assert max(sizes(viz.draw((x * x).sin()).svg())) == pytest.approx(2 * 14)
+    finally:
+        viz.set_options(**old)

@@ -38,7 +38,7 @@ def pyodide_info():
 
 
 def pyodide_packages(version):
-    """Names of the packages in Pyodide's distribution, from the `pyodide` npm package's lock."""
+    """{name: [version]} of the packages in Pyodide's distribution, from the `pyodide` npm package's lock."""
     lock = WORK / f"pyodide-lock-{version}.json"
     if not lock.exists():
         with tempfile.TemporaryDirectory() as tmp:
@@ -48,14 +48,39 @@ def pyodide_packages(version):
                 sys.exit(f"lite_build: npm pack pyodide@{version} failed:\n{proc.stderr[-2000:]}")
             with tarfile.open(Path(tmp) / json.loads(proc.stdout)[0]["filename"]) as tar:
                 lock.write_bytes(tar.extractfile("package/pyodide-lock.json").read())
-    return {canonicalize_name(n) for n in json.loads(lock.read_text())["packages"]}
+    return {canonicalize_name(n): [p["version"]] for n, p in json.loads(lock.read_text())["packages"].items()}
 
 
 def kernel_packages():
-    """Names of the wheels the Pyodide kernel brings itself (ipykernel and widgetsnbextension shims...)."""
+    """{name: [versions]} of the wheels the Pyodide kernel brings itself (ipykernel and
+    widgetsnbextension shims...)."""
     import jupyterlite_pyodide_kernel  # noqa: F401   (the labextension lives in the environment)
     index = Path(sys.prefix) / "share/jupyter/labextensions/@jupyterlite/pyodide-kernel-extension/static/pypi/all.json"
-    return {canonicalize_name(n) for n in json.loads(index.read_text())}
+    return {canonicalize_name(n): list(p["releases"]) for n, p in json.loads(index.read_text()).items()}
+
+
+def pyodide_env(python):
+    """The environment markers are evaluated in, inside Pyodide."""
+    return dict(default_environment(), sys_platform="emscripten", platform_system="Emscripten",
+                platform_machine="wasm32", python_version=python, python_full_version=f"{python}.0",
+                implementation_name="cpython", platform_python_implementation="CPython")
+
+
+def check_installable(wheels, python, available):
+    """Every requirement of the bundled wheels (Pyodide's markers; microtorch with [viz]) is met by
+    a bundled wheel, Pyodide's distribution or the kernel's own wheels, at a matching version:
+    what piplite will find when a notebook installs microtorch[viz]. Returns the problems."""
+    have = {n: list(v) for n, v in available.items()}
+    for w in wheels:
+        have.setdefault(_dist_name(w), []).append(w.name.split("-")[1])
+    problems = []
+    for w in wheels:
+        extras = ("viz",) if _dist_name(w) == "microtorch" else ()
+        for req in _requires(w, pyodide_env(python), extras):
+            versions = have.get(canonicalize_name(req.name), [])
+            if not any(req.specifier.contains(v, prereleases=True) for v in versions):
+                problems.append(f"{w.name} needs {req}, and the site offers {versions or 'nothing'}")
+    return problems
 
 
 def build_wheel():
@@ -90,9 +115,7 @@ def _spec(req):
 
 def pure_wheels(wheel, python, provided):
     """Download the pure-Python wheels `microtorch[viz]` needs in Pyodide (recursively)."""
-    env = dict(default_environment(), sys_platform="emscripten", platform_system="Emscripten",
-               platform_machine="wasm32", python_version=python, python_full_version=f"{python}.0",
-               implementation_name="cpython", platform_python_implementation="CPython")
+    env = pyodide_env(python)
     dest = WORK / "wheels"
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
@@ -125,9 +148,12 @@ def main():
     args = ap.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     version, python = pyodide_info()
-    provided = pyodide_packages(version) | kernel_packages()
+    available = {**pyodide_packages(version), **kernel_packages()}
     wheel = build_wheel()
-    deps = pure_wheels(wheel, python, provided)
+    deps = pure_wheels(wheel, python, set(available))
+    problems = check_installable([wheel, *deps], python, available)
+    if problems:
+        sys.exit("lite_build: microtorch[viz] would not install in Pyodide:\n  " + "\n  ".join(problems))
     print(f"lite_build: Pyodide {version} (Python {python}); bundling {wheel.name} and "
           f"{', '.join(w.name for w in deps)}")
     # lite/ holds the site's settings; the build runs on a fresh copy so that JupyterLite's caches

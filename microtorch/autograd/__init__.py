@@ -14,5 +14,6 @@ from .variable import Variable  # noqa: F401
 from . import forward_ad, functional  # noqa: F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
-_guard_namespace(globals(), ["backward", "grad"], {"tensors": "tensor_or_tensors"})  # torch's TypeError for bad types
+_guard_namespace(globals(), ["backward", "grad", "gradcheck", "gradgradcheck"], {"tensors": "tensor_or_tensors"},
+                 eager=True)  # torch's TypeError for an argument of the wrong type (ops/_checks.py)
 from ._settings import NestedIOFunction, enforce_grad_layout_policy, set_multithreading_enabled  # noqa: F401,E501

@@ -87,42 +87,38 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
 
     accumulate=True (Tensor.backward): write `.grad` of leaves (only of `inputs` if given).
     accumulate=False (autograd.grad): return the gradients of `inputs`, touch no `.grad`.
+    Called through `quietly`, so numpy is made quiet once per backward rather than per op.
     """
     task = GraphTask(roots, grads, retain_graph, create_graph, inputs, accumulate)  # steps 1, 2
     if task.listening:
         _emit_started(roots, grads, inputs, create_graph, retain_graph)
+    deps, buffers, ready, changed = task.deps, task.buffers, task.ready, task.changed
     previous, _local.task = current_task(), task
     try:
         with grad_mode.set_grad_enabled(create_graph):
-            quietly(_loop, task)
+            task.push(task.root)                                                # step 3
+            while ready:                                                        # step 4
+                node = heapq.heappop(ready)[2]
+                outgoing = _run_node(task, node)
+                for i, (nxt, nr) in enumerate(node.next_functions):
+                    if nxt is None:
+                        continue
+                    g = outgoing[i] if outgoing is not None else None
+                    if g is not None:  # add into the buffer of the node it flows into
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * nxt._num_outputs
+                        buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    deps[nxt] -= 1
+                    if changed is not None:
+                        changed[nxt] = deps[nxt]
+                    if deps[nxt] == 0 and (task.needed is None or task.should_run(nxt)):
+                        task.push(nxt)
     finally:
         _local.task = previous
     if task.listening:
         _hooks.emit(_hooks.BackwardFinished(tuple(roots)))
     return task.results
-
-
-def _loop(task):
-    """Steps 3 and 4 (run inside numpy's quiet errstate once, rather than once per op)."""
-    deps, buffers, ready, changed = task.deps, task.buffers, task.ready, task.changed
-    task.push(task.root)                                                        # step 3
-    while ready:                                                                # step 4
-        node = heapq.heappop(ready)[2]
-        outgoing = _run_node(task, node)
-        for i, (nxt, nr) in enumerate(node.next_functions):
-            if nxt is None:
-                continue
-            g = outgoing[i] if outgoing is not None else None
-            if g is not None:
-                buf = buffers.get(nxt)
-                if buf is None:
-                    buf = buffers[nxt] = [None] * nxt._num_outputs
-                buf[nr] = g if buf[nr] is None else buf[nr] + g
-            deps[nxt] -= 1
-            if changed is not None:
-                changed[nxt] = deps[nxt]
-            if deps[nxt] == 0 and (task.needed is None or task.should_run(nxt)):
-                task.push(nxt)
 
 
 def _run_node(task, node):
@@ -361,7 +357,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
     _check_outputs(tensors)
     grads = _make_grads(tensors, grad_tensors)
-    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    quietly(run_backward, tensors, grads, retain_graph, create_graph, inputs, True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -394,7 +390,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         return transforms().batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                              materialize_grads)
     grads = _make_grads(outputs, grad_outputs)
-    results = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False)
+    results = quietly(run_backward, outputs, grads, retain_graph, create_graph, inputs, False)
     for k, r in enumerate(results):
         if r is None:
             if materialize_grads:

@@ -8,6 +8,8 @@
     check.sigmoid_backward(MySigmoid, hint=True)
     check.sigmoid_backward(MySigmoid, strict=True)   # AssertionError when wrong (nbgrader)
     check.list(7)                              # the checks of notebook 7
+    check.grad_by_hand(answer, f, 2.0)         # for your own exercises: any derivative by hand
+    check.function_backward(MyOp, x)           # ... any Function's backward (gradcheck)
 
 A check compares the answer with a reference it computes (never shown), or runs gradcheck
 / gradgradcheck on it. It returns a `Result`: `.passed`, `.reason`, and in Jupyter a green or
@@ -22,7 +24,7 @@ import inspect
 from ._judge import Unusable, wrong
 from ._registry import REGISTRY
 from ._result import Hint, Result
-from . import _basics, _tensors, _advanced  # noqa: F401  (they register the checks)
+from . import _basics, _tensors, _advanced, _generic  # noqa: F401  (they register the checks)
 
 __all__ = ["check", "Result", "Hint"]
 
@@ -45,7 +47,7 @@ class _Checks:
         return Hint(name, REGISTRY[name].hint)
 
     def list(self, notebook=None):
-        """Names of the checks, of one notebook if given (1..13)."""
+        """Names of the checks, of one notebook if given (1..13; 0: the generic ones)."""
         return [n for n, e in REGISTRY.items() if notebook is None or e.notebook == notebook]
 
     def __repr__(self):

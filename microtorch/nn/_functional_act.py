@@ -102,6 +102,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def glu(input, dim=-1):
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
+    from ..ops._op import normalize_dims
+    dim = normalize_dims(dim, input.ndim, "glu")[0]
     if input.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} is size "
                            f"{input.shape[dim]}")

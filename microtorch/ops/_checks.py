@@ -18,7 +18,8 @@ import numpy as np
 
 _TENSOR = {"input", "x", "self", "tensor", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "target", "mask",
            "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient", "running_mean",
-           "running_var", "indices", "boundaries", "sorted_sequence", "tensor1", "tensor2"}
+           "running_var", "indices", "boundaries", "sorted_sequence", "tensor1", "tensor2", "x1", "x2", "input1",
+           "input2", "anchor", "positive", "negative"}
 _TENSOR_OR_TENSORS = {"outputs", "inputs", "grad_outputs", "grad_tensors"}  # (func checks primals as torch)
 _TENSOR_OR_NUMBER = {"other", "exponent", "min", "max", "value", "mean", "std", "end", "start", "step"}
 _TENSORS = {"tensors"}
@@ -31,10 +32,10 @@ _SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", 
 _BOOL = {"keepdim", "largest", "sorted", "unbiased", "requires_grad", "descending", "stable", "ceil_mode",
          "count_include_pad", "inplace", "retain_graph", "create_graph", "allow_unused", "as_tuple",
          "equal_nan", "replacement", "return_indices", "training"}
-_NUMBER = {"fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "lambd", "p", "base",
+_NUMBER = {"lower", "upper", "min_val", "max_val", "margin", "fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "lambd", "p", "base",
            "label_smoothing", "ignore_index"}
 _CALLABLE = {"func"}
-_STR = {"equation", "reduction", "approximate", "rounding_mode"}
+_STR = {"equation", "reduction", "approximate", "rounding_mode", "pattern"}
 # where an op gives a parameter a stricter meaning than its name usually has
 _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select": {"dim": "int", "index": "int"},
              "narrow": {"dim": "int", "start": "int"}, "transpose": {"dim0": "int", "dim1": "int"},
@@ -47,7 +48,8 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "argsort": {"dim": "int"}, "range": {"start": "number", "end": "number", "step": "number"},
              "tile": {"dims": "shape_tuple"}, "is_same_size": {"other": "tensor"}, "type_as": {"other": "tensor"},
              "apply_": {"callable": "callable"}, "map_": {"callable": "callable"}, "histc": {"bins": "int"},
-             "logsumexp": {"dim": "dims_given"},
+             "logsumexp": {"dim": "dims_given"}, "threshold": {"value": "number"},
+             "replace_all_batch_norm_modules_": {"root": "module"}, "lerp": {"weight": "tensor_or_number"},
              "equal": {"other": "tensor"}, "full": {"size": "shape_tuple"}, "bernoulli": {"p": "tensor"},
              "stack_module_state": {"models": "modules"}, "logsumexp": {"dim": "dim"}, "promote_types": {"type1": "dtype", "type2": "dtype", "a": "dtype", "b": "dtype"},
              "functional_call": {"module": "module", "parameter_and_buffer_dicts": "mapping", "args": None}, "allclose": {"other": "tensor"}, "isclose": {"other": "tensor"},
@@ -154,7 +156,7 @@ def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None)
         msg = str(e) if isinstance(e, TypeError) else f"{op}(): {bind_error}"  # naming the op, not the helper
         return TypeError(re.sub(r"^[\w.<>]+\(\)", f"{op}()", msg))  # that implements it (_cmp.<locals>.compare)
     params = _signature(fn).parameters
-    overrides = {**_OP_KINDS.get(op, {}), **(overrides or {})}
+    overrides = {**_OP_KINDS.get(op, _OP_KINDS.get(op.rstrip("_"), {})), **(overrides or {})}
     for pos, (name, value) in enumerate(bound.arguments.items()):
         p = params[name]
         kind = _kind(name, overrides)
@@ -324,18 +326,11 @@ def check_einsum(equation, operands):
         raise RuntimeError(f"einsum(): fewer operands were provided than specified in the equation {equation!r} "
                            f"({len(operands)} given for {len(terms)} terms)")
     for c in rhs:
-        if c not in lhs:
+        if c not in lhs and c != ".":
             raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation {equation!r} for "
                                "any input operand; every output letter must label a dimension of an input")
-        if rhs.count(c) > 1:
+        if rhs.count(c) > 1 and c != ".":
             raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output of {equation!r}")
-    sizes = {}
-    for k, (term, op) in enumerate(zip(terms, operands)):
-        for c, n in zip(term, getattr(op, "shape", ())):
-            if sizes.get(c, n) != n and 1 not in (n, sizes[c]):
-                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which does not broadcast "
-                                   f"with previously seen size {sizes[c]} (equation {equation!r})")
-            sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]
 
 
 def need_dims(input, op):

@@ -262,6 +262,10 @@ def neg(input):
     return Neg.apply(input)
 
 
+_POW_SPECIAL = {0.5: np.sqrt, 2: lambda x: x * x, 3: lambda x: x * x * x, -0.5: lambda x: 1 / np.sqrt(x),
+                -1: lambda x: 1 / x, -2: lambda x: 1 / (x * x)}
+
+
 class PowScalar(Op):
     """d(x^p) = p x^(p-1)"""
     _grad_fn_name = "PowBackward0"
@@ -271,6 +275,8 @@ class PowScalar(Op):
     def forward(ctx, x, exponent):
         ctx.exponent = exponent
         ctx.save_for_backward(x)
+        if x.dtype.kind == "f" and exponent in _POW_SPECIAL:  # torch's kernels: the sign of -0 carries
+            return np.asarray(_POW_SPECIAL[exponent](x), dtype=x.dtype)
         return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
 
     @staticmethod
@@ -361,12 +367,12 @@ class RPow(Op):
     def forward(ctx, x, base):
         out = np.asarray(np.power(np.asarray(base, dtype=x.dtype), x))
         ctx.log_base = math.log(base) if not isinstance(base, complex) and base > 0 else np.log(complex(base))
-        ctx.save_for_backward(out)
+        ctx.save_for_backward(out, x)  # x too, as torch: modifying the exponent in place is an error
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        out, _ = ctx.saved_tensors
         if ctx.log_base == 0 or (isinstance(ctx.log_base, complex) and ctx.log_base == 0):
             return grad * 0, None
         return grad * (out * ctx.log_base).conj(), None
@@ -842,12 +848,18 @@ class Elu(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * where(x > 0, ones_like_(x), exp(x) * ctx.alpha)
+        return grad * _elu_slope(x, ctx.alpha)
 
     @staticmethod
     def jvp(ctx, t):
         x = ctx.inputs[0]
-        return t * where(x > 0, ones_like_(x), exp(x) * ctx.alpha)
+        return t * _elu_slope(x, ctx.alpha)
+
+
+def _elu_slope(x, alpha):
+    """1 for x > 0, alpha exp(x) below; at exactly 0 the constant alpha (torch's second derivative is 0 there)."""
+    at_zero = Tensor._make(np.full(x._data.shape, alpha, x._data.dtype))
+    return where(x > 0, ones_like_(x), where(x < 0, exp(x) * alpha, at_zero))
 
 
 def elu(input, alpha=1.0):

@@ -35,7 +35,7 @@ class Index(Op):
     @staticmethod
     def forward(ctx, x, index):
         ctx.in_shape, ctx.index = x.shape, index
-        return np.ascontiguousarray(x[index])  # a new tensor, contiguous as torch's (view(-1) works)
+        return np.asarray(x[index], order="C")  # a new tensor, contiguous as torch's (view(-1) works)
 
     @staticmethod
     def backward(ctx, grad):
@@ -138,13 +138,16 @@ def _to_np_index(k):
 
 def _check_bounds(x, key):
     """Turn numpy's IndexError into torch's message, naming the dimension and size."""
+    real = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == bool else 1
+               for k in key if k is not None and k is not Ellipsis)
+    if real > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {real} indices)")
     dim = 0
     for k in key:
         if k is None:
             continue
         if k is Ellipsis:
-            dim = x.ndim - sum(1 for kk in key if kk is not None and kk is not Ellipsis
-                               and not (isinstance(kk, np.ndarray) and kk.dtype == bool))
+            dim += x.ndim - real  # the dims the ellipsis stands for
             continue
         if isinstance(k, (int, np.integer)):
             if dim >= x.ndim:

@@ -11,7 +11,6 @@ grad_fn is a `CopySlices` node (old base with the view's elements replaced by th
 result), and every view of that base is regenerated from the new base (`AsStridedBackward0`).
 Where a view sits in its base is recorded as the flat positions of its elements.
 """
-import weakref
 
 import numpy as np
 
@@ -19,7 +18,6 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import extension, grad_mode, views
 from ..autograd.node import Node, _seq
-from ..autograd.saved import short_name
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
 

@@ -161,7 +161,11 @@ def _should_fold(a, b):
     needs no copy (its leading dims are contiguous)."""
     transpose = b.ndim > a.ndim
     big = np.swapaxes(b._data, -1, -2) if transpose else a._data
-    if (a if transpose else b).requires_grad or big.size == 0:
+    if (a if transpose else b).requires_grad:
+        return True
+    if a.ndim == 2:  # folding would need a transpose and a copy of the result
+        return False
+    if big.size == 0:
         return True
     st, sh = big.strides, big.shape
     return all(st[i] == st[i + 1] * sh[i + 1] for i in range(big.ndim - 2))
@@ -258,7 +262,7 @@ class Einsum(Op):
         terms = equation.split("->")[0].split(",")
         ops = [np.broadcast_to(o, [sizes[c] if n == 1 else n for c, n in zip(t, o.shape)])
                for t, o in zip(terms, ops)]  # a size-1 label broadcasts against the others
-        return np.asarray(np.einsum(equation, *ops))
+        return np.asarray(np.einsum(equation, *ops), order="C")  # (ascontiguousarray makes 0-d 1-d)
 
     @staticmethod
     def backward(ctx, grad):
@@ -368,8 +372,8 @@ def _einsum_view(term, out, x):
 def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    check_einsum(equation.replace(" ", ""), operands)
     eq = _normalize_equation(equation, operands)
-    check_einsum(eq, operands)
     terms, out = eq.split("->")
     terms = terms.split(",")
     if len(terms) != len(operands):

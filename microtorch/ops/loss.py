@@ -224,6 +224,8 @@ class SoftMarginLoss(Op):
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)), averaged over the classes (the last dim)"""
     from .activation import LogSigmoid
+    from ._checks import need_dims
+    need_dims(input, "multilabel_soft_margin_loss")  # the classes are the last dim: a 0-d input has none
     reduction = _reduction(size_average, reduce, reduction)
     loss = -(target * LogSigmoid.apply(input) + (1 - target) * LogSigmoid.apply(-input))
     if weight is not None:

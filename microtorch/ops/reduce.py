@@ -121,16 +121,14 @@ class Var(Op):
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        ctx.denom = builtins.max(n - correction, 0)
+        ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
         return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
-        centered = x - x.mean(dim=ctx.dims, keepdim=True)
-        return g * centered * (2.0 / ctx.denom if ctx.denom else math.inf)  # (nan where torch has nan)
+        return _var_backward(ctx, x, _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim))
 
     @staticmethod
     def jvp(ctx, t):
@@ -147,7 +145,7 @@ class Std(Op):
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        ctx.denom = builtins.max(n - correction, 0)
+        ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         return out
@@ -158,15 +156,23 @@ class Std(Op):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         s = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
         from .elementwise import where
-        centered = x - x.mean(dim=ctx.dims, keepdim=True)
         gs = where(s == 0, 0.0, g / (s * 2))  # as torch: 0 where the std is 0 (all values equal)
-        return gs * centered * (2.0 / ctx.denom if ctx.denom else math.inf)
+        return _var_backward(ctx, x, gs)
 
     @staticmethod
     def jvp(ctx, t):
         x = ctx.inputs[0]
         centered = x - x.mean(dim=ctx.dims, keepdim=True)
         return Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (ctx.output * ctx.denom)
+
+
+def _var_backward(ctx, x, g):
+    """torch's var_backward: 2 (x - mean) / (n - correction) g; over all elements with n <= correction,
+    the constant nan where x equals the mean and inf elsewhere (times g)."""
+    mean = x.mean(dim=ctx.dims, keepdim=True)
+    if ctx.dims is None and ctx.dof <= 0:
+        return g * Tensor._make(np.where(x._data == mean._data, np.nan, np.inf).astype(x._data.dtype))
+    return g * (x - mean) * (2.0 / ctx.dof if ctx.dof else math.inf)
 
 
 def _var_args(dim, unbiased, correction, x, op):
@@ -297,12 +303,25 @@ class AminOp(AmaxOp):
         return AminOp._fwd(ctx, x, dims, keepdim)
 
 
+def _evenly_distribute(grad, x, out):
+    """max()/min() over everything: grad / count at the extreme entries (the nan ones if the result
+    is nan), exactly 0 elsewhere (masked, as torch on CPU: a nan grad does not spread)."""
+    from .elementwise import where
+    xd, od = x._data, out._data
+    mask = np.isnan(xd) if np.isnan(od).any() else xd == od
+    return where(Tensor._make(mask), grad / float(mask.sum()), 0.0)
+
+
 class MaxAll(AmaxOp):
     _grad_fn_name = "MaxBackward1"
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
         return MaxAll._fwd(ctx, x, dims, keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _evenly_distribute(grad, *ctx.saved_tensors)
 
 
 class MinAll(AminOp):
@@ -311,6 +330,10 @@ class MinAll(AminOp):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
         return MinAll._fwd(ctx, x, dims, keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _evenly_distribute(grad, *ctx.saved_tensors)
 
 
 def _check_nonempty(x, op):

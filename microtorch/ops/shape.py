@@ -100,7 +100,7 @@ def _share(out, x, multi=False):
     """Views share the version counter (and remember their base) as in torch."""
     if isinstance(out, Tensor) and out is not x and (np.may_share_memory(out._data, x._data)  # (O(1) bounds check)
                                                      or out._data.size == 0):  # (empty arrays share nothing)
-        mark_view(out, x, multi)
+        mark_view(out, x, multi or x.__dict__.get("_view_multi", False))  # a view of split()'s output too
     return out
 
 

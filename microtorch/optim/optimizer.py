@@ -9,7 +9,6 @@ import copy
 import functools
 from collections import defaultdict
 
-import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import graph

@@ -188,3 +188,36 @@ ZH = {
     "retain_grad": "retain_grad",
     "...": "...",
 }
+
+
+# ---- Chinese text in matplotlib figures (the gradcheck heatmaps) ------------------------------
+# matplotlib's default font (DejaVu Sans) has no Chinese glyphs: titles come out as empty boxes,
+# with a "Glyph ... missing" warning per character. A list of families makes matplotlib fall
+# back glyph by glyph, so Latin text and digits keep their usual font.
+
+CJK_FAMILIES = ("Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei", "WenQuanYi Zen Hei",
+                "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC", "Hiragino Sans GB",
+                "Arial Unicode MS")
+# files of those families, for a matplotlib font cache built before the font was installed
+_CJK_FILES = ("notosanscjk", "sourcehansans", "wqy-microhei", "wqy-zenhei", "msyh", "simhei",
+              "pingfang", "stheiti", "hiragino sans gb", "arial unicode")
+
+
+def matplotlib_families(base="DejaVu Sans"):
+    """[base, the installed Chinese families...] for rcParams["font.family"]; [base] if none.
+
+    Install one on Debian/Ubuntu with `apt-get install fonts-wqy-microhei` (5 MB) or
+    `fonts-noto-cjk`; Windows and macOS ship one (Microsoft YaHei, PingFang SC).
+    """
+    from matplotlib import font_manager
+    fm = font_manager.fontManager
+    known = {f.name for f in fm.ttflist}
+    if not known.intersection(CJK_FAMILIES):
+        for path in font_manager.findSystemFonts():
+            if any(k in path.lower().replace(" ", "") for k in (s.replace(" ", "") for s in _CJK_FILES)):
+                try:
+                    fm.addfont(path)
+                except (OSError, RuntimeError, ValueError):   # an unreadable font file: skip it
+                    continue
+        known = {f.name for f in fm.ttflist}
+    return [base] + [f for f in CJK_FAMILIES if f in known]

@@ -87,6 +87,11 @@ async function mtLayoutDot(dot) {
 """
 
 
+def browser_available() -> bool:
+    """Whether `browser_layout_js` can give the browser engine (the wheel ships it)."""
+    return _VENDOR.exists()
+
+
 @lru_cache(maxsize=1)
 def browser_layout_js() -> str:
     """JavaScript defining `async function mtLayoutDot(dot)` -> SVG text (from `<svg`), laid out

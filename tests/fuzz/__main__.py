@@ -27,11 +27,32 @@ def _work(seeds):
     return counts, examples, bad
 
 
+def _run_chunks(chunks, jobs):
+    """Chunks of seeds on `jobs` processes; a chunk whose process dies is reported, not lost."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    results, todo = [], list(chunks)
+    while todo:
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(jobs, mp_context=ctx) as pool:
+            futures = [(c, pool.submit(_work, c)) for c in todo]
+            todo = []
+            for c, f in futures:
+                try:
+                    results.append(f.result())
+                except BrokenProcessPool:
+                    if len(c) == 1:
+                        results.append((collections.Counter({"crash:worker": 1}),
+                                        {"crash:worker": (c[0], "the process running it died")}, 1))
+                    else:
+                        todo += [[s] for s in c]  # rerun one seed at a time to find the one
+    return results
+
+
 def long_run(n, start, jobs):
     t0 = time.time()
-    chunks = [range(start + k, start + n, jobs * 1) for k in range(jobs)]
-    with multiprocessing.Pool(jobs) as pool:
-        results = pool.map(_work, [list(c) for c in chunks])
+    seeds = list(range(start, start + n))
+    results = _run_chunks([seeds[i:i + 100] for i in range(0, n, 100)], jobs)
     counts, examples, bad = collections.Counter(), {}, 0
     for c, e, b in results:
         counts.update(c)

@@ -13,10 +13,27 @@ def _known_einsum_node(prog, step, torch_rec, mt_rec):
     op (AsStridedBackward0 over CopySlices) where microtorch records the in-place op's own node."""
     if mt_rec.grad_fn == "EinsumBackward0" and mt_rec.nodes in ((), ("EinsumBackward0",)):
         return True
+    if not _from_einsum(prog, step):
+        return False
+    rebased = {"AsStridedBackward0", "torch::autograd::CopySlices"}
+    return set(torch_rec.nodes) <= rebased and torch_rec.grad_fn in rebased and \
+        (mt_rec.nodes == (mt_rec.grad_fn,) or mt_rec.grad_fn == "torch::autograd::CopySlices")
+
+
+_VIEWS = {"view", "inplace", "setitem", "unsqueeze", "squeeze", "transpose", "t", "permute", "expand",
+          "getitem", "reshape", "contiguous", "flatten", "mT"}
+
+
+def _from_einsum(prog, step):
+    """step reads an einsum result, directly or through views and in-place ops."""
     made_by = {st.out: st for st in prog.steps}
-    src = made_by.get(step.args[0]) if step.inplace and step.args else None
-    return src is not None and src.op == "einsum" and mt_rec.nodes == (mt_rec.grad_fn,) and \
-        torch_rec.nodes == ("AsStridedBackward0", "torch::autograd::CopySlices")
+    st = step
+    while st is not None and st.args:
+        src = made_by.get(st.args[0])
+        if src is not None and src.op == "einsum":
+            return True
+        st = src if src is not None and src.op in _VIEWS else None
+    return False
 
 
 def _known_copyslices(prog, step, torch_rec, mt_rec):

@@ -52,10 +52,9 @@ class Trace:
 def _np(t):
     if t is None:
         return None
-    try:
-        return np.array(t.detach().numpy(), copy=True)
-    except RuntimeError:  # torch's ZeroTensor (a known-zero gradient) needs force=True
-        return np.array(t.detach().numpy(force=True), copy=True)
+    if getattr(t, "_is_zerotensor", lambda: False)():  # torch's known-zero gradient (numpy(force=True)
+        return np.zeros(tuple(t.shape), dtype=str(t.dtype).split(".")[-1])  # can crash on it)
+    return np.array(t.detach().numpy(), copy=True)
 
 
 def _name(node):

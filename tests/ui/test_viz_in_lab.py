@@ -96,6 +96,7 @@ _INTERACTIVE = [
     "        ctx.save_for_backward(x)\n        return x * x\n    @staticmethod\n    def backward(ctx, g):\n"
     "        (x,) = ctx.saved_tensors\n        return g * x\n"
     "viz.gradcheck(Half.apply, (mt.tensor([0.5, -1.0, 2.0], dtype=mt.float64, requires_grad=True),))",
+    "s = viz.step_backward((w @ x).tanh().sum())\ns",
 ]
 
 
@@ -138,3 +139,24 @@ def test_interactive_outputs_work_inside_lab(lab, page, artifacts):
     tip = heat.locator(".mt-heattip")
     tip.wait_for(state="visible", timeout=5_000)
     assert "out[2] / in[2]" in tip.inner_text() and "fails" in tip.inner_text()
+
+    # the stepper's text-size control: the kernel lays the graph out again, larger
+    st = page.locator(".jp-OutputArea-output .mt-stepper").first
+    st.scroll_into_view_if_needed()
+    size = "(el) => Math.max(...[...el.querySelectorAll('svg text')].map(t => parseFloat(t.getAttribute('font-size'))))"
+    before = st.evaluate(size)
+    st.locator("select.mt-scale").select_option("1.5")
+    page.wait_for_function(f"() => ({size})(document.querySelector('.jp-OutputArea-output .mt-stepper')) > {before * 1.4}",
+                           timeout=20_000)
+    st = page.locator(".jp-OutputArea-output .mt-stepper").first
+    assert not outside(st.evaluate(GEOMETRY_JS)[0])
+    assert _kernel_scale(page) == "1.5"
+
+
+def _kernel_scale(page):
+    return page.evaluate("""async () => {
+        const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+        const reply = await kernel.requestExecute({code: '', silent: true, store_history: false,
+                                                   user_expressions: {v: 's.scale'}}).done;
+        return reply.content.user_expressions.v.data['text/plain'];
+    }""")
