@@ -34,7 +34,7 @@ from ._serialization import load, save  # noqa: F401
 from .ops.pointwise import (acosh, addcdiv, addcmul, arccosh, arcsinh, arctan2, arctanh, asinh, atan2,  # noqa: F401
                             atanh, deg2rad, erfc, exp2, fmax, fmin, frac, hypot, lerp, logaddexp, logaddexp2, logit,
                             rad2deg, sinc, xlogy, clamp_min, clamp_max, signbit, isposinf, isneginf, isreal,
-                            heaviside)
+                            heaviside, floor_divide)
 from .ops.rearrange import index_add, nansum, roll, rot90, scatter, trace  # noqa: F401
 from .ops.decomposition import svd  # noqa: F401
 from .ops.composite import (argsort, atleast_2d, atleast_3d, bincount, bucketize, column_stack, diff,  # noqa: F401
@@ -43,8 +43,9 @@ from .ops.composite import (argsort, atleast_2d, atleast_3d, bincount, bucketize
                             tensor_split, tile, unique, vsplit, vstack)
 from .ops.composite import range_ as range  # noqa: F401
 from ._tensor_methods import install_more as _install_more
+from ._api_errors import clean_errors as _clean_errors
 
-_install_more(Tensor)
+_install_more(Tensor, _clean_errors)
 from . import func  # noqa: F401,E402  (registers vmap, jacrev, jacfwd with autograd's extension point)
 
 multiply, subtract, divide, true_divide, negative, absolute = mul, sub, div, div, neg, abs
@@ -52,12 +53,6 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 arccos, arcsin, arctan, fix, moveaxis = acos, asin, atan, trunc, movedim
 
 
-def floor_divide(input, other):
-    """input // other, rounded toward -inf, in the operands' result dtype (torch gives it no gradient)."""
-    from .ops import div_rounded
-    out = div_rounded(input, other, "floor")
-    dt = result_type(input, other)
-    return out if out.dtype == dt else Tensor._make(out._data.astype(dt.np))
 
 
 def argwhere(input):
@@ -155,6 +150,8 @@ __all__ = [
     "true_divide", "trunc", "uint8", "unbind", "unflatten", "unique", "unsqueeze", "var", "vmap",
     "vsplit", "vstack", "where", "xlogy", "zeros", "zeros_like"
 ]
+__all__ += ["argwhere", "clamp_max", "clamp_min", "floor_divide", "heaviside", "isneginf", "isposinf", "isreal",
+            "signbit", "svd"]  # (issue 13)
 
 from ._api_errors import clean_namespace as _clean_namespace  # noqa: E402
 _clean_namespace(globals(), [  # the API added for issue 13
