@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem[:2] <= "13")
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))       # notebook 14 tests with plain asserts
 EXECUTE = [p for p in NOTEBOOKS if os.environ.get("MICROTORCH_ALL_ASSIGNMENTS") or p.stem[:2] in ("03", "07")]
 
 
@@ -95,7 +95,8 @@ def test_both_versions_valid_nbformat_with_nbgrader_metadata(path):
         checks = [c for c in graded if c.metadata.nbgrader.grade]
         answers = [c for c in graded if c.metadata.nbgrader.solution]
         assert len(checks) == len(answers) >= 3
-        assert all(c.metadata.nbgrader.locked and "strict=True" in c.source for c in checks)
+        assert all(c.metadata.nbgrader.locked for c in checks)
+        assert all("strict=True" in c.source for c in checks if "check" in c.metadata.get("tags", []))
         assert all(not c.metadata.nbgrader.locked and c.cell_type == "code" for c in answers)
         try:
             from nbgrader.nbgraderformat.v3 import MetadataValidatorV3

@@ -100,11 +100,15 @@ def _nbgrader(kind, grade_id):
 
 def _exercise_ids(cells):
     """grade_id per cell index: the check's name for a check cell, name + '_answer' for the
-    solution cell before it."""
+    solution cell before it. A solution cell followed by an untagged code cell with an
+    `assert` (a plain test, as in notebook 14) pairs with it as exercise_<k>; a solution cell
+    with no test after it is an answer graded by hand elsewhere (solution only)."""
     ids, pending = {}, None
     for i, cell in enumerate(cells):
         tags = cell.get("metadata", {}).get("tags", [])
         if "solution" in tags:
+            if pending is not None:
+                ids[pending] = ("solution", f"answer_{pending}")
             pending = i
         elif "check" in tags:
             name = check_name(_source(cell))
@@ -112,8 +116,15 @@ def _exercise_ids(cells):
                 raise ValueError(f"check.{name}: no solution cell before its check cell")
             ids[pending], ids[i] = ("solution", f"{name}_answer"), ("check", name)
             pending = None
+        elif pending is not None and cell["cell_type"] == "code":
+            test = re.search(r"^\s*assert\b", _source(cell), re.M)
+            k = sum(1 for kind, _ in ids.values() if kind == "check") + 1
+            ids[pending] = ("solution", f"exercise_{k}_answer" if test else f"answer_{pending}")
+            if test:
+                ids[i] = ("check", f"exercise_{k}")
+            pending = None
     if pending is not None:
-        raise ValueError(f"a solution cell without a check cell after it: {_source(cells[pending])[:80]!r}")
+        ids[pending] = ("solution", f"answer_{pending}")
     return ids
 
 
@@ -127,7 +138,7 @@ def versions(nb, strict=True):
         if i in ids:
             kind, grade_id = ids[i]
             cell["metadata"]["nbgrader"] = _nbgrader(kind, grade_id)
-            if kind == "check" and strict:
+            if kind == "check" and strict and "check" in cell["metadata"].get("tags", []):
                 _set_source(cell, make_strict(_source(cell)))
     student = copy.deepcopy(teacher)
     for i, cell in enumerate(student["cells"]):
