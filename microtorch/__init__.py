@@ -152,8 +152,8 @@ __all__ = [
     "unflatten", "unique", "unsqueeze", "var", "vmap", "vsplit", "vstack", "where", "xlogy",
     "zeros", "zeros_like"
 ]
-__all__ += ["argwhere", "clamp_max", "clamp_min", "floor_divide", "heaviside", "isneginf", "isposinf", "isreal",
-            "signbit", "svd"]  # (issue 13)
+__all__ += [n for n in ("argwhere", "clamp_max", "clamp_min", "floor_divide", "heaviside", "isneginf", "isposinf",
+                       "isreal", "signbit", "svd") if n not in __all__]  # (issue 13)
 
 from ._api_errors import clean_namespace as _clean_namespace  # noqa: E402
 _clean_namespace(globals(), [  # the API added for issue 13
