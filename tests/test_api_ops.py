@@ -201,6 +201,7 @@ RANDOM = ["normal_()", "normal_(2., 0.5)", "uniform_()", "uniform_(-2, 3)", "ran
 def test_random_fills_as_torch(call):
     """Same support, shape, dtype and (roughly) the same mean/spread as torch; fills in place."""
     samples = []
+    torch.manual_seed(0), mt.manual_seed(0)
     for lib in (torch, mt):
         x = lib.empty(20000, dtype=lib.float64)
         out = eval(f"x.{call}", {"x": x})
