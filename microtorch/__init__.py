@@ -34,16 +34,18 @@ from ._serialization import load, save  # noqa: F401
 from .ops.pointwise import (acosh, addcdiv, addcmul, arccosh, arcsinh, arctan2, arctanh, asinh, atan2,  # noqa: F401
                             atanh, deg2rad, erfc, exp2, fmax, fmin, frac, hypot, lerp, logaddexp, logaddexp2, logit,
                             rad2deg, sinc, xlogy, clamp_min, clamp_max, signbit, isposinf, isneginf, isreal,
-                            heaviside)
+                            heaviside, floor_divide)
 from .ops.rearrange import index_add, nansum, roll, rot90, scatter, trace  # noqa: F401
+from .ops.decomposition import svd  # noqa: F401
 from .ops.composite import (argsort, atleast_2d, atleast_3d, bincount, bucketize, column_stack, diff,  # noqa: F401
                             dsplit, dstack, float_power, fliplr, flipud, histc, histogram, hsplit, hstack, msort,
                             nanmean, positive, ravel, repeat_interleave, row_stack, searchsorted, take_along_dim,
                             tensor_split, tile, unique, vsplit, vstack)
 from .ops.composite import range_ as range  # noqa: F401
 from ._tensor_methods import install_more as _install_more
+from ._api_errors import clean_errors as _clean_errors
 
-_install_more(Tensor)
+_install_more(Tensor, _clean_errors)
 from . import func  # noqa: F401,E402  (registers vmap, jacrev, jacfwd with autograd's extension point)
 
 multiply, subtract, divide, true_divide, negative, absolute = mul, sub, div, div, neg, abs
@@ -51,12 +53,6 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 arccos, arcsin, arctan, fix, moveaxis = acos, asin, atan, trunc, movedim
 
 
-def floor_divide(input, other):
-    """input // other, rounded toward -inf, in the operands' result dtype (torch gives it no gradient)."""
-    from .ops import div_rounded
-    out = div_rounded(input, other, "floor")
-    dt = result_type(input, other)
-    return out if out.dtype == dt else Tensor._make(out._data.astype(dt.np))
 
 
 def argwhere(input):
@@ -156,7 +152,19 @@ __all__ = [
     "unflatten", "unique", "unsqueeze", "var", "vmap", "vsplit", "vstack", "where", "xlogy",
     "zeros", "zeros_like"
 ]
+__all__ += [n for n in ("argwhere", "clamp_max", "clamp_min", "floor_divide", "heaviside", "isneginf", "isposinf",
+                       "isreal", "signbit", "svd") if n not in __all__]  # (issue 13)
 
+from ._api_errors import clean_namespace as _clean_namespace  # noqa: E402
+_clean_namespace(globals(), [  # the API added for issue 13
+    "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+    "argsort", "asinh", "atan2", "atanh", "atleast_2d", "atleast_3d", "bincount", "bucketize", "column_stack",
+    "deg2rad", "diff", "dsplit", "dstack", "erfc", "exp2", "fix", "fliplr", "flipud", "float_power", "fmax", "fmin",
+    "frac", "histc", "histogram", "hsplit", "hstack", "hypot", "index_add", "lerp", "logaddexp", "logaddexp2",
+    "logit", "moveaxis", "msort", "nanmean", "nansum", "positive", "rad2deg", "range", "ravel", "repeat_interleave",
+    "roll", "rot90", "row_stack", "scatter", "searchsorted", "sinc", "take_along_dim", "tensor_split", "tile",
+    "trace", "unique", "vsplit", "vstack", "xlogy", "clamp_min", "clamp_max", "signbit", "isposinf", "isneginf",
+    "isreal", "heaviside", "floor_divide", "argwhere", "svd"])
 from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
 _guard_class(Tensor)

@@ -175,7 +175,7 @@ def _more_methods():
         "apply_": _apply_python, "map_": _map_python,
         "clamp_min": pw.clamp_min, "clamp_max": pw.clamp_max, "signbit": pw.signbit, "isposinf": pw.isposinf,
         "isneginf": pw.isneginf, "isreal": pw.isreal, "heaviside": pw.heaviside,
-        "floor_divide": lambda self, other: _namespace().floor_divide(self, other),
+        "floor_divide": pw.floor_divide,
         "argwhere": lambda self: ops.nonzero(self),
         "split_with_sizes": lambda self, split_sizes, dim=0: ops.split(self, list(split_sizes), dim),
         "addmm": lambda self, mat1, mat2, *, beta=1, alpha=1: ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha),
@@ -183,9 +183,10 @@ def _more_methods():
             _creation().multinomial(self, num_samples, replacement, generator=generator),
         "bernoulli": lambda self, *args, generator=None: _creation().bernoulli(self, generator=generator)
             if not args else _bernoulli_p(self, args[0], generator),
-        "prelu": lambda self, weight: _nn_functional().prelu(self, weight),
-        "hardshrink": lambda self, lambd=0.5: _nn_functional().hardshrink(self, lambd),
+        "prelu": _act().prelu,
+        "hardshrink": lambda self, lambd=0.5: _act().Hardshrink.apply(self, lambd=lambd),
         "new": _legacy_new,
+        "svd": lambda self, some=True, compute_uv=True: _decomposition().svd(self, some, compute_uv),
     }
     inplace_unary = ["acos", "asin", "atan", "arccos", "arcsin", "arctan", "cosh", "sinh", "tan", "erf", "expm1",
                      "log10", "log1p", "log2", "rsqrt", "ceil", "floor", "round", "trunc", "fix", "sign", "sgn",
@@ -298,14 +299,14 @@ def _no_inplace_derivative(method, op):
     return checked
 
 
-def _namespace():
-    import microtorch
-    return microtorch
+def _act():
+    from .ops import activation
+    return activation
 
 
-def _nn_functional():
-    from .nn import functional
-    return functional
+def _decomposition():
+    from .ops import decomposition
+    return decomposition
 
 
 def _bernoulli_p(self, p, generator):
@@ -396,9 +397,11 @@ def install(cls):
         setattr(cls, name, fn if name in NO_NUMPY_ALIASES or name == "unflatten" else numpy_aliases(fn))
 
 
-def install_more(cls):
-    """The methods of _more_methods (they need ops.inplace, installed after the core methods)."""
+def install_more(cls, clean_errors=None):
+    """The methods of _more_methods (they need ops.inplace, installed after the core methods); clean_errors
+    (from the namespace above) keeps internal errors from reaching users."""
     for name, fn in _more_methods().items():
+        fn = clean_errors(fn, name) if clean_errors is not None else fn
         setattr(cls, name, fn if name in NO_NUMPY_ALIASES else numpy_aliases(fn))
     cls.output_nr = property(lambda self: self._output_nr)
     cls.is_cpu = property(lambda self: not self.is_meta)

@@ -201,6 +201,7 @@ RANDOM = ["normal_()", "normal_(2., 0.5)", "uniform_()", "uniform_(-2, 3)", "ran
 def test_random_fills_as_torch(call):
     """Same support, shape, dtype and (roughly) the same mean/spread as torch; fills in place."""
     samples = []
+    torch.manual_seed(0), mt.manual_seed(0)
     for lib in (torch, mt):
         x = lib.empty(20000, dtype=lib.float64)
         out = eval(f"x.{call}", {"x": x})
@@ -264,3 +265,5 @@ MORE_METHODS = ["t.signbit()", "lib.isposinf(lib.tensor([1., float('inf'), -floa
 def test_more_methods_as_torch(expr):
     from autograd_oracle import same
     same(lambda lib: eval(expr, {"lib": lib, "t": lib.tensor([0.25, 0.5, 2.0])}))
+
+FORWARD_AD_OPS += [("svd", lambda l, a: tuple(l.svd(a)[1:2]) + (l.svd(a)[0] @ l.svd(a)[0].T,), [("f", (4, 3))])]

@@ -52,3 +52,6 @@ __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfw
 
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals(), __all__, eager=True)  # torch's TypeError for a bad argument (ops/_checks.py)
+
+from .._api_errors import clean_namespace as _clean_namespace  # noqa: E402
+_clean_namespace(globals(), ["debug_unwrap", "rearrange", "replace_all_batch_norm_modules_", "functionalize"])

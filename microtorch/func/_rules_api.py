@@ -80,3 +80,13 @@ def padding(cls, args, kwargs, level):
     """pads apply to the trailing dims, so the batch in front is untouched"""
     v, _ = unwrap(args[0], level)
     return wrap(cls.apply(v, **kwargs), level)
+
+from ..ops import decomposition as _dec  # noqa: E402
+from ._batching import wrap_outputs  # noqa: E402
+
+
+@register(_dec.Svd)
+def svd(cls, args, kwargs, level):
+    """numpy's svd works on the trailing two dims: the batch in front is a stack of matrices"""
+    v, _ = unwrap(args[0], level)
+    return wrap_outputs(cls.apply(v), level)

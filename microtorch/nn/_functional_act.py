@@ -3,6 +3,7 @@ import numpy as np
 
 from .._random import _rng
 from ..ops import activation as act
+from ..ops.activation import prelu  # noqa: F401
 
 
 def _run(input, fn, inplace, name):
@@ -108,14 +109,6 @@ def glu(input, dim=-1):
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} is size "
                            f"{input.shape[dim]}")
     return act.Glu.apply(input, dim=dim % input.ndim)
-
-
-def prelu(input, weight):
-    if weight.numel() != 1 and (input.ndim < 2 or weight.numel() != input.shape[1]):
-        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-                           f"{weight.numel()} and channel size = {input.shape[1] if input.ndim > 1 else 1}.")
-    w = weight.reshape([-1] + [1] * (input.ndim - 2)) if weight.numel() != 1 and input.ndim > 2 else weight
-    return act.Prelu.apply(input, w)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):

@@ -322,3 +322,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
+
+from .._api_errors import clean_namespace as _clean_namespace  # noqa: E402
+_clean_namespace(globals(), [  # the API added for issue 13 (internal errors become torch's kind, naming the op)
+    "celu", "celu_", "elu_", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "leaky_relu_",
+    "logsigmoid", "mish", "prelu", "relu6", "relu_", "rrelu", "rrelu_", "selu", "selu_", "silu", "softmin",
+    "softshrink", "softsign", "tanhshrink", "threshold", "threshold_", "cosine_embedding_loss", "cosine_similarity",
+    "gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div", "margin_ranking_loss",
+    "multilabel_soft_margin_loss", "normalize", "pairwise_distance", "poisson_nll_loss", "smooth_l1_loss",
+    "soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "pad", "alpha_dropout",
+    "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"])

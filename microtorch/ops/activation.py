@@ -235,3 +235,11 @@ class RreluWithNoise(Op):
     @staticmethod
     def jvp(ctx, t):
         return t * Tensor._make(ctx.slopes.astype(t._data.dtype))
+
+
+def prelu(input, weight):
+    if weight.numel() != 1 and (input.ndim < 2 or weight.numel() != input.shape[1]):
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                           f"{weight.numel()} and channel size = {input.shape[1] if input.ndim > 1 else 1}.")
+    w = weight.reshape([-1] + [1] * (input.ndim - 2)) if weight.numel() != 1 and input.ndim > 2 else weight
+    return Prelu.apply(input, w)

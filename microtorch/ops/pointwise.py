@@ -507,3 +507,12 @@ def heaviside(input, values):
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes ({input.dtype} and "
                            f"{values.dtype}); convert one, e.g. values.to(input.dtype)")
     return _no_grad(np.heaviside(input._data, values._data).astype(input._data.dtype))
+
+
+def floor_divide(input, other):
+    """input // other, rounded toward -inf, in the operands' result dtype (torch gives it no gradient)."""
+    from .._dtype import result_type
+    from .misc import div_rounded
+    out = div_rounded(input, other, "floor")
+    dt = result_type(input, other)
+    return out if out.dtype == dt else Tensor._make(out._data.astype(dt.np))

@@ -100,3 +100,81 @@ class Adamax(_PerParameter):
         exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
         exp_inf = state["exp_inf"].copy_(maximum(state["exp_inf"] * beta2, grad.abs() + eps))
         p.addcdiv_(exp_avg, exp_inf, value=-group["lr"] / (1 - beta1 ** step))
+
+
+class NAdam(_PerParameter):
+    """Adam with Nesterov momentum: a momentum schedule mu_t = b1 (1 - 0.96^(t psi) / 2) on the first moment"""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False, differentiable=False):
+        _check_common(lr, weight_decay, differentiable, None)
+        _check("epsilon", eps)
+        _check("beta parameter at index 0", betas[0], 0.0, 1.0 - 1e-12)
+        _check("beta parameter at index 1", betas[1], 0.0, 1.0 - 1e-12)
+        _check("momentum_decay", momentum_decay)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
+                                      foreach=foreach, maximize=maximize, capturable=capturable,
+                                      differentiable=differentiable))
+
+    def _update(self, p, group):
+        from .._tensor import tensor
+        state = self.state[p]
+        if not state:  # torch keeps mu_product as a float32 scalar, like step
+            state.update(step=_zero_step(), mu_product=tensor(1.0, dtype=_zero_step().dtype), exp_avg=_buffer(p),
+                         exp_avg_sq=_buffer(p))
+        step = _step_tensor(state)
+        (beta1, beta2), lr, wd = group["betas"], group["lr"], group["weight_decay"]
+        grad = _grad(p, group["maximize"])
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * group["momentum_decay"]))
+        mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * group["momentum_decay"]))
+        mu_product = state["mu_product"].mul_(mu).item()
+        exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
+        exp_avg_sq = state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        denom = (exp_avg_sq / (1 - beta2 ** step)).sqrt() + group["eps"]
+        p.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
+        p.addcdiv_(exp_avg, denom, value=-lr * mu_next / (1.0 - mu_product * mu_next))
+
+
+class RAdam(_PerParameter):
+    """Adam with the variance of the adaptive step rectified: plain momentum SGD while rho_t <= 5"""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
+                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
+        _check_common(lr, weight_decay, differentiable, None)
+        _check("epsilon", eps)
+        _check("beta parameter at index 0", betas[0], 0.0, 1.0 - 1e-12)
+        _check("beta parameter at index 1", betas[1], 0.0, 1.0 - 1e-12)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      decoupled_weight_decay=decoupled_weight_decay, foreach=foreach,
+                                      maximize=maximize, capturable=capturable, differentiable=differentiable))
+
+    def _update(self, p, group):
+        state = self.state[p]
+        if not state:
+            state.update(step=_zero_step(), exp_avg=_buffer(p), exp_avg_sq=_buffer(p))
+        step = _step_tensor(state)
+        (beta1, beta2), lr, wd = group["betas"], group["lr"], group["weight_decay"]
+        grad = _grad(p, group["maximize"])
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
+        exp_avg_sq = state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        bias_correction2 = 1 - beta2 ** step
+        corrected = exp_avg / (1 - beta1 ** step)
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * beta2 ** step / bias_correction2
+        if rho_t > 5.0:
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+            adaptive = bias_correction2 ** 0.5 / (exp_avg_sq.sqrt() + group["eps"])
+            p.add_(corrected * lr * adaptive * rect, alpha=-1.0)
+        else:
+            p.add_(corrected * lr, alpha=-1.0)
