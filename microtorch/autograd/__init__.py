@@ -16,4 +16,8 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals(), ["backward", "grad", "gradcheck", "gradgradcheck"], {"tensors": "tensor_or_tensors"},
                  eager=True)  # torch's TypeError for an argument of the wrong type (ops/_checks.py)
+import sys as _sys  # noqa: E402
+# the checked gradcheck is the one everywhere, as torch has one object under both names
+_sys.modules[__name__ + ".gradcheck"].gradcheck = gradcheck
+_sys.modules[__name__ + ".gradcheck"].gradgradcheck = gradgradcheck
 from ._settings import NestedIOFunction, enforce_grad_layout_policy, set_multithreading_enabled  # noqa: F401,E501

@@ -307,9 +307,13 @@ def _evenly_distribute(grad, x, out):
     """max()/min() over everything: grad / count at the extreme entries (the nan ones if the result
     is nan), exactly 0 elsewhere (masked, as torch on CPU: a nan grad does not spread)."""
     from .elementwise import where
-    xd, od = x._data, out._data
-    mask = np.isnan(xd) if np.isnan(od).any() else xd == od
-    return where(Tensor._make(mask), grad / float(mask.sum()), 0.0)
+    # vmap runs this once on the whole batch: out and grad then carry leading batch dims
+    batch = out.ndim
+    lead = out.shape + (1,) * (x.ndim - batch)
+    out, grad = out.reshape(lead), grad.reshape(lead)
+    mask = where(isnan(out), isnan(x), x == out)
+    count = mask.sum(dim=tuple(range(batch, x.ndim)), keepdim=True) if x.ndim > batch else mask
+    return where(mask, grad / count, 0.0)
 
 
 class MaxAll(AmaxOp):
