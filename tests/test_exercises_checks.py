@@ -339,7 +339,7 @@ def test_a_check_called_the_wrong_way_says_how_to_call_it():
 
 
 def test_failing_function_check_draws_heatmap_and_blame():
-    from microtorch.viz.blame import BlameReport
+    from microtorch.viz import BlameReport
     from microtorch.viz.jacobian import GradcheckView
     buggy = fn_class(lambda x, g: g.cumsum(0), cumsum)
     result = check.fixed_cumsum(buggy)

@@ -91,7 +91,7 @@ def test_explore_of_an_existing_graph_and_bad_input():
 
 
 def test_tensor_html_small_matrix_and_big():
-    from microtorch.viz.explore import tensor_html
+    from microtorch.viz._explore import tensor_html
     assert "[1, 2, 3]" in tensor_html(np.array([1.0, 2.0, 3.0]))
     assert tensor_html(np.ones((30, 30))).count("mt-cell") == 0     # too big: its range
     assert tensor_html(np.ones((8, 8))).count("class='mt-cell'") == 64

@@ -46,7 +46,7 @@ def _heatmap(report):
 
 def _blame(fn, inputs):
     def make():
-        from ..viz.blame import blame            # (viz.blame is also the name of its module)
+        from ..viz import blame
         return blame(fn, *inputs)
     return make
 

@@ -23,7 +23,7 @@ _LAZY = {
     "hook_timeline": "hooks", "HookTimeline": "hooks",
     "gradcheck": "jacobian", "eps_sweep": "jacobian", "GradcheckView": "jacobian",
     "EpsSweep": "jacobian", "heatmap_data": "jacobian",
-    "blame": "blame", "BlameReport": "blame", "explore": "explore", "ModelExplorer": "explore",
+    "blame": "_blame", "BlameReport": "_blame", "explore": "_explore", "ModelExplorer": "_explore",
 }
 
 
