@@ -5,7 +5,7 @@ import numpy as np
 
 from ._op import Op
 from .elementwise import clamp
-from .nn import _check_reduction, _pointwise_loss
+from .nn import _check_reduction, _pointwise_loss, _reduce
 
 
 def _reduced(loss, reduction):
@@ -13,7 +13,8 @@ def _reduced(loss, reduction):
 
 
 def _reduced_t(loss, reduction):
-    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+    """The same reduction on a Tensor (reduction already checked by the op's public function)."""
+    return _reduce(loss, reduction, "loss")
 
 
 class SmoothL1Loss(Op):
@@ -110,7 +111,6 @@ def _reduction(size_average, reduce, reduction):
 
 
 def _reduced_loss(loss, reduction, op):
-    from .nn import _reduce
     _check_reduction(reduction, op)
     return _reduce(loss, reduction, op)
 
