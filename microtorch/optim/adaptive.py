@@ -21,6 +21,11 @@ def _check(name, value, low=0.0, high=None):
         raise ValueError(f"Invalid {name} value: {value}")
 
 
+def _check_betas(betas):
+    for i, beta in enumerate(betas):
+        _check(f"beta parameter at index {i}", beta, 0.0, 1.0 - 1e-12)
+
+
 class Adagrad(_PerParameter):
     """s += g^2;  p -= lr / (1 + (t-1) lr_decay) * g / (sqrt(s) + eps)"""
 
@@ -82,8 +87,7 @@ class Adamax(_PerParameter):
                  maximize=False, differentiable=False, capturable=False):
         _check_common(lr, weight_decay, differentiable, None)
         _check("epsilon", eps)
-        _check("beta parameter at index 0", betas[0], 0.0, 1.0 - 1e-12)
-        _check("beta parameter at index 1", betas[1], 0.0, 1.0 - 1e-12)
+        _check_betas(betas)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
                                       maximize=maximize, differentiable=differentiable, capturable=capturable))
 
@@ -109,8 +113,7 @@ class NAdam(_PerParameter):
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False, differentiable=False):
         _check_common(lr, weight_decay, differentiable, None)
         _check("epsilon", eps)
-        _check("beta parameter at index 0", betas[0], 0.0, 1.0 - 1e-12)
-        _check("beta parameter at index 1", betas[1], 0.0, 1.0 - 1e-12)
+        _check_betas(betas)
         _check("momentum_decay", momentum_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
@@ -148,8 +151,7 @@ class RAdam(_PerParameter):
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
         _check_common(lr, weight_decay, differentiable, None)
         _check("epsilon", eps)
-        _check("beta parameter at index 0", betas[0], 0.0, 1.0 - 1e-12)
-        _check("beta parameter at index 1", betas[1], 0.0, 1.0 - 1e-12)
+        _check_betas(betas)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       decoupled_weight_decay=decoupled_weight_decay, foreach=foreach,
                                       maximize=maximize, capturable=capturable, differentiable=differentiable))
