@@ -45,3 +45,13 @@ def test_state_as_torch():
         p.grad = lib.ones(2)
         opt.step()
         assert float(opt.state[p]["step"]) == 1.0
+
+
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam"])
+@pytest.mark.parametrize("betas", [(0.9, 1.5), (-0.1, 0.9), (0.9, 1.0)])
+def test_bad_betas_raise_torchs_error(name, betas):
+    with pytest.raises(ValueError) as theirs:
+        getattr(torch.optim, name)([torch.ones(1, requires_grad=True)], betas=betas)
+    with pytest.raises(ValueError) as ours:
+        getattr(mt.optim, name)([mt.ones(1, requires_grad=True)], betas=betas)
+    assert str(ours.value) == str(theirs.value)

@@ -23,7 +23,8 @@ def _check(name, value, low=0.0, high=None):
 
 def _check_betas(betas):
     for i, beta in enumerate(betas):
-        _check(f"beta parameter at index {i}", beta, 0.0, 1.0 - 1e-12)
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")  # torch's text
 
 
 class Adagrad(_PerParameter):
