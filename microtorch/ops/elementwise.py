@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from ._op import Op, broadcast_error, promoted
 
@@ -798,7 +799,7 @@ class GradTimesLocal(Op):
     def backward(ctx, grad):
         local = Tensor._make(ctx.local)
         gg = where(local, grad, 0.0) if ctx.local.dtype == bool else grad * local
-        gx = Tensor._make(np.zeros(ctx._in_meta[1][0], ctx._in_meta[1][1].np)) if ctx.needs_input_grad[1] else None
+        gx = Tensor._make(np.zeros(*ctx._in_meta[1])) if ctx.needs_input_grad[1] else None
         return gg, gx, None
 
     @staticmethod
@@ -1169,7 +1170,7 @@ class Real(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(ctx._in_meta[0][1])
+        return grad.to(from_numpy_dtype(ctx._in_meta[0][1]))
 
     @staticmethod
     def jvp(ctx, t):
@@ -1201,7 +1202,7 @@ class Imag(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(ctx._in_meta[0][1]) * 1j
+        return grad.to(from_numpy_dtype(ctx._in_meta[0][1])) * 1j
 
     @staticmethod
     def jvp(ctx, t):
