@@ -233,8 +233,8 @@ def run(cls, args, kwargs, ctx=None):
     if cls._has_setup_context and not cls._numpy_forward:
         # as torch: forward's keyword and default arguments become positional inputs
         args, kwargs = _bind_args(cls, args, kwargs), {}
-    ctx, record = _make_ctx(cls, args, ctx)               # (a)
-    outs, single = _run_forward(cls, ctx, args, kwargs)   # (b)
+    ctx, record, arrays = _make_ctx(cls, args, ctx)       # (a)
+    outs, single = _run_forward(cls, ctx, args, arrays, kwargs)   # (b)
     if record:
         _link_edges(ctx, args)                            # (c)
         _mark_outputs(cls, ctx, args, outs)               # (d)
@@ -249,23 +249,31 @@ def run(cls, args, kwargs, ctx=None):
 
 
 def _make_ctx(cls, args, ctx):
-    """(a) The ctx, with needs_input_grad (forward sees it under no_grad too, as in torch)."""
-    needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    """(a) The ctx, with needs_input_grad (forward sees it under no_grad too, as in torch);
+    whether to record a node; and the arguments with tensors replaced by their arrays, which
+    built-in ops compute on."""
+    needs, arrays = [], []
+    for a in args:
+        if isinstance(a, Tensor):
+            needs.append(a._requires_grad)
+            arrays.append(a._data)
+        else:
+            needs.append(False)
+            arrays.append(a)
     if ctx is None:
         ctx = cls._backward_cls()
-    ctx._seq, ctx.needs_input_grad, ctx._to_save, ctx._saved = next(_seq), needs, None, ()
-    return ctx, True in needs and grad_mode._state.__dict__.get("enabled", True)
+    ctx._seq, ctx.needs_input_grad, ctx._to_save, ctx._saved = next(_seq), tuple(needs), None, ()
+    return ctx, True in needs and grad_mode._state.__dict__.get("enabled", True), arrays
 
 
-def _run_forward(cls, ctx, args, kwargs):
-    """(b) forward, on the numpy arrays for built-in ops (numpy kept quiet, see quietly), without
-    grad for custom ones. Returns the outputs as a tuple and whether forward returned one value."""
+def _run_forward(cls, ctx, args, arrays, kwargs):
+    """(b) forward, on the arrays for built-in ops (numpy kept quiet, see quietly), without grad
+    for custom ones. Returns the outputs as a tuple and whether forward returned one value."""
     if cls._numpy_forward:
-        raw = [a._data if isinstance(a, Tensor) else a for a in args]
         if _QUIET.get():  # inside another op or the engine: numpy is already quiet
-            out = cls.forward(ctx, *raw, **kwargs)
+            out = cls.forward(ctx, *arrays, **kwargs)
         else:
-            out = (_quiet_local.__dict__.get("context") or _quiet_context()).run(cls.forward, ctx, *raw, **kwargs)
+            out = (_quiet_local.__dict__.get("context") or _quiet_context()).run(cls.forward, ctx, *arrays, **kwargs)
     else:
         with grad_mode.no_grad():
             if cls._has_setup_context:
