@@ -22,13 +22,15 @@ def validate_outputs(node, outs):
                                f"(expected {n}, got {len(outs)}): return one gradient (or None) per "
                                "input of forward")
     meta = node._in_meta
-    out = list(outs)
+    out = outs  # copied on the first gradient that changes (the common case changes none)
     for i, g in enumerate(outs):
         if g is None:
             continue
         if edges[i][0] is None:
+            out = out if out is not outs else list(outs)
             out[i] = _unused(node, i, g, meta[i])
         elif type(g) is not Tensor or g._data.shape != meta[i][0] or g._data.dtype is not meta[i][1]:
+            out = out if out is not outs else list(outs)
             out[i] = _validate_one(node, i, g, meta[i])
     return out
 

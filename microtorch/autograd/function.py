@@ -86,7 +86,7 @@ class BackwardFunction(FunctionCtx, Node):
         return [None if s is NONE_SAVED else (s.peek(), s.version, s.counter[0]) for s in self._saved]
 
     def _backward(self, grads):
-        if self._materialize_grads:
+        if self._materialize_grads and (len(grads) != 1 or grads[0] is None):
             for i, g in enumerate(grads):
                 if g is None and self._out_meta[i][1] is not None:  # (a non-tensor output gets None)
                     grads[i] = Tensor._make(np.zeros(*self._out_meta[i]))
