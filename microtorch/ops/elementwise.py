@@ -29,11 +29,33 @@ class Add(Op):
         return ta + tb if ctx.alpha == 1 else ta + tb * ctx.alpha
 
 
+class AddNumber(Add):
+    """d(a + s) = 1 for a Python number s: like torch, s stays a number and nothing is saved"""
+    _grad_fn_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, s):
+        ctx.alpha = 1
+        return a + s
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+    @staticmethod
+    def jvp(ctx, ta, _s):
+        return ta + 0
+
+
 def add(input, other, *, alpha=1):
     a, b = input, other
     try:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
             return Add.apply(a, b, alpha=alpha)
+        if alpha == 1 and _keeps_dtype(a, b):  # tensor + number, the commonest case
+            return AddNumber.apply(a, b)
+        if alpha == 1 and _keeps_dtype(b, a):
+            return AddNumber.apply(b, a)
         if not isinstance(a, Tensor) and alpha == 1:  # scalar + tensor is recorded as tensor + scalar
             y, x = promoted(b, a)
             return Add.apply(y, x)
@@ -157,7 +179,7 @@ class Div(Op):
 
 
 def _float(t):
-    if t.dtype.is_floating_point or t.dtype.is_complex:
+    if t._data.dtype.kind in "fc":
         return t
     from .._dtype import get_default_dtype
     return Tensor._make(t._data.astype(get_default_dtype().np))
