@@ -92,7 +92,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     task = GraphTask(roots, grads, retain_graph, create_graph, inputs, accumulate)  # steps 1, 2
     if task.listening:
         _emit_started(roots, grads, inputs, create_graph, retain_graph)
-    deps, buffers, ready, changed, needed = task.deps, task.buffers, task.ready, task.changed, task.needed
+    deps, buffers, ready, changed, needed, tie = task.deps, task.buffers, task.ready, task.changed, task.needed, task._tie
     previous, _local.task = current_task(), task
     try:
         with grad_mode.set_grad_enabled(create_graph):
@@ -113,7 +113,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                     if changed is not None:
                         changed[nxt] = deps[nxt]
                     if deps[nxt] == 0 and (needed is None or task.should_run(nxt)):
-                        task.push(nxt)
+                        heapq.heappush(ready, (-nxt._seq, next(tie), nxt))  # (task.push, inlined)
     finally:
         _local.task = previous
     if task.listening:

@@ -51,7 +51,7 @@ def add(input, other, *, alpha=1):
     a, b = input, other
     try:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
-            return Add.apply(a, b, alpha=alpha)
+            return Add.apply(a, b) if alpha == 1 else Add.apply(a, b, alpha=alpha)
         if alpha == 1 and _keeps_dtype(a, b):  # tensor + number, the commonest case
             return AddNumber.apply(a, b)
         if alpha == 1 and _keeps_dtype(b, a):
@@ -92,7 +92,7 @@ def sub(input, other, *, alpha=1):
             return Rsub.apply(x, y)
         if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
             a, b = promoted(a, b)
-        return Sub.apply(a, b, alpha=alpha)
+        return Sub.apply(a, b) if alpha == 1 else Sub.apply(a, b, alpha=alpha)
     except ValueError as e:
         raise broadcast_error("sub", e, a, b) from None
 
