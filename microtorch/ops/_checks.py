@@ -6,7 +6,8 @@ NoneType`. microtorch gives the same answer from one place instead of a check in
 with the parameters' kinds (a parameter's kind follows from its name: `input` is a Tensor, `dim`
 an int or a tuple of ints, `keepdim` a bool...). A wrong type then becomes torch's TypeError
 naming the op and the argument; any other error passes through untouched. A correct call pays
-one Python frame and nothing else: no check runs unless something already went wrong.
+one plain Python call (the wrapper has the function's own parameters) and nothing else: no check
+runs unless something already went wrong.
 """
 import functools
 import inspect
@@ -237,7 +238,8 @@ def _with_own_parameters(fn, failed, op):
     *args and **kwargs costs twice a plain call, which is most of what a correct call paid.
     Python's own errors for a wrong number of arguments name the op (they name __qualname__)."""
     params = inspect.signature(fn, follow_wrapped=False).parameters.values()
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) for p in params):
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) or p.name in ("fn", "failed", "e", "err")
+           or p.name.startswith("_default_") for p in params):  # (names the wrapper uses itself)
         return None
     names, call, args, kwargs, env = [], [], [], [], {"fn": fn, "failed": failed}
     for p in params:
@@ -246,9 +248,12 @@ def _with_own_parameters(fn, failed, op):
         if p.default is not p.empty:
             env[f"_default_{p.name}"] = p.default
         names.append(p.name if p.default is p.empty else f"{p.name}=_default_{p.name}")
-        positional = p.kind is p.POSITIONAL_OR_KEYWORD
-        call.append(p.name if positional else f"{p.name}={p.name}")
-        (args if positional else kwargs).append(p.name if positional else f"{p.name!r}: {p.name}")
+        if p.kind is p.POSITIONAL_OR_KEYWORD:
+            call.append(p.name)
+            args.append(p.name)
+        else:
+            call.append(f"{p.name}={p.name}")
+            kwargs.append(f"{p.name!r}: {p.name}")
     name = fn.__name__ if fn.__name__.isidentifier() else "guarded"
     source = _WRAPPER.format(name=name, params=", ".join(names), call=", ".join(call),
                              args="".join(a + ", " for a in args), kwargs=", ".join(kwargs))
