@@ -313,7 +313,7 @@ class Pow(Op):
         if ctx.needs_input_grad[1]:
             # torch: the log-term is 0 where a == 0 and b >= 0 (the limit of a^b log a)
             zero = (a == 0) & (b.real >= 0) if not b.is_complex() else (a == 0)
-            gb = where(zero, 0.0, grad * (out * log(a)).conj())
+            gb = grad * where(zero, 0.0, (out * log(a)).conj())  # grad outside: its second order is 0 * log 0 = nan, as torch
         return ga, gb
 
     @staticmethod

@@ -6,6 +6,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ._checks import need_nonempty
 from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
 from .shape import broadcast_to, reshape
@@ -204,6 +205,16 @@ def _exclusive_cumprods(xd, ax):
         return left, right
 
 
+def _prod_of_others(x, dim):
+    """prod_{j != i} x_j along dim, in Tensor ops so that it has a gradient of its own (second order of
+    prod at a zero; n x n numbers per slice, as torch's create_graph path is quadratic too)."""
+    flat = x.reshape(-1) if dim is None else x.movedim(dim, -1)
+    n = flat.shape[-1]
+    rows = flat.unsqueeze(-2).expand(*flat.shape[:-1], n, n)  # row i holds every x_j ...
+    others = rows.masked_fill(Tensor._make(np.eye(n, dtype=bool)), 1.0).prod(-1)  # ... with x_i set to 1
+    return others.reshape(x.shape) if dim is None else others.movedim(-1, dim)
+
+
 class Prod(Op):
     """d prod(x) / dx_i = product of the other elements"""
     _grad_fn_name = "ProdBackward0"
@@ -224,6 +235,8 @@ class Prod(Op):
         g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
         if not (x._data == 0).any():
             return g * (_unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim) / x).conj()
+        if grad_mode.is_grad_enabled():  # create_graph: the product of the others as a differentiable op
+            return g * _prod_of_others(x, ctx.dim).conj()
         # with zeros: the product of the others, from exclusive cumulative products both ways
         axis = ctx.dim if ctx.dim is not None else None
         xd = x._data.reshape(-1) if axis is None else x._data
@@ -504,7 +517,6 @@ class Norm(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .elementwise import where
         x, out = ctx.saved_tensors
         dims = ctx.dims if ctx.dims is not None else tuple(range(len(ctx.in_shape)))
         g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
@@ -514,14 +526,17 @@ class Norm(Op):
             return g * 0
         if p == 1:
             return g * x.sgn()
-        if p == float("inf"):
-            mask = Tensor._make((np.abs(x._data) == n._data).astype(x._data.dtype))
-            count = Tensor._make(mask._data.sum(axis=dims, keepdims=True))
-            return g * x.sgn() * mask / count
-        safe = where(n == 0, 1.0, n) if not n.is_complex() else n
+        if p == float("inf"):  # ties share; a NaN entry counts as a maximum (as torch)
+            xa = np.abs(x._data)
+            mask = Tensor._make(((xa == n._data) | np.isnan(xa)).astype(xa.dtype))
+            return x.sgn() * (g / Tensor._make(mask._data.sum(axis=dims, keepdims=True)) * mask)
+        # torch's formulas, masked where they divide by zero (their second order is NaN there, as torch's)
         if p == 2:
-            return where(n == 0, 0.0, g * x / safe)
-        return where(n == 0, 0.0, g * x * x.abs() ** (p - 2) / safe ** (p - 1))
+            return g * (x / n).masked_fill(n == 0, 0.0)
+        if p < 1:
+            return x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0.0) * g * n.pow(1 - p)
+        scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+        return scaled * (g / n.pow(p - 1)).masked_fill(n == 0, 0.0)
 
     @staticmethod
     def jvp(ctx, t):
