@@ -146,7 +146,7 @@ class Div(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         ga = grad / b.conj() if ctx.needs_input_grad[0] else None
-        gb = -grad * (a / (b * b)).conj() if ctx.needs_input_grad[1] else None
+        gb = -grad * ((a / b) / b).conj() if ctx.needs_input_grad[1] else None  # torch's order (its inf/nan at b = 0)
         return ga, gb
 
     @staticmethod
@@ -773,11 +773,11 @@ class Relu(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return GradTimesLocal.apply(grad, out, out._data > 0)
+        return GradTimesLocal.apply(grad, out, ~(out._data <= 0))  # not `> 0`: a NaN passes its gradient, as torch
 
     @staticmethod
     def jvp(ctx, t):
-        return t * (ctx.output > 0)
+        return t * ~(ctx.output <= 0)
 
 
 def relu(input):

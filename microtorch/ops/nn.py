@@ -4,7 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import need_floating
 from ._op import Op, normalize_dims
-from .elementwise import DivScalar, MulScalar
+from .elementwise import DivScalar, MulScalar, where
 
 
 def _reduce(loss, reduction, op, weight_sum=None):
@@ -167,12 +167,14 @@ class NllLossBackward(Op):
     @staticmethod
     def forward(ctx, g, logp, local):
         ctx.local = local
-        return g * local
+        # torch writes g into the target entries only: an inf or nan g leaves the others 0 (not 0 * inf)
+        return np.where(local != 0, g * local, 0).astype(local.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         glogp = Tensor._make(np.zeros(ctx.local.shape, ctx.local.dtype)) if ctx.needs_input_grad[1] else None
-        return grad * Tensor._make(ctx.local), glogp, None
+        local = Tensor._make(ctx.local)
+        return where(local != 0, grad * local, 0.0), glogp, None
 
     @staticmethod
     def jvp(ctx, tg, _tlogp, _local):

@@ -50,3 +50,24 @@ def test_norm_at_a_zero(p):
     """a zero entry and a zero norm: torch masks the division, so its second order is NaN there."""
     leaves = {"x": ([[-2.0, 0.0, 1.0], [0.0, 0.0, 0.0]], True)}
     assert_like_torch(leaves, [("norm", f"L.norm(x, p={p!r}, dim=1)")])
+
+
+def test_relu_passes_the_gradient_of_a_nan():
+    """torch's threshold_backward zeroes where result <= 0; NaN is not <= 0, so its gradient flows."""
+    leaves = {"x": ([[-1.0, 2.0, 0.0, 3.0]], False), "a": ([-2.0], True)}
+    steps = [("std", "L.std(x, dim=0, correction=2, keepdim=False)"), ("sub", "L.sub(v0, a)"), ("relu", "L.relu(v1)")]
+    assert_like_torch(leaves, steps)
+
+
+def test_cross_entropy_under_an_infinite_gradient():
+    """nll_loss writes the gradient into the target entries only: the others stay 0, not 0 * inf."""
+    leaves = {"x": ([[2.0, -2.0, 0.0, 1.0], [0.0, 0.0, 1.0, -1.0]], True), "z": ([0.0], True)}
+    steps = [("cross_entropy", "F.cross_entropy(x, L.tensor([3, 2]), reduction='none')"), ("div", "L.div(v0, z)")]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("b", [[0.0, 0.0], [0.0, 2.0]])
+def test_div_by_zero_differentiates_twice_as_torch(b):
+    """torch's d(a/b)/db is -g (a/b)/b: its inf and nan at b = 0 are torch's."""
+    leaves = {"a": ([0.1, -2.0], True), "b": (b, True)}
+    assert_like_torch(leaves, [("div", "L.div(a, b)")])
