@@ -112,11 +112,35 @@ class _ErrorNode(Node):
         raise RuntimeError(self.message)
 
 
+class _RebasedMultiView(Tensor):
+    """An output of split()/unbind()/chunk() whose base was changed in place: torch cannot give it
+    a history, so reading its grad_fn raises, and with it any op that records the view (fuzz)."""
+    __slots__ = ()
+
+    @property
+    def grad_fn(self):
+        raise RuntimeError(
+            f"Output {self._output_nr} of {_short_name(Tensor.grad_fn.__get__(self))} is a view and its base or "
+            "another view of its base has been modified inplace. This view is the output of a function that "
+            "returns multiple views. Such functions do not allow the output views to be modified inplace. You "
+            "should replace the inplace operation by an out-of-place one (or .clone() the outputs of the split).")
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        Tensor.grad_fn.__set__(self, node)
+
+
+_RebasedMultiView.__name__ = _RebasedMultiView.__qualname__ = "Tensor"  # prints and pickles as what it is
+
+
 def _regenerate_views(root, modified=None):
     """After an in-place op on `root` or one of its views, give each live view of root the
     history "this region of the new root" (torch regenerates views the same way)."""
     tracking = grad_mode.is_grad_enabled()
     for v in _live_views(root):
+        if v._view_multi and root._requires_grad and Tensor.grad_fn.__get__(v) is not None:
+            v.__class__ = _RebasedMultiView  # (a view made under no_grad has no history to lose)
+            continue
         custom = v._view_custom
         if custom:
             if tracking:

@@ -71,3 +71,18 @@ def test_div_by_zero_differentiates_twice_as_torch(b):
     """torch's d(a/b)/db is -g (a/b)/b: its inf and nan at b = 0 are torch's."""
     leaves = {"a": ([0.1, -2.0], True), "b": (b, True)}
     assert_like_torch(leaves, [("div", "L.div(a, b)")])
+
+
+@pytest.mark.parametrize("views", ["v0.split([1, 2], dim=0)[1]", "v0.unbind(0)[0]", "v0.chunk(3)[2]"])
+def test_a_split_output_cannot_be_used_after_its_base_changed(views):
+    """torch raises when the view is next recorded (its grad_fn cannot be regenerated), not at backward."""
+    leaves = {"x": ([-1.0, 0.5, 2.0], True)}
+    steps = [("sin", "L.sin(x)"), ("split", views), ("inplace", "v0.mul_(2)"), ("mul", "v1 * 2")]
+    assert_like_torch(leaves, steps)
+
+
+def test_gather_saves_its_input():
+    """gather's backward needs only the input's size, but torch saves the input: an in-place change fails."""
+    leaves = {"x": ([[2.0, -1.0]], True)}
+    steps = [("sin", "L.sin(x)"), ("gather", "L.gather(v0, 1, L.tensor([[1, 1, 0]]))"), ("inplace", "v0.div_(-2)")]
+    assert_like_torch(leaves, steps)
