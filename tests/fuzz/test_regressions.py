@@ -86,3 +86,31 @@ def test_gather_saves_its_input():
     leaves = {"x": ([[2.0, -1.0]], True)}
     steps = [("sin", "L.sin(x)"), ("gather", "L.gather(v0, 1, L.tensor([[1, 1, 0]]))"), ("inplace", "v0.div_(-2)")]
     assert_like_torch(leaves, steps)
+
+
+Z = {"z": ([[0.0], [0.0]], True), "n": ([[2.0, -1.0]], True), "s": (0.0, True), "v": ([0.05, -0.2], True),
+     "m": ([[[-0.0]]], False)}
+
+
+@pytest.mark.parametrize("expr", [
+    "L.rsqrt(z @ n)",                           # k = 1: torch's gemm multiplies, 0 * -1 is -0.0
+    "1.0 / L.matmul(z.unsqueeze(0).expand(2, 2, 1), n)",  # the same, folded from 3-d
+    "1.0 / L.einsum(',a->', s, v)",             # v is summed first, then multiplied: 0 * -0.15 = -0.0
+    "1.0 / L.einsum(',abc->a', s, m)",          # size-1 labels are dropped, not summed
+    "1.0 / L.einsum('ij,jk->ik', z, n)",        # a size-1 contraction is a product
+    "1.0 / L.einsum('ij,kj->ik', z, z)",        # a real contraction adds from +0.0, as numpy
+])
+def test_the_sign_of_a_zero_product(expr):
+    """torch's order of work decides whether a zero product is -0.0, and 1/x tells it apart (-inf)."""
+    product, _, rest = expr.partition(" / ")
+    op = "einsum" if "einsum" in rest else "matmul"
+    assert_like_torch(Z, [(op, rest), ("div", f"{product} / v0")] if rest else [(op, expr)])
+
+
+@pytest.mark.parametrize("expr", ["L.clamp(x, min=0)", "L.clamp(x, max=0.0)", "L.clamp(x, min=-x)", "L.relu(x)",
+                                  "F.elu(x)", "L.maximum(x, -x)", "L.minimum(x, -x)", "L.clamp_min(x, 0.0)",
+                                  "L.clamp_max(x, 0.0)"])
+def test_min_and_max_keep_a_negative_zero(expr):
+    """torch keeps x unless the bound is strictly beyond it: clamp(-0.0, min=0) is -0.0 (numpy: +0.0)."""
+    leaves = {"x": ([-0.0, 0.0, 1.0, -2.0], True)}
+    assert_like_torch(leaves, [("value", f"1.0 / {expr}")])
