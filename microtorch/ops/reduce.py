@@ -210,6 +210,8 @@ def _prod_of_others(x, dim):
     prod at a zero; n x n numbers per slice, as torch's create_graph path is quadratic too)."""
     flat = x.reshape(-1) if dim is None else x.movedim(dim, -1)
     n = flat.shape[-1]
+    if n == 1:  # no others: a constant 1, with no graph (as torch's)
+        return Tensor._make(np.ones(x.shape, x._data.dtype))
     rows = flat.unsqueeze(-2).expand(*flat.shape[:-1], n, n)  # row i holds every x_j ...
     others = rows.masked_fill(Tensor._make(np.eye(n, dtype=bool)), 1.0).prod(-1)  # ... with x_i set to 1
     return others.reshape(x.shape) if dim is None else others.movedim(-1, dim)

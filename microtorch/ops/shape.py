@@ -574,7 +574,7 @@ class Flip(Op):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return np.flip(x, dims).copy()
+        return np.flip(x, dims).copy(order="K")  # (K: the input's layout, as torch's flip keeps it)
 
     @staticmethod
     def backward(ctx, grad):

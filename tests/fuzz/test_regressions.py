@@ -114,3 +114,26 @@ def test_min_and_max_keep_a_negative_zero(expr):
     """torch keeps x unless the bound is strictly beyond it: clamp(-0.0, min=0) is -0.0 (numpy: +0.0)."""
     leaves = {"x": ([-0.0, 0.0, 1.0, -2.0], True)}
     assert_like_torch(leaves, [("value", f"1.0 / {expr}")])
+
+
+def test_prod_over_a_size_one_dim_with_a_zero():
+    """the product of no others is a constant 1: the gradient has no graph (its requires_grad is torch's)."""
+    assert_like_torch({"x": ([[1.0, -1.0, 0.0]], True)}, [("prod", "L.prod(x, dim=0, keepdim=True)")])
+
+
+@pytest.mark.parametrize("steps", [
+    [("permute", "x.reshape(1, 2, 3).permute(2, 1, 0)"),
+     ("cross_entropy", "F.cross_entropy(v0, L.tensor([[0], [1], [1]]), reduction='none')")],
+    [("cross_entropy", "F.cross_entropy(x[:0], L.zeros((0, 3), dtype=L.float64))")],  # probabilities, empty batch
+    [("cross_entropy", "F.cross_entropy(x[:0].unsqueeze(-1), L.zeros((0, 1), dtype=L.int64), reduction='none')")],
+])
+def test_cross_entropy_layout_and_empty_batches(steps):
+    """log_softmax's result is contiguous in torch; an empty mean is a NaN filled in place; an empty 3-d input."""
+    assert_like_torch({"x": ([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], True)}, steps)
+
+
+def test_flip_keeps_the_layout():
+    """torch's flip of a transposed tensor is transposed too: reshape must then copy (UnsafeViewBackward0)."""
+    leaves = {"x": ([[[1.0, 0.0, -1.0], [2.0, 3.0, 4.0]]], True)}
+    assert_like_torch(leaves, [("transpose", "x.transpose(2, 1)"), ("flip", "L.flip(v0, (0, 1, 2))"),
+                               ("reshape", "v1.reshape((6,))")])
