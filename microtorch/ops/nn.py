@@ -25,7 +25,7 @@ class Softmax(Op):
     def forward(ctx, x, dim):
         ctx.dim = dim
         e = np.exp(x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf))  # (empty dim: empty out)
-        out = np.ascontiguousarray(e / e.sum(axis=dim, keepdims=True))  # (torch's is contiguous; 0-d stays 0-d)
+        out = np.asarray(e / e.sum(axis=dim, keepdims=True), order="C")  # (contiguous as torch's; 0-d stays 0-d)
         ctx.save_for_backward(out)
         return out
 
@@ -48,7 +48,7 @@ class LogSoftmax(Op):
     def forward(ctx, x, dim):
         ctx.dim = dim
         shifted = x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf)
-        out = np.ascontiguousarray(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))  # (as torch's)
+        out = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)), order="C")  # (as torch's)
         ctx.save_for_backward(out)
         return out
 
