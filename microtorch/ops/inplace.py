@@ -366,7 +366,8 @@ def _checked(self, values, op):
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                                f"{list(values.shape)} ({op} cannot change the shape of the tensor it writes to)")
         values = np.broadcast_to(values, self._data.shape)
-    if not self._data.flags.writeable:
+    if not self._data.flags.writeable and op not in ("fill_", "zero_") and self._data.size and any(
+            st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):  # torch's "internal overlap"
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            f"single memory location. Please clone() the tensor before performing the operation. "
                            f"({op} on an expanded tensor)")
@@ -387,7 +388,14 @@ def _type_name(np_dtype):
 
 
 def _write(self, values):
-    self._data[...] = values
+    if self._data.flags.writeable:
+        self._data[...] = values
+    else:  # an expand(): into the base's memory, at the view's positions (fill_: repeats get the same value)
+        root = self._base if self._base is not None else self
+        idx = _view_index(self, root)
+        if idx is None or not root._data.flags.writeable:
+            raise RuntimeError(f"fill_ of a read-only tensor of shape {list(self.shape)}: clone() it first")
+        root._data[np.unravel_index(idx, root._data.shape)] = np.broadcast_to(values, idx.shape)
     self._version_counter[0] += 1
 
 

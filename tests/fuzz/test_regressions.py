@@ -137,3 +137,17 @@ def test_flip_keeps_the_layout():
     leaves = {"x": ([[[1.0, 0.0, -1.0], [2.0, 3.0, 4.0]]], True)}
     assert_like_torch(leaves, [("transpose", "x.transpose(2, 1)"), ("flip", "L.flip(v0, (0, 1, 2))"),
                                ("reshape", "v1.reshape((6,))")])
+
+
+@pytest.mark.parametrize("steps", [
+    [("expand", "x.expand(3, 2, 3)"), ("inplace", "v0.zero_()")],
+    [("expand", "x.expand(3, 2, 3)"), ("inplace", "v0.fill_(2.5)")],
+    [("expand", "x.expand(3, 2, 3)"), ("setitem", "v0.__setitem__(0, 1.5) or v0")],
+    [("expand", "x[:1].expand(3, 3)"), ("view", "v0.diagonal()"), ("inplace", "v1.add_(1.5)")],  # no overlap
+    [("expand", "x[:, :0].expand(4, 2, 0)"), ("inplace", "v0.mul_(2)")],  # nothing to write
+    [("expand", "x.expand(3, 2, 3)"), ("inplace", "v0.mul_(2)")],  # torch refuses: the same element twice
+    [("exp", "L.exp(y)"), ("expand", "v0.expand(3, 2, 3)"), ("inplace", "v1.fill_(2.0)")],  # with a history
+])
+def test_writing_into_an_expanded_tensor(steps):
+    """fill_/zero_ write one value, so torch allows them on an expand(); other ops only without overlap."""
+    assert_like_torch({"x": ([[0.0, -2.0, 0.0], [1.0, 2.0, 3.0]], False), "y": ([[0.5, 1.0, 2.0]], True)}, steps)
