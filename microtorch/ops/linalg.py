@@ -169,7 +169,10 @@ def _should_fold(a, b):
         return False
     if big.size == 0:
         return True
-    st, sh = big.strides, big.shape
+    sh, st = big.shape, list(big.strides)
+    for i in reversed(range(big.ndim - 1)):  # numpy gives a size-1 dim of broadcast_to / None stride 0,
+        if sh[i] == 1 and st[i] == 0:        # torch the stride it would have if contiguous
+            st[i] = st[i + 1] * sh[i + 1]
     return all(st[i] == st[i + 1] * sh[i + 1] for i in range(big.ndim - 2))
 
 

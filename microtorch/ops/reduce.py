@@ -43,7 +43,7 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        return np.asarray(np.sum(x, axis=dims, keepdims=keepdim, dtype=dtype))
+        return np.asarray(np.sum(x, axis=dims, keepdims=keepdim, dtype=dtype), order="C")  # (C: torch's layout)
 
     @staticmethod
     def backward(ctx, grad):
@@ -86,7 +86,7 @@ class Mean(Op):
     def forward(ctx, x, dims=None, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         ctx.n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        return np.asarray(np.mean(x, axis=dims, keepdims=keepdim))
+        return np.asarray(np.mean(x, axis=dims, keepdims=keepdim), order="C")
 
     @staticmethod
     def backward(ctx, grad):
@@ -124,7 +124,7 @@ class Var(Op):
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
-        return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
+        return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
 
     @staticmethod
     def backward(ctx, grad):
@@ -147,7 +147,7 @@ class Std(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
-        out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
+        out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
         ctx.save_for_backward(x, out)
         return out
 
@@ -224,7 +224,7 @@ class Prod(Op):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
-        out = np.asarray(np.prod(x, axis=dim, keepdims=keepdim))
+        out = np.asarray(np.prod(x, axis=dim, keepdims=keepdim), order="C")
         ctx.save_for_backward(x, out)
         return out
 
@@ -283,7 +283,7 @@ class AmaxOp(Op):
     @classmethod
     def _fwd(cls, ctx, x, dims, keepdim):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        out = np.asarray(cls._np(x, axis=dims, keepdims=keepdim))
+        out = np.asarray(cls._np(x, axis=dims, keepdims=keepdim), order="C")
         ctx.save_for_backward(x, out)
         return out
 
@@ -399,7 +399,7 @@ class MaxDim(Op):
             values, idx_out = np.squeeze(values, dim), idx
         else:
             idx_out = idx_k
-        return values, np.asarray(idx_out, dtype=np.int64)
+        return np.asarray(values, order="C"), np.asarray(idx_out, dtype=np.int64, order="C")
 
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
@@ -473,7 +473,7 @@ class Logsumexp(Op):
         m = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)  # (-inf over an empty dim)
         m = np.where(np.isfinite(m), m, 0)
         out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
-        out = np.asarray(out if keepdim else np.squeeze(out, dims))  # (the saved object is the output)
+        out = np.asarray(out if keepdim else np.squeeze(out, dims), order="C")  # (the saved object is the output)
         ctx.save_for_backward(x, out)
         return np.asarray(out)
 
@@ -513,7 +513,7 @@ class Norm(Op):
             out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
         else:
             out = np.sum(a ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-        out = np.asarray(out)
+        out = np.asarray(out, order="C")
         ctx.save_for_backward(x, out)
         return out
 

@@ -151,3 +151,17 @@ def test_flip_keeps_the_layout():
 def test_writing_into_an_expanded_tensor(steps):
     """fill_/zero_ write one value, so torch allows them on an expand(); other ops only without overlap."""
     assert_like_torch({"x": ([[0.0, -2.0, 0.0], [1.0, 2.0, 3.0]], False), "y": ([[0.5, 1.0, 2.0]], True)}, steps)
+
+
+@pytest.mark.parametrize("reduction", ["L.std(v0, dim=-1)", "L.sum(v0, dim=0)", "L.amax(v0, dim=1)",
+                                       "L.logsumexp(v0, dim=-1)", "L.max(v0, dim=-1).values", "L.norm(v0, dim=2)"])
+def test_reductions_are_contiguous(reduction):
+    """torch's reductions return contiguous tensors whatever the input's layout: reshape is then a view."""
+    leaves = {"x": (np.arange(24.0).reshape(2, 3, 4) / 7, True)}
+    assert_like_torch(leaves, [("permute", "x.permute(2, 0, 1)"), ("sum", reduction), ("reshape", "v1.reshape(-1)")])
+
+
+def test_matmul_folds_an_expanded_batch_as_torch():
+    """a size-1 dim has stride 0 in numpy's broadcast_to; torch keeps a stride for which folding needs no copy."""
+    leaves = {"x": (np.full((1, 3, 4, 1), -0.5), True), "v": ([1.3, 0.2, -0.4], False)}
+    assert_like_torch(leaves, [("expand", "x.expand((-1, 3, -1, 3))"), ("matmul", "L.matmul(v0, v)")])
