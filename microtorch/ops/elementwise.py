@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from ._layout import like_torch
 from ._op import Op, broadcast_error, promoted
 
 
@@ -17,7 +18,7 @@ class Add(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         ctx.alpha = alpha
-        return a + b if alpha == 1 else a + alpha * b
+        return like_torch(a + b if alpha == 1 else a + alpha * b, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -50,7 +51,7 @@ class Sub(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         ctx.alpha = alpha
-        return a - b if alpha == 1 else a - alpha * b
+        return like_torch(a - b if alpha == 1 else a - alpha * b, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -104,7 +105,7 @@ class Mul(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
-        return a * b
+        return like_torch(a * b, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -140,7 +141,7 @@ class Div(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        return a / b
+        return like_torch(a / b, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -300,7 +301,7 @@ class Pow(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = np.asarray(np.power(a, b))  # an array even when 0-d, so that it is saved as the output
+        out = like_torch(np.asarray(np.power(a, b)), a, b)  # (an array even when 0-d: it is saved)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -1060,7 +1061,7 @@ class Maximum(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return _np_max(a, b)
+        return like_torch(_np_max(a, b), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1103,7 +1104,7 @@ class Minimum(Maximum):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return _np_max(a, b, np.greater)  # (torch's min of two: b only where b < a)
+        return like_torch(_np_max(a, b, np.greater), a, b)  # (torch's min of two: b only where b < a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1133,7 +1134,7 @@ class Where(Op):
     @staticmethod
     def forward(ctx, cond, a, b):
         ctx.save_for_backward(cond)
-        return np.where(cond, a, b)
+        return like_torch(np.where(cond, a, b), cond, a, b)
 
     @staticmethod
     def backward(ctx, grad):

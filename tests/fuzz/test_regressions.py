@@ -165,3 +165,16 @@ def test_matmul_folds_an_expanded_batch_as_torch():
     """a size-1 dim has stride 0 in numpy's broadcast_to; torch keeps a stride for which folding needs no copy."""
     leaves = {"x": (np.full((1, 3, 4, 1), -0.5), True), "v": ([1.3, 0.2, -0.4], False)}
     assert_like_torch(leaves, [("expand", "x.expand((-1, 3, -1, 3))"), ("matmul", "L.matmul(v0, v)")])
+
+
+@pytest.mark.parametrize("steps", [
+    [("t", "x.t()"), ("div", "L.div(v0, y)"), ("reshape", "v1.reshape((-1,))")],        # transposed like x.t()
+    [("t", "x.t()"), ("div", "L.div(y, v0)"), ("reshape", "v1.reshape((-1,))")],        # C order like y
+    [("permute", "z.permute((1, 0))"), ("add", "L.add(v0, w)"), ("view", "v1.view((6, 4, -1, 1))")],  # view refuses
+    [("t", "x.t()"), ("where", "L.where(y > 0, v0, y)"), ("reshape", "v1.reshape((-1,))")],  # the condition decides
+])
+def test_elementwise_results_are_laid_out_as_torch(steps):
+    """torch orders the result's dims by its operands' strides (the first operand that tells them apart)."""
+    leaves = {"x": (np.arange(8.0).reshape(4, 2), True), "y": (np.ones((2, 4)) * 3, True),
+              "z": (np.arange(12.0).reshape(3, 4), False), "w": (np.ones((2, 4, 3)), False)}
+    assert_like_torch(leaves, steps)
