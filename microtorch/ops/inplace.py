@@ -554,8 +554,8 @@ def setitem(self, key, value):
         return
     full = all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in key)
     target = self if full else getitem(self, key)
-    if not isinstance(value, Tensor) or value.ndim == 0:
-        _fill(target, _as_value(self, value))
+    if not isinstance(value, Tensor) or value.ndim == 0:  # (a copy in torch: refused where elements repeat)
+        _fill(target, _as_value(self, value), op="x[idx] = v")
     else:
         _copy(target, value)
 
@@ -575,13 +575,13 @@ def _zero(self):
     return apply_inplace(self, Zero.apply, op="zero_")
 
 
-def _fill(self, value):
+def _fill(self, value, op="fill_"):
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
-        return apply_inplace(self, FillTensor.apply, value, op="fill_")
-    return apply_inplace(self, lambda s: Fill.apply(s, value), op="fill_")
+        return apply_inplace(self, FillTensor.apply, value, op=op)
+    return apply_inplace(self, lambda s: Fill.apply(s, value), op=op)
 
 
 def _binary(fn, name):

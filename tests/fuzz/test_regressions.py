@@ -142,7 +142,8 @@ def test_flip_keeps_the_layout():
 @pytest.mark.parametrize("steps", [
     [("expand", "x.expand(3, 2, 3)"), ("inplace", "v0.zero_()")],
     [("expand", "x.expand(3, 2, 3)"), ("inplace", "v0.fill_(2.5)")],
-    [("expand", "x.expand(3, 2, 3)"), ("setitem", "v0.__setitem__(0, 1.5) or v0")],
+    [("expand", "x.expand(3, 2, 3)"), ("setitem", "v0.__setitem__(0, 1.5) or v0")],  # x[0] has no repeats
+    [("expand", "x[:1].expand(3, 2, 3)"), ("setitem", "v0.__setitem__(0, 1.5) or v0")],  # refused: it has
     [("expand", "x[:1].expand(3, 3)"), ("view", "v0.diagonal()"), ("inplace", "v1.add_(1.5)")],  # no overlap
     [("expand", "x[:, :0].expand(4, 2, 0)"), ("inplace", "v0.mul_(2)")],  # nothing to write
     [("expand", "x.expand(3, 2, 3)"), ("inplace", "v0.mul_(2)")],  # torch refuses: the same element twice
