@@ -239,6 +239,8 @@ class Prod(Op):
             return g * (_unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim) / x).conj()
         if grad_mode.is_grad_enabled():  # create_graph: the product of the others as a differentiable op
             return g * _prod_of_others(x, ctx.dim).conj()
+        if ctx.dim is None and (x._data == 0).sum() > 1:  # every product of others has a zero: torch returns
+            return Tensor._make(np.zeros_like(x._data))     # zeros, whatever the gradient (even nan or inf)
         # with zeros: the product of the others, from exclusive cumulative products both ways
         axis = ctx.dim if ctx.dim is not None else None
         xd = x._data.reshape(-1) if axis is None else x._data

@@ -179,3 +179,11 @@ def test_elementwise_results_are_laid_out_as_torch(steps):
     leaves = {"x": (np.arange(8.0).reshape(4, 2), True), "y": (np.ones((2, 4)) * 3, True),
               "z": (np.arange(12.0).reshape(3, 4), False), "w": (np.ones((2, 4, 3)), False)}
     assert_like_torch(leaves, steps)
+
+
+def test_prod_with_two_zeros_under_backward_is_zero():
+    """without create_graph, torch's prod backward with two zeros or more returns zeros, even for a NaN grad."""
+    leaves = {"x": ([[0.0, 0.0]], True)}
+    prog = _program(leaves, [("prod", "L.prod(x)"), ("std", "L.std(v0, dim=None, correction=2, keepdim=False)")])
+    prog.seed = 3  # the runner's backward()-only programs
+    assert not real(check_program(prog))
