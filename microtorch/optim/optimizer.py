@@ -157,7 +157,7 @@ class Optimizer:
             entry = {}
             for name, v in value.items():
                 if isinstance(v, Tensor):
-                    if name != "step" and v.ndim and v.shape != p.shape:
+                    if name != "step" and v.ndim and _not_shaped_like(v.shape, p.shape):
                         raise ValueError(f"loaded state dict: state {name!r} of parameter {key} has shape "
                                          f"{list(v.shape)}, but the parameter has shape {list(p.shape)}")
                     # a copy, cast to the parameter's dtype (the step counter keeps its own)
@@ -188,6 +188,11 @@ class Optimizer:
                 if key != "params":
                     lines.append(f"    {key}: {group[key]}")
         return "\n".join(lines) + "\n)"
+
+
+def _not_shaped_like(state_shape, shape):
+    """A state tensor has the parameter's shape, or size 1 along some of its dims (Adafactor's factors)."""
+    return len(state_shape) != len(shape) or any(a != b and a != 1 for a, b in zip(state_shape, shape))
 
 
 def _with_step_hooks(step):
