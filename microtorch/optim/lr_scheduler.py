@@ -8,6 +8,11 @@ import warnings
 
 from .optimizer import Optimizer
 
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. Please use "
+    "`scheduler.step()` to step the scheduler. During the deprecation, if epoch is different from None, the closed "
+    "form is used instead of the new chainable form, where available.")
+
 
 class LRScheduler:
     def __init__(self, optimizer, last_epoch=-1):
@@ -20,14 +25,23 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an "
-                                   "optimizer")
+                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming "
+                                   "scheduler with last_epoch >= 0.\nThis typically happens when:\n1. You're trying "
+                                   "to resume training from a checkpoint but haven't properly loaded the optimizer "
+                                   "state\n2. You're using last_epoch >= 0 for a fresh training run (not "
+                                   "recommended)")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self):
+        """The step at construction: it sets the lrs of epoch 0 (SequentialLR calls it again)."""
         self._step_count = 0
         self._is_initial = True
-        self.step()
-        self._is_initial = False
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self):
         raise NotImplementedError
@@ -43,6 +57,12 @@ class LRScheduler:
                           "later, you should call them in the opposite order: `optimizer.step()` before "
                           "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
                           "value of the learning rate schedule.", UserWarning, stacklevel=2)
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """Advance one epoch (the recursive form), or jump to `epoch` (the closed form where there is one)."""
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
@@ -157,5 +177,6 @@ class CosineAnnealingLR(LRScheduler):
                 for base in self.base_lrs]
 
 
-from ._more_schedulers import (ConstantLR, LinearLR, MultiplicativeLR, PolynomialLR,  # noqa: E402,F401
-                               ReduceLROnPlateau)
+from ._more_schedulers import (ChainedScheduler, ConstantLR, LinearLR, MultiplicativeLR,  # noqa: E402,F401
+                               PolynomialLR, ReduceLROnPlateau, SequentialLR)
+from ._cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR  # noqa: E402,F401
