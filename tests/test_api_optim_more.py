@@ -295,3 +295,33 @@ def test_swap_in_errors_as_torch(how):
                 pass
         texts.append(str(info.value))
     assert texts[1] == texts[0]
+
+
+def test_lbfgs_state_dict_round_trip_as_torch(problem):
+    """Two steps, the state (history lists, directions) into a fresh LBFGS, two more steps."""
+    kw = {"line_search_fn": "strong_wolfe", "history_size": 4, "max_iter": 5}
+    out = []
+    for lib in (torch, mt):
+        weights, x, y = problem
+        model = make_model(lib, weights)
+        X, Y = lib.tensor(x), lib.tensor(y)
+        opt = lib.optim.LBFGS(model.parameters(), **kw)
+        losses = []
+        for i in range(4):
+            if i == 2:
+                sd = opt.state_dict()
+                opt = lib.optim.LBFGS(model.parameters(), **kw)
+                opt.load_state_dict(sd)
+
+            def closure():
+                opt.zero_grad()
+                loss = ((model(X) - Y) ** 2).mean() + 0.1 * (model(X) ** 4).mean()
+                loss.backward()
+                return loss
+            losses.append(opt.step(closure).item())
+        out.append((model, losses, opt.state_dict()["state"][0]))
+    (tm, tl, ts), (mm, ml, ms) = out
+    np.testing.assert_allclose(ml, tl, rtol=1e-10)
+    assert_same_params(mm, tm, tol=1e-9)
+    assert (ms["func_evals"], ms["n_iter"], len(ms["old_dirs"])) == (ts["func_evals"], ts["n_iter"],
+                                                                    len(ts["old_dirs"]))

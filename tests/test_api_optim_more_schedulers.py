@@ -139,3 +139,19 @@ def test_bad_arguments_raise_torchs_error(call, exc):
     if "adagrad)" in call and "Sequential" in call:   # the message prints the optimizer's repr
         return
     assert texts[1] == texts[0]
+
+
+@pytest.mark.parametrize("sched", ["StepLR(opt, 2)", "CyclicLR(opt, 0.01, 0.1)", "OneCycleLR(opt, 0.5, 10)",
+                                   "CosineAnnealingWarmRestarts(opt, 3)"])
+def test_get_lr_by_hand_warns_as_torch(sched):
+    """get_lr() is the scheduler's next-step computation: called by hand it warns (use get_last_lr());
+    step() itself does not."""
+    for lib in (torch, mt):
+        opt, s = _setup(lib, sched, OPTIMIZERS[0])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            opt.step()
+            s.step()
+        assert not [w for w in caught if "get_last_lr" in str(w.message)]
+        with pytest.warns(UserWarning, match=r"please use `get_last_lr\(\)`"):
+            s.get_lr()

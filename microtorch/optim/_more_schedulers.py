@@ -159,8 +159,8 @@ class ReduceLROnPlateau(LRScheduler):
 def _check_schedulers(name, optimizer, schedulers):
     """torch's checks for the schedulers a SequentialLR or ChainedScheduler combines."""
     if len(schedulers) < 1:
-        raise ValueError(f"{name} expects at least one scheduler{' to be chained' if name == 'ChainedScheduler' else ''}"
-                         ", but got no scheduler.")
+        chained = " to be chained" if name == "ChainedScheduler" else ""
+        raise ValueError(f"{name} expects at least one scheduler{chained}, but got no scheduler.")
     for i, scheduler in enumerate(schedulers):
         if not hasattr(scheduler, "optimizer"):
             raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")

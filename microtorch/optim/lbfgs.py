@@ -17,6 +17,8 @@ _HISTORY = ("d", "t", "old_dirs", "old_stps", "ro", "H_diag", "prev_flat_grad", 
 class LBFGS(Optimizer):
     """d = -H g with H the L-BFGS approximation of the inverse Hessian;  p += t d  (t = lr, or from the
     strong Wolfe line search);  up to max_iter such iterations per step()."""
+    _state_like_params = False   # its state holds flat vectors over all the parameters
+
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):

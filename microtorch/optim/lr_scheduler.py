@@ -3,6 +3,7 @@
 Each scheduler computes the next `lr` of every parameter group from the current one (torch's
 recursive, "chainable" form), so several schedulers can act on one optimizer.
 """
+import functools
 import math
 import warnings
 
@@ -15,6 +16,13 @@ EPOCH_DEPRECATION_WARNING = (
 
 
 class LRScheduler:
+    _get_lr_called_within_step = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "get_lr" in cls.__dict__:
+            cls.get_lr = _warn_outside_step(cls.__dict__["get_lr"])
+
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
@@ -63,12 +71,16 @@ class LRScheduler:
 
     def _update_lr(self, epoch=None):
         """Advance one epoch (the recursive form), or jump to `epoch` (the closed form where there is one)."""
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -81,6 +93,17 @@ class LRScheduler:
 
 
 _LRScheduler = LRScheduler
+
+
+def _warn_outside_step(get_lr):
+    """get_lr() computes the next step's lrs (and may move the momentum): called by hand, it warns as torch's."""
+    @functools.wraps(get_lr)
+    def wrapper(self):
+        if not self._get_lr_called_within_step:
+            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                          UserWarning, stacklevel=2)
+        return get_lr(self)
+    return wrapper
 
 
 class StepLR(LRScheduler):

@@ -29,6 +29,7 @@ required = _RequiredParameter()
 class Optimizer:
     """Base class: `Optimizer(params, defaults)`; params is an iterable of tensors or of dicts
     (parameter groups, each with its own options, e.g. [{'params': ..., 'lr': 0.1}, ...])."""
+    _state_like_params = True   # per-parameter state tensors have the parameter's shape (not LBFGS's flat ones)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -157,7 +158,7 @@ class Optimizer:
             entry = {}
             for name, v in value.items():
                 if isinstance(v, Tensor):
-                    if name != "step" and v.ndim and _not_shaped_like(v.shape, p.shape):
+                    if name != "step" and v.ndim and self._state_like_params and _not_shaped_like(v.shape, p.shape):
                         raise ValueError(f"loaded state dict: state {name!r} of parameter {key} has shape "
                                          f"{list(v.shape)}, but the parameter has shape {list(p.shape)}")
                     # a copy, cast to the parameter's dtype (the step counter keeps its own)
