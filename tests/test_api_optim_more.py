@@ -325,3 +325,30 @@ def test_lbfgs_state_dict_round_trip_as_torch(problem):
     assert_same_params(mm, tm, tol=1e-9)
     assert (ms["func_evals"], ms["n_iter"], len(ms["old_dirs"])) == (ts["func_evals"], ts["n_iter"],
                                                                     len(ts["old_dirs"]))
+
+
+@pytest.mark.parametrize("make", ["Adafactor(ps, lr=0.05)", "Adafactor(ps, weight_decay=0.1, maximize=True)",
+                                  "ASGD(ps, lr=0.05, t0=2)", "Rprop(ps, lr=0.05)", "LBFGS(ps[:2])"])
+def test_odd_shapes_and_missing_grads_as_torch(make):
+    """3-d (Adafactor factors the last two dims), 0-d and 1-d parameters; one parameter never gets a
+    gradient (it stays as it was, and has no state, as in torch)."""
+    rng = np.random.default_rng(3)
+    inits = [rng.standard_normal(s) for s in [(2, 3, 4), (), (5,), (2,)]]
+    grads = [[rng.standard_normal(np.shape(a)) for a in inits[:3]] for _ in range(10)]
+    out = []
+    for lib in (torch, mt):
+        ps = [lib.tensor(a, requires_grad=True) for a in inits]
+        opt = eval("lib.optim." + make, {"lib": lib, "ps": ps})
+        for gs in grads:
+            def closure():
+                for p, g in zip(ps, gs):
+                    p.grad = lib.tensor(g) + p.detach() * 0.5   # a gradient that depends on where p is
+                return sum(((p.detach() ** 2).sum() * 0.25 for p in ps[:3]), lib.tensor(0.0, dtype=lib.float64))
+            closure()
+            opt.step(closure)
+        out.append(([p.detach().numpy().copy() for p in ps], sorted(len(opt.state[p]) for p in ps)))
+    tol = 1e-8 if make.startswith("LBFGS") else 1e-10   # LBFGS: 20 iterations of dot products (summation order)
+    for a, b in zip(out[1][0], out[0][0]):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=1e-12)
+    assert out[1][1] == out[0][1]
+    np.testing.assert_array_equal(out[1][0][3], inits[3])
