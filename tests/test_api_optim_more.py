@@ -32,13 +32,6 @@ CASES = {
 }
 
 
-@pytest.fixture
-def muon_in_float64(monkeypatch):
-    """torch's Muon orthogonalizes in bfloat16, microtorch's in the parameter's dtype (numpy has no
-    bfloat16): with bfloat16() made a copy, torch runs the same arithmetic in float64."""
-    monkeypatch.setattr(torch.Tensor, "bfloat16", lambda self, *a, **k: self.clone())
-
-
 def _same_state(m_opt, t_opt, tol=TOL):
     m_sd, t_sd = m_opt.state_dict(), t_opt.state_dict()
     assert m_sd["state"].keys() == t_sd["state"].keys()
@@ -52,7 +45,7 @@ def _same_state(m_opt, t_opt, tol=TOL):
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_twenty_steps_as_torch(name, problem, muon_in_float64):
+def test_twenty_steps_as_torch(name, problem):
     (mm, mopt, _), (tm, topt, _) = train(mt, problem, CASES[name]), train(torch, problem, CASES[name])
     assert_same_params(mm, tm)
     start = make_model(mt, problem[0])
@@ -64,7 +57,7 @@ def test_twenty_steps_as_torch(name, problem, muon_in_float64):
 
 @pytest.mark.parametrize("name", ["ASGD t0 lambd alpha weight_decay", "Rprop etas step_sizes", "Adafactor options",
                                   "Muon"])
-def test_param_groups_as_torch(name, problem, muon_in_float64):
+def test_param_groups_as_torch(name, problem):
     make = CASES[name]
     if name == "Muon":
         def make(lib, groups):
@@ -75,14 +68,23 @@ def test_param_groups_as_torch(name, problem, muon_in_float64):
     _same_state(mopt, topt)
 
 
-def test_muon_with_torchs_bfloat16_agrees_to_bfloat16_precision(problem):
-    """Without the float64 patch: torch's bfloat16 Newton-Schulz vs microtorch's float64 one."""
-    (mm, _, _), (tm, _, _) = train(mt, problem, _muon(lr=0.02), steps=5), train(torch, problem, _muon(lr=0.02),
-                                                                              steps=5)
-    start = make_model(mt, problem[0])
-    for a, b, s in zip(mm.parameters(), tm.parameters(), start.parameters()):
-        moved = np.abs(b.detach().numpy() - s.detach().numpy()).max()
-        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=0, atol=0.02 * max(moved, 1e-12))
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (8, 8), (16, 4), (40, 70)])
+def test_muon_orthogonalizes_in_bfloat16_as_torch(shape):
+    """The Newton-Schulz iterations in bfloat16 precision (emulated: float32 rounded to 8 bits after each op)
+    give torch's bfloat16 numbers."""
+    from torch.optim._muon import _zeropower_via_newtonschulz as theirs
+
+    from microtorch.optim.muon import _zeropower_via_newtonschulz as ours
+    g = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    want = theirs(torch.tensor(g), (3.4445, -4.7750, 2.0315), 5, 1e-7).float().numpy()
+    got = ours(mt.tensor(g), (3.4445, -4.7750, 2.0315), 5, 1e-7).numpy()
+    if max(shape) <= 16:
+        np.testing.assert_array_equal(got, want)   # bit for bit
+    else:   # longer float32 sums in another order than torch's kernel: some entries one bfloat16 step apart
+        assert (got != want).mean() < 0.2
+        np.testing.assert_allclose(got, want, rtol=2 ** -6, atol=2 ** -10)
+    s = np.linalg.svd(got, compute_uv=False)
+    assert 0.3 < s.min() and s.max() < 1.5   # what Newton-Schulz is for: singular values pushed towards 1
 
 
 def _round_trip(lib, problem, make):
@@ -104,7 +106,7 @@ def _round_trip(lib, problem, make):
 
 
 @pytest.mark.parametrize("name", ["ASGD t0 lambd alpha weight_decay", "Rprop", "Adafactor", "Muon"])
-def test_state_dict_round_trip_as_torch(name, problem, muon_in_float64):
+def test_state_dict_round_trip_as_torch(name, problem):
     """(torch casts the loaded floating state to the parameter's dtype: ASGD's eta becomes float64, so the
     trajectory after a round trip differs from an uninterrupted one by ~1e-10; microtorch does the same.)"""
     (mm, mopt), (tm, topt) = _round_trip(mt, problem, CASES[name]), _round_trip(torch, problem, CASES[name])

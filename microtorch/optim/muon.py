@@ -1,12 +1,16 @@
 """Muon (Keller Jordan, 2024): momentum SGD for 2-D weights whose update is orthogonalized (its singular
 values pushed towards 1) by a few Newton-Schulz iterations.
 
-torch runs the Newton-Schulz iterations in bfloat16 (fast on GPUs); numpy has no bfloat16, so here they
-run in the parameter's dtype: the updates agree with torch's to bfloat16 precision (about 3 digits).
+torch runs the Newton-Schulz iterations in bfloat16 (fast on GPUs, and precise enough: only the direction
+matters). numpy has no bfloat16, so here they run in float32 with every result rounded to bfloat16's 8
+significant bits, as torch's kernels do (they accumulate in float32 and round once per op): the same
+numbers as torch's.
 """
 import math
 
-from .._tensor import Tensor
+import numpy as np
+
+from .._tensor import Tensor, tensor
 from .adaptive import _PerParameter
 from .optimizer import _buffer
 
@@ -63,12 +67,19 @@ def _zeropower_via_newtonschulz(grad: Tensor, ns_coefficients, ns_steps, eps):
         raise ValueError("Coefficients must be a tuple of exactly 3 values")
     a, b, c = ns_coefficients
     tall = grad.size(0) > grad.size(1)
-    x = grad.T if tall else grad
-    x = x / x.norm().clamp(min=eps)
+    x = _bfloat16(grad.T if tall else grad)
+    x = _bfloat16(x / _bfloat16(x.norm()).clamp(min=eps))
     for _ in range(ns_steps):
-        gram = x @ x.T
-        x = a * x + (b * gram + c * (gram @ gram)) @ x
+        gram = _bfloat16(x @ x.T)
+        x = _bfloat16(a * x + _bfloat16(b * gram + c * (gram @ gram)) @ x)
     return x.T if tall else x
+
+
+def _bfloat16(t):
+    """t rounded to bfloat16 (float32's top 16 bits, to nearest even), kept in a float32 tensor."""
+    bits = t.detach().numpy().astype(np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    return tensor(bits.astype(np.uint32).view(np.float32))
 
 
 def _adjust_lr(lr, adjust_lr_fn, shape):
