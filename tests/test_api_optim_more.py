@@ -209,6 +209,14 @@ BAD = ["ASGD(ps, lr=-0.1)", "ASGD(ps, weight_decay=-1)", "Rprop(ps, lr=-1)", "Rp
        "Muon(ps2, adjust_lr_fn='fast')"]
 
 
+@pytest.mark.parametrize("call", ["ASGD(ps, lr='a')", "Rprop(ps, lr=None)", "Adam(ps, lr='0.1')", "LBFGS(ps).step(None)",
+                                  "LBFGS(ps).step()", "ASGD(ps, foo=1)"])
+def test_bad_types_raise_typeerror_as_torch(call):
+    for lib in (torch, mt):
+        with pytest.raises(TypeError):
+            eval("lib.optim." + call, {"lib": lib, "ps": [lib.ones(2, requires_grad=True)]})
+
+
 @pytest.mark.parametrize("call", BAD)
 def test_bad_arguments_raise_torchs_error(call):
     texts = []

@@ -55,9 +55,9 @@ class LBFGS(Optimizer):
 
     def step(self, closure):
         """One L-BFGS step (up to max_iter iterations); returns the loss at the starting point."""
-        if closure is None:
-            raise RuntimeError("LBFGS.step() needs a closure that clears the gradients, computes the loss, calls "
-                               "loss.backward() and returns the loss: optimizer.step(closure)")
+        if not callable(closure):   # torch calls it: a TypeError
+            raise TypeError("LBFGS.step() needs a closure that clears the gradients, computes the loss, calls "
+                            "loss.backward() and returns the loss: optimizer.step(closure)")
         with no_grad():
             return self._step(enable_grad()(closure))
 

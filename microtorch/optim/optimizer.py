@@ -236,7 +236,9 @@ def _step_tensor(state):
 
 
 def _check_common(lr, weight_decay, differentiable, fused):
-    if not isinstance(lr, (int, float)) or lr < 0.0:
+    if not isinstance(lr, (int, float)):   # torch fails comparing it with 0.0: a TypeError
+        raise TypeError(f"Invalid learning rate: {lr!r}; the learning rate is a number, e.g. lr=0.01")
+    if lr < 0.0:
         raise ValueError(f"Invalid learning rate: {lr}")
     if weight_decay < 0.0:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
