@@ -362,3 +362,27 @@ def test_odd_shapes_and_missing_grads_as_torch(make):
         np.testing.assert_allclose(a, b, rtol=tol, atol=1e-12)
     assert out[1][1] == out[0][1]
     np.testing.assert_array_equal(out[1][0][3], inits[3])
+
+
+@pytest.mark.parametrize("kw", [{"line_search_fn": "strong_wolfe"}, {"lr": 0.1, "history_size": 5}])
+def test_lbfgs_on_rosenbrock_as_torch(kw):
+    """The classroom example: Rosenbrock's valley from (-1.5, 2); strong Wolfe reaches (1, 1)."""
+    out = []
+    for lib in (torch, mt):
+        xy = lib.tensor([-1.5, 2.0], dtype=lib.float64, requires_grad=True)
+        opt = lib.optim.LBFGS([xy], **kw)
+
+        def closure():
+            opt.zero_grad()
+            loss = (1 - xy[0]) ** 2 + 100 * (xy[1] - xy[0] ** 2) ** 2
+            loss.backward()
+            return loss
+        path = [xy.detach().numpy().copy()]
+        for _ in range(6):
+            opt.step(closure)
+            path.append(xy.detach().numpy().copy())
+        out.append((np.array(path), opt.state[xy]["func_evals"]))
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-9, atol=1e-12)
+    assert out[1][1] == out[0][1]
+    if "line_search_fn" in kw:
+        np.testing.assert_allclose(out[1][0][-1], [1.0, 1.0], atol=1e-5)

@@ -32,9 +32,8 @@ def strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change
     d_norm = d.abs().max()
     start = _Point(0, f, g.clone(), gtd)
     bracket, done, evals, ls_iter = _bracket(obj_func, x, t, d, start, c1, c2, max_ls)
-    new = _zoom(obj_func, x, d, start, bracket, done, ls_iter, d_norm, c1, c2, tolerance_change, max_ls)
-    low, n = new
-    return low.f, low.g, low.t, evals + n
+    best, more = _zoom(obj_func, x, d, start, bracket, done, ls_iter, d_norm, c1, c2, tolerance_change, max_ls)
+    return best.f, best.g, best.t, evals + more
 
 
 def _bracket(obj_func, x, t, d, start, c1, c2, max_ls):
@@ -85,7 +84,7 @@ def _zoom(obj_func, x, d, start, bracket, done, ls_iter, d_norm, c1, c2, toleran
             elif new.gtd * (bracket[high].t - bracket[low].t) >= 0:
                 bracket[high] = bracket[low]   # the minimum lies on the other side
             bracket[low] = _copy(new)
-    return bracket[low if len(bracket) > 1 else 0], evals
+    return bracket[low], evals   # (a one-point bracket, already done: low is 0)
 
 
 def _safeguard(t, ends, insuf_progress):
