@@ -364,9 +364,11 @@ def test_odd_shapes_and_missing_grads_as_torch(make):
     np.testing.assert_array_equal(out[1][0][3], inits[3])
 
 
-@pytest.mark.parametrize("kw", [{"line_search_fn": "strong_wolfe"}, {"lr": 0.1, "history_size": 5}])
-def test_lbfgs_on_rosenbrock_as_torch(kw):
-    """The classroom example: Rosenbrock's valley from (-1.5, 2); strong Wolfe reaches (1, 1)."""
+@pytest.mark.parametrize("kw, steps", [({"line_search_fn": "strong_wolfe"}, 6), ({"lr": 0.1, "history_size": 5}, 2)])
+def test_lbfgs_on_rosenbrock_as_torch(kw, steps):
+    """The classroom example: Rosenbrock's valley from (-1.5, 2); strong Wolfe reaches (1, 1). (Fixed steps
+    of lr 0.1 zigzag chaotically: torch's fused dot products round 1 ulp apart from numpy's, which grows to
+    1e-9 after ~40 iterations and to 0.2 after ~100; two steps of 20 iterations stay equal.)"""
     out = []
     for lib in (torch, mt):
         xy = lib.tensor([-1.5, 2.0], dtype=lib.float64, requires_grad=True)
@@ -378,7 +380,7 @@ def test_lbfgs_on_rosenbrock_as_torch(kw):
             loss.backward()
             return loss
         path = [xy.detach().numpy().copy()]
-        for _ in range(6):
+        for _ in range(steps):
             opt.step(closure)
             path.append(xy.detach().numpy().copy())
         out.append((np.array(path), opt.state[xy]["func_evals"]))
