@@ -107,7 +107,7 @@ class EuclideanDist(Op):
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M): (..., P, R)."""
     if compute_mode not in _MODES:
-        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+        raise ValueError(f"cdist(): {compute_mode} is not a valid value for compute_mode; one of {list(_MODES)}")
     _check_cdist(x1, x2, p)
     batch = np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     (r1, m), r2 = x1.shape[-2:], x2.shape[-2]
@@ -127,7 +127,8 @@ def _check_cdist(x1, x2, p):
         if not x.dtype.is_floating_point:
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {_type_name(x._data.dtype)}")
     if x1.shape[-1] != x2.shape[-1]:
-        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+        raise RuntimeError(f"cdist(): X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                           f"{x2.shape[-1]}")
     if not p >= 0:
         raise RuntimeError("cdist only supports non-negative p values")
     try:
