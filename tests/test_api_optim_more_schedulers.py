@@ -155,3 +155,25 @@ def test_get_lr_by_hand_warns_as_torch(sched):
         assert not [w for w in caught if "get_last_lr" in str(w.message)]
         with pytest.warns(UserWarning, match=r"please use `get_last_lr\(\)`"):
             s.get_lr()
+
+
+def test_a_students_own_scheduler_as_torch():
+    """A subclass with its own get_lr (warm-up then halving), chained in SequentialLR; calling its get_lr by
+    hand does not warn (torch warns only in its own schedulers)."""
+    out = []
+    for lib in (torch, mt):
+        class WarmUp(lib.optim.lr_scheduler.LRScheduler):
+            def get_lr(self):
+                return [base * min(1.0, (self.last_epoch + 1) / 4) for base in self.base_lrs]
+        opt, _ = _setup(lib, "StepLR(opt, 100)", OPTIMIZERS[0])
+        s = lib.optim.lr_scheduler.SequentialLR(opt, [WarmUp(opt), lib.optim.lr_scheduler.StepLR(opt, 3, 0.5)], [5])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            s._schedulers[0].get_lr()
+        lrs = []
+        for _ in range(15):
+            opt.step()
+            s.step()
+            lrs.append(s.get_last_lr())
+        out.append(lrs)
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-12)
