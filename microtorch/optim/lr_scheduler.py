@@ -20,8 +20,9 @@ class LRScheduler:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if "get_lr" in cls.__dict__ and cls.__module__.startswith("microtorch."):   # (a user's own get_lr: as torch,
-            cls.get_lr = _warn_outside_step(cls.__dict__["get_lr"])                 # no warning)
+        # torch's own schedulers warn when get_lr() is called by hand; a user's subclass does not
+        if "get_lr" in cls.__dict__ and cls.__module__.startswith("microtorch."):
+            cls.get_lr = _warn_outside_step(cls.__dict__["get_lr"])
 
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
