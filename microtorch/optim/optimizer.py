@@ -237,7 +237,8 @@ def _step_tensor(state):
 
 def _check_common(lr, weight_decay, differentiable, fused):
     if not isinstance(lr, (int, float)):   # torch fails comparing it with 0.0: a TypeError
-        raise TypeError(f"Invalid learning rate: {lr!r}; the learning rate is a number, e.g. lr=0.01")
+        raise TypeError(f"Invalid learning rate: {lr!r}; the learning rate is a number, e.g. lr=0.01 (a Tensor "
+                        "lr is not supported: pass lr=float(lr))")
     if lr < 0.0:
         raise ValueError(f"Invalid learning rate: {lr}")
     if weight_decay < 0.0:
