@@ -332,3 +332,12 @@ _clean_namespace(globals(), [  # the API added for issue 13 (internal errors bec
     "multilabel_soft_margin_loss", "normalize", "pairwise_distance", "poisson_nll_loss", "smooth_l1_loss",
     "soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "pad", "alpha_dropout",
     "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"])
+
+# nn2: normalisations and attention (ops/norm_more.py, ops/attention.py)
+from ..ops.norm_more import group_norm, local_response_norm, rms_norm  # noqa: E402,F401
+from ._functional_norm import instance_norm  # noqa: E402,F401
+from ..ops.attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401
+_NN2 = ["group_norm", "instance_norm", "local_response_norm", "rms_norm", "multi_head_attention_forward",
+        "scaled_dot_product_attention"]
+_guard_namespace(globals(), _NN2)
+_clean_namespace(globals(), _NN2)

@@ -24,3 +24,10 @@ from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBas
 from .sparse import Embedding  # noqa: F401
 
 __all__ = [name for name, value in list(globals().items()) if isinstance(value, type) and not name.startswith("_")]
+
+# nn2: attention and the Transformer family
+from .attention import MultiheadAttention  # noqa: E402,F401
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,  # noqa: E402,F401
+                          TransformerEncoderLayer)
+__all__ += ["MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+            "TransformerEncoderLayer"]

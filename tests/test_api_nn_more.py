@@ -1,0 +1,338 @@
+"""nn2's part of issue 13, against torch 2.13: normalisations (group, instance, RMS, local response) and
+attention (scaled_dot_product_attention, MultiheadAttention, the Transformer family). Values, grad_fn
+names, gradients, second order, jvp and vmap (tests/op_oracle.py); modules with torch's weights loaded
+(outputs, gradients, masks, batch_first, train/eval, state_dict keys, repr, warnings)."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+from op_oracle import check_op, close
+
+R = np.random.default_rng(13)
+X = R.standard_normal((2, 4, 3))
+W4, B4 = R.standard_normal(4), R.standard_normal(4)
+FLASH = "ScaledDotProductFlashAttentionForCpuBackward0"
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+# ---- normalisations -----------------------------------------------------------------------------
+NORMS = [
+    ("group_norm affine", lambda l, x, w, b: F(l).group_norm(x, 2, w, b), (X, W4, B4), "NativeGroupNormBackward0"),
+    ("group_norm 1 group", lambda l, x: F(l).group_norm(x, 1), (X,), "NativeGroupNormBackward0"),
+    ("group_norm 4d", lambda l, x, w: F(l).group_norm(x, 4, w, eps=0.1), (R.standard_normal((2, 4, 2, 2)), W4),
+     "NativeGroupNormBackward0"),
+    ("instance_norm", lambda l, x, w, b: F(l).instance_norm(x, weight=w, bias=b), (X, W4, B4), "ViewBackward0"),
+    ("rms_norm", lambda l, x, w: F(l).rms_norm(x, (4, 3), w), (X, R.standard_normal((4, 3))), "MulBackward0"),
+    ("rms_norm eps", lambda l, x: F(l).rms_norm(x, [3], eps=0.5), (X,), "MulBackward0"),
+    ("local_response_norm 3d", lambda l, x: F(l).local_response_norm(x, 3, alpha=0.5, k=2.0), (X,), "DivBackward0"),
+    ("local_response_norm 4d", lambda l, x: F(l).local_response_norm(x, 2, alpha=0.3, beta=0.6),
+     (R.standard_normal((2, 5, 2, 3)),), "DivBackward0"),
+]
+
+
+@pytest.mark.parametrize("name, f, args, grad_fn", NORMS, ids=[n[0] for n in NORMS])
+def test_norms_as_torch(name, f, args, grad_fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (vmap's one-example-at-a-time notice)
+        check_op(f, *args, grad_fn=grad_fn)
+
+
+def test_instance_norm_running_stats_as_torch():
+    for lib in (torch, mt):
+        rm, rv = lib.zeros(4, dtype=lib.float64), lib.ones(4, dtype=lib.float64)
+        x = lib.tensor(X)
+        y_train = F(lib).instance_norm(x, rm, rv, momentum=0.3)
+        y_eval = F(lib).instance_norm(x, rm, rv, use_input_stats=False)
+        if lib is torch:
+            want = (y_train, y_eval, rm, rv)
+    for a, b, what in zip((y_train, y_eval, rm, rv), want, ("train", "eval", "running_mean", "running_var")):
+        close(a, b, what)
+
+
+# ---- scaled dot-product attention ---------------------------------------------------------------
+Q, K, V = R.standard_normal((2, 3, 4)), R.standard_normal((2, 5, 4)), R.standard_normal((2, 5, 2))
+MASK = R.standard_normal((3, 5)) > 0
+MASK[1] = False  # a query that may look nowhere: its output is 0 (and no NaN reaches the gradients)
+Q4, K4, V4 = R.standard_normal((2, 2, 3, 4)), R.standard_normal((2, 2, 5, 4)), R.standard_normal((2, 2, 5, 4))
+SDPA = [
+    ("plain", lambda l, q, k, v: F(l).scaled_dot_product_attention(q, k, v), (Q, K, V), "UnsafeViewBackward0"),
+    ("scale", lambda l, q, k, v: F(l).scaled_dot_product_attention(q, k, v, scale=0.3), (Q, K, V),
+     "UnsafeViewBackward0"),
+    ("causal", lambda l, q, k, v: F(l).scaled_dot_product_attention(q, k, v, is_causal=True), (Q, K, V),
+     "UnsafeViewBackward0"),
+    ("float mask", lambda l, q, k, v, m: F(l).scaled_dot_product_attention(q, k, v, attn_mask=m),
+     (Q, K, V, R.standard_normal((2, 3, 5))), "UnsafeViewBackward0"),
+    ("2d", lambda l, q, k, v: F(l).scaled_dot_product_attention(q, k, v), (Q[0], K[0], V[0]), "MmBackward0"),
+    ("gqa", lambda l, q, k, v: F(l).scaled_dot_product_attention(q, k, v, enable_gqa=True),
+     (R.standard_normal((2, 4, 3, 2)), R.standard_normal((2, 2, 5, 2)), R.standard_normal((2, 2, 5, 3))),
+     "UnsafeViewBackward0"),
+]
+
+
+@pytest.mark.parametrize("name, f, args, grad_fn", SDPA, ids=[n[0] for n in SDPA])
+def test_scaled_dot_product_attention_as_torch(name, f, args, grad_fn):
+    check_op(f, *args, grad_fn=grad_fn)
+
+
+def test_sdpa_bool_mask_and_dead_rows_as_torch():
+    check_op(lambda l, q, k, v: F(l).scaled_dot_product_attention(q, k, v, attn_mask=l.tensor(MASK)), Q, K, V,
+             grad_fn="UnsafeViewBackward0", vmap=False)
+
+
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"attn_mask": MASK}, {"scale": 0.7}])
+def test_sdpa_4d_is_torch_fused_op(kw):
+    """torch runs 4-d inputs without dropout as one op (no forward AD and no second order in torch)"""
+    def f(l, q, k, v):
+        extra = {n: (l.tensor(a) if isinstance(a, np.ndarray) else a) for n, a in kw.items()}
+        return F(l).scaled_dot_product_attention(q, k, v, **extra)
+    check_op(f, Q4, K4, V4, grad_fn=FLASH, second_order=False, jvp=False)
+    # its jvp equals torch's forward mode through the unfused (3-d) computation
+    m = [mt.tensor(a) for a in (Q4, K4, V4)]
+    t = [torch.tensor(a.reshape(4, *a.shape[2:])) for a in (Q4, K4, V4)]
+    tan = [R.standard_normal(a.shape) for a in (Q4, K4, V4)]
+    _, jm = mt.func.jvp(lambda *a: f(mt, *a), tuple(m), tuple(mt.tensor(a) for a in tan))
+    _, jt = torch.func.jvp(lambda *a: f(torch, *a), tuple(t), tuple(torch.tensor(a.reshape(4, *a.shape[2:]))
+                                                                       for a in tan))
+    close(jm, jt.reshape(jm.shape), "jvp")
+    # and gradients of gradients through it agree with the composite computation
+    x = [mt.tensor(a, requires_grad=True) for a in (Q4, K4, V4)]
+    g = mt.autograd.grad((f(mt, *x) ** 2).sum(), x, create_graph=True)
+    gg = mt.autograd.grad(sum((gi ** 2).sum() for gi in g), x)
+    xt = [torch.tensor(a.reshape(4, *a.shape[2:]), requires_grad=True) for a in (Q4, K4, V4)]
+    gt = torch.autograd.grad((f(torch, *xt) ** 2).sum(), xt, create_graph=True)
+    ggt = torch.autograd.grad(sum((gi ** 2).sum() for gi in gt), xt)
+    for a, b in zip(gg, ggt):
+        close(a, b.reshape(a.shape), "second order")
+
+
+def test_sdpa_errors_as_torch():
+    q = Q
+    for args, kw in [((q, K[:, :, :3], V), {}), ((q, K, V.astype(np.float32)), {}),
+                     ((q, K, V), {"attn_mask": MASK, "is_causal": True})]:
+        errs = []
+        for lib in (torch, mt):
+            with pytest.raises(Exception) as e:
+                F(lib).scaled_dot_product_attention(*(lib.tensor(a) for a in args),
+                                                    **{n: (lib.tensor(v) if isinstance(v, np.ndarray) else v)
+                                                       for n, v in kw.items()})
+            errs.append(e.value)
+        assert type(errs[0]) is type(errs[1]), errs
+        assert "attention" in str(errs[1]) or "dtype" in str(errs[1])
+
+
+def test_sdpa_dropout_keeps_the_expectation():
+    mt.manual_seed(0)
+    q, k, v = mt.tensor(Q), mt.tensor(K), mt.tensor(V)
+    mean = sum(F(mt).scaled_dot_product_attention(q, k, v, dropout_p=0.5) for _ in range(400)) / 400
+    close(mean, F(mt).scaled_dot_product_attention(q, k, v), "mean over dropout masks", tol=0.15)
+
+
+# ---- modules with torch's weights ------------------------------------------------------------------
+def load_from(m, t):
+    """microtorch module m gets torch module t's parameters and buffers (the keys must agree)"""
+    assert list(m.state_dict()) == list(t.state_dict())
+    m.load_state_dict({k: mt.tensor(v.detach().numpy().copy()) for k, v in t.state_dict().items()})
+
+
+def same_outputs(t, m, inputs, kwargs=lambda lib: {}, grad=True, out=lambda o: o, tol=1e-9):
+    """the two modules on the same inputs: outputs, and gradients of a weighted sum wrt inputs and parameters"""
+    res = []
+    for lib, mod in ((torch, t), (mt, m)):
+        xs = [lib.tensor(a, requires_grad=grad) for a in inputs]
+        with (torch.no_grad() if lib is torch else mt.no_grad()) if not grad else warnings.catch_warnings():
+            o = out(mod(*xs, **kwargs(lib)))
+        seed = lib.tensor(np.cos(np.arange(o.numel())).reshape(tuple(o.shape)))
+        g = lib.autograd.grad((o * seed).sum(), xs + list(mod.parameters()), allow_unused=True) if grad else []
+        res.append((o, g))
+    close(res[1][0], res[0][0], "output", tol)
+    for i, (a, b) in enumerate(zip(res[1][1], res[0][1])):
+        assert (a is None) == (b is None), f"grad {i}: {a} vs {b}"
+        if a is not None:
+            close(a, b, f"grad {i}", tol)
+
+
+def build(ctor):
+    """ctor(lib) for both libraries, under the same seed; their warnings must be the same"""
+    made, said = [], []
+    for lib in (torch, mt):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            made.append(ctor(lib))
+        said.append([str(x.message) for x in w])
+    assert said[0] == said[1]
+    t, m = made
+    assert repr(m) == repr(t)
+    load_from(m, t)
+    return t, m
+
+
+L_, S_, N_, E_ = 3, 4, 2, 4
+
+
+def _mha_inputs(kw, self_attention):
+    bf = kw.get("batch_first", False)
+    shape = (lambda n, e=E_: (N_, n, e)) if bf else (lambda n, e=E_: (n, N_, e))
+    q = R.standard_normal(shape(L_))
+    if self_attention:
+        return [q, q, q], L_
+    return [q, R.standard_normal(shape(S_, kw.get("kdim", E_))), R.standard_normal(shape(S_, kw.get("vdim", E_)))], S_
+
+
+MHA = [
+    ("cross", {}, False, {}),
+    ("self", {}, True, {}),
+    ("batch_first", {"batch_first": True}, False, {}),
+    ("no weights", {}, False, {"need_weights": False}),
+    ("per-head weights", {}, False, {"average_attn_weights": False}),
+    ("kdim vdim", {"kdim": 3, "vdim": 5}, False, {}),
+    ("no bias", {"bias": False}, False, {}),
+    ("bias_kv float mask", {"add_bias_kv": True}, False, {"attn_mask": R.standard_normal((L_, S_))}),
+    ("zero_attn padding", {"add_zero_attn": True}, False, {"key_padding_mask": np.array([[0, 0, 0, 1]] * N_, bool)}),
+    ("padding sdpa", {}, False, {"key_padding_mask": np.array([[0, 0, 0, 1]] * N_, bool), "need_weights": False}),
+    ("causal hint", {}, True, {"attn_mask": np.triu(np.ones((L_, L_), bool), 1), "is_causal": True,
+                               "need_weights": False}),
+    ("3d mask everything", {"batch_first": True, "add_bias_kv": True, "add_zero_attn": True},
+     False, {"attn_mask": R.standard_normal((N_ * 2, L_, S_)), "key_padding_mask": np.array([[1, 0, 0, 0]] * N_, bool)}),
+]
+
+
+@pytest.mark.parametrize("name, kw, self_attention, call", MHA, ids=[m[0] for m in MHA])
+def test_multihead_attention_as_torch(name, kw, self_attention, call):
+    t, m = build(lambda lib: lib.nn.MultiheadAttention(E_, 2, dtype=lib.float64, **kw))
+    inputs, _ = _mha_inputs(kw, self_attention)
+    kwargs = lambda lib: {n: (lib.tensor(v) if isinstance(v, np.ndarray) else v) for n, v in call.items()}  # noqa
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (torch: mixing bool and float masks is deprecated)
+        if self_attention:  # the same tensor three times, as in self-attention
+            _self_attention(t, m, inputs[0], kwargs)
+        else:
+            same_outputs(t, m, inputs, kwargs, out=lambda o: o[0])
+            if call.get("need_weights", True):
+                same_outputs(t, m, inputs, kwargs, out=lambda o: o[1])
+
+
+def _self_attention(t, m, x, kwargs):
+    class Self:
+        def __init__(self, mod):
+            self.mod = mod
+
+        def __call__(self, x, **kw):
+            return self.mod(x, x, x, **kw)[0]
+
+        def parameters(self):
+            return self.mod.parameters()
+    same_outputs(Self(t), Self(m), [x], kwargs)
+
+
+def test_multihead_attention_errors_as_torch():
+    for args in [(5, 2), (4, 0)]:
+        errs = []
+        for lib in (torch, mt):
+            with pytest.raises(Exception) as e:
+                lib.nn.MultiheadAttention(*args)
+            errs.append(e.value)
+        assert type(errs[0]) is type(errs[1])
+    t, m = build(lambda lib: lib.nn.MultiheadAttention(E_, 2, dtype=lib.float64))
+    for lib, mod in ((torch, t), (mt, m)):
+        with pytest.raises(AssertionError):
+            mod(lib.zeros(3, 2, 5, dtype=lib.float64), lib.zeros(3, 2, 5, dtype=lib.float64),
+                lib.zeros(3, 2, 5, dtype=lib.float64))
+        with pytest.raises(RuntimeError, match="is_causal"):
+            x = lib.zeros(3, 2, 4, dtype=lib.float64)
+            mod(x, x, x, is_causal=True)
+
+
+def _layer(kind, **kw):
+    def ctor(lib):
+        cls = getattr(lib.nn, kind)
+        return cls(E_, 2, dim_feedforward=6, dropout=0.0, dtype=lib.float64, **kw)
+    return ctor
+
+
+def _stack(kind, layers=2, **kw):
+    def ctor(lib):
+        layer = _layer(kind + "Layer", **kw)(lib)
+        return getattr(lib.nn, kind)(layer, layers, norm=lib.nn.LayerNorm(E_, dtype=lib.float64))
+    return ctor
+
+
+SRC, TGT = R.standard_normal((3, 2, E_)), R.standard_normal((5, 2, E_))
+PAD = np.array([[False, False, True], [False, False, False]])
+
+
+def _causal(lib, n):
+    return lib.nn.Transformer.generate_square_subsequent_mask(n, dtype=lib.float64)
+
+
+def _bf(a):
+    return a.transpose(1, 0, 2).copy()
+
+
+TRANSFORMERS = [
+    ("encoder layer", _layer("TransformerEncoderLayer"), [SRC], lambda lib: {}),
+    ("encoder layer norm_first gelu", _layer("TransformerEncoderLayer", norm_first=True, activation="gelu"), [SRC],
+     lambda lib: {}),
+    ("encoder layer causal", _layer("TransformerEncoderLayer"), [SRC], lambda lib: {"src_mask": _causal(lib, 3)}),
+    ("encoder layer module activation", lambda lib: lib.nn.TransformerEncoderLayer(
+        E_, 2, 6, 0.0, activation=lib.nn.GELU(), dtype=lib.float64), [SRC], lambda lib: {}),
+    ("encoder", _stack("TransformerEncoder"), [SRC], lambda lib: {}),
+    ("encoder causal", _stack("TransformerEncoder"), [SRC], lambda lib: {"mask": _causal(lib, 3)}),
+    ("encoder batch_first padding", _stack("TransformerEncoder", batch_first=True), [_bf(SRC)],
+     lambda lib: {"src_key_padding_mask": lib.tensor(PAD)}),
+    ("decoder layer", _layer("TransformerDecoderLayer"), [TGT, SRC], lambda lib: {}),
+    ("decoder layer norm_first masks", _layer("TransformerDecoderLayer", norm_first=True), [TGT, SRC],
+     lambda lib: {"tgt_mask": _causal(lib, 5), "memory_key_padding_mask": lib.tensor(PAD)}),
+    ("decoder", _stack("TransformerDecoder"), [TGT, SRC], lambda lib: {"tgt_mask": _causal(lib, 5)}),
+    ("transformer", lambda lib: lib.nn.Transformer(E_, 2, 2, 2, 6, 0.0, dtype=lib.float64), [SRC, TGT],
+     lambda lib: {"tgt_mask": _causal(lib, 5)}),
+    ("transformer batch_first padding", lambda lib: lib.nn.Transformer(E_, 2, 1, 2, 6, 0.0, batch_first=True,
+                                                                        dtype=lib.float64),
+     [_bf(SRC), _bf(TGT)], lambda lib: {"src_key_padding_mask": lib.tensor(PAD),
+                                         "memory_key_padding_mask": lib.tensor(PAD)}),
+]
+
+
+@pytest.mark.parametrize("name, ctor, inputs, kwargs", TRANSFORMERS, ids=[t[0] for t in TRANSFORMERS])
+def test_transformers_as_torch(name, ctor, inputs, kwargs):
+    t, m = build(ctor)
+    t.eval(), m.eval()
+    same_outputs(t, m, inputs, kwargs, tol=1e-8)
+    t.train(), m.train()  # (dropout 0: training changes nothing but the path taken)
+    same_outputs(t, m, inputs, kwargs, tol=1e-8)
+
+
+def test_encoder_inference_fast_path_zeroes_padding_as_torch():
+    """torch's encoder in eval mode under no_grad drops the padded positions (their output is 0)"""
+    t, m = build(_stack("TransformerEncoder", batch_first=True))
+    t.eval(), m.eval()
+    same_outputs(t, m, [_bf(SRC)], lambda lib: {"src_key_padding_mask": lib.tensor(PAD)}, grad=False, tol=1e-8)
+
+
+def test_transformer_dropout_trains_and_eval_is_deterministic():
+    m = mt.nn.Transformer(E_, 2, 1, 1, 6, dropout=0.5, dtype=mt.float64)
+    src, tgt = mt.tensor(SRC), mt.tensor(TGT)
+    m.eval()
+    close(m(src, tgt), m(src, tgt), "eval twice")
+    m.train()
+    assert not np.allclose(m(src, tgt).detach().numpy(), m(src, tgt).detach().numpy())
+
+
+def test_transformer_errors_and_mask_as_torch():
+    close(mt.nn.Transformer.generate_square_subsequent_mask(4), torch.nn.Transformer.generate_square_subsequent_mask(4),
+          "causal mask")
+    t, m = build(lambda lib: lib.nn.Transformer(E_, 2, 1, 1, 6, 0.0, dtype=lib.float64))
+    for src, tgt in [(SRC, TGT[:, :1]), (SRC, R.standard_normal((5, 2, 3)))]:
+        errs = []
+        for lib, mod in ((torch, t), (mt, m)):
+            with pytest.raises(RuntimeError) as e:
+                mod(lib.tensor(src), lib.tensor(tgt))
+            errs.append(str(e.value))
+        assert errs[0] == errs[1]
+    with pytest.raises(RuntimeError, match="relu/gelu"):
+        mt.nn.TransformerEncoderLayer(4, 2, activation="tanh")
