@@ -336,3 +336,74 @@ def test_transformer_errors_and_mask_as_torch():
         assert errs[0] == errs[1]
     with pytest.raises(RuntimeError, match="relu/gelu"):
         mt.nn.TransformerEncoderLayer(4, 2, activation="tanh")
+
+
+NORM_MODULES = [
+    ("GroupNorm", lambda lib: lib.nn.GroupNorm(2, 4, dtype=lib.float64), (2, 4, 3)),
+    ("GroupNorm no affine", lambda lib: lib.nn.GroupNorm(2, 4, affine=False, dtype=lib.float64), (2, 4, 3)),
+    ("InstanceNorm1d affine", lambda lib: lib.nn.InstanceNorm1d(4, affine=True, dtype=lib.float64), (2, 4, 3)),
+    ("InstanceNorm1d unbatched", lambda lib: lib.nn.InstanceNorm1d(4, dtype=lib.float64), (4, 3)),
+    ("InstanceNorm2d running stats", lambda lib: lib.nn.InstanceNorm2d(4, affine=True, track_running_stats=True,
+                                                                       dtype=lib.float64), (2, 4, 3, 2)),
+    ("InstanceNorm3d", lambda lib: lib.nn.InstanceNorm3d(4, dtype=lib.float64), (2, 4, 3, 2, 2)),
+    ("BatchNorm3d", lambda lib: lib.nn.BatchNorm3d(4, dtype=lib.float64), (2, 4, 3, 2, 2)),
+    ("RMSNorm", lambda lib: lib.nn.RMSNorm([4, 3], dtype=lib.float64), (2, 4, 3)),
+    ("RMSNorm eps", lambda lib: lib.nn.RMSNorm(3, eps=0.1, elementwise_affine=False), (2, 4, 3)),
+    ("LocalResponseNorm", lambda lib: lib.nn.LocalResponseNorm(3), (2, 4, 3)),
+]
+
+
+@pytest.mark.parametrize("name, ctor, shape", NORM_MODULES, ids=[n[0] for n in NORM_MODULES])
+def test_norm_modules_as_torch(name, ctor, shape):
+    """repr, state_dict keys, outputs and gradients in train and eval mode, running statistics"""
+    t, m = build(ctor)
+    x = R.standard_normal(shape)
+    for train in (True, False):
+        t.train(train), m.train(train)
+        same_outputs(t, m, [x])
+    for (k, a), b in zip(t.state_dict().items(), m.state_dict().values()):
+        close(b, a, k)
+
+
+def test_cross_map_lrn2d_values_as_torch_and_true_gradients():
+    """values as torch (including its running window, which keeps channel 0 once c passes the window);
+    torch's hand-written backward is not the derivative of its forward (try torch.autograd.gradcheck on it),
+    so the gradients are checked numerically"""
+    x = R.standard_normal((2, 6, 2, 2))
+    for size in (1, 2, 3, 4):
+        t = torch.nn.CrossMapLRN2d(size, alpha=0.5, k=2)(torch.tensor(x))
+        m = mt.nn.CrossMapLRN2d(size, alpha=0.5, k=2)(mt.tensor(x))
+        close(m, t, f"size {size}")
+    assert repr(mt.nn.CrossMapLRN2d(3)) == repr(torch.nn.CrossMapLRN2d(3))
+    xm = mt.tensor(x[:, :4], requires_grad=True)
+    mod = mt.nn.CrossMapLRN2d(3, alpha=0.5, k=2)
+    assert mod(xm).grad_fn.name() == "CrossMapLRN2dBackward"
+    assert mt.autograd.gradcheck(mod, (xm,))
+    assert mt.autograd.gradgradcheck(mod, (xm,))
+    assert mt.autograd.forward_ad is not None and _jvp_matches_numerical(mod, x[:, :4])
+    with pytest.raises(ValueError, match="4D"):
+        mod(mt.zeros(2, 3, 4))
+
+
+def _jvp_matches_numerical(f, x, eps=1e-6):
+    t = R.standard_normal(x.shape)
+    _, jv = mt.func.jvp(f, (mt.tensor(x),), (mt.tensor(t),))
+    numeric = (f(mt.tensor(x + eps * t)) - f(mt.tensor(x - eps * t))) / (2 * eps)
+    close(jv, numeric, "jvp", tol=1e-6)
+    return True
+
+
+def test_norm_module_errors_as_torch():
+    for ctor, shape in [(lambda lib: lib.nn.GroupNorm(3, 4), None), (lambda lib: lib.nn.InstanceNorm1d(3), (2, 3, 4, 5)),
+                        (lambda lib: lib.nn.InstanceNorm1d(3, affine=True), (2, 4, 5)),
+                        (lambda lib: lib.nn.BatchNorm3d(3), (2, 3, 4))]:
+        errs = []
+        for lib in (torch, mt):
+            with pytest.raises(Exception) as e:
+                mod = ctor(lib)
+                mod(lib.zeros(*shape))
+            errs.append(e.value)
+        assert type(errs[0]) is type(errs[1]) and str(errs[0]) == str(errs[1]), errs
+    for lib in (torch, mt):
+        with pytest.warns(UserWarning, match="does not match num_features"):
+            lib.nn.InstanceNorm1d(3)(lib.zeros(2, 4, 5))

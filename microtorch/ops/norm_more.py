@@ -3,6 +3,7 @@ the way torch composes them (so that the grad_fn names agree). instance_norm, bu
 nn/_functional_norm.py."""
 import numpy as np
 
+from .._tensor import Tensor
 from ._checks import need_floating
 from ._op import Op
 
@@ -131,3 +132,68 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     div = _channel_window_sum(input * input, size) * (1.0 / size)
     return input / (div * alpha + k) ** beta
 
+
+
+def _cross_map_window(channels, size):
+    """(C, C) 0/1 matrix: which channels' squares enter channel c's scale in torch's CrossMapLRN2d (its running
+    window keeps channel 0 once c passes pre_pad; reproduced as it is)"""
+    pre_pad = int((size - 1) / 2 + 1)
+    a = np.zeros((channels, channels))
+    a[0, :min(pre_pad, channels)] = 1
+    for c in range(1, channels):
+        a[c] = a[c - 1]
+        if c < channels - pre_pad + 1:
+            a[c, c + pre_pad - 1] += 1
+        if c > pre_pad:
+            a[c, c - pre_pad] -= 1
+    return a
+
+
+class CrossMapLRN2d(Op):
+    """y = x s^-beta, s = k + alpha/size * A x^2 (A sums neighbouring channels): dx = g s^-beta - 2 alpha beta / size
+    x A^T(g x s^(-beta-1))"""
+    _grad_fn_name = "CrossMapLRN2dBackward"
+
+    @staticmethod
+    def forward(ctx, x, size, alpha, beta, k):
+        ctx.window = _cross_map_window(x.shape[1], size).astype(x.dtype)
+        ctx.args = (size, alpha, beta, k)
+        ctx.save_for_backward(x)
+        return x * CrossMapLRN2d._scale(ctx, x) ** -beta
+
+    @staticmethod
+    def _scale(ctx, x):
+        size, alpha, _, k = ctx.args
+        window = ctx.window if isinstance(x, np.ndarray) else Tensor._make(ctx.window)
+        sq = x * x
+        mixed = np.einsum("cj,nj...->nc...", window, sq) if isinstance(x, np.ndarray) else \
+            (window @ sq.movedim(1, -1).unsqueeze(-1)).squeeze(-1).movedim(-1, 1)
+        return mixed * (alpha / size) + k
+
+    @staticmethod
+    def _vjp(ctx, x, g):
+        size, alpha, beta, _ = ctx.args
+        s = CrossMapLRN2d._scale(ctx, x)
+        inner = (g * x * s ** (-beta - 1)).movedim(1, -1).unsqueeze(-1)
+        back = (Tensor._make(ctx.window.T.copy()) @ inner).squeeze(-1).movedim(-1, 1)
+        return g * s ** -beta - back * x * (2 * alpha * beta / size)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return CrossMapLRN2d._vjp(ctx, x, grad), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        size, alpha, beta, _k = ctx.args
+        x = ctx.inputs[0]
+        s = CrossMapLRN2d._scale(ctx, x)
+        ds = (Tensor._make(ctx.window) @ (2 * x * t).movedim(1, -1).unsqueeze(-1)).squeeze(-1).movedim(-1, 1)
+        return t * s ** -beta - x * beta * s ** (-beta - 1) * ds * (alpha / size)
+
+
+def cross_map_lrn2d(input, size, alpha=1e-4, beta=0.75, k=1):
+    """torch's legacy CrossMapLRN2d (a 4-d input; the module is its only entry point)"""
+    if input.ndim != 4:
+        raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D instead.")
+    return CrossMapLRN2d.apply(input, size, alpha, beta, k)
