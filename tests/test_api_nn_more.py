@@ -407,3 +407,103 @@ def test_norm_module_errors_as_torch():
     for lib in (torch, mt):
         with pytest.warns(UserWarning, match="does not match num_features"):
             lib.nn.InstanceNorm1d(3)(lib.zeros(2, 4, 5))
+
+
+# ---- margin losses and CTC ----------------------------------------------------------------------------
+XL = R.standard_normal((3, 4))
+TM = np.array([0, 3, 1])
+TML = np.array([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 0, 0, 0]])
+TML_REPEATS = np.array([[1, 1, -1, 1], [0, 0, 2, -1], [3, 3, 3, 3]])
+LP = np.log(R.dirichlet(np.ones(5), (6, 3)))  # (T, N, C) log-probabilities
+TG, IL, TL = np.array([[1, 2, 2], [3, 1, 0], [4, 0, 0]]), [6, 5, 4], [3, 2, 1]
+TG_IMPOSSIBLE, IL_SHORT = np.array([[1, 1, 1], [3, 1, 0], [4, 0, 0]]), [4, 5, 4]  # 1 1 1 needs 5 frames
+LOSSES = [
+    ("multi_margin", lambda l, x: F(l).multi_margin_loss(x, l.tensor(TM)), XL, "MultiMarginLossBackward0"),
+    ("multi_margin p=2 weight", lambda l, x: F(l).multi_margin_loss(x, l.tensor(TM), p=2, weight=l.tensor(W4)), XL,
+     "MultiMarginLossBackward0"),
+    ("multi_margin margin sum", lambda l, x: F(l).multi_margin_loss(x, l.tensor(TM), margin=0.3, reduction="sum"),
+     XL, "MultiMarginLossBackward0"),
+    ("multi_margin none", lambda l, x: F(l).multi_margin_loss(x, l.tensor(TM), reduction="none"), XL,
+     "MultiMarginLossBackward0"),
+    ("multi_margin unbatched", lambda l, x: F(l).multi_margin_loss(x, l.tensor(2), reduction="none"), XL[0],
+     "MultiMarginLossBackward0"),
+    ("multilabel_margin", lambda l, x: F(l).multilabel_margin_loss(x, l.tensor(TML)), XL,
+     "MultilabelMarginLossBackward0"),
+    ("multilabel_margin none", lambda l, x: F(l).multilabel_margin_loss(x, l.tensor(TML), reduction="none"), XL,
+     "MultilabelMarginLossBackward0"),
+    ("multilabel_margin repeats sum", lambda l, x: F(l).multilabel_margin_loss(x, l.tensor(TML_REPEATS),
+                                                                                reduction="sum"), XL,
+     "MultilabelMarginLossBackward0"),
+    ("multilabel_margin unbatched", lambda l, x: F(l).multilabel_margin_loss(x, l.tensor(TML[0])), XL[0],
+     "MultilabelMarginLossBackward0"),
+    ("ctc mean", lambda l, lp: F(l).ctc_loss(lp, l.tensor(TG), l.tensor(IL), l.tensor(TL)), LP, "MeanBackward0"),
+    ("ctc sum", lambda l, lp: F(l).ctc_loss(lp, l.tensor(TG), l.tensor(IL), l.tensor(TL), reduction="sum"), LP,
+     "SumBackward0"),
+    ("ctc none blank 4", lambda l, lp: F(l).ctc_loss(lp, l.tensor(TG % 4), l.tensor(IL), l.tensor(TL), blank=4,
+                                                     reduction="none"), LP, "CtcLossBackward0"),
+    ("ctc concatenated targets, list lengths", lambda l, lp: F(l).ctc_loss(lp, l.tensor([1, 2, 2, 3, 1, 4]), IL, TL,
+                                                                           reduction="none"), LP, "CtcLossBackward0"),
+    ("ctc zero_infinity none", lambda l, lp: F(l).ctc_loss(lp, l.tensor(TG_IMPOSSIBLE), l.tensor(IL_SHORT),
+                                                           l.tensor(TL), reduction="none", zero_infinity=True), LP,
+     "WhereBackward0"),
+    ("ctc zero_infinity mean", lambda l, lp: F(l).ctc_loss(lp, l.tensor(TG_IMPOSSIBLE), l.tensor(IL_SHORT),
+                                                           l.tensor(TL), zero_infinity=True), LP, "MeanBackward0"),
+    ("ctc unbatched", lambda l, lp: F(l).ctc_loss(lp, l.tensor([1, 2]), l.tensor(6), l.tensor(2)), LP[:, 0],
+     "MeanBackward0"),
+    ("ctc unbatched none", lambda l, lp: F(l).ctc_loss(lp, l.tensor([1, 2]), l.tensor(6), l.tensor(2),
+                                                       reduction="none"), LP[:, 0], "SqueezeBackward1"),
+    ("ctc raw scores", lambda l, lp: F(l).ctc_loss(lp, l.tensor(TG), l.tensor(IL), l.tensor(TL)),
+     R.standard_normal((6, 3, 5)), "MeanBackward0"),
+]
+
+
+@pytest.mark.parametrize("name, f, x, grad_fn", LOSSES, ids=[n[0] for n in LOSSES])
+def test_margin_and_ctc_losses_as_torch(name, f, x, grad_fn):
+    """values and gradients as torch (torch has neither forward mode nor a second derivative for these)"""
+    check_op(f, x, grad_fn=grad_fn, second_order=False, jvp=False, vmap=False)
+    # forward mode (which torch lacks) is the directional derivative
+    t = R.standard_normal(x.shape)
+    _, jv = mt.func.jvp(lambda a: f(mt, a), (mt.tensor(x),), (mt.tensor(t),))
+    eps = 1e-6
+    numeric = (f(mt, mt.tensor(x + eps * t)) - f(mt, mt.tensor(x - eps * t))) / (2 * eps)
+    close(jv, numeric, "jvp", tol=1e-5)
+    # the second derivative raises as in torch
+    xm = mt.tensor(x, requires_grad=True)
+    (g,) = mt.autograd.grad(f(mt, xm).sum(), xm, create_graph=True)
+    assert g.grad_fn.name() in ("NotImplemented", "SqueezeBackward1")  # (unbatched: the unsqueeze's backward)
+    with pytest.raises(RuntimeError, match="derivative for aten::.*_backward is not implemented"):
+        mt.autograd.grad(g.sum(), xm)
+
+
+def test_loss_modules_as_torch():
+    for ctor, args in [(lambda lib: lib.nn.MultiMarginLoss(p=2, margin=0.5, weight=lib.tensor(W4)), (XL, TM)),
+                       (lambda lib: lib.nn.MultiLabelMarginLoss(reduction="sum"), (XL, TML)),
+                       (lambda lib: lib.nn.CTCLoss(blank=0, zero_infinity=True), (LP, TG, IL, TL)),
+                       (lambda lib: lib.nn.NLLLoss2d(), (np.log(R.dirichlet(np.ones(3), (2, 2, 2))).transpose(0, 3, 1,
+                                                                                                          2).copy(),
+                                                          R.integers(0, 3, (2, 2, 2))))]:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            t, m = build(ctor)
+        assert all(issubclass(x.category, FutureWarning) for x in w)
+        outs = [mod(*(lib.tensor(a) for a in args)) for lib, mod in ((torch, t), (mt, m))]
+        close(outs[1], outs[0], repr(m))
+    for lib in (torch, mt):
+        with pytest.raises(ValueError, match="only p == 1 and p == 2"):
+            lib.nn.MultiMarginLoss(p=3)
+
+
+def test_loss_errors_as_torch():
+    cases = [lambda l: F(l).multi_margin_loss(l.tensor(XL), l.tensor([0, 1])),
+             lambda l: F(l).multi_margin_loss(l.tensor(XL), l.tensor([0, 1, 9])),
+             lambda l: F(l).multi_margin_loss(l.tensor(XL), l.tensor(TM), p=3),
+             lambda l: F(l).multilabel_margin_loss(l.tensor(XL), l.tensor(TM)),
+             lambda l: F(l).ctc_loss(l.tensor(LP), l.tensor(TG), l.tensor([7, 5, 4]), l.tensor(TL)),
+             lambda l: F(l).ctc_loss(l.tensor(LP), l.tensor(TG), l.tensor(IL), l.tensor(TL), blank=7)]
+    for case in cases:
+        errs = []
+        for lib in (torch, mt):
+            with pytest.raises(Exception) as e:
+                case(lib)
+            errs.append(e.value)
+        assert type(errs[1]) is type(errs[0]), errs

@@ -35,3 +35,5 @@ from .normalization_more import (BatchNorm3d, CrossMapLRN2d, GroupNorm, Instance
                                  InstanceNorm3d, LocalResponseNorm, RMSNorm)
 __all__ += ["BatchNorm3d", "CrossMapLRN2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "LocalResponseNorm", "RMSNorm"]
+from .loss_more import CTCLoss, MultiLabelMarginLoss, MultiMarginLoss, NLLLoss2d  # noqa: E402,F401
+__all__ += ["CTCLoss", "MultiLabelMarginLoss", "MultiMarginLoss", "NLLLoss2d"]
