@@ -507,3 +507,126 @@ def test_loss_errors_as_torch():
                 case(lib)
             errs.append(e.value)
         assert type(errs[1]) is type(errs[0]), errs
+
+
+# ---- embedding_bag, pdist, bilinear, gumbel_softmax ------------------------------------------------------
+WE = R.standard_normal((10, 3))
+IDX, OFF = np.array([1, 2, 4, 5, 4, 3, 2, 9]), np.array([0, 2, 2, 5])  # bag 1 is empty
+BAGS = [
+    ("sum", dict(mode="sum")), ("mean", dict(mode="mean")), ("max", dict(mode="max")),
+    ("mean padding_idx", dict(mode="mean", padding_idx=4)), ("sum include_last_offset", dict(mode="sum",
+                                                                                            include_last_offset=True)),
+]
+
+
+def _numeric_jvp(f, x):
+    t, eps = R.standard_normal(x.shape), 1e-6
+    _, jv = mt.func.jvp(f, (mt.tensor(x),), (mt.tensor(t),))
+    close(jv, (f(mt.tensor(x + eps * t)) - f(mt.tensor(x - eps * t))) / (2 * eps), "jvp", tol=1e-6)
+
+
+@pytest.mark.parametrize("name, kw", BAGS, ids=[b[0] for b in BAGS])
+def test_embedding_bag_as_torch(name, kw):
+    f = lambda l, w: F(l).embedding_bag(l.tensor(IDX), w, l.tensor(OFF), **kw)  # noqa: E731
+    check_op(f, WE, grad_fn="EmbeddingBagBackward0", second_order=False, jvp=False, vmap=False)
+    _numeric_jvp(lambda w: f(mt, w), WE)  # (torch has no forward mode for it)
+
+
+def test_embedding_bag_2d_and_per_sample_weights_as_torch():
+    for mode in ("mean", "max"):
+        check_op(lambda l, w: F(l).embedding_bag(l.tensor(IDX.reshape(2, 4)), w, mode=mode), WE,
+                 grad_fn="EmbeddingBagBackward0", second_order=False, jvp=False, vmap=False)
+    f = lambda l, w, p: F(l).embedding_bag(l.tensor(IDX), w, l.tensor(OFF), mode="sum", per_sample_weights=p)  # noqa
+    check_op(f, WE, R.standard_normal(8), grad_fn="EmbeddingBagBackward0", second_order=False, jvp=False,
+             vmap=False)
+
+
+def test_embedding_bag_module_and_errors_as_torch():
+    for ctor in [lambda lib: lib.nn.EmbeddingBag(10, 3, dtype=lib.float64),
+                 lambda lib: lib.nn.EmbeddingBag(10, 3, mode="max", padding_idx=2, dtype=lib.float64),
+                 lambda lib: lib.nn.EmbeddingBag.from_pretrained(lib.tensor(WE), mode="sum")]:
+        t, m = build(ctor)
+        outs = [mod(lib.tensor(IDX), lib.tensor(OFF)) for lib, mod in ((torch, t), (mt, m))]
+        close(outs[1], outs[0], repr(m))
+    t, m = build(lambda lib: lib.nn.EmbeddingBag(10, 3, max_norm=1.0, dtype=lib.float64))
+    for lib, mod in ((torch, t), (mt, m)):
+        mod(lib.tensor(IDX), lib.tensor(OFF))
+    close(m.weight, t.weight, "max_norm renormalises the rows used, in place")
+    cases = [lambda l: F(l).embedding_bag(l.tensor(IDX), l.tensor(WE), l.tensor(OFF), mode="avg"),
+             lambda l: F(l).embedding_bag(l.tensor(IDX.reshape(2, 4)), l.tensor(WE), l.tensor(OFF)),
+             lambda l: F(l).embedding_bag(l.tensor(IDX), l.tensor(WE)),
+             lambda l: F(l).embedding_bag(l.tensor(IDX), l.tensor(WE), l.tensor(OFF), mode="mean",
+                                          per_sample_weights=l.tensor(np.ones(8)))]
+    for case in cases:
+        errs = []
+        for lib in (torch, mt):
+            with pytest.raises(Exception) as e:
+                case(lib)
+            errs.append(e.value)
+        assert type(errs[1]) is type(errs[0]), errs
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, 0.5, float("inf"), 0])
+def test_pdist_as_torch(p):
+    x = R.standard_normal((4, 3))
+    check_op(lambda l, x: F(l).pdist(x, p), x, grad_fn="PdistBackward0", second_order=False, jvp=False, vmap=False)
+    _numeric_jvp(lambda x: F(mt).pdist(x, p), x)  # (torch: no forward mode, and no second order:
+    if p not in (0, 1, float("inf")):  # here the backward is Tensor ops, so it has one)
+        xm = mt.tensor(x, requires_grad=True)
+        assert mt.autograd.gradgradcheck(lambda a: F(mt).pdist(a, p), (xm,))
+
+
+def test_pdist_errors_as_torch():
+    for case in [lambda l: F(l).pdist(l.zeros(2, 3, 4)), lambda l: F(l).pdist(l.zeros(2, 3), -1)]:
+        errs = []
+        for lib in (torch, mt):
+            with pytest.raises(RuntimeError) as e:
+                case(lib)
+            errs.append(str(e.value))
+        assert errs[0] == errs[1]
+    assert tuple(F(mt).pdist(mt.zeros(1, 3)).shape) == (0,)
+
+
+BILINEAR = [("2d", (2, 3), (2, 4), False), ("2d bias", (2, 3), (2, 4), True), ("3d bias", (2, 2, 3), (2, 2, 4), True),
+            ("1d bias", (3,), (4,), True)]
+
+
+@pytest.mark.parametrize("name, s1, s2, has_bias", BILINEAR, ids=[b[0] for b in BILINEAR])
+def test_bilinear_as_torch(name, s1, s2, has_bias):
+    w, b = R.standard_normal((5, 3, 4)), R.standard_normal(5)
+    if has_bias:
+        check_op(lambda l, x1, x2, w, b: F(l).bilinear(x1, x2, w, b), R.standard_normal(s1), R.standard_normal(s2), w,
+                 b, grad_fn="AddBackward0", vmap=len(s1) < 3)
+    else:
+        check_op(lambda l, x1, x2, w: F(l).bilinear(x1, x2, w), R.standard_normal(s1), R.standard_normal(s2), w,
+                 grad_fn="ViewBackward0")
+
+
+def test_bilinear_module_and_errors_as_torch():
+    t, m = build(lambda lib: lib.nn.Bilinear(3, 4, 5, dtype=lib.float64))
+    same_outputs(t, m, [R.standard_normal((2, 3)), R.standard_normal((2, 4))])
+    build(lambda lib: lib.nn.Bilinear(3, 4, 5, bias=False))
+    for args in [((2, 3), (3, 4), (5, 3, 4)), ((2, 2), (2, 4), (5, 3, 4)), ((2, 3), (2, 3), (5, 3, 4)),
+                 ((2, 3), (2, 4), (5, 3, 4), (4,)), ((2, 2, 3), (2, 3, 4), (5, 3, 4)), ((3,), (2, 4), (5, 3, 4))]:
+        errs = []
+        for lib in (torch, mt):
+            with pytest.raises(RuntimeError) as e:
+                F(lib).bilinear(*(lib.zeros(*s) for s in args))
+            errs.append(str(e.value))
+        assert errs[0] == errs[1]
+
+
+def test_gumbel_softmax_samples_and_straight_through():
+    logits = mt.tensor(np.log([[0.7, 0.2, 0.1]]).repeat(4000, 0), requires_grad=True)
+    mt.manual_seed(0)
+    soft = F(mt).gumbel_softmax(logits, tau=0.5)
+    assert soft.grad_fn.name() == "SoftmaxBackward0"
+    close(soft.sum(-1), np.ones(4000), "rows sum to 1")
+    hard = F(mt).gumbel_softmax(logits, hard=True)
+    assert hard.grad_fn.name() == "AddBackward0"
+    assert set(np.unique(hard.detach().numpy())) == {0.0, 1.0}
+    close(hard.detach().numpy().mean(0), [0.7, 0.2, 0.1], "one-hot samples follow softmax(logits)", tol=0.03)
+    (g,) = mt.autograd.grad((hard * mt.tensor([1.0, 2.0, 3.0])).sum(), logits)
+    assert np.abs(g.numpy()).sum() > 0  # the soft sample's gradient passes straight through
+    with pytest.warns(UserWarning, match="eps"):
+        F(mt).gumbel_softmax(logits, eps=1e-3)

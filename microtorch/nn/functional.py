@@ -338,7 +338,9 @@ from ..ops.norm_more import group_norm, local_response_norm, rms_norm  # noqa: E
 from ._functional_norm import instance_norm  # noqa: E402,F401
 from ..ops.attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401
 from ..ops.loss_more import ctc_loss, multi_margin_loss, multilabel_margin_loss  # noqa: E402,F401
+from ..ops.nn_more import bilinear, embedding_bag, gumbel_softmax, pdist  # noqa: E402,F401
 _NN2 = ["group_norm", "instance_norm", "local_response_norm", "rms_norm", "multi_head_attention_forward",
-        "scaled_dot_product_attention", "ctc_loss", "multi_margin_loss", "multilabel_margin_loss"]
+        "scaled_dot_product_attention", "ctc_loss", "multi_margin_loss", "multilabel_margin_loss", "bilinear",
+        "embedding_bag", "gumbel_softmax", "pdist"]
 _guard_namespace(globals(), _NN2)
 _clean_namespace(globals(), _NN2)

@@ -37,3 +37,5 @@ __all__ += ["BatchNorm3d", "CrossMapLRN2d", "GroupNorm", "InstanceNorm1d", "Inst
             "LocalResponseNorm", "RMSNorm"]
 from .loss_more import CTCLoss, MultiLabelMarginLoss, MultiMarginLoss, NLLLoss2d  # noqa: E402,F401
 __all__ += ["CTCLoss", "MultiLabelMarginLoss", "MultiMarginLoss", "NLLLoss2d"]
+from .bag import Bilinear, EmbeddingBag  # noqa: E402,F401
+__all__ += ["Bilinear", "EmbeddingBag"]
