@@ -630,3 +630,66 @@ def test_gumbel_softmax_samples_and_straight_through():
     assert np.abs(g.numpy()).sum() > 0  # the soft sample's gradient passes straight through
     with pytest.warns(UserWarning, match="eps"):
         F(mt).gumbel_softmax(logits, eps=1e-3)
+
+
+# ---- spectral_norm, Buffer, Container ----------------------------------------------------------------------
+SPECTRAL = [("Linear", lambda lib: lib.nn.Linear(3, 4, dtype=lib.float64), (2, 3), {}),
+            ("Conv2d 3 iterations", lambda lib: lib.nn.Conv2d(2, 3, 2, dtype=lib.float64), (1, 2, 4, 4),
+             dict(n_power_iterations=3)),
+            ("Linear dim=1", lambda lib: lib.nn.Linear(3, 4, dtype=lib.float64), (2, 3), dict(dim=1))]
+
+
+@pytest.mark.parametrize("name, ctor, shape, kw", SPECTRAL, ids=[s[0] for s in SPECTRAL])
+def test_spectral_norm_as_torch(name, ctor, shape, kw):
+    """same u, v and weight_orig: outputs, gradients and the power-iteration buffers agree step by step (the
+    buffers move in training mode only), and remove_spectral_norm leaves the normalised weight"""
+    t = torch.nn.utils.spectral_norm(ctor(torch), **kw)
+    m = mt.nn.utils.spectral_norm(ctor(mt), **kw)
+    assert repr(m) == repr(t)
+    load_from(m, t)
+    x = R.standard_normal(shape)
+    for step in range(3):
+        if step == 2:
+            t.eval(), m.eval()
+        same_outputs(t, m, [x])
+        for (k, a), b in zip(t.state_dict().items(), m.state_dict().values()):
+            close(b, a, f"step {step}: {k}")
+    torch.nn.utils.remove_spectral_norm(t), mt.nn.utils.remove_spectral_norm(m)
+    assert list(m.state_dict()) == list(t.state_dict())
+    close(m.weight, t.weight, "after remove_spectral_norm")
+
+
+def test_spectral_norm_normalises_and_errors_as_torch():
+    lin = mt.nn.utils.spectral_norm(mt.nn.Linear(5, 6, dtype=mt.float64), n_power_iterations=50)
+    lin(mt.zeros(1, 5, dtype=mt.float64))
+    close(np.linalg.svd(lin.weight.detach().numpy(), compute_uv=False)[0], 1.0, "largest singular value", tol=1e-6)
+    for lib in (torch, mt):
+        m = lib.nn.utils.spectral_norm(lib.nn.Linear(2, 2))
+        with pytest.raises(RuntimeError, match="Cannot register two spectral_norm hooks"):
+            lib.nn.utils.spectral_norm(m)
+        with pytest.raises(ValueError, match="spectral_norm of 'bias' not found"):
+            lib.nn.utils.remove_spectral_norm(m, "bias")
+        with pytest.raises(ValueError, match="Expected n_power_iterations to be positive"):
+            lib.nn.utils.spectral_norm(lib.nn.Linear(2, 2), n_power_iterations=0)
+
+
+def test_buffer_as_torch():
+    for lib in (torch, mt):
+        b = lib.nn.Buffer(lib.ones(2))
+        assert isinstance(b, lib.nn.Buffer) and type(b) is lib.Tensor and b.persistent
+        assert not isinstance(lib.ones(2), lib.nn.Buffer)
+        m = lib.nn.Module()
+        m.x = lib.nn.Buffer(lib.ones(2), persistent=False)
+        m.y = lib.nn.Buffer(lib.zeros(1))
+        assert [n for n, _ in m.named_buffers()] == ["x", "y"] and list(m.state_dict()) == ["y"]
+        assert lib.nn.Buffer(lib.ones(1, requires_grad=True)).requires_grad
+
+
+def test_container_as_torch():
+    reprs = []
+    for lib in (torch, mt):
+        with pytest.warns(FutureWarning, match="nn.Container` is deprecated"):
+            c = lib.nn.Container(a=lib.nn.Linear(1, 2), b=lib.nn.ReLU())
+        reprs.append(repr(c))
+        assert [n for n, _ in c.named_children()] == ["a", "b"]
+    assert reprs[0] == reprs[1]

@@ -39,3 +39,5 @@ from .loss_more import CTCLoss, MultiLabelMarginLoss, MultiMarginLoss, NLLLoss2d
 __all__ += ["CTCLoss", "MultiLabelMarginLoss", "MultiMarginLoss", "NLLLoss2d"]
 from .bag import Bilinear, EmbeddingBag  # noqa: E402,F401
 __all__ += ["Bilinear", "EmbeddingBag"]
+from .container_legacy import Container  # noqa: E402,F401
+__all__ += ["Container"]
