@@ -693,3 +693,65 @@ def test_container_as_torch():
         reprs.append(repr(c))
         assert [n for n, _ in c.named_children()] == ["a", "b"]
     assert reprs[0] == reprs[1]
+
+
+# ---- AdaptiveLogSoftmaxWithLoss ---------------------------------------------------------------------------
+def test_adaptive_log_softmax_as_torch():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (torch: "Initializing zero-element tensors is a no-op")
+        t, m = build(lambda lib: lib.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True,
+                                                                   dtype=lib.float64))
+    x, target = R.standard_normal((6, 8)), np.array([0, 4, 9, 2, 7, 5])
+    same_outputs(t, m, [x], lambda lib: {"target_": lib.tensor(target)}, out=lambda o: o.output)
+    same_outputs(t, m, [x], lambda lib: {"target_": lib.tensor(target)}, out=lambda o: o.loss)
+    same_outputs(t, m, [x[0]], lambda lib: {"target_": lib.tensor(target[0] + 8)}, out=lambda o: o.output)
+    close(m.log_prob(mt.tensor(x)), t.log_prob(torch.tensor(x)), "log_prob")
+    close(m.predict(mt.tensor(x)), t.predict(torch.tensor(x)), "predict")
+    close(m.log_prob(mt.tensor(x)).exp().sum(1), np.ones(6), "a distribution over the classes")
+    for lib, mod in ((torch, t), (mt, m)):
+        with pytest.raises(RuntimeError, match="Target values should be in"):
+            mod(lib.tensor(x), lib.tensor(target + 5))
+        with pytest.raises(RuntimeError, match="same size in the batch"):
+            mod(lib.tensor(x), lib.tensor(target[:2]))
+        with pytest.raises(ValueError, match="cutoffs should be"):
+            lib.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [6, 3])
+
+
+LCE = [("plain", (5, 4), (3, 4), lambda: R.integers(0, 3, 5), {}),
+       ("bias weight smoothing", (5, 4), (3, 4), lambda: R.integers(0, 3, 5),
+        dict(linear_bias=True, weight=True, label_smoothing=0.1, reduction="sum")),
+       ("ignore_index none", (5, 4), (3, 4), lambda: np.array([0, 2, 1, 2, 0]), dict(ignore_index=2, reduction="none")),
+       ("K-dimensional", (5, 4), (3, 2, 4), lambda: R.integers(0, 3, (5, 2)), dict(linear_bias=True)),
+       ("unbatched", (4,), (3, 4), lambda: np.array(1), {}),
+       ("probabilities", (5, 4), (3, 4), lambda: R.dirichlet(np.ones(3), 5), {})]
+
+
+@pytest.mark.parametrize("name, xs, ws, target, kw", LCE, ids=[c[0] for c in LCE])
+def test_linear_cross_entropy_as_torch(name, xs, ws, target, kw):
+    tgt, bias, cw = target(), R.standard_normal(ws[:-1]), R.uniform(0.5, 2, 3)
+
+    def f(l, x, w):
+        extra = dict(kw, linear_bias=l.tensor(bias) if kw.get("linear_bias") else None,
+                     weight=l.tensor(cw) if kw.get("weight") else None)
+        return F(l).linear_cross_entropy(x, w, l.tensor(tgt), **extra)
+    check_op(f, R.standard_normal(xs), R.standard_normal(ws), vmap=False)
+
+
+def test_linear_cross_entropy_module_and_options_as_torch():
+    t, m = build(lambda lib: lib.nn.LinearCrossEntropyLoss(4, 3, out_features=(2,), bias=True, dtype=lib.float64,
+                                                           label_smoothing=0.2))
+    target = R.integers(0, 3, (5, 2))
+    same_outputs(t, m, [R.standard_normal((5, 4))], lambda lib: {"target": lib.tensor(target)})
+    assert repr(mt.nn.LinearCrossEntropyOptions()) == repr(torch.nn.LinearCrossEntropyOptions())
+    t, m = build(lambda lib: lib.nn.LinearCrossEntropyLoss(4, 3, dtype=lib.float64,
+                                                           options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=2)))
+    target = R.integers(0, 3, 5)
+    same_outputs(t, m, [R.standard_normal((5, 4))], lambda lib: {"target": lib.tensor(target)})
+
+
+def test_assert_int_or_pair_as_torch():
+    for lib in (torch, mt):
+        F(lib).assert_int_or_pair(3, "k", "{} bad")
+        F(lib).assert_int_or_pair((1, 2), "k", "{} bad")
+        with pytest.raises(AssertionError, match="^k bad$"):
+            F(lib).assert_int_or_pair((1, 2, 3), "k", "{} bad")

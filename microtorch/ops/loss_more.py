@@ -270,3 +270,38 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if reduction == "sum":
         return res.sum()
     return res if batched else res.squeeze(0)
+
+
+def _check_linear_ce(input, linear_weight, target, linear_bias, ignore_index):
+    if input.ndim < 1 or input.ndim > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.ndim}")
+    if input.shape[-1] != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions (in_features), got "
+                           f"{input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    classes = tuple(linear_weight.shape[:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != classes:
+        raise RuntimeError(f"expected linear_bias shape {classes}, got {tuple(linear_bias.shape)}")
+    if len(classes) > 1 and input.ndim == 1:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires "
+                           f"batched input, (N, {input.shape[-1]}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = tuple(input.shape[:-1]) + classes
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    return logits_shape
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """cross_entropy(linear(input, linear_weight, linear_bias), target): torch's `options` choose a chunked
+    evaluation that saves GPU memory on large vocabularies; the values are those of this reference path."""
+    from .nn import cross_entropy, linear
+    logits_shape = _check_linear_ce(input, linear_weight, target, linear_bias, ignore_index)
+    n_out = int(np.prod(linear_weight.shape[:-1]))
+    w = linear_weight.reshape(n_out, input.shape[-1]) if linear_weight.ndim > 2 else linear_weight
+    b = linear_bias.reshape(n_out) if linear_bias is not None and linear_bias.ndim > 1 else linear_bias
+    logits = linear(input, w, b).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index, label_smoothing=label_smoothing)

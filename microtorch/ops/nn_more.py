@@ -289,3 +289,9 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     one_hot = np.zeros(y_soft.shape, y_soft.dtype.np)
     np.put_along_axis(one_hot, np.expand_dims(index, dim), 1.0, axis=dim)
     return Tensor._make(one_hot) - y_soft.detach() + y_soft
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    """raise AssertionError(message.format(arg_name)) unless arg is an int or a pair"""
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))

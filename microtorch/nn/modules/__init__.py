@@ -41,3 +41,7 @@ from .bag import Bilinear, EmbeddingBag  # noqa: E402,F401
 __all__ += ["Bilinear", "EmbeddingBag"]
 from .container_legacy import Container  # noqa: E402,F401
 __all__ += ["Container"]
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402,F401
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions  # noqa: E402,F401
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
