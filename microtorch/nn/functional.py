@@ -342,5 +342,14 @@ from ..ops.nn_more import assert_int_or_pair, bilinear, embedding_bag, gumbel_so
 _NN2 = ["group_norm", "instance_norm", "local_response_norm", "rms_norm", "multi_head_attention_forward",
         "scaled_dot_product_attention", "ctc_loss", "multi_margin_loss", "multilabel_margin_loss", "bilinear",
         "embedding_bag", "gumbel_softmax", "pdist", "linear_cross_entropy"]
-_guard_namespace(globals(), _NN2)
+from ..ops._torch_order import torch_checked as _torch_checked  # noqa: E402
+_PARSED = {  # the arguments torch's C++ parser types before the op runs (the others are checked in torch's order)
+    "scaled_dot_product_attention": dict(query="tensor", key="tensor", value="tensor", attn_mask="tensor",
+                                         dropout_p="number", is_causal="bool", scale="number", enable_gqa="bool"),
+    "bilinear": dict(input1="tensor", input2="tensor", weight="tensor", bias="tensor"),
+    "pdist": dict(input="tensor", p="number"),
+    "rms_norm": dict(input="tensor", normalized_shape="shape_tuple", weight="tensor", eps="number"),
+}
+for _name in _NN2:  # (not guard_namespace: these check their arguments in torch's order themselves)
+    globals()[_name] = _torch_checked(globals()[_name], _name, _PARSED.get(_name))
 _clean_namespace(globals(), _NN2)

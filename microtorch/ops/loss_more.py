@@ -7,6 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op
+from .loss import legacy_reduction
 from .nn import _check_reduction
 
 
@@ -79,6 +80,8 @@ class MultiMarginLoss(_LocalGradLoss):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """A margin loss over classes: every wrong class i scoring within `margin` of the target class costs."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction, "multi_margin_loss")
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -99,6 +102,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{n}], but got {list(t.shape)}. Input has "
                            f"shape {list(input.shape)}.")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for {input.dtype}: the input '
+                                  'holds scores, a floating point tensor')
     c = input.shape[-1] if input.ndim else 1
     if t.size and (t.min() < 0 or t.max() >= c):
         raise RuntimeError(f"multi_margin_loss: target out of range (the targets are class indices, 0 to {c - 1})")
@@ -140,7 +146,12 @@ class MultilabelMarginLoss(_LocalGradLoss):
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """A margin loss for several labels per example: each target class should beat each other class by 1.
     target holds class indices, ended by -1 (the rest is ignored)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction, "multilabel_margin_loss")
+    for name, t in (("input", input), ("target", target)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"multilabel_margin_loss(): argument '{name}' must be Tensor, not {type(t).__name__}")
     if input.ndim > 2 or tuple(target.shape) != tuple(input.shape) and not (input.ndim == 0 and target.numel() == 1):
         raise RuntimeError(f"multilabel_margin_loss: inconsistent target size: {list(target.shape)} for input of "
                            f"size: {list(input.shape)}; the target has the input's shape (class indices, -1 ends them)")

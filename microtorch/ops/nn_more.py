@@ -2,8 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
-from ._checks import need_floating
-from ._op import Op
+from ._op import Op, normalize_dims
 
 
 def _zeros(shape, like):
@@ -95,27 +94,30 @@ class EmbeddingBag(Op):
         return out
 
 
-def _bag_offsets(input, offsets, include_last_offset, op="embedding_bag"):
+def _bag_offsets(input, offsets, include_last_offset):
     """flat indices, bag start offsets and the number of bags, from (B, L) input or 1-d input with offsets"""
     idx = input._data
     if input.ndim == 2:
         if offsets is not None:
             raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             f"fixed length sequences. However, found offsets of type {type(offsets).__name__}")
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        if idx.dtype == bool:
+            raise NotImplementedError("embedding_bag: \"arange_cpu\" not implemented for 'Bool' (the indices of a 2-d "
+                                      "input must be integers)")
         B, L = idx.shape
         return idx.reshape(-1), np.arange(0, B * L, L) if L else np.zeros(B, np.int64), B
     if input.ndim != 1:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
     if offsets is None:
         raise ValueError("offsets has to be a 1D Tensor but got None")
-    off = offsets._data
-    if off.ndim != 1:
+    if not isinstance(offsets, Tensor) or offsets.ndim != 1:
         raise ValueError("offsets has to be a 1D Tensor")
+    off = offsets._data
     if off.dtype.kind not in "iu":
-        raise RuntimeError(f"{op}: expected offsets of an integer dtype, got {offsets.dtype}")
+        raise RuntimeError(f"embedding_bag: expected offsets of an integer dtype, got {offsets.dtype}")
     if len(off) and (off[0] != 0 or (np.diff(off) < 0).any() or off[-1] > len(idx)):
-        raise RuntimeError(f"{op}: offsets must start at 0, never decrease and stay within the input ({len(idx)} "
-                           f"indices), got {off.tolist()}")
+        raise RuntimeError(f"embedding_bag: offsets must start at 0, never decrease and stay within the input "
+                           f"({len(idx)} indices), got {off.tolist()}")
     n = len(off) - 1 if include_last_offset else len(off)
     return idx, off[:n] if include_last_offset else off, max(n, 0)
 
@@ -128,39 +130,60 @@ def _renorm_rows(weight, rows, max_norm, norm_type):
     weight._version_counter[0] += 1
 
 
-def _check_bag_args(input, weight, mode, per_sample_weights, padding_idx):
-    if input.dtype.np.kind not in "iu":
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding_bag)")
+def _check_bag_args(input, weight, per_sample_weights):
+    """torch's Python-level checks, in its order"""
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights.shape)}) is not None, "
+                         f"then it must have the same shape as the input ({list(input.shape)})")
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"embedding_bag(): argument 'weight' must be Tensor, not {type(weight).__name__}")
     if weight.ndim != 2:
-        raise RuntimeError(f"embedding_bag: weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
-    if mode not in ("sum", "mean", "max"):
-        raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
-    if per_sample_weights is not None:
-        if mode != "sum":
-            raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
-                                      f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
-                                      "on GitHub.")
-        if tuple(per_sample_weights.shape) != tuple(input.shape):
-            raise ValueError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights.shape)}) is not None, "
-                             f"then it must have the same shape as the input ({list(input.shape)})")
-    n, idx = weight.shape[0], input._data
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        raise IndexError(f"embedding_bag: index out of range in self (weight has {n} rows, got index "
-                         f"{int(idx.max()) if idx.max() >= n else int(idx.min())})")
-    if padding_idx is not None and not -n <= padding_idx < n:
-        raise AssertionError("padding_idx must be within num_embeddings")
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"embedding_bag(): argument 'input' must be Tensor, not {type(input).__name__}")
+
+
+def _check_bag_indices(idx, weight):
+    """what torch's kernel checks: integer indices, each a row of weight"""
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {idx.dtype} instead (while checking arguments for embedding_bag)")
+    n = weight.shape[0]
+    bad = np.nonzero((idx < 0) | (idx >= n))[0]
+    if len(bad):
+        raise RuntimeError(f"embedding_bag: Index {bad[0]} of input takes value {idx[bad[0]]} which is not in the "
+                           f"valid range [0, {n})")
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """The sum, mean or max of the embeddings of each bag of indices, without building the (bag, L, D) tensor."""
-    _check_bag_args(input, weight, mode, per_sample_weights, padding_idx)
+    if isinstance(weight, Tensor) and isinstance(input, Tensor) and weight.dtype.np == np.int64 and \
+            input.dtype.is_floating_point:
+        import warnings
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+                      stacklevel=2)
+        weight, input = input, weight
+    _check_bag_args(input, weight, per_sample_weights)
+    idx, offsets_, n_bags = _bag_offsets(input, offsets, include_last_offset)
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and (scale_grad_by_freq or sparse):
+        raise ValueError("max mode does not support scaling the gradient by the frequency" if scale_grad_by_freq
+                         else "max mode does not support sparse weights")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    _check_bag_indices(idx, weight)
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse gradients are not supported by "
                                   "microtorch (use the defaults)")
-    idx, offsets_, n_bags = _bag_offsets(input, offsets, include_last_offset)
     if padding_idx is not None:
+        if not -weight.shape[0] <= padding_idx < weight.shape[0]:
+            raise RuntimeError(f"embedding_bag: padding_idx must be within the number of embeddings "
+                               f"({weight.shape[0]}), got {padding_idx}")
         padding_idx %= weight.shape[0]
     if max_norm is not None:
         _renorm_rows(weight, np.unique(idx), max_norm, norm_type)
@@ -238,7 +261,8 @@ def pdist(input, p=2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    need_floating(input, "pdist")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
     return Pdist.apply(input, float(p))
 
 
@@ -276,7 +300,13 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     sample in the forward pass and the soft sample's gradient (straight-through)."""
     from .._random import generator
     from .nn import softmax
-    need_floating(logits, "gumbel_softmax")
+    if not logits.dtype.is_floating_point:  # (the noise is drawn in the logits' dtype, as torch does)
+        raise RuntimeError("gumbel_softmax: Exponential distribution is a continuous probability distribution. dtype "
+                           f"must be a floating point but you specified {logits.dtype}")
+    if not isinstance(tau, (int, float, np.number, Tensor)) or isinstance(tau, bool):
+        raise TypeError(f"gumbel_softmax(): unsupported operand type(s) for /: 'Tensor' and '{type(tau).__name__}' "
+                        "(tau is a positive number)")
+    normalize_dims(dim, logits.ndim, "gumbel_softmax")
     if eps != 1e-10:
         import warnings
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
@@ -293,5 +323,10 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 
 def assert_int_or_pair(arg, arg_name, message):
     """raise AssertionError(message.format(arg_name)) unless arg is an int or a pair"""
-    if not (isinstance(arg, int) or len(arg) == 2):
-        raise AssertionError(message.format(arg_name))
+    try:
+        ok = isinstance(arg, int) or len(arg) == 2
+        text = None if ok else message.format(arg_name)
+    except (TypeError, AttributeError) as e:  # (no len(), or a message that is no format string)
+        raise type(e)(f"assert_int_or_pair(): {e}") from None
+    if not ok:
+        raise AssertionError(text)

@@ -75,25 +75,44 @@ class NativeGroupNorm(Op):
         return out
 
 
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalise each of num_groups groups of channels of every example by its own mean and variance."""
+def _check_group_norm(input, num_groups, weight, bias):
+    """torch's checks in its order: the Python wrapper's (sizes, the batch-size rule), then the kernel's"""
     if input.ndim < 2:
         raise RuntimeError(f"group_norm: Expected at least 2 dimensions for input tensor but received {input.ndim}")
-    need_floating(input, "group_norm")
-    c = input.shape[1]
-    if num_groups <= 0 or c % num_groups:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
-                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    if isinstance(num_groups, Tensor):
+        raise RuntimeError("group_norm: num_groups must be an int, got a Tensor (Boolean value of a Tensor with more "
+                           "than one value is ambiguous)")
+    if isinstance(num_groups, str):
+        raise TypeError(f"group_norm(): unsupported operand type(s) for //: 'int' and 'str' (num_groups must be an int)")
+    n, c = input.shape[:2]
+    if num_groups == 0:
+        raise ZeroDivisionError("group_norm(): integer division or modulo by zero (num_groups must be positive)")
+    per_group = [n * c // num_groups, num_groups] + list(input.shape[2:])
+    if int(np.prod([per_group[0]] + per_group[2:])) == 1:
+        raise ValueError(f"group_norm: Expected more than 1 value per channel when training, got input size "
+                         f"{per_group}")
+    if not isinstance(num_groups, (int, np.integer)) or isinstance(num_groups, bool):
+        raise TypeError(f"group_norm(): argument 'num_groups' (position 2) must be int, not {type(num_groups).__name__}")
+    if num_groups < 0 or c % num_groups:
+        raise RuntimeError(f"group_norm: Expected number of channels in input to be divisible by num_groups, but got "
+                           f"input of shape {list(input.shape)} and num_groups={num_groups}")
     for name, v in (("weight", weight), ("bias", bias)):
         if v is not None and (v.ndim != 1 or v.shape[0] != c):
-            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
-                               f"but got {name} of shape {list(v.shape)} and input of shape {list(input.shape)}")
-    return NativeGroupNorm.apply(input, weight, bias, num_groups, eps)
+            raise RuntimeError(f"group_norm: Expected {name} to be a vector of size equal to the number of channels "
+                               f"in input, but got {name} of shape {list(v.shape)} and input of shape "
+                               f"{list(input.shape)}")
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each of num_groups groups of channels of every example by its own mean and variance."""
+    _check_group_norm(input, num_groups, weight, bias)
+    need_floating(input, "group_norm")
+    return NativeGroupNorm.apply(input, weight, bias, int(num_groups), eps)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims (eps: the dtype's epsilon)."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    shape = tuple(normalized_shape)
     if tuple(input.shape[input.ndim - len(shape):]) != shape or len(shape) > input.ndim:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
