@@ -347,7 +347,7 @@ _PARSED = {  # the arguments torch's C++ parser types before the op runs (the ot
     "scaled_dot_product_attention": dict(query="tensor", key="tensor", value="tensor", attn_mask="tensor",
                                          dropout_p="number", is_causal="bool", scale="number", enable_gqa="bool"),
     "bilinear": dict(input1="tensor", input2="tensor", weight="tensor", bias="tensor"),
-    "pdist": dict(input="tensor", p="number"),
+    "pdist": dict(input="tensor", p=None),
     "rms_norm": dict(input="tensor", normalized_shape="shape_tuple", weight="tensor", eps="number"),
 }
 for _name in _NN2:  # (not guard_namespace: these check their arguments in torch's order themselves)

@@ -93,7 +93,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if input.ndim > 2:
         raise RuntimeError(f"multi_margin_loss: Expected non-empty vector or matrix with optional 0-dim batch size, "
                            f"but got: {list(input.shape)}")
-    t = target._data
+    t = target._data if target.numel() else target._data.astype(np.int64)
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"multi_margin_loss: expected scalar type Long but found {target.dtype} for the target; "
                            "use target.long()")
@@ -156,6 +156,12 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(f"multilabel_margin_loss: inconsistent target size: {list(target.shape)} for input of "
                            f"size: {list(input.shape)}; the target has the input's shape (class indices, -1 ends them)")
     t = target._data
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented for {input.dtype}: '
+                                  "the input holds scores, a floating point tensor")
+    if t.dtype.kind == "c":
+        raise NotImplementedError(f'multilabel_margin_loss: "min_all" not implemented for {target.dtype}: the target '
+                                  "holds class indices")
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"multilabel_margin_loss: expected scalar type Long but found {target.dtype} for the "
                            "target; use target.long()")
@@ -299,6 +305,9 @@ def _check_linear_ce(input, linear_weight, target, linear_bias, ignore_index):
                            f"batched input, (N, {input.shape[-1]}), got unbatched input with shape "
                            f"{tuple(input.shape)}")
     logits_shape = tuple(input.shape[:-1]) + classes
+    if input.ndim == 2 and target.ndim >= 1 and target.shape[0] != input.shape[0]:
+        raise ValueError(f"linear_cross_entropy: Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
     if tuple(target.shape) == logits_shape and ignore_index is not None:
         raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
     return logits_shape

@@ -101,9 +101,9 @@ def _bag_offsets(input, offsets, include_last_offset):
         if offsets is not None:
             raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              f"fixed length sequences. However, found offsets of type {type(offsets)}")
-        if idx.dtype == bool:
-            raise NotImplementedError("embedding_bag: \"arange_cpu\" not implemented for 'Bool' (the indices of a 2-d "
-                                      "input must be integers)")
+        if idx.dtype == bool or idx.dtype.kind == "c":
+            raise NotImplementedError(f"embedding_bag: \"arange_cpu\" not implemented for {input.dtype} (the indices "
+                                      "of a 2-d input must be integers)")
         B, L = idx.shape
         return idx.reshape(-1), np.arange(0, B * L, L) if L else np.zeros(B, np.int64), B
     if input.ndim != 1:
@@ -223,7 +223,7 @@ class Pdist(Op):
         ctx.p = p
         i, j = np.triu_indices(x.shape[0], 1)
         d = np.abs(x[i] - x[j])
-        out = (d != 0).sum(1).astype(x.dtype) if p == 0 else d.max(1, initial=0) if p == float("inf") else \
+        out = np.minimum(np.ceil(d), 1).sum(1) if p == 0 else d.max(1, initial=0) if p == float("inf") else \
             (d ** p).sum(1) ** (1 / p)
         ctx.save_for_backward(x)
         return np.asarray(out, x.dtype)
@@ -257,9 +257,13 @@ class Pdist(Op):
 
 def pdist(input, p=2):
     """The p-norm distance between every pair of rows of an (N, M) input: N(N-1)/2 values, row pairs in order."""
+    if isinstance(p, Tensor) and p.numel() == 1:
+        p = p.item()  # (a one-element tensor is a Scalar to torch's parser)
+    if not isinstance(p, (int, float, np.number)) or isinstance(p, bool):
+        raise TypeError(f"pdist(): argument 'p' (position 2) must be float, not {type(p).__name__}")
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
-    if p < 0:
+    if not p >= 0:
         raise RuntimeError("pdist only supports non-negative p values")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
@@ -268,14 +272,17 @@ def pdist(input, p=2):
 
 # ---- bilinear and gumbel_softmax --------------------------------------------------------------------------
 def _check_bilinear(input1, input2, weight, bias):
-    if weight.ndim != 3:
-        raise IndexError(f"bilinear(): Dimension out of range: weight must be 3-d (out, in1, in2), got "
-                         f"{list(weight.shape)}")
     if input1.ndim != input2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
     for d, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
         if a != b:
             raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got {a} and {b}")
+    if not input1.dtype is input2.dtype is weight.dtype:
+        raise RuntimeError(f"bilinear(): All tensors must have the same dtype, got input1: {input1.dtype}, input2: "
+                           f"{input2.dtype}, weight: {weight.dtype}")
+    if weight.ndim != 3:
+        raise IndexError(f"bilinear(): Dimension out of range: weight must be 3-d (out, in1, in2), got "
+                         f"{list(weight.shape)}")
     for k, (x, want) in enumerate(((input1, weight.shape[1]), (input2, weight.shape[2])), 1):
         if x.ndim == 0 or x.shape[-1] != want:
             raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got "
@@ -312,12 +319,20 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     noise = generator().exponential(size=logits.shape)  # -log(Exp(1)) ~ Gumbel(0, 1)
     gumbels = Tensor._make(-np.log(noise).astype(logits.dtype.np))
+    if isinstance(tau, Tensor) and tau.dtype.is_complex:
+        raise NotImplementedError(f'gumbel_softmax: "softmax_lastdim_kernel_impl" not implemented for {tau.dtype} '
+                                  "(tau is a positive real number)")
     y_soft = softmax((logits + gumbels) / tau, dim)
     if not hard:
         return y_soft
-    index = y_soft._data.argmax(axis=dim)
-    one_hot = np.zeros(y_soft.shape, y_soft.dtype.np)
-    np.put_along_axis(one_hot, np.expand_dims(index, dim), 1.0, axis=dim)
+    if y_soft.shape != logits.shape:
+        raise RuntimeError(f"gumbel_softmax: Index tensor must have the same number of dimensions as self tensor "
+                           f"(tau {list(tau.shape)} broadcast the logits {list(logits.shape)})")
+    one_hot = np.ones((), y_soft.dtype.np)
+    if y_soft.ndim:
+        index = y_soft._data.argmax(axis=dim)
+        one_hot = np.zeros(y_soft.shape, y_soft.dtype.np)
+        np.put_along_axis(one_hot, np.expand_dims(index, dim), 1.0, axis=dim)
     return Tensor._make(one_hot) - y_soft.detach() + y_soft
 
 

@@ -10,7 +10,7 @@ from ._op import Op
 
 def _groups(x, g):
     """(N, C, *) -> (N, G, C/G * prod(*)): the elements each group's statistics run over."""
-    return x.reshape(x.shape[0], g, -1)
+    return x.reshape(x.shape[0], g, int(np.prod(x.shape[1:])) // g)
 
 
 def _per_channel(v, x):
@@ -75,24 +75,38 @@ class NativeGroupNorm(Op):
         return out
 
 
-def _check_group_norm(input, num_groups, weight, bias):
-    """torch's checks in its order: the Python wrapper's (sizes, the batch-size rule), then the kernel's"""
-    if input.ndim < 2:
-        raise RuntimeError(f"group_norm: Expected at least 2 dimensions for input tensor but received {input.ndim}")
+def _group_sizes(input, num_groups):
+    """torch's Python wrapper: [N*C // G, G, *spatial], and its rule of more than one value per group"""
     if isinstance(num_groups, Tensor):
-        raise RuntimeError("group_norm: num_groups must be an int, got a Tensor (Boolean value of a Tensor with more "
-                           "than one value is ambiguous)")
-    if isinstance(num_groups, str):
-        raise TypeError(f"group_norm(): unsupported operand type(s) for //: 'int' and 'str' (num_groups must be an int)")
+        if num_groups.dtype.is_complex:
+            raise NotImplementedError('group_norm: "div_floor_cpu" not implemented for complex num_groups')
+        if num_groups.numel() != 1:
+            raise RuntimeError(f"group_norm: Boolean value of Tensor with {'no values' if num_groups.numel() == 0 else 'more than one value'} "
+                               "is ambiguous (num_groups must be an int)")
+        return
+    if not isinstance(num_groups, (int, float, np.number)):
+        raise TypeError(f"group_norm(): unsupported operand type(s) for //: 'int' and '{type(num_groups).__name__}' "
+                        "(num_groups must be an int)")
     n, c = input.shape[:2]
     if num_groups == 0:
         raise ZeroDivisionError("group_norm(): integer division or modulo by zero (num_groups must be positive)")
     per_group = [n * c // num_groups, num_groups] + list(input.shape[2:])
-    if int(np.prod([per_group[0]] + per_group[2:])) == 1:
+    if np.prod([per_group[0]] + per_group[2:]) == 1:
         raise ValueError(f"group_norm: Expected more than 1 value per channel when training, got input size "
                          f"{per_group}")
+
+
+def _check_group_norm(input, num_groups, weight, bias):
+    """torch's checks in its order: the Python wrapper's, the argument parser's types, then the kernel's"""
+    if input.ndim < 2:
+        raise RuntimeError(f"group_norm: Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    _group_sizes(input, num_groups)
     if not isinstance(num_groups, (int, np.integer)) or isinstance(num_groups, bool):
         raise TypeError(f"group_norm(): argument 'num_groups' (position 2) must be int, not {type(num_groups).__name__}")
+    for pos, name, v in ((3, "weight", weight), (4, "bias", bias)):
+        if v is not None and not isinstance(v, Tensor):
+            raise TypeError(f"group_norm(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
+    c = input.shape[1]
     if num_groups < 0 or c % num_groups:
         raise RuntimeError(f"group_norm: Expected number of channels in input to be divisible by num_groups, but got "
                            f"input of shape {list(input.shape)} and num_groups={num_groups}")
@@ -106,14 +120,21 @@ def _check_group_norm(input, num_groups, weight, bias):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each of num_groups groups of channels of every example by its own mean and variance."""
     _check_group_norm(input, num_groups, weight, bias)
-    need_floating(input, "group_norm")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"GroupNormKernelImpl" not implemented for {input.dtype}: group_norm needs a '
+                                  "real floating point input; convert it with .float()")
     return NativeGroupNorm.apply(input, weight, bias, int(num_groups), eps)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims (eps: the dtype's epsilon)."""
     shape = tuple(normalized_shape)
-    if tuple(input.shape[input.ndim - len(shape):]) != shape or len(shape) > input.ndim:
+    if not shape:
+        raise RuntimeError(f"rms_norm: Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+                           f"least one element, but got normalized_shape = {list(shape)}")
+    if len(shape) > input.ndim:
+        raise ValueError(f"rms_norm: Input tensor must have at least {len(shape)} dimensions, but got {input.ndim}")
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
     if weight is not None and tuple(weight.shape) != shape:
@@ -122,9 +143,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     need_floating(input, "rms_norm")
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps)
-    dims = tuple(range(-len(shape), 0)) if shape else ()
-    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt() if dims else \
-        input * (input * input + eps).rsqrt()
+    dims = tuple(range(-len(shape), 0))
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
     return out if weight is None else out * weight
 
 
