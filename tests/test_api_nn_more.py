@@ -755,3 +755,15 @@ def test_assert_int_or_pair_as_torch():
         F(lib).assert_int_or_pair((1, 2), "k", "{} bad")
         with pytest.raises(AssertionError, match="^k bad$"):
             F(lib).assert_int_or_pair((1, 2, 3), "k", "{} bad")
+
+
+def test_group_norm_vmap_over_weight_as_torch():
+    """the batching rule folds a vmapped input into the batch; a vmapped weight runs example by example"""
+    ws = R.standard_normal((3, 4))
+    out = []
+    for lib in (torch, mt):
+        x = lib.tensor(X)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append(lib.func.vmap(lambda w: F(lib).group_norm(x, 2, w))(lib.tensor(ws)))
+    close(out[1], out[0], "vmap over weight")
