@@ -2,6 +2,7 @@
 attention (scaled_dot_product_attention, MultiheadAttention, the Transformer family). Values, grad_fn
 names, gradients, second order, jvp and vmap (tests/op_oracle.py); modules with torch's weights loaded
 (outputs, gradients, masks, batch_first, train/eval, state_dict keys, repr, warnings)."""
+import math
 import warnings
 
 import numpy as np
@@ -767,3 +768,44 @@ def test_group_norm_vmap_over_weight_as_torch():
             warnings.simplefilter("ignore")
             out.append(lib.func.vmap(lambda w: F(lib).group_norm(x, 2, w))(lib.tensor(ws)))
     close(out[1], out[0], "vmap over weight")
+
+
+def _tiny_language_model(lib, vocab=20, width=8):
+    """a causal encoder over token and position embeddings, as language-model lessons build one"""
+    nn = lib.nn
+
+    class TinyLM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tokens, self.positions = nn.Embedding(vocab, width), nn.Embedding(16, width)
+            layer = nn.TransformerEncoderLayer(width, 2, 16, dropout=0.0)
+            self.body = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+            self.head = nn.Linear(width, vocab)
+
+        def forward(self, ids):
+            steps = ids.shape[0]
+            h = self.tokens(ids) * math.sqrt(width) + self.positions(lib.arange(steps)).unsqueeze(1)
+            mask = nn.Transformer.generate_square_subsequent_mask(steps)
+            return self.head(self.body(h, mask=mask))
+    return TinyLM()
+
+
+def test_training_a_tiny_transformer_language_model_as_torch():
+    """three SGD steps with gradient clipping from the same weights: the same float32 losses"""
+    t = _tiny_language_model(torch)
+    m = _tiny_language_model(mt)
+    load_from(m, t)
+    ids, nxt = R.integers(0, 20, (7, 3)), R.integers(0, 20, (7, 3))
+    losses = []
+    for lib, model in ((torch, t), (mt, m)):
+        opt, seen = lib.optim.SGD(model.parameters(), lr=0.5), []
+        for _ in range(3):
+            loss = lib.nn.functional.cross_entropy(model(lib.tensor(ids)).reshape(-1, 20), lib.tensor(nxt).reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            lib.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            opt.step()
+            seen.append(loss.item())
+        losses.append(seen)
+    assert losses[1][2] < losses[1][0]
+    close(np.array(losses[1]), np.array(losses[0]), "losses", tol=1e-5)
