@@ -809,3 +809,26 @@ def test_training_a_tiny_transformer_language_model_as_torch():
         losses.append(seen)
     assert losses[1][2] < losses[1][0]
     close(np.array(losses[1]), np.array(losses[0]), "losses", tol=1e-5)
+
+
+@pytest.mark.parametrize("pad", [0, 1, 2])
+def test_conv_tbc_as_torch(pad):
+    """torch has no forward mode for it: the jvp is checked numerically"""
+    x, w, b = R.standard_normal((5, 2, 3)), R.standard_normal((2, 3, 4)), R.standard_normal(4)
+    check_op(lambda l, x, w, b: F(l).conv_tbc(x, w, b, pad), x, w, b, grad_fn="ConvTbcBackward0", jvp=False,
+             vmap=False, second_order=False)
+    _numeric_jvp(lambda a: F(mt).conv_tbc(a, mt.tensor(w), mt.tensor(b), pad), x)
+    _numeric_jvp(lambda a: F(mt).conv_tbc(mt.tensor(x), a, mt.tensor(b), pad), w)
+    xm = [mt.tensor(a, requires_grad=True) for a in (x, w, b)]
+    assert mt.autograd.gradgradcheck(lambda *a: F(mt).conv_tbc(*a, pad), xm)
+
+
+def test_conv_tbc_errors_as_torch():
+    x, w, b = np.zeros((5, 2, 3)), np.zeros((2, 3, 4)), np.zeros(4)
+    for args in [(np.zeros((5, 3)), w, b), (x, np.zeros((2, 4, 4)), b), (x, w, np.zeros(3))]:
+        errs = []
+        for lib in (torch, mt):
+            with pytest.raises(RuntimeError) as e:
+                F(lib).conv_tbc(*(lib.tensor(a) for a in args))
+            errs.append(str(e.value))
+        assert errs[0] in errs[1]

@@ -338,16 +338,17 @@ from ..ops.norm_more import group_norm, local_response_norm, rms_norm  # noqa: E
 from ._functional_norm import instance_norm  # noqa: E402,F401
 from ..ops.attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401
 from ..ops.loss_more import ctc_loss, linear_cross_entropy, multi_margin_loss, multilabel_margin_loss  # noqa: E402,F401,E501
-from ..ops.nn_more import assert_int_or_pair, bilinear, embedding_bag, gumbel_softmax, pdist  # noqa: E402,F401
+from ..ops.nn_more import assert_int_or_pair, bilinear, conv_tbc, embedding_bag, gumbel_softmax, pdist  # noqa: E402,F401,E501
 _NN2 = ["group_norm", "instance_norm", "local_response_norm", "rms_norm", "multi_head_attention_forward",
         "scaled_dot_product_attention", "ctc_loss", "multi_margin_loss", "multilabel_margin_loss", "bilinear",
-        "embedding_bag", "gumbel_softmax", "pdist", "linear_cross_entropy"]
+        "embedding_bag", "gumbel_softmax", "pdist", "linear_cross_entropy", "conv_tbc"]
 from ..ops._torch_order import torch_checked as _torch_checked  # noqa: E402
 _PARSED = {  # the arguments torch's C++ parser types before the op runs (the others are checked in torch's order)
     "scaled_dot_product_attention": dict(query="tensor", key="tensor", value="tensor", attn_mask="tensor",
                                          dropout_p="number", is_causal="bool", scale="number", enable_gqa="bool"),
     "bilinear": dict(input1="tensor", input2="tensor", weight="tensor", bias="tensor"),
     "pdist": dict(input="tensor", p=None),
+    "conv_tbc": dict(input="tensor", weight="tensor", bias="tensor", pad="int"),
     "rms_norm": dict(input="tensor", normalized_shape="shape_tuple", weight="tensor", eps="number"),
 }
 for _name in _NN2:  # (not guard_namespace: these check their arguments in torch's order themselves)

@@ -345,3 +345,70 @@ def assert_int_or_pair(arg, arg_name, message):
         raise type(e)(f"assert_int_or_pair(): {e}") from None
     if not ok:
         raise AssertionError(text)
+
+
+# ---- conv_tbc ------------------------------------------------------------------------------------------
+def _tbc(x, w, b, pad):
+    """sum_k x_padded[t + k] @ w[k] + b in Tensor ops (time, batch, channel layout)"""
+    from .pad import pad as pad_
+    xp = pad_(x, (0, 0, 0, 0, pad, pad)) if pad else x
+    steps = xp.shape[0] - w.shape[0] + 1
+    out = sum(xp[k:k + steps] @ w[k] for k in range(w.shape[0]))
+    return out if b is None else out + b
+
+
+class ConvTbc(Op):
+    """y[t] = sum_k x_pad[t+k] W[k] + b:  dx_pad[t+k] += g[t] W[k]^T,  dW[k] = sum_t x_pad[t+k]^T g[t],  db = sum g"""
+    _grad_fn_name = "ConvTbcBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, pad):
+        ctx.pad = pad
+        xp = np.pad(x, ((pad, pad), (0, 0), (0, 0)))
+        windows = np.lib.stride_tricks.sliding_window_view(xp, w.shape[0], axis=0)  # (T_out, B, C_in, K)
+        ctx.save_for_backward(x, w)
+        return np.einsum("tbck,kco->tbo", windows, w) + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .pad import pad as pad_
+        x, w = ctx.saved_tensors
+        K, p, steps = w.shape[0], ctx.pad, grad.shape[0]
+        xp = pad_(x, (0, 0, 0, 0, p, p)) if p else x
+        total = xp.shape[0]
+        gx = sum(pad_(grad @ w[k].t(), (0, 0, 0, 0, k, total - steps - k)) for k in range(K))
+        gx = gx[p:p + x.shape[0]]
+        gw = [xp[k:k + steps].reshape(-1, x.shape[2]).t() @ grad.reshape(-1, w.shape[2]) for k in range(K)]
+        from .shape import stack
+        return gx, stack(gw), grad.sum((0, 1)), None
+
+    @staticmethod
+    def jvp(ctx, tx, tw, tb, _pad):
+        x, w = ctx.inputs[:2]
+        out = 0
+        if tx is not None:
+            out = out + _tbc(tx, w, None, ctx.pad)
+        if tw is not None:
+            out = out + _tbc(x, tw, None, ctx.pad)
+        return out if tb is None else out + tb
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """A 1-d convolution over time of (time, batch, channel) inputs; weight (kernel, in, out)."""
+    if input.ndim != 3:
+        raise RuntimeError("conv_tbc: Input must have 3 dims: time, batch, in_channel")
+    if weight.ndim != 3:
+        raise RuntimeError("conv_tbc: Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.ndim != 1:
+        raise RuntimeError("conv_tbc: Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("conv_tbc: Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("conv_tbc: Bias size must equal dim 2 in the weight tensor (output channels).")
+    if input.shape[0] + 2 * pad < weight.shape[0]:
+        raise RuntimeError(f"conv_tbc: the padded input ({input.shape[0] + 2 * pad} steps) is shorter than the kernel "
+                           f"({weight.shape[0]})")
+    if not input.dtype is weight.dtype is bias.dtype:
+        raise RuntimeError(f"conv_tbc: expected input, weight and bias of one dtype, got {input.dtype}, "
+                           f"{weight.dtype} and {bias.dtype}")
+    return ConvTbc.apply(input, weight, bias, int(pad))
