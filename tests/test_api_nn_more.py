@@ -199,7 +199,8 @@ MHA = [
     ("causal hint", {}, True, {"attn_mask": np.triu(np.ones((L_, L_), bool), 1), "is_causal": True,
                                "need_weights": False}),
     ("3d mask everything", {"batch_first": True, "add_bias_kv": True, "add_zero_attn": True},
-     False, {"attn_mask": R.standard_normal((N_ * 2, L_, S_)), "key_padding_mask": np.array([[1, 0, 0, 0]] * N_, bool)}),
+     False, {"attn_mask": R.standard_normal((N_ * 2, L_, S_)),
+             "key_padding_mask": np.array([[1, 0, 0, 0]] * N_, bool)}),
 ]
 
 
@@ -395,7 +396,8 @@ def _jvp_matches_numerical(f, x, eps=1e-6):
 
 
 def test_norm_module_errors_as_torch():
-    for ctor, shape in [(lambda lib: lib.nn.GroupNorm(3, 4), None), (lambda lib: lib.nn.InstanceNorm1d(3), (2, 3, 4, 5)),
+    for ctor, shape in [(lambda lib: lib.nn.GroupNorm(3, 4), None),
+                        (lambda lib: lib.nn.InstanceNorm1d(3), (2, 3, 4, 5)),
                         (lambda lib: lib.nn.InstanceNorm1d(3, affine=True), (2, 4, 5)),
                         (lambda lib: lib.nn.BatchNorm3d(3), (2, 3, 4))]:
         errs = []
@@ -744,8 +746,8 @@ def test_linear_cross_entropy_module_and_options_as_torch():
     target = R.integers(0, 3, (5, 2))
     same_outputs(t, m, [R.standard_normal((5, 4))], lambda lib: {"target": lib.tensor(target)})
     assert repr(mt.nn.LinearCrossEntropyOptions()) == repr(torch.nn.LinearCrossEntropyOptions())
-    t, m = build(lambda lib: lib.nn.LinearCrossEntropyLoss(4, 3, dtype=lib.float64,
-                                                           options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=2)))
+    t, m = build(lambda lib: lib.nn.LinearCrossEntropyLoss(
+        4, 3, dtype=lib.float64, options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=2)))
     target = R.integers(0, 3, 5)
     same_outputs(t, m, [R.standard_normal((5, 4))], lambda lib: {"target": lib.tensor(target)})
 

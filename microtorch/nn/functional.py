@@ -337,8 +337,10 @@ _clean_namespace(globals(), [  # the API added for issue 13 (internal errors bec
 from ..ops.norm_more import group_norm, local_response_norm, rms_norm  # noqa: E402,F401
 from ._functional_norm import instance_norm  # noqa: E402,F401
 from ..ops.attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401
-from ..ops.loss_more import ctc_loss, linear_cross_entropy, multi_margin_loss, multilabel_margin_loss  # noqa: E402,F401,E501
-from ..ops.nn_more import assert_int_or_pair, bilinear, conv_tbc, embedding_bag, gumbel_softmax, pdist  # noqa: E402,F401,E501
+from ..ops.loss_more import (ctc_loss, linear_cross_entropy, multi_margin_loss,  # noqa: E402,F401
+                             multilabel_margin_loss)
+from ..ops.nn_more import (assert_int_or_pair, bilinear, conv_tbc, embedding_bag, gumbel_softmax,  # noqa: E402,F401
+                           pdist)
 _NN2 = ["group_norm", "instance_norm", "local_response_norm", "rms_norm", "multi_head_attention_forward",
         "scaled_dot_product_attention", "ctc_loss", "multi_margin_loss", "multilabel_margin_loss", "bilinear",
         "embedding_bag", "gumbel_softmax", "pdist", "linear_cross_entropy", "conv_tbc"]

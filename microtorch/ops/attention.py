@@ -74,7 +74,7 @@ def _np_softmax(scores):
 
 
 class ScaledDotProductFlashAttentionForCpu(Op):
-    """o = P v, P = softmax(q k^T s + bias):  dv = P^T g;  dS = P (g v^T - rowsum(P g v^T));  dq = dS k s;  dk = dS^T q s"""
+    """o = P v, P = softmax(q k^T s + bias):  dv = P^T g, dS = P (g v^T - rowsum(P g v^T)), dq = dS k s, dk = dS^T q s"""
     _grad_fn_name = "ScaledDotProductFlashAttentionForCpuBackward0"
 
     @staticmethod

@@ -75,7 +75,8 @@ class EmbeddingBag(Op):
         else:
             rows = grad.index_select(0, _const(ctx.bag))
             if ctx.needs_input_grad[0]:
-                gw = index_add(_zeros(ctx.weight_shape, grad), 0, _const(ctx.idx), rows * _const(ctx.scale).unsqueeze(1))
+                scaled = rows * _const(ctx.scale).unsqueeze(1)
+                gw = index_add(_zeros(ctx.weight_shape, grad), 0, _const(ctx.idx), scaled)
             if ctx.needs_input_grad[1]:
                 (weight,) = ctx.saved_tensors
                 picked = (rows * weight.index_select(0, _const(ctx.idx))).sum(1)

@@ -81,8 +81,8 @@ def _group_sizes(input, num_groups):
         if num_groups.dtype.is_complex:
             raise NotImplementedError('group_norm: "div_floor_cpu" not implemented for complex num_groups')
         if num_groups.numel() != 1:
-            raise RuntimeError(f"group_norm: Boolean value of Tensor with {'no values' if num_groups.numel() == 0 else 'more than one value'} "
-                               "is ambiguous (num_groups must be an int)")
+            how = "no values" if num_groups.numel() == 0 else "more than one value"
+            raise RuntimeError(f"group_norm: Boolean value of Tensor with {how} is ambiguous (num_groups must be an int)")
         return
     if not isinstance(num_groups, (int, float, np.number)):
         raise TypeError(f"group_norm(): unsupported operand type(s) for //: 'int' and '{type(num_groups).__name__}' "
@@ -102,7 +102,8 @@ def _check_group_norm(input, num_groups, weight, bias):
         raise RuntimeError(f"group_norm: Expected at least 2 dimensions for input tensor but received {input.ndim}")
     _group_sizes(input, num_groups)
     if not isinstance(num_groups, (int, np.integer)) or isinstance(num_groups, bool):
-        raise TypeError(f"group_norm(): argument 'num_groups' (position 2) must be int, not {type(num_groups).__name__}")
+        raise TypeError(f"group_norm(): argument 'num_groups' (position 2) must be int, not "
+                        f"{type(num_groups).__name__}")
     for pos, name, v in ((3, "weight", weight), (4, "bias", bias)):
         if v is not None and not isinstance(v, Tensor):
             raise TypeError(f"group_norm(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
