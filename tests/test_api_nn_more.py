@@ -834,3 +834,14 @@ def test_conv_tbc_errors_as_torch():
                 F(lib).conv_tbc(*(lib.tensor(a) for a in args))
             errs.append(str(e.value))
         assert errs[0] in errs[1]
+
+
+def test_multihead_attention_merge_masks_as_torch():
+    t, m = build(lambda lib: lib.nn.MultiheadAttention(E_, 2, batch_first=True, dtype=lib.float64))
+    q, am, kpm = R.standard_normal((2, 3, E_)), R.standard_normal((3, 3)), R.standard_normal((2, 3))
+    for a, k in [(None, None), (None, kpm), (am, None), (am, kpm), (R.standard_normal((4, 3, 3)), kpm)]:
+        outs = [mod.merge_masks(None if a is None else lib.tensor(a), None if k is None else lib.tensor(k),
+                                lib.tensor(q)) for lib, mod in ((torch, t), (mt, m))]
+        assert outs[0][1] == outs[1][1]
+        if outs[0][0] is not None:
+            close(outs[1][0], outs[0][0], "merged mask")

@@ -80,3 +80,14 @@ class MultiheadAttention(Module):
             k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
             average_attn_weights=average_attn_weights, is_causal=is_causal)
         return (out.transpose(1, 0), weights) if self.batch_first and batched else (out, weights)
+
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """(one (N, H, L, L) mask or the padding mask, its type: 1 padding only, 2 attention [+ padding], None)"""
+        if attn_mask is None:
+            return key_padding_mask, None if key_padding_mask is None else 1
+        batch_size, seq_len, _ = query.shape
+        merged = attn_mask.view(batch_size, -1, seq_len, seq_len) if attn_mask.ndim == 3 else \
+            attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
+        if key_padding_mask is not None:
+            merged = merged + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1, -1)
+        return merged, 2
