@@ -845,3 +845,19 @@ def test_multihead_attention_merge_masks_as_torch():
         assert outs[0][1] == outs[1][1]
         if outs[0][0] is not None:
             close(outs[1][0], outs[0][0], "merged mask")
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_multihead_attention_gradgradcheck(need_weights):
+    """second derivatives through both paths (need_weights=False runs the fused 4-d op, whose backward is
+    Tensor ops here)"""
+    mha = mt.nn.MultiheadAttention(4, 2, dtype=mt.float64)
+    q = mt.tensor(R.standard_normal((2, 1, 4)), requires_grad=True)
+    kv = mt.tensor(R.standard_normal((3, 1, 4)), requires_grad=True)
+    assert mt.autograd.gradgradcheck(lambda a, b: mha(a, b, b, need_weights=need_weights)[0], (q, kv))
+
+
+def test_transformer_encoder_layer_gradgradcheck():
+    layer = mt.nn.TransformerEncoderLayer(4, 2, 3, dropout=0.0, dtype=mt.float64)
+    x = mt.tensor(R.standard_normal((2, 1, 4)), requires_grad=True)
+    assert mt.autograd.gradgradcheck(layer, (x,))
