@@ -861,3 +861,12 @@ def test_transformer_encoder_layer_gradgradcheck():
     layer = mt.nn.TransformerEncoderLayer(4, 2, 3, dropout=0.0, dtype=mt.float64)
     x = mt.tensor(R.standard_normal((2, 1, 4)), requires_grad=True)
     assert mt.autograd.gradgradcheck(layer, (x,))
+
+
+def test_unbatched_attention_and_transformers_as_torch():
+    t, m = build(lambda lib: lib.nn.Transformer(E_, 2, 1, 1, 6, 0.0, dtype=lib.float64))
+    same_outputs(t, m, [SRC[:, 0], TGT[:, 0]])
+    t, m = build(_layer("TransformerEncoderLayer", batch_first=True))
+    same_outputs(t, m, [SRC[:, 0]], lambda lib: {"src_key_padding_mask": lib.tensor(PAD[0])})
+    t, m = build(lambda lib: lib.nn.MultiheadAttention(E_, 2, batch_first=True, dtype=lib.float64))
+    same_outputs(t, m, [SRC[:, 0], TGT[:, 0], TGT[:, 0]], out=lambda o: o[1])
