@@ -123,7 +123,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, op):
                                f"({d * (kk - 1) + 1}). Kernel size can't be greater than actual input size")
     if n == 1:  # the op runs a 1-d convolution as a 2-d one of height 1
         stride, dilation, pads = (1,) + stride, (1,) + dilation, ((0, 0),) + pads
-    out = _convops.Convolution.apply(x, weight, bias, stride, pads, dilation, groups)
+    conv = _convops.Convolution if n < 3 else _conv_nd  # nn1: conv3d runs on ops/conv_more.py
+    out = conv.apply(x, weight, bias, stride, pads, dilation, groups, *((False,) if n == 3 else ()))
     return out.squeeze(0) if unbatched else out
 
 
@@ -332,3 +333,9 @@ _clean_namespace(globals(), [  # the API added for issue 13 (internal errors bec
     "multilabel_soft_margin_loss", "normalize", "pairwise_distance", "poisson_nll_loss", "smooth_l1_loss",
     "soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "pad", "alpha_dropout",
     "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"])
+
+# nn1: the spatial part of issue 13 (3-d and transposed conv, pooling, unpooling, interpolate, shuffles, grids)
+from ..ops.conv_more import ConvolutionNd as _conv_nd  # noqa: E402
+from ._functional_spatial import *  # noqa: E402,F401,F403
+from ._functional_resample import *  # noqa: E402,F401,F403
+from ._functional_interp import *  # noqa: E402,F401,F403
