@@ -1,6 +1,7 @@
 """nn.functional: interpolate (and the older upsample names), pixel/channel shuffle, affine_grid."""
 import warnings
 
+from ..ops import grid_sample as _gs
 from ..ops import upsample as _up
 from ._functional_spatial import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
@@ -143,8 +144,7 @@ def native_channel_shuffle(input, groups):
 
 def affine_grid(theta, size, align_corners=None):
     """The sampling grid (N, *spatial, n) of the affine maps theta (N, n, n+1) over output `size`."""
-    if align_corners is None:
-        align_corners = False
+    align_corners = _default_align(align_corners)
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
     size = tuple(int(s) for s in size)
@@ -158,6 +158,45 @@ def affine_grid(theta, size, align_corners=None):
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {list(size)}")
     return _up.AffineGridGenerator.apply(theta, size, bool(align_corners))
+
+
+def _default_align(align_corners):
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.", stacklevel=3)
+        return False
+    return bool(align_corners)
+
+
+def _check_grid(input, grid):
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
+                           f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)} (input (N, C, H, W) "
+                           "with grid (N, H_out, W_out, 2), or 5-d with a grid of 3 coordinates)")
+    if grid.shape[-1] != input.ndim - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but got "
+                           f"grid with sizes {list(grid.shape)}")
+    if input.dtype is not grid.dtype:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has {input.dtype} "
+                           f"and grid has {grid.dtype}")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """input (N, C, *spatial) read at grid (N, *out, n) (x, y[, z] in [-1, 1]) -> (N, C, *out)"""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    align_corners = _default_align(align_corners)
+    _check_grid(input, grid)
+    if mode == "bicubic":
+        raise NotImplementedError("grid_sample: mode='bicubic' is not implemented in microtorch; use 'bilinear' "
+                                  "or 'nearest'")
+    cls = _gs.GridSampler2d if input.ndim == 4 else _gs.GridSampler3d
+    return cls.apply(input, grid, mode, padding_mode, align_corners)
 
 
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
