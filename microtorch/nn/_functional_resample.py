@@ -48,7 +48,7 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
         output_size = tuple(int(s * r) for s, r in zip(x.shape[2:], ratio))
     out_sz = _tuple(output_size, n, "output_size", op)
     for dim, (s, kk, o) in enumerate(zip(x.shape[2:], k, out_sz)):
-        if o + kk - 1 > s:
+        if o + kk - 1 > s - (n == 3):  # (torch's 3-d kernel wants one element to spare)
             raise RuntimeError(f"{op}(): pool size {kk} too large relative to input size {s} and output size {o} "
                                f"along spatial dim {dim}; the output size plus the pool size - 1 must fit the input")
     if samples is None:
