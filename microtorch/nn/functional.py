@@ -123,7 +123,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, op):
                                f"({d * (kk - 1) + 1}). Kernel size can't be greater than actual input size")
     if n == 1:  # the op runs a 1-d convolution as a 2-d one of height 1
         stride, dilation, pads = (1,) + stride, (1,) + dilation, ((0, 0),) + pads
-    out = _convops.Convolution.apply(x, weight, bias, stride, pads, dilation, groups)
+    conv = _convops.Convolution if n < 3 else _conv_nd  # nn1: conv3d runs on ops/conv_more.py
+    out = conv.apply(x, weight, bias, stride, pads, dilation, groups, *((False,) if n == 3 else ()))
     return out.squeeze(0) if unbatched else out
 
 
@@ -356,3 +357,8 @@ _PARSED = {  # the arguments torch's C++ parser types before the op runs (the ot
 for _name in _NN2:  # (not guard_namespace: these check their arguments in torch's order themselves)
     globals()[_name] = _torch_checked(globals()[_name], _name, _PARSED.get(_name))
 _clean_namespace(globals(), _NN2)
+# nn1: the spatial part of issue 13 (3-d and transposed conv, pooling, unpooling, interpolate, shuffles, grids)
+from ..ops.conv_more import ConvolutionNd as _conv_nd  # noqa: E402
+from ._functional_spatial import *  # noqa: E402,F401,F403
+from ._functional_resample import *  # noqa: E402,F401,F403
+from ._functional_interp import *  # noqa: E402,F401,F403

@@ -45,3 +45,11 @@ from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402,F401
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
 from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions  # noqa: E402,F401
 __all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+# nn1: the spatial layers of issue 13 (3-d and transposed conv, pooling, unpooling, upsampling, shuffles)
+from .conv_more import Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401,E402
+from .pooling_more import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,  # noqa: F401,E402
+                           AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool3d, FractionalMaxPool2d, FractionalMaxPool3d,
+                           LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .upsampling import (ChannelShuffle, PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d,  # noqa: F401,E402
+                         UpsamplingNearest2d)
+__all__ = [name for name, value in list(globals().items()) if isinstance(value, type) and not name.startswith("_")]
