@@ -99,10 +99,10 @@ ZH = {
     "nothing to show for this node": "这个节点没有可显示的内容",
     "{n} identical blocks: click to unfold": "{n} 个相同的块：点击展开",
     "{n} nodes: click to open": "{n} 个节点：点击展开",
-    "{fmt} output needs the Graphviz `dot` program, which is not on PATH; use format='svg' (laid out without it), "
-    "or apt-get install graphviz":
-        "{fmt} 输出需要 Graphviz 的 `dot` 程序，但它不在 PATH 中；请使用 format='svg'（无需 dot 即可排布），"
-        "或者运行 apt-get install graphviz",
+    "{fmt} output needs the Graphviz `dot` program, which is not on PATH; use format='svg' or 'png' (made "
+    "without it; png and pdf need pip install cairosvg), or apt-get install graphviz":
+        "{fmt} 输出需要 Graphviz 的 `dot` 程序，但它不在 PATH 中；请使用 format='svg' 或 'png'（无需 dot 即可生成；"
+        "png 和 pdf 需要 pip install cairosvg），或者运行 apt-get install graphviz",
 
     # ---- stepper panel: sections and lines ----
     "Seed": "初始梯度",

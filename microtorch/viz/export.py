@@ -3,7 +3,7 @@
 `stepper.save("backward.html")` writes one self-contained page (no network: the SVG, the
 steps, the script and the stylesheet are inline) that replays the step-through in any
 browser, for slides, LMS pages and nbviewer. DAGs save as standalone SVG (themed for light
-and dark) or, with the `dot` program, PNG/PDF; heatmaps as PNG or SVG; any viz object with
+and dark) or PNG/PDF (with the `dot` program, else drawn from the SVG by cairosvg); heatmaps as PNG or SVG; any viz object with
 HTML output as an HTML page. `viz.save(obj, path)` picks the right one.
 """
 import json
@@ -114,7 +114,7 @@ def save_stepper(stepper, path):
 
 
 def save_dag(dag, path):
-    """.svg: standalone themed SVG (any renderer); .png/.pdf: via `dot`; .html: a page."""
+    """.svg: standalone themed SVG (any renderer); .png/.pdf: via `dot`, else cairosvg; .html: a page."""
     from .graph import renderer_name
     p = os.fspath(path)
     ext = os.path.splitext(p)[1].lower()
@@ -125,21 +125,33 @@ def save_dag(dag, path):
         with open(p, "w", encoding="utf-8") as f:
             f.write(page(dag._repr_html_(), title="microtorch graph"))
     elif ext in (".png", ".pdf"):
-        if renderer_name(dag.render_with) != "dot":
-            raise ValueError(f"saving a graph as {ext} needs the Graphviz `dot` program, which is not "
-                             "installed; save as .svg instead (it works everywhere)")
-        source = dag.source.replace("bgcolor=transparent", 'bgcolor="white"', 1)
-        import subprocess
-        proc = subprocess.run(["dot", f"-T{ext[1:]}", "-Gdpi=144" if ext == ".png" else "-Gdpi=72"],
-                              input=source.encode(), capture_output=True, timeout=120)
-        if proc.returncode != 0:
-            from .graph import GraphvizError
-            raise GraphvizError("Graphviz `dot` failed: " + proc.stderr.decode(errors="replace").strip()[:200])
+        data = _dot_image(dag, ext[1:]) if renderer_name(dag.render_with) == "dot" else _cairo_image(dag, ext[1:])
         with open(p, "wb") as f:
-            f.write(proc.stdout)
+            f.write(data)
     else:
         raise ValueError(f"cannot save a graph as {ext or 'a file without extension'}: use .svg, .png, .pdf or .html")
     return p
+
+
+def _dot_image(dag, fmt):
+    import subprocess
+    source = dag.source.replace("bgcolor=transparent", 'bgcolor="white"', 1)
+    proc = subprocess.run(["dot", f"-T{fmt}", "-Gdpi=144" if fmt == "png" else "-Gdpi=72"],
+                          input=source.encode(), capture_output=True, timeout=120)
+    if proc.returncode != 0:
+        from .graph import GraphvizError
+        raise GraphvizError("Graphviz `dot` failed: " + proc.stderr.decode(errors="replace").strip()[:200])
+    return proc.stdout
+
+
+def _cairo_image(dag, fmt):
+    """Without `dot`: the SVG laid out by WebAssembly Graphviz, drawn by cairosvg."""
+    from . import _raster
+    if not _raster.available():
+        raise ValueError(f"saving a graph as .{fmt} without the Graphviz `dot` program needs cairosvg "
+                         "(pip install cairosvg; Debian: apt-get install libcairo2); .svg works everywhere")
+    dag.svg()
+    return _raster.rasterize(dag._svg, fmt, dpi=144 if fmt == "png" else 72, background="white")
 
 
 def save(obj, path):
