@@ -54,7 +54,8 @@ def _check_stepper(page, stepper, label, artifacts):
 
 
 def test_notebook_04_steppers_fit_at_every_size_and_theme(lab, page, artifacts):
-    """...and, at 1920x1080, every text of the MLP stepper is legible in both themes."""
+    """...and at every size every text of both steppers is legible (12 px, AA contrast) in both
+    themes: a graph too tall for the window at 12 px makes the pane taller, never smaller text."""
     open_notebook(page, lab, "04_step_through_backward.ipynb")
     run_all(page)
     steppers = page.locator(".jp-OutputArea-output .mt-stepper")
@@ -67,20 +68,19 @@ def test_notebook_04_steppers_fit_at_every_size_and_theme(lab, page, artifacts):
             page.wait_for_timeout(250)
             for i in range(2):
                 _check_stepper(page, steppers.nth(i), f"{i}-{w}x{h}-{theme}", artifacts)
-            if w == 1920:
-                _check_legible(page, steppers.nth(1))
+                _check_legible(page, steppers.nth(i))
     _set_theme(page, "light")
 
 
 def _check_legible(page, stepper):
-    """1920x1080, default scale: every visible text of the MLP stepper >= 12 px with AA contrast,
-    at the last step (done nodes included)."""
+    """Default scale: every visible text of a stepper >= 12 px with AA contrast, at the last
+    step (done nodes included)."""
     stepper.scroll_into_view_if_needed()
     stepper.focus()
     page.keyboard.press("End")
     stepper.locator(".mt-next:disabled").wait_for(timeout=5_000)
     texts = stepper.evaluate(TEXTS_JS)
-    assert len(texts) > 30
+    assert len(texts) > 20
     assert not too_small(texts, 12), too_small(texts, 12)[:8]
     assert not low_contrast(texts), low_contrast(texts)[:8]
     stepper.locator(".mt-reset").click()
