@@ -76,6 +76,7 @@ def stepper_html(stepper, title="microtorch backward, step by step"):
     engine when the graph still has to be laid out), and a stand-in for the widget model
     (get / set / on / save_changes) so nothing needs a kernel."""
     from ._stepper_js import CSS as STEPPER_CSS
+    from ._tensorpanel import CSS as PANEL_CSS
     from ._i18n import tr
     script_body = stepper._esm.replace("export default { render };", "window.__mtStepperRender = render;")
     state = {"data": stepper.data, "index": 0, "scale": stepper.data.get("scale", 1)}
@@ -85,7 +86,7 @@ def stepper_html(stepper, title="microtorch backward, step by step"):
         f'<script type="module">\n{script_body}\n</script>\n'
         '<script type="module">\n' + _MODEL_STANDIN + "</script>")
     subtitle = tr("{n} steps · ← → to step, space to play").format(n=n)
-    return page("", title=title, subtitle=subtitle, css=STEPPER_CSS, scripts=scripts)
+    return page("", title=title, subtitle=subtitle, css=PANEL_CSS + STEPPER_CSS, scripts=scripts)
 
 
 # the widget model's part the stepper uses, without a kernel
