@@ -391,28 +391,43 @@ def test_explorer_opens_and_closes_modules_and_shows_tensors(chromium, tmp_path)
         page.close()
 
 
-def test_dag_output_fits_and_timeline_is_legible(chromium, tmp_path):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("scale", [1, 1.5], ids=["default", "presentation"])
+def test_dag_output_fits_and_timeline_is_legible(chromium, tmp_path, scale, scheme):
+    """The DAG (with a node's tensor open) and the hook timeline at 1920x1080: every text >= 12 px
+    (>= 16 px at scale 1.5) with AA contrast; at default scale also at 1366x768 and 1024x768."""
     x = mt.tensor([1.0, 2.0], requires_grad=True)
-    with viz.record() as tape:
-        a = x * 3
-        a.register_hook(lambda g: g * 2)
-        y = (a.sin() * x).sum()
-        y.backward()
-    dag_page = viz.draw(y, tape=tape).save(tmp_path / "dag.html")
-    tl_page = viz.hook_timeline(tape).save(tmp_path / "tl.html")
-    page = chromium.new_page(viewport={"width": 1920, "height": 1080})
+    old = viz.set_options(scale=scale)
     try:
-        for path in (dag_page, tl_page):
-            page.goto(Path(path).as_uri())
-            page.wait_for_selector(".mt-graph:not(.mt-static)")
-            geo = page.evaluate(GEOMETRY_JS, page.query_selector("body"))[0]
-            assert geo["nodes"] and not outside(geo)
-            texts = page.evaluate(TEXTS_JS, page.query_selector(".mtviz"))
-            assert not too_small(texts, 12), too_small(texts, 12)[:6]
-            assert not low_contrast(texts), low_contrast(texts)[:6]
-        page.screenshot(path=str(ARTIFACTS / "timeline-1920.png"), full_page=True)
+        with viz.record() as tape:
+            a = x * 3
+            a.register_hook(lambda g: g * 2)
+            y = (a.sin() * x).sum()
+            y.backward()
+        dag_page = viz.draw(y, tape=tape).save(tmp_path / "dag.html")
+        tl_page = viz.hook_timeline(tape).save(tmp_path / "tl.html")
     finally:
-        page.close()
+        viz.set_options(**old)
+    min_px = 12 if scale == 1 else 16
+    sizes = [(1920, 1080)] + ([(1366, 768), (1024, 768)] if scale == 1 else [])
+    for size in sizes:
+        page = chromium.new_page(viewport={"width": size[0], "height": size[1]}, color_scheme=scheme)
+        try:
+            for path in (dag_page, tl_page):
+                page.goto(Path(path).as_uri() + f"?theme={scheme}")
+                page.wait_for_selector(".mt-graph:not(.mt-static)")
+                geo = page.evaluate(GEOMETRY_JS, page.query_selector("body"))[0]
+                assert geo["nodes"] and not outside(geo)
+                if path == dag_page:
+                    page.click("g.node:has-text('SinBackward0')")
+                    page.wait_for_selector(".mt-tensor:not([hidden])")
+                texts = page.evaluate(TEXTS_JS, page.query_selector(".mtviz"))
+                assert not too_small(texts, min_px), (size, too_small(texts, min_px)[:6])
+                assert not low_contrast(texts), (size, low_contrast(texts)[:6])
+            if size[0] == 1920:
+                page.screenshot(path=str(ARTIFACTS / f"timeline-1920-{scale}-{scheme}.png"), full_page=True)
+        finally:
+            page.close()
 
 
 def _panel_numbers(page, selector):
