@@ -120,7 +120,8 @@ _ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--
 # times one action (by name) n times: `sync`, the action's own script + style + layout (forced);
 # `frame`, from the call until the frame that shows it has been rendered on the main thread
 # (style, layout, paint, commit: a message posted from requestAnimationFrame runs after them),
-# which includes the idle wait for the display's next vsync (up to 16.7 ms at 60 Hz); `work`,
+# which includes the idle wait for the display's next vsync (each action starts just after a
+# frame, so that wait is a whole 16.7 ms interval at 60 Hz: the worst phase for an input); `work`,
 # the main thread's time spent on the action: sync + that frame's rendering (rAF to message)
 _TIME_JS = """async ([what, n]) => {
     const frame = () => new Promise(r => requestAnimationFrame(() => r()));
