@@ -435,7 +435,8 @@ def _panel_numbers(page, selector):
     return page.eval_on_selector_all(f"{selector} .mt-cell, {selector} .mt-numbers", "els => els.map(e => e.textContent)")
 
 
-def test_stepper_node_click_opens_its_tensor(chromium, tmp_path):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_stepper_node_click_opens_its_tensor(chromium, tmp_path, scheme):
     """Clicking a node in the stepper jumps to its step and opens its tensor above the panel:
     value and gradient (the numbers of the weight, compared with the tensors), shape, dtype,
     the saved tensors with their versions as the tape saw them when the node ran."""
@@ -445,7 +446,7 @@ def test_stepper_node_click_opens_its_tensor(chromium, tmp_path):
         loss = model(mt.randn(4, 3)).pow(2).mean()
         loss.backward()
     s = viz.Stepper(tape, module=model, names={"loss": loss})
-    page = _open(chromium, s.save(tmp_path / "st.html"), (1366, 768), "light")
+    page = _open(chromium, s.save(tmp_path / "st.html"), (1366, 768), scheme)
     w = model[0].weight
     try:
         box = page.locator(".mt-stepper .mt-tensor")
@@ -467,7 +468,7 @@ def test_stepper_node_click_opens_its_tensor(chromium, tmp_path):
         text = box.inner_text()
         assert "TanhBackward0" in text and "shape (4, 4)" in text
         assert "saved tensors (with versions)" in text and "saved[0] 4×4 v0" in text
-        page.screenshot(path=str(ARTIFACTS / "stepper-tensor.png"), full_page=True)
+        page.screenshot(path=str(ARTIFACTS / f"stepper-tensor-{scheme}.png"), full_page=True)
         page.click(".mt-stepper .mt-tensor .mt-close")
         assert box.is_hidden()
         assert page.errors == []
