@@ -182,6 +182,10 @@ def test_exported_stepper_shows_every_node_and_follows_the_running_one(chromium,
         page.keyboard.press("End")
         page.wait_for_selector(".mt-stepper .mt-next:disabled")
         pane = _all_inside(page, "at the last step")
+        # ...and on screen: a pane taller than the window scrolled the page to the running node
+        box = page.evaluate("(() => { const r = document.querySelector('g.node.mt-current').getBoundingClientRect();"
+                            " return [r.top, r.bottom]; })()")
+        assert 0 <= box[0] and box[1] <= size[1], f"the running node is off screen: {box}"
         texts = _legible(page, f"{size}, at the last step")
         smallest = min(t["px"] for t in texts if t["where"] == "svg")
         # the pane grows past the window only when the graph's text sits at the 12 px floor

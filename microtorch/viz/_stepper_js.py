@@ -183,6 +183,8 @@ async function mount(model, el) {
     k = Math.max(0, Math.min(last, k | 0));
     if (k === cur) return;
     apply(k);
+    const f = first();
+    if (f && f.el) mtReveal(graph, f.el);         // a step the user asked for: keep its node on screen
     if (sync) { model.set("index", k); model.save_changes(); }
   }
   function stop() {

@@ -143,6 +143,25 @@ function mtTensorBox(box, details, closeLabel, root) {
   return { show, hide, get shown() { return shown; } };
 }
 
+// a pane taller than the page (the text floor) can hold the running node below the fold:
+// scroll the page (the notebook, or the window) by the least that shows it, but only while the
+// pane is on screen (a player left running elsewhere does not pull the page back)
+function mtReveal(pane, el) {
+  let sc = null;
+  for (let p = pane.parentElement; p; p = p.parentElement) {
+    if (p.closest(".jp-OutputArea, .output_area, .cell-output")) continue;
+    const s = getComputedStyle(p).overflowY;
+    if ((s === "auto" || s === "scroll") && p.scrollHeight > p.clientHeight) { sc = p; break; }
+  }
+  const view = sc ? sc.getBoundingClientRect() : { top: 0, bottom: window.innerHeight };
+  const b = pane.getBoundingClientRect(), r = el.getBoundingClientRect(), m = 8;
+  if (b.bottom <= view.top || b.top >= view.bottom) return;
+  let dy = 0;
+  if (r.bottom > view.bottom - m) dy = r.bottom - view.bottom + m;
+  if (r.top - dy < view.top + m) dy = r.top - view.top - m;
+  if (dy) (sc || window).scrollBy(0, dy);
+}
+
 // the height of the area the page scrolls in (JupyterLab's notebook panel, else the window);
 // an output area that scrolls sideways is not it (its height is ours)
 function mtPageHeight(pane) {
