@@ -174,7 +174,7 @@ def _kernel_scale(page):
     }""")
 
 
-@pytest.mark.parametrize("notebook", ["01_welcome.ipynb", "12_training.ipynb"])
+@pytest.mark.parametrize("notebook", ["01_welcome.ipynb", "05_broadcasting.ipynb", "06_hooks.ipynb", "12_training.ipynb"])
 def test_notebook_graphs_are_legible_at_laptop_sizes(lab, page, artifacts, notebook):
     """Every graph a notebook draws (DAG, stepper, explorer; the MLP of notebook 12 among them),
     at 1366x768 and 1024x768: no node outside its pane, every text >= 12 px with AA contrast."""
@@ -184,7 +184,7 @@ def test_notebook_graphs_are_legible_at_laptop_sizes(lab, page, artifacts, noteb
     graphs = page.locator(".jp-OutputArea-output .mtviz:has(.mt-graph:not(.mt-static))")
     graphs.first.wait_for(state="visible", timeout=30_000)
     n = graphs.count()
-    assert n >= 2
+    assert n >= 1
     for w in (1366, 1024):
         page.set_viewport_size({"width": w, "height": 768})
         page.wait_for_timeout(300)
