@@ -18,16 +18,13 @@ browser only swaps a picture.
 """
 import itertools
 import json
-import re
-
-import numpy as np
 
 from . import _format as F
 from ._i18n import tr
 from ._names import collect
 from ._theme import scale_style, style_tag
 from ._viewport_js import VIEWPORT
-from ._tensorpanel import CSS as _PANEL_CSS, details_map, tensor_html  # noqa: F401  (tensor_html: was here)
+from ._tensorpanel import CSS as _PANEL_CSS, details_map, tensor_html  # noqa: F401  (tensor_html lived here)
 from .graph import DAG, EdgeSpec, GraphModel, NodeSpec, _check_roots, _prefix_ids, build
 
 _MAX_COMBOS = 32        # above this many ways to open the modules, only the usual states are laid out
