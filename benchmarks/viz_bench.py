@@ -239,6 +239,34 @@ def bench_browser(browser, stepper):
         page.close()
 
 
+def bench_browser_mlp(mt, viz, browser):
+    """One step of notebook 04's MLP stepper (13 steps), the size a lesson shows."""
+    from microtorch import nn
+    mt.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+    inputs, targets = mt.randn(4, 3), mt.randn(4, 1)
+    with viz.record() as tape:
+        loss = ((model(inputs) - targets) ** 2).mean()
+        loss.backward()
+    s = viz.Stepper(tape, module=model)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "mlp.html")
+        s.save(path)
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page.goto("file://" + path)
+        page.wait_for_selector(".mt-stepper[data-step='0']")
+        reset = "document.querySelector('.mt-reset').click()"
+        times = {k: [] for k in ("sync", "out", "cdp")}
+        for _ in range(4):          # 4 times through its 12 steps
+            t = _timed(page, "step", len(s.steps) - 1, reset=reset)
+            page.evaluate(reset)
+            for k in times:
+                times[k].extend(list(t[k]))
+        print("notebook 04's MLP stepper (13 nodes), 1920x1080")
+        _report("one step (Next)", times, "16 / 50")
+        page.close()
+
+
 def bench_explore(mt, viz, browser, repeat):
     from microtorch import nn
 
@@ -313,6 +341,7 @@ def main(argv=None):
     try:
         if browser is not None:
             bench_browser(browser, s)
+            bench_browser_mlp(mt, viz, browser)
         bench_explore(mt, viz, browser, args.repeat)
     finally:
         if browser is not None:
