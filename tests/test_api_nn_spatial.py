@@ -76,6 +76,9 @@ OPS = [
     ("lp_pool1d", lambda l, x: F(l).lp_pool1d(x, 2, 3, 2), (X1,), "PowBackward0", {}),
     ("lp_pool2d", lambda l, x: F(l).lp_pool2d(x.abs() + 0.1, 3, (2, 3)), (X2,), "PowBackward0", {}),
     ("lp_pool3d", lambda l, x: F(l).lp_pool3d(x.abs() + 0.1, 1.5, 2, ceil_mode=True), (X3,), "PowBackward0", {}),
+    ("lp_pool2d inf", lambda l, x: F(l).lp_pool2d(x, float("inf"), 2), (X2,), "MaxPool2DWithIndicesBackward0",
+     PIECEWISE),
+    ("lp_pool1d -inf", lambda l, x: F(l).lp_pool1d(x, -float("inf"), 3, 2), (X1,), "NegBackward0", PIECEWISE),
     ("fractional_max_pool2d", lambda l, x: F(l).fractional_max_pool2d(
         x, (2, 3), output_size=(4, 3), _random_samples=l.tensor(SAMPLES2)), (X2,),
      "FractionalMaxPool2DBackward0", dict(PIECEWISE, vmap=False)),

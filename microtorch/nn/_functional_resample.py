@@ -32,9 +32,10 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n, op):
     avg, mx = ((avg_pool1d, max_pool1d), (avg_pool2d, max_pool2d), (avg_pool3d, max_pool3d))[n - 1]
     s = stride if stride is not None else kernel_size
     try:
-        if norm_type in (float("inf"), -float("inf")):  # the largest (or smallest) magnitude of each window
-            sign = 1 if norm_type > 0 else -1
-            return sign * mx(sign * input.abs(), kernel_size, s, 0, 1, ceil_mode)
+        if norm_type == float("inf"):  # the largest magnitude of each window
+            return mx(input.abs(), kernel_size, s, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):  # the smallest magnitude
+            return -mx(-input.abs(), kernel_size, s, 0, 1, ceil_mode)
         out = avg(input.pow(norm_type), kernel_size, s, 0, ceil_mode)
     except (TypeError, RuntimeError, ValueError, NotImplementedError) as e:  # name the op the user called
         raise type(e)(f"{op}: {e}") from None
