@@ -220,10 +220,11 @@ def test_unbatched_inputs_as_torch():
              "F.fractional_max_pool2d(x2[0], 2, output_size=3, _random_samples=lib.tensor(SAMPLES2[:1]))",
              "F.pixel_shuffle(x2[0, :4], 2)", "F.max_unpool2d(*F.max_pool2d(x2[0, :, :, :4], 2, return_indices=True), 2)"]
     for call in calls:
-        out = [eval(call, {"F": F(lib), "lib": lib, "SAMPLES2": SAMPLES2, "x3": lib.tensor(X3), "x2": lib.tensor(X2),
-                           "w3": lib.tensor(W3), "wt": lib.tensor(WT)})
+        out = [eval(call, {"F": F(lib), "lib": lib, "SAMPLES2": SAMPLES2, "x3": lib.tensor(X3, requires_grad=True),
+                           "x2": lib.tensor(X2, requires_grad=True), "w3": lib.tensor(W3), "wt": lib.tensor(WT)})
                for lib in (torch, mt)]
         close(out[1], out[0], call)
+        assert out[1].grad_fn.name() == out[0].grad_fn.name(), call  # torch's kernels take unbatched inputs as such
 
 
 def test_fractional_max_pool_draws_its_own_samples():

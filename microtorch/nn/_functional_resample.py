@@ -59,7 +59,7 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
     if output_size is None and output_ratio is None:
         raise ValueError(f"{op} requires specifying either an output_size or an output_ratio")
     _int_sizes(kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,), "kernel_size", 2, op)
-    x, unbatched = _batched(input, n, op)
+    x, _ = _batched(input, n, op)
     _need_real_floating(x, op)
     k = _tuple(kernel_size, n, "kernel_size", op)
     if output_size is None:
@@ -76,9 +76,7 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
         raise RuntimeError(f"{op}(): expected _random_samples of size {[x.shape[0], x.shape[1], n]}, got "
                            f"{list(samples.shape)}")
     cls = _pm.FractionalMaxPool2d if n == 2 else _pm.FractionalMaxPool3d
-    out, idx = cls.apply(x, k, out_sz, samples.detach()._data)
-    if unbatched:
-        out, idx = out.squeeze(0), idx.squeeze(0)
+    out, idx = cls.apply(input, k, out_sz, samples.detach()._data)  # (unbatched stays unbatched, as in torch)
     return (out, idx) if return_indices else out
 
 
@@ -136,14 +134,13 @@ def _max_unpool(input, indices, size, n, op):
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"{op}: Expected shape of indices to be same as that of the input tensor "
                            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
-    x, unbatched = _batched(input, n, op)
-    idx = indices.detach()._data.reshape(x.shape)
+    _batched(input, n, op)
+    idx = indices.detach()._data
     if idx.size and (idx.min() < 0 or idx.max() >= math.prod(size)):
         bad = idx.min() if idx.min() < 0 else idx.max()
         raise RuntimeError(f"{op}: Found an invalid max index: {bad} (output volumes are of size "
                            f"{'x'.join(map(str, size))}); pass the indices that the matching max_pool returned")
-    out = (_pm.MaxUnpool2d if n == 2 else _pm.MaxUnpool3d).apply(x, idx, size)
-    return out.squeeze(0) if unbatched else out
+    return (_pm.MaxUnpool2d if n == 2 else _pm.MaxUnpool3d).apply(input, idx, size)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

@@ -66,14 +66,12 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 # ---- 3-d max and average pooling -----------------------------------------------------------------
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    x, unbatched = _batched(input, 3, "max_pool3d")
+    x, _ = _batched(input, 3, "max_pool3d")
     k = _tuple(kernel_size, 3, "kernel_size", "max_pool3d")
     s = _tuple(stride if stride not in (None, []) else k, 3, "stride", "max_pool3d")
     d = _tuple(dilation, 3, "dilation", "max_pool3d")
     pads = _pool_pads(x.shape[2:], k, s, _tuple(padding, 3, "padding", "max_pool3d"), d, ceil_mode, "max_pool3d")
-    out, idx = _pm.MaxPool3d.apply(x, k, s, pads, d)
-    if unbatched:
-        out, idx = out.squeeze(0), idx.squeeze(0)
+    out, idx = _pm.MaxPool3d.apply(input, k, s, pads, d)  # (an unbatched input stays unbatched, as in torch)
     return (out, idx) if return_indices else out
 
 
@@ -117,7 +115,7 @@ def _avg_divisor(size, k, s, p, pads, count_include_pad, dtype):
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    x, unbatched = _batched(input, 3, "avg_pool3d")
+    x, _ = _batched(input, 3, "avg_pool3d")
     k = _tuple(kernel_size, 3, "kernel_size", "avg_pool3d")
     s = _tuple(stride if stride not in (None, []) else k, 3, "stride", "avg_pool3d")
     p = _tuple(padding, 3, "padding", "avg_pool3d")
@@ -126,8 +124,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         divisor = np.asarray(divisor_override, dtype=x.dtype.np)
     else:
         divisor = _avg_divisor(x.shape[2:], k, s, p, pads, count_include_pad, x.dtype.np)
-    out = _pm.AvgPool3d.apply(x, k, s, pads, divisor)
-    return out.squeeze(0) if unbatched else out
+    return _pm.AvgPool3d.apply(input, k, s, pads, divisor)
 
 
 # ---- adaptive pooling ---------------------------------------------------------------------------
@@ -179,16 +176,14 @@ def _check_output_size(x, out, op):
 
 
 def _adaptive_avg(input, out_sz, n, op):
-    x, unbatched = _batched(input, n, op)
+    x, _ = _batched(input, n, op)
     _check_output_size(x, out_sz, op)
     if all(out_sz) and x.numel():
         _need_real_floating(x, op)
     if all(v == 1 for v in out_sz):  # torch takes the mean here
-        out = x.mean(tuple(range(2, 2 + n)), keepdim=True)
-    else:
-        mats = tuple(_up.area_matrix(o, i) for o, i in zip(out_sz, x.shape[2:]))
-        out = _up.RESAMPLE[f"AdaptiveAvgPool{n}D"].apply(x, mats)
-    return out.squeeze(0) if unbatched else out
+        return input.mean(tuple(range(input.ndim - n, input.ndim)), keepdim=True)
+    mats = tuple(_up.area_matrix(o, i) for o, i in zip(out_sz, x.shape[2:]))
+    return _up.RESAMPLE[f"AdaptiveAvgPool{n}D"].apply(input, mats)
 
 
 def _one(output_size, op):
@@ -220,17 +215,14 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def _adaptive_max(input, out_sz, n, op):
-    x, unbatched = _batched(input, n, op)
+    x, _ = _batched(input, n, op)
     _check_output_size(x, out_sz, op)
     if not x.dtype.is_floating_point:  # (torch's kernel refuses integers even for an empty result)
         _need_real_floating(x, op)
     if any(s == 0 for s in x.shape[2:]) or not all(out_sz) or x.shape[0] * x.shape[1] == 0:
-        z = np.zeros(x.shape[:2] + tuple(out_sz))
-        out, idx = Tensor._make(z.astype(x.dtype.np)), Tensor._make(z.astype(np.int64))
-    else:
-        _need_real_floating(x, op)
-        out, idx = (_pm.AdaptiveMaxPool2d if n == 2 else _pm.AdaptiveMaxPool3d).apply(x, out_sz)
-    return (out.squeeze(0), idx.squeeze(0)) if unbatched else (out, idx)
+        z = np.zeros(input.shape[:input.ndim - n] + tuple(out_sz))
+        return Tensor._make(z.astype(x.dtype.np)), Tensor._make(z.astype(np.int64))
+    return (_pm.AdaptiveMaxPool2d if n == 2 else _pm.AdaptiveMaxPool3d).apply(input, out_sz)
 
 
 def _adaptive_max_1d(input, output_size, op):
