@@ -361,3 +361,17 @@ def test_errors_name_the_op_and_the_fix():
         F(mt).interpolate(mt.tensor(X2), scale_factor=0.5, mode="bilinear", antialias=True)
     with pytest.raises(NotImplementedError, match="bicubic"):
         F(mt).grid_sample(mt.tensor(X2), mt.zeros(2, 3, 3, 2, dtype=mt.float64), mode="bicubic", align_corners=False)
+
+
+def test_ceil_mode_window_that_hangs_over_a_tiny_input_as_torch():
+    x = R.standard_normal((1, 1, 1, 3))
+    for name in ("max_pool2d",):  # torch keeps the window that starts inside and hangs over the end
+        out = [getattr(F(lib), name)(lib.tensor(x), 2, ceil_mode=True, return_indices=True) for lib in (torch, mt)]
+        close(out[1][0], out[0][0], name)
+        assert np.array_equal(out[1][1].numpy(), out[0][1].numpy())
+    x3 = R.standard_normal((1, 1, 1, 2, 3))
+    close(F(mt).max_pool3d(mt.tensor(x3), 2, ceil_mode=True), F(torch).max_pool3d(torch.tensor(x3), 2, ceil_mode=True),
+          "max_pool3d")
+    for lib in (torch, mt):  # an average pool refuses a kernel larger than the input
+        with pytest.raises(RuntimeError):
+            F(lib).avg_pool3d(lib.tensor(x3), (1, 3, 3))

@@ -119,6 +119,10 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     k = _tuple(kernel_size, 3, "kernel_size", "avg_pool3d")
     s = _tuple(stride if stride not in (None, []) else k, 3, "stride", "avg_pool3d")
     p = _tuple(padding, 3, "padding", "avg_pool3d")
+    if any(size < kk for size, kk in zip(x.shape[2:], k)):
+        t, h, w = x.shape[2:]
+        raise RuntimeError(f"avg_pool3d: input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {k[0]} "
+                           f"kH: {k[1]} kW: {k[2]}); use a smaller kernel_size")
     pads = _pool_pads(x.shape[2:], k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d")
     if divisor_override:
         divisor = np.asarray(divisor_override, dtype=x.dtype.np)
