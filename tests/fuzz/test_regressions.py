@@ -187,3 +187,10 @@ def test_prod_with_two_zeros_under_backward_is_zero():
     prog = _program(leaves, [("prod", "L.prod(x)"), ("std", "L.std(v0, dim=None, correction=2, keepdim=False)")])
     prog.seed = 3  # the runner's backward()-only programs
     assert not real(check_program(prog))
+
+
+def test_mean_of_nothing_differentiates_twice_as_torch():
+    """torch's mean backward expands, then divides: over an empty dim the second order is 0, not 0/0."""
+    leaves = {"x": ([2.0], True), "w": ([-1.0], True)}
+    assert_like_torch(leaves, [("getitem", "x[-1:-1]"), ("mean", "v0.mean(dim=(0,), keepdim=True)"),
+                               ("matmul", "L.matmul(v1, w)")])
