@@ -194,3 +194,10 @@ def test_mean_of_nothing_differentiates_twice_as_torch():
     leaves = {"x": ([2.0], True), "w": ([-1.0], True)}
     assert_like_torch(leaves, [("getitem", "x[-1:-1]"), ("mean", "v0.mean(dim=(0,), keepdim=True)"),
                                ("matmul", "L.matmul(v1, w)")])
+
+
+def test_cross_entropy_of_one_class_is_plus_zero():
+    """a 1-d input: torch's nll_loss subtracts from 0 (so the loss is +0.0 where numpy's -x gives -0.0)."""
+    leaves = {"x": ([-1.0], True)}
+    assert_like_torch(leaves, [("cross_entropy", "F.cross_entropy(x, L.tensor(0), reduction='none')"),
+                               ("pow_scalar", "L.pow(v0, -0.5)")])
