@@ -316,6 +316,9 @@ FWD_OVER_REV = [
     ("diagonal", lambda L, x: (x.diagonal(1) ** 3).sum() + (x.diag() ** 2).sum(), [F(3, 4)]),
     ("view_write", lambda L, x: (_setitem(x, slice(0, 2), x[2:4] ** 2) ** 2).sum(), [F(5)]),
 ]
+from test_api_nn_spatial import FWD_OVER_REV_SPATIAL  # noqa: E402  (nn1: the spatial ops)
+
+FWD_OVER_REV += FWD_OVER_REV_SPATIAL
 
 
 def _jvp_of_grad(lib, func, conv, f, values, tangents):

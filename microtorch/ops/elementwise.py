@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from ._layout import like_torch
 from ._op import Op, broadcast_error, promoted
@@ -29,11 +30,33 @@ class Add(Op):
         return ta + tb if ctx.alpha == 1 else ta + tb * ctx.alpha
 
 
+class AddNumber(Add):
+    """d(a + s) = 1 for a Python number s: like torch, s stays a number and nothing is saved"""
+    _grad_fn_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, s):
+        ctx.alpha = 1
+        return a + s
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+    @staticmethod
+    def jvp(ctx, ta, _s):
+        return ta + 0
+
+
 def add(input, other, *, alpha=1):
     a, b = input, other
     try:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
-            return Add.apply(a, b, alpha=alpha)
+            return Add.apply(a, b) if alpha == 1 else Add.apply(a, b, alpha=alpha)
+        if alpha == 1 and _keeps_dtype(a, b):  # tensor + number, the commonest case
+            return AddNumber.apply(a, b)
+        if alpha == 1 and _keeps_dtype(b, a):
+            return AddNumber.apply(b, a)
         if not isinstance(a, Tensor) and alpha == 1:  # scalar + tensor is recorded as tensor + scalar
             y, x = promoted(b, a)
             return Add.apply(y, x)
@@ -70,7 +93,7 @@ def sub(input, other, *, alpha=1):
             return Rsub.apply(x, y)
         if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
             a, b = promoted(a, b)
-        return Sub.apply(a, b, alpha=alpha)
+        return Sub.apply(a, b) if alpha == 1 else Sub.apply(a, b, alpha=alpha)
     except ValueError as e:
         raise broadcast_error("sub", e, a, b) from None
 
@@ -157,7 +180,7 @@ class Div(Op):
 
 
 def _float(t):
-    if t.dtype.is_floating_point or t.dtype.is_complex:
+    if t._data.dtype.kind in "fc":
         return t
     from .._dtype import get_default_dtype
     return Tensor._make(t._data.astype(get_default_dtype().np))
@@ -799,7 +822,7 @@ class GradTimesLocal(Op):
     def backward(ctx, grad):
         local = Tensor._make(ctx.local)
         gg = where(local, grad, 0.0) if ctx.local.dtype == bool else grad * local
-        gx = Tensor._make(np.zeros(ctx._in_meta[1][0], ctx._in_meta[1][1].np)) if ctx.needs_input_grad[1] else None
+        gx = Tensor._make(np.zeros(*ctx._in_meta[1])) if ctx.needs_input_grad[1] else None
         return gg, gx, None
 
     @staticmethod
@@ -1200,7 +1223,7 @@ class Real(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(ctx._in_meta[0][1])
+        return grad.to(from_numpy_dtype(ctx._in_meta[0][1]))
 
     @staticmethod
     def jvp(ctx, t):
@@ -1232,7 +1255,7 @@ class Imag(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(ctx._in_meta[0][1]) * 1j
+        return grad.to(from_numpy_dtype(ctx._in_meta[0][1])) * 1j
 
     @staticmethod
     def jvp(ctx, t):
