@@ -185,3 +185,13 @@ def test_edge_values_as_torch():
             out.append(eval("lib." + call, env))
         assert str(out[1].dtype).split(".")[1] == str(out[0].dtype).split(".")[1], call
         np.testing.assert_allclose(out[1].numpy(), out[0].numpy(), rtol=1e-12, err_msg=call)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 1.5, 2.0, 3.0, float("inf")])
+def test_pdist_in_torchs_namespace_as_torch(p):
+    """torch.pdist (nn.functional's op, nn_more.Pdist): values, PdistBackward0, gradients; p may be a 0-d tensor."""
+    x = R.standard_normal((5, 3))
+    check_op(lambda lib, a: lib.pdist(a, p), x, grad_fn="PdistBackward0", second_order=False, jvp=False, vmap=False)
+    for lib in (torch, mt):
+        np.testing.assert_allclose(lib.pdist(lib.tensor(x), lib.tensor(p)).numpy(),
+                                   torch.pdist(torch.tensor(x), p).numpy(), rtol=1e-12)

@@ -19,6 +19,7 @@ from .distance import cdist  # noqa: F401  (torch.cdist)
 from .inplace import _type_name
 from .elementwise import where
 from .nn import BinaryCrossEntropyWithLogits
+from .nn_more import pdist as _pdist
 
 _NAMES = {1: "mean", 2: "sum"}
 
@@ -184,3 +185,4 @@ for _name in ("kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_lo
               "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "pairwise_distance",
               "cosine_similarity"):   # a wrong type: torch's TypeError
     globals()[_name] = guard(globals()[_name], op=_name, overrides={"reduction": "int"})
+pdist = guard(_pdist, op="pdist", overrides={"p": "tensor_or_number"})   # torch.pdist is F.pdist (nn_more.py)
