@@ -168,10 +168,10 @@ _clean_namespace(globals(), [  # the API added for issue 13
 # optim (issue 13): the losses and distances of torch's own namespace (ATen's signatures, int reduction)
 _LOSSES = ["binary_cross_entropy_with_logits", "cdist", "cosine_embedding_loss", "cosine_similarity",
            "hinge_embedding_loss", "kl_div", "margin_ranking_loss", "pairwise_distance", "poisson_nll_loss",
-           "triplet_margin_loss"]
+           "triplet_margin_loss", "pdist", "ctc_loss"]
 from .ops.loss_aten import (binary_cross_entropy_with_logits, cdist, cosine_embedding_loss,  # noqa: E402,F401
                             cosine_similarity, hinge_embedding_loss, kl_div, margin_ranking_loss, pairwise_distance,
-                            poisson_nll_loss, triplet_margin_loss)
+                            pdist, poisson_nll_loss, triplet_margin_loss, ctc_loss)
 __all__ += _LOSSES
 _clean_namespace(globals(), _LOSSES)
 from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402
