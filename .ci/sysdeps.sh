@@ -8,6 +8,8 @@ missing=()
 command -v dot >/dev/null 2>&1 || missing+=(graphviz)
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-liberation fonts-dejavu-core)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+# the Cairo library cairosvg loads (viz: PNG/PDF of a graph without `dot`)
+ldconfig -p 2>/dev/null | grep -q 'libcairo\.so\.2' || missing+=(libcairo2)
 # a font with Chinese glyphs, for the heatmap titles of the Chinese notebooks (notebooks/zh)
 [ -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || missing+=(fonts-wqy-microhei)
 [ ${#missing[@]} -eq 0 ] && exit 0

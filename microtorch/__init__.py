@@ -165,6 +165,15 @@ _clean_namespace(globals(), [  # the API added for issue 13
     "roll", "rot90", "row_stack", "scatter", "searchsorted", "sinc", "take_along_dim", "tensor_split", "tile",
     "trace", "unique", "vsplit", "vstack", "xlogy", "clamp_min", "clamp_max", "signbit", "isposinf", "isneginf",
     "isreal", "heaviside", "floor_divide", "argwhere", "svd"])
+# optim (issue 13): the losses and distances of torch's own namespace (ATen's signatures, int reduction)
+_LOSSES = ["binary_cross_entropy_with_logits", "cdist", "cosine_embedding_loss", "cosine_similarity",
+           "hinge_embedding_loss", "kl_div", "margin_ranking_loss", "pairwise_distance", "poisson_nll_loss",
+           "triplet_margin_loss"]
+from .ops.loss_aten import (binary_cross_entropy_with_logits, cdist, cosine_embedding_loss,  # noqa: E402,F401
+                            cosine_similarity, hinge_embedding_loss, kl_div, margin_ranking_loss, pairwise_distance,
+                            poisson_nll_loss, triplet_margin_loss)
+__all__ += _LOSSES
+_clean_namespace(globals(), _LOSSES)
 from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
 _guard_class(Tensor)

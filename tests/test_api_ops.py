@@ -192,6 +192,10 @@ from test_api_nn import FORWARD_AD_NN  # noqa: E402
 
 FORWARD_AD_OPS += FORWARD_AD_NN
 
+from test_api_nn_spatial import FORWARD_AD_SPATIAL  # noqa: E402  (nn1: the spatial ops)
+
+FORWARD_AD_OPS += FORWARD_AD_SPATIAL
+
 
 RANDOM = ["normal_()", "normal_(2., 0.5)", "uniform_()", "uniform_(-2, 3)", "random_()", "random_(5)",
           "random_(2, 6)", "exponential_(2.)", "bernoulli_(0.3)", "cauchy_()", "geometric_(0.4)", "log_normal_()"]

@@ -300,6 +300,7 @@ def test_jvp_equals_torch(name, f, specs):
 FWD_OVER_REV = [
     ("relu_mlp", lambda L, x, w: (nnf(L).linear(x, w).relu() ** 2).sum(), [F(2, 3), F(4, 3)]),
     ("leaky", lambda L, x: nnf(L).leaky_relu(x, 0.1).pow(3).sum(), [F(5)]),
+    ("elu", lambda L, x: nnf(L).elu(x, 0.7).pow(3).sum(), [F(5)]),  # fuzz: EluBackward has a jvp of its own
     ("tanh_sigmoid", lambda L, x: (x.tanh() * x.sigmoid() ** 2).sum(), [F(5)]),
     ("cross_entropy", lambda L, x, t: nnf(L).cross_entropy(x, t), [F(3, 4), I(4, 3)]),
     ("cross_entropy_2d", lambda L, x, t: nnf(L).cross_entropy(x, t, reduction="sum"), [F(2, 3, 2, 2), I(3, 2, 2, 2)]),
@@ -315,6 +316,9 @@ FWD_OVER_REV = [
     ("diagonal", lambda L, x: (x.diagonal(1) ** 3).sum() + (x.diag() ** 2).sum(), [F(3, 4)]),
     ("view_write", lambda L, x: (_setitem(x, slice(0, 2), x[2:4] ** 2) ** 2).sum(), [F(5)]),
 ]
+from test_api_nn_spatial import FWD_OVER_REV_SPATIAL  # noqa: E402  (nn1: the spatial ops)
+
+FWD_OVER_REV += FWD_OVER_REV_SPATIAL
 
 
 def _jvp_of_grad(lib, func, conv, f, values, tangents):

@@ -1,21 +1,17 @@
 """No function longer than 60 lines: a function should fit on one screen.
 
-Every function in microtorch/ is measured; the limit is enforced on the files in ENFORCED
-(the core and autograd, whose owners keep them short). Add a file or folder to ENFORCED once
-its long functions are split; `python tests/test_function_length.py` lists the rest."""
+Every function in microtorch/ is measured and held to the limit. PENDING lists the few that
+are still longer, each by (file, function) and owned by someone who is splitting it: the list
+may only shrink (a test fails once one of them is short, so that it is taken off).
+`python tests/test_function_length.py` prints every function over the limit."""
 import ast
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LIMIT = 60
-ENFORCED = [
-    "microtorch/autograd/",
-    "microtorch/_tensor.py",
-    "microtorch/ops/_op.py",
-    "microtorch/ops/inplace.py",
-    "microtorch/ops/__init__.py",
-    "microtorch/optim/",
-]
+PENDING = {
+    ("microtorch/_tensor_methods.py", "_more_methods"),  # the api engineer splits it (issue 13)
+}
 
 
 def long_functions(root=ROOT / "microtorch", limit=LIMIT):
@@ -32,14 +28,15 @@ def long_functions(root=ROOT / "microtorch", limit=LIMIT):
     return out
 
 
-def _enforced(path):
-    return any(path == e or (e.endswith("/") and path.startswith(e)) for e in ENFORCED)
-
-
-def test_no_long_function_in_the_enforced_files():
-    bad = [f for f in long_functions() if _enforced(f[0])]
+def test_no_long_function_in_microtorch():
+    bad = [f for f in long_functions() if (f[0], f[2]) not in PENDING]
     assert bad == [], "\n".join(f"{p}:{line} {name}() is {n} lines (at most {LIMIT}): split it into steps"
                                 for p, line, name, n in bad)
+
+
+def test_the_pending_list_only_shrinks():
+    still_long = {(p, name) for p, _, name, _ in long_functions()}
+    assert PENDING <= still_long, f"no longer over {LIMIT} lines, take them off PENDING: {sorted(PENDING - still_long)}"
 
 
 def test_the_measure_can_fail(tmp_path):
@@ -51,4 +48,4 @@ def test_the_measure_can_fail(tmp_path):
 
 if __name__ == "__main__":
     for p, line, name, n in long_functions():
-        print(f"{'enforced ' if _enforced(p) else ''}{p}:{line} {name}() {n} lines")
+        print(f"{'pending ' if (p, name) in PENDING else ''}{p}:{line} {name}() {n} lines")

@@ -151,6 +151,15 @@ def _open(chromium, path, size, scheme):
     return page
 
 
+def _legible(page, when, min_px=12):
+    """Every visible text of the stepper >= min_px with AA contrast; returns the texts."""
+    texts = page.evaluate(TEXTS_JS, page.query_selector(".mt-stepper"))
+    assert len(texts) > 10 and any(t["where"] == "svg" for t in texts), when
+    assert not too_small(texts, min_px), f"{when}: {too_small(texts, min_px)[:8]}"
+    assert not low_contrast(texts), f"{when}: {low_contrast(texts)[:8]}"
+    return texts
+
+
 def _all_inside(page, when):
     panes = page.evaluate(GEOMETRY_JS, page.query_selector("body"))
     assert panes and panes[0]["nodes"], when
@@ -163,14 +172,24 @@ def _all_inside(page, when):
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("which", ["tanh", "mlp"])
 def test_exported_stepper_shows_every_node_and_follows_the_running_one(chromium, pages, which, size, scheme):
+    """...and every text is legible at each size (12 px and AA contrast): a graph that would need
+    smaller text to fit the window makes the pane taller (the page scrolls), never clips."""
     page = _open(chromium, pages[which], size, scheme)
     try:
         _all_inside(page, "after load")
+        _legible(page, f"{size}, after load")
         page.focus(".mt-stepper")
         page.keyboard.press("End")
         page.wait_for_selector(".mt-stepper .mt-next:disabled")
         pane = _all_inside(page, "at the last step")
-        assert pane["height"] <= size[1], "the pane never grows past the window"
+        # ...and on screen: a pane taller than the window scrolled the page to the running node
+        box = page.evaluate("(() => { const r = document.querySelector('g.node.mt-current').getBoundingClientRect();"
+                            " return [r.top, r.bottom]; })()")
+        assert 0 <= box[0] and box[1] <= size[1], f"the running node is off screen: {box}"
+        texts = _legible(page, f"{size}, at the last step")
+        smallest = min(t["px"] for t in texts if t["where"] == "svg")
+        # the pane grows past the window only when the graph's text sits at the 12 px floor
+        assert pane["height"] <= size[1] or smallest == pytest.approx(12, abs=0.1), (pane["height"], smallest)
         page.screenshot(path=str(ARTIFACTS / f"export-{which}-{size[0]}x{size[1]}-{scheme}.png"), full_page=True)
         page.click(".mt-reset")
         for _ in range(4):
@@ -376,25 +395,111 @@ def test_explorer_opens_and_closes_modules_and_shows_tensors(chromium, tmp_path)
         page.close()
 
 
-def test_dag_output_fits_and_timeline_is_legible(chromium, tmp_path):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("scale", [1, 1.5], ids=["default", "presentation"])
+def test_dag_output_fits_and_timeline_is_legible(chromium, tmp_path, scale, scheme):
+    """The DAG (with a node's tensor open) and the hook timeline at 1920x1080: every text >= 12 px
+    (>= 16 px at scale 1.5) with AA contrast; at default scale also at 1366x768 and 1024x768."""
     x = mt.tensor([1.0, 2.0], requires_grad=True)
-    with viz.record() as tape:
-        a = x * 3
-        a.register_hook(lambda g: g * 2)
-        y = (a.sin() * x).sum()
-        y.backward()
-    dag_page = viz.draw(y, tape=tape).save(tmp_path / "dag.html")
-    tl_page = viz.hook_timeline(tape).save(tmp_path / "tl.html")
-    page = chromium.new_page(viewport={"width": 1920, "height": 1080})
+    old = viz.set_options(scale=scale)
     try:
-        for path in (dag_page, tl_page):
-            page.goto(Path(path).as_uri())
-            page.wait_for_selector(".mt-graph:not(.mt-static)")
-            geo = page.evaluate(GEOMETRY_JS, page.query_selector("body"))[0]
-            assert geo["nodes"] and not outside(geo)
-            texts = page.evaluate(TEXTS_JS, page.query_selector(".mtviz"))
-            assert not too_small(texts, 12), too_small(texts, 12)[:6]
-            assert not low_contrast(texts), low_contrast(texts)[:6]
-        page.screenshot(path=str(ARTIFACTS / "timeline-1920.png"), full_page=True)
+        with viz.record() as tape:
+            a = x * 3
+            a.register_hook(lambda g: g * 2)
+            y = (a.sin() * x).sum()
+            y.backward()
+        dag_page = viz.draw(y, tape=tape).save(tmp_path / "dag.html")
+        tl_page = viz.hook_timeline(tape).save(tmp_path / "tl.html")
+    finally:
+        viz.set_options(**old)
+    min_px = 12 if scale == 1 else 16
+    sizes = [(1920, 1080)] + ([(1366, 768), (1024, 768)] if scale == 1 else [])
+    for size in sizes:
+        page = chromium.new_page(viewport={"width": size[0], "height": size[1]}, color_scheme=scheme)
+        try:
+            for path in (dag_page, tl_page):
+                page.goto(Path(path).as_uri() + f"?theme={scheme}")
+                page.wait_for_selector(".mt-graph:not(.mt-static)")
+                geo = page.evaluate(GEOMETRY_JS, page.query_selector("body"))[0]
+                assert geo["nodes"] and not outside(geo)
+                if path == dag_page:
+                    page.click("g.node:has-text('SinBackward0')")
+                    page.wait_for_selector(".mt-tensor:not([hidden])")
+                texts = page.evaluate(TEXTS_JS, page.query_selector(".mtviz"))
+                assert not too_small(texts, min_px), (size, too_small(texts, min_px)[:6])
+                assert not low_contrast(texts), (size, low_contrast(texts)[:6])
+            if size[0] == 1920:
+                page.screenshot(path=str(ARTIFACTS / f"timeline-1920-{scale}-{scheme}.png"), full_page=True)
+        finally:
+            page.close()
+
+
+def _panel_numbers(page, selector):
+    """The numbers of the heatmaps / number lines in a tensor panel, in order."""
+    return page.eval_on_selector_all(f"{selector} .mt-cell, {selector} .mt-numbers", "els => els.map(e => e.textContent)")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_stepper_node_click_opens_its_tensor(chromium, tmp_path, scheme):
+    """Clicking a node in the stepper jumps to its step and opens its tensor above the panel:
+    value and gradient (the numbers of the weight, compared with the tensors), shape, dtype,
+    the saved tensors with their versions as the tape saw them when the node ran."""
+    mt.manual_seed(0)
+    model = mt.nn.Sequential(mt.nn.Linear(3, 4), mt.nn.Tanh(), mt.nn.Linear(4, 1))
+    with viz.record() as tape:
+        loss = model(mt.randn(4, 3)).pow(2).mean()
+        loss.backward()
+    s = viz.Stepper(tape, module=model, names={"loss": loss})
+    page = _open(chromium, s.save(tmp_path / "st.html"), (1366, 768), scheme)
+    w = model[0].weight
+    try:
+        box = page.locator(".mt-stepper .mt-tensor")
+        assert box.is_hidden()
+        page.click("g.node:has-text('0.weight')")
+        leaf_step = next(st.index for st in s.steps if st.accumulation is not None and "0.weight.grad" in st.panel)
+        assert page.evaluate("document.querySelector('.mt-stepper').dataset.step") == str(leaf_step)
+        text = box.inner_text()
+        assert "0.weight" in text and "shape (4, 3)" in text and "dtype float32" in text
+        cells = _panel_numbers(page, ".mt-stepper .mt-tensor")
+        fmt = viz._format.num
+        assert cells == [fmt(v) for v in w.detach().numpy().ravel()] + [fmt(v) for v in w.grad.numpy().ravel()]
+        texts = page.evaluate(TEXTS_JS, page.query_selector(".mt-stepper .mt-tensor"))
+        assert len(texts) > 24 and not too_small(texts, 12) and not low_contrast(texts), \
+            (too_small(texts, 12) + low_contrast(texts))[:6]
+        # an op node: its output, the gradient that reached it, its saved tensors (freed by now,
+        # shown as recorded when it ran)
+        page.click("g.node:has-text('TanhBackward0')")
+        text = box.inner_text()
+        assert "TanhBackward0" in text and "shape (4, 4)" in text
+        assert "saved tensors (with versions)" in text and "saved[0] 4×4 v0" in text
+        page.screenshot(path=str(ARTIFACTS / f"stepper-tensor-{scheme}.png"), full_page=True)
+        page.click(".mt-stepper .mt-tensor .mt-close")
+        assert box.is_hidden()
+        assert page.errors == []
+    finally:
+        page.close()
+
+
+def test_dag_output_node_click_opens_its_tensor(chromium, tmp_path):
+    x = mt.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    with viz.record() as tape:
+        s = x.sin()
+        y = (s * x).sum()
+        y.backward()
+    page = chromium.new_page(viewport={"width": 1024, "height": 768})
+    try:
+        page.goto(Path(viz.draw(y, tape=tape).save(tmp_path / "dag.html")).as_uri())
+        page.wait_for_selector(".mt-graph:not(.mt-static)")
+        page.click("g.node:has-text('MulBackward0')")
+        text = page.inner_text(".mt-tensor")
+        assert "MulBackward0" in text and "shape (2, 2)" in text and "saved[1] 2×2 v0" in text
+        fmt = viz._format.num
+        want = [fmt(v) for v in (s * x).detach().numpy().ravel()] + ["1"] * 4
+        assert _panel_numbers(page, ".mt-tensor") == want
+        page.click("g.node:has-text('grad [')  >> nth=-1")             # the leaf x: its value and .grad
+        text = page.inner_text(".mt-tensor")
+        assert text.splitlines()[1] == "x" or "x" in text.splitlines()[1]
+        assert _panel_numbers(page, ".mt-tensor")[4:] == [fmt(v) for v in x.grad.numpy().ravel()]
+        page.screenshot(path=str(ARTIFACTS / "dag-tensor.png"), full_page=True)
     finally:
         page.close()

@@ -80,7 +80,9 @@ OUT_OF_SCOPE = [
      r"\bLazy[A-Z]\w*|\bUninitialized\w*|LazyModuleMixin", "runtime settings and lazy initialization "
      "(device-, precision- and thread-related)"),
     (r"Generator\.(graphsafe|clone_state)|\bvitals|\bset_vital|\bread_vitals|\bis_anomaly_check",
-     "internals"),
+     "internals"),    # nn2: fused low-precision GPU matrix products
+    (r"functional\.(scaled_mm|grouped_mm|scaled_grouped_mm|ScalingType|SwizzleType)$",
+     "low-precision (float8 / MX) and grouped GPU matrix-multiply kernels with their scaling and swizzle enums"),
     # api (issue 13, Tensor methods)
     (r"Tensor\.is_mps$|Tensor\.is_maia$", "GPUs, accelerators and their streams"),
     (r"Tensor\.dense_dim$", "sparse tensors"),

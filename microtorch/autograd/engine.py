@@ -92,18 +92,18 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     task = GraphTask(roots, grads, retain_graph, create_graph, inputs, accumulate)  # steps 1, 2
     if task.listening:
         _emit_started(roots, grads, inputs, create_graph, retain_graph)
-    deps, buffers, ready, changed = task.deps, task.buffers, task.ready, task.changed
+    deps, buffers, ready, changed, needed, tie = task.deps, task.buffers, task.ready, task.changed, task.needed, task._tie
     previous, _local.task = current_task(), task
     try:
         with grad_mode.set_grad_enabled(create_graph):
             task.push(task.root)                                                # step 3
             while ready:                                                        # step 4
                 node = heapq.heappop(ready)[2]
-                outgoing = _run_node(task, node)
-                for i, (nxt, nr) in enumerate(node.next_functions):
+                outgoing = _run_node(task, node) if not task.anomaly else \
+                    engine_checks.run_with_anomaly(node, _run_node, task, node)
+                for (nxt, nr), g in zip(node.next_functions, outgoing or _NOTHING):
                     if nxt is None:
                         continue
-                    g = outgoing[i] if outgoing is not None else None
                     if g is not None:  # add into the buffer of the node it flows into
                         buf = buffers.get(nxt)
                         if buf is None:
@@ -112,8 +112,8 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                     deps[nxt] -= 1
                     if changed is not None:
                         changed[nxt] = deps[nxt]
-                    if deps[nxt] == 0 and (task.needed is None or task.should_run(nxt)):
-                        task.push(nxt)
+                    if deps[nxt] == 0 and (needed is None or task.should_run(nxt)):
+                        heapq.heappush(ready, (-nxt._seq, next(tie), nxt))  # (task.push, inlined)
     finally:
         _local.task = previous
     if task.listening:
@@ -121,21 +121,18 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     return task.results
 
 
+_NOTHING = itertools.repeat(None)  # the gradients of a node that did not run
+
+
 def _run_node(task, node):
     """One step of the loop: the node's buffered gradients through its tensor hooks, captured
-    if autograd.grad asked for them, then the node itself. Returns the gradients for
-    next_functions, or None if the node does not need to run."""
+    if autograd.grad asked for them, then the node itself with its own hooks. Returns the
+    gradients for next_functions, or None if the node does not need to run."""
     if node is task.root:
         if task.listening:
             _emit_executing(task, node, (), node.grads)
         return node.grads
     grads = task.buffers.pop(node, None) or [None] * node._num_outputs
-    if task.anomaly:
-        return engine_checks.run_with_anomaly(node, _step, task, node, grads)
-    return _step(task, node, grads)
-
-
-def _step(task, node, grads):
     if node._tensor_pre_hooks or node._retains_grad or type(node) is AccumulateGrad:
         grads = engine_hooks.call_tensor_hooks(node, grads, task.listening)
     if task.captures and node in task.captures:

@@ -3,6 +3,7 @@ validate_outputs, where broadcasting is undone) and, in anomaly mode, NaNs and t
 stack of a node that failed."""
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from ..ops.shape import sum_to
 from . import anomaly_mode
@@ -21,13 +22,15 @@ def validate_outputs(node, outs):
                                f"(expected {n}, got {len(outs)}): return one gradient (or None) per "
                                "input of forward")
     meta = node._in_meta
-    out = list(outs)
+    out = outs  # copied on the first gradient that changes (the common case changes none)
     for i, g in enumerate(outs):
         if g is None:
             continue
         if edges[i][0] is None:
+            out = out if out is not outs else list(outs)
             out[i] = _unused(node, i, g, meta[i])
-        elif type(g) is not Tensor or g._data.shape != meta[i][0] or g._data.dtype is not meta[i][1].np:
+        elif type(g) is not Tensor or g._data.shape != meta[i][0] or g._data.dtype is not meta[i][1]:
+            out = out if out is not outs else list(outs)
             out[i] = _validate_one(node, i, g, meta[i])
     return out
 
@@ -45,7 +48,7 @@ def _validate_one(node, i, g, meta):
     if not isinstance(g, Tensor):
         raise RuntimeError(f"expected Variable or None (got {type(g).__name__}): function {node.name()} "
                            f"returned it as gradient {i}; return a Tensor or None per input")
-    shape, dtype = meta
+    shape, dtype = meta[0], from_numpy_dtype(meta[1])
     if g._data.shape != shape:
         if not _broadcasts_to(shape, g._data.shape):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "

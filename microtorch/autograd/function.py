@@ -11,7 +11,6 @@ import threading
 
 import numpy as np
 
-from .. import _dtype
 from .._tensor import Tensor
 from . import _hooks, anomaly_mode, grad_mode, views
 from .node import AccumulateGrad, Node, _seq, accumulator  # noqa: F401  (AccumulateGrad: importable from here, as before)
@@ -61,18 +60,14 @@ class FunctionCtx:
 class BackwardFunction(FunctionCtx, Node):
     """The node recorded by `Function.apply`; it is the `ctx` forward received.
 
-    Its fields are declared here; what an op keeps for its backward (ctx.dims = ...) goes in
-    the instance's own dict.
+    Its fields are declared here and set by `_make_ctx` (step (a) of `Function.apply`); what an
+    op keeps for its backward (ctx.dims = ...) goes in the instance's own dict. `_saved` is
+    [SavedTensor] once recorded, None once backward freed them.
     """
 
     __slots__ = ("_seq", "needs_input_grad", "next_functions", "_in_meta", "_out_meta", "_to_save", "_saved")
     _forward_cls = None          # torch's name for the Function subclass (set per subclass)
     _saved_names = ()            # torch's names of the saved tensors: grad_fn._saved_<name>
-
-    def __init__(self):
-        self._seq = next(_seq)
-        self._to_save = None
-        self._saved = ()         # [SavedTensor] once recorded; None once backward freed them
 
     @property
     def function_class(self):
@@ -91,11 +86,10 @@ class BackwardFunction(FunctionCtx, Node):
         return [None if s is NONE_SAVED else (s.peek(), s.version, s.counter[0]) for s in self._saved]
 
     def _backward(self, grads):
-        if self._materialize_grads:
+        if self._materialize_grads and (len(grads) != 1 or grads[0] is None):
             for i, g in enumerate(grads):
                 if g is None and self._out_meta[i][1] is not None:  # (a non-tensor output gets None)
-                    shape, dtype = self._out_meta[i]
-                    grads[i] = Tensor._make(np.zeros(shape, dtype.np))
+                    grads[i] = Tensor._make(np.zeros(*self._out_meta[i]))
         fc = self._forward_cls
         fn = fc.backward
         if fn is Function.backward or fc.vjp is not Function.vjp:
@@ -216,10 +210,11 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        for fn in _interceptors:
-            result = fn(cls, args, kwargs)
-            if result is not NotImplemented:
-                return result
+        if _interceptors:  # forward-mode AD or vmap is active
+            for fn in _interceptors:
+                result = fn(cls, args, kwargs)
+                if result is not NotImplemented:
+                    return result
         return run(cls, args, kwargs)
 
     vjp = backward
@@ -238,8 +233,8 @@ def run(cls, args, kwargs, ctx=None):
     if cls._has_setup_context and not cls._numpy_forward:
         # as torch: forward's keyword and default arguments become positional inputs
         args, kwargs = _bind_args(cls, args, kwargs), {}
-    ctx, record = _make_ctx(cls, args, ctx)               # (a)
-    outs, single = _run_forward(cls, ctx, args, kwargs)   # (b)
+    ctx, record, arrays = _make_ctx(cls, args, ctx)       # (a)
+    outs, single = _run_forward(cls, ctx, args, arrays, kwargs)   # (b)
     if record:
         _link_edges(ctx, args)                            # (c)
         _mark_outputs(cls, ctx, args, outs)               # (d)
@@ -254,23 +249,31 @@ def run(cls, args, kwargs, ctx=None):
 
 
 def _make_ctx(cls, args, ctx):
-    """(a) The ctx, with needs_input_grad (forward sees it under no_grad too, as in torch)."""
-    needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    """(a) The ctx, with needs_input_grad (forward sees it under no_grad too, as in torch);
+    whether to record a node; and the arguments with tensors replaced by their arrays, which
+    built-in ops compute on."""
+    needs, arrays = [], []
+    for a in args:
+        if isinstance(a, Tensor):
+            needs.append(a._requires_grad)
+            arrays.append(a._data)
+        else:
+            needs.append(False)
+            arrays.append(a)
     if ctx is None:
         ctx = cls._backward_cls()
-    ctx.needs_input_grad = needs
-    return ctx, True in needs and grad_mode._state.__dict__.get("enabled", True)
+    ctx._seq, ctx.needs_input_grad, ctx._to_save, ctx._saved = next(_seq), tuple(needs), None, ()
+    return ctx, True in needs and grad_mode._state.__dict__.get("enabled", True), arrays
 
 
-def _run_forward(cls, ctx, args, kwargs):
-    """(b) forward, on the numpy arrays for built-in ops, without grad for custom ones.
-    Returns the outputs as a tuple and whether forward returned a single value."""
+def _run_forward(cls, ctx, args, arrays, kwargs):
+    """(b) forward, on the arrays for built-in ops (numpy kept quiet, see quietly), without grad
+    for custom ones. Returns the outputs as a tuple and whether forward returned one value."""
     if cls._numpy_forward:
-        raw = [a._data if isinstance(a, Tensor) else a for a in args]
-        if _QUIET.get():  # (inside another op or the engine: numpy is already quiet)
-            out = cls.forward(ctx, *raw, **kwargs)
+        if _QUIET.get():  # inside another op or the engine: numpy is already quiet
+            out = cls.forward(ctx, *arrays, **kwargs)
         else:
-            out = quietly(cls.forward, ctx, *raw, **kwargs)
+            out = (_quiet_local.__dict__.get("context") or _quiet_context()).run(cls.forward, ctx, *arrays, **kwargs)
     else:
         with grad_mode.no_grad():
             if cls._has_setup_context:
@@ -289,12 +292,13 @@ def _run_forward(cls, ctx, args, kwargs):
 
 def _link_edges(ctx, args):
     """(c) next_functions: one (node, output_nr) edge per input, (None, 0) where no gradient
-    flows; and each tensor input's shape and dtype, to check and shape what backward returns."""
-    from_np = _dtype._FROM_NP
+    flows; and each tensor input's shape and numpy dtype, to check and shape what backward
+    returns. (The metadata holds only ints and numpy dtypes, so Python's garbage collector
+    stops tracking it: a long graph costs a full collection less.)"""
     edges, meta = [], []
     for a in args:
         if isinstance(a, Tensor):
-            meta.append((a._data.shape, from_np[a._data.dtype]))
+            meta.append((a._data.shape, a._data.dtype))
             if not a._requires_grad:
                 edges.append(_NO_EDGE)
             elif a.grad_fn is not None:
@@ -305,7 +309,7 @@ def _link_edges(ctx, args):
             meta.append(None)
             edges.append(_NO_EDGE)
     ctx.next_functions = tuple(edges)
-    ctx._in_meta = meta
+    ctx._in_meta = tuple(meta)
 
 
 _NO_EDGE = (None, 0)
@@ -313,17 +317,15 @@ _NO_EDGE = (None, 0)
 
 def _mark_outputs(cls, ctx, args, outs):
     """(d) Floating outputs (but not those marked non-differentiable) require grad and get the
-    node as grad_fn; the shape and dtype of every output is kept to materialize None grads."""
-    from_np = _dtype._FROM_NP
+    node as grad_fn; the shape and numpy dtype of every output is kept to materialize None grads."""
     nondiff, dirty = ctx._non_differentiable, ctx._dirty_tensors
     meta = []
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
             meta.append(_NOT_A_TENSOR)
             continue
-        dt = from_np[o._data.dtype]
-        meta.append((o._data.shape, dt))
-        if not (dt.is_floating_point or dt.is_complex) or (nondiff and any(o is n or o._data is n for n in nondiff)):
+        meta.append((o._data.shape, o._data.dtype))
+        if o._data.dtype.kind not in "fc" or (nondiff and any(o is n or o._data is n for n in nondiff)):
             o._requires_grad = False
             continue
         if dirty and o.grad_fn is None and o._requires_grad and any(o is t for t in dirty):
@@ -333,7 +335,7 @@ def _mark_outputs(cls, ctx, args, outs):
         o._requires_grad = True
         o.grad_fn = ctx
         o._output_nr = i
-    ctx._out_meta = meta
+    ctx._out_meta = tuple(meta)
     if len(outs) != 1:
         ctx._num_outputs = len(outs)
     if dirty or not cls._numpy_forward:
@@ -428,11 +430,14 @@ def quietly(fn, *args, **kwargs):
     each op's forward runs in that context."""
     if _QUIET.get():  # already inside (an op's forward calling another op)
         return fn(*args, **kwargs)
-    ctx = _quiet_local.__dict__.get("context")
-    if ctx is None:
-        ctx = _quiet_local.context = contextvars.Context()
-        ctx.run(_enter_quiet)
-    return ctx.run(fn, *args, **kwargs)
+    return (_quiet_local.__dict__.get("context") or _quiet_context()).run(fn, *args, **kwargs)
+
+
+def _quiet_context():
+    """This thread's context in which numpy's errstate is entered once and never left."""
+    ctx = _quiet_local.context = contextvars.Context()
+    ctx.run(_enter_quiet)
+    return ctx
 
 
 def _enter_quiet():

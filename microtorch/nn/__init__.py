@@ -5,3 +5,7 @@ from .modules import __all__ as _modules
 from .parameter import Parameter  # noqa: F401
 
 __all__ = sorted(_modules) + ["Parameter", "functional", "init", "utils"]
+
+# nn2: nn.Buffer (a tensor marked to become a buffer when assigned to a Module)
+from ._buffer import Buffer  # noqa: E402,F401
+__all__ += ["Buffer"]

@@ -123,7 +123,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, op):
                                f"({d * (kk - 1) + 1}). Kernel size can't be greater than actual input size")
     if n == 1:  # the op runs a 1-d convolution as a 2-d one of height 1
         stride, dilation, pads = (1,) + stride, (1,) + dilation, ((0, 0),) + pads
-    out = _convops.Convolution.apply(x, weight, bias, stride, pads, dilation, groups)
+    conv = _convops.Convolution if n < 3 else _conv_nd  # nn1: conv3d runs on ops/conv_more.py
+    out = conv.apply(x, weight, bias, stride, pads, dilation, groups, *((False,) if n == 3 else ()))
     return out.squeeze(0) if unbatched else out
 
 
@@ -332,3 +333,32 @@ _clean_namespace(globals(), [  # the API added for issue 13 (internal errors bec
     "multilabel_soft_margin_loss", "normalize", "pairwise_distance", "poisson_nll_loss", "smooth_l1_loss",
     "soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "pad", "alpha_dropout",
     "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"])
+
+# nn2: normalisations and attention (ops/norm_more.py, ops/attention.py)
+from ..ops.norm_more import group_norm, local_response_norm, rms_norm  # noqa: E402,F401
+from ._functional_norm import instance_norm  # noqa: E402,F401
+from ..ops.attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401
+from ..ops.loss_more import (ctc_loss, linear_cross_entropy, multi_margin_loss,  # noqa: E402,F401
+                             multilabel_margin_loss)
+from ..ops.nn_more import (assert_int_or_pair, bilinear, conv_tbc, embedding_bag, gumbel_softmax,  # noqa: E402,F401
+                           pdist)
+_NN2 = ["group_norm", "instance_norm", "local_response_norm", "rms_norm", "multi_head_attention_forward",
+        "scaled_dot_product_attention", "ctc_loss", "multi_margin_loss", "multilabel_margin_loss", "bilinear",
+        "embedding_bag", "gumbel_softmax", "pdist", "linear_cross_entropy", "conv_tbc"]
+from ..ops._torch_order import torch_checked as _torch_checked  # noqa: E402
+_PARSED = {  # the arguments torch's C++ parser types before the op runs (the others are checked in torch's order)
+    "scaled_dot_product_attention": dict(query="tensor", key="tensor", value="tensor", attn_mask="tensor",
+                                         dropout_p="number", is_causal="bool", scale="number", enable_gqa="bool"),
+    "bilinear": dict(input1="tensor", input2="tensor", weight="tensor", bias="tensor"),
+    "pdist": dict(input="tensor", p=None),
+    "conv_tbc": dict(input="tensor", weight="tensor", bias="tensor", pad="int"),
+    "rms_norm": dict(input="tensor", normalized_shape="shape_tuple", weight="tensor", eps="number"),
+}
+for _name in _NN2:  # (not guard_namespace: these check their arguments in torch's order themselves)
+    globals()[_name] = _torch_checked(globals()[_name], _name, _PARSED.get(_name))
+_clean_namespace(globals(), _NN2)
+# nn1: the spatial part of issue 13 (3-d and transposed conv, pooling, unpooling, interpolate, shuffles, grids)
+from ..ops.conv_more import ConvolutionNd as _conv_nd  # noqa: E402
+from ._functional_spatial import *  # noqa: E402,F401,F403
+from ._functional_resample import *  # noqa: E402,F401,F403
+from ._functional_interp import *  # noqa: E402,F401,F403

@@ -6,11 +6,14 @@ NoneType`. microtorch gives the same answer from one place instead of a check in
 with the parameters' kinds (a parameter's kind follows from its name: `input` is a Tensor, `dim`
 an int or a tuple of ints, `keepdim` a bool...). A wrong type then becomes torch's TypeError
 naming the op and the argument; any other error passes through untouched. A correct call pays
-one Python frame and nothing else: no check runs unless something already went wrong.
+one plain Python call (the wrapper has the function's own parameters) and nothing else: no check
+runs unless something already went wrong.
 """
 import functools
 import inspect
+import linecache
 import numbers
+import os
 import re
 import types
 
@@ -192,24 +195,75 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     op = op or fn.__name__
     sig_fn = inspect.unwrap(signature_of or fn)
 
-    @functools.wraps(fn)
-    def guarded(*args, **kwargs):
-        if eager:  # the function argument of a transform, checked before the transform returns
-            err = type_error(op, sig_fn, args, kwargs, method, overrides, kinds=("callable",))
-            if err is not None:
-                raise err
-        try:
-            return fn(*args, **kwargs)
-        except Exception as e:
-            err = type_error(op, sig_fn, args, kwargs, method, overrides, e) or size_error(op, sig_fn, args, kwargs, e) \
-                or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e) or axis_error(op, e) \
-                or distribution_error(op, e)
-            if err is None:
-                raise
-            raise err from None  # the student sees the reason, not numpy's frames
+    def failed(e, args, kwargs):  # torch's error for a call that raised e, or None to let e through
+        return type_error(op, sig_fn, args, kwargs, method, overrides, e) or size_error(op, sig_fn, args, kwargs, e) \
+            or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e) or axis_error(op, e) \
+            or distribution_error(op, e)
+
+    guarded = None if eager else _with_own_parameters(fn, failed, op)
+    if guarded is None:
+        @functools.wraps(fn)
+        def guarded(*args, **kwargs):
+            if eager:  # the function argument of a transform, checked before the transform returns
+                err = type_error(op, sig_fn, args, kwargs, method, overrides, kinds=("callable",))
+                if err is not None:
+                    raise err
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:
+                err = failed(e, args, kwargs)
+                if err is None:
+                    raise
+                raise err from None  # the student sees the reason, not numpy's frames
 
     guarded.__microtorch_guarded__ = True
     return guarded
+
+
+_WRAPPER = """
+def {name}({params}):
+    try:
+        return fn({call})
+    except Exception as e:
+        err = failed(e, ({args}), {{{kwargs}}})
+        if err is None:
+            raise
+        raise err from None  # the student sees the reason, not numpy's frames
+"""
+
+
+def _with_own_parameters(fn, failed, op):
+    """guard's wrapper written with fn's own parameter list (defaults are fn's objects), or None
+    when fn takes *args or **kwargs. The wrapper runs on every op: in CPython 3.11 forwarding
+    *args and **kwargs costs twice a plain call, which is most of what a correct call paid.
+    Python's own errors for a wrong number of arguments name the op (they name __qualname__)."""
+    params = inspect.signature(fn, follow_wrapped=False).parameters.values()
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) or p.name in ("fn", "failed", "e", "err")
+           or p.name.startswith("_default_") for p in params):  # (names the wrapper uses itself)
+        return None
+    names, call, args, kwargs, env = [], [], [], [], {"fn": fn, "failed": failed}
+    for p in params:
+        if p.kind is p.KEYWORD_ONLY and "*" not in names:
+            names.append("*")
+        if p.default is not p.empty:
+            env[f"_default_{p.name}"] = p.default
+        names.append(p.name if p.default is p.empty else f"{p.name}=_default_{p.name}")
+        if p.kind is p.POSITIONAL_OR_KEYWORD:
+            call.append(p.name)
+            args.append(p.name)
+        else:
+            call.append(f"{p.name}={p.name}")
+            kwargs.append(f"{p.name!r}: {p.name}")
+    name = fn.__name__ if fn.__name__.isidentifier() else "guarded"
+    source = _WRAPPER.format(name=name, params=", ".join(names), call=", ".join(call),
+                             args="".join(a + ", " for a in args), kwargs=", ".join(kwargs))
+    # a file name inside the package, and the source in linecache, so tracebacks show the wrapper's lines
+    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<guard of {fn.__qualname__}>")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), env)
+    wrapper = functools.wraps(fn)(env[name])
+    wrapper.__qualname__ = op
+    return wrapper
 
 
 def _sizes(fn, args, kwargs):

@@ -4,7 +4,9 @@ import math
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
+from ._layout import like_torch
 from ._op import Op, broadcast_error, promoted
 
 
@@ -17,7 +19,7 @@ class Add(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         ctx.alpha = alpha
-        return a + b if alpha == 1 else a + alpha * b
+        return like_torch(a + b if alpha == 1 else a + alpha * b, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -28,11 +30,33 @@ class Add(Op):
         return ta + tb if ctx.alpha == 1 else ta + tb * ctx.alpha
 
 
+class AddNumber(Add):
+    """d(a + s) = 1 for a Python number s: like torch, s stays a number and nothing is saved"""
+    _grad_fn_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, s):
+        ctx.alpha = 1
+        return a + s
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+    @staticmethod
+    def jvp(ctx, ta, _s):
+        return ta + 0
+
+
 def add(input, other, *, alpha=1):
     a, b = input, other
     try:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
-            return Add.apply(a, b, alpha=alpha)
+            return Add.apply(a, b) if alpha == 1 else Add.apply(a, b, alpha=alpha)
+        if alpha == 1 and _keeps_dtype(a, b):  # tensor + number, the commonest case
+            return AddNumber.apply(a, b)
+        if alpha == 1 and _keeps_dtype(b, a):
+            return AddNumber.apply(b, a)
         if not isinstance(a, Tensor) and alpha == 1:  # scalar + tensor is recorded as tensor + scalar
             y, x = promoted(b, a)
             return Add.apply(y, x)
@@ -50,7 +74,7 @@ class Sub(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         ctx.alpha = alpha
-        return a - b if alpha == 1 else a - alpha * b
+        return like_torch(a - b if alpha == 1 else a - alpha * b, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -69,7 +93,7 @@ def sub(input, other, *, alpha=1):
             return Rsub.apply(x, y)
         if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
             a, b = promoted(a, b)
-        return Sub.apply(a, b, alpha=alpha)
+        return Sub.apply(a, b) if alpha == 1 else Sub.apply(a, b, alpha=alpha)
     except ValueError as e:
         raise broadcast_error("sub", e, a, b) from None
 
@@ -104,7 +128,7 @@ class Mul(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
-        return a * b
+        return like_torch(a * b, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -140,13 +164,13 @@ class Div(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        return a / b
+        return like_torch(a / b, a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         ga = grad / b.conj() if ctx.needs_input_grad[0] else None
-        gb = -grad * (a / (b * b)).conj() if ctx.needs_input_grad[1] else None
+        gb = -grad * ((a / b) / b).conj() if ctx.needs_input_grad[1] else None  # torch's order (its inf/nan at b = 0)
         return ga, gb
 
     @staticmethod
@@ -156,7 +180,7 @@ class Div(Op):
 
 
 def _float(t):
-    if t.dtype.is_floating_point or t.dtype.is_complex:
+    if t._data.dtype.kind in "fc":
         return t
     from .._dtype import get_default_dtype
     return Tensor._make(t._data.astype(get_default_dtype().np))
@@ -300,7 +324,7 @@ class Pow(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = np.asarray(np.power(a, b))  # an array even when 0-d, so that it is saved as the output
+        out = like_torch(np.asarray(np.power(a, b)), a, b)  # (an array even when 0-d: it is saved)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -313,7 +337,7 @@ class Pow(Op):
         if ctx.needs_input_grad[1]:
             # torch: the log-term is 0 where a == 0 and b >= 0 (the limit of a^b log a)
             zero = (a == 0) & (b.real >= 0) if not b.is_complex() else (a == 0)
-            gb = where(zero, 0.0, grad * (out * log(a)).conj())
+            gb = grad * where(zero, 0.0, (out * log(a)).conj())  # grad outside: its second order is 0 * log 0 = nan, as torch
         return ga, gb
 
     @staticmethod
@@ -766,18 +790,18 @@ class Relu(Op):
 
     @staticmethod
     def forward(ctx, x):
-        out = np.asarray(np.maximum(x, 0))
+        out = np.where(x < 0, x.dtype.type(0), x)  # (not np.maximum: relu(-0.0) is -0.0 in torch)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return GradTimesLocal.apply(grad, out, out._data > 0)
+        return GradTimesLocal.apply(grad, out, ~(out._data <= 0))  # not `> 0`: a NaN passes its gradient, as torch
 
     @staticmethod
     def jvp(ctx, t):
-        return t * (ctx.output > 0)
+        return t * ~(ctx.output <= 0)
 
 
 def relu(input):
@@ -798,7 +822,7 @@ class GradTimesLocal(Op):
     def backward(ctx, grad):
         local = Tensor._make(ctx.local)
         gg = where(local, grad, 0.0) if ctx.local.dtype == bool else grad * local
-        gx = Tensor._make(np.zeros(ctx._in_meta[1][0], ctx._in_meta[1][1].np)) if ctx.needs_input_grad[1] else None
+        gx = Tensor._make(np.zeros(*ctx._in_meta[1])) if ctx.needs_input_grad[1] else None
         return gg, gx, None
 
     @staticmethod
@@ -843,17 +867,41 @@ class Elu(Op):
     def forward(ctx, x, alpha=1.0):
         ctx.alpha = alpha
         ctx.save_for_backward(x)
-        return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))).astype(x.dtype)
+        return np.where(x > 0, x, alpha * np.expm1(np.where(x > 0, 0, x))).astype(x.dtype)  # (keeps -0.0)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * _elu_slope(x, ctx.alpha)
+        return EluBackward.apply(grad, x, alpha=ctx.alpha)
 
     @staticmethod
     def jvp(ctx, t):
         x = ctx.inputs[0]
         return t * _elu_slope(x, ctx.alpha)
+
+
+class EluBackward(Op):
+    """g * elu'(x) as an op of its own, so that its derivative is torch's: d/dg = elu'(x), d/dx = g elu''(x)
+    computed as elu_backward(g) * [x < 0] (a product, so an infinite g gives NaN at 0 and above, as torch)"""
+    _grad_fn_name = "EluBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, x, alpha=1.0):
+        ctx.alpha = alpha
+        ctx.save_for_backward(g, x)
+        return np.where(x <= 0, g * alpha * np.exp(np.where(x <= 0, x, 0)), g).astype(g.dtype)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, x = ctx.saved_tensors
+        dg = EluBackward.apply(gg, x, alpha=ctx.alpha) if ctx.needs_input_grad[0] else None
+        dx = EluBackward.apply(gg * g, x, alpha=ctx.alpha) * (x < 0) if ctx.needs_input_grad[1] else None
+        return dg, dx
+
+    @staticmethod
+    def jvp(ctx, tg, tx, *_alpha):
+        g, x = ctx.inputs[:2]
+        return EluBackward.apply(tg, x, alpha=ctx.alpha) + EluBackward.apply(g * tx, x, alpha=ctx.alpha) * (x < 0)
 
 
 def _elu_slope(x, alpha):
@@ -946,10 +994,10 @@ class Clamp(Op):
         ctx.lo, ctx.hi = min, max
         out = x
         if min is not None:
-            out = np.maximum(out, np.asarray(min, dtype=x.dtype))
+            out = np.where(out < np.asarray(min, dtype=x.dtype), np.asarray(min, dtype=x.dtype), out)
         if max is not None:
-            out = np.minimum(out, np.asarray(max, dtype=x.dtype))
-        return out if out is not x else x.copy()
+            out = np.where(out > np.asarray(max, dtype=x.dtype), np.asarray(max, dtype=x.dtype), out)
+        return out if out is not x else x.copy()  # (x where it is in range, -0.0 included, as torch)
 
     @staticmethod
     def backward(ctx, grad):
@@ -994,10 +1042,10 @@ class ClampTensor(Op):
     @staticmethod
     def forward(ctx, x, lo, hi):
         out = x
-        if lo is not None:
-            out = np.maximum(out, lo)
+        if lo is not None:  # x where it is in range (-0.0 included) and a NaN bound wins, as torch
+            out = _np_max(out, lo)
         if hi is not None:
-            out = np.minimum(out, hi)
+            out = _np_max(out, hi, np.greater)
         ctx.save_for_backward(x, lo, hi)
         return np.array(out, dtype=x.dtype)
 
@@ -1005,18 +1053,18 @@ class ClampTensor(Op):
     def backward(ctx, grad):
         x, lo, hi = ctx.saved_tensors
         keep = np.ones(np.broadcast_shapes(*(t.shape for t in (x, lo, hi) if t is not None)), dtype=bool)
-        glo = ghi = None
+        glo = ghi = None  # each gradient selected by a mask, not multiplied (an inf gradient stays on its side)
         if lo is not None:
             below = x._data < lo._data
             keep &= ~below
-            glo = grad * Tensor._make(below & ~(hi._data < lo._data) if hi is not None else below)
+            glo = where(Tensor._make(below & ~(hi._data < lo._data) if hi is not None else below), grad, 0.0)
         if hi is not None:
             above = x._data > hi._data
             keep &= ~above
-            ghi = grad * Tensor._make(above | (lo._data > hi._data if lo is not None else False))
+            ghi = where(Tensor._make(above | (lo._data > hi._data if lo is not None else False)), grad, 0.0)
         if lo is not None and hi is not None:
             keep &= ~(lo._data > hi._data)
-        return grad * Tensor._make(keep), glo, ghi
+        return where(Tensor._make(keep), grad, 0.0), glo, ghi
 
     @staticmethod
     def jvp(ctx, tx, tlo, thi):
@@ -1036,7 +1084,7 @@ class Maximum(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.maximum(a, b)
+        return like_torch(_np_max(a, b), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1048,6 +1096,12 @@ class Maximum(Op):
         a, b = ctx.inputs
         wa = Tensor._make(((a._data > b._data) + 0.5 * (a._data == b._data)).astype(ctx.output._data.dtype))
         return ta * wa + tb * (1 - wa)
+
+
+def _np_max(a, b, takes_b=np.less):
+    """torch's max of two: a unless a < b (so max(-0.0, 0.0) is -0.0), and NaN from either side."""
+    out = np.where(takes_b(a, b), b, a)
+    return np.where(np.isnan(b), b, out) if out.dtype.kind in "fc" else out
 
 
 def _pick_grads(grad, a, b):
@@ -1073,7 +1127,7 @@ class Minimum(Maximum):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.minimum(a, b)
+        return like_torch(_np_max(a, b, np.greater), a, b)  # (torch's min of two: b only where b < a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1103,7 +1157,7 @@ class Where(Op):
     @staticmethod
     def forward(ctx, cond, a, b):
         ctx.save_for_backward(cond)
-        return np.where(cond, a, b)
+        return like_torch(np.where(cond, a, b), cond, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1169,7 +1223,7 @@ class Real(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(ctx._in_meta[0][1])
+        return grad.to(from_numpy_dtype(ctx._in_meta[0][1]))
 
     @staticmethod
     def jvp(ctx, t):
@@ -1201,7 +1255,7 @@ class Imag(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(ctx._in_meta[0][1]) * 1j
+        return grad.to(from_numpy_dtype(ctx._in_meta[0][1])) * 1j
 
     @staticmethod
     def jvp(ctx, t):

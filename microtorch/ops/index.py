@@ -274,15 +274,18 @@ def index_select(input, dim, index):
 class Gather(Op):
     """out[i][j] = x[i][index[i][j]] (dim=1); the gradient scatter-adds back"""
     _grad_fn_name = "GatherBackward0"
+    _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, x, dim, index):
         ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
+        ctx.save_for_backward(x)  # torch saves self (for its size): an in-place change of x fails backward
         key = tuple(slice(0, n) if i != dim else slice(None) for i, n in enumerate(index.shape))
         return np.take_along_axis(x[key], index, axis=dim)  # (the index may be smaller than x off dim)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 (unpacking checks the version, as torch's does)
         return scatter_zeros(grad, ctx.in_shape, ctx.dim, Tensor._make(ctx.index)), None, None
 
     @staticmethod

@@ -112,11 +112,35 @@ class _ErrorNode(Node):
         raise RuntimeError(self.message)
 
 
+class _RebasedMultiView(Tensor):
+    """An output of split()/unbind()/chunk() whose base was changed in place: torch cannot give it
+    a history, so reading its grad_fn raises, and with it any op that records the view (fuzz)."""
+    __slots__ = ()
+
+    @property
+    def grad_fn(self):
+        raise RuntimeError(
+            f"Output {self._output_nr} of {_short_name(Tensor.grad_fn.__get__(self))} is a view and its base or "
+            "another view of its base has been modified inplace. This view is the output of a function that "
+            "returns multiple views. Such functions do not allow the output views to be modified inplace. You "
+            "should replace the inplace operation by an out-of-place one (or .clone() the outputs of the split).")
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        Tensor.grad_fn.__set__(self, node)
+
+
+_RebasedMultiView.__name__ = _RebasedMultiView.__qualname__ = "Tensor"  # prints and pickles as what it is
+
+
 def _regenerate_views(root, modified=None):
     """After an in-place op on `root` or one of its views, give each live view of root the
     history "this region of the new root" (torch regenerates views the same way)."""
     tracking = grad_mode.is_grad_enabled()
     for v in _live_views(root):
+        if v._view_multi and root._requires_grad and Tensor.grad_fn.__get__(v) is not None:
+            v.__class__ = _RebasedMultiView  # (a view made under no_grad has no history to lose)
+            continue
         custom = v._view_custom
         if custom:
             if tracking:
@@ -342,7 +366,8 @@ def _checked(self, values, op):
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                                f"{list(values.shape)} ({op} cannot change the shape of the tensor it writes to)")
         values = np.broadcast_to(values, self._data.shape)
-    if not self._data.flags.writeable:
+    if not self._data.flags.writeable and op not in ("fill_", "zero_") and self._data.size and any(
+            st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):  # torch's "internal overlap"
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            f"single memory location. Please clone() the tensor before performing the operation. "
                            f"({op} on an expanded tensor)")
@@ -363,7 +388,14 @@ def _type_name(np_dtype):
 
 
 def _write(self, values):
-    self._data[...] = values
+    if self._data.flags.writeable:
+        self._data[...] = values
+    else:  # an expand(): into the base's memory, at the view's positions (fill_: repeats get the same value)
+        root = self._base if self._base is not None else self
+        idx = _view_index(self, root)
+        if idx is None or not root._data.flags.writeable:
+            raise RuntimeError(f"fill_ of a read-only tensor of shape {list(self.shape)}: clone() it first")
+        root._data[np.unravel_index(idx, root._data.shape)] = np.broadcast_to(values, idx.shape)
     self._version_counter[0] += 1
 
 
@@ -522,8 +554,8 @@ def setitem(self, key, value):
         return
     full = all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in key)
     target = self if full else getitem(self, key)
-    if not isinstance(value, Tensor) or value.ndim == 0:
-        _fill(target, _as_value(self, value))
+    if not isinstance(value, Tensor) or value.ndim == 0:  # (a copy in torch: refused where elements repeat)
+        _fill(target, _as_value(self, value), op="x[idx] = v")
     else:
         _copy(target, value)
 
@@ -543,13 +575,13 @@ def _zero(self):
     return apply_inplace(self, Zero.apply, op="zero_")
 
 
-def _fill(self, value):
+def _fill(self, value, op="fill_"):
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
-        return apply_inplace(self, FillTensor.apply, value, op="fill_")
-    return apply_inplace(self, lambda s: Fill.apply(s, value), op="fill_")
+        return apply_inplace(self, FillTensor.apply, value, op=op)
+    return apply_inplace(self, lambda s: Fill.apply(s, value), op=op)
 
 
 def _binary(fn, name):

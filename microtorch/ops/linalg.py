@@ -16,6 +16,8 @@ class Matmul(Op):
         ctx.nd = (a.ndim, b.ndim)
         # each gradient needs only the other operand
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
+        if b.ndim == 2 and a.ndim >= 2 and a.shape[-1] == b.shape[0] == 1 and b.shape[1] > 1 and a.size > 1:
+            return a * b  # torch's gemm multiplies when k = 1, keeping the sign of 0 * -x (numpy adds to +0)
         return np.matmul(a, b)
 
     @staticmethod
@@ -167,7 +169,10 @@ def _should_fold(a, b):
         return False
     if big.size == 0:
         return True
-    st, sh = big.strides, big.shape
+    sh, st = big.shape, list(big.strides)
+    for i in reversed(range(big.ndim - 1)):  # numpy gives a size-1 dim of broadcast_to / None stride 0,
+        if sh[i] == 1 and st[i] == 0:        # torch the stride it would have if contiguous
+            st[i] = st[i + 1] * sh[i + 1]
     return all(st[i] == st[i + 1] * sh[i + 1] for i in range(big.ndim - 2))
 
 
@@ -259,10 +264,16 @@ class Einsum(Op):
         ctx.equation = equation
         ctx.save_for_backward(*ops)
         sizes = _label_sizes(equation, [o.shape for o in ops])
-        terms = equation.split("->")[0].split(",")
+        lhs, out = equation.split("->")
+        terms = lhs.split(",")
+        if len(ops) == 2:
+            terms, ops = _einsum_presum(terms, out, ops)
+            if all(c in out for t in terms for c in t):  # nothing left to contract: a plain product
+                a, b = (_to_output(t, o, out) for t, o in zip(terms, ops))
+                return np.asarray(a * b, order="C")
         ops = [np.broadcast_to(o, [sizes[c] if n == 1 else n for c, n in zip(t, o.shape)])
                for t, o in zip(terms, ops)]  # a size-1 label broadcasts against the others
-        return np.asarray(np.einsum(equation, *ops), order="C")  # (ascontiguousarray makes 0-d 1-d)
+        return np.asarray(np.einsum(",".join(terms) + "->" + out, *ops), order="C")  # (C: 0-d stays 0-d)
 
     @staticmethod
     def backward(ctx, grad):
@@ -309,6 +320,40 @@ class Einsum(Op):
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_presum(terms, out, ops):
+    """Two operands as torch orders the work (which decides the sign of a zero result): diagonals
+    first; a summed label of size > 1 in one operand only is summed there before the product, one of
+    size 1 everywhere is dropped; what is left is contracted in the product."""
+    new_terms, new_ops = [], []
+    for t, x in zip(terms, ops):
+        labels = ""
+        for c in t:
+            if c in labels:  # a repeated label: its diagonal, on the first one's axis
+                x = np.moveaxis(np.diagonal(x, 0, labels.index(c), len(labels)), -1, labels.index(c))
+            else:
+                labels += c
+        new_terms.append(labels)
+        new_ops.append(x)
+    for c in dict.fromkeys(new_terms[0] + new_terms[1]):
+        if c in out:
+            continue
+        big = [c in t and x.shape[t.index(c)] != 1 for t, x in zip(new_terms, new_ops)]
+        if all(big):
+            continue
+        for k, (t, x) in enumerate(zip(new_terms, new_ops)):
+            if c in t:
+                axis = t.index(c)
+                new_ops[k] = x.sum(axis) if big[k] else np.take(x, 0, axis)
+                new_terms[k] = t.replace(c, "")
+    return new_terms, new_ops
+
+
+def _to_output(term, x, out):
+    """x with its axes in the output's order and size 1 where it has no label (for broadcasting)."""
+    x = np.transpose(x, sorted(range(len(term)), key=lambda i: out.index(term[i])))
+    return x.reshape([x.shape[sorted(term, key=out.index).index(c)] if c in term else 1 for c in out])
 
 
 def _label_sizes(equation, shapes):

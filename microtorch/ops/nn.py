@@ -4,7 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import need_floating
 from ._op import Op, normalize_dims
-from .elementwise import DivScalar, MulScalar
+from .elementwise import DivScalar, MulScalar, where
 
 
 def _reduce(loss, reduction, op, weight_sum=None):
@@ -25,7 +25,7 @@ class Softmax(Op):
     def forward(ctx, x, dim):
         ctx.dim = dim
         e = np.exp(x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf))  # (empty dim: empty out)
-        out = np.asarray(e / e.sum(axis=dim, keepdims=True))  # (an array even when 0-d: it is saved)
+        out = np.asarray(e / e.sum(axis=dim, keepdims=True), order="C")  # (contiguous as torch's; 0-d stays 0-d)
         ctx.save_for_backward(out)
         return out
 
@@ -48,7 +48,7 @@ class LogSoftmax(Op):
     def forward(ctx, x, dim):
         ctx.dim = dim
         shifted = x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf)
-        out = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
+        out = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)), order="C")  # (as torch's)
         ctx.save_for_backward(out)
         return out
 
@@ -167,12 +167,14 @@ class NllLossBackward(Op):
     @staticmethod
     def forward(ctx, g, logp, local):
         ctx.local = local
-        return g * local
+        # torch writes g into the target entries only: an inf or nan g leaves the others 0 (not 0 * inf)
+        return np.where(local != 0, g * local, 0).astype(local.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         glogp = Tensor._make(np.zeros(ctx.local.shape, ctx.local.dtype)) if ctx.needs_input_grad[1] else None
-        return grad * Tensor._make(ctx.local), glogp, None
+        local = Tensor._make(ctx.local)
+        return where(local != 0, grad * local, 0.0), glogp, None
 
     @staticmethod
     def jvp(ctx, tg, _tlogp, _local):
@@ -254,8 +256,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if input.ndim == 4:
         return NllLoss2D.apply(input, t, **kw)
     # as torch: other ranks are viewed as (N, C, 1, -1) images
-    n, c = input.shape[:2]
-    out = NllLoss2D.apply(input.contiguous().view(n, c, 1, -1), t.reshape(n, 1, -1), **kw)
+    n, c, hw = input.shape[0], input.shape[1], int(np.prod(input.shape[2:]))  # (not -1: n may be 0)
+    out = NllLoss2D.apply(input.contiguous().view(n, c, 1, hw), t.reshape(n, 1, hw), **kw)
     return out.view(n, *input.shape[2:]) if reduction == "none" else out
 
 
@@ -284,6 +286,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             return -terms.sum(cdim)
         if reduction == "sum":
             return -terms.sum()
+        if input.numel() == 0:  # torch: the sum, filled with NaN in place (no division by zero)
+            return -terms.sum().fill_(float("nan"))
         return DivScalar.apply(-terms.sum(), input.numel() // n_classes)
     nll = nll_loss(logp, target, weight=weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:

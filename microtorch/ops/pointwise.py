@@ -435,12 +435,12 @@ class ClampMin(Op):
     def forward(ctx, x, min=0.0):
         ctx.bound = min
         ctx.save_for_backward(x)
-        return np.maximum(x, np.asarray(min, x.dtype))
+        return np.where(x < min, np.asarray(min, x.dtype), x)  # (x in range, -0.0 too, as torch)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * Tensor._make((x._data >= ctx.bound).astype(grad._data.dtype))
+        return where(Tensor._make(x._data >= ctx.bound), grad, 0.0)  # selected, not multiplied: an inf stays out
 
     @staticmethod
     def jvp(ctx, t):
@@ -455,12 +455,12 @@ class ClampMax(Op):
     def forward(ctx, x, max=0.0):
         ctx.bound = max
         ctx.save_for_backward(x)
-        return np.minimum(x, np.asarray(max, x.dtype))
+        return np.where(x > max, np.asarray(max, x.dtype), x)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * Tensor._make((x._data <= ctx.bound).astype(grad._data.dtype))
+        return where(Tensor._make(x._data <= ctx.bound), grad, 0.0)  # selected, not multiplied: an inf stays out
 
     @staticmethod
     def jvp(ctx, t):

@@ -6,6 +6,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ._checks import need_nonempty
 from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
 from .shape import broadcast_to, reshape
@@ -42,7 +43,7 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        return np.asarray(np.sum(x, axis=dims, keepdims=keepdim, dtype=dtype))
+        return np.asarray(np.sum(x, axis=dims, keepdims=keepdim, dtype=dtype), order="C")  # (C: torch's layout)
 
     @staticmethod
     def backward(ctx, grad):
@@ -85,7 +86,7 @@ class Mean(Op):
     def forward(ctx, x, dims=None, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         ctx.n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        return np.asarray(np.mean(x, axis=dims, keepdims=keepdim))
+        return np.asarray(np.mean(x, axis=dims, keepdims=keepdim), order="C")
 
     @staticmethod
     def backward(ctx, grad):
@@ -123,7 +124,7 @@ class Var(Op):
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
-        return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim))
+        return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
 
     @staticmethod
     def backward(ctx, grad):
@@ -146,7 +147,7 @@ class Std(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
-        out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim))
+        out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
         ctx.save_for_backward(x, out)
         return out
 
@@ -204,6 +205,18 @@ def _exclusive_cumprods(xd, ax):
         return left, right
 
 
+def _prod_of_others(x, dim):
+    """prod_{j != i} x_j along dim, in Tensor ops so that it has a gradient of its own (second order of
+    prod at a zero; n x n numbers per slice, as torch's create_graph path is quadratic too)."""
+    flat = x.reshape(-1) if dim is None else x.movedim(dim, -1)
+    n = flat.shape[-1]
+    if n == 1:  # no others: a constant 1, with no graph (as torch's)
+        return Tensor._make(np.ones(x.shape, x._data.dtype))
+    rows = flat.unsqueeze(-2).expand(*flat.shape[:-1], n, n)  # row i holds every x_j ...
+    others = rows.masked_fill(Tensor._make(np.eye(n, dtype=bool)), 1.0).prod(-1)  # ... with x_i set to 1
+    return others.reshape(x.shape) if dim is None else others.movedim(-1, dim)
+
+
 class Prod(Op):
     """d prod(x) / dx_i = product of the other elements"""
     _grad_fn_name = "ProdBackward0"
@@ -211,7 +224,7 @@ class Prod(Op):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
-        out = np.asarray(np.prod(x, axis=dim, keepdims=keepdim))
+        out = np.asarray(np.prod(x, axis=dim, keepdims=keepdim), order="C")
         ctx.save_for_backward(x, out)
         return out
 
@@ -224,6 +237,10 @@ class Prod(Op):
         g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
         if not (x._data == 0).any():
             return g * (_unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim) / x).conj()
+        if grad_mode.is_grad_enabled():  # create_graph: the product of the others as a differentiable op
+            return g * _prod_of_others(x, ctx.dim).conj()
+        if ctx.dim is None and (x._data == 0).sum() > 1:  # every product of others has a zero: torch returns
+            return Tensor._make(np.zeros_like(x._data))     # zeros, whatever the gradient (even nan or inf)
         # with zeros: the product of the others, from exclusive cumulative products both ways
         axis = ctx.dim if ctx.dim is not None else None
         xd = x._data.reshape(-1) if axis is None else x._data
@@ -268,7 +285,7 @@ class AmaxOp(Op):
     @classmethod
     def _fwd(cls, ctx, x, dims, keepdim):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        out = np.asarray(cls._np(x, axis=dims, keepdims=keepdim))
+        out = np.asarray(cls._np(x, axis=dims, keepdims=keepdim), order="C")
         ctx.save_for_backward(x, out)
         return out
 
@@ -384,7 +401,7 @@ class MaxDim(Op):
             values, idx_out = np.squeeze(values, dim), idx
         else:
             idx_out = idx_k
-        return values, np.asarray(idx_out, dtype=np.int64)
+        return np.asarray(values, order="C"), np.asarray(idx_out, dtype=np.int64, order="C")
 
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
@@ -458,7 +475,7 @@ class Logsumexp(Op):
         m = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)  # (-inf over an empty dim)
         m = np.where(np.isfinite(m), m, 0)
         out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
-        out = np.asarray(out if keepdim else np.squeeze(out, dims))  # (the saved object is the output)
+        out = np.asarray(out if keepdim else np.squeeze(out, dims), order="C")  # (the saved object is the output)
         ctx.save_for_backward(x, out)
         return np.asarray(out)
 
@@ -498,13 +515,12 @@ class Norm(Op):
             out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
         else:
             out = np.sum(a ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-        out = np.asarray(out)
+        out = np.asarray(out, order="C")
         ctx.save_for_backward(x, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        from .elementwise import where
         x, out = ctx.saved_tensors
         dims = ctx.dims if ctx.dims is not None else tuple(range(len(ctx.in_shape)))
         g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
@@ -514,14 +530,17 @@ class Norm(Op):
             return g * 0
         if p == 1:
             return g * x.sgn()
-        if p == float("inf"):
-            mask = Tensor._make((np.abs(x._data) == n._data).astype(x._data.dtype))
-            count = Tensor._make(mask._data.sum(axis=dims, keepdims=True))
-            return g * x.sgn() * mask / count
-        safe = where(n == 0, 1.0, n) if not n.is_complex() else n
+        if p == float("inf"):  # ties share; a NaN entry counts as a maximum (as torch)
+            xa = np.abs(x._data)
+            mask = Tensor._make(((xa == n._data) | np.isnan(xa)).astype(xa.dtype))
+            return x.sgn() * (g / Tensor._make(mask._data.sum(axis=dims, keepdims=True)) * mask)
+        # torch's formulas, masked where they divide by zero (their second order is NaN there, as torch's)
         if p == 2:
-            return where(n == 0, 0.0, g * x / safe)
-        return where(n == 0, 0.0, g * x * x.abs() ** (p - 2) / safe ** (p - 1))
+            return g * (x / n).masked_fill(n == 0, 0.0)
+        if p < 1:
+            return x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0.0) * g * n.pow(1 - p)
+        scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+        return scaled * (g / n.pow(p - 1)).masked_fill(n == 0, 0.0)
 
     @staticmethod
     def jvp(ctx, t):

@@ -549,7 +549,8 @@ class Unbind(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        return tuple(np.moveaxis(x, dim, 0))
+        m = np.moveaxis(x, dim, 0)
+        return tuple(m[i, ...] for i in range(len(m)))  # (`...`: a 0-d view, not a copied scalar, from 1-d x)
 
     @staticmethod
     def backward(ctx, *grads):
@@ -573,7 +574,7 @@ class Flip(Op):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return np.flip(x, dims).copy()
+        return np.flip(x, dims).copy(order="K")  # (K: the input's layout, as torch's flip keeps it)
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,5 +1,7 @@
 """More learning-rate schedulers (re-exported by optim.lr_scheduler): multiplicative, constant, linear and
-polynomial warm-up/decay, and ReduceLROnPlateau. Recursive forms as torch's, so they chain."""
+polynomial warm-up/decay, ReduceLROnPlateau, and SequentialLR/ChainedScheduler that combine others.
+Recursive forms as torch's, so they chain."""
+import bisect
 import math
 
 from .lr_scheduler import LRScheduler
@@ -152,3 +154,93 @@ class ReduceLROnPlateau(LRScheduler):
                     group["lr"] = new
             self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
         self._last_lr = _lrs(self.optimizer)
+
+
+def _check_schedulers(name, optimizer, schedulers):
+    """torch's checks for the schedulers a SequentialLR or ChainedScheduler combines."""
+    if len(schedulers) < 1:
+        chained = " to be chained" if name == "ChainedScheduler" else ""
+        raise ValueError(f"{name} expects at least one scheduler{chained}, but got no scheduler.")
+    for i, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs "
+                             f"to be specified when calling `step`, but got one at index {i} in the given schedulers "
+                             "sequence.")
+        if optimizer != scheduler.optimizer:
+            raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                             f"{type(scheduler).__name__} at index {i} has {scheduler.optimizer}, which is different "
+                             f"from {type(optimizer).__name__}.")
+
+
+class _Combined(LRScheduler):
+    """state_dict/load_state_dict that hold the combined schedulers' states too."""
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state = dict(state_dict)
+        schedulers = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for scheduler, saved in zip(self._schedulers, schedulers):
+            scheduler.load_state_dict(saved)
+
+
+class SequentialLR(_Combined):
+    """One scheduler after the other: schedulers[i] runs from milestones[i-1] on (and restarts there from
+    its own epoch 0), e.g. a LinearLR warm-up for 5 epochs, then CosineAnnealingLR."""
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        _check_schedulers("SequentialLR", optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
+                             f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
+                             f"number of milestones to be equal to {len(milestones)}")
+        self._schedulers, self._milestones = schedulers, milestones
+        self.last_epoch, self.optimizer = last_epoch + 1, optimizer
+        for group in optimizer.param_groups:   # undo what constructing the schedulers did
+            group["lr"] = group["initial_lr"]
+        for scheduler in schedulers:
+            _undo_step(scheduler)
+        first = schedulers[bisect.bisect_right(milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
+
+    def step(self):
+        self.last_epoch += 1
+        i = bisect.bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[i]
+        if i > 0 and self._milestones[i - 1] == self.last_epoch:
+            scheduler._update_lr(0)   # its first epoch: the closed form at 0
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+def _undo_step(scheduler):
+    if hasattr(scheduler, "_schedulers"):
+        for s in scheduler._schedulers:
+            _undo_step(s)
+    elif hasattr(scheduler, "last_epoch"):
+        scheduler.last_epoch -= 1
+
+
+class ChainedScheduler(_Combined):
+    """step() steps every scheduler in turn: their effects on the lr multiply (e.g. ConstantLR warm-up and
+    ExponentialLR decay at once)."""
+
+    def __init__(self, schedulers, optimizer=None):
+        if len(schedulers) >= 1:
+            optimizer = optimizer or schedulers[0].optimizer
+        _check_schedulers("ChainedScheduler", optimizer, schedulers)
+        self._schedulers, self.optimizer = schedulers, optimizer
+        self._last_lr = _lrs(schedulers[-1].optimizer)
+
+    def step(self):
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)

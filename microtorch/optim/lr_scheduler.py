@@ -3,13 +3,27 @@
 Each scheduler computes the next `lr` of every parameter group from the current one (torch's
 recursive, "chainable" form), so several schedulers can act on one optimizer.
 """
+import functools
 import math
 import warnings
 
 from .optimizer import Optimizer
 
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. Please use "
+    "`scheduler.step()` to step the scheduler. During the deprecation, if epoch is different from None, the closed "
+    "form is used instead of the new chainable form, where available.")
+
 
 class LRScheduler:
+    _get_lr_called_within_step = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # torch's own schedulers warn when get_lr() is called by hand; a user's subclass does not
+        if "get_lr" in cls.__dict__ and cls.__module__.startswith("microtorch."):
+            cls.get_lr = _warn_outside_step(cls.__dict__["get_lr"])
+
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
@@ -20,14 +34,23 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an "
-                                   "optimizer")
+                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming "
+                                   "scheduler with last_epoch >= 0.\nThis typically happens when:\n1. You're trying "
+                                   "to resume training from a checkpoint but haven't properly loaded the optimizer "
+                                   "state\n2. You're using last_epoch >= 0 for a fresh training run (not "
+                                   "recommended)")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self):
+        """The step at construction: it sets the lrs of epoch 0 (SequentialLR calls it again)."""
         self._step_count = 0
         self._is_initial = True
-        self.step()
-        self._is_initial = False
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self):
         raise NotImplementedError
@@ -43,12 +66,22 @@ class LRScheduler:
                           "later, you should call them in the opposite order: `optimizer.step()` before "
                           "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
                           "value of the learning rate schedule.", UserWarning, stacklevel=2)
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """Advance one epoch (the recursive form), or jump to `epoch` (the closed form where there is one)."""
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -61,6 +94,17 @@ class LRScheduler:
 
 
 _LRScheduler = LRScheduler
+
+
+def _warn_outside_step(get_lr):
+    """get_lr() computes the next step's lrs (and may move the momentum): called by hand, it warns as torch's."""
+    @functools.wraps(get_lr)
+    def wrapper(self):
+        if not self._get_lr_called_within_step:
+            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                          UserWarning, stacklevel=2)
+        return get_lr(self)
+    return wrapper
 
 
 class StepLR(LRScheduler):
@@ -157,5 +201,6 @@ class CosineAnnealingLR(LRScheduler):
                 for base in self.base_lrs]
 
 
-from ._more_schedulers import (ConstantLR, LinearLR, MultiplicativeLR, PolynomialLR,  # noqa: E402,F401
-                               ReduceLROnPlateau)
+from ._more_schedulers import (ChainedScheduler, ConstantLR, LinearLR, MultiplicativeLR,  # noqa: E402,F401
+                               PolynomialLR, ReduceLROnPlateau, SequentialLR)
+from ._cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR  # noqa: E402,F401

@@ -29,6 +29,7 @@ required = _RequiredParameter()
 class Optimizer:
     """Base class: `Optimizer(params, defaults)`; params is an iterable of tensors or of dicts
     (parameter groups, each with its own options, e.g. [{'params': ..., 'lr': 0.1}, ...])."""
+    _state_like_params = True   # per-parameter state tensors have the parameter's shape (not LBFGS's flat ones)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -157,7 +158,7 @@ class Optimizer:
             entry = {}
             for name, v in value.items():
                 if isinstance(v, Tensor):
-                    if name != "step" and v.ndim and v.shape != p.shape:
+                    if name != "step" and v.ndim and self._state_like_params and _not_shaped_like(v.shape, p.shape):
                         raise ValueError(f"loaded state dict: state {name!r} of parameter {key} has shape "
                                          f"{list(v.shape)}, but the parameter has shape {list(p.shape)}")
                     # a copy, cast to the parameter's dtype (the step counter keeps its own)
@@ -188,6 +189,11 @@ class Optimizer:
                 if key != "params":
                     lines.append(f"    {key}: {group[key]}")
         return "\n".join(lines) + "\n)"
+
+
+def _not_shaped_like(state_shape, shape):
+    """A state tensor has the parameter's shape, or size 1 along some of its dims (Adafactor's factors)."""
+    return len(state_shape) != len(shape) or any(a != b and a != 1 for a, b in zip(state_shape, shape))
 
 
 def _with_step_hooks(step):
@@ -230,7 +236,10 @@ def _step_tensor(state):
 
 
 def _check_common(lr, weight_decay, differentiable, fused):
-    if not isinstance(lr, (int, float)) or lr < 0.0:
+    if not isinstance(lr, (int, float)):   # torch fails comparing it with 0.0: a TypeError
+        raise TypeError(f"Invalid learning rate: {lr!r}; the learning rate is a number, e.g. lr=0.01 (a Tensor "
+                        "lr is not supported: pass lr=float(lr))")
+    if lr < 0.0:
         raise ValueError(f"Invalid learning rate: {lr}")
     if weight_decay < 0.0:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")

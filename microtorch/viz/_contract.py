@@ -4,7 +4,8 @@ Students bring habits from torchviz and the graphviz package: `dag.render("g", f
 `dag.view()`, `dag.pipe(format="svg")`, `dag.save()`, `dag.source`. These keep graphviz
 0.21's signatures (its `render` and `view` call `save(..., skip_existing=None)`). With `dot`
 on PATH they are graphviz's own; without it, SVG is laid out by WebAssembly Graphviz (or the
-deployment's layout module) and other formats raise graphviz's ExecutableNotFound with the fix.
+deployment's layout module), PNG/PDF/PS are drawn from that SVG by cairosvg (`_raster`), and
+other formats raise graphviz's ExecutableNotFound with the fix.
 """
 import os
 
@@ -25,8 +26,21 @@ class _NoDot(graphviz.ExecutableNotFound):
 
     def __init__(self, fmt):
         RuntimeError.__init__(self, tr("{fmt} output needs the Graphviz `dot` program, which is not on PATH; "
-                                       "use format='svg' (laid out without it), or apt-get install graphviz")
-                              .format(fmt=fmt))
+                                       "use format='svg' or 'png' (made without it; png and pdf need "
+                                       "pip install cairosvg), or apt-get install graphviz").format(fmt=fmt))
+
+
+def _without_dot(dag, fmt, themed=True):
+    """The graph as `fmt` bytes when `dot` is missing: SVG laid out by WebAssembly Graphviz
+    (themed for light and dark, or Graphviz's own), PNG/PDF/PS drawn from it by cairosvg."""
+    from . import _raster
+    if fmt == "svg":
+        svg = dag.svg(standalone=True)
+        return (svg if themed else dag._svg).encode("utf-8")
+    if fmt in _raster.RASTER_FORMATS and _raster.available():
+        dag.svg()                          # lays out once (cached)
+        return _raster.rasterize(dag._svg, fmt)
+    raise _NoDot(fmt)
 
 
 class GraphvizContract:
@@ -58,18 +72,17 @@ class GraphvizContract:
         if _has_dot():
             return super().render(filename, directory=directory, **kwargs)
         fmt = format or (os.path.splitext(os.fspath(outfile))[1][1:] if outfile is not None else None) or self.format
-        if fmt != "svg":
-            raise _NoDot(fmt)
+        data = _without_dot(self, fmt)
         source = self.save(filename, directory=directory, skip_existing=None)
-        out = os.fspath(outfile) if outfile is not None else f"{source}.svg"
+        out = os.fspath(outfile) if outfile is not None else f"{source}.{fmt}"
         if raise_if_result_exists and os.path.exists(out):
             raise graphviz.FileExistsError(f"output file exists: {out!r}")
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(self.svg(standalone=True))
+        with open(out, "wb") as f:
+            f.write(data)
         if cleanup:
             os.remove(source)
         if view or quiet_view:
-            self._view(out, format="svg", quiet=quiet_view)
+            self._view(out, format=fmt, quiet=quiet_view)
         return out
 
     def pipe(self, format=None, renderer=None, formatter=None, neato_no_op=None, quiet=False, *,
@@ -77,9 +90,5 @@ class GraphvizContract:
         """graphviz.Digraph.pipe: the rendered bytes (str if `encoding` is given)."""
         if _has_dot():
             return super().pipe(format, renderer, formatter, neato_no_op, quiet, engine=engine, encoding=encoding)
-        fmt = format or self.format
-        if fmt != "svg":
-            raise _NoDot(fmt)
-        from .graph import render_svg
-        out = render_svg(self.source, "auto")
-        return out if encoding else out.encode("utf-8")
+        out = _without_dot(self, format or self.format, themed=False)
+        return out.decode(encoding) if encoding else out

@@ -18,16 +18,14 @@ browser only swaps a picture.
 """
 import itertools
 import json
-import re
-
-import numpy as np
 
 from . import _format as F
 from ._i18n import tr
 from ._names import collect
 from ._theme import scale_style, style_tag
 from ._viewport_js import VIEWPORT
-from .graph import DAG, EdgeSpec, GraphModel, NodeSpec, _check_roots, _prefix_ids, _saved_rows, build
+from ._tensorpanel import CSS as _PANEL_CSS, details_map, tensor_html  # noqa: F401  (tensor_html lived here)
+from .graph import DAG, EdgeSpec, GraphModel, NodeSpec, _check_roots, _prefix_ids, build
 
 _MAX_COMBOS = 32        # above this many ways to open the modules, only the usual states are laid out
 
@@ -48,7 +46,7 @@ class ModelExplorer:
         self.modules = sorted(paths, key=_path_key)
         self.folds = self._find_folds()
         self.states = {}
-        self.details = {name: self._details(spec) for name, spec in self.model.nodes.items()}
+        self.details = details_map(self.model, values, names)
         for tokens in self._state_list():
             self._layout(tokens)
 
@@ -164,42 +162,6 @@ class ModelExplorer:
             cls = ["mt-fold", "mt-collapsible", "mt-module"]
         return NodeSpec(name, "op", title, rows=rows, tooltip=title, classes=cls, cluster=cluster)
 
-    # -- the tensor panel ------------------------------------------------------------------------
-    def _details(self, spec):
-        esc = F.esc
-        h = [f"<h4>{esc(spec.title)}</h4>"]
-        if spec.obj is None:
-            return "".join(h + [f"<div class='mt-muted'>{tr('nothing to show for this node')}</div>"])
-        data, grad, what = self._arrays(spec)
-        arr = data if data is not None else grad
-        if arr is not None:
-            h.append(f"<div class='mt-kv'>{tr('shape')} <b>{esc(tuple(int(d) for d in arr.shape))}</b> · "
-                     f"dtype <b>{esc(arr.dtype)}</b></div>")
-        h.append(f"<div class='mt-sub4'>{esc(what)}</div>{tensor_html(data)}")
-        h.append(f"<div class='mt-sub4'>{tr('gradient')}</div>{tensor_html(grad)}")
-        if spec.kind == "op":
-            probe = NodeSpec("x", "op", "")
-            _saved_rows(spec.obj, probe, [])
-            if probe.rows:
-                h.append(f"<div class='mt-sub4'>{tr('saved tensors (with versions)')}</div>")
-                h.extend(f"<div class='mt-line{' mt-failtext' if c == 'mt-stale' else ''}'>{esc(t)}</div>"
-                         for t, c in probe.rows)
-        return "".join(h)
-
-    def _arrays(self, spec):
-        from .graph import _grad_of
-        v = self.values
-        if spec.kind in ("leaf", "const", "out"):
-            t = spec.obj
-            grad = (v.leaf_grad(t) if spec.kind == "leaf" else v.seed(t)) if v is not None else _grad_of(t)
-            return F.snapshot(t), grad, tr("value")
-        data = v.output_value(spec.obj, 0) if v is not None else None
-        if data is None:
-            t = self.names.output_tensor(spec.obj, 0)
-            data = F.snapshot(t) if t is not None else None
-        inc = v.incoming(spec.obj) if v is not None else None
-        return data, (inc[0] if inc else None), tr("output value")
-
     # -- output ----------------------------------------------------------------------------------
     def data(self):
         return {"prefix": self.prefix, "states": self.states, "initial": _key(self._close(frozenset())),
@@ -209,7 +171,7 @@ class ModelExplorer:
     def _repr_html_(self):
         uid = f"mtx{id(self) % 10**8}"
         hint = tr("click a module box to open it, an open module's frame to close it, any node to see its tensor")
-        return (f"<div class='mtviz mt-explorer' id='{uid}'{scale_style()}>{style_tag()}<style>{CSS}</style>"
+        return (f"<div class='mtviz mt-explorer' id='{uid}'{scale_style()}>{style_tag()}<style>{_PANEL_CSS}{CSS}</style>"
                 f"<div class='mt-hint'>{F.esc(hint)}</div><div class='mt-exbody'><div class='mt-graph mt-static'>"
                 f"{self.states[self.data()['initial']]['svg']}</div><div class='mt-tensor'>"
                 f"<div class='mt-muted'>{tr('click a node to see its tensor')}</div></div></div>"
@@ -327,46 +289,11 @@ def _js(value):
     return json.dumps(value).replace("</", "<\\/")
 
 
-def tensor_html(arr, max_numbers=16, max_cells=24):
-    """A tensor for the side panel: its numbers when small, a heatmap (with numbers in the
-    cells up to 6x6) for a matrix, else its range."""
-    if arr is None:
-        return "<div class='mt-muted'>—</div>"
-    a = np.asarray(arr)
-    if np.iscomplexobj(a) or a.dtype == bool or a.ndim > 2 or (a.ndim == 2 and max(a.shape) > max_cells):
-        return f"<div class='mt-line'>{F.esc(F.summary(a))}</div>"
-    if a.ndim < 2 and a.size <= max_numbers:
-        return f"<div class='mt-line mt-numbers'>{F.esc(F.summary(a, max_numbers))}</div>"
-    if a.ndim < 2:
-        a = a.reshape(1, -1) if a.size <= max_cells else None
-        if a is None:
-            return f"<div class='mt-line'>{F.esc(F.summary(arr))}</div>"
-    vmax = float(np.nanmax(np.abs(a))) or 1.0
-    show = a.shape[0] <= 6 and a.shape[1] <= 6
-    cells = []
-    for i, row in enumerate(a.tolist()):
-        for j, v in enumerate(row):
-            pct = int(round(min(1.0, abs(v) / vmax) * 55))
-            col = "var(--mt-orange)" if v > 0 else "var(--mt-blue)"
-            text = F.esc(F.num(v)) if show else ""
-            cells.append(f"<div class='mt-cell' title='[{i}, {j}] = {F.esc(F.num(v))}' "
-                         f"style='background: color-mix(in srgb, {col} {pct}%, var(--mt-bg))'>{text}</div>")
-    return (f"<div class='mt-heat{' mt-heat-num' if show else ''}' style='grid-template-columns: "
-            f"repeat({a.shape[1]}, {'auto' if show else '14px'})'>{''.join(cells)}</div>")
-
-
 CSS = """
 .mt-explorer .mt-hint { color: var(--mt-fg2); font-style: italic; margin: 2px 0 6px; }
 .mt-explorer .mt-exbody { display: flex; gap: 10px; align-items: flex-start; }
 .mt-explorer .mt-graph { flex: 1 1 0; min-width: 0; }
-.mt-explorer .mt-tensor { flex: 0 0 calc(300px * var(--mt-scale)); border-left: 3px solid var(--mt-blue);
-  background: var(--mt-bg2); padding: 6px 10px; border-radius: 0 4px 4px 0; overflow: auto; }
-.mt-explorer .mt-tensor h4 { margin: 0 0 4px; font-size: calc(15px * var(--mt-scale)); }
-.mt-explorer .mt-sub4 { margin-top: 8px; color: var(--mt-fg2); font-weight: 600; font-size: calc(13px * var(--mt-scale)); }
-.mt-explorer .mt-line { font-family: var(--mt-mono); font-size: calc(13px * var(--mt-scale)); white-space: pre-wrap; word-break: break-word; }
-.mt-explorer .mt-heat { display: inline-grid; gap: 1px; margin-top: 2px; }
-.mt-explorer .mt-heat .mt-cell { min-height: 14px; font-family: var(--mt-mono); font-size: calc(12px * var(--mt-scale));
-  padding: 0 4px; text-align: right; color: var(--mt-fg); }
+.mt-explorer .mt-tensor { flex: 0 0 calc(300px * var(--mt-scale)); overflow: auto; }
 .mt-explorer g.node.mt-collapsible, .mt-explorer g.cluster { cursor: pointer; }
 .mt-explorer.mt-wide .mt-exbody { flex-direction: column; align-items: stretch; }
 .mt-explorer.mt-wide .mt-graph { flex: none; width: 100%; }
@@ -418,8 +345,7 @@ function mtExplorer(root, data) {
     const w = root.querySelector(".mt-exbody").clientWidth;
     const pw = 300 * (parseFloat(getComputedStyle(root).getPropertyValue("--mt-scale")) || 1);
     if (!w || !vp) return;
-    const wide = vp.fitFor(w).z, beside = w - pw - 10 > 240 ? vp.fitFor(w - pw - 10).z : 0;
-    root.classList.toggle("mt-wide", beside < 0.8 * wide);
+    root.classList.toggle("mt-wide", mtPanelBelow(vp, w, pw + 10));
     vp.fit();
   }
   function open(token) {      // with the modules open now if that state was laid out, else alone

@@ -24,8 +24,8 @@ ZH = {
     "Text size (viz.set_options(scale=...) sets it for every picture)":
         "文字大小（viz.set_options(scale=...) 可为所有图统一设置）",
     "{n} steps · ← → to step, space to play": "共 {n} 步 · 按 ← → 单步，空格键播放",
-    "← → step, space plays, click a node to jump; drag to pan, ctrl+wheel or +/− to zoom":
-        "← → 单步，空格键播放，点击节点可跳转；拖动可平移，Ctrl+滚轮或 +/− 可缩放",
+    "← → step, space plays, click a node to jump and see its tensor; drag to pan, ctrl+wheel or +/− to zoom":
+        "← → 单步，空格键播放，点击节点可跳转并查看它的张量；拖动可平移，Ctrl+滚轮或 +/− 可缩放",
 
     # ---- stepper: legend and panel ----
     "running now": "正在执行",
@@ -97,12 +97,16 @@ ZH = {
     "click a module box to open it, an open module's frame to close it, any node to see its tensor":
         "点击模块方框将其展开，点击已展开模块的边框将其折叠，点击任意节点查看它的张量",
     "nothing to show for this node": "这个节点没有可显示的内容",
+    "freed by backward (retain_graph=False)": "已被反向传播释放（retain_graph=False）",
+    "stale": "已过期",
+    "close": "关闭",
+    "click a node to see its tensor (value, gradient, saved tensors)": "点击节点查看它的张量（值、梯度、保存的张量）",
     "{n} identical blocks: click to unfold": "{n} 个相同的块：点击展开",
     "{n} nodes: click to open": "{n} 个节点：点击展开",
-    "{fmt} output needs the Graphviz `dot` program, which is not on PATH; use format='svg' (laid out without it), "
-    "or apt-get install graphviz":
-        "{fmt} 输出需要 Graphviz 的 `dot` 程序，但它不在 PATH 中；请使用 format='svg'（无需 dot 即可排布），"
-        "或者运行 apt-get install graphviz",
+    "{fmt} output needs the Graphviz `dot` program, which is not on PATH; use format='svg' or 'png' (made "
+    "without it; png and pdf need pip install cairosvg), or apt-get install graphviz":
+        "{fmt} 输出需要 Graphviz 的 `dot` 程序，但它不在 PATH 中；请使用 format='svg' 或 'png'（无需 dot 即可生成；"
+        "png 和 pdf 需要 pip install cairosvg），或者运行 apt-get install graphviz",
 
     # ---- stepper panel: sections and lines ----
     "Seed": "初始梯度",

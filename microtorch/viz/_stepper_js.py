@@ -2,7 +2,8 @@
 
 The SVG is laid out once (by Python, or in the browser from the DOT source when no server-side
 layout exists: `mtLayoutDot`, see `_layout`); stepping only toggles classes on nodes and edges
-(found once by id), swaps the side panel's HTML and the text of gradient cells, so a step
+(found once by id), swaps the side panel's HTML and the text of gradient cells (clicking a
+node also opens its tensor above the panel: value, gradient, saved tensors), so a step
 costs a few milliseconds and needs no kernel. The graph sits in a pan/zoom pane
 (`_viewport_js`) that fits it whole and keeps the running node in view. The same module
 drives the static export, where a tiny stand-in for the widget model replaces the kernel.
@@ -38,7 +39,7 @@ function toolbarHtml(t, last, scale) {
     </div>
     <div class="mt-body">
       <div class="mt-graph"></div>
-      <div class="mt-panel" aria-live="polite"></div>
+      <div class="mt-panel"><div class="mt-tensor" hidden></div><div class="mt-stepinfo" aria-live="polite"></div></div>
     </div>`;
 }
 
@@ -141,8 +142,7 @@ function placePanel(root, vp, scale) {
   const body = root.querySelector(".mt-body"), graph = root.querySelector(".mt-graph");
   const bodyW = body.clientWidth, pw = PANEL_W * scale;
   if (!vp || !bodyW) return;
-  const wide = vp.fitFor(bodyW).z, beside = bodyW - pw - GAP > 240 ? vp.fitFor(bodyW - pw - GAP).z : 0;
-  root.classList.toggle("mt-wide", beside < 0.8 * wide);
+  root.classList.toggle("mt-wide", mtPanelBelow(vp, bodyW, pw + GAP));
   vp.fit();
   // a panel of constant height: its changing content then repaints the panel alone, not the page
   const panel = root.querySelector(".mt-panel");
@@ -155,7 +155,7 @@ async function mount(model, el) {
   const steps = data.steps, last = steps.length - 1, t = data.labels;
   const { root, svg } = await buildRoot(el, data);
   const q = (s) => root.querySelector(s);
-  const graph = q(".mt-graph"), panel = q(".mt-panel"), slider = q(".mt-slider");
+  const graph = q(".mt-graph"), panel = q(".mt-panel"), info = q(".mt-stepinfo"), slider = q(".mt-slider");
   const counter = q(".mt-counter"), playBtn = q(".mt-play");
   const G = indexGraph(svg, data);
   let cur = -1, timer = null;
@@ -167,7 +167,7 @@ async function mount(model, el) {
   function apply(k) {
     k = Math.max(0, Math.min(last, k | 0));
     paintStep(G, steps[k], k);
-    panel.innerHTML = steps[k].panel;
+    info.innerHTML = steps[k].panel;
     if (root.classList.contains("mt-wide") && panel.offsetHeight > (parseFloat(panel.style.minHeight) || 0))
       panel.style.minHeight = panel.offsetHeight + "px";      // below the graph: grows, never jumps back
     slider.value = String(k);
@@ -183,6 +183,8 @@ async function mount(model, el) {
     k = Math.max(0, Math.min(last, k | 0));
     if (k === cur) return;
     apply(k);
+    const f = first();
+    if (f && f.el) mtReveal(graph, f.el);         // a step the user asked for: keep its node on screen
     if (sync) { model.set("index", k); model.save_changes(); }
   }
   function stop() {
@@ -197,17 +199,22 @@ async function mount(model, el) {
   }
   const api = { go: (k) => { stop(); go(k); }, cur: () => cur, last, play, stop, layout, follow, vp, model };
   wireControls(root, q, slider, api);
+  const tensor = mtTensorBox(q(".mt-tensor"), data.details || {}, t.close, root);
   for (const n of G.nodes) {
-    if (!n.el || n.exec === undefined) continue;
+    if (!n.el || (n.exec === undefined && !(data.details || {})[n.name])) continue;
     n.el.style.cursor = "pointer";
-    n.el.addEventListener("click", () => { api.go(n.exec); root.focus({ preventScroll: true }); });
+    n.el.addEventListener("click", () => {
+      if (n.exec !== undefined) api.go(n.exec);
+      tensor.show(n.name, n.el);
+      root.focus({ preventScroll: true });
+    });
   }
   const onChange = () => { const k = model.get("index"); if (k !== cur) apply(k); };
   model.on("change:index", onChange);
   apply(model.get("index") || 0);
   layout();
   requestAnimationFrame(() => layout());
-  root.mtStepper = { go, layout, viewport: vp };
+  root.mtStepper = { go, layout, viewport: vp, tensor };
   return () => { stop(); if (vp) vp.destroy(); model.off && model.off("change:index", onChange); root.remove(); };
 }
 
@@ -251,6 +258,7 @@ CSS = r"""
 .mt-stepper.mt-wide .mt-body { flex-direction: column; align-items: stretch; }
 .mt-stepper.mt-wide .mt-graph { flex: none; width: 100%; }
 .mt-stepper .mt-panel { flex: 0 0 calc(360px * var(--mt-scale)); overflow: auto; contain: content; }
+.mt-stepper .mt-panel .mt-tensor { margin: 0 0 10px; }
 .mt-stepper.mt-wide .mt-panel { flex: none; max-width: none; }
 .mt-panel .mt-head { display: flex; align-items: baseline; gap: 8px; flex-wrap: wrap; margin-bottom: 6px; }
 .mt-panel .mt-head b { font-size: calc(15px * var(--mt-scale)); }

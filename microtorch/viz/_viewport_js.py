@@ -1,8 +1,10 @@
 """The pan/zoom pane every graph in `viz` is shown in (browser side, plain JavaScript).
 
 `mtViewport(pane, svg, opts)` fits the laid-out SVG in both dimensions into the space the
-page has (the pane grows up to the height of the notebook's scrolling area or the window,
-never past it), re-fits when the pane's width or the window changes (ResizeObserver), and
+page has (the pane grows up to the height of the notebook's scrolling area or the window),
+but never shrinks text under 12 CSS px (16 px at scale 1.5): a graph too tall for that makes
+the pane taller than the page, which then scrolls; one too wide widens the pane, and the
+output around it scrolls sideways. It re-fits when the pane's width or the window changes (ResizeObserver), and
 lets the user drag to pan, ctrl+wheel / pinch / -/+ to zoom (a plain wheel zooms once the
 graph was clicked) and double-click to fit. `follow(el)` pans the smallest amount that
 brings an element (the running node) back into the pane when zoomed in. The SVG is moved
@@ -34,16 +36,26 @@ function mtViewport(pane, svg, opts) {
   let z = 1, tx = 0, ty = 0, fitZ = 1, manual = false;
   function apply() { svg.style.transform = `translate(${tx}px, ${ty}px) scale(${z})`; pane.dataset.zoom = z.toFixed(4); }
   function available() { return Math.max(MIN_H, mtPageHeight(pane) - (opts.reserve ? opts.reserve() : 0) - 24); }
-  // the zoom that fits the whole graph into a pane `w` wide (height: what the page has)
+  // the smallest zoom at which every text is still legible (12 px, 16 px at scale 1.5)
+  const floorZ = mtTextFloorZoom(svg, pane, opts.minTextPx);
+  // the zoom that fits the whole graph into a pane `w` wide (height: what the page has); never
+  // below the text floor: the pane then grows taller than the page (which scrolls) instead;
+  // `fits`: the width still holds the graph at that zoom
   function fitFor(w) {
-    const maxZ = opts.maxZoom || 1;
+    const maxZ = Math.max(opts.maxZoom || 1, floorZ);
     const zw = Math.min(maxZ, (w - 2 * PAD) / natW);
-    const h = Math.min(available(), Math.max(MIN_H, natH * zw + 2 * PAD));
-    return { z: Math.max(0.02, Math.min(zw, (h - 2 * PAD) / natH)), h };
+    let h = Math.min(available(), Math.max(MIN_H, natH * zw + 2 * PAD));
+    let z = Math.max(0.02, Math.min(zw, (h - 2 * PAD) / natH));
+    if (z < floorZ) { z = floorZ; h = Math.max(MIN_H, natH * z + 2 * PAD); }
+    return { z, h, fits: natW * z + 2 * PAD <= w + 0.5 };
   }
+  // a graph too wide for the output at the text floor widens the pane, and the output scrolls
+  // sideways (as a too-tall one makes the page scroll): nothing clipped, nothing illegible
   function fit() {
+    if (pane.style.minWidth) pane.style.minWidth = "";
     if (!natW || !pane.clientWidth) return;
     const f = fitFor(pane.clientWidth);
+    if (!f.fits) pane.style.minWidth = Math.ceil(natW * f.z + 2 * PAD) + "px";
     pane.style.height = Math.round(f.h) + "px";
     z = fitZ = f.z; manual = false;
     tx = (pane.clientWidth - natW * z) / 2; ty = (pane.clientHeight - natH * z) / 2;
@@ -69,7 +81,7 @@ function mtViewport(pane, svg, opts) {
     ty += (b.top + b.height / 2) - (r.top + r.height / 2);
     apply();
   }
-  const vp = { fit, fitFor, zoomAt, panBy, follow, natW, natH,
+  const vp = { fit, fitFor, zoomAt, panBy, follow, natW, natH, floorZ,
     get zoom() { return z; }, get fitZoom() { return fitZ; }, get manual() { return manual; } };
   mtPointerControls(pane, vp);
   const unwatch = mtWatchSize(pane, () => (opts.onresize || fit)());
@@ -82,6 +94,72 @@ function mtViewport(pane, svg, opts) {
   };
   vp.destroy = unwatch;
   return vp;
+}
+
+// the zoom below which the SVG's smallest text would be under `minPx` CSS px (default: 12 px
+// at scale 1, 16 px at scale 1.5, read from the --mt-scale the outputs carry); Graphviz's SVG
+// counts in points, shown at 4/3 px each at zoom 1
+function mtTextFloorZoom(svg, pane, minPx) {
+  let pt = Infinity;
+  for (const t of svg.querySelectorAll("text")) {
+    const f = parseFloat(t.getAttribute("font-size"));
+    if (f > 0 && f < pt && t.textContent.trim()) pt = f;
+  }
+  if (!isFinite(pt)) return 0;
+  if (!minPx) {
+    const scale = parseFloat(getComputedStyle(pane).getPropertyValue("--mt-scale")) || 1;
+    minPx = scale >= 1 ? 12 + 8 * (scale - 1) : 12 * scale;
+  }
+  return minPx / (pt * 4 / 3);
+}
+
+// a side panel `side` px wide goes below the graph when beside it the graph would not fit
+// the width at a legible zoom, or would shrink to under 0.8 of the zoom it has alone
+function mtPanelBelow(vp, bodyW, side) {
+  if (bodyW - side <= 240) return true;
+  const wide = vp.fitFor(bodyW), beside = vp.fitFor(bodyW - side);
+  return !beside.fits || beside.z < 0.8 * wide.z;
+}
+
+// the tensor panel of clicked nodes: `box` shows details[name] (HTML built in Python), with a
+// close button; clicking the same node again closes it
+function mtTensorBox(box, details, closeLabel, root) {
+  let shown = null, marked = null;
+  function hide() {
+    box.hidden = true; box.innerHTML = ""; shown = null;
+    if (marked) marked.classList.remove("mt-selected");
+    marked = null;
+    if (root) delete root.dataset.selected;
+  }
+  function show(name, el) {
+    if (!details[name] || name === shown) { hide(); return; }
+    if (marked) marked.classList.remove("mt-selected");
+    box.innerHTML = `<button class="mt-close" type="button">${closeLabel || "×"}</button>` + details[name];
+    box.querySelector(".mt-close").addEventListener("click", (e) => { e.stopPropagation(); hide(); });
+    box.hidden = false; shown = name; marked = el || null;
+    if (marked) marked.classList.add("mt-selected");
+    if (root) root.dataset.selected = name;
+  }
+  return { show, hide, get shown() { return shown; } };
+}
+
+// a pane taller than the page (the text floor) can hold the running node below the fold:
+// scroll the page (the notebook, or the window) by the least that shows it, but only while the
+// pane is on screen (a player left running elsewhere does not pull the page back)
+function mtReveal(pane, el) {
+  let sc = null;
+  for (let p = pane.parentElement; p; p = p.parentElement) {
+    if (p.closest(".jp-OutputArea, .output_area, .cell-output")) continue;
+    const s = getComputedStyle(p).overflowY;
+    if ((s === "auto" || s === "scroll") && p.scrollHeight > p.clientHeight) { sc = p; break; }
+  }
+  const view = sc ? sc.getBoundingClientRect() : { top: 0, bottom: window.innerHeight };
+  const b = pane.getBoundingClientRect(), r = el.getBoundingClientRect(), m = 8;
+  if (b.bottom <= view.top || b.top >= view.bottom) return;
+  let dy = 0;
+  if (r.bottom > view.bottom - m) dy = r.bottom - view.bottom + m;
+  if (r.top - dy < view.top + m) dy = r.top - view.top - m;
+  if (dy) (sc || window).scrollBy(0, dy);
 }
 
 // the height of the area the page scrolls in (JupyterLab's notebook panel, else the window);
@@ -153,6 +231,7 @@ CSS = r"""
 .mtviz .mt-graph { position: relative; overflow: hidden; touch-action: none; cursor: grab;
   border: 1px solid var(--mt-border2); border-radius: 4px; background: var(--mt-bg); box-sizing: border-box; }
 .mtviz .mt-graph.mt-dragging { cursor: grabbing; }
+.mtviz .mt-body, .mtviz .mt-exbody, .mtviz .mt-graphwrap { overflow-x: auto; }
 .mtviz .mt-graph.mt-static { overflow: visible; cursor: auto; touch-action: auto; }
 .mtviz .mt-graph.mt-static svg { display: block; margin: 0 auto; max-width: 100%; max-height: 85vh;
   width: auto; height: auto; }

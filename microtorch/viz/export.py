@@ -3,7 +3,7 @@
 `stepper.save("backward.html")` writes one self-contained page (no network: the SVG, the
 steps, the script and the stylesheet are inline) that replays the step-through in any
 browser, for slides, LMS pages and nbviewer. DAGs save as standalone SVG (themed for light
-and dark) or, with the `dot` program, PNG/PDF; heatmaps as PNG or SVG; any viz object with
+and dark) or PNG/PDF (with the `dot` program, else drawn from the SVG by cairosvg); heatmaps as PNG or SVG; any viz object with
 HTML output as an HTML page. `viz.save(obj, path)` picks the right one.
 """
 import json
@@ -76,6 +76,7 @@ def stepper_html(stepper, title="microtorch backward, step by step"):
     engine when the graph still has to be laid out), and a stand-in for the widget model
     (get / set / on / save_changes) so nothing needs a kernel."""
     from ._stepper_js import CSS as STEPPER_CSS
+    from ._tensorpanel import CSS as PANEL_CSS
     from ._i18n import tr
     script_body = stepper._esm.replace("export default { render };", "window.__mtStepperRender = render;")
     state = {"data": stepper.data, "index": 0, "scale": stepper.data.get("scale", 1)}
@@ -85,7 +86,7 @@ def stepper_html(stepper, title="microtorch backward, step by step"):
         f'<script type="module">\n{script_body}\n</script>\n'
         '<script type="module">\n' + _MODEL_STANDIN + "</script>")
     subtitle = tr("{n} steps · ← → to step, space to play").format(n=n)
-    return page("", title=title, subtitle=subtitle, css=STEPPER_CSS, scripts=scripts)
+    return page("", title=title, subtitle=subtitle, css=PANEL_CSS + STEPPER_CSS, scripts=scripts)
 
 
 # the widget model's part the stepper uses, without a kernel
@@ -114,7 +115,7 @@ def save_stepper(stepper, path):
 
 
 def save_dag(dag, path):
-    """.svg: standalone themed SVG (any renderer); .png/.pdf: via `dot`; .html: a page."""
+    """.svg: standalone themed SVG (any renderer); .png/.pdf: via `dot`, else cairosvg; .html: a page."""
     from .graph import renderer_name
     p = os.fspath(path)
     ext = os.path.splitext(p)[1].lower()
@@ -125,21 +126,33 @@ def save_dag(dag, path):
         with open(p, "w", encoding="utf-8") as f:
             f.write(page(dag._repr_html_(), title="microtorch graph"))
     elif ext in (".png", ".pdf"):
-        if renderer_name(dag.render_with) != "dot":
-            raise ValueError(f"saving a graph as {ext} needs the Graphviz `dot` program, which is not "
-                             "installed; save as .svg instead (it works everywhere)")
-        source = dag.source.replace("bgcolor=transparent", 'bgcolor="white"', 1)
-        import subprocess
-        proc = subprocess.run(["dot", f"-T{ext[1:]}", "-Gdpi=144" if ext == ".png" else "-Gdpi=72"],
-                              input=source.encode(), capture_output=True, timeout=120)
-        if proc.returncode != 0:
-            from .graph import GraphvizError
-            raise GraphvizError("Graphviz `dot` failed: " + proc.stderr.decode(errors="replace").strip()[:200])
+        data = _dot_image(dag, ext[1:]) if renderer_name(dag.render_with) == "dot" else _cairo_image(dag, ext[1:])
         with open(p, "wb") as f:
-            f.write(proc.stdout)
+            f.write(data)
     else:
         raise ValueError(f"cannot save a graph as {ext or 'a file without extension'}: use .svg, .png, .pdf or .html")
     return p
+
+
+def _dot_image(dag, fmt):
+    import subprocess
+    source = dag.source.replace("bgcolor=transparent", 'bgcolor="white"', 1)
+    proc = subprocess.run(["dot", f"-T{fmt}", "-Gdpi=144" if fmt == "png" else "-Gdpi=72"],
+                          input=source.encode(), capture_output=True, timeout=120)
+    if proc.returncode != 0:
+        from .graph import GraphvizError
+        raise GraphvizError("Graphviz `dot` failed: " + proc.stderr.decode(errors="replace").strip()[:200])
+    return proc.stdout
+
+
+def _cairo_image(dag, fmt):
+    """Without `dot`: the SVG laid out by WebAssembly Graphviz, drawn by cairosvg."""
+    from . import _raster
+    if not _raster.available():
+        raise ValueError(f"saving a graph as .{fmt} without the Graphviz `dot` program needs cairosvg "
+                         "(pip install cairosvg; Debian: apt-get install libcairo2); .svg works everywhere")
+    dag.svg()
+    return _raster.rasterize(dag._svg, fmt, dpi=144 if fmt == "png" else 72, background="white")
 
 
 def save(obj, path):

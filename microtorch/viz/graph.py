@@ -558,6 +558,7 @@ class DAG(GraphvizContract, graphviz.Digraph):
                        "color": DOT["fg3"], "fontcolor": DOT["grad"], "penwidth": "1.2"},
             **kwargs)
         self.model = model
+        self.values, self.names = None, None       # set by draw: what the tensor panels read
         self.module_types = dict(module_types or {})
         self.rankdir = rankdir
         self.render_with = renderer
@@ -653,13 +654,17 @@ class DAG(GraphvizContract, graphviz.Digraph):
         """Text content -> CSS class, for an SVG laid out in the browser."""
         return {k.replace("\u00a0", " ").strip(): v for k, v in self._text_classes.items()}
 
-    def pane_html(self):
-        """The graph in a fitting pan/zoom pane (laid out here, or in the browser if need be)."""
+    def pane_html(self, details=True):
+        """The graph in a fitting pan/zoom pane (laid out here, or in the browser if need be);
+        with `details`, a click on a node opens its tensor."""
         from ._dagview import graph_pane
+        from ._tensorpanel import details_map
+        d = details_map(self.model, self.values, self.names) if details else None
         svg = svg_or_none(self)
         if svg is not None:
-            return graph_pane(svg)
-        return graph_pane(None, dot=self.source, layout_js=browser_layout_js(), classes=self.text_classes())
+            return graph_pane(svg, details=d, prefix=self.prefix)
+        return graph_pane(None, dot=self.source, layout_js=browser_layout_js(), classes=self.text_classes(),
+                          details=d, prefix=self.prefix)
 
     def _repr_html_(self):
         return f'<div class="mtviz"{scale_style(self.scale)}>{style_tag()}{self.pane_html()}</div>'
@@ -694,7 +699,9 @@ def draw(*tensors, names="auto", params=None, module=None, show_values=True, sho
     model = build(roots, nm, values=values, max_nodes=max_nodes, show_values=show_values,
                   show_grads=show_grads, show_shapes=show_shapes, show_saved=show_saved,
                   show_hooks=show_hooks, highlight=highlight)
-    return DAG(model, rankdir=rankdir, renderer=renderer, module_types=nm.module_types)
+    dag = DAG(model, rankdir=rankdir, renderer=renderer, module_types=nm.module_types)
+    dag.values, dag.names = values, nm
+    return dag
 
 
 def _check_roots(tensors, fn):

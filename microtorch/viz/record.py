@@ -39,6 +39,15 @@ def _snap(value):
     return F.snapshot(value)
 
 
+def _snap_saved(node):
+    """[(value, version saved, version now)] of a node's saved tensors (copies), or None."""
+    sv = getattr(node, "saved_versions", None)
+    saved = sv() if sv is not None else None
+    if not saved:
+        return saved
+    return [None if e is None else (F.snapshot(e[0]), e[1], e[2]) for e in saved]
+
+
 def _is_tensor(x):
     from .._tensor import Tensor
     return isinstance(x, Tensor)
@@ -261,6 +270,7 @@ class Tape:
             values["outgoing"] = tuple(snap(g) for g in event.outgoing)
             values["ready"] = tuple(event.ready)
             values["dependencies"] = event.dependencies     # the counts changed at this step: see Backward.waiting
+            values["saved"] = _snap_saved(event.node)       # backward frees them after this node ran
         elif kind == "hook_fired":
             values["before"] = snap(event.before)
             values["after"] = snap(event.after)
@@ -379,6 +389,11 @@ class TapeValues:
     def incoming(self, node):
         run = self._exec.get(id(node))
         return run.incoming if run is not None else None
+
+    def saved(self, node):
+        """The node's saved tensors with versions as they were when it ran (None: not recorded)."""
+        run = self._exec.get(id(node))
+        return run.entry.values.get("saved") if run is not None else None
 
     def edge_grad(self, node, i):
         run = self._exec.get(id(node))

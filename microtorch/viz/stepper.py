@@ -20,6 +20,7 @@ from . import _format as F
 from ._mathml import to_mathml
 from ._names import Names, collect
 from ._stepper_js import CSS as _STEPPER_CSS, ESM as _ESM
+from ._tensorpanel import CSS as _PANEL_CSS, details_map
 from ._theme import CSS as _THEME_CSS
 from ._i18n import tr
 from .graph import DAG, DEFAULT_MAX_NODES, browser_layout_js, build, svg_or_none
@@ -109,6 +110,7 @@ class _Builder:
         self._auto_names()
         self.dag = DAG(model, rankdir=rankdir, renderer=renderer, module_types=names.module_types)
         self._dot_memo = {}
+        self._details = None
         self._keep = []
         self.loss_sym = self._loss_symbol(roots)
 
@@ -467,6 +469,13 @@ class _Builder:
         return "".join(parts)
 
     # -- browser data ---------------------------------------------------------------------
+    def details(self):
+        """Each node's tensor panel (value, gradient after this backward, saved tensors as they
+        were when the node ran), built once."""
+        if self._details is None:
+            self._details = details_map(self.model, self.values, self.names)
+        return self._details
+
     def layout(self):
         """{"svg": laid out here} or, when only the browser can lay it out, {"dot": source}."""
         svg = svg_or_none(self.dag)
@@ -523,6 +532,7 @@ class _Builder:
             "exec": exec_step,
             "edges": edges,
             "grad_text": grad_text,
+            "details": self.details(),
             "steps": [{"nodes": expand(st.nodes), "ready": expand(st.ready), "panel": st.panel, "title": st.title}
                       for st in steps],
             "interval": int(interval),
@@ -544,8 +554,8 @@ def _labels():
         "fit_tip": tr("Show the whole graph (0, or double-click the graph)"), "text": tr("text"),
         "scale_tip": tr("Text size (viz.set_options(scale=...) sets it for every picture)"),
         "running": tr("running now"), "ready": tr("in the ready queue"), "done": tr("done"),
-        "grad_edge": tr("gradient on an edge"),
-        "hint": tr("← → step, space plays, click a node to jump; drag to pan, ctrl+wheel or +/− to zoom"),
+        "grad_edge": tr("gradient on an edge"), "close": tr("close"),
+        "hint": tr("← → step, space plays, click a node to jump and see its tensor; drag to pan, ctrl+wheel or +/− to zoom"),
     }
 
 
@@ -565,7 +575,7 @@ class Stepper(anywidget.AnyWidget):
     "... N more nodes" node) and the first `max_steps` nodes that ran are stepped through."""
 
     _esm = _ESM
-    _css = _THEME_CSS + _STEPPER_CSS
+    _css = _THEME_CSS + _PANEL_CSS + _STEPPER_CSS
     data = traitlets.Dict().tag(sync=True)
     index = traitlets.Int(0).tag(sync=True)
     scale = traitlets.Float(1.0).tag(sync=True)

@@ -47,15 +47,39 @@ def _known_copyslices(prog, step, torch_rec, mt_rec):
 _RESHAPES = {"ViewBackward0", "ReshapeAliasBackward0", "UnsafeViewBackward0", "CloneBackward0"}
 
 
-def _known_einsum_layout(prog, step, torch_rec, mt_rec):
-    """torch's einsum result is often a permuted (non-contiguous) view, microtorch's is contiguous:
-    a reshape reading it directly is then a ViewBackward0 in microtorch where torch copies
-    (UnsafeViewBackward0 over CloneBackward0) or aliases (ReshapeAliasBackward0)."""
+# ops whose result has a layout of its own (contiguous), whatever their input's layout was
+_FRESH_LAYOUT = {"sum", "mean", "var", "std", "prod", "norm", "logsumexp", "amax", "amin", "max", "min", "max_dim",
+                 "min_dim", "matmul", "cat", "stack", "gather", "index_select", "mask_index", "softmax", "log_softmax",
+                 "cross_entropy", "clone", "contiguous"}
+
+
+def _layout_from_einsum(prog, step):
+    """step reads an einsum result, directly or through ops that keep their input's layout (elementwise
+    ops, views, in-place ops)."""
     made_by = {st.out: st for st in prog.steps}
-    if not any(made_by.get(a) is not None and made_by[a].op == "einsum" for a in step.args):
+    todo, seen = list(step.args), set()
+    while todo:
+        src = made_by.get(todo.pop())
+        if src is None or src.out in seen:
+            continue
+        seen.add(src.out)
+        if src.op == "einsum":
+            return True
+        if src.op not in _FRESH_LAYOUT:
+            todo += src.args
+    return False
+
+
+def _known_einsum_layout(prog, step, torch_rec, mt_rec):
+    """torch's einsum result is often a permuted (non-contiguous) view, microtorch's is contiguous,
+    and elementwise ops and views keep either layout: a reshape (or matmul's fold) reading it is then
+    a ViewBackward0 in microtorch where torch copies (UnsafeViewBackward0 over CloneBackward0) or
+    aliases (ReshapeAliasBackward0)."""
+    if not _layout_from_einsum(prog, step):
         return False
     t, m = list(torch_rec.nodes), list(mt_rec.nodes)
-    return [n for n in t if n not in _RESHAPES] == [n for n in m if n not in _RESHAPES] and \
+    same_top = torch_rec.grad_fn == mt_rec.grad_fn or {torch_rec.grad_fn, mt_rec.grad_fn} <= _RESHAPES
+    return same_top and t and [n for n in t if n not in _RESHAPES] == [n for n in m if n not in _RESHAPES] and \
         set(t) ^ set(m) <= _RESHAPES
 
 

@@ -15,12 +15,9 @@ CHUNKS = 20  # 800 programs, about a minute on this machine
 
 # PENDING: open differences among these seeds, not fixed yet and NOT in the known table (make fuzz
 # still counts them). Each seed here is skipped only for that category; any other difference fails.
-PENDING = {
-    125: "grad_rg",          # prod with a zero: the first-order grad has no graph (no second order)
-    580: "grad2",            # the same, prod's second order at a zero
-    221: "no_raise:view",    # x.permute(...) + y keeps torch's permuted layout there; numpy's result is contiguous
-    405: "name:cross_entropy",  # probabilities target on an empty batch: torch's nodes differ
-}
+# Empty: the four that were here (125, 221, 405, 580) are fixed and tested like every other seed,
+# and tests/fuzz/test_regressions.py keeps a small program for each class of fix.
+PENDING = {}
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))

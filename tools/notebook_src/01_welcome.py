@@ -53,7 +53,9 @@ print("b.grad =", b.grad.item(), "  (1 - y^2)   =", (1 - y**2).item())
 # **Next** (or the arrow keys after clicking the widget): the node that runs is highlighted, the
 # panel on the right shows the chain rule it applies, first as a formula, then with numbers,
 # and the gradient appears on the edges it flows along. Stepping happens in your browser, so it
-# is instant.
+# is instant. Click a box to jump to its step and open its tensor. On a projector, make every
+# picture larger with `viz.set_options(scale=1.5)` at the top of the notebook (or the **text**
+# control of the player).
 
 # %%
 x = mt.tensor(0.5)

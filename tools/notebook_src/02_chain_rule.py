@@ -72,9 +72,10 @@ print(u.grad_fn.next_functions)      # ... whose inputs both come from x's accum
 # %% [markdown]
 # ### The picture
 #
-# `viz.draw` shows the graph with the value (left) and the gradient (right) in each box, the
-# way micrograd draws it. The output is at the top and the input at the bottom: read it from the
-# top down, the way backward runs.
+# `viz.draw` shows the graph with the value and, under it, the gradient in each box, the way
+# micrograd draws it. The output is at the top and the input at the bottom: read it from the
+# top down, the way backward runs. Click a box to open its tensor below the graph: its value,
+# its gradient and the values its backward saved.
 
 # %%
 from microtorch import viz

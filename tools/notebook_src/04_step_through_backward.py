@@ -95,6 +95,15 @@ with viz.record() as tape:
 viz.Stepper(tape, module=model)
 
 # %% [markdown]
+# A model with more layers is easier to read folded. `viz.explore` draws each module as one box
+# (its parameters' shapes, how many nodes it holds): click a box to open it, the frame of an open
+# module to close it, and any node to see its tensor: value, gradient, and what its backward
+# saved.
+
+# %%
+viz.explore(loss, module=model, tape=tape)
+
+# %% [markdown]
 # ## Gradients accumulate
 #
 # Backward never *overwrites* a leaf's `.grad`: it *adds* to it. Run backward twice on the same

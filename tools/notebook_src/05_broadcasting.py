@@ -122,7 +122,9 @@ print("X.grad matches Ybar W^T:", mt.allclose(X.grad, Ybar @ W.detach().t()))
 #
 # Step through a linear layer with a `relu`. At the `AddBackward0` step (step 3), the node
 # receives a `5×2` gradient and sends out two: a `5×2` one towards the matrix product, and a
-# length-2 one towards `b`, already summed over the batch.
+# length-2 one towards `b`, already summed over the batch. The chain-rule panel writes that sum
+# out: the formula for `b` is `sum_to(∂loss/∂v3, (2,))`, and the line under it reads
+# `to input 1 (b): sum_to(…, (2,)) = [...]`, "summed from shape (5, 2)".
 
 # %%
 from microtorch import viz

@@ -130,7 +130,8 @@ print("Are the gradients correct: ", test)
 # `True` is reassuring but not very informative. `viz.gradcheck` takes the same arguments and
 # shows the Jacobians it compared. For the linear layer: 30 outputs (10 rows × 3 features)
 # against 50 inputs (10 rows × 5 features). Each output row depends only on the same input row,
-# hence the block-diagonal pattern; within a block you see the weight matrix.
+# hence the block-diagonal pattern; within a block you see the weight matrix. Point at any cell
+# to read its numerical and analytical values and their difference.
 
 # %%
 inputs = torch.randn((10, 5), requires_grad=True, dtype=torch.double)

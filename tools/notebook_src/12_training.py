@@ -206,6 +206,13 @@ loss = nn.CrossEntropyLoss()(model(X[:4]), y[:4])
 viz.draw(loss, module=model, show_values=False)
 
 # %% [markdown]
+# The same model folded to its modules, with this batch's values: `viz.explore` runs the forward
+# and the backward, and each box opens on a click (a node shows its tensor).
+
+# %%
+viz.explore(make_model(), X[:4], loss_fn=lambda out: nn.CrossEntropyLoss()(out, y[:4]))
+
+# %% [markdown]
 # ## Exercises
 #
 # Write your answer in the cell under each question, then run the cell after it: `check`

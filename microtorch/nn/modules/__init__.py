@@ -24,3 +24,32 @@ from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBas
 from .sparse import Embedding  # noqa: F401
 
 __all__ = [name for name, value in list(globals().items()) if isinstance(value, type) and not name.startswith("_")]
+
+# nn2: attention and the Transformer family
+from .attention import MultiheadAttention  # noqa: E402,F401
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,  # noqa: E402,F401
+                          TransformerEncoderLayer)
+__all__ += ["MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+            "TransformerEncoderLayer"]
+from .normalization_more import (BatchNorm3d, CrossMapLRN2d, GroupNorm, InstanceNorm1d, InstanceNorm2d,  # noqa: E402,F401
+                                 InstanceNorm3d, LocalResponseNorm, RMSNorm)
+__all__ += ["BatchNorm3d", "CrossMapLRN2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+            "LocalResponseNorm", "RMSNorm"]
+from .loss_more import CTCLoss, MultiLabelMarginLoss, MultiMarginLoss, NLLLoss2d  # noqa: E402,F401
+__all__ += ["CTCLoss", "MultiLabelMarginLoss", "MultiMarginLoss", "NLLLoss2d"]
+from .bag import Bilinear, EmbeddingBag  # noqa: E402,F401
+__all__ += ["Bilinear", "EmbeddingBag"]
+from .container_legacy import Container  # noqa: E402,F401
+__all__ += ["Container"]
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402,F401
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions  # noqa: E402,F401
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+# nn1: the spatial layers of issue 13 (3-d and transposed conv, pooling, unpooling, upsampling, shuffles)
+from .conv_more import Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401,E402
+from .pooling_more import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,  # noqa: F401,E402
+                           AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool3d, FractionalMaxPool2d, FractionalMaxPool3d,
+                           LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .upsampling import (ChannelShuffle, PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d,  # noqa: F401,E402
+                         UpsamplingNearest2d)
+__all__ = [name for name, value in list(globals().items()) if isinstance(value, type) and not name.startswith("_")]

@@ -188,6 +188,10 @@ class Module:
                 raise TypeError(f"cannot assign '{_type_name(value)}' as child module '{name}' "
                                 "(microtorch.nn.Module or None expected)")
             d["_modules"][name] = value
+        elif getattr(value, "_is_buffer", False) and isinstance(value, Tensor):  # nn.Buffer(t) (nn2)
+            _remove_from(self, name, "_parameters", "_modules")
+            d.pop(name, None)
+            self.register_buffer(name, value, value.persistent)
         elif params is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_type_name(value)}' as buffer '{name}' "

@@ -4,3 +4,6 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters  # no
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights,  # noqa: F401
                      skip_init)
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
+
+# nn2: spectral normalisation
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402,F401

@@ -1,0 +1,206 @@
+"""nn.functional: interpolate (and the older upsample names), pixel/channel shuffle, affine_grid."""
+import warnings
+
+from ..ops import grid_sample as _gs
+from ..ops import upsample as _up
+from ._functional_spatial import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+
+_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+_NEEDS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_NAMES = {"nearest": "UpsampleNearest{}D", "nearest-exact": "UpsampleNearestExact{}D", "linear": "UpsampleLinear1D",
+          "bilinear": "UpsampleBilinear2D", "bicubic": "UpsampleBicubic2D", "trilinear": "UpsampleTrilinear3D"}
+
+
+def _spatial_list(v, n, what, input):
+    if not isinstance(v, (tuple, list)):
+        return (v,) * n
+    if len(v) != n:
+        raise ValueError(f"Input and {what} must have the same number of spatial dimensions, but got input with "
+                         f"spatial dimensions of {list(input.shape[2:])} and {what} of {list(v)}. Please provide "
+                         f"input tensor in (N, C, d1, d2, ...,dK) format and {what} in (o1, o2, ...,oK) format.")
+    return tuple(v)
+
+
+def _sizes(input, size, scale_factor, recompute_scale_factor, n):
+    """The output sizes, and the scales the kernels use (None: in/out)."""
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        return tuple(int(s) for s in _spatial_list(size, n, "output size", input)), (None,) * n
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    scales = tuple(float(s) for s in _spatial_list(scale_factor, n, "scale_factor", input))
+    out = tuple(int(input.shape[2 + i] * scales[i] // 1) for i in range(n))
+    return out, ((None,) * n if recompute_scale_factor else scales)
+
+
+def _matrix(mode, out_n, in_n, scale, align_corners):
+    if mode in ("nearest", "nearest-exact"):
+        return _up.nearest_matrix(out_n, in_n, scale, mode == "nearest-exact")
+    if mode == "bicubic":
+        return _up.cubic_matrix(out_n, in_n, scale, align_corners)
+    return _up.linear_matrix(out_n, in_n, scale, align_corners)
+
+
+def _check_mode(input, mode, align_corners, antialias):
+    n = input.ndim - 2
+    if mode not in _MODES or n not in (1, 2, 3):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if mode in _NEEDS and _NEEDS[mode] != n:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_NEEDS[mode] + 2}D input")
+    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor "
+                         "as input")
+    if antialias:
+        raise NotImplementedError(f"interpolate: antialias=True is not implemented in microtorch ({mode}); "
+                                  "use antialias=False, or downsample with avg_pool2d first")
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resample the spatial dims of (N, C, *spatial) to `size` (or times `scale_factor`) with `mode`."""
+    _check_mode(input, mode, align_corners, antialias)
+    n = input.ndim - 2
+    out, scales = _sizes(input, size, scale_factor, recompute_scale_factor, n)
+    if mode == "area":
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[n - 1](input, out)
+    if any(o <= 0 for o in out) or any(s <= 0 for s in input.shape[2:]):
+        raise RuntimeError(f"interpolate ({mode}): Input and output sizes should be greater than 0, but got input "
+                           f"({', '.join(map(str, input.shape[2:]))}) and output ({', '.join(map(str, out))})")
+    mats = tuple(_matrix(mode, o, i, s, bool(align_corners)) for o, i, s in zip(out, input.shape[2:], scales))
+    return _up.RESAMPLE[_NAMES[mode].format(n)].apply(input, mats)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- shuffles --------------------------------------------------------------------------------------
+def _at_least_3d(input, op):
+    if input.ndim < 3:
+        raise RuntimeError(f"{op} expects input to have at least 3 dimensions, but got input with {input.ndim} "
+                           "dimension(s)")
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)"""
+    _at_least_3d(input, "pixel_shuffle")
+    r = int(upscale_factor)
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    if input.shape[-3] % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={input.shape[-3]} is not divisible by {r * r}")
+    return _up.PixelShuffle.apply(input, r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)"""
+    _at_least_3d(input, "pixel_unshuffle")
+    r = int(downscale_factor)
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    for name, size in (("height", input.shape[-2]), ("width", input.shape[-1])):
+        if size % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but input."
+                               f"size({-2 if name == 'height' else -1})={size} is not divisible by {r}")
+    return _up.PixelUnshuffle.apply(input, r)
+
+
+def channel_shuffle(input, groups):
+    """(N, g*k, *) -> (N, k*g, *): channel i of group j moves to j of group i"""
+    _at_least_3d(input, "channel_shuffle")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    if input.shape[1] % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {input.shape[1]} channels and "
+                           f"{groups} groups.")
+    return _up.ChannelShuffle.apply(input, int(groups))
+
+
+def native_channel_shuffle(input, groups):
+    return channel_shuffle(input, groups)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid (N, *spatial, n) of the affine maps theta (N, n, n+1) over output `size`."""
+    align_corners = _default_align(align_corners)
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = tuple(int(s) for s in size)
+    if len(size) not in (4, 5):
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {list(size)}.")
+    n = len(size) - 2
+    if theta.ndim != 3 or tuple(theta.shape[1:]) != (n, n + 1) or theta.shape[0] != size[0]:
+        raise ValueError(f"Expected a batch of {n}D affine matrices of shape Nx{n}x{n + 1} for size "
+                         f"{list(size)}. Got {list(theta.shape)}.")
+    if min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {list(size)}")
+    return _up.AffineGridGenerator.apply(theta, size, bool(align_corners))
+
+
+def _default_align(align_corners):
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.", stacklevel=3)
+        return False
+    return bool(align_corners)
+
+
+def _check_grid(input, grid):
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
+                           f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)} (input (N, C, H, W) "
+                           "with grid (N, H_out, W_out, 2), or 5-d with a grid of 3 coordinates)")
+    if grid.shape[-1] != input.ndim - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but got "
+                           f"grid with sizes {list(grid.shape)}")
+    if input.dtype is not grid.dtype:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has {input.dtype} "
+                           f"and grid has {grid.dtype}")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """input (N, C, *spatial) read at grid (N, *out, n) (x, y[, z] in [-1, 1]) -> (N, C, *out)"""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    align_corners = _default_align(align_corners)
+    _check_grid(input, grid)
+    if mode == "bicubic":
+        raise NotImplementedError("grid_sample: mode='bicubic' is not implemented in microtorch; use 'bilinear' "
+                                  "or 'nearest'")
+    cls = _gs.GridSampler2d if input.ndim == 4 else _gs.GridSampler3d
+    return cls.apply(input, grid, mode, padding_mode, align_corners)
+
+
+from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
+from .._api_errors import clean_namespace as _clean_namespace  # noqa: E402
+__all__ = [n for n, v in list(globals().items()) if callable(v) and not n.startswith("_") and v.__module__ == __name__]
+_guard_namespace(globals(), __all__)  # an argument of the wrong type raises torch's TypeError
+_clean_namespace(globals(), __all__)  # an internal error becomes torch's kind, naming the op

@@ -1,0 +1,35 @@
+"""instance_norm: batch_norm applied to each (example, channel) on its own, as torch composes it."""
+import numpy as np
+
+from .functional import batch_norm
+
+
+def _instance_stats(x):
+    """per-instance mean and unbiased variance, averaged over the batch (what the running stats get)"""
+    flat = x.reshape(x.shape[0], x.shape[1], -1)
+    n = flat.shape[-1]
+    var = flat.var(-1) * (n / (n - 1)) if n > 1 else np.full(flat.shape[:2], np.nan, x.dtype)
+    return flat.mean(-1).mean(0), var.mean(0)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """batch_norm of each (example, channel) on its own: the input is seen as one example with N*C channels."""
+    if input.ndim < 3:
+        raise ValueError(f"instance_norm: expected an input of 3 or more dimensions (N, C, *), got {input.ndim}D; "
+                         "add a batch dimension with unsqueeze(0)")
+    n, c = input.shape[:2]
+    if int(np.prod(input.shape[2:])) <= 1 and use_input_stats:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {list(input.shape)}")
+    rep = lambda v: None if v is None else v.repeat(n)  # noqa: E731
+    x = input.reshape(1, n * c, *input.shape[2:])
+    if use_input_stats:
+        out = batch_norm(x, None, None, rep(weight), rep(bias), True, momentum, eps)
+        if running_mean is not None:
+            mean, var = _instance_stats(input._data)
+            for buf, stat in ((running_mean, mean), (running_var, var)):
+                buf._data[...] = (1 - momentum) * buf._data + momentum * stat
+                buf._version_counter[0] += 1
+    else:
+        out = batch_norm(x, rep(running_mean), rep(running_var), rep(weight), rep(bias), False, momentum, eps)
+    return out.view(input.shape)

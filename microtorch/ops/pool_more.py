@@ -1,0 +1,224 @@
+"""Pooling beyond ops/conv.py: 3-d max and average pooling, adaptive, fractional and unpooling.
+
+Every max pool here finds, for each output element, the flat index of its maximum in the input
+plane (torch returns the same indices); its gradient is then g added at those indices
+(`PutFlatAdd`), whose adjoint is reading at them (`TakeFlat`). Average pooling and adaptive
+average pooling are linear maps and their backward is their adjoint.
+"""
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op
+from .conv_more import Col2imNd, im2col_nd, out_size
+
+
+def _planes(x):
+    """(N, C, *spatial) -> (N*C, prod(spatial))"""
+    return x.reshape(x.shape[0] * x.shape[1], -1)
+
+
+class TakeFlat(Op):
+    """y[n, c, i] = x[n, c].flatten()[idx[n, c, i]]; its adjoint (and gradient) is PutFlatAdd"""
+    _grad_fn_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, idx):
+        ctx.shape, ctx.idx = x.shape, idx
+        return np.take_along_axis(_planes(x), _planes(idx), axis=1).reshape(idx.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return PutFlatAdd.apply(grad, ctx.idx, ctx.shape), None
+
+    @staticmethod
+    def jvp(ctx, t, _):
+        return TakeFlat.apply(t, ctx.inputs[1])
+
+
+class PutFlatAdd(Op):
+    """zeros(shape)[n, c].flatten()[idx[n, c, i]] += g[n, c, i]; its adjoint (and gradient) is TakeFlat"""
+    _grad_fn_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, g, idx, shape):
+        ctx.idx = idx
+        return put_flat_add(g, idx, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return TakeFlat.apply(grad, ctx.idx), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return PutFlatAdd.apply(t, *ctx.inputs[1:])
+
+
+def put_flat_add(g, idx, shape):
+    planes, size = shape[0] * shape[1], math.prod(shape[2:])
+    flat = (_planes(idx) + np.arange(planes)[:, None] * size).ravel()
+    out = np.bincount(flat, weights=g.ravel().astype(np.float64), minlength=planes * size)
+    return out.astype(g.dtype).reshape(shape)
+
+
+class IndexedMaxPool(Op):
+    """d max(window) = g at the window's argmax (flat index in the plane), 0 elsewhere"""
+    _grad_fn_name = None  # each pool names itself
+
+    @staticmethod
+    def backward(ctx, grad, _):
+        return (PutFlatAdd.apply(grad, ctx.idx, ctx.shape),) + (None,) * ctx.n_args
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return TakeFlat.apply(t, ctx.idx), None
+
+
+def window_max(ctx, x, coords, n_args):
+    """The max of x over windows given per spatial dim as coordinates (B, out_d, k_d), B = 1 or N*C;
+    coordinates outside the input are padding (-inf). Returns (values, flat indices)."""
+    n, c, size = x.shape[0], x.shape[1], x.shape[2:]
+    nd = len(size)
+    flat, valid = 0, True
+    strides = [math.prod(size[d + 1:]) for d in range(nd)]
+    for d, co in enumerate(coords):
+        shape = [co.shape[0]] + [1] * (2 * nd)
+        shape[1 + d], shape[1 + nd + d] = co.shape[1], co.shape[2]
+        co = co.reshape(shape)
+        valid = valid & (co >= 0) & (co < size[d])
+        flat = flat + np.clip(co, 0, size[d] - 1) * strides[d]
+    outs = flat.shape[1:1 + nd]
+    flat = np.broadcast_to(flat, (n * c,) + flat.shape[1:]).reshape(n * c, math.prod(outs), -1)
+    valid = np.broadcast_to(valid, (n * c,) + np.shape(valid)[1:]).reshape(flat.shape)
+    vals = np.take_along_axis(_planes(x), flat.reshape(n * c, -1), axis=1).reshape(flat.shape)
+    vals = np.where(valid, vals, -np.inf).astype(x.dtype, copy=False)
+    arg = vals.argmax(axis=2)[..., None]
+    idx = np.take_along_axis(flat, arg, axis=2)[..., 0].reshape((n, c) + outs).astype(np.int64)
+    out = np.take_along_axis(vals, arg, axis=2)[..., 0].reshape((n, c) + outs)
+    ctx.idx, ctx.shape, ctx.n_args = idx, x.shape, n_args
+    ctx.mark_non_differentiable(idx)
+    return out, idx
+
+
+class MaxPool3d(IndexedMaxPool):
+    _grad_fn_name = "MaxPool3DWithIndicesBackward0"
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride, pads, dilation):
+        coords = [(np.arange(out_size(s, k, st, lo, hi, d)) * st - lo)[None, :, None] + np.arange(k)[None, None] * d
+                  for s, k, st, (lo, hi), d in zip(x.shape[2:], kernel, stride, pads, dilation)]
+        return window_max(ctx, x, coords, 4)
+
+
+def adaptive_bounds(size, out):
+    """torch's adaptive windows: [floor(i*size/out), ceil((i+1)*size/out))"""
+    i = np.arange(out)
+    return (i * size) // out, -((-(i + 1) * size) // out)
+
+
+class AdaptiveMaxPool(IndexedMaxPool):
+    _grad_fn_name = None
+
+    @staticmethod
+    def forward(ctx, x, output_size):
+        coords = []
+        for size, out in zip(x.shape[2:], output_size):
+            start, end = adaptive_bounds(size, out)
+            k = int((end - start).max()) if out else 1
+            co = np.minimum(start[:, None] + np.arange(k)[None], end[:, None] - 1)  # repeat the last element
+            coords.append(co[None])
+        return window_max(ctx, x, coords, 1)
+
+
+class AdaptiveMaxPool2d(AdaptiveMaxPool):
+    _grad_fn_name = "AdaptiveMaxPool2DBackward0"
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool):
+    _grad_fn_name = "AdaptiveMaxPool3DBackward0"
+
+
+def fractional_starts(samples, size, k, out):
+    """torch's pseudo-random window starts for one spatial dim; samples (B,) in [0, 1)."""
+    if out == 1:
+        return np.full(samples.shape + (1,), size - k, dtype=np.int64)
+    alpha = (size - k) / (out - 1)
+    i = np.arange(out - 1)
+    seq = (np.floor((i[None] + samples[:, None]) * alpha) - np.floor(samples[:, None] * alpha)).astype(np.int64)
+    return np.concatenate([seq, np.full(samples.shape + (1,), size - k, dtype=np.int64)], axis=1)
+
+
+class FractionalMaxPool(IndexedMaxPool):
+    _grad_fn_name = None
+
+    @staticmethod
+    def forward(ctx, x, kernel, output_size, samples):
+        n, c, nd = x.shape[0], x.shape[1], len(kernel)
+        s = samples.reshape(n * c, nd).astype(np.float64)
+        # torch's samples are (x, y[, z]) per plane: the last spatial dim first
+        coords = [fractional_starts(s[:, nd - 1 - d], size, k, out)[:, :, None] + np.arange(k)[None, None]
+                  for d, (size, k, out) in enumerate(zip(x.shape[2:], kernel, output_size))]
+        return window_max(ctx, x, coords, 3)
+
+
+class FractionalMaxPool2d(FractionalMaxPool):
+    _grad_fn_name = "FractionalMaxPool2DBackward0"
+
+
+class FractionalMaxPool3d(FractionalMaxPool):
+    _grad_fn_name = "FractionalMaxPool3DBackward0"
+
+
+class AvgPool3d(Op):
+    """d mean(window) = g/divisor on every element of the window, folded back"""
+    _grad_fn_name = "AvgPool3DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride, pads, divisor):
+        n, c, size = x.shape[0], x.shape[1], x.shape[2:]
+        cols = im2col_nd(x.reshape((n * c, 1) + size), kernel, (1,) * len(kernel), pads, stride)  # (NC, K, L)
+        outs = tuple(out_size(*a, 1) for a in zip(size, kernel, stride, *zip(*pads)))
+        ctx.scale = np.broadcast_to(1 / divisor, (1, 1, cols.shape[2])).astype(x.dtype)
+        ctx.args = (x.shape, kernel, pads, stride)
+        return (cols.sum(axis=1) / divisor).astype(x.dtype, copy=False).reshape((n, c) + outs)
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape, kernel, pads, stride = ctx.args
+        g = grad.reshape(shape[0] * shape[1], 1, -1) * Tensor._make(ctx.scale)
+        g = g.expand(g.shape[0], math.prod(kernel), g.shape[2])
+        out = Col2imNd.apply(g, tuple(shape[2:]), kernel, (1,) * len(kernel), pads, stride)
+        return out.reshape(shape), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return AvgPool3d.apply(t, *ctx.inputs[1:])
+
+
+class MaxUnpool(Op):
+    """out = zeros(size); out.flatten()[idx] = x per plane; d/dx is reading g at idx"""
+    _grad_fn_name = None
+
+    @staticmethod
+    def forward(ctx, x, idx, size):
+        ctx.idx, ctx.shape = idx, x.shape[:2] + tuple(size)
+        out = np.zeros((x.shape[0] * x.shape[1], math.prod(size)), dtype=x.dtype)
+        np.put_along_axis(out, _planes(idx), _planes(x), axis=1)
+        return out.reshape(x.shape[:2] + tuple(size))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return TakeFlat.apply(grad, ctx.idx), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return PutFlatAdd.apply(t, ctx.idx, ctx.shape)  # (linear: the same put, on the tangent)
+
+
+class MaxUnpool2d(MaxUnpool):
+    _grad_fn_name = "MaxUnpool2DBackward0"
+
+
+class MaxUnpool3d(MaxUnpool):
+    _grad_fn_name = "MaxUnpool3DBackward0"

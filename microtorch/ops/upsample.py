@@ -1,0 +1,215 @@
+"""Resampling: interpolate's modes, adaptive average pooling, pixel/channel shuffle, affine_grid.
+
+Every interpolation mode (nearest, nearest-exact, linear, bilinear, bicubic, trilinear, area) is
+separable and linear: along each spatial dim it multiplies by a small (out, in) matrix that says
+how much of each input element each output element takes. `Resample` applies one matrix per
+spatial dim; its gradient applies the transposed matrices (the adjoint), so any order works.
+"""
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op
+
+
+def apply_mats(x, mats):
+    """Multiply the last len(mats) dims of a numpy array by mats[i] (out_i, in_i) each."""
+    nd = len(mats)
+    for i, m in enumerate(mats):
+        d = x.ndim - nd + i
+        x = np.swapaxes(np.matmul(np.swapaxes(x, d, -1), m.T.astype(x.dtype, copy=False)), d, -1)
+    return x
+
+
+class Resample(Op):
+    """y = x times mats[i] along spatial dim i; d/dx multiplies by the transposed mats"""
+    _grad_fn_name = "ResampleBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mats):
+        ctx.mats = mats
+        return np.ascontiguousarray(apply_mats(x, mats))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Resample.apply(grad, tuple(m.T for m in ctx.mats)), None
+
+    @staticmethod
+    def jvp(ctx, t, _):
+        return Resample.apply(t, ctx.mats)
+
+
+def _named(name):
+    return type(name, (Resample,), {"_grad_fn_name": name + "Backward0", "__doc__": Resample.__doc__})
+
+
+RESAMPLE = {name: _named(name) for name in (
+    "UpsampleNearest1D", "UpsampleNearest2D", "UpsampleNearest3D", "UpsampleNearestExact1D",
+    "UpsampleNearestExact2D", "UpsampleNearestExact3D", "UpsampleLinear1D", "UpsampleBilinear2D",
+    "UpsampleBicubic2D", "UpsampleTrilinear3D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D")}
+
+
+# ---- the matrices, one spatial dim at a time ---------------------------------------------------------
+def _rows(out_n, in_n, cols, weights):
+    """An (out, in) matrix from per-row column indices and weights (repeated columns add up)."""
+    m = np.zeros((out_n, in_n))
+    np.add.at(m, (np.arange(out_n)[:, None].repeat(cols.shape[1], 1), cols), weights)
+    return m
+
+
+def _source(out_n, in_n, scale, align_corners):
+    """The source coordinate of each output element (torch's area_pixel_compute_source_index)."""
+    dst = np.arange(out_n, dtype=np.float64)
+    if align_corners:
+        return dst * ((in_n - 1) / (out_n - 1) if out_n > 1 else 0.0)
+    s = in_n / out_n if scale is None else 1.0 / scale
+    return s * (dst + 0.5) - 0.5
+
+
+def nearest_matrix(out_n, in_n, scale, exact):
+    s = np.float32(in_n / out_n if scale is None else 1.0 / scale)  # torch computes this in float
+    dst = np.arange(out_n, dtype=np.float32) + (np.float32(0.5) if exact else 0)
+    src = np.minimum(np.floor(dst * s).astype(np.int64), in_n - 1)
+    return _rows(out_n, in_n, src[:, None], np.ones((out_n, 1)))
+
+
+def linear_matrix(out_n, in_n, scale, align_corners):
+    src = np.maximum(_source(out_n, in_n, scale, align_corners), 0.0)
+    i0 = np.minimum(np.floor(src).astype(np.int64), in_n - 1)
+    i1 = np.minimum(i0 + 1, in_n - 1)
+    lam = src - i0
+    return _rows(out_n, in_n, np.stack([i0, i1], 1), np.stack([1 - lam, lam], 1))
+
+
+def cubic_matrix(out_n, in_n, scale, align_corners, a=-0.75):
+    src = _source(out_n, in_n, scale, align_corners)
+    i = np.floor(src).astype(np.int64)
+    t = src - i
+    near = lambda u: ((a + 2) * u - (a + 3)) * u * u + 1             # noqa: E731  |u| <= 1
+    far = lambda u: ((a * u - 5 * a) * u + 8 * a) * u - 4 * a        # noqa: E731  1 < |u| < 2
+    w = np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], 1)
+    cols = np.clip(i[:, None] + np.arange(-1, 3)[None], 0, in_n - 1)
+    return _rows(out_n, in_n, cols, w)
+
+
+def area_matrix(out_n, in_n):
+    """adaptive average pooling: the mean over [floor(i*in/out), ceil((i+1)*in/out))"""
+    i = np.arange(out_n)
+    start, end = (i * in_n) // out_n, -((-(i + 1) * in_n) // out_n)
+    j = np.arange(in_n)[None]
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    return inside / np.maximum(end - start, 1)[:, None]
+
+
+# ---- shuffles ---------------------------------------------------------------------------------------
+def _shuffle(x, r):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)"""
+    lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
+    y = x.reshape(lead + (c // (r * r), r, r, h, w))
+    k = len(lead)
+    y = y.transpose(tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
+    return y.reshape(lead + (c // (r * r), h * r, w * r))
+
+
+def _unshuffle(x, r):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)"""
+    lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
+    y = x.reshape(lead + (c, h // r, r, w // r, r))
+    k = len(lead)
+    y = y.transpose(tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
+    return y.reshape(lead + (c * r * r, h // r, w // r))
+
+
+class PixelShuffle(Op):
+    """a permutation of elements: its gradient is the inverse permutation, pixel_unshuffle"""
+    _grad_fn_name = "PixelShuffleBackward0"
+
+    @staticmethod
+    def forward(ctx, x, r):
+        ctx.r = r
+        return _shuffle(x, r)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return PixelUnshuffle.apply(grad, ctx.r), None
+
+    @staticmethod
+    def jvp(ctx, t, _):
+        return PixelShuffle.apply(t, ctx.r)
+
+
+class PixelUnshuffle(Op):
+    """a permutation of elements: its gradient is the inverse permutation, pixel_shuffle"""
+    _grad_fn_name = "PixelUnshuffleBackward0"
+
+    @staticmethod
+    def forward(ctx, x, r):
+        ctx.r = r
+        return _unshuffle(x, r)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return PixelShuffle.apply(grad, ctx.r), None
+
+    @staticmethod
+    def jvp(ctx, t, _):
+        return PixelUnshuffle.apply(t, ctx.r)
+
+
+class ChannelShuffle(Op):
+    """channels (g, C/g) -> (C/g, g): the gradient shuffles back with C/g groups"""
+    _grad_fn_name = "ChannelShuffleBackward0"
+
+    @staticmethod
+    def forward(ctx, x, groups):
+        n, c = x.shape[0], x.shape[1]
+        ctx.back = c // groups
+        y = x.reshape((n, groups, c // groups) + x.shape[2:]).swapaxes(1, 2)
+        return np.ascontiguousarray(y).reshape(x.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ChannelShuffle.apply(grad, ctx.back), None
+
+    @staticmethod
+    def jvp(ctx, t, _):
+        return ChannelShuffle.apply(t, ctx.inputs[1])
+
+
+# ---- affine_grid --------------------------------------------------------------------------------------
+def _linspace(steps, align_corners):
+    if steps <= 1:
+        return np.zeros(max(steps, 0))
+    r = np.linspace(-1.0, 1.0, steps)
+    return r if align_corners else r * (steps - 1) / steps
+
+
+def base_grid(size, align_corners):
+    """(prod(spatial), n+1): the normalized (x, y[, z], 1) of every output location"""
+    spatial = size[2:]
+    axes = np.meshgrid(*[_linspace(s, align_corners) for s in spatial], indexing="ij")
+    cols = [a.ravel() for a in reversed(axes)] + [np.ones(math.prod(spatial))]
+    return np.stack(cols, 1)
+
+
+class AffineGridGenerator(Op):
+    """grid = base @ theta^T (linear in theta): d theta = g^T @ base"""
+    _grad_fn_name = "AffineGridGeneratorBackward0"
+
+    @staticmethod
+    def forward(ctx, theta, size, align_corners):
+        base = base_grid(size, align_corners).astype(theta.dtype)
+        ctx.base, ctx.size = base, size
+        grid = np.matmul(base[None], theta.transpose(0, 2, 1))                  # (N, P, n)
+        return grid.reshape((size[0],) + tuple(size[2:]) + (len(size) - 2,))
+
+    @staticmethod
+    def backward(ctx, grad):
+        n, k = ctx.size[0], len(ctx.size) - 2
+        g = grad.reshape(n, -1, k).transpose(1, 2)                             # (N, n, P)
+        return g @ Tensor._make(ctx.base), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return AffineGridGenerator.apply(t, *ctx.inputs[1:])

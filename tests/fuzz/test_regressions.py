@@ -1,0 +1,189 @@
+"""Each class of difference the fuzzer found, as a small hand-written program compared with torch.
+
+A case is a fuzz Program (tests/fuzz/program.py) run on both libraries by the fuzzer's own runner,
+so everything it compares is compared here too: values, grad_fn names and graph nodes, flags,
+exception types, first-order grads and their requires_grad, second-order grads, and .grad after
+backward() (seed 1 makes the runner do all three).
+"""
+import numpy as np
+import pytest
+
+from .check import check_program
+from .compare import real
+from .program import Leaf, Program, Step
+
+
+def _program(leaves, steps):
+    """leaves: {name: (array, requires_grad)}; steps: [(op, expr over L/F and names)], bound to v0, v1..."""
+    prog = Program(1, [Leaf(k, np.asarray(a, dtype=np.float64), rg) for k, (a, rg) in leaves.items()], [])
+    for i, (op, expr) in enumerate(steps):
+        prog.steps.append(Step(f"v{i}", op, expr, inplace=op == "inplace"))
+    return prog
+
+
+def assert_like_torch(leaves, steps):
+    diffs = real(check_program(_program(leaves, steps)))
+    assert not diffs, diffs
+
+
+X0 = {"x": ([[1.5, 0.0, -2.0], [0.5, 3.0, 0.0]], True)}  # a zero in each row
+X00 = {"x": ([[0.0, 0.0, 2.0], [0.0, 1.0, -1.0]], True)}  # two zeros in a row
+
+
+@pytest.mark.parametrize("leaves", [X0, X00], ids=["one-zero", "two-zeros"])
+@pytest.mark.parametrize("expr", ["L.prod(x)", "L.prod(x, dim=1)", "L.prod(x, dim=0, keepdim=True)",
+                                  "x.prod(-1) * 2.0"])
+def test_prod_at_zero_has_a_second_order(leaves, expr):
+    """torch's product-of-the-others is differentiable (it has a graph with create_graph=True)."""
+    assert_like_torch(leaves, [("prod", expr)])
+
+
+@pytest.mark.parametrize("base", [[0.0, 0.0, 1.5], [[0.0], [2.0]]])
+def test_pow_tensor_exponent_at_zero_base(base):
+    """d/db 0^b is 0 for b >= 0, and its own derivative is 0 * log 0 = NaN in torch."""
+    leaves = {"a": (base, False), "b": ([2.0, 0.0, 0.5], True)}
+    assert_like_torch(leaves, [("pow", "L.pow(a, b)")])
+
+
+@pytest.mark.parametrize("p", [2, 3, 1.5, 0.5, 1, float("inf")])
+def test_norm_at_a_zero(p):
+    """a zero entry and a zero norm: torch masks the division, so its second order is NaN there."""
+    leaves = {"x": ([[-2.0, 0.0, 1.0], [0.0, 0.0, 0.0]], True)}
+    assert_like_torch(leaves, [("norm", f"L.norm(x, p={p!r}, dim=1)")])
+
+
+def test_relu_passes_the_gradient_of_a_nan():
+    """torch's threshold_backward zeroes where result <= 0; NaN is not <= 0, so its gradient flows."""
+    leaves = {"x": ([[-1.0, 2.0, 0.0, 3.0]], False), "a": ([-2.0], True)}
+    steps = [("std", "L.std(x, dim=0, correction=2, keepdim=False)"), ("sub", "L.sub(v0, a)"), ("relu", "L.relu(v1)")]
+    assert_like_torch(leaves, steps)
+
+
+def test_cross_entropy_under_an_infinite_gradient():
+    """nll_loss writes the gradient into the target entries only: the others stay 0, not 0 * inf."""
+    leaves = {"x": ([[2.0, -2.0, 0.0, 1.0], [0.0, 0.0, 1.0, -1.0]], True), "z": ([0.0], True)}
+    steps = [("cross_entropy", "F.cross_entropy(x, L.tensor([3, 2]), reduction='none')"), ("div", "L.div(v0, z)")]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("b", [[0.0, 0.0], [0.0, 2.0]])
+def test_div_by_zero_differentiates_twice_as_torch(b):
+    """torch's d(a/b)/db is -g (a/b)/b: its inf and nan at b = 0 are torch's."""
+    leaves = {"a": ([0.1, -2.0], True), "b": (b, True)}
+    assert_like_torch(leaves, [("div", "L.div(a, b)")])
+
+
+@pytest.mark.parametrize("views", ["v0.split([1, 2], dim=0)[1]", "v0.unbind(0)[0]", "v0.chunk(3)[2]"])
+def test_a_split_output_cannot_be_used_after_its_base_changed(views):
+    """torch raises when the view is next recorded (its grad_fn cannot be regenerated), not at backward."""
+    leaves = {"x": ([-1.0, 0.5, 2.0], True)}
+    steps = [("sin", "L.sin(x)"), ("split", views), ("inplace", "v0.mul_(2)"), ("mul", "v1 * 2")]
+    assert_like_torch(leaves, steps)
+
+
+def test_gather_saves_its_input():
+    """gather's backward needs only the input's size, but torch saves the input: an in-place change fails."""
+    leaves = {"x": ([[2.0, -1.0]], True)}
+    steps = [("sin", "L.sin(x)"), ("gather", "L.gather(v0, 1, L.tensor([[1, 1, 0]]))"), ("inplace", "v0.div_(-2)")]
+    assert_like_torch(leaves, steps)
+
+
+Z = {"z": ([[0.0], [0.0]], True), "n": ([[2.0, -1.0]], True), "s": (0.0, True), "v": ([0.05, -0.2], True),
+     "m": ([[[-0.0]]], False)}
+
+
+@pytest.mark.parametrize("expr", [
+    "L.rsqrt(z @ n)",                           # k = 1: torch's gemm multiplies, 0 * -1 is -0.0
+    "1.0 / L.matmul(z.unsqueeze(0).expand(2, 2, 1), n)",  # the same, folded from 3-d
+    "1.0 / L.einsum(',a->', s, v)",             # v is summed first, then multiplied: 0 * -0.15 = -0.0
+    "1.0 / L.einsum(',abc->a', s, m)",          # size-1 labels are dropped, not summed
+    "1.0 / L.einsum('ij,jk->ik', z, n)",        # a size-1 contraction is a product
+    "1.0 / L.einsum('ij,kj->ik', z, z)",        # a real contraction adds from +0.0, as numpy
+])
+def test_the_sign_of_a_zero_product(expr):
+    """torch's order of work decides whether a zero product is -0.0, and 1/x tells it apart (-inf)."""
+    product, _, rest = expr.partition(" / ")
+    op = "einsum" if "einsum" in rest else "matmul"
+    assert_like_torch(Z, [(op, rest), ("div", f"{product} / v0")] if rest else [(op, expr)])
+
+
+@pytest.mark.parametrize("expr", ["L.clamp(x, min=0)", "L.clamp(x, max=0.0)", "L.clamp(x, min=-x)", "L.relu(x)",
+                                  "F.elu(x)", "L.maximum(x, -x)", "L.minimum(x, -x)", "L.clamp_min(x, 0.0)",
+                                  "L.clamp_max(x, 0.0)"])
+def test_min_and_max_keep_a_negative_zero(expr):
+    """torch keeps x unless the bound is strictly beyond it: clamp(-0.0, min=0) is -0.0 (numpy: +0.0)."""
+    leaves = {"x": ([-0.0, 0.0, 1.0, -2.0], True)}
+    assert_like_torch(leaves, [("value", f"1.0 / {expr}")])
+
+
+def test_prod_over_a_size_one_dim_with_a_zero():
+    """the product of no others is a constant 1: the gradient has no graph (its requires_grad is torch's)."""
+    assert_like_torch({"x": ([[1.0, -1.0, 0.0]], True)}, [("prod", "L.prod(x, dim=0, keepdim=True)")])
+
+
+@pytest.mark.parametrize("steps", [
+    [("permute", "x.reshape(1, 2, 3).permute(2, 1, 0)"),
+     ("cross_entropy", "F.cross_entropy(v0, L.tensor([[0], [1], [1]]), reduction='none')")],
+    [("cross_entropy", "F.cross_entropy(x[:0], L.zeros((0, 3), dtype=L.float64))")],  # probabilities, empty batch
+    [("cross_entropy", "F.cross_entropy(x[:0].unsqueeze(-1), L.zeros((0, 1), dtype=L.int64), reduction='none')")],
+])
+def test_cross_entropy_layout_and_empty_batches(steps):
+    """log_softmax's result is contiguous in torch; an empty mean is a NaN filled in place; an empty 3-d input."""
+    assert_like_torch({"x": ([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], True)}, steps)
+
+
+def test_flip_keeps_the_layout():
+    """torch's flip of a transposed tensor is transposed too: reshape must then copy (UnsafeViewBackward0)."""
+    leaves = {"x": ([[[1.0, 0.0, -1.0], [2.0, 3.0, 4.0]]], True)}
+    assert_like_torch(leaves, [("transpose", "x.transpose(2, 1)"), ("flip", "L.flip(v0, (0, 1, 2))"),
+                               ("reshape", "v1.reshape((6,))")])
+
+
+@pytest.mark.parametrize("steps", [
+    [("expand", "x.expand(3, 2, 3)"), ("inplace", "v0.zero_()")],
+    [("expand", "x.expand(3, 2, 3)"), ("inplace", "v0.fill_(2.5)")],
+    [("expand", "x.expand(3, 2, 3)"), ("setitem", "v0.__setitem__(0, 1.5) or v0")],  # x[0] has no repeats
+    [("expand", "x[:1].expand(3, 2, 3)"), ("setitem", "v0.__setitem__(0, 1.5) or v0")],  # refused: it has
+    [("expand", "x[:1].expand(3, 3)"), ("view", "v0.diagonal()"), ("inplace", "v1.add_(1.5)")],  # no overlap
+    [("expand", "x[:, :0].expand(4, 2, 0)"), ("inplace", "v0.mul_(2)")],  # nothing to write
+    [("expand", "x.expand(3, 2, 3)"), ("inplace", "v0.mul_(2)")],  # torch refuses: the same element twice
+    [("exp", "L.exp(y)"), ("expand", "v0.expand(3, 2, 3)"), ("inplace", "v1.fill_(2.0)")],  # with a history
+])
+def test_writing_into_an_expanded_tensor(steps):
+    """fill_/zero_ write one value, so torch allows them on an expand(); other ops only without overlap."""
+    assert_like_torch({"x": ([[0.0, -2.0, 0.0], [1.0, 2.0, 3.0]], False), "y": ([[0.5, 1.0, 2.0]], True)}, steps)
+
+
+@pytest.mark.parametrize("reduction", ["L.std(v0, dim=-1)", "L.sum(v0, dim=0)", "L.amax(v0, dim=1)",
+                                       "L.logsumexp(v0, dim=-1)", "L.max(v0, dim=-1).values", "L.norm(v0, dim=2)"])
+def test_reductions_are_contiguous(reduction):
+    """torch's reductions return contiguous tensors whatever the input's layout: reshape is then a view."""
+    leaves = {"x": (np.arange(24.0).reshape(2, 3, 4) / 7, True)}
+    assert_like_torch(leaves, [("permute", "x.permute(2, 0, 1)"), ("sum", reduction), ("reshape", "v1.reshape(-1)")])
+
+
+def test_matmul_folds_an_expanded_batch_as_torch():
+    """a size-1 dim has stride 0 in numpy's broadcast_to; torch keeps a stride for which folding needs no copy."""
+    leaves = {"x": (np.full((1, 3, 4, 1), -0.5), True), "v": ([1.3, 0.2, -0.4], False)}
+    assert_like_torch(leaves, [("expand", "x.expand((-1, 3, -1, 3))"), ("matmul", "L.matmul(v0, v)")])
+
+
+@pytest.mark.parametrize("steps", [
+    [("t", "x.t()"), ("div", "L.div(v0, y)"), ("reshape", "v1.reshape((-1,))")],        # transposed like x.t()
+    [("t", "x.t()"), ("div", "L.div(y, v0)"), ("reshape", "v1.reshape((-1,))")],        # C order like y
+    [("permute", "z.permute((1, 0))"), ("add", "L.add(v0, w)"), ("view", "v1.view((6, 4, -1, 1))")],  # view refuses
+    [("t", "x.t()"), ("where", "L.where(y > 0, v0, y)"), ("reshape", "v1.reshape((-1,))")],  # the condition decides
+])
+def test_elementwise_results_are_laid_out_as_torch(steps):
+    """torch orders the result's dims by its operands' strides (the first operand that tells them apart)."""
+    leaves = {"x": (np.arange(8.0).reshape(4, 2), True), "y": (np.ones((2, 4)) * 3, True),
+              "z": (np.arange(12.0).reshape(3, 4), False), "w": (np.ones((2, 4, 3)), False)}
+    assert_like_torch(leaves, steps)
+
+
+def test_prod_with_two_zeros_under_backward_is_zero():
+    """without create_graph, torch's prod backward with two zeros or more returns zeros, even for a NaN grad."""
+    leaves = {"x": ([[0.0, 0.0]], True)}
+    prog = _program(leaves, [("prod", "L.prod(x)"), ("std", "L.std(v0, dim=None, correction=2, keepdim=False)")])
+    prog.seed = 3  # the runner's backward()-only programs
+    assert not real(check_program(prog))
