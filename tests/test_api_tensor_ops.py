@@ -63,6 +63,17 @@ SPECS = [
     ("addr", lambda l, x, u, v: l.addr(x, u, v, alpha=3), (W3, V, V), "AddrBackward0", {}),
     ("baddbmm", lambda l, x, a, b: x.baddbmm(a, b, beta=2), (B, B, B), "BaddbmmBackward0", {}),
     ("addbmm", lambda l, x, a, b: l.addbmm(x, a, b, alpha=0.5), (W3, B, B), "AddbmmBackward0", {}),
+    ("cov", lambda l, x: x.cov(), (X,), "SqueezeBackward0", {}),
+    ("cov weighted", lambda l, x: l.cov(x, correction=0, fweights=l.tensor([1, 2, 1, 3]),
+                                         aweights=l.tensor([0.5, 1.0, 2.0, 1.5], dtype=l.float64)), (X,), None, {}),
+    ("corrcoef", lambda l, x: x.corrcoef(), (X,), "ClampBackward1", {}),
+    ("matrix_exp", lambda l, a: (a / 3).matrix_exp(), (A,), "LinalgMatrixExpBackward0", {"tol": 1e-8}),
+    ("pinverse", lambda l, x: x.pinverse(), (X,), "LinalgPinvBackward0", {"tol": 1e-8}),
+    ("pinverse tall", lambda l, x: l.pinverse(x.t()), (X,), "LinalgPinvBackward0", {"tol": 1e-8}),
+    ("cholesky", lambda l, a: ((a + a.mT) / 2).cholesky(), (SPD,), "CholeskyBackward0",
+     {"tol": 1e-8, "jvp": False, "vmap": False}),  # (torch's cholesky has no forward AD; vmap draws non-SPD)
+    ("cholesky upper", lambda l, a: l.cholesky((a + a.mT) / 2, upper=True), (SPD,), "CholeskyBackward0",
+     {"tol": 1e-8, "jvp": False, "vmap": False}),
     ("lgamma", lambda l, x: x.lgamma(), (X,), "LgammaBackward0", {"tol": 1e-8}),
     ("digamma", lambda l, x: l.digamma(x), (X,), "DigammaBackward0", {"tol": 1e-8}),
     ("polygamma", lambda l, x: x.polygamma(2), (POS,), "PolygammaBackward0", {}),
@@ -71,7 +82,8 @@ SPECS = [
     ("i0", lambda l, x: x.i0(), (X,), "I0Backward0", {}),
     ("igamma", lambda l, x: l.igamma(l.tensor(POS), x), (POS.T.copy().reshape(3, 4),), "IgammaBackward0",
      {"tol": 1e-8, "jvp": False}),
-    ("igammac", lambda l, x: l.tensor(POS * 3).igammac(x), (POS[::-1].copy(),), "IgammacBackward0", {"tol": 1e-8, "jvp": False}),
+    ("igammac", lambda l, x: l.tensor(POS * 3).igammac(x), (POS[::-1].copy(),), "IgammacBackward0",
+     {"tol": 1e-8, "jvp": False}),
     ("ldexp", lambda l, x: x.ldexp(l.tensor([1, 2, 3, 0])), (X,), "LdexpBackward0", {}),
     ("copysign", lambda l, x: x.copysign(l.tensor([1.0, -1.0, 2.0, -0.5], dtype=l.float64)), (X,),
      "CopysignBackward0", {}),
@@ -105,7 +117,7 @@ def _check(f, inputs, grad_fn, opts):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_op(f, *inputs, grad_fn=grad_fn, second_order=opts.get("second_order", True),
-                 grad_tol=opts.get("tol", 1e-10), jvp=opts.get("jvp", True))
+                 grad_tol=opts.get("tol", 1e-10), jvp=opts.get("jvp", True), vmap=opts.get("vmap", True))
 
 
 @pytest.mark.parametrize("name, f, inputs, grad_fn, opts", SPECS, ids=[s[0] for s in SPECS])

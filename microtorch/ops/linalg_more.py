@@ -449,3 +449,175 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     bmm(batch1, batch2)
     return _fused(Addbmm, "addbmm", input, batch1, batch2, beta, alpha, (batch1.shape[1], batch2.shape[2]))
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """the covariance of the rows (variables) over the columns (observations), optionally weighted."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    if input.dtype.name == "bool":
+        raise RuntimeError("cov(): bool dtype is not supported for input; convert it with .float()")
+    x = input.reshape(1, -1) if input.ndim < 2 else input
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        x = x.to(_default_float())
+    w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is not None:
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        norm = w_sum - (correction * (w * aweights).sum() / w_sum if aweights is not None else correction)
+    else:
+        avg = x.mean(1)
+        norm = x.shape[1] - correction
+    norm = norm.clamp(min=0) if isinstance(norm, Tensor) else max(norm, 0)
+    xm = x - avg.unsqueeze(1)
+    c = mm(xm, (xm * w if w is not None else xm).t().conj())
+    return (c / norm).squeeze()
+
+
+def _default_float():
+    from .._dtype import get_default_dtype
+    return get_default_dtype()
+
+
+def corrcoef(input):
+    """Pearson's correlation coefficients of the rows: cov / (std_i std_j), clipped to [-1, 1]."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    std = c.diagonal().sqrt()
+    c = c / std.reshape(-1, 1)
+    c = c / std.reshape(1, -1)
+    return c.clamp(-1, 1)
+
+
+def _expm_np(a):
+    """e^A by scaling and squaring: a Taylor series of A / 2^s (norm <= 1/2), squared s times."""
+    norm = np.abs(a).sum(-2).max() if a.size else 0.0
+    s = max(0, int(np.ceil(np.log2(norm))) + 1) if norm > 0 else 0
+    x = a / 2.0 ** s
+    term = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
+    out = term.copy()
+    for k in range(1, 30):
+        term = term @ x / k
+        out = out + term
+    for _ in range(s):
+        out = out @ out
+    return out
+
+
+def _block_exp(a, t):
+    """the Frechet derivative of exp at A in direction T: the top-right block of exp([[A, T], [0, A]])."""
+    from .shape import cat
+    n = a.shape[-1]
+    top = cat([a, t], -1)
+    bottom = cat([a * 0, a], -1)
+    return MatrixExp.apply(cat([top, bottom], -2))[..., :n, n:]
+
+
+class MatrixExp(Op):
+    """d e^A = the Frechet derivative L(A, dA);  grad = L(A^H, G)"""
+    _grad_fn_name = "LinalgMatrixExpBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _expm_np(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return _block_exp(a.mT.conj(), grad)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return _block_exp(ctx.inputs[0], t)
+
+
+def matrix_exp(input):
+    return MatrixExp.apply(_square(input, "matrix_exp"))
+
+
+class Pinverse(Op):
+    """X = A^+;  dX = -X dA X + X X^H dA^H (I - A X) + (I - X A) dA^H X^H X"""
+    _grad_fn_name = "LinalgPinvBackward0"
+
+    @staticmethod
+    def forward(ctx, a, rcond=1e-15):
+        out = np.linalg.pinv(a, rcond=rcond)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        xh, gh = x.mT.conj(), grad.mT.conj()
+        left = _eye(a, a.shape[-2]) - matmul(a, x)    # I - A X  (m x m)
+        right = _eye(a, a.shape[-1]) - matmul(x, a)   # I - X A  (n x n)
+        return (-matmul(matmul(xh, grad), xh) + matmul(matmul(left, gh), matmul(x, xh))
+                + matmul(matmul(xh, x), matmul(gh, right)))
+
+    @staticmethod
+    def jvp(ctx, t):
+        a, x = ctx.inputs[0], ctx.output
+        th = t.mT.conj()
+        xh = x.mT.conj()
+        left = _eye(a, a.shape[-2]) - matmul(a, x)
+        right = _eye(a, a.shape[-1]) - matmul(x, a)
+        return (-matmul(matmul(x, t), x) + matmul(matmul(x, xh), matmul(th, left))
+                + matmul(matmul(right, th), matmul(xh, x)))
+
+
+def _eye(like, n):
+    return Tensor._make(np.eye(n, dtype=like._data.dtype))
+
+
+def pinverse(input, rcond=1e-15):
+    if input.ndim < 2:
+        raise RuntimeError(f"pinverse(): expected a tensor with 2 or more dimensions, got {input.ndim}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"pinverse(): Expected a floating point or complex tensor as input. Got {input.dtype}")
+    return Pinverse.apply(input, rcond=rcond)
+
+
+def _phi(x):
+    """the lower triangle with its diagonal halved"""
+    from .._creation import tril
+    n = x.shape[-1]
+    return tril(x) * Tensor._make(np.where(np.eye(n, dtype=bool), 0.5, 1.0).astype(x._data.dtype))
+
+
+class Cholesky(Op):
+    """A = L L^H;  grad_A = sym(L^-H phi(L^H gL) L^-1)"""
+    _grad_fn_name = "CholeskyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, upper=False):
+        try:
+            low = np.linalg.cholesky(a)
+        except np.linalg.LinAlgError:
+            raise RuntimeError("cholesky: The factorization could not be completed because the input is not "
+                               "positive-definite; check that A is symmetric with positive eigenvalues") from None
+        ctx.upper = upper
+        out = np.swapaxes(low, -1, -2).conj() if upper else low
+        ctx.save_for_backward(out)  # (the output itself, so that backward can be differentiated again)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        low, g = (out.mT.conj(), grad.mT.conj()) if ctx.upper else (out, grad)
+        inv = Inverse.apply(low)
+        s = matmul(matmul(inv.mT.conj(), _phi(matmul(low.mT.conj(), g))), inv)
+        return (s + s.mT.conj()) * 0.5
+
+    @staticmethod
+    def jvp(ctx, t):  # torch's (deprecated) cholesky has no forward-mode formula: refused as there
+        raise NotImplementedError("Trying to use forward AD with cholesky that does not support it because it has "
+                                  "not been implemented yet; use reverse mode, or linalg.cholesky on torch")
+
+
+def cholesky(input, upper=False):
+    return Cholesky.apply(_square(input, "cholesky"), upper=upper)
