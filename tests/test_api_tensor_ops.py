@@ -123,3 +123,93 @@ def _check(f, inputs, grad_fn, opts):
 @pytest.mark.parametrize("name, f, inputs, grad_fn, opts", SPECS, ids=[s[0] for s in SPECS])
 def test_op_as_torch(name, f, inputs, grad_fn, opts):
     _check(f, inputs, grad_fn, opts)
+
+
+def _same(m, t):
+    if isinstance(t, (tuple, list)):
+        assert len(m) == len(t)
+        for a, b in zip(m, t):
+            _same(a, b)
+        return
+    if isinstance(t, torch.Tensor):
+        assert str(m.dtype).split(".")[1] == str(t.dtype).split(".")[1], (m.dtype, t.dtype)
+        np.testing.assert_allclose(m.detach().numpy(), t.detach().numpy(), rtol=1e-6, atol=1e-9, equal_nan=True)
+    else:
+        assert m == t
+
+
+I = np.array([[12, 18, -7], [5, 0, 9]])
+VALUES = [
+    "x.cummax(0)", "x.cummin(1)", "x.median(1)", "x.nanmedian(0)", "x.kthvalue(2, 0)", "x.mode(1)",
+    "lib.tensor([[1., 2., 2., 3.], [4., 4., 1., 1.]]).mode(1)", "x.aminmax()", "lib.aminmax(x, dim=0, keepdim=True)",
+    "lib.slogdet(a)", "x.frexp()", "lib.bitwise_and(i, 6)", "i.bitwise_or(lib.tensor([1, 2, 3]))", "i.bitwise_xor(5)",
+    "lib.bitwise_not(i)", "i.bitwise_left_shift(2)", "i.bitwise_right_shift(1)", "lib.gcd(i, lib.tensor([4, 6, 14]))",
+    "i.lcm(lib.tensor([4, 6, 14]))", "lib.tensor([1, 1, 2, 2, 3, 1]).unique_consecutive(return_counts=True, "
+    "return_inverse=True)", "lib.nonzero_static(i, size=6)", "lib.nonzero_static(i, size=2, fill_value=7)",
+    "x.quantile(lib.tensor([0.0, 0.5, 1.0], dtype=lib.float64), dim=1, interpolation='nearest')",
+    "x.quantile(0.25, interpolation='lower')", "x.quantile(0.25, interpolation='higher')",
+    "x.quantile(0.25, interpolation='midpoint')", "lib.nan_to_num(lib.tensor([float('nan'), float('inf'), -1.]))",
+    "lib.tensor([1., 2.]).nextafter(lib.tensor([2., 1.]))", "lib.cumprod(i, 0)",
+    "lib.tensor([[0.5, float('nan')], [1.0, 2.0]]).nanmedian()", "lib.tensor([1., float('nan'), 3.]).median()",
+    "x.clone().fill_diagonal_(5.0)", "lib.zeros(5, 3).fill_diagonal_(2.0, wrap=True)",
+    "lib.zeros(3, 3, 3).fill_diagonal_(1.0)", "x.clone().index_copy_(1, lib.tensor([0]), x[:, 1:2])",
+    "x.clone().scatter_add_(1, lib.tensor([[0, 0], [1, 1], [2, 2]]), x[:, :2])", "x.clone().cumprod_(1)",
+    "x.clone().put_(lib.tensor([0, 1]), lib.tensor([9., 8.], dtype=lib.float64), accumulate=True)",
+    "lib.zeros(2, 3).index_put_((lib.tensor([0, 0]), lib.tensor([1, 1])), lib.tensor([1., 2.]), accumulate=True)",
+    "i.clone().gcd_(lib.tensor([4, 6, 14]))", "x.clone().lgamma_()", "x.abs().digamma_()", "x.dim_order()",
+    "x.t().dim_order()", "lib.diagflat(lib.tensor([1., 2.]))", "lib.diag_embed(x, -1, 0, 2)",
+    "lib.tensor([[1., 2.], [3., 4.]]).matrix_power(0)", "lib.dist(x, x * 0, float('inf'))",
+]
+
+
+@pytest.mark.parametrize("expr", VALUES)
+def test_values_as_torch(expr):
+    def run(lib):
+        env = {"lib": lib, "x": lib.tensor(X[:3, :3].copy()), "i": lib.tensor(I), "a": lib.tensor(A)}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return eval(expr, env)
+    _same(run(mt), run(torch))
+
+
+ERRORS = [
+    "x.cumprod(5)", "x.cummax(1.5)", "x[0].det()", "lib.inverse(lib.zeros(2, 2))", "x[:2, :2].cross(x[:2, :2])", "x.kron(2)",
+    "x.vdot(x)", "x.median(None)", "x.kthvalue(9)", "x.quantile(1.5)", "x.quantile(0.5, interpolation='up')",
+    "lib.bitwise_and(x, x)", "lib.gcd(x.long(), 3)", "x.index_copy(0, lib.tensor([0]), x)",
+    "x.index_fill(0, lib.tensor([5]), 1.0)", "x.select_scatter(x, 0, 0)", "x.slice_scatter(x[:1], 0, 0, 2)",
+    "x.diagonal_scatter(x)", "x.masked_scatter(x > 0, x.long())", "x.put(lib.tensor([99]), x[0, :1])",
+    "x.unfold(0, 9, 1)", "x.renorm(-1, 0, 1.0)", "x.narrow_copy(0, 2, 5)", "x.polygamma(-1)",
+    "lib.tensor([1j]).digamma()", "x.nan_to_num(x)", "x.fill_diagonal_(x)", "lib.mvlgamma(x.bool(), 2)",
+    "lib.cov(lib.zeros(2, 2, 2))", "lib.tensor([True]).cov()", "x.matrix_power(1.5)", "x[0].adjoint()",
+    "lib.ldexp(x, 2)", "x.igamma(3)", "x.dist(x.bool())", "lib.tensor([1j, 2j]).cummax(0)",
+]
+
+
+@pytest.mark.parametrize("expr", ERRORS)
+def test_errors_as_torch(expr):
+    """the same exception type as torch, and a message that names the op"""
+    def run(lib):
+        env = {"lib": lib, "x": lib.tensor(X[:3, :3].copy())}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                eval(expr, env)
+            except Exception as e:  # noqa: BLE001 (compared below)
+                return e
+        raise AssertionError(f"{lib.__name__}: {expr} did not raise")
+    et, em = run(torch), run(mt)
+    # (torch's LinAlgError is a RuntimeError subclass that microtorch does not have: its base is accepted)
+    assert type(em) in type(et).__mro__[:2], (expr, type(em), type(et), str(em))
+
+
+def test_namespace_and_all():
+    for name in ("cumprod", "cummax", "logcumsumexp", "median", "quantile", "nanquantile", "kthvalue", "det",
+                 "logdet", "slogdet", "inverse", "pinverse", "cross", "kron", "inner", "vdot", "dist", "cov",
+                 "corrcoef", "matrix_exp", "matrix_power", "diag_embed", "diagflat", "addbmm", "baddbmm", "addmv",
+                 "addr", "lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "i0", "igamma", "igammac",
+                 "bitwise_and", "gcd", "lcm", "ldexp", "frexp", "copysign", "nextafter", "nan_to_num",
+                 "scatter_add", "index_copy", "index_fill", "index_put", "masked_scatter", "diagonal_scatter",
+                 "select_scatter", "slice_scatter", "unique_consecutive", "renorm", "narrow_copy",
+                 "nonzero_static", "conj_physical", "cholesky", "adjoint", "aminmax", "mode", "nanmedian"):
+        assert hasattr(torch, name), name
+        assert callable(getattr(mt, name)) and name in mt.__all__, name

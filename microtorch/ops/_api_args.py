@@ -46,4 +46,5 @@ def checked(fn, op, method=False, signature_of=None):
         if err is not None:
             raise err
         return fn(*args, **kwargs)
+    with_checked_args.__microtorch_guarded__ = True  # (checked here: ops/_checks.guard need not guess again)
     return with_checked_args

@@ -122,6 +122,9 @@ def index_copy(input, dim, index, source):
     idx = _index(index, "index_copy")
     d, key = _dim_key(input, dim, idx, "index_copy")
     _same_dtype(input, source, "index_copy")
+    if source.ndim == input.ndim and source.ndim and source.shape[d] != idx.size:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
+                         f"({source.shape[d]})")
     want = tuple(input.shape[:d]) + (idx.size,) + tuple(input.shape[d + 1:])
     if tuple(source.shape) != want and source.numel() != int(np.prod(want)):
         raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
