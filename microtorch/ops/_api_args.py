@@ -25,7 +25,7 @@ OVERRIDES = {
     "quantile": {"q": "tensor_or_number", "dim": "int", "interpolation": "str"},
     "nanquantile": {"q": "tensor_or_number", "dim": "int", "interpolation": "str"},
     "select_scatter": {"dim": "int", "index": "int"}, "unique_consecutive": {"dim": "int"},
-    "matrix_power": {"n": "int"}, "polygamma": {"n": "int"}, "aminmax": {"dim": "int"},
+    "matrix_power": {"n": "int"}, "pinverse": {"rcond": "number"}, "cholesky": {"upper": "bool"}, "polygamma": {"n": "int"}, "aminmax": {"dim": "int"},
     "nonzero_static": {"size": "int", "fill_value": "int"}, "fill_diagonal": {"wrap": "bool"},
 }
 

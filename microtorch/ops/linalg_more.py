@@ -484,6 +484,8 @@ def _default_float():
 
 def corrcoef(input):
     """Pearson's correlation coefficients of the rows: cov / (std_i std_j), clipped to [-1, 1]."""
+    if input.dtype.name == "bool":
+        raise RuntimeError("corrcoef(): bool dtype is not supported for input (cov); convert it with .float()")
     c = cov(input)
     if c.ndim == 0:
         return c / c

@@ -346,7 +346,14 @@ class Copysign(Op):
         return where(x == 0, x * 0, out / where(x == 0, x * 0 + 1, x))
 
 
+def _no_complex(op, *operands):
+    if any(isinstance(t, Tensor) and t.dtype.is_complex for t in operands):
+        raise NotImplementedError(f'"{op}_cpu" not implemented for \'ComplexFloat\': {op} is defined for real '
+                                  "numbers; take .real or .abs() first")
+
+
 def copysign(input, other):
+    _no_complex("copysign", input, other)
     try:
         x, y = promoted(_float(input), _float(other) if isinstance(other, Tensor) else other)
         return Copysign.apply(x, y)
@@ -374,6 +381,11 @@ class Nextafter(Op):
 def nextafter(input, other):
     from .scan import need_tensor
     need_tensor(other, "nextafter")
+    try:
+        np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    except ValueError as e:
+        raise broadcast_error("nextafter", e, input, other) from None
+    _no_complex("nextafter", input, other)
     try:
         return Nextafter.apply(*promoted(_float(input), _float(other)))
     except ValueError as e:
