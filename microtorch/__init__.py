@@ -182,10 +182,10 @@ _guard_class(Tensor)
 def _add_new_ops():
     """torch.cumprod, torch.det, ...: the functions of the op modules added for issue 13 (round 2)."""
     from ._tensor_methods import NEW_OPS
-    from .ops import bitwise, index_more, linalg_more, misc_more, order, scan, special
+    from .ops import bitwise, index_more, linalg_more, misc_more, order, scan, special, spectral
     from .ops._api_args import checked
     mods = {"scan": scan, "order": order, "la": linalg_more, "sp": special, "bitwise": bitwise, "im": index_more,
-            "mm": misc_more}
+            "mm": misc_more, "spectral": spectral}
     names = [n for mod, ns in NEW_OPS.items() for n in ns]
     g = globals()
     for mod, ns in NEW_OPS.items():

@@ -198,9 +198,10 @@ def _aliases_and_conversions():
 
 def _new_op_methods():
     """The ops of scan, order, linalg_more, special, bitwise, index_more and misc_more, as methods."""
-    from .ops import bitwise, index_more as im, linalg_more as la, misc_more as mm, order, scan, special as sp
+    from .ops import bitwise, index_more as im, linalg_more as la, misc_more as mm, order, scan, special as sp, spectral
     from .ops._api_args import checked
-    mods = {"scan": scan, "order": order, "la": la, "sp": sp, "bitwise": bitwise, "im": im, "mm": mm}
+    mods = {"scan": scan, "order": order, "la": la, "sp": sp, "bitwise": bitwise, "im": im, "mm": mm,
+            "spectral": spectral}
     m = {name: checked(getattr(mods[mod], name), name, method=True) for mod, names in NEW_OPS.items()
          for name in names}
     m.update({
@@ -225,6 +226,7 @@ NEW_OPS = {
     "im": ("scatter_add", "index_copy", "index_fill", "index_put", "masked_scatter", "put", "diagonal_scatter",
            "select_scatter", "slice_scatter"),
     "mm": ("unfold", "renorm", "narrow_copy", "unique_consecutive", "nonzero_static"),
+    "spectral": ("stft",),
 }
 
 INPLACE_UNARY = ["acos", "asin", "atan", "arccos", "arcsin", "arctan", "cosh", "sinh", "tan", "erf", "expm1",
@@ -337,6 +339,8 @@ def _inplace_view(name, fn):
             _check_leaf(self, name)
         out = fn(self, *args, **kwargs)
         self._data = out._data
+        if out._fw_grads:  # forward mode: the tangent takes the new shape too
+            self._fw_grads = out._fw_grads
         if out.grad_fn is not None:
             self.grad_fn, self._output_nr = _as_inplace_node(out.grad_fn), out._output_nr
         return self

@@ -239,7 +239,11 @@ OPS = [
 from test_api_ops import FORWARD_AD_OPS  # noqa: E402  (ops added for torch's API: tests/test_api_ops.py)
 
 OPS += FORWARD_AD_OPS
-OPS += [  # nn2's ops that torch differentiates forward too
+OPS += [  # nn2's ops that torch differentiates forward too, and stft's FFTs
+    ("stft_r2c", lambda L, x: L.stft(x, 8, hop_length=3, window=L.ones(8, dtype=x.dtype), return_complex=True),
+     [F(20)]),
+    ("stft_c2c", lambda L, x: L.stft(x, 8, hop_length=3, window=L.ones(8, dtype=x.dtype), return_complex=True),
+     [("c", (20,))]),
     ("group_norm", lambda L, x, w, b: nnf(L).group_norm(x, 3, w, b), [F(2, 6, 3), F(6), F(6)]),
 ]
 
@@ -322,6 +326,10 @@ FWD_OVER_REV = [
 from test_api_nn_spatial import FWD_OVER_REV_SPATIAL  # noqa: E402  (nn1: the spatial ops)
 
 FWD_OVER_REV += FWD_OVER_REV_SPATIAL
+FWD_OVER_REV += [  # backward-only ops of issue 13's Tensor methods: i0' = i1, unfold's adjoint
+    ("i0", lambda L, x: (x.i0() * x).sum(), [F(5)]),
+    ("unfold", lambda L, x: (x.unfold(0, 3, 2) ** 2).sum(), [F(7)]),
+]
 
 
 def _jvp_of_grad(lib, func, conv, f, values, tangents):
@@ -399,12 +407,30 @@ def _op_classes():
 
 
 NO_JVP_NEEDED = {"ViewAsComplexNoop",  # has no forward at all
-                 "FirstOrderOnly"}  # a backward-only op whose jvp raises, as torch's
+                 "FirstOrderOnly",  # a backward-only op whose jvp raises, as torch's
+                 "Cholesky", "Igamma", "Igammac", "Nextafter"}  # torch has no forward mode for them: theirs raise
 
 
 def test_every_op_has_a_jvp_rule():
     missing = sorted(c.__name__ for c in _op_classes() if c.jvp is Function.jvp and c.__name__ not in NO_JVP_NEEDED)
     assert not missing, f"ops without a jvp rule (add one beside forward and backward): {missing}"
+
+
+from test_api_tensor_ops import SPECS as TENSOR_OP_SPECS  # noqa: E402  (the Tensor methods of issue 13)
+
+
+def _mt_jvp(f, arrays):
+    """microtorch's half of op_oracle's forward-mode comparison: runs the ops' jvp rules."""
+    import microtorch.func as mfunc
+    floats = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"]
+
+    def g(*fl):
+        args = [mt.tensor(a.copy()) for a in arrays]
+        for i, v in zip(floats, fl):
+            args[i] = v
+        return f(mt, *args)
+    mfunc.jvp(g, tuple(mt.tensor(arrays[i]) for i in floats), tuple(mt.tensor(np.ones_like(arrays[i]))
+                                                                  for i in floats))
 
 
 def test_the_table_runs_every_jvp_rule():
@@ -423,6 +449,9 @@ def test_the_table_runs_every_jvp_rule():
             _jvp_of_grad(mt, mfunc, mt.tensor, f, *_inputs(specs, seed=0))
         for name, f, specs in JVP_NOT_IN_TORCH:
             _run(mt, fwad, f, *_inputs(specs, seed=0))
+        for name, f, arrays, _, opts in TENSOR_OP_SPECS:  # compared with torch in tests/test_api_tensor_ops.py
+            if opts.get("jvp", True):
+                _mt_jvp(f, arrays)
     finally:
         stop_intercepting(record)
     # subclasses that only rename the grad_fn (SumDim, MinDim, ...) share their base class's rule
@@ -540,3 +569,16 @@ def test_in_place_ops_carry_the_tangent():
             y.add_(1)
             outs.append(fw.unpack_dual(y).tangent.numpy())
     np.testing.assert_allclose(outs[1], outs[0])
+
+
+@pytest.mark.parametrize("op", ["t_", "transpose_", "swapaxes_", "unsqueeze_", "squeeze_"])
+def test_inplace_view_ops_carry_the_tangent_as_torch(op):
+    args = {"transpose_": (0, 1), "swapaxes_": (0, 1), "unsqueeze_": (0,), "squeeze_": ()}.get(op, ())
+    value = np.arange(6.0).reshape(2, 3) if op != "squeeze_" else np.arange(3.0).reshape(1, 3)
+    outs = []
+    for lib, fw in ((torch, tfwad), (mt, fwad)):
+        with fw.dual_level():
+            d = fw.make_dual(lib.tensor(value), lib.tensor(value * 2 + 1))
+            y = getattr(d * 1, op)(*args)
+            outs.append(fw.unpack_dual(y).tangent.numpy())
+    np.testing.assert_array_equal(outs[1], outs[0])
