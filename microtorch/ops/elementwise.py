@@ -856,6 +856,8 @@ class LeakyRelu(Op):
 
 
 def leaky_relu(input, negative_slope=0.01):
+    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f'"leaky_relu" not implemented for {input.dtype}; convert the input first, e.g. x.float()')
     return LeakyRelu.apply(input, negative_slope=negative_slope)
 
 
@@ -1176,6 +1178,9 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         from .misc import nonzero
         return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where(): takes the condition alone or the condition, input and other; pass both values, "
+                        "e.g. where(c, x, 0.0)")
     cond = condition if isinstance(condition, Tensor) else Tensor._make(np.asarray(condition))
     if cond.dtype.name != "bool":
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
