@@ -168,12 +168,37 @@ _clean_namespace(globals(), [  # the API added for issue 13
 # optim (issue 13): the losses and distances of torch's own namespace (ATen's signatures, int reduction)
 _LOSSES = ["binary_cross_entropy_with_logits", "cdist", "cosine_embedding_loss", "cosine_similarity",
            "hinge_embedding_loss", "kl_div", "margin_ranking_loss", "pairwise_distance", "poisson_nll_loss",
-           "triplet_margin_loss"]
+           "triplet_margin_loss", "pdist", "ctc_loss"]
 from .ops.loss_aten import (binary_cross_entropy_with_logits, cdist, cosine_embedding_loss,  # noqa: E402,F401
                             cosine_similarity, hinge_embedding_loss, kl_div, margin_ranking_loss, pairwise_distance,
-                            poisson_nll_loss, triplet_margin_loss)
+                            pdist, poisson_nll_loss, triplet_margin_loss, ctc_loss)
 __all__ += _LOSSES
 _clean_namespace(globals(), _LOSSES)
 from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
 _guard_class(Tensor)
+
+
+def _add_new_ops():
+    """torch.cumprod, torch.det, ...: the functions of the op modules added for issue 13 (round 2)."""
+    from ._tensor_methods import NEW_OPS
+    from .ops import bitwise, index_more, linalg_more, misc_more, order, scan, special
+    from .ops._api_args import checked
+    mods = {"scan": scan, "order": order, "la": linalg_more, "sp": special, "bitwise": bitwise, "im": index_more,
+            "mm": misc_more}
+    names = [n for mod, ns in NEW_OPS.items() for n in ns]
+    g = globals()
+    for mod, ns in NEW_OPS.items():
+        for n in ns:
+            g[n] = _numpy_aliases(checked(getattr(mods[mod], n), n))
+    g["polygamma"] = checked(special.polygamma, "polygamma")
+    g["conj_physical"] = lambda input: input if not input.is_complex() else conj(input).clone()
+    names += ["polygamma", "conj_physical"]
+    __all__.extend(n for n in names if n not in __all__)
+    _clean_namespace(g, names)
+    _guard_namespace(g, [n for n in names if n != "unique_consecutive"])  # (it checks its arguments as torch's)
+    return names
+
+
+from ._tensor_methods import numpy_aliases as _numpy_aliases  # noqa: E402
+_NEW_OPS = _add_new_ops()

@@ -142,10 +142,16 @@ METHODS = {
 
 def _more_methods():
     """Methods added for torch's API (issue 13): new ops, aliases, conversions, in-place forms."""
+    m = _aliases_and_conversions()
+    m.update(_new_op_methods())
+    _add_inplace_forms(m, dict(METHODS, **m))
+    return m
+
+
+def _aliases_and_conversions():
     from . import _dtype
     from .ops import composite as cp, pointwise as pw, rearrange as ra
-    from .ops.inplace import _binary, _unary
-    m = {
+    return {
         "asinh": pw.asinh, "arcsinh": pw.asinh, "acosh": pw.acosh, "arccosh": pw.acosh, "atanh": pw.atanh,
         "arctanh": pw.atanh, "exp2": pw.exp2, "erfc": pw.erfc, "deg2rad": pw.deg2rad, "rad2deg": pw.rad2deg,
         "frac": pw.frac, "sinc": pw.sinc, "logit": pw.logit, "atan2": pw.atan2, "arctan2": pw.atan2,
@@ -172,7 +178,7 @@ def _more_methods():
         "resolve_conj": lambda self: self, "resolve_neg": lambda self: self,
         "is_inference": lambda self: False,
         "is_nonzero": _is_nonzero,
-        "apply_": _apply_python, "map_": _map_python,
+        "apply_": _apply_python, "map_": _map_python, "map2_": _map2_python,
         "clamp_min": pw.clamp_min, "clamp_max": pw.clamp_max, "signbit": pw.signbit, "isposinf": pw.isposinf,
         "isneginf": pw.isneginf, "isreal": pw.isreal, "heaviside": pw.heaviside,
         "floor_divide": pw.floor_divide,
@@ -188,18 +194,64 @@ def _more_methods():
         "new": _legacy_new,
         "svd": lambda self, some=True, compute_uv=True: _decomposition().svd(self, some, compute_uv),
     }
-    inplace_unary = ["acos", "asin", "atan", "arccos", "arcsin", "arctan", "cosh", "sinh", "tan", "erf", "expm1",
-                     "log10", "log1p", "log2", "rsqrt", "ceil", "floor", "round", "trunc", "fix", "sign", "sgn",
-                     "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "exp2", "erfc", "deg2rad",
-                     "rad2deg", "frac", "sinc", "logit", "negative", "absolute", "logical_not", "cumsum",
-                     "tril", "triu"]
-    inplace_binary = ["multiply", "subtract", "divide", "true_divide", "fmod", "remainder", "atan2", "arctan2",
-                      "hypot", "xlogy", "lerp", "addcmul", "addcdiv", "eq", "ne", "lt", "le", "gt", "ge",
-                      "greater", "greater_equal", "less", "less_equal", "not_equal", "logical_and",
-                      "logical_or", "logical_xor", "float_power", "scatter", "index_add", "clamp_min", "clamp_max",
-                      "floor_divide"]
-    table = dict(METHODS, **m)
-    for name in inplace_unary:
+
+
+def _new_op_methods():
+    """The ops of scan, order, linalg_more, special, bitwise, index_more and misc_more, as methods."""
+    from .ops import bitwise, index_more as im, linalg_more as la, misc_more as mm, order, scan, special as sp
+    from .ops._api_args import checked
+    mods = {"scan": scan, "order": order, "la": la, "sp": sp, "bitwise": bitwise, "im": im, "mm": mm}
+    m = {name: checked(getattr(mods[mod], name), name, method=True) for mod, names in NEW_OPS.items()
+         for name in names}
+    m.update({
+        "polygamma": checked(lambda self, n: sp.polygamma(n, self), "polygamma", method=True),
+        "conj_physical": lambda self: self if not self.is_complex() else ops.conj(self).clone(),
+        "dim_order": _dim_order,
+    })
+    return m
+
+
+# new op modules (by their local name in _new_op_methods) -> the names they add to Tensor and torch
+NEW_OPS = {
+    "scan": ("cumprod", "cummax", "cummin", "logcumsumexp"),
+    "order": ("median", "nanmedian", "quantile", "nanquantile", "mode", "kthvalue", "aminmax"),
+    "la": ("det", "logdet", "slogdet", "inverse", "cross", "vdot", "dist", "diag_embed", "diagflat", "kron",
+           "inner", "matrix_power", "adjoint", "addmv", "addr", "addbmm", "baddbmm", "cov", "corrcoef",
+           "matrix_exp", "pinverse", "cholesky"),
+    "sp": ("lgamma", "digamma", "mvlgamma", "erfinv", "i0", "igamma", "igammac", "ldexp", "copysign",
+           "nextafter", "nan_to_num", "frexp"),
+    "bitwise": ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
+                "bitwise_right_shift", "gcd", "lcm"),
+    "im": ("scatter_add", "index_copy", "index_fill", "index_put", "masked_scatter", "put", "diagonal_scatter",
+           "select_scatter", "slice_scatter"),
+    "mm": ("unfold", "renorm", "narrow_copy", "unique_consecutive", "nonzero_static"),
+}
+
+INPLACE_UNARY = ["acos", "asin", "atan", "arccos", "arcsin", "arctan", "cosh", "sinh", "tan", "erf", "expm1",
+                 "log10", "log1p", "log2", "rsqrt", "ceil", "floor", "round", "trunc", "fix", "sign", "sgn",
+                 "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "exp2", "erfc", "deg2rad",
+                 "rad2deg", "frac", "sinc", "logit", "negative", "absolute", "logical_not", "cumsum",
+                 "tril", "triu", "cumprod", "lgamma", "digamma", "erfinv", "i0", "nan_to_num", "bitwise_not",
+                 "polygamma", "mvlgamma", "renorm", "conj_physical"]
+INPLACE_BINARY = ["multiply", "subtract", "divide", "true_divide", "fmod", "remainder", "atan2", "arctan2",
+                  "hypot", "xlogy", "lerp", "addcmul", "addcdiv", "eq", "ne", "lt", "le", "gt", "ge",
+                  "greater", "greater_equal", "less", "less_equal", "not_equal", "logical_and",
+                  "logical_or", "logical_xor", "float_power", "scatter", "index_add", "clamp_min", "clamp_max",
+                  "floor_divide", "addmm", "addmv", "addr", "addbmm", "baddbmm", "igamma", "igammac",
+                  "ldexp", "copysign", "nextafter", "bitwise_and", "bitwise_or", "bitwise_xor",
+                  "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm", "scatter_add", "index_copy",
+                  "index_fill", "index_put", "masked_scatter", "put"]
+
+
+NEW_INPLACE = [n for n in INPLACE_UNARY + INPLACE_BINARY if any(n in names for names in NEW_OPS.values())]
+
+
+def _add_inplace_forms(m, table):
+    """x.op_(...) for the ops above: the op's result written into x (ops.inplace keeps the history)."""
+    from .ops._api_args import checked
+    from .ops.index_more import fill_diagonal
+    from .ops.inplace import _binary, _unary
+    for name in INPLACE_UNARY:
         m[name + "_"] = _unary(table[name], name + "_")
     for name, draw in RANDOM_FILLS.items():
         m[name] = _random_fill(name, draw)
@@ -208,9 +260,32 @@ def _more_methods():
     for name, op in (("asinh", "asinh"), ("acosh", "acosh"), ("atanh", "atanh"), ("arcsinh", "asinh"),
                      ("arccosh", "acosh"), ("arctanh", "atanh")):
         m[name + "_"] = _no_inplace_derivative(m[name + "_"], op)
-    for name in inplace_binary:
+    for name in INPLACE_BINARY:
         m[name + "_"] = _binary(table[name], name + "_")
-    return m
+    for name in NEW_INPLACE:  # their arguments checked before the in-place machinery runs
+        m[name + "_"] = checked(m[name + "_"], name + "_", method=True, signature_of=table[name])
+    m["nan_to_num_"] = _nan_to_num_inplace(m["nan_to_num_"])
+    m["cumprod_"] = _refuse_bool(m["cumprod_"], "cumprod_out_cpu")
+    m["fill_diagonal_"] = checked(_unary(fill_diagonal, "fill_diagonal_"), "fill_diagonal_", True, fill_diagonal)
+
+
+def _nan_to_num_inplace(method):
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        from .ops.special import check_nan_to_num_args
+        check_nan_to_num_args("nan_to_num_", nan, posinf, neginf)
+        return method(self, nan, posinf, neginf)
+    return nan_to_num_
+
+
+def _refuse_bool(method, kernel):
+    """torch has no in-place kernel for bool tensors here (the result would be an integer)."""
+    def checked(self, *args, **kwargs):
+        if self.dtype.name == "bool":
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\' ({method.__name__}); convert the '
+                                      "tensor with .long() first")
+        return method(self, *args, **kwargs)
+    checked.__name__ = method.__name__
+    return checked
 
 
 def _random_fill(name, draw):
@@ -336,6 +411,22 @@ def _apply_python(self, callable):
     flat = self._data.reshape(-1)
     for i, v in enumerate(flat.tolist()):
         flat[i] = callable(v)
+    self._version_counter[0] += 1
+    return self
+
+
+def _dim_order(self, *, ambiguity_check=False):
+    """the dims from outermost to innermost in memory (by their strides)."""
+    strides = self._data.strides if self._data.ndim else ()
+    return tuple(sorted(range(len(strides)), key=lambda d: -strides[d]))
+
+
+def _map2_python(self, x, y, callable):
+    """Each element replaced by callable(self_i, x_i, y_i), in place (a Python loop, as torch's)."""
+    a, b = (np.broadcast_to(t._data, self._data.shape).reshape(-1) for t in (x, y))
+    flat = self._data.reshape(-1)
+    for i, (u, v, w) in enumerate(zip(flat.tolist(), a.tolist(), b.tolist())):
+        flat[i] = callable(u, v, w)
     self._version_counter[0] += 1
     return self
 

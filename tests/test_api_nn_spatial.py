@@ -76,6 +76,9 @@ OPS = [
     ("lp_pool1d", lambda l, x: F(l).lp_pool1d(x, 2, 3, 2), (X1,), "PowBackward0", {}),
     ("lp_pool2d", lambda l, x: F(l).lp_pool2d(x.abs() + 0.1, 3, (2, 3)), (X2,), "PowBackward0", {}),
     ("lp_pool3d", lambda l, x: F(l).lp_pool3d(x.abs() + 0.1, 1.5, 2, ceil_mode=True), (X3,), "PowBackward0", {}),
+    ("lp_pool2d inf", lambda l, x: F(l).lp_pool2d(x, float("inf"), 2), (X2,), "MaxPool2DWithIndicesBackward0",
+     PIECEWISE),
+    ("lp_pool1d -inf", lambda l, x: F(l).lp_pool1d(x, -float("inf"), 3, 2), (X1,), "NegBackward0", PIECEWISE),
     ("fractional_max_pool2d", lambda l, x: F(l).fractional_max_pool2d(
         x, (2, 3), output_size=(4, 3), _random_samples=l.tensor(SAMPLES2)), (X2,),
      "FractionalMaxPool2DBackward0", dict(PIECEWISE, vmap=False)),
@@ -217,10 +220,11 @@ def test_unbatched_inputs_as_torch():
              "F.fractional_max_pool2d(x2[0], 2, output_size=3, _random_samples=lib.tensor(SAMPLES2[:1]))",
              "F.pixel_shuffle(x2[0, :4], 2)", "F.max_unpool2d(*F.max_pool2d(x2[0, :, :, :4], 2, return_indices=True), 2)"]
     for call in calls:
-        out = [eval(call, {"F": F(lib), "lib": lib, "SAMPLES2": SAMPLES2, "x3": lib.tensor(X3), "x2": lib.tensor(X2),
-                           "w3": lib.tensor(W3), "wt": lib.tensor(WT)})
+        out = [eval(call, {"F": F(lib), "lib": lib, "SAMPLES2": SAMPLES2, "x3": lib.tensor(X3, requires_grad=True),
+                           "x2": lib.tensor(X2, requires_grad=True), "w3": lib.tensor(W3), "wt": lib.tensor(WT)})
                for lib in (torch, mt)]
         close(out[1], out[0], call)
+        assert out[1].grad_fn.name() == out[0].grad_fn.name(), call  # torch's kernels take unbatched inputs as such
 
 
 def test_fractional_max_pool_draws_its_own_samples():
@@ -357,3 +361,17 @@ def test_errors_name_the_op_and_the_fix():
         F(mt).interpolate(mt.tensor(X2), scale_factor=0.5, mode="bilinear", antialias=True)
     with pytest.raises(NotImplementedError, match="bicubic"):
         F(mt).grid_sample(mt.tensor(X2), mt.zeros(2, 3, 3, 2, dtype=mt.float64), mode="bicubic", align_corners=False)
+
+
+def test_ceil_mode_window_that_hangs_over_a_tiny_input_as_torch():
+    x = R.standard_normal((1, 1, 1, 3))
+    for name in ("max_pool2d",):  # torch keeps the window that starts inside and hangs over the end
+        out = [getattr(F(lib), name)(lib.tensor(x), 2, ceil_mode=True, return_indices=True) for lib in (torch, mt)]
+        close(out[1][0], out[0][0], name)
+        assert np.array_equal(out[1][1].numpy(), out[0][1].numpy())
+    x3 = R.standard_normal((1, 1, 1, 2, 3))
+    close(F(mt).max_pool3d(mt.tensor(x3), 2, ceil_mode=True), F(torch).max_pool3d(torch.tensor(x3), 2, ceil_mode=True),
+          "max_pool3d")
+    for lib in (torch, mt):  # an average pool refuses a kernel larger than the input
+        with pytest.raises(RuntimeError):
+            F(lib).avg_pool3d(lib.tensor(x3), (1, 3, 3))

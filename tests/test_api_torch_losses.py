@@ -185,3 +185,35 @@ def test_edge_values_as_torch():
             out.append(eval("lib." + call, env))
         assert str(out[1].dtype).split(".")[1] == str(out[0].dtype).split(".")[1], call
         np.testing.assert_allclose(out[1].numpy(), out[0].numpy(), rtol=1e-12, err_msg=call)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 1.5, 2.0, 3.0, float("inf")])
+def test_pdist_in_torchs_namespace_as_torch(p):
+    """torch.pdist (nn.functional's op, nn_more.Pdist): values, PdistBackward0, gradients; p may be a 0-d tensor."""
+    x = R.standard_normal((5, 3))
+    check_op(lambda lib, a: lib.pdist(a, p), x, grad_fn="PdistBackward0", second_order=False, jvp=False, vmap=False)
+    for lib in (torch, mt):
+        np.testing.assert_allclose(lib.pdist(lib.tensor(x), lib.tensor(p)).numpy(),
+                                   torch.pdist(torch.tensor(x), p).numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+@pytest.mark.parametrize("lengths", ["tensors", "tuples"])
+def test_ctc_loss_in_torchs_namespace_as_torch(reduction, lengths):
+    """torch.ctc_loss (nn.functional's, loss_more.py) with ATen's int reduction: values and gradients."""
+    lp = R.standard_normal((6, 2, 4))
+    targets = np.array([[1, 2], [1, 1]])
+    il, tl = np.array([6, 5]), np.array([2, 1])
+
+    def f(lib, x):
+        lens = (lib.tensor(il), lib.tensor(tl)) if lengths == "tensors" else (tuple(il.tolist()), tuple(tl.tolist()))
+        return lib.ctc_loss(x.log_softmax(2), lib.tensor(targets), *lens, 0, reduction)
+    check_op(f, lp, second_order=False, jvp=False, vmap=False)
+
+
+def test_ctc_loss_bad_arguments_of_torchs_type():
+    for lib in (torch, mt):
+        x = lib.tensor(R.standard_normal((6, 2, 4))).log_softmax(2)
+        for call in ["ctc_loss(x, 0, 1, 2)", "ctc_loss(x, t, 'a', (1, 1))", "ctc_loss(x, t, (6, 6), (1, 1), 0, 'mean')"]:
+            with pytest.raises(TypeError):
+                eval("lib." + call, {"lib": lib, "x": x, "t": lib.tensor([[1], [2]])})

@@ -239,6 +239,9 @@ OPS = [
 from test_api_ops import FORWARD_AD_OPS  # noqa: E402  (ops added for torch's API: tests/test_api_ops.py)
 
 OPS += FORWARD_AD_OPS
+OPS += [  # nn2's ops that torch differentiates forward too
+    ("group_norm", lambda L, x, w, b: nnf(L).group_norm(x, 3, w, b), [F(2, 6, 3), F(6), F(6)]),
+]
 
 
 def _setitem(a, key, v):
@@ -345,6 +348,43 @@ def test_jvp_of_grad_equals_torch(name, f, specs):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-8, err_msg=name)
 
 
+# ---- ops whose forward mode torch has not implemented: our jvp against central differences ---------------
+def _targets(L, *rows):
+    return L.tensor(rows)
+
+
+JVP_NOT_IN_TORCH = [
+    ("cdist_p1", lambda L, a, b: L.cdist(a, b, p=1.0), [F(3, 2), F(4, 2)]),
+    ("cdist_p2", lambda L, a, b: L.cdist(a, b), [F(3, 2), F(4, 2)]),
+    ("cdist_mm", lambda L, a, b: L.cdist(a, b), [F(30, 2), F(4, 2)]),  # over 25 rows: torch's matmul form
+    ("pdist", lambda L, a: nnf(L).pdist(a), [F(4, 3)]),
+    ("conv_tbc", lambda L, x, w, b: nnf(L).conv_tbc(x, w, b, 1), [F(5, 2, 3), F(3, 3, 4), F(4)]),
+    ("multi_margin", lambda L, x: nnf(L).multi_margin_loss(x, _targets(L, 0, 2, 1)), [F(3, 4)]),
+    ("multilabel_margin", lambda L, x: nnf(L).multilabel_margin_loss(x, _targets(L, [0, 2, -1], [1, -1, 0])),
+     [F(2, 3)]),
+    ("embedding_bag", lambda L, w: nnf(L).embedding_bag(_targets(L, 0, 2, 1, 1), w, _targets(L, 0, 2)), [F(3, 4)]),
+    ("ctc", lambda L, x: nnf(L).ctc_loss(x.log_softmax(2), _targets(L, [1, 2]), _targets(L, 4), _targets(L, 2)),
+     [F(4, 1, 3)]),
+    ("sdpa_4d", lambda L, q, k, v: nnf(L).scaled_dot_product_attention(q, k, v), [F(1, 2, 3, 4), F(1, 2, 5, 4),
+                                                                                   F(1, 2, 5, 4)]),
+    ("cross_map_lrn", lambda L, x: L.nn.CrossMapLRN2d(3)(x), [P(1, 4, 2, 2)]),
+]
+
+
+@pytest.mark.parametrize("name,f,specs", JVP_NOT_IN_TORCH, ids=[o[0] for o in JVP_NOT_IN_TORCH])
+def test_jvp_where_torch_has_none_equals_central_differences(name, f, specs):
+    values, tangents = _inputs(specs, seed=zlib.crc32(name.encode()))
+    ours = _run(mt, fwad, f, values, tangents)
+    eps = 1e-6
+
+    def at(sign):
+        moved = [v + sign * eps * t if t is not None else v for v, t in zip(values, tangents)]
+        return [o.detach().numpy() for o in _flat(f(mt, *[mt.tensor(v) if isinstance(v, np.ndarray) else v
+                                                           for v in moved]))]
+    for (p, t), hi, lo in zip(ours, at(1), at(-1)):
+        np.testing.assert_allclose(t, (hi - lo) / (2 * eps), rtol=1e-5, atol=1e-7, err_msg=name)
+
+
 # ---- every op has a jvp rule, and the tests above run it -------------------------------------------------
 def _op_classes():
     import microtorch.nn.functional  # noqa: F401  (loads every op module)
@@ -358,7 +398,8 @@ def _op_classes():
     return seen
 
 
-NO_JVP_NEEDED = {"ViewAsComplexNoop"}  # has no forward at all
+NO_JVP_NEEDED = {"ViewAsComplexNoop",  # has no forward at all
+                 "FirstOrderOnly"}  # a backward-only op whose jvp raises, as torch's
 
 
 def test_every_op_has_a_jvp_rule():
@@ -380,6 +421,8 @@ def test_the_table_runs_every_jvp_rule():
             _run(mt, fwad, f, *_inputs(specs, seed=0))
         for name, f, specs in FWD_OVER_REV:  # forward over reverse runs the backward-only ops
             _jvp_of_grad(mt, mfunc, mt.tensor, f, *_inputs(specs, seed=0))
+        for name, f, specs in JVP_NOT_IN_TORCH:
+            _run(mt, fwad, f, *_inputs(specs, seed=0))
     finally:
         stop_intercepting(record)
     # subclasses that only rename the grad_fn (SumDim, MinDim, ...) share their base class's rule

@@ -83,6 +83,15 @@ OUT_OF_SCOPE = [
      "internals"),    # nn2: fused low-precision GPU matrix products
     (r"functional\.(scaled_mm|grouped_mm|scaled_grouped_mm|ScalingType|SwizzleType)$",
      "low-precision (float8 / MX) and grouped GPU matrix-multiply kernels with their scaling and swizzle enums"),
+    # api (issue 13, Tensor methods)
+    (r"Tensor\.is_mps$|Tensor\.is_maia$", "GPUs, accelerators and their streams"),
+    (r"Tensor\.dense_dim$", "sparse tensors"),
+    (r"Tensor\.name$|to_padded_tensor", "named and nested tensors"),
+    (r"Tensor\.index$", "first-class dimensions (functorch.dim binds dims to a tensor)"),
+    (r"Tensor\.(eig|symeig|lstsq|solve|reinforce)$", "removed from torch 2 (calling them raises an error there)"),
+    (r"\b(geqrf|orgqr|ormqr)$", "LAPACK's Householder form of QR (teaching code uses linalg.qr's Q and R)"),
+    (r"Tensor\.hash_tensor$", "returns a uint64 tensor (uint64 is out of scope: see the dtypes above)"),
+    (r"Tensor\.slice_inverse$", "JIT, compilation and dispatch internals"),
 ]
 _SCOPE_RULES = [(re.compile(p), reason) for p, reason in OUT_OF_SCOPE]
 

@@ -90,3 +90,10 @@ def svd(cls, args, kwargs, level):
     """numpy's svd works on the trailing two dims: the batch in front is a stack of matrices"""
     v, _ = unwrap(args[0], level)
     return wrap_outputs(cls.apply(v), level)
+
+from ..ops import scan as _scan, special as _sp  # noqa: E402
+from ._rules import dim_arg  # noqa: E402
+
+register(_sp.Lgamma, _sp.Digamma, _sp.Polygamma, _sp.Erfinv, _sp.I0, _sp.I1, _sp.Mvlgamma, _sp.Igamma, _sp.Igammac,
+         _sp.Copysign, _sp.NanToNum, _sp.Nextafter)(elementwise)
+register(_scan.Cumprod, _scan.Logcumsumexp)(dim_arg)

@@ -1,9 +1,12 @@
 """nn.functional: interpolate (and the older upsample names), pixel/channel shuffle, affine_grid."""
 import warnings
 
+import numpy as np
+
 from ..ops import grid_sample as _gs
 from ..ops import upsample as _up
-from ._functional_spatial import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+from .._tensor import Tensor
+from ._functional_spatial import _need_real_floating, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 _MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
 _NEEDS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
@@ -11,29 +14,34 @@ _NAMES = {"nearest": "UpsampleNearest{}D", "nearest-exact": "UpsampleNearestExac
           "bilinear": "UpsampleBilinear2D", "bicubic": "UpsampleBicubic2D", "trilinear": "UpsampleTrilinear3D"}
 
 
-def _spatial_list(v, n, what, input):
+def _spatial_list(v, n, what, input, op):
     if not isinstance(v, (tuple, list)):
         return (v,) * n
     if len(v) != n:
-        raise ValueError(f"Input and {what} must have the same number of spatial dimensions, but got input with "
-                         f"spatial dimensions of {list(input.shape[2:])} and {what} of {list(v)}. Please provide "
-                         f"input tensor in (N, C, d1, d2, ...,dK) format and {what} in (o1, o2, ...,oK) format.")
+        raise ValueError(f"{op}: Input and {what} must have the same number of spatial dimensions, but got input "
+                         f"with spatial dimensions of {list(input.shape[2:])} and {what} of {list(v)}. Please "
+                         f"provide input tensor in (N, C, d1, d2, ...,dK) format and {what} in (o1, o2, ...,oK) format.")
     return tuple(v)
 
 
-def _sizes(input, size, scale_factor, recompute_scale_factor, n):
-    """The output sizes, and the scales the kernels use (None: in/out)."""
+def _sizes(input, size, scale_factor, recompute_scale_factor, mode, op):
+    """torch's order: the output sizes, and the scales the kernels use (None: in/out)."""
+    n = input.ndim - 2
     if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
+        raise ValueError(f"{op}: only one of size or scale_factor should be defined")
     if size is not None:
-        if recompute_scale_factor:
-            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
-        return tuple(int(s) for s in _spatial_list(size, n, "output size", input)), (None,) * n
-    if scale_factor is None:
-        raise ValueError("either size or scale_factor should be defined")
-    scales = tuple(float(s) for s in _spatial_list(scale_factor, n, "scale_factor", input))
-    out = tuple(int(input.shape[2 + i] * scales[i] // 1) for i in range(n))
-    return out, ((None,) * n if recompute_scale_factor else scales)
+        out, scales = _spatial_list(size, n, "output size", input, op), (None,) * n
+    elif scale_factor is not None:
+        out, scales = None, _spatial_list(scale_factor, n, "scale_factor", input, op)
+    else:
+        raise ValueError(f"{op}: either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError(f"{op}: recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor or (mode == "area" and out is None):
+        if not all(isinstance(f, (int, float)) and not isinstance(f, bool) for f in scales):
+            raise TypeError(f"{op}: scale_factor must be a float or a tuple of floats, got {scale_factor!r}")
+        out, scales = tuple(int(input.shape[2 + i] * float(scales[i]) // 1) for i in range(n)), (None,) * n
+    return out, scales
 
 
 def _matrix(mode, out_n, in_n, scale, align_corners):
@@ -44,55 +52,78 @@ def _matrix(mode, out_n, in_n, scale, align_corners):
     return _up.linear_matrix(out_n, in_n, scale, align_corners)
 
 
-def _check_mode(input, mode, align_corners, antialias):
+def _check_dims(input, mode, antialias, op):
     n = input.ndim - 2
-    if mode not in _MODES or n not in (1, 2, 3):
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
-                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
-                                  f"nearest-exact (got {mode})")
-    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
-    if mode in _NEEDS and _NEEDS[mode] != n:
-        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_NEEDS[mode] + 2}D input")
     if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
-        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor "
-                         "as input")
+        raise ValueError(f"{op}: Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D "
+                         "tensor as input")
+    if mode in _NEEDS and n in (1, 2, 3) and _NEEDS[mode] != n:
+        raise NotImplementedError(f"{op}: Got {input.ndim}D input, but {mode} mode needs {_NEEDS[mode] + 2}D input")
+    if mode not in _MODES or n not in (1, 2, 3):
+        raise NotImplementedError(f"{op}: Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
     if antialias:
-        raise NotImplementedError(f"interpolate: antialias=True is not implemented in microtorch ({mode}); "
+        raise NotImplementedError(f"{op}: antialias=True is not implemented in microtorch ({mode}); "
                                   "use antialias=False, or downsample with avg_pool2d first")
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False):
-    """Resample the spatial dims of (N, C, *spatial) to `size` (or times `scale_factor`) with `mode`."""
-    _check_mode(input, mode, align_corners, antialias)
+def _checked_sizes(out, scales, op):
+    for v in out:
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TypeError(f"{op}(): argument 'output_size' (position 2) must be tuple of ints, but found element "
+                            f"of type {type(v).__name__}")
+    for f in scales:
+        if f is not None and (not isinstance(f, (int, float)) or isinstance(f, bool)):
+            raise TypeError(f"{op}(): argument 'scale_factors' must be tuple of floats, but found element of type "
+                            f"{type(f).__name__}")
+
+
+def _interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias, op):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError(f"{op}: align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    out, scales = _sizes(input, size, scale_factor, recompute_scale_factor, mode, op)
+    _check_dims(input, mode, antialias, op)
     n = input.ndim - 2
-    out, scales = _sizes(input, size, scale_factor, recompute_scale_factor, n)
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[n - 1](input, out)
+    if out is None:
+        _checked_sizes((), scales, op)
+        out = tuple(int(input.shape[2 + i] * float(scales[i]) // 1) for i in range(n))
+    _checked_sizes(out, scales, op)
+    _need_real_floating(input, op) if mode != "nearest" else None
     if any(o <= 0 for o in out) or any(s <= 0 for s in input.shape[2:]):
-        raise RuntimeError(f"interpolate ({mode}): Input and output sizes should be greater than 0, but got input "
+        raise RuntimeError(f"{op} ({mode}): Input and output sizes should be greater than 0, but got input "
                            f"({', '.join(map(str, input.shape[2:]))}) and output ({', '.join(map(str, out))})")
     mats = tuple(_matrix(mode, o, i, s, bool(align_corners)) for o, i, s in zip(out, input.shape[2:], scales))
     return _up.RESAMPLE[_NAMES[mode].format(n)].apply(input, mats)
 
 
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resample the spatial dims of (N, C, *spatial) to `size` (or times `scale_factor`) with `mode`."""
+    return _interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias,
+                        "interpolate")
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
-    return interpolate(input, size, scale_factor, mode, align_corners)
+    return _interpolate(input, size, scale_factor, mode, align_corners, None, False, "upsample")
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
-    return interpolate(input, size, scale_factor, mode="nearest")
+    return _interpolate(input, size, scale_factor, "nearest", None, None, False, "upsample_nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
-    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+    return _interpolate(input, size, scale_factor, "bilinear", True, None, False, "upsample_bilinear")
 
 
 # ---- shuffles --------------------------------------------------------------------------------------
@@ -129,28 +160,40 @@ def pixel_unshuffle(input, downscale_factor):
 
 def channel_shuffle(input, groups):
     """(N, g*k, *) -> (N, k*g, *): channel i of group j moves to j of group i"""
-    _at_least_3d(input, "channel_shuffle")
+    return _channel_shuffle(input, groups, "channel_shuffle")
+
+
+def _channel_shuffle(input, groups, op):
+    _at_least_3d(input, op)
     if groups <= 0:
-        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+        raise RuntimeError(f"{op}: Number of groups to divide channels in must be positive. Value of groups:{groups}")
     if input.shape[1] % groups:
-        raise RuntimeError(f"Number of channels must be divisible by groups. Got {input.shape[1]} channels and "
+        raise RuntimeError(f"{op}: Number of channels must be divisible by groups. Got {input.shape[1]} channels and "
                            f"{groups} groups.")
     return _up.ChannelShuffle.apply(input, int(groups))
 
 
 def native_channel_shuffle(input, groups):
-    return channel_shuffle(input, groups)
+    return _channel_shuffle(input, groups, "native_channel_shuffle")
 
 
 def affine_grid(theta, size, align_corners=None):
     """The sampling grid (N, *spatial, n) of the affine maps theta (N, n, n+1) over output `size`."""
-    align_corners = _default_align(align_corners)
+    if align_corners is None:
+        align_corners = _default_align(align_corners)
+    if not isinstance(theta, Tensor):
+        raise TypeError(f"affine_grid(): argument 'theta' (position 1) must be Tensor, not {type(theta).__name__}")
     if not theta.is_floating_point():
-        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = tuple(int(s) for s in size)
+        raise ValueError(f"affine_grid: Expected theta to have floating point type, but got {theta.dtype}")
+    if not hasattr(size, "__len__"):
+        raise TypeError(f"affine_grid: object of type '{type(size).__name__}' has no len(); size must be a list of "
+                        "4 or 5 ints (N, C, H, W[, D])")
     if len(size) not in (4, 5):
         raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
-                                  f"respectively. Got size {list(size)}.")
+                                  f"respectively. Got size {size}.")
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in size):
+        raise TypeError(f"affine_grid(): argument 'size' (position 2) must be tuple of ints, got {size!r}")
+    size = tuple(int(v) for v in size)
     n = len(size) - 2
     if theta.ndim != 3 or tuple(theta.shape[1:]) != (n, n + 1) or theta.shape[0] != size[0]:
         raise ValueError(f"Expected a batch of {n}D affine matrices of shape Nx{n}x{n + 1} for size "
@@ -202,5 +245,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
 from .._api_errors import clean_namespace as _clean_namespace  # noqa: E402
 __all__ = [n for n, v in list(globals().items()) if callable(v) and not n.startswith("_") and v.__module__ == __name__]
-_guard_namespace(globals(), __all__)  # an argument of the wrong type raises torch's TypeError
+# torch's Python-level functions check their arguments in their own order (done here); the rest as torch's C++
+_PYTHON_ORDER = {"interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "affine_grid", "grid_sample"}
+_guard_namespace(globals(), [n for n in __all__ if n not in _PYTHON_ORDER],  # a wrong type: torch's TypeError
+                 overrides={"upscale_factor": "int", "downscale_factor": "int", "groups": "int"})
 _clean_namespace(globals(), __all__)  # an internal error becomes torch's kind, naming the op

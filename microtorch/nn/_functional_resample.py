@@ -8,41 +8,60 @@ import math
 import numpy as np
 
 from .._creation import rand
+from .._tensor import Tensor
 from ..ops import pool_more as _pm
 from ..ops import upsample as _up
-from ._functional_spatial import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, avg_pool3d
-from .functional import _batched, _tuple, avg_pool1d, avg_pool2d
+from ._functional_spatial import _int_sizes, _need_real_floating, avg_pool3d, max_pool3d
+from .functional import _batched, _tuple, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 
 
 # ---- power-average pooling ----------------------------------------------------------------------
-def _lp(out, norm_type, kernel):
-    return (out.sign() * out.abs().relu()).mul(math.prod(kernel)).pow(1.0 / norm_type)
+def _unpack(kernel_size, n, op):
+    """torch's `kw, kh = _pair(kernel_size)`: a sequence must hold exactly n values."""
+    k = tuple(kernel_size) if isinstance(kernel_size, (tuple, list, Tensor)) else (kernel_size,) * n
+    if len(k) != n and n > 1:
+        raise ValueError(f"{op}: {'not enough' if len(k) < n else 'too many'} values to unpack (expected {n}, got "
+                         f"{len(k)}); kernel_size must be an int or {n} ints")
+    return k
+
+
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n, op):
+    k = _unpack(kernel_size, n, op)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    avg, mx = ((avg_pool1d, max_pool1d), (avg_pool2d, max_pool2d), (avg_pool3d, max_pool3d))[n - 1]
+    s = stride if stride is not None else kernel_size
+    try:
+        if norm_type == float("inf"):  # the largest magnitude of each window
+            return mx(input.abs(), kernel_size, s, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):  # the smallest magnitude
+            return -mx(-input.abs(), kernel_size, s, 0, 1, ceil_mode)
+        out = avg(input.pow(norm_type), kernel_size, s, 0, ceil_mode)
+    except (TypeError, RuntimeError, ValueError, NotImplementedError) as e:  # name the op the user called
+        raise type(e)(f"{op}: {e}") from None
+    return (out.sign() * out.abs().relu()).mul(math.prod(k)).pow(1.0 / norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    k = _tuple(kernel_size, 1, "kernel_size", "lp_pool1d")
-    out = avg_pool1d(input.pow(norm_type), k, stride if stride is not None else k, 0, ceil_mode)
-    return _lp(out, norm_type, k)
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1, "lp_pool1d")
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    k = _tuple(kernel_size, 2, "kernel_size", "lp_pool2d")
-    out = avg_pool2d(input.pow(norm_type), k, stride if stride is not None else k, 0, ceil_mode)
-    return _lp(out, norm_type, k)
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, "lp_pool2d")
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    k = _tuple(kernel_size, 3, "kernel_size", "lp_pool3d")
-    out = avg_pool3d(input.pow(norm_type), k, stride if stride is not None else k, 0, ceil_mode)
-    return _lp(out, norm_type, k)
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, "lp_pool3d")
 
 
 # ---- fractional max pooling ---------------------------------------------------------------------
 def _fractional(input, kernel_size, output_size, output_ratio, return_indices, samples, n, op):
-    x, unbatched = _batched(input, n, op)
-    k = _tuple(kernel_size, n, "kernel_size", op)
     if output_size is None and output_ratio is None:
         raise ValueError(f"{op} requires specifying either an output_size or an output_ratio")
+    _int_sizes(kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,), "kernel_size", 2, op)
+    x, _ = _batched(input, n, op)
+    _need_real_floating(x, op)
+    k = _tuple(kernel_size, n, "kernel_size", op)
     if output_size is None:
         ratio = output_ratio if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * n
         output_size = tuple(int(s * r) for s, r in zip(x.shape[2:], ratio))
@@ -57,9 +76,7 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
         raise RuntimeError(f"{op}(): expected _random_samples of size {[x.shape[0], x.shape[1], n]}, got "
                            f"{list(samples.shape)}")
     cls = _pm.FractionalMaxPool2d if n == 2 else _pm.FractionalMaxPool3d
-    out, idx = cls.apply(x, k, out_sz, samples.detach()._data)
-    if unbatched:
-        out, idx = out.squeeze(0), idx.squeeze(0)
+    out, idx = cls.apply(input, k, out_sz, samples.detach()._data)  # (unbatched stays unbatched, as in torch)
     return (out, idx) if return_indices else out
 
 
@@ -77,12 +94,14 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
 
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
-    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+    return _fractional(input, kernel_size, output_size, output_ratio, True, _random_samples, 2,
+                       "fractional_max_pool2d_with_indices")
 
 
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
-    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+    return _fractional(input, kernel_size, output_size, output_ratio, True, _random_samples, 3,
+                       "fractional_max_pool3d_with_indices")
 
 
 # ---- unpooling ------------------------------------------------------------------------------------
@@ -115,14 +134,13 @@ def _max_unpool(input, indices, size, n, op):
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"{op}: Expected shape of indices to be same as that of the input tensor "
                            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
-    x, unbatched = _batched(input, n, op)
-    idx = indices.detach()._data.reshape(x.shape)
+    _batched(input, n, op)
+    idx = indices.detach()._data
     if idx.size and (idx.min() < 0 or idx.max() >= math.prod(size)):
         bad = idx.min() if idx.min() < 0 else idx.max()
         raise RuntimeError(f"{op}: Found an invalid max index: {bad} (output volumes are of size "
                            f"{'x'.join(map(str, size))}); pass the indices that the matching max_pool returned")
-    out = (_pm.MaxUnpool2d if n == 2 else _pm.MaxUnpool3d).apply(x, idx, size)
-    return out.squeeze(0) if unbatched else out
+    return (_pm.MaxUnpool2d if n == 2 else _pm.MaxUnpool3d).apply(input, idx, size)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -143,5 +161,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
 from .._api_errors import clean_namespace as _clean_namespace  # noqa: E402
 __all__ = [n for n, v in list(globals().items()) if callable(v) and not n.startswith("_") and v.__module__ == __name__]
-_guard_namespace(globals(), __all__)  # an argument of the wrong type raises torch's TypeError
+# torch's Python-level functions check their arguments in their own order (done here); the rest as torch's C++
+_PYTHON_ORDER = {n for n in __all__ if n.startswith(("fractional", "lp_pool"))}
+_guard_namespace(globals(), [n for n in __all__ if n not in _PYTHON_ORDER])  # a wrong type: torch's TypeError
 _clean_namespace(globals(), __all__)  # an internal error becomes torch's kind, naming the op

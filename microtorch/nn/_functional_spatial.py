@@ -5,6 +5,8 @@ torch does and brings 1-d and unbatched inputs to the shapes the ops take.
 """
 import numpy as np
 
+from .._tensor import Tensor
+
 from ..ops import conv_more as _cm
 from ..ops import pool_more as _pm
 from ..ops import upsample as _up
@@ -64,30 +66,41 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 # ---- 3-d max and average pooling -----------------------------------------------------------------
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    x, unbatched = _batched(input, 3, "max_pool3d")
+    x, _ = _batched(input, 3, "max_pool3d")
     k = _tuple(kernel_size, 3, "kernel_size", "max_pool3d")
     s = _tuple(stride if stride not in (None, []) else k, 3, "stride", "max_pool3d")
     d = _tuple(dilation, 3, "dilation", "max_pool3d")
     pads = _pool_pads(x.shape[2:], k, s, _tuple(padding, 3, "padding", "max_pool3d"), d, ceil_mode, "max_pool3d")
-    out, idx = _pm.MaxPool3d.apply(x, k, s, pads, d)
-    if unbatched:
-        out, idx = out.squeeze(0), idx.squeeze(0)
+    out, idx = _pm.MaxPool3d.apply(input, k, s, pads, d)  # (an unbatched input stays unbatched, as in torch)
     return (out, idx) if return_indices else out
+
+
+def _renamed(op, fn, input, kernel_size, *args):
+    """fn(...) whose errors name `op` (the *_with_indices spelling the user called)."""
+    k = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,)
+    _int_sizes(k, "kernel_size", 2, op)
+    try:
+        return fn(input, kernel_size, *args)
+    except (RuntimeError, ValueError) as e:
+        raise type(e)(f"{op}: {e}") from None
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
-    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _renamed("max_pool1d_with_indices", max_pool1d, input, kernel_size, stride, padding, dilation,
+                    ceil_mode, True)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
-    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _renamed("max_pool2d_with_indices", max_pool2d, input, kernel_size, stride, padding, dilation,
+                    ceil_mode, True)
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
-    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _renamed("max_pool3d_with_indices", max_pool3d, input, kernel_size, stride, padding, dilation,
+                    ceil_mode, True)
 
 
 def _avg_divisor(size, k, s, p, pads, count_include_pad, dtype):
@@ -102,106 +115,166 @@ def _avg_divisor(size, k, s, p, pads, count_include_pad, dtype):
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    x, unbatched = _batched(input, 3, "avg_pool3d")
+    x, _ = _batched(input, 3, "avg_pool3d")
     k = _tuple(kernel_size, 3, "kernel_size", "avg_pool3d")
     s = _tuple(stride if stride not in (None, []) else k, 3, "stride", "avg_pool3d")
     p = _tuple(padding, 3, "padding", "avg_pool3d")
+    if any(size < kk for size, kk in zip(x.shape[2:], k)):
+        t, h, w = x.shape[2:]
+        raise RuntimeError(f"avg_pool3d: input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {k[0]} "
+                           f"kH: {k[1]} kW: {k[2]}); use a smaller kernel_size")
     pads = _pool_pads(x.shape[2:], k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d")
     if divisor_override:
         divisor = np.asarray(divisor_override, dtype=x.dtype.np)
     else:
         divisor = _avg_divisor(x.shape[2:], k, s, p, pads, count_include_pad, x.dtype.np)
-    out = _pm.AvgPool3d.apply(x, k, s, pads, divisor)
-    return out.squeeze(0) if unbatched else out
+    return _pm.AvgPool3d.apply(input, k, s, pads, divisor)
 
 
 # ---- adaptive pooling ---------------------------------------------------------------------------
-def _output_size(output_size, x, n, op):
-    """output_size as a tuple; None keeps the input's size along that dim."""
-    sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * n
-    if len(sizes) == 1:
-        sizes = tuple(sizes) * n
-    if len(sizes) != n:
-        raise RuntimeError(f"{op}: output_size must be an int or a tuple of {n} ints, got {output_size}")
-    out = tuple(int(x.shape[-n + i]) if v is None else int(v) for i, v in enumerate(sizes))
+def _need_real_floating(x, op):
+    """torch's NotImplementedError for a pooling kernel that has no integer, bool or complex version."""
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f'"{op}" not implemented for {x.dtype}: pooling needs a real floating point '
+                                  "input; convert it with .float()")
+
+
+def _flag(value, name, op):
+    """A bool argument, as torch's `if value:` reads it (a tensor of several values is ambiguous)."""
+    if isinstance(value, Tensor) and value.numel() != 1:
+        raise RuntimeError(f"{op}: Boolean value of Tensor with more than one value is ambiguous ({name}); pass "
+                           "True or False")
+    return bool(value)
+
+
+def _int_sizes(sizes, name, pos, op):
+    for v in sizes:
+        if not (v is None or isinstance(v, (int, np.integer)) and not isinstance(v, bool)):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, not "
+                            f"{type(v).__name__}; pass ints, e.g. (2, 3)")
+    return sizes
+
+
+def _list_with_default(output_size, input, n, op):
+    """torch's order: an int is n copies; a sequence's None entries take the input's sizes."""
+    if isinstance(output_size, (int, np.integer)) and not isinstance(output_size, bool):
+        return (int(output_size),) * n
+    if not isinstance(output_size, (tuple, list, Tensor, str)):
+        raise TypeError(f"{op}(): output_size must be an int or a tuple of {n} ints (or None), not "
+                        f"{type(output_size).__name__}")
+    if input.ndim <= len(output_size):
+        raise ValueError(f"{op}: Input dimension should be at least {len(output_size) + 1} for an output_size of "
+                         f"{len(output_size)} values (input of size {list(input.shape)})")
+    _int_sizes(output_size if not isinstance(output_size, Tensor) else [output_size], "output_size", 2, op)
+    if len(output_size) != n:
+        raise RuntimeError(f"{op}: output_size must be an int or a tuple of {n} ints, got {list(output_size)}")
+    return tuple(int(input.shape[-n + i]) if v is None else int(v) for i, v in enumerate(output_size))
+
+
+def _check_output_size(x, out, op):
     if any(v < 0 for v in out):
         raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but got {out}")
-    for size, v in zip(x.shape[-n:], out):
-        if size == 0 and v:
-            raise RuntimeError(f"{op}: input of size {list(x.shape)} has an empty spatial dim; it cannot be "
-                               "pooled to a non-empty output")
-    return out
+    if any(s == 0 for s in x.shape[2:]) and any(out):
+        raise RuntimeError(f"{op}: Expected input to have non-zero size for non-batch dimensions, but input has "
+                           f"sizes {list(x.shape)}")
 
 
-def _adaptive_avg(input, output_size, n, op):
-    x, unbatched = _batched(input, n, op)
-    out_sz = _output_size(output_size, x, n, op)
+def _adaptive_avg(input, out_sz, n, op):
+    x, _ = _batched(input, n, op)
+    _check_output_size(x, out_sz, op)
+    if all(out_sz) and x.numel():
+        _need_real_floating(x, op)
     if all(v == 1 for v in out_sz):  # torch takes the mean here
-        out = x.mean(tuple(range(2, 2 + n)), keepdim=True)
-    else:
-        mats = tuple(_up.area_matrix(o, i) for o, i in zip(out_sz, x.shape[2:]))
-        out = _up.RESAMPLE[f"AdaptiveAvgPool{n}D"].apply(x, mats)
-    return out.squeeze(0) if unbatched else out
+        return input.mean(tuple(range(input.ndim - n, input.ndim)), keepdim=True)
+    mats = tuple(_up.area_matrix(o, i) for o, i in zip(out_sz, x.shape[2:]))
+    return _up.RESAMPLE[f"AdaptiveAvgPool{n}D"].apply(input, mats)
+
+
+def _one(output_size, op):
+    size = output_size if isinstance(output_size, (tuple, list)) else (output_size,)
+    if any(v is None for v in size):
+        raise TypeError(f"{op}(): argument 'output_size' (position 2) must be tuple of ints, not None")
+    _int_sizes(tuple(size), "output_size", 2, op)
+    if len(size) != 1:
+        raise RuntimeError(f"{op}(): argument 'output_size' (position 2) must be an int or a tuple of one int, got "
+                           f"{output_size}")
+    return tuple(size)
 
 
 def adaptive_avg_pool1d(input, output_size):
+    size = _one(output_size, "adaptive_avg_pool1d")
     if input.ndim not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {list(input.shape)}")
-    return adaptive_avg_pool2d(input.unsqueeze(-2), (1,) + _tuple(output_size, 1, "output_size",
-                                                                   "adaptive_avg_pool1d")).squeeze(-2)
+    return _adaptive_avg(input.unsqueeze(-2), (1,) + size, 2, "adaptive_avg_pool1d").squeeze(-2)
 
 
 def adaptive_avg_pool2d(input, output_size):
-    return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
+    return _adaptive_avg(input, _list_with_default(output_size, input, 2, "adaptive_avg_pool2d"), 2,
+                         "adaptive_avg_pool2d")
 
 
 def adaptive_avg_pool3d(input, output_size):
-    return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")
+    return _adaptive_avg(input, _list_with_default(output_size, input, 3, "adaptive_avg_pool3d"), 3,
+                         "adaptive_avg_pool3d")
 
 
-def _adaptive_max(input, output_size, return_indices, n, op):
-    x, unbatched = _batched(input, n, op)
-    out_sz = _output_size(output_size, x, n, op)
-    if any(s == 0 for s in x.shape[2:]):
-        raise RuntimeError(f"{op}: Expected input to have non-zero size for non-batch dimensions, but input has "
-                           f"sizes {list(input.shape)}")
-    out, idx = (_pm.AdaptiveMaxPool2d if n == 2 else _pm.AdaptiveMaxPool3d).apply(x, out_sz)
-    if unbatched:
-        out, idx = out.squeeze(0), idx.squeeze(0)
-    return (out, idx) if return_indices else out
+def _adaptive_max(input, out_sz, n, op):
+    x, _ = _batched(input, n, op)
+    _check_output_size(x, out_sz, op)
+    if not x.dtype.is_floating_point:  # (torch's kernel refuses integers even for an empty result)
+        _need_real_floating(x, op)
+    if any(s == 0 for s in x.shape[2:]) or not all(out_sz) or x.shape[0] * x.shape[1] == 0:
+        z = np.zeros(input.shape[:input.ndim - n] + tuple(out_sz))
+        return Tensor._make(z.astype(x.dtype.np)), Tensor._make(z.astype(np.int64))
+    return (_pm.AdaptiveMaxPool2d if n == 2 else _pm.AdaptiveMaxPool3d).apply(input, out_sz)
 
 
-def adaptive_max_pool1d(input, output_size, return_indices=False):
+def _adaptive_max_1d(input, output_size, op):
+    size = _one(output_size, op)
     if input.ndim not in (2, 3):
-        raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got {list(input.shape)}")
-    size = (1,) + _tuple(output_size, 1, "output_size", "adaptive_max_pool1d")
-    out, idx = _adaptive_max(input.unsqueeze(-2), size, True, 2, "adaptive_max_pool1d")
-    out, idx = out.squeeze(-2), idx.squeeze(-2)
-    return (out, idx) if return_indices else out
+        raise RuntimeError(f"{op}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
+    out, idx = _adaptive_max(input.unsqueeze(-2), (1,) + size, 2, op)
+    return out.squeeze(-2), idx.squeeze(-2)
 
 
-def adaptive_max_pool2d(input, output_size, return_indices=False):
-    return _adaptive_max(input, output_size, return_indices, 2, "adaptive_max_pool2d")
-
-
-def adaptive_max_pool3d(input, output_size, return_indices=False):
-    return _adaptive_max(input, output_size, return_indices, 3, "adaptive_max_pool3d")
+def _adaptive_max_nd(input, output_size, n, op):
+    return _adaptive_max(input, _list_with_default(output_size, input, n, op), n, op)
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
-    return adaptive_max_pool1d(input, output_size, True)
+    return _adaptive_max_1d(input, output_size, "adaptive_max_pool1d_with_indices")
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
-    return adaptive_max_pool2d(input, output_size, True)
+    return _adaptive_max_nd(input, output_size, 2, "adaptive_max_pool2d_with_indices")
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
-    return adaptive_max_pool3d(input, output_size, True)
+    return _adaptive_max_nd(input, output_size, 3, "adaptive_max_pool3d_with_indices")
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    both = _flag(return_indices, "return_indices", "adaptive_max_pool1d")
+    out = _adaptive_max_1d(input, output_size, "adaptive_max_pool1d")
+    return out if both else out[0]
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    both = _flag(return_indices, "return_indices", "adaptive_max_pool2d")
+    out = _adaptive_max_nd(input, output_size, 2, "adaptive_max_pool2d")
+    return out if both else out[0]
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    both = _flag(return_indices, "return_indices", "adaptive_max_pool3d")
+    out = _adaptive_max_nd(input, output_size, 3, "adaptive_max_pool3d")
+    return out if both else out[0]
 
 
 from ..ops._checks import guard_namespace as _guard_namespace  # noqa: E402
 from .._api_errors import clean_namespace as _clean_namespace  # noqa: E402
 __all__ = [n for n, v in list(globals().items()) if callable(v) and not n.startswith("_") and v.__module__ == __name__]
-_guard_namespace(globals(), __all__)  # an argument of the wrong type raises torch's TypeError
+# torch's Python-level functions check their arguments in their own order (done here); the rest as torch's C++
+_PYTHON_ORDER = {n for n in __all__ if n.startswith(("adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max"))}
+_guard_namespace(globals(), [n for n in __all__ if n not in _PYTHON_ORDER])  # a wrong type: torch's TypeError
 _clean_namespace(globals(), __all__)  # an internal error becomes torch's kind, naming the op

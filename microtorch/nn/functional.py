@@ -177,11 +177,11 @@ def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op):
             raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got pad={p}, "
                                f"kernel_size={k} and dilation={d}")
         span = size + 2 * p - d * (k - 1) - 1
-        if span < 0:
-            raise RuntimeError(f"{op}: Output size is too small (input {size}, kernel {k}, padding {p})")
         out = (span + (s - 1 if ceil_mode else 0)) // s + 1
         if ceil_mode and (out - 1) * s >= size + p:
             out -= 1
+        if out <= 0 or span < 0 and not op.startswith("max"):  # (a max pool's ceil_mode window may hang over)
+            raise RuntimeError(f"{op}: Output size is too small (input {size}, kernel {k}, padding {p})")
         pads.append((p, p + max(0, (out - 1) * s + d * (k - 1) + 1 - (size + 2 * p))))
     return tuple(pads)
 

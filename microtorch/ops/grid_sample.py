@@ -99,7 +99,7 @@ class GridSampler(Op):
         if ctx.needs_input_grad[0]:
             gx = 0
             for (flat, valid, e), w in zip(ctx.corners, rows):
-                gx = gx + PutFlatAdd.apply(grad * w.unsqueeze(1), flat, tuple(x.shape))
+                gx = gx + PutFlatAdd.apply(grad * w.unsqueeze(1), flat, tuple(x.shape), len(ctx.base))
         if ctx.needs_input_grad[1]:
             dc = _dvalue_dcoords(ctx, x, frac, lambda v: (grad * v).sum(1))
             n = len(dc)
@@ -146,7 +146,7 @@ def _dvalue_dcoords(ctx, x, frac, reduce, channel_dim=False):
         return [Tensor._make(np.zeros(ctx.corners[0][1].shape, dt))] * n
     for flat, valid, e in ctx.corners:
         mask = valid.astype(dt)[:, None] if channel_dim else valid.astype(dt)
-        v = reduce(TakeFlat.apply(x, flat)) * Tensor._make(mask)
+        v = reduce(TakeFlat.apply(x, flat, n)) * Tensor._make(mask)
         for d in range(n):
             w = _weight(frac, e, skip=d)
             w = w.unsqueeze(1) if channel_dim and isinstance(w, Tensor) else w

@@ -555,7 +555,7 @@ def setitem(self, key, value):
     full = all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in key)
     target = self if full else getitem(self, key)
     if not isinstance(value, Tensor) or value.ndim == 0:  # (a copy in torch: refused where elements repeat)
-        _fill(target, _as_value(self, value), op="x[idx] = v")
+        _fill_as(target, _as_value(self, value), "x[idx] = v")
     else:
         _copy(target, value)
 
@@ -575,7 +575,11 @@ def _zero(self):
     return apply_inplace(self, Zero.apply, op="zero_")
 
 
-def _fill(self, value, op="fill_"):
+def _fill(self, value):
+    return _fill_as(self, value, "fill_")
+
+
+def _fill_as(self, value, op):
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "

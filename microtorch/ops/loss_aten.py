@@ -19,6 +19,7 @@ from .distance import cdist  # noqa: F401  (torch.cdist)
 from .inplace import _type_name
 from .elementwise import where
 from .nn import BinaryCrossEntropyWithLogits
+from .nn_more import pdist as _pdist
 
 _NAMES = {1: "mean", 2: "sum"}
 
@@ -184,3 +185,21 @@ for _name in ("kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_lo
               "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "pairwise_distance",
               "cosine_similarity"):   # a wrong type: torch's TypeError
     globals()[_name] = guard(globals()[_name], op=_name, overrides={"reduction": "int"})
+pdist = guard(_pdist, op="pdist", overrides={"p": "tensor_or_number"})   # torch.pdist is F.pdist (nn_more.py)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
+    """-log P(target | log_probs) summed over alignments (nn.functional's, loss_more.py), an int reduction"""
+    from .loss_more import ctc_loss as _ctc_loss
+    how = _reduction(reduction, "ctc_loss")
+    _check("ctc_loss", {"log_probs": log_probs, "targets": targets}, {}, {"zero_infinity": zero_infinity},
+           broadcast=False)
+    for name, v in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        if not (isinstance(v, Tensor) or isinstance(v, (list, tuple)) and all(_is_int(n) for n in v)):
+            raise TypeError(f"ctc_loss(): argument '{name}' must be Tensor or tuple of ints, not {type(v).__name__}")
+    if not _is_int(blank):
+        raise TypeError(f"ctc_loss(): argument 'blank' must be int, not {type(blank).__name__}")
+    return _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, how, zero_infinity)
+
+
+ctc_loss = guard(ctc_loss, op="ctc_loss", overrides={"reduction": "int"})

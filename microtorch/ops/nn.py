@@ -200,7 +200,8 @@ class NllLoss(Op):
         t = np.expand_dims(np.where(valid, target, 0), c)
         w = np.ones(logp.shape[c], logp.dtype) if weight is None else weight.astype(logp.dtype)
         wt = np.expand_dims(np.where(valid, w[t.squeeze(c)], 0).astype(logp.dtype), c)  # w[y], 0 if ignored
-        losses = np.squeeze(-wt * np.take_along_axis(logp, t, axis=c), c)
+        picked = wt * np.take_along_axis(logp, t, axis=c)
+        losses = np.squeeze(-picked if c else 0.0 - picked, c)  # (1-d: torch subtracts from 0, so -0 is +0)
         local = np.zeros(logp.shape, logp.dtype)  # d loss / d logp
         np.put_along_axis(local, t, -wt, axis=c)
         ctx.reduction, ctx.c = reduction, c

@@ -14,50 +14,50 @@ from ._op import Op
 from .conv_more import Col2imNd, im2col_nd, out_size
 
 
-def _planes(x):
-    """(N, C, *spatial) -> (N*C, prod(spatial))"""
-    return x.reshape(x.shape[0] * x.shape[1], -1)
+def _planes(x, nd):
+    """(*planes, *spatial) with nd spatial dims -> (prod(planes), prod(spatial))"""
+    return x.reshape(math.prod(x.shape[:x.ndim - nd]), -1)
 
 
 class TakeFlat(Op):
-    """y[n, c, i] = x[n, c].flatten()[idx[n, c, i]]; its adjoint (and gradient) is PutFlatAdd"""
+    """y[p, i] = x[p].flatten()[idx[p, i]] for every plane p; its adjoint (and gradient) is PutFlatAdd"""
     _grad_fn_name = "GatherBackward0"
 
     @staticmethod
-    def forward(ctx, x, idx):
-        ctx.shape, ctx.idx = x.shape, idx
-        return np.take_along_axis(_planes(x), _planes(idx), axis=1).reshape(idx.shape)
+    def forward(ctx, x, idx, nd):
+        ctx.in_shape, ctx.idx, ctx.nd = x.shape, idx, nd
+        return np.take_along_axis(_planes(x, nd), _planes(idx, nd), axis=1).reshape(idx.shape)
 
     @staticmethod
     def backward(ctx, grad):
-        return PutFlatAdd.apply(grad, ctx.idx, ctx.shape), None
+        return PutFlatAdd.apply(grad, ctx.idx, ctx.in_shape, ctx.nd), None, None
 
     @staticmethod
-    def jvp(ctx, t, _):
-        return TakeFlat.apply(t, ctx.inputs[1])
+    def jvp(ctx, t, *_):
+        return TakeFlat.apply(t, *ctx.inputs[1:])
 
 
 class PutFlatAdd(Op):
-    """zeros(shape)[n, c].flatten()[idx[n, c, i]] += g[n, c, i]; its adjoint (and gradient) is TakeFlat"""
+    """zeros(shape)[p].flatten()[idx[p, i]] += g[p, i] for every plane p; its adjoint (and gradient) is TakeFlat"""
     _grad_fn_name = "ScatterAddBackward0"
 
     @staticmethod
-    def forward(ctx, g, idx, shape):
-        ctx.idx = idx
-        return put_flat_add(g, idx, shape)
+    def forward(ctx, g, idx, shape, nd):
+        ctx.idx, ctx.nd = idx, nd
+        return put_flat_add(g, idx, shape, nd)
 
     @staticmethod
     def backward(ctx, grad):
-        return TakeFlat.apply(grad, ctx.idx), None, None
+        return TakeFlat.apply(grad, ctx.idx, ctx.nd), None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
         return PutFlatAdd.apply(t, *ctx.inputs[1:])
 
 
-def put_flat_add(g, idx, shape):
-    planes, size = shape[0] * shape[1], math.prod(shape[2:])
-    flat = (_planes(idx) + np.arange(planes)[:, None] * size).ravel()
+def put_flat_add(g, idx, shape, nd):
+    planes, size = math.prod(shape[:len(shape) - nd]), math.prod(shape[len(shape) - nd:])
+    flat = (_planes(idx, nd) + np.arange(planes)[:, None] * size).ravel()
     out = np.bincount(flat, weights=g.ravel().astype(np.float64), minlength=planes * size)
     return out.astype(g.dtype).reshape(shape)
 
@@ -68,18 +68,20 @@ class IndexedMaxPool(Op):
 
     @staticmethod
     def backward(ctx, grad, _):
-        return (PutFlatAdd.apply(grad, ctx.idx, ctx.shape),) + (None,) * ctx.n_args
+        return (PutFlatAdd.apply(grad, ctx.idx, ctx.in_shape, ctx.nd),) + (None,) * ctx.n_args
 
     @staticmethod
     def jvp(ctx, t, *_):
-        return TakeFlat.apply(t, ctx.idx), None
+        return TakeFlat.apply(t, ctx.idx, ctx.nd), None
 
 
 def window_max(ctx, x, coords, n_args):
     """The max of x over windows given per spatial dim as coordinates (B, out_d, k_d), B = 1 or N*C;
-    coordinates outside the input are padding (-inf). Returns (values, flat indices)."""
+    coordinates outside the input are padding (-inf). Returns (values, flat indices). An unbatched
+    (C, *spatial) input is a batch of one."""
+    nd, in_shape = len(coords), x.shape
+    x = x if x.ndim == nd + 2 else x[None]
     n, c, size = x.shape[0], x.shape[1], x.shape[2:]
-    nd = len(size)
     flat, valid = 0, True
     strides = [math.prod(size[d + 1:]) for d in range(nd)]
     for d, co in enumerate(coords):
@@ -91,12 +93,14 @@ def window_max(ctx, x, coords, n_args):
     outs = flat.shape[1:1 + nd]
     flat = np.broadcast_to(flat, (n * c,) + flat.shape[1:]).reshape(n * c, math.prod(outs), -1)
     valid = np.broadcast_to(valid, (n * c,) + np.shape(valid)[1:]).reshape(flat.shape)
-    vals = np.take_along_axis(_planes(x), flat.reshape(n * c, -1), axis=1).reshape(flat.shape)
+    vals = np.take_along_axis(_planes(x, nd), flat.reshape(n * c, -1), axis=1).reshape(flat.shape)
     vals = np.where(valid, vals, -np.inf).astype(x.dtype, copy=False)
     arg = vals.argmax(axis=2)[..., None]
     idx = np.take_along_axis(flat, arg, axis=2)[..., 0].reshape((n, c) + outs).astype(np.int64)
     out = np.take_along_axis(vals, arg, axis=2)[..., 0].reshape((n, c) + outs)
-    ctx.idx, ctx.shape, ctx.n_args = idx, x.shape, n_args
+    if len(in_shape) == nd + 1:
+        out, idx = out[0], idx[0]
+    ctx.idx, ctx.in_shape, ctx.n_args, ctx.nd = idx, in_shape, n_args, nd
     ctx.mark_non_differentiable(idx)
     return out, idx
 
@@ -107,7 +111,7 @@ class MaxPool3d(IndexedMaxPool):
     @staticmethod
     def forward(ctx, x, kernel, stride, pads, dilation):
         coords = [(np.arange(out_size(s, k, st, lo, hi, d)) * st - lo)[None, :, None] + np.arange(k)[None, None] * d
-                  for s, k, st, (lo, hi), d in zip(x.shape[2:], kernel, stride, pads, dilation)]
+                  for s, k, st, (lo, hi), d in zip(x.shape[-3:], kernel, stride, pads, dilation)]
         return window_max(ctx, x, coords, 4)
 
 
@@ -123,7 +127,7 @@ class AdaptiveMaxPool(IndexedMaxPool):
     @staticmethod
     def forward(ctx, x, output_size):
         coords = []
-        for size, out in zip(x.shape[2:], output_size):
+        for size, out in zip(x.shape[x.ndim - len(output_size):], output_size):
             start, end = adaptive_bounds(size, out)
             k = int((end - start).max()) if out else 1
             co = np.minimum(start[:, None] + np.arange(k)[None], end[:, None] - 1)  # repeat the last element
@@ -154,11 +158,11 @@ class FractionalMaxPool(IndexedMaxPool):
 
     @staticmethod
     def forward(ctx, x, kernel, output_size, samples):
-        n, c, nd = x.shape[0], x.shape[1], len(kernel)
-        s = samples.reshape(n * c, nd).astype(np.float64)
+        nd = len(kernel)
+        s = samples.reshape(-1, nd).astype(np.float64)
         # torch's samples are (x, y[, z]) per plane: the last spatial dim first
         coords = [fractional_starts(s[:, nd - 1 - d], size, k, out)[:, :, None] + np.arange(k)[None, None]
-                  for d, (size, k, out) in enumerate(zip(x.shape[2:], kernel, output_size))]
+                  for d, (size, k, out) in enumerate(zip(x.shape[x.ndim - nd:], kernel, output_size))]
         return window_max(ctx, x, coords, 3)
 
 
@@ -176,19 +180,19 @@ class AvgPool3d(Op):
 
     @staticmethod
     def forward(ctx, x, kernel, stride, pads, divisor):
-        n, c, size = x.shape[0], x.shape[1], x.shape[2:]
-        cols = im2col_nd(x.reshape((n * c, 1) + size), kernel, (1,) * len(kernel), pads, stride)  # (NC, K, L)
+        lead, size = x.shape[:-3], x.shape[-3:]                                 # (N, C) or just (C,)
+        cols = im2col_nd(x.reshape((-1, 1) + size), kernel, (1,) * len(kernel), pads, stride)  # (NC, K, L)
         outs = tuple(out_size(*a, 1) for a in zip(size, kernel, stride, *zip(*pads)))
         ctx.scale = np.broadcast_to(1 / divisor, (1, 1, cols.shape[2])).astype(x.dtype)
         ctx.args = (x.shape, kernel, pads, stride)
-        return (cols.sum(axis=1) / divisor).astype(x.dtype, copy=False).reshape((n, c) + outs)
+        return (cols.sum(axis=1) / divisor).astype(x.dtype, copy=False).reshape(lead + outs)
 
     @staticmethod
     def backward(ctx, grad):
         shape, kernel, pads, stride = ctx.args
-        g = grad.reshape(shape[0] * shape[1], 1, -1) * Tensor._make(ctx.scale)
+        g = grad.reshape(math.prod(shape[:-3]), 1, -1) * Tensor._make(ctx.scale)
         g = g.expand(g.shape[0], math.prod(kernel), g.shape[2])
-        out = Col2imNd.apply(g, tuple(shape[2:]), kernel, (1,) * len(kernel), pads, stride)
+        out = Col2imNd.apply(g, tuple(shape[-3:]), kernel, (1,) * len(kernel), pads, stride)
         return out.reshape(shape), None, None, None, None
 
     @staticmethod
@@ -202,18 +206,19 @@ class MaxUnpool(Op):
 
     @staticmethod
     def forward(ctx, x, idx, size):
-        ctx.idx, ctx.shape = idx, x.shape[:2] + tuple(size)
-        out = np.zeros((x.shape[0] * x.shape[1], math.prod(size)), dtype=x.dtype)
-        np.put_along_axis(out, _planes(idx), _planes(x), axis=1)
-        return out.reshape(x.shape[:2] + tuple(size))
+        nd = len(size)
+        ctx.idx, ctx.nd, ctx.in_shape = idx, nd, x.shape[:x.ndim - nd] + tuple(size)
+        out = np.zeros((math.prod(x.shape[:x.ndim - nd]), math.prod(size)), dtype=x.dtype)
+        np.put_along_axis(out, _planes(idx, nd), _planes(x, nd), axis=1)
+        return out.reshape(ctx.in_shape)
 
     @staticmethod
     def backward(ctx, grad):
-        return TakeFlat.apply(grad, ctx.idx), None, None
+        return TakeFlat.apply(grad, ctx.idx, ctx.nd), None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
-        return PutFlatAdd.apply(t, ctx.idx, ctx.shape)  # (linear: the same put, on the tangent)
+        return PutFlatAdd.apply(t, ctx.idx, ctx.in_shape, ctx.nd)  # (linear: the same put, on the tangent)
 
 
 class MaxUnpool2d(MaxUnpool):

@@ -91,7 +91,7 @@ class Mean(Op):
     @staticmethod
     def backward(ctx, grad):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
-        return broadcast_to(g / ctx.n, ctx.in_shape)
+        return broadcast_to(g, ctx.in_shape) / ctx.n  # torch's order: over an empty dim, nothing is divided by 0
 
     @staticmethod
     def jvp(ctx, t):

@@ -17,8 +17,8 @@ def _known_einsum_node(prog, step, torch_rec, mt_rec):
         return False
     rebased = {"AsStridedBackward0", "torch::autograd::CopySlices"}
     if set(torch_rec.nodes) <= rebased and torch_rec.grad_fn in rebased and \
-            (mt_rec.nodes == (mt_rec.grad_fn,) or mt_rec.grad_fn == "torch::autograd::CopySlices"):
-        return True  # the in-place op itself
+            (mt_rec.nodes in ((), (mt_rec.grad_fn,)) or mt_rec.grad_fn == "torch::autograd::CopySlices"):
+        return True  # the in-place op itself (no new node: a view op that returned the same tensor)
     return [n for n in torch_rec.nodes if n not in rebased] == [n for n in mt_rec.nodes if n not in rebased] \
         and torch_rec.grad_fn == mt_rec.grad_fn  # a view op reading the rebased result
 
@@ -28,14 +28,14 @@ _VIEWS = {"view", "inplace", "setitem", "unsqueeze", "squeeze", "transpose", "t"
 
 
 def _from_einsum(prog, step):
-    """step reads an einsum result, directly or through views and in-place ops."""
+    """one of step's inputs is an einsum result, directly or through views and in-place ops."""
     made_by = {st.out: st for st in prog.steps}
-    st = step
-    while st is not None and st.args:
-        src = made_by.get(st.args[0])
-        if src is not None and src.op == "einsum":
-            return True
-        st = src if src is not None and src.op in _VIEWS else None
+    for arg in step.args:
+        src = made_by.get(arg)
+        while src is not None:
+            if src.op == "einsum":
+                return True
+            src = made_by.get(src.args[0]) if src.op in _VIEWS and src.args else None
     return False
 
 

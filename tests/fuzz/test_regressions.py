@@ -187,3 +187,17 @@ def test_prod_with_two_zeros_under_backward_is_zero():
     prog = _program(leaves, [("prod", "L.prod(x)"), ("std", "L.std(v0, dim=None, correction=2, keepdim=False)")])
     prog.seed = 3  # the runner's backward()-only programs
     assert not real(check_program(prog))
+
+
+def test_mean_of_nothing_differentiates_twice_as_torch():
+    """torch's mean backward expands, then divides: over an empty dim the second order is 0, not 0/0."""
+    leaves = {"x": ([2.0], True), "w": ([-1.0], True)}
+    assert_like_torch(leaves, [("getitem", "x[-1:-1]"), ("mean", "v0.mean(dim=(0,), keepdim=True)"),
+                               ("matmul", "L.matmul(v1, w)")])
+
+
+def test_cross_entropy_of_one_class_is_plus_zero():
+    """a 1-d input: torch's nll_loss subtracts from 0 (so the loss is +0.0 where numpy's -x gives -0.0)."""
+    leaves = {"x": ([-1.0], True)}
+    assert_like_torch(leaves, [("cross_entropy", "F.cross_entropy(x, L.tensor(0), reduction='none')"),
+                               ("pow_scalar", "L.pow(v0, -0.5)")])

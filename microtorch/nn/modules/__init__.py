@@ -52,4 +52,8 @@ from .pooling_more import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool
                            LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
 from .upsampling import (ChannelShuffle, PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d,  # noqa: F401,E402
                          UpsamplingNearest2d)
-__all__ = [name for name, value in list(globals().items()) if isinstance(value, type) and not name.startswith("_")]
+__all__ += ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+            "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool3d",
+            "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool3d", "MaxUnpool1d",
+            "MaxUnpool2d", "MaxUnpool3d", "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "Upsample",
+            "UpsamplingBilinear2d", "UpsamplingNearest2d"]

@@ -1,0 +1,48 @@
+"""Integer ops with no gradient: bitwise and/or/xor/not, shifts, gcd and lcm (numpy's, with
+torch's dtype rules and errors)."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import broadcast_error, promoted
+
+
+def _integer(op, *operands):
+    arrays = promoted(*operands)
+    for a in arrays:
+        kind = (a._data if isinstance(a, Tensor) else a).dtype.kind
+        if kind not in "biu":
+            name = {"f": "Float", "c": "ComplexFloat"}.get(kind, str(kind))
+            raise NotImplementedError(f'"{op}_cpu" not implemented for \'{name}\': {op} takes integer or bool '
+                                      "tensors; convert with .long() or .bool()")
+    return [a._data if isinstance(a, Tensor) else a for a in arrays]
+
+
+def _binary(op, np_fn, bool_ok=True, tensor_only=False):
+    def fn(input, other):
+        if tensor_only and not isinstance(other, Tensor):  # gcd and lcm take tensors only
+            raise TypeError(f"{op}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        a, b = _integer(op, input, other)
+        if not bool_ok and a.dtype == bool:
+            a, b = a.astype(np.int64), b.astype(np.int64)
+        try:
+            out = np_fn(a, b)
+        except ValueError as e:
+            raise broadcast_error(op, e, input, other) from None
+        return Tensor._make(np.asarray(out).astype(a.dtype if bool_ok else np.result_type(a, b)))
+    fn.__name__ = fn.__qualname__ = op
+    fn.__doc__ = f"{op}(input, other): elementwise, on integer or bool tensors (no gradient)."
+    return fn
+
+
+bitwise_and = _binary("bitwise_and", np.bitwise_and)
+bitwise_or = _binary("bitwise_or", np.bitwise_or)
+bitwise_xor = _binary("bitwise_xor", np.bitwise_xor)
+bitwise_left_shift = _binary("bitwise_left_shift", np.left_shift, bool_ok=False)
+bitwise_right_shift = _binary("bitwise_right_shift", np.right_shift, bool_ok=False)
+gcd = _binary("gcd", np.gcd, bool_ok=False, tensor_only=True)
+lcm = _binary("lcm", np.lcm, bool_ok=False, tensor_only=True)
+
+
+def bitwise_not(input):
+    (a,) = _integer("bitwise_not", input)
+    return Tensor._make(np.asarray(np.logical_not(a) if a.dtype == bool else np.invert(a)))

@@ -1,0 +1,307 @@
+"""Writing one tensor into another at positions: scatter_add, index_copy, index_fill, index_put,
+masked_scatter, put, select/slice/diagonal_scatter, fill_diagonal_.
+
+Most are one op: out = x with out[key] = src (Place) or out[key] += src (AddAt), where key is a
+numpy index; x's gradient is g with the written places zeroed (or g), src's is g[key]."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, normalize_dims
+
+
+def _key_tensors(key):
+    return tuple(Tensor._make(k) if isinstance(k, np.ndarray) else k for k in key)
+
+
+def _take(g, key, shape):
+    from .index import getitem
+    return getitem(g, _key_tensors(key)).reshape(shape)
+
+
+class Place(Op):
+    """out = x with out[key] = src;  d = (g zeroed at key, g[key])"""
+    _grad_fn_name = "IndexCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, src, key=None):
+        ctx.key, ctx.src_shape = key, src.shape
+        out = x.copy()
+        out[key] = src.reshape(np.shape(out[key]))
+        keep = np.ones(x.shape, dtype=x.dtype)
+        keep[key] = 0
+        ctx.keep = keep
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        gx = grad * Tensor._make(ctx.keep) if ctx.needs_input_grad[0] else None
+        return gx, _take(grad, ctx.key, ctx.src_shape) if ctx.needs_input_grad[1] else None
+
+    @staticmethod
+    def jvp(ctx, tx, tsrc):
+        return Place.apply(tx, tsrc, key=ctx.key)
+
+
+def _placed(name):
+    cls = type(name, (Place,), {"_grad_fn_name": name + "Backward0", "__module__": __name__,
+                                "__doc__": Place.__doc__})
+    return cls
+
+
+IndexCopy, SelectScatter, SliceScatter, Put, IndexPut, IndexFill = (
+    _placed(n) for n in ("IndexCopy", "SelectScatter", "SliceScatter", "Put", "IndexPut", "IndexFill"))
+
+
+class AddAt(Op):
+    """out = x with out[key] += src (repeated positions add up);  d = (g, g[key])"""
+    _grad_fn_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, src, key=None):
+        ctx.key, ctx.src_shape = key, src.shape
+        out = x.copy()
+        np.add.at(out, key, src.reshape(np.shape(x[key])))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, _take(grad, ctx.key, ctx.src_shape) if ctx.needs_input_grad[1] else None
+
+    @staticmethod
+    def jvp(ctx, tx, tsrc):
+        return AddAt.apply(tx, tsrc, key=ctx.key)
+
+
+class PutAccumulate(AddAt):
+    _grad_fn_name = "PutBackward0"
+
+
+class IndexPutAccumulate(AddAt):
+    _grad_fn_name = "IndexPutBackward0"
+
+
+def _index(index, op, vector=True):
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.dtype.kind not in "iu":
+        raise IndexError(f"{op}(): Expected a long tensor for index, but got {idx.dtype}")
+    if vector and idx.ndim > 1:
+        raise IndexError(f"{op}(): Index should have dimension 1 or 0 (got {idx.ndim})")
+    return idx.astype(np.int64)
+
+
+def _dim_key(input, dim, index, op):
+    d = normalize_dims(dim, input.ndim, op)[0] if input.ndim else 0
+    n = input.shape[d] if input.ndim else 1
+    if index.size and (index.min() < -n or index.max() >= n):
+        raise IndexError(f"{op}(): index {int(index.max() if index.max() >= n else index.min())} is out of bounds "
+                         f"for dimension {d} with size {n}")
+    return d, (slice(None),) * d + (index.reshape(-1) % max(n, 1),)
+
+
+def _same_dtype(input, src, op):
+    if input.dtype != src.dtype:
+        raise RuntimeError(f"{op}(): self and source expected to have the same dtype, but got (self) {input.dtype} "
+                           f"and (source) {src.dtype}; convert one with .to()")
+
+
+def scatter_add(input, dim, index, src):
+    from .index import _along_axis_key
+    from .rearrange import _index_array
+    d = normalize_dims(dim, input.ndim, "scatter_add")[0] if input.ndim else 0
+    idx = _index_array(index, input, d, "scatter_add")
+    _same_dtype(input, src, "scatter_add")
+    if any(i > s for i, s in zip(idx.shape, src.shape)):
+        raise RuntimeError(f"scatter_add(): Expected index {list(idx.shape)} to be smaller than src "
+                           f"{list(src.shape)} apart from dimension {d}")
+    if tuple(src.shape) != idx.shape:
+        src = src[tuple(slice(0, n) for n in idx.shape)]
+    return AddAt.apply(input, src, key=_along_axis_key(idx, d))
+
+
+def index_copy(input, dim, index, source):
+    idx = _index(index, "index_copy")
+    d, key = _dim_key(input, dim, idx, "index_copy")
+    _same_dtype(input, source, "index_copy")
+    if source.ndim == input.ndim and source.ndim and source.shape[d] != idx.size:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
+                         f"({source.shape[d]})")
+    want = tuple(input.shape[:d]) + (idx.size,) + tuple(input.shape[d + 1:])
+    if tuple(source.shape) != want and source.numel() != int(np.prod(want)):
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                           f"slice shape: {list(want)}, source shape: {list(source.shape)}")
+    return IndexCopy.apply(input, source, key=key)
+
+
+def index_fill(input, dim, index, value):
+    idx = _index(index, "index_fill")
+    _, key = _dim_key(input, dim, idx, "index_fill")
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        src = value.to(input.dtype).expand(*np.shape(input._data[key]))
+    else:
+        src = Tensor._make(np.full(np.shape(input._data[key]), value, dtype=input._data.dtype))
+    return IndexFill.apply(input, src, key=key)
+
+
+def index_put(input, indices, values, accumulate=False):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
+    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
+    try:
+        shape = np.shape(input._data[key])
+        np.broadcast_to(np.empty(tuple(values.shape)), shape)
+    except IndexError as e:
+        raise IndexError(f"index_put(): {e}") from None
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(shape)} (index_put)") from None
+    src = values.to(input.dtype).expand(*shape) if tuple(values.shape) != shape or values.dtype != input.dtype \
+        else values
+    return (IndexPutAccumulate if accumulate else IndexPut).apply(input, src, key=key)
+
+
+def put(input, index, source, accumulate=False):
+    idx = _index(index, "put", vector=False)
+    n = input.numel()
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"put_(): index {int(idx.max())} out of range for tensor of size {list(input.shape)}")
+    if idx.size != source.numel():
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {source.numel()}, index.numel() = {idx.size}")
+    key = np.unravel_index(idx.reshape(-1) % max(n, 1), tuple(input.shape))
+    return (PutAccumulate if accumulate else Put).apply(input, source, key=key)
+
+
+def select_scatter(input, src, dim, index):
+    d = normalize_dims(dim, input.ndim, "select_scatter")[0]
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select_scatter(): index {index} out of range for tensor of size {list(input.shape)} at "
+                         f"dimension {d}")
+    want = tuple(input.shape[:d]) + tuple(input.shape[d + 1:])
+    if tuple(src.shape) != want:
+        raise RuntimeError(f"select_scatter(): expected src to have a size equal to the slice of self. "
+                           f"src size = {list(src.shape)}, "
+                           f"slice size = {list(want)}")
+    return SelectScatter.apply(input, src, key=(slice(None),) * d + (index % n,))
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    if input.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor. (slice_scatter)")
+    d = normalize_dims(dim, input.ndim, "slice_scatter")[0]
+    key = (slice(None),) * d + (slice(start, end, step),)
+    want = np.shape(input._data[key])
+    if tuple(src.shape) != want:
+        raise RuntimeError(f"slice_scatter(): expected src to have a size equal to the slice of self. "
+                           f"src size = {list(src.shape)}, "
+                           f"slice size = {list(want)}")
+    return SliceScatter.apply(input, src, key=key)
+
+
+def _diagonal_key(shape, offset, d1, d2):
+    n = min(shape[d1], shape[d2] - offset) if offset >= 0 else min(shape[d1] + offset, shape[d2])
+    k = np.arange(max(n, 0))
+    key = [slice(None)] * len(shape)
+    key[d1], key[d2] = (k, k + offset) if offset >= 0 else (k - offset, k)
+    return tuple(key)
+
+
+class DiagonalScatter(Op):
+    """out = x with its diagonal replaced by src;  d = (g with the diagonal zeroed, diagonal of g)"""
+    _grad_fn_name = "DiagonalScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, x, src, offset=0, dim1=0, dim2=1):
+        ctx.args = (offset, dim1, dim2)
+        out = x.copy()
+        view = np.moveaxis(out, (dim1, dim2), (-2, -1))
+        key = _diagonal_key(view.shape, offset, view.ndim - 2, view.ndim - 1)
+        view[(Ellipsis,) + key[-2:]] = src
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        offset, d1, d2 = ctx.args
+        zero = grad.diagonal(offset, d1, d2) * 0
+        return DiagonalScatter.apply(grad, zero, *ctx.args), grad.diagonal(offset, d1, d2), None, None, None
+
+    @staticmethod
+    def jvp(ctx, tx, tsrc, *_):
+        return DiagonalScatter.apply(tx, tsrc, *ctx.args)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    d1, d2 = (normalize_dims(d, input.ndim, "diagonal_scatter")[0] for d in (dim1, dim2))
+    want = tuple(input.diagonal(offset, d1, d2).shape)
+    if tuple(src.shape) != want:
+        raise RuntimeError(f"diagonal_scatter(): expected src to have a size equal to the diagonal of self. "
+                           "src size = "
+                           f"{list(src.shape)}, diagonal size = {list(want)}")
+    return DiagonalScatter.apply(input, src, offset, d1, d2)
+
+
+class MaskedScatter(Op):
+    """out = x with the masked places filled by src's first elements in order;
+    d = (g where not masked, g's masked values in src's first places)"""
+    _grad_fn_name = "MaskedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, x, src, mask=None):
+        ctx.mask, ctx.src_shape = mask, src.shape
+        out = x.copy()
+        out[mask] = src.reshape(-1)[:int(mask.sum())]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .index import getitem
+        mask = Tensor._make(ctx.mask)
+        gx = grad * Tensor._make(~ctx.mask).to(grad.dtype)
+        picked = getitem(grad, mask)
+        n = int(np.prod(ctx.src_shape))
+        pad = Tensor._make(np.zeros(n - picked.shape[0], dtype=grad._data.dtype))
+        from .shape import cat
+        return gx, cat([picked, pad]).reshape(ctx.src_shape)
+
+    @staticmethod
+    def jvp(ctx, tx, tsrc):
+        return MaskedScatter.apply(tx, tsrc, mask=ctx.mask)
+
+
+def masked_scatter(input, mask, source):
+    if mask.dtype.name != "bool":
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+    _same_dtype(input, source, "masked_scatter")
+    try:
+        m = np.broadcast_to(mask._data, tuple(input.shape))
+    except ValueError:
+        raise RuntimeError(f"masked_scatter: the mask of shape {list(mask.shape)} does not broadcast to "
+                           f"{list(input.shape)}") from None
+    if int(m.sum()) > source.numel():
+        raise RuntimeError(f"masked_scatter: expected source to have at least {int(m.sum())} elements (one per True "
+                           f"in the mask), got {source.numel()}")
+    return MaskedScatter.apply(input, source, mask=np.ascontiguousarray(m))
+
+
+def fill_diagonal(input, fill_value, wrap=False):
+    """input with its main diagonal (all dims equal for > 2 dims) set to fill_value."""
+    import numbers
+    if isinstance(fill_value, Tensor) or not isinstance(fill_value, numbers.Number):
+        raise TypeError(f"fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
+                        f"{type(fill_value).__name__}")
+    shape = tuple(input.shape)
+    if input.ndim < 2 or (input.ndim > 2 and len(set(shape)) != 1):
+        raise RuntimeError("all dimensions of input must be of equal length" if input.ndim > 2 else
+                           f"dimensions must larger than 1 (fill_diagonal_ got a {input.ndim}-D tensor)")
+    strides = np.cumprod((1,) + shape[:0:-1])[::-1]
+    step = int(strides.sum())
+    end = input.numel() if input.ndim > 2 or wrap else min(shape[0], shape[1]) * shape[1]
+    flat = np.arange(0, end, step)
+    if input.ndim == 2 and not wrap:
+        flat = flat[:min(shape)]
+    key = np.unravel_index(flat, shape)
+    src = Tensor._make(np.full(flat.shape, fill_value, dtype=input._data.dtype))
+    return Put.apply(input, src, key=key)

@@ -1,0 +1,625 @@
+"""More linear algebra: det, slogdet, inverse, cross, vdot, dist, diag_embed and the fused
+products addmv, addr, addbmm, baddbmm; composites (logdet, kron, inner, matrix_power, adjoint)
+are written in these and the ops of linalg.py, with torch's grad_fn names."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, normalize_dims, promoted
+from .elementwise import where
+from .linalg import bmm, matmul, mm, mv
+
+
+def _square(a, op):
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{op}(): argument 'A' must be Tensor, not {type(a).__name__}")
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{op}(): A must be batches of square matrices, but they are "
+                           f"{' by '.join(map(str, a.shape[-2:])) if a.ndim >= 2 else f'{a.ndim}-D'} matrices")
+    if not (a.dtype.is_floating_point or a.dtype.is_complex):
+        raise RuntimeError(f"{op}(): Expected a floating point or complex tensor as input. Got {a.dtype}")
+    return a
+
+
+class Inverse(Op):
+    """d A^-1 = -A^-1 dA A^-1"""
+    _grad_fn_name = "LinalgInvExBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        try:
+            out = np.linalg.inv(a)
+        except np.linalg.LinAlgError:
+            raise RuntimeError("linalg.inv: The diagonal element 2 is zero, the inversion could not be completed "
+                               "because the input matrix is singular.") from None
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (inv,) = ctx.saved_tensors
+        ih = inv.mT.conj()
+        return -matmul(matmul(ih, grad), ih)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return -matmul(matmul(ctx.output, t), ctx.output)
+
+
+class Det(Op):
+    """d det(A) = det(A) tr(A^-1 dA)"""
+    _grad_fn_name = "LinalgDetBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.asarray(np.linalg.det(a))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        return (grad * out.conj()).unsqueeze(-1).unsqueeze(-1) * Inverse.apply(a).mT.conj()
+
+    @staticmethod
+    def jvp(ctx, t):
+        a = ctx.inputs[0]
+        return ctx.output * matmul(Inverse.apply(a), t).diagonal(0, -2, -1).sum(-1)
+
+
+class Slogdet(Op):
+    """(sign, log|det A|);  d log|det A| = tr(A^-1 dA), the sign has no gradient"""
+    _grad_fn_name = "LinalgSlogdetBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        sign, logabs = (np.asarray(v) for v in np.linalg.slogdet(a))
+        ctx.save_for_backward(a)
+        ctx.mark_non_differentiable(sign)
+        return sign, logabs
+
+    @staticmethod
+    def backward(ctx, _gsign, glog):
+        (a,) = ctx.saved_tensors
+        return glog.unsqueeze(-1).unsqueeze(-1) * Inverse.apply(a).mT.conj()
+
+    @staticmethod
+    def jvp(ctx, t):
+        a = ctx.inputs[0]
+        dlog = matmul(Inverse.apply(a), t).diagonal(0, -2, -1).sum(-1)
+        return dlog * 0, dlog
+
+
+def inverse(input):
+    return Inverse.apply(_square(input, "inverse"))
+
+
+def det(input):
+    return Det.apply(_square(input, "det"))
+
+
+def slogdet(input):
+    from .reduce import return_type
+    sign, logabs = Slogdet.apply(_square(input, "slogdet"))
+    return return_type("slogdet", ("sign", "logabsdet"))(sign, logabs)
+
+
+def logdet(input):
+    """log det A: NaN for a negative determinant, -inf for a singular matrix (torch's where)."""
+    sign, logabs = slogdet(input)
+    return where(sign < 0, logabs * 0 + float("nan"), logabs)
+
+
+class Cross(Op):
+    """d (a x b) = (b x g, g x a)"""
+    _grad_fn_name = "LinalgCrossBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(a, b)
+        return np.cross(a, b, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return Cross.apply(b, grad, ctx.dim), Cross.apply(grad, a, ctx.dim), None
+
+    @staticmethod
+    def jvp(ctx, ta, tb, _dim):
+        a, b = ctx.inputs[:2]
+        return Cross.apply(ta, b, ctx.dim) + Cross.apply(a, tb, ctx.dim)
+
+
+def cross(input, other, dim=None):
+    from .scan import need_tensor
+    need_tensor(other, "cross")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"cross(): expected scalar type {input.dtype} but found {other.dtype}; convert one "
+                           "operand with .to()")
+    a, b = promoted(input, other)
+    if a.ndim != b.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions (got {a.ndim} and "
+                           f"{b.ndim}); unsqueeze the smaller one")
+    try:
+        shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    except ValueError:
+        raise RuntimeError(f"linalg.cross: shapes {list(a.shape)} and {list(b.shape)} do not broadcast") from None
+    if dim is None:  # torch.cross's old default: the first dim of size 3
+        dim = next((i for i, n in enumerate(shape) if n == 3), -1)
+    d = normalize_dims(dim, len(shape), "cross")[0]
+    if shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {a.shape[d]} and "
+                           f"{b.shape[d]}")
+    return Cross.apply(a.expand(*shape), b.expand(*shape), d)
+
+
+class Vdot(Op):
+    """vdot(a, b) = sum conj(a) b;  d = (conj(g) b, g a)"""
+    _grad_fn_name = "VdotBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.asarray(np.vdot(a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad.conj() * b, grad * a
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return Vdot.apply(ta, b) + Vdot.apply(a, tb)
+
+
+def vdot(input, other):
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors (vdot)")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] "
+                           "to have the same number of elements (vdot)")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"vdot: expected both vectors to have same dtype, but found {input.dtype} and "
+                           f"{other.dtype}")
+    return Vdot.apply(input, other)
+
+
+def _p_norm_grad(x, n, g, p):
+    """g d||x||_p / dx in Tensor ops (0 where the norm is 0)."""
+    if p == 0:
+        return x * 0
+    if p == 1:
+        return g * x.sign()
+    if p == float("inf"):
+        hit = (x.abs() == n).to(x.dtype)
+        return g * x.sign() * hit / hit.sum()
+    safe = where(n == 0, n * 0 + 1, n)
+    return where(n == 0, x * 0, g * x * x.abs() ** (p - 2) / safe ** (p - 1))
+
+
+class Dist(Op):
+    """||a - b||_p;  d = +-(a - b)|a - b|^(p-2) / ||a - b||^(p-1)"""
+    _grad_fn_name = "DistBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, p=2):
+        ctx.p = p
+        d = np.abs(a - b)
+        if p == float("inf"):
+            out = d.max(initial=0)
+        elif p == 0:
+            out = (d != 0).sum().astype(d.dtype)
+        else:
+            out = (d ** p).sum() ** (1.0 / p)
+        out = np.asarray(out, dtype=d.dtype)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        g = _p_norm_grad(a - b, out, grad, ctx.p)
+        return g, -g
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs[:2]
+        return (_p_norm_grad(a - b, ctx.output, ctx.output * 0 + 1, ctx.p) * (ta - tb)).sum()
+
+
+def dist(input, other, p=2):
+    from .scan import need_tensor
+    need_tensor(other, "dist")
+    if "bool" in (input.dtype.name, other.dtype.name):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported (dist); convert the "
+                           "tensors with .float()")
+    a, b = promoted(input, other)
+    return Dist.apply(a, b, p=p)
+
+
+class DiagEmbed(Op):
+    """x on a diagonal of new (dim1, dim2) planes;  d = the diagonal of g"""
+    _grad_fn_name = "DiagEmbedBackward0"
+
+    @staticmethod
+    def forward(ctx, x, offset=0, dim1=-2, dim2=-1):
+        ctx.args = (offset, dim1, dim2)
+        n = x.shape[-1] + abs(offset) if x.ndim else abs(offset) + 1
+        out = np.zeros(x.shape[:-1] + (n, n), dtype=x.dtype)
+        k = np.arange(x.shape[-1])
+        r, c = (k, k + offset) if offset >= 0 else (k - offset, k)
+        out[..., r, c] = x
+        return np.moveaxis(out, (-2, -1), (dim1, dim2)) if (dim1, dim2) != (out.ndim - 2, out.ndim - 1) else out
+
+    @staticmethod
+    def backward(ctx, grad):
+        offset, dim1, dim2 = ctx.args
+        return grad.diagonal(offset, dim1, dim2), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return DiagEmbed.apply(t, *ctx.args)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    n = input.ndim + 1
+    d1, d2 = (normalize_dims(d, n, "diag_embed")[0] for d in (dim1, dim2))
+    if d1 == d2:
+        raise RuntimeError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return DiagEmbed.apply(input, offset, d1, d2)
+
+
+def diagflat(input, offset=0):
+    return DiagEmbed.apply(input.reshape(-1), offset, 0, 1)
+
+
+def kron(input, other):
+    """the Kronecker product: every a_ij times the whole of b, tiled (torch's UnsafeView at the end)."""
+    from .shape import UnsafeView
+    a, b = promoted(input, other)
+    n = max(a.ndim, b.ndim)
+    a = a.reshape((1,) * (n - a.ndim) + tuple(a.shape))
+    b = b.reshape((1,) * (n - b.ndim) + tuple(b.shape))
+    pa = [s for k in a.shape for s in (k, 1)]
+    pb = [s for k in b.shape for s in (1, k)]
+    prod = a.reshape(pa) * b.reshape(pb)
+    return UnsafeView.apply(prod, tuple(i * j for i, j in zip(a.shape, b.shape)))
+
+
+def inner(input, other):
+    """sum over the last dims: out[i.., j..] = sum_k a[i.., k] b[j.., k]"""
+    a, b = input, other
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if a.shape[-1] != b.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(a.shape)} and {list(b.shape)}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"inner(): expected both inputs to have the same dtype, but got {a.dtype} and {b.dtype}; "
+                           "convert one with .to()")
+    k = a.shape[-1]
+    out = mm(a.reshape(-1, k), b.reshape(-1, k).t())
+    return out.view(tuple(a.shape[:-1]) + tuple(b.shape[:-1]))
+
+
+def matrix_power(input, n):
+    from .scan import need_int, need_tensor
+    need_tensor(input, "matrix_power", "input", 0)
+    need_int(n, "matrix_power", "n")
+    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(f"matrix_power(): A must be batches of square matrices, but got shape {list(input.shape)}")
+    a = input
+    if n == 0:
+        from .._creation import eye
+        return (a * 0 + eye(a.shape[-1], dtype=a.dtype)).clone() if a.requires_grad else \
+            Tensor._make(np.broadcast_to(np.eye(a.shape[-1], dtype=a._data.dtype), a.shape).copy())
+    if abs(n) > 2 ** 20:
+        raise RuntimeError(f"matrix_power(): n = {n} is too large for repeated products; use matrix_exp or "
+                           "eigenvalues instead")
+    try:
+        base = inverse(a) if n < 0 else a
+    except RuntimeError as e:
+        raise RuntimeError(f"matrix_power(): {e}") from None
+    out = base
+    for _ in range(abs(n) - 1):
+        out = matmul(out, base)
+    return out
+
+
+def adjoint(input):
+    if input.ndim < 2:
+        raise RuntimeError(f"adjoint() is only supported for matrices or batches of matrices. Got {input.ndim}-D "
+                           "tensor.")
+    return input.transpose(-2, -1).conj()
+
+
+class Addmv(Op):
+    """beta x + alpha A v;  d = (beta g, alpha g v^T, alpha A^T g)"""
+    _grad_fn_name = "AddmvBackward0"
+
+    @staticmethod
+    def forward(ctx, x, a, v, beta=1, alpha=1):
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(a, v)
+        return (beta * x if beta != 0 else np.zeros_like(x)) + alpha * (a @ v)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, v = ctx.saved_tensors
+        return grad * ctx.beta, grad.unsqueeze(1) * v * ctx.alpha, mv(a.t(), grad) * ctx.alpha
+
+    @staticmethod
+    def jvp(ctx, tx, ta, tv):
+        _, a, v = ctx.inputs[:3]
+        return tx * ctx.beta + (mv(ta, v) + mv(a, tv)) * ctx.alpha
+
+
+class Addr(Op):
+    """beta x + alpha u v^T;  d = (beta g, alpha g v, alpha g^T u)"""
+    _grad_fn_name = "AddrBackward0"
+
+    @staticmethod
+    def forward(ctx, x, u, v, beta=1, alpha=1):
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(u, v)
+        return (beta * x if beta != 0 else np.zeros_like(x)) + alpha * np.outer(u, v)
+
+    @staticmethod
+    def backward(ctx, grad):
+        u, v = ctx.saved_tensors
+        return grad * ctx.beta, mv(grad, v) * ctx.alpha, mv(grad.t(), u) * ctx.alpha
+
+    @staticmethod
+    def jvp(ctx, tx, tu, tv):
+        _, u, v = ctx.inputs[:3]
+        return tx * ctx.beta + (tu.unsqueeze(1) * v + u.unsqueeze(1) * tv) * ctx.alpha
+
+
+class Baddbmm(Op):
+    """beta x + alpha A @ B (batched);  d = (beta g, alpha g B^T, alpha A^T g)"""
+    _grad_fn_name = "BaddbmmBackward0"
+
+    @staticmethod
+    def forward(ctx, x, a, b, beta=1, alpha=1):
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(a, b)
+        return (beta * x if beta != 0 else np.zeros_like(x)) + alpha * np.matmul(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad * ctx.beta, bmm(grad, b.mT) * ctx.alpha, bmm(a.mT, grad) * ctx.alpha
+
+    @staticmethod
+    def jvp(ctx, tx, ta, tb):
+        _, a, b = ctx.inputs[:3]
+        return tx * ctx.beta + (bmm(ta, b) + bmm(a, tb)) * ctx.alpha
+
+
+class Addbmm(Baddbmm):
+    """beta x + alpha sum_i A_i @ B_i;  d = (beta g, alpha g B_i^T, alpha A_i^T g)"""
+    _grad_fn_name = "AddbmmBackward0"
+
+    @staticmethod
+    def forward(ctx, x, a, b, beta=1, alpha=1):
+        ctx.beta, ctx.alpha = beta, alpha
+        ctx.save_for_backward(a, b)
+        return (beta * x if beta != 0 else np.zeros_like(x)) + alpha * np.matmul(a, b).sum(0)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        g = grad.unsqueeze(0).expand(a.shape[0], *grad.shape)
+        return grad * ctx.beta, bmm(g, b.mT) * ctx.alpha, bmm(a.mT, g) * ctx.alpha
+
+    @staticmethod
+    def jvp(ctx, tx, ta, tb):
+        _, a, b = ctx.inputs[:3]
+        return tx * ctx.beta + (bmm(ta, b) + bmm(a, tb)).sum(0) * ctx.alpha
+
+
+def _fused(cls, op, x, a, b, beta, alpha, shape):
+    x, a, b = promoted(x, a, b)
+    try:
+        np.broadcast_to(np.empty(tuple(x.shape), bool), shape)
+    except ValueError:
+        raise RuntimeError(f"{op}: the added tensor of shape {list(x.shape)} does not broadcast to the product's "
+                           f"shape {list(shape)}") from None
+    return cls.apply(x.expand(*shape), a, b, beta=beta, alpha=alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    mv(mat, vec)  # torch's shape checks and errors
+    return _fused(Addmv, "addmv", input, mat, vec, beta, alpha, (mat.shape[0],))
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    if vec1.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1 and vec2, but got {vec1.ndim}-D and {vec2.ndim}-D")
+    return _fused(Addr, "addr", input, vec1, vec2, beta, alpha, (vec1.shape[0], vec2.shape[0]))
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    bmm(batch1, batch2)
+    return _fused(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha,
+                  (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    bmm(batch1, batch2)
+    return _fused(Addbmm, "addbmm", input, batch1, batch2, beta, alpha, (batch1.shape[1], batch2.shape[2]))
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """the covariance of the rows (variables) over the columns (observations), optionally weighted."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    if input.dtype.name == "bool":
+        raise RuntimeError("cov(): bool dtype is not supported for input; convert it with .float()")
+    x = input.reshape(1, -1) if input.ndim < 2 else input
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        x = x.to(_default_float())
+    w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is not None:
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        norm = w_sum - (correction * (w * aweights).sum() / w_sum if aweights is not None else correction)
+    else:
+        avg = x.mean(1)
+        norm = x.shape[1] - correction
+    norm = norm.clamp(min=0) if isinstance(norm, Tensor) else max(norm, 0)
+    xm = x - avg.unsqueeze(1)
+    c = mm(xm, (xm * w if w is not None else xm).t().conj())
+    return (c / norm).squeeze()
+
+
+def _default_float():
+    from .._dtype import get_default_dtype
+    return get_default_dtype()
+
+
+def corrcoef(input):
+    """Pearson's correlation coefficients of the rows: cov / (std_i std_j), clipped to [-1, 1]."""
+    if input.dtype.name == "bool":
+        raise RuntimeError("corrcoef(): bool dtype is not supported for input (cov); convert it with .float()")
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    std = c.diagonal().sqrt()
+    c = c / std.reshape(-1, 1)
+    c = c / std.reshape(1, -1)
+    return c.clamp(-1, 1)
+
+
+def _expm_np(a):
+    """e^A by scaling and squaring: a Taylor series of A / 2^s (norm <= 1/2), squared s times."""
+    norm = np.abs(a).sum(-2).max() if a.size else 0.0
+    s = max(0, int(np.ceil(np.log2(norm))) + 1) if norm > 0 else 0
+    x = a / 2.0 ** s
+    term = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
+    out = term.copy()
+    for k in range(1, 30):
+        term = term @ x / k
+        out = out + term
+    for _ in range(s):
+        out = out @ out
+    return out
+
+
+def _block_exp(a, t):
+    """the Frechet derivative of exp at A in direction T: the top-right block of exp([[A, T], [0, A]])."""
+    from .shape import cat
+    n = a.shape[-1]
+    top = cat([a, t], -1)
+    bottom = cat([a * 0, a], -1)
+    return MatrixExp.apply(cat([top, bottom], -2))[..., :n, n:]
+
+
+class MatrixExp(Op):
+    """d e^A = the Frechet derivative L(A, dA);  grad = L(A^H, G)"""
+    _grad_fn_name = "LinalgMatrixExpBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _expm_np(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return _block_exp(a.mT.conj(), grad)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return _block_exp(ctx.inputs[0], t)
+
+
+def matrix_exp(input):
+    return MatrixExp.apply(_square(input, "matrix_exp"))
+
+
+class Pinverse(Op):
+    """X = A^+;  dX = -X dA X + X X^H dA^H (I - A X) + (I - X A) dA^H X^H X"""
+    _grad_fn_name = "LinalgPinvBackward0"
+
+    @staticmethod
+    def forward(ctx, a, rcond=1e-15):
+        out = np.linalg.pinv(a, rcond=rcond)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        xh, gh = x.mT.conj(), grad.mT.conj()
+        left = _eye(a, a.shape[-2]) - matmul(a, x)    # I - A X  (m x m)
+        right = _eye(a, a.shape[-1]) - matmul(x, a)   # I - X A  (n x n)
+        return (-matmul(matmul(xh, grad), xh) + matmul(matmul(left, gh), matmul(x, xh))
+                + matmul(matmul(xh, x), matmul(gh, right)))
+
+    @staticmethod
+    def jvp(ctx, t):
+        a, x = ctx.inputs[0], ctx.output
+        th = t.mT.conj()
+        xh = x.mT.conj()
+        left = _eye(a, a.shape[-2]) - matmul(a, x)
+        right = _eye(a, a.shape[-1]) - matmul(x, a)
+        return (-matmul(matmul(x, t), x) + matmul(matmul(x, xh), matmul(th, left))
+                + matmul(matmul(right, th), matmul(xh, x)))
+
+
+def _eye(like, n):
+    return Tensor._make(np.eye(n, dtype=like._data.dtype))
+
+
+def pinverse(input, rcond=1e-15):
+    if input.ndim < 2:
+        raise RuntimeError(f"pinverse(): expected a tensor with 2 or more dimensions, got {input.ndim}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"pinverse(): Expected a floating point or complex tensor as input. Got {input.dtype}")
+    return Pinverse.apply(input, rcond=rcond)
+
+
+def _phi(x):
+    """the lower triangle with its diagonal halved"""
+    from .._creation import tril
+    n = x.shape[-1]
+    return tril(x) * Tensor._make(np.where(np.eye(n, dtype=bool), 0.5, 1.0).astype(x._data.dtype))
+
+
+class Cholesky(Op):
+    """A = L L^H;  grad_A = sym(L^-H phi(L^H gL) L^-1)"""
+    _grad_fn_name = "CholeskyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, upper=False):
+        try:
+            low = np.linalg.cholesky(a)
+        except np.linalg.LinAlgError:
+            raise RuntimeError("cholesky: The factorization could not be completed because the input is not "
+                               "positive-definite; check that A is symmetric with positive eigenvalues") from None
+        ctx.upper = upper
+        out = np.swapaxes(low, -1, -2).conj() if upper else low
+        ctx.save_for_backward(out)  # (the output itself, so that backward can be differentiated again)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        low, g = (out.mT.conj(), grad.mT.conj()) if ctx.upper else (out, grad)
+        inv = Inverse.apply(low)
+        s = matmul(matmul(inv.mT.conj(), _phi(matmul(low.mT.conj(), g))), inv)
+        return (s + s.mT.conj()) * 0.5
+
+    @staticmethod
+    def jvp(ctx, t):  # torch's (deprecated) cholesky has no forward-mode formula: refused as there
+        raise NotImplementedError("Trying to use forward AD with cholesky that does not support it because it has "
+                                  "not been implemented yet; use reverse mode, or linalg.cholesky on torch")
+
+
+def cholesky(input, upper=False):
+    return Cholesky.apply(_square(input, "cholesky"), upper=upper)

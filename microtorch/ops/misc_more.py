@@ -1,0 +1,183 @@
+"""Sliding windows (unfold), renorm, narrow_copy, and the index helpers unique_consecutive and
+nonzero_static."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, normalize_dims
+
+
+class Unfold(Op):
+    """windows of `size` every `step` along dim, as a new last dim;  d = the windows added back"""
+    _grad_fn_name = "UnfoldBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, size, step):
+        ctx.args, ctx.shape = (dim, size, step), x.shape
+        win = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim)
+        return np.ascontiguousarray(win[(slice(None),) * dim + (slice(None, None, step),)])
+
+    @staticmethod
+    def backward(ctx, grad):
+        return UnfoldBack.apply(grad, ctx.shape, *ctx.args), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return Unfold.apply(t, *ctx.args)
+
+
+class UnfoldBack(Op):
+    """windows added back into a tensor of `shape` (the adjoint of unfold); d = unfold"""
+    _grad_fn_name = "UnfoldBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, dim, size, step):
+        ctx.args = (dim, size, step)
+        out = np.zeros(shape, dtype=g.dtype)
+        moved = np.moveaxis(out, dim, -1)  # a view: writes land in out
+        windows = np.moveaxis(g, dim, -2)  # (..., count, size)
+        for k in range(size):
+            moved[..., k:k + step * windows.shape[-2]:step] += windows[..., k]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Unfold.apply(grad, *ctx.args), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return UnfoldBack.apply(t, ctx.inputs[1], *ctx.args)
+
+
+def unfold(input, dimension, size, step):
+    x = input if input.ndim else input.reshape(1)
+    d = normalize_dims(dimension, x.ndim, "unfold")[0]
+    if size > x.shape[d]:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {x.shape[d]} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    out = Unfold.apply(x, d, size, step)
+    return out.reshape(size) if not input.ndim else out
+
+
+class Renorm(Op):
+    """each slice along dim with p-norm n > maxnorm scaled by f = maxnorm/(n + 1e-7);
+    d = g f + [n > maxnorm] f'(n) sum(g x) dn/dx"""
+    _grad_fn_name = "RenormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, p=2, dim=0, maxnorm=1.0):
+        ctx.p, ctx.maxnorm = p, maxnorm
+        ctx.axes = tuple(i for i in range(x.ndim) if i != dim)
+        ctx.save_for_backward(x)
+        return x * Renorm._factor(Tensor._make(x), ctx)._data
+
+    @staticmethod
+    def _norm(x, ctx):
+        from .reduce import vector_norm
+        return vector_norm(x, ctx.p, ctx.axes, keepdim=True)
+
+    @staticmethod
+    def _factor(x, ctx):
+        from .elementwise import where
+        n = Renorm._norm(x, ctx)
+        return where(n > ctx.maxnorm, ctx.maxnorm / (n + 1e-7), n * 0 + 1)
+
+    @staticmethod
+    def _vjp(x, g, ctx):
+        from .elementwise import where
+        n = Renorm._norm(x, ctx)
+        f = Renorm._factor(x, ctx)
+        safe = where(n == 0, n * 0 + 1, n)
+        dn = x * x.abs() ** (ctx.p - 2) / safe ** (ctx.p - 1)
+        df = where(n > ctx.maxnorm, -ctx.maxnorm / (n + 1e-7) ** 2, n * 0)
+        return g * f + df * dn * (g * x).sum(ctx.axes, keepdim=True), (f, df, dn)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return Renorm._vjp(x, grad, ctx)[0]
+
+    @staticmethod
+    def jvp(ctx, t):
+        x = ctx.inputs[0]
+        _, (f, df, dn) = Renorm._vjp(x, t, ctx)
+        return t * f + x * df * (dn * t).sum(ctx.axes, keepdim=True)
+
+
+def renorm(input, p, dim, maxnorm):
+    d = normalize_dims(dim, input.ndim, "renorm")[0]
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported (got p={p})")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    return Renorm.apply(input, p=p, dim=d, maxnorm=maxnorm)
+
+
+class NarrowCopy(Op):
+    """a copy of x[start:start+length] along dim;  d = g placed back in zeros"""
+    _grad_fn_name = "NarrowCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, key=None):
+        ctx.key, ctx.shape = key, x.shape
+        return x[key].copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .index_more import Place
+        return Place.apply(Tensor._make(np.zeros(ctx.shape, grad._data.dtype)), grad, key=ctx.key)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return NarrowCopy.apply(t, key=ctx.key)
+
+
+def narrow_copy(input, dim, start, length):
+    d = normalize_dims(dim, input.ndim, "narrow_copy")[0]
+    n = input.shape[d]
+    if not -n <= start <= n or length < 0 or start % max(n, 1) + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    s = start % n if n and start < 0 else start
+    return NarrowCopy.apply(input, key=(slice(None),) * d + (slice(s, s + length),))
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None, **unexpected):
+    """one element of each run of equal consecutive values (of equal slices along dim)."""
+    for name, flag in (("return_inverse", return_inverse), ("return_counts", return_counts)):
+        if isinstance(flag, Tensor) and flag.numel() != 1:  # torch's Python function tests the flags first
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous (unique_consecutive's "
+                               f"{name}); pass True or False")
+    for name, flag in (("return_inverse", return_inverse), ("return_counts", return_counts)):
+        if not isinstance(flag, (bool, np.bool_, Tensor)):
+            raise TypeError(f"unique_consecutive(): argument '{name}' must be bool, not {type(flag).__name__}")
+    if unexpected:
+        raise TypeError(f"unique_consecutive() got an unexpected keyword argument '{next(iter(unexpected))}'")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"unique_consecutive(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    x = input._data
+    d = normalize_dims(dim, input.ndim, "unique_consecutive")[0] if dim is not None else None
+    moved = x.reshape(-1) if d is None else np.moveaxis(x, d, 0)
+    flat = moved.reshape(moved.shape[0], -1)
+    change = np.ones(flat.shape[0], dtype=bool)
+    if flat.shape[0] > 1:
+        change[1:] = (flat[1:] != flat[:-1]).any(axis=1)
+    starts = np.flatnonzero(change)
+    values = moved[starts]
+    out = Tensor._make(np.ascontiguousarray(values if d is None else np.moveaxis(values, 0, d)))
+    extra = []
+    if return_inverse:
+        inv = np.cumsum(change) - 1
+        extra.append(Tensor._make(inv.reshape(x.shape if d is None else (x.shape[d],)).astype(np.int64)))
+    if return_counts:
+        extra.append(Tensor._make(np.diff(np.append(starts, flat.shape[0])).astype(np.int64)))
+    return (out, *extra) if extra else out
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero's indices, cut or padded with fill_value to exactly `size` rows."""
+    idx = np.argwhere(input._data).astype(np.int64)[:size]
+    pad = np.full((size - idx.shape[0], input.ndim), fill_value, dtype=np.int64)
+    return Tensor._make(np.concatenate([idx, pad]) if input.ndim else np.zeros((size, 0), np.int64))

@@ -1,0 +1,275 @@
+"""Order statistics: median, nanmedian, kthvalue, mode, quantile, nanquantile, aminmax.
+
+A statistic picked from the input (median along a dim, kthvalue, mode) sends its gradient back
+to the position it came from; the median of the whole tensor shares it evenly between the
+equal values (as torch); quantile interpolates between two sorted values."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, normalize_dims
+from .reduce import return_type
+
+
+class Picked(Op):
+    """values taken along dim at indices;  d = g scattered back to the indices"""
+    _grad_fn_name = "MedianBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dim, indices, keepdim=False):
+        ctx.dim, ctx.indices, ctx.shape, ctx.keepdim = dim, indices, x.shape, keepdim
+        out = np.take_along_axis(x, indices, axis=dim)
+        return out if keepdim else out.squeeze(dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .index import ScatterAdd
+        g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
+        return ScatterAdd.apply(g, ctx.shape, ctx.dim, ctx.indices), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        from .index import Gather
+        out = Gather.apply(t, ctx.dim, ctx.indices)
+        return out if ctx.keepdim else out.squeeze(ctx.dim)
+
+
+def _picked(name):
+    return type(name, (Picked,), {"_grad_fn_name": name + "Backward0" if name != "Median" else "MedianBackward1",
+                                  "__module__": __name__})
+
+
+MedianDim, NanmedianDim, Kthvalue, Mode = (_picked(n) for n in ("Median", "Nanmedian", "Kthvalue", "Mode"))
+NanmedianDim._grad_fn_name = "NanmedianBackward1"
+
+
+class EvenlyShared(Op):
+    """one value of x (a median);  d = g shared evenly between the elements equal to it"""
+    _grad_fn_name = "MedianBackward0"
+
+    @staticmethod
+    def forward(ctx, x, value=None):
+        ctx.save_for_backward(x)
+        ctx.value = value
+        return np.asarray(value, dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * EvenlyShared._weights(x, ctx.value)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return (t * EvenlyShared._weights(ctx.inputs[0], ctx.value)).sum()
+
+    @staticmethod
+    def _weights(x, value):
+        hit = (x._data == value) | (np.isnan(x._data) & np.isnan(value))
+        return Tensor._make((hit / max(hit.sum(), 1)).astype(x._data.dtype))
+
+
+class NanmedianAll(EvenlyShared):
+    _grad_fn_name = "NanmedianBackward0"
+
+
+def _lower_median_index(x, d, ignore_nan):
+    """the index (along d) of the lower median; NaN first unless ignore_nan."""
+    order = np.argsort(x, axis=d, kind="stable")
+    n = x.shape[d]
+    valid = (~np.isnan(x)).sum(axis=d, keepdims=True)
+    rank = (valid - 1) // 2 if ignore_nan else np.full(valid.shape, (n - 1) // 2)
+    rank = np.clip(rank, 0, max(n - 1, 0))
+    idx = np.take_along_axis(order, rank, axis=d)
+    if not ignore_nan:  # a NaN anywhere makes the median NaN (the first NaN's index)
+        nan_any = valid < n
+        first_nan = np.expand_dims(np.argmax(np.isnan(x), axis=d), d)
+        idx = np.where(nan_any, first_nan, idx)
+    return idx.astype(np.int64)
+
+
+_ALL = None.__class__  # dim's default: over all elements (an explicit dim=None is refused, as torch)
+
+
+def _no_complex(input, name, dim=None):
+    """torch's refusal of complex (and for medians bool) tensors, after its check of the dim."""
+    if dim is not None and dim is not _ALL:
+        normalize_dims(dim, max(input.ndim, 1), name)
+    if input.dtype.is_complex or (input.dtype.name == "bool" and "median" in name):
+        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype}\': complex numbers (and bools) '
+                                  "have no order here; use .abs() or .real (or .float())")
+
+
+def _median(input, dim, keepdim, ignore_nan):
+    name = "nanmedian" if ignore_nan else "median"
+    _no_complex(input, name, dim)
+    if dim is _ALL:
+        flat = input._data.reshape(-1)
+        if not flat.size:
+            return EvenlyShared.apply(input, value=np.nan)
+        value = flat[_lower_median_index(flat, 0, ignore_nan)[0]]
+        return (NanmedianAll if ignore_nan else EvenlyShared).apply(input, value=value)
+    x = input if input.ndim else input.reshape(1)
+    d = normalize_dims(dim, x.ndim, name)[0]
+    if x.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    idx = _lower_median_index(x._data, d, ignore_nan)
+    values = (NanmedianDim if ignore_nan else MedianDim).apply(x, d, idx, keepdim=keepdim)
+    indices = Tensor._make(idx if keepdim else idx.squeeze(d))
+    if not input.ndim:
+        values, indices = values.reshape(()), indices.reshape(())
+    return return_type(name)(values, indices)
+
+
+def median(input, dim=_ALL, keepdim=False):
+    return _median(input, dim, keepdim, False)
+
+
+def nanmedian(input, dim=_ALL, keepdim=False):
+    return _median(input, dim, keepdim, True)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    _no_complex(input, "kthvalue", dim)
+    x = input if input.ndim else input.reshape(1)
+    d = normalize_dims(dim, x.ndim, "kthvalue")[0]
+    n = x.shape[d]
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}: k={k}, size {n}")
+    order = np.argsort(x._data, axis=d, kind="stable")
+    idx = np.take(order, [k - 1], axis=d).astype(np.int64)
+    values = Kthvalue.apply(x, d, idx, keepdim=keepdim)
+    indices = Tensor._make(idx if keepdim else idx.squeeze(d))
+    if not input.ndim:
+        values, indices = values.reshape(()), indices.reshape(())
+    return return_type("kthvalue")(values, indices)
+
+
+def _mode_index(row):
+    """the smallest most frequent value of a 1-D array, and the last index holding it (a NaN: the first NaN)."""
+    if np.isnan(row).any():
+        return int(np.flatnonzero(np.isnan(row))[0])
+    values, counts = np.unique(row, return_counts=True)
+    best = values[np.argmax(counts)]
+    return np.flatnonzero(row == best)[-1]
+
+
+def mode(input, dim=-1, keepdim=False):
+    _no_complex(input, "mode", dim)
+    x = input if input.ndim else input.reshape(1)
+    d = normalize_dims(dim, x.ndim, "mode")[0]
+    if x.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    moved = np.moveaxis(x._data, d, -1)
+    flat = moved.reshape(-1, moved.shape[-1])
+    best = np.array([_mode_index(r) for r in flat], dtype=np.int64).reshape(moved.shape[:-1] + (1,))
+    idx = np.moveaxis(best, -1, d)
+    values = Mode.apply(x, d, idx, keepdim=keepdim)
+    indices = Tensor._make(idx if keepdim else idx.squeeze(d))
+    if not input.ndim:
+        values, indices = values.reshape(()), indices.reshape(())
+    return return_type("mode")(values, indices)
+
+
+def _quantile_ranks(q, sorted_x, ignore_nan, interpolation):
+    """the (low, high, weight) positions of each quantile in the sorted last dim."""
+    n = sorted_x.shape[-1]
+    nan = np.isnan(sorted_x)
+    count = (~nan).sum(-1, keepdims=True) if ignore_nan else np.full(sorted_x.shape[:-1] + (1,), n)
+    rank = q * (count - 1)  # (..., len(q))
+    if not ignore_nan:
+        rank = np.where(nan.any(-1, keepdims=True), n - 1, rank)
+    rank = np.where(count == 0, 0, rank)
+    if interpolation == "lower":
+        rank = np.floor(rank)
+    elif interpolation == "higher":
+        rank = np.ceil(rank)
+    elif interpolation == "nearest":
+        rank = np.round(rank)
+    lo, hi = np.floor(rank).astype(np.int64), np.ceil(rank).astype(np.int64)
+    weight = np.full(rank.shape, 0.5) if interpolation == "midpoint" else rank - lo
+    return lo, hi, weight, count == 0
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    from .linalg import _SqueezeRow
+    name = "nanquantile" if ignore_nan else "quantile"
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                           f"Got {interpolation}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype (got {input.dtype})")
+    qs = np.atleast_1d(q._data if isinstance(q, Tensor) else np.asarray(q, dtype=np.float64))
+    if qs.ndim > 1 or ((qs < 0) | (qs > 1)).any():
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor with values in [0, 1]")
+    x = input.reshape(-1) if dim is None else input if input.ndim else input.reshape(1)
+    d = normalize_dims(dim if dim is not None else 0, x.ndim, name)[0]
+    if x.shape[d] == 0:
+        raise RuntimeError(f"quantile() input tensor must be non-empty ({name})")
+    xs = x.movedim(d, -1).sort(-1).values.unsqueeze(-2)  # (..., 1, n)
+    lo, hi, w, empty = _quantile_ranks(qs, np.moveaxis(np.sort(x._data, axis=d), d, -1), ignore_nan, interpolation)
+    shape = tuple(xs.shape[:-2]) + (len(qs), 1)
+    lo_v = xs.expand(*shape[:-1], xs.shape[-1]).gather(-1, Tensor._make(lo[..., None].reshape(shape)))
+    hi_v = xs.expand(*shape[:-1], xs.shape[-1]).gather(-1, Tensor._make(hi[..., None].reshape(shape)))
+    out = lo_v + (hi_v - lo_v) * Tensor._make(w.reshape(shape).astype(x._data.dtype))
+    if empty.any():
+        out = out.masked_fill(Tensor._make(np.broadcast_to(empty[..., None], shape)), float("nan"))
+    out = _SqueezeRow.apply(out, dims=(out.ndim - 1,))  # (..., len(q))
+    out = out.movedim(-1, 0)
+    if keepdim:
+        out = out.unsqueeze(d + 1) if dim is not None else out.reshape((len(qs),) + (1,) * input.ndim)
+    if isinstance(q, Tensor) and q.ndim == 1:
+        return out
+    return _SqueezeRow.apply(out, dims=(0,)) if out.shape[0] == 1 else out
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile(input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile(input, q, dim, keepdim, interpolation, True)
+
+
+class Aminmax(Op):
+    """(min, max) along dims;  d = each gradient shared evenly between the elements equal to it"""
+    _grad_fn_name = "AminmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim=None, keepdim=False):
+        ctx.dim, ctx.keepdim = dim, keepdim
+        lo, hi = np.amin(x, axis=dim, keepdims=keepdim), np.amax(x, axis=dim, keepdims=keepdim)
+        ctx.save_for_backward(x, lo, hi)
+        return np.asarray(lo), np.asarray(hi)
+
+    @staticmethod
+    def backward(ctx, glo, ghi):
+        x, lo, hi = ctx.saved_tensors
+        return Aminmax._share(x, lo, glo, ctx) + Aminmax._share(x, hi, ghi, ctx)
+
+    @staticmethod
+    def jvp(ctx, t):
+        x = ctx.inputs[0]
+        lo, hi = ctx.output
+        return tuple((t * Aminmax._hits(x, v, ctx)).sum(ctx.dim, keepdim=ctx.keepdim) if ctx.dim is not None else
+                     (t * Aminmax._hits(x, v, ctx)).sum() for v in (lo, hi))
+
+    @staticmethod
+    def _hits(x, v, ctx):
+        vv = v._data if ctx.keepdim or ctx.dim is None else np.expand_dims(v._data, ctx.dim)
+        hit = (x._data == vv)
+        count = hit.sum(axis=ctx.dim, keepdims=True) if ctx.dim is not None else hit.sum()
+        return Tensor._make((hit / np.maximum(count, 1)).astype(x._data.dtype))
+
+    @staticmethod
+    def _share(x, v, g, ctx):
+        if ctx.dim is not None and not ctx.keepdim:
+            g = g.unsqueeze(ctx.dim)
+        return g * Aminmax._hits(x, v, ctx)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    d = normalize_dims(dim, input.ndim, "aminmax")[0] if dim is not None and input.ndim else None
+    if input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity; give a dim of non-zero size")
+    lo, hi = Aminmax.apply(input, dim=d, keepdim=keepdim)
+    return return_type("aminmax", ("min", "max"))(lo, hi)

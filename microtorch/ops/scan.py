@@ -1,0 +1,187 @@
+"""Cumulative ops along a dim: cumprod, cummax, cummin, logcumsumexp.
+
+Their derivatives pair each output k with the inputs i <= k. Where a closed form would divide by
+an input (cumprod at a zero) or overflow (logcumsumexp), the gradient is written with the n x n
+matrix of those pairs instead: exact, and itself differentiable."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, normalize_dims
+from .elementwise import where
+
+
+def _upper(n, dtype=bool):
+    """[i, k] = (k >= i): output k depends on input i."""
+    return Tensor._make(np.triu(np.ones((n, n), dtype=dtype)))
+
+
+def _cumprod_pairs(x, dim):
+    """P[..., i, k] = prod_{j <= k, j != i} x_j for k >= i, else 0 (dim moved last)."""
+    xm = x.movedim(dim, -1)
+    n = xm.shape[-1]
+    eye = Tensor._make(np.eye(n, dtype=bool))
+    rows = xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n)
+    rows = where(eye, rows * 0 + 1, rows)
+    return Cumprod.apply(rows, rows.ndim - 1) * _upper(n, x._data.dtype)
+
+
+class Cumprod(Op):
+    """d out_k / d x_i = prod_{j <= k, j != i} x_j for i <= k"""
+    _grad_fn_name = "CumprodBackward0"
+    _saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        out = np.cumprod(x, axis=dim)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        d = ctx.dim
+        if x.numel() and not (x._data == 0).any():  # the closed form: reversed cumsum of grad * out, over x
+            return (grad * out).flip(d).cumsum(d).flip(d) / x, None
+        pairs = _cumprod_pairs(x, d)  # [..., i, k]
+        return (pairs * grad.movedim(d, -1).unsqueeze(-2)).sum(-1).movedim(-1, d), None
+
+    @staticmethod
+    def jvp(ctx, t, _dim):
+        x, d = ctx.inputs[0], ctx.dim
+        if x.numel() and not (x._data == 0).any():
+            return ctx.output * (t / x).cumsum(d)
+        pairs = _cumprod_pairs(x, d)
+        return (pairs * t.movedim(d, -1).unsqueeze(-1)).sum(-2).movedim(-1, d)
+
+
+class Logcumsumexp(Op):
+    """d out_k / d x_i = exp(x_i - out_k) for i <= k"""
+    _grad_fn_name = "LogcumsumexpBackward0"
+    _saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        if x.dtype.kind == "c":  # numpy's logaddexp is real only: shift by the running real maximum
+            top = np.maximum.accumulate(np.where(np.isfinite(x.real), x.real, 0), axis=dim)
+            out = np.log(np.cumsum(np.exp(x - top.max(axis=dim, keepdims=True)), axis=dim)) + \
+                top.max(axis=dim, keepdims=True)
+        else:
+            out = np.logaddexp.accumulate(x, axis=dim) if x.size else x.copy()
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        w = Logcumsumexp._weights(x, out, ctx.dim)
+        return (w * grad.movedim(ctx.dim, -1).unsqueeze(-2)).sum(-1).movedim(-1, ctx.dim), None
+
+    @staticmethod
+    def jvp(ctx, t, _dim):
+        w = Logcumsumexp._weights(ctx.inputs[0], ctx.output, ctx.dim)
+        return (w * t.movedim(ctx.dim, -1).unsqueeze(-1)).sum(-2).movedim(-1, ctx.dim)
+
+    @staticmethod
+    def _weights(x, out, dim):
+        """W[..., i, k] = exp(x_i - out_k) for k >= i (at most 1, so no overflow), else 0."""
+        xm, om = x.movedim(dim, -1), out.movedim(dim, -1)
+        gap = xm.unsqueeze(-1) - om.unsqueeze(-2)
+        return where(_upper(xm.shape[-1]), gap, gap * 0 - float("inf")).exp()
+
+
+class CumExtreme(Op):
+    """values of the running max (min); the gradient goes to the input each one came from"""
+    _grad_fn_name = "CummaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, indices):
+        ctx.dim, ctx.indices, ctx.shape = dim, indices, x.shape
+        return np.take_along_axis(x, indices, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .index import ScatterAdd
+        return ScatterAdd.apply(grad, ctx.shape, ctx.dim, ctx.indices), None, None
+
+    @staticmethod
+    def jvp(ctx, t, _dim, _indices):
+        from .index import Gather
+        return Gather.apply(t, ctx.dim, ctx.indices)
+
+
+class CumminOp(CumExtreme):
+    _grad_fn_name = "CumminBackward0"
+
+
+def _running_index(x, dim, largest):
+    """The index of the running max (min) along dim: the last position holding it (NaN wins)."""
+    acc = (np.maximum if largest else np.minimum).accumulate(x, axis=dim)
+    new = (x >= acc if largest else x <= acc) | np.isnan(x)
+    shape = [1] * x.ndim
+    shape[dim] = x.shape[dim]
+    pos = np.where(new, np.arange(x.shape[dim]).reshape(shape), 0)
+    return np.maximum.accumulate(pos, axis=dim).astype(np.int64)
+
+
+def need_tensor(v, op, name="other", position=1):
+    """torch's TypeError for an argument that must be a Tensor."""
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(v).__name__}")
+    return v
+
+
+def need_int(v, op, name="dim", position=1):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be int, not {type(v).__name__}")
+    return v
+
+
+def _dim(input, dim, op):
+    need_tensor(input, op, "input", 0)
+    need_int(dim, op)
+    return normalize_dims(dim, input.ndim, op)[0] if input.ndim else normalize_dims(dim, 0, op) and 0
+
+
+def cumprod(input, dim, *, dtype=None):
+    d = _dim(input, dim, "cumprod")
+    x = input.to(dtype) if dtype is not None else input
+    if x._data.dtype.kind in "biu" and dtype is None:
+        from .. import _dtype
+        x = x.to(_dtype.int64)
+    return Cumprod.apply(x, d) if x.ndim else x.clone()
+
+
+def logcumsumexp(input, dim):
+    d = _dim(input, dim, "logcumsumexp")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"logcumsumexp(): expected a floating point tensor, got {input.dtype}; convert it with "
+                           ".float() or .double()")
+    return Logcumsumexp.apply(input, d) if input.ndim else input.clone()
+
+
+def _cum_extreme(input, dim, largest):
+    from .reduce import return_type
+    name = "cummax" if largest else "cummin"
+    need_int(dim, name)
+    if input.numel() == 0:  # as torch: an empty tensor is returned as it is, whatever the dim
+        return return_type(name)(input.clone(), Tensor._make(np.zeros(input._data.shape, np.int64)))
+    d = _dim(input, dim, name)
+    x = input if input.ndim else input.reshape(1)
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'ComplexFloat\': complex tensors have no '
+                                  "order; compare .abs() or .real instead")
+    idx = _running_index(x._data, d, largest) if x.numel() else np.zeros(x.shape, np.int64)
+    values = (CumExtreme if largest else CumminOp).apply(x, d, idx)
+    if not input.ndim:
+        values, idx = values.reshape(()), idx.reshape(())
+    return return_type(name)(values, Tensor._make(idx))
+
+
+def cummax(input, dim):
+    return _cum_extreme(input, dim, True)
+
+
+def cummin(input, dim):
+    return _cum_extreme(input, dim, False)

@@ -1,0 +1,451 @@
+"""Special functions (lgamma, digamma, polygamma, mvlgamma, erfinv, i0, igamma, igammac) in numpy,
+with their derivatives beside them; and the pointwise ops on the float format (ldexp, frexp,
+copysign, nextafter, nan_to_num). numpy has no scipy.special, so the series are written here."""
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op, broadcast_error, promoted
+from .elementwise import _erf_np, _float, _unary, where
+
+_BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
+
+
+def _shifted(x, fn_terms):
+    """Sum fn_terms(x + k) over k < N where N lifts x to >= 20 (where the asymptotic series is exact)."""
+    n = np.ceil(np.clip(20 - x, 0, None))
+    n = np.where(np.isfinite(n), n, 0)
+    total = np.zeros_like(x)
+    for k in range(int(n.max()) if n.size else 0):
+        total = total + np.where(k < n, fn_terms(x + k), 0)
+    return x + n, total
+
+
+def _huge_order(order, x):
+    """n > 170: n! overflows, so the result is +-inf times the first terms of sum (x+k)^-(n+1) in x's dtype
+    (NaN where they underflow to 0), as torch computes it."""
+    e = np.asarray(order + 1, dtype=x.dtype)
+    with np.errstate(all="ignore"):
+        k_max = int(np.nanmax(np.clip(np.ceil(-x[np.isfinite(x)]), 0, None), initial=0)) + 2
+        terms = sum(np.power(x + np.asarray(k, x.dtype), -e) for k in range(min(k_max, 64)))
+        return ((-1.0) ** (order + 1) * np.inf * terms).astype(x.dtype)
+
+
+def _polygamma_np(order, x):
+    """psi^(order)(x): the recurrence up to z >= 20, then the asymptotic series in 1/z."""
+    if order > 170:
+        return _huge_order(order, np.asarray(x))
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if order == 0:
+            z, head = _shifted(x, lambda v: 1 / v)
+            tail = np.log(z) - 1 / (2 * z) - sum(b / (2 * k * z ** (2 * k)) for k, b in enumerate(_BERNOULLI, 1))
+            out = tail - head
+        else:
+            z, head = _shifted(x, lambda v: 1 / v ** (order + 1))
+            f = math.factorial
+            tail = f(order - 1) / z ** order + f(order) / (2 * z ** (order + 1))
+            tail = tail + sum(b * f(2 * k + order - 1) / (f(2 * k) * z ** (2 * k + order))
+                              for k, b in enumerate(_BERNOULLI, 1))
+            out = (-1) ** (order + 1) * (f(order) * head + tail)
+        poles = (x <= 0) & (x == np.floor(x))
+        out = np.where(poles, np.nan if order == 0 else np.inf, out)
+        if order == 0:  # torch: digamma(+-0) = -+inf, digamma(inf) = inf
+            out = np.where(x == 0, np.copysign(np.inf, -x), np.where(np.isposinf(x), np.inf, out))
+        return np.where(np.isposinf(x), np.inf if order == 0 else np.nan, out)
+
+
+def _lgamma_np(x):
+    def one(v):
+        if math.isnan(v):
+            return v
+        return math.inf if math.isinf(v) or (v <= 0 and v == math.floor(v)) else math.lgamma(v)
+    return np.vectorize(one, otypes=[np.float64])(x) if x.size else x.astype(np.float64)
+
+
+class Polygamma(Op):
+    """d psi^(n)(x) = psi^(n+1)(x)"""
+    _grad_fn_name = "PolygammaBackward0"
+
+    @staticmethod
+    def forward(ctx, x, n=0):
+        ctx.n = n
+        ctx.save_for_backward(x)
+        return _polygamma_np(n, x).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * Polygamma.apply(x, n=ctx.n + 1)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t * Polygamma.apply(ctx.inputs[0], n=ctx.n + 1)
+
+
+class Digamma(Polygamma):
+    _grad_fn_name = "DigammaBackward0"
+
+
+def _d_lgamma(x):
+    """d lgamma(x) = digamma(x)"""
+    return Digamma.apply(x, n=0)
+
+
+def _erfinv_np(y):
+    """Winitzki's approximation, then Newton steps on erf(x) = y."""
+    y = np.asarray(y, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = 0.147
+        ln = np.log1p(-y * y)
+        t = 2 / (np.pi * a) + ln / 2
+        x = np.sign(y) * np.sqrt(np.sqrt(t * t - ln / a) - t)
+        for _ in range(3):
+            step = (_erf_np(x) - y) / (2 / np.sqrt(np.pi) * np.exp(-x * x))
+            x = np.where(np.isfinite(x), x - np.nan_to_num(step), x)
+    return np.where(np.abs(y) > 1, np.nan, x)
+
+
+def _d_erfinv(out):
+    """d erfinv(y) = sqrt(pi)/2 exp(erfinv(y)^2)"""
+    return (out * out).exp() * (math.sqrt(math.pi) / 2)
+
+
+def _i1_np(x):
+    """I1(x) = sum_k (x/2)^(2k+1) / (k! (k+1)!), summed until the terms vanish."""
+    x = np.asarray(x, dtype=np.float64)
+    term = x / 2
+    total = term.copy()
+    for k in range(1, 1000):
+        term = term * (x / 2) ** 2 / (k * (k + 1))
+        total = total + term
+        if not np.any(np.abs(term) > 1e-17 * np.abs(total)):
+            break
+    return total
+
+
+def _d_i1(x):
+    """d I1(x) = I0(x) - I1(x)/x (1/2 at 0)"""
+    safe = where(x == 0, x * 0 + 1, x)
+    return where(x == 0, x * 0 + 0.5, I0.apply(x) - I1.apply(x) / safe)
+
+
+def _d_i0(x):
+    """d I0(x) = I1(x)"""
+    return I1.apply(x)
+
+
+Lgamma = _unary("Lgamma", lambda x: _lgamma_np(x).astype(x.dtype), _d_lgamma)
+Erfinv = _unary("Erfinv", lambda x: _erfinv_np(x).astype(x.dtype), _d_erfinv, saves="output")
+I0 = _unary("I0", lambda x: np.i0(x).astype(x.dtype), _d_i0)
+I1 = _unary("I1", lambda x: _i1_np(x).astype(x.dtype), _d_i1)
+
+
+def _real(input, op):
+    """a floating input (integers promoted); torch has no complex form of these functions."""
+    from .scan import need_tensor
+    need_tensor(input, op, "input", 0)
+    if input.dtype.is_complex:
+        raise NotImplementedError(f'"{op}" not implemented for \'{input.dtype}\': it is defined for real numbers; '
+                                  "take .real or .abs() first")
+    return _float(input)
+
+
+def lgamma(input):
+    return Lgamma.apply(_real(input, "lgamma"))
+
+
+def digamma(input):
+    return Digamma.apply(_real(input, "digamma"), n=0)
+
+
+def polygamma(n, input):
+    if not isinstance(n, int) or n < 0:
+        raise RuntimeError(f"polygamma(n, x) does not support negative n (got n={n}); n is the order of the "
+                           "derivative of digamma")
+    x = _real(input, "polygamma")
+    return Polygamma.apply(x, n=n) if n else Digamma.apply(x, n=0)
+
+
+def erfinv(input):
+    return Erfinv.apply(_real(input, "erfinv"))
+
+
+def i0(input):
+    return I0.apply(_real(input, "i0"))
+
+
+class Mvlgamma(Op):
+    """log Gamma_p(x) = p(p-1)/4 log(pi) + sum_i lgamma(x - i/2);  d = sum_i digamma(x - i/2)"""
+    _grad_fn_name = "MvlgammaBackward0"
+
+    @staticmethod
+    def forward(ctx, x, p=1):
+        ctx.p = p
+        ctx.save_for_backward(x)
+        out = p * (p - 1) / 4 * math.log(math.pi) + sum(_lgamma_np(x - i / 2) for i in range(p))
+        return np.asarray(out).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * Mvlgamma._local(ctx.saved_tensors[0], ctx.p)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t * Mvlgamma._local(ctx.inputs[0], ctx.p)
+
+    @staticmethod
+    def _local(x, p):
+        return sum(Digamma.apply(x - i / 2, n=0) for i in range(p))
+
+
+def mvlgamma(input, p):
+    if p < 1:
+        raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1 (got {p})")
+    if input.dtype.name == "bool":
+        raise RuntimeError("mvlgamma(): The input tensor may not be a boolean tensor.")
+    if p > 2 ** 20:
+        raise RuntimeError(f"mvlgamma(): p = {p} is too large (the sum has p terms)")
+    x = _real(input, "mvlgamma")
+    return x.clone() if x.numel() == 0 else Mvlgamma.apply(x, p=p)
+
+
+def _igamma_np(a, x):
+    """P(a, x), the regularized lower incomplete gamma: a series below x < a + 1, else a continued fraction."""
+    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
+    with np.errstate(all="ignore"):
+        lead = np.exp(a * np.log(x) - x - _lgamma_np(a))
+        term, total = 1 / a, 1 / a
+        for k in range(1, 500):
+            term = term * x / (a + k)
+            total = total + term
+        series = lead * total
+        b = x + 1 - a  # Lentz's continued fraction for Q(a, x)
+        c, d = np.full_like(b, 1e300), 1 / b
+        h = d
+        for k in range(1, 500):
+            an = -k * (k - a)
+            b = b + 2
+            d = 1 / np.where(np.abs(an * d + b) < 1e-300, 1e-300, an * d + b)
+            c = b + an / np.where(np.abs(c) < 1e-300, 1e-300, c)
+            h = h * d * c
+        cf = 1 - lead * h
+        out = np.where(x < a + 1, series, cf)
+    out = np.where(x == 0, 0.0, np.where((a == 0) & (x > 0), 1.0, out))
+    out = np.where((a < 0) | (x < 0) | ((a == 0) & (x == 0)), np.nan, np.where(np.isinf(x) & (x > 0), 1.0, out))
+    return out
+
+
+class Igamma(Op):
+    """P(a, x);  d/dx = x^(a-1) e^-x / Gamma(a) (torch has no derivative in a)"""
+    _grad_fn_name = "IgammaBackward0"
+
+    @staticmethod
+    def forward(ctx, a, x, sign=1):
+        ctx.sign = sign
+        ctx.save_for_backward(a, x)
+        p = _igamma_np(a, x)
+        return (p if sign == 1 else 1 - p).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError(f"the derivative for '{'igamma' if ctx.sign == 1 else 'igammac'}: input' is "
+                                      "not implemented; "
+                                      "only the second argument (x) can require grad")
+        return None, grad * Igamma._density(a, x) * ctx.sign
+
+    @staticmethod
+    def jvp(ctx, ta, tx):  # as torch: no forward-mode formula
+        name = "igamma" if ctx.sign == 1 else "igammac"
+        raise NotImplementedError(f"Trying to use forward AD with {name} that does not support it because it has "
+                                  "not been implemented yet; use reverse mode (backward, grad, jacrev) instead")
+
+    @staticmethod
+    def _density(a, x):
+        return ((a - 1) * x.log() - x - Lgamma.apply(a)).exp()
+
+
+class Igammac(Igamma):
+    """Q(a, x) = 1 - P(a, x);  d/dx = -x^(a-1) e^-x / Gamma(a)"""
+    _grad_fn_name = "IgammacBackward0"
+
+
+def _igamma(cls, name, input, other, sign):
+    from .scan import need_tensor
+    need_tensor(other, name)
+    if input.dtype.is_complex or other.dtype.is_complex:
+        raise NotImplementedError(f'"{name}" not implemented for complex tensors')
+    try:
+        a, x = promoted(_float(input), _float(other) if isinstance(other, Tensor) else other)
+        return cls.apply(a, x, sign=sign)
+    except ValueError as e:
+        raise broadcast_error(name, e, input, other) from None
+
+
+def igamma(input, other):
+    return _igamma(Igamma, "igamma", input, other, 1)
+
+
+def igammac(input, other):
+    return _igamma(Igammac, "igammac", input, other, -1)
+
+
+# ---- the float format ------------------------------------------------------------------------------
+class Ldexp(Op):
+    """x 2^e;  d/dx = 2^e (e is an integer: no gradient)"""
+    _grad_fn_name = "LdexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x, e):
+        ctx.scale = np.exp2(e).astype(x.dtype)
+        return x * ctx.scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * Tensor._make(ctx.scale), None
+
+    @staticmethod
+    def jvp(ctx, t, _te):
+        return t * Tensor._make(ctx.scale)
+
+
+def ldexp(input, other):
+    x = _float(input)
+    try:
+        e = other._data if isinstance(other, Tensor) else np.asarray(other)
+        np.broadcast_shapes(tuple(x.shape), e.shape)
+    except ValueError as err:
+        raise broadcast_error("ldexp", err, input, other) from None
+    return Ldexp.apply(x, Tensor._make(np.asarray(e)))
+
+
+class Copysign(Op):
+    """|x| with the sign of y;  d/dx = copysign(1, x) copysign(1, y) (0 at x = 0), none for y"""
+    _grad_fn_name = "CopysignBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y):
+        out = np.copysign(x, y)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        return Copysign._local(x, out) * grad, grad * 0
+
+    @staticmethod
+    def jvp(ctx, tx, _ty):
+        return Copysign._local(ctx.inputs[0], ctx.output) * tx
+
+    @staticmethod
+    def _local(x, out):
+        return where(x == 0, x * 0, out / where(x == 0, x * 0 + 1, x))
+
+
+def _no_complex(op, *operands):
+    if any(isinstance(t, Tensor) and t.dtype.is_complex for t in operands):
+        raise NotImplementedError(f'"{op}_cpu" not implemented for \'ComplexFloat\': {op} is defined for real '
+                                  "numbers; take .real or .abs() first")
+
+
+def copysign(input, other):
+    _no_complex("copysign", input, other)
+    try:
+        x, y = promoted(_float(input), _float(other) if isinstance(other, Tensor) else other)
+        return Copysign.apply(x, y)
+    except ValueError as e:
+        raise broadcast_error("copysign", e, input, other) from None
+
+
+class Nextafter(Op):
+    """the next float after x towards y (torch has no derivative)"""
+    _grad_fn_name = "NextafterBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y):
+        return np.nextafter(x, y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("the derivative for 'nextafter' is not implemented; compute it under no_grad()")
+
+    @staticmethod
+    def jvp(ctx, tx, ty):
+        raise NotImplementedError("the derivative for 'nextafter' is not implemented; compute it under no_grad()")
+
+
+def nextafter(input, other):
+    from .scan import need_tensor
+    need_tensor(other, "nextafter")
+    try:
+        np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    except ValueError as e:
+        raise broadcast_error("nextafter", e, input, other) from None
+    _no_complex("nextafter", input, other)
+    try:
+        return Nextafter.apply(*promoted(_float(input), _float(other)))
+    except ValueError as e:
+        raise broadcast_error("nextafter", e, input, other) from None
+
+
+class NanToNum(Op):
+    """NaN and +-inf replaced by numbers;  d = g where x was finite, else 0"""
+    _grad_fn_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
+        ctx.finite = np.isfinite(x)
+        return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * Tensor._make(ctx.finite.astype(grad._data.dtype))
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t * Tensor._make(ctx.finite.astype(t._data.dtype))
+
+
+def check_nan_to_num_args(op, nan, posinf, neginf):
+    import numbers
+    for pos, (name, v) in enumerate((("nan", nan), ("posinf", posinf), ("neginf", neginf)), 1):
+        if v is not None and (isinstance(v, Tensor) or not isinstance(v, numbers.Real)):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be float, not {type(v).__name__}")
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    check_nan_to_num_args("nan_to_num", nan, posinf, neginf)
+    if input._data.dtype.kind in "biu":
+        return input.clone()
+    return NanToNum.apply(input, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
+
+
+class Frexp(Op):
+    """x = mantissa 2^exponent;  d mantissa/dx = 2^-exponent"""
+    _grad_fn_name = "FrexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        m, e = np.frexp(x)
+        ctx.scale = np.exp2(-e).astype(x.dtype)
+        return m, e.astype(np.int32)
+
+    @staticmethod
+    def backward(ctx, gm, _ge):
+        return gm * Tensor._make(ctx.scale)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t * Tensor._make(ctx.scale), None
+
+
+def frexp(input):
+    from .reduce import return_type
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"torch.frexp() only supports floating-point dtypes, got {input.dtype}")
+    m, e = Frexp.apply(input)
+    return return_type("frexp", ("mantissa", "exponent"))(m, e)
