@@ -6,6 +6,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
+from ._checks import need_floating
 from ._layout import like_torch
 from ._op import Op, broadcast_error, promoted
 
@@ -856,8 +857,8 @@ class LeakyRelu(Op):
 
 
 def leaky_relu(input, negative_slope=0.01):
-    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise NotImplementedError(f'"leaky_relu" not implemented for {input.dtype}; convert the input first, e.g. x.float()')
+    if isinstance(input, Tensor):
+        need_floating(input, "leaky_relu")
     return LeakyRelu.apply(input, negative_slope=negative_slope)
 
 
