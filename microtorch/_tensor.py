@@ -395,6 +395,9 @@ class Tensor:
         return self if self._data.flags["C_CONTIGUOUS"] else self.clone()
 
     def new_tensor(self, data, dtype=None, requires_grad=False):
+        if data is None:  # (numpy would say int() of None, from inside tensor())
+            raise TypeError("new_tensor(): 'NoneType' object cannot be interpreted as a number; pass the data, "
+                            "e.g. x.new_tensor([1, 2])")
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_zeros(self, *size, dtype=None, requires_grad=False):
@@ -542,6 +545,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     except ValueError as e:
         raise ValueError(f"tensor(): the nested sequence is ragged or not numeric ({e}); every row "
                          "must have the same length") from None
+    except TypeError as e:  # None (or an object) where the dtype wants numbers
+        raise TypeError(f"tensor(): {e}; the data must be numbers or (nested) sequences of numbers") from None
     t = Tensor._make(arr)
     if requires_grad:
         t.requires_grad = True

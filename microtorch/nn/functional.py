@@ -232,6 +232,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     x, unbatched = _batched(input, 1, "avg_pool1d")
+    if x.shape[0] and not x[0].numel():  # torch: a batch of 0 only, never 0 channels or length 0
+        raise RuntimeError(f"avg_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got: {list(input.shape)}; every dim but the batch must be non-zero")
     k = _tuple(kernel_size, 1, "kernel_size", "avg_pool1d")
     s = _tuple(stride if stride not in (None, []) else k, 1, "stride", "avg_pool1d")
     out = avg_pool2d(x.unsqueeze(2), (1,) + k, (1,) + s, (0,) + _tuple(padding, 1, "padding", "avg_pool1d"),
@@ -248,6 +251,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding); "
                            "convert the indices with .long()")
+    if weight.ndim != 2:
+        raise RuntimeError(f"embedding: 'weight' must be 2-D (num_embeddings, embedding_dim), got {weight.ndim}-D")
     n = weight.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError(f"index out of range in self (embedding has {n} rows, got index "
@@ -293,6 +298,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm: expected 2D or more input (N, C, ...), got {input.ndim}D")
     dims = (0,) + tuple(range(2, input.ndim))
     bshape = (1, c) + (1,) * (input.ndim - 2)
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if isinstance(t, Tensor) and t.numel() != c:
+            raise RuntimeError(f"batch_norm: {name} should contain {c} elements not {t.numel()} (one per channel, dim 1)")
     if training:
         count = input.numel() // c
         if count <= 1:

@@ -64,7 +64,8 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "bmm": {"other": "tensor"}, "mv": {"other": "tensor"}, "outer": {"other": "tensor"},
              "ger": {"other": "tensor"}, "expand_as": {"other": "tensor"}, "view_as": {"other": "tensor"},
              "reshape_as": {"other": "tensor"}, "masked_select": {"mask": "tensor"},
-             "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}, "lerp": {"weight": "tensor_or_number"}}
+             "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}, "lerp": {"weight": "tensor_or_number"},
+             "max": {"dim": None}, "min": {"dim": None}}  # (max(x, y) is maximum; max checks an int dim itself)
 _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
                "dim": "int or tuple of ints", "size": "tuple of ints", "bool": "bool", "dtype": "microtorch.dtype",
                "callable": "a callable", "number": "Number", "str": "str", "norm_order": "Number or str",
@@ -299,7 +300,7 @@ def size_error(op, fn, args, kwargs, e):
 _BROADCASTING = {"clamp", "clip", "remainder", "fmod", "floordiv", "mod", "allclose", "isclose", "normal", "where",
                  "maximum", "minimum", "pow", "add", "sub", "mul", "div", "and", "or", "xor", "masked_fill", "lerp",
                  "atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "fmax", "fmin", "addcmul", "addcdiv",
-                 "floor_divide", "clamp_min", "clamp_max", "heaviside", "bernoulli"}
+                 "floor_divide", "clamp_min", "clamp_max", "heaviside", "bernoulli", "max", "min"}
 
 
 def shapes_error(op, args, kwargs, e):

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
+from ._checks import need_floating
 from ._layout import like_torch
 from ._op import Op, broadcast_error, promoted
 
@@ -856,6 +857,8 @@ class LeakyRelu(Op):
 
 
 def leaky_relu(input, negative_slope=0.01):
+    if isinstance(input, Tensor):
+        need_floating(input, "leaky_relu")
     return LeakyRelu.apply(input, negative_slope=negative_slope)
 
 
@@ -1176,6 +1179,9 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         from .misc import nonzero
         return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where(): takes the condition alone or the condition, input and other; pass both values, "
+                        "e.g. where(c, x, 0.0)")
     cond = condition if isinstance(condition, Tensor) else Tensor._make(np.asarray(condition))
     if cond.dtype.name != "bool":
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._checks import need_dims
-from ._op import Op, normalize_dims
+from ._op import Op, broadcast_error, normalize_dims
 
 
 class ScatterIntoZeros(Op):
@@ -165,11 +165,21 @@ def _check_bounds(x, key):
                 raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size} "
                                  f"(valid indices are {-size}..{size - 1})")
         elif isinstance(k, np.ndarray) and k.dtype == bool:
+            _check_mask(x, k, dim)
             dim += k.ndim
             continue
         dim += 1
     if dim > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+
+
+def _check_mask(x, mask, dim):
+    """torch's IndexError for a boolean mask whose shape is not that of the dims it indexes."""
+    for i, s in enumerate(mask.shape):
+        if dim + i < x.ndim and s != x.shape[dim + i]:
+            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {i} does not match the shape of "
+                             f"the indexed tensor {list(x.shape)} at index {dim + i}; a mask has the shape of "
+                             "the dims it indexes, e.g. x[x > 0]")
 
 
 def getitem(x, key):
@@ -387,8 +397,17 @@ def masked_fill(input, mask, value):
 
 
 def masked_select(input, mask):
+    if isinstance(mask, Tensor) and mask.shape != input.shape:  # torch broadcasts the two
+        try:
+            shape = np.broadcast_shapes(input.shape, mask.shape)
+        except ValueError as e:
+            raise broadcast_error("masked_select", e, input, mask) from None
+        input, mask = input.expand(shape), mask.expand(shape)
     return getitem(input, mask)
 
 
 def take(input, index):
+    if isinstance(index, Tensor) and index.dtype.np.kind not in "iu":
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype}; convert it with "
+                           "index.long()")
     return getitem(input.reshape(-1), index.reshape(-1)).reshape(index.shape)

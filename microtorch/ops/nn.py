@@ -91,6 +91,9 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[-1]}x{weight.shape[0]}): linear expects inputs whose last dimension "
                            f"is in_features={weight.shape[-1]}")
+    if bias is not None and isinstance(bias, Tensor) and (bias.ndim > 1 or bias.numel() not in (1, weight.shape[0])):
+        raise RuntimeError(f"linear: the bias of shape {list(bias.shape)} does not broadcast to the output's "
+                           f"out_features={weight.shape[0]}; give it shape [{weight.shape[0]}]")
     from .linalg import addmm, matmul
     if bias is None:
         return matmul(input, weight.t())

@@ -440,6 +440,9 @@ def max(input, dim=None, keepdim=False, *, other=None):
     if dim is None:
         _check_nonempty(input, "max")
         return MaxAll.apply(input)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"max(): argument 'dim' must be int, not {type(dim).__name__}; pass one dim such as 0 "
+                        "or -1 (amax reduces over several)")
     d = normalize_dims(dim, input.ndim, "max")[0]
     _check_reduction_size(input, d, "max")
     v, i = MaxDim.apply(input, d, keepdim=keepdim)
@@ -453,6 +456,9 @@ def min(input, dim=None, keepdim=False):
     if dim is None:
         _check_nonempty(input, "min")
         return MinAll.apply(input)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"min(): argument 'dim' must be int, not {type(dim).__name__}; pass one dim such as 0 "
+                        "or -1 (amin reduces over several)")
     d = normalize_dims(dim, input.ndim, "min")[0]
     _check_reduction_size(input, d, "min")
     v, i = MinDim.apply(input, d, keepdim=keepdim)

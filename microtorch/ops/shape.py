@@ -686,9 +686,23 @@ def sum_to_size(input, *size, **kw):
     return view(out, size) if lead else out
 
 
+def _dim_list(dims, ndim, op):
+    """An int or a sequence of dims -> non-negative dims in the given order (checked against ndim)."""
+    dims = dims if isinstance(dims, (list, tuple)) else (dims,)
+    out = tuple(normalize_dims(d, ndim, op)[0] for d in dims)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"{op}: repeated dim in {list(dims)}; each dim may appear once")
+    return out
+
+
 def movedim(input, source, destination):
-    src = normalize_dims(source, input.ndim, "movedim") if isinstance(source, int) else tuple(s % input.ndim for s in source)
-    dst = (destination % input.ndim,) if isinstance(destination, int) else tuple(s % input.ndim for s in destination)
+    src, dst = _dim_list(source, input.ndim, "movedim"), _dim_list(destination, input.ndim, "movedim")
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
+                           f"the same number of dims as destination ({list(dst)} dims); give one destination per "
+                           "source dim")
+    if input.ndim == 0:
+        return _share(Alias.apply(input, input.shape), input)  # torch: AliasBackward0
     order = [d for d in range(input.ndim) if d not in src]
     for s_, d_ in sorted(zip(dst, src)):
         order.insert(s_, d_)
