@@ -97,3 +97,12 @@ from ._rules import dim_arg  # noqa: E402
 register(_sp.Lgamma, _sp.Digamma, _sp.Polygamma, _sp.Erfinv, _sp.I0, _sp.I1, _sp.Mvlgamma, _sp.Igamma, _sp.Igammac,
          _sp.Copysign, _sp.NanToNum, _sp.Nextafter)(elementwise)
 register(_scan.Cumprod, _scan.Logcumsumexp)(dim_arg)
+
+from ..ops import linalg_more as _la  # noqa: E402
+
+
+@register(_la.Inverse, _la.Det, _la.Slogdet, _la.MatrixExp, _la.Pinverse, _la.Cholesky)
+def matrix_stack(cls, args, kwargs, level):
+    """ops on the trailing two dims (numpy's linalg works on stacks): the batch in front is more matrices"""
+    v, _ = unwrap(args[0], level)
+    return wrap_outputs(cls.apply(v, *args[1:], **kwargs), level)
