@@ -230,3 +230,14 @@ def test_vmap_of_matrix_ops_uses_a_batching_rule_and_equals_torch(name):
         their_grads = torch.func.vmap(torch.func.grad(lambda m: f(torch)(m).sum()))(torch.tensor(x))
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(grads.numpy(), their_grads.numpy(), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["frexp", "ldexp"])
+def test_vmap_of_frexp_and_ldexp_is_elementwise_as_torch(name):
+    f = {"frexp": lambda L: (lambda a: L.frexp(a)[0] * L.frexp(a)[1]),
+         "ldexp": lambda L: (lambda a: L.ldexp(a, L.tensor(3)))}[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no per-example fallback
+        ours = mt.func.vmap(f(mt))(mt.tensor(X))
+    theirs = torch.func.vmap(f(torch))(torch.tensor(X))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)

@@ -101,8 +101,15 @@ register(_scan.Cumprod, _scan.Logcumsumexp)(dim_arg)
 from ..ops import linalg_more as _la  # noqa: E402
 
 
-@register(_la.Inverse, _la.Det, _la.Slogdet, _la.MatrixExp, _la.Pinverse, _la.Cholesky)
+from ..ops import spectral as _spectral  # noqa: E402
+
+register(_sp.Ldexp, _sp.Frexp)(elementwise)
+
+
+@register(_la.Inverse, _la.Det, _la.Slogdet, _la.MatrixExp, _la.Pinverse, _la.Cholesky, _spectral.FftR2C,
+          _spectral.FftC2C)
 def matrix_stack(cls, args, kwargs, level):
-    """ops on the trailing two dims (numpy's linalg works on stacks): the batch in front is more matrices"""
+    """ops on the trailing dims only (numpy's linalg on the last two, the FFTs on the last one): the batch in
+    front is more of the same"""
     v, _ = unwrap(args[0], level)
     return wrap_outputs(cls.apply(v, *args[1:], **kwargs), level)
