@@ -148,7 +148,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         spec = FftC2C.apply(frames, scale)
     else:
         spec = FftR2C.apply(frames, True if onesided is None else onesided, scale)
-    spec = spec.transpose_(1, 2)  # (in place and squeezed over a tuple of dims, as torch: the same grad_fn names)
+    spec = spec.transpose_(1, 2)  # in place, and squeeze_ below, as torch: the same grad_fn names
     spec = spec.squeeze_(0) if input.ndim == 1 else spec
     if return_complex is False:
         warnings.warn("stft with return_complex=False is deprecated: use return_complex=True and .real/.imag",

@@ -49,8 +49,8 @@ class AvgPool1d(Module):
         return "kernel_size={kernel_size}, stride={stride}, padding={padding}".format(**self.__dict__)
 
 
-class AvgPool2d(Module):
-    """the mean of each window"""
+class _AvgPoolNd(Module):
+    """the arguments and repr that AvgPool2d and AvgPool3d share (as torch's _AvgPoolNd)"""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
@@ -60,9 +60,13 @@ class AvgPool2d(Module):
         self.padding, self.ceil_mode = padding, ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
+    def extra_repr(self):
+        return "kernel_size={kernel_size}, stride={stride}, padding={padding}".format(**self.__dict__)
+
+
+class AvgPool2d(_AvgPoolNd):
+    """the mean of each window"""
+
     def forward(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
-
-    def extra_repr(self):
-        return "kernel_size={kernel_size}, stride={stride}, padding={padding}".format(**self.__dict__)

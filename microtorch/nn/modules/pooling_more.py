@@ -1,7 +1,7 @@
 """3-d, adaptive, power-average and fractional pooling, and max unpooling."""
 from .. import functional as F
 from .module import Module
-from .pooling import _MaxPoolNd
+from .pooling import _AvgPoolNd, _MaxPoolNd
 
 
 class MaxPool3d(_MaxPoolNd):
@@ -12,23 +12,12 @@ class MaxPool3d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool3d(Module):
+class AvgPool3d(_AvgPoolNd):
     """the mean of each 3-d window"""
-
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-                 divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input):
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
-
-    def extra_repr(self):
-        return "kernel_size={kernel_size}, stride={stride}, padding={padding}".format(**self.__dict__)
 
 
 class _AdaptivePool(Module):
