@@ -17,6 +17,8 @@ class SumTo(Op):
         ctx.in_shape = g.shape
         lead = g.ndim - len(shape)
         axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
+        if lead and len(axes) == lead:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
+            return np.asarray(g.sum(axis=axes), order="C")
         out = g.sum(axis=axes, keepdims=True) if axes else g
         return np.asarray(out.reshape(shape), order="C")  # (ascontiguousarray makes a 0-d result 1-d)
 
