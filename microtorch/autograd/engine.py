@@ -113,22 +113,24 @@ def _pass_on(task, node, outgoing):
     """Add each gradient that node returned into the buffer of the node its edge leads to, and
     queue that node once all its incoming edges have delivered. (No local of the loop above
     keeps a gradient alive, so AccumulateGrad can tell when nobody else holds one.)"""
-    deps, buffers, changed, needed = task.deps, task.buffers, task.changed, task.needed
+    deps, buffers = task.deps, task.buffers
     for (nxt, nr), g in zip(node.next_functions, outgoing or _NOTHING):
         if nxt is None:
             continue
         if g is not None:
             buf = buffers.get(nxt)
             if buf is None:
-                buf = buffers[nxt] = [None] * nxt._num_outputs
-            buf[nr] = g if buf[nr] is None else buf[nr] + g
-        deps[nxt] -= 1
-        if changed is not None:
-            changed[nxt] = deps[nxt]
-        if deps[nxt] == 0 and (needed is None or task.should_run(nxt)):
-            heapq.heappush(task.ready, (-nxt._seq, next(task._tie), nxt))  # (task.push, inlined)
+                buffers[nxt] = [g] if nxt._num_outputs == 1 else [g if i == nr else None for i in range(nxt._num_outputs)]
+            else:
+                buf[nr] = g if buf[nr] is None else buf[nr] + g
+        left = deps[nxt] = deps[nxt] - 1
+        if task.changed is not None:
+            task.changed[nxt] = left
+        if left == 0 and (task.needed is None or task.should_run(nxt)):
+            _heappush(task.ready, (-nxt._seq, next(task._tie), nxt))  # (task.push, inlined)
 
 
+_heappush = heapq.heappush
 _NOTHING = itertools.repeat(None)  # the gradients of a node that did not run
 
 
