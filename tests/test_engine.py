@@ -829,3 +829,19 @@ def _mm_grad_layout(L):
 def test_mm_gradients_have_torchs_layout_and_graph():
     m, t = both(_mm_grad_layout)
     assert m == t
+
+
+def test_gradient_shape_is_checked_against_the_node_it_flows_into():
+    """torch keeps the shape a gradient must have on the node it flows into (a leaf's AccumulateGrad
+    keeps the leaf's shape when it was made), so a leaf whose .data changed shape under a live graph
+    gets torch's error."""
+    def prog(T):
+        x = T.ones(2, requires_grad=True)
+        y = x * 2  # keeps x's AccumulateGrad alive
+        x.data = T.ones(3)
+        with pytest.raises(RuntimeError) as e:
+            (x * 3).sum().backward()
+        return str(e.value), y.shape
+    m, t = both(prog)
+    assert m[0] == t[0] == ("Function MulBackward0 returned an invalid gradient at index 0 - got [3] but expected "
+                            "shape compatible with [2]")

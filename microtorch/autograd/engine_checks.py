@@ -7,6 +7,7 @@ from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from ..ops.shape import sum_to
 from . import anomaly_mode
+from .function import NOT_A_TENSOR
 
 
 def validate_outputs(node, outs):
@@ -21,24 +22,26 @@ def validate_outputs(node, outs):
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {n}, got {len(outs)}): return one gradient (or None) per "
                                "input of forward")
-    meta = node._in_meta
     out = outs  # copied on the first gradient that changes (the common case changes none)
     for i, g in enumerate(outs):
         if g is None:
             continue
-        if edges[i][0] is None:
+        nxt, nr = edges[i]
+        if nxt is None:
             out = out if out is not outs else list(outs)
-            out[i] = _unused(node, i, g, meta[i])
-        elif type(g) is not Tensor or g._data.shape != meta[i][0] or g._data.dtype is not meta[i][1]:
+            out[i] = _unused(node, i, edges[i])
+            continue
+        meta = nxt._out_meta[nr] if nxt._out_meta is not None else None  # (None: a node that raises when run)
+        if meta is not None and (type(g) is not Tensor or g._data.shape != meta[0] or g._data.dtype is not meta[1]):
             out = out if out is not outs else list(outs)
-            out[i] = _validate_one(node, i, g, meta[i])
+            out[i] = _validate_one(node, i, g, meta)
     return out
 
 
-def _unused(node, i, g, meta):
+def _unused(node, i, edge):
     """A gradient for an input that takes none is dropped (custom Functions may not return one
     for a non-tensor input, as torch)."""
-    if meta is None and not getattr(node.function_class, "_numpy_forward", True):
+    if edge is NOT_A_TENSOR and not getattr(node.function_class, "_numpy_forward", True):
         raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
                            f"{i + 1}, but the corresponding forward input was not a Variable")
     return None

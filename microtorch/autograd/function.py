@@ -65,7 +65,7 @@ class BackwardFunction(FunctionCtx, Node):
     [SavedTensor] once recorded, None once backward freed them.
     """
 
-    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_in_meta", "_out_meta", "_to_save", "_saved")
+    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta", "_to_save", "_saved")
     _forward_cls = None          # torch's name for the Function subclass (set per subclass)
     _saved_names = ()            # torch's names of the saved tensors: grad_fn._saved_<name>
 
@@ -84,6 +84,12 @@ class BackwardFunction(FunctionCtx, Node):
         if self._saved is None:
             return None
         return [None if s is NONE_SAVED else (s.peek(), s.version, s.counter[0]) for s in self._saved]
+
+    def _input_meta(self, i):
+        """(shape, numpy dtype) of input i, which requires grad: kept, as in torch, by the node its
+        gradient flows into (that node's output, or a leaf's AccumulateGrad)."""
+        nxt, nr = self.next_functions[i]
+        return nxt._out_meta[nr]
 
     def _backward(self, grads):
         if self._materialize_grads and (len(grads) != 1 or grads[0] is None):
@@ -296,27 +302,25 @@ def _run_forward(cls, ctx, args, arrays, kwargs):
 
 def _link_edges(ctx, args):
     """(c) next_functions: one (node, output_nr) edge per input, (None, 0) where no gradient
-    flows; and each tensor input's shape and numpy dtype, to check and shape what backward
-    returns. (The metadata holds only ints and numpy dtypes, so Python's garbage collector
-    stops tracking it: a long graph costs a full collection less.)"""
-    edges, meta = [], []
+    flows. The shape and dtype a gradient must have are read, as in torch, from the node it
+    flows into (engine_checks.validate_outputs)."""
+    edges = []
     for a in args:
-        if isinstance(a, Tensor):
-            meta.append((a._data.shape, a._data.dtype))
-            if not a._requires_grad:
-                edges.append(_NO_EDGE)
-            elif a.grad_fn is not None:
-                edges.append((a.grad_fn, a._output_nr))
-            else:
-                edges.append((accumulator(a), 0))
-        else:
-            meta.append(None)
+        if not isinstance(a, Tensor):
+            edges.append(NOT_A_TENSOR)
+        elif not a._requires_grad:
             edges.append(_NO_EDGE)
+        elif a.grad_fn is not None:
+            edges.append((a.grad_fn, a._output_nr))
+        else:
+            edges.append((accumulator(a), 0))
     ctx.next_functions = tuple(edges)
-    ctx._in_meta = tuple(meta)
 
 
 _NO_EDGE = (None, 0)
+# The same edge for an argument that is not a tensor, told apart by identity (built at run time: equal
+# constant tuples are one object): a custom backward may not return a gradient for it.
+NOT_A_TENSOR = tuple([None, 0])
 
 
 def _mark_outputs(cls, ctx, args, out):

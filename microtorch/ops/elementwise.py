@@ -833,7 +833,7 @@ class GradTimesLocal(Op):
     def backward(ctx, grad):
         local = Tensor._make(ctx.local)
         gg = where(local, grad, 0.0) if ctx.local.dtype == bool else grad * local
-        gx = Tensor._make(np.zeros(*ctx._in_meta[1])) if ctx.needs_input_grad[1] else None
+        gx = Tensor._make(np.zeros(*ctx._input_meta(1))) if ctx.needs_input_grad[1] else None
         return gg, gx, None
 
     @staticmethod
@@ -1239,7 +1239,7 @@ class Real(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(from_numpy_dtype(ctx._in_meta[0][1]))
+        return grad.to(from_numpy_dtype(ctx._input_meta(0)[1]))
 
     @staticmethod
     def jvp(ctx, t):
@@ -1271,7 +1271,7 @@ class Imag(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(from_numpy_dtype(ctx._in_meta[0][1])) * 1j
+        return grad.to(from_numpy_dtype(ctx._input_meta(0)[1])) * 1j
 
     @staticmethod
     def jvp(ctx, t):
