@@ -5,7 +5,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
-from ..ops.shape import sum_to
+from ..ops.shape import broadcasts_to, sum_to
 from . import anomaly_mode
 from .function import NOT_A_TENSOR
 
@@ -53,7 +53,7 @@ def _validate_one(node, i, g, meta):
                            f"returned it as gradient {i}; return a Tensor or None per input")
     shape, dtype = meta[0], from_numpy_dtype(meta[1])
     if g._data.shape != shape:
-        if not _broadcasts_to(shape, g._data.shape):
+        if not broadcasts_to(shape, g._data.shape):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                                f"got {list(g.shape)} but expected shape compatible with {list(shape)}")
         g = sum_to(g, shape)
@@ -62,13 +62,6 @@ def _validate_one(node, i, g, meta):
             g = g.real
         g = g.to(dtype)
     return g
-
-
-def _broadcasts_to(shape, grad_shape):
-    try:
-        return len(grad_shape) >= len(shape) and np.broadcast_shapes(shape, grad_shape) == grad_shape
-    except ValueError:
-        return False
 
 
 def check_nan(node, outgoing):

@@ -72,14 +72,17 @@ def broadcast_to(input, size):
     x, shape = input, (size,) if isinstance(size, (int, np.integer)) else tuple(size)
     if x.shape == shape:
         return x
-    try:
-        np.broadcast_shapes(x.shape, shape)
-        if len(shape) < x.ndim:
-            raise ValueError
-    except ValueError:
+    if not broadcasts_to(x.shape, shape):
         raise RuntimeError(f"expand: the expanded size of the tensor must match the existing size at "
-                           f"non-singleton dimensions (tensor {list(x.shape)}, target {list(shape)})") from None
+                           f"non-singleton dimensions (tensor {list(x.shape)}, target {list(shape)})")
     return _share(Expand.apply(x, shape), x)
+
+
+def broadcasts_to(shape, target):
+    """A tensor of `shape` broadcasts to `target`: sizes aligned from the right are equal or 1."""
+    lead = len(target) - len(shape)
+    return lead >= 0 and all(t >= 0 for t in target) and \
+        all(s == t or s == 1 for s, t in zip(shape, target[lead:]))
 
 
 def expand(input, *sizes, **size):
