@@ -276,11 +276,11 @@ def _make_ctx(cls, args, ctx):
 def _run_forward(cls, ctx, args, arrays, kwargs):
     """(b) forward, on the arrays for built-in ops (numpy kept quiet, see quietly), without grad
     for custom ones. Returns the output as a Tensor, or a tuple if forward returned one."""
-    if cls._numpy_forward:
-        if _QUIET.get():  # inside another op or the engine: numpy is already quiet
-            out = cls.forward(ctx, *arrays, **kwargs)
-        elif kwargs:
-            out = (_quiet_local.__dict__.get("context") or _quiet_context()).run(cls.forward, ctx, *arrays, **kwargs)
+    if cls._numpy_forward:  # (the calls without keywords spell out quietly: no empty **kwargs to forward)
+        if kwargs:
+            out = quietly(cls.forward, ctx, *arrays, **kwargs)
+        elif _QUIET.get():  # inside another op or the engine: numpy is already quiet
+            out = cls.forward(ctx, *arrays)
         else:
             out = (_quiet_local.__dict__.get("context") or _quiet_context()).run(cls.forward, ctx, *arrays)
     else:
