@@ -827,7 +827,7 @@ class GradTimesLocal(Op):
     def forward(ctx, g, x, local):
         ctx.local = local
         # a mask selects (so that a nan or inf gradient is dropped where the mask is 0, as in torch)
-        return np.where(local, g, 0).astype(g.dtype) if local.dtype == bool else g * local.astype(g.dtype)
+        return np.where(local, g, 0).astype(g.dtype, copy=False) if local.dtype == bool else g * local.astype(g.dtype)
 
     @staticmethod
     def backward(ctx, grad):
