@@ -327,7 +327,7 @@ class Transpose(Op):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
-        return np.swapaxes(x, d0, d1) if x.ndim else x.view()
+        return x.swapaxes(d0, d1) if x.ndim else x.view()  # (the method: np.swapaxes costs 3 times as much)
 
     @staticmethod
     def backward(ctx, grad):
