@@ -120,9 +120,8 @@ def _pass_on(task, node, outgoing):
         if g is not None:
             buf = buffers.get(nxt)
             if buf is None:
-                buffers[nxt] = [g] if nxt._num_outputs == 1 else [g if i == nr else None for i in range(nxt._num_outputs)]
-            else:
-                buf[nr] = g if buf[nr] is None else buf[nr] + g
+                buf = buffers[nxt] = [None] * nxt._num_outputs
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
         left = deps[nxt] = deps[nxt] - 1
         if task.changed is not None:
             task.changed[nxt] = left
@@ -143,7 +142,7 @@ def _run_node(task, node):
             _emit_executing(task, node, (), node.grads)
         return node.grads
     grads = task.buffers.pop(node, None) or [None] * node._num_outputs
-    if node._tensor_pre_hooks or node._retains_grad or type(node) is AccumulateGrad:
+    if node._tensor_pre_hooks or node._retains_grad or type(node) is AccumulateGrad and node.variable._backward_hooks:
         grads = engine_hooks.call_tensor_hooks(node, grads, task.listening)
     if task.captures and node in task.captures:
         _capture(task, node, grads)
