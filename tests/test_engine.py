@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import microtorch as mt
+from microtorch.autograd import engine as mt_engine
 
 LIBS = [mt, torch]
 
@@ -791,6 +792,8 @@ def _leaf_grad_memory(L, keep):
     return {name: seen[name] == t.grad.data_ptr() for name, t in (("weight", lin.weight), ("bias", lin.bias), ("y", y))}
 
 
+@pytest.mark.skipif(not mt_engine._COUNTED,
+                    reason="references are counted on CPython 3.11 only; elsewhere .grad is a copy")
 @pytest.mark.parametrize("keep", [False, True])
 def test_accumulate_grad_keeps_an_unshared_gradient_as_torch(keep):
     m, t = both(lambda L: _leaf_grad_memory(L, keep))

@@ -216,7 +216,10 @@ def accumulate_into(var, grad, create_graph, node, listening):
 
 # References to a gradient that only the engine holds, counted in _nobody_else_holds: the list of
 # the node's gradients, the arguments of accumulate_into, of _nobody_else_holds, of getrefcount.
+# Counted on CPython 3.11 (3.14 borrows references, PyPy has no getrefcount): elsewhere .grad is
+# always a copy, as it was before.
 _ENGINE_REFS = 4
+_COUNTED = sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11)
 
 
 def _nobody_else_holds(grad):
@@ -225,8 +228,9 @@ def _nobody_else_holds(grad):
     whole of an array that only it and the tensor it was made from see (the transposed product
     that mm's backward returns for `weight.t()`)."""
     data = grad._data
-    if type(data) is not np.ndarray or not data.flags.writeable or sys.getrefcount(grad) != _ENGINE_REFS \
-            or sys.getrefcount(data) != 3:  # (grad._data, data, getrefcount's argument)
+    if not _COUNTED or type(data) is not np.ndarray or not data.flags.writeable:
+        return False
+    if sys.getrefcount(grad) != _ENGINE_REFS or sys.getrefcount(data) != 3:  # (grad._data, data, argument)
         return False
     owner, parent = data.base, grad._base
     if owner is None:
