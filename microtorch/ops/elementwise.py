@@ -801,7 +801,9 @@ class Relu(Op):
 
     @staticmethod
     def forward(ctx, x):
-        out = np.where(x < 0, x.dtype.type(0), x)  # (not np.maximum: relu(-0.0) is -0.0 in torch)
+        out = np.maximum(x, 0)  # (keeps NaN, as torch; np.where, below, is 4-7 times slower)
+        if (x == 0).any():  # but relu(-0.0) is -0.0 in torch, where np.maximum makes it 0.0
+            out = np.where(x < 0, x.dtype.type(0), x)
         ctx.save_for_backward(out)
         return out
 
