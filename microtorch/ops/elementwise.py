@@ -828,8 +828,7 @@ class GradTimesLocal(Op):
     @staticmethod
     def forward(ctx, g, x, local):
         ctx.local = local
-        # a mask selects (so that a nan or inf gradient is dropped where the mask is 0, as in torch)
-        return np.where(local, g, 0).astype(g.dtype, copy=False) if local.dtype == bool else g * local.astype(g.dtype)
+        return _select(local, g) if local.dtype == bool else g * local.astype(g.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -841,6 +840,17 @@ class GradTimesLocal(Op):
     @staticmethod
     def jvp(ctx, tg, _tx, _local):
         return tg * Tensor._make(ctx.local.astype(ctx.output._data.dtype, copy=False))
+
+
+def _select(mask, g):
+    """g where mask, else 0, in g's dtype: a mask selects, so that an inf or nan gradient is dropped
+    where the mask is 0 (as in torch). For a real g with no zero, inf or nan, g * mask is the same
+    (its -0.0s made 0.0 by adding 0) at half the cost of np.where on large arrays."""
+    if g.dtype.kind == "f" and np.isfinite(g).all() and g.all():
+        out = g * mask
+        out += 0
+        return out
+    return np.where(mask, g, 0).astype(g.dtype, copy=False)
 
 
 class LeakyReluBackward(GradTimesLocal):
