@@ -10,7 +10,9 @@ CPU time of this thread: other processes do not count) and keeps the best of `--
 - W1: 1000 chained ops on a 0-d float64 tensor (`*1.0001`, `+0.0001`, `tanh` every 10th),
   forward (recording) and backward timed apart, per op;
 - W4: the same chain with 20,000 ops on a 100-element vector, per op;
-- W6: micrograd's demo MLP 2-16-16-1 on 100 points, SVM loss + L2, one forward + backward.
+- W6: micrograd's demo MLP 2-16-16-1 on 100 points, SVM loss + L2, one forward + backward;
+- W3 (`--w3`): four 1024x1024 layers `h = relu(h @ W)`, then the gradients of `h.sum()` for the
+  weights, against the same computation written by hand in numpy (the issue's floor for W3).
 
 The garbage collector stays on, as in the harness (a long graph costs collections too).
 """
@@ -68,6 +70,26 @@ def mlp_step(T):
     return step
 
 
+def relu_chain(L, X, Ws):
+    """W3 in microtorch (L is the library) or, with L None, by hand in numpy: the weights' gradients."""
+    if L is None:
+        hs = [X]
+        for w in Ws:
+            hs.append(np.maximum(hs[-1] @ w, 0))
+        g, grads = (hs.pop() > 0).astype(X.dtype), []
+        for i in reversed(range(len(Ws))):
+            grads.append(hs[i].T @ g)
+            g = (g @ Ws[i].T) * (hs[i] > 0) if i else None
+        return grads[::-1]
+    for w in Ws:
+        w.grad = None
+    h = X
+    for w in Ws:
+        h = (h @ w).relu()
+    h.sum().backward()
+    return [w.grad for w in Ws]
+
+
 def timed(fn):
     t0 = clock()
     fn()
@@ -88,6 +110,7 @@ def best_of(libs, repeat, fn):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--w3", action="store_true", help="also W3 against hand-written numpy (about 10 s)")
     args = ap.parse_args()
     import torch
     torch.set_num_threads(1)
@@ -104,6 +127,19 @@ def main():
     print("| workload | unit | torch | microtorch | microtorch / torch |\n|---|---|---|---|---|")
     for what, unit, t, m in rows:
         print(f"| {what} | {unit} | {t:.3g} | {m:.3g} | {m / t:.2f} |")
+    if args.w3:
+        w3()
+
+
+def w3():
+    r = np.random.default_rng(0)
+    X = r.standard_normal((1024, 1024))
+    Ws = [r.standard_normal((1024, 1024)) * np.sqrt(2 / 1024) for _ in range(4)]
+    Xt, Wt = microtorch.tensor(X), [microtorch.tensor(w, requires_grad=True) for w in Ws]
+    runs = {"numpy": lambda: relu_chain(None, X, Ws), "microtorch": lambda: relu_chain(microtorch, Xt, Wt)}
+    b = best_of(runs, 5, lambda _, run: timed(run))
+    print(f"\nW3: hand numpy {b['numpy'][0] * 1e3:.0f} ms, microtorch {b['microtorch'][0] * 1e3:.0f} ms, "
+          f"{b['microtorch'][0] / b['numpy'][0]:.3f}x")
 
 
 if __name__ == "__main__":
