@@ -242,14 +242,14 @@ def run(cls, args, kwargs, ctx=None):
     ctx, record, arrays = _make_ctx(cls, args, ctx)           # (a)
     out = _run_forward(cls, ctx, args, arrays, kwargs)        # (b)
     if record:
+        outs = out if type(out) is tuple else (out,)
         _link_edges(ctx, args)                                # (c)
-        _mark_outputs(cls, ctx, args, out)                    # (d)
+        _mark_outputs(cls, ctx, args, outs)                   # (d)
         if ctx._to_save:
-            _save(cls, ctx, args, out if type(out) is tuple else (out,))      # (e)
+            _save(cls, ctx, args, outs)                       # (e)
         if anomaly_mode._state.__dict__.get("enabled"):
             anomaly_mode.note_creation(ctx)
         if _hooks._listeners:
-            outs = out if type(out) is tuple else (out,)
             _hooks.emit(_hooks.NodeCreated(ctx, tuple(args), tuple(o for o in outs if isinstance(o, Tensor)),
                                            _peek_saved(ctx), dict(kwargs)))
     return out
@@ -323,19 +323,18 @@ _NO_EDGE = (None, 0)
 NOT_A_TENSOR = tuple([None, 0])
 
 
-def _mark_outputs(cls, ctx, args, out):
+def _mark_outputs(cls, ctx, args, outs):
     """(d) Floating outputs (but not those marked non-differentiable) require grad and get the
     node as grad_fn; the shape and numpy dtype of every output is kept to materialize None grads."""
     nondiff, dirty = ctx._non_differentiable, ctx._dirty_tensors
-    if type(out) is Tensor and cls._numpy_forward and nondiff is None and not dirty:
-        data = out._data  # the common case: one fresh result of a built-in op (its _output_nr is 0)
+    if len(outs) == 1 and cls._numpy_forward and nondiff is None and not dirty and type(outs[0]) is Tensor:
+        out, data = outs[0], outs[0]._data  # the common case: one fresh result of a built-in op
         ctx._out_meta = ((data.shape, data.dtype),)
         if data.dtype.kind in "fc":
-            out._requires_grad, out.grad_fn = True, ctx
+            out._requires_grad, out.grad_fn = True, ctx  # (its _output_nr is 0 already)
         else:
             out._requires_grad = False
         return
-    outs = out if type(out) is tuple else (out,)
     meta = []
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
