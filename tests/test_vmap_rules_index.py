@@ -68,17 +68,18 @@ CASES = [
     ("index_copy_dim0", lambda L, x, i, s: x.index_copy(0, i, s), [("f", (4, 2)), ("perm", 4, 3), ("f", (3, 2))],
      [(0, None, 0), (None, 0, 0)], (0, 2)),
     ("index_fill", lambda L, x, i: L.index_fill(x, 1, i, -2.5), [("f", (3, 4)), ("i", 4, (3,))],
-     [(0, None)], (0,)),
+     [(0, None), (None, 0), (0, 0)], (0,)),
     ("index_fill_tensor_value", lambda L, x, i, v: x.index_fill(0, i, v), [("f", (3, 4)), ("perm", 3, 2),
                                                                            ("f", ())],
      [(0, None, None), (None, None, 0), (0, None, 0)], (0, 2)),
     ("index_put", lambda L, x, i, v: L.index_put(x, (i,), v), [("f", (3, 4)), ("perm", 3, 2), ("f", (2, 4))],
-     [(0, None, None), (None, None, 0), (0, None, 0)], (0, 2)),
+     [(0, None, None), (None, None, 0), (0, None, 0), (None, 0, None), (0, 0, 0)], (0, 2)),
     ("index_put_two_keys", lambda L, x, i, j, v: x.index_put((i, j), v),
-     [("f", (3, 4)), ("i", 3, (2,)), ("i", 4, (2,)), ("f", (2,))], [(0, None, None, None), (None, None, None, 0)],
-     (0, 3)),
+     [("f", (3, 4)), ("i", 3, (2,)), ("i", 4, (2,)), ("f", (2,))], [(0, None, None, None), (None, None, None, 0),
+                                                               (None, 0, None, None), (0, None, 0, 0)], (0, 3)),
     ("index_put_accumulate", lambda L, x, i, v: L.index_put(x, (i,), v, accumulate=True),
-     [("f", (3, 4)), ("i", 3, (5,)), ("f", (5, 4))], [(0, None, None), (None, None, 0), (0, None, 0)], (0, 2)),
+     [("f", (3, 4)), ("i", 3, (5,)), ("f", (5, 4))], [(0, None, None), (None, None, 0), (0, None, 0), (None, 0, 0)],
+     (0, 2)),
     ("scatter_add", lambda L, x, i, s: L.scatter_add(x, 1, i, s), [("f", (3, 4)), ("i", 4, (3, 2)), ("f", (3, 2))],
      [(0, None, None), (None, None, 0), (None, 0, None), (0, 0, 0)], (0, 2)),
     ("scatter_add_larger_src", lambda L, x, i, s: L.scatter_add(x, 1, i, s),  # (torch's backward refuses it)
@@ -103,6 +104,8 @@ CASES = [
     ("median_nan", lambda L, x: (L.median(x), L.median(x, 1)), [("nan", (3, 4))], [(0,)], (0,)),
     ("kthvalue", lambda L, x: L.kthvalue(x, 2, 1), [("f", (3, 4))], [(0,)], (0,)),
     ("kthvalue_keepdim", lambda L, x: x.kthvalue(3, 0, keepdim=True), [("t", (3, 4))], [(0,)], (0,)),
+    ("mode", lambda L, x: L.mode(x, 1), [("t", (3, 4))], [(0,)], (0,)),
+    ("mode_keepdim", lambda L, x: x.mode(0, keepdim=True), [("t", (3, 4))], [(0,)], (0,)),
     ("aminmax", lambda L, x: L.aminmax(x), [("t", (3, 4))], [(0,)], (0,)),
     ("aminmax_dim", lambda L, x: L.aminmax(x, dim=1), [("t", (3, 4))], [(0,)], (0,)),
     ("aminmax_keepdim", lambda L, x: (L.aminmax(x, keepdim=True), L.aminmax(x, dim=0, keepdim=True)),
@@ -192,7 +195,7 @@ def test_vmap_of_grad_as_torch(name, f, specs, in_dims, argnums):
 
 
 JACOBIANS = ["index_copy", "index_put_accumulate", "scatter_add", "slice_scatter", "diagonal_scatter", "diagonal",
-             "median_all", "median_dim", "kthvalue", "aminmax_dim", "cummax", "unfold", "narrow_copy"]
+             "median_all", "median_dim", "kthvalue", "mode", "aminmax_dim", "cummax", "unfold", "narrow_copy"]
 
 
 def _warned(call):

@@ -134,15 +134,33 @@ def index_copy(input, dim, index, source):
 
 def index_fill(input, dim, index, value):
     idx = _index(index, "index_fill")
-    _, key = _dim_key(input, dim, idx, "index_fill")
+    d, key = _dim_key(input, dim, idx, "index_fill")
+    shape = tuple(input.shape[:d]) + (idx.size,) + tuple(input.shape[d + 1:])  # (not x[key]: idx may be batched)
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        src = value.to(input.dtype).expand(*np.shape(input._data[key]))
+        src = value.to(input.dtype).expand(*shape)
     else:
-        src = Tensor._make(np.full(np.shape(input._data[key]), value, dtype=input._data.dtype))
+        src = Tensor._make(np.full(shape, value, dtype=input._data.dtype))
     return IndexFill.apply(input, src, key=key)
+
+
+def _indexed_shape(input, key):
+    """the shape of input[key]; from the shapes alone for integer indices (which vmap may batch)"""
+    if not key or len(key) > input.ndim or any(getattr(k, "dtype", None) is None or k.dtype.kind not in "iu"
+                                               for k in key):
+        return np.shape(input._data[key])
+    for axis, k in enumerate(key):
+        n = input.shape[axis]
+        if k.size and (k.max() >= n or k.min() < -n):
+            raise IndexError(f"index {int(k.max() if k.max() >= n else k.min())} is out of bounds for axis {axis} "
+                             f"with size {n}")
+    try:
+        return np.broadcast_shapes(*(k.shape for k in key)) + tuple(input.shape[len(key):])
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(k.shape)) for k in key)) from None
 
 
 def index_put(input, indices, values, accumulate=False):
@@ -150,7 +168,7 @@ def index_put(input, indices, values, accumulate=False):
         raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
     key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
     try:
-        shape = np.shape(input._data[key])
+        shape = _indexed_shape(input, key)
         np.broadcast_to(np.empty(tuple(values.shape)), shape)
     except IndexError as e:
         raise IndexError(f"index_put(): {e}") from None

@@ -143,13 +143,18 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return return_type("kthvalue")(values, indices)
 
 
-def _mode_index(row):
-    """the smallest most frequent value of a 1-D array, and the last index holding it (a NaN: the first NaN)."""
-    if np.isnan(row).any():
-        return int(np.flatnonzero(np.isnan(row))[0])
-    values, counts = np.unique(row, return_counts=True)
-    best = values[np.argmax(counts)]
-    return np.flatnonzero(row == best)[-1]
+def _mode_indices(rows):
+    """per row (the last dim): the last index holding its smallest most frequent value (a NaN: the first NaN),
+    with numpy's whole-array ops, so that vmap batches it."""
+    n = rows.shape[-1]
+    s = np.sort(rows, axis=-1)
+    pos = np.arange(n)
+    starts = np.concatenate([np.ones(s.shape[:-1] + (1,), bool), s[..., 1:] != s[..., :-1]], axis=-1)
+    run = pos - np.maximum.accumulate(np.where(starts, pos, 0), axis=-1) + 1  # each run's length so far
+    best = np.take_along_axis(s, np.argmax(run, axis=-1)[..., None], axis=-1)  # the first to reach the longest
+    last = n - 1 - np.argmax((rows == best)[..., ::-1], axis=-1)
+    nan = np.isnan(rows)
+    return np.where(nan.any(-1), np.argmax(nan, axis=-1), last)[..., None].astype(np.int64)
 
 
 def mode(input, dim=-1, keepdim=False):
@@ -158,10 +163,7 @@ def mode(input, dim=-1, keepdim=False):
     d = normalize_dims(dim, x.ndim, "mode")[0]
     if x.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    moved = np.moveaxis(x._data, d, -1)
-    flat = moved.reshape(-1, moved.shape[-1])
-    best = np.array([_mode_index(r) for r in flat], dtype=np.int64).reshape(moved.shape[:-1] + (1,))
-    idx = np.moveaxis(best, -1, d)
+    idx = np.moveaxis(_mode_indices(np.moveaxis(x._data, d, -1)), -1, d)
     values = Mode.apply(x, d, idx, keepdim=keepdim)
     indices = Tensor._make(idx if keepdim else idx.squeeze(d))
     if not input.ndim:
