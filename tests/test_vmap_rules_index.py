@@ -11,48 +11,7 @@ import torch.func as tfunc
 
 import microtorch as mt
 import microtorch.func as mfunc
-
-B = 3
-
-
-def close(ours, theirs):
-    if isinstance(theirs, (tuple, list)):
-        assert len(ours) == len(theirs)
-        for o, t in zip(ours, theirs):
-            close(o, t)
-        return
-    assert tuple(ours.shape) == tuple(theirs.shape), (ours.shape, theirs.shape)
-    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-7, atol=1e-12)
-
-
-# specs: ("f", shape) float64, ("t", shape) float64 with ties, ("nan", shape) float64 with NaNs,
-# ("i", high, shape) int64 in [0, high), ("perm", n, k) k distinct int64 in [0, n)
-def _array(spec, rng):
-    kind = spec[0]
-    if kind == "f":
-        return rng.standard_normal(spec[1])
-    if kind == "t":
-        return rng.integers(0, 3, spec[1]).astype(np.float64)
-    if kind == "nan":
-        a = rng.standard_normal(spec[1])
-        return np.where(rng.random(spec[1]) < 0.25, np.nan, a)
-    if kind == "i":
-        return rng.integers(0, spec[1], spec[2])
-    return rng.permutation(spec[1])[:spec[2]]
-
-
-def _inputs(specs, in_dims, seed):
-    """one array per spec, with a batch of B at its in_dim (made example by example)"""
-    rng = np.random.default_rng(seed)
-    out = []
-    for spec, d in zip(specs, in_dims):
-        if d is None:
-            out.append(_array(spec, rng))
-        else:
-            out.append(np.moveaxis(np.stack([_array(spec, rng) for _ in range(B)]), 0, d))
-    return out
-
+from vmap_oracle import close, inputs, torch_loop, warned
 
 def _floats(out):
     """the floating outputs of an op (values, not indices), summed to a scalar for grad"""
@@ -125,18 +84,6 @@ def _variants():
             yield pytest.param(name, f, specs, in_dims, argnums, id=f"{name}-{in_dims}")
 
 
-def _torch_loop(f, arrays, in_dims, out_dims=0):
-    """torch op by op on each example, stacked: what vmap means"""
-    outs = [f(torch, *(torch.tensor(a if d is None else np.take(a, b, axis=d)) for a, d in zip(arrays, in_dims)))
-            for b in range(B)]
-
-    def stack(parts):
-        if isinstance(parts[0], tuple):
-            return tuple(stack([p[k] for p in parts]) for k in range(len(parts[0])))
-        return torch.stack(parts, out_dims)
-    return stack(outs)
-
-
 # torch.vmap differs from torch's own loop here (a bug of its batching rule); microtorch follows the loop
 TORCH_VMAP_BUGS = {
     ("index_fill_tensor_value", (None, None, 0)): "a batched 0-d value with unbatched self: torch fills every "
@@ -150,8 +97,8 @@ def _as_torch(ours, f, arrays, in_dims, name, out_dims=0):
     theirs = tfunc.vmap(lambda *a: f(torch, *a), in_dims=in_dims, out_dims=out_dims)(*map(torch.tensor, arrays))
     if (name, tuple(in_dims)) in TORCH_VMAP_BUGS:
         with pytest.raises(AssertionError):  # (when torch fixes it, this entry goes)
-            close(theirs, _torch_loop(f, arrays, in_dims, out_dims))
-        theirs = _torch_loop(f, arrays, in_dims, out_dims)
+            close(theirs, torch_loop(f, arrays, in_dims, out_dims))
+        theirs = torch_loop(f, arrays, in_dims, out_dims)
     close(ours, theirs)
 
 
@@ -163,7 +110,7 @@ def _no_fallback(call):
 
 @pytest.mark.parametrize("name,f,specs,in_dims,argnums", list(_variants()))
 def test_values_as_torch(name, f, specs, in_dims, argnums):
-    arrays = _inputs(specs, in_dims, zlib.crc32(name.encode()))
+    arrays = inputs(specs, in_dims, zlib.crc32(name.encode()))
     ours = _no_fallback(lambda: mfunc.vmap(lambda *a: f(mt, *a), in_dims=in_dims)(*map(mt.tensor, arrays)))
     _as_torch(ours, f, arrays, in_dims, name)
 
@@ -178,7 +125,7 @@ def _at_dim1(in_dims, specs):
 @pytest.mark.parametrize("name,f,specs,in_dims_list,argnums", CASES, ids=[c[0] for c in CASES])
 def test_in_dims_1_and_out_dims_as_torch(name, f, specs, in_dims_list, argnums):
     in_dims = _at_dim1(in_dims_list[-1], specs)
-    arrays = _inputs(specs, in_dims, zlib.crc32(name.encode()) + 1)
+    arrays = inputs(specs, in_dims, zlib.crc32(name.encode()) + 1)
     ours = _no_fallback(lambda: mfunc.vmap(lambda *a: f(mt, *a), in_dims=in_dims, out_dims=-1)(
         *map(mt.tensor, arrays)))
     _as_torch(ours, f, arrays, in_dims, name, out_dims=-1)
@@ -186,7 +133,7 @@ def test_in_dims_1_and_out_dims_as_torch(name, f, specs, in_dims_list, argnums):
 
 @pytest.mark.parametrize("name,f,specs,in_dims,argnums", [v for v in _variants() if v.values[4]])
 def test_vmap_of_grad_as_torch(name, f, specs, in_dims, argnums):
-    arrays = _inputs(specs, in_dims, zlib.crc32(name.encode()) + 2)
+    arrays = inputs(specs, in_dims, zlib.crc32(name.encode()) + 2)
     ours = _no_fallback(lambda: mfunc.vmap(mfunc.grad(lambda *a: _floats(f(mt, *a)), argnums=argnums),
                                            in_dims=in_dims)(*map(mt.tensor, arrays)))
     theirs = tfunc.vmap(tfunc.grad(lambda *a: _floats(f(torch, *a)), argnums=argnums),
@@ -196,16 +143,6 @@ def test_vmap_of_grad_as_torch(name, f, specs, in_dims, argnums):
 
 JACOBIANS = ["index_copy", "index_put_accumulate", "scatter_add", "slice_scatter", "diagonal_scatter", "diagonal",
              "median_all", "median_dim", "kthvalue", "mode", "aminmax_dim", "cummax", "unfold", "narrow_copy"]
-
-
-def _warned(call):
-    """call's result, and whether vmap fell back to running an op per example (it warns each time here)"""
-    from microtorch.func import _batching
-    _batching._warned.clear()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = call()
-    return out, any("performance drop" in str(w.message) for w in caught)
 
 
 # torch has no rule for these backward ops, microtorch's backward is made of ops that have one
@@ -219,13 +156,13 @@ def test_vmap_of_jacobians_as_torch(name, transform):
     values as torch, and a per-example fallback exactly where torch has one"""
     _, f, specs, in_dims_list, argnums = next(c for c in CASES if c[0] == name)
     in_dims = in_dims_list[0]
-    arrays = _inputs(specs, in_dims, zlib.crc32(name.encode()) + 3)
+    arrays = inputs(specs, in_dims, zlib.crc32(name.encode()) + 3)
 
     def first(L):
         return lambda *a: (lambda out: out[0] if isinstance(out, tuple) else out)(f(L, *a))
-    ours, we_warn = _warned(lambda: mfunc.vmap(getattr(mfunc, transform)(first(mt), argnums=argnums),
+    ours, we_warn = warned(lambda: mfunc.vmap(getattr(mfunc, transform)(first(mt), argnums=argnums),
                                                in_dims=in_dims)(*map(mt.tensor, arrays)))
-    theirs, they_warn = _warned(lambda: tfunc.vmap(getattr(tfunc, transform)(first(torch), argnums=argnums),
+    theirs, they_warn = warned(lambda: tfunc.vmap(getattr(tfunc, transform)(first(torch), argnums=argnums),
                                                    in_dims=in_dims)(*map(torch.tensor, arrays)))
     close(ours, theirs)
     assert we_warn == (they_warn and (transform, name) not in BACKWARD_RULES_TORCH_LACKS)
