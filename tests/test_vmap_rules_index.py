@@ -46,6 +46,10 @@ CASES = [
     ("scatter_add_dim0", lambda L, x, i, s: x.scatter_add(0, i, s), [("f", (3, 4)), ("i", 3, (2, 4)),
                                                                      ("f", (2, 4))],
      [(0, 0, 0), (None, 0, 0)], (0, 2)),
+    ("scatter", lambda L, x, i, s: L.scatter(x, 1, i, s), [("f", (3, 4)), ("i", 4, (3, 1)), ("f", (3, 1))],
+     [(0, None, None), (None, 0, None), (None, None, 0), (0, 0, 0)], (0, 2)),  # (rules in _rules_api.py)
+    ("scatter_value", lambda L, x, i: x.scatter(0, i, 2.0), [("f", (3, 4)), ("i", 3, (1, 4))],
+     [(0, None), (None, 0), (0, 0)], (0,)),
     ("select_scatter", lambda L, x, s: L.select_scatter(x, s, 1, 2), [("f", (3, 4)), ("f", (3,))],
      [(0, None), (None, 0), (0, 0)], (0, 1)),
     ("slice_scatter", lambda L, x, s: L.slice_scatter(x, s, 1, 1, 3), [("f", (3, 4)), ("f", (3, 2))],

@@ -22,9 +22,12 @@ def close(ours, theirs, rtol=1e-7, atol=1e-12):
 
 # specs: ("f", shape) float64, ("p", shape) positive float64, ("t", shape) float64 with ties, ("nan", shape)
 # float64 with NaNs, ("i", high, shape) int64 in [0, high), ("perm", n, k) k distinct int64 in [0, n),
-# ("b", shape) bool, ("sorted", shape) float64 sorted along the last dim
+# ("b", shape) bool, ("sorted", shape) float64 sorted along the last dim, ("spd", (n, n)) symmetric positive definite
 def _array(spec, rng):
     kind = spec[0]
+    if kind == "spd":
+        a = rng.standard_normal(spec[1])
+        return a @ a.T + spec[1][0] * np.eye(spec[1][0])
     if kind == "f":
         return rng.standard_normal(spec[1])
     if kind == "p":

@@ -102,7 +102,12 @@ def split(cls, args, kwargs, level):
 @register(ix.Select, ix.Slice)
 def select(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)
-    return wrap(_view_of(cls.apply(v, args[1] + 1, *args[2:]), v), level)
+    rest, kwargs = list(args[1:]), dict(kwargs)
+    if rest:
+        rest[0] += 1
+    else:  # (narrow passes the dim by keyword)
+        kwargs["dim"] += 1
+    return wrap(_view_of(cls.apply(v, *rest, **kwargs), v), level)
 
 
 # ---- shape ops ------------------------------------------------------------------------------------
