@@ -49,6 +49,21 @@ TABLE = [
     op("diagonal_scatter", lambda L, x, s: L.diagonal_scatter(x, s, -1), X, ("f", (2,))),
     op("scatter_add", lambda L, x, i, s: L.scatter_add(x, 0, i, s), X, ("i", 3, (2, 4)), ("f", (2, 4))),
     op("fill_diagonal_", lambda L, x: x.clone().fill_diagonal_(3.0), X),
+    op("masked_scatter_batched_mask", lambda L, x, s: L.masked_scatter(x, x > 0, s), X, ("f", (12,))),
+    # in-place variants
+    op("index_copy_", lambda L, x, s: x.clone().index_copy_(1, L.tensor([2, 0]), s), X, ("f", (3, 2))),
+    op("index_fill_", lambda L, x: x.clone().index_fill_(1, L.tensor([2, 0]), 1.5), X),
+    op("index_put_", lambda L, x, v: x.clone().index_put_((L.tensor([2, 0]),), v, accumulate=True), X, ("f", (4,))),
+    op("scatter_add_", lambda L, x, i, s: x.clone().scatter_add_(0, i, s), X, ("i", 3, (2, 4)), ("f", (2, 4))),
+    op("scatter_", lambda L, x, i, s: x.clone().scatter_(0, i, s), X, ("i", 3, (1, 4)), ("f", (1, 4))),
+    op("index_add_", lambda L, x, s: x.clone().index_add_(1, L.tensor([2, 2]), s), X, ("f", (3, 2))),
+    op("masked_scatter_", lambda L, x, s: x.clone().masked_scatter_(x > 0, s), X, ("f", (12,))),
+    op("put_", lambda L, x, s: x.clone().put_(L.tensor([1, 5]), s), X, ("f", (2,))),
+    op("renorm_", lambda L, x: x.clone().renorm_(2, 0, 1.0), X),
+    op("masked_fill_", lambda L, x: x.clone().masked_fill_(x > 0, 2.0), X),
+    op("clamp_", lambda L, x: x.clone().clamp_(-0.1, 0.1), X),
+    op("setitem", lambda L, x, s: (lambda c: (c.__setitem__((slice(None), slice(0, 2)), s), c)[1])(x.clone()), X,
+       ("f", (3, 2))),
     # rearrange and index
     op("scatter", lambda L, x, i, s: L.scatter(x, 0, i, s), X, ("i", 3, (1, 4)), ("f", (1, 4)),
        in_dims=(0, None, 0)),
@@ -217,6 +232,9 @@ KNOWN = {
     "take": _COMPOSITE, "quantile": _COMPOSITE, "nanquantile": _COMPOSITE, "isclose": _COMPOSITE,
     "bincount_histc": _COMPOSITE, F + "bilinear": _COMPOSITE, F + "kl_div": _COMPOSITE, "kl_div": _COMPOSITE,
     F + "triplet_margin_loss": _COMPOSITE,
+    "index_copy_": "torch has no rule for the in-place variant; microtorch's in-place ops run the out-of-place "
+                   "op (which has one) and copy the result in",
+    "scatter_": "(the same as index_copy_)", "clamp_": "(the same as index_copy_)",
     "column_stack": "torch raises 'Batching rule not implemented for aten::column_stack. We could not generate a "
                     "fallback'; microtorch's column_stack is a cat, which has a rule",
     F + "gaussian_nll_loss": "torch raises: its check of var is data-dependent control flow under vmap; microtorch's "

@@ -298,10 +298,10 @@ def masked_scatter(input, mask, source):
     except ValueError:
         raise RuntimeError(f"masked_scatter: the mask of shape {list(mask.shape)} does not broadcast to "
                            f"{list(input.shape)}") from None
-    if int(m.sum()) > source.numel():
+    if m.sum() > source.numel():  # (not int(m.sum()): under vmap the examples' counts may differ)
         raise RuntimeError(f"masked_scatter: expected source to have at least {int(m.sum())} elements (one per True "
                            f"in the mask), got {source.numel()}")
-    return MaskedScatter.apply(input, source, mask=np.ascontiguousarray(m))
+    return MaskedScatter.apply(input, source, mask=m.copy())  # (a C-ordered copy, of vmap's batch too)
 
 
 def fill_diagonal(input, fill_value, wrap=False):
