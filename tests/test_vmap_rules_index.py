@@ -1,6 +1,7 @@
 """vmap of the ops of ops/{index_more,order,scan,misc_more}.py that torch batches with a rule (microtorch/func/
 _rules_index.py): one call on the whole batch (no per-example fallback, so no performance warning), and the
 same values as torch.vmap for in_dims 0, 1 and None, out_dims, vmap(grad), vmap(jacrev) and vmap(jacfwd)."""
+import math
 import warnings
 import zlib
 
@@ -170,6 +171,44 @@ def test_vmap_of_jacobians_as_torch(name, transform):
                                                    in_dims=in_dims)(*map(torch.tensor, arrays)))
     close(ours, theirs)
     assert we_warn == (they_warn and (transform, name) not in BACKWARD_RULES_TORCH_LACKS)
+
+
+def _index_copy(L):
+    return lambda a, i, b: L.index_copy(a, 1, i, b)
+
+
+def _scatter_add(L):
+    return lambda a, i, b: L.scatter_add(a, 1, i, b)
+
+
+# vmap over a transform that batches again: the index batched by the outer level, by both, or by none
+NESTED = [
+    ("vmap_vmap_index_both", lambda L, f: L.vmap(L.vmap(f(L))), _index_copy, (2, 3, 3, 4), "perm", (2, 3, 3, 2)),
+    ("vmap_vmap_index_outer", lambda L, f: L.vmap(L.vmap(f(L), in_dims=(0, None, 0))), _index_copy, (2, 3, 3, 4),
+     "perm_outer", (2, 3, 3, 2)),
+    ("vmap_jacfwd_index", lambda L, f: L.vmap(L.func.jacfwd(f(L), argnums=(0, 2))), _index_copy, (3, 3, 4), "perm",
+     (3, 3, 2)),
+    ("vmap_jacrev_index", lambda L, f: L.vmap(L.func.jacrev(f(L), argnums=(0, 2))), _index_copy, (3, 3, 4), "perm",
+     (3, 3, 2)),
+    ("vmap_vmap_scatter_add", lambda L, f: L.vmap(L.vmap(f(L))), _scatter_add, (2, 3, 3, 4), "int", (2, 3, 3, 2)),
+    ("vmap_jacfwd_scatter_add", lambda L, f: L.vmap(L.func.jacfwd(f(L))), _scatter_add, (3, 3, 4), "int",
+     (3, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("name,transform,op,x_shape,index,s_shape", NESTED, ids=[n[0] for n in NESTED])
+def test_nested_transforms_with_batched_indices_as_torch(name, transform, op, x_shape, index, s_shape):
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    x, s = rng.standard_normal(x_shape), rng.standard_normal(s_shape)
+    lead = s_shape[:-2]
+    if index == "int":
+        idx = rng.integers(0, 4, s_shape)
+    elif index == "perm":
+        idx = np.stack([rng.permutation(4)[:2] for _ in range(math.prod(lead))]).reshape(lead + (2,))
+    else:  # one index per outer example, the same for the inner ones
+        idx = np.stack([rng.permutation(4)[:2] for _ in range(lead[0])])
+    ours = _no_fallback(lambda: transform(mt, op)(mt.tensor(x), mt.tensor(idx), mt.tensor(s)))
+    close(ours, transform(torch, op)(torch.tensor(x), torch.tensor(idx), torch.tensor(s)))
 
 
 def test_nested_vmap_of_index_copy_and_median():

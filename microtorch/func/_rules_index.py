@@ -21,21 +21,33 @@ from ._rules import _materialized, _pad, _view_of
 
 
 # ---- writes at a key ------------------------------------------------------------------------------
+def _lifted(pos, arrays):
+    """pos, the same for every example of the outer vmap that batches some of the index arrays (in
+    vmap(jacfwd(f)) or vmap(vmap(f)), an index batched by the outer level only)"""
+    outer = {a.level: a for a in arrays if type(a) is BatchedArray}
+    if not outer:
+        return pos
+    if len(outer) > 1:
+        raise _NoRule
+    a = outer.popitem()[1]
+    return BatchedArray(Tensor._make(np.broadcast_to(pos, (a.batch_size,) + pos.shape)), a.level)
+
+
 def _batched_key_positions(key, pos, level):
-    """pos[key] for each example when key holds arrays batched at `level` (with the batch in front)."""
+    """pos[key] for each example when key holds batched arrays (with the batch in front)."""
     arrays = [i for i, k in enumerate(key) if not isinstance(k, slice)]
     q, n = arrays[0], len(arrays)
     if arrays != list(range(q, q + n)) or any(type(key[i]) not in (np.ndarray, BatchedArray) or
                                               key[i].dtype.kind not in "iu" for i in arrays):
         raise _NoRule  # (bool masks, ints or split arrays: per example)
-    if any(type(key[i]) is BatchedArray and (key[i].level != level or type(key[i].phys) is not np.ndarray)
-           for i in arrays):
-        raise _NoRule
+    if not _has_batched(key, level):  # batched by an outer vmap only: numpy keeps adjacent arrays in place
+        return _lifted(pos, key)[(slice(None),) + key]
     nb = max(key[i].ndim for i in arrays)
-    adv = tuple(_pad(key[i].phys, key[i].ndim, nb) if type(key[i]) is BatchedArray else key[i] for i in arrays)
+    adv = tuple(_pad(key[i].phys, key[i].ndim, nb) if type(key[i]) is BatchedArray and key[i].level == level
+                else key[i] for i in arrays)
     batch = np.arange(pos.shape[0]).reshape((-1,) + (1,) * nb)
     # the batch index next to the example's own arrays, so numpy keeps them where one example has them
-    out = np.moveaxis(pos, 0, q)[key[:q] + (batch,) + adv + key[q + n:]]
+    out = np.moveaxis(_lifted(pos, adv), 0, q)[key[:q] + (batch,) + adv + key[q + n:]]
     return np.moveaxis(out, q, 0)
 
 
@@ -44,10 +56,8 @@ def _positions(key, shape, B, level):
     x[key] is, with the batch in front."""
     pos = np.arange(B * math.prod(shape)).reshape((B,) + shape)
     key = key if isinstance(key, tuple) else (key,)
-    if _has_batched(key, level):
-        return _batched_key_positions(key, pos, level)
     if _top_level(key) >= 0:
-        raise _NoRule  # batched by another vmap only
+        return _batched_key_positions(key, pos, level)
     pkey, p = physical_key(key, shape)
     out = pos[pkey]
     return np.moveaxis(out, p, 0) if p else out
