@@ -13,7 +13,6 @@ import math
 import numpy as np
 
 from ..ops import index_more as im, misc_more as mm, order as od, scan as sc, shape as sh
-from ..ops._op import Op
 from .._tensor import Tensor
 from ._batching import (BatchedArray, _batch_size, _has_batched, _np_materialize, _NoRule, _top_level, physical_key,
                         register, unwrap, wrap, wrap_outputs)
@@ -112,42 +111,11 @@ def picked_along_dim(cls, args, kwargs, level):
     return wrap(cls.apply(_materialized(x, level, B), dim + 1, idx, **kwargs), level)
 
 
-class _EvenlySharedRows(Op):
-    """each row's value (its median);  d = g shared evenly between the row's elements equal to it"""
-    _grad_fn_name = "MedianBackward0"
-
-    @staticmethod
-    def forward(ctx, x, values):
-        hit = (x == values[:, None]) | (np.isnan(x) & np.isnan(values)[:, None])
-        ctx.weights = (hit / np.maximum(hit.sum(1, keepdims=True), 1)).astype(x.dtype)
-        return values.astype(x.dtype)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad.unsqueeze(1) * Tensor._make(ctx.weights), None
-
-    @staticmethod
-    def jvp(ctx, t, _values):
-        return (t * Tensor._make(ctx.weights)).sum(1)
-
-
-@register(_EvenlySharedRows)
-def rows_of_rows(cls, args, kwargs, level):
-    """an outer vmap's batch of rows: (B, b, n) -> (B*b, n)"""
-    x, values = args
-    B = _batch_size(args, level)
-    xv, vv = _materialized(x, level, B), _np_materialize(values, level, B)
-    out = cls.apply(sh.reshape(xv, (-1, xv.shape[-1])), vv.reshape(-1))
-    return wrap(sh.reshape(out, tuple(vv.shape)), level)
-
-
 @register(od.EvenlyShared)
 def median_of_all(cls, args, kwargs, level):
-    """the median of each whole example (the value numpy picked), with its gradient shared as torch's"""
+    """the median of each whole example: one value per example (numpy picked them), shared as torch's"""
     v, _ = unwrap(args[0], level)
-    B = v.shape[0]
-    values = _np_materialize(kwargs["value"], level, B)
-    return wrap(_EvenlySharedRows.apply(sh.reshape(v, (B, -1)), values), level)
+    return wrap(cls.apply(v, value=_np_materialize(kwargs["value"], level, v.shape[0])), level)
 
 
 @register(od.Aminmax)

@@ -43,7 +43,8 @@ NanmedianDim._grad_fn_name = "NanmedianBackward1"
 
 
 class EvenlyShared(Op):
-    """one value of x (a median);  d = g shared evenly between the elements equal to it"""
+    """one value of x (a median; one per leading index where value has dims, as vmap batches it);
+    d = g shared evenly between the elements equal to it"""
     _grad_fn_name = "MedianBackward0"
 
     @staticmethod
@@ -55,16 +56,21 @@ class EvenlyShared(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * EvenlyShared._weights(x, ctx.value)
+        return grad.reshape(tuple(grad.shape) + (1,) * (x.ndim - grad.ndim)) * EvenlyShared._weights(x, ctx.value)
 
     @staticmethod
     def jvp(ctx, t):
-        return (t * EvenlyShared._weights(ctx.inputs[0], ctx.value)).sum()
+        x, lead = ctx.inputs[0], np.ndim(ctx.value)
+        shared = t * EvenlyShared._weights(x, ctx.value)
+        return shared.sum(tuple(range(lead, x.ndim))) if lead else shared.sum()
 
     @staticmethod
     def _weights(x, value):
-        hit = (x._data == value) | (np.isnan(x._data) & np.isnan(value))
-        return Tensor._make((hit / max(hit.sum(), 1)).astype(x._data.dtype))
+        v = np.asarray(value)
+        v = v.reshape(v.shape + (1,) * (x.ndim - v.ndim))
+        hit = (x._data == v) | (np.isnan(x._data) & np.isnan(v))
+        count = hit.sum(axis=tuple(range(np.ndim(value), x.ndim)), keepdims=True)
+        return Tensor._make((hit / np.maximum(count, 1)).astype(x._data.dtype))
 
 
 class NanmedianAll(EvenlyShared):
