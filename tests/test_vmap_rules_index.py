@@ -49,6 +49,8 @@ CASES = [
      [(0, 0, 0), (None, 0, 0)], (0, 2)),
     ("scatter", lambda L, x, i, s: L.scatter(x, 1, i, s), [("f", (3, 4)), ("i", 4, (3, 1)), ("f", (3, 1))],
      [(0, None, None), (None, 0, None), (None, None, 0), (0, 0, 0)], (0, 2)),  # (rules in _rules_api.py)
+    ("scatter_smaller_index", lambda L, x, i, s: (x.scatter(0, i, s), x.scatter(0, i, -1.0)),  # (index's extent only)
+     [("f", (3, 4)), ("i", 3, (1, 2)), ("f", (2, 3))], [(0, None, 0), (None, 0, None)], (0,)),
     ("scatter_value", lambda L, x, i: x.scatter(0, i, 2.0), [("f", (3, 4)), ("i", 3, (1, 4))],
      [(0, None), (None, 0), (0, 0)], (0,)),
     ("select_scatter", lambda L, x, s: L.select_scatter(x, s, 1, 2), [("f", (3, 4)), ("f", (3,))],
