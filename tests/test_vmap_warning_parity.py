@@ -8,7 +8,6 @@ The few differences are listed below with their reason; a test checks each one s
 stay current."""
 import zlib
 
-import numpy as np
 import pytest
 import torch
 
