@@ -303,8 +303,8 @@ def _functions(namespace):
                  callable(getattr(torch.Tensor, n, None))]
         return [(n, lambda L, *a, n=n: getattr(a[0], n)(*a[1:])) for n in sorted(names)]
     mod = {"torch": (mt, torch), "F": (mt.nn.functional, torch.nn.functional)}[namespace]
-    names = [n for n in (mt.__all__ if namespace == "torch" else dir(mod[0])) if not n.startswith("_") and
-             callable(getattr(mod[1], n, None)) and not isinstance(getattr(mod[1], n), type)]
+    names = [n for n in (mt.__all__ if namespace == "torch" else dir(mod[0])) if not n.startswith(("_", "set_")) and
+             callable(getattr(mod[1], n, None)) and not isinstance(getattr(mod[1], n), type)]  # (set_: global state)
     prefix = "" if namespace == "torch" else F
     return [(prefix + n, lambda L, *a, n=n: getattr(L if namespace == "torch" else nnf(L), n)(*a))
             for n in sorted(names)]
