@@ -32,6 +32,8 @@ CASES = [
     ("index_fill_tensor_value", lambda L, x, i, v: x.index_fill(0, i, v), [("f", (3, 4)), ("perm", 3, 2),
                                                                            ("f", ())],
      [(0, None, None), (None, None, 0), (0, None, 0)], (0, 2)),
+    ("index_fill_repeated_index", lambda L, x, i, v: x.index_fill(1, i, v), [("f", (3, 4)), ("i", 4, (5,)), ("f", ())],
+     [(0, None, None), (0, None, 0)], (0, 2)),
     ("index_put", lambda L, x, i, v: L.index_put(x, (i,), v), [("f", (3, 4)), ("perm", 3, 2), ("f", (2, 4))],
      [(0, None, None), (None, None, 0), (0, None, 0), (None, 0, None), (0, 0, 0)], (0, 2)),
     ("index_put_two_keys", lambda L, x, i, j, v: x.index_put((i, j), v),
@@ -224,3 +226,16 @@ def test_nested_vmap_of_index_copy_and_median():
         mt.tensor(x), mt.tensor(s)))
     close(ours, tfunc.vmap(tfunc.vmap(f(torch), in_dims=(0, 0)), in_dims=(0, None))(torch.tensor(x),
                                                                                     torch.tensor(s)))
+
+
+def test_index_fill_with_a_repeated_index_outside_vmap_as_torch():
+    """(what vmap(grad) of index_fill above relies on) a repeated index fills its place once, so the value's
+    gradient counts that place once; a tensor value names the node IndexFillBackward1, as torch's"""
+    x = np.random.default_rng(12).standard_normal((3, 4))
+    res = []
+    for L in (mt, torch):
+        v = L.tensor(1.5, dtype=L.float64, requires_grad=True)
+        out = L.tensor(x).index_fill(1, L.tensor([3, 0, 3, 3]), v)
+        (out ** 2).sum().backward()
+        res.append((out.grad_fn.name(), v.grad.item()))
+    assert res[0] == res[1]

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, normalize_dims
+from .elementwise import where
 
 
 def _key_tensors(key):
@@ -50,6 +51,10 @@ def _placed(name):
 
 IndexCopy, SelectScatter, SliceScatter, Put, IndexPut, IndexFill = (
     _placed(n) for n in ("IndexCopy", "SelectScatter", "SliceScatter", "Put", "IndexPut", "IndexFill"))
+
+
+class IndexFillTensor(IndexFill):
+    _grad_fn_name = "IndexFillBackward1"  # (torch's name when the value is a tensor)
 
 
 class AddAt(Op):
@@ -132,6 +137,14 @@ def index_copy(input, dim, index, source):
     return IndexCopy.apply(input, source, key=key)
 
 
+def _first_time(idx, trailing):
+    """for each entry of the index vector, whether it is its value's first occurrence (as a column over the
+    `trailing` dims from the indexed one on), computed without a data-dependent shape"""
+    idx = idx.reshape(-1)
+    seen = np.tril(idx[:, None] == idx[None, :], -1).any(axis=-1)
+    return (~seen).reshape((-1,) + (1,) * (trailing - 1))
+
+
 def index_fill(input, dim, index, value):
     idx = _index(index, "index_fill")
     d, key = _dim_key(input, dim, idx, "index_fill")
@@ -141,8 +154,10 @@ def index_fill(input, dim, index, value):
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
         src = value.to(input.dtype).expand(*shape)
-    else:
-        src = Tensor._make(np.full(shape, value, dtype=input._data.dtype))
+        if value.requires_grad:  # a repeated index fills its place once: value's gradient counts it once
+            src = where(Tensor._make(_first_time(idx, input.ndim - d)), src, src.detach())
+        return IndexFillTensor.apply(input, src, key=key)
+    src = Tensor._make(np.full(shape, value, dtype=input._data.dtype))
     return IndexFill.apply(input, src, key=key)
 
 
