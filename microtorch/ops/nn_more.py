@@ -150,10 +150,12 @@ def _check_bag_indices(idx, weight):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {idx.dtype} instead (while checking arguments for embedding_bag)")
     n = weight.shape[0]
-    bad = np.nonzero((idx < 0) | (idx >= n))[0]
-    if len(bad):
-        raise RuntimeError(f"embedding_bag: Index {bad[0]} of input takes value {idx[bad[0]]} which is not in the "
-                           f"valid range [0, {n})")
+    out_of_range = (idx < 0) | (idx >= n)
+    if not out_of_range.any():  # (asked first: under vmap, nonzero's data-dependent shape cannot batch)
+        return
+    bad = np.nonzero(out_of_range)[0][0]
+    raise RuntimeError(f"embedding_bag: Index {bad} of input takes value {idx[bad]} which is not in the valid range "
+                       f"[0, {n})")
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
