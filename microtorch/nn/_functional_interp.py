@@ -44,7 +44,9 @@ def _sizes(input, size, scale_factor, recompute_scale_factor, mode, op):
     return out, scales
 
 
-def _matrix(mode, out_n, in_n, scale, align_corners):
+def _matrix(mode, out_n, in_n, scale, align_corners, antialias):
+    if antialias:
+        return _up.antialias_matrix(out_n, in_n, scale, align_corners, mode == "bicubic")
     if mode in ("nearest", "nearest-exact"):
         return _up.nearest_matrix(out_n, in_n, scale, mode == "nearest-exact")
     if mode == "bicubic":
@@ -63,9 +65,6 @@ def _check_dims(input, mode, antialias, op):
         raise NotImplementedError(f"{op}: Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
                                   f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
                                   f"nearest-exact (got {mode})")
-    if antialias:
-        raise NotImplementedError(f"{op}: antialias=True is not implemented in microtorch ({mode}); "
-                                  "use antialias=False, or downsample with avg_pool2d first")
 
 
 def _checked_sizes(out, scales, op):
@@ -98,8 +97,9 @@ def _interpolate(input, size, scale_factor, mode, align_corners, recompute_scale
     if any(o <= 0 for o in out) or any(s <= 0 for s in input.shape[2:]):
         raise RuntimeError(f"{op} ({mode}): Input and output sizes should be greater than 0, but got input "
                            f"({', '.join(map(str, input.shape[2:]))}) and output ({', '.join(map(str, out))})")
-    mats = tuple(_matrix(mode, o, i, s, bool(align_corners)) for o, i, s in zip(out, input.shape[2:], scales))
-    return _up.RESAMPLE[_NAMES[mode].format(n)].apply(input, mats)
+    mats = tuple(_matrix(mode, o, i, s, bool(align_corners), antialias) for o, i, s in zip(out, input.shape[2:],
+                                                                                         scales))
+    return _up.RESAMPLE[_NAMES[mode].format(n) + ("Aa" if antialias else "")].apply(input, mats)
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -235,9 +235,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                          f"'reflection', but got: '{padding_mode}'")
     align_corners = _default_align(align_corners)
     _check_grid(input, grid)
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample: mode='bicubic' is not implemented in microtorch; use 'bilinear' "
-                                  "or 'nearest'")
+    if mode == "bicubic" and input.ndim != 4:
+        raise RuntimeError(f"grid_sampler(): bicubic interpolation only supports 4D input (got {input.ndim}D); use "
+                           "mode='bilinear' or 'nearest' for 5-D input")
     cls = _gs.GridSampler2d if input.ndim == 4 else _gs.GridSampler3d
     return cls.apply(input, grid, mode, padding_mode, align_corners)
 

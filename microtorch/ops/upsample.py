@@ -4,6 +4,7 @@ Every interpolation mode (nearest, nearest-exact, linear, bilinear, bicubic, tri
 separable and linear: along each spatial dim it multiplies by a small (out, in) matrix that says
 how much of each input element each output element takes. `Resample` applies one matrix per
 spatial dim; its gradient applies the transposed matrices (the adjoint), so any order works.
+Antialiased bilinear and bicubic are separable and linear too: only their matrices differ.
 """
 import math
 
@@ -47,7 +48,8 @@ def _named(name):
 RESAMPLE = {name: _named(name) for name in (
     "UpsampleNearest1D", "UpsampleNearest2D", "UpsampleNearest3D", "UpsampleNearestExact1D",
     "UpsampleNearestExact2D", "UpsampleNearestExact3D", "UpsampleLinear1D", "UpsampleBilinear2D",
-    "UpsampleBicubic2D", "UpsampleTrilinear3D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D")}
+    "UpsampleBicubic2D", "UpsampleTrilinear3D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "UpsampleBilinear2DAa",
+    "UpsampleBicubic2DAa")}
 
 
 # ---- the matrices, one spatial dim at a time ---------------------------------------------------------
@@ -82,15 +84,40 @@ def linear_matrix(out_n, in_n, scale, align_corners):
     return _rows(out_n, in_n, np.stack([i0, i1], 1), np.stack([1 - lam, lam], 1))
 
 
+def _cubic(u, a):
+    """Keys' cubic convolution kernel at distances u >= 0 (zero from 2 on)"""
+    near = ((a + 2) * u - (a + 3)) * u * u + 1
+    far = ((a * u - 5 * a) * u + 8 * a) * u - 4 * a
+    return np.where(u < 1, near, np.where(u < 2, far, 0.0))
+
+
 def cubic_matrix(out_n, in_n, scale, align_corners, a=-0.75):
     src = _source(out_n, in_n, scale, align_corners)
     i = np.floor(src).astype(np.int64)
     t = src - i
-    near = lambda u: ((a + 2) * u - (a + 3)) * u * u + 1             # noqa: E731  |u| <= 1
-    far = lambda u: ((a * u - 5 * a) * u + 8 * a) * u - 4 * a        # noqa: E731  1 < |u| < 2
-    w = np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], 1)
+    w = _cubic(np.stack([t + 1, t, 1 - t, 2 - t], 1), a)
     cols = np.clip(i[:, None] + np.arange(-1, 3)[None], 0, in_n - 1)
     return _rows(out_n, in_n, cols, w)
+
+
+def antialias_matrix(out_n, in_n, scale, align_corners, cubic):
+    """interpolate(antialias=True): when shrinking, the triangle (bilinear) or Keys a=-0.5 (bicubic) kernel is
+    stretched by the scale, so every input element inside it contributes; the weights of a row sum to 1"""
+    if align_corners:
+        s = (in_n - 1) / (out_n - 1) if out_n > 1 else 0.0
+    else:
+        s = in_n / out_n if scale is None else 1.0 / scale
+    stretch = max(s, 1.0)
+    support = (2.0 if cubic else 1.0) * stretch
+    center = s * (np.arange(out_n) + 0.5)
+    lo = np.maximum((center - support + 0.5).astype(np.int64), 0)           # torch truncates toward zero here
+    hi = np.minimum((center + support + 0.5).astype(np.int64), in_n)
+    j = np.arange(in_n)[None]
+    u = np.abs(j - center[:, None] + 0.5) / stretch
+    w = _cubic(u, -0.5) if cubic else np.maximum(1 - u, 0.0)
+    w = np.where((j >= lo[:, None]) & (j < hi[:, None]), w, 0.0)
+    total = w.sum(1, keepdims=True)
+    return w / np.where(total == 0, 1, total)
 
 
 def area_matrix(out_n, in_n):
