@@ -74,6 +74,9 @@ CASES = [
     ("bicubic", lambda L, x: F(L).interpolate(x, size=(5, 9), mode="bicubic"), 0, [X4]),
     ("trilinear", lambda L, x: F(L).interpolate(x, scale_factor=2, mode="trilinear"), 0, [X5]),
     ("area", lambda L, x: F(L).interpolate(x, size=(3, 4), mode="area"), 0, [X4]),
+    ("bilinear antialias", lambda L, x: F(L).interpolate(x, size=(3, 4), mode="bilinear", antialias=True), 0, [X4]),
+    ("bicubic antialias", lambda L, x: F(L).interpolate(x, scale_factor=0.6, mode="bicubic", antialias=True,
+                                                        align_corners=True), 1, [X4.swapaxes(0, 1)]),
     ("pixel_shuffle", lambda L, x: F(L).pixel_shuffle(x, 2), 0, [R(3, 2, 8, 3, 3)]),
     ("affine_grid", lambda L, t: F(L).affine_grid(t, (2, 1, 4, 5), align_corners=False), 0, [R(3, 2, 2, 3)]),
     ("grid_sample", lambda L, x, g: F(L).grid_sample(x, g, align_corners=False), 0, [X4, G4]),
@@ -82,8 +85,14 @@ CASES = [
     ("grid_sample grid only", lambda L, x, g: F(L).grid_sample(x, g, mode="nearest", padding_mode="border",
                                                                 align_corners=False), (None, 0), [X4[0], G4]),
     ("grid_sample 3d", lambda L, x, g: F(L).grid_sample(x, g, align_corners=False), 0, [X5, G5]),
+    ("grid_sample bicubic", lambda L, x, g: F(L).grid_sample(x, g, mode="bicubic", padding_mode="reflection",
+                                                              align_corners=False), 0, [X4, G4]),
+    ("grid_sample bicubic grid only", lambda L, x, g: F(L).grid_sample(x, g, mode="bicubic", align_corners=True),
+     (None, 0), [X4[0], G4]),
     ("embedding_bag weight", lambda L, w, i: F(L).embedding_bag(i, w, mode="mean"), (0, None), [R(3, 6, 3), I(6, 2, 3)]),
     ("embedding_bag indices", lambda L, w, i: F(L).embedding_bag(i, w, mode="max"), (None, 0), [R(6, 3), I(6, 3, 2, 3)]),
+    ("embedding_bag scale_grad_by_freq", lambda L, w, i: F(L).embedding_bag(i, w, mode="sum", scale_grad_by_freq=True),
+     (0, 0), [R(3, 6, 3), I(6, 3, 2, 3)]),
     ("embedding_bag offsets", lambda L, w, i, o: F(L).embedding_bag(i, w, o, mode="sum"), (0, None, None),
      [R(3, 6, 3), I(6, 5), np.array([0, 2])]),
     ("pdist", lambda L, x: F(L).pdist(x, p=1.5), 0, [R(3, 5, 2)]),
@@ -188,6 +197,10 @@ JACREV = [
     ("adaptive_max_pool2d", lambda L, x: F(L).adaptive_max_pool2d(x, 2), [R(3, 1, 2, 5, 5)]),
     ("grid_sample", lambda L, x, g: F(L).grid_sample(x, g, align_corners=False), [R(3, 1, 1, 5, 5),
                                                                                    R(3, 1, 2, 2, 2)]),
+    ("grid_sample bicubic", lambda L, x, g: F(L).grid_sample(x, g, mode="bicubic", align_corners=False),
+     [R(3, 1, 1, 4, 4), R(3, 1, 2, 2, 2)]),
+    ("bicubic antialias", lambda L, x: F(L).interpolate(x, size=(2, 3), mode="bicubic", antialias=True),
+     [R(3, 1, 1, 5, 5)]),
     ("addmv", lambda L, x, m, v: L.addmv(x, m, v), [R(3, 4), R(3, 4, 2), R(3, 2)]),
     ("cross", lambda L, a, b: L.cross(a, b, dim=-1), [R(3, 4, 3), R(3, 4, 3)]),
     ("dist", lambda L, a, b: L.dist(a, b, 3), [R(3, 4, 3), R(3, 4, 3)]),
@@ -205,7 +218,8 @@ def test_vmap_of_jacrev_batches_the_backward_ops_as_torch(name, f, arrays):
     assert not their_drops and not our_drops, our_drops
 
 
-@pytest.mark.parametrize("name", ["addr", "baddbmm", "diag_embed", "vdot", "dist broadcast p3", "bicubic"])
+@pytest.mark.parametrize("name", ["addr", "baddbmm", "diag_embed", "vdot", "dist broadcast p3", "bicubic",
+                                  "bilinear antialias"])
 def test_jvp_under_vmap_as_torch(name):
     """(torch's grid_sampler has no forward AD to compare with)"""
     _, f, in_dims, arrays = CASES[IDS.index(name)]
