@@ -36,7 +36,8 @@ SIGNS = np.sign(R(3, 5))
 CASES = [
     ("addmv", lambda L, x, m, v: L.addmv(x, m, v), 0, [R(3, 4), R(3, 4, 2), R(3, 2)]),
     ("addmv x only", lambda L, x, m, v: L.addmv(x, m, v, beta=0.5, alpha=2), (0, None, None), [R(3, 4), R(4, 2), R(2)]),
-    ("addmv mat only", lambda L, x, m, v: x.addmv(m, v, beta=0, alpha=-1), (None, 0, None), [R(4), R(3, 4, 2), R(2)]),
+    ("addmv mat only, beta=0 ignores NaN", lambda L, x, m, v: x.addmv(m, v, beta=0, alpha=-1), (None, 0, None),
+     [np.full(4, np.nan), R(3, 4, 2), R(2)]),
     ("addr", lambda L, x, a, b: L.addr(x, a, b, alpha=3), 0, [R(3, 4, 2), R(3, 4), R(3, 2)]),
     ("addr vec2 only", lambda L, x, a, b: L.addr(x, a, b, beta=2), (None, None, 1), [R(4, 2), R(4), R(2, 3)]),
     ("baddbmm", lambda L, x, a, b: L.baddbmm(x, a, b), 0, [R(3, 2, 4, 2), R(3, 2, 4, 5), R(3, 2, 5, 2)]),
@@ -240,3 +241,14 @@ def test_out_dims_and_nested_vmap_as_torch():
         inner = lib.func.vmap(lambda x, y: lib.cross(x, y, dim=-1) + lib.dist(x, y), out_dims=1)
         return lib.func.vmap(inner, in_dims=(0, 1))(*_lib_inputs(lib, [a, b.swapaxes(0, 1)]))
     close(run(mt), run(torch))
+
+
+def test_cross_map_lrn2d_runs_per_example_where_torch_refuses():
+    """torch's CrossMapLRN2d is an autograd.Function without vmap support (torch raises); microtorch's is an op
+    without a batching rule: it runs once per example, warns, and gives what torch gives example by example"""
+    x = R(3, 2, 5, 3, 3)
+    with pytest.raises(RuntimeError, match="autograd.Function with functorch transforms"):
+        torch.func.vmap(torch.nn.CrossMapLRN2d(3))(torch.tensor(x))
+    ours, drops = _vmapped(mt, lambda L, a: L.nn.CrossMapLRN2d(3)(a), 0, [x])
+    assert drops and "CrossMapLRN2d" in drops[0]
+    close(ours, torch.stack([torch.nn.CrossMapLRN2d(3)(torch.tensor(e)) for e in x]))
