@@ -60,6 +60,20 @@ def test_interpolate_antialias_batches_under_vmap_as_torch():
     close(grads, torch.func.vmap(torch.func.grad(lambda x: (f(torch)(x) ** 2).sum()))(torch.tensor(xs)), "vmap grad")
 
 
+@pytest.mark.parametrize("mode, kw", [("bilinear", {"antialias": True}), ("bicubic", {"antialias": True}),
+                                      ("nearest-exact", {}), ("trilinear", {}), ("area", {})])
+def test_second_order_nodes_are_named_as_torchs(mode, kw):
+    """the backward of a resampling op is its adjoint, an op of its own: <op>BackwardBackward0 in torch"""
+    x = R.standard_normal((1, 1, 4, 5, 3) if mode == "trilinear" else (1, 1, 4, 5))
+    names = []
+    for lib in (torch, mt):
+        xt = lib.tensor(x, requires_grad=True)
+        y = F(lib).interpolate(xt, size=(3, 2, 2) if mode == "trilinear" else (3, 2), mode=mode, **kw)
+        (g,) = lib.autograd.grad(y, xt, lib.ones_like(y, requires_grad=True), create_graph=True)
+        names.append((y.grad_fn.name(), g.grad_fn.name()))
+    assert names[1] == names[0]
+
+
 @pytest.mark.parametrize("call", ["F.interpolate(x, size=3, mode='nearest', antialias=True)",
                                   "F.interpolate(x[0], size=3, mode='bilinear', antialias=True)",
                                   "F.interpolate(x[..., None], size=3, mode='bicubic', antialias=True)"])

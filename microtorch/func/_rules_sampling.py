@@ -35,12 +35,12 @@ def put_flat_add(cls, args, kwargs, level):
 
 @register(up.Resample)
 def resample(cls, args, kwargs, level):
-    """(the backward and jvp of every mode; the named forward ops have rules in _rules_spatial.py)"""
+    """(the backward ops and the jvp of every mode; the named forward ops have rules in _rules_spatial.py)"""
     v, _ = unwrap(args[0], level)
     return wrap(cls.apply(v, args[1]), level)
 
 
-@register(*(cls for name, cls in up.RESAMPLE.items() if "NearestExact" in name))
+@register(*(c for name, cls in up.RESAMPLE.items() if "NearestExact" in name for c in (cls, cls.adjoint)))
 def no_rule_in_torch(cls, args, kwargs, level):
-    """torch has no rule for nearest-exact upsampling: per example, with its performance warning"""
+    """torch has no rule for nearest-exact upsampling nor its backward: per example, with the performance warning"""
     raise _NoRule

@@ -26,6 +26,7 @@ def apply_mats(x, mats):
 class Resample(Op):
     """y = x times mats[i] along spatial dim i; d/dx multiplies by the transposed mats"""
     _grad_fn_name = "ResampleBackward0"
+    adjoint = None  # the op of the transposed mats, which computes the backward (None: Resample itself)
 
     @staticmethod
     def forward(ctx, x, mats):
@@ -34,7 +35,8 @@ class Resample(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return Resample.apply(grad, tuple(m.T for m in ctx.mats)), None
+        adjoint = ctx._forward_cls.adjoint or Resample
+        return adjoint.apply(grad, tuple(m.T for m in ctx.mats)), None
 
     @staticmethod
     def jvp(ctx, t, _):
@@ -42,7 +44,12 @@ class Resample(Op):
 
 
 def _named(name):
-    return type(name, (Resample,), {"_grad_fn_name": name + "Backward0", "__doc__": Resample.__doc__})
+    """The op `name` and its adjoint, each the other's backward: torch names the nodes of a second order graph
+    <name>BackwardBackward0"""
+    op = type(name, (Resample,), {"_grad_fn_name": name + "Backward0", "__doc__": Resample.__doc__})
+    op.adjoint = type(name + "Backward", (Resample,), {"_grad_fn_name": name + "BackwardBackward0", "adjoint": op,
+                                                       "__doc__": Resample.__doc__})
+    return op
 
 
 RESAMPLE = {name: _named(name) for name in (
