@@ -97,6 +97,7 @@ CASES = [
     ("embedding_bag offsets", lambda L, w, i, o: F(L).embedding_bag(i, w, o, mode="sum"), (0, None, None),
      [R(3, 6, 3), I(6, 5), np.array([0, 2])]),
     ("pdist", lambda L, x: F(L).pdist(x, p=1.5), 0, [R(3, 5, 2)]),
+    ("F.bilinear", lambda L, a, b, w: F(L).bilinear(a, b, w), (0, 0, None), [R(3, 4, 2), R(3, 4, 3), R(5, 2, 3)]),
     ("conv_tbc", lambda L, x, w, b: F(L).conv_tbc(x, w, b, 1), (0, None, None), [R(3, 6, 2, 3), R(3, 3, 5), R(5)]),
     ("local_response_norm", lambda L, x: F(L).local_response_norm(x, 3), 0, [R(3, 2, 5, 3, 3)]),
     ("soft_margin_loss", lambda L, x, y: F(L).soft_margin_loss(x, y), (0, None), [R(3, 5), SIGNS[0]]),
@@ -153,8 +154,9 @@ def fresh_fallback_warnings(monkeypatch):
 
 
 # torch composes these of batched ops under a grad transform (no warning there, as in microtorch), but
-# outside one it runs its composite kernel per example; microtorch composes them always
-TORCH_LOOPS_OUTSIDE_GRAD = {"diagflat", "margin_ranking_loss", "triplet_margin_loss"}
+# outside one it runs its composite kernel per example; microtorch composes them always. And torch loops
+# over its _trilinear kernel for bilinear, which microtorch writes as one batched einsum.
+TORCH_LOOPS_OUTSIDE_GRAD = {"diagflat", "margin_ranking_loss", "triplet_margin_loss", "F.bilinear"}
 
 
 @pytest.mark.parametrize("name, f, in_dims, arrays", CASES, ids=IDS)

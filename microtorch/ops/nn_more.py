@@ -34,7 +34,8 @@ def _freq_scale(idx):
 
 
 class EmbeddingBag(Op):
-    """out[b] = reduce over k in bag b of w_k * W[idx_k] (sum, mean or max): dW[idx_k] += g[b] * scale_k"""
+    """out[b] = reduce over k in bag b of w_k * W[idx_k] (sum, mean or max): dW[idx_k] += g[b] * scale_k
+    (scale_k also divided by idx_k's count with scale_grad_by_freq)"""
     _grad_fn_name = "EmbeddingBagBackward0"
 
     @staticmethod
