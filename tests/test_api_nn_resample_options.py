@@ -1,5 +1,6 @@
 """Three options of torch's resampling and bag ops, against torch 2.13: F.interpolate(antialias=True)
-(bilinear, bicubic), F.grid_sample(mode='bicubic') and F.embedding_bag(scale_grad_by_freq=True).
+(bilinear, bicubic), F.grid_sample(mode='bicubic') and F.embedding_bag(scale_grad_by_freq=True); and the
+corner cases where torch's interpolate kernels take shortcuts that scale_factor does not say.
 
 Each: values, grad_fn names, gradients, second order and vmap (tests/op_oracle.py); forward mode
 against torch's where torch has it, else against torch's Jacobian computed in reverse mode; errors.
@@ -84,6 +85,52 @@ def test_interpolate_antialias_errors_as_torch(call):
         if lib is torch:
             expected = type(caught.value)
     assert type(caught.value) is expected
+
+
+# ---- where torch's kernels ignore scale_factor: a dim whose size stays, or (nearest) doubles ----------------
+SHORTCUTS = [("nearest 1d stays", (1, 2, 5), dict(scale_factor=1.1, mode="nearest")),
+             ("nearest 1d doubles", (1, 2, 5), dict(scale_factor=2.1, mode="nearest")),
+             ("nearest 2d", (1, 2, 5, 4), dict(scale_factor=(1.1, 2.05), mode="nearest")),
+             ("nearest 3d", (1, 2, 5, 4, 3), dict(scale_factor=(1.1, 2.0, 1.2), mode="nearest")),
+             ("nearest-exact", (1, 2, 5, 4), dict(scale_factor=(1.199, 2.1), mode="nearest-exact")),
+             ("linear", (1, 2, 5), dict(scale_factor=1.1, mode="linear")),
+             ("bilinear", (1, 2, 5, 4), dict(scale_factor=(1.1, 0.6), mode="bilinear")),
+             ("trilinear", (1, 2, 5, 4, 3), dict(scale_factor=(1.1, 2.0, 1.2), mode="trilinear")),
+             ("bicubic", (1, 2, 5, 4), dict(scale_factor=(1.1, 0.6), mode="bicubic")),
+             ("bilinear antialias", (1, 2, 5, 4), dict(scale_factor=(1.1, 0.6), mode="bilinear", antialias=True)),
+             ("bicubic antialias", (1, 2, 5, 4), dict(scale_factor=(1.1, 0.6), mode="bicubic", antialias=True))]
+
+
+@pytest.mark.parametrize("name, shape, kw", SHORTCUTS, ids=[c[0] for c in SHORTCUTS])
+def test_interpolate_shortcuts_forward_backward_and_double_backward_as_torch(name, shape, kw):
+    """torch's forward and backward kernels do not always agree here (nearest's backward, antialias's forward copy
+    a dim whose size stays): microtorch follows each, and the double backward (the forward kernel again)"""
+    x = R.standard_normal(shape)
+    v = None
+    results = []
+    for lib in (torch, mt):
+        xt = lib.tensor(x, requires_grad=True)
+        y = F(lib).interpolate(xt, **kw)
+        v = R.standard_normal(tuple(y.shape)) if v is None else v
+        vt = lib.tensor(v, requires_grad=True)
+        (g,) = lib.autograd.grad(y, xt, vt, create_graph=True)
+        (gg,) = lib.autograd.grad((g * lib.tensor(np.arange(g.numel()).reshape(tuple(g.shape)))).sum(), vt)
+        results.append((y, g, gg))
+    for ours, theirs, what in zip(results[1], results[0], ("value", "grad", "double backward")):
+        close(ours, theirs, what)
+
+
+def test_antialias_to_width_one_follows_torchs_backward_where_its_forward_repeats_a_row():
+    """torch 2.13's antialiased forward to an output of width 1 repeats its first row (its own backward is the
+    adjoint of the right map); microtorch computes that map, so its Jacobian equals torch's backward's"""
+    x = R.standard_normal((1, 1, 9, 5))
+    f = {lib: (lambda a, lib=lib: F(lib).interpolate(a, size=(3, 1), mode="bilinear", antialias=True))
+         for lib in (torch, mt)}
+    theirs = f[torch](torch.tensor(x))
+    assert torch.equal(theirs[0, 0, 1], theirs[0, 0, 0])  # (the repeated row; a fixed torch fails here)
+    jac = torch.autograd.functional.jacobian(f[torch], torch.tensor(x))
+    close(mt.func.jacrev(f[mt])(mt.tensor(x)), jac, "Jacobian")
+    close(f[mt](mt.tensor(x)), torch.einsum("abcdefgh,efgh->abcd", jac, torch.tensor(x)), "value")
 
 
 # ---- grid_sample(mode='bicubic') --------------------------------------------------------------------

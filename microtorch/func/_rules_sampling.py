@@ -37,7 +37,7 @@ def put_flat_add(cls, args, kwargs, level):
 def resample(cls, args, kwargs, level):
     """(the backward ops and the jvp of every mode; the named forward ops have rules in _rules_spatial.py)"""
     v, _ = unwrap(args[0], level)
-    return wrap(cls.apply(v, args[1]), level)
+    return wrap(cls.apply(v, *args[1:]), level)
 
 
 @register(*(c for name, cls in up.RESAMPLE.items() if "NearestExact" in name for c in (cls, cls.adjoint)))

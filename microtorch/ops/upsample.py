@@ -23,23 +23,29 @@ def apply_mats(x, mats):
     return x
 
 
+def _transposed(mats):
+    return tuple(m.T for m in mats)
+
+
 class Resample(Op):
-    """y = x times mats[i] along spatial dim i; d/dx multiplies by the transposed mats"""
+    """y = x times mats[i] along spatial dim i; d/dx multiplies by the transposed mats (by the transposed
+    back_mats where torch's backward kernel does not use its forward's: see nn/_functional_interp.py)"""
     _grad_fn_name = "ResampleBackward0"
     adjoint = None  # the op of the transposed mats, which computes the backward (None: Resample itself)
 
     @staticmethod
-    def forward(ctx, x, mats):
-        ctx.mats = mats
+    def forward(ctx, x, mats, back_mats=None):
+        ctx.mats, ctx.back_mats = mats, mats if back_mats is None else back_mats
         return np.ascontiguousarray(apply_mats(x, mats))
 
     @staticmethod
     def backward(ctx, grad):
         adjoint = ctx._forward_cls.adjoint or Resample
-        return adjoint.apply(grad, tuple(m.T for m in ctx.mats)), None
+        # the adjoint's own backward is this op's forward kernel again (as torch's double backward)
+        return adjoint.apply(grad, _transposed(ctx.back_mats), _transposed(ctx.mats)), None, None
 
     @staticmethod
-    def jvp(ctx, t, _):
+    def jvp(ctx, t, *_):
         return Resample.apply(t, ctx.mats)
 
 
@@ -76,10 +82,14 @@ def _source(out_n, in_n, scale, align_corners):
     return s * (dst + 0.5) - 0.5
 
 
-def nearest_matrix(out_n, in_n, scale, exact):
+def nearest_matrix(out_n, in_n, scale, exact, legacy=False):
+    """legacy: torch's nearest_idx, which copies when out == in and takes i // 2 when out == 2 in, whatever the
+    scale_factor (the backward kernels of mode 'nearest' use it, and the 2-d forward kernel)"""
     s = np.float32(in_n / out_n if scale is None else 1.0 / scale)  # torch computes this in float
     dst = np.arange(out_n, dtype=np.float32) + (np.float32(0.5) if exact else 0)
     src = np.minimum(np.floor(dst * s).astype(np.int64), in_n - 1)
+    if legacy and out_n in (in_n, 2 * in_n):
+        src = np.arange(out_n) // (out_n // in_n)
     return _rows(out_n, in_n, src[:, None], np.ones((out_n, 1)))
 
 
