@@ -3,7 +3,8 @@
 Every interpolation mode (nearest, nearest-exact, linear, bilinear, bicubic, trilinear, area) is
 separable and linear: along each spatial dim it multiplies by a small (out, in) matrix that says
 how much of each input element each output element takes. `Resample` applies one matrix per
-spatial dim; its gradient applies the transposed matrices (the adjoint), so any order works.
+spatial dim; its gradient applies the transposed matrices (the adjoint), so any order works (where
+torch's backward kernel uses other matrices than its forward, Resample is given those too).
 Antialiased bilinear and bicubic are separable and linear too: only their matrices differ.
 """
 import math
