@@ -532,8 +532,8 @@ class Norm(Op):
         g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
         n = _unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim)
         p = ctx.ord
-        if p == 0:
-            return g * 0
+        if p == 0:  # zeros of x's shape (g * 0 kept the reduced shape), whatever g is
+            return Tensor._make(np.zeros_like(x._data))
         if p == 1:
             return g * x.sgn()
         if p == float("inf"):  # ties share; a NaN entry counts as a maximum (as torch)
