@@ -230,7 +230,7 @@ _COMPOSITE = ("torch runs it as one aten op without a batching rule; microtorch 
 KNOWN = {
     "take": _COMPOSITE, "quantile": _COMPOSITE, "nanquantile": _COMPOSITE, "isclose": _COMPOSITE,
     "bincount_histc": _COMPOSITE, F + "bilinear": _COMPOSITE, F + "kl_div": _COMPOSITE, "kl_div": _COMPOSITE,
-    F + "triplet_margin_loss": _COMPOSITE,
+    F + "triplet_margin_loss": _COMPOSITE, "diagflat": _COMPOSITE,
     "index_copy_": "torch has no rule for the in-place variant; microtorch's in-place ops run the out-of-place "
                    "op (which has one) and copy the result in",
     "scatter_": "(the same as index_copy_)", "clamp_": "(the same as index_copy_)",
@@ -251,9 +251,6 @@ KNOWN = {
 KNOWN_VALUES = {"new": "Tensor.new() is 0-d in microtorch, 1-d and empty in torch (outside vmap too)"}
 # values that are not defined: uninitialized memory, a search in boundaries that are not sorted
 NO_VALUES = {"empty_like", "searchsorted"}
-# batching rules that the vmapb row of issue 13 is adding (or removing, where torch has none): either is accepted
-PENDING_VMAPB = {"diag_embed", "addmv_addr", "baddbmm_addbmm", "vdot", "cross_dist", "cross", "dist",
-                 F + "embedding_bag", F + "affine_grid"}
 
 
 def _outcome(lib, name, f, specs, in_dims):
@@ -287,7 +284,7 @@ def _check(name, ours, theirs):
     if name in KNOWN or name in KNOWN_VALUES:
         assert diff is not None, f"{name} now behaves as torch: remove it from KNOWN"
         assert ("values differ" in diff) == (name in KNOWN_VALUES), diff
-    elif name not in PENDING_VMAPB:
+    else:
         assert diff is None, diff
 
 
