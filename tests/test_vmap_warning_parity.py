@@ -245,7 +245,15 @@ KNOWN = {
     "histc": "torch runs it per example; microtorch's range of the data (min=max=0) is data-dependent control flow",
     "histogram": "(the same as histc)",
     "unique": "torch refuses its dynamic shape up front; microtorch runs it when every example has as many values",
-    F + "rrelu_": "(the same as rrelu)",
+    F + "rrelu_": "(the same as rrelu)", "rrelu": "(the same as F.rrelu)", "rrelu_": "(the same as F.rrelu)",
+    # names of the torch namespace that the linalg row of issue 13 adds
+    **{name: "(the same as index_copy_)" for name in ("clip_", "conj_physical_", "fix_", "ldexp_", "negative_",
+                                                      "square_", "xlogy_")},
+    "isin": _COMPOSITE, "norm_except_dim": _COMPOSITE,
+    "chain_matmul": "torch raises 'Batching rule not implemented for aten::chain_matmul'; microtorch's is matmuls",
+    "detach_": "torch raises: vmap's batched input is a view, which it cannot detach in place; microtorch can",
+    "svd_lowrank": "torch's draws random numbers (vmap's randomness error); microtorch's is exact",
+    "pca_lowrank": "(the same as svd_lowrank)",
 }
 # same warning, different values
 KNOWN_VALUES = {"new": "Tensor.new() is 0-d in microtorch, 1-d and empty in torch (outside vmap too)"}
