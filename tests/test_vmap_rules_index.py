@@ -14,6 +14,7 @@ import microtorch as mt
 import microtorch.func as mfunc
 from vmap_oracle import close, inputs, torch_loop, warned
 
+
 def _floats(out):
     """the floating outputs of an op (values, not indices), summed to a scalar for grad"""
     if isinstance(out, tuple):
@@ -161,8 +162,8 @@ BACKWARD_RULES_TORCH_LACKS = {("jacrev", "cummax"): "cummaxmin_backward (microto
 @pytest.mark.parametrize("name", JACOBIANS)
 @pytest.mark.parametrize("transform", ["jacrev", "jacfwd"])
 def test_vmap_of_jacobians_as_torch(name, transform):
-    """jacrev batches the backward ops too (unfold's adjoint, diagonal's), jacfwd the forward-mode rules: same
-    values as torch, and a per-example fallback exactly where torch has one"""
+    """jacrev runs the backward ops under vmap too (diagonal's adjoint batched, unfold's per example as torch's),
+    jacfwd the forward-mode rules: the same values as torch, and a per-example fallback exactly where torch has one"""
     _, f, specs, in_dims_list, argnums = next(c for c in CASES if c[0] == name)
     in_dims = in_dims_list[0]
     arrays = inputs(specs, in_dims, zlib.crc32(name.encode()) + 3)
@@ -170,9 +171,9 @@ def test_vmap_of_jacobians_as_torch(name, transform):
     def first(L):
         return lambda *a: (lambda out: out[0] if isinstance(out, tuple) else out)(f(L, *a))
     ours, we_warn = warned(lambda: mfunc.vmap(getattr(mfunc, transform)(first(mt), argnums=argnums),
-                                               in_dims=in_dims)(*map(mt.tensor, arrays)))
+                                              in_dims=in_dims)(*map(mt.tensor, arrays)))
     theirs, they_warn = warned(lambda: tfunc.vmap(getattr(tfunc, transform)(first(torch), argnums=argnums),
-                                                   in_dims=in_dims)(*map(torch.tensor, arrays)))
+                                                  in_dims=in_dims)(*map(torch.tensor, arrays)))
     close(ours, theirs)
     assert we_warn == (they_warn and (transform, name) not in BACKWARD_RULES_TORCH_LACKS)
 
