@@ -1,0 +1,29 @@
+"""Batching rules for the decompositions and solves of ops/linalg_decomp.py and the reductions of
+ops/reduce_scatter.py. The linalg ops work on the last two dims of stacks of matrices, so vmap's batch is one
+more stack dim in front: an argument vmap does not batch is expanded to the batch size (its pivots too).
+torch.linalg.lu has no batching rule in torch (it warns and loops): neither has it here."""
+import numpy as np
+
+from .._tensor import Tensor
+from ..ops import linalg_decomp as _ld
+from ._batching import _batch_size, expand_batch, register, unwrap, wrap_outputs
+
+
+def _batched(a, level, B):
+    v, batched = unwrap(a, level)
+    if batched:
+        return v
+    if isinstance(a, Tensor):
+        return expand_batch(a, B)
+    if isinstance(a, np.ndarray):
+        return np.broadcast_to(a, (B,) + a.shape)
+    return a
+
+
+@register(_ld.SolveTriangular, _ld.TriangularSolve, _ld.CholeskySolve, _ld.CholeskyInverse, _ld.Qr, _ld.LuFactor,
+          _ld.LuUnpack, _ld.LuSolve)
+def matrix_stacks(cls, args, kwargs, level):
+    B = _batch_size(list(args) + list(kwargs.values()), level)
+    args = [_batched(a, level, B) for a in args]
+    kwargs = {k: _batched(v, level, B) for k, v in kwargs.items()}
+    return wrap_outputs(cls.apply(*args, **kwargs), level)
