@@ -27,3 +27,19 @@ def matrix_stacks(cls, args, kwargs, level):
     args = [_batched(a, level, B) for a in args]
     kwargs = {k: _batched(v, level, B) for k, v in kwargs.items()}
     return wrap_outputs(cls.apply(*args, **kwargs), level)
+
+
+from ..ops import reduce_scatter as _rs  # noqa: E402
+from ._batching import per_example, wrap  # noqa: E402
+
+
+@register(_rs.ScatterReduce, _rs.IndexReduce)
+def scatter_reduce(cls, args, kwargs, level):
+    """the examples' dim is one further right, and the index gets the batch too (torch has no rule for
+    index_reduce: it loops with a warning, as here)"""
+    if cls is _rs.IndexReduce:
+        return per_example(cls, args, kwargs, level)
+    B = _batch_size(list(args) + list(kwargs.values()), level)
+    x, src = (_batched(a, level, B) for a in args)
+    index = np.ascontiguousarray(_batched(kwargs["index"], level, B))
+    return wrap(cls.apply(x, src, **dict(kwargs, dim=kwargs["dim"] + 1, index=index)), level)
