@@ -73,11 +73,21 @@ _KINDS = {"index_reduce": {"source": "tensor", "dim": "int"}, "index_reduce_": {
           "scatter_reduce": {"dim": "int"}, "scatter_reduce_": {"dim": "int"}}
 
 
+def _functions():
+    from . import _torch_nn
+    from .nn import functional as F
+    out = dict(FUNCTIONS)
+    out.update({n: getattr(_torch_nn, n) for n in _torch_nn.NAMES})
+    out.update({n: getattr(F, n) for n in _torch_nn.FROM_FUNCTIONAL})
+    return out
+
+
 def install(namespace, tensor_cls):
     """Add the functions to the torch-shaped namespace (and its __all__) and the methods to Tensor."""
-    for name, fn in FUNCTIONS.items():
+    functions = _functions()
+    for name, fn in functions.items():
         namespace[name] = clean_errors(guard(fn, op=name, overrides=_KINDS.get(name)), name)
-    namespace["__all__"].extend(n for n in FUNCTIONS if n not in namespace["__all__"])
+    namespace["__all__"].extend(n for n in functions if n not in namespace["__all__"])
     for name, fn in dict(_methods(), **_inplace_methods()).items():
         if fn.__name__ == "<lambda>":
             fn.__name__ = name
