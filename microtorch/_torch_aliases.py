@@ -74,9 +74,11 @@ _KINDS = {"index_reduce": {"source": "tensor", "dim": "int"}, "index_reduce_": {
 
 
 def _functions():
-    from . import _torch_nn
+    from . import _torch_misc, _torch_nn
     from .nn import functional as F
     out = dict(FUNCTIONS)
+    out.update({n: getattr(_torch_misc, n) for n in _torch_misc.FUNCTIONS})
+    out.update({n: _torch_misc.method_as_function(n) for n in _torch_misc.TENSOR_METHODS})
     out.update({n: getattr(_torch_nn, n) for n in _torch_nn.NAMES})
     out.update({n: getattr(F, n) for n in _torch_nn.FROM_FUNCTIONAL})
     return out
@@ -85,8 +87,13 @@ def _functions():
 def install(namespace, tensor_cls):
     """Add the functions to the torch-shaped namespace (and its __all__) and the methods to Tensor."""
     functions = _functions()
+    from . import _torch_misc
     for name, fn in functions.items():
-        namespace[name] = clean_errors(guard(fn, op=name, overrides=_KINDS.get(name)), name)
+        wrapped = fn if isinstance(fn, type) else clean_errors(guard(fn, op=name, overrides=_KINDS.get(name)), name)
+        namespace[name] = wrapped
+    for name in _torch_misc.CONSTANTS:
+        namespace[name] = getattr(_torch_misc, name)
+    namespace["__all__"].extend(n for n in _torch_misc.CONSTANTS if n not in namespace["__all__"])
     namespace["__all__"].extend(n for n in functions if n not in namespace["__all__"])
     for name, fn in dict(_methods(), **_inplace_methods()).items():
         if fn.__name__ == "<lambda>":
