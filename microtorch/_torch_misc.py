@@ -525,5 +525,62 @@ FUNCTIONS = ["hann_window", "hamming_window", "blackman_window", "bartlett_windo
              "frobenius_norm", "nuclear_norm", "chain_matmul", "complex", "polar", "view_as_real",
              "view_as_complex", "finfo", "iinfo", "can_cast", "typename", "scalar_tensor", "asarray",
              "empty_permuted", "tril_indices", "triu_indices", "unravel_index", "isin", "binomial", "poisson",
-             "histogramdd", "fill", "rsub", "embedding_renorm_", "set_anomaly_enabled"]
+             "histogramdd", "fill", "rsub", "embedding_renorm_", "set_anomaly_enabled", "svd_lowrank", "pca_lowrank",
+             "segment_reduce"]
 CONSTANTS = ["default_generator", "newaxis", "has_lapack", "has_spectral", "has_mkl"]
+
+
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """(U, S, V) of the q largest singular values of A - M (exact here: torch approximates them by random
+    projections, whose error the exact decomposition does not have)"""
+    from .ops.decomposition import svd
+    a = A if M is None else A - M
+    k = min(q if q is not None else 6, *a.shape[-2:])
+    u, s, v = svd(a)
+    return u[..., :k], s[..., :k], v[..., :k]
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """(U, S, V) of the principal components of A's rows (centred by their mean unless center=False)"""
+    q = min(6, *A.shape[-2:]) if q is None else q
+    return svd_lowrank(A - A.mean(-2, keepdim=True) if center else A, q, niter)
+
+
+_IDENTITY = {"sum": 0.0, "prod": 1.0, "max": -np.inf, "min": np.inf, "mean": np.nan}
+
+
+def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0, unsafe=False, initial=None):
+    """data's consecutive segments along axis (given by lengths or offsets) each reduced to one slice"""
+    from .ops import stack
+    if reduce not in _IDENTITY:
+        raise RuntimeError(f"segment_reduce: reduce must be one of {list(_IDENTITY)}, got {reduce}")
+    if indices is not None or (lengths is None) == (offsets is None):
+        raise RuntimeError("segment_reduce: give exactly one of lengths or offsets (indices are not supported)")
+    axis = axis % data.ndim
+    lens = np.diff(offsets._data, axis=-1) if offsets is not None else lengths._data
+    if lens.ndim != 1:
+        raise NotImplementedError("segment_reduce with multi-dimensional lengths or offsets is not implemented in "
+                                  "microtorch; reduce each row of segments separately")
+    if not unsafe and lens.sum() != data.shape[axis]:
+        raise RuntimeError(f"segment_reduce: the segments cover {int(lens.sum())} entries along axis {axis}, but "
+                           f"data has {data.shape[axis]}")
+    empty_shape = tuple(data.shape[:axis]) + tuple(data.shape[axis + 1:])
+    parts, start = [], 0
+    for n in lens.tolist():
+        if n == 0:
+            fill = _IDENTITY[reduce] if initial is None else initial
+            parts.append(Tensor._make(np.full(empty_shape, fill, data._data.dtype)))
+            continue
+        seg = data.narrow(axis, start, n)
+        value = {"sum": seg.sum, "mean": seg.mean, "prod": seg.prod, "max": seg.amax, "min": seg.amin}[reduce](axis)
+        parts.append(value if initial is None else _with_initial(value, reduce, initial, n))
+        start += n
+    return stack(parts, axis)
+
+
+def _with_initial(value, reduce, initial, n):
+    """the reduction with `initial` as one more value (torch's mean adds it to the sum, still dividing by n)"""
+    from .ops import maximum, minimum
+    init = tensor(initial, dtype=value.dtype)
+    return {"sum": lambda: value + init, "prod": lambda: value * init, "max": lambda: maximum(value, init),
+            "min": lambda: minimum(value, init), "mean": lambda: value + init / n}[reduce]()

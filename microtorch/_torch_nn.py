@@ -243,6 +243,66 @@ def native_dropout(input, p, train):
     return input * keep * scale, keep
 
 
+# ---- the native_* norms: (output, statistics), the statistics outside the graph as torch's ------------------
+def _stats(x, dims, eps):
+    mean = x.detach().mean(dims, keepdim=True)
+    var = ((x.detach() - mean) ** 2).mean(dims, keepdim=True)
+    return mean, (var + eps).rsqrt()
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    mean, rstd = _stats(input, dims, eps)
+    return F.layer_norm(input, list(normalized_shape), weight, bias, eps), mean, rstd
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(output, save_mean, save_invstd): the batch's statistics per channel when training, empty otherwise"""
+    out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = input.new_zeros((0,)).detach()
+        return out, empty, empty.clone()
+    mean, rstd = _stats(input, tuple(d for d in range(input.ndim) if d != 1), eps)
+    return out, mean.reshape(-1), rstd.reshape(-1)
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """(output, mean, rstd) with the statistics per (sample, group): shape (N, group)"""
+    mean, rstd = _stats(input.reshape(N, group, -1), (2,), eps)
+    return F.group_norm(input, group, weight, bias, eps), mean.reshape(N, group), rstd.reshape(N, group)
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """ATen's embedding_bag: (output, offset2bag, bag_size, max_indices), mode 0 sum, 1 mean, 2 max; the three
+    bookkeeping tensors as torch's CPU kernel fills them"""
+    import numpy as np
+
+    from ._tensor import Tensor
+    if mode not in (0, 1, 2):
+        raise RuntimeError(f"embedding_bag: mode must be 0 (sum), 1 (mean) or 2 (max), got {mode}")
+    out = F.embedding_bag(indices, weight, offsets, mode=("sum", "mean", "max")[mode],
+                          scale_grad_by_freq=scale_grad_by_freq, sparse=sparse, per_sample_weights=per_sample_weights,
+                          include_last_offset=include_last_offset, padding_idx=padding_idx)
+    idx, starts = indices._data.reshape(-1), offsets._data.reshape(-1)
+    bags = out.shape[0]
+    bag_of = np.searchsorted(starts[:bags], np.arange(idx.size), side="right") - 1
+    size = np.bincount(bag_of[idx != padding_idx] if padding_idx is not None else bag_of, minlength=bags)[:bags]
+    long = lambda a: Tensor._make(np.asarray(a, np.int64))  # noqa: E731
+    if mode == 0:  # (torch's float32 kernel leaves offset2bag empty)
+        return out, long(np.zeros(0) if weight._data.dtype == np.float32 else bag_of), long(np.zeros(bags)), \
+            long(np.zeros(bags))
+    if mode == 1:
+        return out, long(bag_of), long(size), long(size)
+    rows = weight._data[idx]
+    arg = np.zeros((bags, weight.shape[1]), np.int64)
+    for b in range(bags):
+        members = np.flatnonzero(bag_of == b)
+        if members.size:
+            arg[b] = idx[members[np.argmax(rows[members], axis=0)]]
+    return out, long(bag_of), long(size), long(arg)
+
+
 # torch.* names that are nn.functional's own functions (the same arguments)
 FROM_FUNCTIONAL = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
                    "conv_tbc", "bilinear", "celu", "celu_", "selu", "selu_", "rrelu", "prelu", "hardshrink",

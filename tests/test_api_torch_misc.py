@@ -184,3 +184,27 @@ def test_errors_as_torch():
             except Exception as e:  # noqa: BLE001 (the kind is what is compared)
                 kinds.append(type(e))
         assert kinds[0] is not None and kinds[1] is kinds[0], f
+
+
+def test_lowrank_decompositions_match_torch_where_exact():
+    """torch's are randomized approximations; for a matrix of rank <= q they are exact, as microtorch's are"""
+    a = r(6, 3) @ r(3, 5)
+    for f in (lambda L, t: L.svd_lowrank(t, q=4), lambda L, t: L.pca_lowrank(t, q=4)):
+        (ut, st, vt), (um, sm, vm) = f(torch, torch.tensor(a)), f(mt, mt.tensor(a))
+        close(sm[:3], st[:3], "singular values", 1e-8)
+        close(um[:, :3] @ mt.diag(sm[:3]) @ vm[:, :3].T, ut[:, :3] @ torch.diag(st[:3]) @ vt[:, :3].T, "product",
+              1e-8)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod"])
+def test_segment_reduce_as_torch(reduce):
+    d = r(6, 2)
+    res = []
+    for lib in (torch, mt):
+        t = lib.tensor(d, requires_grad=True)
+        a = lib.segment_reduce(t, reduce, lengths=lib.tensor([2, 0, 4]), unsafe=True)
+        b = lib.segment_reduce(t, reduce, offsets=lib.tensor([0, 2, 2, 6]), initial=0.5)
+        g, = lib.autograd.grad((b * b).sum(), t)
+        res.append([a, b, g])
+    for x, y in zip(res[1], res[0]):
+        close(x, y, f"segment_reduce {reduce}")

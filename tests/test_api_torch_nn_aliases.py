@@ -142,3 +142,39 @@ def test_errors_as_torch():
             lib.feature_dropout(lib.ones(3), 0.5, True)
     with pytest.raises(RuntimeError, match="interpolation mode"):  # (torch computes garbage for a bad code)
         mt.grid_sampler(mt.ones(1, 1, 2, 2), mt.zeros(1, 1, 1, 2), 5, 0, False)
+
+
+def test_native_norms_return_torch_statistics():
+    x = r(2, 4, 5)
+    for f in (lambda L, t: L.native_layer_norm(t, [5], None, None, 1e-5),
+              lambda L, t: L.native_batch_norm(t, None, None, L.zeros(4, dtype=L.float64),
+                                               L.ones(4, dtype=L.float64), True, 0.1, 1e-5),
+              lambda L, t: L.native_batch_norm(t, None, None, L.zeros(4, dtype=L.float64),
+                                               L.ones(4, dtype=L.float64), False, 0.1, 1e-5),
+              lambda L, t: L.native_group_norm(t, None, None, 2, 4, 5, 2, 1e-5)):
+        res = []
+        for lib in (torch, mt):
+            t = lib.tensor(x, requires_grad=True)
+            out = f(lib, t)
+            g, = lib.autograd.grad(out[0].sin().sum(), t)
+            res.append(list(out) + [g])
+        for a, b in zip(res[1], res[0]):
+            close(a, b, "native norm")
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("last", [False, True])
+def test_embedding_bag_as_torch(mode, last):
+    w = r(10, 3)
+    idx, offsets = np.array([1, 2, 4, 5, 4, 3]), np.array([0, 2, 3] + ([6] if last else []))
+    res = []
+    for lib in (torch, mt):
+        t = lib.tensor(w, requires_grad=True)
+        out = lib.embedding_bag(t, lib.tensor(idx), lib.tensor(offsets), False, mode, False, None, last)
+        g, = lib.autograd.grad(out[0].sin().sum(), t)
+        res.append(list(out) + [g])
+    for a, b in zip(res[1], res[0]):
+        close(a, b, f"embedding_bag mode {mode}")
+    sizes = [len(lib.embedding_bag(lib.tensor(w).float(), lib.tensor(idx), lib.tensor(offsets), False, 0)[1])
+             for lib in (torch, mt)]
+    assert sizes[1] == sizes[0] == 0  # (float32's kernel leaves offset2bag empty)
