@@ -234,18 +234,17 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 
 # ---- statistics and norms -------------------------------------------------------------------------------------
 def _correction(unbiased, correction):
-    if correction is not None:
-        return correction
-    return 1 if unbiased is None or unbiased else 0
+    """torch's older overload takes unbiased (True: 1, False: 0) where the newer one takes correction"""
+    return correction if unbiased is None else int(bool(unbiased))
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=1):
     """(std, mean) over dim, in one call"""
     c = _correction(unbiased, correction)
     return input.std(dim, keepdim=keepdim, correction=c), input.mean(dim, keepdim=keepdim)
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=1):
     """(var, mean) over dim, in one call"""
     c = _correction(unbiased, correction)
     return input.var(dim, keepdim=keepdim, correction=c), input.mean(dim, keepdim=keepdim)
@@ -372,7 +371,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return tensor(s, dtype=_default(dtype), requires_grad=requires_grad)
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """obj as a tensor, sharing its data when no copy or cast is needed (copy=True forces one)"""
     from ._tensor import as_tensor
     if isinstance(obj, Tensor):

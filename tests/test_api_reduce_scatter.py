@@ -44,6 +44,18 @@ def test_prod_tangent_is_the_derivative(x):
             close(mt.func.jacfwd(f, argnums=k)(*args), mt.func.jacrev(f, argnums=k)(*args), "prod jacobian")
 
 
+def test_prod_refuses_double_backward_with_two_zeros_in_a_place_as_torch():
+    for lib in (torch, mt):
+        x = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        s = lib.tensor([0.0, 0.0, 3.0], dtype=lib.float64, requires_grad=True)
+        y = x.scatter_reduce(0, lib.tensor([0, 0, 1]), s, "prod")
+        g, = lib.autograd.grad(y.sum(), s, create_graph=True)
+        close(g, np.array([0.0, 0.0, 1.0]), "first order")
+        assert g.grad_fn.name().endswith("Error")  # (torch::autograd::Error in torch)
+        with pytest.raises(RuntimeError, match="Double backward is unsupported"):
+            lib.autograd.grad(g.sum(), s)
+
+
 @pytest.mark.parametrize("reduce", REDUCTIONS[1:])
 @pytest.mark.parametrize("include_self", [True, False])
 def test_index_reduce_as_torch(reduce, include_self):

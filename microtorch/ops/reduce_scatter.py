@@ -92,7 +92,27 @@ def _prod_partials(grad, x, src, out, ctx, idx):
     others = ScatterReduce.apply(x, src.masked_fill(single, 1), **kw)
     gsrc = where(single, gather(grad * others, dim, idx),
                  gather(grad * out, dim, idx) / src.masked_fill(Tensor._make(src_zero), 1))
+    if (zeros_there > 1).any():  # this formula's own derivative would be wrong there: refused, as torch does
+        gsrc = NoDoubleBackward.apply(gsrc)
     return gx, gsrc
+
+
+class NoDoubleBackward(Op):
+    """the gradient as it is; differentiating it again raises torch's error"""
+    _grad_fn_name = "Error"
+
+    @staticmethod
+    def forward(ctx, g):
+        return g.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are "
+                           "scattered to the same position in self")
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t
 
 
 class ScatterReduce(Op):
