@@ -164,3 +164,38 @@ def test_vmap_rules_as_torch():
     from microtorch.func._batching import _rule_for
     from microtorch.ops.linalg_decomp import Lu
     assert _rule_for(Lu) is None  # (the per-example fallback warns once per op and process, as torch's)
+
+
+SAVED_DATA = well(3), rng.standard_normal((3, 2)), factor(3)
+
+
+def _saved(lib):
+    a, b, c = (lib.tensor(x, requires_grad=True) for x in SAVED_DATA)
+    lu, piv = lib.linalg.lu_factor(a)
+    nodes = {"solve_triangular": (lib.linalg.solve_triangular(a, b, upper=True, left=True), ["self", "result", "upper",
+                                                                                         "left", "unitriangular"]),
+             "triangular_solve": (lib.triangular_solve(b, a, False, True)[0], ["self", "A", "solution", "upper",
+                                                                               "transpose", "unitriangular"]),
+             "cholesky_solve": (lib.cholesky_solve(b, c), ["self", "input2", "result", "upper"]),
+             "cholesky_inverse": (lib.cholesky_inverse(c, True), ["self", "result", "upper"]),
+             "qr": (lib.linalg.qr(a, "complete")[0], ["Q", "R", "mode"]),
+             "lu_factor": (lu, ["LU", "pivots", "pivot"]), "lu": (lib.linalg.lu(a).L, ["L", "P", "U", "pivot"]),
+             "lu_solve": (lib.linalg.lu_solve(lu, piv, b, adjoint=True), ["LU", "pivots", "result", "left",
+                                                                          "adjoint"]),
+             "scatter_reduce": (a.scatter_reduce(0, lib.tensor([[0, 1, 0]]), b.T[:1] * 1, "amax", include_self=False),
+                                ["self", "src", "index", "result", "dim", "reduce", "include_self"]),
+             "index_reduce": (a.index_reduce(0, lib.tensor([0, 2]), b.T * 1, "mean"),
+                              ["self", "source", "index", "result", "dim", "reduce", "include_self"])}
+    return {k: [getattr(y.grad_fn, "_saved_" + n) for n in names] for k, (y, names) in nodes.items()}
+
+
+def test_saved_attributes_as_torch():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t, m = _saved(torch), _saved(mt)
+    for k in t:
+        for x, y in zip(m[k], t[k]):
+            if isinstance(y, torch.Tensor):
+                close(x, y, f"{k} saved")
+            else:
+                assert x == y, k

@@ -101,6 +101,7 @@ class SolveTriangular(Op):
     triangle"""
     _grad_fn_name = "LinalgSolveTriangularBackward0"
     _saved_names = ("self", "result")
+    _saved_values = {"upper": "upper", "left": "left", "unitriangular": "unit"}
 
     @staticmethod
     def forward(ctx, a, b, upper, left=True, unit=False):
@@ -136,6 +137,7 @@ class TriangularSolve(Op):
     plus the gradient of the copy of A"""
     _grad_fn_name = "TriangularSolveBackward0"
     _saved_names = ("self", "A", "solution")
+    _saved_values = {"upper": "upper", "transpose": "transpose", "unitriangular": "unit"}
 
     @staticmethod
     def forward(ctx, b, a, upper=True, transpose=False, unit=False):
@@ -229,6 +231,7 @@ class CholeskySolve(Op):
     """X = (L L^H)^-1 B;  gB = (L L^H)^-1 G, gL = -(gB X^H + X gB^H) L"""
     _grad_fn_name = "CholeskySolveBackward0"
     _saved_names = ("self", "input2", "result")
+    _saved_values = {"upper": "upper"}
 
     @staticmethod
     def forward(ctx, b, c, upper=False):
@@ -256,6 +259,7 @@ class CholeskyInverse(Op):
     """X = (L L^H)^-1;  gL = -(X (G + G^H) X) L"""
     _grad_fn_name = "CholeskyInverseBackward0"
     _saved_names = ("self", "result")
+    _saved_values = {"upper": "upper"}
 
     @staticmethod
     def forward(ctx, c, upper=False):
@@ -323,6 +327,7 @@ class Qr(Op):
     """A = Q R;  gA = (gQ + Q copyltu(R gR^H - gQ^H Q)) R^-H (m >= n; a wide A splits as [X Y], X = Q R1)"""
     _grad_fn_name = "LinalgQrBackward0"
     _saved_names = ("Q", "R")
+    _saved_values = {"mode": "mode"}
 
     @staticmethod
     def forward(ctx, a, mode="reduced"):
@@ -458,11 +463,12 @@ class LuFactor(Op):
     """(LU, pivots) with P A = L U packed in one matrix;  gA = P L^-H (L^H gL o 1_L + gU U^H o 1_U) U^-H"""
     _grad_fn_name = "LinalgLuFactorExBackward0"
     _saved_names = ("LU", "pivots")
+    _saved_values = {"pivot": "pivot"}  # (always True: microtorch, as torch on the CPU, always pivots)
 
     @staticmethod
     def forward(ctx, a):
         lu, piv = _lu_np(a)
-        ctx.p = _p_np(piv, a.shape[-2], a.dtype)
+        ctx.p, ctx.pivot = _p_np(piv, a.shape[-2], a.dtype), True
         ctx.mark_non_differentiable(piv)
         ctx.save_for_backward(lu, piv)
         return lu, piv
@@ -485,10 +491,12 @@ class Lu(Op):
     """(P, L, U) with A = P L U;  gA as for LuFactor, from gL and gU"""
     _grad_fn_name = "LinalgLuBackward0"
     _saved_names = ("L", "P", "U")
+    _saved_values = {"pivot": "pivot"}
 
     @staticmethod
     def forward(ctx, a):
         lu, piv = _lu_np(a)
+        ctx.pivot = True
         m, n = a.shape[-2:]
         k = min(m, n)
         low = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=a.dtype)
@@ -538,18 +546,19 @@ class LuSolve(Op):
     and gLU = tril(P^T gA U^H, -1) + triu(L^H P^T gA)"""
     _grad_fn_name = "LinalgLuSolveBackward0"
     _saved_names = ("LU", "pivots", "result")
+    _saved_values = {"left": "left", "adjoint": "adjoint"}
 
     @staticmethod
     def forward(ctx, lu, b, pivots=None, left=True, adjoint=False):
         ctx.pivots, ctx.left, ctx.adjoint = pivots, left, adjoint
         ctx.p = _p_np(pivots, lu.shape[-1], lu.dtype)
         out = _lu_solve_np(lu, b, pivots, left, adjoint)
-        ctx.save_for_backward(lu, out)
+        ctx.save_for_backward(lu, pivots, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        lu, x = ctx.saved_tensors
+        lu, _, x = ctx.saved_tensors
         gb = LuSolve.apply(lu, grad, pivots=ctx.pivots, left=ctx.left, adjoint=not ctx.adjoint)
         if not ctx.needs_input_grad[0]:
             return None, gb

@@ -119,18 +119,19 @@ class ScatterReduce(Op):
     """out = x with src reduced into out[.., index, ..] along dim;  the partials of the reduction"""
     _grad_fn_name = "ScatterReduceBackward0"
     _saved_names = ("self", "src", "index", "result")
+    _saved_values = {"dim": "dim", "reduce": "reduce", "include_self": "include_self"}
 
     @staticmethod
-    def forward(ctx, x, src, dim=0, index=None, reduce="sum", include_self=True):
+    def forward(ctx, x, src, dim=0, index=None, reduce="sum", include_self=True, given_index=None):
         ctx.dim, ctx.index, ctx.reduce, ctx.include_self = dim, index, reduce, include_self
         out = _scatter_reduce_np(x, src, dim, index, reduce, include_self)
-        ctx.save_for_backward(x, src, out)
+        ctx.save_for_backward(x, src, index if given_index is None else given_index, out)  # (the index as given)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         from .rearrange import ScatterValue
-        x, src, out = ctx.saved_tensors
+        x, src, _, out = ctx.saved_tensors
         gx, gsrc = _partials(grad, x, src, out, ctx)
         if not ctx.include_self:  # x's values there were replaced
             gx = ScatterValue.apply(gx, dim=ctx.dim, index=ctx.index, value=0)
@@ -235,4 +236,5 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     shape = [1] * source.ndim
     shape[d] = idx.size
     full = np.ascontiguousarray(np.broadcast_to((idx % n).reshape(shape), tuple(source.shape)).astype(np.int64))
-    return IndexReduce.apply(input, source, dim=d, index=full, reduce=reduce, include_self=bool(include_self))
+    return IndexReduce.apply(input, source, dim=d, index=full, reduce=reduce, include_self=bool(include_self),
+                             given_index=idx)
