@@ -24,8 +24,10 @@ def _finish(values, dtype, requires_grad):
 
 # ---- windows: w[n] for n = 0 .. N-1 over a period of N (periodic) or N - 1 (symmetric) ------------------
 def _window(name, window_length, periodic, fn, dtype, requires_grad):
-    if not isinstance(window_length, (int, np.integer)) or window_length < 0:
+    if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
+    if not _default(dtype).is_floating_point:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
     if window_length <= 1:
         return _finish(np.ones(window_length), dtype, requires_grad)
     period = window_length if periodic else window_length - 1
@@ -67,7 +69,13 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
 # ---- shapes ---------------------------------------------------------------------------------------------------
 def broadcast_shapes(*shapes):
     """the shape tensors of these shapes broadcast to (torch's rules: sizes equal or 1, aligned from the right)"""
-    shapes = [(s,) if isinstance(s, (int, np.integer)) else tuple(s) for s in shapes]
+    for s in shapes:
+        if isinstance(s, str):
+            raise TypeError(f"broadcast_shapes(): '<' not supported between instances of 'str' and 'int' (got {s!r})")
+        if not (s is None or isinstance(s, (int, np.integer)) or isinstance(s, (list, tuple, Size)) and all(
+                isinstance(n, (int, np.integer)) for n in s)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+    shapes = [() if s is None else (s,) if isinstance(s, (int, np.integer)) else tuple(s) for s in shapes]
     try:
         return Size(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -110,11 +118,13 @@ def block_diag(*tensors):
         raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions")
     if not mats:
         return Tensor._make(np.zeros((1, 0), get_default_dtype().np))
+    from ._dtype import result_type
+    dt = result_type(*mats)
     width = sum(m.shape[1] for m in mats)
     rows, left = [], 0
-    for m in mats:
+    for m in (m.to(dt) for m in mats):
         parts = [m.new_zeros((m.shape[0], left)), m, m.new_zeros((m.shape[0], width - left - m.shape[1]))]
-        rows.append(cat([p.to(mats[0].dtype) for p in parts], 1))
+        rows.append(cat(parts, 1))
         left += m.shape[1]
     return cat(rows, 0)
 
@@ -122,6 +132,11 @@ def block_diag(*tensors):
 def cartesian_prod(*tensors):
     """every combination of one element from each 1-d tensor, as rows"""
     from .ops import stack
+    if not tensors:
+        raise RuntimeError("cartesian_prod(): expects a non-empty TensorList")
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid_ij(tensors)
@@ -176,9 +191,37 @@ def _spacing(x, y, dim):
     return hi - lo
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
+def _integration_dim(y, x, dim, op):
+    if y.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions ({op})")
+    if not -y.ndim <= dim < y.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-y.ndim}, {y.ndim - 1}], but got "
+                         f"{dim}) ({op})")
+    if y.dtype.name == "bool":
+        raise RuntimeError(f"trapezoid: received a bool input for `y`, but bool is not supported ({op})")
+    dim %= y.ndim
+    if x is not None and (x.shape[-1 if x.ndim == 1 else dim] if x.ndim else 0) != y.shape[dim]:
+        raise RuntimeError(f"{op}: There must be one `x` value for each sample point")
+    return dim
+
+
+class _NoX:
+    """x not given (torch's overloads take samples x, or keywords dx and dim: an explicit None fits neither)"""
+
+
+def _given_x(x, op):
+    if x is None:
+        raise TypeError(f"{op}() received an invalid combination of arguments - got (Tensor, NoneType): pass the "
+                        "sample points x as a tensor, or the spacing as dx=")
+    if x is _NoX:
+        return None
+    return x
+
+
+def trapezoid(y, x=_NoX, *, dx=None, dim=-1):
     """the trapezoid rule along dim: sum of (y_i + y_(i+1)) / 2 times the widths"""
-    dim = dim % max(y.ndim, 1)
+    x = _given_x(x, "trapezoid")
+    dim = _integration_dim(y, x, dim, "trapezoid")
     if y.shape[dim] == 0:
         return y.sum(dim)
     if x is not None:
@@ -187,12 +230,14 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * (1 if dx is None else dx)
 
 
-def trapz(y, x=None, *, dx=None, dim=-1):
+def trapz(y, x=_NoX, *, dx=None, dim=-1):
+    _given_x(x, "trapz")
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    dim = dim % max(y.ndim, 1)
+def cumulative_trapezoid(y, x=_NoX, *, dx=None, dim=-1):
+    x = _given_x(x, "cumulative_trapezoid")
+    dim = _integration_dim(y, x, dim, "cumulative_trapezoid")
     hi, lo = _pairs(y, dim)
     width = _spacing(x, y, dim) if x is not None else (1 if dx is None else dx)
     return (width * (hi + lo) / 2).cumsum(dim)
@@ -218,6 +263,10 @@ def _one_gradient(f, h, dim, edge_order):
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """the derivative estimated along each dim (numpy's rule) for evenly spaced samples, one tensor per dim"""
     dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    for d in dims:
+        if not -input.ndim <= d < max(input.ndim, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], "
+                             f"but got {d}) (gradient)")
     dims = [d % input.ndim for d in dims]
     steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
     if len(steps) != len(dims):
@@ -228,6 +277,9 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                                   "microtorch; pass the (uniform) step sizes as numbers")
     if edge_order not in (1, 2):
         raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2, got {edge_order}")
+    if input.dtype.name == "bool":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported (gradient). Use "
+                           "the `^` or `logical_xor()` operator instead, or convert with .float().")
     f = input if input.is_floating_point() or input.is_complex() else input.to(get_default_dtype())
     return tuple(_one_gradient(f, float(h), d, edge_order) for h, d in zip(steps, dims))
 
@@ -238,28 +290,48 @@ def _correction(unbiased, correction):
     return correction if unbiased is None else int(bool(unbiased))
 
 
+def _floating(input, op):
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"{op} only support floating point and complex dtypes")
+
+
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=1):
     """(std, mean) over dim, in one call"""
+    _floating(input, "std_mean")
     c = _correction(unbiased, correction)
     return input.std(dim, keepdim=keepdim, correction=c), input.mean(dim, keepdim=keepdim)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=1):
     """(var, mean) over dim, in one call"""
+    _floating(input, "var_mean")
     c = _correction(unbiased, correction)
     return input.var(dim, keepdim=keepdim, correction=c), input.mean(dim, keepdim=keepdim)
 
 
-def frobenius_norm(input, dim=(-2, -1), keepdim=False):
+def frobenius_norm(input, dim, keepdim=False):
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {input.dtype} "
+                           "instead.")
     return input.norm(2, dim=dim, keepdim=keepdim)
 
 
 def nuclear_norm(input, dim=None, keepdim=False):
     """the sum of the singular values of the matrices in dims (the last two by default)"""
     from .ops.decomposition import svd
-    if dim is None and input.ndim != 2:
-        raise RuntimeError(f"nuclear_norm: Expected a 2D tensor, but got a {input.ndim}D tensor")
-    d = [x % input.ndim for x in (dim if dim is not None else (0, 1))]
+    if input.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{input.dtype}")
+    pair = (dim, dim) if isinstance(dim, (int, np.integer)) else dim if dim is not None else (-2, -1)
+    for x in pair:
+        if not -input.ndim <= x < input.ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], "
+                             f"but got {x}) (nuclear_norm)")
+    d = [x % input.ndim for x in pair]
+    if len(d) != 2 or d[0] == d[1]:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got {tuple(pair)}")
     rest = [x for x in range(input.ndim) if x not in d]
     out = svd(input.permute(*rest, *d)).S.sum(-1)
     for x in sorted(d) if keepdim else ():
@@ -274,7 +346,17 @@ def chain_matmul(*matrices, out=None):
                   "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
                   "parameters.", UserWarning, stacklevel=2)
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
-        matrices = matrices[0]
+        raise TypeError("chain_matmul(): expected Tensor as element 0 in argument 0, but got list; pass the "
+                        "matrices as separate arguments (or use linalg.multi_dot for a list)")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for k, m in enumerate(matrices):
+        if not isinstance(m, Tensor):
+            raise TypeError(f"chain_matmul(): expected Tensor as element {k} in argument 0, but got "
+                            f"{type(m).__name__}")
+    for m in matrices:
+        if m.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead. (chain_matmul)")
     result = matrices[0]
     for m in matrices[1:]:
         result = result.mm(m)
@@ -298,6 +380,9 @@ def complex(real, imag, *, out=None):
 
 def polar(abs, angle, *, out=None):
     """abs (cos angle + i sin angle)"""
+    if abs.dtype != angle.dtype or not abs.is_floating_point():
+        raise RuntimeError(f"polar(): Expected both inputs to be Half, Float or Double tensors but got {abs.dtype} "
+                           f"and {angle.dtype}")
     return complex(abs * angle.cos(), abs * angle.sin())
 
 
@@ -374,6 +459,12 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """obj as a tensor, sharing its data when no copy or cast is needed (copy=True forces one)"""
     from ._tensor import as_tensor
+    if obj is None or callable(obj) and not isinstance(obj, (Tensor, np.ndarray)):
+        raise RuntimeError(f"asarray(): Could not infer dtype of {type(obj).__name__}")
+    if isinstance(obj, (list, tuple)) and any(isinstance(t, str) for t in obj):
+        raise TypeError("asarray(): new(): invalid data type 'str'")
+    if isinstance(obj, (list, tuple)) and any(isinstance(t, Tensor) and t.numel() != 1 for t in obj):
+        raise ValueError("asarray(): only one element tensors can be converted to Python scalars")
     if isinstance(obj, Tensor):
         out = obj if dtype is None or dtype == obj.dtype else obj.to(dtype)
         out = out.clone() if copy and out is obj else out
@@ -412,7 +503,7 @@ def unravel_index(indices, shape):
     """the coordinates, one tensor per dim of shape, of flat indices into a tensor of that shape"""
     idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
     if idx.dtype.kind not in "iu":
-        raise TypeError(f"expected 'indices' to be integer dtype, but got {idx.dtype}")
+        raise TypeError(f"unravel_index(): expected 'indices' to be integer dtype, but got {idx.dtype}")
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     total = int(np.prod(shape, dtype=np.int64))
     if idx.size and (idx.min() < -total or idx.max() >= total):
@@ -422,6 +513,12 @@ def unravel_index(indices, shape):
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element is among test_elements (False there if invert)"""
+    if not (isinstance(elements, Tensor) or isinstance(test_elements, Tensor)):
+        raise TypeError(f"isin() received an invalid combination of arguments - got ({type(elements).__name__}, "
+                        f"{type(test_elements).__name__}): one of elements and test_elements must be a Tensor")
+    for t in (elements, test_elements):
+        if isinstance(t, Tensor) and (t.dtype.name == "bool" or t.is_complex()):
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {t.dtype}")
     a = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
     b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     return Tensor._make(np.isin(a, b, assume_unique=assume_unique, invert=invert))
@@ -429,19 +526,44 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 def binomial(count, prob, generator=None):
     """draws of Binomial(count, prob), elementwise, in count's dtype"""
-    rng = _random._rng(generator)
-    return Tensor._make(rng.binomial(count._data.astype(np.int64), prob._data).astype(count._data.dtype))
+    if not count.is_floating_point():
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {count.dtype}")
+    c, p = np.broadcast_arrays(count._data, prob._data)
+    ok = np.isfinite(c) & (c >= 0) & (p >= 0) & (p <= 1)
+    draws = _random._rng(generator).binomial(np.where(ok, c, 0).astype(np.int64), np.where(ok, p, 0))
+    return Tensor._make(np.where(ok, draws, np.nan).astype(count._data.dtype))
 
 
 def poisson(input, generator=None):
     """draws of Poisson(rate = input), elementwise"""
-    return Tensor._make(_random._rng(generator).poisson(input._data).astype(input._data.dtype))
+    if generator is not None and not isinstance(generator, _random.Generator):
+        raise TypeError(f"poisson(): argument 'generator' (position 2) must be Generator, not "
+                        f"{type(generator).__name__}")
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{input.dtype}\'; convert the rates with '
+                                  ".float()")
+    rate = input._data
+    if (rate < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative (poisson)")
+    ok = np.isfinite(rate) & (rate >= 0)
+    draws = np.asarray(_random._rng(generator).poisson(np.where(ok, rate, 0)))
+    return Tensor._make(np.where(ok, draws, np.nan).astype(input._data.dtype))
 
 
-def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
     """(hist, bin_edges) of the rows of input (N, D) as points in D dims (numpy's histogramdd)"""
     from .ops.reduce import return_type
+    if not (isinstance(bins, (int, np.integer)) or isinstance(bins, (list, tuple))):
+        raise TypeError(f"histogramdd() received an invalid combination of arguments - got bins of type "
+                        f"{type(bins).__name__}: pass an int, a list of ints, or a list of tensors of bin edges")
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions (histogramdd)")
+    if any(isinstance(b_, (int, np.integer)) and b_ < 0 for b_ in (bins if isinstance(bins, (list, tuple)) else [bins])):
+        raise RuntimeError(f"histogramdd(): number of steps must be non-negative (bins={bins})")
     pts = input._data.reshape(-1, input.shape[-1])
+    if range is None and pts.size and not np.isfinite(pts).all():
+        raise RuntimeError("torch.histogramdd: the range of the points is not finite (they hold inf or nan); pass "
+                           "range= or remove them")
     ranges = None if range is None else [(range[2 * k], range[2 * k + 1]) for k in builtins.range(pts.shape[1])]
     b = [t._data for t in bins] if isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor) \
         else bins
@@ -456,12 +578,17 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
 def fill(input, value):
     """a new tensor of input's shape holding value (differentiable in a tensor value)"""
     from .ops import where
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     v = value if isinstance(value, Tensor) else tensor(value, dtype=input.dtype)
     return where(Tensor._make(np.ones(input._data.shape, bool)), v.to(input.dtype), input)
 
 
 def rsub(input, other, alpha=1):
     """other - alpha input"""
+    if input.dtype.name == "bool" or isinstance(other, Tensor) and other.dtype.name == "bool":
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported (rsub). If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     return other - input * alpha if alpha != 1 else other - input
 
 
@@ -534,14 +661,29 @@ def svd_lowrank(A, q=6, niter=2, M=None):
     projections, whose error the exact decomposition does not have)"""
     from .ops.decomposition import svd
     a = A if M is None else A - M
-    k = min(q if q is not None else 6, *a.shape[-2:])
+    q = 6 if q is None else q
+    if not isinstance(q, (int, np.integer)):
+        raise TypeError(f"svd_lowrank(): argument 'q' must be int or None, not {type(q).__name__}")
+    if a.ndim < 2:
+        raise ValueError(f"svd_lowrank: expected a matrix (or a batch of them), got {a.ndim} dimensions")
+    if q < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {q}: {[a.shape[-2], q]} (svd_lowrank)")
+    if not (a.is_floating_point() or a.is_complex()):
+        raise RuntimeError(f"svd_lowrank: expected m1 and m2 to have the same dtype, but got: {a.dtype} != float; "
+                           "convert A with .float()")
+    k = min(q, *a.shape[-2:])
     u, s, v = svd(a)
     return u[..., :k], s[..., :k], v[..., :k]
 
 
 def pca_lowrank(A, q=None, center=True, niter=2):
     """(U, S, V) of the principal components of A's rows (centred by their mean unless center=False)"""
-    q = min(6, *A.shape[-2:]) if q is None else q
+    if A.ndim < 2:
+        raise ValueError(f"pca_lowrank: expected a matrix (or a batch of them), got {A.ndim} dimensions")
+    m, n = A.shape[-2:]
+    q = min(6, m, n) if q is None else q
+    if not (isinstance(q, (int, np.integer)) and 0 <= q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
     return svd_lowrank(A - A.mean(-2, keepdim=True) if center else A, q, niter)
 
 

@@ -50,6 +50,13 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions (group_norm)")
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if input.ndim < 2 or input.shape[1] % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
     return F.group_norm(input, num_groups, weight, bias, eps)
 
 
@@ -226,6 +233,11 @@ def norm_except_dim(v, pow=2, dim=0):
     """the pow-norm over every dim but `dim`, kept as size 1 (weight_norm's g); dim -1 is the whole tensor"""
     if dim == -1:
         return v.norm(pow)
+    if v.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions (norm_except_dim)")
+    if not -v.ndim <= dim < v.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-v.ndim}, {v.ndim - 1}], but got "
+                         f"{dim}) (norm_except_dim)")
     dims = [d for d in range(v.ndim) if d != dim % v.ndim]
     return v.norm(pow, dim=dims, keepdim=True) if dims else v.abs()
 

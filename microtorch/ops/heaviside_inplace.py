@@ -11,7 +11,7 @@ class HeavisideNoDerivative(Op):
 
     @staticmethod
     def forward(ctx, x, values):
-        return np.heaviside(x, values).astype(x.dtype)
+        return _step(x, values)
 
     @staticmethod
     def backward(ctx, grad):
@@ -23,10 +23,17 @@ class HeavisideNoDerivative(Op):
         raise RuntimeError("derivative for aten::heaviside_ is not implemented (forward mode)")
 
 
+def _step(x, values):
+    """values where x == 0, else 1 where x > 0 and 0 elsewhere (NaN too, as torch)"""
+    return np.where(x == 0, values, x > 0).astype(x.dtype)
+
+
 def heaviside_of(input, values):
     """heaviside with torch's checks, recorded when an input requires grad"""
-    from .pointwise import heaviside
-    out = heaviside(input, values)  # (its dtype check and error)
+    from .._tensor import Tensor
+    if input.dtype != values.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes ({input.dtype} and "
+                           f"{values.dtype}); convert one, e.g. values.to(input.dtype)")
     if not (input.requires_grad or values.requires_grad):
-        return out
+        return Tensor._make(_step(input._data, values._data))
     return HeavisideNoDerivative.apply(input, values)

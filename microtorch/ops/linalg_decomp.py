@@ -33,6 +33,8 @@ def _lu_np(a):
     pivoting; a zero pivot column is left as it is (LAPACK reports it in info)."""
     m, n = a.shape[-2:]
     k = min(m, n)
+    if a.size == 0:
+        return a.copy(), np.ones(a.shape[:-2] + (k,), np.int32)
     lu = a.reshape((-1, m, n)).astype(a.dtype, copy=True)
     piv = np.zeros((lu.shape[0], k), np.int32)
     rows = np.arange(lu.shape[0])
@@ -51,6 +53,8 @@ def _perm_np(piv, m):
     """The row order perm of P^T A = A[perm], from LAPACK's pivots (row j was swapped with piv[j] - 1)."""
     k = piv.shape[-1]
     flat = np.broadcast_to(np.arange(m), (int(np.prod(piv.shape[:-1], dtype=int)), m)).copy()
+    if k == 0 or flat.size == 0:
+        return flat.reshape(piv.shape[:-1] + (m,))
     pv = piv.reshape(-1, k).astype(np.int64) - 1
     rows = np.arange(flat.shape[0])
     for j in range(k):
@@ -602,7 +606,8 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     lu, piv = LuFactor.apply(_matrices(A, "linalg.lu_factor", square=False))
     k = min(lu.shape[-2:])
     diag = np.diagonal(lu._data, 0, -2, -1)[..., :k] == 0
-    info = np.where(diag.any(-1), diag.argmax(-1) + 1, 0).astype(np.int32)
+    info = np.where(diag.any(-1), diag.argmax(-1) + 1, 0).astype(np.int32) if k else \
+        np.zeros(diag.shape[:-1], np.int32)
     return return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))(lu, piv, Tensor._make(info))
 
 
@@ -621,6 +626,11 @@ def lu_factor(A, *, pivot=True, out=None):
 
 def lu(A, pivot=True, get_infos=False):
     """torch.lu (deprecated there) and Tensor.lu: (LU, pivots), with infos when get_infos=True."""
+    get_infos = bool(get_infos)  # (torch's order: this flag first, then pivot's type, then A)
+    if not isinstance(pivot, bool):
+        raise TypeError(f"lu(): argument 'pivot' must be bool, not {type(pivot).__name__}")
+    if isinstance(A, Tensor) and not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise NotImplementedError(f'"lu_cpu" not implemented for \'{A.dtype}\' (lu); convert A with .double()')
     if get_infos:
         return tuple(lu_factor_ex(A, pivot=pivot))
     return tuple(lu_factor(A, pivot=pivot))

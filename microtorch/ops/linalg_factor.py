@@ -73,6 +73,8 @@ class LinalgInvEx(Op):
 def _first_zero_pivot(lu):
     """LAPACK's info: the 1-based index of the first zero on U's diagonal, per matrix (0: none)"""
     d = np.diagonal(lu, 0, -2, -1) == 0
+    if d.shape[-1] == 0:
+        return np.zeros(d.shape[:-1], np.int32)
     return np.where(d.any(-1), d.argmax(-1) + 1, 0).astype(np.int32)
 
 

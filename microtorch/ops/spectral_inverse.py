@@ -85,6 +85,8 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     divided by the overlap-added squared window."""
     win = n_fft if win_length is None else win_length
     hop = win // 4 if hop_length is None else hop_length
+    if not input.is_complex() or input.ndim not in (2, 3):
+        _istft_check(input, n_fft, hop, win, window, False, return_complex)
     if onesided is None:
         onesided = not return_complex and input.shape[-2] != n_fft
     _istft_check(input, n_fft, hop, win, window, onesided, return_complex)
