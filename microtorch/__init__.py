@@ -202,3 +202,6 @@ def _add_new_ops():
 
 from ._tensor_methods import numpy_aliases as _numpy_aliases  # noqa: E402
 _NEW_OPS = _add_new_ops()
+
+from ._torch_aliases import install as _install_aliases  # noqa: E402
+_install_aliases(globals(), Tensor)  # linalg (issue 13): decompositions, solves, torch.* aliases of nn ops
