@@ -124,7 +124,7 @@ class Var(Op):
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
-        return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
+        return _variance(x, dims, correction, keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -147,7 +147,9 @@ class Std(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
-        out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
+        var = _variance(x, dims, correction, keepdim)
+        with np.errstate(invalid="ignore"):
+            out = np.sqrt(var, out=var)  # (in place: an array, even 0-d)
         ctx.save_for_backward(x, out)
         return out
 
@@ -165,6 +167,17 @@ class Std(Op):
         x = ctx.inputs[0]
         centered = x - x.mean(dim=ctx.dims, keepdim=True)
         return Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (ctx.output * ctx.denom)
+
+
+def _variance(x, dims, correction, keepdim):
+    """np.var as torch computes it: torch reduces to one number in two passes (mean, then squares, as
+    numpy), but to several with Welford's update, which gives exactly 0 for a slice of equal values
+    where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0)."""
+    out = np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
+    if out.size > 1 and x.size > out.size * correction:  # (0 / 0 stays nan)
+        top = np.max(x, axis=dims, keepdims=keepdim)
+        out[(top == np.min(x, axis=dims, keepdims=keepdim)) & np.isfinite(top)] = 0
+    return out
 
 
 def _var_backward(ctx, x, g):

@@ -201,3 +201,20 @@ def test_cross_entropy_of_one_class_is_plus_zero():
     leaves = {"x": ([-1.0], True)}
     assert_like_torch(leaves, [("cross_entropy", "F.cross_entropy(x, L.tensor(0), reduction='none')"),
                                ("pow_scalar", "L.pow(v0, -0.5)")])
+
+
+V = 1 + np.tanh(1.0)  # three of them sum and divide to V + 2e-16
+
+
+@pytest.mark.parametrize("steps", [
+    [("std", "L.std(x, dim=0, unbiased=False, keepdim=True)")],
+    [("sqrt", "L.sqrt(x * x)"), ("std", "L.std(v0, dim=(0,), correction=0)")],
+    [("expand", "x[:1].expand(3, -1)"), ("sinh", "L.sinh(v0)"), ("std", "L.std(v0, dim=-2, correction=0)")],
+    [("var", "L.var(x, dim=0)"), ("div", "1 / v0")],
+    [("std", "L.std(x[:, :1], dim=0, correction=0)")],  # to one number: two passes, 2e-16 in torch too
+])
+def test_std_of_equal_values_is_an_exact_zero(steps):
+    """(seeds 11225, 20532, 26122) torch reduces to several numbers with Welford's update, exact for
+    equal values, so std's gradient is masked to 0 there; numpy's two passes left 2e-16."""
+    leaves = {"x": ([[V, V, 2.0], [V, V, 0.5], [V, V, -1.0]], True)}
+    assert_like_torch(leaves, steps)
