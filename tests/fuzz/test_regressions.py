@@ -218,3 +218,18 @@ def test_std_of_equal_values_is_an_exact_zero(steps):
     equal values, so std's gradient is masked to 0 there; numpy's two passes left 2e-16."""
     leaves = {"x": ([[V, V, 2.0], [V, V, 0.5], [V, V, -1.0]], True)}
     assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("leaves, steps", [
+    ({"x": ([[[-2.0, 1.0, 0.0]], [[0.0, 0.0, 2.0]]], True)},  # seed 28067: a nan gradient into 3 zeros
+     [("prod", "L.prod(x)"), ("var", "L.var(v0, dim=None, correction=1, keepdim=True)")]),
+    ({"x": ([[0.0, 0.0, 0.0]], True)}, [("sqrt", "L.sqrt(x)"), ("prod", "L.prod(v0)")]),  # seed 3313
+    ({"x": ([[2.0, 0.0, 3.0, 0.0], [1.0, -1.0, 0.0, 2.0]], True), "z": ([0.0, 1.0, 0.0, 2.0], True)},
+     [("cumprod", "L.cumprod(x, 1)"), ("div", "v0 / z")]),
+    ({"x": ([[1.0, 0.0, 2.0], [0.5, -1.0, 0.0]], True)},  # complex: the gradient is conjugated
+     [("cumprod", "L.cumprod(x.to(L.complex128) * L.tensor([1 + 2j, 0.5 - 1j, 2j]), 1).abs()")]),
+])
+def test_prod_and_cumprod_at_zeros_under_a_non_finite_gradient(leaves, steps):
+    """torch's prod at a zero is the product of exclusive cumprods both ways, and cumprod's first-order
+    gradient at a zero is 0 after the first zero of a slice whatever the gradient there (nan, inf)."""
+    assert_like_torch(leaves, steps)
