@@ -233,3 +233,12 @@ def test_prod_and_cumprod_at_zeros_under_a_non_finite_gradient(leaves, steps):
     """torch's prod at a zero is the product of exclusive cumprods both ways, and cumprod's first-order
     gradient at a zero is 0 after the first zero of a slice whatever the gradient there (nan, inf)."""
     assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_backward_differentiates_as_torch(approximate):
+    """(seed 3283) gelu's gradient is torch's GeluBackwardBackward0 op: its derivative in x is
+    (gg * g) * gelu''(x), so an infinite g at x = 0 gives -inf, not the nan of a product rule."""
+    leaves = {"x": ([[0.0, -1.5, 2.0]], True), "p": ([0.648], False)}
+    steps = [("F.gelu", f"F.gelu(x, approximate={approximate!r})"), ("neg", "L.neg(v0)"), ("pow", "L.pow(v1, p)")]
+    assert_like_torch(leaves, steps)
