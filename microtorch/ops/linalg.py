@@ -261,9 +261,10 @@ class Einsum(Op):
 
     @staticmethod
     def forward(ctx, *ops, equation):
-        ctx.equation = equation
-        ctx.save_for_backward(*ops)
-        sizes = _label_sizes(equation, [o.shape for o in ops])
+        ctx.equation, ctx.shapes = equation, [o.shape for o in ops]
+        if len(ops) > 1:  # one operand's gradient needs only its shape (torch's sum or view saves nothing)
+            ctx.save_for_backward(*ops)
+        sizes = _label_sizes(equation, ctx.shapes)
         lhs, out = equation.split("->")
         terms = lhs.split(",")
         if len(ops) == 2:
@@ -282,7 +283,7 @@ class Einsum(Op):
         lhs, out = ctx.equation.split("->")
         terms = lhs.split(",")
         unused = iter(sorted(set(_LETTERS) - set(ctx.equation)))
-        sizes = _label_sizes(ctx.equation, [o.shape for o in ops])
+        sizes = _label_sizes(ctx.equation, ctx.shapes)
         full = [o.expand(*(sizes[c] for c in t)) for t, o in zip(terms, ops)]  # size-1 labels broadcast
         grads = []
         for i, term in enumerate(terms):
@@ -307,7 +308,7 @@ class Einsum(Op):
                     others.append(c)
                     tensors.append(Tensor._make(np.ones(sizes[c], dtype=grad._data.dtype)))
             g = einsum(",".join([out] + others) + "->" + target, *tensors)
-            grads.append(sum_to(g, ops[i].shape))  # a label broadcast from size 1 is summed back
+            grads.append(sum_to(g, ctx.shapes[i]))  # a label broadcast from size 1 is summed back
         return tuple(grads)
 
     @staticmethod

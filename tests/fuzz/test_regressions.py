@@ -242,3 +242,12 @@ def test_gelu_backward_differentiates_as_torch(approximate):
     leaves = {"x": ([[0.0, -1.5, 2.0]], True), "p": ([0.648], False)}
     steps = [("F.gelu", f"F.gelu(x, approximate={approximate!r})"), ("neg", "L.neg(v0)"), ("pow", "L.pow(v1, p)")]
     assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("equation", ["'ab->b'", "'ab->ba'", "'aa->'", "'ab->'"])
+def test_one_operand_einsum_saves_nothing(equation):
+    """(seed 88) torch's one-operand einsum is a sum or a view, which saves no values: changing the
+    operand in place afterwards does not spoil the gradient."""
+    leaves = {"x": ([[1.0, -2.0], [0.5, 3.0]], True)}
+    steps = [("mul", "x * 1.5"), ("einsum", f"L.einsum({equation}, v0)"), ("inplace", "v0.mul_(2)")]
+    assert_like_torch(leaves, steps)
