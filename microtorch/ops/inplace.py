@@ -34,6 +34,8 @@ class AsStrided(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if not grad.numel():  # an empty view: torch's as_strided_backward returns plain zeros (no graph)
+            return Tensor._make(np.zeros(ctx.base_shape, grad._data.dtype)), None
         return AsStridedScatter.apply(grad, ctx.base_shape, ctx.index), None
 
     @staticmethod

@@ -262,9 +262,8 @@ class Einsum(Op):
     @staticmethod
     def forward(ctx, *ops, equation):
         ctx.equation, ctx.shapes = equation, [o.shape for o in ops]
-        if len(ops) > 1:  # one operand's gradient needs only its shape (torch's sum or view saves nothing)
-            ctx.save_for_backward(*ops)
         sizes = _label_sizes(equation, ctx.shapes)
+        ctx.save_for_backward(*_einsum_saved(equation, ops, ctx.needs_input_grad))
         lhs, out = equation.split("->")
         terms = lhs.split(",")
         if len(ops) == 2:
@@ -284,7 +283,8 @@ class Einsum(Op):
         terms = lhs.split(",")
         unused = iter(sorted(set(_LETTERS) - set(ctx.equation)))
         sizes = _label_sizes(ctx.equation, ctx.shapes)
-        full = [o.expand(*(sizes[c] for c in t)) for t, o in zip(terms, ops)]  # size-1 labels broadcast
+        full = [o if o is None else o.expand(*(sizes[c] for c in t)) for t, o in zip(terms, ops)]  # (size 1
+        # labels broadcast)
         grads = []
         for i, term in enumerate(terms):
             if not ctx.needs_input_grad[i]:
@@ -321,6 +321,15 @@ class Einsum(Op):
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_saved(equation, ops, needs):
+    """What backward needs of each operand: of one, nothing (its gradient needs only the shape, as
+    torch's sum or view saves nothing); of two, each only for the other's gradient (as torch's
+    product saves an operand only when the other requires grad)."""
+    if len(ops) == 2:
+        return [x if needs[1 - j] else None for j, x in enumerate(ops)]
+    return ops if len(ops) > 2 else ()
 
 
 def _einsum_presum(terms, out, ops):

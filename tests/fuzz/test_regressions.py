@@ -251,3 +251,23 @@ def test_one_operand_einsum_saves_nothing(equation):
     leaves = {"x": ([[1.0, -2.0], [0.5, 3.0]], True)}
     steps = [("mul", "x * 1.5"), ("einsum", f"L.einsum({equation}, v0)"), ("inplace", "v0.mul_(2)")]
     assert_like_torch(leaves, steps)
+
+
+def test_the_gradient_through_an_empty_rebased_view_has_no_graph():
+    """(seed 9376) torch's as_strided_backward of an empty view returns plain zeros, so a gradient
+    that only passes there does not require grad under create_graph."""
+    leaves = {"x": ([[-1.0, 2.0]], True)}
+    steps = [("add", "x + 1"), ("getitem", "v0[..., 2:]"), ("inplace", "v1.clamp_(min=0)"),
+             ("logsumexp", "L.logsumexp(v2, dim=0, keepdim=True)")]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("steps", [
+    [("mul", "x * 2"), ("einsum", "L.einsum('ab,bc->ac', v0, y[0])"), ("inplace", "v0.mul_(2)")],
+    [("mul", "x * 2"), ("einsum", "L.einsum('ab,bc->ac', v0, y[0])"), ("inplace", "y.mul_(2)")],  # raises
+])
+def test_two_operand_einsum_saves_what_torch_saves(steps):
+    """torch keeps an operand only for the other's gradient, so changing an operand in place later is
+    allowed when the other does not require grad."""
+    leaves = {"x": ([[1.0, -2.0], [0.5, 3.0]], True), "y": ([[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [1.0, -1.0]]], False)}
+    assert_like_torch(leaves, steps)
