@@ -11,8 +11,9 @@ def _known_einsum_node(prog, step, torch_rec, mt_rec):
     """torch records einsum as the ops it decomposes into; microtorch as one EinsumBackward0 node.
     torch's result can be a view of one of those inner ops, so an in-place op on it rebases that
     op (AsStridedBackward0 over CopySlices) where microtorch records the in-place op's own node."""
-    if mt_rec.grad_fn == "EinsumBackward0" and mt_rec.nodes in ((), ("EinsumBackward0",)):
-        return True
+    if mt_rec.grad_fn == "EinsumBackward0" and mt_rec.nodes[:1] in ((), ("EinsumBackward0",)):
+        sums = mt_rec.nodes[1:]  # the sums of a label only one operand has, which torch records too
+        return set(sums) <= {"SumBackward1"} and torch_rec.nodes.count("SumBackward1") >= len(sums)
     if not _from_einsum(prog, step):
         return False
     rebased = {"AsStridedBackward0", "torch::autograd::CopySlices"}

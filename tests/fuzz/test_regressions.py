@@ -263,11 +263,16 @@ def test_the_gradient_through_an_empty_rebased_view_has_no_graph():
 
 
 @pytest.mark.parametrize("steps", [
+    [("getitem", "x[:1, :1]"), ("einsum", "L.einsum('abc,cb->c', y, v0)"),  # seed 1816
+     ("setitem", "y.__setitem__(0, 2.0) or y")],
+    [("getitem", "x[0, :1]"), ("einsum", "L.einsum('a,a->', y[0, :, 0], v0)"), ("inplace", "y.mul_(2)")],  # 3782
+    [("getitem", "x[0]"), ("einsum", "L.einsum('abc,b->c', y, v0)"), ("inplace", "y.mul_(2)")],  # a: summed first
     [("mul", "x * 2"), ("einsum", "L.einsum('ab,bc->ac', v0, y[0])"), ("inplace", "v0.mul_(2)")],
     [("mul", "x * 2"), ("einsum", "L.einsum('ab,bc->ac', v0, y[0])"), ("inplace", "y.mul_(2)")],  # raises
 ])
 def test_two_operand_einsum_saves_what_torch_saves(steps):
-    """torch keeps an operand only for the other's gradient, so changing an operand in place later is
-    allowed when the other does not require grad."""
+    """torch sums a label only one operand has first (SumBackward1) and keeps that sum, not the operand,
+    for backward; and it keeps an operand only for the other's gradient. Changing such an operand in
+    place later is allowed."""
     leaves = {"x": ([[1.0, -2.0], [0.5, 3.0]], True), "y": ([[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [1.0, -1.0]]], False)}
     assert_like_torch(leaves, steps)
