@@ -277,39 +277,14 @@ class Einsum(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .shape import sum_to
         ops = ctx.saved_tensors
         lhs, out = ctx.equation.split("->")
         terms = lhs.split(",")
-        unused = iter(sorted(set(_LETTERS) - set(ctx.equation)))
         sizes = _label_sizes(ctx.equation, ctx.shapes)
         full = [o if o is None else o.expand(*(sizes[c] for c in t)) for t, o in zip(terms, ops)]  # (size 1
         # labels broadcast)
-        grads = []
-        for i, term in enumerate(terms):
-            if not ctx.needs_input_grad[i]:
-                grads.append(None)
-                continue
-            others = [t for j, t in enumerate(terms) if j != i]
-            tensors = [grad] + [o.conj() for j, o in enumerate(full) if j != i]
-            # a repeated index (a diagonal) gets a fresh letter tied to it by an identity matrix;
-            # an index summed over in this operand alone gets a vector of ones
-            target, seen = "", set()
-            for c in term:
-                if c in seen:
-                    fresh = next(unused)
-                    others.append(c + fresh)
-                    tensors.append(Tensor._make(np.eye(sizes[c], dtype=grad._data.dtype)))
-                    c = fresh
-                seen.add(c)
-                target += c
-            for c in sorted(set(term)):
-                if c not in out and all(c not in o for o in others):
-                    others.append(c)
-                    tensors.append(Tensor._make(np.ones(sizes[c], dtype=grad._data.dtype)))
-            g = einsum(",".join([out] + others) + "->" + target, *tensors)
-            grads.append(sum_to(g, ctx.shapes[i]))  # a label broadcast from size 1 is summed back
-        return tuple(grads)
+        return tuple(_einsum_operand_grad(grad, i, terms, out, full, sizes, ctx.shapes[i])
+                     if ctx.needs_input_grad[i] else None for i in range(len(terms)))
 
     @staticmethod
     def jvp(ctx, *ts):
@@ -321,6 +296,31 @@ class Einsum(Op):
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_operand_grad(grad, i, terms, out, full, sizes, shape):
+    """d einsum / d operand i: an einsum of grad with the other operands over operand i's distinct labels
+    (one summed in this operand alone gets a vector of ones), then each repeated label's diagonal put
+    back in place with zeros elsewhere, as torch's diagonal backward (no product with an identity
+    matrix, so an infinite gradient leaves no nan off the diagonal)."""
+    from .shape import DiagonalBackward, sum_to
+    term, diagonals = terms[i], []
+    while len(set(term)) < len(term):  # the diagonals forward took: (shape before, first dim, second dim)
+        c = next(c for c in term if term.count(c) > 1)
+        a = term.index(c)
+        b = term.index(c, a + 1)
+        diagonals.append((tuple(sizes[x] for x in term), a, b))
+        term = term[:a] + term[a + 1:b] + term[b + 1:] + c
+    others = [t for j, t in enumerate(terms) if j != i]
+    tensors = [grad] + [o.conj() for j, o in enumerate(full) if j != i]
+    for c in sorted(set(term)):
+        if c not in out and all(c not in o for o in others):
+            others.append(c)
+            tensors.append(Tensor._make(np.ones(sizes[c], dtype=grad._data.dtype)))
+    g = einsum(",".join([out] + others) + "->" + term, *tensors)
+    for before, a, b in reversed(diagonals):
+        g = DiagonalBackward.apply(g, before, 0, a, b)
+    return sum_to(g, shape)  # a label broadcast from size 1 is summed back
 
 
 def _einsum_saved(equation, ops, needs):

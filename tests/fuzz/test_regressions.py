@@ -276,3 +276,12 @@ def test_two_operand_einsum_saves_what_torch_saves(steps):
     place later is allowed."""
     leaves = {"x": ([[1.0, -2.0], [0.5, 3.0]], True), "y": ([[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [1.0, -1.0]]], False)}
     assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("equation, y", [("'aac,d->ca'", [-1.0]), ("'aab,ab->b'", [[2.0], [0.0]])])
+def test_einsum_diagonal_gradient_under_an_infinite_gradient(equation, y):
+    """(seed 11776) the gradient of a repeated label is put back on the diagonal with zeros elsewhere,
+    as torch's diagonal backward, not multiplied by an identity matrix (inf * 0 would be nan)."""
+    leaves = {"x": ([[[0.0], [1.0]], [[1.0], [-1.0]]], True), "y": (y, False)}
+    steps = [("mul", "x * 1"), ("einsum", f"L.einsum({equation}, v0, y)"), ("scalar", "2.0 / v1")]
+    assert_like_torch(leaves, steps)
