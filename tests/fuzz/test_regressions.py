@@ -285,3 +285,11 @@ def test_einsum_diagonal_gradient_under_an_infinite_gradient(equation, y):
     leaves = {"x": ([[[0.0], [1.0]], [[1.0], [-1.0]]], True), "y": (y, False)}
     steps = [("mul", "x * 1"), ("einsum", f"L.einsum({equation}, v0, y)"), ("scalar", "2.0 / v1")]
     assert_like_torch(leaves, steps)
+
+
+def test_einsum_sums_an_empty_label_first():
+    """(seed 17525) a label of size 0 in one operand and 1 in the other is summed first, as torch: the
+    product then holds a 0 that an infinite gradient turns into nan."""
+    leaves = {"a": (np.zeros((0, 0)), False), "b": ([[-1.0]], True), "c": ([-1.0], False)}
+    steps = [("einsum", "L.einsum('ab,cb->c', a, b)"), ("div", "L.div(c, v0)")]
+    assert_like_torch(leaves, steps)
