@@ -293,3 +293,11 @@ def test_einsum_sums_an_empty_label_first():
     leaves = {"a": (np.zeros((0, 0)), False), "b": ([[-1.0]], True), "c": ([-1.0], False)}
     steps = [("einsum", "L.einsum('ab,cb->c', a, b)"), ("div", "L.div(c, v0)")]
     assert_like_torch(leaves, steps)
+
+
+def test_cat_gives_an_empty_input_a_gradient_with_no_graph():
+    """(seed 18740) torch's cat backward gives a 1-d empty input plain zeros, so under create_graph
+    that gradient does not require grad even when the others do."""
+    leaves = {"e": (np.zeros(0), True), "x": ([0.5], True)}
+    steps = [("cat", "L.cat([e, e], dim=-1)"), ("mul", "v0 * x")]
+    assert_like_torch(leaves, steps)
