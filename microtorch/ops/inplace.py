@@ -82,6 +82,11 @@ class CopySlices(Op):
         if ctx.needs_input_grad[0]:
             mask = np.zeros(grad.shape, dtype=bool)
             mask.reshape(-1)[ctx.index] = True
+            if np.count_nonzero(mask) < np.size(ctx.index):  # torch copies the view's gradient back into
+                raise RuntimeError(  # its (expanded) layout, which it refuses
+                    "unsupported operation: more than one element of the written-to tensor refers to a single "
+                    "memory location. Please clone() the tensor before performing the operation. (The backward "
+                    "of CopySlices: an in-place op wrote into an expanded view; write into a clone instead.)")
             gb = masked_fill(grad, Tensor._make(mask), 0.0)
         if ctx.needs_input_grad[1]:
             gs = AsStrided.apply(grad, ctx.index)

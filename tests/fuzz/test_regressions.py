@@ -301,3 +301,11 @@ def test_cat_gives_an_empty_input_a_gradient_with_no_graph():
     leaves = {"e": (np.zeros(0), True), "x": ([0.5], True)}
     steps = [("cat", "L.cat([e, e], dim=-1)"), ("mul", "v0 * x")]
     assert_like_torch(leaves, steps)
+
+
+def test_backward_through_a_write_into_an_expanded_view_raises():
+    """(seed 25368) zero_() on an expand() of a non-leaf is allowed, but torch's CopySlices backward
+    copies the gradient back into the expanded layout and raises there."""
+    leaves = {"x": ([[1.0], [2.0], [0.0]], True)}
+    steps = [("mul", "x * 2"), ("expand", "v0.expand((1, 3, 2))"), ("inplace", "v1.zero_()")]
+    assert_like_torch(leaves, steps)
