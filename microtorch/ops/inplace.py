@@ -126,8 +126,10 @@ class _RebasedMultiView(Tensor):
 
     @property
     def grad_fn(self):
+        node = Tensor.grad_fn.__get__(self)  # None: made from a base that did not require grad then
         raise RuntimeError(
-            f"Output {self._output_nr} of {_short_name(Tensor.grad_fn.__get__(self))} is a view and its base or "
+            (f"Output {self._output_nr} of {_short_name(node)} is a view" if node is not None else
+             "A view was created in no_grad mode") + " and its base or "
             "another view of its base has been modified inplace. This view is the output of a function that "
             "returns multiple views. Such functions do not allow the output views to be modified inplace. You "
             "should replace the inplace operation by an out-of-place one (or .clone() the outputs of the split).")
@@ -145,8 +147,8 @@ def _regenerate_views(root, modified=None):
     history "this region of the new root" (torch regenerates views the same way)."""
     tracking = grad_mode.is_grad_enabled()
     for v in _live_views(root):
-        if v._view_multi and root._requires_grad and Tensor.grad_fn.__get__(v) is not None:
-            v.__class__ = _RebasedMultiView  # (a view made under no_grad has no history to lose)
+        if v._view_multi and root._requires_grad and not v._view_nograd:
+            v.__class__, v._requires_grad = _RebasedMultiView, True  # (one made under no_grad: below)
             continue
         custom = v._view_custom
         if custom:

@@ -309,3 +309,12 @@ def test_backward_through_a_write_into_an_expanded_view_raises():
     leaves = {"x": ([[1.0], [2.0], [0.0]], True)}
     steps = [("mul", "x * 2"), ("expand", "v0.expand((1, 3, 2))"), ("inplace", "v1.zero_()")]
     assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("split", ["L.split(y, 1, dim=0)[0]", "y.unbind(0)[1]"])
+def test_a_split_of_a_constant_whose_base_then_requires_grad(split):
+    """(seed 29035) a split()/unbind() output made while its base needed no gradient: once the base is
+    overwritten in place from a tensor that requires grad, torch refuses to give it a history."""
+    leaves = {"y": ([[1.0, 2.0], [3.0, 4.0]], False), "x": ([[-1.0, 0.5], [2.0, 1.0]], True)}
+    steps = [("split", split), ("inplace", "y.copy_(x)"), ("mul", "v0 * 2")]
+    assert_like_torch(leaves, steps)
