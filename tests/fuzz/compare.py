@@ -89,6 +89,8 @@ KNOWN = {
     "einsum-one-node": ("name", _known_einsum_node),
     "copyslices-op": ("name", _known_copyslices),
     "einsum-layout": ("name", _known_einsum_layout),
+    "rounding": ("numeric", None),  # decided by rerunning torch, in check.py (tests/fuzz/noise.py)
+    "einsum-inplace-grad": ("grads", None),  # decided in _compare_grads
 }
 
 
@@ -138,7 +140,7 @@ def compare(prog, tt, mt):
         if not close(v, mt.final.get(k)):
             out.append(("final_value", f"{k} after all steps"))
             break
-    return out + _compare_grads(tt, mt)
+    return out + _compare_grads(prog, tt, mt)
 
 
 def _compare_step(prog, i, st, a, b):
@@ -158,19 +160,41 @@ def _compare_step(prog, i, st, a, b):
     return out
 
 
-def _compare_grads(tt, mt):
+def _compare_grads(prog, tt, mt):
     out = []
     if tt.grad_errors != mt.grad_errors:
         out.append(("grad_error", f"torch {tt.grad_errors}, microtorch {mt.grad_errors}"))
+    rebased = _inplace_on_einsum(prog)
     if not _all_close(tt.grads, mt.grads):
         out.append(("grad", "autograd.grad(create_graph=True) values differ"))
-    elif tt.grads_rg != mt.grads_rg:
-        out.append(("grad_rg", f"requires_grad of the grads: torch {tt.grads_rg}, microtorch {mt.grads_rg}"))
-    elif not _all_close(tt.grads2, mt.grads2):
-        out.append(("grad2", "second-order grads differ"))
+    else:
+        if tt.grads_rg != mt.grads_rg:
+            out.append(("known:einsum-inplace-grad" if rebased else "grad_rg",
+                        f"requires_grad of the grads: torch {tt.grads_rg}, microtorch {mt.grads_rg}"))
+        if (rebased or tt.grads_rg == mt.grads_rg) and not _all_close(tt.grads2, mt.grads2):
+            known = rebased and _all_close(*_zeros_for_none(tt.grads2, mt.grads2))
+            out.append(("known:einsum-inplace-grad" if known else "grad2", "second-order grads differ"))
     if not _all_close(tt.backward, mt.backward):
         out.append(("backward", ".grad after backward() differs"))
     return out
+
+
+def _inplace_on_einsum(prog):
+    """An in-place step writes into an einsum result (directly or through views)."""
+    return any((st.inplace or st.op == "setitem") and _from_einsum(prog, st) for st in prog.steps)
+
+
+def _zeros_for_none(xs, ys):
+    """Where one side has no gradient (None) and the other all zeros, both as those zeros."""
+    if xs is None or ys is None or len(xs) != len(ys):
+        return xs, ys
+    xs, ys = list(xs), list(ys)
+    for i, (x, y) in enumerate(zip(xs, ys)):
+        if x is None and y is not None and not np.any(y):
+            xs[i] = y
+        elif y is None and x is not None and not np.any(x):
+            ys[i] = x
+    return xs, ys
 
 
 def real(diffs):
