@@ -390,7 +390,7 @@ class RPow(Op):
 
     @staticmethod
     def forward(ctx, x, base):
-        out = np.asarray(np.power(np.asarray(base, dtype=x.dtype), x))
+        out = np.asarray(np.power(np.asarray(base, dtype=x.dtype), x), order="C")  # torch's: contiguous
         ctx.log_base = math.log(base) if not isinstance(base, complex) and base > 0 else np.log(complex(base))
         ctx.save_for_backward(out, x)  # x too, as torch: modifying the exponent in place is an error
         return out

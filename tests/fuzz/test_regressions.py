@@ -318,3 +318,11 @@ def test_a_split_of_a_constant_whose_base_then_requires_grad(split):
     leaves = {"y": ([[1.0, 2.0], [3.0, 4.0]], False), "x": ([[-1.0, 0.5], [2.0, 1.0]], True)}
     steps = [("split", split), ("inplace", "y.copy_(x)"), ("mul", "v0 * 2")]
     assert_like_torch(leaves, steps)
+
+
+def test_a_scalar_to_the_power_of_a_tensor_is_contiguous():
+    """(seed 20281) torch's scalar ** tensor is laid out contiguously whatever the exponent's layout, so a
+    matmul reading it folds with a view, not a copy."""
+    leaves = {"x": (np.zeros((2, 1, 2)), True), "w": ([[0.0], [1.0]], False)}
+    steps = [("transpose", "x.transpose(-1, 0)"), ("scalar", "2.0 ** v0"), ("matmul", "v1 @ w")]
+    assert_like_torch(leaves, steps)
