@@ -49,10 +49,31 @@ class Mm(Matmul):
     _saved_names = ("self", "mat2")
 
     @staticmethod
+    def forward(ctx, a, b):
+        ctx.column_major = (_column_major(a), _column_major(b))
+        return Matmul.forward(ctx, a, b)
+
+    @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (Mm.apply(grad, b.mT.conj()) if ctx.needs_input_grad[0] else None,
-                Mm.apply(a.mT.conj(), grad) if ctx.needs_input_grad[1] else None)
+        return (_mat1_grad(grad, b, ctx.column_major[0]) if ctx.needs_input_grad[0] else None,
+                _mat2_grad(grad, a, ctx.column_major[1]) if ctx.needs_input_grad[1] else None)
+
+
+def _column_major(m):
+    """m is laid out column after column (as `w.t()` of a row-major w is)."""
+    return m.strides[0] == m.itemsize and m.strides[1] == m.itemsize * m.shape[0]
+
+
+def _mat1_grad(grad, mat2, column_major):
+    """grad @ mat2^T, computed as torch's mm backward does: in mat1's layout when mat1 is column-major."""
+    return mat2.conj().mm(grad.t()).t() if column_major else grad.mm(mat2.t().conj())
+
+
+def _mat2_grad(grad, mat1, column_major):
+    """mat1^T @ grad, in mat2's layout when mat2 is column-major (the weight of nn.Linear, seen through
+    `weight.t()`: its gradient is then row-major like the weight, and AccumulateGrad can keep it)."""
+    return grad.t().mm(mat1.conj()).t() if column_major else mat1.t().conj().mm(grad)
 
 
 class Mv(Matmul):
@@ -233,14 +254,15 @@ class Addmm(Op):
     @staticmethod
     def forward(ctx, bias, x, w):
         ctx.save_for_backward(x, w)
+        ctx.column_major = (_column_major(x), _column_major(w))
         return bias + x @ w
 
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         return (grad if ctx.needs_input_grad[0] else None,
-                grad.mm(w.mT.conj()) if ctx.needs_input_grad[1] else None,
-                x.mT.conj().mm(grad) if ctx.needs_input_grad[2] else None)
+                _mat1_grad(grad, w, ctx.column_major[0]) if ctx.needs_input_grad[1] else None,
+                _mat2_grad(grad, x, ctx.column_major[1]) if ctx.needs_input_grad[2] else None)
 
     @staticmethod
     def jvp(ctx, tbias, tx, tw):

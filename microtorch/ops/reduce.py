@@ -43,7 +43,7 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        return np.asarray(np.sum(x, axis=dims, keepdims=keepdim, dtype=dtype), order="C")  # (C: torch's layout)
+        return np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=dtype), order="C")  # (C: torch's layout)
 
     @staticmethod
     def backward(ctx, grad):
@@ -86,7 +86,7 @@ class Mean(Op):
     def forward(ctx, x, dims=None, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         ctx.n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        return np.asarray(np.mean(x, axis=dims, keepdims=keepdim), order="C")
+        return np.asarray(x.mean(axis=dims, keepdims=keepdim), order="C")
 
     @staticmethod
     def backward(ctx, grad):
