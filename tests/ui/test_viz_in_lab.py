@@ -198,8 +198,9 @@ def _scroll_to(page, el, height):
 @pytest.mark.parametrize("notebook", VIZ_NOTEBOOKS)
 def test_notebook_viz_outputs_are_legible_at_laptop_sizes(lab, page, artifacts, notebook):
     """Every viz output of a notebook (graphs, steppers, explorers, timelines, heatmaps, tables),
-    at 1366x768 and 1024x768: no node outside its pane; every text >= 12 px with AA contrast;
-    each figure's smallest text >= 12 px on screen (its font size times the scale it is shown at)."""
+    at 1366x768 and 1024x768 in the light theme and 1024x768 in the dark one: no node outside
+    its pane; every text >= 12 px with AA contrast; each figure's smallest text >= 12 px on
+    screen (its font size times the scale it is shown at)."""
     page.set_viewport_size({"width": 1366, "height": 768})
     open_notebook(page, lab, notebook)
     run_all(page, timeout=300)
@@ -207,7 +208,9 @@ def test_notebook_viz_outputs_are_legible_at_laptop_sizes(lab, page, artifacts, 
     outputs.first.wait_for(state="visible", timeout=30_000)
     n = outputs.count()
     assert n >= 1
-    for w in (1366, 1024):
+    for theme, w in (("light", 1366), ("light", 1024), ("dark", 1024)):
+        if theme == "dark":
+            _set_theme(page, "dark")
         page.set_viewport_size({"width": w, "height": 768})
         page.wait_for_timeout(300)
         for i in range(n):
@@ -215,7 +218,7 @@ def test_notebook_viz_outputs_are_legible_at_laptop_sizes(lab, page, artifacts, 
             if out.evaluate("e => !!e.parentElement.closest('.mtviz')"):
                 continue                        # measured with the output it is part of
             _scroll_to(page, out, 768)
-            where = f"{notebook} output {i} at {w}"
+            where = f"{notebook} output {i} at {w}, {theme}"
             for pane in out.evaluate(GEOMETRY_JS):
                 assert pane["nodes"] and not outside(pane), f"{where}: {outside(pane)}"
             texts = out.evaluate(TEXTS_JS)
@@ -223,7 +226,8 @@ def test_notebook_viz_outputs_are_legible_at_laptop_sizes(lab, page, artifacts, 
             assert not low_contrast(texts), f"{where}: {low_contrast(texts)[:6]}"
             figures = out.evaluate(FIGURES_JS)
             assert not too_small(figures, 12), f"{where}: {too_small(figures, 12)}"
-            out.screenshot(path=str(artifacts / f"lab-{notebook[:2]}-out{i}-{w}.png"))
+            out.screenshot(path=str(artifacts / f"lab-{notebook[:2]}-out{i}-{w}-{theme}.png"))
+    _set_theme(page, "light")
 
 
 def test_notebook_04_mlp_fits_1024_with_the_file_browser_open(lab, page, artifacts):
