@@ -243,7 +243,7 @@ KNOWN = {
     "nonzero_static": "torch runs it per example; microtorch's is whole-array numpy (no op, no gradient), which "
                       "vmap batches",
     "argwhere": "torch runs it per example (the counts happen to agree); microtorch refuses the dynamic shape",
-    "histc": "torch runs it per example; microtorch's range of the data (min=max=0) is data-dependent control flow",
+    "histc": "torch runs it per example; microtorch's is numpy (no op, no gradient), which vmap batches",
     "histogram": "(the same as histc)",
     "bitwise_operators": "microtorch raises: Tensor's &, |, ^ read the operands with np.asarray "
                          "(microtorch/_tensor_methods.py _bitwise), which vmap's batched stand-in refuses",
