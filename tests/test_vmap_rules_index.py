@@ -240,3 +240,23 @@ def test_index_fill_with_a_repeated_index_outside_vmap_as_torch():
         (out ** 2).sum().backward()
         res.append((out.grad_fn.name(), v.grad.item()))
     assert res[0] == res[1]
+
+
+# the ops rewritten with whole-array numpy so that vmap batches them, against torch outside vmap
+REWRITTEN = {
+    "mode": lambda L, x, rng: L.mode(x.round(), int(rng.integers(0, x.ndim))),
+    "nonzero_static": lambda L, x, rng: L.nonzero_static(x.round(), size=int(rng.integers(0, 9)), fill_value=-2),
+    "histc": lambda L, x, rng: L.histc(x, int(rng.integers(1, 6))),
+    "scatter": lambda L, x, rng: x.scatter(0, L.tensor(rng.integers(0, x.shape[0], (1,) + tuple(  # (a smaller index)
+        int(rng.integers(1, n + 1)) for n in x.shape[1:]))), -1.0),
+}
+
+
+@pytest.mark.parametrize("name", REWRITTEN)
+def test_rewritten_ops_equal_torch_outside_vmap(name):
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    for _ in range(40):
+        x = rng.standard_normal(tuple(rng.integers(1, 5, rng.integers(1, 4))))
+        seed = int(rng.integers(0, 2 ** 31))
+        ours, theirs = (REWRITTEN[name](L, L.tensor(x), np.random.default_rng(seed)) for L in (mt, torch))
+        close(ours, theirs)
