@@ -260,6 +260,7 @@ KNOWN = {
     **{name: "(the same as index_copy_)" for name in ("clip_", "conj_physical_", "fix_", "ldexp_", "negative_",
                                                       "square_", "xlogy_")},
     "isin": _COMPOSITE, "norm_except_dim": _COMPOSITE,
+    "fill": "torch has no rule for the out-of-place fill (its fill_ has one); microtorch's is a fill_ of a copy",
     "chain_matmul": "torch raises 'Batching rule not implemented for aten::chain_matmul'; microtorch's is matmuls",
     "detach_": "torch raises: vmap's batched input is a view, which it cannot detach in place; microtorch can",
     "svd_lowrank": "torch's draws random numbers (vmap's randomness error); microtorch's is exact",
