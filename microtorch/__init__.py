@@ -106,7 +106,8 @@ _accept_numpy_names()
 def __getattr__(name):
     # subpackages that pull in more code are imported on first use
     import importlib
-    if name in ("nn", "optim", "func", "testing", "utils", "viz", "cuda", "backends", "accelerator", "random"):
+    if name in ("nn", "optim", "func", "testing", "utils", "viz", "cuda", "backends", "accelerator", "random",
+                "distributions"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
@@ -202,3 +203,6 @@ def _add_new_ops():
 
 from ._tensor_methods import numpy_aliases as _numpy_aliases  # noqa: E402
 _NEW_OPS = _add_new_ops()
+
+from ._torch_aliases import install as _install_aliases  # noqa: E402
+_install_aliases(globals(), Tensor)  # linalg (issue 13): decompositions, solves, torch.* aliases of nn ops

@@ -92,6 +92,26 @@ OUT_OF_SCOPE = [
     (r"\b(geqrf|orgqr|ormqr)$", "LAPACK's Householder form of QR (teaching code uses linalg.qr's Q and R)"),
     (r"Tensor\.hash_tensor$", "returns a uint64 tensor (uint64 is out of scope: see the dtypes above)"),
     (r"Tensor\.slice_inverse$", "JIT, compilation and dispatch internals"),
+    # linalg (issue 13, the torch namespace)
+    (r"^torch\.(\w*Type|AliasDb|Argument|ArgumentSpec|CompleteArgumentSpec|Block|CallStack|Capsule|Code|"
+     r"CompilationUnit|ConcreteModuleType\w*|DeepCopyMemoTable|ErrorReport|ExecutionPlan|FileCheck|FunctionSchema|"
+     r"Gradient|Graph|GraphExecutorState|JITException|LiteScriptModule|\w*Logger|LoggerBase|ModuleDict|"
+     r"ParameterDict|BufferDict|Node|OperatorInfo|Script\w+|StaticModule|TracingState|Use|Value|AggregationType|"
+     r"AVG|SUM|Benchmark\w+|import_ir_module|merge_type_from_type_comment|parse_ir|parse_schema|parse_type_comment|"
+     r"unify_type_list|fork|wait|Future|DispatchKey|DispatchKeySet|ExcludeDispatchKeyGuard|slice_inverse)$",
+     "JIT, compilation and dispatch internals"),
+    (r"^torch\.\w+_copy$", "functionalization's copying forms of view ops (compilation internals; the views "
+     "themselves are present)"),
+    (r"^torch\.batch_norm_(stats|elemt|gather_stats\w*|backward_\w+|update_stats)$",
+     "several processes (distributed training, loader workers)"),
+    (r"^torch\.(AcceleratorError|OutOfMemoryError)$", "GPUs, accelerators and their streams"),
+    (r"^torch\.prepare_multiprocessing_environment$", "several processes (distributed training, loader workers)"),
+    (r"^torch\.(FatalError|classproperty|thread_safe_generator|PyTorchFileReader|PyTorchFileWriter)$", "internals"),
+    (r"^torch\.bit$", "dtypes numpy has no equivalent of"),
+    (r"^torch\.hash_tensor$", "returns a uint64 tensor (uint64 is out of scope: see the dtypes above)"),
+    (r"^torch\.(eig|symeig|lstsq|solve|matrix_rank)$", "removed from torch 2 (calling them raises an error there)"),
+    (r"^torch\.(native_norm|spmm)$", "sparse tensors"),
+    (r"^torch\.choose_qparams_optimized$", "quantization"),
 ]
 _SCOPE_RULES = [(re.compile(p), reason) for p, reason in OUT_OF_SCOPE]
 

@@ -413,16 +413,18 @@ class Cat(Op):
 
     @staticmethod
     def forward(ctx, *xs, dim=0):
-        ctx.dim = dim
-        ctx.kept = [not _legacy_empty(x) for x in xs] if not all(map(_legacy_empty, xs)) else [True] * len(xs)
+        ctx.dim, ctx.legacy = dim, [_legacy_empty(x) for x in xs]
+        ctx.kept = [not e for e in ctx.legacy] if not all(ctx.legacy) else [True] * len(xs)
         xs = [x for x, k in zip(xs, ctx.kept) if k]
         ctx.sizes = [x.shape[dim] for x in xs]
         return np.concatenate(xs, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
+        # a 1-d empty input gets plain zeros (no graph), as torch's cat backward gives it
         parts = iter(split(grad, ctx.sizes, ctx.dim))
-        return tuple(next(parts) if k else Tensor._make(np.zeros(0, grad._data.dtype)) for k in ctx.kept)
+        parts = [next(parts) if k else None for k in ctx.kept]
+        return tuple(Tensor._make(np.zeros(0, grad._data.dtype)) if e else p for p, e in zip(parts, ctx.legacy))
 
     @staticmethod
     def jvp(ctx, *ts):

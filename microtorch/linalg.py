@@ -1,0 +1,143 @@
+"""microtorch.linalg: the torch.linalg functions microtorch has. Decompositions and solves are ops with
+torch's grad_fn names (ops/linalg_decomp.py, ops/linalg_factor.py, ops/linalg_more.py); the rest (norms,
+vecdot, multi_dot, cond, matrix_rank...) are composed of them as torch composes them."""
+import numpy as np
+
+from .ops import diagonal as _diagonal, matmul  # noqa: F401
+from .ops.decomposition import Svd as _Svd
+from .ops.linalg_decomp import (linalg_lu as lu, linalg_lu_solve as lu_solve, linalg_qr as qr,  # noqa: F401
+                                lu_factor, lu_factor_ex, solve_triangular)
+from .ops.linalg_factor import (LinAlgError, cholesky, cholesky_ex, eigh, eigvalsh, inv_ex, solve,  # noqa: F401
+                                solve_ex)
+from .ops.linalg_more import det, inverse as inv, matrix_exp, matrix_power, slogdet  # noqa: F401
+from .ops.reduce import vector_norm  # noqa: F401
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """(U, S, Vh) with A = U diag(S) Vh; with full_matrices the columns of U (rows of Vh) beyond min(m, n)
+    complete the bases and get no gradient, as in torch"""
+    from .ops import cat
+    from .ops.reduce import return_type
+    from ._tensor import Tensor
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.svd: The input tensor A must have at least 2 dimensions. (got {A.ndim})")
+    u, s, vh = _Svd.apply(A)
+    m, n = A.shape[-2:]
+    if full_matrices and m != n:
+        uf, _, vhf = np.linalg.svd(A._data, full_matrices=True)
+        k = min(m, n)
+        u = cat([u, Tensor._make(np.ascontiguousarray(uf[..., :, k:]))], -1) if m > k else u
+        vh = cat([vh, Tensor._make(np.ascontiguousarray(vhf[..., k:, :]))], -2) if n > k else vh
+    return return_type("linalg_svd", ("U", "S", "Vh"))(u, s, vh)
+
+
+def svdvals(A, *, driver=None, out=None):
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.svd: The input tensor A must have at least 2 dimensions. (got {A.ndim})")
+    return _Svd.apply(A)[1]
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """the pseudo-inverse; singular values below max(atol, rtol * the largest) count as zero"""
+    from .ops.linalg_more import Pinverse
+    if atol is not None and atol != 0:
+        raise NotImplementedError("linalg.pinv(atol=...) is not implemented in microtorch; pass rtol instead")
+    eps = np.finfo(A._data.dtype).eps
+    r = rtol if rtol is not None else (0.0 if atol is not None else max(A.shape[-2:]) * eps)
+    return Pinverse.apply(A, rcond=float(r))
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """sum over dim of conj(x) y (broadcasting)"""
+    return (x.conj() * y).sum(dim)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    from .ops.linalg_more import cross as _cross
+    return _cross(input, other, dim)
+
+
+def multi_dot(tensors, *, out=None):
+    """the product of the matrices left to right (a first 1-d operand is a row, a last one a column)"""
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    first, last = tensors[0], tensors[-1]
+    mats = [first.unsqueeze(0) if first.ndim == 1 else first] + list(tensors[1:-1]) + \
+        [last.unsqueeze(1) if last.ndim == 1 else last]
+    out = mats[0]
+    for m in mats[1:]:
+        out = out.mm(m)
+    if last.ndim == 1:
+        out = out.squeeze(1)
+    return out.squeeze(0) if first.ndim == 1 else out
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """'fro', 'nuc', 1, -1, 2, -2, inf, -inf over the matrices in dims"""
+    a = A if dtype is None else A.to(dtype)
+    d = tuple(x % a.ndim for x in dim)
+    if ord == "fro":
+        return vector_norm(a, 2, d, keepdim)
+    if ord in ("nuc", 2, -2):
+        rest = [x for x in range(a.ndim) if x not in d]
+        s = svdvals(a.permute(*rest, *d))
+        out = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
+        for x in sorted(d) if keepdim else ():
+            out = out.unsqueeze(x)
+        return out
+    if ord in (1, -1, float("inf"), float("-inf")):
+        over, across = (d[0], d[1]) if ord in (1, -1) else (d[1], d[0])
+        sums = a.abs().sum(over, keepdim=True)
+        out = sums.amax(across, keepdim=True) if ord > 0 else sums.amin(across, keepdim=True)
+        return out if keepdim else out.squeeze(d).reshape([n for i, n in enumerate(a.shape) if i not in d])
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """a vector norm (1-d, or dim an int) or a matrix norm (2-d, or dim a pair); ord None: 2 / 'fro'"""
+    if isinstance(dim, int) or (dim is None and ord is not None and A.ndim == 1):
+        return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    if dim is None and ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+    if dim is None and A.ndim != 2:
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.ndim}D.")
+    d = (-2, -1) if dim is None else tuple(dim)
+    if len(d) == 1:
+        return vector_norm(A, 2 if ord is None else ord, d, keepdim, dtype=dtype)
+    return matrix_norm(A, "fro" if ord is None else ord, d, keepdim, dtype=dtype)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return _diagonal(A, offset, dim1, dim2)
+
+
+def vander(x, *, N=None):
+    """columns x^0, x^1, ..., x^(N-1) (increasing powers, over the last dim)"""
+    from ._torch_misc import vander as _vander
+    return _vander(x.reshape(-1), N, True).reshape(*x.shape, -1 if N is None else N) if x.ndim != 1 else \
+        _vander(x, N, True)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """how many singular values exceed max(atol, rtol * the largest) (rtol defaults to eps * max(m, n))"""
+    from ._tensor import Tensor
+    s = np.linalg.svd(A._data, compute_uv=False)
+    eps = np.finfo(A._data.dtype).eps
+    r = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(A.shape[-2:]) * eps)
+    tol = np.maximum(atol or 0.0, r * (s.max(-1, keepdims=True) if s.size else 0))
+    return Tensor._make((s > tol).sum(-1).astype(np.int64))
+
+
+def cond(A, p=None):
+    """the condition number: ||A|| ||A^-1|| in the norm p (None: 2, the ratio of extreme singular values)"""
+    if p is None or p in (2, -2):
+        s = svdvals(A)
+        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
+           "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
+           "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+           "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm"]
