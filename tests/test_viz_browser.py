@@ -7,6 +7,7 @@ Skipped when chromium or playwright is missing. Screenshots go to tests/ui/artif
 human to look at.
 """
 import importlib.util
+import re
 import os
 import sys
 from pathlib import Path
@@ -501,5 +502,35 @@ def test_dag_output_node_click_opens_its_tensor(chromium, tmp_path):
         assert text.splitlines()[1] == "x" or "x" in text.splitlines()[1]
         assert _panel_numbers(page, ".mt-tensor")[4:] == [fmt(v) for v in x.grad.numpy().ravel()]
         page.screenshot(path=str(ARTIFACTS / "dag-tensor.png"), full_page=True)
+    finally:
+        page.close()
+
+
+def test_stepper_grows_downwards_before_it_scrolls_sideways(chromium, tmp_path):
+    """A left-to-right stepper (notebook 04's f = (x + y) * z) also carries its top-to-bottom
+    layout, with the same ids: in an output too narrow for the left-to-right one at 12 px text
+    (534 px) it shows the top-to-bottom one (188 px), and switches back when the window widens,
+    at the same step."""
+    x, y, z = (mt.tensor(v, requires_grad=True) for v in (-2.0, 5.0, -4.0))
+    with viz.record() as tape:
+        ((x + y) * z).backward()
+    s = viz.Stepper(tape, rankdir="LR", names={"x": x, "y": y, "z": z})
+    assert s.data["rankdir"] == "LR" and s.data["alt"]["rankdir"] == "TB"
+    ids = [sorted(re.findall(r'<g id="([^"]+)" class="node', svg)) for svg in (s.data["svg"], s.data["alt"]["svg"])]
+    assert ids[0] == ids[1] and len(ids[0]) == 6           # f, Mul, Add, x, y, z
+    page = _open(chromium, s.save(tmp_path / "lr.html"), (420, 800), "light")
+    state = "() => { const r = document.querySelector('.mt-stepper'); const b = r.querySelector('.mt-body');" \
+            " return [r.dataset.rankdir, r.dataset.step, b.scrollWidth <= b.clientWidth, document.querySelectorAll('.mt-stepper').length]; }"
+    try:
+        assert page.evaluate(state) == ["TB", "0", True, 1]
+        _all_inside(page, "narrow, top to bottom")
+        assert not too_small([t for t in page.evaluate(TEXTS_JS, page.query_selector(".mt-stepper")) if t["where"] == "svg"], 12)
+        page.click(".mt-next")
+        page.click(".mt-next")
+        page.set_viewport_size({"width": 1400, "height": 800})
+        page.wait_for_function("() => document.querySelector('.mt-stepper').dataset.rankdir === 'LR'")
+        assert page.evaluate(state) == ["LR", "2", True, 1]
+        assert len(_current(page)) == 1
+        assert page.errors == []
     finally:
         page.close()
