@@ -205,8 +205,10 @@ def _rc(fg, scale=None):
     return rc
 
 
-# the heatmap figure's layout in inches (at scale 1; text and margins grow with the scale)
-_W, _LEFT, _GAP, _CBW, _CBGAP, _GAP2, _RIGHT = 10.5, 0.7, 0.35, 0.12, 0.08, 0.75, 0.6
+# the heatmap figure's layout in inches (at scale 1; text and margins grow with the scale);
+# 9.4 in wide: with its 9.5 pt tick labels at 12 px it needs 855 px, which JupyterLab gives an
+# output at 1366 px with the file browser open (914 px)
+_W, _LEFT, _GAP, _CBW, _CBGAP, _GAP2, _RIGHT = 9.4, 0.7, 0.35, 0.12, 0.08, 0.75, 0.6
 
 
 def _fit_title(title, width_in, fontsize):
@@ -507,10 +509,11 @@ class GradcheckView:
     """The heatmaps of a GradcheckReport. `.report`, `.data` (heatmap_data), `.figure`
     (matplotlib, light theme), `.save("jac.png" | ".svg" | ".html", theme="light")`.
 
-    Size: the figure is drawn at its content's size, 10.5 in wide and, per pair (two rows
+    Size: the figure is drawn at its content's size, 9.4 in wide and, per pair (two rows
     for a complex Jacobian), about 1.1 in of titles and labels plus heatmaps 0.3 in per
-    Jacobian row (1.2 to 2.3 in); in a notebook it scales down to the output's width and
-    never scrolls inside the output. At most `max_pairs` pairs (8) are drawn, failing first.
+    Jacobian row (1.2 to 2.3 in); in a notebook it scales down to the output's width, but
+    not below the width at which its smallest text is 12 CSS px (855 px at scale 1): a
+    narrower output scrolls sideways. At most `max_pairs` pairs (8) are drawn, failing first.
     Point at a cell to read its numerical, analytical and difference values (pairs of up to
     10,000 entries); click to pin."""
 
