@@ -170,6 +170,8 @@ def test_heatmaps_never_shrink_their_text_under_12_px():
     svg = re.search(r"<svg[^>]*>", html).group(0)
     assert 'data-min-font-pt="9.5"' in svg and 'style="min-width: 855px"' in svg
     assert "<div class='mt-heatwrap'" in html and "style='min-width: 855px'" in html
+    # the narrow variant for outputs under 855 px: 5.3 in = 381.6 pt, 381.6 x 12 / 9.5 = 482 px
+    assert "style='min-width: 482px'" in html and "@container (max-width: 854px)" in html
     old = viz.set_options(scale=1.5)
     try:
         svg = re.search(r"<svg[^>]*>", viz.gradcheck(HalfSquare.apply, (x,))._repr_html_()).group(0)
