@@ -589,7 +589,10 @@ class Stepper(anywidget.AnyWidget):
     or `viz.step_backward(loss)`. `.steps[i]` is the Python state of step i; `.index` is
     the step shown (kept in sync with the browser); `.save("backward.html")` exports a page
     that replays without a kernel. Big graphs: at most `max_nodes` are drawn (the rest is one
-    "... N more nodes" node) and the first `max_steps` nodes that ran are stepped through."""
+    "... N more nodes" node) and the first `max_steps` nodes that ran are stepped through.
+    `rankdir` ("TB" or "LR") is the direction asked for: a graph of up to 60 nodes is also laid
+    out in the other one, which the browser shows when only that one fits the output's width
+    with legible text."""
 
     _esm = _ESM
     _css = _THEME_CSS + _PANEL_CSS + _STEPPER_CSS
