@@ -7,8 +7,8 @@ and the browser shows the one that fits the output's width with legible text,
 the side panel's HTML and the text of gradient cells (clicking a node also opens its tensor
 above the panel: value, gradient, saved tensors), so a step costs a few milliseconds and
 needs no kernel. The graph sits in a pan/zoom pane (`_viewport_js`) that fits it whole and
-keeps the running node in view. The same module
-drives the static export, where a tiny stand-in for the widget model replaces the kernel.
+keeps the running node in view. The same module drives the static export, where a tiny
+stand-in for the widget model replaces the kernel.
 """
 from ._viewport_js import VIEWPORT
 
