@@ -7,6 +7,7 @@ Skipped when chromium or playwright is missing. Screenshots go to tests/ui/artif
 human to look at.
 """
 import importlib.util
+import re
 import os
 import sys
 from pathlib import Path
@@ -307,24 +308,32 @@ class _HalfSquare(mt.autograd.Function):
         return g * x
 
 
-def test_gradcheck_heatmap_cells_read_out_under_the_pointer(chromium, tmp_path):
+@pytest.mark.parametrize("width", [1366, 600])
+def test_gradcheck_heatmap_cells_read_out_under_the_pointer(chromium, tmp_path, width):
     """Pointing at a heatmap cell shows its numerical, analytical and difference values (the
-    Jacobians of x^2 with a backward missing its factor 2: diag(2x) against diag(x))."""
+    Jacobians of x^2 with a backward missing its factor 2: diag(2x) against diag(x)); in a
+    page too narrow for the three panels side by side at 12 px text, the difference panel sits
+    under the other two, and reads out the same."""
     x = mt.tensor([0.5, -1.0, 2.0], dtype=mt.float64, requires_grad=True)
     view = viz.gradcheck(_HalfSquare.apply, (x,))
     path = view.save(tmp_path / "gc.html")
-    page = chromium.new_page(viewport={"width": 1366, "height": 768})
+    page = chromium.new_page(viewport={"width": width, "height": 768})
     try:
         page.goto(Path(path).as_uri())
+        shown = page.evaluate("() => [...document.querySelectorAll('.mt-heatwrap')].filter((e) => e.offsetWidth)"
+                              ".map((e) => { const s = e.querySelector('svg'); const r = s.getBoundingClientRect();"
+                              " return [s.viewBox.baseVal.width, parseFloat(s.dataset.minFontPt) * r.width / s.viewBox.baseVal.width]; })")
+        assert len(shown) == 1 and shown[0][1] >= 12 - 0.05, shown
+        assert shown[0][0] == pytest.approx((676.8 if width == 1366 else 381.6), abs=0.5)   # 9.4 in / 5.3 in
         header = page.inner_text(".mt-failtext")
         assert header and not header.rstrip().endswith(",")
         assert page.locator("details summary").count() == 1        # one table for the one pair
         for panel in ("numerical", "analytical", "diff"):
-            hit = page.locator(f".mt-hit[data-panel='{panel}']").first
+            hit = page.locator(f".mt-heatwrap:visible .mt-hit[data-panel='{panel}']")
             box = hit.bounding_box()
             # cell (row 2, col 2): the bottom-right of a 3x3 grid
             page.mouse.move(box["x"] + box["width"] * 5 / 6, box["y"] + box["height"] * 5 / 6)
-            tip = page.locator(".mt-heattip")
+            tip = page.locator(".mt-heatwrap:visible .mt-heattip")
             tip.wait_for(state="visible")
             text = tip.inner_text()
             assert "out[2] / in[2]" in text and "(2, 2)" in text, text
@@ -333,9 +342,9 @@ def test_gradcheck_heatmap_cells_read_out_under_the_pointer(chromium, tmp_path):
             assert float(numbers["analytical"]) == pytest.approx(2.0, rel=1e-3)
             assert "fails" in text
         page.mouse.move(box["x"] + box["width"] / 6, box["y"] + box["height"] * 5 / 6)   # (2, 0): off the diagonal
-        text = page.locator(".mt-heattip").inner_text()
+        text = page.locator(".mt-heatwrap:visible .mt-heattip").inner_text()
         assert "(2, 0)" in text and "passes" in text
-        page.locator(".mt-heatwrap").screenshot(path=str(ARTIFACTS / "gradcheck-hover.png"))
+        page.locator(".mt-heatwrap:visible").screenshot(path=str(ARTIFACTS / f"gradcheck-hover-{width}.png"))
     finally:
         page.close()
 
@@ -501,5 +510,35 @@ def test_dag_output_node_click_opens_its_tensor(chromium, tmp_path):
         assert text.splitlines()[1] == "x" or "x" in text.splitlines()[1]
         assert _panel_numbers(page, ".mt-tensor")[4:] == [fmt(v) for v in x.grad.numpy().ravel()]
         page.screenshot(path=str(ARTIFACTS / "dag-tensor.png"), full_page=True)
+    finally:
+        page.close()
+
+
+def test_stepper_grows_downwards_before_it_scrolls_sideways(chromium, tmp_path):
+    """A left-to-right stepper (notebook 04's f = (x + y) * z) also carries its top-to-bottom
+    layout, with the same ids: in an output too narrow for the left-to-right one at 12 px text
+    (534 px) it shows the top-to-bottom one (188 px), and switches back when the window widens,
+    at the same step."""
+    x, y, z = (mt.tensor(v, requires_grad=True) for v in (-2.0, 5.0, -4.0))
+    with viz.record() as tape:
+        ((x + y) * z).backward()
+    s = viz.Stepper(tape, rankdir="LR", names={"x": x, "y": y, "z": z})
+    assert s.data["rankdir"] == "LR" and s.data["alt"]["rankdir"] == "TB"
+    ids = [sorted(re.findall(r'<g id="([^"]+)" class="node', svg)) for svg in (s.data["svg"], s.data["alt"]["svg"])]
+    assert ids[0] == ids[1] and len(ids[0]) == 6           # f, Mul, Add, x, y, z
+    page = _open(chromium, s.save(tmp_path / "lr.html"), (420, 800), "light")
+    state = "() => { const r = document.querySelector('.mt-stepper'); const b = r.querySelector('.mt-body');" \
+            " return [r.dataset.rankdir, r.dataset.step, b.scrollWidth <= b.clientWidth, document.querySelectorAll('.mt-stepper').length]; }"
+    try:
+        assert page.evaluate(state) == ["TB", "0", True, 1]
+        _all_inside(page, "narrow, top to bottom")
+        assert not too_small([t for t in page.evaluate(TEXTS_JS, page.query_selector(".mt-stepper")) if t["where"] == "svg"], 12)
+        page.click(".mt-next")
+        page.click(".mt-next")
+        page.set_viewport_size({"width": 1400, "height": 800})
+        page.wait_for_function("() => document.querySelector('.mt-stepper').dataset.rankdir === 'LR'")
+        assert page.evaluate(state) == ["LR", "2", True, 1]
+        assert len(_current(page)) == 1
+        assert page.errors == []
     finally:
         page.close()

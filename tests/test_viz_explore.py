@@ -95,3 +95,29 @@ def test_tensor_html_small_matrix_and_big():
     assert "[1, 2, 3]" in tensor_html(np.array([1.0, 2.0, 3.0]))
     assert tensor_html(np.ones((30, 30))).count("mt-cell") == 0     # too big: its range
     assert tensor_html(np.ones((8, 8))).count("class='mt-cell'") == 64
+
+
+class Residual(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(4, 4), nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.b(self.a(x).tanh()) + x
+
+
+def test_residual_blocks_collapsed_lay_out():
+    """A run of residual blocks folded into one box: the box and the sum around it point at each
+    other (x feeds the block and the sum), and the collapsed graph still lays out; the edge that
+    leaves the first Linear's cluster of an opened block spans the ranks below its AddmmBackward0
+    (bias and TBackward0 -> weight: minlen 3)."""
+    mt.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), Residual(), Residual(), nn.Linear(4, 1))
+    ex = viz.explore(model, mt.randn(5, 3), loss_fn=lambda out: out.pow(2).mean())
+    data = ex.data()
+    assert ex.folds["fold:1"] == ["1", "2"]
+    assert len(data["states"]) >= 3 and all(st["svg"].startswith("<svg") for st in data["states"].values())
+    from microtorch.viz import graph as G
+    exits = G._cluster_exits(ex.model)
+    addmm_a = [n for n, s in ex.model.nodes.items() if s.cluster == "1.a" and s.title.startswith("AddmmBackward0")]
+    assert addmm_a and {exits[e.name] for e in ex.model.edges if e.src == addmm_a[0] and e.name in exits} == {3}

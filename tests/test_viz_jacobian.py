@@ -157,3 +157,24 @@ def test_long_titles_break_inside_the_figure():
     assert len(lines) == 2 and lines[0].endswith("Jacobian;") and "".join(lines).replace(";", "; ") != ""
     assert all(len(line) <= int(9.8 * 72 / (0.58 * 11)) for line in lines)
     assert J._fit_title("short", 9.8, 11) == "short"
+
+
+def test_heatmaps_never_shrink_their_text_under_12_px():
+    """The figure's SVG says its smallest text (9.5 pt tick labels, in the SVG's point units) and
+    the narrowest width it may be shown at: 9.4 in = 676.8 pt wide, 676.8 x 12 / 9.5 = 855 px;
+    at scale 1.5 (16 px text) the figure is 9.4 x sqrt(1.5) in = 828.9 pt and the ticks 14.25 pt:
+    828.9 x 16 / 14.25 = 931 px. The hover grid's box keeps the same width."""
+    import re
+    x = mt.tensor([0.5, -1.0, 2.0], dtype=mt.float64, requires_grad=True)
+    html = viz.gradcheck(HalfSquare.apply, (x,))._repr_html_()
+    svg = re.search(r"<svg[^>]*>", html).group(0)
+    assert 'data-min-font-pt="9.5"' in svg and 'style="min-width: 855px"' in svg
+    assert "<div class='mt-heatwrap'" in html and "style='min-width: 855px'" in html
+    # the narrow variant for outputs under 855 px: 5.3 in = 381.6 pt, 381.6 x 12 / 9.5 = 482 px
+    assert "style='min-width: 482px'" in html and "@container (max-width: 854px)" in html
+    old = viz.set_options(scale=1.5)
+    try:
+        svg = re.search(r"<svg[^>]*>", viz.gradcheck(HalfSquare.apply, (x,))._repr_html_()).group(0)
+    finally:
+        viz.set_options(**old)
+    assert 'data-min-font-pt="14.25"' in svg and 'style="min-width: 931px"' in svg

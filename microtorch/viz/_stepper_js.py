@@ -1,12 +1,14 @@
 """The stepper's browser side: one ES module (anywidget `_esm`) and its stylesheet.
 
 The SVG is laid out once (by Python, or in the browser from the DOT source when no server-side
-layout exists: `mtLayoutDot`, see `_layout`); stepping only toggles classes on nodes and edges
-(found once by id), swaps the side panel's HTML and the text of gradient cells (clicking a
-node also opens its tensor above the panel: value, gradient, saved tensors), so a step
-costs a few milliseconds and needs no kernel. The graph sits in a pan/zoom pane
-(`_viewport_js`) that fits it whole and keeps the running node in view. The same module
-drives the static export, where a tiny stand-in for the widget model replaces the kernel.
+layout exists: `mtLayoutDot`, see `_layout`; for a small graph Python lays out both directions
+and the browser shows the one that fits the output's width with legible text,
+`pickDirection`); stepping only toggles classes on nodes and edges (found once by id), swaps
+the side panel's HTML and the text of gradient cells (clicking a node also opens its tensor
+above the panel: value, gradient, saved tensors), so a step costs a few milliseconds and
+needs no kernel. The graph sits in a pan/zoom pane (`_viewport_js`) that fits it whole and
+keeps the running node in view. The same module drives the static export, where a tiny
+stand-in for the widget model replaces the kernel.
 """
 from ._viewport_js import VIEWPORT
 
@@ -114,6 +116,27 @@ function wireControls(root, q, slider, api) {
   });
 }
 
+// the width an SVG laid out by Graphviz needs with its smallest text at the legible size
+// (12 px, 16 px at scale 1.5; Graphviz writes points, 4/3 px each at zoom 1), pane padding included
+function legibleWidth(svg, scale) {
+  const vb = /viewBox="[-\d.]+ [-\d.]+ ([\d.]+)/.exec(svg);
+  const sizes = [...svg.matchAll(/font-size="([\d.]+)"/g)].map((m) => parseFloat(m[1]));
+  if (!vb || !sizes.length) return 0;
+  const minPx = scale >= 1 ? 12 + 8 * (scale - 1) : 12 * scale;
+  return parseFloat(vb[1]) * minPx / Math.min(...sizes) + 12;
+}
+
+// of the two directions Python laid out, the asked one if it fits `width` with legible text,
+// else the other if it does, else the narrower: a graph grows downwards before it scrolls sideways
+function pickDirection(data, width) {
+  const alt = data.alt && data.alt.svg ? data.alt : null;
+  const asked = { svg: data.svg, rankdir: data.rankdir };
+  if (!alt || !width) return asked;
+  const s = data.scale || 1, a = legibleWidth(data.svg, s), b = legibleWidth(alt.svg, s);
+  if (a <= width || (b > width && a <= b)) return asked;
+  return alt;
+}
+
 async function graphSvg(data) {
   if (data.svg) return data.svg;
   if (data.dot && typeof mtLayoutDot === "function") return await mtLayoutDot(data.dot);
@@ -131,11 +154,16 @@ async function buildRoot(el, data) {
   root.innerHTML = toolbarHtml(data.labels, data.steps.length - 1, data.scale || 1);
   el.appendChild(root);
   const graph = root.querySelector(".mt-graph");
-  graph.innerHTML = await graphSvg(data);
+  const dir = pickDirection(data, bodyWidth(root));
+  graph.innerHTML = data.svg ? dir.svg : await graphSvg(data);
+  if (dir.rankdir) root.dataset.rankdir = dir.rankdir;
   const svg = graph.querySelector("svg");
   if (svg && !data.svg) mtFinishSvg(svg, data.text_classes || {});
-  return { root, svg };
+  return { root, svg, dir };
 }
+
+// the width the graph's pane can have: the body's, less the pane's border
+function bodyWidth(root) { return Math.max(0, root.querySelector(".mt-body").clientWidth - 2); }
 
 // the panel beside the graph when that costs the graph little, below it otherwise
 function placePanel(root, vp, scale) {
@@ -150,18 +178,21 @@ function placePanel(root, vp, scale) {
   panel.style.minHeight = "";
 }
 
-async function mount(model, el) {
+async function mount(model, el, remount) {
   const data = model.get("data");
   const steps = data.steps, last = steps.length - 1, t = data.labels;
-  const { root, svg } = await buildRoot(el, data);
+  const { root, svg, dir } = await buildRoot(el, data);
   const q = (s) => root.querySelector(s);
   const graph = q(".mt-graph"), panel = q(".mt-panel"), info = q(".mt-stepinfo"), slider = q(".mt-slider");
   const counter = q(".mt-counter"), playBtn = q(".mt-play");
   const G = indexGraph(svg, data);
-  let cur = -1, timer = null;
+  let cur = -1, timer = null, live = false;
   const reserve = () => q(".mt-toolbar").offsetHeight + q(".mt-legend").offsetHeight + 16;
   const vp = svg ? mtViewport(graph, svg, { reserve, onresize: () => layout() }) : null;
-  function layout() { placePanel(root, vp, data.scale || 1); follow(); }
+  function layout() {
+    if (live && pickDirection(data, bodyWidth(root)).svg !== dir.svg) { live = false; remount(); return; }   // the other direction fits now
+    placePanel(root, vp, data.scale || 1); follow();
+  }
   function first() { return cur >= 0 ? G.nodeByName[steps[cur].nodes[0]] : null; }
   function follow() { const f = first(); if (vp && f && f.el) vp.follow(f.el); }
   function apply(k) {
@@ -215,14 +246,16 @@ async function mount(model, el) {
   layout();
   requestAnimationFrame(() => layout());
   root.mtStepper = { go, layout, viewport: vp, tensor };
+  live = true;
   return () => { stop(); if (vp) vp.destroy(); model.off && model.off("change:index", onChange); root.remove(); };
 }
 
 async function render({ model, el }) {
-  let cleanup = await mount(model, el);
-  const onData = async () => { cleanup(); cleanup = await mount(model, el); };
-  model.on("change:data", onData);
-  return () => { cleanup(); model.off && model.off("change:data", onData); };
+  let cleanup = null;
+  const again = async () => { if (cleanup) cleanup(); cleanup = null; cleanup = await mount(model, el, again); };
+  await again();
+  model.on("change:data", again);
+  return () => { if (cleanup) cleanup(); model.off && model.off("change:data", again); };
 }
 export default { render };
 """

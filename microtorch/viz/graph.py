@@ -498,7 +498,7 @@ def _cluster_exits(m):
         if e.src != e.dst:
             succ.setdefault(e.src, []).append(e.dst)
     cl = {n: spec.cluster for n, spec in m.nodes.items()}
-    depth = {}
+    depth, open_ = {}, set()
     for start in m.nodes:
         stack = [(start, False)] if cl[start] is not None else []
         while stack:               # depth-first, children before their parent
@@ -506,9 +506,12 @@ def _cluster_exits(m):
             inner = [d for d in succ.get(n, ()) if _in_cluster(cl[d], cl[n])]
             if children_done:
                 depth[n] = max((depth.get(d, 0) + 1 for d in inner), default=0)
-            elif n not in depth:
+                open_.discard(n)
+            elif n not in depth and n not in open_:
+                # (a collapsed view can have cycles between module boxes: a box being walked is skipped)
+                open_.add(n)
                 stack.append((n, True))
-                stack.extend((d, False) for d in inner if d not in depth)
+                stack.extend((d, False) for d in inner if d not in depth and d not in open_)
     return {e.name: depth[e.src] + 1 for e in m.edges
             if depth.get(e.src) and not _in_cluster(cl[e.dst], cl[e.src])}
 

@@ -205,8 +205,12 @@ def _rc(fg, scale=None):
     return rc
 
 
-# the heatmap figure's layout in inches (at scale 1; text and margins grow with the scale)
-_W, _LEFT, _GAP, _CBW, _CBGAP, _GAP2, _RIGHT = 10.5, 0.7, 0.35, 0.12, 0.08, 0.75, 0.6
+# the heatmap figure's layout in inches (at scale 1; text and margins grow with the scale);
+# 9.4 in wide: with its 9.5 pt tick labels at 12 px it needs 855 px, which JupyterLab gives an
+# output at 1366 px with the file browser open (914 px)
+_W, _LEFT, _GAP, _CBW, _CBGAP, _GAP2, _RIGHT = 9.4, 0.7, 0.35, 0.12, 0.08, 0.75, 0.6
+# the narrow variant (numerical | analytical above, the difference below): 5.3 in, 482 px at 12 px
+_W_NARROW, _VGAP = 5.3, 0.62
 
 
 def _fit_title(title, width_in, fontsize):
@@ -227,20 +231,21 @@ def _panel_height(item):
     return min(2.3, max(1.2, 0.3 * item["diff"].shape[0] + 0.3))
 
 
-def _heatmap_figure(items, fg, diff_scale):
-    """One row per pair (two for a complex Jacobian). The layout is computed by hand (no
-    constrained layout, no tight bbox): a 200x200 triptych draws in a fraction of a second,
-    and each heatmap's place in the figure is known exactly (`fig.mt_hits`, for hovering)."""
+def _heatmap_figure(items, fg, diff_scale, narrow=False):
+    """One row per pair (two for a complex Jacobian); `narrow`: each row's difference panel
+    under the other two. The layout is computed by hand (no constrained layout, no tight
+    bbox): a 200x200 triptych draws in a fraction of a second, and each heatmap's place in
+    the figure is known exactly (`fig.mt_hits`, for hovering)."""
     import matplotlib
     from matplotlib.figure import Figure
     from . import _options
     k = _options.scale()
     rows = [(i, p, item, part) for i, item in enumerate(items) for p, part in enumerate(item["parts"])]
-    W = _W * max(1.0, k ** 0.5)
+    W = (_W_NARROW if narrow else _W) * max(1.0, k ** 0.5)
     for _, _, _, part in rows:
         part["title_lines"] = _fit_title(part["title"], W - _LEFT * k, 11 * k)
     heights = [(0.62 + 0.15 * (k - 1)) * k + 0.19 * k * (part["title_lines"].count("\n"))
-               + _panel_height(item) + 0.5 * k for _, _, item, part in rows]
+               + _panel_height(item) * (2 if narrow else 1) + _VGAP * k * narrow + 0.5 * k for _, _, item, part in rows]
     H = sum(heights) + 0.05
     with matplotlib.rc_context(_rc(fg)):
         fig = Figure(figsize=(W, H))
@@ -248,20 +253,35 @@ def _heatmap_figure(items, fg, diff_scale):
         top = H
         for (i, p, item, part), row_h in zip(rows, heights):
             top -= row_h
-            _heatmap_row(fig, W, H, top + 0.5 * k, _panel_height(item), item, part, fg, diff_scale, (i, p), k)
+            boxes = _panel_boxes(W, top + 0.5 * k, _panel_height(item), k, narrow)
+            _heatmap_row(fig, (W, H), boxes, item, part, fg, diff_scale, (i, p), k)
     return fig
 
 
-def _heatmap_row(fig, W, H, y0, ph, item, part, fg, diff_scale, key, k):
-    """numerical | analytical (+ colour bar) | |difference| (+ colour bar), failing cells boxed."""
+def _panel_boxes(W, y0, ph, k, narrow):
+    """(x, y, width, height) in inches of the numerical, analytical and difference panels and
+    of the two colour bars: in one row, or (narrow) the difference under the other two."""
     left, gap2, right = _LEFT * k, _GAP2 * k, _RIGHT * k
-    w = (W - left - _GAP - _CBGAP - _CBW - gap2 - _CBGAP - _CBW - right) / 3
-    xs = [left, left + w + _GAP, left + 2 * w + _GAP + _CBGAP + _CBW + gap2]
+    if narrow:
+        w, up = (W - left - _GAP - _CBGAP - _CBW - right) / 2, y0 + ph + _VGAP * k
+        n, a, d = (left, up), (left + w + _GAP, up), (left, y0)
+    else:
+        w = (W - left - _GAP - _CBGAP - _CBW - gap2 - _CBGAP - _CBW - right) / 3
+        n, a, d = (left, y0), (left + w + _GAP, y0), (left + 2 * w + _GAP + _CBGAP + _CBW + gap2, y0)
+    panels = [(x, y, w, ph) for x, y in (n, a, d)]
+    bars = [(x + w + _CBGAP, y, _CBW, ph) for x, y in (a, d)]
+    return panels + bars
 
-    def box(x, bw):
-        return [x / W, y0 / H, bw / W, ph / H]
-    ax_n, ax_a, ax_d = (fig.add_axes(box(x, w)) for x in xs)
-    cax, cax_d = fig.add_axes(box(xs[1] + w + _CBGAP, _CBW)), fig.add_axes(box(xs[2] + w + _CBGAP, _CBW))
+
+def _heatmap_row(fig, size, boxes, item, part, fg, diff_scale, key, k):
+    """numerical | analytical (+ colour bar) | |difference| (+ colour bar), failing cells boxed."""
+    W, H = size
+    left = _LEFT * k
+
+    def box(b):
+        x, y, bw, bh = b
+        return [x / W, y / H, bw / W, bh / H]
+    ax_n, ax_a, ax_d, cax, cax_d = (fig.add_axes(box(b)) for b in boxes)
     v = item["vmax"]
     kw = dict(cmap="PuOr_r", vmin=-v, vmax=v, interpolation="nearest", aspect="auto")
     im = ax_n.imshow(part["numerical"], **kw)
@@ -282,10 +302,11 @@ def _heatmap_row(fig, W, H, y0, ph, item, part, fg, diff_scale, key, k):
         cb.outline.set_edgecolor(fg)
         cb.outline.set_linewidth(0.5)
     color = fg if item["passed"] else _fail(fg)
-    fig.text(left / W, (y0 + ph + 0.32 * k) / H, part.get("title_lines", part["title"]), ha="left", va="bottom",
+    top = boxes[0][1] + boxes[0][3]
+    fig.text(left / W, (top + 0.32 * k) / H, part.get("title_lines", part["title"]), ha="left", va="bottom",
              fontsize=11 * k, fontweight="bold", color=color)
-    for name, x in zip(("numerical", "analytical", "diff"), xs):
-        fig.mt_hits.append({"item": key[0], "part": key[1], "panel": name, "box": box(x, w)})
+    for name, b in zip(("numerical", "analytical", "diff"), boxes):
+        fig.mt_hits.append({"item": key[0], "part": key[1], "panel": name, "box": box(b)})
 
 
 def _mark_failing(item, axes, red):
@@ -446,6 +467,7 @@ def _js(value):
 
 
 _HEAT_CSS = """
+.mt-gradcheck { container-type: inline-size; }
 .mt-heatscroll { max-width: 100%; overflow-x: auto; }
 .mt-heatwrap { position: relative; width: fit-content; max-width: 100%; }
 .mt-heatwrap > svg { display: block; max-width: 100%; height: auto; }
@@ -507,10 +529,11 @@ class GradcheckView:
     """The heatmaps of a GradcheckReport. `.report`, `.data` (heatmap_data), `.figure`
     (matplotlib, light theme), `.save("jac.png" | ".svg" | ".html", theme="light")`.
 
-    Size: the figure is drawn at its content's size, 10.5 in wide and, per pair (two rows
+    Size: the figure is drawn at its content's size, 9.4 in wide and, per pair (two rows
     for a complex Jacobian), about 1.1 in of titles and labels plus heatmaps 0.3 in per
-    Jacobian row (1.2 to 2.3 in); in a notebook it scales down to the output's width and
-    never scrolls inside the output. At most `max_pairs` pairs (8) are drawn, failing first.
+    Jacobian row (1.2 to 2.3 in); in a notebook it scales down to the output's width, but
+    not below the width at which its smallest text is 12 CSS px (855 px at scale 1): a
+    narrower output scrolls sideways. At most `max_pairs` pairs (8) are drawn, failing first.
     Point at a cell to read its numerical, analytical and difference values (pairs of up to
     10,000 entries); click to pin."""
 
@@ -530,10 +553,10 @@ class GradcheckView:
     def passed(self):
         return self.report.passed
 
-    def figure_for(self, fg=_THEME_FG["light"]):
+    def figure_for(self, fg=_THEME_FG["light"], narrow=False):
         if not self.data:
             return None
-        return _heatmap_figure(self.data, fg, self.diff_scale)
+        return _heatmap_figure(self.data, fg, self.diff_scale, narrow=narrow)
 
     @property
     def figure(self):
@@ -587,12 +610,27 @@ class GradcheckView:
         return out
 
     def _heatmaps_html(self):
-        """The figure, and over each heatmap an invisible grid that reads out the cell under
+        """The figure twice, side by side panels and (for an output too narrow for those at
+        12 px text) the difference under the other two; the output's width picks one (a CSS
+        container query: no script needed)."""
+        wide = self._heatmap_html(self.svg(), self._hits, "w")
+        fig = self.figure_for(_FG, narrow=True)
+        narrow_svg = _svg_of(fig)
+        narrow = self._heatmap_html(narrow_svg, fig.mt_hits, "n")
+        floor = re.search(r'style="min-width: (\d+)px"', self.svg())
+        px = int(floor.group(1)) if floor else 0
+        style = (f"<style>.mt-gradcheck .mt-heatpick-n{px} {{ display: none; }}"
+                 f"@container (max-width: {px - 1}px) {{ .mt-gradcheck .mt-heatpick-w{px} {{ display: none; }} "
+                 f".mt-gradcheck .mt-heatpick-n{px} {{ display: block; }} }}</style>")
+        return (style + f"<div class='mt-heatpick-w{px}'>{wide}</div>"
+                f"<div class='mt-heatpick-n{px}'>{narrow}</div>")
+
+    def _heatmap_html(self, svg, fig_hits, tag):
+        """One figure, and over each heatmap an invisible grid that reads out the cell under
         the pointer (numerical, analytical, difference, tolerance); a click pins it."""
-        svg = self.svg()
-        uid = f"mth{id(self) % 10**8}-{len(svg) % 9973}"
+        uid = f"mth{id(self) % 10**8}-{len(svg) % 9973}{tag}"
         hits = []
-        for h in self._hits:
+        for h in fig_hits:
             x, y, w, hh = h["box"]
             hits.append(f"<div class='mt-hit' data-k='{h['item']}-{h['part']}' data-panel='{h['panel']}' "
                         f"style='left:{x * 100:.3f}%;bottom:{y * 100:.3f}%;width:{w * 100:.3f}%;height:{hh * 100:.3f}%'></div>")

@@ -95,6 +95,9 @@ def _val(a):
     return a.reshape(()).item() if a is not None else None
 
 
+_OTHER_DIRECTION_MAX_NODES = 60     # a lesson's graph; a bigger one is far from fitting either way
+
+
 class _Builder:
     """Turns one recorded backward into Steps and the widget's data."""
 
@@ -477,11 +480,25 @@ class _Builder:
         return self._details
 
     def layout(self):
-        """{"svg": laid out here} or, when only the browser can lay it out, {"dot": source}."""
+        """{"svg": laid out here, "alt": the other direction} or, when only the browser can lay
+        it out, {"dot": source}."""
         svg = svg_or_none(self.dag)
         if svg is not None:
-            return {"svg": svg}
+            return {"svg": svg, "rankdir": self.dag.rankdir, "alt": self._other_direction()}
         return {"svg": None, "dot": self.dag.source, "text_classes": self.dag.text_classes()}
+
+    def _other_direction(self):
+        """The graph laid out in the other direction (TB <-> LR, the same ids) when it is small
+        enough to lay out twice: the browser shows the asked direction if it fits the output's
+        width with legible text, else this one if it does (a wide left-to-right graph in a
+        narrow output then grows downwards instead of scrolling sideways)."""
+        if len(self.model.nodes) > _OTHER_DIRECTION_MAX_NODES:
+            return None
+        other = {"TB": "LR", "LR": "TB", "BT": "RL", "RL": "BT"}[self.dag.rankdir]
+        dag = DAG(self.model, rankdir=other, renderer=self.dag.render_with, id_prefix=self.dag.prefix,
+                  module_types=self.dag.module_types, scale=self.dag.scale)
+        svg = svg_or_none(dag)
+        return {"rankdir": other, "svg": svg} if svg is not None else None
 
     def data(self, steps, interval):
         model = self.model
@@ -572,7 +589,10 @@ class Stepper(anywidget.AnyWidget):
     or `viz.step_backward(loss)`. `.steps[i]` is the Python state of step i; `.index` is
     the step shown (kept in sync with the browser); `.save("backward.html")` exports a page
     that replays without a kernel. Big graphs: at most `max_nodes` are drawn (the rest is one
-    "... N more nodes" node) and the first `max_steps` nodes that ran are stepped through."""
+    "... N more nodes" node) and the first `max_steps` nodes that ran are stepped through.
+    `rankdir` ("TB" or "LR") is the direction asked for: a graph of up to 60 nodes is also laid
+    out in the other one, which the browser shows when only that one fits the output's width
+    with legible text."""
 
     _esm = _ESM
     _css = _THEME_CSS + _PANEL_CSS + _STEPPER_CSS

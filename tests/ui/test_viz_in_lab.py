@@ -139,7 +139,7 @@ def test_interactive_outputs_work_inside_lab(lab, page, artifacts):
     ex.locator("g.cluster.mt-collapsible[data-module='2']").first.click(position={"x": 8, "y": 8})
     assert ex.evaluate("el => el.dataset.state") == ""
 
-    heat = page.locator(".jp-OutputArea-output .mt-heatwrap").first
+    heat = page.locator(".jp-OutputArea-output .mt-heatwrap:visible").first
     heat.scroll_into_view_if_needed()
     box = heat.locator(".mt-hit[data-panel='numerical']").bounding_box()
     page.mouse.move(box["x"] + box["width"] * 5 / 6, box["y"] + box["height"] * 5 / 6)
