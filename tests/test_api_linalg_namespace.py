@@ -139,3 +139,41 @@ def test_svd_full_matrices_as_torch():
     close(um @ um.mT, np.eye(4), "U orthogonal")
     close(abs(um[:, :2]), abs(ut[:, :2]), "U", 1e-8)
     close(sm, st, "S")
+
+
+def _eig_invariants(L, a):
+    """eigenvalues, and what does not depend on each eigenvector's phase: |V|^2"""
+    w, v = L.linalg.eig(a)
+    return L.stack([w.real, w.imag]), v.abs() ** 2
+
+
+def test_eig_as_torch():
+    a, t, batch = rng.standard_normal((4, 4)), rng.standard_normal((4, 4)), rng.standard_normal((3, 4, 4))
+    weights = rng.standard_normal((4, 4))
+    res = []
+    for lib in (torch, mt):
+        x = lib.tensor(a, requires_grad=True)
+        w, v2 = _eig_invariants(lib, x)
+        g, = lib.autograd.grad(w.sin().sum() + (v2 * lib.tensor(weights)).sum(), x)
+        tangents = lib.func.jvp(lambda y: _eig_invariants(lib, y), (lib.tensor(a),), (lib.tensor(t),))[1]
+        batched = lib.func.vmap(lib.linalg.eigvals)(lib.tensor(batch))
+        res.append([w, v2, g, *tangents, lib.view_as_real(batched), lib.linalg.eig(x)[0].grad_fn.name()])
+    for x, y in zip(res[1][:-1], res[0][:-1]):
+        close(x, y, "eig", 1e-8)
+    assert res[1][-1] == res[0][-1]
+
+
+@pytest.mark.parametrize("driver", [None, "gelsd"])
+def test_lstsq_tensorinv_tensorsolve_as_torch(driver):
+    a, b, t = rng.standard_normal((5, 3)), rng.standard_normal((5, 2)), rng.standard_normal((4, 2, 2))
+    res = []
+    for lib in (torch, mt):
+        x = lib.tensor(a, requires_grad=True)
+        out = lib.linalg.lstsq(x, lib.tensor(b), driver=driver)
+        g, = lib.autograd.grad(out.solution.sin().sum(), x)
+        s = lib.tensor(np.eye(6).reshape(2, 3, 6) + 0.1)
+        res.append([out.solution, out.residuals, out.rank, out.singular_values, g,
+                    lib.linalg.tensorinv(lib.tensor(t), ind=1),
+                    lib.linalg.tensorsolve(s, lib.tensor(np.arange(6.0).reshape(2, 3)))])
+    for x, y in zip(res[1], res[0]):
+        close(x, y, f"lstsq {driver}", 1e-8)

@@ -251,3 +251,55 @@ def eigh(A, UPLO="L", *, out=None):
 
 def eigvalsh(A, UPLO="L", *, out=None):
     return eigh(A, UPLO).eigenvalues
+
+
+class LinalgEig(Op):
+    """A V = V diag(w), complex;  gA = V^-H (diag(gw) + P / conj(w_j - w_i)) V^H, P = V^H gV projected so that
+    the columns keep unit norm (torch's formula); a real A gets the real part"""
+    _grad_fn_name = "LinalgEigBackward0"
+    _saved_names = ("eigenvalues", "eigenvectors")
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.real_input = a.dtype.kind != "c"
+        w, v = np.linalg.eig(a)
+        ctype = np.result_type(a.dtype, np.complex64)
+        w, v = w.astype(ctype), np.ascontiguousarray(v.astype(ctype))
+        ctx.save_for_backward(w, v)
+        return w, v
+
+    @staticmethod
+    def backward(ctx, gw, gv):
+        w, v = ctx.saved_tensors
+        vh = _mH(v)
+        vhgv = matmul(vh, gv)
+        vhgv = vhgv - matmul(vh, v * vhgv.diagonal(0, -2, -1).real.to(v.dtype).unsqueeze(-2))
+        e = w.conj().unsqueeze(-2) - w.conj().unsqueeze(-1)
+        eye = Tensor._make(np.eye(w.shape[-1], dtype=e._data.dtype))
+        inner = vhgv / (e + eye) * (1 - eye) + gw.to(v.dtype).diag_embed()
+        ga = LinalgSolveEx.apply(vh, matmul(inner, vh))[0]
+        return ga.real if ctx.real_input else ga
+
+    @staticmethod
+    def jvp(ctx, ta):
+        w, v = ctx.output
+        t = ta.to(v.dtype)
+        p = LinalgSolveEx.apply(v, matmul(t, v))[0]  # V^-1 dA V
+        dw = p.diagonal(0, -2, -1)
+        e = w.unsqueeze(-2) - w.unsqueeze(-1)
+        eye = Tensor._make(np.eye(w.shape[-1], dtype=e._data.dtype))
+        dv = matmul(v, p / (e + eye) * (1 - eye))
+        dv = dv - v * (v.conj() * dv).sum(-2, keepdim=True).real.to(v.dtype)  # keep the columns at unit norm
+        return dw, dv
+
+
+def eig(A, *, out=None):
+    """(eigenvalues, eigenvectors) of a square A, complex (columns of unit norm, as LAPACK's geev)"""
+    from .linalg_decomp import _matrices
+    from .reduce import return_type
+    w, v = LinalgEig.apply(_matrices(A, "linalg.eig"))
+    return return_type("linalg_eig", ("eigenvalues", "eigenvectors"))(w, v)
+
+
+def eigvals(A, *, out=None):
+    return eig(A).eigenvalues
