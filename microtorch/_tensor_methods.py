@@ -477,6 +477,8 @@ def numpy_aliases(fn):
 
     @functools.wraps(fn)
     def accepting_numpy_names(*args, **kwargs):
+        if not kwargs:  # the common call, x.sum() or x.sum(1)
+            return fn(*args)
         for alias, name in aliases:
             if alias in kwargs:
                 if name in kwargs:

@@ -774,3 +774,74 @@ def test_complex_random_tensors_have_random_imaginary_parts():
     assert abs(np.var(z.real.detach().numpy()) - 0.5) < 0.05
     u = mt.rand(20000, dtype=mt.complex64)
     assert 0 <= u.imag.numpy().min() and u.imag.numpy().max() < 1 and u.imag.numpy().mean() > 0.4
+
+
+# ---- AccumulateGrad keeps a gradient nobody else holds (torch does not copy it) --------------
+def _leaf_grad_memory(L, keep):
+    """For nn.Linear's weight and bias and for a plain leaf: is .grad the gradient backward
+    computed (the same memory, seen through a hook), as torch decides by reference count?"""
+    L.manual_seed(0)
+    lin = L.nn.Linear(6, 3, dtype=L.float64)
+    y = L.randn(4, dtype=L.float64, requires_grad=True)
+    seen, kept = {}, []
+    for name, t in (("weight", lin.weight), ("bias", lin.bias), ("y", y)):
+        t.register_hook(lambda g, name=name: (seen.__setitem__(name, g.data_ptr()), kept.append(g) if keep else None)
+                        and None)
+    (lin(L.randn(5, 6, dtype=L.float64)).sum() + (y * 2).sum()).backward()
+    return {name: seen[name] == t.grad.data_ptr() for name, t in (("weight", lin.weight), ("bias", lin.bias), ("y", y))}
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_accumulate_grad_keeps_an_unshared_gradient_as_torch(keep):
+    m, t = both(lambda L: _leaf_grad_memory(L, keep))
+    assert m == t == {"weight": not keep, "bias": not keep, "y": not keep}
+
+
+def test_a_kept_gradient_is_not_changed_by_later_accumulation():
+    for L in LIBS:
+        y = L.ones(3, dtype=L.float64, requires_grad=True)
+        kept = []
+        y.register_hook(kept.append)
+        (y * 2).sum().backward()
+        (y * 2).sum().backward()
+        assert kept[0].tolist() == [2.0, 2.0, 2.0] and y.grad.tolist() == [4.0, 4.0, 4.0]
+
+
+def _mm_grad_layout(L):
+    """Strides and second-order graph of mm's gradients, for row- and column-major operands."""
+    L.manual_seed(0)
+    out = []
+    for a_colmajor in (False, True):
+        a = L.randn(5, 4, dtype=L.float64).t() if a_colmajor else L.randn(4, 5, dtype=L.float64)
+        a = a.detach().requires_grad_()
+        w = L.randn(3, 5, dtype=L.float64, requires_grad=True)
+        b = L.randn(3, dtype=L.float64, requires_grad=True)
+        ga, gw = L.autograd.grad(L.nn.functional.linear(a, w, b).pow(2).sum(), (a, w), create_graph=True)
+        for g in (ga, gw):
+            names, f = [], g.grad_fn
+            while f is not None and f.name() != "MmBackward0":
+                names.append(f.name())
+                f = f.next_functions[0][0]
+            out.append((g.stride(), names + [f.name()], [n.name() if n else None for n, _ in f.next_functions]))
+    return out
+
+
+def test_mm_gradients_have_torchs_layout_and_graph():
+    m, t = both(_mm_grad_layout)
+    assert m == t
+
+
+def test_gradient_shape_is_checked_against_the_node_it_flows_into():
+    """torch keeps the shape a gradient must have on the node it flows into (a leaf's AccumulateGrad
+    keeps the leaf's shape when it was made), so a leaf whose .data changed shape under a live graph
+    gets torch's error."""
+    def prog(T):
+        x = T.ones(2, requires_grad=True)
+        y = x * 2  # keeps x's AccumulateGrad alive
+        x.data = T.ones(3)
+        with pytest.raises(RuntimeError) as e:
+            (x * 3).sum().backward()
+        return str(e.value), y.shape
+    m, t = both(prog)
+    assert m[0] == t[0] == ("Function MulBackward0 returned an invalid gradient at index 0 - got [3] but expected "
+                            "shape compatible with [2]")

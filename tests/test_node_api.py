@@ -65,7 +65,7 @@ def test_node_fields_are_declared_on_the_class():
     x = mt.tensor([1.0], requires_grad=True)
     node = (x * x).grad_fn
     declared = set(type(node).__mro__[1].__slots__)
-    assert {"next_functions", "needs_input_grad", "_saved", "_in_meta", "_out_meta"} <= declared
+    assert {"next_functions", "needs_input_grad", "_saved", "_out_meta"} <= declared
     assert "_saved" not in vars(node) and "next_functions" not in vars(node)
 
 

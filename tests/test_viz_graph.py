@@ -246,3 +246,35 @@ def test_shared_weights_get_aliases_in_large_graphs():
     assert "mt-alias" in dag.source
     small = viz.draw(loss, max_nodes=30)
     assert small.model.aliases == {}               # small pictures keep the plain DAG
+
+
+def _cluster_boxes(svg):
+    """module label -> (top, bottom) of its cluster's frame in a laid-out SVG (SVG units)."""
+    out = {}
+    for body in re.findall(r'<g id="[^"]*c\d+" class="cluster[^"]*">(.*?)</g>', svg, flags=re.S):
+        label = re.search(r"<text[^>]*>([^<]*)</text>", body).group(1)
+        ys = [float(y) for y in re.findall(r"[ ,]?-?[\d.]+,(-?[\d.]+)", re.search(r' (?:d|points)="([^"]+)"', body).group(1))]
+        out[label] = (min(ys), max(ys))
+    return out
+
+
+def test_modules_of_a_top_to_bottom_graph_stack():
+    """In a top-to-bottom graph the edge that leaves a module's cluster spans the ranks the
+    cluster still takes below its source (Linear: Addmm -> TBackward0 -> weight, 2 ranks, so
+    minlen 3): the two Linear clusters of an MLP stack, one above the other, instead of
+    sitting side by side (notebook 04's MLP at 1024 px with Lab's file browser open)."""
+    mt.manual_seed(0)
+    model = mt.nn.Sequential(mt.nn.Linear(3, 4), mt.nn.Tanh(), mt.nn.Linear(4, 1))
+    loss = model(mt.randn(4, 3)).pow(2).mean()
+    loss.backward()
+    dag = viz.draw(loss, module=model)
+    m = dag.model
+    addmm2 = next(n for n, spec in m.nodes.items() if spec.title.startswith("AddmmBackward0") and spec.cluster == "2")
+    tanh = next(n for n, spec in m.nodes.items() if spec.title.startswith("TanhBackward0"))
+    exits = re.findall(rf"^\s*{addmm2} -> {tanh} \[(.*)\]$", dag.source, flags=re.M)
+    assert exits and 'minlen="3"' in exits[0], exits
+    assert dag.source.count("minlen=") == 1                     # the last Linear leads nowhere outside
+    assert "minlen=" not in viz.draw(loss, module=model, rankdir="LR").source
+    boxes = _cluster_boxes(dag.svg())
+    (top0, bottom0), (top2, bottom2) = boxes["0 · Linear"], boxes["2 · Linear"]
+    assert bottom2 <= top0 or bottom0 <= top2, boxes             # no rank shared: stacked

@@ -16,6 +16,7 @@ when somebody listens.
 """
 import heapq
 import itertools
+import sys
 import threading
 
 import numpy as np
@@ -92,28 +93,15 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     task = GraphTask(roots, grads, retain_graph, create_graph, inputs, accumulate)  # steps 1, 2
     if task.listening:
         _emit_started(roots, grads, inputs, create_graph, retain_graph)
-    deps, buffers, ready, changed, needed, tie = task.deps, task.buffers, task.ready, task.changed, task.needed, task._tie
+    ready = task.ready
     previous, _local.task = current_task(), task
     try:
         with grad_mode.set_grad_enabled(create_graph):
             task.push(task.root)                                                # step 3
             while ready:                                                        # step 4
                 node = heapq.heappop(ready)[2]
-                outgoing = _run_node(task, node) if not task.anomaly else \
-                    engine_checks.run_with_anomaly(node, _run_node, task, node)
-                for (nxt, nr), g in zip(node.next_functions, outgoing or _NOTHING):
-                    if nxt is None:
-                        continue
-                    if g is not None:  # add into the buffer of the node it flows into
-                        buf = buffers.get(nxt)
-                        if buf is None:
-                            buf = buffers[nxt] = [None] * nxt._num_outputs
-                        buf[nr] = g if buf[nr] is None else buf[nr] + g
-                    deps[nxt] -= 1
-                    if changed is not None:
-                        changed[nxt] = deps[nxt]
-                    if deps[nxt] == 0 and (needed is None or task.should_run(nxt)):
-                        heapq.heappush(ready, (-nxt._seq, next(tie), nxt))  # (task.push, inlined)
+                _pass_on(task, node, _run_node(task, node) if not task.anomaly else
+                         engine_checks.run_with_anomaly(node, _run_node, task, node))
     finally:
         _local.task = previous
     if task.listening:
@@ -121,6 +109,27 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     return task.results
 
 
+def _pass_on(task, node, outgoing):
+    """Add each gradient that node returned into the buffer of the node its edge leads to, and
+    queue that node once all its incoming edges have delivered. (No local of the loop above
+    keeps a gradient alive, so AccumulateGrad can tell when nobody else holds one.)"""
+    deps, buffers = task.deps, task.buffers
+    for (nxt, nr), g in zip(node.next_functions, outgoing or _NOTHING):
+        if nxt is None:
+            continue
+        if g is not None:
+            buf = buffers.get(nxt)
+            if buf is None:
+                buf = buffers[nxt] = [None] * nxt._num_outputs
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+        left = deps[nxt] = deps[nxt] - 1
+        if task.changed is not None:
+            task.changed[nxt] = left
+        if left == 0 and (task.needed is None or task.should_run(nxt)):
+            _heappush(task.ready, (-nxt._seq, next(task._tie), nxt))  # (task.push, inlined)
+
+
+_heappush = heapq.heappush
 _NOTHING = itertools.repeat(None)  # the gradients of a node that did not run
 
 
@@ -133,7 +142,7 @@ def _run_node(task, node):
             _emit_executing(task, node, (), node.grads)
         return node.grads
     grads = task.buffers.pop(node, None) or [None] * node._num_outputs
-    if node._tensor_pre_hooks or node._retains_grad or type(node) is AccumulateGrad:
+    if node._tensor_pre_hooks or node._retains_grad or type(node) is AccumulateGrad and node.variable._backward_hooks:
         grads = engine_hooks.call_tensor_hooks(node, grads, task.listening)
     if task.captures and node in task.captures:
         _capture(task, node, grads)
@@ -190,6 +199,8 @@ def accumulate_into(var, grad, create_graph, node, listening):
     if before is None:
         if create_graph:  # torch copies with copy_, so .grad has its own storage and a CopyBackwards node
             var._grad = _copy(Tensor._make(np.empty_like(grad._data)), grad)
+        elif _nobody_else_holds(grad) and grad._data.flags.c_contiguous and var._data.flags.c_contiguous:
+            var._grad = Tensor._make(grad._data)  # torch keeps it too (no copy) when laid out like var
         else:
             var._grad = Tensor._make(grad._data.copy())
     elif create_graph or grad_mode.is_grad_enabled():
@@ -201,6 +212,30 @@ def accumulate_into(var, grad, create_graph, node, listening):
         views.bump_version(before)
     if listening:  # snapshots: .grad may later change in place, the event must not
         _hooks.emit(_hooks.GradAccumulated(var, node, before_value, grad, Tensor._make(var._grad._data.copy())))
+
+
+# References to a gradient that only the engine holds, counted in _nobody_else_holds: the list of
+# the node's gradients, the arguments of accumulate_into, of _nobody_else_holds, of getrefcount.
+_ENGINE_REFS = 4
+
+
+def _nobody_else_holds(grad):
+    """Nothing outside the engine refers to this gradient (a hook that kept it, another node's
+    buffer, a saved tensor) or to its memory: its array owns its memory, or is a view of the
+    whole of an array that only it and the tensor it was made from see (the transposed product
+    that mm's backward returns for `weight.t()`)."""
+    data = grad._data
+    if type(data) is not np.ndarray or not data.flags.writeable or sys.getrefcount(grad) != _ENGINE_REFS \
+            or sys.getrefcount(data) != 3:  # (grad._data, data, getrefcount's argument)
+        return False
+    owner, parent = data.base, grad._base
+    if owner is None:
+        return True
+    if type(owner) is not np.ndarray or owner.base is not None or owner.size != data.size:
+        return False
+    via_parent = (parent is not None and sys.getrefcount(parent) == 3 and type(parent._data) is np.ndarray
+                  and (parent._data is owner or parent._data.base is owner and sys.getrefcount(parent._data) == 2))
+    return sys.getrefcount(owner) == 3 + via_parent  # (data.base, owner, argument, [the parent's array])
 
 
 # ---- the graph before the loop: steps 1 and 2 ------------------------------------------------

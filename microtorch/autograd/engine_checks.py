@@ -5,8 +5,9 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
-from ..ops.shape import sum_to
+from ..ops.shape import broadcasts_to, sum_to
 from . import anomaly_mode
+from .function import NOT_A_TENSOR
 
 
 def validate_outputs(node, outs):
@@ -21,24 +22,26 @@ def validate_outputs(node, outs):
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {n}, got {len(outs)}): return one gradient (or None) per "
                                "input of forward")
-    meta = node._in_meta
     out = outs  # copied on the first gradient that changes (the common case changes none)
     for i, g in enumerate(outs):
         if g is None:
             continue
-        if edges[i][0] is None:
+        nxt, nr = edges[i]
+        if nxt is None:
             out = out if out is not outs else list(outs)
-            out[i] = _unused(node, i, g, meta[i])
-        elif type(g) is not Tensor or g._data.shape != meta[i][0] or g._data.dtype is not meta[i][1]:
+            out[i] = _unused(node, i, edges[i])
+            continue
+        meta = nxt._out_meta[nr] if nxt._out_meta is not None else None  # (None: a node that raises when run)
+        if meta is not None and (type(g) is not Tensor or g._data.shape != meta[0] or g._data.dtype is not meta[1]):
             out = out if out is not outs else list(outs)
-            out[i] = _validate_one(node, i, g, meta[i])
+            out[i] = _validate_one(node, i, g, meta)
     return out
 
 
-def _unused(node, i, g, meta):
+def _unused(node, i, edge):
     """A gradient for an input that takes none is dropped (custom Functions may not return one
     for a non-tensor input, as torch)."""
-    if meta is None and not getattr(node.function_class, "_numpy_forward", True):
+    if edge is NOT_A_TENSOR and not getattr(node.function_class, "_numpy_forward", True):
         raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
                            f"{i + 1}, but the corresponding forward input was not a Variable")
     return None
@@ -50,7 +53,7 @@ def _validate_one(node, i, g, meta):
                            f"returned it as gradient {i}; return a Tensor or None per input")
     shape, dtype = meta[0], from_numpy_dtype(meta[1])
     if g._data.shape != shape:
-        if not _broadcasts_to(shape, g._data.shape):
+        if not broadcasts_to(shape, g._data.shape):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                                f"got {list(g.shape)} but expected shape compatible with {list(shape)}")
         g = sum_to(g, shape)
@@ -59,13 +62,6 @@ def _validate_one(node, i, g, meta):
             g = g.real
         g = g.to(dtype)
     return g
-
-
-def _broadcasts_to(shape, grad_shape):
-    try:
-        return len(grad_shape) >= len(shape) and np.broadcast_shapes(shape, grad_shape) == grad_shape
-    except ValueError:
-        return False
 
 
 def check_nan(node, outgoing):

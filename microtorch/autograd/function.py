@@ -65,7 +65,7 @@ class BackwardFunction(FunctionCtx, Node):
     [SavedTensor] once recorded, None once backward freed them.
     """
 
-    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_in_meta", "_out_meta", "_to_save", "_saved")
+    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta", "_to_save", "_saved")
     _forward_cls = None          # torch's name for the Function subclass (set per subclass)
     _saved_names = ()            # torch's names of the saved tensors: grad_fn._saved_<name>
 
@@ -84,6 +84,12 @@ class BackwardFunction(FunctionCtx, Node):
         if self._saved is None:
             return None
         return [None if s is NONE_SAVED else (s.peek(), s.version, s.counter[0]) for s in self._saved]
+
+    def _input_meta(self, i):
+        """(shape, numpy dtype) of input i, which requires grad: kept, as in torch, by the node its
+        gradient flows into (that node's output, or a leaf's AccumulateGrad)."""
+        nxt, nr = self.next_functions[i]
+        return nxt._out_meta[nr]
 
     def _backward(self, grads):
         if self._materialize_grads and (len(grads) != 1 or grads[0] is None):
@@ -233,19 +239,20 @@ def run(cls, args, kwargs, ctx=None):
     if cls._has_setup_context and not cls._numpy_forward:
         # as torch: forward's keyword and default arguments become positional inputs
         args, kwargs = _bind_args(cls, args, kwargs), {}
-    ctx, record, arrays = _make_ctx(cls, args, ctx)       # (a)
-    outs, single = _run_forward(cls, ctx, args, arrays, kwargs)   # (b)
+    ctx, record, arrays = _make_ctx(cls, args, ctx)           # (a)
+    out = _run_forward(cls, ctx, args, arrays, kwargs)        # (b)
     if record:
-        _link_edges(ctx, args)                            # (c)
-        _mark_outputs(cls, ctx, args, outs)               # (d)
+        _link_edges(ctx, args)                                # (c)
+        _mark_outputs(cls, ctx, args, out)                    # (d)
         if ctx._to_save:
-            _save(cls, ctx, args, outs)                   # (e)
+            _save(cls, ctx, args, out if type(out) is tuple else (out,))      # (e)
         if anomaly_mode._state.__dict__.get("enabled"):
             anomaly_mode.note_creation(ctx)
         if _hooks._listeners:
+            outs = out if type(out) is tuple else (out,)
             _hooks.emit(_hooks.NodeCreated(ctx, tuple(args), tuple(o for o in outs if isinstance(o, Tensor)),
                                            _peek_saved(ctx), dict(kwargs)))
-    return outs[0] if single else outs
+    return out
 
 
 def _make_ctx(cls, args, ctx):
@@ -268,12 +275,14 @@ def _make_ctx(cls, args, ctx):
 
 def _run_forward(cls, ctx, args, arrays, kwargs):
     """(b) forward, on the arrays for built-in ops (numpy kept quiet, see quietly), without grad
-    for custom ones. Returns the outputs as a tuple and whether forward returned one value."""
-    if cls._numpy_forward:
-        if _QUIET.get():  # inside another op or the engine: numpy is already quiet
-            out = cls.forward(ctx, *arrays, **kwargs)
+    for custom ones. Returns the output as a Tensor, or a tuple if forward returned one."""
+    if cls._numpy_forward:  # (the calls without keywords spell out quietly: no empty **kwargs to forward)
+        if kwargs:
+            out = quietly(cls.forward, ctx, *arrays, **kwargs)
+        elif _QUIET.get():  # inside another op or the engine: numpy is already quiet
+            out = cls.forward(ctx, *arrays)
         else:
-            out = (_quiet_local.__dict__.get("context") or _quiet_context()).run(cls.forward, ctx, *arrays, **kwargs)
+            out = (_quiet_local.__dict__.get("context") or _quiet_context()).run(cls.forward, ctx, *arrays)
     else:
         with grad_mode.no_grad():
             if cls._has_setup_context:
@@ -283,42 +292,50 @@ def _run_forward(cls, ctx, args, arrays, kwargs):
                 out = cls.forward(ctx, *args, **kwargs)
     if ctx._dirty is None:  # the common case: one fresh array (numpy gives 0-d results as scalars)
         if type(out) is np.ndarray:
-            return (Tensor._make(out),), True
+            return Tensor._make(out)
         if isinstance(out, np.generic):
-            return (Tensor._make(np.asarray(out)),), True
-    single = not isinstance(out, tuple)
-    return _wrap_outputs(cls, ctx, args, (out,) if single else out), single
+            return Tensor._make(np.asarray(out))
+    if isinstance(out, tuple):
+        return _wrap_outputs(cls, ctx, args, out)
+    return _wrap_outputs(cls, ctx, args, (out,))[0]
 
 
 def _link_edges(ctx, args):
     """(c) next_functions: one (node, output_nr) edge per input, (None, 0) where no gradient
-    flows; and each tensor input's shape and numpy dtype, to check and shape what backward
-    returns. (The metadata holds only ints and numpy dtypes, so Python's garbage collector
-    stops tracking it: a long graph costs a full collection less.)"""
-    edges, meta = [], []
+    flows. The shape and dtype a gradient must have are read, as in torch, from the node it
+    flows into (engine_checks.validate_outputs)."""
+    edges = []
     for a in args:
-        if isinstance(a, Tensor):
-            meta.append((a._data.shape, a._data.dtype))
-            if not a._requires_grad:
-                edges.append(_NO_EDGE)
-            elif a.grad_fn is not None:
-                edges.append((a.grad_fn, a._output_nr))
-            else:
-                edges.append((accumulator(a), 0))
-        else:
-            meta.append(None)
+        if not isinstance(a, Tensor):
+            edges.append(NOT_A_TENSOR)
+        elif not a._requires_grad:
             edges.append(_NO_EDGE)
+        elif a.grad_fn is not None:
+            edges.append((a.grad_fn, a._output_nr))
+        else:
+            edges.append((accumulator(a), 0))
     ctx.next_functions = tuple(edges)
-    ctx._in_meta = tuple(meta)
 
 
 _NO_EDGE = (None, 0)
+# The same edge for an argument that is not a tensor, told apart by identity (built at run time: equal
+# constant tuples are one object): a custom backward may not return a gradient for it.
+NOT_A_TENSOR = tuple([None, 0])
 
 
-def _mark_outputs(cls, ctx, args, outs):
+def _mark_outputs(cls, ctx, args, out):
     """(d) Floating outputs (but not those marked non-differentiable) require grad and get the
     node as grad_fn; the shape and numpy dtype of every output is kept to materialize None grads."""
     nondiff, dirty = ctx._non_differentiable, ctx._dirty_tensors
+    if type(out) is Tensor and cls._numpy_forward and nondiff is None and not dirty:
+        data = out._data  # the common case: one fresh result of a built-in op (its _output_nr is 0)
+        ctx._out_meta = ((data.shape, data.dtype),)
+        if data.dtype.kind in "fc":
+            out._requires_grad, out.grad_fn = True, ctx
+        else:
+            out._requires_grad = False
+        return
+    outs = out if type(out) is tuple else (out,)
     meta = []
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):

@@ -18,6 +18,7 @@ class Node:
 
     next_functions = ()
     _num_outputs = 1             # gradients it receives (one per output of its op)
+    _out_meta = None             # ((shape, numpy dtype) of each gradient it receives), to check them
     _pre_hooks = None            # {handle id: fn(grad_outputs)}
     _post_hooks = None           # {handle id: fn(grad_inputs, grad_outputs)}
     _tensor_pre_hooks = None     # {handle id: (output_nr, fn(grad))}: hooks of the op's outputs
@@ -91,6 +92,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.variable = variable
+        self._out_meta = ((variable._data.shape, variable._data.dtype),)
 
     def name(self):
         return "torch::autograd::AccumulateGrad"

@@ -7,9 +7,12 @@ jacfwd(jacrev(f)).
 """
 from ..autograd import extension, forward_ad
 from . import _rules, _rules_api, _rules_distance  # noqa: F401  (register the batching rules)
-from . import _rules_nn  # noqa: F401  (nn2: batching rules of ops/norm_more.py)
-from . import _rules_spatial  # noqa: F401  (nn1: batching rules of the spatial ops)
-from . import _rules_linalg  # noqa: F401  (linalg: batching rules of the decompositions and solves)
+from . import _rules_nn  # noqa: F401  (batching rules of ops/norm_more.py)
+from . import _rules_linalg_more  # noqa: F401  (batching rules of ops/linalg_more.py)
+from . import _rules_sampling  # noqa: F401  (the backward ops of pooling, upsampling, grid_sample)
+from . import _rules_spatial  # noqa: F401  (batching rules of the spatial ops)
+from . import _rules_index  # noqa: F401  (batching rules of index_more, order, scan, misc_more)
+from . import _rules_linalg  # noqa: F401  (batching rules of the decompositions and solves)
 from . import _batching
 from ._transforms import (_batched_grad, functional_call, grad, grad_and_value, hessian, jacfwd, jacrev,  # noqa: F401
                           jvp, linearize, vjp)

@@ -46,7 +46,7 @@ _ELEMENTWISE = [ew.Add, ew.Sub, ew.Rsub, ew.Mul, ew.Div, ew.Neg, ew.PowScalar, e
                 ew.Sqrt, ew.Rsqrt, ew.Sin, ew.Cos, ew.Tan, ew.Tanh, ew.Sigmoid, ew.Reciprocal, ew.Abs, ew.Asin,
                 ew.Acos, ew.Atan, ew.Sinh, ew.Cosh, misc.ToCopy, sh.Clone]
 _ELEMENTWISE += [getattr(ew, name) for name in ("MulScalar", "DivScalar", "Erf", "GradTimesLocal", "TanhBackward",
-                                                 "SigmoidBackward", "LeakyReluBackward")
+                                                 "SigmoidBackward", "LeakyReluBackward", "GeluBackward")
                  if hasattr(ew, name)]
 _ELEMENTWISE += [getattr(nn, name) for name in ("NllLossBackward",) if hasattr(nn, name)]
 
@@ -102,7 +102,12 @@ def split(cls, args, kwargs, level):
 @register(ix.Select, ix.Slice)
 def select(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)
-    return wrap(_view_of(cls.apply(v, args[1] + 1, *args[2:]), v), level)
+    rest, kwargs = list(args[1:]), dict(kwargs)
+    if rest:
+        rest[0] += 1
+    else:  # (narrow passes the dim by keyword)
+        kwargs["dim"] += 1
+    return wrap(_view_of(cls.apply(v, *rest, **kwargs), v), level)
 
 
 # ---- shape ops ------------------------------------------------------------------------------------

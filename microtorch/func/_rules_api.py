@@ -1,5 +1,4 @@
 """Batching rules for the ops in microtorch/ops/loss.py (and other ops added for torch's API)."""
-import numpy as np
 
 from ..ops import loss
 from ._batching import register
@@ -15,8 +14,8 @@ register(*pw.UNARY.values(), pw.Logit, pw.Atan2, pw.Hypot, pw.Logaddexp, pw.Loga
 
 from ..ops import rearrange as ra  # noqa: E402
 from ..ops import shape as _sh  # noqa: E402
-from ._batching import _shift, expand_batch, unwrap, wrap  # noqa: E402
-from ._rules import _ndim  # noqa: E402
+from ._batching import _batch_size, _np_materialize, _shift, expand_batch, unwrap, wrap  # noqa: E402
+from ._rules import _materialized, _ndim  # noqa: E402
 
 
 @register(ra.Roll, ra.Rot90, ra.Nansum)
@@ -41,19 +40,13 @@ def _batched_pair(args, level):
     return (x if bx else expand_batch(x, B)), (s if bs else expand_batch(s, B)), B
 
 
-@register(ra.Scatter)
+@register(ra.Scatter, ra.ScatterValue)
 def scatter(cls, args, kwargs, level):
-    x, s, B = _batched_pair(args, level)
-    index = kwargs["index"]
-    index = np.broadcast_to(index[None], (B,) + index.shape)
-    return wrap(cls.apply(x, s, **dict(kwargs, dim=kwargs["dim"] + 1, index=index)), level)
-
-
-@register(ra.ScatterValue)
-def scatter_value(cls, args, kwargs, level):
-    v, _ = unwrap(args[0], level)
-    index = np.broadcast_to(kwargs["index"][None], (v.shape[0],) + kwargs["index"].shape)
-    return wrap(cls.apply(v, **dict(kwargs, dim=kwargs["dim"] + 1, index=index)), level)
+    """the index may be batched too (one per example)"""
+    B = _batch_size(list(args) + [kwargs["index"]], level)
+    index = _np_materialize(kwargs["index"], level, B)
+    tensors = (_materialized(a, level, B) for a in args)
+    return wrap(cls.apply(*tensors, **dict(kwargs, dim=kwargs["dim"] + 1, index=index)), level)
 
 
 @register(ra.IndexAdd)

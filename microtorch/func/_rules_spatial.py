@@ -8,8 +8,10 @@ from ..ops import shape as sh
 from ._batching import _NoRule, _batch_size, movedim, register, unwrap, wrap
 from ._rules import _fold, _materialized, _unfold, fold_into_n
 
+# (torch has no rule for nearest-exact upsampling nor affine_grid: they run per example, warning as torch's)
 register(cm.Im2colNd, cm.Col2imNd, pm.MaxPool3d, pm.AvgPool3d, pm.AdaptiveMaxPool2d, pm.AdaptiveMaxPool3d,
-         up.PixelShuffle, up.PixelUnshuffle, up.ChannelShuffle, *up.RESAMPLE.values())(fold_into_n)
+         up.PixelShuffle, up.PixelUnshuffle, up.ChannelShuffle,
+         *(cls for name, cls in up.RESAMPLE.items() if "NearestExact" not in name))(fold_into_n)
 
 
 @register(cm.ConvolutionNd)
@@ -32,15 +34,6 @@ def convolution_nd(cls, args, kwargs, level):
     out = cls.apply(xv, wv, bv, stride, pads, dilation, groups * B, transposed)   # (N, B*O, *out_spatial)
     out = sh.View.apply(out, (n, B, -1) + tuple(out.shape[2:]))
     return wrap(movedim(out, 1, 0), level)
-
-
-@register(up.AffineGridGenerator)
-def affine_grid(cls, args, kwargs, level):
-    theta, size, align_corners = args
-    v, _ = unwrap(theta, level)
-    B = v.shape[0]
-    out = cls.apply(_fold(v, B), (B * size[0],) + tuple(size[1:]), align_corners)
-    return wrap(_unfold(out, B), level)
 
 
 @register(gs.GridSampler2d, gs.GridSampler3d)

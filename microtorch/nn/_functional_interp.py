@@ -44,12 +44,24 @@ def _sizes(input, size, scale_factor, recompute_scale_factor, mode, op):
     return out, scales
 
 
-def _matrix(mode, out_n, in_n, scale, align_corners):
-    if mode in ("nearest", "nearest-exact"):
-        return _up.nearest_matrix(out_n, in_n, scale, mode == "nearest-exact")
-    if mode == "bicubic":
-        return _up.cubic_matrix(out_n, in_n, scale, align_corners)
-    return _up.linear_matrix(out_n, in_n, scale, align_corners)
+def _matrices(mode, out_n, in_n, scale, align_corners, antialias, nd):
+    """(the matrix the forward applies, the one whose transpose the backward applies) for one spatial dim: the
+    same, except where torch's forward and backward kernels disagree, as said below"""
+    if antialias:  # torch's forward copies a dim whose size stays, whatever scale_factor says; its backward does not
+        m = _up.antialias_matrix(out_n, in_n, scale, align_corners, mode == "bicubic")
+        return (np.eye(in_n) if out_n == in_n else m), m
+    if mode == "nearest":  # torch's legacy index rule: in every backward, and in the 2-d forward
+        legacy = _up.nearest_matrix(out_n, in_n, scale, False, legacy=True)
+        return (legacy if nd == 2 else _up.nearest_matrix(out_n, in_n, scale, False)), legacy
+    if mode == "nearest-exact":
+        m = _up.nearest_matrix(out_n, in_n, scale, True)
+    elif mode == "bicubic":
+        m = _up.cubic_matrix(out_n, in_n, scale, align_corners)
+    elif out_n == in_n:  # (torch's linear kernels copy a dim whose size stays, forward and backward)
+        m = np.eye(in_n)
+    else:
+        m = _up.linear_matrix(out_n, in_n, scale, align_corners)
+    return m, m
 
 
 def _check_dims(input, mode, antialias, op):
@@ -63,9 +75,6 @@ def _check_dims(input, mode, antialias, op):
         raise NotImplementedError(f"{op}: Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
                                   f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
                                   f"nearest-exact (got {mode})")
-    if antialias:
-        raise NotImplementedError(f"{op}: antialias=True is not implemented in microtorch ({mode}); "
-                                  "use antialias=False, or downsample with avg_pool2d first")
 
 
 def _checked_sizes(out, scales, op):
@@ -98,8 +107,10 @@ def _interpolate(input, size, scale_factor, mode, align_corners, recompute_scale
     if any(o <= 0 for o in out) or any(s <= 0 for s in input.shape[2:]):
         raise RuntimeError(f"{op} ({mode}): Input and output sizes should be greater than 0, but got input "
                            f"({', '.join(map(str, input.shape[2:]))}) and output ({', '.join(map(str, out))})")
-    mats = tuple(_matrix(mode, o, i, s, bool(align_corners)) for o, i, s in zip(out, input.shape[2:], scales))
-    return _up.RESAMPLE[_NAMES[mode].format(n)].apply(input, mats)
+    pairs = [_matrices(mode, o, i, s, bool(align_corners), antialias, n) for o, i, s in zip(out, input.shape[2:],
+                                                                                           scales)]
+    mats, back_mats = tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+    return _up.RESAMPLE[_NAMES[mode].format(n) + ("Aa" if antialias else "")].apply(input, mats, back_mats)
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -235,9 +246,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                          f"'reflection', but got: '{padding_mode}'")
     align_corners = _default_align(align_corners)
     _check_grid(input, grid)
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample: mode='bicubic' is not implemented in microtorch; use 'bilinear' "
-                                  "or 'nearest'")
+    if mode == "bicubic" and input.ndim != 4:
+        raise RuntimeError(f"grid_sampler(): bicubic interpolation only supports 4D input (got {input.ndim}D); use "
+                           "mode='bilinear' or 'nearest' for 5-D input")
     cls = _gs.GridSampler2d if input.ndim == 4 else _gs.GridSampler3d
     return cls.apply(input, grid, mode, padding_mode, align_corners)
 

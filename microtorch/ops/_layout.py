@@ -11,9 +11,14 @@ import numpy as np
 
 def like_torch(out, *inputs):
     """out (a fresh numpy result of the op on `inputs`) laid out as torch's would be."""
-    arrays = [x for x in inputs if isinstance(x, np.ndarray) and x.ndim]
-    if out.ndim < 2 or out.size < 2 or all(x.flags.c_contiguous for x in arrays):
+    if out.ndim < 2 or out.size < 2:
         return out
+    for x in inputs:  # (an operand broadcast from one element, all strides 0, tells nothing)
+        if isinstance(x, np.ndarray) and x.ndim and not x.flags.c_contiguous and any(x.strides):
+            break
+    else:  # every operand is laid out in C order, as numpy's result
+        return out
+    arrays = [x for x in inputs if isinstance(x, np.ndarray) and x.ndim]
     dims = [d for d in range(out.ndim) if out.shape[d] > 1]  # (a size-1 dim's stride is no one's business)
     strides = [_broadcast_strides(x, out.shape) for x in arrays]
     order = _fastest_first(dims, strides, out.shape)[::-1]  # slowest to fastest

@@ -3,7 +3,7 @@ torch's dtype rules and errors)."""
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import broadcast_error, promoted
+from ._op import as_array, broadcast_error, promoted
 
 
 def _integer(op, *operands):
@@ -28,7 +28,7 @@ def _binary(op, np_fn, bool_ok=True, tensor_only=False):
             out = np_fn(a, b)
         except ValueError as e:
             raise broadcast_error(op, e, input, other) from None
-        return Tensor._make(np.asarray(out).astype(a.dtype if bool_ok else np.result_type(a, b)))
+        return Tensor._make(as_array(out).astype(a.dtype if bool_ok else np.result_type(a, b)))
     fn.__name__ = fn.__qualname__ = op
     fn.__doc__ = f"{op}(input, other): elementwise, on integer or bool tensors (no gradient)."
     return fn
@@ -45,4 +45,4 @@ lcm = _binary("lcm", np.lcm, bool_ok=False, tensor_only=True)
 
 def bitwise_not(input):
     (a,) = _integer("bitwise_not", input)
-    return Tensor._make(np.asarray(np.logical_not(a) if a.dtype == bool else np.invert(a)))
+    return Tensor._make(as_array(np.logical_not(a) if a.dtype == bool else np.invert(a)))

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ._op import as_array
 from . import shape as sh
 from .elementwise import pow as pow_
 from .elementwise import sub
@@ -209,7 +210,8 @@ histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
 
 
 def _no_grad_result(arr, dtype=None):
-    return Tensor._make(np.ascontiguousarray(arr if dtype is None else arr.astype(dtype)))
+    arr = arr if dtype is None else arr.astype(dtype)
+    return Tensor._make(arr if getattr(arr, "__vmap_batched__", False) else np.ascontiguousarray(arr))
 
 
 def histc(input, bins=100, min=0, max=0):
@@ -283,7 +285,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         out = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(seq.reshape(-1, seq.shape[-1]),
                                                                              vals.reshape(-1, vals.shape[-1]))])
         out = out.reshape(vals.shape)
-    return _no_grad_result(np.asarray(out), np.int32 if out_int32 else np.int64)
+    return _no_grad_result(as_array(out), np.int32 if out_int32 else np.int64)
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):

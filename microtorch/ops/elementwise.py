@@ -20,7 +20,7 @@ class Add(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         ctx.alpha = alpha
-        return like_torch(a + b if alpha == 1 else a + alpha * b, a, b)
+        return like_torch(a + b if alpha == 1 else _with_scaled(np.add, a, b, alpha), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -49,6 +49,16 @@ class AddNumber(Add):
         return ta + 0
 
 
+def _with_scaled(ufunc, a, b, alpha):
+    """a + alpha*b (ufunc add) or a - alpha*b, written into the temporary alpha*b when it has the
+    result's shape and dtype: one temporary instead of two (an optimizer's p.add_(d, alpha=-lr)
+    on a large weight pays a page fault per 4 KiB of each fresh temporary)."""
+    scaled = alpha * b
+    if type(scaled) is np.ndarray and scaled.shape == np.shape(a) and scaled.dtype == np.result_type(a, scaled):
+        return ufunc(a, scaled, out=scaled)
+    return ufunc(a, scaled)
+
+
 def add(input, other, *, alpha=1):
     a, b = input, other
     try:
@@ -75,7 +85,7 @@ class Sub(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         ctx.alpha = alpha
-        return like_torch(a - b if alpha == 1 else a - alpha * b, a, b)
+        return like_torch(a - b if alpha == 1 else _with_scaled(np.subtract, a, b, alpha), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -390,7 +400,7 @@ class RPow(Op):
 
     @staticmethod
     def forward(ctx, x, base):
-        out = np.asarray(np.power(np.asarray(base, dtype=x.dtype), x))
+        out = np.asarray(np.power(np.asarray(base, dtype=x.dtype), x), order="C")  # torch's: contiguous
         ctx.log_base = math.log(base) if not isinstance(base, complex) and base > 0 else np.log(complex(base))
         ctx.save_for_backward(out, x)  # x too, as torch: modifying the exponent in place is an error
         return out
@@ -817,13 +827,13 @@ class GradTimesLocal(Op):
     def forward(ctx, g, x, local):
         ctx.local = local
         # a mask selects (so that a nan or inf gradient is dropped where the mask is 0, as in torch)
-        return np.where(local, g, 0).astype(g.dtype) if local.dtype == bool else g * local.astype(g.dtype)
+        return np.where(local, g, 0).astype(g.dtype, copy=False) if local.dtype == bool else g * local.astype(g.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         local = Tensor._make(ctx.local)
         gg = where(local, grad, 0.0) if ctx.local.dtype == bool else grad * local
-        gx = Tensor._make(np.zeros(*ctx._in_meta[1])) if ctx.needs_input_grad[1] else None
+        gx = Tensor._make(np.zeros(*ctx._input_meta(1))) if ctx.needs_input_grad[1] else None
         return gg, gx, None
 
     @staticmethod
@@ -933,25 +943,60 @@ class Gelu(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        if ctx.approximate == "tanh":
-            k = math.sqrt(2 / math.pi)
-            inner = (x + x ** 3 * 0.044715) * k
-            t = tanh(inner)
-            d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + x * x * (3 * 0.044715))
-            return grad * d
-        cdf = (erf(x * (1 / math.sqrt(2))) + 1) * 0.5
-        pdf = exp(x * x * -0.5) * (1 / math.sqrt(2 * math.pi))
-        return grad * (cdf + x * pdf)
+        return GeluBackward.apply(grad, x, approximate=ctx.approximate)
 
     @staticmethod
     def jvp(ctx, t):
-        x = ctx.inputs[0]
-        if ctx.approximate == "tanh":
-            k = math.sqrt(2 / math.pi)
-            th = tanh((x + x ** 3 * 0.044715) * k)
-            return t * (0.5 * (1 + th) + 0.5 * x * (1 - th * th) * k * (1 + x * x * (3 * 0.044715)))
-        cdf = (erf(x * (1 / math.sqrt(2))) + 1) * 0.5
-        return t * (cdf + x * exp(x * x * -0.5) * (1 / math.sqrt(2 * math.pi)))
+        return t * _gelu_slope(ctx.inputs[0], ctx.approximate)
+
+
+class GeluBackward(Op):
+    """g * gelu'(x) as an op of its own, so that its derivative is torch's: d/dg = gelu'(x), d/dx =
+    (gg * g) * gelu''(x), in that order (an infinite g times gelu''(0) > 0 stays infinite)"""
+    _grad_fn_name = "GeluBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, x, approximate="none"):
+        ctx.approximate = approximate
+        ctx.save_for_backward(g, x)
+        return _gelu_slope(Tensor._make(x), approximate)._data * g
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, x = ctx.saved_tensors
+        dg = GeluBackward.apply(gg, x, approximate=ctx.approximate) if ctx.needs_input_grad[0] else None
+        dx = gg * g * _gelu_curvature(x, ctx.approximate) if ctx.needs_input_grad[1] else None
+        return dg, dx
+
+    @staticmethod
+    def jvp(ctx, tg, tx, *_approximate):
+        g, x = ctx.inputs[:2]
+        return GeluBackward.apply(tg, x, approximate=ctx.approximate) + g * tx * _gelu_curvature(x, ctx.approximate)
+
+
+_GELU_K = math.sqrt(2 / math.pi)  # the tanh approximation's scale
+_GELU_PDF = 1 / math.sqrt(2 * math.pi)  # phi(0)
+
+
+def _gelu_slope(x, approximate):
+    """gelu'(x) in Tensor ops: Phi(x) + x phi(x), or the tanh approximation's derivative."""
+    if approximate == "tanh":
+        t = tanh((x + x ** 3 * 0.044715) * _GELU_K)
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _GELU_K * (1 + x * x * (3 * 0.044715))
+    return (erf(x * (1 / math.sqrt(2))) + 1) * 0.5 + x * (exp(x * x * -0.5) * _GELU_PDF)
+
+
+def _gelu_curvature(x, approximate):
+    """gelu''(x) in Tensor ops: 2 phi(x) - x^2 phi(x), or the tanh approximation's second derivative
+    (with u = k (x + c x^3), t = tanh u, h = u': h (1 - t^2) + x/2 ((1 - t^2) 6 c k x - 2 t (1 - t^2) h^2))."""
+    if approximate == "tanh":
+        inner = (x + x ** 3 * 0.044715) * _GELU_K
+        t, sech = tanh(inner), 1 / cosh(inner)
+        f, g, h = x * 0.5, 1 - t * t, (1 + x * x * (3 * 0.044715)) * _GELU_K
+        return g * h * 0.5 + g * h * 0.5 + f * h * (2 * sech * (-sech * t) * h) + f * g * (x * (6 * 0.044715 * _GELU_K))
+    x_sq = x * x
+    pdf = exp(x_sq * -0.5) * _GELU_PDF
+    return 2 * pdf - x_sq * pdf
 
 
 def gelu(input, approximate="none"):
@@ -1229,7 +1274,7 @@ class Real(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(from_numpy_dtype(ctx._in_meta[0][1]))
+        return grad.to(from_numpy_dtype(ctx._input_meta(0)[1]))
 
     @staticmethod
     def jvp(ctx, t):
@@ -1261,7 +1306,7 @@ class Imag(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(from_numpy_dtype(ctx._in_meta[0][1])) * 1j
+        return grad.to(from_numpy_dtype(ctx._input_meta(0)[1])) * 1j
 
     @staticmethod
     def jvp(ctx, t):

@@ -1,11 +1,13 @@
-"""grid_sample: read an image at the (x, y[, z]) locations of a grid, bilinearly or at the nearest pixel.
+"""grid_sample: read an image at the (x, y[, z]) locations of a grid: bilinearly, bicubically (2-d) or at
+the nearest pixel.
 
-out[n, c, p] = sum over the 2^d corners e around location p of  w_e(p) * x[n, c, corner_e(p)],
-where the weights are products of the fractional parts (bilinear) or a single 1 (nearest). The
-source coordinate of every location is a piecewise-affine function of the grid (unnormalized,
-then clipped or reflected by padding_mode): on its piece, coordinate = a * grid + b, and forward
-keeps a and b so that backward can rebuild the coordinates as Tensor ops of the grid. Backward is
-then written with Tensor ops (and TakeFlat/PutFlatAdd), so it differentiates again.
+out[n, c, p] = sum over the taps e around location p of  w_e(p) * x[n, c, tap_e(p)]: the 2^d corners
+with weights that are products of the fractional parts (bilinear), the 4x4 neighbours with products
+of cubic convolution weights (bicubic, torch's a = -0.75), or a single 1 (nearest). The source
+coordinate of every location is a piecewise-affine function of the grid (unnormalized, then clipped
+or reflected by padding_mode; bicubic pads its taps instead): on its piece, coordinate = a * grid + b,
+and forward keeps a and b so that backward can rebuild the coordinates as Tensor ops of the grid.
+Backward is then written with Tensor ops (and TakeFlat/PutFlatAdd), so it differentiates again.
 """
 import itertools
 
@@ -47,14 +49,23 @@ def source_coords(grid, sizes, align_corners, padding_mode):
     return out
 
 
-def corners(coords, sizes, channels, mode):
-    """[(flat index per plane (N, C, *out), in-bounds mask (N, *out), corner bits)] and floor(c) per dim."""
+def _padded_tap(p, size, padding_mode, align_corners):
+    """bicubic reads its taps through the padding: clipped into the image, or reflected first"""
+    if padding_mode == "reflection":
+        p = _reflect(p, 0.0, size, align_corners)[0]
+    return np.clip(p, 0, size - 1) if padding_mode != "zeros" else p
+
+
+def corners(coords, sizes, channels, mode, padding_mode, align_corners):
+    """[(flat index per plane (N, C, *out), in-bounds mask (N, *out), tap offsets)] and floor(c) per dim."""
     base = [np.rint(c) if mode == "nearest" else np.floor(c) for c, _ in coords]
     strides = [int(np.prod(sizes[d + 1:])) for d in range(len(sizes))]
-    bits = [(0,) * len(sizes)] if mode == "nearest" else itertools.product((0, 1), repeat=len(sizes))
+    taps = {"nearest": (0,), "bilinear": (0, 1), "bicubic": (-1, 0, 1, 2)}[mode]
     out = []
-    for e in bits:
+    for e in itertools.product(taps, repeat=len(sizes)):
         at = [b + k for b, k in zip(base, e)]
+        if mode == "bicubic":
+            at = [_padded_tap(p, s, padding_mode, align_corners) for p, s in zip(at, sizes)]
         valid = np.all([(p >= 0) & (p < s) for p, s in zip(at, sizes)], axis=0)
         flat = sum(np.clip(p, 0, s - 1).astype(np.int64) * st for p, s, st in zip(at, sizes, strides))
         flat = np.broadcast_to(flat[:, None], (flat.shape[0], channels) + flat.shape[1:])
@@ -62,12 +73,36 @@ def corners(coords, sizes, channels, mode):
     return out, base
 
 
-def _weight(frac, e, skip=None):
-    """prod over dims d != skip of (frac_d if e_d else 1 - frac_d), with frac as arrays or Tensors"""
+_A = -0.75  # torch's bicubic grid_sample (interpolate's antialias uses -0.5)
+
+
+def _near(u):
+    """cubic convolution weight at distance u in [0, 1], and its derivative"""
+    return ((_A + 2) * u - (_A + 3)) * u * u + 1, (3 * (_A + 2) * u - 2 * (_A + 3)) * u
+
+
+def _far(u):
+    """cubic convolution weight at distance u in [1, 2], and its derivative"""
+    return ((_A * u - 5 * _A) * u + 8 * _A) * u - 4 * _A, (3 * _A * u - 10 * _A) * u + 8 * _A
+
+
+def _kernel(f, k, mode):
+    """the 1-d weight of tap k (its offset from floor(c)) at fractional part f (array or Tensor), and its d/df"""
+    if mode != "bicubic":
+        return (f, 1.0) if k else (1 - f, -1.0)
+    if k in (0, 1):
+        w, dw = _near(f if k == 0 else 1 - f)
+        return w, (dw if k == 0 else -dw)
+    w, dw = _far(f + 1 if k == -1 else 2 - f)
+    return w, (dw if k == -1 else -dw)
+
+
+def _weight(frac, e, mode, skip=None):
+    """prod over dims d != skip of tap e_d's weight, with frac as arrays or Tensors"""
     w = 1.0
-    for d, (f, bit) in enumerate(zip(frac, e)):
+    for d, (f, k) in enumerate(zip(frac, e)):
         if d != skip:
-            w = w * (f if bit else 1 - f)
+            w = w * _kernel(f, k, mode)[0]
     return w
 
 
@@ -78,15 +113,16 @@ class GridSampler(Op):
     @staticmethod
     def forward(ctx, x, grid, mode, padding_mode, align_corners):
         sizes = x.shape[2:]
-        coords = source_coords(grid, sizes, align_corners, padding_mode)
-        ctx.corners, base = corners(coords, sizes, x.shape[1], mode)
+        # (bicubic pads its taps, not the coordinate: the coordinate is only unnormalized)
+        coords = source_coords(grid, sizes, align_corners, padding_mode if mode != "bicubic" else "zeros")
+        ctx.corners, base = corners(coords, sizes, x.shape[1], mode, padding_mode, align_corners)
         ctx.slopes = [(a, c - a * grid[..., len(sizes) - 1 - d]) for d, (c, a) in enumerate(coords)]
         ctx.base, ctx.mode = base, mode
         ctx.save_for_backward(x, grid)
         frac = [c - b for (c, _), b in zip(coords, base)]
         out = 0
         for flat, valid, e in ctx.corners:
-            w = (_weight(frac, e) if mode != "nearest" else 1.0) * valid
+            w = (_weight(frac, e, mode) if mode != "nearest" else 1.0) * valid
             v = np.take_along_axis(x.reshape(x.shape[0], x.shape[1], -1), flat.reshape(flat.shape[:2] + (-1,)), 2)
             out = out + v.reshape(flat.shape) * w[:, None]
         return np.asarray(out, dtype=x.dtype)
@@ -133,7 +169,7 @@ def _pieces(ctx, grid):
         frac.append(c - Tensor._make(ctx.base[d].astype(dt)))
     rows = []
     for flat, valid, e in ctx.corners:
-        w = _weight(frac, e) if ctx.mode != "nearest" else Tensor._make(np.ones(valid.shape, dt))
+        w = _weight(frac, e, ctx.mode) if ctx.mode != "nearest" else Tensor._make(np.ones(valid.shape, dt))
         rows.append(w * Tensor._make(valid.astype(dt)))
     return frac, rows
 
@@ -148,9 +184,9 @@ def _dvalue_dcoords(ctx, x, frac, reduce, channel_dim=False):
         mask = valid.astype(dt)[:, None] if channel_dim else valid.astype(dt)
         v = reduce(TakeFlat.apply(x, flat, n)) * Tensor._make(mask)
         for d in range(n):
-            w = _weight(frac, e, skip=d)
+            w = _weight(frac, e, ctx.mode, skip=d) * _kernel(frac[d], e[d], ctx.mode)[1]
             w = w.unsqueeze(1) if channel_dim and isinstance(w, Tensor) else w
-            dc[d] = dc[d] + v * w * (1.0 if e[d] else -1.0)
+            dc[d] = dc[d] + v * w
     return dc
 
 

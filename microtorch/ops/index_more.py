@@ -7,6 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, normalize_dims
+from .elementwise import where
 
 
 def _key_tensors(key):
@@ -50,6 +51,10 @@ def _placed(name):
 
 IndexCopy, SelectScatter, SliceScatter, Put, IndexPut, IndexFill = (
     _placed(n) for n in ("IndexCopy", "SelectScatter", "SliceScatter", "Put", "IndexPut", "IndexFill"))
+
+
+class IndexFillTensor(IndexFill):
+    _grad_fn_name = "IndexFillBackward1"  # (torch's name when the value is a tensor)
 
 
 class AddAt(Op):
@@ -132,17 +137,45 @@ def index_copy(input, dim, index, source):
     return IndexCopy.apply(input, source, key=key)
 
 
+def _first_time(idx, trailing):
+    """for each entry of the index vector, whether it is its value's first occurrence (as a column over the
+    `trailing` dims from the indexed one on), computed without a data-dependent shape"""
+    idx = idx.reshape(-1)
+    seen = np.tril(idx[:, None] == idx[None, :], -1).any(axis=-1)
+    return (~seen).reshape((-1,) + (1,) * (trailing - 1))
+
+
 def index_fill(input, dim, index, value):
     idx = _index(index, "index_fill")
-    _, key = _dim_key(input, dim, idx, "index_fill")
+    d, key = _dim_key(input, dim, idx, "index_fill")
+    shape = tuple(input.shape[:d]) + (idx.size,) + tuple(input.shape[d + 1:])  # (not x[key]: idx may be batched)
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        src = value.to(input.dtype).expand(*np.shape(input._data[key]))
-    else:
-        src = Tensor._make(np.full(np.shape(input._data[key]), value, dtype=input._data.dtype))
+        src = value.to(input.dtype).expand(*shape)
+        if value.requires_grad:  # a repeated index fills its place once: value's gradient counts it once
+            src = where(Tensor._make(_first_time(idx, input.ndim - d)), src, src.detach())
+        return IndexFillTensor.apply(input, src, key=key)
+    src = Tensor._make(np.full(shape, value, dtype=input._data.dtype))
     return IndexFill.apply(input, src, key=key)
+
+
+def _indexed_shape(input, key):
+    """the shape of input[key]; from the shapes alone for integer indices (which vmap may batch)"""
+    if not key or len(key) > input.ndim or any(getattr(k, "dtype", None) is None or k.dtype.kind not in "iu"
+                                               for k in key):
+        return np.shape(input._data[key])
+    for axis, k in enumerate(key):
+        n = input.shape[axis]
+        if k.size and (k.max() >= n or k.min() < -n):
+            raise IndexError(f"index {int(k.max() if k.max() >= n else k.min())} is out of bounds for axis {axis} "
+                             f"with size {n}")
+    try:
+        return np.broadcast_shapes(*(k.shape for k in key)) + tuple(input.shape[len(key):])
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(k.shape)) for k in key)) from None
 
 
 def index_put(input, indices, values, accumulate=False):
@@ -150,7 +183,7 @@ def index_put(input, indices, values, accumulate=False):
         raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
     key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
     try:
-        shape = np.shape(input._data[key])
+        shape = _indexed_shape(input, key)
         np.broadcast_to(np.empty(tuple(values.shape)), shape)
     except IndexError as e:
         raise IndexError(f"index_put(): {e}") from None
@@ -280,10 +313,10 @@ def masked_scatter(input, mask, source):
     except ValueError:
         raise RuntimeError(f"masked_scatter: the mask of shape {list(mask.shape)} does not broadcast to "
                            f"{list(input.shape)}") from None
-    if int(m.sum()) > source.numel():
+    if m.sum() > source.numel():  # (not int(m.sum()): under vmap the examples' counts may differ)
         raise RuntimeError(f"masked_scatter: expected source to have at least {int(m.sum())} elements (one per True "
                            f"in the mask), got {source.numel()}")
-    return MaskedScatter.apply(input, source, mask=np.ascontiguousarray(m))
+    return MaskedScatter.apply(input, source, mask=m.copy())  # (a C-ordered copy, of vmap's batch too)
 
 
 def fill_diagonal(input, fill_value, wrap=False):

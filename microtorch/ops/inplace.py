@@ -34,6 +34,8 @@ class AsStrided(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if not grad.numel():  # an empty view: torch's as_strided_backward returns plain zeros (no graph)
+            return Tensor._make(np.zeros(ctx.base_shape, grad._data.dtype)), None
         return AsStridedScatter.apply(grad, ctx.base_shape, ctx.index), None
 
     @staticmethod
@@ -80,6 +82,11 @@ class CopySlices(Op):
         if ctx.needs_input_grad[0]:
             mask = np.zeros(grad.shape, dtype=bool)
             mask.reshape(-1)[ctx.index] = True
+            if np.count_nonzero(mask) < np.size(ctx.index):  # torch copies the view's gradient back into
+                raise RuntimeError(  # its (expanded) layout, which it refuses
+                    "unsupported operation: more than one element of the written-to tensor refers to a single "
+                    "memory location. Please clone() the tensor before performing the operation. (The backward "
+                    "of CopySlices: an in-place op wrote into an expanded view; write into a clone instead.)")
             gb = masked_fill(grad, Tensor._make(mask), 0.0)
         if ctx.needs_input_grad[1]:
             gs = AsStrided.apply(grad, ctx.index)
@@ -119,8 +126,10 @@ class _RebasedMultiView(Tensor):
 
     @property
     def grad_fn(self):
+        node = Tensor.grad_fn.__get__(self)  # None: made from a base that did not require grad then
         raise RuntimeError(
-            f"Output {self._output_nr} of {_short_name(Tensor.grad_fn.__get__(self))} is a view and its base or "
+            (f"Output {self._output_nr} of {_short_name(node)} is a view" if node is not None else
+             "A view was created in no_grad mode") + " and its base or "
             "another view of its base has been modified inplace. This view is the output of a function that "
             "returns multiple views. Such functions do not allow the output views to be modified inplace. You "
             "should replace the inplace operation by an out-of-place one (or .clone() the outputs of the split).")
@@ -138,8 +147,8 @@ def _regenerate_views(root, modified=None):
     history "this region of the new root" (torch regenerates views the same way)."""
     tracking = grad_mode.is_grad_enabled()
     for v in _live_views(root):
-        if v._view_multi and root._requires_grad and Tensor.grad_fn.__get__(v) is not None:
-            v.__class__ = _RebasedMultiView  # (a view made under no_grad has no history to lose)
+        if v._view_multi and root._requires_grad and not v._view_nograd:
+            v.__class__, v._requires_grad = _RebasedMultiView, True  # (one made under no_grad: below)
             continue
         custom = v._view_custom
         if custom:

@@ -49,10 +49,31 @@ class Mm(Matmul):
     _saved_names = ("self", "mat2")
 
     @staticmethod
+    def forward(ctx, a, b):
+        ctx.column_major = (_column_major(a), _column_major(b))
+        return Matmul.forward(ctx, a, b)
+
+    @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (Mm.apply(grad, b.mT.conj()) if ctx.needs_input_grad[0] else None,
-                Mm.apply(a.mT.conj(), grad) if ctx.needs_input_grad[1] else None)
+        return (_mat1_grad(grad, b, ctx.column_major[0]) if ctx.needs_input_grad[0] else None,
+                _mat2_grad(grad, a, ctx.column_major[1]) if ctx.needs_input_grad[1] else None)
+
+
+def _column_major(m):
+    """m is laid out column after column (as `w.t()` of a row-major w is)."""
+    return m.strides[0] == m.itemsize and m.strides[1] == m.itemsize * m.shape[0]
+
+
+def _mat1_grad(grad, mat2, column_major):
+    """grad @ mat2^T, computed as torch's mm backward does: in mat1's layout when mat1 is column-major."""
+    return mat2.conj().mm(grad.t()).t() if column_major else grad.mm(mat2.t().conj())
+
+
+def _mat2_grad(grad, mat1, column_major):
+    """mat1^T @ grad, in mat2's layout when mat2 is column-major (the weight of nn.Linear, seen through
+    `weight.t()`: its gradient is then row-major like the weight, and AccumulateGrad can keep it)."""
+    return grad.t().mm(mat1.conj()).t() if column_major else mat1.t().conj().mm(grad)
 
 
 class Mv(Matmul):
@@ -233,14 +254,15 @@ class Addmm(Op):
     @staticmethod
     def forward(ctx, bias, x, w):
         ctx.save_for_backward(x, w)
+        ctx.column_major = (_column_major(x), _column_major(w))
         return bias + x @ w
 
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         return (grad if ctx.needs_input_grad[0] else None,
-                grad.mm(w.mT.conj()) if ctx.needs_input_grad[1] else None,
-                x.mT.conj().mm(grad) if ctx.needs_input_grad[2] else None)
+                _mat1_grad(grad, w, ctx.column_major[0]) if ctx.needs_input_grad[1] else None,
+                _mat2_grad(grad, x, ctx.column_major[1]) if ctx.needs_input_grad[2] else None)
 
     @staticmethod
     def jvp(ctx, tbias, tx, tw):
@@ -261,9 +283,9 @@ class Einsum(Op):
 
     @staticmethod
     def forward(ctx, *ops, equation):
-        ctx.equation = equation
-        ctx.save_for_backward(*ops)
-        sizes = _label_sizes(equation, [o.shape for o in ops])
+        ctx.equation, ctx.shapes = equation, [o.shape for o in ops]
+        sizes = _label_sizes(equation, ctx.shapes)
+        ctx.save_for_backward(*_einsum_saved(equation, ops, ctx.needs_input_grad))
         lhs, out = equation.split("->")
         terms = lhs.split(",")
         if len(ops) == 2:
@@ -277,38 +299,14 @@ class Einsum(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .shape import sum_to
         ops = ctx.saved_tensors
         lhs, out = ctx.equation.split("->")
         terms = lhs.split(",")
-        unused = iter(sorted(set(_LETTERS) - set(ctx.equation)))
-        sizes = _label_sizes(ctx.equation, [o.shape for o in ops])
-        full = [o.expand(*(sizes[c] for c in t)) for t, o in zip(terms, ops)]  # size-1 labels broadcast
-        grads = []
-        for i, term in enumerate(terms):
-            if not ctx.needs_input_grad[i]:
-                grads.append(None)
-                continue
-            others = [t for j, t in enumerate(terms) if j != i]
-            tensors = [grad] + [o.conj() for j, o in enumerate(full) if j != i]
-            # a repeated index (a diagonal) gets a fresh letter tied to it by an identity matrix;
-            # an index summed over in this operand alone gets a vector of ones
-            target, seen = "", set()
-            for c in term:
-                if c in seen:
-                    fresh = next(unused)
-                    others.append(c + fresh)
-                    tensors.append(Tensor._make(np.eye(sizes[c], dtype=grad._data.dtype)))
-                    c = fresh
-                seen.add(c)
-                target += c
-            for c in sorted(set(term)):
-                if c not in out and all(c not in o for o in others):
-                    others.append(c)
-                    tensors.append(Tensor._make(np.ones(sizes[c], dtype=grad._data.dtype)))
-            g = einsum(",".join([out] + others) + "->" + target, *tensors)
-            grads.append(sum_to(g, ops[i].shape))  # a label broadcast from size 1 is summed back
-        return tuple(grads)
+        sizes = _label_sizes(ctx.equation, ctx.shapes)
+        full = [o if o is None else o.expand(*(sizes[c] for c in t)) for t, o in zip(terms, ops)]  # (size 1
+        # labels broadcast)
+        return tuple(_einsum_operand_grad(grad, i, terms, out, full, sizes, ctx.shapes[i])
+                     if ctx.needs_input_grad[i] else None for i in range(len(terms)))
 
     @staticmethod
     def jvp(ctx, *ts):
@@ -320,6 +318,40 @@ class Einsum(Op):
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_operand_grad(grad, i, terms, out, full, sizes, shape):
+    """d einsum / d operand i: an einsum of grad with the other operands over operand i's distinct labels
+    (one summed in this operand alone gets a vector of ones), then each repeated label's diagonal put
+    back in place with zeros elsewhere, as torch's diagonal backward (no product with an identity
+    matrix, so an infinite gradient leaves no nan off the diagonal)."""
+    from .shape import DiagonalBackward, sum_to
+    term, diagonals = terms[i], []
+    while len(set(term)) < len(term):  # the diagonals forward took: (shape before, first dim, second dim)
+        c = next(c for c in term if term.count(c) > 1)
+        a = term.index(c)
+        b = term.index(c, a + 1)
+        diagonals.append((tuple(sizes[x] for x in term), a, b))
+        term = term[:a] + term[a + 1:b] + term[b + 1:] + c
+    others = [t for j, t in enumerate(terms) if j != i]
+    tensors = [grad] + [o.conj() for j, o in enumerate(full) if j != i]
+    for c in sorted(set(term)):
+        if c not in out and all(c not in o for o in others):
+            others.append(c)
+            tensors.append(Tensor._make(np.ones(sizes[c], dtype=grad._data.dtype)))
+    g = einsum(",".join([out] + others) + "->" + term, *tensors)
+    for before, a, b in reversed(diagonals):
+        g = DiagonalBackward.apply(g, before, 0, a, b)
+    return sum_to(g, shape)  # a label broadcast from size 1 is summed back
+
+
+def _einsum_saved(equation, ops, needs):
+    """What backward needs of each operand: of one, nothing (its gradient needs only the shape, as
+    torch's sum or view saves nothing); of two, each only for the other's gradient (as torch's
+    product saves an operand only when the other requires grad)."""
+    if len(ops) == 2:
+        return [x if needs[1 - j] else None for j, x in enumerate(ops)]
+    return ops if len(ops) > 2 else ()
 
 
 def _einsum_presum(terms, out, ops):
@@ -431,4 +463,24 @@ def einsum(equation, *operands):
     if len(operands) == 1 and set(out) == set(terms[0]) and len(set(out)) == len(out):
         return _einsum_view(terms[0], out, operands[0])
     operands = promoted(*operands)
+    if len(operands) == 2:
+        terms, operands = _sum_own_labels(terms, out, operands)
+        eq = ",".join(terms) + "->" + out
     return Einsum.apply(*operands, equation=eq)
+
+
+def _sum_own_labels(terms, out, operands):
+    """Of two operands, torch first sums the labels that only one of them has with a size other than 1
+    (the other has none or size 1) and the output lacks, in one SumBackward1 per operand, and keeps that
+    sum for backward rather than the operand (which may then change in place). Done here with Tensor
+    ops, so the graph and the saved tensors are torch's; an operand with a repeated label (a diagonal
+    first) is left to Einsum whole."""
+    terms, operands = list(terms), list(operands)
+    for j in (0, 1):
+        t, x, other, y = terms[j], operands[j], terms[1 - j], operands[1 - j]
+        if len(set(t)) < len(t):
+            continue
+        own = [c for c in t if c not in out and x.shape[t.index(c)] != 1 and (c not in other or y.shape[other.index(c)] == 1)]
+        if own:
+            terms[j], operands[j] = "".join(c for c in t if c not in own), x.sum([t.index(c) for c in own])
+    return terms, operands

@@ -177,7 +177,13 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 
 def nonzero_static(input, *, size, fill_value=-1):
-    """nonzero's indices, cut or padded with fill_value to exactly `size` rows."""
-    idx = np.argwhere(input._data).astype(np.int64)[:size]
-    pad = np.full((size - idx.shape[0], input.ndim), fill_value, dtype=np.int64)
-    return Tensor._make(np.concatenate([idx, pad]) if input.ndim else np.zeros((size, 0), np.int64))
+    """nonzero's indices, cut or padded with fill_value to exactly `size` rows (whole-array numpy, no dynamic
+    shape on the way, so that vmap batches it)."""
+    if not input.ndim or not input.numel():
+        return Tensor._make(np.full((size, input.ndim), fill_value, np.int64))
+    hit = (input._data != 0).reshape(-1)
+    order = np.argsort(~hit, kind="stable")  # the nonzero positions first, in order
+    order = np.concatenate([order, np.zeros(max(size - hit.shape[0], 0), order.dtype)])[:size]
+    idx = np.stack(np.unravel_index(order, tuple(input.shape)), axis=-1).astype(np.int64)
+    found = np.arange(size) < hit.sum()
+    return Tensor._make(np.where(found[:, None], idx, np.int64(fill_value)))

@@ -23,12 +23,24 @@ def _bags(idx, offsets, n_bags, padding_idx):
     return bag, keep
 
 
+def _freq_scale(idx):
+    """scale_grad_by_freq: 1 / (how often an index occurs) per index, as torch 2.13's CPU kernel computes it:
+    the k-th smallest distinct index is divided by the count of the k-th element of the sorted indices
+    (the same count when indices do not repeat, another one after a repeated index)"""
+    values, counts = np.unique(idx, return_counts=True)
+    kth_sorted = np.sort(idx)[:len(values)]
+    per_value = 1.0 / counts[np.searchsorted(values, kth_sorted)]
+    return per_value[np.searchsorted(values, idx)]
+
+
 class EmbeddingBag(Op):
-    """out[b] = reduce over k in bag b of w_k * W[idx_k] (sum, mean or max): dW[idx_k] += g[b] * scale_k"""
+    """out[b] = reduce over k in bag b of w_k * W[idx_k] (sum, mean or max): dW[idx_k] += g[b] * scale_k
+    (scale_k also divided by idx_k's count with scale_grad_by_freq)"""
     _grad_fn_name = "EmbeddingBagBackward0"
 
     @staticmethod
-    def forward(ctx, weight, psw, idx, offsets, n_bags, mode, padding_idx):
+    def forward(ctx, weight, psw, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
+        freq = _freq_scale(idx) if scale_grad_by_freq else None
         bag, keep = _bags(idx, offsets, n_bags, padding_idx)
         idx, bag = idx[keep], bag[keep]
         D = weight.shape[1]
@@ -46,6 +58,7 @@ class EmbeddingBag(Op):
         if mode == "mean":
             scale = scale / np.maximum(np.bincount(bag, minlength=n_bags), 1)[bag]
         ctx.scale = scale.astype(weight.dtype)
+        ctx.grad_scale = ctx.scale if freq is None else (ctx.scale * freq[keep]).astype(weight.dtype)
         out = np.zeros((n_bags, D), weight.dtype)
         np.add.at(out, bag, weight[idx] * ctx.scale[:, None])
         ctx.save_for_backward(weight)
@@ -75,13 +88,13 @@ class EmbeddingBag(Op):
         else:
             rows = grad.index_select(0, _const(ctx.bag))
             if ctx.needs_input_grad[0]:
-                scaled = rows * _const(ctx.scale).unsqueeze(1)
+                scaled = rows * _const(ctx.grad_scale).unsqueeze(1)
                 gw = index_add(_zeros(ctx.weight_shape, grad), 0, _const(ctx.idx), scaled)
             if ctx.needs_input_grad[1]:
                 (weight,) = ctx.saved_tensors
                 picked = (rows * weight.index_select(0, _const(ctx.idx))).sum(1)
                 gpsw = index_add(_zeros((ctx.n_idx,), grad), 0, _const(ctx.psw_pos), picked)
-        return gw, gpsw, None, None, None, None, None
+        return gw, gpsw, None, None, None, None, None, None
 
     @staticmethod
     def jvp(ctx, tw, tpsw, *_):
@@ -150,10 +163,12 @@ def _check_bag_indices(idx, weight):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {idx.dtype} instead (while checking arguments for embedding_bag)")
     n = weight.shape[0]
-    bad = np.nonzero((idx < 0) | (idx >= n))[0]
-    if len(bad):
-        raise RuntimeError(f"embedding_bag: Index {bad[0]} of input takes value {idx[bad[0]]} which is not in the "
-                           f"valid range [0, {n})")
+    out_of_range = (idx < 0) | (idx >= n)
+    if not out_of_range.any():  # (asked first: under vmap, nonzero's data-dependent shape cannot batch)
+        return
+    bad = np.nonzero(out_of_range)[0][0]
+    raise RuntimeError(f"embedding_bag: Index {bad} of input takes value {idx[bad]} which is not in the valid range "
+                       f"[0, {n})")
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
@@ -178,9 +193,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
                                   "GitHub.")
     _check_bag_indices(idx, weight)
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse gradients are not supported by "
-                                  "microtorch (use the defaults)")
+    if sparse:
+        raise NotImplementedError("embedding_bag: sparse=True gives a sparse gradient, and microtorch has no sparse "
+                                  "tensors; use sparse=False (the same values, as a dense gradient)")
     if padding_idx is not None:
         if not -weight.shape[0] <= padding_idx < weight.shape[0]:
             raise RuntimeError(f"embedding_bag: padding_idx must be within the number of embeddings "
@@ -190,7 +205,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         _renorm_rows(weight, np.unique(idx), max_norm, norm_type)
     psw = None if per_sample_weights is None else per_sample_weights.reshape(-1)
     return EmbeddingBag.apply(weight, psw, idx.astype(np.int64), offsets_.astype(np.int64), n_bags, mode,
-                              padding_idx)
+                              padding_idx, bool(scale_grad_by_freq))
 
 
 # ---- pdist ---------------------------------------------------------------------------------------------

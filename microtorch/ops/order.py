@@ -43,7 +43,8 @@ NanmedianDim._grad_fn_name = "NanmedianBackward1"
 
 
 class EvenlyShared(Op):
-    """one value of x (a median);  d = g shared evenly between the elements equal to it"""
+    """one value of x (a median; one per leading index where value has dims, as vmap batches it);
+    d = g shared evenly between the elements equal to it"""
     _grad_fn_name = "MedianBackward0"
 
     @staticmethod
@@ -55,16 +56,21 @@ class EvenlyShared(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * EvenlyShared._weights(x, ctx.value)
+        return grad.reshape(tuple(grad.shape) + (1,) * (x.ndim - grad.ndim)) * EvenlyShared._weights(x, ctx.value)
 
     @staticmethod
     def jvp(ctx, t):
-        return (t * EvenlyShared._weights(ctx.inputs[0], ctx.value)).sum()
+        x, lead = ctx.inputs[0], np.ndim(ctx.value)
+        shared = t * EvenlyShared._weights(x, ctx.value)
+        return shared.sum(tuple(range(lead, x.ndim))) if lead else shared.sum()
 
     @staticmethod
     def _weights(x, value):
-        hit = (x._data == value) | (np.isnan(x._data) & np.isnan(value))
-        return Tensor._make((hit / max(hit.sum(), 1)).astype(x._data.dtype))
+        v = np.asarray(value)
+        v = v.reshape(v.shape + (1,) * (x.ndim - v.ndim))
+        hit = (x._data == v) | (np.isnan(x._data) & np.isnan(v))
+        count = hit.sum(axis=tuple(range(np.ndim(value), x.ndim)), keepdims=True)
+        return Tensor._make((hit / np.maximum(count, 1)).astype(x._data.dtype))
 
 
 class NanmedianAll(EvenlyShared):
@@ -143,13 +149,18 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return return_type("kthvalue")(values, indices)
 
 
-def _mode_index(row):
-    """the smallest most frequent value of a 1-D array, and the last index holding it (a NaN: the first NaN)."""
-    if np.isnan(row).any():
-        return int(np.flatnonzero(np.isnan(row))[0])
-    values, counts = np.unique(row, return_counts=True)
-    best = values[np.argmax(counts)]
-    return np.flatnonzero(row == best)[-1]
+def _mode_indices(rows):
+    """per row (the last dim): the last index holding its smallest most frequent value (a NaN: the first NaN),
+    with numpy's whole-array ops, so that vmap batches it."""
+    n = rows.shape[-1]
+    s = np.sort(rows, axis=-1)
+    pos = np.arange(n)
+    starts = np.concatenate([np.ones(s.shape[:-1] + (1,), bool), s[..., 1:] != s[..., :-1]], axis=-1)
+    run = pos - np.maximum.accumulate(np.where(starts, pos, 0), axis=-1) + 1  # each run's length so far
+    best = np.take_along_axis(s, np.argmax(run, axis=-1)[..., None], axis=-1)  # the first to reach the longest
+    last = n - 1 - np.argmax((rows == best)[..., ::-1], axis=-1)
+    nan = np.isnan(rows)
+    return np.where(nan.any(-1), np.argmax(nan, axis=-1), last)[..., None].astype(np.int64)
 
 
 def mode(input, dim=-1, keepdim=False):
@@ -158,10 +169,7 @@ def mode(input, dim=-1, keepdim=False):
     d = normalize_dims(dim, x.ndim, "mode")[0]
     if x.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    moved = np.moveaxis(x._data, d, -1)
-    flat = moved.reshape(-1, moved.shape[-1])
-    best = np.array([_mode_index(r) for r in flat], dtype=np.int64).reshape(moved.shape[:-1] + (1,))
-    idx = np.moveaxis(best, -1, d)
+    idx = np.moveaxis(_mode_indices(np.moveaxis(x._data, d, -1)), -1, d)
     values = Mode.apply(x, d, idx, keepdim=keepdim)
     indices = Tensor._make(idx if keepdim else idx.squeeze(d))
     if not input.ndim:

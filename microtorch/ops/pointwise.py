@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op, broadcast_error, promoted
+from ._op import Op, as_array, broadcast_error, promoted
 from .elementwise import _float, _unary, where
 
 
@@ -482,7 +482,7 @@ def clamp_max(input, max):
 
 
 def _no_grad(values):
-    return Tensor._make(np.asarray(values))
+    return Tensor._make(as_array(values))
 
 
 def signbit(input):

@@ -3,6 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, normalize_dims
+from .index import _along_axis_key
 
 
 def _dims(dims, ndim, op):
@@ -109,7 +110,7 @@ class Scatter(Op):
     def forward(ctx, x, src, dim=0, index=None):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
         out = x.copy()
-        np.put_along_axis(out, index, src[tuple(slice(0, s) for s in index.shape)], axis=dim)
+        out[_along_axis_key(index, dim)] = src[tuple(slice(0, s) for s in index.shape)]  # (only index's extent)
         return out
 
     @staticmethod
@@ -138,7 +139,7 @@ class ScatterValue(Op):
     def forward(ctx, x, dim=0, index=None, value=0):
         ctx.dim, ctx.index = dim, index
         out = x.copy()
-        np.put_along_axis(out, index, np.asarray(value, dtype=x.dtype), axis=dim)
+        out[_along_axis_key(index, dim)] = np.asarray(value, dtype=x.dtype)
         return out
 
     @staticmethod

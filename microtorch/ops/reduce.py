@@ -9,7 +9,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import need_nonempty
 from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
-from .shape import broadcast_to, reshape
+from .shape import broadcast_to, cat, reshape
 
 def return_type(name, fields=("values", "indices")):
     """A namedtuple that prints as torch's `torch.return_types.max(values=..., indices=...)`."""
@@ -43,7 +43,7 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        return np.asarray(np.sum(x, axis=dims, keepdims=keepdim, dtype=dtype), order="C")  # (C: torch's layout)
+        return np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=dtype), order="C")  # (C: torch's layout)
 
     @staticmethod
     def backward(ctx, grad):
@@ -86,7 +86,7 @@ class Mean(Op):
     def forward(ctx, x, dims=None, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         ctx.n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        return np.asarray(np.mean(x, axis=dims, keepdims=keepdim), order="C")
+        return np.asarray(x.mean(axis=dims, keepdims=keepdim), order="C")
 
     @staticmethod
     def backward(ctx, grad):
@@ -124,7 +124,7 @@ class Var(Op):
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
-        return np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
+        return _variance(x, dims, correction, keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -147,7 +147,9 @@ class Std(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
-        out = np.asarray(np.std(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
+        var = _variance(x, dims, correction, keepdim)
+        with np.errstate(invalid="ignore"):
+            out = np.sqrt(var, out=var)  # (in place: an array, even 0-d)
         ctx.save_for_backward(x, out)
         return out
 
@@ -165,6 +167,17 @@ class Std(Op):
         x = ctx.inputs[0]
         centered = x - x.mean(dim=ctx.dims, keepdim=True)
         return Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (ctx.output * ctx.denom)
+
+
+def _variance(x, dims, correction, keepdim):
+    """np.var as torch computes it: torch reduces to one number in two passes (mean, then squares, as
+    numpy), but to several with Welford's update, which gives exactly 0 for a slice of equal values
+    where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0)."""
+    out = np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
+    if out.size > 1 and x.size > out.size * correction:  # (0 / 0 stays nan)
+        top = np.max(x, axis=dims, keepdims=keepdim)
+        out[(top == np.min(x, axis=dims, keepdims=keepdim)) & np.isfinite(top)] = 0
+    return out
 
 
 def _var_backward(ctx, x, g):
@@ -207,14 +220,16 @@ def _exclusive_cumprods(xd, ax):
 
 def _prod_of_others(x, dim):
     """prod_{j != i} x_j along dim, in Tensor ops so that it has a gradient of its own (second order of
-    prod at a zero; n x n numbers per slice, as torch's create_graph path is quadratic too)."""
-    flat = x.reshape(-1) if dim is None else x.movedim(dim, -1)
-    n = flat.shape[-1]
+    prod at a zero): torch's exclusive cumulative products both ways, through cumprod, whose own
+    gradient places nan and inf where torch's does."""
+    flat = x.reshape(-1) if dim is None else x
+    d, n = (0 if dim is None else dim), flat.shape[0 if dim is None else dim]
     if n == 1:  # no others: a constant 1, with no graph (as torch's)
         return Tensor._make(np.ones(x.shape, x._data.dtype))
-    rows = flat.unsqueeze(-2).expand(*flat.shape[:-1], n, n)  # row i holds every x_j ...
-    others = rows.masked_fill(Tensor._make(np.eye(n, dtype=bool)), 1.0).prod(-1)  # ... with x_i set to 1
-    return others.reshape(x.shape) if dim is None else others.movedim(-1, dim)
+    ones = Tensor._make(np.ones(flat.shape[:d] + (1,) + flat.shape[d + 1:], x._data.dtype))
+    left = cat([ones, flat.narrow(d, 0, n - 1)], d).cumprod(d)
+    right = cat([ones, flat.narrow(d, 1, n - 1).flip(d)], d).cumprod(d).flip(d)
+    return (left * right).reshape(x.shape)
 
 
 class Prod(Op):
@@ -532,8 +547,8 @@ class Norm(Op):
         g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
         n = _unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim)
         p = ctx.ord
-        if p == 0:
-            return g * 0
+        if p == 0:  # zeros of x's shape (g * 0 kept the reduced shape), whatever g is
+            return Tensor._make(np.zeros_like(x._data))
         if p == 1:
             return g * x.sgn()
         if p == float("inf"):  # ties share; a NaN entry counts as a maximum (as torch)

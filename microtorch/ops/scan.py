@@ -1,18 +1,22 @@
 """Cumulative ops along a dim: cumprod, cummax, cummin, logcumsumexp.
 
 Their derivatives pair each output k with the inputs i <= k. Where a closed form would divide by
-an input (cumprod at a zero) or overflow (logcumsumexp), the gradient is written with the n x n
-matrix of those pairs instead: exact, and itself differentiable."""
+an input (cumprod at a zero) or overflow (logcumsumexp), the derivative is written with the n x n
+matrix of those pairs instead: exact, and itself differentiable. cumprod's gradient at a zero takes
+torch's two forms (a scan, and under create_graph a loop over the inputs), so that a nan or inf
+gradient spreads as in torch."""
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ._op import Op, normalize_dims
 from .elementwise import where
+from .shape import cat, stack
 
 
-def _upper(n, dtype=bool):
+def _upper(n):
     """[i, k] = (k >= i): output k depends on input i."""
-    return Tensor._make(np.triu(np.ones((n, n), dtype=dtype)))
+    return Tensor._make(np.triu(np.ones((n, n), dtype=bool)))
 
 
 def _cumprod_pairs(x, dim):
@@ -21,8 +25,39 @@ def _cumprod_pairs(x, dim):
     n = xm.shape[-1]
     eye = Tensor._make(np.eye(n, dtype=bool))
     rows = xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n)
-    rows = where(eye, rows * 0 + 1, rows)
-    return Cumprod.apply(rows, rows.ndim - 1) * _upper(n, x._data.dtype)
+    rows = where(eye, 1.0, rows)
+    return where(_upper(n), Cumprod.apply(rows, rows.ndim - 1), 0.0)
+
+
+def _cumprod_grad_at_zeros(x, out, grad, d):
+    """torch's first-order cumprod gradient for an x with zeros: before the first zero z1 of a slice, the
+    reversed cumsum of grad * out over x; at z1, sum_{z1 <= k < z2} grad_k prod_{z1 < j <= k} x_j times
+    out_{z1 - 1}; after it, 0 (whatever grad is there, even nan or inf)."""
+    zeros = np.cumsum(x == 0, axis=d)
+    before, upto_z2 = zeros == 0, zeros == 1
+    first = upto_z2 & (np.cumsum(upto_z2, axis=d) == 1)
+    with np.errstate(all="ignore"):
+        w = np.where(before, out * grad, 0)
+        res = np.where(before, np.flip(np.cumsum(np.flip(w, d), axis=d), d) / x, 0)
+        inner = np.cumprod(np.where(upto_z2 & ~first, x, 1), axis=d) * np.where(upto_z2, grad, 0)
+        z1 = np.argmax(first, axis=d, keepdims=True)
+        prev = np.where(z1 == 0, 1, np.take_along_axis(out, np.maximum(z1 - 1, 0), axis=d))
+        return np.where(first, inner.sum(axis=d, keepdims=True) * prev, res).astype(out.dtype, copy=False)
+
+
+def _cumprod_grad_graph(x, grad, d):
+    """torch's create_graph form, one slice k at a time: sum_{j >= k} grad_j prod_{i <= j, i != k} x_i,
+    from the product of the inputs before k and the cumprod of those after it (the terms j < k are
+    left out, never multiplied by 0)."""
+    n = x.shape[d]
+    ones = Tensor._make(np.ones(x.shape[:d] + (1,) + x.shape[d + 1:], x._data.dtype))
+    slices = []
+    for k in range(n):
+        after = x.narrow(d, k + 1, n - k - 1).cumprod(d) if k < n - 1 else None
+        before = ones if k == 0 else x.narrow(d, 0, k).prod(d, keepdim=True)
+        omitted = before if after is None else cat([before, before.expand_as(after) * after if k else after], d)
+        slices.append((grad.narrow(d, k, n - k) * omitted).sum(d))
+    return stack(slices, d)
 
 
 class Cumprod(Op):
@@ -41,10 +76,13 @@ class Cumprod(Op):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         d = ctx.dim
-        if x.numel() and not (x._data == 0).any():  # the closed form: reversed cumsum of grad * out, over x
-            return (grad * out).flip(d).cumsum(d).flip(d) / x, None
-        pairs = _cumprod_pairs(x, d)  # [..., i, k]
-        return (pairs * grad.movedim(d, -1).unsqueeze(-2)).sum(-1).movedim(-1, d), None
+        if x.shape[d] <= 1 or x.numel() <= 1:  # each output is its input (or there is none), as torch
+            return grad, None
+        if not (x._data == 0).any():  # the closed form: reversed cumsum of grad * out, over x
+            return (grad * out.conj()).flip(d).cumsum(d).flip(d) / x.conj(), None
+        if not grad_mode.is_grad_enabled():  # torch's O(n) form: nan and inf land where its do
+            return Tensor._make(_cumprod_grad_at_zeros(x._data.conj(), out._data.conj(), grad._data, d)), None
+        return _cumprod_grad_graph(x.conj(), grad, d), None
 
     @staticmethod
     def jvp(ctx, t, _dim):

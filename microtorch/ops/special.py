@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op, broadcast_error, promoted
+from ._op import Op, as_array, broadcast_error, promoted
 from .elementwise import _erf_np, _float, _unary, where
 
 _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
@@ -319,7 +319,7 @@ def ldexp(input, other):
         np.broadcast_shapes(tuple(x.shape), e.shape)
     except ValueError as err:
         raise broadcast_error("ldexp", err, input, other) from None
-    return Ldexp.apply(x, Tensor._make(np.asarray(e)))
+    return Ldexp.apply(x, Tensor._make(as_array(e)))
 
 
 class Copysign(Op):

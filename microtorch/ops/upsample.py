@@ -3,7 +3,9 @@
 Every interpolation mode (nearest, nearest-exact, linear, bilinear, bicubic, trilinear, area) is
 separable and linear: along each spatial dim it multiplies by a small (out, in) matrix that says
 how much of each input element each output element takes. `Resample` applies one matrix per
-spatial dim; its gradient applies the transposed matrices (the adjoint), so any order works.
+spatial dim; its gradient applies the transposed matrices (the adjoint), so any order works (where
+torch's backward kernel uses other matrices than its forward, Resample is given those too).
+Antialiased bilinear and bicubic are separable and linear too: only their matrices differ.
 """
 import math
 
@@ -22,32 +24,46 @@ def apply_mats(x, mats):
     return x
 
 
+def _transposed(mats):
+    return tuple(m.T for m in mats)
+
+
 class Resample(Op):
-    """y = x times mats[i] along spatial dim i; d/dx multiplies by the transposed mats"""
+    """y = x times mats[i] along spatial dim i; d/dx multiplies by the transposed mats (by the transposed
+    back_mats where torch's backward kernel does not use its forward's: see nn/_functional_interp.py)"""
     _grad_fn_name = "ResampleBackward0"
+    adjoint = None  # the op of the transposed mats, which computes the backward (None: Resample itself)
 
     @staticmethod
-    def forward(ctx, x, mats):
-        ctx.mats = mats
+    def forward(ctx, x, mats, back_mats=None):
+        ctx.mats, ctx.back_mats = mats, mats if back_mats is None else back_mats
         return np.ascontiguousarray(apply_mats(x, mats))
 
     @staticmethod
     def backward(ctx, grad):
-        return Resample.apply(grad, tuple(m.T for m in ctx.mats)), None
+        adjoint = ctx._forward_cls.adjoint or Resample
+        # the adjoint's own backward is this op's forward kernel again (as torch's double backward)
+        return adjoint.apply(grad, _transposed(ctx.back_mats), _transposed(ctx.mats)), None, None
 
     @staticmethod
-    def jvp(ctx, t, _):
+    def jvp(ctx, t, *_):
         return Resample.apply(t, ctx.mats)
 
 
 def _named(name):
-    return type(name, (Resample,), {"_grad_fn_name": name + "Backward0", "__doc__": Resample.__doc__})
+    """The op `name` and its adjoint, each the other's backward: torch names the nodes of a second order graph
+    <name>BackwardBackward0"""
+    op = type(name, (Resample,), {"_grad_fn_name": name + "Backward0", "__doc__": Resample.__doc__})
+    op.adjoint = type(name + "Backward", (Resample,), {"_grad_fn_name": name + "BackwardBackward0", "adjoint": op,
+                                                       "__doc__": Resample.__doc__})
+    return op
 
 
 RESAMPLE = {name: _named(name) for name in (
     "UpsampleNearest1D", "UpsampleNearest2D", "UpsampleNearest3D", "UpsampleNearestExact1D",
     "UpsampleNearestExact2D", "UpsampleNearestExact3D", "UpsampleLinear1D", "UpsampleBilinear2D",
-    "UpsampleBicubic2D", "UpsampleTrilinear3D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D")}
+    "UpsampleBicubic2D", "UpsampleTrilinear3D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "UpsampleBilinear2DAa",
+    "UpsampleBicubic2DAa")}
 
 
 # ---- the matrices, one spatial dim at a time ---------------------------------------------------------
@@ -67,10 +83,14 @@ def _source(out_n, in_n, scale, align_corners):
     return s * (dst + 0.5) - 0.5
 
 
-def nearest_matrix(out_n, in_n, scale, exact):
+def nearest_matrix(out_n, in_n, scale, exact, legacy=False):
+    """legacy: torch's nearest_idx, which copies when out == in and takes i // 2 when out == 2 in, whatever the
+    scale_factor (the backward kernels of mode 'nearest' use it, and the 2-d forward kernel)"""
     s = np.float32(in_n / out_n if scale is None else 1.0 / scale)  # torch computes this in float
     dst = np.arange(out_n, dtype=np.float32) + (np.float32(0.5) if exact else 0)
     src = np.minimum(np.floor(dst * s).astype(np.int64), in_n - 1)
+    if legacy and out_n in (in_n, 2 * in_n):
+        src = np.arange(out_n) // (out_n // in_n)
     return _rows(out_n, in_n, src[:, None], np.ones((out_n, 1)))
 
 
@@ -82,15 +102,40 @@ def linear_matrix(out_n, in_n, scale, align_corners):
     return _rows(out_n, in_n, np.stack([i0, i1], 1), np.stack([1 - lam, lam], 1))
 
 
+def _cubic(u, a):
+    """Keys' cubic convolution kernel at distances u >= 0 (zero from 2 on)"""
+    near = ((a + 2) * u - (a + 3)) * u * u + 1
+    far = ((a * u - 5 * a) * u + 8 * a) * u - 4 * a
+    return np.where(u < 1, near, np.where(u < 2, far, 0.0))
+
+
 def cubic_matrix(out_n, in_n, scale, align_corners, a=-0.75):
     src = _source(out_n, in_n, scale, align_corners)
     i = np.floor(src).astype(np.int64)
     t = src - i
-    near = lambda u: ((a + 2) * u - (a + 3)) * u * u + 1             # noqa: E731  |u| <= 1
-    far = lambda u: ((a * u - 5 * a) * u + 8 * a) * u - 4 * a        # noqa: E731  1 < |u| < 2
-    w = np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], 1)
+    w = _cubic(np.stack([t + 1, t, 1 - t, 2 - t], 1), a)
     cols = np.clip(i[:, None] + np.arange(-1, 3)[None], 0, in_n - 1)
     return _rows(out_n, in_n, cols, w)
+
+
+def antialias_matrix(out_n, in_n, scale, align_corners, cubic):
+    """interpolate(antialias=True): when shrinking, the triangle (bilinear) or Keys a=-0.5 (bicubic) kernel is
+    stretched by the scale, so every input element inside it contributes; the weights of a row sum to 1"""
+    if align_corners:
+        s = (in_n - 1) / (out_n - 1) if out_n > 1 else 0.0
+    else:
+        s = in_n / out_n if scale is None else 1.0 / scale
+    stretch = max(s, 1.0)
+    support = (2.0 if cubic else 1.0) * stretch
+    center = s * (np.arange(out_n) + 0.5)
+    lo = np.maximum((center - support + 0.5).astype(np.int64), 0)           # torch truncates toward zero here
+    hi = np.minimum((center + support + 0.5).astype(np.int64), in_n)
+    j = np.arange(in_n)[None]
+    u = np.abs(j - center[:, None] + 0.5) / stretch
+    w = _cubic(u, -0.5) if cubic else np.maximum(1 - u, 0.0)
+    w = np.where((j >= lo[:, None]) & (j < hi[:, None]), w, 0.0)
+    total = w.sum(1, keepdims=True)
+    return w / np.where(total == 0, 1, total)
 
 
 def area_matrix(out_n, in_n):

@@ -15,6 +15,7 @@ whose text follows the light/dark theme; `.save()` writes PNG, SVG or HTML.
 import io
 import json
 import math
+import re
 
 import numpy as np
 
@@ -342,12 +343,25 @@ def _fast_figure(fast, fg):
 
 
 def _svg_of(fig):
+    """The figure as inline SVG whose root says how narrow it may be shown: `data-min-font-pt`
+    (its smallest text, in the SVG's units: matplotlib writes points) and a CSS min-width at
+    which that text is still 12 CSS px (16 px at scale 1.5). A narrower output scrolls
+    sideways rather than shrink the picture's text under the legible size."""
+    from matplotlib.text import Text
+    from . import _options
     buf = io.StringIO()
     tight = fig.get_layout_engine() is not None
     fig.savefig(buf, format="svg", bbox_inches="tight" if tight else None, pad_inches=0.05, transparent=True)
     svg = buf.getvalue()
     start = svg.find("<svg")
     svg = svg[start:]
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    width = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+)', svg)
+    if sizes and width:
+        k = _options.scale()
+        floor_px = 12 + 8 * (k - 1) if k >= 1 else 12 * k
+        min_w = float(width.group(1)) * floor_px / min(sizes)
+        svg = svg.replace("<svg", f'<svg data-min-font-pt="{min(sizes):g}" style="min-width: {min_w:.0f}px"', 1)
     return svg.replace(_FG, "var(--mt-fg, #1f2328)").replace(_FAIL_SENTINEL, "var(--mt-red-text, #a40e26)")
 
 
@@ -432,6 +446,7 @@ def _js(value):
 
 
 _HEAT_CSS = """
+.mt-heatscroll { max-width: 100%; overflow-x: auto; }
 .mt-heatwrap { position: relative; width: fit-content; max-width: 100%; }
 .mt-heatwrap > svg { display: block; max-width: 100%; height: auto; }
 .mt-heatwrap .mt-hit { position: absolute; cursor: crosshair; }
@@ -586,8 +601,10 @@ class GradcheckView:
                   "tol": "atol + rtol·|n|", "fails": tr("fails"), "passes": tr("passes"),
                   "pin": tr("click to pin, click again to release")}
         script = _HOVER_JS % {"id": json.dumps(uid), "data": _js(data), "labels": _js(labels)}
-        return (f"<div class='mt-heatwrap' id='{uid}'>{svg}{''.join(hits)}"
-                f"<div class='mt-heattip' hidden></div></div><script>{script}</script>")
+        floor = re.search(r'style="min-width: (\d+)px"', svg)       # the hit grid follows the picture
+        wrap_style = f" style='min-width: {floor.group(1)}px'" if floor else ""
+        return (f"<div class='mt-heatscroll'><div class='mt-heatwrap' id='{uid}'{wrap_style}>{svg}{''.join(hits)}"
+                f"<div class='mt-heattip' hidden></div></div></div><script>{script}</script>")
 
     def _fast_html(self):
         fast = self.report.fast

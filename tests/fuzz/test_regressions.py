@@ -201,3 +201,128 @@ def test_cross_entropy_of_one_class_is_plus_zero():
     leaves = {"x": ([-1.0], True)}
     assert_like_torch(leaves, [("cross_entropy", "F.cross_entropy(x, L.tensor(0), reduction='none')"),
                                ("pow_scalar", "L.pow(v0, -0.5)")])
+
+
+V = 1 + np.tanh(1.0)  # three of them sum and divide to V + 2e-16
+
+
+@pytest.mark.parametrize("steps", [
+    [("std", "L.std(x, dim=0, unbiased=False, keepdim=True)")],
+    [("sqrt", "L.sqrt(x * x)"), ("std", "L.std(v0, dim=(0,), correction=0)")],
+    [("expand", "x[:1].expand(3, -1)"), ("sinh", "L.sinh(v0)"), ("std", "L.std(v0, dim=-2, correction=0)")],
+    [("var", "L.var(x, dim=0)"), ("div", "1 / v0")],
+    [("std", "L.std(x[:, :1], dim=0, correction=0)")],  # to one number: two passes, 2e-16 in torch too
+])
+def test_std_of_equal_values_is_an_exact_zero(steps):
+    """(seeds 11225, 20532, 26122) torch reduces to several numbers with Welford's update, exact for
+    equal values, so std's gradient is masked to 0 there; numpy's two passes left 2e-16."""
+    leaves = {"x": ([[V, V, 2.0], [V, V, 0.5], [V, V, -1.0]], True)}
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("leaves, steps", [
+    ({"x": ([[[-2.0, 1.0, 0.0]], [[0.0, 0.0, 2.0]]], True)},  # seed 28067: a nan gradient into 3 zeros
+     [("prod", "L.prod(x)"), ("var", "L.var(v0, dim=None, correction=1, keepdim=True)")]),
+    ({"x": ([[0.0, 0.0, 0.0]], True)}, [("sqrt", "L.sqrt(x)"), ("prod", "L.prod(v0)")]),  # seed 3313
+    ({"x": ([[2.0, 0.0, 3.0, 0.0], [1.0, -1.0, 0.0, 2.0]], True), "z": ([0.0, 1.0, 0.0, 2.0], True)},
+     [("cumprod", "L.cumprod(x, 1)"), ("div", "v0 / z")]),
+    ({"x": ([[1.0, 0.0, 2.0], [0.5, -1.0, 0.0]], True)},  # complex: the gradient is conjugated
+     [("cumprod", "L.cumprod(x.to(L.complex128) * L.tensor([1 + 2j, 0.5 - 1j, 2j]), 1).abs()")]),
+])
+def test_prod_and_cumprod_at_zeros_under_a_non_finite_gradient(leaves, steps):
+    """torch's prod at a zero is the product of exclusive cumprods both ways, and cumprod's first-order
+    gradient at a zero is 0 after the first zero of a slice whatever the gradient there (nan, inf)."""
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_backward_differentiates_as_torch(approximate):
+    """(seed 3283) gelu's gradient is torch's GeluBackwardBackward0 op: its derivative in x is
+    (gg * g) * gelu''(x), so an infinite g at x = 0 gives -inf, not the nan of a product rule."""
+    leaves = {"x": ([[0.0, -1.5, 2.0]], True), "p": ([0.648], False)}
+    steps = [("F.gelu", f"F.gelu(x, approximate={approximate!r})"), ("neg", "L.neg(v0)"), ("pow", "L.pow(v1, p)")]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("equation", ["'ab->b'", "'ab->ba'", "'aa->'", "'ab->'"])
+def test_one_operand_einsum_saves_nothing(equation):
+    """(seed 88) torch's one-operand einsum is a sum or a view, which saves no values: changing the
+    operand in place afterwards does not spoil the gradient."""
+    leaves = {"x": ([[1.0, -2.0], [0.5, 3.0]], True)}
+    steps = [("mul", "x * 1.5"), ("einsum", f"L.einsum({equation}, v0)"), ("inplace", "v0.mul_(2)")]
+    assert_like_torch(leaves, steps)
+
+
+def test_the_gradient_through_an_empty_rebased_view_has_no_graph():
+    """(seed 9376) torch's as_strided_backward of an empty view returns plain zeros, so a gradient
+    that only passes there does not require grad under create_graph."""
+    leaves = {"x": ([[-1.0, 2.0]], True)}
+    steps = [("add", "x + 1"), ("getitem", "v0[..., 2:]"), ("inplace", "v1.clamp_(min=0)"),
+             ("logsumexp", "L.logsumexp(v2, dim=0, keepdim=True)")]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("steps", [
+    [("getitem", "x[:1, :1]"), ("einsum", "L.einsum('abc,cb->c', y, v0)"),  # seed 1816
+     ("setitem", "y.__setitem__(0, 2.0) or y")],
+    [("getitem", "x[0, :1]"), ("einsum", "L.einsum('a,a->', y[0, :, 0], v0)"), ("inplace", "y.mul_(2)")],  # 3782
+    [("getitem", "x[0]"), ("einsum", "L.einsum('abc,b->c', y, v0)"), ("inplace", "y.mul_(2)")],  # a: summed first
+    [("mul", "x * 2"), ("einsum", "L.einsum('ab,bc->ac', v0, y[0])"), ("inplace", "v0.mul_(2)")],
+    [("mul", "x * 2"), ("einsum", "L.einsum('ab,bc->ac', v0, y[0])"), ("inplace", "y.mul_(2)")],  # raises
+])
+def test_two_operand_einsum_saves_what_torch_saves(steps):
+    """torch sums a label only one operand has first (SumBackward1) and keeps that sum, not the operand,
+    for backward; and it keeps an operand only for the other's gradient. Changing such an operand in
+    place later is allowed."""
+    leaves = {"x": ([[1.0, -2.0], [0.5, 3.0]], True), "y": ([[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [1.0, -1.0]]], False)}
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("equation, y", [("'aac,d->ca'", [-1.0]), ("'aab,ab->b'", [[2.0], [0.0]])])
+def test_einsum_diagonal_gradient_under_an_infinite_gradient(equation, y):
+    """(seed 11776) the gradient of a repeated label is put back on the diagonal with zeros elsewhere,
+    as torch's diagonal backward, not multiplied by an identity matrix (inf * 0 would be nan)."""
+    leaves = {"x": ([[[0.0], [1.0]], [[1.0], [-1.0]]], True), "y": (y, False)}
+    steps = [("mul", "x * 1"), ("einsum", f"L.einsum({equation}, v0, y)"), ("scalar", "2.0 / v1")]
+    assert_like_torch(leaves, steps)
+
+
+def test_einsum_sums_an_empty_label_first():
+    """(seed 17525) a label of size 0 in one operand and 1 in the other is summed first, as torch: the
+    product then holds a 0 that an infinite gradient turns into nan."""
+    leaves = {"a": (np.zeros((0, 0)), False), "b": ([[-1.0]], True), "c": ([-1.0], False)}
+    steps = [("einsum", "L.einsum('ab,cb->c', a, b)"), ("div", "L.div(c, v0)")]
+    assert_like_torch(leaves, steps)
+
+
+def test_cat_gives_an_empty_input_a_gradient_with_no_graph():
+    """(seed 18740) torch's cat backward gives a 1-d empty input plain zeros, so under create_graph
+    that gradient does not require grad even when the others do."""
+    leaves = {"e": (np.zeros(0), True), "x": ([0.5], True)}
+    steps = [("cat", "L.cat([e, e], dim=-1)"), ("mul", "v0 * x")]
+    assert_like_torch(leaves, steps)
+
+
+def test_backward_through_a_write_into_an_expanded_view_raises():
+    """(seed 25368) zero_() on an expand() of a non-leaf is allowed, but torch's CopySlices backward
+    copies the gradient back into the expanded layout and raises there."""
+    leaves = {"x": ([[1.0], [2.0], [0.0]], True)}
+    steps = [("mul", "x * 2"), ("expand", "v0.expand((1, 3, 2))"), ("inplace", "v1.zero_()")]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("split", ["L.split(y, 1, dim=0)[0]", "y.unbind(0)[1]"])
+def test_a_split_of_a_constant_whose_base_then_requires_grad(split):
+    """(seed 29035) a split()/unbind() output made while its base needed no gradient: once the base is
+    overwritten in place from a tensor that requires grad, torch refuses to give it a history."""
+    leaves = {"y": ([[1.0, 2.0], [3.0, 4.0]], False), "x": ([[-1.0, 0.5], [2.0, 1.0]], True)}
+    steps = [("split", split), ("inplace", "y.copy_(x)"), ("mul", "v0 * 2")]
+    assert_like_torch(leaves, steps)
+
+
+def test_a_scalar_to_the_power_of_a_tensor_is_contiguous():
+    """(seed 20281) torch's scalar ** tensor is laid out contiguously whatever the exponent's layout, so a
+    matmul reading it folds with a view, not a copy."""
+    leaves = {"x": (np.zeros((2, 1, 2)), True), "w": ([[0.0], [1.0]], False)}
+    steps = [("transpose", "x.transpose(-1, 0)"), ("scalar", "2.0 ** v0"), ("matmul", "v1 @ w")]
+    assert_like_torch(leaves, steps)

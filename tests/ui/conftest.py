@@ -94,7 +94,10 @@ def lab(tmp_path_factory, artifacts):
     env = dict(os.environ,
                JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
                IPYTHONDIR=str(tmp / "ipython"), MPLBACKEND="module://matplotlib_inline.backend_inline",
-               PYTHONHASHSEED="0")
+               PYTHONHASHSEED="0",
+               # the kernels import the microtorch of this checkout, not the one installed in
+               # the environment (an editable install of another worktree)
+               PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
     cmd = [sys.executable, "-m", "jupyterlab",
            "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
            "--ServerApp.port_retries=0",

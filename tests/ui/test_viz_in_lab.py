@@ -174,30 +174,83 @@ def _kernel_scale(page):
     }""")
 
 
-@pytest.mark.parametrize("notebook", ["01_welcome.ipynb", "05_broadcasting.ipynb", "06_hooks.ipynb", "12_training.ipynb"])
-def test_notebook_graphs_are_legible_at_laptop_sizes(lab, page, artifacts, notebook):
-    """Every graph a notebook draws (DAG, stepper, explorer; the MLP of notebook 12 among them),
-    at 1366x768 and 1024x768: no node outside its pane, every text >= 12 px with AA contrast."""
+# every notebook with viz output (04 has its own test above)
+VIZ_NOTEBOOKS = ["01_welcome.ipynb", "02_chain_rule.ipynb", "03_tensors_and_grad_fn.ipynb", "05_broadcasting.ipynb",
+                 "06_hooks.ipynb", "07_gradcheck.ipynb", "08_higher_order.ipynb", "10_inplace.ipynb",
+                 "11_custom_function.ipynb", "12_training.ipynb"]
+
+# each matplotlib figure of a viz output (heatmaps, eps sweep): its smallest text on screen, from
+# the figure's own numbers (its SVG is in points, and so are its font sizes) and the width the
+# page gives it, since its text is drawn as paths a browser cannot measure
+FIGURES_JS = """(root) => [...root.querySelectorAll('svg[data-min-font-pt]')].filter((s) => s.getBoundingClientRect().width)
+  .map((s) => ({px: parseFloat(s.dataset.minFontPt) * s.getBoundingClientRect().width / s.viewBox.baseVal.width,
+                text: 'figure ' + s.viewBox.baseVal.width + 'pt wide', where: 'figure'}))"""
+
+
+def _scroll_to(page, el, height):
+    for _ in range(5):                 # Lab may scroll the notebook again (active cell): retry
+        el.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(200)
+        if 0 <= el.bounding_box()["y"] < height:
+            return
+
+
+@pytest.mark.parametrize("notebook", VIZ_NOTEBOOKS)
+def test_notebook_viz_outputs_are_legible_at_laptop_sizes(lab, page, artifacts, notebook):
+    """Every viz output of a notebook (graphs, steppers, explorers, timelines, heatmaps, tables),
+    at 1366x768 and 1024x768 in the light theme and 1024x768 in the dark one: no node outside
+    its pane; every text >= 12 px with AA contrast; each figure's smallest text >= 12 px on
+    screen (its font size times the scale it is shown at)."""
     page.set_viewport_size({"width": 1366, "height": 768})
     open_notebook(page, lab, notebook)
     run_all(page, timeout=300)
-    graphs = page.locator(".jp-OutputArea-output .mtviz:has(.mt-graph:not(.mt-static))")
-    graphs.first.wait_for(state="visible", timeout=30_000)
-    n = graphs.count()
+    outputs = page.locator(".jp-OutputArea-output .mtviz")
+    outputs.first.wait_for(state="visible", timeout=30_000)
+    n = outputs.count()
     assert n >= 1
-    for w in (1366, 1024):
+    for theme, w in (("light", 1366), ("light", 1024), ("dark", 1024)):
+        if theme == "dark":
+            _set_theme(page, "dark")
         page.set_viewport_size({"width": w, "height": 768})
         page.wait_for_timeout(300)
         for i in range(n):
-            g = graphs.nth(i)
-            for _ in range(5):                 # Lab may scroll the notebook again (active cell): retry
-                g.evaluate("e => e.scrollIntoView({block: 'start'})")
-                page.wait_for_timeout(200)
-                if 0 <= g.bounding_box()["y"] < 768:
-                    break
-            pane = g.evaluate(GEOMETRY_JS)[0]
-            assert pane["nodes"] and not outside(pane), f"{notebook} graph {i} at {w}: {outside(pane)}"
-            texts = [t for t in g.evaluate(TEXTS_JS) if t["where"] == "svg"]
-            assert texts and not too_small(texts, 12), f"{notebook} graph {i} at {w}: {too_small(texts, 12)[:6]}"
-            assert not low_contrast(texts), low_contrast(texts)[:6]
-            g.screenshot(path=str(artifacts / f"lab-{notebook[:2]}-graph{i}-{w}.png"))
+            out = outputs.nth(i)
+            if out.evaluate("e => !!e.parentElement.closest('.mtviz')"):
+                continue                        # measured with the output it is part of
+            _scroll_to(page, out, 768)
+            where = f"{notebook} output {i} at {w}, {theme}"
+            for pane in out.evaluate(GEOMETRY_JS):
+                assert pane["nodes"] and not outside(pane), f"{where}: {outside(pane)}"
+            texts = out.evaluate(TEXTS_JS)
+            assert not too_small(texts, 12), f"{where}: {too_small(texts, 12)[:6]}"
+            assert not low_contrast(texts), f"{where}: {low_contrast(texts)[:6]}"
+            figures = out.evaluate(FIGURES_JS)
+            assert not too_small(figures, 12), f"{where}: {too_small(figures, 12)}"
+            out.screenshot(path=str(artifacts / f"lab-{notebook[:2]}-out{i}-{w}-{theme}.png"))
+    _set_theme(page, "light")
+
+
+def test_notebook_04_mlp_fits_1024_with_the_file_browser_open(lab, page, artifacts):
+    """At 1024x768 with Lab's file browser open (a 568 px output), every stepper of notebook 04,
+    the MLP among them, fits its output at >= 12 px text: its modules stack downwards, and the
+    output does not scroll sideways."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    open_notebook(page, lab, "04_step_through_backward.ipynb")
+    run_all(page)
+    page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+    page.wait_for_function("() => document.querySelector('.jp-FileBrowser') && "
+                           "document.querySelector('.jp-FileBrowser').getBoundingClientRect().width > 100")
+    page.wait_for_timeout(500)
+    steppers = page.locator(".jp-OutputArea-output .mt-stepper")
+    assert steppers.count() >= 2
+    for i in range(steppers.count()):
+        st = steppers.nth(i)
+        st.scroll_into_view_if_needed()
+        page.wait_for_timeout(150)
+        body = st.evaluate("(el) => { const b = el.querySelector('.mt-body'); return [b.clientWidth, b.scrollWidth]; }")
+        assert body[1] <= body[0] + 1, f"stepper {i} scrolls sideways: {body}"
+        pane = st.evaluate(GEOMETRY_JS)[0]
+        assert not outside(pane), f"stepper {i}: {outside(pane)}"
+        texts = [t for t in st.evaluate(TEXTS_JS) if t["where"] == "svg"]
+        assert texts and not too_small(texts, 12), too_small(texts, 12)[:6]
+        st.screenshot(path=str(artifacts / f"lab-04-filebrowser-{i}.png"))
