@@ -310,6 +310,7 @@ OPS += [  # linalg row (issue 13): decompositions, solves, scatter_reduce, istft
     ("linalg_solve", lambda L, a, b: L.linalg.solve(_tri(L, a), b), [F(3, 3), F(3, 2)]),
     ("linalg_inv_ex", lambda L, a: L.linalg.inv_ex(_tri(L, a))[0], [F(3, 3)]),
     ("linalg_eigh", lambda L, a: L.linalg.eigvalsh(_spd(L, a)), [F(3, 3)]),
+    ("linalg_eigvals", lambda L, a: L.view_as_real(L.linalg.eigvals(a)), [F(3, 3)]),
     ("scatter_reduce_amax", lambda L, a, b: a.scatter_reduce(0, _targets(L, [0, 2, 0], [2, 2, 1]), b, "amax"),
      [F(3, 3), F(2, 3)]),
     ("istft", lambda L, x: L.istft(L.stft(x, 8, 2, window=L.ones(8, dtype=L.float64), return_complex=True), 8, 2,
