@@ -13,7 +13,7 @@ FUNCTIONS = {
     "triangular_solve": _ld.triangular_solve, "cholesky_solve": _ld.cholesky_solve,
     "cholesky_inverse": _ld.cholesky_inverse, "qr": _ld.qr, "lu": _ld.lu, "lu_unpack": _ld.lu_unpack,
     "lu_solve": _ld.lu_solve, "scatter_reduce": _rs.scatter_reduce, "index_reduce": _rs.index_reduce,
-    "istft": _si.istft,
+    "istft": _si.istft, "geqrf": _ld.geqrf, "orgqr": _ld.householder_product, "ormqr": _ld.ormqr,
 }
 
 
@@ -27,6 +27,10 @@ def _methods():
         "lu": lambda self, pivot=True, get_infos=False: _ld.lu(self, pivot, get_infos),
         "lu_solve": lambda self, LU_data, LU_pivots: _ld.lu_solve(self, LU_data, LU_pivots),
         "scatter_reduce": _rs.scatter_reduce, "index_reduce": _rs.index_reduce, "istft": _si.istft,
+        "geqrf": lambda self: _ld.geqrf(self),
+        "orgqr": lambda self, input2: _ld.householder_product(self, input2),
+        "ormqr": lambda self, input2, input3, left=True, transpose=False: _ld.ormqr(self, input2, input3, left,
+                                                                                    transpose),
     }
 
 
@@ -92,6 +96,8 @@ _DROPOUT = {"p": "number", "train": _BOOL}
 _KINDS = {
     **{n: _LINALG_FLAGS for n in ("triangular_solve", "cholesky_solve", "cholesky_inverse", "qr", "lu_unpack",
                                   "lu_solve")},
+    "ormqr": {"tau": "tensor", "other": "tensor", "left": _BOOL, "transpose": _BOOL, "input2": "tensor",
+              "input3": "tensor"}, "orgqr": {"tau": "tensor", "input2": "tensor"},
     "index_reduce": {"source": "tensor", "dim": "int", "reduce": "str", "include_self": _BOOL},
     "scatter_reduce": {"dim": "int", "reduce": "str", "include_self": _BOOL},
     "istft": {"n_fft": "int", "hop_length": "int", "win_length": "int", "window": "tensor", "center": _BOOL,

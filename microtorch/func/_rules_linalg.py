@@ -23,7 +23,7 @@ def _batched(a, level, B):
 
 @register(_ld.SolveTriangular, _ld.TriangularSolve, _ld.CholeskySolve, _ld.CholeskyInverse, _ld.Qr, _ld.LuFactor,
           _ld.LuUnpack, _ld.LuSolve, _lf.LinalgSolveEx, _lf.LinalgInvEx, _lf.LinalgCholeskyEx, _lf.LinalgEigh,
-          _lf.LinalgEig)
+          _lf.LinalgEig, _ld.Geqrf)
 def matrix_stacks(cls, args, kwargs, level):
     B = _batch_size(list(args) + list(kwargs.values()), level)
     args = [_batched(a, level, B) for a in args]

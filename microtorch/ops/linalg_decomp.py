@@ -679,3 +679,61 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 def lu_solve(input, LU_data, LU_pivots):
     """torch.lu_solve (deprecated there): linalg.lu_solve(LU_data, LU_pivots, input)."""
     return linalg_lu_solve(LU_data, LU_pivots, input)
+
+
+# ---- LAPACK's Householder form of QR ------------------------------------------------------------------------
+class Geqrf(Op):
+    """(a, tau): R on and above a's diagonal, the Householder vectors below it (LAPACK's geqrf); no derivative,
+    as in torch"""
+    _grad_fn_name = "GeqrfBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        h, tau = np.linalg.qr(a, mode="raw")  # (numpy gives LAPACK's column-major array, transposed)
+        return np.ascontiguousarray(np.swapaxes(h, -1, -2)), tau
+
+    @staticmethod
+    def backward(ctx, ga, gtau):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented (as in torch); differentiate "
+                                  "linalg.qr's Q and R instead")
+
+    @staticmethod
+    def jvp(ctx, ta):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented (as in torch); use linalg.qr")
+
+
+def geqrf(input):
+    from .reduce import return_type
+    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{input.dtype}\'; convert with .double()')
+    a, tau = Geqrf.apply(_matrices(input, "geqrf", "input", square=False))
+    return return_type("geqrf", ("a", "tau"))(a, tau)
+
+
+def _reflectors(A, tau, op):
+    """Q = H_1 H_2 ... H_k (m x m), H_i = I - tau_i v_i v_i^H, v_i: column i of A below the diagonal, 1 on it"""
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    if not m >= n >= k:
+        raise RuntimeError(f"{op}: expected input.size(-2) >= input.size(-1) >= tau.size(-1), but got "
+                           f"{m}, {n} and {k}")
+    q = _eye(A, m)
+    for i in range(k):
+        below = Tensor._make((np.arange(m) > i).astype(A._data.dtype))
+        v = A[..., :, i] * below + Tensor._make((np.arange(m) == i).astype(A._data.dtype))
+        t = tau[..., i].unsqueeze(-1).unsqueeze(-1)
+        q = q - matmul(matmul(q, v.unsqueeze(-1)), v.conj().unsqueeze(-2)) * t
+    return q
+
+
+def householder_product(A, tau, *, out=None):
+    """torch.linalg.householder_product (and orgqr): the first n columns of H_1 ... H_k"""
+    _matrices(A, "linalg.householder_product", square=False)
+    return _reflectors(A, tau, "linalg.householder_product")[..., :, :A.shape[-1]]
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """op(Q) other (left) or other op(Q), Q = H_1 ... H_k from geqrf's form, op(Q) = Q or Q^H (transpose)"""
+    q = _reflectors(_matrices(input, "ormqr", square=False), tau, "ormqr")
+    q = _mH(q) if transpose else q
+    return matmul(q, other) if left else matmul(other, q)
