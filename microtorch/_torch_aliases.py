@@ -118,7 +118,8 @@ _KINDS = {
     "cumulative_trapezoid": {"y": "tensor"}, "group_norm": {"num_groups": "int"}, "tensordot": {"dims": None},
     "polar": {"abs": "tensor", "angle": "tensor"}, "complex": {"real": "tensor", "imag": "tensor"},
     "isin": {"test_elements": "tensor_or_number"}, "frobenius_norm": {"dim": "dims_given"},
-    "svd_lowrank": {"q": None, "niter": "int"}, "lu": {**_LINALG_FLAGS, "pivot": None, "get_infos": None}, "norm_except_dim": {"v": "tensor", "pow": "int", "dim": "int"},
+    "svd_lowrank": {"q": None, "niter": "int"}, "lu": {**_LINALG_FLAGS, "pivot": None, "get_infos": None},
+    "norm_except_dim": {"v": "tensor", "pow": "int", "dim": "int"},
     # ATen's optional tensors without a default (None is passed explicitly)
     "convolution": {"bias": None},
     **{n: {"weight": None, "bias": None, "running_mean": None, "running_var": None}

@@ -558,7 +558,8 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
                         f"{type(bins).__name__}: pass an int, a list of ints, or a list of tensors of bin edges")
     if input.ndim == 0:
         raise IndexError("Dimension specified as -1 but tensor has no dimensions (histogramdd)")
-    if any(isinstance(b_, (int, np.integer)) and b_ < 0 for b_ in (bins if isinstance(bins, (list, tuple)) else [bins])):
+    counts = bins if isinstance(bins, (list, tuple)) else [bins]
+    if any(isinstance(b_, (int, np.integer)) and b_ < 0 for b_ in counts):
         raise RuntimeError(f"histogramdd(): number of steps must be non-negative (bins={bins})")
     pts = input._data.reshape(-1, input.shape[-1])
     if range is None and pts.size and not np.isfinite(pts).all():
