@@ -167,6 +167,24 @@ class TriangularSolve(Op):
         return TriangularSolve.apply(rhs, a, upper=ctx.upper, transpose=ctx.transpose, unit=ctx.unit)[0], ta.clone()
 
 
+_WARNED = set()
+
+
+def _deprecated(name, advice):
+    """torch's one-time warning for its deprecated linalg functions, with the replacement"""
+    if name not in _WARNED:
+        import os
+        import sys
+        import warnings
+        _WARNED.add(name)
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        frame, level = sys._getframe(1), 2  # (the warning points at the user's line, past the API's wrappers)
+        while frame is not None and (frame.f_code.co_filename.startswith((package, "<guard"))):
+            frame, level = frame.f_back, level + 1
+        warnings.warn(f"torch.{name} is deprecated in favor of {advice} and will be removed in a future PyTorch "
+                      "release.", UserWarning, stacklevel=level)
+
+
 def _matrices(a, op, name="A", square=True):
     from .linalg_more import _square
     if not isinstance(a, Tensor):
@@ -207,6 +225,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
     """torch.triangular_solve (deprecated there): (X, a copy of A) with op(A) X = b."""
     from .reduce import return_type
+    _deprecated("triangular_solve", "torch.linalg.solve_triangular (its arguments reversed, no copy of A)")
     a, b = _broadcast_pair(_matrices(A, "triangular_solve"), input, "triangular_solve")
     x, m = TriangularSolve.apply(b, a, upper=bool(upper), transpose=bool(transpose), unit=bool(unitriangular))
     return return_type("triangular_solve", ("solution", "cloned_coefficient"))(x, m)
@@ -393,6 +412,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
 
 def qr(input, some=True):
     """torch.qr (deprecated there): linalg.qr with mode 'reduced' (some=True) or 'complete'."""
+    _deprecated("qr", "torch.linalg.qr(A, 'reduced' if some else 'complete')")
     return linalg_qr(input, "reduced" if some else "complete")
 
 
@@ -627,6 +647,7 @@ def lu_factor(A, *, pivot=True, out=None):
 def lu(A, pivot=True, get_infos=False):
     """torch.lu (deprecated there) and Tensor.lu: (LU, pivots), with infos when get_infos=True."""
     get_infos = bool(get_infos)  # (torch's order: this flag first, then pivot's type, then A)
+    _deprecated("lu", "torch.linalg.lu_factor / torch.linalg.lu_factor_ex")
     if not isinstance(pivot, bool):
         raise TypeError(f"lu(): argument 'pivot' must be bool, not {type(pivot).__name__}")
     if isinstance(A, Tensor) and not (A.dtype.is_floating_point or A.dtype.is_complex):
@@ -678,6 +699,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 
 def lu_solve(input, LU_data, LU_pivots):
     """torch.lu_solve (deprecated there): linalg.lu_solve(LU_data, LU_pivots, input)."""
+    _deprecated("lu_solve", "torch.linalg.lu_solve (its arguments reversed: LU, pivots, B)")
     return linalg_lu_solve(LU_data, LU_pivots, input)
 
 
