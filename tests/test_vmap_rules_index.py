@@ -156,20 +156,26 @@ JACOBIANS = ["index_copy", "index_put_accumulate", "scatter_add", "slice_scatter
 
 
 # torch has no rule for these backward ops, microtorch's backward is made of ops that have one
-BACKWARD_RULES_TORCH_LACKS = {("jacrev", "cummax"): "cummaxmin_backward (microtorch: a scatter_add)"}
+BACKWARD_RULES_TORCH_LACKS = {("jacrev", "cummax"): "cummaxmin_backward (microtorch: a scatter_add)",
+                              ("hessian", "cummax"): "(the same)"}
 
 
 @pytest.mark.parametrize("name", JACOBIANS)
-@pytest.mark.parametrize("transform", ["jacrev", "jacfwd"])
+@pytest.mark.parametrize("transform", ["jacrev", "jacfwd", "hessian"])
 def test_vmap_of_jacobians_as_torch(name, transform):
     """jacrev runs the backward ops under vmap too (diagonal's adjoint batched, unfold's per example as torch's),
-    jacfwd the forward-mode rules: the same values as torch, and a per-example fallback exactly where torch has one"""
+    jacfwd the forward-mode rules, hessian both (of the sum of cubes): the same values as torch, and a per-example
+    fallback exactly where torch has one"""
     _, f, specs, in_dims_list, argnums = next(c for c in CASES if c[0] == name)
     in_dims = in_dims_list[0]
     arrays = inputs(specs, in_dims, zlib.crc32(name.encode()) + 3)
+    argnums = argnums[0] if transform == "hessian" else argnums
 
     def first(L):
-        return lambda *a: (lambda out: out[0] if isinstance(out, tuple) else out)(f(L, *a))
+        def values(*a):
+            out = f(L, *a)
+            return out[0] if isinstance(out, tuple) else out
+        return (lambda *a: (values(*a) ** 3).sum()) if transform == "hessian" else values
     ours, we_warn = warned(lambda: mfunc.vmap(getattr(mfunc, transform)(first(mt), argnums=argnums),
                                               in_dims=in_dims)(*map(mt.tensor, arrays)))
     theirs, they_warn = warned(lambda: tfunc.vmap(getattr(tfunc, transform)(first(torch), argnums=argnums),
@@ -240,3 +246,23 @@ def test_index_fill_with_a_repeated_index_outside_vmap_as_torch():
         (out ** 2).sum().backward()
         res.append((out.grad_fn.name(), v.grad.item()))
     assert res[0] == res[1]
+
+
+# the ops rewritten with whole-array numpy so that vmap batches them, against torch outside vmap
+REWRITTEN = {
+    "mode": lambda L, x, rng: L.mode(x.round(), int(rng.integers(0, x.ndim))),
+    "nonzero_static": lambda L, x, rng: L.nonzero_static(x.round(), size=int(rng.integers(0, 9)), fill_value=-2),
+    "histc": lambda L, x, rng: L.histc(x, int(rng.integers(1, 6))),
+    "scatter": lambda L, x, rng: x.scatter(0, L.tensor(rng.integers(0, x.shape[0], (1,) + tuple(  # (a smaller index)
+        int(rng.integers(1, n + 1)) for n in x.shape[1:]))), -1.0),
+}
+
+
+@pytest.mark.parametrize("name", REWRITTEN)
+def test_rewritten_ops_equal_torch_outside_vmap(name):
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    for _ in range(40):
+        x = rng.standard_normal(tuple(rng.integers(1, 5, rng.integers(1, 4))))
+        seed = int(rng.integers(0, 2 ** 31))
+        ours, theirs = (REWRITTEN[name](L, L.tensor(x), np.random.default_rng(seed)) for L in (mt, torch))
+        close(ours, theirs)

@@ -112,6 +112,7 @@ TABLE = [
     # shape
     op("reshape_view", lambda L, x: (x.reshape(2, 6), x.view(4, 3), x.flatten(), x.unflatten(1, (2, 2))), X),
     op("permute", lambda L, x: (x.permute(1, 0), x.transpose(0, 1), L.movedim(x, 0, 1), x.swapaxes(0, 1), x.t()), X),
+    op("moveaxis", lambda L, x: (L.moveaxis(x, 0, 1), x.moveaxis(1, 0)), X),
     op("flip_roll", lambda L, x: (L.flip(x, [0]), L.roll(x, 1, 1), L.roll(x, 2), L.rot90(x, 1, (0, 1))), X),
     op("repeat_tile", lambda L, x: (x.repeat(2, 1), L.tile(x, (2,)), L.repeat_interleave(x, 2, 0)), X),
     op("expand", lambda L, x: (x[None].expand(2, 3, 4), L.broadcast_to(x, (2, 3, 4)), x.unsqueeze(1), x[:1].squeeze(0)),
@@ -135,6 +136,7 @@ TABLE = [
     op("integer_ops", lambda L, a, b: (L.gcd(a, b), L.lcm(a, b), L.bitwise_and(a, b), L.bitwise_or(a, b),
                                        L.bitwise_xor(a, 3), ~a, L.bitwise_left_shift(a, b)),
        ("i", 9, (3, 4)), ("i", 9, (3, 4))),
+    op("bitwise_operators", lambda L, a, b: (a & b, a | b, a ^ b), ("i", 9, (3, 4)), ("i", 9, (3, 4))),
     op("isclose", lambda L, x, y: L.isclose(x, y, atol=0.5), X, Y),
     op("heaviside", lambda L, x, y: L.heaviside(x, y), X, Y),
     op("ldexp", lambda L, x, e: L.ldexp(x, e), X, ("i", 4, (3, 4))),
@@ -204,9 +206,9 @@ TABLE = [
     op(F + "distances", lambda L, x, y: (nnf(L).cosine_similarity(x, y), nnf(L).pairwise_distance(x, y)), X, Y),
     op(F + "pdist", lambda L, x: nnf(L).pdist(x), X),
     op(F + "kl_div", lambda L, x, y: nnf(L).kl_div(x.log_softmax(1), y.softmax(1), reduction="batchmean"), X, Y),
-    op(F + "margin_losses", lambda L, x, y, t: (nnf(L).margin_ranking_loss(x, y, t.sign()),
-                                                nnf(L).hinge_embedding_loss(x, t.sign()),
-                                                nnf(L).soft_margin_loss(x, t.sign())), X, Y, ("f", (3, 4))),
+    op(F + "margin_ranking_loss", lambda L, x, y, t: nnf(L).margin_ranking_loss(x, y, t.sign()), X, Y, Y),
+    op(F + "hinge_embedding_loss", lambda L, x, t: nnf(L).hinge_embedding_loss(x, t.sign()), X, Y),
+    op(F + "soft_margin_loss", lambda L, x, t: nnf(L).soft_margin_loss(x, t.sign()), X, Y),
     op(F + "multi_margin_loss", lambda L, x, t: nnf(L).multi_margin_loss(x, t), X, ("i", 4, (3,))),
     op(F + "multilabel_margin_loss", lambda L, x, t: nnf(L).multilabel_margin_loss(x, t), X, ("i", 4, (3, 4))),
     op(F + "triplet_margin_loss", lambda L, a, p, n: nnf(L).triplet_margin_loss(a, p, n), X, Y, ("f", (3, 4))),
@@ -230,7 +232,13 @@ _COMPOSITE = ("torch runs it as one aten op without a batching rule; microtorch 
 KNOWN = {
     "take": _COMPOSITE, "quantile": _COMPOSITE, "nanquantile": _COMPOSITE, "isclose": _COMPOSITE,
     "bincount_histc": _COMPOSITE, F + "bilinear": _COMPOSITE, F + "kl_div": _COMPOSITE, "kl_div": _COMPOSITE,
-    F + "triplet_margin_loss": _COMPOSITE, "diagflat": _COMPOSITE,
+    F + "triplet_margin_loss": _COMPOSITE, "diagflat": _COMPOSITE, F + "margin_ranking_loss": _COMPOSITE,
+    "margin_ranking_loss": _COMPOSITE, "triplet_margin_loss": _COMPOSITE,
+    F + "adaptive_avg_pool2d": "torch's shortcut for output size 1 (a mean) takes a 2-d input that its kernel "
+                               "refuses otherwise; microtorch refuses it (outside vmap too)",
+    "Tensor.tile": "Tensor.tile(2) takes the dims as varargs in torch; microtorch raises TypeError (outside vmap "
+                   "too)",
+    "moveaxis": "torch raises 'Batching rule not implemented for aten::moveaxis.int'; microtorch's is movedim",
     "index_copy_": "torch has no rule for the in-place variant; microtorch's in-place ops run the out-of-place "
                    "op (which has one) and copy the result in",
     "scatter_": "(the same as index_copy_)", "clamp_": "(the same as index_copy_)",
@@ -242,21 +250,24 @@ KNOWN = {
     "nonzero_static": "torch runs it per example; microtorch's is whole-array numpy (no op, no gradient), which "
                       "vmap batches",
     "argwhere": "torch runs it per example (the counts happen to agree); microtorch refuses the dynamic shape",
-    "histc": "torch runs it per example; microtorch's range of the data (min=max=0) is data-dependent control flow",
+    "histc": "torch runs it per example; microtorch's is numpy (no op, no gradient), which vmap batches",
     "histogram": "(the same as histc)",
+    "bitwise_operators": "microtorch raises: Tensor's &, |, ^ read the operands with np.asarray "
+                         "(microtorch/_tensor_methods.py _bitwise), which vmap's batched stand-in refuses",
     "unique": "torch refuses its dynamic shape up front; microtorch runs it when every example has as many values",
     F + "rrelu_": "(the same as rrelu)", "rrelu": "(the same as F.rrelu)", "rrelu_": "(the same as F.rrelu)",
     # names of the torch namespace that the linalg row of issue 13 adds
     **{name: "(the same as index_copy_)" for name in ("clip_", "conj_physical_", "fix_", "ldexp_", "negative_",
                                                       "square_", "xlogy_")},
     "isin": _COMPOSITE, "norm_except_dim": _COMPOSITE,
+    "fill": "torch has no rule for the out-of-place fill (its fill_ has one); microtorch's is a fill_ of a copy",
     "chain_matmul": "torch raises 'Batching rule not implemented for aten::chain_matmul'; microtorch's is matmuls",
     "detach_": "torch raises: vmap's batched input is a view, which it cannot detach in place; microtorch can",
     "svd_lowrank": "torch's draws random numbers (vmap's randomness error); microtorch's is exact",
     "pca_lowrank": "(the same as svd_lowrank)",
 }
 # same warning, different values
-KNOWN_VALUES = {"new": "Tensor.new() is 0-d in microtorch, 1-d and empty in torch (outside vmap too)"}
+KNOWN_VALUES = {"Tensor.new": "Tensor.new() is 0-d in microtorch, 1-d and empty in torch (outside vmap too)"}
 # values that are not defined: uninitialized memory, a search in boundaries that are not sorted
 NO_VALUES = {"empty_like", "searchsorted"}
 
@@ -289,9 +300,10 @@ def _compare(name, ours, theirs):
 
 def _check(name, ours, theirs):
     diff = _compare(name, ours, theirs)
-    if name in KNOWN or name in KNOWN_VALUES:
+    key = name if name in KNOWN or name in KNOWN_VALUES else name.removeprefix("Tensor.")  # (a method as its function)
+    if key in KNOWN or key in KNOWN_VALUES:
         assert diff is not None, f"{name} now behaves as torch: remove it from KNOWN"
-        assert ("values differ" in diff) == (name in KNOWN_VALUES), diff
+        assert ("values differ" in diff) == (key in KNOWN_VALUES), diff
     else:
         assert diff is None, diff
 
@@ -306,7 +318,7 @@ def _functions(namespace):
     if namespace == "Tensor":
         names = [n for n in dir(mt.Tensor) if not n.startswith("_") and not n.endswith("_") and
                  callable(getattr(torch.Tensor, n, None))]
-        return [(n, lambda L, *a, n=n: getattr(a[0], n)(*a[1:])) for n in sorted(names)]
+        return [("Tensor." + n, lambda L, *a, n=n: getattr(a[0], n)(*a[1:])) for n in sorted(names)]
     mod = {"torch": (mt, torch), "F": (mt.nn.functional, torch.nn.functional)}[namespace]
     names = [n for n in (mt.__all__ if namespace == "torch" else dir(mod[0])) if not n.startswith(("_", "set_")) and
              callable(getattr(mod[1], n, None)) and not isinstance(getattr(mod[1], n), type)]  # (set_: global state)
@@ -339,4 +351,35 @@ def test_every_function_on_generic_inputs_warns_where_torch_warns(namespace):
         except AssertionError as e:
             differences.append(str(e))
     assert checked > {"torch": 150, "F": 40, "Tensor": 120}[namespace], checked
+    assert not differences, "\n".join(differences)
+
+
+# ---- and every function that runs with one of a few simple extra arguments --------------------------------------
+SIMPLE_ARGUMENTS = [(1,), (0,), (-1,), (0, 1), (1, 2), ((1,),), (2, 0), ("x", 1), ("x", "x"), (0.5,), ("x.t()",), (2,)]
+
+
+def _with_arguments(f, extra):
+    """f(x, *extra), where "x" stands for x itself and "x.t()" for its transpose"""
+    def call(L, x):
+        return f(L, x, *(x if a == "x" else x.t() if a == "x.t()" else a for a in extra))
+    return call
+
+
+@pytest.mark.parametrize("namespace", ["torch", "F", "Tensor"])
+def test_every_function_with_simple_arguments_warns_where_torch_warns(namespace):
+    differences, checked = [], 0
+    for name, f in _functions(namespace):
+        if any(_runs_on_one_example(f, k) for k in (1, 2)):
+            continue  # (the test above has it)
+        call = next((c for c in (_with_arguments(f, e) for e in SIMPLE_ARGUMENTS) if _runs_on_one_example(c, 1)),
+                    None)
+        if call is None:
+            continue
+        checked += 1
+        ours, theirs = (_outcome(lib, name, call, [X], (0,)) for lib in (mt, torch))
+        try:
+            _check(name, ours, theirs)
+        except AssertionError as e:
+            differences.append(str(e))
+    assert checked > {"torch": 30, "F": 10, "Tensor": 35}[namespace], checked
     assert not differences, "\n".join(differences)

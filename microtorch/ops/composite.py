@@ -219,11 +219,11 @@ def histc(input, bins=100, min=0, max=0):
     a = input._data
     if bins <= 0:
         raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins}")
-    lo, hi = (float(a.min()), float(a.max())) if min == 0 and max == 0 and a.size else (min, max)
-    if not (np.isfinite(lo) and np.isfinite(hi)):
+    # (no Python floats or branches on the range: under vmap each example has its own)
+    lo, hi = (a.min(), a.max()) if min == 0 and max == 0 and a.size else (np.float64(min), np.float64(max))
+    if not (np.isfinite(lo) & np.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite; pass min= and max=, or drop NaN/inf")
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
+    lo, hi = np.where(lo == hi, lo - 1, lo), np.where(lo == hi, hi + 1, hi)
     counts, _ = np.histogram(a, bins=bins, range=(lo, hi))
     return _no_grad_result(counts, a.dtype)
 
