@@ -1,17 +1,17 @@
 """The rest of torch's namespace that microtorch has (issue 13, the linalg row): the decompositions and
-solves of ops/linalg_decomp.py and their Tensor methods, `microtorch.linalg`. `install` puts them into
+solves of ops/linalg_decomp.py and ops/linalg_triangular.py and their Tensor methods, `microtorch.linalg`. `install` puts them into
 `microtorch` and onto `Tensor`, with the argument checks and clean errors the rest of the API has."""
 import functools
 import inspect
 
 from . import linalg  # noqa: F401  (microtorch.linalg, as torch.linalg)
 from ._api_errors import clean_errors
-from .ops import linalg_decomp as _ld, reduce_scatter as _rs, spectral_inverse as _si
+from .ops import linalg_decomp as _ld, linalg_triangular as _lt, reduce_scatter as _rs, spectral_inverse as _si
 from .ops._checks import guard, type_error
 
 FUNCTIONS = {
-    "triangular_solve": _ld.triangular_solve, "cholesky_solve": _ld.cholesky_solve,
-    "cholesky_inverse": _ld.cholesky_inverse, "qr": _ld.qr, "lu": _ld.lu, "lu_unpack": _ld.lu_unpack,
+    "triangular_solve": _lt.triangular_solve, "cholesky_solve": _lt.cholesky_solve,
+    "cholesky_inverse": _lt.cholesky_inverse, "qr": _ld.qr, "lu": _ld.lu, "lu_unpack": _ld.lu_unpack,
     "lu_solve": _ld.lu_solve, "scatter_reduce": _rs.scatter_reduce, "index_reduce": _rs.index_reduce,
     "istft": _si.istft, "geqrf": _ld.geqrf, "orgqr": _ld.householder_product, "ormqr": _ld.ormqr,
 }
@@ -20,9 +20,9 @@ FUNCTIONS = {
 def _methods():
     return {
         "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False:
-            _ld.triangular_solve(self, A, upper, transpose, unitriangular),
-        "cholesky_solve": lambda self, input2, upper=False: _ld.cholesky_solve(self, input2, upper),
-        "cholesky_inverse": lambda self, upper=False: _ld.cholesky_inverse(self, upper),
+            _lt.triangular_solve(self, A, upper, transpose, unitriangular),
+        "cholesky_solve": lambda self, input2, upper=False: _lt.cholesky_solve(self, input2, upper),
+        "cholesky_inverse": lambda self, upper=False: _lt.cholesky_inverse(self, upper),
         "qr": lambda self, some=True: _ld.qr(self, some),
         "lu": lambda self, pivot=True, get_infos=False: _ld.lu(self, pivot, get_infos),
         "lu_solve": lambda self, LU_data, LU_pivots: _ld.lu_solve(self, LU_data, LU_pivots),

@@ -1,12 +1,13 @@
 """microtorch.linalg: the torch.linalg functions microtorch has. Decompositions and solves are ops with
-torch's grad_fn names (ops/linalg_decomp.py, ops/linalg_factor.py, ops/linalg_more.py); the rest (norms,
+torch's grad_fn names (ops/linalg_decomp.py, linalg_triangular.py, linalg_factor.py, linalg_more.py); the rest (norms,
 vecdot, multi_dot, cond, matrix_rank...) are composed of them as torch composes them."""
 import numpy as np
 
 from .ops import diagonal as _diagonal, matmul  # noqa: F401
 from .ops.decomposition import Svd as _Svd
 from .ops.linalg_decomp import (householder_product, linalg_lu as lu, linalg_lu_solve as lu_solve,  # noqa: F401
-                                linalg_qr as qr, lu_factor, lu_factor_ex, solve_triangular)
+                                linalg_qr as qr, lu_factor, lu_factor_ex)
+from .ops.linalg_triangular import solve_triangular  # noqa: F401
 from .ops.linalg_factor import (LinAlgError, cholesky, cholesky_ex, eig, eigh, eigvals, eigvalsh, inv_ex,  # noqa
                                 solve, solve_ex)
 from .ops import linalg_more as _more

@@ -1,5 +1,6 @@
-"""The decompositions and solves of ops/linalg_decomp.py against torch 2.13: values, gradients, second order,
-forward mode and vmap (op_oracle.check_op), grad_fn names, the Tensor methods and the errors."""
+"""The decompositions and solves of ops/linalg_decomp.py and ops/linalg_triangular.py against torch 2.13:
+values, gradients, second order, forward mode and vmap (op_oracle.check_op), grad_fn names, the Tensor methods
+and the errors."""
 import warnings
 
 import numpy as np
