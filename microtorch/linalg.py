@@ -7,6 +7,7 @@ from .ops import diagonal as _diagonal, matmul  # noqa: F401
 from .ops.decomposition import Svd as _Svd
 from .ops.linalg_decomp import (householder_product, linalg_lu as lu, linalg_lu_solve as lu_solve,  # noqa: F401
                                 linalg_qr as qr, lu_factor, lu_factor_ex)
+from .ops.linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve  # noqa: F401
 from .ops.linalg_triangular import solve_triangular  # noqa: F401
 from .ops.linalg_factor import (LinAlgError, cholesky, cholesky_ex, eig, eigh, eigvals, eigvalsh, inv_ex,  # noqa
                                 solve, solve_ex)
@@ -158,10 +159,10 @@ def cond(A, p=None):
 
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
-           "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
-           "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
-           "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
-           "tensorsolve", "vander", "vecdot", "vector_norm"]
+           "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq",
+           "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
+           "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
 
 
 def lstsq(A, B, rcond=None, *, driver=None):

@@ -178,3 +178,29 @@ def test_lstsq_tensorinv_tensorsolve_as_torch(driver):
                     lib.linalg.tensorsolve(s, lib.tensor(np.arange(6.0).reshape(2, 3)))])
     for x, y in zip(res[1], res[0]):
         close(x, y, f"lstsq {driver}", 1e-8)
+
+
+def test_ldl_factor_and_solve_as_torch():
+    """LAPACK's Bunch-Kaufman pivots and factors, on matrices that need 1x1 and 2x2 blocks and interchanges
+    (a zero or small diagonal, integer entries with ties), and the solves; no derivative in either library"""
+    for trial in range(40):
+        n = 1 + trial % 6
+        a = rng.standard_normal((n, n))
+        a = a + a.T
+        a[0, 0] = 0 if trial % 3 == 0 else a[0, 0]
+        a = np.round(a) + 0.5 * np.eye(n) if trial % 4 == 0 else a
+        b = rng.standard_normal((n, 2))
+        res = []
+        for lib in (torch, mt):
+            ld, piv, info = lib.linalg.ldl_factor_ex(lib.tensor(a))
+            res.append([ld, piv, info, lib.linalg.ldl_solve(ld, piv, lib.tensor(b))])
+        for x, y in zip(res[1], res[0]):
+            close(x, y, f"ldl {trial}", 1e-8)
+    batch = np.stack([spd(3), -spd(3)])
+    ld, piv = mt.linalg.ldl_factor(mt.tensor(batch))
+    close(mt.linalg.ldl_solve(ld, piv, mt.tensor(np.eye(3))), np.linalg.inv(batch), "batched ldl", 1e-8)
+    for lib in (torch, mt):
+        ld, _ = lib.linalg.ldl_factor(lib.tensor(spd(3), requires_grad=True))
+        assert ld.grad_fn.name().endswith("NotImplemented")
+        with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_factor_ex is not implemented"):
+            ld.sum().backward()

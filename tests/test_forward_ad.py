@@ -443,7 +443,8 @@ def _op_classes():
 NO_JVP_NEEDED = {"ViewAsComplexNoop",  # has no forward at all
                  "FirstOrderOnly",  # a backward-only op whose jvp raises, as torch's
                  "Cholesky", "Igamma", "Igammac", "Nextafter"}  # torch has no forward mode for them: theirs raise
-NO_JVP_NEEDED |= {"IndexReduce", "HeavisideNoDerivative", "Geqrf",  # linalg row: torch has none for them either
+NO_JVP_NEEDED |= {"IndexReduce", "HeavisideNoDerivative", "Geqrf", "LdlFactor", "LdlSolve",  # linalg row: torch
+                  # has no forward mode for them either
                   "NoDoubleBackward"}  # (scatter_reduce prod's gradient passed on as it is; its jvp is the identity)
 
 

@@ -90,8 +90,6 @@ OUT_OF_SCOPE = [
     (r"Tensor\.name$|to_padded_tensor", "named and nested tensors"),
     (r"Tensor\.index$", "first-class dimensions (functorch.dim binds dims to a tensor)"),
     (r"Tensor\.(eig|symeig|lstsq|solve|reinforce)$", "removed from torch 2 (calling them raises an error there)"),
-    (r"^torch\.linalg\.ldl_(factor|factor_ex|solve)$", "LAPACK's Bunch-Kaufman LDL^T factorization with its packed "
-     "pivots (linalg.cholesky, lu_factor and solve cover symmetric systems)"),
     (r"Tensor\.hash_tensor$", "returns a uint64 tensor (uint64 is out of scope: see the dtypes above)"),
     (r"Tensor\.slice_inverse$", "JIT, compilation and dispatch internals"),
     # linalg (issue 13, the torch namespace)
