@@ -159,10 +159,11 @@ def _checked(fn, op, method=False):
 
 
 def _functions():
-    from . import _torch_misc, _torch_nn
+    from . import _torch_creation, _torch_misc, _torch_nn
     from .nn import functional as F
     out = dict(FUNCTIONS)
     out.update({n: getattr(_torch_misc, n) for n in _torch_misc.FUNCTIONS})
+    out.update({n: getattr(_torch_creation, n) for n in _torch_creation.FUNCTIONS})
     out.update({n: _torch_misc.method_as_function(n) for n in _torch_misc.TENSOR_METHODS})
     out.update({n: getattr(_torch_nn, n) for n in _torch_nn.NAMES})
     out.update({n: getattr(F, n) for n in _torch_nn.FROM_FUNCTIONAL})
@@ -172,13 +173,13 @@ def _functions():
 def install(namespace, tensor_cls):
     """Add the functions to the torch-shaped namespace (and its __all__) and the methods to Tensor."""
     functions = _functions()
-    from . import _torch_misc
+    from . import _torch_creation
     for name, fn in functions.items():
         guarded = fn if name in _UNGUARDED else guard(fn, op=name, overrides=_kinds(name))
         namespace[name] = fn if isinstance(fn, type) else clean_errors(_checked(guarded, name), name)
-    for name in _torch_misc.CONSTANTS:
-        namespace[name] = getattr(_torch_misc, name)
-    namespace["__all__"].extend(n for n in _torch_misc.CONSTANTS if n not in namespace["__all__"])
+    for name in _torch_creation.CONSTANTS:
+        namespace[name] = getattr(_torch_creation, name)
+    namespace["__all__"].extend(n for n in _torch_creation.CONSTANTS if n not in namespace["__all__"])
     namespace["__all__"].extend(n for n in functions if n not in namespace["__all__"])
     for name, fn in dict(_methods(), **_inplace_methods()).items():
         if fn.__name__ == "<lambda>":
