@@ -1,32 +1,36 @@
 """The rest of torch's namespace that microtorch has (issue 13, the linalg row): the decompositions and
-solves of ops/linalg_decomp.py and their Tensor methods, `microtorch.linalg`. `install` puts them into
+solves of ops/linalg_decomp.py and ops/linalg_triangular.py and their Tensor methods, `microtorch.linalg`. `install` puts them into
 `microtorch` and onto `Tensor`, with the argument checks and clean errors the rest of the API has."""
 import functools
 import inspect
 
 from . import linalg  # noqa: F401  (microtorch.linalg, as torch.linalg)
 from ._api_errors import clean_errors
-from .ops import linalg_decomp as _ld, reduce_scatter as _rs, spectral_inverse as _si
+from .ops import linalg_decomp as _ld, linalg_triangular as _lt, reduce_scatter as _rs, spectral_inverse as _si
 from .ops._checks import guard, type_error
 
 FUNCTIONS = {
-    "triangular_solve": _ld.triangular_solve, "cholesky_solve": _ld.cholesky_solve,
-    "cholesky_inverse": _ld.cholesky_inverse, "qr": _ld.qr, "lu": _ld.lu, "lu_unpack": _ld.lu_unpack,
+    "triangular_solve": _lt.triangular_solve, "cholesky_solve": _lt.cholesky_solve,
+    "cholesky_inverse": _lt.cholesky_inverse, "qr": _ld.qr, "lu": _ld.lu, "lu_unpack": _ld.lu_unpack,
     "lu_solve": _ld.lu_solve, "scatter_reduce": _rs.scatter_reduce, "index_reduce": _rs.index_reduce,
-    "istft": _si.istft,
+    "istft": _si.istft, "geqrf": _ld.geqrf, "orgqr": _ld.householder_product, "ormqr": _ld.ormqr,
 }
 
 
 def _methods():
     return {
         "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False:
-            _ld.triangular_solve(self, A, upper, transpose, unitriangular),
-        "cholesky_solve": lambda self, input2, upper=False: _ld.cholesky_solve(self, input2, upper),
-        "cholesky_inverse": lambda self, upper=False: _ld.cholesky_inverse(self, upper),
+            _lt.triangular_solve(self, A, upper, transpose, unitriangular),
+        "cholesky_solve": lambda self, input2, upper=False: _lt.cholesky_solve(self, input2, upper),
+        "cholesky_inverse": lambda self, upper=False: _lt.cholesky_inverse(self, upper),
         "qr": lambda self, some=True: _ld.qr(self, some),
         "lu": lambda self, pivot=True, get_infos=False: _ld.lu(self, pivot, get_infos),
         "lu_solve": lambda self, LU_data, LU_pivots: _ld.lu_solve(self, LU_data, LU_pivots),
         "scatter_reduce": _rs.scatter_reduce, "index_reduce": _rs.index_reduce, "istft": _si.istft,
+        "geqrf": lambda self: _ld.geqrf(self),
+        "orgqr": lambda self, input2: _ld.householder_product(self, input2),
+        "ormqr": lambda self, input2, input3, left=True, transpose=False: _ld.ormqr(self, input2, input3, left,
+                                                                                    transpose),
     }
 
 
@@ -92,6 +96,8 @@ _DROPOUT = {"p": "number", "train": _BOOL}
 _KINDS = {
     **{n: _LINALG_FLAGS for n in ("triangular_solve", "cholesky_solve", "cholesky_inverse", "qr", "lu_unpack",
                                   "lu_solve")},
+    "ormqr": {"tau": "tensor", "other": "tensor", "left": _BOOL, "transpose": _BOOL, "input2": "tensor",
+              "input3": "tensor"}, "orgqr": {"tau": "tensor", "input2": "tensor"},
     "index_reduce": {"source": "tensor", "dim": "int", "reduce": "str", "include_self": _BOOL},
     "scatter_reduce": {"dim": "int", "reduce": "str", "include_self": _BOOL},
     "istft": {"n_fft": "int", "hop_length": "int", "win_length": "int", "window": "tensor", "center": _BOOL,
@@ -112,7 +118,8 @@ _KINDS = {
     "cumulative_trapezoid": {"y": "tensor"}, "group_norm": {"num_groups": "int"}, "tensordot": {"dims": None},
     "polar": {"abs": "tensor", "angle": "tensor"}, "complex": {"real": "tensor", "imag": "tensor"},
     "isin": {"test_elements": "tensor_or_number"}, "frobenius_norm": {"dim": "dims_given"},
-    "svd_lowrank": {"q": None, "niter": "int"}, "lu": {**_LINALG_FLAGS, "pivot": None, "get_infos": None}, "norm_except_dim": {"v": "tensor", "pow": "int", "dim": "int"},
+    "svd_lowrank": {"q": None, "niter": "int"}, "lu": {**_LINALG_FLAGS, "pivot": None, "get_infos": None},
+    "norm_except_dim": {"v": "tensor", "pow": "int", "dim": "int"},
     # ATen's optional tensors without a default (None is passed explicitly)
     "convolution": {"bias": None},
     **{n: {"weight": None, "bias": None, "running_mean": None, "running_var": None}
@@ -152,10 +159,11 @@ def _checked(fn, op, method=False):
 
 
 def _functions():
-    from . import _torch_misc, _torch_nn
+    from . import _torch_creation, _torch_misc, _torch_nn
     from .nn import functional as F
     out = dict(FUNCTIONS)
     out.update({n: getattr(_torch_misc, n) for n in _torch_misc.FUNCTIONS})
+    out.update({n: getattr(_torch_creation, n) for n in _torch_creation.FUNCTIONS})
     out.update({n: _torch_misc.method_as_function(n) for n in _torch_misc.TENSOR_METHODS})
     out.update({n: getattr(_torch_nn, n) for n in _torch_nn.NAMES})
     out.update({n: getattr(F, n) for n in _torch_nn.FROM_FUNCTIONAL})
@@ -165,13 +173,13 @@ def _functions():
 def install(namespace, tensor_cls):
     """Add the functions to the torch-shaped namespace (and its __all__) and the methods to Tensor."""
     functions = _functions()
-    from . import _torch_misc
+    from . import _torch_creation
     for name, fn in functions.items():
         guarded = fn if name in _UNGUARDED else guard(fn, op=name, overrides=_kinds(name))
         namespace[name] = fn if isinstance(fn, type) else clean_errors(_checked(guarded, name), name)
-    for name in _torch_misc.CONSTANTS:
-        namespace[name] = getattr(_torch_misc, name)
-    namespace["__all__"].extend(n for n in _torch_misc.CONSTANTS if n not in namespace["__all__"])
+    for name in _torch_creation.CONSTANTS:
+        namespace[name] = getattr(_torch_creation, name)
+    namespace["__all__"].extend(n for n in _torch_creation.CONSTANTS if n not in namespace["__all__"])
     namespace["__all__"].extend(n for n in functions if n not in namespace["__all__"])
     for name, fn in dict(_methods(), **_inplace_methods()).items():
         if fn.__name__ == "<lambda>":

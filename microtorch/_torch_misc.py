@@ -1,69 +1,16 @@
-"""The smaller functions of torch's namespace that microtorch lacked: window functions, shape helpers
-(broadcast_shapes, tensordot, block_diag, cartesian_prod, combinations), numerical integration and
-differences (trapezoid, cumulative_trapezoid, gradient), std_mean/var_mean, complex numbers from parts,
-finfo/iinfo and casting rules, a few samplers, and torch.abs_(x)-style in-place functions. Each is composed
-of existing differentiable ops, so its gradients are theirs."""
+"""The smaller functions of torch's namespace that microtorch lacked: shape helpers (broadcast_shapes,
+tensordot, block_diag, cartesian_prod, combinations), numerical integration and differences (trapezoid,
+cumulative_trapezoid, gradient), std_mean/var_mean and norms, complex numbers from parts, finfo/iinfo and
+casting rules, the low-rank decompositions, segment_reduce, and torch.abs_(x)-style in-place functions. Each
+is composed of existing differentiable ops, so its gradients are theirs (the creation functions and samplers
+are in _torch_creation.py)."""
 import builtins
 import itertools
 
 import numpy as np
 
-from . import _random
 from ._dtype import get_default_dtype
 from ._tensor import Size, Tensor, tensor
-
-
-def _default(dtype):
-    return dtype if dtype is not None else get_default_dtype()
-
-
-def _finish(values, dtype, requires_grad):
-    out = Tensor._make(np.ascontiguousarray(values).astype(_default(dtype).np))
-    return out.requires_grad_() if requires_grad else out
-
-
-# ---- windows: w[n] for n = 0 .. N-1 over a period of N (periodic) or N - 1 (symmetric) ------------------
-def _window(name, window_length, periodic, fn, dtype, requires_grad):
-    if window_length < 0:
-        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
-    if not _default(dtype).is_floating_point:
-        raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
-    if window_length <= 1:
-        return _finish(np.ones(window_length), dtype, requires_grad)
-    period = window_length if periodic else window_length - 1
-    return _finish(fn(np.arange(window_length) / period, period), dtype, requires_grad)
-
-
-def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
-                requires_grad=False):
-    return _window("hann_window", window_length, periodic, lambda t, _: 0.5 - 0.5 * np.cos(2 * np.pi * t), dtype,
-                   requires_grad)
-
-
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
-                   pin_memory=False, requires_grad=False):
-    return _window("hamming_window", window_length, periodic, lambda t, _: alpha - beta * np.cos(2 * np.pi * t),
-                   dtype, requires_grad)
-
-
-def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
-                    requires_grad=False):
-    return _window("blackman_window", window_length, periodic,
-                   lambda t, _: 0.42 - 0.5 * np.cos(2 * np.pi * t) + 0.08 * np.cos(4 * np.pi * t), dtype,
-                   requires_grad)
-
-
-def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
-                    requires_grad=False):
-    return _window("bartlett_window", window_length, periodic, lambda t, _: 1 - np.abs(2 * t - 1), dtype,
-                   requires_grad)
-
-
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
-                  pin_memory=False, requires_grad=False):
-    return _window("kaiser_window", window_length, periodic,
-                   lambda t, _: np.i0(beta * np.sqrt(np.clip(1 - (2 * t - 1) ** 2, 0, None))) / np.i0(beta), dtype,
-                   requires_grad)
 
 
 # ---- shapes ---------------------------------------------------------------------------------------------------
@@ -406,7 +353,7 @@ class finfo:
     """Machine limits of a floating dtype (torch.finfo): bits, eps, max, min, tiny, resolution."""
 
     def __init__(self, type=None):
-        dt = _default(type)
+        dt = type if type is not None else get_default_dtype()
         if not (dt.is_floating_point or dt.is_complex):
             raise TypeError(f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             f"'{dt}'")
@@ -451,54 +398,7 @@ def typename(obj):
     return cls.__qualname__ if cls.__module__ in ("builtins", "__builtin__") else f"{cls.__module__}.{cls.__qualname__}"
 
 
-# ---- creation and sampling -------------------------------------------------------------------------------------
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    return tensor(s, dtype=_default(dtype), requires_grad=requires_grad)
-
-
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
-    """obj as a tensor, sharing its data when no copy or cast is needed (copy=True forces one)"""
-    from ._tensor import as_tensor
-    if obj is None or callable(obj) and not isinstance(obj, (Tensor, np.ndarray)):
-        raise RuntimeError(f"asarray(): Could not infer dtype of {type(obj).__name__}")
-    if isinstance(obj, (list, tuple)) and any(isinstance(t, str) for t in obj):
-        raise TypeError("asarray(): new(): invalid data type 'str'")
-    if isinstance(obj, (list, tuple)) and any(isinstance(t, Tensor) and t.numel() != 1 for t in obj):
-        raise ValueError("asarray(): only one element tensors can be converted to Python scalars")
-    if isinstance(obj, Tensor):
-        out = obj if dtype is None or dtype == obj.dtype else obj.to(dtype)
-        out = out.clone() if copy and out is obj else out
-    elif copy is False and not isinstance(obj, np.ndarray):
-        raise ValueError("asarray(): can't alias a Python sequence (copy=False); pass copy=None or True")
-    else:
-        out = as_tensor(np.array(obj, copy=True) if copy else obj, dtype=dtype)
-    return out.requires_grad_() if requires_grad else out
-
-
-def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
-                   pin_memory=False):
-    """an uninitialized tensor of `size` (the physical order of dims is a memory layout numpy keeps to itself)"""
-    if sorted(physical_layout) != list(range(len(size))):
-        raise RuntimeError(f"empty_permuted: physical_layout {list(physical_layout)} must be a permutation of the "
-                           f"dims 0..{len(size) - 1}")
-    return _finish(np.zeros(tuple(size)), dtype, requires_grad)
-
-
-def _indices(fn, row, col, offset, dtype):
-    from . import _dtype
-    r, c = fn(row, offset, col)
-    return Tensor._make(np.stack([r, c]).astype((dtype or _dtype.int64).np))
-
-
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
-    """the (row, column) indices of the lower triangle of a row x col matrix, as a 2 x N tensor"""
-    return _indices(np.tril_indices, row, col, offset, dtype)
-
-
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
-    return _indices(np.triu_indices, row, col, offset, dtype)
-
-
+# ---- sets, indices, histograms, fills -----------------------------------------------------------------------
 def unravel_index(indices, shape):
     """the coordinates, one tensor per dim of shape, of flat indices into a tensor of that shape"""
     idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
@@ -524,32 +424,6 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return Tensor._make(np.isin(a, b, assume_unique=assume_unique, invert=invert))
 
 
-def binomial(count, prob, generator=None):
-    """draws of Binomial(count, prob), elementwise, in count's dtype"""
-    if not count.is_floating_point():
-        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {count.dtype}")
-    c, p = np.broadcast_arrays(count._data, prob._data)
-    ok = np.isfinite(c) & (c >= 0) & (p >= 0) & (p <= 1)
-    draws = _random._rng(generator).binomial(np.where(ok, c, 0).astype(np.int64), np.where(ok, p, 0))
-    return Tensor._make(np.where(ok, draws, np.nan).astype(count._data.dtype))
-
-
-def poisson(input, generator=None):
-    """draws of Poisson(rate = input), elementwise"""
-    if generator is not None and not isinstance(generator, _random.Generator):
-        raise TypeError(f"poisson(): argument 'generator' (position 2) must be Generator, not "
-                        f"{type(generator).__name__}")
-    if not input.is_floating_point():
-        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{input.dtype}\'; convert the rates with '
-                                  ".float()")
-    rate = input._data
-    if (rate < 0).any():
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative (poisson)")
-    ok = np.isfinite(rate) & (rate >= 0)
-    draws = np.asarray(_random._rng(generator).poisson(np.where(ok, rate, 0)))
-    return Tensor._make(np.where(ok, draws, np.nan).astype(input._data.dtype))
-
-
 def histogramdd(input, bins, *, range=None, weight=None, density=False):
     """(hist, bin_edges) of the rows of input (N, D) as points in D dims (numpy's histogramdd)"""
     from .ops.reduce import return_type
@@ -558,7 +432,8 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
                         f"{type(bins).__name__}: pass an int, a list of ints, or a list of tensors of bin edges")
     if input.ndim == 0:
         raise IndexError("Dimension specified as -1 but tensor has no dimensions (histogramdd)")
-    if any(isinstance(b_, (int, np.integer)) and b_ < 0 for b_ in (bins if isinstance(bins, (list, tuple)) else [bins])):
+    counts = bins if isinstance(bins, (list, tuple)) else [bins]
+    if any(isinstance(b_, (int, np.integer)) and b_ < 0 for b_ in counts):
         raise RuntimeError(f"histogramdd(): number of steps must be non-negative (bins={bins})")
     pts = input._data.reshape(-1, input.shape[-1])
     if range is None and pts.size and not np.isfinite(pts).all():
@@ -603,28 +478,10 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     return input
 
 
-class _DefaultGenerator(_random.Generator):
-    """torch.default_generator: the global stream that manual_seed reseeds, as a Generator object"""
-
-    def __init__(self):
-        self.device = "cpu"
-
-    rng = property(lambda self: _random._gen[0])
-    manual_seed = staticmethod(lambda seed: (_random.manual_seed(seed), default_generator)[1])
-    initial_seed = staticmethod(_random.initial_seed)
-    seed = staticmethod(_random.seed)
-
-
-default_generator = _DefaultGenerator()
-
-
 def set_anomaly_enabled(enabled, check_nan=True):
     from .autograd.anomaly_mode import set_detect_anomaly
     set_detect_anomaly(enabled, check_nan)
 
-
-newaxis = None
-has_lapack, has_spectral, has_mkl = True, True, False  # (numpy's LAPACK and FFT; no MKL build of torch's here)
 
 # torch.f(x, ...) for Tensor methods: in-place forms and predicates
 TENSOR_METHODS = ["abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
@@ -645,15 +502,11 @@ def method_as_function(name):
     return fn
 
 
-FUNCTIONS = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
-             "broadcast_shapes", "broadcast_tensors", "tensordot", "block_diag", "cartesian_prod", "combinations",
+FUNCTIONS = ["broadcast_shapes", "broadcast_tensors", "tensordot", "block_diag", "cartesian_prod", "combinations",
              "vander", "trapezoid", "trapz", "cumulative_trapezoid", "gradient", "std_mean", "var_mean",
              "frobenius_norm", "nuclear_norm", "chain_matmul", "complex", "polar", "view_as_real",
-             "view_as_complex", "finfo", "iinfo", "can_cast", "typename", "scalar_tensor", "asarray",
-             "empty_permuted", "tril_indices", "triu_indices", "unravel_index", "isin", "binomial", "poisson",
-             "histogramdd", "fill", "rsub", "embedding_renorm_", "set_anomaly_enabled", "svd_lowrank", "pca_lowrank",
+             "view_as_complex", "finfo", "iinfo", "can_cast", "typename", "unravel_index", "isin", "histogramdd", "fill", "rsub", "embedding_renorm_", "set_anomaly_enabled", "svd_lowrank", "pca_lowrank",
              "segment_reduce"]
-CONSTANTS = ["default_generator", "newaxis", "has_lapack", "has_spectral", "has_mkl"]
 
 
 def svd_lowrank(A, q=6, niter=2, M=None):

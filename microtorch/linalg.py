@@ -1,16 +1,38 @@
 """microtorch.linalg: the torch.linalg functions microtorch has. Decompositions and solves are ops with
-torch's grad_fn names (ops/linalg_decomp.py, ops/linalg_factor.py, ops/linalg_more.py); the rest (norms,
+torch's grad_fn names (ops/linalg_decomp.py, linalg_triangular.py, linalg_factor.py, linalg_more.py); the rest (norms,
 vecdot, multi_dot, cond, matrix_rank...) are composed of them as torch composes them."""
 import numpy as np
 
 from .ops import diagonal as _diagonal, matmul  # noqa: F401
 from .ops.decomposition import Svd as _Svd
-from .ops.linalg_decomp import (linalg_lu as lu, linalg_lu_solve as lu_solve, linalg_qr as qr,  # noqa: F401
-                                lu_factor, lu_factor_ex, solve_triangular)
-from .ops.linalg_factor import (LinAlgError, cholesky, cholesky_ex, eigh, eigvalsh, inv_ex, solve,  # noqa: F401
-                                solve_ex)
-from .ops.linalg_more import det, inverse as inv, matrix_exp, matrix_power, slogdet  # noqa: F401
+from .ops.linalg_decomp import (householder_product, linalg_lu as lu, linalg_lu_solve as lu_solve,  # noqa: F401
+                                linalg_qr as qr, lu_factor, lu_factor_ex)
+from .ops.linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve  # noqa: F401
+from .ops.linalg_triangular import solve_triangular  # noqa: F401
+from .ops.linalg_factor import (LinAlgError, cholesky, cholesky_ex, eig, eigh, eigvals, eigvalsh, inv_ex,  # noqa
+                                solve, solve_ex)
+from .ops import linalg_more as _more
 from .ops.reduce import vector_norm  # noqa: F401
+
+
+def det(A, *, out=None):
+    return _more.det(A)
+
+
+def slogdet(A, *, out=None):
+    return _more.slogdet(A)
+
+
+def inv(A, *, out=None):
+    return _more.inverse(A)
+
+
+def matrix_exp(A):
+    return _more.matrix_exp(A)
+
+
+def matrix_power(A, n, *, out=None):
+    return _more.matrix_power(A, n)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
@@ -39,12 +61,11 @@ def svdvals(A, *, driver=None, out=None):
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """the pseudo-inverse; singular values below max(atol, rtol * the largest) count as zero"""
-    from .ops.linalg_more import Pinverse
     if atol is not None and atol != 0:
         raise NotImplementedError("linalg.pinv(atol=...) is not implemented in microtorch; pass rtol instead")
     eps = np.finfo(A._data.dtype).eps
     r = rtol if rtol is not None else (0.0 if atol is not None else max(A.shape[-2:]) * eps)
-    return Pinverse.apply(A, rcond=float(r))
+    return _more.Pinverse.apply(A, rcond=float(r))
 
 
 def vecdot(x, y, *, dim=-1, out=None):
@@ -53,8 +74,7 @@ def vecdot(x, y, *, dim=-1, out=None):
 
 
 def cross(input, other, *, dim=-1, out=None):
-    from .ops.linalg_more import cross as _cross
-    return _cross(input, other, dim)
+    return _more.cross(input, other, dim)
 
 
 def multi_dot(tensors, *, out=None):
@@ -93,8 +113,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+def norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """a vector norm (1-d, or dim an int) or a matrix norm (2-d, or dim a pair); ord None: 2 / 'fro'"""
+    A = input
     if isinstance(dim, int) or (dim is None and ord is not None and A.ndim == 1):
         return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
     if dim is None and ord is None:
@@ -137,7 +158,57 @@ def cond(A, p=None):
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
-           "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
-           "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
-           "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
+           "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq",
+           "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
+           "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """(solution, residuals, rank, singular_values) of min ||A X - B||: the solution through the pseudo-inverse;
+    residuals and singular values as torch's drivers fill them (gelsy, the default, leaves both empty)"""
+    from ._tensor import Tensor
+    from .ops.reduce import return_type
+    if driver not in (None, "gelsy", "gelsd", "gelss", "gels"):
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), "
+                           f"got {driver}")
+    eps = np.finfo(A._data.dtype).eps
+    rc = rcond if rcond is not None else eps * max(A.shape[-2:])
+    vector = B.ndim == A.ndim - 1
+    b = B.unsqueeze(-1) if vector else B
+    x = matmul(_more.Pinverse.apply(A, rcond=float(rc)), b)
+    s = np.linalg.svd(A._data, compute_uv=False)
+    rank = (s > rc * s.max(-1, keepdims=True)).sum(-1).astype(np.int64)
+    empty = Tensor._make(np.zeros(0, A._data.dtype))
+    m, n = A.shape[-2:]
+    residuals = ((matmul(A, x) - b).abs() ** 2).sum(-2) if driver not in (None, "gelsy") and m > n and \
+        (rank == n).all() else empty
+    sv = Tensor._make(s) if driver in ("gelsd", "gelss") else empty
+    return return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))(
+        x.squeeze(-1) if vector else x, residuals, Tensor._make(rank), sv)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """the tensor X with tensordot(X, A, ind) the identity: A reshaped to a square matrix, inverted, reshaped"""
+    outer, inner = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    if int(np.prod(outer)) != int(np.prod(inner)):
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {int(np.prod(inner))} != {int(np.prod(outer))}")
+    return inv(A.reshape(int(np.prod(outer)), -1)).reshape(*inner, *outer)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) = B (A's dims in `dims` moved to the end first)"""
+    if dims is not None:
+        moved = [d % A.ndim for d in dims]
+        A = A.permute(*[d for d in range(A.ndim) if d not in moved], *moved)
+    rest = tuple(A.shape[B.ndim:])
+    n = int(np.prod(tuple(B.shape)))
+    return solve(A.reshape(n, -1), B.reshape(n)).reshape(*rest)
+
+
+from ._api_errors import clean_namespace as _clean_namespace  # noqa: E402
+from .ops._checks import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals(), [n for n in __all__ if n != "LinAlgError"])  # torch's TypeError for a wrong type
+_clean_namespace(globals(), __all__)  # and no internal error reaching a user

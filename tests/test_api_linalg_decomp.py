@@ -1,5 +1,6 @@
-"""The decompositions and solves of ops/linalg_decomp.py against torch 2.13: values, gradients, second order,
-forward mode and vmap (op_oracle.check_op), grad_fn names, the Tensor methods and the errors."""
+"""The decompositions and solves of ops/linalg_decomp.py and ops/linalg_triangular.py against torch 2.13:
+values, gradients, second order, forward mode and vmap (op_oracle.check_op), grad_fn names, the Tensor methods
+and the errors."""
 import warnings
 
 import numpy as np
@@ -199,3 +200,26 @@ def test_saved_attributes_as_torch():
                 close(x, y, f"{k} saved")
             else:
                 assert x == y, k
+
+
+def test_householder_form_as_torch():
+    """geqrf's (a, tau), and Q from them: householder_product / orgqr, ormqr (values, gradients, jvp)"""
+    a, other = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+    res = []
+    for lib in (torch, mt):
+        h, tau = lib.geqrf(lib.tensor(a))
+        h2, t2 = h.detach().clone().requires_grad_(), tau.detach().clone().requires_grad_()
+        q = lib.linalg.householder_product(h2, t2)
+        o = lib.ormqr(h2, t2, lib.tensor(other), True, True)
+        grads = lib.autograd.grad(q.sin().sum() + o.sum(), (h2, t2))
+        tangent = lib.func.jvp(lambda x: lib.linalg.householder_product(x, tau), (h,), (lib.tensor(a),))[1]
+        res.append([h, tau, q, o, *grads, tangent, h.orgqr(tau), h.ormqr(tau, lib.tensor(other.T), False),
+                    lib.func.vmap(lib.geqrf)(lib.tensor(np.stack([a, a])))[0]])
+    for x, y in zip(res[1], res[0]):
+        close(x, y, "householder", 1e-10)
+    for lib in (torch, mt):
+        h, _ = lib.geqrf(lib.tensor(a, requires_grad=True))
+        with pytest.raises(NotImplementedError, match="geqrf"):
+            h.sum().backward()
+        with pytest.raises(RuntimeError):
+            lib.linalg.householder_product(lib.ones(2, 3), lib.ones(1))

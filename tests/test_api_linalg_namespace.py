@@ -46,7 +46,8 @@ CASES = {
     "matrix_norm nuc": (lambda L, a: L.linalg.matrix_norm(a, "nuc"), rng.standard_normal((3, 4))),
     "matrix_norm 2": (lambda L, a: L.linalg.matrix_norm(a, 2, keepdim=True), rng.standard_normal((3, 4))),
     "matrix_norm 1": (lambda L, a: L.linalg.matrix_norm(a, 1), rng.standard_normal((2, 3, 4))),
-    "matrix_norm -inf": (lambda L, a: L.linalg.matrix_norm(a, -float("inf"), dim=(0, 2)), rng.standard_normal((3, 2, 4))),
+    "matrix_norm -inf": (lambda L, a: L.linalg.matrix_norm(a, -float("inf"), dim=(0, 2)),
+                         rng.standard_normal((3, 2, 4))),
     "norm": (lambda L, a: L.linalg.norm(a), rng.standard_normal((3, 4))),
     "norm vector ord": (lambda L, a: L.linalg.norm(a, 3, dim=1), rng.standard_normal((3, 4))),
     "norm matrix ord": (lambda L, a: L.linalg.norm(a, "nuc"), rng.standard_normal((3, 4))),
@@ -139,3 +140,67 @@ def test_svd_full_matrices_as_torch():
     close(um @ um.mT, np.eye(4), "U orthogonal")
     close(abs(um[:, :2]), abs(ut[:, :2]), "U", 1e-8)
     close(sm, st, "S")
+
+
+def _eig_invariants(L, a):
+    """eigenvalues, and what does not depend on each eigenvector's phase: |V|^2"""
+    w, v = L.linalg.eig(a)
+    return L.stack([w.real, w.imag]), v.abs() ** 2
+
+
+def test_eig_as_torch():
+    a, t, batch = rng.standard_normal((4, 4)), rng.standard_normal((4, 4)), rng.standard_normal((3, 4, 4))
+    weights = rng.standard_normal((4, 4))
+    res = []
+    for lib in (torch, mt):
+        x = lib.tensor(a, requires_grad=True)
+        w, v2 = _eig_invariants(lib, x)
+        g, = lib.autograd.grad(w.sin().sum() + (v2 * lib.tensor(weights)).sum(), x)
+        tangents = lib.func.jvp(lambda y: _eig_invariants(lib, y), (lib.tensor(a),), (lib.tensor(t),))[1]
+        batched = lib.func.vmap(lib.linalg.eigvals)(lib.tensor(batch))
+        res.append([w, v2, g, *tangents, lib.view_as_real(batched), lib.linalg.eig(x)[0].grad_fn.name()])
+    for x, y in zip(res[1][:-1], res[0][:-1]):
+        close(x, y, "eig", 1e-8)
+    assert res[1][-1] == res[0][-1]
+
+
+@pytest.mark.parametrize("driver", [None, "gelsd"])
+def test_lstsq_tensorinv_tensorsolve_as_torch(driver):
+    a, b, t = rng.standard_normal((5, 3)), rng.standard_normal((5, 2)), rng.standard_normal((4, 2, 2))
+    res = []
+    for lib in (torch, mt):
+        x = lib.tensor(a, requires_grad=True)
+        out = lib.linalg.lstsq(x, lib.tensor(b), driver=driver)
+        g, = lib.autograd.grad(out.solution.sin().sum(), x)
+        s = lib.tensor(np.eye(6).reshape(2, 3, 6) + 0.1)
+        res.append([out.solution, out.residuals, out.rank, out.singular_values, g,
+                    lib.linalg.tensorinv(lib.tensor(t), ind=1),
+                    lib.linalg.tensorsolve(s, lib.tensor(np.arange(6.0).reshape(2, 3)))])
+    for x, y in zip(res[1], res[0]):
+        close(x, y, f"lstsq {driver}", 1e-8)
+
+
+def test_ldl_factor_and_solve_as_torch():
+    """LAPACK's Bunch-Kaufman pivots and factors, on matrices that need 1x1 and 2x2 blocks and interchanges
+    (a zero or small diagonal, integer entries with ties), and the solves; no derivative in either library"""
+    for trial in range(40):
+        n = 1 + trial % 6
+        a = rng.standard_normal((n, n))
+        a = a + a.T
+        a[0, 0] = 0 if trial % 3 == 0 else a[0, 0]
+        a = np.round(a) + 0.5 * np.eye(n) if trial % 4 == 0 else a
+        b = rng.standard_normal((n, 2))
+        res = []
+        for lib in (torch, mt):
+            ld, piv, info = lib.linalg.ldl_factor_ex(lib.tensor(a))
+            res.append([ld, piv, info, lib.linalg.ldl_solve(ld, piv, lib.tensor(b))])
+        for x, y in zip(res[1], res[0]):
+            close(x, y, f"ldl {trial}", 1e-8)
+    batch = np.stack([spd(3), -spd(3)])
+    ld, piv = mt.linalg.ldl_factor(mt.tensor(batch))
+    close(mt.linalg.ldl_solve(ld, piv, mt.tensor(np.eye(3))), np.linalg.inv(batch), "batched ldl", 1e-8)
+    for lib in (torch, mt):
+        ld, _ = lib.linalg.ldl_factor(lib.tensor(spd(3), requires_grad=True))
+        assert ld.grad_fn.name().endswith("NotImplemented")
+        with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_factor_ex is not implemented"):
+            ld.sum().backward()

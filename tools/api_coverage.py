@@ -26,6 +26,7 @@ TEACHING_SOURCES = ROOT / "tools" / "teaching_sources.txt"
 NAMESPACES = [
     ("torch", "microtorch", "all"),
     ("torch.Tensor", "microtorch.Tensor", "attributes"),
+    ("torch.linalg", "microtorch.linalg", "all"),
     ("torch.nn.functional", "microtorch.nn.functional", "defined"),
     ("torch.nn", "microtorch.nn", "classes"),
     ("torch.nn.init", "microtorch.nn.init", "all"),
@@ -89,7 +90,6 @@ OUT_OF_SCOPE = [
     (r"Tensor\.name$|to_padded_tensor", "named and nested tensors"),
     (r"Tensor\.index$", "first-class dimensions (functorch.dim binds dims to a tensor)"),
     (r"Tensor\.(eig|symeig|lstsq|solve|reinforce)$", "removed from torch 2 (calling them raises an error there)"),
-    (r"\b(geqrf|orgqr|ormqr)$", "LAPACK's Householder form of QR (teaching code uses linalg.qr's Q and R)"),
     (r"Tensor\.hash_tensor$", "returns a uint64 tensor (uint64 is out of scope: see the dtypes above)"),
     (r"Tensor\.slice_inverse$", "JIT, compilation and dispatch internals"),
     # linalg (issue 13, the torch namespace)

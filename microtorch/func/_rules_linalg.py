@@ -1,4 +1,5 @@
-"""Batching rules for the decompositions and solves of ops/linalg_decomp.py and ops/linalg_factor.py, and the
+"""Batching rules for the decompositions and solves of ops/linalg_decomp.py, linalg_triangular.py and
+linalg_factor.py, and the
 reductions of
 ops/reduce_scatter.py. The linalg ops work on the last two dims of stacks of matrices, so vmap's batch is one
 more stack dim in front: an argument vmap does not batch is expanded to the batch size (its pivots too).
@@ -6,7 +7,7 @@ torch.linalg.lu has no batching rule in torch (it warns and loops): neither has 
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops import linalg_decomp as _ld, linalg_factor as _lf
+from ..ops import linalg_decomp as _ld, linalg_factor as _lf, linalg_triangular as _lt
 from ._batching import _batch_size, expand_batch, register, unwrap, wrap_outputs
 
 
@@ -21,8 +22,9 @@ def _batched(a, level, B):
     return a
 
 
-@register(_ld.SolveTriangular, _ld.TriangularSolve, _ld.CholeskySolve, _ld.CholeskyInverse, _ld.Qr, _ld.LuFactor,
-          _ld.LuUnpack, _ld.LuSolve, _lf.LinalgSolveEx, _lf.LinalgInvEx, _lf.LinalgCholeskyEx, _lf.LinalgEigh)
+@register(_lt.SolveTriangular, _lt.TriangularSolve, _lt.CholeskySolve, _lt.CholeskyInverse, _ld.Qr, _ld.LuFactor,
+          _ld.LuUnpack, _ld.LuSolve, _lf.LinalgSolveEx, _lf.LinalgInvEx, _lf.LinalgCholeskyEx, _lf.LinalgEigh,
+          _lf.LinalgEig, _ld.Geqrf)
 def matrix_stacks(cls, args, kwargs, level):
     B = _batch_size(list(args) + list(kwargs.values()), level)
     args = [_batched(a, level, B) for a in args]

@@ -1,7 +1,7 @@
 """torch.linalg's solve, cholesky and eigh as ops of their own, with torch's formulas and grad_fn names
 (LinalgSolveExBackward0, LinalgCholeskyExBackward0, LinalgEighBackward0).
 
-solve factors A by LU with partial pivoting (ops/linalg_decomp.py's kernels); its backward solves with A^H
+solve factors A by LU with partial pivoting (ops/linalg_decomp.py's kernel); its backward solves with A^H
 through the op itself, so it differentiates again. cholesky's backward and jvp are torch's (Murray 2016),
 eigh's the classic ones: the eigenvalues' gradient on the diagonal, the eigenvectors' through
 1 / (lambda_j - lambda_i) off it."""
@@ -10,7 +10,8 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from .linalg import matmul
-from .linalg_decomp import _lu_np, _lu_solve_np, _mH, _solve, _tril
+from .linalg_decomp import _lu_np, _lu_solve_np
+from .linalg_triangular import _mH, _solve, _tril
 
 
 class LinalgSolveEx(Op):
@@ -183,7 +184,7 @@ def _matrix_vector(a, b):
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """(X, info) with A X = B (left) or X A = B; info > 0 where A is singular (X then has inf or nan)"""
-    from .linalg_decomp import _broadcast_pair, _matrices
+    from .linalg_triangular import _broadcast_pair, _matrices
     from .reduce import return_type
     op = "linalg.solve"
     a = _matrices(A, op)
@@ -205,7 +206,7 @@ def solve(A, B, *, left=True, out=None):
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """(L, info): L L^H = A (or U^H U), info > 0 (the order of the failing minor) where A is not positive-definite"""
-    from .linalg_decomp import _matrices
+    from .linalg_triangular import _matrices
     from .reduce import return_type
     low, info = LinalgCholeskyEx.apply(_matrices(A, "linalg.cholesky"), upper=bool(upper))
     if check_errors and info._data.any():
@@ -222,7 +223,7 @@ def _not_pd_message(info):
 
 def inv_ex(A, *, check_errors=False, out=None):
     """(A^-1, info): info > 0 where A is singular (the inverse then holds inf or nan)"""
-    from .linalg_decomp import _matrices
+    from .linalg_triangular import _matrices
     from .reduce import return_type
     inv, info = LinalgInvEx.apply(_matrices(A, "linalg.inv"))
     if check_errors and info._data.any():
@@ -241,7 +242,7 @@ def cholesky(A, *, upper=False, out=None):
 
 def eigh(A, UPLO="L", *, out=None):
     """(eigenvalues ascending, eigenvectors as columns) of a Hermitian A, read from its lower (or upper) triangle"""
-    from .linalg_decomp import _matrices
+    from .linalg_triangular import _matrices
     from .reduce import return_type
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
@@ -251,3 +252,55 @@ def eigh(A, UPLO="L", *, out=None):
 
 def eigvalsh(A, UPLO="L", *, out=None):
     return eigh(A, UPLO).eigenvalues
+
+
+class LinalgEig(Op):
+    """A V = V diag(w), complex;  gA = V^-H (diag(gw) + P / conj(w_j - w_i)) V^H, P = V^H gV projected so that
+    the columns keep unit norm (torch's formula); a real A gets the real part"""
+    _grad_fn_name = "LinalgEigBackward0"
+    _saved_names = ("eigenvalues", "eigenvectors")
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.real_input = a.dtype.kind != "c"
+        w, v = np.linalg.eig(a)
+        ctype = np.result_type(a.dtype, np.complex64)
+        w, v = w.astype(ctype), np.ascontiguousarray(v.astype(ctype))
+        ctx.save_for_backward(w, v)
+        return w, v
+
+    @staticmethod
+    def backward(ctx, gw, gv):
+        w, v = ctx.saved_tensors
+        vh = _mH(v)
+        vhgv = matmul(vh, gv)
+        vhgv = vhgv - matmul(vh, v * vhgv.diagonal(0, -2, -1).real.to(v.dtype).unsqueeze(-2))
+        e = w.conj().unsqueeze(-2) - w.conj().unsqueeze(-1)
+        eye = Tensor._make(np.eye(w.shape[-1], dtype=e._data.dtype))
+        inner = vhgv / (e + eye) * (1 - eye) + gw.to(v.dtype).diag_embed()
+        ga = LinalgSolveEx.apply(vh, matmul(inner, vh))[0]
+        return ga.real if ctx.real_input else ga
+
+    @staticmethod
+    def jvp(ctx, ta):
+        w, v = ctx.output
+        t = ta.to(v.dtype)
+        p = LinalgSolveEx.apply(v, matmul(t, v))[0]  # V^-1 dA V
+        dw = p.diagonal(0, -2, -1)
+        e = w.unsqueeze(-2) - w.unsqueeze(-1)
+        eye = Tensor._make(np.eye(w.shape[-1], dtype=e._data.dtype))
+        dv = matmul(v, p / (e + eye) * (1 - eye))
+        dv = dv - v * (v.conj() * dv).sum(-2, keepdim=True).real.to(v.dtype)  # keep the columns at unit norm
+        return dw, dv
+
+
+def eig(A, *, out=None):
+    """(eigenvalues, eigenvectors) of a square A, complex (columns of unit norm, as LAPACK's geev)"""
+    from .linalg_triangular import _matrices
+    from .reduce import return_type
+    w, v = LinalgEig.apply(_matrices(A, "linalg.eig"))
+    return return_type("linalg_eig", ("eigenvalues", "eigenvectors"))(w, v)
+
+
+def eigvals(A, *, out=None):
+    return eig(A).eigenvalues
