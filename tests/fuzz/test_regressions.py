@@ -326,3 +326,12 @@ def test_a_scalar_to_the_power_of_a_tensor_is_contiguous():
     leaves = {"x": (np.zeros((2, 1, 2)), True), "w": ([[0.0], [1.0]], False)}
     steps = [("transpose", "x.transpose(-1, 0)"), ("scalar", "2.0 ** v0"), ("matmul", "v1 @ w")]
     assert_like_torch(leaves, steps)
+
+
+def test_a_comparison_is_laid_out_as_torch():
+    """(seed 21528) a comparison of a permuted and a contiguous tensor is laid out like the first
+    operand (TensorIterator), and where() keeps that layout, so a later matmul folds with a view."""
+    leaves = {"x": (np.arange(27.0).reshape(3, 3, 3) % 4, True), "w": ([1.0, 1.0, -1.0], False)}
+    steps = [("mul", "x * 1"), ("permute", "v0.permute((1, 2, 0))"), ("where", "L.where(v1 > v0, v1, v0)"),
+             ("matmul", "L.matmul(v2, w)")]
+    assert_like_torch(leaves, steps)
