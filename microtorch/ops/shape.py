@@ -264,7 +264,12 @@ class Unsqueeze(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        return np.expand_dims(x, dim)
+        out = np.expand_dims(x, dim)
+        # torch's strides: x's (numpy resets those of size-1 dims), and for the new dim the stride of the
+        # dim it goes before times that dim's size (matmul's fold-or-copy choice reads them)
+        strides = list(x.strides)
+        strides.insert(dim, x.shape[dim] * x.strides[dim] if dim < x.ndim else x.itemsize)
+        return np.lib.stride_tricks.as_strided(out, out.shape, strides) if out.strides != tuple(strides) else out
 
     @staticmethod
     def backward(ctx, grad):

@@ -335,3 +335,11 @@ def test_a_comparison_is_laid_out_as_torch():
     steps = [("mul", "x * 1"), ("permute", "v0.permute((1, 2, 0))"), ("where", "L.where(v1 > v0, v1, v0)"),
              ("matmul", "L.matmul(v2, w)")]
     assert_like_torch(leaves, steps)
+
+
+def test_unsqueeze_keeps_torch_strides():
+    """(seed 16975) unsqueeze keeps the strides of size-1 dims and gives the new dim torch's stride;
+    matmul's choice between folding and bmm reads them."""
+    leaves = {"x": ([[[1.0, -1.0, 1.0]]], True), "w": ([-1.0, -1.0], False)}
+    steps = [("getitem", "x[0:2:2, 0, :-1]"), ("unsqueeze", "v0.unsqueeze(-2)"), ("matmul", "v1 @ w")]
+    assert_like_torch(leaves, steps)
