@@ -253,11 +253,13 @@ def test_one_operand_einsum_saves_nothing(equation):
     assert_like_torch(leaves, steps)
 
 
-def test_the_gradient_through_an_empty_rebased_view_has_no_graph():
-    """(seed 9376) torch's as_strided_backward of an empty view returns plain zeros, so a gradient
-    that only passes there does not require grad under create_graph."""
-    leaves = {"x": ([[-1.0, 2.0]], True)}
-    steps = [("add", "x + 1"), ("getitem", "v0[..., 2:]"), ("inplace", "v1.clamp_(min=0)"),
+@pytest.mark.parametrize("op", ["v1.clamp_(min=0)", "v1.mul_(e)"])
+def test_the_gradient_through_an_empty_rebased_view_has_no_graph(op):
+    """(seeds 9376, 5741) torch's as_strided_backward of an empty (regenerated) view returns plain
+    zeros, so a gradient that only passes there does not require grad under create_graph; but
+    CopySlices still copies the in-place op's own gradient (here from e) into the base's."""
+    leaves = {"x": ([[-1.0, 2.0]], True), "e": (np.zeros((1, 0)), True)}
+    steps = [("add", "x + 1"), ("getitem", "v0[..., 2:]"), ("inplace", op),
              ("logsumexp", "L.logsumexp(v2, dim=0, keepdim=True)")]
     assert_like_torch(leaves, steps)
 
