@@ -1149,9 +1149,19 @@ def _pick_grads(grad, a, b):
     return where(Tensor._make(a < b), 0.0, half), where(Tensor._make(a > b), 0.0, half)
 
 
+def _need_tensors(input, other, op):
+    """torch's TypeError for a binary op that takes two tensors (no number: torch.maximum(x, 0) raises)."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        from .scan import need_tensor
+        need_tensor(input, op, "input", 1)
+        need_tensor(other, op, "other", 2)
+    if op in ("maximum", "minimum") and (input.dtype.is_complex or other.dtype.is_complex):
+        raise RuntimeError(f"{op} not implemented for complex tensors.; compare .abs() or .real instead")
+
+
 def maximum(input, other):
-    a, b = input, other
-    a, b = promoted(a, b)
+    _need_tensors(input, other, "maximum")
+    a, b = promoted(input, other)
     try:
         return Maximum.apply(a, b)
     except ValueError as e:
@@ -1180,8 +1190,8 @@ class Minimum(Maximum):
 
 
 def minimum(input, other):
-    a, b = input, other
-    a, b = promoted(a, b)
+    _need_tensors(input, other, "minimum")
+    a, b = promoted(input, other)
     try:
         return Minimum.apply(a, b)
     except ValueError as e:
