@@ -50,16 +50,27 @@ def div_rounded(a, b, mode):
     return Tensor._make(as_array(out))
 
 
-def _nodiff_unary(np_fn):
+_ALIAS = {"trunc": "trunc, or fix"}  # fix is trunc: its errors name both
+
+
+def _nodiff_unary(np_fn, name):
     def f(x):
+        kind = x._data.dtype.kind
+        if kind == "b" or (kind == "c" and name == "round"):  # torch has no kernel for these
+            raise NotImplementedError(f'"{name}_vml_cpu" not implemented for \'{x.dtype}\' ({_ALIAS.get(name, name)}); '
+                                      "convert with .double()")
+        if kind == "c":
+            raise NotImplementedError(f"{_ALIAS.get(name, name)} is not supported for complex inputs; round .real and "
+                                      ".imag apart")
         return Tensor._make(as_array(np_fn(x._data)))
+    f.__name__ = f.__qualname__ = name
     return f
 
 
-floor = _nodiff_unary(np.floor)
-ceil = _nodiff_unary(np.ceil)
-round_ = _nodiff_unary(np.round)
-trunc = _nodiff_unary(np.trunc)
+floor = _nodiff_unary(np.floor, "floor")
+ceil = _nodiff_unary(np.ceil, "ceil")
+round_ = _nodiff_unary(np.round, "round")
+trunc = _nodiff_unary(np.trunc, "trunc")
 
 
 def fmod(a, b):

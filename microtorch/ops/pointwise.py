@@ -78,6 +78,10 @@ def _unary_fn(name, cls):
     floating = name != "frac"
 
     def fn(input):
+        if not floating:  # frac: a float tensor only
+            from .scan import need_tensor
+            if not need_tensor(input, name, "input", 1).dtype.is_floating_point:
+                raise NotImplementedError(f'"{name}_cpu" not implemented for \'{input.dtype}\'; convert with .double()')
         return cls.apply(_float(input) if floating else input)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = cls.__doc__
