@@ -686,6 +686,10 @@ Abs = _unary("Abs", np.abs, _d_abs)
 
 
 def abs(input):
+    if not isinstance(input, Tensor) or input._data.dtype == np.bool_:  # (torch has no kernel for bool)
+        from .scan import need_tensor
+        need_tensor(input, "abs", "input", 1)
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool' (abs); a bool is its own absolute value")
     return Abs.apply(input)
 
 
@@ -806,6 +810,10 @@ class Relu(Op):
 
 
 def relu(input):
+    if isinstance(input, Tensor) and input._data.dtype.kind in "bc":
+        if input._data.dtype.kind == "c":  # torch's relu is a clamp at 0, which complex numbers do not have
+            raise NotImplementedError("clamp is not supported for complex types (relu); use .real or .abs()")
+        raise RuntimeError("Boolean inputs not supported for relu; convert with .float() first")
     return Relu.apply(input)
 
 
@@ -992,6 +1000,8 @@ def _gelu_curvature(x, approximate):
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
+    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"GeluKernelImpl\" not implemented for '{input.dtype}' (gelu); convert with .float()")
     return Gelu.apply(input, approximate=approximate)
 
 

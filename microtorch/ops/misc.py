@@ -115,9 +115,15 @@ def cumsum(x, dim, dtype=None):
     return Cumsum.apply(x, normalize_dims(dim, x.ndim, "cumsum")[0])
 
 
+def _no_complex(x, op):
+    if x._data.dtype.kind == "c":  # complex numbers have no order
+        raise RuntimeError(f" {op} does not support complex dtypes on CPU; order by .abs() or .real instead")
+
+
 def sort(x, dim=-1, descending=False):
     from .reduce import return_type
     d = normalize_dims(dim, x.ndim, "sort")[0]
+    _no_complex(x, "Sort")
     idx = np.argsort(-x._data if descending else x._data, axis=d, kind="stable")
     from .index import gather
     values = gather(x, d, Tensor._make(idx.astype(np.int64)))
@@ -128,6 +134,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     from .reduce import return_type
     from .index import gather
     d = normalize_dims(dim, x.ndim, "topk")[0]
+    _no_complex(x, "topk")
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {n} (shape "
