@@ -4,6 +4,7 @@ import numpy as np
 
 from .._tensor import Tensor, _size_arg
 from ._checks import check_size, need_dims
+from ._layout import like_torch
 from ._op import Op, normalize_dims
 from .inplace import mark_view
 
@@ -581,7 +582,8 @@ class Flip(Op):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return np.flip(x, dims).copy(order="K")  # (K: the input's layout, as torch's flip keeps it)
+        # torch's flip is laid out as an elementwise result of x is: x's order of dims, densely
+        return like_torch(np.asarray(np.flip(x, dims), order="C"), x)
 
     @staticmethod
     def backward(ctx, grad):

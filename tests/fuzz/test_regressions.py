@@ -345,3 +345,12 @@ def test_unsqueeze_keeps_torch_strides():
     leaves = {"x": ([[[1.0, -1.0, 1.0]]], True), "w": ([-1.0, -1.0], False)}
     steps = [("getitem", "x[0:2:2, 0, :-1]"), ("unsqueeze", "v0.unsqueeze(-2)"), ("matmul", "v1 @ w")]
     assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("view", ["x.expand((3, -1, 3, 3))", "x[0, :, :, 0].t()[::2]"])
+def test_flip_of_an_expanded_or_stepped_view_is_laid_out_as_torch(view):
+    """(seed 44541) torch lays flip's result out as an elementwise result of its input: densely, in the
+    input's order of dims, so that of an expanded view is contiguous and a later reshape a view."""
+    leaves = {"x": ([[[[1.0]], [[2.0]], [[0.0]], [[0.0]]]], True)}
+    steps = [("view", view), ("flip", "L.flip(v0, (0, -1))"), ("reshape", "v1.reshape(-1)")]
+    assert_like_torch(leaves, steps)
