@@ -583,7 +583,7 @@ class Flip(Op):
     def forward(ctx, x, dims):
         ctx.dims = dims
         # torch's flip is laid out as an elementwise result of x is: x's order of dims, densely
-        return like_torch(np.asarray(np.flip(x, dims), order="C"), x)
+        return like_torch(np.flip(x, dims).copy(order="C"), x)  # (a copy even where flip is a no-op view)
 
     @staticmethod
     def backward(ctx, grad):

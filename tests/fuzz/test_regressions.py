@@ -354,3 +354,11 @@ def test_flip_of_an_expanded_or_stepped_view_is_laid_out_as_torch(view):
     leaves = {"x": ([[[[1.0]], [[2.0]], [[0.0]], [[0.0]]]], True)}
     steps = [("view", view), ("flip", "L.flip(v0, (0, -1))"), ("reshape", "v1.reshape(-1)")]
     assert_like_torch(leaves, steps)
+
+
+def test_flip_along_a_size_one_dim_is_a_copy():
+    """(seeds 27, 13945: a regression of the commit before) flip's result is a new tensor even where
+    reversing is a no-op view, so an in-place op on the input later does not change it."""
+    leaves = {"x": ([[1.0, -2.0, 0.5]], True)}
+    steps = [("mul", "x * 1"), ("flip", "L.flip(v0, (0,))"), ("inplace", "v0.mul_(2)")]
+    assert_like_torch(leaves, steps)
