@@ -50,16 +50,27 @@ def div_rounded(a, b, mode):
     return Tensor._make(as_array(out))
 
 
-def _nodiff_unary(np_fn):
+_ALIAS = {"trunc": "trunc, or fix"}  # fix is trunc: its errors name both
+
+
+def _nodiff_unary(np_fn, name):
     def f(x):
+        kind = x._data.dtype.kind
+        if kind == "b" or (kind == "c" and name == "round"):  # torch has no kernel for these
+            raise NotImplementedError(f'"{name}_vml_cpu" not implemented for \'{x.dtype}\' ({_ALIAS.get(name, name)}); '
+                                      "convert with .double()")
+        if kind == "c":
+            raise NotImplementedError(f"{_ALIAS.get(name, name)} is not supported for complex inputs; round .real and "
+                                      ".imag apart")
         return Tensor._make(as_array(np_fn(x._data)))
+    f.__name__ = f.__qualname__ = name
     return f
 
 
-floor = _nodiff_unary(np.floor)
-ceil = _nodiff_unary(np.ceil)
-round_ = _nodiff_unary(np.round)
-trunc = _nodiff_unary(np.trunc)
+floor = _nodiff_unary(np.floor, "floor")
+ceil = _nodiff_unary(np.ceil, "ceil")
+round_ = _nodiff_unary(np.round, "round")
+trunc = _nodiff_unary(np.trunc, "trunc")
 
 
 def fmod(a, b):
@@ -104,9 +115,15 @@ def cumsum(x, dim, dtype=None):
     return Cumsum.apply(x, normalize_dims(dim, x.ndim, "cumsum")[0])
 
 
+def _no_complex(x, op):
+    if x._data.dtype.kind == "c":  # complex numbers have no order
+        raise RuntimeError(f" {op} does not support complex dtypes on CPU; order by .abs() or .real instead")
+
+
 def sort(x, dim=-1, descending=False):
     from .reduce import return_type
     d = normalize_dims(dim, x.ndim, "sort")[0]
+    _no_complex(x, "Sort")
     idx = np.argsort(-x._data if descending else x._data, axis=d, kind="stable")
     from .index import gather
     values = gather(x, d, Tensor._make(idx.astype(np.int64)))
@@ -117,6 +134,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     from .reduce import return_type
     from .index import gather
     d = normalize_dims(dim, x.ndim, "topk")[0]
+    _no_complex(x, "topk")
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {n} (shape "
