@@ -132,6 +132,38 @@ CASES = [
     ("leaky_relu_int", lambda m: _F(m).leaky_relu(m.ones(3, dtype=m.int64), float("nan")), "leaky_relu", "Long|int64"),
     ("linear_bias_shape", lambda m: _F(m).linear(m.ones(2, 3), m.ones(2, 3), m.ones(2, 3)), "linear", "bias"),
     ("avg_pool1d_empty_length", lambda m: _F(m).avg_pool1d(m.ones(0, 3), 1), "avg_pool1d", "non-zero|0, 1, 3|0, 3"),
+    # dtypes torch has no kernel for, refused at the op's entry (ops/_kernels.py)
+    ("abs_bool", lambda m: m.abs(m.ones(3, dtype=m.bool)), "abs", "Bool"),
+    ("abs_bool_method", lambda m: m.ones(3, dtype=m.bool).abs(), "abs", "Bool"),
+    ("abs_bool_operator", lambda m: abs(m.ones(3, dtype=m.bool)), "abs", "Bool"),
+    ("abs_bool_inplace", lambda m: m.ones(3, dtype=m.bool).abs_(), "abs", "Bool"),
+    ("ge_complex_other", lambda m: m.ones(3).ge(m.ones(3, dtype=m.complex64)), "ge", "ComplexFloat"),
+    ("ge_complex_scalar", lambda m: m.ones(3, dtype=m.complex64) >= 0, "ge", "ComplexFloat"),
+    ("clamp_complex", lambda m: m.ones(3, dtype=m.complex64).clamp(0), "clamp", "complex"),
+    ("clamp_complex_bound", lambda m: m.ones(3).clamp(m.ones(3, dtype=m.complex64)), "clamp", "ComplexFloat"),
+    ("floor_divide_bools", lambda m: m.ones(3, dtype=m.bool) // m.ones(3, dtype=m.bool), "floordiv", "Bool"),
+    ("hypot_int", lambda m: m.hypot(m.ones(3, dtype=m.int64), m.ones(3, dtype=m.bool)), "hypot", "Long"),
+    ("elu_int", lambda m: _F(m).elu(m.ones(3, dtype=m.int64)), "elu", "Long"),
+    ("relu_bool", lambda m: _F(m).relu(m.ones(3, dtype=m.bool)), "relu", "Boolean inputs"),
+    ("relu_complex", lambda m: m.ones(3, dtype=m.complex64).relu(), "relu", "complex"),
+    ("std_int", lambda m: m.ones(3, dtype=m.int64).std(), "std", "floating point"),
+    ("argmax_bool", lambda m: m.ones(3, dtype=m.bool).argmax(), "argmax", "bool"),
+    ("sort_complex", lambda m: m.ones(3, dtype=m.complex64).sort(), "sort", "complex"),
+    ("maximum_complex", lambda m: m.maximum(m.ones(3), m.ones(3, dtype=m.complex64)), "maximum", "complex"),
+    ("max_complex_other", lambda m: m.max(m.ones(3), m.ones(3, dtype=m.complex64)), "max", "complex"),
+    ("max_complex", lambda m: m.ones(3, dtype=m.complex64).max(), "max", "ComplexFloat"),
+    ("sub_bool", lambda m: m.ones(3) - m.ones(3, dtype=m.bool), "sub", "bool tensor"),
+    ("rsub_bool", lambda m: 1 - m.ones(3, dtype=m.bool), "sub", "bool tensor"),
+    ("allclose_dtypes", lambda m: m.allclose(m.ones(3), m.ones(3, dtype=m.int64)), "allclose", "Float.*Long"),
+    ("linear_dtypes", lambda m: _F(m).linear(m.ones(2, 3, dtype=m.bool), m.ones(4, 3)), "linear", "dtype"),
+    ("kthvalue_bool", lambda m: m.ones(3, dtype=m.bool).kthvalue(1), "kthvalue", "Bool"),
+    ("normal__int", lambda m: m.ones(3, dtype=m.int64).normal_(), "normal_", "Long"),
+    # ... after torch's argument parser and its dim check
+    ("ge_complex_str", lambda m: m.ge(m.ones(3, dtype=m.complex64), "a"), "ge", "argument 'other'"),
+    ("hardshrink_int_tensor_lambd", lambda m: _F(m).hardshrink(m.ones(3, dtype=m.int64), m.ones(3)), "hardshrink",
+     "lambd"),
+    ("sort_complex_dim", lambda m: m.ones(3, dtype=m.complex64).sort(5), "sort", "out of range"),
+    ("aminmax_complex_dim", lambda m: m.ones(3, dtype=m.complex64).aminmax(dim=5), "aminmax", "out of range"),
 ]
 
 
@@ -191,6 +223,24 @@ def test_save_and_load_with_a_bad_file_argument_raise_torchs_type(bad):
         torch.load(bad)
     with pytest.raises(type(torch_err.value), match="load: expected 'f'"):
         mt.load(bad)
+
+
+KERNEL_OK = [  # dtypes torch has kernels for, beside the ones it refuses: the same results as torch
+    lambda m: m.abs(m.tensor([-2, 3])), lambda m: m.tensor([1.5, -2.0]) >= m.tensor([1, -3]),
+    lambda m: m.tensor([True, False]) >= 0, lambda m: m.tensor([1, 5]).clamp(2, 4), lambda m: m.tensor([7, 4]) // 2,
+    lambda m: m.hypot(m.tensor([3.0]), m.tensor([4.0])),
+    lambda m: _F(m).relu(m.tensor([-1, 2])), lambda m: m.tensor([1, 2]) - True * 0,
+    lambda m: m.tensor([3.0, 1.0]) - m.tensor([1, 2]), lambda m: m.max(m.tensor([1, 5]), m.tensor([4, 2])),
+    lambda m: m.tensor([2, 0, 1]).argmax(), lambda m: m.tensor([[True, False]]).amax(),
+    lambda m: m.allclose(m.tensor([1.0]), m.tensor(1.0)), lambda m: m.tensor([1.0, 2.0]).abs_(),
+    lambda m: m.inner(m.tensor(2.0), m.tensor([1, 2])),
+]
+
+
+@pytest.mark.parametrize("i", range(len(KERNEL_OK)))
+def test_the_dtype_checks_let_through_what_torch_computes(i):
+    t, m = KERNEL_OK[i](torch), KERNEL_OK[i](mt)
+    assert api_sweep.same(t, m) is None
 
 
 def test_a_correct_call_is_not_changed_by_the_argument_checks():

@@ -19,6 +19,8 @@ import types
 
 import numpy as np
 
+from . import _kernels
+
 _TENSOR = {"input", "x", "self", "tensor", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "target", "mask",
            "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient", "running_mean",
            "running_var", "indices", "boundaries", "sorted_sequence", "tensor1", "tensor2", "x1", "x2", "input1",
@@ -65,7 +67,10 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "ger": {"other": "tensor"}, "expand_as": {"other": "tensor"}, "view_as": {"other": "tensor"},
              "reshape_as": {"other": "tensor"}, "masked_select": {"mask": "tensor"},
              "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}, "lerp": {"weight": "tensor_or_number"},
-             "max": {"dim": None}, "min": {"dim": None}}  # (max(x, y) is maximum; max checks an int dim itself)
+             "max": {"dim": None}, "min": {"dim": None}, "fmax": {"other": "tensor"}, "fmin": {"other": "tensor"},
+             "flip": {"dims": "shape_tuple"},
+             **{op: {"b": "tensor_or_number"} for op in ("eq", "ne", "lt", "le", "gt", "ge", "less", "less_equal",
+                                                          "greater", "greater_equal", "not_equal")}}  # (max(x, y) is maximum; max checks an int dim itself)
 _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
                "dim": "int or tuple of ints", "size": "tuple of ints", "bool": "bool", "dtype": "microtorch.dtype",
                "callable": "a callable", "number": "Number", "str": "str", "norm_order": "Number or str",
@@ -129,8 +134,8 @@ def _ok(kind, v):
         return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "bool":
         return isinstance(v, (bool, np.bool_))
-    if kind == "number":
-        return isinstance(v, (numbers.Number, np.number))
+    if kind == "number":  # (torch's parser takes a 0-d tensor for a number)
+        return isinstance(v, (numbers.Number, np.number)) or _is_tensor(v) and v.ndim == 0
     if kind == "norm_order":
         return v is None or isinstance(v, (numbers.Number, np.number, str))
     if kind == "dtype":
@@ -178,7 +183,7 @@ def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None)
         if value is p.default or _ok(kind, value):
             continue
         want = _KIND_NAMES[kind]
-        shown = "input" if name in ("x", "a", "t") else name
+        shown = {"x": "input", "a": "input", "t": "input", "b": "other"}.get(name, name)  # (torch's names)
         where = f" (position {pos + (0 if method else 1)})" if p.kind is not p.KEYWORD_ONLY else ""
         return TypeError(f"{op}(): argument '{shown}'{where} must be {want}, not {_type_name(value)}; "
                          f"{_FIX[want]}.")
@@ -201,7 +206,10 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
             or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e) or axis_error(op, e) \
             or distribution_error(op, e)
 
-    guarded = None if eager else _with_own_parameters(fn, failed, op)
+    kernel_op, n = kernel_rule(op)  # a dtype torch has no kernel for: refused at the entry, as torch does
+    kernel = functools.partial(_kernels.kernel_error, kernel_op) if n else None
+    refuse = functools.partial(_refuse, op, sig_fn, method, overrides)
+    guarded = None if eager else _with_own_parameters(fn, failed, op, (kernel, refuse, n))
     if guarded is None:
         @functools.wraps(fn)
         def guarded(*args, **kwargs):
@@ -209,6 +217,9 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
                 err = type_error(op, sig_fn, args, kwargs, method, overrides, kinds=("callable",))
                 if err is not None:
                     raise err
+            err = kernel and kernel(leading(sig_fn, args, kwargs, n))
+            if err is not None:
+                refuse(err, args, kwargs)
             try:
                 return fn(*args, **kwargs)
             except Exception as e:
@@ -221,8 +232,51 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     return guarded
 
 
+def kernel_rule(op):
+    """(the op's name in ops/_kernels.py's tables, how many leading arguments its dtype check reads: 0 for none);
+    an in-place form (`abs_`) has its op's kernels."""
+    n = _kernels.rule(op)
+    if n or not op.endswith("_"):
+        return op, n
+    return op[:-1], _kernels.rule(op[:-1])
+
+
+def leading(fn, args, kwargs, n):
+    """The values of fn's first n parameters in a call (those given)."""
+    try:
+        bound = _signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        return ()
+    return tuple(bound.values())[:n]
+
+
+def _refuse(op, fn, method, overrides, err, args, kwargs):
+    """Raise err, torch's error for a dtype the op has no kernel for, unless an argument has the wrong type or
+    a dim is out of range (torch parses the arguments and wraps the dims before it picks a kernel)."""
+    dims_first = op.rstrip("_") not in _kernels.DTYPE_BEFORE_DIMS
+    raise type_error(op, fn, args, kwargs, method, overrides) or dims_first and dim_error(op, fn, args, kwargs) or err
+
+
+def dim_error(op, fn, args, kwargs):
+    """torch's IndexError for a `dim` argument out of range for the input's dims, or None."""
+    bound = _signature(fn).bind(*args, **kwargs).arguments
+    x, dim = next(iter(bound.values())), bound.get("dim")
+    dims = dim if isinstance(dim, (list, tuple)) else [dim]
+    n = max(x.ndim, 1)
+    bad = [d for d in dims if _is_int(d) and not -n <= d < n]
+    if not _is_tensor(x) or not bad:
+        return None
+    return IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                      f"{bad[0]}); dims count from 0 to ndim - 1, or from -ndim to -1 backwards")
+
+
+_KERNEL_CHECK = """
+    if {suspect}:
+        err = kernel(({first}))
+        if err is not None:
+            refuse(err, ({args}), {{{kwargs}}})"""
 _WRAPPER = """
-def {name}({params}):
+def {name}({params}):{pre}
     try:
         return fn({call})
     except Exception as e:
@@ -233,16 +287,19 @@ def {name}({params}):
 """
 
 
-def _with_own_parameters(fn, failed, op):
+def _with_own_parameters(fn, failed, op, dtype_check):
     """guard's wrapper written with fn's own parameter list (defaults are fn's objects), or None
     when fn takes *args or **kwargs. The wrapper runs on every op: in CPython 3.11 forwarding
     *args and **kwargs costs twice a plain call, which is most of what a correct call paid.
     Python's own errors for a wrong number of arguments name the op (they name __qualname__)."""
     params = inspect.signature(fn, follow_wrapped=False).parameters.values()
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) or p.name in ("fn", "failed", "e", "err")
-           or p.name.startswith("_default_") for p in params):  # (names the wrapper uses itself)
+    own = ("fn", "failed", "e", "err", "kernel", "refuse", "NO_DATA")  # (names the wrapper uses itself)
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) or p.name in own
+           or p.name.startswith("_default_") for p in params):
         return None
-    names, call, args, kwargs, env = [], [], [], [], {"fn": fn, "failed": failed}
+    kernel, refuse, n = dtype_check
+    names, call, args, kwargs = [], [], [], []
+    env = {"fn": fn, "failed": failed, "kernel": kernel, "refuse": refuse, "NO_DATA": _kernels.NO_DATA}
     for p in params:
         if p.kind is p.KEYWORD_ONLY and "*" not in names:
             names.append("*")
@@ -256,10 +313,14 @@ def _with_own_parameters(fn, failed, op):
             call.append(f"{p.name}={p.name}")
             kwargs.append(f"{p.name!r}: {p.name}")
     name = fn.__name__ if fn.__name__.isidentifier() else "guarded"
-    source = _WRAPPER.format(name=name, params=", ".join(names), call=", ".join(call),
-                             args="".join(a + ", " for a in args), kwargs=", ".join(kwargs))
+    call_args, call_kwargs = "".join(a + ", " for a in args), ", ".join(kwargs)
+    first = [p.name for p in params][:n]
+    pre = _KERNEL_CHECK.format(suspect=_kernels.suspect(kernel.args[0], first), first="".join(f + ", " for f in first),
+                               args=call_args, kwargs=call_kwargs) if kernel else ""
+    source = _WRAPPER.format(name=name, params=", ".join(names), call=", ".join(call), pre=pre,
+                             args=call_args, kwargs=call_kwargs)
     # a file name inside the package, and the source in linecache, so tracebacks show the wrapper's lines
-    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<guard of {fn.__qualname__}>")
+    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<guard of {op}: {fn.__qualname__}>")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), env)
     wrapper = functools.wraps(fn)(env[name])
@@ -361,7 +422,7 @@ def axis_error(op, e):
 _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
               "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__floordiv__", "__mod__", "__and__", "__or__",
               "__xor__", "__getitem__", "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
-              "__ipow__")
+              "__ipow__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__")
 
 
 def guard_namespace(ns, names=None, overrides=None, eager=False):

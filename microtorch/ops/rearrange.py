@@ -39,9 +39,9 @@ def roll(input, shifts, dims=None):
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    dims = tuple(d % max(input.ndim, 1) for d in dims)
     for d in dims:
         normalize_dims(d, input.ndim, "roll")
+    dims = tuple(d % max(input.ndim, 1) for d in dims)
     return Roll.apply(input, shifts=shifts, dims=dims)
 
 
@@ -169,7 +169,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if reduce is not None:
         raise NotImplementedError("scatter(reduce=...) is not implemented in microtorch; use scatter_add or "
                                   "scatter_reduce on torch")
-    dim = normalize_dims(dim, input.ndim, "scatter")[0] if input.ndim else 0
+    dim = normalize_dims(dim, input.ndim, "scatter")[0]  # (0-d: dim 0 or -1)
     idx = _index_array(index, input, dim, "scatter")
     if isinstance(src, Tensor):
         x, s = input, src.to(input.dtype) if src.dtype != input.dtype else src
@@ -201,7 +201,7 @@ class IndexAdd(Op):
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    dim = normalize_dims(dim, input.ndim, "index_add")[0] if input.ndim else 0
+    dim = normalize_dims(dim, input.ndim, "index_add")[0]  # (0-d: dim 0 or -1)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.ndim != 1 or idx.dtype.kind not in "iu":
         raise IndexError(f"index_add_(): Index is supposed to be a vector of integers (got shape {list(idx.shape)}, "

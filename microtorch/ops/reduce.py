@@ -273,7 +273,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         input = input.to(dtype)
     if dim is None:
         return Prod.apply(input, dim=None)
-    d = normalize_dims(dim, input.ndim, "prod")[0] if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
+    d = normalize_dims(dim, input.ndim, "prod")[0]
+    d = d if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
     return ProdDim.apply(input, dim=d, keepdim=keepdim)
 
 
