@@ -2,12 +2,14 @@
 
 `torch.abs(None)` raises `TypeError: abs(): argument 'input' (position 1) must be Tensor, not
 NoneType`. microtorch gives the same answer from one place instead of a check in every op:
-`guard(fn)` wraps a public function, and only when the call fails does it compare the arguments
-with the parameters' kinds (a parameter's kind follows from its name: `input` is a Tensor, `dim`
-an int or a tuple of ints, `keepdim` a bool...). A wrong type then becomes torch's TypeError
-naming the op and the argument; any other error passes through untouched. A correct call pays
-one plain Python call (the wrapper has the function's own parameters) and nothing else: no check
-runs unless something already went wrong.
+`guard(fn)` wraps a public function and compares the arguments with the parameters' kinds (a
+parameter's kind follows from its name: `input` is a Tensor, `dim` an int or a tuple of ints,
+`keepdim` a bool...), as torch's argument parser does before the op runs. A wrong type becomes
+torch's TypeError naming the op and the argument. The wrapper is written with the function's own
+parameters and first runs one cheap test per argument (`isinstance(input, Tensor)`, `keepdim.__class__
+is bool`); only when one fails does the full check run. Then it refuses a dtype torch has no kernel
+for (ops/_kernels.py). When the op itself fails, the same checks explain why: a size too large, shapes
+that do not broadcast, a numpy AxisError, or an error raised inside another op, named after this one.
 """
 import functools
 import inspect
@@ -15,6 +17,7 @@ import linecache
 import numbers
 import os
 import re
+import traceback
 import types
 
 import numpy as np
@@ -25,6 +28,7 @@ _TENSOR = {"input", "x", "self", "tensor", "mat1", "mat2", "mat", "vec", "vec1",
            "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient", "running_mean",
            "running_var", "indices", "boundaries", "sorted_sequence", "tensor1", "tensor2", "x1", "x2", "input1",
            "input2", "anchor", "positive", "negative", "values"}
+_OPTIONAL = {"running_mean", "running_var"}  # tensors torch also takes as None (batch_norm's running stats)
 _TENSOR_OR_TENSORS = {"outputs", "inputs", "grad_outputs", "grad_tensors"}  # (func checks primals as torch)
 _TENSOR_OR_NUMBER = {"other", "exponent", "min", "max", "value", "mean", "std", "end", "start", "step"}
 _TENSORS = {"tensors"}
@@ -35,7 +39,7 @@ _DIM = {"dim", "dims", "source", "destination"}  # an int, a sequence of ints, o
 _SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", "dilation",
          "output_size", "split_size_or_sections", "split_size", "repeats", "reps", "indices_or_sections", "shifts"}
 _BOOL = {"keepdim", "largest", "sorted", "unbiased", "requires_grad", "descending", "stable", "ceil_mode",
-         "count_include_pad", "inplace", "retain_graph", "create_graph", "allow_unused", "as_tuple",
+         "count_include_pad", "retain_graph", "create_graph", "allow_unused", "as_tuple",
          "equal_nan", "replacement", "return_indices", "training"}
 _NUMBER = {"lower", "upper", "min_val", "max_val", "margin", "fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "lambd", "p", "base",
            "label_smoothing", "ignore_index"}
@@ -68,7 +72,12 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "reshape_as": {"other": "tensor"}, "masked_select": {"mask": "tensor"},
              "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}, "lerp": {"weight": "tensor_or_number"},
              "max": {"dim": None}, "min": {"dim": None}, "fmax": {"other": "tensor"}, "fmin": {"other": "tensor"},
-             "flip": {"dims": "shape_tuple"},
+             "flip": {"dims": "shape_tuple"}, "fmod": {"b": "tensor_or_number"}, "remainder": {"b": "tensor_or_number"},
+             "copy_": {"src": "tensor_or_number"},
+             "multilabel_soft_margin_loss": {"target": "tensor_or_number", "weight": "tensor_or_number"},
+             "normalize": {"p": None}, "randint": {"high": "size"},  # (randint(high, size) too)
+             "randint_like": {"low": None, "high": None}, "where": {"input": "tensor_or_number", "other": "tensor_or_number"},
+             **{op: {"input": "tensor_or_number"} for op in ("mul", "multiply", "div", "divide", "true_divide")},
              **{op: {"b": "tensor_or_number"} for op in ("eq", "ne", "lt", "le", "gt", "ge", "less", "less_equal",
                                                           "greater", "greater_equal", "not_equal")}}  # (max(x, y) is maximum; max checks an int dim itself)
 _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
@@ -113,8 +122,8 @@ def _ok(kind, v):
     """Does value v fit a parameter of this kind? (None is allowed where a default may stand)"""
     if kind == "tensor":
         return _is_tensor(v)
-    if kind == "tensor_or_number":
-        return _is_tensor(v) or isinstance(v, (numbers.Number, np.number, np.bool_))
+    if kind == "tensor_or_number":  # (an array: what microtorch's own ops pass)
+        return _is_tensor(v) or isinstance(v, (numbers.Number, np.number, np.bool_, np.ndarray))
     if kind == "tensor_or_tensors":
         return _is_tensor(v) or (isinstance(v, (list, tuple)) and all(
             t is None or _is_tensor(t) for t in v))
@@ -180,7 +189,7 @@ def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None)
                 continue
             value = value[0] if len(value) == 1 and isinstance(value[0], (list, tuple)) else value
             kind = "tensors" if kind == "tensors" else "size"
-        if value is p.default or _ok(kind, value):
+        if value is p.default or _ok(kind, value) or value is None and name in _OPTIONAL:
             continue
         want = _KIND_NAMES[kind]
         shown = {"x": "input", "a": "input", "t": "input", "b": "other"}.get(name, name)  # (torch's names)
@@ -204,12 +213,14 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     def failed(e, args, kwargs):  # torch's error for a call that raised e, or None to let e through
         return type_error(op, sig_fn, args, kwargs, method, overrides, e) or size_error(op, sig_fn, args, kwargs, e) \
             or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e) or axis_error(op, e) \
-            or distribution_error(op, e)
+            or distribution_error(op, e) or named_error(op, e)
 
     kernel_op, n = kernel_rule(op)  # a dtype torch has no kernel for: refused at the entry, as torch does
     kernel = functools.partial(_kernels.kernel_error, kernel_op) if n else None
     refuse = functools.partial(_refuse, op, sig_fn, method, overrides)
-    guarded = None if eager else _with_own_parameters(fn, failed, op, (kernel, refuse, n))
+    check_types = functools.partial(type_error, op, sig_fn) if signature_of is None else None
+    kinds = (check_types, method, {**_OP_KINDS.get(op, _OP_KINDS.get(op.rstrip("_"), {})), **(overrides or {})})
+    guarded = None if eager else _with_own_parameters(fn, failed, op, (kernel, refuse, n), kinds)
     if guarded is None:
         @functools.wraps(fn)
         def guarded(*args, **kwargs):
@@ -270,6 +281,16 @@ def dim_error(op, fn, args, kwargs):
                       f"{bad[0]}); dims count from 0 to ndim - 1, or from -ndim to -1 backwards")
 
 
+# what an argument of each kind usually is: a call whose arguments all pass these cheap tests skips the
+# full check (type_error), which runs before the op when one fails, as torch's argument parser does
+_FAST = {"tensor": "isinstance({p}, Tensor)", "tensor_or_number": "isinstance({p}, NUMLIKE)",
+         "bool": "{p}.__class__ is bool", "int": "{p}.__class__ is int", "dim": "{p}.__class__ in DIMS",
+         "number": "{p}.__class__ in NUMBERS", "size": "{p}.__class__ in DIMS"}
+_TYPE_CHECK = """
+    if not ({fast}):
+        err = types(({args}), {{{kwargs}}}, method, overrides)
+        if err is not None:
+            raise err"""
 _KERNEL_CHECK = """
     if {suspect}:
         err = kernel(({first}))
@@ -287,19 +308,41 @@ def {name}({params}):{pre}
 """
 
 
-def _with_own_parameters(fn, failed, op, dtype_check):
+def _fast_type_test(params, method, overrides):
+    """The cheap test (Python source) that the arguments have their parameters' usual types, or ''."""
+    tests = []
+    for i, p in enumerate(params):
+        kind = _kind(p.name, overrides)
+        if kind not in _FAST or method and i == 0:
+            continue
+        test = _FAST[kind].format(p=p.name)
+        test = f"({p.name} is None or {test})" if p.name in _OPTIONAL else test
+        tests.append(test if p.default is p.empty else f"({p.name} is _default_{p.name} or {test})")
+    return " and ".join(tests)
+
+
+def _type_globals():
+    from .._tensor import Size, Tensor
+    return {"Tensor": Tensor, "NUMLIKE": (Tensor, int, float, complex, np.generic),
+            "DIMS": frozenset({int, tuple, list, Size, type(None)}), "NUMBERS": frozenset({int, float, bool, complex})}
+
+
+def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None)):
     """guard's wrapper written with fn's own parameter list (defaults are fn's objects), or None
     when fn takes *args or **kwargs. The wrapper runs on every op: in CPython 3.11 forwarding
     *args and **kwargs costs twice a plain call, which is most of what a correct call paid.
     Python's own errors for a wrong number of arguments name the op (they name __qualname__)."""
     params = inspect.signature(fn, follow_wrapped=False).parameters.values()
-    own = ("fn", "failed", "e", "err", "kernel", "refuse", "NO_DATA")  # (names the wrapper uses itself)
+    own = ("fn", "failed", "e", "err", "kernel", "refuse", "NO_DATA", "types", "method", "overrides", "Tensor",
+           "NUMLIKE", "DIMS", "NUMBERS")  # (names the wrapper uses itself)
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) or p.name in own
            or p.name.startswith("_default_") for p in params):
         return None
     kernel, refuse, n = dtype_check
     names, call, args, kwargs = [], [], [], []
-    env = {"fn": fn, "failed": failed, "kernel": kernel, "refuse": refuse, "NO_DATA": _kernels.NO_DATA}
+    types, method, overrides = kinds
+    env = {"fn": fn, "failed": failed, "kernel": kernel, "refuse": refuse, "NO_DATA": _kernels.NO_DATA,
+           "types": types, "method": method, "overrides": overrides, **_type_globals()}
     for p in params:
         if p.kind is p.KEYWORD_ONLY and "*" not in names:
             names.append("*")
@@ -317,10 +360,12 @@ def _with_own_parameters(fn, failed, op, dtype_check):
     first = [p.name for p in params][:n]
     pre = _KERNEL_CHECK.format(suspect=_kernels.suspect(kernel.args[0], first), first="".join(f + ", " for f in first),
                                args=call_args, kwargs=call_kwargs) if kernel else ""
+    fast = _fast_type_test(list(params), method, overrides) if types else ""
+    pre = (_TYPE_CHECK.format(fast=fast, args=call_args, kwargs=call_kwargs) if fast else "") + pre
     source = _WRAPPER.format(name=name, params=", ".join(names), call=", ".join(call), pre=pre,
                              args=call_args, kwargs=call_kwargs)
     # a file name inside the package, and the source in linecache, so tracebacks show the wrapper's lines
-    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<guard of {op}: {fn.__qualname__}>")
+    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<guard of {op}{' (method)' if method else ''}: {fn.__qualname__}>")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), env)
     wrapper = functools.wraps(fn)(env[name])
@@ -408,6 +453,25 @@ def distribution_error(op, e):
         return RuntimeError(f"{op}(): invalid parameters ({e}); check the signs, ranges and shapes of the "  # shape)
                             "arguments")
     return None
+
+
+_NAMED = (RuntimeError, ValueError, IndexError, TypeError, NotImplementedError)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def named_error(op, e):
+    """e again, with a message that starts with the op's name when it does not name it: microtorch raised it in
+    an op that this op runs (nanmean's sum, `if inplace:` on a tensor). Only errors microtorch raised on purpose
+    (a numpy error inside is not made to look like one)."""
+    msg = str(e)
+    if type(e) not in _NAMED or op.strip("_").lower() in msg.lower():
+        return None
+    frames = traceback.extract_tb(e.__traceback__)
+    last = frames[-1] if frames else None
+    if last is None or not os.path.abspath(last.filename).startswith(_PACKAGE) or \
+            not (last.line or "").lstrip().startswith("raise"):
+        return None
+    return type(e)(f"{op}(): {msg}")
 
 
 def axis_error(op, e):
