@@ -164,6 +164,18 @@ CASES = [
      "lambd"),
     ("sort_complex_dim", lambda m: m.ones(3, dtype=m.complex64).sort(5), "sort", "out of range"),
     ("aminmax_complex_dim", lambda m: m.ones(3, dtype=m.complex64).aminmax(dim=5), "aminmax", "out of range"),
+    # argument types checked before the op runs (torch's parser), where microtorch used to compute something
+    ("abs_of_a_number", lambda m: m.abs(1.5), "abs", "argument 'input'.*float"),
+    ("argmax_int_keepdim", lambda m: m.argmax(m.ones(2, 3), 0, 5), "argmax", "keepdim"),
+    ("cat_of_one_tensor", lambda m: m.cat(m.ones(2, 3)), "cat", "tuple of Tensors"),
+    ("logical_and_list", lambda m: m.logical_and(m.ones(2), [1, 0]), "logical_and", "other"),
+    ("softmax_tuple_dim", lambda m: m.ones(2, 3).softmax((0, 1)), "softmax", "dim.*int"),
+    ("softmax_0d_dim", lambda m: m.softmax(m.tensor(1.5), 5), "softmax", "out of range"),
+    ("flip_int_dims", lambda m: m.flip(m.ones(2, 3), 0), "flip", "dims"),
+    # an error raised inside another op names the op called
+    ("nanmean_dim", lambda m: m.nanmean(m.ones(2, 3), 5), "nanmean", "out of range"),
+    ("relu_tensor_inplace", lambda m: _F(m).relu(m.ones(3), m.ones(2)), "relu", "ambiguous"),
+    ("stft_nan_n_fft", lambda m: m.stft(m.ones(8), float("nan")), "stft", "NaN"),
 ]
 
 
@@ -234,6 +246,9 @@ KERNEL_OK = [  # dtypes torch has kernels for, beside the ones it refuses: the s
     lambda m: m.tensor([2, 0, 1]).argmax(), lambda m: m.tensor([[True, False]]).amax(),
     lambda m: m.allclose(m.tensor([1.0]), m.tensor(1.0)), lambda m: m.tensor([1.0, 2.0]).abs_(),
     lambda m: m.inner(m.tensor(2.0), m.tensor([1, 2])),
+    lambda m: m.ones(2, 3).flip(0, 1), lambda m: m.ones(1, 3, 1).squeeze(0, 2), lambda m: m.ones(2, 3).count_nonzero(0, 1),
+    lambda m: m.where(m.tensor([True, False]), 1.0, 0.0), lambda m: m.fmod(m.tensor([5.0, -3.0]), 2),
+    lambda m: _F(m).batch_norm(m.ones(2, 3), None, None, training=True), lambda m: m.softmax(m.ones(3), m.tensor(0)),
 ]
 
 

@@ -77,7 +77,11 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "multilabel_soft_margin_loss": {"target": "tensor_or_number", "weight": "tensor_or_number"},
              "normalize": {"p": None}, "randint": {"high": "size"},  # (randint(high, size) too)
              "randint_like": {"low": None, "high": None}, "where": {"input": "tensor_or_number", "other": "tensor_or_number"},
-             **{op: {"input": "tensor_or_number"} for op in ("mul", "multiply", "div", "divide", "true_divide")},
+             **{op: {"input": "tensor_or_number"} for op in ("mul", "multiply", "div", "divide", "true_divide",
+                                                             "floor_divide")},
+             "tensor_split": {"indices_or_sections": None},  # (a tensor of indices too)
+             "scatter": {"src": "tensor_or_number"}, "index_fill": {"value": "tensor_or_number"},
+             "index_add": {"source": "tensor"},
              **{op: {"b": "tensor_or_number"} for op in ("eq", "ne", "lt", "le", "gt", "ge", "less", "less_equal",
                                                           "greater", "greater_equal", "not_equal")}}  # (max(x, y) is maximum; max checks an int dim itself)
 _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
@@ -221,11 +225,16 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     check_types = functools.partial(type_error, op, sig_fn) if signature_of is None else None
     kinds = (check_types, method, {**_OP_KINDS.get(op, _OP_KINDS.get(op.rstrip("_"), {})), **(overrides or {})})
     guarded = None if eager else _with_own_parameters(fn, failed, op, (kernel, refuse, n), kinds)
+    fast = None if eager or signature_of is not None and not method else _fast_args_test(sig_fn, method, kinds[2])
     if guarded is None:
         @functools.wraps(fn)
         def guarded(*args, **kwargs):
             if eager:  # the function argument of a transform, checked before the transform returns
                 err = type_error(op, sig_fn, args, kwargs, method, overrides, kinds=("callable",))
+                if err is not None:
+                    raise err
+            if fast is not None and not fast(args, kwargs):  # (the cheap tests first, as _with_own_parameters)
+                err = type_error(op, sig_fn, args, kwargs, method, overrides)
                 if err is not None:
                     raise err
             err = kernel and kernel(leading(sig_fn, args, kwargs, n))
@@ -285,7 +294,7 @@ def dim_error(op, fn, args, kwargs):
 # full check (type_error), which runs before the op when one fails, as torch's argument parser does
 _FAST = {"tensor": "isinstance({p}, Tensor)", "tensor_or_number": "isinstance({p}, NUMLIKE)",
          "bool": "{p}.__class__ is bool", "int": "{p}.__class__ is int", "dim": "{p}.__class__ in DIMS",
-         "number": "{p}.__class__ in NUMBERS", "size": "{p}.__class__ in DIMS"}
+         "number": "{p}.__class__ in NUMBERS", "size": "{p}.__class__ in DIMS", "tensors": "{p}.__class__ in SEQS"}
 _TYPE_CHECK = """
     if not ({fast}):
         err = types(({args}), {{{kwargs}}}, method, overrides)
@@ -321,10 +330,36 @@ def _fast_type_test(params, method, overrides):
     return " and ".join(tests)
 
 
+def _fast_args_test(fn, method, overrides):
+    """fast(args, kwargs): the cheap tests of _FAST for a wrapper that takes *args and **kwargs (None when
+    fn's parameters have no kind with a cheap test)."""
+    env = _type_globals()
+    tests, skip = {}, 1 if method else 0
+    params = [p for p in _signature(fn).parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    for p in params[skip:]:
+        kind = _kind(p.name, overrides)
+        if kind in _FAST:
+            test = _FAST[kind].format(p="v")
+            test = f"v is None or {test}" if p.name in _OPTIONAL else test
+            default = p.default if p.default is not p.empty else env  # (env: a value no argument is)
+            tests[p.name] = eval(f"lambda v, d=default: v is d or {test}", env, {"default": default})  # noqa: S307
+    if not tests:
+        return None
+    positional = [tests.get(p.name) for p in params[skip:] if p.kind is p.POSITIONAL_OR_KEYWORD]
+
+    def fast(args, kwargs):
+        for test, a in zip(positional, args[skip:] if skip else args):
+            if test is not None and not test(a):
+                return False
+        return all(tests[k](v) for k, v in kwargs.items() if k in tests)
+    return fast
+
+
 def _type_globals():
     from .._tensor import Size, Tensor
     return {"Tensor": Tensor, "NUMLIKE": (Tensor, int, float, complex, np.generic),
-            "DIMS": frozenset({int, tuple, list, Size, type(None)}), "NUMBERS": frozenset({int, float, bool, complex})}
+            "DIMS": frozenset({int, tuple, list, Size, type(None)}), "NUMBERS": frozenset({int, float, bool, complex}),
+            "SEQS": frozenset({tuple, list})}
 
 
 def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None)):
@@ -334,7 +369,7 @@ def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None))
     Python's own errors for a wrong number of arguments name the op (they name __qualname__)."""
     params = inspect.signature(fn, follow_wrapped=False).parameters.values()
     own = ("fn", "failed", "e", "err", "kernel", "refuse", "NO_DATA", "types", "method", "overrides", "Tensor",
-           "NUMLIKE", "DIMS", "NUMBERS")  # (names the wrapper uses itself)
+           "NUMLIKE", "DIMS", "NUMBERS", "SEQS")  # (names the wrapper uses itself)
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) or p.name in own
            or p.name.startswith("_default_") for p in params):
         return None
