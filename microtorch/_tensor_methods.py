@@ -78,10 +78,21 @@ def _bitwise(fn, a, b):
 
 
 def _dims_as_ints(fn):
-    """x.flip(0, 1) for x.flip((0, 1)): torch's methods also take a list of dims as separate ints."""
-    @functools.wraps(fn)
+    """x.flip(0, 1) for x.flip((0, 1)): torch's methods also take a list of dims as separate ints.
+    (Not functools.wraps: the argument checks read this method's parameters, not fn's.)"""
+    signature = inspect.signature(fn)
+
     def method(self, *dims, **kwargs):
-        return fn(self, dims, **kwargs) if len(dims) > 1 else fn(self, *dims, **kwargs)
+        args = (self, dims) if len(dims) > 1 else (self,) + dims
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:
+            try:
+                signature.bind(*args, **kwargs)
+            except TypeError:  # (a missing or unknown argument: Python's message, naming the op)
+                raise TypeError(f"{fn.__name__}(): {e}") from None
+            raise
+    method.__name__, method.__doc__ = fn.__name__, fn.__doc__
     return method
 
 

@@ -133,8 +133,8 @@ def _ok(kind, v):
             t is None or _is_tensor(t) for t in v))
     if kind == "tensors":
         return isinstance(v, (list, tuple)) and all(_is_tensor(t) for t in v)
-    if kind == "int":
-        return _is_int(v)
+    if kind == "int":  # (torch's parser takes a 0-d integer tensor for an int)
+        return _is_int(v) or _is_tensor(v) and v.ndim == 0 and v._data.dtype.kind in "iu"
     if kind == "dim":
         return v is None or _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "dims_given":
@@ -294,7 +294,8 @@ def dim_error(op, fn, args, kwargs):
 # full check (type_error), which runs before the op when one fails, as torch's argument parser does
 _FAST = {"tensor": "isinstance({p}, Tensor)", "tensor_or_number": "isinstance({p}, NUMLIKE)",
          "bool": "{p}.__class__ is bool", "int": "{p}.__class__ is int", "dim": "{p}.__class__ in DIMS",
-         "number": "{p}.__class__ in NUMBERS", "size": "{p}.__class__ in DIMS", "tensors": "{p}.__class__ in SEQS"}
+         "number": "{p}.__class__ in NUMBERS", "size": "{p}.__class__ in DIMS", "tensors": "{p}.__class__ in SEQS",
+         "shape_tuple": "{p}.__class__ in SEQS"}
 _TYPE_CHECK = """
     if not ({fast}):
         err = types(({args}), {{{kwargs}}}, method, overrides)
