@@ -332,28 +332,28 @@ def _fast_type_test(params, method, overrides):
 
 
 def _fast_args_test(fn, method, overrides):
-    """fast(args, kwargs): the cheap tests of _FAST for a wrapper that takes *args and **kwargs (None when
-    fn's parameters have no kind with a cheap test)."""
-    env = _type_globals()
-    tests, skip = {}, 1 if method else 0
+    """fast(args, kwargs): the cheap tests of _FAST for a wrapper that takes *args and **kwargs, written out as
+    one expression over args[i] (None when fn's parameters have no kind with a cheap test)."""
+    env, tests, kw_tests = _type_globals(), [], {}
     params = [p for p in _signature(fn).parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    for p in params[skip:]:
+    for i, p in enumerate(params):
         kind = _kind(p.name, overrides)
-        if kind in _FAST:
-            test = _FAST[kind].format(p="v")
-            test = f"v is None or {test}" if p.name in _OPTIONAL else test
-            default = p.default if p.default is not p.empty else env  # (env: a value no argument is)
-            tests[p.name] = eval(f"lambda v, d=default: v is d or {test}", env, {"default": default})  # noqa: S307
-    if not tests:
+        if kind not in _FAST or method and i == 0:
+            continue
+        test = "{p} is None or " + _FAST[kind] if p.name in _OPTIONAL else _FAST[kind]
+        if p.default is not p.empty:
+            env[f"_default_{p.name}"] = p.default
+            test = f"{{p}} is _default_{p.name} or {test}"
+        kw_tests[p.name] = eval("lambda v: " + test.format(p="v"), env)  # noqa: S307 (source built from _FAST)
+        if p.kind is p.POSITIONAL_OR_KEYWORD:
+            tests.append(f"(n <= {i} or {test.format(p=f'args[{i}]')})")
+    if not kw_tests:
         return None
-    positional = [tests.get(p.name) for p in params[skip:] if p.kind is p.POSITIONAL_OR_KEYWORD]
-
-    def fast(args, kwargs):
-        for test, a in zip(positional, args[skip:] if skip else args):
-            if test is not None and not test(a):
-                return False
-        return all(tests[k](v) for k, v in kwargs.items() if k in tests)
-    return fast
+    env["kw_tests"] = kw_tests
+    source = ("def fast(args, kwargs):\n    n = len(args)\n    return " + " and ".join(tests + ["True"]) +
+              " and (not kwargs or all(kw_tests[k](v) for k, v in kwargs.items() if k in kw_tests))\n")
+    exec(compile(source, f"<argument tests of {fn.__qualname__}>", "exec"), env)  # noqa: S102
+    return env["fast"]
 
 
 def _type_globals():
