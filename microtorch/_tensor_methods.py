@@ -97,7 +97,8 @@ def _dims_as_ints(fn):
 
 
 def _floordiv(self, other):
-    return ops.div_rounded(self, other, "floor")
+    from .ops.pointwise import floor_divide  # (in the operands' result dtype, as torch)
+    return floor_divide(self, other)
 
 
 def _mod(self, other):

@@ -176,6 +176,14 @@ CASES = [
     ("nanmean_dim", lambda m: m.nanmean(m.ones(2, 3), 5), "nanmean", "out of range"),
     ("relu_tensor_inplace", lambda m: _F(m).relu(m.ones(3), m.ones(2)), "relu", "ambiguous"),
     ("stft_nan_n_fft", lambda m: m.stft(m.ones(8), float("nan")), "stft", "NaN"),
+    ("integer_floor_divide_by_zero", lambda m: m.floor_divide(m.tensor([3, 4]), 0), "floor_divide", "ZeroDivision"),
+    ("integer_remainder_by_zero", lambda m: m.tensor([3, 4]) % m.tensor([0, 1]), "remainder", "ZeroDivision"),
+    ("integer_fmod_by_zero", lambda m: m.fmod(m.tensor([3, 4]), 0), "fmod", "ZeroDivision"),
+    ("sign_complex", lambda m: m.sign(m.ones(2, dtype=m.complex64)), "sign", "complex|ComplexFloat"),
+    ("sum_int_dtype_of_grad_input", lambda m: m.ones(2, requires_grad=True).sum(dtype=m.int64), "sum",
+     "Autograd not support dtype"),
+    ("cumsum_int_dtype_of_grad_input", lambda m: m.ones(2, requires_grad=True).cumsum(0, dtype=m.int64), "cumsum",
+     "Autograd not support dtype"),
 ]
 
 
@@ -249,6 +257,8 @@ KERNEL_OK = [  # dtypes torch has kernels for, beside the ones it refuses: the s
     lambda m: m.ones(2, 3).flip(0, 1), lambda m: m.ones(1, 3, 1).squeeze(0, 2), lambda m: m.ones(2, 3).count_nonzero(0, 1),
     lambda m: m.where(m.tensor([True, False]), 1.0, 0.0), lambda m: m.fmod(m.tensor([5.0, -3.0]), 2),
     lambda m: _F(m).batch_norm(m.ones(2, 3), None, None, training=True), lambda m: m.softmax(m.ones(3), m.tensor(0)),
+    lambda m: m.tensor([3, 4]) // 0.5, lambda m: m.tensor([3.0]) % 0, lambda m: m.ones(3, dtype=m.int64).cumsum(0, dtype=m.float64),
+    lambda m: m.ones(2, requires_grad=True).cumsum(0, dtype=m.float64).detach(),
 ]
 
 

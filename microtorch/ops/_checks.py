@@ -591,3 +591,17 @@ def need_floating(input, op):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(f'"{op}" not implemented for {input.dtype}: the input must be a floating point '
                                   f"tensor; convert it with .float()")
+
+
+def need_grad_dtype(input, dtype, op):
+    """torch's RuntimeError for a dtype= that no gradient can flow through (x.sum(dtype=int64) of an x that
+    requires grad, while grad mode is on)."""
+    if dtype is None or not getattr(input, "requires_grad", False):
+        return
+    from .._dtype import to_dtype
+    from ..autograd import grad_mode
+    d = to_dtype(dtype)
+    if not (d.is_floating_point or d.is_complex) and grad_mode.is_grad_enabled():
+        name = _kernels._NAMES.get(d.name, d.name)
+        raise RuntimeError(f"{op}(): Autograd not support dtype: {name}; the input requires grad, and no gradient "
+                           "flows through integers: reduce in a floating dtype, or detach() first")

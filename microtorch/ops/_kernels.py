@@ -23,7 +23,7 @@ _NO_KERNEL = {
     "gelu": "bi", "mish": "bi", "silu": "bi", "logsigmoid": "bi", "glu": "ic", "nll_loss": "ic",
     "rand_like": "bi", "randn_like": "bi", "normal_": "bi", "uniform_": "bi", "log_normal_": "bic",
     "random_": "c", "bernoulli": "c", "relu": "c", "relu6": "c", "hardtanh": "c", "max": "c", "min": "c",
-    "multilabel_soft_margin_loss": "i",
+    "multilabel_soft_margin_loss": "i", "sign": "c",
     # binary ops (see _PROMOTING)
     "ge": "c", "gt": "c", "le": "c", "lt": "c", "greater": "c", "greater_equal": "c", "less": "c",
     "less_equal": "c", "xlogy": "c", "clamp": "c", "clip": "c", "clamp_min": "c", "clamp_max": "c",

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import need_grad_dtype
 from ._op import Op, normalize_dims
 
 
@@ -237,6 +238,7 @@ class Nansum(Op):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    need_grad_dtype(input, dtype, "nansum")
     x = input.to(dtype) if dtype is not None else input
     dims = _dims(dim, x.ndim, "nansum") if not (isinstance(dim, (tuple, list)) and len(dim) == 0) else None
     return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim)

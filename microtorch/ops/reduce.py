@@ -7,7 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ._checks import need_nonempty
+from ._checks import need_grad_dtype, need_nonempty
 from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
 from .shape import broadcast_to, reshape
 
@@ -70,6 +70,7 @@ def _int_to_sum_dtype(x, dtype):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
+    need_grad_dtype(input, dtype, "sum")
     dt = _int_to_sum_dtype(input, dtype)
     if dim is None:
         return Sum.apply(input, dims=None, keepdim=False, dtype=dt)
@@ -269,6 +270,7 @@ class ProdDim(Prod):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
+    need_grad_dtype(input, dtype, "prod")
     if dtype is not None:
         input = input.to(dtype)
     if dim is None:
