@@ -259,6 +259,10 @@ KERNEL_OK = [  # dtypes torch has kernels for, beside the ones it refuses: the s
     lambda m: _F(m).batch_norm(m.ones(2, 3), None, None, training=True), lambda m: m.softmax(m.ones(3), m.tensor(0)),
     lambda m: m.tensor([3, 4]) // 0.5, lambda m: m.tensor([3.0]) % 0, lambda m: m.ones(3, dtype=m.int64).cumsum(0, dtype=m.float64),
     lambda m: m.ones(2, requires_grad=True).cumsum(0, dtype=m.float64).detach(),
+    # an empty list of dims reduces over every dim, as torch's reductions do
+    lambda m: m.arange(6.0).reshape(2, 3).sum([]), lambda m: m.arange(6.0).reshape(2, 3).std([], keepdim=True),
+    lambda m: m.arange(6.0).reshape(2, 3).amax(()), lambda m: m.count_nonzero(m.arange(6.0).reshape(2, 3), []),
+    lambda m: m.arange(6.0).reshape(2, 3).mean([]), lambda m: m.nanmean(m.arange(6.0).reshape(2, 3), []),
 ]
 
 

@@ -177,6 +177,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{input.dtype}")
+    dim = None if isinstance(dim, (list, tuple)) and len(dim) == 0 else dim  # (none given: every dim, as torch)
     if dim is not None:
         normalize_dims(dim, input.ndim, "nanmean")  # (a dim out of range in nanmean's name)
     counted = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
