@@ -176,6 +176,8 @@ CASES = [
     ("nanmean_dim", lambda m: m.nanmean(m.ones(2, 3), 5), "nanmean", "out of range"),
     ("relu_tensor_inplace", lambda m: _F(m).relu(m.ones(3), m.ones(2)), "relu", "ambiguous"),
     ("stft_nan_n_fft", lambda m: m.stft(m.ones(8), float("nan")), "stft", "NaN"),
+    ("atan2_of_a_number", lambda m: m.atan2(m.ones(2), 0), "atan2", "argument 'other'"),
+    ("maximum_of_a_number", lambda m: m.ones(2).maximum(0.5), "maximum", "argument 'other'"),
     ("integer_floor_divide_by_zero", lambda m: m.floor_divide(m.tensor([3, 4]), 0), "floor_divide", "ZeroDivision"),
     ("integer_remainder_by_zero", lambda m: m.tensor([3, 4]) % m.tensor([0, 1]), "remainder", "ZeroDivision"),
     ("integer_fmod_by_zero", lambda m: m.fmod(m.tensor([3, 4]), 0), "fmod", "ZeroDivision"),

@@ -82,6 +82,8 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "tensor_split": {"indices_or_sections": None},  # (a tensor of indices too)
              "scatter": {"src": "tensor_or_number"}, "index_fill": {"value": "tensor_or_number"},
              "index_add": {"source": "tensor"},
+             **{op: {"other": "tensor"} for op in ("atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "logical_and",
+                                                   "logical_or", "logical_xor", "maximum", "minimum")},  # (no numbers)
              **{op: {"b": "tensor_or_number"} for op in ("eq", "ne", "lt", "le", "gt", "ge", "less", "less_equal",
                                                           "greater", "greater_equal", "not_equal")}}  # (max(x, y) is maximum; max checks an int dim itself)
 _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
