@@ -138,6 +138,10 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         low, high, size = 0, low, size if high is None else high
     if size is None:
         raise TypeError("randint() missing required argument 'size' (a tuple)")
+    for name, v in (("low", low), ("high", high)):
+        if not isinstance(v, (int, np.integer)) and not (hasattr(v, "ndim") and v.ndim == 0):
+            raise TypeError(f"randint(): argument '{name}' must be int, not {type(v).__name__}; pass a Python int")
+    low, high = int(low), int(high)
     if high <= low:
         raise RuntimeError(f"randint: expects 'low' to be less than 'high', but got low={low} >= high={high}")
     return _finish(_rng(generator).integers(low, high, check_size(tuple(size), "randint")), dtype or _dtype.int64, requires_grad, device)

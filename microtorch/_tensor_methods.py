@@ -77,8 +77,28 @@ def _bitwise(fn, a, b):
     return Tensor._make(np.asarray(fn(a._data, b._data if isinstance(b, Tensor) else b)))
 
 
+def _dims_as_ints(fn):
+    """x.flip(0, 1) for x.flip((0, 1)): torch's methods also take a list of dims as separate ints.
+    (Not functools.wraps: the argument checks read this method's parameters, not fn's.)"""
+    signature = inspect.signature(fn)
+
+    def method(self, *dims, **kwargs):
+        args = (self, dims) if len(dims) > 1 else (self,) + dims
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:
+            try:
+                signature.bind(*args, **kwargs)
+            except TypeError:  # (a missing or unknown argument: Python's message, naming the op)
+                raise TypeError(f"{fn.__name__}(): {e}") from None
+            raise
+    method.__name__, method.__doc__ = fn.__name__, fn.__doc__
+    return method
+
+
 def _floordiv(self, other):
-    return ops.div_rounded(self, other, "floor")
+    from .ops.pointwise import floor_divide  # (in the operands' result dtype, as torch)
+    return floor_divide(self, other)
 
 
 def _mod(self, other):
@@ -115,17 +135,17 @@ METHODS = {
     "sum": _sum, "mean": _mean, "var": ops.var, "std": ops.std, "prod": ops.prod, "max": ops.max,
     "min": ops.min, "amax": ops.amax, "amin": ops.amin, "logsumexp": ops.logsumexp, "norm": ops.norm,
     "argmax": ops.argmax, "argmin": ops.argmin, "all": ops.all, "any": ops.any, "cumsum": ops.cumsum,
-    "count_nonzero": ops.count_nonzero, "sort": ops.sort, "topk": ops.topk, "nonzero": ops.nonzero,
+    "count_nonzero": _dims_as_ints(ops.count_nonzero), "sort": ops.sort, "topk": ops.topk, "nonzero": ops.nonzero,
     "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le, "gt": ops.gt, "ge": ops.ge,
     "logical_and": ops.logical_and, "logical_or": ops.logical_or, "logical_not": ops.logical_not,
     "logical_xor": ops.logical_xor, "isnan": ops.isnan, "isinf": ops.isinf, "isfinite": ops.isfinite,
     "equal": ops.equal, "allclose": ops.allclose, "isclose": ops.isclose,
     # shape
     "reshape": ops.reshape, "view": ops.view, "flatten": ops.flatten, "unflatten": ops.unflatten,
-    "squeeze": ops.squeeze, "unsqueeze": ops.unsqueeze, "transpose": ops.transpose, "swapaxes": ops.transpose,
+    "squeeze": _dims_as_ints(ops.squeeze), "unsqueeze": ops.unsqueeze, "transpose": ops.transpose, "swapaxes": ops.transpose,
     "swapdims": ops.transpose, "permute": ops.permute, "t": ops.t, "expand": ops.expand,
     "expand_as": ops.expand_as, "broadcast_to": ops.broadcast_to, "repeat": ops.repeat, "split": ops.split,
-    "chunk": ops.chunk, "unbind": ops.unbind, "flip": ops.flip, "narrow": ops.narrow, "movedim": ops.movedim,
+    "chunk": ops.chunk, "unbind": ops.unbind, "flip": _dims_as_ints(ops.flip), "narrow": ops.narrow, "movedim": ops.movedim,
     "diagonal": ops.diagonal, "diag": lambda self, diagonal=0: _creation().diag(self, diagonal),
     "sum_to_size": ops.sum_to_size,
     "view_as": lambda self, other: ops.view(self, other.shape),

@@ -305,7 +305,7 @@ def op_names(fam, name):
     aliases = {"absolute": "abs", "negative": "neg", "multiply": "mul", "divide": "div", "true_divide": "div",
                "subtract": "sub", "clip": "clamp", "concat": "cat", "concatenate": "cat", "swapaxes": "transpose",
                "swapdims": "transpose", "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
-               "not_equal": "ne", "truediv": "div", "itruediv": "div", "iadd": "add", "isub": "sub",
+               "not_equal": "ne", "moveaxis": "movedim", "truediv": "div", "itruediv": "div", "iadd": "add", "isub": "sub",
                "imul": "mul", "ipow": "pow", "matmul": "matmul", "getitem": "index", "setitem": "index"}
     names |= {aliases.get(n, n) for n in list(names)}
     return names

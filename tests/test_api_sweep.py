@@ -132,6 +132,60 @@ CASES = [
     ("leaky_relu_int", lambda m: _F(m).leaky_relu(m.ones(3, dtype=m.int64), float("nan")), "leaky_relu", "Long|int64"),
     ("linear_bias_shape", lambda m: _F(m).linear(m.ones(2, 3), m.ones(2, 3), m.ones(2, 3)), "linear", "bias"),
     ("avg_pool1d_empty_length", lambda m: _F(m).avg_pool1d(m.ones(0, 3), 1), "avg_pool1d", "non-zero|0, 1, 3|0, 3"),
+    # dtypes torch has no kernel for, refused at the op's entry (ops/_kernels.py)
+    ("abs_bool", lambda m: m.abs(m.ones(3, dtype=m.bool)), "abs", "Bool"),
+    ("abs_bool_method", lambda m: m.ones(3, dtype=m.bool).abs(), "abs", "Bool"),
+    ("abs_bool_operator", lambda m: abs(m.ones(3, dtype=m.bool)), "abs", "Bool"),
+    ("abs_bool_inplace", lambda m: m.ones(3, dtype=m.bool).abs_(), "abs", "Bool"),
+    ("ge_complex_other", lambda m: m.ones(3).ge(m.ones(3, dtype=m.complex64)), "ge", "ComplexFloat"),
+    ("ge_complex_scalar", lambda m: m.ones(3, dtype=m.complex64) >= 0, "ge", "ComplexFloat"),
+    ("clamp_complex", lambda m: m.ones(3, dtype=m.complex64).clamp(0), "clamp", "complex"),
+    ("clamp_complex_bound", lambda m: m.ones(3).clamp(m.ones(3, dtype=m.complex64)), "clamp", "ComplexFloat"),
+    ("floor_divide_bools", lambda m: m.ones(3, dtype=m.bool) // m.ones(3, dtype=m.bool), "floordiv", "Bool"),
+    ("hypot_int", lambda m: m.hypot(m.ones(3, dtype=m.int64), m.ones(3, dtype=m.bool)), "hypot", "Long"),
+    ("elu_int", lambda m: _F(m).elu(m.ones(3, dtype=m.int64)), "elu", "Long"),
+    ("relu_bool", lambda m: _F(m).relu(m.ones(3, dtype=m.bool)), "relu", "Boolean inputs"),
+    ("relu_complex", lambda m: m.ones(3, dtype=m.complex64).relu(), "relu", "complex"),
+    ("std_int", lambda m: m.ones(3, dtype=m.int64).std(), "std", "floating point"),
+    ("argmax_bool", lambda m: m.ones(3, dtype=m.bool).argmax(), "argmax", "bool"),
+    ("sort_complex", lambda m: m.ones(3, dtype=m.complex64).sort(), "sort", "complex"),
+    ("maximum_complex", lambda m: m.maximum(m.ones(3), m.ones(3, dtype=m.complex64)), "maximum", "complex"),
+    ("max_complex_other", lambda m: m.max(m.ones(3), m.ones(3, dtype=m.complex64)), "max", "complex"),
+    ("max_complex", lambda m: m.ones(3, dtype=m.complex64).max(), "max", "ComplexFloat"),
+    ("sub_bool", lambda m: m.ones(3) - m.ones(3, dtype=m.bool), "sub", "bool tensor"),
+    ("rsub_bool", lambda m: 1 - m.ones(3, dtype=m.bool), "sub", "bool tensor"),
+    ("allclose_dtypes", lambda m: m.allclose(m.ones(3), m.ones(3, dtype=m.int64)), "allclose", "Float.*Long"),
+    ("linear_dtypes", lambda m: _F(m).linear(m.ones(2, 3, dtype=m.bool), m.ones(4, 3)), "linear", "dtype"),
+    ("kthvalue_bool", lambda m: m.ones(3, dtype=m.bool).kthvalue(1), "kthvalue", "Bool"),
+    ("normal__int", lambda m: m.ones(3, dtype=m.int64).normal_(), "normal_", "Long"),
+    # ... after torch's argument parser and its dim check
+    ("ge_complex_str", lambda m: m.ge(m.ones(3, dtype=m.complex64), "a"), "ge", "argument 'other'"),
+    ("hardshrink_int_tensor_lambd", lambda m: _F(m).hardshrink(m.ones(3, dtype=m.int64), m.ones(3)), "hardshrink",
+     "lambd"),
+    ("sort_complex_dim", lambda m: m.ones(3, dtype=m.complex64).sort(5), "sort", "out of range"),
+    ("aminmax_complex_dim", lambda m: m.ones(3, dtype=m.complex64).aminmax(dim=5), "aminmax", "out of range"),
+    # argument types checked before the op runs (torch's parser), where microtorch used to compute something
+    ("abs_of_a_number", lambda m: m.abs(1.5), "abs", "argument 'input'.*float"),
+    ("argmax_int_keepdim", lambda m: m.argmax(m.ones(2, 3), 0, 5), "argmax", "keepdim"),
+    ("cat_of_one_tensor", lambda m: m.cat(m.ones(2, 3)), "cat", "tuple of Tensors"),
+    ("logical_and_list", lambda m: m.logical_and(m.ones(2), [1, 0]), "logical_and", "other"),
+    ("softmax_tuple_dim", lambda m: m.ones(2, 3).softmax((0, 1)), "softmax", "dim.*int"),
+    ("softmax_0d_dim", lambda m: m.softmax(m.tensor(1.5), 5), "softmax", "out of range"),
+    ("flip_int_dims", lambda m: m.flip(m.ones(2, 3), 0), "flip", "dims"),
+    # an error raised inside another op names the op called
+    ("nanmean_dim", lambda m: m.nanmean(m.ones(2, 3), 5), "nanmean", "out of range"),
+    ("relu_tensor_inplace", lambda m: _F(m).relu(m.ones(3), m.ones(2)), "relu", "ambiguous"),
+    ("stft_nan_n_fft", lambda m: m.stft(m.ones(8), float("nan")), "stft", "NaN"),
+    ("atan2_of_a_number", lambda m: m.atan2(m.ones(2), 0), "atan2", "argument 'other'"),
+    ("maximum_of_a_number", lambda m: m.ones(2).maximum(0.5), "maximum", "argument 'other'"),
+    ("integer_floor_divide_by_zero", lambda m: m.floor_divide(m.tensor([3, 4]), 0), "floor_divide", "ZeroDivision"),
+    ("integer_remainder_by_zero", lambda m: m.tensor([3, 4]) % m.tensor([0, 1]), "remainder", "ZeroDivision"),
+    ("integer_fmod_by_zero", lambda m: m.fmod(m.tensor([3, 4]), 0), "fmod", "ZeroDivision"),
+    ("sign_complex", lambda m: m.sign(m.ones(2, dtype=m.complex64)), "sign", "complex|ComplexFloat"),
+    ("sum_int_dtype_of_grad_input", lambda m: m.ones(2, requires_grad=True).sum(dtype=m.int64), "sum",
+     "Autograd not support dtype"),
+    ("cumsum_int_dtype_of_grad_input", lambda m: m.ones(2, requires_grad=True).cumsum(0, dtype=m.int64), "cumsum",
+     "Autograd not support dtype"),
 ]
 
 
@@ -191,6 +245,33 @@ def test_save_and_load_with_a_bad_file_argument_raise_torchs_type(bad):
         torch.load(bad)
     with pytest.raises(type(torch_err.value), match="load: expected 'f'"):
         mt.load(bad)
+
+
+KERNEL_OK = [  # dtypes torch has kernels for, beside the ones it refuses: the same results as torch
+    lambda m: m.abs(m.tensor([-2, 3])), lambda m: m.tensor([1.5, -2.0]) >= m.tensor([1, -3]),
+    lambda m: m.tensor([True, False]) >= 0, lambda m: m.tensor([1, 5]).clamp(2, 4), lambda m: m.tensor([7, 4]) // 2,
+    lambda m: m.hypot(m.tensor([3.0]), m.tensor([4.0])),
+    lambda m: _F(m).relu(m.tensor([-1, 2])), lambda m: m.tensor([1, 2]) - True * 0,
+    lambda m: m.tensor([3.0, 1.0]) - m.tensor([1, 2]), lambda m: m.max(m.tensor([1, 5]), m.tensor([4, 2])),
+    lambda m: m.tensor([2, 0, 1]).argmax(), lambda m: m.tensor([[True, False]]).amax(),
+    lambda m: m.allclose(m.tensor([1.0]), m.tensor(1.0)), lambda m: m.tensor([1.0, 2.0]).abs_(),
+    lambda m: m.inner(m.tensor(2.0), m.tensor([1, 2])),
+    lambda m: m.ones(2, 3).flip(0, 1), lambda m: m.ones(1, 3, 1).squeeze(0, 2), lambda m: m.ones(2, 3).count_nonzero(0, 1),
+    lambda m: m.where(m.tensor([True, False]), 1.0, 0.0), lambda m: m.fmod(m.tensor([5.0, -3.0]), 2),
+    lambda m: _F(m).batch_norm(m.ones(2, 3), None, None, training=True), lambda m: m.softmax(m.ones(3), m.tensor(0)),
+    lambda m: m.tensor([3, 4]) // 0.5, lambda m: m.tensor([3.0]) % 0, lambda m: m.ones(3, dtype=m.int64).cumsum(0, dtype=m.float64),
+    lambda m: m.ones(2, requires_grad=True).cumsum(0, dtype=m.float64).detach(),
+    # an empty list of dims reduces over every dim, as torch's reductions do
+    lambda m: m.arange(6.0).reshape(2, 3).sum([]), lambda m: m.arange(6.0).reshape(2, 3).std([], keepdim=True),
+    lambda m: m.arange(6.0).reshape(2, 3).amax(()), lambda m: m.count_nonzero(m.arange(6.0).reshape(2, 3), []),
+    lambda m: m.arange(6.0).reshape(2, 3).mean([]), lambda m: m.nanmean(m.arange(6.0).reshape(2, 3), []),
+]
+
+
+@pytest.mark.parametrize("i", range(len(KERNEL_OK)))
+def test_the_dtype_checks_let_through_what_torch_computes(i):
+    t, m = KERNEL_OK[i](torch), KERNEL_OK[i](mt)
+    assert api_sweep.same(t, m) is None
 
 
 def test_a_correct_call_is_not_changed_by_the_argument_checks():

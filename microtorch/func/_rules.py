@@ -391,7 +391,9 @@ def convolution(cls, args, kwargs, level):
 
 @register(cv.Embedding)
 def embedding(cls, args, kwargs, level):
-    weight, idx, padding_idx = args
+    weight, idx, padding_idx, scale_grad_by_freq = args
+    if scale_grad_by_freq:
+        raise _NoRule  # (the counts are per example)
     if unwrap(weight, level)[1]:
         if padding_idx is not None or not isinstance(unwrap(idx, level)[0], np.ndarray):
             raise _NoRule  # (the padding row's gradient must stay zero for each example)
@@ -401,7 +403,7 @@ def embedding(cls, args, kwargs, level):
     i, _ = unwrap(idx, level)
     if not isinstance(i, np.ndarray):
         raise _NoRule
-    return wrap(cls.apply(weight, i, padding_idx), level)
+    return wrap(cls.apply(weight, i, padding_idx, scale_grad_by_freq), level)
 
 
 # ---- the ops of in-place updates -------------------------------------------------------------------------

@@ -261,8 +261,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         if not -n <= padding_idx < n:
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= n
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: scale_grad_by_freq and sparse gradients are not supported by microtorch")
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not supported by microtorch (it has no sparse "
+                                  "tensors); leave sparse=False for a dense gradient")
     if max_norm is not None:  # torch renormalises the looked-up rows of weight in place
         rows = np.unique(idx)
         w = weight._data
@@ -271,7 +272,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         w[rows] *= scale[:, None].astype(w.dtype)
         weight._version_counter[0] += 1
-    return _convops.Embedding.apply(weight, idx.astype(np.int64, copy=False), padding_idx)
+    return _convops.Embedding.apply(weight, idx.astype(np.int64, copy=False), padding_idx, bool(scale_grad_by_freq))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):

@@ -6,7 +6,7 @@ kinds (a parameter's kind follows from its name; OVERRIDES give the names that m
 import functools
 import inspect
 
-from ._checks import type_error
+from ._checks import _kernels, dim_error, kernel_rule, leading, type_error
 
 _TENSOR_OTHER = {"other": "tensor"}
 _INT_DIM = {"dim": "int"}
@@ -39,10 +39,14 @@ def checked(fn, op, method=False, signature_of=None):
         return fn
     sig_fn = inspect.unwrap(signature_of or fn)
     overrides = OVERRIDES.get(op.rstrip("_"), {})
+    kernel_op, n = kernel_rule(op)
 
     @functools.wraps(fn)
     def with_checked_args(*args, **kwargs):
         err = type_error(op, sig_fn, args, kwargs, method, overrides)
+        if err is None and n:  # a dtype with no kernel (after a dim out of range, as torch)
+            err = _kernels.kernel_error(kernel_op, leading(sig_fn, args, kwargs, n))
+            err = err and (op.rstrip("_") not in _kernels.DTYPE_BEFORE_DIMS and dim_error(op, sig_fn, args, kwargs) or err)
         if err is not None:
             raise err
         return fn(*args, **kwargs)

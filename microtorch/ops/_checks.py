@@ -2,12 +2,14 @@
 
 `torch.abs(None)` raises `TypeError: abs(): argument 'input' (position 1) must be Tensor, not
 NoneType`. microtorch gives the same answer from one place instead of a check in every op:
-`guard(fn)` wraps a public function, and only when the call fails does it compare the arguments
-with the parameters' kinds (a parameter's kind follows from its name: `input` is a Tensor, `dim`
-an int or a tuple of ints, `keepdim` a bool...). A wrong type then becomes torch's TypeError
-naming the op and the argument; any other error passes through untouched. A correct call pays
-one plain Python call (the wrapper has the function's own parameters) and nothing else: no check
-runs unless something already went wrong.
+`guard(fn)` wraps a public function and compares the arguments with the parameters' kinds (a
+parameter's kind follows from its name: `input` is a Tensor, `dim` an int or a tuple of ints,
+`keepdim` a bool...), as torch's argument parser does before the op runs. A wrong type becomes
+torch's TypeError naming the op and the argument. The wrapper is written with the function's own
+parameters and first runs one cheap test per argument (`isinstance(input, Tensor)`, `keepdim.__class__
+is bool`); only when one fails does the full check run. Then it refuses a dtype torch has no kernel
+for (ops/_kernels.py). When the op itself fails, the same checks explain why: a size too large, shapes
+that do not broadcast, a numpy AxisError, or an error raised inside another op, named after this one.
 """
 import functools
 import inspect
@@ -15,14 +17,18 @@ import linecache
 import numbers
 import os
 import re
+import traceback
 import types
 
 import numpy as np
+
+from . import _kernels
 
 _TENSOR = {"input", "x", "self", "tensor", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "target", "mask",
            "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient", "running_mean",
            "running_var", "indices", "boundaries", "sorted_sequence", "tensor1", "tensor2", "x1", "x2", "input1",
            "input2", "anchor", "positive", "negative", "values"}
+_OPTIONAL = {"running_mean", "running_var"}  # tensors torch also takes as None (batch_norm's running stats)
 _TENSOR_OR_TENSORS = {"outputs", "inputs", "grad_outputs", "grad_tensors"}  # (func checks primals as torch)
 _TENSOR_OR_NUMBER = {"other", "exponent", "min", "max", "value", "mean", "std", "end", "start", "step"}
 _TENSORS = {"tensors"}
@@ -33,7 +39,7 @@ _DIM = {"dim", "dims", "source", "destination"}  # an int, a sequence of ints, o
 _SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", "dilation",
          "output_size", "split_size_or_sections", "split_size", "repeats", "reps", "indices_or_sections", "shifts"}
 _BOOL = {"keepdim", "largest", "sorted", "unbiased", "requires_grad", "descending", "stable", "ceil_mode",
-         "count_include_pad", "inplace", "retain_graph", "create_graph", "allow_unused", "as_tuple",
+         "count_include_pad", "retain_graph", "create_graph", "allow_unused", "as_tuple",
          "equal_nan", "replacement", "return_indices", "training"}
 _NUMBER = {"lower", "upper", "min_val", "max_val", "margin", "fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "lambd", "p", "base",
            "label_smoothing", "ignore_index"}
@@ -65,7 +71,21 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "ger": {"other": "tensor"}, "expand_as": {"other": "tensor"}, "view_as": {"other": "tensor"},
              "reshape_as": {"other": "tensor"}, "masked_select": {"mask": "tensor"},
              "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}, "lerp": {"weight": "tensor_or_number"},
-             "max": {"dim": None}, "min": {"dim": None}}  # (max(x, y) is maximum; max checks an int dim itself)
+             "max": {"dim": None}, "min": {"dim": None}, "fmax": {"other": "tensor"}, "fmin": {"other": "tensor"},
+             "flip": {"dims": "shape_tuple"}, "fmod": {"b": "tensor_or_number"}, "remainder": {"b": "tensor_or_number"},
+             "copy_": {"src": "tensor_or_number"},
+             "multilabel_soft_margin_loss": {"target": "tensor_or_number", "weight": "tensor_or_number"},
+             "normalize": {"p": None}, "randint": {"high": "size"},  # (randint(high, size) too)
+             "randint_like": {"low": None, "high": None}, "where": {"input": "tensor_or_number", "other": "tensor_or_number"},
+             **{op: {"input": "tensor_or_number"} for op in ("mul", "multiply", "div", "divide", "true_divide",
+                                                             "floor_divide")},
+             "tensor_split": {"indices_or_sections": None},  # (a tensor of indices too)
+             "scatter": {"src": "tensor_or_number"}, "index_fill": {"value": "tensor_or_number"},
+             "index_add": {"source": "tensor"},
+             **{op: {"other": "tensor"} for op in ("atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "logical_and",
+                                                   "logical_or", "logical_xor", "maximum", "minimum")},  # (no numbers)
+             **{op: {"b": "tensor_or_number"} for op in ("eq", "ne", "lt", "le", "gt", "ge", "less", "less_equal",
+                                                          "greater", "greater_equal", "not_equal")}}  # (max(x, y) is maximum; max checks an int dim itself)
 _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
                "dim": "int or tuple of ints", "size": "tuple of ints", "bool": "bool", "dtype": "microtorch.dtype",
                "callable": "a callable", "number": "Number", "str": "str", "norm_order": "Number or str",
@@ -108,15 +128,15 @@ def _ok(kind, v):
     """Does value v fit a parameter of this kind? (None is allowed where a default may stand)"""
     if kind == "tensor":
         return _is_tensor(v)
-    if kind == "tensor_or_number":
-        return _is_tensor(v) or isinstance(v, (numbers.Number, np.number, np.bool_))
+    if kind == "tensor_or_number":  # (an array: what microtorch's own ops pass)
+        return _is_tensor(v) or isinstance(v, (numbers.Number, np.number, np.bool_, np.ndarray))
     if kind == "tensor_or_tensors":
         return _is_tensor(v) or (isinstance(v, (list, tuple)) and all(
             t is None or _is_tensor(t) for t in v))
     if kind == "tensors":
         return isinstance(v, (list, tuple)) and all(_is_tensor(t) for t in v)
-    if kind == "int":
-        return _is_int(v)
+    if kind == "int":  # (torch's parser takes a 0-d integer tensor for an int)
+        return _is_int(v) or _is_tensor(v) and v.ndim == 0 and v._data.dtype.kind in "iu"
     if kind == "dim":
         return v is None or _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "dims_given":
@@ -129,8 +149,8 @@ def _ok(kind, v):
         return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "bool":
         return isinstance(v, (bool, np.bool_))
-    if kind == "number":
-        return isinstance(v, (numbers.Number, np.number))
+    if kind == "number":  # (torch's parser takes a 0-d tensor for a number)
+        return isinstance(v, (numbers.Number, np.number)) or _is_tensor(v) and v.ndim == 0
     if kind == "norm_order":
         return v is None or isinstance(v, (numbers.Number, np.number, str))
     if kind == "dtype":
@@ -175,10 +195,10 @@ def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None)
                 continue
             value = value[0] if len(value) == 1 and isinstance(value[0], (list, tuple)) else value
             kind = "tensors" if kind == "tensors" else "size"
-        if value is p.default or _ok(kind, value):
+        if value is p.default or _ok(kind, value) or value is None and name in _OPTIONAL:
             continue
         want = _KIND_NAMES[kind]
-        shown = "input" if name in ("x", "a", "t") else name
+        shown = {"x": "input", "a": "input", "t": "input", "b": "other"}.get(name, name)  # (torch's names)
         where = f" (position {pos + (0 if method else 1)})" if p.kind is not p.KEYWORD_ONLY else ""
         return TypeError(f"{op}(): argument '{shown}'{where} must be {want}, not {_type_name(value)}; "
                          f"{_FIX[want]}.")
@@ -199,9 +219,15 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     def failed(e, args, kwargs):  # torch's error for a call that raised e, or None to let e through
         return type_error(op, sig_fn, args, kwargs, method, overrides, e) or size_error(op, sig_fn, args, kwargs, e) \
             or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e) or axis_error(op, e) \
-            or distribution_error(op, e)
+            or distribution_error(op, e) or named_error(op, e)
 
-    guarded = None if eager else _with_own_parameters(fn, failed, op)
+    kernel_op, n = kernel_rule(op)  # a dtype torch has no kernel for: refused at the entry, as torch does
+    kernel = functools.partial(_kernels.kernel_error, kernel_op) if n else None
+    refuse = functools.partial(_refuse, op, sig_fn, method, overrides)
+    check_types = functools.partial(type_error, op, sig_fn) if signature_of is None else None
+    kinds = (check_types, method, {**_OP_KINDS.get(op, _OP_KINDS.get(op.rstrip("_"), {})), **(overrides or {})})
+    guarded = None if eager else _with_own_parameters(fn, failed, op, (kernel, refuse, n), kinds)
+    fast = None if eager or signature_of is not None and not method else _fast_args_test(sig_fn, method, kinds[2])
     if guarded is None:
         @functools.wraps(fn)
         def guarded(*args, **kwargs):
@@ -209,6 +235,13 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
                 err = type_error(op, sig_fn, args, kwargs, method, overrides, kinds=("callable",))
                 if err is not None:
                     raise err
+            if fast is not None and not fast(args, kwargs):  # (the cheap tests first, as _with_own_parameters)
+                err = type_error(op, sig_fn, args, kwargs, method, overrides)
+                if err is not None:
+                    raise err
+            err = kernel and kernel(leading(sig_fn, args, kwargs, n))
+            if err is not None:
+                refuse(err, args, kwargs)
             try:
                 return fn(*args, **kwargs)
             except Exception as e:
@@ -221,8 +254,62 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     return guarded
 
 
+def kernel_rule(op):
+    """(the op's name in ops/_kernels.py's tables, how many leading arguments its dtype check reads: 0 for none);
+    an in-place form (`abs_`) has its op's kernels."""
+    n = _kernels.rule(op)
+    if n or not op.endswith("_"):
+        return op, n
+    return op[:-1], _kernels.rule(op[:-1])
+
+
+def leading(fn, args, kwargs, n):
+    """The values of fn's first n parameters in a call (those given)."""
+    try:
+        bound = _signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        return ()
+    return tuple(bound.values())[:n]
+
+
+def _refuse(op, fn, method, overrides, err, args, kwargs):
+    """Raise err, torch's error for a dtype the op has no kernel for, unless an argument has the wrong type or
+    a dim is out of range (torch parses the arguments and wraps the dims before it picks a kernel)."""
+    dims_first = op.rstrip("_") not in _kernels.DTYPE_BEFORE_DIMS
+    raise type_error(op, fn, args, kwargs, method, overrides) or dims_first and dim_error(op, fn, args, kwargs) or err
+
+
+def dim_error(op, fn, args, kwargs):
+    """torch's IndexError for a `dim` argument out of range for the input's dims, or None."""
+    bound = _signature(fn).bind(*args, **kwargs).arguments
+    x, dim = next(iter(bound.values())), bound.get("dim")
+    dims = dim if isinstance(dim, (list, tuple)) else [dim]
+    n = max(x.ndim, 1)
+    bad = [d for d in dims if _is_int(d) and not -n <= d < n]
+    if not _is_tensor(x) or not bad:
+        return None
+    return IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                      f"{bad[0]}); dims count from 0 to ndim - 1, or from -ndim to -1 backwards")
+
+
+# what an argument of each kind usually is: a call whose arguments all pass these cheap tests skips the
+# full check (type_error), which runs before the op when one fails, as torch's argument parser does
+_FAST = {"tensor": "isinstance({p}, Tensor)", "tensor_or_number": "isinstance({p}, NUMLIKE)",
+         "bool": "{p}.__class__ is bool", "int": "{p}.__class__ is int", "dim": "{p}.__class__ in DIMS",
+         "number": "{p}.__class__ in NUMBERS", "size": "{p}.__class__ in DIMS", "tensors": "{p}.__class__ in SEQS",
+         "shape_tuple": "{p}.__class__ in SEQS"}
+_TYPE_CHECK = """
+    if not ({fast}):
+        err = types(({args}), {{{kwargs}}}, method, overrides)
+        if err is not None:
+            raise err"""
+_KERNEL_CHECK = """
+    if {suspect}:
+        err = kernel(({first}))
+        if err is not None:
+            refuse(err, ({args}), {{{kwargs}}})"""
 _WRAPPER = """
-def {name}({params}):
+def {name}({params}):{pre}
     try:
         return fn({call})
     except Exception as e:
@@ -233,16 +320,67 @@ def {name}({params}):
 """
 
 
-def _with_own_parameters(fn, failed, op):
+def _fast_type_test(params, method, overrides):
+    """The cheap test (Python source) that the arguments have their parameters' usual types, or ''."""
+    tests = []
+    for i, p in enumerate(params):
+        kind = _kind(p.name, overrides)
+        if kind not in _FAST or method and i == 0:
+            continue
+        test = _FAST[kind].format(p=p.name)
+        test = f"({p.name} is None or {test})" if p.name in _OPTIONAL else test
+        tests.append(test if p.default is p.empty else f"({p.name} is _default_{p.name} or {test})")
+    return " and ".join(tests)
+
+
+def _fast_args_test(fn, method, overrides):
+    """fast(args, kwargs): the cheap tests of _FAST for a wrapper that takes *args and **kwargs, written out as
+    one expression over args[i] (None when fn's parameters have no kind with a cheap test)."""
+    env, tests, kw_tests = _type_globals(), [], {}
+    params = [p for p in _signature(fn).parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    for i, p in enumerate(params):
+        kind = _kind(p.name, overrides)
+        if kind not in _FAST or method and i == 0:
+            continue
+        test = "{p} is None or " + _FAST[kind] if p.name in _OPTIONAL else _FAST[kind]
+        if p.default is not p.empty:
+            env[f"_default_{p.name}"] = p.default
+            test = f"{{p}} is _default_{p.name} or {test}"
+        kw_tests[p.name] = eval("lambda v: " + test.format(p="v"), env)  # noqa: S307 (source built from _FAST)
+        if p.kind is p.POSITIONAL_OR_KEYWORD:
+            tests.append(f"(n <= {i} or {test.format(p=f'args[{i}]')})")
+    if not kw_tests:
+        return None
+    env["kw_tests"] = kw_tests
+    source = ("def fast(args, kwargs):\n    n = len(args)\n    return " + " and ".join(tests + ["True"]) +
+              " and (not kwargs or all(kw_tests[k](v) for k, v in kwargs.items() if k in kw_tests))\n")
+    exec(compile(source, f"<argument tests of {fn.__qualname__}>", "exec"), env)  # noqa: S102
+    return env["fast"]
+
+
+def _type_globals():
+    from .._tensor import Size, Tensor
+    return {"Tensor": Tensor, "NUMLIKE": (Tensor, int, float, complex, np.generic),
+            "DIMS": frozenset({int, tuple, list, Size, type(None)}), "NUMBERS": frozenset({int, float, bool, complex}),
+            "SEQS": frozenset({tuple, list})}
+
+
+def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None)):
     """guard's wrapper written with fn's own parameter list (defaults are fn's objects), or None
     when fn takes *args or **kwargs. The wrapper runs on every op: in CPython 3.11 forwarding
     *args and **kwargs costs twice a plain call, which is most of what a correct call paid.
     Python's own errors for a wrong number of arguments name the op (they name __qualname__)."""
     params = inspect.signature(fn, follow_wrapped=False).parameters.values()
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) or p.name in ("fn", "failed", "e", "err")
-           or p.name.startswith("_default_") for p in params):  # (names the wrapper uses itself)
+    own = ("fn", "failed", "e", "err", "kernel", "refuse", "NO_DATA", "types", "method", "overrides", "Tensor",
+           "NUMLIKE", "DIMS", "NUMBERS", "SEQS")  # (names the wrapper uses itself)
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) or p.name in own
+           or p.name.startswith("_default_") for p in params):
         return None
-    names, call, args, kwargs, env = [], [], [], [], {"fn": fn, "failed": failed}
+    kernel, refuse, n = dtype_check
+    names, call, args, kwargs = [], [], [], []
+    types, method, overrides = kinds
+    env = {"fn": fn, "failed": failed, "kernel": kernel, "refuse": refuse, "NO_DATA": _kernels.NO_DATA,
+           "types": types, "method": method, "overrides": overrides, **_type_globals()}
     for p in params:
         if p.kind is p.KEYWORD_ONLY and "*" not in names:
             names.append("*")
@@ -256,10 +394,16 @@ def _with_own_parameters(fn, failed, op):
             call.append(f"{p.name}={p.name}")
             kwargs.append(f"{p.name!r}: {p.name}")
     name = fn.__name__ if fn.__name__.isidentifier() else "guarded"
-    source = _WRAPPER.format(name=name, params=", ".join(names), call=", ".join(call),
-                             args="".join(a + ", " for a in args), kwargs=", ".join(kwargs))
+    call_args, call_kwargs = "".join(a + ", " for a in args), ", ".join(kwargs)
+    first = [p.name for p in params][:n]
+    pre = _KERNEL_CHECK.format(suspect=_kernels.suspect(kernel.args[0], first), first="".join(f + ", " for f in first),
+                               args=call_args, kwargs=call_kwargs) if kernel else ""
+    fast = _fast_type_test(list(params), method, overrides) if types else ""
+    pre = (_TYPE_CHECK.format(fast=fast, args=call_args, kwargs=call_kwargs) if fast else "") + pre
+    source = _WRAPPER.format(name=name, params=", ".join(names), call=", ".join(call), pre=pre,
+                             args=call_args, kwargs=call_kwargs)
     # a file name inside the package, and the source in linecache, so tracebacks show the wrapper's lines
-    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<guard of {fn.__qualname__}>")
+    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<guard of {op}{' (method)' if method else ''}: {fn.__qualname__}>")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), env)
     wrapper = functools.wraps(fn)(env[name])
@@ -349,6 +493,25 @@ def distribution_error(op, e):
     return None
 
 
+_NAMED = (RuntimeError, ValueError, IndexError, TypeError, NotImplementedError)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def named_error(op, e):
+    """e again, with a message that starts with the op's name when it does not name it: microtorch raised it in
+    an op that this op runs (nanmean's sum, `if inplace:` on a tensor). Only errors microtorch raised on purpose
+    (a numpy error inside is not made to look like one)."""
+    msg = str(e)
+    if type(e) not in _NAMED or op.strip("_").lower() in msg.lower():
+        return None
+    frames = traceback.extract_tb(e.__traceback__)
+    last = frames[-1] if frames else None
+    if last is None or not os.path.abspath(last.filename).startswith(_PACKAGE) or \
+            not (last.line or "").lstrip().startswith("raise"):
+        return None
+    return type(e)(f"{op}(): {msg}")
+
+
 def axis_error(op, e):
     """torch's IndexError when numpy found a dim out of range (the dim came from the caller)."""
     if isinstance(e, np.exceptions.AxisError):
@@ -361,7 +524,7 @@ def axis_error(op, e):
 _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
               "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__floordiv__", "__mod__", "__and__", "__or__",
               "__xor__", "__getitem__", "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
-              "__ipow__")
+              "__ipow__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__")
 
 
 def guard_namespace(ns, names=None, overrides=None, eager=False):
@@ -430,3 +593,17 @@ def need_floating(input, op):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(f'"{op}" not implemented for {input.dtype}: the input must be a floating point '
                                   f"tensor; convert it with .float()")
+
+
+def need_grad_dtype(input, dtype, op):
+    """torch's RuntimeError for a dtype= that no gradient can flow through (x.sum(dtype=int64) of an x that
+    requires grad, while grad mode is on)."""
+    if dtype is None or not getattr(input, "requires_grad", False):
+        return
+    from .._dtype import to_dtype
+    from ..autograd import grad_mode
+    d = to_dtype(dtype)
+    if not (d.is_floating_point or d.is_complex) and grad_mode.is_grad_enabled():
+        name = _kernels._NAMES.get(d.name, d.name)
+        raise RuntimeError(f"{op}(): Autograd not support dtype: {name}; the input requires grad, and no gradient "
+                           "flows through integers: reduce in a floating dtype, or detach() first")

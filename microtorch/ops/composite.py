@@ -14,6 +14,7 @@ from . import shape as sh
 from .elementwise import pow as pow_
 from .elementwise import sub
 from .index import gather
+from ._op import normalize_dims
 from .misc import sort
 from .rearrange import nansum
 
@@ -22,7 +23,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     """out[i] = x[i+1] - x[i] along dim, n times (prepend/append joined first)."""
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
-    dim = dim % input.ndim
+    dim = normalize_dims(dim, input.ndim, "diff")[0]
     parts = [p for p in (prepend, input, append) if p is not None]
     x = sh.cat(parts, dim) if len(parts) > 1 else input
     for _ in range(n):
@@ -177,15 +178,20 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{input.dtype}")
+    dim = None if isinstance(dim, (list, tuple)) and len(dim) == 0 else dim  # (none given: every dim, as torch)
+    if dim is not None:
+        normalize_dims(dim, input.ndim, "nanmean")  # (a dim out of range in nanmean's name)
     counted = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
     return nansum(input, dim, keepdim, dtype=dtype) / counted
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
+    normalize_dims(dim, input.ndim, "argsort")  # (a dim out of range in argsort's name)
     return sort(input, dim, descending).indices
 
 
 def msort(input):
+    normalize_dims(0, input.ndim, "msort")
     from .misc import _no_complex
     _no_complex(input, "msort: Sort")
     return sort(input, 0).values
@@ -201,8 +207,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         return index_select(x, d, Tensor._make(idx.astype(np.int64)))
     if repeats is None:
         raise TypeError("repeat_interleave(): missing the repeats argument: an int, or a tensor of counts")
+    d = None if dim is None else normalize_dims(dim, input.ndim, "repeat_interleave")[0]
     r = int(repeats)
-    x, d = (sh.reshape(input, (-1,)), 0) if dim is None else (input, dim % builtins.max(input.ndim, 1))
+    x, d = (sh.reshape(input, (-1,)), 0) if dim is None else (input, d)
     wide = sh.expand(sh.unsqueeze(x, d + 1), *(x.shape[:d + 1] + (r,) + x.shape[d + 1:]))
     return sh.reshape(sh.clone(wide), x.shape[:d] + (x.shape[d] * r,) + x.shape[d + 1:])
 

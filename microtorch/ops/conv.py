@@ -195,22 +195,50 @@ class AvgPool2d(Op):
 
 
 class Embedding(Op):
-    """d weight[idx] = the gradient rows added into the rows idx (none into padding_idx)"""
+    """d weight[idx] = the gradient rows added into the rows idx (none into padding_idx; each divided by how
+    often its index occurs with scale_grad_by_freq)"""
     _grad_fn_name = "EmbeddingBackward0"
 
     @staticmethod
-    def forward(ctx, weight, idx, padding_idx):
-        ctx.shape, ctx.idx, ctx.padding_idx = weight.shape, idx, padding_idx
+    def forward(ctx, weight, idx, padding_idx, scale_grad_by_freq=False):
+        ctx.shape, ctx.idx, ctx.padding_idx, ctx.scale = weight.shape, idx, padding_idx, scale_grad_by_freq
         return weight[idx]
 
     @staticmethod
     def backward(ctx, grad):
-        from .index import ScatterIntoZeros
-        if ctx.padding_idx is not None:
-            keep = (ctx.idx != ctx.padding_idx).astype(grad._data.dtype)[..., None]
-            grad = grad * Tensor._make(keep)
-        return ScatterIntoZeros.apply(grad, ctx.shape, (ctx.idx,)), None, None
+        return EmbeddingDenseBackward.apply(grad, ctx.shape, ctx.idx, ctx.padding_idx, ctx.scale), None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
         return Embedding.apply(t, *ctx.inputs[1:])
+
+
+class EmbeddingDenseBackward(Op):
+    """dW = zeros with the gradient rows g[k] added into rows idx[k] (times 1 / count(idx[k]) with
+    scale_grad_by_freq, none into padding_idx); its own gradient is gg[idx], unscaled as torch's"""
+    _grad_fn_name = "EmbeddingDenseBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, idx, padding_idx, scale_grad_by_freq):
+        ctx.idx, ctx.padding_idx = idx, padding_idx
+        flat, rows = idx.reshape(-1), g.reshape(-1, shape[1])
+        if scale_grad_by_freq:
+            rows = rows / np.bincount(flat, minlength=shape[0])[flat][:, None].astype(g.dtype)
+        if padding_idx is not None:
+            rows = rows * (flat != padding_idx)[:, None]
+        out = np.zeros(shape, dtype=g.dtype)
+        np.add.at(out, flat, rows)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .index import index_select, masked_fill
+        flat = ctx.idx.reshape(-1)
+        rows = index_select(grad, 0, Tensor._make(flat))
+        if ctx.padding_idx is not None:
+            rows = masked_fill(rows, Tensor._make((flat == ctx.padding_idx)[:, None]), 0.0)
+        return rows.view(ctx.idx.shape + (grad.shape[1],)), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return EmbeddingDenseBackward.apply(t, *ctx.inputs[1:])

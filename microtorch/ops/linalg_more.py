@@ -492,6 +492,8 @@ def corrcoef(input):
     std = c.diagonal().sqrt()
     c = c / std.reshape(-1, 1)
     c = c / std.reshape(1, -1)
+    if c.is_complex():  # (clamp has no complex kernel: torch clips the real and imaginary parts)
+        return c.real.clamp(-1, 1) + 1j * c.imag.clamp(-1, 1)
     return c.clamp(-1, 1)
 
 

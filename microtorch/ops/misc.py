@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import need_grad_dtype
 from ._op import Op, as_array, normalize_dims
 
 
@@ -35,9 +36,19 @@ def to_dtype(x, dtype):
     return out
 
 
+def _integer_divisor(op, ad, bd):
+    """torch's RuntimeError for an integer division by zero (numpy gives 0 and a warning)."""
+    if type(ad) is np.ndarray and type(bd) is np.ndarray and ad.dtype.kind in "iub" and bd.dtype.kind in "iub" \
+            and not bd.all():
+        raise RuntimeError(f"{op}(): ZeroDivisionError: integer division by zero; divide a float tensor (x.float()) "
+                           "to get inf or nan instead")
+
+
 def div_rounded(a, b, mode):
     ad = a._data if isinstance(a, Tensor) else np.asarray(a)
     bd = b._data if isinstance(b, Tensor) else np.asarray(b)
+    if mode is not None:
+        _integer_divisor("div", ad, bd)
     with np.errstate(divide="ignore", invalid="ignore"):
         if mode == "floor":
             out = np.floor_divide(ad, bd) if ad.dtype.kind in "iu" and bd.dtype.kind in "iu" else np.floor(ad / bd)
@@ -74,13 +85,17 @@ trunc = _nodiff_unary(np.trunc, "trunc")
 
 
 def fmod(a, b):
+    bd = b._data if isinstance(b, Tensor) else b
+    _integer_divisor("fmod", a._data, np.asarray(bd))
     with np.errstate(divide="ignore", invalid="ignore"):  # x % 0 is nan, silently (torch)
-        return Tensor._make(np.fmod(a._data, b._data if isinstance(b, Tensor) else b))
+        return Tensor._make(np.fmod(a._data, bd))
 
 
 def remainder(a, b):
+    bd = b._data if isinstance(b, Tensor) else b
+    _integer_divisor("remainder", a._data, np.asarray(bd))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return Tensor._make(as_array(np.remainder(a._data, b._data if isinstance(b, Tensor) else b)))
+        return Tensor._make(as_array(np.remainder(a._data, bd)))
 
 
 def nonzero(x, *, as_tuple=False):
@@ -112,7 +127,9 @@ class Cumsum(Op):
 
 
 def cumsum(x, dim, dtype=None):
-    return Cumsum.apply(x, normalize_dims(dim, x.ndim, "cumsum")[0])
+    d = normalize_dims(dim, x.ndim, "cumsum")[0]
+    need_grad_dtype(x, dtype, "cumsum")
+    return Cumsum.apply(x if dtype is None else x.to(dtype), d)
 
 
 def _no_complex(x, op):

@@ -63,23 +63,32 @@ class LogSoftmax(Op):
 
 
 def _softmax_dim(x, dim, op):
+    """The one dim to normalize over, checked as torch does before the dtype (None for a 0-d x)."""
     if dim is None:
         dim = 0 if x.ndim in (0, 1, 3) else 1  # torch's legacy implicit choice
-    return normalize_dims(dim, x.ndim, op)[0] if x.ndim else None
+    if isinstance(dim, Tensor) and dim.ndim == 0 and not dim.dtype.is_floating_point:
+        dim = int(dim)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{op}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}; pass one dim "
+                        "such as -1")
+    d = normalize_dims(dim, x.ndim, op)[0]
+    return d if x.ndim else None
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    d = _softmax_dim(input, dim, "softmax")
     if dtype is not None:
         input = input.to(dtype)
     need_floating(input, "softmax")
-    return Softmax.apply(input, _softmax_dim(input, dim, "softmax"))
+    return Softmax.apply(input, d)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    d = _softmax_dim(input, dim, "log_softmax")
     if dtype is not None:
         input = input.to(dtype)
     need_floating(input, "log_softmax")
-    return LogSoftmax.apply(input, _softmax_dim(input, dim, "log_softmax"))
+    return LogSoftmax.apply(input, d)
 
 
 def linear(input, weight, bias=None):

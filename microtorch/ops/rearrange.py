@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ._checks import need_grad_dtype
 from ._op import Op, normalize_dims
 from .index import _along_axis_key
 
@@ -40,9 +41,9 @@ def roll(input, shifts, dims=None):
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    dims = tuple(d % max(input.ndim, 1) for d in dims)
     for d in dims:
         normalize_dims(d, input.ndim, "roll")
+    dims = tuple(d % max(input.ndim, 1) for d in dims)
     return Roll.apply(input, shifts=shifts, dims=dims)
 
 
@@ -172,7 +173,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if reduce is not None:
         raise NotImplementedError("scatter(reduce=...) is not implemented in microtorch; use scatter_add or "
                                   "scatter_reduce on torch")
-    dim = normalize_dims(dim, input.ndim, "scatter")[0] if input.ndim else 0
+    dim = normalize_dims(dim, input.ndim, "scatter")[0]  # (0-d: dim 0 or -1)
     idx = _index_array(index, input, dim, "scatter")
     if isinstance(src, Tensor):
         x, s = input, src.to(input.dtype) if src.dtype != input.dtype else src
@@ -204,7 +205,7 @@ class IndexAdd(Op):
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    dim = normalize_dims(dim, input.ndim, "index_add")[0] if input.ndim else 0
+    dim = normalize_dims(dim, input.ndim, "index_add")[0]  # (0-d: dim 0 or -1)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.ndim != 1 or idx.dtype.kind not in "iu":
         raise IndexError(f"index_add_(): Index is supposed to be a vector of integers (got shape {list(idx.shape)}, "
@@ -240,6 +241,7 @@ class Nansum(Op):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    need_grad_dtype(input, dtype, "nansum")
     x = input.to(dtype) if dtype is not None else input
     dims = _dims(dim, x.ndim, "nansum") if not (isinstance(dim, (tuple, list)) and len(dim) == 0) else None
     return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim)

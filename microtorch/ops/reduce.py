@@ -7,7 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ._checks import need_nonempty
+from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
 from .shape import broadcast_to, cat, reshape
@@ -70,7 +70,14 @@ def _int_to_sum_dtype(x, dtype):
     return None
 
 
+def every_dim_if_none_given(dim, ndim):
+    """torch reduces over every dim when dim is an empty list or tuple (x.sum([]) is x.sum((0, 1)))."""
+    return tuple(range(ndim)) if isinstance(dim, (list, tuple)) and len(dim) == 0 else dim
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None):
+    need_grad_dtype(input, dtype, "sum")
+    dim = every_dim_if_none_given(dim, input.ndim)
     dt = _int_to_sum_dtype(input, dtype)
     if dim is None:
         return Sum.apply(input, dims=None, keepdim=False, dtype=dt)
@@ -110,6 +117,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {input.dtype}; use x.float().mean()")
+    dim = every_dim_if_none_given(dim, input.ndim)
     if dim is None:
         return Mean.apply(input, dims=None, keepdim=False)
     return MeanDim.apply(input, dims=reduce_dims(dim, input.ndim, "mean"), keepdim=keepdim)
@@ -195,6 +203,7 @@ def _var_args(dim, unbiased, correction, x, op):
         unbiased, dim = dim, None
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
+    dim = every_dim_if_none_given(dim, x.ndim)
     dims = None if dim is None else reduce_dims(dim, x.ndim, op)
     return dims, correction
 
@@ -285,11 +294,13 @@ class ProdDim(Prod):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
+    need_grad_dtype(input, dtype, "prod")
     if dtype is not None:
         input = input.to(dtype)
     if dim is None:
         return Prod.apply(input, dim=None)
-    d = normalize_dims(dim, input.ndim, "prod")[0] if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
+    d = normalize_dims(dim, input.ndim, "prod")[0]
+    d = d if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
     return ProdDim.apply(input, dim=d, keepdim=keepdim)
 
 
@@ -381,7 +392,7 @@ def _check_nonempty(x, op):
 
 def _extreme_dims(x, dim, op):
     """amax/amin's dims: all of them (then x must not be empty), or given ones that are not empty."""
-    if dim == () or dim is None:
+    if dim is None or isinstance(dim, (list, tuple)) and len(dim) == 0:
         _check_nonempty(x, op)
         return None
     dims = reduce_dims(dim, x.ndim, op)
@@ -642,6 +653,7 @@ def any(input, dim=None, keepdim=False):
 
 
 def count_nonzero(input, dim=None):
+    dim = every_dim_if_none_given(dim, input.ndim)
     dims = None if dim is None else reduce_dims(dim, input.ndim, "count_nonzero")
     return _nodiff(as_array(np.count_nonzero(input._data, axis=dims)).astype(np.int64))
 

@@ -600,7 +600,8 @@ class Flip(Op):
 
 
 def flip(input, dims):
-    return Flip.apply(input, dims=normalize_dims(dims, input.ndim, "flip") if input.ndim else ())
+    dims = normalize_dims(dims, input.ndim, "flip")  # (0-d: dims 0 or -1, nothing to flip)
+    return Flip.apply(input, dims=dims if input.ndim else ())
 
 
 def narrow(input, dim, start, length):

@@ -4,6 +4,7 @@ Only the FFT is an op of its own (`FftR2C` for real frames, `FftC2C` for complex
 padding, `unfold`, a product and a transpose, so the graph shows each step. The DFT is linear,
 y = x @ W with W[n, k] = exp(-2 pi i n k / N), so its backward is the adjoint, g @ conj(W)^T, and
 for a real input only the real part of that flows back."""
+import math
 import warnings
 
 import numpy as np
@@ -127,9 +128,18 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     """Frames of n_fft samples every hop_length, windowed and Fourier-transformed: (freq, frames)."""
     if align_to_window:
         raise NotImplementedError("stft: align_to_window=True is not supported by microtorch; leave it None")
-    if isinstance(n_fft, Tensor):  # torch's first step is int(n_fft // 2)
+    if center and not isinstance(pad_mode, str):  # (torch's pad() sees it first)
+        raise TypeError(f"stft(): pad(): argument 'mode' must be str, not {type(pad_mode).__name__}")
+    n_fft_tensor = isinstance(n_fft, Tensor)
+    if n_fft_tensor:  # torch's first step is int(n_fft // 2); its kernel then refuses a tensor
+        if n_fft.dtype.is_complex:
+            raise NotImplementedError("stft(): \"div_floor_cpu\" not implemented for complex n_fft; pass an int")
         n_fft = _as_int(n_fft, "n_fft")
+    if isinstance(n_fft, float) and not math.isfinite(n_fft):  # (torch's int(n_fft // 2): inf // 2 is nan too)
+        raise ValueError(f"stft(): cannot convert float NaN to integer (n_fft={n_fft} // 2): n_fft must be an int")
     x = _centre(input, int(n_fft // 2), pad_mode) if center else input
+    if n_fft_tensor:
+        raise TypeError("stft(): argument 'n_fft' must be int, not Tensor; pass n_fft as a Python int")
     n_fft, hop_length, win_length = (_as_int(v, k) for v, k in ((n_fft, "n_fft"), (hop_length, "hop_length"),
                                                                  (win_length, "win_length")))
     hop_length = n_fft // 4 if hop_length is None else hop_length
