@@ -66,30 +66,30 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-def is_floating_point(t):
-    return t.dtype.is_floating_point
+def is_floating_point(input):
+    return input.dtype.is_floating_point
 
 
-def is_complex(t):
-    return t.dtype.is_complex
+def is_complex(input):
+    return input.dtype.is_complex
 
 
-def numel(t):
-    return t.numel()
+def numel(input):
+    return input.numel()
 
 
 def detach(t):
     return t.detach()
 
 
-def softmax(x, dim, dtype=None):
+def softmax(input, dim, dtype=None):
     from .ops.nn import softmax as _softmax
-    return _softmax(x, dim, dtype=dtype)
+    return _softmax(input, dim, dtype=dtype)
 
 
-def log_softmax(x, dim, dtype=None):
+def log_softmax(input, dim, dtype=None):
     from .ops.nn import log_softmax as _log_softmax
-    return _log_softmax(x, dim, dtype=dtype)
+    return _log_softmax(input, dim, dtype=dtype)
 
 
 def _accept_numpy_names():

@@ -83,6 +83,9 @@ _FIX = {"Tensor": "wrap the value with microtorch.tensor(...)",
         "nn.Module": "pass the module whose forward to call", "list of nn.Modules": "pass a list of modules", "dict or tuple of dicts":
         "pass {name: tensor} mappings such as dict(model.named_parameters())"}
 
+# torch's logical ops take a tensor `other` only (the comparisons take a number too)
+_OP_KINDS.update({op: {"other": "tensor"} for op in ("logical_and", "logical_or", "logical_xor")})
+
 
 def _kind(name, overrides=None):
     if overrides and name in overrides:

@@ -51,32 +51,36 @@ def div_rounded(a, b, mode):
 
 
 def _nodiff_unary(np_fn):
-    def f(x):
-        return Tensor._make(as_array(np_fn(x._data)))
+    def f(input):
+        return Tensor._make(as_array(np_fn(input._data)))
     return f
 
 
 floor = _nodiff_unary(np.floor)
 ceil = _nodiff_unary(np.ceil)
-round_ = _nodiff_unary(np.round)
 trunc = _nodiff_unary(np.trunc)
 
 
-def fmod(a, b):
+def round_(input, *, decimals=0):
+    """Half to even, at `decimals` places (scaled by 10**decimals as torch does; negative rounds tens)."""
+    return Tensor._make(as_array(np.round(input._data, decimals)))
+
+
+def fmod(input, other):
     with np.errstate(divide="ignore", invalid="ignore"):  # x % 0 is nan, silently (torch)
-        return Tensor._make(np.fmod(a._data, b._data if isinstance(b, Tensor) else b))
+        return Tensor._make(np.fmod(input._data, other._data if isinstance(other, Tensor) else other))
 
 
-def remainder(a, b):
+def remainder(input, other):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return Tensor._make(as_array(np.remainder(a._data, b._data if isinstance(b, Tensor) else b)))
+        return Tensor._make(as_array(np.remainder(input._data, other._data if isinstance(other, Tensor) else other)))
 
 
-def nonzero(x, *, as_tuple=False):
-    if x.ndim == 0:  # numpy refuses 0-d input; torch finds one 0-length index per nonzero element
-        return nonzero(x.reshape(1), as_tuple=True) if as_tuple else \
-            Tensor._make(np.zeros((int(x._data != 0), 0), np.int64))
-    idx = np.nonzero(x._data)
+def nonzero(input, *, as_tuple=False):
+    if input.ndim == 0:  # numpy refuses 0-d input; torch finds one 0-length index per nonzero element
+        return nonzero(input.reshape(1), as_tuple=True) if as_tuple else \
+            Tensor._make(np.zeros((int(input._data != 0), 0), np.int64))
+    idx = np.nonzero(input._data)
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64)) for i in idx)
     return Tensor._make(np.stack(idx, axis=1).astype(np.int64) if idx else np.zeros((0, 0), np.int64))
@@ -100,27 +104,27 @@ class Cumsum(Op):
         return Cumsum.apply(t, ctx.dim)
 
 
-def cumsum(x, dim, dtype=None):
-    return Cumsum.apply(x, normalize_dims(dim, x.ndim, "cumsum")[0])
+def cumsum(input, dim, dtype=None):
+    return Cumsum.apply(input, normalize_dims(dim, input.ndim, "cumsum")[0])
 
 
-def sort(x, dim=-1, descending=False):
+def sort(input, dim=-1, descending=False, *, stable=False):  # (always stable: a valid order for both)
     from .reduce import return_type
-    d = normalize_dims(dim, x.ndim, "sort")[0]
-    idx = np.argsort(-x._data if descending else x._data, axis=d, kind="stable")
+    d = normalize_dims(dim, input.ndim, "sort")[0]
+    idx = np.argsort(-input._data if descending else input._data, axis=d, kind="stable")
     from .index import gather
-    values = gather(x, d, Tensor._make(idx.astype(np.int64)))
+    values = gather(input, d, Tensor._make(idx.astype(np.int64)))
     return return_type("sort")(values, Tensor._make(idx.astype(np.int64)))
 
 
-def topk(x, k, dim=-1, largest=True, sorted=True):
+def topk(input, k, dim=None, largest=True, sorted=True):
     from .reduce import return_type
     from .index import gather
-    d = normalize_dims(dim, x.ndim, "topk")[0]
-    n = x.shape[d] if x.ndim else 1
+    d = normalize_dims(-1 if dim is None else dim, input.ndim, "topk")[0]
+    n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {n} (shape "
-                           f"{list(x.shape)}); k must be between 0 and {n}")
-    idx = np.argsort(-x._data if largest else x._data, axis=d, kind="stable")
+                           f"{list(input.shape)}); k must be between 0 and {n}")
+    idx = np.argsort(-input._data if largest else input._data, axis=d, kind="stable")
     idx = np.take(idx, np.arange(k), axis=d).astype(np.int64)
-    return return_type("topk")(gather(x, d, Tensor._make(idx)), Tensor._make(idx))
+    return return_type("topk")(gather(input, d, Tensor._make(idx)), Tensor._make(idx))

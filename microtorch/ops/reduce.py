@@ -661,10 +661,10 @@ def _cmp_operands(a, b):
 
 
 def _cmp(np_fn):
-    def compare(a, b):
-        if b is None or isinstance(b, str):
+    def compare(input, other):
+        if other is None or isinstance(other, str):
             return NotImplemented  # (so t == None is False and t != None True, as in torch)
-        ad, bd = _cmp_operands(a, b)
+        ad, bd = _cmp_operands(input, other)
         try:
             return Tensor._make(as_array(np_fn(ad, bd)))
         except ValueError as e:
