@@ -117,10 +117,10 @@ def sort(input, dim=-1, descending=False, *, stable=False):  # (always stable: a
     return return_type("sort")(values, Tensor._make(idx.astype(np.int64)))
 
 
-def topk(input, k, dim=None, largest=True, sorted=True):
+def topk(input, k, dim=-1, largest=True, sorted=True):
     from .reduce import return_type
     from .index import gather
-    d = normalize_dims(-1 if dim is None else dim, input.ndim, "topk")[0]
+    d = normalize_dims(dim, input.ndim, "topk")[0]
     n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {n} (shape "
