@@ -78,8 +78,8 @@ def numel(input):
     return input.numel()
 
 
-def detach(t):
-    return t.detach()
+def detach(input):
+    return input.detach()
 
 
 def softmax(input, dim, dtype=None):

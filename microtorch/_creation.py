@@ -147,17 +147,21 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     return _finish(_rng(generator).permutation(n), dtype or _dtype.int64, requires_grad, device)
 
 
-def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return rand(*input.shape, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    return rand(*input.shape, generator=generator, dtype=_like(input, dtype), device=device,
+                requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return randn(*input.shape, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    return randn(*input.shape, generator=generator, dtype=_like(input, dtype), device=device,
+                 requires_grad=requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
-                 memory_format=None):
-    return randint(low, high, tuple(input.shape), dtype=_like(input, dtype), device=device,
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None):
+    return randint(low, high, tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
                    requires_grad=requires_grad)
 
 
@@ -175,11 +179,13 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, requires_grad=Fa
     return _finish(_rng(generator).normal(mean, std, tuple(size)), _default(dtype), requires_grad)
 
 
-def bernoulli(input, *, generator=None):
-    if not input.dtype.is_floating_point:
+def bernoulli(input, p=None, *, generator=None):
+    """0/1 draws: with probability input (elementwise), or p for every element of input's shape and dtype."""
+    if p is None and not input.dtype.is_floating_point:
         raise NotImplementedError(f"bernoulli: the probabilities must be a floating point tensor, not {input.dtype}; "
                                   "use input.float()")
-    return Tensor._make((_rng(generator).random(input.shape) < input._data).astype(input._data.dtype))
+    probs = input._data if p is None else p
+    return Tensor._make((_rng(generator).random(input.shape) < probs).astype(input._data.dtype))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):

@@ -108,8 +108,9 @@ def _category(d):
     return 1
 
 
-def promote_types(a, b):
-    """torch.promote_types: the smallest dtype both a and b convert to safely."""
+def promote_types(type1, type2):
+    """torch.promote_types: the smallest dtype both type1 and type2 convert to safely."""
+    a, b = type1, type2
     if a is b:
         return a
     ca, cb = _category(a), _category(b)

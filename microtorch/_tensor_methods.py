@@ -187,8 +187,7 @@ def _aliases_and_conversions():
         "addmm": lambda self, mat1, mat2, *, beta=1, alpha=1: ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha),
         "multinomial": lambda self, num_samples, replacement=False, *, generator=None:
             _creation().multinomial(self, num_samples, replacement, generator=generator),
-        "bernoulli": lambda self, *args, generator=None: _creation().bernoulli(self, generator=generator)
-            if not args else _bernoulli_p(self, args[0], generator),
+        "bernoulli": lambda self, p=None, *, generator=None: _creation().bernoulli(self, p, generator=generator),
         "prelu": _act().prelu,
         "hardshrink": lambda self, lambd=0.5: _act().Hardshrink.apply(self, lambd=lambd),
         "new": _legacy_new,
@@ -386,13 +385,6 @@ def _act():
 def _decomposition():
     from .ops import decomposition
     return decomposition
-
-
-def _bernoulli_p(self, p, generator):
-    """x.bernoulli(p): 0/1 draws with probability p, shaped and typed like x."""
-    from ._random import _rng
-    from ._tensor import Tensor
-    return Tensor._make((_rng(generator).random(self._data.shape) < p).astype(self._data.dtype))
 
 
 def _legacy_new(self, *args):

@@ -135,3 +135,63 @@ def test_inplace_keyword_tensor_is_differentiated():
     np.testing.assert_allclose(ma, ta, rtol=1e-6)
     np.testing.assert_allclose(mb, tb, rtol=1e-6)
     assert mname == tname
+
+
+M3 = _RNG.standard_normal((2, 3, 3)).round(3)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("addmm", dict(input=SQ, mat1=SQ, mat2=SQ.T.copy(), beta=0.5, alpha=2)),
+    ("addmm", dict(input=SQ, mat1=SQ, mat2=SQ)),
+    ("mm", dict(input=SQ, mat2=SQ)),
+    ("bmm", dict(input=M3, mat2=M3)),
+    ("baddbmm", dict(input=M3, batch1=M3, batch2=M3, alpha=0.5)),
+    ("detach", dict(input=A)),
+])
+def test_matrix_products_and_detach(name, kwargs):
+    _check(name, kwargs)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("mm", dict(input=SQ, mat2=SQ)), ("bmm", dict(input=M3, mat2=M3)),
+    ("addmm", dict(input=SQ, mat1=SQ, mat2=SQ)), ("baddbmm", dict(input=M3, batch1=M3, batch2=M3)),
+])
+def test_out_dtype_has_no_cpu_kernel(name, kwargs):
+    """torch's CPU build has no kernel for out_dtype= (CUDA only): both raise NotImplementedError."""
+    for lib, pick in ((torch, 0), (microtorch, 1)):
+        kw = {k: _both(v)[pick] for k, v in kwargs.items()}
+        with pytest.raises(NotImplementedError, match=name):
+            getattr(lib, name)(**kw, out_dtype=lib.float64)
+
+
+def test_promote_types_type1_type2():
+    pairs = [("int32", "float32"), ("uint8", "int8"), ("float16", "int64"), ("complex64", "float64")]
+    for a, b in pairs:
+        got = microtorch.promote_types(type1=getattr(microtorch, a), type2=getattr(microtorch, b))
+        assert str(got).split(".")[-1] == str(torch.promote_types(type1=getattr(torch, a),
+                                                                  type2=getattr(torch, b))).split(".")[-1]
+
+
+def test_rng_state_and_like_generators():
+    state = microtorch.get_rng_state()
+    first = microtorch.rand(3)
+    microtorch.set_rng_state(new_state=state)
+    assert microtorch.equal(microtorch.rand(3), first)
+    x = microtorch.zeros(2, 3)
+    for name, extra in (("rand_like", {}), ("randn_like", {}), ("randint_like", dict(high=5))):
+        fn = getattr(microtorch, name)
+        draws = [fn(x, **extra, generator=microtorch.Generator().manual_seed(7)) for _ in range(2)]
+        assert microtorch.equal(draws[0], draws[1]) and draws[0].shape == x.shape
+        assert getattr(torch, name)(torch.zeros(2, 3), **extra, generator=torch.Generator().manual_seed(7)).shape \
+            == (2, 3)  # (torch takes the same keywords; its stream differs from numpy's)
+
+
+def test_bernoulli_p():
+    for lib, pick in ((torch, 0), (microtorch, 1)):
+        x = _both(np.zeros(4000, np.float32))[pick]
+        assert abs(float(lib.bernoulli(input=x, p=0.25).mean()) - 0.25) < 0.04
+        assert abs(float(x.bernoulli(p=0.75).mean()) - 0.75) < 0.04
+        ints = lib.zeros(5, dtype=lib.int64)
+        assert str(lib.bernoulli(ints, p=0.5).dtype).endswith("int64")
+        with pytest.raises(NotImplementedError):
+            lib.bernoulli(ints)
