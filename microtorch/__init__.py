@@ -40,7 +40,7 @@ from .ops.decomposition import svd  # noqa: F401
 from .ops.composite import (argsort, atleast_2d, atleast_3d, bincount, bucketize, column_stack, diff,  # noqa: F401
                             dsplit, dstack, float_power, fliplr, flipud, histc, histogram, hsplit, hstack, msort,
                             nanmean, positive, ravel, repeat_interleave, row_stack, searchsorted, take_along_dim,
-                            tensor_split, tile, unique, vsplit, vstack)
+                            tensor_split, tile, true_divide, unique, vsplit, vstack)
 from .ops.composite import range_ as range  # noqa: F401
 from ._tensor_methods import install_more as _install_more
 from ._api_errors import clean_errors as _clean_errors
@@ -48,7 +48,7 @@ from ._api_errors import clean_errors as _clean_errors
 _install_more(Tensor, _clean_errors)
 from . import func  # noqa: F401,E402  (registers vmap, jacrev, jacfwd with autograd's extension point)
 
-multiply, subtract, divide, true_divide, negative, absolute = mul, sub, div, div, neg, abs
+multiply, subtract, divide, negative, absolute = mul, sub, div, neg, abs
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 arccos, arcsin, arctan, fix, moveaxis = acos, asin, atan, trunc, movedim
 

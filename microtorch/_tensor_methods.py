@@ -102,7 +102,7 @@ METHODS = {
     "mul": ops.mul, "multiply": ops.mul,
     "div": lambda self, other, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),
     "divide": lambda self, other, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),
-    "true_divide": ops.div, "neg": ops.neg, "negative": ops.neg, "pow": ops.pow, "abs": ops.abs,
+    "neg": ops.neg, "negative": ops.neg, "pow": ops.pow, "abs": ops.abs,
     "absolute": ops.abs, "exp": ops.exp, "log": ops.log, "log2": ops.log2, "log10": ops.log10,
     "log1p": ops.log1p, "expm1": ops.expm1, "erf": ops.erf, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt, "sin": ops.sin,
     "cos": ops.cos, "tan": ops.tan, "asin": ops.asin, "acos": ops.acos, "atan": ops.atan, "sinh": ops.sinh,
@@ -122,7 +122,7 @@ METHODS = {
     "equal": ops.equal, "allclose": ops.allclose, "isclose": ops.isclose,
     # shape
     "reshape": ops.reshape, "view": ops.view, "flatten": ops.flatten, "unflatten": ops.unflatten,
-    "squeeze": ops.squeeze, "unsqueeze": ops.unsqueeze, "transpose": ops.transpose, "swapaxes": ops.transpose,
+    "squeeze": ops.squeeze, "unsqueeze": ops.unsqueeze, "transpose": ops.transpose, "swapaxes": ops.swapaxes,
     "swapdims": ops.transpose, "permute": ops.permute, "t": ops.t, "expand": ops.expand,
     "expand_as": ops.expand_as, "broadcast_to": ops.broadcast_to, "repeat": ops.repeat, "split": ops.split,
     "chunk": ops.chunk, "unbind": ops.unbind, "flip": ops.flip, "narrow": ops.narrow, "movedim": ops.movedim,
@@ -162,6 +162,7 @@ def _aliases_and_conversions():
         "roll": ra.roll, "rot90": ra.rot90, "trace": ra.trace, "scatter": ra.scatter, "index_add": ra.index_add,
         "nansum": ra.nansum, "nanmean": cp.nanmean, "diff": cp.diff, "tile": cp.tile, "ravel": cp.ravel,
         "fliplr": cp.fliplr, "flipud": cp.flipud, "positive": cp.positive, "tensor_split": cp.tensor_split,
+        "true_divide": cp.true_divide,
         "vsplit": cp.vsplit, "hsplit": cp.hsplit, "dsplit": cp.dsplit, "take_along_dim": cp.take_along_dim,
         "float_power": cp.float_power, "argsort": cp.argsort, "msort": cp.msort,
         "repeat_interleave": cp.repeat_interleave, "histc": cp.histc, "histogram": cp.histogram,
@@ -427,10 +428,10 @@ def _map2_python(self, x, y, callable):
     return self
 
 
-def _map_python(self, tensor, callable):
-    other = np.broadcast_to(tensor._data, self._data.shape).reshape(-1)
+def _map_python(self, other, callable):
+    values = np.broadcast_to(other._data, self._data.shape).reshape(-1)
     flat = self._data.reshape(-1)
-    for i, (a, b) in enumerate(zip(flat.tolist(), other.tolist())):
+    for i, (a, b) in enumerate(zip(flat.tolist(), values.tolist())):
         flat[i] = callable(a, b)
     self._version_counter[0] += 1
     return self

@@ -195,3 +195,43 @@ def test_bernoulli_p():
         assert str(lib.bernoulli(ints, p=0.5).dtype).endswith("int64")
         with pytest.raises(NotImplementedError):
             lib.bernoulli(ints)
+
+
+SIX = _RNG.standard_normal((4, 6, 2)).round(3)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("swapaxes", dict(input=A, axis0=0, axis1=1)),
+    ("swapdims", dict(input=A, dim0=1, dim1=0)),
+    ("true_divide", dict(input=A, other=B)),
+    ("tensor_split", dict(input=SIX, sections=3, dim=1)),
+    ("tensor_split", dict(input=SIX, indices=[1, 4], dim=1)),
+    ("tensor_split", dict(input=SIX, tensor_indices_or_sections=np.array([1, 3]), dim=0)),
+    ("hsplit", dict(input=SIX, sections=2)),
+    ("vsplit", dict(input=SIX, indices=[1, 3])),
+    ("dsplit", dict(input=SIX, sections=2)),
+])
+def test_renamed_parameters(name, kwargs):
+    _check(name, kwargs)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("swapaxes", dict(axis0=0, axis1=1)), ("true_divide", dict(other=B)), ("tensor_split", dict(indices=[2])),
+    ("hsplit", dict(sections=2)),
+])
+def test_renamed_method_parameters(name, kwargs):
+    _check(name, dict(self=A, **kwargs), method=True)
+
+
+def test_true_divide_takes_no_rounding_mode():
+    for lib, pick in ((torch, 0), (microtorch, 1)):
+        with pytest.raises(TypeError):
+            lib.true_divide(_both(A)[pick], _both(B)[pick], rounding_mode="floor")
+
+
+def test_copy_and_map_take_other():
+    for lib, pick in ((torch, 0), (microtorch, 1)):
+        x, y = lib.zeros(2, 3, dtype=lib.float64), _both(A[:2, :3].copy())[pick]
+        x.copy_(other=y, non_blocking=False)
+        x.map_(other=y, callable=lambda a, b: a * b)
+        np.testing.assert_allclose(x.numpy(), A[:2, :3] ** 2)

@@ -85,6 +85,8 @@ _FIX = {"Tensor": "wrap the value with microtorch.tensor(...)",
 
 # torch's logical ops take a tensor `other` only (the comparisons take a number too)
 _OP_KINDS.update({op: {"other": "tensor"} for op in ("logical_and", "logical_or", "logical_xor")})
+# the split family's sections=/indices= (torch's names): an int or a list of ints, not a tensor as `indices` usually
+_OP_KINDS.update({op: {"sections": "size", "indices": "size"} for op in ("tensor_split", "hsplit", "vsplit", "dsplit")})
 
 
 def _kind(name, overrides=None):

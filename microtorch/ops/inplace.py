@@ -569,8 +569,8 @@ def setitem(self, key, value):
         _copy(target, value)
 
 
-def _copy(self, src, non_blocking=False):
-    src = src if isinstance(src, Tensor) else Tensor._make(np.asarray(src))
+def _copy(self, other, non_blocking=False):
+    src = other if isinstance(other, Tensor) else Tensor._make(np.asarray(other))
     try:
         np.broadcast_to(src._data, self._data.shape)
     except ValueError:

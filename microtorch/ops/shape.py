@@ -351,7 +351,12 @@ def transpose(input, dim0, dim1):
     return _share(Transpose.apply(input, d0=d0, d1=d1), input)
 
 
-swapaxes = swapdims = transpose
+swapdims = transpose
+
+
+def swapaxes(input, axis0, axis1):
+    """numpy's name for transpose, with numpy's parameter names (as torch)."""
+    return transpose(input, axis0, axis1)
 
 
 def t(input):
