@@ -108,7 +108,7 @@ METHODS = {
     "cos": ops.cos, "tan": ops.tan, "asin": ops.asin, "acos": ops.acos, "atan": ops.atan, "sinh": ops.sinh,
     "cosh": ops.cosh, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu, "reciprocal": ops.reciprocal,
     "square": ops.square, "sign": ops.sign, "sgn": ops.sgn, "clamp": ops.clamp, "clip": ops.clamp,
-    "maximum": ops.maximum, "minimum": ops.minimum, "where": lambda self, cond, other: ops.where(cond, self, other),
+    "maximum": ops.maximum, "minimum": ops.minimum, "where": lambda self, condition, other: ops.where(condition, self, other),
     "conj": ops.conj, "angle": ops.angle, "floor": ops.floor, "ceil": ops.ceil, "round": ops.round_,
     "trunc": ops.trunc, "fmod": ops.fmod, "remainder": ops.remainder,
     # reductions

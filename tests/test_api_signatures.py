@@ -235,3 +235,48 @@ def test_copy_and_map_take_other():
         x.copy_(other=y, non_blocking=False)
         x.map_(other=y, callable=lambda a, b: a * b)
         np.testing.assert_allclose(x.numpy(), A[:2, :3] ** 2)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_other_keyword(name):
+    _check(name, dict(input=A, other=B))
+    _check(name, dict(self=A, other=B), method=True)
+
+
+def test_where_method_condition():
+    _check("where", dict(self=A, condition=A > 0, other=B), method=True)
+
+
+def test_vector_norm_x():
+    _check("vector_norm", dict(x=A, ord=1, dim=1), namespace="linalg")
+
+
+def test_orgqr_ormqr_input_names():
+    tall = _RNG.standard_normal((4, 3))
+    results = []
+    for lib, pick in ((torch, 0), (microtorch, 1)):
+        a, c = _both(tall)[pick], _both(tall[:, :2].copy())[pick]
+        h, tau = lib.geqrf(a)
+        results.append([lib.orgqr(input=h, input2=tau).numpy(),
+                        lib.ormqr(input=h, input2=tau, input3=c, left=True, transpose=True).numpy()])
+    for g, e in zip(*results[::-1]):
+        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["l1_loss", "mse_loss"])
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_weighted_pointwise_losses(name, reduction):
+    """F.l1_loss/F.mse_loss(weight=): values and gradients beside torch (microtorch ignored mse's weight)."""
+    w = np.abs(B) + 0.1
+    out = []
+    for lib, pick in ((torch, 0), (microtorch, 1)):
+        x, y, wt = (_both(v)[pick] for v in (A, B * 0.5, w))
+        x.requires_grad_()
+        loss = getattr(lib.nn.functional, name)(input=x, target=y, reduction=reduction, weight=wt)
+        loss.sum().backward()
+        out.append((loss.detach().numpy(), x.grad.numpy()))
+    for g, e in zip(out[1], out[0]):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
+    for lib, pick in ((torch, 0), (microtorch, 1)):
+        with pytest.raises(ValueError):
+            getattr(lib.nn.functional, name)(_both(A)[pick], _both(B)[pick], weight=lib.ones(4))
