@@ -280,3 +280,8 @@ def test_weighted_pointwise_losses(name, reduction):
     for lib, pick in ((torch, 0), (microtorch, 1)):
         with pytest.raises(ValueError):
             getattr(lib.nn.functional, name)(_both(A)[pick], _both(B)[pick], weight=lib.ones(4))
+
+
+def test_split_tensor_keyword():
+    _check("split", dict(tensor=SIX, split_size_or_sections=[1, 3], dim=0))
+    _check("split", dict(self=SIX, split_size=2, dim=1), method=True)
