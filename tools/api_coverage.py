@@ -61,7 +61,7 @@ OUT_OF_SCOPE = [
      r"\bTag\b|has_torch_function|handle_torch_function|torch_function|torch_dispatch|\bclasses\b|"
      r"overrides|\bSym[A-Z]\w*|sym_|GuardOn|unsafe_|\bvmap_impl|is_inference_mode_enabled_|"
      r"DisableTorchFunction|\bcond$|while_loop|\bassociative_scan|_assert|functionalize|"
-     r"register_fake|custom_op|opcheck|\bwrap_|\bTypedStorage|lobpcg", "JIT, compilation and dispatch internals"),
+     r"register_fake|custom_op|opcheck|\bwrap_|\bTypedStorage", "JIT, compilation and dispatch internals"),
     (r"nested|\bnames\b|\brename|refine_names|align_to|align_as|has_names|jagged",
      "named and nested tensors"),
     (r"storage|Storage|data_ptr|share_memory|is_shared|record_stream|\bset_$|untyped|element_size|nbytes|"
@@ -82,10 +82,11 @@ OUT_OF_SCOPE = [
      r"\bLazy[A-Z]\w*|\bUninitialized\w*|LazyModuleMixin", "runtime settings and lazy initialization "
      "(device-, precision- and thread-related)"),
     (r"Generator\.(graphsafe|clone_state)|\bvitals|\bset_vital|\bread_vitals|\bis_anomaly_check",
-     "internals"),    # nn2: fused low-precision GPU matrix products
+     "internals"),
+    # fused low-precision GPU matrix products
     (r"functional\.(scaled_mm|grouped_mm|scaled_grouped_mm|ScalingType|SwizzleType)$",
      "low-precision (float8 / MX) and grouped GPU matrix-multiply kernels with their scaling and swizzle enums"),
-    # api (issue 13, Tensor methods)
+    # Tensor methods
     (r"Tensor\.is_mps$|Tensor\.is_maia$", "GPUs, accelerators and their streams"),
     (r"Tensor\.dense_dim$", "sparse tensors"),
     (r"Tensor\.name$|to_padded_tensor", "named and nested tensors"),
@@ -93,7 +94,7 @@ OUT_OF_SCOPE = [
     (r"Tensor\.(eig|symeig|lstsq|solve|reinforce)$", "removed from torch 2 (calling them raises an error there)"),
     (r"Tensor\.hash_tensor$", "returns a uint64 tensor (uint64 is out of scope: see the dtypes above)"),
     (r"Tensor\.slice_inverse$", "JIT, compilation and dispatch internals"),
-    # linalg (issue 13, the torch namespace)
+    # the torch namespace
     (r"^torch\.(\w*Type|AliasDb|Argument|ArgumentSpec|CompleteArgumentSpec|Block|CallStack|Capsule|Code|"
      r"CompilationUnit|ConcreteModuleType\w*|DeepCopyMemoTable|ErrorReport|ExecutionPlan|FileCheck|FunctionSchema|"
      r"Gradient|Graph|GraphExecutorState|JITException|LiteScriptModule|\w*Logger|LoggerBase|ModuleDict|"
@@ -113,6 +114,8 @@ OUT_OF_SCOPE = [
     (r"^torch\.(eig|symeig|lstsq|solve|matrix_rank)$", "removed from torch 2 (calling them raises an error there)"),
     (r"^torch\.(native_norm|spmm)$", "sparse tensors"),
     (r"^torch\.choose_qparams_optimized$", "quantization"),
+    (r"^torch\.lobpcg$", "an iterative eigensolver meant for large sparse matrices (dense `linalg.eigh` is present)"),
+    (r"^torch\.utils\.data\._DatasetKind$", "DataLoader's internal fetcher factory (torch's own loader code uses it)"),
 ]
 _SCOPE_RULES = [(re.compile(p), reason) for p, reason in OUT_OF_SCOPE]
 
