@@ -285,3 +285,22 @@ def test_weighted_pointwise_losses(name, reduction):
 def test_split_tensor_keyword():
     _check("split", dict(tensor=SIX, split_size_or_sections=[1, 3], dim=0))
     _check("split", dict(self=SIX, split_size=2, dim=1), method=True)
+
+
+def test_coverage_tool_reads_builtin_keywords_from_torch_stubs():
+    """The report's keyword notes for builtins come from torch's type stubs: the names its parser takes."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "tools" / "api_coverage.py"
+    spec = importlib.util.spec_from_file_location("api_coverage_sig", path)
+    tool = importlib.util.module_from_spec(spec)
+    sys.modules["api_coverage_sig"] = tool
+    spec.loader.exec_module(tool)
+    assert set(tool.torch_params(torch.searchsorted, "searchsorted", False).params) >= {"sorted_sequence", "input"}
+    assert "dividend" not in tool.torch_params(torch.true_divide, "true_divide", False).params
+    dot = tool.torch_params(torch.Tensor.dot, "dot", True).params
+    assert "tensor" in dot and "other" not in dot
+    assert "Tensor" not in tool.torch_params(torch.max, "max", False).params  # (not read off "-> (Tensor, ...)")
+    assert tool._signature_notes(torch.eq, microtorch.eq, "eq", False) == ""
+    assert tool._signature_notes(torch.addmm, microtorch.addmm, "addmm", False) == ""
