@@ -304,3 +304,11 @@ def test_coverage_tool_reads_builtin_keywords_from_torch_stubs():
     assert "Tensor" not in tool.torch_params(torch.max, "max", False).params  # (not read off "-> (Tensor, ...)")
     assert tool._signature_notes(torch.eq, microtorch.eq, "eq", False) == ""
     assert tool._signature_notes(torch.addmm, microtorch.addmm, "addmm", False) == ""
+
+
+@pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
+def test_triangle_indices_requires_grad(name):
+    _check(name, dict(row=3, col=4, offset=1, requires_grad=False))
+    for lib in (torch, microtorch):
+        with pytest.raises(RuntimeError, match="floating point"):
+            getattr(lib, name)(3, 3, requires_grad=True)  # (int64 indices cannot require grad)
