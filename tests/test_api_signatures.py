@@ -312,3 +312,11 @@ def test_triangle_indices_requires_grad(name):
     for lib in (torch, microtorch):
         with pytest.raises(RuntimeError, match="floating point"):
             getattr(lib, name)(3, 3, requires_grad=True)  # (int64 indices cannot require grad)
+
+
+@pytest.mark.parametrize("name", ["new_zeros", "new_ones"])
+def test_new_filled_take_size_keyword(name):
+    _check(name, dict(self=A, size=(2, 5), dtype=None), method=True)
+    shapes = [tuple(getattr(lib.zeros(1), name)(size=[3]).shape) for lib in (torch, microtorch)]
+    assert shapes[0] == shapes[1] == (3,)
+    assert tuple(microtorch.zeros(1).new_empty(size=(2, 2)).shape) == tuple(torch.zeros(1).new_empty(size=(2, 2)).shape)
