@@ -267,9 +267,13 @@ def _from_stub(fn, name):
     for args in overloads:
         positional = args.posonlyargs + args.args
         defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-        for arg, default in list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults)):
-            if arg.arg != "self":
-                params.setdefault(arg.arg, Params.REQUIRED if default is None else Token(ast.unparse(default)))
+        for i, (arg, default) in enumerate(list(zip(positional, defaults)) + list(zip(args.kwonlyargs,
+                                                                                   args.kw_defaults))):
+            name = arg.arg
+            if name == "self" and i == 0 and where != "TensorBase":
+                name = "input"  # (a function's stub says self where its parser says input: torch.numel(input=x))
+            if name != "self":
+                params.setdefault(name, Params.REQUIRED if default is None else Token(ast.unparse(default)))
     return Params(params, False)
 
 
