@@ -320,3 +320,18 @@ def test_new_filled_take_size_keyword(name):
     shapes = [tuple(getattr(lib.zeros(1), name)(size=[3]).shape) for lib in (torch, microtorch)]
     assert shapes[0] == shapes[1] == (3,)
     assert tuple(microtorch.zeros(1).new_empty(size=(2, 2)).shape) == tuple(torch.zeros(1).new_empty(size=(2, 2)).shape)
+
+
+def test_rrelu_generator():
+    """torch.rrelu / torch.rrelu_ / F.rrelu_ take generator=: the same seed draws the same slopes."""
+    x = microtorch.tensor(-np.abs(A))
+    seeded = [microtorch.rrelu(input=x, training=True, generator=microtorch.Generator().manual_seed(5))
+              for _ in range(2)]
+    assert microtorch.equal(*seeded)
+    inplace = x.clone()
+    microtorch.nn.functional.rrelu_(inplace, training=True, generator=microtorch.Generator().manual_seed(5))
+    assert microtorch.equal(inplace, seeded[0])
+    t = torch.tensor(-np.abs(A))
+    assert torch.rrelu(input=t, training=True, generator=torch.Generator().manual_seed(5)).shape == t.shape
+    slopes = (seeded[0] / x).numpy()
+    assert np.all((slopes >= 1 / 8) & (slopes <= 1 / 3))
