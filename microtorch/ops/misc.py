@@ -59,10 +59,13 @@ def _nodiff_unary(np_fn):
 floor = _nodiff_unary(np.floor)
 ceil = _nodiff_unary(np.ceil)
 trunc = _nodiff_unary(np.trunc)
+_round = _nodiff_unary(np.round)
 
 
 def round_(input, *, decimals=0):
     """Half to even, at `decimals` places (scaled by 10**decimals as torch does; negative rounds tens)."""
+    if decimals == 0:
+        return _round(input)
     return Tensor._make(as_array(np.round(input._data, decimals)))
 
 
