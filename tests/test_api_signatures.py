@@ -335,3 +335,16 @@ def test_rrelu_generator():
     assert torch.rrelu(input=t, training=True, generator=torch.Generator().manual_seed(5)).shape == t.shape
     slopes = (seeded[0] / x).numpy()
     assert np.all((slopes >= 1 / 8) & (slopes <= 1 / 3))
+
+
+@pytest.mark.parametrize("kwargs", [dict(elements=np.array([1.0, 2.0, 5.0]), test_elements=np.array([2.0, 5.0])),
+                                    dict(element=2.0, test_elements=np.array([2.0, 5.0])),
+                                    dict(elements=np.array([1.0, 2.0]), test_element=2.0, invert=True)])
+def test_isin_keywords(kwargs):
+    _check("isin", kwargs)
+
+
+def test_isin_needs_both_operands():
+    for lib in (torch, microtorch):
+        with pytest.raises(TypeError):
+            lib.isin(lib.zeros(2))
