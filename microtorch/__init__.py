@@ -8,7 +8,8 @@ import numpy as _np
 from . import _dtype
 from ._dtype import (bool_ as bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,  # noqa: F401
                      float32, float64, get_default_dtype, half, int, int8, int16, int32, int64, long,
-                     promote_types, result_type, set_default_dtype, short, uint8)
+                     promote_types, set_default_dtype, short, uint8)
+from ._dtype import torch_result_type as result_type  # noqa: F401
 from ._printing import set_printoptions  # noqa: F401
 from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401
 from ._tensor import Size, Tensor, as_tensor, device, from_numpy, tensor  # noqa: F401

@@ -348,3 +348,13 @@ def test_isin_needs_both_operands():
     for lib in (torch, microtorch):
         with pytest.raises(TypeError):
             lib.isin(lib.zeros(2))
+
+
+@pytest.mark.parametrize("kwargs", [dict(tensor=A.astype(np.float32), other=2.5), dict(tensor=A, other=B),
+                                    dict(scalar=2, tensor=A.astype(np.int32)), dict(scalar1=2, scalar2=1.5)])
+def test_result_type_keywords(kwargs):
+    got, want = [], []
+    for lib, pick, out in ((torch, 0, want), (microtorch, 1, got)):
+        out.append(str(lib.result_type(**{k: _both(v)[pick] if isinstance(v, np.ndarray) else v
+                                          for k, v in kwargs.items()})).split(".")[-1])
+    assert got == want
