@@ -196,9 +196,10 @@ class Tensor:
             if value.shape != self.shape:
                 raise RuntimeError(f"assigned grad has data of a different size: grad is "
                                    f"{list(value.shape)}, tensor is {list(self.shape)}")
-            if value.dtype is not self.dtype:
-                raise RuntimeError(f"assigned grad has data of a different type: grad is "
-                                   f"{value.dtype}, tensor is {self.dtype}")
+            expected = self.__dict__.get("_grad_dtype", self.dtype)   # (Tensor.grad_dtype; None: any)
+            if expected is not None and value.dtype is not expected:
+                raise RuntimeError(f"assigned grad has data of a different type: grad is {value.dtype}, tensor's "
+                                   f"grad_dtype is {expected}; cast it (.to({expected})) or set grad_dtype")
         self._grad = value
 
     @property

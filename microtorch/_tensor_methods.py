@@ -154,7 +154,7 @@ def _aliases_and_conversions():
     return {
         "asinh": pw.asinh, "arcsinh": pw.asinh, "acosh": pw.acosh, "arccosh": pw.acosh, "atanh": pw.atanh,
         "arctanh": pw.atanh, "exp2": pw.exp2, "erfc": pw.erfc, "deg2rad": pw.deg2rad, "rad2deg": pw.rad2deg,
-        "frac": pw.frac, "sinc": pw.sinc, "logit": pw.logit, "atan2": pw.atan2, "arctan2": pw.atan2,
+        "frac": pw.frac, "sinc": pw.sinc, "logit": pw.logit, "atan2": pw.atan2, "arctan2": pw.arctan2,
         "hypot": pw.hypot, "logaddexp": pw.logaddexp, "logaddexp2": pw.logaddexp2, "xlogy": pw.xlogy,
         "fmax": pw.fmax, "fmin": pw.fmin, "lerp": pw.lerp, "addcmul": pw.addcmul, "addcdiv": pw.addcdiv,
         "arccos": ops.acos, "arcsin": ops.asin, "arctan": ops.atan, "fix": ops.trunc, "moveaxis": ops.movedim,

@@ -81,13 +81,17 @@ def _get_grad_dtype(self):
 
 def _set_grad_dtype(self, value):
     from ._dtype import dtype as dtype_cls
+    from .autograd.node import leaf_meta
     _leaf_only(self, "set")
     if value is not None and not isinstance(value, dtype_cls):
         raise TypeError(f"grad_dtype must be a dtype or None, not {type(value).__name__}")
-    if value not in (None, self.dtype):
-        raise NotImplementedError(f"grad_dtype={value}: microtorch's engine keeps .grad in the tensor's own dtype "
-                                  f"({self.dtype}); cast it after backward instead (x.grad.to({value}))")
+    if value is not None and self._grad is not None and self._grad.dtype is not value:
+        raise RuntimeError(f"Cannot set grad_dtype to {value} because there is already a gradient with dtype "
+                           f"{self._grad.dtype}: clear it first (.grad = None)")
     self.__dict__["_grad_dtype"] = value
+    node = self._accumulator() if self._accumulator is not None else None
+    if node is not None:   # (an AccumulateGrad already in a graph checks against the new dtype)
+        node._out_meta = (leaf_meta(self),)
 
 
 # argument kinds that differ from what ops/_checks.py guesses from the name (checked before each call here)

@@ -115,8 +115,47 @@ def test_grad_dtype_as_torch():
                 else:
                     (x * 2).grad_dtype = lib.float32
     assert seen[1] == seen[0]
-    with pytest.raises(NotImplementedError, match="own dtype"):  # (torch casts .grad; microtorch says it cannot)
-        mt.ones(2, requires_grad=True).grad_dtype = mt.float64
+
+
+def _grads_with_grad_dtype(lib):
+    """What .grad and autograd.grad give when a leaf's grad_dtype differs from its dtype, or is None."""
+    out = []
+    x = lib.ones(3, requires_grad=True)
+    x.grad_dtype = lib.float64
+    (x * 2).sum().backward()                       # the engine casts the leaf's gradient
+    out.append((x.grad.dtype, x.grad.tolist()))
+    y = lib.ones(3, requires_grad=True)
+    y.grad_dtype = lib.float64
+    out.append(lib.autograd.grad((y * 3).sum(), y)[0].dtype)
+    z = lib.ones(3, requires_grad=True)
+    (z * 2).sum().backward()
+    z.grad = None                                  # a gradient already there must match, so clear it first
+    z.grad_dtype = None                            # None: any dtype may be assigned
+    z.grad = lib.zeros(3, dtype=lib.float64)
+    out.append(z.grad.dtype)
+    w = lib.ones(3, requires_grad=True)
+    loss = (w * 2).sum()                           # the graph exists before grad_dtype is set
+    w.grad_dtype = lib.float16
+    loss.backward()
+    out.append(w.grad.dtype)
+    return [str(v).replace("microtorch", "torch") for v in out]
+
+
+def test_grad_dtype_casts_the_gradient_as_torch():
+    assert _grads_with_grad_dtype(mt) == _grads_with_grad_dtype(torch)
+
+
+@pytest.mark.parametrize("case", ["set with a grad there", "assign another dtype"])
+def test_grad_dtype_errors_as_torch(case):
+    for lib in (torch, mt):
+        x = lib.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="grad_dtype"):
+            if case == "set with a grad there":
+                x.grad = lib.zeros(2)
+                x.grad_dtype = lib.float64
+            else:
+                x.grad_dtype = lib.float64
+                x.grad = lib.zeros(2)
 
 
 def test_istft_method_and_warning_without_window():

@@ -335,9 +335,9 @@ def test_jvp_equals_torch(name, f, specs):
 FWD_OVER_REV = [
     ("relu_mlp", lambda L, x, w: (nnf(L).linear(x, w).relu() ** 2).sum(), [F(2, 3), F(4, 3)]),
     ("leaky", lambda L, x: nnf(L).leaky_relu(x, 0.1).pow(3).sum(), [F(5)]),
-    ("elu", lambda L, x: nnf(L).elu(x, 0.7).pow(3).sum(), [F(5)]),  # fuzz: EluBackward has a jvp of its own
-    ("gelu", lambda L, x: nnf(L).gelu(x).pow(3).sum(), [F(5)]),  # GeluBackward's jvp (added by the linalg row: the
-    # table test found no test running it)
+    ("elu", lambda L, x: nnf(L).elu(x, 0.7).pow(3).sum(), [F(5)]),  # EluBackward has a jvp of its own
+    ("gelu", lambda L, x: nnf(L).gelu(x).pow(3).sum(), [F(5)]),  # so has GeluBackward
+    ("gelu_tanh", lambda L, x: nnf(L).gelu(x, approximate="tanh").pow(3).sum(), [F(5)]),
     ("tanh_sigmoid", lambda L, x: (x.tanh() * x.sigmoid() ** 2).sum(), [F(5)]),
     ("cross_entropy", lambda L, x, t: nnf(L).cross_entropy(x, t), [F(3, 4), I(4, 3)]),
     ("cross_entropy_2d", lambda L, x, t: nnf(L).cross_entropy(x, t, reduction="sum"), [F(2, 3, 2, 2), I(3, 2, 2, 2)]),

@@ -51,13 +51,13 @@ def _validate_one(node, i, g, meta):
     if not isinstance(g, Tensor):
         raise RuntimeError(f"expected Variable or None (got {type(g).__name__}): function {node.name()} "
                            f"returned it as gradient {i}; return a Tensor or None per input")
-    shape, dtype = meta[0], from_numpy_dtype(meta[1])
+    shape, dtype = meta[0], None if meta[1] is None else from_numpy_dtype(meta[1])  # (None: a leaf's grad_dtype=None)
     if g._data.shape != shape:
         if not broadcasts_to(shape, g._data.shape):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                                f"got {list(g.shape)} but expected shape compatible with {list(shape)}")
         g = sum_to(g, shape)
-    if g._data.dtype is not dtype.np and g.dtype is not dtype:  # (the identity test is the fast path)
+    if dtype is not None and g._data.dtype is not dtype.np and g.dtype is not dtype:  # (identity: the fast path)
         if g.dtype.is_complex and not dtype.is_complex:
             g = g.real
         g = g.to(dtype)

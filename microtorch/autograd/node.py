@@ -92,10 +92,17 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.variable = variable
-        self._out_meta = ((variable._data.shape, variable._data.dtype),)
+        self._out_meta = (leaf_meta(variable),)
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
+
+
+def leaf_meta(t):
+    """(shape, numpy dtype) a leaf's gradient is checked against: the leaf's own dtype, or the
+    `grad_dtype` set on it (None: any dtype, no cast)."""
+    grad_dtype = t.__dict__.get("_grad_dtype", t.dtype)
+    return (t._data.shape, None if grad_dtype is None else grad_dtype.np)
 
 
 def accumulator(t):

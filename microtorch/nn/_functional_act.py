@@ -88,6 +88,8 @@ def hardshrink(input, lambd=0.5):
 
 
 def softsign(input):
+    if input.dtype.name == "bool":  # torch's abs has no bool kernel
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool' (softsign); convert with .float() first")
     return input / (input.abs() + 1)
 
 

@@ -205,6 +205,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 def msort(input):
+    from .misc import _no_complex
+    _no_complex(input, "msort: Sort")
     return sort(input, 0).values
 
 

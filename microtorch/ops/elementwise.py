@@ -696,6 +696,10 @@ Abs = _unary("Abs", np.abs, _d_abs)
 
 
 def abs(input):
+    if not isinstance(input, Tensor) or input._data.dtype == np.bool_:  # (torch has no kernel for bool)
+        from .scan import need_tensor
+        need_tensor(input, "abs", "input", 1)
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool' (abs); a bool is its own absolute value")
     return Abs.apply(input)
 
 
@@ -818,6 +822,10 @@ class Relu(Op):
 
 
 def relu(input):
+    if isinstance(input, Tensor) and input._data.dtype.kind in "bc":
+        if input._data.dtype.kind == "c":  # torch's relu is a clamp at 0, which complex numbers do not have
+            raise NotImplementedError("clamp is not supported for complex types (relu); use .real or .abs()")
+        raise RuntimeError("Boolean inputs not supported for relu; convert with .float() first")
     return Relu.apply(input)
 
 
@@ -1014,6 +1022,8 @@ def _gelu_curvature(x, approximate):
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
+    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"GeluKernelImpl\" not implemented for '{input.dtype}' (gelu); convert with .float()")
     return Gelu.apply(input, approximate=approximate)
 
 
@@ -1171,9 +1181,19 @@ def _pick_grads(grad, a, b):
     return where(Tensor._make(a < b), 0.0, half), where(Tensor._make(a > b), 0.0, half)
 
 
+def _need_tensors(input, other, op):
+    """torch's TypeError for a binary op that takes two tensors (no number: torch.maximum(x, 0) raises)."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        from .scan import need_tensor
+        need_tensor(input, op, "input", 1)
+        need_tensor(other, op, "other", 2)
+    if op in ("maximum", "minimum") and (input.dtype.is_complex or other.dtype.is_complex):
+        raise RuntimeError(f"{op} not implemented for complex tensors.; compare .abs() or .real instead")
+
+
 def maximum(input, other):
-    a, b = input, other
-    a, b = promoted(a, b)
+    _need_tensors(input, other, "maximum")
+    a, b = promoted(input, other)
     try:
         return Maximum.apply(a, b)
     except ValueError as e:
@@ -1202,8 +1222,8 @@ class Minimum(Maximum):
 
 
 def minimum(input, other):
-    a, b = input, other
-    a, b = promoted(a, b)
+    _need_tensors(input, other, "minimum")
+    a, b = promoted(input, other)
     try:
         return Minimum.apply(a, b)
     except ValueError as e:

@@ -34,13 +34,24 @@ class AsStrided(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        if not grad.numel():  # an empty view: torch's as_strided_backward returns plain zeros (no graph)
-            return Tensor._make(np.zeros(ctx.base_shape, grad._data.dtype)), None
         return AsStridedScatter.apply(grad, ctx.base_shape, ctx.index), None
 
     @staticmethod
     def jvp(ctx, t, _index):
         return AsStrided.apply(t, ctx.index)
+
+
+class RegeneratedView(AsStrided):
+    """a view's new history after an in-place op on its base: torch's as_strided_backward, which for an
+    empty view returns plain zeros (no graph). (The in-place op's own AsStrided keeps the graph: torch's
+    CopySlices copies that op's gradient into the base's, even into an empty slice.)"""
+    _grad_fn_name = "AsStridedBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        if not grad.numel():
+            return Tensor._make(np.zeros(ctx.base_shape, grad._data.dtype)), None
+        return AsStridedScatter.apply(grad, ctx.base_shape, ctx.index), None
 
 
 class AsStridedScatter(Op):
@@ -172,7 +183,7 @@ def _regenerate_views(root, modified=None):
             continue
         old, old_nr = v.grad_fn, v._output_nr
         with grad_mode.enable_grad():
-            r = AsStrided.apply(_alias(root), idx) if replay is None else replay.apply(_alias(root))
+            r = RegeneratedView.apply(_alias(root), idx) if replay is None else replay.apply(_alias(root))
         v.grad_fn, v._output_nr, v._requires_grad = r.grad_fn, 0, True
         # torch moves retain_grad to the new grad_fn, except for the view that was modified: there it
         # is dropped (v.retains_grad stays True but v.grad is no longer filled)

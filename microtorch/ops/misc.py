@@ -50,21 +50,32 @@ def div_rounded(a, b, mode):
     return Tensor._make(as_array(out))
 
 
-def _nodiff_unary(np_fn):
+_ALIAS = {"trunc": "trunc, or fix"}  # fix is trunc: its errors name both
+
+
+def _nodiff_unary(np_fn, name):
     def f(input):
+        kind = input._data.dtype.kind
+        if kind == "b" or (kind == "c" and name == "round"):  # torch has no kernel for these
+            raise NotImplementedError(f'"{name}_vml_cpu" not implemented for \'{input.dtype}\' ({_ALIAS.get(name, name)}); '
+                                      "convert with .double()")
+        if kind == "c":
+            raise NotImplementedError(f"{_ALIAS.get(name, name)} is not supported for complex inputs; round .real and "
+                                      ".imag apart")
         return Tensor._make(as_array(np_fn(input._data)))
+    f.__name__ = f.__qualname__ = name
     return f
 
 
-floor = _nodiff_unary(np.floor)
-ceil = _nodiff_unary(np.ceil)
-trunc = _nodiff_unary(np.trunc)
-_round = _nodiff_unary(np.round)
+floor = _nodiff_unary(np.floor, "floor")
+ceil = _nodiff_unary(np.ceil, "ceil")
+trunc = _nodiff_unary(np.trunc, "trunc")
+_round = _nodiff_unary(np.round, "round")
 
 
 def round_(input, *, decimals=0):
     """Half to even, at `decimals` places (scaled by 10**decimals as torch does; negative rounds tens)."""
-    if decimals == 0:
+    if decimals == 0 or input._data.dtype.kind in "bc":  # (bool and complex: _round's error, as torch's)
         return _round(input)
     return Tensor._make(as_array(np.round(input._data, decimals)))
 
@@ -111,9 +122,15 @@ def cumsum(input, dim, dtype=None):
     return Cumsum.apply(input, normalize_dims(dim, input.ndim, "cumsum")[0])
 
 
+def _no_complex(x, op):
+    if x._data.dtype.kind == "c":  # complex numbers have no order
+        raise RuntimeError(f" {op} does not support complex dtypes on CPU; order by .abs() or .real instead")
+
+
 def sort(input, dim=-1, descending=False, *, stable=False):  # (always stable: a valid order for both)
     from .reduce import return_type
     d = normalize_dims(dim, input.ndim, "sort")[0]
+    _no_complex(input, "Sort")
     idx = np.argsort(-input._data if descending else input._data, axis=d, kind="stable")
     from .index import gather
     values = gather(input, d, Tensor._make(idx.astype(np.int64)))
@@ -124,6 +141,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     from .reduce import return_type
     from .index import gather
     d = normalize_dims(dim, input.ndim, "topk")[0]
+    _no_complex(input, "topk")
     n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {n} (shape "

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, promoted
-from .elementwise import _float, _unary, where
+from .elementwise import _float, _need_tensors, _unary, where
 
 
 def _d_asinh(x):
@@ -78,6 +78,10 @@ def _unary_fn(name, cls):
     floating = name != "frac"
 
     def fn(input):
+        if not floating:  # frac: a float tensor only
+            from .scan import need_tensor
+            if not need_tensor(input, name, "input", 1).dtype.is_floating_point:
+                raise NotImplementedError(f'"{name}_cpu" not implemented for \'{input.dtype}\'; convert with .double()')
         return cls.apply(_float(input) if floating else input)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = cls.__doc__
@@ -384,7 +388,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         raise broadcast_error("addcdiv", e, input, tensor1, tensor2) from None
 
 
-def _binary(cls, name, a, b, floating=True):
+def _binary(cls, name, a, b, floating=True, numbers=False, ints=True, complex_=False):
+    if not numbers:  # torch takes two tensors here (xlogy also takes a number)
+        _need_tensors(a, b, name)
+    _need_kernel(a, b, name, ints, complex_)
     try:
         a, b = promoted(a, b)
         if floating:
@@ -395,24 +402,36 @@ def _binary(cls, name, a, b, floating=True):
         raise broadcast_error(name, e, a, b) from None
 
 
+def _need_kernel(a, b, name, ints, complex_):
+    """torch's error where it has no kernel for the operands' dtypes (hypot of int64, atan2 of complex)."""
+    kinds = {v.dtype.is_complex and "c" or (v.dtype.is_floating_point and "f") or "i" for v in (a, b)
+             if isinstance(v, Tensor)}
+    if "c" in kinds and not complex_:
+        if name in ("fmax", "fmin"):
+            raise RuntimeError(f"{name} not implemented for complex tensors.; compare .abs() or .real instead")
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'ComplexDouble\'; use real tensors')
+    if kinds == {"i"} and not ints:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for integer or bool tensors; convert with .double()')
+
+
 def atan2(input, other):
     return _binary(Atan2, "atan2", input, other)
 
 
 def hypot(input, other):
-    return _binary(Hypot, "hypot", input, other)
+    return _binary(Hypot, "hypot", input, other, ints=False)
 
 
 def logaddexp(input, other):
-    return _binary(Logaddexp, "logaddexp", input, other)
+    return _binary(Logaddexp, "logaddexp", input, other, ints=False, complex_=True)
 
 
 def logaddexp2(input, other):
-    return _binary(Logaddexp2, "logaddexp2", input, other)
+    return _binary(Logaddexp2, "logaddexp2", input, other, ints=False)
 
 
 def xlogy(input, other):
-    return _binary(Xlogy, "xlogy", input, other)
+    return _binary(Xlogy, "xlogy", input, other, numbers=True)
 
 
 def fmax(input, other):
@@ -423,7 +442,8 @@ def fmin(input, other):
     return _binary(Fmin, "fmin", input, other, floating=False)
 
 
-arctan2 = atan2
+def arctan2(input, other):
+    return _binary(Atan2, "arctan2", input, other)
 
 
 # ---- one-sided clamps and tests of the sign bit ---------------------------------------------------------

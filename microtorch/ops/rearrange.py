@@ -98,6 +98,8 @@ def trace(input):
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim} (shape "
                            f"{list(input.shape)}); use torch.diagonal(x, dim1=-2, dim2=-1).sum(-1) for batches")
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'; convert with .long() first")
     return Trace.apply(input)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import need_nonempty
+from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
 from .shape import broadcast_to, cat, reshape
 
@@ -666,7 +667,7 @@ def _cmp(np_fn):
             return NotImplemented  # (so t == None is False and t != None True, as in torch)
         ad, bd = _cmp_operands(input, other)
         try:
-            return Tensor._make(as_array(np_fn(ad, bd)))
+            return Tensor._make(like_torch(as_array(np_fn(ad, bd)), ad, bd))  # (laid out as torch's)
         except ValueError as e:
             op = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
                   "greater_equal": "ge"}.get(np_fn.__name__, np_fn.__name__)

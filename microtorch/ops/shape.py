@@ -4,6 +4,7 @@ import numpy as np
 
 from .._tensor import Tensor, _size_arg
 from ._checks import check_size, need_dims
+from ._layout import like_torch
 from ._op import Op, normalize_dims
 from .inplace import mark_view
 
@@ -269,7 +270,12 @@ class Unsqueeze(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        return np.expand_dims(x, dim)
+        out = np.expand_dims(x, dim)
+        # torch's strides: x's (numpy resets those of size-1 dims), and for the new dim the stride of the
+        # dim it goes before times that dim's size (matmul's fold-or-copy choice reads them)
+        strides = list(x.strides)
+        strides.insert(dim, x.shape[dim] * x.strides[dim] if dim < x.ndim else x.itemsize)
+        return np.lib.stride_tricks.as_strided(out, out.shape, strides) if out.strides != tuple(strides) else out
 
     @staticmethod
     def backward(ctx, grad):
@@ -586,7 +592,8 @@ class Flip(Op):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return np.flip(x, dims).copy(order="K")  # (K: the input's layout, as torch's flip keeps it)
+        # torch's flip is laid out as an elementwise result of x is: x's order of dims, densely
+        return like_torch(np.flip(x, dims).copy(order="C"), x)  # (a copy even where flip is a no-op view)
 
     @staticmethod
     def backward(ctx, grad):

@@ -74,15 +74,22 @@ def _layout_from_einsum(prog, step):
     return False
 
 
+_BMM = {"BmmBackward0", "ExpandBackward0", "SqueezeBackward1", "UnsqueezeBackward0"}  # matmul's batched path
+_FOLDED = {"MmBackward0", "MvBackward0"}  # matmul's folded path
+
+
 def _known_einsum_layout(prog, step, torch_rec, mt_rec):
     """torch's einsum result is often a permuted (non-contiguous) view, microtorch's is contiguous,
     and elementwise ops and views keep either layout: a reshape (or matmul's fold) reading it is then
     a ViewBackward0 in microtorch where torch copies (UnsafeViewBackward0 over CloneBackward0) or
-    aliases (ReshapeAliasBackward0)."""
+    aliases (ReshapeAliasBackward0), and matmul may fold it into one mm/mv where torch runs bmm."""
     if not _layout_from_einsum(prog, step):
         return False
     t, m = list(torch_rec.nodes), list(mt_rec.nodes)
     same_top = torch_rec.grad_fn == mt_rec.grad_fn or {torch_rec.grad_fn, mt_rec.grad_fn} <= _RESHAPES
+    if step.op == "matmul" and same_top and t and set(t) - set(m) <= _RESHAPES | _BMM and \
+            set(m) - set(t) <= _RESHAPES | _FOLDED and "BmmBackward0" in t and not _FOLDED & set(t):
+        return True  # fold versus bmm, decided by the einsum result's strides
     return same_top and t and [n for n in t if n not in _RESHAPES] == [n for n in m if n not in _RESHAPES] and \
         set(t) ^ set(m) <= _RESHAPES
 

@@ -253,11 +253,13 @@ def test_one_operand_einsum_saves_nothing(equation):
     assert_like_torch(leaves, steps)
 
 
-def test_the_gradient_through_an_empty_rebased_view_has_no_graph():
-    """(seed 9376) torch's as_strided_backward of an empty view returns plain zeros, so a gradient
-    that only passes there does not require grad under create_graph."""
-    leaves = {"x": ([[-1.0, 2.0]], True)}
-    steps = [("add", "x + 1"), ("getitem", "v0[..., 2:]"), ("inplace", "v1.clamp_(min=0)"),
+@pytest.mark.parametrize("op", ["v1.clamp_(min=0)", "v1.mul_(e)"])
+def test_the_gradient_through_an_empty_rebased_view_has_no_graph(op):
+    """(seeds 9376, 5741) torch's as_strided_backward of an empty (regenerated) view returns plain
+    zeros, so a gradient that only passes there does not require grad under create_graph; but
+    CopySlices still copies the in-place op's own gradient (here from e) into the base's."""
+    leaves = {"x": ([[-1.0, 2.0]], True), "e": (np.zeros((1, 0)), True)}
+    steps = [("add", "x + 1"), ("getitem", "v0[..., 2:]"), ("inplace", op),
              ("logsumexp", "L.logsumexp(v2, dim=0, keepdim=True)")]
     assert_like_torch(leaves, steps)
 
@@ -325,4 +327,38 @@ def test_a_scalar_to_the_power_of_a_tensor_is_contiguous():
     matmul reading it folds with a view, not a copy."""
     leaves = {"x": (np.zeros((2, 1, 2)), True), "w": ([[0.0], [1.0]], False)}
     steps = [("transpose", "x.transpose(-1, 0)"), ("scalar", "2.0 ** v0"), ("matmul", "v1 @ w")]
+    assert_like_torch(leaves, steps)
+
+
+def test_a_comparison_is_laid_out_as_torch():
+    """(seed 21528) a comparison of a permuted and a contiguous tensor is laid out like the first
+    operand (TensorIterator), and where() keeps that layout, so a later matmul folds with a view."""
+    leaves = {"x": (np.arange(27.0).reshape(3, 3, 3) % 4, True), "w": ([1.0, 1.0, -1.0], False)}
+    steps = [("mul", "x * 1"), ("permute", "v0.permute((1, 2, 0))"), ("where", "L.where(v1 > v0, v1, v0)"),
+             ("matmul", "L.matmul(v2, w)")]
+    assert_like_torch(leaves, steps)
+
+
+def test_unsqueeze_keeps_torch_strides():
+    """(seed 16975) unsqueeze keeps the strides of size-1 dims and gives the new dim torch's stride;
+    matmul's choice between folding and bmm reads them."""
+    leaves = {"x": ([[[1.0, -1.0, 1.0]]], True), "w": ([-1.0, -1.0], False)}
+    steps = [("getitem", "x[0:2:2, 0, :-1]"), ("unsqueeze", "v0.unsqueeze(-2)"), ("matmul", "v1 @ w")]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("view", ["x.expand((3, -1, 3, 3))", "x[0, :, :, 0].t()[::2]"])
+def test_flip_of_an_expanded_or_stepped_view_is_laid_out_as_torch(view):
+    """(seed 44541) torch lays flip's result out as an elementwise result of its input: densely, in the
+    input's order of dims, so that of an expanded view is contiguous and a later reshape a view."""
+    leaves = {"x": ([[[[1.0]], [[2.0]], [[0.0]], [[0.0]]]], True)}
+    steps = [("view", view), ("flip", "L.flip(v0, (0, -1))"), ("reshape", "v1.reshape(-1)")]
+    assert_like_torch(leaves, steps)
+
+
+def test_flip_along_a_size_one_dim_is_a_copy():
+    """(seeds 27, 13945: a regression of the commit before) flip's result is a new tensor even where
+    reversing is a no-op view, so an in-place op on the input later does not change it."""
+    leaves = {"x": ([[1.0, -2.0, 0.5]], True)}
+    steps = [("mul", "x * 1"), ("flip", "L.flip(v0, (0,))"), ("inplace", "v0.mul_(2)")]
     assert_like_torch(leaves, steps)
