@@ -358,3 +358,10 @@ def test_result_type_keywords(kwargs):
         out.append(str(lib.result_type(**{k: _both(v)[pick] if isinstance(v, np.ndarray) else v
                                           for k, v in kwargs.items()})).split(".")[-1])
     assert got == want
+
+
+@pytest.mark.parametrize("decimals", [0, 2])
+def test_round_of_bool_raises_as_torch(decimals):
+    for lib in (torch, microtorch):
+        with pytest.raises(NotImplementedError):
+            lib.round(lib.tensor([True, False]), decimals=decimals)
