@@ -201,15 +201,15 @@ class _SqueezeRow(SqueezeDim):
     _grad_fn_name = "SqueezeBackward4"  # torch squeezes the row of vector @ matrix in place
 
 
-def no_out_dtype(out_dtype, op):
+def no_out_dtype(op):
     """torch's answer to mm(..., out_dtype=...) on the CPU: the option has CUDA kernels only."""
-    if out_dtype is not None:
-        raise NotImplementedError(f"Could not run 'aten::{op}.dtype' with arguments from the 'CPU' backend: torch "
-                                  f"runs {op}(out_dtype=...) on CUDA only; cast the result with .to(dtype) instead")
+    raise NotImplementedError(f"Could not run 'aten::{op}.dtype' with arguments from the 'CPU' backend: torch "
+                              f"runs {op}(out_dtype=...) on CUDA only; cast the result with .to(dtype) instead")
 
 
 def mm(input, mat2, *, out_dtype=None):
-    no_out_dtype(out_dtype, "mm")
+    if out_dtype is not None:
+        no_out_dtype("mm")
     a, b = input, mat2
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"mm: self must be a matrix and mat2 must be a matrix (got {a.ndim}D and {b.ndim}D); "
@@ -219,7 +219,8 @@ def mm(input, mat2, *, out_dtype=None):
 
 
 def bmm(input, mat2, *, out_dtype=None):
-    no_out_dtype(out_dtype, "bmm")
+    if out_dtype is not None:
+        no_out_dtype("bmm")
     a, b = input, mat2
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError(f"bmm: batch1 must be a 3D tensor and batch2 a 3D tensor (got {a.ndim}D and {b.ndim}D)")
@@ -280,7 +281,8 @@ class Addmm(Op):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
-    no_out_dtype(out_dtype, "addmm")
+    if out_dtype is not None:
+        no_out_dtype("addmm")
     if beta != 1 or alpha != 1:
         return input * beta + mm(mat1, mat2) * alpha
     mat1, mat2 = _check(mat1, mat2, "addmm")

@@ -441,7 +441,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out_dtype=None):
-    no_out_dtype(out_dtype, "baddbmm")
+    if out_dtype is not None:
+        no_out_dtype("baddbmm")
     bmm(batch1, batch2)
     return _fused(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha,
                   (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
