@@ -213,7 +213,17 @@ def _check_multinomial(probs, n, replacement):
                            "sums to 0")
 
 
-def meshgrid(*tensors, indexing="ij"):
+_MESHGRID_WARNED = []
+
+
+def meshgrid(*tensors, indexing=None):
+    if indexing is None:  # torch's default: 'ij', with a warning once per process
+        if not _MESHGRID_WARNED:
+            import warnings
+            warnings.warn("meshgrid: pass indexing='ij' or indexing='xy'; without it the grid is 'ij', which torch "
+                          "says a future release will no longer choose for you", UserWarning, stacklevel=2)
+            _MESHGRID_WARNED.append(True)
+        indexing = "ij"
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
     from .ops.shape import expand, reshape

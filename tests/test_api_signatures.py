@@ -365,3 +365,16 @@ def test_round_of_bool_raises_as_torch(decimals):
     for lib in (torch, microtorch):
         with pytest.raises(NotImplementedError):
             lib.round(lib.tensor([True, False]), decimals=decimals)
+
+
+def test_meshgrid_default_indexing_warns_once_as_torch():
+    import warnings
+    from microtorch import _creation
+    _creation._MESHGRID_WARNED.clear()
+    x, y = np.arange(3.0), np.arange(2.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grids = [microtorch.meshgrid(microtorch.tensor(x), microtorch.tensor(y)) for _ in range(2)]
+    assert [w.category for w in caught] == [UserWarning]
+    for g, e in zip(grids[0], torch.meshgrid(torch.tensor(x), torch.tensor(y), indexing="ij")):
+        np.testing.assert_array_equal(g.numpy(), e.numpy())
