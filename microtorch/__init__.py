@@ -8,7 +8,8 @@ import numpy as _np
 from . import _dtype
 from ._dtype import (bool_ as bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,  # noqa: F401
                      float32, float64, get_default_dtype, half, int, int8, int16, int32, int64, long,
-                     promote_types, result_type, set_default_dtype, short, uint8)
+                     promote_types, set_default_dtype, short, uint8)
+from ._dtype import torch_result_type as result_type  # noqa: F401
 from ._printing import set_printoptions  # noqa: F401
 from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401
 from ._tensor import Size, Tensor, as_tensor, device, from_numpy, tensor  # noqa: F401
@@ -40,7 +41,7 @@ from .ops.decomposition import svd  # noqa: F401
 from .ops.composite import (argsort, atleast_2d, atleast_3d, bincount, bucketize, column_stack, diff,  # noqa: F401
                             dsplit, dstack, float_power, fliplr, flipud, histc, histogram, hsplit, hstack, msort,
                             nanmean, positive, ravel, repeat_interleave, row_stack, searchsorted, take_along_dim,
-                            tensor_split, tile, unique, vsplit, vstack)
+                            tensor_split, tile, true_divide, unique, vsplit, vstack)
 from .ops.composite import range_ as range  # noqa: F401
 from ._tensor_methods import install_more as _install_more
 from ._api_errors import clean_errors as _clean_errors
@@ -48,7 +49,7 @@ from ._api_errors import clean_errors as _clean_errors
 _install_more(Tensor, _clean_errors)
 from . import func  # noqa: F401,E402  (registers vmap, jacrev, jacfwd with autograd's extension point)
 
-multiply, subtract, divide, true_divide, negative, absolute = mul, sub, div, div, neg, abs
+multiply, subtract, divide, negative, absolute = mul, sub, div, neg, abs
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 arccos, arcsin, arctan, fix, moveaxis = acos, asin, atan, trunc, movedim
 
@@ -66,30 +67,30 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-def is_floating_point(t):
-    return t.dtype.is_floating_point
+def is_floating_point(input):
+    return input.dtype.is_floating_point
 
 
-def is_complex(t):
-    return t.dtype.is_complex
+def is_complex(input):
+    return input.dtype.is_complex
 
 
-def numel(t):
-    return t.numel()
+def numel(input):
+    return input.numel()
 
 
-def detach(t):
-    return t.detach()
+def detach(input):
+    return input.detach()
 
 
-def softmax(x, dim, dtype=None):
+def softmax(input, dim, dtype=None):
     from .ops.nn import softmax as _softmax
-    return _softmax(x, dim, dtype=dtype)
+    return _softmax(input, dim, dtype=dtype)
 
 
-def log_softmax(x, dim, dtype=None):
+def log_softmax(input, dim, dtype=None):
     from .ops.nn import log_softmax as _log_softmax
-    return _log_softmax(x, dim, dtype=dtype)
+    return _log_softmax(input, dim, dtype=dtype)
 
 
 def _accept_numpy_names():

@@ -151,17 +151,21 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     return _finish(_rng(generator).permutation(n), dtype or _dtype.int64, requires_grad, device)
 
 
-def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return rand(*input.shape, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    return rand(*input.shape, generator=generator, dtype=_like(input, dtype), device=device,
+                requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return randn(*input.shape, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    return randn(*input.shape, generator=generator, dtype=_like(input, dtype), device=device,
+                 requires_grad=requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
-                 memory_format=None):
-    return randint(low, high, tuple(input.shape), dtype=_like(input, dtype), device=device,
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None):
+    return randint(low, high, tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
                    requires_grad=requires_grad)
 
 
@@ -179,17 +183,19 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, requires_grad=Fa
     return _finish(_rng(generator).normal(mean, std, tuple(size)), _default(dtype), requires_grad)
 
 
-def bernoulli(p, *, generator=None):
-    if not p.dtype.is_floating_point:
-        raise NotImplementedError(f"bernoulli: the probabilities must be a floating point tensor, not {p.dtype}; "
-                                  "use p.float()")
-    return Tensor._make((_rng(generator).random(p.shape) < p._data).astype(p._data.dtype))
+def bernoulli(input, p=None, *, generator=None):
+    """0/1 draws: with probability input (elementwise), or p for every element of input's shape and dtype."""
+    if p is None and not input.dtype.is_floating_point:
+        raise NotImplementedError(f"bernoulli: the probabilities must be a floating point tensor, not {input.dtype}; "
+                                  "use input.float()")
+    probs = input._data if p is None else p
+    return Tensor._make((_rng(generator).random(input.shape) < probs).astype(input._data.dtype))
 
 
-def multinomial(probs, num_samples, replacement=False, *, generator=None):
+def multinomial(input, num_samples, replacement=False, *, generator=None):
     rng = _rng(generator)
-    _check_multinomial(probs, num_samples, replacement)
-    p = probs._data / probs._data.sum(-1, keepdims=True)
+    _check_multinomial(input, num_samples, replacement)
+    p = input._data / input._data.sum(-1, keepdims=True)
     rows = p.reshape(-1, p.shape[-1])
     out = np.stack([rng.choice(p.shape[-1], num_samples, replace=replacement, p=r) for r in rows])
     return Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
@@ -211,7 +217,17 @@ def _check_multinomial(probs, n, replacement):
                            "sums to 0")
 
 
-def meshgrid(*tensors, indexing="ij"):
+_MESHGRID_WARNED = []
+
+
+def meshgrid(*tensors, indexing=None):
+    if indexing is None:  # torch's default: 'ij', with a warning once per process
+        if not _MESHGRID_WARNED:
+            import warnings
+            warnings.warn("meshgrid: pass indexing='ij' or indexing='xy'; without it the grid is 'ij', which torch "
+                          "says a future release will no longer choose for you", UserWarning, stacklevel=2)
+            _MESHGRID_WARNED.append(True)
+        indexing = "ij"
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
     from .ops.shape import expand, reshape
@@ -233,26 +249,30 @@ def _matrix_arg(x, op):
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions (got shape {list(x.shape)})")
 
 
-def tril(x, diagonal=0):
-    _matrix_arg(x, "tril")
-    mask = np.tril(np.ones(x.shape[-2:], dtype=bool), diagonal)
-    return x * Tensor._make(mask) if x.requires_grad else Tensor._make(np.where(mask, x._data, 0).astype(x._data.dtype))
+def tril(input, diagonal=0):
+    _matrix_arg(input, "tril")
+    mask = np.tril(np.ones(input.shape[-2:], dtype=bool), diagonal)
+    if input.requires_grad:
+        return input * Tensor._make(mask)
+    return Tensor._make(np.where(mask, input._data, 0).astype(input._data.dtype))
 
 
-def triu(x, diagonal=0):
-    _matrix_arg(x, "triu")
-    mask = np.triu(np.ones(x.shape[-2:], dtype=bool), diagonal)
-    return x * Tensor._make(mask) if x.requires_grad else Tensor._make(np.where(mask, x._data, 0).astype(x._data.dtype))
+def triu(input, diagonal=0):
+    _matrix_arg(input, "triu")
+    mask = np.triu(np.ones(input.shape[-2:], dtype=bool), diagonal)
+    if input.requires_grad:
+        return input * Tensor._make(mask)
+    return Tensor._make(np.where(mask, input._data, 0).astype(input._data.dtype))
 
 
-def diag(x, diagonal=0):
-    if x.ndim not in (1, 2):
-        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D (shape {list(x.shape)})")
-    if x.ndim == 1:
-        n = x.shape[0] + builtins.abs(diagonal)
-        idx = np.arange(x.shape[0])
+def diag(input, diagonal=0):
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D (shape {list(input.shape)})")
+    if input.ndim == 1:
+        n = input.shape[0] + builtins.abs(diagonal)
+        idx = np.arange(input.shape[0])
         rows, cols = (idx, idx + diagonal) if diagonal >= 0 else (idx - diagonal, idx)
         from .ops.index import ScatterIntoZeros
-        return ScatterIntoZeros.apply(x, (n, n), (rows, cols))
+        return ScatterIntoZeros.apply(input, (n, n), (rows, cols))
     from .ops.shape import DiagonalCopy
-    return DiagonalCopy.apply(x, diagonal, 0, 1)
+    return DiagonalCopy.apply(input, diagonal, 0, 1)

@@ -108,8 +108,9 @@ def _category(d):
     return 1
 
 
-def promote_types(a, b):
-    """torch.promote_types: the smallest dtype both a and b convert to safely."""
+def promote_types(type1, type2):
+    """torch.promote_types: the smallest dtype both type1 and type2 convert to safely."""
+    a, b = type1, type2
     if a is b:
         return a
     ca, cb = _category(a), _category(b)
@@ -169,3 +170,17 @@ def result_type(*operands):
         else:
             zero = d if zero is None else promote_types(zero, d)
     return _combine(dim, _combine(zero, wrapped))
+
+
+def torch_result_type(tensor=None, other=None, *, scalar=None, scalar1=None, scalar2=None):
+    """torch.result_type of two operands, by position or by the keywords of torch's overloads:
+    (tensor, other), (scalar, tensor) and (scalar1, scalar2)."""
+    if scalar1 is not None or scalar2 is not None:
+        operands = (scalar1, scalar2)
+    elif scalar is not None:
+        operands = (scalar, tensor)
+    else:
+        operands = (tensor, other)
+    if any(o is None for o in operands):
+        raise TypeError("result_type() takes two operands, a tensor or a number each, e.g. result_type(x, 1.0)")
+    return result_type(*operands)

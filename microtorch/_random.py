@@ -68,9 +68,9 @@ def get_rng_state():
     return Tensor._make(np.frombuffer(state.encode(), dtype=np.uint8).copy())
 
 
-def set_rng_state(state):
+def set_rng_state(new_state):
     import json
-    s = json.loads(bytes(state._data).decode())
+    s = json.loads(bytes(new_state._data).decode())
     _gen[0].bit_generator.state = s
 
 

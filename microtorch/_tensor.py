@@ -401,17 +401,17 @@ class Tensor:
                             "e.g. x.new_tensor([1, 2])")
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_zeros(self, *size, dtype=None, requires_grad=False):
-        return _filled(_size_arg(size), 0, dtype or self.dtype, requires_grad)
+    def new_zeros(self, *sizes, size=None, dtype=None, requires_grad=False):  # (x.new_zeros(2, 3) or size=(2, 3))
+        return _filled(_size_arg(sizes if size is None else (size,)), 0, dtype or self.dtype, requires_grad)
 
-    def new_ones(self, *size, dtype=None, requires_grad=False):
-        return _filled(_size_arg(size), 1, dtype or self.dtype, requires_grad)
+    def new_ones(self, *sizes, size=None, dtype=None, requires_grad=False):  # (x.new_ones(2, 3) or size=(2, 3))
+        return _filled(_size_arg(sizes if size is None else (size,)), 1, dtype or self.dtype, requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, requires_grad=False):
         return _filled(tuple(size), fill_value, dtype or self.dtype, requires_grad)
 
-    def new_empty(self, *size, dtype=None, requires_grad=False):
-        return _filled(_size_arg(size), 0, dtype or self.dtype, requires_grad)
+    def new_empty(self, *sizes, size=None, dtype=None, requires_grad=False):  # (x.new_empty(2, 3) or size=(2, 3))
+        return _filled(_size_arg(sizes if size is None else (size,)), 0, dtype or self.dtype, requires_grad)
 
     # ---- printing ------------------------------------------------------------------------
     def __repr__(self):

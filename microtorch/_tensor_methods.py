@@ -122,13 +122,13 @@ METHODS = {
     "mul": ops.mul, "multiply": ops.mul,
     "div": lambda self, other, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),
     "divide": lambda self, other, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),
-    "true_divide": ops.div, "neg": ops.neg, "negative": ops.neg, "pow": ops.pow, "abs": ops.abs,
+    "neg": ops.neg, "negative": ops.neg, "pow": ops.pow, "abs": ops.abs,
     "absolute": ops.abs, "exp": ops.exp, "log": ops.log, "log2": ops.log2, "log10": ops.log10,
     "log1p": ops.log1p, "expm1": ops.expm1, "erf": ops.erf, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt, "sin": ops.sin,
     "cos": ops.cos, "tan": ops.tan, "asin": ops.asin, "acos": ops.acos, "atan": ops.atan, "sinh": ops.sinh,
     "cosh": ops.cosh, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu, "reciprocal": ops.reciprocal,
     "square": ops.square, "sign": ops.sign, "sgn": ops.sgn, "clamp": ops.clamp, "clip": ops.clamp,
-    "maximum": ops.maximum, "minimum": ops.minimum, "where": lambda self, cond, other: ops.where(cond, self, other),
+    "maximum": ops.maximum, "minimum": ops.minimum, "where": lambda self, condition, other: ops.where(condition, self, other),
     "conj": ops.conj, "angle": ops.angle, "floor": ops.floor, "ceil": ops.ceil, "round": ops.round_,
     "trunc": ops.trunc, "fmod": ops.fmod, "remainder": ops.remainder,
     # reductions
@@ -142,7 +142,7 @@ METHODS = {
     "equal": ops.equal, "allclose": ops.allclose, "isclose": ops.isclose,
     # shape
     "reshape": ops.reshape, "view": ops.view, "flatten": ops.flatten, "unflatten": ops.unflatten,
-    "squeeze": _dims_as_ints(ops.squeeze), "unsqueeze": ops.unsqueeze, "transpose": ops.transpose, "swapaxes": ops.transpose,
+    "squeeze": _dims_as_ints(ops.squeeze), "unsqueeze": ops.unsqueeze, "transpose": ops.transpose, "swapaxes": ops.swapaxes,
     "swapdims": ops.transpose, "permute": ops.permute, "t": ops.t, "expand": ops.expand,
     "expand_as": ops.expand_as, "broadcast_to": ops.broadcast_to, "repeat": ops.repeat, "split": ops.split,
     "chunk": ops.chunk, "unbind": ops.unbind, "flip": _dims_as_ints(ops.flip), "narrow": ops.narrow, "movedim": ops.movedim,
@@ -182,6 +182,7 @@ def _aliases_and_conversions():
         "roll": ra.roll, "rot90": ra.rot90, "trace": ra.trace, "scatter": ra.scatter, "index_add": ra.index_add,
         "nansum": ra.nansum, "nanmean": cp.nanmean, "diff": cp.diff, "tile": cp.tile, "ravel": cp.ravel,
         "fliplr": cp.fliplr, "flipud": cp.flipud, "positive": cp.positive, "tensor_split": cp.tensor_split,
+        "true_divide": cp.true_divide,
         "vsplit": cp.vsplit, "hsplit": cp.hsplit, "dsplit": cp.dsplit, "take_along_dim": cp.take_along_dim,
         "float_power": cp.float_power, "argsort": cp.argsort, "msort": cp.msort,
         "repeat_interleave": cp.repeat_interleave, "histc": cp.histc, "histogram": cp.histogram,
@@ -207,8 +208,7 @@ def _aliases_and_conversions():
         "addmm": lambda self, mat1, mat2, *, beta=1, alpha=1: ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha),
         "multinomial": lambda self, num_samples, replacement=False, *, generator=None:
             _creation().multinomial(self, num_samples, replacement, generator=generator),
-        "bernoulli": lambda self, *args, generator=None: _creation().bernoulli(self, generator=generator)
-            if not args else _bernoulli_p(self, args[0], generator),
+        "bernoulli": lambda self, p=None, *, generator=None: _creation().bernoulli(self, p, generator=generator),
         "prelu": _act().prelu,
         "hardshrink": lambda self, lambd=0.5: _act().Hardshrink.apply(self, lambd=lambd),
         "new": _legacy_new,
@@ -408,13 +408,6 @@ def _decomposition():
     return decomposition
 
 
-def _bernoulli_p(self, p, generator):
-    """x.bernoulli(p): 0/1 draws with probability p, shaped and typed like x."""
-    from ._random import _rng
-    from ._tensor import Tensor
-    return Tensor._make((_rng(generator).random(self._data.shape) < p).astype(self._data.dtype))
-
-
 def _legacy_new(self, *args):
     """torch's legacy x.new(...): an uninitialized tensor of sizes, or one holding data, in x's dtype."""
     from ._tensor import Tensor
@@ -455,10 +448,10 @@ def _map2_python(self, x, y, callable):
     return self
 
 
-def _map_python(self, tensor, callable):
-    other = np.broadcast_to(tensor._data, self._data.shape).reshape(-1)
+def _map_python(self, other, callable):
+    values = np.broadcast_to(other._data, self._data.shape).reshape(-1)
     flat = self._data.reshape(-1)
-    for i, (a, b) in enumerate(zip(flat.tolist(), other.tolist())):
+    for i, (a, b) in enumerate(zip(flat.tolist(), values.tolist())):
         flat[i] = callable(a, b)
     self._version_counter[0] += 1
     return self

@@ -13,7 +13,11 @@ FUNCTIONS = {
     "triangular_solve": _lt.triangular_solve, "cholesky_solve": _lt.cholesky_solve,
     "cholesky_inverse": _lt.cholesky_inverse, "qr": _ld.qr, "lu": _ld.lu, "lu_unpack": _ld.lu_unpack,
     "lu_solve": _ld.lu_solve, "scatter_reduce": _rs.scatter_reduce, "index_reduce": _rs.index_reduce,
-    "istft": _si.istft, "geqrf": _ld.geqrf, "orgqr": _ld.householder_product, "ormqr": _ld.ormqr,
+    "istft": _si.istft, "geqrf": _ld.geqrf,
+    # torch.orgqr/ormqr name their tensors input, input2, input3 (the linalg forms say A, tau, other)
+    "orgqr": lambda input, input2: _ld.householder_product(input, input2),
+    "ormqr": lambda input, input2, input3, left=True, transpose=False: _ld.ormqr(input, input2, input3, left,
+                                                                                 transpose),
 }
 
 

@@ -94,19 +94,22 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     return _finish(np.zeros(tuple(size)), dtype, requires_grad)
 
 
-def _indices(fn, row, col, offset, dtype):
+def _indices(fn, row, col, offset, dtype, requires_grad):
     from . import _dtype
     r, c = fn(row, offset, col)
-    return Tensor._make(np.stack([r, c]).astype((dtype or _dtype.int64).np))
+    out = Tensor._make(np.stack([r, c]).astype((dtype or _dtype.int64).np))
+    return out.requires_grad_() if requires_grad else out  # (an integer tensor refuses, as in torch)
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False,
+                 requires_grad=False):
     """the (row, column) indices of the lower triangle of a row x col matrix, as a 2 x N tensor"""
-    return _indices(np.tril_indices, row, col, offset, dtype)
+    return _indices(np.tril_indices, row, col, offset, dtype, requires_grad)
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
-    return _indices(np.triu_indices, row, col, offset, dtype)
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False,
+                 requires_grad=False):
+    return _indices(np.triu_indices, row, col, offset, dtype, requires_grad)
 
 
 def binomial(count, prob, generator=None):

@@ -411,8 +411,13 @@ def unravel_index(indices, shape):
     return tuple(Tensor._make(np.asarray(c, np.int64)) for c in np.unravel_index(idx % max(total, 1), shape))
 
 
-def isin(elements, test_elements, *, assume_unique=False, invert=False):
-    """True where an element is among test_elements (False there if invert)"""
+def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False, element=None, test_element=None):
+    """True where an element is among test_elements (False there if invert); torch names a number operand
+    element= or test_element="""
+    elements = element if elements is None else elements
+    test_elements = test_element if test_elements is None else test_elements
+    if elements is None or test_elements is None:
+        raise TypeError("isin() missing an argument: pass elements (or element=) and test_elements (or test_element=)")
     if not (isinstance(elements, Tensor) or isinstance(test_elements, Tensor)):
         raise TypeError(f"isin() received an invalid combination of arguments - got ({type(elements).__name__}, "
                         f"{type(test_elements).__name__}): one of elements and test_elements must be a Tensor")

@@ -163,7 +163,12 @@ def threshold_(input, threshold, value):
 
 
 def rrelu_(input, lower=0.125, upper=1.0 / 3, training=False, generator=None):
-    return F.rrelu_(input, lower, upper, training)
+    return F.rrelu_(input, lower, upper, training, generator)
+
+
+def rrelu(input, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    from .nn._functional_act import rrelu_with_generator
+    return rrelu_with_generator(input, lower, upper, training, False, generator)
 
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -317,7 +322,7 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 
 # torch.* names that are nn.functional's own functions (the same arguments)
 FROM_FUNCTIONAL = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-                   "conv_tbc", "bilinear", "celu", "celu_", "selu", "selu_", "rrelu", "prelu", "hardshrink",
+                   "conv_tbc", "bilinear", "celu", "celu_", "selu", "selu_", "prelu", "hardshrink",
                    "threshold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
                    "relu_"]
 NAMES = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v) and

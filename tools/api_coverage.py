@@ -2,8 +2,9 @@
 
 For each namespace (torch, torch.Tensor, torch.nn.functional, ...) every public torch name is
 present in microtorch, missing, or out of scope (a rule of OUT_OF_SCOPE names the reason). For a
-present callable the keyword names and defaults are compared with torch's signature (inspect's,
-or the signatures torch's builtins print in their docstrings) and the differences are listed.
+present callable the keyword names and defaults are compared with torch's signature (inspect's;
+for builtins the overloads of torch's type stubs, else the signatures their docstrings print) and
+the differences are listed.
 The column "teaching" counts the sources of tools/teaching_apis.txt that call the name.
 
     python tools/api_coverage.py            # rewrites docs/api-coverage.md
@@ -217,7 +218,7 @@ def _from_docstring(fn, name):
     """The union of the signatures a builtin's docstring prints, e.g. `sum(input, dim, keepdim=False)`."""
     doc = getattr(fn, "__doc__", None) or ""
     found, params = False, {}
-    for m in re.finditer(rf"^\s*(?:\.\. function:: )?(?:[\w.]*\.)?{re.escape(name)}\((.*)\)\s*(?:->.*)?$",
+    for m in re.finditer(rf"^\s*(?:\.\. function:: )?(?:[\w.]*\.)?{re.escape(name)}\(((?:[^()]|\([^()]*\))*)\)\s*(?:->.*)?$",
                          doc, re.M):
         found = True
         for arg in _split_args(m.group(1)):
@@ -229,11 +230,58 @@ def _from_docstring(fn, name):
     return Params(params, False) if found else None
 
 
+_STUBS = {}
+
+
+def _stub_overloads(where):
+    """name -> the overloads' argument lists in one of torch's type stubs (torch/_C/*.pyi), which
+    torch generates from the signatures its argument parser accepts: `where` is "_VariableFunctions"
+    (torch.*) or "TensorBase" (the Tensor methods)."""
+    if where not in _STUBS:
+        import torch
+        stub = Path(torch.__file__).parent / "_C" / ("__init__.pyi" if where == "TensorBase"
+                                                     else f"{where}.pyi")
+        tree = ast.parse(stub.read_text()) if stub.exists() else ast.Module(body=[], type_ignores=[])
+        body = tree.body
+        if where == "TensorBase":
+            body = next((n.body for n in body if isinstance(n, ast.ClassDef) and n.name == where), [])
+        _STUBS[where] = {}
+        for node in body:
+            if isinstance(node, ast.FunctionDef):
+                _STUBS[where].setdefault(node.name, []).append(node.args)
+    return _STUBS[where]
+
+
+def _from_stub(fn, name):
+    """The union of the overloads' parameters a builtin's stub declares (None: no stub for it)."""
+    if getattr(fn, "__objclass__", None) is not None:
+        where = "TensorBase"
+    elif getattr(fn, "__self__", None) is None and getattr(fn, "__module__", None) == "torch":
+        where = "_VariableFunctions"
+    else:
+        return None
+    overloads = _stub_overloads(where).get(name)
+    if not overloads:
+        return None
+    params = {}
+    for args in overloads:
+        positional = args.posonlyargs + args.args
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        for i, (arg, default) in enumerate(list(zip(positional, defaults)) + list(zip(args.kwonlyargs,
+                                                                                   args.kw_defaults))):
+            name = arg.arg
+            if name == "self" and i == 0 and where != "TensorBase":
+                name = "input"  # (a function's stub says self where its parser says input: torch.numel(input=x))
+            if name != "self":
+                params.setdefault(name, Params.REQUIRED if default is None else Token(ast.unparse(default)))
+    return Params(params, False)
+
+
 def torch_params(fn, name, method):
     target = fn.__init__ if isinstance(fn, type) else fn
     p = _from_inspect(fn if isinstance(fn, type) else target, method)
     if p is None or (not p.params and p.var_kw):
-        p = _from_docstring(fn, name) or p
+        p = _from_stub(fn, name) or _from_docstring(fn, name) or p
     return p
 
 
@@ -362,8 +410,9 @@ nested tensors, storage and strides, dtypes numpy lacks, runtime settings). Ever
 and counts against coverage, implemented or not.
 
 For present callables the notes compare keyword names and defaults with torch's signature
-(`inspect.signature`, or for builtins the signatures their docstrings print): `no `x=`` is a torch
-keyword microtorch does not take, `extra` are keywords torch does not have. Keywords about memory and
+(`inspect.signature`; for builtins the overloads of torch's type stubs `torch/_C/*.pyi`, else the
+signatures their docstrings print): `no `x=`` is a torch keyword microtorch does not take, `extra`
+are keywords torch does not have. Keywords about memory and
 hardware (`out`, `device`, `layout`, `pin_memory`, `memory_format`, `names`, `foreach`, `fused`, ...)
 are not compared.
 

@@ -115,17 +115,22 @@ def glu(input, dim=-1):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    return rrelu_with_generator(input, lower, upper, training, inplace, None)
+
+
+def rrelu_with_generator(input, lower, upper, training, inplace, generator):
+    """rrelu drawing its slopes from `generator` (torch.rrelu and rrelu_ take one; F.rrelu does not)"""
     x = input._data
     if training:
-        a = _rng(None).uniform(lower, upper, x.shape)
+        a = _rng(generator).uniform(lower, upper, x.shape)
     else:
         a = np.full(x.shape, (lower + upper) / 2)
     slopes = np.where(x >= 0, 1.0, a).astype(x.dtype)
     return _run(input, lambda x: act.RreluWithNoise.apply(x, slopes=slopes), inplace, "rrelu")
 
 
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return rrelu(input, lower, upper, training, inplace=True)
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return rrelu_with_generator(input, lower, upper, training, True, generator)
 
 
 def relu_(input):

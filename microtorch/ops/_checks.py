@@ -63,7 +63,7 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "size": {"dim": "int"}, "stride": {"dim": "int"}, "rot90": {"dims": "shape_tuple"},
              "new_full": {"size": "shape_tuple"}, "unflatten": {"sizes": "shape_tuple"},
              "pad": {"pad": "shape_tuple"}, "split_with_sizes": {"split_sizes": "shape_tuple"},
-             "equal": {"other": "tensor"}, "full": {"size": "shape_tuple"}, "bernoulli": {"p": "tensor"},
+             "equal": {"other": "tensor"}, "full": {"size": "shape_tuple"},
              "stack_module_state": {"models": "modules"}, "logsumexp": {"dim": "dim"}, "promote_types": {"type1": "dtype", "type2": "dtype", "a": "dtype", "b": "dtype"},
              "functional_call": {"module": "module", "parameter_and_buffer_dicts": "mapping", "args": None}, "allclose": {"other": "tensor"}, "isclose": {"other": "tensor"},
              "dot": {"other": "tensor"}, "matmul": {"other": "tensor"}, "mm": {"other": "tensor"},
@@ -102,6 +102,11 @@ _FIX = {"Tensor": "wrap the value with microtorch.tensor(...)",
         "Number or str": "pass a number such as 2 or float('inf'), or 'fro'",
         "nn.Module": "pass the module whose forward to call", "list of nn.Modules": "pass a list of modules", "dict or tuple of dicts":
         "pass {name: tensor} mappings such as dict(model.named_parameters())"}
+
+# torch's logical ops take a tensor `other` only (the comparisons take a number too)
+_OP_KINDS.update({op: {"other": "tensor"} for op in ("logical_and", "logical_or", "logical_xor")})
+# the split family's sections=/indices= (torch's names): an int or a list of ints, not a tensor as `indices` usually
+_OP_KINDS.update({op: {"sections": "size", "indices": "size"} for op in ("tensor_split", "hsplit", "vsplit", "dsplit")})
 
 
 def _kind(name, overrides=None):

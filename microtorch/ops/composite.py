@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ._op import as_array
 from . import shape as sh
 from .elementwise import pow as pow_
-from .elementwise import sub
+from .elementwise import div, sub
 from .index import gather
 from ._op import normalize_dims
 from .misc import sort
@@ -110,8 +110,26 @@ def column_stack(tensors):
     return sh.cat(cols, 1)
 
 
-def tensor_split(input, indices_or_sections, dim=0):
+def true_divide(input, other):
+    """div without rounding_mode (torch's true_divide takes none)."""
+    return div(input, other)
+
+
+def _sections_or_indices(op, given):
+    """The one of torch's keywords (sections=, indices=, tensor_indices_or_sections=) a call passed, as an int
+    or a list (a tensor: 0-d is a count of sections, 1-d the indices)."""
+    passed = [v for v in given if v is not None]
+    if len(passed) != 1:
+        raise TypeError(f"{op}(): pass the number of sections or the indices to cut at, once (got {len(passed)})")
+    value = passed[0]
+    if isinstance(value, Tensor):
+        return int(value.item()) if value.ndim == 0 else [int(i) for i in value.tolist()]
+    return value
+
+
+def tensor_split(input, sections=None, dim=0, *, indices=None, tensor_indices_or_sections=None):
     """Pieces along dim: `n` nearly equal ones (the first n % size one longer), or cut at given indices."""
+    indices_or_sections = _sections_or_indices("tensor_split", (sections, indices, tensor_indices_or_sections))
     if input.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     size = input.shape[dim]
@@ -138,7 +156,8 @@ def _slice(x, dim, start, stop):
 
 
 def _split_family(name, dim, min_ndim):
-    def fn(input, indices_or_sections):
+    def fn(input, sections=None, *, indices=None):
+        indices_or_sections = _sections_or_indices(name, (sections, indices))
         if input.ndim < min_ndim:
             raise RuntimeError(f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor "
                                f"with {input.ndim} dimensions!")

@@ -580,8 +580,8 @@ def setitem(self, key, value):
         _copy(target, value)
 
 
-def _copy(self, src, non_blocking=False):
-    src = src if isinstance(src, Tensor) else Tensor._make(np.asarray(src))
+def _copy(self, other, non_blocking=False):
+    src = other if isinstance(other, Tensor) else Tensor._make(np.asarray(other))
     try:
         np.broadcast_to(src._data, self._data.shape)
     except ValueError:
@@ -609,10 +609,29 @@ def _fill_as(self, value, op):
 
 
 def _binary(fn, name):
-    def method(self, other, *args, **kwargs):
-        return apply_inplace(self, lambda s, o, *a: fn(s, o, *a, **kwargs), other, *args, op=name)
+    """x.op_(...) taking the out-of-place op's own parameter names (torch's), by position or keyword."""
+    if name.startswith("__"):  # x += y: one operand, which torch names other
+        def method(self, other):
+            return apply_inplace(self, fn, other, op=name)
+        method.__name__ = name
+        return method
+
+    def method(self, *args, **kwargs):
+        if kwargs and any(isinstance(v, Tensor) for v in kwargs.values()):
+            return _with_tensor_keywords(self, fn, args, kwargs, name)
+        return apply_inplace(self, lambda s, *a: fn(s, *a, **kwargs), *args, op=name)
     method.__name__ = name
     return method
+
+
+def _with_tensor_keywords(self, fn, args, kwargs, name):
+    # tensors passed by keyword go through apply_inplace too: it tracks, checks overlap and tangents per input
+    names = [k for k, v in kwargs.items() if isinstance(v, Tensor)]
+    rest = {k: v for k, v in kwargs.items() if k not in names}
+
+    def call(s, *a):
+        return fn(s, *a[:len(args)], **rest, **dict(zip(names, a[len(args):])))
+    return apply_inplace(self, call, *args, *(kwargs[k] for k in names), op=name)
 
 
 def _unary(fn, name):
@@ -626,8 +645,8 @@ def install(cls):
     from . import elementwise as ew
     from .index import masked_fill
     methods = {
-        "add_": _binary(lambda s, o, alpha=1: ew.add(s, o, alpha=alpha), "add_"),
-        "sub_": _binary(lambda s, o, alpha=1: ew.sub(s, o, alpha=alpha), "sub_"),
+        "add_": _binary(lambda s, other, alpha=1: ew.add(s, other, alpha=alpha), "add_"),
+        "sub_": _binary(lambda s, other, alpha=1: ew.sub(s, other, alpha=alpha), "sub_"),
         "mul_": _binary(ew.mul, "mul_"), "div_": _binary(ew.div, "div_"), "pow_": _binary(ew.pow, "pow_"),
         "__iadd__": _binary(ew.add, "__iadd__"), "__isub__": _binary(ew.sub, "__isub__"),
         "__imul__": _binary(ew.mul, "__imul__"), "__itruediv__": _binary(ew.div, "__itruediv__"),
@@ -638,7 +657,7 @@ def install(cls):
         "abs_": _unary(ew.abs, "abs_"), "sqrt_": _unary(ew.sqrt, "sqrt_"), "log_": _unary(ew.log, "log_"),
         "sin_": _unary(ew.sin, "sin_"), "cos_": _unary(ew.cos, "cos_"), "square_": _unary(ew.square, "square_"),
         "reciprocal_": _unary(ew.reciprocal, "reciprocal_"),
-        "masked_fill_": _binary(lambda s, m, v: masked_fill(s, m, v), "masked_fill_"),
+        "masked_fill_": _binary(masked_fill, "masked_fill_"),
         "zero_": _zero, "fill_": _fill, "copy_": _copy,
     }
     for name, fn in methods.items():

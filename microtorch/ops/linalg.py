@@ -201,7 +201,15 @@ class _SqueezeRow(SqueezeDim):
     _grad_fn_name = "SqueezeBackward4"  # torch squeezes the row of vector @ matrix in place
 
 
-def mm(input, mat2):
+def no_out_dtype(op):
+    """torch's answer to mm(..., out_dtype=...) on the CPU: the option has CUDA kernels only."""
+    raise NotImplementedError(f"Could not run 'aten::{op}.dtype' with arguments from the 'CPU' backend: torch "
+                              f"runs {op}(out_dtype=...) on CUDA only; cast the result with .to(dtype) instead")
+
+
+def mm(input, mat2, *, out_dtype=None):
+    if out_dtype is not None:
+        no_out_dtype("mm")
     a, b = input, mat2
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"mm: self must be a matrix and mat2 must be a matrix (got {a.ndim}D and {b.ndim}D); "
@@ -210,7 +218,9 @@ def mm(input, mat2):
     return Mm.apply(a, b)
 
 
-def bmm(input, mat2):
+def bmm(input, mat2, *, out_dtype=None):
+    if out_dtype is not None:
+        no_out_dtype("bmm")
     a, b = input, mat2
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError(f"bmm: batch1 must be a 3D tensor and batch2 a 3D tensor (got {a.ndim}D and {b.ndim}D)")
@@ -270,11 +280,13 @@ class Addmm(Op):
         return tbias + matmul(tx, w) + matmul(x, tw)
 
 
-def addmm(bias, x, w, *, beta=1, alpha=1):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
+    if out_dtype is not None:
+        no_out_dtype("addmm")
     if beta != 1 or alpha != 1:
-        return bias * beta + mm(x, w) * alpha
-    x, w = _check(x, w, "addmm")
-    return Addmm.apply(bias, x, w)
+        return input * beta + mm(mat1, mat2) * alpha
+    mat1, mat2 = _check(mat1, mat2, "addmm")
+    return Addmm.apply(input, mat1, mat2)
 
 
 class Einsum(Op):

@@ -6,7 +6,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op, normalize_dims, promoted
 from .elementwise import where
-from .linalg import bmm, matmul, mm, mv
+from .linalg import bmm, matmul, mm, mv, no_out_dtype
 
 
 def _square(a, op):
@@ -440,7 +440,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _fused(Addr, "addr", input, vec1, vec2, beta, alpha, (vec1.shape[0], vec2.shape[0]))
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out_dtype=None):
+    if out_dtype is not None:
+        no_out_dtype("baddbmm")
     bmm(batch1, batch2)
     return _fused(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha,
                   (batch1.shape[0], batch1.shape[1], batch2.shape[2]))

@@ -65,44 +65,51 @@ _ALIAS = {"trunc": "trunc, or fix"}  # fix is trunc: its errors name both
 
 
 def _nodiff_unary(np_fn, name):
-    def f(x):
-        kind = x._data.dtype.kind
+    def f(input):
+        kind = input._data.dtype.kind
         if kind == "b" or (kind == "c" and name == "round"):  # torch has no kernel for these
-            raise NotImplementedError(f'"{name}_vml_cpu" not implemented for \'{x.dtype}\' ({_ALIAS.get(name, name)}); '
+            raise NotImplementedError(f'"{name}_vml_cpu" not implemented for \'{input.dtype}\' ({_ALIAS.get(name, name)}); '
                                       "convert with .double()")
         if kind == "c":
             raise NotImplementedError(f"{_ALIAS.get(name, name)} is not supported for complex inputs; round .real and "
                                       ".imag apart")
-        return Tensor._make(as_array(np_fn(x._data)))
+        return Tensor._make(as_array(np_fn(input._data)))
     f.__name__ = f.__qualname__ = name
     return f
 
 
 floor = _nodiff_unary(np.floor, "floor")
 ceil = _nodiff_unary(np.ceil, "ceil")
-round_ = _nodiff_unary(np.round, "round")
 trunc = _nodiff_unary(np.trunc, "trunc")
+_round = _nodiff_unary(np.round, "round")
 
 
-def fmod(a, b):
-    bd = b._data if isinstance(b, Tensor) else b
-    _integer_divisor("fmod", a._data, np.asarray(bd))
+def round_(input, *, decimals=0):
+    """Half to even, at `decimals` places (scaled by 10**decimals as torch does; negative rounds tens)."""
+    if decimals == 0 or input._data.dtype.kind in "bc":  # (bool and complex: _round's error, as torch's)
+        return _round(input)
+    return Tensor._make(as_array(np.round(input._data, decimals)))
+
+
+def fmod(input, other):
+    bd = other._data if isinstance(other, Tensor) else other
+    _integer_divisor("fmod", input._data, np.asarray(bd))
     with np.errstate(divide="ignore", invalid="ignore"):  # x % 0 is nan, silently (torch)
-        return Tensor._make(np.fmod(a._data, bd))
+        return Tensor._make(np.fmod(input._data, bd))
 
 
-def remainder(a, b):
-    bd = b._data if isinstance(b, Tensor) else b
-    _integer_divisor("remainder", a._data, np.asarray(bd))
+def remainder(input, other):
+    bd = other._data if isinstance(other, Tensor) else other
+    _integer_divisor("remainder", input._data, np.asarray(bd))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return Tensor._make(as_array(np.remainder(a._data, bd)))
+        return Tensor._make(as_array(np.remainder(input._data, bd)))
 
 
-def nonzero(x, *, as_tuple=False):
-    if x.ndim == 0:  # numpy refuses 0-d input; torch finds one 0-length index per nonzero element
-        return nonzero(x.reshape(1), as_tuple=True) if as_tuple else \
-            Tensor._make(np.zeros((int(x._data != 0), 0), np.int64))
-    idx = np.nonzero(x._data)
+def nonzero(input, *, as_tuple=False):
+    if input.ndim == 0:  # numpy refuses 0-d input; torch finds one 0-length index per nonzero element
+        return nonzero(input.reshape(1), as_tuple=True) if as_tuple else \
+            Tensor._make(np.zeros((int(input._data != 0), 0), np.int64))
+    idx = np.nonzero(input._data)
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64)) for i in idx)
     return Tensor._make(np.stack(idx, axis=1).astype(np.int64) if idx else np.zeros((0, 0), np.int64))
@@ -126,10 +133,10 @@ class Cumsum(Op):
         return Cumsum.apply(t, ctx.dim)
 
 
-def cumsum(x, dim, dtype=None):
-    d = normalize_dims(dim, x.ndim, "cumsum")[0]
-    need_grad_dtype(x, dtype, "cumsum")
-    return Cumsum.apply(x if dtype is None else x.to(dtype), d)
+def cumsum(input, dim, dtype=None):
+    d = normalize_dims(dim, input.ndim, "cumsum")[0]
+    need_grad_dtype(input, dtype, "cumsum")
+    return Cumsum.apply(input if dtype is None else input.to(dtype), d)
 
 
 def _no_complex(x, op):
@@ -137,25 +144,25 @@ def _no_complex(x, op):
         raise RuntimeError(f" {op} does not support complex dtypes on CPU; order by .abs() or .real instead")
 
 
-def sort(x, dim=-1, descending=False):
+def sort(input, dim=-1, descending=False, *, stable=False):  # (always stable: a valid order for both)
     from .reduce import return_type
-    d = normalize_dims(dim, x.ndim, "sort")[0]
-    _no_complex(x, "Sort")
-    idx = np.argsort(-x._data if descending else x._data, axis=d, kind="stable")
+    d = normalize_dims(dim, input.ndim, "sort")[0]
+    _no_complex(input, "Sort")
+    idx = np.argsort(-input._data if descending else input._data, axis=d, kind="stable")
     from .index import gather
-    values = gather(x, d, Tensor._make(idx.astype(np.int64)))
+    values = gather(input, d, Tensor._make(idx.astype(np.int64)))
     return return_type("sort")(values, Tensor._make(idx.astype(np.int64)))
 
 
-def topk(x, k, dim=-1, largest=True, sorted=True):
+def topk(input, k, dim=-1, largest=True, sorted=True):
     from .reduce import return_type
     from .index import gather
-    d = normalize_dims(dim, x.ndim, "topk")[0]
-    _no_complex(x, "topk")
-    n = x.shape[d] if x.ndim else 1
+    d = normalize_dims(dim, input.ndim, "topk")[0]
+    _no_complex(input, "topk")
+    n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {n} (shape "
-                           f"{list(x.shape)}); k must be between 0 and {n}")
-    idx = np.argsort(-x._data if largest else x._data, axis=d, kind="stable")
+                           f"{list(input.shape)}); k must be between 0 and {n}")
+    idx = np.argsort(-input._data if largest else input._data, axis=d, kind="stable")
     idx = np.take(idx, np.arange(k), axis=d).astype(np.int64)
-    return return_type("topk")(gather(x, d, Tensor._make(idx)), Tensor._make(idx))
+    return return_type("topk")(gather(input, d, Tensor._make(idx)), Tensor._make(idx))

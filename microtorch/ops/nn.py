@@ -164,12 +164,25 @@ def _pointwise_loss(cls, x, y, reduction, op):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if weight is not None:
+        return _weighted_loss((input - target) ** 2, weight, input, reduction, "mse_loss")
     return _pointwise_loss(MseLoss, input, target, reduction, "mse_loss")
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if weight is not None:
+        return _weighted_loss((input - target).abs(), weight, input, reduction, "l1_loss")
     _check_reduction(reduction, "l1_loss")
     return _reduce((input - target).abs(), reduction, "l1_loss")  # as torch composes it
+
+
+def _weighted_loss(errors, weight, input, reduction, op):
+    """torch's weighted form (composed, as torch): each error times its weight; the mean divides by their sum."""
+    _check_reduction(reduction, op)
+    if weight.shape != input.shape:
+        raise ValueError(f"{op}: Weights and input must have the same size (weight {list(weight.shape)}, input "
+                         f"{list(input.shape)}); pass one weight per element of input")
+    return _reduce(errors * weight, reduction, op, weight_sum=weight.sum())
 
 
 class NllLossBackward(Op):

@@ -461,9 +461,9 @@ class MinDim(MaxDim):
 
 
 def max(input, dim=None, keepdim=False, *, other=None):
-    if isinstance(dim, Tensor):
+    if isinstance(dim, Tensor) or other is not None:  # max(input, other): the elementwise maximum
         from .elementwise import maximum
-        return maximum(input, dim)
+        return maximum(input, dim if other is None else other)
     if dim is None:
         _check_nonempty(input, "max")
         return MaxAll.apply(input)
@@ -476,10 +476,10 @@ def max(input, dim=None, keepdim=False, *, other=None):
     return return_types_max(v, i)
 
 
-def min(input, dim=None, keepdim=False):
-    if isinstance(dim, Tensor):
+def min(input, dim=None, keepdim=False, *, other=None):
+    if isinstance(dim, Tensor) or other is not None:  # min(input, other): the elementwise minimum
         from .elementwise import minimum
-        return minimum(input, dim)
+        return minimum(input, dim if other is None else other)
     if dim is None:
         _check_nonempty(input, "min")
         return MinAll.apply(input)
@@ -608,15 +608,15 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return vector_norm(input, p, dim, keepdim)
 
 
-def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
-    dims = None if dim is None else reduce_dims(dim, input.ndim, "linalg.vector_norm")
-    if float(ord) == float("inf") and input.numel() == 0:
-        for d in range(input.ndim) if dims is None else dims or ():
-            if input.shape[d] == 0:
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    dims = None if dim is None else reduce_dims(dim, x.ndim, "linalg.vector_norm")
+    if float(ord) == float("inf") and x.numel() == 0:
+        for d in range(x.ndim) if dims is None else dims or ():
+            if x.shape[d] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the inf norm on the dimension {d} because "
                                    "this dimension is empty and the operation does not have an identity; "
                                    "reduce over a non-empty dim")
-    return Norm.apply(input, ord=float(ord), dims=dims, keepdim=keepdim)
+    return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim)
 
 
 # ---- non-differentiable reductions and comparisons --------------------------------------------
@@ -674,10 +674,10 @@ def _cmp_operands(a, b):
 
 
 def _cmp(np_fn):
-    def compare(a, b):
-        if b is None or isinstance(b, str):
+    def compare(input, other):
+        if other is None or isinstance(other, str):
             return NotImplemented  # (so t == None is False and t != None True, as in torch)
-        ad, bd = _cmp_operands(a, b)
+        ad, bd = _cmp_operands(input, other)
         try:
             return Tensor._make(like_torch(as_array(np_fn(ad, bd)), ad, bd))  # (laid out as torch's)
         except ValueError as e:

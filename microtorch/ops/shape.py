@@ -357,7 +357,12 @@ def transpose(input, dim0, dim1):
     return _share(Transpose.apply(input, d0=d0, d1=d1), input)
 
 
-swapaxes = swapdims = transpose
+swapdims = transpose
+
+
+def swapaxes(input, axis0, axis1):
+    """numpy's name for transpose, with numpy's parameter names (as torch)."""
+    return transpose(input, axis0, axis1)
 
 
 def t(input):
@@ -521,17 +526,17 @@ class Split(SplitWithSizes):
     _grad_fn_name = "SplitBackward0"
 
 
-def split(input, split_size_or_sections=None, dim=0, *, split_size=None):
+def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
     if split_size_or_sections is None:  # Tensor.split(split_size=...)
         split_size_or_sections = split_size
     if split_size_or_sections is None:
         raise TypeError("split(): missing the split_size_or_sections argument: an int (the size of each piece) "
                         "or a list of sizes")
-    if input.ndim == 0:
+    if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d tensor); "
                            "unsqueeze it first or do not split a scalar")
-    d = normalize_dims(dim, input.ndim, "split")[0]
-    n = input.shape[d]
+    d = normalize_dims(dim, tensor.ndim, "split")[0]
+    n = tensor.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
         s = int(split_size_or_sections)
         sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [0]
@@ -542,7 +547,7 @@ def split(input, split_size_or_sections=None, dim=0, *, split_size=None):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
                                f"at dimension {d}), but got split_sizes={sizes}")
         cls = SplitWithSizes
-    return tuple(_share(o, input, multi=True) for o in cls.apply(input, sizes, d))
+    return tuple(_share(o, tensor, multi=True) for o in cls.apply(tensor, sizes, d))
 
 
 def chunk(input, chunks, dim=0):
