@@ -107,8 +107,9 @@ _FIX = {"Tensor": "wrap the value with microtorch.tensor(...)",
 _OP_KINDS.update({op: {"other": "tensor"} for op in ("logical_and", "logical_or", "logical_xor")})
 # the split family's sections=/indices= (torch's names): an int or a list of ints, not a tensor as `indices` usually
 _OP_KINDS.update({op: {"sections": "size", "indices": "size"} for op in ("hsplit", "vsplit", "dsplit")})
-_OP_KINDS["tensor_split"].update({"sections": None})   # (its second argument may also be a tensor of indices)
+_OP_KINDS["tensor_split"].update({"sections": None, "indices": "size"})   # (sections may be a tensor of indices)
 _OP_KINDS["result_type"] = {"tensor": None, "other": None}   # (either may be a Python number)
+_OP_KINDS["cond"] = {"p": None}   # (linalg.cond's p: a number, inf, or a norm's name such as 'fro')
 
 
 def _kind(name, overrides=None):

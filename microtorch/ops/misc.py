@@ -93,14 +93,14 @@ def round_(input, *, decimals=0):
 
 def fmod(input, other):
     bd = other._data if isinstance(other, Tensor) else other
-    _integer_divisor("fmod", input._data, np.asarray(bd))
+    _integer_divisor("fmod", input._data, as_array(bd))
     with np.errstate(divide="ignore", invalid="ignore"):  # x % 0 is nan, silently (torch)
         return Tensor._make(np.fmod(input._data, bd))
 
 
 def remainder(input, other):
     bd = other._data if isinstance(other, Tensor) else other
-    _integer_divisor("remainder", input._data, np.asarray(bd))
+    _integer_divisor("remainder", input._data, as_array(bd))
     with np.errstate(divide="ignore", invalid="ignore"):
         return Tensor._make(as_array(np.remainder(input._data, bd)))
 
