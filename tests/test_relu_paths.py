@@ -35,3 +35,19 @@ def test_relu_matches_torch_bit_for_bit(dtype, case):
         g.flat[-len(SPECIAL):] = SPECIAL
     ours, theirs = relu_and_grad(mt, x, g), relu_and_grad(torch, x, g)
     assert same_bits(ours[0], theirs[0]) and same_bits(ours[1], theirs[1])
+
+
+def _relu_inplace_of_0d_then_view_inplace(L):
+    """relu_ of a 0-d result saves that result; an in-place op on a view of it must make backward refuse."""
+    a = L.tensor(0.5, dtype=L.float64, requires_grad=True)
+    v = (a * 2).relu_()
+    v.reshape(1).exp_()
+    try:
+        v.sum().backward()
+    except RuntimeError:
+        return "refused"
+    return "ran"
+
+
+def test_relu_of_a_0d_tensor_is_an_array_that_in_place_ops_track():
+    assert _relu_inplace_of_0d_then_view_inplace(mt) == _relu_inplace_of_0d_then_view_inplace(torch) == "refused"

@@ -8,7 +8,7 @@ from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from ._checks import need_floating
 from ._layout import like_torch
-from ._op import Op, broadcast_error, promoted
+from ._op import Op, as_array, broadcast_error, promoted
 
 
 # ---- arithmetic -----------------------------------------------------------------------------
@@ -805,7 +805,8 @@ class Relu(Op):
 
     @staticmethod
     def forward(ctx, x):
-        out = np.maximum(x, 0)  # (keeps NaN, as torch; np.where, below, is 4-7 times slower)
+        out = as_array(np.maximum(x, 0))  # (keeps NaN, as torch; np.where, below, is 4-7 times slower;
+        # as_array: numpy gives a scalar for a 0-d input, and the op must give an array)
         if (x == 0).any():  # but relu(-0.0) is -0.0 in torch, where np.maximum makes it 0.0
             out = np.where(x < 0, x.dtype.type(0), x)
         ctx.save_for_backward(out)
