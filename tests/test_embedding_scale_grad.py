@@ -61,14 +61,19 @@ def test_sparse_gradients_say_why_they_are_refused():
         mt.nn.functional.embedding(mt.tensor([0]), mt.ones(2, 2), sparse=True)
 
 
-def test_vmap_of_grad_counts_per_example():
-    idx = [[0, 0, 1], [2, 1, 1]]  # one batch of indices per example
+@pytest.mark.parametrize("in_dims", [(None, 0), (0, None), (0, 0)])
+def test_vmap_of_grad_counts_per_example_with_a_rule_as_torch(in_dims):
+    """The counts are per example, and torch batches this (no per-example fallback, so no warning)."""
+    import warnings
+    idx = np.array([[0, 0, 1], [2, 1, 1]])  # one batch of indices per example
+    weights = np.stack([W, 2 * W])
+    results = []
     for lib in (torch, mt):
         f = lambda w, i: lib.nn.functional.embedding(i, w, scale_grad_by_freq=True).pow(2).sum()  # noqa: E731
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # (microtorch runs it per example, with a performance warning)
-            got = lib.func.vmap(lib.func.grad(f), in_dims=(None, 0))(lib.tensor(W), lib.tensor(idx))
-        if lib is torch:
-            expected = got.numpy()
-    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12)
+        w = lib.tensor(W if in_dims[0] is None else weights)
+        i = lib.tensor(idx if in_dims[1] == 0 else idx[0])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results.append(lib.func.vmap(lib.func.grad(f), in_dims=in_dims)(w, i).numpy())
+        assert not [c for c in caught if "performance drop" in str(c.message)]
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-12)

@@ -393,7 +393,7 @@ def convolution(cls, args, kwargs, level):
 def embedding(cls, args, kwargs, level):
     weight, idx, padding_idx, scale_grad_by_freq = args
     if scale_grad_by_freq:
-        raise _NoRule  # (the counts are per example)
+        return _embedding_counted_per_example(cls, weight, idx, padding_idx, level, _batch_size(args, level))
     if unwrap(weight, level)[1]:
         if padding_idx is not None or not isinstance(unwrap(idx, level)[0], np.ndarray):
             raise _NoRule  # (the padding row's gradient must stay zero for each example)
@@ -404,6 +404,19 @@ def embedding(cls, args, kwargs, level):
     if not isinstance(i, np.ndarray):
         raise _NoRule
     return wrap(cls.apply(weight, i, padding_idx, scale_grad_by_freq), level)
+
+
+def _embedding_counted_per_example(cls, weight, idx, padding_idx, level, B):
+    """scale_grad_by_freq divides by how often an index occurs in one example: the examples' tables stacked
+    into one (B*V, D) table, with example b's indices moved by b*V, keep the counts of different examples apart."""
+    i, batched = unwrap(idx, level)
+    if padding_idx is not None or not isinstance(i, np.ndarray):
+        raise _NoRule  # (the padding row's gradient must stay zero for each example)
+    i = i if batched else np.broadcast_to(i, (B,) + i.shape)
+    w = _materialized(weight, level, B)                   # (B, V, D)
+    V = w.shape[1]
+    moved = i + (np.arange(B) * V).reshape((B,) + (1,) * (i.ndim - 1))
+    return wrap(cls.apply(sh.reshape(w, (B * V,) + tuple(w.shape[2:])), moved, None, True), level)
 
 
 # ---- the ops of in-place updates -------------------------------------------------------------------------
