@@ -40,7 +40,7 @@ def _methods():
 
 def _inplace_methods():
     """the in-place forms, with their out-of-place form's parameters (so that a missing argument is a TypeError)"""
-    from .ops.heaviside_inplace import heaviside_of
+    from .ops.pointwise import recorded_heaviside
     from .ops.inplace import apply_inplace
 
     def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
@@ -52,7 +52,7 @@ def _inplace_methods():
                              source, op="index_reduce_")
 
     def heaviside_(self, values):
-        return apply_inplace(self, heaviside_of, values, op="heaviside_")
+        return apply_inplace(self, lambda s, v: recorded_heaviside(s, v, "heaviside_"), values, op="heaviside_")
     return {"scatter_reduce_": scatter_reduce_, "index_reduce_": index_reduce_, "heaviside_": heaviside_}
 
 

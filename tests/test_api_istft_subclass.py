@@ -164,3 +164,15 @@ def test_istft_method_and_warning_without_window():
         warnings.simplefilter("always")
         mt.istft(s, 16, 4)
     assert any("window" in str(x.message) for x in w)
+
+
+def test_heaviside_out_of_place_as_torch():
+    """NaN gives 0 (torch's x > 0 test), and a result that requires grad records a node whose backward refuses."""
+    got = []
+    for lib in (torch, mt):
+        x = lib.tensor([-1.0, 0.0, 2.0, float("nan")], requires_grad=True)
+        y = lib.heaviside(x, lib.tensor([0.5, 0.5, 0.5, 0.5]))
+        got.append((y.detach().tolist()[:3], y.detach().tolist()[3], y.requires_grad, type(y.grad_fn).__name__))
+        with pytest.raises(RuntimeError, match="derivative for aten::heaviside is not implemented"):
+            y.sum().backward()
+    assert got[1] == got[0]

@@ -521,12 +521,43 @@ def isreal(input):
     return _no_grad(np.isreal(input._data) if input.dtype.is_complex else np.ones(input.shape, bool))
 
 
+class Heaviside(Op):
+    """heaviside has no derivative: a recorded result's backward raises torch's error, naming the op"""
+    _grad_fn_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, x, values, name):
+        ctx.name = name
+        return _step(x, values)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(f"derivative for aten::{ctx.name} is not implemented (the step function has no useful "
+                           "gradient; use a smooth surrogate such as sigmoid(k * x) to train through it)")
+
+    @staticmethod
+    def jvp(ctx, tx, tv):
+        raise RuntimeError(f"derivative for aten::{ctx.name} is not implemented (forward mode)")
+
+
+def _step(x, values):
+    """values where x == 0, else 1 where x > 0 and 0 elsewhere (NaN too, as torch)"""
+    return np.where(x == 0, values, x > 0).astype(x.dtype)
+
+
 def heaviside(input, values):
-    """0 where input < 0, values where input == 0, 1 where input > 0 (no gradient, as torch)."""
+    """0 where input < 0, values where input == 0, 1 where input > 0 (no derivative, as torch)."""
+    return recorded_heaviside(input, values, "heaviside")
+
+
+def recorded_heaviside(input, values, name):
+    """heaviside with torch's checks; recorded (with a backward that refuses) when an input requires grad"""
     if input.dtype != values.dtype:
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes ({input.dtype} and "
                            f"{values.dtype}); convert one, e.g. values.to(input.dtype)")
-    return _no_grad(np.heaviside(input._data, values._data).astype(input._data.dtype))
+    if not (input.requires_grad or values.requires_grad):
+        return _no_grad(_step(input._data, values._data))
+    return Heaviside.apply(input, values, name)
 
 
 def floor_divide(input, other):
