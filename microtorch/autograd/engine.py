@@ -113,7 +113,7 @@ def _pass_on(task, node, outgoing):
     """Add each gradient that node returned into the buffer of the node its edge leads to, and
     queue that node once all its incoming edges have delivered. (No local of the loop above
     keeps a gradient alive, so AccumulateGrad can tell when nobody else holds one.)"""
-    deps, buffers = task.deps, task.buffers
+    deps, buffers, changed, needed = task.deps, task.buffers, task.changed, task.needed
     for (nxt, nr), g in zip(node.next_functions, outgoing or _NOTHING):
         if nxt is None:
             continue
@@ -123,9 +123,9 @@ def _pass_on(task, node, outgoing):
                 buf = buffers[nxt] = [None] * nxt._num_outputs
             buf[nr] = g if buf[nr] is None else buf[nr] + g
         left = deps[nxt] = deps[nxt] - 1
-        if task.changed is not None:
-            task.changed[nxt] = left
-        if left == 0 and (task.needed is None or task.should_run(nxt)):
+        if changed is not None:
+            changed[nxt] = left
+        if left == 0 and (needed is None or task.should_run(nxt)):
             _heappush(task.ready, (-nxt._seq, next(task._tie), nxt))  # (task.push, inlined)
 
 

@@ -67,6 +67,7 @@ class BackwardFunction(FunctionCtx, Node):
 
     __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta", "_to_save", "_saved")
     _forward_cls = None          # torch's name for the Function subclass (set per subclass)
+    _backward_impl = None        # its backward, when it defines backward and not vjp
     _saved_names = ()            # torch's names of the saved tensors: grad_fn._saved_<name>
 
     @property
@@ -92,14 +93,11 @@ class BackwardFunction(FunctionCtx, Node):
         return nxt._out_meta[nr]
 
     def _backward(self, grads):
-        if self._materialize_grads and (len(grads) != 1 or grads[0] is None):
+        if (len(grads) != 1 or grads[0] is None) and self._materialize_grads:
             for i, g in enumerate(grads):
                 if g is None and self._out_meta[i][1] is not None:  # (a non-tensor output gets None)
                     grads[i] = Tensor._make(np.zeros(*self._out_meta[i]))
-        fc = self._forward_cls
-        fn = fc.backward
-        if fn is Function.backward or fc.vjp is not Function.vjp:
-            fn = _user_backward(fc)
+        fn = self._backward_impl or _user_backward(self._forward_cls)
         out = fn(self, *grads)
         return out if type(out) is tuple else (out,)
 
@@ -109,15 +107,21 @@ class BackwardFunction(FunctionCtx, Node):
                 s.free()
         self._saved = None
 
-    def __getattr__(self, name):
-        # only reached when normal lookup fails: torch's grad_fn._saved_<name> / _raw_saved_<name>
-        raw = name.startswith("_raw_saved_")
-        if raw or name.startswith("_saved_"):
-            return _saved_attribute(self, name[11:] if raw else name[7:], raw)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 BackwardCFunction = BackwardFunction  # torch's name, for isinstance checks
+
+
+def _saved_properties(names, values):
+    """torch's grad_fn._saved_<name> (and _raw_saved_<name> for a saved tensor) as properties of
+    the node class. (Properties rather than a __getattr__: a class with __getattr__ makes every
+    attribute read of every node slower.)"""
+    props = {}
+    for name in (*names, *values):
+        props["_saved_" + name] = property(lambda node, _name=name: _saved_attribute(node, _name, False))
+        if name in names:
+            props["_raw_saved_" + name] = property(lambda node, _name=name: _saved_attribute(node, _name, True))
+    return props
 
 
 def _saved_attribute(node, name, raw):
@@ -178,7 +182,10 @@ class Function:
         name = cls.__dict__.get("_grad_fn_name") or cls.__name__ + "Backward"
         cls._has_setup_context = cls.setup_context is not Function.setup_context
         attrs = {"_forward_cls": cls, "__module__": cls.__module__, "__slots__": (),
-                 "_saved_names": cls._saved_names, "_saved_values": cls._saved_values}
+                 "_saved_names": cls._saved_names, "_saved_values": cls._saved_values,
+                 **_saved_properties(cls._saved_names, cls._saved_values)}
+        if cls.backward is not Function.backward and cls.vjp is Function.vjp:  # (else: resolved when it runs)
+            attrs["_backward_impl"] = staticmethod(cls.backward)
         if "::" in name:  # torch's C++ nodes: name() "torch::autograd::CopySlices", class CopySlices
             attrs["name"] = lambda self, _name=name: _name
             name = name.rsplit("::", 1)[1]
