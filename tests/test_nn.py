@@ -253,6 +253,23 @@ def test_weighted_losses_match_torch(rng):
     assert_close(m, t)
 
 
+def test_nll_loss_gradient_bits_as_torch(rng):
+    """torch divides the incoming gradient by the total weight, then multiplies by -w[y] (a weighted 'mean'
+    with a gradient other than 1 shows the order in the last bit; the weights here sum exactly in any
+    order), and leaves the gradient 0 when every target is ignored (the loss is nan, 0/0)."""
+    x, y, w = rng.normal(size=(5, 4)), np.array([0, 3, 1, 1, 2]), np.array([0.5, 1.25, 2.0, 0.75])
+    results = {}
+    for lib in (torch, mt):
+        for name, kw, t in (("weighted", dict(weight=lib.tensor(w)), y), ("ignored", {}, np.full(5, -100))):
+            xs = lib.tensor(x, requires_grad=True)
+            loss = lib.nn.functional.nll_loss(xs, lib.tensor(t), **kw)
+            loss.backward(lib.tensor(0.7369))
+            results[lib.__name__, name] = (loss.detach().numpy(), xs.grad.numpy())
+    for name in ("weighted", "ignored"):
+        np.testing.assert_array_equal(results["microtorch", name][1], results["torch", name][1], err_msg=name)
+    assert np.isnan(results["microtorch", "ignored"][0])
+
+
 def test_functional_conv_pool_match_torch(rng):
     """Options the module tests don't reach: unbatched input, return_indices, fold/unfold, 1-d pooling."""
     import torch.nn.functional as TF

@@ -5,6 +5,7 @@ from .._tensor import Tensor
 from ._checks import need_floating
 from ._op import Op, normalize_dims
 from .elementwise import DivScalar, MulScalar, where
+from .linalg import addmm, matmul
 
 
 def _reduce(loss, reduction, op, weight_sum=None):
@@ -103,7 +104,6 @@ def linear(input, weight, bias=None):
     if bias is not None and isinstance(bias, Tensor) and (bias.ndim > 1 or bias.numel() not in (1, weight.shape[0])):
         raise RuntimeError(f"linear: the bias of shape {list(bias.shape)} does not broadcast to the output's "
                            f"out_features={weight.shape[0]}; give it shape [{weight.shape[0]}]")
-    from .linalg import addmm, matmul
     if bias is None:
         return matmul(input, weight.t())
     if input.ndim == 2:
@@ -186,12 +186,14 @@ def _weighted_loss(errors, weight, input, reduction, op):
 
 
 class NllLossBackward(Op):
-    """nll_loss's backward g * local, linear in g and flat in logp: d = (local, 0)"""
+    """nll_loss's backward g * local (g / total for 'mean'), linear in g and flat in logp: d = (local, 0)"""
     _grad_fn_name = "NllLossBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, g, logp, local):
-        ctx.local = local
+    def forward(ctx, g, logp, local, total=None):
+        ctx.local, ctx.total = local, total
+        if total is not None:  # torch divides g by the total weight first, then multiplies by -w[y]
+            g = g / total
         # torch writes g into the target entries only: an inf or nan g leaves the others 0 (not 0 * inf)
         return np.where(local != 0, g * local, 0).astype(local.dtype)
 
@@ -199,11 +201,13 @@ class NllLossBackward(Op):
     def backward(ctx, grad):
         glogp = Tensor._make(np.zeros(ctx.local.shape, ctx.local.dtype)) if ctx.needs_input_grad[1] else None
         local = Tensor._make(ctx.local)
-        return where(local != 0, grad * local, 0.0), glogp, None
+        gg = where(local != 0, grad * local, 0.0)
+        return (gg if ctx.total is None else gg / Tensor._make(ctx.total)), glogp, None, None
 
     @staticmethod
-    def jvp(ctx, tg, _tlogp, _local):
-        return tg * Tensor._make(ctx.local)
+    def jvp(ctx, tg, _tlogp, _local, _total):
+        d = tg * Tensor._make(ctx.local)
+        return d if ctx.total is None else d / Tensor._make(ctx.total)
 
 
 class NllLoss2DBackward(NllLossBackward):
@@ -219,35 +223,41 @@ class NllLoss(Op):
     def forward(ctx, logp, target, weight=None, reduction="mean", ignore_index=-100):
         c = 1 if logp.ndim > 1 else 0
         valid = target != ignore_index
-        t = np.expand_dims(np.where(valid, target, 0), c)
-        w = np.ones(logp.shape[c], logp.dtype) if weight is None else weight.astype(logp.dtype)
-        wt = np.expand_dims(np.where(valid, w[t.squeeze(c)], 0).astype(logp.dtype), c)  # w[y], 0 if ignored
-        picked = wt * np.take_along_axis(logp, t, axis=c)
-        losses = np.squeeze(-picked if c else 0.0 - picked, c)  # (1-d: torch subtracts from 0, so -0 is +0)
-        local = np.zeros(logp.shape, logp.dtype)  # d loss / d logp
-        np.put_along_axis(local, t, -wt, axis=c)
-        ctx.reduction, ctx.c = reduction, c
+        at = _target_entries(np.where(valid, target, 0), c)  # (an ignored target picks class 0, with weight 0)
+        wt = (valid if weight is None else np.where(valid, weight[at[c]], 0)).astype(logp.dtype)  # w[y], 0 if ignored
+        picked = wt * logp[at]
+        losses = -picked if c else 0.0 - picked  # (1-d: torch subtracts from 0, so -0 is +0)
+        ctx.local = np.zeros(logp.shape, logp.dtype)  # d loss / d logp, before 'mean' divides
+        ctx.local[at] = -wt
+        ctx.reduction, ctx.c, ctx.total = reduction, c, None
         total = np.asarray(wt.sum(), logp.dtype)
         ctx.save_for_backward(logp, target, weight, total)  # (what torch saves; backward reads logp)
         if reduction == "none":
-            ctx.local = local
-            return losses
+            return np.asarray(losses)
         if reduction == "sum":
-            ctx.local = local
             return np.asarray(losses.sum())
-        ctx.local = local / total
+        ctx.total = total
         return np.asarray(losses.sum() / total)
 
     @staticmethod
     def backward(ctx, grad):
         logp = ctx.saved_tensors[0]
         g = grad.unsqueeze(ctx.c) if ctx.reduction == "none" else grad
-        return ctx._forward_cls._double.apply(g, logp, ctx.local), None
+        return ctx._forward_cls._double.apply(g, logp, ctx.local, ctx.total), None
 
     @staticmethod
     def jvp(ctx, tlogp, _target):
         d = tlogp * Tensor._make(ctx.local)  # the loss is linear in logp
-        return d.sum(dim=ctx.c) if ctx.reduction == "none" else d.sum()
+        if ctx.reduction == "none":
+            return d.sum(dim=ctx.c)
+        return d.sum() if ctx.total is None else d.sum() / Tensor._make(ctx.total)
+
+
+def _target_entries(t, c):
+    """The index of each target's entry in logp: the target in the class dim c, and in every other
+    dim an open grid (0..n-1, shaped to broadcast against the others)."""
+    grid = [np.arange(n).reshape((n,) + (1,) * (t.ndim - 1 - i)) for i, n in enumerate(t.shape)]
+    return tuple(grid[:c] + [t] + grid[c:])
 
 
 class NllLoss2D(NllLoss):
@@ -272,9 +282,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError(f"nll_loss: expected target size {list(input.shape[:1]) + list(input.shape[2:])}, "
                            f"got {list(t.shape)}")
     n_classes = input.shape[1] if input.ndim > 1 else input.shape[0]
-    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-    if bad.any():
-        raise IndexError(f"nll_loss: Target {t[bad].flat[0]} is out of bounds (there are {n_classes} classes)")
+    if t.size and (t.min() < 0 or t.max() >= n_classes):  # (the cheap test first: ignored targets may be < 0)
+        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+        if bad.any():
+            raise IndexError(f"nll_loss: Target {t[bad].flat[0]} is out of bounds (there are {n_classes} classes)")
     w = weight._data if weight is not None else None
     kw = dict(weight=w, reduction=reduction, ignore_index=ignore_index)
     if input.ndim <= 2:
