@@ -33,12 +33,39 @@ class Softmax(Op):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True)), None
+        return SoftmaxBackwardData.apply(grad, y, dim=ctx.dim), None
 
     @staticmethod
     def jvp(ctx, t, _dim):
         y = ctx.output
         return y * (t - (t * y).sum(dim=ctx.dim, keepdim=True))
+
+
+class SoftmaxBackwardData(Op):
+    """softmax's backward y * (g - sum(g*y)) as one op (torch's): d/dg is the same map of gg,
+    d/dy = g gg - sum(y g) gg - g sum(y gg)"""
+    _grad_fn_name = "SoftmaxBackwardDataBackward0"
+    _saved_names = ("grad_output", "output")
+    _saved_values = {"dim": "dim"}
+
+    @staticmethod
+    def forward(ctx, g, y, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(g, y)
+        return y * (g - (g * y).sum(axis=dim, keepdims=True))
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, y = ctx.saved_tensors
+        d = ctx.dim
+        return (SoftmaxBackwardData.apply(gg, y, dim=d) if ctx.needs_input_grad[0] else None,
+                g * gg - (y * g).sum(d, True) * gg - g * (y * gg).sum(d, True) if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, tg, ty):
+        g, y = ctx.inputs[:2]
+        d = ctx.dim
+        return SoftmaxBackwardData.apply(tg, y, dim=d) + ty * (g - (g * y).sum(d, True)) - y * (ty * g).sum(d, True)
 
 
 class LogSoftmax(Op):
@@ -56,11 +83,38 @@ class LogSoftmax(Op):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
+        return LogSoftmaxBackwardData.apply(grad, y, dim=ctx.dim), None
 
     @staticmethod
     def jvp(ctx, t, _dim):
         return t - (t * ctx.output.exp()).sum(dim=ctx.dim, keepdim=True)
+
+
+class LogSoftmaxBackwardData(Op):
+    """log_softmax's backward g - exp(y) sum(g) as one op (torch's): d/dg = gg - sum(gg exp(y)),
+    d/dy = -sum(g) exp(y) gg"""
+    _grad_fn_name = "LogSoftmaxBackwardDataBackward0"
+    _saved_names = ("grad_output", "output")
+    _saved_values = {"dim": "dim"}
+
+    @staticmethod
+    def forward(ctx, g, y, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(g, y)
+        return g - np.exp(y) * g.sum(axis=dim, keepdims=True)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, y = ctx.saved_tensors
+        d = ctx.dim
+        return (gg - (gg * y.exp()).sum(d, True) if ctx.needs_input_grad[0] else None,
+                -g.sum(d, True) * y.exp() * gg if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, tg, ty):
+        g, y = ctx.inputs[:2]
+        d = ctx.dim
+        return tg - y.exp() * tg.sum(d, True) - y.exp() * ty * g.sum(d, True)
 
 
 def _softmax_dim(x, dim, op):
