@@ -270,6 +270,24 @@ def test_nll_loss_gradient_bits_as_torch(rng):
     assert np.isnan(results["microtorch", "ignored"][0])
 
 
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_double_backward_as_torch(fn, rng):
+    """The gradient of softmax / log_softmax made with create_graph is one torch node
+    (SoftmaxBackwardDataBackward0 ...) whose own gradients, and the third order, are torch's."""
+    x, g, gg = (rng.normal(size=(3, 4)) for _ in range(3))
+    out = {}
+    for lib in (torch, mt):
+        xs, gs = lib.tensor(x, requires_grad=True), lib.tensor(g, requires_grad=True)
+        gx, = lib.autograd.grad(getattr(lib, fn)(xs, 1), xs, gs, create_graph=True)
+        dx, dg = lib.autograd.grad((gx * lib.tensor(gg)).sum(), (xs, gs), create_graph=True)
+        third, = lib.autograd.grad((dx * dx).sum() + (dg * dg).sum(), xs)
+        names = [gx.grad_fn.name()] + [n.name() for n, _ in gx.grad_fn.next_functions]
+        out[lib.__name__] = names, [t.detach().numpy() for t in (gx, dx, dg, third)]
+    assert out["microtorch"][0] == out["torch"][0]
+    for a, b in zip(out["microtorch"][1], out["torch"][1]):
+        assert_close(a, b)
+
+
 def test_functional_conv_pool_match_torch(rng):
     """Options the module tests don't reach: unbatched input, return_indices, fold/unfold, 1-d pooling."""
     import torch.nn.functional as TF
