@@ -288,6 +288,25 @@ def test_softmax_double_backward_as_torch(fn, rng):
         assert_close(a, b)
 
 
+@pytest.mark.parametrize("shapes", [((), ()), ((2, 3), ()), ((2, 3), (3,)), ((2, 3, 4), (2, 5))])
+def test_nll_loss_target_shape_errors_as_torch(shapes):
+    x, t = shapes
+    kinds = []
+    for lib in (torch, mt):
+        with pytest.raises((ValueError, RuntimeError)) as e:
+            lib.nn.functional.nll_loss(lib.zeros(x, dtype=lib.float64), lib.zeros(t, dtype=lib.int64))
+        kinds.append(e.type)
+    assert kinds[0] is kinds[1]
+
+
+def test_nll_loss_saved_tensors_as_torch():
+    x = np.random.default_rng(0).normal(size=(3, 4))
+    for lib in (torch, mt):
+        node = lib.nn.functional.nll_loss(lib.tensor(x, requires_grad=True), lib.tensor([0, 2, 3])).grad_fn
+        assert node._saved_self.shape == (3, 4) and node._saved_weight is None
+        assert node._saved_target.tolist() == [0, 2, 3] and float(node._saved_total_weight) == 3.0
+
+
 def test_functional_conv_pool_match_torch(rng):
     """Options the module tests don't reach: unbatched input, return_indices, fold/unfold, 1-d pooling."""
     import torch.nn.functional as TF

@@ -119,6 +119,8 @@ class LogSoftmaxBackwardData(Op):
 
 def _softmax_dim(x, dim, op):
     """The one dim to normalize over, checked as torch does before the dtype (None for a 0-d x)."""
+    if type(dim) is int and -x.ndim <= dim < x.ndim:  # the common call: one of x's dims
+        return dim % x.ndim
     if dim is None:
         dim = 0 if x.ndim in (0, 1, 3) else 1  # torch's legacy implicit choice
     if isinstance(dim, Tensor) and dim.ndim == 0 and not dim.dtype.is_floating_point:
@@ -271,6 +273,7 @@ class NllLoss2DBackward(NllLossBackward):
 class NllLoss(Op):
     """-w[y] logp[y]: the gradient is -w[y] at the target entry (/ sum of w[y] for 'mean')"""
     _grad_fn_name = "NllLossBackward0"
+    _saved_names = ("self", "target", "weight", "total_weight")
     _double = NllLossBackward
 
     @staticmethod
@@ -321,35 +324,42 @@ class NllLoss2D(NllLoss):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     _check_reduction(reduction, "nll_loss")
-    t = target._data
+    t, shape = target._data, input._data.shape
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"nll_loss: expected target of dtype int64 (class indices), got {target.dtype}; use "
                            "target.long()")
-    if input.ndim == 0 or input.ndim > 1 and (t.ndim != input.ndim - 1 or t.shape[0] != input.shape[0]) \
-            or input.ndim == 1 and t.ndim != 0:
-        if input.ndim > 1 and t.ndim >= 1 and t.shape[0] != input.shape[0]:
-            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                             f"({t.shape[0]}).")
-        raise RuntimeError(f"nll_loss: expected the target to have the input's shape without the class dim "
-                           f"({list(input.shape[:1]) + list(input.shape[2:])}), got {list(t.shape)}")
-    if input.ndim > 2 and t.shape[1:] != input.shape[2:]:
-        raise RuntimeError(f"nll_loss: expected target size {list(input.shape[:1]) + list(input.shape[2:])}, "
-                           f"got {list(t.shape)}")
-    n_classes = input.shape[1] if input.ndim > 1 else input.shape[0]
+    if not shape or t.shape != (shape[:1] + shape[2:] if len(shape) > 1 else ()):  # (N, d1, ...) or () for (C,)
+        _target_shape_error(shape, t.shape)
+    n_classes = shape[1] if len(shape) > 1 else shape[0]
     if t.size and (t.min() < 0 or t.max() >= n_classes):  # (the cheap test first: ignored targets may be < 0)
         bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
         if bad.any():
             raise IndexError(f"nll_loss: Target {t[bad].flat[0]} is out of bounds (there are {n_classes} classes)")
     w = weight._data if weight is not None else None
     kw = dict(weight=w, reduction=reduction, ignore_index=ignore_index)
-    if input.ndim <= 2:
+    if len(shape) <= 2:
         return NllLoss.apply(input, t, **kw)
-    if input.ndim == 4:
+    if len(shape) == 4:
         return NllLoss2D.apply(input, t, **kw)
     # as torch: other ranks are viewed as (N, C, 1, -1) images
     n, c, hw = input.shape[0], input.shape[1], int(np.prod(input.shape[2:]))  # (not -1: n may be 0)
     out = NllLoss2D.apply(input.contiguous().view(n, c, 1, hw), t.reshape(n, 1, hw), **kw)
     return out.view(n, *input.shape[2:]) if reduction == "none" else out
+
+
+def _target_shape_error(shape, target_shape):
+    """torch's error for class indices whose shape is not the input's without its class dim (N, d1, ...)."""
+    if not shape:
+        raise ValueError("Expected 1 or more dimensions (got 0): nll_loss takes log-probabilities of shape (C,) or "
+                         "(N, C, ...)")
+    batch = target_shape[0] if target_shape else 0  # (torch counts a 0-d target as a batch of 0)
+    if len(shape) > 1 and batch != shape[0]:
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size ({batch}).")
+    if len(shape) > 2 and len(target_shape) == len(shape) - 1:
+        raise RuntimeError(f"nll_loss: expected target size {list(shape[:1]) + list(shape[2:])}, "
+                           f"got {list(target_shape)}")
+    raise RuntimeError(f"nll_loss: expected the target to have the input's shape without the class dim "
+                       f"({list(shape[:1]) + list(shape[2:])}), got {list(target_shape)}")
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
