@@ -149,24 +149,24 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def linear(input, weight, bias=None):
-    if input.ndim == 0 or weight.ndim == 0:
-        raise RuntimeError(f"linear: both arguments need to be at least 1D, but they are {input.ndim}D and "
-                           f"{weight.ndim}D; give the input a batch or feature dimension")
-    if input.shape[-1] != weight.shape[-1]:
-        rows = int(np.prod(input.shape[:-1])) if input.ndim > 1 else 1
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
-                           f"{weight.shape[-1]}x{weight.shape[0]}): linear expects inputs whose last dimension "
-                           f"is in_features={weight.shape[-1]}")
-    if bias is not None and isinstance(bias, Tensor) and (bias.ndim > 1 or bias.numel() not in (1, weight.shape[0])):
+    xs, ws = input._data.shape, weight._data.shape
+    if not xs or not ws:
+        raise RuntimeError(f"linear: both arguments need to be at least 1D, but they are {len(xs)}D and "
+                           f"{len(ws)}D; give the input a batch or feature dimension")
+    if xs[-1] != ws[-1]:
+        rows = int(np.prod(xs[:-1])) if len(xs) > 1 else 1
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xs[-1]} and {ws[-1]}x{ws[0]}): "
+                           f"linear expects inputs whose last dimension is in_features={ws[-1]}")
+    if isinstance(bias, Tensor) and (bias._data.ndim > 1 or bias._data.size not in (1, ws[0])):
         raise RuntimeError(f"linear: the bias of shape {list(bias.shape)} does not broadcast to the output's "
-                           f"out_features={weight.shape[0]}; give it shape [{weight.shape[0]}]")
+                           f"out_features={ws[0]}; give it shape [{ws[0]}]")
     if bias is None:
         return matmul(input, weight.t())
-    if input.ndim == 2:
+    if len(xs) == 2:
         return addmm(bias, input, weight.t())
     # torch folds other ranks into a matrix: view(-1, in) -> addmm -> view back
-    out = addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
-    return out.view(*input.shape[:-1], weight.shape[0])
+    out = addmm(bias, input.reshape(-1, xs[-1]), weight.t())
+    return out.view(*xs[:-1], ws[0])
 
 
 class MseLoss(Op):
