@@ -21,6 +21,7 @@ def _reduce(loss, reduction, op, weight_sum=None):
 class Softmax(Op):
     """d softmax: y * (g - sum(g*y))"""
     _grad_fn_name = "SoftmaxBackward0"
+    _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -71,6 +72,7 @@ class SoftmaxBackwardData(Op):
 class LogSoftmax(Op):
     """d log_softmax: g - softmax * sum(g)"""
     _grad_fn_name = "LogSoftmaxBackward0"
+    _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x, dim):
