@@ -253,7 +253,7 @@ class NllLossBackward(Op):
         if total is not None:  # torch divides g by the total weight first, then multiplies by -w[y]
             g = g / total
         # torch writes g into the target entries only: an inf or nan g leaves the others 0 (not 0 * inf)
-        return np.where(local != 0, g * local, 0).astype(local.dtype)
+        return np.where(local != 0, g * local, 0).astype(local.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
