@@ -77,13 +77,15 @@ def _bitwise(fn, a, b):
     return Tensor._make(np.asarray(fn(a._data, b._data if isinstance(b, Tensor) else b)))
 
 
-def _dims_as_ints(fn):
-    """x.flip(0, 1) for x.flip((0, 1)): torch's methods also take a list of dims as separate ints.
+def _dims_as_ints(fn, one_as_tuple=False):
+    """x.flip(0, 1) for x.flip((0, 1)): torch's methods also take a list of dims as separate ints; with
+    one_as_tuple a single int too (x.tile(2) for x.tile((2,)), where fn takes only a sequence).
     (Not functools.wraps: the argument checks read this method's parameters, not fn's.)"""
     signature = inspect.signature(fn)
 
     def method(self, *dims, **kwargs):
-        args = (self, dims) if len(dims) > 1 else (self,) + dims
+        several = len(dims) > 1 or one_as_tuple and len(dims) == 1 and not isinstance(dims[0], (tuple, list))
+        args = (self, dims) if several else (self,) + dims
         try:
             return fn(*args, **kwargs)
         except TypeError as e:
@@ -171,6 +173,7 @@ def _more_methods():
 def _aliases_and_conversions():
     from . import _dtype
     from .ops import composite as cp, pointwise as pw, rearrange as ra
+    from .ops._checks import guard  # (tile's dims are checked as a tuple once the method has made them one)
     return {
         "asinh": pw.asinh, "arcsinh": pw.asinh, "acosh": pw.acosh, "arccosh": pw.acosh, "atanh": pw.atanh,
         "arctanh": pw.atanh, "exp2": pw.exp2, "erfc": pw.erfc, "deg2rad": pw.deg2rad, "rad2deg": pw.rad2deg,
@@ -180,7 +183,7 @@ def _aliases_and_conversions():
         "arccos": ops.acos, "arcsin": ops.asin, "arctan": ops.atan, "fix": ops.trunc, "moveaxis": ops.movedim,
         "greater": ops.gt, "greater_equal": ops.ge, "less": ops.lt, "less_equal": ops.le, "not_equal": ops.ne,
         "roll": ra.roll, "rot90": ra.rot90, "trace": ra.trace, "scatter": ra.scatter, "index_add": ra.index_add,
-        "nansum": ra.nansum, "nanmean": cp.nanmean, "diff": cp.diff, "tile": cp.tile, "ravel": cp.ravel,
+        "nansum": ra.nansum, "nanmean": cp.nanmean, "diff": cp.diff, "tile": _dims_as_ints(guard(cp.tile, "tile", method=True), one_as_tuple=True), "ravel": cp.ravel,
         "fliplr": cp.fliplr, "flipud": cp.flipud, "positive": cp.positive, "tensor_split": cp.tensor_split,
         "true_divide": cp.true_divide,
         "vsplit": cp.vsplit, "hsplit": cp.hsplit, "dsplit": cp.dsplit, "take_along_dim": cp.take_along_dim,
@@ -408,12 +411,56 @@ def _decomposition():
     return decomposition
 
 
-def _legacy_new(self, *args):
-    """torch's legacy x.new(...): an uninitialized tensor of sizes, or one holding data, in x's dtype."""
+def _legacy_new(self, *args, size=None, data=None, device=None):
+    """torch's legacy x.new(...), in x's dtype: with nothing, a 1-d empty tensor; with sizes (ints or a Size), an
+    uninitialized tensor (zeros here); with a tensor of x's dtype, an alias of it; else a copy of the data."""
+    from ._tensor import Size, Tensor
+    from .ops._checks import _is_int, check_size
+    if size is not None or data is not None:
+        if args or size is not None and data is not None:
+            raise TypeError("new(): pass the sizes or the data once: as positional arguments, size= or data=")
+        if data is not None:
+            return _placed_on(_new_data(self, data), device)
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(f"new(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+        args = (Size(size),)
+    if not args:
+        return _placed_on(Tensor._make(np.zeros(0, dtype=self._data.dtype)), device)
+    if len(args) == 1 and isinstance(args[0], Size):
+        args = tuple(args[0])
+    elif len(args) == 1 and not _is_int(args[0]):
+        return _placed_on(_new_data(self, args[0]), device)
+    sizes = tuple(int(a) if _is_int(a) or _is_int_scalar(a) else a for a in args)
+    if not all(_is_int(s) for s in sizes):
+        raise TypeError(f"new() received an invalid combination of arguments: got "
+                        f"({', '.join(type(a).__name__ for a in args)}); pass sizes as ints, or one sequence of data")
+    return _placed_on(Tensor._make(np.zeros(check_size(sizes, "new"), dtype=self._data.dtype)), device)
+
+
+def _is_int_scalar(v):
+    """a 0-d integer tensor, which torch's sizes take as an int"""
     from ._tensor import Tensor
-    if len(args) == 1 and not isinstance(args[0], int):
-        return Tensor._make(np.array(args[0], dtype=self._data.dtype))
-    return Tensor._make(np.zeros(tuple(args), dtype=self._data.dtype))
+    return isinstance(v, Tensor) and v.ndim == 0 and v._data.dtype.kind in "iu"
+
+
+def _new_data(self, data):
+    """x.new(data): an alias of a tensor of x's dtype, or a copy of a sequence in x's dtype."""
+    from ._tensor import Tensor, tensor
+    if isinstance(data, Tensor):
+        if data.dtype != self.dtype:
+            raise TypeError("new(): x.new(t) aliases t, so t must have x's dtype; for a copy in x's dtype use "
+                            "t.to(x.dtype)")  # (no dtype names: the guard reads 'complex' as a missing kernel)
+        from .ops.shape import Alias, _share
+        return _share(Alias.apply(data, data.shape), data)  # torch: AliasBackward0, t's memory and version
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if not isinstance(data, (list, tuple, np.ndarray)):
+        raise TypeError(f"new(): data must be a sequence (got {type(data).__name__}); pass a list, e.g. x.new([1, 2])")
+    return tensor(data, dtype=self.dtype)
+
+
+def _placed_on(t, device):
+    return t if device is None else t.to(device)
 
 
 def _is_nonzero(self):

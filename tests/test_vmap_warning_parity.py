@@ -236,8 +236,6 @@ KNOWN = {
     "margin_ranking_loss": _COMPOSITE, "triplet_margin_loss": _COMPOSITE,
     F + "adaptive_avg_pool2d": "torch's shortcut for output size 1 (a mean) takes a 2-d input that its kernel "
                                "refuses otherwise; microtorch refuses it (outside vmap too)",
-    "Tensor.tile": "Tensor.tile(2) takes the dims as varargs in torch; microtorch raises TypeError (outside vmap "
-                   "too)",
     "moveaxis": "torch raises 'Batching rule not implemented for aten::moveaxis.int'; microtorch's is movedim",
     "index_copy_": "torch has no rule for the in-place variant; microtorch's in-place ops run the out-of-place "
                    "op (which has one) and copy the result in",
@@ -267,9 +265,9 @@ KNOWN = {
     "pca_lowrank": "(the same as svd_lowrank)",
 }
 # same warning, different values
-KNOWN_VALUES = {"Tensor.new": "Tensor.new() is 0-d in microtorch, 1-d and empty in torch (outside vmap too)"}
+KNOWN_VALUES = {}
 # values that are not defined: uninitialized memory, a search in boundaries that are not sorted
-NO_VALUES = {"empty_like", "searchsorted"}
+NO_VALUES = {"empty_like", "Tensor.new_empty", "Tensor.new", "searchsorted"}
 
 
 def _outcome(lib, name, f, specs, in_dims):

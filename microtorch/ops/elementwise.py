@@ -361,33 +361,58 @@ class Pow(Op):
 def pow(input, exponent):
     a, b = input, exponent
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
-        if isinstance(b, (bool, np.bool_)):
-            b = int(b)
-        if not (a.dtype.is_floating_point or a.dtype.is_complex) and isinstance(b, (float, complex)):
-            from .._dtype import get_default_dtype
-            a = Tensor._make(a._data.astype(get_default_dtype().np if isinstance(b, float)
-                                              else get_default_dtype().to_complex().np))
-        elif isinstance(b, complex) and not a.dtype.is_complex:
-            a = a.to(a.dtype.to_complex())
-        if not (a.dtype.is_floating_point or a.dtype.is_complex) and b < 0:
-            raise RuntimeError(f"pow(): integers to negative integer powers are not allowed "
-                               f"(exponent {b}); convert the tensor with .float() first")
-        return PowScalar.apply(a, b)
+        return _pow_number(a, b)
     if not isinstance(a, Tensor):
-        from .._dtype import result_type
-        dt = result_type(a, b)
-        if not (dt.is_floating_point or dt.is_complex):  # int ** int tensor stays integral
-            return Tensor._make(np.power(np.asarray(a, dt.np), b._data.astype(dt.np)))
-        b_ = b if b.dtype.is_floating_point or b.dtype.is_complex else _float(b)
-        if isinstance(a, Tensor) or (a > 0 if not isinstance(a, complex) else True):
-            return RPow.apply(b_, a)
-        x, y = promoted(a, b)
-        return Pow.apply(Tensor._make(np.asarray(x)), y)
+        return _rpow(a, b)
     x, y = promoted(a, b)
+    if x._data.dtype.kind in "iu":  # no gradient: torch's integer power (numpy refuses negative exponents)
+        return Tensor._make(_int_power(x._data, y._data))
     try:
         return Pow.apply(x, y)
     except ValueError as e:
         raise broadcast_error("pow", e, a, b) from None
+
+
+def _pow_number(x, p):
+    """x ** p for a Python number p, in torch's result dtype (bool ** 2 is int64, int ** 0.5 the default float)."""
+    from .._dtype import result_type
+    dt = result_type(x, p)
+    x = _pow_operand(x, dt)
+    p = int(p) if isinstance(p, (bool, np.bool_)) else p
+    if dt.np.kind in "iu" and p < 0:
+        raise RuntimeError(f"pow(): integers to negative integer powers are not allowed (exponent {p}); convert "
+                           "the tensor with .float() first")
+    return PowScalar.apply(x, p)
+
+
+def _rpow(base, x):
+    """base ** x for a Python number base and a tensor x."""
+    from .._dtype import result_type
+    dt = result_type(base, x)
+    if dt.np.kind in "iu":  # int ** int tensor stays integral (-1 ** a uint8 tensor: -1 wraps to 255, as torch)
+        return Tensor._make(_int_power(np.array(base).astype(dt.np), x._data.astype(dt.np)))
+    keeps_real = dt.is_complex and x.dtype.is_floating_point and x.dtype.name != "float16"  # (as torch's x)
+    return RPow.apply(x if keeps_real else _pow_operand(x, dt), base)
+
+
+def _pow_operand(x, dt):
+    """x in pow's result dtype dt (differentiably when it carries a gradient)."""
+    if dt == x.dtype:
+        return x
+    if x.dtype.name == "float16" and dt.is_complex:
+        raise NotImplementedError("\"pow\" not implemented for 'ComplexHalf': torch has no complex half pow kernel; "
+                                  "convert the tensor first, e.g. x.float()")
+    return x.to(dt) if x._requires_grad or x._fw_grads else Tensor._make(x._data.astype(dt.np))
+
+
+def _int_power(a, b):
+    """a ** b of integer arrays as torch's kernel: a negative exponent gives 0, 1 for base 1, +-1 for base -1."""
+    negative = b < 0
+    if not negative.any():
+        return np.power(a, b)
+    out = np.power(a, np.where(negative, 0, b))  # (a ** 0 = 1: right where a is 1)
+    minus_one = np.where(b % 2 == 0, 1, -1).astype(out.dtype)
+    return np.where(negative & (a != 1), np.where(a == -1, minus_one, 0), out).astype(out.dtype)
 
 
 def square(input):
@@ -400,21 +425,36 @@ class RPow(Op):
 
     @staticmethod
     def forward(ctx, x, base):
-        out = np.asarray(np.power(np.asarray(base, dtype=x.dtype), x), order="C")  # torch's: contiguous
-        ctx.log_base = math.log(base) if not isinstance(base, complex) and base > 0 else np.log(complex(base))
+        dt = np.result_type(x.dtype, np.complex64) if isinstance(base, complex) else x.dtype  # (x stays real)
+        out = np.asarray(np.power(np.asarray(base, dtype=dt), x), order="C")  # torch's: contiguous
+        ctx.base, ctx.log_base = base, _log_of_base(base, dt.kind == "c")
         ctx.save_for_backward(out, x)  # x too, as torch: modifying the exponent in place is an error
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        out, _ = ctx.saved_tensors
-        if ctx.log_base == 0 or (isinstance(ctx.log_base, complex) and ctx.log_base == 0):
-            return grad * 0, None
-        return grad * (out * ctx.log_base).conj(), None
+        out, x = ctx.saved_tensors
+        return grad * RPow._local(ctx, out, x).conj(), None
 
     @staticmethod
     def jvp(ctx, t, _base):
-        return t * 0 if ctx.log_base == 0 else t * (ctx.output * ctx.log_base)
+        tangent = t * RPow._local(ctx, ctx.output, ctx.inputs[0])
+        if tangent.is_complex() and not t.is_complex():  # torch: a real x's tangent keeps only its real part
+            return tangent.real.to(tangent.dtype)
+        return tangent
+
+    @staticmethod
+    def _local(ctx, out, x):
+        if ctx.base == 0:  # torch: 0 where x >= 0 (the limit of 0^x log 0), out * (-inf) elsewhere
+            return where((x.real >= 0) & (x.imag == 0) if x.is_complex() else x >= 0, 0.0, out * ctx.log_base)
+        return out * ctx.log_base
+
+
+def _log_of_base(base, complex_exponent):
+    """log(base) as torch's derivative takes it: complex for a complex base or exponent, else real (nan below 0)."""
+    if isinstance(base, complex) or complex_exponent:
+        return np.log(complex(base))
+    return math.log(base) if base > 0 else -math.inf if base == 0 else math.nan
 
 
 # ---- unary functions --------------------------------------------------------------------------
