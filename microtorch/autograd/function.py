@@ -68,8 +68,8 @@ class BackwardFunction(FunctionCtx, Node):
     __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta", "_to_save", "_saved")
     _forward_cls = None          # torch's name for the Function subclass (set per subclass)
     _backward_impl = None        # its backward, when it defines backward and not vjp
-    _tensor_args = None          # a custom Function's node: the positions of its Tensor arguments, when
-                                 # others are not (torch gives it an edge per Tensor argument only)
+    _edge_args = None            # which arguments of forward its edges stand for, when not all of them
+                                 # (torch gives no edge to a number, or to an index or mask tensor)
     _saved_names = ()            # torch's names of the saved tensors: grad_fn._saved_<name>
 
     @property
@@ -91,8 +91,11 @@ class BackwardFunction(FunctionCtx, Node):
     def _input_meta(self, i):
         """(shape, numpy dtype) of input i, which requires grad: kept, as in torch, by the node its
         gradient flows into (that node's output, or a leaf's AccumulateGrad)."""
-        nxt, nr = self.next_functions[i]
+        nxt, nr = self.next_functions[i if self._edge_args is None else self._edge_args.index(i)]
         return nxt._out_meta[nr]
+
+    def edge_inputs(self):
+        return self._edge_args if self._edge_args is not None else Node.edge_inputs(self)
 
     def _backward(self, grads):
         if (len(grads) != 1 or grads[0] is None) and self._materialize_grads:
@@ -102,7 +105,7 @@ class BackwardFunction(FunctionCtx, Node):
         fn = self._backward_impl or _user_backward(self._forward_cls)
         out = fn(self, *grads)
         out = out if type(out) is tuple else (out,)
-        return out if self._tensor_args is None else _tensor_grads(self, out)
+        return out if self._edge_args is None else _edge_grads(self, out)
 
     def _release(self):
         if self._saved:
@@ -177,6 +180,8 @@ class Function:
 
     _numpy_forward = False
     _grad_fn_name = None
+    _edges = None                # the arguments with an edge, where torch's op differs from "the tensors": the
+                                 # number of x * 2 has one, the condition of where(c, x, y) none
     _saved_names = ()
     _saved_values = {}
 
@@ -313,36 +318,49 @@ def _run_forward(cls, ctx, args, arrays, kwargs):
 def _link_edges(cls, ctx, args):
     """(c) next_functions: one (node, output_nr) edge per input, (None, 0) where no gradient
     flows. The shape and dtype a gradient must have are read, as in torch, from the node it
-    flows into (engine_checks.validate_outputs). A custom Function's node, as torch's, has an
-    edge per Tensor argument only (its backward's other results are dropped: _tensor_grads)."""
-    edges = []
+    flows into (engine_checks.validate_outputs). As in torch, an argument that is not a tensor
+    gets no edge, unless the op's `_edges` says otherwise (torch's op takes a tensor there: the
+    number of `x * 2`), and a tensor the op does not differentiate (a condition, a mask) none."""
+    edges, others = [], False
     for a in args:
         if not isinstance(a, Tensor):
             edges.append(NOT_A_TENSOR)
+            others = True
         elif not a._requires_grad:
             edges.append(_NO_EDGE)
         elif a.grad_fn is not None:
             edges.append((a.grad_fn, a._output_nr))
         else:
             edges.append((accumulator(a), 0))
-    if not cls._numpy_forward and any(e is NOT_A_TENSOR for e in edges):
-        ctx._tensor_args = tuple(i for i, e in enumerate(edges) if e is not NOT_A_TENSOR)
-        edges = [e for e in edges if e is not NOT_A_TENSOR]
+    rule = cls._edges
+    if rule is None and others or rule is not None and len(rule) != len(edges):
+        edges = _keep_edges(rule, ctx, edges)
     ctx.next_functions = tuple(edges)
 
 
-def _tensor_grads(node, out):
-    """A custom Function's backward returns one gradient per argument of forward; its node's edges
-    take those of the Tensor arguments. Any other must be None (torch's errors)."""
+def _keep_edges(rule, ctx, edges):
+    """The edges torch's node has, and the positions of their arguments (ctx._edge_args)."""
+    if rule is None:
+        keep = tuple(i for i, e in enumerate(edges) if e is not NOT_A_TENSOR)
+    else:
+        keep = tuple(i for i in rule if i < len(edges))
+    ctx._edge_args = keep
+    return [edges[i] for i in keep]
+
+
+def _edge_grads(node, out):
+    """backward returns one gradient per argument of forward; the node's edges take those of
+    their arguments. A custom Function's other results must be None (torch's errors)."""
     n = len(node.needs_input_grad)
     if len(out) != n and not (len(out) > n and all(g is None for g in out[n:])):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {n}, got "
                            f"{len(out)}): return one gradient (or None) per input of forward")
-    keep = node._tensor_args
-    for i, g in enumerate(out[:n]):
-        if g is not None and i not in keep:
-            raise RuntimeError(f"function {node.name()} returned a gradient different than None at position {i + 1}, "
-                               "but the corresponding forward input was not a Variable")
+    keep = node._edge_args
+    if not node._forward_cls._numpy_forward:
+        for i, g in enumerate(out[:n]):
+            if g is not None and i not in keep:
+                raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
+                                   f"{i + 1}, but the corresponding forward input was not a Variable")
     return tuple(out[i] for i in keep)
 
 

@@ -75,6 +75,10 @@ class Node:
 
     function_class = None        # the Function subclass whose backward this node runs
 
+    def edge_inputs(self):
+        """For each edge of next_functions, the position of the forward argument it stands for."""
+        return tuple(range(len(self.next_functions)))
+
     def _release(self):
         """Free what backward needed (saved tensors), after it ran without retain_graph."""
 

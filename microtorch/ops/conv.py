@@ -84,6 +84,7 @@ class Col2im(Op):
 class Convolution(Op):
     """d conv(x, w, b) = (fold(W^T g), g unfold(x)^T, sum(g)): conv is W @ unfold(x) + b"""
     _grad_fn_name = "ConvolutionBackward0"
+    _edges = (0, 1, 2)  # (input, weight, bias: a bias left out is torch's undefined tensor)
 
     @staticmethod
     def forward(ctx, x, w, b, stride, pads, dilation, groups):

@@ -109,6 +109,7 @@ def _transposed_forward(x, w, groups, k, stride, pads, dilation):
 class ConvolutionNd(Op):
     """conv: y = W @ im2col(x) + b; transposed: y = col2im(W^T @ x) + b (pads (p, p - output_padding))"""
     _grad_fn_name = "ConvolutionBackward0"
+    _edges = (0, 1, 2)  # (input, weight, bias: a bias left out is torch's undefined tensor)
 
     @staticmethod
     def forward(ctx, x, w, b, stride, pads, dilation, groups, transposed):

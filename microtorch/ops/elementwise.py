@@ -15,6 +15,7 @@ from ._op import Op, as_array, broadcast_error, promoted
 class Add(Op):
     """d(a + alpha*b) = (1, alpha)"""
     _grad_fn_name = "AddBackward0"
+    _edges = (0, 1)  # (torch records a number as a tensor: an edge to None)
     _saved_values = {"alpha": "alpha"}
 
     @staticmethod
@@ -80,6 +81,7 @@ def add(input, other, *, alpha=1):
 class Sub(Op):
     """d(a - alpha*b) = (1, -alpha)"""
     _grad_fn_name = "SubBackward0"
+    _edges = (0, 1)  # (torch records a number as a tensor: an edge to None)
     _saved_values = {"alpha": "alpha"}
 
     @staticmethod
@@ -112,6 +114,7 @@ def sub(input, other, *, alpha=1):
 class Rsub(Sub):
     """scalar - tensor, as torch records it"""
     _grad_fn_name = "RsubBackward1"
+    _edges = None  # (torch's rsub takes the number as a Scalar: no edge)
 
     @staticmethod
     def forward(ctx, b, a):
@@ -134,6 +137,7 @@ def rsub(a, b):
 class Mul(Op):
     """d(a*b) = (b, a)"""
     _grad_fn_name = "MulBackward0"
+    _edges = (0, 1)  # (torch records a number as a tensor: an edge to None)
     _saved_names = ("self", "other")  # torch: grad_fn._saved_self, _saved_other
 
     @staticmethod
@@ -170,6 +174,7 @@ def mul(input, other):
 class Div(Op):
     """d(a/b) = (1/b, -a/b^2)"""
     _grad_fn_name = "DivBackward0"
+    _edges = (0, 1)  # (torch records a number as a tensor: an edge to None)
     _saved_names = ("self", "other")
 
     @staticmethod
@@ -256,6 +261,7 @@ class DivScalar(Op):
 class MulNumber(MulScalar):
     """d(a*s) = s for a Python number s: like torch, s stays a number and nothing is saved"""
     _grad_fn_name = "MulBackward0"
+    _edges = (0, 1)  # (torch records a number as a tensor: an edge to None)
 
     @staticmethod
     def backward(ctx, grad):
@@ -265,6 +271,7 @@ class MulNumber(MulScalar):
 class DivNumber(DivScalar):
     """d(a/s) = 1/s for a Python number s: like torch, s stays a number and nothing is saved"""
     _grad_fn_name = "DivBackward0"
+    _edges = (0, 1)  # (torch records a number as a tensor: an edge to None)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1149,6 +1156,7 @@ clip = clamp
 class ClampTensor(Op):
     """d clamp(x, lo, hi) for tensor bounds: the gradient goes to whichever was selected"""
     _grad_fn_name = "ClampBackward0"
+    _edges = (0, 1, 2)  # (a bound left out is torch's undefined tensor: an edge to None)
 
     @staticmethod
     def forward(ctx, x, lo, hi):
@@ -1274,6 +1282,7 @@ def minimum(input, other):
 class Where(Op):
     """d where(c, a, b) = ([c], [not c])"""
     _grad_fn_name = "WhereBackward0"
+    _edges = (1, 2)  # (not the condition; where(c, x, 0.0): torch records the number as a tensor)
 
     @staticmethod
     def forward(ctx, cond, a, b):

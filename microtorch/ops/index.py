@@ -351,6 +351,7 @@ def gather(input, dim, index, *, sparse_grad=False):
 class MaskedFill(Op):
     """x with mask positions set to value: the gradient is zero there"""
     _grad_fn_name = "MaskedFillBackward0"
+    _edges = (0,)  # (not the mask, as torch)
 
     @staticmethod
     def forward(ctx, x, mask, value):
@@ -375,6 +376,7 @@ class MaskedFill(Op):
 
 class MaskedFillTensor(MaskedFill):
     _grad_fn_name = "MaskedFillBackward1"
+    _edges = (0, 2)
 
 
 def masked_fill(input, mask, value):

@@ -53,8 +53,12 @@ IndexCopy, SelectScatter, SliceScatter, Put, IndexPut, IndexFill = (
     _placed(n) for n in ("IndexCopy", "SelectScatter", "SliceScatter", "Put", "IndexPut", "IndexFill"))
 
 
+IndexFill._edges = (0,)  # (the number filled in is made a tensor here; torch's op has no edge for it)
+
+
 class IndexFillTensor(IndexFill):
     _grad_fn_name = "IndexFillBackward1"  # (torch's name when the value is a tensor)
+    _edges = (0, 1)
 
 
 class AddAt(Op):

@@ -132,7 +132,7 @@ def fold_op(node, out, view_old):
     if node is None or not isinstance(op, BackwardFunction) or op._num_outputs != 1 or out._output_nr \
             or not op.next_functions or op.next_functions[0][0] is not first:
         return
-    node.op = op
+    node.op, node._edge_args = op, None  # (its backward returns one gradient per edge itself)
     node.next_functions = node.next_functions[:1] + op.next_functions[1:]
     node.needs_input_grad = node.needs_input_grad[:1] + op.needs_input_grad[1:]
     node._saved = op._saved  # freed with the node's own (none), so a second backward raises as in torch

@@ -243,7 +243,7 @@ class _Builder:
         nexts = list(getattr(node, "next_functions", ()) or ())
         created = self.tape.created(node)
         inputs = created.values["inputs"] if created is not None else ()
-        in_syms = self._input_symbols(nexts, created, inputs)
+        in_syms = self._input_symbols(node, nexts, created, inputs)
         inc = st.incoming[0] if st.incoming else None
         scalar = _is_scalar(inc, *st.outgoing)
         op = F.short_op(F.node_title(node))
@@ -264,11 +264,12 @@ class _Builder:
             if scalar and inc is not None:
                 st.numbers.append(self._numbers(C.partial(L, xi), inc, out) + edge_note)
 
-    def _input_symbols(self, nexts, created, inputs):
-        """A LaTeX symbol per input: its variable name, a number for a scalar constant, else c."""
+    def _input_symbols(self, node, nexts, created, inputs):
+        """A LaTeX symbol per edge: its input's variable name, a number for a scalar constant, else c.
+        (An op's edges stand for some of its arguments: `edge_inputs` says which.)"""
         syms = []
         raw_inputs = created.event.inputs if created is not None else ()
-        for i, (nxt, _) in enumerate(nexts):
+        for (nxt, _), i in zip(nexts, node.edge_inputs()):
             if nxt is not None:
                 syms.append(self.sym(self.dot_name(nxt)))
             elif i < len(raw_inputs) and self.names.tensor(raw_inputs[i]):

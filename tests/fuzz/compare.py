@@ -164,6 +164,9 @@ def _compare_step(prog, i, st, a, b):
         cat = f"known:{known[0]}" if known else f"name:{st.op}"
         out.append((cat, f"step {i}: grad_fn torch {a.grad_fn} {list(a.nodes)}, microtorch {b.grad_fn} "
                     f"{list(b.nodes)}"))
+    elif a.edges != b.edges:
+        out.append((f"edges:{st.op}", f"step {i}: next_functions of {list(a.nodes)}: torch {list(a.edges)}, "
+                    f"microtorch {list(b.edges)}"))
     return out
 
 

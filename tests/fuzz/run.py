@@ -34,6 +34,7 @@ class StepRecord:
     is_leaf: bool
     grad_fn: str
     nodes: tuple        # names of the graph nodes this step created, in walk order
+    edges: tuple = ()   # for each of those nodes, which of its next_functions lead nowhere (None)
 
 
 @dataclass
@@ -61,8 +62,9 @@ def _name(node):
 
 
 def _new_nodes(out, seen):
-    """Names of the nodes reachable from out.grad_fn that no earlier value reached (walk order)."""
-    names, stack = [], [out.grad_fn] if out.grad_fn is not None else []
+    """Names of the nodes reachable from out.grad_fn that no earlier value reached (walk order),
+    and for each the pattern of its next_functions ("n" for an edge to a node, "-" for None)."""
+    names, edges, stack = [], [], [out.grad_fn] if out.grad_fn is not None else []
     while stack:
         node = stack.pop()
         if node is None or id(node) in seen:
@@ -71,8 +73,9 @@ def _new_nodes(out, seen):
         if node.name().endswith("AccumulateGrad"):
             continue
         names.append(node.name())
+        edges.append("".join("-" if n is None else "n" for n, _ in node.next_functions))
         stack.extend(reversed([n for n, _ in node.next_functions]))
-    return tuple(names)
+    return tuple(names), tuple(edges)
 
 
 def _exc(e):
@@ -104,7 +107,7 @@ def _run(L, prog, grads):
         env[st.out] = out
         tr.steps.append(StepRecord(str(out.dtype).split(".")[-1],
                                    tuple(out.shape), _np(out), out.requires_grad, out.is_leaf,
-                                   _name(out.grad_fn), _new_nodes(out, seen)))
+                                   _name(out.grad_fn), *_new_nodes(out, seen)))
     try:
         tr.final = {k: _np(v) for k, v in env.items()}
     except Exception as e:
