@@ -316,6 +316,20 @@ OPS += [  # linalg row (issue 13): decompositions, solves, scatter_reduce, istft
     ("istft", lambda L, x: L.istft(L.stft(x, 8, 2, window=L.ones(8, dtype=L.float64), return_complex=True), 8, 2,
                                    window=L.ones(8, dtype=L.float64)), [F(24)]),
 ]
+OPS += [  # rounding and modulo (ops/rounding.py): steps have a zero tangent, fmod/remainder pass it through
+    ("floor", lambda L, a: a.floor(), [F(3, 2)]),
+    ("ceil", lambda L, a: a.ceil(), [F(3, 2)]),
+    ("trunc", lambda L, a: a.trunc(), [F(3, 2)]),
+    ("round", lambda L, a: a.round(), [F(3, 2)]),
+    ("round_decimals", lambda L, a: a.round(decimals=1), [F(3, 2)]),
+    ("fmod_number", lambda L, a: a.fmod(0.7), [F(3, 2)]),
+    ("fmod_tensor", lambda L, a, b: a.fmod(b), [F(3, 2), F(3, 2)]),
+    ("remainder_number", lambda L, a: a % 0.7, [F(3, 2)]),
+    ("remainder_tensor", lambda L, a, b: a.remainder(b), [F(3, 2), F(2)]),
+    ("div_floor", lambda L, a, b: a.div(b, rounding_mode="floor"), [F(3, 2), F(3, 2)]),
+]
+
+
 @pytest.mark.parametrize("name,f,specs", OPS, ids=[o[0] for o in OPS])
 def test_jvp_equals_torch(name, f, specs):
     values, tangents = _inputs(specs, seed=zlib.crc32(name.encode()))
@@ -447,7 +461,8 @@ NO_JVP_NEEDED = {"ViewAsComplexNoop",  # has no forward at all
                  "Cholesky", "Igamma", "Igammac", "Nextafter"}  # torch has no forward mode for them: theirs raise
 NO_JVP_NEEDED |= {"IndexReduce", "Heaviside", "Geqrf", "LdlFactor", "LdlSolve",  # linalg row: torch
                   # has no forward mode for them either
-                  "NoDoubleBackward"}  # (scatter_reduce prod's gradient passed on as it is; its jvp is the identity)
+                  "NoDoubleBackward",  # (scatter_reduce prod's gradient passed on as it is; its jvp is the identity)
+                  "FloorDivide"}  # no derivative in torch either (its jvp raises torch's error)
 
 
 def test_every_op_has_a_jvp_rule():

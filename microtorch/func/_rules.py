@@ -8,7 +8,7 @@ result. Ops with no rule here run once per example.
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops import elementwise as ew, index as ix, linalg as la, misc, nn, reduce as rd, shape as sh
+from ..ops import elementwise as ew, index as ix, linalg as la, misc, nn, reduce as rd, rounding as rn, shape as sh
 from ._batching import (BatchedArray, _batch_size, _NoRule, _shift, expand_batch, movedim, physical_key,
                         register, unwrap, wrap, wrap_outputs)
 
@@ -49,6 +49,8 @@ _ELEMENTWISE += [getattr(ew, name) for name in ("MulScalar", "DivScalar", "Erf",
                                                  "SigmoidBackward", "LeakyReluBackward", "GeluBackward")
                  if hasattr(ew, name)]
 _ELEMENTWISE += [getattr(nn, name) for name in ("NllLossBackward",) if hasattr(nn, name)]
+_ELEMENTWISE += [rn.Floor, rn.Ceil, rn.Trunc, rn.Round, rn.RoundDecimals, rn.Fmod, rn.FmodTensor, rn.Remainder,
+                 rn.RemainderTensor, rn.DivRounded, rn.FloorDivide]
 
 
 @register(*_ELEMENTWISE)

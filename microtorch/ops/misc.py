@@ -4,6 +4,8 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._op import Op, as_array, normalize_dims
+from .rounding import (Ceil, DivRounded, Floor, Fmod, FmodTensor, Remainder, RemainderTensor, Round, RoundDecimals,
+                       Trunc)
 
 
 class ToCopy(Op):
@@ -47,24 +49,16 @@ def _integer_divisor(op, ad, bd):
 def div_rounded(a, b, mode):
     ad = a._data if isinstance(a, Tensor) else np.asarray(a)
     bd = b._data if isinstance(b, Tensor) else np.asarray(b)
-    if mode is not None:
-        _integer_divisor("div", ad, bd)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if mode == "floor":
-            out = np.floor_divide(ad, bd) if ad.dtype.kind in "iu" and bd.dtype.kind in "iu" else np.floor(ad / bd)
-        elif mode == "trunc":
-            out = np.trunc(ad / bd)
-            if ad.dtype.kind in "iu" and bd.dtype.kind in "iu":
-                out = out.astype(np.int64)
-        else:
-            raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
-    return Tensor._make(as_array(out))
+    if mode not in ("floor", "trunc"):
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+    _integer_divisor("div", ad, bd)
+    return DivRounded.apply(a, b, mode)
 
 
 _ALIAS = {"trunc": "trunc, or fix"}  # fix is trunc: its errors name both
 
 
-def _nodiff_unary(np_fn, name):
+def _rounding(np_fn, name, op):
     def f(input):
         kind = input._data.dtype.kind
         if kind == "b" or (kind == "c" and name == "round"):  # torch has no kernel for these
@@ -73,36 +67,36 @@ def _nodiff_unary(np_fn, name):
         if kind == "c":
             raise NotImplementedError(f"{_ALIAS.get(name, name)} is not supported for complex inputs; round .real and "
                                       ".imag apart")
-        return Tensor._make(as_array(np_fn(input._data)))
+        return op.apply(input, np_fn)
     f.__name__ = f.__qualname__ = name
     return f
 
 
-floor = _nodiff_unary(np.floor, "floor")
-ceil = _nodiff_unary(np.ceil, "ceil")
-trunc = _nodiff_unary(np.trunc, "trunc")
-_round = _nodiff_unary(np.round, "round")
+floor = _rounding(np.floor, "floor", Floor)
+ceil = _rounding(np.ceil, "ceil", Ceil)
+trunc = _rounding(np.trunc, "trunc", Trunc)
+_round = _rounding(np.round, "round", Round)
 
 
 def round_(input, *, decimals=0):
     """Half to even, at `decimals` places (scaled by 10**decimals as torch does; negative rounds tens)."""
     if decimals == 0 or input._data.dtype.kind in "bc":  # (bool and complex: _round's error, as torch's)
         return _round(input)
-    return Tensor._make(as_array(np.round(input._data, decimals)))
+    return RoundDecimals.apply(input, decimals)
 
 
 def fmod(input, other):
+    """input - trunc(input / other) * other (the sign of input), differentiable as torch's."""
     bd = other._data if isinstance(other, Tensor) else other
-    _integer_divisor("fmod", input._data, as_array(bd))
-    with np.errstate(divide="ignore", invalid="ignore"):  # x % 0 is nan, silently (torch)
-        return Tensor._make(np.fmod(input._data, bd))
+    _integer_divisor("fmod", input._data, as_array(bd))  # (x % 0 of floats is nan, silently, as torch)
+    return FmodTensor.apply(input, other) if isinstance(other, Tensor) else Fmod.apply(input, other)
 
 
 def remainder(input, other):
+    """input - floor(input / other) * other (the sign of other), differentiable as torch's."""
     bd = other._data if isinstance(other, Tensor) else other
     _integer_divisor("remainder", input._data, as_array(bd))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return Tensor._make(as_array(np.remainder(input._data, bd)))
+    return RemainderTensor.apply(input, other) if isinstance(other, Tensor) else Remainder.apply(input, other)
 
 
 def nonzero(input, *, as_tuple=False):

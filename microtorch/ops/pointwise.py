@@ -523,21 +523,21 @@ def isreal(input):
 
 class Heaviside(Op):
     """heaviside has no derivative: a recorded result's backward raises torch's error, naming the op"""
-    _grad_fn_name = "NotImplemented"
+    _grad_fn_name = "torch::autograd::NotImplemented"
 
     @staticmethod
-    def forward(ctx, x, values, name):
-        ctx.name = name
+    def forward(ctx, x, values, op_name):
+        ctx.op_name = op_name  # (not ctx.name: that is the node's name())
         return _step(x, values)
 
     @staticmethod
     def backward(ctx, grad):
-        raise RuntimeError(f"derivative for aten::{ctx.name} is not implemented (the step function has no useful "
+        raise RuntimeError(f"derivative for aten::{ctx.op_name} is not implemented (the step function has no useful "
                            "gradient; use a smooth surrogate such as sigmoid(k * x) to train through it)")
 
     @staticmethod
-    def jvp(ctx, tx, tv):
-        raise RuntimeError(f"derivative for aten::{ctx.name} is not implemented (forward mode)")
+    def jvp(ctx, tx, tv, _op_name):
+        raise RuntimeError(f"derivative for aten::{ctx.op_name} is not implemented (forward mode)")
 
 
 def _step(x, values):
@@ -566,7 +566,8 @@ def recorded_heaviside(input, values, name):
 def floor_divide(input, other):
     """input // other, rounded toward -inf, in the operands' result dtype (torch gives it no gradient)."""
     from .._dtype import result_type
-    from .misc import div_rounded
-    out = div_rounded(input, other, "floor")
-    dt = result_type(input, other)
-    return out if out.dtype == dt else Tensor._make(out._data.astype(dt.np))
+    from ._op import as_array
+    from .misc import _integer_divisor
+    from .rounding import FloorDivide
+    _integer_divisor("div", *(as_array(t._data if isinstance(t, Tensor) else t) for t in (input, other)))
+    return FloorDivide.apply(input, other, result_type(input, other).np)

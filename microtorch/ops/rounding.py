@@ -1,0 +1,163 @@
+"""Rounding and modulo, differentiated as torch does.
+
+floor, ceil, trunc and round are steps: their nodes exist and pass a zero gradient. fmod and
+remainder pass the gradient through to the dividend, and -g * trunc(a / b) (fmod) or
+-g * floor(a / b) (remainder) to a tensor divisor. div with a rounding_mode passes zeros;
+floor_divide has no derivative (its node refuses, as torch's)."""
+import numpy as np
+
+from ._op import Op, as_array
+from .elementwise import zeros_like_
+
+
+class Rounded(Op):
+    """d floor(x) = 0, and likewise ceil, trunc and round (`np_fn` computes it)"""
+
+    @staticmethod
+    def forward(ctx, x, np_fn):
+        return as_array(np_fn(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return zeros_like_(grad), None
+
+    @staticmethod
+    def jvp(ctx, t, _np_fn):
+        return zeros_like_(t)
+
+
+def _rounded(name):
+    return type(name, (Rounded,), {"_grad_fn_name": name + "Backward0", "__module__": __name__,
+                                   "__doc__": Rounded.__doc__})
+
+
+Floor, Ceil, Trunc, Round = (_rounded(n) for n in ("Floor", "Ceil", "Trunc", "Round"))
+
+
+class RoundDecimals(Rounded):
+    """d round(x, decimals) = 0"""
+    _grad_fn_name = "RoundBackward1"
+    _saved_values = {"decimals": "decimals"}
+
+    @staticmethod
+    def forward(ctx, x, decimals):
+        ctx.decimals = decimals
+        return as_array(np.round(x, decimals))
+
+
+class Fmod(Op):
+    """d fmod(x, s) = 1 for a number s"""
+    _grad_fn_name = "FmodBackward0"
+
+    @staticmethod
+    def forward(ctx, x, s):
+        return np.fmod(x, s)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+    @staticmethod
+    def jvp(ctx, t, _s):
+        return t + 0
+
+
+class FmodTensor(Op):
+    """d fmod(a, b) = (1, -trunc(a / b))"""
+    _grad_fn_name = "FmodBackward1"
+    _saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.fmod(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad if ctx.needs_input_grad[0] else None,
+                -grad * (a / b).trunc() if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return ta - tb * (a / b).trunc()
+
+
+class Remainder(Fmod):
+    """d remainder(x, s) = 1 for a number s"""
+    _grad_fn_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx, x, s):
+        return as_array(np.remainder(x, s))
+
+
+class RemainderTensor(FmodTensor):
+    """d remainder(a, b) = (1, -floor(a / b))"""
+    _grad_fn_name = "RemainderBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return as_array(np.remainder(a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad if ctx.needs_input_grad[0] else None,
+                -grad * (a / b).floor() if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return ta - tb * (a / b).floor()
+
+
+def rounded_quotient(a, b, mode):
+    """a / b rounded toward -inf ("floor") or toward 0 ("trunc"), on arrays; integers stay integers."""
+    ints = a.dtype.kind in "iu" and b.dtype.kind in "iu"
+    with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf or nan, silently (torch)
+        if mode == "floor":
+            return as_array(np.floor_divide(a, b) if ints else np.floor(a / b))
+        out = np.trunc(a / b)
+        return as_array(out.astype(np.int64) if ints else out)
+
+
+class DivRounded(Op):
+    """d div(a, b, rounding_mode=...) = (0, 0): the result is a step in both"""
+    _grad_fn_name = "DivBackward2"
+    _edges = (0, 1)  # (a number divisor is a tensor in torch's op: an edge to None)
+    _saved_values = {"rounding_mode": "mode"}
+
+    @staticmethod
+    def forward(ctx, a, b, mode):
+        ctx.mode = mode
+        return rounded_quotient(np.asarray(a), np.asarray(b), mode)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return zeros_like_(grad), zeros_like_(grad), None
+
+    @staticmethod
+    def jvp(ctx, ta, tb, _mode):
+        return zeros_like_(ta)
+
+
+class FloorDivide(Op):
+    """floor_divide has no derivative: a recorded result's backward raises torch's error"""
+    _grad_fn_name = "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, b, np_dtype):
+        out = rounded_quotient(np.asarray(a), np.asarray(b), "floor")
+        return out if out.dtype == np_dtype else out.astype(np_dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented (it is a step in both "
+                           "arguments; use div(a, b) / torch.div(a, b, rounding_mode=...) for a zero gradient)")
+
+    @staticmethod
+    def jvp(ctx, ta, tb, _np_dtype):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented (forward mode)")
