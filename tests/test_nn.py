@@ -309,6 +309,22 @@ def test_nll_loss_saved_tensors_as_torch():
         assert node._saved_target.tolist() == [0, 2, 3] and float(node._saved_total_weight) == 3.0
 
 
+@pytest.mark.parametrize("needs", [(False, True), (True, False), (True, True)])
+def test_linear_saves_what_torch_saves(needs):
+    """AddmmBackward0 keeps an operand only for the other one's gradient (_saved_mat1 / _saved_mat2 None
+    otherwise), as torch; the gradients are torch's."""
+    x, w, b = (np.random.default_rng(1).normal(size=s) for s in ((4, 3), (5, 3), (5,)))
+    seen = []
+    for lib in (torch, mt):
+        xs, ws = lib.tensor(x, requires_grad=needs[0]), lib.tensor(w, requires_grad=needs[1])
+        out = lib.nn.functional.linear(xs, ws, lib.tensor(b, requires_grad=True))
+        node = out.grad_fn
+        seen.append((node.name(), node._saved_mat1 is None, node._saved_mat2 is None))
+        out.sum().backward()
+        seen.append(tuple(t.grad.numpy().round(12).tolist() if t.grad is not None else None for t in (xs, ws)))
+    assert seen[0] == seen[2] and seen[1] == seen[3]
+
+
 def test_functional_conv_pool_match_torch(rng):
     """Options the module tests don't reach: unbatched input, return_indices, fold/unfold, 1-d pooling."""
     import torch.nn.functional as TF
