@@ -287,6 +287,7 @@ def test_softmax_double_backward_as_torch(fn, rng):
     for a, b in zip(out["microtorch"][1], out["torch"][1]):
         assert_close(a, b)
     y = getattr(mt, fn)(mt.tensor(x, requires_grad=True), 1)
+    assert len(y.grad_fn.next_functions) == 1  # the dim is no edge (torch's node has one, for the input)
     assert y.grad_fn._saved_result is not None and np.array_equal(y.grad_fn._saved_result.detach().numpy(), y.detach().numpy())
 
 

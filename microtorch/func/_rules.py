@@ -83,7 +83,7 @@ def prod(cls, args, kwargs, level):
     return wrap(cls.apply(v, **dict(kwargs, dim=kwargs["dim"] + 1)), level)
 
 
-@register(rd.MaxDim, rd.Logsumexp, nn.Softmax, nn.LogSoftmax, misc.Cumsum, sh.Unbind)
+@register(rd.MaxDim, rd.Logsumexp, misc.Cumsum, sh.Unbind)
 def dim_arg(cls, args, kwargs, level):
     """ops whose second argument is a dim (or a tuple of dims)"""
     v, _ = unwrap(args[0], level)
@@ -91,6 +91,13 @@ def dim_arg(cls, args, kwargs, level):
     if issubclass(cls, sh.Unbind):
         out = tuple(_view_of(o, v, multi=True) for o in out)
     return wrap_outputs(out, level)
+
+
+@register(nn.Softmax, nn.LogSoftmax)
+def softmax(cls, args, kwargs, level):
+    """(input, dim=): the dim shifted past the batch"""
+    v, _ = unwrap(args[0], level)
+    return wrap(cls.apply(v, dim=_shift(kwargs["dim"], _ndim(args[0]))), level)
 
 
 @register(nn.SoftmaxBackwardData, nn.LogSoftmaxBackwardData)

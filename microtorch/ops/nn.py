@@ -37,7 +37,7 @@ class Softmax(Op):
         return SoftmaxBackwardData.apply(grad, y, dim=ctx.dim), None
 
     @staticmethod
-    def jvp(ctx, t, _dim):
+    def jvp(ctx, t):
         y = ctx.output
         return y * (t - (t * y).sum(dim=ctx.dim, keepdim=True))
 
@@ -88,7 +88,7 @@ class LogSoftmax(Op):
         return LogSoftmaxBackwardData.apply(grad, y, dim=ctx.dim), None
 
     @staticmethod
-    def jvp(ctx, t, _dim):
+    def jvp(ctx, t):
         return t - (t * ctx.output.exp()).sum(dim=ctx.dim, keepdim=True)
 
 
@@ -139,7 +139,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     need_floating(input, "softmax")
-    return Softmax.apply(input, d)
+    return Softmax.apply(input, dim=d)  # (by keyword: the node's edges are its tensors', as torch's)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -147,7 +147,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     need_floating(input, "log_softmax")
-    return LogSoftmax.apply(input, d)
+    return LogSoftmax.apply(input, dim=d)
 
 
 def linear(input, weight, bias=None):
