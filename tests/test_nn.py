@@ -306,6 +306,7 @@ def test_nll_loss_saved_tensors_as_torch():
     x = np.random.default_rng(0).normal(size=(3, 4))
     for lib in (torch, mt):
         node = lib.nn.functional.nll_loss(lib.tensor(x, requires_grad=True), lib.tensor([0, 2, 3])).grad_fn
+        assert len(node.next_functions) == 1  # the target is no edge
         assert node._saved_self.shape == (3, 4) and node._saved_weight is None
         assert node._saved_target.tolist() == [0, 2, 3] and float(node._saved_total_weight) == 3.0
 

@@ -329,22 +329,23 @@ def pointwise_loss(cls, args, kwargs, level):
 @register(nn.NllLoss)
 def nll_loss(cls, args, kwargs, level):
     """fold the batch into nll_loss's own batch dim N, then reduce per example"""
-    logp, target = args[0], args[1]
+    logp, target = args[0], kwargs["target"]
     weight, ignore = kwargs.get("weight"), kwargs.get("ignore_index", -100)
     reduction = kwargs.get("reduction", "mean")
     if type(weight) is BatchedArray:
         raise _NoRule
-    B = _batch_size(args, level)
+    B = _batch_size((logp, target), level)
     lp = _materialized(logp, level, B)
     t = unwrap(target, level)[0] if unwrap(target, level)[1] else np.broadcast_to(target, (B,) + np.shape(target))
     if not isinstance(t, np.ndarray) or lp.ndim != _ndim(logp) + 1:
         raise _NoRule
     kw = dict(kwargs, reduction="none")
     if _ndim(logp) == 1:  # (C,) examples: the batch is N
-        losses = cls.apply(lp, t, **kw)
+        losses = cls.apply(lp, **dict(kw, target=t))
     else:
         n = lp.shape[1]
-        flat = cls.apply(sh.View.apply(lp, (B * n,) + tuple(lp.shape[2:])), t.reshape((B * n,) + t.shape[2:]), **kw)
+        folded = sh.View.apply(lp, (B * n,) + tuple(lp.shape[2:]))
+        flat = cls.apply(folded, **dict(kw, target=t.reshape((B * n,) + t.shape[2:])))
         losses = sh.View.apply(flat, (B, n) + tuple(flat.shape[1:]))
     if reduction == "none":
         return wrap(losses, level)
