@@ -287,6 +287,7 @@ def test_softmax_double_backward_as_torch(fn, rng):
     for a, b in zip(out["microtorch"][1], out["torch"][1]):
         assert_close(a, b)
     y = getattr(mt, fn)(mt.tensor(x, requires_grad=True), 1)
+    assert len(y.grad_fn.next_functions) == 1  # the dim is no edge (torch's node has one, for the input)
     assert y.grad_fn._saved_result is not None and np.array_equal(y.grad_fn._saved_result.detach().numpy(), y.detach().numpy())
 
 
@@ -305,8 +306,25 @@ def test_nll_loss_saved_tensors_as_torch():
     x = np.random.default_rng(0).normal(size=(3, 4))
     for lib in (torch, mt):
         node = lib.nn.functional.nll_loss(lib.tensor(x, requires_grad=True), lib.tensor([0, 2, 3])).grad_fn
+        assert len(node.next_functions) == 1  # the target is no edge
         assert node._saved_self.shape == (3, 4) and node._saved_weight is None
         assert node._saved_target.tolist() == [0, 2, 3] and float(node._saved_total_weight) == 3.0
+
+
+@pytest.mark.parametrize("needs", [(False, True), (True, False), (True, True)])
+def test_linear_saves_what_torch_saves(needs):
+    """AddmmBackward0 keeps an operand only for the other one's gradient (_saved_mat1 / _saved_mat2 None
+    otherwise), as torch; the gradients are torch's."""
+    x, w, b = (np.random.default_rng(1).normal(size=s) for s in ((4, 3), (5, 3), (5,)))
+    seen = []
+    for lib in (torch, mt):
+        xs, ws = lib.tensor(x, requires_grad=needs[0]), lib.tensor(w, requires_grad=needs[1])
+        out = lib.nn.functional.linear(xs, ws, lib.tensor(b, requires_grad=True))
+        node = out.grad_fn
+        seen.append((node.name(), node._saved_mat1 is None, node._saved_mat2 is None))
+        out.sum().backward()
+        seen.append(tuple(t.grad.numpy().round(12).tolist() if t.grad is not None else None for t in (xs, ws)))
+    assert seen[0] == seen[2] and seen[1] == seen[3]
 
 
 def test_functional_conv_pool_match_torch(rng):

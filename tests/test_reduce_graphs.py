@@ -1,6 +1,7 @@
 """The graphs that reductions' backward builds (seen with create_graph=True) are torch's: one
-unsqueeze per reduced dim, mean's division by a number (DivBackward1), no view when nothing was
-reduced away; and their values are torch's."""
+unsqueeze per reduced dim named (none after a reduction over every dim), mean's and var's scalar
+factors as torch's Scalar ops (DivBackward1, MulBackward1), std's masked_fill; and their values are
+torch's."""
 import numpy as np
 import pytest
 import torch
@@ -18,7 +19,16 @@ CASES = {
     "amax keepdim": lambda x: x.amax(1, keepdim=True),
     "amin dims": lambda x: x.amin((0, 1)),
     "logsumexp": lambda x: x.logsumexp(1),
+    "logsumexp all dims": lambda x: x.logsumexp((0, 1, 2)),
+    "prod": lambda x: x.prod(),
     "prod dim": lambda x: x.prod(1),
+    "var": lambda x: x.var(),
+    "var dims": lambda x: x.var((0, 2)),
+    "std": lambda x: x.std(),
+    "std dim": lambda x: x.std(1),
+    "norm": lambda x: x.norm(),
+    "norm dim": lambda x: x.norm(dim=1),
+    "sum all dims": lambda x: x.sum((0, 1, 2)),
 }
 
 

@@ -85,7 +85,7 @@ def prod(cls, args, kwargs, level):
     return wrap(cls.apply(v, **dict(kwargs, dim=kwargs["dim"] + 1)), level)
 
 
-@register(rd.MaxDim, rd.Logsumexp, nn.Softmax, nn.LogSoftmax, misc.Cumsum, sh.Unbind)
+@register(rd.MaxDim, rd.Logsumexp, misc.Cumsum, sh.Unbind)
 def dim_arg(cls, args, kwargs, level):
     """ops whose second argument is a dim (or a tuple of dims)"""
     v, _ = unwrap(args[0], level)
@@ -93,6 +93,13 @@ def dim_arg(cls, args, kwargs, level):
     if issubclass(cls, sh.Unbind):
         out = tuple(_view_of(o, v, multi=True) for o in out)
     return wrap_outputs(out, level)
+
+
+@register(nn.Softmax, nn.LogSoftmax)
+def softmax(cls, args, kwargs, level):
+    """(input, dim=): the dim shifted past the batch"""
+    v, _ = unwrap(args[0], level)
+    return wrap(cls.apply(v, dim=_shift(kwargs["dim"], _ndim(args[0]))), level)
 
 
 @register(nn.SoftmaxBackwardData, nn.LogSoftmaxBackwardData)
@@ -324,22 +331,23 @@ def pointwise_loss(cls, args, kwargs, level):
 @register(nn.NllLoss)
 def nll_loss(cls, args, kwargs, level):
     """fold the batch into nll_loss's own batch dim N, then reduce per example"""
-    logp, target = args[0], args[1]
+    logp, target = args[0], kwargs["target"]
     weight, ignore = kwargs.get("weight"), kwargs.get("ignore_index", -100)
     reduction = kwargs.get("reduction", "mean")
     if type(weight) is BatchedArray:
         raise _NoRule
-    B = _batch_size(args, level)
+    B = _batch_size((logp, target), level)
     lp = _materialized(logp, level, B)
     t = unwrap(target, level)[0] if unwrap(target, level)[1] else np.broadcast_to(target, (B,) + np.shape(target))
     if not isinstance(t, np.ndarray) or lp.ndim != _ndim(logp) + 1:
         raise _NoRule
     kw = dict(kwargs, reduction="none")
     if _ndim(logp) == 1:  # (C,) examples: the batch is N
-        losses = cls.apply(lp, t, **kw)
+        losses = cls.apply(lp, **dict(kw, target=t))
     else:
         n = lp.shape[1]
-        flat = cls.apply(sh.View.apply(lp, (B * n,) + tuple(lp.shape[2:])), t.reshape((B * n,) + t.shape[2:]), **kw)
+        folded = sh.View.apply(lp, (B * n,) + tuple(lp.shape[2:]))
+        flat = cls.apply(folded, **dict(kw, target=t.reshape((B * n,) + t.shape[2:])))
         losses = sh.View.apply(flat, (B, n) + tuple(flat.shape[1:]))
     if reduction == "none":
         return wrap(losses, level)

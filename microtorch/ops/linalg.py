@@ -261,10 +261,12 @@ ger = outer
 class Addmm(Op):
     """bias + x @ w: d = (G, G @ w^T, x^T @ G)"""
     _grad_fn_name = "AddmmBackward0"
+    _saved_names = ("mat1", "mat2")
 
     @staticmethod
     def forward(ctx, bias, x, w):
-        ctx.save_for_backward(x, w)
+        # each product's gradient needs only the other operand (torch saves no more)
+        ctx.save_for_backward(x if ctx.needs_input_grad[2] else None, w if ctx.needs_input_grad[1] else None)
         ctx.column_major = (_column_major(x), _column_major(w))
         return bias + x @ w
 

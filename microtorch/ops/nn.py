@@ -37,7 +37,7 @@ class Softmax(Op):
         return SoftmaxBackwardData.apply(grad, y, dim=ctx.dim), None
 
     @staticmethod
-    def jvp(ctx, t, _dim):
+    def jvp(ctx, t):
         y = ctx.output
         return y * (t - (t * y).sum(dim=ctx.dim, keepdim=True))
 
@@ -88,7 +88,7 @@ class LogSoftmax(Op):
         return LogSoftmaxBackwardData.apply(grad, y, dim=ctx.dim), None
 
     @staticmethod
-    def jvp(ctx, t, _dim):
+    def jvp(ctx, t):
         return t - (t * ctx.output.exp()).sum(dim=ctx.dim, keepdim=True)
 
 
@@ -139,7 +139,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     need_floating(input, "softmax")
-    return Softmax.apply(input, d)
+    return Softmax.apply(input, dim=d)  # (by keyword: the node's edges are its tensors', as torch's)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -147,7 +147,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     need_floating(input, "log_softmax")
-    return LogSoftmax.apply(input, d)
+    return LogSoftmax.apply(input, dim=d)
 
 
 def linear(input, weight, bias=None):
@@ -305,7 +305,7 @@ class NllLoss(Op):
         return ctx._forward_cls._double.apply(g, logp, ctx.local, ctx.total), None
 
     @staticmethod
-    def jvp(ctx, tlogp, _target):
+    def jvp(ctx, tlogp):
         d = tlogp * Tensor._make(ctx.local)  # the loss is linear in logp
         if ctx.reduction == "none":
             return d.sum(dim=ctx.c)
@@ -339,13 +339,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             raise IndexError(f"nll_loss: Target {t[bad].flat[0]} is out of bounds (there are {n_classes} classes)")
     w = weight._data if weight is not None else None
     kw = dict(weight=w, reduction=reduction, ignore_index=ignore_index)
-    if len(shape) <= 2:
-        return NllLoss.apply(input, t, **kw)
+    if len(shape) <= 2:  # (the target by keyword: the node's edges are its tensors', as torch's)
+        return NllLoss.apply(input, target=t, **kw)
     if len(shape) == 4:
-        return NllLoss2D.apply(input, t, **kw)
+        return NllLoss2D.apply(input, target=t, **kw)
     # as torch: other ranks are viewed as (N, C, 1, -1) images
     n, c, hw = input.shape[0], input.shape[1], int(np.prod(input.shape[2:]))  # (not -1: n may be 0)
-    out = NllLoss2D.apply(input.contiguous().view(n, c, 1, hw), t.reshape(n, 1, hw), **kw)
+    out = NllLoss2D.apply(input.contiguous().view(n, c, 1, hw), target=t.reshape(n, 1, hw), **kw)
     return out.view(n, *input.shape[2:]) if reduction == "none" else out
 
 

@@ -10,7 +10,7 @@ from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
-from .elementwise import DivScalar
+from .elementwise import DivScalar, MulScalar
 from .shape import broadcast_to, cat, reshape, unsqueeze
 
 def return_type(name, fields=("values", "indices")):
@@ -29,10 +29,11 @@ return_types_min = return_type("min")
 
 def _unsqueeze_to(grad, in_shape, dims, keepdim):
     """Give the reduced gradient back its size-1 dims so it broadcasts over the input: one unsqueeze
-    per reduced dim, in increasing order, as torch's backward graphs show."""
-    if keepdim or grad.ndim == len(in_shape):
+    per reduced dim, in increasing order, as torch's backward graphs show (none after a reduction over
+    every dim, dims None: a 0-d gradient broadcasts as it is)."""
+    if keepdim or dims is None or grad.ndim == len(in_shape):
         return grad
-    for d in sorted(range(len(in_shape)) if dims is None else dims):
+    for d in sorted(dims):
         grad = unsqueeze(grad, d)
     return grad
 
@@ -49,7 +50,7 @@ class Sum(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        g = grad if ctx.dims is None else _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         return broadcast_to(g, ctx.in_shape)  # (a 0-d gradient broadcasts as it is)
 
     @staticmethod
@@ -99,7 +100,7 @@ class Mean(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        g = grad if ctx.dims is None else _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         # torch's order (over an empty dim, nothing is divided by 0) and its div by a number (DivBackward1)
         return DivScalar.apply(broadcast_to(g, ctx.in_shape), ctx.n)
 
@@ -167,11 +168,8 @@ class Std(Op):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
-        s = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
-        from .elementwise import where
-        gs = where(s == 0, 0.0, g / (s * 2))  # as torch: 0 where the std is 0 (all values equal)
-        return _var_backward(ctx, x, gs)
+        gs = (grad / MulScalar.apply(out, 2)).masked_fill(out == 0, 0.0)  # as torch: 0 where the std is 0
+        return _var_backward(ctx, x, _unsqueeze_to(gs, ctx.in_shape, ctx.dims, ctx.keepdim))
 
     @staticmethod
     def jvp(ctx, t):
@@ -197,7 +195,7 @@ def _var_backward(ctx, x, g):
     mean = x.mean(dim=ctx.dims, keepdim=True)
     if ctx.dims is None and ctx.dof <= 0:
         return g * Tensor._make(np.where(x._data == mean._data, np.nan, np.inf).astype(x._data.dtype))
-    return g * (x - mean) * (2.0 / ctx.dof if ctx.dof else math.inf)
+    return MulScalar.apply(g, 2.0 / ctx.dof if ctx.dof else math.inf) * (x - mean)  # (torch's order and nodes)
 
 
 def _var_args(dim, unbiased, correction, x, op):
@@ -260,7 +258,7 @@ class Prod(Op):
         x, out = ctx.saved_tensors
         if x.ndim == 0:  # the product of one number is that number (torch passes grad through)
             return grad
-        dims = tuple(range(len(ctx.in_shape))) if ctx.dim is None else (ctx.dim,)
+        dims = None if ctx.dim is None else (ctx.dim,)
         g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
         if not (x._data == 0).any():
             return g * (_unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim) / x).conj()
@@ -559,8 +557,8 @@ class Norm(Op):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         dims = ctx.dims if ctx.dims is not None else tuple(range(len(ctx.in_shape)))
-        g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
-        n = _unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim)
+        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+        n = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
         p = ctx.ord
         if p == 0:  # zeros of x's shape (g * 0 kept the reduced shape), whatever g is
             return Tensor._make(np.zeros_like(x._data))
@@ -592,7 +590,7 @@ class Norm(Op):
         if p == 1:
             return total(along)
         if p == float("inf"):
-            nn = _unsqueeze_to(n, ctx.in_shape, dims, ctx.keepdim)
+            nn = _unsqueeze_to(n, ctx.in_shape, ctx.dims, ctx.keepdim)
             mask = (np.abs(x._data) == nn._data).astype(n._data.dtype)
             count = Tensor._make(np.asarray(mask.sum(axis=dims, keepdims=ctx.keepdim)))
             return total(along * Tensor._make(mask)) / count
