@@ -79,13 +79,15 @@ def _bitwise(fn, a, b):
 
 def _dims_as_ints(fn, one_as_tuple=False):
     """x.flip(0, 1) for x.flip((0, 1)): torch's methods also take a list of dims as separate ints; with
-    one_as_tuple a single int too (x.tile(2) for x.tile((2,)), where fn takes only a sequence).
+    one_as_tuple a single int too (x.tile(2) for x.tile((2,)), where fn takes only a sequence; there, as in
+    torch, an integer tensor of one element counts as its int).
     (Not functools.wraps: the argument checks read this method's parameters, not fn's.)"""
     signature = inspect.signature(fn)
 
     def method(self, *dims, **kwargs):
-        several = len(dims) > 1 or one_as_tuple and len(dims) == 1 and not isinstance(dims[0], (tuple, list))
-        args = (self, dims) if several else (self,) + dims
+        if one_as_tuple and dims and not isinstance(dims[0], (tuple, list)):
+            dims = (tuple(_int_like(d) for d in dims),)
+        args = (self, dims) if len(dims) > 1 else (self,) + dims
         try:
             return fn(*args, **kwargs)
         except TypeError as e:
@@ -430,17 +432,19 @@ def _legacy_new(self, *args, size=None, data=None, device=None):
         args = tuple(args[0])
     elif len(args) == 1 and not _is_int(args[0]):
         return _placed_on(_new_data(self, args[0]), device)
-    sizes = tuple(int(a) if _is_int(a) or _is_int_scalar(a) else a for a in args)
+    sizes = tuple(_int_like(a) for a in args)
     if not all(_is_int(s) for s in sizes):
         raise TypeError(f"new() received an invalid combination of arguments: got "
                         f"({', '.join(type(a).__name__ for a in args)}); pass sizes as ints, or one sequence of data")
     return _placed_on(Tensor._make(np.zeros(check_size(sizes, "new"), dtype=self._data.dtype)), device)
 
 
-def _is_int_scalar(v):
-    """a 0-d integer tensor, which torch's sizes take as an int"""
+def _int_like(v):
+    """v as an int where torch's argument parser takes it as one (an integer tensor of one element), else v"""
     from ._tensor import Tensor
-    return isinstance(v, Tensor) and v.ndim == 0 and v._data.dtype.kind in "iu"
+    if isinstance(v, Tensor) and v.numel() == 1 and v._data.dtype.kind in "iu":
+        return int(v.item())
+    return v
 
 
 def _new_data(self, data):

@@ -212,3 +212,75 @@ def test_complex_number_to_a_tensor_power_as_torch():
     for lib in (torch, mt):
         assert (1j ** lib.tensor([1, 2])).dtype == lib.complex64
         assert (1.5j ** lib.tensor([1.0], requires_grad=True)).grad_fn.name() == "PowBackward2"
+
+
+# ---- 4. the nodes of sort and its relatives ---------------------------------------------------------------
+M = np.array([[3.0, 1.0, 2.0, 0.5], [0.0, 5.0, 4.0, -1.0], [2.0, 2.5, -3.0, 7.0]])
+SORT_SPECS = {  # (f(lib, x), input, torch's node)
+    "sort": (lambda l, x: l.sort(x).values, M, "SortBackward0"),
+    "sort method dim 0": (lambda l, x: x.sort(0).values, M, "SortBackward0"),
+    "sort descending": (lambda l, x: x.sort(descending=True).values, M, "SortBackward0"),
+    "sort stable=True": (lambda l, x: l.sort(x, stable=True).values, M, "SortBackward1"),
+    "sort stable=False": (lambda l, x: x.sort(dim=0, descending=True, stable=False).values, M, "SortBackward1"),
+    "sort 1-d": (lambda l, x: l.sort(x, descending=True).values, M[1], "SortBackward0"),
+    "sort 0-d": (lambda l, x: l.sort(x).values, M[0, 0], "SortBackward0"),
+    "msort": (lambda l, x: l.msort(x), M, "SortBackward0"),
+    "msort method": (lambda l, x: x.msort(), M, "SortBackward0"),
+    "topk": (lambda l, x: l.topk(x, 2).values, M, "TopkBackward0"),
+    "topk smallest dim 0": (lambda l, x: x.topk(2, dim=0, largest=False).values, M, "TopkBackward0"),
+    "topk 0-d": (lambda l, x: x.topk(1).values, M[0, 0], "TopkBackward0"),
+    "kthvalue 0-d": (lambda l, x: x.kthvalue(1).values, M[0, 0], "KthvalueBackward0"),
+    "median 0-d": (lambda l, x: x.median(0).values, M[0, 0], "MedianBackward1"),
+    "mode 0-d": (lambda l, x: l.mode(x, keepdim=True).values, M[0, 0], "ModeBackward0"),
+    "nanmedian dim": (lambda l, x: x.nanmedian(1).values, M, "NanmedianBackward1"),
+    "nanmedian 0-d": (lambda l, x: x.nanmedian(-1).values, M[0, 0], "NanmedianBackward1"),
+}
+
+
+@pytest.mark.parametrize("case", SORT_SPECS)
+def test_sort_family_nodes_and_gradients_as_torch(case):
+    f, x, node = SORT_SPECS[case]
+    check_op(f, x, grad_fn=node)
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_sort_node_is_the_only_one(lib):
+    """sort records one node of its own, straight onto the leaf, as torch (no Gather, no View around it)."""
+    for x in (lib.tensor(M, requires_grad=True), lib.tensor(1.5, requires_grad=True)):
+        for out in (lib.sort(x).values, x.topk(1).values, x.kthvalue(1).values, x.median(-1).values):
+            assert type(out.grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
+
+
+ORDER_CASES = {
+    "uint8 descending": lambda l: l.sort(l.tensor([3, 0, 200], dtype=l.uint8), descending=True),
+    "bool descending": lambda l: l.sort(l.tensor([True, False, True]), descending=True),
+    "NaN descending": lambda l: l.sort(l.tensor([1.0, float("nan"), 3.0, 1.0]), descending=True, stable=True),
+    "NaN ascending": lambda l: l.sort(l.tensor([1.0, float("nan"), 3.0, 1.0]), stable=True),
+    "ties descending": lambda l: l.sort(l.tensor([[2, 1, 2, 2], [0, 0, 1, 0]]), dim=1, descending=True, stable=True),
+    "topk NaN": lambda l: l.topk(l.tensor([1.0, float("nan"), 3.0, 1.0]), 2),
+    "topk 0-d k=0": lambda l: l.topk(l.tensor(2.5), 0),
+    "argsort descending": lambda l: l.argsort(l.tensor([3, 0, 200], dtype=l.uint8), descending=True),
+    "sort 0-d": lambda l: l.tensor(2.5).sort(0),
+}
+
+
+@pytest.mark.parametrize("case", ORDER_CASES)
+def test_sort_order_as_torch(case):
+    for lib in (torch, mt):
+        out = ORDER_CASES[case](lib)
+        parts = out if isinstance(out, tuple) else (out,)
+        if lib is torch:
+            expected = [(tuple(p.shape), str(p.dtype)[6:], p.tolist()) for p in parts]
+        else:
+            got = [(tuple(p.shape), str(p.dtype)[11:], p.tolist()) for p in parts]
+    np.testing.assert_equal(got, expected)
+
+
+@pytest.mark.parametrize("call", [lambda l, x: l.sort(x, dim=1), lambda l, x: x.topk(1, dim=1),
+                                  lambda l, x: x.topk(2), lambda l, x: l.sort(x.to(l.complex64))])
+def test_sort_family_refuses_as_torch(call):
+    for x_t, x_m in [(torch.tensor(1.0), mt.tensor(1.0))]:
+        with pytest.raises(Exception) as t:
+            call(torch, x_t)
+        with pytest.raises(t.type):
+            call(mt, x_m)

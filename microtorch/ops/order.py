@@ -1,4 +1,4 @@
-"""Order statistics: median, nanmedian, kthvalue, mode, quantile, nanquantile, aminmax.
+"""Order statistics: sort, topk, median, nanmedian, kthvalue, mode, quantile, nanquantile, aminmax.
 
 A statistic picked from the input (median along a dim, kthvalue, mode) sends its gradient back
 to the position it came from; the median of the whole tensor shares it evenly between the
@@ -11,35 +11,44 @@ from .reduce import return_type
 
 
 class Picked(Op):
-    """values taken along dim at indices;  d = g scattered back to the indices"""
+    """values taken along dim at indices;  d = g scattered back to the indices. A 0-d x (indices found on it
+    as on one element; under vmap, a batch of 0-d examples) is its own pick."""
     _grad_fn_name = "MedianBackward1"
 
     @staticmethod
     def forward(ctx, x, dim, indices, keepdim=False):
         ctx.dim, ctx.indices, ctx.shape, ctx.keepdim = dim, indices, x.shape, keepdim
+        ctx.itself = x.ndim < indices.ndim
+        if ctx.itself:
+            return x.copy()
         out = np.take_along_axis(x, indices, axis=dim)
         return out if keepdim else out.squeeze(dim)
 
     @staticmethod
     def backward(ctx, grad):
         from .index import ScatterAdd
+        if ctx.itself:
+            return grad, None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
         return ScatterAdd.apply(g, ctx.shape, ctx.dim, ctx.indices), None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
         from .index import Gather
+        if ctx.itself:
+            return t
         out = Gather.apply(t, ctx.dim, ctx.indices)
         return out if ctx.keepdim else out.squeeze(ctx.dim)
 
 
-def _picked(name):
-    return type(name, (Picked,), {"_grad_fn_name": name + "Backward0" if name != "Median" else "MedianBackward1",
-                                  "__module__": __name__})
+def _picked(name, overload=0):
+    """A Picked op that records torch's node name, <name>Backward<overload>."""
+    return type(name, (Picked,), {"_grad_fn_name": f"{name}Backward{overload}", "__module__": __name__})
 
 
-MedianDim, NanmedianDim, Kthvalue, Mode = (_picked(n) for n in ("Median", "Nanmedian", "Kthvalue", "Mode"))
-NanmedianDim._grad_fn_name = "NanmedianBackward1"
+MedianDim, NanmedianDim = _picked("Median", 1), _picked("Nanmedian", 1)
+Kthvalue, Mode, Topk, Sort = (_picked(n) for n in ("Kthvalue", "Mode", "Topk", "Sort"))
+SortStable = _picked("Sort", 1)  # (torch's overload of sort that takes stable=)
 
 
 class EvenlyShared(Op):
@@ -113,16 +122,24 @@ def _median(input, dim, keepdim, ignore_nan):
             return EvenlyShared.apply(input, value=np.nan)
         value = flat[_lower_median_index(flat, 0, ignore_nan)[0]]
         return (NanmedianAll if ignore_nan else EvenlyShared).apply(input, value=value)
-    x = input if input.ndim else input.reshape(1)
+    x = _rows(input)
     d = normalize_dims(dim, x.ndim, name)[0]
     if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    idx = _lower_median_index(x._data, d, ignore_nan)
-    values = (NanmedianDim if ignore_nan else MedianDim).apply(x, d, idx, keepdim=keepdim)
-    indices = Tensor._make(idx if keepdim else idx.squeeze(d))
-    if not input.ndim:
-        values, indices = values.reshape(()), indices.reshape(())
-    return return_type(name)(values, indices)
+    idx = _lower_median_index(x, d, ignore_nan)
+    return _picked_result(name, NanmedianDim if ignore_nan else MedianDim, input, d, idx, keepdim)
+
+
+def _rows(input):
+    """input's data, at least 1-d (the indices of a 0-d input's pick are found as for one element)"""
+    return input._data if input.ndim else np.expand_dims(input._data, 0)
+
+
+def _picked_result(name, op, input, d, idx, keepdim):
+    """op's values of input at idx along d, and the indices, as torch's named tuple (0-d for a 0-d input)."""
+    values = op.apply(input, d, idx, keepdim=keepdim)
+    idx = idx.reshape(()) if not input.ndim else idx if keepdim else idx.squeeze(d)
+    return return_type(name)(values, Tensor._make(idx))
 
 
 def median(input, dim=_ALL, keepdim=False):
@@ -135,18 +152,16 @@ def nanmedian(input, dim=_ALL, keepdim=False):
 
 def kthvalue(input, k, dim=-1, keepdim=False):
     _no_complex(input, "kthvalue", dim)
-    x = input if input.ndim else input.reshape(1)
+    x = _rows(input)
     d = normalize_dims(dim, x.ndim, "kthvalue")[0]
     n = x.shape[d]
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}: k={k}, size {n}")
-    order = np.argsort(x._data, axis=d, kind="stable")
+    order = np.argsort(x, axis=d, kind="stable")
     idx = np.take(order, [k - 1], axis=d).astype(np.int64)
-    values = Kthvalue.apply(x, d, idx, keepdim=keepdim)
-    indices = Tensor._make(idx if keepdim else idx.squeeze(d))
-    if not input.ndim:
-        values, indices = values.reshape(()), indices.reshape(())
-    return return_type("kthvalue")(values, indices)
+    return _picked_result("kthvalue", Kthvalue, input, d, idx, keepdim)
 
 
 def _mode_indices(rows):
@@ -165,16 +180,58 @@ def _mode_indices(rows):
 
 def mode(input, dim=-1, keepdim=False):
     _no_complex(input, "mode", dim)
-    x = input if input.ndim else input.reshape(1)
+    x = _rows(input)
     d = normalize_dims(dim, x.ndim, "mode")[0]
     if x.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    idx = np.moveaxis(_mode_indices(np.moveaxis(x._data, d, -1)), -1, d)
-    values = Mode.apply(x, d, idx, keepdim=keepdim)
-    indices = Tensor._make(idx if keepdim else idx.squeeze(d))
-    if not input.ndim:
-        values, indices = values.reshape(()), indices.reshape(())
-    return return_type("mode")(values, indices)
+    idx = np.moveaxis(_mode_indices(np.moveaxis(x, d, -1)), -1, d)
+    return _picked_result("mode", Mode, input, d, idx, keepdim)
+
+
+class _NotGiven:
+    """sort's stable= when the caller left it out: False, but torch records SortBackward1 once it is given."""
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return "False"
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+def sort(input, dim=-1, descending=False, *, stable=_NOT_GIVEN):  # (always stable: a valid order for both)
+    d = normalize_dims(dim, input.ndim, "sort")[0]
+    _unordered(input, "sort")
+    idx = _order(_rows(input), d, descending)
+    node = Sort if stable is _NOT_GIVEN else SortStable
+    values = node.apply(input, d, idx, keepdim=True)
+    return return_type("sort")(values, Tensor._make(idx.reshape(input.shape)))
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    d = normalize_dims(dim, input.ndim, "topk")[0]
+    _unordered(input, "topk")
+    x = _rows(input)
+    if not 0 <= k <= x.shape[d]:
+        raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {x.shape[d]} "
+                           f"(shape {list(input.shape)}); k must be between 0 and {x.shape[d]}")
+    idx = np.take(_order(x, d, largest), np.arange(k if input.ndim else 1), axis=d)  # (0-d: itself, as torch)
+    values = Topk.apply(input, d, idx, keepdim=True)
+    return return_type("topk")(values, Tensor._make(idx if input.ndim else idx.reshape(())))
+
+
+def _order(x, d, descending):
+    """the indices that sort x along d, stably, NaN as the largest value (as torch's order)"""
+    if not descending:  # (descending: the ascending order of the reversed x, reversed; ties keep their order)
+        return np.argsort(x, axis=d, kind="stable").astype(np.int64)
+    return (x.shape[d] - 1 - np.flip(np.argsort(np.flip(x, d), axis=d, kind="stable"), d)).astype(np.int64)
+
+
+def _unordered(input, op):
+    if input.dtype.is_complex:
+        raise RuntimeError(f"{op} does not support complex dtypes on CPU; order by .abs() or .real instead")
 
 
 def _quantile_ranks(q, sorted_x, ignore_nan, interpolation):
