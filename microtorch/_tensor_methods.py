@@ -5,6 +5,7 @@ import inspect
 import numpy as np
 
 from . import ops
+from .ops import bitwise
 
 
 def _r(fn):
@@ -49,32 +50,9 @@ def _neg_bool_check(self):
 
 
 def _invert(self):
-    if self.dtype.name == "bool":
-        return ops.logical_not(self)
-    from ._tensor import Tensor
-    if self._data.dtype.kind not in "iu":
+    if self._data.dtype.kind not in "biu":
         raise TypeError(f"~ (invert) is only implemented on integer and Boolean-type tensors, not {self.dtype}")
-    return Tensor._make(np.invert(self._data))
-
-
-def _and(self, other):
-    return ops.logical_and(self, other) if self.dtype.name == "bool" else _bitwise(np.bitwise_and, self, other)
-
-
-def _or(self, other):
-    return ops.logical_or(self, other) if self.dtype.name == "bool" else _bitwise(np.bitwise_or, self, other)
-
-
-def _xor(self, other):
-    return ops.logical_xor(self, other) if self.dtype.name == "bool" else _bitwise(np.bitwise_xor, self, other)
-
-
-def _bitwise(fn, a, b):
-    from ._tensor import Tensor
-    if a._data.dtype.kind not in "iub" or np.asarray(b._data if isinstance(b, Tensor) else b).dtype.kind not in "iub":
-        raise NotImplementedError(f'"{fn.__name__}" is only implemented for integer and bool tensors, not '
-                                  f'{a.dtype} with {type(b).__name__}; for masks use bool tensors')
-    return Tensor._make(np.asarray(fn(a._data, b._data if isinstance(b, Tensor) else b)))
+    return bitwise.bitwise_not(self)
 
 
 def _dims_as_ints(fn, one_as_tuple=False):
@@ -116,7 +94,11 @@ METHODS = {
     "__pow__": ops.pow, "__rpow__": _rpow, "__matmul__": ops.matmul, "__rmatmul__": _rmatmul,
     "__neg__": _neg_bool_check, "__pos__": lambda self: self, "__abs__": ops.abs,
     "__floordiv__": _floordiv, "__mod__": _mod, "__invert__": _invert,
-    "__and__": _and, "__or__": _or, "__xor__": _xor, "__rand__": _and, "__ror__": _or,
+    # (&, |, ^ are torch's bitwise ops in the operands' result dtype: bool & bool a mask, bool & 1 int64)
+    "__and__": bitwise.bitwise_and, "__or__": bitwise.bitwise_or, "__xor__": bitwise.bitwise_xor,
+    "__rand__": bitwise.bitwise_and, "__ror__": bitwise.bitwise_or, "__rxor__": bitwise.bitwise_xor,
+    "__lshift__": bitwise.bitwise_left_shift, "__rshift__": bitwise.bitwise_right_shift,
+    "__rlshift__": _r(bitwise.bitwise_left_shift), "__rrshift__": _r(bitwise.bitwise_right_shift),
     "__eq__": ops.eq, "__ne__": ops.ne, "__lt__": ops.lt, "__le__": ops.le, "__gt__": ops.gt, "__ge__": ops.ge,
     "__getitem__": ops.getitem, "__setitem__": _setitem,
     # elementwise
@@ -291,9 +273,31 @@ def _add_inplace_forms(m, table):
         m[name + "_"] = _binary(table[name], name + "_")
     for name in NEW_INPLACE:  # their arguments checked before the in-place machinery runs
         m[name + "_"] = checked(m[name + "_"], name + "_", method=True, signature_of=table[name])
+    for op, name in BITWISE_INPLACE.items():
+        m[name + "_"] = m[f"__i{op}__"] = _cast_checked(m[name + "_"])  # (x &= y writes into x, as torch's)
     m["nan_to_num_"] = _nan_to_num_inplace(m["nan_to_num_"])
     m["cumprod_"] = _refuse_bool(m["cumprod_"], "cumprod_out_cpu")
     m["fill_diagonal_"] = checked(_unary(fill_diagonal, "fill_diagonal_"), "fill_diagonal_", True, fill_diagonal)
+
+
+BITWISE_INPLACE = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+                   "rshift": "bitwise_right_shift"}
+
+
+def _cast_checked(method):
+    """An in-place integer op that first checks, as torch, that its result dtype can be written into self:
+    x_int.bitwise_and_(1.5) is refused for the cast, before any kernel is looked for."""
+    def inplace(self, other):
+        from ._dtype import result_type
+        from .ops._kernels import _NAMES
+        dt = result_type(self, other)
+        if (dt.is_floating_point or dt.is_complex) and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError(f"result type {_NAMES.get(dt.name, dt.name)} can't be cast to the desired output type "
+                               f"{_NAMES.get(self.dtype.name, self.dtype.name)} ({method.__name__}); bitwise ops "
+                               "take integer or bool operands")
+        return method(self, other)
+    inplace.__name__ = method.__name__
+    return inplace
 
 
 def _nan_to_num_inplace(method):

@@ -284,3 +284,71 @@ def test_sort_family_refuses_as_torch(call):
             call(torch, x_t)
         with pytest.raises(t.type):
             call(mt, x_m)
+
+
+# ---- 5. bitwise operators: torch's dtypes, in place, and under vmap ---------------------------------------------
+BIT_DTYPES = {"bool": [True, False, True], "uint8": [3, 250, 0], "int8": [3, -7, 5], "int64": [12, -3, 7],
+              "float32": [1.0, 2.0, 0.5]}
+BIT_OTHERS = [("tensor", d) for d in BIT_DTYPES] + [("number", v) for v in (1, -1, True, 300, 1.5)]
+BIT_OPERATORS = {"&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+                 "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b}
+IN_PLACE = {"&=": "__iand__", "|=": "__ior__", "^=": "__ixor__", "<<=": "__ilshift__", ">>=": "__irshift__"}
+
+
+def _operand(lib, other):
+    kind, v = other
+    return _typed(lib, v, BIT_DTYPES[v]) if kind == "tensor" else v
+
+
+@pytest.mark.parametrize("op", BIT_OPERATORS)
+@pytest.mark.parametrize("dtype", BIT_DTYPES)
+def test_bitwise_operators_as_torch(op, dtype):
+    """bool & bool is a mask, bool & 1 an int64 tensor, x_uint8 & -1 wraps the number into uint8, 1 ^ x works."""
+    f = BIT_OPERATORS[op]
+    for other in BIT_OTHERS:
+        _same_as_torch(lambda l: f(_typed(l, dtype, BIT_DTYPES[dtype]), _operand(l, other)))
+        _same_as_torch(lambda l: f(_operand(l, other), _typed(l, dtype, BIT_DTYPES[dtype])))
+    _same_as_torch(lambda l: ~_typed(l, dtype, BIT_DTYPES[dtype]))
+
+
+# ops/inplace.py casts with numpy's same_kind rule, which refuses int8/int64 -> uint8 (torch casts between ints)
+UINT8_CAST = {("uint8", ("tensor", "int8")), ("uint8", ("tensor", "int64"))}
+
+
+@pytest.mark.parametrize("op", IN_PLACE)
+@pytest.mark.parametrize("dtype", BIT_DTYPES)
+def test_bitwise_operators_in_place_as_torch(op, dtype):
+    """x &= y writes into x (the same tensor, its version bumped), or raises torch's error for the cast."""
+    for other in BIT_OTHERS:
+        if (dtype, other) in UINT8_CAST:
+            continue
+
+        def run(lib):
+            x = _typed(lib, dtype, BIT_DTYPES[dtype])
+            out = getattr(x, IN_PLACE[op])(_operand(lib, other))
+            assert out is x and x._version == 1
+            return x
+        _same_as_torch(run)
+
+
+def test_uint8_in_place_with_a_wider_int_still_differs():
+    """(a test that fails once ops/inplace.py casts int -> uint8 as torch: then drop UINT8_CAST above)"""
+    x = torch.tensor([3, 250], dtype=torch.uint8)
+    x &= torch.tensor([1, 2], dtype=torch.int8)
+    with pytest.raises(RuntimeError):
+        y = mt.tensor([3, 250], dtype=mt.uint8)
+        y &= mt.tensor([1, 2], dtype=mt.int8)
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_bitwise_operators_under_vmap(lib, recwarn):
+    a = lib.tensor([[1, 2, 3], [4, 5, 6]])
+    b = lib.tensor([[3, 3, 3], [1, 0, 7]])
+    mask = lib.tensor([[True, False], [False, True]])
+    outs = lib.func.vmap(lambda x, y, m: (x & y, x | y, x ^ y, ~x, x & 1, 2 | x, 3 ^ x, x << 1, y >> 1,
+                                          m & m[0], ~m, m | True))(a, b, mask)
+    expected = [a & b, a | b, a ^ b, ~a, a & 1, 2 | a, 3 ^ a, a << 1, b >> 1, mask & mask[:, :1], ~mask,
+                mask | True]
+    for out, want in zip(outs, expected):
+        assert out.dtype == want.dtype and out.tolist() == want.tolist()
+    assert not [w for w in recwarn if "vmap" in str(w.message) or "fallback" in str(w.message)]
