@@ -94,22 +94,31 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     return _finish(np.zeros(tuple(size)), dtype, requires_grad)
 
 
-def _indices(fn, row, col, offset, dtype, requires_grad):
+def _indices(op, fn, row, col, offset, dtype, device, requires_grad):
     from . import _dtype
+    from ._creation import _placed
+    from .ops._kernels import _NAMES
+    dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    if dt not in (_dtype.int32, _dtype.int64):  # torch has kernels for these two only
+        raise NotImplementedError(f'"{op}" not implemented for \'{_NAMES.get(dt.name, dt.name)}\': indices are '
+                                  "int64 (the default) or int32")
+    for name, n in (("row", row), ("col", col)):
+        if n < 0:
+            raise RuntimeError(f"{op}(): {name} must be non-negative, got {n}")
     r, c = fn(row, offset, col)
-    out = Tensor._make(np.stack([r, c]).astype((dtype or _dtype.int64).np))
-    return out.requires_grad_() if requires_grad else out  # (an integer tensor refuses, as in torch)
+    out = Tensor._make(np.stack([r, c]).astype(dt.np))
+    return _placed(out, device, requires_grad)  # (requires_grad: an integer tensor refuses, as in torch)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False,
                  requires_grad=False):
     """the (row, column) indices of the lower triangle of a row x col matrix, as a 2 x N tensor"""
-    return _indices(np.tril_indices, row, col, offset, dtype, requires_grad)
+    return _indices("tril_indices", np.tril_indices, row, col, offset, dtype, device, requires_grad)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False,
                  requires_grad=False):
-    return _indices(np.triu_indices, row, col, offset, dtype, requires_grad)
+    return _indices("triu_indices", np.triu_indices, row, col, offset, dtype, device, requires_grad)
 
 
 def binomial(count, prob, generator=None):
