@@ -196,6 +196,12 @@ def test_integer_power_with_negative_exponents_as_torch():
     _same_as_torch(lambda l: 2 ** l.tensor([[3, -1], [0, -2]]))
 
 
+def test_integer_power_that_does_not_broadcast_is_torchs_error():
+    for lib in (torch, mt):
+        with pytest.raises(RuntimeError, match="size of tensor a"):
+            lib.tensor([[1, 2, 3], [4, 5, 6]]) ** lib.tensor([1, 2])
+
+
 X_POW = np.array([-1.5, -1.0, 0.0, 0.5, 2.0, 3.0])
 
 
@@ -402,3 +408,64 @@ def test_new_filled_refuses_as_torch(case):
                                   lambda l: l.ones(2).new_ones(3, 1), lambda l: l.ones(2).new_zeros(size=[2])])
 def test_new_filled_sizes_as_torch(call):
     _same_as_torch(call)
+
+
+# ---- (found on the way) quantile: torch's graph, values with NaN, its argument checks -----------------------
+def _graph_names(t):
+    """every node name reachable from t.grad_fn, breadth first"""
+    names, seen, queue = [], set(), [t.grad_fn]
+    while queue:
+        node = queue.pop(0)
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(node.name().replace("torch::autograd::", ""))
+        queue += [n for n, _ in node.next_functions]
+    return names
+
+
+QN = np.array([[3.0, np.nan, 2.0, 0.5], [0.0, 5.0, 4.0, -1.0], [np.nan, np.nan, np.nan, np.nan]])
+QUANTILE_SPECS = {
+    "all": (lambda l, x: x.quantile(0.3), M),
+    "last dim": (lambda l, x: l.quantile(x, 0.7, dim=1), M),
+    "dim 0 keepdim": (lambda l, x: x.quantile(0.25, dim=0, keepdim=True), M),
+    "all keepdim": (lambda l, x: x.quantile(0.6, keepdim=True), M),
+    "q tensor": (lambda l, x: x.quantile(l.tensor([0.2, 0.9], dtype=l.float64), dim=0, keepdim=True), M),
+    "q 0-d tensor": (lambda l, x: x.quantile(l.tensor(0.4, dtype=l.float64), dim=1), M),
+    "lower": (lambda l, x: x.quantile(0.3, dim=1, interpolation="lower"), M),
+    "higher": (lambda l, x: x.quantile(0.3, dim=0, interpolation="higher"), M),
+    "nearest": (lambda l, x: x.quantile(l.tensor([0.1, 0.5], dtype=l.float64), interpolation="nearest"), M),
+    "midpoint": (lambda l, x: x.quantile(0.3, dim=1, interpolation="midpoint"), M),
+    "0-d": (lambda l, x: x.quantile(0.5, dim=0), M[0, 0]),
+    "nanquantile": (lambda l, x: x.nanquantile(0.4, dim=1), M),
+    "NaN rows": (lambda l, x: x.quantile(0.4, dim=1), QN),
+    "nanquantile NaN rows": (lambda l, x: l.nanquantile(x, l.tensor([0.0, 0.5, 1.0], dtype=l.float64), dim=1), QN),
+}
+
+
+@pytest.mark.parametrize("case", QUANTILE_SPECS)
+def test_quantile_graph_values_and_gradients_as_torch(case):
+    """(rows with NaN: no forward mode; microtorch's forward AD gives lerp's weight, which has no tangent, a zero
+    one, and 0 * (NaN - x) is NaN where torch skips the term: autograd/forward_ad.py, outside this row)"""
+    f, x = QUANTILE_SPECS[case]
+    check_op(f, x, jvp=not np.isnan(x).any(), vmap=not np.isnan(x).any())
+    names = [_graph_names(f(lib, lib.tensor(x, requires_grad=True))) for lib in (torch, mt)]
+    assert names[1] == names[0]
+
+
+QUANTILE_ERRORS = {
+    "empty with a dim": lambda l: l.quantile(l.empty(0, 3), 0.5, dim=1),
+    "empty, dim out of range": lambda l: l.quantile(l.empty(0, 3), 0.5, dim=5),
+    "q NaN": lambda l: l.quantile(l.ones(2, 3), float("nan")),
+    "q tensor with NaN": lambda l: l.quantile(l.ones(2, 3), l.tensor([0.5, float("nan")])),
+    "q tensor out of range, dim out of range": lambda l: l.quantile(l.ones(2, 3), l.tensor([1.5]), dim=5),
+    "q of another dtype": lambda l: l.quantile(l.ones(2, 3), l.tensor([0.5], dtype=l.float64)),
+    "q 2-d": lambda l: l.nanquantile(l.ones(2, 3), l.tensor([[0.5]])),
+    "interpolation": lambda l: l.quantile(l.ones(2, 3), 0.5, interpolation="up"),
+    "integer input": lambda l: l.quantile(l.ones(2, 3, dtype=l.int64), 0.5),
+}
+
+
+@pytest.mark.parametrize("case", QUANTILE_ERRORS)
+def test_quantile_refuses_as_torch(case):
+    assert isinstance(_same_as_torch(QUANTILE_ERRORS[case]), type)

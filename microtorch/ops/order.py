@@ -235,55 +235,69 @@ def _unordered(input, op):
 
 
 def _quantile_ranks(q, sorted_x, ignore_nan, interpolation):
-    """the (low, high, weight) positions of each quantile in the sorted last dim."""
-    n = sorted_x.shape[-1]
+    """each quantile's position in the sorted last dim (..., len(q)), as torch counts it: over the values that
+    are not NaN (nanquantile, 0 when there are none), else at the last place when a NaN is there."""
     nan = np.isnan(sorted_x)
-    count = (~nan).sum(-1, keepdims=True) if ignore_nan else np.full(sorted_x.shape[:-1] + (1,), n)
-    rank = q * (count - 1)  # (..., len(q))
-    if not ignore_nan:
-        rank = np.where(nan.any(-1, keepdims=True), n - 1, rank)
-    rank = np.where(count == 0, 0, rank)
-    if interpolation == "lower":
-        rank = np.floor(rank)
-    elif interpolation == "higher":
-        rank = np.ceil(rank)
-    elif interpolation == "nearest":
-        rank = np.round(rank)
-    lo, hi = np.floor(rank).astype(np.int64), np.ceil(rank).astype(np.int64)
-    weight = np.full(rank.shape, 0.5) if interpolation == "midpoint" else rank - lo
-    return lo, hi, weight, count == 0
+    if ignore_nan:
+        ranks = q * ((~nan).sum(-1, keepdims=True) - 1).astype(q.dtype)
+        ranks = np.where(ranks < 0, 0, ranks)
+    else:
+        last = sorted_x.shape[-1] - 1
+        ranks = np.where(nan.any(-1, keepdims=True), last, q * last).astype(q.dtype)
+    rounding = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}.get(interpolation)
+    return rounding(ranks) if rounding else ranks
+
+
+def _quantile_qs(name, input, q, interpolation):
+    """q as a 1-d array, after torch's checks of the arguments before the dim, in torch's order"""
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, but "
+                           f"got {interpolation}")
+    if not isinstance(q, Tensor) and not 0 <= q <= 1:  # (NaN too)
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if isinstance(q, Tensor) and q.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor (got {q.ndim} dims)")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype (got {input.dtype})")
+    if isinstance(q, Tensor) and q.dtype != input.dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor (q is {q.dtype}, the input "
+                           f"{input.dtype}); convert q with .to(input.dtype)")
+    return np.atleast_1d(q._data if isinstance(q, Tensor) else np.asarray(q, dtype=np.float64))
 
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
-    from .linalg import _SqueezeRow
+    """torch's composition: sort along the dim (moved last), gather the values at the ranks below (and above:
+    lerp_ between them in place), then squeeze_ (or move the quantiles first), so the graph has torch's nodes."""
     name = "nanquantile" if ignore_nan else "quantile"
-    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                           f"Got {interpolation}")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype (got {input.dtype})")
-    qs = np.atleast_1d(q._data if isinstance(q, Tensor) else np.asarray(q, dtype=np.float64))
-    if qs.ndim > 1 or ((qs < 0) | (qs > 1)).any():
-        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor with values in [0, 1]")
-    x = input.reshape(-1) if dim is None else input if input.ndim else input.reshape(1)
-    d = normalize_dims(dim if dim is not None else 0, x.ndim, name)[0]
-    if x.shape[d] == 0:
-        raise RuntimeError(f"quantile() input tensor must be non-empty ({name})")
-    xs = x.movedim(d, -1).sort(-1).values.unsqueeze(-2)  # (..., 1, n)
-    lo, hi, w, empty = _quantile_ranks(qs, np.moveaxis(np.sort(x._data, axis=d), d, -1), ignore_nan, interpolation)
-    shape = tuple(xs.shape[:-2]) + (len(qs), 1)
-    lo_v = xs.expand(*shape[:-1], xs.shape[-1]).gather(-1, Tensor._make(lo[..., None].reshape(shape)))
-    hi_v = xs.expand(*shape[:-1], xs.shape[-1]).gather(-1, Tensor._make(hi[..., None].reshape(shape)))
-    out = lo_v + (hi_v - lo_v) * Tensor._make(w.reshape(shape).astype(x._data.dtype))
-    if empty.any():
-        out = out.masked_fill(Tensor._make(np.broadcast_to(empty[..., None], shape)), float("nan"))
-    out = _SqueezeRow.apply(out, dims=(out.ndim - 1,))  # (..., len(q))
-    out = out.movedim(-1, 0)
-    if keepdim:
-        out = out.unsqueeze(d + 1) if dim is not None else out.reshape((len(qs),) + (1,) * input.ndim)
+    qs = _quantile_qs(name, input, q, interpolation).astype(input._data.dtype)  # (torch: q in x's dtype)
+    d = normalize_dims(dim, max(input.ndim, 1), name)[0] if dim is not None else None
+    if not ((qs >= 0) & (qs <= 1)).all():  # (a tensor's values, after the dim: torch's order)
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if d is None:
+        ordered = input.flatten().sort().values
+    elif d == input.ndim - 1:
+        ordered = input.sort().values
+    else:
+        ordered = input.unsqueeze(-1).transpose(d, -1).sort().values
+    ordered = ordered.view(_reduced_shape(input, d, keepdim) + (ordered.shape[-1],))
+    ranks = _quantile_ranks(qs, ordered._data, ignore_nan, interpolation)
+    below = ranks.astype(np.int64)
+    values = ordered.gather(-1, Tensor._make(below))
+    if interpolation in ("linear", "midpoint"):
+        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        values.lerp_(ordered.gather(-1, Tensor._make(np.ceil(ranks).astype(np.int64))), Tensor._make(weights))
     if isinstance(q, Tensor) and q.ndim == 1:
-        return out
-    return _SqueezeRow.apply(out, dims=(0,)) if out.shape[0] == 1 else out
+        return values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)  # (the quantiles first)
+    return values.squeeze_(-1)
+
+
+def _reduced_shape(input, d, keepdim):
+    """input's shape without dim d (1 there with keepdim); all 1s (keepdim) or () when reducing over all"""
+    if d is not None and input.ndim:
+        return tuple(1 if i == d else n for i, n in enumerate(input.shape) if keepdim or i != d)
+    return (1,) * input.ndim if keepdim else ()
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
