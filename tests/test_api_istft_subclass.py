@@ -76,6 +76,10 @@ def test_heaviside_inplace_as_torch():
             x.heaviside_(lib.tensor(0.5))
         with pytest.raises(RuntimeError):
             lib.tensor([1.0]).heaviside_(lib.tensor([1]))
+        c = lib.tensor([1 + 1j, 0j])
+        for call in (lambda: lib.heaviside(c, c), lambda: c.heaviside(c), lambda: c.clone().heaviside_(c)):
+            with pytest.raises(RuntimeError, match="heaviside is not yet implemented for complex tensors"):
+                call()
     close(out[2], out[0], "heaviside_")
     close(out[3], out[1], "heaviside_ recorded")
 

@@ -848,3 +848,27 @@ def test_gradient_shape_is_checked_against_the_node_it_flows_into():
     m, t = both(prog)
     assert m[0] == t[0] == ("Function MulBackward0 returned an invalid gradient at index 0 - got [3] but expected "
                             "shape compatible with [2]")
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_two_gradients_for_one_input_are_summed_as_torch(shape):
+    """A tensor used twice gets two gradients, which the engine adds before passing them on (outside
+    create_graph without recording: torch's input buffer). The sum is an ordinary tensor (0-d too):
+    `.grad` can be changed in place, and a second backward adds into it."""
+    def prog(T):
+        x = T.full(shape, 2.0, dtype=T.float64, requires_grad=True)
+        (x * x + x.sin()).sum().backward()
+        first = x.grad.clone()
+        x.grad.mul_(2)
+        (x.exp() * x).sum().backward()
+        g, = T.autograd.grad((x * x.cos()).sum(), x, create_graph=True)
+        h, = T.autograd.grad((x * x).sum(), x)  # the sum of two gradients itself, as autograd.grad returns it
+        h.add_(1)
+        return (first, x.grad, type(x.grad.numpy()).__name__, g, g.requires_grad, g.grad_fn.name(), h,
+                type(h.numpy()).__name__, np.array(h, copy=True).shape)
+    m, t = both(prog)
+    for a, b in zip(m, t):
+        if isinstance(b, torch.Tensor):
+            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12)
+        else:
+            assert a == b

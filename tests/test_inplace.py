@@ -267,6 +267,46 @@ def test_in_place_on_a_view_rewrites_the_base_history(case):
     same(prog)
 
 
+@pytest.mark.parametrize("case", VIEW_CASES)
+def test_copy_slices_keeps_the_op_inside_as_torch(case):
+    """torch's CopySlices keeps the in-place op it applied inside itself: its next_functions are the
+    base's old history and that op's other inputs (not the op's own node). (The edges of arguments
+    that are not tensors are left out: microtorch lists one per argument, torch one per tensor.)"""
+    def prog(T):
+        x, a = base23(T)
+        VIEW_CASES[case](T, a)
+        return [(n.name(), nr) for n, nr in a.grad_fn.next_functions if n is not None]
+    same(prog)
+
+
+def test_copy_slices_frees_the_op_it_keeps():
+    """A second backward through a CopySlices raises, as torch: the op's saved tensors went with the node's."""
+    def prog(T):
+        x, a = base23(T)
+        y = T.tensor(2.0, requires_grad=True)
+        a[0].mul_(y)
+        (a * T.tensor(W23)).sum().backward()
+        try:
+            a.sum().backward()
+        except RuntimeError as e:
+            return "second backward", str(e)[:40], x.grad, y.grad
+        return "no error"
+    same(prog)
+
+
+def test_copy_slices_second_order_with_a_transposed_gradient():
+    """(fuzz seed 1816) the gradient reaching CopySlices may be laid out transposed (einsum's backward):
+    the base's gradient is still the incoming one with the view's part replaced."""
+    def prog(T):
+        a0 = T.tensor([[[1.0, -0.5, -1.0]]], dtype=T.float64, requires_grad=True)
+        a6 = T.tensor([[[1.0]], [[2.0]], [[3.0]]], dtype=T.float64, requires_grad=True)
+        v0 = a0 * T.ones(1, 2, 1, dtype=T.float64)
+        v0[0, 1:] = 2.0
+        g = T.autograd.grad(T.einsum("abc,cad->", v0, a6), (a0, a6), create_graph=True)
+        return g, T.autograd.grad(g[1].sum() + g[0].sum(), (a0, a6), allow_unused=True)
+    same(prog)
+
+
 def test_view_history_after_in_place_on_the_view():
     def prog(T):
         x, a = base23(T)

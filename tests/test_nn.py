@@ -253,6 +253,62 @@ def test_weighted_losses_match_torch(rng):
     assert_close(m, t)
 
 
+def test_nll_loss_gradient_bits_as_torch(rng):
+    """torch divides the incoming gradient by the total weight, then multiplies by -w[y] (a weighted 'mean'
+    with a gradient other than 1 shows the order in the last bit; the weights here sum exactly in any
+    order), and leaves the gradient 0 when every target is ignored (the loss is nan, 0/0)."""
+    x, y, w = rng.normal(size=(5, 4)), np.array([0, 3, 1, 1, 2]), np.array([0.5, 1.25, 2.0, 0.75])
+    results = {}
+    for lib in (torch, mt):
+        for name, kw, t in (("weighted", dict(weight=lib.tensor(w)), y), ("ignored", {}, np.full(5, -100))):
+            xs = lib.tensor(x, requires_grad=True)
+            loss = lib.nn.functional.nll_loss(xs, lib.tensor(t), **kw)
+            loss.backward(lib.tensor(0.7369))
+            results[lib.__name__, name] = (loss.detach().numpy(), xs.grad.numpy())
+    for name in ("weighted", "ignored"):
+        np.testing.assert_array_equal(results["microtorch", name][1], results["torch", name][1], err_msg=name)
+    assert np.isnan(results["microtorch", "ignored"][0])
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_double_backward_as_torch(fn, rng):
+    """The gradient of softmax / log_softmax made with create_graph is one torch node
+    (SoftmaxBackwardDataBackward0 ...) whose own gradients, and the third order, are torch's."""
+    x, g, gg = (rng.normal(size=(3, 4)) for _ in range(3))
+    out = {}
+    for lib in (torch, mt):
+        xs, gs = lib.tensor(x, requires_grad=True), lib.tensor(g, requires_grad=True)
+        gx, = lib.autograd.grad(getattr(lib, fn)(xs, 1), xs, gs, create_graph=True)
+        dx, dg = lib.autograd.grad((gx * lib.tensor(gg)).sum(), (xs, gs), create_graph=True)
+        third, = lib.autograd.grad((dx * dx).sum() + (dg * dg).sum(), xs)
+        names = [gx.grad_fn.name()] + [n.name() for n, _ in gx.grad_fn.next_functions]
+        out[lib.__name__] = names, [t.detach().numpy() for t in (gx, dx, dg, third)]
+    assert out["microtorch"][0] == out["torch"][0]
+    for a, b in zip(out["microtorch"][1], out["torch"][1]):
+        assert_close(a, b)
+    y = getattr(mt, fn)(mt.tensor(x, requires_grad=True), 1)
+    assert y.grad_fn._saved_result is not None and np.array_equal(y.grad_fn._saved_result.detach().numpy(), y.detach().numpy())
+
+
+@pytest.mark.parametrize("shapes", [((), ()), ((2, 3), ()), ((2, 3), (3,)), ((2, 3, 4), (2, 5))])
+def test_nll_loss_target_shape_errors_as_torch(shapes):
+    x, t = shapes
+    kinds = []
+    for lib in (torch, mt):
+        with pytest.raises((ValueError, RuntimeError)) as e:
+            lib.nn.functional.nll_loss(lib.zeros(x, dtype=lib.float64), lib.zeros(t, dtype=lib.int64))
+        kinds.append(e.type)
+    assert kinds[0] is kinds[1]
+
+
+def test_nll_loss_saved_tensors_as_torch():
+    x = np.random.default_rng(0).normal(size=(3, 4))
+    for lib in (torch, mt):
+        node = lib.nn.functional.nll_loss(lib.tensor(x, requires_grad=True), lib.tensor([0, 2, 3])).grad_fn
+        assert node._saved_self.shape == (3, 4) and node._saved_weight is None
+        assert node._saved_target.tolist() == [0, 2, 3] and float(node._saved_total_weight) == 3.0
+
+
 def test_functional_conv_pool_match_torch(rng):
     """Options the module tests don't reach: unbatched input, return_indices, fold/unfold, 1-d pooling."""
     import torch.nn.functional as TF

@@ -121,7 +121,7 @@ def _pass_on(task, node, outgoing):
             buf = buffers.get(nxt)
             if buf is None:
                 buf = buffers[nxt] = [None] * nxt._num_outputs
-            buf[nr] = g if buf[nr] is None else buf[nr] + g
+            buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
         left = deps[nxt] = deps[nxt] - 1
         if changed is not None:
             changed[nxt] = left
@@ -130,6 +130,16 @@ def _pass_on(task, node, outgoing):
 
 
 _heappush = heapq.heappush
+
+
+def _sum(a, b):
+    """Two gradients for the same input (same shape and dtype: both were checked against the node
+    they flow into). Plain gradients outside create_graph: their arrays are added directly, as
+    torch's input buffer does. Else (the sum is recorded, or carries tangents or a vmap batch) `+`."""
+    if (grad_mode._state.__dict__.get("enabled", True) or type(a) is not Tensor or type(b) is not Tensor
+            or a._fw_grads or b._fw_grads or type(a._data) is not np.ndarray or type(b._data) is not np.ndarray):
+        return a + b
+    return Tensor._make(np.asarray(a._data + b._data))  # (numpy gives a scalar for 0-d arrays)
 _NOTHING = itertools.repeat(None)  # the gradients of a node that did not run
 
 

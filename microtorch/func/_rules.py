@@ -93,6 +93,14 @@ def dim_arg(cls, args, kwargs, level):
     return wrap_outputs(out, level)
 
 
+@register(nn.SoftmaxBackwardData, nn.LogSoftmaxBackwardData)
+def softmax_backward_data(cls, args, kwargs, level):
+    """(grad, output, dim=): the two lined up on the batch, the dim shifted past it"""
+    B = _batch_size(args, level)
+    g, y = (_materialized(a, level, B) for a in args)
+    return wrap(cls.apply(g, y, dim=_shift(kwargs["dim"], _ndim(args[1]))), level)
+
+
 @register(sh.SplitWithSizes)
 def split(cls, args, kwargs, level):
     v, _ = unwrap(args[0], level)

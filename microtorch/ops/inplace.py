@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import extension, grad_mode, views
+from ..autograd.function import BackwardFunction
 from ..autograd.node import Node, _seq
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
@@ -76,29 +77,24 @@ class AsStridedScatter(Op):
 
 class CopySlices(Op):
     """base with the view's elements replaced by src: base's gradient is zero there, src's is
-    the gradient at the view's positions"""
+    the gradient at the view's positions. After an in-place op on a view, the node keeps that
+    op's own node inside (`ctx.op`, see fold_op), as torch's CopySlices does."""
     _grad_fn_name = "torch::autograd::CopySlices"
 
     @staticmethod
     def forward(ctx, base, src, index):
-        ctx.index = index
+        ctx.index, ctx.op = index, None
         out = np.array(base, copy=True)
-        out.reshape(-1)[index] = src
+        out.flat[index] = np.broadcast_to(src, np.shape(index))  # (.flat: C-order positions in any layout)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        from .index import masked_fill
+        if ctx.op is not None:
+            return _through_op(ctx, grad)
         gb = gs = None
         if ctx.needs_input_grad[0]:
-            mask = np.zeros(grad.shape, dtype=bool)
-            mask.reshape(-1)[ctx.index] = True
-            if np.count_nonzero(mask) < np.size(ctx.index):  # torch copies the view's gradient back into
-                raise RuntimeError(  # its (expanded) layout, which it refuses
-                    "unsupported operation: more than one element of the written-to tensor refers to a single "
-                    "memory location. Please clone() the tensor before performing the operation. (The backward "
-                    "of CopySlices: an in-place op wrote into an expanded view; write into a clone instead.)")
-            gb = masked_fill(grad, Tensor._make(mask), 0.0)
+            gb = _without_view(grad, ctx.index)
         if ctx.needs_input_grad[1]:
             gs = AsStrided.apply(grad, ctx.index)
         return gb, gs, None
@@ -106,6 +102,54 @@ class CopySlices(Op):
     @staticmethod
     def jvp(ctx, tbase, tsrc, _index):
         return CopySlices.apply(tbase, tsrc, ctx.index)
+
+
+def _without_view(grad, index):
+    """grad with the view's positions zeroed."""
+    from .index import masked_fill
+    return masked_fill(grad, Tensor._make(_view_mask(grad.shape, index)), 0.0)
+
+
+def _view_mask(shape, index):
+    """True at the view's positions; torch copies the view's gradient back into the view's layout,
+    which it refuses for an expanded view (several elements at one position)."""
+    mask = np.zeros(shape, dtype=bool)
+    mask.reshape(-1)[index] = True
+    if np.count_nonzero(mask) < np.size(index):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation. (The backward of CopySlices: "
+            "an in-place op wrote into an expanded view; write into a clone instead.)")
+    return mask
+
+
+def fold_op(node, out, view_old):
+    """Make the CopySlices `node` keep the in-place op that computed `out` from `view_old` inside
+    itself, as torch does: its edges become the base's old history and that op's other inputs.
+    Only when out's node is that op applied to view_old itself (not a composite ending elsewhere)."""
+    op = out.grad_fn
+    first = view_old.grad_fn if view_old._requires_grad else None
+    if node is None or not isinstance(op, BackwardFunction) or op._num_outputs != 1 or out._output_nr \
+            or not op.next_functions or op.next_functions[0][0] is not first:
+        return
+    node.op = op
+    node.next_functions = node.next_functions[:1] + op.next_functions[1:]
+    node.needs_input_grad = node.needs_input_grad[:1] + op.needs_input_grad[1:]
+    node._saved = op._saved  # freed with the node's own (none), so a second backward raises as in torch
+
+
+def _through_op(ctx, grad):
+    """torch's CopySlices backward: the op's backward on the view's part of the gradient; what it
+    gives for the view's old value goes into the base's gradient at the view's positions, the rest
+    to the op's other inputs."""
+    op, index = ctx.op, ctx.index
+    n = len(op.next_functions)
+    res = (*op._backward([AsStrided.apply(grad, index)])[:n], *(None,) * n)[:n]  # (the engine checks them)
+    gb = None
+    if ctx.needs_input_grad[0]:
+        _view_mask(grad.shape, index)  # (raises for an expanded view, as torch)
+        gb = _without_view(grad, index) if res[0] is None else CopySlices.apply(grad, res[0], index)
+    return (gb, *res[1:])
 
 
 _NOGRAD_VIEW_REBASED = (
@@ -296,7 +340,7 @@ def _inplace_on_view(self, base, fn, args, op):
     out = fn(view_old, *args)
     _write(self, _checked(self, out._data, op))
     _redirect_saved(out, self)
-    _copy_slices(self, base, base_alias, out, idx)
+    _copy_slices(self, base, base_alias, out, idx, view_old)
     return self
 
 
@@ -344,9 +388,12 @@ def _check_view_inplace(self, base, op):
     return idx
 
 
-def _copy_slices(view, base, base_alias, out, idx):
-    """The base's new history: its old one with the view's elements replaced by `out`."""
+def _copy_slices(view, base, base_alias, out, idx, view_old=None):
+    """The base's new history: its old one with the view's elements replaced by `out` (computed
+    from view_old, the view's old value, by an in-place op that CopySlices then keeps inside)."""
     new_base = CopySlices.apply(base_alias, out, idx)
+    if view_old is not None:
+        fold_op(new_base.grad_fn, out, view_old)
     old, old_nr = base.grad_fn, base._output_nr
     base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
     _move_retain(base, old, old_nr)

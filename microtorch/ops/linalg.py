@@ -66,14 +66,15 @@ def _column_major(m):
 
 
 def _mat1_grad(grad, mat2, column_major):
-    """grad @ mat2^T, computed as torch's mm backward does: in mat1's layout when mat1 is column-major."""
-    return mat2.conj().mm(grad.t()).t() if column_major else grad.mm(mat2.t().conj())
+    """grad @ mat2^T, computed as torch's mm backward does: in mat1's layout when mat1 is column-major.
+    (Mm.apply, not mm(): the shapes and dtypes agree already, nothing to check.)"""
+    return Mm.apply(mat2.conj(), grad.t()).t() if column_major else Mm.apply(grad, mat2.t().conj())
 
 
 def _mat2_grad(grad, mat1, column_major):
     """mat1^T @ grad, in mat2's layout when mat2 is column-major (the weight of nn.Linear, seen through
     `weight.t()`: its gradient is then row-major like the weight, and AccumulateGrad can keep it)."""
-    return grad.t().mm(mat1.conj()).t() if column_major else mat1.t().conj().mm(grad)
+    return Mm.apply(grad.t(), mat1.conj()).t() if column_major else Mm.apply(mat1.t().conj(), grad)
 
 
 class Mv(Matmul):

@@ -5,6 +5,7 @@ from .._tensor import Tensor
 from ._checks import need_floating
 from ._op import Op, normalize_dims
 from .elementwise import DivScalar, MulScalar, where
+from .linalg import addmm, matmul
 
 
 def _reduce(loss, reduction, op, weight_sum=None):
@@ -20,6 +21,7 @@ def _reduce(loss, reduction, op, weight_sum=None):
 class Softmax(Op):
     """d softmax: y * (g - sum(g*y))"""
     _grad_fn_name = "SoftmaxBackward0"
+    _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -32,7 +34,7 @@ class Softmax(Op):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True)), None
+        return SoftmaxBackwardData.apply(grad, y, dim=ctx.dim), None
 
     @staticmethod
     def jvp(ctx, t, _dim):
@@ -40,9 +42,37 @@ class Softmax(Op):
         return y * (t - (t * y).sum(dim=ctx.dim, keepdim=True))
 
 
+class SoftmaxBackwardData(Op):
+    """softmax's backward y * (g - sum(g*y)) as one op (torch's): d/dg is the same map of gg,
+    d/dy = g gg - sum(y g) gg - g sum(y gg)"""
+    _grad_fn_name = "SoftmaxBackwardDataBackward0"
+    _saved_names = ("grad_output", "output")
+    _saved_values = {"dim": "dim"}
+
+    @staticmethod
+    def forward(ctx, g, y, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(g, y)
+        return y * (g - (g * y).sum(axis=dim, keepdims=True))
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, y = ctx.saved_tensors
+        d = ctx.dim
+        return (SoftmaxBackwardData.apply(gg, y, dim=d) if ctx.needs_input_grad[0] else None,
+                g * gg - (y * g).sum(d, True) * gg - g * (y * gg).sum(d, True) if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, tg, ty):
+        g, y = ctx.inputs[:2]
+        d = ctx.dim
+        return SoftmaxBackwardData.apply(tg, y, dim=d) + ty * (g - (g * y).sum(d, True)) - y * (ty * g).sum(d, True)
+
+
 class LogSoftmax(Op):
     """d log_softmax: g - softmax * sum(g)"""
     _grad_fn_name = "LogSoftmaxBackward0"
+    _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -55,15 +85,44 @@ class LogSoftmax(Op):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
+        return LogSoftmaxBackwardData.apply(grad, y, dim=ctx.dim), None
 
     @staticmethod
     def jvp(ctx, t, _dim):
         return t - (t * ctx.output.exp()).sum(dim=ctx.dim, keepdim=True)
 
 
+class LogSoftmaxBackwardData(Op):
+    """log_softmax's backward g - exp(y) sum(g) as one op (torch's): d/dg = gg - sum(gg exp(y)),
+    d/dy = -sum(g) exp(y) gg"""
+    _grad_fn_name = "LogSoftmaxBackwardDataBackward0"
+    _saved_names = ("grad_output", "output")
+    _saved_values = {"dim": "dim"}
+
+    @staticmethod
+    def forward(ctx, g, y, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(g, y)
+        return g - np.exp(y) * g.sum(axis=dim, keepdims=True)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, y = ctx.saved_tensors
+        d = ctx.dim
+        return (gg - (gg * y.exp()).sum(d, True) if ctx.needs_input_grad[0] else None,
+                -g.sum(d, True) * y.exp() * gg if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, tg, ty):
+        g, y = ctx.inputs[:2]
+        d = ctx.dim
+        return tg - y.exp() * tg.sum(d, True) - y.exp() * ty * g.sum(d, True)
+
+
 def _softmax_dim(x, dim, op):
     """The one dim to normalize over, checked as torch does before the dtype (None for a 0-d x)."""
+    if type(dim) is int and -x.ndim <= dim < x.ndim:  # the common call: one of x's dims
+        return dim % x.ndim
     if dim is None:
         dim = 0 if x.ndim in (0, 1, 3) else 1  # torch's legacy implicit choice
     if isinstance(dim, Tensor) and dim.ndim == 0 and not dim.dtype.is_floating_point:
@@ -92,25 +151,24 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def linear(input, weight, bias=None):
-    if input.ndim == 0 or weight.ndim == 0:
-        raise RuntimeError(f"linear: both arguments need to be at least 1D, but they are {input.ndim}D and "
-                           f"{weight.ndim}D; give the input a batch or feature dimension")
-    if input.shape[-1] != weight.shape[-1]:
-        rows = int(np.prod(input.shape[:-1])) if input.ndim > 1 else 1
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
-                           f"{weight.shape[-1]}x{weight.shape[0]}): linear expects inputs whose last dimension "
-                           f"is in_features={weight.shape[-1]}")
-    if bias is not None and isinstance(bias, Tensor) and (bias.ndim > 1 or bias.numel() not in (1, weight.shape[0])):
+    xs, ws = input._data.shape, weight._data.shape
+    if not xs or not ws:
+        raise RuntimeError(f"linear: both arguments need to be at least 1D, but they are {len(xs)}D and "
+                           f"{len(ws)}D; give the input a batch or feature dimension")
+    if xs[-1] != ws[-1]:
+        rows = int(np.prod(xs[:-1])) if len(xs) > 1 else 1
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xs[-1]} and {ws[-1]}x{ws[0]}): "
+                           f"linear expects inputs whose last dimension is in_features={ws[-1]}")
+    if isinstance(bias, Tensor) and (bias._data.ndim > 1 or bias._data.size not in (1, ws[0])):
         raise RuntimeError(f"linear: the bias of shape {list(bias.shape)} does not broadcast to the output's "
-                           f"out_features={weight.shape[0]}; give it shape [{weight.shape[0]}]")
-    from .linalg import addmm, matmul
+                           f"out_features={ws[0]}; give it shape [{ws[0]}]")
     if bias is None:
         return matmul(input, weight.t())
-    if input.ndim == 2:
+    if len(xs) == 2:
         return addmm(bias, input, weight.t())
     # torch folds other ranks into a matrix: view(-1, in) -> addmm -> view back
-    out = addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
-    return out.view(*input.shape[:-1], weight.shape[0])
+    out = addmm(bias, input.reshape(-1, xs[-1]), weight.t())
+    return out.view(*xs[:-1], ws[0])
 
 
 class MseLoss(Op):
@@ -186,24 +244,28 @@ def _weighted_loss(errors, weight, input, reduction, op):
 
 
 class NllLossBackward(Op):
-    """nll_loss's backward g * local, linear in g and flat in logp: d = (local, 0)"""
+    """nll_loss's backward g * local (g / total for 'mean'), linear in g and flat in logp: d = (local, 0)"""
     _grad_fn_name = "NllLossBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, g, logp, local):
-        ctx.local = local
+    def forward(ctx, g, logp, local, total=None):
+        ctx.local, ctx.total = local, total
+        if total is not None:  # torch divides g by the total weight first, then multiplies by -w[y]
+            g = g / total
         # torch writes g into the target entries only: an inf or nan g leaves the others 0 (not 0 * inf)
-        return np.where(local != 0, g * local, 0).astype(local.dtype)
+        return np.where(local != 0, g * local, 0).astype(local.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
         glogp = Tensor._make(np.zeros(ctx.local.shape, ctx.local.dtype)) if ctx.needs_input_grad[1] else None
         local = Tensor._make(ctx.local)
-        return where(local != 0, grad * local, 0.0), glogp, None
+        gg = where(local != 0, grad * local, 0.0)
+        return (gg if ctx.total is None else gg / Tensor._make(ctx.total)), glogp, None, None
 
     @staticmethod
-    def jvp(ctx, tg, _tlogp, _local):
-        return tg * Tensor._make(ctx.local)
+    def jvp(ctx, tg, _tlogp, _local, _total):
+        d = tg * Tensor._make(ctx.local)
+        return d if ctx.total is None else d / Tensor._make(ctx.total)
 
 
 class NllLoss2DBackward(NllLossBackward):
@@ -213,41 +275,48 @@ class NllLoss2DBackward(NllLossBackward):
 class NllLoss(Op):
     """-w[y] logp[y]: the gradient is -w[y] at the target entry (/ sum of w[y] for 'mean')"""
     _grad_fn_name = "NllLossBackward0"
+    _saved_names = ("self", "target", "weight", "total_weight")
     _double = NllLossBackward
 
     @staticmethod
     def forward(ctx, logp, target, weight=None, reduction="mean", ignore_index=-100):
         c = 1 if logp.ndim > 1 else 0
         valid = target != ignore_index
-        t = np.expand_dims(np.where(valid, target, 0), c)
-        w = np.ones(logp.shape[c], logp.dtype) if weight is None else weight.astype(logp.dtype)
-        wt = np.expand_dims(np.where(valid, w[t.squeeze(c)], 0).astype(logp.dtype), c)  # w[y], 0 if ignored
-        picked = wt * np.take_along_axis(logp, t, axis=c)
-        losses = np.squeeze(-picked if c else 0.0 - picked, c)  # (1-d: torch subtracts from 0, so -0 is +0)
-        local = np.zeros(logp.shape, logp.dtype)  # d loss / d logp
-        np.put_along_axis(local, t, -wt, axis=c)
-        ctx.reduction, ctx.c = reduction, c
+        at = _target_entries(np.where(valid, target, 0), c)  # (an ignored target picks class 0, with weight 0)
+        wt = (valid if weight is None else np.where(valid, weight[at[c]], 0)).astype(logp.dtype)  # w[y], 0 if ignored
+        picked = wt * logp[at]
+        losses = -picked if c else 0.0 - picked  # (1-d: torch subtracts from 0, so -0 is +0)
+        ctx.local = np.zeros(logp.shape, logp.dtype)  # d loss / d logp, before 'mean' divides
+        ctx.local[at] = -wt
+        ctx.reduction, ctx.c, ctx.total = reduction, c, None
         total = np.asarray(wt.sum(), logp.dtype)
         ctx.save_for_backward(logp, target, weight, total)  # (what torch saves; backward reads logp)
         if reduction == "none":
-            ctx.local = local
-            return losses
+            return np.asarray(losses)
         if reduction == "sum":
-            ctx.local = local
             return np.asarray(losses.sum())
-        ctx.local = local / total
+        ctx.total = total
         return np.asarray(losses.sum() / total)
 
     @staticmethod
     def backward(ctx, grad):
         logp = ctx.saved_tensors[0]
         g = grad.unsqueeze(ctx.c) if ctx.reduction == "none" else grad
-        return ctx._forward_cls._double.apply(g, logp, ctx.local), None
+        return ctx._forward_cls._double.apply(g, logp, ctx.local, ctx.total), None
 
     @staticmethod
     def jvp(ctx, tlogp, _target):
         d = tlogp * Tensor._make(ctx.local)  # the loss is linear in logp
-        return d.sum(dim=ctx.c) if ctx.reduction == "none" else d.sum()
+        if ctx.reduction == "none":
+            return d.sum(dim=ctx.c)
+        return d.sum() if ctx.total is None else d.sum() / Tensor._make(ctx.total)
+
+
+def _target_entries(t, c):
+    """The index of each target's entry in logp: the target in the class dim c, and in every other
+    dim an open grid (0..n-1, shaped to broadcast against the others)."""
+    grid = [np.arange(n).reshape((n,) + (1,) * (t.ndim - 1 - i)) for i, n in enumerate(t.shape)]
+    return tuple(grid[:c] + [t] + grid[c:])
 
 
 class NllLoss2D(NllLoss):
@@ -257,34 +326,42 @@ class NllLoss2D(NllLoss):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     _check_reduction(reduction, "nll_loss")
-    t = target._data
+    t, shape = target._data, input._data.shape
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"nll_loss: expected target of dtype int64 (class indices), got {target.dtype}; use "
                            "target.long()")
-    if input.ndim == 0 or input.ndim > 1 and (t.ndim != input.ndim - 1 or t.shape[0] != input.shape[0]) \
-            or input.ndim == 1 and t.ndim != 0:
-        if input.ndim > 1 and t.ndim >= 1 and t.shape[0] != input.shape[0]:
-            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                             f"({t.shape[0]}).")
-        raise RuntimeError(f"nll_loss: expected the target to have the input's shape without the class dim "
-                           f"({list(input.shape[:1]) + list(input.shape[2:])}), got {list(t.shape)}")
-    if input.ndim > 2 and t.shape[1:] != input.shape[2:]:
-        raise RuntimeError(f"nll_loss: expected target size {list(input.shape[:1]) + list(input.shape[2:])}, "
-                           f"got {list(t.shape)}")
-    n_classes = input.shape[1] if input.ndim > 1 else input.shape[0]
-    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-    if bad.any():
-        raise IndexError(f"nll_loss: Target {t[bad].flat[0]} is out of bounds (there are {n_classes} classes)")
+    if not shape or t.shape != (shape[:1] + shape[2:] if len(shape) > 1 else ()):  # (N, d1, ...) or () for (C,)
+        _target_shape_error(shape, t.shape)
+    n_classes = shape[1] if len(shape) > 1 else shape[0]
+    if t.size and (t.min() < 0 or t.max() >= n_classes):  # (the cheap test first: ignored targets may be < 0)
+        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+        if bad.any():
+            raise IndexError(f"nll_loss: Target {t[bad].flat[0]} is out of bounds (there are {n_classes} classes)")
     w = weight._data if weight is not None else None
     kw = dict(weight=w, reduction=reduction, ignore_index=ignore_index)
-    if input.ndim <= 2:
+    if len(shape) <= 2:
         return NllLoss.apply(input, t, **kw)
-    if input.ndim == 4:
+    if len(shape) == 4:
         return NllLoss2D.apply(input, t, **kw)
     # as torch: other ranks are viewed as (N, C, 1, -1) images
     n, c, hw = input.shape[0], input.shape[1], int(np.prod(input.shape[2:]))  # (not -1: n may be 0)
     out = NllLoss2D.apply(input.contiguous().view(n, c, 1, hw), t.reshape(n, 1, hw), **kw)
     return out.view(n, *input.shape[2:]) if reduction == "none" else out
+
+
+def _target_shape_error(shape, target_shape):
+    """torch's error for class indices whose shape is not the input's without its class dim (N, d1, ...)."""
+    if not shape:
+        raise ValueError("Expected 1 or more dimensions (got 0): nll_loss takes log-probabilities of shape (C,) or "
+                         "(N, C, ...)")
+    batch = target_shape[0] if target_shape else 0  # (torch counts a 0-d target as a batch of 0)
+    if len(shape) > 1 and batch != shape[0]:
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size ({batch}).")
+    if len(shape) > 2 and len(target_shape) == len(shape) - 1:
+        raise RuntimeError(f"nll_loss: expected target size {list(shape[:1]) + list(shape[2:])}, "
+                           f"got {list(target_shape)}")
+    raise RuntimeError(f"nll_loss: expected the target to have the input's shape without the class dim "
+                       f"({list(shape[:1]) + list(shape[2:])}), got {list(target_shape)}")
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,

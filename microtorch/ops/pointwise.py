@@ -552,6 +552,9 @@ def heaviside(input, values):
 
 def recorded_heaviside(input, values, name):
     """heaviside with torch's checks; recorded (with a backward that refuses) when an input requires grad"""
+    if input.dtype.is_complex or values.dtype.is_complex:
+        raise RuntimeError(f"heaviside is not yet implemented for complex tensors. ({name}: the step function needs "
+                           "an order; apply it to z.real or z.abs())")
     if input.dtype != values.dtype:
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes ({input.dtype} and "
                            f"{values.dtype}); convert one, e.g. values.to(input.dtype)")

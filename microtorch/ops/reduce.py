@@ -10,7 +10,8 @@ from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
-from .shape import broadcast_to, cat, reshape
+from .elementwise import DivScalar
+from .shape import broadcast_to, cat, reshape, unsqueeze
 
 def return_type(name, fields=("values", "indices")):
     """A namedtuple that prints as torch's `torch.return_types.max(values=..., indices=...)`."""
@@ -27,13 +28,13 @@ return_types_min = return_type("min")
 
 
 def _unsqueeze_to(grad, in_shape, dims, keepdim):
-    """Give the reduced gradient back its size-1 dims so it broadcasts over the input."""
+    """Give the reduced gradient back its size-1 dims so it broadcasts over the input: one unsqueeze
+    per reduced dim, in increasing order, as torch's backward graphs show."""
     if keepdim or grad.ndim == len(in_shape):
         return grad
-    if dims is None:
-        dims = range(len(in_shape))
-    shape = [1 if i in dims else s for i, s in enumerate(in_shape)]
-    return reshape(grad, shape)
+    for d in sorted(range(len(in_shape)) if dims is None else dims):
+        grad = unsqueeze(grad, d)
+    return grad
 
 
 class Sum(Op):
@@ -98,8 +99,9 @@ class Mean(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
-        return broadcast_to(g, ctx.in_shape) / ctx.n  # torch's order: over an empty dim, nothing is divided by 0
+        g = grad if ctx.dims is None else _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+        # torch's order (over an empty dim, nothing is divided by 0) and its div by a number (DivBackward1)
+        return DivScalar.apply(broadcast_to(g, ctx.in_shape), ctx.n)
 
     @staticmethod
     def jvp(ctx, t):
@@ -324,10 +326,11 @@ class AmaxOp(Op):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         dims = ctx.dims if ctx.dims is not None else tuple(range(len(ctx.in_shape)))
-        o = _unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim)
-        mask = Tensor._make((x._data == o._data).astype(x._data.dtype))
+        kept = [1 if i in dims else n for i, n in enumerate(ctx.in_shape)]  # the reduced dims kept, size 1
+        mask = Tensor._make((x._data == out._data.reshape(kept)).astype(x._data.dtype))
         count = mask._data.sum(axis=dims, keepdims=True)
-        return _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim) * mask / Tensor._make(count)
+        g = grad if ctx.keepdim else reshape(grad, kept)  # (a view, as torch's amax backward)
+        return g / Tensor._make(count) * mask
 
     @staticmethod
     def jvp(ctx, t):

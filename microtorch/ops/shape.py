@@ -71,19 +71,24 @@ class Expand(Op):
 
 def broadcast_to(input, size):
     x, shape = input, (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-    if x.shape == shape:
+    have = x._data.shape
+    if have == shape:
         return x
-    if not broadcasts_to(x.shape, shape):
+    if not broadcasts_to(have, shape):
         raise RuntimeError(f"expand: the expanded size of the tensor must match the existing size at "
-                           f"non-singleton dimensions (tensor {list(x.shape)}, target {list(shape)})")
+                           f"non-singleton dimensions (tensor {list(have)}, target {list(shape)})")
     return _share(Expand.apply(x, shape), x)
 
 
 def broadcasts_to(shape, target):
     """A tensor of `shape` broadcasts to `target`: sizes aligned from the right are equal or 1."""
     lead = len(target) - len(shape)
-    return lead >= 0 and all(t >= 0 for t in target) and \
-        all(s == t or s == 1 for s, t in zip(shape, target[lead:]))
+    if lead < 0 or target and min(target) < 0:
+        return False
+    for s, t in zip(shape, target[lead:]):  # (a loop: the engine checks every gradient with this)
+        if s != t and s != 1:
+            return False
+    return True
 
 
 def expand(input, *sizes, **size):

@@ -43,11 +43,6 @@ def _from_einsum(prog, step):
     return False
 
 
-def _known_copyslices(prog, step, torch_rec, mt_rec):
-    """torch's CopySlices hides the in-place op it applied; microtorch's shows it as an input."""
-    return torch_rec.grad_fn == mt_rec.grad_fn and torch_rec.nodes == mt_rec.folded != mt_rec.nodes
-
-
 _RESHAPES = {"ViewBackward0", "ReshapeAliasBackward0", "UnsafeViewBackward0", "CloneBackward0"}
 
 
@@ -97,7 +92,6 @@ def _known_einsum_layout(prog, step, torch_rec, mt_rec):
 # (category prefix, predicate(step, torch record, microtorch record)) -> accepted
 KNOWN = {
     "einsum-one-node": ("name", _known_einsum_node),
-    "copyslices-op": ("name", _known_copyslices),
     "einsum-layout": ("name", _known_einsum_layout),
     "rounding": ("numeric", None),  # decided by rerunning torch, in check.py (tests/fuzz/noise.py)
     "einsum-inplace-grad": ("grads", None),  # decided in _compare_grads

@@ -34,7 +34,6 @@ class StepRecord:
     is_leaf: bool
     grad_fn: str
     nodes: tuple        # names of the graph nodes this step created, in walk order
-    folded: tuple = ()  # the same, with CopySlices folded as torch shapes it (see _new_nodes)
 
 
 @dataclass
@@ -61,13 +60,8 @@ def _name(node):
     return None if node is None else node.name()
 
 
-def _new_nodes(out, seen, fold=False):
-    """Names of the nodes reachable from out.grad_fn that no earlier value reached (walk order).
-
-    fold=True walks microtorch's graph as torch shapes it: torch's CopySlices keeps the in-place
-    op it applied inside itself, microtorch's has that op as its second input; folded, CopySlices
-    links to the op's other inputs directly (the documented known difference "copyslices-op").
-    """
+def _new_nodes(out, seen):
+    """Names of the nodes reachable from out.grad_fn that no earlier value reached (walk order)."""
     names, stack = [], [out.grad_fn] if out.grad_fn is not None else []
     while stack:
         node = stack.pop()
@@ -77,10 +71,7 @@ def _new_nodes(out, seen, fold=False):
         if node.name().endswith("AccumulateGrad"):
             continue
         names.append(node.name())
-        edges = [n for n, _ in node.next_functions]
-        if fold and node.name().endswith("CopySlices") and len(edges) > 1 and edges[1] is not None:
-            edges = edges[:1] + [n for n, _ in edges[1].next_functions[1:]]
-        stack.extend(reversed(edges))
+        stack.extend(reversed([n for n, _ in node.next_functions]))
     return tuple(names)
 
 
@@ -99,7 +90,7 @@ def run_program(L, prog, grads=True):
 
 
 def _run(L, prog, grads):
-    tr, env, seen, seen_folded = Trace(), {}, {}, {}
+    tr, env, seen = Trace(), {}, {}
     leaves = []
     for leaf in prog.leaves:
         env[leaf.name] = t = L.tensor(leaf.values.copy(), requires_grad=leaf.requires_grad)
@@ -113,8 +104,7 @@ def _run(L, prog, grads):
         env[st.out] = out
         tr.steps.append(StepRecord(str(out.dtype).split(".")[-1],
                                    tuple(out.shape), _np(out), out.requires_grad, out.is_leaf,
-                                   _name(out.grad_fn), _new_nodes(out, seen),
-                                   _new_nodes(out, seen_folded, fold=True)))
+                                   _name(out.grad_fn), _new_nodes(out, seen)))
     try:
         tr.final = {k: _np(v) for k, v in env.items()}
     except Exception as e:
