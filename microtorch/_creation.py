@@ -47,7 +47,22 @@ def _sizes(size, kw, op):
 
 
 def _filled_on(size, value, dtype, device, requires_grad):
+    if dtype is not None:
+        _check_fits(value, _dtype.to_dtype(dtype))
     return _placed(_filled(size, value, dtype, False), device, requires_grad)
+
+
+_C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def _check_fits(value, dt):
+    """torch's RuntimeError for a fill value an integer dtype cannot hold (NaN, inf, out of its range)"""
+    if dt.name not in _C_TYPES or not isinstance(value, (builtins.int, builtins.float)) or isinstance(value, builtins.bool):
+        return
+    info = np.iinfo(dt.np)
+    if not (np.isfinite(value) and info.min <= value <= info.max):
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dt.name]} without overflow ({value} into "
+                           f"{dt}: its range is {info.min} to {info.max})")
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
@@ -97,6 +112,9 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if not builtins.all(np.isfinite(v) for v in vals):
         raise RuntimeError(f"arange: unsupported range: {start} -> {end} with step {step}; all three must be finite")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign (from {vals[0]} to "
+                           f"{vals[1]} with step {vals[2]}); give a step of the other sign")
     is_float = builtins.any(isinstance(v, builtins.float) for v in vals)
     dt = _dtype.to_dtype(dtype) if dtype is not None else (_dtype.get_default_dtype() if is_float else _dtype.int64)
     return _finish(np.arange(*vals, dtype=np.float64 if is_float else None), dt, requires_grad, device)
@@ -230,6 +248,7 @@ def meshgrid(*tensors, indexing=None):
         indexing = "ij"
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
+    _check_meshgrid(tensors)
     from .ops.shape import expand, reshape
     n = len(tensors)
     shape = [t.numel() for t in tensors]
@@ -242,6 +261,19 @@ def meshgrid(*tensors, indexing=None):
         view[pos] = t.numel()
         out.append(expand(reshape(t, view), *shape))
     return tuple(out)
+
+
+def _check_meshgrid(tensors):
+    """torch's checks, in its order: some tensors, one dtype, each 0-d or 1-d"""
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if builtins.any(t.dtype != tensors[0].dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype (got "
+                           f"{', '.join(str(t.dtype) for t in tensors)}); convert them with .to(dtype)")
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got shape "
+                               f"{list(t.shape)}; flatten it first")
 
 
 def _matrix_arg(x, op):

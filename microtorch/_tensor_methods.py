@@ -176,9 +176,9 @@ def _aliases_and_conversions():
         "bincount": cp.bincount, "unique": cp.unique,
         "tril": lambda self, diagonal=0: _creation().tril(self, diagonal),
         "triu": lambda self, diagonal=0: _creation().triu(self, diagonal),
-        "short": lambda self, memory_format=None: self.to(_dtype.int16),
-        "byte": lambda self, memory_format=None: self.to(_dtype.uint8),
-        "char": lambda self, memory_format=None: self.to(_dtype.int8),
+        "short": lambda self, *, memory_format=None: self.to(_dtype.int16),
+        "byte": lambda self, *, memory_format=None: self.to(_dtype.uint8),
+        "char": lambda self, *, memory_format=None: self.to(_dtype.int8),
         "type_as": lambda self, other: self.to(other.dtype),
         "is_same_size": lambda self, other: tuple(self.shape) == tuple(other.shape),
         "is_signed": lambda self: self.dtype.name not in ("uint8", "bool"),
@@ -309,9 +309,16 @@ def _nan_to_num_inplace(method):
 
 
 def _refuse_bool(method, kernel):
-    """torch has no in-place kernel for bool tensors here (the result would be an integer)."""
+    """torch has no in-place kernel for bool tensors here (the result would be an integer); it checks the dim
+    (the first argument) before."""
     def checked(self, *args, **kwargs):
         if self.dtype.name == "bool":
+            from .ops._op import normalize_dims
+            dim = args[0] if args else kwargs.get("dim")
+            if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+                raise TypeError(f"{method.__name__}(): argument 'dim' (position 1) must be int, not "
+                                f"{type(dim).__name__}")
+            normalize_dims(dim, self.ndim, method.__name__)
             raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\' ({method.__name__}); convert the '
                                       "tensor with .long() first")
         return method(self, *args, **kwargs)
@@ -364,9 +371,12 @@ def _inplace_view(name, fn):
     """t_, transpose_, squeeze_...: self takes the view's shape (and its place in the graph), as torch's."""
     def method(self, *args, **kwargs):
         from .ops.inplace import _check_leaf
-        if self.requires_grad and self.grad_fn is None:
-            _check_leaf(self, name)
+        leaf = self.requires_grad and self.grad_fn is None
+        if leaf and all(_dims_like(a) for a in (*args, *kwargs.values())):
+            _check_leaf(self, name)  # (torch refuses a leaf after the arguments' types, before the dims)
         out = fn(self, *args, **kwargs)
+        if leaf:
+            _check_leaf(self, name)
         self._data = out._data
         if out._fw_grads:  # forward mode: the tangent takes the new shape too
             self._fw_grads = out._fw_grads
@@ -375,6 +385,12 @@ def _inplace_view(name, fn):
         return self
     method.__name__ = name
     return method
+
+
+def _dims_like(a):
+    """an int or a sequence of ints (what the in-place view ops take)"""
+    ints = (int, np.integer)
+    return isinstance(a, ints) or isinstance(a, (tuple, list)) and all(isinstance(d, ints) for d in a)
 
 
 _INPLACE_NODES = {}

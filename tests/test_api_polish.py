@@ -469,3 +469,44 @@ QUANTILE_ERRORS = {
 @pytest.mark.parametrize("case", QUANTILE_ERRORS)
 def test_quantile_refuses_as_torch(case):
     assert isinstance(_same_as_torch(QUANTILE_ERRORS[case]), type)
+
+
+# ---- (found by the long sweep) creation and in-place view arguments, as torch ------------------------------
+ARG_CASES = {
+    "arange backwards": lambda l: l.arange(5, 0),
+    "arange negative step up": lambda l: l.arange(0, 5, -1),
+    "arange floats backwards": lambda l: l.arange(5.0, 0.0),
+    "arange empty, step -1": lambda l: l.arange(0, 0, -1),
+    "arange down": lambda l: l.arange(5, 0, -2),
+    "full_like int NaN": lambda l: l.full_like(l.ones(2, dtype=l.int64), float("nan")),
+    "full_like int32 inf": lambda l: l.full_like(l.ones(2, dtype=l.int32), float("inf")),
+    "full int8 200": lambda l: l.full((2,), 200, dtype=l.int8),
+    "full uint8 -1.0": lambda l: l.full((2,), -1.0, dtype=l.uint8),
+    "full int64 2**63": lambda l: l.full((1,), 2 ** 63),
+    "full int8 -1.0": lambda l: l.full((2,), -1.0, dtype=l.int8),
+    "full int16 1.5": lambda l: l.full((2,), 1.5, dtype=l.int16),
+    "full_like bool NaN": lambda l: l.full_like(l.ones(2, dtype=l.bool), float("nan")),
+    "meshgrid 2-d": lambda l: l.meshgrid(l.ones(2, 2), indexing="ij")[0],
+    "meshgrid dtypes": lambda l: l.meshgrid(l.ones(2), l.ones(2, dtype=l.int64), indexing="ij")[0],
+    "meshgrid nothing": lambda l: l.meshgrid(indexing="ij"),
+    "meshgrid 0-d and 1-d": lambda l: l.meshgrid(l.tensor(1.0), l.arange(3.0), indexing="xy")[1],
+    "aminmax empty dim": lambda l: l.aminmax(l.empty(0, 3), dim=0).min,
+    "aminmax other dim of empty": lambda l: l.aminmax(l.empty(0, 3), dim=1).max,
+    "aminmax 0-d dim 1": lambda l: l.aminmax(l.tensor(1.0), dim=1).min,
+    "aminmax 0-d dim -1": lambda l: l.tensor(1.5).aminmax(dim=-1).max,
+    "short positional": lambda l: l.ones(2).short(0),
+    "byte": lambda l: l.tensor([1.7, 300.0]).byte(),
+    "char": lambda l: l.tensor([1.7, -3.2]).char(),
+    "transpose_ leaf, dim out of range": lambda l: l.ones(2, 3, requires_grad=True).transpose_(0, 5),
+    "swapaxes_ leaf, a tensor dim": lambda l: l.ones(2, 3, requires_grad=True).swapaxes_(0, l.tensor([1, 2])),
+    "unsqueeze_ leaf": lambda l: l.ones(2, 3, requires_grad=True).unsqueeze_(5),
+    "t_ non-leaf": lambda l: (l.ones(2, 3, requires_grad=True) * 2).t_(),
+    "cumprod_ bool, dim out of range": lambda l: l.ones(2, 3, dtype=l.bool).cumprod_(5),
+    "cumprod_ bool, dim None": lambda l: l.ones(2, 3, dtype=l.bool).cumprod_(None),
+    "cumprod_ bool": lambda l: l.ones(2, 3, dtype=l.bool).cumprod_(1),
+}
+
+
+@pytest.mark.parametrize("case", ARG_CASES)
+def test_arguments_as_torch(case):
+    _same_as_torch(ARG_CASES[case])

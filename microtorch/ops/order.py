@@ -346,8 +346,11 @@ class Aminmax(Op):
 
 
 def aminmax(input, *, dim=None, keepdim=False):
-    d = normalize_dims(dim, input.ndim, "aminmax")[0] if dim is not None and input.ndim else None
-    if input.numel() == 0:
+    d = normalize_dims(dim, input.ndim, "aminmax")[0] if dim is not None else None
+    d = d if input.ndim else None  # (a 0-d input reduces over nothing)
+    if d is not None and input.shape[d] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    if d is None and input.numel() == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity; give a dim of non-zero size")
     lo, hi = Aminmax.apply(input, dim=d, keepdim=keepdim)
