@@ -136,6 +136,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, **kw):
     rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "rand"), "rand"), _default(dtype)
+    _need_floating(dt, "check_uniform_bounds")
     if dt.is_complex:  # as torch: real and imaginary parts each uniform on [0, 1)
         return _finish(rng.random(size) + 1j * rng.random(size), dt, requires_grad, device)
     return _finish(rng.random(size), dt, requires_grad, device)
@@ -144,6 +145,8 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, **kw):
     rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "randn"), "randn"), _default(dtype)
+    if np.prod(size, dtype=np.float64):  # (an empty result runs no kernel: torch accepts any dtype then)
+        _need_floating(dt, "normal_kernel_cpu")
     if dt.is_complex:  # as torch: variance 1 in all, so each part has variance 1/2
         return _finish((rng.standard_normal(size) + 1j * rng.standard_normal(size)) * np.sqrt(0.5), dt,
                        requires_grad, device)
@@ -166,19 +169,33 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _finish(_rng(generator).permutation(n), dtype or _dtype.int64, requires_grad, device)
+    dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    check_size((n,), "randperm")
+    if dt == _dtype.bool_:
+        raise NotImplementedError('"randperm" not implemented for \'Bool\': a permutation needs integer or '
+                                  "floating values")
+    _check_fits(n - 1, dt)  # (its largest value)
+    return _finish(_rng(generator).permutation(n), dt, requires_grad, device)
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return rand(*input.shape, generator=generator, dtype=_like(input, dtype), device=device,
-                requires_grad=requires_grad)
+    return rand(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
+                requires_grad=requires_grad)  # (size=: a 0-d input has no sizes to spread)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return randn(*input.shape, generator=generator, dtype=_like(input, dtype), device=device,
+    return randn(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
                  requires_grad=requires_grad)
+
+
+def _need_floating(dt, kernel):
+    """torch draws uniform and normal numbers into floating (and complex) tensors only"""
+    if not (dt.is_floating_point or dt.is_complex):
+        from .ops._kernels import _NAMES
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_NAMES.get(dt.name, dt.name)}\': draw '
+                                  "into a floating point dtype, then convert")
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
@@ -187,18 +204,34 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
                    requires_grad=requires_grad)
 
 
-def normal(mean, std, size=None, *, generator=None, dtype=None, requires_grad=False):
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False):
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if size is not None or dtype is not None:
+            raise TypeError("normal(): size= and dtype= go with a number for both mean and std; with a tensor, "
+                            "its shape and dtype are the result's")
         m = mean._data if isinstance(mean, Tensor) else mean
         s = std._data if isinstance(std, Tensor) else std
         dt = (mean if isinstance(mean, Tensor) else std).dtype
-        if np.any(np.asarray(s) < 0):
-            raise RuntimeError("normal expects std >= 0.0, but found a negative std")
-        return _finish(np.asarray(_rng(generator).normal(m, s)), dt, requires_grad)
+        _need_floating(dt, "normal_kernel_cpu")
+        _check_std(std)
+        rng, shape = _rng(generator), np.broadcast_shapes(np.shape(m), np.shape(s))
+        if dt.is_complex:  # (as randn: each part with variance 1/2)
+            noise = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * np.sqrt(0.5)
+            return _finish(np.asarray(m + s * noise), dt, requires_grad)
+        return _finish(np.asarray(rng.normal(m, s)), dt, requires_grad)
     if size is None:
         raise TypeError("normal(): with a number for both mean and std, pass the size too, e.g. normal(0.0, 1.0, "
                         "size=(2, 3)); or pass mean or std as a tensor")
+    _check_std(std)
     return _finish(_rng(generator).normal(mean, std, tuple(size)), _default(dtype), requires_grad)
+
+
+def _check_std(std):
+    if isinstance(std, Tensor):
+        if not (std._data >= 0).all():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif not std >= 0:  # (NaN too)
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
 
 
 def bernoulli(input, p=None, *, generator=None):
@@ -206,6 +239,11 @@ def bernoulli(input, p=None, *, generator=None):
     if p is None and not input.dtype.is_floating_point:
         raise NotImplementedError(f"bernoulli: the probabilities must be a floating point tensor, not {input.dtype}; "
                                   "use input.float()")
+    if p is None and not ((input._data >= 0) & (input._data <= 1)).all():  # (NaN too)
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false. (bernoulli: the input holds "
+                           "probabilities, each in [0, 1])")
+    if p is not None and not isinstance(p, Tensor) and not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     probs = input._data if p is None else p
     return Tensor._make((_rng(generator).random(input.shape) < probs).astype(input._data.dtype))
 
@@ -215,7 +253,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     _check_multinomial(input, num_samples, replacement)
     p = input._data / input._data.sum(-1, keepdims=True)
     rows = p.reshape(-1, p.shape[-1])
-    out = np.stack([rng.choice(p.shape[-1], num_samples, replace=replacement, p=r) for r in rows])
+    out = np.stack([rng.choice(p.shape[-1], num_samples, replace=replacement, p=r) for r in rows]) if len(rows) \
+        else np.zeros((0, num_samples), np.int64)  # (no rows: none drawn)
     return Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
 
 

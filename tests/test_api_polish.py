@@ -510,3 +510,58 @@ ARG_CASES = {
 @pytest.mark.parametrize("case", ARG_CASES)
 def test_arguments_as_torch(case):
     _same_as_torch(ARG_CASES[case])
+
+
+# ---- (found by the long sweep) random creation: shapes, dtypes and refusals as torch ---------------------------
+RANDOM_CASES = {
+    "rand_like of 0-d": lambda l: l.rand_like(l.tensor(1.5)),
+    "randn_like of 0-d": lambda l: l.randn_like(l.tensor(1.5, dtype=l.float64)),
+    "rand int": lambda l: l.rand(3, dtype=l.int32),
+    "rand bool": lambda l: l.rand(3, dtype=l.bool),
+    "randn int64": lambda l: l.randn(3, dtype=l.int64),
+    "randn empty int64": lambda l: l.randn(0, 3, dtype=l.int64),
+    "randn_like int": lambda l: l.randn_like(l.ones(2), dtype=l.int64),
+    "rand complex": lambda l: l.rand(2, dtype=l.complex64),
+    "randperm bool": lambda l: l.randperm(3, dtype=l.bool),
+    "randperm float": lambda l: l.randperm(3, dtype=l.float32),
+    "randperm uint8 300": lambda l: l.randperm(300, dtype=l.uint8),
+    "randperm -1": lambda l: l.randperm(-1),
+    "normal(mean)": lambda l: l.normal(l.zeros(2, 3)),
+    "normal(number, std)": lambda l: l.normal(0.0, l.ones(2)),
+    "normal std NaN": lambda l: l.normal(l.zeros(2), float("nan")),
+    "normal std -1": lambda l: l.normal(l.zeros(2), -1.0),
+    "normal std tensor < 0": lambda l: l.normal(l.zeros(2), -l.ones(2)),
+    "normal tensor with size": lambda l: l.normal(l.zeros(2), 1.0, (2,)),
+    "normal tensor with dtype": lambda l: l.normal(l.zeros(2), dtype=l.float64),
+    "normal numbers": lambda l: l.normal(0.0, 1.0, (2,)),
+    "normal numbers std -1": lambda l: l.normal(0.0, -1.0, (2,)),
+    "normal int mean": lambda l: l.normal(l.zeros(2, dtype=l.int64)),
+    "normal complex mean": lambda l: l.normal(l.zeros(2, dtype=l.complex64), 2.0),
+    "bernoulli p > 1": lambda l: l.bernoulli(l.full((2,), 1.5)),
+    "bernoulli NaN": lambda l: l.bernoulli(l.full((2,), float("nan"))),
+    "bernoulli p=5": lambda l: l.bernoulli(l.ones(2), 5),
+    "bernoulli int with p": lambda l: l.bernoulli(l.ones(2, dtype=l.int64), 0.5),
+    "multinomial of no rows": lambda l: l.multinomial(l.empty(0, 3), 1),
+    "multinomial of no rows, method": lambda l: l.ones(0, 3).multinomial(2, True),
+}
+
+
+def _shape_or_error(fn, lib):
+    try:
+        out = fn(lib)
+    except Exception as e:  # noqa: BLE001 (the type is what is compared)
+        return type(e)
+    return tuple(out.shape), str(out.dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize("case", RANDOM_CASES)
+def test_random_creation_as_torch(case):
+    """(the values are random: shape and dtype, or the error's type)"""
+    assert _shape_or_error(RANDOM_CASES[case], mt) == _shape_or_error(RANDOM_CASES[case], torch)
+
+
+def test_complex_normal_has_torchs_spread():
+    """each part of a complex normal draw has variance std^2 / 2, as torch's"""
+    mt.manual_seed(0)
+    x = mt.normal(mt.zeros(40000, dtype=mt.complex128), 2.0)
+    assert abs(x.real.std().item() - 2 ** 0.5) < 0.03 and abs(x.imag.std().item() - 2 ** 0.5) < 0.03
