@@ -107,17 +107,43 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
-    if step == 0:
+    vals = [_number(v, name) for v, name in ((start, "start"), (end, "end"), (step, "step"))]
+    if vals[2] == 0:
         raise RuntimeError("arange: step must be nonzero")
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if not builtins.all(np.isfinite(v) for v in vals):
         raise RuntimeError(f"arange: unsupported range: {start} -> {end} with step {step}; all three must be finite")
+    is_float = builtins.any(isinstance(v, builtins.float) for v in vals)
+    dt = _dtype.to_dtype(dtype) if dtype is not None else (_dtype.get_default_dtype() if is_float else _dtype.int64)
+    if dt == _dtype.bool_:
+        raise NotImplementedError('"arange_cpu" not implemented for \'Bool\': count in an integer dtype, then '
+                                  "compare")
     if (vals[1] - vals[0]) * vals[2] < 0:
         raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign (from {vals[0]} to "
                            f"{vals[1]} with step {vals[2]}); give a step of the other sign")
-    is_float = builtins.any(isinstance(v, builtins.float) for v in vals)
-    dt = _dtype.to_dtype(dtype) if dtype is not None else (_dtype.get_default_dtype() if is_float else _dtype.int64)
+    if is_float and not (dt.is_floating_point or dt.is_complex):
+        return _finish(_integer_range(*vals, dt), dt, requires_grad, device)
     return _finish(np.arange(*vals, dtype=np.float64 if is_float else None), dt, requires_grad, device)
+
+
+def _integer_range(start, end, step, dt):
+    """arange of non-integer bounds into an integer dtype, as torch counts it: int64 takes all three bounds as
+    integers first; the narrower types count ceil((end - start) / step) values from int(start) by int(step)."""
+    if dt == _dtype.int64:
+        if builtins.int(step) == 0:
+            raise ValueError(f"arange: step must be nonzero (step {step} is 0 as an integer)")
+        return np.arange(builtins.int(start), builtins.int(end), builtins.int(step))
+    count = builtins.max(builtins.int(np.ceil((end - start) / step)), 0)
+    return builtins.int(start) + np.arange(count) * builtins.int(step)
+
+
+def _number(v, name):
+    """a bound of arange as a Python number: a tensor that requires grad is refused, as torch's parser does"""
+    if isinstance(v, Tensor):
+        if v.requires_grad:
+            raise TypeError(f"arange(): argument '{name}' must be Number, not Tensor (it requires grad: pass "
+                            f"{name}.item())")
+        return v.item()
+    return v
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

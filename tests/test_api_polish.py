@@ -565,3 +565,25 @@ def test_complex_normal_has_torchs_spread():
     mt.manual_seed(0)
     x = mt.normal(mt.zeros(40000, dtype=mt.complex128), 2.0)
     assert abs(x.real.std().item() - 2 ** 0.5) < 0.03 and abs(x.imag.std().item() - 2 ** 0.5) < 0.03
+
+
+ARANGE_CASES = {f"arange{args} {dtype}": (args, dtype) for args in [
+    (1.5,), (-0.5, 2), (0.5, 3.2, 1.5), (2.7, 0.2, -1.0), (-1.5,), (0.9,), (0, 5, 2.5), (5, 0), (3,)]
+    for dtype in ("int64", "int32", "float32", "bool", None)}
+
+
+@pytest.mark.parametrize("case", ARANGE_CASES)
+def test_arange_as_torch(case):
+    """an integer dtype takes the bounds as integers first (arange(1.5, dtype=int64) is [0]); bool has no kernel"""
+    args, dtype = ARANGE_CASES[case]
+    _same_as_torch(lambda l: l.arange(*args, **({"dtype": getattr(l, dtype)} if dtype else {})))
+
+
+def test_arange_refuses_a_bound_that_requires_grad():
+    for lib in (torch, mt):
+        y = lib.tensor(3.0, requires_grad=True) * 2
+        with pytest.raises(TypeError, match="arange"):
+            lib.arange(y)
+        with pytest.raises(TypeError):
+            lib.arange(y, 5, 0)
+        assert lib.arange(lib.tensor(2.5)).tolist() == [0.0, 1.0, 2.0]
