@@ -333,6 +333,7 @@ def _random_fill(name, draw):
         from ._tensor import Tensor
         from .autograd.grad_mode import is_grad_enabled
         from .ops.inplace import apply_inplace
+        args, kwargs = _check_fill_args(name, self, args, kwargs)
         values = np.asarray(draw(_rng(generator), self._data.shape, *args, **kwargs)).astype(self._data.dtype)
         sample = Tensor._make(values)
         if self.requires_grad and is_grad_enabled():  # as torch: nothing flows back through random values
@@ -342,6 +343,71 @@ def _random_fill(name, draw):
         return self
     method.__name__ = name
     return method
+
+
+# the random fills' parameters with their defaults, and torch's check of their values (True, or what it says)
+FILL_PARAMS = {"normal_": {"mean": 0.0, "std": 1.0}, "uniform_": {"from": 0.0, "to": 1.0},
+               "exponential_": {"lambd": 1.0}, "bernoulli_": {"p": 0.5}, "cauchy_": {"median": 0.0, "sigma": 1.0},
+               "geometric_": {"p": None}, "log_normal_": {"mean": 1.0, "std": 2.0}, "random_": {"from": 0, "to": None}}
+FILL_RULES = {
+    "normal_": lambda v: v["std"] >= 0 or f"normal expects std >= 0.0, but found std {v['std']}",
+    "uniform_": lambda v: v["from"] <= v["to"] or
+    f"uniform_ expects to return a [from, to) range, but found from={v['from']} > to={v['to']}",
+    "exponential_": lambda v: v["lambd"] > 0 or f"exponential_ expects lambda > 0.0, but found lambda={v['lambd']}",
+    "bernoulli_": lambda v: not 0 <= v["p"] <= 1 and f"bernoulli_ expects p to be in [0, 1], but got p={v['p']}",
+    "cauchy_": lambda v: v["sigma"] > 0 or f"cauchy_ expects sigma > 0.0, but found sigma={v['sigma']}",
+    "geometric_": lambda v: 0 < v["p"] < 1 or f"geometric_ expects p to be in (0, 1), but got p={v['p']}",
+    "log_normal_": lambda v: v["std"] > 0 or f"log_normal_ expects std > 0.0, but found std={v['std']}",
+}
+
+
+def _check_fill_args(name, self, args, kwargs):
+    """(args, kwargs) with 0-d tensors as numbers, after torch's TypeError for a parameter that is not a number
+    (random_: an int; bernoulli_ also takes a tensor p), its refusal of self's dtype, and its RuntimeError for a
+    value out of range."""
+    from ._tensor import Tensor
+    args = tuple(a.item() if isinstance(a, Tensor) and a.ndim == 0 else a for a in args)
+    kwargs = {k: v.item() if isinstance(v, Tensor) and v.ndim == 0 else v for k, v in kwargs.items()}
+    params = FILL_PARAMS[name]
+    if len(args) > len(params) or set(kwargs) - set(params) - {"from_"}:
+        extra = next(iter(set(kwargs) - set(params) - {"from_"}), None)
+        raise TypeError(f"{name}() got an unexpected keyword argument '{extra}'" if extra else
+                        f"{name}() takes {len(params)} positional arguments but {len(args)} were given")
+    given = dict(zip(params, args), **{("from" if k == "from_" else k): v for k, v in kwargs.items()})
+    missing = [p for p, default in params.items() if default is None and p not in given and name != "random_"]
+    if missing:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "{missing[0]}"')
+    kinds = (int, np.integer) if name == "random_" else (int, float, np.integer, np.floating)
+    for i, (param, v) in enumerate(given.items()):
+        if isinstance(v, Tensor) and name == "bernoulli_" or param not in params:
+            continue
+        if not isinstance(v, kinds) or name == "random_" and isinstance(v, bool):
+            raise TypeError(f"{name}(): argument '{param}' (position {i + 1}) must be "
+                            f"{'int' if name == 'random_' else 'float'}, not {type(v).__name__}")
+    _check_fill_dtype(name, self)
+    if name == "random_":
+        low, high = (given.get("from", 0), given["to"]) if "to" in given else (0, given.get("from"))
+        if high is not None and low >= high:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+        if high is not None and self.dtype.name == "bool" and high - 1 > 1:
+            raise RuntimeError(f"to - 1 is out of bounds for bool (random_ to={high}); a bool holds 0 or 1")
+        return args, kwargs
+    values = {**params, **given}
+    verdict = FILL_RULES[name](values) if not isinstance(values.get("p"), Tensor) else True
+    if verdict is not True and verdict:
+        raise RuntimeError(verdict)
+    return args, kwargs
+
+
+def _check_fill_dtype(name, self):
+    """torch draws from continuous distributions into floating tensors only, and geometric_ into real numbers"""
+    continuous = {"cauchy_": "Cauchy", "exponential_": "Exponential"}.get(name)
+    if continuous and not self.dtype.is_floating_point:
+        raise RuntimeError(f"{continuous} distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {self.dtype} ({name})")
+    if name == "geometric_" and self._data.dtype.kind in "bc":
+        raise NotImplementedError(f'"geometric_cpu" not implemented for {self.dtype}: draw into an integer or '
+                                  "floating point tensor")
 
 
 def _random_ints(rng, shape, from_=0, to=None, dtype_max=2 ** 24, **kw):
