@@ -56,16 +56,16 @@ def _invert(self):
 
 
 def _dims_as_ints(fn, one_as_tuple=False):
-    """x.flip(0, 1) for x.flip((0, 1)): torch's methods also take a list of dims as separate ints; with
-    one_as_tuple a single int too (x.tile(2) for x.tile((2,)), where fn takes only a sequence; there, as in
-    torch, an integer tensor of one element counts as its int).
+    """x.flip(0, 1) for x.flip((0, 1)): torch's methods also take a list of dims as separate ints (an integer
+    tensor of one element counting as its int, as in torch); with one_as_tuple a single int too (x.tile(2) for
+    x.tile((2,)), where fn takes only a sequence).
     (Not functools.wraps: the argument checks read this method's parameters, not fn's.)"""
     signature = inspect.signature(fn)
 
     def method(self, *dims, **kwargs):
-        if one_as_tuple and dims and not isinstance(dims[0], (tuple, list)):
+        if len(dims) > 1 or one_as_tuple and dims and not isinstance(dims[0], (tuple, list)):
             dims = (tuple(_int_like(d) for d in dims),)
-        args = (self, dims) if len(dims) > 1 else (self,) + dims
+        args = (self,) + dims
         try:
             return fn(*args, **kwargs)
         except TypeError as e:
@@ -437,6 +437,8 @@ def _inplace_view(name, fn):
     """t_, transpose_, squeeze_...: self takes the view's shape (and its place in the graph), as torch's."""
     def method(self, *args, **kwargs):
         from .ops.inplace import _check_leaf
+        if any(a is None for a in (*args, *kwargs.values())):  # (fn would read None as "every dim")
+            raise TypeError(f"{name}(): a dim is None; pass an int dim (or a tuple of ints)")
         leaf = self.requires_grad and self.grad_fn is None
         if leaf and all(_dims_like(a) for a in (*args, *kwargs.values())):
             _check_leaf(self, name)  # (torch refuses a leaf after the arguments' types, before the dims)

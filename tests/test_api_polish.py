@@ -620,3 +620,12 @@ def torch_or_mt(x):
 @pytest.mark.parametrize("call", FILL_CASES.values(), ids=FILL_CASES.keys())
 def test_random_fills_check_their_arguments_as_torch(call):
     assert _shape_or_error(lambda l: call(l.ones(2, 3)), mt) == _shape_or_error(lambda l: call(l.ones(2, 3)), torch)
+
+
+@pytest.mark.parametrize("call", [lambda l: l.ones(2, 1).squeeze_(None), lambda l: l.ones(2, 1).unsqueeze_(None),
+                                  lambda l: l.ones(2, 3).flip(0, l.tensor([1])),
+                                  lambda l: l.ones(2, 3).flip(0, l.tensor([-9])),
+                                  lambda l: l.ones(2, 1, 1).squeeze(l.tensor([1]), 2)])
+def test_dims_as_separate_arguments_as_torch(call):
+    """a dim may be an integer tensor of one element; None is no dim for the in-place view ops"""
+    _same_as_torch(call)
