@@ -534,3 +534,29 @@ def test_outputs_that_are_views_work_without_in_place():
         (y * T.arange(4.0)).sum().backward()
         return y._base is a, y.grad_fn.name(), x.grad
     same(prog)
+
+
+def test_a_non_tensor_argument_gets_no_edge_as_torch():
+    """torch gives a custom Function's node an edge per Tensor argument only: next_functions, the
+    gradients a node hook sees, and the gradients that reach the inputs; backward still returns one
+    gradient per argument of forward."""
+    def prog(T):
+        class Scale(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, k, x, name, y):
+                ctx.k = k
+                return x * k + y
+
+            @staticmethod
+            def backward(ctx, g):
+                return None, g * ctx.k, None, g
+
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y = T.tensor([3.0, 4.0])
+        z = Scale.apply(3.0, x, "scale", y)
+        seen = []
+        z.grad_fn.register_hook(lambda grad_inputs, grad_outputs: seen.append(len(grad_inputs)))
+        edges = [(n.name() if n is not None else None, nr) for n, nr in z.grad_fn.next_functions]
+        z.sum().backward()
+        return edges, z.grad_fn.needs_input_grad, seen, x.grad
+    same(prog)

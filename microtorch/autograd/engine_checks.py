@@ -7,7 +7,6 @@ from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from ..ops.shape import broadcasts_to, sum_to
 from . import anomaly_mode
-from .function import NOT_A_TENSOR
 
 
 def validate_outputs(node, outs):
@@ -27,24 +26,15 @@ def validate_outputs(node, outs):
         if g is None:
             continue
         nxt, nr = edges[i]
-        if nxt is None:
+        if nxt is None:  # a gradient for an input that takes none is dropped
             out = out if out is not outs else list(outs)
-            out[i] = _unused(node, i, edges[i])
+            out[i] = None
             continue
         meta = nxt._out_meta[nr] if nxt._out_meta is not None else None  # (None: a node that raises when run)
         if meta is not None and (type(g) is not Tensor or g._data.shape != meta[0] or g._data.dtype is not meta[1]):
             out = out if out is not outs else list(outs)
             out[i] = _validate_one(node, i, g, meta)
     return out
-
-
-def _unused(node, i, edge):
-    """A gradient for an input that takes none is dropped (custom Functions may not return one
-    for a non-tensor input, as torch)."""
-    if edge is NOT_A_TENSOR and not getattr(node.function_class, "_numpy_forward", True):
-        raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
-                           f"{i + 1}, but the corresponding forward input was not a Variable")
-    return None
 
 
 def _validate_one(node, i, g, meta):

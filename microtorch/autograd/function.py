@@ -68,6 +68,8 @@ class BackwardFunction(FunctionCtx, Node):
     __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta", "_to_save", "_saved")
     _forward_cls = None          # torch's name for the Function subclass (set per subclass)
     _backward_impl = None        # its backward, when it defines backward and not vjp
+    _tensor_args = None          # a custom Function's node: the positions of its Tensor arguments, when
+                                 # others are not (torch gives it an edge per Tensor argument only)
     _saved_names = ()            # torch's names of the saved tensors: grad_fn._saved_<name>
 
     @property
@@ -99,7 +101,8 @@ class BackwardFunction(FunctionCtx, Node):
                     grads[i] = Tensor._make(np.zeros(*self._out_meta[i]))
         fn = self._backward_impl or _user_backward(self._forward_cls)
         out = fn(self, *grads)
-        return out if type(out) is tuple else (out,)
+        out = out if type(out) is tuple else (out,)
+        return out if self._tensor_args is None else _tensor_grads(self, out)
 
     def _release(self):
         if self._saved:
@@ -250,7 +253,7 @@ def run(cls, args, kwargs, ctx=None):
     out = _run_forward(cls, ctx, args, arrays, kwargs)        # (b)
     if record:
         outs = out if type(out) is tuple else (out,)
-        _link_edges(ctx, args)                                # (c)
+        _link_edges(cls, ctx, args)                           # (c)
         _mark_outputs(cls, ctx, args, outs)                   # (d)
         if ctx._to_save:
             _save(cls, ctx, args, outs)                       # (e)
@@ -307,10 +310,11 @@ def _run_forward(cls, ctx, args, arrays, kwargs):
     return _wrap_outputs(cls, ctx, args, (out,))[0]
 
 
-def _link_edges(ctx, args):
+def _link_edges(cls, ctx, args):
     """(c) next_functions: one (node, output_nr) edge per input, (None, 0) where no gradient
     flows. The shape and dtype a gradient must have are read, as in torch, from the node it
-    flows into (engine_checks.validate_outputs)."""
+    flows into (engine_checks.validate_outputs). A custom Function's node, as torch's, has an
+    edge per Tensor argument only (its backward's other results are dropped: _tensor_grads)."""
     edges = []
     for a in args:
         if not isinstance(a, Tensor):
@@ -321,7 +325,25 @@ def _link_edges(ctx, args):
             edges.append((a.grad_fn, a._output_nr))
         else:
             edges.append((accumulator(a), 0))
+    if not cls._numpy_forward and any(e is NOT_A_TENSOR for e in edges):
+        ctx._tensor_args = tuple(i for i, e in enumerate(edges) if e is not NOT_A_TENSOR)
+        edges = [e for e in edges if e is not NOT_A_TENSOR]
     ctx.next_functions = tuple(edges)
+
+
+def _tensor_grads(node, out):
+    """A custom Function's backward returns one gradient per argument of forward; its node's edges
+    take those of the Tensor arguments. Any other must be None (torch's errors)."""
+    n = len(node.needs_input_grad)
+    if len(out) != n and not (len(out) > n and all(g is None for g in out[n:])):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {n}, got "
+                           f"{len(out)}): return one gradient (or None) per input of forward")
+    keep = node._tensor_args
+    for i, g in enumerate(out[:n]):
+        if g is not None and i not in keep:
+            raise RuntimeError(f"function {node.name()} returned a gradient different than None at position {i + 1}, "
+                               "but the corresponding forward input was not a Variable")
+    return tuple(out[i] for i in keep)
 
 
 _NO_EDGE = (None, 0)
