@@ -629,3 +629,22 @@ def test_random_fills_check_their_arguments_as_torch(call):
 def test_dims_as_separate_arguments_as_torch(call):
     """a dim may be an integer tensor of one element; None is no dim for the in-place view ops"""
     _same_as_torch(call)
+
+
+TORCH_CREATION_CASES = {
+    "scalar_tensor of a tensor that requires grad": lambda l: l.scalar_tensor(l.tensor(2.5, requires_grad=True) * 2),
+    "scalar_tensor of a 0-d tensor": lambda l: l.scalar_tensor(l.tensor(2.5)),
+    "asarray int of a tensor that requires grad": lambda l: l.asarray(l.ones(2, requires_grad=True), dtype=l.int64),
+    "asarray float64 of a tensor that requires grad":
+        lambda l: l.asarray(l.ones(2, requires_grad=True), dtype=l.float64, requires_grad=False),
+    "binomial prob of another dtype": lambda l: l.binomial(l.ones(2), l.ones(2, dtype=l.float64) * 0.5),
+    "binomial integer prob": lambda l: l.binomial(l.ones(2), l.ones(2, dtype=l.int64)),
+    "binomial shapes": lambda l: l.binomial(l.ones(2, 3), l.ones(2) * 0.5),
+    "binomial broadcast": lambda l: l.binomial(l.ones(2, 3), l.ones(3) * 0.5),
+    "binomial generator": lambda l: l.binomial(l.ones(2), l.ones(2) * 0.5, 0.5),
+}
+
+
+@pytest.mark.parametrize("case", TORCH_CREATION_CASES)
+def test_torch_creation_checks_as_torch(case):
+    assert _shape_or_error(TORCH_CREATION_CASES[case], mt) == _shape_or_error(TORCH_CREATION_CASES[case], torch)
