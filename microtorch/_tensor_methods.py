@@ -199,7 +199,7 @@ def _aliases_and_conversions():
         "prelu": _act().prelu,
         "hardshrink": lambda self, lambd=0.5: _act().Hardshrink.apply(self, lambd=lambd),
         "new": _legacy_new,
-        "svd": lambda self, some=True, compute_uv=True: _decomposition().svd(self, some, compute_uv),
+        "svd": _svd,
     }
 
 
@@ -553,6 +553,13 @@ def _new_data(self, data):
 
 def _placed_on(t, device):
     return t if device is None else t.to(device)
+
+
+def _svd(self, some=True, compute_uv=True):
+    for i, (name, flag) in enumerate((("some", some), ("compute_uv", compute_uv))):
+        if not isinstance(flag, bool):  # (torch's parser: a bool, not something truthy)
+            raise TypeError(f"svd(): argument '{name}' (position {i + 1}) must be bool, not {type(flag).__name__}")
+    return _decomposition().svd(self, some, compute_uv)
 
 
 def _is_nonzero(self):

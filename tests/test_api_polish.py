@@ -648,3 +648,8 @@ TORCH_CREATION_CASES = {
 @pytest.mark.parametrize("case", TORCH_CREATION_CASES)
 def test_torch_creation_checks_as_torch(case):
     assert _shape_or_error(TORCH_CREATION_CASES[case], mt) == _shape_or_error(TORCH_CREATION_CASES[case], torch)
+
+
+@pytest.mark.parametrize("args", [(0,), (5,), (None,), ("a",), (1.5,), (True, 1), (True, False)])
+def test_svd_method_takes_bools_only(args):
+    _same_as_torch(lambda l: l.tensor([[1.0, 2.0], [3.0, 4.0]]).svd(*args).S)
