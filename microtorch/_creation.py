@@ -57,7 +57,8 @@ _C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int
 
 def _check_fits(value, dt):
     """torch's RuntimeError for a fill value an integer dtype cannot hold (NaN, inf, out of its range)"""
-    if dt.name not in _C_TYPES or not isinstance(value, (builtins.int, builtins.float)) or isinstance(value, builtins.bool):
+    number = isinstance(value, (builtins.int, builtins.float)) and not isinstance(value, builtins.bool)
+    if dt.name not in _C_TYPES or not number:
         return
     info = np.iinfo(dt.np)
     if not (np.isfinite(value) and info.min <= value <= info.max):
