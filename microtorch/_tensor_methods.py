@@ -572,11 +572,7 @@ def _is_nonzero(self):
 
 def _apply_python(self, callable):
     """Each element replaced by callable(element), in place (a slow Python loop, as torch's)."""
-    flat = self._data.reshape(-1)
-    for i, v in enumerate(flat.tolist()):
-        flat[i] = callable(v)
-    self._version_counter[0] += 1
-    return self
+    return _python_fill(self, "apply_", callable)
 
 
 def _dim_order(self, *, ambiguity_check=False):
@@ -587,19 +583,32 @@ def _dim_order(self, *, ambiguity_check=False):
 
 def _map2_python(self, x, y, callable):
     """Each element replaced by callable(self_i, x_i, y_i), in place (a Python loop, as torch's)."""
-    a, b = (np.broadcast_to(t._data, self._data.shape).reshape(-1) for t in (x, y))
-    flat = self._data.reshape(-1)
-    for i, (u, v, w) in enumerate(zip(flat.tolist(), a.tolist(), b.tolist())):
-        flat[i] = callable(u, v, w)
-    self._version_counter[0] += 1
-    return self
+    return _python_fill(self, "map2_", callable, x, y)
 
 
 def _map_python(self, other, callable):
-    values = np.broadcast_to(other._data, self._data.shape).reshape(-1)
-    flat = self._data.reshape(-1)
-    for i, (a, b) in enumerate(zip(flat.tolist(), values.tolist())):
-        flat[i] = callable(a, b)
+    return _python_fill(self, "map_", callable, other)
+
+
+def _python_fill(self, op, fn, *others):
+    """self's elements replaced by fn(self_i, other_i, ...), the others broadcast to self's shape, in place; as
+    torch: not on a tensor that requires grad (autograd cannot see a Python loop), the others in self's dtype."""
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {op}() on Variable that requires grad. Use var.detach().{op}() instead.")
+    for other in others:
+        if other.dtype != self.dtype:
+            raise TypeError(f"{op}: expected {self.dtype} for the other tensors (got {other.dtype}); convert them "
+                            "with .to(x.dtype)")
+    try:
+        columns = [self._data.reshape(-1).tolist()] + \
+                  [np.broadcast_to(o._data, self._data.shape).reshape(-1).tolist() for o in others]
+    except ValueError:
+        raise RuntimeError(f"{op}(): the other tensors' shapes {[list(o.shape) for o in others]} do not expand to "
+                           f"self's {list(self.shape)}") from None
+    values = np.asarray([fn(*row) for row in zip(*columns)])
+    if values.size and values.dtype.kind not in "biufc":
+        raise TypeError(f"{op}(): the function must return numbers, not {type(values.flat[0]).__name__}")
+    self._data[...] = values.reshape(self._data.shape)  # (a view's elements too: written through, not copied)
     self._version_counter[0] += 1
     return self
 

@@ -654,3 +654,32 @@ def test_torch_creation_checks_as_torch(case):
 def test_svd_method_takes_bools_only(args):
     call = lambda l: l.tensor([[1.0, 2.0], [3.0, 4.0]]).svd(*args).S  # noqa: E731
     assert _shape_or_error(call, mt) == _shape_or_error(call, torch)
+
+
+PYTHON_FILL_CASES = {
+    "apply_ on a leaf that requires grad": lambda l: l.ones(2, requires_grad=True).apply_(lambda v: v * 2),
+    "apply_ on a non-leaf": lambda l: (l.ones(2, requires_grad=True) * 1).apply_(lambda v: v * 2),
+    "map_ on a tensor that requires grad": lambda l: l.ones(2, requires_grad=True).map_(l.ones(2), lambda a, b: a),
+    "map2_ on a tensor that requires grad":
+        lambda l: l.ones(2, requires_grad=True).map2_(l.ones(2), l.ones(2), lambda a, b, c: a),
+    "map_": lambda l: l.arange(4.0).map_(l.tensor([1.0, 2.0, 3.0, 4.0]), lambda a, b: a * b),
+    "map_ broadcast": lambda l: l.ones(2, 3).map_(l.arange(3.0), lambda a, b: a + b),
+    "map_ shapes": lambda l: l.ones(2).map_(l.ones(3), lambda a, b: a),
+    "map_ dtypes": lambda l: l.ones(2).map_(l.ones(2, dtype=l.float64), lambda a, b: a),
+    "map2_": lambda l: l.ones(2).map2_(l.ones(2), l.tensor([1.0, 5.0]), lambda a, b, c: a + b + c),
+    "apply_ returning a string": lambda l: l.ones(2).apply_(lambda v: "a"),
+    "apply_ on a transposed tensor": lambda l: l.arange(6.0).reshape(2, 3).t().apply_(lambda v: v * 10),
+    "apply_ on a strided view": lambda l: l.arange(6).reshape(2, 3)[:, 1].apply_(lambda v: v + 1),
+}
+
+
+@pytest.mark.parametrize("case", PYTHON_FILL_CASES)
+def test_python_fills_as_torch(case):
+    _same_as_torch(PYTHON_FILL_CASES[case])
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_apply_writes_through_a_view(lib):
+    base = lib.arange(6.0).reshape(2, 3)
+    base.t().apply_(lambda v: -v)
+    assert base.tolist() == [[-0.0, -1.0, -2.0], [-3.0, -4.0, -5.0]]
