@@ -47,7 +47,23 @@ def _sizes(size, kw, op):
 
 
 def _filled_on(size, value, dtype, device, requires_grad):
+    if dtype is not None:
+        _check_fits(value, _dtype.to_dtype(dtype))
     return _placed(_filled(size, value, dtype, False), device, requires_grad)
+
+
+_C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def _check_fits(value, dt):
+    """torch's RuntimeError for a fill value an integer dtype cannot hold (NaN, inf, out of its range)"""
+    number = isinstance(value, (builtins.int, builtins.float)) and not isinstance(value, builtins.bool)
+    if dt.name not in _C_TYPES or not number:
+        return
+    info = np.iinfo(dt.np)
+    if not (np.isfinite(value) and info.min <= value <= info.max):
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dt.name]} without overflow ({value} into "
+                           f"{dt}: its range is {info.min} to {info.max})")
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
@@ -92,14 +108,43 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
-    if step == 0:
+    vals = [_number(v, name) for v, name in ((start, "start"), (end, "end"), (step, "step"))]
+    if vals[2] == 0:
         raise RuntimeError("arange: step must be nonzero")
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if not builtins.all(np.isfinite(v) for v in vals):
         raise RuntimeError(f"arange: unsupported range: {start} -> {end} with step {step}; all three must be finite")
     is_float = builtins.any(isinstance(v, builtins.float) for v in vals)
     dt = _dtype.to_dtype(dtype) if dtype is not None else (_dtype.get_default_dtype() if is_float else _dtype.int64)
+    if dt == _dtype.bool_:
+        raise NotImplementedError('"arange_cpu" not implemented for \'Bool\': count in an integer dtype, then '
+                                  "compare")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign (from {vals[0]} to "
+                           f"{vals[1]} with step {vals[2]}); give a step of the other sign")
+    if is_float and not (dt.is_floating_point or dt.is_complex):
+        return _finish(_integer_range(*vals, dt), dt, requires_grad, device)
     return _finish(np.arange(*vals, dtype=np.float64 if is_float else None), dt, requires_grad, device)
+
+
+def _integer_range(start, end, step, dt):
+    """arange of non-integer bounds into an integer dtype, as torch counts it: int64 takes all three bounds as
+    integers first; the narrower types count ceil((end - start) / step) values from int(start) by int(step)."""
+    if dt == _dtype.int64:
+        if builtins.int(step) == 0:
+            raise ValueError(f"arange: step must be nonzero (step {step} is 0 as an integer)")
+        return np.arange(builtins.int(start), builtins.int(end), builtins.int(step))
+    count = builtins.max(builtins.int(np.ceil((end - start) / step)), 0)
+    return builtins.int(start) + np.arange(count) * builtins.int(step)
+
+
+def _number(v, name):
+    """a bound of arange as a Python number: a tensor that requires grad is refused, as torch's parser does"""
+    if isinstance(v, Tensor):
+        if v.requires_grad:
+            raise TypeError(f"arange(): argument '{name}' must be Number, not Tensor (it requires grad: pass "
+                            f"{name}.item())")
+        return v.item()
+    return v
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -118,6 +163,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, **kw):
     rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "rand"), "rand"), _default(dtype)
+    _need_floating(dt, "check_uniform_bounds")
     if dt.is_complex:  # as torch: real and imaginary parts each uniform on [0, 1)
         return _finish(rng.random(size) + 1j * rng.random(size), dt, requires_grad, device)
     return _finish(rng.random(size), dt, requires_grad, device)
@@ -126,6 +172,8 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, **kw):
     rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "randn"), "randn"), _default(dtype)
+    if np.prod(size, dtype=np.float64):  # (an empty result runs no kernel: torch accepts any dtype then)
+        _need_floating(dt, "normal_kernel_cpu")
     if dt.is_complex:  # as torch: variance 1 in all, so each part has variance 1/2
         return _finish((rng.standard_normal(size) + 1j * rng.standard_normal(size)) * np.sqrt(0.5), dt,
                        requires_grad, device)
@@ -148,19 +196,33 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _finish(_rng(generator).permutation(n), dtype or _dtype.int64, requires_grad, device)
+    dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    check_size((n,), "randperm")
+    if dt == _dtype.bool_:
+        raise NotImplementedError('"randperm" not implemented for \'Bool\': a permutation needs integer or '
+                                  "floating values")
+    _check_fits(n - 1, dt)  # (its largest value)
+    return _finish(_rng(generator).permutation(n), dt, requires_grad, device)
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return rand(*input.shape, generator=generator, dtype=_like(input, dtype), device=device,
-                requires_grad=requires_grad)
+    return rand(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
+                requires_grad=requires_grad)  # (size=: a 0-d input has no sizes to spread)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return randn(*input.shape, generator=generator, dtype=_like(input, dtype), device=device,
+    return randn(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
                  requires_grad=requires_grad)
+
+
+def _need_floating(dt, kernel):
+    """torch draws uniform and normal numbers into floating (and complex) tensors only"""
+    if not (dt.is_floating_point or dt.is_complex):
+        from .ops._kernels import _NAMES
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_NAMES.get(dt.name, dt.name)}\': draw '
+                                  "into a floating point dtype, then convert")
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
@@ -169,18 +231,34 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
                    requires_grad=requires_grad)
 
 
-def normal(mean, std, size=None, *, generator=None, dtype=None, requires_grad=False):
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False):
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if size is not None or dtype is not None:
+            raise TypeError("normal(): size= and dtype= go with a number for both mean and std; with a tensor, "
+                            "its shape and dtype are the result's")
         m = mean._data if isinstance(mean, Tensor) else mean
         s = std._data if isinstance(std, Tensor) else std
         dt = (mean if isinstance(mean, Tensor) else std).dtype
-        if np.any(np.asarray(s) < 0):
-            raise RuntimeError("normal expects std >= 0.0, but found a negative std")
-        return _finish(np.asarray(_rng(generator).normal(m, s)), dt, requires_grad)
+        _need_floating(dt, "normal_kernel_cpu")
+        _check_std(std)
+        rng, shape = _rng(generator), np.broadcast_shapes(np.shape(m), np.shape(s))
+        if dt.is_complex:  # (as randn: each part with variance 1/2)
+            noise = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * np.sqrt(0.5)
+            return _finish(np.asarray(m + s * noise), dt, requires_grad)
+        return _finish(np.asarray(rng.normal(m, s)), dt, requires_grad)
     if size is None:
         raise TypeError("normal(): with a number for both mean and std, pass the size too, e.g. normal(0.0, 1.0, "
                         "size=(2, 3)); or pass mean or std as a tensor")
+    _check_std(std)
     return _finish(_rng(generator).normal(mean, std, tuple(size)), _default(dtype), requires_grad)
+
+
+def _check_std(std):
+    if isinstance(std, Tensor):
+        if not (std._data >= 0).all():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif not std >= 0:  # (NaN too)
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
 
 
 def bernoulli(input, p=None, *, generator=None):
@@ -188,6 +266,11 @@ def bernoulli(input, p=None, *, generator=None):
     if p is None and not input.dtype.is_floating_point:
         raise NotImplementedError(f"bernoulli: the probabilities must be a floating point tensor, not {input.dtype}; "
                                   "use input.float()")
+    if p is None and not ((input._data >= 0) & (input._data <= 1)).all():  # (NaN too)
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false. (bernoulli: the input holds "
+                           "probabilities, each in [0, 1])")
+    if p is not None and not isinstance(p, Tensor) and not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     probs = input._data if p is None else p
     return Tensor._make((_rng(generator).random(input.shape) < probs).astype(input._data.dtype))
 
@@ -197,7 +280,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     _check_multinomial(input, num_samples, replacement)
     p = input._data / input._data.sum(-1, keepdims=True)
     rows = p.reshape(-1, p.shape[-1])
-    out = np.stack([rng.choice(p.shape[-1], num_samples, replace=replacement, p=r) for r in rows])
+    out = np.stack([rng.choice(p.shape[-1], num_samples, replace=replacement, p=r) for r in rows]) if len(rows) \
+        else np.zeros((0, num_samples), np.int64)  # (no rows: none drawn)
     return Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
 
 
@@ -230,6 +314,7 @@ def meshgrid(*tensors, indexing=None):
         indexing = "ij"
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
+    _check_meshgrid(tensors)
     from .ops.shape import expand, reshape
     n = len(tensors)
     shape = [t.numel() for t in tensors]
@@ -242,6 +327,19 @@ def meshgrid(*tensors, indexing=None):
         view[pos] = t.numel()
         out.append(expand(reshape(t, view), *shape))
     return tuple(out)
+
+
+def _check_meshgrid(tensors):
+    """torch's checks, in its order: some tensors, one dtype, each 0-d or 1-d"""
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if builtins.any(t.dtype != tensors[0].dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype (got "
+                           f"{', '.join(str(t.dtype) for t in tensors)}); convert them with .to(dtype)")
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got shape "
+                               f"{list(t.shape)}; flatten it first")
 
 
 def _matrix_arg(x, op):

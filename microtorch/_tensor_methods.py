@@ -5,6 +5,7 @@ import inspect
 import numpy as np
 
 from . import ops
+from .ops import bitwise
 
 
 def _r(fn):
@@ -49,43 +50,22 @@ def _neg_bool_check(self):
 
 
 def _invert(self):
-    if self.dtype.name == "bool":
-        return ops.logical_not(self)
-    from ._tensor import Tensor
-    if self._data.dtype.kind not in "iu":
+    if self._data.dtype.kind not in "biu":
         raise TypeError(f"~ (invert) is only implemented on integer and Boolean-type tensors, not {self.dtype}")
-    return Tensor._make(np.invert(self._data))
-
-
-def _and(self, other):
-    return ops.logical_and(self, other) if self.dtype.name == "bool" else _bitwise(np.bitwise_and, self, other)
-
-
-def _or(self, other):
-    return ops.logical_or(self, other) if self.dtype.name == "bool" else _bitwise(np.bitwise_or, self, other)
-
-
-def _xor(self, other):
-    return ops.logical_xor(self, other) if self.dtype.name == "bool" else _bitwise(np.bitwise_xor, self, other)
-
-
-def _bitwise(fn, a, b):
-    from ._tensor import Tensor
-    if a._data.dtype.kind not in "iub" or np.asarray(b._data if isinstance(b, Tensor) else b).dtype.kind not in "iub":
-        raise NotImplementedError(f'"{fn.__name__}" is only implemented for integer and bool tensors, not '
-                                  f'{a.dtype} with {type(b).__name__}; for masks use bool tensors')
-    return Tensor._make(np.asarray(fn(a._data, b._data if isinstance(b, Tensor) else b)))
+    return bitwise.bitwise_not(self)
 
 
 def _dims_as_ints(fn, one_as_tuple=False):
-    """x.flip(0, 1) for x.flip((0, 1)): torch's methods also take a list of dims as separate ints; with
-    one_as_tuple a single int too (x.tile(2) for x.tile((2,)), where fn takes only a sequence).
+    """x.flip(0, 1) for x.flip((0, 1)): torch's methods also take a list of dims as separate ints (an integer
+    tensor of one element counting as its int, as in torch); with one_as_tuple a single int too (x.tile(2) for
+    x.tile((2,)), where fn takes only a sequence).
     (Not functools.wraps: the argument checks read this method's parameters, not fn's.)"""
     signature = inspect.signature(fn)
 
     def method(self, *dims, **kwargs):
-        several = len(dims) > 1 or one_as_tuple and len(dims) == 1 and not isinstance(dims[0], (tuple, list))
-        args = (self, dims) if several else (self,) + dims
+        if len(dims) > 1 or one_as_tuple and dims and not isinstance(dims[0], (tuple, list)):
+            dims = (tuple(_int_like(d) for d in dims),)
+        args = (self,) + dims
         try:
             return fn(*args, **kwargs)
         except TypeError as e:
@@ -114,7 +94,11 @@ METHODS = {
     "__pow__": ops.pow, "__rpow__": _rpow, "__matmul__": ops.matmul, "__rmatmul__": _rmatmul,
     "__neg__": _neg_bool_check, "__pos__": lambda self: self, "__abs__": ops.abs,
     "__floordiv__": _floordiv, "__mod__": _mod, "__invert__": _invert,
-    "__and__": _and, "__or__": _or, "__xor__": _xor, "__rand__": _and, "__ror__": _or,
+    # (&, |, ^ are torch's bitwise ops in the operands' result dtype: bool & bool a mask, bool & 1 int64)
+    "__and__": bitwise.bitwise_and, "__or__": bitwise.bitwise_or, "__xor__": bitwise.bitwise_xor,
+    "__rand__": bitwise.bitwise_and, "__ror__": bitwise.bitwise_or, "__rxor__": bitwise.bitwise_xor,
+    "__lshift__": bitwise.bitwise_left_shift, "__rshift__": bitwise.bitwise_right_shift,
+    "__rlshift__": _r(bitwise.bitwise_left_shift), "__rrshift__": _r(bitwise.bitwise_right_shift),
     "__eq__": ops.eq, "__ne__": ops.ne, "__lt__": ops.lt, "__le__": ops.le, "__gt__": ops.gt, "__ge__": ops.ge,
     "__getitem__": ops.getitem, "__setitem__": _setitem,
     # elementwise
@@ -183,7 +167,8 @@ def _aliases_and_conversions():
         "arccos": ops.acos, "arcsin": ops.asin, "arctan": ops.atan, "fix": ops.trunc, "moveaxis": ops.movedim,
         "greater": ops.gt, "greater_equal": ops.ge, "less": ops.lt, "less_equal": ops.le, "not_equal": ops.ne,
         "roll": ra.roll, "rot90": ra.rot90, "trace": ra.trace, "scatter": ra.scatter, "index_add": ra.index_add,
-        "nansum": ra.nansum, "nanmean": cp.nanmean, "diff": cp.diff, "tile": _dims_as_ints(guard(cp.tile, "tile", method=True), one_as_tuple=True), "ravel": cp.ravel,
+        "nansum": ra.nansum, "nanmean": cp.nanmean, "diff": cp.diff, "ravel": cp.ravel,
+        "tile": _dims_as_ints(guard(cp.tile, "tile", method=True), one_as_tuple=True),
         "fliplr": cp.fliplr, "flipud": cp.flipud, "positive": cp.positive, "tensor_split": cp.tensor_split,
         "true_divide": cp.true_divide,
         "vsplit": cp.vsplit, "hsplit": cp.hsplit, "dsplit": cp.dsplit, "take_along_dim": cp.take_along_dim,
@@ -192,9 +177,9 @@ def _aliases_and_conversions():
         "bincount": cp.bincount, "unique": cp.unique,
         "tril": lambda self, diagonal=0: _creation().tril(self, diagonal),
         "triu": lambda self, diagonal=0: _creation().triu(self, diagonal),
-        "short": lambda self, memory_format=None: self.to(_dtype.int16),
-        "byte": lambda self, memory_format=None: self.to(_dtype.uint8),
-        "char": lambda self, memory_format=None: self.to(_dtype.int8),
+        "short": lambda self, *, memory_format=None: self.to(_dtype.int16),
+        "byte": lambda self, *, memory_format=None: self.to(_dtype.uint8),
+        "char": lambda self, *, memory_format=None: self.to(_dtype.int8),
         "type_as": lambda self, other: self.to(other.dtype),
         "is_same_size": lambda self, other: tuple(self.shape) == tuple(other.shape),
         "is_signed": lambda self: self.dtype.name not in ("uint8", "bool"),
@@ -215,7 +200,7 @@ def _aliases_and_conversions():
         "prelu": _act().prelu,
         "hardshrink": lambda self, lambd=0.5: _act().Hardshrink.apply(self, lambd=lambd),
         "new": _legacy_new,
-        "svd": lambda self, some=True, compute_uv=True: _decomposition().svd(self, some, compute_uv),
+        "svd": _svd,
     }
 
 
@@ -289,9 +274,31 @@ def _add_inplace_forms(m, table):
         m[name + "_"] = _binary(table[name], name + "_")
     for name in NEW_INPLACE:  # their arguments checked before the in-place machinery runs
         m[name + "_"] = checked(m[name + "_"], name + "_", method=True, signature_of=table[name])
+    for op, name in BITWISE_INPLACE.items():
+        m[name + "_"] = m[f"__i{op}__"] = _cast_checked(m[name + "_"])  # (x &= y writes into x, as torch's)
     m["nan_to_num_"] = _nan_to_num_inplace(m["nan_to_num_"])
     m["cumprod_"] = _refuse_bool(m["cumprod_"], "cumprod_out_cpu")
     m["fill_diagonal_"] = checked(_unary(fill_diagonal, "fill_diagonal_"), "fill_diagonal_", True, fill_diagonal)
+
+
+BITWISE_INPLACE = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+                   "rshift": "bitwise_right_shift"}
+
+
+def _cast_checked(method):
+    """An in-place integer op that first checks, as torch, that its result dtype can be written into self:
+    x_int.bitwise_and_(1.5) is refused for the cast, before any kernel is looked for."""
+    def inplace(self, other):
+        from ._dtype import result_type
+        from .ops._kernels import _NAMES
+        dt = result_type(self, other)
+        if (dt.is_floating_point or dt.is_complex) and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError(f"result type {_NAMES.get(dt.name, dt.name)} can't be cast to the desired output type "
+                               f"{_NAMES.get(self.dtype.name, self.dtype.name)} ({method.__name__}); bitwise ops "
+                               "take integer or bool operands")
+        return method(self, other)
+    inplace.__name__ = method.__name__
+    return inplace
 
 
 def _nan_to_num_inplace(method):
@@ -303,9 +310,16 @@ def _nan_to_num_inplace(method):
 
 
 def _refuse_bool(method, kernel):
-    """torch has no in-place kernel for bool tensors here (the result would be an integer)."""
+    """torch has no in-place kernel for bool tensors here (the result would be an integer); it checks the dim
+    (the first argument) before."""
     def checked(self, *args, **kwargs):
         if self.dtype.name == "bool":
+            from .ops._op import normalize_dims
+            dim = args[0] if args else kwargs.get("dim")
+            if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+                raise TypeError(f"{method.__name__}(): argument 'dim' (position 1) must be int, not "
+                                f"{type(dim).__name__}")
+            normalize_dims(dim, self.ndim, method.__name__)
             raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\' ({method.__name__}); convert the '
                                       "tensor with .long() first")
         return method(self, *args, **kwargs)
@@ -320,6 +334,7 @@ def _random_fill(name, draw):
         from ._tensor import Tensor
         from .autograd.grad_mode import is_grad_enabled
         from .ops.inplace import apply_inplace
+        args, kwargs = _check_fill_args(name, self, args, kwargs)
         values = np.asarray(draw(_rng(generator), self._data.shape, *args, **kwargs)).astype(self._data.dtype)
         sample = Tensor._make(values)
         if self.requires_grad and is_grad_enabled():  # as torch: nothing flows back through random values
@@ -329,6 +344,71 @@ def _random_fill(name, draw):
         return self
     method.__name__ = name
     return method
+
+
+# the random fills' parameters with their defaults, and torch's check of their values (True, or what it says)
+FILL_PARAMS = {"normal_": {"mean": 0.0, "std": 1.0}, "uniform_": {"from": 0.0, "to": 1.0},
+               "exponential_": {"lambd": 1.0}, "bernoulli_": {"p": 0.5}, "cauchy_": {"median": 0.0, "sigma": 1.0},
+               "geometric_": {"p": None}, "log_normal_": {"mean": 1.0, "std": 2.0}, "random_": {"from": 0, "to": None}}
+FILL_RULES = {
+    "normal_": lambda v: v["std"] >= 0 or f"normal expects std >= 0.0, but found std {v['std']}",
+    "uniform_": lambda v: v["from"] <= v["to"] or
+    f"uniform_ expects to return a [from, to) range, but found from={v['from']} > to={v['to']}",
+    "exponential_": lambda v: v["lambd"] > 0 or f"exponential_ expects lambda > 0.0, but found lambda={v['lambd']}",
+    "bernoulli_": lambda v: not 0 <= v["p"] <= 1 and f"bernoulli_ expects p to be in [0, 1], but got p={v['p']}",
+    "cauchy_": lambda v: v["sigma"] > 0 or f"cauchy_ expects sigma > 0.0, but found sigma={v['sigma']}",
+    "geometric_": lambda v: 0 < v["p"] < 1 or f"geometric_ expects p to be in (0, 1), but got p={v['p']}",
+    "log_normal_": lambda v: v["std"] > 0 or f"log_normal_ expects std > 0.0, but found std={v['std']}",
+}
+
+
+def _check_fill_args(name, self, args, kwargs):
+    """(args, kwargs) with 0-d tensors as numbers, after torch's TypeError for a parameter that is not a number
+    (random_: an int; bernoulli_ also takes a tensor p), its refusal of self's dtype, and its RuntimeError for a
+    value out of range."""
+    from ._tensor import Tensor
+    args = tuple(a.item() if isinstance(a, Tensor) and a.ndim == 0 else a for a in args)
+    kwargs = {k: v.item() if isinstance(v, Tensor) and v.ndim == 0 else v for k, v in kwargs.items()}
+    params = FILL_PARAMS[name]
+    if len(args) > len(params) or set(kwargs) - set(params) - {"from_"}:
+        extra = next(iter(set(kwargs) - set(params) - {"from_"}), None)
+        raise TypeError(f"{name}() got an unexpected keyword argument '{extra}'" if extra else
+                        f"{name}() takes {len(params)} positional arguments but {len(args)} were given")
+    given = dict(zip(params, args), **{("from" if k == "from_" else k): v for k, v in kwargs.items()})
+    missing = [p for p, default in params.items() if default is None and p not in given and name != "random_"]
+    if missing:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "{missing[0]}"')
+    kinds = (int, np.integer) if name == "random_" else (int, float, np.integer, np.floating)
+    for i, (param, v) in enumerate(given.items()):
+        if isinstance(v, Tensor) and name == "bernoulli_" or param not in params:
+            continue
+        if not isinstance(v, kinds) or name == "random_" and isinstance(v, bool):
+            raise TypeError(f"{name}(): argument '{param}' (position {i + 1}) must be "
+                            f"{'int' if name == 'random_' else 'float'}, not {type(v).__name__}")
+    _check_fill_dtype(name, self)
+    if name == "random_":
+        low, high = (given.get("from", 0), given["to"]) if "to" in given else (0, given.get("from"))
+        if high is not None and low >= high:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+        if high is not None and self.dtype.name == "bool" and high - 1 > 1:
+            raise RuntimeError(f"to - 1 is out of bounds for bool (random_ to={high}); a bool holds 0 or 1")
+        return args, kwargs
+    values = {**params, **given}
+    verdict = FILL_RULES[name](values) if not isinstance(values.get("p"), Tensor) else True
+    if verdict is not True and verdict:
+        raise RuntimeError(verdict)
+    return args, kwargs
+
+
+def _check_fill_dtype(name, self):
+    """torch draws from continuous distributions into floating tensors only, and geometric_ into real numbers"""
+    continuous = {"cauchy_": "Cauchy", "exponential_": "Exponential"}.get(name)
+    if continuous and not self.dtype.is_floating_point:
+        raise RuntimeError(f"{continuous} distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {self.dtype} ({name})")
+    if name == "geometric_" and self._data.dtype.kind in "bc":
+        raise NotImplementedError(f'"geometric_cpu" not implemented for {self.dtype}: draw into an integer or '
+                                  "floating point tensor")
 
 
 def _random_ints(rng, shape, from_=0, to=None, dtype_max=2 ** 24, **kw):
@@ -358,9 +438,14 @@ def _inplace_view(name, fn):
     """t_, transpose_, squeeze_...: self takes the view's shape (and its place in the graph), as torch's."""
     def method(self, *args, **kwargs):
         from .ops.inplace import _check_leaf
-        if self.requires_grad and self.grad_fn is None:
-            _check_leaf(self, name)
+        if any(a is None for a in (*args, *kwargs.values())):  # (fn would read None as "every dim")
+            raise TypeError(f"{name}(): a dim is None; pass an int dim (or a tuple of ints)")
+        leaf = self.requires_grad and self.grad_fn is None
+        if leaf and all(_dims_like(a) for a in (*args, *kwargs.values())):
+            _check_leaf(self, name)  # (torch refuses a leaf after the arguments' types, before the dims)
         out = fn(self, *args, **kwargs)
+        if leaf:
+            _check_leaf(self, name)
         self._data = out._data
         if out._fw_grads:  # forward mode: the tangent takes the new shape too
             self._fw_grads = out._fw_grads
@@ -369,6 +454,12 @@ def _inplace_view(name, fn):
         return self
     method.__name__ = name
     return method
+
+
+def _dims_like(a):
+    """an int or a sequence of ints (what the in-place view ops take)"""
+    ints = (int, np.integer)
+    return isinstance(a, ints) or isinstance(a, (tuple, list)) and all(isinstance(d, ints) for d in a)
 
 
 _INPLACE_NODES = {}
@@ -430,17 +521,19 @@ def _legacy_new(self, *args, size=None, data=None, device=None):
         args = tuple(args[0])
     elif len(args) == 1 and not _is_int(args[0]):
         return _placed_on(_new_data(self, args[0]), device)
-    sizes = tuple(int(a) if _is_int(a) or _is_int_scalar(a) else a for a in args)
+    sizes = tuple(_int_like(a) for a in args)
     if not all(_is_int(s) for s in sizes):
         raise TypeError(f"new() received an invalid combination of arguments: got "
                         f"({', '.join(type(a).__name__ for a in args)}); pass sizes as ints, or one sequence of data")
     return _placed_on(Tensor._make(np.zeros(check_size(sizes, "new"), dtype=self._data.dtype)), device)
 
 
-def _is_int_scalar(v):
-    """a 0-d integer tensor, which torch's sizes take as an int"""
+def _int_like(v):
+    """v as an int where torch's argument parser takes it as one (an integer tensor of one element), else v"""
     from ._tensor import Tensor
-    return isinstance(v, Tensor) and v.ndim == 0 and v._data.dtype.kind in "iu"
+    if isinstance(v, Tensor) and v.numel() == 1 and v._data.dtype.kind in "iu":
+        return int(v.item())
+    return v
 
 
 def _new_data(self, data):
@@ -463,6 +556,13 @@ def _placed_on(t, device):
     return t if device is None else t.to(device)
 
 
+def _svd(self, some=True, compute_uv=True):
+    for i, (name, flag) in enumerate((("some", some), ("compute_uv", compute_uv))):
+        if not isinstance(flag, bool):  # (torch's parser: a bool, not something truthy)
+            raise TypeError(f"svd(): argument '{name}' (position {i + 1}) must be bool, not {type(flag).__name__}")
+    return _decomposition().svd(self, some, compute_uv)
+
+
 def _is_nonzero(self):
     if self.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous" if self.numel() else
@@ -472,11 +572,7 @@ def _is_nonzero(self):
 
 def _apply_python(self, callable):
     """Each element replaced by callable(element), in place (a slow Python loop, as torch's)."""
-    flat = self._data.reshape(-1)
-    for i, v in enumerate(flat.tolist()):
-        flat[i] = callable(v)
-    self._version_counter[0] += 1
-    return self
+    return _python_fill(self, "apply_", callable)
 
 
 def _dim_order(self, *, ambiguity_check=False):
@@ -487,19 +583,32 @@ def _dim_order(self, *, ambiguity_check=False):
 
 def _map2_python(self, x, y, callable):
     """Each element replaced by callable(self_i, x_i, y_i), in place (a Python loop, as torch's)."""
-    a, b = (np.broadcast_to(t._data, self._data.shape).reshape(-1) for t in (x, y))
-    flat = self._data.reshape(-1)
-    for i, (u, v, w) in enumerate(zip(flat.tolist(), a.tolist(), b.tolist())):
-        flat[i] = callable(u, v, w)
-    self._version_counter[0] += 1
-    return self
+    return _python_fill(self, "map2_", callable, x, y)
 
 
 def _map_python(self, other, callable):
-    values = np.broadcast_to(other._data, self._data.shape).reshape(-1)
-    flat = self._data.reshape(-1)
-    for i, (a, b) in enumerate(zip(flat.tolist(), values.tolist())):
-        flat[i] = callable(a, b)
+    return _python_fill(self, "map_", callable, other)
+
+
+def _python_fill(self, op, fn, *others):
+    """self's elements replaced by fn(self_i, other_i, ...), the others broadcast to self's shape, in place; as
+    torch: not on a tensor that requires grad (autograd cannot see a Python loop), the others in self's dtype."""
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {op}() on Variable that requires grad. Use var.detach().{op}() instead.")
+    for other in others:
+        if other.dtype != self.dtype:
+            raise TypeError(f"{op}: expected {self.dtype} for the other tensors (got {other.dtype}); convert them "
+                            "with .to(x.dtype)")
+    try:
+        columns = [self._data.reshape(-1).tolist()] + \
+                  [np.broadcast_to(o._data, self._data.shape).reshape(-1).tolist() for o in others]
+    except ValueError:
+        raise RuntimeError(f"{op}(): the other tensors' shapes {[list(o.shape) for o in others]} do not expand to "
+                           f"self's {list(self.shape)}") from None
+    values = np.asarray([fn(*row) for row in zip(*columns)])
+    if values.size and values.dtype.kind not in "biufc":
+        raise TypeError(f"{op}(): the function must return numbers, not {type(values.flat[0]).__name__}")
+    self._data[...] = values.reshape(self._data.shape)  # (a view's elements too: written through, not copied)
     self._version_counter[0] += 1
     return self
 

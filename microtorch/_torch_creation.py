@@ -63,6 +63,9 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
 
 # ---- creation and sampling -------------------------------------------------------------------------------------
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if isinstance(s, Tensor) and s.requires_grad:  # (torch reads s as a Number: a graph cannot be cut silently)
+        raise TypeError("scalar_tensor(): argument 's' (position 1) must be Number, not Tensor (it requires grad: "
+                        "pass s.item())")
     return tensor(s, dtype=_default(dtype), requires_grad=requires_grad)
 
 
@@ -76,6 +79,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     if isinstance(obj, (list, tuple)) and any(isinstance(t, Tensor) and t.numel() != 1 for t in obj):
         raise ValueError("asarray(): only one element tensors can be converted to Python scalars")
     if isinstance(obj, Tensor):
+        if obj.requires_grad and dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise RuntimeError(f"asarray(): Only Tensors of floating point and complex dtype can require gradients "
+                               f"(obj requires grad, dtype={dtype}); pass obj.detach()")
         out = obj if dtype is None or dtype == obj.dtype else obj.to(dtype)
         out = out.clone() if copy and out is obj else out
     elif copy is False and not isinstance(obj, np.ndarray):
@@ -94,29 +100,47 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     return _finish(np.zeros(tuple(size)), dtype, requires_grad)
 
 
-def _indices(fn, row, col, offset, dtype, requires_grad):
+def _indices(op, fn, row, col, offset, dtype, device, requires_grad):
     from . import _dtype
+    from ._creation import _placed
+    from .ops._kernels import _NAMES
+    dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    if dt not in (_dtype.int32, _dtype.int64):  # torch has kernels for these two only
+        raise NotImplementedError(f'"{op}" not implemented for \'{_NAMES.get(dt.name, dt.name)}\': indices are '
+                                  "int64 (the default) or int32")
+    for name, n in (("row", row), ("col", col)):
+        if n < 0:
+            raise RuntimeError(f"{op}(): {name} must be non-negative, got {n}")
     r, c = fn(row, offset, col)
-    out = Tensor._make(np.stack([r, c]).astype((dtype or _dtype.int64).np))
-    return out.requires_grad_() if requires_grad else out  # (an integer tensor refuses, as in torch)
+    out = Tensor._make(np.stack([r, c]).astype(dt.np))
+    return _placed(out, device, requires_grad)  # (requires_grad: an integer tensor refuses, as in torch)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False,
                  requires_grad=False):
     """the (row, column) indices of the lower triangle of a row x col matrix, as a 2 x N tensor"""
-    return _indices(np.tril_indices, row, col, offset, dtype, requires_grad)
+    return _indices("tril_indices", np.tril_indices, row, col, offset, dtype, device, requires_grad)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False,
                  requires_grad=False):
-    return _indices(np.triu_indices, row, col, offset, dtype, requires_grad)
+    return _indices("triu_indices", np.triu_indices, row, col, offset, dtype, device, requires_grad)
 
 
 def binomial(count, prob, generator=None):
     """draws of Binomial(count, prob), elementwise, in count's dtype"""
-    if not count.is_floating_point():
-        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {count.dtype}")
-    c, p = np.broadcast_arrays(count._data, prob._data)
+    from .ops._op import broadcast_error
+    _check_generator("binomial", generator, 3)
+    for name, t in (("count", count), ("prob", prob)):
+        if not t.is_floating_point():
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: {t.dtype}")
+    if prob.dtype != count.dtype:
+        raise RuntimeError(f"binomial(): Found dtype {prob.dtype} but expected {count.dtype} (prob must have "
+                           "count's dtype)")
+    try:
+        c, p = np.broadcast_arrays(count._data, prob._data)
+    except ValueError as e:
+        raise broadcast_error("binomial", e, count, prob) from None
     ok = np.isfinite(c) & (c >= 0) & (p >= 0) & (p <= 1)
     draws = _random._rng(generator).binomial(np.where(ok, c, 0).astype(np.int64), np.where(ok, p, 0))
     return Tensor._make(np.where(ok, draws, np.nan).astype(count._data.dtype))
@@ -124,9 +148,7 @@ def binomial(count, prob, generator=None):
 
 def poisson(input, generator=None):
     """draws of Poisson(rate = input), elementwise"""
-    if generator is not None and not isinstance(generator, _random.Generator):
-        raise TypeError(f"poisson(): argument 'generator' (position 2) must be Generator, not "
-                        f"{type(generator).__name__}")
+    _check_generator("poisson", generator, 2)
     if not input.is_floating_point():
         raise NotImplementedError(f'"poisson_cpu" not implemented for \'{input.dtype}\'; convert the rates with '
                                   ".float()")
@@ -136,6 +158,12 @@ def poisson(input, generator=None):
     ok = np.isfinite(rate) & (rate >= 0)
     draws = np.asarray(_random._rng(generator).poisson(np.where(ok, rate, 0)))
     return Tensor._make(np.where(ok, draws, np.nan).astype(input._data.dtype))
+
+
+def _check_generator(op, generator, position):
+    if generator is not None and not isinstance(generator, _random.Generator):
+        raise TypeError(f"{op}(): argument 'generator' (position {position}) must be Generator, not "
+                        f"{type(generator).__name__}")
 
 
 class _DefaultGenerator(_random.Generator):

@@ -136,7 +136,8 @@ TABLE = [
     op("integer_ops", lambda L, a, b: (L.gcd(a, b), L.lcm(a, b), L.bitwise_and(a, b), L.bitwise_or(a, b),
                                        L.bitwise_xor(a, 3), ~a, L.bitwise_left_shift(a, b)),
        ("i", 9, (3, 4)), ("i", 9, (3, 4))),
-    op("bitwise_operators", lambda L, a, b: (a & b, a | b, a ^ b), ("i", 9, (3, 4)), ("i", 9, (3, 4))),
+    op("bitwise_operators", lambda L, a, b: (a & b, a | b, a ^ b, ~a, 3 ^ a, a << 2, b >> 1), ("i", 9, (3, 4)),
+       ("i", 9, (3, 4))),
     op("isclose", lambda L, x, y: L.isclose(x, y, atol=0.5), X, Y),
     op("heaviside", lambda L, x, y: L.heaviside(x, y), X, Y),
     op("ldexp", lambda L, x, e: L.ldexp(x, e), X, ("i", 4, (3, 4))),
@@ -250,8 +251,6 @@ KNOWN = {
     "argwhere": "torch runs it per example (the counts happen to agree); microtorch refuses the dynamic shape",
     "histc": "torch runs it per example; microtorch's is numpy (no op, no gradient), which vmap batches",
     "histogram": "(the same as histc)",
-    "bitwise_operators": "microtorch raises: Tensor's &, |, ^ read the operands with np.asarray "
-                         "(microtorch/_tensor_methods.py _bitwise), which vmap's batched stand-in refuses",
     "unique": "torch refuses its dynamic shape up front; microtorch runs it when every example has as many values",
     F + "rrelu_": "(the same as rrelu)", "rrelu": "(the same as F.rrelu)", "rrelu_": "(the same as F.rrelu)",
     # names of the torch namespace that the linalg row of issue 13 adds

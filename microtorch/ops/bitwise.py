@@ -2,19 +2,21 @@
 torch's dtype rules and errors)."""
 import numpy as np
 
+from .._dtype import result_type
 from .._tensor import Tensor
-from ._op import as_array, broadcast_error, promoted
+from ._op import as_array, broadcast_error
 
 
 def _integer(op, *operands):
-    arrays = promoted(*operands)
-    for a in arrays:
-        kind = (a._data if isinstance(a, Tensor) else a).dtype.kind
-        if kind not in "biu":
-            name = {"f": "Float", "c": "ComplexFloat"}.get(kind, str(kind))
-            raise NotImplementedError(f'"{op}_cpu" not implemented for \'{name}\': {op} takes integer or bool '
-                                      "tensors; convert with .long() or .bool()")
-    return [a._data if isinstance(a, Tensor) else a for a in arrays]
+    """the operands' data in their torch result dtype; a Python int wraps around into it, as in torch
+    (x_uint8 & -1 is x & 255)"""
+    dt = result_type(*operands)
+    if dt.np.kind not in "biu":
+        name = {"f": "Float", "c": "ComplexFloat"}.get(dt.np.kind, dt.np.kind)
+        raise NotImplementedError(f'"{op}_cpu" not implemented for \'{name}\': {op} takes integer or bool '
+                                  "tensors; convert with .long() or .bool()")
+    return [a._data.astype(dt.np, copy=False) if isinstance(a, Tensor) else np.array(a).astype(dt.np)
+            for a in operands]
 
 
 def _binary(op, np_fn, bool_ok=True, tensor_only=False):
@@ -22,8 +24,8 @@ def _binary(op, np_fn, bool_ok=True, tensor_only=False):
         if tensor_only and not isinstance(other, Tensor):  # gcd and lcm take tensors only
             raise TypeError(f"{op}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
         a, b = _integer(op, input, other)
-        if not bool_ok and a.dtype == bool:
-            a, b = a.astype(np.int64), b.astype(np.int64)
+        if not bool_ok and a.dtype == bool:  # (bool << 1 runs in int64; bool << bool has no kernel)
+            raise NotImplementedError(f'"{op}" not implemented for \'Bool\': convert the tensors with .long()')
         try:
             out = np_fn(a, b)
         except ValueError as e:

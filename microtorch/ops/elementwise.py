@@ -372,9 +372,9 @@ def pow(input, exponent):
     if not isinstance(a, Tensor):
         return _rpow(a, b)
     x, y = promoted(a, b)
-    if x._data.dtype.kind in "iu":  # no gradient: torch's integer power (numpy refuses negative exponents)
-        return Tensor._make(_int_power(x._data, y._data))
     try:
+        if x._data.dtype.kind in "iu":  # no gradient: torch's integer power (numpy refuses negative exponents)
+            return Tensor._make(_int_power(x._data, y._data))
         return Pow.apply(x, y)
     except ValueError as e:
         raise broadcast_error("pow", e, a, b) from None

@@ -4,6 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._op import Op, as_array, normalize_dims
+from .order import sort, topk  # noqa: F401 (their home is order.py; ops and composite import them from here)
 from .rounding import (Ceil, DivRounded, Floor, Fmod, FmodTensor, Remainder, RemainderTensor, Round, RoundDecimals,
                        Trunc)
 
@@ -136,27 +137,3 @@ def cumsum(input, dim, dtype=None):
 def _no_complex(x, op):
     if x._data.dtype.kind == "c":  # complex numbers have no order
         raise RuntimeError(f" {op} does not support complex dtypes on CPU; order by .abs() or .real instead")
-
-
-def sort(input, dim=-1, descending=False, *, stable=False):  # (always stable: a valid order for both)
-    from .reduce import return_type
-    d = normalize_dims(dim, input.ndim, "sort")[0]
-    _no_complex(input, "Sort")
-    idx = np.argsort(-input._data if descending else input._data, axis=d, kind="stable")
-    from .index import gather
-    values = gather(input, d, Tensor._make(idx.astype(np.int64)))
-    return return_type("sort")(values, Tensor._make(idx.astype(np.int64)))
-
-
-def topk(input, k, dim=-1, largest=True, sorted=True):
-    from .reduce import return_type
-    from .index import gather
-    d = normalize_dims(dim, input.ndim, "topk")[0]
-    _no_complex(input, "topk")
-    n = input.shape[d] if input.ndim else 1
-    if not 0 <= k <= n:
-        raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {n} (shape "
-                           f"{list(input.shape)}); k must be between 0 and {n}")
-    idx = np.argsort(-input._data if largest else input._data, axis=d, kind="stable")
-    idx = np.take(idx, np.arange(k), axis=d).astype(np.int64)
-    return return_type("topk")(gather(input, d, Tensor._make(idx)), Tensor._make(idx))

@@ -1,4 +1,4 @@
-"""Order statistics: median, nanmedian, kthvalue, mode, quantile, nanquantile, aminmax.
+"""Order statistics: sort, topk, median, nanmedian, kthvalue, mode, quantile, nanquantile, aminmax.
 
 A statistic picked from the input (median along a dim, kthvalue, mode) sends its gradient back
 to the position it came from; the median of the whole tensor shares it evenly between the
@@ -11,35 +11,44 @@ from .reduce import return_type
 
 
 class Picked(Op):
-    """values taken along dim at indices;  d = g scattered back to the indices"""
+    """values taken along dim at indices;  d = g scattered back to the indices. A 0-d x (indices found on it
+    as on one element; under vmap, a batch of 0-d examples) is its own pick."""
     _grad_fn_name = "MedianBackward1"
 
     @staticmethod
     def forward(ctx, x, dim, indices, keepdim=False):
         ctx.dim, ctx.indices, ctx.shape, ctx.keepdim = dim, indices, x.shape, keepdim
+        ctx.itself = x.ndim < indices.ndim
+        if ctx.itself:
+            return x.copy()
         out = np.take_along_axis(x, indices, axis=dim)
         return out if keepdim else out.squeeze(dim)
 
     @staticmethod
     def backward(ctx, grad):
         from .index import ScatterAdd
+        if ctx.itself:
+            return grad, None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
         return ScatterAdd.apply(g, ctx.shape, ctx.dim, ctx.indices), None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
         from .index import Gather
+        if ctx.itself:
+            return t
         out = Gather.apply(t, ctx.dim, ctx.indices)
         return out if ctx.keepdim else out.squeeze(ctx.dim)
 
 
-def _picked(name):
-    return type(name, (Picked,), {"_grad_fn_name": name + "Backward0" if name != "Median" else "MedianBackward1",
-                                  "__module__": __name__})
+def _picked(name, overload=0):
+    """A Picked op that records torch's node name, <name>Backward<overload>."""
+    return type(name, (Picked,), {"_grad_fn_name": f"{name}Backward{overload}", "__module__": __name__})
 
 
-MedianDim, NanmedianDim, Kthvalue, Mode = (_picked(n) for n in ("Median", "Nanmedian", "Kthvalue", "Mode"))
-NanmedianDim._grad_fn_name = "NanmedianBackward1"
+MedianDim, NanmedianDim = _picked("Median", 1), _picked("Nanmedian", 1)
+Kthvalue, Mode, Topk, Sort = (_picked(n) for n in ("Kthvalue", "Mode", "Topk", "Sort"))
+SortStable = _picked("Sort", 1)  # (torch's overload of sort that takes stable=)
 
 
 class EvenlyShared(Op):
@@ -113,16 +122,24 @@ def _median(input, dim, keepdim, ignore_nan):
             return EvenlyShared.apply(input, value=np.nan)
         value = flat[_lower_median_index(flat, 0, ignore_nan)[0]]
         return (NanmedianAll if ignore_nan else EvenlyShared).apply(input, value=value)
-    x = input if input.ndim else input.reshape(1)
+    x = _rows(input)
     d = normalize_dims(dim, x.ndim, name)[0]
     if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    idx = _lower_median_index(x._data, d, ignore_nan)
-    values = (NanmedianDim if ignore_nan else MedianDim).apply(x, d, idx, keepdim=keepdim)
-    indices = Tensor._make(idx if keepdim else idx.squeeze(d))
-    if not input.ndim:
-        values, indices = values.reshape(()), indices.reshape(())
-    return return_type(name)(values, indices)
+    idx = _lower_median_index(x, d, ignore_nan)
+    return _picked_result(name, NanmedianDim if ignore_nan else MedianDim, input, d, idx, keepdim)
+
+
+def _rows(input):
+    """input's data, at least 1-d (the indices of a 0-d input's pick are found as for one element)"""
+    return input._data if input.ndim else np.expand_dims(input._data, 0)
+
+
+def _picked_result(name, op, input, d, idx, keepdim):
+    """op's values of input at idx along d, and the indices, as torch's named tuple (0-d for a 0-d input)."""
+    values = op.apply(input, d, idx, keepdim=keepdim)
+    idx = idx.reshape(()) if not input.ndim else idx if keepdim else idx.squeeze(d)
+    return return_type(name)(values, Tensor._make(idx))
 
 
 def median(input, dim=_ALL, keepdim=False):
@@ -135,18 +152,16 @@ def nanmedian(input, dim=_ALL, keepdim=False):
 
 def kthvalue(input, k, dim=-1, keepdim=False):
     _no_complex(input, "kthvalue", dim)
-    x = input if input.ndim else input.reshape(1)
+    x = _rows(input)
     d = normalize_dims(dim, x.ndim, "kthvalue")[0]
     n = x.shape[d]
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}: k={k}, size {n}")
-    order = np.argsort(x._data, axis=d, kind="stable")
+    order = np.argsort(x, axis=d, kind="stable")
     idx = np.take(order, [k - 1], axis=d).astype(np.int64)
-    values = Kthvalue.apply(x, d, idx, keepdim=keepdim)
-    indices = Tensor._make(idx if keepdim else idx.squeeze(d))
-    if not input.ndim:
-        values, indices = values.reshape(()), indices.reshape(())
-    return return_type("kthvalue")(values, indices)
+    return _picked_result("kthvalue", Kthvalue, input, d, idx, keepdim)
 
 
 def _mode_indices(rows):
@@ -165,68 +180,124 @@ def _mode_indices(rows):
 
 def mode(input, dim=-1, keepdim=False):
     _no_complex(input, "mode", dim)
-    x = input if input.ndim else input.reshape(1)
+    x = _rows(input)
     d = normalize_dims(dim, x.ndim, "mode")[0]
     if x.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    idx = np.moveaxis(_mode_indices(np.moveaxis(x._data, d, -1)), -1, d)
-    values = Mode.apply(x, d, idx, keepdim=keepdim)
-    indices = Tensor._make(idx if keepdim else idx.squeeze(d))
-    if not input.ndim:
-        values, indices = values.reshape(()), indices.reshape(())
-    return return_type("mode")(values, indices)
+    idx = np.moveaxis(_mode_indices(np.moveaxis(x, d, -1)), -1, d)
+    return _picked_result("mode", Mode, input, d, idx, keepdim)
+
+
+class _NotGiven:
+    """sort's stable= when the caller left it out: False, but torch records SortBackward1 once it is given."""
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return "False"
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+def sort(input, dim=-1, descending=False, *, stable=_NOT_GIVEN):  # (always stable: a valid order for both)
+    d = normalize_dims(dim, input.ndim, "sort")[0]
+    _unordered(input, "sort")
+    idx = _order(_rows(input), d, descending)
+    node = Sort if stable is _NOT_GIVEN else SortStable
+    values = node.apply(input, d, idx, keepdim=True)
+    return return_type("sort")(values, Tensor._make(idx.reshape(input.shape)))
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    d = normalize_dims(dim, input.ndim, "topk")[0]
+    _unordered(input, "topk")
+    x = _rows(input)
+    if not 0 <= k <= x.shape[d]:
+        raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {x.shape[d]} "
+                           f"(shape {list(input.shape)}); k must be between 0 and {x.shape[d]}")
+    idx = np.take(_order(x, d, largest), np.arange(k if input.ndim else 1), axis=d)  # (0-d: itself, as torch)
+    values = Topk.apply(input, d, idx, keepdim=True)
+    return return_type("topk")(values, Tensor._make(idx if input.ndim else idx.reshape(())))
+
+
+def _order(x, d, descending):
+    """the indices that sort x along d, stably, NaN as the largest value (as torch's order)"""
+    if not descending:  # (descending: the ascending order of the reversed x, reversed; ties keep their order)
+        return np.argsort(x, axis=d, kind="stable").astype(np.int64)
+    return (x.shape[d] - 1 - np.flip(np.argsort(np.flip(x, d), axis=d, kind="stable"), d)).astype(np.int64)
+
+
+def _unordered(input, op):
+    if input.dtype.is_complex:
+        raise RuntimeError(f"{op} does not support complex dtypes on CPU; order by .abs() or .real instead")
 
 
 def _quantile_ranks(q, sorted_x, ignore_nan, interpolation):
-    """the (low, high, weight) positions of each quantile in the sorted last dim."""
-    n = sorted_x.shape[-1]
+    """each quantile's position in the sorted last dim (..., len(q)), as torch counts it: over the values that
+    are not NaN (nanquantile, 0 when there are none), else at the last place when a NaN is there."""
     nan = np.isnan(sorted_x)
-    count = (~nan).sum(-1, keepdims=True) if ignore_nan else np.full(sorted_x.shape[:-1] + (1,), n)
-    rank = q * (count - 1)  # (..., len(q))
-    if not ignore_nan:
-        rank = np.where(nan.any(-1, keepdims=True), n - 1, rank)
-    rank = np.where(count == 0, 0, rank)
-    if interpolation == "lower":
-        rank = np.floor(rank)
-    elif interpolation == "higher":
-        rank = np.ceil(rank)
-    elif interpolation == "nearest":
-        rank = np.round(rank)
-    lo, hi = np.floor(rank).astype(np.int64), np.ceil(rank).astype(np.int64)
-    weight = np.full(rank.shape, 0.5) if interpolation == "midpoint" else rank - lo
-    return lo, hi, weight, count == 0
+    if ignore_nan:
+        ranks = q * ((~nan).sum(-1, keepdims=True) - 1).astype(q.dtype)
+        ranks = np.where(ranks < 0, 0, ranks)
+    else:
+        last = sorted_x.shape[-1] - 1
+        ranks = np.where(nan.any(-1, keepdims=True), last, q * last).astype(q.dtype)
+    rounding = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}.get(interpolation)
+    return rounding(ranks) if rounding else ranks
+
+
+def _quantile_qs(name, input, q, interpolation):
+    """q as a 1-d array, after torch's checks of the arguments before the dim, in torch's order"""
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, but "
+                           f"got {interpolation}")
+    if not isinstance(q, Tensor) and not 0 <= q <= 1:  # (NaN too)
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if isinstance(q, Tensor) and q.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor (got {q.ndim} dims)")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype (got {input.dtype})")
+    if isinstance(q, Tensor) and q.dtype != input.dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor (q is {q.dtype}, the input "
+                           f"{input.dtype}); convert q with .to(input.dtype)")
+    return np.atleast_1d(q._data if isinstance(q, Tensor) else np.asarray(q, dtype=np.float64))
 
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
-    from .linalg import _SqueezeRow
+    """torch's composition: sort along the dim (moved last), gather the values at the ranks below (and above:
+    lerp_ between them in place), then squeeze_ (or move the quantiles first), so the graph has torch's nodes."""
     name = "nanquantile" if ignore_nan else "quantile"
-    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                           f"Got {interpolation}")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype (got {input.dtype})")
-    qs = np.atleast_1d(q._data if isinstance(q, Tensor) else np.asarray(q, dtype=np.float64))
-    if qs.ndim > 1 or ((qs < 0) | (qs > 1)).any():
-        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor with values in [0, 1]")
-    x = input.reshape(-1) if dim is None else input if input.ndim else input.reshape(1)
-    d = normalize_dims(dim if dim is not None else 0, x.ndim, name)[0]
-    if x.shape[d] == 0:
-        raise RuntimeError(f"quantile() input tensor must be non-empty ({name})")
-    xs = x.movedim(d, -1).sort(-1).values.unsqueeze(-2)  # (..., 1, n)
-    lo, hi, w, empty = _quantile_ranks(qs, np.moveaxis(np.sort(x._data, axis=d), d, -1), ignore_nan, interpolation)
-    shape = tuple(xs.shape[:-2]) + (len(qs), 1)
-    lo_v = xs.expand(*shape[:-1], xs.shape[-1]).gather(-1, Tensor._make(lo[..., None].reshape(shape)))
-    hi_v = xs.expand(*shape[:-1], xs.shape[-1]).gather(-1, Tensor._make(hi[..., None].reshape(shape)))
-    out = lo_v + (hi_v - lo_v) * Tensor._make(w.reshape(shape).astype(x._data.dtype))
-    if empty.any():
-        out = out.masked_fill(Tensor._make(np.broadcast_to(empty[..., None], shape)), float("nan"))
-    out = _SqueezeRow.apply(out, dims=(out.ndim - 1,))  # (..., len(q))
-    out = out.movedim(-1, 0)
-    if keepdim:
-        out = out.unsqueeze(d + 1) if dim is not None else out.reshape((len(qs),) + (1,) * input.ndim)
+    qs = _quantile_qs(name, input, q, interpolation).astype(input._data.dtype)  # (torch: q in x's dtype)
+    d = normalize_dims(dim, max(input.ndim, 1), name)[0] if dim is not None else None
+    if not ((qs >= 0) & (qs <= 1)).all():  # (a tensor's values, after the dim: torch's order)
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if d is None:
+        ordered = input.flatten().sort().values
+    elif d == input.ndim - 1:
+        ordered = input.sort().values
+    else:
+        ordered = input.unsqueeze(-1).transpose(d, -1).sort().values
+    ordered = ordered.view(_reduced_shape(input, d, keepdim) + (ordered.shape[-1],))
+    ranks = _quantile_ranks(qs, ordered._data, ignore_nan, interpolation)
+    below = ranks.astype(np.int64)
+    values = ordered.gather(-1, Tensor._make(below))
+    if interpolation in ("linear", "midpoint"):
+        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        values.lerp_(ordered.gather(-1, Tensor._make(np.ceil(ranks).astype(np.int64))), Tensor._make(weights))
     if isinstance(q, Tensor) and q.ndim == 1:
-        return out
-    return _SqueezeRow.apply(out, dims=(0,)) if out.shape[0] == 1 else out
+        return values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)  # (the quantiles first)
+    return values.squeeze_(-1)
+
+
+def _reduced_shape(input, d, keepdim):
+    """input's shape without dim d (1 there with keepdim); all 1s (keepdim) or () when reducing over all"""
+    if d is not None and input.ndim:
+        return tuple(1 if i == d else n for i, n in enumerate(input.shape) if keepdim or i != d)
+    return (1,) * input.ndim if keepdim else ()
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
@@ -275,8 +346,11 @@ class Aminmax(Op):
 
 
 def aminmax(input, *, dim=None, keepdim=False):
-    d = normalize_dims(dim, input.ndim, "aminmax")[0] if dim is not None and input.ndim else None
-    if input.numel() == 0:
+    d = normalize_dims(dim, input.ndim, "aminmax")[0] if dim is not None else None
+    d = d if input.ndim else None  # (a 0-d input reduces over nothing)
+    if d is not None and input.shape[d] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    if d is None and input.numel() == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity; give a dim of non-zero size")
     lo, hi = Aminmax.apply(input, dim=d, keepdim=keepdim)
