@@ -402,16 +402,16 @@ class Tensor:
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_zeros(self, *sizes, size=None, dtype=None, requires_grad=False):  # (x.new_zeros(2, 3) or size=(2, 3))
-        return _filled(_size_arg(sizes if size is None else (size,)), 0, dtype or self.dtype, requires_grad)
+        return _filled(_new_size("new_zeros", sizes, size), 0, dtype or self.dtype, requires_grad)
 
     def new_ones(self, *sizes, size=None, dtype=None, requires_grad=False):  # (x.new_ones(2, 3) or size=(2, 3))
-        return _filled(_size_arg(sizes if size is None else (size,)), 1, dtype or self.dtype, requires_grad)
+        return _filled(_new_size("new_ones", sizes, size), 1, dtype or self.dtype, requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, requires_grad=False):
         return _filled(tuple(size), fill_value, dtype or self.dtype, requires_grad)
 
     def new_empty(self, *sizes, size=None, dtype=None, requires_grad=False):  # (x.new_empty(2, 3) or size=(2, 3))
-        return _filled(_size_arg(sizes if size is None else (size,)), 0, dtype or self.dtype, requires_grad)
+        return _filled(_new_size("new_empty", sizes, size), 0, dtype or self.dtype, requires_grad)
 
     # ---- printing ------------------------------------------------------------------------
     def __repr__(self):
@@ -569,6 +569,20 @@ def from_numpy(ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     _dtype.from_numpy_dtype(ndarray.dtype)
     return Tensor._make(ndarray)
+
+
+def _new_size(op, sizes, size):
+    """The size of x.new_zeros(2, 3), new_zeros((2, 3)) or new_zeros(size=(2, 3)); torch's parser
+    wants a sequence for size= and some size."""
+    if size is not None:
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(f"{op}(): argument 'size' must be tuple of ints, not {type(size).__name__}; pass "
+                            "size=(5,)")
+        return _size_arg((size,))
+    if not sizes:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "size"; pass the size, e.g. '
+                        f"x.{op}(2, 3)")
+    return _size_arg(sizes)
 
 
 def _filled(size, value, dtype, requires_grad):

@@ -387,8 +387,7 @@ def test_triangle_indices_on_meta():
     assert out.is_meta and out.shape == (2, 6) and out.dtype == mt.int64
 
 
-# Tensor.new_zeros & co. live in microtorch/_tensor.py (the core's file, not this row's): these fail until
-# size= takes a sequence only and a missing size is a TypeError there, as in torch
+# Tensor.new_zeros & co.: size= takes a sequence only and a missing size is a TypeError, as in torch
 NEW_FILLED = {
     "new_zeros(size=5)": lambda l: l.ones(2).new_zeros(size=5),
     "new_ones(size=5)": lambda l: l.ones(2).new_ones(size=5),
@@ -398,8 +397,7 @@ NEW_FILLED = {
 }
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="microtorch/_tensor.py"))
-                                  for c in NEW_FILLED])
+@pytest.mark.parametrize("case", NEW_FILLED)
 def test_new_filled_refuses_as_torch(case):
     assert _same_as_torch(NEW_FILLED[case]) is TypeError
 
