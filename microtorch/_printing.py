@@ -176,7 +176,7 @@ def tensor_repr(t):
             suffixes.append(f"dtype=microtorch.{name}")
         body = format_array(a, indent)
     if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")  # (torch shows <CopySlices>)
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

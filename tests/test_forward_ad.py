@@ -462,7 +462,7 @@ NO_JVP_NEEDED = {"ViewAsComplexNoop",  # has no forward at all
 NO_JVP_NEEDED |= {"IndexReduce", "Heaviside", "Geqrf", "LdlFactor", "LdlSolve",  # linalg row: torch
                   # has no forward mode for them either
                   "NoDoubleBackward",  # (scatter_reduce prod's gradient passed on as it is; its jvp is the identity)
-                  "FloorDivide"}  # no derivative in torch either (its jvp raises torch's error)
+                  "FloorDivide", "RemainderOfNumber"}  # no derivative in torch either (their jvp raises torch's error)
 
 
 def test_every_op_has_a_jvp_rule():

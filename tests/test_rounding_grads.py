@@ -69,3 +69,28 @@ def test_vmap_of_grad_as_torch(op):
             return (f(T, a, b) * a).sum()
         return T.func.vmap(T.func.grad(loss, argnums=(0, 1)))(x.detach(), y.detach())
     same(prog)
+
+
+def test_a_number_modulo_a_tensor_as_torch():
+    """7 % x: values, torch's refusing node (no derivative of remainder(number, tensor)), its repr."""
+    def prog(T):
+        x, _ = _inputs(T)
+        y = 7 % x
+        try:
+            y.sum().backward()
+            refused = False
+        except RuntimeError as e:
+            refused = "derivative for aten::remainder is not implemented" in str(e)
+        return (y, T.remainder(7.0, x), 7 % T.tensor([2, 3]), 7.5 % T.tensor([2, 3]), y.grad_fn.name(), refused,
+                repr(y).split("grad_fn=")[1])
+    same(prog)
+
+
+def test_a_written_view_prints_as_torch():
+    """A tensor whose grad_fn is one of torch's C++ nodes prints the class, <CopySlices>, as torch."""
+    def prog(T):
+        x = T.ones(3, requires_grad=True)
+        a = x * 1
+        a[0] = 2.0
+        return repr(a), repr(x // 2)
+    same(prog)

@@ -50,7 +50,7 @@ _ELEMENTWISE += [getattr(ew, name) for name in ("MulScalar", "DivScalar", "Erf",
                  if hasattr(ew, name)]
 _ELEMENTWISE += [getattr(nn, name) for name in ("NllLossBackward",) if hasattr(nn, name)]
 _ELEMENTWISE += [rn.Floor, rn.Ceil, rn.Trunc, rn.Round, rn.RoundDecimals, rn.Fmod, rn.FmodTensor, rn.Remainder,
-                 rn.RemainderTensor, rn.DivRounded, rn.FloorDivide]
+                 rn.RemainderTensor, rn.DivRounded, rn.FloorDivide, rn.RemainderOfNumber]
 
 
 @register(*_ELEMENTWISE)

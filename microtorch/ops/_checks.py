@@ -72,7 +72,7 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "reshape_as": {"other": "tensor"}, "masked_select": {"mask": "tensor"},
              "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}, "lerp": {"weight": "tensor_or_number"},
              "max": {"dim": None}, "min": {"dim": None}, "fmax": {"other": "tensor"}, "fmin": {"other": "tensor"},
-             "flip": {"dims": "shape_tuple"}, "fmod": {"b": "tensor_or_number"}, "remainder": {"b": "tensor_or_number"},
+             "flip": {"dims": "shape_tuple"}, "fmod": {"b": "tensor_or_number"}, "remainder": {"input": "tensor_or_number", "b": "tensor_or_number"},  # (7 % x)
              "copy_": {"src": "tensor_or_number"},
              "multilabel_soft_margin_loss": {"target": "tensor_or_number", "weight": "tensor_or_number"},
              "normalize": {"p": None}, "randint": {"high": "size"},  # (randint(high, size) too)

@@ -5,8 +5,8 @@ from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._op import Op, as_array, normalize_dims
 from .order import sort, topk  # noqa: F401 (their home is order.py; ops and composite import them from here)
-from .rounding import (Ceil, DivRounded, Floor, Fmod, FmodTensor, Remainder, RemainderTensor, Round, RoundDecimals,
-                       Trunc)
+from .rounding import (Ceil, DivRounded, Floor, Fmod, FmodTensor, Remainder, RemainderOfNumber, RemainderTensor, Round,
+                       RoundDecimals, Trunc)
 
 
 class ToCopy(Op):
@@ -95,6 +95,13 @@ def fmod(input, other):
 
 def remainder(input, other):
     """input - floor(input / other) * other (the sign of other), differentiable as torch's."""
+    if not isinstance(input, Tensor):  # 7 % x
+        if not isinstance(other, Tensor):
+            raise TypeError(f"remainder() received an invalid combination of arguments - got ({type(input).__name__}, "
+                            f"{type(other).__name__}): one of them must be a Tensor")
+        _integer_divisor("remainder", as_array(np.asarray(input)), other._data)
+        from .._dtype import result_type
+        return RemainderOfNumber.apply(input, other, result_type(input, other).np)
     bd = other._data if isinstance(other, Tensor) else other
     _integer_divisor("remainder", input._data, as_array(bd))
     return RemainderTensor.apply(input, other) if isinstance(other, Tensor) else Remainder.apply(input, other)

@@ -84,13 +84,20 @@ class FmodTensor(Op):
         return ta - tb * (a / b).trunc()
 
 
+def torch_remainder(a, b):
+    """a mod b with the sign of b, computed as torch does (fmod, then b added where the signs
+    differ), so that a zero result keeps fmod's sign where numpy's remainder gives b's."""
+    r = np.fmod(a, b)
+    return as_array(np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r))
+
+
 class Remainder(Fmod):
     """d remainder(x, s) = 1 for a number s"""
     _grad_fn_name = "RemainderBackward0"
 
     @staticmethod
     def forward(ctx, x, s):
-        return as_array(np.remainder(x, s))
+        return torch_remainder(x, np.asarray(s, np.result_type(x, s)))
 
 
 class RemainderTensor(FmodTensor):
@@ -100,7 +107,7 @@ class RemainderTensor(FmodTensor):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return as_array(np.remainder(a, b))
+        return torch_remainder(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -161,3 +168,21 @@ class FloorDivide(Op):
     @staticmethod
     def jvp(ctx, ta, tb, _np_dtype):
         raise RuntimeError("derivative for aten::floor_divide is not implemented (forward mode)")
+
+
+class RemainderOfNumber(Op):
+    """remainder(number, x) has no derivative in torch: a recorded result's backward raises"""
+    _grad_fn_name = "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, s, x, np_dtype):
+        return torch_remainder(np.asarray(s, np_dtype), x.astype(np_dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented (of a number by a tensor; "
+                           "x - floor(x / y) * y written out has one)")
+
+    @staticmethod
+    def jvp(ctx, _ts, tx, _np_dtype):
+        raise NotImplementedError("Trying to use forward AD with aten::remainder that does not support it.")
