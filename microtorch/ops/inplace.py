@@ -147,8 +147,11 @@ def _through_op(ctx, grad):
     res = (*op._backward([AsStrided.apply(grad, index)])[:n], *(None,) * n)[:n]  # (the engine checks them)
     gb = None
     if ctx.needs_input_grad[0]:
-        _view_mask(grad.shape, index)  # (raises for an expanded view, as torch)
-        gb = _without_view(grad, index) if res[0] is None else CopySlices.apply(grad, res[0], index)
+        if res[0] is None:
+            gb = _without_view(grad, index)
+        else:
+            _view_mask(grad.shape, index)  # (raises for an expanded view, as torch)
+            gb = CopySlices.apply(grad, res[0], index)
     return (gb, *res[1:])
 
 

@@ -1,6 +1,7 @@
 """Dtype conversion, rounding and the other small ops."""
 import numpy as np
 
+from .._dtype import result_type
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._op import Op, as_array, normalize_dims
@@ -100,7 +101,6 @@ def remainder(input, other):
             raise TypeError(f"remainder() received an invalid combination of arguments - got ({type(input).__name__}, "
                             f"{type(other).__name__}): one of them must be a Tensor")
         _integer_divisor("remainder", as_array(np.asarray(input)), other._data)
-        from .._dtype import result_type
         return RemainderOfNumber.apply(input, other, result_type(input, other).np)
     bd = other._data if isinstance(other, Tensor) else other
     _integer_divisor("remainder", input._data, as_array(bd))

@@ -89,9 +89,11 @@ print(y.grad_fn._saved_self is a, y.grad_fn._saved_other is b)
 show(function.run)
 
 # %% [markdown]
-# Step (c), linking the edges, is where the graph is made. Each input contributes one edge
+# Step (c), linking the edges, is where the graph is made. Each tensor input contributes one edge
 # `(node, output_nr)`: the node its gradient must flow into. A leaf that requires grad has no
-# `grad_fn`, so it gets an `AccumulateGrad` node of its own.
+# `grad_fn`, so it gets an `AccumulateGrad` node of its own. An argument that is not a tensor (a
+# dim, a shape) gets no edge, as in torch, unless the op's `_edges` says torch takes a tensor
+# there (the number in `x * 2`); `_keep_edges` drops the others.
 
 # %%
 show(function._link_edges)
