@@ -1,9 +1,14 @@
-"""Anomaly mode: remember where each node was created; fail on NaN gradients."""
+"""Anomaly mode: remember where each node was created; fail on NaN gradients.
+
+As in torch, the mode is one switch for the whole process (torch keeps it in a static flag, not
+per thread, unlike grad mode); only the node whose backward is running is kept per thread."""
 import os
 import threading
 import traceback
 
-_state = threading.local()
+enabled = False     # read directly on every recorded op
+check_nan = True
+_state = threading.local()  # current_node: the node whose backward runs in this thread
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _INTERNAL = (os.path.join(_PKG, "autograd") + os.sep, os.path.join(_PKG, "ops") + os.sep,
@@ -34,11 +39,16 @@ def warn_at_user_code(message):
 
 
 def is_anomaly_enabled():
-    return getattr(_state, "enabled", False)
+    return enabled
 
 
 def is_anomaly_check_nan_enabled():
-    return getattr(_state, "check_nan", True)
+    return check_nan
+
+
+def _set(mode, nan_checks):
+    global enabled, check_nan
+    enabled, check_nan = bool(mode), nan_checks
 
 
 class detect_anomaly:
@@ -52,10 +62,10 @@ class detect_anomaly:
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", UserWarning, stacklevel=2)
         self.prev = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())
-        _state.enabled, _state.check_nan = True, self.check_nan
+        _set(True, self.check_nan)
 
     def __exit__(self, *exc):
-        _state.enabled, _state.check_nan = self.prev
+        _set(*self.prev)
 
     def __call__(self, func):
         import functools
@@ -72,13 +82,13 @@ class set_detect_anomaly:
 
     def __init__(self, mode, check_nan=True):
         self.prev = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())
-        _state.enabled, _state.check_nan = bool(mode), check_nan
+        _set(mode, check_nan)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        _state.enabled, _state.check_nan = self.prev
+        _set(*self.prev)
 
 
 def note_creation(node):

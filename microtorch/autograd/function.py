@@ -262,7 +262,7 @@ def run(cls, args, kwargs, ctx=None):
         _mark_outputs(cls, ctx, args, outs)                   # (d)
         if ctx._to_save:
             _save(cls, ctx, args, outs)                       # (e)
-        if anomaly_mode._state.__dict__.get("enabled"):
+        if anomaly_mode.enabled:
             anomaly_mode.note_creation(ctx)
         if _hooks._listeners:
             _hooks.emit(_hooks.NodeCreated(ctx, tuple(args), tuple(o for o in outs if isinstance(o, Tensor)),
@@ -285,7 +285,7 @@ def _make_ctx(cls, args, ctx):
     if ctx is None:
         ctx = cls._backward_cls()
     ctx._seq, ctx.needs_input_grad, ctx._to_save, ctx._saved = next(_seq), tuple(needs), None, ()
-    return ctx, True in needs and grad_mode._state.__dict__.get("enabled", True), arrays
+    return ctx, True in needs and (grad_mode.threads_off == 0 or grad_mode.is_grad_enabled()), arrays
 
 
 def _run_forward(cls, ctx, args, arrays, kwargs):

@@ -3,15 +3,23 @@ import functools
 import threading
 
 _state = threading.local()
+# How many threads have grad mode off. Every op asks whether it is on; while no thread has turned
+# it off the answer is known without reading the thread-local state (which costs as much as a call).
+threads_off = 0
+_switching = threading.Lock()
 
 
 def is_grad_enabled():
     # __dict__.get, not getattr with a default: a missing attribute costs an AttributeError
-    return _state.__dict__.get("enabled", True)
+    return threads_off == 0 or _state.__dict__.get("enabled", True)
 
 
 def _set_enabled(mode):
-    _state.enabled = bool(mode)
+    global threads_off
+    mode = bool(mode)
+    with _switching:  # (+= on a global is not atomic between threads)
+        threads_off += is_grad_enabled() - mode
+        _state.enabled = mode
 
 
 def is_inference_mode_enabled():
