@@ -288,6 +288,9 @@ def _make_ctx(cls, args, ctx):
     return ctx, True in needs and (grad_mode.threads_off == 0 or grad_mode.is_grad_enabled()), arrays
 
 
+_make_tensor = Tensor._make  # (a classmethod looked up once, not on every op)
+
+
 def _run_forward(cls, ctx, args, arrays, kwargs):
     """(b) forward, on the arrays for built-in ops (numpy kept quiet, see quietly), without grad
     for custom ones. Returns the output as a Tensor, or a tuple if forward returned one."""
@@ -307,9 +310,9 @@ def _run_forward(cls, ctx, args, arrays, kwargs):
                 out = cls.forward(ctx, *args, **kwargs)
     if ctx._dirty is None:  # the common case: one fresh array (numpy gives 0-d results as scalars)
         if type(out) is np.ndarray:
-            return Tensor._make(out)
+            return _make_tensor(out)
         if isinstance(out, np.generic):
-            return Tensor._make(np.asarray(out))
+            return _make_tensor(np.asarray(out))
     if isinstance(out, tuple):
         return _wrap_outputs(cls, ctx, args, out)
     return _wrap_outputs(cls, ctx, args, (out,))[0]
@@ -376,8 +379,9 @@ def _mark_outputs(cls, ctx, args, outs):
     nondiff, dirty = ctx._non_differentiable, ctx._dirty_tensors
     if len(outs) == 1 and cls._numpy_forward and nondiff is None and not dirty and type(outs[0]) is Tensor:
         out, data = outs[0], outs[0]._data  # the common case: one fresh result of a built-in op
-        ctx._out_meta = ((data.shape, data.dtype),)
-        if data.dtype.kind in "fc":
+        dtype = data.dtype
+        ctx._out_meta = ((data.shape, dtype),)
+        if dtype.kind in "fc":
             out._requires_grad, out.grad_fn = True, ctx  # (its _output_nr is 0 already)
         else:
             out._requires_grad = False
