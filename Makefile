@@ -37,6 +37,16 @@ $(LITE_VENV)/.installed: pyproject.toml $(GRAPHVIZ_JS)
 	$(LITE_PY) -m pip install --quiet '.[lite]'
 	touch $@
 
+# nbgrader in a venv of its own too (tests/test_assignments.py grades two notebooks with it): it
+# brings notebook 7 and server extensions that the JupyterLab of .venv should not load.
+GRADER_VENV := .venv-grader
+GRADER_PY   := $(GRADER_VENV)/bin/python
+$(GRADER_VENV)/.installed: pyproject.toml $(GRAPHVIZ_JS)
+	$(PYTHON) -m venv $(GRADER_VENV)
+	$(GRADER_PY) -m pip install --quiet --upgrade pip
+	$(GRADER_PY) -m pip install --quiet '.[grader]'
+	touch $@
+
 # ---- make lab ---------------------------------------------------------------------------------
 # JupyterLab on notebooks/. Root (containers, Codespaces, lab VMs) gets --allow-root; the
 # "Jupyter news" toast is turned off by the same overrides.json that binder/postBuild writes,
@@ -75,8 +85,9 @@ lite: $(LITE_VENV)/.installed
 # Unit tests, then notebooks, then the browser tests: three pytest calls so that
 # the nbmake plugin (about 2 s to load) is only paid where it is used.
 # pytest exits 5 when a folder holds no tests yet; that is not a failure here.
-test: sysdeps $(VENV)/.test-installed $(LITE_VENV)/.installed lab-settings
-	MICROTORCH_LITE_PYTHON=$(abspath $(LITE_PY)) $(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
+test: sysdeps $(VENV)/.test-installed $(LITE_VENV)/.installed $(GRADER_VENV)/.installed lab-settings
+	MICROTORCH_LITE_PYTHON=$(abspath $(LITE_PY)) MICROTORCH_NBGRADER_PYTHON=$(abspath $(GRADER_PY)) \
+		$(PYTEST) -p no:nbmake -q tests --ignore=tests/ui
 	$(PYTEST) -q --nbmake --nbmake-timeout=600 notebooks || [ $$? -eq 5 ]
 	$(PYTEST) -p no:nbmake -q tests/ui || [ $$? -eq 5 ]
 
@@ -105,4 +116,4 @@ bench: $(VENV)/.test-installed
 	$(PY) -m benchmarks.run
 
 clean:
-	rm -rf $(VENV) $(LITE_VENV) .pytest_cache build dist _output microtorch/viz/_vendor
+	rm -rf $(VENV) $(LITE_VENV) $(GRADER_VENV) .pytest_cache build dist _output microtorch/viz/_vendor
