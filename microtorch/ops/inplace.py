@@ -21,6 +21,7 @@ from ..autograd.function import BackwardFunction
 from ..autograd.node import Node, _seq
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
+from .inplace_kernels import straight_into_self
 
 
 
@@ -695,8 +696,9 @@ def install(cls):
     from . import elementwise as ew
     from .index import masked_fill
     methods = {
-        "add_": _binary(lambda s, other, alpha=1: ew.add(s, other, alpha=alpha), "add_"),
-        "sub_": _binary(lambda s, other, alpha=1: ew.sub(s, other, alpha=alpha), "sub_"),
+        "add_": straight_into_self(np.add, _binary(lambda s, other, alpha=1: ew.add(s, other, alpha=alpha), "add_")),
+        "sub_": straight_into_self(np.subtract, _binary(lambda s, other, alpha=1: ew.sub(s, other, alpha=alpha),
+                                                        "sub_")),
         "mul_": _binary(ew.mul, "mul_"), "div_": _binary(ew.div, "div_"), "pow_": _binary(ew.pow, "pow_"),
         "__iadd__": _binary(ew.add, "__iadd__"), "__isub__": _binary(ew.sub, "__isub__"),
         "__imul__": _binary(ew.mul, "__imul__"), "__itruediv__": _binary(ew.div, "__itruediv__"),

@@ -1,0 +1,44 @@
+"""x.add_(y, alpha=a) and x.sub_(y, alpha=a) computed straight into x's memory when nothing records them.
+
+The general in-place path (ops/inplace.py) computes x + a*y out of place and copies the result into x,
+so that autograd can record the op and torch's checks of shapes, dtypes and overlaps apply. When
+nothing records the update (grad mode off, or nothing involved requires grad; no tangents, no vmap)
+and y is a tensor of x's dtype and shape in memory of its own, numpy computes the same values into x
+directly, as torch's kernel does. That is an optimizer's step, `p.add_(g, alpha=-lr)` under no_grad:
+each weight is then read and written once instead of twice.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..autograd.views import bump_version, live_views
+
+
+def straight_into_self(ufunc, general):
+    """The in-place method for the numpy ufunc of the op (np.add for add_): `general` (the method that
+    records and checks), unless the update can be written straight into self."""
+    def method(self, *args, **kwargs):
+        if len(args) == 1 and kwargs.keys() <= {"alpha"} and _unrecorded(self, args[0]):
+            alpha = kwargs.get("alpha", 1)
+            if type(alpha) in (int, float):  # (the general path casts or refuses the others)
+                y = args[0]._data
+                ufunc(self._data, y if alpha == 1 else alpha * y, out=self._data)  # (alpha * y: as Add does)
+                bump_version(self)
+                return self
+        return general(self, *args, **kwargs)
+    method.__name__ = general.__name__
+    return method
+
+
+def _unrecorded(x, y):
+    """x.op_(y) gives in x's memory what x.op(y) would give, and no graph, tangent or view must know."""
+    if not isinstance(y, Tensor):
+        return False
+    a, b = x._data, y._data
+    return (type(a) is np.ndarray and type(b) is np.ndarray  # (not a vmap batch)
+            and a.dtype == b.dtype and a.dtype.kind in "fc" and a.shape == b.shape
+            and a.flags.writeable and a.flags.forc  # (contiguous: no two elements share memory)
+            and not (grad_mode.is_grad_enabled() and (x._requires_grad or y._requires_grad))
+            and x._base is None and not x._fw_grads and not y._fw_grads
+            and not np.may_share_memory(a, b)
+            and not (x._requires_grad and x._views and live_views(x)))  # (its views would get a new history)
