@@ -51,7 +51,8 @@ class Mm(Matmul):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.column_major = (_column_major(a), _column_major(b))
+        if True in ctx.needs_input_grad:  # (only backward reads the layouts: not for the products backward makes)
+            ctx.column_major = (_column_major(a), _column_major(b))
         return Matmul.forward(ctx, a, b)
 
     @staticmethod
