@@ -93,3 +93,20 @@ def test_a_numpy_alias_sees_the_update():
     arr = x.numpy()
     x.add_(y, alpha=0.25)
     assert arr.tolist() == [1.5] * 4
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize("layouts", ["CC", "FF", "CF"])
+def test_a_large_update_block_by_block_gives_the_out_of_place_values(dtype, layouts):
+    """Larger than the 64 KiB temporary (and not a multiple of it): the same values as x - 0.3 * y in one piece."""
+    r = np.random.default_rng(1)
+    a, b = (r.standard_normal((300, 71)).astype(dtype) for _ in range(2))
+    a, b = (np.asfortranarray(v) if order == "F" else v for v, order in zip((a, b), layouts))
+    x, y = mt.tensor(a), mt.tensor(b)
+    x._data, y._data = a.copy(order="K"), b  # (the layouts asked for)
+    x.sub_(y, alpha=0.3)
+    assert np.array_equal(x.numpy(), a - 0.3 * b)
+    t = torch.tensor(a.copy())
+    t.sub_(torch.tensor(b), alpha=0.3)
+    tol = 1e-6 if dtype == np.float32 else 1e-14  # (torch may fuse the multiply-add: one rounding less)
+    np.testing.assert_allclose(x.numpy(), t.numpy(), rtol=tol, atol=tol)
