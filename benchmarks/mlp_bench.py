@@ -8,6 +8,12 @@ hand-written numpy (`numpy_workloads().w2`), which is the floor for a numpy engi
 process, taking turns, timed with `time.thread_time()` (this thread's CPU time: other processes do
 not count); each phase keeps its best of `--repeat`, so the table says where microtorch spends the
 time that hand numpy does not.
+
+Page faults are not what the harness sees: it runs each library in a process of its own, where malloc
+can give freed large blocks back to the system and every fresh temporary of a step is faulted in
+again (0.85 us per 4 KiB page here). The last line counts them per step as they happen in this
+process; for the harness's own count run one cell of it, e.g.
+`MICROTORCH_PATH=$PWD python ../shared/bench/bench.py --backend microtorch --workload W2 --threads 1`.
 """
 import os
 
@@ -17,6 +23,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import gc  # noqa: E402
 import math  # noqa: E402
+import resource  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -121,6 +128,15 @@ def main():
         print(f"| {phase} | {n:.0f} | {m:.0f} | {m - n:+.0f} |")
     n, m = total["numpy"] * 1e3, total["microtorch"] * 1e3
     print(f"| whole step (best) | {n:.3f} ms | {m:.3f} ms | {m / n:.2f}x |")
+    faults = {name: _faults_per_step(phases) for name, phases in libs.items()}
+    print(f"| minor page faults per step (this process) | {faults['numpy']:.0f} | {faults['microtorch']:.0f} | |")
+
+
+def _faults_per_step(phases, steps=50):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(steps):
+        run(phases)
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / steps
 
 
 if __name__ == "__main__":
