@@ -110,3 +110,35 @@ def test_a_large_update_block_by_block_gives_the_out_of_place_values(dtype, layo
     t.sub_(torch.tensor(b), alpha=0.3)
     tol = 1e-6 if dtype == np.float32 else 1e-14  # (torch may fuse the multiply-add: one rounding less)
     np.testing.assert_allclose(x.numpy(), t.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("op", ["__iadd__", "__isub__"])
+def test_augmented_assignment_under_no_grad_writes_into_the_tensor(op, monkeypatch):
+    """A student's `w -= lr * w.grad`: the same values as w - lr * w.grad, in w's memory, one version more."""
+    a, g = data()
+    monkeypatch.setattr(inplace, "apply_inplace", lambda *args, **kwargs: pytest.fail("took the general path"))
+    results = []
+    for L in LIBS:
+        w = L.tensor(a.copy(), requires_grad=True)
+        ptr, version = w.data_ptr(), w._version
+        with L.no_grad():
+            step = L.tensor(g) * 0.1
+            w2 = getattr(w, op)(step)
+        assert w2 is w and w.data_ptr() == ptr and w._version == version + 1
+        results.append(w.detach().numpy().copy())
+    expected = (a + 0.1 * g) if op == "__iadd__" else (a - 0.1 * g)
+    assert np.array_equal(results[1], expected)
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-14)
+
+
+@pytest.mark.parametrize("other", [None, "a", 2.5])
+def test_augmented_assignment_with_other_operands_keeps_torchs_behaviour(other):
+    outcomes = []
+    for L in LIBS:
+        x = L.ones(3, dtype=L.float64)
+        try:
+            x -= other
+            outcomes.append(x.numpy().tolist())
+        except Exception as e:  # noqa: BLE001 (the type is compared with torch's)
+            outcomes.append(type(e).__name__)
+    assert outcomes[0] == outcomes[1]

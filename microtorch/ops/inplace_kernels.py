@@ -1,12 +1,15 @@
-"""x.add_(y, alpha=a) and x.sub_(y, alpha=a) computed straight into x's memory when nothing records them.
+"""x.add_(y, alpha=a), x.sub_(y, alpha=a), x += y and x -= y computed straight into x's memory when nothing
+records them.
 
 The general in-place path (ops/inplace.py) computes x + a*y out of place and copies the result into x,
 so that autograd can record the op and torch's checks of shapes, dtypes and overlaps apply. When
 nothing records the update (grad mode off, or nothing involved requires grad; no tangents, no vmap)
 and y is a tensor of x's dtype and shape in memory of its own, numpy computes the same values into x
-directly, as torch's kernel does. That is an optimizer's step, `p.add_(g, alpha=-lr)` under no_grad:
-each weight is then read and written once instead of twice.
+directly, as torch's kernel does. That is an optimizer's step, `p.add_(g, alpha=-lr)` under no_grad,
+or a student's `p -= lr * p.grad`: each weight is then read and written once instead of twice.
 """
+import functools
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -25,8 +28,7 @@ def straight_into_self(ufunc, general):
                 bump_version(self)
                 return self
         return general(self, *args, **kwargs)
-    method.__name__ = general.__name__
-    return method
+    return functools.wraps(general)(method)  # (general's parameters: the type checks of guard read them)
 
 
 _BLOCK_BYTES = 1 << 16
