@@ -696,12 +696,10 @@ def install(cls):
     from . import elementwise as ew
     from .index import masked_fill
     methods = {
-        "add_": straight_into_self(np.add, _binary(lambda s, other, alpha=1: ew.add(s, other, alpha=alpha), "add_")),
-        "sub_": straight_into_self(np.subtract, _binary(lambda s, other, alpha=1: ew.sub(s, other, alpha=alpha),
-                                                        "sub_")),
+        "add_": _binary(lambda s, other, alpha=1: ew.add(s, other, alpha=alpha), "add_"),
+        "sub_": _binary(lambda s, other, alpha=1: ew.sub(s, other, alpha=alpha), "sub_"),
         "mul_": _binary(ew.mul, "mul_"), "div_": _binary(ew.div, "div_"), "pow_": _binary(ew.pow, "pow_"),
-        "__iadd__": straight_into_self(np.add, _binary(ew.add, "__iadd__")),
-        "__isub__": straight_into_self(np.subtract, _binary(ew.sub, "__isub__")),
+        "__iadd__": _binary(ew.add, "__iadd__"), "__isub__": _binary(ew.sub, "__isub__"),
         "__imul__": _binary(ew.mul, "__imul__"), "__itruediv__": _binary(ew.div, "__itruediv__"),
         "__ipow__": _binary(ew.pow, "__ipow__"),
         "clamp_": _unary(ew.clamp, "clamp_"), "clip_": _unary(ew.clamp, "clip_"),
@@ -713,5 +711,7 @@ def install(cls):
         "masked_fill_": _binary(masked_fill, "masked_fill_"),
         "zero_": _zero, "fill_": _fill, "copy_": _copy,
     }
+    for name, ufunc in (("add_", np.add), ("sub_", np.subtract), ("__iadd__", np.add), ("__isub__", np.subtract)):
+        methods[name] = straight_into_self(ufunc, methods[name])  # (when nothing records them: ops/inplace_kernels.py)
     for name, fn in methods.items():
         setattr(cls, name, fn)
