@@ -8,6 +8,14 @@ hand-written numpy (`numpy_workloads().w2`), which is the floor for a numpy engi
 process, taking turns, timed with `time.thread_time()` (this thread's CPU time: other processes do
 not count); each phase keeps its best of `--repeat`, so the table says where microtorch spends the
 time that hand numpy does not.
+
+    .venv/bin/python -m benchmarks.mlp_bench --apart 2   # each library in processes of its own
+
+Page faults depend on that: the harness runs each library in a process of its own, where malloc can
+give freed large blocks back to the system and a step's fresh temporaries are faulted in again
+(0.85 us per 4 KiB page here), which two libraries sharing a process hide from each other. The last
+line counts them per step; `--apart` times each library in processes of its own (taking turns,
+the best of all), as the harness does.
 """
 import os
 
@@ -16,7 +24,11 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
+import json  # noqa: E402
 import math  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -99,28 +111,68 @@ def run(phases):
     return times, out
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=300)
-    args = ap.parse_args()
-    libs = {"numpy": numpy_phases(), "microtorch": microtorch_phases()}
-    losses = {name: run(phases)[1] for name, phases in libs.items()}
-    assert abs(losses["numpy"] - losses["microtorch"]) < 1e-12, losses  # the same step
+def measure(libs, repeat):
+    """{name: (best seconds of each phase, best whole step, page faults per step)}, the libraries taking turns."""
     gc.freeze()
     best = {name: [math.inf] * len(phases) for name, phases in libs.items()}
     total = dict.fromkeys(libs, math.inf)
-    for _ in range(args.repeat):
+    for _ in range(repeat):
         for name, phases in libs.items():
             gc.collect()
             times = run(phases)[0]
             best[name] = list(map(min, best[name], times))
             total[name] = min(total[name], sum(times))
+    return {name: (best[name], total[name], _faults_per_step(phases)) for name, phases in libs.items()}
+
+
+def _faults_per_step(phases, steps=50):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(steps):
+        run(phases)
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / steps
+
+
+def apart(rounds, repeat):
+    """measure() with each library in processes of its own, as the harness runs them (malloc, and so the
+    page faults, then behave as there), `rounds` processes each, taking turns; the best of them all."""
+    results = {}
+    for _ in range(rounds):
+        for name in ("numpy", "microtorch"):
+            out = subprocess.run([sys.executable, "-m", "benchmarks.mlp_bench", "--only", name, "--repeat",
+                                  str(repeat)], check=True, capture_output=True, text=True).stdout
+            phases, total, faults = json.loads(out)[name]
+            if name in results:
+                old = results[name]
+                phases, total, faults = list(map(min, old[0], phases)), min(old[1], total), min(old[2], faults)
+            results[name] = (phases, total, faults)
+    return results
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=300)
+    ap.add_argument("--apart", type=int, default=0, metavar="ROUNDS",
+                    help="time each library in processes of its own, as the harness does (ROUNDS each)")
+    ap.add_argument("--only", choices=("numpy", "microtorch"), help=argparse.SUPPRESS)  # (a process of --apart)
+    args = ap.parse_args()
+    if args.only:
+        phases = numpy_phases() if args.only == "numpy" else microtorch_phases()
+        print(json.dumps(measure({args.only: phases}, args.repeat)))
+        return
+    if args.apart:
+        results, where = apart(args.apart, args.repeat), "a process of its own"
+    else:
+        libs = {"numpy": numpy_phases(), "microtorch": microtorch_phases()}
+        losses = {name: run(phases)[1] for name, phases in libs.items()}
+        assert abs(losses["numpy"] - losses["microtorch"]) < 1e-12, losses  # the same step
+        results, where = measure(libs, args.repeat), "this process"
     print("| phase | hand numpy (us) | microtorch (us) | microtorch - numpy (us) |\n|---|---|---|---|")
-    for k, (phase, _) in enumerate(libs["numpy"]):
-        n, m = best["numpy"][k] * 1e6, best["microtorch"][k] * 1e6
+    for k, (phase, _) in enumerate(numpy_phases()):
+        n, m = results["numpy"][0][k] * 1e6, results["microtorch"][0][k] * 1e6
         print(f"| {phase} | {n:.0f} | {m:.0f} | {m - n:+.0f} |")
-    n, m = total["numpy"] * 1e3, total["microtorch"] * 1e3
+    n, m = results["numpy"][1] * 1e3, results["microtorch"][1] * 1e3
     print(f"| whole step (best) | {n:.3f} ms | {m:.3f} ms | {m / n:.2f}x |")
+    print(f"| minor page faults per step ({where}) | {results['numpy'][2]:.0f} | {results['microtorch'][2]:.0f} | |")
 
 
 if __name__ == "__main__":

@@ -854,7 +854,7 @@ class Relu(Op):
     def forward(ctx, x):
         out = as_array(np.maximum(x, 0))  # (keeps NaN, as torch; np.where, below, is 4-7 times slower;
         # as_array: numpy gives a scalar for a 0-d input, and the op must give an array)
-        if (x == 0).any():  # but relu(-0.0) is -0.0 in torch, where np.maximum makes it 0.0
+        if x.dtype.kind == "f" and not x.all():  # a zero: relu(-0.0) is -0.0 in torch, np.maximum makes it 0.0
             out = np.where(x < 0, x.dtype.type(0), x)
         ctx.save_for_backward(out)
         return out
@@ -862,7 +862,8 @@ class Relu(Op):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return GradTimesLocal.apply(grad, out, ~(out._data <= 0))  # not `> 0`: a NaN passes its gradient, as torch
+        # torch passes the gradient where not out <= 0; out is >= 0 or NaN, so that is out != 0 (NaN passes)
+        return GradTimesLocal.apply(grad, out, out._data != 0)
 
     @staticmethod
     def jvp(ctx, t):
@@ -899,12 +900,15 @@ class GradTimesLocal(Op):
 
 
 def _select(mask, g):
-    """g where mask, else 0, in g's dtype: a mask selects, so that an inf or nan gradient is dropped
-    where the mask is 0 (as in torch). For a real g with no zero, inf or nan, g * mask is the same
-    (its -0.0s made 0.0 by adding 0) at half the cost of np.where on large arrays."""
-    if g.dtype.kind == "f" and np.isfinite(g).all() and g.all():
-        out = g * mask
-        out += 0
+    """g where mask, else +0.0, in g's dtype. A mask selects (as in torch): an inf or nan gradient is dropped
+    where the mask is 0 and a -0.0 kept where it is 1, which `g * mask` would not do (inf * 0 is nan, -1 * 0
+    is -0.0). For floats the selection is done on the bits, as cheaply as `g * mask`: g AND all ones is g,
+    g AND 0 is +0.0. (np.where is 2-3 times slower on large arrays.)"""
+    if g.dtype.kind == "f" and g.shape == mask.shape:
+        out = np.empty_like(g)  # (in g's layout, as g * mask would be)
+        bits = out.view(f"u{g.itemsize}")
+        np.negative(mask, dtype=bits.dtype, out=bits)  # True -> all ones (-1 as unsigned), False -> 0
+        bits &= g.view(bits.dtype)
         return out
     return np.where(mask, g, 0).astype(g.dtype, copy=False)
 

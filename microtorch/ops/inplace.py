@@ -21,6 +21,7 @@ from ..autograd.function import BackwardFunction
 from ..autograd.node import Node, _seq
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
+from .inplace_kernels import straight_into_self
 
 
 
@@ -710,5 +711,7 @@ def install(cls):
         "masked_fill_": _binary(masked_fill, "masked_fill_"),
         "zero_": _zero, "fill_": _fill, "copy_": _copy,
     }
+    for name, ufunc in (("add_", np.add), ("sub_", np.subtract), ("__iadd__", np.add), ("__isub__", np.subtract)):
+        methods[name] = straight_into_self(ufunc, methods[name])  # (when nothing records them: ops/inplace_kernels.py)
     for name, fn in methods.items():
         setattr(cls, name, fn)

@@ -3,8 +3,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._checks import check_einsum
+from ._kernels import _NAMES
 from ._op import Op, promoted
-from .shape import SqueezeDim
+from .shape import SqueezeDim, broadcasts_to
 
 
 class Matmul(Op):
@@ -50,7 +51,8 @@ class Mm(Matmul):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.column_major = (_column_major(a), _column_major(b))
+        if True in ctx.needs_input_grad:  # (only backward reads the layouts: not for the products backward makes)
+            ctx.column_major = (_column_major(a), _column_major(b))
         return Matmul.forward(ctx, a, b)
 
     @staticmethod
@@ -268,7 +270,11 @@ class Addmm(Op):
         # each product's gradient needs only the other operand (torch saves no more)
         ctx.save_for_backward(x if ctx.needs_input_grad[2] else None, w if ctx.needs_input_grad[1] else None)
         ctx.column_major = (_column_major(x), _column_major(w))
-        return bias + x @ w
+        out = x @ w
+        if bias.dtype != out.dtype:  # (addmm() refuses it, as torch; a direct Addmm.apply promotes)
+            return bias + out
+        out += bias  # (into the product: one temporary fewer than bias + x @ w)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -289,7 +295,21 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
     if beta != 1 or alpha != 1:
         return input * beta + mm(mat1, mat2) * alpha
     mat1, mat2 = _check(mat1, mat2, "addmm")
+    if isinstance(input, Tensor):
+        _check_bias(input, mat1, mat2)
     return Addmm.apply(input, mat1, mat2)
+
+
+def _check_bias(bias, mat1, mat2):
+    """addmm's input as torch checks it: mat2's dtype, and a shape that expands to the product's."""
+    if bias._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_NAMES.get(bias.dtype.name)} and "
+                           f"{_NAMES.get(mat2.dtype.name)} (addmm: the input added to the product); convert it, "
+                           f"e.g. with .to({mat2.dtype})")
+    target = (mat1.shape[0], mat2.shape[1])
+    if bias.ndim > 2 or not broadcasts_to(tuple(bias.shape), target):
+        raise RuntimeError(f"addmm: the input of shape {list(bias.shape)} does not expand to the product's shape "
+                           f"{list(target)}; give it shape [{target[1]}] or {list(target)}")
 
 
 class Einsum(Op):

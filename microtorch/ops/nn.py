@@ -77,8 +77,9 @@ class LogSoftmax(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        shifted = x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf)
-        out = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)), order="C")  # (as torch's)
+        out = x - x.max(axis=dim, keepdims=True, initial=-np.inf)  # shifted: exp cannot overflow
+        out -= np.log(np.exp(out).sum(axis=dim, keepdims=True))  # (in place: one temporary fewer)
+        out = np.asarray(out, order="C")  # (contiguous as torch's; 0-d stays 0-d)
         ctx.save_for_backward(out)
         return out
 
