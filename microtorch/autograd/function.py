@@ -302,7 +302,7 @@ def _make_ctx(cls, args, ctx):
     needs = tuple(needs)
     ctx._seq, ctx._to_save, ctx._saved = next(_seq), None, ()
     ctx.needs_input_grad = _shared.get(needs) or _share(needs, needs)
-    return ctx, True in needs and (grad_mode.threads_off == 0 or grad_mode.is_grad_enabled()), arrays
+    return ctx, True in needs and (grad_mode.threads_off == 0 or grad_mode._state.__dict__.get("enabled", True)), arrays
 
 
 _make_tensor = Tensor._make  # (a classmethod looked up once, not on every op)
