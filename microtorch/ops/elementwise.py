@@ -65,7 +65,8 @@ def add(input, other, *, alpha=1):
     try:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
             return Add.apply(a, b) if alpha == 1 else Add.apply(a, b, alpha=alpha)
-        if alpha == 1 and _keeps_dtype(a, b):  # tensor + number, the commonest case
+        # tensor + number, the commonest call with mul's: _keeps_dtype(a, b) spelled out, a call less
+        if alpha == 1 and type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind in "fc":
             return AddNumber.apply(a, b)
         if alpha == 1 and _keeps_dtype(b, a):
             return AddNumber.apply(b, a)
@@ -161,7 +162,8 @@ def mul(input, other):
     a, b = input, other
     try:
         if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
-            if _keeps_dtype(a, b):
+            # tensor * number, the commonest call with add's: _keeps_dtype(a, b) spelled out, a call less
+            if type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind in "fc":
                 return MulNumber.apply(a, b)
             if _keeps_dtype(b, a):
                 return MulNumber.apply(b, a)
@@ -278,9 +280,12 @@ class DivNumber(DivScalar):
         return DivNumber.apply(grad, ctx.s), None
 
 
+_NUMBERS = (int, float)
+
+
 def _keeps_dtype(t, s):
     """t <op> s computes in t's dtype (numpy agrees with torch): a float or complex tensor and an int or float."""
-    return type(s) in (int, float) and isinstance(t, Tensor) and t._data.dtype.kind in "fc"
+    return type(s) in _NUMBERS and isinstance(t, Tensor) and t._data.dtype.kind in "fc"
 
 
 class Neg(Op):
