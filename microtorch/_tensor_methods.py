@@ -264,7 +264,7 @@ def _add_inplace_forms(m, table):
     """x.op_(...) for the ops above: the op's result written into x (ops.inplace keeps the history)."""
     from .ops._api_args import checked
     from .ops.index_more import fill_diagonal
-    from .ops.inplace import _binary, _unary
+    from .ops.inplace import _binary, _unary, cast_checked
     for name in INPLACE_UNARY:
         m[name + "_"] = _unary(table[name], name + "_")
     for name, draw in RANDOM_FILLS.items():
@@ -278,8 +278,14 @@ def _add_inplace_forms(m, table):
         m[name + "_"] = _binary(table[name], name + "_")
     for name in NEW_INPLACE:  # their arguments checked before the in-place machinery runs
         m[name + "_"] = checked(m[name + "_"], name + "_", method=True, signature_of=table[name])
+    m["__imod__"] = _binary(table["remainder"], "__imod__")  # (x %= y writes into x, as torch's)
+    m["__ifloordiv__"] = _binary(table["floor_divide"], "__ifloordiv__")
     for op, name in BITWISE_INPLACE.items():
-        m[name + "_"] = m[f"__i{op}__"] = _cast_checked(m[name + "_"])  # (x &= y writes into x, as torch's)
+        m[name + "_"] = m[f"__i{op}__"] = cast_checked(m[name + "_"])  # (x &= y writes into x, as torch's)
+    for name in CAST_FIRST:
+        m[name + "_"] = cast_checked(m[name + "_"])
+    m["__imod__"] = _binary(table["remainder"], "__imod__")  # (x %= y writes into x, as torch's)
+    m["__ifloordiv__"] = _binary(table["floor_divide"], "__ifloordiv__")
     m["nan_to_num_"] = _nan_to_num_inplace(m["nan_to_num_"])
     m["cumprod_"] = _refuse_bool(m["cumprod_"], "cumprod_out_cpu")
     m["fill_diagonal_"] = checked(_unary(fill_diagonal, "fill_diagonal_"), "fill_diagonal_", True, fill_diagonal)
@@ -287,22 +293,8 @@ def _add_inplace_forms(m, table):
 
 BITWISE_INPLACE = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
                    "rshift": "bitwise_right_shift"}
-
-
-def _cast_checked(method):
-    """An in-place integer op that first checks, as torch, that its result dtype can be written into self:
-    x_int.bitwise_and_(1.5) is refused for the cast, before any kernel is looked for."""
-    def inplace(self, other):
-        from ._dtype import result_type
-        from .ops._kernels import _NAMES
-        dt = result_type(self, other)
-        if (dt.is_floating_point or dt.is_complex) and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError(f"result type {_NAMES.get(dt.name, dt.name)} can't be cast to the desired output type "
-                               f"{_NAMES.get(self.dtype.name, self.dtype.name)} ({method.__name__}); bitwise ops "
-                               "take integer or bool operands")
-        return method(self, other)
-    inplace.__name__ = method.__name__
-    return inplace
+# in-place ops with a float result for integers (ops/_checks.py checks the others' casts with their kernels)
+CAST_FIRST = ("atan2", "arctan2", "copysign", "ldexp", "gcd", "lcm")
 
 
 def _nan_to_num_inplace(method):

@@ -28,6 +28,17 @@ def _same_as_torch(fn):
     return t
 
 
+def _close_to_torch(fn, rtol=1e-6):
+    """as _same_as_torch, the values compared to rtol, NaN equal to NaN (each part of a complex number)"""
+    t, m = _outcome(fn, torch), _outcome(fn, mt)
+    if isinstance(t, type) or isinstance(m, type):
+        assert m == t, f"torch {t}, microtorch {m}"
+        return t
+    assert m[:2] == t[:2], f"torch {t}, microtorch {m}"
+    np.testing.assert_allclose(np.asarray(m[2], complex), np.asarray(t[2], complex), rtol=rtol, equal_nan=True)
+    return t
+
+
 # ---- 1. Tensor.new -----------------------------------------------------------------------------------------
 NEW_CASES = {
     "nothing": lambda l: l.tensor([1.0, 2.0]).new(),
@@ -124,18 +135,6 @@ BASES = {"bool": [True, False], "uint8": [2, 3], "int8": [2, -3], "int32": [0, 3
 EXPONENTS = [2, 0, -1, 3, 2.0, 0.5, -2.5, 1j, True, False]
 EXPONENT_TENSORS = {"bool": [True, False], "uint8": [2, 0], "int8": [2, -3], "int32": [-1, 3], "int64": [-2, 5],
                     "float32": [2.0, -0.5]}
-# differences that need a change outside pow: each reason names the file
-POW_KNOWN = {
-    ("bool", "True"): "ops/_kernels.py refuses pow on bool at the guard; torch copies for exponent 1 (fills 1 for 0)",
-    ("bool", "False"): "(the same as bool ** True)",
-    ("float16", "1j", "pow_"): "torch refuses the in-place cast first (RuntimeError); the guard asks pow, which "
-                               "refuses the complex half kernel (NotImplementedError)",
-    ("uint8", "int8", "pow_"): "ops/inplace.py _checked casts with numpy's same_kind rule, which refuses int -> "
-                               "uint8; torch casts between integer types",
-    ("uint8", "int32", "pow_"): "(the same as uint8.pow_(int8))", ("uint8", "int64", "pow_"): "(the same)",
-}
-
-
 def _typed(lib, dtype, values):
     return lib.tensor(values, dtype=getattr(lib, dtype))
 
@@ -153,13 +152,7 @@ def _pow_forms(base, exponent):
 POW_SCALAR_CASES = [(b, e, form) for b in BASES for e in EXPONENTS for form in _pow_forms(b, e)]
 
 
-def _known(*key):
-    reason = POW_KNOWN.get(key) or key[2] != "rpow" and POW_KNOWN.get(key[:2])
-    return pytest.mark.xfail(strict=True, reason=reason) if reason else ()
-
-
-@pytest.mark.parametrize("base,exponent,form", [pytest.param(*c, marks=_known(c[0], repr(c[1]), c[2]))
-                                                for c in POW_SCALAR_CASES])
+@pytest.mark.parametrize("base,exponent,form", POW_SCALAR_CASES)
 def test_pow_scalar_exponent_dtypes_as_torch(base, exponent, form):
     t, m = (_outcome(_pow_forms(base, exponent)[form], lib) for lib in (torch, mt))
     assert (m if isinstance(m, type) else m[:2]) == (t if isinstance(t, type) else t[:2])
@@ -167,8 +160,8 @@ def test_pow_scalar_exponent_dtypes_as_torch(base, exponent, form):
         np.testing.assert_allclose(np.asarray(m[2], dtype=complex), np.asarray(t[2], dtype=complex), rtol=1e-6)
 
 
-@pytest.mark.parametrize("base,exponent,form", [
-    pytest.param(b, e, f, marks=_known(b, e, f)) for b in BASES for e in EXPONENT_TENSORS for f in ("pow", "pow_")])
+@pytest.mark.parametrize("base,exponent,form", [(b, e, f) for b in BASES for e in EXPONENT_TENSORS
+                                                for f in ("pow", "pow_")])
 def test_pow_tensor_exponent_dtypes_as_torch(base, exponent, form):
     def run(lib):
         x, y = _typed(lib, base, BASES[base]), _typed(lib, exponent, EXPONENT_TENSORS[exponent])
@@ -317,33 +310,17 @@ def test_bitwise_operators_as_torch(op, dtype):
     _same_as_torch(lambda l: ~_typed(l, dtype, BIT_DTYPES[dtype]))
 
 
-# ops/inplace.py casts with numpy's same_kind rule, which refuses int8/int64 -> uint8 (torch casts between ints)
-UINT8_CAST = {("uint8", ("tensor", "int8")), ("uint8", ("tensor", "int64"))}
-
-
 @pytest.mark.parametrize("op", IN_PLACE)
 @pytest.mark.parametrize("dtype", BIT_DTYPES)
 def test_bitwise_operators_in_place_as_torch(op, dtype):
     """x &= y writes into x (the same tensor, its version bumped), or raises torch's error for the cast."""
     for other in BIT_OTHERS:
-        if (dtype, other) in UINT8_CAST:
-            continue
-
         def run(lib):
             x = _typed(lib, dtype, BIT_DTYPES[dtype])
             out = getattr(x, IN_PLACE[op])(_operand(lib, other))
             assert out is x and x._version == 1
             return x
         _same_as_torch(run)
-
-
-def test_uint8_in_place_with_a_wider_int_still_differs():
-    """(a test that fails once ops/inplace.py casts int -> uint8 as torch: then drop UINT8_CAST above)"""
-    x = torch.tensor([3, 250], dtype=torch.uint8)
-    x &= torch.tensor([1, 2], dtype=torch.int8)
-    with pytest.raises(RuntimeError):
-        y = mt.tensor([3, 250], dtype=mt.uint8)
-        y &= mt.tensor([1, 2], dtype=mt.int8)
 
 
 @pytest.mark.parametrize("lib", [torch, mt], ids=_name)
@@ -681,3 +658,137 @@ def test_apply_writes_through_a_view(lib):
     base = lib.arange(6.0).reshape(2, 3)
     base.t().apply_(lambda v: -v)
     assert base.tolist() == [[-0.0, -1.0, -2.0], [-3.0, -4.0, -5.0]]
+
+
+# ---- (polish, third session) modulo by a number in torch's result dtype -------------------------------------------
+MOD_DTYPES = {"int64": [5, -3, 0, 7], "int32": [5, -3, 0, 7], "uint8": [5, 253, 0, 7], "int8": [5, -3, 0, 7],
+              "bool": [True, False, True, True], "float16": [5.0, -3.0, 0.0, 7.5], "float32": [5.0, -3.5, 0.0, 7.0]}
+MOD_FORMS = {"%": lambda l, x, s: x % s, "fmod": lambda l, x, s: l.fmod(x, s),
+             "remainder": lambda l, x, s: l.remainder(x, s), "method fmod": lambda l, x, s: x.fmod(s),
+             "0-d": lambda l, x, s: l.remainder(x[0], s)}
+
+
+@pytest.mark.parametrize("form", MOD_FORMS)
+@pytest.mark.parametrize("dtype", MOD_DTYPES)
+def test_modulo_by_a_number_in_torchs_dtype(dtype, form):
+    """an integer tensor % 2.5 is the default float dtype (not float64); a number outside uint8 wraps into it"""
+    for s in (2.5, -2.5, 2, -2, 300, True, 1e300):
+        _same_as_torch(lambda l: MOD_FORMS[form](l, _typed(l, dtype, MOD_DTYPES[dtype]), s))
+
+
+def test_modulo_by_a_number_under_a_float64_default():
+    for lib in (torch, mt):
+        lib.set_default_dtype(lib.float64)
+    try:
+        _same_as_torch(lambda l: l.fmod(l.tensor([5, -3]), 2.5))
+    finally:
+        for lib in (torch, mt):
+            lib.set_default_dtype(lib.float32)
+
+
+@pytest.mark.parametrize("op", ["fmod", "remainder"])
+def test_modulo_by_a_number_gradients_as_torch(op):
+    check_op(lambda l, x: getattr(l, op)(x, 1.5), np.array([-2.5, -1.0, 0.25, 3.0, 4.5]),
+             grad_fn=("FmodBackward0" if op == "fmod" else "RemainderBackward0"))
+
+
+# ---- (polish) bool ** True, and pow of a number by a tensor through torch.pow --------------------------------------
+POW_BOOL_CASES = {
+    "bool ** True": lambda l: l.tensor([True, False]) ** True,
+    "bool ** False": lambda l: l.tensor([True, False]) ** False,
+    "pow(bool, True)": lambda l: l.pow(l.tensor([True, False]), True),
+    "pow_(True)": lambda l: l.tensor([True, False]).pow_(True),
+    "pow_(False)": lambda l: l.tensor([True, False]).pow_(False),
+    "**= False": lambda l: l.tensor([True, False]).__ipow__(False),
+    "0-d bool ** True": lambda l: l.tensor(False) ** True,
+    "True ** bool": lambda l: True ** l.tensor([True, False]),
+    "bool ** bool tensor": lambda l: l.tensor([True, False]) ** l.tensor(True),
+    "pow(True, bool)": lambda l: l.pow(True, l.tensor([True])),
+    "pow(2, x)": lambda l: l.pow(2, l.tensor([1.0, 2.0])),
+    "pow(2.5, int)": lambda l: l.pow(2.5, l.tensor([1, 2])),
+    "pow(2, exponent=x)": lambda l: l.pow(2, exponent=l.tensor([1.0, -1.0])),
+    "pow(2, 3)": lambda l: l.pow(2, 3),
+    "pow(None, x)": lambda l: l.pow(None, l.tensor([1.0])),
+}
+
+
+@pytest.mark.parametrize("case", POW_BOOL_CASES)
+def test_pow_of_bool_by_a_bool_as_torch(case):
+    _same_as_torch(POW_BOOL_CASES[case])
+
+
+def test_pow_of_a_number_by_a_tensor_records_torchs_node():
+    check_op(lambda l, x: l.pow(2.0, x), X_POW, grad_fn="PowBackward2", vmap=False)
+
+
+def test_bool_pow_in_place_writes_into_the_tensor():
+    for lib in (torch, mt):
+        x = lib.tensor([True, False])
+        assert x.pow_(False) is x and x.tolist() == [True, True] and x._version == 1
+
+
+# ---- (polish) in-place ops cast their result into the tensor as torch (canCast) ---------------------------------
+CAST_DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64", "complex64"]
+CAST_OPS = ["add_", "mul_", "sub_", "div_", "copy_", "pow_", "fmod_", "remainder_", "floor_divide_", "__iand__",
+            "bitwise_or_", "__ilshift__", "__imod__", "__ifloordiv__", "__iadd__", "__imul__", "__ipow__", "atan2_",
+            "hypot_", "xlogy_", "copysign_", "clamp_min_", "gcd_", "lt_"]
+
+
+def _cast_case(op, dtype, other):
+    def run(lib):
+        x = _typed(lib, dtype, [1, 0, 3])
+        y = _typed(lib, other, [3, 1, 2]) if isinstance(other, str) else other
+        out = getattr(x, op)(y)
+        assert out is x and x._version == 1
+        return x
+    return run
+
+
+@pytest.mark.parametrize("op", CAST_OPS)
+@pytest.mark.parametrize("dtype", CAST_DTYPES)
+def test_in_place_casts_as_torch(op, dtype):
+    """int64 into uint8 wraps and float64 into float16 rounds (same category or up), a float result is refused in
+    an integer tensor and an integer one in a bool tensor, before a missing kernel is reported (x_int.fmod_(1j))"""
+    for other in CAST_DTYPES + [2, 2.5, 1j]:
+        _close_to_torch(_cast_case(op, dtype, other))
+
+
+def test_in_place_cast_error_names_the_op():
+    for lib in (torch, mt):
+        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+            lib.tensor([1, 2]).fmod_(2.5)
+    with pytest.raises(RuntimeError, match="fmod_"):
+        mt.tensor([1, 2]).fmod_(2.5)
+    with pytest.raises(RuntimeError, match="remainder"):
+        x = mt.tensor([1, 2])
+        x %= 2.5
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_uint8_in_place_with_a_wider_int_wraps(lib):
+    x = lib.tensor([3, 250], dtype=lib.uint8)
+    x += lib.tensor([-4, 10], dtype=lib.int64)
+    assert x.dtype == lib.uint8 and x.tolist() == [255, 4]
+    x &= lib.tensor([1, -2], dtype=lib.int8)
+    assert x.tolist() == [1, 4]
+
+
+def test_in_place_cast_keeps_the_graph():
+    """a float64 result written into a float32 tensor that requires grad: the gradient is float32, as torch's"""
+    def f(l, x):
+        y = x * 1
+        y.mul_(l.tensor([2.0, 3.0, 4.0], dtype=l.float64))
+        return y
+    check_op(f, np.array([1.0, -2.0, 0.5], dtype=np.float32), grad_fn="MulBackward0", vmap=False, grad_tol=1e-6)
+
+
+MASKED_FILL_VALUES = [-1, 300, 2.5, -2.5, 1j, 2 + 0j, True, float("nan"), float("inf"), 2 ** 70, -129, 200, 255,
+                      -255, -256, -1.0, 1e6, 1e300, 2 ** 63, 2 ** 64 - 1, 2 + 1j, 70000]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int64", "float16", "float32", "complex64"])
+def test_masked_fill_converts_the_number_as_torch(dtype):
+    """uint8 takes -255..255 (wrapping), the other integers their range, float16 up to 65504, bool anything"""
+    for v in MASKED_FILL_VALUES:
+        _close_to_torch(lambda l: _typed(l, dtype, [1, 2]).masked_fill(l.tensor([True, False]), v))
+        _close_to_torch(lambda l: _typed(l, dtype, [1, 2]).masked_fill_(l.tensor([True, False]), v))

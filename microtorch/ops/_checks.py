@@ -78,12 +78,13 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "normalize": {"p": None}, "randint": {"high": "size"},  # (randint(high, size) too)
              "randint_like": {"low": None, "high": None}, "where": {"input": "tensor_or_number", "other": "tensor_or_number"},
              **{op: {"input": "tensor_or_number"} for op in ("mul", "multiply", "div", "divide", "true_divide",
-                                                             "floor_divide")},
+                                                             "floor_divide", "pow")},
              "tensor_split": {"indices_or_sections": None},  # (a tensor of indices too)
              "scatter": {"src": "tensor_or_number"}, "index_fill": {"value": "tensor_or_number"},
              "index_add": {"source": "tensor"},
              **{op: {"other": "tensor"} for op in ("atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "logical_and",
-                                                   "logical_or", "logical_xor", "maximum", "minimum")},  # (no numbers)
+                                                   "logical_or", "logical_xor", "maximum", "minimum", "gcd", "lcm",
+                                                   "ldexp", "nextafter")},  # (no numbers)
              **{op: {"b": "tensor_or_number"} for op in ("eq", "ne", "lt", "le", "gt", "ge", "less", "less_equal",
                                                           "greater", "greater_equal", "not_equal")}}  # (max(x, y) is maximum; max checks an int dim itself)
 _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
@@ -230,7 +231,7 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
             or distribution_error(op, e) or named_error(op, e)
 
     kernel_op, n = kernel_rule(op)  # a dtype torch has no kernel for: refused at the entry, as torch does
-    kernel = functools.partial(_kernels.kernel_error, kernel_op) if n else None
+    kernel = functools.partial(_dtype_error, kernel_op, op) if n else None
     refuse = functools.partial(_refuse, op, sig_fn, method, overrides)
     check_types = functools.partial(type_error, op, sig_fn) if signature_of is None else None
     kinds = (check_types, method, {**_OP_KINDS.get(op, _OP_KINDS.get(op.rstrip("_"), {})), **(overrides or {})})
@@ -262,9 +263,32 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     return guarded
 
 
+def _dtype_error(kernel_op, op, values):
+    """torch's error for the dtypes of the leading arguments `values`: of an in-place op (`fmod_`, `__imod__`),
+    a result that cannot be written into self (checked first, as torch); then a dtype with no kernel."""
+    if kernel_op in ("pow", "ipow") and len(values) > 1 and values[1].__class__ is bool and _is_tensor(values[0]):
+        return None  # (torch's pow by a Python bool runs no kernel: True copies, False fills ones)
+    if kernel_op in _CAST_FIRST and (op.endswith("_") or op in _IN_PLACE_NAMES) and len(values) > 1 \
+            and _is_tensor(values[0]):
+        from .inplace import cast_error
+        err = cast_error(values[0], values[1], _IN_PLACE_NAMES.get(op, op))
+        if err is not None:
+            return err
+    return _kernels.kernel_error(kernel_op, values)
+
+
+# ops whose result has the dtype the arguments promote to, so that in place it must fit self's (not the comparisons:
+# lt_ writes a bool result into any dtype); "ipow" is x **= y (x %= y is remainder's, see _OPERATOR_OPS)
+_CAST_FIRST = {"pow", "ipow", "fmod", "remainder", "floor_divide", "hypot", "xlogy", "clamp_min", "clamp_max", "gcd",
+               "lcm", "nextafter", "igamma", "igammac", "bitwise_left_shift", "bitwise_right_shift"}
+_OPERATOR_OPS = {"imod": "remainder", "ifloordiv": "floor_divide"}  # (x %= y is x.remainder_(y))
+_IN_PLACE_NAMES = {"imod": "remainder_", "ifloordiv": "floor_divide_", "ipow": "pow_"}
+
+
 def kernel_rule(op):
     """(the op's name in ops/_kernels.py's tables, how many leading arguments its dtype check reads: 0 for none);
     an in-place form (`abs_`) has its op's kernels."""
+    op = _OPERATOR_OPS.get(op, op)
     n = _kernels.rule(op)
     if n or not op.endswith("_"):
         return op, n
@@ -291,10 +315,12 @@ def dim_error(op, fn, args, kwargs):
     """torch's IndexError for a `dim` argument out of range for the input's dims, or None."""
     bound = _signature(fn).bind(*args, **kwargs).arguments
     x, dim = next(iter(bound.values())), bound.get("dim")
+    if not _is_tensor(x):  # (pow(2, x): the first argument may be a number)
+        return None
     dims = dim if isinstance(dim, (list, tuple)) else [dim]
     n = max(x.ndim, 1)
     bad = [d for d in dims if _is_int(d) and not -n <= d < n]
-    if not _is_tensor(x) or not bad:
+    if not bad:
         return None
     return IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
                       f"{bad[0]}); dims count from 0 to ndim - 1, or from -ndim to -1 backwards")
@@ -532,7 +558,7 @@ def axis_error(op, e):
 _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
               "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__floordiv__", "__mod__", "__and__", "__or__",
               "__xor__", "__getitem__", "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
-              "__ipow__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__")
+              "__ipow__", "__imod__", "__ifloordiv__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__")
 
 
 def guard_namespace(ns, names=None, overrides=None, eager=False):

@@ -317,6 +317,8 @@ class PowScalar(Op):
     def forward(ctx, x, exponent):
         ctx.exponent = exponent
         ctx.save_for_backward(x)
+        if x.dtype.kind == "b":  # (bool ** True, bool ** False: torch copies, or fills ones)
+            return x.copy() if exponent else np.ones_like(x)
         if x.dtype.kind == "f" and exponent in _POW_SPECIAL:  # torch's kernels: the sign of -0 carries
             return np.asarray(_POW_SPECIAL[exponent](x), dtype=x.dtype)
         return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
@@ -370,6 +372,9 @@ def pow(input, exponent):
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         return _pow_number(a, b)
     if not isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            raise TypeError(f"pow() received an invalid combination of arguments - got ({type(a).__name__}, "
+                            f"{type(b).__name__}): the base or the exponent must be a Tensor")
         return _rpow(a, b)
     x, y = promoted(a, b)
     try:

@@ -379,6 +379,37 @@ class MaskedFillTensor(MaskedFill):
     _edges = (0, 2)
 
 
+_C_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+            "float16": "c10::Half", "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}
+
+
+def fill_scalar(value, dtype, op):
+    """The number `value` in `dtype` as torch converts a fill value (c10's checked conversion): an integer dtype
+    takes a finite number in its range (uint8 also an integer down to -255, which wraps), a floating dtype one
+    below its largest value, a real dtype no imaginary part; a bool dtype takes anything (nonzero is True)."""
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 64:
+        raise OverflowError(f"{op}(): int too big to convert ({value}: torch takes a 64-bit integer here)")
+    np_dtype = dtype.np
+    kind = np_dtype.kind
+    if kind == "b":
+        return np.bool_(value != 0)
+    fits = not (isinstance(value, complex) and value.imag and kind != "c")
+    value = value.real if isinstance(value, complex) and kind != "c" else value
+    if fits and kind in "iu":
+        info = np.iinfo(np_dtype)
+        low = -int(info.max) if kind == "u" and not isinstance(value, float) else info.min
+        fits = bool(np.isfinite(value)) and low <= value <= info.max
+        value = np.asarray(int(value) if fits else 0).astype(np_dtype)  # (uint8: -1 wraps to 255)
+    elif fits:
+        big = np.finfo(np_dtype).max
+        fits = all(not np.isfinite(p) or abs(p) <= big for p in (np.real(value), np.imag(value)))
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[np_dtype.name]} without overflow ({op}: "
+                           f"{value} does not fit in {dtype})")
+    return np.asarray(value, np_dtype)[()]
+
+
 def masked_fill(input, mask, value):
     if mask.dtype.name != "bool":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
@@ -388,6 +419,8 @@ def masked_fill(input, mask, value):
                                f"{value.ndim} dimension(s).")
         if value._data.dtype != input._data.dtype:
             value = value.to(input.dtype)
+    else:
+        value = fill_scalar(value, input.dtype, "masked_fill")
     try:
         out = (MaskedFillTensor if isinstance(value, Tensor) else MaskedFill).apply(input, mask, value)
     except ValueError:

@@ -6,6 +6,7 @@ remainder pass the gradient through to the dividend, and -g * trunc(a / b) (fmod
 floor_divide has no derivative (its node refuses, as torch's)."""
 import numpy as np
 
+from .._dtype import result_type
 from ._op import Op, as_array
 from .elementwise import zeros_like_
 
@@ -51,7 +52,7 @@ class Fmod(Op):
 
     @staticmethod
     def forward(ctx, x, s):
-        return np.fmod(x, s)
+        return np.fmod(*_in_result_type(x, s))
 
     @staticmethod
     def backward(ctx, grad):
@@ -84,6 +85,13 @@ class FmodTensor(Op):
         return ta - tb * (a / b).trunc()
 
 
+def _in_result_type(x, s):
+    """x and the number s as arrays of torch's result dtype: an integer tensor and a float number give the
+    default dtype (numpy would give float64), and a number outside an integer dtype wraps (uint8 and -2: 254)."""
+    np_dtype = result_type(x, s).np
+    return x.astype(np_dtype, copy=False), np.asarray(s).astype(np_dtype)
+
+
 def torch_remainder(a, b):
     """a mod b with the sign of b, computed as torch does (fmod, then b added where the signs
     differ), so that a zero result keeps fmod's sign where numpy's remainder gives b's."""
@@ -97,7 +105,7 @@ class Remainder(Fmod):
 
     @staticmethod
     def forward(ctx, x, s):
-        return torch_remainder(x, np.asarray(s, np.result_type(x, s)))
+        return torch_remainder(*_in_result_type(x, s))
 
 
 class RemainderTensor(FmodTensor):
