@@ -7,6 +7,7 @@ from . import _dtype
 from ._random import _rng
 from ._tensor import Tensor, _filled, _size_arg
 from .ops._checks import check_size
+from .ops.triangle import tril, triu  # noqa: F401 (their home is ops/triangle.py; microtorch imports them from here)
 
 
 def _finish(arr, dtype, requires_grad, device=None):
@@ -340,27 +341,6 @@ def _check_meshgrid(tensors):
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got shape "
                                f"{list(t.shape)}; flatten it first")
-
-
-def _matrix_arg(x, op):
-    if x.ndim < 2:
-        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions (got shape {list(x.shape)})")
-
-
-def tril(input, diagonal=0):
-    _matrix_arg(input, "tril")
-    mask = np.tril(np.ones(input.shape[-2:], dtype=bool), diagonal)
-    if input.requires_grad:
-        return input * Tensor._make(mask)
-    return Tensor._make(np.where(mask, input._data, 0).astype(input._data.dtype))
-
-
-def triu(input, diagonal=0):
-    _matrix_arg(input, "triu")
-    mask = np.triu(np.ones(input.shape[-2:], dtype=bool), diagonal)
-    if input.requires_grad:
-        return input * Tensor._make(mask)
-    return Tensor._make(np.where(mask, input._data, 0).astype(input._data.dtype))
 
 
 def diag(input, diagonal=0):

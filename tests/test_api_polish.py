@@ -792,3 +792,63 @@ def test_masked_fill_converts_the_number_as_torch(dtype):
     for v in MASKED_FILL_VALUES:
         _close_to_torch(lambda l: _typed(l, dtype, [1, 2]).masked_fill(l.tensor([True, False]), v))
         _close_to_torch(lambda l: _typed(l, dtype, [1, 2]).masked_fill_(l.tensor([True, False]), v))
+
+
+# ---- (polish) tril and triu record torch's own nodes -------------------------------------------------------------
+M3 = np.arange(24.0).reshape(2, 3, 4) - 11.5
+TRI_SPECS = {
+    "tril": (lambda l, x: l.tril(x), M, "TrilBackward0"),
+    "tril 1": (lambda l, x: l.tril(x, 1), M, "TrilBackward0"),
+    "tril -2 batched": (lambda l, x: x.tril(-2), M3, "TrilBackward0"),
+    "tril diagonal=": (lambda l, x: x.tril(diagonal=-1), M3, "TrilBackward0"),
+    "triu": (lambda l, x: l.triu(x), M, "TriuBackward0"),
+    "triu 2": (lambda l, x: x.triu(2), M3, "TriuBackward0"),
+    "triu -5": (lambda l, x: l.triu(x, -5), M, "TriuBackward0"),
+    "tril_ of a non-leaf": (lambda l, x: (x * 1).tril_(1), M, "TrilBackward0"),
+    "triu_ of a non-leaf": (lambda l, x: (x * 1).triu_(-1), M3, "TriuBackward0"),
+    "tril of triu": (lambda l, x: x.triu(-1).tril(1) * x, M, "MulBackward0"),
+}
+
+
+@pytest.mark.parametrize("case", TRI_SPECS)
+def test_triangles_record_torchs_nodes(case):
+    f, x, node = TRI_SPECS[case]
+    check_op(f, x, grad_fn=node)
+    names = [_graph_names(f(lib, lib.tensor(x, requires_grad=True))) for lib in (torch, mt)]
+    assert names[1] == names[0]
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_triangle_nodes_save_the_diagonal(lib):
+    """(torch shows a negative diagonal as its unsigned 64-bit wrap, 2**64 - 1 for -1: compared for k >= 0 only)"""
+    x = lib.ones(3, 3, requires_grad=True)
+    assert x.tril(1).grad_fn._saved_diagonal == 1 and x.triu(2).grad_fn._saved_diagonal == 2
+    assert type(x.tril().grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
+
+
+TRI_CASES_MORE = {
+    "bool": lambda l: l.tril(l.ones(3, 3, dtype=l.bool)),
+    "int": lambda l: l.triu(l.arange(9).reshape(3, 3), 1),
+    "complex": lambda l: l.tril(l.ones(2, 2, dtype=l.complex64) * 1j),
+    "empty": lambda l: l.triu(l.ones(0, 3)),
+    "wide": lambda l: l.tril(l.ones(2, 5), 3),
+    "in place": lambda l: l.ones(3, 3).tril_(),
+    "in place on a view": lambda l: l.ones(3, 4)[:, 1:].triu_(),
+    "1-d": lambda l: l.tril(l.ones(3)),
+    "0-d method": lambda l: l.tensor(1.0).triu(),
+    "float diagonal": lambda l: l.tril(l.ones(3, 3), 1.5),
+    "leaf in place": lambda l: l.ones(3, 3, requires_grad=True).tril_(),
+}
+
+
+@pytest.mark.parametrize("case", TRI_CASES_MORE)
+def test_triangles_as_torch(case):
+    _same_as_torch(TRI_CASES_MORE[case])
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_triangles_under_vmap_have_a_rule(lib, recwarn):
+    x = lib.tensor(M3)
+    out = lib.func.vmap(lambda m: lib.tril(m, 1), in_dims=2)(x)
+    assert out.tolist() == lib.stack([x[:, :, i].tril(1) for i in range(4)]).tolist()
+    assert not [w for w in recwarn if "vmap" in str(w.message) or "batching rule" in str(w.message)]

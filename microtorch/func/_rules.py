@@ -9,6 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops import elementwise as ew, index as ix, linalg as la, misc, nn, reduce as rd, rounding as rn, shape as sh
+from ..ops import triangle
 from ._batching import (BatchedArray, _batch_size, _NoRule, _shift, expand_batch, movedim, physical_key,
                         register, unwrap, wrap, wrap_outputs)
 
@@ -51,6 +52,7 @@ _ELEMENTWISE += [getattr(ew, name) for name in ("MulScalar", "DivScalar", "Erf",
 _ELEMENTWISE += [getattr(nn, name) for name in ("NllLossBackward",) if hasattr(nn, name)]
 _ELEMENTWISE += [rn.Floor, rn.Ceil, rn.Trunc, rn.Round, rn.RoundDecimals, rn.Fmod, rn.FmodTensor, rn.Remainder,
                  rn.RemainderTensor, rn.DivRounded, rn.FloorDivide, rn.RemainderOfNumber]
+_ELEMENTWISE += [triangle.Tril, triangle.Triu]  # (they work on the last two dims: the batch in front is one more)
 
 
 @register(*_ELEMENTWISE)
