@@ -270,7 +270,9 @@ def bernoulli(input, p=None, *, generator=None):
     if p is None and not ((input._data >= 0) & (input._data <= 1)).all():  # (NaN too)
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false. (bernoulli: the input holds "
                            "probabilities, each in [0, 1])")
-    if p is not None and not isinstance(p, Tensor) and not 0 <= p <= 1:
+    if isinstance(p, Tensor):  # (the argument checks let a 0-d tensor stand for a number, as torch's parser)
+        p = p.item()
+    if p is not None and not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     probs = input._data if p is None else p
     return Tensor._make((_rng(generator).random(input.shape) < probs).astype(input._data.dtype))

@@ -583,8 +583,14 @@ FILL_CASES = {
     "cauchy_(0, -1)": lambda x: x.cauchy_(0, -1), "cauchy_ int": lambda x: x.long().cauchy_(),
     "cauchy_(f23)": lambda x: x.cauchy_(x), "log_normal_(0, -1)": lambda x: x.log_normal_(0, -1),
     "bernoulli_(5)": lambda x: x.bernoulli_(5),
-    "bernoulli_(tensor p)": pytest.param(lambda x: x.bernoulli_(x * 0 + 0.5), marks=pytest.mark.xfail(
-        strict=True, reason="ops/_checks.py (the core's) reads a parameter named p as a number")),
+    "bernoulli_(tensor p)": lambda x: x.bernoulli_(x * 0 + 0.5),
+    "bernoulli_(p=tensor)": lambda x: x.bernoulli_(p=x * 0 + 1),
+    "bernoulli_(row of p)": lambda x: x.bernoulli_(torch_or_mt(x).tensor([0.5, 0.0, 1.0])),
+    "bernoulli_(p of another shape)": lambda x: x.bernoulli_(torch_or_mt(x).ones(2, 2)),
+    "bernoulli_('a')": lambda x: x.bernoulli_("a"),
+    "bernoulli(0-d tensor p)": lambda x: torch_or_mt(x).bernoulli(x, torch_or_mt(x).tensor(0.5)),
+    "bernoulli(0-d tensor p > 1)": lambda x: torch_or_mt(x).bernoulli(x, torch_or_mt(x).tensor(1.5)),
+    "bernoulli(tensor p)": lambda x: torch_or_mt(x).bernoulli(x, x),
 }
 
 
@@ -852,3 +858,42 @@ def test_triangles_under_vmap_have_a_rule(lib, recwarn):
     out = lib.func.vmap(lambda m: lib.tril(m, 1), in_dims=2)(x)
     assert out.tolist() == lib.stack([x[:, :, i].tril(1) for i in range(4)]).tolist()
     assert not [w for w in recwarn if "vmap" in str(w.message) or "batching rule" in str(w.message)]
+
+
+# ---- (polish) ops/_checks.py: what a failed call is blamed on ------------------------------------------------------
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_bernoulli_in_place_takes_a_tensor_of_probabilities(lib):
+    x = lib.ones(3, 3)
+    assert x.bernoulli_(lib.tensor([0.0, 1.0, 0.0])).tolist() == [[0.0, 1.0, 0.0]] * 3
+    assert x.bernoulli_(p=lib.zeros(3, 3)).tolist() == [[0.0] * 3] * 3
+
+
+COMPLEX_NUMBER_CASES = {
+    "normal_(1j)": lambda l: l.ones(2, dtype=l.complex64).normal_(1j),
+    "uniform_(0, 1j)": lambda l: l.ones(2, dtype=l.complex64).uniform_(0, 1j),
+    "cauchy_(1j)": lambda l: l.ones(2, dtype=l.complex64).cauchy_(1j),
+    "exponential_(1j)": lambda l: l.ones(2, dtype=l.complex64).exponential_(1j),
+    "nan_to_num_(1j)": lambda l: l.ones(2, dtype=l.complex64).nan_to_num_(1j),
+    "tensor_split(1j)": lambda l: l.ones(2, dtype=l.complex64).tensor_split(1j),
+    "unique_consecutive(1j)": lambda l: l.ones(2, dtype=l.complex64).unique_consecutive(1j),
+    "svd(1j)": lambda l: l.ones(2, 2, dtype=l.complex64).svd(1j),
+}
+
+
+@pytest.mark.parametrize("case", COMPLEX_NUMBER_CASES)
+def test_a_complex_number_argument_is_a_type_error(case):
+    """(a complex tensor and a complex number where torch takes a real one: the argument is wrong, not the kernel)"""
+    assert _same_as_torch(COMPLEX_NUMBER_CASES[case]) is TypeError
+
+
+NEW_ERRORS = {"a string": lambda l: l.ones(2).new("a"), "a dict": lambda l: l.ones(2).new({}),
+              "a float size": lambda l: l.ones(2).new(2, 2.5), "sizes and data": lambda l: l.ones(2).new([1], 2)}
+
+
+@pytest.mark.parametrize("case", NEW_ERRORS)
+def test_new_is_not_a_random_fill(case):
+    """Tensor.new's refusals are its own, not those of a distribution's parameters"""
+    assert isinstance(_same_as_torch(NEW_ERRORS[case]), type)
+    with pytest.raises(Exception) as info:
+        NEW_ERRORS[case](mt)
+    assert "distribution" not in str(info.value)

@@ -111,6 +111,7 @@ _OP_KINDS.update({op: {"sections": "size", "indices": "size"} for op in ("hsplit
 _OP_KINDS["tensor_split"].update({"sections": None, "indices": "size"})   # (sections may be a tensor of indices)
 _OP_KINDS["result_type"] = {"tensor": None, "other": None}   # (either may be a Python number)
 _OP_KINDS["cond"] = {"p": None}   # (linalg.cond's p: a number, inf, or a norm's name such as 'fro')
+_OP_KINDS["bernoulli_"] = {"p": "tensor_or_number"}   # (a tensor of probabilities too, broadcast to self)
 
 
 def _kind(name, overrides=None):
@@ -499,7 +500,11 @@ def dtype_error(op, args, kwargs, e):
     """torch's NotImplementedError when numpy has no loop for the inputs' dtypes (ceil of a complex tensor, the
     negation of a bool one): the op has no kernel for them."""
     msg = str(e)
-    tensors = [a for a in list(args) + list(kwargs.values()) if _is_tensor(a)]
+    values = list(args) + list(kwargs.values())
+    tensors = [a for a in values if _is_tensor(a)]
+    if isinstance(e, TypeError) and "complex" in msg and any(isinstance(a, complex) for a in values):
+        return TypeError(f"{op}(): a complex number was given where {op} takes a real one ({msg}); pass a real "
+                         "number")  # (the argument's type, as torch's parser says, not a kernel the tensor lacks)
     complex_input = "complex" in msg and any(t.dtype.is_complex for t in tensors)
     if not tensors or not isinstance(e, TypeError) or not (
             type(e).__module__.startswith("numpy") or "numpy boolean" in msg or complex_input
@@ -511,7 +516,7 @@ def dtype_error(op, args, kwargs, e):
 
 
 _RANDOM_FILLS = {"exponential_", "geometric_", "log_normal_", "random_", "cauchy_", "normal_", "uniform_", "bernoulli_",
-                 "bernoulli", "multinomial", "normal", "new"}
+                 "bernoulli", "multinomial", "normal"}
 
 
 def distribution_error(op, e):
