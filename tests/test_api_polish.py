@@ -897,3 +897,30 @@ def test_new_is_not_a_random_fill(case):
     with pytest.raises(Exception) as info:
         NEW_ERRORS[case](mt)
     assert "distribution" not in str(info.value)
+
+
+# ---- (polish) the bitwise functions take a number first, as torch's Scalar forms ----------------------------------
+NUMBER_FIRST = {
+    "and": lambda l: l.bitwise_and(1, l.tensor([3, 5, 6])),
+    "or": lambda l: l.bitwise_or(1, l.tensor([3, 5, 6])),
+    "xor bool": lambda l: l.bitwise_xor(True, l.tensor([True, False])),
+    "xor bool and int": lambda l: l.bitwise_xor(True, l.tensor([3, 4], dtype=l.int8)),
+    "left shift": lambda l: l.bitwise_left_shift(1, l.tensor([3, 5, 6])),
+    "right shift": lambda l: l.bitwise_right_shift(64, l.tensor([3, 5, 6], dtype=l.int32)),
+    "shift of a bool tensor": lambda l: l.bitwise_left_shift(2, l.tensor([True, False])),
+    "shift by a bool": lambda l: l.bitwise_left_shift(True, l.tensor([True, False])),
+    "-1 wraps into uint8": lambda l: l.bitwise_and(-1, l.tensor([1, 2], dtype=l.uint8)),
+    "300 wraps into uint8": lambda l: l.bitwise_or(300, l.tensor([1, 2], dtype=l.uint8)),
+    "other=": lambda l: l.bitwise_and(1, other=l.tensor([3, 5])),
+    "a float number": lambda l: l.bitwise_and(1.5, l.tensor([3, 5])),
+    "a float tensor": lambda l: l.bitwise_or(1, l.tensor([1.0])),
+    "a complex number": lambda l: l.bitwise_or(1j, l.tensor([3])),
+    "two numbers": lambda l: l.bitwise_and(1, 2),
+    "None": lambda l: l.bitwise_xor(None, l.tensor([3])),
+    "a string": lambda l: l.bitwise_xor("a", l.tensor([3])),
+}
+
+
+@pytest.mark.parametrize("case", NUMBER_FIRST)
+def test_bitwise_functions_take_a_number_first(case):
+    _same_as_torch(NUMBER_FIRST[case])

@@ -112,6 +112,8 @@ _OP_KINDS["tensor_split"].update({"sections": None, "indices": "size"})   # (sec
 _OP_KINDS["result_type"] = {"tensor": None, "other": None}   # (either may be a Python number)
 _OP_KINDS["cond"] = {"p": None}   # (linalg.cond's p: a number, inf, or a norm's name such as 'fro')
 _OP_KINDS["bernoulli_"] = {"p": "tensor_or_number"}   # (a tensor of probabilities too, broadcast to self)
+_OP_KINDS.update({op: {"input": "tensor_or_number"} for op in (  # (bitwise_and(1, x): torch's Scalar-first form)
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")})
 
 
 def _kind(name, overrides=None):
