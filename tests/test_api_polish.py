@@ -924,3 +924,41 @@ NUMBER_FIRST = {
 @pytest.mark.parametrize("case", NUMBER_FIRST)
 def test_bitwise_functions_take_a_number_first(case):
     _same_as_torch(NUMBER_FIRST[case])
+
+
+# ---- (polish) sgn: a real input's gradient is zero (torch's zero tensor), a complex one's torch's formula ----------
+SGN_SPECS = {
+    "sgn of reals": (lambda l, x: l.sgn(x) * x, (np.array([-1.5, 0.0, 2.0, np.inf]),), "MulBackward0"),
+    "sign of reals": (lambda l, x: x.sign(), (np.array([-1.5, 0.0, 2.0]),), "SignBackward0"),
+    "sgn alone": (lambda l, x: x.sgn(), (np.array([-1.5, 0.0, 2.0]),), "SgnBackward0"),
+    "sgn of complex, real part": (lambda l, u, v: l.sgn(u + 1j * v).real, (np.array([1.0, 0.5, 0.0, -3.0]),
+                                                                          np.array([1.0, -2.0, -2.0, 0.0])), None),
+    "sgn of complex times c": (lambda l, u, v: (l.sgn(u + 1j * v) * l.tensor([1j, 2, 3, -1])).imag,
+                               (np.array([1.0, 0.5, 0.0, -3.0]), np.array([1.0, -2.0, -2.0, 0.5])), None),
+}
+
+
+@pytest.mark.parametrize("case", SGN_SPECS)
+def test_sgn_gradients_as_torch(case):
+    f, arrays, node = SGN_SPECS[case]
+    check_op(f, *arrays, grad_fn=node, grad_tol=1e-6)
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_sgn_of_complex_zero_second_order_is_nan_as_torch(lib):
+    """torch masks the first derivative at z = 0 after dividing by |z|: its own derivative there is NaN"""
+    z = lib.tensor([1 + 1j, 0j, -2j], requires_grad=True)
+    g, = lib.autograd.grad((lib.sgn(z) * lib.tensor([1j, 2, 3])).real.sum(), z, create_graph=True)
+    assert g.grad_fn.name() == "MaskedFillBackward0" and g[1].item() == 0
+    h, = lib.autograd.grad((g * lib.tensor([1, 1j, 2])).real.sum(), z)
+    assert np.isnan(h[1].item().real) and not np.isnan(h[0].item().real)
+
+
+SGN_CASES = {"sgn bool": lambda l: l.sgn(l.tensor([True, False])), "sign bool": lambda l: l.tensor([True, False]).sign(),
+             "sgn_ bool": lambda l: l.tensor([True, False]).sgn_(), "sign int": lambda l: l.tensor([3, -2, 0]).sign(),
+             "sgn uint8": lambda l: l.tensor([3, 0], dtype=l.uint8).sgn()}
+
+
+@pytest.mark.parametrize("case", SGN_CASES)
+def test_sgn_of_integers_and_bools_as_torch(case):
+    _same_as_torch(SGN_CASES[case])
