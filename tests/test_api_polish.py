@@ -962,3 +962,33 @@ SGN_CASES = {"sgn bool": lambda l: l.sgn(l.tensor([True, False])), "sign bool": 
 @pytest.mark.parametrize("case", SGN_CASES)
 def test_sgn_of_integers_and_bools_as_torch(case):
     _same_as_torch(SGN_CASES[case])
+
+
+# ---- (polish) amax/amin of +0.0 and -0.0: torch keeps the first of the equal zeros, the gradient is shared -------
+ZEROS = {"+0 -0": [0.0, -0.0], "-0 +0": [-0.0, 0.0], "-0 +0 -1": [-0.0, 0.0, -1.0], "-1 -0 +0 -0": [-1.0, -0.0, 0.0, -0.0],
+         "+0 -0 +0": [0.0, -0.0, 0.0], "-0 -0": [-0.0, -0.0], "1 +0 -0": [1.0, 0.0, -0.0]}
+
+
+def _signed(fn):
+    """(shape, dtype, the values' sign bits and values) of fn(lib), for the sign of a zero"""
+    def run(lib):
+        out = fn(lib)
+        return lib.tensor(np.signbit(out.detach().numpy())), out
+    return lambda lib: run(lib)
+
+
+@pytest.mark.parametrize("fn", ["amax", "amin"])
+@pytest.mark.parametrize("case", ZEROS)
+def test_extremes_of_signed_zeros_as_torch(case, fn):
+    """(torch's pick is the first for small inputs, below 32 float32 / 16 float64 elements; past that its SIMD lanes
+    decide, and microtorch keeps the first)"""
+    v = ZEROS[case]
+    rows = [v, v[::-1]]
+    for call in (lambda l: getattr(l, fn)(l.tensor(v)), lambda l: getattr(l, fn)(l.tensor(rows), 1),
+                 lambda l: getattr(l, fn)(l.tensor(rows), 0, keepdim=True),
+                 lambda l: getattr(l, fn)(l.tensor(rows, dtype=l.float64), (0, 1)),
+                 lambda l: getattr(l.tensor(v), fn)(-1, True)):
+        t, m = (_signed(call)(lib) for lib in (torch, mt))
+        assert m[0].tolist() == t[0].tolist() and m[1].tolist() == t[1].tolist()
+    check_op(lambda l, x: getattr(l, fn)(x), np.array(v))
+    check_op(lambda l, x: getattr(l, fn)(x, 1), np.array(rows))
