@@ -420,10 +420,10 @@ QUANTILE_SPECS = {
 
 @pytest.mark.parametrize("case", QUANTILE_SPECS)
 def test_quantile_graph_values_and_gradients_as_torch(case):
-    """(rows with NaN: no forward mode; microtorch's forward AD gives lerp's weight, which has no tangent, a zero
-    one, and 0 * (NaN - x) is NaN where torch skips the term: autograd/forward_ad.py, outside this row)"""
+    """(rows with NaN too: forward mode gives the tangent of the NaN picked, as torch, whose lerp_ skips the term of
+    a weight with no tangent)"""
     f, x = QUANTILE_SPECS[case]
-    check_op(f, x, jvp=not np.isnan(x).any(), vmap=not np.isnan(x).any())
+    check_op(f, x)
     names = [_graph_names(f(lib, lib.tensor(x, requires_grad=True))) for lib in (torch, mt)]
     assert names[1] == names[0]
 
@@ -992,3 +992,16 @@ def test_extremes_of_signed_zeros_as_torch(case, fn):
         assert m[0].tolist() == t[0].tolist() and m[1].tolist() == t[1].tolist()
     check_op(lambda l, x: getattr(l, fn)(x), np.array(v))
     check_op(lambda l, x: getattr(l, fn)(x, 1), np.array(rows))
+
+
+# ---- (polish) forward mode through lerp with a weight that has no tangent (quantile's rows with NaN) ---------------
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_lerp_tangent_skips_a_weight_without_one(lib):
+    fw = lib.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(lib.tensor([-2.0, 3.0, 1.0]), lib.tensor([1.0, 1.0, 2.0]))
+        out = lib.lerp(x, lib.tensor([float("nan"), 1.0, float("inf")]), lib.tensor([0.0, 0.5, 0.0]))
+        assert fw.unpack_dual(out).tangent.tolist() == [1.0, 0.5, 2.0]
+        w = fw.make_dual(lib.tensor([0.0, 0.5, 0.0]), lib.tensor([1.0, 1.0, 1.0]))  # (a weight with a tangent)
+        t = fw.unpack_dual(lib.lerp(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([float("nan"), 4.0, 5.0]), w)).tangent
+        assert np.isnan(t[0].item()) and t[1:].tolist() == [2.0, 2.0]
