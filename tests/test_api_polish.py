@@ -1005,3 +1005,59 @@ def test_lerp_tangent_skips_a_weight_without_one(lib):
         w = fw.make_dual(lib.tensor([0.0, 0.5, 0.0]), lib.tensor([1.0, 1.0, 1.0]))  # (a weight with a tangent)
         t = fw.unpack_dual(lib.lerp(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([float("nan"), 4.0, 5.0]), w)).tangent
         assert np.isnan(t[0].item()) and t[1:].tolist() == [2.0, 2.0]
+
+
+# ---- (polish) outer and take record torch's graph ------------------------------------------------------------------
+V6 = np.arange(6.0) - 2.5
+OUTER_TAKE_SPECS = {
+    "outer": (lambda l, a, b: l.outer(a, b), (V6[:3], V6[3:5])),
+    "outer method": (lambda l, a, b: a.outer(b), (V6[:3], V6[3:5])),
+    "ger": (lambda l, a, b: l.ger(a, b), (V6[:3], V6[3:5])),
+    "outer of a strided view": (lambda l, a, b: l.outer(a[::2], b), (V6, V6[:2])),
+    "outer of an expanded one": (lambda l, a, b: l.outer(a[1].expand(3), b), (V6, V6[:2])),
+    "outer of a flipped one": (lambda l, a, b: l.outer(a.flip(0), b), (V6, V6[:2])),
+    "take": (lambda l, x: l.take(x, l.tensor([0, 5, 2, 5])), (V6.reshape(2, 3),)),
+    "take method, 2-d index": (lambda l, x: x.take(l.tensor([[1, -1], [4, 0]])), (V6.reshape(2, 3),)),
+    "take 0-d index": (lambda l, x: l.take(x, l.tensor(3)), (V6.reshape(3, 2),)),
+    "take of a transposed tensor": (lambda l, x: l.take(x.t(), l.tensor([0, 1, 3])), (V6.reshape(2, 3),)),
+    "take of a row": (lambda l, x: l.take(x[1], l.tensor([2, -3])), (V6.reshape(2, 3),)),
+    "take of a 0-d tensor": (lambda l, x: l.take(x, l.tensor([0, 0, -1])), (V6[2],)),
+}
+
+
+@pytest.mark.parametrize("case", OUTER_TAKE_SPECS)
+def test_outer_and_take_graphs_as_torch(case):
+    f, arrays = OUTER_TAKE_SPECS[case]
+    check_op(f, *arrays)
+    names = [_graph_names(f(lib, *(lib.tensor(a, requires_grad=True) for a in arrays))) for lib in (torch, mt)]
+    assert names[1] == names[0]
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_take_saves_torchs_tensors(lib):
+    x = lib.ones(2, 3, requires_grad=True)
+    index = lib.tensor([[0, -1]])
+    node = x.take(index).grad_fn
+    assert node.name() == "TakeBackward0" and node._saved_index.tolist() == [[0, -1]]
+    assert node._saved_self.shape == (2, 3) and len(node.next_functions) == 1
+
+
+TAKE_CASES = {
+    "index 6 of 6": lambda l: l.take(l.ones(2, 3), l.tensor([6])),
+    "index -7 of 6": lambda l: l.take(l.ones(2, 3), l.tensor([-7])),
+    "a list": lambda l: l.take(l.ones(2, 3), [0]),
+    "a float index": lambda l: l.take(l.ones(2, 3), l.tensor([0.0])),
+    "an int32 index": lambda l: l.take(l.ones(2, 3), l.tensor([0], dtype=l.int32)),
+    "a uint8 index": lambda l: l.take(l.ones(2, 3), l.tensor(2, dtype=l.uint8)),
+    "from an empty tensor": lambda l: l.take(l.ones(0), l.tensor([0])),
+    "nothing from an empty tensor": lambda l: l.take(l.ones(0), l.tensor([], dtype=l.int64)),
+    "int values": lambda l: l.take(l.arange(6).reshape(2, 3), l.tensor([[5], [1]])),
+    "bool values": lambda l: l.tensor([True, False]).take(l.tensor([1, 1, 0])),
+    "outer of ints and floats": lambda l: l.outer(l.tensor([1, 2]), l.tensor([1.5])),
+    "outer of a matrix": lambda l: l.outer(l.ones(2, 2), l.ones(2)),
+}
+
+
+@pytest.mark.parametrize("case", TAKE_CASES)
+def test_take_and_outer_refuse_and_convert_as_torch(case):
+    _same_as_torch(TAKE_CASES[case])

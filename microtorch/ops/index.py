@@ -441,8 +441,41 @@ def masked_select(input, mask):
     return getitem(input, mask)
 
 
+class Take(Op):
+    """x.take(index) = x.flatten()[index], in index's shape: the gradient adds g at those flat positions"""
+    _grad_fn_name = "TakeBackward0"
+    _edges = (0,)  # (not the index)
+    _saved_names = ("self", "index")
+
+    @staticmethod
+    def forward(ctx, x, index):
+        ctx.save_for_backward(x, index)
+        ctx.in_shape, ctx.flat = x.shape, index % max(x.size, 1)  # (-1 is the last element)
+        return np.asarray(x.reshape(-1)[ctx.flat])
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterIntoZeros.apply(grad, (int(np.prod(ctx.in_shape)),), ctx.flat).reshape(ctx.in_shape), None
+
+    @staticmethod
+    def jvp(ctx, t, _index):
+        return Take.apply(t, ctx.inputs[1])
+
+
 def take(input, index):
-    if isinstance(index, Tensor) and index.dtype.np.kind not in "iu":
-        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype}; convert it with "
+    if index.dtype.name != "int64":
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_dtype_name(index)}; convert it with "
                            "index.long()")
-    return getitem(input.reshape(-1), index.reshape(-1)).reshape(index.shape)
+    n = input.numel()
+    if index.numel() and n == 0:
+        raise IndexError("take(): tried to take from an empty tensor")
+    bad = index._data[(index._data >= n) | (index._data < -n)] if index.numel() else ()
+    if len(bad):
+        raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements (take "
+                         f"counts the elements of {list(input.shape)} in a row: -{n}..{n - 1})")
+    return Take.apply(input, index)
+
+
+def _dtype_name(t):
+    from ._kernels import _NAMES
+    return _NAMES.get(t.dtype.name, t.dtype.name)
