@@ -278,8 +278,6 @@ def _add_inplace_forms(m, table):
         m[name + "_"] = _binary(table[name], name + "_")
     for name in NEW_INPLACE:  # their arguments checked before the in-place machinery runs
         m[name + "_"] = checked(m[name + "_"], name + "_", method=True, signature_of=table[name])
-    m["__imod__"] = _binary(table["remainder"], "__imod__")  # (x %= y writes into x, as torch's)
-    m["__ifloordiv__"] = _binary(table["floor_divide"], "__ifloordiv__")
     for op, name in BITWISE_INPLACE.items():
         m[name + "_"] = m[f"__i{op}__"] = cast_checked(m[name + "_"])  # (x &= y writes into x, as torch's)
     for name in CAST_FIRST:
@@ -376,7 +374,10 @@ def _check_fill_args(name, self, args, kwargs):
         raise TypeError(f'{name}() missing 1 required positional arguments: "{missing[0]}"')
     kinds = (int, np.integer) if name == "random_" else (int, float, np.integer, np.floating)
     for i, (param, v) in enumerate(given.items()):
-        if isinstance(v, Tensor) and name == "bernoulli_" or param not in params:
+        if isinstance(v, Tensor) and name == "bernoulli_":
+            _check_probabilities(self, v)
+            continue
+        if param not in params:
             continue
         if not isinstance(v, kinds) or name == "random_" and isinstance(v, bool):
             raise TypeError(f"{name}(): argument '{param}' (position {i + 1}) must be "
@@ -394,6 +395,25 @@ def _check_fill_args(name, self, args, kwargs):
     if verdict is not True and verdict:
         raise RuntimeError(verdict)
     return args, kwargs
+
+
+def _check_probabilities(self, p):
+    """torch's refusals of a tensor of probabilities for bernoulli_, in its order: one that does not broadcast to
+    self's shape, one that is not floating point, a value outside [0, 1] (NaN too)."""
+    try:
+        fits = np.broadcast_shapes(tuple(p.shape), tuple(self.shape)) == tuple(self.shape)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"The expanded size of the tensor must match: bernoulli_ cannot broadcast the probabilities "
+                           f"{list(p.shape)} to the tensor's shape {list(self.shape)}")
+    if not p.dtype.is_floating_point:
+        from .ops._kernels import _NAMES
+        raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for \'{_NAMES.get(p.dtype.name)}\': '
+                                  "the probabilities must be a floating point tensor; convert them with p.float()")
+    if not ((p._data >= 0) & (p._data <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false. (bernoulli_: each "
+                           "probability must be in [0, 1])")
 
 
 def _check_fill_dtype(name, self):

@@ -1061,3 +1061,23 @@ TAKE_CASES = {
 @pytest.mark.parametrize("case", TAKE_CASES)
 def test_take_and_outer_refuse_and_convert_as_torch(case):
     _same_as_torch(TAKE_CASES[case])
+
+
+BERNOULLI_P_CASES = {
+    "NaN": lambda l: l.ones(2, 3).bernoulli_(l.full((3,), float("nan"))),
+    "1.5": lambda l: l.ones(2, 3).bernoulli_(l.ones(1) * 1.5),
+    "-0.5": lambda l: l.ones(2, 3).bernoulli_(l.ones(2, 3) * -0.5),
+    "float64 p": lambda l: l.ones(2, 3).bernoulli_(l.ones(2, 3, dtype=l.float64) * 0.5),
+    "int p": lambda l: l.ones(2, 3).bernoulli_(l.ones(3, dtype=l.int64)),
+    "bool p": lambda l: l.ones(2, 3).bernoulli_(l.ones(3, dtype=l.bool)),
+    "complex p": lambda l: l.ones(2, 3).bernoulli_(l.ones(3, dtype=l.complex64)),
+    "p of 4": lambda l: l.ones(2, 3).bernoulli_(l.ones(4) * 0.5),
+    "int p of 4": lambda l: l.ones(2, 3).bernoulli_(l.ones(4, dtype=l.int64)),
+    "p of more dims": lambda l: l.ones(2, 3).bernoulli_(l.ones(2, 1, 3) * 0.5),
+    "into an int tensor": lambda l: l.ones(2, 3, dtype=l.int64).bernoulli_(l.ones(3) * 0.5),
+}
+
+
+@pytest.mark.parametrize("case", BERNOULLI_P_CASES)
+def test_bernoulli_checks_its_tensor_of_probabilities_as_torch(case):
+    assert _shape_or_error(BERNOULLI_P_CASES[case], mt) == _shape_or_error(BERNOULLI_P_CASES[case], torch)

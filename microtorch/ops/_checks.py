@@ -280,12 +280,12 @@ def _dtype_error(kernel_op, op, values):
     return _kernels.kernel_error(kernel_op, values)
 
 
-# ops whose result has the dtype the arguments promote to, so that in place it must fit self's (not the comparisons:
-# lt_ writes a bool result into any dtype); "ipow" is x **= y (x %= y is remainder's, see _OPERATOR_OPS)
-_CAST_FIRST = {"pow", "ipow", "fmod", "remainder", "floor_divide", "hypot", "xlogy", "clamp_min", "clamp_max", "gcd",
-               "lcm", "nextafter", "igamma", "igammac", "bitwise_left_shift", "bitwise_right_shift"}
+# ops with a dtype table whose result has the dtype the arguments promote to, so that in place it must fit self's
+# (not the comparisons: lt_ writes a bool into any dtype; pow_ and the bitwise ones check it themselves, after this)
+_CAST_FIRST = {"fmod", "remainder", "floor_divide", "hypot", "xlogy", "clamp_min", "clamp_max", "gcd", "lcm",
+               "nextafter", "igamma", "igammac"}
 _OPERATOR_OPS = {"imod": "remainder", "ifloordiv": "floor_divide"}  # (x %= y is x.remainder_(y))
-_IN_PLACE_NAMES = {"imod": "remainder_", "ifloordiv": "floor_divide_", "ipow": "pow_"}
+_IN_PLACE_NAMES = {"imod": "remainder_", "ifloordiv": "floor_divide_"}
 
 
 def kernel_rule(op):
