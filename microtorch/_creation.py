@@ -48,9 +48,13 @@ def _sizes(size, kw, op):
 
 
 def _filled_on(size, value, dtype, device, requires_grad):
-    if dtype is not None:
-        _check_fits(value, _dtype.to_dtype(dtype))
     return _placed(_filled(size, value, dtype, False), device, requires_grad)
+
+
+def _fill_value(value, dtype, op):
+    """value converted into dtype as torch's fill_ converts it (ops/index.py's fill_scalar): full and full_like fill"""
+    from .ops.index import fill_scalar
+    return fill_scalar(value, _dtype.to_dtype(dtype), op) if isinstance(value, (int, float, complex)) else value
 
 
 _C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
@@ -82,8 +86,8 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
-        dtype = _dtype.result_type(fill_value) if not isinstance(fill_value, builtins.float) else None
-    return _filled_on(tuple(size), fill_value, dtype, device, requires_grad)
+        dtype = _dtype.result_type(fill_value) if not isinstance(fill_value, builtins.float) else _default(None)
+    return _filled_on(tuple(size), _fill_value(fill_value, dtype, "full"), dtype, device, requires_grad)
 
 
 def _like(t, dtype):
@@ -103,7 +107,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _filled_on(tuple(input.shape), fill_value, _like(input, dtype), device, requires_grad)
+    dt = _like(input, dtype)
+    return _filled_on(tuple(input.shape), _fill_value(fill_value, dt, "full_like"), dt, device, requires_grad)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

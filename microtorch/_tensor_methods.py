@@ -264,7 +264,7 @@ def _add_inplace_forms(m, table):
     """x.op_(...) for the ops above: the op's result written into x (ops.inplace keeps the history)."""
     from .ops._api_args import checked
     from .ops.index_more import fill_diagonal
-    from .ops.inplace import _binary, _unary, cast_checked
+    from .ops.inplace import _binary, _unary, cast_checked, real_abs
     for name in INPLACE_UNARY:
         m[name + "_"] = _unary(table[name], name + "_")
     for name, draw in RANDOM_FILLS.items():
@@ -284,6 +284,7 @@ def _add_inplace_forms(m, table):
         m[name + "_"] = cast_checked(m[name + "_"])
     m["__imod__"] = _binary(table["remainder"], "__imod__")  # (x %= y writes into x, as torch's)
     m["__ifloordiv__"] = _binary(table["floor_divide"], "__ifloordiv__")
+    m["absolute_"] = real_abs(m["absolute_"])
     m["nan_to_num_"] = _nan_to_num_inplace(m["nan_to_num_"])
     m["cumprod_"] = _refuse_bool(m["cumprod_"], "cumprod_out_cpu")
     m["fill_diagonal_"] = checked(_unary(fill_diagonal, "fill_diagonal_"), "fill_diagonal_", True, fill_diagonal)

@@ -1081,3 +1081,49 @@ BERNOULLI_P_CASES = {
 @pytest.mark.parametrize("case", BERNOULLI_P_CASES)
 def test_bernoulli_checks_its_tensor_of_probabilities_as_torch(case):
     assert _shape_or_error(BERNOULLI_P_CASES[case], mt) == _shape_or_error(BERNOULLI_P_CASES[case], torch)
+
+
+# ---- (polish) a number written into a tensor is converted as torch converts it ------------------------------------
+FILL_FORMS = {
+    "fill_": lambda l, x, v: x.fill_(v),
+    "x[0] = v": lambda l, x, v: x.__setitem__(0, v) or x,
+    "x[1:] = v": lambda l, x, v: x.__setitem__(slice(1, None), v) or x,
+    "x[mask] = v": lambda l, x, v: x.__setitem__(l.tensor([True, False, True]), v) or x,
+    "x[index] = v": lambda l, x, v: x.__setitem__(l.tensor([0, 2]), v) or x,
+    "full_like": lambda l, x, v: l.full_like(x, v),
+    "full": lambda l, x, v: l.full((2, 2), v, dtype=x.dtype),
+}
+FILL_VALUES = [-1, 300, 2.5, 1j, 2 + 0j, True, float("nan"), float("inf"), 2 ** 70, -255, -256, 1e300, 70000,
+               2 ** 63, -2 ** 63]
+
+
+@pytest.mark.parametrize("form", FILL_FORMS)
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64", "float16", "float32", "complex64"])
+def test_filled_numbers_convert_as_torch(dtype, form):
+    """fill_, full and full_like check the range as torch (int64 fill_(nan) raises, uint8 takes -1 as 255); x[i] = v
+    reads a 64-bit integer (2**63 is a ValueError) and writes float16 without the range check, as torch's
+    (torch's full of one element also skips it for float16: compared on 4 elements here)"""
+    for v in FILL_VALUES:
+        _close_to_torch(lambda l: FILL_FORMS[form](l, _typed(l, dtype, [1, 2, 3]), v))
+
+
+def test_full_infers_the_default_dtype_for_a_float():
+    _same_as_torch(lambda l: l.full((2,), 1e300))
+    _same_as_torch(lambda l: l.full((2,), 2.5))
+    _same_as_torch(lambda l: l.full((2,), -1))
+
+
+ABS_COPY_CASES = {
+    "abs_ complex": lambda l: l.ones(2, dtype=l.complex64).abs_(),
+    "absolute_ complex": lambda l: l.ones(2, dtype=l.complex64).absolute_(),
+    "torch.abs_ complex": lambda l: l.abs_(l.ones(2, dtype=l.complex64)),
+    "abs_ int": lambda l: l.tensor([-1, 2]).abs_(),
+    "copy_ non_blocking=1": lambda l: l.ones(2).copy_(l.ones(2), non_blocking=1),
+    "copy_ 5 as non_blocking": lambda l: l.ones(2).copy_(l.ones(2), 5),
+    "copy_ non_blocking=True": lambda l: l.ones(2).copy_(l.ones(2) * 3, True),
+}
+
+
+@pytest.mark.parametrize("case", ABS_COPY_CASES)
+def test_abs_in_place_and_copy_arguments_as_torch(case):
+    _same_as_torch(ABS_COPY_CASES[case])

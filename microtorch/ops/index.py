@@ -384,10 +384,11 @@ _C_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int
             "complex128": "c10::complex<double>"}
 
 
-def fill_scalar(value, dtype, op):
+def fill_scalar(value, dtype, op, float_range=True):
     """The number `value` in `dtype` as torch converts a fill value (c10's checked conversion): an integer dtype
     takes a finite number in its range (uint8 also an integer down to -255, which wraps), a floating dtype one
-    below its largest value, a real dtype no imaginary part; a bool dtype takes anything (nonzero is True)."""
+    below its largest value (unless not float_range: then a larger one is inf), a real dtype no imaginary part; a
+    bool dtype takes anything (nonzero is True)."""
     if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 64:
         raise OverflowError(f"{op}(): int too big to convert ({value}: torch takes a 64-bit integer here)")
     np_dtype = dtype.np
@@ -395,19 +396,20 @@ def fill_scalar(value, dtype, op):
     if kind == "b":
         return np.bool_(value != 0)
     fits = not (isinstance(value, complex) and value.imag and kind != "c")
-    value = value.real if isinstance(value, complex) and kind != "c" else value
+    number = value.real if isinstance(value, complex) and kind != "c" else value
     if fits and kind in "iu":
         info = np.iinfo(np_dtype)
-        low = -int(info.max) if kind == "u" and not isinstance(value, float) else info.min
-        fits = bool(np.isfinite(value)) and low <= value <= info.max
-        value = np.asarray(int(value) if fits else 0).astype(np_dtype)  # (uint8: -1 wraps to 255)
-    elif fits:
-        big = np.finfo(np_dtype).max
-        fits = all(not np.isfinite(p) or abs(p) <= big for p in (np.real(value), np.imag(value)))
+        low = -int(info.max) if kind == "u" and not isinstance(number, float) else info.min
+        fits = bool(np.isfinite(number)) and low <= number <= info.max
+        number = np.asarray(int(number) if fits else 0).astype(np_dtype)  # (uint8: -1 wraps to 255)
+    elif fits and float_range:
+        big = float(np.finfo(np_dtype).max)
+        fits = all(not np.isfinite(p) or abs(p) <= big for p in (np.real(number), np.imag(number)))
     if not fits:
         raise RuntimeError(f"value cannot be converted to type {_C_NAMES[np_dtype.name]} without overflow ({op}: "
                            f"{value} does not fit in {dtype})")
-    return np.asarray(value, np_dtype)[()]
+    with np.errstate(over="ignore"):  # (without float_range a larger value is inf, silently, as in torch)
+        return np.asarray(number, np_dtype)[()]
 
 
 def masked_fill(input, mask, value):

@@ -606,6 +606,12 @@ class IndexPut(Op):
 
 
 def _as_value(self, value):
+    if isinstance(value, (bool, int, float, complex)):
+        from .index import fill_scalar
+        if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
+            raise ValueError(f"x[idx] = v: Overflow when unpacking long ({value} does not fit in 64 bits)")
+        # (torch converts x[idx] = v into float16 without the range check of its other fills: 70000 is inf)
+        return Tensor._make(np.asarray(fill_scalar(value, self.dtype, "x[idx] = v", self.dtype.name != "float16")))
     if not isinstance(value, Tensor):
         return Tensor._make(np.asarray(value, dtype=self._data.dtype))
     if value._data.dtype != self._data.dtype:
@@ -667,6 +673,9 @@ def _fill_as(self, value, op):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
         return apply_inplace(self, FillTensor.apply, value, op=op)
+    if isinstance(value, (bool, int, float, complex)):  # (torch's checked conversion: fill_(nan) of ints raises)
+        from .index import fill_scalar
+        value = fill_scalar(value, self.dtype, op)
     return apply_inplace(self, lambda s: Fill.apply(s, value), op=op)
 
 
@@ -738,6 +747,17 @@ def _unary(fn, name):
     return method
 
 
+def real_abs(method):
+    """abs_ refuses a complex tensor, as torch's (|z| is real: it cannot be written back into z's dtype's place)"""
+    @functools.wraps(method)
+    def abs_(self, *args, **kwargs):
+        if self._data.dtype.kind == "c":
+            raise RuntimeError(f"In-place abs is not supported for complex tensors. ({method.__name__}: use "
+                               "z.abs(), out of place)")
+        return method(self, *args, **kwargs)
+    return abs_
+
+
 def install(cls):
     from . import elementwise as ew
     from .index import masked_fill
@@ -752,7 +772,8 @@ def install(cls):
         "clamp_": _unary(ew.clamp, "clamp_"), "clip_": _unary(ew.clamp, "clip_"),
         "relu_": _unary(ew.relu, "relu_"), "sigmoid_": _unary(ew.sigmoid, "sigmoid_"),
         "tanh_": _unary(ew.tanh, "tanh_"), "exp_": _unary(ew.exp, "exp_"), "neg_": _unary(ew.neg, "neg_"),
-        "abs_": _unary(ew.abs, "abs_"), "sqrt_": _unary(ew.sqrt, "sqrt_"), "log_": _unary(ew.log, "log_"),
+        "abs_": real_abs(_unary(ew.abs, "abs_")),
+        "sqrt_": _unary(ew.sqrt, "sqrt_"), "log_": _unary(ew.log, "log_"),
         "sin_": _unary(ew.sin, "sin_"), "cos_": _unary(ew.cos, "cos_"), "square_": _unary(ew.square, "square_"),
         "reciprocal_": _unary(ew.reciprocal, "reciprocal_"),
         "masked_fill_": _binary(masked_fill, "masked_fill_"),
