@@ -1127,3 +1127,65 @@ ABS_COPY_CASES = {
 @pytest.mark.parametrize("case", ABS_COPY_CASES)
 def test_abs_in_place_and_copy_arguments_as_torch(case):
     _same_as_torch(ABS_COPY_CASES[case])
+
+
+# ---- (polish) masked_select records its own node; index_select's checks in torch's order ----------------------
+MASKS = {"row": [True, False, True], "2-d": [[True, False, True], [False, False, True]], "0-d": True,
+         "none": [False, False, False]}
+MASKED_SELECT_SPECS = {
+    "same shape": (lambda l, x: x.masked_select(l.tensor(MASKS["2-d"])), V6.reshape(2, 3)),
+    "mask broadcast": (lambda l, x: l.masked_select(x, l.tensor(MASKS["row"])), V6.reshape(2, 3)),
+    "input broadcast": (lambda l, x: l.masked_select(x, l.tensor(MASKS["2-d"])), V6[:3]),
+    "0-d input": (lambda l, x: x.masked_select(l.tensor(MASKS["row"])), V6[1]),
+    "0-d mask": (lambda l, x: x.masked_select(l.tensor(MASKS["0-d"])), V6.reshape(3, 2)),
+    "nothing selected": (lambda l, x: l.masked_select(x, l.tensor(MASKS["none"])) * 2, V6.reshape(2, 3)),
+}
+
+
+@pytest.mark.parametrize("case", MASKED_SELECT_SPECS)
+def test_masked_select_as_torch(case):
+    f, x = MASKED_SELECT_SPECS[case]
+    check_op(f, x)
+    names = [_graph_names(f(lib, lib.tensor(x, requires_grad=True))) for lib in (torch, mt)]
+    assert names[1] == names[0]
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_masked_select_under_vmap(lib, recwarn):
+    """a mask that is not batched picks as many values from each example (torch's rule, no warning); a batched
+    mask is refused"""
+    x = lib.tensor(V6.reshape(2, 3))
+    out = lib.func.vmap(lib.masked_select, in_dims=(0, None))(x, lib.tensor(MASKS["2-d"]))
+    assert out.tolist() == [[-2.5, -0.5, -0.5], [0.5, 2.5, 2.5]]
+    assert not [w for w in recwarn if "performance drop" in str(w.message)]
+    with pytest.raises(RuntimeError, match="vmap"):
+        lib.func.vmap(lib.masked_select, in_dims=(None, 0))(x[0], lib.tensor([MASKS["row"], MASKS["none"]]))
+
+
+SELECT_ERRORS = {
+    "float mask": lambda l: l.ones(2, 3).masked_select(l.ones(2, 3)),
+    "uint8 mask": lambda l: l.ones(2, 3).masked_select(l.ones(2, 3, dtype=l.uint8)),
+    "float mask of another shape": lambda l: l.ones(2, 3).masked_select(l.ones(4)),
+    "mask of another shape": lambda l: l.ones(2, 3).masked_select(l.ones(4, dtype=l.bool)),
+    "index_select of a 0-d tensor, two indices": lambda l: l.index_select(l.tensor(2.0), 0, l.tensor([0, 0])),
+    "index_select of a 0-d tensor, no index": lambda l: l.index_select(l.tensor(2.0), 0, l.tensor([], dtype=l.long)),
+    "index_select of a 0-d tensor, index 1": lambda l: l.index_select(l.tensor(2.0), 0, l.tensor([1])),
+    "index_select of a 0-d tensor, index -1": lambda l: l.index_select(l.tensor(2.0), -1, l.tensor([-1])),
+    "index_select of a 0-d tensor, 0-d index": lambda l: l.index_select(l.tensor(2.0), 0, l.tensor(0)),
+    "index_select, a float index": lambda l: l.index_select(l.ones(2, 3), 0, l.tensor([0.0])),
+    "index_select, a uint8 index": lambda l: l.index_select(l.ones(2, 3), 1, l.tensor([0], dtype=l.uint8)),
+    "index_select, an int32 index": lambda l: l.index_select(l.ones(2, 3), 1, l.tensor([2], dtype=l.int32)),
+    "index_select, dim out of range first": lambda l: l.index_select(l.ones(2, 3), 5, l.tensor([[0.0]])),
+    "index_select, a matrix of indices": lambda l: l.index_select(l.ones(2, 3), 0, l.tensor([[0.0]])),
+    "index_select, -1 along dim 0": lambda l: l.index_select(l.ones(2, 3), 0, l.tensor([-1])),
+    "index_select, -1 along dim 1": lambda l: l.index_select(l.ones(2, 3, 4), 1, l.tensor([-1])),
+    "index_select, 4 along the last dim": lambda l: l.index_select(l.ones(2, 3, 4), 2, l.tensor([4])),
+    "index_select, 3 along dim 1": lambda l: l.index_select(l.ones(2, 3), 1, l.tensor([3])),
+    "index_add, -1": lambda l: l.ones(3).index_add(0, l.tensor([-1]), l.ones(1)),
+    "index_add, 5": lambda l: l.ones(3).index_add(0, l.tensor([5]), l.ones(1)),
+}
+
+
+@pytest.mark.parametrize("case", SELECT_ERRORS)
+def test_selections_refuse_as_torch(case):
+    _same_as_torch(SELECT_ERRORS[case])

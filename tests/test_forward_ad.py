@@ -172,6 +172,7 @@ OPS = [
     ("diag", lambda L, a: a.diag(-1), [F(3, 4)]),
     ("tril", lambda L, a: L.tril(a, 1), [F(2, 3, 4)]),
     ("triu", lambda L, a: a.triu(-1), [F(3, 4)]),
+    ("masked_select", lambda L, a: a.masked_select(L.tensor([True, False, True])), [F(2, 3)]),
     ("div_number", lambda L, a: a / 4.0, [F(3)]),
     ("movedim", lambda L, a: a.movedim(0, 2), [F(2, 3, 4)]),
     ("select", lambda L, a: a[1], [F(3, 2)]),

@@ -251,6 +251,18 @@ def index_select(cls, args, kwargs, level):
     return wrap(ix.Gather.apply(xv, dim + 1, idx), level)
 
 
+@register(ix.MaskedSelect)
+def masked_select(cls, args, kwargs, level):
+    """each example's selected values in a row: the mask (not batched) picks as many from each"""
+    x, mask = args
+    if unwrap(mask, level)[1]:
+        raise RuntimeError("vmap: Attempted to vmap over `mask` in masked_select(self, mask): each example would "
+                           "select a different number of values. Batch the input only, or use where(mask, x, 0).")
+    v, _ = unwrap(x, level)
+    n = max(_ndim(x), mask.ndim)
+    return wrap(sh.View.apply(cls.apply(_pad(v, _ndim(x), n), mask), (v.shape[0], -1)), level)
+
+
 @register(ix.Gather)
 def gather(cls, args, kwargs, level):
     x, dim, index = args

@@ -270,14 +270,27 @@ class IndexSelect(Op):
 
 
 def index_select(input, dim, index):
-    if input.ndim == 0:  # torch treats a 0-d tensor as one element here
-        return index_select(input.reshape(1), dim, index).reshape(())
-    d = normalize_dims(dim, input.ndim, "index_select")[0]
+    d = normalize_dims(dim, max(input.ndim, 1), "index_select")[0]  # (torch's order: dim, shape, dtype, values)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    if idx.size and (idx.max() >= input.shape[d] or idx.min() < -input.shape[d]):
-        raise IndexError(f"index_select(): index out of range in self (dimension {d} has size {input.shape[d]})")
+    if isinstance(index, Tensor) and index.dtype.name not in ("int64", "int32"):
+        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index (got {index.dtype}); convert it "
+                           "with index.long()")
+    if input.ndim == 0:  # torch treats a 0-d tensor as one element here, at index 0 (not -1)
+        if type(idx) is np.ndarray and idx.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+        if type(idx) is np.ndarray and idx.item() != 0:
+            raise IndexError(f"index_select(): index out of range in self (index {idx.item()} of a 0-d tensor, "
+                             "whose one element is at 0)")
+        return index_select(input.reshape(1), 0, index.reshape(1)).reshape(())
+    if idx.size and (idx.max() >= input.shape[d] or idx.min() < 0):  # (torch takes no negative index here)
+        bad = idx.max() if idx.max() >= input.shape[d] else idx.min()
+        if d == 1:  # (torch's kernel along dim 1 says it its own way)
+            raise RuntimeError(f"index_select(): INDICES element is out of DATA bounds, id={bad} axis_dim="
+                               f"{input.shape[d]} (indices go from 0 to {input.shape[d] - 1})")
+        raise IndexError(f"index_select(): index out of range in self (index {bad}; dimension {d} has size "
+                         f"{input.shape[d]}: indices go from 0, not from the end)")
     return IndexSelect.apply(input, d, idx.reshape(-1))
 
 
@@ -433,14 +446,38 @@ def masked_fill(input, mask, value):
     return out
 
 
+class MaskedSelect(Op):
+    """x[mask], x and mask broadcast together, in one row: the gradient goes back to the selected places (and is
+    summed over the dims x was broadcast along, centrally)"""
+    _grad_fn_name = "MaskedSelectBackward0"
+    _edges = (0,)  # (not the mask)
+    _saved_names = ("self", "mask")
+
+    @staticmethod
+    def forward(ctx, x, mask):
+        ctx.save_for_backward(x, mask)
+        ctx.shape = np.broadcast_shapes(x.shape, mask.shape)
+        ctx.where = np.nonzero(np.broadcast_to(mask, ctx.shape))
+        return np.broadcast_to(x, ctx.shape)[ctx.where]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterIntoZeros.apply(grad, ctx.shape, ctx.where), None
+
+    @staticmethod
+    def jvp(ctx, t, _mask):
+        return MaskedSelect.apply(t, ctx.inputs[1])
+
+
 def masked_select(input, mask):
-    if isinstance(mask, Tensor) and mask.shape != input.shape:  # torch broadcasts the two
-        try:
-            shape = np.broadcast_shapes(input.shape, mask.shape)
-        except ValueError as e:
-            raise broadcast_error("masked_select", e, input, mask) from None
-        input, mask = input.expand(shape), mask.expand(shape)
-    return getitem(input, mask)
+    if mask.dtype.name != "bool":
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask (got {mask.dtype}); compare to get one, "
+                           "e.g. x > 0")
+    try:
+        np.broadcast_shapes(input.shape, mask.shape)
+    except ValueError as e:
+        raise broadcast_error("masked_select", e, input, mask) from None
+    return MaskedSelect.apply(input, mask)
 
 
 class Take(Op):

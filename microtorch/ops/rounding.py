@@ -71,7 +71,7 @@ class FmodTensor(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.fmod(a, b)
+        return np.fmod(*_promoted(a, b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -90,6 +90,12 @@ def _in_result_type(x, s):
     default dtype (numpy would give float64), and a number outside an integer dtype wraps (uint8 and -2: 254)."""
     np_dtype = result_type(x, s).np
     return x.astype(np_dtype, copy=False), np.asarray(s).astype(np_dtype)
+
+
+def _promoted(a, b):
+    """two arrays in torch's result dtype (float32 and int64 give float32, where numpy gives float64)"""
+    np_dtype = result_type(a, b).np
+    return a.astype(np_dtype, copy=False), b.astype(np_dtype, copy=False)
 
 
 def torch_remainder(a, b):
@@ -115,7 +121,7 @@ class RemainderTensor(FmodTensor):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return torch_remainder(a, b)
+        return torch_remainder(*_promoted(a, b))
 
     @staticmethod
     def backward(ctx, grad):
