@@ -1189,3 +1189,11 @@ SELECT_ERRORS = {
 @pytest.mark.parametrize("case", SELECT_ERRORS)
 def test_selections_refuse_as_torch(case):
     _same_as_torch(SELECT_ERRORS[case])
+
+
+@pytest.mark.parametrize("fn", ["amax", "amin"])
+@pytest.mark.parametrize("dim", [(0, 0), (1, 1), (0, 5), (5, 0), (0, 1), (-1, 1), 0, (0, -2), [], ()])
+def test_extremes_check_dims_in_torchs_order(fn, dim):
+    """an empty dim is refused before a repeated one (IndexError, then RuntimeError), a dim out of range first"""
+    for x in (lambda l: l.ones(0, 3), lambda l: l.ones(2, 3), lambda l: l.tensor(1.0)):
+        _same_as_torch(lambda l: getattr(l, fn)(x(l), dim))

@@ -409,10 +409,10 @@ def _extreme_dims(x, dim, op):
     if dim is None or isinstance(dim, (list, tuple)) and len(dim) == 0:
         _check_nonempty(x, op)
         return None
-    dims = reduce_dims(dim, x.ndim, op)
-    for d in dims or ():
-        _check_reduction_size(x, d, op)
-    return dims
+    if x.ndim:  # (an empty dim is refused before a repeated one, as torch)
+        for d in dim if isinstance(dim, (list, tuple)) else (dim,):
+            _check_reduction_size(x, normalize_dims(d, x.ndim, op)[0], op)
+    return reduce_dims(dim, x.ndim, op)
 
 
 def amax(input, dim=(), keepdim=False):
