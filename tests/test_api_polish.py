@@ -1197,3 +1197,22 @@ def test_extremes_check_dims_in_torchs_order(fn, dim):
     """an empty dim is refused before a repeated one (IndexError, then RuntimeError), a dim out of range first"""
     for x in (lambda l: l.ones(0, 3), lambda l: l.ones(2, 3), lambda l: l.tensor(1.0)):
         _same_as_torch(lambda l: getattr(l, fn)(x(l), dim))
+
+
+TORCH_IN_PLACE_CASES = {
+    "ceil_(bool, 0)": lambda l: l.ceil_(l.ones(2, dtype=l.bool), 0),
+    "round_(bool, 0)": lambda l: l.round_(l.ones(2, dtype=l.bool), 0),
+    "trunc_(x, 1.5)": lambda l: l.trunc_(l.ones(2), 1.5),
+    "floor_(bool)": lambda l: l.floor_(l.ones(2, dtype=l.bool)),
+    "round_(x, decimals=1)": lambda l: l.round_(l.tensor([1.25, 2.5]), decimals=1),
+    "ceil_(input=x)": lambda l: l.ceil_(input=l.tensor([1.5])),
+    "detach_(input=x)": lambda l: l.detach_(input=l.ones(2)),
+    "index_put_": lambda l: l.index_put_(l.ones(3), (l.tensor([0]),), l.tensor(5.0)),
+    "clamp_(x, min=)": lambda l: l.clamp_(l.tensor([0.0, 2.0]), min=0.5),
+}
+
+
+@pytest.mark.parametrize("case", TORCH_IN_PLACE_CASES)
+def test_torch_in_place_functions_check_arguments_first(case):
+    """torch.ceil_(x, 0) is a TypeError for the extra argument before any kernel is looked for"""
+    _same_as_torch(TORCH_IN_PLACE_CASES[case])
