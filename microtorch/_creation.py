@@ -154,11 +154,30 @@ def _number(v, name):
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _finish(np.linspace(start, end, steps), _default(dtype), requires_grad, device)
+    start, end, dt = _space_bounds(start, end, dtype, "linspace")
+    return _finish(np.linspace(start, end, steps), dt, requires_grad, device)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _finish(np.logspace(start, end, steps, base=base), _default(dtype), requires_grad, device)
+    start, end, dt = _space_bounds(start, end, dtype, "logspace")
+    return _finish(np.logspace(start, end, steps, base=base), dt, requires_grad, device)
+
+
+def _space_bounds(start, end, dtype, op):
+    """(start, end, dtype) of linspace/logspace as torch reads them: a bound may be a 0-d tensor (its number), and
+    a complex bound makes the default dtype complex"""
+    for v, name in ((start, "start"), (end, "end")):
+        if isinstance(v, Tensor) and v.ndim:
+            raise RuntimeError(f"{op} only supports 0-dimensional start and end tensors, but got {name} with {v.ndim} "
+                               "dimension(s).")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    if not builtins.any(isinstance(v, builtins.complex) for v in (start, end)):
+        return start, end, _default(dtype)
+    inferred = _default(None).to_complex()
+    if dtype is not None and not _default(dtype).is_complex:
+        raise RuntimeError(f"torch.{op}(): inferred dtype c10::complex<float> can't be safely cast to passed dtype "
+                           f"{_default(dtype)} (a complex bound needs a complex dtype)")
+    return start, end, _default(dtype) if dtype is not None else inferred
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

@@ -1216,3 +1216,29 @@ TORCH_IN_PLACE_CASES = {
 def test_torch_in_place_functions_check_arguments_first(case):
     """torch.ceil_(x, 0) is a TypeError for the extra argument before any kernel is looked for"""
     _same_as_torch(TORCH_IN_PLACE_CASES[case])
+
+
+SPACE_CASES = {
+    "0-d tensor bounds": lambda l: l.linspace(l.tensor(0.0), l.tensor(1.0), 3),
+    "1-d start": lambda l: l.linspace(l.ones(2), 1, 3),
+    "1-d end": lambda l: l.linspace(0, l.ones(1), 3),
+    "2-d start, logspace": lambda l: l.logspace(l.ones(2, 3), 0, 5),
+    "int tensor bound": lambda l: l.linspace(l.tensor(0, dtype=l.int64), 5, 3),
+    "logspace of a 0-d tensor": lambda l: l.logspace(l.tensor(0.0), 1, 3),
+    "complex tensor bound": lambda l: l.linspace(l.tensor(1j), 2, 3),
+    "complex number bound": lambda l: l.linspace(1j, 2, 3),
+    "complex logspace": lambda l: l.logspace(0, 1j, 3),
+    "complex bound, float64 asked": lambda l: l.linspace(0, 1j, 3, dtype=l.float64),
+    "complex bound, int64 asked": lambda l: l.linspace(l.tensor(1j), 1, 3, dtype=l.int64),
+    "complex bound, complex128 asked": lambda l: l.linspace(0, 1j, 3, dtype=l.complex128),
+    "int64": lambda l: l.linspace(0, 5, 3, dtype=l.int64),
+    "a string": lambda l: l.linspace("a", 1, 3),
+    "steps as a 0-d tensor": lambda l: l.linspace(0, 1, l.tensor(3)),
+}
+
+
+@pytest.mark.parametrize("case", SPACE_CASES)
+def test_linspace_bounds_as_torch(case):
+    """a bound may be a 0-d tensor (torch refuses others with a RuntimeError); a complex bound makes the result
+    complex, and refuses a real dtype"""
+    _close_to_torch(SPACE_CASES[case])

@@ -53,7 +53,8 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "cat": {"dim": "int"}, "concat": {"dim": "int"}, "concatenate": {"dim": "int"},
              "split": {"dim": "int"}, "chunk": {"dim": "int"}, "unbind": {"dim": "int"},
              "sort": {"dim": "int"}, "arange": {"start": "number", "end": "number", "step": "number"},
-             "linspace": {"start": "number", "end": "number"}, "logspace": {"start": "number", "end": "number"},
+             "linspace": {"start": "tensor_or_number", "end": "tensor_or_number"},  # (a 0-d tensor: its number)
+             "logspace": {"start": "tensor_or_number", "end": "tensor_or_number"},
              "argsort": {"dim": "int"}, "range": {"start": "number", "end": "number", "step": "number"},
              "tile": {"dims": "shape_tuple"}, "is_same_size": {"other": "tensor"}, "type_as": {"other": "tensor"},
              "apply_": {"callable": "callable"}, "map_": {"callable": "callable"}, "histc": {"bins": "int"},
