@@ -252,8 +252,23 @@ def _need_floating(dt, kernel):
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
+    if high is None:  # (randint_like(x, high))
+        low, high = 0, low
+    if high is None:
+        raise TypeError("randint_like() received an invalid combination of arguments - got (Tensor, NoneType): give "
+                        "high (an int), or low and high")
+    low, high = (_one_number(v, name) for v, name in ((low, "low"), (high, "high")))
     return randint(low, high, tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
                    requires_grad=requires_grad)
+
+
+def _one_number(v, name):
+    """a bound of randint_like given as a tensor of one element: its number (torch's RuntimeError for more)"""
+    if not isinstance(v, Tensor):
+        return v
+    if v.numel() != 1:
+        raise RuntimeError(f"{name} must be a scalar tensor and on CPU (randint_like: got shape {list(v.shape)})")
+    return int(v.item())
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False):

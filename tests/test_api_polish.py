@@ -1242,3 +1242,26 @@ def test_linspace_bounds_as_torch(case):
     """a bound may be a 0-d tensor (torch refuses others with a RuntimeError); a complex bound makes the result
     complex, and refuses a real dtype"""
     _close_to_torch(SPACE_CASES[case])
+
+
+RANDINT_LIKE_CASES = {
+    "high": lambda l: l.randint_like(l.ones(2, 3), 5),
+    "low and high": lambda l: l.randint_like(l.ones(2, 3), 2, 5),
+    "high=": lambda l: l.randint_like(l.ones(2, 3), high=5),
+    "0-d int tensor": lambda l: l.randint_like(l.ones(2, 3), l.tensor(5)),
+    "0-d float tensor": lambda l: l.randint_like(l.ones(2, 3), l.tensor(5.0)),
+    "1-element low": lambda l: l.randint_like(l.ones(2, 3), l.tensor([1]), 5),
+    "tensor bounds": lambda l: l.randint_like(l.ones(2, 3), l.tensor(1), l.tensor(5)),
+    "2-element high": lambda l: l.randint_like(l.ones(2, 3), l.ones(2)),
+    "matrix high": lambda l: l.randint_like(l.ones(2, 3), l.ones(2, 3)),
+    "a float": lambda l: l.randint_like(l.ones(2, 3), 2.5),
+    "None": lambda l: l.randint_like(l.ones(2, 3), None),
+    "low > high": lambda l: l.randint_like(l.ones(2, 3), 5, 2),
+    "a string": lambda l: l.randint_like(l.ones(2, 3), "a"),
+}
+
+
+@pytest.mark.parametrize("case", RANDINT_LIKE_CASES)
+def test_randint_like_bounds_as_torch(case):
+    """(the values are random: shape and dtype, or the error's type)"""
+    assert _shape_or_error(RANDINT_LIKE_CASES[case], mt) == _shape_or_error(RANDINT_LIKE_CASES[case], torch)
