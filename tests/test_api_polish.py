@@ -1265,3 +1265,17 @@ RANDINT_LIKE_CASES = {
 def test_randint_like_bounds_as_torch(case):
     """(the values are random: shape and dtype, or the error's type)"""
     assert _shape_or_error(RANDINT_LIKE_CASES[case], mt) == _shape_or_error(RANDINT_LIKE_CASES[case], torch)
+
+
+FILL_TYPE_CASES = {
+    "normal_(matrix)": lambda l: l.ones(2, 3).normal_(l.tensor([[0, 5]])),
+    "uniform_(vector)": lambda l: l.ones(2, 3).uniform_(l.ones(2)),
+    "log_normal_(vector)": lambda l: l.ones(2, 3).log_normal_(l.ones(4)),
+    "cauchy_(vector, 1)": lambda l: l.ones(2, 3).cauchy_(l.ones(3), 1.0),
+}
+
+
+@pytest.mark.parametrize("case", FILL_TYPE_CASES)
+def test_random_fills_refuse_a_tensor_parameter_as_torch(case):
+    """a tensor where the fill takes a number is a TypeError, not a shape error"""
+    assert _same_as_torch(FILL_TYPE_CASES[case]) is TypeError

@@ -487,7 +487,8 @@ _BROADCASTING = {"clamp", "clip", "remainder", "fmod", "floordiv", "mod", "allcl
 
 def shapes_error(op, args, kwargs, e):
     """torch's RuntimeError naming the shapes when the tensor arguments of an elementwise op do not broadcast."""
-    if op.rstrip("_") not in _BROADCASTING:  # (the in-place forms too: fmod_)
+    # (the in-place forms too: fmod_; an argument of the wrong type is refused before any shape, as torch's parser)
+    if op.rstrip("_") not in _BROADCASTING or isinstance(e, TypeError):
         return None
     tensors = [a for a in list(args) + list(kwargs.values()) if _is_tensor(a)]
     try:
