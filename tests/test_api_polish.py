@@ -1279,3 +1279,16 @@ FILL_TYPE_CASES = {
 def test_random_fills_refuse_a_tensor_parameter_as_torch(case):
     """a tensor where the fill takes a number is a TypeError, not a shape error"""
     assert _same_as_torch(FILL_TYPE_CASES[case]) is TypeError
+
+
+EMPTY_INDEX_CASES = {"x[[]]": [], "x[([],)]": ([],), "x[:, []]": (slice(None), []), "x[[], []]": ([], [])}
+
+
+@pytest.mark.parametrize("case", EMPTY_INDEX_CASES)
+def test_an_empty_list_indexes_nothing_as_torch(case):
+    key = EMPTY_INDEX_CASES[case]
+    check_op(lambda l, x: x[key] * 2, V6.reshape(2, 3), grad_fn="MulBackward0", vmap=False)
+    for lib in (torch, mt):
+        x = lib.ones(2, 3)
+        x[key] = 5.0
+        assert x.sum().item() == 6.0

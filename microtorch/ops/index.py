@@ -130,6 +130,8 @@ def _to_np_index(k):
         return k._data
     if isinstance(k, list):
         arr = np.asarray([x._data if isinstance(x, Tensor) else x for x in k])
+        if not arr.size:  # (x[[]]: no index, of torch's long type; numpy's empty array is float)
+            return arr.astype(np.int64)
         if arr.dtype.kind == "f":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return arr
