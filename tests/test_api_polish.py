@@ -1,6 +1,9 @@
 """Small gaps between microtorch and torch 2.13 left from earlier rounds, each checked beside torch: legacy
 Tensor.new, Tensor.tile's int forms, pow's result dtypes on integer and bool tensors, the node names of sort and
-its relatives, bitwise operators under vmap, and the arguments torch refuses in triu_indices and new_zeros."""
+its relatives, bitwise operators under vmap, and the arguments torch refuses in triu_indices and new_zeros; then
+(third session) modulo's dtypes, torch's own nodes for tril/triu, take, masked_select and outer, in-place casts,
+the conversion of a number written into a tensor, sgn's and amax's edge cases, quantile's tangents with NaN, and
+the argument checks of bernoulli_, bitwise ops, index_select, linspace and randint_like."""
 import numpy as np
 import pytest
 import torch
