@@ -7,6 +7,7 @@ from . import _dtype
 from ._random import _rng
 from ._tensor import Tensor, _filled, _size_arg
 from .ops._checks import check_size
+from .ops.index import fill_scalar
 from .ops.triangle import tril, triu  # noqa: F401 (their home is ops/triangle.py; microtorch imports them from here)
 
 
@@ -53,7 +54,6 @@ def _filled_on(size, value, dtype, device, requires_grad):
 
 def _fill_value(value, dtype, op):
     """value converted into dtype as torch's fill_ converts it (ops/index.py's fill_scalar): full and full_like fill"""
-    from .ops.index import fill_scalar
     return fill_scalar(value, _dtype.to_dtype(dtype), op) if isinstance(value, (int, float, complex)) else value
 
 
