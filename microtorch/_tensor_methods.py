@@ -285,6 +285,7 @@ def _add_inplace_forms(m, table):
     m["__imod__"] = _binary(table["remainder"], "__imod__")  # (x %= y writes into x, as torch's)
     m["__ifloordiv__"] = _binary(table["floor_divide"], "__ifloordiv__")
     m["absolute_"] = real_abs(m["absolute_"])
+    m["float_power_"] = _double_base(m["float_power_"])
     m["nan_to_num_"] = _nan_to_num_inplace(m["nan_to_num_"])
     m["cumprod_"] = _refuse_bool(m["cumprod_"], "cumprod_out_cpu")
     m["fill_diagonal_"] = checked(_unary(fill_diagonal, "fill_diagonal_"), "fill_diagonal_", True, fill_diagonal)
@@ -294,6 +295,23 @@ BITWISE_INPLACE = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor
                    "rshift": "bitwise_right_shift"}
 # in-place ops with a float result for integers (ops/_checks.py checks the others' casts with their kernels)
 CAST_FIRST = ("atan2", "arctan2", "copysign", "ldexp", "gcd", "lcm")
+
+
+def _double_base(method):
+    """float_power_ computes in double (complex double with a complex operand) and writes only into a tensor of
+    that dtype, as torch's"""
+    def float_power_(self, exponent):
+        from ._tensor import Tensor
+        from .ops._kernels import _NAMES
+        complex_ = self.dtype.is_complex or (exponent.dtype.is_complex if isinstance(exponent, Tensor)
+                                             else isinstance(exponent, complex))
+        needed = "complex128" if complex_ else "float64"
+        if self.dtype.name != needed:
+            raise RuntimeError(f"the base given to float_power_ has dtype {_NAMES.get(self.dtype.name)} but the "
+                               f"operation's result requires dtype {_NAMES[needed]} (convert the tensor with .double() "
+                               "first, or use float_power out of place)")
+        return method(self, exponent)
+    return float_power_
 
 
 def _nan_to_num_inplace(method):

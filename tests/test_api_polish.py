@@ -1295,3 +1295,21 @@ def test_an_empty_list_indexes_nothing_as_torch(case):
         x = lib.ones(2, 3)
         x[key] = 5.0
         assert x.sum().item() == 6.0
+
+
+FLOAT_POWER_CASES = {
+    "float32 base": lambda l: l.ones(2).float_power_(2),
+    "float64 base": lambda l: l.tensor([2.0, 3.0], dtype=l.float64).float_power_(2),
+    "float64 base, complex exponent": lambda l: l.ones(2, dtype=l.float64).float_power_(1j),
+    "complex128 base": lambda l: l.ones(2, dtype=l.complex128).float_power_(2),
+    "complex64 base": lambda l: l.ones(2, dtype=l.complex64).float_power_(2),
+    "int base": lambda l: l.ones(2, dtype=l.int64).float_power_(2),
+    "float64 base, float32 tensor": lambda l: l.tensor([2.0, 3.0], dtype=l.float64).float_power_(l.ones(2) * 2),
+    "float32 base, float64 tensor": lambda l: l.ones(2).float_power_(l.ones(2, dtype=l.float64)),
+    "exponent=": lambda l: l.tensor([2.0, 3.0], dtype=l.float64).float_power_(exponent=3),
+}
+
+
+@pytest.mark.parametrize("case", FLOAT_POWER_CASES)
+def test_float_power_in_place_needs_a_double_base(case):
+    _same_as_torch(FLOAT_POWER_CASES[case])
