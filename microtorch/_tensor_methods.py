@@ -630,6 +630,8 @@ def _python_fill(self, op, fn, *others):
     torch: not on a tensor that requires grad (autograd cannot see a Python loop), the others in self's dtype."""
     if self.requires_grad:
         raise RuntimeError(f"Can't call {op}() on Variable that requires grad. Use var.detach().{op}() instead.")
+    if self._data.size and not callable(fn):  # (torch finds out when it first calls it: never for no element)
+        raise TypeError(f"'{type(fn).__name__}' object is not callable ({op}: pass a function of the elements)")
     for other in others:
         if other.dtype != self.dtype:
             raise TypeError(f"{op}: expected {self.dtype} for the other tensors (got {other.dtype}); convert them "

@@ -1313,3 +1313,20 @@ FLOAT_POWER_CASES = {
 @pytest.mark.parametrize("case", FLOAT_POWER_CASES)
 def test_float_power_in_place_needs_a_double_base(case):
     _same_as_torch(FLOAT_POWER_CASES[case])
+
+
+PYTHON_FILL_ORDER = {
+    "apply_(0)": lambda l: l.ones(2).apply_(0),
+    "apply_(0) on a tensor that requires grad": lambda l: l.ones(2, requires_grad=True).apply_(0),
+    "map_(y, 0)": lambda l: l.ones(2).map_(l.ones(2), 0),
+    "map_(y, 0) on a tensor that requires grad": lambda l: l.ones(2, requires_grad=True).map_(l.ones(2), 0),
+    "map_(0, f)": lambda l: l.ones(2).map_(0, lambda a, b: a),
+    "map2_(y, z, 5)": lambda l: l.ones(2).map2_(l.ones(2), l.ones(2), 5),
+    "apply_(0) on nothing": lambda l: l.ones(0).apply_(0),
+}
+
+
+@pytest.mark.parametrize("case", PYTHON_FILL_ORDER)
+def test_python_fills_refuse_in_torchs_order(case):
+    """a tensor that requires grad is refused before a function that is not one (found when it is first called)"""
+    _same_as_torch(PYTHON_FILL_ORDER[case])

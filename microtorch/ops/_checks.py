@@ -57,7 +57,7 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "logspace": {"start": "tensor_or_number", "end": "tensor_or_number"},
              "argsort": {"dim": "int"}, "range": {"start": "number", "end": "number", "step": "number"},
              "tile": {"dims": "shape_tuple"}, "is_same_size": {"other": "tensor"}, "type_as": {"other": "tensor"},
-             "apply_": {"callable": "callable"}, "map_": {"callable": "callable"}, "histc": {"bins": "int"},
+             "histc": {"bins": "int"},  # (apply_/map_ refuse a tensor that requires grad before a non-callable)
              "logsumexp": {"dim": "dims_given"}, "threshold": {"value": "number"},
              "replace_all_batch_norm_modules_": {"root": "module"}, "lerp": {"weight": "tensor_or_number"},
              "argmax": {"dim": "int"}, "argmin": {"dim": "int"}, "prod": {"dim": "int"}, "softmin": {"dim": "int"},
