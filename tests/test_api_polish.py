@@ -1330,3 +1330,23 @@ PYTHON_FILL_ORDER = {
 def test_python_fills_refuse_in_torchs_order(case):
     """a tensor that requires grad is refused before a function that is not one (found when it is first called)"""
     _same_as_torch(PYTHON_FILL_ORDER[case])
+
+
+SVD_FLAG_CASES = {
+    "svd(int, 0)": lambda l: l.ones(2, 2, dtype=l.int64).svd(0),
+    "svd(int, None)": lambda l: l.ones(2, 2, dtype=l.int64).svd(None),
+    "svd(int, True)": lambda l: l.ones(2, 2, dtype=l.int64).svd(True),
+    "torch.svd(some=0)": lambda l: l.svd(l.ones(2, 2), some=0),
+    "torch.svd(compute_uv=1)": lambda l: l.svd(l.ones(2, 2), compute_uv=1),
+    "torch.svd(int, some=0)": lambda l: l.svd(l.ones(2, 2, dtype=l.int64), some=0),
+    "qr(some=0)": lambda l: l.qr(l.ones(2, 2), some=0),
+    "linalg.svd(full_matrices=0)": lambda l: l.linalg.svd(l.ones(2, 2), full_matrices=0),
+}
+
+
+@pytest.mark.parametrize("case", SVD_FLAG_CASES)
+def test_decomposition_flags_are_bools_checked_first(case):
+    """some=, compute_uv= and full_matrices= take a bool (torch's parser refuses 0 before any kernel check)"""
+    def first(lib):
+        return SVD_FLAG_CASES[case](lib)[0]
+    assert _shape_or_error(first, mt) == _shape_or_error(first, torch)

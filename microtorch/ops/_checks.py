@@ -40,7 +40,8 @@ _SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", 
          "output_size", "split_size_or_sections", "split_size", "repeats", "reps", "indices_or_sections", "shifts"}
 _BOOL = {"keepdim", "largest", "sorted", "unbiased", "requires_grad", "descending", "stable", "ceil_mode",
          "count_include_pad", "retain_graph", "create_graph", "allow_unused", "as_tuple",
-         "equal_nan", "replacement", "return_indices", "training", "non_blocking"}
+         "equal_nan", "replacement", "return_indices", "training", "non_blocking", "some", "compute_uv",
+         "full_matrices"}
 _NUMBER = {"lower", "upper", "min_val", "max_val", "margin", "fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "lambd", "p", "base",
            "label_smoothing", "ignore_index"}
 _CALLABLE = {"func"}
