@@ -1350,3 +1350,17 @@ def test_decomposition_flags_are_bools_checked_first(case):
     def first(lib):
         return SVD_FLAG_CASES[case](lib)[0]
     assert _shape_or_error(first, mt) == _shape_or_error(first, torch)
+
+
+LERP_CASES = {
+    "lerp(x, 0, 0.5)": lambda l: l.lerp(l.ones(2), 0, 0.5),
+    "x.lerp(0, 0.5)": lambda l: l.ones(2).lerp(0, 0.5),
+    "x.lerp_(0, 5)": lambda l: l.ones(2).lerp_(0, 5),
+    "lerp(x, 0-d tensor, 0.5)": lambda l: l.lerp(l.ones(2), l.tensor(2.0), 0.5),
+    "lerp(end=, weight=)": lambda l: l.ones(2).lerp(end=l.zeros(2), weight=0.25),
+}
+
+
+@pytest.mark.parametrize("case", LERP_CASES)
+def test_lerp_end_is_a_tensor(case):
+    _same_as_torch(LERP_CASES[case])

@@ -60,7 +60,7 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "tile": {"dims": "shape_tuple"}, "is_same_size": {"other": "tensor"}, "type_as": {"other": "tensor"},
              "histc": {"bins": "int"},  # (apply_/map_ refuse a tensor that requires grad before a non-callable)
              "logsumexp": {"dim": "dims_given"}, "threshold": {"value": "number"},
-             "replace_all_batch_norm_modules_": {"root": "module"}, "lerp": {"weight": "tensor_or_number"},
+             "replace_all_batch_norm_modules_": {"root": "module"},
              "argmax": {"dim": "int"}, "argmin": {"dim": "int"}, "prod": {"dim": "int"}, "softmin": {"dim": "int"},
              "size": {"dim": "int"}, "stride": {"dim": "int"}, "rot90": {"dims": "shape_tuple"},
              "new_full": {"size": "shape_tuple"}, "unflatten": {"sizes": "shape_tuple"},
@@ -72,7 +72,7 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "bmm": {"other": "tensor"}, "mv": {"other": "tensor"}, "outer": {"other": "tensor"},
              "ger": {"other": "tensor"}, "expand_as": {"other": "tensor"}, "view_as": {"other": "tensor"},
              "reshape_as": {"other": "tensor"}, "masked_select": {"mask": "tensor"},
-             "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}, "lerp": {"weight": "tensor_or_number"},
+             "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}, "lerp": {"end": "tensor", "weight": "tensor_or_number"},
              "max": {"dim": None}, "min": {"dim": None}, "fmax": {"other": "tensor"}, "fmin": {"other": "tensor"},
              "flip": {"dims": "shape_tuple"}, "fmod": {"b": "tensor_or_number"}, "remainder": {"input": "tensor_or_number", "b": "tensor_or_number"},  # (7 % x)
              "copy_": {"src": "tensor_or_number"},
