@@ -1364,3 +1364,21 @@ LERP_CASES = {
 @pytest.mark.parametrize("case", LERP_CASES)
 def test_lerp_end_is_a_tensor(case):
     _same_as_torch(LERP_CASES[case])
+
+
+FILL_ORDER_CASES = {
+    "int log_normal_(None)": lambda l: l.ones(2, dtype=l.int64).log_normal_(None),
+    "int uniform_(None)": lambda l: l.ones(2, dtype=l.int64).uniform_(None),
+    "int normal_('a')": lambda l: l.ones(2, dtype=l.int64).normal_("a"),
+    "complex random_(None)": lambda l: l.ones(2, dtype=l.complex64).random_(None),
+    "complex bernoulli_(None)": lambda l: l.ones(2, dtype=l.complex64).bernoulli_(None),
+    "int uniform_(0, vector)": lambda l: l.ones(2, dtype=l.int64).uniform_(0, l.ones(2)),
+    "int log_normal_(0, 1)": lambda l: l.ones(2, dtype=l.int64).log_normal_(0.0, 1.0),
+    "int normal_(0-d tensor)": lambda l: l.ones(2, dtype=l.int64).normal_(l.tensor(1.0)),
+}
+
+
+@pytest.mark.parametrize("case", FILL_ORDER_CASES)
+def test_random_fills_check_argument_types_before_dtypes(case):
+    """x_int.normal_(None) is torch's TypeError for the argument; x_int.normal_(0.0) its NotImplementedError"""
+    _same_as_torch(FILL_ORDER_CASES[case])

@@ -313,7 +313,18 @@ def _refuse(op, fn, method, overrides, err, args, kwargs):
     """Raise err, torch's error for a dtype the op has no kernel for, unless an argument has the wrong type or
     a dim is out of range (torch parses the arguments and wraps the dims before it picks a kernel)."""
     dims_first = op.rstrip("_") not in _kernels.DTYPE_BEFORE_DIMS
-    raise type_error(op, fn, args, kwargs, method, overrides) or dims_first and dim_error(op, fn, args, kwargs) or err
+    raise type_error(op, fn, args, kwargs, method, overrides) or dims_first and dim_error(op, fn, args, kwargs) \
+        or op in _RANDOM_FILLS and method and _fill_argument_error(op, args[1:], kwargs) or err
+
+
+def _fill_argument_error(op, args, kwargs):
+    """An in-place random fill (x.normal_(None)) takes numbers (a 0-d tensor too; bernoulli_ any tensor): torch's
+    TypeError for another argument, or None."""
+    for v in list(args) + [v for k, v in kwargs.items() if k != "generator"]:
+        number = isinstance(v, (numbers.Number, np.number)) or _is_tensor(v) and (v.ndim == 0 or op == "bernoulli_")
+        if not number:
+            return TypeError(f"{op}(): its parameters must be numbers, not {_type_name(v)}")
+    return None
 
 
 def dim_error(op, fn, args, kwargs):
