@@ -7,6 +7,8 @@ from . import _dtype
 from ._random import _rng
 from ._tensor import Tensor, _filled, _size_arg
 from .ops._checks import check_size
+from .ops.index import fill_scalar
+from .ops.triangle import tril, triu  # noqa: F401 (their home is ops/triangle.py; microtorch imports them from here)
 
 
 def _finish(arr, dtype, requires_grad, device=None):
@@ -47,9 +49,12 @@ def _sizes(size, kw, op):
 
 
 def _filled_on(size, value, dtype, device, requires_grad):
-    if dtype is not None:
-        _check_fits(value, _dtype.to_dtype(dtype))
     return _placed(_filled(size, value, dtype, False), device, requires_grad)
+
+
+def _fill_value(value, dtype, op):
+    """value converted into dtype as torch's fill_ converts it (ops/index.py's fill_scalar): full and full_like fill"""
+    return fill_scalar(value, _dtype.to_dtype(dtype), op) if isinstance(value, (int, float, complex)) else value
 
 
 _C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
@@ -81,8 +86,8 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
-        dtype = _dtype.result_type(fill_value) if not isinstance(fill_value, builtins.float) else None
-    return _filled_on(tuple(size), fill_value, dtype, device, requires_grad)
+        dtype = _dtype.result_type(fill_value) if not isinstance(fill_value, builtins.float) else _default(None)
+    return _filled_on(tuple(size), _fill_value(fill_value, dtype, "full"), dtype, device, requires_grad)
 
 
 def _like(t, dtype):
@@ -102,7 +107,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _filled_on(tuple(input.shape), fill_value, _like(input, dtype), device, requires_grad)
+    dt = _like(input, dtype)
+    return _filled_on(tuple(input.shape), _fill_value(fill_value, dt, "full_like"), dt, device, requires_grad)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -148,11 +154,30 @@ def _number(v, name):
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _finish(np.linspace(start, end, steps), _default(dtype), requires_grad, device)
+    start, end, dt = _space_bounds(start, end, dtype, "linspace")
+    return _finish(np.linspace(start, end, steps), dt, requires_grad, device)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _finish(np.logspace(start, end, steps, base=base), _default(dtype), requires_grad, device)
+    start, end, dt = _space_bounds(start, end, dtype, "logspace")
+    return _finish(np.logspace(start, end, steps, base=base), dt, requires_grad, device)
+
+
+def _space_bounds(start, end, dtype, op):
+    """(start, end, dtype) of linspace/logspace as torch reads them: a bound may be a 0-d tensor (its number), and
+    a complex bound makes the default dtype complex"""
+    for v, name in ((start, "start"), (end, "end")):
+        if isinstance(v, Tensor) and v.ndim:
+            raise RuntimeError(f"{op} only supports 0-dimensional start and end tensors, but got {name} with {v.ndim} "
+                               "dimension(s).")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    if not builtins.any(isinstance(v, builtins.complex) for v in (start, end)):
+        return start, end, _default(dtype)
+    inferred = _default(None).to_complex()
+    if dtype is not None and not _default(dtype).is_complex:
+        raise RuntimeError(f"torch.{op}(): inferred dtype c10::complex<float> can't be safely cast to passed dtype "
+                           f"{_default(dtype)} (a complex bound needs a complex dtype)")
+    return start, end, _default(dtype) if dtype is not None else inferred
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -227,8 +252,23 @@ def _need_floating(dt, kernel):
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
+    if high is None:  # (randint_like(x, high))
+        low, high = 0, low
+    if high is None:
+        raise TypeError("randint_like() received an invalid combination of arguments - got (Tensor, NoneType): give "
+                        "high (an int), or low and high")
+    low, high = (_one_number(v, name) for v, name in ((low, "low"), (high, "high")))
     return randint(low, high, tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
                    requires_grad=requires_grad)
+
+
+def _one_number(v, name):
+    """a bound of randint_like given as a tensor of one element: its number (torch's RuntimeError for more)"""
+    if not isinstance(v, Tensor):
+        return v
+    if v.numel() != 1:
+        raise RuntimeError(f"{name} must be a scalar tensor and on CPU (randint_like: got shape {list(v.shape)})")
+    return int(v.item())
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False):
@@ -269,7 +309,9 @@ def bernoulli(input, p=None, *, generator=None):
     if p is None and not ((input._data >= 0) & (input._data <= 1)).all():  # (NaN too)
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false. (bernoulli: the input holds "
                            "probabilities, each in [0, 1])")
-    if p is not None and not isinstance(p, Tensor) and not 0 <= p <= 1:
+    if isinstance(p, Tensor):  # (the argument checks let a 0-d tensor stand for a number, as torch's parser)
+        p = p.item()
+    if p is not None and not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     probs = input._data if p is None else p
     return Tensor._make((_rng(generator).random(input.shape) < probs).astype(input._data.dtype))
@@ -340,27 +382,6 @@ def _check_meshgrid(tensors):
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got shape "
                                f"{list(t.shape)}; flatten it first")
-
-
-def _matrix_arg(x, op):
-    if x.ndim < 2:
-        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions (got shape {list(x.shape)})")
-
-
-def tril(input, diagonal=0):
-    _matrix_arg(input, "tril")
-    mask = np.tril(np.ones(input.shape[-2:], dtype=bool), diagonal)
-    if input.requires_grad:
-        return input * Tensor._make(mask)
-    return Tensor._make(np.where(mask, input._data, 0).astype(input._data.dtype))
-
-
-def triu(input, diagonal=0):
-    _matrix_arg(input, "triu")
-    mask = np.triu(np.ones(input.shape[-2:], dtype=bool), diagonal)
-    if input.requires_grad:
-        return input * Tensor._make(mask)
-    return Tensor._make(np.where(mask, input._data, 0).astype(input._data.dtype))
 
 
 def diag(input, diagonal=0):

@@ -264,7 +264,7 @@ def _add_inplace_forms(m, table):
     """x.op_(...) for the ops above: the op's result written into x (ops.inplace keeps the history)."""
     from .ops._api_args import checked
     from .ops.index_more import fill_diagonal
-    from .ops.inplace import _binary, _unary
+    from .ops.inplace import _binary, _unary, cast_checked, real_abs
     for name in INPLACE_UNARY:
         m[name + "_"] = _unary(table[name], name + "_")
     for name, draw in RANDOM_FILLS.items():
@@ -279,7 +279,13 @@ def _add_inplace_forms(m, table):
     for name in NEW_INPLACE:  # their arguments checked before the in-place machinery runs
         m[name + "_"] = checked(m[name + "_"], name + "_", method=True, signature_of=table[name])
     for op, name in BITWISE_INPLACE.items():
-        m[name + "_"] = m[f"__i{op}__"] = _cast_checked(m[name + "_"])  # (x &= y writes into x, as torch's)
+        m[name + "_"] = m[f"__i{op}__"] = cast_checked(m[name + "_"])  # (x &= y writes into x, as torch's)
+    for name in CAST_FIRST:
+        m[name + "_"] = cast_checked(m[name + "_"])
+    m["__imod__"] = _binary(table["remainder"], "__imod__")  # (x %= y writes into x, as torch's)
+    m["__ifloordiv__"] = _binary(table["floor_divide"], "__ifloordiv__")
+    m["absolute_"] = real_abs(m["absolute_"])
+    m["float_power_"] = _double_base(m["float_power_"])
     m["nan_to_num_"] = _nan_to_num_inplace(m["nan_to_num_"])
     m["cumprod_"] = _refuse_bool(m["cumprod_"], "cumprod_out_cpu")
     m["fill_diagonal_"] = checked(_unary(fill_diagonal, "fill_diagonal_"), "fill_diagonal_", True, fill_diagonal)
@@ -287,22 +293,25 @@ def _add_inplace_forms(m, table):
 
 BITWISE_INPLACE = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
                    "rshift": "bitwise_right_shift"}
+# in-place ops with a float result for integers (ops/_checks.py checks the others' casts with their kernels)
+CAST_FIRST = ("atan2", "arctan2", "copysign", "ldexp", "gcd", "lcm")
 
 
-def _cast_checked(method):
-    """An in-place integer op that first checks, as torch, that its result dtype can be written into self:
-    x_int.bitwise_and_(1.5) is refused for the cast, before any kernel is looked for."""
-    def inplace(self, other):
-        from ._dtype import result_type
+def _double_base(method):
+    """float_power_ computes in double (complex double with a complex operand) and writes only into a tensor of
+    that dtype, as torch's"""
+    def float_power_(self, exponent):
+        from ._tensor import Tensor
         from .ops._kernels import _NAMES
-        dt = result_type(self, other)
-        if (dt.is_floating_point or dt.is_complex) and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError(f"result type {_NAMES.get(dt.name, dt.name)} can't be cast to the desired output type "
-                               f"{_NAMES.get(self.dtype.name, self.dtype.name)} ({method.__name__}); bitwise ops "
-                               "take integer or bool operands")
-        return method(self, other)
-    inplace.__name__ = method.__name__
-    return inplace
+        complex_ = self.dtype.is_complex or (exponent.dtype.is_complex if isinstance(exponent, Tensor)
+                                             else isinstance(exponent, complex))
+        needed = "complex128" if complex_ else "float64"
+        if self.dtype.name != needed:
+            raise RuntimeError(f"the base given to float_power_ has dtype {_NAMES.get(self.dtype.name)} but the "
+                               f"operation's result requires dtype {_NAMES[needed]} (convert the tensor with .double() "
+                               "first, or use float_power out of place)")
+        return method(self, exponent)
+    return float_power_
 
 
 def _nan_to_num_inplace(method):
@@ -384,7 +393,10 @@ def _check_fill_args(name, self, args, kwargs):
         raise TypeError(f'{name}() missing 1 required positional arguments: "{missing[0]}"')
     kinds = (int, np.integer) if name == "random_" else (int, float, np.integer, np.floating)
     for i, (param, v) in enumerate(given.items()):
-        if isinstance(v, Tensor) and name == "bernoulli_" or param not in params:
+        if isinstance(v, Tensor) and name == "bernoulli_":
+            _check_probabilities(self, v)
+            continue
+        if param not in params:
             continue
         if not isinstance(v, kinds) or name == "random_" and isinstance(v, bool):
             raise TypeError(f"{name}(): argument '{param}' (position {i + 1}) must be "
@@ -402,6 +414,25 @@ def _check_fill_args(name, self, args, kwargs):
     if verdict is not True and verdict:
         raise RuntimeError(verdict)
     return args, kwargs
+
+
+def _check_probabilities(self, p):
+    """torch's refusals of a tensor of probabilities for bernoulli_, in its order: one that does not broadcast to
+    self's shape, one that is not floating point, a value outside [0, 1] (NaN too)."""
+    try:
+        fits = np.broadcast_shapes(tuple(p.shape), tuple(self.shape)) == tuple(self.shape)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"The expanded size of the tensor must match: bernoulli_ cannot broadcast the probabilities "
+                           f"{list(p.shape)} to the tensor's shape {list(self.shape)}")
+    if not p.dtype.is_floating_point:
+        from .ops._kernels import _NAMES
+        raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for \'{_NAMES.get(p.dtype.name)}\': '
+                                  "the probabilities must be a floating point tensor; convert them with p.float()")
+    if not ((p._data >= 0) & (p._data <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false. (bernoulli_: each "
+                           "probability must be in [0, 1])")
 
 
 def _check_fill_dtype(name, self):
@@ -599,6 +630,8 @@ def _python_fill(self, op, fn, *others):
     torch: not on a tensor that requires grad (autograd cannot see a Python loop), the others in self's dtype."""
     if self.requires_grad:
         raise RuntimeError(f"Can't call {op}() on Variable that requires grad. Use var.detach().{op}() instead.")
+    if self._data.size and not callable(fn):  # (torch finds out when it first calls it: never for no element)
+        raise TypeError(f"'{type(fn).__name__}' object is not callable ({op}: pass a function of the elements)")
     for other in others:
         if other.dtype != self.dtype:
             raise TypeError(f"{op}: expected {self.dtype} for the other tensors (got {other.dtype}); convert them "

@@ -5,6 +5,7 @@ casting rules, the low-rank decompositions, segment_reduce, and torch.abs_(x)-st
 is composed of existing differentiable ops, so its gradients are theirs (the creation functions and samplers
 are in _torch_creation.py)."""
 import builtins
+import inspect
 import itertools
 
 import numpy as np
@@ -504,7 +505,15 @@ def method_as_function(name):
         return getattr(input, name)(*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"torch.{name}(input, ...) is input.{name}(...)"
+    out_of_place = getattr(Tensor, name[:-1], None) if name.endswith("_") else None
+    if out_of_place is not None and _takes_only_input(out_of_place):
+        fn.__wrapped__ = out_of_place  # (the argument checks read its parameters: ceil_(x, 0) is a TypeError first)
     return fn
+
+
+def _takes_only_input(fn):
+    """fn's only positional parameter is `input` (ceil, round with decimals= ...)"""
+    return [p.name for p in inspect.signature(fn).parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD] == ["input"]
 
 
 FUNCTIONS = ["broadcast_shapes", "broadcast_tensors", "tensordot", "block_diag", "cartesian_prod", "combinations",

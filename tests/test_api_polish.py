@@ -1,6 +1,9 @@
 """Small gaps between microtorch and torch 2.13 left from earlier rounds, each checked beside torch: legacy
 Tensor.new, Tensor.tile's int forms, pow's result dtypes on integer and bool tensors, the node names of sort and
-its relatives, bitwise operators under vmap, and the arguments torch refuses in triu_indices and new_zeros."""
+its relatives, bitwise operators under vmap, and the arguments torch refuses in triu_indices and new_zeros; then
+(third session) modulo's dtypes, torch's own nodes for tril/triu, take, masked_select and outer, in-place casts,
+the conversion of a number written into a tensor, sgn's and amax's edge cases, quantile's tangents with NaN, and
+the argument checks of bernoulli_, bitwise ops, index_select, linspace and randint_like."""
 import numpy as np
 import pytest
 import torch
@@ -25,6 +28,17 @@ def _outcome(fn, lib):
 def _same_as_torch(fn):
     t, m = _outcome(fn, torch), _outcome(fn, mt)
     assert m == t, f"torch {t}, microtorch {m}"
+    return t
+
+
+def _close_to_torch(fn, rtol=1e-6):
+    """as _same_as_torch, the values compared to rtol, NaN equal to NaN (each part of a complex number)"""
+    t, m = _outcome(fn, torch), _outcome(fn, mt)
+    if isinstance(t, type) or isinstance(m, type):
+        assert m == t, f"torch {t}, microtorch {m}"
+        return t
+    assert m[:2] == t[:2], f"torch {t}, microtorch {m}"
+    np.testing.assert_allclose(np.asarray(m[2], complex), np.asarray(t[2], complex), rtol=rtol, equal_nan=True)
     return t
 
 
@@ -124,18 +138,6 @@ BASES = {"bool": [True, False], "uint8": [2, 3], "int8": [2, -3], "int32": [0, 3
 EXPONENTS = [2, 0, -1, 3, 2.0, 0.5, -2.5, 1j, True, False]
 EXPONENT_TENSORS = {"bool": [True, False], "uint8": [2, 0], "int8": [2, -3], "int32": [-1, 3], "int64": [-2, 5],
                     "float32": [2.0, -0.5]}
-# differences that need a change outside pow: each reason names the file
-POW_KNOWN = {
-    ("bool", "True"): "ops/_kernels.py refuses pow on bool at the guard; torch copies for exponent 1 (fills 1 for 0)",
-    ("bool", "False"): "(the same as bool ** True)",
-    ("float16", "1j", "pow_"): "torch refuses the in-place cast first (RuntimeError); the guard asks pow, which "
-                               "refuses the complex half kernel (NotImplementedError)",
-    ("uint8", "int8", "pow_"): "ops/inplace.py _checked casts with numpy's same_kind rule, which refuses int -> "
-                               "uint8; torch casts between integer types",
-    ("uint8", "int32", "pow_"): "(the same as uint8.pow_(int8))", ("uint8", "int64", "pow_"): "(the same)",
-}
-
-
 def _typed(lib, dtype, values):
     return lib.tensor(values, dtype=getattr(lib, dtype))
 
@@ -153,13 +155,7 @@ def _pow_forms(base, exponent):
 POW_SCALAR_CASES = [(b, e, form) for b in BASES for e in EXPONENTS for form in _pow_forms(b, e)]
 
 
-def _known(*key):
-    reason = POW_KNOWN.get(key) or key[2] != "rpow" and POW_KNOWN.get(key[:2])
-    return pytest.mark.xfail(strict=True, reason=reason) if reason else ()
-
-
-@pytest.mark.parametrize("base,exponent,form", [pytest.param(*c, marks=_known(c[0], repr(c[1]), c[2]))
-                                                for c in POW_SCALAR_CASES])
+@pytest.mark.parametrize("base,exponent,form", POW_SCALAR_CASES)
 def test_pow_scalar_exponent_dtypes_as_torch(base, exponent, form):
     t, m = (_outcome(_pow_forms(base, exponent)[form], lib) for lib in (torch, mt))
     assert (m if isinstance(m, type) else m[:2]) == (t if isinstance(t, type) else t[:2])
@@ -167,8 +163,8 @@ def test_pow_scalar_exponent_dtypes_as_torch(base, exponent, form):
         np.testing.assert_allclose(np.asarray(m[2], dtype=complex), np.asarray(t[2], dtype=complex), rtol=1e-6)
 
 
-@pytest.mark.parametrize("base,exponent,form", [
-    pytest.param(b, e, f, marks=_known(b, e, f)) for b in BASES for e in EXPONENT_TENSORS for f in ("pow", "pow_")])
+@pytest.mark.parametrize("base,exponent,form", [(b, e, f) for b in BASES for e in EXPONENT_TENSORS
+                                                for f in ("pow", "pow_")])
 def test_pow_tensor_exponent_dtypes_as_torch(base, exponent, form):
     def run(lib):
         x, y = _typed(lib, base, BASES[base]), _typed(lib, exponent, EXPONENT_TENSORS[exponent])
@@ -317,33 +313,17 @@ def test_bitwise_operators_as_torch(op, dtype):
     _same_as_torch(lambda l: ~_typed(l, dtype, BIT_DTYPES[dtype]))
 
 
-# ops/inplace.py casts with numpy's same_kind rule, which refuses int8/int64 -> uint8 (torch casts between ints)
-UINT8_CAST = {("uint8", ("tensor", "int8")), ("uint8", ("tensor", "int64"))}
-
-
 @pytest.mark.parametrize("op", IN_PLACE)
 @pytest.mark.parametrize("dtype", BIT_DTYPES)
 def test_bitwise_operators_in_place_as_torch(op, dtype):
     """x &= y writes into x (the same tensor, its version bumped), or raises torch's error for the cast."""
     for other in BIT_OTHERS:
-        if (dtype, other) in UINT8_CAST:
-            continue
-
         def run(lib):
             x = _typed(lib, dtype, BIT_DTYPES[dtype])
             out = getattr(x, IN_PLACE[op])(_operand(lib, other))
             assert out is x and x._version == 1
             return x
         _same_as_torch(run)
-
-
-def test_uint8_in_place_with_a_wider_int_still_differs():
-    """(a test that fails once ops/inplace.py casts int -> uint8 as torch: then drop UINT8_CAST above)"""
-    x = torch.tensor([3, 250], dtype=torch.uint8)
-    x &= torch.tensor([1, 2], dtype=torch.int8)
-    with pytest.raises(RuntimeError):
-        y = mt.tensor([3, 250], dtype=mt.uint8)
-        y &= mt.tensor([1, 2], dtype=mt.int8)
 
 
 @pytest.mark.parametrize("lib", [torch, mt], ids=_name)
@@ -443,10 +423,10 @@ QUANTILE_SPECS = {
 
 @pytest.mark.parametrize("case", QUANTILE_SPECS)
 def test_quantile_graph_values_and_gradients_as_torch(case):
-    """(rows with NaN: no forward mode; microtorch's forward AD gives lerp's weight, which has no tangent, a zero
-    one, and 0 * (NaN - x) is NaN where torch skips the term: autograd/forward_ad.py, outside this row)"""
+    """(rows with NaN too: forward mode gives the tangent of the NaN picked, as torch, whose lerp_ skips the term of
+    a weight with no tangent)"""
     f, x = QUANTILE_SPECS[case]
-    check_op(f, x, jvp=not np.isnan(x).any(), vmap=not np.isnan(x).any())
+    check_op(f, x)
     names = [_graph_names(f(lib, lib.tensor(x, requires_grad=True))) for lib in (torch, mt)]
     assert names[1] == names[0]
 
@@ -606,8 +586,14 @@ FILL_CASES = {
     "cauchy_(0, -1)": lambda x: x.cauchy_(0, -1), "cauchy_ int": lambda x: x.long().cauchy_(),
     "cauchy_(f23)": lambda x: x.cauchy_(x), "log_normal_(0, -1)": lambda x: x.log_normal_(0, -1),
     "bernoulli_(5)": lambda x: x.bernoulli_(5),
-    "bernoulli_(tensor p)": pytest.param(lambda x: x.bernoulli_(x * 0 + 0.5), marks=pytest.mark.xfail(
-        strict=True, reason="ops/_checks.py (the core's) reads a parameter named p as a number")),
+    "bernoulli_(tensor p)": lambda x: x.bernoulli_(x * 0 + 0.5),
+    "bernoulli_(p=tensor)": lambda x: x.bernoulli_(p=x * 0 + 1),
+    "bernoulli_(row of p)": lambda x: x.bernoulli_(torch_or_mt(x).tensor([0.5, 0.0, 1.0])),
+    "bernoulli_(p of another shape)": lambda x: x.bernoulli_(torch_or_mt(x).ones(2, 2)),
+    "bernoulli_('a')": lambda x: x.bernoulli_("a"),
+    "bernoulli(0-d tensor p)": lambda x: torch_or_mt(x).bernoulli(x, torch_or_mt(x).tensor(0.5)),
+    "bernoulli(0-d tensor p > 1)": lambda x: torch_or_mt(x).bernoulli(x, torch_or_mt(x).tensor(1.5)),
+    "bernoulli(tensor p)": lambda x: torch_or_mt(x).bernoulli(x, x),
 }
 
 
@@ -681,3 +667,718 @@ def test_apply_writes_through_a_view(lib):
     base = lib.arange(6.0).reshape(2, 3)
     base.t().apply_(lambda v: -v)
     assert base.tolist() == [[-0.0, -1.0, -2.0], [-3.0, -4.0, -5.0]]
+
+
+# ---- (polish, third session) modulo by a number in torch's result dtype -------------------------------------------
+MOD_DTYPES = {"int64": [5, -3, 0, 7], "int32": [5, -3, 0, 7], "uint8": [5, 253, 0, 7], "int8": [5, -3, 0, 7],
+              "bool": [True, False, True, True], "float16": [5.0, -3.0, 0.0, 7.5], "float32": [5.0, -3.5, 0.0, 7.0]}
+MOD_FORMS = {"%": lambda l, x, s: x % s, "fmod": lambda l, x, s: l.fmod(x, s),
+             "remainder": lambda l, x, s: l.remainder(x, s), "method fmod": lambda l, x, s: x.fmod(s),
+             "0-d": lambda l, x, s: l.remainder(x[0], s)}
+
+
+@pytest.mark.parametrize("form", MOD_FORMS)
+@pytest.mark.parametrize("dtype", MOD_DTYPES)
+def test_modulo_by_a_number_in_torchs_dtype(dtype, form):
+    """an integer tensor % 2.5 is the default float dtype (not float64); a number outside uint8 wraps into it"""
+    for s in (2.5, -2.5, 2, -2, 300, True, 1e300):
+        _same_as_torch(lambda l: MOD_FORMS[form](l, _typed(l, dtype, MOD_DTYPES[dtype]), s))
+
+
+def test_modulo_by_a_number_under_a_float64_default():
+    for lib in (torch, mt):
+        lib.set_default_dtype(lib.float64)
+    try:
+        _same_as_torch(lambda l: l.fmod(l.tensor([5, -3]), 2.5))
+    finally:
+        for lib in (torch, mt):
+            lib.set_default_dtype(lib.float32)
+
+
+@pytest.mark.parametrize("op", ["fmod", "remainder"])
+def test_modulo_by_a_number_gradients_as_torch(op):
+    check_op(lambda l, x: getattr(l, op)(x, 1.5), np.array([-2.5, -1.0, 0.25, 3.0, 4.5]),
+             grad_fn=("FmodBackward0" if op == "fmod" else "RemainderBackward0"))
+
+
+# ---- (polish) bool ** True, and pow of a number by a tensor through torch.pow --------------------------------------
+POW_BOOL_CASES = {
+    "bool ** True": lambda l: l.tensor([True, False]) ** True,
+    "bool ** False": lambda l: l.tensor([True, False]) ** False,
+    "pow(bool, True)": lambda l: l.pow(l.tensor([True, False]), True),
+    "pow_(True)": lambda l: l.tensor([True, False]).pow_(True),
+    "pow_(False)": lambda l: l.tensor([True, False]).pow_(False),
+    "**= False": lambda l: l.tensor([True, False]).__ipow__(False),
+    "0-d bool ** True": lambda l: l.tensor(False) ** True,
+    "True ** bool": lambda l: True ** l.tensor([True, False]),
+    "bool ** bool tensor": lambda l: l.tensor([True, False]) ** l.tensor(True),
+    "pow(True, bool)": lambda l: l.pow(True, l.tensor([True])),
+    "pow(2, x)": lambda l: l.pow(2, l.tensor([1.0, 2.0])),
+    "pow(2.5, int)": lambda l: l.pow(2.5, l.tensor([1, 2])),
+    "pow(2, exponent=x)": lambda l: l.pow(2, exponent=l.tensor([1.0, -1.0])),
+    "pow(2, 3)": lambda l: l.pow(2, 3),
+    "pow(None, x)": lambda l: l.pow(None, l.tensor([1.0])),
+}
+
+
+@pytest.mark.parametrize("case", POW_BOOL_CASES)
+def test_pow_of_bool_by_a_bool_as_torch(case):
+    _same_as_torch(POW_BOOL_CASES[case])
+
+
+def test_pow_of_a_number_by_a_tensor_records_torchs_node():
+    check_op(lambda l, x: l.pow(2.0, x), X_POW, grad_fn="PowBackward2", vmap=False)
+
+
+def test_bool_pow_in_place_writes_into_the_tensor():
+    for lib in (torch, mt):
+        x = lib.tensor([True, False])
+        assert x.pow_(False) is x and x.tolist() == [True, True] and x._version == 1
+
+
+# ---- (polish) in-place ops cast their result into the tensor as torch (canCast) ---------------------------------
+CAST_DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64", "complex64"]
+CAST_OPS = ["add_", "mul_", "sub_", "div_", "copy_", "pow_", "fmod_", "remainder_", "floor_divide_", "__iand__",
+            "bitwise_or_", "__ilshift__", "__imod__", "__ifloordiv__", "__iadd__", "__imul__", "__ipow__", "atan2_",
+            "hypot_", "xlogy_", "copysign_", "clamp_min_", "gcd_", "lt_"]
+
+
+def _cast_case(op, dtype, other):
+    def run(lib):
+        x = _typed(lib, dtype, [1, 0, 3])
+        y = _typed(lib, other, [3, 1, 2]) if isinstance(other, str) else other
+        out = getattr(x, op)(y)
+        assert out is x and x._version == 1
+        return x
+    return run
+
+
+@pytest.mark.parametrize("op", CAST_OPS)
+@pytest.mark.parametrize("dtype", CAST_DTYPES)
+def test_in_place_casts_as_torch(op, dtype):
+    """int64 into uint8 wraps and float64 into float16 rounds (same category or up), a float result is refused in
+    an integer tensor and an integer one in a bool tensor, before a missing kernel is reported (x_int.fmod_(1j))"""
+    for other in CAST_DTYPES + [2, 2.5, 1j]:
+        _close_to_torch(_cast_case(op, dtype, other))
+
+
+def test_in_place_cast_error_names_the_op():
+    for lib in (torch, mt):
+        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+            lib.tensor([1, 2]).fmod_(2.5)
+    with pytest.raises(RuntimeError, match="fmod_"):
+        mt.tensor([1, 2]).fmod_(2.5)
+    with pytest.raises(RuntimeError, match="remainder"):
+        x = mt.tensor([1, 2])
+        x %= 2.5
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_uint8_in_place_with_a_wider_int_wraps(lib):
+    x = lib.tensor([3, 250], dtype=lib.uint8)
+    x += lib.tensor([-4, 10], dtype=lib.int64)
+    assert x.dtype == lib.uint8 and x.tolist() == [255, 4]
+    x &= lib.tensor([1, -2], dtype=lib.int8)
+    assert x.tolist() == [1, 4]
+
+
+def test_in_place_cast_keeps_the_graph():
+    """a float64 result written into a float32 tensor that requires grad: the gradient is float32, as torch's"""
+    def f(l, x):
+        y = x * 1
+        y.mul_(l.tensor([2.0, 3.0, 4.0], dtype=l.float64))
+        return y
+    check_op(f, np.array([1.0, -2.0, 0.5], dtype=np.float32), grad_fn="MulBackward0", vmap=False, grad_tol=1e-6)
+
+
+MASKED_FILL_VALUES = [-1, 300, 2.5, -2.5, 1j, 2 + 0j, True, float("nan"), float("inf"), 2 ** 70, -129, 200, 255,
+                      -255, -256, -1.0, 1e6, 1e300, 2 ** 63, 2 ** 64 - 1, 2 + 1j, 70000]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int64", "float16", "float32", "complex64"])
+def test_masked_fill_converts_the_number_as_torch(dtype):
+    """uint8 takes -255..255 (wrapping), the other integers their range, float16 up to 65504, bool anything"""
+    for v in MASKED_FILL_VALUES:
+        _close_to_torch(lambda l: _typed(l, dtype, [1, 2]).masked_fill(l.tensor([True, False]), v))
+        _close_to_torch(lambda l: _typed(l, dtype, [1, 2]).masked_fill_(l.tensor([True, False]), v))
+
+
+# ---- (polish) tril and triu record torch's own nodes -------------------------------------------------------------
+M3 = np.arange(24.0).reshape(2, 3, 4) - 11.5
+TRI_SPECS = {
+    "tril": (lambda l, x: l.tril(x), M, "TrilBackward0"),
+    "tril 1": (lambda l, x: l.tril(x, 1), M, "TrilBackward0"),
+    "tril -2 batched": (lambda l, x: x.tril(-2), M3, "TrilBackward0"),
+    "tril diagonal=": (lambda l, x: x.tril(diagonal=-1), M3, "TrilBackward0"),
+    "triu": (lambda l, x: l.triu(x), M, "TriuBackward0"),
+    "triu 2": (lambda l, x: x.triu(2), M3, "TriuBackward0"),
+    "triu -5": (lambda l, x: l.triu(x, -5), M, "TriuBackward0"),
+    "tril_ of a non-leaf": (lambda l, x: (x * 1).tril_(1), M, "TrilBackward0"),
+    "triu_ of a non-leaf": (lambda l, x: (x * 1).triu_(-1), M3, "TriuBackward0"),
+    "tril of triu": (lambda l, x: x.triu(-1).tril(1) * x, M, "MulBackward0"),
+}
+
+
+@pytest.mark.parametrize("case", TRI_SPECS)
+def test_triangles_record_torchs_nodes(case):
+    f, x, node = TRI_SPECS[case]
+    check_op(f, x, grad_fn=node)
+    names = [_graph_names(f(lib, lib.tensor(x, requires_grad=True))) for lib in (torch, mt)]
+    assert names[1] == names[0]
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_triangle_nodes_save_the_diagonal(lib):
+    """(torch shows a negative diagonal as its unsigned 64-bit wrap, 2**64 - 1 for -1: compared for k >= 0 only)"""
+    x = lib.ones(3, 3, requires_grad=True)
+    assert x.tril(1).grad_fn._saved_diagonal == 1 and x.triu(2).grad_fn._saved_diagonal == 2
+    assert type(x.tril().grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
+
+
+TRI_CASES_MORE = {
+    "bool": lambda l: l.tril(l.ones(3, 3, dtype=l.bool)),
+    "int": lambda l: l.triu(l.arange(9).reshape(3, 3), 1),
+    "complex": lambda l: l.tril(l.ones(2, 2, dtype=l.complex64) * 1j),
+    "empty": lambda l: l.triu(l.ones(0, 3)),
+    "wide": lambda l: l.tril(l.ones(2, 5), 3),
+    "in place": lambda l: l.ones(3, 3).tril_(),
+    "in place on a view": lambda l: l.ones(3, 4)[:, 1:].triu_(),
+    "1-d": lambda l: l.tril(l.ones(3)),
+    "0-d method": lambda l: l.tensor(1.0).triu(),
+    "float diagonal": lambda l: l.tril(l.ones(3, 3), 1.5),
+    "leaf in place": lambda l: l.ones(3, 3, requires_grad=True).tril_(),
+}
+
+
+@pytest.mark.parametrize("case", TRI_CASES_MORE)
+def test_triangles_as_torch(case):
+    _same_as_torch(TRI_CASES_MORE[case])
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_triangles_under_vmap_have_a_rule(lib, recwarn):
+    x = lib.tensor(M3)
+    out = lib.func.vmap(lambda m: lib.tril(m, 1), in_dims=2)(x)
+    assert out.tolist() == lib.stack([x[:, :, i].tril(1) for i in range(4)]).tolist()
+    assert not [w for w in recwarn if "vmap" in str(w.message) or "batching rule" in str(w.message)]
+
+
+# ---- (polish) ops/_checks.py: what a failed call is blamed on ------------------------------------------------------
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_bernoulli_in_place_takes_a_tensor_of_probabilities(lib):
+    x = lib.ones(3, 3)
+    assert x.bernoulli_(lib.tensor([0.0, 1.0, 0.0])).tolist() == [[0.0, 1.0, 0.0]] * 3
+    assert x.bernoulli_(p=lib.zeros(3, 3)).tolist() == [[0.0] * 3] * 3
+
+
+COMPLEX_NUMBER_CASES = {
+    "normal_(1j)": lambda l: l.ones(2, dtype=l.complex64).normal_(1j),
+    "uniform_(0, 1j)": lambda l: l.ones(2, dtype=l.complex64).uniform_(0, 1j),
+    "cauchy_(1j)": lambda l: l.ones(2, dtype=l.complex64).cauchy_(1j),
+    "exponential_(1j)": lambda l: l.ones(2, dtype=l.complex64).exponential_(1j),
+    "nan_to_num_(1j)": lambda l: l.ones(2, dtype=l.complex64).nan_to_num_(1j),
+    "tensor_split(1j)": lambda l: l.ones(2, dtype=l.complex64).tensor_split(1j),
+    "unique_consecutive(1j)": lambda l: l.ones(2, dtype=l.complex64).unique_consecutive(1j),
+    "svd(1j)": lambda l: l.ones(2, 2, dtype=l.complex64).svd(1j),
+}
+
+
+@pytest.mark.parametrize("case", COMPLEX_NUMBER_CASES)
+def test_a_complex_number_argument_is_a_type_error(case):
+    """(a complex tensor and a complex number where torch takes a real one: the argument is wrong, not the kernel)"""
+    assert _same_as_torch(COMPLEX_NUMBER_CASES[case]) is TypeError
+
+
+NEW_ERRORS = {"a string": lambda l: l.ones(2).new("a"), "a dict": lambda l: l.ones(2).new({}),
+              "a float size": lambda l: l.ones(2).new(2, 2.5), "sizes and data": lambda l: l.ones(2).new([1], 2)}
+
+
+@pytest.mark.parametrize("case", NEW_ERRORS)
+def test_new_is_not_a_random_fill(case):
+    """Tensor.new's refusals are its own, not those of a distribution's parameters"""
+    assert isinstance(_same_as_torch(NEW_ERRORS[case]), type)
+    with pytest.raises(Exception) as info:
+        NEW_ERRORS[case](mt)
+    assert "distribution" not in str(info.value)
+
+
+# ---- (polish) the bitwise functions take a number first, as torch's Scalar forms ----------------------------------
+NUMBER_FIRST = {
+    "and": lambda l: l.bitwise_and(1, l.tensor([3, 5, 6])),
+    "or": lambda l: l.bitwise_or(1, l.tensor([3, 5, 6])),
+    "xor bool": lambda l: l.bitwise_xor(True, l.tensor([True, False])),
+    "xor bool and int": lambda l: l.bitwise_xor(True, l.tensor([3, 4], dtype=l.int8)),
+    "left shift": lambda l: l.bitwise_left_shift(1, l.tensor([3, 5, 6])),
+    "right shift": lambda l: l.bitwise_right_shift(64, l.tensor([3, 5, 6], dtype=l.int32)),
+    "shift of a bool tensor": lambda l: l.bitwise_left_shift(2, l.tensor([True, False])),
+    "shift by a bool": lambda l: l.bitwise_left_shift(True, l.tensor([True, False])),
+    "-1 wraps into uint8": lambda l: l.bitwise_and(-1, l.tensor([1, 2], dtype=l.uint8)),
+    "300 wraps into uint8": lambda l: l.bitwise_or(300, l.tensor([1, 2], dtype=l.uint8)),
+    "other=": lambda l: l.bitwise_and(1, other=l.tensor([3, 5])),
+    "a float number": lambda l: l.bitwise_and(1.5, l.tensor([3, 5])),
+    "a float tensor": lambda l: l.bitwise_or(1, l.tensor([1.0])),
+    "a complex number": lambda l: l.bitwise_or(1j, l.tensor([3])),
+    "two numbers": lambda l: l.bitwise_and(1, 2),
+    "None": lambda l: l.bitwise_xor(None, l.tensor([3])),
+    "a string": lambda l: l.bitwise_xor("a", l.tensor([3])),
+}
+
+
+@pytest.mark.parametrize("case", NUMBER_FIRST)
+def test_bitwise_functions_take_a_number_first(case):
+    _same_as_torch(NUMBER_FIRST[case])
+
+
+# ---- (polish) sgn: a real input's gradient is zero (torch's zero tensor), a complex one's torch's formula ----------
+SGN_SPECS = {
+    "sgn of reals": (lambda l, x: l.sgn(x) * x, (np.array([-1.5, 0.0, 2.0, np.inf]),), "MulBackward0"),
+    "sign of reals": (lambda l, x: x.sign(), (np.array([-1.5, 0.0, 2.0]),), "SignBackward0"),
+    "sgn alone": (lambda l, x: x.sgn(), (np.array([-1.5, 0.0, 2.0]),), "SgnBackward0"),
+    "sgn of complex, real part": (lambda l, u, v: l.sgn(u + 1j * v).real, (np.array([1.0, 0.5, 0.0, -3.0]),
+                                                                          np.array([1.0, -2.0, -2.0, 0.0])), None),
+    "sgn of complex times c": (lambda l, u, v: (l.sgn(u + 1j * v) * l.tensor([1j, 2, 3, -1])).imag,
+                               (np.array([1.0, 0.5, 0.0, -3.0]), np.array([1.0, -2.0, -2.0, 0.5])), None),
+}
+
+
+@pytest.mark.parametrize("case", SGN_SPECS)
+def test_sgn_gradients_as_torch(case):
+    f, arrays, node = SGN_SPECS[case]
+    check_op(f, *arrays, grad_fn=node, grad_tol=1e-6)
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_sgn_of_complex_zero_second_order_is_nan_as_torch(lib):
+    """torch masks the first derivative at z = 0 after dividing by |z|: its own derivative there is NaN"""
+    z = lib.tensor([1 + 1j, 0j, -2j], requires_grad=True)
+    g, = lib.autograd.grad((lib.sgn(z) * lib.tensor([1j, 2, 3])).real.sum(), z, create_graph=True)
+    assert g.grad_fn.name() == "MaskedFillBackward0" and g[1].item() == 0
+    h, = lib.autograd.grad((g * lib.tensor([1, 1j, 2])).real.sum(), z)
+    assert np.isnan(h[1].item().real) and not np.isnan(h[0].item().real)
+
+
+SGN_CASES = {"sgn bool": lambda l: l.sgn(l.tensor([True, False])), "sign bool": lambda l: l.tensor([True, False]).sign(),
+             "sgn_ bool": lambda l: l.tensor([True, False]).sgn_(), "sign int": lambda l: l.tensor([3, -2, 0]).sign(),
+             "sgn uint8": lambda l: l.tensor([3, 0], dtype=l.uint8).sgn()}
+
+
+@pytest.mark.parametrize("case", SGN_CASES)
+def test_sgn_of_integers_and_bools_as_torch(case):
+    _same_as_torch(SGN_CASES[case])
+
+
+# ---- (polish) amax/amin of +0.0 and -0.0: torch keeps the first of the equal zeros, the gradient is shared -------
+ZEROS = {"+0 -0": [0.0, -0.0], "-0 +0": [-0.0, 0.0], "-0 +0 -1": [-0.0, 0.0, -1.0], "-1 -0 +0 -0": [-1.0, -0.0, 0.0, -0.0],
+         "+0 -0 +0": [0.0, -0.0, 0.0], "-0 -0": [-0.0, -0.0], "1 +0 -0": [1.0, 0.0, -0.0]}
+
+
+def _signed(fn):
+    """(shape, dtype, the values' sign bits and values) of fn(lib), for the sign of a zero"""
+    def run(lib):
+        out = fn(lib)
+        return lib.tensor(np.signbit(out.detach().numpy())), out
+    return lambda lib: run(lib)
+
+
+@pytest.mark.parametrize("fn", ["amax", "amin"])
+@pytest.mark.parametrize("case", ZEROS)
+def test_extremes_of_signed_zeros_as_torch(case, fn):
+    """(torch's pick is the first for small inputs, below 32 float32 / 16 float64 elements; past that its SIMD lanes
+    decide, and microtorch keeps the first)"""
+    v = ZEROS[case]
+    rows = [v, v[::-1]]
+    for call in (lambda l: getattr(l, fn)(l.tensor(v)), lambda l: getattr(l, fn)(l.tensor(rows), 1),
+                 lambda l: getattr(l, fn)(l.tensor(rows), 0, keepdim=True),
+                 lambda l: getattr(l, fn)(l.tensor(rows, dtype=l.float64), (0, 1)),
+                 lambda l: getattr(l.tensor(v), fn)(-1, True)):
+        t, m = (_signed(call)(lib) for lib in (torch, mt))
+        assert m[0].tolist() == t[0].tolist() and m[1].tolist() == t[1].tolist()
+    check_op(lambda l, x: getattr(l, fn)(x), np.array(v))
+    check_op(lambda l, x: getattr(l, fn)(x, 1), np.array(rows))
+
+
+# ---- (polish) forward mode through lerp with a weight that has no tangent (quantile's rows with NaN) ---------------
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_lerp_tangent_skips_a_weight_without_one(lib):
+    fw = lib.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(lib.tensor([-2.0, 3.0, 1.0]), lib.tensor([1.0, 1.0, 2.0]))
+        out = lib.lerp(x, lib.tensor([float("nan"), 1.0, float("inf")]), lib.tensor([0.0, 0.5, 0.0]))
+        assert fw.unpack_dual(out).tangent.tolist() == [1.0, 0.5, 2.0]
+        w = fw.make_dual(lib.tensor([0.0, 0.5, 0.0]), lib.tensor([1.0, 1.0, 1.0]))  # (a weight with a tangent)
+        t = fw.unpack_dual(lib.lerp(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([float("nan"), 4.0, 5.0]), w)).tangent
+        assert np.isnan(t[0].item()) and t[1:].tolist() == [2.0, 2.0]
+
+
+# ---- (polish) outer and take record torch's graph ------------------------------------------------------------------
+V6 = np.arange(6.0) - 2.5
+OUTER_TAKE_SPECS = {
+    "outer": (lambda l, a, b: l.outer(a, b), (V6[:3], V6[3:5])),
+    "outer method": (lambda l, a, b: a.outer(b), (V6[:3], V6[3:5])),
+    "ger": (lambda l, a, b: l.ger(a, b), (V6[:3], V6[3:5])),
+    "outer of a strided view": (lambda l, a, b: l.outer(a[::2], b), (V6, V6[:2])),
+    "outer of an expanded one": (lambda l, a, b: l.outer(a[1].expand(3), b), (V6, V6[:2])),
+    "outer of a flipped one": (lambda l, a, b: l.outer(a.flip(0), b), (V6, V6[:2])),
+    "take": (lambda l, x: l.take(x, l.tensor([0, 5, 2, 5])), (V6.reshape(2, 3),)),
+    "take method, 2-d index": (lambda l, x: x.take(l.tensor([[1, -1], [4, 0]])), (V6.reshape(2, 3),)),
+    "take 0-d index": (lambda l, x: l.take(x, l.tensor(3)), (V6.reshape(3, 2),)),
+    "take of a transposed tensor": (lambda l, x: l.take(x.t(), l.tensor([0, 1, 3])), (V6.reshape(2, 3),)),
+    "take of a row": (lambda l, x: l.take(x[1], l.tensor([2, -3])), (V6.reshape(2, 3),)),
+    "take of a 0-d tensor": (lambda l, x: l.take(x, l.tensor([0, 0, -1])), (V6[2],)),
+}
+
+
+@pytest.mark.parametrize("case", OUTER_TAKE_SPECS)
+def test_outer_and_take_graphs_as_torch(case):
+    f, arrays = OUTER_TAKE_SPECS[case]
+    check_op(f, *arrays)
+    names = [_graph_names(f(lib, *(lib.tensor(a, requires_grad=True) for a in arrays))) for lib in (torch, mt)]
+    assert names[1] == names[0]
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_take_saves_torchs_tensors(lib):
+    x = lib.ones(2, 3, requires_grad=True)
+    index = lib.tensor([[0, -1]])
+    node = x.take(index).grad_fn
+    assert node.name() == "TakeBackward0" and node._saved_index.tolist() == [[0, -1]]
+    assert node._saved_self.shape == (2, 3) and len(node.next_functions) == 1
+
+
+TAKE_CASES = {
+    "index 6 of 6": lambda l: l.take(l.ones(2, 3), l.tensor([6])),
+    "index -7 of 6": lambda l: l.take(l.ones(2, 3), l.tensor([-7])),
+    "a list": lambda l: l.take(l.ones(2, 3), [0]),
+    "a float index": lambda l: l.take(l.ones(2, 3), l.tensor([0.0])),
+    "an int32 index": lambda l: l.take(l.ones(2, 3), l.tensor([0], dtype=l.int32)),
+    "a uint8 index": lambda l: l.take(l.ones(2, 3), l.tensor(2, dtype=l.uint8)),
+    "from an empty tensor": lambda l: l.take(l.ones(0), l.tensor([0])),
+    "nothing from an empty tensor": lambda l: l.take(l.ones(0), l.tensor([], dtype=l.int64)),
+    "int values": lambda l: l.take(l.arange(6).reshape(2, 3), l.tensor([[5], [1]])),
+    "bool values": lambda l: l.tensor([True, False]).take(l.tensor([1, 1, 0])),
+    "outer of ints and floats": lambda l: l.outer(l.tensor([1, 2]), l.tensor([1.5])),
+    "outer of a matrix": lambda l: l.outer(l.ones(2, 2), l.ones(2)),
+}
+
+
+@pytest.mark.parametrize("case", TAKE_CASES)
+def test_take_and_outer_refuse_and_convert_as_torch(case):
+    _same_as_torch(TAKE_CASES[case])
+
+
+BERNOULLI_P_CASES = {
+    "NaN": lambda l: l.ones(2, 3).bernoulli_(l.full((3,), float("nan"))),
+    "1.5": lambda l: l.ones(2, 3).bernoulli_(l.ones(1) * 1.5),
+    "-0.5": lambda l: l.ones(2, 3).bernoulli_(l.ones(2, 3) * -0.5),
+    "float64 p": lambda l: l.ones(2, 3).bernoulli_(l.ones(2, 3, dtype=l.float64) * 0.5),
+    "int p": lambda l: l.ones(2, 3).bernoulli_(l.ones(3, dtype=l.int64)),
+    "bool p": lambda l: l.ones(2, 3).bernoulli_(l.ones(3, dtype=l.bool)),
+    "complex p": lambda l: l.ones(2, 3).bernoulli_(l.ones(3, dtype=l.complex64)),
+    "p of 4": lambda l: l.ones(2, 3).bernoulli_(l.ones(4) * 0.5),
+    "int p of 4": lambda l: l.ones(2, 3).bernoulli_(l.ones(4, dtype=l.int64)),
+    "p of more dims": lambda l: l.ones(2, 3).bernoulli_(l.ones(2, 1, 3) * 0.5),
+    "into an int tensor": lambda l: l.ones(2, 3, dtype=l.int64).bernoulli_(l.ones(3) * 0.5),
+}
+
+
+@pytest.mark.parametrize("case", BERNOULLI_P_CASES)
+def test_bernoulli_checks_its_tensor_of_probabilities_as_torch(case):
+    assert _shape_or_error(BERNOULLI_P_CASES[case], mt) == _shape_or_error(BERNOULLI_P_CASES[case], torch)
+
+
+# ---- (polish) a number written into a tensor is converted as torch converts it ------------------------------------
+FILL_FORMS = {
+    "fill_": lambda l, x, v: x.fill_(v),
+    "x[0] = v": lambda l, x, v: x.__setitem__(0, v) or x,
+    "x[1:] = v": lambda l, x, v: x.__setitem__(slice(1, None), v) or x,
+    "x[mask] = v": lambda l, x, v: x.__setitem__(l.tensor([True, False, True]), v) or x,
+    "x[index] = v": lambda l, x, v: x.__setitem__(l.tensor([0, 2]), v) or x,
+    "full_like": lambda l, x, v: l.full_like(x, v),
+    "full": lambda l, x, v: l.full((2, 2), v, dtype=x.dtype),
+}
+FILL_VALUES = [-1, 300, 2.5, 1j, 2 + 0j, True, float("nan"), float("inf"), 2 ** 70, -255, -256, 1e300, 70000,
+               2 ** 63, -2 ** 63]
+
+
+@pytest.mark.parametrize("form", FILL_FORMS)
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64", "float16", "float32", "complex64"])
+def test_filled_numbers_convert_as_torch(dtype, form):
+    """fill_, full and full_like check the range as torch (int64 fill_(nan) raises, uint8 takes -1 as 255); x[i] = v
+    reads a 64-bit integer (2**63 is a ValueError) and writes float16 without the range check, as torch's
+    (torch's full of one element also skips it for float16: compared on 4 elements here)"""
+    for v in FILL_VALUES:
+        _close_to_torch(lambda l: FILL_FORMS[form](l, _typed(l, dtype, [1, 2, 3]), v))
+
+
+def test_full_infers_the_default_dtype_for_a_float():
+    _same_as_torch(lambda l: l.full((2,), 1e300))
+    _same_as_torch(lambda l: l.full((2,), 2.5))
+    _same_as_torch(lambda l: l.full((2,), -1))
+
+
+ABS_COPY_CASES = {
+    "abs_ complex": lambda l: l.ones(2, dtype=l.complex64).abs_(),
+    "absolute_ complex": lambda l: l.ones(2, dtype=l.complex64).absolute_(),
+    "torch.abs_ complex": lambda l: l.abs_(l.ones(2, dtype=l.complex64)),
+    "abs_ int": lambda l: l.tensor([-1, 2]).abs_(),
+    "copy_ non_blocking=1": lambda l: l.ones(2).copy_(l.ones(2), non_blocking=1),
+    "copy_ 5 as non_blocking": lambda l: l.ones(2).copy_(l.ones(2), 5),
+    "copy_ non_blocking=True": lambda l: l.ones(2).copy_(l.ones(2) * 3, True),
+}
+
+
+@pytest.mark.parametrize("case", ABS_COPY_CASES)
+def test_abs_in_place_and_copy_arguments_as_torch(case):
+    _same_as_torch(ABS_COPY_CASES[case])
+
+
+# ---- (polish) masked_select records its own node; index_select's checks in torch's order ----------------------
+MASKS = {"row": [True, False, True], "2-d": [[True, False, True], [False, False, True]], "0-d": True,
+         "none": [False, False, False]}
+MASKED_SELECT_SPECS = {
+    "same shape": (lambda l, x: x.masked_select(l.tensor(MASKS["2-d"])), V6.reshape(2, 3)),
+    "mask broadcast": (lambda l, x: l.masked_select(x, l.tensor(MASKS["row"])), V6.reshape(2, 3)),
+    "input broadcast": (lambda l, x: l.masked_select(x, l.tensor(MASKS["2-d"])), V6[:3]),
+    "0-d input": (lambda l, x: x.masked_select(l.tensor(MASKS["row"])), V6[1]),
+    "0-d mask": (lambda l, x: x.masked_select(l.tensor(MASKS["0-d"])), V6.reshape(3, 2)),
+    "nothing selected": (lambda l, x: l.masked_select(x, l.tensor(MASKS["none"])) * 2, V6.reshape(2, 3)),
+}
+
+
+@pytest.mark.parametrize("case", MASKED_SELECT_SPECS)
+def test_masked_select_as_torch(case):
+    f, x = MASKED_SELECT_SPECS[case]
+    check_op(f, x)
+    names = [_graph_names(f(lib, lib.tensor(x, requires_grad=True))) for lib in (torch, mt)]
+    assert names[1] == names[0]
+
+
+@pytest.mark.parametrize("lib", [torch, mt], ids=_name)
+def test_masked_select_under_vmap(lib, recwarn):
+    """a mask that is not batched picks as many values from each example (torch's rule, no warning); a batched
+    mask is refused"""
+    x = lib.tensor(V6.reshape(2, 3))
+    out = lib.func.vmap(lib.masked_select, in_dims=(0, None))(x, lib.tensor(MASKS["2-d"]))
+    assert out.tolist() == [[-2.5, -0.5, -0.5], [0.5, 2.5, 2.5]]
+    assert not [w for w in recwarn if "performance drop" in str(w.message)]
+    with pytest.raises(RuntimeError, match="vmap"):
+        lib.func.vmap(lib.masked_select, in_dims=(None, 0))(x[0], lib.tensor([MASKS["row"], MASKS["none"]]))
+
+
+SELECT_ERRORS = {
+    "float mask": lambda l: l.ones(2, 3).masked_select(l.ones(2, 3)),
+    "uint8 mask": lambda l: l.ones(2, 3).masked_select(l.ones(2, 3, dtype=l.uint8)),
+    "float mask of another shape": lambda l: l.ones(2, 3).masked_select(l.ones(4)),
+    "mask of another shape": lambda l: l.ones(2, 3).masked_select(l.ones(4, dtype=l.bool)),
+    "index_select of a 0-d tensor, two indices": lambda l: l.index_select(l.tensor(2.0), 0, l.tensor([0, 0])),
+    "index_select of a 0-d tensor, no index": lambda l: l.index_select(l.tensor(2.0), 0, l.tensor([], dtype=l.long)),
+    "index_select of a 0-d tensor, index 1": lambda l: l.index_select(l.tensor(2.0), 0, l.tensor([1])),
+    "index_select of a 0-d tensor, index -1": lambda l: l.index_select(l.tensor(2.0), -1, l.tensor([-1])),
+    "index_select of a 0-d tensor, 0-d index": lambda l: l.index_select(l.tensor(2.0), 0, l.tensor(0)),
+    "index_select, a float index": lambda l: l.index_select(l.ones(2, 3), 0, l.tensor([0.0])),
+    "index_select, a uint8 index": lambda l: l.index_select(l.ones(2, 3), 1, l.tensor([0], dtype=l.uint8)),
+    "index_select, an int32 index": lambda l: l.index_select(l.ones(2, 3), 1, l.tensor([2], dtype=l.int32)),
+    "index_select, dim out of range first": lambda l: l.index_select(l.ones(2, 3), 5, l.tensor([[0.0]])),
+    "index_select, a matrix of indices": lambda l: l.index_select(l.ones(2, 3), 0, l.tensor([[0.0]])),
+    "index_select, -1 along dim 0": lambda l: l.index_select(l.ones(2, 3), 0, l.tensor([-1])),
+    "index_select, -1 along dim 1": lambda l: l.index_select(l.ones(2, 3, 4), 1, l.tensor([-1])),
+    "index_select, 4 along the last dim": lambda l: l.index_select(l.ones(2, 3, 4), 2, l.tensor([4])),
+    "index_select, 3 along dim 1": lambda l: l.index_select(l.ones(2, 3), 1, l.tensor([3])),
+    "index_add, -1": lambda l: l.ones(3).index_add(0, l.tensor([-1]), l.ones(1)),
+    "index_add, 5": lambda l: l.ones(3).index_add(0, l.tensor([5]), l.ones(1)),
+}
+
+
+@pytest.mark.parametrize("case", SELECT_ERRORS)
+def test_selections_refuse_as_torch(case):
+    _same_as_torch(SELECT_ERRORS[case])
+
+
+@pytest.mark.parametrize("fn", ["amax", "amin"])
+@pytest.mark.parametrize("dim", [(0, 0), (1, 1), (0, 5), (5, 0), (0, 1), (-1, 1), 0, (0, -2), [], ()])
+def test_extremes_check_dims_in_torchs_order(fn, dim):
+    """an empty dim is refused before a repeated one (IndexError, then RuntimeError), a dim out of range first"""
+    for x in (lambda l: l.ones(0, 3), lambda l: l.ones(2, 3), lambda l: l.tensor(1.0)):
+        _same_as_torch(lambda l: getattr(l, fn)(x(l), dim))
+
+
+TORCH_IN_PLACE_CASES = {
+    "ceil_(bool, 0)": lambda l: l.ceil_(l.ones(2, dtype=l.bool), 0),
+    "round_(bool, 0)": lambda l: l.round_(l.ones(2, dtype=l.bool), 0),
+    "trunc_(x, 1.5)": lambda l: l.trunc_(l.ones(2), 1.5),
+    "floor_(bool)": lambda l: l.floor_(l.ones(2, dtype=l.bool)),
+    "round_(x, decimals=1)": lambda l: l.round_(l.tensor([1.25, 2.5]), decimals=1),
+    "ceil_(input=x)": lambda l: l.ceil_(input=l.tensor([1.5])),
+    "detach_(input=x)": lambda l: l.detach_(input=l.ones(2)),
+    "index_put_": lambda l: l.index_put_(l.ones(3), (l.tensor([0]),), l.tensor(5.0)),
+    "clamp_(x, min=)": lambda l: l.clamp_(l.tensor([0.0, 2.0]), min=0.5),
+}
+
+
+@pytest.mark.parametrize("case", TORCH_IN_PLACE_CASES)
+def test_torch_in_place_functions_check_arguments_first(case):
+    """torch.ceil_(x, 0) is a TypeError for the extra argument before any kernel is looked for"""
+    _same_as_torch(TORCH_IN_PLACE_CASES[case])
+
+
+SPACE_CASES = {
+    "0-d tensor bounds": lambda l: l.linspace(l.tensor(0.0), l.tensor(1.0), 3),
+    "1-d start": lambda l: l.linspace(l.ones(2), 1, 3),
+    "1-d end": lambda l: l.linspace(0, l.ones(1), 3),
+    "2-d start, logspace": lambda l: l.logspace(l.ones(2, 3), 0, 5),
+    "int tensor bound": lambda l: l.linspace(l.tensor(0, dtype=l.int64), 5, 3),
+    "logspace of a 0-d tensor": lambda l: l.logspace(l.tensor(0.0), 1, 3),
+    "complex tensor bound": lambda l: l.linspace(l.tensor(1j), 2, 3),
+    "complex number bound": lambda l: l.linspace(1j, 2, 3),
+    "complex logspace": lambda l: l.logspace(0, 1j, 3),
+    "complex bound, float64 asked": lambda l: l.linspace(0, 1j, 3, dtype=l.float64),
+    "complex bound, int64 asked": lambda l: l.linspace(l.tensor(1j), 1, 3, dtype=l.int64),
+    "complex bound, complex128 asked": lambda l: l.linspace(0, 1j, 3, dtype=l.complex128),
+    "int64": lambda l: l.linspace(0, 5, 3, dtype=l.int64),
+    "a string": lambda l: l.linspace("a", 1, 3),
+    "steps as a 0-d tensor": lambda l: l.linspace(0, 1, l.tensor(3)),
+}
+
+
+@pytest.mark.parametrize("case", SPACE_CASES)
+def test_linspace_bounds_as_torch(case):
+    """a bound may be a 0-d tensor (torch refuses others with a RuntimeError); a complex bound makes the result
+    complex, and refuses a real dtype"""
+    _close_to_torch(SPACE_CASES[case])
+
+
+RANDINT_LIKE_CASES = {
+    "high": lambda l: l.randint_like(l.ones(2, 3), 5),
+    "low and high": lambda l: l.randint_like(l.ones(2, 3), 2, 5),
+    "high=": lambda l: l.randint_like(l.ones(2, 3), high=5),
+    "0-d int tensor": lambda l: l.randint_like(l.ones(2, 3), l.tensor(5)),
+    "0-d float tensor": lambda l: l.randint_like(l.ones(2, 3), l.tensor(5.0)),
+    "1-element low": lambda l: l.randint_like(l.ones(2, 3), l.tensor([1]), 5),
+    "tensor bounds": lambda l: l.randint_like(l.ones(2, 3), l.tensor(1), l.tensor(5)),
+    "2-element high": lambda l: l.randint_like(l.ones(2, 3), l.ones(2)),
+    "matrix high": lambda l: l.randint_like(l.ones(2, 3), l.ones(2, 3)),
+    "a float": lambda l: l.randint_like(l.ones(2, 3), 2.5),
+    "None": lambda l: l.randint_like(l.ones(2, 3), None),
+    "low > high": lambda l: l.randint_like(l.ones(2, 3), 5, 2),
+    "a string": lambda l: l.randint_like(l.ones(2, 3), "a"),
+}
+
+
+@pytest.mark.parametrize("case", RANDINT_LIKE_CASES)
+def test_randint_like_bounds_as_torch(case):
+    """(the values are random: shape and dtype, or the error's type)"""
+    assert _shape_or_error(RANDINT_LIKE_CASES[case], mt) == _shape_or_error(RANDINT_LIKE_CASES[case], torch)
+
+
+FILL_TYPE_CASES = {
+    "normal_(matrix)": lambda l: l.ones(2, 3).normal_(l.tensor([[0, 5]])),
+    "uniform_(vector)": lambda l: l.ones(2, 3).uniform_(l.ones(2)),
+    "log_normal_(vector)": lambda l: l.ones(2, 3).log_normal_(l.ones(4)),
+    "cauchy_(vector, 1)": lambda l: l.ones(2, 3).cauchy_(l.ones(3), 1.0),
+}
+
+
+@pytest.mark.parametrize("case", FILL_TYPE_CASES)
+def test_random_fills_refuse_a_tensor_parameter_as_torch(case):
+    """a tensor where the fill takes a number is a TypeError, not a shape error"""
+    assert _same_as_torch(FILL_TYPE_CASES[case]) is TypeError
+
+
+EMPTY_INDEX_CASES = {"x[[]]": [], "x[([],)]": ([],), "x[:, []]": (slice(None), []), "x[[], []]": ([], [])}
+
+
+@pytest.mark.parametrize("case", EMPTY_INDEX_CASES)
+def test_an_empty_list_indexes_nothing_as_torch(case):
+    key = EMPTY_INDEX_CASES[case]
+    check_op(lambda l, x: x[key] * 2, V6.reshape(2, 3), grad_fn="MulBackward0", vmap=False)
+    for lib in (torch, mt):
+        x = lib.ones(2, 3)
+        x[key] = 5.0
+        assert x.sum().item() == 6.0
+
+
+FLOAT_POWER_CASES = {
+    "float32 base": lambda l: l.ones(2).float_power_(2),
+    "float64 base": lambda l: l.tensor([2.0, 3.0], dtype=l.float64).float_power_(2),
+    "float64 base, complex exponent": lambda l: l.ones(2, dtype=l.float64).float_power_(1j),
+    "complex128 base": lambda l: l.ones(2, dtype=l.complex128).float_power_(2),
+    "complex64 base": lambda l: l.ones(2, dtype=l.complex64).float_power_(2),
+    "int base": lambda l: l.ones(2, dtype=l.int64).float_power_(2),
+    "float64 base, float32 tensor": lambda l: l.tensor([2.0, 3.0], dtype=l.float64).float_power_(l.ones(2) * 2),
+    "float32 base, float64 tensor": lambda l: l.ones(2).float_power_(l.ones(2, dtype=l.float64)),
+    "exponent=": lambda l: l.tensor([2.0, 3.0], dtype=l.float64).float_power_(exponent=3),
+}
+
+
+@pytest.mark.parametrize("case", FLOAT_POWER_CASES)
+def test_float_power_in_place_needs_a_double_base(case):
+    _same_as_torch(FLOAT_POWER_CASES[case])
+
+
+PYTHON_FILL_ORDER = {
+    "apply_(0)": lambda l: l.ones(2).apply_(0),
+    "apply_(0) on a tensor that requires grad": lambda l: l.ones(2, requires_grad=True).apply_(0),
+    "map_(y, 0)": lambda l: l.ones(2).map_(l.ones(2), 0),
+    "map_(y, 0) on a tensor that requires grad": lambda l: l.ones(2, requires_grad=True).map_(l.ones(2), 0),
+    "map_(0, f)": lambda l: l.ones(2).map_(0, lambda a, b: a),
+    "map2_(y, z, 5)": lambda l: l.ones(2).map2_(l.ones(2), l.ones(2), 5),
+    "apply_(0) on nothing": lambda l: l.ones(0).apply_(0),
+}
+
+
+@pytest.mark.parametrize("case", PYTHON_FILL_ORDER)
+def test_python_fills_refuse_in_torchs_order(case):
+    """a tensor that requires grad is refused before a function that is not one (found when it is first called)"""
+    _same_as_torch(PYTHON_FILL_ORDER[case])
+
+
+SVD_FLAG_CASES = {
+    "svd(int, 0)": lambda l: l.ones(2, 2, dtype=l.int64).svd(0),
+    "svd(int, None)": lambda l: l.ones(2, 2, dtype=l.int64).svd(None),
+    "svd(int, True)": lambda l: l.ones(2, 2, dtype=l.int64).svd(True),
+    "torch.svd(some=0)": lambda l: l.svd(l.ones(2, 2), some=0),
+    "torch.svd(compute_uv=1)": lambda l: l.svd(l.ones(2, 2), compute_uv=1),
+    "torch.svd(int, some=0)": lambda l: l.svd(l.ones(2, 2, dtype=l.int64), some=0),
+    "qr(some=0)": lambda l: l.qr(l.ones(2, 2), some=0),
+    "linalg.svd(full_matrices=0)": lambda l: l.linalg.svd(l.ones(2, 2), full_matrices=0),
+}
+
+
+@pytest.mark.parametrize("case", SVD_FLAG_CASES)
+def test_decomposition_flags_are_bools_checked_first(case):
+    """some=, compute_uv= and full_matrices= take a bool (torch's parser refuses 0 before any kernel check)"""
+    def first(lib):
+        return SVD_FLAG_CASES[case](lib)[0]
+    assert _shape_or_error(first, mt) == _shape_or_error(first, torch)
+
+
+LERP_CASES = {
+    "lerp(x, 0, 0.5)": lambda l: l.lerp(l.ones(2), 0, 0.5),
+    "x.lerp(0, 0.5)": lambda l: l.ones(2).lerp(0, 0.5),
+    "x.lerp_(0, 5)": lambda l: l.ones(2).lerp_(0, 5),
+    "lerp(x, 0-d tensor, 0.5)": lambda l: l.lerp(l.ones(2), l.tensor(2.0), 0.5),
+    "lerp(end=, weight=)": lambda l: l.ones(2).lerp(end=l.zeros(2), weight=0.25),
+}
+
+
+@pytest.mark.parametrize("case", LERP_CASES)
+def test_lerp_end_is_a_tensor(case):
+    _same_as_torch(LERP_CASES[case])
+
+
+FILL_ORDER_CASES = {
+    "int log_normal_(None)": lambda l: l.ones(2, dtype=l.int64).log_normal_(None),
+    "int uniform_(None)": lambda l: l.ones(2, dtype=l.int64).uniform_(None),
+    "int normal_('a')": lambda l: l.ones(2, dtype=l.int64).normal_("a"),
+    "complex random_(None)": lambda l: l.ones(2, dtype=l.complex64).random_(None),
+    "complex bernoulli_(None)": lambda l: l.ones(2, dtype=l.complex64).bernoulli_(None),
+    "int uniform_(0, vector)": lambda l: l.ones(2, dtype=l.int64).uniform_(0, l.ones(2)),
+    "int log_normal_(0, 1)": lambda l: l.ones(2, dtype=l.int64).log_normal_(0.0, 1.0),
+    "int normal_(0-d tensor)": lambda l: l.ones(2, dtype=l.int64).normal_(l.tensor(1.0)),
+}
+
+
+@pytest.mark.parametrize("case", FILL_ORDER_CASES)
+def test_random_fills_check_argument_types_before_dtypes(case):
+    """x_int.normal_(None) is torch's TypeError for the argument; x_int.normal_(0.0) its NotImplementedError"""
+    _same_as_torch(FILL_ORDER_CASES[case])

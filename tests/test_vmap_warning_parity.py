@@ -231,7 +231,7 @@ TABLE = [
 _COMPOSITE = ("torch runs it as one aten op without a batching rule; microtorch builds it from ops that have one, "
               "so nothing runs per example and there is no performance drop to warn about")
 KNOWN = {
-    "take": _COMPOSITE, "quantile": _COMPOSITE, "nanquantile": _COMPOSITE, "isclose": _COMPOSITE,
+    "quantile": _COMPOSITE, "nanquantile": _COMPOSITE, "isclose": _COMPOSITE,
     "bincount_histc": _COMPOSITE, F + "bilinear": _COMPOSITE, F + "kl_div": _COMPOSITE, "kl_div": _COMPOSITE,
     F + "triplet_margin_loss": _COMPOSITE, "diagflat": _COMPOSITE, F + "margin_ranking_loss": _COMPOSITE,
     "margin_ranking_loss": _COMPOSITE, "triplet_margin_loss": _COMPOSITE,

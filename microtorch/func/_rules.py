@@ -9,6 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops import elementwise as ew, index as ix, linalg as la, misc, nn, reduce as rd, rounding as rn, shape as sh
+from ..ops import triangle
 from ._batching import (BatchedArray, _batch_size, _NoRule, _shift, expand_batch, movedim, physical_key,
                         register, unwrap, wrap, wrap_outputs)
 
@@ -51,6 +52,7 @@ _ELEMENTWISE += [getattr(ew, name) for name in ("MulScalar", "DivScalar", "Erf",
 _ELEMENTWISE += [getattr(nn, name) for name in ("NllLossBackward",) if hasattr(nn, name)]
 _ELEMENTWISE += [rn.Floor, rn.Ceil, rn.Trunc, rn.Round, rn.RoundDecimals, rn.Fmod, rn.FmodTensor, rn.Remainder,
                  rn.RemainderTensor, rn.DivRounded, rn.FloorDivide, rn.RemainderOfNumber]
+_ELEMENTWISE += [triangle.Tril, triangle.Triu]  # (they work on the last two dims: the batch in front is one more)
 
 
 @register(*_ELEMENTWISE)
@@ -247,6 +249,18 @@ def index_select(cls, args, kwargs, level):
     shape = (B,) + tuple(x.shape[:dim]) + (index.shape[0],) + tuple(x.shape[dim + 1:])
     idx = np.broadcast_to(index.phys.reshape((B,) + (1,) * dim + (-1,) + (1,) * (n - dim - 1)), shape)
     return wrap(ix.Gather.apply(xv, dim + 1, idx), level)
+
+
+@register(ix.MaskedSelect)
+def masked_select(cls, args, kwargs, level):
+    """each example's selected values in a row: the mask (not batched) picks as many from each"""
+    x, mask = args
+    if unwrap(mask, level)[1]:
+        raise RuntimeError("vmap: Attempted to vmap over `mask` in masked_select(self, mask): each example would "
+                           "select a different number of values. Batch the input only, or use where(mask, x, 0).")
+    v, _ = unwrap(x, level)
+    n = max(_ndim(x), mask.ndim)
+    return wrap(sh.View.apply(cls.apply(_pad(v, _ndim(x), n), mask), (v.shape[0], -1)), level)
 
 
 @register(ix.Gather)

@@ -40,7 +40,8 @@ _SIZE = {"size", "shape", "sizes", "normalized_shape", "kernel_size", "stride", 
          "output_size", "split_size_or_sections", "split_size", "repeats", "reps", "indices_or_sections", "shifts"}
 _BOOL = {"keepdim", "largest", "sorted", "unbiased", "requires_grad", "descending", "stable", "ceil_mode",
          "count_include_pad", "retain_graph", "create_graph", "allow_unused", "as_tuple",
-         "equal_nan", "replacement", "return_indices", "training"}
+         "equal_nan", "replacement", "return_indices", "training", "non_blocking", "some", "compute_uv",
+         "full_matrices"}
 _NUMBER = {"lower", "upper", "min_val", "max_val", "margin", "fill_value", "alpha", "eps", "negative_slope", "beta", "threshold", "rtol", "atol", "lambd", "p", "base",
            "label_smoothing", "ignore_index"}
 _CALLABLE = {"func"}
@@ -53,12 +54,13 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "cat": {"dim": "int"}, "concat": {"dim": "int"}, "concatenate": {"dim": "int"},
              "split": {"dim": "int"}, "chunk": {"dim": "int"}, "unbind": {"dim": "int"},
              "sort": {"dim": "int"}, "arange": {"start": "number", "end": "number", "step": "number"},
-             "linspace": {"start": "number", "end": "number"}, "logspace": {"start": "number", "end": "number"},
+             "linspace": {"start": "tensor_or_number", "end": "tensor_or_number"},  # (a 0-d tensor: its number)
+             "logspace": {"start": "tensor_or_number", "end": "tensor_or_number"},
              "argsort": {"dim": "int"}, "range": {"start": "number", "end": "number", "step": "number"},
              "tile": {"dims": "shape_tuple"}, "is_same_size": {"other": "tensor"}, "type_as": {"other": "tensor"},
-             "apply_": {"callable": "callable"}, "map_": {"callable": "callable"}, "histc": {"bins": "int"},
+             "histc": {"bins": "int"},  # (apply_/map_ refuse a tensor that requires grad before a non-callable)
              "logsumexp": {"dim": "dims_given"}, "threshold": {"value": "number"},
-             "replace_all_batch_norm_modules_": {"root": "module"}, "lerp": {"weight": "tensor_or_number"},
+             "replace_all_batch_norm_modules_": {"root": "module"},
              "argmax": {"dim": "int"}, "argmin": {"dim": "int"}, "prod": {"dim": "int"}, "softmin": {"dim": "int"},
              "size": {"dim": "int"}, "stride": {"dim": "int"}, "rot90": {"dims": "shape_tuple"},
              "new_full": {"size": "shape_tuple"}, "unflatten": {"sizes": "shape_tuple"},
@@ -70,7 +72,7 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "bmm": {"other": "tensor"}, "mv": {"other": "tensor"}, "outer": {"other": "tensor"},
              "ger": {"other": "tensor"}, "expand_as": {"other": "tensor"}, "view_as": {"other": "tensor"},
              "reshape_as": {"other": "tensor"}, "masked_select": {"mask": "tensor"},
-             "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}, "lerp": {"weight": "tensor_or_number"},
+             "maximum": {"other": "tensor"}, "minimum": {"other": "tensor"}, "lerp": {"end": "tensor", "weight": "tensor_or_number"},
              "max": {"dim": None}, "min": {"dim": None}, "fmax": {"other": "tensor"}, "fmin": {"other": "tensor"},
              "flip": {"dims": "shape_tuple"}, "fmod": {"b": "tensor_or_number"}, "remainder": {"input": "tensor_or_number", "b": "tensor_or_number"},  # (7 % x)
              "copy_": {"src": "tensor_or_number"},
@@ -78,12 +80,13 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "normalize": {"p": None}, "randint": {"high": "size"},  # (randint(high, size) too)
              "randint_like": {"low": None, "high": None}, "where": {"input": "tensor_or_number", "other": "tensor_or_number"},
              **{op: {"input": "tensor_or_number"} for op in ("mul", "multiply", "div", "divide", "true_divide",
-                                                             "floor_divide")},
+                                                             "floor_divide", "pow")},
              "tensor_split": {"indices_or_sections": None},  # (a tensor of indices too)
              "scatter": {"src": "tensor_or_number"}, "index_fill": {"value": "tensor_or_number"},
              "index_add": {"source": "tensor"},
              **{op: {"other": "tensor"} for op in ("atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "logical_and",
-                                                   "logical_or", "logical_xor", "maximum", "minimum")},  # (no numbers)
+                                                   "logical_or", "logical_xor", "maximum", "minimum", "gcd", "lcm",
+                                                   "ldexp", "nextafter")},  # (no numbers)
              **{op: {"b": "tensor_or_number"} for op in ("eq", "ne", "lt", "le", "gt", "ge", "less", "less_equal",
                                                           "greater", "greater_equal", "not_equal")}}  # (max(x, y) is maximum; max checks an int dim itself)
 _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
@@ -110,6 +113,9 @@ _OP_KINDS.update({op: {"sections": "size", "indices": "size"} for op in ("hsplit
 _OP_KINDS["tensor_split"].update({"sections": None, "indices": "size"})   # (sections may be a tensor of indices)
 _OP_KINDS["result_type"] = {"tensor": None, "other": None}   # (either may be a Python number)
 _OP_KINDS["cond"] = {"p": None}   # (linalg.cond's p: a number, inf, or a norm's name such as 'fro')
+_OP_KINDS["bernoulli_"] = {"p": "tensor_or_number"}   # (a tensor of probabilities too, broadcast to self)
+_OP_KINDS.update({op: {"input": "tensor_or_number"} for op in (  # (bitwise_and(1, x): torch's Scalar-first form)
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")})
 
 
 def _kind(name, overrides=None):
@@ -230,7 +236,7 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
             or distribution_error(op, e) or named_error(op, e)
 
     kernel_op, n = kernel_rule(op)  # a dtype torch has no kernel for: refused at the entry, as torch does
-    kernel = functools.partial(_kernels.kernel_error, kernel_op) if n else None
+    kernel = functools.partial(_dtype_error, kernel_op, op) if n else None
     refuse = functools.partial(_refuse, op, sig_fn, method, overrides)
     check_types = functools.partial(type_error, op, sig_fn) if signature_of is None else None
     kinds = (check_types, method, {**_OP_KINDS.get(op, _OP_KINDS.get(op.rstrip("_"), {})), **(overrides or {})})
@@ -262,9 +268,32 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     return guarded
 
 
+def _dtype_error(kernel_op, op, values):
+    """torch's error for the dtypes of the leading arguments `values`: of an in-place op (`fmod_`, `__imod__`),
+    a result that cannot be written into self (checked first, as torch); then a dtype with no kernel."""
+    if kernel_op in ("pow", "ipow") and len(values) > 1 and values[1].__class__ is bool and _is_tensor(values[0]):
+        return None  # (torch's pow by a Python bool runs no kernel: True copies, False fills ones)
+    if kernel_op in _CAST_FIRST and (op.endswith("_") or op in _IN_PLACE_NAMES) and len(values) > 1 \
+            and _is_tensor(values[0]):
+        from .inplace import cast_error
+        err = cast_error(values[0], values[1], _IN_PLACE_NAMES.get(op, op))
+        if err is not None:
+            return err
+    return _kernels.kernel_error(kernel_op, values)
+
+
+# ops with a dtype table whose result has the dtype the arguments promote to, so that in place it must fit self's
+# (not the comparisons: lt_ writes a bool into any dtype; pow_ and the bitwise ones check it themselves, after this)
+_CAST_FIRST = {"fmod", "remainder", "floor_divide", "hypot", "xlogy", "clamp_min", "clamp_max", "gcd", "lcm",
+               "nextafter", "igamma", "igammac"}
+_OPERATOR_OPS = {"imod": "remainder", "ifloordiv": "floor_divide"}  # (x %= y is x.remainder_(y))
+_IN_PLACE_NAMES = {"imod": "remainder_", "ifloordiv": "floor_divide_"}
+
+
 def kernel_rule(op):
     """(the op's name in ops/_kernels.py's tables, how many leading arguments its dtype check reads: 0 for none);
     an in-place form (`abs_`) has its op's kernels."""
+    op = _OPERATOR_OPS.get(op, op)
     n = _kernels.rule(op)
     if n or not op.endswith("_"):
         return op, n
@@ -284,17 +313,30 @@ def _refuse(op, fn, method, overrides, err, args, kwargs):
     """Raise err, torch's error for a dtype the op has no kernel for, unless an argument has the wrong type or
     a dim is out of range (torch parses the arguments and wraps the dims before it picks a kernel)."""
     dims_first = op.rstrip("_") not in _kernels.DTYPE_BEFORE_DIMS
-    raise type_error(op, fn, args, kwargs, method, overrides) or dims_first and dim_error(op, fn, args, kwargs) or err
+    raise type_error(op, fn, args, kwargs, method, overrides) or dims_first and dim_error(op, fn, args, kwargs) \
+        or op in _RANDOM_FILLS and method and _fill_argument_error(op, args[1:], kwargs) or err
+
+
+def _fill_argument_error(op, args, kwargs):
+    """An in-place random fill (x.normal_(None)) takes numbers (a 0-d tensor too; bernoulli_ any tensor): torch's
+    TypeError for another argument, or None."""
+    for v in list(args) + [v for k, v in kwargs.items() if k != "generator"]:
+        number = isinstance(v, (numbers.Number, np.number)) or _is_tensor(v) and (v.ndim == 0 or op == "bernoulli_")
+        if not number:
+            return TypeError(f"{op}(): its parameters must be numbers, not {_type_name(v)}")
+    return None
 
 
 def dim_error(op, fn, args, kwargs):
     """torch's IndexError for a `dim` argument out of range for the input's dims, or None."""
     bound = _signature(fn).bind(*args, **kwargs).arguments
     x, dim = next(iter(bound.values())), bound.get("dim")
+    if not _is_tensor(x):  # (pow(2, x): the first argument may be a number)
+        return None
     dims = dim if isinstance(dim, (list, tuple)) else [dim]
     n = max(x.ndim, 1)
     bad = [d for d in dims if _is_int(d) and not -n <= d < n]
-    if not _is_tensor(x) or not bad:
+    if not bad:
         return None
     return IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
                       f"{bad[0]}); dims count from 0 to ndim - 1, or from -ndim to -1 backwards")
@@ -457,7 +499,8 @@ _BROADCASTING = {"clamp", "clip", "remainder", "fmod", "floordiv", "mod", "allcl
 
 def shapes_error(op, args, kwargs, e):
     """torch's RuntimeError naming the shapes when the tensor arguments of an elementwise op do not broadcast."""
-    if op.rstrip("_") not in _BROADCASTING:  # (the in-place forms too: fmod_)
+    # (the in-place forms too: fmod_; an argument of the wrong type is refused before any shape, as torch's parser)
+    if op.rstrip("_") not in _BROADCASTING or isinstance(e, TypeError):
         return None
     tensors = [a for a in list(args) + list(kwargs.values()) if _is_tensor(a)]
     try:
@@ -473,7 +516,11 @@ def dtype_error(op, args, kwargs, e):
     """torch's NotImplementedError when numpy has no loop for the inputs' dtypes (ceil of a complex tensor, the
     negation of a bool one): the op has no kernel for them."""
     msg = str(e)
-    tensors = [a for a in list(args) + list(kwargs.values()) if _is_tensor(a)]
+    values = list(args) + list(kwargs.values())
+    tensors = [a for a in values if _is_tensor(a)]
+    if isinstance(e, TypeError) and "complex" in msg and any(isinstance(a, complex) for a in values):
+        return TypeError(f"{op}(): a complex number was given where {op} takes a real one ({msg}); pass a real "
+                         "number")  # (the argument's type, as torch's parser says, not a kernel the tensor lacks)
     complex_input = "complex" in msg and any(t.dtype.is_complex for t in tensors)
     if not tensors or not isinstance(e, TypeError) or not (
             type(e).__module__.startswith("numpy") or "numpy boolean" in msg or complex_input
@@ -485,7 +532,7 @@ def dtype_error(op, args, kwargs, e):
 
 
 _RANDOM_FILLS = {"exponential_", "geometric_", "log_normal_", "random_", "cauchy_", "normal_", "uniform_", "bernoulli_",
-                 "bernoulli", "multinomial", "normal", "new"}
+                 "bernoulli", "multinomial", "normal"}
 
 
 def distribution_error(op, e):
@@ -532,7 +579,7 @@ def axis_error(op, e):
 _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
               "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__floordiv__", "__mod__", "__and__", "__or__",
               "__xor__", "__getitem__", "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
-              "__ipow__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__")
+              "__ipow__", "__imod__", "__ifloordiv__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__")
 
 
 def guard_namespace(ns, names=None, overrides=None, eager=False):

@@ -23,6 +23,9 @@ def _binary(op, np_fn, bool_ok=True, tensor_only=False):
     def fn(input, other):
         if tensor_only and not isinstance(other, Tensor):  # gcd and lcm take tensors only
             raise TypeError(f"{op}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # (a number first: the other a tensor)
+            raise TypeError(f"{op}() received an invalid combination of arguments - got ({type(input).__name__}, "
+                            f"{type(other).__name__}): one of them must be a Tensor")
         a, b = _integer(op, input, other)
         if not bool_ok and a.dtype == bool:  # (bool << 1 runs in int64; bool << bool has no kernel)
             raise NotImplementedError(f'"{op}" not implemented for \'Bool\': convert the tensors with .long()')

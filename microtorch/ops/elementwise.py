@@ -322,6 +322,8 @@ class PowScalar(Op):
     def forward(ctx, x, exponent):
         ctx.exponent = exponent
         ctx.save_for_backward(x)
+        if x.dtype.kind == "b":  # (bool ** True, bool ** False: torch copies, or fills ones)
+            return x.copy() if exponent else np.ones_like(x)
         if x.dtype.kind == "f" and exponent in _POW_SPECIAL:  # torch's kernels: the sign of -0 carries
             return np.asarray(_POW_SPECIAL[exponent](x), dtype=x.dtype)
         return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
@@ -375,6 +377,9 @@ def pow(input, exponent):
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         return _pow_number(a, b)
     if not isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            raise TypeError(f"pow() received an invalid combination of arguments - got ({type(a).__name__}, "
+                            f"{type(b).__name__}): the base or the exponent must be a Tensor")
         return _rpow(a, b)
     x, y = promoted(a, b)
     try:
@@ -792,7 +797,7 @@ def cosh(input):
 
 
 class Sgn(Op):
-    """sign(x): derivative 0 almost everywhere; for complex s = z/|z|: (g - s^2 conj(g)) / (2|z|)"""
+    """sign(x): derivative 0 almost everywhere; for complex s = z/|z|: (g - s^2 conj(g)) / (2|z|), 0 at z = 0"""
     _grad_fn_name = "SgnBackward0"
 
     @staticmethod
@@ -801,25 +806,28 @@ class Sgn(Op):
             ctx.save_for_backward(x)
             a = np.abs(x)
             return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
+        if x.dtype.kind == "b":  # (the sign of a bool is itself, as torch's)
+            return x.copy()
         return np.sign(x) if x.dtype.kind != "f" else np.where(np.isnan(x), 0, np.sign(x))  # sign(nan) = 0
 
     @staticmethod
     def backward(ctx, grad):
         if not grad.is_complex():
-            return zeros_like_(grad)  # 0 even where grad is inf or nan
+            return zeros_like_(grad)  # 0 even where grad is inf or nan (torch's zero tensor)
         (z,) = ctx.saved_tensors
-        a, s = z.abs(), sgn(z)
-        zero = Tensor._make(a._data == 0)
-        return where(zero, 0.0, (grad - s * s * grad.conj()) / (where(zero, 1.0, a) * 2))
+        return _sgn_derivative(z, sgn(z), grad)
 
     @staticmethod
     def jvp(ctx, t):
         (z,) = ctx.inputs
-        if not z.is_complex():
-            return zeros_like_(t)
-        a, s = z.abs(), ctx.output
-        zero = Tensor._make(a._data == 0)
-        return where(zero, 0.0, (t - s * real(s.conj() * t)) / where(zero, 1.0, a))
+        return _sgn_derivative(z, ctx.output, t) if z.is_complex() else zeros_like_(t)
+
+
+def _sgn_derivative(z, s, g):
+    """torch's formula, masked where z = 0 after the division (so a second derivative there is nan, as torch's)"""
+    from .index import masked_fill
+    a = z.abs()
+    return masked_fill((g - s * s * g.conj()) / (a * 2), Tensor._make(a._data == 0), 0.0)
 
 
 def sgn(input):

@@ -130,6 +130,8 @@ def _to_np_index(k):
         return k._data
     if isinstance(k, list):
         arr = np.asarray([x._data if isinstance(x, Tensor) else x for x in k])
+        if not arr.size:  # (x[[]]: no index, of torch's long type; numpy's empty array is float)
+            return arr.astype(np.int64)
         if arr.dtype.kind == "f":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return arr
@@ -270,14 +272,27 @@ class IndexSelect(Op):
 
 
 def index_select(input, dim, index):
-    if input.ndim == 0:  # torch treats a 0-d tensor as one element here
-        return index_select(input.reshape(1), dim, index).reshape(())
-    d = normalize_dims(dim, input.ndim, "index_select")[0]
+    d = normalize_dims(dim, max(input.ndim, 1), "index_select")[0]  # (torch's order: dim, shape, dtype, values)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    if idx.size and (idx.max() >= input.shape[d] or idx.min() < -input.shape[d]):
-        raise IndexError(f"index_select(): index out of range in self (dimension {d} has size {input.shape[d]})")
+    if isinstance(index, Tensor) and index.dtype.name not in ("int64", "int32"):
+        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index (got {index.dtype}); convert it "
+                           "with index.long()")
+    if input.ndim == 0:  # torch treats a 0-d tensor as one element here, at index 0 (not -1)
+        if type(idx) is np.ndarray and idx.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+        if type(idx) is np.ndarray and idx.item() != 0:
+            raise IndexError(f"index_select(): index out of range in self (index {idx.item()} of a 0-d tensor, "
+                             "whose one element is at 0)")
+        return index_select(input.reshape(1), 0, index.reshape(1)).reshape(())
+    if idx.size and (idx.max() >= input.shape[d] or idx.min() < 0):  # (torch takes no negative index here)
+        bad = idx.max() if idx.max() >= input.shape[d] else idx.min()
+        if d == 1:  # (torch's kernel along dim 1 says it its own way)
+            raise RuntimeError(f"index_select(): INDICES element is out of DATA bounds, id={bad} axis_dim="
+                               f"{input.shape[d]} (indices go from 0 to {input.shape[d] - 1})")
+        raise IndexError(f"index_select(): index out of range in self (index {bad}; dimension {d} has size "
+                         f"{input.shape[d]}: indices go from 0, not from the end)")
     return IndexSelect.apply(input, d, idx.reshape(-1))
 
 
@@ -379,6 +394,39 @@ class MaskedFillTensor(MaskedFill):
     _edges = (0, 2)
 
 
+_C_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+            "float16": "c10::Half", "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}
+
+
+def fill_scalar(value, dtype, op, float_range=True):
+    """The number `value` in `dtype` as torch converts a fill value (c10's checked conversion): an integer dtype
+    takes a finite number in its range (uint8 also an integer down to -255, which wraps), a floating dtype one
+    below its largest value (unless not float_range: then a larger one is inf), a real dtype no imaginary part; a
+    bool dtype takes anything (nonzero is True)."""
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 64:
+        raise OverflowError(f"{op}(): int too big to convert ({value}: torch takes a 64-bit integer here)")
+    np_dtype = dtype.np
+    kind = np_dtype.kind
+    if kind == "b":
+        return np.bool_(value != 0)
+    fits = not (isinstance(value, complex) and value.imag and kind != "c")
+    number = value.real if isinstance(value, complex) and kind != "c" else value
+    if fits and kind in "iu":
+        info = np.iinfo(np_dtype)
+        low = -int(info.max) if kind == "u" and not isinstance(number, float) else info.min
+        fits = bool(np.isfinite(number)) and low <= number <= info.max
+        number = np.asarray(int(number) if fits else 0).astype(np_dtype)  # (uint8: -1 wraps to 255)
+    elif fits and float_range:
+        big = float(np.finfo(np_dtype).max)
+        fits = all(not np.isfinite(p) or abs(p) <= big for p in (np.real(number), np.imag(number)))
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[np_dtype.name]} without overflow ({op}: "
+                           f"{value} does not fit in {dtype})")
+    with np.errstate(over="ignore"):  # (without float_range a larger value is inf, silently, as in torch)
+        return np.asarray(number, np_dtype)[()]
+
+
 def masked_fill(input, mask, value):
     if mask.dtype.name != "bool":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
@@ -388,6 +436,8 @@ def masked_fill(input, mask, value):
                                f"{value.ndim} dimension(s).")
         if value._data.dtype != input._data.dtype:
             value = value.to(input.dtype)
+    else:
+        value = fill_scalar(value, input.dtype, "masked_fill")
     try:
         out = (MaskedFillTensor if isinstance(value, Tensor) else MaskedFill).apply(input, mask, value)
     except ValueError:
@@ -398,18 +448,75 @@ def masked_fill(input, mask, value):
     return out
 
 
+class MaskedSelect(Op):
+    """x[mask], x and mask broadcast together, in one row: the gradient goes back to the selected places (and is
+    summed over the dims x was broadcast along, centrally)"""
+    _grad_fn_name = "MaskedSelectBackward0"
+    _edges = (0,)  # (not the mask)
+    _saved_names = ("self", "mask")
+
+    @staticmethod
+    def forward(ctx, x, mask):
+        ctx.save_for_backward(x, mask)
+        ctx.shape = np.broadcast_shapes(x.shape, mask.shape)
+        ctx.where = np.nonzero(np.broadcast_to(mask, ctx.shape))
+        return np.broadcast_to(x, ctx.shape)[ctx.where]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterIntoZeros.apply(grad, ctx.shape, ctx.where), None
+
+    @staticmethod
+    def jvp(ctx, t, _mask):
+        return MaskedSelect.apply(t, ctx.inputs[1])
+
+
 def masked_select(input, mask):
-    if isinstance(mask, Tensor) and mask.shape != input.shape:  # torch broadcasts the two
-        try:
-            shape = np.broadcast_shapes(input.shape, mask.shape)
-        except ValueError as e:
-            raise broadcast_error("masked_select", e, input, mask) from None
-        input, mask = input.expand(shape), mask.expand(shape)
-    return getitem(input, mask)
+    if mask.dtype.name != "bool":
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask (got {mask.dtype}); compare to get one, "
+                           "e.g. x > 0")
+    try:
+        np.broadcast_shapes(input.shape, mask.shape)
+    except ValueError as e:
+        raise broadcast_error("masked_select", e, input, mask) from None
+    return MaskedSelect.apply(input, mask)
+
+
+class Take(Op):
+    """x.take(index) = x.flatten()[index], in index's shape: the gradient adds g at those flat positions"""
+    _grad_fn_name = "TakeBackward0"
+    _edges = (0,)  # (not the index)
+    _saved_names = ("self", "index")
+
+    @staticmethod
+    def forward(ctx, x, index):
+        ctx.save_for_backward(x, index)
+        ctx.in_shape, ctx.flat = x.shape, index % max(x.size, 1)  # (-1 is the last element)
+        return np.asarray(x.reshape(-1)[ctx.flat])
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterIntoZeros.apply(grad, (int(np.prod(ctx.in_shape)),), ctx.flat).reshape(ctx.in_shape), None
+
+    @staticmethod
+    def jvp(ctx, t, _index):
+        return Take.apply(t, ctx.inputs[1])
 
 
 def take(input, index):
-    if isinstance(index, Tensor) and index.dtype.np.kind not in "iu":
-        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype}; convert it with "
+    if index.dtype.name != "int64":
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_dtype_name(index)}; convert it with "
                            "index.long()")
-    return getitem(input.reshape(-1), index.reshape(-1)).reshape(index.shape)
+    n = input.numel()
+    if index.numel() and n == 0:
+        raise IndexError("take(): tried to take from an empty tensor")
+    bad = index._data[(index._data >= n) | (index._data < -n)] if index.numel() else ()
+    if len(bad):
+        raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements (take "
+                         f"counts the elements of {list(input.shape)} in a row: -{n}..{n - 1})")
+    return Take.apply(input, index)
+
+
+def _dtype_name(t):
+    from ._kernels import _NAMES
+    return _NAMES.get(t.dtype.name, t.dtype.name)

@@ -12,6 +12,8 @@ result), and every view of that base is regenerated from the new base (`AsStride
 Where a view sits in its base is recorded as the flat positions of its elements.
 """
 
+import functools
+
 import numpy as np
 
 from .. import _dtype
@@ -443,12 +445,22 @@ def _checked(self, values, op):
                            f"single memory location. Please clone() the tensor before performing the operation. "
                            f"({op} on an expanded tensor)")
     if values.dtype != self._data.dtype:
-        if np.can_cast(values.dtype, self._data.dtype, "same_kind") or values.dtype.kind == "b":
+        if can_cast(values.dtype, self._data.dtype):
             values = values.astype(self._data.dtype)
         else:
             raise RuntimeError(f"result type {_type_name(values.dtype)} can't be cast to the desired output type "
                                f"{_type_name(self._data.dtype)} ({op})")
     return values
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def can_cast(src, dst):
+    """torch's rule for writing a result of numpy dtype src into a tensor of dtype dst: within the same category
+    or up (int64 into uint8 wraps, float64 into float16 rounds), never down (a float into an integer tensor, an
+    integer into a bool one)."""
+    return _CATEGORY[src.kind] <= _CATEGORY[dst.kind]
 
 
 def _type_name(np_dtype):
@@ -595,6 +607,12 @@ class IndexPut(Op):
 
 
 def _as_value(self, value):
+    if isinstance(value, (bool, int, float, complex)):
+        from .index import fill_scalar
+        if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
+            raise ValueError(f"x[idx] = v: Overflow when unpacking long ({value} does not fit in 64 bits)")
+        # (torch converts x[idx] = v into float16 without the range check of its other fills: 70000 is inf)
+        return Tensor._make(np.asarray(fill_scalar(value, self.dtype, "x[idx] = v", self.dtype.name != "float16")))
     if not isinstance(value, Tensor):
         return Tensor._make(np.asarray(value, dtype=self._data.dtype))
     if value._data.dtype != self._data.dtype:
@@ -656,6 +674,9 @@ def _fill_as(self, value, op):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
         return apply_inplace(self, FillTensor.apply, value, op=op)
+    if isinstance(value, (bool, int, float, complex)):  # (torch's checked conversion: fill_(nan) of ints raises)
+        from .index import fill_scalar
+        value = fill_scalar(value, self.dtype, op)
     return apply_inplace(self, lambda s: Fill.apply(s, value), op=op)
 
 
@@ -685,11 +706,57 @@ def _with_tensor_keywords(self, fn, args, kwargs, name):
     return apply_inplace(self, call, *args, *(kwargs[k] for k in names), op=name)
 
 
+# ops whose result is a float even for integer operands (x_int.atan2_(y_int) is refused for the cast)
+_FLOAT_RESULT = {"atan2", "arctan2", "xlogy", "copysign", "ldexp", "igamma", "igammac"}
+_TENSOR_OTHER = {"atan2", "arctan2", "gcd", "lcm", "ldexp", "hypot", "nextafter", "igamma", "igammac"}  # (no numbers)
+
+
+def cast_error(self, other, op):
+    """torch's RuntimeError when the result of the in-place op `op` of self and other cannot be written into self
+    (x_int.fmod_(1j), x_bool.hypot_(y_int)), or None. torch checks this before it looks for a kernel."""
+    name = op.strip("_")
+    if not isinstance(other, Tensor if name in _TENSOR_OTHER else (Tensor, bool, int, float, complex)) \
+            or name in ("clamp_min", "clamp_max") and isinstance(other, complex):
+        return None  # (torch's TypeError for the argument, or clamp's refusal of a complex bound, comes first)
+    dt = _dtype.result_type(self, other)
+    if name in _FLOAT_RESULT and not (dt.is_floating_point or dt.is_complex):
+        dt = _dtype.get_default_dtype()
+    if can_cast(dt.np, self._data.dtype):
+        return None
+    return RuntimeError(f"result type {_type_name(dt.np)} can't be cast to the desired output type "
+                        f"{_type_name(self._data.dtype)} ({op}); write into a tensor of that dtype, or convert the "
+                        "other operand first")
+
+
+def cast_checked(method):
+    """method, an in-place op, checking first that its result dtype can be written into self (cast_error)."""
+    @functools.wraps(method)  # (the argument checks read method's parameters)
+    def inplace(self, *args, **kwargs):
+        named = kwargs.keys() <= {"other", "exponent"}  # (torch's names; any other call: method's TypeError)
+        if named and len(args) + len(kwargs) == 1:
+            err = cast_error(self, args[0] if args else next(iter(kwargs.values())), method.__name__)
+            if err is not None:
+                raise err
+        return method(self, *args, **kwargs)
+    return inplace
+
+
 def _unary(fn, name):
     def method(self, *args, **kwargs):
         return apply_inplace(self, lambda s: fn(s, *args, **kwargs), op=name)
     method.__name__ = name
     return method
+
+
+def real_abs(method):
+    """abs_ refuses a complex tensor, as torch's (|z| is real: it cannot be written back into z's dtype's place)"""
+    @functools.wraps(method)
+    def abs_(self, *args, **kwargs):
+        if self._data.dtype.kind == "c":
+            raise RuntimeError(f"In-place abs is not supported for complex tensors. ({method.__name__}: use "
+                               "z.abs(), out of place)")
+        return method(self, *args, **kwargs)
+    return abs_
 
 
 def install(cls):
@@ -698,14 +765,16 @@ def install(cls):
     methods = {
         "add_": _binary(lambda s, other, alpha=1: ew.add(s, other, alpha=alpha), "add_"),
         "sub_": _binary(lambda s, other, alpha=1: ew.sub(s, other, alpha=alpha), "sub_"),
-        "mul_": _binary(ew.mul, "mul_"), "div_": _binary(ew.div, "div_"), "pow_": _binary(ew.pow, "pow_"),
+        "mul_": _binary(ew.mul, "mul_"), "div_": _binary(ew.div, "div_"),
+        "pow_": cast_checked(_binary(ew.pow, "pow_")),
         "__iadd__": _binary(ew.add, "__iadd__"), "__isub__": _binary(ew.sub, "__isub__"),
         "__imul__": _binary(ew.mul, "__imul__"), "__itruediv__": _binary(ew.div, "__itruediv__"),
-        "__ipow__": _binary(ew.pow, "__ipow__"),
+        "__ipow__": cast_checked(_binary(ew.pow, "__ipow__")),  # (x **= 1j: the cast is refused first)
         "clamp_": _unary(ew.clamp, "clamp_"), "clip_": _unary(ew.clamp, "clip_"),
         "relu_": _unary(ew.relu, "relu_"), "sigmoid_": _unary(ew.sigmoid, "sigmoid_"),
         "tanh_": _unary(ew.tanh, "tanh_"), "exp_": _unary(ew.exp, "exp_"), "neg_": _unary(ew.neg, "neg_"),
-        "abs_": _unary(ew.abs, "abs_"), "sqrt_": _unary(ew.sqrt, "sqrt_"), "log_": _unary(ew.log, "log_"),
+        "abs_": real_abs(_unary(ew.abs, "abs_")),
+        "sqrt_": _unary(ew.sqrt, "sqrt_"), "log_": _unary(ew.log, "log_"),
         "sin_": _unary(ew.sin, "sin_"), "cos_": _unary(ew.cos, "cos_"), "square_": _unary(ew.square, "square_"),
         "reciprocal_": _unary(ew.reciprocal, "reciprocal_"),
         "masked_fill_": _binary(masked_fill, "masked_fill_"),

@@ -254,7 +254,7 @@ def outer(input, vec2):
     a, b = input, vec2
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"outer: expected 1D tensors, got {a.ndim}D and {b.ndim}D")
-    return a.unsqueeze(1) * b
+    return a.reshape(-1, 1) * b  # (a view: torch records ViewBackward0)
 
 
 ger = outer

@@ -313,7 +313,8 @@ class LerpTensor(Op):
     @staticmethod
     def jvp(ctx, ts, te, tw):
         s, e, w = ctx.inputs
-        return ts * (1 - w) + te * w + tw * (e - s)
+        # a weight with no tangent gets zeros here; torch skips its term, so a NaN in e - s stays out (quantile)
+        return ts * (1 - w) + te * w + where(tw == 0, 0.0, tw * (e - s))
 
 
 class Addcmul(Op):

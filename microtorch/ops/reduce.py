@@ -313,6 +313,8 @@ class AmaxOp(Op):
     def _fwd(cls, ctx, x, dims, keepdim):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         out = np.asarray(cls._np(x, axis=dims, keepdims=keepdim), order="C")
+        if out.dtype.kind == "f" and x.ndim and not out.all():  # (an extreme that is 0: which zero, below)
+            out = _first_zero(x, out, dims)
         ctx.save_for_backward(x, out)
         return out
 
@@ -337,6 +339,17 @@ class AmaxOp(Op):
         mask = (x == (out if ctx.keepdim else np.expand_dims(out, dims))).astype(x.dtype)  # ties share evenly
         count = Tensor._make(np.asarray(mask.sum(axis=dims, keepdims=ctx.keepdim)))
         return Sum.apply(t * Tensor._make(mask), dims=dims, keepdim=ctx.keepdim) / count
+
+
+def _first_zero(x, out, dims):
+    """out where the extreme is +0 or -0: the sign of the first zero along the reduced dims. torch's loop keeps
+    the first of equal values (numpy's the last); past a few SIMD widths (32 float32, 16 float64 elements)
+    torch's own pick depends on its vector lanes, and the first is as good a choice as any."""
+    dims = tuple(range(x.ndim)) if dims is None else dims
+    kept = tuple(n for i, n in enumerate(x.shape) if i not in dims)
+    rows = np.moveaxis(x, dims, tuple(range(x.ndim - len(dims), x.ndim))).reshape(kept + (-1,))
+    first = np.take_along_axis(rows, (rows == 0).argmax(-1)[..., None], -1).reshape(out.shape)
+    return np.where(out == 0, first, out)
 
 
 class AminOp(AmaxOp):
@@ -396,10 +409,10 @@ def _extreme_dims(x, dim, op):
     if dim is None or isinstance(dim, (list, tuple)) and len(dim) == 0:
         _check_nonempty(x, op)
         return None
-    dims = reduce_dims(dim, x.ndim, op)
-    for d in dims or ():
-        _check_reduction_size(x, d, op)
-    return dims
+    if x.ndim:  # (an empty dim is refused before a repeated one, as torch)
+        for d in dim if isinstance(dim, (list, tuple)) else (dim,):
+            _check_reduction_size(x, normalize_dims(d, x.ndim, op)[0], op)
+    return reduce_dims(dim, x.ndim, op)
 
 
 def amax(input, dim=(), keepdim=False):

@@ -6,6 +6,7 @@ remainder pass the gradient through to the dividend, and -g * trunc(a / b) (fmod
 floor_divide has no derivative (its node refuses, as torch's)."""
 import numpy as np
 
+from .._dtype import result_type
 from ._op import Op, as_array
 from .elementwise import zeros_like_
 
@@ -51,7 +52,7 @@ class Fmod(Op):
 
     @staticmethod
     def forward(ctx, x, s):
-        return np.fmod(x, s)
+        return np.fmod(*_in_result_type(x, s))
 
     @staticmethod
     def backward(ctx, grad):
@@ -70,7 +71,7 @@ class FmodTensor(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.fmod(a, b)
+        return np.fmod(*_promoted(a, b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -82,6 +83,19 @@ class FmodTensor(Op):
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs
         return ta - tb * (a / b).trunc()
+
+
+def _in_result_type(x, s):
+    """x and the number s as arrays of torch's result dtype: an integer tensor and a float number give the
+    default dtype (numpy would give float64), and a number outside an integer dtype wraps (uint8 and -2: 254)."""
+    np_dtype = result_type(x, s).np
+    return x.astype(np_dtype, copy=False), np.asarray(s).astype(np_dtype)
+
+
+def _promoted(a, b):
+    """two arrays in torch's result dtype (float32 and int64 give float32, where numpy gives float64)"""
+    np_dtype = result_type(a, b).np
+    return a.astype(np_dtype, copy=False), b.astype(np_dtype, copy=False)
 
 
 def torch_remainder(a, b):
@@ -97,7 +111,7 @@ class Remainder(Fmod):
 
     @staticmethod
     def forward(ctx, x, s):
-        return torch_remainder(x, np.asarray(s, np.result_type(x, s)))
+        return torch_remainder(*_in_result_type(x, s))
 
 
 class RemainderTensor(FmodTensor):
@@ -107,7 +121,7 @@ class RemainderTensor(FmodTensor):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return torch_remainder(a, b)
+        return torch_remainder(*_promoted(a, b))
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,0 +1,52 @@
+"""tril and triu: the lower or upper triangle of the last two dims, the other elements zero. The gradient keeps the
+same triangle of the incoming gradient (the op is a mask, linear in its input), as torch's TrilBackward0 does."""
+import numpy as np
+
+from ._op import Op
+
+
+class Tril(Op):
+    """d tril(x, k) = tril(g, k)"""
+    _grad_fn_name = "TrilBackward0"
+    _saved_values = {"diagonal": "diagonal"}
+
+    @staticmethod
+    def forward(ctx, x, diagonal):
+        ctx.diagonal = diagonal
+        return np.tril(x, diagonal)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.function_class.apply(grad, ctx.diagonal), None  # (Tril, or Triu below: the same triangle)
+
+    @staticmethod
+    def jvp(ctx, t, _diagonal):
+        return ctx.function_class.apply(t, ctx.diagonal)
+
+
+class Triu(Tril):
+    """d triu(x, k) = triu(g, k)"""
+    _grad_fn_name = "TriuBackward0"
+
+    @staticmethod
+    def forward(ctx, x, diagonal):
+        ctx.diagonal = diagonal
+        return np.triu(x, diagonal)
+
+
+def _matrix_arg(x, op):
+    if x.ndim < 2:
+        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions (got shape {list(x.shape)}); "
+                           "a triangle needs rows and columns")
+
+
+def tril(input, diagonal=0):
+    """The elements on and below the diagonal-th diagonal of each matrix (the last two dims), zeros above."""
+    _matrix_arg(input, "tril")
+    return Tril.apply(input, diagonal)
+
+
+def triu(input, diagonal=0):
+    """The elements on and above the diagonal-th diagonal of each matrix (the last two dims), zeros below."""
+    _matrix_arg(input, "triu")
+    return Triu.apply(input, diagonal)
