@@ -97,7 +97,7 @@ METHODS = {
     "__mul__": ops.mul, "__rmul__": _r(ops.mul), "__truediv__": ops.div, "__rtruediv__": _rdiv,
     "__pow__": ops.pow, "__rpow__": _rpow, "__matmul__": ops.matmul, "__rmatmul__": _rmatmul,
     "__neg__": _neg_bool_check, "__pos__": lambda self: self, "__abs__": ops.abs,
-    "__floordiv__": _floordiv, "__mod__": _mod, "__rmod__": _rmod, "__invert__": _invert,
+    "__floordiv__": _floordiv, "__rfloordiv__": _r(_floordiv), "__mod__": _mod, "__rmod__": _rmod, "__invert__": _invert,
     # (&, |, ^ are torch's bitwise ops in the operands' result dtype: bool & bool a mask, bool & 1 int64)
     "__and__": bitwise.bitwise_and, "__or__": bitwise.bitwise_or, "__xor__": bitwise.bitwise_xor,
     "__rand__": bitwise.bitwise_and, "__ror__": bitwise.bitwise_or, "__rxor__": bitwise.bitwise_xor,

@@ -36,9 +36,25 @@ def promoted(*operands):
             if x._data.dtype != dt.np:
                 x = x.to(dt) if x._requires_grad or x._fw_grads else Tensor._make(x._data.astype(dt.np))
         elif x is not None:
-            x = np.asarray(x, dtype=dt.np)
+            x = number_as(x, dt.np)
         out.append(x)
     return out
+
+
+def numbers_as(operands, np_dtype):
+    """The operands with each Python number made a 0-d array of np_dtype (see number_as)."""
+    return [number_as(x, np_dtype) if isinstance(x, (bool, int, float, complex)) else x for x in operands]
+
+
+def number_as(x, np_dtype):
+    """A Python number as a 0-d array of the op's dtype. An integer wraps into an integer dtype, as
+    torch casts it (uint8 + -1 adds 255; numpy refuses an integer out of the dtype's range); torch
+    takes integers in [-2**63, 2**64) there."""
+    if type(x) is int and np_dtype.kind in "iu":
+        if not -2 ** 63 <= x < 2 ** 64:
+            raise OverflowError(f"int too big to convert ({x}: torch takes a 64-bit integer here)")
+        return np.asarray(x & (2 ** 64 - 1), np.uint64).astype(np_dtype)
+    return np.asarray(x, dtype=np_dtype)
 
 
 def as_array(x):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .._dtype import from_numpy_dtype
+from .._dtype import from_numpy_dtype, result_type
 from .._tensor import Tensor
 from ._checks import need_floating
 from ._layout import like_torch
@@ -64,7 +64,7 @@ def add(input, other, *, alpha=1):
     a, b = input, other
     try:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
-            return Add.apply(a, b) if alpha == 1 else Add.apply(a, b, alpha=alpha)
+            return Add.apply(a, b) if alpha == 1 else Add.apply(a, b, alpha=_alpha_for(a, alpha, "add"))
         # tensor + number, the commonest call with mul's: _keeps_dtype(a, b) spelled out, a call less
         if alpha == 1 and type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind in "fc":
             return AddNumber.apply(a, b)
@@ -74,9 +74,18 @@ def add(input, other, *, alpha=1):
             y, x = promoted(b, a)
             return Add.apply(y, x)
         x, y = promoted(a, b)
-        return Add.apply(x, y, alpha=alpha)
+        return Add.apply(x, y, alpha=_alpha_for(x, alpha, "add"))
     except ValueError as e:
         raise broadcast_error("add", e, a, b) from None
+
+
+def _alpha_for(t, alpha, op):
+    """alpha as torch converts it for an integer tensor t: checked (a RuntimeError if it does not fit;
+    uint8 takes down to -255, which wraps)."""
+    if alpha == 1 or t._data.dtype.kind not in "iu":
+        return alpha
+    from .index import fill_scalar
+    return fill_scalar(alpha, t.dtype, op)
 
 
 class Sub(Op):
@@ -107,7 +116,7 @@ def sub(input, other, *, alpha=1):
             return Rsub.apply(x, y)
         if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
             a, b = promoted(a, b)
-        return Sub.apply(a, b) if alpha == 1 else Sub.apply(a, b, alpha=alpha)
+        return Sub.apply(a, b) if alpha == 1 else Sub.apply(a, b, alpha=_alpha_for(a, alpha, "sub"))
     except ValueError as e:
         raise broadcast_error("sub", e, a, b) from None
 
@@ -202,6 +211,8 @@ def _float(t):
         return t
     from .._dtype import get_default_dtype
     return Tensor._make(t._data.astype(get_default_dtype().np))
+
+
 def div(input, other, *, rounding_mode=None):
     a, b = input, other
     if rounding_mode is not None:
@@ -213,11 +224,11 @@ def div(input, other, *, rounding_mode=None):
         return mul(reciprocal(_float(b)), a)
     if _keeps_dtype(a, b):
         return DivNumber.apply(a, b)
-    a, b = promoted(a, b)
-    if not (a.dtype.is_floating_point or a.dtype.is_complex):  # true division of integers
-        dt = get_default_dtype().np
-        a = Tensor._make(a._data.astype(dt))
-        b = Tensor._make(b._data.astype(dt)) if isinstance(b, Tensor) else np.asarray(b, dt)
+    if result_type(a, b).np.kind in "iub":  # true division of integers: each operand becomes the default
+        a = _float(a)                        # float from its own dtype (uint8 / -1 is -1., not 1 / 255)
+        b = _float(b) if isinstance(b, Tensor) else np.asarray(b, get_default_dtype().np)
+    else:
+        a, b = promoted(a, b)
     try:
         return Div.apply(a, b)
     except ValueError as e:

@@ -4,7 +4,7 @@ import numpy as np
 from .._dtype import result_type
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
-from ._op import Op, as_array, normalize_dims
+from ._op import Op, as_array, normalize_dims, numbers_as
 from .order import sort, topk  # noqa: F401 (their home is order.py; ops and composite import them from here)
 from .rounding import (Ceil, DivRounded, Floor, Fmod, FmodTensor, Remainder, RemainderOfNumber, RemainderTensor, Round,
                        RoundDecimals, Trunc)
@@ -54,6 +54,7 @@ def div_rounded(a, b, mode):
     if mode not in ("floor", "trunc"):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
     _integer_divisor("div", ad, bd)
+    a, b = numbers_as((a, b), result_type(a, b).np)  # (computed in the result's dtype: uint8 // -1 divides by 255)
     return DivRounded.apply(a, b, mode)
 
 

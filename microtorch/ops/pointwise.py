@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op, as_array, broadcast_error, promoted
+from ._op import Op, as_array, broadcast_error, numbers_as, promoted
 from .elementwise import _float, _need_tensors, _unary, where
 
 
@@ -571,4 +571,5 @@ def floor_divide(input, other):
     from .misc import _integer_divisor
     from .rounding import FloorDivide
     _integer_divisor("div", *(as_array(t._data if isinstance(t, Tensor) else t) for t in (input, other)))
-    return FloorDivide.apply(input, other, result_type(input, other).np)
+    dt = result_type(input, other).np
+    return FloorDivide.apply(*numbers_as((input, other), dt), dt)  # (computed in dt: uint8 // -1 divides by 255)

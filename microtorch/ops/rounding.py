@@ -7,7 +7,7 @@ floor_divide has no derivative (its node refuses, as torch's)."""
 import numpy as np
 
 from .._dtype import result_type
-from ._op import Op, as_array
+from ._op import Op, as_array, number_as
 from .elementwise import zeros_like_
 
 
@@ -142,7 +142,7 @@ def rounded_quotient(a, b, mode):
         if mode == "floor":
             return as_array(np.floor_divide(a, b) if ints else np.floor(a / b))
         out = np.trunc(a / b)
-        return as_array(out.astype(np.int64) if ints else out)
+        return as_array(out.astype(np.result_type(a, b)) if ints else out)
 
 
 class DivRounded(Op):
@@ -190,7 +190,7 @@ class RemainderOfNumber(Op):
 
     @staticmethod
     def forward(ctx, s, x, np_dtype):
-        return torch_remainder(np.asarray(s, np_dtype), x.astype(np_dtype, copy=False))
+        return torch_remainder(number_as(s, np_dtype), x.astype(np_dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
