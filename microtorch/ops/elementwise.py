@@ -80,10 +80,16 @@ def add(input, other, *, alpha=1):
 
 
 def _alpha_for(t, alpha, op):
-    """alpha as torch converts it for an integer tensor t: checked (a RuntimeError if it does not fit;
-    uint8 takes down to -255, which wraps)."""
-    if alpha == 1 or t._data.dtype.kind not in "iu":
+    """alpha as torch takes it for an integer or bool tensor t: an integer (a bool for bool tensors),
+    converted with torch's check (a RuntimeError if it does not fit; uint8 takes down to -255, which wraps)."""
+    kind = t._data.dtype.kind
+    if kind not in "iub":
         return alpha
+    if kind != "b" and isinstance(alpha, (bool, np.bool_)):
+        raise RuntimeError(f"Boolean alpha only supported for Boolean results. ({op}: give alpha as an int)")
+    if kind != "b" and not isinstance(alpha, (int, np.integer)):
+        raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number. ({op}: "
+                           f"alpha={alpha!r}; give an int, or make the tensors floating point)")
     from .index import fill_scalar
     return fill_scalar(alpha, t.dtype, op)
 
