@@ -100,3 +100,17 @@ def test_forward_mode_at_singular_matrices_matches_torch(name, fn):
     x = MATRICES[name]
     for t, m in zip(_tangents(torch, x, fn), _tangents(mt, x, fn)):
         np.testing.assert_allclose(m, t, rtol=1e-7, atol=1e-10, equal_nan=True)
+
+
+def test_complex_near_singular_first_order_is_torchs_rounding_noise():
+    """torch factors A itself for a complex matrix (A^T for a real one): near a singular matrix det and
+    its gradient are rounding noise, and microtorch factors the same matrix so the noise is the same"""
+    r = np.random.default_rng(5)
+    c = r.standard_normal((3, 3)) + 1j * r.standard_normal((3, 3))
+    c[2] = c[0] * (1 + 2j)
+    grads = []
+    for lib in (torch, mt):
+        t = lib.tensor(c, requires_grad=True)
+        (g,) = lib.autograd.grad((lib.det(t) * (1 + 0.5j)).real.sum(), t)
+        grads.append(g.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-9, atol=1e-9)

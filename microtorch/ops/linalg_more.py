@@ -54,7 +54,7 @@ class Det(Op):
 
     @staticmethod
     def forward(ctx, a):
-        out = np.asarray(np.linalg.det(a))
+        out = np.asarray(np.linalg.det(_as_torch_factors(a)))
         ctx.save_for_backward(a, out)
         return out
 
@@ -101,12 +101,20 @@ def _diag_of(v, n):
     return v[..., None, None] * np.eye(n, dtype=v.dtype)
 
 
+def _as_torch_factors(a):
+    """The matrices to hand numpy's LAPACK so that it factors what torch's det factors: LAPACK reads a
+    C-ordered matrix transposed, and torch factors A^T for a real matrix but A for a complex one. Near a
+    singular matrix det and the gradient are rounding noise, and this makes it torch's noise."""
+    return a if not np.iscomplexobj(a) else np.ascontiguousarray(np.swapaxes(a, -1, -2))
+
+
 def _inv_h_times(a, d, singular):
     """d A^-H, with A^-H taken as I where A is singular (torch's nudged LU solve gives d A^-H there too,
-    and d is 0 there); numpy's LAPACK inverse rounds as torch's LAPACK solve does near singular matrices."""
+    and d is 0 there), from the LU factors torch uses."""
     eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a._data.dtype), a.shape)
-    inv = np.linalg.inv(np.where(singular[..., None, None], eye, a._data))
-    return Tensor._make(d._data[..., None, None] * np.swapaxes(inv, -1, -2).conj())
+    inv = np.linalg.inv(_as_torch_factors(np.where(singular[..., None, None], eye, a._data)))
+    inv_h = inv.conj() if np.iscomplexobj(inv) else np.swapaxes(inv, -1, -2)  # (a complex inv is of A^T)
+    return Tensor._make(d._data[..., None, None] * inv_h)
 
 
 def _det_grad_solved(a, det, d):
