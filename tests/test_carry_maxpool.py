@@ -102,3 +102,14 @@ def test_padding_limit_ignores_dilation_like_torch():
         torch.nn.functional.max_pool1d(torch.tensor(x), 3, 1, 2, 2)
     with pytest.raises(RuntimeError, match="pad should be at most half of kernel size"):
         mt.nn.functional.max_pool1d(mt.tensor(x), 3, 1, 2, 2)
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_an_empty_batch_pools_and_backpropagates_like_torch(dims):
+    shapes = []
+    for lib in (torch, mt):
+        x = lib.zeros((0, 2) + (4,) * dims, requires_grad=True)
+        out, idx = getattr(lib.nn.functional, f"max_pool{dims}d")(x, 2, return_indices=True)
+        out.sum().backward()
+        shapes.append((tuple(out.shape), tuple(idx.shape), tuple(x.grad.shape)))
+    assert shapes[1] == shapes[0]

@@ -161,18 +161,19 @@ class MaxPool2d(Op):
         arg, out, inside = torch_window_pick(cols, valid, axis=1)  # (NC, L)
         inside = np.broadcast_to(inside, arg.shape)
         oh = _out_size(h, kernel[0], stride[0], *pads[0], dilation[0])
+        ow = cols.shape[-1] // oh
         mask = np.zeros(cols.shape, dtype=x.dtype)  # nothing for a window wholly in the padding
         np.put_along_axis(mask, arg[:, None], inside[:, None].astype(x.dtype), axis=1)
         ctx.mask, ctx.args = mask, (x.shape, kernel, dilation, pads, stride)
-        indices = _plane_indices(arg, inside, (h, w), kernel, stride, pads, dilation).reshape(n, c, oh, -1)
+        indices = _plane_indices(arg, inside, (h, w), kernel, stride, pads, dilation).reshape(n, c, oh, ow)
         ctx.mark_non_differentiable(indices)
-        return out.reshape(n, c, oh, -1), indices
+        return out.reshape(n, c, oh, ow), indices
 
     @staticmethod
     def backward(ctx, grad, _):
         shape, kernel, dilation, pads, stride = ctx.args
         n, c, h, w = shape
-        g = grad.reshape(n * c, 1, -1) * Tensor._make(ctx.mask)
+        g = grad.reshape(n * c, 1, ctx.mask.shape[-1]) * Tensor._make(ctx.mask)
         return Col2im.apply(g, (h, w), kernel, dilation, pads, stride).reshape(shape), None, None, None, None
 
     @staticmethod

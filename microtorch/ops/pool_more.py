@@ -17,7 +17,7 @@ from .conv_more import Col2imNd, im2col_nd, out_size
 
 def _planes(x, nd):
     """(*planes, *spatial) with nd spatial dims -> (prod(planes), prod(spatial))"""
-    return x.reshape(math.prod(x.shape[:x.ndim - nd]), -1)
+    return x.reshape(math.prod(x.shape[:x.ndim - nd]), math.prod(x.shape[x.ndim - nd:]))
 
 
 class TakeFlat(Op):
@@ -120,9 +120,11 @@ def window_max(ctx, x, coords, n_args):
         flat = flat + np.clip(co, 0, size[d] - 1) * strides[d]
         start = start + first.reshape(shape[:1 + nd]) * strides[d]
     outs = flat.shape[1:1 + nd]
-    flat = np.broadcast_to(flat, (n * c,) + flat.shape[1:]).reshape(n * c, math.prod(outs), -1)
+    window = math.prod(flat.shape[1 + nd:])
+    flat = np.broadcast_to(flat, (n * c,) + flat.shape[1:]).reshape(n * c, math.prod(outs), window)
     valid = np.broadcast_to(valid, (n * c,) + np.shape(valid)[1:]).reshape(flat.shape)
-    vals = np.take_along_axis(_planes(x, nd), flat.reshape(n * c, -1), axis=1).reshape(flat.shape)
+    per_plane = flat.reshape(n * c, math.prod(outs) * window)
+    vals = np.take_along_axis(_planes(x, nd), per_plane, axis=1).reshape(flat.shape)
     vals = np.where(valid, vals, -np.inf).astype(x.dtype, copy=False)
     arg, out, inside = torch_window_pick(vals, valid)
     out = out.reshape((n, c) + outs)
