@@ -69,3 +69,54 @@ def test_uint8_has_the_kernels_of_the_integer_dtypes(fn):
 def test_uint8_without_a_kernel_names_byte():
     with pytest.raises(NotImplementedError, match="Byte"):
         mt.nextafter(mt.tensor([1], dtype=mt.uint8), mt.tensor([2], dtype=mt.uint8))
+
+
+_COMPLEX = [lambda T, c: T.rad2deg(c), lambda T, c: c.deg2rad(), lambda T, c: c.clone().rad2deg_(),
+            lambda T, c: T.isposinf(c), lambda T, c: c.isneginf()]
+
+
+@pytest.mark.parametrize("fn", _COMPLEX)
+def test_complex_input_of_real_only_ops_is_a_runtime_error(fn):
+    assert _same_as_torch(lambda T: fn(T, T.tensor([1 + 2j, 3j]))) == "RuntimeError"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int64", "uint8", "bool"])
+@pytest.mark.parametrize("op", ["rad2deg", "deg2rad"])
+def test_angle_conversions_round_as_torch(op, dtype):
+    values = [0.0, 1.0, 3.0, 0.1, -2.5, 100.0, 1e-3] if dtype.startswith("float") else [0, 1, 3]
+    _same_as_torch(lambda T: getattr(T, op)(T.tensor(values).to(getattr(T, dtype))))
+
+
+def test_angle_conversion_gradient():
+    x, xt = mt.tensor([0.5, -1.0], requires_grad=True), torch.tensor([0.5, -1.0], requires_grad=True)
+    mt.rad2deg(x).sum().backward()
+    torch.rad2deg(xt).sum().backward()
+    assert x.grad.tolist() == xt.grad.tolist()
+    assert mt.deg2rad(x).grad_fn.name() == torch.deg2rad(xt).grad_fn.name()
+
+
+_BOOL_DIFFS = [
+    lambda T, b: T.diff(b), lambda T, b: T.diff(b, n=2), lambda T, b: T.diff(b, dim=0), lambda T, b: b.diff(n=5),
+    lambda T, b: T.diff(b, prepend=T.tensor([[True], [False]])),
+    lambda T, b: T.diff(b, append=T.tensor([[1], [2]])),  # (promoted to int64 first: a subtraction)
+    lambda T, b: T.diff(b.float(), append=T.tensor([[True], [False]])),
+]
+
+
+@pytest.mark.parametrize("fn", _BOOL_DIFFS)
+def test_diff_of_a_bool_tensor_is_xor_as_torch(fn):
+    _same_as_torch(lambda T: fn(T, T.tensor([[True, False, False, True], [False, False, True, True]])))
+
+
+_CLAMPS = [
+    lambda T, x: T.clamp(x, 0, T.tensor([1.0])), lambda T, x: T.clamp(x, T.tensor([1.0]), 3),
+    lambda T, x: x.clamp(0, T.tensor([1.0])), lambda T, x: x.clone().clamp_(0, T.tensor([1.0])),
+    lambda T, x: T.clip(x, 0, T.tensor([1.0])), lambda T, x: T.clamp(x, min=0, max=T.tensor([1.0])),
+    lambda T, x: T.clamp(x, None, T.tensor([1.0])), lambda T, x: T.clamp(x, T.tensor([1.0]), None),
+    lambda T, x: T.clamp(x, 0, 1), lambda T, x: T.clamp(x, T.tensor([0.0]), T.tensor([1.0])),
+]
+
+
+@pytest.mark.parametrize("fn", _CLAMPS)
+def test_clamp_takes_both_bounds_of_one_kind(fn):
+    _same_as_torch(lambda T: fn(T, T.tensor([1.0, -2.0, 5.0])))

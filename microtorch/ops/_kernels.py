@@ -66,6 +66,10 @@ _REFUSED = {
     "minimum": ("c", "minimum not implemented for complex tensors."),
     "fmax": ("c", "fmax not implemented for complex tensors."),
     "fmin": ("c", "fmin not implemented for complex tensors."),
+    "rad2deg": ("c", "rad2deg is not supported for complex tensors."),
+    "deg2rad": ("c", "deg2rad is not supported for complex tensors."),
+    "isposinf": ("c", "isposinf does not support complex inputs."),
+    "isneginf": ("c", "isneginf does not support complex inputs."),
 }
 # numpy calls uint8's kind 'u': an op without an integer kernel has none for uint8 either
 _NO_KERNEL = {op: kinds + "u" * ("i" in kinds) for op, kinds in _NO_KERNEL.items()}

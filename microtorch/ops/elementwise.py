@@ -1169,6 +1169,10 @@ class Clamp(Op):
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) != isinstance(max, Tensor) and min is not None and max is not None:
+        got = ", ".join(type(v).__name__ for v in (input, min, max))
+        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}): torch takes both "
+                        "bounds as numbers or both as tensors; convert the number, e.g. torch.tensor(0.0)")
     from .._dtype import result_type
     dt = result_type(input, *(v for v in (min, max) if v is not None))
     if dt is not input.dtype:
