@@ -120,3 +120,65 @@ _CLAMPS = [
 @pytest.mark.parametrize("fn", _CLAMPS)
 def test_clamp_takes_both_bounds_of_one_kind(fn):
     _same_as_torch(lambda T: fn(T, T.tensor([1.0, -2.0, 5.0])))
+
+
+def _names(fn):
+    """grad_fn's name and its next functions' names, recursively"""
+    if fn is None:
+        return None
+    return fn.name(), tuple(_names(f) for f, _ in fn.next_functions)
+
+
+_MIXED = [  # (lhs dtype, lhs requires grad, rhs dtype, rhs requires grad, rhs 0-d)
+    ("float32", True, "float64", False, False), ("float32", True, "float64", True, False),
+    ("float64", False, "float32", True, False), ("float32", True, "int64", False, False),
+    ("float32", True, "float64", True, True), ("float32", True, "complex64", False, False),
+    ("float16", True, "float32", True, False), ("float64", True, "complex64", True, True),
+]
+
+
+def _operands(T, case):
+    da, ga, db, gb, zero_d = case
+    a = T.tensor([1.5, -2.0, 0.25], dtype=getattr(T, da), requires_grad=ga)
+    values = (2 + 1j) if db.startswith("complex") else 2 if db == "int64" else 2.5
+    b = T.tensor(values if zero_d else [values, 3, -4], dtype=getattr(T, db), requires_grad=gb)
+    return a, b
+
+
+def _run(T, op, case):
+    a, b = _operands(T, case)
+    y = getattr(T, op)(a, b)
+    inputs = [t for t in (a, b) if t.requires_grad]
+    loss = (y * y.conj()).real.sum() if y.is_complex() else (y * y).sum()
+    grads = T.autograd.grad(loss, inputs, create_graph=True)
+    second = T.autograd.grad(sum((g.real if g.is_complex() else g).sum() for g in grads), inputs, allow_unused=True)
+    return y, _names(y.grad_fn), grads, second
+
+
+@pytest.mark.parametrize("case", _MIXED)
+@pytest.mark.parametrize("op", ["mul", "add", "sub", "div"])
+def test_mixed_dtype_arithmetic_records_torch_graph(op, case):
+    (ym, nm, gm, sm), (yt, nt, gt, st) = _run(mt, op, case), _run(torch, op, case)
+    assert str(ym.dtype).split(".")[-1] == str(yt.dtype).split(".")[-1]
+    assert nm == nt
+    assert ym.detach().numpy().tolist() == pytest.approx(yt.detach().numpy().tolist(), rel=1e-3)
+    for m, t in zip(gm + sm, gt + st):
+        assert (m is None) == (t is None)
+        if t is not None:
+            assert str(m.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+            assert m.detach().numpy().tolist() == pytest.approx(t.detach().numpy().tolist(), rel=1e-3)
+
+
+@pytest.mark.parametrize("op", ["mul", "add", "sub", "div"])
+def test_mixed_dtype_arithmetic_forward_mode(op):
+    results = []
+    for T in (torch, mt):
+        with T.autograd.forward_ad.dual_level():
+            a = T.autograd.forward_ad.make_dual(T.tensor([1.5, -2.0]), T.tensor([1.0, 0.5]))
+            b = T.autograd.forward_ad.make_dual(T.tensor([2.5, 3.0], dtype=T.float64), T.tensor([0.25, -1.0],
+                                                                                            dtype=T.float64))
+            y = getattr(T, op)(a, b)
+            tangent = T.autograd.forward_ad.unpack_dual(y).tangent
+            results.append((str(tangent.dtype).split(".")[-1], tangent.numpy().tolist()))
+    assert results[1][0] == results[0][0]
+    assert results[1][1] == pytest.approx(results[0][1])
