@@ -182,3 +182,35 @@ def test_mixed_dtype_arithmetic_forward_mode(op):
             results.append((str(tangent.dtype).split(".")[-1], tangent.numpy().tolist()))
     assert results[1][0] == results[0][0]
     assert results[1][1] == pytest.approx(results[0][1])
+
+
+_FILLS = [(dt, v) for dt in ("uint8", "int8", "int64") for v in (-1, -255, -256, 127, 128, 255, 256, 2.7, -1.5, 1e10, True,
+                                                                   2 ** 63, float("nan"))] + \
+    [(dt, v) for dt in ("float32", "float16", "bool") for v in (1e300, 1e5, -1, 0.5, float("inf"))] + \
+    [("uint8", 1 + 2j), ("complex64", 2 + 3j)]
+
+
+@pytest.mark.parametrize("dtype,value", _FILLS)
+@pytest.mark.parametrize("how", ["index_fill_", "index_fill", "new_full"])
+def test_fill_values_are_converted_as_torch(how, dtype, value):
+    def fill(T):
+        x = T.tensor([0, 1, 2]).to(getattr(T, dtype))
+        if how == "new_full":
+            return x.new_full((2,), value)
+        return getattr(x, how)(0, T.tensor([0, 2]), value)
+    _same_as_torch(fill)
+
+
+@pytest.mark.parametrize("dtype,value", [("float16", 1e5), ("float16", -1e300), ("float32", 1e300), ("uint8", -1),
+                                         ("uint8", 300), ("int8", 200)])
+@pytest.mark.parametrize("n", [0, 1, 2])
+@pytest.mark.parametrize("how", ["full", "full_like", "new_full"])
+def test_full_converts_as_torch_one_element_half_unchecked(how, n, dtype, value):
+    def fill(T):
+        dt = getattr(T, dtype)
+        if how == "full":
+            return T.full((n,), value, dtype=dt)
+        if how == "full_like":
+            return T.full_like(T.zeros(n, dtype=dt), value)
+        return T.zeros(3, dtype=dt).new_full((n,), value)
+    _same_as_torch(fill)
