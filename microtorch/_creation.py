@@ -1,5 +1,6 @@
 """Factory functions: zeros, ones, arange, rand, ... and their *_like forms."""
 import builtins
+import math
 
 import numpy as np
 
@@ -52,9 +53,13 @@ def _filled_on(size, value, dtype, device, requires_grad):
     return _placed(_filled(size, value, dtype, False), device, requires_grad)
 
 
-def _fill_value(value, dtype, op):
-    """value converted into dtype as torch's fill_ converts it (ops/index.py's fill_scalar): full and full_like fill"""
-    return fill_scalar(value, _dtype.to_dtype(dtype), op) if isinstance(value, (int, float, complex)) else value
+def _fill_value(value, dtype, op, size):
+    """value converted into dtype as torch's fill_ converts it (ops/index.py's fill_scalar): full, full_like and
+    new_full fill. (torch fills a one-element half tensor unchecked: a value beyond its range is inf there.)"""
+    if not isinstance(value, (int, float, complex)):
+        return value
+    dt = _dtype.to_dtype(dtype)
+    return fill_scalar(value, dt, op, float_range=dt.name != "float16" or math.prod(size) != 1)
 
 
 _C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
@@ -84,10 +89,16 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     return _filled_on(_sizes(size, kw, "empty"), 0, dtype, device, requires_grad)
 
 
+def new_full(self, size, fill_value, dtype=None, requires_grad=False):
+    """Tensor.new_full: a tensor of self's dtype (or dtype) filled with fill_value, converted as full's"""
+    dtype = dtype or self.dtype
+    return _filled(tuple(size), _fill_value(fill_value, dtype, "new_full", tuple(size)), dtype, requires_grad)
+
+
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _dtype.result_type(fill_value) if not isinstance(fill_value, builtins.float) else _default(None)
-    return _filled_on(tuple(size), _fill_value(fill_value, dtype, "full"), dtype, device, requires_grad)
+    return _filled_on(tuple(size), _fill_value(fill_value, dtype, "full", size), dtype, device, requires_grad)
 
 
 def _like(t, dtype):
@@ -108,7 +119,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     dt = _like(input, dtype)
-    return _filled_on(tuple(input.shape), _fill_value(fill_value, dt, "full_like"), dt, device, requires_grad)
+    return _filled_on(tuple(input.shape), _fill_value(fill_value, dt, "full_like", input.shape), dt, device, requires_grad)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

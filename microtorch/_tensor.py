@@ -407,9 +407,6 @@ class Tensor:
     def new_ones(self, *sizes, size=None, dtype=None, requires_grad=False):  # (x.new_ones(2, 3) or size=(2, 3))
         return _filled(_new_size("new_ones", sizes, size), 1, dtype or self.dtype, requires_grad)
 
-    def new_full(self, size, fill_value, dtype=None, requires_grad=False):
-        return _filled(tuple(size), fill_value, dtype or self.dtype, requires_grad)
-
     def new_empty(self, *sizes, size=None, dtype=None, requires_grad=False):  # (x.new_empty(2, 3) or size=(2, 3))
         return _filled(_new_size("new_empty", sizes, size), 0, dtype or self.dtype, requires_grad)
 

@@ -201,6 +201,8 @@ def _aliases_and_conversions():
         "multinomial": lambda self, num_samples, replacement=False, *, generator=None:
             _creation().multinomial(self, num_samples, replacement, generator=generator),
         "bernoulli": lambda self, p=None, *, generator=None: _creation().bernoulli(self, p, generator=generator),
+        "new_full": lambda self, size, fill_value, dtype=None, requires_grad=False:
+            _creation().new_full(self, size, fill_value, dtype, requires_grad),
         "prelu": _act().prelu,
         "hardshrink": lambda self, lambd=0.5: _act().Hardshrink.apply(self, lambd=lambd),
         "new": _legacy_new,

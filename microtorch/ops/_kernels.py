@@ -4,7 +4,8 @@ numpy computes `abs` of a bool array or `x >= y` of complex arrays without compl
 (`NotImplementedError: "abs_cpu" not implemented for 'Bool'`), and a program that runs here must run
 on torch. An op's kernel runs in one dtype: its input's, or for the binary ops of `_PROMOTING` the
 dtype its first arguments promote to (`ge(int, complex)` runs in complex). The tables name that
-dtype by its numpy kind: 'b' bool, 'i' integer, 'f' floating point, 'c' complex. Each entry was
+dtype by its numpy kind: 'b' bool, 'i' integer (numpy's 'u', uint8, is added below), 'f' floating point,
+'c' complex. Each entry was
 read off torch 2.13 (`tests/api_sweep.py` finds a new one as a "silent" difference).
 `ops/_checks.guard` looks the op up once, when it wraps the public function; an op that is not in
 the tables pays nothing.
@@ -65,7 +66,14 @@ _REFUSED = {
     "minimum": ("c", "minimum not implemented for complex tensors."),
     "fmax": ("c", "fmax not implemented for complex tensors."),
     "fmin": ("c", "fmin not implemented for complex tensors."),
+    "rad2deg": ("c", "rad2deg is not supported for complex tensors."),
+    "deg2rad": ("c", "deg2rad is not supported for complex tensors."),
+    "isposinf": ("c", "isposinf does not support complex inputs."),
+    "isneginf": ("c", "isneginf does not support complex inputs."),
 }
+# numpy calls uint8's kind 'u': an op without an integer kernel has none for uint8 either
+_NO_KERNEL = {op: kinds + "u" * ("i" in kinds) for op, kinds in _NO_KERNEL.items()}
+_REFUSED = {op: (kinds + "u" * ("i" in kinds), msg) for op, (kinds, msg) in _REFUSED.items()}
 # ops that refuse a bool tensor among their first n arguments, whatever the others are
 _NO_BOOL_OPERAND = {"sub": 2, "subtract": 2, "rsub": 2, "isub": 2, "tanhshrink": 1, "triplet_margin_loss": 3,
                     "triplet_margin_with_distance_loss": 3}
@@ -105,8 +113,8 @@ def suspect(op, names):
     argument of a refused kind can make it refused. kernel_error then decides."""
     bad = "b" if op in _NO_BOOL_OPERAND else _NO_KERNEL.get(op, "") + _REFUSED.get(op, ("",))[0]
     tests = [f'getattr({n}, "_data", NO_DATA).dtype.kind in "{bad}"' for n in names] if bad else []
-    if op not in _NO_BOOL_OPERAND:  # (a number promotes too: ge(x, 1j) runs in complex)
-        tests += [f"type({n}) is {t.__name__}" for n in names[1:] for t, k in _SCALAR.items() if k in bad]
+    # (a number promotes too: ge(x, 1j) runs in complex; sub refuses a Python bool as a bool tensor)
+    tests += [f"type({n}) is {t.__name__}" for n in names[1:] for t, k in _SCALAR.items() if k in bad]
     if op in _SAME_DTYPE:  # (builtin numpy dtypes are shared objects: `is not` is exact for them, else cautious)
         a, b = names[:2]
         tests.append(f'getattr({a}, "_data", NO_DATA).dtype is not getattr({b}, "_data", NO_DATA).dtype')
@@ -153,7 +161,7 @@ def kernel_error(op, values):
 
 
 def _bool_operand_error(op, values):
-    if any(getattr(v, "_data", NO_DATA).dtype.kind == "b" for v in values):
+    if any(v.__class__ is bool or getattr(v, "_data", NO_DATA).dtype.kind == "b" for v in values):
         return RuntimeError(f"{op}(): Subtraction, the `-` operator, with a bool tensor is not supported. If "
                             "you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     return None

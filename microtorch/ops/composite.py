@@ -20,7 +20,8 @@ from .rearrange import nansum
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
-    """out[i] = x[i+1] - x[i] along dim, n times (prepend/append joined first)."""
+    """out[i] = x[i+1] - x[i] along dim, n times (prepend/append joined first); of a bool tensor, as torch,
+    x[i+1] xor x[i] (bool subtraction is refused)."""
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     dim = normalize_dims(dim, input.ndim, "diff")[0]
@@ -30,7 +31,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         length = x.shape[dim]
         if length == 0:
             break
-        x = sub(_slice(x, dim, 1, length), _slice(x, dim, 0, length - 1))
+        later, earlier = _slice(x, dim, 1, length), _slice(x, dim, 0, length - 1)
+        x = later != earlier if x.dtype.name == "bool" else sub(later, earlier)
     return x
 
 

@@ -8,10 +8,26 @@ from .._dtype import from_numpy_dtype, result_type
 from .._tensor import Tensor
 from ._checks import need_floating
 from ._layout import like_torch
-from ._op import Op, as_array, broadcast_error, promoted
+from ._op import Op, as_array, broadcast_error, number_as, promoted
 
 
 # ---- arithmetic -----------------------------------------------------------------------------
+def _operands(a, b):
+    """(a, b, dtype): a binary op's operands in their result dtype, except a tensor taking part in differentiation,
+    which keeps its own: torch's kernel casts it inside the op (its graph has no ToCopyBackward0 node) and the
+    engine casts its gradient back. dtype: the result's numpy dtype when an operand kept another, else None."""
+    dt = result_type(a, b).np
+    x, y = (number_as(v, dt) if not isinstance(v, Tensor) else v if v._data.dtype == dt or v._requires_grad
+            or v._fw_grads is not None else Tensor._make(v._data.astype(dt)) for v in (a, b))
+    kept = isinstance(x, Tensor) and x._data.dtype != dt or isinstance(y, Tensor) and y._data.dtype != dt
+    return x, y, dt if kept else None
+
+
+def _in(dtype, a, b):
+    """a and b cast to the op's dtype, when _operands left one in its own"""
+    return (a, b) if dtype is None else (a.astype(dtype, copy=False), np.asarray(b).astype(dtype, copy=False))
+
+
 class Add(Op):
     """d(a + alpha*b) = (1, alpha)"""
     _grad_fn_name = "AddBackward0"
@@ -19,8 +35,9 @@ class Add(Op):
     _saved_values = {"alpha": "alpha"}
 
     @staticmethod
-    def forward(ctx, a, b, alpha=1):
+    def forward(ctx, a, b, alpha=1, dtype=None):
         ctx.alpha = alpha
+        a, b = _in(dtype, a, b)
         return like_torch(a + b if alpha == 1 else _with_scaled(np.add, a, b, alpha), a, b)
 
     @staticmethod
@@ -71,10 +88,11 @@ def add(input, other, *, alpha=1):
         if alpha == 1 and _keeps_dtype(b, a):
             return AddNumber.apply(b, a)
         if not isinstance(a, Tensor) and alpha == 1:  # scalar + tensor is recorded as tensor + scalar
-            y, x = promoted(b, a)
-            return Add.apply(y, x)
-        x, y = promoted(a, b)
-        return Add.apply(x, y, alpha=_alpha_for(x, alpha, "add"))
+            y, x, dt = _operands(b, a)
+            return Add.apply(y, x) if dt is None else Add.apply(y, x, dtype=dt)
+        x, y, dt = _operands(a, b)
+        alpha = _alpha_for(x, alpha, "add")
+        return Add.apply(x, y, alpha=alpha) if dt is None else Add.apply(x, y, alpha=alpha, dtype=dt)
     except ValueError as e:
         raise broadcast_error("add", e, a, b) from None
 
@@ -101,8 +119,9 @@ class Sub(Op):
     _saved_values = {"alpha": "alpha"}
 
     @staticmethod
-    def forward(ctx, a, b, alpha=1):
+    def forward(ctx, a, b, alpha=1, dtype=None):
         ctx.alpha = alpha
+        a, b = _in(dtype, a, b)
         return like_torch(a - b if alpha == 1 else _with_scaled(np.subtract, a, b, alpha), a, b)
 
     @staticmethod
@@ -118,11 +137,13 @@ def sub(input, other, *, alpha=1):
     a, b = input, other
     try:
         if not isinstance(a, Tensor):
-            x, y = promoted(b, a)
-            return Rsub.apply(x, y)
+            x, y, dt = _operands(b, a)
+            return Rsub.apply(x, y) if dt is None else Rsub.apply(x, y, dtype=dt)
+        dt = None
         if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
-            a, b = promoted(a, b)
-        return Sub.apply(a, b) if alpha == 1 else Sub.apply(a, b, alpha=_alpha_for(a, alpha, "sub"))
+            a, b, dt = _operands(a, b)
+        alpha = 1 if alpha == 1 else _alpha_for(a, alpha, "sub")
+        return Sub.apply(a, b) if alpha == 1 and dt is None else Sub.apply(a, b, alpha=alpha, dtype=dt)
     except ValueError as e:
         raise broadcast_error("sub", e, a, b) from None
 
@@ -133,8 +154,9 @@ class Rsub(Sub):
     _edges = None  # (torch's rsub takes the number as a Scalar: no edge)
 
     @staticmethod
-    def forward(ctx, b, a):
+    def forward(ctx, b, a, dtype=None):
         ctx.alpha = 1
+        b, a = _in(dtype, b, a)
         return a - b
 
     @staticmethod
@@ -157,8 +179,9 @@ class Mul(Op):
     _saved_names = ("self", "other")  # torch: grad_fn._saved_self, _saved_other
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
+        a, b = _in(dtype, a, b)
         return like_torch(a * b, a, b)
 
     @staticmethod
@@ -169,7 +192,7 @@ class Mul(Op):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
+        a, b = ctx.inputs[:2]  # (then forward's dtype)
         return ta * b + a * tb
 
 
@@ -182,7 +205,9 @@ def mul(input, other):
                 return MulNumber.apply(a, b)
             if _keeps_dtype(b, a):
                 return MulNumber.apply(b, a)
-            a, b = promoted(a, b)
+            a, b, dt = _operands(a, b)
+            if dt is not None:
+                return Mul.apply(a, b, dtype=dt)
         return Mul.apply(a, b)
     except ValueError as e:
         raise broadcast_error("mul", e, a, b) from None
@@ -195,8 +220,9 @@ class Div(Op):
     _saved_names = ("self", "other")
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        a, b = _in(dtype, a, b)
         return like_torch(a / b, a, b)
 
     @staticmethod
@@ -234,7 +260,9 @@ def div(input, other, *, rounding_mode=None):
         a = _float(a)                        # float from its own dtype (uint8 / -1 is -1., not 1 / 255)
         b = _float(b) if isinstance(b, Tensor) else np.asarray(b, get_default_dtype().np)
     else:
-        a, b = promoted(a, b)
+        a, b, dt = _operands(a, b)
+        if dt is not None:
+            return Div.apply(a, b, dtype=dt)
     try:
         return Div.apply(a, b)
     except ValueError as e:
@@ -1175,6 +1203,10 @@ class Clamp(Op):
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) != isinstance(max, Tensor) and min is not None and max is not None:
+        got = ", ".join(type(v).__name__ for v in (input, min, max))
+        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}): torch takes both "
+                        "bounds as numbers or both as tensors; convert the number, e.g. torch.tensor(0.0)")
     from .._dtype import result_type
     dt = result_type(input, *(v for v in (min, max) if v is not None))
     if dt is not input.dtype:

@@ -161,7 +161,8 @@ def index_fill(input, dim, index, value):
         if value.requires_grad:  # a repeated index fills its place once: value's gradient counts it once
             src = where(Tensor._make(_first_time(idx, input.ndim - d)), src, src.detach())
         return IndexFillTensor.apply(input, src, key=key)
-    src = Tensor._make(np.full(shape, value, dtype=input._data.dtype))
+    from .index import fill_scalar  # (torch's checked conversion: uint8 takes -1 as 255, 256 raises)
+    src = Tensor._make(np.full(shape, fill_scalar(value, input.dtype, "index_fill"), dtype=input._data.dtype))
     return IndexFill.apply(input, src, key=key)
 
 

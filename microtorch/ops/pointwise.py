@@ -56,6 +56,12 @@ def _d_sinc(x):
     return where(x == 0, x * 0, ((px.cos() - px.sin() / (safe * math.pi)) / safe))
 
 
+def _times(c):
+    """x * c as torch computes it: c rounded to x's dtype (numpy's rad2deg rounds its constant otherwise), half
+    precision in float32 then rounded"""
+    return lambda x: np.multiply(x, c, dtype=np.promote_types(x.dtype, np.float32)).astype(x.dtype, copy=False)
+
+
 def _erfc_np(x):
     from .elementwise import _erf_np
     return 1 - _erf_np(x)
@@ -66,8 +72,8 @@ Acosh = _unary("Acosh", np.arccosh, _d_acosh)
 Atanh = _unary("Atanh", np.arctanh, _d_atanh)
 Exp2 = _unary("Exp2", np.exp2, _d_exp2, saves="output")
 Erfc = _unary("Erfc", _erfc_np, _d_erfc)
-Deg2Rad = _unary("Deg2Rad", np.deg2rad, _d_deg2rad)
-Rad2Deg = _unary("Rad2Deg", np.rad2deg, _d_rad2deg)
+Deg2Rad = _unary("Deg2Rad", _times(math.pi / 180), _d_deg2rad)
+Rad2Deg = _unary("Rad2Deg", _times(180 / math.pi), _d_rad2deg)
 Frac = _unary("Frac", lambda x: x - np.trunc(x), _d_frac)
 Sinc = _unary("Sinc", np.sinc, _d_sinc)
 UNARY = {"asinh": Asinh, "acosh": Acosh, "atanh": Atanh, "exp2": Exp2, "erfc": Erfc, "deg2rad": Deg2Rad,
