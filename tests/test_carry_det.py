@@ -114,3 +114,15 @@ def test_complex_near_singular_first_order_is_torchs_rounding_noise():
         (g,) = lib.autograd.grad((lib.det(t) * (1 + 0.5j)).real.sum(), t)
         grads.append(g.numpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3, 3), (2, 0, 0)])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_det_of_empty_matrices_matches_torch(shape, create_graph):
+    res = []
+    for lib in (torch, mt):
+        t = lib.zeros(*shape, dtype=lib.float64, requires_grad=True)
+        y = lib.det(t)
+        (g,) = lib.autograd.grad(y.sum(), t, create_graph=create_graph)
+        res.append((y.detach().numpy().tolist(), tuple(g.shape), g.grad_fn is None))
+    assert res[1] == res[0]

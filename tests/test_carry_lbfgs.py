@@ -58,8 +58,9 @@ def _torch_rounding(monkeypatch):
     monkeypatch.setattr(mt.Tensor, "dot", two_term_dot)
 
 
-@pytest.mark.parametrize("kw", [dict(line_search_fn="strong_wolfe"), dict(line_search_fn="strong_wolfe", history_size=3),
-                                dict(), dict(history_size=3)], ids=["wolfe", "wolfe_h3", "plain", "plain_h3"])
+@pytest.mark.parametrize("kw", [dict(line_search_fn="strong_wolfe"),
+                                dict(line_search_fn="strong_wolfe", history_size=3), dict(), dict(history_size=3)],
+                         ids=["wolfe", "wolfe_h3", "plain", "plain_h3"])
 def test_the_algorithm_is_torchs_iterates_bit_identical_once_two_primitives_round_alike(kw, monkeypatch):
     """150 iterations on the 2-D Rosenbrock: the order of every operation, the tolerances and the first
     step are torch's; the drift seen otherwise comes from add(alpha=) and dot rounding only"""

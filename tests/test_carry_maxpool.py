@@ -113,3 +113,31 @@ def test_an_empty_batch_pools_and_backpropagates_like_torch(dims):
         out.sum().backward()
         shapes.append((tuple(out.shape), tuple(idx.shape), tuple(x.grad.shape)))
     assert shapes[1] == shapes[0]
+
+
+@pytest.mark.parametrize("fn,shape", [("max_pool1d", (2, 0, 4)), ("max_pool2d", (2, 0, 4, 4)),
+                                      ("max_pool3d", (2, 0, 4, 4, 4)), ("max_pool2d", (0, 4, 4)),
+                                      ("max_pool1d", (0, 4)), ("adaptive_max_pool1d", (2, 0, 4)),
+                                      ("adaptive_max_pool2d", (2, 0, 4, 4)), ("adaptive_max_pool3d", (2, 0, 4, 4, 4))])
+def test_empty_channels_are_refused_like_torch(fn, shape):
+    with pytest.raises(RuntimeError):
+        getattr(torch.nn.functional, fn)(torch.zeros(*shape), 2)
+    with pytest.raises(RuntimeError, match="non-batch dimensions"):
+        getattr(mt.nn.functional, fn)(mt.zeros(*shape), 2)
+
+
+def test_an_unbatched_input_without_channels_is_fine_for_adaptive_pools_like_torch():
+    for lib in (torch, mt):
+        assert tuple(lib.nn.functional.adaptive_max_pool2d(lib.zeros(0, 4, 4), 2).shape) == (0, 2, 2)
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_an_adaptive_max_pool_of_an_empty_batch_records_its_node_like_torch(dims):
+    res = []
+    for lib in (torch, mt):
+        x = lib.zeros((0, 2) + (4,) * dims, requires_grad=True)
+        out, idx = getattr(lib.nn.functional, f"adaptive_max_pool{dims}d")(x, 2, return_indices=True)
+        out.sum().backward()
+        name = out.grad_fn.name() if lib is torch else type(out.grad_fn).__name__
+        res.append((tuple(out.shape), tuple(idx.shape), tuple(x.grad.shape), name))
+    assert res[1] == res[0]

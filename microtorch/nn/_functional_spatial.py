@@ -10,7 +10,8 @@ from .._tensor import Tensor
 from ..ops import conv_more as _cm
 from ..ops import pool_more as _pm
 from ..ops import upsample as _up
-from .functional import _batched, _conv, _pool_pads, _tuple, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+from .functional import (_batched, _conv, _max_pool_input, _pool_pads, _tuple, avg_pool1d, avg_pool2d, max_pool1d,
+                         max_pool2d)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -66,7 +67,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 # ---- 3-d max and average pooling -----------------------------------------------------------------
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    x, _ = _batched(input, 3, "max_pool3d")
+    x, _ = _max_pool_input(input, 3, "max_pool3d")
     k = _tuple(kernel_size, 3, "kernel_size", "max_pool3d")
     s = _tuple(stride if stride not in (None, []) else k, 3, "stride", "max_pool3d")
     d = _tuple(dilation, 3, "dilation", "max_pool3d")
@@ -180,7 +181,10 @@ def _check_output_size(x, out, op):
 
 
 def _adaptive_avg(input, out_sz, n, op):
-    x, _ = _batched(input, n, op)
+    x, unbatched = _batched(input, n, op)
+    if not unbatched and x.shape[1] == 0:  # (torch allows an empty batch, not empty channels)
+        raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                           f"sizes {list(input.shape)} with dimension 1 being empty")
     _check_output_size(x, out_sz, op)
     if all(out_sz) and x.numel():
         _need_real_floating(x, op)
@@ -219,11 +223,14 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def _adaptive_max(input, out_sz, n, op):
-    x, _ = _batched(input, n, op)
+    x, unbatched = _batched(input, n, op)
+    if not unbatched and x.shape[1] == 0:  # (torch allows an empty batch, not empty channels)
+        raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                           f"sizes {list(input.shape)} with dimension 1 being empty")
     _check_output_size(x, out_sz, op)
     if not x.dtype.is_floating_point:  # (torch's kernel refuses integers even for an empty result)
         _need_real_floating(x, op)
-    if any(s == 0 for s in x.shape[2:]) or not all(out_sz) or x.shape[0] * x.shape[1] == 0:
+    if any(s == 0 for s in x.shape[2:]) or not all(out_sz):
         z = np.zeros(input.shape[:input.ndim - n] + tuple(out_sz))
         return Tensor._make(z.astype(x.dtype.np)), Tensor._make(z.astype(np.int64))
     return (_pm.AdaptiveMaxPool2d if n == 2 else _pm.AdaptiveMaxPool3d).apply(input, out_sz)

@@ -186,8 +186,17 @@ def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op):
     return tuple(pads)
 
 
+def _max_pool_input(input, spatial, op):
+    """_batched, refusing what torch's max pools refuse: an empty dim other than the batch"""
+    x, unbatched = _batched(input, spatial, op)
+    if 0 in tuple(input.shape)[0 if unbatched else 1:]:
+        raise RuntimeError(f"{op}: Expected input's non-batch dimensions to have positive length, but input has a "
+                           f"shape of {list(input.shape)}; only the batch dim (of a batched input) may be empty")
+    return x, unbatched
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    x, unbatched = _batched(input, 2, "max_pool2d")
+    x, unbatched = _max_pool_input(input, 2, "max_pool2d")
     k = _tuple(kernel_size, 2, "kernel_size", "max_pool2d")
     s = _tuple(stride if stride not in (None, []) else k, 2, "stride", "max_pool2d")
     d = _tuple(dilation, 2, "dilation", "max_pool2d")
@@ -199,7 +208,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    x, unbatched = _batched(input, 1, "max_pool1d")
+    x, unbatched = _max_pool_input(input, 1, "max_pool1d")
     one = lambda v: (1,) + _tuple(v, 1, "argument", "max_pool1d")  # noqa: E731
     out, idx = max_pool2d(x.unsqueeze(2), one(kernel_size), one(stride if stride not in (None, []) else kernel_size),
                           (0,) + _tuple(padding, 1, "padding", "max_pool1d"), one(dilation), ceil_mode, True)

@@ -61,6 +61,8 @@ class Det(Op):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        if a._data.size == 0:  # no entries: torch's gradient is an empty constant
+            return Tensor._make(np.zeros_like(a._data))
         if a.shape[-1] == 1:  # det of a 1x1 matrix is its entry: torch passes grad through, with no graph of A
             return grad.unsqueeze(-1).unsqueeze(-1)
         d = grad * out.conj()
