@@ -214,3 +214,17 @@ def test_full_converts_as_torch_one_element_half_unchecked(how, n, dtype, value)
             return T.full_like(T.zeros(n, dtype=dt), value)
         return T.zeros(3, dtype=dt).new_full((n,), value)
     _same_as_torch(fill)
+
+
+_ALPHAS = [
+    lambda T: T.add(T.tensor([1, 2]), 1, alpha=False), lambda T: T.add(T.tensor([1, 2]), T.tensor([1, 2]), alpha=2.5),
+    lambda T: T.sub(T.tensor([1, 2]), T.tensor([1, 2]), alpha=-0.5), lambda T: T.add(T.tensor([1.5]), 1, alpha=False),
+    lambda T: T.add(T.tensor([1, 2]), T.tensor([1.5, 2.0]), alpha=2.5),  # (a float result takes a float alpha)
+    lambda T: T.add(T.tensor([1, 2]), T.tensor([1, 2]), alpha=3), lambda T: T.add(T.tensor([True]), T.tensor([True]),
+                                                                                   alpha=False),
+]
+
+
+@pytest.mark.parametrize("fn", _ALPHAS)
+def test_alpha_is_checked_as_torch(fn):
+    _same_as_torch(fn)
