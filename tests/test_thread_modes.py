@@ -113,3 +113,20 @@ def test_anomaly_mode_of_another_thread_traces_nodes_made_here():
     node = _while_other_thread(microtorch, lambda T: T.autograd.detect_anomaly, make)
     assert "make" in node._anomaly_trace
     assert make()._anomaly_trace is None
+
+
+def test_saved_tensor_hooks_of_another_thread_do_not_pack_here():
+    """saved_tensors_hooks is per thread in torch: a block open in another thread packs nothing
+    saved in this one, and one open here packs (the count of open blocks only skips a read)."""
+    for T in (torch, microtorch):
+        packed = []
+        hooks = lambda: T.autograd.graph.saved_tensors_hooks(lambda t: packed.append(1) or t, lambda t: t)
+
+        def save():
+            x = T.ones(2, requires_grad=True)
+            (x * x).sum().backward()
+            return x.grad.tolist()
+        assert _while_other_thread(T, lambda T: hooks, save) == [2.0, 2.0] and packed == []
+        with hooks():
+            assert save() == [2.0, 2.0]
+        assert len(packed) == 2, T.__name__

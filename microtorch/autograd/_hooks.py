@@ -134,6 +134,10 @@ def emit(event):
 
 # ---- saved tensor hooks -----------------------------------------------------------------
 _saved_hooks = threading.local()
+# How many saved_tensors_hooks blocks are open, in all threads: while none is, saving a tensor
+# skips the thread-local read of the stack (as costly as a call, and done for every saved tensor).
+saved_hooks_open = 0
+_counting = threading.Lock()
 
 
 def _saved_hooks_stack():
@@ -157,10 +161,18 @@ class saved_tensors_hooks:
         if disabled is not None:
             raise RuntimeError(disabled)
         _saved_hooks_stack().append((self.pack_hook, self.unpack_hook))
+        _count_open(+1)
         return self
 
     def __exit__(self, *exc):
         _saved_hooks_stack().pop()
+        _count_open(-1)
+
+
+def _count_open(change):
+    global saved_hooks_open
+    with _counting:  # (+= on a global is not atomic between threads)
+        saved_hooks_open += change
 
 
 class save_on_cpu(saved_tensors_hooks):

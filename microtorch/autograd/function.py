@@ -395,10 +395,11 @@ def _mark_outputs(cls, ctx, args, outs):
     node as grad_fn; the shape and numpy dtype of every output is kept to materialize None grads."""
     nondiff, dirty = ctx._non_differentiable, ctx._dirty_tensors
     if len(outs) == 1 and cls._numpy_forward and nondiff is None and not dirty and type(outs[0]) is Tensor:
-        out, data = outs[0], outs[0]._data  # the common case: one fresh result of a built-in op
+        out = outs[0]  # the common case: one fresh result of a built-in op
+        data = out._data
         key = (data.shape, data.dtype)
         ctx._out_meta = _shared.get(key) or _share(key, (key,))
-        if data.dtype.kind in "fc":
+        if key[1].kind in "fc":
             out._requires_grad, out.grad_fn = True, ctx  # (its _output_nr is 0 already)
         else:
             out._requires_grad = False

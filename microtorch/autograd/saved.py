@@ -36,9 +36,10 @@ class SavedTensor:
             self.tensor, self.data = None, tensor._data
         else:
             self.tensor, self.data = tensor, None
-        stack = _hooks._saved_hooks.__dict__.get("stack")
-        if stack:
-            self._pack(*stack[-1], tensor)
+        if _hooks.saved_hooks_open:
+            stack = _hooks._saved_hooks.__dict__.get("stack")
+            if stack:
+                self._pack(*stack[-1], tensor)
 
     # ---- hooks ------------------------------------------------------------------------------
     def register_hooks(self, pack_hook, unpack_hook):

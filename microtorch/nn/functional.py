@@ -173,9 +173,9 @@ def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op):
         if k <= 0 or s <= 0:
             raise RuntimeError(f"{op}: kernel_size and stride should be greater than zero, but got kernel_size={k} "
                                f"and stride={s}")
-        if p > (d * (k - 1) + 1) // 2:
-            raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got pad={p}, "
-                               f"kernel_size={k} and dilation={d}")
+        if p > k // 2:  # torch compares with the kernel size, dilation or not
+            raise RuntimeError(f"{op}: pad should be at most half of kernel size, but got pad={p} and "
+                               f"kernel_size={k}; lower the padding or widen the kernel")
         span = size + 2 * p - d * (k - 1) - 1
         out = (span + (s - 1 if ceil_mode else 0)) // s + 1
         if ceil_mode and (out - 1) * s >= size + p:

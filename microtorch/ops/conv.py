@@ -131,26 +131,41 @@ class Convolution(Op):
         return Convolution.apply(tx, w, None, *rest) + Convolution.apply(x, tw, tb, *rest)
 
 
+def _plane_indices(arg, inside, size, kernel, stride, pads, dilation):
+    """The flat index (row * W + col) in its input plane of each window's pick (arg, its position in the
+    window), as torch returns it; a window wholly in the padding gets torch's starting guess, which lies
+    past the plane."""
+    from .pool_more import first_in_input
+    (h, w), oh = size, _out_size(size[0], kernel[0], stride[0], *pads[0], dilation[0])
+    ow = arg.shape[-1] // oh
+    ki, kj = np.divmod(arg, kernel[1])
+    r0, q0 = (np.arange(o) * stride[i] - pads[i][0] for i, o in enumerate((oh, ow)))
+    r = r0.repeat(ow)[None] + ki * dilation[0]
+    q = np.tile(q0, oh)[None] + kj * dilation[1]
+    if inside.all():
+        return (r * w + q).astype(np.int64)
+    guess = first_in_input(r0, dilation[0]).repeat(ow) * w + np.tile(first_in_input(q0, dilation[1]), oh)
+    return np.where(inside, r * w + q, guess[None]).astype(np.int64)
+
+
 class MaxPool2d(Op):
     """d max(window) = 1 at the window's (first) argmax, 0 elsewhere, folded back"""
     _grad_fn_name = "MaxPool2DWithIndicesBackward0"
 
     @staticmethod
     def forward(ctx, x, kernel, stride, pads, dilation):
+        from .pool_more import torch_window_pick
         n, c, h, w = x.shape
         cols = _im2col(x.reshape(n * c, 1, h, w), kernel, dilation, pads, stride, -np.inf)  # (NC, k, L)
-        arg = cols.argmax(axis=1)                                                       # (NC, L)
-        out = np.take_along_axis(cols, arg[:, None], axis=1)[:, 0]
+        valid = _im2col(np.ones((1, 1, h, w), bool), kernel, dilation, pads, stride, False)
+        arg, out, inside = torch_window_pick(cols, valid, axis=1)  # (NC, L)
+        inside = np.broadcast_to(inside, arg.shape)
         oh = _out_size(h, kernel[0], stride[0], *pads[0], dilation[0])
-        ow = out.shape[-1] // oh
-        mask = np.zeros(cols.shape, dtype=x.dtype)
-        np.put_along_axis(mask, arg[:, None], 1, axis=1)
+        ow = cols.shape[-1] // oh
+        mask = np.zeros(cols.shape, dtype=x.dtype)  # nothing for a window wholly in the padding
+        np.put_along_axis(mask, arg[:, None], inside[:, None].astype(x.dtype), axis=1)
         ctx.mask, ctx.args = mask, (x.shape, kernel, dilation, pads, stride)
-        # the flat index (row * W + col) of each maximum in its input plane, as torch returns it
-        ki, kj = np.divmod(arg, kernel[1])
-        r = (np.arange(oh) * stride[0] - pads[0][0]).repeat(ow)[None] + ki * dilation[0]
-        q = np.tile(np.arange(ow) * stride[1] - pads[1][0], oh)[None] + kj * dilation[1]
-        indices = (r * w + q).reshape(n, c, oh, ow).astype(np.int64)
+        indices = _plane_indices(arg, inside, (h, w), kernel, stride, pads, dilation).reshape(n, c, oh, ow)
         ctx.mark_non_differentiable(indices)
         return out.reshape(n, c, oh, ow), indices
 
@@ -158,7 +173,7 @@ class MaxPool2d(Op):
     def backward(ctx, grad, _):
         shape, kernel, dilation, pads, stride = ctx.args
         n, c, h, w = shape
-        g = grad.reshape(n * c, 1, -1) * Tensor._make(ctx.mask)
+        g = grad.reshape(n * c, 1, ctx.mask.shape[-1]) * Tensor._make(ctx.mask)
         return Col2im.apply(g, (h, w), kernel, dilation, pads, stride).reshape(shape), None, None, None, None
 
     @staticmethod

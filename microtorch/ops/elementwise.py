@@ -98,20 +98,16 @@ def add(input, other, *, alpha=1):
 
 
 def _alpha_for(t, alpha, op):
-    """alpha as torch converts it for t, the operand in the result's dtype: for an integer t, checked (a
-    RuntimeError if it does not fit or is a float; uint8 takes down to -255, which wraps); a bool only for a bool
-    result. (alpha=True, equal to 1, takes the callers' fast paths: not refused.)"""
-    if alpha == 1:
-        return alpha
+    """alpha as torch takes it for an integer or bool tensor t: an integer (a bool for bool tensors),
+    converted with torch's check (a RuntimeError if it does not fit; uint8 takes down to -255, which wraps)."""
     kind = t._data.dtype.kind
-    if alpha.__class__ is bool and kind != "b":
-        raise RuntimeError(f"Boolean alpha only supported for Boolean results ({op}: alpha={alpha} on a {t.dtype} "
-                           "tensor; pass a number)")
-    if kind not in "iu":
+    if kind != "b" and isinstance(alpha, (bool, np.bool_)):  # (floating results too: add(x, 1, alpha=False))
+        raise RuntimeError(f"Boolean alpha only supported for Boolean results. ({op}: give alpha as a number)")
+    if kind not in "iub":
         return alpha
-    if isinstance(alpha, (float, complex)):
-        raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number ({op}: "
-                           f"alpha={alpha} on a {t.dtype} tensor; pass an int, or convert the tensor with .float())")
+    if kind != "b" and not isinstance(alpha, (int, np.integer)):
+        raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number. ({op}: "
+                           f"alpha={alpha!r}; give an int, or make the tensors floating point)")
     from .index import fill_scalar
     return fill_scalar(alpha, t.dtype, op)
 

@@ -4,9 +4,11 @@ are written in these and the ops of linalg.py, with torch's grad_fn names."""
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ._op import Op, normalize_dims, promoted
 from .elementwise import where
 from .linalg import bmm, matmul, mm, mv, no_out_dtype
+from .linalg_decomp import _lu_np, _lu_solve_np
 
 
 def _square(a, op):
@@ -46,46 +48,129 @@ class Inverse(Op):
 
 
 class Det(Op):
-    """d det(A) = det(A) tr(A^-1 dA)"""
+    """d det(A) = det(A) tr(A^-1 dA), i.e. the cofactor matrix, computed as torch computes it (its
+    values at singular matrices depend on that: see _det_grad_*)."""
     _grad_fn_name = "LinalgDetBackward0"
 
     @staticmethod
     def forward(ctx, a):
-        out = np.asarray(np.linalg.det(a))
+        out = np.asarray(np.linalg.det(_as_torch_factors(a)))
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        return (grad * out.conj()).unsqueeze(-1).unsqueeze(-1) * Inverse.apply(a).mT.conj()
+        if a.shape[-1] == 1:  # det of a 1x1 matrix is its entry: torch passes grad through, with no graph of A
+            return grad.unsqueeze(-1).unsqueeze(-1)
+        d = grad * out.conj()
+        if not grad_mode.is_grad_enabled():
+            return _det_grad_solved(a, out, d)
+        # create_graph: torch switches to the SVD formula where |det| < 100 eps, so that the second
+        # order exists at singular matrices (the first order there is then the adjugate, not 0)
+        near = np.abs(out._data) < 100 * np.finfo(out._data.dtype).eps
+        if not near.any():
+            return _det_grad_solve_op(a, d)
+        if near.all():
+            return _det_grad_svd(a, grad)
+        from .index_more import index_put
+        mask = Tensor._make(near)
+        both = Tensor._make(np.empty_like(a._data))
+        both = index_put(both, (mask,), _det_grad_svd(a[mask], grad[mask]))
+        return index_put(both, (~mask,), _det_grad_solve_op(a[~mask], d[~mask]))
 
     @staticmethod
     def jvp(ctx, t):
-        a = ctx.inputs[0]
-        return ctx.output * matmul(Inverse.apply(a), t).diagonal(0, -2, -1).sum(-1)
+        # torch solves on A's LU factors with a zero pivot nudged to eps: finite, and times det = 0
+        a, singular = ctx.inputs[0], Tensor._make((ctx.output._data == 0)[..., None, None])
+        safe = where(singular, Tensor._make(np.eye(a.shape[-1], dtype=a._data.dtype)), a)
+        return ctx.output * matmul(Inverse.apply(safe), t).diagonal(0, -2, -1).sum(-1)
+
+
+def _lu_solve(a, rhs, adjoint):
+    """X with A^H X = rhs (adjoint) or A X = rhs on A's LU factors, as torch solves it when A is singular:
+    inf and nan where a zero pivot puts them (torch factors A^T for a real C-contiguous A)."""
+    use_t = a.flags.c_contiguous and not np.iscomplexobj(a)
+    lu, piv = _lu_np(np.swapaxes(a, -1, -2) if use_t else a)
+    with np.errstate(all="ignore"):
+        return _lu_solve_np(lu, rhs, piv, True, adjoint != use_t)
+
+
+def _diag_of(v, n):
+    """matrices with v on the diagonal"""
+    return v[..., None, None] * np.eye(n, dtype=v.dtype)
+
+
+def _as_torch_factors(a):
+    """The matrices to hand numpy's LAPACK so that it factors what torch's det factors: LAPACK reads a
+    C-ordered matrix transposed, and torch factors A^T for a real matrix but A for a complex one. Near a
+    singular matrix det and the gradient are rounding noise, and this makes it torch's noise."""
+    return a if not np.iscomplexobj(a) else np.ascontiguousarray(np.swapaxes(a, -1, -2))
+
+
+def _inv_h_times(a, d, singular):
+    """d A^-H, with A^-H taken as I where A is singular (torch's nudged LU solve gives d A^-H there too,
+    and d is 0 there), from the LU factors torch uses."""
+    eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a._data.dtype), a.shape)
+    inv = np.linalg.inv(_as_torch_factors(np.where(singular[..., None, None], eye, a._data)))
+    inv_h = inv.conj() if np.iscomplexobj(inv) else np.swapaxes(inv, -1, -2)  # (a complex inv is of A^T)
+    return Tensor._make(d._data[..., None, None] * inv_h)
+
+
+def _det_grad_solved(a, det, d):
+    """Without create_graph torch solves A^H X = d I on A's LU factors, a zero pivot nudged to eps:
+    where det is exactly 0, d is 0 and so is the gradient (not the adjugate)."""
+    return _inv_h_times(a, d, det._data == 0)
+
+
+def _det_grad_solve_op(a, d):
+    """X with A^H X = d I, as a differentiable solve (torch's grad_fn LinalgSolveExBackward0)."""
+    from .linalg_factor import solve
+    return solve(a.mH, diag_embed(d.unsqueeze(-1).expand(*a.shape[:-1])))
+
+
+def _det_grad_svd(a, grad):
+    """torch's singular-matrix formula: A = U S V^H, so d det = det(U) det(V^H) d prod(S); the product of
+    the other singular values stays finite where S has zeros (rank n-1: the adjugate)."""
+    from .decomposition import Svd
+    from .reduce import _prod_of_others
+    u, s, vh = Svd.apply(a)
+    alpha = (Det.apply(u) * Det.apply(vh)).conj()
+    dprod = (grad * alpha).unsqueeze(-1) * _prod_of_others(s, s.ndim - 1).conj()
+    return matmul(u * dprod.unsqueeze(-2), vh)
 
 
 class Slogdet(Op):
-    """(sign, log|det A|);  d log|det A| = tr(A^-1 dA), the sign has no gradient"""
+    """(sign, log|det A|);  d log|det A| = tr(A^-1 dA), the sign has no gradient. At a singular A torch
+    neither nudges nor switches formula: its LU solve gives inf and nan, and with create_graph its
+    linalg.solve raises."""
     _grad_fn_name = "LinalgSlogdetBackward0"
 
     @staticmethod
     def forward(ctx, a):
         sign, logabs = (np.asarray(v) for v in np.linalg.slogdet(a))
         ctx.save_for_backward(a)
+        ctx.singular = sign == 0
         ctx.mark_non_differentiable(sign)
         return sign, logabs
 
     @staticmethod
     def backward(ctx, _gsign, glog):
         (a,) = ctx.saved_tensors
-        return glog.unsqueeze(-1).unsqueeze(-1) * Inverse.apply(a).mT.conj()
+        if grad_mode.is_grad_enabled():
+            return _det_grad_solve_op(a, glog)
+        if ctx.singular.any():
+            return Tensor._make(_lu_solve(a._data, _diag_of(glog._data, a.shape[-1]), adjoint=True))
+        return _inv_h_times(a, glog, ctx.singular)
 
     @staticmethod
     def jvp(ctx, t):
         a = ctx.inputs[0]
-        dlog = matmul(Inverse.apply(a), t).diagonal(0, -2, -1).sum(-1)
+        if ctx.singular.any():
+            with np.errstate(all="ignore"):  # inf - inf on the diagonal: nan, as torch's
+                dlog = Tensor._make(np.trace(_lu_solve(a._data, t._data, adjoint=False), 0, -2, -1))
+        else:
+            dlog = matmul(Inverse.apply(a), t).diagonal(0, -2, -1).sum(-1)
         return dlog * 0, dlog
 
 

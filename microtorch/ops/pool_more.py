@@ -11,12 +11,13 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op
+from .elementwise import where
 from .conv_more import Col2imNd, im2col_nd, out_size
 
 
 def _planes(x, nd):
     """(*planes, *spatial) with nd spatial dims -> (prod(planes), prod(spatial))"""
-    return x.reshape(math.prod(x.shape[:x.ndim - nd]), -1)
+    return x.reshape(math.prod(x.shape[:x.ndim - nd]), math.prod(x.shape[x.ndim - nd:]))
 
 
 class TakeFlat(Op):
@@ -63,44 +64,77 @@ def put_flat_add(g, idx, shape, nd):
 
 
 class IndexedMaxPool(Op):
-    """d max(window) = g at the window's argmax (flat index in the plane), 0 elsewhere"""
+    """d max(window) = g at the window's argmax (flat index in the plane), 0 elsewhere (and nothing for a
+    window lying wholly in the padding, whose -inf depends on no input)"""
     _grad_fn_name = None  # each pool names itself
 
     @staticmethod
     def backward(ctx, grad, _):
-        return (PutFlatAdd.apply(grad, ctx.idx, ctx.in_shape, ctx.nd),) + (None,) * ctx.n_args
+        g = grad if ctx.keep is None else where(ctx.keep, grad, 0.0)
+        return (PutFlatAdd.apply(g, ctx.idx, ctx.in_shape, ctx.nd),) + (None,) * ctx.n_args
 
     @staticmethod
     def jvp(ctx, t, *_):
-        return TakeFlat.apply(t, ctx.idx, ctx.nd), None
+        picked = TakeFlat.apply(t, ctx.idx, ctx.nd)
+        return (picked if ctx.keep is None else where(ctx.keep, picked, 0.0)), None
+
+
+def torch_window_pick(vals, valid, axis=-1):
+    """The element of each window (along axis) that torch's CPU max pools pick: the first maximum, but the
+    last NaN if there is one (every NaN replaces the running max), and the window's first element in the
+    input when nothing beats -inf (the starting guess). vals holds padding as -inf, valid marks what is not
+    padding (it may broadcast). Returns (the position in the window, the max, whether the window reaches
+    the input at all)."""
+    arg = vals.argmax(axis=axis)  # numpy's argmax stops at the first NaN: the window's max is NaN iff it has one
+    top = np.take_along_axis(vals, np.expand_dims(arg, axis), axis=axis).squeeze(axis)
+    if np.isnan(top).any():
+        last_nan = vals.shape[axis] - 1 - np.isnan(np.flip(vals, axis)).argmax(axis=axis)
+        arg = np.where(np.isnan(top), last_nan, arg)
+    stuck = top == -np.inf
+    if stuck.any():
+        arg = np.where(stuck, valid.argmax(axis=axis), arg)
+    return arg, top, valid.any(axis=axis)
+
+
+def first_in_input(start, dilation):
+    """torch's starting guess in each dim: the window's first coordinate >= 0, stepping by the dilation
+    (past the input's end for a window wholly in the padding, so its index is out of range, as torch's)"""
+    return start + np.maximum(0, (dilation - 1 - start) // dilation) * dilation
 
 
 def window_max(ctx, x, coords, n_args):
     """The max of x over windows given per spatial dim as coordinates (B, out_d, k_d), B = 1 or N*C;
-    coordinates outside the input are padding (-inf). Returns (values, flat indices). An unbatched
-    (C, *spatial) input is a batch of one."""
+    coordinates outside the input are padding (-inf); torch_window_pick chooses. Returns (values, flat
+    indices). An unbatched (C, *spatial) input is a batch of one."""
     nd, in_shape = len(coords), x.shape
     x = x if x.ndim == nd + 2 else x[None]
     n, c, size = x.shape[0], x.shape[1], x.shape[2:]
-    flat, valid = 0, True
+    flat, valid, start = 0, True, 0
     strides = [math.prod(size[d + 1:]) for d in range(nd)]
     for d, co in enumerate(coords):
+        first = np.take_along_axis(co, (co >= 0).argmax(-1)[..., None], -1)  # (B, out_d, 1)
         shape = [co.shape[0]] + [1] * (2 * nd)
         shape[1 + d], shape[1 + nd + d] = co.shape[1], co.shape[2]
         co = co.reshape(shape)
         valid = valid & (co >= 0) & (co < size[d])
         flat = flat + np.clip(co, 0, size[d] - 1) * strides[d]
+        start = start + first.reshape(shape[:1 + nd]) * strides[d]
     outs = flat.shape[1:1 + nd]
-    flat = np.broadcast_to(flat, (n * c,) + flat.shape[1:]).reshape(n * c, math.prod(outs), -1)
+    window = math.prod(flat.shape[1 + nd:])
+    flat = np.broadcast_to(flat, (n * c,) + flat.shape[1:]).reshape(n * c, math.prod(outs), window)
     valid = np.broadcast_to(valid, (n * c,) + np.shape(valid)[1:]).reshape(flat.shape)
-    vals = np.take_along_axis(_planes(x, nd), flat.reshape(n * c, -1), axis=1).reshape(flat.shape)
+    per_plane = flat.reshape(n * c, math.prod(outs) * window)
+    vals = np.take_along_axis(_planes(x, nd), per_plane, axis=1).reshape(flat.shape)
     vals = np.where(valid, vals, -np.inf).astype(x.dtype, copy=False)
-    arg = vals.argmax(axis=2)[..., None]
-    idx = np.take_along_axis(flat, arg, axis=2)[..., 0].reshape((n, c) + outs).astype(np.int64)
-    out = np.take_along_axis(vals, arg, axis=2)[..., 0].reshape((n, c) + outs)
+    arg, out, inside = torch_window_pick(vals, valid)
+    out = out.reshape((n, c) + outs)
+    picked = np.take_along_axis(flat, arg[..., None], axis=2)[..., 0].reshape((n, c) + outs).astype(np.int64)
+    inside = inside.reshape((n, c) + outs)
+    idx = np.where(inside, picked, np.broadcast_to(start, (n * c,) + outs).reshape((n, c) + outs))
+    ctx.keep = None if inside.all() else Tensor._make(inside[0] if len(in_shape) == nd + 1 else inside)
     if len(in_shape) == nd + 1:
-        out, idx = out[0], idx[0]
-    ctx.idx, ctx.in_shape, ctx.n_args, ctx.nd = idx, in_shape, n_args, nd
+        out, idx, picked = out[0], idx[0], picked[0]
+    ctx.idx, ctx.in_shape, ctx.n_args, ctx.nd = picked, in_shape, n_args, nd
     ctx.mark_non_differentiable(idx)
     return out, idx
 
