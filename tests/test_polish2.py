@@ -228,3 +228,15 @@ _ALPHAS = [
 @pytest.mark.parametrize("fn", _ALPHAS)
 def test_alpha_is_checked_as_torch(fn):
     _same_as_torch(fn)
+
+
+@pytest.mark.parametrize("fn,words", [
+    (lambda T: T.tensor([True]) - True, "two bool tensors"), (lambda T: True - T.tensor([True]), "two bool tensors"),
+    (lambda T: T.tensor([True]).sub_(T.tensor([False])), "two bool tensors"),
+    (lambda T: T.tensor([True]) - 1, "a bool tensor"), (lambda T: T.tensor([1]) - True, "a bool tensor"),
+    (lambda T: T.nn.functional.triplet_margin_loss(*[T.tensor([[True, False]])] * 3), "two bool tensors"),
+])
+def test_bool_subtraction_messages_are_torchs(fn, words):
+    for T in (torch, mt):
+        with pytest.raises(RuntimeError, match=words):
+            fn(T)
