@@ -214,3 +214,29 @@ def test_full_converts_as_torch_one_element_half_unchecked(how, n, dtype, value)
             return T.full_like(T.zeros(n, dtype=dt), value)
         return T.zeros(3, dtype=dt).new_full((n,), value)
     _same_as_torch(fill)
+
+
+_ALPHAS = [
+    lambda T: T.add(T.tensor([1, 2]), 1, alpha=False), lambda T: T.add(T.tensor([1, 2]), T.tensor([1, 2]), alpha=2.5),
+    lambda T: T.sub(T.tensor([1, 2]), T.tensor([1, 2]), alpha=-0.5), lambda T: T.add(T.tensor([1.5]), 1, alpha=False),
+    lambda T: T.add(T.tensor([1, 2]), T.tensor([1.5, 2.0]), alpha=2.5),  # (a float result takes a float alpha)
+    lambda T: T.add(T.tensor([1, 2]), T.tensor([1, 2]), alpha=3), lambda T: T.add(T.tensor([True]), T.tensor([True]),
+                                                                                   alpha=False),
+]
+
+
+@pytest.mark.parametrize("fn", _ALPHAS)
+def test_alpha_is_checked_as_torch(fn):
+    _same_as_torch(fn)
+
+
+@pytest.mark.parametrize("fn,words", [
+    (lambda T: T.tensor([True]) - True, "two bool tensors"), (lambda T: True - T.tensor([True]), "two bool tensors"),
+    (lambda T: T.tensor([True]).sub_(T.tensor([False])), "two bool tensors"),
+    (lambda T: T.tensor([True]) - 1, "a bool tensor"), (lambda T: T.tensor([1]) - True, "a bool tensor"),
+    (lambda T: T.nn.functional.triplet_margin_loss(*[T.tensor([[True, False]])] * 3), "two bool tensors"),
+])
+def test_bool_subtraction_messages_are_torchs(fn, words):
+    for T in (torch, mt):
+        with pytest.raises(RuntimeError, match=words):
+            fn(T)

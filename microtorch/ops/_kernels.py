@@ -161,7 +161,11 @@ def kernel_error(op, values):
 
 
 def _bool_operand_error(op, values):
-    if any(v.__class__ is bool or getattr(v, "_data", NO_DATA).dtype.kind == "b" for v in values):
+    bools = [v.__class__ is bool or getattr(v, "_data", NO_DATA).dtype.kind == "b" for v in values]
+    if all(bools) and len(bools) > 1:  # (a Python bool counts as a bool tensor, as in torch)
+        return RuntimeError(f"{op}(): Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                            "the `^` or `logical_xor()` operator instead.")
+    if any(bools):
         return RuntimeError(f"{op}(): Subtraction, the `-` operator, with a bool tensor is not supported. If "
                             "you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     return None

@@ -101,10 +101,10 @@ def _alpha_for(t, alpha, op):
     """alpha as torch takes it for an integer or bool tensor t: an integer (a bool for bool tensors),
     converted with torch's check (a RuntimeError if it does not fit; uint8 takes down to -255, which wraps)."""
     kind = t._data.dtype.kind
+    if kind != "b" and isinstance(alpha, (bool, np.bool_)):  # (floating results too: add(x, 1, alpha=False))
+        raise RuntimeError(f"Boolean alpha only supported for Boolean results. ({op}: give alpha as a number)")
     if kind not in "iub":
         return alpha
-    if kind != "b" and isinstance(alpha, (bool, np.bool_)):
-        raise RuntimeError(f"Boolean alpha only supported for Boolean results. ({op}: give alpha as an int)")
     if kind != "b" and not isinstance(alpha, (int, np.integer)):
         raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number. ({op}: "
                            f"alpha={alpha!r}; give an int, or make the tensors floating point)")
