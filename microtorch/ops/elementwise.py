@@ -24,8 +24,8 @@ def _operands(a, b):
 
 
 def _in(dtype, a, b):
-    """a and b cast to the op's dtype, when _operands left one in its own"""
-    return (a, b) if dtype is None else (a.astype(dtype, copy=False), np.asarray(b).astype(dtype, copy=False))
+    """a and b cast to the op's dtype (when _operands left one in its own)"""
+    return a.astype(dtype, copy=False), np.asarray(b).astype(dtype, copy=False)
 
 
 class Add(Op):
@@ -37,7 +37,8 @@ class Add(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1, dtype=None):
         ctx.alpha = alpha
-        a, b = _in(dtype, a, b)
+        if dtype is not None:  # (checked here: a call less on the common path)
+            a, b = _in(dtype, a, b)
         return like_torch(a + b if alpha == 1 else _with_scaled(np.add, a, b, alpha), a, b)
 
     @staticmethod
@@ -121,7 +122,8 @@ class Sub(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1, dtype=None):
         ctx.alpha = alpha
-        a, b = _in(dtype, a, b)
+        if dtype is not None:
+            a, b = _in(dtype, a, b)
         return like_torch(a - b if alpha == 1 else _with_scaled(np.subtract, a, b, alpha), a, b)
 
     @staticmethod
@@ -156,7 +158,8 @@ class Rsub(Sub):
     @staticmethod
     def forward(ctx, b, a, dtype=None):
         ctx.alpha = 1
-        b, a = _in(dtype, b, a)
+        if dtype is not None:
+            b, a = _in(dtype, b, a)
         return a - b
 
     @staticmethod
@@ -181,7 +184,8 @@ class Mul(Op):
     @staticmethod
     def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
-        a, b = _in(dtype, a, b)
+        if dtype is not None:
+            a, b = _in(dtype, a, b)
         return like_torch(a * b, a, b)
 
     @staticmethod
@@ -222,7 +226,8 @@ class Div(Op):
     @staticmethod
     def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        a, b = _in(dtype, a, b)
+        if dtype is not None:
+            a, b = _in(dtype, a, b)
         return like_torch(a / b, a, b)
 
     @staticmethod
