@@ -22,7 +22,10 @@ EXPRESSIONS = [
     "u.sub(300, alpha=2)", "u.add(3, alpha=-1)", "u.sub(3, alpha=-1)", "u.add(3, alpha=300)",
     "u.add(T.tensor([3, 4], dtype=T.uint8), alpha=300)", "i64.add(3, alpha=2**70)",
     "i64.add(i64, alpha=0.5)", "i64.sub(i64, alpha=2.0)", "i64.add(1, alpha=0.5)", "i64.clone().add_(i64, alpha=0.5)",
-    "T.tensor([True]).add(T.tensor([True]), alpha=2)",
+    "T.tensor([True]).add(T.tensor([True]), alpha=2)", "T.tensor([True]).add(T.tensor([True]), alpha=True)",
+    "i64.add(i64, alpha=True)", "i64.add(i64, alpha=1.0)", "i64.sub(i64, alpha=1.0)", "i64.sub(1, alpha=True)",
+    "T.add(i64, 2, alpha=1.0)", "T.ones(3).add(T.ones(3), alpha=True)", "T.ones(3).add(T.ones(3), alpha=1.0)",
+    "T.ones(3).sub(2, alpha=1.0)",
     "u.clone().add_(-1)", "u.clone().mul_(300)", "i8.clone().sub_(1000)",
     "5 // u", "(-1) // u", "5.5 // T.tensor([2, 3])", "5 // T.tensor([1.5, -2.0])",
 ]

@@ -80,9 +80,11 @@ def _with_scaled(ufunc, a, b, alpha):
 
 def add(input, other, *, alpha=1):
     a, b = input, other
+    if type(alpha) is not int and alpha == 1:  # (1.0 or True equal 1, but torch checks their type)
+        alpha = _alpha_for(result_type(a, b), alpha, "add")
     try:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
-            return Add.apply(a, b) if alpha == 1 else Add.apply(a, b, alpha=_alpha_for(a, alpha, "add"))
+            return Add.apply(a, b) if alpha == 1 else Add.apply(a, b, alpha=_alpha_for(a.dtype, alpha, "add"))
         # tensor + number, the commonest call with mul's: _keeps_dtype(a, b) spelled out, a call less
         if alpha == 1 and type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind in "fc":
             return AddNumber.apply(a, b)
@@ -92,16 +94,16 @@ def add(input, other, *, alpha=1):
             y, x, dt = _operands(b, a)
             return Add.apply(y, x) if dt is None else Add.apply(y, x, dtype=dt)
         x, y, dt = _operands(a, b)
-        alpha = _alpha_for(x, alpha, "add")
+        alpha = _alpha_for(x.dtype, alpha, "add")
         return Add.apply(x, y, alpha=alpha) if dt is None else Add.apply(x, y, alpha=alpha, dtype=dt)
     except ValueError as e:
         raise broadcast_error("add", e, a, b) from None
 
 
-def _alpha_for(t, alpha, op):
-    """alpha as torch takes it for an integer or bool tensor t: an integer (a bool for bool tensors),
+def _alpha_for(dtype, alpha, op):
+    """alpha as torch takes it for tensors of dtype: for integer or bool ones an integer (a bool for bool ones),
     converted with torch's check (a RuntimeError if it does not fit; uint8 takes down to -255, which wraps)."""
-    kind = t._data.dtype.kind
+    kind = dtype.np.kind
     if kind != "b" and isinstance(alpha, (bool, np.bool_)):  # (floating results too: add(x, 1, alpha=False))
         raise RuntimeError(f"Boolean alpha only supported for Boolean results. ({op}: give alpha as a number)")
     if kind not in "iub":
@@ -110,7 +112,7 @@ def _alpha_for(t, alpha, op):
         raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number. ({op}: "
                            f"alpha={alpha!r}; give an int, or make the tensors floating point)")
     from .index import fill_scalar
-    return fill_scalar(alpha, t.dtype, op)
+    return fill_scalar(alpha, dtype, op)
 
 
 class Sub(Op):
@@ -137,6 +139,8 @@ class Sub(Op):
 
 def sub(input, other, *, alpha=1):
     a, b = input, other
+    if type(alpha) is not int and alpha == 1:  # (1.0 or True equal 1, but torch checks their type)
+        alpha = _alpha_for(result_type(a, b), alpha, "sub")
     try:
         if not isinstance(a, Tensor):
             x, y, dt = _operands(b, a)
@@ -144,7 +148,7 @@ def sub(input, other, *, alpha=1):
         dt = None
         if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
             a, b, dt = _operands(a, b)
-        alpha = 1 if alpha == 1 else _alpha_for(a, alpha, "sub")
+        alpha = 1 if alpha == 1 else _alpha_for(a.dtype, alpha, "sub")
         return Sub.apply(a, b) if alpha == 1 and dt is None else Sub.apply(a, b, alpha=alpha, dtype=dt)
     except ValueError as e:
         raise broadcast_error("sub", e, a, b) from None
