@@ -639,33 +639,7 @@ def test_gradgradcheck_options():
                                report.inputs[1].numpy().ravel(), rtol=1e-12)
 
 
-# ---- transforms that may not exist yet -----------------------------------------------------------
-def _has(module, *names):
-    import importlib
-    try:
-        mod = importlib.import_module(module)
-    except ImportError:
-        return False
-    return all(hasattr(mod, n) for n in names)
-
-
-HAS_FORWARD_AD = _has("microtorch.autograd.forward_ad", "dual_level", "make_dual", "unpack_dual")
-HAS_VMAP = _has("microtorch.func", "vmap")
-
-
-@pytest.mark.skipif(HAS_FORWARD_AD, reason="forward-mode AD exists: tested below")
-def test_forward_ad_options_say_what_is_missing():
-    with pytest.raises(NotImplementedError, match="check_forward_ad=True needs microtorch.autograd.forward_ad"):
-        gradcheck(lambda a: a * 2, make(mt, normal(2)), check_forward_ad=True)
-
-
-@pytest.mark.skipif(HAS_VMAP, reason="vmap exists: tested below")
-def test_batched_grad_option_says_what_is_missing():
-    with pytest.raises(NotImplementedError, match="check_batched_grad=True needs microtorch.func"):
-        gradcheck(lambda a: a * 2, make(mt, normal(2)), check_batched_grad=True)
-
-
-@pytest.mark.skipif(not HAS_FORWARD_AD, reason="microtorch.autograd.forward_ad does not exist yet")
+# ---- forward mode and vmap in gradcheck ---------------------------------------------------------
 @pytest.mark.parametrize("name", ["mul", "tanh", "mm", "sum_dim", "softmax", "cat", "getitem_basic"])
 @pytest.mark.parametrize("fast", [False, True])
 def test_forward_ad_check(name, fast):
@@ -674,7 +648,6 @@ def test_forward_ad_check(name, fast):
     assert m == t
 
 
-@pytest.mark.skipif(not HAS_FORWARD_AD, reason="microtorch.autograd.forward_ad does not exist yet")
 def test_forward_ad_check_catches_a_wrong_jvp():
     def jvp(ctx, t):
         a, = ctx.saved_tensors
@@ -694,7 +667,6 @@ def test_forward_ad_check_catches_a_wrong_jvp():
     assert "we recompute numerical and analytical jacobians in slow mode" in m
 
 
-@pytest.mark.skipif(not HAS_VMAP, reason="microtorch.func.vmap does not exist yet")
 def test_batched_grad_check_fails_when_backward_cannot_be_vmapped():
     # the backward leaves autograd for numpy: fine in a loop, not under vmap
     def bwd(lib, ctx, a, g):
@@ -708,7 +680,6 @@ def test_batched_grad_check_fails_when_backward_cannot_be_vmapped():
     assert report.checks["batched_grad"] is False and report.checks["backward_ad"] is True
 
 
-@pytest.mark.skipif(not HAS_VMAP, reason="microtorch.func.vmap does not exist yet")
 @pytest.mark.parametrize("name", ["mul", "tanh", "mm", "sum_dim", "softmax"])
 def test_batched_grad_check(name):
     fn, arrays = OPS[name]
