@@ -254,15 +254,6 @@ def test_complex64_warns_like_torch():
             gc(lambda a: a * 2, (lib.tensor(z).requires_grad_(),), raise_exception=False)
 
 
-def _has_forward_ad():
-    try:
-        from microtorch.autograd import forward_ad
-    except ImportError:
-        return False
-    return all(hasattr(forward_ad, n) for n in ("dual_level", "make_dual", "unpack_dual"))
-
-
-@pytest.mark.skipif(not _has_forward_ad(), reason="microtorch.autograd.forward_ad does not exist yet")
 @pytest.mark.parametrize("name", ["mul", "exp", "abs", "real_to_complex", "mm"])
 def test_forward_ad_check_with_complex(name):
     fn, arrays = OPS[name]

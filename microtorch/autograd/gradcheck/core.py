@@ -10,7 +10,7 @@ from ..._tensor import Tensor
 from .report import GradcheckError, GradcheckReport, _Failure, _Result
 from .util import _Call, _as_tuple, _differentiable_outputs, _is_diff
 from .analytical import _fast_backward, _no_differentiable_outputs, _slow_backward
-from .forward import _batched_forward, _fast_forward, _forward_ad, _slow_forward, _undefined_forward, _vmap
+from .forward import _batched_forward, _fast_forward, _slow_forward, _undefined_forward
 from .checks import _batched_grad, _mul_by_grad_output, _undefined_backward
 
 
@@ -44,13 +44,6 @@ def _validate_options(check_forward_ad, check_backward_ad, check_batched_grad, c
         raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
-    # fail early, before any work, when a needed transform does not exist yet
-    if check_forward_ad:
-        _forward_ad()
-    if check_batched_grad:
-        _vmap("check_batched_grad")
-    if check_batched_forward_grad:
-        _vmap("check_batched_forward_grad")
 
 
 # ---- the public functions ---------------------------------------------------------------------
