@@ -18,7 +18,7 @@ EXPRESSIONS = [
     "T.div(u, -1, rounding_mode='floor')", "T.div(u, -1, rounding_mode='trunc')",
     "T.div(i8, 300, rounding_mode='floor')", "T.div(i8, 300, rounding_mode='trunc')",
     "T.div(u, 2.5, rounding_mode='floor')",
-    "T.remainder(-1, u)", "u % 300", "T.remainder(u, -1)", "T.fmod(i8, 300)",
+    "T.remainder(-1, u)", "u % 300", "T.remainder(u, -1)", "T.fmod(i8, 300)", "u % 2**70", "T.fmod(u, 2**70)",
     "u.sub(300, alpha=2)", "u.add(3, alpha=-1)", "u.sub(3, alpha=-1)", "u.add(3, alpha=300)",
     "u.add(T.tensor([3, 4], dtype=T.uint8), alpha=300)", "i64.add(3, alpha=2**70)",
     "i64.add(i64, alpha=0.5)", "i64.sub(i64, alpha=2.0)", "i64.add(1, alpha=0.5)", "i64.clone().add_(i64, alpha=0.5)",
@@ -49,6 +49,11 @@ def test_integer_numbers_wrap_as_torch(expression):
         return
     assert got[1] == want[1]
     np.testing.assert_allclose(np.asarray(got[0], float), np.asarray(want[0], float), rtol=1e-6)
+
+
+def test_an_integer_beyond_64_bits_says_so_in_torchs_words():
+    with pytest.raises(OverflowError, match="int too big to convert"):
+        mt.tensor([1], dtype=mt.uint8) % 2 ** 70
 
 
 def test_alpha_out_of_range_names_the_op_and_the_dtype():

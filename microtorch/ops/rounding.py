@@ -89,7 +89,7 @@ def _in_result_type(x, s):
     """x and the number s as arrays of torch's result dtype: an integer tensor and a float number give the
     default dtype (numpy would give float64), and a number outside an integer dtype wraps (uint8 and -2: 254)."""
     np_dtype = result_type(x, s).np
-    return x.astype(np_dtype, copy=False), np.asarray(s).astype(np_dtype)
+    return x.astype(np_dtype, copy=False), number_as(s, np_dtype)
 
 
 def _promoted(a, b):
