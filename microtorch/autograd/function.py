@@ -10,6 +10,7 @@ import contextvars
 import threading
 
 import numpy as np
+from numpy import asarray, generic, ndarray  # (names of their own: numpy's module attributes are slow to read)
 
 from .._tensor import Tensor
 from . import _hooks, anomaly_mode, grad_mode, views
@@ -65,7 +66,8 @@ class BackwardFunction(FunctionCtx, Node):
     [SavedTensor] once recorded, None once backward freed them.
     """
 
-    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta", "_to_save", "_saved")
+    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta", "_to_save", "_saved", "_dirty",
+                 "_non_differentiable")
     _forward_cls = None          # torch's name for the Function subclass (set per subclass)
     _backward_impl = None        # its backward, when it defines backward and not vjp
     _edge_args = None            # which arguments of forward its edges stand for, when not all of them
@@ -301,7 +303,7 @@ def _make_ctx(cls, args, ctx):
     if ctx is None:
         ctx = cls._backward_cls()
     needs = tuple(needs)
-    ctx._seq, ctx._to_save, ctx._saved = next(_seq), None, ()
+    ctx._seq, ctx._to_save, ctx._saved, ctx._dirty, ctx._non_differentiable = next(_seq), None, (), None, None
     ctx.needs_input_grad = _shared.get(needs) or _share(needs, needs)
     return ctx, True in needs and (grad_mode.threads_off == 0 or grad_mode._state.__dict__.get("enabled", True)), arrays
 
@@ -327,10 +329,10 @@ def _run_forward(cls, ctx, args, arrays, kwargs):
             else:
                 out = cls.forward(ctx, *args, **kwargs)
     if ctx._dirty is None:  # the common case: one fresh array (numpy gives 0-d results as scalars)
-        if type(out) is np.ndarray:
+        if type(out) is ndarray:
             return _make_tensor(out)
-        if isinstance(out, np.generic):
-            return _make_tensor(np.asarray(out))
+        if isinstance(out, generic):
+            return _make_tensor(asarray(out))
     if isinstance(out, tuple):
         return _wrap_outputs(cls, ctx, args, out)
     return _wrap_outputs(cls, ctx, args, (out,))[0]
@@ -394,8 +396,8 @@ NOT_A_TENSOR = tuple([None, 0])
 def _mark_outputs(cls, ctx, args, outs):
     """(d) Floating outputs (but not those marked non-differentiable) require grad and get the
     node as grad_fn; the shape and numpy dtype of every output is kept to materialize None grads."""
-    nondiff, dirty = ctx._non_differentiable, ctx._dirty_tensors
-    if len(outs) == 1 and cls._numpy_forward and nondiff is None and not dirty and type(outs[0]) is Tensor:
+    nondiff = ctx._non_differentiable
+    if len(outs) == 1 and cls._numpy_forward and nondiff is None and ctx._dirty is None and type(outs[0]) is Tensor:
         out = outs[0]  # the common case: one fresh result of a built-in op
         data = out._data
         key = (data.shape, data.dtype)
@@ -405,7 +407,7 @@ def _mark_outputs(cls, ctx, args, outs):
         else:
             out._requires_grad = False
         return
-    meta = []
+    meta, dirty = [], ctx._dirty_tensors
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
             meta.append(_NOT_A_TENSOR)
