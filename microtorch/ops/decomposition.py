@@ -55,8 +55,16 @@ class Svd(Op):
         dp = matmul(matmul(_mH(u), ta), v)
         ds = (dp * eye).sum(-1)
         sr, sc = s.unsqueeze(-2), s.unsqueeze(-1)  # S on the right (scales columns), on the left (rows)
-        du = matmul(u, f * (dp * sr + sc * _mH(dp))) + (matmul(ta, v) - matmul(u, dp)) / sr
-        dv = matmul(v, f * (sc * dp + _mH(dp) * sr)) + (matmul(_mH(ta), u) - matmul(v, _mH(dp))) / sr
+        du = matmul(u, f * (dp * sr + sc * _mH(dp)))
+        dv = matmul(v, f * (sc * dp + _mH(dp) * sr))
+        m, n = ctx.shape[-2:]
+        k = s.shape[-1]
+        # the parts outside the spans exist only for a non-square A (for a square one they are 0 / S,
+        # rounding noise over a zero singular value: torch leaves them out)
+        if m > k:
+            du = du + (matmul(ta, v) - matmul(u, dp)) / sr
+        if n > k:
+            dv = dv + (matmul(_mH(ta), u) - matmul(v, _mH(dp))) / sr
         return du, ds, _mH(dv)
 
 

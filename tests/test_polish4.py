@@ -1,0 +1,163 @@
+"""Gaps between microtorch and torch 2.13 found last round, each checked beside torch: the grad mode
+torch.func runs backward in, and the graphs its results keep."""
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+
+SINGULAR = [[1.0, 2.0], [2.0, 4.0]]
+REGULAR = [[1.0, 2.0], [3.0, 4.0]]
+
+
+def _both(fn):
+    """fn(torch) and fn(microtorch), each as (values, requires_grad, grad_fn name) per tensor returned."""
+    def describe(lib):
+        out = fn(lib)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        return [(o.detach().numpy(), o.requires_grad, type(o.grad_fn).__name__ if o.grad_fn else None)
+                for o in outs]
+    return describe(torch), describe(mt)
+
+
+def _same(fn, atol=1e-12):
+    t, m = _both(fn)
+    assert len(t) == len(m)
+    for (tv, treq, tfn), (mv, mreq, mfn) in zip(t, m):
+        np.testing.assert_allclose(mv, tv, atol=atol, rtol=1e-7)
+        assert (mreq, mfn) == (treq, tfn)
+
+
+def _m(T, rows=SINGULAR):
+    return T.tensor(rows, dtype=T.float64)
+
+
+# ---- item 1: torch.func runs backward in grad mode -----------------------------------------------------
+def _under_no_grad(T, fn):
+    with T.no_grad():
+        return fn()
+
+
+FUNC_DET = {
+    # grad always differentiates with create_graph=True: det's singular-matrix formula gives the adjugate
+    "grad": lambda T: T.func.grad(T.linalg.det)(_m(T)),
+    "grad under no_grad": lambda T: _under_no_grad(T, lambda: T.func.grad(T.linalg.det)(_m(T))),
+    "grad_and_value": lambda T: T.func.grad_and_value(T.linalg.det)(_m(T)),
+    "vjp": lambda T: T.func.vjp(T.linalg.det, _m(T))[1](T.tensor(1.0, dtype=T.float64)),
+    # vjp_fn's create_graph defaults to the grad mode of its call, not of vjp's
+    "vjp_fn under no_grad": lambda T: _under_no_grad(
+        T, lambda: T.func.vjp(T.linalg.det, _m(T))[1](T.tensor(1.0, dtype=T.float64))),
+    "vjp made under no_grad": lambda T: _under_no_grad(T, lambda: T.func.vjp(T.linalg.det, _m(T)))[1](
+        T.tensor(1.0, dtype=T.float64)),
+    "vjp_fn create_graph=False": lambda T: T.func.vjp(T.linalg.det, _m(T))[1](
+        T.tensor(1.0, dtype=T.float64), create_graph=False),
+    "jacrev": lambda T: T.func.jacrev(T.linalg.det)(_m(T)),
+    "jacrev under no_grad": lambda T: _under_no_grad(T, lambda: T.func.jacrev(T.linalg.det)(_m(T))),
+    "jacrev batched": lambda T: T.func.jacrev(T.linalg.det)(T.stack([_m(T), _m(T, REGULAR)])),
+    "vmap of grad": lambda T: T.func.vmap(T.func.grad(T.linalg.det))(T.stack([_m(T), _m(T, REGULAR)])),
+    "autograd.functional.jacobian (no create_graph)": lambda T: T.autograd.functional.jacobian(T.linalg.det, _m(T)),
+}
+
+
+@pytest.mark.parametrize("name", list(FUNC_DET))
+def test_func_transforms_run_backward_in_torchs_grad_mode(name):
+    _same(FUNC_DET[name])
+
+
+def test_grad_of_det_at_a_singular_matrix_is_the_adjugate():
+    g = mt.func.grad(mt.linalg.det)(_m(mt))
+    np.testing.assert_allclose(g.numpy(), [[4.0, -2.0], [-2.0, 1.0]], atol=1e-12)
+
+
+def _seen_in_backward(T, transform):
+    """The grad mode a custom Function's backward runs in under a transform."""
+    seen = []
+
+    class Probe(T.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x.clone()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append((T.is_grad_enabled(), g.requires_grad))
+            return g
+
+    transform(T, lambda x: Probe.apply(x).sum())
+    return seen
+
+
+TRANSFORMS = {
+    "grad": lambda T, f: T.func.grad(f)(_m(T)),
+    "grad under no_grad": lambda T, f: _under_no_grad(T, lambda: T.func.grad(f)(_m(T))),
+    "vjp": lambda T, f: T.func.vjp(f, _m(T))[1](T.tensor(1.0, dtype=T.float64)),
+    "jacrev": lambda T, f: T.func.jacrev(f)(_m(T)),
+    "backward (no create_graph)": lambda T, f: f(_m(T).requires_grad_()).backward(),
+}
+
+
+@pytest.mark.parametrize("name", list(TRANSFORMS))
+def test_a_custom_backward_sees_torchs_grad_mode(name):
+    t, m = (_seen_in_backward(T, TRANSFORMS[name]) for T in (torch, mt))
+    assert m == t and t
+
+
+def _y(T, value=2.0):
+    return T.tensor(value, dtype=T.float64)
+
+
+GRAPHS = {
+    "grad at the top": lambda T: T.func.grad(lambda x: x.sin().sum())(_m(T)),
+    "nested, inner independent of the outer": lambda T: T.func.grad(
+        lambda y: T.func.grad(lambda x: (x.sin() * 3).sum())(_m(T)).sum() * y)(_y(T)),
+    "nested, inner depends on the outer": lambda T: T.func.grad(
+        lambda y: T.func.grad(lambda x: (x.sin() * y).sum())(_m(T)).sum())(_y(T)),
+    "nested vjp": lambda T: T.func.grad(
+        lambda y: T.func.vjp(lambda x: x * y, _m(T))[1](T.ones(2, 2, dtype=T.float64))[0].sum())(_y(T)),
+    "closing over a tensor that requires grad": lambda T: (lambda w: T.func.grad(
+        lambda x: (x.sin() * w).sum())(_m(T)))(T.tensor(2.0, dtype=T.float64, requires_grad=True)),
+    "input that requires grad": lambda T: T.func.grad(lambda x: (x.sin() * 3).sum())(_m(T).requires_grad_()),
+    "vjp_fn of a cotangent that requires grad": lambda T: T.func.vjp(lambda x: x.sin() * 2, _m(T))[1](
+        T.ones(2, 2, dtype=T.float64, requires_grad=True)),
+    "vjp_fn of a constant cotangent": lambda T: T.func.vjp(lambda x: x.sin() * 2, _m(T))[1](
+        T.ones(2, 2, dtype=T.float64)),
+    "vjp output": lambda T: T.func.vjp(lambda x: x.sin() * 2, _m(T))[0],
+}
+
+
+@pytest.mark.parametrize("name", list(GRAPHS))
+def test_results_keep_a_graph_only_where_torchs_do(name):
+    _same(GRAPHS[name])
+
+
+SECOND_ORDER = {
+    "hessian of det, regular": lambda T: T.func.hessian(T.linalg.det)(_m(T, REGULAR)),
+    "hessian of det, singular": lambda T: T.func.hessian(T.linalg.det)(_m(T)),
+    "jacrev of jacrev of det, singular": lambda T: T.func.jacrev(T.func.jacrev(T.linalg.det))(_m(T)),
+    "jvp of grad of det, singular": lambda T: T.func.jvp(T.func.grad(T.linalg.det), (_m(T),),
+                                                          (T.eye(2, dtype=T.float64),)),
+    "hessian of x^3": lambda T: T.func.hessian(lambda x: (x ** 3).sum())(T.tensor([1.0, 2.0, 3.0], dtype=T.float64)),
+    "hessian of prod with a zero": lambda T: T.func.hessian(lambda x: x.prod())(
+        T.tensor([1.0, 0.0, 3.0], dtype=T.float64)),
+    "grad of prod with two zeros": lambda T: T.func.grad(lambda x: x.prod())(
+        T.tensor([0.0, 2.0, 0.0, 3.0], dtype=T.float64)),
+    "grad of cumprod with a zero": lambda T: T.func.grad(lambda x: x.cumprod(0).sum())(
+        T.tensor([1.0, 0.0, 3.0], dtype=T.float64)),
+}
+
+
+@pytest.mark.parametrize("name", list(SECOND_ORDER))
+def test_derivatives_through_the_backward_match_torch(name):
+    _same(SECOND_ORDER[name], atol=1e-10)
+
+
+def test_grad_of_slogdet_at_a_singular_matrix_raises_as_torch():
+    """torch's slogdet backward solves with linalg.solve in grad mode, which refuses a singular matrix"""
+    with pytest.raises(torch.linalg.LinAlgError):
+        torch.func.grad(lambda x: torch.linalg.slogdet(x)[1])(_m(torch))
+    with pytest.raises(mt.linalg.LinAlgError, match="singular"):
+        mt.func.grad(lambda x: mt.linalg.slogdet(x)[1])(_m(mt))
