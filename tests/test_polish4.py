@@ -161,3 +161,88 @@ def test_grad_of_slogdet_at_a_singular_matrix_raises_as_torch():
         torch.func.grad(lambda x: torch.linalg.slogdet(x)[1])(_m(torch))
     with pytest.raises(mt.linalg.LinAlgError, match="singular"):
         mt.func.grad(lambda x: mt.linalg.slogdet(x)[1])(_m(mt))
+
+
+# ---- item 2: max pools refuse the dtypes torch has no kernel for ------------------------------------------
+def _pool_outcome(fn):
+    """(dtype name) of what fn returns, or (exception type, the quoted kernel and dtype of its message)."""
+    try:
+        out = fn()
+    except Exception as e:  # noqa: BLE001 (the type and the kernel named are what is compared)
+        head = str(e).split('"', 1)[-1].split(":")[0] if " not implemented for " in str(e) else ""
+        return type(e).__name__, head
+    out = out[0] if isinstance(out, tuple) else out
+    return str(out.dtype).split(".")[-1]
+
+
+def _pools(T, d, ind):
+    F = T.nn.functional
+    return {
+        "F": lambda x: getattr(F, f"max_pool{d}d")(x, 2, return_indices=ind),
+        "module": lambda x: getattr(T.nn, f"MaxPool{d}d")(2, return_indices=ind)(x),
+        "torch": lambda x: getattr(T, f"max_pool{d}d")(x, 2),
+        "unbatched": lambda x: getattr(F, f"max_pool{d}d")(x[0], 2, return_indices=ind),
+        "with_indices": lambda x: getattr(F, f"max_pool{d}d_with_indices")(x, 2),
+        "adaptive": lambda x: getattr(F, f"adaptive_max_pool{d}d")(x, 2, return_indices=ind),
+    }
+
+
+POOL_DTYPES = ["bool", "complex64", "complex128", "int64", "int8", "uint8", "float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("ind", [False, True])
+@pytest.mark.parametrize("dtype", POOL_DTYPES)
+def test_max_pools_refuse_the_dtypes_torch_has_no_kernel_for(d, ind, dtype):
+    """bool and complex everywhere; integers in max_pool1d without indices and in the adaptive pools"""
+    def outcomes(T):
+        x = T.ones((1, 2) + (4,) * d, dtype=getattr(T, dtype))
+        return {name: _pool_outcome(lambda: fn(x)) for name, fn in _pools(T, d, ind).items()}
+    assert outcomes(mt) == outcomes(torch)
+
+
+SHAPES_FIRST = {
+    "1d kernel too large": lambda T, x: T.nn.functional.max_pool1d(x[:, :, 0, 0], 9),
+    "1d with indices, kernel too large": lambda T, x: T.nn.functional.max_pool1d(x[:, :, 0, 0], 9,
+                                                                                 return_indices=True),
+    "1d padding too large": lambda T, x: T.nn.functional.max_pool1d(x[:, :, 0, 0], 2, padding=3),
+    "1d zero stride": lambda T, x: T.nn.functional.max_pool1d(x[:, :, 0, 0], 2, stride=0),
+    "1d 1-D input": lambda T, x: T.nn.functional.max_pool1d(x[0, 0, 0, 0], 2),
+    "2d padding too large": lambda T, x: T.nn.functional.max_pool2d(x[:, :, 0], 2, padding=3),
+    "2d empty channels": lambda T, x: T.nn.functional.max_pool2d(x[:, :0, 0], 2),
+    "2d 1-D input": lambda T, x: T.nn.functional.max_pool2d(x[0, 0, 0, 0], 2),
+    "3d kernel too large": lambda T, x: T.nn.functional.max_pool3d(x, 9),
+    "3d 2-D input": lambda T, x: T.nn.functional.max_pool3d(x[0, 0, 0], 2),
+    "1d empty batch (the dtype, even with nothing to pool)": lambda T, x: T.nn.functional.max_pool1d(
+        x[:0, :, 0, 0], 2),
+    "2d empty batch": lambda T, x: T.nn.functional.max_pool2d(x[:0, :, 0], 2),
+}
+
+
+@pytest.mark.parametrize("name", list(SHAPES_FIRST))
+@pytest.mark.parametrize("dtype", ["bool", "complex64", "int64"])
+def test_max_pools_check_shapes_before_the_dtype_as_torch(name, dtype):
+    def outcome(T):
+        return _pool_outcome(lambda: SHAPES_FIRST[name](T, T.ones(1, 2, 4, 4, 4, dtype=getattr(T, dtype))))
+    assert outcome(mt) == outcome(torch)
+
+
+def test_a_refused_max_pool_names_the_kernel_the_dtype_and_the_fix():
+    with pytest.raises(NotImplementedError, match=r"\"max_pool2d\" not implemented for 'Bool'.*x\.float\(\)"):
+        mt.nn.functional.max_pool2d(mt.ones(1, 2, 4, 4, dtype=mt.bool), 2)
+    with pytest.raises(NotImplementedError, match=r"\"max_pool1d_impl\" not implemented for 'Long'"):
+        mt.nn.functional.max_pool1d(mt.ones(1, 2, 4, dtype=mt.int64), 2)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_max_pools_of_floats_still_match_torch(d):
+    def run(T):
+        x = T.tensor(np.random.default_rng(d).standard_normal((2, 3) + (5,) * d), requires_grad=True)
+        out, idx = getattr(T.nn.functional, f"max_pool{d}d")(x, 2, return_indices=True)
+        (g,) = T.autograd.grad((out * out).sum(), x)
+        return out.detach().numpy(), idx.numpy(), g.numpy(), type(out.grad_fn).__name__
+    (to, ti, tg, tn), (mo, mi, mg, mn) = run(torch), run(mt)
+    np.testing.assert_allclose(mo, to)
+    np.testing.assert_array_equal(mi, ti)
+    np.testing.assert_allclose(mg, tg)
+    assert mn == tn
