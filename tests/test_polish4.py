@@ -246,3 +246,79 @@ def test_max_pools_of_floats_still_match_torch(d):
     np.testing.assert_array_equal(mi, ti)
     np.testing.assert_allclose(mg, tg)
     assert mn == tn
+
+
+# ---- item 3: the fill value's conversion (float16's unchecked one-element fill_) -------------------------
+def _fill_outcome(fn):
+    """(dtype name, values) of what fn returns, or the type of what it raised."""
+    try:
+        out = fn()
+    except Exception as e:  # noqa: BLE001 (the type is what is compared)
+        return type(e).__name__
+    return str(out.dtype).split(".")[-1], out.detach().numpy().tolist()
+
+
+def _put(x, key, v):
+    x[key] = v
+    return x
+
+
+FILLS = {
+    "fill_ 1 element": lambda T, d, v: T.zeros(1, dtype=d).fill_(v),
+    "fill_ 0-d": lambda T, d, v: T.zeros((), dtype=d).fill_(v),
+    "fill_ (1, 1)": lambda T, d, v: T.zeros(1, 1, dtype=d).fill_(v),
+    "fill_ a one-element view": lambda T, d, v: (lambda z: (z[1:2].fill_(v), z)[1])(T.zeros(3, dtype=d)),
+    "fill_ 3 elements": lambda T, d, v: T.zeros(3, dtype=d).fill_(v),
+    "fill_ empty": lambda T, d, v: T.zeros(0, dtype=d).fill_(v),
+    "full (1,)": lambda T, d, v: T.full((1,), v, dtype=d),
+    "full (2,)": lambda T, d, v: T.full((2,), v, dtype=d),
+    "new_full (1,)": lambda T, d, v: T.zeros(3, dtype=d).new_full((1,), v),
+    "new_full (2,)": lambda T, d, v: T.zeros(1, dtype=d).new_full((2,), v),
+    "full_like 1 element": lambda T, d, v: T.full_like(T.zeros(1, dtype=d), v),
+    "index_fill": lambda T, d, v: T.zeros(3, dtype=d).index_fill(0, T.tensor([1]), v),
+    "index_fill_ 1 element": lambda T, d, v: T.zeros(1, dtype=d).index_fill_(0, T.tensor([0]), v),
+    "masked_fill": lambda T, d, v: T.zeros(3, dtype=d).masked_fill(T.tensor([True, False, True]), v),
+    "masked_fill_ 1 element": lambda T, d, v: T.zeros(1, dtype=d).masked_fill_(T.tensor([True]), v),
+    "x[0] = v": lambda T, d, v: _put(T.zeros(2, dtype=d), 0, v),
+}
+FILL_VALUES = {
+    "float16": [1e5, -1e5, 65504, 65519.99, 65520, 1e300, float("inf"), float("nan"), 2 ** 63, 1e-8, 1 + 0j],
+    "float32": [1e5, 3e38, 4e38, 1e300, float("-inf"), 1 + 2j],
+    "float64": [1e300, float("nan"), 2 ** 63 + 1, 1 + 0j],
+    "int8": [127, 128, -129, 300, 1.5, float("nan"), 1 + 0j],
+    "uint8": [255, 256, -1, -255, -256, 300.0],
+    "int64": [2 ** 63 - 1, 2 ** 63, -2 ** 63, 1e300],
+    "bool": [2, 0.5, float("nan"), 1 + 2j, 0j],
+    "complex64": [1e300, 1 + 2j, complex(1e39, 0)],
+}
+
+
+@pytest.mark.parametrize("op", list(FILLS))
+@pytest.mark.parametrize("dtype", list(FILL_VALUES))
+def test_fill_values_are_converted_as_torch_converts_them(op, dtype):
+    for v in FILL_VALUES[dtype]:
+        t = _fill_outcome(lambda: FILLS[op](torch, getattr(torch, dtype), v))
+        m = _fill_outcome(lambda: FILLS[op](mt, getattr(mt, dtype), v))
+        assert m == t or (repr(m) == repr(t)), f"{op} of {v!r} into {dtype}: torch {t}, microtorch {m}"
+
+
+def test_fill_of_a_one_element_half_tensor_gives_inf_where_a_larger_one_raises():
+    x = mt.zeros(1, dtype=mt.float16).fill_(1e5)
+    assert x.dtype == mt.float16 and np.isposinf(x.numpy()).all()
+    with pytest.raises(RuntimeError, match="c10::Half without overflow"):
+        mt.zeros(2, dtype=mt.float16).fill_(1e5)
+
+
+def test_fill_of_a_one_element_half_tensor_records_torchs_node_and_gradient():
+    def run(T):
+        x = T.ones(1, dtype=T.float16, requires_grad=True)
+        y = (x * 2).fill_(-1e6)
+        (g,) = T.autograd.grad((y.float() * 3).sum() + (x.float() * 5).sum(), x)
+        return y.detach().numpy().tolist(), type(y.grad_fn).__name__, str(g.dtype).split(".")[-1], g.numpy().tolist()
+    assert run(mt) == run(torch)
+
+
+def test_index_fill_refuses_a_complex_number_into_a_real_tensor():
+    for T in (torch, mt):
+        with pytest.raises(RuntimeError, match="Converting complex Scalar to non-complex type"):
+            T.zeros(3).index_fill(0, T.tensor([1]), 1 + 0j)
