@@ -322,3 +322,101 @@ def test_index_fill_refuses_a_complex_number_into_a_real_tensor():
     for T in (torch, mt):
         with pytest.raises(RuntimeError, match="Converting complex Scalar to non-complex type"):
             T.zeros(3).index_fill(0, T.tensor([1]), 1 + 0j)
+
+
+# ---- item 4: the complex SVD's gradient (conjugate transposes, the phase term, the phase check) --------------
+_W = np.random.default_rng(4).standard_normal((5, 5))
+
+
+def _w(T, rows, cols):
+    return T.tensor(_W[:rows, :cols])
+
+
+SVD_LOSSES = {  # each invariant under U -> U D, V -> V D for a diagonal D of phases
+    "S": lambda T, U, S, Vh: (S * T.arange(1.0, S.shape[-1] + 1, dtype=S.dtype)).sum(),
+    "|U|^2": lambda T, U, S, Vh: (U.abs() ** 2 * _w(T, *U.shape[-2:])).sum(),
+    "|Vh|^2": lambda T, U, S, Vh: (Vh.abs() ** 2 * _w(T, *Vh.shape[-2:])).sum(),
+    "U @ Vh": lambda T, U, S, Vh: ((U @ Vh).real * _w(T, U.shape[-2], Vh.shape[-1])).sum() + (U @ Vh).imag.sum(),
+    "|U S Vh|^2": lambda T, U, S, Vh: (((U * S.unsqueeze(-2)) @ Vh).abs() ** 2).sum(),
+    "all three": lambda T, U, S, Vh: (U.abs() ** 2 * _w(T, *U.shape[-2:])).sum() + (Vh.abs() * _w(
+        T, *Vh.shape[-2:])).sum() + (S ** 3).sum(),
+}
+
+
+def _svd_of(T, A, how):
+    if how == "linalg.svd":
+        return T.linalg.svd(A, full_matrices=False)
+    U, S, V = T.svd(A)
+    return U, S, V.mH
+
+
+def _svd_grads(T, a, loss, how, v):
+    """(gradient, and the gradient of <gradient, v> for the second order) of loss at a"""
+    A = T.tensor(a, requires_grad=True)
+    (g,) = T.autograd.grad(loss(T, *_svd_of(T, A, how)), A, create_graph=True)
+    (h,) = T.autograd.grad((g * T.tensor(v)).real.sum(), A)
+    return g.detach().numpy(), h.numpy(), str(g.dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4), (2, 3, 3)])
+@pytest.mark.parametrize("loss", list(SVD_LOSSES))
+@pytest.mark.parametrize("how", ["linalg.svd", "svd"])
+def test_complex_svd_gradients_match_torch_for_phase_invariant_losses(shape, loss, how):
+    rng = np.random.default_rng(sum(shape))
+    a, v = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape) for _ in range(2))
+    (tg, th, td), (mg, mh, md) = (_svd_grads(T, a, SVD_LOSSES[loss], how, v) for T in (torch, mt))
+    np.testing.assert_allclose(mg, tg, atol=1e-10)
+    np.testing.assert_allclose(mh, th, atol=1e-8)
+    assert md == td == "complex128"
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4)])
+def test_real_svd_gradients_are_unchanged(shape):
+    rng = np.random.default_rng(7)
+    a, v = rng.standard_normal(shape), rng.standard_normal(shape)
+    loss = SVD_LOSSES["all three"]
+    (tg, th, _), (mg, mh, _) = (_svd_grads(T, a, loss, "linalg.svd", v) for T in (torch, mt))
+    np.testing.assert_allclose(mg, tg, atol=1e-10)
+    np.testing.assert_allclose(mh, th, atol=1e-8)
+
+
+@pytest.mark.parametrize("loss", ["U.real", "Vh.imag", "U[0, 0] * Vh[0, 0]"])
+def test_a_loss_that_depends_on_the_phases_raises_as_torch(loss):
+    fns = {"U.real": lambda U, Vh: U.real.sum(), "Vh.imag": lambda U, Vh: Vh.imag.sum(),
+           "U[0, 0] * Vh[0, 0]": lambda U, Vh: (U[0, 0] * Vh[0, 0]).real}
+    a = np.random.default_rng(1).standard_normal((3, 3)) * (1 + 1j)
+    for T in (torch, mt):
+        A = T.tensor(a, requires_grad=True)
+        U, _, Vh = T.linalg.svd(A)
+        with pytest.raises(RuntimeError, match="svd_backward: The singular vectors in the complex case"):
+            T.autograd.grad(fns[loss](U, Vh), A)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4)])
+@pytest.mark.parametrize("out", ["U", "S", "Vh"])
+def test_complex_svd_jvp_matches_torch(shape, out):
+    rng = np.random.default_rng(len(shape) + shape[0])
+    a, t = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape) for _ in range(2))
+    k = "U S Vh".split().index(out)
+    (_, tt), (_, mt_) = (T.func.jvp(lambda A: T.linalg.svd(A, full_matrices=False)[k], (T.tensor(a),),
+                                    (T.tensor(t),)) for T in (torch, mt))
+    assert str(mt_.dtype).split(".")[-1] == str(tt.dtype).split(".")[-1]
+    np.testing.assert_allclose(mt_.numpy(), tt.resolve_conj().numpy(), atol=1e-10)
+
+
+def test_torch_svd_gives_v_as_the_conjugate_transpose_of_vh():
+    a = np.random.default_rng(2).standard_normal((3, 3)) * (1 - 2j)
+    tv, mv = torch.svd(torch.tensor(a, requires_grad=True)).V, mt.svd(mt.tensor(a, requires_grad=True)).V
+    np.testing.assert_allclose(mv.detach().numpy(), tv.detach().resolve_conj().numpy(), atol=1e-12)
+    assert type(mv.grad_fn).__name__ == type(tv.grad_fn).__name__ == "ConjBackward0"
+    real = mt.svd(mt.tensor(a.real, requires_grad=True)).V
+    assert type(real.grad_fn).__name__ == "TransposeBackward0"
+
+
+def test_gradcheck_and_gradgradcheck_pass_on_a_complex_svd():
+    a = mt.tensor(np.random.default_rng(3).standard_normal((3, 3)) * (1 + 0.5j), requires_grad=True)
+
+    def f(A):
+        U, S, Vh = mt.linalg.svd(A)
+        return (U.abs() ** 2 * _w(mt, 3, 3)).sum() + (U @ Vh).real.sum() + S.sum()
+    assert mt.autograd.gradcheck(f, (a,)) and mt.autograd.gradgradcheck(f, (a,))
