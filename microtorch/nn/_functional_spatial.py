@@ -230,7 +230,7 @@ def _adaptive_max(input, out_sz, n, op):
                            f"sizes {list(input.shape)} with dimension 1 being empty")
     _check_output_size(x, out_sz, op)
     # torch's kernel refuses integers even for an empty result (and a 1-d pool runs the 2-d kernel)
-    _no_max_pool_kernel(x, "adaptive_max_pool2d" if n == 2 else "adaptive_max_pool3d_cpu", "bciu")
+    _no_max_pool_kernel(x, op, "adaptive_max_pool2d" if n == 2 else "adaptive_max_pool3d_cpu", "bciu")
     if any(s == 0 for s in x.shape[2:]) or not all(out_sz):
         z = np.zeros(input.shape[:input.ndim - n] + tuple(out_sz))
         return Tensor._make(z.astype(x.dtype.np)), Tensor._make(z.astype(np.int64))

@@ -196,20 +196,20 @@ def _max_pool_input(input, spatial, op):
     return x, unbatched
 
 
-def _no_max_pool_kernel(x, kernel, kinds="bc"):
+def _no_max_pool_kernel(x, op, kernel=None, kinds="bc"):
     """torch's NotImplementedError for a dtype its max pool kernels lack (numpy kinds: b bool, c complex, i/u
-    integer), raised after the shape checks as torch's. kernel: the name torch's message gives."""
+    integer), raised after the shape checks as torch's. kernel: the name torch's message gives, when not op's."""
     kind = x._data.dtype.kind
     if kind in kinds:
         word = {"b": "bool", "c": "complex"}.get(kind, "integer")
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_NAMES[x._data.dtype.name]}\': torch has no '
-                                  f"{kernel} kernel for {word} tensors; convert the input first, e.g. x.float()")
+        raise NotImplementedError(f'"{kernel or op}" not implemented for \'{_NAMES[x._data.dtype.name]}\': torch\'s '
+                                  f"{op} has no kernel for {word} tensors; convert the input first, e.g. x.float()")
 
 
-def _max_pool2d_planes(x, k, s, padding, d, ceil_mode, kernel="max_pool2d", kinds="bc"):
+def _max_pool2d_planes(x, k, s, padding, d, ceil_mode, op="max_pool2d", kernel=None, kinds="bc"):
     """(max, indices) of a batched x: the shapes checked first, then the dtype, as torch"""
     pads = _pool_pads(x.shape[2:], k, s, padding, d, ceil_mode, "max_pool2d")
-    _no_max_pool_kernel(x, kernel, kinds)
+    _no_max_pool_kernel(x, op, kernel, kinds)
     return _convops.MaxPool2d.apply(x, k, s, pads, d)
 
 
@@ -231,7 +231,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     kernel, kinds = ("max_pool2d", "bc") if return_indices else ("max_pool1d_impl", "bciu")
     out, idx = _max_pool2d_planes(x.unsqueeze(2), one(kernel_size), one(stride if stride not in (None, []) else
                                   kernel_size), (0,) + _tuple(padding, 1, "padding", "max_pool1d"), one(dilation),
-                                  ceil_mode, kernel, kinds)
+                                  ceil_mode, "max_pool1d", kernel, kinds)
     out, idx = out.squeeze(2), idx.squeeze(2)
     if unbatched:
         out, idx = out.squeeze(0), idx.squeeze(0)
