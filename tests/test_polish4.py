@@ -421,3 +421,17 @@ def test_gradcheck_and_gradgradcheck_pass_on_a_complex_svd():
         U, S, Vh = mt.linalg.svd(A)
         return (U.abs() ** 2 * _w(mt, 3, 3)).sum() + (U @ Vh).real.sum() + S.sum()
     assert mt.autograd.gradcheck(f, (a,)) and mt.autograd.gradgradcheck(f, (a,))
+
+
+@pytest.mark.parametrize("which", ["S of a complex A", "|U| of a complex A", "U, S, Vh of a real A", "torch.svd"])
+def test_gradcheck_runs_the_svd_backward_with_undefined_gradients(which):
+    """gradcheck's undefined-gradient stage calls the node with no gradient at all: torch's svd_backward
+    returns nothing then"""
+    a = np.random.default_rng(0).standard_normal((3, 3))
+    cases = {"S of a complex A": (lambda T, A: T.linalg.svd(A)[1], 1 + 1j),
+             "|U| of a complex A": (lambda T, A: T.linalg.svd(A)[0].abs(), 1 - 1j),
+             "U, S, Vh of a real A": (lambda T, A: T.linalg.svd(A), 1), "torch.svd": (lambda T, A: T.svd(A), 1)}
+    fn, scale = cases[which]
+    for T in (torch, mt):
+        A = T.tensor(a * scale, requires_grad=True)
+        assert T.autograd.gradcheck(lambda A: fn(T, A), (A,), check_undefined_grad=True)

@@ -27,8 +27,8 @@ class Svd(Op):
         from .linalg import matmul
         u, s, vh = ctx.saved_tensors
         m, n = ctx.shape[-2:]
-        if gu is None and gvh is None:  # only S is used: U diag(dS) Vh
-            return matmul(u, gs.unsqueeze(-1) * vh) if m >= n else matmul(u * gs.unsqueeze(-2), vh)
+        if gu is None and gvh is None:  # only S is used: U diag(dS) Vh (and nothing when nothing is used)
+            return None if gs is None else matmul(u, gs.unsqueeze(-1) * vh) if m >= n else matmul(u * gs.unsqueeze(-2), vh)
         inner = _svd_inner(u, s, vh, gu, gs, gvh)
         if m > n and gu is not None:  # + (I - U U^H) dU S^-1 Vh
             gus = gu / s.unsqueeze(-2)
