@@ -10,6 +10,7 @@ Inside vmap, reverse mode works on the batch underneath (`to_physical`): each ex
 is its own slice of one batched leaf, so a single backward pass gives every example's gradient.
 """
 import functools
+import weakref
 
 import numpy as np
 
@@ -60,9 +61,20 @@ def _fresh_input(x, levels, outer):
     return leaf, from_physical(leaf, levels)
 
 
+# The leaves of transforms whose function has returned (by id, while they live): no enclosing
+# transform differentiates them, so a graph that reaches only these and a transform's own leaves
+# is cut from the result, as torch unwraps a transform's level.
+_finished = weakref.WeakValueDictionary()
+
+
+def _retire(leaves):
+    _finished.update((id(t), t) for t in leaves)
+
+
 def _reaches_outside(outs, leaves):
-    """Does the graph of outs lead to a tensor an enclosing transform differentiates (a leaf
-    other than this transform's own)? Only then must backward build a graph of its own."""
+    """Does the graph of outs lead to a tensor an enclosing transform or the caller differentiates
+    (a leaf that is neither this transform's own nor a finished transform's)? Only then do the
+    results keep their history."""
     own = {id(t) for t in leaves}
     seen, stack = set(), [o.grad_fn for o in outs if o.grad_fn is not None]
     while stack:
@@ -71,7 +83,7 @@ def _reaches_outside(outs, leaves):
             continue
         seen.add(id(node))
         if type(node) is AccumulateGrad:
-            if id(node.variable) not in own:
+            if id(node.variable) not in own and _finished.get(id(node.variable)) is not node.variable:
                 return True
             continue
         stack.extend(n for n, _ in node.next_functions)
@@ -91,14 +103,17 @@ def _gradients(outs, cotangents, leaves, create_graph):
 
 
 def _no_history(t, levels):
-    """t cut from the graph (keeping its tangents), as the results of a transform are when no
-    enclosing transform is differentiating."""
-    if not isinstance(t, Tensor) or not t._requires_grad:
+    """t cut from the graph, and its tangents too (keeping their values), as the results of a
+    transform are when no enclosing transform is differentiating."""
+    if not isinstance(t, Tensor):
         return t
     p = to_physical(t, levels)
+    tangents = p._fw_grads or {}
+    if not p._requires_grad and not any(g._requires_grad for g in tangents.values()):
+        return t
     out = Tensor._make(p._data)
-    if p._fw_grads:
-        out._fw_grads = dict(p._fw_grads)
+    if tangents:
+        out._fw_grads = {lv: _no_history(g, ()) for lv, g in tangents.items()}
     return from_physical(out, levels)
 
 
@@ -132,9 +147,13 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
                                    f"with {output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
             out = to_physical(output, levels)
-            create_graph = outer and _reaches_outside([out], leaves)
+            tracked = outer and _reaches_outside([out], leaves)
             seed = Tensor._make(np.ones(out._data.shape, out._data.dtype))
-            grads = [from_physical(g, levels) for g in _gradients([out], [seed], leaves, create_graph)]
+            # backward in grad mode, as torch's grad (create_graph=True): ops whose formula depends on it
+            # (det at a singular matrix: the adjugate, not 0) give torch's values
+            grads = [from_physical(g, levels) for g in _gradients([out], [seed], leaves, True)]
+            grads = grads if tracked else [_no_history(g, levels) for g in grads]
+            _retire(leaves)
         per_arg, k = [], 0
         for spec, n in specs:
             per_arg.append(_pytree.unflatten(grads[k:k + n], spec))
@@ -144,7 +163,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
             seen, original = passed.get(id(t), (None, None))
             if seen is t:
                 return original
-            return t if create_graph else _no_history(t, levels)
+            return t if tracked else _no_history(t, levels)
         output = unwrap(output)
         flat, spec = _pytree.flatten(aux)
         aux = _pytree.unflatten([unwrap(a) for a in flat], spec)
@@ -176,6 +195,7 @@ def vjp(func, *primals, has_aux=False):
         made = [_fresh_input(x, levels, outer) for x in xs]
         leaves = [m[0] for m in made]
         output = func(*_pytree.unflatten([m[1] for m in made], spec))
+    _retire(leaves)
     aux = None
     if has_aux:
         if not (isinstance(output, tuple) and len(output) == 2):
@@ -203,10 +223,13 @@ def vjp(func, *primals, has_aux=False):
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {c.shape} and output[{i}] "
                                    f"has a shape of {o.shape}.")
             phys.append(to_physical(c, levels))
-        if create_graph is None:
-            create_graph = is_grad_enabled() and (tracked or any(c._requires_grad for c in phys))
-        grads = _gradients(outs, phys, leaves, create_graph)
-        return _pytree.unflatten([from_physical(g, levels) for g in grads], spec)
+        if create_graph is None:  # torch's default: backward in grad mode when grad mode is on
+            create_graph = is_grad_enabled()
+        grads = [from_physical(g, levels) for g in _gradients(outs, phys, leaves, create_graph)]
+        if create_graph and not (tracked or any(c._requires_grad for c in phys)):
+            now = active_levels()
+            grads = [_no_history(g, now) for g in grads]
+        return _pytree.unflatten(grads, spec)
 
     if not tracked:
         output = _pytree.unflatten([_no_history(o, levels) for o in out_leaves], out_spec)

@@ -10,8 +10,8 @@ from .._tensor import Tensor
 from ..ops import conv_more as _cm
 from ..ops import pool_more as _pm
 from ..ops import upsample as _up
-from .functional import (_batched, _conv, _max_pool_input, _pool_pads, _tuple, avg_pool1d, avg_pool2d, max_pool1d,
-                         max_pool2d)
+from .functional import (_batched, _conv, _max_pool_input, _no_max_pool_kernel, _pool_pads, _tuple, avg_pool1d,
+                         avg_pool2d, max_pool1d, max_pool2d)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -72,6 +72,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     s = _tuple(stride if stride not in (None, []) else k, 3, "stride", "max_pool3d")
     d = _tuple(dilation, 3, "dilation", "max_pool3d")
     pads = _pool_pads(x.shape[2:], k, s, _tuple(padding, 3, "padding", "max_pool3d"), d, ceil_mode, "max_pool3d")
+    _no_max_pool_kernel(x, "max_pool3d")
     out, idx = _pm.MaxPool3d.apply(input, k, s, pads, d)  # (an unbatched input stays unbatched, as in torch)
     return (out, idx) if return_indices else out
 
@@ -228,8 +229,8 @@ def _adaptive_max(input, out_sz, n, op):
         raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
                            f"sizes {list(input.shape)} with dimension 1 being empty")
     _check_output_size(x, out_sz, op)
-    if not x.dtype.is_floating_point:  # (torch's kernel refuses integers even for an empty result)
-        _need_real_floating(x, op)
+    # torch's kernel refuses integers even for an empty result (and a 1-d pool runs the 2-d kernel)
+    _no_max_pool_kernel(x, op, "adaptive_max_pool2d" if n == 2 else "adaptive_max_pool3d_cpu", "bciu")
     if any(s == 0 for s in x.shape[2:]) or not all(out_sz):
         z = np.zeros(input.shape[:input.ndim - n] + tuple(out_sz))
         return Tensor._make(z.astype(x.dtype.np)), Tensor._make(z.astype(np.int64))

@@ -9,6 +9,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..ops import conv as _convops
 from ..ops import elementwise as _ew
+from ..ops._kernels import _NAMES
 from ..ops.pad import pad  # noqa: F401
 from ._functional_dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: F401,E501
 from ..ops.loss import (cosine_embedding_loss, cosine_similarity, gaussian_nll_loss, hinge_embedding_loss,  # noqa: F401
@@ -195,13 +196,29 @@ def _max_pool_input(input, spatial, op):
     return x, unbatched
 
 
+def _no_max_pool_kernel(x, op, kernel=None, kinds="bc"):
+    """torch's NotImplementedError for a dtype its max pool kernels lack (numpy kinds: b bool, c complex, i/u
+    integer), raised after the shape checks as torch's. kernel: the name torch's message gives, when not op's."""
+    kind = x._data.dtype.kind
+    if kind in kinds:
+        word = {"b": "bool", "c": "complex"}.get(kind, "integer")
+        raise NotImplementedError(f'"{kernel or op}" not implemented for \'{_NAMES[x._data.dtype.name]}\': torch\'s '
+                                  f"{op} has no kernel for {word} tensors; convert the input first, e.g. x.float()")
+
+
+def _max_pool2d_planes(x, k, s, padding, d, ceil_mode, op="max_pool2d", kernel=None, kinds="bc"):
+    """(max, indices) of a batched x: the shapes checked first, then the dtype, as torch"""
+    pads = _pool_pads(x.shape[2:], k, s, padding, d, ceil_mode, "max_pool2d")
+    _no_max_pool_kernel(x, op, kernel, kinds)
+    return _convops.MaxPool2d.apply(x, k, s, pads, d)
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     x, unbatched = _max_pool_input(input, 2, "max_pool2d")
     k = _tuple(kernel_size, 2, "kernel_size", "max_pool2d")
     s = _tuple(stride if stride not in (None, []) else k, 2, "stride", "max_pool2d")
     d = _tuple(dilation, 2, "dilation", "max_pool2d")
-    pads = _pool_pads(x.shape[2:], k, s, _tuple(padding, 2, "padding", "max_pool2d"), d, ceil_mode, "max_pool2d")
-    out, idx = _convops.MaxPool2d.apply(x, k, s, pads, d)
+    out, idx = _max_pool2d_planes(x, k, s, _tuple(padding, 2, "padding", "max_pool2d"), d, ceil_mode)
     if unbatched:
         out, idx = out.squeeze(0), idx.squeeze(0)
     return (out, idx) if return_indices else out
@@ -210,8 +227,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     x, unbatched = _max_pool_input(input, 1, "max_pool1d")
     one = lambda v: (1,) + _tuple(v, 1, "argument", "max_pool1d")  # noqa: E731
-    out, idx = max_pool2d(x.unsqueeze(2), one(kernel_size), one(stride if stride not in (None, []) else kernel_size),
-                          (0,) + _tuple(padding, 1, "padding", "max_pool1d"), one(dilation), ceil_mode, True)
+    # torch pools with indices through max_pool2d's kernel; without, through one that has no integer version
+    kernel, kinds = ("max_pool2d", "bc") if return_indices else ("max_pool1d_impl", "bciu")
+    out, idx = _max_pool2d_planes(x.unsqueeze(2), one(kernel_size), one(stride if stride not in (None, []) else
+                                  kernel_size), (0,) + _tuple(padding, 1, "padding", "max_pool1d"), one(dilation),
+                                  ceil_mode, "max_pool1d", kernel, kinds)
     out, idx = out.squeeze(2), idx.squeeze(2)
     if unbatched:
         out, idx = out.squeeze(0), idx.squeeze(0)

@@ -20,7 +20,7 @@ _NO_KERNEL = {
     "softmax": "c", "log_softmax": "c", "softmin": "c", "leaky_relu": "c", "bucketize": "c",
     "celu": "bic", "elu": "bic", "selu": "bic", "rrelu": "bic", "hardshrink": "bic", "hardsigmoid": "bic",
     "hardswish": "bic", "softshrink": "bic", "softplus": "bic", "histc": "bic", "histogram": "bic",
-    "max_pool1d": "bc", "max_pool1d_with_indices": "bc", "avg_pool1d": "bc", "threshold": "bc",
+    "avg_pool1d": "bc", "threshold": "bc",
     "gelu": "bi", "mish": "bi", "silu": "bi", "logsigmoid": "bi", "glu": "ic", "nll_loss": "ic",
     "rand_like": "bi", "randn_like": "bi", "normal_": "bi", "uniform_": "bi", "log_normal_": "bic",
     "random_": "c", "bernoulli": "c", "relu": "c", "relu6": "c", "hardtanh": "c", "max": "c", "min": "c",

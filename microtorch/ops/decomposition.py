@@ -5,12 +5,13 @@ from ._op import Op
 
 
 def _mH(x):
-    return x.transpose(-2, -1)
+    """the conjugate transpose of the last two dims (a real tensor's conj() is itself: no node)"""
+    return x.transpose(-2, -1).conj()
 
 
 class Svd(Op):
-    """dA = U [(skew(U^T dU) S_j + S_i skew(Vh dVh^T)) / (s_j^2 - s_i^2) + diag(dS)] Vh  (+ the parts outside
-    the spans of U and V when A is not square)"""
+    """dA = U [(skew(U^H dU) S_j + S_i skew(Vh dVh^H)) / (s_j^2 - s_i^2) + diag(dS)] Vh  (+ the parts outside
+    the spans of U and V when A is not square, + diag(U^H dU)_ii / s_i for a complex A)"""
     _grad_fn_name = "LinalgSvdBackward0"
 
     @staticmethod
@@ -18,6 +19,7 @@ class Svd(Op):
         u, s, vh = np.linalg.svd(a, full_matrices=False)
         ctx.save_for_backward(u, s, vh)
         ctx.shape = a.shape
+        ctx.set_materialize_grads(False)  # as torch's, the formula keeps only the terms of the outputs used
         return u, s, vh
 
     @staticmethod
@@ -25,26 +27,22 @@ class Svd(Op):
         from .linalg import matmul
         u, s, vh = ctx.saved_tensors
         m, n = ctx.shape[-2:]
-        k = s.shape[-1]
-        s2 = s * s
-        e = s2.unsqueeze(-2) - s2.unsqueeze(-1)
-        eye = e * 0 + _eye_like(e)
-        e = e + eye  # 1 on the diagonal (its terms are replaced by dS below)
-        uhgu = matmul(_mH(u), gu)
-        vhgv = matmul(vh, _mH(gvh))
-        inner = ((uhgu - _mH(uhgu)) * s.unsqueeze(-2) + s.unsqueeze(-1) * (vhgv - _mH(vhgv))) / e
-        inner = inner * (1 - eye) + eye * gs.unsqueeze(-1)
-        ga = matmul(matmul(u, inner), vh)
-        if m > k:
-            ga = ga + matmul((gu - matmul(u, uhgu)) / s.unsqueeze(-2), vh)
-        if n > k:
-            ga = ga + matmul(u, (gvh - matmul(_mH(vhgv), vh)) / s.unsqueeze(-1))
-        return ga
+        if gu is None and gvh is None:  # only S is used: U diag(dS) Vh (and nothing when nothing is used)
+            return None if gs is None else matmul(u, gs.unsqueeze(-1) * vh) if m >= n else matmul(u * gs.unsqueeze(-2), vh)
+        inner = _svd_inner(u, s, vh, gu, gs, gvh)
+        if m > n and gu is not None:  # + (I - U U^H) dU S^-1 Vh
+            gus = gu / s.unsqueeze(-2)
+            return matmul(matmul(u, inner) + gus - matmul(u, matmul(_mH(u), gus)), vh)
+        if m < n and gvh is not None:  # + U S^-1 dVh (I - V V^H)
+            sgvh = gvh / s.unsqueeze(-1)
+            return matmul(u, matmul(inner, vh) + sgvh - matmul(matmul(sgvh, _mH(vh)), vh))
+        return matmul(u, matmul(inner, vh)) if m >= n else matmul(matmul(u, inner), vh)
 
     @staticmethod
     def jvp(ctx, ta):
-        """dP = U^T dA V;  dS = diag(dP);  dU = U (F o (dP S + S dP^T)) + (I - U U^T) dA V / S;
-        dV = V (F o (S dP + dP^T S)) + (I - V V^T) dA^T U / S;  F_ij = 1 / (s_j^2 - s_i^2), 0 on the diagonal"""
+        """dP = U^H dA V;  dS = Re diag(dP);  dU = U (F o (dP S + S dP^H) + i Im diag(dP) / 2S) + (I - U U^H) dA V / S;
+        dV = V (F o (S dP + dP^H S) - i Im diag(dP) / 2S) + (I - V V^H) dA^H U / S;  F_ij = 1 / (s_j^2 - s_i^2), 0 on
+        the diagonal (the diagonal terms fix the phases of U's and V's columns, as torch)"""
         from .linalg import matmul
         u, s, vh = ctx.output
         v = _mH(vh)
@@ -53,11 +51,56 @@ class Svd(Op):
         eye = e * 0 + _eye_like(e)
         f = (1 - eye) / (e + eye)
         dp = matmul(matmul(_mH(u), ta), v)
-        ds = (dp * eye).sum(-1)
+        diag = dp.diagonal(0, -2, -1)
+        ds = diag.real if diag.is_complex() else diag
         sr, sc = s.unsqueeze(-2), s.unsqueeze(-1)  # S on the right (scales columns), on the left (rows)
-        du = matmul(u, f * (dp * sr + sc * _mH(dp))) + (matmul(ta, v) - matmul(u, dp)) / sr
-        dv = matmul(v, f * (sc * dp + _mH(dp) * sr)) + (matmul(_mH(ta), u) - matmul(v, _mH(dp))) / sr
+        du = matmul(u, f * (dp * sr + sc * _mH(dp)))
+        dv = matmul(v, f * (sc * dp + _mH(dp) * sr))
+        if diag.is_complex():
+            phase = ((diag - ds) / (2 * s)).unsqueeze(-2)
+            du, dv = du + u * phase, dv - v * phase
+        m, n = ctx.shape[-2:]
+        k = s.shape[-1]
+        # the parts outside the spans exist only for a non-square A (for a square one they are 0 / S,
+        # rounding noise over a zero singular value: torch leaves them out)
+        if m > k:
+            du = du + (matmul(ta, v) - matmul(u, dp)) / sr
+        if n > k:
+            dv = dv + (matmul(_mH(ta), u) - matmul(v, _mH(dp))) / sr
         return du, ds, _mH(dv)
+
+
+_PHASE_ERROR = ("svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{i "
+                "phi}. The specified loss function depends on this phase term, making it ill-defined. (Use U and V "
+                "only in ways a phase cancels from: U @ Vh, |U|, U @ U.mH, or the singular values.)")
+
+
+def _svd_inner(u, s, vh, gu, gs, gvh):
+    """The middle factor of dA = U (...) Vh: the skew parts over the spectral gaps, dS on the diagonal, and for a
+    complex A the phase term, after torch's check that the loss does not depend on the columns' phases."""
+    from .linalg import matmul
+    uhgu = None if gu is None else matmul(_mH(u), gu)
+    vhgv = None if gvh is None else matmul(vh, _mH(gvh))
+    uhgu, vhgv = (None if x is None else x - _mH(x) for x in (uhgu, vhgv))
+    if u.is_complex():
+        im_u, im_v = (np.zeros(s.shape) if x is None else x._data.diagonal(0, -2, -1).imag for x in (uhgu, vhgv))
+        if not np.allclose(im_u, -im_v, rtol=1e-2, atol=1e-2):
+            raise RuntimeError(_PHASE_ERROR)
+    s2 = s * s
+    gap = s2.unsqueeze(-2) - s2.unsqueeze(-1)
+    eye = gap * 0 + _eye_like(gap)
+    gap = gap + eye  # 1 on the diagonal, whose terms are 0 (real) or cancel (a phase-invariant complex loss)
+    if vhgv is None:
+        inner = (uhgu / gap) * s.unsqueeze(-2)
+    elif uhgu is None:
+        inner = s.unsqueeze(-1) * (vhgv / gap)
+    else:
+        inner = (uhgu * s.unsqueeze(-2) + s.unsqueeze(-1) * vhgv) / gap
+    if gs is not None:
+        inner = inner + eye * gs.unsqueeze(-1)
+    if u.is_complex() and gu is not None and gvh is not None:
+        inner = inner + eye * (uhgu.diagonal(0, -2, -1) / (2 * s)).unsqueeze(-1)
+    return inner
 
 
 def _eye_like(e):

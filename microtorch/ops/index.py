@@ -403,11 +403,15 @@ def fill_scalar(value, dtype, op, float_range=True):
     """The number `value` in `dtype` as torch converts a fill value (c10's checked conversion): an integer dtype
     takes a finite number in its range (uint8 also an integer down to -255, which wraps), a floating dtype one
     below its largest value (unless not float_range: then a larger one is inf), a real dtype no imaginary part; a
-    bool dtype takes anything (nonzero is True)."""
+    bool dtype takes anything (nonzero is True). index_fill takes no complex number into a real or bool dtype,
+    not even one with no imaginary part (torch checks the number's type there, not its value)."""
     if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 64:
         raise OverflowError(f"{op}(): int too big to convert ({value}: torch takes a 64-bit integer here)")
     np_dtype = dtype.np
     kind = np_dtype.kind
+    if op == "index_fill" and isinstance(value, complex) and kind != "c":
+        raise RuntimeError(f"index_fill_(): Converting complex Scalar to non-complex type is not supported (the "
+                           f"tensor is {dtype}; pass value.real, or fill a complex tensor)")
     if kind == "b":
         return np.bool_(value != 0)
     fits = not (isinstance(value, complex) and value.imag and kind != "c")

@@ -676,7 +676,8 @@ def _fill_as(self, value, op):
         return apply_inplace(self, FillTensor.apply, value, op=op)
     if isinstance(value, (bool, int, float, complex)):  # (torch's checked conversion: fill_(nan) of ints raises)
         from .index import fill_scalar
-        value = fill_scalar(value, self.dtype, op)
+        # (torch fills a one-element half tensor unchecked: a value beyond its range is inf there)
+        value = fill_scalar(value, self.dtype, op, float_range=self.dtype.name != "float16" or self.numel() != 1)
     return apply_inplace(self, lambda s: Fill.apply(s, value), op=op)
 
 
