@@ -1,0 +1,112 @@
+"""The shorter paths of W6's and W1's ops (issue 14) compute what torch computes: tensor - number and
+number - tensor (grad_fn, edges, values, gradients, tangents), relu's backward on either side of its
+large-array selection, the conjugate in mul's backward, and mm's k = 1 product."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+
+SPECIAL = [-0.0, 0.0, -1.5, 2.0, np.inf, -np.inf, np.nan]
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a), np.signbit(b))
+
+
+def edges(node):
+    return [(type(n).__name__ if n is not None else None, nr) for n, nr in node.next_functions]
+
+
+SUBS = {"h - 2": lambda h: h - 2, "h - 0.5": lambda h: h - 0.5, "2 - h": lambda h: 2 - h,
+        "0.5 - h": lambda h: 0.5 - h, "sub(h, 2)": lambda h: h.sub(2), "rsub(h, 2)": lambda h: h.__rsub__(2)}
+
+
+def sub_program(L, name, dtype):
+    h = L.tensor(np.linspace(-1, 1, 6).reshape(2, 3), dtype=getattr(L, dtype), requires_grad=True)
+    y = SUBS[name](h)
+    g, = L.autograd.grad((y * y).sum(), h, create_graph=True)
+    gg, = L.autograd.grad(g.sum(), h)
+    return y, y.grad_fn.name(), edges(y.grad_fn), getattr(y.grad_fn, "_saved_alpha", None), g, gg
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("name", list(SUBS))
+def test_sub_with_a_number_is_recorded_and_differentiated_as_in_torch(name, dtype):
+    ours, theirs = sub_program(mt, name, dtype), sub_program(torch, name, dtype)
+    assert str(ours[0].dtype).split(".")[-1] == str(theirs[0].dtype).split(".")[-1]
+    assert np.allclose(ours[0].detach().numpy(), theirs[0].detach().numpy())
+    assert ours[1:4] == theirs[1:4]
+    for a, b in zip(ours[4:], theirs[4:]):
+        assert np.allclose(a.detach().numpy(), b.detach().numpy())
+
+
+@pytest.mark.parametrize("name", list(SUBS))
+def test_sub_with_a_number_has_torchs_tangent(name):
+    def tangent(L):
+        import importlib
+        fwad = importlib.import_module(L.__name__ + ".autograd.forward_ad")
+        with fwad.dual_level():
+            h = fwad.make_dual(L.tensor([0.5, -2.0], dtype=L.float64), L.tensor([1.0, 3.0], dtype=L.float64))
+            return fwad.unpack_dual(SUBS[name](h)).tangent.numpy().copy()
+    assert np.array_equal(tangent(mt), tangent(torch))
+
+
+def test_a_number_out_of_float16_range_gives_inf_silently():
+    """torch casts the number inside the op: -inf, and no warning (numpy's cast warned before)."""
+    for L in (mt, torch):
+        h = L.ones(2, dtype=L.float16, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert (h - 1e6).tolist() == [-np.inf, -np.inf]
+            assert (1e6 - h).tolist() == [np.inf, np.inf]
+
+
+def relu_and_grad(L, x, g):
+    t = L.tensor(x, requires_grad=True)
+    y = L.relu(t)
+    y.backward(L.tensor(g))
+    return y.detach().numpy(), t.grad.numpy()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(7, 9), (70, 70)])  # below and above the size where the bits are selected
+def test_relu_backward_selects_as_torch_at_every_size(dtype, shape):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    x.flat[:2 * len(SPECIAL)] = SPECIAL + [-1.0] * len(SPECIAL)
+    g.flat[:2 * len(SPECIAL)] = SPECIAL * 2  # where x < 0, an inf or nan gradient becomes +0, not nan
+    ours, theirs = relu_and_grad(mt, x, g), relu_and_grad(torch, x, g)
+    assert same_bits(ours[0], theirs[0]) and same_bits(ours[1], theirs[1])
+
+
+def mul_program(L):
+    a = L.tensor([1 + 2j, -0.5j, 3.0], requires_grad=True)
+    b = L.tensor([2 - 1j, 1 + 1j, -1j], requires_grad=True)
+    loss = (a * b * b).abs().sum()
+    ga, gb = L.autograd.grad(loss, (a, b))
+    return ga.numpy(), gb.numpy()
+
+
+def test_mul_backward_conjugates_complex_operands():
+    for ours, theirs in zip(mul_program(mt), mul_program(torch)):
+        assert np.allclose(ours, theirs)
+
+
+def mm_program(L):
+    a = L.tensor([[0.0], [-0.0], [2.0]], dtype=L.float64, requires_grad=True)  # k = 1: a product
+    b = L.tensor([[-3.0, 0.0]], dtype=L.float64, requires_grad=True)
+    y = a @ b
+    ga, gb = L.autograd.grad(y, (a, b), L.tensor([[1.0, -0.0], [-2.0, 0.0], [0.0, 5.0]], dtype=L.float64))
+    return y.detach().numpy(), ga.numpy(), gb.numpy(), y.grad_fn.name()
+
+
+def test_mm_with_k_1_keeps_torchs_signed_zeros():
+    ours, theirs = mm_program(mt), mm_program(torch)
+    assert ours[3] == theirs[3] == "MmBackward0"
+    for a, b in zip(ours[:3], theirs[:3]):
+        assert same_bits(a, b)
