@@ -110,3 +110,36 @@ def test_mm_with_k_1_keeps_torchs_signed_zeros():
     assert ours[3] == theirs[3] == "MmBackward0"
     for a, b in zip(ours[:3], theirs[:3]):
         assert same_bits(a, b)
+
+
+def graph_names(node, depth=3):
+    """The grad_fn names of a graph, depth first, a few levels down."""
+    if node is None or depth == 0:
+        return []
+    return [node.name()] + [graph_names(n, depth - 1) for n, _ in node.next_functions]
+
+
+def square_program(L, create_graph):
+    x = L.tensor([[0.5, -2.0, 0.0], [3.0, -0.0, 1e-3]], dtype=L.float64, requires_grad=True)
+    seen = []
+    y = x * x
+    y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: seen.append([g.tolist() for g in grad_inputs]))
+    x.register_hook(lambda g: seen.append(g.tolist()))
+    g, = L.autograd.grad((y * L.tensor([1.0, -3.0, 2.0], dtype=L.float64)).sum(), x, create_graph=create_graph)
+    out = [g.detach().numpy().copy(), seen]
+    if create_graph:
+        out.append(graph_names(g.grad_fn))
+        out.append(len({id(n) for n, _ in g.grad_fn.next_functions}))  # torch: two products, not one used twice
+        gg, = L.autograd.grad((g * g).sum(), x)
+        out.append(gg.numpy())
+    return out
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_mul_of_a_tensor_by_itself_gives_torchs_gradients_hooks_and_graphs(create_graph):
+    ours, theirs = square_program(mt, create_graph), square_program(torch, create_graph)
+    assert same_bits(ours[0], theirs[0])
+    assert ours[1] == theirs[1]
+    if create_graph:
+        assert ours[2:4] == theirs[2:4]
+        assert same_bits(ours[4], theirs[4])
