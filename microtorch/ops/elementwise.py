@@ -940,10 +940,10 @@ class Relu(Op):
 
     @staticmethod
     def forward(ctx, x):
-        out = as_array(np.maximum(x, 0))  # (keeps NaN, as torch; np.where, below, is 4-7 times slower;
+        out = as_array(np.maximum(x, 0))  # (keeps NaN, as torch; the selection below costs twice as much;
         # as_array: numpy gives a scalar for a 0-d input, and the op must give an array)
         if x.dtype.kind == "f" and not x.all():  # a zero: relu(-0.0) is -0.0 in torch, np.maximum makes it 0.0
-            out = np.where(x < 0, x.dtype.type(0), x)
+            out = _select(~(x < 0), x)  # x where not negative (NaN and -0.0 kept), else +0.0
         ctx.save_for_backward(out)
         return out
 
