@@ -991,8 +991,8 @@ def _select(mask, g):
     """g where mask, else +0.0, in g's dtype. A mask selects (as in torch): an inf or nan gradient is dropped
     where the mask is 0 and a -0.0 kept where it is 1, which `g * mask` would not do (inf * 0 is nan, -1 * 0
     is -0.0). On large float arrays the selection is done on the bits, as cheaply as `g * mask`: g AND all ones
-    is g, g AND 0 is +0.0. (np.where branches on each element past numpy's 8192-element buffer, 3-6 times
-    slower there; below it, its one call costs half of the bits' four.)"""
+    is g, g AND 0 is +0.0. (Measured with a mixed mask: np.where is 3-7 times slower than the bits from 8192
+    elements on; up to 4096, its one numpy call costs about half of the bits' four.)"""
     if g.size > 4096 and g.dtype.kind == "f" and g.shape == mask.shape:
         out = np.empty_like(g)  # (in g's layout, as g * mask would be)
         bits = out.view(f"u{g.itemsize}")
