@@ -1,6 +1,7 @@
 """The shorter paths of W6's and W1's ops (issue 14) compute what torch computes: tensor - number and
-number - tensor (grad_fn, edges, values, gradients, tangents), relu's backward on either side of its
-large-array selection, the conjugate in mul's backward, and mm's k = 1 product."""
+number - tensor (grad_fn, edges, values, gradients, tangents), relu forward and backward on either side of
+the large-array selection (zeros, signed zeros, inf and nan included), the conjugate in mul's backward,
+x * x's shared gradient product (and torch's two products under create_graph), and mm's k = 1 product."""
 import warnings
 
 import numpy as np
