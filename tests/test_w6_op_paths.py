@@ -1,7 +1,8 @@
 """The shorter paths of W6's and W1's ops (issue 14) compute what torch computes: tensor - number and
 number - tensor (grad_fn, edges, values, gradients, tangents), relu forward and backward on either side of
 the large-array selection (zeros, signed zeros, inf and nan included), the conjugate in mul's backward,
-x * x's shared gradient product (and torch's two products under create_graph), and mm's k = 1 product."""
+x * x's shared gradient product (and torch's two products under create_graph), and the k = 1 product of
+mm and addmm."""
 import warnings
 
 import numpy as np
@@ -144,3 +145,15 @@ def test_mul_of_a_tensor_by_itself_gives_torchs_gradients_hooks_and_graphs(creat
     if create_graph:
         assert ours[2:4] == theirs[2:4]
         assert same_bits(ours[4], theirs[4])
+
+
+def addmm_program(L):
+    bias = L.tensor([-0.0, -0.0], dtype=L.float64)
+    x = L.tensor([[0.0], [-0.0], [2.0]], dtype=L.float64)  # k = 1: a product, then the bias added
+    w = L.tensor([[-3.0, 0.0]], dtype=L.float64)
+    return L.addmm(bias, x, w).numpy(), L.nn.functional.linear(x, w.t(), bias).numpy()
+
+
+def test_addmm_with_k_1_keeps_torchs_signed_zeros():
+    for ours, theirs in zip(addmm_program(mt), addmm_program(torch)):
+        assert same_bits(ours, theirs)

@@ -278,7 +278,7 @@ class Addmm(Op):
         # each product's gradient needs only the other operand (torch saves no more)
         ctx.save_for_backward(x if ctx.needs_input_grad[2] else None, w if ctx.needs_input_grad[1] else None)
         ctx.column_major = (_column_major(x), _column_major(w))
-        out = x @ w
+        out = _product(x, w)
         if bias.dtype != out.dtype:  # (addmm() refuses it, as torch; a direct Addmm.apply promotes)
             return bias + out
         out += bias  # (into the product: one temporary fewer than bias + x @ w)
