@@ -17,9 +17,7 @@ class Matmul(Op):
         ctx.nd = (a.ndim, b.ndim)
         # each gradient needs only the other operand
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
-        if b.ndim == 2 and a.ndim >= 2 and a.shape[-1] == b.shape[0] == 1 and b.shape[1] > 1 and a.size > 1:
-            return a * b  # torch's gemm multiplies when k = 1, keeping the sign of 0 * -x (numpy adds to +0)
-        return np.matmul(a, b)
+        return _product(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -51,15 +49,25 @@ class Mm(Matmul):
 
     @staticmethod
     def forward(ctx, a, b):
-        if True in ctx.needs_input_grad:  # (only backward reads the layouts: not for the products backward makes)
+        need_a, need_b = ctx.needs_input_grad
+        if need_a or need_b:  # (only backward reads these: not for the products backward makes)
             ctx.column_major = (_column_major(a), _column_major(b))
-        return Matmul.forward(ctx, a, b)
+            ctx.save_for_backward(a if need_b else None, b if need_a else None)  # each gradient needs the other
+        return _product(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         return (_mat1_grad(grad, b, ctx.column_major[0]) if ctx.needs_input_grad[0] else None,
                 _mat2_grad(grad, a, ctx.column_major[1]) if ctx.needs_input_grad[1] else None)
+
+
+def _product(a, b):
+    """a @ b, as torch's gemm computes it: when k = 1 it multiplies, keeping the sign of 0 * -x (a sum adds it
+    to +0)."""
+    if a.shape[-1] == 1 and b.ndim == 2 and b.shape[0] == 1 and a.ndim >= 2 and b.shape[1] > 1 and a.size > 1:
+        return a * b
+    return a @ b
 
 
 def _column_major(m):
@@ -270,7 +278,7 @@ class Addmm(Op):
         # each product's gradient needs only the other operand (torch saves no more)
         ctx.save_for_backward(x if ctx.needs_input_grad[2] else None, w if ctx.needs_input_grad[1] else None)
         ctx.column_major = (_column_major(x), _column_major(w))
-        out = x @ w
+        out = _product(x, w)
         if bias.dtype != out.dtype:  # (addmm() refuses it, as torch; a direct Addmm.apply promotes)
             return bias + out
         out += bias  # (into the product: one temporary fewer than bias + x @ w)
