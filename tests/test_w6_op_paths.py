@@ -1,7 +1,7 @@
 """The shorter paths of W6's and W1's ops (issue 14) compute what torch computes: tensor - number and
 number - tensor (grad_fn, edges, values, gradients, tangents), relu forward and backward on either side of
 the large-array selection (zeros, signed zeros, inf and nan included), the conjugate in mul's backward,
-x * x's shared gradient product (and torch's two products under create_graph), and the k = 1 product of
+x * x (its two gradient products, as torch's, with and without create_graph), and the k = 1 product of
 mm and addmm."""
 import warnings
 

@@ -6,7 +6,6 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype, result_type
 from .._tensor import Tensor
-from ..autograd import grad_mode
 from ._checks import need_floating
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, number_as, promoted
@@ -214,10 +213,8 @@ class Mul(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        ga = grad * conj(b) if ctx.needs_input_grad[0] else None
-        if a is b and not grad_mode.is_grad_enabled():  # x * x: both are grad * x, the same product (with
-            return ga, ga                               # create_graph torch records it twice, and so do we)
-        return ga, grad * conj(a) if ctx.needs_input_grad[1] else None
+        return (grad * conj(b) if ctx.needs_input_grad[0] else None,
+                grad * conj(a) if ctx.needs_input_grad[1] else None)
 
     @staticmethod
     def jvp(ctx, ta, tb):
