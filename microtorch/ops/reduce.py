@@ -11,7 +11,7 @@ from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
 from .elementwise import DivScalar, MulScalar
-from .shape import broadcast_to, cat, reshape, unsqueeze
+from .shape import cat, expand_to, reshape, unsqueeze
 
 def return_type(name, fields=("values", "indices")):
     """A namedtuple that prints as torch's `torch.return_types.max(values=..., indices=...)`."""
@@ -51,7 +51,7 @@ class Sum(Op):
     @staticmethod
     def backward(ctx, grad):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
-        return broadcast_to(g, ctx.in_shape)  # (a 0-d gradient broadcasts as it is)
+        return expand_to(g, ctx.in_shape)  # (a 0-d gradient broadcasts as it is)
 
     @staticmethod
     def jvp(ctx, t):
@@ -78,6 +78,8 @@ def every_dim_if_none_given(dim, ndim):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
+    if dim is None and dtype is None and input._data.dtype.kind in "fc":  # the common call: nothing to check
+        return Sum.apply(input)  # (forward's defaults: no keywords to pass through)
     need_grad_dtype(input, dtype, "sum")
     dim = every_dim_if_none_given(dim, input.ndim)
     dt = _int_to_sum_dtype(input, dtype)
@@ -85,6 +87,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         return Sum.apply(input, dims=None, keepdim=False, dtype=dt)
     dims = reduce_dims(dim, input.ndim, "sum")
     return SumDim.apply(input, dims=dims, keepdim=keepdim, dtype=dt)
+
+
+_FLOAT16 = np.dtype(np.float16)
+
+
+def _count(x, dims):
+    """How many elements of x a reduction over dims (None: all) takes in each result."""
+    return x.size if dims is None else math.prod([x.shape[d] for d in dims])
 
 
 class Mean(Op):
@@ -95,14 +105,17 @@ class Mean(Op):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        ctx.n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        return np.asarray(x.mean(axis=dims, keepdims=keepdim), order="C")
+        ctx.n = _count(x, dims)
+        # torch's steps, a sum then a division by n (float16 sums in float32); np.mean's Python layers
+        # cost as much as the sum
+        total = x.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if x.dtype == _FLOAT16 else None)
+        return np.asarray(total / ctx.n, x.dtype, order="C")
 
     @staticmethod
     def backward(ctx, grad):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         # torch's order (over an empty dim, nothing is divided by 0) and its div by a number (DivBackward1)
-        return DivScalar.apply(broadcast_to(g, ctx.in_shape), ctx.n)
+        return DivScalar.apply(expand_to(g, ctx.in_shape), ctx.n)
 
     @staticmethod
     def jvp(ctx, t):
@@ -117,13 +130,13 @@ class MeanDim(Mean):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+    if input._data.dtype.kind not in "fc" and not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {input.dtype}; use x.float().mean()")
-    dim = every_dim_if_none_given(dim, input.ndim)
     if dim is None:
-        return Mean.apply(input, dims=None, keepdim=False)
-    return MeanDim.apply(input, dims=reduce_dims(dim, input.ndim, "mean"), keepdim=keepdim)
+        return Mean.apply(input)  # (forward's defaults: no keywords to pass through)
+    dims = reduce_dims(every_dim_if_none_given(dim, input.ndim), input.ndim, "mean")
+    return MeanDim.apply(input, dims=dims, keepdim=keepdim)
 
 
 class Var(Op):
@@ -133,7 +146,7 @@ class Var(Op):
     @staticmethod
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
+        n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
         return _variance(x, dims, correction, keepdim)
@@ -157,7 +170,7 @@ class Std(Op):
     @staticmethod
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
+        n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         var = _variance(x, dims, correction, keepdim)
         with np.errstate(invalid="ignore"):

@@ -25,7 +25,7 @@ class SumTo(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return broadcast_to(grad, ctx.in_shape), None
+        return expand_to(grad, ctx.in_shape), None
 
     @staticmethod
     def jvp(ctx, t, _shape):
@@ -58,7 +58,7 @@ class Expand(Op):
         lead = len(shape) - x.ndim
         if tuple(shape) == (1,) * lead + x.shape:  # nothing repeated: a writable view, as in-place ops may write it
             return x[(None,) * lead + (Ellipsis,)]  # (the Ellipsis: a view even when 0-d)
-        return np.broadcast_to(x, shape)
+        return _stretched(x, shape, lead)
 
     @staticmethod
     def backward(ctx, grad):
@@ -67,6 +67,22 @@ class Expand(Op):
     @staticmethod
     def jvp(ctx, t, _shape):
         return Expand.apply(t, ctx.inputs[1])
+
+
+def _stretched(x, shape, lead):
+    """np.broadcast_to(x, shape) without the nditer it builds (3-4 us, the cost of a whole small op):
+    a read-only array on x's memory, stride 0 along the dims it repeats."""
+    if type(x) is not np.ndarray:  # (meta and vmap-batched arrays: numpy's function knows them)
+        return np.broadcast_to(x, shape)
+    strides = [0] * lead
+    for n, s, st in zip(x.shape, shape[lead:], x.strides):
+        strides.append(st if n == s else 0)
+    try:
+        out = np.ndarray(shape, x.dtype, x, 0, strides)  # (x as a buffer: refused when x is not contiguous)
+    except (TypeError, ValueError):
+        return np.broadcast_to(x, shape)
+    out.setflags(write=False)  # as numpy's: writing would change every repeat of an element
+    return out
 
 
 def broadcast_to(input, size):
@@ -78,6 +94,12 @@ def broadcast_to(input, size):
         raise RuntimeError(f"expand: the expanded size of the tensor must match the existing size at "
                            f"non-singleton dimensions (tensor {list(have)}, target {list(shape)})")
     return _share(Expand.apply(x, shape), x)
+
+
+def expand_to(g, shape):
+    """broadcast_to without its checks, for backward formulas: g broadcasts to `shape` by construction
+    (a reduced gradient back to its input's shape)."""
+    return g if g._data.shape == shape else _share(Expand.apply(g, shape), g)
 
 
 def broadcasts_to(shape, target):
@@ -111,7 +133,7 @@ def _share(out, x, multi=False):
     """Views share the version counter (and remember their base) as in torch."""
     if isinstance(out, Tensor) and out is not x and (np.may_share_memory(out._data, x._data)  # (O(1) bounds check)
                                                      or out._data.size == 0):  # (empty arrays share nothing)
-        mark_view(out, x, multi or x.__dict__.get("_view_multi", False))  # a view of split()'s output too
+        mark_view(out, x, multi or x._view_multi)  # a view of split()'s output too
     return out
 
 
