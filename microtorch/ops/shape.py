@@ -17,10 +17,10 @@ class SumTo(Op):
     def forward(ctx, g, shape):
         ctx.in_shape = g.shape
         lead = g.ndim - len(shape)
-        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
-        if lead and len(axes) == lead:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
-            return np.asarray(g.sum(axis=axes), order="C")
-        out = g.sum(axis=axes, keepdims=True) if axes else g
+        stretched = tuple([i for i in range(lead, g.ndim) if shape[i - lead] == 1 and g.shape[i] != 1])
+        if not stretched:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
+            return np.asarray(g.sum(axis=tuple(range(lead))), order="C")  # (asarray: a 0-d array, not a scalar)
+        out = g.sum(axis=tuple(range(lead)) + stretched, keepdims=True)
         return np.asarray(out.reshape(shape), order="C")  # (ascontiguousarray makes a 0-d result 1-d)
 
     @staticmethod
@@ -393,12 +393,11 @@ def swapaxes(input, axis0, axis1):
 
 
 def t(input):
-    if input.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D; use "
+    ndim = input._data.ndim
+    if ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D; use "
                            ".transpose(dim0, dim1) or .mT")
-    if input.ndim < 2:
-        return _share(T.apply(input, d0=0, d1=0), input)
-    return _share(T.apply(input, d0=0, d1=1), input)
+    return _share(T.apply(input, d0=0, d1=1 if ndim == 2 else 0), input)
 
 
 def numpy_T(x):
