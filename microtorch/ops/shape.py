@@ -97,9 +97,9 @@ def broadcast_to(input, size):
 
 
 def expand_to(g, shape):
-    """broadcast_to without its checks, for backward formulas: g broadcasts to `shape` by construction
-    (a reduced gradient back to its input's shape)."""
-    return g if g._data.shape == shape else _share(Expand.apply(g, shape), g)
+    """g.expand(shape) without its checks, for backward formulas: g broadcasts to `shape` by construction
+    (a reduced gradient back to its input's shape). A view even when nothing changes, as torch's."""
+    return _share(Expand.apply(g, shape), g)
 
 
 def broadcasts_to(shape, target):

@@ -1,0 +1,160 @@
+"""The paths that W6's reductions and views take, beside torch 2.13: expand's stride-0 view (made
+without np.broadcast_to), the gradients of sum and mean (expanded views, or their quotient), mean as
+a sum divided by n, sum_to's results, and t() on 0-, 1- and 2-d tensors."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+
+LIBS = (torch, mt)
+
+
+def _layout(t):
+    """What a caller can see of a tensor's memory: shape, strides, whether it is a view."""
+    return tuple(t.shape), t.stride(), t._base is not None
+
+
+def _base_and_transposed(lib):
+    a = np.arange(12.0).reshape(3, 4)
+    return lib.tensor(a), lib.tensor(a.T.copy()).t()  # the second: the same values, column-major
+
+
+@pytest.mark.parametrize("make, size", [
+    (lambda x: x[0, 0], (2, 3)),          # 0-d
+    (lambda x: x[:, :1], (3, 5)),         # a column, contiguous after its base
+    (lambda x: x[:1], (2, 3, 4)),         # a row, with a new leading dim
+    (lambda x: x[:, 1:2], (2, 3, 6)),     # a column in the middle of its rows
+    (lambda x: x[:0, :1], (0, 7)),        # empty
+    (lambda x: x[:1, :1], (1, 1)),        # nothing repeated: a writable view
+])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_expand_is_torch_view(make, size, transposed):
+    got = {}
+    for lib in LIBS:
+        base = _base_and_transposed(lib)[transposed]
+        e = make(base).expand(*size)
+        base.add_(1)  # the view sees the change and shares the version counter
+        got[lib.__name__] = _layout(e), e.numpy().tolist(), e._version
+    assert got["microtorch"] == got["torch"]
+
+
+@pytest.mark.parametrize("op", ["add_", "mul_"])
+def test_in_place_on_expanded_view_raises_as_torch(op):
+    for lib in LIBS:
+        e = lib.tensor([[1.0], [2.0]]).expand(2, 3)
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            getattr(e, op)(2.0)
+
+
+@pytest.mark.parametrize("shape, reduce", [
+    ((2, 3), lambda x: x.sum()),
+    ((2, 3), lambda x: x.sum(1)),
+    ((2, 3), lambda x: x.sum((0, 1), keepdim=True)),
+    ((6, 1), lambda x: x.mean()),
+    ((2, 3, 4), lambda x: x.mean(1)),
+    ((), lambda x: x.sum()),
+    ((), lambda x: x.mean()),
+])
+def test_reduction_gradients_have_torch_layout(shape, reduce):
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(np.arange(float(np.prod(shape))).reshape(shape), requires_grad=True)
+        y = reduce(x)
+        g, = lib.autograd.grad(y, x, lib.full(tuple(y.shape), 3.0, dtype=lib.float64))
+        got[lib.__name__] = _layout(g), g.numpy().tolist(), y.grad_fn.name()
+    assert got["microtorch"] == got["torch"]
+
+
+def _names(node):
+    """The nodes under node, depth first, each with its depth."""
+    out, stack = [], [(node, 0)]
+    while stack:
+        n, depth = stack.pop()
+        if n is not None:
+            out.append((depth, n.name()))
+            stack.extend((m, depth + 1) for m, _ in reversed(n.next_functions))
+    return out
+
+
+@pytest.mark.parametrize("shape, reduce", [
+    ((), lambda x: x.sum()),                              # the gradient has the input's shape already:
+    ((1, 1), lambda x: x.sum((0, 1), keepdim=True)),      # torch expands it all the same (a view)
+    ((), lambda x: x.mean()),
+    ((2, 3), lambda x: x.sum()),
+    ((2, 3), lambda x: x.mean(1)),
+])
+def test_reduction_double_backward_graph_as_torch(shape, reduce):
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(np.ones(shape), requires_grad=True)
+        y = reduce(x)
+        g, = lib.autograd.grad(y, x, lib.ones(tuple(y.shape), dtype=lib.float64, requires_grad=True),
+                               create_graph=True)
+        got[lib.__name__] = _names(g.grad_fn), g._base is not None
+    assert got["microtorch"] == got["torch"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float64", "complex128"])
+@pytest.mark.parametrize("shape, dim", [((100, 1), None), ((7, 33), 1), ((3, 4, 5), (0, 2))])
+def test_mean_values_as_torch(dtype, shape, dim):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(shape) * 10 + (1j * rng.standard_normal(shape) if "complex" in dtype else 0)
+    a = a.astype(dtype)
+    want, got = ((lib.tensor(a).mean() if dim is None else lib.tensor(a).mean(dim)).numpy() for lib in LIBS)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if dtype == "float16":  # a float32 sum divided in float32, then rounded once to float16: torch's bits
+        np.testing.assert_array_equal(got, want)
+    else:  # (numpy and torch add in different orders)
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_mean_of_nothing_is_nan_silently(dim):
+    for lib in LIBS:
+        x = lib.zeros(0, 3, dtype=lib.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (np.mean warned "Mean of empty slice"; torch does not)
+            out = x.mean() if dim is None else x.mean(dim)
+        assert np.isnan(out.numpy()).all() and tuple(out.shape) == ((), (3,), (0,))[0 if dim is None else dim + 1]
+
+
+def test_sum_and_mean_refuse_as_torch():
+    for lib in LIBS:
+        x = lib.tensor([1, 2, 3])
+        with pytest.raises(RuntimeError, match="mean"):
+            x.mean()
+        assert x.sum().dtype == lib.int64  # integers add up in int64
+        y = lib.tensor([1.0, 2.0], requires_grad=True)
+        with pytest.raises(RuntimeError):
+            y.sum(dtype=lib.int64)
+
+
+@pytest.mark.parametrize("x_shape, b_shape", [((100, 16), (16,)), ((100, 16), (1, 16)), ((100, 16), (100, 1)),
+                                              ((4, 3, 2), (3, 1)), ((4, 3), ()), ((0, 3), (3,))])
+def test_broadcast_gradient_summed_back_as_torch(x_shape, b_shape):
+    got = {}
+    rng = np.random.default_rng(2)
+    x, b = rng.standard_normal(x_shape), rng.standard_normal(b_shape)
+    for lib in LIBS:
+        bt = lib.tensor(b, requires_grad=True)
+        (lib.tensor(x) + bt).backward(lib.tensor(np.arange(np.prod(x_shape), dtype=float).reshape(x_shape)))
+        got[lib.__name__] = tuple(bt.grad.shape), bt.grad.is_contiguous(), bt.grad.numpy()
+    assert got["microtorch"][:2] == got["torch"][:2]
+    np.testing.assert_allclose(got["microtorch"][2], got["torch"][2], rtol=1e-13)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (3, 4)])
+def test_t_as_torch(shape):
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(np.arange(float(np.prod(shape))).reshape(shape), requires_grad=True)
+        y = x.t()
+        g, = lib.autograd.grad(y, x, lib.ones(tuple(y.shape), dtype=lib.float64))
+        got[lib.__name__] = _layout(y), y.grad_fn.name(), y.detach().numpy().tolist(), g.numpy().tolist()
+    assert got["microtorch"] == got["torch"]
+    for lib in LIBS:
+        with pytest.raises(RuntimeError, match="t\\(\\) expects a tensor with <= 2 dimensions"):
+            lib.ones(2, 2, 2).t()
