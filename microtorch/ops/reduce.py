@@ -46,7 +46,8 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        return np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=dtype), order="C")  # (C: torch's layout)
+        out = x.sum(axis=dims, keepdims=keepdim, dtype=dtype)
+        return out if dims is None else np.asarray(out, order="C")  # (C: torch's layout; over every dim, a number)
 
     @staticmethod
     def backward(ctx, grad):
