@@ -41,6 +41,27 @@ def test_expand_is_torch_view(make, size, transposed):
     assert got["microtorch"] == got["torch"]
 
 
+@pytest.mark.parametrize("src, size", [((1, 3, 1), (3, 1, 3, 1)), ((1, 3, 1), (3, 1, 3, 2)), ((3, 1, 1), (3, 2, 1)),
+                                       ((2, 1), (2, 5)), ((1,), (4,))])
+def test_expand_keeps_the_strides_of_size_one_dims_as_torch(src, size):
+    """A size-1 dim that stays size 1 keeps its stride in torch (np.broadcast_to makes it 0)."""
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(np.arange(float(np.prod(src))).reshape(src))
+        got[lib.__name__] = _layout(x.expand(*size)), _layout(x.t().expand(*size[:-2], 3, 2)) if len(src) == 2 else 0
+    assert got["microtorch"] == got["torch"]
+
+
+def test_expanding_an_expanded_gradient_as_torch():
+    """x.sum(1).sum(): the second backward expands the first's (already expanded) gradient."""
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True)
+        g, = lib.autograd.grad(x.sum(1).sum(), x)
+        got[lib.__name__] = _layout(g), g.numpy().tolist()
+    assert got["microtorch"] == got["torch"]
+
+
 @pytest.mark.parametrize("op", ["add_", "mul_"])
 def test_in_place_on_expanded_view_raises_as_torch(op):
     for lib in LIBS:

@@ -70,13 +70,16 @@ class Expand(Op):
 
 
 def _stretched(x, shape, lead):
-    """np.broadcast_to(x, shape) without the nditer it builds (3-4 us, the cost of a whole small op):
-    a read-only array on x's memory, stride 0 along the dims it repeats."""
+    """x expanded to shape as torch's expand lays it out: a read-only array on x's memory, stride 0 along
+    the dims it repeats, x's strides elsewhere (np.broadcast_to gives a size-1 dim stride 0 too, and
+    builds an nditer: 3-4 us, the cost of a whole small op)."""
     if type(x) is not np.ndarray:  # (meta and vmap-batched arrays: numpy's function knows them)
         return np.broadcast_to(x, shape)
     strides = [0] * lead
     for n, s, st in zip(x.shape, shape[lead:], x.strides):
         strides.append(st if n == s else 0)
+    if 0 in x.strides:  # x repeats elements itself (an expanded gradient expanded again): keep one of each
+        x = x[tuple([slice(None, 1) if st == 0 else slice(None) for st in x.strides])]
     try:
         out = np.ndarray(shape, x.dtype, x, 0, strides)  # (x as a buffer: refused when x is not contiguous)
     except (TypeError, ValueError):
