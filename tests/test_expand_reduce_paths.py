@@ -179,3 +179,28 @@ def test_t_as_torch(shape):
     for lib in LIBS:
         with pytest.raises(RuntimeError, match="t\\(\\) expects a tensor with <= 2 dimensions"):
             lib.ones(2, 2, 2).t()
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "expanded", "every other row"])
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_unsqueeze_strides_as_torch(layout, dim):
+    """torch's stride for the new dim (that of the dim it goes before, times its size), whatever x's layout."""
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(np.arange(12.0).reshape(4, 3))
+        x = {"contiguous": x, "transposed": x.t(), "expanded": x[:, :1].expand(4, 5),
+             "every other row": x[::2]}[layout]
+        got[lib.__name__] = _layout(x.unsqueeze(dim)), x.unsqueeze(dim).numpy().tolist()
+    assert got["microtorch"] == got["torch"]
+
+
+@pytest.mark.parametrize("dims", [(0, 1), (-1, 0), (1, 1), (2, 0), (0, -3)])
+def test_transpose_dims_as_torch(dims):
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(np.arange(6.0).reshape(2, 3))
+        try:
+            got[lib.__name__] = _layout(x.transpose(*dims))
+        except IndexError as e:
+            got[lib.__name__] = "IndexError", "out of range" in str(e)
+    assert got["microtorch"] == got["torch"]

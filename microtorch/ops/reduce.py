@@ -11,7 +11,7 @@ from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
 from .elementwise import DivScalar, MulScalar
-from .shape import cat, expand_to, reshape, unsqueeze
+from .shape import cat, expand_to, one_dim, reshape, unsqueeze
 
 def return_type(name, fields=("values", "indices")):
     """A namedtuple that prints as torch's `torch.return_types.max(values=..., indices=...)`."""
@@ -73,6 +73,11 @@ def _int_to_sum_dtype(x, dtype):
     return None
 
 
+def _dims(dim, ndim, op):
+    """reduce_dims, with one int dim (the common call) wrapped by one_dim."""
+    return (one_dim(dim, ndim, op),) if type(dim) is int and ndim else reduce_dims(dim, ndim, op)
+
+
 def every_dim_if_none_given(dim, ndim):
     """torch reduces over every dim when dim is an empty list or tuple (x.sum([]) is x.sum((0, 1)))."""
     return tuple(range(ndim)) if isinstance(dim, (list, tuple)) and len(dim) == 0 else dim
@@ -86,8 +91,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     dt = _int_to_sum_dtype(input, dtype)
     if dim is None:
         return Sum.apply(input, dims=None, keepdim=False, dtype=dt)
-    dims = reduce_dims(dim, input.ndim, "sum")
-    return SumDim.apply(input, dims=dims, keepdim=keepdim, dtype=dt)
+    return SumDim.apply(input, dims=_dims(dim, input.ndim, "sum"), keepdim=keepdim, dtype=dt)
 
 
 _FLOAT16 = np.dtype(np.float16)
@@ -136,7 +140,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
                            f"point or complex dtype. Got: {input.dtype}; use x.float().mean()")
     if dim is None:
         return Mean.apply(input)  # (forward's defaults: no keywords to pass through)
-    dims = reduce_dims(every_dim_if_none_given(dim, input.ndim), input.ndim, "mean")
+    dims = _dims(every_dim_if_none_given(dim, input.ndim), input.ndim, "mean")
     return MeanDim.apply(input, dims=dims, keepdim=keepdim)
 
 
