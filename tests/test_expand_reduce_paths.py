@@ -204,3 +204,15 @@ def test_transpose_dims_as_torch(dims):
         except IndexError as e:
             got[lib.__name__] = "IndexError", "out of range" in str(e)
     assert got["microtorch"] == got["torch"]
+
+
+@pytest.mark.parametrize("sizes", [(-1, 3), (2, -1, 3), (-1, -1, 3), (2, -1), (3, -1), (-1,), (2, -2), (2, 4)])
+def test_expand_sizes_as_torch(sizes):
+    """-1 keeps an existing dim's size; in a new leading dim torch refuses it (and names the last such dim)."""
+    got = {}
+    for lib in LIBS:
+        try:
+            got[lib.__name__] = _layout(lib.ones(3).expand(*sizes))
+        except RuntimeError as e:
+            got[lib.__name__] = "RuntimeError", str(e).split(" (-1 keeps")[0] if "leading" in str(e) else "size"
+    assert got["microtorch"] == got["torch"]

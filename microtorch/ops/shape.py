@@ -134,9 +134,14 @@ def expand(input, *sizes, **size):
     if len(sizes) < x.ndim:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
                            f"to the number of dimensions in the tensor ({x.ndim})")
-    lead = len(sizes) - x.ndim
-    shape = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-    if x.shape == shape:
+    have = x._data.shape
+    lead = len(sizes) - len(have)
+    if -1 in sizes[:lead]:
+        raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension "
+                           f"{max(i for i in range(lead) if sizes[i] == -1)} (-1 keeps the size of an existing dim; "
+                           "give new dims their size)")  # (torch names the last one)
+    shape = tuple([have[i - lead] if s == -1 else s for i, s in enumerate(sizes)])
+    if shape == have:
         return _share(Expand.apply(x, shape), x)
     return broadcast_to(x, shape)
 
@@ -229,7 +234,8 @@ def view(input, *shape, **size):
         return x.to(shape[0])
     shape = _infer_shape(x, _size_arg(shape), "view")
     try:
-        np.reshape(x._data, shape, copy=False)
+        if not getattr(x._data.flags, "c_contiguous", True):  # (contiguous: any shape is a view)
+            np.reshape(x._data, shape, copy=False)
     except ValueError:
         raise RuntimeError(
             f"view size is not compatible with input tensor's size and stride (shape {list(x.shape)} to "
@@ -345,7 +351,7 @@ class Permute(Op):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return np.transpose(x, dims)
+        return x.transpose(dims)  # (the method: np.transpose adds a Python call)
 
     @staticmethod
     def backward(ctx, grad):
@@ -360,14 +366,14 @@ def permute(input, *dims, **kw):
     if not dims and not kw and input.ndim:  # torch: a TypeError (x.T of a 0-d tensor permutes by nothing)
         raise TypeError('permute() missing 1 required positional arguments: "dims"; e.g. x.permute(1, 0)')
     x, dims = input, _size_arg(_sizes(dims, kw, "dims", "permute"))
-    if len(dims) != x.ndim:
+    ndim = x._data.ndim
+    if len(dims) != ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
-                           f"the length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {ndim} "
                            f"is not equal to len(dims) = {len(dims)}")
-    nd = normalize_dims(dims, x.ndim, "permute") if dims else ()
-    dims = tuple(d % x.ndim for d in dims) if x.ndim else ()
-    del nd
-    return _share(Permute.apply(x, dims=dims), x)
+    if dims:
+        normalize_dims(dims, ndim, "permute")  # (its checks: ints, in range, each once)
+    return _share(Permute.apply(x, dims=tuple([d % ndim for d in dims])), x)
 
 
 class Transpose(Op):
