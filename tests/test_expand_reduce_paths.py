@@ -216,3 +216,65 @@ def test_expand_sizes_as_torch(sizes):
         except RuntimeError as e:
             got[lib.__name__] = "RuntimeError", str(e).split(" (-1 keeps")[0] if "leading" in str(e) else "size"
     assert got["microtorch"] == got["torch"]
+
+
+def _cat(lib, xs, dim):
+    return lib.cat(xs, dim)
+
+
+def _stack(lib, xs, dim):
+    return lib.stack(xs, dim)
+
+
+@pytest.mark.parametrize("name, join, shapes, dim", [
+    ("cat", _cat, [(2, 3), (2, 0), (2, 4)], 1),
+    ("cat with a 1-d empty input", _cat, [(2, 3), (0,), (1, 3)], 0),
+    ("stack", _stack, [(2, 3), (2, 3), (2, 3)], 1),
+    ("stack of 0-d", _stack, [(), (), ()], 0),
+])
+def test_join_gradients_as_torch(name, join, shapes, dim):
+    """cat's backward narrows the gradient (SliceBackward0), stack's selects (SelectBackward0): plain views."""
+    rng = np.random.default_rng(4)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    got = {}
+    for lib in LIBS:
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        y = join(lib, xs, dim)
+        gy = lib.tensor(np.arange(1.0, 1 + np.prod(y.shape)).reshape(tuple(y.shape)), requires_grad=True)
+        gs = lib.autograd.grad(y, xs, gy, create_graph=True)
+        got[lib.__name__] = [(tuple(g.shape), g._base is not None, _names(g.grad_fn) if g.grad_fn else None,
+                              g.detach().numpy().tolist()) for g in gs]
+    assert got["microtorch"] == got["torch"]
+
+
+@pytest.mark.parametrize("shape, squeeze", [
+    ((2, 1, 3), lambda x: x.squeeze()),
+    ((2, 1, 3), lambda x: x.squeeze(1)),
+    ((2, 1, 3), lambda x: x.squeeze(0)),               # nothing to squeeze
+    ((2, 1, 3, 1), lambda x: x.squeeze((1, 3))),
+])
+def test_squeeze_backward_unsqueezes_as_torch(shape, squeeze):
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(np.arange(float(np.prod(shape))).reshape(shape), requires_grad=True)
+        y = squeeze(x)
+        g, = lib.autograd.grad(y, x, lib.ones(tuple(y.shape), dtype=lib.float64, requires_grad=True),
+                               create_graph=True)
+        got[lib.__name__] = _layout(g), _names(g.grad_fn) if g.grad_fn else None
+    assert got["microtorch"] == got["torch"]
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_min_dim_double_backward_as_torch(op, keepdim):
+    """torch writes the gradient into zeros at the chosen indices with scatter (ScatterBackward0)."""
+    a = np.array([[3.0, 1.0, 3.0], [0.0, 2.0, -1.0]])
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(a, requires_grad=True)
+        v = getattr(x, op)(1, keepdim=keepdim)[0]
+        gy = lib.tensor(np.array([1.0, 2.0]).reshape(tuple(v.shape)), requires_grad=True)
+        g, = lib.autograd.grad(v, x, gy, create_graph=True)
+        gg, = lib.autograd.grad((g * g).sum(), gy)
+        got[lib.__name__] = _names(g.grad_fn), g.detach().numpy().tolist(), gg.numpy().tolist()
+    assert got["microtorch"] == got["torch"]

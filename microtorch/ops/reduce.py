@@ -468,11 +468,13 @@ class MaxDim(Op):
 
     @staticmethod
     def backward(ctx, grad, _grad_idx):
-        from .index import scatter_zeros
+        from .rearrange import Scatter
         if ctx.scalar:
             return grad, None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
-        return scatter_zeros(g, ctx.in_shape, ctx.dim, Tensor._make(ctx.idx)), None, None
+        # torch's value_selecting_reduction_backward: zeros with g written at the indices (ScatterBackward0)
+        zeros = Tensor._make(np.zeros(ctx.in_shape, g._data.dtype))
+        return Scatter.apply(zeros, g, dim=ctx.dim, index=ctx.idx), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim):

@@ -278,17 +278,22 @@ def unflatten(input, dim, sizes):
 
 
 class Squeeze(Op):
-    """drop size-1 dimensions; the gradient is reshaped back"""
+    """drop size-1 dimensions; the gradient gets them back"""
     _grad_fn_name = "SqueezeBackward0"
 
     @staticmethod
     def forward(ctx, x, dims=None):
-        ctx.in_shape = x.shape
+        ctx.in_shape, ctx.dims = x.shape, dims
         return x.squeeze(axis=dims)  # (the method: np.squeeze adds a Python call)
 
     @staticmethod
     def backward(ctx, grad):
-        return reshape(grad, ctx.in_shape), None
+        # torch's unsqueeze_to: one unsqueeze per squeezed dim, in increasing order (its double backward
+        # graph shows them)
+        for d, n in enumerate(ctx.in_shape):
+            if n == 1 and (ctx.dims is None or d in ctx.dims):
+                grad = unsqueeze(grad, d)
+        return grad, None
 
     @staticmethod
     def jvp(ctx, t):
@@ -482,10 +487,18 @@ class Cat(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        # a 1-d empty input gets plain zeros (no graph), as torch's cat backward gives it
-        parts = iter(split(grad, ctx.sizes, ctx.dim))
-        parts = [next(parts) if k else None for k in ctx.kept]
-        return tuple(Tensor._make(np.zeros(0, grad._data.dtype)) if e else p for p, e in zip(parts, ctx.legacy))
+        # as torch's: each input's rows of the gradient, narrowed (a view each, SliceBackward0); a 1-d empty
+        # input gets plain zeros (no graph)
+        from .index import Slice
+        grads, start, sizes = [], 0, iter(ctx.sizes)
+        for kept, empty in zip(ctx.kept, ctx.legacy):
+            size = next(sizes) if kept else 0
+            if empty:
+                grads.append(Tensor._make(np.zeros(0, grad._data.dtype)))
+            else:
+                grads.append(_share(Slice.apply(grad, dim=ctx.dim, start=start, stop=start + size, step=1), grad))
+            start += size
+        return tuple(grads)
 
     @staticmethod
     def jvp(ctx, *ts):
@@ -531,7 +544,8 @@ class Stack(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return unbind(grad, ctx.dim)
+        from .index import Select  # as torch's: each input's slice of the gradient selected (SelectBackward0)
+        return tuple(_share(Select.apply(grad, ctx.dim, i), grad) for i in range(grad._data.shape[ctx.dim]))
 
     @staticmethod
     def jvp(ctx, *ts):
