@@ -278,3 +278,17 @@ def test_max_min_dim_double_backward_as_torch(op, keepdim):
         gg, = lib.autograd.grad((g * g).sum(), gy)
         got[lib.__name__] = _names(g.grad_fn), g.detach().numpy().tolist(), gg.numpy().tolist()
     assert got["microtorch"] == got["torch"]
+
+
+@pytest.mark.parametrize("shape, reps", [((2, 3), (2, 1)), ((3,), (2, 2)), ((2, 3), (1, 1)), ((3,), (2, 1, 1)),
+                                         ((2, 3), (0, 1)), ((), (3,)), ((2, 1), (1, 3))])
+def test_repeat_backward_as_torch(shape, reps):
+    """torch sums new leading dims one by one, then splits repeated dims by one reshape and sums the repeats."""
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(np.arange(1.0, 1 + np.prod(shape)).reshape(shape), requires_grad=True)
+        y = x.repeat(*reps)
+        gy = lib.tensor(np.arange(1.0, 1 + np.prod(y.shape)).reshape(tuple(y.shape)), requires_grad=True)
+        g, = lib.autograd.grad(y, x, gy, create_graph=True)
+        got[lib.__name__] = _names(g.grad_fn) if g.grad_fn else None, _layout(g), g.detach().numpy().tolist()
+    assert got["microtorch"] == got["torch"]

@@ -452,13 +452,23 @@ class Repeat(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        lead = len(ctx.reps) - len(ctx.in_shape)
-        shape = (1,) * lead + tuple(ctx.in_shape)
-        split = []
-        for r, s in zip(ctx.reps, shape):
-            split += [r, s]
-        g = reshape(grad, split).sum(dim=tuple(range(0, 2 * len(shape), 2)))
-        return reshape(g, ctx.in_shape), None
+        # torch's steps (its double backward graph shows them): zeros if anything was repeated 0 times; else
+        # each new leading dim summed away, then one reshape that splits every repeated dim into (repeats,
+        # size) and one sum over the repeats (no step at all for what was repeated once)
+        from .reduce import sum
+        reps, shape = ctx.reps, ctx.in_shape
+        if 0 in reps:
+            return Tensor._make(np.zeros(shape, grad._data.dtype)), None
+        lead = len(reps) - len(shape)
+        for _ in range(lead):
+            grad = sum(grad, 0)
+        split, repeated = [], []
+        for r, n in zip(reps[lead:], shape):
+            if r != 1:
+                repeated.append(len(split))
+                split.append(r)
+            split.append(n)
+        return (sum(reshape(grad, split), tuple(repeated)) if repeated else grad), None
 
     @staticmethod
     def jvp(ctx, t):
