@@ -292,3 +292,26 @@ def test_repeat_backward_as_torch(shape, reps):
         g, = lib.autograd.grad(y, x, gy, create_graph=True)
         got[lib.__name__] = _names(g.grad_fn) if g.grad_fn else None, _layout(g), g.detach().numpy().tolist()
     assert got["microtorch"] == got["torch"]
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("values", [[[1.0, 3.0], [3.0, 0.0]], [[np.nan, 1.0], [np.nan, 2.0]], [5.0], 2.0])
+def test_max_min_of_everything_double_backward_as_torch(op, values):
+    """torch writes grad / count into zeros at the extremes (MaskedFillBackward1 over DivBackward0)."""
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        gy = lib.tensor(3.0, dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad(getattr(x, op)(), x, gy, create_graph=True)
+        gg, = lib.autograd.grad((g * g).sum(), gy)
+        got[lib.__name__] = _names(g.grad_fn), str(g.detach().numpy().tolist()), gg.item()
+    assert got["microtorch"] == got["torch"]
+
+
+def test_l1_norm_gradient_graph_as_torch():
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor([[1.0, -2.0], [0.0, 3.0]], requires_grad=True)
+        g, = lib.autograd.grad(x.norm(p=1), x, lib.tensor(2.0, requires_grad=True), create_graph=True)
+        got[lib.__name__] = _names(g.grad_fn), g.detach().numpy().tolist()
+    assert got["microtorch"] == got["torch"]

@@ -383,6 +383,9 @@ def _evenly_distribute(grad, x, out):
     """max()/min() over everything: grad / count at the extreme entries (the nan ones if the result
     is nan), exactly 0 elsewhere (masked, as torch on CPU: a nan grad does not spread)."""
     from .elementwise import where
+    if out.ndim == 0:  # torch's steps: zeros with grad / count written at the extremes (MaskedFillBackward1)
+        mask = isnan(x) if np.isnan(out._data) else x == out
+        return Tensor._make(np.zeros(x._data.shape, x._data.dtype)).masked_fill(mask, grad / mask.sum())
     # vmap runs this once on the whole batch: out and grad then carry leading batch dims
     batch = out.ndim
     lead = out.shape + (1,) * (x.ndim - batch)
@@ -596,7 +599,7 @@ class Norm(Op):
         if p == 0:  # zeros of x's shape (g * 0 kept the reduced shape), whatever g is
             return Tensor._make(np.zeros_like(x._data))
         if p == 1:
-            return g * x.sgn()
+            return x.sgn() * g  # (torch's order: the graph's edges show it)
         if p == float("inf"):  # ties share; a NaN entry counts as a maximum (as torch)
             xa = np.abs(x._data)
             mask = Tensor._make(((xa == n._data) | np.isnan(xa)).astype(xa.dtype))
