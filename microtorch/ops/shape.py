@@ -1,5 +1,7 @@
 """Shape ops: views, broadcasting, joining and splitting. `sum_to` (the adjoint of
 broadcasting) lives here and is what the engine uses to undo broadcasting."""
+import math
+
 import numpy as np
 
 from .._tensor import Tensor, _size_arg
@@ -257,15 +259,15 @@ def reshape(input, *shape, **kw):
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    s, e = normalize_dims(start_dim, input.ndim, "flatten")[0], normalize_dims(end_dim, input.ndim, "flatten")[0]
-    if input.ndim == 0:
+    have = input._data.shape
+    s, e = one_dim(start_dim, len(have), "flatten"), one_dim(end_dim, len(have), "flatten")
+    if not have:
         return reshape(input, 1)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return input
-    shape = input.shape[:s] + (int(np.prod(input.shape[s:e + 1])),) + input.shape[e + 1:]
-    return reshape(input, shape)
+    return reshape(input, have[:s] + (math.prod(have[s:e + 1]),) + have[e + 1:])
 
 
 def unflatten(input, dim, sizes):
