@@ -315,3 +315,23 @@ def test_l1_norm_gradient_graph_as_torch():
         g, = lib.autograd.grad(x.norm(p=1), x, lib.tensor(2.0, requires_grad=True), create_graph=True)
         got[lib.__name__] = _names(g.grad_fn), g.detach().numpy().tolist()
     assert got["microtorch"] == got["torch"]
+
+
+@pytest.mark.parametrize("dim", [0, 2, -1, -3, 3, -4])
+def test_stack_dims_as_torch(dim):
+    """stack's new dim has one more place than the tensors' dims; beyond it torch raises IndexError (it wrapped)."""
+    got = {}
+    for lib in LIBS:
+        xs = [lib.ones(2, 3), lib.zeros(2, 3)]
+        try:
+            got[lib.__name__] = tuple(lib.stack(xs, dim).shape)
+        except IndexError:
+            got[lib.__name__] = "IndexError"
+    assert got["microtorch"] == got["torch"]
+
+
+@pytest.mark.parametrize("join", ["cat", "stack"])
+def test_joining_a_non_tensor_raises_as_torch(join):
+    for lib in LIBS:
+        with pytest.raises(TypeError):
+            getattr(lib, join)([lib.ones(2, 3), np.ones((2, 3))])

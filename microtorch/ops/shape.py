@@ -491,7 +491,7 @@ class Cat(Op):
 
     @staticmethod
     def forward(ctx, *xs, dim=0):
-        ctx.dim, ctx.legacy = dim, [_legacy_empty(x) for x in xs]
+        ctx.dim, ctx.legacy = dim, [_legacy_empty(x.shape) for x in xs]
         ctx.kept = [not e for e in ctx.legacy] if not all(ctx.legacy) else [True] * len(xs)
         xs = [x for x, k in zip(xs, ctx.kept) if k]
         ctx.sizes = [x.shape[dim] for x in xs]
@@ -517,28 +517,37 @@ class Cat(Op):
         return Cat.apply(*ts, dim=ctx.dim)
 
 
-def _legacy_empty(x):
-    return x.ndim == 1 and x.shape[0] == 0
+def _legacy_empty(shape):
+    return shape == (0,)
+
+
+def _tensor_list(tensors, op):
+    """The tensors to join, as a list (torch's TypeError for anything else in it)."""
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__} ({op} joins "
+                            "tensors: make it one with microtorch.as_tensor)")
+    return tensors
 
 
 def cat(tensors, dim=0):
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "cat")
     if not tensors:  # torch: a ValueError here
         raise ValueError("cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
-        if t.ndim == 0:
+        if t._data.ndim == 0:
             raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated; use "
                                "stack() to join 0-d tensors, or give it a dimension with t.reshape(1)")
     from ._op import promoted
     tensors = promoted(*tensors)
-    ref = next((t for t in tensors if not _legacy_empty(t)), tensors[0])
-    d = normalize_dims(dim, ref.ndim, "cat")[0]
-    for i, x in enumerate(tensors):
-        if _legacy_empty(x):  # a 1-D empty tensor joins anything (and stays in the graph), as in torch
-            continue
-        if x.ndim != ref.ndim or x.shape[:d] + x.shape[d + 1:] != ref.shape[:d] + ref.shape[d + 1:]:
+    shapes = [t._data.shape for t in tensors]
+    ref = next((s for s in shapes if not _legacy_empty(s)), shapes[0])
+    d = one_dim(dim, len(ref), "cat")
+    for i, s in enumerate(shapes):  # (a 1-D empty tensor joins anything, and stays in the graph, as in torch)
+        if not _legacy_empty(s) and (len(s) != len(ref) or s[:d] + s[d + 1:] != ref[:d] + ref[d + 1:]):
             raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                               f"{list(ref.shape)} but got size {list(x.shape)} for tensor number {i} in the list.")
+                               f"{list(ref)} but got size {list(s)} for tensor number {i} in the list.")
     return Cat.apply(*tensors, dim=d)
 
 
@@ -565,17 +574,17 @@ class Stack(Op):
 
 
 def stack(tensors, dim=0):
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]._data.shape
     for i, x in enumerate(tensors):
-        if x.shape != tensors[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} "
+        if x._data.shape != first:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first)} "
                                f"at entry 0 and {list(x.shape)} at entry {i}")
+    d = one_dim(dim, len(first) + 1, "stack")  # (a new dim: one more place than the tensors have)
     from ._op import promoted
-    tensors = promoted(*tensors)
-    d = dim % (tensors[0].ndim + 1)
-    return Stack.apply(*tensors, dim=d)
+    return Stack.apply(*promoted(*tensors), dim=d)
 
 
 class SplitWithSizes(Op):
