@@ -9,7 +9,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
-from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
+from ._op import Op, as_array, broadcast_error, reduce_dims
 from .elementwise import DivScalar, MulScalar
 from .shape import cat, expand_to, one_dim, reshape, unsqueeze
 
@@ -222,7 +222,7 @@ def _var_args(dim, unbiased, correction, x, op):
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     dim = every_dim_if_none_given(dim, x.ndim)
-    dims = None if dim is None else reduce_dims(dim, x.ndim, op)
+    dims = None if dim is None else _dims(dim, x.ndim, op)
     return dims, correction
 
 
@@ -317,7 +317,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         input = input.to(dtype)
     if dim is None:
         return Prod.apply(input, dim=None)
-    d = normalize_dims(dim, input.ndim, "prod")[0]
+    d = one_dim(dim, input.ndim, "prod")
     d = d if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
     return ProdDim.apply(input, dim=d, keepdim=keepdim)
 
@@ -507,7 +507,7 @@ def max(input, dim=None, keepdim=False, *, other=None):
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
         raise TypeError(f"max(): argument 'dim' must be int, not {type(dim).__name__}; pass one dim such as 0 "
                         "or -1 (amax reduces over several)")
-    d = normalize_dims(dim, input.ndim, "max")[0]
+    d = one_dim(dim, input.ndim, "max")
     _check_reduction_size(input, d, "max")
     v, i = MaxDim.apply(input, d, keepdim=keepdim)
     return return_types_max(v, i)
@@ -523,7 +523,7 @@ def min(input, dim=None, keepdim=False, *, other=None):
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
         raise TypeError(f"min(): argument 'dim' must be int, not {type(dim).__name__}; pass one dim such as 0 "
                         "or -1 (amin reduces over several)")
-    d = normalize_dims(dim, input.ndim, "min")[0]
+    d = one_dim(dim, input.ndim, "min")
     _check_reduction_size(input, d, "min")
     v, i = MinDim.apply(input, d, keepdim=keepdim)
     return return_types_min(v, i)
@@ -566,7 +566,7 @@ def logsumexp(input, dim, keepdim=False):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):  # torch: integers in the default float
         from .._dtype import get_default_dtype
         input = input.to(get_default_dtype())
-    return Logsumexp.apply(input, reduce_dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
+    return Logsumexp.apply(input, _dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
 
 
 class Norm(Op):
@@ -646,7 +646,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    dims = None if dim is None else reduce_dims(dim, x.ndim, "linalg.vector_norm")
+    dims = None if dim is None else _dims(dim, x.ndim, "linalg.vector_norm")
     if float(ord) == float("inf") and x.numel() == 0:
         for d in range(x.ndim) if dims is None else dims or ():
             if x.shape[d] == 0:
@@ -665,7 +665,7 @@ def argmax(input, dim=None, keepdim=False):
     if dim is None:
         need_nonempty(input, "argmax")
         return _nodiff(as_array(np.argmax(input._data)).astype(np.int64))
-    d = normalize_dims(dim, input.ndim, "argmax")[0]
+    d = one_dim(dim, input.ndim, "argmax")
     _check_reduction_size(input, d, "argmax")
     return _nodiff(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
@@ -674,24 +674,24 @@ def argmin(input, dim=None, keepdim=False):
     if dim is None:
         need_nonempty(input, "argmin")
         return _nodiff(as_array(np.argmin(input._data)).astype(np.int64))
-    d = normalize_dims(dim, input.ndim, "argmin")[0]
+    d = one_dim(dim, input.ndim, "argmin")
     _check_reduction_size(input, d, "argmin")
     return _nodiff(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def all(input, dim=None, keepdim=False):
-    dims = None if dim is None else reduce_dims(dim, input.ndim, "all")
+    dims = None if dim is None else _dims(dim, input.ndim, "all")
     return _nodiff(np.all(input._data, axis=dims, keepdims=keepdim))
 
 
 def any(input, dim=None, keepdim=False):
-    dims = None if dim is None else reduce_dims(dim, input.ndim, "any")
+    dims = None if dim is None else _dims(dim, input.ndim, "any")
     return _nodiff(np.any(input._data, axis=dims, keepdims=keepdim))
 
 
 def count_nonzero(input, dim=None):
     dim = every_dim_if_none_given(dim, input.ndim)
-    dims = None if dim is None else reduce_dims(dim, input.ndim, "count_nonzero")
+    dims = None if dim is None else _dims(dim, input.ndim, "count_nonzero")
     return _nodiff(as_array(np.count_nonzero(input._data, axis=dims)).astype(np.int64))
 
 

@@ -271,7 +271,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def unflatten(input, dim, sizes):
-    d = normalize_dims(dim, input.ndim, "unflatten")[0]
+    d = one_dim(dim, input.ndim, "unflatten")
     sizes = list(sizes)
     if -1 in sizes:
         known = int(np.prod([s for s in sizes if s != -1]))
@@ -620,7 +620,7 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d tensor); "
                            "unsqueeze it first or do not split a scalar")
-    d = normalize_dims(dim, tensor.ndim, "split")[0]
+    d = one_dim(dim, tensor.ndim, "split")
     n = tensor.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
         s = int(split_size_or_sections)
@@ -640,7 +640,7 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor; give it one with x.reshape(1)")
-    d = normalize_dims(dim, input.ndim, "chunk")[0]
+    d = one_dim(dim, input.ndim, "chunk")
     size = -(-input.shape[d] // chunks)
     return split(input, max(size, 1), d)
 
@@ -666,7 +666,7 @@ class Unbind(Op):
 
 def unbind(input, dim=0):
     need_dims(input, "unbind")
-    d = normalize_dims(dim, input.ndim, "unbind")[0]
+    d = one_dim(dim, input.ndim, "unbind")
     return tuple(_share(o, input, multi=True) for o in Unbind.apply(input, d))
 
 
@@ -695,7 +695,7 @@ def flip(input, dims):
 
 
 def narrow(input, dim, start, length):
-    d = normalize_dims(dim, input.ndim, "narrow")[0]
+    d = one_dim(dim, input.ndim, "narrow")
     if not -input.shape[d] <= start <= input.shape[d]:
         raise IndexError(f"narrow(): start out of range (expected to be in range of [{-input.shape[d]}, "
                          f"{input.shape[d]}], but got {start})")
@@ -767,7 +767,7 @@ class DiagonalCopy(Diagonal):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    d1, d2 = (normalize_dims(d, input.ndim, "diagonal")[0] for d in (dim1, dim2))  # IndexError below 2-D
+    d1, d2 = (one_dim(d, input.ndim, "diagonal") for d in (dim1, dim2))  # IndexError below 2-D
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return _share(Diagonal.apply(input, offset, d1, d2), input)
@@ -794,7 +794,7 @@ def sum_to_size(input, *size, **kw):
 def _dim_list(dims, ndim, op):
     """An int or a sequence of dims -> non-negative dims in the given order (checked against ndim)."""
     dims = dims if isinstance(dims, (list, tuple)) else (dims,)
-    out = tuple(normalize_dims(d, ndim, op)[0] for d in dims)
+    out = tuple(one_dim(d, ndim, op) for d in dims)
     if len(set(out)) != len(out):
         raise RuntimeError(f"{op}: repeated dim in {list(dims)}; each dim may appear once")
     return out
