@@ -335,3 +335,31 @@ def test_joining_a_non_tensor_raises_as_torch(join):
     for lib in LIBS:
         with pytest.raises(TypeError):
             getattr(lib, join)([lib.ones(2, 3), np.ones((2, 3))])
+
+
+@pytest.mark.parametrize("shape, args", [((3, 4, 5), (2,)), ((3, 4, 5), (2, 1)), ((3, 4, 5), ([1, 3], 1)),
+                                         ((3, 4, 5), ([0, 3, 0], 0)), ((3, 4, 5), (0,)), ((0, 2), (0,)),
+                                         ((3, 2), (-1,)), ((3, 4, 5), (10,))])
+def test_split_as_torch(shape, args):
+    """split's pieces (views of the input, SplitBackward0 / SplitWithSizesBackward0) and their gradient."""
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(np.arange(float(np.prod(shape))).reshape(shape), requires_grad=True)
+        try:
+            pieces = x.split(*args)
+        except RuntimeError as e:
+            got[lib.__name__] = "RuntimeError", str(e)
+            continue
+        total = sum((p * (i + 1)).sum() for i, p in enumerate(pieces))
+        g, = lib.autograd.grad(total, x) if pieces[0].numel() or len(pieces) > 1 else (None,)
+        got[lib.__name__] = ([(tuple(p.shape), p._base is not None, p.stride() if p.numel() else "empty",
+                               p.grad_fn.name(), p.detach().numpy().tolist()) for p in pieces],
+                             None if g is None else g.numpy().tolist())
+    assert got["microtorch"] == got["torch"]
+
+
+@pytest.mark.parametrize("args", [(3,), ([],), (0,)])
+def test_split_of_an_empty_dim_as_torch(args):
+    """An empty dim split by a size gives one empty piece; by an empty list of sizes, none."""
+    got = {lib.__name__: [tuple(p.shape) for p in lib.ones(0, 2).split(*args)] for lib in LIBS}
+    assert got["microtorch"] == got["torch"]

@@ -594,9 +594,12 @@ class SplitWithSizes(Op):
     @staticmethod
     def forward(ctx, x, sizes, dim):
         ctx.dim, ctx.sizes = dim, sizes
-        idx = np.cumsum(sizes)[:-1]
         ctx.set_materialize_grads(True)
-        return tuple(np.split(x, idx, axis=dim))
+        lead, pieces, start = (slice(None),) * dim, [], 0
+        for n in sizes:  # (slices: np.split's Python layers cost 4 us)
+            pieces.append(x[lead + (slice(start, start + n),)])
+            start += n
+        return tuple(pieces)
 
     @staticmethod
     def backward(ctx, *grads):
@@ -624,7 +627,11 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
     n = tensor.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
         s = int(split_size_or_sections)
-        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [0]
+        if s < 0 or s == 0 and n:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}" if s < 0 else
+                               f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        sizes = ([s] * (n // s) + ([n % s] if n % s else [])) if s else []
+        sizes = sizes or [0]  # (one piece at least, empty when the dim is, as torch)
         cls = Split
     else:
         sizes = list(split_size_or_sections)
