@@ -363,3 +363,22 @@ def test_split_of_an_empty_dim_as_torch(args):
     """An empty dim split by a size gives one empty piece; by an empty list of sizes, none."""
     got = {lib.__name__: [tuple(p.shape) for p in lib.ones(0, 2).split(*args)] for lib in LIBS}
     assert got["microtorch"] == got["torch"]
+
+
+def test_expand_strides_as_torch_on_random_layouts():
+    """x.expand(...) has torch's shape, strides and values whatever x's layout (contiguous, transposed, every
+    other row, itself expanded) and whichever dims are new (of size 1 or more) or stretched."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        shape = tuple(int(n) for n in rng.integers(1, 4, int(rng.integers(1, 4))))
+        layout, lead = int(rng.integers(4)), int(rng.integers(0, 3))
+        got = {}
+        for lib in LIBS:
+            x = lib.tensor(np.arange(float(np.prod(shape))).reshape(shape))
+            x = {0: x, 1: x.transpose(0, -1), 2: x[::2], 3: x[:1].expand(3, *shape[1:])}[layout]
+            sizes = [int(rng.integers(1, 4)) for _ in range(lead)] if lib is torch else sizes
+            stretch = [bool(rng.integers(2)) for _ in shape] if lib is torch else stretch
+            target = sizes + [3 if n == 1 and s else n for n, s in zip(x.shape, stretch)]
+            e = x.expand(*target)
+            got[lib.__name__] = tuple(e.shape), e.stride(), e.numpy().tolist()
+        assert got["microtorch"] == got["torch"], (shape, layout, target)

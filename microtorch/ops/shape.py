@@ -66,7 +66,11 @@ class Expand(Op):
         ctx.in_shape = x.shape
         lead = len(shape) - x.ndim
         if tuple(shape) == (1,) * lead + x.shape:  # nothing repeated: a writable view, as in-place ops may write it
-            return x[(None,) * lead + (Ellipsis,)]  # (the Ellipsis: a view even when 0-d)
+            out = x[(None,) * lead + (Ellipsis,)]  # (the Ellipsis: a view even when 0-d)
+            if lead and type(x) is np.ndarray:  # (numpy gives the new dims stride 0)
+                strides = _expand_strides(x, shape, lead)
+                return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
+            return out
         return _stretched(x, shape, lead)
 
     @staticmethod
@@ -79,19 +83,30 @@ class Expand(Op):
 
 
 def _stretched(x, shape, lead):
-    """x expanded to shape as torch's expand lays it out: a read-only array on x's memory, stride 0 along
-    the dims it repeats, x's strides elsewhere (np.broadcast_to gives a size-1 dim stride 0 too, and
-    builds an nditer: 3-4 us, the cost of a whole small op)."""
+    """x expanded to shape as torch's expand lays it out: a read-only array on x's memory with torch's
+    strides (np.broadcast_to gives every size-1 dim stride 0, and builds an nditer: 3-4 us, the cost of
+    a whole small op)."""
     if type(x) is not np.ndarray:  # (meta and vmap-batched arrays: numpy's function knows them)
         return np.broadcast_to(x, shape)
-    strides = [0] * lead
-    for n, s, st in zip(x.shape, shape[lead:], x.strides):
-        strides.append(st if n == s else 0)
+    strides = _expand_strides(x, shape, lead)
     if 0 in x.strides:  # x repeats elements itself (an expanded gradient expanded again): keep one of each
         x = x[tuple([slice(None, 1) if st == 0 else slice(None) for st in x.strides])]
     out = _strided_view(x, shape, strides)
     out.setflags(write=False)  # as numpy's: writing would change every repeat of an element
     return out
+
+
+def _expand_strides(x, shape, lead):
+    """torch's strides (in bytes) for x expanded to shape: 0 along the dims it repeats, x's own along the
+    others, and along a new size-1 dim the stride of the dim after it times that dim's size (0 past a 0-d x)."""
+    strides = [0] * lead
+    for n, s, st in zip(x.shape, shape[lead:], x.strides):
+        strides.append(st if n == s else 0)
+    if 1 in shape[:lead]:  # (rare: a new dim that repeats nothing)
+        step = shape[lead] * strides[lead] if x.ndim else 0
+        for i in range(lead - 1, -1, -1):
+            step = strides[i] = step if shape[i] == 1 else 0
+    return strides
 
 
 def _strided_view(x, shape, strides):
