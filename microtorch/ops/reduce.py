@@ -9,9 +9,9 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
-from ._op import Op, as_array, broadcast_error, normalize_dims, reduce_dims
+from ._op import Op, as_array, broadcast_error, reduce_dims
 from .elementwise import DivScalar, MulScalar
-from .shape import broadcast_to, cat, reshape, unsqueeze
+from .shape import cat, expand_to, one_dim, reshape, unsqueeze
 
 def return_type(name, fields=("values", "indices")):
     """A namedtuple that prints as torch's `torch.return_types.max(values=..., indices=...)`."""
@@ -46,12 +46,13 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        return np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=dtype), order="C")  # (C: torch's layout)
+        out = x.sum(axis=dims, keepdims=keepdim, dtype=dtype)
+        return out if dims is None else np.asarray(out, order="C")  # (C: torch's layout; over every dim, a number)
 
     @staticmethod
     def backward(ctx, grad):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
-        return broadcast_to(g, ctx.in_shape)  # (a 0-d gradient broadcasts as it is)
+        return expand_to(g, ctx.in_shape)  # (a 0-d gradient broadcasts as it is)
 
     @staticmethod
     def jvp(ctx, t):
@@ -72,19 +73,33 @@ def _int_to_sum_dtype(x, dtype):
     return None
 
 
+def _dims(dim, ndim, op):
+    """reduce_dims, with one int dim (the common call) wrapped by one_dim."""
+    return (one_dim(dim, ndim, op),) if type(dim) is int and ndim else reduce_dims(dim, ndim, op)
+
+
 def every_dim_if_none_given(dim, ndim):
     """torch reduces over every dim when dim is an empty list or tuple (x.sum([]) is x.sum((0, 1)))."""
     return tuple(range(ndim)) if isinstance(dim, (list, tuple)) and len(dim) == 0 else dim
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
+    if dim is None and dtype is None and input._data.dtype.kind in "fc":  # the common call: nothing to check
+        return Sum.apply(input)  # (forward's defaults: no keywords to pass through)
     need_grad_dtype(input, dtype, "sum")
     dim = every_dim_if_none_given(dim, input.ndim)
     dt = _int_to_sum_dtype(input, dtype)
     if dim is None:
         return Sum.apply(input, dims=None, keepdim=False, dtype=dt)
-    dims = reduce_dims(dim, input.ndim, "sum")
-    return SumDim.apply(input, dims=dims, keepdim=keepdim, dtype=dt)
+    return SumDim.apply(input, dims=_dims(dim, input.ndim, "sum"), keepdim=keepdim, dtype=dt)
+
+
+_FLOAT16 = np.dtype(np.float16)
+
+
+def _count(x, dims):
+    """How many elements of x a reduction over dims (None: all) takes in each result."""
+    return x.size if dims is None else math.prod([x.shape[d] for d in dims])
 
 
 class Mean(Op):
@@ -95,14 +110,17 @@ class Mean(Op):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        ctx.n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
-        return np.asarray(x.mean(axis=dims, keepdims=keepdim), order="C")
+        ctx.n = _count(x, dims)
+        # torch's steps, a sum then a division by n (float16 sums in float32); np.mean's Python layers
+        # cost as much as the sum
+        total = x.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if x.dtype == _FLOAT16 else None)
+        return np.asarray(total / ctx.n, x.dtype, order="C")
 
     @staticmethod
     def backward(ctx, grad):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         # torch's order (over an empty dim, nothing is divided by 0) and its div by a number (DivBackward1)
-        return DivScalar.apply(broadcast_to(g, ctx.in_shape), ctx.n)
+        return DivScalar.apply(expand_to(g, ctx.in_shape), ctx.n)
 
     @staticmethod
     def jvp(ctx, t):
@@ -117,13 +135,13 @@ class MeanDim(Mean):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+    if input._data.dtype.kind not in "fc" and not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {input.dtype}; use x.float().mean()")
-    dim = every_dim_if_none_given(dim, input.ndim)
     if dim is None:
-        return Mean.apply(input, dims=None, keepdim=False)
-    return MeanDim.apply(input, dims=reduce_dims(dim, input.ndim, "mean"), keepdim=keepdim)
+        return Mean.apply(input)  # (forward's defaults: no keywords to pass through)
+    dims = _dims(every_dim_if_none_given(dim, input.ndim), input.ndim, "mean")
+    return MeanDim.apply(input, dims=dims, keepdim=keepdim)
 
 
 class Var(Op):
@@ -133,7 +151,7 @@ class Var(Op):
     @staticmethod
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
+        n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
         return _variance(x, dims, correction, keepdim)
@@ -157,7 +175,7 @@ class Std(Op):
     @staticmethod
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
+        n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         var = _variance(x, dims, correction, keepdim)
         with np.errstate(invalid="ignore"):
@@ -204,7 +222,7 @@ def _var_args(dim, unbiased, correction, x, op):
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     dim = every_dim_if_none_given(dim, x.ndim)
-    dims = None if dim is None else reduce_dims(dim, x.ndim, op)
+    dims = None if dim is None else _dims(dim, x.ndim, op)
     return dims, correction
 
 
@@ -299,7 +317,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         input = input.to(dtype)
     if dim is None:
         return Prod.apply(input, dim=None)
-    d = normalize_dims(dim, input.ndim, "prod")[0]
+    d = one_dim(dim, input.ndim, "prod")
     d = d if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
     return ProdDim.apply(input, dim=d, keepdim=keepdim)
 
@@ -307,7 +325,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 class AmaxOp(Op):
     """d max(x) = 1 at the maximal entries, shared evenly among ties"""
     _grad_fn_name = "AmaxBackward0"
-    _np = staticmethod(np.amax)
+    _np = staticmethod(np.maximum.reduce)  # (np.amax is a Python layer over it)
 
     @classmethod
     def _fwd(cls, ctx, x, dims, keepdim):
@@ -354,7 +372,7 @@ def _first_zero(x, out, dims):
 
 class AminOp(AmaxOp):
     _grad_fn_name = "AminBackward0"
-    _np = staticmethod(np.amin)
+    _np = staticmethod(np.minimum.reduce)
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
@@ -365,6 +383,9 @@ def _evenly_distribute(grad, x, out):
     """max()/min() over everything: grad / count at the extreme entries (the nan ones if the result
     is nan), exactly 0 elsewhere (masked, as torch on CPU: a nan grad does not spread)."""
     from .elementwise import where
+    if out.ndim == 0:  # torch's steps: zeros with grad / count written at the extremes (MaskedFillBackward1)
+        mask = isnan(x) if np.isnan(out._data) else x == out
+        return Tensor._make(np.zeros(x._data.shape, x._data.dtype)).masked_fill(mask, grad / mask.sum())
     # vmap runs this once on the whole batch: out and grad then carry leading batch dims
     batch = out.ndim
     lead = out.shape + (1,) * (x.ndim - batch)
@@ -411,8 +432,8 @@ def _extreme_dims(x, dim, op):
         return None
     if x.ndim:  # (an empty dim is refused before a repeated one, as torch)
         for d in dim if isinstance(dim, (list, tuple)) else (dim,):
-            _check_reduction_size(x, normalize_dims(d, x.ndim, op)[0], op)
-    return reduce_dims(dim, x.ndim, op)
+            _check_reduction_size(x, one_dim(d, x.ndim, op), op)
+    return _dims(dim, x.ndim, op)
 
 
 def amax(input, dim=(), keepdim=False):
@@ -434,12 +455,12 @@ class MaxDim(Op):
         if ctx.scalar:  # a 0-d tensor is its own max, at index 0
             return x.copy(), np.zeros((), np.int64)
         idx = cls._arg(x, axis=dim)
-        idx_k = np.expand_dims(idx, dim)
+        idx_k = idx.reshape(x.shape[:dim] + (1,) + x.shape[dim + 1:])  # (np.expand_dims costs 2 us more)
         values = np.take_along_axis(x, idx_k, axis=dim)
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
         ctx.idx = idx_k
         if not keepdim:
-            values, idx_out = np.squeeze(values, dim), idx
+            values, idx_out = values.reshape(idx.shape), idx
         else:
             idx_out = idx_k
         return np.asarray(values, order="C"), np.asarray(idx_out, dtype=np.int64, order="C")
@@ -450,11 +471,13 @@ class MaxDim(Op):
 
     @staticmethod
     def backward(ctx, grad, _grad_idx):
-        from .index import scatter_zeros
+        from .rearrange import Scatter
         if ctx.scalar:
             return grad, None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
-        return scatter_zeros(g, ctx.in_shape, ctx.dim, Tensor._make(ctx.idx)), None, None
+        # torch's value_selecting_reduction_backward: zeros with g written at the indices (ScatterBackward0)
+        zeros = Tensor._make(np.zeros(ctx.in_shape, g._data.dtype))
+        return Scatter.apply(zeros, g, dim=ctx.dim, index=ctx.idx), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim):
@@ -484,7 +507,7 @@ def max(input, dim=None, keepdim=False, *, other=None):
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
         raise TypeError(f"max(): argument 'dim' must be int, not {type(dim).__name__}; pass one dim such as 0 "
                         "or -1 (amax reduces over several)")
-    d = normalize_dims(dim, input.ndim, "max")[0]
+    d = one_dim(dim, input.ndim, "max")
     _check_reduction_size(input, d, "max")
     v, i = MaxDim.apply(input, d, keepdim=keepdim)
     return return_types_max(v, i)
@@ -500,7 +523,7 @@ def min(input, dim=None, keepdim=False, *, other=None):
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
         raise TypeError(f"min(): argument 'dim' must be int, not {type(dim).__name__}; pass one dim such as 0 "
                         "or -1 (amin reduces over several)")
-    d = normalize_dims(dim, input.ndim, "min")[0]
+    d = one_dim(dim, input.ndim, "min")
     _check_reduction_size(input, d, "min")
     v, i = MinDim.apply(input, d, keepdim=keepdim)
     return return_types_min(v, i)
@@ -543,7 +566,7 @@ def logsumexp(input, dim, keepdim=False):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):  # torch: integers in the default float
         from .._dtype import get_default_dtype
         input = input.to(get_default_dtype())
-    return Logsumexp.apply(input, reduce_dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
+    return Logsumexp.apply(input, _dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
 
 
 class Norm(Op):
@@ -576,7 +599,7 @@ class Norm(Op):
         if p == 0:  # zeros of x's shape (g * 0 kept the reduced shape), whatever g is
             return Tensor._make(np.zeros_like(x._data))
         if p == 1:
-            return g * x.sgn()
+            return x.sgn() * g  # (torch's order: the graph's edges show it)
         if p == float("inf"):  # ties share; a NaN entry counts as a maximum (as torch)
             xa = np.abs(x._data)
             mask = Tensor._make(((xa == n._data) | np.isnan(xa)).astype(xa.dtype))
@@ -623,7 +646,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    dims = None if dim is None else reduce_dims(dim, x.ndim, "linalg.vector_norm")
+    dims = None if dim is None else _dims(dim, x.ndim, "linalg.vector_norm")
     if float(ord) == float("inf") and x.numel() == 0:
         for d in range(x.ndim) if dims is None else dims or ():
             if x.shape[d] == 0:
@@ -642,7 +665,7 @@ def argmax(input, dim=None, keepdim=False):
     if dim is None:
         need_nonempty(input, "argmax")
         return _nodiff(as_array(np.argmax(input._data)).astype(np.int64))
-    d = normalize_dims(dim, input.ndim, "argmax")[0]
+    d = one_dim(dim, input.ndim, "argmax")
     _check_reduction_size(input, d, "argmax")
     return _nodiff(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
@@ -651,24 +674,24 @@ def argmin(input, dim=None, keepdim=False):
     if dim is None:
         need_nonempty(input, "argmin")
         return _nodiff(as_array(np.argmin(input._data)).astype(np.int64))
-    d = normalize_dims(dim, input.ndim, "argmin")[0]
+    d = one_dim(dim, input.ndim, "argmin")
     _check_reduction_size(input, d, "argmin")
     return _nodiff(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def all(input, dim=None, keepdim=False):
-    dims = None if dim is None else reduce_dims(dim, input.ndim, "all")
+    dims = None if dim is None else _dims(dim, input.ndim, "all")
     return _nodiff(np.all(input._data, axis=dims, keepdims=keepdim))
 
 
 def any(input, dim=None, keepdim=False):
-    dims = None if dim is None else reduce_dims(dim, input.ndim, "any")
+    dims = None if dim is None else _dims(dim, input.ndim, "any")
     return _nodiff(np.any(input._data, axis=dims, keepdims=keepdim))
 
 
 def count_nonzero(input, dim=None):
     dim = every_dim_if_none_given(dim, input.ndim)
-    dims = None if dim is None else reduce_dims(dim, input.ndim, "count_nonzero")
+    dims = None if dim is None else _dims(dim, input.ndim, "count_nonzero")
     return _nodiff(as_array(np.count_nonzero(input._data, axis=dims)).astype(np.int64))
 
 

@@ -1,5 +1,7 @@
 """Shape ops: views, broadcasting, joining and splitting. `sum_to` (the adjoint of
 broadcasting) lives here and is what the engine uses to undo broadcasting."""
+import math
+
 import numpy as np
 
 from .._tensor import Tensor, _size_arg
@@ -17,19 +19,26 @@ class SumTo(Op):
     def forward(ctx, g, shape):
         ctx.in_shape = g.shape
         lead = g.ndim - len(shape)
-        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
-        if lead and len(axes) == lead:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
-            return np.asarray(g.sum(axis=axes), order="C")
-        out = g.sum(axis=axes, keepdims=True) if axes else g
+        stretched = tuple([i for i in range(lead, g.ndim) if shape[i - lead] == 1 and g.shape[i] != 1])
+        if not stretched:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
+            return np.asarray(g.sum(axis=tuple(range(lead))), order="C")  # (asarray: a 0-d array, not a scalar)
+        out = g.sum(axis=tuple(range(lead)) + stretched, keepdims=True)
         return np.asarray(out.reshape(shape), order="C")  # (ascontiguousarray makes a 0-d result 1-d)
 
     @staticmethod
     def backward(ctx, grad):
-        return broadcast_to(grad, ctx.in_shape), None
+        return expand_to(grad, ctx.in_shape), None
 
     @staticmethod
     def jvp(ctx, t, _shape):
         return sum_to(t, ctx.inputs[1])
+
+
+def one_dim(dim, ndim, op):
+    """normalize_dims of one dim: an int in range is wrapped here, anything else gets its checks."""
+    if type(dim) is int and -ndim <= dim < ndim:
+        return dim % ndim
+    return normalize_dims(dim, ndim, op)[0]
 
 
 def _sizes(args, kw, name, op):
@@ -43,7 +52,7 @@ def _sizes(args, kw, name, op):
 
 def sum_to(g, shape):
     shape = tuple(shape)
-    if g.shape == shape:
+    if g._data.shape == shape:  # (the array's tuple: g.shape builds a Size)
         return g
     return SumTo.apply(g, shape)
 
@@ -57,8 +66,12 @@ class Expand(Op):
         ctx.in_shape = x.shape
         lead = len(shape) - x.ndim
         if tuple(shape) == (1,) * lead + x.shape:  # nothing repeated: a writable view, as in-place ops may write it
-            return x[(None,) * lead + (Ellipsis,)]  # (the Ellipsis: a view even when 0-d)
-        return np.broadcast_to(x, shape)
+            out = x[(None,) * lead + (Ellipsis,)]  # (the Ellipsis: a view even when 0-d)
+            if lead and type(x) is np.ndarray:  # (numpy gives the new dims stride 0)
+                strides = _expand_strides(x, shape, lead)
+                return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
+            return out
+        return _stretched(x, shape, lead)
 
     @staticmethod
     def backward(ctx, grad):
@@ -67,6 +80,42 @@ class Expand(Op):
     @staticmethod
     def jvp(ctx, t, _shape):
         return Expand.apply(t, ctx.inputs[1])
+
+
+def _stretched(x, shape, lead):
+    """x expanded to shape as torch's expand lays it out: a read-only array on x's memory with torch's
+    strides (np.broadcast_to gives every size-1 dim stride 0, and builds an nditer: 3-4 us, the cost of
+    a whole small op)."""
+    if type(x) is not np.ndarray:  # (meta and vmap-batched arrays: numpy's function knows them)
+        return np.broadcast_to(x, shape)
+    strides = _expand_strides(x, shape, lead)
+    if 0 in x.strides:  # x repeats elements itself (an expanded gradient expanded again): keep one of each
+        x = x[tuple([slice(None, 1) if st == 0 else slice(None) for st in x.strides])]
+    out = _strided_view(x, shape, strides)
+    out.setflags(write=False)  # as numpy's: writing would change every repeat of an element
+    return out
+
+
+def _expand_strides(x, shape, lead):
+    """torch's strides (in bytes) for x expanded to shape: 0 along the dims it repeats, x's own along the
+    others, and along a new size-1 dim the stride of the dim after it times that dim's size (0 past a 0-d x)."""
+    strides = [0] * lead
+    for n, s, st in zip(x.shape, shape[lead:], x.strides):
+        strides.append(st if n == s else 0)
+    if 1 in shape[:lead]:  # (rare: a new dim that repeats nothing)
+        step = shape[lead] * strides[lead] if x.ndim else 0
+        for i in range(lead - 1, -1, -1):
+            step = strides[i] = step if shape[i] == 1 else 0
+    return strides
+
+
+def _strided_view(x, shape, strides):
+    """A view of x's memory with these shape and strides (in bytes, from x's first element): through x's
+    memory as a buffer when x is contiguous (0.4 us), else np.lib.stride_tricks.as_strided (2-4 us)."""
+    try:
+        return np.ndarray(shape, x.dtype, x, 0, strides)
+    except (TypeError, ValueError):
+        return np.lib.stride_tricks.as_strided(x, shape, strides)
 
 
 def broadcast_to(input, size):
@@ -78,6 +127,12 @@ def broadcast_to(input, size):
         raise RuntimeError(f"expand: the expanded size of the tensor must match the existing size at "
                            f"non-singleton dimensions (tensor {list(have)}, target {list(shape)})")
     return _share(Expand.apply(x, shape), x)
+
+
+def expand_to(g, shape):
+    """g.expand(shape) without its checks, for backward formulas: g broadcasts to `shape` by construction
+    (a reduced gradient back to its input's shape). A view even when nothing changes, as torch's."""
+    return _share(Expand.apply(g, shape), g)
 
 
 def broadcasts_to(shape, target):
@@ -96,9 +151,14 @@ def expand(input, *sizes, **size):
     if len(sizes) < x.ndim:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
                            f"to the number of dimensions in the tensor ({x.ndim})")
-    lead = len(sizes) - x.ndim
-    shape = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-    if x.shape == shape:
+    have = x._data.shape
+    lead = len(sizes) - len(have)
+    if -1 in sizes[:lead]:
+        raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension "
+                           f"{max(i for i in range(lead) if sizes[i] == -1)} (-1 keeps the size of an existing dim; "
+                           "give new dims their size)")  # (torch names the last one)
+    shape = tuple([have[i - lead] if s == -1 else s for i, s in enumerate(sizes)])
+    if shape == have:
         return _share(Expand.apply(x, shape), x)
     return broadcast_to(x, shape)
 
@@ -111,7 +171,7 @@ def _share(out, x, multi=False):
     """Views share the version counter (and remember their base) as in torch."""
     if isinstance(out, Tensor) and out is not x and (np.may_share_memory(out._data, x._data)  # (O(1) bounds check)
                                                      or out._data.size == 0):  # (empty arrays share nothing)
-        mark_view(out, x, multi or x.__dict__.get("_view_multi", False))  # a view of split()'s output too
+        mark_view(out, x, multi or x._view_multi)  # a view of split()'s output too
     return out
 
 
@@ -168,7 +228,7 @@ def clone(input, memory_format=None):
 
 def _infer_shape(x, shape, op):
     shape = list(shape)
-    n = x.numel()
+    n = x._data.size  # (not numel(): a method call through its argument checks)
     if shape.count(-1) > 1:
         raise RuntimeError(f"{op}: only one dimension can be inferred (shape {shape})")
     known = 1
@@ -191,7 +251,8 @@ def view(input, *shape, **size):
         return x.to(shape[0])
     shape = _infer_shape(x, _size_arg(shape), "view")
     try:
-        np.reshape(x._data, shape, copy=False)
+        if not getattr(x._data.flags, "c_contiguous", True):  # (contiguous: any shape is a view)
+            np.reshape(x._data, shape, copy=False)
     except ValueError:
         raise RuntimeError(
             f"view size is not compatible with input tensor's size and stride (shape {list(x.shape)} to "
@@ -213,19 +274,19 @@ def reshape(input, *shape, **kw):
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    s, e = normalize_dims(start_dim, input.ndim, "flatten")[0], normalize_dims(end_dim, input.ndim, "flatten")[0]
-    if input.ndim == 0:
+    have = input._data.shape
+    s, e = one_dim(start_dim, len(have), "flatten"), one_dim(end_dim, len(have), "flatten")
+    if not have:
         return reshape(input, 1)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return input
-    shape = input.shape[:s] + (int(np.prod(input.shape[s:e + 1])),) + input.shape[e + 1:]
-    return reshape(input, shape)
+    return reshape(input, have[:s] + (math.prod(have[s:e + 1]),) + have[e + 1:])
 
 
 def unflatten(input, dim, sizes):
-    d = normalize_dims(dim, input.ndim, "unflatten")[0]
+    d = one_dim(dim, input.ndim, "unflatten")
     sizes = list(sizes)
     if -1 in sizes:
         known = int(np.prod([s for s in sizes if s != -1]))
@@ -234,17 +295,22 @@ def unflatten(input, dim, sizes):
 
 
 class Squeeze(Op):
-    """drop size-1 dimensions; the gradient is reshaped back"""
+    """drop size-1 dimensions; the gradient gets them back"""
     _grad_fn_name = "SqueezeBackward0"
 
     @staticmethod
     def forward(ctx, x, dims=None):
-        ctx.in_shape = x.shape
-        return np.squeeze(x, axis=dims)
+        ctx.in_shape, ctx.dims = x.shape, dims
+        return x.squeeze(axis=dims)  # (the method: np.squeeze adds a Python call)
 
     @staticmethod
     def backward(ctx, grad):
-        return reshape(grad, ctx.in_shape), None
+        # torch's unsqueeze_to: one unsqueeze per squeezed dim, in increasing order (its double backward
+        # graph shows them)
+        for d, n in enumerate(ctx.in_shape):
+            if n == 1 and (ctx.dims is None or d in ctx.dims):
+                grad = unsqueeze(grad, d)
+        return grad, None
 
     @staticmethod
     def jvp(ctx, t):
@@ -275,12 +341,13 @@ class Unsqueeze(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        out = np.expand_dims(x, dim)
+        shape = x.shape[:dim] + (1,) + x.shape[dim:]
+        out = x.reshape(shape)  # (a new size-1 dim never needs a copy; np.expand_dims costs 2 us more)
         # torch's strides: x's (numpy resets those of size-1 dims), and for the new dim the stride of the
         # dim it goes before times that dim's size (matmul's fold-or-copy choice reads them)
         strides = list(x.strides)
         strides.insert(dim, x.shape[dim] * x.strides[dim] if dim < x.ndim else x.itemsize)
-        return np.lib.stride_tricks.as_strided(out, out.shape, strides) if out.strides != tuple(strides) else out
+        return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
 
     @staticmethod
     def backward(ctx, grad):
@@ -306,7 +373,7 @@ class Permute(Op):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return np.transpose(x, dims)
+        return x.transpose(dims)  # (the method: np.transpose adds a Python call)
 
     @staticmethod
     def backward(ctx, grad):
@@ -321,14 +388,14 @@ def permute(input, *dims, **kw):
     if not dims and not kw and input.ndim:  # torch: a TypeError (x.T of a 0-d tensor permutes by nothing)
         raise TypeError('permute() missing 1 required positional arguments: "dims"; e.g. x.permute(1, 0)')
     x, dims = input, _size_arg(_sizes(dims, kw, "dims", "permute"))
-    if len(dims) != x.ndim:
+    ndim = x._data.ndim
+    if len(dims) != ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
-                           f"the length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {ndim} "
                            f"is not equal to len(dims) = {len(dims)}")
-    nd = normalize_dims(dims, x.ndim, "permute") if dims else ()
-    dims = tuple(d % x.ndim for d in dims) if x.ndim else ()
-    del nd
-    return _share(Permute.apply(x, dims=dims), x)
+    if dims:
+        normalize_dims(dims, ndim, "permute")  # (its checks: ints, in range, each once)
+    return _share(Permute.apply(x, dims=tuple([d % ndim for d in dims])), x)
 
 
 class Transpose(Op):
@@ -358,7 +425,8 @@ class T(Transpose):
 
 
 def transpose(input, dim0, dim1):
-    d0, d1 = (normalize_dims(d, input.ndim, "transpose")[0] for d in (dim0, dim1))
+    ndim = input._data.ndim
+    d0, d1 = one_dim(dim0, ndim, "transpose"), one_dim(dim1, ndim, "transpose")
     return _share(Transpose.apply(input, d0=d0, d1=d1), input)
 
 
@@ -371,12 +439,11 @@ def swapaxes(input, axis0, axis1):
 
 
 def t(input):
-    if input.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D; use "
+    ndim = input._data.ndim
+    if ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D; use "
                            ".transpose(dim0, dim1) or .mT")
-    if input.ndim < 2:
-        return _share(T.apply(input, d0=0, d1=0), input)
-    return _share(T.apply(input, d0=0, d1=1), input)
+    return _share(T.apply(input, d0=0, d1=1 if ndim == 2 else 0), input)
 
 
 def numpy_T(x):
@@ -402,13 +469,23 @@ class Repeat(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        lead = len(ctx.reps) - len(ctx.in_shape)
-        shape = (1,) * lead + tuple(ctx.in_shape)
-        split = []
-        for r, s in zip(ctx.reps, shape):
-            split += [r, s]
-        g = reshape(grad, split).sum(dim=tuple(range(0, 2 * len(shape), 2)))
-        return reshape(g, ctx.in_shape), None
+        # torch's steps (its double backward graph shows them): zeros if anything was repeated 0 times; else
+        # each new leading dim summed away, then one reshape that splits every repeated dim into (repeats,
+        # size) and one sum over the repeats (no step at all for what was repeated once)
+        from .reduce import sum
+        reps, shape = ctx.reps, ctx.in_shape
+        if 0 in reps:
+            return Tensor._make(np.zeros(shape, grad._data.dtype)), None
+        lead = len(reps) - len(shape)
+        for _ in range(lead):
+            grad = sum(grad, 0)
+        split, repeated = [], []
+        for r, n in zip(reps[lead:], shape):
+            if r != 1:
+                repeated.append(len(split))
+                split.append(r)
+            split.append(n)
+        return (sum(reshape(grad, split), tuple(repeated)) if repeated else grad), None
 
     @staticmethod
     def jvp(ctx, t):
@@ -429,7 +506,7 @@ class Cat(Op):
 
     @staticmethod
     def forward(ctx, *xs, dim=0):
-        ctx.dim, ctx.legacy = dim, [_legacy_empty(x) for x in xs]
+        ctx.dim, ctx.legacy = dim, [_legacy_empty(x.shape) for x in xs]
         ctx.kept = [not e for e in ctx.legacy] if not all(ctx.legacy) else [True] * len(xs)
         xs = [x for x, k in zip(xs, ctx.kept) if k]
         ctx.sizes = [x.shape[dim] for x in xs]
@@ -437,38 +514,55 @@ class Cat(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        # a 1-d empty input gets plain zeros (no graph), as torch's cat backward gives it
-        parts = iter(split(grad, ctx.sizes, ctx.dim))
-        parts = [next(parts) if k else None for k in ctx.kept]
-        return tuple(Tensor._make(np.zeros(0, grad._data.dtype)) if e else p for p, e in zip(parts, ctx.legacy))
+        # as torch's: each input's rows of the gradient, narrowed (a view each, SliceBackward0); a 1-d empty
+        # input gets plain zeros (no graph)
+        from .index import Slice
+        grads, start, sizes = [], 0, iter(ctx.sizes)
+        for kept, empty in zip(ctx.kept, ctx.legacy):
+            size = next(sizes) if kept else 0
+            if empty:
+                grads.append(Tensor._make(np.zeros(0, grad._data.dtype)))
+            else:
+                grads.append(_share(Slice.apply(grad, dim=ctx.dim, start=start, stop=start + size, step=1), grad))
+            start += size
+        return tuple(grads)
 
     @staticmethod
     def jvp(ctx, *ts):
         return Cat.apply(*ts, dim=ctx.dim)
 
 
-def _legacy_empty(x):
-    return x.ndim == 1 and x.shape[0] == 0
+def _legacy_empty(shape):
+    return shape == (0,)
+
+
+def _tensor_list(tensors, op):
+    """The tensors to join, as a list (torch's TypeError for anything else in it)."""
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__} ({op} joins "
+                            "tensors: make it one with microtorch.as_tensor)")
+    return tensors
 
 
 def cat(tensors, dim=0):
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "cat")
     if not tensors:  # torch: a ValueError here
         raise ValueError("cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
-        if t.ndim == 0:
+        if t._data.ndim == 0:
             raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated; use "
                                "stack() to join 0-d tensors, or give it a dimension with t.reshape(1)")
     from ._op import promoted
     tensors = promoted(*tensors)
-    ref = next((t for t in tensors if not _legacy_empty(t)), tensors[0])
-    d = normalize_dims(dim, ref.ndim, "cat")[0]
-    for i, x in enumerate(tensors):
-        if _legacy_empty(x):  # a 1-D empty tensor joins anything (and stays in the graph), as in torch
-            continue
-        if x.ndim != ref.ndim or x.shape[:d] + x.shape[d + 1:] != ref.shape[:d] + ref.shape[d + 1:]:
+    shapes = [t._data.shape for t in tensors]
+    ref = next((s for s in shapes if not _legacy_empty(s)), shapes[0])
+    d = one_dim(dim, len(ref), "cat")
+    for i, s in enumerate(shapes):  # (a 1-D empty tensor joins anything, and stays in the graph, as in torch)
+        if not _legacy_empty(s) and (len(s) != len(ref) or s[:d] + s[d + 1:] != ref[:d] + ref[d + 1:]):
             raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                               f"{list(ref.shape)} but got size {list(x.shape)} for tensor number {i} in the list.")
+                               f"{list(ref)} but got size {list(s)} for tensor number {i} in the list.")
     return Cat.apply(*tensors, dim=d)
 
 
@@ -486,7 +580,8 @@ class Stack(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return unbind(grad, ctx.dim)
+        from .index import Select  # as torch's: each input's slice of the gradient selected (SelectBackward0)
+        return tuple(_share(Select.apply(grad, ctx.dim, i), grad) for i in range(grad._data.shape[ctx.dim]))
 
     @staticmethod
     def jvp(ctx, *ts):
@@ -494,17 +589,17 @@ class Stack(Op):
 
 
 def stack(tensors, dim=0):
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]._data.shape
     for i, x in enumerate(tensors):
-        if x.shape != tensors[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} "
+        if x._data.shape != first:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first)} "
                                f"at entry 0 and {list(x.shape)} at entry {i}")
+    d = one_dim(dim, len(first) + 1, "stack")  # (a new dim: one more place than the tensors have)
     from ._op import promoted
-    tensors = promoted(*tensors)
-    d = dim % (tensors[0].ndim + 1)
-    return Stack.apply(*tensors, dim=d)
+    return Stack.apply(*promoted(*tensors), dim=d)
 
 
 class SplitWithSizes(Op):
@@ -514,9 +609,12 @@ class SplitWithSizes(Op):
     @staticmethod
     def forward(ctx, x, sizes, dim):
         ctx.dim, ctx.sizes = dim, sizes
-        idx = np.cumsum(sizes)[:-1]
         ctx.set_materialize_grads(True)
-        return tuple(np.split(x, idx, axis=dim))
+        lead, pieces, start = (slice(None),) * dim, [], 0
+        for n in sizes:  # (slices: np.split's Python layers cost 4 us)
+            pieces.append(x[lead + (slice(start, start + n),)])
+            start += n
+        return tuple(pieces)
 
     @staticmethod
     def backward(ctx, *grads):
@@ -540,11 +638,15 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d tensor); "
                            "unsqueeze it first or do not split a scalar")
-    d = normalize_dims(dim, tensor.ndim, "split")[0]
+    d = one_dim(dim, tensor.ndim, "split")
     n = tensor.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
         s = int(split_size_or_sections)
-        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [0]
+        if s < 0 or s == 0 and n:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}" if s < 0 else
+                               f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        sizes = ([s] * (n // s) + ([n % s] if n % s else [])) if s else []
+        sizes = sizes or [0]  # (one piece at least, empty when the dim is, as torch)
         cls = Split
     else:
         sizes = list(split_size_or_sections)
@@ -560,7 +662,7 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor; give it one with x.reshape(1)")
-    d = normalize_dims(dim, input.ndim, "chunk")[0]
+    d = one_dim(dim, input.ndim, "chunk")
     size = -(-input.shape[d] // chunks)
     return split(input, max(size, 1), d)
 
@@ -586,7 +688,7 @@ class Unbind(Op):
 
 def unbind(input, dim=0):
     need_dims(input, "unbind")
-    d = normalize_dims(dim, input.ndim, "unbind")[0]
+    d = one_dim(dim, input.ndim, "unbind")
     return tuple(_share(o, input, multi=True) for o in Unbind.apply(input, d))
 
 
@@ -615,7 +717,7 @@ def flip(input, dims):
 
 
 def narrow(input, dim, start, length):
-    d = normalize_dims(dim, input.ndim, "narrow")[0]
+    d = one_dim(dim, input.ndim, "narrow")
     if not -input.shape[d] <= start <= input.shape[d]:
         raise IndexError(f"narrow(): start out of range (expected to be in range of [{-input.shape[d]}, "
                          f"{input.shape[d]}], but got {start})")
@@ -687,7 +789,7 @@ class DiagonalCopy(Diagonal):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    d1, d2 = (normalize_dims(d, input.ndim, "diagonal")[0] for d in (dim1, dim2))  # IndexError below 2-D
+    d1, d2 = (one_dim(d, input.ndim, "diagonal") for d in (dim1, dim2))  # IndexError below 2-D
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return _share(Diagonal.apply(input, offset, d1, d2), input)
@@ -714,7 +816,7 @@ def sum_to_size(input, *size, **kw):
 def _dim_list(dims, ndim, op):
     """An int or a sequence of dims -> non-negative dims in the given order (checked against ndim)."""
     dims = dims if isinstance(dims, (list, tuple)) else (dims,)
-    out = tuple(normalize_dims(d, ndim, op)[0] for d in dims)
+    out = tuple(one_dim(d, ndim, op) for d in dims)
     if len(set(out)) != len(out):
         raise RuntimeError(f"{op}: repeated dim in {list(dims)}; each dim may appear once")
     return out
