@@ -1,0 +1,154 @@
+"""A Python number as the FIRST argument of add/sub/mul/div (and two numbers), and torch.rsub, beside torch 2.13.
+
+torch's parser takes the number for the `input` tensor: `torch.sub(2, t)` records SubBackward0 with an edge
+to None for the number, while the operator `2 - t` is `torch.rsub(t, 2)` (RsubBackward1, one edge) and `2 * t`
+is `t.mul(2)` (the number's edge second). Every expression runs in torch and in microtorch: values, dtypes,
+grad_fn names, next_functions, saved attributes, exception types, gradients (first and second order),
+forward mode and vmap."""
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+
+EXPRESSIONS = [
+    # a number first, a tensor that requires grad second
+    "T.add(2, t)", "T.add(2, t, alpha=3)", "T.add(2, t, alpha=2.5)", "T.add(1j, t)", "T.add(True, t)",
+    "T.add(2.5, d)", "T.add(2, h)", "T.add(np.float64(2), t)",
+    "T.sub(2, t)", "T.sub(2, t, alpha=3)", "T.sub(2, t, alpha=0.5)", "T.sub(2j, t)", "T.subtract(2, t)",
+    "T.sub(2, d, alpha=-1.5)", "T.mul(2, t)", "T.mul(2.5, d)", "T.mul(2j, t)", "T.mul(True, t)", "T.multiply(2, t)",
+    "T.div(2, t)", "T.div(2j, t)", "T.div(2.5, d)", "T.divide(2, t)", "T.true_divide(3, t)",
+    # two numbers, and a number with an integer tensor
+    "T.add(2, 3)", "T.add(2, 3.5)", "T.add(2.5, 3)", "T.add(2, 1j)", "T.add(True, False)", "T.add(True, True, alpha=True)",
+    "T.add(2., 3, alpha=2.5)", "T.sub(2, 3)", "T.sub(2, 3, alpha=2)", "T.sub(2.5, 3)", "T.mul(2, 3)", "T.mul(2, 3.5)",
+    "T.div(2, 3)", "T.div(6, 3)", "T.div(True, 2)", "T.add(0.1, 0.2)",
+    "T.add(2, i)", "T.sub(2, i)", "T.sub(2, i, alpha=2)", "T.add(2.5, i)", "T.add(2., i, alpha=2.5)", "T.mul(2.5, i)",
+    "T.div(2, i)", "T.add(300, u)", "T.sub(300, u)", "T.sub(2, u, alpha=3)",
+    # the operators record other graphs than the functions
+    "2 + t", "2 * t", "2 - t", "2 / t", "2j / t", "2 / i", "2.5 - i", "t + 2", "t * 2", "t - 2", "t / 2",
+    "t.__radd__(2, alpha=3)",
+    # rsub
+    "T.rsub(t, s)", "T.rsub(t, s, alpha=2)", "T.rsub(t, 2)", "T.rsub(t, 2, alpha=2)", "T.rsub(t, 2, 2)",
+    "T.rsub(t, 2.5, alpha=0.5)", "T.rsub(i, 2)", "T.rsub(i, 2, alpha=3)", "T.rsub(i, i)", "T.rsub(t, 1j)",
+    "T.rsub(d, t)", "T.rsub(t, s[:1])",
+    # errors
+    "T.add(2, t, alpha=True)", "T.sub(True, t)", "T.sub(True, False)", "T.sub(t, True)", "True - t",
+    "T.add(2, i, alpha=2.5)", "T.add(2, 3, alpha=2.5)", "T.sub(2, t, alpha=2j)", "T.add(2, 3, alpha=1j)",
+    "T.add(t, s, alpha=1j)", "T.add(t, 2, alpha=2j)", "T.rsub(2, t)", "T.rsub(t, True)",
+    "T.add('a', t)", "T.add(None, t)", "T.add(2, None)", "T.atan2(2, t)", "T.maximum(2, t)", "T.rsub(t, s[:0])",
+]
+
+
+def _env(T):
+    return {"T": T, "np": np, "t": T.tensor([1., 2.], requires_grad=True), "s": T.tensor([3., 5.], requires_grad=True),
+            "d": T.tensor([1., -2.], dtype=T.float64, requires_grad=True),
+            "h": T.tensor([1., 3.], dtype=T.float16, requires_grad=True),
+            "i": T.tensor([1, 2]), "u": T.tensor([1, 200], dtype=T.uint8)}
+
+
+def _names(node):
+    return None if node is None else [None if f is None else f.name() for f, _ in node.next_functions]
+
+
+def _run(T, expression):
+    try:
+        out = eval(expression, _env(T))
+    except Exception as e:  # (compared by type with torch's)
+        return type(e).__name__
+    node = out.grad_fn
+    return (out.tolist(), str(out.dtype).split(".")[-1], node and node.name(), _names(node),
+            getattr(node, "_saved_alpha", "-"))
+
+
+@pytest.mark.parametrize("expression", EXPRESSIONS)
+def test_numbers_first_as_torch(expression):
+    want, got = _run(torch, expression), _run(mt, expression)
+    if isinstance(want, str):
+        assert got == want
+        return
+    assert got[1:] == want[1:]
+    np.testing.assert_allclose(np.asarray(got[0], complex), np.asarray(want[0], complex), rtol=1e-6)
+
+
+def test_error_messages_say_what_torch_says():
+    t = mt.tensor([1., 2.], requires_grad=True)
+    for call, words in [(lambda: mt.add(2, t, alpha=True), "Boolean alpha only supported for Boolean results."),
+                        (lambda: mt.sub(True, t), "Subtraction, the `-` operator, with a bool tensor is not supported"),
+                        (lambda: mt.sub(True, False), "with two bool tensors is not supported"),
+                        (lambda: mt.sub(2, t, alpha=2j), "argument alpha must not be a complex number"),
+                        (lambda: mt.add(2, 3, alpha=2.5), "argument alpha must not be a floating point number"),
+                        (lambda: mt.add("a", t), "add(): argument 'input' (position 1) must be Tensor, not str"),
+                        (lambda: mt.atan2(2, t), "atan2(): argument 'input' (position 1) must be Tensor, not int"),
+                        (lambda: mt.rsub(2, t), "rsub(): argument 'input' (position 1) must be Tensor, not int")]:
+        with pytest.raises((RuntimeError, TypeError)) as info:
+            call()
+        assert words in str(info.value)
+
+
+def test_saved_attributes_as_torch():
+    for T in (torch, mt):
+        t = T.tensor([1., 2.], requires_grad=True)
+        assert T.div(2, t).grad_fn._saved_other is t
+        assert T.mul(2, t).grad_fn._saved_other is None  # (the number needs no gradient: t is not saved)
+        assert T.mul(2, t).grad_fn._saved_self.item() == 2  # (torch keeps it int64, microtorch in t's dtype)
+        assert T.div(3, t).grad_fn._saved_self.item() == 3
+        assert T.rsub(t, 2, alpha=0.5).grad_fn._saved_alpha == 0.5
+        assert T.sub(2, t, alpha=3).grad_fn._saved_alpha == 3
+
+
+# functions of two float64 tensors x and y, differentiated twice beside torch
+FUNCTIONS = {
+    "add(2, x, alpha=3)": lambda T, x, y: T.add(2, x, alpha=3) * x,
+    "sub(2, x, alpha=0.5)": lambda T, x, y: T.sub(2, x, alpha=0.5) * y,
+    "sub(2.5, x)": lambda T, x, y: T.sub(2.5, x) ** 2,
+    "mul(3, x)": lambda T, x, y: T.mul(3, x) * x,
+    "div(2, x)": lambda T, x, y: T.div(2, x),
+    "div(2, x) * y": lambda T, x, y: T.div(2, x) * y,
+    "add(1j, x)": lambda T, x, y: T.add(1j, x).abs() ** 2,
+    "sub(2j, x) * y": lambda T, x, y: (T.sub(2j, x) * y).abs(),
+    "div(1j, x)": lambda T, x, y: T.div(1j, x).abs(),
+    "rsub(x, y)": lambda T, x, y: T.rsub(x, y) * x,
+    "rsub(x, y, alpha=2)": lambda T, x, y: T.rsub(x, y, alpha=2) ** 2,
+    "rsub(x, 2, alpha=3)": lambda T, x, y: T.rsub(x, 2, alpha=3) * y * x,
+    "2 / x": lambda T, x, y: 2 / x,
+    "2 - x * y": lambda T, x, y: (2 - x * y) ** 2,
+}
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_gradients_first_and_second_order_as_torch(name):
+    fn, results = FUNCTIONS[name], []
+    for T in (torch, mt):
+        x = T.tensor([0.5, -1.5, 2.0], dtype=T.float64, requires_grad=True)
+        y = T.tensor([1.5, 0.25, -3.0], dtype=T.float64, requires_grad=True)
+        gx, gy = T.autograd.grad(fn(T, x, y).sum(), (x, y), create_graph=True, allow_unused=True)
+        gx = gx if gx is not None else T.zeros_like(x)
+        gy = gy if gy is not None else T.zeros_like(y)
+        hx, hy = T.autograd.grad((gx * gx).sum() + gy.sum(), (x, y), allow_unused=True)
+        results.append([g.detach().numpy() if g is not None else np.zeros(3) for g in (gx, gy, hx, hy)])
+    for want, got in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["add(2, x, alpha=3)", "sub(2, x, alpha=0.5)", "mul(3, x)", "div(2, x)",
+                                  "rsub(x, y)", "rsub(x, 2, alpha=3)", "add(1j, x)"])
+def test_forward_mode_and_vmap_as_torch(name):
+    fn, results = FUNCTIONS[name], []
+    for T in (torch, mt):
+        x = T.tensor([0.5, -1.5, 2.0], dtype=T.float64)
+        y = T.tensor([1.5, 0.25, -3.0], dtype=T.float64)
+        out, tangent = T.func.jvp(lambda a, b: fn(T, a, b), (x, y), (T.ones_like(x), 2 * T.ones_like(y)))
+        batch = T.func.vmap(lambda a: fn(T, a, y))(T.stack([x, 2 * x]))
+        results.append([v.numpy() for v in (out, tangent, batch)])
+    for want, got in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_gradient_dtype_follows_the_tensor_as_torch():
+    for number in (2, 2.5, 1j, True):
+        grads = []
+        for T in (torch, mt):
+            t = T.tensor([1., 2.], requires_grad=True)
+            T.add(number, t, alpha=2).abs().sum().backward()
+            grads.append((t.grad.tolist(), str(t.grad.dtype).split(".")[-1]))
+        assert grads[0] == grads[1], number
