@@ -30,7 +30,10 @@ EXPRESSIONS = [
     # rsub
     "T.rsub(t, s)", "T.rsub(t, s, alpha=2)", "T.rsub(t, 2)", "T.rsub(t, 2, alpha=2)", "T.rsub(t, 2, 2)",
     "T.rsub(t, 2.5, alpha=0.5)", "T.rsub(i, 2)", "T.rsub(i, 2, alpha=3)", "T.rsub(i, i)", "T.rsub(t, 1j)",
-    "T.rsub(d, t)", "T.rsub(t, s[:1])",
+    "T.rsub(d, t)", "T.rsub(t, s[:1])", "T.rsub(t, i)", "T.rsub(i, t)", "T.rsub(h, 1)", "T.rsub(t, T.tensor(2.))",
+    # numpy and 0-d numbers, casts and views
+    "np.float64(2) - t", "np.float64(2) / t", "np.float64(2) * t", "T.tensor(2.) - t", "T.sub(i, t)", "T.div(i, t)",
+    "T.sub(2, t.double())", "T.add(2, t[None].expand(3, 2))", "T.add(2, t, alpha=0)", "T.div(2, h)", "T.mul(3, h)",
     # errors
     "T.add(2, t, alpha=True)", "T.sub(True, t)", "T.sub(True, False)", "T.sub(t, True)", "True - t",
     "T.add(2, i, alpha=2.5)", "T.add(2, 3, alpha=2.5)", "T.sub(2, t, alpha=2j)", "T.add(2, 3, alpha=1j)",
