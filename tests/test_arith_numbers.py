@@ -34,6 +34,9 @@ EXPRESSIONS = [
     # numpy and 0-d numbers, casts and views
     "np.float64(2) - t", "np.float64(2) / t", "np.float64(2) * t", "T.tensor(2.) - t", "T.sub(i, t)", "T.div(i, t)",
     "T.sub(2, t.double())", "T.add(2, t[None].expand(3, 2))", "T.add(2, t, alpha=0)", "T.div(2, h)", "T.mul(3, h)",
+    # bool tensors and numbers
+    "2 / b", "True / t", "2 * b", "True + b", "2.5 * b", "T.mul(2, b)", "T.add(True, b)", "T.div(2, b)", "T.sub(2, b)",
+    "(-1) / u", "2.5 / u",
     # errors
     "T.add(2, t, alpha=True)", "T.sub(True, t)", "T.sub(True, False)", "T.sub(t, True)", "True - t",
     "T.add(2, i, alpha=2.5)", "T.add(2, 3, alpha=2.5)", "T.sub(2, t, alpha=2j)", "T.add(2, 3, alpha=1j)",
@@ -46,7 +49,7 @@ def _env(T):
     return {"T": T, "np": np, "t": T.tensor([1., 2.], requires_grad=True), "s": T.tensor([3., 5.], requires_grad=True),
             "d": T.tensor([1., -2.], dtype=T.float64, requires_grad=True),
             "h": T.tensor([1., 3.], dtype=T.float16, requires_grad=True),
-            "i": T.tensor([1, 2]), "u": T.tensor([1, 200], dtype=T.uint8)}
+            "i": T.tensor([1, 2]), "u": T.tensor([1, 200], dtype=T.uint8), "b": T.tensor([True, False])}
 
 
 def _names(node):

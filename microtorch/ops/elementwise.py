@@ -173,7 +173,7 @@ class SubNumber(Sub):
 class Rsub(Sub):
     """d(s - alpha*a) = -alpha: torch's rsub(a, s) for a number s, which `2 - a` calls (s has no edge)"""
     _grad_fn_name = "RsubBackward1"
-    _edges = None
+    _edges = None  # (torch's rsub takes the number as a Scalar: no edge)
 
     @staticmethod
     def forward(ctx, a, s, alpha=1, dtype=None):
