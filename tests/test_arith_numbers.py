@@ -158,3 +158,22 @@ def test_gradient_dtype_follows_the_tensor_as_torch():
             T.add(number, t, alpha=2).abs().sum().backward()
             grads.append((t.grad.tolist(), str(t.grad.dtype).split(".")[-1]))
         assert grads[0] == grads[1], number
+
+
+COMPLEX_EDGES = ["c + inf", "c - inf", "inf - c", "inf + c", "c + c2", "c - c2", "T.rsub(c, c2)", "T.rsub(c2, c)",
+                 "c + nan", "c + complex(0, inf)", "c + r", "r + c", "c - r", "r - c", "T.add(inf, c)", "T.sub(inf, c)",
+                 "1 - c2", "c.add(c2, alpha=2)", "c.sub(inf, alpha=2)", "c.clone().add_(inf)",
+                 "c2 * 1", "c + 2.0"]
+
+
+@pytest.mark.parametrize("expression", COMPLEX_EDGES)
+def test_complex_sums_scale_the_other_operand_as_torch(expression):
+    """torch's complex add/sub computes a + alpha*b with alpha = 1 too: an inf in one part of b makes a nan in
+    the other (z + inf is inf+nanj); the operand that is not scaled (rsub's other) keeps its parts."""
+    inf = float("inf")
+    out = []
+    for T in (torch, mt):
+        env = {"T": T, "inf": inf, "nan": float("nan"), "c": T.tensor([1 + 2j, 3 - 1j]),
+               "c2": T.tensor([complex(inf, 0), complex(1, inf)]), "r": T.tensor([inf, float("nan")])}
+        out.append(np.asarray(eval(expression, env).tolist(), complex))
+    np.testing.assert_array_equal(out[1], out[0])  # (nan equals nan here, in each part)

@@ -40,7 +40,9 @@ class Add(Op):
         ctx.alpha = alpha
         if dtype is not None:  # (checked here: a call less on the common path)
             a, b = _in(dtype, a, b)
-        return like_torch(a + b if alpha == 1 else _with_scaled(np.add, a, b, alpha), a, b)
+        if alpha == 1 and a.dtype.kind != "c":
+            return like_torch(a + b, a, b)
+        return like_torch(_with_scaled(np.add, a, b, alpha), a, b)  # (complex: see _with_scaled)
 
     @staticmethod
     def backward(ctx, grad):
@@ -72,7 +74,9 @@ class AddNumber(Add):
 def _with_scaled(ufunc, a, b, alpha):
     """a + alpha*b (ufunc add) or a - alpha*b, written into the temporary alpha*b when it has the
     result's shape and dtype: one temporary instead of two (an optimizer's p.add_(d, alpha=-lr)
-    on a large weight pays a page fault per 4 KiB of each fresh temporary)."""
+    on a large weight pays a page fault per 4 KiB of each fresh temporary). torch's complex kernel
+    multiplies b by alpha even when alpha is 1, so an inf in one part of b makes the other part nan
+    (z + inf is inf+nanj): complex results come here whatever alpha is."""
     scaled = alpha * b
     if type(scaled) is np.ndarray and scaled.shape == np.shape(a) and scaled.dtype == np.result_type(a, scaled):
         return ufunc(a, scaled, out=scaled)
@@ -86,9 +90,9 @@ def add(input, other, *, alpha=1):
     try:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
             return Add.apply(a, b) if alpha == 1 else Add.apply(a, b, alpha=_alpha_for(a.dtype, alpha, "add"))
-        # tensor + number, the commonest call with mul's: _keeps_dtype(a, b) spelled out, a call less
-        if alpha == 1 and type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind in "fc":
-            return AddNumber.apply(a, b)
+        # float tensor + number, the commonest call with mul's: the tensor's dtype, a call less
+        if alpha == 1 and type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind == "f":
+            return AddNumber.apply(a, b)  # (complex: Add, see _with_scaled)
         if alpha != 1:
             alpha = _alpha_for(result_type(a, b), alpha, "add")
         x, y, dt = _operands(a, b)  # (add(2, t): the number first is a 0-d tensor to torch, its edge goes to None)
@@ -126,7 +130,9 @@ class Sub(Op):
         ctx.alpha = alpha
         if dtype is not None:
             a, b = _in(dtype, a, b)
-        return like_torch(a - b if alpha == 1 else _with_scaled(np.subtract, a, b, alpha), a, b)
+        if alpha == 1 and a.dtype.kind != "c":
+            return like_torch(a - b, a, b)
+        return like_torch(_with_scaled(np.subtract, a, b, alpha), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -144,8 +150,8 @@ def sub(input, other, *, alpha=1):
     if type(alpha) is not int and alpha == 1:  # (1.0 or True equal 1, but torch checks their type)
         alpha = _alpha_for(result_type(a, b), alpha, "sub")
     try:
-        if alpha == 1 and _keeps_dtype(a, b):
-            return SubNumber.apply(a, b)
+        if alpha == 1 and type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind == "f":
+            return SubNumber.apply(a, b)  # (complex: Sub, see _with_scaled)
         if a.__class__ is bool:  # sub(True, t): the guard's dtype test looks at the tensors and at `other`
             raise kernel_error("sub", (a, b))
         if alpha != 1:
@@ -180,7 +186,7 @@ class Rsub(Sub):
         ctx.alpha = alpha
         if dtype is not None:
             a, s = _in(dtype, a, s)
-        return s - a if alpha == 1 else _with_scaled(np.subtract, s, a, alpha)
+        return s - a if alpha == 1 and a.dtype.kind != "c" else _with_scaled(np.subtract, s, a, alpha)
 
     @staticmethod
     def backward(ctx, grad):
