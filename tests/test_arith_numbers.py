@@ -138,14 +138,15 @@ def test_gradients_first_and_second_order_as_torch(name):
 
 @pytest.mark.parametrize("name", ["add(2, x, alpha=3)", "sub(2, x, alpha=0.5)", "mul(3, x)", "div(2, x)",
                                   "rsub(x, y)", "rsub(x, 2, alpha=3)", "add(1j, x)"])
-def test_forward_mode_and_vmap_as_torch(name):
+def test_forward_mode_vmap_and_func_grad_as_torch(name):
     fn, results = FUNCTIONS[name], []
     for T in (torch, mt):
         x = T.tensor([0.5, -1.5, 2.0], dtype=T.float64)
         y = T.tensor([1.5, 0.25, -3.0], dtype=T.float64)
         out, tangent = T.func.jvp(lambda a, b: fn(T, a, b), (x, y), (T.ones_like(x), 2 * T.ones_like(y)))
         batch = T.func.vmap(lambda a: fn(T, a, y))(T.stack([x, 2 * x]))
-        results.append([v.numpy() for v in (out, tangent, batch)])
+        grad = T.func.grad(lambda a: fn(T, a, y).abs().sum())(x)
+        results.append([v.numpy() for v in (out, tangent, batch, grad)])
     for want, got in zip(*results):
         np.testing.assert_allclose(got, want, rtol=1e-12)
 
