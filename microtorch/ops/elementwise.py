@@ -112,7 +112,7 @@ def _alpha_for(dtype, alpha, op):
                            f"alpha={alpha!r}; give a real alpha, or make an operand complex)")
     if kind not in "iub":
         return alpha
-    if kind != "b" and not isinstance(alpha, (int, np.integer)):
+    if not isinstance(alpha, (int, np.integer, np.bool_)):  # (bool results too: add(b, True, alpha=0.5))
         raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number. ({op}: "
                            f"alpha={alpha!r}; give an int, or make the tensors floating point)")
     from .index import fill_scalar
