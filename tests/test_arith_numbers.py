@@ -210,3 +210,39 @@ def test_every_dtype_with_a_number_on_either_side_as_torch():
                     if not same:
                         differ.append((op, kw, number, dtype, first, want, got))
     assert not differ, differ[:10]
+
+
+_OPERATORS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "div": lambda a, b: a / b}
+
+
+def _graph_and_gradients(T, op, kw, number, dtype, first, operator):
+    x = T.tensor([0.5, 2.0, -3.0], dtype=getattr(T, dtype), requires_grad=True)
+    try:
+        out = (_OPERATORS[op] if operator else getattr(T, op))(*((number, x) if first else (x, number)), **kw)
+    except RuntimeError as e:  # (True - x: compared by type with torch's)
+        return type(e).__name__, []
+    g, = T.autograd.grad(out.abs().sum() if out.is_complex() else (out * out).sum(), x, create_graph=True)
+    h, = T.autograd.grad((g.abs() if g.is_complex() else g * g).sum(), x, allow_unused=True)
+    node = out.grad_fn
+    return ((node.name(), _names(node), str(g.dtype).split(".")[-1]),
+            [np.asarray(v.tolist(), complex) if v is not None else None for v in (g, h)])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+def test_graphs_and_gradients_of_every_floating_dtype_as_torch(dtype):
+    """The functions and the operators with a number on either side: grad_fn, next_functions, the gradient's dtype,
+    and the gradient and the gradient of its square (second order) beside torch."""
+    ops = [("add", {}), ("add", {"alpha": 2}), ("sub", {}), ("sub", {"alpha": -1.5}), ("mul", {}), ("div", {}),
+           ("rsub", {}), ("rsub", {"alpha": 2})]
+    tol = 1e-2 if dtype == "float16" else 1e-5
+    for (op, kw), number in ((o, n) for o in ops for n in (True, 3, 2.5, -0.1, 1j)):
+        for first, operator in ((True, False), (False, False), (True, True), (False, True)):
+            if op == "rsub" and (first or operator) or operator and kw or dtype == "float16" and number == 1j:
+                continue
+            (want, want_grads), (got, got_grads) = (_graph_and_gradients(T, op, kw, number, dtype, first, operator)
+                                                    for T in (torch, mt))
+            assert got == want, (op, kw, number, first, operator)
+            for w, g in zip(want_grads, got_grads):
+                assert (w is None) == (g is None)
+                if w is not None:
+                    np.testing.assert_allclose(g, w, rtol=tol, atol=1e-6)
