@@ -246,3 +246,27 @@ def test_graphs_and_gradients_of_every_floating_dtype_as_torch(dtype):
                 assert (w is None) == (g is None)
                 if w is not None:
                     np.testing.assert_allclose(g, w, rtol=tol, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_forward_mode_and_vmap_with_a_number_on_either_side_as_torch(dtype):
+    """func.jvp's output and tangent (values and dtype: torch's rsub of a number gives a's tangent in a's dtype even
+    when a complex number made the output complex) and vmap's batch, beside torch."""
+    ops = [("add", {}), ("add", {"alpha": 2}), ("sub", {}), ("sub", {"alpha": -1.5}), ("mul", {}), ("div", {}),
+           ("rsub", {}), ("rsub", {"alpha": 2})]
+    for (op, kw), number, first in ((o, n, f) for o in ops for n in (3, 2.5, 1j) for f in (True, False)):
+        if op == "rsub" and first:
+            continue
+        results = []
+        for T in (torch, mt):
+            x = T.tensor([0.5, 2.0, -3.0], dtype=getattr(T, dtype))
+
+            def f(a):
+                return getattr(T, op)(*((number, a) if first else (a, number)), **kw)
+            out, tangent = T.func.jvp(f, (x,), (0.5 * T.ones_like(x),))
+            batch = T.func.vmap(f)(T.stack([x, 2 * x]))
+            results.append((str(tangent.dtype).split(".")[-1], [np.asarray(v.tolist(), complex) for v in (out, tangent, batch)]))
+        (want_dtype, want), (got_dtype, got) = results
+        assert got_dtype == want_dtype, (op, kw, number, first)
+        for w, g in zip(want, got):
+            np.testing.assert_allclose(g, w, rtol=1e-6)

@@ -193,9 +193,11 @@ class Rsub(Sub):
         return -grad if ctx.alpha == 1 else grad * -ctx.alpha, grad
 
     @staticmethod
-    def jvp(ctx, ta, ts):
+    def jvp(ctx, ta, tb):
         ta = ta if ctx.alpha == 1 else ta * ctx.alpha
-        return -ta if ts is None else ts - ta  # (a Python number s has no tangent)
+        if tb is None or ctx._forward_cls is Rsub:  # (torch: -alpha * a's tangent, in its dtype, even when the
+            return -ta                                # number made the result complex)
+        return tb - ta
 
 
 class RsubTensors(Rsub):
