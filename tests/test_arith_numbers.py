@@ -181,6 +181,11 @@ def test_complex_sums_scale_the_other_operand_as_torch(expression):
     np.testing.assert_array_equal(out[1], out[0])  # (nan equals nan here, in each part)
 
 
+# the grids below: each op with and without alpha (rsub takes its number second only)
+GRID_OPS = [("add", {}), ("add", {"alpha": 2}), ("add", {"alpha": 0.5}), ("sub", {}), ("sub", {"alpha": 3}),
+            ("sub", {"alpha": -1.5}), ("mul", {}), ("div", {}), ("rsub", {}), ("rsub", {"alpha": 2})]
+
+
 def _grid_result(T, op, kw, number, dtype, first):
     x = T.tensor([1, 0, 1] if dtype == "bool" else [1, 2, 5], dtype=getattr(T, dtype))
     try:
@@ -194,11 +199,9 @@ def test_every_dtype_with_a_number_on_either_side_as_torch():
     """add/sub/mul/div/rsub of each dtype's tensor and a bool, int, float or complex number, first or second:
     the same dtype and values as torch, or the same exception type. (float16 with a complex number is left out:
     torch gives complex32, a dtype microtorch does not have.)"""
-    ops = [("add", {}), ("add", {"alpha": 2}), ("add", {"alpha": 0.5}), ("sub", {}), ("sub", {"alpha": 3}),
-           ("sub", {"alpha": -1.5}), ("mul", {}), ("div", {}), ("rsub", {}), ("rsub", {"alpha": 2})]
     dtypes = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "complex64", "complex128"]
     differ = []
-    for op, kw in ops:
+    for op, kw in GRID_OPS:
         for number in (True, 0, 3, -2, 300, 2.5, -0.0, float("inf"), 1j, 2 ** 40):
             for dtype in dtypes:
                 for first in ((False,) if op == "rsub" else (True, False)):
@@ -232,10 +235,8 @@ def _graph_and_gradients(T, op, kw, number, dtype, first, operator):
 def test_graphs_and_gradients_of_every_floating_dtype_as_torch(dtype):
     """The functions and the operators with a number on either side: grad_fn, next_functions, the gradient's dtype,
     and the gradient and the gradient of its square (second order) beside torch."""
-    ops = [("add", {}), ("add", {"alpha": 2}), ("sub", {}), ("sub", {"alpha": -1.5}), ("mul", {}), ("div", {}),
-           ("rsub", {}), ("rsub", {"alpha": 2})]
     tol = 1e-2 if dtype == "float16" else 1e-5
-    for (op, kw), number in ((o, n) for o in ops for n in (True, 3, 2.5, -0.1, 1j)):
+    for (op, kw), number in ((o, n) for o in GRID_OPS for n in (True, 3, 2.5, -0.1, 1j)):
         for first, operator in ((True, False), (False, False), (True, True), (False, True)):
             if op == "rsub" and (first or operator) or operator and kw or dtype == "float16" and number == 1j:
                 continue
@@ -252,9 +253,7 @@ def test_graphs_and_gradients_of_every_floating_dtype_as_torch(dtype):
 def test_forward_mode_and_vmap_with_a_number_on_either_side_as_torch(dtype):
     """func.jvp's output and tangent (values and dtype: torch's rsub of a number gives a's tangent in a's dtype even
     when a complex number made the output complex) and vmap's batch, beside torch."""
-    ops = [("add", {}), ("add", {"alpha": 2}), ("sub", {}), ("sub", {"alpha": -1.5}), ("mul", {}), ("div", {}),
-           ("rsub", {}), ("rsub", {"alpha": 2})]
-    for (op, kw), number, first in ((o, n, f) for o in ops for n in (3, 2.5, 1j) for f in (True, False)):
+    for (op, kw), number, first in ((o, n, f) for o in GRID_OPS for n in (3, 2.5, 1j) for f in (True, False)):
         if op == "rsub" and first:
             continue
         results = []
