@@ -13,12 +13,9 @@ def _r(fn):
     return lambda self, other: fn(other, self)
 
 
-def _rsub(self, other):
-    return ops.sub(other, self)
-
-
 def _rdiv(self, other):
-    return ops.div(other, self)
+    """2 / t, which torch computes as t.reciprocal() * 2 (not torch.div(2, t): another graph)"""
+    return ops.mul(ops.reciprocal(self), other)
 
 
 def _rpow(self, other):
@@ -93,8 +90,9 @@ def _rmod(self, other):  # 7 % x
 
 METHODS = {
     # operators
-    "__add__": ops.add, "__radd__": _r(ops.add), "__sub__": ops.sub, "__rsub__": _rsub,
-    "__mul__": ops.mul, "__rmul__": _r(ops.mul), "__truediv__": ops.div, "__rtruediv__": _rdiv,
+    # (2 + t, 2 * t and 2 - t are torch's t.add(2), t.mul(2) and torch.rsub(t, 2): the number's edge second)
+    "__add__": ops.add, "__radd__": ops.add, "__sub__": ops.sub, "__rsub__": ops.rsub,
+    "__mul__": ops.mul, "__rmul__": ops.mul, "__truediv__": ops.div, "__rtruediv__": _rdiv,
     "__pow__": ops.pow, "__rpow__": _rpow, "__matmul__": ops.matmul, "__rmatmul__": _rmatmul,
     "__neg__": _neg_bool_check, "__pos__": lambda self: self, "__abs__": ops.abs,
     "__floordiv__": _floordiv, "__rfloordiv__": _r(_floordiv), "__mod__": _mod, "__rmod__": _rmod, "__invert__": _invert,

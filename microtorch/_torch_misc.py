@@ -12,6 +12,7 @@ import numpy as np
 
 from ._dtype import get_default_dtype
 from ._tensor import Size, Tensor, tensor
+from .ops.elementwise import rsub  # noqa: F401 (torch.rsub: the op itself, with its RsubBackward nodes)
 
 
 # ---- shapes ---------------------------------------------------------------------------------------------------
@@ -463,14 +464,6 @@ def fill(input, value):
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     v = value if isinstance(value, Tensor) else tensor(value, dtype=input.dtype)
     return where(Tensor._make(np.ones(input._data.shape, bool)), v.to(input.dtype), input)
-
-
-def rsub(input, other, alpha=1):
-    """other - alpha input"""
-    if input.dtype.name == "bool" or isinstance(other, Tensor) and other.dtype.name == "bool":
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported (rsub). If you are "
-                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    return other - input * alpha if alpha != 1 else other - input
 
 
 def embedding_renorm_(input, indices, max_norm, norm_type):

@@ -79,8 +79,8 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "multilabel_soft_margin_loss": {"target": "tensor_or_number", "weight": "tensor_or_number"},
              "normalize": {"p": None}, "randint": {"high": "size"},  # (randint(high, size) too)
              "randint_like": {"low": None, "high": None}, "where": {"input": "tensor_or_number", "other": "tensor_or_number"},
-             **{op: {"input": "tensor_or_number"} for op in ("mul", "multiply", "div", "divide", "true_divide",
-                                                             "floor_divide", "pow")},
+             **{op: {"input": "tensor_or_number"} for op in ("add", "sub", "subtract", "mul", "multiply", "div",
+                                                             "divide", "true_divide", "floor_divide", "pow")},
              "tensor_split": {"indices_or_sections": None},  # (a tensor of indices too)
              "scatter": {"src": "tensor_or_number"}, "index_fill": {"value": "tensor_or_number"},
              "index_add": {"source": "tensor"},

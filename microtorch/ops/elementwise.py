@@ -7,6 +7,7 @@ import numpy as np
 from .._dtype import from_numpy_dtype, result_type
 from .._tensor import Tensor
 from ._checks import need_floating
+from ._kernels import kernel_error
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, number_as, promoted
 
@@ -39,7 +40,9 @@ class Add(Op):
         ctx.alpha = alpha
         if dtype is not None:  # (checked here: a call less on the common path)
             a, b = _in(dtype, a, b)
-        return like_torch(a + b if alpha == 1 else _with_scaled(np.add, a, b, alpha), a, b)
+        if alpha == 1 and a.dtype.kind != "c":
+            return like_torch(a + b, a, b)
+        return like_torch(_with_scaled(np.add, a, b, alpha), a, b)  # (complex: see _with_scaled)
 
     @staticmethod
     def backward(ctx, grad):
@@ -71,7 +74,9 @@ class AddNumber(Add):
 def _with_scaled(ufunc, a, b, alpha):
     """a + alpha*b (ufunc add) or a - alpha*b, written into the temporary alpha*b when it has the
     result's shape and dtype: one temporary instead of two (an optimizer's p.add_(d, alpha=-lr)
-    on a large weight pays a page fault per 4 KiB of each fresh temporary)."""
+    on a large weight pays a page fault per 4 KiB of each fresh temporary). torch's complex kernel
+    multiplies b by alpha even when alpha is 1, so an inf in one part of b makes the other part nan
+    (z + inf is inf+nanj): complex results come here whatever alpha is."""
     scaled = alpha * b
     if type(scaled) is np.ndarray and scaled.shape == np.shape(a) and scaled.dtype == np.result_type(a, scaled):
         return ufunc(a, scaled, out=scaled)
@@ -85,17 +90,13 @@ def add(input, other, *, alpha=1):
     try:
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
             return Add.apply(a, b) if alpha == 1 else Add.apply(a, b, alpha=_alpha_for(a.dtype, alpha, "add"))
-        # tensor + number, the commonest call with mul's: _keeps_dtype(a, b) spelled out, a call less
-        if alpha == 1 and type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind in "fc":
-            return AddNumber.apply(a, b)
-        if alpha == 1 and _keeps_dtype(b, a):
-            return AddNumber.apply(b, a)
-        if not isinstance(a, Tensor) and alpha == 1:  # scalar + tensor is recorded as tensor + scalar
-            y, x, dt = _operands(b, a)
-            return Add.apply(y, x) if dt is None else Add.apply(y, x, dtype=dt)
-        x, y, dt = _operands(a, b)
-        alpha = _alpha_for(x.dtype, alpha, "add")
-        return Add.apply(x, y, alpha=alpha) if dt is None else Add.apply(x, y, alpha=alpha, dtype=dt)
+        # float tensor + number, the commonest call with mul's: the tensor's dtype, a call less
+        if alpha == 1 and type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind == "f":
+            return AddNumber.apply(a, b)  # (complex: Add, see _with_scaled)
+        if alpha != 1:
+            alpha = _alpha_for(result_type(a, b), alpha, "add")
+        x, y, dt = _operands(a, b)  # (add(2, t): the number first is a 0-d tensor to torch, its edge goes to None)
+        return Add.apply(x, y) if alpha == 1 and dt is None else Add.apply(x, y, alpha=alpha, dtype=dt)
     except ValueError as e:
         raise broadcast_error("add", e, a, b) from None
 
@@ -106,9 +107,12 @@ def _alpha_for(dtype, alpha, op):
     kind = dtype.np.kind
     if kind != "b" and isinstance(alpha, (bool, np.bool_)):  # (floating results too: add(x, 1, alpha=False))
         raise RuntimeError(f"Boolean alpha only supported for Boolean results. ({op}: give alpha as a number)")
+    if kind == "f" and isinstance(alpha, (complex, np.complexfloating)):
+        raise RuntimeError(f"For non-complex input tensors, argument alpha must not be a complex number. ({op}: "
+                           f"alpha={alpha!r}; give a real alpha, or make an operand complex)")
     if kind not in "iub":
         return alpha
-    if kind != "b" and not isinstance(alpha, (int, np.integer)):
+    if not isinstance(alpha, (int, np.integer, np.bool_)):  # (bool results too: add(b, True, alpha=0.5))
         raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number. ({op}: "
                            f"alpha={alpha!r}; give an int, or make the tensors floating point)")
     from .index import fill_scalar
@@ -126,7 +130,9 @@ class Sub(Op):
         ctx.alpha = alpha
         if dtype is not None:
             a, b = _in(dtype, a, b)
-        return like_torch(a - b if alpha == 1 else _with_scaled(np.subtract, a, b, alpha), a, b)
+        if alpha == 1 and a.dtype.kind != "c":
+            return like_torch(a - b, a, b)
+        return like_torch(_with_scaled(np.subtract, a, b, alpha), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -144,18 +150,16 @@ def sub(input, other, *, alpha=1):
     if type(alpha) is not int and alpha == 1:  # (1.0 or True equal 1, but torch checks their type)
         alpha = _alpha_for(result_type(a, b), alpha, "sub")
     try:
-        if alpha == 1 and _keeps_dtype(b, a):  # number - tensor (1 - h), computed in the tensor's dtype
-            return Rsub.apply(b, a)
-        if not isinstance(a, Tensor):
-            x, y, dt = _operands(b, a)
-            return Rsub.apply(x, y) if dt is None else Rsub.apply(x, y, dtype=dt)
-        if alpha == 1 and _keeps_dtype(a, b):
-            return SubNumber.apply(a, b)
-        dt = None
-        if not (isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
-            a, b, dt = _operands(a, b)
-        alpha = 1 if alpha == 1 else _alpha_for(a.dtype, alpha, "sub")
-        return Sub.apply(a, b) if alpha == 1 and dt is None else Sub.apply(a, b, alpha=alpha, dtype=dt)
+        if alpha == 1 and type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind == "f":
+            return SubNumber.apply(a, b)  # (complex: Sub, see _with_scaled)
+        if a.__class__ is bool:  # sub(True, t): the guard's dtype test looks at the tensors and at `other`
+            raise kernel_error("sub", (a, b))
+        if alpha != 1:
+            alpha = _alpha_for(result_type(a, b), alpha, "sub")
+        x, y, dt = a, b, None
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
+            x, y, dt = _operands(a, b)  # (sub(2, t): the number first is a 0-d tensor to torch, an edge to None)
+        return Sub.apply(x, y) if alpha == 1 and dt is None else Sub.apply(x, y, alpha=alpha, dtype=dt)
     except ValueError as e:
         raise broadcast_error("sub", e, a, b) from None
 
@@ -173,28 +177,51 @@ class SubNumber(Sub):
 
 
 class Rsub(Sub):
-    """scalar - tensor, as torch records it"""
+    """d(s - alpha*a) = -alpha: torch's rsub(a, s) for a number s, which `2 - a` calls (s has no edge)"""
     _grad_fn_name = "RsubBackward1"
     _edges = None  # (torch's rsub takes the number as a Scalar: no edge)
 
     @staticmethod
-    def forward(ctx, b, a, dtype=None):
-        ctx.alpha = 1
+    def forward(ctx, a, s, alpha=1, dtype=None):
+        ctx.alpha = alpha
         if dtype is not None:
-            b, a = _in(dtype, b, a)
-        return a - b
+            a, s = _in(dtype, a, s)
+        return s - a if alpha == 1 and a.dtype.kind != "c" else _with_scaled(np.subtract, s, a, alpha)
 
     @staticmethod
     def backward(ctx, grad):
-        return -grad, grad
+        return -grad if ctx.alpha == 1 else grad * -ctx.alpha, grad
 
     @staticmethod
-    def jvp(ctx, tb, _a):
-        return -tb  # (a is a number or a constant: no tangent of its own)
+    def jvp(ctx, ta, tb):
+        ta = ta if ctx.alpha == 1 else ta * ctx.alpha
+        if tb is None or ctx._forward_cls is Rsub:  # (torch: -alpha * a's tangent, in its dtype, even when the
+            return -ta                                # number made the result complex)
+        return tb - ta
 
 
-def rsub(a, b):
-    return sub(b, a)
+class RsubTensors(Rsub):
+    """d(b - alpha*a) = (-alpha, 1): torch's rsub of two tensors"""
+    _grad_fn_name = "RsubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1, dtype=None):
+        return like_torch(Rsub.forward(ctx, a, b, alpha, dtype), a, b)
+
+
+def rsub(input, other, alpha=1):
+    a, b = input, other
+    if type(b) in _NUMBERS and alpha.__class__ is int and alpha == 1 and isinstance(a, Tensor) \
+            and a._data.dtype.kind in "fc":  # 1 - h (W6's loss, through h.__rsub__): _keeps_dtype spelled out
+        return Rsub.apply(a, b)
+    if alpha != 1 or alpha.__class__ is not int:
+        alpha = _alpha_for(result_type(a, b), alpha, "rsub")
+    x, y, dt = _operands(a, b)
+    op = RsubTensors if isinstance(b, Tensor) else Rsub
+    try:
+        return op.apply(x, y) if alpha == 1 and dt is None else op.apply(x, y, alpha=alpha, dtype=dt)
+    except ValueError as e:
+        raise broadcast_error("rsub", e, a, b) from None
 
 
 class Mul(Op):
@@ -229,9 +256,7 @@ def mul(input, other):
             # tensor * number, the commonest call with add's: _keeps_dtype(a, b) spelled out, a call less
             if type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind in "fc":
                 return MulNumber.apply(a, b)
-            if _keeps_dtype(b, a):
-                return MulNumber.apply(b, a)
-            a, b, dt = _operands(a, b)
+            a, b, dt = _operands(a, b)  # (mul(2, t): the number first is a 0-d tensor to torch, an edge to None)
             if dt is not None:
                 return Mul.apply(a, b, dtype=dt)
         return Mul.apply(a, b)
@@ -277,23 +302,26 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode is not None:
         from .misc import div_rounded
         return div_rounded(a, b, rounding_mode)
-    from .._dtype import get_default_dtype
-    if not isinstance(a, Tensor):
-        b = b if isinstance(b, Tensor) else Tensor._make(np.asarray(b))
-        return mul(reciprocal(_float(b)), a)
     if _keeps_dtype(a, b):
         return DivNumber.apply(a, b)
     if result_type(a, b).np.kind in "iub":  # true division of integers: each operand becomes the default
-        a = _float(a)                        # float from its own dtype (uint8 / -1 is -1., not 1 / 255)
-        b = _float(b) if isinstance(b, Tensor) else np.asarray(b, get_default_dtype().np)
+        a, b = _float_operand(a), _float_operand(b)  # float from its own dtype (uint8 / -1 is -1., not 1 / 255)
     else:
-        a, b, dt = _operands(a, b)
+        a, b, dt = _operands(a, b)  # (div(2, t): the number first is a 0-d tensor to torch, an edge to None)
         if dt is not None:
             return Div.apply(a, b, dtype=dt)
     try:
         return Div.apply(a, b)
     except ValueError as e:
         raise broadcast_error("div", e, a, b) from None
+
+
+def _float_operand(x):
+    """An integer or bool operand of true division in the default float dtype (a tensor, or a number's array)."""
+    if isinstance(x, Tensor):
+        return _float(x)
+    from .._dtype import get_default_dtype
+    return np.asarray(x, get_default_dtype().np)
 
 
 class MulScalar(Op):
