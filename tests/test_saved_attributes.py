@@ -154,3 +154,28 @@ def test_hooked_saved_tensor_skips_the_version_check_as_torch():
         with T.no_grad():
             y.add_(1)
         out.sum().backward()   # no version error: the hooks own the saved value
+
+
+NUMBER_OPS = [
+    ("mul_int", lambda a: a * 2), ("rmul_int", lambda a: 2 * a), ("mul_float", lambda a: a * 2.5),
+    ("method_mul", lambda a: a.mul(3)), ("div_int", lambda a: a / 2), ("rdiv_int", lambda a: 2 / a),
+    ("div_float", lambda a: a / 0.25),
+]
+
+
+@pytest.mark.parametrize("label,f", NUMBER_OPS, ids=[o[0] for o in NUMBER_OPS])
+def test_a_number_is_saved_as_torchs_wrapped_number(label, f):
+    """t * 2 saves 2 as a 0-d tensor of the number's own dtype (int64 for an int, float64 for a float)
+    and no self; the number is freed with the node's saved tensors."""
+    out = {}
+    for T in (torch, mt):
+        a = T.tensor(A, requires_grad=True)
+        y = f(a)
+        node = y.grad_fn
+        other = node._saved_other
+        before = (node.name(), node._saved_self, other.detach().numpy().item(), str(other.dtype).split(".")[-1])
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            node._saved_other
+        out[T.__name__] = before
+    assert out["microtorch"] == out["torch"]

@@ -147,10 +147,22 @@ def _saved_attribute(node, name, raw):
         if i < len(saved) and saved[i] is not NONE_SAVED:
             return saved[i] if raw else saved[i].unpack(node)
         return None
-    attr = node._saved_values.get(name)
-    if attr is not None and not raw:
+    if name in node._saved_values and not raw:
+        attr = node._saved_values[name]
+        if attr is None:  # a tensor torch's node leaves undefined (t * 2 saves no self)
+            return None
+        if type(attr) is WrappedNumber:
+            if node._saved is None:
+                raise RuntimeError(FREED_MESSAGE)
+            return Tensor._make(np.asarray(getattr(node, attr)))  # (int64, float64, complex128 or bool, as torch)
         return getattr(node, attr)
     raise AttributeError(f"'{type(node).__name__}' object has no attribute '_{'raw_' if raw else ''}saved_{name}'")
+
+
+class WrappedNumber(str):
+    """In an op's `_saved_values`: the ctx attribute holding a Python number that torch's node saves
+    as a 0-d tensor, `(t * 2).grad_fn._saved_other` being tensor(2). Read as that tensor, and freed
+    with the node's saved tensors."""
 
 
 class _FreedSaved(SavedTensor):
@@ -177,7 +189,8 @@ class Function:
     `apply`. backward returns one gradient (or None) per positional input of forward.
     Built-in ops set `_numpy_forward`: their forward receives numpy arrays, not Tensors.
     `_saved_names` (torch's names of the tensors saved for backward, in order) and
-    `_saved_values` (names of ctx attributes) give `grad_fn._saved_<name>`.
+    `_saved_values` (names of ctx attributes; None for a tensor torch leaves undefined, a
+    WrappedNumber for a number torch saves as a tensor) give `grad_fn._saved_<name>`.
     """
 
     _numpy_forward = False

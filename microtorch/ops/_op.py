@@ -10,7 +10,7 @@ import numpy as np
 
 from .._dtype import result_type
 from .._tensor import Tensor
-from ..autograd.function import Function
+from ..autograd.function import Function, WrappedNumber  # noqa: F401  (WrappedNumber: for the ops' _saved_values)
 
 
 class Op(Function):

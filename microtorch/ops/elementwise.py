@@ -9,7 +9,7 @@ from .._tensor import Tensor
 from ._checks import need_floating
 from ._kernels import kernel_error
 from ._layout import like_torch
-from ._op import Op, as_array, broadcast_error, number_as, promoted
+from ._op import Op, WrappedNumber, as_array, broadcast_error, number_as, promoted
 
 
 # ---- arithmetic -----------------------------------------------------------------------------
@@ -327,6 +327,7 @@ def _float_operand(x):
 class MulScalar(Op):
     """d(a*s) = s for a Python number s (torch's mul.Scalar, used inside composite ops)"""
     _grad_fn_name = "MulBackward1"
+    _saved_values = {"other": "s"}  # (torch keeps the number: grad_fn._saved_other is 2)
 
     @staticmethod
     def forward(ctx, a, s):
@@ -345,6 +346,7 @@ class MulScalar(Op):
 class DivScalar(Op):
     """d(a/s) = 1/s for a Python number s (torch's div.Scalar, used inside composite ops)"""
     _grad_fn_name = "DivBackward1"
+    _saved_values = {"other": "s"}  # (torch keeps the number: grad_fn._saved_other is 2)
 
     @staticmethod
     def forward(ctx, a, s):
@@ -364,6 +366,7 @@ class MulNumber(MulScalar):
     """d(a*s) = s for a Python number s: like torch, s stays a number and nothing is saved"""
     _grad_fn_name = "MulBackward0"
     _edges = (0, 1)  # (torch records a number as a tensor: an edge to None)
+    _saved_values = {"self": None, "other": WrappedNumber("s")}  # (torch: None and tensor(s))
 
     @staticmethod
     def backward(ctx, grad):
@@ -374,6 +377,7 @@ class DivNumber(DivScalar):
     """d(a/s) = 1/s for a Python number s: like torch, s stays a number and nothing is saved"""
     _grad_fn_name = "DivBackward0"
     _edges = (0, 1)  # (torch records a number as a tensor: an edge to None)
+    _saved_values = {"self": None, "other": WrappedNumber("s")}  # (torch: None and tensor(s))
 
     @staticmethod
     def backward(ctx, grad):
