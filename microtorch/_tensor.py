@@ -529,6 +529,72 @@ def _to_numpy(data):
     return np.asarray(data)
 
 
+def _converted(convert, *args):
+    """convert(*args) (numpy's conversion of tensor()'s data), with numpy's errors said in tensor()'s words."""
+    try:
+        return convert(*args)
+    except ValueError as e:
+        raise ValueError(f"tensor(): the nested sequence is ragged or not numeric ({e}); every row "
+                         "must have the same length") from None
+    except TypeError as e:  # None (or an object) where the dtype wants numbers
+        raise TypeError(f"tensor(): {e}; the data must be numbers or (nested) sequences of numbers") from None
+
+
+def _cast(src, np_dtype):
+    if src.dtype == np_dtype:  # (a copy: nothing to convert, no warning to silence)
+        return np.array(src)
+    with np.errstate(over="ignore", invalid="ignore"):  # (as torch, silently: 70000 into float16 is inf)
+        return np.array(src, np_dtype)
+
+
+def _fits(src, info):
+    """Whether every number of `src` (the numpy array of some Python numbers) surely converts into an integer
+    dtype of range `info` as torch converts it; if not, _check_integers looks at the numbers themselves."""
+    kind = src.dtype.kind
+    if kind == "b" or not src.size:
+        return True
+    if kind not in "if":  # (object: an int beyond 64 bits; uint64: one beyond int64; complex)
+        return False
+    with np.errstate(invalid="ignore"):
+        lo, hi = src.min(), src.max()
+    low = -info.max if kind == "i" and info.min == 0 else info.min  # (uint8 takes an int down to -255: it wraps)
+    # (floats near 2**63 may be rounded ints beyond 64 bits: the strict bounds send them to the exact check)
+    return bool(low <= lo and hi <= info.max and -2.0 ** 63 < lo and hi < 2.0 ** 63)
+
+
+def _check_integers(data, dt):
+    """torch's checked conversion of the Python (and numpy scalar) numbers in `data` into the integer dtype `dt`:
+    an int must fit in 64 bits (ValueError) and then in dt (uint8 also takes an int down to -255, which wraps),
+    a float must be a number within dt's range, a complex number is refused. Arrays and tensors are cast
+    unchecked, as in torch."""
+    info = np.iinfo(dt.np)
+    low, high = float(info.min), float(info.max)  # (torch compares a float with the limits as doubles)
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(reversed(x))  # (the first bad number in reading order is the one reported)
+        elif isinstance(x, (bool, np.bool_)):
+            continue
+        elif isinstance(x, (int, np.integer)):
+            if not -2 ** 63 <= x < 2 ** 63:
+                raise ValueError(f"tensor(): Overflow when unpacking long long ({x} does not fit in 64 bits; "
+                                 "write it as a float, or pass dtype=microtorch.float64)")
+            if not (-info.max if info.min == 0 else info.min) <= x <= info.max:
+                _overflow(x, dt, info)
+        elif isinstance(x, (float, np.floating)):
+            if not low <= x <= high:  # (NaN and inf too: an integer holds neither)
+                _overflow(x, dt, info)
+        elif isinstance(x, (complex, np.complexfloating)):
+            raise TypeError(f"'complex' object cannot be interpreted as an integer ({x} into {dt}; pass its .real, "
+                            "or a complex dtype)")
+
+
+def _overflow(x, dt, info):
+    raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow (tensor(): {x} does not fit "
+                       f"in {dt}, whose range is {info.min} to {info.max}; pick a wider dtype)")
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of `data` (numbers, nested lists, arrays, tensors)."""
     if isinstance(data, Tensor):
@@ -538,14 +604,11 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     if device is not None and str(device) != "cpu":
         raise RuntimeError(f"microtorch runs on the CPU only; device {device!r} is not available")
     dt = _dtype.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
-    try:
-        arr = np.array(_to_numpy(data), dtype=dt.np, copy=True)
-    except ValueError as e:
-        raise ValueError(f"tensor(): the nested sequence is ragged or not numeric ({e}); every row "
-                         "must have the same length") from None
-    except TypeError as e:  # None (or an object) where the dtype wants numbers
-        raise TypeError(f"tensor(): {e}; the data must be numbers or (nested) sequences of numbers") from None
-    t = Tensor._make(arr)
+    src = _converted(_to_numpy, data)
+    checked = not isinstance(data, (np.ndarray, Tensor)) and dt.np.kind in "iu" and src.dtype != dt.np
+    if checked and not _fits(src, np.iinfo(dt.np)):
+        _check_integers(data, dt)
+    t = Tensor._make(_converted(_cast, src, dt.np))
     if requires_grad:
         t.requires_grad = True
     return t

@@ -1,0 +1,106 @@
+"""Gaps between microtorch and torch 2.13 found beside torch (fifth round), each checked against torch: Python
+numbers that do not fit the dtype tensor() makes, clamp's bounds on half tensors, the fractional max pools'
+dtype errors, and the graphs of torch.func's results."""
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+
+
+def _outcome(fn):
+    """fn(torch) and fn(microtorch), each as ("raises", exception type) or ("returns", dtype name, values)."""
+    def run(lib):
+        try:
+            out = fn(lib)
+        except Exception as e:  # noqa: BLE001 (the type is what is compared)
+            return ("raises", e)
+        return ("returns", str(out.dtype).split(".")[-1], out.tolist())
+    return run(torch), run(mt)
+
+
+def _same_outcome(fn):
+    t, m = _outcome(fn)
+    if t[0] == "raises":
+        assert m[0] == "raises", f"torch raises {type(t[1]).__name__}: {t[1]}; microtorch returns {m[1:]}"
+        assert isinstance(m[1], type(t[1])), f"torch: {type(t[1]).__name__}: {t[1]}; microtorch: {m[1]!r}"
+        return m[1]
+    assert m[0] == "returns", f"torch returns {t[1:]}; microtorch raises {m[1]!r}"
+    assert m[1:] == t[1:]
+    return None
+
+
+# ---- item 2: Python numbers that do not fit the tensor's dtype -------------------------------------------
+BIG = 2 ** 63
+NUMBERS = {
+    # (data, dtype name or None): torch unpacks a Python int as a 64-bit one (ValueError beyond), then converts
+    # it, checked, into an integer dtype (uint8 takes down to -255: it wraps); floats are checked against the
+    # integer dtype's range (NaN, inf refused); floating and bool dtypes take any number (half: inf)
+    "2**63": (BIG, None), "-2**63-1": (-BIG - 1, None), "2**63-1": (BIG - 1, None), "-2**63": (-BIG, None),
+    "2**64": (2 ** 64, None), "10**400": (10 ** 400, None), "list": ([1, BIG], None),
+    "nested": ([[1], [BIG]], None), "tuple": ((1, -BIG - 1), None), "bool and int": ([True, BIG], None),
+    "with a float": ([1.5, BIG], None), "10**400 in floats": ([1.5, 10 ** 400], None),
+    "2**63 int64": (BIG, "int64"), "2**63 int32": ([[1, 2], [3, BIG]], "int32"), "10**400 int8": (10 ** 400, "int8"),
+    "300 uint8": (300, "uint8"), "-1 uint8": (-1, "uint8"), "-255 uint8": (-255, "uint8"),
+    "-256 uint8": (-256, "uint8"), "255 uint8": ([255, 0], "uint8"), "200 int8": (200, "int8"),
+    "-129 int8": (-129, "int8"), "-128 int8": (-128, "int8"), "40000 int16": (40000, "int16"),
+    "2**40 int32": (2 ** 40, "int32"), "-2**31-1 int32": (-2 ** 31 - 1, "int32"), "bad first": ([300, BIG], "int8"),
+    "big first": ([BIG, 300], "int8"), "nested uint8": ([[300]], "uint8"),
+    "1e300 int64": (1e300, "int64"), "1.5*2**63 int64": (1.5 * 2.0 ** 63, "int64"), "2.0**63 int64": (2.0 ** 63, "int64"),
+    "1e20 int32": (1e20, "int32"), "2147483647.5 int32": (2147483647.5, "int32"), "300.0 uint8": (300.0, "uint8"),
+    "255.5 uint8": (255.5, "uint8"), "-1.0 uint8": (-1.0, "uint8"), "-0.5 uint8": (-0.5, "uint8"),
+    "-0.0 uint8": (-0.0, "uint8"), "3.7 int64": (3.7, "int64"), "inf int64": (float("inf"), "int64"),
+    "-inf int8": (float("-inf"), "int8"), "nan int64": (float("nan"), "int64"), "nan in list": ([1.0, float("nan")], "int32"),
+    "ints and floats int8": ([1, 2.5, -3], "int8"), "ints and floats uint8": ([-1, 2.5], "uint8"),
+    "numpy int": (np.int64(300), "int8"), "numpy ints": ([np.int64(300)], "int8"), "numpy float": (np.float64(300.0), "uint8"),
+    "complex int64": (1 + 2j, "int64"), "True int8": (True, "int8"), "empty int8": ([], "int8"),
+    "2**63 float32": (BIG, "float32"), "2**64 float64": (2 ** 64, "float64"), "2**63 bool": (BIG, "bool"),
+    "10**400 bool": (10 ** 400, "bool"), "2**63 float16": (BIG, "float16"), "70000 float16": ([70000, 1], "float16"),
+    "1e300 float16": (1e300, "float16"), "1e300 float32": (1e300, "float32"), "10**400 float16": (10 ** 400, "float16"),
+    "nan bool": (float("nan"), "bool"), "2**63 complex64": (BIG, "complex64"),
+}
+
+
+def _dt(lib, name):
+    return None if name is None else getattr(lib, name)
+
+
+@pytest.mark.parametrize("name", list(NUMBERS))
+def test_tensor_converts_python_numbers_as_torch(name):
+    data, dtype = NUMBERS[name]
+    _same_outcome(lambda T: T.tensor(data, dtype=_dt(T, dtype)))
+
+
+@pytest.mark.parametrize("name", ["2**63", "-2**63-1", "list", "300 uint8", "70000 float16", "1e300 int64"])
+def test_as_tensor_and_new_tensor_convert_as_tensor_does(name):
+    data, dtype = NUMBERS[name]
+    _same_outcome(lambda T: T.as_tensor(data, dtype=_dt(T, dtype)))
+    _same_outcome(lambda T: T.ones(2, dtype=_dt(T, dtype) or T.int64).new_tensor(data))
+
+
+def test_tensor_of_a_64_bit_overflow_raises_before_requires_grad_is_looked_at():
+    _same_outcome(lambda T: T.tensor(BIG, requires_grad=True))
+
+
+def test_arrays_and_tensors_are_cast_unchecked_as_in_torch():
+    _same_outcome(lambda T: T.tensor(np.array([300, -1]), dtype=T.int8))
+    _same_outcome(lambda T: T.tensor(np.array(2.0 ** 70), dtype=T.float16))
+
+
+FULLS = {"2**63": (BIG, None), "-2**63-1": (-BIG - 1, None), "300 uint8": (300, "uint8"), "-1 uint8": (-1, "uint8"),
+         "70000 float16": (70000, "float16"), "2**40 int32": (2 ** 40, "int32"), "1e20 int64": (1e20, "int64"),
+         "2**63 bool": (BIG, "bool"), "2**63 float32": (BIG, "float32"), "10**400": (10 ** 400, None)}
+
+
+@pytest.mark.parametrize("name", list(FULLS))
+def test_full_converts_its_value_as_torch(name):
+    value, dtype = FULLS[name]
+    _same_outcome(lambda T: T.full((2,), value, dtype=_dt(T, dtype)))
+
+
+def test_the_errors_name_the_op_the_number_and_the_fix():
+    with pytest.raises(ValueError, match=r"tensor\(\).*9223372036854775808.*64 bits.*float"):
+        mt.tensor([1, BIG])
+    with pytest.raises(RuntimeError, match=r"cannot be converted to type int8 without overflow.*tensor\(\).*300.*"
+                       r"-128 to 127.*wider dtype"):
+        mt.tensor([1, 300], dtype=mt.int8)
