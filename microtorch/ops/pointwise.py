@@ -6,7 +6,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, numbers_as, promoted
+from .._dtype import result_type
 from .elementwise import _float, _need_tensors, _unary, where
+from .index import fill_scalar
 
 
 def _d_asinh(x):
@@ -462,7 +464,8 @@ class ClampMin(Op):
     def forward(ctx, x, min=0.0):
         ctx.bound = min
         ctx.save_for_backward(x)
-        return np.where(x < min, np.asarray(min, x.dtype), x)  # (x in range, -0.0 too, as torch)
+        out = np.where(x < min, np.asarray(min, x.dtype), x)  # (x in range, -0.0 too, as torch)
+        return out if min == min else np.full_like(x, min)  # (a NaN bound wins, as torch)
 
     @staticmethod
     def backward(ctx, grad):
@@ -482,7 +485,8 @@ class ClampMax(Op):
     def forward(ctx, x, max=0.0):
         ctx.bound = max
         ctx.save_for_backward(x)
-        return np.where(x > max, np.asarray(max, x.dtype), x)
+        out = np.where(x > max, np.asarray(max, x.dtype), x)
+        return out if max == max else np.full_like(x, max)  # (a NaN bound wins, as torch)
 
     @staticmethod
     def backward(ctx, grad):
@@ -494,10 +498,25 @@ class ClampMax(Op):
         return t * Tensor._make((ctx.inputs[0]._data <= ctx.bound).astype(t._data.dtype))
 
 
+def _bounded(input, bound, op):
+    """input in the dtype torch clamps it in (its promotion with the number: clamp_min(int8, 1.5) is float32), and
+    the bound converted into that dtype as torch converts it (checked: 1e5 does not fit in float16)."""
+    if not isinstance(bound, (int, float)) or not isinstance(input, Tensor):
+        return input, bound  # (a complex bound or a bad argument: the op's own checks refuse it)
+    dt = result_type(input, bound)
+    if dt.name == "bool":
+        raise NotImplementedError(f'"{op}_scalar_cpu" not implemented for \'Bool\': torch has no {op} kernel for '
+                                  f"bool tensors; convert first, e.g. x.int().{op}(...)")
+    if dt is not input.dtype:
+        input = input.to(dt)
+    return input, fill_scalar(bound, dt, op)
+
+
 def clamp_min(input, min):
     if isinstance(min, Tensor):
         from .elementwise import clamp
         return clamp(input, min=min)
+    input, min = _bounded(input, min, "clamp_min")
     return ClampMin.apply(input, min=min)
 
 
@@ -505,6 +524,7 @@ def clamp_max(input, max):
     if isinstance(max, Tensor):
         from .elementwise import clamp
         return clamp(input, max=max)
+    input, max = _bounded(input, max, "clamp_max")
     return ClampMax.apply(input, max=max)
 
 
