@@ -148,3 +148,58 @@ def test_one_sided_clamps_keep_torchs_gradients(op, bound):
     for a, b in zip(t[:3], m[:3]):
         np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy())
     assert m[3] == t[3]
+
+
+# ---- item 4: the fractional max pools refuse dtypes as torch, naming torch's kernel and the op called -------
+def _fractional_cases(T, d):
+    F = T.nn.functional
+    pool = getattr(F, f"fractional_max_pool{d}d")
+    size = (1, 2) + (6,) * d
+    return {
+        "F": lambda x: pool(x, 2, output_size=3),
+        "indices": lambda x: pool(x, 2, output_size=3, return_indices=True),
+        "with_indices": lambda x: getattr(F, f"fractional_max_pool{d}d_with_indices")(x, 2, output_size=3),
+        "module": lambda x: getattr(T.nn, f"FractionalMaxPool{d}d")(2, output_size=3)(x),
+        "unbatched": lambda x: pool(x[0], 2, output_size=3),
+        "too large (the samples are drawn before the shapes are checked)": lambda x: pool(x, 2, output_size=6),
+        "empty batch": lambda x: pool(x[:0], 2, output_size=3),
+        "samples of another dtype": lambda x: pool(x, 2, output_size=3, _random_samples=T.rand(1, 2, d)),
+        "samples of float64": lambda x: pool(x, 2, output_size=3, _random_samples=T.rand(1, 2, d, dtype=T.float64)),
+        "samples of the input's dtype": lambda x: pool(x, 2, output_size=3,
+                                                       _random_samples=T.full((1, 2, d), 0.5).to(x.dtype)),
+        "input without channels": lambda x: pool(x[0, 0], 2, output_size=3),
+        "0-d input": lambda x: pool(x[(0,) * (d + 2)], 2, output_size=3),
+    }, size
+
+
+def _pool_result(fn):
+    """("raises", type, the quoted kernel of a not-implemented message) or ("returns", dtype name)."""
+    try:
+        out = fn()
+    except Exception as e:  # noqa: BLE001 (the type and the kernel named are what is compared)
+        kernel = str(e).split('"')[1] if " not implemented for " in str(e) else ""
+        return "raises", type(e).__name__, kernel
+    return "returns", str((out[0] if isinstance(out, tuple) else out).dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("dtype", ["bool", "complex64", "int64", "int32", "uint8", "float16", "float32", "float64"])
+def test_fractional_max_pools_refuse_dtypes_as_torch(d, dtype):
+    def outcomes(T):
+        cases, size = _fractional_cases(T, d)
+        x = T.ones(size).to(getattr(T, dtype))
+        return {name: _pool_result(lambda: fn(x)) for name, fn in cases.items()}
+    assert outcomes(mt) == outcomes(torch)
+
+
+@pytest.mark.parametrize("op", ["fractional_max_pool2d", "fractional_max_pool2d_with_indices"])
+def test_a_refused_fractional_pool_names_the_op_called_and_the_fix(op):
+    F = mt.nn.functional
+    with pytest.raises(NotImplementedError, match=rf"\"check_uniform_bounds\" not implemented for 'Bool'.*{op} .*"
+                       r"x\.float\(\)"):
+        getattr(F, op)(mt.ones(1, 2, 6, 6, dtype=mt.bool), 2, output_size=3)
+    with pytest.raises(NotImplementedError, match=rf"\"fractional_max_pool2d_out_frame\" not implemented for "
+                       rf"'ComplexFloat'.*{op} "):
+        getattr(F, op)(mt.ones(1, 2, 6, 6, dtype=mt.complex64), 2, output_size=3)
+    with pytest.raises(RuntimeError, match=rf"{op}.*same dtype as input.*float32.*float64.*dtype=input.dtype"):
+        getattr(F, op)(mt.ones(1, 2, 6, 6, dtype=mt.float64), 2, output_size=3, _random_samples=mt.rand(1, 2, 2))
