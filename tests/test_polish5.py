@@ -203,3 +203,61 @@ def test_a_refused_fractional_pool_names_the_op_called_and_the_fix(op):
         getattr(F, op)(mt.ones(1, 2, 6, 6, dtype=mt.complex64), 2, output_size=3)
     with pytest.raises(RuntimeError, match=rf"{op}.*same dtype as input.*float32.*float64.*dtype=input.dtype"):
         getattr(F, op)(mt.ones(1, 2, 6, 6, dtype=mt.float64), 2, output_size=3, _random_samples=mt.rand(1, 2, 2))
+
+
+# ---- item 5: the graphs of torch.func's results -------------------------------------------------------------
+def _graph(out):
+    """(requires_grad, grad_fn name, is a view, values) of each tensor in out."""
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    return [(o.requires_grad, type(o.grad_fn).__name__ if o.grad_fn else None, o._base is not None,
+             o.detach().numpy().round(12).tolist()) for o in outs]
+
+
+def _x(T, requires_grad=True):
+    return T.tensor([0.5, 1.5], dtype=T.float64, requires_grad=requires_grad)
+
+
+FUNC_GRAPHS = {
+    # jvp's primal output is a view of f's (AliasBackward0 where it has a history); the tangent and aux are not
+    "jvp": lambda T: T.func.jvp(lambda a: a.sin(), (_x(T),), (T.ones(2, dtype=T.float64),)),
+    "jvp of the identity": lambda T: T.func.jvp(lambda a: a, (_x(T),), (T.ones(2, dtype=T.float64),)),
+    "jvp without a history": lambda T: T.func.jvp(lambda a: a.sin(), (_x(T, False),), (T.ones(2, dtype=T.float64),)),
+    "jvp has_aux": lambda T: T.func.jvp(lambda a: (a.exp(), a.cos()), (_x(T),), (T.ones(2, dtype=T.float64),),
+                                        has_aux=True),
+    "jvp of grad": lambda T: T.func.jvp(T.func.grad(lambda a: a.sin().sum()), (_x(T),), (T.ones(2, dtype=T.float64),)),
+    # grad(grad(f)) ends in the op that computed the derivative, not in a reshape of it
+    "grad of grad": lambda T: T.func.grad(lambda b: T.func.grad(lambda a: a.sin().sum())(b).sum())(_x(T)),
+    "grad of grad, a cube": lambda T: T.func.grad(lambda b: T.func.grad(lambda a: (a ** 3).sum())(b).sum())(_x(T)),
+    "grad of grad, a product": lambda T: T.func.grad(lambda b: T.func.grad(lambda a: (a * a * a).sum())(b).sum())(
+        _x(T)),
+    "grad of grad of grad": lambda T: T.func.grad(lambda c: T.func.grad(lambda b: T.func.grad(
+        lambda a: (a ** 4).sum())(b).sum())(c).sum())(_x(T)),
+    "grad": lambda T: T.func.grad(lambda a: (a * a).sum())(_x(T)),
+    "grad_and_value": lambda T: T.func.grad_and_value(lambda a: (a * a.exp()).sum())(_x(T)),
+    "vjp of grad": lambda T: T.func.vjp(T.func.grad(lambda a: a.sin().sum()), _x(T))[1](T.ones(2, dtype=T.float64)),
+    "jacrev": lambda T: T.func.jacrev(lambda a: a.sin())(_x(T)),
+}
+
+
+@pytest.mark.parametrize("name", list(FUNC_GRAPHS))
+def test_func_results_have_torchs_graph_ends(name):
+    assert _graph(FUNC_GRAPHS[name](mt)) == _graph(FUNC_GRAPHS[name](torch))
+
+
+def test_grad_of_grad_differentiates_back_to_the_input_as_torch():
+    def third(T):
+        x = _x(T)
+        g2 = T.func.grad(lambda b: T.func.grad(lambda a: (a ** 4 * a.sin()).sum())(b).sum())(x)
+        (g3,) = T.autograd.grad(g2.sum(), x)
+        return g2, g3
+    for m, t in zip(third(mt), third(torch)):
+        np.testing.assert_allclose(m.detach().numpy(), t.detach().numpy(), rtol=1e-12)
+
+
+def test_jvps_primal_output_is_a_view_that_backpropagates_to_the_input():
+    def run(T):
+        x = _x(T)
+        p, t = T.func.jvp(lambda a: a.sin(), (x,), (T.ones(2, dtype=T.float64),))
+        (g,) = T.autograd.grad((p * t).sum(), x)
+        return g
+    np.testing.assert_allclose(run(mt).numpy(), run(torch).numpy(), rtol=1e-12)

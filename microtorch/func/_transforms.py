@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from ..autograd import engine, forward_ad
 from ..autograd.node import AccumulateGrad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..ops.shape import Alias, View, _share
 from . import _pytree
 from ._batching import active_levels, from_physical, to_physical
 from ._vmap import vmap
@@ -42,6 +43,17 @@ def _check_argnums(argnums, nargs):
 
 
 # ---- reverse mode ----------------------------------------------------------------------------------
+class _Lift(View):
+    """x as a transform's own input, on x's history: a node of its own, so that the transform's gradient is told
+    apart from an enclosing one's, which hands gradients back untouched. (torch wraps x for the transform's level
+    instead, which adds no op: grad(grad(f))(x) ends in the op that computed it, MulBackward0, not in a reshape of
+    it.) Tangents go through View's rule."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
 def _fresh_input(x, levels, outer):
     """This transform's own input for x: a new node in the graph, so that its gradient is told
     apart from an enclosing transform's, carrying x's tangents and, when an enclosing grad is
@@ -50,8 +62,7 @@ def _fresh_input(x, levels, outer):
         raise RuntimeError(f"Expected the inputs to differentiate to be Tensors (or pytrees of Tensors), got {type(x)}")
     p = to_physical(x, levels)
     if outer and p._requires_grad:
-        from ..ops.shape import View
-        leaf = View.apply(p, tuple(p.shape))
+        leaf = _Lift.apply(p, tuple(p.shape))
     else:
         leaf = Tensor._make(p._data)
         tangents = {lv: t for lv, t in (p._fw_grads or {}).items() if lv in forward_ad._levels}
@@ -273,7 +284,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 raise RuntimeError(f"jvp(f, primals, tangents): Expected f(*primals) to return only tensors, got "
                                    f"unsupported type {type(o)}")
             p, t = forward_ad.unpack_dual(o, level=level)
-            primals_out.append(p)
+            primals_out.append(_share(Alias.apply(p, tuple(p.shape)), p))  # (torch: a view, AliasBackward0)
             tangents_out.append(t if t is not None else _zeros_like(p))
         if has_aux:
             leaves, spec = _pytree.flatten(aux)
