@@ -512,9 +512,10 @@ def _infer_dtype(data):
             kinds.add(get_default_dtype())
         elif isinstance(x, (complex, np.complexfloating)):
             kinds.add(get_default_dtype().to_complex())
-        else:
-            raise TypeError(f"tensor(): could not infer dtype of {type(x).__name__}; pass numbers, "
-                            "nested lists of numbers, numpy arrays or tensors")
+        else:  # (torch: a string is a TypeError, anything else its RuntimeError)
+            error = TypeError if isinstance(x, (str, bytes)) else RuntimeError
+            raise error(f"tensor(): could not infer dtype of {type(x).__name__}; pass numbers, "
+                        "nested lists of numbers, numpy arrays or tensors")
     result = None
     for k in kinds:
         result = k if result is None else _dtype.promote_types(result, k)
@@ -545,6 +546,19 @@ def _cast(src, np_dtype):
         return np.array(src)
     with np.errstate(over="ignore", invalid="ignore"):  # (as torch, silently: 70000 into float16 is inf)
         return np.array(src, np_dtype)
+
+
+def _refuse_non_numbers(data):
+    """torch's TypeError for an element of `data` that is not a number when the dtype is given (numpy would read
+    None as NaN, a string as text)."""
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif not isinstance(x, (int, float, complex, np.generic, np.ndarray, Tensor)):
+            raise TypeError(f"tensor(): must be real number, not {type(x).__name__}; the data must be numbers or "
+                            "(nested) sequences of numbers")
 
 
 def _fits(src, info):
@@ -595,8 +609,11 @@ def _overflow(x, dt, info):
                        f"in {dt}, whose range is {info.min} to {info.max}; pick a wider dtype)")
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of `data` (numbers, nested lists, arrays, tensors)."""
+    if isinstance(data, (str, bytes)):  # (numpy would read it as text, or as True into bool)
+        raise TypeError(f"tensor(): invalid data type '{type(data).__name__}'; pass numbers, nested lists of "
+                        "numbers, numpy arrays or tensors")
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.clone().detach() or sourceTensor.clone().detach().requires_grad_(True), "
@@ -605,6 +622,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         raise RuntimeError(f"microtorch runs on the CPU only; device {device!r} is not available")
     dt = _dtype.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
     src = _converted(_to_numpy, data)
+    if src.dtype.kind in "OUS" and dtype is not None:  # (inferring the dtype refused these already)
+        _refuse_non_numbers(data)
     checked = not isinstance(data, (np.ndarray, Tensor)) and dt.np.kind in "iu" and src.dtype != dt.np
     if checked and not _fits(src, np.iinfo(dt.np)):
         _check_integers(data, dt)

@@ -261,3 +261,22 @@ def test_jvps_primal_output_is_a_view_that_backpropagates_to_the_input():
         (g,) = T.autograd.grad((p * t).sum(), x)
         return g
     np.testing.assert_allclose(run(mt).numpy(), run(torch).numpy(), rtol=1e-12)
+
+
+# ---- tensor() refuses what is not numbers with torch's exception types ----------------------------------------
+NOT_NUMBERS = {"a string": ("a", None), "a string into float32": ("a", "float32"), "a string into bool": ("a", "bool"),
+               "bytes": (b"ab", None), "None": (None, None), "None in a list": ([1, None], None),
+               "a function": (len, None), "a dict": ({1: 2}, None), "a string after a number": ([1, "b"], None),
+               "an object": (object(), None)}
+
+
+@pytest.mark.parametrize("name", list(NOT_NUMBERS))
+def test_tensor_refuses_what_is_not_numbers_as_torch(name):
+    data, dtype = NOT_NUMBERS[name]
+    _same_outcome(lambda T: T.tensor(data, dtype=_dt(T, dtype)))
+    _same_outcome(lambda T: T.ones(2, dtype=_dt(T, dtype) or T.float32).new_tensor(data))
+
+
+def test_tensor_takes_its_dtype_by_keyword_only_as_torch():
+    _same_outcome(lambda T: T.tensor([1.0], T.float64))
+    assert mt.tensor([1, 2], dtype=mt.float64).dtype == mt.float64
