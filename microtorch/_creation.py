@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _dtype
 from ._random import _rng
-from ._tensor import Tensor, _filled, _size_arg
+from ._tensor import Tensor, _filled, _made_leaf, _size_arg
 from .ops._checks import check_size
 from .ops.index import fill_scalar
 from .ops.triangle import tril, triu  # noqa: F401 (their home is ops/triangle.py; microtorch imports them from here)
@@ -26,6 +26,7 @@ def _placed(t, device, requires_grad=False):
         t = t.to(device)
     if requires_grad:
         t.requires_grad = True
+        _made_leaf(t)
     return t
 
 

@@ -630,7 +630,17 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     t = Tensor._make(_converted(_cast, src, dt.np))
     if requires_grad:
         t.requires_grad = True
+        _made_leaf(t)
     return t
+
+
+def _made_leaf(t):
+    """Tells a running torch.func transform that its function made t, a leaf requiring grad: torch puts such a
+    tensor on the transform's level, so the transform's results keep no graph to it (the factories call this too)."""
+    from .autograd import extension  # (the core's extension point: loaded by now, a lookup)
+    transforms = extension.registered()
+    if transforms is not None:
+        transforms.made_leaf(t)
 
 
 def as_tensor(data, dtype=None, device=None):

@@ -236,7 +236,36 @@ FUNC_GRAPHS = {
     "grad_and_value": lambda T: T.func.grad_and_value(lambda a: (a * a.exp()).sum())(_x(T)),
     "vjp of grad": lambda T: T.func.vjp(T.func.grad(lambda a: a.sin().sum()), _x(T))[1](T.ones(2, dtype=T.float64)),
     "jacrev": lambda T: T.func.jacrev(lambda a: a.sin())(_x(T)),
+    # a tensor f makes with requires_grad=True is on the transform's level: no graph to it from the results ...
+    "grad, a tensor made in f": lambda T: T.func.grad(lambda a: (a * _w(T)).sum())(_x(T, False)),
+    "grad of x, a tensor made in f": lambda T: T.func.grad(lambda a: (a * _w(T)).sum())(_x(T)),
+    "grad of x, a factory in f": lambda T: T.func.grad(lambda a: (a * a * T.ones(2, dtype=T.float64,
+                                                                                 requires_grad=True)).sum())(_x(T)),
+    "grad_and_value, a tensor made in f": lambda T: T.func.grad_and_value(lambda a: (a * _w(T)).sum())(_x(T, False)),
+    "vjp, a tensor made in f": lambda T: T.func.vjp(lambda a: a * _w(T), _x(T, False))[0],
+    "vjp_fn, a tensor made in f": lambda T: T.func.vjp(lambda a: a * _w(T), _x(T, False))[1](
+        T.ones(2, dtype=T.float64)),
+    "jacrev, a tensor made in f": lambda T: T.func.jacrev(lambda a: a * _w(T))(_x(T, False)),
+    "jvp, a tensor made in f": lambda T: T.func.jvp(lambda a: a * _w(T), (_x(T, False),),
+                                                    (T.ones(2, dtype=T.float64),)),
+    # ... while one made outside (a parameter f closes over) is differentiated by the caller
+    "grad, a captured tensor": lambda T: T.func.grad(lambda a: (a * a * _W[T.__name__]).sum())(_x(T, False)),
+    "grad, one made from a captured tensor": lambda T: T.func.grad(lambda a: (a * (_W[T.__name__] * 2)).sum())(
+        _x(T, False)),
+    "grad, a made and a captured tensor": lambda T: T.func.grad(lambda a: (a * _w(T) * _W[T.__name__]).sum())(
+        _x(T, False)),
+    "jvp, a captured tensor": lambda T: T.func.jvp(lambda a: a * _W[T.__name__], (_x(T, False),),
+                                                   (T.ones(2, dtype=T.float64),)),
+    "jvp returning a captured tensor": lambda T: T.func.jvp(lambda a: _W[T.__name__], (_x(T, False),),
+                                                            (T.ones(2, dtype=T.float64),)),
 }
+
+
+def _w(T):
+    return T.tensor([2.0, 3.0], dtype=T.float64, requires_grad=True)
+
+
+_W = {"torch": _w(torch), "microtorch": _w(mt)}
 
 
 @pytest.mark.parametrize("name", list(FUNC_GRAPHS))

@@ -82,11 +82,37 @@ def _retire(leaves):
     _finished.update((id(t), t) for t in leaves)
 
 
+# The leaves requiring grad that the function of each running grad/vjp made (innermost last): torch puts them on
+# the transform's level, so they count as the transform's own leaves.
+_making = []
+
+
+def made_leaf(t):
+    """A factory (tensor(..., requires_grad=True), ones(...)) made the leaf t (through autograd/extension.py)."""
+    if _making:
+        _making[-1].append(t)
+
+
+def _call_making(func, args, kwargs):
+    """func(*args, **kwargs) and the leaves requiring grad it made."""
+    _making.append([])
+    try:
+        return func(*args, **kwargs), _making[-1]
+    finally:
+        _making.pop()
+
+
 def _reaches_outside(outs, leaves):
     """Does the graph of outs lead to a tensor an enclosing transform or the caller differentiates
     (a leaf that is neither this transform's own nor a finished transform's)? Only then do the
     results keep their history."""
     own = {id(t) for t in leaves}
+
+    def outside(leaf):
+        return id(leaf) not in own and _finished.get(id(leaf)) is not leaf
+
+    if any(o._requires_grad and o.grad_fn is None and outside(o) for o in outs):  # (f returned such a leaf)
+        return True
     seen, stack = set(), [o.grad_fn for o in outs if o.grad_fn is not None]
     while stack:
         node = stack.pop()
@@ -94,11 +120,17 @@ def _reaches_outside(outs, leaves):
             continue
         seen.add(id(node))
         if type(node) is AccumulateGrad:
-            if id(node.variable) not in own and _finished.get(id(node.variable)) is not node.variable:
+            if outside(node.variable):
                 return True
             continue
         stack.extend(n for n, _ in node.next_functions)
     return False
+
+
+def _cut_inner(results, levels, own):
+    """Each result keeps its history only where it leads outside the transform (to a tensor the caller or an
+    enclosing transform differentiates): grad(lambda a: (a * w).sum())(x) is w, cut from a w made inside f."""
+    return [r if _reaches_outside([to_physical(r, levels)], own) else _no_history(r, levels) for r in results]
 
 
 def _gradients(outs, cotangents, leaves, create_graph):
@@ -144,7 +176,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 passed.update((id(m[1]), (m[1], x)) for m, x in zip(made, xs))
                 args[i] = _pytree.unflatten([m[1] for m in made], spec)
                 specs.append((spec, len(xs)))
-            output = func(*args, **kwargs)
+            output, made = _call_making(func, args, kwargs)
             aux = None
             if has_aux:
                 if not (isinstance(output, tuple) and len(output) == 2):
@@ -158,13 +190,13 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
                                    f"with {output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
             out = to_physical(output, levels)
-            tracked = outer and _reaches_outside([out], leaves)
+            tracked = outer and _reaches_outside([out], leaves + made)
             seed = Tensor._make(np.ones(out._data.shape, out._data.dtype))
             # backward in grad mode, as torch's grad (create_graph=True): ops whose formula depends on it
             # (det at a singular matrix: the adjugate, not 0) give torch's values
             grads = [from_physical(g, levels) for g in _gradients([out], [seed], leaves, True)]
-            grads = grads if tracked else [_no_history(g, levels) for g in grads]
-            _retire(leaves)
+            grads = _cut_inner(grads, levels, leaves + made) if tracked else [_no_history(g, levels) for g in grads]
+            _retire(leaves + made)
         per_arg, k = [], 0
         for spec, n in specs:
             per_arg.append(_pytree.unflatten(grads[k:k + n], spec))
@@ -205,8 +237,9 @@ def vjp(func, *primals, has_aux=False):
     with enable_grad():
         made = [_fresh_input(x, levels, outer) for x in xs]
         leaves = [m[0] for m in made]
-        output = func(*_pytree.unflatten([m[1] for m in made], spec))
-    _retire(leaves)
+        output, inner = _call_making(func, (*_pytree.unflatten([m[1] for m in made], spec),), {})
+    _retire(leaves + inner)
+    own = leaves + inner
     aux = None
     if has_aux:
         if not (isinstance(output, tuple) and len(output) == 2):
@@ -219,7 +252,7 @@ def vjp(func, *primals, has_aux=False):
             raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only Tensors or a tuple of "
                                f"Tensors as output, got {type(o)}")
     outs = [to_physical(o, levels) for o in out_leaves]
-    tracked = outer and _reaches_outside(outs, leaves)
+    tracked = outer and _reaches_outside(outs, own)
 
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
         cts, ct_spec = _pytree.flatten(cotangents)
@@ -237,9 +270,8 @@ def vjp(func, *primals, has_aux=False):
         if create_graph is None:  # torch's default: backward in grad mode when grad mode is on
             create_graph = is_grad_enabled()
         grads = [from_physical(g, levels) for g in _gradients(outs, phys, leaves, create_graph)]
-        if create_graph and not (tracked or any(c._requires_grad for c in phys)):
-            now = active_levels()
-            grads = [_no_history(g, now) for g in grads]
+        if create_graph:
+            grads = _cut_inner(grads, active_levels(), own)
         return _pytree.unflatten(grads, spec)
 
     if not tracked:
@@ -270,7 +302,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     level = forward_ad._enter()
     try:
         duals = [forward_ad.make_dual(p, t, level=level) for p, t in zip(ps, ts)]
-        output = func(*_pytree.unflatten(duals, p_spec))
+        output, made = _call_making(func, (*_pytree.unflatten(duals, p_spec),), {})
         aux = None
         if has_aux:
             if not (isinstance(output, tuple) and len(output) == 2):
@@ -278,14 +310,15 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                                    "if has_aux is True")
             output, aux = output
         outs, out_spec = _pytree.flatten(output)
-        primals_out, tangents_out = [], []
+        primals_out, tangents_out, now = [], [], active_levels()
         for o in outs:
             if not isinstance(o, Tensor):
                 raise RuntimeError(f"jvp(f, primals, tangents): Expected f(*primals) to return only tensors, got "
                                    f"unsupported type {type(o)}")
             p, t = forward_ad.unpack_dual(o, level=level)
+            p, t = _cut_inner([p, t if t is not None else _zeros_like(p)], now, made)
             primals_out.append(_share(Alias.apply(p, tuple(p.shape)), p))  # (torch: a view, AliasBackward0)
-            tangents_out.append(t if t is not None else _zeros_like(p))
+            tangents_out.append(t)
         if has_aux:
             leaves, spec = _pytree.flatten(aux)
             aux = _pytree.unflatten([forward_ad.unpack_dual(a, level=level).primal if isinstance(a, Tensor) else a
