@@ -309,3 +309,42 @@ def test_tensor_refuses_what_is_not_numbers_as_torch(name):
 def test_tensor_takes_its_dtype_by_keyword_only_as_torch():
     _same_outcome(lambda T: T.tensor([1.0], T.float64))
     assert mt.tensor([1, 2], dtype=mt.float64).dtype == mt.float64
+
+
+JAC_FUNCS = {
+    "matrix to scalar": (lambda T: lambda a: (a.sin() ** 2).sum(), [(2, 3)]),
+    "matrix to vector": (lambda T: lambda a: a.sum(0).exp(), [(2, 3)]),
+    "vector to matrix": (lambda T: lambda b: T.outer(b, b), [(4,)]),
+    "0-d to 0-d": (lambda T: lambda c: c.sin(), [()]),
+    "0-d to vector": (lambda T: lambda c: c * T.ones(3, dtype=T.float64), [()]),
+    "two arguments": (lambda T: lambda a, b: a.sum() * b, [(2, 3), (4,)]),
+    "a 0-d and a vector": (lambda T: lambda c, b: c * b, [(), (4,)]),
+}
+
+
+@pytest.mark.parametrize("requires_grad", [True, False])
+@pytest.mark.parametrize("how", ["jacfwd", "jacrev", "hessian"])
+@pytest.mark.parametrize("name", list(JAC_FUNCS))
+def test_jacobians_end_in_torchs_view(name, how, requires_grad):
+    """torch unflattens the Jacobian's columns (a view; a 0-d input's column is squeezed), not a reshape"""
+    make, shapes = JAC_FUNCS[name]
+    arrays = [np.random.default_rng(len(s)).standard_normal(s) for s in shapes]
+
+    def run(T):
+        xs = [T.tensor(a, requires_grad=requires_grad) for a in arrays]
+        jac = getattr(T.func, how)(make(T), argnums=tuple(range(len(xs))) if len(xs) > 1 else 0)(*xs)
+        flat = jac if isinstance(jac, tuple) else (jac,)
+        return [(tuple(j.shape), j.requires_grad, type(j.grad_fn).__name__ if j.grad_fn else None, j._base is not None,
+                 j.detach().numpy().round(12).tolist()) for f in flat for j in (f if isinstance(f, tuple) else (f,))]
+    t, m = _outcome_types(lambda: run(torch), lambda: run(mt))
+    assert m == t
+
+
+def _outcome_types(t_fn, m_fn):
+    """(torch's, microtorch's) results, or the types of what they raised."""
+    def one(fn):
+        try:
+            return fn()
+        except Exception as e:  # noqa: BLE001 (the type is what is compared)
+            return type(e).__name__
+    return one(t_fn), one(m_fn)

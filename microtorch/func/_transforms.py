@@ -385,7 +385,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         for o, n in zip(outs, sizes):
             def block(g, start=start, n=n, o=o):
                 piece = g if n == total else g[start:start + n]
-                return piece.reshape(tuple(o.shape) + tuple(g.shape[1:]))
+                return _share(View.apply(piece, tuple(o.shape) + tuple(g.shape[1:])), piece)  # (torch: a view)
             per_arg = []
             for r in rows:
                 leaves, spec = _pytree.flatten(r)
@@ -432,7 +432,10 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             for x, n in zip(xs, sizes):
                 piece = t if n == total else t[start:start + n]
                 piece = piece.reshape((n, int(np.prod(out_shape)))).t()  # the columns, side by side
-                blocks.append(piece.reshape(out_shape + tuple(x.shape)))
+                if x.ndim:  # (torch unflattens the columns: a view; a 0-d input's one column is squeezed away)
+                    blocks.append(_share(View.apply(piece, out_shape + tuple(x.shape)), piece))
+                else:
+                    blocks.append(_share(View.apply(piece, out_shape + (1,)), piece).squeeze(-1))
                 start += n
             per_arg, k = [], 0
             for i in nums:
