@@ -635,12 +635,13 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 
 def _made_leaf(t):
-    """Tells a running torch.func transform that its function made t, a leaf requiring grad: torch puts such a
-    tensor on the transform's level, so the transform's results keep no graph to it (the factories call this too)."""
+    """t, after telling a running torch.func transform that its function made t, a leaf requiring grad: torch puts
+    such a tensor on the transform's level, so the transform's results keep no graph to it (factories call this too)."""
     from .autograd import extension  # (the core's extension point: loaded by now, a lookup)
     transforms = extension.registered()
     if transforms is not None:
         transforms.made_leaf(t)
+    return t
 
 
 def as_tensor(data, dtype=None, device=None):

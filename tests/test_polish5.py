@@ -241,6 +241,10 @@ FUNC_GRAPHS = {
     "grad of x, a tensor made in f": lambda T: T.func.grad(lambda a: (a * _w(T)).sum())(_x(T)),
     "grad of x, a factory in f": lambda T: T.func.grad(lambda a: (a * a * T.ones(2, dtype=T.float64,
                                                                                  requires_grad=True)).sum())(_x(T)),
+    "grad, factories in f": lambda T: T.func.grad(lambda a: (a * T.full((2,), 2.0, dtype=T.float64, requires_grad=True)
+                                                          * T.hann_window(2, dtype=T.float64, requires_grad=True)
+                                                          * T.asarray([2.0, 3.0], dtype=T.float64, requires_grad=True)
+                                                          ).sum())(_x(T)),
     "grad_and_value, a tensor made in f": lambda T: T.func.grad_and_value(lambda a: (a * _w(T)).sum())(_x(T, False)),
     "vjp, a tensor made in f": lambda T: T.func.vjp(lambda a: a * _w(T), _x(T, False))[0],
     "vjp_fn, a tensor made in f": lambda T: T.func.vjp(lambda a: a * _w(T), _x(T, False))[1](
