@@ -352,3 +352,15 @@ def _outcome_types(t_fn, m_fn):
         except Exception as e:  # noqa: BLE001 (the type is what is compared)
             return type(e).__name__
     return one(t_fn), one(m_fn)
+
+
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_an_input_f_returns_comes_back_as_the_tensor_passed(requires_grad):
+    for T in (torch, mt):
+        x = _x(T, requires_grad)
+        assert T.func.vjp(lambda a: a, x)[0] is x
+        assert T.func.vjp(lambda a: (a, a.sin()), x)[0][0] is x
+        assert T.func.vjp(lambda a: (a.sin(), a), x, has_aux=True)[2] is x
+        assert T.func.grad(lambda a: (a.sum(), a), has_aux=True)(x)[1] is x
+        with T.no_grad():
+            assert T.func.vjp(lambda a: a, x)[0] is x

@@ -274,9 +274,13 @@ def vjp(func, *primals, has_aux=False):
             grads = _cut_inner(grads, active_levels(), own)
         return _pytree.unflatten(grads, spec)
 
-    if not tracked:
-        output = _pytree.unflatten([_no_history(o, levels) for o in out_leaves], out_spec)
-        aux = _pytree.unflatten([_no_history(a, levels) for a in _pytree.flatten(aux)[0]], _pytree.flatten(aux)[1])
+    given = {id(m[1]): x for m, x in zip(made, xs)}
+
+    def unwrap(t):  # an input f returns comes back as the tensor the caller passed, as in torch
+        original = given.get(id(t))
+        return original if original is not None else t if tracked else _no_history(t, levels)
+    output = _pytree.unflatten([unwrap(o) for o in out_leaves], out_spec)
+    aux = _pytree.unflatten([unwrap(a) for a in _pytree.flatten(aux)[0]], _pytree.flatten(aux)[1])
     return (output, vjp_fn, aux) if has_aux else (output, vjp_fn)
 
 
