@@ -579,8 +579,8 @@ def _fits(src, info):
 def _check_integers(data, dt):
     """torch's checked conversion of the Python (and numpy scalar) numbers in `data` into the integer dtype `dt`:
     an int must fit in 64 bits (ValueError) and then in dt (uint8 also takes an int down to -255, which wraps),
-    a float must be a number within dt's range, a complex number is refused. Arrays and tensors are cast
-    unchecked, as in torch."""
+    a float must be a number within dt's range, a complex number is refused. An array, or a tensor given as the
+    data, is cast unchecked, as in torch."""
     info = np.iinfo(dt.np)
     low, high = float(info.min), float(info.max)  # (torch compares a float with the limits as doubles)
     stack = [data]
@@ -588,7 +588,10 @@ def _check_integers(data, dt):
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(reversed(x))  # (the first bad number in reading order is the one reported)
-        elif isinstance(x, (bool, np.bool_)):
+            continue
+        if isinstance(x, Tensor) and x is not data and x.numel() == 1:
+            x = x.item()  # (a one-element tensor in a list is read as its number, as torch)
+        if isinstance(x, (bool, np.bool_)):
             continue
         elif isinstance(x, (int, np.integer)):
             if not -2 ** 63 <= x < 2 ** 63:

@@ -83,6 +83,12 @@ def test_tensor_of_a_64_bit_overflow_raises_before_requires_grad_is_looked_at():
     _same_outcome(lambda T: T.tensor(BIG, requires_grad=True))
 
 
+def test_one_element_tensors_in_a_list_are_checked_as_their_numbers():
+    _same_outcome(lambda T: T.tensor([T.tensor(300), T.tensor(5)], dtype=T.int8))
+    _same_outcome(lambda T: T.tensor([T.tensor([300]), T.tensor([5])], dtype=T.int8))
+    _same_outcome(lambda T: T.tensor([T.tensor(-1), T.tensor(5)], dtype=T.uint8))
+
+
 def test_arrays_and_tensors_are_cast_unchecked_as_in_torch():
     _same_outcome(lambda T: T.tensor(np.array([300, -1]), dtype=T.int8))
     _same_outcome(lambda T: T.tensor(np.array(2.0 ** 70), dtype=T.float16))
