@@ -370,3 +370,26 @@ def test_an_input_f_returns_comes_back_as_the_tensor_passed(requires_grad):
         assert T.func.grad(lambda a: (a.sum(), a), has_aux=True)(x)[1] is x
         with T.no_grad():
             assert T.func.vjp(lambda a: a, x)[0] is x
+
+
+FUNC_ERRORS = {
+    "vjp of an integer output": lambda T: T.func.vjp(lambda a: (a * 2).long(), _x(T)),
+    "vjp of a bool output beside a float one": lambda T: T.func.vjp(lambda a: (a, a > 0), _x(T)),
+    "jacrev of an integer output": lambda T: T.func.jacrev(lambda a: (a * 2).long())(_x(T)),
+    "hessian of an integer output": lambda T: T.func.hessian(lambda a: (a * 2).long().sum())(_x(T)),
+    "grad of an integer sum (torch takes it)": lambda T: T.func.grad(lambda a: (a * 2).long().sum() + a.sum())(_x(T)),
+    "jacfwd of an integer output (torch takes it)": lambda T: T.func.jacfwd(lambda a: (a * 2).long())(_x(T)),
+    "vjp with an integer aux (torch takes it)": lambda T: T.func.vjp(lambda a: (a * 2, a.long()), _x(T),
+                                                                     has_aux=True)[2],
+    "hessian argnums out of range": lambda T: T.func.hessian(lambda a: a.sum(), argnums=5)(_x(T)),
+    "grad argnums of a bad type": lambda T: T.func.grad(lambda a: a.sum(), argnums="a")(_x(T)),
+    "jacrev argnums repeated": lambda T: T.func.jacrev(lambda a, b: a * b, argnums=(0, 0))(_x(T), _x(T)),
+}
+
+
+@pytest.mark.parametrize("name", list(FUNC_ERRORS))
+def test_func_transforms_refuse_as_torch(name):
+    err = _same_outcome(FUNC_ERRORS[name])
+    if err is not None:  # microtorch's message names the transform called
+        op = name.split()[0]
+        assert op in str(err) or "vjp" in str(err), str(err)

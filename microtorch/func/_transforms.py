@@ -24,21 +24,22 @@ from ._batching import active_levels, from_physical, to_physical
 from ._vmap import vmap
 
 
-def _check_argnums(argnums, nargs):
+def _check_argnums(argnums, nargs, op):
+    """argnums as a tuple of non-negative positions; torch's RuntimeErrors, each naming the transform op."""
     if isinstance(argnums, int) and not isinstance(argnums, bool):
         nums = (argnums,)
     elif isinstance(argnums, tuple) and all(isinstance(a, int) and not isinstance(a, bool) for a in argnums):
         if not argnums:
-            raise RuntimeError("argnums must be non-empty")
+            raise RuntimeError(f"{op}: argnums must be non-empty")
         nums = argnums
     else:
-        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+        raise RuntimeError(f"{op}: argnums must be int or Tuple[int, ...], got: {type(argnums)}")
     for a in nums:
         if not -nargs <= a < nargs:
-            raise RuntimeError(f"Got argnum={a}, but only {nargs} positional inputs")
+            raise RuntimeError(f"{op}: Got argnum={a}, but only {nargs} positional inputs")
     nums = tuple(a % nargs for a in nums)
     if len(set(nums)) != len(nums):
-        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+        raise RuntimeError(f"{op}: argnums elements must be unique, got {argnums}")
     return nums
 
 
@@ -164,7 +165,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """grad_and_value(f)(*args) = (the gradient of f at args w.r.t. args[argnums], f(*args))."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args))
+        nums = _check_argnums(argnums, len(args), "grad_and_value")
         levels, outer = active_levels(), is_grad_enabled()
         with enable_grad():  # a transform: an enclosing no_grad does not apply to f
             args, leaves, specs = list(args), [], []
@@ -226,6 +227,17 @@ def grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
+def _check_vjp_outputs(outs):
+    """torch's RuntimeErrors for what f returns to vjp (jacrev, hessian): tensors only, of a floating dtype."""
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only Tensors or a tuple of "
+                               f"Tensors as output, got {type(o)}")
+        if not (o.dtype.is_floating_point or o.dtype.is_complex):
+            raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor "
+                               f"with dtype {o.dtype}; make f return floats, e.g. out.float()")
+
+
 def vjp(func, *primals, has_aux=False):
     """(f(*primals), vjp_fn): vjp_fn(cotangents) is the vector-Jacobian product, one gradient
     per primal. It can be called many times (jacrev vmaps it over a basis)."""
@@ -247,10 +259,7 @@ def vjp(func, *primals, has_aux=False):
                                "is True")
         output, aux = output
     out_leaves, out_spec = _pytree.flatten(output)
-    for o in out_leaves:
-        if not isinstance(o, Tensor):
-            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only Tensors or a tuple of "
-                               f"Tensors as output, got {type(o)}")
+    _check_vjp_outputs(out_leaves)
     outs = [to_physical(o, levels) for o in out_leaves]
     tracked = outer and _reaches_outside(outs, own)
 
@@ -370,7 +379,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     the identity. Shape: output shape + input shape."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args))
+        nums = _check_argnums(argnums, len(args), "jacrev")
         res = vjp(_diff_call(func, args, kwargs, nums), *(args[i] for i in nums), has_aux=has_aux)
         output, vjp_fn = res[0], res[1]
         outs, out_spec = _pytree.flatten(output)
@@ -406,7 +415,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     of the identity. Shape: output shape + input shape."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args))
+        nums = _check_argnums(argnums, len(args), "jacfwd")
         f = _diff_call(func, args, kwargs, nums)
         primals = tuple(args[i] for i in nums)
         xs, spec = _pytree.flatten(primals)
@@ -454,7 +463,13 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 def hessian(func, argnums=0):
     """The Hessian of a scalar f: forward mode over reverse mode, jacfwd(jacrev(f))."""
-    return jacfwd(jacrev(func, argnums), argnums)
+    jac = jacfwd(jacrev(func, argnums), argnums)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        _check_argnums(argnums, len(args), "hessian")  # (first, so that its errors name hessian)
+        return jac(*args, **kwargs)
+    return wrapper
 
 
 # ---- modules as functions of their parameters ----------------------------------------------------------
