@@ -227,25 +227,30 @@ def grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
-def _check_vjp_outputs(outs):
+def _check_vjp_outputs(outs, head):
     """torch's RuntimeErrors for what f returns to vjp (jacrev, hessian): tensors only, of a floating dtype."""
     for o in outs:
         if not isinstance(o, Tensor):
-            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only Tensors or a tuple of "
+            raise RuntimeError(f"{head}: Expected f to be a function that has only Tensors or a tuple of "
                                f"Tensors as output, got {type(o)}")
         if not (o.dtype.is_floating_point or o.dtype.is_complex):
-            raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor "
+            raise RuntimeError(f"{head}: All outputs of f must be floating-point or complex Tensors, got Tensor "
                                f"with dtype {o.dtype}; make f return floats, e.g. out.float()")
 
 
 def vjp(func, *primals, has_aux=False):
     """(f(*primals), vjp_fn): vjp_fn(cotangents) is the vector-Jacobian product, one gradient
     per primal. It can be called many times (jacrev vmaps it over a basis)."""
+    return _vjp(func, primals, has_aux, "vjp(f, *primals)")
+
+
+def _vjp(func, primals, has_aux, head):
+    """vjp; head: what its errors say first (the call, or the transform that called vjp: jacrev, hessian)"""
     levels, outer = active_levels(), is_grad_enabled()
     xs, spec = _pytree.flatten(primals)
     for x in xs:
         if not isinstance(x, Tensor):
-            raise RuntimeError(f"vjp(f, *primals): Expected primals to only contain Tensors, got {type(x)}")
+            raise RuntimeError(f"{head}: Expected primals to only contain Tensors, got {type(x)}")
     with enable_grad():
         made = [_fresh_input(x, levels, outer) for x in xs]
         leaves = [m[0] for m in made]
@@ -255,11 +260,10 @@ def vjp(func, *primals, has_aux=False):
     aux = None
     if has_aux:
         if not (isinstance(output, tuple) and len(output) == 2):
-            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: (output, aux) if has_aux "
-                               "is True")
+            raise RuntimeError(f"{head}: output of function f should be a tuple: (output, aux) if has_aux is True")
         output, aux = output
     out_leaves, out_spec = _pytree.flatten(output)
-    _check_vjp_outputs(out_leaves)
+    _check_vjp_outputs(out_leaves, head)
     outs = [to_physical(o, levels) for o in out_leaves]
     tracked = outer and _reaches_outside(outs, own)
 
@@ -296,22 +300,27 @@ def vjp(func, *primals, has_aux=False):
 # ---- forward mode ----------------------------------------------------------------------------------
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """(f(*primals), the Jacobian-vector product J_f(primals) @ tangents), in one forward pass."""
+    return _jvp(func, primals, tangents, has_aux, "jvp(f, primals, tangents)")
+
+
+def _jvp(func, primals, tangents, has_aux, head):
+    """jvp; head: what its errors say first (the call, or the transform that called jvp: jacfwd, hessian)"""
     if not isinstance(primals, tuple):
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to call "
+        raise RuntimeError(f"{head}: Expected primals to be a tuple. E.g. it should be valid to call "
                            "f(*primals).")
     if not isinstance(tangents, tuple):
-        raise RuntimeError("jvp(f, primals, tangents): Expected tangents to be a tuple. E.g. it should be valid to "
+        raise RuntimeError(f"{head}: Expected tangents to be a tuple. E.g. it should be valid to "
                            "call f(*primals).")
     ps, p_spec = _pytree.flatten(primals)
     ts, t_spec = _pytree.flatten(tangents)
     if p_spec != t_spec:
-        raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+        raise RuntimeError(f"{head}: Expected primals and tangents to have the same python "
                            f"structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
                            f"primals with structure {p_spec} and tangents with structure {t_spec}")
     for what, group in (("primals", ps), ("tangents", ts)):
         for x in group:
             if not isinstance(x, Tensor):
-                raise RuntimeError(f"jvp(f, primals, tangents): Expected {what} to only contain Tensors, got {type(x)}")
+                raise RuntimeError(f"{head}: Expected {what} to only contain Tensors, got {type(x)}")
     level = forward_ad._enter()
     try:
         duals = [forward_ad.make_dual(p, t, level=level) for p, t in zip(ps, ts)]
@@ -319,14 +328,14 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         aux = None
         if has_aux:
             if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError("jvp(f, primals, tangents): output of function f should be a tuple: (output, aux) "
+                raise RuntimeError(f"{head}: output of function f should be a tuple: (output, aux) "
                                    "if has_aux is True")
             output, aux = output
         outs, out_spec = _pytree.flatten(output)
         primals_out, tangents_out, now = [], [], active_levels()
         for o in outs:
             if not isinstance(o, Tensor):
-                raise RuntimeError(f"jvp(f, primals, tangents): Expected f(*primals) to return only tensors, got "
+                raise RuntimeError(f"{head}: Expected f(*primals) to return only tensors, got "
                                    f"unsupported type {type(o)}")
             p, t = forward_ad.unpack_dual(o, level=level)
             p, t = _cut_inner([p, t if t is not None else _zeros_like(p)], now, made)
@@ -377,10 +386,16 @@ def _diff_call(func, args, kwargs, nums):
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian of f w.r.t. args[argnums] by reverse mode: vmap of the vjp over the rows of
     the identity. Shape: output shape + input shape."""
+    return _jacrev(func, argnums, has_aux, "jacrev")
+
+
+def _jacrev(func, argnums, has_aux, op):
+    """jacrev; op: the transform the user called, which its errors name (jacrev, hessian)"""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args), "jacrev")
-        res = vjp(_diff_call(func, args, kwargs, nums), *(args[i] for i in nums), has_aux=has_aux)
+        nums = _check_argnums(argnums, len(args), op)
+        res = _vjp(_diff_call(func, args, kwargs, nums), tuple(args[i] for i in nums), has_aux,
+                   f"{op}: vjp(f, *primals)")
         output, vjp_fn = res[0], res[1]
         outs, out_spec = _pytree.flatten(output)
         sizes = [o.numel() for o in outs]
@@ -413,15 +428,20 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian of f w.r.t. args[argnums] by forward mode: vmap of the jvp over the columns
     of the identity. Shape: output shape + input shape."""
+    return _jacfwd(func, argnums, has_aux, randomness, "jacfwd")
+
+
+def _jacfwd(func, argnums, has_aux, randomness, op):
+    """jacfwd; op: the transform the user called, which its errors name (jacfwd, hessian)"""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args), "jacfwd")
+        nums = _check_argnums(argnums, len(args), op)
         f = _diff_call(func, args, kwargs, nums)
         primals = tuple(args[i] for i in nums)
         xs, spec = _pytree.flatten(primals)
         for x in xs:
             if not isinstance(x, Tensor):
-                raise RuntimeError(f"jacfwd: Expected the inputs to differentiate to be Tensors, got {type(x)}")
+                raise RuntimeError(f"{op}: Expected the inputs to differentiate to be Tensors, got {type(x)}")
         sizes = [x.numel() for x in xs]
         total = sum(sizes)
         basis, start = [], 0
@@ -430,7 +450,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             start += x.numel()
 
         def push(*tangents):
-            r = jvp(f, primals, _pytree.unflatten(list(tangents), spec), has_aux=has_aux)
+            r = _jvp(f, primals, _pytree.unflatten(list(tangents), spec), has_aux, f"{op}: jvp(f, primals, tangents)")
             return (r[1], r[2]) if has_aux else r[1]
         out = vmap(push, randomness=randomness)(*basis)
         tangents, aux = out if has_aux else (out, None)
@@ -463,13 +483,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 def hessian(func, argnums=0):
     """The Hessian of a scalar f: forward mode over reverse mode, jacfwd(jacrev(f))."""
-    jac = jacfwd(jacrev(func, argnums), argnums)
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        _check_argnums(argnums, len(args), "hessian")  # (first, so that its errors name hessian)
-        return jac(*args, **kwargs)
-    return wrapper
+    return _jacfwd(_jacrev(func, argnums, False, "hessian"), argnums, False, "error", "hessian")
 
 
 # ---- modules as functions of their parameters ----------------------------------------------------------
