@@ -396,3 +396,8 @@ def test_func_transforms_refuse_as_torch(name):
     if err is not None:  # microtorch's message names the transform called
         op = name.split()[0]
         assert op in str(err), str(err)
+
+
+@pytest.mark.parametrize("thing", [None, "a", 3, 2.5, [1.0]])
+def test_debug_unwrap_takes_tensors_only_as_torch(thing):
+    _same_outcome(lambda T: T.func.debug_unwrap(thing))
