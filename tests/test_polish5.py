@@ -401,3 +401,23 @@ def test_func_transforms_refuse_as_torch(name):
 @pytest.mark.parametrize("thing", [None, "a", 3, 2.5, [1.0]])
 def test_debug_unwrap_takes_tensors_only_as_torch(thing):
     _same_outcome(lambda T: T.func.debug_unwrap(thing))
+
+
+# ---- logit's eps as torch's kernel reads it ------------------------------------------------------------------
+@pytest.mark.parametrize("eps", [None, 1, float("nan"), 0.1, 0.6, 0.5, -0.2, 1e-6])
+def test_logit_clamps_and_differentiates_as_torch(eps):
+    """torch tests x < eps before x > 1 - eps (with eps > 1/2 the bounds cross), clamps nothing for a NaN eps, and
+    its derivative is NaN outside [0, 1] without eps, 0 where x was clamped (or is NaN) with one"""
+    data = np.array([-0.0068, 1.0461, 0.7416, 0.3, 0.0, 1.0, np.nan])
+
+    def run(T):
+        x = T.tensor(data, requires_grad=True)
+        y = T.logit(x, eps)
+        (g,) = T.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = T.autograd.grad(g.sum(), x)
+        with T.autograd.forward_ad.dual_level():
+            dual = T.autograd.forward_ad.make_dual(x.detach(), T.ones(7, dtype=T.float64))
+            tangent = T.autograd.forward_ad.unpack_dual(T.logit(dual, eps)).tangent
+        return [v.detach().numpy() for v in (y, g, gg, tangent)]
+    for m, t in zip(run(mt), run(torch)):
+        np.testing.assert_allclose(m, t, rtol=1e-12)

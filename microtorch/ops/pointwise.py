@@ -108,7 +108,8 @@ class Logit(Op):
     def forward(ctx, p, eps=None):
         ctx.eps = eps
         ctx.save_for_backward(p)
-        q = p if eps is None else np.clip(p, eps, 1 - eps)
+        # torch's order, not np.clip's: below eps first (with eps > 1/2 the bounds cross; a NaN eps clamps nothing)
+        q = p if eps is None else np.where(p < eps, p.dtype.type(eps), np.where(p > 1 - eps, p.dtype.type(1 - eps), p))
         return np.log(q / (1 - q))
 
     @staticmethod
@@ -122,10 +123,12 @@ class Logit(Op):
 
     @staticmethod
     def _local(p, eps):
-        d = (p * (1 - p)).reciprocal()
-        if eps is None:
-            return d
-        return where((p < eps) | (p > 1 - eps), d * 0, d)
+        d = (p * (1 - p)).reciprocal()  # (inf at 0 and 1, as torch)
+        x = p._data
+        if eps is None:  # torch: NaN outside [0, 1]
+            return where(Tensor._make((x < 0) | (x > 1)), float("nan"), d)
+        # with eps, d only where p was not clamped (selected, not d * 0: d may be inf), and not where p or eps is NaN
+        return where(Tensor._make((x >= eps) & (x <= 1 - eps)), d, 0.0)
 
 
 def logit(input, eps=None):
