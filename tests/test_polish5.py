@@ -421,3 +421,37 @@ def test_logit_clamps_and_differentiates_as_torch(eps):
         return [v.detach().numpy() for v in (y, g, gg, tangent)]
     for m, t in zip(run(mt), run(torch)):
         np.testing.assert_allclose(m, t, rtol=1e-12)
+
+
+# ---- lerp: torch's dtype rules and its formula from the nearer end --------------------------------------------
+def _lerp_args(T):
+    f = T.tensor([1.0, 2.0])
+    return {"f": f, "d": f.double(), "i": T.tensor([1, 2]), "b": T.tensor([True, False]), "h": f.half(),
+            "c": f.to(T.complex64), "f0": T.tensor(1.0), "d0": T.tensor(0.5, dtype=T.float64)}
+
+
+LERPS = [("i", "f", "f"), ("i", "f", 0.5), ("f", "i", 0.5), ("i", "i", 0.5), ("i", "i", "i"), ("f", "d", 0.5),
+         ("f", "f", "i"), ("h", "h", 0.5), ("h", "h", 1e5), ("h", "h", 1e40),
+         ("f", "f", 1e40), ("f", "c", 0.5), ("c", "c", 0.5), ("c", "c", 0.5 + 1j), ("f", "f", 1 + 1j), ("f0", "d", 0.5),
+         ("f", "f", 2), ("b", "b", 0.5), ("f", "f", "d0"), ("h", "h", "h")]
+
+
+@pytest.mark.parametrize("start,end,weight", LERPS)
+def test_lerp_takes_the_dtypes_torch_takes(start, end, weight):
+    def run(T):
+        a = _lerp_args(T)
+        return T.lerp(a[start], a[end] * 3 if end != "b" else a[end], a.get(weight, weight))
+    _same_outcome(run)
+
+
+@pytest.mark.parametrize("weight", [0.7, 0.2, "tensor"])
+def test_lerp_of_infinities_and_its_gradients_match_torch(weight):
+    def run(T):
+        s = T.tensor([float("inf"), -float("inf"), 1.0, 0.5, 3.0], requires_grad=True)
+        e = T.tensor([1.0, 2.0, float("inf"), -1.0, 4.0], requires_grad=True)
+        w = T.tensor([0.7, 0.2, 0.9, 0.4, 1.5], requires_grad=True) if weight == "tensor" else weight
+        out = T.lerp(s, e, w)
+        grads = T.autograd.grad((out * T.arange(5.0)).sum(), [s, e] + ([w] if weight == "tensor" else []))
+        return [out.detach().numpy()] + [g.numpy() for g in grads]
+    for m, t in zip(run(mt), run(torch)):
+        np.testing.assert_allclose(m, t, rtol=1e-6)

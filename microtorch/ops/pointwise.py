@@ -6,8 +6,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, numbers_as, promoted
-from .._dtype import result_type
+from .._dtype import float16, float32, result_type
 from .elementwise import _float, _need_tensors, _unary, where
+from ._kernels import _NAMES
 from .index import fill_scalar
 
 
@@ -289,6 +290,16 @@ class Fmin(Op):
 
 
 # ---- three inputs ---------------------------------------------------------------------------------
+def _lerp(s, e, w):
+    """torch's lerp: from the nearer end (so an infinite start or end stays infinite where the other is finite),
+    half computed in float"""
+    dtype = np.result_type(s, e)
+    if dtype == np.float16:
+        s, e, w = s.astype(np.float32), e.astype(np.float32), np.asarray(w).astype(np.float32)
+    d = e - s
+    return np.where(np.abs(w) < 0.5, s + w * d, e - d * (1 - w)).astype(dtype, copy=False)
+
+
 class Lerp(Op):
     """d (s + w (e - s)) = (1 - w, w) for a number w"""
     _grad_fn_name = "LerpBackward0"
@@ -296,7 +307,7 @@ class Lerp(Op):
     @staticmethod
     def forward(ctx, start, end, weight=0.5):
         ctx.weight = weight
-        return start + weight * (end - start)
+        return _lerp(start, end, weight)
 
     @staticmethod
     def backward(ctx, grad):
@@ -314,7 +325,7 @@ class LerpTensor(Op):
     @staticmethod
     def forward(ctx, start, end, weight):
         ctx.save_for_backward(start, end, weight)
-        return start + weight * (end - start)
+        return _lerp(start, end, weight)
 
     @staticmethod
     def backward(ctx, grad):
@@ -370,7 +381,27 @@ class Addcdiv(Op):
         return tx + (ta / b - a * tb / (b * b)) * ctx.value
 
 
+def _lerp_dtypes(start, end, weight):
+    """torch's lerp does not promote: end, and a weight tensor with dims, in start's dtype, a floating one. (A
+    floating weight of another dtype is taken here, converted: quantile in ops/order.py passes float64 weights.)"""
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype != start.dtype and (name == "end" or t.ndim) and not (
+                name == "weight" and t.dtype.is_floating_point and start.dtype.is_floating_point):
+            raise RuntimeError(f"lerp: expected dtype {start.dtype} for `{name}` but got dtype {t.dtype}; lerp does "
+                               f"not promote: convert it, e.g. {name}.to({start.dtype})")
+    if not (start.dtype.is_floating_point or start.dtype.is_complex):
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_NAMES[start.dtype.name]}\': lerp needs '
+                                  "floating point tensors; convert them first, e.g. start.float()")
+
+
 def lerp(input, end, weight):
+    if isinstance(input, Tensor) and isinstance(end, Tensor):
+        _lerp_dtypes(input, end, weight)
+        if isinstance(weight, (int, float, complex)):  # checked in torch's compute dtype (float for half)
+            weight = fill_scalar(weight, float32 if input.dtype == float16 else input.dtype, "lerp").item()
+        elif isinstance(weight, Tensor) and weight.dtype != input.dtype:
+            weight = weight.to(input.dtype)
     try:
         if isinstance(weight, Tensor):
             start, end, weight = promoted(input, end, weight)
@@ -595,7 +626,7 @@ def recorded_heaviside(input, values, name):
 
 def floor_divide(input, other):
     """input // other, rounded toward -inf, in the operands' result dtype (torch gives it no gradient)."""
-    from .._dtype import result_type
+    from .._dtype import float16, float32, result_type
     from ._op import as_array
     from .misc import _integer_divisor
     from .rounding import FloorDivide
