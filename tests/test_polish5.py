@@ -455,3 +455,9 @@ def test_lerp_of_infinities_and_its_gradients_match_torch(weight):
         return [out.detach().numpy()] + [g.numpy() for g in grads]
     for m, t in zip(run(mt), run(torch)):
         np.testing.assert_allclose(m, t, rtol=1e-6)
+
+
+@pytest.mark.parametrize("args", [(), (5, None), (None,), (5,), (1, 4), (1, 4, 2), (1.0, 2, 0.5)])
+def test_arange_takes_the_argument_lists_torch_takes(args):
+    _same_outcome(lambda T: T.arange(*args))
+    _same_outcome(lambda T: T.arange(end=3))
