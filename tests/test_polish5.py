@@ -461,3 +461,22 @@ def test_lerp_of_infinities_and_its_gradients_match_torch(weight):
 def test_arange_takes_the_argument_lists_torch_takes(args):
     _same_outcome(lambda T: T.arange(*args))
     _same_outcome(lambda T: T.arange(end=3))
+
+
+LP_POOLS = {
+    "a tensor norm, a tensor kernel": lambda T, x, a: T.nn.functional.lp_pool1d(a, a, a),
+    "a tensor norm, a float kernel": lambda T, x, a: T.nn.functional.lp_pool1d(a, a, 0.5),
+    "2d, a float kernel": lambda T, x, a: T.nn.functional.lp_pool2d(a, a, 0.5),
+    "3d, a float kernel": lambda T, x, a: T.nn.functional.lp_pool3d(a, a, 0.5),
+    "a 0-d tensor norm": lambda T, x, a: T.nn.functional.lp_pool1d(x, T.tensor(2.0), 2),
+    "inf": lambda T, x, a: T.nn.functional.lp_pool1d(x, float("inf"), 2),
+    "-inf": lambda T, x, a: T.nn.functional.lp_pool1d(x, -float("inf"), 2),
+}
+
+
+@pytest.mark.parametrize("name", list(LP_POOLS))
+def test_lp_pool_reads_a_tensor_norm_as_torch(name):
+    """torch only raises the input to norm_type: a tensor norm is no comparison with inf (an ambiguous bool)"""
+    rng = np.random.default_rng(3)
+    a, x = rng.standard_normal((2, 3)).astype(np.float32), np.abs(rng.standard_normal((1, 2, 6))).astype(np.float32)
+    _same_outcome(lambda T: LP_POOLS[name](T, T.tensor(x), T.tensor(a)))

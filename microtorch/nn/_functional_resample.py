@@ -31,10 +31,11 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n, op):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     avg, mx = ((avg_pool1d, max_pool1d), (avg_pool2d, max_pool2d), (avg_pool3d, max_pool3d))[n - 1]
     s = stride if stride is not None else kernel_size
+    infinite = isinstance(norm_type, (int, float)) and math.isinf(norm_type)  # (a tensor goes to pow, as in torch)
     try:
-        if norm_type == float("inf"):  # the largest magnitude of each window
+        if infinite and norm_type > 0:  # the largest magnitude of each window
             return mx(input.abs(), kernel_size, s, 0, 1, ceil_mode)
-        if norm_type == -float("inf"):  # the smallest magnitude
+        if infinite:  # the smallest magnitude
             return -mx(-input.abs(), kernel_size, s, 0, 1, ceil_mode)
         out = avg(input.pow(norm_type), kernel_size, s, 0, ceil_mode)
     except (TypeError, RuntimeError, ValueError, NotImplementedError) as e:  # name the op the user called
