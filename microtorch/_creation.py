@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _dtype
 from ._random import _rng
-from ._tensor import Tensor, _filled, _size_arg
+from ._tensor import Tensor, _filled, _made_leaf, _size_arg
 from .ops._checks import check_size
 from .ops.index import fill_scalar
 from .ops.triangle import tril, triu  # noqa: F401 (their home is ops/triangle.py; microtorch imports them from here)
@@ -26,6 +26,7 @@ def _placed(t, device, requires_grad=False):
         t = t.to(device)
     if requires_grad:
         t.requires_grad = True
+        _made_leaf(t)
     return t
 
 
@@ -122,9 +123,21 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     return _filled_on(tuple(input.shape), _fill_value(fill_value, dt, "full_like", input.shape), dt, device, requires_grad)
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    if end is None:
+_NOT_GIVEN = object()  # (arange(5) gives no end; arange(5, None) gives None, which torch refuses)
+
+
+def arange(start=_NOT_GIVEN, end=_NOT_GIVEN, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    if end is _NOT_GIVEN:
+        if start is _NOT_GIVEN:
+            raise TypeError('arange() missing 1 required positional arguments: "end"; give arange(end) or '
+                            "arange(start, end, step)")
         start, end = 0, start
+    elif start is _NOT_GIVEN:  # (arange(end=3))
+        start = 0
+    if end is None:
+        raise TypeError("arange() received an invalid combination of arguments: end is None; give arange(end) or "
+                        "arange(start, end, step) numbers")
     vals = [_number(v, name) for v, name in ((start, "start"), (end, "end"), (step, "step"))]
     if vals[2] == 0:
         raise RuntimeError("arange: step must be nonzero")

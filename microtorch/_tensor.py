@@ -512,9 +512,10 @@ def _infer_dtype(data):
             kinds.add(get_default_dtype())
         elif isinstance(x, (complex, np.complexfloating)):
             kinds.add(get_default_dtype().to_complex())
-        else:
-            raise TypeError(f"tensor(): could not infer dtype of {type(x).__name__}; pass numbers, "
-                            "nested lists of numbers, numpy arrays or tensors")
+        else:  # (torch: a string is a TypeError, anything else its RuntimeError)
+            error = TypeError if isinstance(x, (str, bytes)) else RuntimeError
+            raise error(f"tensor(): could not infer dtype of {type(x).__name__}; pass numbers, "
+                        "nested lists of numbers, numpy arrays or tensors")
     result = None
     for k in kinds:
         result = k if result is None else _dtype.promote_types(result, k)
@@ -529,8 +530,93 @@ def _to_numpy(data):
     return np.asarray(data)
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def _converted(convert, *args):
+    """convert(*args) (numpy's conversion of tensor()'s data), with numpy's errors said in tensor()'s words."""
+    try:
+        return convert(*args)
+    except ValueError as e:
+        raise ValueError(f"tensor(): the nested sequence is ragged or not numeric ({e}); every row "
+                         "must have the same length") from None
+    except TypeError as e:  # None (or an object) where the dtype wants numbers
+        raise TypeError(f"tensor(): {e}; the data must be numbers or (nested) sequences of numbers") from None
+
+
+def _cast(src, np_dtype):
+    if src.dtype == np_dtype:  # (a copy: nothing to convert, no warning to silence)
+        return np.array(src)
+    with np.errstate(over="ignore", invalid="ignore"):  # (as torch, silently: 70000 into float16 is inf)
+        return np.array(src, np_dtype)
+
+
+def _refuse_non_numbers(data):
+    """torch's TypeError for an element of `data` that is not a number when the dtype is given (numpy would read
+    None as NaN, a string as text)."""
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif not isinstance(x, (int, float, complex, np.generic, np.ndarray, Tensor)):
+            raise TypeError(f"tensor(): must be real number, not {type(x).__name__}; the data must be numbers or "
+                            "(nested) sequences of numbers")
+
+
+def _fits(src, info):
+    """Whether every number of `src` (the numpy array of some Python numbers) surely converts into an integer
+    dtype of range `info` as torch converts it; if not, _check_integers looks at the numbers themselves."""
+    kind = src.dtype.kind
+    if kind == "b" or not src.size:
+        return True
+    if kind not in "if":  # (object: an int beyond 64 bits; uint64: one beyond int64; complex)
+        return False
+    with np.errstate(invalid="ignore"):
+        lo, hi = src.min(), src.max()
+    low = -info.max if kind == "i" and info.min == 0 else info.min  # (uint8 takes an int down to -255: it wraps)
+    # (floats near 2**63 may be rounded ints beyond 64 bits: the strict bounds send them to the exact check)
+    return bool(low <= lo and hi <= info.max and -2.0 ** 63 < lo and hi < 2.0 ** 63)
+
+
+def _check_integers(data, dt):
+    """torch's checked conversion of the Python (and numpy scalar) numbers in `data` into the integer dtype `dt`:
+    an int must fit in 64 bits (ValueError) and then in dt (uint8 also takes an int down to -255, which wraps),
+    a float must be a number within dt's range, a complex number is refused. An array, or a tensor given as the
+    data, is cast unchecked, as in torch."""
+    info = np.iinfo(dt.np)
+    low, high = float(info.min), float(info.max)  # (torch compares a float with the limits as doubles)
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(reversed(x))  # (the first bad number in reading order is the one reported)
+            continue
+        if isinstance(x, Tensor) and x is not data and x.numel() == 1:
+            x = x.item()  # (a one-element tensor in a list is read as its number, as torch)
+        if isinstance(x, (bool, np.bool_)):
+            continue
+        elif isinstance(x, (int, np.integer)):
+            if not -2 ** 63 <= x < 2 ** 63:
+                raise ValueError(f"tensor(): Overflow when unpacking long long ({x} does not fit in 64 bits; "
+                                 "write it as a float, or pass dtype=microtorch.float64)")
+            if not (-info.max if info.min == 0 else info.min) <= x <= info.max:
+                _overflow(x, dt, info)
+        elif isinstance(x, (float, np.floating)):
+            if not low <= x <= high:  # (NaN and inf too: an integer holds neither)
+                _overflow(x, dt, info)
+        elif isinstance(x, (complex, np.complexfloating)):
+            raise TypeError(f"'complex' object cannot be interpreted as an integer ({x} into {dt}; pass its .real, "
+                            "or a complex dtype)")
+
+
+def _overflow(x, dt, info):
+    raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow (tensor(): {x} does not fit "
+                       f"in {dt}, whose range is {info.min} to {info.max}; pick a wider dtype)")
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of `data` (numbers, nested lists, arrays, tensors)."""
+    if isinstance(data, (str, bytes)):  # (numpy would read it as text, or as True into bool)
+        raise TypeError(f"tensor(): invalid data type '{type(data).__name__}'; pass numbers, nested lists of "
+                        "numbers, numpy arrays or tensors")
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.clone().detach() or sourceTensor.clone().detach().requires_grad_(True), "
@@ -538,16 +624,26 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     if device is not None and str(device) != "cpu":
         raise RuntimeError(f"microtorch runs on the CPU only; device {device!r} is not available")
     dt = _dtype.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
-    try:
-        arr = np.array(_to_numpy(data), dtype=dt.np, copy=True)
-    except ValueError as e:
-        raise ValueError(f"tensor(): the nested sequence is ragged or not numeric ({e}); every row "
-                         "must have the same length") from None
-    except TypeError as e:  # None (or an object) where the dtype wants numbers
-        raise TypeError(f"tensor(): {e}; the data must be numbers or (nested) sequences of numbers") from None
-    t = Tensor._make(arr)
+    src = _converted(_to_numpy, data)
+    if src.dtype.kind in "OUS" and dtype is not None:  # (inferring the dtype refused these already)
+        _refuse_non_numbers(data)
+    checked = not isinstance(data, (np.ndarray, Tensor)) and dt.np.kind in "iu" and src.dtype != dt.np
+    if checked and not _fits(src, np.iinfo(dt.np)):
+        _check_integers(data, dt)
+    t = Tensor._make(_converted(_cast, src, dt.np))
     if requires_grad:
         t.requires_grad = True
+        _made_leaf(t)
+    return t
+
+
+def _made_leaf(t):
+    """t, after telling a running torch.func transform that its function made t, a leaf requiring grad: torch puts
+    such a tensor on the transform's level, so the transform's results keep no graph to it (factories call this too)."""
+    from .autograd import extension  # (the core's extension point: loaded by now, a lookup)
+    transforms = extension.registered()
+    if transforms is not None:
+        transforms.made_leaf(t)
     return t
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _random
 from ._dtype import get_default_dtype
-from ._tensor import Tensor, tensor
+from ._tensor import Tensor, _made_leaf, tensor
 
 
 def _default(dtype):
@@ -14,7 +14,7 @@ def _default(dtype):
 
 def _finish(values, dtype, requires_grad):
     out = Tensor._make(np.ascontiguousarray(values).astype(_default(dtype).np))
-    return out.requires_grad_() if requires_grad else out
+    return _made_leaf(out.requires_grad_()) if requires_grad else out
 
 
 # ---- windows: w[n] for n = 0 .. N-1 over a period of N (periodic) or N - 1 (symmetric) ------------------
@@ -88,7 +88,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         raise ValueError("asarray(): can't alias a Python sequence (copy=False); pass copy=None or True")
     else:
         out = as_tensor(np.array(obj, copy=True) if copy else obj, dtype=dtype)
-    return out.requires_grad_() if requires_grad else out
+    return _made_leaf(out.requires_grad_()) if requires_grad else out
 
 
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,

@@ -13,7 +13,7 @@ from . import _rules_sampling  # noqa: F401  (the backward ops of pooling, upsam
 from . import _rules_spatial  # noqa: F401  (batching rules of the spatial ops)
 from . import _rules_index  # noqa: F401  (batching rules of index_more, order, scan, misc_more)
 from . import _rules_linalg  # noqa: F401  (batching rules of the decompositions and solves)
-from . import _batching
+from . import _batching, _transforms
 from ._transforms import (_batched_grad, functional_call, grad, grad_and_value, hessian, jacfwd, jacrev,  # noqa: F401
                           jvp, linearize, vjp)
 from ._vmap import vmap  # noqa: F401
@@ -29,6 +29,7 @@ class _Transforms:
     jacfwd = staticmethod(jacfwd)
     batched_grad = staticmethod(_batched_grad)
     batched_inplace = staticmethod(_batching.batched_inplace)
+    made_leaf = staticmethod(_transforms.made_leaf)
 
     @staticmethod
     def make_dual(tensor, tangent, level):

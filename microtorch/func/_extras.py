@@ -8,6 +8,8 @@ from . import _batching
 
 def debug_unwrap(tensor, *, recurse=True):
     """The tensor under a transform's wrapper (inside vmap: the whole batch, batch dim first)."""
+    if not isinstance(tensor, Tensor):  # (torch asks whether it is a wrapped tensor: only a tensor can say)
+        raise TypeError(f"debug_unwrap(): expected a Tensor, got {type(tensor).__name__}; pass the tensor to unwrap")
     t = tensor
     while isinstance(t, Tensor) and type(t._data) is _batching.BatchedArray:
         t = _batching.live_value(t)

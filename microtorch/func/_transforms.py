@@ -18,30 +18,43 @@ from .._tensor import Tensor
 from ..autograd import engine, forward_ad
 from ..autograd.node import AccumulateGrad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..ops.shape import Alias, View, _share
 from . import _pytree
 from ._batching import active_levels, from_physical, to_physical
 from ._vmap import vmap
 
 
-def _check_argnums(argnums, nargs):
+def _check_argnums(argnums, nargs, op):
+    """argnums as a tuple of non-negative positions; torch's RuntimeErrors, each naming the transform op."""
     if isinstance(argnums, int) and not isinstance(argnums, bool):
         nums = (argnums,)
     elif isinstance(argnums, tuple) and all(isinstance(a, int) and not isinstance(a, bool) for a in argnums):
         if not argnums:
-            raise RuntimeError("argnums must be non-empty")
+            raise RuntimeError(f"{op}: argnums must be non-empty")
         nums = argnums
     else:
-        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+        raise RuntimeError(f"{op}: argnums must be int or Tuple[int, ...], got: {type(argnums)}")
     for a in nums:
         if not -nargs <= a < nargs:
-            raise RuntimeError(f"Got argnum={a}, but only {nargs} positional inputs")
+            raise RuntimeError(f"{op}: Got argnum={a}, but only {nargs} positional inputs")
     nums = tuple(a % nargs for a in nums)
     if len(set(nums)) != len(nums):
-        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+        raise RuntimeError(f"{op}: argnums elements must be unique, got {argnums}")
     return nums
 
 
 # ---- reverse mode ----------------------------------------------------------------------------------
+class _Lift(View):
+    """x as a transform's own input, on x's history: a node of its own, so that the transform's gradient is told
+    apart from an enclosing one's, which hands gradients back untouched. (torch wraps x for the transform's level
+    instead, which adds no op: grad(grad(f))(x) ends in the op that computed it, MulBackward0, not in a reshape of
+    it.) Tangents go through View's rule."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
 def _fresh_input(x, levels, outer):
     """This transform's own input for x: a new node in the graph, so that its gradient is told
     apart from an enclosing transform's, carrying x's tangents and, when an enclosing grad is
@@ -50,8 +63,7 @@ def _fresh_input(x, levels, outer):
         raise RuntimeError(f"Expected the inputs to differentiate to be Tensors (or pytrees of Tensors), got {type(x)}")
     p = to_physical(x, levels)
     if outer and p._requires_grad:
-        from ..ops.shape import View
-        leaf = View.apply(p, tuple(p.shape))
+        leaf = _Lift.apply(p, tuple(p.shape))
     else:
         leaf = Tensor._make(p._data)
         tangents = {lv: t for lv, t in (p._fw_grads or {}).items() if lv in forward_ad._levels}
@@ -71,11 +83,37 @@ def _retire(leaves):
     _finished.update((id(t), t) for t in leaves)
 
 
+# The leaves requiring grad that the function of each running grad/vjp made (innermost last): torch puts them on
+# the transform's level, so they count as the transform's own leaves.
+_making = []
+
+
+def made_leaf(t):
+    """A factory (tensor(..., requires_grad=True), ones(...)) made the leaf t (through autograd/extension.py)."""
+    if _making:
+        _making[-1].append(t)
+
+
+def _call_making(func, args, kwargs):
+    """func(*args, **kwargs) and the leaves requiring grad it made."""
+    _making.append([])
+    try:
+        return func(*args, **kwargs), _making[-1]
+    finally:
+        _making.pop()
+
+
 def _reaches_outside(outs, leaves):
     """Does the graph of outs lead to a tensor an enclosing transform or the caller differentiates
     (a leaf that is neither this transform's own nor a finished transform's)? Only then do the
     results keep their history."""
     own = {id(t) for t in leaves}
+
+    def outside(leaf):
+        return id(leaf) not in own and _finished.get(id(leaf)) is not leaf
+
+    if any(o._requires_grad and o.grad_fn is None and outside(o) for o in outs):  # (f returned such a leaf)
+        return True
     seen, stack = set(), [o.grad_fn for o in outs if o.grad_fn is not None]
     while stack:
         node = stack.pop()
@@ -83,11 +121,17 @@ def _reaches_outside(outs, leaves):
             continue
         seen.add(id(node))
         if type(node) is AccumulateGrad:
-            if id(node.variable) not in own and _finished.get(id(node.variable)) is not node.variable:
+            if outside(node.variable):
                 return True
             continue
         stack.extend(n for n, _ in node.next_functions)
     return False
+
+
+def _cut_inner(results, levels, own):
+    """Each result keeps its history only where it leads outside the transform (to a tensor the caller or an
+    enclosing transform differentiates): grad(lambda a: (a * w).sum())(x) is w, cut from a w made inside f."""
+    return [r if _reaches_outside([to_physical(r, levels)], own) else _no_history(r, levels) for r in results]
 
 
 def _gradients(outs, cotangents, leaves, create_graph):
@@ -121,7 +165,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """grad_and_value(f)(*args) = (the gradient of f at args w.r.t. args[argnums], f(*args))."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args))
+        nums = _check_argnums(argnums, len(args), "grad_and_value")
         levels, outer = active_levels(), is_grad_enabled()
         with enable_grad():  # a transform: an enclosing no_grad does not apply to f
             args, leaves, specs = list(args), [], []
@@ -133,7 +177,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 passed.update((id(m[1]), (m[1], x)) for m, x in zip(made, xs))
                 args[i] = _pytree.unflatten([m[1] for m in made], spec)
                 specs.append((spec, len(xs)))
-            output = func(*args, **kwargs)
+            output, made = _call_making(func, args, kwargs)
             aux = None
             if has_aux:
                 if not (isinstance(output, tuple) and len(output) == 2):
@@ -147,13 +191,13 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
                                    f"with {output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
             out = to_physical(output, levels)
-            tracked = outer and _reaches_outside([out], leaves)
+            tracked = outer and _reaches_outside([out], leaves + made)
             seed = Tensor._make(np.ones(out._data.shape, out._data.dtype))
             # backward in grad mode, as torch's grad (create_graph=True): ops whose formula depends on it
             # (det at a singular matrix: the adjugate, not 0) give torch's values
             grads = [from_physical(g, levels) for g in _gradients([out], [seed], leaves, True)]
-            grads = grads if tracked else [_no_history(g, levels) for g in grads]
-            _retire(leaves)
+            grads = _cut_inner(grads, levels, leaves + made) if tracked else [_no_history(g, levels) for g in grads]
+            _retire(leaves + made)
         per_arg, k = [], 0
         for spec, n in specs:
             per_arg.append(_pytree.unflatten(grads[k:k + n], spec))
@@ -183,32 +227,45 @@ def grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
+def _check_vjp_outputs(outs, head):
+    """torch's RuntimeErrors for what f returns to vjp (jacrev, hessian): tensors only, of a floating dtype."""
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{head}: Expected f to be a function that has only Tensors or a tuple of "
+                               f"Tensors as output, got {type(o)}")
+        if not (o.dtype.is_floating_point or o.dtype.is_complex):
+            raise RuntimeError(f"{head}: All outputs of f must be floating-point or complex Tensors, got Tensor "
+                               f"with dtype {o.dtype}; make f return floats, e.g. out.float()")
+
+
 def vjp(func, *primals, has_aux=False):
     """(f(*primals), vjp_fn): vjp_fn(cotangents) is the vector-Jacobian product, one gradient
     per primal. It can be called many times (jacrev vmaps it over a basis)."""
+    return _vjp(func, primals, has_aux, "vjp(f, *primals)")
+
+
+def _vjp(func, primals, has_aux, head):
+    """vjp; head: what its errors say first (the call, or the transform that called vjp: jacrev, hessian)"""
     levels, outer = active_levels(), is_grad_enabled()
     xs, spec = _pytree.flatten(primals)
     for x in xs:
         if not isinstance(x, Tensor):
-            raise RuntimeError(f"vjp(f, *primals): Expected primals to only contain Tensors, got {type(x)}")
+            raise RuntimeError(f"{head}: Expected primals to only contain Tensors, got {type(x)}")
     with enable_grad():
         made = [_fresh_input(x, levels, outer) for x in xs]
         leaves = [m[0] for m in made]
-        output = func(*_pytree.unflatten([m[1] for m in made], spec))
-    _retire(leaves)
+        output, inner = _call_making(func, (*_pytree.unflatten([m[1] for m in made], spec),), {})
+    _retire(leaves + inner)
+    own = leaves + inner
     aux = None
     if has_aux:
         if not (isinstance(output, tuple) and len(output) == 2):
-            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: (output, aux) if has_aux "
-                               "is True")
+            raise RuntimeError(f"{head}: output of function f should be a tuple: (output, aux) if has_aux is True")
         output, aux = output
     out_leaves, out_spec = _pytree.flatten(output)
-    for o in out_leaves:
-        if not isinstance(o, Tensor):
-            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only Tensors or a tuple of "
-                               f"Tensors as output, got {type(o)}")
+    _check_vjp_outputs(out_leaves, head)
     outs = [to_physical(o, levels) for o in out_leaves]
-    tracked = outer and _reaches_outside(outs, leaves)
+    tracked = outer and _reaches_outside(outs, own)
 
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
         cts, ct_spec = _pytree.flatten(cotangents)
@@ -226,55 +283,64 @@ def vjp(func, *primals, has_aux=False):
         if create_graph is None:  # torch's default: backward in grad mode when grad mode is on
             create_graph = is_grad_enabled()
         grads = [from_physical(g, levels) for g in _gradients(outs, phys, leaves, create_graph)]
-        if create_graph and not (tracked or any(c._requires_grad for c in phys)):
-            now = active_levels()
-            grads = [_no_history(g, now) for g in grads]
+        if create_graph:
+            grads = _cut_inner(grads, active_levels(), own)
         return _pytree.unflatten(grads, spec)
 
-    if not tracked:
-        output = _pytree.unflatten([_no_history(o, levels) for o in out_leaves], out_spec)
-        aux = _pytree.unflatten([_no_history(a, levels) for a in _pytree.flatten(aux)[0]], _pytree.flatten(aux)[1])
+    given = {id(m[1]): x for m, x in zip(made, xs)}
+
+    def unwrap(t):  # an input f returns comes back as the tensor the caller passed, as in torch
+        original = given.get(id(t))
+        return original if original is not None else t if tracked else _no_history(t, levels)
+    output = _pytree.unflatten([unwrap(o) for o in out_leaves], out_spec)
+    aux = _pytree.unflatten([unwrap(a) for a in _pytree.flatten(aux)[0]], _pytree.flatten(aux)[1])
     return (output, vjp_fn, aux) if has_aux else (output, vjp_fn)
 
 
 # ---- forward mode ----------------------------------------------------------------------------------
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """(f(*primals), the Jacobian-vector product J_f(primals) @ tangents), in one forward pass."""
+    return _jvp(func, primals, tangents, has_aux, "jvp(f, primals, tangents)")
+
+
+def _jvp(func, primals, tangents, has_aux, head):
+    """jvp; head: what its errors say first (the call, or the transform that called jvp: jacfwd, hessian)"""
     if not isinstance(primals, tuple):
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to call "
+        raise RuntimeError(f"{head}: Expected primals to be a tuple. E.g. it should be valid to call "
                            "f(*primals).")
     if not isinstance(tangents, tuple):
-        raise RuntimeError("jvp(f, primals, tangents): Expected tangents to be a tuple. E.g. it should be valid to "
+        raise RuntimeError(f"{head}: Expected tangents to be a tuple. E.g. it should be valid to "
                            "call f(*primals).")
     ps, p_spec = _pytree.flatten(primals)
     ts, t_spec = _pytree.flatten(tangents)
     if p_spec != t_spec:
-        raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+        raise RuntimeError(f"{head}: Expected primals and tangents to have the same python "
                            f"structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
                            f"primals with structure {p_spec} and tangents with structure {t_spec}")
     for what, group in (("primals", ps), ("tangents", ts)):
         for x in group:
             if not isinstance(x, Tensor):
-                raise RuntimeError(f"jvp(f, primals, tangents): Expected {what} to only contain Tensors, got {type(x)}")
+                raise RuntimeError(f"{head}: Expected {what} to only contain Tensors, got {type(x)}")
     level = forward_ad._enter()
     try:
         duals = [forward_ad.make_dual(p, t, level=level) for p, t in zip(ps, ts)]
-        output = func(*_pytree.unflatten(duals, p_spec))
+        output, made = _call_making(func, (*_pytree.unflatten(duals, p_spec),), {})
         aux = None
         if has_aux:
             if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError("jvp(f, primals, tangents): output of function f should be a tuple: (output, aux) "
+                raise RuntimeError(f"{head}: output of function f should be a tuple: (output, aux) "
                                    "if has_aux is True")
             output, aux = output
         outs, out_spec = _pytree.flatten(output)
-        primals_out, tangents_out = [], []
+        primals_out, tangents_out, now = [], [], active_levels()
         for o in outs:
             if not isinstance(o, Tensor):
-                raise RuntimeError(f"jvp(f, primals, tangents): Expected f(*primals) to return only tensors, got "
+                raise RuntimeError(f"{head}: Expected f(*primals) to return only tensors, got "
                                    f"unsupported type {type(o)}")
             p, t = forward_ad.unpack_dual(o, level=level)
-            primals_out.append(p)
-            tangents_out.append(t if t is not None else _zeros_like(p))
+            p, t = _cut_inner([p, t if t is not None else _zeros_like(p)], now, made)
+            primals_out.append(_share(Alias.apply(p, tuple(p.shape)), p))  # (torch: a view, AliasBackward0)
+            tangents_out.append(t)
         if has_aux:
             leaves, spec = _pytree.flatten(aux)
             aux = _pytree.unflatten([forward_ad.unpack_dual(a, level=level).primal if isinstance(a, Tensor) else a
@@ -320,10 +386,16 @@ def _diff_call(func, args, kwargs, nums):
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian of f w.r.t. args[argnums] by reverse mode: vmap of the vjp over the rows of
     the identity. Shape: output shape + input shape."""
+    return _jacrev(func, argnums, has_aux, "jacrev")
+
+
+def _jacrev(func, argnums, has_aux, op):
+    """jacrev; op: the transform the user called, which its errors name (jacrev, hessian)"""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args))
-        res = vjp(_diff_call(func, args, kwargs, nums), *(args[i] for i in nums), has_aux=has_aux)
+        nums = _check_argnums(argnums, len(args), op)
+        res = _vjp(_diff_call(func, args, kwargs, nums), tuple(args[i] for i in nums), has_aux,
+                   f"{op}: vjp(f, *primals)")
         output, vjp_fn = res[0], res[1]
         outs, out_spec = _pytree.flatten(output)
         sizes = [o.numel() for o in outs]
@@ -341,7 +413,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         for o, n in zip(outs, sizes):
             def block(g, start=start, n=n, o=o):
                 piece = g if n == total else g[start:start + n]
-                return piece.reshape(tuple(o.shape) + tuple(g.shape[1:]))
+                return _share(View.apply(piece, tuple(o.shape) + tuple(g.shape[1:])), piece)  # (torch: a view)
             per_arg = []
             for r in rows:
                 leaves, spec = _pytree.flatten(r)
@@ -356,15 +428,20 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian of f w.r.t. args[argnums] by forward mode: vmap of the jvp over the columns
     of the identity. Shape: output shape + input shape."""
+    return _jacfwd(func, argnums, has_aux, randomness, "jacfwd")
+
+
+def _jacfwd(func, argnums, has_aux, randomness, op):
+    """jacfwd; op: the transform the user called, which its errors name (jacfwd, hessian)"""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args))
+        nums = _check_argnums(argnums, len(args), op)
         f = _diff_call(func, args, kwargs, nums)
         primals = tuple(args[i] for i in nums)
         xs, spec = _pytree.flatten(primals)
         for x in xs:
             if not isinstance(x, Tensor):
-                raise RuntimeError(f"jacfwd: Expected the inputs to differentiate to be Tensors, got {type(x)}")
+                raise RuntimeError(f"{op}: Expected the inputs to differentiate to be Tensors, got {type(x)}")
         sizes = [x.numel() for x in xs]
         total = sum(sizes)
         basis, start = [], 0
@@ -373,7 +450,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             start += x.numel()
 
         def push(*tangents):
-            r = jvp(f, primals, _pytree.unflatten(list(tangents), spec), has_aux=has_aux)
+            r = _jvp(f, primals, _pytree.unflatten(list(tangents), spec), has_aux, f"{op}: jvp(f, primals, tangents)")
             return (r[1], r[2]) if has_aux else r[1]
         out = vmap(push, randomness=randomness)(*basis)
         tangents, aux = out if has_aux else (out, None)
@@ -388,7 +465,10 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             for x, n in zip(xs, sizes):
                 piece = t if n == total else t[start:start + n]
                 piece = piece.reshape((n, int(np.prod(out_shape)))).t()  # the columns, side by side
-                blocks.append(piece.reshape(out_shape + tuple(x.shape)))
+                if x.ndim:  # (torch unflattens the columns: a view; a 0-d input's one column is squeezed away)
+                    blocks.append(_share(View.apply(piece, out_shape + tuple(x.shape)), piece))
+                else:
+                    blocks.append(_share(View.apply(piece, out_shape + (1,)), piece).squeeze(-1))
                 start += n
             per_arg, k = [], 0
             for i in nums:
@@ -403,7 +483,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 def hessian(func, argnums=0):
     """The Hessian of a scalar f: forward mode over reverse mode, jacfwd(jacrev(f))."""
-    return jacfwd(jacrev(func, argnums), argnums)
+    return _jacfwd(_jacrev(func, argnums, False, "hessian"), argnums, False, "error", "hessian")
 
 
 # ---- modules as functions of their parameters ----------------------------------------------------------

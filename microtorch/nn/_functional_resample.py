@@ -11,8 +11,8 @@ from .._creation import rand
 from .._tensor import Tensor
 from ..ops import pool_more as _pm
 from ..ops import upsample as _up
-from ._functional_spatial import _int_sizes, _need_real_floating, avg_pool3d, max_pool3d
-from .functional import _batched, _tuple, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+from ._functional_spatial import _int_sizes, avg_pool3d, max_pool3d
+from .functional import _batched, _no_max_pool_kernel, _tuple, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 
 
 # ---- power-average pooling ----------------------------------------------------------------------
@@ -31,10 +31,11 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n, op):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     avg, mx = ((avg_pool1d, max_pool1d), (avg_pool2d, max_pool2d), (avg_pool3d, max_pool3d))[n - 1]
     s = stride if stride is not None else kernel_size
+    infinite = isinstance(norm_type, (int, float)) and math.isinf(norm_type)  # (a tensor goes to pow, as in torch)
     try:
-        if norm_type == float("inf"):  # the largest magnitude of each window
+        if infinite and norm_type > 0:  # the largest magnitude of each window
             return mx(input.abs(), kernel_size, s, 0, 1, ceil_mode)
-        if norm_type == -float("inf"):  # the smallest magnitude
+        if infinite:  # the smallest magnitude
             return -mx(-input.abs(), kernel_size, s, 0, 1, ceil_mode)
         out = avg(input.pow(norm_type), kernel_size, s, 0, ceil_mode)
     except (TypeError, RuntimeError, ValueError, NotImplementedError) as e:  # name the op the user called
@@ -59,8 +60,16 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
     if output_size is None and output_ratio is None:
         raise ValueError(f"{op} requires specifying either an output_size or an output_ratio")
     _int_sizes(kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,), "kernel_size", 2, op)
+    if samples is None and input.ndim <= n:  # (torch reads the channel count, input.size(-n-1), to draw them)
+        r = max(input.ndim, 1)
+        raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-r}, {r - 1}], but got "
+                         f"{-n - 1}); the input must be (C, {'D, ' * (n == 3)}H, W) or (N, C, {'D, ' * (n == 3)}H, W)")
     x, _ = _batched(input, n, op)
-    _need_real_floating(x, op)
+    if samples is None:  # (torch draws them in the input's dtype first: its uniform kernel has no integer one)
+        _no_max_pool_kernel(x, op, "check_uniform_bounds", "biu")
+    elif isinstance(samples, Tensor) and samples.dtype != x.dtype:
+        raise RuntimeError(f"{op}(): Expect _random_samples to have the same dtype as input (they are "
+                           f"{samples.dtype}, the input {x.dtype}); draw them with dtype=input.dtype")
     k = _tuple(kernel_size, n, "kernel_size", op)
     if output_size is None:
         ratio = output_ratio if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * n
@@ -75,8 +84,11 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
     elif tuple(samples.shape) != (x.shape[0], x.shape[1], n):
         raise RuntimeError(f"{op}(): expected _random_samples of size {[x.shape[0], x.shape[1], n]}, got "
                            f"{list(samples.shape)}")
+    if x.numel():  # (the shapes are checked before the dtype, and an empty batch pools nothing, as in torch)
+        _no_max_pool_kernel(x, op, f"fractional_max_pool{n}d_out_frame", "bciu")
     cls = _pm.FractionalMaxPool2d if n == 2 else _pm.FractionalMaxPool3d
-    out, idx = cls.apply(input, k, out_sz, samples.detach()._data)  # (unbatched stays unbatched, as in torch)
+    # (unbatched stays unbatched, as in torch; complex samples come only with an empty batch: nothing to draw)
+    out, idx = cls.apply(input, k, out_sz, samples.detach()._data.real)
     return (out, idx) if return_indices else out
 
 

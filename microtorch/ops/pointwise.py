@@ -6,7 +6,10 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, numbers_as, promoted
+from .._dtype import float16, float32, result_type
 from .elementwise import _float, _need_tensors, _unary, where
+from ._kernels import _NAMES
+from .index import fill_scalar
 
 
 def _d_asinh(x):
@@ -106,7 +109,8 @@ class Logit(Op):
     def forward(ctx, p, eps=None):
         ctx.eps = eps
         ctx.save_for_backward(p)
-        q = p if eps is None else np.clip(p, eps, 1 - eps)
+        # torch's order, not np.clip's: below eps first (with eps > 1/2 the bounds cross; a NaN eps clamps nothing)
+        q = p if eps is None else np.where(p < eps, p.dtype.type(eps), np.where(p > 1 - eps, p.dtype.type(1 - eps), p))
         return np.log(q / (1 - q))
 
     @staticmethod
@@ -120,10 +124,12 @@ class Logit(Op):
 
     @staticmethod
     def _local(p, eps):
-        d = (p * (1 - p)).reciprocal()
-        if eps is None:
-            return d
-        return where((p < eps) | (p > 1 - eps), d * 0, d)
+        d = (p * (1 - p)).reciprocal()  # (inf at 0 and 1, as torch)
+        x = p._data
+        if eps is None:  # torch: NaN outside [0, 1]
+            return where(Tensor._make((x < 0) | (x > 1)), float("nan"), d)
+        # with eps, d only where p was not clamped (selected, not d * 0: d may be inf), and not where p or eps is NaN
+        return where(Tensor._make((x >= eps) & (x <= 1 - eps)), d, 0.0)
 
 
 def logit(input, eps=None):
@@ -284,6 +290,16 @@ class Fmin(Op):
 
 
 # ---- three inputs ---------------------------------------------------------------------------------
+def _lerp(s, e, w):
+    """torch's lerp: from the nearer end (so an infinite start or end stays infinite where the other is finite),
+    half computed in float"""
+    dtype = np.result_type(s, e)
+    if dtype == np.float16:
+        s, e, w = s.astype(np.float32), e.astype(np.float32), np.asarray(w).astype(np.float32)
+    d = e - s
+    return np.where(np.abs(w) < 0.5, s + w * d, e - d * (1 - w)).astype(dtype, copy=False)
+
+
 class Lerp(Op):
     """d (s + w (e - s)) = (1 - w, w) for a number w"""
     _grad_fn_name = "LerpBackward0"
@@ -291,7 +307,7 @@ class Lerp(Op):
     @staticmethod
     def forward(ctx, start, end, weight=0.5):
         ctx.weight = weight
-        return start + weight * (end - start)
+        return _lerp(start, end, weight)
 
     @staticmethod
     def backward(ctx, grad):
@@ -309,7 +325,7 @@ class LerpTensor(Op):
     @staticmethod
     def forward(ctx, start, end, weight):
         ctx.save_for_backward(start, end, weight)
-        return start + weight * (end - start)
+        return _lerp(start, end, weight)
 
     @staticmethod
     def backward(ctx, grad):
@@ -365,7 +381,27 @@ class Addcdiv(Op):
         return tx + (ta / b - a * tb / (b * b)) * ctx.value
 
 
+def _lerp_dtypes(start, end, weight):
+    """torch's lerp does not promote: end, and a weight tensor with dims, in start's dtype, a floating one. (A
+    floating weight of another dtype is taken here, converted: quantile in ops/order.py passes float64 weights.)"""
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype != start.dtype and (name == "end" or t.ndim) and not (
+                name == "weight" and t.dtype.is_floating_point and start.dtype.is_floating_point):
+            raise RuntimeError(f"lerp: expected dtype {start.dtype} for `{name}` but got dtype {t.dtype}; lerp does "
+                               f"not promote: convert it, e.g. {name}.to({start.dtype})")
+    if not (start.dtype.is_floating_point or start.dtype.is_complex):
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_NAMES[start.dtype.name]}\': lerp needs '
+                                  "floating point tensors; convert them first, e.g. start.float()")
+
+
 def lerp(input, end, weight):
+    if isinstance(input, Tensor) and isinstance(end, Tensor):
+        _lerp_dtypes(input, end, weight)
+        if isinstance(weight, (int, float, complex)):  # checked in torch's compute dtype (float for half)
+            weight = fill_scalar(weight, float32 if input.dtype == float16 else input.dtype, "lerp").item()
+        elif isinstance(weight, Tensor) and weight.dtype != input.dtype:
+            weight = weight.to(input.dtype)
     try:
         if isinstance(weight, Tensor):
             start, end, weight = promoted(input, end, weight)
@@ -462,7 +498,8 @@ class ClampMin(Op):
     def forward(ctx, x, min=0.0):
         ctx.bound = min
         ctx.save_for_backward(x)
-        return np.where(x < min, np.asarray(min, x.dtype), x)  # (x in range, -0.0 too, as torch)
+        out = np.where(x < min, np.asarray(min, x.dtype), x)  # (x in range, -0.0 too, as torch)
+        return out if min == min else np.full_like(x, min)  # (a NaN bound wins, as torch)
 
     @staticmethod
     def backward(ctx, grad):
@@ -482,7 +519,8 @@ class ClampMax(Op):
     def forward(ctx, x, max=0.0):
         ctx.bound = max
         ctx.save_for_backward(x)
-        return np.where(x > max, np.asarray(max, x.dtype), x)
+        out = np.where(x > max, np.asarray(max, x.dtype), x)
+        return out if max == max else np.full_like(x, max)  # (a NaN bound wins, as torch)
 
     @staticmethod
     def backward(ctx, grad):
@@ -494,10 +532,25 @@ class ClampMax(Op):
         return t * Tensor._make((ctx.inputs[0]._data <= ctx.bound).astype(t._data.dtype))
 
 
+def _bounded(input, bound, op):
+    """input in the dtype torch clamps it in (its promotion with the number: clamp_min(int8, 1.5) is float32), and
+    the bound converted into that dtype as torch converts it (checked: 1e5 does not fit in float16)."""
+    if not isinstance(bound, (int, float)) or not isinstance(input, Tensor):
+        return input, bound  # (a complex bound or a bad argument: the op's own checks refuse it)
+    dt = result_type(input, bound)
+    if dt.name == "bool":
+        raise NotImplementedError(f'"{op}_scalar_cpu" not implemented for \'Bool\': torch has no {op} kernel for '
+                                  f"bool tensors; convert first, e.g. x.int().{op}(...)")
+    if dt is not input.dtype:
+        input = input.to(dt)
+    return input, fill_scalar(bound, dt, op)
+
+
 def clamp_min(input, min):
     if isinstance(min, Tensor):
         from .elementwise import clamp
         return clamp(input, min=min)
+    input, min = _bounded(input, min, "clamp_min")
     return ClampMin.apply(input, min=min)
 
 
@@ -505,6 +558,7 @@ def clamp_max(input, max):
     if isinstance(max, Tensor):
         from .elementwise import clamp
         return clamp(input, max=max)
+    input, max = _bounded(input, max, "clamp_max")
     return ClampMax.apply(input, max=max)
 
 
@@ -572,7 +626,7 @@ def recorded_heaviside(input, values, name):
 
 def floor_divide(input, other):
     """input // other, rounded toward -inf, in the operands' result dtype (torch gives it no gradient)."""
-    from .._dtype import result_type
+    from .._dtype import float16, float32, result_type
     from ._op import as_array
     from .misc import _integer_divisor
     from .rounding import FloorDivide
