@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from . import _dtype, _meta
+from ._quiet import quietly
 from ._dtype import get_default_dtype, result_type
 
 _NUMERIC_TYPES = (int, float, complex, bool, np.number, np.bool_)
@@ -544,8 +545,7 @@ def _converted(convert, *args):
 def _cast(src, np_dtype):
     if src.dtype == np_dtype:  # (a copy: nothing to convert, no warning to silence)
         return np.array(src)
-    with np.errstate(over="ignore", invalid="ignore"):  # (as torch, silently: 70000 into float16 is inf)
-        return np.array(src, np_dtype)
+    return quietly(np.array, src, np_dtype)  # (70000 into float16 is inf, silently, as torch)
 
 
 def _refuse_non_numbers(data):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import microtorch as mt
+from microtorch import _quiet
 from microtorch.autograd import function
 from microtorch.autograd.node import AccumulateGrad
 
@@ -90,7 +91,7 @@ def test_numpy_warnings_are_silenced_only_inside_forward():
         assert np.isnan(y[0].item()) and np.isinf(y[1].item())
         with pytest.raises(FloatingPointError):
             np.array([1e308]) * 10      # the caller's own numpy setting is untouched
-    assert function._QUIET.get() is False
+    assert _quiet._QUIET.get() is False
 
 
 def _chain(x, n):

@@ -25,7 +25,7 @@ from .._tensor import Tensor
 from ..ops.inplace import _copy
 from . import _hooks, anomaly_mode, engine_checks, engine_hooks, grad_mode, views
 from .extension import transforms
-from .function import quietly
+from .._quiet import quietly
 from .node import AccumulateGrad, Node, edge
 
 _local = threading.local()

@@ -6,12 +6,10 @@ requires grad, records a node: an instance of `MyFuncBackward`, which is also th
 forward saw. The node's `next_functions` point at the nodes of its inputs, so the graph is
 the chain of `grad_fn`s that backward walks.
 """
-import contextvars
-import threading
-
 import numpy as np
 from numpy import asarray, generic, ndarray  # (names of their own: numpy's module attributes are slow to read)
 
+from .._quiet import _QUIET, _quiet_context, _quiet_local, quietly
 from .._tensor import Tensor
 from . import _hooks, anomaly_mode, grad_mode, views
 from .node import AccumulateGrad, Node, _seq, accumulator  # noqa: F401  (AccumulateGrad: importable from here, as before)
@@ -517,33 +515,6 @@ def _wrap(cls, o, args, dirty_tensors):
         # returning an input unchanged: the output is a new tensor on the same data, a view
         return views.mark_view(Tensor._make(o._data), o)
     return o
-
-
-# ---- numpy's floating-point warnings --------------------------------------------------------
-_quiet_local = threading.local()
-_QUIET = contextvars.ContextVar("microtorch_quiet", default=False)
-
-
-def quietly(fn, *args, **kwargs):
-    """fn(*args) inside `np.errstate(all="ignore")`: torch computes 1/0, 0*inf, exp(1000) to
-    inf or nan silently, and so do the ops. Entering np.errstate costs about 1 us, as much as a
-    whole small op, so it is entered once per thread in a context of our own (contextvars), and
-    each op's forward runs in that context."""
-    if _QUIET.get():  # already inside (an op's forward calling another op)
-        return fn(*args, **kwargs)
-    return (_quiet_local.__dict__.get("context") or _quiet_context()).run(fn, *args, **kwargs)
-
-
-def _quiet_context():
-    """This thread's context in which numpy's errstate is entered once and never left."""
-    ctx = _quiet_local.context = contextvars.Context()
-    ctx.run(_enter_quiet)
-    return ctx
-
-
-def _enter_quiet():
-    np.errstate(all="ignore").__enter__()  # never left: this context exists only for this
-    _QUIET.set(True)
 
 
 def once_differentiable(fn):
