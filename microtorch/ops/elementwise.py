@@ -1232,6 +1232,8 @@ class Clamp(Op):
     def forward(ctx, x, min=None, max=None):
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = min, max
+        if np.isnan(min if min is not None else 0) or np.isnan(max if max is not None else 0):
+            return np.full_like(x, np.nan)  # a NaN bound makes every element NaN, as torch
         out = x
         if min is not None:
             out = np.where(out < np.asarray(min, dtype=x.dtype), np.asarray(min, dtype=x.dtype), out)
@@ -1275,6 +1277,8 @@ def clamp(input, min=None, max=None):
         lo = min if min is None or isinstance(min, Tensor) else Tensor._make(np.asarray(min, input.dtype.np))
         hi = max if max is None or isinstance(max, Tensor) else Tensor._make(np.asarray(max, input.dtype.np))
         return ClampTensor.apply(input, lo, hi)
+    from .index import fill_scalar  # (torch's checked conversion: 1e5 is no float16 bound, 300 no int8 one)
+    min, max = (None if v is None else fill_scalar(v, dt, "clamp") for v in (min, max))
     return Clamp.apply(input, min=min, max=max)
 clip = clamp
 
