@@ -12,7 +12,7 @@ _state = threading.local()  # current_node: the node whose backward runs in this
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _INTERNAL = (os.path.join(_PKG, "autograd") + os.sep, os.path.join(_PKG, "ops") + os.sep,
-             os.path.join(_PKG, "_tensor"))
+             os.path.join(_PKG, "_tensor"), os.path.join(_PKG, "_quiet"))
 
 
 def user_stack():
