@@ -210,18 +210,17 @@ class RsubTensors(Rsub):
 
 
 def rsub(input, other, alpha=1):
-    a, b = input, other
-    if type(b) in _NUMBERS and alpha.__class__ is int and alpha == 1 and isinstance(a, Tensor) \
-            and a._data.dtype.kind in "fc":  # 1 - h (W6's loss, through h.__rsub__): _keeps_dtype spelled out
-        return Rsub.apply(a, b)
+    if type(other) in _NUMBERS and alpha.__class__ is int and alpha == 1 and isinstance(input, Tensor) \
+            and input._data.dtype.kind in "fc":  # 1 - h (W6's loss, through h.__rsub__): in the tensor's dtype
+        return Rsub.apply(input, other)
     if alpha != 1 or alpha.__class__ is not int:
-        alpha = _alpha_for(result_type(a, b), alpha, "rsub")
-    x, y, dt = _operands(a, b)
-    op = RsubTensors if isinstance(b, Tensor) else Rsub
+        alpha = _alpha_for(result_type(input, other), alpha, "rsub")
+    x, y, dt = _operands(input, other)
+    op = RsubTensors if isinstance(other, Tensor) else Rsub
     try:
         return op.apply(x, y) if alpha == 1 and dt is None else op.apply(x, y, alpha=alpha, dtype=dt)
     except ValueError as e:
-        raise broadcast_error("rsub", e, a, b) from None
+        raise broadcast_error("rsub", e, input, other) from None
 
 
 class Mul(Op):
@@ -253,7 +252,7 @@ def mul(input, other):
     a, b = input, other
     try:
         if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
-            # tensor * number, the commonest call with add's: _keeps_dtype(a, b) spelled out, a call less
+            # tensor * number, the commonest call with add's: in the tensor's dtype, no promotion step
             if type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind in "fc":
                 return MulNumber.apply(a, b)
             a, b, dt = _operands(a, b)  # (mul(2, t): the number first is a 0-d tensor to torch, an edge to None)
@@ -1232,8 +1231,8 @@ class Clamp(Op):
     def forward(ctx, x, min=None, max=None):
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = min, max
-        if np.isnan(min if min is not None else 0) or np.isnan(max if max is not None else 0):
-            return np.full_like(x, np.nan)  # a NaN bound makes every element NaN, as torch
+        if min != min or max != max:  # a NaN bound makes every element NaN, as torch (None == None)
+            return np.full_like(x, np.nan)
         out = x
         if min is not None:
             out = np.where(out < np.asarray(min, dtype=x.dtype), np.asarray(min, dtype=x.dtype), out)
