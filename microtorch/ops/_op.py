@@ -20,6 +20,15 @@ class Op(Function):
 _PY_NUMBERS = (int, float)
 
 
+def scalar_path(*arrays):
+    """The arrays, each 0-d one as its numpy scalar. numpy computes on scalars by a path of its own,
+    about ten times faster than its ufunc machinery on a 0-d array (0.05 us against 0.5 for a product),
+    with the same result. Scalar autograd (the chain rule on single numbers, as students start) lives
+    there; the ops it uses most read their 0-d operands this way (`a[()] if a.ndim == 0`, inline where
+    a call would cost more than it saves)."""
+    return [a[()] if a.ndim == 0 else a for a in arrays]
+
+
 def promoted(*operands):
     """Bring operands to their torch result dtype: scalars become arrays of it, constant
     tensors are cast for free, and a tensor that requires grad is cast differentiably."""

@@ -9,7 +9,7 @@ from .._tensor import Tensor
 from ._checks import need_floating
 from ._kernels import kernel_error
 from ._layout import like_torch
-from ._op import Op, WrappedNumber, as_array, broadcast_error, number_as, promoted
+from ._op import Op, WrappedNumber, as_array, broadcast_error, number_as, promoted, scalar_path
 
 
 # ---- arithmetic -----------------------------------------------------------------------------
@@ -41,6 +41,8 @@ class Add(Op):
         if dtype is not None:  # (checked here: a call less on the common path)
             a, b = _in(dtype, a, b)
         if alpha == 1 and a.dtype.kind != "c":
+            if a.ndim == 0 == b.ndim:  # (see scalar_path in _op.py)
+                return a[()] + b[()]
             return like_torch(a + b, a, b)
         return like_torch(_with_scaled(np.add, a, b, alpha), a, b)  # (complex: see _with_scaled)
 
@@ -60,7 +62,7 @@ class AddNumber(Add):
     @staticmethod
     def forward(ctx, a, s):
         ctx.alpha = 1
-        return a + s
+        return (a[()] if a.ndim == 0 else a) + s  # (a 0-d array as a scalar: see scalar_path in _op.py)
 
     @staticmethod
     def backward(ctx, grad):
@@ -173,7 +175,7 @@ class SubNumber(Sub):
     @staticmethod
     def forward(ctx, a, s):
         ctx.alpha = 1
-        return a - s
+        return (a[()] if a.ndim == 0 else a) - s  # (see scalar_path in _op.py)
 
 
 class Rsub(Sub):
@@ -234,6 +236,8 @@ class Mul(Op):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
         if dtype is not None:
             a, b = _in(dtype, a, b)
+        if a.ndim == 0 == b.ndim:  # (see scalar_path in _op.py)
+            return a[()] * b[()]
         return like_torch(a * b, a, b)
 
     @staticmethod
@@ -331,7 +335,7 @@ class MulScalar(Op):
     @staticmethod
     def forward(ctx, a, s):
         ctx.s = s
-        return a * s
+        return (a[()] if a.ndim == 0 else a) * s  # (see scalar_path in _op.py)
 
     @staticmethod
     def backward(ctx, grad):
@@ -350,7 +354,7 @@ class DivScalar(Op):
     @staticmethod
     def forward(ctx, a, s):
         ctx.s = s
-        return a / s
+        return (a[()] if a.ndim == 0 else a) / s  # (see scalar_path in _op.py)
 
     @staticmethod
     def backward(ctx, grad):
@@ -583,8 +587,10 @@ def _unary(name, np_fn, derivative, saves="input", fused=None):
     or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
     TanhBackward...), for real tensors."""
 
+    scalar_ok = isinstance(np_fn, np.ufunc)  # (a ufunc computes a numpy scalar as a 0-d array: see scalar_path)
+
     def forward(ctx, x):
-        out = np.asarray(np_fn(x))
+        out = np.asarray(np_fn(x[()] if scalar_ok and x.ndim == 0 else x))
         ctx.save_for_backward(x if saves == "input" else out)
         return out
 
@@ -719,6 +725,7 @@ class TanhBackward(Op):
     @staticmethod
     def forward(ctx, g, y):
         ctx.save_for_backward(g if ctx.needs_input_grad[1] else None, y)
+        g, y = scalar_path(g, y)
         return g * (1 - y * y)
 
     @staticmethod
@@ -740,6 +747,7 @@ class SigmoidBackward(Op):
     @staticmethod
     def forward(ctx, g, y):
         ctx.save_for_backward(g if ctx.needs_input_grad[1] else None, y)
+        g, y = scalar_path(g, y)
         return g * (y * (1 - y))
 
     @staticmethod
