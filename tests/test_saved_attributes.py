@@ -179,3 +179,44 @@ def test_a_number_is_saved_as_torchs_wrapped_number(label, f):
             node._saved_other
         out[T.__name__] = before
     assert out["microtorch"] == out["torch"]
+
+
+def _outcome(node, name):
+    """What reading node.<name> gives: ('none',), ('value', array), ('raises', type), or for a raw
+    SavedTensor what its register_hooks does."""
+    try:
+        value = getattr(node, name)
+    except Exception as e:  # noqa: BLE001 (the exception type is what is compared)
+        return ("raises", type(e).__name__)
+    if value is None:
+        return ("none",)
+    if name.startswith("_raw_saved_"):
+        try:
+            value.register_hooks(lambda x: x, lambda x: x)
+        except RuntimeError as e:
+            return ("raw", str(e).split(" (")[0][:60])
+        return ("raw", "hooks set")
+    return ("value", tuple(np.round(np.atleast_1d(_value(value)), 12).tolist()))
+
+
+@pytest.mark.parametrize("label,f", OPS, ids=[o[0] for o in OPS])
+@pytest.mark.parametrize("which", ["a", "b"])
+def test_one_input_requiring_grad_before_and_after_backward_like_torch(label, f, which):
+    """Only one input requires grad, so the node leaves a tensor unsaved: torch reads it as None before
+    and after backward (the saved ones raise once freed), and its raw SavedTensor refuses hooks."""
+    outcomes = []
+    for T in (mt, torch):
+        a = T.tensor(A, requires_grad=which == "a")
+        b = T.tensor(B, requires_grad=which == "b")
+        out = f(T, a, b)
+        if out.grad_fn is None:
+            outcomes.append(None)
+            continue
+        node = out.grad_fn
+        names = sorted(n for n in _names(node) if n.split("saved_", 1)[1] in ("self", "other", "result", "mat2",
+                                                                               "vec", "tensor"))
+        before = [(n, _outcome(node, n)) for n in names if not n.startswith("_raw")]
+        out.sum().backward()
+        after = [(n, _outcome(node, n)) for n in names]
+        outcomes.append((node.name(), before, after))
+    assert outcomes[0] == outcomes[1]

@@ -108,9 +108,12 @@ class BackwardFunction(FunctionCtx, Node):
         return out if self._edge_args is None else _edge_grads(self, out)
 
     def _release(self):
-        if self._saved:
-            for s in self._saved:
+        saved = self._saved
+        if saved:
+            for s in saved:
                 s.free()
+            if NONE_SAVED in saved:  # (torch still reads a tensor it never saved as None)
+                self._never_saved = [s is NONE_SAVED for s in saved]
         self._saved = None
 
 
@@ -139,12 +142,15 @@ def _saved_attribute(node, name, raw):
         i = names.index(name)
         saved = node._saved
         if saved is None:
+            never = node.__dict__.get("_never_saved", ())
+            if i < len(never) and never[i]:  # (a tensor torch's node left undefined reads as None, freed or not)
+                return NONE_SAVED if raw else None
             if raw:
                 return _FREED_RAW
             raise RuntimeError(FREED_MESSAGE)
-        if i < len(saved) and saved[i] is not NONE_SAVED:
+        if i < len(saved):
             return saved[i] if raw else saved[i].unpack(node)
-        return None
+        return NONE_SAVED if raw else None
     if name in node._saved_values and not raw:
         attr = node._saved_values[name]
         if attr is None:  # a tensor torch's node leaves undefined (t * 2 saves no self)

@@ -148,12 +148,17 @@ class SavedTensor:
 
 
 class NoneSaved:
-    """What save_for_backward(None) keeps."""
+    """What save_for_backward(None) keeps (and grad_fn._raw_saved_<name> of a tensor torch's node
+    leaves undefined, as torch's SavedTensor holding None)."""
     __slots__ = ()
     freed = False
 
     def unpack(self, node):
         return None
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden (this op did not "
+                           "save that tensor: nothing needed it for backward)")
 
     def free(self):
         pass
