@@ -335,6 +335,8 @@ class MulScalar(Op):
     @staticmethod
     def forward(ctx, a, s):
         ctx.s = s
+        if a.dtype is _HALF and type(s) in _NUMBERS:
+            return _half_by_number(np.multiply, a, s)
         return (a[()] if a.ndim == 0 else a) * s  # (see scalar_path in _op.py)
 
     @staticmethod
@@ -346,6 +348,15 @@ class MulScalar(Op):
         return MulScalar.apply(t, ctx.s)
 
 
+_HALF = np.dtype(np.float16)
+
+
+def _half_by_number(ufunc, a, s):
+    """a * s or a / s for a float16 array a, as torch computes them: in float32 with the number unrounded, then
+    rounded once to float16. (numpy rounds the number to float16 first: a third of the products differ.)"""
+    return ufunc(a.astype(np.float32), np.float32(s)).astype(np.float16)
+
+
 class DivScalar(Op):
     """d(a/s) = 1/s for a Python number s (torch's div.Scalar, used inside composite ops)"""
     _grad_fn_name = "DivBackward1"
@@ -354,6 +365,8 @@ class DivScalar(Op):
     @staticmethod
     def forward(ctx, a, s):
         ctx.s = s
+        if a.dtype is _HALF and type(s) in _NUMBERS:
+            return _half_by_number(np.true_divide, a, s)
         return (a[()] if a.ndim == 0 else a) / s  # (see scalar_path in _op.py)
 
     @staticmethod
