@@ -19,7 +19,7 @@ from ..autograd import engine, forward_ad
 from ..autograd.node import AccumulateGrad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..ops.shape import Alias, View, _share
-from . import _pytree
+from . import _batching, _pytree
 from ._batching import active_levels, from_physical, to_physical
 from ._vmap import vmap
 
@@ -69,7 +69,7 @@ def _fresh_input(x, levels, outer):
         tangents = {lv: t for lv, t in (p._fw_grads or {}).items() if lv in forward_ad._levels}
         if tangents:
             leaf._fw_grads = tangents
-        leaf.requires_grad_()
+        leaf.requires_grad = True  # (not requires_grad_(), which the function of an enclosing transform may not call)
     return leaf, from_physical(leaf, levels)
 
 
@@ -92,6 +92,21 @@ def made_leaf(t):
     """A factory (tensor(..., requires_grad=True), ones(...)) made the leaf t (through autograd/extension.py)."""
     if _making:
         _making[-1].append(t)
+
+
+_REQUIRES_GRAD_INSIDE = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) inside "
+    "of a function being transformed by a functorch transform. This is unsupported, please attempt to use the "
+    "functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function "
+    "being transformed instead.")
+
+
+def requires_grad_called():
+    """Tensor.requires_grad_() asks this (through autograd/extension.py): torch refuses it while the function of a
+    grad, vjp, jvp or vmap runs (its transforms decide which tensors are differentiated); the attribute
+    `t.requires_grad = True` and factories' requires_grad=True stay allowed, as in torch."""
+    if _making or _batching._levels:
+        raise RuntimeError(_REQUIRES_GRAD_INSIDE)
 
 
 def _call_making(func, args, kwargs):
