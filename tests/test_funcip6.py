@@ -89,3 +89,93 @@ def test_requires_grad_outside_after_a_transform_is_allowed(T):
     x = T.ones(2, dtype=T.float64)
     T.func.grad(lambda a: a.sum())(x)
     assert x.requires_grad_().requires_grad
+
+
+# ---- complex Jacobians and the complex svd's backward under vmap --------------------------------------------------
+def _svd_cases(T):
+    rng = np.random.default_rng(0)
+    A = T.tensor(rng.standard_normal((2, 3, 3)) + 1j * rng.standard_normal((2, 3, 3)))
+    R = T.tensor(rng.standard_normal((2, 3, 3)))
+    F, la = T.func, T.linalg
+    return {
+        "vmap(grad), U used": lambda: F.vmap(F.grad(lambda a: la.svd(a)[0].abs().sum()))(A),
+        "vmap(grad), Vh used": lambda: F.vmap(F.grad(lambda a: la.svd(a)[2].abs().sum()))(A),
+        "vmap(grad), wide, U": lambda: F.vmap(F.grad(lambda a: la.svd(a, full_matrices=False)[0].abs().sum()))(
+            A[:, :2]),
+        "vmap(grad), phase-dependent": lambda: F.vmap(F.grad(lambda a: la.svd(a)[0].real.sum()))(A),
+        "vmap(grad) of torch.svd": lambda: F.vmap(F.grad(lambda a: T.svd(a)[0].abs().sum()))(A),
+        "jacrev of a complex svd of a real input": lambda: F.jacrev(lambda a: la.svd(a.to(T.complex128))[0].abs())(
+            R[0]),
+        "vmap(allclose)": lambda: F.vmap(lambda a: T.tensor(T.allclose(a, a)))(R),
+        # computed by torch as by us
+        "vmap(grad), S only": lambda: F.vmap(F.grad(lambda a: la.svd(a)[1].sum()))(A),
+        "vmap(grad), svdvals": lambda: F.vmap(F.grad(lambda a: la.svdvals(a).sum()))(A),
+        "vmap(grad), real": lambda: F.vmap(F.grad(lambda a: la.svd(a)[0].abs().sum()))(R),
+        "grad(vmap)": lambda: F.grad(lambda a: F.vmap(lambda b: la.svd(b)[0].abs().sum())(a).sum())(A),
+        "vmap(vjp), the vjp_fn called outside": lambda: F.vjp(lambda a: F.vmap(lambda b: la.svd(b)[0].abs())(a), A)[1](
+            T.ones(2, 3, 3, dtype=T.float64))[0],
+        "vmap(jvp)": lambda: F.vmap(lambda a: F.jvp(lambda b: la.svd(b)[0].abs(), (a,), (T.ones_like(a),))[1])(A),
+        "vmap(grad), eigh": lambda: F.vmap(F.grad(lambda a: la.eigh(a)[1].abs().sum()))(A + A.mH),
+    }
+
+
+def _run(fn):
+    try:
+        return "ok", fn()
+    except RuntimeError as e:
+        return "RuntimeError", str(e)
+
+
+@pytest.mark.parametrize("case", list(_svd_cases(torch)))
+def test_complex_svd_backward_under_vmap_as_torch(case):
+    theirs, ours = _run(_svd_cases(torch)[case]), _run(_svd_cases(mt)[case])
+    assert ours[0] == theirs[0], (ours, theirs)
+    if theirs[0] == "ok":
+        np.testing.assert_allclose(ours[1].detach().numpy(), theirs[1].detach().numpy(), rtol=1e-7, atol=1e-10)
+    else:
+        assert theirs[1].startswith("vmap over torch.allclose isn't supported yet"), theirs
+        assert ours[1].startswith("vmap over torch.allclose isn't supported yet"), ours
+
+
+def _jacobian_cases(T):
+    z, r = T.tensor([1 + 2j, 3 - 1j]), T.tensor([1., 2.], dtype=T.float64)
+    F = T.func
+    return {
+        "jacrev, complex input": (lambda: F.jacrev(lambda a: a * 2)(z), "jacrev", "inputs", 0),
+        "jacrev, complex input, real output": (lambda: F.jacrev(lambda a: a.abs())(z), "jacrev", "inputs", 0),
+        "jacrev, complex output": (lambda: F.jacrev(lambda a: a * (1 + 1j))(r), "jacrev", "outputs", 0),
+        "jacrev, complex second argument": (lambda: F.jacrev(lambda a, b: a.abs() * b, argnums=(0, 1))(r, z),
+                                            "jacrev", "inputs", 1),
+        "jacrev, complex argument not differentiated": (lambda: F.jacrev(lambda a, b: a * b.abs())(r, z),
+                                                         "jacrev", "inputs", 1),
+        "jacrev, before argnums": (lambda: F.jacrev(lambda a, b: a, argnums=5)(r, z), "jacrev", "inputs", 1),
+        "jacrev, in a dict": (lambda: F.jacrev(lambda d: d["a"].abs())({"a": z}), "jacrev", "inputs", 0),
+        "jacrev, second output": (lambda: F.jacrev(lambda a: (a, a * 1j))(r), "jacrev", "outputs", 1),
+        "jacfwd, complex input": (lambda: F.jacfwd(lambda a: a * 2)(z), "jacfwd", "inputs", 0),
+        "jacfwd, complex output": (lambda: F.jacfwd(lambda a: a * (1 + 1j))(r), "jacfwd", "outputs", 0),
+        "jacfwd, before argnums": (lambda: F.jacfwd(lambda a, b: a, argnums=5)(r, z), "jacfwd", "inputs", 1),
+        "hessian, complex input": (lambda: F.hessian(lambda a: a.abs().sum())(z), "jacfwd", "inputs", 0),
+        "hessian, complex output": (lambda: F.hessian(lambda a: (a * 1j).sum())(r), "jacrev", "outputs", 0),
+    }
+
+
+@pytest.mark.parametrize("case", list(_jacobian_cases(torch)))
+def test_jacobians_refuse_complex_as_torch(case):
+    theirs, ours = _run(_jacobian_cases(torch)[case][0]), _run(_jacobian_cases(mt)[case][0])
+    _, torch_op, what, idx = _jacobian_cases(torch)[case]
+    assert theirs == ("RuntimeError", f"{torch_op}: Expected all {what} to be real but received complex tensor at "
+                                      f"flattened input idx: {idx}")
+    op = "hessian" if case.startswith("hessian") else torch_op  # (our errors name the transform the user called)
+    assert ours[0] == "RuntimeError" and ours[1].startswith(theirs[1].replace(torch_op, op, 1)), ours
+
+
+@pytest.mark.parametrize("T", [torch, mt], ids=["torch", "microtorch"])
+def test_complex_tensors_stay_welcome_in_vjp_jvp_grad_and_in_jacobians_aux(T):
+    z = T.tensor([1 + 2j, 3 - 1j], dtype=T.complex128)
+    assert T.func.vjp(lambda a: a * 2, z)[0].dtype == T.complex128
+    assert T.func.jvp(lambda a: a * 2, (z,), (z,))[1].dtype == T.complex128
+    assert T.func.grad(lambda a: a.abs().sum())(z).dtype == T.complex128
+    r = T.tensor([1., 2.], dtype=T.float64)
+    for jac in (T.func.jacrev, T.func.jacfwd):
+        j, aux = jac(lambda a: (a * 2, a * 1j), has_aux=True)(r)
+        assert aux.dtype == T.complex128 and j.shape == (2, 2)

@@ -389,6 +389,16 @@ def _eye_columns(n_total, start, leaf):
     return Tensor._make(cols.reshape((n_total,) + tuple(leaf.shape)))
 
 
+def _refuse_complex(tree, op, what):
+    """torch's Jacobians are of real functions: a complex tensor among all the arguments (inputs) or among f's
+    outputs is its RuntimeError, which names the transform (jacrev, jacfwd, hessian)."""
+    for i, t in enumerate(_pytree.flatten(tree)[0]):
+        if isinstance(t, Tensor) and t.dtype.is_complex:
+            raise RuntimeError(f"{op}: Expected all {what} to be real but received complex tensor at flattened input "
+                               f"idx: {i} (take .real and .imag as two real tensors, or use vjp/jvp, which take "
+                               "complex tensors)")
+
+
 def _diff_call(func, args, kwargs, nums):
     def f(*diff):
         full = list(args)
@@ -408,10 +418,12 @@ def _jacrev(func, argnums, has_aux, op):
     """jacrev; op: the transform the user called, which its errors name (jacrev, hessian)"""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        _refuse_complex(args, op, "inputs")
         nums = _check_argnums(argnums, len(args), op)
         res = _vjp(_diff_call(func, args, kwargs, nums), tuple(args[i] for i in nums), has_aux,
                    f"{op}: vjp(f, *primals)")
         output, vjp_fn = res[0], res[1]
+        _refuse_complex(output, op, "outputs")
         outs, out_spec = _pytree.flatten(output)
         sizes = [o.numel() for o in outs]
         total = sum(sizes)
@@ -450,6 +462,7 @@ def _jacfwd(func, argnums, has_aux, randomness, op):
     """jacfwd; op: the transform the user called, which its errors name (jacfwd, hessian)"""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        _refuse_complex(args, op, "inputs")
         nums = _check_argnums(argnums, len(args), op)
         f = _diff_call(func, args, kwargs, nums)
         primals = tuple(args[i] for i in nums)
@@ -466,6 +479,7 @@ def _jacfwd(func, argnums, has_aux, randomness, op):
 
         def push(*tangents):
             r = _jvp(f, primals, _pytree.unflatten(list(tangents), spec), has_aux, f"{op}: jvp(f, primals, tangents)")
+            _refuse_complex(r[0], op, "outputs")
             return (r[1], r[2]) if has_aux else r[1]
         out = vmap(push, randomness=randomness)(*basis)
         tangents, aux = out if has_aux else (out, None)
