@@ -179,3 +179,91 @@ def test_complex_tensors_stay_welcome_in_vjp_jvp_grad_and_in_jacobians_aux(T):
     for jac in (T.func.jacrev, T.func.jacfwd):
         j, aux = jac(lambda a: (a * 2, a * 1j), has_aux=True)(r)
         assert aux.dtype == T.complex128 and j.shape == (2, 2)
+
+
+# ---- in place: complex inf/nan through the unrecorded kernels, integers beyond 64 bits ---------------------------
+_INF, _NAN = float("inf"), float("nan")
+_SPECIAL = [complex(_INF, 0), complex(0, _INF), complex(_INF, _INF), complex(-_INF, 1), complex(_NAN, 0),
+            complex(1, _NAN), complex(1, 2), complex(0, 0), complex(-0.0, 0)]
+
+
+def _pairs(T, dtype, n=1):
+    """Every special value against every other (tiled n times: the blocked kernel runs on more than 64 KiB)."""
+    a = np.repeat(np.array(_SPECIAL), len(_SPECIAL))
+    b = np.tile(np.array(_SPECIAL), len(_SPECIAL))
+    return T.tensor(np.tile(a, n), dtype=dtype), T.tensor(np.tile(b, n), dtype=dtype)
+
+
+_UPDATES = {
+    "sub_": lambda x, y: x.sub_(y), "add_": lambda x, y: x.add_(y), "__isub__": lambda x, y: x.__isub__(y),
+    "__iadd__": lambda x, y: x.__iadd__(y), "add_(alpha=-1)": lambda x, y: x.add_(y, alpha=-1),
+    "sub_(alpha=2)": lambda x, y: x.sub_(y, alpha=2), "add_(alpha=0.5)": lambda x, y: x.add_(y, alpha=0.5),
+    "mul_": lambda x, y: x.mul_(y),
+}
+
+
+def _bits(t):
+    """The values as bytes with every NaN made one NaN (torch and numpy may differ in a NaN's sign or payload)."""
+    v = t.detach().numpy().copy()
+    if v.dtype.kind == "c":
+        v = v.view(v.real.dtype)
+    v[np.isnan(v)] = np.nan
+    return v.tobytes()
+
+
+@pytest.mark.parametrize("n", [1, 200], ids=["small", "blocked"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("update", list(_UPDATES))
+def test_unrecorded_complex_updates_with_inf_and_nan_as_torch(update, dtype, n):
+    results = []
+    for T in (torch, mt):
+        x, y = _pairs(T, getattr(T, dtype), n)
+        with T.no_grad():
+            out = _UPDATES[update](x, y)
+        assert out is x
+        results.append(_bits(x))
+    assert results[0] == results[1]
+
+
+def test_the_unrecorded_kernel_writes_what_the_recorded_path_computes():
+    x, y = _pairs(mt, mt.complex128)
+    with mt.no_grad():
+        fast = x.clone().sub_(y)
+    recorded = x.clone().requires_grad_().sub(y)
+    assert _bits(fast) == _bits(recorded)
+
+
+_BIG = {
+    "add_": lambda t, v: t.add_(v), "sub_": lambda t, v: t.sub_(v), "mul_": lambda t, v: t.mul_(v),
+    "div_": lambda t, v: t.div_(v), "pow_": lambda t, v: t.pow_(v), "__iadd__": lambda t, v: t.__iadd__(v),
+    "__isub__": lambda t, v: t.__isub__(v), "__imul__": lambda t, v: t.__imul__(v),
+    "__itruediv__": lambda t, v: t.__itruediv__(v), "__ipow__": lambda t, v: t.__ipow__(v),
+    "add_(alpha=)": lambda t, v: t.add_(t.clone(), alpha=v), "fmod_": lambda t, v: t.fmod_(v),
+    "remainder_": lambda t, v: t.remainder_(v), "eq_": lambda t, v: t.eq_(v), "lt_": lambda t, v: t.lt_(v),
+    "addcmul_(value=)": lambda t, v: t.addcmul_(t.clone(), t.clone(), value=v),
+    "copysign_": lambda t, v: t.copysign_(v), "clamp_": lambda t, v: t.clamp_(max=v),
+    "fill_": lambda t, v: t.fill_(v),
+}
+
+
+@pytest.mark.parametrize("value", [2 ** 70, -2 ** 70, 2 ** 64, -2 ** 63 - 1])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
+@pytest.mark.parametrize("op", list(_BIG))
+def test_an_int_beyond_64_bits_is_torchs_overflow_error_in_place(op, dtype, value):
+    with pytest.raises(OverflowError) as theirs:
+        _BIG[op](torch.ones(3, dtype=getattr(torch, dtype)), value)
+    t = mt.ones(3, dtype=getattr(mt, dtype))
+    with pytest.raises(OverflowError) as ours:
+        _BIG[op](t, value)
+    words = str(theirs.value)  # "int too big to convert" or "can't convert negative int to unsigned"
+    assert words in str(ours.value) and str(value) in str(ours.value), (str(ours.value), words)
+    assert t._version == 0 and t.tolist() == [1, 1, 1]
+
+
+@pytest.mark.parametrize("value", [2 ** 63, 2 ** 64 - 1, -2 ** 63])
+def test_ints_torch_takes_stay_taken_in_place(value):
+    for T in (torch, mt):
+        t = T.zeros(2, dtype=T.float64)
+        t.add_(value)
+        t.add_(T.ones(2, dtype=T.float64), alpha=value)
+        assert t.tolist() == [2.0 * value] * 2
