@@ -351,3 +351,95 @@ def test_adam_fused_step_follows_torch_over_20_steps(name):
     np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-5, atol=1e-9)
     assert results[1][2] == results[0][2]
+
+
+# ---- forward mode: an input without a tangent is an exact zero in the jvp rules ----------------------------------
+def _signed(t):
+    """Values with the sign of zeros and NaN made comparable."""
+    t = t.detach()
+    zero = getattr(t, "_is_zerotensor", lambda: False)()  # (torch's efficient zero tensor has no numpy array)
+    v = np.zeros(tuple(t.shape)) if zero else t.numpy().astype(np.float64)
+    return [("nan" if np.isnan(x) else (float(x), bool(np.signbit(x)))) for x in v.reshape(-1)]
+
+
+_HESSIANS = {
+    "(x**3).sum()": lambda T: lambda x: (x ** 3).sum(),
+    "sin(x).sum()": lambda T: lambda x: x.sin().sum(),
+    "cos(x).sum()": lambda T: lambda x: x.cos().sum(),
+    "sinh(x).sum()": lambda T: lambda x: x.sinh().sum(),
+    "-(x**3).sum()": lambda T: lambda x: (-(x ** 3)).sum(),
+    "x.pow(3).sum()": lambda T: lambda x: x.pow(3).sum(),
+    "-(x*x).sum()": lambda T: lambda x: -(x * x).sum(),
+    "erf(x).sum()": lambda T: lambda x: T.erf(x).sum(),
+    "log1p(x).sum()": lambda T: lambda x: x.log1p().sum(),
+    "exp(x).sum()": lambda T: lambda x: x.exp().sum(),
+}
+
+
+@pytest.mark.parametrize("point", [[0.0, -0.0], [1.0, -1.0], [0.5, -2.0]])
+@pytest.mark.parametrize("f", list(_HESSIANS))
+def test_hessian_keeps_torchs_signed_zeros(f, point):
+    ours = mt.func.hessian(_HESSIANS[f](mt))(mt.tensor(point, dtype=mt.float64))
+    theirs = torch.func.hessian(_HESSIANS[f](torch))(torch.tensor(point, dtype=torch.float64))
+    o, t = _signed(ours), _signed(theirs)
+    assert [x if x == "nan" else (round(x[0], 12), x[1]) for x in o] == \
+        [x if x == "nan" else (round(x[0], 12), x[1]) for x in t]
+
+
+_JVPS = {
+    "ones * x": lambda T: lambda x: T.ones(2, dtype=T.float64) * x,
+    "x * ones": lambda T: lambda x: x * T.ones(2, dtype=T.float64),
+    "ones / x": lambda T: lambda x: T.ones(2, dtype=T.float64) / x,
+    "atan2(x, ones)": lambda T: lambda x: x.atan2(T.ones(2, dtype=T.float64)),
+    "ones + x": lambda T: lambda x: T.ones(2, dtype=T.float64) + x,
+    "ones - x": lambda T: lambda x: T.ones(2, dtype=T.float64) - x,
+    "inf-holding constant * x": lambda T: lambda x: T.tensor([float("inf"), 1.0], dtype=T.float64) * x,
+    "ones * x**2": lambda T: lambda x: T.ones(2, dtype=T.float64) * x ** 2,
+    "grad of (x**3).sum()": lambda T: T.func.grad(lambda x: (x ** 3).sum()),
+}
+
+
+@pytest.mark.parametrize("point", [[float("inf"), 2.0], [1.0, -1.0], [0.0, -0.0]])
+@pytest.mark.parametrize("f", list(_JVPS))
+def test_jvp_with_constants_as_torch(f, point):
+    results = []
+    for T in (torch, mt):
+        x, v = T.tensor(point, dtype=T.float64), T.tensor([1.0, 0.0], dtype=T.float64)
+        results.append(_signed(T.func.jvp(_JVPS[f](T), (x,), (v,))[1]))
+        with T.autograd.forward_ad.dual_level():
+            dual = T.autograd.forward_ad.make_dual(x, v)
+            results.append(_signed(T.autograd.forward_ad.unpack_dual(_JVPS[f](T)(dual)).tangent))
+    assert results[2:] == results[:2]
+
+
+_CONSTANT_OPS = {
+    "x * y": lambda a, y: a * y, "y * x": lambda a, y: y * a, "x / y": lambda a, y: a / y,
+    "x + y": lambda a, y: a + y, "y - x": lambda a, y: y - a,
+    "x * y + sin(x) * (y * x)": lambda a, y: a * y + a.sin() * (y * a),
+}
+
+
+def _tangent_graph(T, f):
+    """The tangent of f(x, y) for x requiring grad and y a tensor of constants (no tangent): whether it requires
+    grad, its node and the nodes it points to (as a set: the order of a rule's terms is the op's), its values, and
+    its gradient with respect to x."""
+    x = T.tensor([1.0, -2.0, 0.0], dtype=T.float64, requires_grad=True)
+    y = T.tensor([3.0, 4.0, -0.0], dtype=T.float64)
+    _, t = T.func.jvp(lambda a: _CONSTANT_OPS[f](a, y), (x,), (T.ones(3, dtype=T.float64),))
+    node = t.grad_fn
+    names = node and (node.name(), sorted(str(n and n.name()) for n, _ in node.next_functions))
+    grad = T.autograd.grad(t.sum(), x)[0] if t.requires_grad else None
+    return t.requires_grad, names, _signed(t), grad is not None and _signed(grad)
+
+
+@pytest.mark.parametrize("f", list(_CONSTANT_OPS))
+def test_the_zero_terms_are_recorded_as_torch_records_them(f):
+    assert _tangent_graph(mt, f) == _tangent_graph(torch, f)
+
+
+def test_a_tangent_kept_on_a_tensor_is_an_ordinary_tensor():
+    with mt.autograd.forward_ad.dual_level():
+        x = mt.autograd.forward_ad.make_dual(mt.ones(2), mt.ones(2))
+        y = mt.zeros(2) * x + mt.ones(2)
+        t = mt.autograd.forward_ad.unpack_dual(y).tangent
+    assert type(t) is mt.Tensor and t.tolist() == [0.0, 0.0]
