@@ -443,3 +443,27 @@ def test_a_tangent_kept_on_a_tensor_is_an_ordinary_tensor():
         y = mt.zeros(2) * x + mt.ones(2)
         t = mt.autograd.forward_ad.unpack_dual(y).tangent
     assert type(t) is mt.Tensor and t.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("T", [torch, mt], ids=["torch", "microtorch"])
+def test_a_custom_functions_jvp_gets_plain_zeros_for_an_input_without_tangent(T):
+    seen = []
+
+    class F(T.autograd.Function):
+        @staticmethod
+        def forward(a, b):
+            return a * b
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def jvp(ctx, ta, tb):
+            seen.append((type(ta) is T.Tensor, type(tb) is T.Tensor, tb.tolist()))
+            return ta * 2
+
+    with T.autograd.forward_ad.dual_level():
+        x = T.autograd.forward_ad.make_dual(T.ones(2), T.ones(2))
+        F.apply(x, T.ones(2))
+    assert seen == [(True, True, [0.0, 0.0])]

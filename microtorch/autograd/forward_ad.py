@@ -165,9 +165,11 @@ def _is_diff_array(a):
     return isinstance(a, np.ndarray) and a.dtype.kind in "fc"
 
 
-def _zero_tangent(a):
+def _zero_tangent(a, cls):
+    """The tangent of an input that has none: for a built-in op's rule a ZeroTangent, for a custom Function's jvp
+    plain zeros (torch materializes them there)."""
     data = a._data if isinstance(a, Tensor) else a
-    return ZeroTangent._make(np.zeros(data.shape, data.dtype))
+    return (ZeroTangent if getattr(cls, "_numpy_forward", False) else Tensor)._make(np.zeros(data.shape, data.dtype))
 
 
 class ZeroTangent(Tensor):
@@ -282,7 +284,7 @@ def _forward_hook(cls, args, kwargs):
             t = tangent_at(a, level)
             if t is None and (isinstance(a, Tensor) and (a.dtype.is_floating_point or a.dtype.is_complex)
                               or _is_diff_array(a)):
-                t = _zero_tangent(a)
+                t = _zero_tangent(a, cls)
             tangents.append(t)
         result = _call_jvp(cls, ctx, tangents)
         results = result if isinstance(result, tuple) else (result,)
