@@ -467,3 +467,36 @@ def test_a_custom_functions_jvp_gets_plain_zeros_for_an_input_without_tangent(T)
         x = T.autograd.forward_ad.make_dual(T.ones(2), T.ones(2))
         F.apply(x, T.ones(2))
     assert seen == [(True, True, [0.0, 0.0])]
+
+
+# ---- x.mul_(s) for a number s, straight into x's memory when nothing records it -----------------------------------
+@pytest.mark.parametrize("s", [0.9, -2, 0, -0.0, float("inf"), float("nan"), 3e38, 2 ** 63])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("form", ["mul_", "__imul__"])
+def test_unrecorded_mul_by_a_number_as_torch(form, dtype, s):
+    results = []
+    for T in (torch, mt):
+        x = T.tensor(np.array(_SPECIAL if dtype.startswith("complex") else [z.real for z in _SPECIAL]),
+                     dtype=getattr(T, dtype))
+        with T.no_grad():
+            out = getattr(x, form)(s)
+        assert out is x and x._version == 1
+        results.append(_bits(x))
+    assert results[0] == results[1]
+
+
+def test_mul_by_a_number_keeps_the_general_path_where_something_must_know():
+    x = mt.ones(3, requires_grad=True)
+    y = x * 1
+    y.mul_(2)  # (recorded: a graph)
+    assert y.grad_fn.name() == "MulBackward0"
+    base = mt.ones(2, 3)
+    view = base[0]
+    with mt.no_grad():
+        view.mul_(3)  # (a view: its base sees it, and shares the version)
+    assert base.tolist() == [[3, 3, 3], [1, 1, 1]] and base._version == view._version == 1
+    ints = mt.ones(2, dtype=mt.int64)
+    with pytest.raises(RuntimeError):
+        ints.mul_(0.5)  # (torch's cast error: the general path)
+    with pytest.raises(OverflowError):
+        mt.ones(2).mul_(2 ** 64)

@@ -23,7 +23,7 @@ from ..autograd.function import BackwardFunction
 from ..autograd.node import Node, _seq
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
-from .inplace_kernels import straight_into_self
+from .inplace_kernels import scaled_in_place, straight_into_self
 
 
 
@@ -798,5 +798,7 @@ def install(cls):
     }
     for name, ufunc in (("add_", np.add), ("sub_", np.subtract), ("__iadd__", np.add), ("__isub__", np.subtract)):
         methods[name] = straight_into_self(ufunc, methods[name])  # (when nothing records them: ops/inplace_kernels.py)
+    for name in ("mul_", "__imul__"):
+        methods[name] = scaled_in_place(methods[name])
     for name, fn in methods.items():
         setattr(cls, name, fn)

@@ -1,5 +1,5 @@
-"""x.add_(y, alpha=a), x.sub_(y, alpha=a), x += y and x -= y computed straight into x's memory when nothing
-records them.
+"""x.add_(y, alpha=a), x.sub_(y, alpha=a), x += y, x -= y, and x.mul_(s), x *= s for a Python number s, computed
+straight into x's memory when nothing records them.
 
 The general in-place path (ops/inplace.py) computes x + a*y out of place and copies the result into x,
 so that autograd can record the op and torch's checks of shapes, dtypes and overlaps apply. When
@@ -32,6 +32,19 @@ def straight_into_self(ufunc, general):
     return functools.wraps(general)(method)  # (general's parameters: the type checks of guard read them)
 
 
+def scaled_in_place(general):
+    """x.mul_(s) and x *= s: `general`, unless s is a Python number and nothing records the update: then numpy
+    multiplies x's memory by s (the values MulNumber computes, in x's dtype) without a result as large as x."""
+    def method(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and type(args[0]) in (int, float) and _unrecorded_self(self) \
+                and self._data.dtype.kind in "fc" and -2 ** 63 <= args[0] < 2 ** 64:
+            np.multiply(self._data, args[0], out=self._data)
+            bump_version(self)
+            return self
+        return general(self, *args, **kwargs)
+    return functools.wraps(general)(method)
+
+
 _BLOCK_BYTES = 1 << 16
 
 
@@ -62,10 +75,16 @@ def _unrecorded(x, y):
     if not isinstance(y, Tensor):
         return False
     a, b = x._data, y._data
-    return (type(a) is np.ndarray and type(b) is np.ndarray  # (not a vmap batch)
-            and a.dtype == b.dtype and a.dtype.kind in "fc" and a.shape == b.shape
+    return (type(b) is np.ndarray and a.dtype == b.dtype and a.dtype.kind in "fc" and a.shape == b.shape
+            and not (grad_mode.is_grad_enabled() and y._requires_grad) and not y._fw_grads
+            and _unrecorded_self(x) and not np.may_share_memory(a, b))
+
+
+def _unrecorded_self(x):
+    """Nothing records an in-place update of x with operands that need no grad (and nothing but x must know)."""
+    a = x._data
+    return (type(a) is np.ndarray  # (not a vmap batch)
             and a.flags.writeable and a.flags.forc  # (contiguous: no two elements share memory)
-            and not (grad_mode.is_grad_enabled() and (x._requires_grad or y._requires_grad))
-            and x._base is None and not x._fw_grads and not y._fw_grads
-            and not np.may_share_memory(a, b)
+            and not (grad_mode.is_grad_enabled() and x._requires_grad)
+            and x._base is None and not x._fw_grads
             and not (x._requires_grad and x._views and live_views(x)))  # (its views would get a new history)
