@@ -485,6 +485,11 @@ def _np_allclose(level, *args, **kwargs):
     raise RuntimeError(ALLCLOSE_ERROR)
 
 
+def _np_array_equal(level, *args, **kwargs):
+    raise RuntimeError("Batching rule not implemented for aten::equal. We could not generate a fallback. (equal makes "
+                       "one bool of the whole batch: compare outside of vmap, or per example with eq(...).all())")
+
+
 def _np_nonzero(level, a):
     raise RuntimeError("vmap: We do not support batching operators that can output dynamic shape (nonzero, "
                        "boolean-mask indexing, ...). Compute with a mask (microtorch.where) instead.")
@@ -546,6 +551,7 @@ _NP_RULES = {
     np.stack: _np_joined(np.stack),
     np.diagonal: _np_diagonal,
     np.allclose: _np_allclose,
+    np.array_equal: _np_array_equal,
     np.nonzero: _np_nonzero,
     np.argwhere: _np_nonzero,
     np.flatnonzero: _np_nonzero,
