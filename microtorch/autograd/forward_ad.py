@@ -8,9 +8,9 @@ and every op pushes the tangent forward, with its `jvp` rule, as it computes.
 
 A tangent is kept in `tensor._fw_grads[level]`. While a level is open, `_forward_hook` sits in
 `Function.apply`: it runs the op as usual, then calls the op's `jvp(ctx, *tangents)` (one
-tangent per positional argument: a `ZeroTangent` where a tensor has none, an exact zero in the rule's
-arithmetic as torch's zero tensors are) with `ctx.inputs` (forward's arguments) and `ctx.output` set. jvp
-rules are written in ordinary ops, so
+tangent per positional argument: a `_ZeroTangent` where a tensor has none, an exact zero in the
+rule's arithmetic as torch's zero tensors are) with `ctx.inputs` (forward's arguments) and
+`ctx.output` set. jvp rules are written in ordinary ops, so
 
 - levels nest (`func.jvp` inside `func.jvp`): the tangent computed at an inner level carries
   its own tangents at the outer ones, which gives derivatives of derivatives;
@@ -166,13 +166,13 @@ def _is_diff_array(a):
 
 
 def _zero_tangent(a, cls):
-    """The tangent of an input that has none: for a built-in op's rule a ZeroTangent, for a custom Function's jvp
+    """The tangent of an input that has none: for a built-in op's rule a _ZeroTangent, for a custom Function's jvp
     plain zeros (torch materializes them there)."""
     data = a._data if isinstance(a, Tensor) else a
-    return (ZeroTangent if getattr(cls, "_numpy_forward", False) else Tensor)._make(np.zeros(data.shape, data.dtype))
+    return (_ZeroTangent if getattr(cls, "_numpy_forward", False) else Tensor)._make(np.zeros(data.shape, data.dtype))
 
 
-class ZeroTangent(Tensor):
+class _ZeroTangent(Tensor):
     """The tangent of an input that has none, as torch's jvp rules see it (an efficient zero tensor): in the rule's
     arithmetic it is an exact zero that takes no part, so `ta * b + a * tb` has the bits of `a * tb` (not NaN where
     b is inf, and keeping a -0.0 that adding +0.0 would lose). Where an operand requires grad the op is recorded
@@ -223,17 +223,17 @@ def _zero_result(op, zero, other):
     if out is None:
         data = other._data if isinstance(other, Tensor) else other
         shape = np.broadcast_shapes(zero._data.shape, np.shape(data))
-        return ZeroTangent._make(np.zeros(shape, _dtype.result_type(zero, other).np if other is not None else
+        return _ZeroTangent._make(np.zeros(shape, _dtype.result_type(zero, other).np if other is not None else
                                           zero._data.dtype))
     out._data = np.zeros(out._data.shape, out._data.dtype)
-    out.__class__ = ZeroTangent
+    out.__class__ = _ZeroTangent
     return out
 
 
 def _kept_result(op, zero, other, negated):
     """zero + other (or zero - other: negated; other - zero otherwise), where torch's zero tensor gives other's
     values themselves. An operand of another shape or dtype, or a number, takes the tensors' own op."""
-    if not isinstance(other, Tensor) or type(other) is ZeroTangent:
+    if not isinstance(other, Tensor) or type(other) is _ZeroTangent:
         return op(zero, other)
     out = _recorded(op, zero, other)
     if out is None:
@@ -247,8 +247,8 @@ def _kept_result(op, zero, other, negated):
 
 
 def _plain_tangent(t):
-    """A tangent as it is kept on a tensor: a ZeroTangent a rule returned becomes an ordinary tensor."""
-    if type(t) is ZeroTangent:
+    """A tangent as it is kept on a tensor: a _ZeroTangent a rule returned becomes an ordinary tensor."""
+    if type(t) is _ZeroTangent:
         t.__class__ = Tensor
     return t
 
