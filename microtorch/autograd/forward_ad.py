@@ -8,8 +8,9 @@ and every op pushes the tangent forward, with its `jvp` rule, as it computes.
 
 A tangent is kept in `tensor._fw_grads[level]`. While a level is open, `_forward_hook` sits in
 `Function.apply`: it runs the op as usual, then calls the op's `jvp(ctx, *tangents)` (one
-tangent per positional argument: zeros where there is none) with `ctx.inputs` (forward's
-arguments) and `ctx.output` set. jvp rules are written in ordinary ops, so
+tangent per positional argument: a `_ZeroTangent` where a tensor has none, an exact zero in the
+rule's arithmetic as torch's zero tensors are) with `ctx.inputs` (forward's arguments) and
+`ctx.output` set. jvp rules are written in ordinary ops, so
 
 - levels nest (`func.jvp` inside `func.jvp`): the tangent computed at an inner level carries
   its own tangents at the outer ones, which gives derivatives of derivatives;
@@ -21,8 +22,9 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
-from . import extension, function
+from . import extension, function, grad_mode
 from .node import accumulator
 
 _levels = []                  # the open levels, innermost last
@@ -163,9 +165,92 @@ def _is_diff_array(a):
     return isinstance(a, np.ndarray) and a.dtype.kind in "fc"
 
 
-def _zero_tangent(a):
+def _zero_tangent(a, cls):
+    """The tangent of an input that has none: for a built-in op's rule a _ZeroTangent, for a custom Function's jvp
+    plain zeros (torch materializes them there)."""
     data = a._data if isinstance(a, Tensor) else a
-    return Tensor._make(np.zeros(data.shape, data.dtype))
+    return (_ZeroTangent if getattr(cls, "_numpy_forward", False) else Tensor)._make(np.zeros(data.shape, data.dtype))
+
+
+class _ZeroTangent(Tensor):
+    """The tangent of an input that has none, as torch's jvp rules see it (an efficient zero tensor): in the rule's
+    arithmetic it is an exact zero that takes no part, so `ta * b + a * tb` has the bits of `a * tb` (not NaN where
+    b is inf, and keeping a -0.0 that adding +0.0 would lose). Where an operand requires grad the op is recorded
+    as torch records it (MulBackward0 of the zero, AddBackward0 over it), with those values. Any other op sees a
+    tensor of zeros."""
+    __slots__ = ()
+
+    def __mul__(self, other):
+        return _zero_result(Tensor.__mul__, self, other)
+
+    def __rmul__(self, other):
+        return _zero_result(lambda z, o: Tensor.__mul__(o, z) if isinstance(o, Tensor) else Tensor.__rmul__(z, o),
+                            self, other)
+
+    def __truediv__(self, other):
+        return _zero_result(Tensor.__truediv__, self, other)
+
+    def __neg__(self):
+        return _zero_result(lambda z, _: Tensor.__neg__(z), self, None)
+
+    def __add__(self, other):
+        return _kept_result(Tensor.__add__, self, other, False)
+
+    def __radd__(self, other):
+        return _kept_result(lambda z, o: Tensor.__add__(o, z) if isinstance(o, Tensor) else Tensor.__radd__(z, o),
+                            self, other, False)
+
+    def __sub__(self, other):
+        return _kept_result(Tensor.__sub__, self, other, True)
+
+    def __rsub__(self, other):
+        return _kept_result(lambda z, o: Tensor.__sub__(o, z) if isinstance(o, Tensor) else Tensor.__rsub__(z, o),
+                            self, other, False)
+
+
+def _recorded(op, zero, other):
+    """op(zero, other) as the tensors' own op when it records a node and computes on plain arrays, else None."""
+    operands = (zero, other) if isinstance(other, Tensor) else (zero,)
+    if not (grad_mode.is_grad_enabled() and any(x._requires_grad for x in operands)) \
+            or any(type(x._data) is not np.ndarray for x in operands):
+        return None
+    return op(zero, other)
+
+
+def _zero_result(op, zero, other):
+    """zero <op> other, where torch's zero tensor gives zeros (of the result's shape and dtype)."""
+    out = _recorded(op, zero, other)
+    if out is None:
+        data = other._data if isinstance(other, Tensor) else other
+        shape = np.broadcast_shapes(zero._data.shape, np.shape(data))
+        return _ZeroTangent._make(np.zeros(shape, _dtype.result_type(zero, other).np if other is not None else
+                                          zero._data.dtype))
+    out._data = np.zeros(out._data.shape, out._data.dtype)
+    out.__class__ = _ZeroTangent
+    return out
+
+
+def _kept_result(op, zero, other, negated):
+    """zero + other (or zero - other: negated; other - zero otherwise), where torch's zero tensor gives other's
+    values themselves. An operand of another shape or dtype, or a number, takes the tensors' own op."""
+    if not isinstance(other, Tensor) or type(other) is _ZeroTangent:
+        return op(zero, other)
+    out = _recorded(op, zero, other)
+    if out is None:
+        if other.shape != np.broadcast_shapes(zero._data.shape, other._data.shape) \
+                or other.dtype != _dtype.result_type(zero, other):
+            return op(zero, other)
+        return -other if negated else other
+    value = np.negative(other._data) if negated else other._data
+    out._data = np.broadcast_to(value, out._data.shape).astype(out._data.dtype)
+    return out
+
+
+def _plain_tangent(t):
+    """A tangent as it is kept on a tensor: a _ZeroTangent a rule returned becomes an ordinary tensor."""
+    if type(t) is _ZeroTangent:
+        t.__class__ = Tensor
+    return t
 
 
 # ---- the hook in Function.apply -------------------------------------------------------------
@@ -199,7 +284,7 @@ def _forward_hook(cls, args, kwargs):
             t = tangent_at(a, level)
             if t is None and (isinstance(a, Tensor) and (a.dtype.is_floating_point or a.dtype.is_complex)
                               or _is_diff_array(a)):
-                t = _zero_tangent(a)
+                t = _zero_tangent(a, cls)
             tangents.append(t)
         result = _call_jvp(cls, ctx, tangents)
         results = result if isinstance(result, tuple) else (result,)
@@ -215,7 +300,7 @@ def _forward_hook(cls, args, kwargs):
                 raise RuntimeError(f"{cls.__name__}.jvp returned a tangent of shape {list(t.shape)} for an output of "
                                    f"shape {list(o.shape)}")
             grads = dict(o._fw_grads) if o._fw_grads else {}
-            grads[level] = t
+            grads[level] = _plain_tangent(t)
             o._fw_grads = grads
     ctx.inputs = ctx.output = None
     return out

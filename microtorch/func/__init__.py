@@ -30,6 +30,7 @@ class _Transforms:
     batched_grad = staticmethod(_batched_grad)
     batched_inplace = staticmethod(_batching.batched_inplace)
     made_leaf = staticmethod(_transforms.made_leaf)
+    requires_grad_called = staticmethod(_transforms.requires_grad_called)
 
     @staticmethod
     def make_dual(tensor, tangent, level):

@@ -57,6 +57,8 @@ _ITEM_ERROR = ("vmap: It looks like you're either (1) calling .item() on a Tenso
                "in some data-dependent control flow (`if x > 0:`, int(x), float(x)). For (1): we don't support vmap "
                "over calling .item() on a Tensor, please try to rewrite what you're doing with other operations. "
                "For (2): compute both branches and select with microtorch.where instead.")
+ALLCLOSE_ERROR = ("vmap over torch.allclose isn't supported yet: allclose makes one bool of the whole batch. Compare "
+                  "outside of vmap, or per example with isclose(...).all(), which vmap batches.")
 _CONTROL_FLOW_ERROR = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. "
                        "We don't support that yet (the examples of the batch disagree here); compute both branches "
                        "and select with microtorch.where instead.")
@@ -231,6 +233,9 @@ class BatchedArray(numpy.lib.mixins.NDArrayOperatorsMixin):
 
     def conj(self):
         return np.conj(self)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return np.diagonal(self, offset, axis1, axis2)
 
     def _reduce(self, fn, axis, keepdims, **kw):
         kw = {k: v for k, v in kw.items() if v is not None}
@@ -470,6 +475,21 @@ def _np_moveaxis(level, a, source, destination):
     return a._new(np.moveaxis(a.phys, _shift(source, a.ndim), _shift(destination, a.ndim)))
 
 
+def _np_diagonal(level, a, offset=0, axis1=0, axis2=1):
+    if type(a) is not BatchedArray or a.level != level:
+        return _np_per_example(np.diagonal, (a,), dict(offset=offset, axis1=axis1, axis2=axis2), level)
+    return a._new(np.diagonal(a.phys, offset, _shift(axis1, a.ndim), _shift(axis2, a.ndim)))
+
+
+def _np_allclose(level, *args, **kwargs):
+    raise RuntimeError(ALLCLOSE_ERROR)
+
+
+def _np_array_equal(level, *args, **kwargs):
+    raise RuntimeError("Batching rule not implemented for aten::equal. We could not generate a fallback. (equal makes "
+                       "one bool of the whole batch: compare outside of vmap, or per example with eq(...).all())")
+
+
 def _np_nonzero(level, a):
     raise RuntimeError("vmap: We do not support batching operators that can output dynamic shape (nonzero, "
                        "boolean-mask indexing, ...). Compute with a mask (microtorch.where) instead.")
@@ -529,6 +549,9 @@ _NP_RULES = {
     np.take_along_axis: _np_take_along_axis,
     np.concatenate: _np_joined(np.concatenate),
     np.stack: _np_joined(np.stack),
+    np.diagonal: _np_diagonal,
+    np.allclose: _np_allclose,
+    np.array_equal: _np_array_equal,
     np.nonzero: _np_nonzero,
     np.argwhere: _np_nonzero,
     np.flatnonzero: _np_nonzero,

@@ -75,14 +75,26 @@ def padding(cls, args, kwargs, level):
     return wrap(cls.apply(v, **kwargs), level)
 
 from ..ops import decomposition as _dec  # noqa: E402
-from ._batching import wrap_outputs  # noqa: E402
+from ._batching import ALLCLOSE_ERROR, _levels, wrap_outputs  # noqa: E402
 
 
-@register(_dec.Svd)
+class _BatchedSvd(_dec.Svd):
+    """The svd of a batch that vmap stacked. torch's backward of a complex svd that uses U or Vh checks, with an
+    allclose, that the loss ignores the columns' phases, and vmap cannot batch allclose: while a vmap still runs
+    (vmap(grad(f))), that backward is torch's error; once the vmaps have returned (grad(vmap(f))) it is computed."""
+
+    @staticmethod
+    def backward(ctx, gu, gs, gvh):
+        if _levels and (gu is not None or gvh is not None) and ctx.saved_tensors[0].is_complex():
+            raise RuntimeError(ALLCLOSE_ERROR)
+        return _dec.Svd.backward(ctx, gu, gs, gvh)
+
+
+@register(_dec.Svd, _BatchedSvd)
 def svd(cls, args, kwargs, level):
     """numpy's svd works on the trailing two dims: the batch in front is a stack of matrices"""
     v, _ = unwrap(args[0], level)
-    return wrap_outputs(cls.apply(v), level)
+    return wrap_outputs(_BatchedSvd.apply(v), level)
 
 from ..ops import scan as _scan, special as _sp  # noqa: E402
 from ._rules import dim_arg  # noqa: E402

@@ -19,7 +19,7 @@ from ..autograd import engine, forward_ad
 from ..autograd.node import AccumulateGrad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..ops.shape import Alias, View, _share
-from . import _pytree
+from . import _batching, _pytree
 from ._batching import active_levels, from_physical, to_physical
 from ._vmap import vmap
 
@@ -69,7 +69,7 @@ def _fresh_input(x, levels, outer):
         tangents = {lv: t for lv, t in (p._fw_grads or {}).items() if lv in forward_ad._levels}
         if tangents:
             leaf._fw_grads = tangents
-        leaf.requires_grad_()
+        leaf.requires_grad = True  # (not requires_grad_(), which the function of an enclosing transform may not call)
     return leaf, from_physical(leaf, levels)
 
 
@@ -92,6 +92,21 @@ def made_leaf(t):
     """A factory (tensor(..., requires_grad=True), ones(...)) made the leaf t (through autograd/extension.py)."""
     if _making:
         _making[-1].append(t)
+
+
+_REQUIRES_GRAD_INSIDE = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) inside "
+    "of a function being transformed by a functorch transform. This is unsupported, please attempt to use the "
+    "functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function "
+    "being transformed instead.")
+
+
+def requires_grad_called():
+    """Tensor.requires_grad_() asks this (through autograd/extension.py): torch refuses it while the function of a
+    grad, vjp, jvp or vmap runs (its transforms decide which tensors are differentiated); the attribute
+    `t.requires_grad = True` and factories' requires_grad=True stay allowed, as in torch."""
+    if _making or _batching._levels:
+        raise RuntimeError(_REQUIRES_GRAD_INSIDE)
 
 
 def _call_making(func, args, kwargs):
@@ -374,6 +389,16 @@ def _eye_columns(n_total, start, leaf):
     return Tensor._make(cols.reshape((n_total,) + tuple(leaf.shape)))
 
 
+def _refuse_complex(tree, op, what):
+    """torch's Jacobians are of real functions: a complex tensor among all the arguments (inputs) or among f's
+    outputs is its RuntimeError, which names the transform (jacrev, jacfwd, hessian)."""
+    for i, t in enumerate(_pytree.flatten(tree)[0]):
+        if isinstance(t, Tensor) and t.dtype.is_complex:
+            raise RuntimeError(f"{op}: Expected all {what} to be real but received complex tensor at flattened input "
+                               f"idx: {i} (take .real and .imag as two real tensors, or use vjp/jvp, which take "
+                               "complex tensors)")
+
+
 def _diff_call(func, args, kwargs, nums):
     def f(*diff):
         full = list(args)
@@ -393,10 +418,12 @@ def _jacrev(func, argnums, has_aux, op):
     """jacrev; op: the transform the user called, which its errors name (jacrev, hessian)"""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        _refuse_complex(args, op, "inputs")
         nums = _check_argnums(argnums, len(args), op)
         res = _vjp(_diff_call(func, args, kwargs, nums), tuple(args[i] for i in nums), has_aux,
                    f"{op}: vjp(f, *primals)")
         output, vjp_fn = res[0], res[1]
+        _refuse_complex(output, op, "outputs")
         outs, out_spec = _pytree.flatten(output)
         sizes = [o.numel() for o in outs]
         total = sum(sizes)
@@ -435,6 +462,7 @@ def _jacfwd(func, argnums, has_aux, randomness, op):
     """jacfwd; op: the transform the user called, which its errors name (jacfwd, hessian)"""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        _refuse_complex(args, op, "inputs")
         nums = _check_argnums(argnums, len(args), op)
         f = _diff_call(func, args, kwargs, nums)
         primals = tuple(args[i] for i in nums)
@@ -451,6 +479,7 @@ def _jacfwd(func, argnums, has_aux, randomness, op):
 
         def push(*tangents):
             r = _jvp(f, primals, _pytree.unflatten(list(tangents), spec), has_aux, f"{op}: jvp(f, primals, tangents)")
+            _refuse_complex(r[0], op, "outputs")
             return (r[1], r[2]) if has_aux else r[1]
         out = vmap(push, randomness=randomness)(*basis)
         tangents, aux = out if has_aux else (out, None)

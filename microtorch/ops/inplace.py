@@ -23,7 +23,7 @@ from ..autograd.function import BackwardFunction
 from ..autograd.node import Node, _seq
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
-from .inplace_kernels import straight_into_self
+from .inplace_kernels import scaled_in_place, straight_into_self
 
 
 
@@ -669,6 +669,7 @@ def _fill(self, value):
 
 
 def _fill_as(self, value, op):
+    check_int_range((value,), None, op)
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
@@ -681,15 +682,27 @@ def _fill_as(self, value, op):
     return apply_inplace(self, lambda s: Fill.apply(s, value), op=op)
 
 
+def check_int_range(args, kwargs, op):
+    """torch reads an integer argument as a 64-bit one (unsigned from 2**63 on): a larger one is its OverflowError,
+    before anything else about the call is looked at (t.add_(2**70) on a float tensor too)."""
+    for x in (*args, *kwargs.values()) if kwargs else args:
+        if type(x) is int and not -2 ** 63 <= x < 2 ** 64:
+            words = "int too big to convert" if x > 0 else "can't convert negative int to unsigned"
+            raise OverflowError(f"{op}(): {words} ({x}: torch takes a 64-bit integer here, from -2**63 to 2**64 - 1)")
+
+
 def _binary(fn, name):
     """x.op_(...) taking the out-of-place op's own parameter names (torch's), by position or keyword."""
     if name.startswith("__"):  # x += y: one operand, which torch names other
         def method(self, other):
+            if type(other) is int:
+                check_int_range((other,), None, name)
             return apply_inplace(self, fn, other, op=name)
         method.__name__ = name
         return method
 
     def method(self, *args, **kwargs):
+        check_int_range(args, kwargs, name)
         if kwargs and any(isinstance(v, Tensor) for v in kwargs.values()):
             return _with_tensor_keywords(self, fn, args, kwargs, name)
         return apply_inplace(self, lambda s, *a: fn(s, *a, **kwargs), *args, op=name)
@@ -733,6 +746,7 @@ def cast_checked(method):
     """method, an in-place op, checking first that its result dtype can be written into self (cast_error)."""
     @functools.wraps(method)  # (the argument checks read method's parameters)
     def inplace(self, *args, **kwargs):
+        check_int_range(args, kwargs, method.__name__)
         named = kwargs.keys() <= {"other", "exponent"}  # (torch's names; any other call: method's TypeError)
         if named and len(args) + len(kwargs) == 1:
             err = cast_error(self, args[0] if args else next(iter(kwargs.values())), method.__name__)
@@ -744,6 +758,7 @@ def cast_checked(method):
 
 def _unary(fn, name):
     def method(self, *args, **kwargs):
+        check_int_range(args, kwargs, name)
         return apply_inplace(self, lambda s: fn(s, *args, **kwargs), op=name)
     method.__name__ = name
     return method
@@ -783,5 +798,7 @@ def install(cls):
     }
     for name, ufunc in (("add_", np.add), ("sub_", np.subtract), ("__iadd__", np.add), ("__isub__", np.subtract)):
         methods[name] = straight_into_self(ufunc, methods[name])  # (when nothing records them: ops/inplace_kernels.py)
+    for name in ("mul_", "__imul__"):
+        methods[name] = scaled_in_place(methods[name])
     for name, fn in methods.items():
         setattr(cls, name, fn)

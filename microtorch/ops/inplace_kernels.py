@@ -1,5 +1,5 @@
-"""x.add_(y, alpha=a), x.sub_(y, alpha=a), x += y and x -= y computed straight into x's memory when nothing
-records them.
+"""x.add_(y, alpha=a), x.sub_(y, alpha=a), x += y, x -= y, and x.mul_(s), x *= s for a Python number s, computed
+straight into x's memory when nothing records them.
 
 The general in-place path (ops/inplace.py) computes x + a*y out of place and copies the result into x,
 so that autograd can record the op and torch's checks of shapes, dtypes and overlaps apply. When
@@ -23,12 +23,26 @@ def straight_into_self(ufunc, general):
     def method(self, *args, **kwargs):
         if len(args) == 1 and kwargs.keys() <= {"alpha"} and _unrecorded(self, args[0]):
             alpha = kwargs.get("alpha", 1)
-            if type(alpha) in (int, float):  # (the general path casts or refuses the others)
+            if type(alpha) is float or type(alpha) is int and -2 ** 63 <= alpha < 2 ** 64:  # (the general path
+                # casts, refuses or overflows the others)
                 _update(ufunc, self._data, args[0]._data, alpha)
                 bump_version(self)
                 return self
         return general(self, *args, **kwargs)
     return functools.wraps(general)(method)  # (general's parameters: the type checks of guard read them)
+
+
+def scaled_in_place(general):
+    """x.mul_(s) and x *= s: `general`, unless s is a Python number and nothing records the update: then numpy
+    multiplies x's memory by s (the values MulNumber computes, in x's dtype) without a result as large as x."""
+    def method(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and type(args[0]) in (int, float) and _unrecorded_self(self) \
+                and self._data.dtype.kind in "fc" and -2 ** 63 <= args[0] < 2 ** 64:
+            np.multiply(self._data, args[0], out=self._data)
+            bump_version(self)
+            return self
+        return general(self, *args, **kwargs)
+    return functools.wraps(general)(method)
 
 
 _BLOCK_BYTES = 1 << 16
@@ -40,9 +54,13 @@ def _update(ufunc, x, y, alpha):
     optimizer's step fresh at every step (once it and the weight's old gradient are both free, malloc gives
     them back to the system), and page faults cost more than the arithmetic: W2 paid 392 of them for its
     first weight, about 330 us of a 1.5 ms step."""
+    if alpha == 1 and x.dtype.kind != "c":
+        ufunc(x, y, out=x)
+        return
+    # (torch's complex kernel multiplies y by alpha even when it is 1: z + (inf+0j) is inf+nanj, as Add computes)
     n = _BLOCK_BYTES // x.itemsize
-    if alpha == 1 or x.size <= n or x.strides != y.strides:
-        ufunc(x, y if alpha == 1 else alpha * y, out=x)
+    if x.size <= n or x.strides != y.strides:
+        ufunc(x, alpha * y, out=x)
         return
     xs, ys = x.ravel(order="K"), y.ravel(order="K")  # (views, in the same order: both contiguous, same strides)
     tmp = np.empty(n, x.dtype)
@@ -57,10 +75,16 @@ def _unrecorded(x, y):
     if not isinstance(y, Tensor):
         return False
     a, b = x._data, y._data
-    return (type(a) is np.ndarray and type(b) is np.ndarray  # (not a vmap batch)
-            and a.dtype == b.dtype and a.dtype.kind in "fc" and a.shape == b.shape
+    return (type(b) is np.ndarray and a.dtype == b.dtype and a.dtype.kind in "fc" and a.shape == b.shape
+            and not (grad_mode.is_grad_enabled() and y._requires_grad) and not y._fw_grads
+            and _unrecorded_self(x) and not np.may_share_memory(a, b))
+
+
+def _unrecorded_self(x):
+    """Nothing records an in-place update of x with operands that need no grad (and nothing but x must know)."""
+    a = x._data
+    return (type(a) is np.ndarray  # (not a vmap batch)
             and a.flags.writeable and a.flags.forc  # (contiguous: no two elements share memory)
-            and not (grad_mode.is_grad_enabled() and (x._requires_grad or y._requires_grad))
-            and x._base is None and not x._fw_grads and not y._fw_grads
-            and not np.may_share_memory(a, b)
+            and not (grad_mode.is_grad_enabled() and x._requires_grad)
+            and x._base is None and not x._fw_grads
             and not (x._requires_grad and x._views and live_views(x)))  # (its views would get a new history)
