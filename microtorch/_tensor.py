@@ -171,6 +171,10 @@ class Tensor:
         self._requires_grad = flag
 
     def requires_grad_(self, requires_grad=True):
+        from .autograd import extension  # (the core's extension point: loaded by now, a lookup)
+        transforms = extension.registered()
+        if transforms is not None:  # torch.func refuses it inside a transformed function
+            transforms.requires_grad_called()
         self.requires_grad = requires_grad
         return self
 

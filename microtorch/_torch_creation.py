@@ -14,7 +14,10 @@ def _default(dtype):
 
 def _finish(values, dtype, requires_grad):
     out = Tensor._make(np.ascontiguousarray(values).astype(_default(dtype).np))
-    return _made_leaf(out.requires_grad_()) if requires_grad else out
+    if requires_grad:  # (the attribute: requires_grad_() is refused inside a torch.func transform)
+        out.requires_grad = True
+        _made_leaf(out)
+    return out
 
 
 # ---- windows: w[n] for n = 0 .. N-1 over a period of N (periodic) or N - 1 (symmetric) ------------------
@@ -88,7 +91,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         raise ValueError("asarray(): can't alias a Python sequence (copy=False); pass copy=None or True")
     else:
         out = as_tensor(np.array(obj, copy=True) if copy else obj, dtype=dtype)
-    return _made_leaf(out.requires_grad_()) if requires_grad else out
+    if requires_grad:  # (the attribute: requires_grad_() is refused inside a torch.func transform)
+        out.requires_grad = True
+        _made_leaf(out)
+    return out
 
 
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,

@@ -61,8 +61,6 @@ def test_the_check_func_registers_refuses_only_inside_a_transform():
     ask()  # (the transforms have returned)
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="Tensor.requires_grad_ (the lead's _tensor.py) does not ask func yet: see funcip's report")
 @pytest.mark.parametrize("transform", list(_transforms(torch)))
 @pytest.mark.parametrize("call", list(_calls(torch, None)))
 def test_requires_grad_inside_a_transform_is_torchs_error(transform, call):

@@ -9,7 +9,8 @@ op first, through `intercept` (Function.apply's interceptors, which forward-mode
 The registered object has: vmap, jacrev, jacfwd, batched_grad(outputs, inputs, grad_outputs,
 retain_graph, create_graph, allow_unused, materialize_grads), make_dual(tensor, tangent, level),
 unpack_dual(tensor, level), batched_inplace(tensor, fn, args, op), is_batched(array) and
-made_leaf(tensor) (tensor() or a factory made a leaf requiring grad: a running grad/vjp/jvp owns it).
+made_leaf(tensor) (tensor() or a factory made a leaf requiring grad: a running grad/vjp/jvp owns it),
+requires_grad_called() (Tensor.requires_grad_ ran: refused inside a transformed function).
 """
 from .function import intercept, stop_intercepting  # noqa: F401  (re-exported for func)
 

@@ -13,4 +13,5 @@ class Variable(metaclass=_VariableMeta):
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         t = data.detach() if data is not None else Tensor()
-        return t.requires_grad_(requires_grad)
+        t.requires_grad = requires_grad  # (the attribute: torch allows Variable(x, requires_grad=True) inside func.grad)
+        return t
