@@ -500,3 +500,18 @@ def test_mul_by_a_number_keeps_the_general_path_where_something_must_know():
         ints.mul_(0.5)  # (torch's cast error: the general path)
     with pytest.raises(OverflowError):
         mt.ones(2).mul_(2 ** 64)
+
+
+@pytest.mark.parametrize("make", ["parameter", "variable"])
+def test_a_parameter_or_variable_made_inside_grad_is_the_transforms_leaf(make):
+    """nn.Parameter(...) and Variable(..., requires_grad=True) made inside func.grad's function: torch's gradient
+    keeps no graph to them, and its value is theirs."""
+    results = []
+    for T in (mt, torch):
+        def f(x):
+            base = T.ones(2) * 3
+            p = T.nn.Parameter(base) if make == "parameter" else T.autograd.Variable(base, requires_grad=True)
+            return (p * x).sum()
+        g = T.func.grad(f)(T.ones(2))
+        results.append((g.grad_fn is None, g.requires_grad, g.tolist()))
+    assert results[0] == results[1]

@@ -1,5 +1,5 @@
 """Parameter: a Tensor that a Module registers as one of its learnable weights."""
-from .._tensor import Tensor
+from .._tensor import Tensor, _made_leaf
 
 
 class Parameter(Tensor):
@@ -20,7 +20,7 @@ class Parameter(Tensor):
         p._version_counter = data._version_counter
         p._requires_grad = False
         p.requires_grad = requires_grad
-        return p
+        return _made_leaf(p) if requires_grad else p  # (made inside func.grad: the transform's own leaf)
 
     def __init__(self, data=None, requires_grad=True):
         pass
