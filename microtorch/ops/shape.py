@@ -14,15 +14,17 @@ from .inplace import mark_view
 class SumTo(Op):
     """sum_to(g, shape): sum over the dimensions broadcasting added or stretched"""
     _grad_fn_name = "SumBackward1"
+    _saved_values = {"dim": "dims", "keepdim": "keepdim", "self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, g, shape):
         ctx.in_shape = g.shape
         lead = g.ndim - len(shape)
         stretched = tuple([i for i in range(lead, g.ndim) if shape[i - lead] == 1 and g.shape[i] != 1])
+        ctx.dims, ctx.keepdim = tuple(range(lead)) + stretched, True  # (torch's: leading dims go in a view, sum_to)
         if not stretched:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
-            return np.asarray(g.sum(axis=tuple(range(lead))), order="C")  # (asarray: a 0-d array, not a scalar)
-        out = g.sum(axis=tuple(range(lead)) + stretched, keepdims=True)
+            return np.asarray(g.sum(axis=ctx.dims), order="C")  # (asarray: a 0-d array, not a scalar)
+        out = g.sum(axis=ctx.dims, keepdims=True)
         return np.asarray(out.reshape(shape), order="C")  # (ascontiguousarray makes a 0-d result 1-d)
 
     @staticmethod
@@ -54,7 +56,16 @@ def sum_to(g, shape):
     shape = tuple(shape)
     if g._data.shape == shape:  # (the array's tuple: g.shape builds a Size)
         return g
-    return SumTo.apply(g, shape)
+    if not g._requires_grad:  # nothing will record it (a plain backward): one op
+        return SumTo.apply(g, shape)
+    # torch's steps, which a double backward's graph shows: a sum over every dim to a 0-d shape
+    # (SumBackward0); else a sum with keepdim (SumBackward1), and a view that drops the leading dims
+    if not shape:
+        from .reduce import Sum
+        return Sum.apply(g)
+    lead = g._data.ndim - len(shape)
+    kept = SumTo.apply(g, (1,) * lead + shape)
+    return _share(View.apply(kept, shape), kept) if lead else kept
 
 
 class Expand(Op):
@@ -119,14 +130,10 @@ def _strided_view(x, shape, strides):
 
 
 def broadcast_to(input, size):
-    x, shape = input, (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-    have = x._data.shape
-    if have == shape:
-        return x
-    if not broadcasts_to(have, shape):
-        raise RuntimeError(f"expand: the expanded size of the tensor must match the existing size at "
-                           f"non-singleton dimensions (tensor {list(have)}, target {list(shape)})")
-    return _share(Expand.apply(x, shape), x)
+    if isinstance(size, (int, np.integer)):  # (torch's parser: expand takes *sizes, broadcast_to one tuple)
+        raise TypeError(f"broadcast_to(): argument 'size' (position 2) must be tuple of ints, not "
+                        f"{type(size).__name__}; pass the shape as a tuple, e.g. ({size},)")
+    return _expanded(input, tuple(size))
 
 
 def expand_to(g, shape):
@@ -147,20 +154,27 @@ def broadcasts_to(shape, target):
 
 
 def expand(input, *sizes, **size):
-    x, sizes = input, _size_arg(_sizes(sizes, size, "size", "expand"))
-    if len(sizes) < x.ndim:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
-                           f"to the number of dimensions in the tensor ({x.ndim})")
+    return _expanded(input, _size_arg(_sizes(sizes, size, "size", "expand")))
+
+
+def _expanded(x, sizes):
+    """x expanded to sizes (-1 keeps a dim's size): always a new view, even of x's own shape, as torch's."""
     have = x._data.shape
     lead = len(sizes) - len(have)
+    if lead < 0:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({len(have)}) (tensor {list(have)}, sizes {list(sizes)})")
     if -1 in sizes[:lead]:
         raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension "
                            f"{max(i for i in range(lead) if sizes[i] == -1)} (-1 keeps the size of an existing dim; "
                            "give new dims their size)")  # (torch names the last one)
-    shape = tuple([have[i - lead] if s == -1 else s for i, s in enumerate(sizes)])
-    if shape == have:
-        return _share(Expand.apply(x, shape), x)
-    return broadcast_to(x, shape)
+    shape = tuple([have[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes)])
+    if not broadcasts_to(have, shape):
+        d = next(i for i in reversed(range(len(shape))) if shape[i] < 0 or i >= lead and have[i - lead] not in (1, shape[i]))
+        raise RuntimeError(f"The expanded size of the tensor ({shape[d]}) must match the existing size "
+                           f"({have[d - lead] if d >= lead else 1}) at non-singleton dimension {d}.  Target sizes: "
+                           f"{list(sizes)}.  Tensor sizes: {list(have)}")
+    return _share(Expand.apply(x, shape), x)
 
 
 def expand_as(input, other):
@@ -178,6 +192,7 @@ def _share(out, x, multi=False):
 class View(Op):
     """reshape without copying; the gradient is reshaped back"""
     _grad_fn_name = "ViewBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -195,6 +210,7 @@ class View(Op):
 
 class Alias(View):
     _grad_fn_name = "AliasBackward0"
+    _saved_values = {}
 
 
 class UnsafeView(View):
