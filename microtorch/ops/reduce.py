@@ -472,8 +472,8 @@ class MaxDim(Op):
     @staticmethod
     def backward(ctx, grad, _grad_idx):
         from .rearrange import Scatter
-        if ctx.scalar:
-            return grad, None, None
+        if ctx.scalar:  # (torch's steps too, which a double backward's graph shows)
+            return ScatterScalar.apply(Tensor._make(np.zeros((), grad._data.dtype)), grad), None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
         # torch's value_selecting_reduction_backward: zeros with g written at the indices (ScatterBackward0)
         zeros = Tensor._make(np.zeros(ctx.in_shape, g._data.dtype))
@@ -486,6 +486,44 @@ class MaxDim(Op):
             return t, None
         values = Gather.apply(t, ctx.dim, ctx.idx)
         return (values if ctx.keepdim else values.squeeze(ctx.dim)), None
+
+
+class ScatterScalar(Op):
+    """zeros(()).scatter(0, tensor(0), g) for a 0-d g: g itself; d/dg = gather(grad), grad itself"""
+    _grad_fn_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, zeros, g):
+        return g.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad if ctx.needs_input_grad[0] else None), GatherScalar.apply(grad)
+
+    @staticmethod
+    def jvp(ctx, _t_zeros, t):
+        return t
+
+
+class ScatterAddScalar(ScatterScalar):
+    _grad_fn_name = "ScatterAddBackward0"
+
+
+class GatherScalar(Op):
+    """gather(g, 0, tensor(0)) of a 0-d g: g itself; its gradient is scattered back into zeros"""
+    _grad_fn_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, g):
+        return g.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterAddScalar.apply(Tensor._make(np.zeros((), grad._data.dtype)), grad)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t
 
 
 class MinDim(MaxDim):

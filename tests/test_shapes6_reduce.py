@@ -1,0 +1,50 @@
+"""Reductions beside torch 2.13: max/min over a dim of a 0-d tensor (values, indices, errors, and the
+graph of their gradients to the fourth order: ScatterBackward0, GatherBackward0, ScatterAddBackward0)."""
+import pytest
+import torch
+
+import microtorch as mt
+
+LIBS = (torch, mt)
+
+
+def _edges(fn):
+    return [f.name() if f is not None else None for f, _ in fn.next_functions] if fn is not None else None
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("dim, keepdim", [(0, False), (-1, True)])
+def test_max_min_over_a_dim_of_a_0d_tensor(op, dim, keepdim):
+    got = {}
+    for lib in LIBS:
+        s = lib.tensor(2.5, dtype=lib.float64, requires_grad=True)
+        w = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
+        v, i = getattr(lib, op)(s, dim, keepdim)
+        g, = lib.autograd.grad(v, s, w, create_graph=True)  # ScatterBackward0 (zeros, w)
+        h, = lib.autograd.grad(g, w, lib.tensor(3.0, dtype=lib.float64, requires_grad=True), create_graph=True)
+        u = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
+        h2, = lib.autograd.grad(g, w, u, create_graph=True)  # GatherBackward0, whose own gradient
+        k, = lib.autograd.grad(h2, u, lib.tensor(2.0, dtype=lib.float64, requires_grad=True),
+                               create_graph=True)  # is ScatterAddBackward0
+        got[lib] = (v.item(), i.item(), str(i.dtype).split(".")[1], tuple(v.shape), tuple(i.shape),
+                    v.grad_fn.name(), g.item(), g.grad_fn.name(), _edges(g.grad_fn), h.item(), h.grad_fn.name(),
+                    _edges(h.grad_fn), k.item(), k.grad_fn and k.grad_fn.name())
+    assert got[mt] == got[torch]
+
+
+@pytest.mark.parametrize("op", ["max", "min", "amax", "amin", "argmax", "argmin"])
+@pytest.mark.parametrize("dim", [1, -2])
+def test_a_dim_out_of_range_of_a_0d_tensor(op, dim):
+    for lib in LIBS:
+        with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-1, 0\]"):
+            getattr(lib, op)(lib.tensor(1.0), dim)
+
+
+def test_max_of_a_0d_tensor_in_forward_mode():
+    got = {}
+    for lib in LIBS:
+        fwad = lib.autograd.forward_ad
+        with fwad.dual_level():
+            d = fwad.make_dual(lib.tensor(2.0, dtype=lib.float64), lib.tensor(4.0, dtype=lib.float64))
+            got[lib] = fwad.unpack_dual(lib.max(d, 0).values).tangent.item()
+    assert got[mt] == got[torch] == 4.0
