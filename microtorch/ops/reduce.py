@@ -11,7 +11,7 @@ from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, reduce_dims
 from .elementwise import DivScalar, MulScalar
-from .shape import cat, expand_to, one_dim, reshape, unsqueeze
+from .shape import Clone, cat, expand_to, one_dim, reshape, unsqueeze
 
 def return_type(name, fields=("values", "indices")):
     """A namedtuple that prints as torch's `torch.return_types.max(values=..., indices=...)`."""
@@ -473,7 +473,7 @@ class MaxDim(Op):
     def backward(ctx, grad, _grad_idx):
         from .rearrange import Scatter
         if ctx.scalar:  # (torch's steps too, which a double backward's graph shows)
-            return ScatterScalar.apply(Tensor._make(np.zeros((), grad._data.dtype)), grad), None, None
+            return ScatterScalar.apply(grad), None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
         # torch's value_selecting_reduction_backward: zeros with g written at the indices (ScatterBackward0)
         zeros = Tensor._make(np.zeros(ctx.in_shape, g._data.dtype))
@@ -488,42 +488,27 @@ class MaxDim(Op):
         return (values if ctx.keepdim else values.squeeze(ctx.dim)), None
 
 
-class ScatterScalar(Op):
-    """zeros(()).scatter(0, tensor(0), g) for a 0-d g: g itself; d/dg = gather(grad), grad itself"""
+class ScatterScalar(Clone):
+    """zeros(()).scatter(0, tensor(0), g) of a 0-d g: g itself; its gradient is gathered back, grad itself.
+    (torch's node has an edge to None first, for the zeros; this one has only g's.)"""
     _grad_fn_name = "ScatterBackward0"
 
     @staticmethod
-    def forward(ctx, zeros, g):
-        return g.copy()
-
-    @staticmethod
     def backward(ctx, grad):
-        return (grad if ctx.needs_input_grad[0] else None), GatherScalar.apply(grad)
-
-    @staticmethod
-    def jvp(ctx, _t_zeros, t):
-        return t
+        return GatherScalar.apply(grad)
 
 
 class ScatterAddScalar(ScatterScalar):
     _grad_fn_name = "ScatterAddBackward0"
 
 
-class GatherScalar(Op):
+class GatherScalar(Clone):
     """gather(g, 0, tensor(0)) of a 0-d g: g itself; its gradient is scattered back into zeros"""
     _grad_fn_name = "GatherBackward0"
 
     @staticmethod
-    def forward(ctx, g):
-        return g.copy()
-
-    @staticmethod
     def backward(ctx, grad):
-        return ScatterAddScalar.apply(Tensor._make(np.zeros((), grad._data.dtype)), grad)
-
-    @staticmethod
-    def jvp(ctx, t):
-        return t
+        return ScatterAddScalar.apply(grad)
 
 
 class MinDim(MaxDim):

@@ -197,7 +197,14 @@ class View(Op):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        return x.reshape(shape)
+        out = x.reshape(shape)
+        if type(x) is not np.ndarray or x.size and x.flags.c_contiguous and (not x.ndim or x.strides[-1] == x.itemsize) \
+                and shape != x.shape:
+            return out  # numpy's strides are torch's here: dense, in C order (to the same shape numpy keeps x's)
+        # torch's strides otherwise; None: no view has that shape, and numpy copied (internal callers view
+        # tangents and vmap's batches of any layout)
+        strides = view_strides(x, out.shape)
+        return out if strides is None or out.strides == tuple(strides) else _strided_view(x, out.shape, strides)
 
     @staticmethod
     def backward(ctx, grad):
@@ -206,6 +213,39 @@ class View(Op):
     @staticmethod
     def jvp(ctx, t, _shape):
         return View.apply(t, ctx.inputs[1])
+
+
+def view_strides(x, shape):
+    """torch's strides (in bytes) for the array x viewed as `shape` (its computeStride), or None when no view of
+    x's memory has that shape. x's dims are taken in chunks that are dense in memory, each chunk split into the
+    new dims; a size-1 dim gets the stride its place in the chunk gives it (numpy picks others)."""
+    old, st = x.shape, x.strides
+    if not old:
+        return [x.itemsize] * len(shape)
+    if x.size == 0:  # (any strides fit: torch keeps x's for the same shape, else dense ones)
+        return list(st) if tuple(shape) == old else _dense_strides(shape, x.itemsize)
+    out, view_d, base, t_numel, v_numel = [0] * len(shape), len(shape) - 1, st[-1], 1, 1
+    for d in range(len(old) - 1, -1, -1):
+        t_numel *= old[d]
+        if d == 0 or old[d - 1] != 1 and st[d - 1] != t_numel * base:  # the end of a dense chunk
+            while view_d >= 0 and (v_numel < t_numel or shape[view_d] == 1):
+                out[view_d] = v_numel * base
+                v_numel *= shape[view_d]
+                view_d -= 1
+            if v_numel != t_numel:
+                return None
+            if d:
+                base, t_numel, v_numel = st[d - 1], 1, 1
+    return out if view_d == -1 else None
+
+
+def _dense_strides(shape, itemsize):
+    """C-order strides in bytes, a size-0 dim counted as 1 (as torch's)."""
+    out, step = [], itemsize
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return out[::-1]
 
 
 class Alias(View):
@@ -266,14 +306,11 @@ def view(input, *shape, **size):
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
         return x.to(shape[0])
     shape = _infer_shape(x, _size_arg(shape), "view")
-    try:
-        if not getattr(x._data.flags, "c_contiguous", True):  # (contiguous: any shape is a view)
-            np.reshape(x._data, shape, copy=False)
-    except ValueError:
+    if not getattr(x._data.flags, "c_contiguous", True) and view_strides(x._data, shape) is None:
         raise RuntimeError(
             f"view size is not compatible with input tensor's size and stride (shape {list(x.shape)} to "
             f"{list(shape)}); at least one dimension spans across two contiguous subspaces. Use "
-            ".reshape(...) instead.") from None
+            ".reshape(...) instead.")
     return _share(View.apply(x, shape), x)
 
 
@@ -282,11 +319,9 @@ def reshape(input, *shape, **kw):
     shape = _infer_shape(x, _size_arg(shape), "reshape")
     if getattr(x._data.flags, "c_contiguous", True):  # (vmap's batched data: as contiguous)
         return _share(View.apply(x, shape), x)
-    try:
-        np.reshape(x._data, shape, copy=False)
+    if view_strides(x._data, shape) is not None:
         return _share(ReshapeAlias.apply(x, shape), x)
-    except ValueError:
-        return UnsafeView.apply(Clone.apply(x), shape)
+    return UnsafeView.apply(Clone.apply(x), shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -302,12 +337,30 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def unflatten(input, dim, sizes):
-    d = one_dim(dim, input.ndim, "unflatten")
-    sizes = list(sizes)
-    if -1 in sizes:
-        known = int(np.prod([s for s in sizes if s != -1]))
-        sizes[sizes.index(-1)] = input.shape[d] // known
-    return reshape(input, input.shape[:d] + tuple(sizes) + input.shape[d + 1:])
+    if input._data.ndim == 0:
+        raise RuntimeError("unflatten: Dimension specified as 0 but tensor has no dimensions (a 0-d tensor has "
+                           "no dim to split; reshape it instead)")
+    d = one_dim(dim, input._data.ndim, "unflatten")
+    sizes, n = list(sizes), input._data.shape[d]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty; give the sizes that dim is split into, e.g. (2, -1)")
+    known = 1
+    for i, s in enumerate(sizes):
+        if s == -1 and sizes.index(-1) < i:
+            raise RuntimeError(f"unflatten: only one dimension can be inferred (sizes {sizes}); give the others")
+        if s < -1:
+            raise RuntimeError(f"unflatten: invalid shape dimension {s} at index {i} of shape {sizes}")
+        known *= s if s != -1 else 1
+    if -1 in sizes and n == known == 0:
+        raise RuntimeError(f"unflatten: cannot reshape tensor of 0 elements into shape {sizes} because the "
+                           "unspecified dimension size -1 can be any value and is ambiguous")
+    if -1 in sizes and known and n % known == 0:
+        sizes[sizes.index(-1)] = n // known
+    elif known != n or -1 in sizes:
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {d} ({n}) in "
+                           f"the input tensor (shape {list(input.shape)})")
+    shape = input._data.shape[:d] + tuple(sizes) + input._data.shape[d + 1:]
+    return _share(View.apply(input, shape), input)  # (splitting one dim is always a view, as torch's)
 
 
 class Squeeze(Op):
