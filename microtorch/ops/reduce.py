@@ -200,11 +200,33 @@ def _variance(x, dims, correction, keepdim):
     """np.var as torch computes it: torch reduces to one number in two passes (mean, then squares, as
     numpy), but to several with Welford's update, which gives exactly 0 for a slice of equal values
     where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0)."""
-    out = np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
-    if out.size > 1 and x.size > out.size * correction:  # (0 / 0 stays nan)
-        top = np.max(x, axis=dims, keepdims=keepdim)
+    fast = x.dtype.kind == "f" and x.dtype.itemsize >= 4  # (float16 and complex: numpy's own steps for them)
+    out, mean = _two_passes(x, dims, correction, keepdim) if fast else \
+        (np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim), order="C"), None)
+    if out.size > 1 and x.size > out.size * correction and (mean is None or _maybe_equal(x, out, mean, dims,
+                                                                                          correction)):
+        top = np.max(x, axis=dims, keepdims=keepdim)  # (0 / 0 above stays nan)
         out[(top == np.min(x, axis=dims, keepdims=keepdim)) & np.isfinite(top)] = 0
     return out
+
+
+def _maybe_equal(x, out, mean, dims, correction):
+    """Whether some slice may hold equal values: those leave at most the rounding of their mean, squared (a
+    cheap test that spares the exact one when no result is that small)."""
+    n = _count(x, dims)
+    tiny = (4 * (math.log2(n) + 2) * np.finfo(x.dtype).eps) ** 2 * n / (n - correction)
+    return bool((out <= mean.reshape(out.shape) ** 2 * tiny).any())
+
+
+def _two_passes(x, dims, correction, keepdim):
+    """np.var of a float32 or float64 x by its own steps (the same numbers), with the array's methods (np.var's
+    Python layers cost as much as the arithmetic on a small tensor); and the mean, keeping the reduced dims."""
+    n = _count(x, dims)
+    mean = x.sum(axis=dims, keepdims=True)
+    mean /= n
+    centered = x - mean
+    centered *= centered
+    return np.asarray(centered.sum(axis=dims, keepdims=keepdim) / builtins.max(n - correction, 0), order="C"), mean
 
 
 def _var_backward(ctx, x, g):
@@ -216,9 +238,16 @@ def _var_backward(ctx, x, g):
     return MulScalar.apply(g, 2.0 / ctx.dof if ctx.dof else math.inf) * (x - mean)  # (torch's order and nodes)
 
 
-def _var_args(dim, unbiased, correction, x, op):
-    if isinstance(dim, bool):  # var(x, unbiased)
+def _var_args(dim, unbiased, correction, x, op, keepdim=False):
+    if isinstance(dim, bool):  # var(x, unbiased): torch's third form, which takes nothing else
+        if unbiased is not None or correction is not None or keepdim:
+            raise TypeError(f"{op}(): {op}(input, unbiased) takes no other argument (got unbiased={dim} in the "
+                            f"place of dim); write {op}(input, None, {dim}, keepdim) or {op}(input, dim, "
+                            "correction=..., keepdim=...)")
         unbiased, dim = dim, None
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{op}(): takes unbiased or correction, not both (got unbiased={unbiased}, correction="
+                        f"{correction}); correction=0 is unbiased=False, correction=1 unbiased=True")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     dim = every_dim_if_none_given(dim, x.ndim)
@@ -227,12 +256,12 @@ def _var_args(dim, unbiased, correction, x, op):
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, c = _var_args(dim, unbiased, correction, input, "var")
+    dims, c = _var_args(dim, unbiased, correction, input, "var", keepdim)
     return Var.apply(input, dims=dims, correction=c, keepdim=keepdim)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, c = _var_args(dim, unbiased, correction, input, "std")
+    dims, c = _var_args(dim, unbiased, correction, input, "std", keepdim)
     return Std.apply(input, dims=dims, correction=c, keepdim=keepdim)
 
 
@@ -586,6 +615,15 @@ class Logsumexp(Op):
 
 
 def logsumexp(input, dim, keepdim=False):
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' (position 2) must be tuple of ints, not NoneType; pass the "
+                        "dims to reduce, e.g. 0 or (0, 1)")
+    if isinstance(dim, (list, tuple)) and not dim:  # torch: every dim, but its result keeps them (an error below)
+        if not keepdim and input.ndim and input.numel():
+            raise RuntimeError(f"logsumexp(): output with shape [] doesn't match the broadcast shape "
+                               f"{[1] * input.ndim} (dim=() reduces every dim and keeps them; pass keepdim=True, "
+                               f"or the dims themselves: {tuple(range(input.ndim))})")
+        dim = tuple(range(input.ndim))
     if not (input.dtype.is_floating_point or input.dtype.is_complex):  # torch: integers in the default float
         from .._dtype import get_default_dtype
         input = input.to(get_default_dtype())

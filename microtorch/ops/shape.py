@@ -882,17 +882,21 @@ def sum_to_size(input, *size, **kw):
     return view(out, size) if lead else out
 
 
-def _dim_list(dims, ndim, op):
-    """An int or a sequence of dims -> non-negative dims in the given order (checked against ndim)."""
+def _dim_list(dims, ndim, op, name):
+    """An int or a sequence of dims (argument `name`) -> non-negative dims in the given order (checked against ndim)."""
+    if dims is None or isinstance(dims, bool):  # (torch's parser: an int or a tuple of ints, nothing else)
+        raise TypeError(f"{op}(): argument '{name}' must be int or tuple of ints, not {type(dims).__name__}; pass a "
+                        "dim such as 0, or a tuple of them")
     dims = dims if isinstance(dims, (list, tuple)) else (dims,)
     out = tuple(one_dim(d, ndim, op) for d in dims)
     if len(set(out)) != len(out):
-        raise RuntimeError(f"{op}: repeated dim in {list(dims)}; each dim may appear once")
+        raise RuntimeError(f"{op}: repeated dim in `{name}` ({list(dims)}); each dim may appear once")
     return out
 
 
 def movedim(input, source, destination):
-    src, dst = _dim_list(source, input.ndim, "movedim"), _dim_list(destination, input.ndim, "movedim")
+    src, dst = _dim_list(source, input.ndim, "movedim", "source"), _dim_list(destination, input.ndim, "movedim",
+                                                                             "destination")
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
                            f"the same number of dims as destination ({list(dst)} dims); give one destination per "
