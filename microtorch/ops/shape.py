@@ -626,7 +626,9 @@ def cat(tensors, dim=0):
     from ._op import promoted
     tensors = promoted(*tensors)
     shapes = [t._data.shape for t in tensors]
-    ref = next((s for s in shapes if not _legacy_empty(s)), shapes[0])
+    ref = next((s for s in shapes if not _legacy_empty(s)), None)
+    if ref is None:  # only 1-d empty tensors: torch checks no dim against them
+        return Cat.apply(*tensors, dim=0)
     d = one_dim(dim, len(ref), "cat")
     for i, s in enumerate(shapes):  # (a 1-D empty tensor joins anything, and stays in the graph, as in torch)
         if not _legacy_empty(s) and (len(s) != len(ref) or s[:d] + s[d + 1:] != ref[:d] + ref[d + 1:]):
@@ -732,8 +734,9 @@ def chunk(input, chunks, dim=0):
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor; give it one with x.reshape(1)")
     d = one_dim(dim, input.ndim, "chunk")
-    size = -(-input.shape[d] // chunks)
-    return split(input, max(size, 1), d)
+    if input.shape[d] == 0:  # torch: `chunks` empty pieces (split by a size would give one)
+        return split(input, [0] * chunks, d)
+    return split(input, -(-input.shape[d] // chunks), d)
 
 
 class Unbind(Op):
@@ -786,6 +789,8 @@ def flip(input, dims):
 
 
 def narrow(input, dim, start, length):
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor (it has no dim to narrow; reshape it first)")
     d = one_dim(dim, input.ndim, "narrow")
     if not -input.shape[d] <= start <= input.shape[d]:
         raise IndexError(f"narrow(): start out of range (expected to be in range of [{-input.shape[d]}, "
