@@ -1,6 +1,7 @@
 """Reductions beside torch 2.13: max/min over a dim of a 0-d tensor (values, indices, errors, and the
 graph of their gradients to the fourth order: ScatterBackward0, GatherBackward0, ScatterAddBackward0;
 torch's scatter nodes also have an edge to None for the zeros they scatter into, which ours leave out)."""
+import numpy as np
 import pytest
 import torch
 
@@ -50,3 +51,23 @@ def test_max_of_a_0d_tensor_in_forward_mode():
             d = fwad.make_dual(lib.tensor(2.0, dtype=lib.float64), lib.tensor(4.0, dtype=lib.float64))
             got[lib] = fwad.unpack_dual(lib.max(d, 0).values).tangent.item()
     assert got[mt] == got[torch] == 4.0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+def test_max_min_over_a_dim_pick_torchs_values_and_indices(dtype):
+    """Values from the array's max/min (not take_along_axis) except where a zero's sign depends on the index."""
+    rng = np.random.default_rng(0)
+    got = {lib: [] for lib in LIBS}
+    for trial in range(120):
+        shape = tuple(int(v) for v in rng.integers(1, 5, size=int(rng.integers(1, 4))))
+        a = rng.choice([0.0, -0.0, 1.0, -1.0, np.nan, 2.0, np.inf, -np.inf], size=shape)
+        a = {"int64": np.nan_to_num(a, posinf=3, neginf=-3), "bool": a != 0}.get(dtype, a)
+        for lib in LIBS:
+            x = lib.tensor(a).to(getattr(lib, dtype))
+            for d in range(len(shape)):
+                for op in ("max", "min"):
+                    v, i = getattr(lib, op)(x, d, keepdim=bool(trial % 2))
+                    vv = v.numpy().astype(float)
+                    got[lib].append((np.signbit(vv).tolist(), np.nan_to_num(vv, nan=99).tolist(), i.numpy().tolist(),
+                                     str(v.dtype).split(".")[1], tuple(v.shape)))
+    assert got[mt] == got[torch]
