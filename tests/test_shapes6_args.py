@@ -85,3 +85,36 @@ def test_variance_is_numpys_numbers(dtype, dims, correction):
                 want[(top == np.min(a, axis=dims)) & np.isfinite(top)] = 0
             got = mt_reduce._variance(a, dims, correction, False)
         assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
+
+
+_ERROR_CASES = [  # (shape, the call): torch's exception type, or torch's result shape
+    ((2, 3), lambda x: x.view(-1, -4)), ((2, 3), lambda x: x.view(-1, -1)), ((2, 3), lambda x: x.reshape(-2, -1)),
+    ((0,), lambda x: x.reshape(-1, 0)), ((0,), lambda x: x.reshape(-2, 0)), ((2, 3), lambda x: x.reshape(7, -1)),
+    ((2, 3), lambda x: x.view(2, -1, 0)), ((1,), lambda x: x.split(-1, -2)), ((2, 3), lambda x: x.split([-1, 4], 1)),
+    ((1, 1, 2), lambda x: x.narrow(-2, -2, -2)), ((0,), lambda x: x.narrow(0, 2, -1)), ((3,), lambda x: x.narrow(0, 2, 2)),
+    ((), lambda x: x.unflatten(-3, (4, 2))), ((), lambda x: x.unflatten(0, (1,))), ((2, 3, 4), lambda x: x.permute(-3, 0, -4)),
+    ((1, 1, 2), lambda x: x.permute(0, 0, 4)), ((2, 3), lambda x: x.permute(5, 0)), ((2, 3), lambda x: x.permute(0, 1, 2)),
+    ((0,), lambda x: x.repeat(4, 4, 4, -2)), ((0,), lambda x: x.repeat(-1)), ((2, 0), lambda x: x.tile((3, -4))),
+    ((2, 3), lambda x: x.repeat(-1, 1)), ((2, 3), lambda x: x.repeat()), ((2, 0), lambda x: x.expand()),
+    ((1,), lambda x: x.sum_to_size()), ((2, 3), lambda x: x.sum_to_size(())), ((2, 3), lambda x: x.chunk(2, 5)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_ERROR_CASES)))
+def test_shape_op_errors_in_torchs_order(i):
+    shape, call = _ERROR_CASES[i]
+    got = {}
+    for lib in LIBS:
+        try:
+            got[lib] = tuple(call(lib.zeros(shape, requires_grad=True)).shape)
+        except Exception as e:  # noqa: BLE001  (the type is what is compared)
+            got[lib] = type(e).__name__
+    assert got[mt] == got[torch]
+
+
+def test_repeat_of_an_empty_dim_by_a_negative_count_is_empty():
+    got = {}
+    for lib in LIBS:
+        y = lib.zeros(0, 2, requires_grad=True).repeat(-3, 2)  # (torch's backward of it fails in a reshape)
+        got[lib] = tuple(y.shape), y.grad_fn.name()
+    assert got[mt] == got[torch]

@@ -43,8 +43,11 @@ def one_dim(dim, ndim, op):
     return normalize_dims(dim, ndim, op)[0]
 
 
-def _sizes(args, kw, name, op):
-    """Sizes given as *args, or (as torch also accepts) as one keyword argument `name`."""
+def _sizes(args, kw, name, op, x=None):
+    """Sizes given as *args, or (as torch also accepts) as one keyword argument `name`. None of them: torch's
+    TypeError when x has dims (of a 0-d x the ops here still take none: internal callers pass x.shape's ())."""
+    if not args and not kw and x is not None and x._data.ndim:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"; e.g. x.{op}(2, 3)')
     if kw:
         if set(kw) != {name} or args:
             raise TypeError(f"{op}() got an unexpected keyword argument {next(k for k in kw if k != name) if set(kw) != {name} else name!r}")
@@ -154,7 +157,7 @@ def broadcasts_to(shape, target):
 
 
 def expand(input, *sizes, **size):
-    return _expanded(input, _size_arg(_sizes(sizes, size, "size", "expand")))
+    return _expanded(input, _size_arg(_sizes(sizes, size, "size", "expand", input)))
 
 
 def _expanded(x, sizes):
@@ -283,19 +286,23 @@ def clone(input, memory_format=None):
 
 
 def _infer_shape(x, shape, op):
-    shape = list(shape)
-    n = x._data.size  # (not numel(): a method call through its argument checks)
-    if shape.count(-1) > 1:
-        raise RuntimeError(f"{op}: only one dimension can be inferred (shape {shape})")
-    known = 1
-    for s in shape:
-        if s != -1:
+    """shape with its -1 filled in from x's size, checked in torch's order (its infer_size)."""
+    shape, n, known, inferred = list(shape), x._data.size, 1, None  # (size: numel() goes through its checks)
+    for i, s in enumerate(shape):
+        if s == -1:
+            if inferred is not None:
+                raise RuntimeError(f"{op}: only one dimension can be inferred (shape {shape})")
+            inferred = i
+        elif s < 0:
+            raise RuntimeError(f"{op}: invalid shape dimension {s} at index {i} of shape {shape}")
+        else:
             known *= s
-    if -1 in shape:
-        if known == 0 or n % known:
-            raise RuntimeError(f"shape '{shape}' is invalid for input of size {n}")
-        shape[shape.index(-1)] = n // known
-    elif known != n:
+    if inferred is not None and n == known == 0:
+        raise RuntimeError(f"{op}: cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
+                           "dimension size -1 can be any value and is ambiguous")
+    if inferred is not None and known and n % known == 0:
+        shape[inferred] = n // known
+    elif inferred is not None or known != n:
         raise RuntimeError(f"shape '{shape}' is invalid for input of size {n} ({op} of a tensor of shape "
                            f"{list(x.shape)})")
     return tuple(shape)
@@ -337,10 +344,10 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def unflatten(input, dim, sizes):
+    d = one_dim(dim, input._data.ndim, "unflatten")  # (a 0-d tensor takes dim 0 or -1 here, then is refused)
     if input._data.ndim == 0:
         raise RuntimeError("unflatten: Dimension specified as 0 but tensor has no dimensions (a 0-d tensor has "
                            "no dim to split; reshape it instead)")
-    d = one_dim(dim, input._data.ndim, "unflatten")
     sizes, n = list(sizes), input._data.shape[d]
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty; give the sizes that dim is split into, e.g. (2, -1)")
@@ -462,9 +469,12 @@ def permute(input, *dims, **kw):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
                            f"the length of the desired ordering of dimensions i.e. input.dim() = {ndim} "
                            f"is not equal to len(dims) = {len(dims)}")
-    if dims:
-        normalize_dims(dims, ndim, "permute")  # (its checks: ints, in range, each once)
-    return _share(Permute.apply(x, dims=tuple([d % ndim for d in dims])), x)
+    seen = []
+    for d in dims:  # each wrapped, then checked against those before it (torch's order of errors)
+        seen.append(one_dim(d, ndim, "permute") if ndim else 0)
+        if seen[-1] in seen[:-1]:
+            raise RuntimeError(f"permute(): duplicate dims are not allowed (dims {list(dims)}); name each dim once")
+    return _share(Permute.apply(x, dims=tuple(seen)), x)
 
 
 class Transpose(Op):
@@ -562,11 +572,13 @@ class Repeat(Op):
 
 
 def repeat(input, *reps, **kw):
-    x, reps = input, check_size(_size_arg(_sizes(reps, kw, "repeats", "repeat")), "repeat")
+    x, reps = input, _size_arg(_sizes(reps, kw, "repeats", "repeat", input))
     if len(reps) < x.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims ({len(reps)}) can not be smaller than number "
                            f"of dimensions of tensor ({x.ndim})")
-    return Repeat.apply(x, reps=reps)
+    sizes = (1,) * (len(reps) - x.ndim) + x._data.shape
+    check_size([n * r for n, r in zip(sizes, reps)], "repeat")  # (torch checks the result's sizes: an empty dim
+    return Repeat.apply(x, reps=tuple([r if n else 0 for n, r in zip(sizes, reps)]))  # repeated -1 times is empty)
 
 
 class Cat(Op):
@@ -709,18 +721,23 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d tensor); "
                            "unsqueeze it first or do not split a scalar")
+    by_size = isinstance(split_size_or_sections, (int, np.integer))
+    if by_size and split_size_or_sections < 0:  # (before the dim, as torch)
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size_or_sections}")
     d = one_dim(dim, tensor.ndim, "split")
     n = tensor.shape[d]
-    if isinstance(split_size_or_sections, (int, np.integer)):
+    if by_size:
         s = int(split_size_or_sections)
-        if s < 0 or s == 0 and n:
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}" if s < 0 else
-                               f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        if s == 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = ([s] * (n // s) + ([n % s] if n % s else [])) if s else []
         sizes = sizes or [0]  # (one piece at least, empty when the dim is, as torch)
         cls = Split
     else:
         sizes = list(split_size_or_sections)
+        if any(k < 0 for k in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
                                f"at dimension {d}), but got split_sizes={sizes}")
@@ -791,13 +808,15 @@ def flip(input, dims):
 def narrow(input, dim, start, length):
     if input._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor (it has no dim to narrow; reshape it first)")
+    if length < 0:  # (before the dim, as torch)
+        raise RuntimeError(f"narrow(): length must be non-negative (got {length})")
     d = one_dim(dim, input.ndim, "narrow")
     if not -input.shape[d] <= start <= input.shape[d]:
         raise IndexError(f"narrow(): start out of range (expected to be in range of [{-input.shape[d]}, "
                          f"{input.shape[d]}], but got {start})")
     if start < 0:
         start += input.shape[d]
-    if not (0 <= length and start + length <= input.shape[d]):
+    if start + length > input.shape[d]:
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
                            f"({input.shape[d]}) of dim {d}; pick a start and length that fit in the tensor")
     from .index import Slice
@@ -872,7 +891,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def sum_to_size(input, *size, **kw):
     """x summed to `size`, which must broadcast to x's shape (torch: a sum with keepdim, then a view)."""
     from .reduce import sum
-    x, size = input, _size_arg(_sizes(size, kw, "size", "sum_to_size"))
+    x, size = input, _size_arg(_sizes(size, kw, "size", "sum_to_size", input))
     try:
         ok = len(size) <= x.ndim and np.broadcast_shapes(size, x.shape) == x.shape
     except ValueError:
