@@ -118,3 +118,12 @@ def test_repeat_of_an_empty_dim_by_a_negative_count_is_empty():
         y = lib.zeros(0, 2, requires_grad=True).repeat(-3, 2)  # (torch's backward of it fails in a reshape)
         got[lib] = tuple(y.shape), y.grad_fn.name()
     assert got[mt] == got[torch]
+
+
+@pytest.mark.parametrize("call", [lambda lib, x: x.norm(dim=()), lambda lib, x: x.norm(p=2, dim=[], keepdim=True),
+                                  lambda lib, x: lib.linalg.vector_norm(x, dim=()), lambda lib, x: x.norm(dim=(0, 1, 1)),
+                                  lambda lib, x: x.norm(p="fro", dim=(0, 1, 2)), lambda lib, x: x.norm(p=1, dim=(0, 1)),
+                                  lambda lib, x: x.norm(dim=(0, 1))])
+def test_norm_dims_as_torch(call):
+    got = {lib: _outcome(lambda: call(lib, lib.tensor(X[:, :3], requires_grad=True))) for lib in LIBS}
+    assert got[mt] == got[torch]

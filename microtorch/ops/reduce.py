@@ -699,17 +699,22 @@ class Norm(Op):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    if p in ("fro", None):
+    fro = p in ("fro", None)
+    if fro:
         p = 2
     if p == "nuc":
         raise NotImplementedError("norm(p='nuc') is not supported by microtorch")
     if isinstance(p, str):
         raise RuntimeError(f"norm(): order {p!r} is not supported; use a number such as 1, 2 or float('inf'), "
                            "or 'fro'")
+    if fro and isinstance(dim, (list, tuple)) and len(dim) > 2:  # (torch: Frobenius over more dims is a matrix norm)
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))} (the Frobenius "
+                           "norm takes one or two dims; p=2 takes more)")
     return vector_norm(input, p, dim, keepdim)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    dim = every_dim_if_none_given(dim, x.ndim)  # (dim=(): every dim, as torch)
     dims = None if dim is None else _dims(dim, x.ndim, "linalg.vector_norm")
     if float(ord) == float("inf") and x.numel() == 0:
         for d in range(x.ndim) if dims is None else dims or ():
