@@ -71,3 +71,34 @@ def test_max_min_over_a_dim_pick_torchs_values_and_indices(dtype):
                     got[lib].append((np.signbit(vv).tolist(), np.nan_to_num(vv, nan=99).tolist(), i.numpy().tolist(),
                                      str(v.dtype).split(".")[1], tuple(v.shape)))
     assert got[mt] == got[torch]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("call", [lambda x: x.prod(), lambda x: x.prod(1), lambda x: x.prod(1, keepdim=True),
+                                  lambda x: x.all(1), lambda x: x.any(), lambda x: x.all()])
+def test_prod_all_any_result_dtypes(dtype, call):
+    got = {}
+    for lib in LIBS:
+        r = call(lib.tensor([[1, 0, 2], [3, 1, 1]]).to(getattr(lib, dtype)))
+        got[lib] = str(r.dtype).split(".")[1], tuple(r.shape), r.numpy().tolist()
+    assert got[mt] == got[torch]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "int64"])
+def test_vector_norm_refuses_integers(dtype):
+    for lib in LIBS:
+        with pytest.raises(RuntimeError, match="linalg.vector_norm: Expected a floating point or complex tensor as "
+                                               "input. Got"):
+            lib.linalg.vector_norm(lib.tensor([1, 2]).to(getattr(lib, dtype)))
+
+
+def test_float16_var_and_std_are_computed_in_float32_as_torch():
+    rng = np.random.default_rng(5)
+    got = {lib: [] for lib in LIBS}
+    for _ in range(60):
+        a = (rng.standard_normal((int(rng.integers(1, 6)), int(rng.integers(2, 40)))) * 10.0 ** rng.integers(-2, 3))
+        for lib in LIBS:
+            x = lib.tensor(a.astype(np.float16))
+            for r in (x.var(), x.var(1), x.std(0, correction=0), x.std(), x.var(1, correction=0)):
+                got[lib].append((str(r.dtype).split(".")[1], r.numpy().astype(float).tolist()))
+    assert got[mt] == got[torch]

@@ -154,7 +154,7 @@ class Var(Op):
         n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
-        return _variance(x, dims, correction, keepdim)
+        return _half_again(_variance(x, dims, correction, keepdim), x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -179,7 +179,7 @@ class Std(Op):
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         var = _variance(x, dims, correction, keepdim)
         with np.errstate(invalid="ignore"):
-            out = np.sqrt(var, out=var)  # (in place: an array, even 0-d)
+            out = _half_again(np.sqrt(var, out=var), x)  # (in place: an array, even 0-d)
         ctx.save_for_backward(x, out)
         return out
 
@@ -199,8 +199,11 @@ class Std(Op):
 def _variance(x, dims, correction, keepdim):
     """np.var as torch computes it: torch reduces to one number in two passes (mean, then squares, as
     numpy), but to several with Welford's update, which gives exactly 0 for a slice of equal values
-    where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0)."""
-    fast = x.dtype.kind == "f" and x.dtype.itemsize >= 4  # (float16 and complex: numpy's own steps for them)
+    where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0). float16 is computed
+    in float32, as torch accumulates it (the result stays float32: the caller rounds it)."""
+    if x.dtype == _FLOAT16:
+        x = x.astype(np.float32)
+    fast = x.dtype.kind == "f"  # (complex: numpy's own steps)
     out, mean = _two_passes(x, dims, correction, keepdim) if fast else \
         (np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim), order="C"), None)
     if out.size > 1 and x.size > out.size * correction and (mean is None or _maybe_equal(x, out, mean, dims,
@@ -208,6 +211,11 @@ def _variance(x, dims, correction, keepdim):
         top = np.max(x, axis=dims, keepdims=keepdim)  # (0 / 0 above stays nan)
         out[(top == np.min(x, axis=dims, keepdims=keepdim)) & np.isfinite(top)] = 0
     return out
+
+
+def _half_again(out, x):
+    """A float16 x's result, computed in float32 (_variance), rounded to float16 at the end as torch does."""
+    return out.astype(_FLOAT16) if x.dtype == _FLOAT16 else out
 
 
 def _maybe_equal(x, out, mean, dims, correction):
@@ -344,6 +352,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     need_grad_dtype(input, dtype, "prod")
     if dtype is not None:
         input = input.to(dtype)
+    elif _int_to_sum_dtype(input._data, None) is not None:  # bool and integers below 64 bits: in int64, as sum
+        input = Tensor._make(input._data.astype(np.int64))  # (no gradient to keep: integers have none)
     if dim is None:
         return Prod.apply(input, dim=None)
     d = one_dim(dim, input.ndim, "prod")
@@ -714,6 +724,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if x._data.dtype.kind not in "fc":
+        from ._kernels import _NAMES
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_NAMES.get(x._data.dtype.name, x._data.dtype.name)} (convert it first, e.g. x.float())")
     dim = every_dim_if_none_given(dim, x.ndim)  # (dim=(): every dim, as torch)
     dims = None if dim is None else _dims(dim, x.ndim, "linalg.vector_norm")
     if float(ord) == float("inf") and x.numel() == 0:
@@ -750,12 +764,17 @@ def argmin(input, dim=None, keepdim=False):
 
 def all(input, dim=None, keepdim=False):
     dims = None if dim is None else _dims(dim, input.ndim, "all")
-    return _nodiff(np.all(input._data, axis=dims, keepdims=keepdim))
+    return _logical_result(np.all(input._data, axis=dims, keepdims=keepdim), input)
 
 
 def any(input, dim=None, keepdim=False):
     dims = None if dim is None else _dims(dim, input.ndim, "any")
-    return _nodiff(np.any(input._data, axis=dims, keepdims=keepdim))
+    return _logical_result(np.any(input._data, axis=dims, keepdims=keepdim), input)
+
+
+def _logical_result(out, x):
+    """all/any's result: bool, but uint8 for a uint8 input (torch keeps that older behaviour)."""
+    return _nodiff(out.astype(np.uint8) if x._data.dtype == np.uint8 else out)
 
 
 def count_nonzero(input, dim=None):
