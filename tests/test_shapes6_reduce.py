@@ -102,3 +102,39 @@ def test_float16_var_and_std_are_computed_in_float32_as_torch():
             for r in (x.var(), x.var(1), x.std(0, correction=0), x.std(), x.var(1, correction=0)):
                 got[lib].append((str(r.dtype).split(".")[1], r.numpy().astype(float).tolist()))
     assert got[mt] == got[torch]
+
+
+@pytest.mark.parametrize("values", [[1e300], [1e300, 1e300], [1e-300], [1e-300, 1e-300], [3e200, 4e200], [[1e300], [2.0]]])
+@pytest.mark.parametrize("p", [2, 3, 1])
+def test_norm_of_one_element_is_its_absolute_value(values, p):
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        r = x.norm(p=p, dim=-1)
+        r.sum().backward()
+        got[lib] = [np.nan_to_num(v, nan=7.0).tolist() for v in (r.detach().numpy(), x.grad.numpy())]
+    assert got[mt] == got[torch]
+
+
+def test_reductions_and_their_gradients_at_nan_inf_and_equal_values():
+    rng = np.random.default_rng(11)
+    got = {lib: [] for lib in LIBS}
+    for trial in range(150):
+        shape = tuple(int(v) for v in rng.integers(1, 5, size=int(rng.integers(1, 4))))
+        a = rng.standard_normal(shape)
+        if trial % 5 == 0:
+            a.flat[0] = [np.nan, np.inf, -np.inf, 0.0, 1e300][trial // 5 % 5]
+        if trial % 7 == 0:
+            a[...] = 2.5
+        d, kd = int(rng.integers(0, len(shape))), bool(trial % 2)
+        for lib in LIBS:
+            for f in (lambda x: x.var(d, keepdim=kd), lambda x: x.std(d, keepdim=kd), lambda x: x.std(),
+                      lambda x: x.max(d, keepdim=kd).values, lambda x: x.min(d, keepdim=kd).values,
+                      lambda x: x.logsumexp((), keepdim=True), lambda x: x.norm(dim=()), lambda x: x.amax(d, kd)):
+                x = lib.tensor(a, requires_grad=True)
+                y = f(x)
+                g, = lib.autograd.grad(y.sum(), x)
+                got[lib].append([np.nan_to_num(v.detach().numpy(), nan=7e7, posinf=8e8, neginf=-8e8) for v in (y, g)])
+    for ours, theirs in zip(got[mt], got[torch]):
+        for u, v in zip(ours, theirs):
+            assert u.shape == v.shape and np.allclose(u, v, rtol=1e-9, atol=1e-12)

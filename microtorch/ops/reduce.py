@@ -651,7 +651,9 @@ class Norm(Op):
     def forward(ctx, x, ord=2, dims=None, keepdim=False):
         ctx.in_shape, ctx.dims, ctx.keepdim, ctx.ord = x.shape, dims, keepdim, ord
         a = np.abs(x)
-        if ord == float("inf"):
+        if ord not in (0, float("inf")) and _count(x, dims) == 1:  # |x| itself, as torch (no x**2 to overflow)
+            out = np.sum(a, axis=dims, keepdims=keepdim)
+        elif ord == float("inf"):
             out = np.amax(a, axis=dims, keepdims=keepdim, initial=0)
         elif ord == 0:
             out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
