@@ -138,3 +138,45 @@ def test_reductions_and_their_gradients_at_nan_inf_and_equal_values():
     for ours, theirs in zip(got[mt], got[torch]):
         for u, v in zip(ours, theirs):
             assert u.shape == v.shape and np.allclose(u, v, rtol=1e-9, atol=1e-12)
+
+
+def _tree(fn):
+    return None if fn is None else [fn.name()] + [_tree(f) for f, _ in fn.next_functions]
+
+
+@pytest.mark.parametrize("call", [lambda lib, x: x.mean(dtype=lib.float64), lambda lib, x: x.mean(1, dtype=lib.float64),
+                                  lambda lib, x: x.prod(dtype=lib.float64), lambda lib, x: x.prod(1, dtype=lib.float64),
+                                  lambda lib, x: x.norm(dtype=lib.float64), lambda lib, x: x.sum(1, dtype=lib.float64),
+                                  lambda lib, x: lib.linalg.vector_norm(x, 3, dtype=lib.float64)])
+def test_a_reduction_in_another_dtype_is_one_node(call):
+    """torch computes in the dtype asked for inside the op (no ToCopyBackward0 before it); the gradient comes
+    back in x's dtype."""
+    got = {}
+    for lib in LIBS:
+        x = lib.tensor(np.arange(1.0, 7.0).reshape(2, 3), dtype=lib.float32, requires_grad=True)
+        y = call(lib, x)
+        g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+        got[lib] = (str(y.dtype).split(".")[1], _tree(y.grad_fn), y.detach().numpy().round(10).tolist(),
+                    str(g.dtype).split(".")[1], _tree(g.grad_fn), g.detach().numpy().round(6).tolist())
+    assert got[mt] == got[torch]
+
+
+@pytest.mark.parametrize("x_dtype, dtype", [("float32", "float16"), ("float32", "int64"), ("float32", "complex64"),
+                                            ("int64", "float64")])
+def test_vector_norm_dtype_checks(x_dtype, dtype):
+    messages = {}
+    for lib in LIBS:
+        with pytest.raises(RuntimeError) as e:
+            lib.linalg.vector_norm(lib.tensor([1.0, 2.0]).to(getattr(lib, x_dtype)), dtype=getattr(lib, dtype))
+        messages[lib] = str(e.value)
+    assert messages[mt].startswith(messages[torch].split(" (convert")[0])
+
+
+@pytest.mark.parametrize("x_dtype, dtype", [("int64", None), ("float32", "int64")])
+def test_mean_dtype_checks(x_dtype, dtype):
+    messages = {}
+    for lib in LIBS:
+        with pytest.raises(RuntimeError) as e:
+            lib.tensor([1, 2]).to(getattr(lib, x_dtype)).mean(dtype=dtype and getattr(lib, dtype))
+        messages[lib] = str(e.value)
+    assert messages[mt].startswith(messages[torch])

@@ -108,13 +108,14 @@ class Mean(Op):
     _saved_values = {"self_sym_sizes": "in_shape", "self_sym_numel": "n"}
 
     @staticmethod
-    def forward(ctx, x, dims=None, keepdim=False):
-        ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+    def forward(ctx, x, dims=None, keepdim=False, dtype=None):
+        ctx.in_shape, ctx.dims, ctx.keepdim, ctx.dtype = x.shape, dims, keepdim, dtype
         ctx.n = _count(x, dims)
-        # torch's steps, a sum then a division by n (float16 sums in float32); np.mean's Python layers
-        # cost as much as the sum
-        total = x.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if x.dtype == _FLOAT16 else None)
-        return np.asarray(total / ctx.n, x.dtype, order="C")
+        # torch's steps, a sum then a division by n (float16 sums in float32), in the dtype asked for (the
+        # engine brings the gradient back to x's); np.mean's Python layers cost as much as the sum
+        out_dtype = x.dtype if dtype is None else dtype
+        total = x.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if out_dtype == _FLOAT16 else out_dtype)
+        return np.asarray(total / ctx.n, out_dtype, order="C")
 
     @staticmethod
     def backward(ctx, grad):
@@ -124,7 +125,7 @@ class Mean(Op):
 
     @staticmethod
     def jvp(ctx, t):
-        return Mean.apply(t, dims=ctx.dims, keepdim=ctx.keepdim)
+        return Mean.apply(t, dims=ctx.dims, keepdim=ctx.keepdim, dtype=ctx.dtype)
 
 
 class MeanDim(Mean):
@@ -133,15 +134,29 @@ class MeanDim(Mean):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
-    if input._data.dtype.kind not in "fc" and not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
-                           f"point or complex dtype. Got: {input.dtype}; use x.float().mean()")
-    if dim is None:
+    plain = dtype is None and input._data.dtype.kind in "fc"
+    if plain and dim is None:  # the common call: nothing to check
         return Mean.apply(input)  # (forward's defaults: no keywords to pass through)
+    np_dtype = None if plain else _mean_dtype(input, dtype)
+    if np_dtype is not None and input._data.dtype.kind == "c" and np_dtype.kind != "c":
+        input, np_dtype = input.to(dtype), None  # (complex to real: the cast warns, as torch's)
+    if dim is None:
+        return Mean.apply(input, dtype=np_dtype)
     dims = _dims(every_dim_if_none_given(dim, input.ndim), input.ndim, "mean")
-    return MeanDim.apply(input, dims=dims, keepdim=keepdim)
+    return MeanDim.apply(input, dims=dims, keepdim=keepdim, dtype=np_dtype)
+
+
+def _mean_dtype(x, dtype):
+    """The numpy dtype mean computes in when one is asked for (None: x's own), after torch's check that the
+    result is floating point or complex."""
+    from .._dtype import to_dtype
+    from ._kernels import _NAMES
+    out = (x._data.dtype if dtype is None else to_dtype(dtype).np)
+    if out.kind not in "fc":
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a floating point or "
+                           f"complex dtype. Got: {_NAMES.get(out.name, out.name)}; use x.float().mean()")
+    return None if dtype is None else out
 
 
 class Var(Op):
@@ -302,46 +317,59 @@ class Prod(Op):
     _grad_fn_name = "ProdBackward0"
 
     @staticmethod
-    def forward(ctx, x, dim=None, keepdim=False):
-        ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
-        out = np.asarray(np.prod(x, axis=dim, keepdims=keepdim), order="C")
+    def forward(ctx, x, dim=None, keepdim=False, dtype=None):
+        ctx.in_shape, ctx.dim, ctx.keepdim, ctx.dtype = x.shape, dim, keepdim, dtype
+        out = np.asarray(np.prod(x if dtype is None else x.astype(dtype), axis=dim, keepdims=keepdim), order="C")
         ctx.save_for_backward(x, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        if x.ndim == 0:  # the product of one number is that number (torch passes grad through)
-            return grad
-        dims = None if ctx.dim is None else (ctx.dim,)
-        g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
-        if not (x._data == 0).any():
-            return g * (_unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim) / x).conj()
-        if grad_mode.is_grad_enabled():  # create_graph: the product of the others as a differentiable op
-            return g * _prod_of_others(x, ctx.dim).conj()
-        if ctx.dim is None and (x._data == 0).sum() > 1:  # every product of others has a zero: torch returns
-            return Tensor._make(np.zeros_like(x._data))     # zeros, whatever the gradient (even nan or inf)
-        # with zeros: the product of the others, from exclusive cumulative products both ways
-        axis = ctx.dim if ctx.dim is not None else None
-        xd = x._data.reshape(-1) if axis is None else x._data
-        ax = 0 if axis is None else axis
-        left, right = _exclusive_cumprods(xd, ax)
-        with np.errstate(all="ignore"):
-            others = Tensor._make((left * right).reshape(ctx.in_shape))
-        return g * others.conj()
+        if ctx.dtype is None:
+            return _prod_backward(ctx, x, out, grad)
+        # computed in the dtype asked for, as torch: x cast to it, the gradient cast back to x's dtype
+        from .._dtype import from_numpy_dtype
+        return _prod_backward(ctx, x.to(from_numpy_dtype(out._data.dtype)), out, grad).to(x.dtype)
 
     @staticmethod
     def jvp(ctx, t):
-        x, dims = ctx.inputs[0], None if ctx.dim is None else (ctx.dim,)
-        if not (x._data == 0).any():
-            return Sum.apply(t / x, dims=dims, keepdim=ctx.keepdim) * ctx.output
-        # with zeros: sum_i t_i * (product of the others), from exclusive cumulative products both ways
-        ax = 0 if ctx.dim is None else ctx.dim
-        xd = x._data.reshape(-1) if ctx.dim is None else x._data
-        left, right = _exclusive_cumprods(xd, ax)
-        with np.errstate(all="ignore"):
-            others = Tensor._make((left * right).reshape(x._data.shape))
-        return Sum.apply(t * others, dims=dims, keepdim=ctx.keepdim)
+        return _prod_jvp(ctx, t)
+
+
+def _prod_backward(ctx, x, out, grad):
+    """prod's gradient: grad times the product of the other elements (out / x where no element is 0)."""
+    if x.ndim == 0:  # the product of one number is that number (torch passes grad through)
+        return grad
+    dims = None if ctx.dim is None else (ctx.dim,)
+    g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
+    if not (x._data == 0).any():
+        return g * (_unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim) / x).conj()
+    if grad_mode.is_grad_enabled():  # create_graph: the product of the others as a differentiable op
+        return g * _prod_of_others(x, ctx.dim).conj()
+    if ctx.dim is None and (x._data == 0).sum() > 1:  # every product of others has a zero: torch returns
+        return Tensor._make(np.zeros_like(x._data))     # zeros, whatever the gradient (even nan or inf)
+    # with zeros: the product of the others, from exclusive cumulative products both ways
+    axis = ctx.dim if ctx.dim is not None else None
+    xd = x._data.reshape(-1) if axis is None else x._data
+    ax = 0 if axis is None else axis
+    left, right = _exclusive_cumprods(xd, ax)
+    with np.errstate(all="ignore"):
+        others = Tensor._make((left * right).reshape(ctx.in_shape))
+    return g * others.conj()
+
+
+def _prod_jvp(ctx, t):
+    x, dims = ctx.inputs[0], None if ctx.dim is None else (ctx.dim,)
+    if not (x._data == 0).any():
+        return Sum.apply(t / x, dims=dims, keepdim=ctx.keepdim) * ctx.output
+    # with zeros: sum_i t_i * (product of the others), from exclusive cumulative products both ways
+    ax = 0 if ctx.dim is None else ctx.dim
+    xd = x._data.reshape(-1) if ctx.dim is None else x._data
+    left, right = _exclusive_cumprods(xd, ax)
+    with np.errstate(all="ignore"):
+        others = Tensor._make((left * right).reshape(x._data.shape))
+    return Sum.apply(t * others, dims=dims, keepdim=ctx.keepdim)
 
 
 class ProdDim(Prod):
@@ -350,15 +378,16 @@ class ProdDim(Prod):
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     need_grad_dtype(input, dtype, "prod")
-    if dtype is not None:
-        input = input.to(dtype)
-    elif _int_to_sum_dtype(input._data, None) is not None:  # bool and integers below 64 bits: in int64, as sum
-        input = Tensor._make(input._data.astype(np.int64))  # (no gradient to keep: integers have none)
+    np_dtype = _int_to_sum_dtype(input._data, dtype)  # (bool and integers below 64 bits: int64, as sum)
+    if np_dtype is not None and input._data.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
+        input, np_dtype = input.to(dtype), None  # (complex to real: the cast warns, as torch's)
+    if np_dtype is not None and np.dtype(np_dtype).kind not in "fc":  # (integers have no gradient)
+        input, np_dtype = Tensor._make(input._data.astype(np_dtype)), None
     if dim is None:
-        return Prod.apply(input, dim=None)
+        return Prod.apply(input, dim=None, dtype=np_dtype)
     d = one_dim(dim, input.ndim, "prod")
     d = d if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
-    return ProdDim.apply(input, dim=d, keepdim=keepdim)
+    return ProdDim.apply(input, dim=d, keepdim=keepdim, dtype=np_dtype)
 
 
 class AmaxOp(Op):
@@ -648,9 +677,9 @@ class Norm(Op):
     _grad_fn_name = "LinalgVectorNormBackward0"
 
     @staticmethod
-    def forward(ctx, x, ord=2, dims=None, keepdim=False):
+    def forward(ctx, x, ord=2, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim, ctx.ord = x.shape, dims, keepdim, ord
-        a = np.abs(x)
+        a = np.abs(x if dtype is None else x.astype(dtype))  # (in the dtype asked for; backward reads x as it is)
         if ord not in (0, float("inf")) and _count(x, dims) == 1:  # |x| itself, as torch (no x**2 to overflow)
             out = np.sum(a, axis=dims, keepdims=keepdim)
         elif ord == float("inf"):
@@ -722,7 +751,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if fro and isinstance(dim, (list, tuple)) and len(dim) > 2:  # (torch: Frobenius over more dims is a matrix norm)
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))} (the Frobenius "
                            "norm takes one or two dims; p=2 takes more)")
-    return vector_norm(input, p, dim, keepdim)
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -738,7 +767,25 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the inf norm on the dimension {d} because "
                                    "this dimension is empty and the operation does not have an identity; "
                                    "reduce over a non-empty dim")
-    return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim)
+    return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim, dtype=_norm_dtype(x, dtype))
+
+
+def _norm_dtype(x, dtype):
+    """vector_norm's dtype= as numpy's (None: x's own), with torch's checks of it."""
+    if dtype is None:
+        return None
+    from .._dtype import to_dtype
+    from ._kernels import _NAMES
+    have, want = x._data.dtype, to_dtype(dtype).np
+    names = _NAMES.get(have.name, have.name), _NAMES.get(want.name, want.name)
+    if want.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got {names[1]}")
+    if have.kind == "f" and want.kind == "c":
+        raise RuntimeError(f"linalg.vector_norm: dtype should be real for real inputs, but got {names[1]}")
+    if not np.can_cast(have, want, "safe"):
+        raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({names[0]}) should be convertible without "
+                           f"narrowing to the specified dtype ({names[1]})")
+    return None if want == have else want
 
 
 # ---- non-differentiable reductions and comparisons --------------------------------------------
