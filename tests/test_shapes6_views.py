@@ -103,3 +103,25 @@ def test_the_cases_cover_views_copies_and_empty_tensors():
         names.add((r.grad_fn.name(), r.numel() == 0))
     assert {("ViewBackward0", False), ("ReshapeAliasBackward0", False), ("UnsafeViewBackward0", False),
             ("ViewBackward0", True)} <= names
+
+
+@pytest.mark.parametrize("make, dtype", [(lambda lib: lib.tensor([1.0, 2.0]), "int32"), (lambda lib: lib.tensor([1.0, 2.0]), "int16"),
+                                         (lambda lib: lib.tensor([1.0, 2.0]), "float64"),
+                                         (lambda lib: lib.tensor([[1.0, 2.0], [3.0, 4.0]]), "uint8"),
+                                         (lambda lib: lib.tensor([[1.0, 2.0], [3.0, 4.0]]).t(), "int32"),
+                                         (lambda lib: lib.tensor(3.0), "int32"), (lambda lib: lib.tensor([True, False]), "uint8"),
+                                         (lambda lib: lib.tensor([1.0, 2.0], requires_grad=True), "float32")])
+def test_view_as_a_dtype_reads_the_bits(make, dtype):
+    """(torch's errors for a view it cannot make are RuntimeErrors; ours still come out of the guard as
+    TypeErrors: see the report of this round)"""
+    got = {}
+    for lib in LIBS:
+        x = make(lib)
+        v = x.view(getattr(lib, dtype))
+        w = x.view(dtype=getattr(lib, dtype))
+        got[lib] = (v.numpy().tolist(), str(v.dtype).split(".")[1], tuple(v.shape), v.stride(), v.requires_grad,
+                    v.grad_fn, w.numpy().tolist())
+        if not x.requires_grad:
+            v.add_(1)  # the same memory and version counter
+            got[lib] += (x.numpy().tolist(), x._version)
+    assert got[mt] == got[torch]

@@ -309,9 +309,11 @@ def _infer_shape(x, shape, op):
 
 
 def view(input, *shape, **size):
+    if not shape and set(size) == {"dtype"}:  # x.view(dtype=...)
+        return _view_as_dtype(input, size["dtype"])
     x, shape = input, _sizes(shape, size, "size", "view")
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
-        return x.to(shape[0])
+        return _view_as_dtype(x, shape[0])
     shape = _infer_shape(x, _size_arg(shape), "view")
     if not getattr(x._data.flags, "c_contiguous", True) and view_strides(x._data, shape) is None:
         raise RuntimeError(
@@ -319,6 +321,27 @@ def view(input, *shape, **size):
             f"{list(shape)}); at least one dimension spans across two contiguous subspaces. Use "
             ".reshape(...) instead.")
     return _share(View.apply(x, shape), x)
+
+
+def _view_as_dtype(x, dtype):
+    """x.view(dtype): x's memory read as another dtype (its bits, not its values), as torch: not differentiable,
+    sharing x's version counter; a different element size changes the last dim's size."""
+    from .._dtype import to_dtype
+    from ._kernels import _NAMES
+    have, want = x._data.dtype, to_dtype(dtype).np
+    if have.itemsize != want.itemsize:
+        names = f"{_NAMES.get(have.name, have.name)} as {_NAMES.get(want.name, want.name)} (different element sizes)"
+        ratio = want.itemsize // have.itemsize
+        if x._data.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names}")
+        if x.stride(-1) != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {names}, but got {x.stride(-1)}")
+        if ratio > 1 and x._data.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} to view {names}, but got "
+                               f"{x._data.shape[-1]}")
+    out = Tensor._make(x._data.view(want))
+    out._version_counter = x._version_counter  # (an in-place change of either shows in both)
+    return out
 
 
 def reshape(input, *shape, **kw):
