@@ -125,3 +125,33 @@ def test_view_as_a_dtype_reads_the_bits(make, dtype):
             v.add_(1)  # the same memory and version counter
             got[lib] += (x.numpy().tolist(), x._version)
     assert got[mt] == got[torch]
+
+
+def _reduction_layouts(lib):
+    rng = np.random.default_rng(4)
+    out = []
+    for _ in range(80):
+        perm = tuple(int(i) for i in rng.permutation(4))
+        cut = tuple(CUTS[i] for i in rng.integers(0, len(CUTS) - 1, 4))  # (not the empty cut: numpy's strides)
+        x = lib.tensor(BASE + 1, requires_grad=True).permute(*perm)[cut]
+        d, dd = int(rng.integers(0, 4)), tuple(sorted(int(i) for i in rng.choice(4, 2, replace=False)))
+        for r in (x.sum(d, keepdim=True), x.sum(dd, keepdim=True), x.mean(d, keepdim=True), x.var(dd, keepdim=True),
+                  x.prod(d, keepdim=True), x.amax(dd, keepdim=True), x.max(d, keepdim=True).values,
+                  x.max(d, keepdim=True).indices, x.logsumexp(d, keepdim=True), x.norm(dim=dd, keepdim=True),
+                  x.sum(d), x.amax(dd), x.argmax(d, keepdim=True), x.all(d, keepdim=True), lib.cat([x, x], 1),
+                  lib.stack([x, x], 2)):
+            out.append((tuple(r.shape), r.stride()))
+    return out
+
+
+def test_reductions_cat_and_stack_lay_out_their_results_as_torch():
+    assert _reduction_layouts(mt) == _reduction_layouts(torch)
+
+
+def test_cat_of_channels_last_tensors_stays_channels_last():
+    got = {}
+    for lib in LIBS:
+        a = lib.tensor(np.arange(24.0).reshape(1, 3, 4, 2).transpose(0, 3, 1, 2).copy()).permute(0, 2, 3, 1)
+        a = a.contiguous().permute(0, 3, 1, 2)  # (1, 2, 3, 4) laid out channels last
+        got[lib] = a.stride(), lib.cat([a, a], 1).stride(), lib.cat([a, a.contiguous()], 1).stride()
+    assert got[mt] == got[torch]

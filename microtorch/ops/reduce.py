@@ -11,7 +11,7 @@ from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, reduce_dims
 from .elementwise import DivScalar, MulScalar
-from .shape import Clone, cat, expand_to, one_dim, reshape, unsqueeze
+from .shape import Clone, _dense_strides, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze
 
 def return_type(name, fields=("values", "indices")):
     """A namedtuple that prints as torch's `torch.return_types.max(values=..., indices=...)`."""
@@ -25,6 +25,20 @@ def return_type(name, fields=("values", "indices")):
 
 return_types_max = return_type("max")
 return_types_min = return_type("min")
+
+
+def c_order(out):
+    """A fresh reduction result with torch's strides: C order, a size-1 dim's stride the size of the dims after
+    it (numpy follows the input's order, and keeps strides of its own for size-1 dims)."""
+    if type(out) is not np.ndarray:  # (a numpy scalar: a 0-d array; vmap's batched arrays: as they are)
+        return np.asarray(out) if isinstance(out, np.generic) else out
+    if out.ndim == 0:
+        return out
+    strides = tuple(_dense_strides(out.shape, out.itemsize))
+    if out.strides == strides:
+        return out
+    out = np.ascontiguousarray(out)
+    return out if out.strides == strides else _strided_view(out, out.shape, strides)
 
 
 def _unsqueeze_to(grad, in_shape, dims, keepdim):
@@ -47,7 +61,7 @@ class Sum(Op):
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         out = x.sum(axis=dims, keepdims=keepdim, dtype=dtype)
-        return out if dims is None else np.asarray(out, order="C")  # (C: torch's layout; over every dim, a number)
+        return out if dims is None else c_order(out)  # (over every dim, a number)
 
     @staticmethod
     def backward(ctx, grad):
@@ -115,7 +129,7 @@ class Mean(Op):
         # engine brings the gradient back to x's); np.mean's Python layers cost as much as the sum
         out_dtype = x.dtype if dtype is None else dtype
         total = x.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if out_dtype == _FLOAT16 else out_dtype)
-        return np.asarray(total / ctx.n, out_dtype, order="C")
+        return c_order(np.asarray(total / ctx.n, out_dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -220,7 +234,7 @@ def _variance(x, dims, correction, keepdim):
         x = x.astype(np.float32)
     fast = x.dtype.kind == "f"  # (complex: numpy's own steps)
     out, mean = _two_passes(x, dims, correction, keepdim) if fast else \
-        (np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim), order="C"), None)
+        (c_order(np.var(x, axis=dims, ddof=correction, keepdims=keepdim)), None)
     if out.size > 1 and x.size > out.size * correction and (mean is None or _maybe_equal(x, out, mean, dims,
                                                                                           correction)):
         top = np.max(x, axis=dims, keepdims=keepdim)  # (0 / 0 above stays nan)
@@ -249,7 +263,7 @@ def _two_passes(x, dims, correction, keepdim):
     mean /= n
     centered = x - mean
     centered *= centered
-    return np.asarray(centered.sum(axis=dims, keepdims=keepdim) / builtins.max(n - correction, 0), order="C"), mean
+    return c_order(centered.sum(axis=dims, keepdims=keepdim) / builtins.max(n - correction, 0)), mean
 
 
 def _var_backward(ctx, x, g):
@@ -319,7 +333,7 @@ class Prod(Op):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dim, ctx.keepdim, ctx.dtype = x.shape, dim, keepdim, dtype
-        out = np.asarray(np.prod(x if dtype is None else x.astype(dtype), axis=dim, keepdims=keepdim), order="C")
+        out = c_order(np.prod(x if dtype is None else x.astype(dtype), axis=dim, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         return out
 
@@ -398,7 +412,7 @@ class AmaxOp(Op):
     @classmethod
     def _fwd(cls, ctx, x, dims, keepdim):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        out = np.asarray(cls._np(x, axis=dims, keepdims=keepdim), order="C")
+        out = c_order(cls._np(x, axis=dims, keepdims=keepdim))
         if out.dtype.kind == "f" and x.ndim and not out.all():  # (an extreme that is 0: which zero, below)
             out = _first_zero(x, out, dims)
         ctx.save_for_backward(x, out)
@@ -534,7 +548,7 @@ class MaxDim(Op):
             values, idx_out = values.reshape(idx.shape), idx
         else:
             idx_out = idx_k
-        return np.asarray(values, order="C"), np.asarray(idx_out, dtype=np.int64, order="C")
+        return c_order(values), c_order(np.asarray(idx_out, dtype=np.int64))
 
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
@@ -639,7 +653,7 @@ class Logsumexp(Op):
         m = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)  # (-inf over an empty dim)
         m = np.where(np.isfinite(m), m, 0)
         out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
-        out = np.asarray(out if keepdim else np.squeeze(out, dims), order="C")  # (the saved object is the output)
+        out = c_order(out if keepdim else np.squeeze(out, dims))  # (the saved object is the output)
         ctx.save_for_backward(x, out)
         return np.asarray(out)
 
@@ -690,7 +704,7 @@ class Norm(Op):
             out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
         else:
             out = np.sum(a ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-        out = np.asarray(out, order="C")
+        out = c_order(out)
         ctx.save_for_backward(x, out)
         return out
 
@@ -790,7 +804,7 @@ def _norm_dtype(x, dtype):
 
 # ---- non-differentiable reductions and comparisons --------------------------------------------
 def _nodiff(arr):
-    return Tensor._make(as_array(arr))
+    return Tensor._make(c_order(as_array(arr)))
 
 
 def argmax(input, dim=None, keepdim=False):

@@ -444,8 +444,7 @@ class Unsqueeze(Op):
         out = x.reshape(shape)  # (a new size-1 dim never needs a copy; np.expand_dims costs 2 us more)
         # torch's strides: x's (numpy resets those of size-1 dims), and for the new dim the stride of the
         # dim it goes before times that dim's size (matmul's fold-or-copy choice reads them)
-        strides = list(x.strides)
-        strides.insert(dim, x.shape[dim] * x.strides[dim] if dim < x.ndim else x.itemsize)
+        strides = _unsqueezed_strides(x, dim)
         return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
 
     @staticmethod
@@ -614,7 +613,7 @@ class Cat(Op):
         ctx.kept = [not e for e in ctx.legacy] if not all(ctx.legacy) else [True] * len(xs)
         xs = [x for x, k in zip(xs, ctx.kept) if k]
         ctx.sizes = [x.shape[dim] for x in xs]
-        return np.concatenate(xs, axis=dim)
+        return _joined(xs, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -634,6 +633,42 @@ class Cat(Op):
     @staticmethod
     def jvp(ctx, *ts):
         return Cat.apply(*ts, dim=ctx.dim)
+
+
+def _joined(xs, dim):
+    """np.concatenate(xs, dim) laid out as torch's cat: channels last when every input is (as torch's
+    suggest_memory_format reads their strides), else C order."""
+    out_shape = list(xs[0].shape)
+    out_shape[dim] = sum(x.shape[dim] for x in xs)
+    if not all(type(x) is np.ndarray and _like_channels_last(x.shape, x.strides) for x in xs):
+        return np.ascontiguousarray(np.concatenate(xs, axis=dim))  # (numpy follows the inputs' layout)
+    order = [1] + list(range(len(out_shape) - 1, 1, -1)) + [0]  # C, then W (H, D), then N: fastest first
+    out_strides, step = [0] * len(out_shape), xs[0].itemsize
+    for d in order:
+        out_strides[d] = step
+        step *= out_shape[d]
+    out = np.lib.stride_tricks.as_strided(np.empty(math.prod(out_shape), xs[0].dtype), out_shape, out_strides)
+    return np.concatenate(xs, axis=dim, out=out)
+
+
+def _like_channels_last(shape, strides):
+    """torch's is_channels_last_strides_2d/3d: a 4-d or 5-d layout whose strides grow in the order C, W, (H, D,)
+    N; ambiguous ones (a size-1 channel dim with equal strides) count as C order."""
+    if len(shape) not in (4, 5) or strides[1] == 0:
+        return False
+    low = 0
+    for d in [1] + list(range(len(shape) - 1, 1, -1)) + [0]:
+        if shape[d] == 0 or strides[d] < low or d == 0 and low == strides[1]:
+            return False
+        low = strides[d] * shape[d] if shape[d] > 1 else strides[d]
+    return True
+
+
+def _unsqueezed_strides(x, dim):
+    """torch's strides (bytes) of x.unsqueeze(dim), as Unsqueeze lays it out."""
+    strides = list(x.strides)
+    strides.insert(dim, x.shape[dim] * x.strides[dim] if dim < x.ndim else x.itemsize)
+    return strides
 
 
 def _legacy_empty(shape):
@@ -682,7 +717,7 @@ class Stack(Op):
     @staticmethod
     def forward(ctx, *xs, dim=0):
         ctx.dim = dim
-        return np.stack(xs, axis=dim)
+        return np.ascontiguousarray(np.stack(xs, axis=dim))  # (C order, as torch's but in rare 5-d cases)
 
     @staticmethod
     def backward(ctx, grad):
