@@ -129,7 +129,8 @@ class Mean(Op):
         # engine brings the gradient back to x's); np.mean's Python layers cost as much as the sum
         out_dtype = x.dtype if dtype is None else dtype
         total = x.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if out_dtype == _FLOAT16 else out_dtype)
-        return c_order(np.asarray(total / ctx.n, out_dtype))
+        out = np.asarray(total / ctx.n, out_dtype)
+        return out if dims is None else c_order(out)  # (over every dim: 0-d)
 
     @staticmethod
     def backward(ctx, grad):
