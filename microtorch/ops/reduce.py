@@ -177,6 +177,7 @@ def _mean_dtype(x, dtype):
 class Var(Op):
     """d var(x) = 2 (x - mean) / (n - correction)"""
     _grad_fn_name = "VarBackward0"
+    _saved_names, _saved_values = ("self",), {"keepdim": "keepdim"}
 
     @staticmethod
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
@@ -201,6 +202,7 @@ class Var(Op):
 class Std(Op):
     """d std(x) = (x - mean) / ((n - correction) std)"""
     _grad_fn_name = "StdBackward0"
+    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
 
     @staticmethod
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
@@ -330,6 +332,7 @@ def _prod_of_others(x, dim):
 class Prod(Op):
     """d prod(x) / dx_i = product of the other elements"""
     _grad_fn_name = "ProdBackward0"
+    _saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, dtype=None):
@@ -389,6 +392,7 @@ def _prod_jvp(ctx, t):
 
 class ProdDim(Prod):
     _grad_fn_name = "ProdBackward1"
+    _saved_values = {"keepdim": "keepdim"}
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -408,6 +412,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 class AmaxOp(Op):
     """d max(x) = 1 at the maximal entries, shared evenly among ties"""
     _grad_fn_name = "AmaxBackward0"
+    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
     _np = staticmethod(np.maximum.reduce)  # (np.amax is a Python layer over it)
 
     @classmethod
@@ -480,6 +485,7 @@ def _evenly_distribute(grad, x, out):
 
 class MaxAll(AmaxOp):
     _grad_fn_name = "MaxBackward1"
+    _saved_values = {}
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
@@ -492,6 +498,7 @@ class MaxAll(AmaxOp):
 
 class MinAll(AminOp):
     _grad_fn_name = "MinBackward1"
+    _saved_values = {}
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
@@ -530,6 +537,7 @@ def amin(input, dim=(), keepdim=False):
 class MaxDim(Op):
     """values and indices along dim; the gradient goes to the chosen index"""
     _grad_fn_name = "MaxBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape", "keepdim": "keepdim"}
     _arg, _extreme = "argmax", "max"  # (the array's methods: numpy's functions add 0.7 us each)
 
     @classmethod
@@ -647,6 +655,7 @@ def _check_reduction_size(x, d, op):
 class Logsumexp(Op):
     """d logsumexp(x) = softmax(x)"""
     _grad_fn_name = "LogsumexpBackward0"
+    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
 
     @staticmethod
     def forward(ctx, x, dims, keepdim=False):
@@ -690,6 +699,7 @@ def logsumexp(input, dim, keepdim=False):
 class Norm(Op):
     """d ||x||_p = x |x|^(p-2) / ||x||^(p-1)"""
     _grad_fn_name = "LinalgVectorNormBackward0"
+    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
 
     @staticmethod
     def forward(ctx, x, ord=2, dims=None, keepdim=False, dtype=None):

@@ -74,6 +74,7 @@ def sum_to(g, shape):
 class Expand(Op):
     """broadcast x to a larger shape; the gradient is summed back"""
     _grad_fn_name = "ExpandBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -396,6 +397,7 @@ def unflatten(input, dim, sizes):
 class Squeeze(Op):
     """drop size-1 dimensions; the gradient gets them back"""
     _grad_fn_name = "SqueezeBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, dims=None):
@@ -562,6 +564,7 @@ def mT(x):
 class Repeat(Op):
     """tile x; the gradient sums the tiles"""
     _grad_fn_name = "RepeatBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, reps):
@@ -746,10 +749,11 @@ def stack(tensors, dim=0):
 class SplitWithSizes(Op):
     """views of consecutive pieces along dim; the gradients are concatenated back"""
     _grad_fn_name = "SplitWithSizesBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}  # (not dim: torch keeps it as given, -1 too)
 
     @staticmethod
     def forward(ctx, x, sizes, dim):
-        ctx.dim, ctx.sizes = dim, sizes
+        ctx.dim, ctx.sizes, ctx.in_shape = dim, sizes, x.shape
         ctx.set_materialize_grads(True)
         lead, pieces, start = (slice(None),) * dim, [], 0
         for n in sizes:  # (slices: np.split's Python layers cost 4 us)
@@ -894,10 +898,11 @@ def _diagonal_view(x, offset, d1, d2):
 class Diagonal(Op):
     """the diagonal of dims dim1, dim2 (a view); the gradient is placed back on that diagonal"""
     _grad_fn_name = "DiagonalBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape", "offset": "offset"}
 
     @staticmethod
     def forward(ctx, x, offset, dim1, dim2):
-        ctx.in_shape, ctx.args = x.shape, (offset, dim1, dim2)
+        ctx.in_shape, ctx.args, ctx.offset = x.shape, (offset, dim1, dim2), offset
         return _diagonal_view(x, offset, dim1, dim2)
 
     @staticmethod
@@ -935,7 +940,7 @@ class DiagonalCopy(Diagonal):
 
     @staticmethod
     def forward(ctx, x, offset, dim1, dim2):
-        ctx.in_shape, ctx.args = x.shape, (offset, dim1, dim2)
+        ctx.in_shape, ctx.args, ctx.offset = x.shape, (offset, dim1, dim2), offset
         return _diagonal_view(x, offset, dim1, dim2).copy()
 
 
