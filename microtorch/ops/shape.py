@@ -601,9 +601,10 @@ def repeat(input, *reps, **kw):
     if len(reps) < x.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims ({len(reps)}) can not be smaller than number "
                            f"of dimensions of tensor ({x.ndim})")
+    # torch checks the result's sizes, not the counts: an empty dim repeated -1 times is empty
     sizes = (1,) * (len(reps) - x.ndim) + x._data.shape
-    check_size([n * r for n, r in zip(sizes, reps)], "repeat")  # (torch checks the result's sizes: an empty dim
-    return Repeat.apply(x, reps=tuple([r if n else 0 for n, r in zip(sizes, reps)]))  # repeated -1 times is empty)
+    check_size([n * r for n, r in zip(sizes, reps)], "repeat")
+    return Repeat.apply(x, reps=tuple([r if n else 0 for n, r in zip(sizes, reps)]))
 
 
 class Cat(Op):
