@@ -11,7 +11,7 @@ from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, reduce_dims
 from .elementwise import DivScalar, MulScalar
-from .shape import cat, expand_to, one_dim, reshape, unsqueeze
+from .shape import Clone, _dense_strides, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze
 
 def return_type(name, fields=("values", "indices")):
     """A namedtuple that prints as torch's `torch.return_types.max(values=..., indices=...)`."""
@@ -25,6 +25,20 @@ def return_type(name, fields=("values", "indices")):
 
 return_types_max = return_type("max")
 return_types_min = return_type("min")
+
+
+def c_order(out):
+    """A fresh reduction result with torch's strides: C order, a size-1 dim's stride the size of the dims after
+    it (numpy follows the input's order, and keeps strides of its own for size-1 dims)."""
+    if type(out) is not np.ndarray:  # (a numpy scalar: a 0-d array; vmap's batched arrays: as they are)
+        return np.asarray(out) if isinstance(out, np.generic) else out
+    if out.ndim == 0:
+        return out
+    strides = tuple(_dense_strides(out.shape, out.itemsize))
+    if out.strides == strides:
+        return out
+    out = np.ascontiguousarray(out)
+    return out if out.strides == strides else _strided_view(out, out.shape, strides)
 
 
 def _unsqueeze_to(grad, in_shape, dims, keepdim):
@@ -47,7 +61,7 @@ class Sum(Op):
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         out = x.sum(axis=dims, keepdims=keepdim, dtype=dtype)
-        return out if dims is None else np.asarray(out, order="C")  # (C: torch's layout; over every dim, a number)
+        return out if dims is None else c_order(out)  # (over every dim, a number)
 
     @staticmethod
     def backward(ctx, grad):
@@ -108,13 +122,15 @@ class Mean(Op):
     _saved_values = {"self_sym_sizes": "in_shape", "self_sym_numel": "n"}
 
     @staticmethod
-    def forward(ctx, x, dims=None, keepdim=False):
-        ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+    def forward(ctx, x, dims=None, keepdim=False, dtype=None):
+        ctx.in_shape, ctx.dims, ctx.keepdim, ctx.dtype = x.shape, dims, keepdim, dtype
         ctx.n = _count(x, dims)
-        # torch's steps, a sum then a division by n (float16 sums in float32); np.mean's Python layers
-        # cost as much as the sum
-        total = x.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if x.dtype == _FLOAT16 else None)
-        return np.asarray(total / ctx.n, x.dtype, order="C")
+        # torch's steps, a sum then a division by n (float16 sums in float32), in the dtype asked for (the
+        # engine brings the gradient back to x's); np.mean's Python layers cost as much as the sum
+        out_dtype = x.dtype if dtype is None else dtype
+        total = x.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if out_dtype == _FLOAT16 else out_dtype)
+        out = np.asarray(total / ctx.n, out_dtype)
+        return out if dims is None else c_order(out)  # (over every dim: 0-d)
 
     @staticmethod
     def backward(ctx, grad):
@@ -124,7 +140,7 @@ class Mean(Op):
 
     @staticmethod
     def jvp(ctx, t):
-        return Mean.apply(t, dims=ctx.dims, keepdim=ctx.keepdim)
+        return Mean.apply(t, dims=ctx.dims, keepdim=ctx.keepdim, dtype=ctx.dtype)
 
 
 class MeanDim(Mean):
@@ -133,20 +149,35 @@ class MeanDim(Mean):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
-    if input._data.dtype.kind not in "fc" and not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
-                           f"point or complex dtype. Got: {input.dtype}; use x.float().mean()")
-    if dim is None:
+    plain = dtype is None and input._data.dtype.kind in "fc"
+    if plain and dim is None:  # the common call: nothing to check
         return Mean.apply(input)  # (forward's defaults: no keywords to pass through)
+    np_dtype = None if plain else _mean_dtype(input, dtype)
+    if np_dtype is not None and input._data.dtype.kind == "c" and np_dtype.kind != "c":
+        input, np_dtype = input.to(dtype), None  # (complex to real: the cast warns, as torch's)
+    if dim is None:
+        return Mean.apply(input, dtype=np_dtype)
     dims = _dims(every_dim_if_none_given(dim, input.ndim), input.ndim, "mean")
-    return MeanDim.apply(input, dims=dims, keepdim=keepdim)
+    return MeanDim.apply(input, dims=dims, keepdim=keepdim, dtype=np_dtype)
+
+
+def _mean_dtype(x, dtype):
+    """The numpy dtype mean computes in when one is asked for (None: x's own), after torch's check that the
+    result is floating point or complex."""
+    from .._dtype import to_dtype
+    from ._kernels import _NAMES
+    out = (x._data.dtype if dtype is None else to_dtype(dtype).np)
+    if out.kind not in "fc":
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a floating point or "
+                           f"complex dtype. Got: {_NAMES.get(out.name, out.name)}; use x.float().mean()")
+    return None if dtype is None else out
 
 
 class Var(Op):
     """d var(x) = 2 (x - mean) / (n - correction)"""
     _grad_fn_name = "VarBackward0"
+    _saved_names, _saved_values = ("self",), {"keepdim": "keepdim"}
 
     @staticmethod
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
@@ -154,7 +185,7 @@ class Var(Op):
         n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
-        return _variance(x, dims, correction, keepdim)
+        return _half_again(_variance(x, dims, correction, keepdim), x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -171,6 +202,7 @@ class Var(Op):
 class Std(Op):
     """d std(x) = (x - mean) / ((n - correction) std)"""
     _grad_fn_name = "StdBackward0"
+    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
 
     @staticmethod
     def forward(ctx, x, dims=None, correction=1, keepdim=False):
@@ -179,7 +211,7 @@ class Std(Op):
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         var = _variance(x, dims, correction, keepdim)
         with np.errstate(invalid="ignore"):
-            out = np.sqrt(var, out=var)  # (in place: an array, even 0-d)
+            out = _half_again(np.sqrt(var, out=var), x)  # (in place: an array, even 0-d)
         ctx.save_for_backward(x, out)
         return out
 
@@ -199,12 +231,42 @@ class Std(Op):
 def _variance(x, dims, correction, keepdim):
     """np.var as torch computes it: torch reduces to one number in two passes (mean, then squares, as
     numpy), but to several with Welford's update, which gives exactly 0 for a slice of equal values
-    where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0)."""
-    out = np.asarray(np.var(x, axis=dims, ddof=correction, keepdims=keepdim), order="C")
-    if out.size > 1 and x.size > out.size * correction:  # (0 / 0 stays nan)
-        top = np.max(x, axis=dims, keepdims=keepdim)
+    where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0). float16 is computed
+    in float32, as torch accumulates it (the result stays float32: the caller rounds it)."""
+    if x.dtype == _FLOAT16:
+        x = x.astype(np.float32)
+    fast = x.dtype.kind == "f"  # (complex: numpy's own steps)
+    out, mean = _two_passes(x, dims, correction, keepdim) if fast else \
+        (c_order(np.var(x, axis=dims, ddof=correction, keepdims=keepdim)), None)
+    if out.size > 1 and x.size > out.size * correction and (mean is None or _maybe_equal(x, out, mean, dims,
+                                                                                          correction)):
+        top = np.max(x, axis=dims, keepdims=keepdim)  # (0 / 0 above stays nan)
         out[(top == np.min(x, axis=dims, keepdims=keepdim)) & np.isfinite(top)] = 0
     return out
+
+
+def _half_again(out, x):
+    """A float16 x's result, computed in float32 (_variance), rounded to float16 at the end as torch does."""
+    return out.astype(_FLOAT16) if x.dtype == _FLOAT16 else out
+
+
+def _maybe_equal(x, out, mean, dims, correction):
+    """Whether some slice may hold equal values: those leave at most the rounding of their mean, squared (a
+    cheap test that spares the exact one when no result is that small)."""
+    n = _count(x, dims)
+    tiny = (4 * (math.log2(n) + 2) * np.finfo(x.dtype).eps) ** 2 * n / (n - correction)
+    return bool((out <= mean.reshape(out.shape) ** 2 * tiny).any())
+
+
+def _two_passes(x, dims, correction, keepdim):
+    """np.var of a float32 or float64 x by its own steps (the same numbers), with the array's methods (np.var's
+    Python layers cost as much as the arithmetic on a small tensor); and the mean, keeping the reduced dims."""
+    n = _count(x, dims)
+    mean = x.sum(axis=dims, keepdims=True)
+    mean /= n
+    centered = x - mean
+    centered *= centered
+    return c_order(centered.sum(axis=dims, keepdims=keepdim) / builtins.max(n - correction, 0)), mean
 
 
 def _var_backward(ctx, x, g):
@@ -216,9 +278,16 @@ def _var_backward(ctx, x, g):
     return MulScalar.apply(g, 2.0 / ctx.dof if ctx.dof else math.inf) * (x - mean)  # (torch's order and nodes)
 
 
-def _var_args(dim, unbiased, correction, x, op):
-    if isinstance(dim, bool):  # var(x, unbiased)
+def _var_args(dim, unbiased, correction, x, op, keepdim=False):
+    if isinstance(dim, bool):  # var(x, unbiased): torch's third form, which takes nothing else
+        if unbiased is not None or correction is not None or keepdim:
+            raise TypeError(f"{op}(): {op}(input, unbiased) takes no other argument (got unbiased={dim} in the "
+                            f"place of dim); write {op}(input, None, {dim}, keepdim) or {op}(input, dim, "
+                            "correction=..., keepdim=...)")
         unbiased, dim = dim, None
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{op}(): takes unbiased or correction, not both (got unbiased={unbiased}, correction="
+                        f"{correction}); correction=0 is unbiased=False, correction=1 unbiased=True")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     dim = every_dim_if_none_given(dim, x.ndim)
@@ -227,12 +296,12 @@ def _var_args(dim, unbiased, correction, x, op):
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, c = _var_args(dim, unbiased, correction, input, "var")
+    dims, c = _var_args(dim, unbiased, correction, input, "var", keepdim)
     return Var.apply(input, dims=dims, correction=c, keepdim=keepdim)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, c = _var_args(dim, unbiased, correction, input, "std")
+    dims, c = _var_args(dim, unbiased, correction, input, "std", keepdim)
     return Std.apply(input, dims=dims, correction=c, keepdim=keepdim)
 
 
@@ -263,74 +332,93 @@ def _prod_of_others(x, dim):
 class Prod(Op):
     """d prod(x) / dx_i = product of the other elements"""
     _grad_fn_name = "ProdBackward0"
+    _saved_names = ("self", "result")
 
     @staticmethod
-    def forward(ctx, x, dim=None, keepdim=False):
-        ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
-        out = np.asarray(np.prod(x, axis=dim, keepdims=keepdim), order="C")
+    def forward(ctx, x, dim=None, keepdim=False, dtype=None):
+        ctx.in_shape, ctx.dim, ctx.keepdim, ctx.dtype = x.shape, dim, keepdim, dtype
+        out = c_order(np.prod(x if dtype is None else x.astype(dtype), axis=dim, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        if x.ndim == 0:  # the product of one number is that number (torch passes grad through)
-            return grad
-        dims = None if ctx.dim is None else (ctx.dim,)
-        g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
-        if not (x._data == 0).any():
-            return g * (_unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim) / x).conj()
-        if grad_mode.is_grad_enabled():  # create_graph: the product of the others as a differentiable op
-            return g * _prod_of_others(x, ctx.dim).conj()
-        if ctx.dim is None and (x._data == 0).sum() > 1:  # every product of others has a zero: torch returns
-            return Tensor._make(np.zeros_like(x._data))     # zeros, whatever the gradient (even nan or inf)
-        # with zeros: the product of the others, from exclusive cumulative products both ways
-        axis = ctx.dim if ctx.dim is not None else None
-        xd = x._data.reshape(-1) if axis is None else x._data
-        ax = 0 if axis is None else axis
-        left, right = _exclusive_cumprods(xd, ax)
-        with np.errstate(all="ignore"):
-            others = Tensor._make((left * right).reshape(ctx.in_shape))
-        return g * others.conj()
+        if ctx.dtype is None:
+            return _prod_backward(ctx, x, out, grad)
+        # computed in the dtype asked for, as torch: x cast to it, the gradient cast back to x's dtype
+        from .._dtype import from_numpy_dtype
+        return _prod_backward(ctx, x.to(from_numpy_dtype(out._data.dtype)), out, grad).to(x.dtype)
 
     @staticmethod
     def jvp(ctx, t):
-        x, dims = ctx.inputs[0], None if ctx.dim is None else (ctx.dim,)
-        if not (x._data == 0).any():
-            return Sum.apply(t / x, dims=dims, keepdim=ctx.keepdim) * ctx.output
-        # with zeros: sum_i t_i * (product of the others), from exclusive cumulative products both ways
-        ax = 0 if ctx.dim is None else ctx.dim
-        xd = x._data.reshape(-1) if ctx.dim is None else x._data
-        left, right = _exclusive_cumprods(xd, ax)
-        with np.errstate(all="ignore"):
-            others = Tensor._make((left * right).reshape(x._data.shape))
-        return Sum.apply(t * others, dims=dims, keepdim=ctx.keepdim)
+        return _prod_jvp(ctx, t)
+
+
+def _prod_backward(ctx, x, out, grad):
+    """prod's gradient: grad times the product of the other elements (out / x where no element is 0)."""
+    if x.ndim == 0:  # the product of one number is that number (torch passes grad through)
+        return grad
+    dims = None if ctx.dim is None else (ctx.dim,)
+    g = _unsqueeze_to(grad, ctx.in_shape, dims, ctx.keepdim)
+    if not (x._data == 0).any():
+        return g * (_unsqueeze_to(out, ctx.in_shape, dims, ctx.keepdim) / x).conj()
+    if grad_mode.is_grad_enabled():  # create_graph: the product of the others as a differentiable op
+        return g * _prod_of_others(x, ctx.dim).conj()
+    if ctx.dim is None and (x._data == 0).sum() > 1:  # every product of others has a zero: torch returns
+        return Tensor._make(np.zeros_like(x._data))     # zeros, whatever the gradient (even nan or inf)
+    # with zeros: the product of the others, from exclusive cumulative products both ways
+    axis = ctx.dim if ctx.dim is not None else None
+    xd = x._data.reshape(-1) if axis is None else x._data
+    ax = 0 if axis is None else axis
+    left, right = _exclusive_cumprods(xd, ax)
+    with np.errstate(all="ignore"):
+        others = Tensor._make((left * right).reshape(ctx.in_shape))
+    return g * others.conj()
+
+
+def _prod_jvp(ctx, t):
+    x, dims = ctx.inputs[0], None if ctx.dim is None else (ctx.dim,)
+    if not (x._data == 0).any():
+        return Sum.apply(t / x, dims=dims, keepdim=ctx.keepdim) * ctx.output
+    # with zeros: sum_i t_i * (product of the others), from exclusive cumulative products both ways
+    ax = 0 if ctx.dim is None else ctx.dim
+    xd = x._data.reshape(-1) if ctx.dim is None else x._data
+    left, right = _exclusive_cumprods(xd, ax)
+    with np.errstate(all="ignore"):
+        others = Tensor._make((left * right).reshape(x._data.shape))
+    return Sum.apply(t * others, dims=dims, keepdim=ctx.keepdim)
 
 
 class ProdDim(Prod):
     _grad_fn_name = "ProdBackward1"
+    _saved_values = {"keepdim": "keepdim"}
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     need_grad_dtype(input, dtype, "prod")
-    if dtype is not None:
-        input = input.to(dtype)
+    np_dtype = _int_to_sum_dtype(input._data, dtype)  # (bool and integers below 64 bits: int64, as sum)
+    if np_dtype is not None and input._data.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
+        input, np_dtype = input.to(dtype), None  # (complex to real: the cast warns, as torch's)
+    if np_dtype is not None and np.dtype(np_dtype).kind not in "fc":  # (integers have no gradient)
+        input, np_dtype = Tensor._make(input._data.astype(np_dtype)), None
     if dim is None:
-        return Prod.apply(input, dim=None)
+        return Prod.apply(input, dim=None, dtype=np_dtype)
     d = one_dim(dim, input.ndim, "prod")
     d = d if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
-    return ProdDim.apply(input, dim=d, keepdim=keepdim)
+    return ProdDim.apply(input, dim=d, keepdim=keepdim, dtype=np_dtype)
 
 
 class AmaxOp(Op):
     """d max(x) = 1 at the maximal entries, shared evenly among ties"""
     _grad_fn_name = "AmaxBackward0"
+    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
     _np = staticmethod(np.maximum.reduce)  # (np.amax is a Python layer over it)
 
     @classmethod
     def _fwd(cls, ctx, x, dims, keepdim):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        out = np.asarray(cls._np(x, axis=dims, keepdims=keepdim), order="C")
+        out = c_order(cls._np(x, axis=dims, keepdims=keepdim))
         if out.dtype.kind == "f" and x.ndim and not out.all():  # (an extreme that is 0: which zero, below)
             out = _first_zero(x, out, dims)
         ctx.save_for_backward(x, out)
@@ -397,6 +485,7 @@ def _evenly_distribute(grad, x, out):
 
 class MaxAll(AmaxOp):
     _grad_fn_name = "MaxBackward1"
+    _saved_values = {}
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
@@ -409,6 +498,7 @@ class MaxAll(AmaxOp):
 
 class MinAll(AminOp):
     _grad_fn_name = "MinBackward1"
+    _saved_values = {}
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
@@ -447,23 +537,27 @@ def amin(input, dim=(), keepdim=False):
 class MaxDim(Op):
     """values and indices along dim; the gradient goes to the chosen index"""
     _grad_fn_name = "MaxBackward0"
-    _arg = staticmethod(np.argmax)
+    _saved_values = {"self_sym_sizes": "in_shape", "keepdim": "keepdim"}
+    _arg, _extreme = "argmax", "max"  # (the array's methods: numpy's functions add 0.7 us each)
 
     @classmethod
     def _fwd(cls, ctx, x, dim, keepdim):
         ctx.scalar = x.ndim == 0
         if ctx.scalar:  # a 0-d tensor is its own max, at index 0
             return x.copy(), np.zeros((), np.int64)
-        idx = cls._arg(x, axis=dim)
+        plain = type(x) is np.ndarray  # (vmap's batched arrays: numpy's functions know them)
+        idx = getattr(x, cls._arg)(axis=dim) if plain else getattr(np, cls._arg)(x, axis=dim)
         idx_k = idx.reshape(x.shape[:dim] + (1,) + x.shape[dim + 1:])  # (np.expand_dims costs 2 us more)
-        values = np.take_along_axis(x, idx_k, axis=dim)
+        values = getattr(x, cls._extreme)(axis=dim, keepdims=True) if plain else None  # (take_along_axis: 3 us)
+        if values is None or values.dtype.kind == "f" and not values.all():  # a zero: the sign of the one at the
+            values = np.take_along_axis(x, idx_k, axis=dim)                  # index, as torch
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
         ctx.idx = idx_k
         if not keepdim:
             values, idx_out = values.reshape(idx.shape), idx
         else:
             idx_out = idx_k
-        return np.asarray(values, order="C"), np.asarray(idx_out, dtype=np.int64, order="C")
+        return c_order(values), c_order(np.asarray(idx_out, dtype=np.int64))
 
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
@@ -472,8 +566,8 @@ class MaxDim(Op):
     @staticmethod
     def backward(ctx, grad, _grad_idx):
         from .rearrange import Scatter
-        if ctx.scalar:
-            return grad, None, None
+        if ctx.scalar:  # (torch's steps too, which a double backward's graph shows)
+            return ScatterScalar.apply(grad), None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
         # torch's value_selecting_reduction_backward: zeros with g written at the indices (ScatterBackward0)
         zeros = Tensor._make(np.zeros(ctx.in_shape, g._data.dtype))
@@ -488,9 +582,32 @@ class MaxDim(Op):
         return (values if ctx.keepdim else values.squeeze(ctx.dim)), None
 
 
+class ScatterScalar(Clone):
+    """zeros(()).scatter(0, tensor(0), g) of a 0-d g: g itself; its gradient is gathered back, grad itself.
+    (torch's node has an edge to None first, for the zeros; this one has only g's.)"""
+    _grad_fn_name = "ScatterBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        return GatherScalar.apply(grad)
+
+
+class ScatterAddScalar(ScatterScalar):
+    _grad_fn_name = "ScatterAddBackward0"
+
+
+class GatherScalar(Clone):
+    """gather(g, 0, tensor(0)) of a 0-d g: g itself; its gradient is scattered back into zeros"""
+    _grad_fn_name = "GatherBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterAddScalar.apply(grad)
+
+
 class MinDim(MaxDim):
     _grad_fn_name = "MinBackward0"
-    _arg = staticmethod(np.argmin)
+    _arg, _extreme = "argmin", "min"
 
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
@@ -538,6 +655,7 @@ def _check_reduction_size(x, d, op):
 class Logsumexp(Op):
     """d logsumexp(x) = softmax(x)"""
     _grad_fn_name = "LogsumexpBackward0"
+    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
 
     @staticmethod
     def forward(ctx, x, dims, keepdim=False):
@@ -545,7 +663,7 @@ class Logsumexp(Op):
         m = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)  # (-inf over an empty dim)
         m = np.where(np.isfinite(m), m, 0)
         out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
-        out = np.asarray(out if keepdim else np.squeeze(out, dims), order="C")  # (the saved object is the output)
+        out = c_order(out if keepdim else np.squeeze(out, dims))  # (the saved object is the output)
         ctx.save_for_backward(x, out)
         return np.asarray(out)
 
@@ -563,6 +681,15 @@ class Logsumexp(Op):
 
 
 def logsumexp(input, dim, keepdim=False):
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' (position 2) must be tuple of ints, not NoneType; pass the "
+                        "dims to reduce, e.g. 0 or (0, 1)")
+    if isinstance(dim, (list, tuple)) and not dim:  # torch: every dim, but its result keeps them (an error below)
+        if not keepdim and input.ndim and input.numel():
+            raise RuntimeError(f"logsumexp(): output with shape [] doesn't match the broadcast shape "
+                               f"{[1] * input.ndim} (dim=() reduces every dim and keeps them; pass keepdim=True, "
+                               f"or the dims themselves: {tuple(range(input.ndim))})")
+        dim = tuple(range(input.ndim))
     if not (input.dtype.is_floating_point or input.dtype.is_complex):  # torch: integers in the default float
         from .._dtype import get_default_dtype
         input = input.to(get_default_dtype())
@@ -572,12 +699,15 @@ def logsumexp(input, dim, keepdim=False):
 class Norm(Op):
     """d ||x||_p = x |x|^(p-2) / ||x||^(p-1)"""
     _grad_fn_name = "LinalgVectorNormBackward0"
+    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
 
     @staticmethod
-    def forward(ctx, x, ord=2, dims=None, keepdim=False):
+    def forward(ctx, x, ord=2, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim, ctx.ord = x.shape, dims, keepdim, ord
-        a = np.abs(x)
-        if ord == float("inf"):
+        a = np.abs(x if dtype is None else x.astype(dtype))  # (in the dtype asked for; backward reads x as it is)
+        if ord not in (0, float("inf")) and _count(x, dims) == 1:  # |x| itself, as torch (no x**2 to overflow)
+            out = np.sum(a, axis=dims, keepdims=keepdim)
+        elif ord == float("inf"):
             out = np.amax(a, axis=dims, keepdims=keepdim, initial=0)
         elif ord == 0:
             out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
@@ -585,7 +715,7 @@ class Norm(Op):
             out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
         else:
             out = np.sum(a ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-        out = np.asarray(out, order="C")
+        out = c_order(out)
         ctx.save_for_backward(x, out)
         return out
 
@@ -635,17 +765,26 @@ class Norm(Op):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    if p in ("fro", None):
+    fro = p in ("fro", None)
+    if fro:
         p = 2
     if p == "nuc":
         raise NotImplementedError("norm(p='nuc') is not supported by microtorch")
     if isinstance(p, str):
         raise RuntimeError(f"norm(): order {p!r} is not supported; use a number such as 1, 2 or float('inf'), "
                            "or 'fro'")
-    return vector_norm(input, p, dim, keepdim)
+    if fro and isinstance(dim, (list, tuple)) and len(dim) > 2:  # (torch: Frobenius over more dims is a matrix norm)
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))} (the Frobenius "
+                           "norm takes one or two dims; p=2 takes more)")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if x._data.dtype.kind not in "fc":
+        from ._kernels import _NAMES
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_NAMES.get(x._data.dtype.name, x._data.dtype.name)} (convert it first, e.g. x.float())")
+    dim = every_dim_if_none_given(dim, x.ndim)  # (dim=(): every dim, as torch)
     dims = None if dim is None else _dims(dim, x.ndim, "linalg.vector_norm")
     if float(ord) == float("inf") and x.numel() == 0:
         for d in range(x.ndim) if dims is None else dims or ():
@@ -653,12 +792,30 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the inf norm on the dimension {d} because "
                                    "this dimension is empty and the operation does not have an identity; "
                                    "reduce over a non-empty dim")
-    return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim)
+    return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim, dtype=_norm_dtype(x, dtype))
+
+
+def _norm_dtype(x, dtype):
+    """vector_norm's dtype= as numpy's (None: x's own), with torch's checks of it."""
+    if dtype is None:
+        return None
+    from .._dtype import to_dtype
+    from ._kernels import _NAMES
+    have, want = x._data.dtype, to_dtype(dtype).np
+    names = _NAMES.get(have.name, have.name), _NAMES.get(want.name, want.name)
+    if want.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got {names[1]}")
+    if have.kind == "f" and want.kind == "c":
+        raise RuntimeError(f"linalg.vector_norm: dtype should be real for real inputs, but got {names[1]}")
+    if not np.can_cast(have, want, "safe"):
+        raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({names[0]}) should be convertible without "
+                           f"narrowing to the specified dtype ({names[1]})")
+    return None if want == have else want
 
 
 # ---- non-differentiable reductions and comparisons --------------------------------------------
 def _nodiff(arr):
-    return Tensor._make(as_array(arr))
+    return Tensor._make(c_order(as_array(arr)))
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -681,12 +838,17 @@ def argmin(input, dim=None, keepdim=False):
 
 def all(input, dim=None, keepdim=False):
     dims = None if dim is None else _dims(dim, input.ndim, "all")
-    return _nodiff(np.all(input._data, axis=dims, keepdims=keepdim))
+    return _logical_result(np.all(input._data, axis=dims, keepdims=keepdim), input)
 
 
 def any(input, dim=None, keepdim=False):
     dims = None if dim is None else _dims(dim, input.ndim, "any")
-    return _nodiff(np.any(input._data, axis=dims, keepdims=keepdim))
+    return _logical_result(np.any(input._data, axis=dims, keepdims=keepdim), input)
+
+
+def _logical_result(out, x):
+    """all/any's result: bool, but uint8 for a uint8 input (torch keeps that older behaviour)."""
+    return _nodiff(out.astype(np.uint8) if x._data.dtype == np.uint8 else out)
 
 
 def count_nonzero(input, dim=None):

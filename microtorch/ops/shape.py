@@ -14,15 +14,17 @@ from .inplace import mark_view
 class SumTo(Op):
     """sum_to(g, shape): sum over the dimensions broadcasting added or stretched"""
     _grad_fn_name = "SumBackward1"
+    _saved_values = {"dim": "dims", "keepdim": "keepdim", "self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, g, shape):
         ctx.in_shape = g.shape
         lead = g.ndim - len(shape)
         stretched = tuple([i for i in range(lead, g.ndim) if shape[i - lead] == 1 and g.shape[i] != 1])
+        ctx.dims, ctx.keepdim = tuple(range(lead)) + stretched, True  # (torch's: leading dims go in a view, sum_to)
         if not stretched:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
-            return np.asarray(g.sum(axis=tuple(range(lead))), order="C")  # (asarray: a 0-d array, not a scalar)
-        out = g.sum(axis=tuple(range(lead)) + stretched, keepdims=True)
+            return np.asarray(g.sum(axis=ctx.dims), order="C")  # (asarray: a 0-d array, not a scalar)
+        out = g.sum(axis=ctx.dims, keepdims=True)
         return np.asarray(out.reshape(shape), order="C")  # (ascontiguousarray makes a 0-d result 1-d)
 
     @staticmethod
@@ -41,8 +43,11 @@ def one_dim(dim, ndim, op):
     return normalize_dims(dim, ndim, op)[0]
 
 
-def _sizes(args, kw, name, op):
-    """Sizes given as *args, or (as torch also accepts) as one keyword argument `name`."""
+def _sizes(args, kw, name, op, x=None):
+    """Sizes given as *args, or (as torch also accepts) as one keyword argument `name`. None of them: torch's
+    TypeError when x has dims (of a 0-d x the ops here still take none: internal callers pass x.shape's ())."""
+    if not args and not kw and x is not None and x._data.ndim:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"; e.g. x.{op}(2, 3)')
     if kw:
         if set(kw) != {name} or args:
             raise TypeError(f"{op}() got an unexpected keyword argument {next(k for k in kw if k != name) if set(kw) != {name} else name!r}")
@@ -54,12 +59,22 @@ def sum_to(g, shape):
     shape = tuple(shape)
     if g._data.shape == shape:  # (the array's tuple: g.shape builds a Size)
         return g
-    return SumTo.apply(g, shape)
+    if not g._requires_grad:  # nothing will record it (a plain backward): one op
+        return SumTo.apply(g, shape)
+    # torch's steps, which a double backward's graph shows: a sum over every dim to a 0-d shape
+    # (SumBackward0); else a sum with keepdim (SumBackward1), and a view that drops the leading dims
+    if not shape:
+        from .reduce import Sum
+        return Sum.apply(g)
+    lead = g._data.ndim - len(shape)
+    kept = SumTo.apply(g, (1,) * lead + shape)
+    return _share(View.apply(kept, shape), kept) if lead else kept
 
 
 class Expand(Op):
     """broadcast x to a larger shape; the gradient is summed back"""
     _grad_fn_name = "ExpandBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -119,14 +134,10 @@ def _strided_view(x, shape, strides):
 
 
 def broadcast_to(input, size):
-    x, shape = input, (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-    have = x._data.shape
-    if have == shape:
-        return x
-    if not broadcasts_to(have, shape):
-        raise RuntimeError(f"expand: the expanded size of the tensor must match the existing size at "
-                           f"non-singleton dimensions (tensor {list(have)}, target {list(shape)})")
-    return _share(Expand.apply(x, shape), x)
+    if isinstance(size, (int, np.integer)):  # (torch's parser: expand takes *sizes, broadcast_to one tuple)
+        raise TypeError(f"broadcast_to(): argument 'size' (position 2) must be tuple of ints, not "
+                        f"{type(size).__name__}; pass the shape as a tuple, e.g. ({size},)")
+    return _expanded(input, tuple(size))
 
 
 def expand_to(g, shape):
@@ -147,20 +158,27 @@ def broadcasts_to(shape, target):
 
 
 def expand(input, *sizes, **size):
-    x, sizes = input, _size_arg(_sizes(sizes, size, "size", "expand"))
-    if len(sizes) < x.ndim:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
-                           f"to the number of dimensions in the tensor ({x.ndim})")
+    return _expanded(input, _size_arg(_sizes(sizes, size, "size", "expand", input)))
+
+
+def _expanded(x, sizes):
+    """x expanded to sizes (-1 keeps a dim's size): always a new view, even of x's own shape, as torch's."""
     have = x._data.shape
     lead = len(sizes) - len(have)
+    if lead < 0:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({len(have)}) (tensor {list(have)}, sizes {list(sizes)})")
     if -1 in sizes[:lead]:
         raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension "
                            f"{max(i for i in range(lead) if sizes[i] == -1)} (-1 keeps the size of an existing dim; "
                            "give new dims their size)")  # (torch names the last one)
-    shape = tuple([have[i - lead] if s == -1 else s for i, s in enumerate(sizes)])
-    if shape == have:
-        return _share(Expand.apply(x, shape), x)
-    return broadcast_to(x, shape)
+    shape = tuple([have[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes)])
+    if not broadcasts_to(have, shape):
+        d = next(i for i in reversed(range(len(shape))) if shape[i] < 0 or i >= lead and have[i - lead] not in (1, shape[i]))
+        raise RuntimeError(f"The expanded size of the tensor ({shape[d]}) must match the existing size "
+                           f"({have[d - lead] if d >= lead else 1}) at non-singleton dimension {d}.  Target sizes: "
+                           f"{list(sizes)}.  Tensor sizes: {list(have)}")
+    return _share(Expand.apply(x, shape), x)
 
 
 def expand_as(input, other):
@@ -178,11 +196,19 @@ def _share(out, x, multi=False):
 class View(Op):
     """reshape without copying; the gradient is reshaped back"""
     _grad_fn_name = "ViewBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        return x.reshape(shape)
+        out = x.reshape(shape)
+        if type(x) is not np.ndarray or x.size and x.flags.c_contiguous and (not x.ndim or x.strides[-1] == x.itemsize) \
+                and shape != x.shape:
+            return out  # numpy's strides are torch's here: dense, in C order (to the same shape numpy keeps x's)
+        # torch's strides otherwise; None: no view has that shape, and numpy copied (internal callers view
+        # tangents and vmap's batches of any layout)
+        strides = view_strides(x, out.shape)
+        return out if strides is None or out.strides == tuple(strides) else _strided_view(x, out.shape, strides)
 
     @staticmethod
     def backward(ctx, grad):
@@ -193,8 +219,42 @@ class View(Op):
         return View.apply(t, ctx.inputs[1])
 
 
+def view_strides(x, shape):
+    """torch's strides (in bytes) for the array x viewed as `shape` (its computeStride), or None when no view of
+    x's memory has that shape. x's dims are taken in chunks that are dense in memory, each chunk split into the
+    new dims; a size-1 dim gets the stride its place in the chunk gives it (numpy picks others)."""
+    old, st = x.shape, x.strides
+    if not old:
+        return [x.itemsize] * len(shape)
+    if x.size == 0:  # (any strides fit: torch keeps x's for the same shape, else dense ones)
+        return list(st) if tuple(shape) == old else _dense_strides(shape, x.itemsize)
+    out, view_d, base, t_numel, v_numel = [0] * len(shape), len(shape) - 1, st[-1], 1, 1
+    for d in range(len(old) - 1, -1, -1):
+        t_numel *= old[d]
+        if d == 0 or old[d - 1] != 1 and st[d - 1] != t_numel * base:  # the end of a dense chunk
+            while view_d >= 0 and (v_numel < t_numel or shape[view_d] == 1):
+                out[view_d] = v_numel * base
+                v_numel *= shape[view_d]
+                view_d -= 1
+            if v_numel != t_numel:
+                return None
+            if d:
+                base, t_numel, v_numel = st[d - 1], 1, 1
+    return out if view_d == -1 else None
+
+
+def _dense_strides(shape, itemsize):
+    """C-order strides in bytes, a size-0 dim counted as 1 (as torch's)."""
+    out, step = [], itemsize
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return out[::-1]
+
+
 class Alias(View):
     _grad_fn_name = "AliasBackward0"
+    _saved_values = {}
 
 
 class UnsafeView(View):
@@ -227,38 +287,62 @@ def clone(input, memory_format=None):
 
 
 def _infer_shape(x, shape, op):
-    shape = list(shape)
-    n = x._data.size  # (not numel(): a method call through its argument checks)
-    if shape.count(-1) > 1:
-        raise RuntimeError(f"{op}: only one dimension can be inferred (shape {shape})")
-    known = 1
-    for s in shape:
-        if s != -1:
+    """shape with its -1 filled in from x's size, checked in torch's order (its infer_size)."""
+    shape, n, known, inferred = list(shape), x._data.size, 1, None  # (size: numel() goes through its checks)
+    for i, s in enumerate(shape):
+        if s == -1:
+            if inferred is not None:
+                raise RuntimeError(f"{op}: only one dimension can be inferred (shape {shape})")
+            inferred = i
+        elif s < 0:
+            raise RuntimeError(f"{op}: invalid shape dimension {s} at index {i} of shape {shape}")
+        else:
             known *= s
-    if -1 in shape:
-        if known == 0 or n % known:
-            raise RuntimeError(f"shape '{shape}' is invalid for input of size {n}")
-        shape[shape.index(-1)] = n // known
-    elif known != n:
+    if inferred is not None and n == known == 0:
+        raise RuntimeError(f"{op}: cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
+                           "dimension size -1 can be any value and is ambiguous")
+    if inferred is not None and known and n % known == 0:
+        shape[inferred] = n // known
+    elif inferred is not None or known != n:
         raise RuntimeError(f"shape '{shape}' is invalid for input of size {n} ({op} of a tensor of shape "
                            f"{list(x.shape)})")
     return tuple(shape)
 
 
 def view(input, *shape, **size):
+    if not shape and set(size) == {"dtype"}:  # x.view(dtype=...)
+        return _view_as_dtype(input, size["dtype"])
     x, shape = input, _sizes(shape, size, "size", "view")
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
-        return x.to(shape[0])
+        return _view_as_dtype(x, shape[0])
     shape = _infer_shape(x, _size_arg(shape), "view")
-    try:
-        if not getattr(x._data.flags, "c_contiguous", True):  # (contiguous: any shape is a view)
-            np.reshape(x._data, shape, copy=False)
-    except ValueError:
+    if not getattr(x._data.flags, "c_contiguous", True) and view_strides(x._data, shape) is None:
         raise RuntimeError(
             f"view size is not compatible with input tensor's size and stride (shape {list(x.shape)} to "
             f"{list(shape)}); at least one dimension spans across two contiguous subspaces. Use "
-            ".reshape(...) instead.") from None
+            ".reshape(...) instead.")
     return _share(View.apply(x, shape), x)
+
+
+def _view_as_dtype(x, dtype):
+    """x.view(dtype): x's memory read as another dtype (its bits, not its values), as torch: not differentiable,
+    sharing x's version counter; a different element size changes the last dim's size."""
+    from .._dtype import to_dtype
+    from ._kernels import _NAMES
+    have, want = x._data.dtype, to_dtype(dtype).np
+    if have.itemsize != want.itemsize:
+        names = f"{_NAMES.get(have.name, have.name)} as {_NAMES.get(want.name, want.name)} (different element sizes)"
+        ratio = want.itemsize // have.itemsize
+        if x._data.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names}")
+        if x.stride(-1) != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {names}, but got {x.stride(-1)}")
+        if ratio > 1 and x._data.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} to view {names}, but got "
+                               f"{x._data.shape[-1]}")
+    out = Tensor._make(x._data.view(want))
+    out._version_counter = x._version_counter  # (an in-place change of either shows in both)
+    return out
 
 
 def reshape(input, *shape, **kw):
@@ -266,11 +350,9 @@ def reshape(input, *shape, **kw):
     shape = _infer_shape(x, _size_arg(shape), "reshape")
     if getattr(x._data.flags, "c_contiguous", True):  # (vmap's batched data: as contiguous)
         return _share(View.apply(x, shape), x)
-    try:
-        np.reshape(x._data, shape, copy=False)
+    if view_strides(x._data, shape) is not None:
         return _share(ReshapeAlias.apply(x, shape), x)
-    except ValueError:
-        return UnsafeView.apply(Clone.apply(x), shape)
+    return UnsafeView.apply(Clone.apply(x), shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -286,17 +368,36 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def unflatten(input, dim, sizes):
-    d = one_dim(dim, input.ndim, "unflatten")
-    sizes = list(sizes)
-    if -1 in sizes:
-        known = int(np.prod([s for s in sizes if s != -1]))
-        sizes[sizes.index(-1)] = input.shape[d] // known
-    return reshape(input, input.shape[:d] + tuple(sizes) + input.shape[d + 1:])
+    d = one_dim(dim, input._data.ndim, "unflatten")  # (a 0-d tensor takes dim 0 or -1 here, then is refused)
+    if input._data.ndim == 0:
+        raise RuntimeError("unflatten: Dimension specified as 0 but tensor has no dimensions (a 0-d tensor has "
+                           "no dim to split; reshape it instead)")
+    sizes, n = list(sizes), input._data.shape[d]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty; give the sizes that dim is split into, e.g. (2, -1)")
+    known = 1
+    for i, s in enumerate(sizes):
+        if s == -1 and sizes.index(-1) < i:
+            raise RuntimeError(f"unflatten: only one dimension can be inferred (sizes {sizes}); give the others")
+        if s < -1:
+            raise RuntimeError(f"unflatten: invalid shape dimension {s} at index {i} of shape {sizes}")
+        known *= s if s != -1 else 1
+    if -1 in sizes and n == known == 0:
+        raise RuntimeError(f"unflatten: cannot reshape tensor of 0 elements into shape {sizes} because the "
+                           "unspecified dimension size -1 can be any value and is ambiguous")
+    if -1 in sizes and known and n % known == 0:
+        sizes[sizes.index(-1)] = n // known
+    elif known != n or -1 in sizes:
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {d} ({n}) in "
+                           f"the input tensor (shape {list(input.shape)})")
+    shape = input._data.shape[:d] + tuple(sizes) + input._data.shape[d + 1:]
+    return _share(View.apply(input, shape), input)  # (splitting one dim is always a view, as torch's)
 
 
 class Squeeze(Op):
     """drop size-1 dimensions; the gradient gets them back"""
     _grad_fn_name = "SqueezeBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, dims=None):
@@ -345,8 +446,7 @@ class Unsqueeze(Op):
         out = x.reshape(shape)  # (a new size-1 dim never needs a copy; np.expand_dims costs 2 us more)
         # torch's strides: x's (numpy resets those of size-1 dims), and for the new dim the stride of the
         # dim it goes before times that dim's size (matmul's fold-or-copy choice reads them)
-        strides = list(x.strides)
-        strides.insert(dim, x.shape[dim] * x.strides[dim] if dim < x.ndim else x.itemsize)
+        strides = _unsqueezed_strides(x, dim)
         return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
 
     @staticmethod
@@ -393,9 +493,12 @@ def permute(input, *dims, **kw):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
                            f"the length of the desired ordering of dimensions i.e. input.dim() = {ndim} "
                            f"is not equal to len(dims) = {len(dims)}")
-    if dims:
-        normalize_dims(dims, ndim, "permute")  # (its checks: ints, in range, each once)
-    return _share(Permute.apply(x, dims=tuple([d % ndim for d in dims])), x)
+    seen = []
+    for d in dims:  # each wrapped, then checked against those before it (torch's order of errors)
+        seen.append(one_dim(d, ndim, "permute") if ndim else 0)
+        if seen[-1] in seen[:-1]:
+            raise RuntimeError(f"permute(): duplicate dims are not allowed (dims {list(dims)}); name each dim once")
+    return _share(Permute.apply(x, dims=tuple(seen)), x)
 
 
 class Transpose(Op):
@@ -461,6 +564,7 @@ def mT(x):
 class Repeat(Op):
     """tile x; the gradient sums the tiles"""
     _grad_fn_name = "RepeatBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, reps):
@@ -493,11 +597,14 @@ class Repeat(Op):
 
 
 def repeat(input, *reps, **kw):
-    x, reps = input, check_size(_size_arg(_sizes(reps, kw, "repeats", "repeat")), "repeat")
+    x, reps = input, _size_arg(_sizes(reps, kw, "repeats", "repeat", input))
     if len(reps) < x.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims ({len(reps)}) can not be smaller than number "
                            f"of dimensions of tensor ({x.ndim})")
-    return Repeat.apply(x, reps=reps)
+    # torch checks the result's sizes, not the counts: an empty dim repeated -1 times is empty
+    sizes = (1,) * (len(reps) - x.ndim) + x._data.shape
+    check_size([n * r for n, r in zip(sizes, reps)], "repeat")
+    return Repeat.apply(x, reps=tuple([r if n else 0 for n, r in zip(sizes, reps)]))
 
 
 class Cat(Op):
@@ -510,7 +617,7 @@ class Cat(Op):
         ctx.kept = [not e for e in ctx.legacy] if not all(ctx.legacy) else [True] * len(xs)
         xs = [x for x, k in zip(xs, ctx.kept) if k]
         ctx.sizes = [x.shape[dim] for x in xs]
-        return np.concatenate(xs, axis=dim)
+        return _joined(xs, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -530,6 +637,42 @@ class Cat(Op):
     @staticmethod
     def jvp(ctx, *ts):
         return Cat.apply(*ts, dim=ctx.dim)
+
+
+def _joined(xs, dim):
+    """np.concatenate(xs, dim) laid out as torch's cat: channels last when every input is (as torch's
+    suggest_memory_format reads their strides), else C order."""
+    out_shape = list(xs[0].shape)
+    out_shape[dim] = sum(x.shape[dim] for x in xs)
+    if not all(type(x) is np.ndarray and _like_channels_last(x.shape, x.strides) for x in xs):
+        return np.ascontiguousarray(np.concatenate(xs, axis=dim))  # (numpy follows the inputs' layout)
+    order = [1] + list(range(len(out_shape) - 1, 1, -1)) + [0]  # C, then W (H, D), then N: fastest first
+    out_strides, step = [0] * len(out_shape), xs[0].itemsize
+    for d in order:
+        out_strides[d] = step
+        step *= out_shape[d]
+    out = np.lib.stride_tricks.as_strided(np.empty(math.prod(out_shape), xs[0].dtype), out_shape, out_strides)
+    return np.concatenate(xs, axis=dim, out=out)
+
+
+def _like_channels_last(shape, strides):
+    """torch's is_channels_last_strides_2d/3d: a 4-d or 5-d layout whose strides grow in the order C, W, (H, D,)
+    N; ambiguous ones (a size-1 channel dim with equal strides) count as C order."""
+    if len(shape) not in (4, 5) or strides[1] == 0:
+        return False
+    low = 0
+    for d in [1] + list(range(len(shape) - 1, 1, -1)) + [0]:
+        if shape[d] == 0 or strides[d] < low or d == 0 and low == strides[1]:
+            return False
+        low = strides[d] * shape[d] if shape[d] > 1 else strides[d]
+    return True
+
+
+def _unsqueezed_strides(x, dim):
+    """torch's strides (bytes) of x.unsqueeze(dim), as Unsqueeze lays it out."""
+    strides = list(x.strides)
+    strides.insert(dim, x.shape[dim] * x.strides[dim] if dim < x.ndim else x.itemsize)
+    return strides
 
 
 def _legacy_empty(shape):
@@ -557,7 +700,9 @@ def cat(tensors, dim=0):
     from ._op import promoted
     tensors = promoted(*tensors)
     shapes = [t._data.shape for t in tensors]
-    ref = next((s for s in shapes if not _legacy_empty(s)), shapes[0])
+    ref = next((s for s in shapes if not _legacy_empty(s)), None)
+    if ref is None:  # only 1-d empty tensors: torch checks no dim against them
+        return Cat.apply(*tensors, dim=0)
     d = one_dim(dim, len(ref), "cat")
     for i, s in enumerate(shapes):  # (a 1-D empty tensor joins anything, and stays in the graph, as in torch)
         if not _legacy_empty(s) and (len(s) != len(ref) or s[:d] + s[d + 1:] != ref[:d] + ref[d + 1:]):
@@ -576,7 +721,7 @@ class Stack(Op):
     @staticmethod
     def forward(ctx, *xs, dim=0):
         ctx.dim = dim
-        return np.stack(xs, axis=dim)
+        return np.ascontiguousarray(np.stack(xs, axis=dim))  # (C order, as torch's but in rare 5-d cases)
 
     @staticmethod
     def backward(ctx, grad):
@@ -605,10 +750,11 @@ def stack(tensors, dim=0):
 class SplitWithSizes(Op):
     """views of consecutive pieces along dim; the gradients are concatenated back"""
     _grad_fn_name = "SplitWithSizesBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape"}  # (not dim: torch keeps it as given, -1 too)
 
     @staticmethod
     def forward(ctx, x, sizes, dim):
-        ctx.dim, ctx.sizes = dim, sizes
+        ctx.dim, ctx.sizes, ctx.in_shape = dim, sizes, x.shape
         ctx.set_materialize_grads(True)
         lead, pieces, start = (slice(None),) * dim, [], 0
         for n in sizes:  # (slices: np.split's Python layers cost 4 us)
@@ -638,18 +784,23 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d tensor); "
                            "unsqueeze it first or do not split a scalar")
+    by_size = isinstance(split_size_or_sections, (int, np.integer))
+    if by_size and split_size_or_sections < 0:  # (before the dim, as torch)
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size_or_sections}")
     d = one_dim(dim, tensor.ndim, "split")
     n = tensor.shape[d]
-    if isinstance(split_size_or_sections, (int, np.integer)):
+    if by_size:
         s = int(split_size_or_sections)
-        if s < 0 or s == 0 and n:
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}" if s < 0 else
-                               f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        if s == 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = ([s] * (n // s) + ([n % s] if n % s else [])) if s else []
         sizes = sizes or [0]  # (one piece at least, empty when the dim is, as torch)
         cls = Split
     else:
         sizes = list(split_size_or_sections)
+        if any(k < 0 for k in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
                                f"at dimension {d}), but got split_sizes={sizes}")
@@ -663,8 +814,9 @@ def chunk(input, chunks, dim=0):
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor; give it one with x.reshape(1)")
     d = one_dim(dim, input.ndim, "chunk")
-    size = -(-input.shape[d] // chunks)
-    return split(input, max(size, 1), d)
+    if input.shape[d] == 0:  # torch: `chunks` empty pieces (split by a size would give one)
+        return split(input, [0] * chunks, d)
+    return split(input, -(-input.shape[d] // chunks), d)
 
 
 class Unbind(Op):
@@ -717,13 +869,17 @@ def flip(input, dims):
 
 
 def narrow(input, dim, start, length):
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor (it has no dim to narrow; reshape it first)")
+    if length < 0:  # (before the dim, as torch)
+        raise RuntimeError(f"narrow(): length must be non-negative (got {length})")
     d = one_dim(dim, input.ndim, "narrow")
     if not -input.shape[d] <= start <= input.shape[d]:
         raise IndexError(f"narrow(): start out of range (expected to be in range of [{-input.shape[d]}, "
                          f"{input.shape[d]}], but got {start})")
     if start < 0:
         start += input.shape[d]
-    if not (0 <= length and start + length <= input.shape[d]):
+    if start + length > input.shape[d]:
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
                            f"({input.shape[d]}) of dim {d}; pick a start and length that fit in the tensor")
     from .index import Slice
@@ -743,10 +899,11 @@ def _diagonal_view(x, offset, d1, d2):
 class Diagonal(Op):
     """the diagonal of dims dim1, dim2 (a view); the gradient is placed back on that diagonal"""
     _grad_fn_name = "DiagonalBackward0"
+    _saved_values = {"self_sym_sizes": "in_shape", "offset": "offset"}
 
     @staticmethod
     def forward(ctx, x, offset, dim1, dim2):
-        ctx.in_shape, ctx.args = x.shape, (offset, dim1, dim2)
+        ctx.in_shape, ctx.args, ctx.offset = x.shape, (offset, dim1, dim2), offset
         return _diagonal_view(x, offset, dim1, dim2)
 
     @staticmethod
@@ -784,7 +941,7 @@ class DiagonalCopy(Diagonal):
 
     @staticmethod
     def forward(ctx, x, offset, dim1, dim2):
-        ctx.in_shape, ctx.args = x.shape, (offset, dim1, dim2)
+        ctx.in_shape, ctx.args, ctx.offset = x.shape, (offset, dim1, dim2), offset
         return _diagonal_view(x, offset, dim1, dim2).copy()
 
 
@@ -798,7 +955,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def sum_to_size(input, *size, **kw):
     """x summed to `size`, which must broadcast to x's shape (torch: a sum with keepdim, then a view)."""
     from .reduce import sum
-    x, size = input, _size_arg(_sizes(size, kw, "size", "sum_to_size"))
+    x, size = input, _size_arg(_sizes(size, kw, "size", "sum_to_size", input))
     try:
         ok = len(size) <= x.ndim and np.broadcast_shapes(size, x.shape) == x.shape
     except ValueError:
@@ -813,17 +970,21 @@ def sum_to_size(input, *size, **kw):
     return view(out, size) if lead else out
 
 
-def _dim_list(dims, ndim, op):
-    """An int or a sequence of dims -> non-negative dims in the given order (checked against ndim)."""
+def _dim_list(dims, ndim, op, name):
+    """An int or a sequence of dims (argument `name`) -> non-negative dims in the given order (checked against ndim)."""
+    if dims is None or isinstance(dims, bool):  # (torch's parser: an int or a tuple of ints, nothing else)
+        raise TypeError(f"{op}(): argument '{name}' must be int or tuple of ints, not {type(dims).__name__}; pass a "
+                        "dim such as 0, or a tuple of them")
     dims = dims if isinstance(dims, (list, tuple)) else (dims,)
     out = tuple(one_dim(d, ndim, op) for d in dims)
     if len(set(out)) != len(out):
-        raise RuntimeError(f"{op}: repeated dim in {list(dims)}; each dim may appear once")
+        raise RuntimeError(f"{op}: repeated dim in `{name}` ({list(dims)}); each dim may appear once")
     return out
 
 
 def movedim(input, source, destination):
-    src, dst = _dim_list(source, input.ndim, "movedim"), _dim_list(destination, input.ndim, "movedim")
+    src, dst = _dim_list(source, input.ndim, "movedim", "source"), _dim_list(destination, input.ndim, "movedim",
+                                                                             "destination")
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
                            f"the same number of dims as destination ({list(dst)} dims); give one destination per "
