@@ -23,6 +23,7 @@ import types
 import numpy as np
 
 from . import _kernels
+from ._ndarray_operands import handles, ndarray_operand
 
 _TENSOR = {"input", "x", "self", "tensor", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "target", "mask",
            "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient", "running_mean",
@@ -80,7 +81,8 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "normalize": {"p": None}, "randint": {"high": "size"},  # (randint(high, size) too)
              "randint_like": {"low": None, "high": None}, "where": {"input": "tensor_or_number", "other": "tensor_or_number"},
              **{op: {"input": "tensor_or_number"} for op in ("add", "sub", "subtract", "mul", "multiply", "div",
-                                                             "divide", "true_divide", "floor_divide", "pow")},
+                                                             "divide", "true_divide", "floor_divide", "pow", "xlogy",
+                                                             "float_power")},  # (torch.xlogy(2, t): Scalar self)
              "tensor_split": {"indices_or_sections": None},  # (a tensor of indices too)
              "scatter": {"src": "tensor_or_number"}, "index_fill": {"value": "tensor_or_number"},
              "index_add": {"source": "tensor"},
@@ -142,8 +144,8 @@ def _ok(kind, v):
     """Does value v fit a parameter of this kind? (None is allowed where a default may stand)"""
     if kind == "tensor":
         return _is_tensor(v)
-    if kind == "tensor_or_number":  # (an array: what microtorch's own ops pass)
-        return _is_tensor(v) or isinstance(v, (numbers.Number, np.number, np.bool_, np.ndarray))
+    if kind == "tensor_or_number":  # (a numpy scalar is a number; an ndarray is neither: torch's TypeError)
+        return _is_tensor(v) or isinstance(v, (numbers.Number, np.number, np.bool_))
     if kind == "tensor_or_tensors":
         return _is_tensor(v) or (isinstance(v, (list, tuple)) and all(
             t is None or _is_tensor(t) for t in v))
@@ -219,12 +221,13 @@ def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None)
     return None
 
 
-def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=False):
+def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=False, operator=None):
     """fn, whose failures caused by an argument of the wrong type raise torch's TypeError.
     `signature_of`: the function whose parameters describe fn's (an in-place method that takes
     *args describes them by its out-of-place form); `overrides`: {parameter name: kind} where a
     name means something else than usual; `eager`: check the function argument of a transform before
-    the call (the transform returns a function that would fail later, far from the mistake)."""
+    the call (the transform returns a function that would fail later, far from the mistake); `operator`: the
+    Tensor operator fn implements (`__add__`), whose numpy array operand numpy computes with, as in torch."""
     if getattr(fn, "__microtorch_guarded__", False) or not isinstance(fn, types.FunctionType):
         return fn
     op = op or fn.__name__
@@ -239,7 +242,9 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     kernel = functools.partial(_dtype_error, kernel_op, op) if n else None
     refuse = functools.partial(_refuse, op, sig_fn, method, overrides)
     check_types = functools.partial(type_error, op, sig_fn) if signature_of is None else None
-    kinds = (check_types, method, {**_OP_KINDS.get(op, _OP_KINDS.get(op.rstrip("_"), {})), **(overrides or {})})
+    array_op = functools.partial(ndarray_operand, operator) if operator and handles(operator) else None
+    kinds = (check_types, method, {**_OP_KINDS.get(op, _OP_KINDS.get(op.rstrip("_"), {})), **(overrides or {})},
+             array_op)
     guarded = None if eager else _with_own_parameters(fn, failed, op, (kernel, refuse, n), kinds)
     fast = None if eager or signature_of is not None and not method else _fast_args_test(sig_fn, method, kinds[2])
     if guarded is None:
@@ -250,6 +255,8 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
                 if err is not None:
                     raise err
             if fast is not None and not fast(args, kwargs):  # (the cheap tests first, as _with_own_parameters)
+                if array_op is not None and len(args) == 2 and isinstance(args[1], np.ndarray):
+                    return array_op(*args)
                 err = type_error(op, sig_fn, args, kwargs, method, overrides)
                 if err is not None:
                     raise err
@@ -349,10 +356,13 @@ _FAST = {"tensor": "isinstance({p}, Tensor)", "tensor_or_number": "isinstance({p
          "number": "{p}.__class__ in NUMBERS", "size": "{p}.__class__ in DIMS", "tensors": "{p}.__class__ in SEQS",
          "shape_tuple": "{p}.__class__ in SEQS"}
 _TYPE_CHECK = """
-    if not ({fast}):
+    if not ({fast}):{operand}
         err = types(({args}), {{{kwargs}}}, method, overrides)
         if err is not None:
             raise err"""
+_ARRAY_OPERAND = """
+        if isinstance({other}, NDARRAY):
+            return array_op({self}, {other})"""
 _KERNEL_CHECK = """
     if {suspect}:
         err = kernel(({first}))
@@ -410,27 +420,27 @@ def _fast_args_test(fn, method, overrides):
 
 def _type_globals():
     from .._tensor import Size, Tensor
-    return {"Tensor": Tensor, "NUMLIKE": (Tensor, int, float, complex, np.generic),
+    return {"Tensor": Tensor, "NUMLIKE": (Tensor, int, float, complex, np.generic), "NDARRAY": np.ndarray,
             "DIMS": frozenset({int, tuple, list, Size, type(None)}), "NUMBERS": frozenset({int, float, bool, complex}),
             "SEQS": frozenset({tuple, list})}
 
 
-def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None)):
+def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None, None)):
     """guard's wrapper written with fn's own parameter list (defaults are fn's objects), or None
     when fn takes *args or **kwargs. The wrapper runs on every op: in CPython 3.11 forwarding
     *args and **kwargs costs twice a plain call, which is most of what a correct call paid.
     Python's own errors for a wrong number of arguments name the op (they name __qualname__)."""
     params = inspect.signature(fn, follow_wrapped=False).parameters.values()
     own = ("fn", "failed", "e", "err", "kernel", "refuse", "NO_DATA", "types", "method", "overrides", "Tensor",
-           "NUMLIKE", "DIMS", "NUMBERS", "SEQS")  # (names the wrapper uses itself)
+           "NUMLIKE", "DIMS", "NUMBERS", "SEQS", "array_op", "NDARRAY")  # (names the wrapper uses itself)
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) or p.name in own
            or p.name.startswith("_default_") for p in params):
         return None
     kernel, refuse, n = dtype_check
     names, call, args, kwargs = [], [], [], []
-    types, method, overrides = kinds
+    types, method, overrides, array_op = kinds
     env = {"fn": fn, "failed": failed, "kernel": kernel, "refuse": refuse, "NO_DATA": _kernels.NO_DATA,
-           "types": types, "method": method, "overrides": overrides, **_type_globals()}
+           "types": types, "method": method, "overrides": overrides, "array_op": array_op, **_type_globals()}
     for p in params:
         if p.kind is p.KEYWORD_ONLY and "*" not in names:
             names.append("*")
@@ -449,11 +459,13 @@ def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None))
     pre = _KERNEL_CHECK.format(suspect=_kernels.suspect(kernel.args[0], first), first="".join(f + ", " for f in first),
                                args=call_args, kwargs=call_kwargs) if kernel else ""
     fast = _fast_type_test(list(params), method, overrides) if types else ""
-    pre = (_TYPE_CHECK.format(fast=fast, args=call_args, kwargs=call_kwargs) if fast else "") + pre
+    operand = _ARRAY_OPERAND.format(self=args[0], other=args[1]) if array_op and len(args) >= 2 else ""
+    pre = (_TYPE_CHECK.format(fast=fast, operand=operand, args=call_args, kwargs=call_kwargs) if fast else "") + pre
     source = _WRAPPER.format(name=name, params=", ".join(names), call=", ".join(call), pre=pre,
                              args=call_args, kwargs=call_kwargs)
     # a file name inside the package, and the source in linecache, so tracebacks show the wrapper's lines
-    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<guard of {op}{' (method)' if method else ''}: {fn.__qualname__}>")
+    kind = " (operator)" if operand else " (method)" if method else ""  # (x.mul and x * y: one file each)
+    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<guard of {op}{kind}: {fn.__qualname__}>")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), env)
     wrapper = functools.wraps(fn)(env[name])
@@ -579,7 +591,9 @@ def axis_error(op, e):
 _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
               "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__floordiv__", "__mod__", "__and__", "__or__",
               "__xor__", "__getitem__", "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
-              "__ipow__", "__imod__", "__ifloordiv__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__")
+              "__ipow__", "__imod__", "__ifloordiv__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__",
+              "__rfloordiv__", "__rmod__", "__rand__", "__ror__", "__rxor__", "__lshift__", "__rshift__",
+              "__rlshift__", "__rrshift__")
 
 
 def guard_namespace(ns, names=None, overrides=None, eager=False):
@@ -596,7 +610,7 @@ def guard_class(cls):
             out_of_place = vars(cls).get(name[:-1]) if name.endswith("_") and not name.startswith("_") else None
             setattr(cls, name, guard(fn, op=name[2:-2] if name.startswith("__") else name, method=True,
                                      signature_of=out_of_place if isinstance(out_of_place, types.FunctionType)
-                                     else None))
+                                     else None, operator=name if name in _OPERATORS else None))
 
 
 def check_size(size, op):
