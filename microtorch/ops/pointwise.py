@@ -220,7 +220,8 @@ class Logaddexp2(Op):
 
 
 class Xlogy(Op):
-    """d x log(y) = (log(y), x/y), and 0 where x == 0 (so 0 log 0 = 0)"""
+    """d x log(y) = (log(y), x / y), torch's way: the x part is 0 where x == 0 and y <= 0 (0 log 0 = 0), and
+    a zero gradient stays zero (xlogy(grad, y))"""
     _grad_fn_name = "XlogyBackward0"
 
     @staticmethod
@@ -231,15 +232,35 @@ class Xlogy(Op):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        zero = x == 0
-        return (grad * where(zero & ~y.isnan(), grad * 0, y.log()),
-                grad * where(zero, grad * 0, x / y))
+        gx = xlogy(grad, y).masked_fill((x == 0) & (y <= 0), 0) if ctx.needs_input_grad[0] else None
+        return gx, grad * x / y if ctx.needs_input_grad[1] else None
 
     @staticmethod
     def jvp(ctx, tx, ty):
         x, y = ctx.inputs
-        zero = x == 0
-        return tx * where(zero & ~y.isnan(), tx * 0, y.log()) + ty * where(zero, ty * 0, x / y)
+        out = None if tx is None else tx * xlogy(x != 0, y)
+        return out if ty is None else ty * x / y if out is None else out + ty * x / y
+
+
+class XlogyNumberInput(Xlogy):
+    """xlogy(2, y): torch's node for a number x, with no edge for it"""
+    _grad_fn_name = "XlogyBackward1"
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        return None, grad * x / y
+
+
+class XlogyNumberOther(Xlogy):
+    """xlogy(x, 2): torch's node for a number y, with no edge for it"""
+    _grad_fn_name = "XlogyBackward2"
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        gx = xlogy(grad, y)
+        return (gx if y.item() > 0 else gx.masked_fill((x == 0) & (y <= 0), 0)), None
 
 
 def _pick_a(np_fn, a, b):
@@ -473,8 +494,19 @@ def logaddexp2(input, other):
     return _binary(Logaddexp2, "logaddexp2", input, other, ints=False)
 
 
+def by_numbers(classes, name, input, other):
+    """The op of `classes` (tensor and tensor, number and tensor, tensor and number: torch's three nodes, whose
+    number gets no edge) that fits the arguments, computed in their floating result dtype."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # (torch: one of them must be a tensor)
+        raise TypeError(f"{name}(): got two numbers ({type(input).__name__}, {type(other).__name__}); one of input "
+                        "and other must be a Tensor")
+    cls = classes[0 if isinstance(input, Tensor) and isinstance(other, Tensor) else 1 if isinstance(other, Tensor)
+                  else 2]
+    return _binary(cls, name, input, other, numbers=True)
+
+
 def xlogy(input, other):
-    return _binary(Xlogy, "xlogy", input, other, numbers=True)
+    return by_numbers((Xlogy, XlogyNumberInput, XlogyNumberOther), "xlogy", input, other)
 
 
 def fmax(input, other):
