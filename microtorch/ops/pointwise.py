@@ -66,8 +66,9 @@ def _times(c):
 
 
 def _erfc_np(x):
-    from .elementwise import _erf_np
-    return 1 - _erf_np(x)
+    """erfc in double, then x's dtype (1 - erf(x) loses every digit where erf(x) nears 1: erfc(3) was 0.1% off in
+    float32, erfc(10) was 0)"""
+    return np.vectorize(math.erfc, otypes=[np.float64])(x).astype(x.dtype) if x.size else x.copy()
 
 
 Asinh = _unary("Asinh", np.arcsinh, _d_asinh)
