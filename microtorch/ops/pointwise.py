@@ -347,7 +347,7 @@ class LerpTensor(Op):
     @staticmethod
     def forward(ctx, start, end, weight):
         ctx.save_for_backward(start, end, weight)
-        return _lerp(start, end, weight)
+        return _lerp(start, end, weight.astype(start.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -404,11 +404,10 @@ class Addcdiv(Op):
 
 
 def _lerp_dtypes(start, end, weight):
-    """torch's lerp does not promote: end, and a weight tensor with dims, in start's dtype, a floating one. (A
-    floating weight of another dtype is taken here, converted: quantile in ops/order.py passes float64 weights.)"""
+    """torch's lerp does not promote: end, and a weight tensor with dims, in start's dtype, a floating one (a 0-d
+    weight may have another dtype, as a number)."""
     for name, t in (("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t.dtype != start.dtype and (name == "end" or t.ndim) and not (
-                name == "weight" and t.dtype.is_floating_point and start.dtype.is_floating_point):
+        if isinstance(t, Tensor) and t.dtype != start.dtype and (name == "end" or t.ndim):
             raise RuntimeError(f"lerp: expected dtype {start.dtype} for `{name}` but got dtype {t.dtype}; lerp does "
                                f"not promote: convert it, e.g. {name}.to({start.dtype})")
     if not (start.dtype.is_floating_point or start.dtype.is_complex):
@@ -422,11 +421,12 @@ def lerp(input, end, weight):
         _lerp_dtypes(input, end, weight)
         if isinstance(weight, (int, float, complex)):  # checked in torch's compute dtype (float for half)
             weight = fill_scalar(weight, float32 if input.dtype == float16 else input.dtype, "lerp").item()
-        elif isinstance(weight, Tensor) and weight.dtype != input.dtype:
-            weight = weight.to(input.dtype)
     try:
         if isinstance(weight, Tensor):
-            start, end, weight = promoted(input, end, weight)
+            if weight.dtype == input.dtype or result_type(input, end, weight) != input.dtype:
+                start, end, weight = promoted(input, end, weight)  # (a complex 0-d weight makes lerp complex)
+            else:  # a 0-d weight of another dtype: cast in forward, so its edge is its own (no ToCopyBackward0)
+                start, end = promoted(input, end)
             return LerpTensor.apply(start, end, weight)
         start, end = promoted(input, end)
         return Lerp.apply(start, end, weight=weight)
