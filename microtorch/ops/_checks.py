@@ -566,8 +566,9 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def named_error(op, e):
     """e again, with a message that starts with the op's name when it does not name it: microtorch raised it in
-    an op that this op runs (nanmean's sum, `if inplace:` on a tensor). Only errors microtorch raised on purpose
-    (a numpy error inside is not made to look like one)."""
+    an op that this op runs (nanmean's sum, `if inplace:` on a tensor); a message that starts with the name of an
+    op that this one's name contains (as_tensor's tensor) loses it. Only errors microtorch raised on purpose (a
+    numpy error inside is not made to look like one)."""
     msg = str(e)
     if type(e) not in _NAMED or op.strip("_").lower() in msg.lower():
         return None
@@ -576,7 +577,11 @@ def named_error(op, e):
     if last is None or not os.path.abspath(last.filename).startswith(_PACKAGE) or \
             not (last.line or "").lstrip().startswith("raise"):
         return None
-    return type(e)(f"{op}(): {msg}")
+    inner = _INNER_OP.match(msg)  # (as_tensor(): not as_tensor(): tensor(): ...; but mod(): remainder(): ...)
+    return type(e)(f"{op}(): {msg[inner.end():] if inner and inner.group(1) in op else msg}")
+
+
+_INNER_OP = re.compile(r"^([\w.]+)\(\): ")  # the name of the op that raised, which the message starts with
 
 
 def axis_error(op, e):
