@@ -286,7 +286,20 @@ def _dtype_error(kernel_op, op, values):
         err = cast_error(values[0], values[1], _IN_PLACE_NAMES.get(op, op))
         if err is not None:
             return err
+    if kernel_op in ("clamp", "clip") and values and _is_tensor(values[0]) and values[0].dtype.is_floating_point:
+        bounds = [v for v in values[1:] if v.__class__ is complex]
+        if bounds:  # (torch converts a number bound to the tensor's real type first: 1j fails there)
+            return _complex_bound_error(op, bounds) or _kernels.kernel_error(kernel_op, values)
     return _kernels.kernel_error(kernel_op, values)
+
+
+def _complex_bound_error(op, bounds):
+    """torch's RuntimeError for a complex number bound of a real tensor's clamp, or None when each is real."""
+    for b in bounds:
+        if b.imag != 0:
+            return RuntimeError(f"{op}(): value cannot be converted to type double without overflow (the bound {b} is "
+                                "complex, and a real tensor is clamped between real numbers; pass its .real)")
+    return None
 
 
 # ops with a dtype table whose result has the dtype the arguments promote to, so that in place it must fit self's
