@@ -124,3 +124,34 @@ def test_special_calls_as_torch(call):
     assert not isinstance(m, type), m
     assert m[:3] == t[:3]
     np.testing.assert_allclose(m[3], t[3], rtol=2e-3 if m[0] == "float16" else 1e-6)
+
+
+FORWARD = {
+    "xlogy": lambda L, S, x, y: L.xlogy(x, y), "xlog1py": lambda L, S, x, y: S.xlog1py(x, y),
+    "xlogy(2, y)": lambda L, S, x, y: L.xlogy(2., y), "xlog1py(x, 3)": lambda L, S, x, y: S.xlog1py(x, 3.),
+    "xlogy(x, -1)": lambda L, S, x, y: L.xlogy(x, -1.), "xlog1py(x, float32 y)": lambda L, S, x, y: S.xlog1py(x, y.float()),
+}
+
+
+@pytest.mark.parametrize("form", FORWARD)
+def test_forward_mode_as_torch(form):
+    def run(lib):
+        import importlib
+        fw = importlib.import_module(lib.__name__ + ".autograd.forward_ad")
+        x = lib.tensor([0., 2., 3., 0., 0.], dtype=lib.float64)
+        y = lib.tensor([2., 0.5, -0.5, -1., 0.], dtype=lib.float64)
+        with fw.dual_level():
+            out = FORWARD[form](lib, _special(lib), fw.make_dual(x, lib.ones(5, dtype=lib.float64)),
+                                fw.make_dual(y, lib.full((5,), 0.5, dtype=lib.float64)))
+            return fw.unpack_dual(out).tangent.numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_allclose(run(mt), run(torch), rtol=1e-12)
+
+
+def test_zeta_has_no_forward_mode():
+    for lib in (torch, mt):
+        import importlib
+        fw = importlib.import_module(lib.__name__ + ".autograd.forward_ad")
+        with fw.dual_level(), pytest.raises(NotImplementedError, match="forward AD with special_zeta"):
+            _special(lib).zeta(3., fw.make_dual(lib.tensor([2.]), lib.ones(1)))

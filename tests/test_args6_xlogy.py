@@ -90,3 +90,29 @@ def test_number_first_as_torch(call):
         assert isinstance(m, type) and issubclass(m, t), (t, m)
     else:
         assert m == t
+
+
+MIXED = ["atan2", "hypot", "logaddexp", "logaddexp2", "fmax", "fmin", "xlogy"]
+
+
+@pytest.mark.parametrize("op", MIXED)
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float16"), ("int64", "float16")])
+def test_mixed_dtypes_keep_their_edges_as_torch(op, dtypes):
+    """a tensor that requires grad is cast inside the op, as torch's kernel does (no ToCopyBackward0 before it),
+    and its gradient comes back in its own dtype"""
+    def run(L):
+        a = L.tensor([0.5, 2., 3.], dtype=getattr(L, dtypes[0]))
+        b = L.tensor([1.5, 0.25, 3.], dtype=getattr(L, dtypes[1]), requires_grad=True)
+        if a.dtype.is_floating_point:
+            a.requires_grad_()
+        out = getattr(L, op)(a, b)
+        inputs = [v for v in (a, b) if v.requires_grad]
+        grads = L.autograd.grad(out.sum(), inputs)
+        return (str(out.dtype).split(".")[-1], [type(n).__name__ for n, _ in out.grad_fn.next_functions],
+                out.detach().double().numpy(), [(str(g.dtype).split(".")[-1], g.double().numpy()) for g in grads])
+    t, m = run(torch), run(mt)
+    assert m[:2] == t[:2]
+    np.testing.assert_allclose(m[2], t[2], rtol=2e-3 if "float16" in dtypes else 1e-6)
+    assert [g[0] for g in m[3]] == [g[0] for g in t[3]]
+    for (_, mg), (_, tg) in zip(m[3], t[3]):
+        np.testing.assert_allclose(mg, tg, rtol=2e-3 if "float16" in dtypes else 1e-6)

@@ -7,7 +7,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, numbers_as, promoted
 from .._dtype import float16, float32, result_type
-from .elementwise import _float, _need_tensors, _unary, where
+from .elementwise import _float, _in, _need_tensors, _operands, _unary, where
 from ._kernels import _NAMES
 from .index import fill_scalar
 
@@ -143,9 +143,9 @@ class Atan2(Op):
     _grad_fn_name = "Atan2Backward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.arctan2(a, b)
+        return np.arctan2(*_in(dtype, a, b)) if dtype is not None else np.arctan2(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -164,8 +164,8 @@ class Hypot(Op):
     _grad_fn_name = "HypotBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
-        out = np.hypot(a, b)
+    def forward(ctx, a, b, dtype=None):
+        out = np.hypot(*_in(dtype, a, b)) if dtype is not None else np.hypot(a, b)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -185,9 +185,9 @@ class Logaddexp(Op):
     _grad_fn_name = "LogaddexpBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.logaddexp(a, b)
+        return np.logaddexp(*_in(dtype, a, b)) if dtype is not None else np.logaddexp(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -205,9 +205,9 @@ class Logaddexp2(Op):
     _grad_fn_name = "Logaddexp2Backward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.logaddexp2(a, b)
+        return np.logaddexp2(*_in(dtype, a, b)) if dtype is not None else np.logaddexp2(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -221,13 +221,14 @@ class Logaddexp2(Op):
 
 
 class Xlogy(Op):
-    """d x log(y) = (log(y), x / y), torch's way: the x part is 0 where x == 0 and y <= 0 (0 log 0 = 0), and
-    a zero gradient stays zero (xlogy(grad, y))"""
+    """d x log(y) = (log(y), x / y), torch's way: the x part is xlogy(grad, y) (a zero gradient stays zero), 0
+    where x == 0 and y <= 0 (0 log 0 = 0); forward mode the same with the tangents"""
     _grad_fn_name = "XlogyBackward0"
 
     @staticmethod
-    def forward(ctx, x, y):
+    def forward(ctx, x, y, dtype=None):
         ctx.save_for_backward(x, y)
+        x, y = _in(dtype, x, y) if dtype is not None else (x, y)
         return np.where((x == 0) & ~np.isnan(y), np.zeros_like(x * y), x * np.log(y))
 
     @staticmethod
@@ -237,10 +238,13 @@ class Xlogy(Op):
         return gx, grad * x / y if ctx.needs_input_grad[1] else None
 
     @staticmethod
-    def jvp(ctx, tx, ty):
-        x, y = ctx.inputs
-        out = None if tx is None else tx * xlogy(x != 0, y)
-        return out if ty is None else ty * x / y if out is None else out + ty * x / y
+    def jvp(ctx, tx, ty):  # (special.xlog1py's too: x log(y + shift), its class gives the op and the shift)
+        x, y = ctx.inputs[:2]
+        op, shift = ctx.function_class.shifted
+        y1 = y + shift if shift else y
+        out = None if tx is None else op(tx, y).masked_fill((x == 0) & (y1 <= 0), 0)
+        dy = None if ty is None else ty * x / y1
+        return dy if out is None else out if dy is None else out + dy
 
 
 class XlogyNumberInput(Xlogy):
@@ -274,9 +278,9 @@ class Fmax(Op):
     _grad_fn_name = "FmaxBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.fmax(a, b)
+        return np.fmax(*_in(dtype, a, b)) if dtype is not None else np.fmax(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -295,9 +299,9 @@ class Fmin(Op):
     _grad_fn_name = "FminBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.fmin(a, b)
+        return np.fmin(*_in(dtype, a, b)) if dtype is not None else np.fmin(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -458,11 +462,10 @@ def _binary(cls, name, a, b, floating=True, numbers=False, ints=True, complex_=F
         _need_tensors(a, b, name)
     _need_kernel(a, b, name, ints, complex_)
     try:
-        a, b = promoted(a, b)
+        a, b, dt = _operands(a, b)  # (a tensor that requires grad keeps its dtype: no ToCopyBackward0, as torch)
         if floating:
-            a, b = (_float(v) if isinstance(v, Tensor) else v for v in (a, b))
-            a, b = promoted(a, b)
-        return cls.apply(a, b)
+            a, b, dt = _operands(*(_float(v) if isinstance(v, Tensor) else v for v in (a, b)))
+        return cls.apply(a, b, dtype=dt) if dt is not None else cls.apply(a, b)
     except ValueError as e:
         raise broadcast_error(name, e, a, b) from None
 
@@ -508,6 +511,9 @@ def by_numbers(classes, name, input, other):
 
 def xlogy(input, other):
     return by_numbers((Xlogy, XlogyNumberInput, XlogyNumberOther), "xlogy", input, other)
+
+
+Xlogy.shifted = (xlogy, 0)  # (what Xlogy.jvp computes with: xlogy of y + 0)
 
 
 def fmax(input, other):

@@ -8,8 +8,8 @@ import numpy as np
 from .._dtype import float16
 from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, promoted
-from .elementwise import _erf_np, _float, _unary, where
-from .pointwise import by_numbers
+from .elementwise import _erf_np, _float, _in, _unary, where
+from .pointwise import Xlogy, by_numbers
 
 _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
 
@@ -301,8 +301,9 @@ class Xlog1py(Op):
     _grad_fn_name = "SpecialXlog1PyBackward0"
 
     @staticmethod
-    def forward(ctx, x, y):
+    def forward(ctx, x, y, dtype=None):
         ctx.save_for_backward(x, y)
+        x, y = _in(dtype, x, y) if dtype is not None else (x, y)
         return np.where((x == 0) & ~np.isnan(y), np.zeros_like(x * y), x * np.log1p(y))
 
     @staticmethod
@@ -311,11 +312,7 @@ class Xlog1py(Op):
         gx = xlog1py(grad, y).masked_fill((x == 0) & (y <= -1), 0) if ctx.needs_input_grad[0] else None
         return gx, grad * x / (y + 1) if ctx.needs_input_grad[1] else None
 
-    @staticmethod
-    def jvp(ctx, tx, ty):
-        x, y = ctx.inputs
-        out = None if tx is None else tx * xlog1py(x != 0, y)
-        return out if ty is None else ty * x / (y + 1) if out is None else out + ty * x / (y + 1)
+    jvp = staticmethod(Xlogy.jvp)  # (tx xlog1py(x != 0, y) + ty x / (y + 1): xlogy's rule, shifted by 1)
 
 
 class Xlog1pyNumberInput(Xlog1py):
@@ -339,6 +336,9 @@ class Xlog1pyNumberOther(Xlog1py):
 
 def xlog1py(input, other):
     return by_numbers((Xlog1py, Xlog1pyNumberInput, Xlog1pyNumberOther), "xlog1py", input, other)
+
+
+Xlog1py.shifted = (xlog1py, 1)
 
 
 # the Euler-Maclaurin correction terms of the Hurwitz zeta (Cephes' zeta, which torch's kernel follows)
@@ -382,9 +382,9 @@ class Zeta(Op):
     _grad_fn_name = "SpecialZetaBackward0"
 
     @staticmethod
-    def forward(ctx, x, q):
+    def forward(ctx, x, q, dtype=None):
         ctx.save_for_backward(x, q)
-        return _zeta_np(x, q).astype(np.result_type(x, q))
+        return _zeta_np(x, q).astype(dtype if dtype is not None else np.result_type(x, q))
 
     @staticmethod
     def backward(ctx, grad):
@@ -393,6 +393,11 @@ class Zeta(Op):
             raise NotImplementedError("the derivative for 'zeta' is not implemented. (torch has no derivative of "
                                       "zeta in its first argument x; detach x, or differentiate in q only)")
         return None, grad * -x * zeta(x + 1, q)
+
+    @staticmethod
+    def jvp(ctx, tx, tq):  # as torch: no forward-mode formula
+        raise NotImplementedError("Trying to use forward AD with special_zeta that does not support it because it "
+                                  "has not been implemented yet; use reverse mode (backward, grad, jacrev) instead")
 
 
 class ZetaNumberInput(Zeta):
