@@ -222,23 +222,27 @@ class Logaddexp2(Op):
 
 class Xlogy(Op):
     """d x log(y) = (log(y), x / y), torch's way: the x part is xlogy(grad, y) (a zero gradient stays zero), 0
-    where x == 0 and y <= 0 (0 log 0 = 0); forward mode the same with the tangents"""
+    where x == 0 and y <= 0 (0 log 0 = 0); forward mode the same with the tangents. special.xlog1py's classes
+    are these with y + 1: `shifted` gives the op and the shift, `_log` numpy's log."""
     _grad_fn_name = "XlogyBackward0"
+    _log = staticmethod(np.log)
 
     @staticmethod
     def forward(ctx, x, y, dtype=None):
         ctx.save_for_backward(x, y)
         x, y = _in(dtype, x, y) if dtype is not None else (x, y)
-        return np.where((x == 0) & ~np.isnan(y), np.zeros_like(x * y), x * np.log(y))
+        return np.where((x == 0) & ~np.isnan(y), np.zeros_like(x * y), x * ctx.function_class._log(y))
 
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        gx = xlogy(grad, y).masked_fill((x == 0) & (y <= 0), 0) if ctx.needs_input_grad[0] else None
-        return gx, grad * x / y if ctx.needs_input_grad[1] else None
+        op, shift = ctx.function_class.shifted
+        y1 = y + shift if shift else y
+        gx = op(grad, y).masked_fill((x == 0) & (y1 <= 0), 0) if ctx.needs_input_grad[0] else None
+        return gx, grad * x / y1 if ctx.needs_input_grad[1] else None
 
     @staticmethod
-    def jvp(ctx, tx, ty):  # (special.xlog1py's too: x log(y + shift), its class gives the op and the shift)
+    def jvp(ctx, tx, ty):
         x, y = ctx.inputs[:2]
         op, shift = ctx.function_class.shifted
         y1 = y + shift if shift else y
@@ -254,7 +258,8 @@ class XlogyNumberInput(Xlogy):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        return None, grad * x / y
+        shift = ctx.function_class.shifted[1]
+        return None, grad * x / (y + shift if shift else y)
 
 
 class XlogyNumberOther(Xlogy):
@@ -264,8 +269,9 @@ class XlogyNumberOther(Xlogy):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        gx = xlogy(grad, y)
-        return (gx if y.item() > 0 else gx.masked_fill((x == 0) & (y <= 0), 0)), None
+        op, shift = ctx.function_class.shifted
+        gx = op(grad, y)
+        return (gx if y.item() + shift > 0 else gx.masked_fill((x == 0) & (y + shift <= 0), 0)), None
 
 
 def _pick_a(np_fn, a, b):
@@ -513,7 +519,7 @@ def xlogy(input, other):
     return by_numbers((Xlogy, XlogyNumberInput, XlogyNumberOther), "xlogy", input, other)
 
 
-Xlogy.shifted = (xlogy, 0)  # (what Xlogy.jvp computes with: xlogy of y + 0)
+Xlogy.shifted = (xlogy, 0)  # (x log(y + 0); the number forms inherit it)
 
 
 def fmax(input, other):

@@ -9,7 +9,7 @@ from .._dtype import float16
 from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, promoted
 from .elementwise import _erf_np, _float, _in, _unary, where
-from .pointwise import Xlogy, by_numbers
+from .pointwise import Xlogy, XlogyNumberInput, XlogyNumberOther, by_numbers
 
 _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
 
@@ -296,49 +296,24 @@ def igammac(input, other):
 
 
 # ---- torch.special's binary functions: xlog1py and the Hurwitz zeta ----------------------------------------
-class Xlog1py(Op):
-    """d x log(1 + y) = (log(1 + y), x / (1 + y)), torch's way: the x part is 0 where x == 0 and y <= -1"""
-    _grad_fn_name = "SpecialXlog1PyBackward0"
-
-    @staticmethod
-    def forward(ctx, x, y, dtype=None):
-        ctx.save_for_backward(x, y)
-        x, y = _in(dtype, x, y) if dtype is not None else (x, y)
-        return np.where((x == 0) & ~np.isnan(y), np.zeros_like(x * y), x * np.log1p(y))
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, y = ctx.saved_tensors
-        gx = xlog1py(grad, y).masked_fill((x == 0) & (y <= -1), 0) if ctx.needs_input_grad[0] else None
-        return gx, grad * x / (y + 1) if ctx.needs_input_grad[1] else None
-
-    jvp = staticmethod(Xlogy.jvp)  # (tx xlog1py(x != 0, y) + ty x / (y + 1): xlogy's rule, shifted by 1)
+class Xlog1py(Xlogy):
+    """x log(1 + y): xlogy's op and formulas with y + 1 (the x part is 0 where x == 0 and y <= -1)"""
+    _grad_fn_name, _log = "SpecialXlog1PyBackward0", staticmethod(np.log1p)
 
 
-class Xlog1pyNumberInput(Xlog1py):
-    _grad_fn_name = "SpecialXlog1PyBackward1"
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, y = ctx.saved_tensors
-        return None, grad * x / (y + 1)
+class Xlog1pyNumberInput(XlogyNumberInput):
+    _grad_fn_name, _log = "SpecialXlog1PyBackward1", staticmethod(np.log1p)
 
 
-class Xlog1pyNumberOther(Xlog1py):
-    _grad_fn_name = "SpecialXlog1PyBackward2"
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, y = ctx.saved_tensors
-        gx = xlog1py(grad, y)
-        return (gx if y.item() > -1 else gx.masked_fill((x == 0) & (y <= -1), 0)), None
+class Xlog1pyNumberOther(XlogyNumberOther):
+    _grad_fn_name, _log = "SpecialXlog1PyBackward2", staticmethod(np.log1p)
 
 
 def xlog1py(input, other):
     return by_numbers((Xlog1py, Xlog1pyNumberInput, Xlog1pyNumberOther), "xlog1py", input, other)
 
 
-Xlog1py.shifted = (xlog1py, 1)
+Xlog1py.shifted = Xlog1pyNumberInput.shifted = Xlog1pyNumberOther.shifted = (xlog1py, 1)
 
 
 # the Euler-Maclaurin correction terms of the Hurwitz zeta (Cephes' zeta, which torch's kernel follows)
