@@ -103,7 +103,8 @@ CALLS = ["S.xlog1py(2, 3)", "S.xlog1py(L.tensor([1j]), 2)", "S.xlog1py(None, f)"
          "S.zeta(f, L.ones(3))", "S.zeta(f, None)", "S.expit(f)", "S.gammaln(f)", "S.psi(f)", "S.digamma(f)",
          "S.multigammaln(f + 2, 2)", "S.gammainc(f, f)", "S.gammaincc(f, f)", "S.expit(None)", "S.softmax(f, 0)",
          "S.log_softmax(f, 0)", "S.logit(f / 4)", "S.exp2(f)", "S.expm1(f)", "S.log1p(f)", "S.erf(f)", "S.erfc(f)",
-         "S.erfinv(f / 4)", "S.erfc(L.tensor([3., 10., 27., -2., 0.], dtype=L.float64))", "S.i0(f)", "S.sinc(f)", "S.logsumexp(f, 0)", "S.polygamma(1, f)", "S.xlogy(2, f)"]
+         "S.erfinv(f / 4)", "S.erfc(L.tensor([3., 10., 27., -2., 0.], dtype=L.float64))", "S.i0(f)", "S.sinc(f)",
+         "S.logsumexp(f, 0)", "S.polygamma(1, f)", "S.xlogy(2, f)"]
 
 
 @pytest.mark.parametrize("call", CALLS)
@@ -129,7 +130,8 @@ def test_special_calls_as_torch(call):
 FORWARD = {
     "xlogy": lambda L, S, x, y: L.xlogy(x, y), "xlog1py": lambda L, S, x, y: S.xlog1py(x, y),
     "xlogy(2, y)": lambda L, S, x, y: L.xlogy(2., y), "xlog1py(x, 3)": lambda L, S, x, y: S.xlog1py(x, 3.),
-    "xlogy(x, -1)": lambda L, S, x, y: L.xlogy(x, -1.), "xlog1py(x, float32 y)": lambda L, S, x, y: S.xlog1py(x, y.float()),
+    "xlogy(x, -1)": lambda L, S, x, y: L.xlogy(x, -1.),
+    "xlog1py(x, float32 y)": lambda L, S, x, y: S.xlog1py(x, y.float()),
 }
 
 

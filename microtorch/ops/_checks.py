@@ -165,8 +165,8 @@ def _ok(kind, v):
         return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "bool":
         return isinstance(v, (bool, np.bool_))
-    if kind == "number":  # (torch's parser takes a 0-d tensor for a number)
-        return isinstance(v, (numbers.Number, np.number)) or _is_tensor(v) and v.ndim == 0
+    if kind == "number":  # (torch's parser takes a 0-d tensor for a number, one that requires no grad)
+        return isinstance(v, (numbers.Number, np.number)) or _is_tensor(v) and v.ndim == 0 and not v.requires_grad
     if kind == "norm_order":
         return v is None or isinstance(v, (numbers.Number, np.number, str))
     if kind == "dtype":
@@ -260,6 +260,7 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
                 err = type_error(op, sig_fn, args, kwargs, method, overrides)
                 if err is not None:
                     raise err
+                args, kwargs = _numbers_given(sig_fn, args, kwargs, method, kinds[2])
             err = kernel and kernel(leading(sig_fn, args, kwargs, n))
             if err is not None:
                 refuse(err, args, kwargs)
@@ -372,7 +373,10 @@ _TYPE_CHECK = """
     if not ({fast}):{operand}
         err = types(({args}), {{{kwargs}}}, method, overrides)
         if err is not None:
-            raise err"""
+            raise err{numbers}"""
+_NUMBER_GIVEN = """
+        if isinstance({p}, Tensor):  # (a 0-d tensor for a number: its number, as torch's parser reads it)
+            {p} = {p}.item()"""
 _ARRAY_OPERAND = """
         if isinstance({other}, NDARRAY):
             return array_op({self}, {other})"""
@@ -404,6 +408,22 @@ def _fast_type_test(params, method, overrides):
         test = f"({p.name} is None or {test})" if p.name in _OPTIONAL else test
         tests.append(test if p.default is p.empty else f"({p.name} is _default_{p.name} or {test})")
     return " and ".join(tests)
+
+
+def _number_params(params, method, overrides):
+    """The names of the parameters that take a number (torch's Scalar: a 0-d tensor given there is read as its
+    number, so that an op's forward never meets a tensor where it computes with a number)."""
+    return [p.name for i, p in enumerate(params) if not (method and i == 0) and _kind(p.name, overrides) == "number"]
+
+
+def _numbers_given(fn, args, kwargs, method, overrides):
+    """args and kwargs with each 0-d tensor given for a number parameter replaced by its number."""
+    bound = _signature(fn).bind(*args, **kwargs)
+    names = _number_params(list(_signature(fn).parameters.values()), method, overrides)
+    for name in names:
+        if _is_tensor(bound.arguments.get(name)):
+            bound.arguments[name] = bound.arguments[name].item()
+    return bound.args, bound.kwargs
 
 
 def _fast_args_test(fn, method, overrides):
@@ -473,7 +493,9 @@ def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None, 
                                args=call_args, kwargs=call_kwargs) if kernel else ""
     fast = _fast_type_test(list(params), method, overrides) if types else ""
     operand = _ARRAY_OPERAND.format(self=args[0], other=args[1]) if array_op and len(args) >= 2 else ""
-    pre = (_TYPE_CHECK.format(fast=fast, operand=operand, args=call_args, kwargs=call_kwargs) if fast else "") + pre
+    numbers = "".join(_NUMBER_GIVEN.format(p=p) for p in _number_params(list(params), method, overrides))
+    pre = (_TYPE_CHECK.format(fast=fast, operand=operand, numbers=numbers, args=call_args, kwargs=call_kwargs)
+           if fast else "") + pre
     source = _WRAPPER.format(name=name, params=", ".join(names), call=", ".join(call), pre=pre,
                              args=call_args, kwargs=call_kwargs)
     # a file name inside the package, and the source in linecache, so tracebacks show the wrapper's lines

@@ -50,5 +50,6 @@ def ndarray_operand(operator, tensor, array):
     try:  # (arr / t: torch's t.reciprocal() * arr, the reciprocal by the tensor's own dtype rules)
         return from_numpy(np.asarray(fn(data, array)))
     except (TypeError, ValueError) as e:  # numpy's error, as torch lets it through, with the operator named
-        raise (TypeError if isinstance(e, TypeError) else ValueError)(f"'{_SYMBOLS[base]}' of a tensor {list(tensor.shape)} ({tensor.dtype}) and a numpy array "
-                      f"{list(np.shape(array))} ({np.asarray(array).dtype}), computed by numpy: {e}") from None
+        error = TypeError if isinstance(e, TypeError) else ValueError
+        raise error(f"'{_SYMBOLS[base]}' of a tensor {list(tensor.shape)} ({tensor.dtype}) and a numpy array "
+                    f"{list(np.shape(array))} ({np.asarray(array).dtype}), computed by numpy: {e}") from None
