@@ -737,6 +737,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         array = _plain_array(data, dtype)
         if array is not None:
             return _leaf(array, requires_grad)
+    elif cls is np.ndarray and dtype is None and device is None:  # a copy in its own dtype (one torch has)
+        return _leaf(np.array(data, _dtype.from_numpy_dtype(data.dtype).np), requires_grad)
     if isinstance(data, (str, bytes)):  # (numpy would read it as text, or as True into bool)
         raise TypeError(f"tensor(): invalid data type '{type(data).__name__}'; pass numbers, nested lists of "
                         "numbers, numpy arrays or tensors")
