@@ -590,10 +590,41 @@ def _converted(convert, *args):
     except ValueError as e:
         if "only one element" in str(e):
             raise
+        err = _ragged(args[0], _sizes(args[0]), 0) if convert is _to_numpy else None
+        if err is not None:
+            raise err from None
         raise ValueError(f"tensor(): the nested sequence is ragged or not numeric ({e}); every row "
                          "must have the same length") from None
     except TypeError as e:  # None (or an object) where the dtype wants numbers
         raise TypeError(f"tensor(): {e}; the data must be numbers or (nested) sequences of numbers") from None
+
+
+def _sizes(data):
+    """The shape torch reads from nested data: the lengths along the first elements."""
+    sizes, x = [], data
+    while isinstance(x, (list, tuple)) or isinstance(x, np.ndarray) and x.ndim:
+        sizes.append(len(x))
+        if not len(x):
+            break
+        x = x[0]
+    return sizes
+
+
+def _ragged(x, sizes, dim):
+    """torch's error for the first element of nested data that does not fit the shape `sizes` (a row of another
+    length, a number where a row belongs, a row where a number belongs), or None."""
+    if dim == len(sizes):
+        if isinstance(x, (list, tuple)):
+            return TypeError(f"tensor(): '{type(x).__name__}' object cannot be interpreted as a number (a row where "
+                             f"a number belongs, at dim {dim}); every row must nest as deep as the first")
+        return None
+    if not isinstance(x, (list, tuple)) and not (isinstance(x, (np.ndarray, Tensor)) and x.ndim):
+        return TypeError(f"tensor(): not a sequence ({x!r} stands where a row of {sizes[dim]} belongs, at dim "
+                         f"{dim}); every row must nest as deep as the first")
+    if len(x) != sizes[dim]:
+        return ValueError(f"tensor(): expected sequence of length {sizes[dim]} at dim {dim} (got {len(x)}); every "
+                          "row must have the same length")
+    return next((err for v in x if (err := _ragged(v, sizes, dim + 1)) is not None), None) if sizes[dim] else None
 
 
 def _cast(src, np_dtype):

@@ -85,3 +85,25 @@ def test_messages():
                           (lambda: mt.as_tensor([mt.ones(2)]), r"^as_tensor\(\): only one element tensors")):
         with pytest.raises(Exception, match=pattern):
             call()
+
+
+RAGGED = [  # (data, the phrase torch's message and ours share)
+    ([[1, 2], [3]], "expected sequence of length 2 at dim 1 (got 1)"),
+    ([[1, 2], [3, 4, 5]], "expected sequence of length 2 at dim 1 (got 3)"),
+    ([[[1], [2]], [[3], [4, 5]]], "expected sequence of length 1 at dim 2 (got 2)"),
+    ([[1], []], "expected sequence of length 1 at dim 1 (got 0)"),
+    ([[1, 2], 3], "not a sequence"),
+    ([1, [2]], "object cannot be interpreted as"),
+]
+
+
+@pytest.mark.parametrize("data, phrase", RAGGED)
+def test_ragged_data_as_torch(data, phrase):
+    errors = []
+    for lib in (torch, mt):
+        with pytest.raises(Exception) as info:
+            lib.tensor(data)
+        errors.append(info.value)
+    assert type(errors[1]) is type(errors[0]), errors
+    assert phrase in str(errors[0]) and phrase in str(errors[1]), errors
+    assert str(errors[1]).startswith("tensor(): ")

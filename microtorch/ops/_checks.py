@@ -7,8 +7,10 @@ parameter's kind follows from its name: `input` is a Tensor, `dim` an int or a t
 `keepdim` a bool...), as torch's argument parser does before the op runs. A wrong type becomes
 torch's TypeError naming the op and the argument. The wrapper is written with the function's own
 parameters and first runs one cheap test per argument (`isinstance(input, Tensor)`, `keepdim.__class__
-is bool`); only when one fails does the full check run. Then it refuses a dtype torch has no kernel
-for (ops/_kernels.py). When the op itself fails, the same checks explain why: a size too large, shapes
+is bool`); only when one fails does the full check run, which also reads a 0-d tensor given for a
+number as its number (torch's Scalar) and hands a Tensor operator's numpy array operand to numpy
+(ops/_ndarray_operands.py), as torch does. Then it refuses a dtype torch has no kernel for
+(ops/_kernels.py). When the op itself fails, the same checks explain why: a size too large, shapes
 that do not broadcast, a numpy AxisError, or an error raised inside another op, named after this one.
 """
 import functools
