@@ -783,8 +783,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     src = _converted(_to_numpy, data)
     if src.dtype.kind in "OUS" and dtype is not None or src.dtype.kind == "c" and dt.np.kind != "c":
         _refuse_non_numbers(data, dt)  # (inferring the dtype refused the first ones already)
-    checked = not isinstance(data, (np.ndarray, Tensor)) and dt.np.kind in "iub" and src.dtype != dt.np
-    if checked and (dt.np.kind == "b" and src.dtype.kind != "b" or not _fits(src, _iinfo(dt.np))):
+    listed = cls is list or cls is tuple  # (a list here holds numpy scalars or tensors: [np.bool_, 1] is int64)
+    checked = not isinstance(data, (np.ndarray, Tensor)) and dt.np.kind in "iub" and (src.dtype != dt.np or listed)
+    if checked and (listed or dt.np.kind == "b" or not _fits(src, _iinfo(dt.np))):
         _check_integers(data, dt)
     return _leaf(_converted(_cast, src, dt.np), requires_grad)
 

@@ -17,6 +17,8 @@ CALLS = [
     "L.tensor(np.float32(1.0), dtype=L.uint8)", "L.tensor(np.bool_(True), dtype=L.int8)",
     "L.tensor(np.float32(1.5), dtype=L.bool)", "L.tensor([np.float32(1.0)], dtype=L.int8)",
     "L.tensor(np.longdouble(1), dtype=L.int64)", "L.as_tensor(np.float32(1.0), dtype=L.int8)",
+    "L.tensor([np.bool_(True), 1], dtype=L.int64)", "L.tensor([np.int64(3), 1], dtype=L.int64)",
+    "L.tensor([[[1, 2]], [[3, 400]]], dtype=L.int8)", "L.tensor([[[1, 2]], [[3, 4]]], dtype=L.int8)",
     "L.tensor(np.float64(1.5), dtype=L.int8)", "L.tensor(np.int64(3), dtype=L.int8)",
     "L.tensor(np.int64(300), dtype=L.int8)", "L.tensor(np.bool_(True), dtype=L.bool)",
     "L.tensor(np.bool_(True), dtype=L.float32)", "L.tensor(np.float32(2.5), dtype=L.complex64)",
