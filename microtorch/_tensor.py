@@ -5,6 +5,7 @@ their methods when they load: ops/ the operators and op methods (`+`, `sum`, `cl
 each a one-line call into a differentiable `Function`), the engine `backward`. `_version_counter` is a one-element list shared by a tensor and its views,
 bumped by every in-place op, so that backward can tell a saved tensor was modified.
 """
+import itertools
 import warnings
 
 import numpy as np
@@ -495,44 +496,95 @@ def _size_arg(size):
 
 
 # ---- creation ------------------------------------------------------------------------------
+_PLAIN = frozenset({bool, int, float, complex})  # Python numbers: torch infers bool, int64, the default float, complex
+_FLOAT_MAX = {np.dtype(np.float16): 65504.0, np.dtype(np.float32): 3.4028234663852886e38,
+              np.dtype(np.complex64): 3.4028234663852886e38}  # (beyond: inf, which numpy's cast warns about)
+_IINFO = {}  # (np.iinfo costs half a microsecond: one per integer dtype)
+
+
+def _plain_dtype(types):
+    """The dtype torch infers for Python numbers of these types (no number: the default float)."""
+    if complex in types:
+        return get_default_dtype().to_complex()
+    if float in types or not types:
+        return get_default_dtype()
+    return _dtype.int64 if int in types else _dtype.bool_
+
+
 def _infer_dtype(data):
-    """The dtype torch.tensor infers: bool, int64, the default float, or complex."""
+    """The dtype torch.tensor infers: bool, int64, the default float, or complex; a numpy array or scalar and a
+    tensor bring their own."""
     if isinstance(data, np.ndarray):
         return _dtype.from_numpy_dtype(data.dtype)
-    kinds = set()
+    kinds, numbers = set(), set()
     stack = [data]
     while stack:
         x = stack.pop()
-        if isinstance(x, (list, tuple)):
+        if x.__class__ in _PLAIN:
+            numbers.add(x.__class__)
+        elif isinstance(x, (list, tuple)):
             stack.extend(x)
         elif isinstance(x, Tensor):
             kinds.add(x.dtype)
         elif isinstance(x, (np.ndarray, np.generic)):  # numpy arrays and scalars keep their dtype
             kinds.add(_dtype.from_numpy_dtype(x.dtype))
-        elif isinstance(x, (bool, np.bool_)):
-            kinds.add(_dtype.bool_)
-        elif isinstance(x, (int, np.integer)):
-            kinds.add(_dtype.int64)
-        elif isinstance(x, (float, np.floating)):
-            kinds.add(get_default_dtype())
-        elif isinstance(x, (complex, np.complexfloating)):
-            kinds.add(get_default_dtype().to_complex())
+        elif isinstance(x, (bool, int, float, complex)):  # (subclasses: a numpy scalar was taken above)
+            numbers.add(next(t for t in (bool, int, float, complex) if isinstance(x, t)))
         else:  # (torch: a string is a TypeError, anything else its RuntimeError)
             error = TypeError if isinstance(x, (str, bytes)) else RuntimeError
             raise error(f"tensor(): could not infer dtype of {type(x).__name__}; pass numbers, "
                         "nested lists of numbers, numpy arrays or tensors")
+    if numbers:
+        kinds.add(_plain_dtype(numbers))
     result = None
     for k in kinds:
         result = k if result is None else _dtype.promote_types(result, k)
     return result or get_default_dtype()
 
 
+def _depth(data):
+    """How many dims torch reads from nested data: along the first elements, through lists, tuples and numpy
+    arrays (a tensor there is an element, which must hold one number)."""
+    n, x = 0, data
+    while isinstance(x, (list, tuple)):
+        n += 1
+        if not x:
+            return n
+        x = x[0]
+    return n + x.ndim if isinstance(x, np.ndarray) else n
+
+
+def _unwrapped(x, depth):
+    """x with its tensors replaced by their arrays: a tensor where a number belongs (depth 0) must hold one,
+    as torch reads it with .item()."""
+    if isinstance(x, Tensor):
+        if depth <= 0 and x.numel() != 1:
+            raise ValueError(f"tensor(): only one element tensors can be converted to Python scalars (an element "
+                             f"of shape {list(x.shape)} stands where a number belongs); to join tensors use "
+                             "microtorch.stack([...]) or microtorch.cat([...])")
+        return x._data.reshape(()) if depth <= 0 else x._data
+    if isinstance(x, (list, tuple)):
+        return [_unwrapped(v, depth - 1) for v in x]
+    return x
+
+
 def _to_numpy(data):
     if isinstance(data, Tensor):
         return data._data
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
-        return np.array([_to_numpy(x) for x in data])
+    if isinstance(data, (list, tuple)) and _holds_tensor(data):
+        return np.array(_unwrapped(data, _depth(data)))
     return np.asarray(data)
+
+
+def _holds_tensor(data):
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Tensor):
+            return True
+        if isinstance(x, (list, tuple)):
+            stack.extend(v for v in x if v.__class__ not in _PLAIN)
+    return False
 
 
 def _converted(convert, *args):
@@ -540,75 +592,136 @@ def _converted(convert, *args):
     try:
         return convert(*args)
     except ValueError as e:
+        if "only one element" in str(e):
+            raise
+        err = _ragged(args[0], _sizes(args[0]), 0) if convert is _to_numpy else None
+        if err is not None:
+            raise err from None
         raise ValueError(f"tensor(): the nested sequence is ragged or not numeric ({e}); every row "
                          "must have the same length") from None
     except TypeError as e:  # None (or an object) where the dtype wants numbers
         raise TypeError(f"tensor(): {e}; the data must be numbers or (nested) sequences of numbers") from None
 
 
+def _sizes(data):
+    """The shape torch reads from nested data: the lengths along the first elements."""
+    sizes, x = [], data
+    while isinstance(x, (list, tuple)) or isinstance(x, np.ndarray) and x.ndim:
+        sizes.append(len(x))
+        if not len(x):
+            break
+        x = x[0]
+    return sizes
+
+
+def _ragged(x, sizes, dim):
+    """torch's error for the first element of nested data that does not fit the shape `sizes` (a row of another
+    length, a number where a row belongs, a row where a number belongs), or None."""
+    if dim == len(sizes):
+        if isinstance(x, (list, tuple)):
+            return TypeError(f"tensor(): '{type(x).__name__}' object cannot be interpreted as a number (a row where "
+                             f"a number belongs, at dim {dim}); every row must nest as deep as the first")
+        return None
+    if not isinstance(x, (list, tuple)) and not (isinstance(x, (np.ndarray, Tensor)) and x.ndim):
+        return TypeError(f"tensor(): not a sequence ({x!r} stands where a row of {sizes[dim]} belongs, at dim "
+                         f"{dim}); every row must nest as deep as the first")
+    if len(x) != sizes[dim]:
+        return ValueError(f"tensor(): expected sequence of length {sizes[dim]} at dim {dim} (got {len(x)}); every "
+                          "row must have the same length")
+    return next((err for v in x if (err := _ragged(v, sizes, dim + 1)) is not None), None) if sizes[dim] else None
+
+
 def _cast(src, np_dtype):
     if src.dtype == np_dtype:  # (a copy: nothing to convert, no warning to silence)
         return np.array(src)
+    if src.dtype.kind in "iub" and np_dtype != np.float16:  # (these casts never warn: no need to silence them)
+        return src.astype(np_dtype)
     return quietly(np.array, src, np_dtype)  # (70000 into float16 is inf, silently, as torch)
 
 
-def _refuse_non_numbers(data):
+def _refuse_non_numbers(data, dt):
     """torch's TypeError for an element of `data` that is not a number when the dtype is given (numpy would read
-    None as NaN, a string as text)."""
+    None as NaN, a string as text), or a Python complex number for a real dtype (numpy drops its imaginary part)."""
     stack = [data]
     while stack:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(x)
+        elif x.__class__ is complex and dt.np.kind != "c":
+            raise TypeError(f"tensor(): must be real number, not complex ({x} into {dt}; pass a complex dtype, or "
+                            "the real part)")
         elif not isinstance(x, (int, float, complex, np.generic, np.ndarray, Tensor)):
             raise TypeError(f"tensor(): must be real number, not {type(x).__name__}; the data must be numbers or "
                             "(nested) sequences of numbers")
 
 
+def _iinfo(np_dtype):
+    info = _IINFO.get(np_dtype)
+    if info is None:
+        info = _IINFO[np_dtype] = np.iinfo(np_dtype)
+    return info
+
+
 def _fits(src, info):
-    """Whether every number of `src` (the numpy array of some Python numbers) surely converts into an integer
+    """Whether every number of `src` (the numpy array of some Python integers) surely converts into an integer
     dtype of range `info` as torch converts it; if not, _check_integers looks at the numbers themselves."""
     kind = src.dtype.kind
-    if kind == "b" or not src.size:
+    if not src.size:
         return True
-    if kind not in "if":  # (object: an int beyond 64 bits; uint64: one beyond int64; complex)
+    if kind != "i":  # (bools and floats, which may be numpy scalars torch refuses; object: an int beyond 64 bits)
         return False
-    with np.errstate(invalid="ignore"):
-        lo, hi = src.min(), src.max()
-    low = -info.max if kind == "i" and info.min == 0 else info.min  # (uint8 takes an int down to -255: it wraps)
-    # (floats near 2**63 may be rounded ints beyond 64 bits: the strict bounds send them to the exact check)
-    return bool(low <= lo and hi <= info.max and -2.0 ** 63 < lo and hi < 2.0 ** 63)
+    lo, hi = src.min(), src.max()
+    low = -info.max if info.min == 0 else info.min  # (uint8 takes an int down to -255: it wraps)
+    return bool(low <= lo and hi <= info.max)
 
 
 def _check_integers(data, dt):
-    """torch's checked conversion of the Python (and numpy scalar) numbers in `data` into the integer dtype `dt`:
-    an int must fit in 64 bits (ValueError) and then in dt (uint8 also takes an int down to -255, which wraps),
-    a float must be a number within dt's range, a complex number is refused. An array, or a tensor given as the
-    data, is cast unchecked, as in torch."""
-    info = np.iinfo(dt.np)
-    low, high = float(info.min), float(info.max)  # (torch compares a float with the limits as doubles)
+    """torch's checked conversion of the Python (and numpy scalar) numbers in `data` into the integer or bool
+    dtype `dt`: an int must fit in 64 bits (ValueError) and then in dt (uint8 also takes an int down to -255,
+    which wraps), a float must be a number within dt's range, a complex number is refused, and so is a numpy
+    scalar that is not an int (np.float32, np.bool_: torch reads an integer with __index__). An array, or a tensor
+    given as the data, is cast unchecked, as in torch."""
     stack = [data]
     while stack:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(reversed(x))  # (the first bad number in reading order is the one reported)
-            continue
-        if isinstance(x, Tensor) and x is not data and x.numel() == 1:
-            x = x.item()  # (a one-element tensor in a list is read as its number, as torch)
-        if isinstance(x, (bool, np.bool_)):
-            continue
-        elif isinstance(x, (int, np.integer)):
-            if not -2 ** 63 <= x < 2 ** 63:
-                raise ValueError(f"tensor(): Overflow when unpacking long long ({x} does not fit in 64 bits; "
-                                 "write it as a float, or pass dtype=microtorch.float64)")
-            if not (-info.max if info.min == 0 else info.min) <= x <= info.max:
-                _overflow(x, dt, info)
-        elif isinstance(x, (float, np.floating)):
-            if not low <= x <= high:  # (NaN and inf too: an integer holds neither)
-                _overflow(x, dt, info)
-        elif isinstance(x, (complex, np.complexfloating)):
-            raise TypeError(f"'complex' object cannot be interpreted as an integer ({x} into {dt}; pass its .real, "
-                            "or a complex dtype)")
+        elif isinstance(x, Tensor) and x is not data and x.numel() == 1:
+            _check_number(_tensor_number(x, dt), dt)
+        elif x is not data or not isinstance(x, (np.ndarray, Tensor)):
+            _check_number(x, dt)
+
+
+def _tensor_number(x, dt):
+    """The number a one-element tensor in tensor()'s data stands for (torch: an integer dtype takes it by
+    __index__, which a floating tensor refuses)."""
+    if dt.np.kind in "iu" and x.dtype.is_floating_point or x.dtype.is_complex:
+        raise TypeError(f"tensor(): only integer tensors of a single element can be converted to an index (a "
+                        f"{x.dtype} element, into {dt}); convert it first, e.g. x.long()")
+    return x.item()
+
+
+def _check_number(x, dt):
+    """torch's checked conversion of one number of tensor()'s data into the integer or bool dtype dt."""
+    if isinstance(x, np.generic) and not isinstance(x, (float, np.integer)) and not (
+            isinstance(x, np.bool_) and dt.np.kind == "b"):  # (np.float64 is a Python float; np.float32 is not)
+        raise TypeError(f"tensor(): '{type(x).__module__}.{type(x).__name__}' object cannot be interpreted as an "
+                        f"integer ({x} into {dt}; convert it with float(...) or int(...) first)")
+    if dt.np.kind == "b" or isinstance(x, (bool, np.bool_)):
+        return
+    info = _iinfo(dt.np)
+    if isinstance(x, (int, np.integer)):
+        if not -2 ** 63 <= x < 2 ** 63:
+            raise ValueError(f"tensor(): Overflow when unpacking long long ({x} does not fit in 64 bits; "
+                             "write it as a float, or pass dtype=microtorch.float64)")
+        if not (-info.max if info.min == 0 else info.min) <= x <= info.max:
+            _overflow(x, dt, info)
+    elif isinstance(x, float):
+        if not float(info.min) <= x <= float(info.max):  # (NaN and inf too: an integer holds neither)
+            _overflow(x, dt, info)
+    elif isinstance(x, complex):
+        raise TypeError(f"'complex' object cannot be interpreted as an integer ({x} into {dt}; pass its .real, "
+                        "or a complex dtype)")
 
 
 def _overflow(x, dt, info):
@@ -616,8 +729,51 @@ def _overflow(x, dt, info):
                        f"in {dt}, whose range is {info.min} to {info.max}; pick a wider dtype)")
 
 
+def _plain_array(data, dtype):
+    """The array of a Python number or a flat list of them, in the dtype given or inferred, by the cheap path:
+    Python's min and max check the range, so that numpy's warning machinery is not needed; None for what the
+    general path converts (nesting, other elements, a number out of range, which it refuses or converts)."""
+    if data.__class__ in _PLAIN:
+        types, lo, hi = (data.__class__,), data, data
+    else:
+        flat = _rows_joined(data) if data and data[0].__class__ in (list, tuple) else data
+        types = set(map(type, flat)) if flat else None
+        if not types or not types <= _PLAIN or complex in types:
+            return None
+        lo, hi = min(flat), max(flat)  # (a NaN first makes them NaN: the range tests fail, the general path runs)
+    if complex in types or int in types and not (-2 ** 63 <= lo and hi < 2 ** 63):
+        return None
+    dt = _dtype.to_dtype(dtype) if dtype is not None else _plain_dtype(types)
+    np_dt = dt.np
+    if np_dt.kind in "fc":
+        limit = _FLOAT_MAX.get(np_dt)
+        return np.array(data, np_dt) if limit is None or -limit <= lo and hi <= limit else None
+    if np_dt.kind == "b":
+        return np.array(data, np_dt)
+    info = _iinfo(np_dt)
+    if float in types or not ((-info.max if info.min == 0 else info.min) <= lo and hi <= info.max):
+        return None
+    return np.array(data, np_dt) if lo >= 0 else np.array(data).astype(np_dt)  # (uint8 takes -1 as 255)
+
+
+def _rows_joined(data):
+    """The numbers of a list of rows of equal length, one after the other (a matrix written as nested lists), or
+    None when data is not that."""
+    rows = set(map(type, data))
+    if not rows <= {list, tuple} or len(set(map(len, data))) != 1:
+        return None
+    return list(itertools.chain.from_iterable(data))
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of `data` (numbers, nested lists, arrays, tensors)."""
+    cls = data.__class__
+    if (cls in _PLAIN or cls is list or cls is tuple) and device is None:  # the commonest calls, kept cheap
+        array = _plain_array(data, dtype)
+        if array is not None:
+            return _leaf(array, requires_grad)
+    elif cls is np.ndarray and dtype is None and device is None:  # a copy in its own dtype (one torch has)
+        return _leaf(np.array(data, _dtype.from_numpy_dtype(data.dtype).np), requires_grad)
     if isinstance(data, (str, bytes)):  # (numpy would read it as text, or as True into bool)
         raise TypeError(f"tensor(): invalid data type '{type(data).__name__}'; pass numbers, nested lists of "
                         "numbers, numpy arrays or tensors")
@@ -629,12 +785,17 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         raise RuntimeError(f"microtorch runs on the CPU only; device {device!r} is not available")
     dt = _dtype.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
     src = _converted(_to_numpy, data)
-    if src.dtype.kind in "OUS" and dtype is not None:  # (inferring the dtype refused these already)
-        _refuse_non_numbers(data)
-    checked = not isinstance(data, (np.ndarray, Tensor)) and dt.np.kind in "iu" and src.dtype != dt.np
-    if checked and not _fits(src, np.iinfo(dt.np)):
+    if src.dtype.kind in "OUS" and dtype is not None or src.dtype.kind == "c" and dt.np.kind != "c":
+        _refuse_non_numbers(data, dt)  # (inferring the dtype refused the first ones already)
+    listed = cls is list or cls is tuple  # (a list here holds numpy scalars or tensors: [np.bool_, 1] is int64)
+    checked = not isinstance(data, (np.ndarray, Tensor)) and dt.np.kind in "iub" and (src.dtype != dt.np or listed)
+    if checked and (listed or dt.np.kind == "b" or not _fits(src, _iinfo(dt.np))):
         _check_integers(data, dt)
-    t = Tensor._make(_converted(_cast, src, dt.np))
+    return _leaf(_converted(_cast, src, dt.np), requires_grad)
+
+
+def _leaf(array, requires_grad):
+    t = Tensor._make(array)
     if requires_grad:
         t.requires_grad = True
         _made_leaf(t)

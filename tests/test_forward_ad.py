@@ -461,7 +461,8 @@ def _op_classes():
 
 NO_JVP_NEEDED = {"ViewAsComplexNoop",  # has no forward at all
                  "FirstOrderOnly",  # a backward-only op whose jvp raises, as torch's
-                 "Cholesky", "Igamma", "Igammac", "Nextafter"}  # torch has no forward mode for them: theirs raise
+                 "Cholesky", "Igamma", "Igammac", "Nextafter",  # torch has no forward mode for them: theirs raise
+                 "Zeta", "ZetaNumberInput", "ZetaNumberOther"}  # (special.zeta: tests/test_args6_special.py)
 NO_JVP_NEEDED |= {"IndexReduce", "Heaviside", "Geqrf", "LdlFactor", "LdlSolve",  # linalg row: torch
                   # has no forward mode for them either
                   "NoDoubleBackward",  # (scatter_reduce prod's gradient passed on as it is; its jvp is the identity)

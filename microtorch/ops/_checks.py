@@ -7,8 +7,10 @@ parameter's kind follows from its name: `input` is a Tensor, `dim` an int or a t
 `keepdim` a bool...), as torch's argument parser does before the op runs. A wrong type becomes
 torch's TypeError naming the op and the argument. The wrapper is written with the function's own
 parameters and first runs one cheap test per argument (`isinstance(input, Tensor)`, `keepdim.__class__
-is bool`); only when one fails does the full check run. Then it refuses a dtype torch has no kernel
-for (ops/_kernels.py). When the op itself fails, the same checks explain why: a size too large, shapes
+is bool`); only when one fails does the full check run, which also reads a 0-d tensor given for a
+number as its number (torch's Scalar) and hands a Tensor operator's numpy array operand to numpy
+(ops/_ndarray_operands.py), as torch does. Then it refuses a dtype torch has no kernel for
+(ops/_kernels.py). When the op itself fails, the same checks explain why: a size too large, shapes
 that do not broadcast, a numpy AxisError, or an error raised inside another op, named after this one.
 """
 import functools
@@ -23,6 +25,7 @@ import types
 import numpy as np
 
 from . import _kernels
+from ._ndarray_operands import handles, ndarray_operand
 
 _TENSOR = {"input", "x", "self", "tensor", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "target", "mask",
            "condition", "probs", "src", "a", "b", "index", "t", "weight", "bias", "gradient", "running_mean",
@@ -80,7 +83,8 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "normalize": {"p": None}, "randint": {"high": "size"},  # (randint(high, size) too)
              "randint_like": {"low": None, "high": None}, "where": {"input": "tensor_or_number", "other": "tensor_or_number"},
              **{op: {"input": "tensor_or_number"} for op in ("add", "sub", "subtract", "mul", "multiply", "div",
-                                                             "divide", "true_divide", "floor_divide", "pow")},
+                                                             "divide", "true_divide", "floor_divide", "pow", "xlogy",
+                                                             "float_power")},  # (torch.xlogy(2, t): Scalar self)
              "tensor_split": {"indices_or_sections": None},  # (a tensor of indices too)
              "scatter": {"src": "tensor_or_number"}, "index_fill": {"value": "tensor_or_number"},
              "index_add": {"source": "tensor"},
@@ -142,8 +146,8 @@ def _ok(kind, v):
     """Does value v fit a parameter of this kind? (None is allowed where a default may stand)"""
     if kind == "tensor":
         return _is_tensor(v)
-    if kind == "tensor_or_number":  # (an array: what microtorch's own ops pass)
-        return _is_tensor(v) or isinstance(v, (numbers.Number, np.number, np.bool_, np.ndarray))
+    if kind == "tensor_or_number":  # (a numpy scalar is a number; an ndarray is neither: torch's TypeError)
+        return _is_tensor(v) or isinstance(v, (numbers.Number, np.number, np.bool_))
     if kind == "tensor_or_tensors":
         return _is_tensor(v) or (isinstance(v, (list, tuple)) and all(
             t is None or _is_tensor(t) for t in v))
@@ -163,8 +167,8 @@ def _ok(kind, v):
         return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "bool":
         return isinstance(v, (bool, np.bool_))
-    if kind == "number":  # (torch's parser takes a 0-d tensor for a number)
-        return isinstance(v, (numbers.Number, np.number)) or _is_tensor(v) and v.ndim == 0
+    if kind == "number":  # (torch's parser takes a 0-d tensor for a number, one that requires no grad)
+        return isinstance(v, (numbers.Number, np.number)) or _is_tensor(v) and v.ndim == 0 and not v.requires_grad
     if kind == "norm_order":
         return v is None or isinstance(v, (numbers.Number, np.number, str))
     if kind == "dtype":
@@ -219,12 +223,13 @@ def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None)
     return None
 
 
-def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=False):
+def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=False, operator=None):
     """fn, whose failures caused by an argument of the wrong type raise torch's TypeError.
     `signature_of`: the function whose parameters describe fn's (an in-place method that takes
     *args describes them by its out-of-place form); `overrides`: {parameter name: kind} where a
     name means something else than usual; `eager`: check the function argument of a transform before
-    the call (the transform returns a function that would fail later, far from the mistake)."""
+    the call (the transform returns a function that would fail later, far from the mistake); `operator`: the
+    Tensor operator fn implements (`__add__`), whose numpy array operand numpy computes with, as in torch."""
     if getattr(fn, "__microtorch_guarded__", False) or not isinstance(fn, types.FunctionType):
         return fn
     op = op or fn.__name__
@@ -239,7 +244,9 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     kernel = functools.partial(_dtype_error, kernel_op, op) if n else None
     refuse = functools.partial(_refuse, op, sig_fn, method, overrides)
     check_types = functools.partial(type_error, op, sig_fn) if signature_of is None else None
-    kinds = (check_types, method, {**_OP_KINDS.get(op, _OP_KINDS.get(op.rstrip("_"), {})), **(overrides or {})})
+    array_op = functools.partial(ndarray_operand, operator) if operator and handles(operator) else None
+    kinds = (check_types, method, {**_OP_KINDS.get(op, _OP_KINDS.get(op.rstrip("_"), {})), **(overrides or {})},
+             array_op)
     guarded = None if eager else _with_own_parameters(fn, failed, op, (kernel, refuse, n), kinds)
     fast = None if eager or signature_of is not None and not method else _fast_args_test(sig_fn, method, kinds[2])
     if guarded is None:
@@ -250,9 +257,12 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
                 if err is not None:
                     raise err
             if fast is not None and not fast(args, kwargs):  # (the cheap tests first, as _with_own_parameters)
+                if array_op is not None and len(args) == 2 and isinstance(args[1], np.ndarray):
+                    return array_op(*args)
                 err = type_error(op, sig_fn, args, kwargs, method, overrides)
                 if err is not None:
                     raise err
+                args, kwargs = _numbers_given(sig_fn, args, kwargs, method, kinds[2])
             err = kernel and kernel(leading(sig_fn, args, kwargs, n))
             if err is not None:
                 refuse(err, args, kwargs)
@@ -279,7 +289,20 @@ def _dtype_error(kernel_op, op, values):
         err = cast_error(values[0], values[1], _IN_PLACE_NAMES.get(op, op))
         if err is not None:
             return err
+    if kernel_op in ("clamp", "clip") and values and _is_tensor(values[0]) and values[0].dtype.is_floating_point:
+        bounds = [v for v in values[1:] if v.__class__ is complex]
+        if bounds:  # (torch converts a number bound to the tensor's real type first: 1j fails there)
+            return _complex_bound_error(op, bounds) or _kernels.kernel_error(kernel_op, values)
     return _kernels.kernel_error(kernel_op, values)
+
+
+def _complex_bound_error(op, bounds):
+    """torch's RuntimeError for a complex number bound of a real tensor's clamp, or None when each is real."""
+    for b in bounds:
+        if b.imag != 0:
+            return RuntimeError(f"{op}(): value cannot be converted to type double without overflow (the bound {b} is "
+                                "complex, and a real tensor is clamped between real numbers; pass its .real)")
+    return None
 
 
 # ops with a dtype table whose result has the dtype the arguments promote to, so that in place it must fit self's
@@ -349,10 +372,16 @@ _FAST = {"tensor": "isinstance({p}, Tensor)", "tensor_or_number": "isinstance({p
          "number": "{p}.__class__ in NUMBERS", "size": "{p}.__class__ in DIMS", "tensors": "{p}.__class__ in SEQS",
          "shape_tuple": "{p}.__class__ in SEQS"}
 _TYPE_CHECK = """
-    if not ({fast}):
+    if not ({fast}):{operand}
         err = types(({args}), {{{kwargs}}}, method, overrides)
         if err is not None:
-            raise err"""
+            raise err{numbers}"""
+_NUMBER_GIVEN = """
+        if isinstance({p}, Tensor):  # (a 0-d tensor for a number: its number, as torch's parser reads it)
+            {p} = {p}.item()"""
+_ARRAY_OPERAND = """
+        if isinstance({other}, NDARRAY):
+            return array_op({self}, {other})"""
 _KERNEL_CHECK = """
     if {suspect}:
         err = kernel(({first}))
@@ -383,6 +412,22 @@ def _fast_type_test(params, method, overrides):
     return " and ".join(tests)
 
 
+def _number_params(params, method, overrides):
+    """The names of the parameters that take a number (torch's Scalar: a 0-d tensor given there is read as its
+    number, so that an op's forward never meets a tensor where it computes with a number)."""
+    return [p.name for i, p in enumerate(params) if not (method and i == 0) and _kind(p.name, overrides) == "number"]
+
+
+def _numbers_given(fn, args, kwargs, method, overrides):
+    """args and kwargs with each 0-d tensor given for a number parameter replaced by its number."""
+    bound = _signature(fn).bind(*args, **kwargs)
+    names = _number_params(list(_signature(fn).parameters.values()), method, overrides)
+    for name in names:
+        if _is_tensor(bound.arguments.get(name)):
+            bound.arguments[name] = bound.arguments[name].item()
+    return bound.args, bound.kwargs
+
+
 def _fast_args_test(fn, method, overrides):
     """fast(args, kwargs): the cheap tests of _FAST for a wrapper that takes *args and **kwargs, written out as
     one expression over args[i] (None when fn's parameters have no kind with a cheap test)."""
@@ -410,27 +455,27 @@ def _fast_args_test(fn, method, overrides):
 
 def _type_globals():
     from .._tensor import Size, Tensor
-    return {"Tensor": Tensor, "NUMLIKE": (Tensor, int, float, complex, np.generic),
+    return {"Tensor": Tensor, "NUMLIKE": (Tensor, int, float, complex, np.generic), "NDARRAY": np.ndarray,
             "DIMS": frozenset({int, tuple, list, Size, type(None)}), "NUMBERS": frozenset({int, float, bool, complex}),
             "SEQS": frozenset({tuple, list})}
 
 
-def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None)):
+def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None, None)):
     """guard's wrapper written with fn's own parameter list (defaults are fn's objects), or None
     when fn takes *args or **kwargs. The wrapper runs on every op: in CPython 3.11 forwarding
     *args and **kwargs costs twice a plain call, which is most of what a correct call paid.
     Python's own errors for a wrong number of arguments name the op (they name __qualname__)."""
     params = inspect.signature(fn, follow_wrapped=False).parameters.values()
     own = ("fn", "failed", "e", "err", "kernel", "refuse", "NO_DATA", "types", "method", "overrides", "Tensor",
-           "NUMLIKE", "DIMS", "NUMBERS", "SEQS")  # (names the wrapper uses itself)
+           "NUMLIKE", "DIMS", "NUMBERS", "SEQS", "array_op", "NDARRAY")  # (names the wrapper uses itself)
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) or p.name in own
            or p.name.startswith("_default_") for p in params):
         return None
     kernel, refuse, n = dtype_check
     names, call, args, kwargs = [], [], [], []
-    types, method, overrides = kinds
+    types, method, overrides, array_op = kinds
     env = {"fn": fn, "failed": failed, "kernel": kernel, "refuse": refuse, "NO_DATA": _kernels.NO_DATA,
-           "types": types, "method": method, "overrides": overrides, **_type_globals()}
+           "types": types, "method": method, "overrides": overrides, "array_op": array_op, **_type_globals()}
     for p in params:
         if p.kind is p.KEYWORD_ONLY and "*" not in names:
             names.append("*")
@@ -449,11 +494,15 @@ def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None))
     pre = _KERNEL_CHECK.format(suspect=_kernels.suspect(kernel.args[0], first), first="".join(f + ", " for f in first),
                                args=call_args, kwargs=call_kwargs) if kernel else ""
     fast = _fast_type_test(list(params), method, overrides) if types else ""
-    pre = (_TYPE_CHECK.format(fast=fast, args=call_args, kwargs=call_kwargs) if fast else "") + pre
+    operand = _ARRAY_OPERAND.format(self=args[0], other=args[1]) if array_op and len(args) >= 2 else ""
+    numbers = "".join(_NUMBER_GIVEN.format(p=p) for p in _number_params(list(params), method, overrides))
+    pre = (_TYPE_CHECK.format(fast=fast, operand=operand, numbers=numbers, args=call_args, kwargs=call_kwargs)
+           if fast else "") + pre
     source = _WRAPPER.format(name=name, params=", ".join(names), call=", ".join(call), pre=pre,
                              args=call_args, kwargs=call_kwargs)
     # a file name inside the package, and the source in linecache, so tracebacks show the wrapper's lines
-    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<guard of {op}{' (method)' if method else ''}: {fn.__qualname__}>")
+    kind = " (operator)" if operand else " (method)" if method else ""  # (x.mul and x * y: one file each)
+    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<guard of {op}{kind}: {fn.__qualname__}>")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), env)
     wrapper = functools.wraps(fn)(env[name])
@@ -554,8 +603,9 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def named_error(op, e):
     """e again, with a message that starts with the op's name when it does not name it: microtorch raised it in
-    an op that this op runs (nanmean's sum, `if inplace:` on a tensor). Only errors microtorch raised on purpose
-    (a numpy error inside is not made to look like one)."""
+    an op that this op runs (nanmean's sum, `if inplace:` on a tensor); a message that starts with the name of an
+    op that this one's name contains (as_tensor's tensor) loses it. Only errors microtorch raised on purpose (a
+    numpy error inside is not made to look like one)."""
     msg = str(e)
     if type(e) not in _NAMED or op.strip("_").lower() in msg.lower():
         return None
@@ -564,7 +614,11 @@ def named_error(op, e):
     if last is None or not os.path.abspath(last.filename).startswith(_PACKAGE) or \
             not (last.line or "").lstrip().startswith("raise"):
         return None
-    return type(e)(f"{op}(): {msg}")
+    inner = _INNER_OP.match(msg)  # (as_tensor(): not as_tensor(): tensor(): ...; but mod(): remainder(): ...)
+    return type(e)(f"{op}(): {msg[inner.end():] if inner and inner.group(1) in op else msg}")
+
+
+_INNER_OP = re.compile(r"^([\w.]+)\(\): ")  # the name of the op that raised, which the message starts with
 
 
 def axis_error(op, e):
@@ -579,7 +633,9 @@ def axis_error(op, e):
 _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
               "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__floordiv__", "__mod__", "__and__", "__or__",
               "__xor__", "__getitem__", "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
-              "__ipow__", "__imod__", "__ifloordiv__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__")
+              "__ipow__", "__imod__", "__ifloordiv__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__",
+              "__rfloordiv__", "__rmod__", "__rand__", "__ror__", "__rxor__", "__lshift__", "__rshift__",
+              "__rlshift__", "__rrshift__")
 
 
 def guard_namespace(ns, names=None, overrides=None, eager=False):
@@ -596,7 +652,7 @@ def guard_class(cls):
             out_of_place = vars(cls).get(name[:-1]) if name.endswith("_") and not name.startswith("_") else None
             setattr(cls, name, guard(fn, op=name[2:-2] if name.startswith("__") else name, method=True,
                                      signature_of=out_of_place if isinstance(out_of_place, types.FunctionType)
-                                     else None))
+                                     else None, operator=name if name in _OPERATORS else None))
 
 
 def check_size(size, op):

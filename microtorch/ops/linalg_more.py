@@ -14,9 +14,12 @@ from .linalg_decomp import _lu_np, _lu_solve_np
 def _square(a, op):
     if not isinstance(a, Tensor):
         raise TypeError(f"{op}(): argument 'A' must be Tensor, not {type(a).__name__}")
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    if a.ndim < 2:  # (torch's words; "1-D matrices" was ours)
+        raise RuntimeError(f"{op}(): The input tensor A must have at least 2 dimensions (its shape is "
+                           f"{list(a.shape)}); give a matrix, or a batch of them")
+    if a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"{op}(): A must be batches of square matrices, but they are "
-                           f"{' by '.join(map(str, a.shape[-2:])) if a.ndim >= 2 else f'{a.ndim}-D'} matrices")
+                           f"{' by '.join(map(str, a.shape[-2:]))} matrices")
     if not (a.dtype.is_floating_point or a.dtype.is_complex):
         raise RuntimeError(f"{op}(): Expected a floating point or complex tensor as input. Got {a.dtype}")
     return a
@@ -186,13 +189,19 @@ def det(input):
 
 def slogdet(input):
     from .reduce import return_type
-    sign, logabs = Slogdet.apply(_square(input, "slogdet"))
+    sign, logabs = _slogdet(input, "slogdet")
     return return_type("slogdet", ("sign", "logabsdet"))(sign, logabs)
+
+
+def _slogdet(input, op):
+    if _square(input, op).dtype.name == "float16":
+        raise RuntimeError(f"{op}(): Low precision dtypes not supported. Got Half; convert the input with .float()")
+    return Slogdet.apply(input)
 
 
 def logdet(input):
     """log det A: NaN for a negative determinant, -inf for a singular matrix (torch's where)."""
-    sign, logabs = slogdet(input)
+    sign, logabs = _slogdet(input, "logdet")
     return where(sign < 0, logabs * 0 + float("nan"), logabs)
 
 

@@ -259,7 +259,7 @@ def _quantile_qs(name, input, q, interpolation):
         raise RuntimeError(f"{name}() input tensor must be non-empty")
     if isinstance(q, Tensor) and q.ndim > 1:
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor (got {q.ndim} dims)")
-    if not input.dtype.is_floating_point:
+    if input.dtype.name not in ("float32", "float64"):  # (half too)
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype (got {input.dtype})")
     if isinstance(q, Tensor) and q.dtype != input.dtype:
         raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor (q is {q.dtype}, the input "
@@ -286,7 +286,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     below = ranks.astype(np.int64)
     values = ordered.gather(-1, Tensor._make(below))
     if interpolation in ("linear", "midpoint"):
-        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        # (in x's dtype, as torch's ranks - ranks_below: lerp_ takes no weight of another dtype)
+        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else (ranks - below).astype(ranks.dtype)
         values.lerp_(ordered.gather(-1, Tensor._make(np.ceil(ranks).astype(np.int64))), Tensor._make(weights))
     if isinstance(q, Tensor) and q.ndim == 1:
         return values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)  # (the quantiles first)

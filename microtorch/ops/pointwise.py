@@ -7,7 +7,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, numbers_as, promoted
 from .._dtype import float16, float32, result_type
-from .elementwise import _float, _need_tensors, _unary, where
+from .elementwise import _float, _in, _need_tensors, _operands, _unary, where
 from ._kernels import _NAMES
 from .index import fill_scalar
 
@@ -66,8 +66,9 @@ def _times(c):
 
 
 def _erfc_np(x):
-    from .elementwise import _erf_np
-    return 1 - _erf_np(x)
+    """erfc in double, then x's dtype (1 - erf(x) loses every digit where erf(x) nears 1: erfc(3) was 0.1% off in
+    float32, erfc(10) was 0)"""
+    return np.vectorize(math.erfc, otypes=[np.float64])(x).astype(x.dtype) if x.size else x.copy()
 
 
 Asinh = _unary("Asinh", np.arcsinh, _d_asinh)
@@ -142,9 +143,9 @@ class Atan2(Op):
     _grad_fn_name = "Atan2Backward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.arctan2(a, b)
+        return np.arctan2(*_in(dtype, a, b)) if dtype is not None else np.arctan2(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -163,8 +164,8 @@ class Hypot(Op):
     _grad_fn_name = "HypotBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
-        out = np.hypot(a, b)
+    def forward(ctx, a, b, dtype=None):
+        out = np.hypot(*_in(dtype, a, b)) if dtype is not None else np.hypot(a, b)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -184,9 +185,9 @@ class Logaddexp(Op):
     _grad_fn_name = "LogaddexpBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.logaddexp(a, b)
+        return np.logaddexp(*_in(dtype, a, b)) if dtype is not None else np.logaddexp(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -204,9 +205,9 @@ class Logaddexp2(Op):
     _grad_fn_name = "Logaddexp2Backward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.logaddexp2(a, b)
+        return np.logaddexp2(*_in(dtype, a, b)) if dtype is not None else np.logaddexp2(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -220,26 +221,57 @@ class Logaddexp2(Op):
 
 
 class Xlogy(Op):
-    """d x log(y) = (log(y), x/y), and 0 where x == 0 (so 0 log 0 = 0)"""
+    """d x log(y) = (log(y), x / y), torch's way: the x part is xlogy(grad, y) (a zero gradient stays zero), 0
+    where x == 0 and y <= 0 (0 log 0 = 0); forward mode the same with the tangents. special.xlog1py's classes
+    are these with y + 1: `shifted` gives the op and the shift, `_log` numpy's log."""
     _grad_fn_name = "XlogyBackward0"
+    _log = staticmethod(np.log)
 
     @staticmethod
-    def forward(ctx, x, y):
+    def forward(ctx, x, y, dtype=None):
         ctx.save_for_backward(x, y)
-        return np.where((x == 0) & ~np.isnan(y), np.zeros_like(x * y), x * np.log(y))
+        x, y = _in(dtype, x, y) if dtype is not None else (x, y)
+        return np.where((x == 0) & ~np.isnan(y), np.zeros_like(x * y), x * ctx.function_class._log(y))
 
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        zero = x == 0
-        return (grad * where(zero & ~y.isnan(), grad * 0, y.log()),
-                grad * where(zero, grad * 0, x / y))
+        op, shift = ctx.function_class.shifted
+        y1 = y + shift if shift else y
+        gx = op(grad, y).masked_fill((x == 0) & (y1 <= 0), 0) if ctx.needs_input_grad[0] else None
+        return gx, grad * x / y1 if ctx.needs_input_grad[1] else None
 
     @staticmethod
     def jvp(ctx, tx, ty):
-        x, y = ctx.inputs
-        zero = x == 0
-        return tx * where(zero & ~y.isnan(), tx * 0, y.log()) + ty * where(zero, ty * 0, x / y)
+        x, y = ctx.inputs[:2]
+        op, shift = ctx.function_class.shifted
+        y1 = y + shift if shift else y
+        out = None if tx is None else op(tx, y).masked_fill((x == 0) & (y1 <= 0), 0)
+        dy = None if ty is None else ty * x / y1
+        return dy if out is None else out if dy is None else out + dy
+
+
+class XlogyNumberInput(Xlogy):
+    """xlogy(2, y): torch's node for a number x, with no edge for it"""
+    _grad_fn_name = "XlogyBackward1"
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        shift = ctx.function_class.shifted[1]
+        return None, grad * x / (y + shift if shift else y)
+
+
+class XlogyNumberOther(Xlogy):
+    """xlogy(x, 2): torch's node for a number y, with no edge for it"""
+    _grad_fn_name = "XlogyBackward2"
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        op, shift = ctx.function_class.shifted
+        gx = op(grad, y)
+        return (gx if y.item() + shift > 0 else gx.masked_fill((x == 0) & (y + shift <= 0), 0)), None
 
 
 def _pick_a(np_fn, a, b):
@@ -252,9 +284,9 @@ class Fmax(Op):
     _grad_fn_name = "FmaxBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.fmax(a, b)
+        return np.fmax(*_in(dtype, a, b)) if dtype is not None else np.fmax(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -273,9 +305,9 @@ class Fmin(Op):
     _grad_fn_name = "FminBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.fmin(a, b)
+        return np.fmin(*_in(dtype, a, b)) if dtype is not None else np.fmin(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -325,7 +357,7 @@ class LerpTensor(Op):
     @staticmethod
     def forward(ctx, start, end, weight):
         ctx.save_for_backward(start, end, weight)
-        return _lerp(start, end, weight)
+        return _lerp(start, end, weight.astype(start.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -382,11 +414,10 @@ class Addcdiv(Op):
 
 
 def _lerp_dtypes(start, end, weight):
-    """torch's lerp does not promote: end, and a weight tensor with dims, in start's dtype, a floating one. (A
-    floating weight of another dtype is taken here, converted: quantile in ops/order.py passes float64 weights.)"""
+    """torch's lerp does not promote: end, and a weight tensor with dims, in start's dtype, a floating one (a 0-d
+    weight may have another dtype, as a number)."""
     for name, t in (("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t.dtype != start.dtype and (name == "end" or t.ndim) and not (
-                name == "weight" and t.dtype.is_floating_point and start.dtype.is_floating_point):
+        if isinstance(t, Tensor) and t.dtype != start.dtype and (name == "end" or t.ndim):
             raise RuntimeError(f"lerp: expected dtype {start.dtype} for `{name}` but got dtype {t.dtype}; lerp does "
                                f"not promote: convert it, e.g. {name}.to({start.dtype})")
     if not (start.dtype.is_floating_point or start.dtype.is_complex):
@@ -400,11 +431,12 @@ def lerp(input, end, weight):
         _lerp_dtypes(input, end, weight)
         if isinstance(weight, (int, float, complex)):  # checked in torch's compute dtype (float for half)
             weight = fill_scalar(weight, float32 if input.dtype == float16 else input.dtype, "lerp").item()
-        elif isinstance(weight, Tensor) and weight.dtype != input.dtype:
-            weight = weight.to(input.dtype)
     try:
         if isinstance(weight, Tensor):
-            start, end, weight = promoted(input, end, weight)
+            if weight.dtype == input.dtype or result_type(input, end, weight) != input.dtype:
+                start, end, weight = promoted(input, end, weight)  # (a complex 0-d weight makes lerp complex)
+            else:  # a 0-d weight of another dtype: cast in forward, so its edge is its own (no ToCopyBackward0)
+                start, end = promoted(input, end)
             return LerpTensor.apply(start, end, weight)
         start, end = promoted(input, end)
         return Lerp.apply(start, end, weight=weight)
@@ -436,11 +468,10 @@ def _binary(cls, name, a, b, floating=True, numbers=False, ints=True, complex_=F
         _need_tensors(a, b, name)
     _need_kernel(a, b, name, ints, complex_)
     try:
-        a, b = promoted(a, b)
+        a, b, dt = _operands(a, b)  # (a tensor that requires grad keeps its dtype: no ToCopyBackward0, as torch)
         if floating:
-            a, b = (_float(v) if isinstance(v, Tensor) else v for v in (a, b))
-            a, b = promoted(a, b)
-        return cls.apply(a, b)
+            a, b, dt = _operands(*(_float(v) if isinstance(v, Tensor) else v for v in (a, b)))
+        return cls.apply(a, b, dtype=dt) if dt is not None else cls.apply(a, b)
     except ValueError as e:
         raise broadcast_error(name, e, a, b) from None
 
@@ -473,8 +504,22 @@ def logaddexp2(input, other):
     return _binary(Logaddexp2, "logaddexp2", input, other, ints=False)
 
 
+def by_numbers(classes, name, input, other):
+    """The op of `classes` (tensor and tensor, number and tensor, tensor and number: torch's three nodes, whose
+    number gets no edge) that fits the arguments, computed in their floating result dtype."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # (torch: one of them must be a tensor)
+        raise TypeError(f"{name}(): got two numbers ({type(input).__name__}, {type(other).__name__}); one of input "
+                        "and other must be a Tensor")
+    cls = classes[0 if isinstance(input, Tensor) and isinstance(other, Tensor) else 1 if isinstance(other, Tensor)
+                  else 2]
+    return _binary(cls, name, input, other, numbers=True)
+
+
 def xlogy(input, other):
-    return _binary(Xlogy, "xlogy", input, other, numbers=True)
+    return by_numbers((Xlogy, XlogyNumberInput, XlogyNumberOther), "xlogy", input, other)
+
+
+Xlogy.shifted = (xlogy, 0)  # (x log(y + 0); the number forms inherit it)
 
 
 def fmax(input, other):

@@ -5,9 +5,11 @@ import math
 
 import numpy as np
 
+from .._dtype import float16
 from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, promoted
-from .elementwise import _erf_np, _float, _unary, where
+from .elementwise import _erf_np, _float, _in, _unary, where
+from .pointwise import Xlogy, XlogyNumberInput, XlogyNumberOther, by_numbers
 
 _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
 
@@ -291,6 +293,101 @@ def igamma(input, other):
 
 def igammac(input, other):
     return _igamma(Igammac, "igammac", input, other, -1)
+
+
+# ---- torch.special's binary functions: xlog1py and the Hurwitz zeta ----------------------------------------
+class Xlog1py(Xlogy):
+    """x log(1 + y): xlogy's op and formulas with y + 1 (the x part is 0 where x == 0 and y <= -1)"""
+    _grad_fn_name, _log = "SpecialXlog1PyBackward0", staticmethod(np.log1p)
+
+
+class Xlog1pyNumberInput(XlogyNumberInput):
+    _grad_fn_name, _log = "SpecialXlog1PyBackward1", staticmethod(np.log1p)
+
+
+class Xlog1pyNumberOther(XlogyNumberOther):
+    _grad_fn_name, _log = "SpecialXlog1PyBackward2", staticmethod(np.log1p)
+
+
+def xlog1py(input, other):
+    return by_numbers((Xlog1py, Xlog1pyNumberInput, Xlog1pyNumberOther), "xlog1py", input, other)
+
+
+Xlog1py.shifted = Xlog1pyNumberInput.shifted = Xlog1pyNumberOther.shifted = (xlog1py, 1)
+
+
+# the Euler-Maclaurin correction terms of the Hurwitz zeta (Cephes' zeta, which torch's kernel follows)
+_ZETA_A = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15, 1.8152105401943546773e17,
+           -7.1661652561756670113e18]
+_MACHEP = 1.11022302462515654042e-16
+
+
+def _zeta_np(x, q):
+    """sum over k >= 0 of (k + q)^-x, element by element as Cephes' loop: terms until one no longer counts (at
+    least nine, and up to k + q > 9), then the Euler-Maclaurin tail; inf at x == 1 and at the poles q = 0, -1, ...;
+    NaN for x < 1, and for q < 0 with a non-integer x."""
+    x, q = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(q, np.float64))
+    s, a, b, i = q ** -x, q.copy(), np.zeros_like(q), 0
+    done = np.zeros(x.shape, bool)
+    while True:
+        live = ~done & ((i < 9) | (a <= 9))
+        if not live.any():
+            break
+        i, a = i + 1, np.where(live, a + 1, a)
+        b = np.where(live, a ** -x, b)
+        s = np.where(live, s + b, s)
+        done |= live & (-_MACHEP * s < b) & (b < _MACHEP * s)
+    w, k, c = a, 0.0, np.ones_like(a)
+    s = np.where(done, s, s + b * w / (x - 1) - 0.5 * b)
+    for coef in _ZETA_A:
+        c, b = c * (x + k), b / w
+        t = c * b / coef
+        s = np.where(done, s, s + t)
+        done |= np.abs(t / s) < _MACHEP
+        k += 1
+        c, b, k = c * (x + k), b / w, k + 1
+    s = np.where((q <= 0) & (x != np.floor(x)), np.nan, s)
+    s = np.where((q <= 0) & (q == np.floor(q)), np.inf, s)
+    return np.where(x == 1, np.inf, np.where(x < 1, np.nan, s))
+
+
+class Zeta(Op):
+    """d zeta(x, q) / dq = -x zeta(x + 1, q); torch has no derivative in x"""
+    _grad_fn_name = "SpecialZetaBackward0"
+
+    @staticmethod
+    def forward(ctx, x, q, dtype=None):
+        ctx.save_for_backward(x, q)
+        return _zeta_np(x, q).astype(dtype if dtype is not None else np.result_type(x, q))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, q = ctx.saved_tensors
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError("the derivative for 'zeta' is not implemented. (torch has no derivative of "
+                                      "zeta in its first argument x; detach x, or differentiate in q only)")
+        return None, grad * -x * zeta(x + 1, q)
+
+    @staticmethod
+    def jvp(ctx, tx, tq):  # as torch: no forward-mode formula
+        raise NotImplementedError("Trying to use forward AD with special_zeta that does not support it because it "
+                                  "has not been implemented yet; use reverse mode (backward, grad, jacrev) instead")
+
+
+class ZetaNumberInput(Zeta):
+    _grad_fn_name = "SpecialZetaBackward1"
+
+
+class ZetaNumberOther(Zeta):
+    _grad_fn_name = "SpecialZetaBackward2"
+
+
+def zeta(input, other):
+    if any(isinstance(v, Tensor) and v.dtype == float16 for v in (input, other)):  # (torch has no half kernel)
+        raise NotImplementedError("\"zeta_cpu\" not implemented for 'Half': compute zeta in float32 or float64, "
+                                  "e.g. zeta(x.float(), q.float())")
+    return by_numbers((Zeta, ZetaNumberInput, ZetaNumberOther), "zeta", input, other)
 
 
 # ---- the float format ------------------------------------------------------------------------------

@@ -1,0 +1,29 @@
+"""torch.special: the special functions under torch's names for them.
+
+Most are microtorch's ops under a second name (expit is sigmoid, gammaln is lgamma, psi is digamma, gammainc is
+igamma...), with the same nodes as in torch (torch.special.expit records SigmoidBackward0); xlog1py and zeta live
+only here, as in torch, with torch's three nodes each (tensor and tensor, a number first, a number second).
+"""
+import microtorch as _mt
+
+from .ops._checks import guard_namespace as _guard_namespace
+from .ops.special import xlog1py, zeta  # noqa: F401
+
+digamma = psi = _mt.digamma
+erf, erfc, erfinv = _mt.erf, _mt.erfc, _mt.erfinv
+exp2, expm1, log1p = _mt.exp2, _mt.expm1, _mt.log1p
+expit, logit = _mt.sigmoid, _mt.logit
+gammaln, polygamma, multigammaln = _mt.lgamma, _mt.polygamma, _mt.mvlgamma
+gammainc, gammaincc = _mt.igamma, _mt.igammac
+i0, sinc = _mt.i0, _mt.sinc
+softmax, log_softmax, logsumexp = _mt.softmax, _mt.log_softmax, _mt.logsumexp
+xlogy = _mt.xlogy
+
+
+def round(input, *, decimals=0):  # noqa: A001 (torch's name)
+    return _mt.round(input, decimals=decimals)
+
+__all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0",
+           "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "polygamma", "psi", "round", "sinc",
+           "softmax", "xlog1py", "xlogy", "zeta"]
+_guard_namespace(globals(), ["xlog1py", "zeta"], overrides={"input": "tensor_or_number"})  # (zeta(2, t) too)
