@@ -1,0 +1,177 @@
+"""The backward formulas of mm, addmm, mul and relu take shorter paths when nothing records them (issue 14):
+they must still give torch's values, gradient layouts, graphs under create_graph (grad_fn names and edges, a few
+levels down), second derivatives, and work under vmap (jacrev) and forward-over-reverse AD (func.jvp of
+func.grad). Every case is run beside torch 2.13."""
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+
+RNG = np.random.default_rng(14)
+
+
+def close(ours, theirs):
+    """Equal up to the rounding of the dtype (float32 sums cancel: scaled by the largest element)."""
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    eps = np.finfo(theirs.dtype).eps
+    return ours.dtype == theirs.dtype and np.allclose(ours, theirs, rtol=100 * eps,
+                                                      atol=100 * eps * np.abs(theirs).max(initial=1))
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a.real),
+                                                                                          np.signbit(b.real))
+
+
+def graph(node, depth=4):
+    """grad_fn names and edges, depth first, a few levels down."""
+    if node is None or depth == 0:
+        return None if node is None else node.name()
+    return [node.name()] + [(graph(n, depth - 1), nr) for n, nr in node.next_functions]
+
+
+def matrix(L, shape, column_major, dtype, grad=True):
+    """A leaf of the given layout (column_major: the transpose of a row-major array, as `w.t()` is)."""
+    data = RNG.standard_normal(shape[::-1] if column_major else shape)
+    if dtype == "complex128":
+        data = data + 1j * RNG.standard_normal(data.shape)
+    t = L.tensor(data, dtype=getattr(L, dtype))
+    t = t.t() if column_major else t
+    return t.detach().requires_grad_(grad)
+
+
+def both(program, *args):
+    """program run with microtorch and with torch on the same random inputs."""
+    state = RNG.bit_generator.state
+    ours = program(mt, *args)
+    RNG.bit_generator.state = state
+    return ours, program(torch, *args)
+
+
+PRODUCTS = {
+    "a @ b": lambda L, a, b, c: a @ b,
+    "mm(a, b)": lambda L, a, b, c: L.mm(a, b),
+    "addmm(c, a, b)": lambda L, a, b, c: L.addmm(c, a, b),
+    "linear": lambda L, a, b, c: L.nn.functional.linear(a, b.t(), c),
+}
+LAYOUTS = [(False, False), (True, False), (False, True), (True, True)]
+
+
+def product_program(L, name, layouts, dtype, needs):
+    a = matrix(L, (5, 3), layouts[0], dtype, needs[0])
+    b = matrix(L, (3, 4), layouts[1], dtype, needs[1])
+    c = matrix(L, (4,), False, dtype, False)
+    y = PRODUCTS[name](L, a, b, c)
+    g = matrix(L, (5, 4), False, dtype, False)
+    wanted = [t for t, n in zip((a, b), needs) if n]
+    first = L.autograd.grad(y, wanted, g, retain_graph=True)
+    out = [y.grad_fn.name()] + [(r.detach().numpy().copy(), r.stride()) for r in first]
+    grads = L.autograd.grad((y * y).sum().real if dtype == "complex128" else (y * y).sum(), wanted, create_graph=True)
+    out += [graph(r.grad_fn) for r in grads]
+    second = L.autograd.grad(sum((r * r).sum().real if dtype == "complex128" else (r * r).sum() for r in grads),
+                             wanted)
+    return out + [r.numpy() for r in second]
+
+
+@pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+@pytest.mark.parametrize("layouts", LAYOUTS)
+@pytest.mark.parametrize("name", list(PRODUCTS))
+def test_products_give_torchs_gradients_layouts_and_double_backward_graphs(name, layouts, dtype, needs):
+    ours, theirs = both(product_program, name, layouts, dtype, needs)
+    assert ours[0] == theirs[0]
+    n = sum(needs)
+    for (og, ostride), (tg, tstride) in zip(ours[1:1 + n], theirs[1:1 + n]):
+        assert close(og, tg)
+        assert ostride == tstride
+    assert ours[1 + n:1 + 2 * n] == theirs[1 + n:1 + 2 * n]
+    for o, t in zip(ours[1 + 2 * n:], theirs[1 + 2 * n:]):
+        assert close(o, t)
+
+
+def test_mm_backward_keeps_torchs_signed_zeros_in_both_layouts():
+    def program(L, column_major):
+        a = L.tensor([[0.0, -0.0], [-0.0, 2.0]], dtype=L.float64)
+        a = (a.t().contiguous().t() if column_major else a).detach().requires_grad_()
+        b = L.tensor([[-0.0, 1.0], [0.0, -0.0]], dtype=L.float64, requires_grad=True)
+        g = L.tensor([[-0.0, 0.0], [1.0, -0.0]], dtype=L.float64)
+        return [r.numpy() for r in L.autograd.grad(a @ b, (a, b), g)]
+    for column_major in (False, True):
+        ours, theirs = both(program, column_major)
+        for o, t in zip(ours, theirs):
+            assert same_bits(o, t)
+
+
+def mlp(L, x, w1, w2):
+    return ((x @ w1).relu() @ w2).tanh().sum()
+
+
+def test_jacrev_of_grad_through_mm_is_torchs():
+    """vmap over the backward of mm (jacrev of grad: the hessian, one row per batch element)."""
+    def program(L, wrt):
+        x = matrix(L, (4, 3), False, "float64", False)
+        w1, w2 = matrix(L, (3, 5), False, "float64", False), matrix(L, (5, 2), True, "float64", False)
+        args = [x, w1, w2]
+
+        def f(*ws):
+            return mlp(L, *ws)
+        return L.func.jacrev(L.func.grad(f, argnums=wrt), argnums=wrt)(*args).numpy()
+    for wrt in (0, 1, 2):
+        ours, theirs = both(program, wrt)
+        assert close(ours, theirs)
+
+
+def test_forward_over_reverse_through_mm_is_torchs():
+    """func.jvp of func.grad: the backward of mm meets tensors carrying tangents."""
+    def program(L):
+        x = matrix(L, (4, 3), False, "float64", False)
+        w1, w2 = matrix(L, (3, 5), True, "float64", False), matrix(L, (5, 2), False, "float64", False)
+        v = matrix(L, (3, 5), False, "float64", False)
+        _, hvp = L.func.jvp(L.func.grad(lambda w: mlp(L, x, w, w2)), (w1,), (v,))
+        return hvp.numpy()
+    ours, theirs = both(program)
+    assert close(ours, theirs)
+
+
+def test_vmap_of_vjp_through_mm_is_torchs():
+    def program(L):
+        x = matrix(L, (4, 3), True, "float64", False)
+        w = matrix(L, (3, 5), False, "float64", False)
+        _, vjp = L.func.vjp(lambda w: x @ w, w)
+        cotangents = matrix(L, (6, 4, 5), False, "float64", False)
+        return L.vmap(vjp)(cotangents)[0].numpy()
+    ours, theirs = both(program)
+    assert close(ours, theirs)
+
+
+@pytest.mark.parametrize("column_major", [False, True])
+def test_backward_of_mm_carries_a_dual_operands_tangent_as_torch(column_major):
+    """A backward without create_graph under forward AD: the gradient is a dual tensor whose tangent comes from the
+    tangent of the other operand (the transposed operand must keep it)."""
+    def program(L):
+        import importlib
+        fwad = importlib.import_module(L.__name__ + ".autograd.forward_ad")
+        with fwad.dual_level():
+            w = fwad.make_dual(matrix(L, (3, 2), column_major, "float64", False),
+                               matrix(L, (3, 2), False, "float64", False))
+            x = matrix(L, (4, 3), column_major, "float64")
+            gx, = L.autograd.grad((x @ w).sum(), x)
+            return gx.numpy().copy(), fwad.unpack_dual(gx).tangent.numpy().copy()
+    ours, theirs = both(program)
+    for o, t in zip(ours, theirs):
+        assert close(o, t)
+
+
+@pytest.mark.parametrize("layouts", LAYOUTS)
+def test_vmap_of_vjp_through_mm_in_every_layout_is_torchs(layouts):
+    def program(L):
+        x = matrix(L, (4, 3), layouts[0], "float64", False)
+        w = matrix(L, (3, 5), layouts[1], "float64", False)
+        _, vjp = L.func.vjp(lambda x, w: x @ w, x, w)
+        cotangents = matrix(L, (6, 4, 5), False, "float64", False)
+        return [g.numpy() for g in L.vmap(vjp)(cotangents)]
+    ours, theirs = both(program)
+    for o, t in zip(ours, theirs):
+        assert close(o, t)
