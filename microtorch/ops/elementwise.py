@@ -138,7 +138,7 @@ class Sub(Op):
     def backward(ctx, grad):
         if not ctx.needs_input_grad[1]:  # (a constant b: no negation to pay for)
             return grad, None
-        return grad, -grad if ctx.alpha == 1 else grad * -ctx.alpha
+        return grad, Neg.apply(grad) if ctx.alpha == 1 else grad * -ctx.alpha
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -190,7 +190,7 @@ class Rsub(Sub):
 
     @staticmethod
     def backward(ctx, grad):
-        return -grad if ctx.alpha == 1 else grad * -ctx.alpha, grad
+        return Neg.apply(grad) if ctx.alpha == 1 else grad * -ctx.alpha, grad
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -239,8 +239,10 @@ class Mul(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (_times_conj(grad, b) if ctx.needs_input_grad[0] else None,
-                _times_conj(grad, a) if ctx.needs_input_grad[1] else None)
+        ga = _times_conj(grad, b) if ctx.needs_input_grad[0] else None
+        if a is b and _plain(ga):  # x * x: the two products are equal. torch's graph computes both (so does
+            return ga, Tensor._make(ga._data.copy(order="K"))  # create_graph here); with no graph, a copy is cheaper
+        return ga, _times_conj(grad, a) if ctx.needs_input_grad[1] else None
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -252,6 +254,11 @@ def _times_conj(grad, x):
     """grad * conj(x); straight to Mul when both are real and of one dtype, as mul() would do after its checks."""
     dt = grad._data.dtype
     return Mul.apply(grad, x) if x._data.dtype == dt and dt.kind != "c" else grad * conj(x)
+
+
+def _plain(t):
+    """t is a tensor with no graph, tangent or vmap batch: only its values matter."""
+    return t is not None and not t._requires_grad and not t._fw_grads and type(t._data) is np.ndarray
 
 
 def mul(input, other):
