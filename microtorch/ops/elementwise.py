@@ -6,6 +6,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype, result_type
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ._checks import need_floating
 from ._kernels import kernel_error
 from ._layout import like_torch
@@ -240,7 +241,7 @@ class Mul(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         ga = _times_conj(grad, b) if ctx.needs_input_grad[0] else None
-        if a is b and _plain(ga):  # x * x: the two products are equal. torch's graph computes both (so does
+        if a is b and ga is not None and unrecorded(ga):  # x * x: the two products are equal. torch's graph computes both (so does
             return ga, Tensor._make(ga._data.copy(order="K"))  # create_graph here); with no graph, a copy is cheaper
         return ga, _times_conj(grad, a) if ctx.needs_input_grad[1] else None
 
@@ -256,9 +257,10 @@ def _times_conj(grad, x):
     return Mul.apply(grad, x) if x._data.dtype == dt and dt.kind != "c" else grad * conj(x)
 
 
-def _plain(t):
-    """t is a tensor with no graph, tangent or vmap batch: only its values matter."""
-    return t is not None and not t._requires_grad and not t._fw_grads and type(t._data) is np.ndarray
+def unrecorded(t):
+    """No op on t records a node (grad mode is off, or t needs no gradient), and t carries no tangent and no vmap
+    batch: only its values matter. (Backward formulas skip ops whose nodes nobody would see.)"""
+    return type(t._data) is np.ndarray and not t._fw_grads and not (t._requires_grad and grad_mode.is_grad_enabled())
 
 
 def mul(input, other):

@@ -2,10 +2,10 @@
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd import grad_mode
 from ._checks import check_einsum
 from ._kernels import _NAMES
 from ._op import Op, promoted
+from .elementwise import unrecorded
 from .shape import SqueezeDim, broadcasts_to
 
 
@@ -93,9 +93,9 @@ def _t(m, conj=False):
     vmap batch or a forward-AD tangent, so that the graph is torch's; otherwise only the transposed array,
     which is all the product needs. (A backward without create_graph, the common case, ran a TBackward0 op
     per product that nobody sees, at about 2 us: more than the product of two 16x16 matrices.)"""
-    data = m._data
-    if type(data) is not np.ndarray or m._fw_grads is not None or m._requires_grad and grad_mode.is_grad_enabled():
+    if not unrecorded(m):
         return m.t().conj() if conj else m.t()
+    data = m._data
     return Tensor._make(data.T.conj() if conj and data.dtype.kind == "c" else data.T)
 
 
