@@ -987,8 +987,7 @@ class Relu(Op):
         out = as_array(np.maximum(x, 0.0 if floating else 0))  # (keeps NaN, as torch; the selection below costs
         # twice as much. A float zero: numpy resolves an int one more slowly. as_array: numpy gives a scalar
         # for a 0-d input, and the op must give an array)
-        if floating and np.count_nonzero(x) != x.size:  # a zero: relu(-0.0) is -0.0 in torch, np.maximum makes
-            # it 0.0 (count_nonzero: half the time of x.all(), which converts each element to a bool first)
+        if floating and not x.all():  # a zero: relu(-0.0) is -0.0 in torch, np.maximum makes it 0.0
             out = _select(~(x < 0), x)  # x where not negative (NaN and -0.0 kept), else +0.0
         ctx.save_for_backward(out)
         return out
