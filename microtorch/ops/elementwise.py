@@ -241,8 +241,8 @@ class Mul(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         ga = _times_conj(grad, b) if ctx.needs_input_grad[0] else None
-        if a is b and ga is not None and unrecorded(ga):  # x * x: the two products are equal. torch's graph computes both (so does
-            return ga, Tensor._make(ga._data.copy(order="K"))  # create_graph here); with no graph, a copy is cheaper
+        if a is b and ga is not None and unrecorded(ga):  # x * x: the two products are equal; torch's graph
+            return ga, Tensor._make(ga._data.copy(order="K"))  # has both (as create_graph's here), a copy is cheaper
         return ga, _times_conj(grad, a) if ctx.needs_input_grad[1] else None
 
     @staticmethod

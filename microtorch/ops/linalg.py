@@ -5,7 +5,7 @@ from .._tensor import Tensor
 from ._checks import check_einsum
 from ._kernels import _NAMES
 from ._op import Op, promoted
-from .elementwise import unrecorded
+from .elementwise import conj, unrecorded
 from .shape import SqueezeDim, broadcasts_to
 
 
@@ -79,28 +79,24 @@ def _column_major(m):
 def _mat1_grad(grad, mat2, column_major):
     """grad @ mat2^H, computed as torch's mm backward does: in mat1's layout when mat1 is column-major.
     (Mm.apply, not mm(): the shapes and dtypes agree already, nothing to check.)"""
-    return _t(Mm.apply(_conj(mat2), _t(grad))) if column_major else Mm.apply(grad, _t(mat2, conj=True))
+    return _t(Mm.apply(conj(mat2), _t(grad))) if column_major else Mm.apply(grad, _t(mat2, conjugate=True))
 
 
 def _mat2_grad(grad, mat1, column_major):
     """mat1^H @ grad, in mat2's layout when mat2 is column-major (the weight of nn.Linear, seen through
     `weight.t()`: its gradient is then row-major like the weight, and AccumulateGrad can keep it)."""
-    return _t(Mm.apply(_t(grad), _conj(mat1))) if column_major else Mm.apply(_t(mat1, conj=True), grad)
+    return _t(Mm.apply(_t(grad), conj(mat1))) if column_major else Mm.apply(_t(mat1, conjugate=True), grad)
 
 
-def _t(m, conj=False):
-    """m.t() (m.t().conj() with conj): the ops themselves where they record a node (create_graph) or meet a
+def _t(m, conjugate=False):
+    """m.t() (m.t().conj() with conjugate): the ops themselves where they record a node (create_graph) or meet a
     vmap batch or a forward-AD tangent, so that the graph is torch's; otherwise only the transposed array,
     which is all the product needs. (A backward without create_graph, the common case, ran a TBackward0 op
     per product that nobody sees, at about 2 us: more than the product of two 16x16 matrices.)"""
     if not unrecorded(m):
-        return m.t().conj() if conj else m.t()
+        return m.t().conj() if conjugate else m.t()
     data = m._data
-    return Tensor._make(data.T.conj() if conj and data.dtype.kind == "c" else data.T)
-
-
-def _conj(m):
-    return m.conj() if m._data.dtype.kind == "c" else m  # (a real tensor is its own conjugate)
+    return Tensor._make(data.T.conj() if conjugate and data.dtype.kind == "c" else data.T)
 
 
 class Mv(Matmul):
