@@ -247,3 +247,27 @@ def test_square_under_create_graph_records_torchs_two_products():
     ours, theirs = both(program)
     assert ours[:2] == theirs[:2]
     assert same_bits(ours[2], theirs[2])
+
+
+@pytest.mark.parametrize("layouts", LAYOUTS)
+def test_create_graph_saves_the_transposed_operand_as_a_view_with_its_version(layouts):
+    """Under create_graph, an operand that needs no gradient is still saved (as mat2.t(), a view) by the product
+    that the gradient records: changing it in place before the double backward is torch's error."""
+    def program(L):
+        x = matrix(L, (4, 3), layouts[0], "float64")
+        w = matrix(L, (3, 2), layouts[1], "float64", False)
+        g0 = matrix(L, (4, 2), False, "float64")
+        gx, = L.autograd.grad(x @ w, x, g0, create_graph=True)
+        saved = [getattr(n, name) for n in (gx.grad_fn, *(e for e, _ in gx.grad_fn.next_functions if e))
+                 for name in ("_saved_self", "_saved_mat2") if hasattr(n, name)]
+        bases = [s._base is not None for s in saved if s is not None]
+        with L.no_grad():
+            w.mul_(2)
+        try:
+            L.autograd.grad(gx.sum(), g0)
+            return bases, None
+        except RuntimeError as e:
+            return bases, str(e).split(":")[0]
+    ours, theirs = both(program)
+    assert ours == theirs
+    assert theirs[1] is not None

@@ -258,9 +258,11 @@ def _times_conj(grad, x):
 
 
 def unrecorded(t):
-    """No op on t records a node (grad mode is off, or t needs no gradient), and t carries no tangent and no vmap
-    batch: only its values matter. (Backward formulas skip ops whose nodes nobody would see.)"""
-    return type(t._data) is np.ndarray and not t._fw_grads and not (t._requires_grad and grad_mode.is_grad_enabled())
+    """Grad mode is off (a backward without create_graph) and t carries no tangent and no vmap batch: no op on t
+    records or saves anything, only its values matter. (Backward formulas skip ops nobody would see. With grad
+    mode on, a tensor that needs no gradient may still be saved by an op that records, as torch's view with its
+    base's version counter.)"""
+    return type(t._data) is np.ndarray and not t._fw_grads and not grad_mode.is_grad_enabled()
 
 
 def mul(input, other):
