@@ -271,3 +271,103 @@ def test_create_graph_saves_the_transposed_operand_as_a_view_with_its_version(la
     ours, theirs = both(program)
     assert ours == theirs
     assert theirs[1] is not None
+
+
+# ---- backward formulas computed straight in numpy where nothing records (elementwise.plain) -----------------------
+def tensors(L, dtype, shape, column_major=False):
+    data = RNG.standard_normal(shape[::-1] if column_major else shape)
+    if dtype.startswith("complex"):
+        data = data + 1j * RNG.standard_normal(data.shape)
+    t = L.tensor(data, dtype=getattr(L, dtype))
+    return t.T if column_major else t
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex128"])
+@pytest.mark.parametrize("shape", [(), (5,), (3, 4)])
+def test_product_by_a_number_gives_torchs_gradient_bits(dtype, shape):
+    def program(L):
+        x = tensors(L, dtype, shape, column_major=len(shape) == 2).detach().requires_grad_()
+        g = tensors(L, dtype, shape, column_major=len(shape) == 2)
+        gx, = L.autograd.grad(x * 2.5, x, g)
+        gy, = L.autograd.grad(-0.0 * x, x, g)
+        return [(r.numpy().copy(), r.stride(), str(r.dtype)) for r in (gx, gy)]
+    ours, theirs = both(program)
+    for (o, ostride, odtype), (t, tstride, tdtype) in zip(ours, theirs):
+        assert close(o, t) if dtype.startswith("complex") else same_bits(o, t)
+        assert ostride == tstride and odtype.split(".")[-1] == tdtype.split(".")[-1]
+
+
+@pytest.mark.parametrize("layouts", LAYOUTS)
+def test_product_of_two_tensors_gives_torchs_gradient_bits_and_layouts(layouts):
+    def program(L):
+        a = tensors(L, "float64", (3, 4), layouts[0]).detach().requires_grad_()
+        b = tensors(L, "float64", (3, 4), layouts[1]).detach().requires_grad_()
+        c = tensors(L, "float64", (4,)).detach().requires_grad_()  # (broadcast: its gradient is summed back)
+        g = tensors(L, "float64", (3, 4), layouts[0])
+        grads = L.autograd.grad(a * b * c, (a, b, c), g)
+        return [(r.numpy().copy(), r.stride()) for r in grads]
+    ours, theirs = both(program)
+    for (o, ostride), (t, tstride) in zip(ours, theirs):
+        assert same_bits(o, t) and ostride == tstride
+
+
+def relu_program(L):
+    x = L.tensor([[1.5, -2.0, 0.0], [-0.0, 3.0, -1e-3]], dtype=L.float64, requires_grad=True)
+    h = (x * x).relu() * 2.5 - x.relu()
+    g, = L.autograd.grad(h.sum(), x, create_graph=True)
+    gg, = L.autograd.grad((g * g).sum(), x)
+    return graph(g.grad_fn, 5), g.detach().numpy(), gg.numpy()
+
+
+def test_relu_and_number_products_keep_torchs_double_backward():
+    ours, theirs = both(relu_program)
+    assert ours[0] == theirs[0]
+    for o, t in zip(ours[1:], theirs[1:]):
+        assert same_bits(o, t)
+
+
+def test_plain_backward_formulas_under_vmap_and_forward_ad_are_torchs():
+    def f(L, w, x):
+        return ((x @ w).relu() * 1.5 * x.sum()).sum()
+
+    def program(L):
+        import importlib
+        fwad = importlib.import_module(L.__name__ + ".autograd.forward_ad")
+        w0, x0, v = RNG.standard_normal((3, 2)), RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
+        hessian = L.func.jacrev(L.func.grad(lambda w: f(L, w, L.tensor(x0))))(L.tensor(w0))
+        with fwad.dual_level():
+            x = fwad.make_dual(L.tensor(x0), L.tensor(v))
+            w = L.tensor(w0, requires_grad=True)
+            gw, = L.autograd.grad(f(L, w, x), w)
+            tangent = fwad.unpack_dual(gw).tangent.numpy().copy()
+        return [hessian.numpy(), gw.numpy().copy(), tangent]
+    ours, theirs = both(program)
+    for o, t in zip(ours, theirs):
+        assert close(o, t)
+
+
+def test_a_0d_gradient_made_in_numpy_is_a_tensor_that_in_place_ops_change():
+    def program(L):
+        x = L.tensor(1.5, dtype=L.float64, requires_grad=True)
+        (x * 2.5).backward()
+        x.grad.add_(1)
+        x.grad.mul_(-0.0)
+        return x.grad.numpy().copy(), tuple(x.grad.shape)
+    ours, theirs = both(program)
+    assert same_bits(ours[0], theirs[0]) and ours[1] == theirs[1]
+
+
+@pytest.mark.parametrize("layouts", LAYOUTS)
+def test_mm_backward_with_one_column_keeps_torchs_signed_zeros(layouts):
+    """W (k, 1): the gradient of h is grad (n, 1) @ W^T (1, k), a product with k = 1 that torch's gemm computes as
+    a multiplication (-0.0 stays -0.0)."""
+    def program(L):
+        h = L.tensor([[0.0, -0.0, 2.0], [-1.0, 0.0, -0.0]], dtype=L.float64)
+        h = (h.t().contiguous().t() if layouts[0] else h).detach().requires_grad_()
+        w = L.tensor([[-0.0], [2.0], [0.0]], dtype=L.float64)
+        w = (w.t().contiguous().t() if layouts[1] else w).detach().requires_grad_()
+        g = L.tensor([[-0.0], [0.0]], dtype=L.float64)
+        return [r.numpy() for r in L.autograd.grad(h @ w, (h, w), g)]
+    ours, theirs = both(program)
+    for o, t in zip(ours, theirs):
+        assert same_bits(o, t)
