@@ -610,7 +610,7 @@ def _log_of_base(base, complex_exponent):
 def _unary(name, np_fn, derivative, saves="input", fused=None):
     """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
     or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
-    TanhBackward...), for real tensors."""
+    TanhBackward...), for real tensors, whose `values(g, s)` computes it on arrays."""
 
     def forward(ctx, x):
         out = np.asarray(np_fn(x))
@@ -620,7 +620,8 @@ def _unary(name, np_fn, derivative, saves="input", fused=None):
     def backward(ctx, grad):
         (s,) = ctx.saved_tensors
         if fused is not None and s._data.dtype.kind == "f":
-            return fused.apply(grad, s)
+            return plain(fused.values(grad._data, s._data)) if unrecorded(grad) and unrecorded(s) else \
+                fused.apply(grad, s)
         return grad * derivative(s).conj()
 
     def jvp(ctx, t):
@@ -748,6 +749,10 @@ class TanhBackward(Op):
     @staticmethod
     def forward(ctx, g, y):
         ctx.save_for_backward(g if ctx.needs_input_grad[1] else None, y)
+        return TanhBackward.values(g, y)
+
+    @staticmethod
+    def values(g, y):  # (arrays; also tanh's backward where nothing records, see plain)
         return g * (1 - y * y)
 
     @staticmethod
@@ -769,6 +774,10 @@ class SigmoidBackward(Op):
     @staticmethod
     def forward(ctx, g, y):
         ctx.save_for_backward(g if ctx.needs_input_grad[1] else None, y)
+        return SigmoidBackward.values(g, y)
+
+    @staticmethod
+    def values(g, y):  # (arrays; also sigmoid's backward where nothing records, see plain)
         return g * (y * (1 - y))
 
     @staticmethod
