@@ -406,3 +406,19 @@ def test_tanh_and_sigmoid_keep_torchs_double_backward_and_tangents(op):
     assert ours[0] == theirs[0]
     for o, t in zip(ours[1:], theirs[1:]):
         assert close(o, t)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex128"])
+def test_subtractions_give_torchs_gradient_bits(dtype):
+    def program(L):
+        h = tensors(L, dtype, (3, 2), column_major=True).detach().requires_grad_()
+        k = tensors(L, dtype, (3, 2)).detach().requires_grad_()
+        g = tensors(L, dtype, (3, 2), column_major=True)
+        zeros = g * -0.0  # (+0.0 where g is negative: -(+0.0) is -0.0)
+        grads = [*L.autograd.grad(1 - h, h, zeros), *L.autograd.grad(h - k, (h, k), zeros),
+                 *L.autograd.grad(L.rsub(h, k), (h, k), g)]
+        return [(r.numpy().copy(), r.stride()) for r in grads]
+    ours, theirs = both(program)
+    for (o, ostride), (t, tstride) in zip(ours, theirs):
+        # (complex: torch's g * -0.0, the zeros themselves, carry other signs than numpy's)
+        assert (close(o, t) if dtype.startswith("complex") else same_bits(o, t)) and ostride == tstride

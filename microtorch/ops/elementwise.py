@@ -139,7 +139,7 @@ class Sub(Op):
     def backward(ctx, grad):
         if not ctx.needs_input_grad[1]:  # (a constant b: no negation to pay for)
             return grad, None
-        return grad, Neg.apply(grad) if ctx.alpha == 1 else grad * -ctx.alpha
+        return grad, _negated(grad) if ctx.alpha == 1 else grad * -ctx.alpha
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -191,7 +191,7 @@ class Rsub(Sub):
 
     @staticmethod
     def backward(ctx, grad):
-        return Neg.apply(grad) if ctx.alpha == 1 else grad * -ctx.alpha, grad
+        return _negated(grad) if ctx.alpha == 1 else grad * -ctx.alpha, grad
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -439,6 +439,11 @@ class Neg(Op):
 
 def neg(input):
     return Neg.apply(input)
+
+
+def _negated(grad):
+    """-grad in a backward formula: Neg, or its values where nothing records (see plain)."""
+    return plain(-grad._data) if unrecorded(grad) else Neg.apply(grad)
 
 
 _POW_SPECIAL = {0.5: np.sqrt, 2: lambda x: x * x, 3: lambda x: x * x * x, -0.5: lambda x: 1 / np.sqrt(x),
