@@ -461,6 +461,10 @@ class PowScalar(Op):
         ctx.save_for_backward(x)
         if x.dtype.kind == "b":  # (bool ** True, bool ** False: torch copies, or fills ones)
             return x.copy() if exponent else np.ones_like(x)
+        return PowScalar.values(x, exponent)
+
+    @staticmethod
+    def values(x, exponent):  # (arrays; also pow's backward where nothing records, see plain)
         if x.dtype.kind == "f" and exponent in _POW_SPECIAL:  # torch's kernels: the sign of -0 carries
             return np.asarray(_POW_SPECIAL[exponent](x), dtype=x.dtype)
         return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
@@ -471,6 +475,9 @@ class PowScalar(Op):
         p = ctx.exponent
         if p == 0:
             return zeros_like_(x), None  # a constant: no graph behind it (as torch)
+        if type(p) in _NUMBERS and x._data.dtype.kind == "f" and unrecorded(grad) and unrecorded(x):
+            local = PowScalar.values(x._data, p - 1) * p  # (the ops below: x ** (p - 1), then times p, then grad *)
+            return plain(like_torch(grad._data * local, grad._data, local)), None
         return grad * (p * x ** (p - 1)).conj(), None
 
     @staticmethod
