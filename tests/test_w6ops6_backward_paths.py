@@ -284,13 +284,15 @@ def tensors(L, dtype, shape, column_major=False):
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex128"])
 @pytest.mark.parametrize("shape", [(), (5,), (3, 4)])
-def test_product_by_a_number_gives_torchs_gradient_bits(dtype, shape):
+def test_product_and_quotient_by_a_number_give_torchs_gradient_bits(dtype, shape):
     def program(L):
         x = tensors(L, dtype, shape, column_major=len(shape) == 2).detach().requires_grad_()
         g = tensors(L, dtype, shape, column_major=len(shape) == 2)
         gx, = L.autograd.grad(x * 2.5, x, g)
         gy, = L.autograd.grad(-0.0 * x, x, g)
-        return [(r.numpy().copy(), r.stride(), str(r.dtype)) for r in (gx, gy)]
+        gz, = L.autograd.grad(x / 3, x, g)
+        gw, = L.autograd.grad(x / -0.0, x, g)
+        return [(r.numpy().copy(), r.stride(), str(r.dtype)) for r in (gx, gy, gz, gw)]
     ours, theirs = both(program)
     for (o, ostride, odtype), (t, tstride, tdtype) in zip(ours, theirs):
         assert close(o, t) if dtype.startswith("complex") else same_bits(o, t)
@@ -449,7 +451,7 @@ def test_power_by_a_number_gives_the_gradient_of_its_ops_and_torchs_values(dtype
     assert np.array_equal(np.isfinite(ours[0]), finite) and close(ours[0][finite], theirs[0][finite])
 
 
-@pytest.mark.parametrize("op", ["x ** 3", "x ** 0.5", "x.tanh()", "x.relu() * 2.5", "x * x"])
+@pytest.mark.parametrize("op", ["x ** 3", "x ** 0.5", "x.tanh()", "x.relu() * 2.5", "x * x", "x / 3 * x"])
 def test_backward_through_a_dual_tensor_carries_its_tangent_as_torch(op):
     """A backward without create_graph whose saved input is a dual tensor: the gradient gets a tangent."""
     def program(L):

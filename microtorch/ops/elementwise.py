@@ -409,7 +409,7 @@ class DivNumber(DivScalar):
 
     @staticmethod
     def backward(ctx, grad):
-        return DivNumber.apply(grad, ctx.s), None
+        return plain(grad._data / ctx.s) if unrecorded(grad) else DivNumber.apply(grad, ctx.s), None
 
 
 _NUMBERS = (int, float)
