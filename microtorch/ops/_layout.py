@@ -13,8 +13,9 @@ def like_torch(out, *inputs):
     """out (a fresh numpy result of the op on `inputs`) laid out as torch's would be."""
     if out.ndim < 2 or out.size < 2:
         return out
-    for x in inputs:  # (an operand of one dim, or broadcast from one element, tells no two dims apart)
-        if isinstance(x, np.ndarray) and x.ndim > 1 and not x.flags.c_contiguous and any(x.strides):
+    for x in inputs:  # (an operand of one dim, or broadcast from one element, tells no two dims apart;
+        # c_contiguous first: the common operand stops there)
+        if isinstance(x, np.ndarray) and not x.flags.c_contiguous and x.ndim > 1 and any(x.strides):
             break
     else:  # every operand is laid out in C order, as numpy's result
         return out

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype, result_type
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ._checks import need_floating
 from ._kernels import kernel_error
 from ._layout import like_torch
@@ -140,7 +141,7 @@ class Sub(Op):
     def backward(ctx, grad):
         if not ctx.needs_input_grad[1]:  # (a constant b: no negation to pay for)
             return grad, None
-        return grad, -grad if ctx.alpha == 1 else grad * -ctx.alpha
+        return grad, _negated(grad) if ctx.alpha == 1 else grad * -ctx.alpha
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -192,7 +193,7 @@ class Rsub(Sub):
 
     @staticmethod
     def backward(ctx, grad):
-        return -grad if ctx.alpha == 1 else grad * -ctx.alpha, grad
+        return _negated(grad) if ctx.alpha == 1 else grad * -ctx.alpha, grad
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -243,13 +244,39 @@ class Mul(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (grad * conj(b) if ctx.needs_input_grad[0] else None,
-                grad * conj(a) if ctx.needs_input_grad[1] else None)
+        return (_times_conj(grad, b) if ctx.needs_input_grad[0] else None,
+                _times_conj(grad, a) if ctx.needs_input_grad[1] else None)
 
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs[:2]  # (then forward's dtype)
         return ta * b + a * tb
+
+
+def _times_conj(grad, x):
+    """grad * conj(x); for two real tensors of one dtype, Mul's product (see plain) or Mul itself, as mul() would
+    call it after its checks."""
+    dt = grad._data.dtype
+    if x._data.dtype != dt or dt.kind == "c":
+        return grad * conj(x)
+    if unrecorded(grad) and unrecorded(x):
+        return plain(like_torch(grad._data * x._data, grad._data, x._data))
+    return Mul.apply(grad, x)
+
+
+def plain(values):
+    """A backward formula's op computed straight in numpy where its operands are unrecorded: the tensor that the
+    op's Function.apply would give, without the node it would make and drop (about 1.3 us a call, more than the
+    arithmetic on small tensors). (asarray: numpy gives 0-d results as scalars.)"""
+    return Tensor._make(np.asarray(values))
+
+
+def unrecorded(t):
+    """Grad mode is off (a backward without create_graph) and t carries no tangent and no vmap batch: no op on t
+    records or saves anything, only its values matter. (Backward formulas skip ops nobody would see. With grad
+    mode on, a tensor that needs no gradient may still be saved by an op that records, as torch's view with its
+    base's version counter.)"""
+    return type(t._data) is np.ndarray and not t._fw_grads and not grad_mode.is_grad_enabled()
 
 
 def mul(input, other):
@@ -386,7 +413,7 @@ class MulNumber(MulScalar):
 
     @staticmethod
     def backward(ctx, grad):
-        return MulNumber.apply(grad, ctx.s), None
+        return plain(grad._data * ctx.s) if unrecorded(grad) else MulNumber.apply(grad, ctx.s), None
 
 
 class DivNumber(DivScalar):
@@ -397,7 +424,7 @@ class DivNumber(DivScalar):
 
     @staticmethod
     def backward(ctx, grad):
-        return DivNumber.apply(grad, ctx.s), None
+        return plain(grad._data / ctx.s) if unrecorded(grad) else DivNumber.apply(grad, ctx.s), None
 
 
 _NUMBERS = (int, float)
@@ -429,6 +456,11 @@ def neg(input):
     return Neg.apply(input)
 
 
+def _negated(grad):
+    """-grad in a backward formula: Neg, or its values where nothing records (see plain)."""
+    return plain(-grad._data) if unrecorded(grad) else Neg.apply(grad)
+
+
 _POW_SPECIAL = {0.5: np.sqrt, 2: lambda x: x * x, 3: lambda x: x * x * x, -0.5: lambda x: 1 / np.sqrt(x),
                 -1: lambda x: 1 / x, -2: lambda x: 1 / (x * x)}
 
@@ -444,6 +476,10 @@ class PowScalar(Op):
         ctx.save_for_backward(x)
         if x.dtype.kind == "b":  # (bool ** True, bool ** False: torch copies, or fills ones)
             return x.copy() if exponent else np.ones_like(x)
+        return PowScalar.values(x, exponent)
+
+    @staticmethod
+    def values(x, exponent):  # (arrays; also pow's backward where nothing records, see plain)
         if x.dtype.kind == "f" and exponent in _POW_SPECIAL:  # torch's kernels: the sign of -0 carries
             return np.asarray(_POW_SPECIAL[exponent](x), dtype=x.dtype)
         return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
@@ -454,6 +490,9 @@ class PowScalar(Op):
         p = ctx.exponent
         if p == 0:
             return zeros_like_(x), None  # a constant: no graph behind it (as torch)
+        if type(p) in _NUMBERS and x._data.dtype.kind == "f" and unrecorded(grad) and unrecorded(x):
+            local = PowScalar.values(x._data, p - 1) * p  # (the ops below: x ** (p - 1), then times p, then grad *)
+            return plain(like_torch(grad._data * local, grad._data, local)), None
         return grad * (p * x ** (p - 1)).conj(), None
 
     @staticmethod
@@ -598,7 +637,7 @@ def _log_of_base(base, complex_exponent):
 def _unary(name, np_fn, derivative, saves="input", fused=None):
     """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
     or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
-    TanhBackward...), for real tensors."""
+    TanhBackward...), for real tensors, whose `values(g, s)` computes it on arrays."""
 
     scalar_ok = isinstance(np_fn, np.ufunc)  # (a ufunc computes a numpy scalar as a 0-d array: see scalar_path)
 
@@ -610,7 +649,8 @@ def _unary(name, np_fn, derivative, saves="input", fused=None):
     def backward(ctx, grad):
         (s,) = ctx.saved_tensors
         if fused is not None and s._data.dtype.kind == "f":
-            return fused.apply(grad, s)
+            return plain(fused.values(grad._data, s._data)) if unrecorded(grad) and unrecorded(s) else \
+                fused.apply(grad, s)
         return grad * derivative(s).conj()
 
     def jvp(ctx, t):
@@ -738,6 +778,10 @@ class TanhBackward(Op):
     @staticmethod
     def forward(ctx, g, y):
         ctx.save_for_backward(g if ctx.needs_input_grad[1] else None, y)
+        return TanhBackward.values(g, y)
+
+    @staticmethod
+    def values(g, y):  # (arrays; also tanh's backward where nothing records, see plain)
         g, y = scalar_path(g, y)
         return g * (1 - y * y)
 
@@ -760,6 +804,10 @@ class SigmoidBackward(Op):
     @staticmethod
     def forward(ctx, g, y):
         ctx.save_for_backward(g if ctx.needs_input_grad[1] else None, y)
+        return SigmoidBackward.values(g, y)
+
+    @staticmethod
+    def values(g, y):  # (arrays; also sigmoid's backward where nothing records, see plain)
         g, y = scalar_path(g, y)
         return g * (y * (1 - y))
 
@@ -989,9 +1037,11 @@ class Relu(Op):
 
     @staticmethod
     def forward(ctx, x):
-        out = as_array(np.maximum(x, 0))  # (keeps NaN, as torch; the selection below costs twice as much;
-        # as_array: numpy gives a scalar for a 0-d input, and the op must give an array)
-        if x.dtype.kind == "f" and not x.all():  # a zero: relu(-0.0) is -0.0 in torch, np.maximum makes it 0.0
+        floating = x.dtype.kind == "f"
+        out = as_array(np.maximum(x, 0.0 if floating else 0))  # (keeps NaN, as torch; the selection below costs
+        # twice as much. A float zero: numpy resolves an int one more slowly. as_array: numpy gives a scalar
+        # for a 0-d input, and the op must give an array)
+        if floating and not x.all():  # a zero: relu(-0.0) is -0.0 in torch, np.maximum makes it 0.0
             out = _select(~(x < 0), x)  # x where not negative (NaN and -0.0 kept), else +0.0
         ctx.save_for_backward(out)
         return out
@@ -1000,7 +1050,10 @@ class Relu(Op):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         # torch passes the gradient where not out <= 0; out is >= 0 or NaN, so that is out != 0 (NaN passes)
-        return GradTimesLocal.apply(grad, out, out._data != 0)
+        mask = out._data != 0
+        if unrecorded(grad) and unrecorded(out):
+            return plain(_select(mask, grad._data))
+        return GradTimesLocal.apply(grad, out, mask)
 
     @staticmethod
     def jvp(ctx, t):
@@ -1048,7 +1101,7 @@ def _select(mask, g):
         np.negative(mask, dtype=bits.dtype, out=bits)  # True -> all ones (-1 as unsigned), False -> 0
         bits &= g.view(bits.dtype)
         return out
-    return np.where(mask, g, 0).astype(g.dtype, copy=False)
+    return np.where(mask, g, 0.0)  # (a float or complex g keeps its dtype: numpy takes 0.0 in g's)
 
 
 class LeakyReluBackward(GradTimesLocal):
