@@ -126,8 +126,9 @@ def test_float16_times_a_number_rounds_once_like_torch(op):
         m, t = fn(mt.tensor(x), s), fn(torch.tensor(x), s)
         assert m.dtype == mt.float16
         np.testing.assert_array_equal(m.numpy().view(np.uint16), t.numpy().view(np.uint16))
+    upstream = (np.random.default_rng(1).standard_normal(4000) * 3).astype(np.float16)  # (not ones: 1 * s is exact)
     xs = mt.tensor(x, requires_grad=True)
-    fn(xs, 0.1).sum().backward()
+    fn(xs, 0.1).backward(mt.tensor(upstream))
     xt = torch.tensor(x, requires_grad=True)
-    fn(xt, 0.1).sum().backward()
+    fn(xt, 0.1).backward(torch.tensor(upstream))
     np.testing.assert_array_equal(xs.grad.numpy().view(np.uint16), xt.grad.numpy().view(np.uint16))

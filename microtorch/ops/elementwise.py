@@ -1,6 +1,7 @@
 """Elementwise ops. Each backward returns the gradient at the broadcast output shape;
 the engine sums it back to each input's shape (broadcasting is undone in one place)."""
 import math
+import operator
 
 import numpy as np
 
@@ -362,9 +363,7 @@ class MulScalar(Op):
     @staticmethod
     def forward(ctx, a, s):
         ctx.s = s
-        if a.dtype is _HALF and type(s) in _NUMBERS:
-            return _half_by_number(np.multiply, a, s)
-        return (a[()] if a.ndim == 0 else a) * s  # (see scalar_path in _op.py)
+        return _by_number(operator.mul, a, s)
 
     @staticmethod
     def backward(ctx, grad):
@@ -378,10 +377,14 @@ class MulScalar(Op):
 _HALF = np.dtype(np.float16)
 
 
-def _half_by_number(ufunc, a, s):
-    """a * s or a / s for a float16 array a, as torch computes them: in float32 with the number unrounded, then
-    rounded once to float16. (numpy rounds the number to float16 first: a third of the products differ.)"""
-    return ufunc(a.astype(np.float32), np.float32(s)).astype(np.float16)
+def _by_number(op, a, s):
+    """a * s or a / s (op: operator.mul or truediv, which numpy's scalars compute by their own path) for an array a
+    and a number s. A float16 a computes as
+    torch's does, in float32 with the number unrounded and rounded once at the end (numpy would round the number
+    to float16 first: a third of the products differ); a 0-d a takes numpy's scalar path (see scalar_path)."""
+    if a.dtype is _HALF and type(s) in _NUMBERS:
+        return op(a.astype(np.float32), np.float32(s)).astype(np.float16)
+    return op(a[()] if a.ndim == 0 else a, s)
 
 
 class DivScalar(Op):
@@ -392,9 +395,7 @@ class DivScalar(Op):
     @staticmethod
     def forward(ctx, a, s):
         ctx.s = s
-        if a.dtype is _HALF and type(s) in _NUMBERS:
-            return _half_by_number(np.true_divide, a, s)
-        return (a[()] if a.ndim == 0 else a) / s  # (see scalar_path in _op.py)
+        return _by_number(operator.truediv, a, s)
 
     @staticmethod
     def backward(ctx, grad):
@@ -413,7 +414,8 @@ class MulNumber(MulScalar):
 
     @staticmethod
     def backward(ctx, grad):
-        return plain(grad._data * ctx.s) if unrecorded(grad) else MulNumber.apply(grad, ctx.s), None
+        return plain(_by_number(operator.mul, grad._data, ctx.s)) if unrecorded(grad) else \
+            MulNumber.apply(grad, ctx.s), None
 
 
 class DivNumber(DivScalar):
@@ -424,7 +426,8 @@ class DivNumber(DivScalar):
 
     @staticmethod
     def backward(ctx, grad):
-        return plain(grad._data / ctx.s) if unrecorded(grad) else DivNumber.apply(grad, ctx.s), None
+        return plain(_by_number(operator.truediv, grad._data, ctx.s)) if unrecorded(grad) else \
+            DivNumber.apply(grad, ctx.s), None
 
 
 _NUMBERS = (int, float)
