@@ -255,14 +255,11 @@ class Mul(Op):
 
 
 def _times_conj(grad, x):
-    """grad * conj(x); for two real tensors of one dtype, Mul's product (see plain) or Mul itself, as mul() would
-    call it after its checks."""
+    """grad * conj(x): for two real tensors of one dtype that nothing records, their product in numpy (see plain)."""
     dt = grad._data.dtype
-    if x._data.dtype != dt or dt.kind == "c":
-        return grad * conj(x)
-    if unrecorded(grad) and unrecorded(x):
+    if x._data.dtype == dt and dt.kind != "c" and unrecorded(grad) and unrecorded(x):
         return plain(like_torch(grad._data * x._data, grad._data, x._data))
-    return Mul.apply(grad, x)
+    return grad * conj(x)
 
 
 def plain(values):
@@ -276,8 +273,9 @@ def unrecorded(t):
     """Grad mode is off (a backward without create_graph) and t carries no tangent and no vmap batch: no op on t
     records or saves anything, only its values matter. (Backward formulas skip ops nobody would see. With grad
     mode on, a tensor that needs no gradient may still be saved by an op that records, as torch's view with its
-    base's version counter.)"""
-    return type(t._data) is np.ndarray and not t._fw_grads and not grad_mode.is_grad_enabled()
+    base's version counter. A subclass with arithmetic of its own, as forward mode's exact zero, takes its ops.)"""
+    return ((type(t) is Tensor or type(t).__mul__ is Tensor.__mul__) and type(t._data) is np.ndarray
+            and not t._fw_grads and not grad_mode.is_grad_enabled())
 
 
 def mul(input, other):

@@ -12,6 +12,7 @@ import functools
 
 import numpy as np
 
+from .._quiet import quietly
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.views import bump_version, live_views
@@ -25,7 +26,7 @@ def straight_into_self(ufunc, general):
             alpha = kwargs.get("alpha", 1)
             if type(alpha) is float or type(alpha) is int and -2 ** 63 <= alpha < 2 ** 64:  # (the general path
                 # casts, refuses or overflows the others)
-                _update(ufunc, self._data, args[0]._data, alpha)
+                quietly(_update, ufunc, self._data, args[0]._data, alpha)  # (numpy quiet, as in every op)
                 bump_version(self)
                 return self
         return general(self, *args, **kwargs)
@@ -38,7 +39,7 @@ def scaled_in_place(general):
     def method(self, *args, **kwargs):
         if len(args) == 1 and not kwargs and type(args[0]) in (int, float) and _unrecorded_self(self) \
                 and self._data.dtype.kind in "fc" and -2 ** 63 <= args[0] < 2 ** 64:
-            np.multiply(self._data, args[0], out=self._data)
+            quietly(np.multiply, self._data, args[0], out=self._data)
             bump_version(self)
             return self
         return general(self, *args, **kwargs)

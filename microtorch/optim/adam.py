@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .._quiet import quietly
 from ..autograd.grad_mode import no_grad
 from ..autograd.views import bump_version, live_views
 from ..ops import maximum
@@ -54,7 +55,7 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = _buffer(p)
         step = _step_tensor(state)
-        if _fused_update(p, state, group, lr, beta1, beta2, eps, wd, step):
+        if quietly(_fused_update, p, state, group, lr, beta1, beta2, eps, wd, step):  # (numpy quiet, as ops are)
             return
         if wd != 0:
             if group["decoupled_weight_decay"]:
