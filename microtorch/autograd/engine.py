@@ -209,10 +209,10 @@ def accumulate_into(var, grad, create_graph, node, listening):
     if before is None:
         if create_graph:  # torch copies with copy_, so .grad has its own storage and a CopyBackwards node
             var._grad = _copy(Tensor._make(np.empty_like(grad._data)), grad)
-        elif _nobody_else_holds(grad) and grad._data.flags.c_contiguous and var._data.flags.c_contiguous:
+        elif _nobody_else_holds(grad) and _obeys_layout(grad._data, var._data):
             var._grad = Tensor._make(grad._data)  # torch keeps it too (no copy) when laid out like var
         else:
-            var._grad = Tensor._make(grad._data.copy())
+            var._grad = Tensor._make(_copy_in_layout(grad._data, var._data))
     elif create_graph or grad_mode.is_grad_enabled():
         var._grad = before + grad
     else:  # in place, as torch does outside create_graph
@@ -222,6 +222,37 @@ def accumulate_into(var, grad, create_graph, node, listening):
         views.bump_version(before)
     if listening:  # snapshots: .grad may later change in place, the event must not
         _hooks.emit(_hooks.GradAccumulated(var, node, before_value, grad, Tensor._make(var._grad._data.copy())))
+
+
+def _obeys_layout(g, v):
+    """torch's layout contract for .grad: a dense leaf's own strides (size-1 dims aside, unless broadcast), else
+    C order. (A transposed leaf gets a transposed .grad, as in torch.)"""
+    if g.strides == v.strides and g.flags.c_contiguous:  # (the common case: both in C order)
+        return True
+    if not _dense(v):
+        return g.flags.c_contiguous
+    return all(gs == vs if n != 1 else gs != 0 for gs, vs, n in zip(g.strides, v.strides, v.shape))
+
+
+def _copy_in_layout(g, v):
+    """A copy of g laid out as torch lays out a new .grad: like the leaf v when v is dense, else in C order."""
+    if not _dense(v) or g.itemsize != v.itemsize:
+        return g.copy()
+    out = np.lib.stride_tricks.as_strided(np.empty(v.size, g.dtype), v.shape, v.strides)  # (torch's empty_strided:
+    out[...] = g                                                                          # v's very strides)
+    return out
+
+
+def _dense(a):
+    """a's elements fill its memory with neither gaps nor overlaps, in some order of its dims."""
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    step = a.itemsize
+    for stride, n in sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != step:
+            return False
+        step *= n
+    return True
 
 
 # References to a gradient that only the engine holds, counted in _nobody_else_holds: the list of
