@@ -124,13 +124,15 @@ def _i1_np(x):
         total = total + term
         if not np.any(np.abs(term) > 1e-17 * np.abs(total)):
             break
-    return total
+    return np.where(np.isinf(x), np.nan, total)  # (torch's kernel: NaN at +-inf)
 
 
 def _d_i1(x):
-    """d I1(x) = I0(x) - I1(x)/x (1/2 at 0)"""
-    safe = where(x == 0, x * 0 + 1, x)
-    return where(x == 0, x * 0 + 0.5, I0.apply(x) - I1.apply(x) / safe)
+    """d I1(x) = I0(x) - I1(x)/x, and 1/2 where |x| <= eps (or NaN), as torch's"""
+    eps = float(np.finfo(x._data.dtype).eps)
+    big = x.abs() > eps
+    safe = where(big, x, eps)
+    return where(big, I0.apply(safe) - I1.apply(x) * safe.reciprocal(), 0.5)
 
 
 def _d_i0(x):
@@ -141,7 +143,7 @@ def _d_i0(x):
 Lgamma = _unary("Lgamma", lambda x: _lgamma_np(x).astype(x.dtype), _d_lgamma)
 Erfinv = _unary("Erfinv", lambda x: _erfinv_np(x).astype(x.dtype), _d_erfinv, saves="output")
 I0 = _unary("I0", lambda x: np.i0(x).astype(x.dtype), _d_i0)
-I1 = _unary("I1", lambda x: _i1_np(x).astype(x.dtype), _d_i1)
+I1 = _unary("SpecialI1", lambda x: _i1_np(x).astype(x.dtype), _d_i1)  # (torch's special.i1, and i0's derivative)
 
 
 def _real(input, op):
@@ -176,6 +178,11 @@ def erfinv(input):
 
 def i0(input):
     return I0.apply(_real(input, "i0"))
+
+
+def i1(input):
+    return I1.apply(_real(input, "i1"))
+
 
 
 class Mvlgamma(Op):
