@@ -403,13 +403,13 @@ class Ldexp(Op):
     _grad_fn_name = "LdexpBackward0"
 
     @staticmethod
-    def forward(ctx, x, e):
-        ctx.scale = np.exp2(e).astype(x.dtype)
+    def forward(ctx, x, e):  # (a complex exponent makes the result complex, as torch's x * 2**e)
+        ctx.scale = np.exp2(e).astype(np.result_type(x.dtype, e.dtype) if e.dtype.kind == "c" else x.dtype)
         return x * ctx.scale
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * Tensor._make(ctx.scale), None
+        return grad * Tensor._make(ctx.scale).conj(), None
 
     @staticmethod
     def jvp(ctx, t, _te):
@@ -417,6 +417,9 @@ class Ldexp(Op):
 
 
 def ldexp(input, other):
+    if isinstance(other, Tensor) and other.dtype.name == "bool":
+        raise NotImplementedError("ldexp(): \"ldexp_cpu_exp\" not implemented for 'Bool': the exponent must be a "
+                                  "number tensor; convert it with .long()")
     x = _float(input)
     try:
         e = other._data if isinstance(other, Tensor) else np.asarray(other)
@@ -515,14 +518,24 @@ class NanToNum(Op):
 
 
 def check_nan_to_num_args(op, nan, posinf, neginf):
+    """The three replacement numbers, after torch's checks: a float, or a 0-d tensor that requires no grad (its
+    number; a complex one does not convert)."""
     import numbers
+    out = []
     for pos, (name, v) in enumerate((("nan", nan), ("posinf", posinf), ("neginf", neginf)), 1):
+        if isinstance(v, Tensor) and v.ndim == 0 and not v.requires_grad:
+            if v.dtype.is_complex:
+                raise RuntimeError(f"{op}(): value cannot be converted to type double without overflow ({name} is "
+                                   f"the complex {v.item()}; pass a real number)")
+            v = v.item()
         if v is not None and (isinstance(v, Tensor) or not isinstance(v, numbers.Real)):
             raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be float, not {type(v).__name__}")
+        out.append(v)
+    return out
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    check_nan_to_num_args("nan_to_num", nan, posinf, neginf)
+    nan, posinf, neginf = check_nan_to_num_args("nan_to_num", nan, posinf, neginf)
     if input._data.dtype.kind in "biu":
         return input.clone()
     return NanToNum.apply(input, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
