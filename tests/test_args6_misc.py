@@ -48,7 +48,8 @@ CALLS = ["f.nan_to_num(L.tensor(2.))", "f.nan_to_num(L.tensor(2.), L.tensor(3))"
          "L.nan_to_num(f, posinf=L.tensor(5.))", "f.nan_to_num(L.tensor(True))",
          "f.nan_to_num(L.tensor(2., requires_grad=True))", "f.nan_to_num(L.tensor([2.]))", "f.nan_to_num(L.tensor(2j))",
          "L.ldexp(g, L.tensor([1j, 2]))", "L.ldexp(g, L.tensor([True, False]))", "L.ldexp(g, L.tensor([1, 3]))",
-         "g.detach().clone().ldexp_(L.tensor([True, False]))"]
+         "g.detach().clone().ldexp_(L.tensor([True, False]))", "L.ldexp(L.tensor([1, 2]), L.tensor([True, False]))",
+         "L.ldexp(L.tensor([1j, 2]), L.tensor([True, False]))"]
 
 
 @pytest.mark.parametrize("call", CALLS)

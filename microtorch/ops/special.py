@@ -417,7 +417,8 @@ class Ldexp(Op):
 
 
 def ldexp(input, other):
-    if isinstance(other, Tensor) and other.dtype.name == "bool":
+    if isinstance(other, Tensor) and other.dtype.name == "bool" and isinstance(input, Tensor) and \
+            input.dtype.is_floating_point:  # (torch's kernel for a real floating input: none for a bool exponent)
         raise NotImplementedError("ldexp(): \"ldexp_cpu_exp\" not implemented for 'Bool': the exponent must be a "
                                   "number tensor; convert it with .long()")
     x = _float(input)
