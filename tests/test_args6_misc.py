@@ -3,6 +3,7 @@ of a real tensor, nan_to_num with 0-d tensors for its numbers and ldexp with a c
 torch 2.13: exception types and torch's words, dtypes and values."""
 import pytest
 import torch
+from test_args6_lerp import same_as_torch
 
 import microtorch as mt
 
@@ -54,15 +55,5 @@ CALLS = ["f.nan_to_num(L.tensor(2.))", "f.nan_to_num(L.tensor(2.), L.tensor(3))"
 
 @pytest.mark.parametrize("call", CALLS)
 def test_nan_to_num_and_ldexp_as_torch(call):
-    def run(L):
-        env = {"L": L, "f": L.tensor([float("nan"), float("inf"), 1.]), "g": L.tensor([1.5, -2.], requires_grad=True)}
-        try:
-            out = eval(call, env)
-        except Exception as e:  # noqa: BLE001 (the type is what is compared)
-            return type(e)
-        return str(out.dtype).split(".")[-1], out.grad_fn and out.grad_fn.name(), out.detach().tolist()
-    t, m = run(torch), run(mt)
-    if isinstance(t, type):
-        assert isinstance(m, type) and issubclass(m, t), (t, m)
-    else:
-        assert m == t
+    same_as_torch(call, lambda L: {"f": L.tensor([float("nan"), float("inf"), 1.]),
+                                   "g": L.tensor([1.5, -2.], requires_grad=True)})
