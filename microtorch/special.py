@@ -7,7 +7,7 @@ only here, as in torch, with torch's three nodes each (tensor and tensor, a numb
 import microtorch as _mt
 
 from .ops._checks import guard_namespace as _guard_namespace
-from .ops.special import xlog1py, zeta  # noqa: F401
+from .ops.special import i1, xlog1py, zeta  # noqa: F401
 
 digamma = psi = _mt.digamma
 erf, erfc, erfinv = _mt.erf, _mt.erfc, _mt.erfinv
@@ -23,7 +23,8 @@ xlogy = _mt.xlogy
 def round(input, *, decimals=0):  # noqa: A001 (torch's name)
     return _mt.round(input, decimals=decimals)
 
-__all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0",
-           "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "polygamma", "psi", "round", "sinc",
+__all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
+           "i0", "i1", "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "polygamma", "psi", "round", "sinc",
            "softmax", "xlog1py", "xlogy", "zeta"]
 _guard_namespace(globals(), ["xlog1py", "zeta"], overrides={"input": "tensor_or_number"})  # (zeta(2, t) too)
+_guard_namespace(globals(), ["i1"])

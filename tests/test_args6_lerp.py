@@ -21,14 +21,12 @@ CALLS = [
 ]
 
 
-@pytest.mark.parametrize("call", CALLS)
-def test_lerp_dtypes_as_torch(call):
+def same_as_torch(call, names):
+    """eval(call) with torch and with microtorch (the names made by names(lib)): the same exception type, or the
+    same dtype, grad_fn name and values."""
     def run(L):
-        env = {"L": L, "f": L.tensor([1., 2.]), "e": L.tensor([3., 5.]), "i": L.tensor([1, 2]),
-               "d": L.tensor([.5, .25], dtype=L.float64), "h": L.tensor([.5, .5], dtype=L.float16),
-               "g": L.tensor([1., 2.], requires_grad=True)}
         try:
-            out = eval(call, env)
+            out = eval(call, {"L": L, **names(L)})
         except Exception as e:  # noqa: BLE001 (the type is what is compared)
             return type(e)
         return str(out.dtype).split(".")[-1], out.grad_fn and out.grad_fn.name(), out.detach().tolist()
@@ -37,6 +35,13 @@ def test_lerp_dtypes_as_torch(call):
         assert isinstance(m, type) and issubclass(m, t), (t, m)
     else:
         assert m == t
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_lerp_dtypes_as_torch(call):
+    same_as_torch(call, lambda L: {"f": L.tensor([1., 2.]), "e": L.tensor([3., 5.]), "i": L.tensor([1, 2]),
+                                   "d": L.tensor([.5, .25], dtype=L.float64), "h": L.tensor([.5, .5], dtype=L.float16),
+                                   "g": L.tensor([1., 2.], requires_grad=True)})
 
 
 def test_a_0d_weight_of_another_dtype_keeps_its_edge_and_gets_its_gradient():

@@ -1,7 +1,9 @@
-"""slogdet (and logdet, det) of a tensor with fewer than 2 dims or of half precision, and clamp with a complex
-bound of a real tensor, beside torch 2.13: exception types and torch's words."""
+"""slogdet (and logdet, det) of a tensor with fewer than 2 dims or of half precision, clamp with a complex bound
+of a real tensor, nan_to_num with 0-d tensors for its numbers and ldexp with a complex or bool exponent, beside
+torch 2.13: exception types and torch's words, dtypes and values."""
 import pytest
 import torch
+from test_args6_lerp import same_as_torch
 
 import microtorch as mt
 
@@ -41,3 +43,17 @@ def test_error_as_torch(call, phrase, op):
     assert isinstance(m, type(t)), (t, m)
     assert phrase in str(t) and phrase in str(m), (str(t), str(m))
     assert f"{op}()" in str(m) or f"\"{op}\"" in str(m), m
+
+
+CALLS = ["f.nan_to_num(L.tensor(2.))", "f.nan_to_num(L.tensor(2.), L.tensor(3))", "f.clone().nan_to_num_(L.tensor(2.))",
+         "L.nan_to_num(f, posinf=L.tensor(5.))", "f.nan_to_num(L.tensor(True))",
+         "f.nan_to_num(L.tensor(2., requires_grad=True))", "f.nan_to_num(L.tensor([2.]))", "f.nan_to_num(L.tensor(2j))",
+         "L.ldexp(g, L.tensor([1j, 2]))", "L.ldexp(g, L.tensor([True, False]))", "L.ldexp(g, L.tensor([1, 3]))",
+         "g.detach().clone().ldexp_(L.tensor([True, False]))", "L.ldexp(L.tensor([1, 2]), L.tensor([True, False]))",
+         "L.ldexp(L.tensor([1j, 2]), L.tensor([True, False]))"]
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_nan_to_num_and_ldexp_as_torch(call):
+    same_as_torch(call, lambda L: {"f": L.tensor([float("nan"), float("inf"), 1.]),
+                                   "g": L.tensor([1.5, -2.], requires_grad=True)})

@@ -157,3 +157,22 @@ def test_zeta_has_no_forward_mode():
         fw = importlib.import_module(lib.__name__ + ".autograd.forward_ad")
         with fw.dual_level(), pytest.raises(NotImplementedError, match="forward AD with special_zeta"):
             _special(lib).zeta(3., fw.make_dual(lib.tensor([2.]), lib.ones(1)))
+
+
+def test_i1_and_i0s_second_order_as_torch():
+    def run(lib):
+        S = _special(lib)
+        x = lib.tensor([0., 1e-20, 0.5, 2., -1., float("nan"), float("inf"), float("-inf"), 30., -7.5],
+                       dtype=lib.float64, requires_grad=True)
+        y = S.i1(x)
+        g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+        g2, = lib.autograd.grad(g.sum(), x)
+        h, = lib.autograd.grad(lib.i0(x).sum(), x, create_graph=True)
+        return (y.grad_fn.name(), h.grad_fn.next_functions[1][0].name(), y.detach().numpy(), g.detach().numpy(),
+                g2.numpy(), str(S.i1(lib.tensor([1, 2])).dtype).split(".")[-1])
+    t, m = run(torch), run(mt)
+    assert (m[0], m[1], m[5]) == (t[0], t[1], t[5]) == ("SpecialI1Backward0", "SpecialI1Backward0", "float32")
+    for a, b in zip(m[2:5], t[2:5]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    with pytest.raises(NotImplementedError):
+        mts.i1(mt.tensor([1j]))

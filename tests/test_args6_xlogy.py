@@ -116,3 +116,21 @@ def test_mixed_dtypes_keep_their_edges_as_torch(op, dtypes):
     assert [g[0] for g in m[3]] == [g[0] for g in t[3]]
     for (_, mg), (_, tg) in zip(m[3], t[3]):
         np.testing.assert_allclose(mg, tg, rtol=2e-3 if "float16" in dtypes else 1e-6)
+
+
+def test_complex_logaddexp_as_torch():
+    """numpy has no complex logaddexp; torch computes it from the operand of larger real part"""
+    def run(L):
+        a = L.tensor([1 + 1j, -2 + 0.5j, float("inf") + 0j, complex(float("-inf"), 0), complex(float("nan"), 0),
+                      700 + 1j, -3j], dtype=L.complex128, requires_grad=True)
+        b = L.tensor([0.5 - 1j, 3 + 2j, 1 + 0j, complex(float("-inf"), 0), 1 + 0j, 1 + 0j, 2j], dtype=L.complex128,
+                     requires_grad=True)
+        y = L.logaddexp(a, b)
+        grads = L.autograd.grad(y.real.sum() + y.imag.sum() * 0.5, (a, b))
+        mixed = L.logaddexp(L.tensor([1., 2.]), L.tensor([1j, 2]))
+        return [y.grad_fn.name(), str(mixed.dtype).split(".")[-1]], [y.detach().numpy(), mixed.numpy()] + [
+            g.numpy() for g in grads]
+    (t_names, t_values), (m_names, m_values) = run(torch), run(mt)
+    assert m_names == t_names
+    for m, t in zip(m_values, t_values):
+        np.testing.assert_allclose(m, t, rtol=1e-6)

@@ -180,19 +180,35 @@ class Hypot(Op):
         return (ta * a + tb * b) / ctx.output
 
 
+def _logaddexp_np(a, b):
+    """log(e^a + e^b); for complex numbers (numpy has no such loop) torch's way: from the one of larger real part,
+    log1p(e^(min - max)) + max, -inf where both are -inf, NaN where either is NaN"""
+    if a.dtype.kind != "c" and b.dtype.kind != "c":
+        return np.logaddexp(a, b)
+    a, b = np.broadcast_arrays(*(np.asarray(v, np.result_type(a, b)) for v in (a, b)))
+    first = a.real >= b.real
+    mx, mn = np.where(first, a, b), np.where(first, b, a)
+    out = np.where(np.isneginf(mn.real) & (mn.real == mx.real), mn, np.log1p(np.exp(mn - mx)) + mx)
+    nan = np.isnan(a.real) | np.isnan(a.imag) | np.isnan(b.real) | np.isnan(b.imag)
+    return np.where(nan, complex(np.nan, np.nan), out)
+
+
 class Logaddexp(Op):
-    """d log(e^a + e^b) = (sigmoid(a - b), sigmoid(b - a))"""
+    """d log(e^a + e^b) = (sigmoid(a - b), sigmoid(b - a)), conjugated for complex numbers"""
     _grad_fn_name = "LogaddexpBackward0"
 
     @staticmethod
     def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.logaddexp(*_in(dtype, a, b)) if dtype is not None else np.logaddexp(a, b)
+        return _logaddexp_np(*_in(dtype, a, b)) if dtype is not None else _logaddexp_np(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad * (a - b).sigmoid(), grad * (b - a).sigmoid()
+        ga, gb = (a - b).sigmoid(), (b - a).sigmoid()
+        if ga.dtype.is_complex:
+            ga, gb = ga.conj(), gb.conj()
+        return grad * ga, grad * gb
 
     @staticmethod
     def jvp(ctx, ta, tb):

@@ -124,13 +124,15 @@ def _i1_np(x):
         total = total + term
         if not np.any(np.abs(term) > 1e-17 * np.abs(total)):
             break
-    return total
+    return np.where(np.isinf(x), np.nan, total)  # (torch's kernel: NaN at +-inf)
 
 
 def _d_i1(x):
-    """d I1(x) = I0(x) - I1(x)/x (1/2 at 0)"""
-    safe = where(x == 0, x * 0 + 1, x)
-    return where(x == 0, x * 0 + 0.5, I0.apply(x) - I1.apply(x) / safe)
+    """d I1(x) = I0(x) - I1(x)/x, and 1/2 where |x| <= eps (or NaN), as torch's"""
+    eps = float(np.finfo(x._data.dtype).eps)
+    big = x.abs() > eps
+    safe = where(big, x, eps)
+    return where(big, I0.apply(safe) - I1.apply(x) * safe.reciprocal(), 0.5)
 
 
 def _d_i0(x):
@@ -141,7 +143,7 @@ def _d_i0(x):
 Lgamma = _unary("Lgamma", lambda x: _lgamma_np(x).astype(x.dtype), _d_lgamma)
 Erfinv = _unary("Erfinv", lambda x: _erfinv_np(x).astype(x.dtype), _d_erfinv, saves="output")
 I0 = _unary("I0", lambda x: np.i0(x).astype(x.dtype), _d_i0)
-I1 = _unary("I1", lambda x: _i1_np(x).astype(x.dtype), _d_i1)
+I1 = _unary("SpecialI1", lambda x: _i1_np(x).astype(x.dtype), _d_i1)  # (torch's special.i1, and i0's derivative)
 
 
 def _real(input, op):
@@ -176,6 +178,11 @@ def erfinv(input):
 
 def i0(input):
     return I0.apply(_real(input, "i0"))
+
+
+def i1(input):
+    return I1.apply(_real(input, "i1"))
+
 
 
 class Mvlgamma(Op):
@@ -396,13 +403,13 @@ class Ldexp(Op):
     _grad_fn_name = "LdexpBackward0"
 
     @staticmethod
-    def forward(ctx, x, e):
-        ctx.scale = np.exp2(e).astype(x.dtype)
+    def forward(ctx, x, e):  # (a complex exponent makes the result complex, as torch's x * 2**e)
+        ctx.scale = np.exp2(e).astype(np.result_type(x.dtype, e.dtype) if e.dtype.kind == "c" else x.dtype)
         return x * ctx.scale
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * Tensor._make(ctx.scale), None
+        return grad * Tensor._make(ctx.scale).conj(), None
 
     @staticmethod
     def jvp(ctx, t, _te):
@@ -410,6 +417,10 @@ class Ldexp(Op):
 
 
 def ldexp(input, other):
+    if isinstance(other, Tensor) and other.dtype.name == "bool" and isinstance(input, Tensor) and \
+            input.dtype.is_floating_point:  # (torch's kernel for a real floating input: none for a bool exponent)
+        raise NotImplementedError("ldexp(): \"ldexp_cpu_exp\" not implemented for 'Bool': the exponent must be a "
+                                  "number tensor; convert it with .long()")
     x = _float(input)
     try:
         e = other._data if isinstance(other, Tensor) else np.asarray(other)
@@ -508,14 +519,24 @@ class NanToNum(Op):
 
 
 def check_nan_to_num_args(op, nan, posinf, neginf):
+    """The three replacement numbers, after torch's checks: a float, or a 0-d tensor that requires no grad (its
+    number; a complex one does not convert)."""
     import numbers
+    out = []
     for pos, (name, v) in enumerate((("nan", nan), ("posinf", posinf), ("neginf", neginf)), 1):
+        if isinstance(v, Tensor) and v.ndim == 0 and not v.requires_grad:
+            if v.dtype.is_complex:
+                raise RuntimeError(f"{op}(): value cannot be converted to type double without overflow ({name} is "
+                                   f"the complex {v.item()}; pass a real number)")
+            v = v.item()
         if v is not None and (isinstance(v, Tensor) or not isinstance(v, numbers.Real)):
             raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be float, not {type(v).__name__}")
+        out.append(v)
+    return out
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    check_nan_to_num_args("nan_to_num", nan, posinf, neginf)
+    nan, posinf, neginf = check_nan_to_num_args("nan_to_num", nan, posinf, neginf)
     if input._data.dtype.kind in "biu":
         return input.clone()
     return NanToNum.apply(input, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
