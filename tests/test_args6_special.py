@@ -176,3 +176,13 @@ def test_i1_and_i0s_second_order_as_torch():
         np.testing.assert_allclose(a, b, rtol=1e-12)
     with pytest.raises(NotImplementedError):
         mts.i1(mt.tensor([1j]))
+
+
+def test_special_is_reachable_from_the_package_alone():
+    """`import microtorch as torch; torch.special.xlogy(...)`, as tutorials write it (a fresh interpreter: no other
+    test has imported the module yet)."""
+    import subprocess
+    import sys
+    code = "import microtorch as torch; print(torch.special.xlogy(torch.tensor(2.), torch.tensor(3.)).item())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert abs(float(out) - 2 * __import__("math").log(3)) < 1e-6
