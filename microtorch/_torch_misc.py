@@ -34,7 +34,7 @@ def broadcast_shapes(*shapes):
 
 def broadcast_tensors(*tensors):
     shape = broadcast_shapes(*(t.shape for t in tensors))
-    return tuple(t.expand(*shape) for t in tensors)
+    return tuple(t if t.shape == shape else t.expand(*shape) for t in tensors)  # (torch: a tensor of the shape itself)
 
 
 def tensordot(a, b, dims=2, out=None):

@@ -57,7 +57,7 @@ class Select(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return SliceScatter.apply(grad, ctx.in_shape, ctx.key), None, None
+        return SelectBackward.apply(grad, ctx.in_shape, ctx.key), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _index):
@@ -75,7 +75,7 @@ class Slice(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return SliceScatter.apply(grad, ctx.in_shape, ctx.key), None, None, None, None
+        return SliceBackward.apply(grad, ctx.in_shape, ctx.key), None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
@@ -100,6 +100,27 @@ class SliceScatter(Op):
     @staticmethod
     def jvp(ctx, t, _shape, _key):
         return SliceScatter.apply(t, *ctx.inputs[1:])
+
+
+class SliceBackward(SliceScatter):
+    """zeros with g placed at x[start:stop:step] along a dim (torch's slice_backward); its gradient is the slice"""
+    _grad_fn_name = "SliceBackwardBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .shape import _share
+        cut = ctx.key[-1]
+        return _share(Slice.apply(grad, len(ctx.key) - 1, cut.start, cut.stop, cut.step), grad), None, None
+
+
+class SelectBackward(SliceScatter):
+    """zeros with g placed at one index along a dim (torch's select_backward); its gradient is that row"""
+    _grad_fn_name = "SelectBackwardBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .shape import _share
+        return _share(Select.apply(grad, len(ctx.key) - 1, ctx.key[-1]), grad), None, None
 
 
 class _BasicIndex(Op):
@@ -375,12 +396,9 @@ class MaskedFill(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .elementwise import where, zeros_like_
-        (mask,) = ctx.saved_tensors
-        gv = None
-        if ctx.needs_input_grad[2]:
-            gv = where(mask, grad, zeros_like_(grad)).sum()
-        return where(mask, zeros_like_(grad), grad), None, gv
+        (mask,) = ctx.saved_tensors  # torch's steps (a double backward's graph shows them)
+        gv = grad.masked_select(mask).sum() if ctx.needs_input_grad[2] else None
+        return (grad.masked_fill(mask, 0.0) if ctx.needs_input_grad[0] else None), None, gv
 
     @staticmethod
     def jvp(ctx, tx, _mask, tv):

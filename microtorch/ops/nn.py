@@ -216,7 +216,7 @@ def _pointwise_loss(cls, x, y, reduction, op):
         except ValueError:
             raise RuntimeError(f"{op}: The size of tensor a ({list(x.shape)}) must match the size of tensor "
                                f"b ({list(y.shape)})") from None
-        x, y = broadcast_to(x, shape), broadcast_to(y, shape)
+        x, y = (t if tuple(t.shape) == shape else broadcast_to(t, shape) for t in (x, y))  # (torch's expand_outplace)
     from ._op import promoted
     x, y = promoted(x, y)
     return cls.apply(x, y, reduction=reduction)
