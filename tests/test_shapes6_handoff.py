@@ -48,3 +48,19 @@ def test_broadcast_tensors_returns_a_tensor_of_the_shape_itself():
         a, b = T.ones(3, 4), T.ones(4)
         a2, b2 = T.broadcast_tensors(a, b)
         assert a2 is a and b2 is not b and tuple(b2.shape) == (3, 4)
+
+
+@pytest.mark.parametrize("mask", [True, False])
+def test_masked_select_and_masked_fill_of_a_0d_tensor_like_torch(mask):
+    """A 0-d tensor and mask select into a 1-d result, as torch's; masked_fill's double backward (which selects
+    with the mask) works on 0-d too."""
+    seen = []
+    for T in (mt, torch):
+        x = T.tensor(2.0, dtype=T.float64, requires_grad=True)
+        y = x.masked_select(T.tensor(mask))
+        (y * 3).sum().backward()
+        z = x.masked_fill(T.tensor(not mask), 5.0)
+        g, = T.autograd.grad(z * z, x, create_graph=True)
+        gg, = T.autograd.grad(g, x)
+        seen.append((y.tolist(), tuple(y.shape), x.grad.item(), g.item(), gg.item()))
+    assert seen[0] == seen[1]

@@ -480,7 +480,7 @@ class MaskedSelect(Op):
     @staticmethod
     def forward(ctx, x, mask):
         ctx.save_for_backward(x, mask)
-        ctx.shape = np.broadcast_shapes(x.shape, mask.shape)
+        ctx.shape = np.broadcast_shapes(x.shape, mask.shape) or (1,)  # (0-d: as one element, torch's 1-d result)
         ctx.where = np.nonzero(np.broadcast_to(mask, ctx.shape))
         return np.broadcast_to(x, ctx.shape)[ctx.where]
 
