@@ -64,3 +64,17 @@ def test_masked_select_and_masked_fill_of_a_0d_tensor_like_torch(mask):
         gg, = T.autograd.grad(g, x)
         seen.append((y.tolist(), tuple(y.shape), x.grad.item(), g.item(), gg.item()))
     assert seen[0] == seen[1]
+
+
+def test_expand_as_a_0d_tensor_like_torch():
+    seen = []
+    for T in (mt, torch):
+        x = T.tensor(1.0, requires_grad=True)
+        y = x.expand_as(T.tensor(2.0))
+        try:
+            T.ones(2, 3).expand_as(T.tensor(1.0))
+            error = None
+        except Exception as e:  # noqa: BLE001 (the type is compared)
+            error = type(e).__name__
+        seen.append((y.grad_fn.name(), tuple(y.shape), error))
+    assert seen[0] == seen[1]

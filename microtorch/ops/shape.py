@@ -182,7 +182,7 @@ def _expanded(x, sizes):
 
 
 def expand_as(input, other):
-    return expand(input, *other.shape)
+    return expand(input, tuple(other.shape))  # (a tuple: a 0-d other gives sizes (), not no sizes at all)
 
 
 def _share(out, x, multi=False):
