@@ -125,10 +125,15 @@ class Cumsum(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        return np.cumsum(x, axis=dim)
+        if x.ndim == 0:  # (numpy would make it 1-d)
+            return x.copy()
+        return np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in "biu" else None)  # (torch: integers to int64;
+        # numpy gives uint8 uint64)
 
     @staticmethod
     def backward(ctx, grad):
+        if grad.ndim == 0:
+            return grad, None
         return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim), None
 
     @staticmethod
