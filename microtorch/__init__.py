@@ -176,9 +176,11 @@ from .ops.loss_aten import (binary_cross_entropy_with_logits, cdist, cosine_embe
                             pdist, poisson_nll_loss, triplet_margin_loss, ctc_loss)
 __all__ += _LOSSES
 _clean_namespace(globals(), _LOSSES)
+from ._tensor_methods import with_float_operators as _with_float_operators  # noqa: E402
 from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
 _guard_class(Tensor)
+_with_float_operators(Tensor)
 
 
 def _add_new_ops():

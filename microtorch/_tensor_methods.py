@@ -717,3 +717,31 @@ def _volatile(self):
     import warnings
     warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
     return False
+
+
+def with_float_operators(cls):
+    """`t * 0.5`, `0.5 * t`, `t + 0.5`, `0.5 + t`, `t - 0.5` for a floating tensor t go straight to their op.
+    Scalar autograd does little else, and a Python float passes every check of the guard (ops/_checks.py) and of
+    ops.mul/add/sub, which then choose these very ops (two Python calls a step). Other operands take that path."""
+    from .ops.elementwise import AddNumber, MulNumber, SubNumber
+    guarded = {name: getattr(cls, name) for name in ("__mul__", "__rmul__", "__add__", "__radd__", "__sub__")}
+
+    def times(op, by_guard, kinds):
+        def operator(self, other):
+            if other.__class__ is float and self._data.dtype.kind in kinds:
+                return op.apply(self, other)
+            return by_guard(self, other)
+        return operator
+
+    def plus(op, by_guard, kinds):  # (torch's t.__add__(2, alpha=3) takes alpha too)
+        def operator(self, other, *, alpha=None):
+            if other.__class__ is float and alpha is None and self._data.dtype.kind in kinds:
+                return op.apply(self, other)
+            return by_guard(self, other) if alpha is None else by_guard(self, other, alpha=alpha)
+        return operator
+    for name, make, op, kinds in (("__mul__", times, MulNumber, "fc"), ("__rmul__", times, MulNumber, "fc"),
+                                  ("__add__", plus, AddNumber, "f"), ("__radd__", plus, AddNumber, "f"),
+                                  ("__sub__", plus, SubNumber, "f")):
+        operator = make(op, guarded[name], kinds)
+        operator.__name__ = operator.__qualname__ = guarded[name].__name__
+        setattr(cls, name, operator)

@@ -145,8 +145,9 @@ _NOTHING = itertools.repeat(None)  # the gradients of a node that did not run
 
 def _run_node(task, node):
     """One step of the loop: the node's buffered gradients through its tensor hooks, captured
-    if autograd.grad asked for them, then the node itself with its own hooks. Returns the
-    gradients for next_functions, or None if the node does not need to run."""
+    if autograd.grad asked for them, then the node itself with its own hooks: its backward (if
+    any gradient reached it), its results checked. Returns the gradients for next_functions, or
+    None if the node does not need to run."""
     if node is task.root:
         if task.listening:
             _emit_executing(task, node, (), node.grads)
@@ -163,12 +164,31 @@ def _run_node(task, node):
     if type(node) is AccumulateGrad:
         outgoing = _accumulate(task, node, grads)
     else:
-        outgoing = _call_backward(task, node, grads)
+        if grads[0] is None if len(grads) == 1 else all(g is None for g in grads):
+            outgoing = (None,) * len(node.next_functions)
+        else:
+            outgoing = validate_outputs(node, node._backward(grads))
+        if task.check_nan or task.listening:
+            _observe(task, node, grads, outgoing)
     if node._post_hooks:
         outgoing = engine_hooks.call_post_hooks(node, outgoing, grads, task.listening)
     if not task.retain_graph:
-        node._release()
+        if node._saved:
+            node._release()
+        else:  # (nothing to free, the common case in scalar code: a call less)
+            node._saved = None
     return outgoing
+
+
+validate_outputs = engine_checks.validate_outputs
+
+
+def _observe(task, node, grads, outgoing):
+    """What a node's backward returned, checked for NaN (anomaly mode) and told to listeners."""
+    if task.check_nan:
+        engine_checks.check_nan(node, outgoing)
+    if task.listening:
+        _emit_executing(task, node, grads, outgoing)
 
 
 def _capture(task, node, grads):
@@ -176,19 +196,6 @@ def _capture(task, node, grads):
     for nr, k in task.captures[node]:
         task.results[k] = grads[nr]
         engine_hooks.fire("capture", node, None, grads[nr], grads[nr], task.listening)
-
-
-def _call_backward(task, node, grads):
-    """The node's backward, if any gradient reached it, with its results checked."""
-    if (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
-        outgoing = (None,) * len(node.next_functions)
-    else:
-        outgoing = engine_checks.validate_outputs(node, node._backward(grads))
-    if task.check_nan:
-        engine_checks.check_nan(node, outgoing)
-    if task.listening:
-        _emit_executing(task, node, grads, outgoing)
-    return outgoing
 
 
 def _accumulate(task, node, grads):

@@ -24,6 +24,7 @@ class Node:
     _tensor_pre_hooks = None     # {handle id: (output_nr, fn(grad))}: hooks of the op's outputs
     _retains_grad = None         # {output_nr: weakref to the output that called retain_grad()}
     _metadata = None
+    _saved = ()                  # what backward needs and frees after (an op's SavedTensors)
     _anomaly_trace = None        # anomaly mode: the forward stack that created the node
     _anomaly_parent = None       # ... and the node whose backward created it
 
