@@ -34,6 +34,7 @@ def stop_intercepting(fn):
 class FunctionCtx:
     """What forward can do with ctx: save tensors, mark outputs, read needs_input_grad."""
 
+    _to_save = None              # ctx.save_for_backward(...), until step (e) saves them
     _dirty = None                # ctx.mark_dirty(...): inputs forward changed in place
     _dirty_tensors = ()          # ... found among the inputs
     _non_differentiable = None   # ctx.mark_non_differentiable(...)
@@ -64,8 +65,7 @@ class BackwardFunction(FunctionCtx, Node):
     [SavedTensor] once recorded, None once backward freed them.
     """
 
-    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta", "_to_save", "_saved", "_dirty",
-                 "_non_differentiable")
+    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta", "_saved")
     _forward_cls = None          # torch's name for the Function subclass (set per subclass)
     _backward_impl = None        # its backward, when it defines backward and not vjp
     _edge_args = None            # which arguments of forward its edges stand for, when not all of them
@@ -317,10 +317,10 @@ def _make_ctx(cls, args, ctx):
         else:
             needs.append(False)
             arrays.append(a)
+    needs = tuple(needs)
     if ctx is None:
         ctx = cls._backward_cls()
-    needs = tuple(needs)
-    ctx._seq, ctx._to_save, ctx._saved, ctx._dirty, ctx._non_differentiable = next(_seq), None, (), None, None
+    ctx._seq, ctx._saved = next(_seq), ()
     ctx.needs_input_grad = _shared.get(needs) or _share(needs, needs)
     return ctx, True in needs and (grad_mode.threads_off == 0 or grad_mode._state.__dict__.get("enabled", True)), arrays
 
