@@ -60,12 +60,13 @@ class FunctionCtx:
 class BackwardFunction(FunctionCtx, Node):
     """The node recorded by `Function.apply`; it is the `ctx` forward received.
 
-    Its fields are declared here and set by `_make_ctx` (step (a) of `Function.apply`); what an
-    op keeps for its backward (ctx.dims = ...) goes in the instance's own dict. `_saved` is
-    [SavedTensor] once recorded, None once backward freed them.
+    Its fields are declared here and set by `Function.apply`'s steps; what an op keeps for its
+    backward (ctx.dims = ...) goes in the instance's own dict, as do the fields with a class-level
+    default that few nodes set (each slot costs a store on every op). `_saved` is () until step (e)
+    makes it [SavedTensor], None once backward freed them.
     """
 
-    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta", "_saved")
+    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta")
     _forward_cls = None          # torch's name for the Function subclass (set per subclass)
     _backward_impl = None        # its backward, when it defines backward and not vjp
     _edge_args = None            # which arguments of forward its edges stand for, when not all of them
@@ -320,7 +321,7 @@ def _make_ctx(cls, args, ctx):
     needs = tuple(needs)
     if ctx is None:
         ctx = cls._backward_cls()
-    ctx._seq, ctx._saved = next(_seq), ()
+    ctx._seq = next(_seq)
     ctx.needs_input_grad = _shared.get(needs) or _share(needs, needs)
     return ctx, True in needs and (grad_mode.threads_off == 0 or grad_mode._state.__dict__.get("enabled", True)), arrays
 
