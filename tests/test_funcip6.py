@@ -1,5 +1,5 @@
 """Round six of func and in-place beside torch 2.13: requires_grad_() inside a transformed function, complex SVD
-under vmap, in-place arithmetic on complex inf/nan and on integers beyond 64 bits, and Adam's fused step."""
+under vmap, in-place arithmetic on complex inf/nan and on integers beyond 64 bits, and Adam's step beside torch's."""
 import numpy as np
 import pytest
 import torch
@@ -269,81 +269,62 @@ def test_ints_torch_takes_stay_taken_in_place(value):
         assert t.tolist() == [2.0 * value] * 2
 
 
-# ---- Adam's fused step: the same bits as its tensor ops, torch's values ------------------------------------------
-from microtorch.optim import adam as _adam  # noqa: E402
-
+# ---- Adam and AdamW: tensor ops under no_grad, torch's values and versions ---------------------------------------
 _ADAMS = {
-    "Adam": lambda ps: mt.optim.Adam(ps, lr=0.01),
-    "Adam betas eps weight_decay": lambda ps: mt.optim.Adam(ps, lr=0.02, betas=(0.8, 0.9), eps=1e-6, weight_decay=0.1),
-    "Adam amsgrad maximize": lambda ps: mt.optim.Adam(ps, lr=0.01, amsgrad=True, maximize=True),
-    "Adam weight_decay 1, beta1 0": lambda ps: mt.optim.Adam(ps, lr=0.01, betas=(0.0, 0.5), weight_decay=1),
-    "AdamW": lambda ps: mt.optim.AdamW(ps, lr=0.01),
-    "AdamW amsgrad weight_decay maximize": lambda ps: mt.optim.AdamW(ps, lr=0.01, amsgrad=True, weight_decay=0.3,
-                                                                     maximize=True),
+    "Adam": dict(lr=0.01),
+    "Adam betas eps weight_decay": dict(lr=0.02, betas=(0.8, 0.9), eps=1e-6, weight_decay=0.1),
+    "Adam amsgrad maximize": dict(lr=0.01, amsgrad=True, maximize=True),
+    "Adam weight_decay 1, beta1 0": dict(lr=0.01, betas=(0.0, 0.5), weight_decay=1),
+    "AdamW": dict(lr=0.01),
+    "AdamW amsgrad weight_decay maximize": dict(lr=0.01, amsgrad=True, weight_decay=0.3, maximize=True),
 }
 
 
-def _adam_run(make, dtype, fused, monkeypatch, steps=20):
-    """20 steps on a 3-D weight larger than a block, a bias and a 0-d parameter, whose gradients hold zeros, signed
-    zeros, tiny and huge values, inf and nan; the parameters, states and versions after them."""
-    if not fused:
-        monkeypatch.setattr(_adam, "_fused_update", lambda *args: False)
-    rng = np.random.default_rng(5)
+def _adam_run(T, name, dtype, steps=20):
+    """20 steps on a 3-D weight, a bias and a 0-d parameter, whose gradients hold zeros, signed zeros, tiny and
+    huge values (whose squares the dtype still holds), inf and nan; the parameters and states (as float64 arrays)
+    and versions after them."""
+    rng, scale = np.random.default_rng(5), 15 if dtype == "float32" else 30
     shapes = [(3, 70, 100), (7,), ()]
-    ps = [mt.tensor(rng.standard_normal(s), dtype=dtype, requires_grad=True) for s in shapes]
-    opt = make(ps)
+    ps = [T.tensor(rng.standard_normal(s), dtype=getattr(T, dtype), requires_grad=True) for s in shapes]
+    opt = (T.optim.AdamW if name.startswith("AdamW") else T.optim.Adam)(ps, **_ADAMS[name])
     for k in range(steps):
         for p in ps:
-            g = rng.standard_normal(p.shape) * 10.0 ** rng.integers(-30, 30, p.shape)
+            g = rng.standard_normal(tuple(p.shape)) * 10.0 ** rng.integers(-scale, scale, tuple(p.shape))
             if p.ndim:
                 g.flat[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45] if k == 7 else g.flat[:6]
-            p.grad = mt.tensor(g, dtype=dtype)
+            p.grad = T.tensor(g, dtype=getattr(T, dtype))
         opt.step()
-    monkeypatch.undo()
-    out = []
+    arrays, versions = [], []
     for p in ps:
         st = opt.state[p]
-        out += [_bits(p)] + [_bits(st[k]) for k in sorted(st)] + [(p._version, [st[k]._version for k in sorted(st)])]
-    return out
+        keys = sorted(k for k in st if k != "step")
+        arrays += [p.detach().numpy().astype(np.float64)] + [st[k].numpy().astype(np.float64) for k in keys]
+        versions.append((p._version, [st[k]._version for k in keys]))
+    return arrays, versions
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", list(_ADAMS))
-def test_adam_fused_step_gives_the_bits_of_its_tensor_ops(name, dtype, monkeypatch):
-    calls = []
-    real = _adam._fused_update
-    monkeypatch.setattr(_adam, "_fused_update", lambda *a: calls.append(real(*a)) or calls[-1])
-    fused = _adam_run(_ADAMS[name], getattr(mt, dtype), True, monkeypatch)
-    assert calls and all(calls)  # (the fused step did run)
-    assert fused == _adam_run(_ADAMS[name], getattr(mt, dtype), False, monkeypatch)
-
-
-def test_adam_keeps_the_tensor_ops_where_numpy_may_not_write_directly(monkeypatch):
-    calls = []
-    real = _adam._fused_update
-    monkeypatch.setattr(_adam, "_fused_update", lambda *a: calls.append(real(*a)) or calls[-1])
-    w = mt.ones(4, 3, dtype=mt.float64, requires_grad=True)
-    cases = [mt.ones(3, dtype=mt.complex64, requires_grad=True), mt.ones(3, dtype=mt.float16, requires_grad=True), w]
-    for p in cases:
-        p.grad = mt.ones(p.shape, dtype=p.dtype)
-    w.grad = mt.ones(3, 4, dtype=mt.float64).t()  # (a column-major gradient)
-    mt.optim.Adam(cases).step()
-    assert calls == [False, False, False]
-    view = w.t()  # (a live view of a parameter: the in-place ops give it a new history)
-    w.grad = mt.ones(4, 3, dtype=mt.float64)
-    mt.optim.Adam([w]).step()
-    assert calls[-1] is False and view._version == w._version
+def test_adam_steps_follow_torch_through_inf_nan_and_signed_zeros(name, dtype):
+    (ours, our_versions), (theirs, their_versions) = _adam_run(mt, name, dtype), _adam_run(torch, name, dtype)
+    # (float32: torch's lerp and addcmul kernels round once (fma) where numpy rounds twice; 20 steps, some through
+    # cancellation, spread that to 1e-6 absolute on parameters near 0 and 4e-4 relative on a state near 1e8)
+    rtol, atol = (1e-3, 1e-5) if dtype == "float32" else (1e-10, 1e-30)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+        assert (np.isnan(a) == np.isnan(b)).all() and (np.signbit(a) == np.signbit(b))[a == 0].all()
+    assert our_versions == their_versions
 
 
 @pytest.mark.parametrize("name", ["Adam", "AdamW amsgrad weight_decay maximize"])
-def test_adam_fused_step_follows_torch_over_20_steps(name):
+def test_adam_follows_torch_over_20_steps_of_a_layer(name):
     rng = np.random.default_rng(3)
     w0, gs = rng.standard_normal((128, 784)), rng.standard_normal((20, 128, 784))
-    kw = {} if name == "Adam" else dict(amsgrad=True, weight_decay=0.3, maximize=True)
     results = []
     for T in (torch, mt):
         p = T.tensor(w0, dtype=T.float32, requires_grad=True)
-        opt = (T.optim.Adam if name == "Adam" else T.optim.AdamW)([p], lr=0.01, **kw)
+        opt = (T.optim.Adam if name == "Adam" else T.optim.AdamW)([p], **_ADAMS[name])
         for g in gs:
             p.grad = T.tensor(g, dtype=T.float32)
             opt.step()
@@ -351,6 +332,14 @@ def test_adam_fused_step_follows_torch_over_20_steps(name):
     np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-5, atol=1e-9)
     assert results[1][2] == results[0][2]
+
+
+def test_adam_writes_parameters_with_tensor_ops_only():
+    """The step is the tensor ops of _update (no numpy write into p): a tensor op's view of p sees each change."""
+    import inspect
+    from microtorch.optim import adam
+    source = inspect.getsource(adam)
+    assert "._data" not in source and "import numpy" not in source and "bump_version" not in source
 
 
 # ---- forward mode: an input without a tangent is an exact zero in the jvp rules ----------------------------------

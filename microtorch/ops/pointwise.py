@@ -345,6 +345,8 @@ def _lerp(s, e, w):
     if dtype == np.float16:
         s, e, w = s.astype(np.float32), e.astype(np.float32), np.asarray(w).astype(np.float32)
     d = e - s
+    if isinstance(w, (int, float)):  # (a number picks one formula: the other is not computed)
+        return (s + w * d if abs(w) < 0.5 else e - d * (1 - w)).astype(dtype, copy=False)
     return np.where(np.abs(w) < 0.5, s + w * d, e - d * (1 - w)).astype(dtype, copy=False)
 
 
