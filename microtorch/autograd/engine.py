@@ -67,10 +67,8 @@ class GraphTask:
         self.anomaly = anomaly_mode.is_anomaly_enabled()
         self.check_nan = self.anomaly and anomaly_mode.is_anomaly_check_nan_enabled()
         self.listening = bool(_hooks._listeners)
+        self.watched = self.listening or self.check_nan or bool(self.captures) or self.needed is not None
         self.changed = dict(self.deps) if self.listening else None  # counts changed since the last event
-
-    def push(self, node):
-        heapq.heappush(self.ready, (-node._seq, next(self._tie), node))
 
     def should_run(self, node):
         return self.needed is None or node in self.needed or node in self.captures
@@ -97,9 +95,11 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     previous, _local.task = current_task(), task
     try:
         with grad_mode.set_grad_enabled(create_graph):
-            task.push(task.root)                                                # step 3
+            if task.listening:                                                  # step 3
+                _emit_executing(task, task.root, (), task.root.grads)
+            _pass_on(task, task.root, task.root.grads)
             while ready:                                                        # step 4
-                node = heapq.heappop(ready)[2]
+                node = _heappop(ready)[2]
                 _pass_on(task, node, _run_node(task, node) if not task.anomaly else
                          engine_checks.run_with_anomaly(node, _run_node, task, node))
     finally:
@@ -126,10 +126,10 @@ def _pass_on(task, node, outgoing):
         if changed is not None:
             changed[nxt] = left
         if left == 0 and (needed is None or task.should_run(nxt)):
-            _heappush(task.ready, (-nxt._seq, next(task._tie), nxt))  # (task.push, inlined)
+            _heappush(task.ready, (-nxt._seq, next(task._tie), nxt))
 
 
-_heappush = heapq.heappush
+_heappush, _heappop = heapq.heappush, heapq.heappop
 
 
 def _sum(a, b):
@@ -144,14 +144,21 @@ _NOTHING = itertools.repeat(None)  # the gradients of a node that did not run
 
 
 def _run_node(task, node):
-    """One step of the loop: the node's buffered gradients through its tensor hooks, captured
-    if autograd.grad asked for them, then the node itself with its own hooks: its backward (if
-    any gradient reached it), its results checked. Returns the gradients for next_functions, or
-    None if the node does not need to run."""
-    if node is task.root:
-        if task.listening:
-            _emit_executing(task, node, (), node.grads)
-        return node.grads
+    """One step of the loop: the node's backward on its buffered gradients, then its saved
+    tensors freed. Returns the gradients for next_functions. (A node with hooks, a leaf's
+    AccumulateGrad, and any node while somebody watches go through _run_watched.)"""
+    if node._hooked or task.watched or type(node) is AccumulateGrad:
+        return _run_watched(task, node)
+    outgoing = _backward_of(node, task.buffers.pop(node, None) or [None] * node._num_outputs)
+    if not task.retain_graph:
+        _free(node)
+    return outgoing
+
+
+def _run_watched(task, node):
+    """_run_node with everything around the backward: the tensor hooks of its outputs, the
+    capture autograd.grad asked for, the node's own hooks, the NaN check and the event.
+    Returns None if the node does not need to run."""
     grads = task.buffers.pop(node, None) or [None] * node._num_outputs
     if node._tensor_pre_hooks or node._retains_grad or type(node) is AccumulateGrad and node.variable._backward_hooks:
         grads = engine_hooks.call_tensor_hooks(node, grads, task.listening)
@@ -164,31 +171,34 @@ def _run_node(task, node):
     if type(node) is AccumulateGrad:
         outgoing = _accumulate(task, node, grads)
     else:
-        if grads[0] is None if len(grads) == 1 else all(g is None for g in grads):
-            outgoing = (None,) * len(node.next_functions)
-        else:
-            outgoing = validate_outputs(node, node._backward(grads))
-        if task.check_nan or task.listening:
-            _observe(task, node, grads, outgoing)
+        outgoing = _backward_of(node, grads)
+        if task.check_nan:
+            engine_checks.check_nan(node, outgoing)
+        if task.listening:
+            _emit_executing(task, node, grads, outgoing)
     if node._post_hooks:
         outgoing = engine_hooks.call_post_hooks(node, outgoing, grads, task.listening)
     if not task.retain_graph:
-        if node._saved:
-            node._release()
-        else:  # (nothing to free, the common case in scalar code: a call less)
-            node._saved = None
+        _free(node)
     return outgoing
 
 
+def _backward_of(node, grads):
+    """The node's backward, checked, if any gradient reached it (else None for every edge)."""
+    if grads[0] is None if len(grads) == 1 else all(g is None for g in grads):
+        return (None,) * len(node.next_functions)
+    return validate_outputs(node, node._backward(grads))
+
+
+def _free(node):
+    """What the node saved for backward, freed (most nodes of scalar code save nothing)."""
+    if node._saved:
+        node._release()
+    else:
+        node._saved = None
+
+
 validate_outputs = engine_checks.validate_outputs
-
-
-def _observe(task, node, grads, outgoing):
-    """What a node's backward returned, checked for NaN (anomaly mode) and told to listeners."""
-    if task.check_nan:
-        engine_checks.check_nan(node, outgoing)
-    if task.listening:
-        _emit_executing(task, node, grads, outgoing)
 
 
 def _capture(task, node, grads):

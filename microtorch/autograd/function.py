@@ -61,12 +61,12 @@ class BackwardFunction(FunctionCtx, Node):
     """The node recorded by `Function.apply`; it is the `ctx` forward received.
 
     Its fields are declared here and set by `Function.apply`'s steps; what an op keeps for its
-    backward (ctx.dims = ...) goes in the instance's own dict, as do the fields with a class-level
-    default that few nodes set (each slot costs a store on every op). `_saved` is () until step (e)
-    makes it [SavedTensor], None once backward freed them.
+    backward (ctx.dims = ...) goes in the instance's own dict, as do the fields FunctionCtx
+    declares with a class-level default, which few nodes set (a slot costs a store on every op).
+    `_saved` is () until step (e) makes it [SavedTensor], None once backward freed them.
     """
 
-    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta")
+    __slots__ = ("_seq", "needs_input_grad", "next_functions", "_out_meta", "_saved")
     _forward_cls = None          # torch's name for the Function subclass (set per subclass)
     _backward_impl = None        # its backward, when it defines backward and not vjp
     _edge_args = None            # which arguments of forward its edges stand for, when not all of them
@@ -104,7 +104,7 @@ class BackwardFunction(FunctionCtx, Node):
                 if g is None and self._out_meta[i][1] is not None:  # (a non-tensor output gets None)
                     grads[i] = Tensor._make(np.zeros(*self._out_meta[i]))
         fn = self._backward_impl or _user_backward(self._forward_cls)
-        out = fn(self, *grads)
+        out = fn(self, grads[0]) if len(grads) == 1 else fn(self, *grads)  # (a star-call costs a plain call more)
         out = out if type(out) is tuple else (out,)
         return out if self._edge_args is None else _edge_grads(self, out)
 
@@ -321,7 +321,7 @@ def _make_ctx(cls, args, ctx):
     needs = tuple(needs)
     if ctx is None:
         ctx = cls._backward_cls()
-    ctx._seq = next(_seq)
+    ctx._seq, ctx._saved = next(_seq), ()
     ctx.needs_input_grad = _shared.get(needs) or _share(needs, needs)
     return ctx, True in needs and (grad_mode.threads_off == 0 or grad_mode._state.__dict__.get("enabled", True)), arrays
 
@@ -471,7 +471,7 @@ def _save(cls, ctx, args, outs):
             t = s if isinstance(s, Tensor) else Tensor._make(np.asarray(s))
         saved.append(SavedTensor(t, False))
     ctx._saved = saved
-    ctx._to_save = None
+    del ctx._to_save  # (back to the class-level None: nothing of forward's stays in the node's dict)
 
 
 def _find(tensors, obj):

@@ -23,6 +23,7 @@ class Node:
     _post_hooks = None           # {handle id: fn(grad_inputs, grad_outputs)}
     _tensor_pre_hooks = None     # {handle id: (output_nr, fn(grad))}: hooks of the op's outputs
     _retains_grad = None         # {output_nr: weakref to the output that called retain_grad()}
+    _hooked = False              # any of the four above was ever set (the engine looks closer only then)
     _metadata = None
     _saved = ()                  # what backward needs and frees after (an op's SavedTensors)
     _anomaly_trace = None        # anomaly mode: the forward stack that created the node
@@ -41,22 +42,26 @@ class Node:
         """fn(grad_inputs, grad_outputs) after the node runs; may return new grad_inputs."""
         if self._post_hooks is None:
             self._post_hooks = {}
+            self._hooked = True
         return _hooks.add_hook(self._post_hooks, fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) before the node runs; may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
+            self._hooked = True
         return _hooks.add_hook(self._pre_hooks, fn)
 
     def _register_tensor_hook(self, output_nr, fn):
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
+            self._hooked = True
         return _hooks.add_hook(self._tensor_pre_hooks, (output_nr, fn))
 
     def _retain_grad(self, tensor):
         if self._retains_grad is None:
             self._retains_grad = {}
+            self._hooked = True
         self._retains_grad[tensor._output_nr] = weakref.ref(tensor)
 
     # ---- the public view of a node, for tools that draw it (viz) ------------------------------
