@@ -636,7 +636,7 @@ def _cast(src, np_dtype):
         return np.array(src)
     if src.dtype.kind in "iub" and np_dtype != np.float16:  # (these casts never warn: no need to silence them)
         return src.astype(np_dtype)
-    return quietly(np.array, src, np_dtype)  # (70000 into float16 is inf, silently, as torch)
+    return quietly(_dtype.cast, src, np_dtype)  # (70000 into float16 is inf, silently, as torch)
 
 
 def _refuse_non_numbers(data, dt):
@@ -747,7 +747,9 @@ def _plain_array(data, dtype):
     np_dt = dt.np
     if np_dt.kind in "fc":
         limit = _FLOAT_MAX.get(np_dt)
-        return np.array(data, np_dt) if limit is None or -limit <= lo and hi <= limit else None
+        if limit is not None and not -limit <= lo <= hi <= limit:
+            return None
+        return _dtype.cast(np.array(data), np_dt) if np_dt.char == "e" else np.array(data, np_dt)  # (e: float16)
     if np_dt.kind == "b":
         return np.array(data, np_dt)
     info = _iinfo(np_dt)

@@ -1,7 +1,7 @@
 """Dtype conversion, rounding and the other small ops."""
 import numpy as np
 
-from .._dtype import result_type
+from .._dtype import cast, result_type
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._op import Op, as_array, normalize_dims, numbers_as
@@ -21,7 +21,7 @@ class ToCopy(Op):
             import warnings
             warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=6)
             x = x.real
-        return x.astype(np_dtype)
+        return cast(x, np_dtype)
 
     @staticmethod
     def backward(ctx, grad):
