@@ -814,13 +814,19 @@ def _made_leaf(t):
     return t
 
 
-def as_tensor(data, dtype=None, device=None):
-    """Like tensor(), but shares memory with a numpy array or tensor when it can."""
+def as_tensor(data, *, dtype=None, device=None):
+    """Like tensor(), but shares memory with a numpy array or tensor when it can. dtype and device are
+    keyword-only, as torch's (as_tensor(x, float64) would read the dtype as a second datum)."""
+    if dtype is not None and not isinstance(dtype, (_dtype.dtype, type, np.dtype)):
+        raise TypeError(f"as_tensor(): argument 'dtype' must be microtorch.dtype, not {type(dtype).__name__}; pass "
+                        "a dtype such as microtorch.float64")
     if isinstance(data, Tensor):
-        return data if dtype is None else data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or _dtype.to_dtype(dtype).np == data.dtype):
-        return from_numpy(data)
-    return tensor(data, dtype=dtype)
+        out = data if dtype is None else data.to(dtype)
+    elif isinstance(data, np.ndarray) and (dtype is None or _dtype.to_dtype(dtype).np == data.dtype):
+        out = from_numpy(data)
+    else:
+        out = tensor(data, dtype=dtype)
+    return out if device is None else out.to(device)  # (a tensor moves as .to moves it: meta, or torch's error)
 
 
 def from_numpy(ndarray):

@@ -54,9 +54,9 @@ def tensordot(a, b, dims=2, out=None):
     keep_a = [d for d in range(a.ndim) if d not in da]
     keep_b = [d for d in range(b.ndim) if d not in db]
     k = int(np.prod([a.shape[d] for d in da], dtype=np.int64))
-    left = a.permute(*keep_a, *da).reshape(-1, k)
-    right = b.permute(*db, *keep_b).reshape(k, -1)
-    return (left @ right).reshape(*[a.shape[d] for d in keep_a], *[b.shape[d] for d in keep_b])
+    left = a.permute(keep_a + da).reshape(-1, k)  # (tuples of dims and sizes: a 0-d one is ())
+    right = b.permute(db + keep_b).reshape(k, -1)
+    return (left @ right).reshape(tuple(a.shape[d] for d in keep_a) + tuple(b.shape[d] for d in keep_b))
 
 
 def block_diag(*tensors):

@@ -98,7 +98,7 @@ _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tens
                "callable": "a callable", "number": "Number", "str": "str", "norm_order": "Number or str",
                "module": "nn.Module", "mapping": "dict or tuple of dicts",
                "shape_tuple": "tuple of ints", "modules": "list of nn.Modules",
-               "dims_given": "int or tuple of ints"}
+               "dims_given": "int or tuple of ints", "dim_or_unbiased": "int or tuple of ints"}
 _FIX = {"Tensor": "wrap the value with microtorch.tensor(...)",
         "Tensor or tuple of Tensors": "pass a tensor or a tuple of tensors",
         "tuple of Tensors": "pass a list or tuple of tensors, e.g. cat([a, b])",
@@ -118,6 +118,9 @@ _OP_KINDS["tensor_split"].update({"sections": None, "indices": "size"})   # (sec
 _OP_KINDS["result_type"] = {"tensor": None, "other": None}   # (either may be a Python number)
 _OP_KINDS["cond"] = {"p": None}   # (linalg.cond's p: a number, inf, or a norm's name such as 'fro')
 _OP_KINDS["bernoulli_"] = {"p": "tensor_or_number"}   # (a tensor of probabilities too, broadcast to self)
+# var(x, True): torch's var and std also take unbiased as the second argument
+_OP_KINDS.update({op: {"dim": "dim_or_unbiased"} for op in ("var", "std")})
+_OP_KINDS["round"] = {"decimals": "int"}   # (round_ too; not a bool, not None: round(x) leaves it out)
 _OP_KINDS.update({op: {"input": "tensor_or_number"} for op in (  # (bitwise_and(1, x): torch's Scalar-first form)
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")})
 
@@ -157,6 +160,8 @@ def _ok(kind, v):
         return _is_int(v) or _is_tensor(v) and v.ndim == 0 and v._data.dtype.kind in "iu"
     if kind == "dim":
         return v is None or _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
+    if kind == "dim_or_unbiased":
+        return _ok("dim", v) or isinstance(v, bool)
     if kind == "dims_given":
         return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "shape_tuple":
@@ -283,6 +288,8 @@ def _dtype_error(kernel_op, op, values):
     a result that cannot be written into self (checked first, as torch); then a dtype with no kernel."""
     if kernel_op in ("pow", "ipow") and len(values) > 1 and values[1].__class__ is bool and _is_tensor(values[0]):
         return None  # (torch's pow by a Python bool runs no kernel: True copies, False fills ones)
+    if kernel_op in ("max", "min", "amax", "amin") and not (len(values) > 1 and _is_tensor(values[1])):
+        return None  # (their reductions check a complex input themselves, after the dims, as torch: ops/reduce.py)
     if kernel_op in _CAST_FIRST and (op.endswith("_") or op in _IN_PLACE_NAMES) and len(values) > 1 \
             and _is_tensor(values[0]):
         from .inplace import cast_error
@@ -378,7 +385,7 @@ def dim_error(op, fn, args, kwargs):
 # full check (type_error), which runs before the op when one fails, as torch's argument parser does
 _FAST = {"tensor": "isinstance({p}, Tensor)", "tensor_or_number": "isinstance({p}, NUMLIKE)",
          "bool": "{p}.__class__ is bool", "int": "{p}.__class__ is int", "dim": "{p}.__class__ in DIMS",
-         "number": "{p}.__class__ in NUMBERS", "size": "{p}.__class__ in DIMS", "tensors": "{p}.__class__ in SEQS",
+         "dim_or_unbiased": "({p}.__class__ in DIMS or {p}.__class__ is bool)", "number": "{p}.__class__ in NUMBERS", "size": "{p}.__class__ in DIMS", "tensors": "{p}.__class__ in SEQS",
          "shape_tuple": "{p}.__class__ in SEQS"}
 _TYPE_CHECK = """
     if not ({fast}):{operand}

@@ -81,29 +81,37 @@ def as_tensor_arg(x, op):
     raise TypeError(f"{op}(): expected a Tensor, got {type(x).__name__}")
 
 
-def normalize_dims(dim, ndim, op):
-    """dim as None, an int or a tuple -> a sorted tuple of non-negative axes."""
+def normalize_dims(dim, ndim, op, ranges_first=True):
+    """dim as None, an int or a tuple -> a sorted tuple of non-negative axes. torch checks a list of dims
+    in two orders: sum's family wraps every dim before it looks for a repeat (ranges_first), var's, flip's
+    and squeeze's check each dim in turn, so there a repeat before an out-of-range dim is the error."""
     if dim is None:
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim) if isinstance(dim, (tuple, list)) else None
     if dims is None or not all(isinstance(d, (int, np.integer)) for d in dims):
         raise TypeError(f"{op}(): argument 'dim' must be an int or a tuple of ints, not {dim!r}")
     n = max(ndim, 1)
+    for d in dims if ranges_first else ():
+        _wrap(d, n, op)
     out = []
     for d in dims:
-        if not -n <= d < n:
-            raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                             f"but got {d})")
-        out.append(d % n if ndim else 0)
-    if len(set(out)) != len(out):
-        raise RuntimeError(f"{op}(): dim {list(dims)} appears multiple times in the list of dims")
+        out.append(_wrap(d, n, op))  # (a 0-d tensor takes dim 0 or -1, both 0)
+        if out[-1] in out[:-1]:
+            raise RuntimeError(f"{op}(): dim {out[-1]} appears multiple times in the list of dims {list(dims)}; "
+                               "name each dim once")
     return tuple(sorted(out))
 
 
-def reduce_dims(dim, ndim, op):
+def _wrap(d, n, op):
+    if not -n <= d < n:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    return d % n
+
+
+def reduce_dims(dim, ndim, op, ranges_first=True):
     """normalize_dims for a reduction: a 0-d tensor accepts dim 0 or -1 and reduces over nothing
     (numpy has no axis 0 there), given as None."""
-    dims = normalize_dims(dim, ndim, op)
+    dims = normalize_dims(dim, ndim, op, ranges_first)
     return dims if ndim else None
 
 

@@ -115,12 +115,23 @@ def _alpha_for(dtype, alpha, op):
         raise RuntimeError(f"For non-complex input tensors, argument alpha must not be a complex number. ({op}: "
                            f"alpha={alpha!r}; give a real alpha, or make an operand complex)")
     if kind not in "iub":
-        return alpha
+        return _scalar(alpha, op)
     if not isinstance(alpha, (int, np.integer, np.bool_)):  # (bool results too: add(b, True, alpha=0.5))
         raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number. ({op}: "
                            f"alpha={alpha!r}; give an int, or make the tensors floating point)")
     from .index import fill_scalar
     return fill_scalar(alpha, dtype, op)
+
+
+def _scalar(alpha, op):
+    """alpha as the number torch's Scalar holds: a numpy scalar's Python value (np.float64(2) must not make a
+    float32 result float64), an int only in torch's 64-bit range."""
+    if isinstance(alpha, np.generic):
+        return alpha.item()
+    if type(alpha) is int and not -2 ** 63 <= alpha < 2 ** 64:
+        raise OverflowError(f"{op}(): int too big to convert (alpha={alpha}: torch takes a 64-bit integer here, from "
+                            "-2**63 to 2**64 - 1)")
+    return alpha
 
 
 class Sub(Op):

@@ -81,10 +81,27 @@ trunc = _rounding(np.trunc, "trunc", Trunc)
 _round = _rounding(np.round, "round", Round)
 
 
-def round_(input, *, decimals=0):
+class _DecimalsNotGiven(int):
+    """round's decimals when the caller left it out: 0, but torch picks its overload by whether decimals was
+    given at all (once it is, even 0: RoundBackward1, and no kernel for integers)."""
+
+    def __repr__(self):
+        return "0"
+
+
+_NO_DECIMALS = _DecimalsNotGiven(0)
+
+
+def round_(input, *, decimals=_NO_DECIMALS):
     """Half to even, at `decimals` places (scaled by 10**decimals as torch does; negative rounds tens)."""
-    if decimals == 0 or input._data.dtype.kind in "bc":  # (bool and complex: _round's error, as torch's)
+    if decimals is _NO_DECIMALS:
         return _round(input)
+    dt = input._data.dtype
+    if dt.kind not in "f":
+        from ._kernels import _NAMES
+        raise NotImplementedError(f'"{"round_vml_cpu" if decimals == 0 else "round_cpu"}" not implemented for '
+                                  f"'{_NAMES.get(dt.name, dt.name)}' (round with decimals); round a float tensor, "
+                                  "e.g. x.double().round(decimals=2)")
     return RoundDecimals.apply(input, decimals)
 
 

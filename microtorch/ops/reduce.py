@@ -87,9 +87,9 @@ def _int_to_sum_dtype(x, dtype):
     return None
 
 
-def _dims(dim, ndim, op):
+def _dims(dim, ndim, op, ranges_first=True):
     """reduce_dims, with one int dim (the common call) wrapped by one_dim."""
-    return (one_dim(dim, ndim, op),) if type(dim) is int and ndim else reduce_dims(dim, ndim, op)
+    return (one_dim(dim, ndim, op),) if type(dim) is int and ndim else reduce_dims(dim, ndim, op, ranges_first)
 
 
 def every_dim_if_none_given(dim, ndim):
@@ -291,7 +291,7 @@ def _var_args(dim, unbiased, correction, x, op, keepdim=False):
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     dim = every_dim_if_none_given(dim, x.ndim)
-    dims = None if dim is None else _dims(dim, x.ndim, op)
+    dims = None if dim is None else _dims(dim, x.ndim, op, ranges_first=False)  # (torch's order for var, std)
     return dims, correction
 
 
@@ -527,11 +527,24 @@ def _extreme_dims(x, dim, op):
 
 
 def amax(input, dim=(), keepdim=False):
-    return AmaxOp.apply(input, dims=_extreme_dims(input, dim, "amax"), keepdim=keepdim)
+    dims = _extreme_dims(input, dim, "amax")
+    _no_order(input, "max_values_cpu", input._data.size)  # (an empty result needs no kernel)
+    return AmaxOp.apply(input, dims=dims, keepdim=keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
-    return AminOp.apply(input, dims=_extreme_dims(input, dim, "amin"), keepdim=keepdim)
+    dims = _extreme_dims(input, dim, "amin")
+    _no_order(input, "min_values_cpu", input._data.size)
+    return AminOp.apply(input, dims=dims, keepdim=keepdim)
+
+
+def _no_order(x, kernel, needed=True):
+    """Complex numbers have no order: torch's NotImplementedError from the max or min kernel it would run
+    (checked after the dims, as torch; ops/_checks.py lets a complex input through to here)."""
+    if needed and x._data.dtype.kind == "c":
+        from ._kernels import _NAMES
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_NAMES[x._data.dtype.name]}\': complex '
+                                  "numbers have no order; compare their x.abs() or x.real")
 
 
 class MaxDim(Op):
@@ -620,12 +633,16 @@ def max(input, dim=None, keepdim=False, *, other=None):
         return maximum(input, dim if other is None else other)
     if dim is None:
         _check_nonempty(input, "max")
+        _no_order(input, "max_all")
         return MaxAll.apply(input)
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
         raise TypeError(f"max(): argument 'dim' must be int, not {type(dim).__name__}; pass one dim such as 0 "
                         "or -1 (amax reduces over several)")
     d = one_dim(dim, input.ndim, "max")
     _check_reduction_size(input, d, "max")
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("max(): does not support complex input (complex numbers have no order; compare their "
+                           "x.abs() or x.real)")
     v, i = MaxDim.apply(input, d, keepdim=keepdim)
     return return_types_max(v, i)
 
@@ -636,12 +653,16 @@ def min(input, dim=None, keepdim=False, *, other=None):
         return minimum(input, dim if other is None else other)
     if dim is None:
         _check_nonempty(input, "min")
+        _no_order(input, "min_all")
         return MinAll.apply(input)
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
         raise TypeError(f"min(): argument 'dim' must be int, not {type(dim).__name__}; pass one dim such as 0 "
                         "or -1 (amin reduces over several)")
     d = one_dim(dim, input.ndim, "min")
     _check_reduction_size(input, d, "min")
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("min(): does not support complex input (complex numbers have no order; compare their "
+                           "x.abs() or x.real)")
     v, i = MinDim.apply(input, d, keepdim=keepdim)
     return return_types_min(v, i)
 
@@ -785,7 +806,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_NAMES.get(x._data.dtype.name, x._data.dtype.name)} (convert it first, e.g. x.float())")
     dim = every_dim_if_none_given(dim, x.ndim)  # (dim=(): every dim, as torch)
-    dims = None if dim is None else _dims(dim, x.ndim, "linalg.vector_norm")
+    dims = None if dim is None else _dims(dim, x.ndim, "linalg.vector_norm", ranges_first=False)
     if float(ord) == float("inf") and x.numel() == 0:
         for d in range(x.ndim) if dims is None else dims or ():
             if x.shape[d] == 0:

@@ -37,12 +37,10 @@ Floor, Ceil, Trunc, Round = (_rounded(n) for n in ("Floor", "Ceil", "Trunc", "Ro
 
 class RoundDecimals(Rounded):
     """d round(x, decimals) = 0"""
-    _grad_fn_name = "RoundBackward1"
-    _saved_values = {"decimals": "decimals"}
+    _grad_fn_name = "RoundBackward1"  # (torch's node saves nothing, not even decimals)
 
     @staticmethod
     def forward(ctx, x, decimals):
-        ctx.decimals = decimals
         return as_array(np.round(x, decimals))
 
 

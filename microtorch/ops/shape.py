@@ -429,7 +429,7 @@ class SqueezeDims(Squeeze):
 def squeeze(input, dim=None):
     if dim is None:
         return _share(Squeeze.apply(input, dims=None), input)
-    dims = normalize_dims(dim, input.ndim, "squeeze")
+    dims = normalize_dims(dim, input.ndim, "squeeze", ranges_first=False)
     dims = tuple(d for d in dims if input.ndim and input.shape[d] == 1)
     cls = SqueezeDim if isinstance(dim, (int, np.integer)) else SqueezeDims
     return _share(cls.apply(input, dims=dims), input)
@@ -864,7 +864,7 @@ class Flip(Op):
 
 
 def flip(input, dims):
-    dims = normalize_dims(dims, input.ndim, "flip")  # (0-d: dims 0 or -1, nothing to flip)
+    dims = normalize_dims(dims, input.ndim, "flip", ranges_first=False)  # (0-d: dims 0 or -1, nothing to flip)
     return Flip.apply(input, dims=dims if input.ndim else ())
 
 
