@@ -431,9 +431,10 @@ class Addcdiv(Op):
 
 def _lerp_dtypes(start, end, weight):
     """torch's lerp does not promote: end, and a weight tensor with dims, in start's dtype, a floating one (a 0-d
-    weight may have another dtype, as a number)."""
+    weight may have another dtype, as a number; not a 0-d example of a vmap batch, which has dims for the kernel)."""
     for name, t in (("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t.dtype != start.dtype and (name == "end" or t.ndim):
+        if isinstance(t, Tensor) and t.dtype != start.dtype and (name == "end" or t.ndim
+                                                                 or type(t._data) is not np.ndarray):
             raise RuntimeError(f"lerp: expected dtype {start.dtype} for `{name}` but got dtype {t.dtype}; lerp does "
                                f"not promote: convert it, e.g. {name}.to({start.dtype})")
     if not (start.dtype.is_floating_point or start.dtype.is_complex):

@@ -1,0 +1,144 @@
+"""Round seven of func beside torch 2.13: autograd.functional on complex inputs and outputs, vmap of cat with a 1-d
+empty tensor (torch's legacy rule), and vmap of lerp with a per-example 0-d weight of another dtype."""
+import warnings
+
+import pytest
+import torch
+
+import microtorch as mt
+
+
+def _run(f):
+    """("ok", the result as nested lists and its dtype) or (exception type name, message)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = f()
+    except Exception as e:  # noqa: BLE001 (the type is what is compared)
+        return type(e).__name__, str(e)
+    flat = out if isinstance(out, tuple) else (out,)
+    return "ok", [(o.tolist(), str(o.dtype).split(".")[-1]) if hasattr(o, "tolist") else o for o in flat]
+
+
+def _same(case, cases, words=""):
+    """Both libraries give the same values, or raise the same type (ours with `words` in its message)."""
+    theirs, ours = _run(cases(torch)[case]), _run(cases(mt)[case])
+    if theirs[0] == "ok":
+        assert ours == theirs
+    else:
+        assert ours[0] == theirs[0] and words in ours[1], (ours, theirs)
+
+
+# ---- autograd.functional: torch's implicit gradient is for real scalars only ------------------------------------
+def _functional(T):
+    F = T.autograd.functional
+    z = T.tensor([1 + 2j, 3 - 1j], dtype=T.complex64)
+    r = T.tensor([1.0, 2.0])
+    square = lambda x: (x * x).sum()  # noqa: E731
+    return {
+        "jacobian, complex in and out": lambda: F.jacobian(lambda x: x * 2, z),
+        "jacobian, complex out": lambda: F.jacobian(lambda x: x * (1 + 1j), r),
+        "jacobian, a complex input among two": lambda: F.jacobian(lambda a, b: a * b, (r, z)),
+        "jacobian, real out of complex in": lambda: F.jacobian(lambda x: x.abs(), z),
+        "jacobian vectorized": lambda: F.jacobian(lambda x: x * 2, z, vectorize=True),
+        "jacobian forward-mode": lambda: F.jacobian(lambda x: x * 2, z, vectorize=True, strategy="forward-mode"),
+        "hessian": lambda: F.hessian(square, z),
+        "hessian, real out": lambda: F.hessian(lambda x: x.abs().sum(), z),
+        "hessian vectorized, real out": lambda: F.hessian(lambda x: x.abs().sum(), z, vectorize=True),
+        "vjp, no v": lambda: F.vjp(square, z),
+        "vjp, v given": lambda: F.vjp(lambda x: x * 2, z, z),
+        "vjp, real out": lambda: F.vjp(lambda x: x.abs().sum(), z),
+        "jvp, no v": lambda: F.jvp(lambda x: x.sum(), z[:1]),
+        "jvp, no v, real out": lambda: F.jvp(lambda x: x.abs().sum(), z[:1]),
+        "jvp, v given": lambda: F.jvp(lambda x: x * 2, z, z),
+        "hvp": lambda: F.hvp(square, z, z),
+        "vhp": lambda: F.vhp(square, z, z),
+        "hvp, real out": lambda: F.hvp(lambda x: x.abs().sum(), z, z),
+        "vhp, real out": lambda: F.vhp(lambda x: x.abs().sum(), z, z),
+        "vjp, complex v for a real output": lambda: F.vjp(lambda x: x * 2, r, z),
+    }
+
+
+@pytest.mark.parametrize("case", list(_functional(torch)))
+def test_autograd_functional_on_complex_as_torch(case):
+    theirs = _run(_functional(torch)[case])
+    words = "grad can be implicitly created only for real scalar outputs but got microtorch.complex64" \
+        if "real scalar" in theirs[1] else ""
+    _same(case, _functional, words)
+
+
+def test_the_complex_case_of_functional_can_fail():
+    theirs = _run(_functional(torch)["jacobian, complex in and out"])
+    assert theirs[0] == "RuntimeError" and "real scalar outputs" in theirs[1]
+    assert _run(_functional(torch)["jacobian vectorized"])[0] == "ok"
+
+
+# ---- vmap of cat: a 1-d empty example joins anything -------------------------------------------------------------
+def _cats(T):
+    vmap, e = T.func.vmap, T.empty(0)
+    return {
+        "x, e": lambda: vmap(lambda a: T.cat([a, e]))(T.ones(3, 2)),
+        "e, x": lambda: vmap(lambda a: T.cat([e, a]))(T.ones(3, 2)),
+        "2-d x, e along 1": lambda: vmap(lambda a: T.cat([a, e], 1))(T.ones(3, 2, 2)),
+        "e, 2-d x": lambda: vmap(lambda a: T.cat([e, a], 0))(T.ones(3, 2, 2)),
+        "e, 2-d x along -1": lambda: vmap(lambda a: T.cat([e, a], -1))(T.ones(3, 2, 2)),
+        "a batch of empties and 2-d x": lambda: vmap(lambda a, b: T.cat([b, a]))(T.ones(3, 2, 2), T.empty(3, 0)),
+        "a batch of empties and 1-d x": lambda: vmap(lambda a, b: T.cat([a, b]))(T.ones(3, 2), T.empty(3, 0)),
+        "empties only": lambda: vmap(lambda a: T.cat([e, e]) + a.sum())(T.ones(3, 2)),
+        "an empty of another dtype": lambda: vmap(lambda a: T.cat([a, T.empty(0, dtype=T.int64)]))(T.ones(3, 2, 2)),
+        "a 2-d empty is no legacy empty": lambda: vmap(lambda a: T.cat([a, T.empty(0, 3)]))(T.ones(3, 2, 2)),
+        "dim out of range": lambda: vmap(lambda a: T.cat([a, e], 5))(T.ones(3, 2, 2)),
+    }
+
+
+@pytest.mark.parametrize("case", list(_cats(torch)))
+def test_vmap_of_cat_with_a_1d_empty_tensor_as_torch(case):
+    _same(case, _cats)
+
+
+@pytest.mark.parametrize("T", [torch, mt], ids=["torch", "microtorch"])
+def test_vmap_of_cat_with_an_empty_tensor_differentiates(T):
+    x = T.ones(3, 2, 2, requires_grad=True)
+    e = T.zeros(0, requires_grad=True)
+    be = T.zeros(3, 0, requires_grad=True)
+    out = T.func.vmap(lambda a, b: T.cat([b, a, e], 1))(x, be)
+    (out * 2).sum().backward()
+    assert out.shape == (3, 2, 2) and x.grad.tolist() == [[[2.0] * 2] * 2] * 3
+    assert tuple(be.grad.shape) == (3, 0) and tuple(e.grad.shape) == (0,)
+
+
+# ---- vmap of lerp: a per-example 0-d weight of another dtype ----------------------------------------------------
+def _lerps(T):
+    vmap, x, y = T.func.vmap, T.ones(3, 2), T.zeros(3, 2)
+    w64, w32 = T.tensor([0.5, 0.25, 0.1], dtype=T.float64), T.tensor([0.5, 0.25, 0.1])
+    return {
+        "float64 weights": lambda: vmap(T.lerp)(x, y, w64),
+        "float32 weights": lambda: vmap(T.lerp)(x, y, w32),
+        "half weights": lambda: vmap(T.lerp)(x, y, w32.half()),
+        "float32 weights, float64 ends": lambda: vmap(T.lerp)(x.double(), y.double(), w32),
+        "complex128 weights, complex64 ends": lambda: vmap(T.lerp)(x.cfloat(), y.cfloat(), w32.cdouble()),
+        "only the weight batched": lambda: vmap(lambda w: T.lerp(x[0], y[0], w))(w64),
+        "the method": lambda: vmap(lambda a, b, w: a.lerp(b, w))(x, y, w64),
+        "an unbatched 0-d weight": lambda: vmap(lambda a, b: T.lerp(a, b, w64[0]))(x, y),
+        "in place (torch runs it per example)": lambda: vmap(lambda a, b, w: a.clone().lerp_(b, w))(x, y, w64),
+        "in place, weight by keyword": lambda: vmap(lambda a, b, w: a.clone().lerp_(b, weight=w))(x, y, w64),
+        "in place, complex weights for real ends": lambda: vmap(lambda a, b, w: a.clone().lerp_(b, w))(
+            x, y, w64.cdouble()),
+    }
+
+
+@pytest.mark.parametrize("case", list(_lerps(torch)))
+def test_vmap_of_lerp_with_a_weight_of_another_dtype_as_torch(case):
+    _same(case, _lerps, "lerp" if "place" not in case else "")
+
+
+@pytest.mark.parametrize("T", [torch, mt], ids=["torch", "microtorch"])
+def test_in_place_lerp_under_vmap_differentiates_the_weight_of_another_dtype(T):
+    y = T.zeros(3, 2, requires_grad=True)
+    w = T.tensor([0.5, 0.25, 0.1], dtype=T.float64, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = T.func.vmap(lambda a, b, w: a.clone().lerp_(b, w))(T.ones(3, 2), y, w)
+    out.sum().backward()
+    assert w.grad.dtype == T.float64 and w.grad.tolist() == [-2.0] * 3
+    assert y.grad.sum(1).tolist() == pytest.approx([1.0, 0.5, 0.2])
