@@ -79,8 +79,15 @@ def _zero_result(op, zero, other):
     if out is None:
         data = other._data if isinstance(other, Tensor) else other
         return zeros(np.broadcast_shapes(zero._data.shape, np.shape(data)), dtype)
-    out._data = np.zeros(out._data.shape, out._data.dtype)
-    out.__class__ = ZeroTangent
+    return as_zero(out)
+
+
+def as_zero(out):
+    """The result of a recorded op on an exact zero (its node kept) made an exact zero again, as torch's op on a zero
+    tensor gives one (0 * inf too). (A vmap batch is left as it is.)"""
+    if type(out._data) is np.ndarray:
+        out._data = np.zeros(out._data.shape, out._data.dtype)
+        out.__class__ = ZeroTangent
     return out
 
 
@@ -88,8 +95,10 @@ def _kept_result(op, zero, other, negated):
     """zero + other (or zero - other: negated; other - zero otherwise), where torch's zero tensor gives other's
     values themselves, in a new tensor (as torch's). An operand of another shape or dtype, or a number, takes the
     tensors' own op."""
-    if not isinstance(other, Tensor) or type(other) is ZeroTangent:
+    if not isinstance(other, Tensor):
         return op(zero, other)
+    if type(other) is ZeroTangent:  # (two zeros: a zero)
+        return as_zero(op(zero, other))
     out = _recorded(op, zero, other)
     if out is None:
         if other.shape != np.broadcast_shapes(zero._data.shape, other._data.shape) \

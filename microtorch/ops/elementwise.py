@@ -1436,9 +1436,14 @@ class Maximum(Op):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        wa = Tensor._make(((a._data > b._data) + 0.5 * (a._data == b._data)).astype(ctx.output._data.dtype))
-        return ta * wa + tb * (1 - wa)
+        return _tied_half(ctx, ta, tb, np.greater)
+
+
+def _tied_half(ctx, ta, tb, takes_a):
+    """maximum's and minimum's tangent, torch's formula: tb + (1 where a is taken, 0.5 on ties) * (ta - tb)"""
+    a, b = (x._data for x in ctx.inputs[:2])
+    wa = Tensor._make(np.where(a == b, 0.5, takes_a(a, b)).astype(ctx.output._data.dtype))
+    return tb + wa * (ta - tb)
 
 
 def _np_max(a, b, takes_b=np.less):
@@ -1489,9 +1494,7 @@ class Minimum(Maximum):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        wa = Tensor._make(((a._data < b._data) + 0.5 * (a._data == b._data)).astype(ctx.output._data.dtype))
-        return ta * wa + tb * (1 - wa)
+        return _tied_half(ctx, ta, tb, np.less)
 
 
 def minimum(input, other):

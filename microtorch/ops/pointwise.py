@@ -5,9 +5,10 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from . import _zero_tangent as _zero
 from ._op import Op, as_array, broadcast_error, numbers_as, promoted
 from .._dtype import float16, float32, result_type
-from .elementwise import _float, _in, _need_tensors, _operands, _unary, where
+from .elementwise import MulScalar, _float, _in, _need_tensors, _operands, _unary, where
 from ._kernels import _NAMES
 from .index import fill_scalar
 
@@ -155,8 +156,8 @@ class Atan2(Op):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        return (ta * b - tb * a) / (a * a + b * b)
+        a, b = ctx.inputs  # (torch's formula, term by term)
+        return (-a * tb + b * ta) / (a.pow(2) + b.pow(2))
 
 
 class Hypot(Op):
@@ -177,7 +178,7 @@ class Hypot(Op):
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs
-        return (ta * a + tb * b) / ctx.output
+        return ta * a / ctx.output + tb * b / ctx.output  # (torch's formula, term by term)
 
 
 def _logaddexp_np(a, b):
@@ -212,8 +213,8 @@ class Logaddexp(Op):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        return ta * (a - b).sigmoid() + tb * (b - a).sigmoid()
+        a, b = ctx.inputs  # (torch's formula, term by term)
+        return ta / (1 + (b - a).exp()) + tb / (1 + (a - b).exp())
 
 
 class Logaddexp2(Op):
@@ -232,8 +233,8 @@ class Logaddexp2(Op):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        return ta * ((a - b) * math.log(2)).sigmoid() + tb * ((b - a) * math.log(2)).sigmoid()
+        a, b = ctx.inputs  # (torch's formula, term by term)
+        return ta / (1 + 2 ** (b - a)) + tb / (1 + 2 ** (a - b))
 
 
 class Xlogy(Op):
@@ -290,6 +291,12 @@ class XlogyNumberOther(Xlogy):
         return (gx if y.item() + shift > 0 else gx.masked_fill((x == 0) & (y + shift <= 0), 0)), None
 
 
+def _picked(ctx, ta, tb, takes_a):
+    """fmax's and fmin's tangent, torch's formula: tb + [a taken, b not NaN] * (ta - tb) (ties: fmax b's, fmin a's)"""
+    a, b = (x._data for x in ctx.inputs[:2])
+    return tb + Tensor._make(takes_a(a, b) | np.isnan(b)) * (ta - tb)
+
+
 def _pick_a(np_fn, a, b):
     """1 where the result came from a (a NaN in b loses; ties go to a), else 0."""
     return Tensor._make(((np_fn(a._data, b._data) == a._data) | np.isnan(b._data)).astype(a._data.dtype))
@@ -312,8 +319,7 @@ class Fmax(Op):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        wa = _pick_a(np.fmax, *ctx.inputs)
-        return ta * wa + tb * (1 - wa)
+        return _picked(ctx, ta, tb, np.greater)
 
 
 class Fmin(Op):
@@ -333,8 +339,7 @@ class Fmin(Op):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        wa = _pick_a(np.fmin, *ctx.inputs)
-        return ta * wa + tb * (1 - wa)
+        return _picked(ctx, ta, tb, np.less_equal)
 
 
 # ---- three inputs ---------------------------------------------------------------------------------
@@ -363,7 +368,7 @@ class Lerp(Op):
 
     @staticmethod
     def jvp(ctx, ts, te):
-        return ts * (1 - ctx.weight) + te * ctx.weight
+        return Lerp.apply(ts, te, weight=ctx.weight)  # (torch's: lerp of the tangents)
 
 
 class LerpTensor(Op):
@@ -382,9 +387,8 @@ class LerpTensor(Op):
 
     @staticmethod
     def jvp(ctx, ts, te, tw):
-        s, e, w = ctx.inputs
-        # a weight with no tangent gets zeros here; torch skips its term, so a NaN in e - s stays out (quantile)
-        return ts * (1 - w) + te * w + where(tw == 0, 0.0, tw * (e - s))
+        s, e, w = ctx.inputs  # torch's: lerp of the tangents, plus the weight's (an exact zero: a NaN in e - s stays out)
+        return LerpTensor.apply(ts, te, w) + tw * (e - s)
 
 
 class Addcmul(Op):
@@ -404,8 +408,8 @@ class Addcmul(Op):
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):
-        _, a, b = ctx.inputs[:3]
-        return tx + (ta * b + a * tb) * ctx.value
+        _, a, b = ctx.inputs[:3]  # (torch's formula, term by term)
+        return tx + _times(ta * b, ctx.value) + _times(tb * a, ctx.value)
 
 
 class Addcdiv(Op):
@@ -425,8 +429,17 @@ class Addcdiv(Op):
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):
-        _, a, b = ctx.inputs[:3]
-        return tx + (ta / b - a * tb / (b * b)) * ctx.value
+        _, a, b = ctx.inputs[:3]  # (torch's formula, term by term)
+        return tx + _times(ta / b, ctx.value) - _times(tb * (a / b) / b, ctx.value)
+
+
+def _times(t, value):
+    """t * value as torch's formulas scale by a number: t itself for 1, else mul by a number (MulBackward1), an exact
+    zero staying one"""
+    if value == 1:
+        return t
+    out = MulScalar.apply(t, value)
+    return _zero.as_zero(out) if type(t) is _zero.ZeroTangent else out
 
 
 def _lerp_dtypes(start, end, weight):
@@ -570,7 +583,7 @@ class ClampMin(Op):
 
     @staticmethod
     def jvp(ctx, t):
-        return t * Tensor._make((ctx.inputs[0]._data >= ctx.bound).astype(t._data.dtype))
+        return where(Tensor._make(ctx.inputs[0]._data >= ctx.bound), t, 0.0)  # (a selection: +0.0, not t * 0)
 
 
 class ClampMax(Op):
@@ -591,7 +604,7 @@ class ClampMax(Op):
 
     @staticmethod
     def jvp(ctx, t):
-        return t * Tensor._make((ctx.inputs[0]._data <= ctx.bound).astype(t._data.dtype))
+        return where(Tensor._make(ctx.inputs[0]._data <= ctx.bound), t, 0.0)  # (a selection: +0.0, not t * 0)
 
 
 def _bounded(input, bound, op):
