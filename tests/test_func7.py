@@ -142,3 +142,22 @@ def test_in_place_lerp_under_vmap_differentiates_the_weight_of_another_dtype(T):
     out.sum().backward()
     assert w.grad.dtype == T.float64 and w.grad.tolist() == [-2.0] * 3
     assert y.grad.sum(1).tolist() == pytest.approx([1.0, 0.5, 0.2])
+
+
+# ---- logaddexp's gradient: torch's formula, grad / (1 + exp(b - a)) ---------------------------------------------
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_gradients_take_torchs_formula(name):
+    import numpy as np
+    rng = np.random.default_rng(3)
+    a, b, g = (rng.standard_normal(400) for _ in range(3))
+    a[:4], b[:4] = [np.inf, -np.inf, 50.0, -np.inf], [1.0, 2.0, -50.0, -np.inf]  # (the ends: 0, 1 and NaN)
+    grads = []
+    for T in (torch, mt):
+        x, y = T.tensor(a, requires_grad=True), T.tensor(b, requires_grad=True)
+        grads.append([v.numpy() for v in T.autograd.grad(getattr(T, name)(x, y), (x, y), T.tensor(g))])
+    for theirs, ours in zip(*grads):
+        same = (theirs == ours) | (np.isnan(theirs) & np.isnan(ours))
+        if name == "logaddexp":  # (logaddexp2's 2 ** x and torch's pow differ by an ulp here and there)
+            assert same.all(), np.flatnonzero(~same)[:5]
+        else:
+            assert same[:4].all() and np.allclose(theirs, ours, rtol=1e-15, atol=0, equal_nan=True)

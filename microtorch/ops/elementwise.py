@@ -931,7 +931,14 @@ def sigmoid(input):
 
 
 Reciprocal = _unary("Reciprocal", lambda x: 1 / x, _d_reciprocal, saves="output")
-Reciprocal.jvp = staticmethod(lambda ctx, t: -t * (ctx.output * ctx.output))  # (torch's: the tangent negated)
+
+
+def _reciprocal_jvp(ctx, t):
+    """torch's order: the tangent negated, times the result squared"""
+    return -t * (ctx.output * ctx.output)
+
+
+Reciprocal.jvp = staticmethod(_reciprocal_jvp)
 
 
 def reciprocal(input):

@@ -195,7 +195,7 @@ def _logaddexp_np(a, b):
 
 
 class Logaddexp(Op):
-    """d log(e^a + e^b) = (sigmoid(a - b), sigmoid(b - a)), conjugated for complex numbers"""
+    """d log(e^a + e^b) = (1/(1 + e^(b-a)), 1/(1 + e^(a-b))), conjugated for complex numbers"""
     _grad_fn_name = "LogaddexpBackward0"
 
     @staticmethod
@@ -205,11 +205,8 @@ class Logaddexp(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        ga, gb = (a - b).sigmoid(), (b - a).sigmoid()
-        if ga.dtype.is_complex:
-            ga, gb = ga.conj(), gb.conj()
-        return grad * ga, grad * gb
+        a, b = ctx.saved_tensors  # (torch's formula, term by term)
+        return grad / (1 + (b - a).exp()).conj(), grad / (1 + (a - b).exp()).conj()
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -218,7 +215,7 @@ class Logaddexp(Op):
 
 
 class Logaddexp2(Op):
-    """d log2(2^a + 2^b) = (sigmoid((a - b) ln 2), sigmoid((b - a) ln 2))"""
+    """d log2(2^a + 2^b) = (1/(1 + 2^(b-a)), 1/(1 + 2^(a-b)))"""
     _grad_fn_name = "Logaddexp2Backward0"
 
     @staticmethod
@@ -228,8 +225,8 @@ class Logaddexp2(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        return grad * ((a - b) * math.log(2)).sigmoid(), grad * ((b - a) * math.log(2)).sigmoid()
+        a, b = ctx.saved_tensors  # (torch's formula, term by term)
+        return grad / (1 + 2 ** (b - a)), grad / (1 + 2 ** (a - b))
 
     @staticmethod
     def jvp(ctx, ta, tb):
