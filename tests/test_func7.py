@@ -161,3 +161,25 @@ def test_logaddexp_gradients_take_torchs_formula(name):
             assert same.all(), np.flatnonzero(~same)[:5]
         else:
             assert same[:4].all() and np.allclose(theirs, ours, rtol=1e-15, atol=0, equal_nan=True)
+
+
+GRAD_FORMULAS = {  # backward formulas written as torch's, term by term: the same bits
+    "atan2": lambda T, a, b: T.atan2(a, b), "addcmul": lambda T, a, b: T.addcmul(a, a, b, value=0.3),
+    "addcdiv": lambda T, a, b: T.addcdiv(a, a, b, value=0.3), "addcdiv, value 1": lambda T, a, b: T.addcdiv(b, a, b),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", list(GRAD_FORMULAS))
+def test_gradients_have_torchs_bits(op, dtype):
+    import numpy as np
+    rng = np.random.default_rng(5)
+    a, b, g = (rng.standard_normal(500).astype(dtype) for _ in range(3))
+    grads = []
+    for T in (torch, mt):
+        x, y = T.tensor(a, requires_grad=True), T.tensor(b, requires_grad=True)
+        (gx, gy) = T.autograd.grad(GRAD_FORMULAS[op](T, x, y), (x, y), T.tensor(g), create_graph=True)
+        (ggx,) = T.autograd.grad((gx * gy).sum(), x)  # (second order through the formula's graph)
+        grads.append([v.detach().numpy() for v in (gx, gy, ggx)])
+    for theirs, ours in zip(*grads):
+        assert (theirs.view(np.uint8) == ours.view(np.uint8)).all()

@@ -150,9 +150,9 @@ class Atan2(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        r = grad / (a * a + b * b)
-        return r * b, -r * a
+        a, b = ctx.saved_tensors  # (torch's atan2_backward, term by term)
+        recip = (a * a + b * b).reciprocal()
+        return grad * b * recip, grad * -a * recip
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -400,8 +400,8 @@ class Addcmul(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        return grad, grad * b * ctx.value, grad * a * ctx.value
+        a, b = ctx.saved_tensors  # (torch's formula, term by term: the tensor scaled first)
+        return grad, grad * MulScalar.apply(b, ctx.value).conj(), grad * MulScalar.apply(a, ctx.value).conj()
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):
@@ -421,8 +421,9 @@ class Addcdiv(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        return grad, grad * ctx.value / b, -grad * ctx.value * a / (b * b)
+        a, b = ctx.saved_tensors  # (torch's formula, term by term: value / b is a true division, as C++'s)
+        over_b = Tensor._make(np.asarray(ctx.value, b._data.dtype)) / b
+        return grad, grad * over_b.conj(), -grad * (MulScalar.apply(a, ctx.value) / (b * b)).conj()
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):
