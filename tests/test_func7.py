@@ -183,3 +183,31 @@ def test_gradients_have_torchs_bits(op, dtype):
         grads.append([v.detach().numpy() for v in (gx, gy, ggx)])
     for theirs, ours in zip(*grads):
         assert (theirs.view(np.uint8) == ours.view(np.uint8)).all()
+
+
+UNARY_FORMULAS = {  # torch's divisions (grad / (1 - x^2), grad / (p (1 - p))), not products with a reciprocal
+    "atanh": (lambda T, a: T.atanh(a), (-0.95, 0.95)), "logit": (lambda T, a: T.logit(a), (0.0, 1.0)),
+    "logit, eps": (lambda T, a: T.logit(a, eps=0.1), (0.0, 1.0)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", list(UNARY_FORMULAS))
+def test_unary_gradients_and_tangents_have_torchs_bits(op, dtype):
+    import numpy as np
+    f, (lo, hi) = UNARY_FORMULAS[op]
+    rng = np.random.default_rng(5)
+    a, g = rng.uniform(lo, hi, 500).astype(dtype), rng.standard_normal(500).astype(dtype)
+    a[:3] = [0.0, lo, hi]
+    results = []
+    for T in (torch, mt):
+        x = T.tensor(a, requires_grad=True)
+        (gx,) = T.autograd.grad(f(T, x), x, T.tensor(g), create_graph=True)
+        (ggx,) = T.autograd.grad(gx.sum(), x)
+        with T.autograd.forward_ad.dual_level():
+            dual = T.autograd.forward_ad.make_dual(T.tensor(a), T.tensor(g))
+            tangent = T.autograd.forward_ad.unpack_dual(f(T, dual)).tangent
+        results.append([v.detach().numpy() for v in (gx, ggx, tangent)])
+    for theirs, ours in zip(*results):  # (bits, a NaN's payload aside)
+        theirs, ours = (np.where(np.isnan(v), np.nan, v) for v in (theirs, ours))
+        assert (theirs.view(np.uint8) == ours.view(np.uint8)).all()

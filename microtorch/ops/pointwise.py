@@ -23,11 +23,6 @@ def _d_acosh(x):
     return (x * x - 1).rsqrt()
 
 
-def _d_atanh(x):
-    """d atanh(x) = 1/(1 - x^2)"""
-    return (1 - x * x).reciprocal()
-
-
 def _d_exp2(out):
     """d 2^x = 2^x ln 2"""
     return out * math.log(2)
@@ -74,13 +69,34 @@ def _erfc_np(x):
 
 Asinh = _unary("Asinh", np.arcsinh, _d_asinh)
 Acosh = _unary("Acosh", np.arccosh, _d_acosh)
-Atanh = _unary("Atanh", np.arctanh, _d_atanh)
 Exp2 = _unary("Exp2", np.exp2, _d_exp2, saves="output")
 Erfc = _unary("Erfc", _erfc_np, _d_erfc)
 Deg2Rad = _unary("Deg2Rad", _times(math.pi / 180), _d_deg2rad)
 Rad2Deg = _unary("Rad2Deg", _times(180 / math.pi), _d_rad2deg)
 Frac = _unary("Frac", lambda x: x - np.trunc(x), _d_frac)
 Sinc = _unary("Sinc", np.sinc, _d_sinc)
+
+
+class Atanh(Op):
+    """d atanh(x) = 1/(1 - x^2), as torch's formula: a division (times a reciprocal rounds elsewhere)"""
+    _grad_fn_name = "AtanhBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.asarray(np.arctanh(x[()] if x.ndim == 0 else x))  # (a 0-d array as a scalar: see scalar_path)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad / (1 - x.pow(2)).conj()
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t / (1 - ctx.inputs[0].pow(2)).conj()
+
+
 UNARY = {"asinh": Asinh, "acosh": Acosh, "atanh": Atanh, "exp2": Exp2, "erfc": Erfc, "deg2rad": Deg2Rad,
          "rad2deg": Rad2Deg, "frac": Frac, "sinc": Sinc}
 
@@ -118,15 +134,16 @@ class Logit(Op):
     @staticmethod
     def backward(ctx, grad):
         (p,) = ctx.saved_tensors
-        return grad * Logit._local(p, ctx.eps)
+        return Logit._masked(grad / (p * (1 - p)), p, ctx.eps)  # (torch's: a division, not times a reciprocal)
 
     @staticmethod
     def jvp(ctx, t):
-        return t * Logit._local(ctx.inputs[0], ctx.eps)
+        p = ctx.inputs[0]
+        return Logit._masked(t / (p * (1 - p)), p, ctx.eps)
 
     @staticmethod
-    def _local(p, eps):
-        d = (p * (1 - p)).reciprocal()  # (inf at 0 and 1, as torch)
+    def _masked(d, p, eps):
+        """d (grad / (p (1 - p)): inf at 0 and 1, as torch) where torch's logit_backward keeps it"""
         x = p._data
         if eps is None:  # torch: NaN outside [0, 1]
             return where(Tensor._make((x < 0) | (x > 1)), float("nan"), d)
