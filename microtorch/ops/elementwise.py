@@ -670,7 +670,10 @@ def _unary(name, np_fn, derivative, saves="input", fused=None):
         return grad * derivative(s).conj()
 
     def jvp(ctx, t):
-        return t * derivative(ctx.inputs[0] if saves == "input" else ctx.output)
+        s = ctx.inputs[0] if saves == "input" else ctx.output
+        if fused is not None and s._data.dtype.kind == "f":  # (torch's: its backward's op on the tangent)
+            return fused.apply(t, s)
+        return t * derivative(s)
 
     return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": derivative.__doc__,
                               "forward": staticmethod(forward), "backward": staticmethod(backward),
