@@ -114,7 +114,7 @@ def make_dual(tensor, tangent, *, level=None):
 
 
 def _make_dual_plain(tensor, tangent, lvl):
-    out = _view(tensor, Alias if lvl in _func_levels else View)
+    out = _view(tensor, _Alias if lvl in _func_levels else View)
     grads = dict(out._fw_grads or {})
     grads[lvl] = _strip(tangent, lvl)
     out._fw_grads = grads
@@ -196,6 +196,7 @@ class _Identity(Alias):
 
 
 class _Alias(_Identity):
+    """func.jvp's view: of its inputs, and of the primals its rules read (torch's functorch records AliasBackward0)"""
     _grad_fn_name = "AliasBackward0"
 
 
