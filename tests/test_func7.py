@@ -211,3 +211,19 @@ def test_unary_gradients_and_tangents_have_torchs_bits(op, dtype):
     for theirs, ours in zip(*results):  # (bits, a NaN's payload aside)
         theirs, ours = (np.where(np.isnan(v), np.nan, v) for v in (theirs, ours))
         assert (theirs.view(np.uint8) == ours.view(np.uint8)).all()
+
+
+# ---- lerp: torch's kernels round s + w (e - s) once (a fused multiply-add) --------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("weight", [0.3, 0.7, -0.7, "tensor"])
+@pytest.mark.parametrize("n", [3, 17, 1000])
+def test_lerp_has_torchs_fused_bits(n, weight, dtype):
+    import numpy as np
+    rng = np.random.default_rng(n)
+    a, b, w = (rng.standard_normal(n).astype(dtype) for _ in range(3))
+    a[:2], b[:2] = [np.inf, -0.0], [1.0, 0.0]
+    outs = []
+    for T in (torch, mt):
+        out = T.lerp(T.tensor(a), T.tensor(b), T.tensor(w) if weight == "tensor" else weight)
+        outs.append(np.where(np.isnan(out.numpy()), np.nan, out.numpy()))
+    assert (outs[0].view(np.uint8) == outs[1].view(np.uint8)).all()

@@ -150,6 +150,7 @@ BITS = {  # rules whose arithmetic is torch's formula term by term: the same bit
     "maximum": lambda T, a, b: T.maximum(a, b), "minimum": lambda T, a, b: T.minimum(a, b),
     "reciprocal": lambda T, a, b: a.reciprocal(), "relu": lambda T, a, b: T.relu(a),
     "clamp": lambda T, a, b: a.clamp(-0.5, 0.5), "where": lambda T, a, b: T.where(a > b, a, b),
+    "lerp": lambda T, a, b: T.lerp(a, b, 0.3), "lerp, tensor weight": lambda T, a, b: T.lerp(a, b, b),
 }
 
 
@@ -158,6 +159,8 @@ BITS = {  # rules whose arithmetic is torch's formula term by term: the same bit
 def test_tangents_have_torchs_bits_on_random_data(op, dtype):
     if (op, dtype) == ("hypot", "float64"):
         pytest.skip("numpy's float64 hypot and torch's differ by an ulp in forward already (2 of 500 here)")
+    if op.startswith("lerp") and dtype == "float64":
+        pytest.skip("torch's float64 lerp is a fused multiply-add, which numpy cannot round as it does")
     rng = np.random.default_rng(7)
     a, b, ta, tb = (rng.standard_normal(500).astype(dtype) for _ in range(4))
     a[:50], ta[:25] = b[:50], -0.0  # (ties, and zero tangents of either sign)

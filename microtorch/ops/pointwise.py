@@ -359,10 +359,15 @@ class Fmin(Op):
 # ---- three inputs ---------------------------------------------------------------------------------
 def _lerp(s, e, w):
     """torch's lerp: from the nearer end (so an infinite start or end stays infinite where the other is finite),
-    half computed in float"""
+    half computed in float. torch's kernels multiply and add in one rounding (a fused multiply-add): for float32
+    (and half) the product is exact in float64, so computing there and rounding once more gives torch's bits."""
     dtype = np.result_type(s, e)
-    if dtype == np.float16:
+    if dtype == np.float16 or dtype == np.float32:
         s, e, w = s.astype(np.float32), e.astype(np.float32), np.asarray(w).astype(np.float32)
+        d = e - s
+        s64, e64, d64 = s.astype(np.float64), e.astype(np.float64), d.astype(np.float64)
+        fused = np.where(np.abs(w) < 0.5, s64 + w.astype(np.float64) * d64, e64 - d64 * (1 - w).astype(np.float64))
+        return fused.astype(np.float32).astype(dtype, copy=False)
     d = e - s
     return np.where(np.abs(w) < 0.5, s + w * d, e - d * (1 - w)).astype(dtype, copy=False)
 
