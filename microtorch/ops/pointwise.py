@@ -360,7 +360,8 @@ class Fmin(Op):
 def _lerp(s, e, w):
     """torch's lerp: from the nearer end (so an infinite start or end stays infinite where the other is finite),
     half computed in float. torch's kernels multiply and add in one rounding (a fused multiply-add): for float32
-    (and half) the product is exact in float64, so computing there and rounding once more gives torch's bits."""
+    (and half) the product is exact in float64, so computing there and rounding once more gives torch's bits (but
+    where the float64 sum lands on a float32 halfway point: a double rounding, very rarely)."""
     dtype = np.result_type(s, e)
     if dtype == np.float16 or dtype == np.float32:
         s, e, w = s.astype(np.float32), e.astype(np.float32), np.asarray(w).astype(np.float32)
