@@ -227,3 +227,15 @@ def test_lerp_has_torchs_fused_bits(n, weight, dtype):
         out = T.lerp(T.tensor(a), T.tensor(b), T.tensor(w) if weight == "tensor" else weight)
         outs.append(np.where(np.isnan(out.numpy()), np.nan, out.numpy()))
     assert (outs[0].view(np.uint8) == outs[1].view(np.uint8)).all()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("value", [1, 0.3, 3, True])
+def test_addcmul_has_torchs_fused_bits(value, dtype):
+    import numpy as np
+    rng = np.random.default_rng(1)
+    x, a, b = (rng.standard_normal(1000).astype(dtype) for _ in range(3))
+    x[:3], a[:3], b[:3] = [np.inf, -0.0, 1.0], [1.0, 0.0, np.nan], [-np.inf, -1.0, 2.0]
+    outs = [T.addcmul(T.tensor(x), T.tensor(a), T.tensor(b), value=value).numpy() for T in (torch, mt)]
+    outs = [np.where(np.isnan(o), np.nan, o) for o in outs]
+    assert (outs[0].view(np.uint8) == outs[1].view(np.uint8)).all()

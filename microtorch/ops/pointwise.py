@@ -357,18 +357,26 @@ class Fmin(Op):
 
 
 # ---- three inputs ---------------------------------------------------------------------------------
+def _fused(dtype):
+    """Whether torch's kernels for this numpy dtype multiply and add in one rounding that _fma reproduces."""
+    return dtype == np.float32 or dtype == np.float16
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once to float32, as torch's fused multiply-adds (float32 operands; half computes in float
+    too): the product is exact in float64, so computing there and rounding once more gives torch's bits (but where
+    the float64 sum lands on a float32 halfway point: a double rounding, very rarely)."""
+    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(np.float32)
+
+
 def _lerp(s, e, w):
     """torch's lerp: from the nearer end (so an infinite start or end stays infinite where the other is finite),
-    half computed in float. torch's kernels multiply and add in one rounding (a fused multiply-add): for float32
-    (and half) the product is exact in float64, so computing there and rounding once more gives torch's bits (but
-    where the float64 sum lands on a float32 halfway point: a double rounding, very rarely)."""
+    half computed in float, float32 as torch's fused multiply-adds (float64 keeps numpy's two roundings)"""
     dtype = np.result_type(s, e)
-    if dtype == np.float16 or dtype == np.float32:
+    if _fused(dtype):
         s, e, w = s.astype(np.float32), e.astype(np.float32), np.asarray(w).astype(np.float32)
         d = e - s
-        s64, e64, d64 = s.astype(np.float64), e.astype(np.float64), d.astype(np.float64)
-        fused = np.where(np.abs(w) < 0.5, s64 + w.astype(np.float64) * d64, e64 - d64 * (1 - w).astype(np.float64))
-        return fused.astype(np.float32).astype(dtype, copy=False)
+        return np.where(np.abs(w) < 0.5, _fma(w, d, s), _fma(-d, 1 - w, e)).astype(dtype, copy=False)
     d = e - s
     return np.where(np.abs(w) < 0.5, s + w * d, e - d * (1 - w)).astype(dtype, copy=False)
 
@@ -419,6 +427,9 @@ class Addcmul(Op):
     def forward(ctx, x, a, b, value=1):
         ctx.value = value
         ctx.save_for_backward(a, b)
+        dtype = np.result_type(x, a, b)
+        if _fused(dtype) and not isinstance(value, complex):  # torch's: (value a) b + x, one rounding
+            return _fma(np.float32(value) * a.astype(np.float32), b, x).astype(dtype, copy=False)
         return x + value * a * b
 
     @staticmethod
