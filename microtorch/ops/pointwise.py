@@ -48,13 +48,6 @@ def _d_frac(x):
     return x * 0 + 1
 
 
-def _d_sinc(x):
-    """d sin(pi x)/(pi x) = (cos(pi x) - sinc(x))/x, 0 at x = 0"""
-    px = x * math.pi
-    safe = where(x == 0, x * 0 + 1, x)
-    return where(x == 0, x * 0, ((px.cos() - px.sin() / (safe * math.pi)) / safe))
-
-
 def _times(c):
     """x * c as torch computes it: c rounded to x's dtype (numpy's rad2deg rounds its constant otherwise), half
     precision in float32 then rounded"""
@@ -74,7 +67,6 @@ Erfc = _unary("Erfc", _erfc_np, _d_erfc)
 Deg2Rad = _unary("Deg2Rad", _times(math.pi / 180), _d_deg2rad)
 Rad2Deg = _unary("Rad2Deg", _times(180 / math.pi), _d_rad2deg)
 Frac = _unary("Frac", lambda x: x - np.trunc(x), _d_frac)
-Sinc = _unary("Sinc", np.sinc, _d_sinc)
 
 
 class Atanh(Op):
@@ -95,6 +87,33 @@ class Atanh(Op):
     @staticmethod
     def jvp(ctx, t):
         return t / (1 - ctx.inputs[0].pow(2)).conj()
+
+
+class Sinc(Op):
+    """d sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is (torch's formula, term by
+    term: the gradient selected there, not multiplied by 0)"""
+    _grad_fn_name = "SincBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.asarray(np.sinc(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return Sinc._times_slope(grad, x, conj=True)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return Sinc._times_slope(t, ctx.inputs[0], conj=False)
+
+    @staticmethod
+    def _times_slope(g, x, conj):
+        px, pxx = x * math.pi, x * x * math.pi
+        slope = (px * px.cos() - px.sin()) / pxx
+        return where(pxx == 0, 0.0, g * (slope.conj() if conj else slope))
 
 
 UNARY = {"asinh": Asinh, "acosh": Acosh, "atanh": Atanh, "exp2": Exp2, "erfc": Erfc, "deg2rad": Deg2Rad,
