@@ -8,9 +8,11 @@ and every op pushes the tangent forward, with its `jvp` rule, as it computes.
 
 A tangent is kept in `tensor._fw_grads[level]`. While a level is open, `_forward_hook` sits in
 `Function.apply`: it runs the op as usual, then calls the op's `jvp(ctx, *tangents)` (one
-tangent per positional argument: a `_ZeroTangent` where a tensor has none, an exact zero in the
-rule's arithmetic as torch's zero tensors are) with `ctx.inputs` (forward's arguments) and
-`ctx.output` set. jvp rules are written in ordinary ops, so
+tangent per positional argument: a `ZeroTangent` where a tensor has none, an exact zero in the
+rule's arithmetic as torch's zero tensors are) with `ctx.inputs` (forward's arguments; one that
+requires grad is read through torch's node for a primal, torch::autograd::Identity, or AliasBackward0
+under func.jvp, so that a tangent's graph is torch's) and `ctx.output` set. jvp rules are written in
+ordinary ops, so
 
 - levels nest (`func.jvp` inside `func.jvp`): the tangent computed at an inner level carries
   its own tangents at the outer ones, which gives derivatives of derivatives;
@@ -22,12 +24,14 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import _dtype
 from .._tensor import Tensor
+from ..ops import _zero_tangent as _zero
+from ..ops.shape import Alias, View
 from . import extension, function, grad_mode
 from .node import accumulator
 
 _levels = []                  # the open levels, innermost last
+_func_levels = set()          # those of them that func.jvp opened (torch's functorch reads primals otherwise)
 _next_level = itertools.count()
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
@@ -49,16 +53,19 @@ def exit_dual_level(*, level=None):
     _exit(_levels[-1])
 
 
-def _enter():
-    """A new level, nested inside the open ones (func.jvp nests them)."""
+def _enter(functorch=False):
+    """A new level, nested inside the open ones (func.jvp nests them: functorch)."""
     level = next(_next_level)
     _levels.append(level)
+    if functorch:
+        _func_levels.add(level)
     function.intercept(_forward_hook)
     return level
 
 
 def _exit(level):
     _levels.remove(level)
+    _func_levels.discard(level)
     if not _levels:
         function.stop_intercepting(_forward_hook)
 
@@ -107,7 +114,7 @@ def make_dual(tensor, tangent, *, level=None):
 
 
 def _make_dual_plain(tensor, tangent, lvl):
-    out = _view(tensor)
+    out = _view(tensor, _Alias if lvl in _func_levels else View)
     grads = dict(out._fw_grads or {})
     grads[lvl] = _strip(tangent, lvl)
     out._fw_grads = grads
@@ -130,12 +137,11 @@ def tangent_at(t, level):
     return grads.get(level) if grads else None
 
 
-def _view(t):
-    """A new tensor on t's data with t's history and tangents (a ViewBackward0 view when t
-    requires grad, as torch's make_dual returns)."""
+def _view(t, cls):
+    """A new tensor on t's data with t's history and tangents (a view when t requires grad, as torch's make_dual
+    returns: ViewBackward0, or AliasBackward0 under func.jvp)."""
     if t._requires_grad:
-        from ..ops.shape import View
-        return View.apply(t, t._data.shape)
+        return cls.apply(t, t._data.shape)
     out = Tensor._make(t._data)
     out._version_counter = t._version_counter
     if t._fw_grads:
@@ -166,91 +172,70 @@ def _is_diff_array(a):
 
 
 def _zero_tangent(a, cls):
-    """The tangent of an input that has none: for a built-in op's rule a _ZeroTangent, for a custom Function's jvp
-    plain zeros (torch materializes them there)."""
+    """The tangent of an input that has none: for a built-in op's rule an exact zero (ops/_zero_tangent.py), for a
+    custom Function's jvp plain zeros (torch materializes them there)."""
     data = a._data if isinstance(a, Tensor) else a
-    return (_ZeroTangent if getattr(cls, "_numpy_forward", False) else Tensor)._make(np.zeros(data.shape, data.dtype))
+    if getattr(cls, "_numpy_forward", False):
+        return _zero.zeros(data.shape, data.dtype)
+    return Tensor._make(np.zeros(data.shape, data.dtype))
 
 
-class _ZeroTangent(Tensor):
-    """The tangent of an input that has none, as torch's jvp rules see it (an efficient zero tensor): in the rule's
-    arithmetic it is an exact zero that takes no part, so `ta * b + a * tb` has the bits of `a * tb` (not NaN where
-    b is inf, and keeping a -0.0 that adding +0.0 would lose). Where an operand requires grad the op is recorded
-    as torch records it (MulBackward0 of the zero, AddBackward0 over it), with those values. Any other op sees a
-    tensor of zeros."""
-    __slots__ = ()
+class _Identity(Alias):
+    """The primal as a jvp rule reads it, where it requires grad: torch's _fw_primal, a view whose node is
+    torch::autograd::Identity (func.jvp's levels read it through AliasBackward0 instead)."""
+    _grad_fn_name = "torch::autograd::Identity"
 
-    def __mul__(self, other):
-        return _zero_result(Tensor.__mul__, self, other)
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return x  # (all of x's memory, as it is: no strides to work out)
 
-    def __rmul__(self, other):
-        return _zero_result(lambda z, o: Tensor.__mul__(o, z) if isinstance(o, Tensor) else Tensor.__rmul__(z, o),
-                            self, other)
-
-    def __truediv__(self, other):
-        return _zero_result(Tensor.__truediv__, self, other)
-
-    def __neg__(self):
-        return _zero_result(lambda z, _: Tensor.__neg__(z), self, None)
-
-    def __add__(self, other):
-        return _kept_result(Tensor.__add__, self, other, False)
-
-    def __radd__(self, other):
-        return _kept_result(lambda z, o: Tensor.__add__(o, z) if isinstance(o, Tensor) else Tensor.__radd__(z, o),
-                            self, other, False)
-
-    def __sub__(self, other):
-        return _kept_result(Tensor.__sub__, self, other, True)
-
-    def __rsub__(self, other):
-        return _kept_result(lambda z, o: Tensor.__sub__(o, z) if isinstance(o, Tensor) else Tensor.__rsub__(z, o),
-                            self, other, False)
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None  # (the gradient itself: an exact zero stays one)
 
 
-def _recorded(op, zero, other):
-    """op(zero, other) as the tensors' own op when it records a node and computes on plain arrays, else None."""
-    operands = (zero, other) if isinstance(other, Tensor) else (zero,)
-    if not (grad_mode.is_grad_enabled() and any(x._requires_grad for x in operands)) \
-            or any(type(x._data) is not np.ndarray for x in operands):
-        return None
-    return op(zero, other)
+class _Alias(_Identity):
+    """func.jvp's view: of its inputs, and of the primals its rules read (torch's functorch records AliasBackward0)"""
+    _grad_fn_name = "AliasBackward0"
 
 
-def _zero_result(op, zero, other):
-    """zero <op> other, where torch's zero tensor gives zeros (of the result's shape and dtype)."""
-    out = _recorded(op, zero, other)
-    if out is None:
-        data = other._data if isinstance(other, Tensor) else other
-        shape = np.broadcast_shapes(zero._data.shape, np.shape(data))
-        return _ZeroTangent._make(np.zeros(shape, _dtype.result_type(zero, other).np if other is not None else
-                                          zero._data.dtype))
-    out._data = np.zeros(out._data.shape, out._data.dtype)
-    out.__class__ = _ZeroTangent
+def _primal(a, level):
+    """a as the rule at `level` sees it: without its tangents there and above, through torch's node for that."""
+    if not isinstance(a, Tensor):
+        return Tensor._make(a) if _is_diff_array(a) else a
+    p = _strip(a, level)
+    if not (p._requires_grad and grad_mode.is_grad_enabled()):
+        return p
+    out = (_Alias if level in _func_levels else _Identity).apply(p, tuple(p.shape))
+    out._version_counter = p._version_counter
     return out
 
 
-def _kept_result(op, zero, other, negated):
-    """zero + other (or zero - other: negated; other - zero otherwise), where torch's zero tensor gives other's
-    values themselves. An operand of another shape or dtype, or a number, takes the tensors' own op."""
-    if not isinstance(other, Tensor) or type(other) is _ZeroTangent:
-        return op(zero, other)
-    out = _recorded(op, zero, other)
-    if out is None:
-        if other.shape != np.broadcast_shapes(zero._data.shape, other._data.shape) \
-                or other.dtype != _dtype.result_type(zero, other):
-            return op(zero, other)
-        return -other if negated else other
-    value = np.negative(other._data) if negated else other._data
-    out._data = np.broadcast_to(value, out._data.shape).astype(out._data.dtype)
-    return out
+_UNREAD = object()
 
 
-def _plain_tangent(t):
-    """A tangent as it is kept on a tensor: a _ZeroTangent a rule returned becomes an ordinary tensor."""
-    if type(t) is _ZeroTangent:
-        t.__class__ = Tensor
-    return t
+class _Primals:
+    """ctx.inputs: forward's arguments as the rule at one level reads them (see _primal), each made when the rule
+    first reads it, as torch makes a primal only for the formulas that use it."""
+    __slots__ = ("_args", "_level", "_made")
+
+    def __init__(self, args, level):
+        self._args, self._level, self._made = args, level, [_UNREAD] * len(args)
+
+    def __len__(self):
+        return len(self._args)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self._args))))
+        made = self._made[i]
+        if made is _UNREAD:
+            made = self._made[i] = _primal(self._args[i], self._level)
+        return made
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self._args)))
 
 
 # ---- the hook in Function.apply -------------------------------------------------------------
@@ -276,8 +261,7 @@ def _forward_hook(cls, args, kwargs):
     _saved_outputs_keep_tangents(ctx, outs)
     inputs = _positional(cls, args, kwargs)
     for level in sorted(levels):  # the outer levels first: an inner rule sees their tangents
-        ctx.inputs = tuple(_strip(a, level) if isinstance(a, Tensor) else
-                           Tensor._make(a) if _is_diff_array(a) else a for a in inputs)
+        ctx.inputs = _Primals(inputs, level)
         ctx.output = out
         tangents = []
         for a in args:
@@ -300,7 +284,7 @@ def _forward_hook(cls, args, kwargs):
                 raise RuntimeError(f"{cls.__name__}.jvp returned a tangent of shape {list(t.shape)} for an output of "
                                    f"shape {list(o.shape)}")
             grads = dict(o._fw_grads) if o._fw_grads else {}
-            grads[level] = _plain_tangent(t)
+            grads[level] = _zero.plain(t)
             o._fw_grads = grads
     ctx.inputs = ctx.output = None
     return out

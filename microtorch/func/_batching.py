@@ -763,11 +763,25 @@ _INPLACE_UNBATCHED_SELF = (
     "in a vmap. Please try to use out-of-place operators instead of {op}.")
 
 
+def _lerp_weight_per_example(self, args):
+    """torch has no batching rule for lerp_: it runs per example, where a 0-d weight of another real (complex) dtype
+    is taken as a number (lerp's rule refuses the batch of them). The weight cast to self's dtype, or None."""
+    w, dt = args[1] if len(args) > 1 else None, self.dtype
+    if isinstance(w, Tensor) and type(w._data) is BatchedArray and w.ndim == 0 and w.dtype != dt \
+            and (w.dtype.is_complex, w.dtype.is_floating_point) == (dt.is_complex, dt.is_floating_point):
+        return w.to(dt)
+    return None
+
+
 def batched_inplace(self, fn, args, op):
     """An in-place op on a batched tensor. Without autograd or tangents the batch's data is simply
     written (NotImplemented: the usual path); otherwise the op runs out of place and its result is
     copied into the batch in place, which autograd and forward AD record (through views too)."""
     from ..autograd.grad_mode import is_grad_enabled
+    weight = _lerp_weight_per_example(self, args) if op == "lerp_" else None
+    if weight is not None:
+        from ..ops.inplace import apply_inplace
+        return apply_inplace(self, fn, args[0], weight, *args[2:], op=op)
     level = _top_level((self,) + tuple(args))
     if _level_of(self) != level:
         raise RuntimeError(_INPLACE_UNBATCHED_SELF.format(op=op))

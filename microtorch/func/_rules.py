@@ -191,7 +191,13 @@ def sum_to(cls, args, kwargs, level):
 @register(sh.Cat, sh.Stack)
 def join(cls, args, kwargs, level):
     B = _batch_size(args, level)
-    return wrap(cls.apply(*(_materialized(a, level, B) for a in args), dim=kwargs["dim"] + 1), level)
+    values = [unwrap(a, level) for a in args]
+    empty = [cls is sh.Cat and (tuple(v.shape[1:]) if batched else tuple(v.shape)) == (0,) for v, batched in values]
+    if all(empty):  # (only 1-d empty examples: joined as any others, into a batch of empty examples)
+        empty = [False] * len(values)
+    # an example that is a 1-d empty tensor joins anything (torch's legacy rule): it goes to cat as one, unbatched
+    return wrap(cls.apply(*((sh.View.apply(v, (0,)) if batched else v) if e else v if batched else expand_batch(v, B)
+                            for (v, batched), e in zip(values, empty)), dim=kwargs["dim"] + 1), level)
 
 
 # ---- indexing ---------------------------------------------------------------------------------------

@@ -336,7 +336,7 @@ def _jvp(func, primals, tangents, has_aux, head):
         for x in group:
             if not isinstance(x, Tensor):
                 raise RuntimeError(f"{head}: Expected {what} to only contain Tensors, got {type(x)}")
-    level = forward_ad._enter()
+    level = forward_ad._enter(functorch=True)
     try:
         duals = [forward_ad.make_dual(p, t, level=level) for p, t in zip(ps, ts)]
         output, made = _call_making(func, (*_pytree.unflatten(duals, p_spec),), {})

@@ -8,6 +8,7 @@ import numpy as np
 from .._dtype import from_numpy_dtype, result_type
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from . import _zero_tangent as _zero
 from ._checks import need_floating
 from ._kernels import kernel_error
 from ._layout import like_torch
@@ -71,8 +72,9 @@ class AddNumber(Add):
         return grad, None
 
     @staticmethod
-    def jvp(ctx, ta, _s):
-        return ta + 0
+    def jvp(ctx, ta, _s):  # (SubNumber's too) torch's: a's tangent plus (minus) the number's, an exact zero
+        zero = _zero.of_number(ctx.inputs[1])
+        return ta - zero if ctx._forward_cls is SubNumber else ta + zero
 
 
 def _with_scaled(ufunc, a, b, alpha):
@@ -212,7 +214,7 @@ class Rsub(Sub):
         ta = ta if ctx.alpha == 1 else ta * ctx.alpha
         if tb is None or ctx._forward_cls is Rsub:  # (torch: -alpha * a's tangent, in its dtype, even when the
             return -ta                                # number made the result complex)
-        return tb - ta
+        return -ta + tb
 
 
 class RsubTensors(Rsub):
@@ -262,7 +264,7 @@ class Mul(Op):
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs[:2]  # (then forward's dtype)
-        return ta * b + a * tb
+        return tb * a + ta * b  # (torch's order of the terms)
 
 
 def _times_conj(grad, x):
@@ -327,7 +329,7 @@ class Div(Op):
     @staticmethod
     def jvp(ctx, ta, tb):
         b = ctx.inputs[1]
-        return (ta - ctx.output * tb) / b
+        return (ta - tb * ctx.output) / b
 
 
 def _float(t):
@@ -426,6 +428,13 @@ class MulNumber(MulScalar):
         return plain(_by_number(operator.mul, grad._data, ctx.s)) if unrecorded(grad) else \
             MulNumber.apply(grad, ctx.s), None
 
+    @staticmethod
+    def jvp(ctx, t, _s):
+        a = ctx.inputs[0]
+        if not _zero.recorded(a, t):  # (the zero term and the sum record nothing: their values are t * s's)
+            return t * ctx.s
+        return _zero.of_number(ctx.s) * a + t * ctx.s  # torch's mul: the number's tangent is an exact zero
+
 
 class DivNumber(DivScalar):
     """d(a/s) = 1/s for a Python number s: like torch, s stays a number and nothing is saved"""
@@ -437,6 +446,12 @@ class DivNumber(DivScalar):
     def backward(ctx, grad):
         return plain(_by_number(operator.truediv, grad._data, ctx.s)) if unrecorded(grad) else \
             DivNumber.apply(grad, ctx.s), None
+
+    @staticmethod
+    def jvp(ctx, t, _s):
+        if not _zero.recorded(ctx.output, t):  # (as MulNumber's)
+            return t / ctx.s
+        return (t - _zero.of_number(ctx.s) * ctx.output) / ctx.s  # torch's div
 
 
 _NUMBERS = (int, float)
@@ -666,7 +681,10 @@ def _unary(name, np_fn, derivative, saves="input", fused=None):
         return grad * derivative(s).conj()
 
     def jvp(ctx, t):
-        return t * derivative(ctx.inputs[0] if saves == "input" else ctx.output)
+        s = ctx.inputs[0] if saves == "input" else ctx.output
+        if fused is not None and s._data.dtype.kind == "f":  # (torch's: its backward's op on the tangent)
+            return fused.apply(t, s)
+        return t * derivative(s)
 
     return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": derivative.__doc__,
                               "forward": staticmethod(forward), "backward": staticmethod(backward),
@@ -929,6 +947,14 @@ def sigmoid(input):
 Reciprocal = _unary("Reciprocal", lambda x: 1 / x, _d_reciprocal, saves="output")
 
 
+def _reciprocal_jvp(ctx, t):
+    """torch's order: the tangent negated, times the result squared"""
+    return -t * (ctx.output * ctx.output)
+
+
+Reciprocal.jvp = staticmethod(_reciprocal_jvp)
+
+
 def reciprocal(input):
     return Reciprocal.apply(_float(input))
 
@@ -1069,7 +1095,8 @@ class Relu(Op):
 
     @staticmethod
     def jvp(ctx, t):
-        return t * ~(ctx.output <= 0)
+        out = ctx.output  # torch's threshold_backward(t, result, 0): a selection (+0.0 where out is 0, not t * 0)
+        return GradTimesLocal.apply(t, out, out._data != 0)
 
 
 def relu(input):
@@ -1097,7 +1124,10 @@ class GradTimesLocal(Op):
         return gg, gx, None
 
     @staticmethod
-    def jvp(ctx, tg, _tx, _local):
+    def jvp(ctx, tg, tx, _local):
+        if ctx.local.dtype == bool:  # torch's: zeros_like(x's tangent) + the selection again, as forward's
+            zero = tx if type(tx) is _zero.ZeroTangent else zeros_like_(tx)
+            return zero + ctx._forward_cls.apply(tg, ctx.inputs[1], ctx.local)
         return tg * Tensor._make(ctx.local.astype(ctx.output._data.dtype, copy=False))
 
 
@@ -1344,7 +1374,7 @@ class Clamp(Op):
             mask &= x >= ctx.lo
         if ctx.hi is not None:
             mask &= x <= ctx.hi
-        return t * Tensor._make(mask)
+        return where(Tensor._make(mask), t, 0.0)  # (torch's: a selection, +0.0 outside, not t * 0)
 
 
 def clamp(input, min=None, max=None):
@@ -1427,9 +1457,14 @@ class Maximum(Op):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        wa = Tensor._make(((a._data > b._data) + 0.5 * (a._data == b._data)).astype(ctx.output._data.dtype))
-        return ta * wa + tb * (1 - wa)
+        return _tied_half(ctx, ta, tb, np.greater)
+
+
+def _tied_half(ctx, ta, tb, takes_a):
+    """maximum's and minimum's tangent, torch's formula: tb + (1 where a is taken, 0.5 on ties) * (ta - tb)"""
+    a, b = (x._data for x in ctx.inputs[:2])
+    wa = Tensor._make(np.where(a == b, 0.5, takes_a(a, b)).astype(ctx.output._data.dtype))
+    return tb + wa * (ta - tb)
 
 
 def _np_max(a, b, takes_b=np.less):
@@ -1480,9 +1515,7 @@ class Minimum(Maximum):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        wa = Tensor._make(((a._data < b._data) + 0.5 * (a._data == b._data)).astype(ctx.output._data.dtype))
-        return ta * wa + tb * (1 - wa)
+        return _tied_half(ctx, ta, tb, np.less)
 
 
 def minimum(input, other):
@@ -1638,7 +1671,7 @@ class Angle(Op):
     def jvp(ctx, t):
         (z,) = ctx.inputs
         if not z.is_complex():
-            return t * 0
+            return zeros_like_(t)  # (torch's: zeros, +0.0 and no graph, not t * 0)
         return (z.real * t.imag - z.imag * t.real) / (z.real * z.real + z.imag * z.imag)
 
 

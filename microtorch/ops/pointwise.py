@@ -5,9 +5,10 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from . import _zero_tangent as _zero
 from ._op import Op, as_array, broadcast_error, numbers_as, promoted
 from .._dtype import float16, float32, result_type
-from .elementwise import _float, _in, _need_tensors, _operands, _unary, where
+from .elementwise import MulScalar, _float, _in, _need_tensors, _operands, _unary, where
 from ._kernels import _NAMES
 from .index import fill_scalar
 
@@ -20,11 +21,6 @@ def _d_asinh(x):
 def _d_acosh(x):
     """d acosh(x) = 1/sqrt(x^2 - 1)"""
     return (x * x - 1).rsqrt()
-
-
-def _d_atanh(x):
-    """d atanh(x) = 1/(1 - x^2)"""
-    return (1 - x * x).reciprocal()
 
 
 def _d_exp2(out):
@@ -52,13 +48,6 @@ def _d_frac(x):
     return x * 0 + 1
 
 
-def _d_sinc(x):
-    """d sin(pi x)/(pi x) = (cos(pi x) - sinc(x))/x, 0 at x = 0"""
-    px = x * math.pi
-    safe = where(x == 0, x * 0 + 1, x)
-    return where(x == 0, x * 0, ((px.cos() - px.sin() / (safe * math.pi)) / safe))
-
-
 def _times(c):
     """x * c as torch computes it: c rounded to x's dtype (numpy's rad2deg rounds its constant otherwise), half
     precision in float32 then rounded"""
@@ -73,13 +62,60 @@ def _erfc_np(x):
 
 Asinh = _unary("Asinh", np.arcsinh, _d_asinh)
 Acosh = _unary("Acosh", np.arccosh, _d_acosh)
-Atanh = _unary("Atanh", np.arctanh, _d_atanh)
 Exp2 = _unary("Exp2", np.exp2, _d_exp2, saves="output")
 Erfc = _unary("Erfc", _erfc_np, _d_erfc)
 Deg2Rad = _unary("Deg2Rad", _times(math.pi / 180), _d_deg2rad)
 Rad2Deg = _unary("Rad2Deg", _times(180 / math.pi), _d_rad2deg)
 Frac = _unary("Frac", lambda x: x - np.trunc(x), _d_frac)
-Sinc = _unary("Sinc", np.sinc, _d_sinc)
+
+
+class Atanh(Op):
+    """d atanh(x) = 1/(1 - x^2), as torch's formula: a division (times a reciprocal rounds elsewhere)"""
+    _grad_fn_name = "AtanhBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.asarray(np.arctanh(x[()] if x.ndim == 0 else x))  # (a 0-d array as a scalar: see scalar_path)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad / (1 - x.pow(2)).conj()
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t / (1 - ctx.inputs[0].pow(2)).conj()
+
+
+class Sinc(Op):
+    """d sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is (torch's formula, term by
+    term: the gradient selected there, not multiplied by 0)"""
+    _grad_fn_name = "SincBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.asarray(np.sinc(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return Sinc._times_slope(grad, x, conj=True)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return Sinc._times_slope(t, ctx.inputs[0], conj=False)
+
+    @staticmethod
+    def _times_slope(g, x, conj):
+        px, pxx = x * math.pi, x * x * math.pi
+        slope = (px * px.cos() - px.sin()) / pxx
+        return where(pxx == 0, 0.0, g * (slope.conj() if conj else slope))
+
+
 UNARY = {"asinh": Asinh, "acosh": Acosh, "atanh": Atanh, "exp2": Exp2, "erfc": Erfc, "deg2rad": Deg2Rad,
          "rad2deg": Rad2Deg, "frac": Frac, "sinc": Sinc}
 
@@ -117,15 +153,16 @@ class Logit(Op):
     @staticmethod
     def backward(ctx, grad):
         (p,) = ctx.saved_tensors
-        return grad * Logit._local(p, ctx.eps)
+        return Logit._masked(grad / (p * (1 - p)), p, ctx.eps)  # (torch's: a division, not times a reciprocal)
 
     @staticmethod
     def jvp(ctx, t):
-        return t * Logit._local(ctx.inputs[0], ctx.eps)
+        p = ctx.inputs[0]
+        return Logit._masked(t / (p * (1 - p)), p, ctx.eps)
 
     @staticmethod
-    def _local(p, eps):
-        d = (p * (1 - p)).reciprocal()  # (inf at 0 and 1, as torch)
+    def _masked(d, p, eps):
+        """d (grad / (p (1 - p)): inf at 0 and 1, as torch) where torch's logit_backward keeps it"""
         x = p._data
         if eps is None:  # torch: NaN outside [0, 1]
             return where(Tensor._make((x < 0) | (x > 1)), float("nan"), d)
@@ -149,14 +186,14 @@ class Atan2(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        r = grad / (a * a + b * b)
-        return r * b, -r * a
+        a, b = ctx.saved_tensors  # (torch's atan2_backward, term by term)
+        recip = (a * a + b * b).reciprocal()
+        return grad * b * recip, grad * -a * recip
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        return (ta * b - tb * a) / (a * a + b * b)
+        a, b = ctx.inputs  # (torch's formula, term by term)
+        return (-a * tb + b * ta) / (a.pow(2) + b.pow(2))
 
 
 class Hypot(Op):
@@ -177,7 +214,7 @@ class Hypot(Op):
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs
-        return (ta * a + tb * b) / ctx.output
+        return ta * a / ctx.output + tb * b / ctx.output  # (torch's formula, term by term)
 
 
 def _logaddexp_np(a, b):
@@ -194,7 +231,7 @@ def _logaddexp_np(a, b):
 
 
 class Logaddexp(Op):
-    """d log(e^a + e^b) = (sigmoid(a - b), sigmoid(b - a)), conjugated for complex numbers"""
+    """d log(e^a + e^b) = (1/(1 + e^(b-a)), 1/(1 + e^(a-b))), conjugated for complex numbers"""
     _grad_fn_name = "LogaddexpBackward0"
 
     @staticmethod
@@ -204,20 +241,17 @@ class Logaddexp(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        ga, gb = (a - b).sigmoid(), (b - a).sigmoid()
-        if ga.dtype.is_complex:
-            ga, gb = ga.conj(), gb.conj()
-        return grad * ga, grad * gb
+        a, b = ctx.saved_tensors  # (torch's formula, term by term)
+        return grad / (1 + (b - a).exp()).conj(), grad / (1 + (a - b).exp()).conj()
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        return ta * (a - b).sigmoid() + tb * (b - a).sigmoid()
+        a, b = ctx.inputs  # (torch's formula, term by term)
+        return ta / (1 + (b - a).exp()) + tb / (1 + (a - b).exp())
 
 
 class Logaddexp2(Op):
-    """d log2(2^a + 2^b) = (sigmoid((a - b) ln 2), sigmoid((b - a) ln 2))"""
+    """d log2(2^a + 2^b) = (1/(1 + 2^(b-a)), 1/(1 + 2^(a-b)))"""
     _grad_fn_name = "Logaddexp2Backward0"
 
     @staticmethod
@@ -227,13 +261,13 @@ class Logaddexp2(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        return grad * ((a - b) * math.log(2)).sigmoid(), grad * ((b - a) * math.log(2)).sigmoid()
+        a, b = ctx.saved_tensors  # (torch's formula, term by term)
+        return grad / (1 + 2 ** (b - a)), grad / (1 + 2 ** (a - b))
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        return ta * ((a - b) * math.log(2)).sigmoid() + tb * ((b - a) * math.log(2)).sigmoid()
+        a, b = ctx.inputs  # (torch's formula, term by term)
+        return ta / (1 + 2 ** (b - a)) + tb / (1 + 2 ** (a - b))
 
 
 class Xlogy(Op):
@@ -290,6 +324,12 @@ class XlogyNumberOther(Xlogy):
         return (gx if y.item() + shift > 0 else gx.masked_fill((x == 0) & (y + shift <= 0), 0)), None
 
 
+def _picked(ctx, ta, tb, takes_a):
+    """fmax's and fmin's tangent, torch's formula: tb + [a taken, b not NaN] * (ta - tb) (ties: fmax b's, fmin a's)"""
+    a, b = (x._data for x in ctx.inputs[:2])
+    return tb + Tensor._make(takes_a(a, b) | np.isnan(b)) * (ta - tb)
+
+
 def _pick_a(np_fn, a, b):
     """1 where the result came from a (a NaN in b loses; ties go to a), else 0."""
     return Tensor._make(((np_fn(a._data, b._data) == a._data) | np.isnan(b._data)).astype(a._data.dtype))
@@ -312,8 +352,7 @@ class Fmax(Op):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        wa = _pick_a(np.fmax, *ctx.inputs)
-        return ta * wa + tb * (1 - wa)
+        return _picked(ctx, ta, tb, np.greater)
 
 
 class Fmin(Op):
@@ -333,17 +372,30 @@ class Fmin(Op):
 
     @staticmethod
     def jvp(ctx, ta, tb):
-        wa = _pick_a(np.fmin, *ctx.inputs)
-        return ta * wa + tb * (1 - wa)
+        return _picked(ctx, ta, tb, np.less_equal)
 
 
 # ---- three inputs ---------------------------------------------------------------------------------
+def _fused(dtype):
+    """Whether torch's kernels for this numpy dtype multiply and add in one rounding that _fma reproduces."""
+    return dtype == np.float32 or dtype == np.float16
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once to float32, as torch's fused multiply-adds (float32 operands; half computes in float
+    too): the product is exact in float64, so computing there and rounding once more gives torch's bits (but where
+    the float64 sum lands on a float32 halfway point: a double rounding, very rarely)."""
+    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(np.float32)
+
+
 def _lerp(s, e, w):
     """torch's lerp: from the nearer end (so an infinite start or end stays infinite where the other is finite),
-    half computed in float"""
+    half computed in float, float32 as torch's fused multiply-adds (float64 keeps numpy's two roundings)"""
     dtype = np.result_type(s, e)
-    if dtype == np.float16:
+    if _fused(dtype):
         s, e, w = s.astype(np.float32), e.astype(np.float32), np.asarray(w).astype(np.float32)
+        d = e - s
+        return np.where(np.abs(w) < 0.5, _fma(w, d, s), _fma(-d, 1 - w, e)).astype(dtype, copy=False)
     d = e - s
     if isinstance(w, (int, float)):  # (a number picks one formula: the other is not computed)
         return (s + w * d if abs(w) < 0.5 else e - d * (1 - w)).astype(dtype, copy=False)
@@ -365,7 +417,7 @@ class Lerp(Op):
 
     @staticmethod
     def jvp(ctx, ts, te):
-        return ts * (1 - ctx.weight) + te * ctx.weight
+        return Lerp.apply(ts, te, weight=ctx.weight)  # (torch's: lerp of the tangents)
 
 
 class LerpTensor(Op):
@@ -384,9 +436,8 @@ class LerpTensor(Op):
 
     @staticmethod
     def jvp(ctx, ts, te, tw):
-        s, e, w = ctx.inputs
-        # a weight with no tangent gets zeros here; torch skips its term, so a NaN in e - s stays out (quantile)
-        return ts * (1 - w) + te * w + where(tw == 0, 0.0, tw * (e - s))
+        s, e, w = ctx.inputs  # torch's: lerp of the tangents, plus the weight's (an exact zero: a NaN in e - s stays out)
+        return LerpTensor.apply(ts, te, w) + tw * (e - s)
 
 
 class Addcmul(Op):
@@ -397,17 +448,20 @@ class Addcmul(Op):
     def forward(ctx, x, a, b, value=1):
         ctx.value = value
         ctx.save_for_backward(a, b)
+        dtype = np.result_type(x, a, b)
+        if _fused(dtype) and not isinstance(value, complex):  # torch's: (value a) b + x, one rounding
+            return _fma(np.float32(value) * a.astype(np.float32), b, x).astype(dtype, copy=False)
         return x + value * a * b
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        return grad, grad * b * ctx.value, grad * a * ctx.value
+        a, b = ctx.saved_tensors  # (torch's formula, term by term: the tensor scaled first)
+        return grad, grad * MulScalar.apply(b, ctx.value).conj(), grad * MulScalar.apply(a, ctx.value).conj()
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):
-        _, a, b = ctx.inputs[:3]
-        return tx + (ta * b + a * tb) * ctx.value
+        _, a, b = ctx.inputs[:3]  # (torch's formula, term by term)
+        return tx + _times(ta * b, ctx.value) + _times(tb * a, ctx.value)
 
 
 class Addcdiv(Op):
@@ -422,20 +476,31 @@ class Addcdiv(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        return grad, grad * ctx.value / b, -grad * ctx.value * a / (b * b)
+        a, b = ctx.saved_tensors  # (torch's formula, term by term: value / b is a true division, as C++'s)
+        over_b = Tensor._make(np.asarray(ctx.value, b._data.dtype)) / b
+        return grad, grad * over_b.conj(), -grad * (MulScalar.apply(a, ctx.value) / (b * b)).conj()
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):
-        _, a, b = ctx.inputs[:3]
-        return tx + (ta / b - a * tb / (b * b)) * ctx.value
+        _, a, b = ctx.inputs[:3]  # (torch's formula, term by term)
+        return tx + _times(ta / b, ctx.value) - _times(tb * (a / b) / b, ctx.value)
+
+
+def _times(t, value):
+    """t * value as torch's formulas scale by a number: t itself for 1, else mul by a number (MulBackward1), an exact
+    zero staying one"""
+    if value == 1:
+        return t
+    out = MulScalar.apply(t, value)
+    return _zero.as_zero(out) if type(t) is _zero.ZeroTangent else out
 
 
 def _lerp_dtypes(start, end, weight):
     """torch's lerp does not promote: end, and a weight tensor with dims, in start's dtype, a floating one (a 0-d
-    weight may have another dtype, as a number)."""
+    weight may have another dtype, as a number; not a 0-d example of a vmap batch, which has dims for the kernel)."""
     for name, t in (("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t.dtype != start.dtype and (name == "end" or t.ndim):
+        if isinstance(t, Tensor) and t.dtype != start.dtype and (name == "end" or t.ndim
+                                                                 or type(t._data) is not np.ndarray):
             raise RuntimeError(f"lerp: expected dtype {start.dtype} for `{name}` but got dtype {t.dtype}; lerp does "
                                f"not promote: convert it, e.g. {name}.to({start.dtype})")
     if not (start.dtype.is_floating_point or start.dtype.is_complex):
@@ -571,7 +636,7 @@ class ClampMin(Op):
 
     @staticmethod
     def jvp(ctx, t):
-        return t * Tensor._make((ctx.inputs[0]._data >= ctx.bound).astype(t._data.dtype))
+        return where(Tensor._make(ctx.inputs[0]._data >= ctx.bound), t, 0.0)  # (a selection: +0.0, not t * 0)
 
 
 class ClampMax(Op):
@@ -592,7 +657,7 @@ class ClampMax(Op):
 
     @staticmethod
     def jvp(ctx, t):
-        return t * Tensor._make((ctx.inputs[0]._data <= ctx.bound).astype(t._data.dtype))
+        return where(Tensor._make(ctx.inputs[0]._data <= ctx.bound), t, 0.0)  # (a selection: +0.0, not t * 0)
 
 
 def _bounded(input, bound, op):
