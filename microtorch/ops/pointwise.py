@@ -385,19 +385,28 @@ def _fma(a, b, c):
     """a * b + c rounded once to float32, as torch's fused multiply-adds (float32 operands; half computes in float
     too): the product is exact in float64, so computing there and rounding once more gives torch's bits (but where
     the float64 sum lands on a float32 halfway point: a double rounding, very rarely)."""
-    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(np.float32)
+    # (numpy converts inside its loops, and the sum goes into the product's memory where it fits: fresh float64
+    # temporaries as large as an optimizer's weight cost more in page faults than the arithmetic)
+    out = np.multiply(a, b, dtype=np.float64)
+    if type(out) is np.ndarray and out.shape == np.broadcast_shapes(out.shape, np.shape(c)):
+        return np.add(out, c, out=out).astype(np.float32)
+    return np.add(out, c, dtype=np.float64).astype(np.float32)
 
 
 def _lerp(s, e, w):
     """torch's lerp: from the nearer end (so an infinite start or end stays infinite where the other is finite),
     half computed in float, float32 as torch's fused multiply-adds (float64 keeps numpy's two roundings)"""
     dtype = np.result_type(s, e)
+    number = isinstance(w, (int, float))  # (a number picks one formula: the other is not computed)
     if _fused(dtype):
-        s, e, w = s.astype(np.float32), e.astype(np.float32), np.asarray(w).astype(np.float32)
+        s, e, w = s.astype(np.float32, copy=False), e.astype(np.float32, copy=False), np.float32(w) if number else \
+            np.asarray(w).astype(np.float32, copy=False)
         d = e - s
+        if number:
+            return (_fma(w, d, s) if abs(w) < 0.5 else _fma(-d, 1 - w, e)).astype(dtype, copy=False)
         return np.where(np.abs(w) < 0.5, _fma(w, d, s), _fma(-d, 1 - w, e)).astype(dtype, copy=False)
     d = e - s
-    if isinstance(w, (int, float)):  # (a number picks one formula: the other is not computed)
+    if number:
         return (s + w * d if abs(w) < 0.5 else e - d * (1 - w)).astype(dtype, copy=False)
     return np.where(np.abs(w) < 0.5, s + w * d, e - d * (1 - w)).astype(dtype, copy=False)
 
