@@ -18,7 +18,16 @@ _CONVERSIONS = {
     "as_tensor(array, dtype)": lambda T, a: T.as_tensor(a, dtype=T.float16),
     "tensor(list, dtype)": lambda T, a: T.tensor(a[:20_000].tolist(), dtype=T.float16),
     "complex128 to complex64, real, half": lambda T, a: T.tensor(a + 1j * a[::-1]).to(T.complex64).real.half(),
+    "copy_": lambda T, a: T.zeros(len(a), dtype=T.float16).copy_(T.tensor(a)),
+    "x[:] = double tensor": lambda T, a: _assigned(T, a),
+    "add_ of a double tensor": lambda T, a: T.zeros(len(a), dtype=T.float16).add_(T.tensor(a)),
 }
+
+
+def _assigned(T, a):
+    t = T.zeros(len(a), dtype=T.float16)
+    t[:] = T.tensor(a)
+    return t
 
 
 def _bits(t):

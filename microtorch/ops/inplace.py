@@ -17,6 +17,7 @@ import functools
 import numpy as np
 
 from .. import _dtype
+from .._dtype import cast
 from .._tensor import Tensor
 from ..autograd import extension, grad_mode, views
 from ..autograd.function import BackwardFunction
@@ -446,7 +447,7 @@ def _checked(self, values, op):
                            f"({op} on an expanded tensor)")
     if values.dtype != self._data.dtype:
         if can_cast(values.dtype, self._data.dtype):
-            values = values.astype(self._data.dtype)
+            values = cast(values, self._data.dtype)
         else:
             raise RuntimeError(f"result type {_type_name(values.dtype)} can't be cast to the desired output type "
                                f"{_type_name(self._data.dtype)} ({op})")
@@ -563,7 +564,7 @@ class Copy(Op):
 
     @staticmethod
     def forward(ctx, x, src):
-        return np.array(np.broadcast_to(src, x.shape), dtype=x.dtype)
+        return cast(np.broadcast_to(src, x.shape), x.dtype)  # (a copy, converted as torch converts)
 
     @staticmethod
     def backward(ctx, grad):
@@ -616,7 +617,7 @@ def _as_value(self, value):
     if not isinstance(value, Tensor):
         return Tensor._make(np.asarray(value, dtype=self._data.dtype))
     if value._data.dtype != self._data.dtype:
-        return value.to(self.dtype) if value._requires_grad else Tensor._make(value._data.astype(self._data.dtype))
+        return value.to(self.dtype) if value._requires_grad else Tensor._make(cast(value._data, self._data.dtype))
     return value
 
 
