@@ -385,7 +385,9 @@ def _fma(a, b, c):
     """a * b + c rounded once to float32, as torch's fused multiply-adds (float32 operands; half computes in float
     too): the product is exact in float64, so computing there and rounding once more gives torch's bits (but where
     the float64 sum lands on a float32 halfway point: a double rounding, very rarely)."""
-    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(np.float32)
+    prod = np.multiply(a, b, dtype=np.float64)  # (the operands cast inside the loop: no float64 copies of them)
+    into = prod if type(prod) is np.ndarray and prod.shape == np.broadcast_shapes(prod.shape, np.shape(c)) else None
+    return np.add(prod, c, out=into, dtype=np.float64).astype(np.float32)  # (into: one fresh temporary, not two)
 
 
 def _lerp(s, e, w):
@@ -393,8 +395,11 @@ def _lerp(s, e, w):
     half computed in float, float32 as torch's fused multiply-adds (float64 keeps numpy's two roundings)"""
     dtype = np.result_type(s, e)
     if _fused(dtype):
-        s, e, w = s.astype(np.float32), e.astype(np.float32), np.asarray(w).astype(np.float32)
+        s, e = s.astype(np.float32, copy=False), e.astype(np.float32, copy=False)  # (copies cost 4x here)
+        w = np.asarray(w).astype(np.float32, copy=False)
         d = e - s
+        if w.ndim == 0:  # (one weight: one of the two formulas for all, not both)
+            return (_fma(w, d, s) if abs(w) < 0.5 else _fma(-d, 1 - w, e)).astype(dtype, copy=False)
         return np.where(np.abs(w) < 0.5, _fma(w, d, s), _fma(-d, 1 - w, e)).astype(dtype, copy=False)
     d = e - s
     return np.where(np.abs(w) < 0.5, s + w * d, e - d * (1 - w)).astype(dtype, copy=False)
@@ -448,7 +453,7 @@ class Addcmul(Op):
         ctx.save_for_backward(a, b)
         dtype = np.result_type(x, a, b)
         if _fused(dtype) and not isinstance(value, complex):  # torch's: (value a) b + x, one rounding
-            return _fma(np.float32(value) * a.astype(np.float32), b, x).astype(dtype, copy=False)
+            return _fma(np.float32(value) * a.astype(np.float32, copy=False), b, x).astype(dtype, copy=False)
         return x + value * a * b
 
     @staticmethod
