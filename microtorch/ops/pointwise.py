@@ -439,7 +439,7 @@ class LerpTensor(Op):
 
     @staticmethod
     def jvp(ctx, ts, te, tw):
-        s, e, w = ctx.inputs  # torch's: lerp of the tangents, plus the weight's (an exact zero: a NaN in e - s stays out)
+        s, e, w = ctx.inputs  # torch's: lerp of the tangents, plus the weight's (a zero: a NaN in e - s stays out)
         return LerpTensor.apply(ts, te, w) + tw * (e - s)
 
 
