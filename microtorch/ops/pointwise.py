@@ -385,12 +385,9 @@ def _fma(a, b, c):
     """a * b + c rounded once to float32, as torch's fused multiply-adds (float32 operands; half computes in float
     too): the product is exact in float64, so computing there and rounding once more gives torch's bits (but where
     the float64 sum lands on a float32 halfway point: a double rounding, very rarely)."""
-    # (numpy converts inside its loops, and the sum goes into the product's memory where it fits: fresh float64
-    # temporaries as large as an optimizer's weight cost more in page faults than the arithmetic)
-    out = np.multiply(a, b, dtype=np.float64)
-    if type(out) is np.ndarray and out.shape == np.broadcast_shapes(out.shape, np.shape(c)):
-        return np.add(out, c, out=out).astype(np.float32)
-    return np.add(out, c, dtype=np.float64).astype(np.float32)
+    prod = np.multiply(a, b, dtype=np.float64)  # (the operands cast inside the loop: no float64 copies of them)
+    into = prod if type(prod) is np.ndarray and prod.shape == np.broadcast_shapes(prod.shape, np.shape(c)) else None
+    return np.add(prod, c, out=into, dtype=np.float64).astype(np.float32)  # (into: one fresh temporary, not two)
 
 
 def _lerp(s, e, w):
@@ -399,10 +396,10 @@ def _lerp(s, e, w):
     dtype = np.result_type(s, e)
     number = isinstance(w, (int, float))  # (a number picks one formula: the other is not computed)
     if _fused(dtype):
-        s, e, w = s.astype(np.float32, copy=False), e.astype(np.float32, copy=False), np.float32(w) if number else \
-            np.asarray(w).astype(np.float32, copy=False)
+        s, e = s.astype(np.float32, copy=False), e.astype(np.float32, copy=False)  # (copies cost 4x here)
+        w = np.asarray(w).astype(np.float32, copy=False)
         d = e - s
-        if number:
+        if w.ndim == 0:  # (one weight: one of the two formulas for all, not both)
             return (_fma(w, d, s) if abs(w) < 0.5 else _fma(-d, 1 - w, e)).astype(dtype, copy=False)
         return np.where(np.abs(w) < 0.5, _fma(w, d, s), _fma(-d, 1 - w, e)).astype(dtype, copy=False)
     d = e - s
@@ -445,7 +442,7 @@ class LerpTensor(Op):
 
     @staticmethod
     def jvp(ctx, ts, te, tw):
-        s, e, w = ctx.inputs  # torch's: lerp of the tangents, plus the weight's (an exact zero: a NaN in e - s stays out)
+        s, e, w = ctx.inputs  # torch's: lerp of the tangents, plus the weight's (a zero: a NaN in e - s stays out)
         return LerpTensor.apply(ts, te, w) + tw * (e - s)
 
 
@@ -459,7 +456,7 @@ class Addcmul(Op):
         ctx.save_for_backward(a, b)
         dtype = np.result_type(x, a, b)
         if _fused(dtype) and not isinstance(value, complex):  # torch's: (value a) b + x, one rounding
-            return _fma(np.float32(value) * a.astype(np.float32), b, x).astype(dtype, copy=False)
+            return _fma(np.float32(value) * a.astype(np.float32, copy=False), b, x).astype(dtype, copy=False)
         return x + value * a * b
 
     @staticmethod
