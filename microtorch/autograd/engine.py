@@ -397,7 +397,7 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
                         f"grad can be implicitly created only for scalar outputs: output {i} has shape "
                         f"{list(out.shape)}; pass gradient= (e.g. microtorch.ones_like(output)) or "
                         "reduce it to a scalar first (output.sum())")
-                if not (out.dtype.is_floating_point or out.dtype.is_complex):
+                if not out.dtype.is_floating_point:  # (a complex output too: its gradient is no derivative)
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
                 g = Tensor._make(np.ones(out._data.shape, out.dtype.np))
         else:

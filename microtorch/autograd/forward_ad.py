@@ -168,7 +168,9 @@ def _strip(t, level):
 
 
 def _is_diff_array(a):
-    return isinstance(a, np.ndarray) and a.dtype.kind in "fc"
+    """A numpy operand that takes part in a rule as a tensor: a floating one, or a number wrapped as a 0-d array of
+    its own dtype (torch's wrapped number, whose tangent is a zero of that dtype: int64 for mul(2, t))."""
+    return isinstance(a, np.ndarray) and (a.dtype.kind in "fc" or a.ndim == 0 and a.dtype.kind in "iub")
 
 
 def _zero_tangent(a, cls):

@@ -97,9 +97,6 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
-    for o, g in pairs:  # (torch's implicit gradient is for a real scalar only: the Jacobian of a complex f is not
-        if g is None and o.numel() == 1 and o.dtype.is_complex:  # one backward pass per output element there)
-            raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {o.dtype}")
     if not pairs:
         return (None,) * len(inputs)
     return engine.grad(tuple(o for o, _ in pairs), inputs, tuple(g for _, g in pairs), allow_unused=True,

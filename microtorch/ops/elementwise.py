@@ -16,15 +16,39 @@ from ._op import Op, WrappedNumber, as_array, broadcast_error, number_as, promot
 
 
 # ---- arithmetic -----------------------------------------------------------------------------
-def _operands(a, b):
+def _operands(a, b, op="binary op", wrapped=False):
     """(a, b, dtype): a binary op's operands in their result dtype, except a tensor taking part in differentiation,
     which keeps its own: torch's kernel casts it inside the op (its graph has no ToCopyBackward0 node) and the
-    engine casts its gradient back. dtype: the result's numpy dtype when an operand kept another, else None."""
+    engine casts its gradient back. dtype: the result's numpy dtype when an operand kept another, else None. op: the
+    op's name, for torch's OverflowError (an int beyond 64 bits). wrapped: a Python number stays in the dtype torch
+    wraps it in (see _wrapped; mul and div save it)."""
+    _int64(a, op)
+    _int64(b, op)
     dt = result_type(a, b).np
-    x, y = (number_as(v, dt) if not isinstance(v, Tensor) else v if v._data.dtype == dt or v._requires_grad
-            or v._fw_grads is not None else Tensor._make(v._data.astype(dt)) for v in (a, b))
-    kept = isinstance(x, Tensor) and x._data.dtype != dt or isinstance(y, Tensor) and y._data.dtype != dt
+    x, y = ((_wrapped(v, dt) if wrapped else number_as(v, dt)) if not isinstance(v, Tensor) else v
+            if v._data.dtype == dt or v._requires_grad or v._fw_grads is not None else Tensor._make(v._data.astype(dt))
+            for v in (a, b))
+    kept = any((v._data if isinstance(v, Tensor) else v).dtype != dt for v in (x, y))
     return x, y, dt if kept else None
+
+
+_WRAPPED = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64),
+            complex: np.dtype(np.complex128)}
+
+
+def _wrapped(v, dt):
+    """A Python number as torch wraps it, a 0-d array of its own dtype (int64, float64, ...), cast inside the op
+    (grad_fn._saved_self of mul(2, t) is int64's 2); another operand (a numpy scalar) in dt."""
+    wrapped = _WRAPPED.get(type(v))
+    return number_as(v, dt if wrapped is None else wrapped)
+
+
+def _int64(x, op):
+    """torch reads a Python int operand as a 64-bit integer (unsigned from 2**63 on): beyond that range its
+    OverflowError, for a float tensor too (numpy would take 2**70 as a float). op: the op named in the message."""
+    if x.__class__ is int and not -2 ** 63 <= x < 2 ** 64:
+        from .inplace import check_int_range
+        check_int_range((x,), None, op)
 
 
 def _in(dtype, a, b):
@@ -98,10 +122,12 @@ def add(input, other, *, alpha=1):
             return Add.apply(a, b) if alpha == 1 else Add.apply(a, b, alpha=_alpha_for(a.dtype, alpha, "add"))
         # float tensor + number, the commonest call with mul's: the tensor's dtype, a call less
         if alpha == 1 and type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind == "f":
+            if b.__class__ is int and not -2 ** 63 <= b < 2 ** 64:
+                _int64(b, "add")
             return AddNumber.apply(a, b)  # (complex: Add, see _with_scaled)
         if alpha != 1:
             alpha = _alpha_for(result_type(a, b), alpha, "add")
-        x, y, dt = _operands(a, b)  # (add(2, t): the number first is a 0-d tensor to torch, its edge goes to None)
+        x, y, dt = _operands(a, b, "add")  # (add(2, t): the number first is a 0-d tensor to torch, an edge to None)
         return Add.apply(x, y) if alpha == 1 and dt is None else Add.apply(x, y, alpha=alpha, dtype=dt)
     except ValueError as e:
         raise broadcast_error("add", e, a, b) from None
@@ -111,6 +137,7 @@ def _alpha_for(dtype, alpha, op):
     """alpha as torch takes it for tensors of dtype: for integer or bool ones an integer (a bool for bool ones),
     converted with torch's check (a RuntimeError if it does not fit; uint8 takes down to -255, which wraps)."""
     kind = dtype.np.kind
+    _int64(alpha, op)
     if kind != "b" and isinstance(alpha, (bool, np.bool_)):  # (floating results too: add(x, 1, alpha=False))
         raise RuntimeError(f"Boolean alpha only supported for Boolean results. ({op}: give alpha as a number)")
     if kind == "f" and isinstance(alpha, (complex, np.complexfloating)):
@@ -168,6 +195,8 @@ def sub(input, other, *, alpha=1):
         alpha = _alpha_for(result_type(a, b), alpha, "sub")
     try:
         if alpha == 1 and type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind == "f":
+            if b.__class__ is int and not -2 ** 63 <= b < 2 ** 64:
+                _int64(b, "sub")
             return SubNumber.apply(a, b)  # (complex: Sub, see _with_scaled)
         if a.__class__ is bool:  # sub(True, t): the guard's dtype test looks at the tensors and at `other`
             raise kernel_error("sub", (a, b))
@@ -175,7 +204,7 @@ def sub(input, other, *, alpha=1):
             alpha = _alpha_for(result_type(a, b), alpha, "sub")
         x, y, dt = a, b, None
         if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
-            x, y, dt = _operands(a, b)  # (sub(2, t): the number first is a 0-d tensor to torch, an edge to None)
+            x, y, dt = _operands(a, b, "sub")  # (sub(2, t): the number first is a 0-d tensor to torch: no edge)
         return Sub.apply(x, y) if alpha == 1 and dt is None else Sub.apply(x, y, alpha=alpha, dtype=dt)
     except ValueError as e:
         raise broadcast_error("sub", e, a, b) from None
@@ -229,10 +258,12 @@ class RsubTensors(Rsub):
 def rsub(input, other, alpha=1):
     if type(other) in _NUMBERS and alpha.__class__ is int and alpha == 1 and isinstance(input, Tensor) \
             and input._data.dtype.kind in "fc":  # 1 - h (W6's loss, through h.__rsub__): in the tensor's dtype
+        if other.__class__ is int and not -2 ** 63 <= other < 2 ** 64:
+            _int64(other, "rsub")
         return Rsub.apply(input, other)
     if alpha != 1 or alpha.__class__ is not int:
         alpha = _alpha_for(result_type(input, other), alpha, "rsub")
-    x, y, dt = _operands(input, other)
+    x, y, dt = _operands(input, other, "rsub")
     op = RsubTensors if isinstance(other, Tensor) else Rsub
     try:
         return op.apply(x, y) if alpha == 1 and dt is None else op.apply(x, y, alpha=alpha, dtype=dt)
@@ -297,8 +328,10 @@ def mul(input, other):
         if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype):
             # tensor * number, the commonest call with add's: in the tensor's dtype, no promotion step
             if type(b) in _NUMBERS and isinstance(a, Tensor) and a._data.dtype.kind in "fc":
+                if b.__class__ is int and not -2 ** 63 <= b < 2 ** 64:
+                    _int64(b, "mul")
                 return MulNumber.apply(a, b)
-            a, b, dt = _operands(a, b)  # (mul(2, t): the number first is a 0-d tensor to torch, an edge to None)
+            a, b, dt = _operands(a, b, "mul", wrapped=True)  # (mul(2, t): the number is a 0-d tensor to torch)
             if dt is not None:
                 return Mul.apply(a, b, dtype=dt)
         return Mul.apply(a, b)
@@ -345,11 +378,15 @@ def div(input, other, *, rounding_mode=None):
         from .misc import div_rounded
         return div_rounded(a, b, rounding_mode)
     if _keeps_dtype(a, b):
+        if b.__class__ is int and not -2 ** 63 <= b < 2 ** 64:
+            _int64(b, "div")
         return DivNumber.apply(a, b)
     if result_type(a, b).np.kind in "iub":  # true division of integers: each operand becomes the default
+        _int64(a, "div")
+        _int64(b, "div")
         a, b = _float_operand(a), _float_operand(b)  # float from its own dtype (uint8 / -1 is -1., not 1 / 255)
     else:
-        a, b, dt = _operands(a, b)  # (div(2, t): the number first is a 0-d tensor to torch, an edge to None)
+        a, b, dt = _operands(a, b, "div", wrapped=True)  # (div(2, t): the number is a 0-d tensor to torch)
         if dt is not None:
             return Div.apply(a, b, dtype=dt)
     try:
@@ -661,10 +698,12 @@ def _log_of_base(base, complex_exponent):
 
 
 # ---- unary functions --------------------------------------------------------------------------
-def _unary(name, np_fn, derivative, saves="input", fused=None):
+def _unary(name, np_fn, derivative, saves="input", fused=None, over=False):
     """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
     or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
-    TanhBackward...), for real tensors, whose `values(g, s)` computes it on arrays."""
+    TanhBackward...), for real tensors, whose `values(g, s)` computes it on arrays. over: derivative(s)
+    is the derivative's denominator, which torch's formula divides by (grad / x for log: times a reciprocal
+    rounds elsewhere)."""
 
     scalar_ok = isinstance(np_fn, np.ufunc)  # (a ufunc computes a numpy scalar as a 0-d array: see scalar_path)
 
@@ -678,13 +717,13 @@ def _unary(name, np_fn, derivative, saves="input", fused=None):
         if fused is not None and s._data.dtype.kind == "f":
             return plain(fused.values(grad._data, s._data)) if unrecorded(grad) and unrecorded(s) else \
                 fused.apply(grad, s)
-        return grad * derivative(s).conj()
+        return grad / derivative(s).conj() if over else grad * derivative(s).conj()
 
     def jvp(ctx, t):
         s = ctx.inputs[0] if saves == "input" else ctx.output
         if fused is not None and s._data.dtype.kind == "f":  # (torch's: its backward's op on the tangent)
             return fused.apply(t, s)
-        return t * derivative(s)
+        return t / derivative(s) if over else t * derivative(s)
 
     return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": derivative.__doc__,
                               "forward": staticmethod(forward), "backward": staticmethod(backward),
@@ -699,22 +738,22 @@ def _d_exp(out):
 
 def _d_log(x):
     """d log(x) = 1/x"""
-    return x.reciprocal()
+    return x
 
 
 def _d_log2(x):
     """d log2(x) = 1/(x ln 2)"""
-    return (x * math.log(2)).reciprocal()
+    return x * math.log(2)
 
 
 def _d_log10(x):
     """d log10(x) = 1/(x ln 10)"""
-    return (x * math.log(10)).reciprocal()
+    return x * 2.3025850929940456  # (torch's constant, an ulp below math.log(10))
 
 
 def _d_log1p(x):
     """d log(1+x) = 1/(1+x)"""
-    return (x + 1).reciprocal()
+    return x + 1
 
 
 def _d_expm1(out):
@@ -724,7 +763,7 @@ def _d_expm1(out):
 
 def _d_sqrt(out):
     """d sqrt(x) = 1/(2 sqrt(x))"""
-    return (out * 2).reciprocal()
+    return 2 * out
 
 
 def _d_rsqrt(out):
@@ -779,7 +818,7 @@ def _d_acos(x):
 
 def _d_atan(x):
     """d atan(x) = 1/(1+x^2)"""
-    return (1 + x * x).reciprocal()
+    return x * x + 1
 
 
 def _d_sinh(x):
@@ -860,28 +899,28 @@ def exp(input):
     return Exp.apply(_float(input))
 
 
-Log = _unary("Log", np.log, _d_log)
+Log = _unary("Log", np.log, _d_log, over=True)
 
 
 def log(input):
     return Log.apply(_float(input))
 
 
-Log2 = _unary("Log2", np.log2, _d_log2)
+Log2 = _unary("Log2", np.log2, _d_log2, over=True)
 
 
 def log2(input):
     return Log2.apply(_float(input))
 
 
-Log10 = _unary("Log10", np.log10, _d_log10)
+Log10 = _unary("Log10", np.log10, _d_log10, over=True)
 
 
 def log10(input):
     return Log10.apply(_float(input))
 
 
-Log1p = _unary("Log1P", np.log1p, _d_log1p)
+Log1p = _unary("Log1P", np.log1p, _d_log1p, over=True)
 
 
 def log1p(input):
@@ -895,7 +934,7 @@ def expm1(input):
     return Expm1.apply(_float(input))
 
 
-Sqrt = _unary("Sqrt", np.sqrt, _d_sqrt, saves="output")
+Sqrt = _unary("Sqrt", np.sqrt, _d_sqrt, saves="output", over=True)
 
 
 def sqrt(input):
@@ -985,7 +1024,7 @@ def acos(input):
     return Acos.apply(_float(input))
 
 
-Atan = _unary("Atan", np.arctan, _d_atan)
+Atan = _unary("Atan", np.arctan, _d_atan, over=True)
 
 
 def atan(input):
