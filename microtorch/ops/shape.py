@@ -43,11 +43,12 @@ def one_dim(dim, ndim, op):
     return normalize_dims(dim, ndim, op)[0]
 
 
-def _sizes(args, kw, name, op, x=None):
+def _sizes(args, kw, name, op):
     """Sizes given as *args, or (as torch also accepts) as one keyword argument `name`. None of them: torch's
-    TypeError when x has dims (of a 0-d x the ops here still take none: internal callers pass x.shape's ())."""
-    if not args and not kw and x is not None and x._data.ndim:
-        raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"; e.g. x.{op}(2, 3)')
+    TypeError, of a 0-d tensor too (its sizes are an empty tuple, given as one: x.reshape(()))."""
+    if not args and not kw:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"; e.g. x.{op}(2, 3), or x.{op}(()) '
+                        "for a 0-d shape")
     if kw:
         if set(kw) != {name} or args:
             raise TypeError(f"{op}() got an unexpected keyword argument {next(k for k in kw if k != name) if set(kw) != {name} else name!r}")
@@ -158,7 +159,7 @@ def broadcasts_to(shape, target):
 
 
 def expand(input, *sizes, **size):
-    return _expanded(input, _size_arg(_sizes(sizes, size, "size", "expand", input)))
+    return _expanded(input, _size_arg(_sizes(sizes, size, "size", "expand")))
 
 
 def _expanded(x, sizes):
@@ -485,8 +486,6 @@ class Permute(Op):
 
 
 def permute(input, *dims, **kw):
-    if not dims and not kw and input.ndim:  # torch: a TypeError (x.T of a 0-d tensor permutes by nothing)
-        raise TypeError('permute() missing 1 required positional arguments: "dims"; e.g. x.permute(1, 0)')
     x, dims = input, _size_arg(_sizes(dims, kw, "dims", "permute"))
     ndim = x._data.ndim
     if len(dims) != ndim:
@@ -550,7 +549,7 @@ def t(input):
 
 
 def numpy_T(x):
-    return permute(x, *reversed(range(x.ndim)))  # (recorded even when it changes nothing, as torch)
+    return permute(x, tuple(reversed(range(x.ndim))))  # (recorded even when it changes nothing, as torch)
 
 
 def mT(x):
@@ -597,7 +596,7 @@ class Repeat(Op):
 
 
 def repeat(input, *reps, **kw):
-    x, reps = input, _size_arg(_sizes(reps, kw, "repeats", "repeat", input))
+    x, reps = input, _size_arg(_sizes(reps, kw, "repeats", "repeat"))
     if len(reps) < x.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims ({len(reps)}) can not be smaller than number "
                            f"of dimensions of tensor ({x.ndim})")
@@ -955,13 +954,15 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def sum_to_size(input, *size, **kw):
     """x summed to `size`, which must broadcast to x's shape (torch: a sum with keepdim, then a view)."""
     from .reduce import sum
-    x, size = input, _size_arg(_sizes(size, kw, "size", "sum_to_size", input))
+    x, size = input, _size_arg(_sizes(size, kw, "size", "sum_to_size"))
     try:
         ok = len(size) <= x.ndim and np.broadcast_shapes(size, x.shape) == x.shape
     except ValueError:
         ok = False
     if not ok:
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(x.shape)}}}.")
+    if not size:  # torch's sum_to: to no dims is a sum over every element (SumBackward0), of a 0-d x too
+        return sum(x)
     if size == x.shape:
         return x
     lead = x.ndim - len(size)
