@@ -7,6 +7,7 @@ import numpy as np
 from .._tensor import Tensor, _size_arg
 from ._checks import check_size, need_dims
 from ._layout import like_torch
+from ._memory_formats import laid_out, memory_format as _memory_format, preserve_format
 from ._op import Op, normalize_dims
 from .inplace import mark_view
 
@@ -271,8 +272,8 @@ class Clone(Op):
     _grad_fn_name = "CloneBackward0"
 
     @staticmethod
-    def forward(ctx, x):
-        return x.copy()
+    def forward(ctx, x, memory_format=None):
+        return x.copy() if memory_format is None else laid_out(x, memory_format)  # (None: C order, for ops)
 
     @staticmethod
     def backward(ctx, grad):
@@ -283,8 +284,13 @@ class Clone(Op):
         return t
 
 
-def clone(input, memory_format=None):
-    return Clone.apply(input)
+def clone(input, *, memory_format=preserve_format):
+    """A copy laid out as torch's: by default with input's own layout when it is dense (preserve_format)."""
+    memory_format = preserve_format if memory_format is None else memory_format
+    if not isinstance(memory_format, _memory_format):
+        raise TypeError(f"clone(): argument 'memory_format' must be microtorch.memory_format, not "
+                        f"{type(memory_format).__name__}; pass e.g. microtorch.contiguous_format")
+    return Clone.apply(input, memory_format=memory_format)
 
 
 def _infer_shape(x, shape, op):
