@@ -13,6 +13,7 @@ import numpy as np
 from ._dtype import get_default_dtype
 from ._tensor import Size, Tensor, tensor
 from .ops.elementwise import rsub  # noqa: F401 (torch.rsub: the op itself, with its RsubBackward nodes)
+from .ops.reduce import std_mean, var_mean  # noqa: F401 (one node of two outputs each, beside var and std)
 
 
 # ---- shapes ---------------------------------------------------------------------------------------------------
@@ -234,30 +235,6 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 
 
 # ---- statistics and norms -------------------------------------------------------------------------------------
-def _correction(unbiased, correction):
-    """torch's older overload takes unbiased (True: 1, False: 0) where the newer one takes correction"""
-    return correction if unbiased is None else int(bool(unbiased))
-
-
-def _floating(input, op):
-    if not (input.is_floating_point() or input.is_complex()):
-        raise RuntimeError(f"{op} only support floating point and complex dtypes")
-
-
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=1):
-    """(std, mean) over dim, in one call"""
-    _floating(input, "std_mean")
-    c = _correction(unbiased, correction)
-    return input.std(dim, keepdim=keepdim, correction=c), input.mean(dim, keepdim=keepdim)
-
-
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=1):
-    """(var, mean) over dim, in one call"""
-    _floating(input, "var_mean")
-    c = _correction(unbiased, correction)
-    return input.var(dim, keepdim=keepdim, correction=c), input.mean(dim, keepdim=keepdim)
-
-
 def frobenius_norm(input, dim, keepdim=False):
     if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {input.dtype} "

@@ -1,5 +1,6 @@
 """Reductions beside torch 2.13: the order in which a list of dims is checked (range or repeat first),
-var/std's positional unbiased through the public guard, and max/min/amax/amin of complex tensors."""
+var_mean/std_mean as one node of two outputs, var/std's positional unbiased through the public guard, and
+max/min/amax/amin of complex tensors."""
 import numpy as np
 import pytest
 import torch
@@ -45,6 +46,51 @@ def test_repeated_dim_message_names_the_op_and_the_wrapped_dim():
         mt.tensor(X).sum((0, -3, 5))
 
 
+def _graph(L, name, args, kwargs, w=2.0):
+    x = L.tensor(X, requires_grad=True)
+    v, m = getattr(L, name)(x, *args, **kwargs)
+    node = v.grad_fn
+    saved = [node._saved_correction, node._saved_keepdim, np.round(node._saved_self.detach().numpy(), 12).tolist()]
+    if name == "std_mean":
+        saved.append(np.round(node._saved_result0.detach().numpy(), 12).tolist())
+    g, = L.autograd.grad((v * w + m).sum(), x, create_graph=True)
+    gg, = L.autograd.grad(g.pow(2).sum(), x, retain_graph=True)
+    gv, = L.autograd.grad(v.sum(), x, create_graph=True, retain_graph=True)
+    gm, = L.autograd.grad(m.sum(), x, retain_graph=True)
+    r = lambda t: np.round(t.detach().numpy(), 9).tolist()  # noqa: E731
+    names = lambda n: [type(f).__name__ if f is not None else None for f, _ in n.next_functions]  # noqa: E731
+    return (node.name(), m.grad_fn is node, v.output_nr if L is torch else v._output_nr, names(node), saved,
+            r(v), r(m), g.grad_fn.name(), names(g.grad_fn), names(gv.grad_fn), r(g), r(gg), r(gv), r(gm))
+
+
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+@pytest.mark.parametrize("args, kwargs", [((), {}), ((1,), {}), (((0, 2),), {"correction": 0}),
+                                          ((2,), {"keepdim": True}), ((True,), {}), ((1, False), {}),
+                                          ((), {"dim": (0, 1), "unbiased": False, "keepdim": True})])
+def test_var_mean_is_one_node(name, args, kwargs):
+    t, m = _graph(torch, name, args, kwargs), _graph(mt, name, args, kwargs)
+    assert m == t
+
+
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+def test_var_mean_forward_mode(name):
+    tangent = np.cos(X)
+    got = {}
+    for L in LIBS:
+        fa = L.autograd.forward_ad
+        with fa.dual_level():
+            v, m = getattr(L, name)(fa.make_dual(L.tensor(X), L.tensor(tangent)), 1)
+            got[L] = [np.round(fa.unpack_dual(o).tangent.numpy(), 9).tolist() for o in (v, m)]
+    assert got[mt] == got[torch]
+
+
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+def test_var_mean_of_integers_is_refused(name):
+    for L in LIBS:
+        with pytest.raises(RuntimeError, match=f"{name} only support floating point and complex dtypes"):
+            getattr(L, name)(L.tensor([1, 2, 3]))
+
+
 def _value(f):
     try:
         r = f()
@@ -54,7 +100,7 @@ def _value(f):
     return [(tuple(o.shape), o.grad_fn.name(), round(o.item(), 10) if o.numel() == 1 else None) for o in r]
 
 
-@pytest.mark.parametrize("op", ["var", "std"])
+@pytest.mark.parametrize("op", ["var", "std", "var_mean", "std_mean"])
 @pytest.mark.parametrize("args, kwargs", [((True,), {}), ((False,), {}), ((True,), {"keepdim": True}),
                                           ((False,), {"correction": 0}), ((1, True), {}), ((None, False, True), {}),
                                           ((1.5,), {}), (("a",), {})])

@@ -305,6 +305,83 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return Std.apply(input, dims=dims, correction=c, keepdim=keepdim)
 
 
+class VarMean(Op):
+    """(var(x), mean(x)) in one node: the gradient is var's plus mean's, of the outputs used"""
+    _grad_fn_name = "VarMeanBackward0"
+    _saved_names, _saved_values = ("self",), {"dim": "dims", "correction": "correction", "keepdim": "keepdim"}
+
+    @staticmethod
+    def forward(ctx, x, dims=None, correction=None, keepdim=False):
+        ctx.correction = correction  # (None: torch's default, 1, as its node shows it)
+        ctx.set_materialize_grads(False)  # (torch's formula adds only the terms of the outputs used)
+        var = Var.forward(ctx, x, dims, 1 if correction is None else correction, keepdim)
+        return var, Mean.forward(ctx, x, dims, keepdim)
+
+    @staticmethod
+    def backward(ctx, gvar, gmean):
+        return _plus_mean_grad(ctx, None if gvar is None else Var.backward(ctx, gvar), gmean)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return Var.jvp(ctx, t), Mean.apply(t, dims=ctx.dims, keepdim=ctx.keepdim)
+
+
+class StdMean(Op):
+    """(std(x), mean(x)) in one node: the gradient is std's plus mean's, of the outputs used"""
+    _grad_fn_name = "StdMeanBackward0"
+    _saved_names, _saved_values = ("self", "result0"), VarMean._saved_values
+
+    @staticmethod
+    def forward(ctx, x, dims=None, correction=None, keepdim=False):
+        ctx.correction = correction
+        ctx.set_materialize_grads(False)
+        std = Std.forward(ctx, x, dims, 1 if correction is None else correction, keepdim)
+        return std, Mean.forward(ctx, x, dims, keepdim)
+
+    @staticmethod
+    def backward(ctx, gstd, gmean):
+        return _plus_mean_grad(ctx, None if gstd is None else Std.backward(ctx, gstd), gmean)
+
+    @staticmethod
+    def jvp(ctx, t):
+        x, std = ctx.inputs[0], ctx.output[0]
+        centered = x - x.mean(dim=ctx.dims, keepdim=True)
+        tstd = Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (std * ctx.denom)
+        return tstd, Mean.apply(t, dims=ctx.dims, keepdim=ctx.keepdim)
+
+
+def _plus_mean_grad(ctx, grad, gmean):
+    """torch's var_mean_backward/std_mean_backward: the first output's gradient, plus mean's if it has one."""
+    if gmean is None:
+        return grad
+    g = Mean.backward(ctx, gmean)
+    return g if grad is None else grad + g
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(var, mean) over dim, in one call"""
+    _floating(input, "var_mean")
+    dims, c = _var_args(dim, unbiased, correction, input, "var_mean", keepdim)
+    return VarMean.apply(input, dims=dims, correction=_default_or(c, dim, unbiased, correction), keepdim=keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(std, mean) over dim, in one call"""
+    _floating(input, "std_mean")
+    dims, c = _var_args(dim, unbiased, correction, input, "std_mean", keepdim)
+    return StdMean.apply(input, dims=dims, correction=_default_or(c, dim, unbiased, correction), keepdim=keepdim)
+
+
+def _default_or(c, dim, unbiased, correction):
+    """None where torch's call took its default correction without a dim (its node then shows None), else c."""
+    return None if dim is None and unbiased is None and correction is None else c
+
+
+def _floating(input, op):
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"{op} only support floating point and complex dtypes (convert the input, e.g. x.double())")
+
+
 def _exclusive_cumprods(xd, ax):
     """The products of the elements before / after each one along ax (inf * 0 is nan, silently as torch)."""
     with np.errstate(all="ignore"):

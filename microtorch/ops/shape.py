@@ -7,6 +7,7 @@ import numpy as np
 from .._tensor import Tensor, _size_arg
 from ._checks import check_size, need_dims
 from ._layout import like_torch
+from ._memory_formats import laid_out, memory_format as _memory_format, preserve_format
 from ._op import Op, normalize_dims
 from .inplace import mark_view
 
@@ -43,11 +44,12 @@ def one_dim(dim, ndim, op):
     return normalize_dims(dim, ndim, op)[0]
 
 
-def _sizes(args, kw, name, op, x=None):
+def _sizes(args, kw, name, op):
     """Sizes given as *args, or (as torch also accepts) as one keyword argument `name`. None of them: torch's
-    TypeError when x has dims (of a 0-d x the ops here still take none: internal callers pass x.shape's ())."""
-    if not args and not kw and x is not None and x._data.ndim:
-        raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"; e.g. x.{op}(2, 3)')
+    TypeError, of a 0-d tensor too (its sizes are an empty tuple, given as one: x.reshape(()))."""
+    if not args and not kw:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"; e.g. x.{op}(2, 3), or x.{op}(()) '
+                        "for a 0-d shape")
     if kw:
         if set(kw) != {name} or args:
             raise TypeError(f"{op}() got an unexpected keyword argument {next(k for k in kw if k != name) if set(kw) != {name} else name!r}")
@@ -158,7 +160,7 @@ def broadcasts_to(shape, target):
 
 
 def expand(input, *sizes, **size):
-    return _expanded(input, _size_arg(_sizes(sizes, size, "size", "expand", input)))
+    return _expanded(input, _size_arg(_sizes(sizes, size, "size", "expand")))
 
 
 def _expanded(x, sizes):
@@ -270,8 +272,8 @@ class Clone(Op):
     _grad_fn_name = "CloneBackward0"
 
     @staticmethod
-    def forward(ctx, x):
-        return x.copy()
+    def forward(ctx, x, memory_format=None):
+        return x.copy() if memory_format is None else laid_out(x, memory_format)  # (None: C order, for ops)
 
     @staticmethod
     def backward(ctx, grad):
@@ -282,8 +284,13 @@ class Clone(Op):
         return t
 
 
-def clone(input, memory_format=None):
-    return Clone.apply(input)
+def clone(input, *, memory_format=preserve_format):
+    """A copy laid out as torch's: by default with input's own layout when it is dense (preserve_format)."""
+    memory_format = preserve_format if memory_format is None else memory_format
+    if not isinstance(memory_format, _memory_format):
+        raise TypeError(f"clone(): argument 'memory_format' must be microtorch.memory_format, not "
+                        f"{type(memory_format).__name__}; pass e.g. microtorch.contiguous_format")
+    return Clone.apply(input, memory_format=memory_format)
 
 
 def _infer_shape(x, shape, op):
@@ -485,8 +492,6 @@ class Permute(Op):
 
 
 def permute(input, *dims, **kw):
-    if not dims and not kw and input.ndim:  # torch: a TypeError (x.T of a 0-d tensor permutes by nothing)
-        raise TypeError('permute() missing 1 required positional arguments: "dims"; e.g. x.permute(1, 0)')
     x, dims = input, _size_arg(_sizes(dims, kw, "dims", "permute"))
     ndim = x._data.ndim
     if len(dims) != ndim:
@@ -550,7 +555,7 @@ def t(input):
 
 
 def numpy_T(x):
-    return permute(x, *reversed(range(x.ndim)))  # (recorded even when it changes nothing, as torch)
+    return permute(x, tuple(reversed(range(x.ndim))))  # (recorded even when it changes nothing, as torch)
 
 
 def mT(x):
@@ -597,7 +602,7 @@ class Repeat(Op):
 
 
 def repeat(input, *reps, **kw):
-    x, reps = input, _size_arg(_sizes(reps, kw, "repeats", "repeat", input))
+    x, reps = input, _size_arg(_sizes(reps, kw, "repeats", "repeat"))
     if len(reps) < x.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims ({len(reps)}) can not be smaller than number "
                            f"of dimensions of tensor ({x.ndim})")
@@ -955,13 +960,15 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def sum_to_size(input, *size, **kw):
     """x summed to `size`, which must broadcast to x's shape (torch: a sum with keepdim, then a view)."""
     from .reduce import sum
-    x, size = input, _size_arg(_sizes(size, kw, "size", "sum_to_size", input))
+    x, size = input, _size_arg(_sizes(size, kw, "size", "sum_to_size"))
     try:
         ok = len(size) <= x.ndim and np.broadcast_shapes(size, x.shape) == x.shape
     except ValueError:
         ok = False
     if not ok:
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(x.shape)}}}.")
+    if not size:  # torch's sum_to: to no dims is a sum over every element (SumBackward0), of a 0-d x too
+        return sum(x)
     if size == x.shape:
         return x
     lead = x.ndim - len(size)

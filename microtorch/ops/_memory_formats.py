@@ -1,0 +1,68 @@
+"""torch's memory formats (preserve_format, contiguous_format, channels_last, channels_last_3d): how clone lays
+out the copy it makes.
+
+torch's default, preserve_format, keeps a dense layout as it is (the clone of a transposed tensor is
+transposed: its strides, is_contiguous() and whether a later view() works are the original's), and gives
+any other layout dense strides in the same order (its infer_dense_strides). numpy's copy would be C order.
+"""
+import numpy as np
+
+from ._layout import _fastest_first
+
+
+class memory_format:  # noqa: N801 (torch's name)
+    """One of torch's memory formats; they are compared by identity."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "microtorch." + self._name
+
+
+preserve_format = memory_format("preserve_format")
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+_FASTEST_FIRST = {channels_last: (1, 3, 2, 0), channels_last_3d: (1, 4, 3, 2, 0)}  # C, then W (H, D), then N
+
+
+def laid_out(x, fmt):
+    """A copy of the array x in the memory format fmt."""
+    if fmt is contiguous_format or type(x) is not np.ndarray or min(x.strides, default=0) < 0:
+        return x.copy()  # (C order; vmap's batched arrays keep their own copy)
+    if fmt is preserve_format:
+        if x.flags.c_contiguous and min(x.shape, default=2) > 1:  # the common case: numpy's copy is the same
+            return x.copy()
+        return _copy_with_strides(x, _preserved_strides(x.shape, [s // x.itemsize for s in x.strides]))
+    order = _FASTEST_FIRST[fmt]
+    if x.ndim != len(order):
+        raise RuntimeError(f"required rank {len(order)} tensor to use {fmt._name} format (clone: got a {x.ndim}-d "
+                           f"tensor of shape {list(x.shape)}; use contiguous_format)")
+    return _copy_with_strides(x, _dense_in_order(x.shape, order))
+
+
+def _preserved_strides(shape, strides):
+    """torch's strides (in elements) for the preserve_format copy of a tensor: its own when it is dense without
+    overlaps (is_non_overlapping_and_dense), else dense ones ordered as its strides (infer_dense_strides)."""
+    need = 1
+    for d in sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: strides[d]):
+        if strides[d] != need:
+            return _dense_in_order(shape, _fastest_first(list(range(len(shape))), [strides], shape))
+        need *= shape[d]
+    return strides
+
+
+def _dense_in_order(shape, fastest_first):
+    out, step = [0] * len(shape), 1
+    for d in fastest_first:
+        out[d] = step
+        step *= max(shape[d], 1)  # (a size-0 dim counts as 1, as torch's)
+    return out
+
+
+def _copy_with_strides(x, strides):
+    """A fresh array with x's values laid out with these strides (in elements, dense without overlaps)."""
+    out = np.ndarray(x.shape, x.dtype, np.empty(x.size, x.dtype), 0, [s * x.itemsize for s in strides])
+    out[...] = x
+    return out
