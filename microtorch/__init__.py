@@ -28,6 +28,8 @@ from .ops import (abs, acos, add, addmm, all, allclose, amax, amin, angle, any, 
                   sin, sinh, sort, split, sqrt, square, squeeze, stack, std, sub, sum, swapaxes, swapdims, t,
                   take, tan, tanh, topk, transpose, trunc, unbind, unflatten, unsqueeze, var, where)
 from .ops import round_ as round  # noqa: F401
+from .ops._memory_formats import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401
+                                  memory_format, preserve_format)
 from ._creation import (arange, empty, empty_like, eye, full, full_like, linspace, ones, ones_like,  # noqa: F401
                         rand, rand_like, randint, randint_like, randn, randn_like, randperm, zeros,
                         zeros_like, normal, logspace, meshgrid, tril, triu, diag, bernoulli, multinomial)
@@ -123,7 +125,8 @@ __all__ = [
     "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "argwhere",
     "as_tensor", "asin", "asinh", "atan", "atan2", "atanh", "atleast_1d", "atleast_2d",
     "atleast_3d", "bernoulli", "bincount", "bmm", "bool", "broadcast_to", "bucketize", "cat",
-    "cdouble", "ceil", "cfloat", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone",
+    "cdouble", "ceil", "cfloat", "channels_last", "channels_last_3d", "chunk", "clamp", "clamp_max", "clamp_min",
+    "clip", "clone", "contiguous_format", "memory_format", "preserve_format",
     "column_stack", "complex128", "complex64", "concat", "concatenate", "conj", "cos", "cosh",
     "count_nonzero", "cumsum", "deg2rad", "detach", "device", "diag", "diagonal", "diff", "div",
     "divide", "dot", "double", "dsplit", "dstack", "dtype", "e", "einsum", "empty", "empty_like",

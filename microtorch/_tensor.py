@@ -398,9 +398,6 @@ class Tensor:
     def cpu(self):
         return self
 
-    def contiguous(self, memory_format=None):
-        return self if self._data.flags["C_CONTIGUOUS"] else self.clone()
-
     def new_tensor(self, data, dtype=None, requires_grad=False):
         if data is None:  # (numpy would say int() of None, from inside tensor())
             raise TypeError("new_tensor(): 'NoneType' object cannot be interpreted as a number; pass the data, "

@@ -205,7 +205,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
         A = A.permute(*[d for d in range(A.ndim) if d not in moved], *moved)
     rest = tuple(A.shape[B.ndim:])
     n = int(np.prod(tuple(B.shape)))
-    return solve(A.reshape(n, -1), B.reshape(n)).reshape(*rest)
+    return solve(A.reshape(n, -1), B.reshape(n)).reshape(rest)
 
 
 from ._api_errors import clean_namespace as _clean_namespace  # noqa: E402

@@ -131,6 +131,8 @@ OPS = [
     ("var", lambda L, a: a.var(), [F(2, 3)]),
     ("var_dim", lambda L, a: a.var(1, keepdim=True), [F(2, 3)]),
     ("std", lambda L, a: a.std(0), [F(3, 2)]),
+    ("var_mean", lambda L, a: L.var_mean(a, 1), [F(2, 3)]),
+    ("std_mean", lambda L, a: L.std_mean(a, (0, 1), keepdim=True, correction=0), [F(3, 2)]),
     ("prod", lambda L, a: a.prod(), [F(4)]),
     ("prod_dim", lambda L, a: a.prod(1), [F(2, 3)]),
     ("prod_zero", lambda L, a: (a * L.tensor([1.0, 0.0, 1.0], dtype=L.float64)).prod(), [F(3)]),

@@ -29,6 +29,7 @@ DIM_OPS = {
     "std": lambda L, x, d: x.std(d), "var": lambda L, x, d: x.var(d), "var_mean": lambda L, x, d: L.var_mean(x, d),
     "std_mean": lambda L, x, d: L.std_mean(x, d), "vector_norm": lambda L, x, d: L.linalg.vector_norm(x, dim=d),
     "flip": lambda L, x, d: x.flip(d), "squeeze": lambda L, x, d: x.squeeze(d),
+    "nansum": lambda L, x, d: x.nansum(d),
 }
 
 

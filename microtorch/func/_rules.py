@@ -72,11 +72,12 @@ def masked_fill(cls, args, kwargs, level):
     return elementwise(cls, args, kwargs, level)
 
 
-@register(rd.Sum, rd.Mean, rd.Var, rd.Std, rd.AmaxOp, rd.Norm, sh.Flip)
+@register(rd.Sum, rd.Mean, rd.Var, rd.Std, rd.VarMean, rd.StdMean, rd.AmaxOp, rd.Norm, sh.Flip)
 def reduce_dims(cls, args, kwargs, level):
     """ops with a `dims` keyword (None: all dims)"""
     v, _ = unwrap(args[0], level)
-    return wrap(cls.apply(v, *args[1:], **dict(kwargs, dims=_shift(kwargs.get("dims"), _ndim(args[0])))), level)
+    out = cls.apply(v, *args[1:], **dict(kwargs, dims=_shift(kwargs.get("dims"), _ndim(args[0]))))
+    return wrap_outputs(out, level)  # (var_mean, std_mean: two)
 
 
 @register(rd.Prod)

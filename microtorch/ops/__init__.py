@@ -19,17 +19,24 @@ from .shape import (atleast_1d, broadcast_to, cat, chunk, clone, concat, concate
                     expand_as, flatten, flip, movedim, mT, narrow, numpy_T, permute, repeat, reshape, split, squeeze,
                     stack, sum_to, sum_to_size, swapaxes, swapdims, t, transpose, unbind, unflatten, unsqueeze, view)
 from . import inplace
+from ._memory_formats import contiguous_format, preserve_format
 from .. import _tensor_methods
 
 
-def _clone(self, memory_format=None):
-    return clone(self)
+def _clone(self, *, memory_format=preserve_format):
+    return clone(self, memory_format=memory_format)
+
+
+def _contiguous(self, memory_format=contiguous_format):
+    """self when it is laid out in C order already, else a copy that is (torch's CloneBackward0)"""
+    return self if self._data.flags["C_CONTIGUOUS"] else clone(self, memory_format=contiguous_format)
 
 
 def _install(cls):
     _tensor_methods.install(cls)   # +, *, sum, exp, ...: one-line calls into the ops
     inplace.install(cls)           # add_, mul_, x[i] = v, ...
     cls.clone = _clone
+    cls.contiguous = _contiguous
     cls._to_dtype = to_dtype
 
 

@@ -41,7 +41,7 @@ def tile(input, dims):
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     x = input.reshape((1,) * (len(dims) - input.ndim) + tuple(input.shape)) if len(dims) > input.ndim else input
-    return sh.repeat(x, *dims)
+    return sh.repeat(x, dims)
 
 
 def ravel(input):

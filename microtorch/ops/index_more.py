@@ -157,7 +157,7 @@ def index_fill(input, dim, index, value):
         if value.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        src = value.to(input.dtype).expand(*shape)
+        src = value.to(input.dtype).expand(shape)
         if value.requires_grad:  # a repeated index fills its place once: value's gradient counts it once
             src = where(Tensor._make(_first_time(idx, input.ndim - d)), src, src.detach())
         return IndexFillTensor.apply(input, src, key=key)
@@ -195,7 +195,7 @@ def index_put(input, indices, values, accumulate=False):
     except ValueError:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
                            f"indexing result of shape {list(shape)} (index_put)") from None
-    src = values.to(input.dtype).expand(*shape) if tuple(values.shape) != shape or values.dtype != input.dtype \
+    src = values.to(input.dtype).expand(shape) if tuple(values.shape) != shape or values.dtype != input.dtype \
         else values
     return (IndexPutAccumulate if accumulate else IndexPut).apply(input, src, key=key)
 

@@ -363,7 +363,7 @@ class Einsum(Op):
         lhs, out = ctx.equation.split("->")
         terms = lhs.split(",")
         sizes = _label_sizes(ctx.equation, ctx.shapes)
-        full = [o if o is None else o.expand(*(sizes[c] for c in t)) for t, o in zip(terms, ops)]  # (size 1
+        full = [o if o is None else o.expand(tuple(sizes[c] for c in t)) for t, o in zip(terms, ops)]  # (size 1
         # labels broadcast)
         return tuple(_einsum_operand_grad(grad, i, terms, out, full, sizes, ctx.shapes[i])
                      if ctx.needs_input_grad[i] else None for i in range(len(terms)))

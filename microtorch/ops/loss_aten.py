@@ -178,7 +178,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if not _is_int(dim) or not -nd <= dim < nd:
         raise IndexError(f"cosine_similarity(): Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
                          f"but got {dim})")
-    return loss.cosine_similarity(x1.to(common).expand(*shape), x2.to(common).expand(*shape), dim, eps)
+    return loss.cosine_similarity(x1.to(common).expand(shape), x2.to(common).expand(shape), dim, eps)
 
 
 for _name in ("kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",

@@ -247,5 +247,6 @@ class Nansum(Op):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     need_grad_dtype(input, dtype, "nansum")
     x = input.to(dtype) if dtype is not None else input
-    dims = _dims(dim, x.ndim, "nansum") if not (isinstance(dim, (tuple, list)) and len(dim) == 0) else None
+    every = dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0
+    dims = None if every else normalize_dims(dim, x.ndim, "nansum", ranges_first=False)  # (torch's order, as var's)
     return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim)
