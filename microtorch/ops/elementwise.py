@@ -7,12 +7,11 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype, result_type
 from .._tensor import Tensor
-from ..autograd import grad_mode
 from . import _zero_tangent as _zero
 from ._checks import need_floating
 from ._kernels import kernel_error
 from ._layout import like_torch
-from ._op import Op, WrappedNumber, as_array, broadcast_error, number_as, promoted, scalar_path
+from ._op import Op, WrappedNumber, as_array, broadcast_error, number_as, plain, promoted, scalar_path, unrecorded
 
 
 # ---- arithmetic -----------------------------------------------------------------------------
@@ -306,22 +305,6 @@ def _times_conj(grad, x):
     return grad * conj(x)
 
 
-def plain(values):
-    """A backward formula's op computed straight in numpy where its operands are unrecorded: the tensor that the
-    op's Function.apply would give, without the node it would make and drop (about 1.3 us a call, more than the
-    arithmetic on small tensors). (asarray: numpy gives 0-d results as scalars.)"""
-    return Tensor._make(np.asarray(values))
-
-
-def unrecorded(t):
-    """Grad mode is off (a backward without create_graph) and t carries no tangent and no vmap batch: no op on t
-    records or saves anything, only its values matter. (Backward formulas skip ops nobody would see. With grad
-    mode on, a tensor that needs no gradient may still be saved by an op that records, as torch's view with its
-    base's version counter. A subclass with arithmetic of its own, as forward mode's exact zero, takes its ops.)"""
-    return ((type(t) is Tensor or type(t).__mul__ is Tensor.__mul__) and type(t._data) is np.ndarray
-            and not t._fw_grads and not grad_mode.is_grad_enabled())
-
-
 def mul(input, other):
     a, b = input, other
     try:
@@ -447,11 +430,17 @@ class DivScalar(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return DivScalar.apply(grad, ctx.s), None
+        return div_scalar(grad, ctx.s), None
 
     @staticmethod
     def jvp(ctx, t, _s):
         return DivScalar.apply(t, ctx.s)
+
+
+def div_scalar(t, s):
+    """t / s for a Python number s in a backward formula: DivScalar (torch's DivBackward1), or only its numpy
+    division where t is unrecorded (see _op.plain)."""
+    return plain(_by_number(operator.truediv, t._data, s)) if unrecorded(t) else DivScalar.apply(t, s)
 
 
 class MulNumber(MulScalar):

@@ -4,8 +4,8 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import check_einsum
 from ._kernels import _NAMES
-from ._op import Op, promoted
-from .elementwise import conj, plain, unrecorded
+from ._op import Op, plain, promoted, unrecorded
+from .elementwise import conj
 from .shape import SqueezeDim, broadcasts_to
 
 

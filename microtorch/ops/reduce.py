@@ -9,9 +9,10 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
-from ._op import Op, as_array, broadcast_error, reduce_dims
-from .elementwise import DivScalar, MulScalar
-from .shape import Clone, _dense_strides, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze
+from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
+from .elementwise import MulScalar, div_scalar
+from .shape import (Clone, _dense_strides, _share, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze,
+                    unsqueezed_array)
 
 def return_type(name, fields=("values", "indices")):
     """A namedtuple that prints as torch's `torch.return_types.max(values=..., indices=...)`."""
@@ -47,6 +48,11 @@ def _unsqueeze_to(grad, in_shape, dims, keepdim):
     every dim, dims None: a 0-d gradient broadcasts as it is)."""
     if keepdim or dims is None or grad.ndim == len(in_shape):
         return grad
+    if unrecorded(grad):  # (a backward without create_graph: the arrays alone, see _op.plain)
+        data = grad._data
+        for d in sorted(dims):
+            data = unsqueezed_array(data, d)
+        return _share(plain(data), grad)
     for d in sorted(dims):
         grad = unsqueeze(grad, d)
     return grad
@@ -136,7 +142,7 @@ class Mean(Op):
     def backward(ctx, grad):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         # torch's order (over an empty dim, nothing is divided by 0) and its div by a number (DivBackward1)
-        return DivScalar.apply(expand_to(g, ctx.in_shape), ctx.n)
+        return div_scalar(expand_to(g, ctx.in_shape), ctx.n)
 
     @staticmethod
     def jvp(ctx, t):

@@ -8,7 +8,7 @@ from .._tensor import Tensor, _size_arg
 from ._checks import check_size, need_dims
 from ._layout import like_torch
 from ._memory_formats import laid_out, memory_format as _memory_format, preserve_format
-from ._op import Op, normalize_dims
+from ._op import Op, normalize_dims, plain, unrecorded
 from .inplace import mark_view
 
 
@@ -20,13 +20,9 @@ class SumTo(Op):
     @staticmethod
     def forward(ctx, g, shape):
         ctx.in_shape = g.shape
-        lead = g.ndim - len(shape)
-        stretched = tuple([i for i in range(lead, g.ndim) if shape[i - lead] == 1 and g.shape[i] != 1])
-        ctx.dims, ctx.keepdim = tuple(range(lead)) + stretched, True  # (torch's: leading dims go in a view, sum_to)
-        if not stretched:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
-            return np.asarray(g.sum(axis=ctx.dims), order="C")  # (asarray: a 0-d array, not a scalar)
-        out = g.sum(axis=ctx.dims, keepdims=True)
-        return np.asarray(out.reshape(shape), order="C")  # (ascontiguousarray makes a 0-d result 1-d)
+        out, ctx.dims = _summed_to(g, shape)
+        ctx.keepdim = True  # (torch's: leading dims go in a view, see sum_to)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -57,11 +53,24 @@ def _sizes(args, kw, name, op):
     return args
 
 
+def _summed_to(g, shape):
+    """(g summed over the dims broadcasting added or stretched to reach g's shape from `shape`, those dims)."""
+    lead = g.ndim - len(shape)
+    stretched = tuple([i for i in range(lead, g.ndim) if shape[i - lead] == 1 and g.shape[i] != 1])
+    dims = tuple(range(lead)) + stretched
+    if not stretched:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
+        return np.asarray(g.sum(axis=dims), order="C"), dims  # (asarray: a 0-d array, not a scalar)
+    out = g.sum(axis=dims, keepdims=True)
+    return np.asarray(out.reshape(shape), order="C"), dims  # (ascontiguousarray makes a 0-d result 1-d)
+
+
 def sum_to(g, shape):
     shape = tuple(shape)
     if g._data.shape == shape:  # (the array's tuple: g.shape builds a Size)
         return g
-    if not g._requires_grad:  # nothing will record it (a plain backward): one op
+    if unrecorded(g):  # (a backward without create_graph: the sum alone, no node to make and drop)
+        return plain(_summed_to(g._data, shape)[0])
+    if not g._requires_grad:  # nothing will record it: one op
         return SumTo.apply(g, shape)
     # torch's steps, which a double backward's graph shows: a sum over every dim to a 0-d shape
     # (SumBackward0); else a sum with keepdim (SumBackward1), and a view that drops the leading dims
@@ -81,14 +90,7 @@ class Expand(Op):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        lead = len(shape) - x.ndim
-        if tuple(shape) == (1,) * lead + x.shape:  # nothing repeated: a writable view, as in-place ops may write it
-            out = x[(None,) * lead + (Ellipsis,)]  # (the Ellipsis: a view even when 0-d)
-            if lead and type(x) is np.ndarray:  # (numpy gives the new dims stride 0)
-                strides = _expand_strides(x, shape, lead)
-                return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
-            return out
-        return _stretched(x, shape, lead)
+        return _expanded_array(x, shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -97,6 +99,18 @@ class Expand(Op):
     @staticmethod
     def jvp(ctx, t, _shape):
         return Expand.apply(t, ctx.inputs[1])
+
+
+def _expanded_array(x, shape):
+    """The array x expanded to shape, laid out as torch's expand."""
+    lead = len(shape) - x.ndim
+    if tuple(shape) == (1,) * lead + x.shape:  # nothing repeated: a writable view, as in-place ops may write it
+        out = x[(None,) * lead + (Ellipsis,)]  # (the Ellipsis: a view even when 0-d)
+        if lead and type(x) is np.ndarray:  # (numpy gives the new dims stride 0)
+            strides = _expand_strides(x, shape, lead)
+            return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
+        return out
+    return _stretched(x, shape, lead)
 
 
 def _stretched(x, shape, lead):
@@ -144,7 +158,10 @@ def broadcast_to(input, size):
 
 def expand_to(g, shape):
     """g.expand(shape) without its checks, for backward formulas: g broadcasts to `shape` by construction
-    (a reduced gradient back to its input's shape). A view even when nothing changes, as torch's."""
+    (a reduced gradient back to its input's shape). A view even when nothing changes, as torch's. In a backward
+    without create_graph, the expanded array alone (no ExpandBackward0 node to make and drop)."""
+    if unrecorded(g):
+        return _share(plain(_expanded_array(g._data, tuple(shape))), g)
     return _share(Expand.apply(g, shape), g)
 
 
@@ -442,6 +459,16 @@ def squeeze(input, dim=None):
     return _share(cls.apply(input, dims=dims), input)
 
 
+def unsqueezed_array(x, dim):
+    """The array x with a size-1 dim inserted at dim, laid out as torch's unsqueeze."""
+    shape = x.shape[:dim] + (1,) + x.shape[dim:]
+    out = x.reshape(shape)  # (a new size-1 dim never needs a copy; np.expand_dims costs 2 us more)
+    # torch's strides: x's (numpy resets those of size-1 dims), and for the new dim the stride of the
+    # dim it goes before times that dim's size (matmul's fold-or-copy choice reads them)
+    strides = _unsqueezed_strides(x, dim)
+    return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
+
+
 class Unsqueeze(Op):
     """insert a size-1 dimension; the gradient drops it"""
     _grad_fn_name = "UnsqueezeBackward0"
@@ -449,12 +476,7 @@ class Unsqueeze(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        shape = x.shape[:dim] + (1,) + x.shape[dim:]
-        out = x.reshape(shape)  # (a new size-1 dim never needs a copy; np.expand_dims costs 2 us more)
-        # torch's strides: x's (numpy resets those of size-1 dims), and for the new dim the stride of the
-        # dim it goes before times that dim's size (matmul's fold-or-copy choice reads them)
-        strides = _unsqueezed_strides(x, dim)
-        return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
+        return unsqueezed_array(x, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -517,7 +539,7 @@ class Transpose(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return transpose(grad, ctx.d0, ctx.d1), None
+        return (_swapped(grad, ctx.d0, ctx.d1) if unrecorded(grad) else transpose(grad, ctx.d0, ctx.d1)), None
 
     @staticmethod
     def jvp(ctx, t):
@@ -529,7 +551,12 @@ class T(Transpose):
 
     @staticmethod
     def backward(ctx, grad):
-        return t(grad), None
+        return (_swapped(grad, ctx.d0, ctx.d1) if unrecorded(grad) else t(grad)), None
+
+
+def _swapped(g, d0, d1):
+    """transpose(g, d0, d1) in a backward without create_graph: the swapped view alone (see _op.plain)."""
+    return _share(plain(g._data.swapaxes(d0, d1) if g._data.ndim else g._data.view()), g)
 
 
 def transpose(input, dim0, dim1):
