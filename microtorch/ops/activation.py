@@ -3,13 +3,21 @@ logsigmoid, glu, prelu, rrelu. Each is one Function with its derivative beside i
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op
-from .elementwise import _unary, where
+from ._op import Op, plain, unrecorded
+from .elementwise import _select, _unary, where
 
 
 def _mask(cond, like):
     """A 0/1 tensor of like's dtype (a constant: no gradient flows through a comparison)."""
     return Tensor._make(np.asarray(cond, dtype=like._data.dtype))
+
+
+def _kept(g, cond):
+    """g where cond, else +0.0, as torch's hardtanh and threshold backward select (g * mask would make an inf
+    gradient nan and a negative one -0.0 where cond is False): in numpy where nothing records, else `where`."""
+    if unrecorded(g):
+        return plain(_select(cond, g._data))
+    return where(Tensor._make(np.asarray(cond)), g, 0.0)
 
 
 def _d_hardsigmoid(x):
@@ -75,12 +83,12 @@ class Hardtanh(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * _mask((x._data > ctx.lo) & (x._data < ctx.hi), x)
+        return _kept(grad, (x._data > ctx.lo) & (x._data < ctx.hi))
 
     @staticmethod
     def jvp(ctx, t):
         x = ctx.inputs[0]
-        return t * _mask((x._data > ctx.lo) & (x._data < ctx.hi), x)
+        return _kept(t, (x._data > ctx.lo) & (x._data < ctx.hi))
 
 
 class Threshold(Op):
@@ -96,11 +104,11 @@ class Threshold(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * _mask(x._data > ctx.threshold, x)
+        return _kept(grad, x._data > ctx.threshold)
 
     @staticmethod
     def jvp(ctx, t):
-        return t * _mask(ctx.inputs[0]._data > ctx.threshold, t)
+        return _kept(t, ctx.inputs[0]._data > ctx.threshold)
 
 
 class Softshrink(Op):
@@ -116,11 +124,11 @@ class Softshrink(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * _mask(np.abs(x._data) > ctx.lambd, x)
+        return _kept(grad, np.abs(x._data) > ctx.lambd)
 
     @staticmethod
     def jvp(ctx, t):
-        return t * _mask(np.abs(ctx.inputs[0]._data) > ctx.lambd, t)
+        return _kept(t, np.abs(ctx.inputs[0]._data) > ctx.lambd)
 
 
 class Hardshrink(Softshrink):
