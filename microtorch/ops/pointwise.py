@@ -394,16 +394,16 @@ def _lerp(s, e, w):
     """torch's lerp: from the nearer end (so an infinite start or end stays infinite where the other is finite),
     half computed in float, float32 as torch's fused multiply-adds (float64 keeps numpy's two roundings)"""
     dtype = np.result_type(s, e)
-    number = isinstance(w, (int, float))  # (a number picks one formula: the other is not computed)
+    one_weight = np.ndim(w) == 0  # (one weight: one of the two formulas for all, not both)
     if _fused(dtype):
         s, e = s.astype(np.float32, copy=False), e.astype(np.float32, copy=False)  # (copies cost 4x here)
         w = np.asarray(w).astype(np.float32, copy=False)
         d = e - s
-        if w.ndim == 0:  # (one weight: one of the two formulas for all, not both)
+        if one_weight:
             return (_fma(w, d, s) if abs(w) < 0.5 else _fma(-d, 1 - w, e)).astype(dtype, copy=False)
         return np.where(np.abs(w) < 0.5, _fma(w, d, s), _fma(-d, 1 - w, e)).astype(dtype, copy=False)
     d = e - s
-    if number:
+    if one_weight:
         return (s + w * d if abs(w) < 0.5 else e - d * (1 - w)).astype(dtype, copy=False)
     return np.where(np.abs(w) < 0.5, s + w * d, e - d * (1 - w)).astype(dtype, copy=False)
 
