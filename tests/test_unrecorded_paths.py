@@ -15,6 +15,7 @@ _CASES = {
     "broadcast add": lambda x, y: (x + y).sum(),
     "broadcast mul": lambda x, y: (x * y).pow(2).mean(),
     "expand": lambda x, y: y.expand(4, 2, 3).sum(),
+    "transpose": lambda x, y: (x.transpose(0, 1) * x.t()).pow(2).sum() + y.sum(),
     "W6-like loss": lambda x, y: (1 - (x @ y.t()).relu()).relu().mean() + 1e-4 * (y * y).sum(),
 }
 
@@ -22,7 +23,7 @@ _CASES = {
 def _leaves(T):
     r = np.random.default_rng(3)
     x = T.tensor(r.standard_normal((2, 3)), requires_grad=True)
-    y = T.tensor(r.standard_normal((1, 3)) if T is not None else None, requires_grad=True)
+    y = T.tensor(r.standard_normal((1, 3)), requires_grad=True)
     return x, y
 
 
