@@ -26,14 +26,6 @@ def _rmatmul(self, other):
     return ops.matmul(other, self)
 
 
-def _sum(self, dim=None, keepdim=False, dtype=None):
-    return ops.sum(self, dim, keepdim, dtype=dtype)
-
-
-def _mean(self, dim=None, keepdim=False, dtype=None):
-    return ops.mean(self, dim, keepdim, dtype=dtype)
-
-
 def _setitem(self, key, value):
     from .ops.inplace import setitem
     setitem(self, key, value)
@@ -120,7 +112,7 @@ METHODS = {
     "conj": ops.conj, "angle": ops.angle, "floor": ops.floor, "ceil": ops.ceil, "round": ops.round_,
     "trunc": ops.trunc, "fmod": ops.fmod, "remainder": ops.remainder,
     # reductions
-    "sum": _sum, "mean": _mean, "var": ops.var, "std": ops.std, "prod": ops.prod, "max": ops.max,
+    "sum": ops.sum, "mean": ops.mean, "var": ops.var, "std": ops.std, "prod": ops.prod, "max": ops.max,
     "min": ops.min, "amax": ops.amax, "amin": ops.amin, "logsumexp": ops.logsumexp, "norm": ops.norm,
     "argmax": ops.argmax, "argmin": ops.argmin, "all": ops.all, "any": ops.any, "cumsum": ops.cumsum,
     "count_nonzero": _dims_as_ints(ops.count_nonzero), "sort": ops.sort, "topk": ops.topk, "nonzero": ops.nonzero,

@@ -158,7 +158,7 @@ class Cumsum(Op):
         return Cumsum.apply(t, ctx.dim)
 
 
-def cumsum(input, dim, dtype=None):
+def cumsum(input, dim, *, dtype=None):
     d = normalize_dims(dim, input.ndim, "cumsum")[0]
     need_grad_dtype(input, dtype, "cumsum")
     return Cumsum.apply(input if dtype is None else input.to(dtype), d)
