@@ -34,10 +34,24 @@ def clean_errors(fn, op=None):
         except _INTERNAL as e:
             if _raised_on_purpose(e) or _is_users(e):
                 raise
+            if _called_wrongly(e):  # Python's own arity or keyword error for fn: in the op's name
+                raise TypeError(f"{name}(){str(e).split(')', 1)[1]}") from None
             kind = TypeError if isinstance(e, (TypeError, AttributeError)) else RuntimeError
             raise kind(f"{name}(): the arguments do not fit ({type(e).__name__}: {e}); check their types, dtypes "
                        f"and shapes against torch.{name}'s documentation") from None
     return checked
+
+
+def _called_wrongly(e):
+    """A TypeError Python raised for the call of the wrapped function itself (too many positional arguments, an
+    unknown keyword), whose message names that function, a lambda perhaps, rather than the op."""
+    tb = e.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return type(e) is TypeError and tb.tb_frame.f_code.co_name in _WRAPPERS and "()" in str(e)
+
+
+_WRAPPERS = ("checked", "accepting_numpy_names")  # (this file's and _tensor_methods.numpy_aliases's)
 
 
 def _is_users(e):

@@ -269,7 +269,7 @@ class Tensor:
         self._data = value._data
 
     # ---- conversions -------------------------------------------------------------------
-    def numpy(self, force=False):
+    def numpy(self, *, force=False):
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")

@@ -96,12 +96,12 @@ METHODS = {
     "__eq__": ops.eq, "__ne__": ops.ne, "__lt__": ops.lt, "__le__": ops.le, "__gt__": ops.gt, "__ge__": ops.ge,
     "__getitem__": ops.getitem, "__setitem__": _setitem,
     # elementwise
-    "add": lambda self, other, alpha=1: ops.add(self, other, alpha=alpha),
-    "sub": lambda self, other, alpha=1: ops.sub(self, other, alpha=alpha),
-    "subtract": lambda self, other, alpha=1: ops.sub(self, other, alpha=alpha),
+    "add": lambda self, other, *, alpha=1: ops.add(self, other, alpha=alpha),
+    "sub": lambda self, other, *, alpha=1: ops.sub(self, other, alpha=alpha),
+    "subtract": lambda self, other, *, alpha=1: ops.sub(self, other, alpha=alpha),
     "mul": ops.mul, "multiply": ops.mul,
-    "div": lambda self, other, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),
-    "divide": lambda self, other, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),
+    "div": lambda self, other, *, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),
+    "divide": lambda self, other, *, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),
     "neg": ops.neg, "negative": ops.neg, "pow": ops.pow, "abs": ops.abs,
     "absolute": ops.abs, "exp": ops.exp, "log": ops.log, "log2": ops.log2, "log10": ops.log10,
     "log1p": ops.log1p, "expm1": ops.expm1, "erf": ops.erf, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt, "sin": ops.sin,
@@ -191,7 +191,7 @@ def _aliases_and_conversions():
         "multinomial": lambda self, num_samples, replacement=False, *, generator=None:
             _creation().multinomial(self, num_samples, replacement, generator=generator),
         "bernoulli": lambda self, p=None, *, generator=None: _creation().bernoulli(self, p, generator=generator),
-        "new_full": lambda self, size, fill_value, dtype=None, requires_grad=False:
+        "new_full": lambda self, size, fill_value, *, dtype=None, requires_grad=False:
             _creation().new_full(self, size, fill_value, dtype, requires_grad),
         "prelu": _act().prelu,
         "hardshrink": lambda self, lambd=0.5: _act().Hardshrink.apply(self, lambd=lambd),

@@ -162,6 +162,20 @@ def threshold_(input, threshold, value):
     return F.threshold_(input, threshold, value)
 
 
+# torch.celu/selu/threshold are ATen's ops: nn.functional's arguments without `inplace` (torch.selu(x, inplace=True)
+# is a TypeError there; the in-place forms are celu_/selu_/threshold_)
+def celu(input, alpha=1.0):
+    return F.celu(input, alpha)
+
+
+def selu(input):
+    return F.selu(input)
+
+
+def threshold(input, threshold, value):
+    return F.threshold(input, threshold, value)
+
+
 def rrelu_(input, lower=0.125, upper=1.0 / 3, training=False, generator=None):
     return F.rrelu_(input, lower, upper, training, generator)
 
@@ -322,8 +336,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 
 # torch.* names that are nn.functional's own functions (the same arguments)
 FROM_FUNCTIONAL = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-                   "conv_tbc", "bilinear", "celu", "celu_", "selu", "selu_", "prelu", "hardshrink",
-                   "threshold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
+                   "conv_tbc", "bilinear", "celu_", "selu_", "prelu", "hardshrink",
+                   "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
                    "relu_"]
 NAMES = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v) and
          getattr(v, "__module__", None) == __name__]

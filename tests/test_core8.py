@@ -45,3 +45,67 @@ def test_numpy_names_still_reach_sum_and_mean():
     x = mt.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert x.sum(axis=0, keepdims=True).tolist() == [[4.0, 6.0]]
     assert x.mean(axis=1).tolist() == [1.5, 3.5]
+
+
+KEYWORD_ONLY = [  # (torch refuses each call with a TypeError; the keyword form works in both)
+    (lambda lib, x: x.add(x, 2), lambda lib, x: x.add(x, alpha=2)),
+    (lambda lib, x: x.sub(x, 2), lambda lib, x: x.sub(x, alpha=2)),
+    (lambda lib, x: x.subtract(x, 2), lambda lib, x: x.subtract(x, alpha=2)),
+    (lambda lib, x: x.div(x, "floor"), lambda lib, x: x.div(x, rounding_mode="floor")),
+    (lambda lib, x: x.divide(x, "trunc"), lambda lib, x: x.divide(x, rounding_mode="trunc")),
+    (lambda lib, x: x.new_full((2,), 1.5, lib.float64), lambda lib, x: x.new_full((2,), 1.5, dtype=lib.float64)),
+    (lambda lib, x: x.detach().numpy(True), lambda lib, x: lib.tensor(x.detach().numpy(force=True))),
+    (lambda lib, x: lib.argsort(x, 0, True, True), lambda lib, x: lib.argsort(x, stable=True, dim=0, descending=True)),
+    (lambda lib, x: lib.celu(x, 1.0, True), lambda lib, x: lib.celu(x, alpha=2.0)),
+    (lambda lib, x: lib.selu(x, inplace=True), lambda lib, x: lib.selu(x)),
+    (lambda lib, x: lib.threshold(x, 0.5, 2.0, inplace=False), lambda lib, x: lib.threshold(x, 0.5, value=2.0)),
+]
+
+
+@pytest.mark.parametrize("wrong,right", KEYWORD_ONLY)
+def test_keyword_only_arguments_are_keyword_only_as_in_torch(wrong, right):
+    data = [[0.25, -1.5], [3.0, 0.75]]
+    for lib in (torch, mt):
+        with pytest.raises(TypeError) as e:
+            wrong(lib, lib.tensor(data, requires_grad=True))
+        if lib is mt:  # Python's message, in the op's name (not a lambda's or a wrapper's)
+            assert "lambda" not in str(e.value) and "<" not in str(e.value)
+    t, m = right(torch, torch.tensor(data, requires_grad=True)), right(mt, mt.tensor(data, requires_grad=True))
+    assert m.tolist() == t.tolist() and str(m.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+
+
+def _torch_overloads():
+    """{(where, name): the most positional arguments any overload of torch's stub takes (None: *args)}."""
+    import ast
+    from pathlib import Path
+    stubs = Path(torch.__file__).parent / "_C"
+    tree = ast.parse((stubs / "__init__.pyi").read_text())
+    tensor_base = next(n.body for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TensorBase")
+    found = {}
+    for where, body in (("Tensor", tensor_base), ("torch", ast.parse((stubs / "_VariableFunctions.pyi").read_text()).body)):
+        for node in body:
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                args = node.args
+                n = None if args.vararg else len(args.posonlyargs + args.args) - (where == "Tensor")
+                old = found.get((where, node.name), 0)
+                found[(where, node.name)] = None if None in (n, old) else max(n, old)
+    return found
+
+
+def test_no_op_takes_more_positional_arguments_than_torch_does():
+    import inspect
+    extra = []
+    for (where, name), most in _torch_overloads().items():
+        ours = getattr(mt.Tensor if where == "Tensor" else mt, name, None)
+        if most is None or ours is None:
+            continue
+        try:
+            params = inspect.signature(inspect.unwrap(ours)).parameters.values()
+        except (TypeError, ValueError):
+            continue
+        if any(p.kind == p.VAR_POSITIONAL for p in params):
+            continue
+        n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) - (where == "Tensor")
+        if n > most:
+            extra.append(f"{where}.{name}: {n} positional, torch {most}")
+    assert not extra, extra

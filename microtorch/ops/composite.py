@@ -206,7 +206,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return nansum(input, dim, keepdim, dtype=dtype) / counted
 
 
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input, dim=-1, descending=False, *, stable=False):
     normalize_dims(dim, input.ndim, "argsort")  # (a dim out of range in argsort's name)
     return sort(input, dim, descending).indices
 
