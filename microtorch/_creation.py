@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _dtype
 from ._random import _rng
-from ._tensor import Tensor, _filled, _made_leaf, _size_arg
+from ._tensor import Tensor, _filled, _made_leaf, _size_arg, device_type
 from .ops._checks import check_size
 from .ops.index import fill_scalar
 from .ops.triangle import tril, triu  # noqa: F401 (their home is ops/triangle.py; microtorch imports them from here)
@@ -22,7 +22,7 @@ def _finish(arr, dtype, requires_grad, device=None):
 
 def _placed(t, device, requires_grad=False):
     """t on `device` ('cpu' or 'meta': a shape without data), a leaf requiring grad if asked."""
-    if device is not None and str(device) != "cpu":
+    if device is not None and device_type(device) != "cpu":
         t = t.to(device)
     if requires_grad:
         t.requires_grad = True

@@ -356,8 +356,8 @@ class Tensor:
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype = a.dtype
-            elif isinstance(a, (str, device)) and str(a) != "cpu":
-                if str(a) == "meta":
+            elif isinstance(a, (str, device)) and device_type(a) != "cpu":
+                if device_type(a) == "meta":
                     return _meta.to_meta(self if dtype is None else self.to(dtype))
                 raise RuntimeError(f"microtorch runs on the CPU only; cannot move a tensor to {a}")
             elif isinstance(a, (str, device)) and type(self._data) is _meta.MetaArray:
@@ -452,25 +452,42 @@ _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "
 
 
 class device:
-    """Only the CPU exists here; `device("cpu")` keeps torch code running unchanged."""
+    """Only the CPU exists here; `device("cpu")` keeps torch code running unchanged. As in torch, "cpu:0" is the
+    CPU with an index, which tensors drop (their .device is device(type='cpu'))."""
 
     def __init__(self, type="cpu", index=None):
-        type = str(type)
-        if type not in ("cpu", "meta"):  # meta: shapes without data (see _meta.py)
-            raise RuntimeError(f"microtorch runs on the CPU only; device {type!r} is not available")
-        self.type, self.index = type, None
+        kind = device_type(type)
+        if kind not in ("cpu", "meta"):  # meta: shapes without data (see _meta.py)
+            raise RuntimeError(f"microtorch runs on the CPU only; device {str(type)!r} is not available")
+        if ":" in str(type):
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: "
+                                   f"{type}")
+            index = int(str(type).partition(":")[2])
+        self.type, self.index = kind, index
 
     def __repr__(self):
-        return f"device(type='{self.type}')"
+        return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
 
     def __str__(self):
-        return self.type
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
-    def __eq__(self, other):
-        return str(other) == self.type
+    def __eq__(self, other):  # (torch's device("cpu") == "cpu" is False: a device equals devices only)
+        return isinstance(other, device) and str(other) == str(self)
 
     def __hash__(self):
-        return hash(self.type)
+        return hash(str(self))
+
+
+def device_type(d):
+    """The kind of device d names ('cpu', 'meta', 'cuda', ...), read as torch reads a device or its string:
+    'cpu:0' is the CPU; an index that is not a number is torch's RuntimeError."""
+    if isinstance(d, device):
+        return d.type
+    kind, colon, index = str(d).partition(":")
+    if colon and not index.isdigit():
+        raise RuntimeError(f"Invalid device string: '{d}'")
+    return kind
 
 
 _CPU = device("cpu")
@@ -780,8 +797,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.clone().detach() or sourceTensor.clone().detach().requires_grad_(True), "
                       "rather than microtorch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-    if device is not None and str(device) != "cpu":
-        raise RuntimeError(f"microtorch runs on the CPU only; device {device!r} is not available")
+    if device is not None and device_type(device) != "cpu":
+        raise RuntimeError(f"microtorch runs on the CPU only; device {str(device)!r} is not available")
     dt = _dtype.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
     src = _converted(_to_numpy, data)
     if src.dtype.kind in "OUS" and dtype is not None or src.dtype.kind == "c" and dt.np.kind != "c":

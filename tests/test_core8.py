@@ -109,3 +109,46 @@ def test_no_op_takes_more_positional_arguments_than_torch_does():
         if n > most:
             extra.append(f"{where}.{name}: {n} positional, torch {most}")
     assert not extra, extra
+
+
+DEVICE_CALLS = [
+    lambda lib: str(lib.device("cpu:0")), lambda lib: repr(lib.device("cpu:0")), lambda lib: repr(lib.device("cpu", 0)),
+    lambda lib: lib.device("cpu:0").index, lambda lib: lib.device("cpu").index, lambda lib: lib.device("cpu:0").type,
+    lambda lib: lib.device("cpu:0") == lib.device("cpu"), lambda lib: lib.device("cpu") == lib.device("cpu"),
+    lambda lib: lib.device("cpu") == "cpu", lambda lib: str(lib.tensor([1.0], device="cpu:0").device),
+    lambda lib: str(lib.zeros(2, device="cpu:0").device), lambda lib: str(lib.ones(2).to("cpu:0").device),
+    lambda lib: lib.zeros(2, device=lib.device("cpu:0")).is_cpu, lambda lib: str(lib.nn.Linear(2, 2).to("cpu:0").weight.device),
+    lambda lib: str(lib.zeros(2, device="meta:0").device),
+]
+
+
+@pytest.mark.parametrize("call", DEVICE_CALLS)
+def test_the_cpu_with_an_index_is_the_cpu_as_in_torch(call):
+    assert call(mt) == call(torch)
+
+
+@pytest.mark.parametrize("text", ["cpu:-1", "cpu:x", "cpu:"])
+def test_a_malformed_device_string_is_torchs_error(text):
+    with pytest.raises(RuntimeError, match="Invalid device string"):
+        torch.device(text)
+    with pytest.raises(RuntimeError, match="Invalid device string"):
+        mt.device(text)
+
+
+def test_an_index_given_twice_is_refused_as_in_torch():
+    for lib in (torch, mt):
+        with pytest.raises(RuntimeError, match="index was passed explicitly"):
+            lib.device("cpu:0", 1)
+
+
+META_CALLS = [lambda lib, m: m.to(lib.float64), lambda lib, m: m.double(), lambda lib, m: m.half(),
+              lambda lib, m: m * 2.0, lambda lib, m: m + m, lambda lib, m: m @ m.t(), lambda lib, m: m.sum(),
+              lambda lib, m: m.t(), lambda lib, m: m.reshape(6), lambda lib, m: m.clone(),
+              lambda lib, m: lib.empty(2, device="meta").to(lib.int64)]
+
+
+@pytest.mark.parametrize("call", META_CALLS)
+def test_a_meta_tensor_converted_or_multiplied_stays_on_meta(call):
+    t, m = call(torch, torch.empty(2, 3, device="meta")), call(mt, mt.empty(2, 3, device="meta"))
+    assert (str(m.device), tuple(m.shape), str(m.dtype).split(".")[-1]) == \
+        (str(t.device), tuple(t.shape), str(t.dtype).split(".")[-1])

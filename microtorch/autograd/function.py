@@ -517,7 +517,9 @@ def _wrap_outputs(cls, ctx, args, outs):
 def _wrap(cls, o, args, dirty_tensors):
     if isinstance(o, np.ndarray) or cls._numpy_forward and isinstance(o, (np.generic, int, float, complex)):
         t = next((d for d in dirty_tensors if d._data is o), None)
-        return t if t is not None else Tensor._make(np.asarray(o))
+        if t is not None:
+            return t
+        return Tensor._make(o if isinstance(o, np.ndarray) else np.asarray(o))  # (a meta array stays one)
     if isinstance(o, Tensor) and not any(o is d for d in dirty_tensors) and any(o is a for a in args):
         # returning an input unchanged: the output is a new tensor on the same data, a view
         return views.mark_view(Tensor._make(o._data), o)

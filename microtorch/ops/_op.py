@@ -150,4 +150,5 @@ def unrecorded(t):
     mode on, a tensor that needs no gradient may still be saved by an op that records, as torch's view with its
     base's version counter. A subclass with arithmetic of its own, as forward mode's exact zero, takes its ops.)"""
     return ((type(t) is Tensor or type(t).__mul__ is Tensor.__mul__) and type(t._data) is np.ndarray
-            and not t._fw_grads and not grad_mode.is_grad_enabled())
+            and not t._fw_grads and grad_mode.threads_off and not grad_mode._state.__dict__.get("enabled", True))
+    # (grad_mode.is_grad_enabled() spelled out: backward formulas ask this of most tensors they touch)

@@ -9,7 +9,7 @@ Calling a module runs its hooks around `forward`; with no hook registered it is 
 from collections import OrderedDict, namedtuple
 
 from ... import _dtype
-from ..._tensor import Tensor
+from ..._tensor import Tensor, device_type
 from ...autograd import graph
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
@@ -395,9 +395,9 @@ class Module:
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype = a.dtype
-            elif a is not None and str(a) == "meta":  # shapes without data, e.g. a base for functional_call
+            elif a is not None and device_type(a) == "meta":  # shapes without data, e.g. a base for functional_call
                 meta = True
-            elif a is not None and str(a) != "cpu":
+            elif a is not None and device_type(a) != "cpu":
                 raise RuntimeError(f"microtorch runs on the CPU only; cannot move a module to {a}")
         if meta:
             self._apply(lambda t: t.to("meta"))
