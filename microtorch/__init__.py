@@ -184,6 +184,8 @@ from .ops._checks import guard_class as _guard_class, guard_namespace as _guard_
 _guard_namespace(globals())  # an argument of the wrong type raises torch's TypeError (see ops/_checks.py)
 _guard_class(Tensor)
 _with_float_operators(Tensor)
+from ._deprecated_overloads import install as _install_deprecated_overloads  # noqa: E402
+_install_deprecated_overloads(Tensor, globals())  # p.add_(-lr, grad): torch's number-first order, with its warning
 
 
 def _add_new_ops():

@@ -398,7 +398,7 @@ class Tensor:
     def cpu(self):
         return self
 
-    def new_tensor(self, data, dtype=None, requires_grad=False):
+    def new_tensor(self, data, *, dtype=None, requires_grad=False):
         if data is None:  # (numpy would say int() of None, from inside tensor())
             raise TypeError("new_tensor(): 'NoneType' object cannot be interpreted as a number; pass the data, "
                             "e.g. x.new_tensor([1, 2])")

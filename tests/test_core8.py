@@ -54,6 +54,7 @@ KEYWORD_ONLY = [  # (torch refuses each call with a TypeError; the keyword form 
     (lambda lib, x: x.div(x, "floor"), lambda lib, x: x.div(x, rounding_mode="floor")),
     (lambda lib, x: x.divide(x, "trunc"), lambda lib, x: x.divide(x, rounding_mode="trunc")),
     (lambda lib, x: x.new_full((2,), 1.5, lib.float64), lambda lib, x: x.new_full((2,), 1.5, dtype=lib.float64)),
+    (lambda lib, x: x.new_tensor([1.5], lib.float64), lambda lib, x: x.new_tensor([1.5], dtype=lib.float64)),
     (lambda lib, x: x.detach().numpy(True), lambda lib, x: lib.tensor(x.detach().numpy(force=True))),
     (lambda lib, x: lib.argsort(x, 0, True, True), lambda lib, x: lib.argsort(x, stable=True, dim=0, descending=True)),
     (lambda lib, x: lib.celu(x, 1.0, True), lambda lib, x: lib.celu(x, alpha=2.0)),
@@ -152,3 +153,55 @@ def test_a_meta_tensor_converted_or_multiplied_stays_on_meta(call):
     t, m = call(torch, torch.empty(2, 3, device="meta")), call(mt, mt.empty(2, 3, device="meta"))
     assert (str(m.device), tuple(m.shape), str(m.dtype).split(".")[-1]) == \
         (str(t.device), tuple(t.shape), str(t.dtype).split(".")[-1])
+
+
+NUMBER_FIRST = ["x.add_(-0.1, g)", "torch.add(x, 2, 3)", "x.add(-0.1, g)", "torch.add(x, -0.1, g)", "x.sub_(0.1, g)", "x.sub(0.25, other=g)",
+                "torch.sub(x, 0.1, g)", "x.addcmul_(0.5, g, g)", "x.addcmul(0.5, g, g)", "torch.addcmul(x, 0.5, g, g)",
+                "x.addcdiv_(0.5, g, g)", "x.addcdiv(2, g, g)", "torch.addcdiv(x, 0.5, g, g)", "x.add_(2, g)"]
+_RUN_ONE = """
+import sys, warnings, json
+import {lib} as torch
+out = []
+for call in json.loads(sys.argv[1]):
+    x, g = torch.tensor([1.0, -2.5, 3.0]), torch.tensor([0.5, 0.25, -4.0])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = eval(call)
+    out.append([r.tolist(), x.tolist(), [str(m.message).split(" (Triggered internally")[0] for m in w]])
+print(json.dumps(out))
+"""
+
+
+def _number_first_outcomes(lib):
+    """Each call's result, its tensor afterwards and its warnings, in a fresh process (torch warns once per process)."""
+    import json
+    import subprocess
+    import sys
+    calls = NUMBER_FIRST + NUMBER_FIRST[:2]  # (the repeats: once per process, no second warning)
+    done = subprocess.run([sys.executable, "-c", _RUN_ONE.format(lib=lib), json.dumps(calls)], capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_deprecated_number_first_overloads_run_and_warn_once_as_in_torch():
+    assert _number_first_outcomes("microtorch") == _number_first_outcomes("torch")
+
+
+def test_a_number_first_call_records_the_graph_of_the_keyword_call():
+    import warnings
+    for lib in (torch, mt):
+        x, g = lib.tensor([1.0, -2.5], requires_grad=True), lib.tensor([0.5, 3.0], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = lib.addcmul(x, 0.5, g, g)
+        y.sum().backward()
+        assert y.grad_fn.name() == "AddcmulBackward0"
+        assert g.grad.tolist() == [0.5, 3.0] and x.grad.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("call", ["x.add(g, -0.1)", "torch.addcmul(x, 0.5, g, 2.0)", "x.addcdiv_(0.5, 2.0, g)"])
+def test_the_number_first_order_needs_tensors_after_the_number(call):
+    for lib in (torch, mt):
+        x, g = lib.ones(2), lib.ones(2)
+        with pytest.raises(TypeError):
+            eval(call, {"torch": lib, "x": x, "g": g})

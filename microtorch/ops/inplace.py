@@ -479,7 +479,11 @@ def _write(self, values):
         idx = _view_index(self, root)
         if idx is None or not root._data.flags.writeable:
             raise RuntimeError(f"fill_ of a read-only tensor of shape {list(self.shape)}: clone() it first")
-        root._data[np.unravel_index(idx, root._data.shape)] = np.broadcast_to(values, idx.shape)
+        values = np.broadcast_to(values, idx.shape)
+        if root._data.ndim:
+            root._data[np.unravel_index(idx, root._data.shape)] = values
+        elif idx.size:  # a 0-d base (a norm, expanded): every position is its one element, the last write stays
+            root._data[()] = values.flat[-1]
     self._version_counter[0] += 1
 
 

@@ -362,3 +362,12 @@ def test_flip_along_a_size_one_dim_is_a_copy():
     leaves = {"x": ([[1.0, -2.0, 0.5]], True)}
     steps = [("mul", "x * 1"), ("flip", "L.flip(v0, (0,))"), ("inplace", "v0.mul_(2)")]
     assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_an_in_place_op_on_a_view_of_an_expanded_0d_tensor_writes_its_one_element(requires_grad):
+    """fuzz seed 212973: the write into the 0-d base of an expand() raised numpy's ValueError."""
+    steps = [("norm", "L.norm(x, p=0.5)"), ("expand", "v0.expand((2,))"), ("view", "v1[..., 1:]"),
+             ("inplace", "v2.mul_(0)")]
+    assert_like_torch({"x": ([[0.0]], requires_grad)}, steps)
+    assert_like_torch({"x": ([[2.0, 0.5]], requires_grad)}, steps)
