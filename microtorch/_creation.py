@@ -1,5 +1,6 @@
 """Factory functions: zeros, ones, arange, rand, ... and their *_like forms."""
 import builtins
+import functools
 import math
 
 import numpy as np
@@ -8,6 +9,7 @@ from . import _dtype
 from ._random import _rng
 from ._tensor import Tensor, _filled, _made_leaf, _size_arg, device_type
 from .ops._checks import check_size
+from .ops._memory_formats import contiguous_format, empty_like_layout, preserve_format
 from .ops.index import fill_scalar
 from .ops.triangle import tril, triu  # noqa: F401 (their home is ops/triangle.py; microtorch imports them from here)
 
@@ -87,7 +89,32 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None, **kw):
-    return _filled_on(_sizes(size, kw, "empty"), 0, dtype, device, requires_grad)
+    t = _filled_on(_sizes(size, kw, "empty"), 0, dtype, device, requires_grad)
+    if memory_format is preserve_format:
+        raise RuntimeError("unsupported memory format Preserve (empty makes a new layout: give contiguous_format "
+                           "or channels_last)")
+    return t if memory_format is None else _relaid(t, t._data, memory_format, "empty")
+
+
+def _relaid(t, like, fmt, op):
+    """t, made in C order, laid out as torch lays out a new tensor in memory format fmt: preserve_format (the *_like
+    factories' default) copies the dense layout of the array `like`."""
+    if fmt is contiguous_format or type(t._data) is not np.ndarray or fmt is preserve_format and like.flags.c_contiguous:
+        return t
+    data = empty_like_layout(like, t._data.dtype, fmt, op)
+    data[...] = t._data
+    t._data = data
+    return t
+
+
+def _laid_out_like_input(make):
+    """A *_like factory whose result is laid out as torch's: as `input` when it is dense (preserve_format), or in
+    the memory_format asked."""
+    @functools.wraps(make)
+    def like(input, *args, memory_format=None, **kwargs):
+        fmt = preserve_format if memory_format is None else memory_format
+        return _relaid(make(input, *args, **kwargs), input._data, fmt, make.__name__)
+    return like
 
 
 def new_full(self, size, fill_value, dtype=None, requires_grad=False):
@@ -106,18 +133,22 @@ def _like(t, dtype):
     return dtype if dtype is not None else t.dtype
 
 
+@_laid_out_like_input
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     return _filled_on(tuple(input.shape), 0, _like(input, dtype), device, requires_grad)
 
 
+@_laid_out_like_input
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     return _filled_on(tuple(input.shape), 1, _like(input, dtype), device, requires_grad)
 
 
+@_laid_out_like_input
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     return _filled_on(tuple(input.shape), 0, _like(input, dtype), device, requires_grad)
 
 
+@_laid_out_like_input
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     dt = _like(input, dtype)
     return _filled_on(tuple(input.shape), _fill_value(fill_value, dt, "full_like", input.shape), dt, device, requires_grad)
@@ -254,12 +285,14 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     return _finish(_rng(generator).permutation(n), dt, requires_grad, device)
 
 
+@_laid_out_like_input
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     return rand(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
                 requires_grad=requires_grad)  # (size=: a 0-d input has no sizes to spread)
 
 
+@_laid_out_like_input
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     return randn(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
@@ -274,6 +307,7 @@ def _need_floating(dt, kernel):
                                   "into a floating point dtype, then convert")
 
 
+@_laid_out_like_input
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
     if high is None:  # (randint_like(x, high))

@@ -36,7 +36,12 @@ def accepting_number_first(fn, op, name, method):
             # a number, which torch makes a tensor)
             _warn_once(name, number, tensors, method)
             return fn(args[0], *args[2:], **kwargs, **{number: args[1]})
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:
+            if e.__traceback__.tb_next is not None:  # raised inside fn: its own message, where it was raised
+                raise
+            raise TypeError(str(e)) from None  # Python's own error for the arguments, as the user's call gets it
     return number_first
 
 

@@ -140,9 +140,6 @@ class Tensor:
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim, "stride")]
 
-    def is_contiguous(self):
-        return bool(self._data.flags["C_CONTIGUOUS"])
-
     def data_ptr(self):
         return self._data.__array_interface__["data"][0]
 
@@ -362,9 +359,12 @@ class Tensor:
                 raise RuntimeError(f"microtorch runs on the CPU only; cannot move a tensor to {a}")
             elif isinstance(a, (str, device)) and type(self._data) is _meta.MetaArray:
                 _meta.from_meta(self)
+        fmt = kwargs.get("memory_format")
         if dtype is None or _dtype.to_dtype(dtype) is self.dtype:
+            if fmt is not None:  # (a copy only if the format asked is not the one self is laid out in)
+                return self._to_dtype(self.dtype, fmt)
             return self.clone() if kwargs.get("copy") else self
-        return self._to_dtype(_dtype.to_dtype(dtype))  # (ops/: differentiable)
+        return self._to_dtype(_dtype.to_dtype(dtype), fmt)  # (ops/: differentiable)
 
     def type(self, dtype=None):
         if dtype is None:

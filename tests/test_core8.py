@@ -205,3 +205,55 @@ def test_the_number_first_order_needs_tensors_after_the_number(call):
         x, g = lib.ones(2), lib.ones(2)
         with pytest.raises(TypeError):
             eval(call, {"torch": lib, "x": x, "g": g})
+
+
+def _layout_env(lib):
+    return {"torch": lib, "x": lib.ones(2, 3, 4, 5, requires_grad=True), "cl": lib.channels_last,
+            "xt": lib.ones(3, 4).t(), "y": lib.ones(2, 3, 4, 5).contiguous(memory_format=lib.channels_last),
+            "z": lib.ones(3, 4)[:, ::2], "col": lib.ones(2, 1, 3).transpose(0, 2)}
+
+
+def _layout(call, lib):
+    """(strides, whether the result is the input x or y itself, grad_fn name), or the exception type."""
+    env = _layout_env(lib)
+    try:
+        r = eval(call, env)
+    except (RuntimeError, TypeError) as e:
+        return type(e).__name__
+    if not hasattr(r, "stride"):
+        return r
+    return r.stride(), r is env["x"] or r is env["y"], r.grad_fn.name() if r.grad_fn is not None else None
+
+
+LAYOUT_CALLS = [
+    "x.contiguous(memory_format=cl)", "x.contiguous(memory_format=cl).is_contiguous()",
+    "x.contiguous(memory_format=cl).is_contiguous(memory_format=cl)", "x.is_contiguous(memory_format=cl)",
+    "x.is_contiguous(memory_format=torch.preserve_format)", "xt.is_contiguous(memory_format=torch.preserve_format)",
+    "torch.ones(3, 4).is_contiguous(memory_format=cl)", "torch.ones(3, 4).contiguous(memory_format=cl)",
+    "x.to(memory_format=cl)", "x.to(torch.float64, memory_format=cl)", "x.to(torch.float32, memory_format=torch.contiguous_format)",
+    "xt.to(memory_format=torch.contiguous_format)", "xt.to(torch.float64)", "y.contiguous()", "y.contiguous(memory_format=cl)",
+    "y * 2", "y.to(memory_format=cl)", "y.to(memory_format=torch.contiguous_format)", "y.clone()",
+    "torch.ones(2, 1, 4, 5).contiguous(memory_format=cl)", "x.contiguous(cl)", "x.is_contiguous(cl)",
+    "torch.ones(2, 3, 4, 5, 6).contiguous(memory_format=torch.channels_last_3d)",
+    "torch.ones(2, 3, 4, 5).contiguous(memory_format=torch.channels_last_3d)",
+    "torch.zeros_like(xt)", "torch.ones_like(xt)", "torch.empty_like(xt)", "torch.full_like(xt, 2.0)", "torch.rand_like(xt)",
+    "torch.randn_like(xt)", "torch.randint_like(xt, 5)", "torch.zeros_like(xt, memory_format=torch.contiguous_format)",
+    "torch.zeros_like(y)", "torch.zeros_like(z)", "torch.zeros_like(col)", "torch.zeros_like(xt, dtype=torch.float64)",
+    "torch.empty(2, 3, 4, 5, memory_format=cl)", "torch.empty(3, 4, memory_format=cl)",
+    "torch.zeros_like(torch.ones(3, 4), memory_format=cl)", "torch.empty(2, 3, memory_format=torch.preserve_format)",
+    "torch.empty_like(y).is_contiguous(memory_format=cl)", "torch.zeros_like(xt).t().is_contiguous()",
+]
+
+
+@pytest.mark.parametrize("call", LAYOUT_CALLS)
+def test_memory_formats_lay_out_as_torch(call):
+    assert _layout(call, mt) == _layout(call, torch)
+
+
+def test_the_gradient_through_a_channels_last_copy_is_torchs():
+    grads = []
+    for lib in (torch, mt):
+        x = lib.arange(120.0).reshape(2, 3, 4, 5).requires_grad_()
+        (x.contiguous(memory_format=lib.channels_last) * lib.arange(120.0).reshape(2, 3, 4, 5)).sum().backward()
+        grads.append((x.grad.stride(), x.grad.tolist()))
+    assert grads[0] == grads[1]

@@ -19,7 +19,7 @@ from .shape import (atleast_1d, broadcast_to, cat, chunk, clone, concat, concate
                     expand_as, flatten, flip, movedim, mT, narrow, numpy_T, permute, repeat, reshape, split, squeeze,
                     stack, sum_to, sum_to_size, swapaxes, swapdims, t, transpose, unbind, unflatten, unsqueeze, view)
 from . import inplace
-from ._memory_formats import contiguous_format, preserve_format
+from ._memory_formats import contiguous_format, is_laid_out, preserve_format
 from .. import _tensor_methods
 
 
@@ -27,9 +27,14 @@ def _clone(self, *, memory_format=preserve_format):
     return clone(self, memory_format=memory_format)
 
 
-def _contiguous(self, memory_format=contiguous_format):
-    """self when it is laid out in C order already, else a copy that is (torch's CloneBackward0)"""
-    return self if self._data.flags["C_CONTIGUOUS"] else clone(self, memory_format=contiguous_format)
+def _contiguous(self, *, memory_format=contiguous_format):
+    """self when it is laid out in that memory format already (C order by default), else a copy that is (torch's
+    CloneBackward0)"""
+    return self if is_laid_out(self._data, memory_format) else clone(self, memory_format=memory_format)
+
+
+def _is_contiguous(self, *, memory_format=contiguous_format):
+    return is_laid_out(self._data, memory_format)
 
 
 def _install(cls):
@@ -37,6 +42,7 @@ def _install(cls):
     inplace.install(cls)           # add_, mul_, x[i] = v, ...
     cls.clone = _clone
     cls.contiguous = _contiguous
+    cls.is_contiguous = _is_contiguous
     cls._to_dtype = to_dtype
 
 

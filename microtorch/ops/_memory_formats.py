@@ -35,11 +35,50 @@ def laid_out(x, fmt):
         if x.flags.c_contiguous and min(x.shape, default=2) > 1:  # the common case: numpy's copy is the same
             return x.copy()
         return _copy_with_strides(x, _preserved_strides(x.shape, [s // x.itemsize for s in x.strides]))
+    return _copy_with_strides(x, _dense_in_order(x.shape, _order(fmt, x, "clone")))
+
+
+def _order(fmt, x, op):
+    """The dims of x from fastest to slowest in fmt (channels_last: C, W, H, N), or torch's error for its rank."""
     order = _FASTEST_FIRST[fmt]
     if x.ndim != len(order):
-        raise RuntimeError(f"required rank {len(order)} tensor to use {fmt._name} format (clone: got a {x.ndim}-d "
+        raise RuntimeError(f"required rank {len(order)} tensor to use {fmt._name} format ({op}: got a {x.ndim}-d "
                            f"tensor of shape {list(x.shape)}; use contiguous_format)")
-    return _copy_with_strides(x, _dense_in_order(x.shape, order))
+    return order
+
+
+def is_laid_out(x, fmt):
+    """torch's is_contiguous(memory_format=fmt) of the array x: dense in fmt's order of dims (size-1 dims aside)."""
+    if fmt not in _FASTEST_FIRST:  # contiguous_format (and preserve_format, which torch reads as it)
+        return bool(x.flags.c_contiguous)
+    order = _FASTEST_FIRST[fmt]
+    if x.ndim != len(order):
+        return False
+    dense = _dense_in_order(x.shape, order)
+    return all(s // x.itemsize == d for s, d, n in zip(x.strides, dense, x.shape) if n != 1)
+
+
+def suggested_format(x):
+    """torch's suggest_memory_format: channels_last(_3d) for a 4-d (5-d) array laid out so and not in C order,
+    else contiguous_format (what `to(memory_format=...)` compares with before it copies)."""
+    for fmt, order in _FASTEST_FIRST.items():
+        if x.ndim == len(order) and not x.flags.c_contiguous and is_laid_out(x, fmt):
+            return fmt
+    return contiguous_format
+
+
+def empty_like_layout(x, np_dtype, fmt, op="empty_like"):
+    """An uninitialized array of x's shape in np_dtype, laid out as clone(x, memory_format=fmt) would be (the
+    *_like factories: by default x's own dense layout, as torch's preserve_format)."""
+    strides = None
+    if fmt in _FASTEST_FIRST:
+        strides = _dense_in_order(x.shape, _order(fmt, x, op))
+    elif fmt is preserve_format and type(x) is np.ndarray and not x.flags.c_contiguous and min(x.strides, default=0) >= 0:
+        strides = _preserved_strides(x.shape, [s // x.itemsize for s in x.strides])
+    if strides is None:
+        return np.empty(x.shape, np_dtype)
+    itemsize = np.dtype(np_dtype).itemsize
+    return np.ndarray(x.shape, np_dtype, np.empty(x.size, np_dtype), 0, [s * itemsize for s in strides])
 
 
 def _preserved_strides(shape, strides):

@@ -4,6 +4,7 @@ import numpy as np
 from .._dtype import cast, result_type
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
+from ._memory_formats import laid_out, preserve_format, suggested_format
 from ._op import Op, as_array, normalize_dims, numbers_as
 from .order import sort, topk  # noqa: F401 (their home is order.py; ops and composite import them from here)
 from .rounding import (Ceil, DivRounded, Floor, Fmod, FmodTensor, Remainder, RemainderOfNumber, RemainderTensor, Round,
@@ -15,13 +16,14 @@ class ToCopy(Op):
     _grad_fn_name = "ToCopyBackward0"
 
     @staticmethod
-    def forward(ctx, x, np_dtype):
+    def forward(ctx, x, np_dtype, memory_format=None):
         ctx.in_dtype = x.dtype
         if np.iscomplexobj(x) and not np.issubdtype(np_dtype, np.complexfloating):
             import warnings
             warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=6)
             x = x.real
-        return cast(x, np_dtype)
+        out = cast(x, np_dtype)  # (numpy's astype keeps a dense layout, as torch's preserve_format)
+        return out if memory_format is None else laid_out(out, memory_format)
 
     @staticmethod
     def backward(ctx, grad):
@@ -31,13 +33,18 @@ class ToCopy(Op):
         return grad.to(from_numpy_dtype(ctx.in_dtype)), None
 
     @staticmethod
-    def jvp(ctx, t, _dtype):
+    def jvp(ctx, t, _dtype, _format=None):
         return ToCopy.apply(t, ctx.inputs[1])
 
 
-def to_dtype(x, dtype):
-    out = ToCopy.apply(x, dtype.np)
-    return out
+def to_dtype(x, dtype, memory_format=None):
+    """x.to(dtype, memory_format=...): a ToCopy, laid out anew only when the memory format asked differs from the
+    one x suggests (torch copies a tensor of the same dtype only then)."""
+    if memory_format is not None and memory_format in (preserve_format, suggested_format(x._data)):
+        memory_format = None
+        if dtype is x.dtype:
+            return x
+    return ToCopy.apply(x, dtype.np) if memory_format is None else ToCopy.apply(x, dtype.np, memory_format)
 
 
 def _integer_divisor(op, ad, bd):
