@@ -5,6 +5,7 @@ import inspect
 import numpy as np
 
 from . import ops
+from ._tensor import Tensor
 from .ops import bitwise
 
 
@@ -24,6 +25,17 @@ def _rpow(self, other):
 
 def _rmatmul(self, other):
     return ops.matmul(other, self)
+
+
+def _alpha_by_position(op, other, given, alpha):
+    """torch's Scalar overload `subtract(Scalar other, Scalar alpha=1)` takes alpha by position when other is a
+    number (y.subtract(2, 3) is y - 3 * 2); with a tensor other, alpha is keyword-only."""
+    if not given:
+        return alpha
+    if len(given) > 1 or isinstance(other, Tensor) or alpha != 1:
+        raise TypeError(f"{op}() received an invalid combination of arguments: alpha is given by position only after "
+                        "a number (t.subtract(2, 3)); after a tensor write alpha=")
+    return given[0]
 
 
 def _setitem(self, key, value):
@@ -98,7 +110,8 @@ METHODS = {
     # elementwise
     "add": lambda self, other, *, alpha=1: ops.add(self, other, alpha=alpha),
     "sub": lambda self, other, *, alpha=1: ops.sub(self, other, alpha=alpha),
-    "subtract": lambda self, other, *, alpha=1: ops.sub(self, other, alpha=alpha),
+    "subtract": lambda self, other, *scalar_alpha, alpha=1: ops.sub(self, other, alpha=_alpha_by_position(
+        "subtract", other, scalar_alpha, alpha)),
     "mul": ops.mul, "multiply": ops.mul,
     "div": lambda self, other, *, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),
     "divide": lambda self, other, *, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),

@@ -257,3 +257,18 @@ def test_the_gradient_through_a_channels_last_copy_is_torchs():
         (x.contiguous(memory_format=lib.channels_last) * lib.arange(120.0).reshape(2, 3, 4, 5)).sum().backward()
         grads.append((x.grad.stride(), x.grad.tolist()))
     assert grads[0] == grads[1]
+
+
+SUBTRACT_CALLS = ["y.subtract(3, 4)", "y.subtract(y, 4)", "y.subtract(3, 4, alpha=2)", "y.subtract(3.5, alpha=2)",
+                  "torch.ones(2).subtract_(3, 4)", "torch.ones(2).subtract_(torch.ones(2), 4)", "y.subtract(y)"]
+
+
+@pytest.mark.parametrize("call", SUBTRACT_CALLS)
+def test_subtract_takes_alpha_by_position_only_after_a_number(call):
+    """torch's Scalar overload subtract(Scalar other, Scalar alpha=1); with a tensor, alpha is keyword-only."""
+    def run(lib):
+        try:
+            return eval(call, {"torch": lib, "y": lib.tensor(2.0, requires_grad=True)}).tolist()
+        except TypeError:
+            return "TypeError"
+    assert run(mt) == run(torch)
