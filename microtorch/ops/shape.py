@@ -110,6 +110,10 @@ def _expanded_array(x, shape):
             strides = _expand_strides(x, shape, lead)
             return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
         return out
+    if not x.ndim and type(x) is np.ndarray:  # a 0-d gradient of sum or mean: every stride 0, one numpy call
+        out = np.ndarray(shape, x.dtype, x, 0, (0,) * lead)
+        out.setflags(write=False)  # (as _stretched's)
+        return out
     return _stretched(x, shape, lead)
 
 
@@ -160,8 +164,8 @@ def expand_to(g, shape):
     """g.expand(shape) without its checks, for backward formulas: g broadcasts to `shape` by construction
     (a reduced gradient back to its input's shape). A view even when nothing changes, as torch's. In a backward
     without create_graph, the expanded array alone (no ExpandBackward0 node to make and drop)."""
-    if unrecorded(g):
-        return _share(plain(_expanded_array(g._data, tuple(shape))), g)
+    if unrecorded(g):  # (always on g's memory: marked as a view without asking numpy, see _share)
+        return mark_view(plain(_expanded_array(g._data, tuple(shape))), g, g._view_multi)
     return _share(Expand.apply(g, shape), g)
 
 
