@@ -134,3 +134,16 @@ def test_mean_takes_the_general_path_where_it_must(case, monkeypatch):
         results.append((gx.detach().numpy().tolist(), None if gx.grad_fn is None else gx.grad_fn.name()))
     assert calls == ["expand_to"]
     assert results[0] == results[1]
+
+
+# ---- relu's forward: numpy's scalar for a 0-d input becomes an array only then -----------------------
+@pytest.mark.parametrize("value", [-0.0, 0.0, -2.5, 3.0, float("nan"), -3, 4])
+def test_relu_of_a_0d_tensor_is_torchs_and_saves_its_result(value):
+    results = []
+    for L in (mt, torch):
+        x = L.tensor(value, requires_grad=isinstance(value, float))
+        y = x.relu()
+        saved = (y.grad_fn._saved_result if y.requires_grad else y).detach().numpy()
+        y = y.detach().numpy()
+        results.append((y.tobytes(), y.dtype, y.shape, same_bits(saved, y)))
+    assert results[0] == results[1]

@@ -173,7 +173,7 @@ def matmul(input, other):
     matrix or vector, else one batched product (bmm in torch) with broadcasting."""
     a, b = input, other
     a, b = _check(a, b, "matmul")
-    da, db = a.ndim, b.ndim
+    da, db = a._data.ndim, b._data.ndim  # (the arrays': Tensor.ndim is a Python property)
     if da == 2 and db == 2:
         return Mm.apply(a, b)
     if da == 1 and db == 1:
