@@ -147,3 +147,17 @@ def test_relu_of_a_0d_tensor_is_torchs_and_saves_its_result(value):
         y = y.detach().numpy()
         results.append((y.tobytes(), y.dtype, y.shape, same_bits(saved, y)))
     assert results[0] == results[1]
+
+
+# ---- broadcasting undone (sum_to): a shape without a size-1 dim has only leading dims to sum ----------
+@pytest.mark.parametrize("shapes", [((100, 16), (16,)), ((4, 3), (1, 3)), ((4, 1), (1,)), ((4, 1), (4, 1)),
+                                    ((2, 4, 3), (4, 1)), ((2, 1, 3), (1, 3)), ((5, 3), ()), ((0, 3), (3,))])
+def test_the_gradient_of_a_broadcast_operand_is_torchs(shapes):
+    def program(L):
+        a = L.tensor(RNG.standard_normal(shapes[0]), requires_grad=True)
+        b = L.tensor(RNG.standard_normal(shapes[1]), requires_grad=True)
+        g = L.tensor(RNG.standard_normal(shapes[0]))
+        return [(r.numpy(), r.stride(), r._base is not None) for r in L.autograd.grad(a + b * 1, (a, b), g)]
+    ours, theirs = both(program)
+    for (o, *orest), (t, *trest) in zip(ours, theirs):  # (sums: torch adds in an order of its own)
+        assert o.dtype == t.dtype and np.allclose(o, t, rtol=1e-13, atol=1e-13) and orest == trest

@@ -56,10 +56,12 @@ def _sizes(args, kw, name, op):
 def _summed_to(g, shape):
     """(g summed over the dims broadcasting added or stretched to reach g's shape from `shape`, those dims)."""
     lead = g.ndim - len(shape)
-    stretched = tuple([i for i in range(lead, g.ndim) if shape[i - lead] == 1 and g.shape[i] != 1])
+    stretched = () if 1 not in shape else tuple([i for i in range(lead, g.ndim)  # (a bias has no size-1 dim)
+                                                 if shape[i - lead] == 1 and g.shape[i] != 1])
     dims = tuple(range(lead)) + stretched
     if not stretched:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
-        return np.asarray(g.sum(axis=dims), order="C"), dims  # (asarray: a 0-d array, not a scalar)
+        return np.asarray(np.add.reduce(g, dims), order="C"), dims  # (asarray: a 0-d array, not a scalar.
+        # add.reduce: what g.sum() calls, through a Python function of numpy's)
     out = g.sum(axis=dims, keepdims=True)
     return np.asarray(out.reshape(shape), order="C"), dims  # (ascontiguousarray makes a 0-d result 1-d)
 
