@@ -161,3 +161,29 @@ def test_the_gradient_of_a_broadcast_operand_is_torchs(shapes):
     ours, theirs = both(program)
     for (o, *orest), (t, *trest) in zip(ours, theirs):  # (sums: torch adds in an order of its own)
         assert o.dtype == t.dtype and np.allclose(o, t, rtol=1e-13, atol=1e-13) and orest == trest
+
+
+# ---- a binary op's layout: two operands in C order answered first (like_torch_pair) ----------------------
+LAYOUTS = {
+    "C": lambda L, a: a,
+    "transposed": lambda L, a: a.t().contiguous().t(),
+    "sliced": lambda L, a: L.cat([a, a], 1)[:, ::2],
+    "expanded": lambda L, a: a[:1].expand(4, 3),
+}
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+@pytest.mark.parametrize("layout_b", list(LAYOUTS))
+@pytest.mark.parametrize("layout_a", list(LAYOUTS))
+def test_binary_ops_lay_out_results_and_gradients_as_torch(op, layout_a, layout_b):
+    def program(L):
+        a0 = L.tensor(RNG.standard_normal((4, 3)), requires_grad=True)
+        b0 = L.tensor(RNG.standard_normal((4, 3)), requires_grad=True)
+        a, b = LAYOUTS[layout_a](L, a0), LAYOUTS[layout_b](L, b0)
+        out = getattr(L, op)(a, b)
+        g = LAYOUTS[layout_b](L, L.tensor(RNG.standard_normal((4, 3))))
+        grads = L.autograd.grad(out, (a0, b0), g)
+        return [(r.detach().numpy(), r.stride()) for r in (out,) + grads]
+    ours, theirs = both(program)
+    for (o, ostride), (t, tstride) in zip(ours, theirs):
+        assert same_bits(o, t) and ostride == tstride

@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from . import _zero_tangent as _zero
 from ._checks import need_floating
 from ._kernels import kernel_error
-from ._layout import like_torch
+from ._layout import like_torch, like_torch_pair
 from ._op import Op, WrappedNumber, as_array, broadcast_error, number_as, plain, promoted, scalar_path, unrecorded
 
 
@@ -69,7 +69,7 @@ class Add(Op):
         if alpha == 1 and a.dtype.kind != "c":
             if a.ndim == 0 == b.ndim:  # (see scalar_path in _op.py)
                 return a[()] + b[()]
-            return like_torch(a + b, a, b)
+            return like_torch_pair(a + b, a, b)
         return like_torch(_with_scaled(np.add, a, b, alpha), a, b)  # (complex: see _with_scaled)
 
     @staticmethod
@@ -174,7 +174,7 @@ class Sub(Op):
         if dtype is not None:
             a, b = _in(dtype, a, b)
         if alpha == 1 and a.dtype.kind != "c":
-            return like_torch(a - b, a, b)
+            return like_torch_pair(a - b, a, b)
         return like_torch(_with_scaled(np.subtract, a, b, alpha), a, b)
 
     @staticmethod
@@ -283,7 +283,7 @@ class Mul(Op):
             a, b = _in(dtype, a, b)
         if a.ndim == 0 == b.ndim:  # (see scalar_path in _op.py)
             return a[()] * b[()]
-        return like_torch(a * b, a, b)
+        return like_torch_pair(a * b, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -303,7 +303,7 @@ def _times_conj(grad, x, plain_grad):
     product in numpy (see plain)."""
     dt = grad._data.dtype
     if plain_grad and x._data.dtype == dt and dt.kind != "c" and unrecorded(x):
-        return plain(like_torch(grad._data * x._data, grad._data, x._data))
+        return plain(like_torch_pair(grad._data * x._data, grad._data, x._data))
     return grad * conj(x)
 
 
