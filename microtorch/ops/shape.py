@@ -112,7 +112,7 @@ def _expanded_array(x, shape):
             strides = _expand_strides(x, shape, lead)
             return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
         return out
-    if not x.ndim and type(x) is np.ndarray:  # a 0-d gradient of sum or mean: every stride 0, one numpy call
+    if not x.ndim and type(x) is np.ndarray:  # the 0-d gradient of a sum over everything: every stride 0, one call
         out = np.ndarray(shape, x.dtype, x, 0, (0,) * lead)
         out.setflags(write=False)  # (as _stretched's)
         return out
