@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from . import _zero_tangent as _zero
 from ._checks import need_floating
 from ._kernels import kernel_error
-from ._layout import like_torch
+from ._layout import like_torch, like_torch_pair
 from ._op import Op, WrappedNumber, as_array, broadcast_error, number_as, plain, promoted, scalar_path, unrecorded
 
 
@@ -69,7 +69,7 @@ class Add(Op):
         if alpha == 1 and a.dtype.kind != "c":
             if a.ndim == 0 == b.ndim:  # (see scalar_path in _op.py)
                 return a[()] + b[()]
-            return like_torch(a + b, a, b)
+            return like_torch_pair(a + b, a, b)
         return like_torch(_with_scaled(np.add, a, b, alpha), a, b)  # (complex: see _with_scaled)
 
     @staticmethod
@@ -174,7 +174,7 @@ class Sub(Op):
         if dtype is not None:
             a, b = _in(dtype, a, b)
         if alpha == 1 and a.dtype.kind != "c":
-            return like_torch(a - b, a, b)
+            return like_torch_pair(a - b, a, b)
         return like_torch(_with_scaled(np.subtract, a, b, alpha), a, b)
 
     @staticmethod
@@ -283,13 +283,14 @@ class Mul(Op):
             a, b = _in(dtype, a, b)
         if a.ndim == 0 == b.ndim:  # (see scalar_path in _op.py)
             return a[()] * b[()]
-        return like_torch(a * b, a, b)
+        return like_torch_pair(a * b, a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (_times_conj(grad, b) if ctx.needs_input_grad[0] else None,
-                _times_conj(grad, a) if ctx.needs_input_grad[1] else None)
+        plain_grad = unrecorded(grad)  # (asked once for both products)
+        return (_times_conj(grad, b, plain_grad) if ctx.needs_input_grad[0] else None,
+                _times_conj(grad, a, plain_grad) if ctx.needs_input_grad[1] else None)
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -297,11 +298,12 @@ class Mul(Op):
         return tb * a + ta * b  # (torch's order of the terms)
 
 
-def _times_conj(grad, x):
-    """grad * conj(x): for two real tensors of one dtype that nothing records, their product in numpy (see plain)."""
+def _times_conj(grad, x, plain_grad):
+    """grad * conj(x): for two real tensors of one dtype that nothing records (plain_grad: unrecorded(grad)), their
+    product in numpy (see plain)."""
     dt = grad._data.dtype
-    if x._data.dtype == dt and dt.kind != "c" and unrecorded(grad) and unrecorded(x):
-        return plain(like_torch(grad._data * x._data, grad._data, x._data))
+    if plain_grad and x._data.dtype == dt and dt.kind != "c" and unrecorded(x):
+        return plain(like_torch_pair(grad._data * x._data, grad._data, x._data))
     return grad * conj(x)
 
 
@@ -1104,9 +1106,10 @@ class Relu(Op):
     @staticmethod
     def forward(ctx, x):
         floating = x.dtype.kind == "f"
-        out = as_array(np.maximum(x, 0.0 if floating else 0))  # (keeps NaN, as torch; the selection below costs
-        # twice as much. A float zero: numpy resolves an int one more slowly. as_array: numpy gives a scalar
-        # for a 0-d input, and the op must give an array)
+        out = np.maximum(x, 0.0 if floating else 0)  # (keeps NaN, as torch; the selection below costs twice as
+        # much. A float zero: numpy resolves an int one more slowly)
+        if type(out) is not np.ndarray:  # numpy gives a scalar for a 0-d input, and the op must give an array
+            out = as_array(out)  # (a call only then)
         if floating and not x.all():  # a zero: relu(-0.0) is -0.0 in torch, np.maximum makes it 0.0
             out = _select(~(x < 0), x)  # x where not negative (NaN and -0.0 kept), else +0.0
         ctx.save_for_backward(out)

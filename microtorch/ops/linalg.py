@@ -79,13 +79,25 @@ def _column_major(m):
 def _mat1_grad(grad, mat2, column_major):
     """grad @ mat2^H, computed as torch's mm backward does: in mat1's layout when mat1 is column-major.
     (_mm, not mm(): the shapes and dtypes agree already, nothing to check.)"""
+    if _one_product(grad, mat2):
+        g, m = grad._data, mat2._data
+        return plain(_product(m, g.T).T if column_major else _product(g, m.T))
     return _t(_mm(conj(mat2), _t(grad))) if column_major else _mm(grad, _t(mat2, conjugate=True))
 
 
 def _mat2_grad(grad, mat1, column_major):
     """mat1^H @ grad, in mat2's layout when mat2 is column-major (the weight of nn.Linear, seen through
     `weight.t()`: its gradient is then row-major like the weight, and AccumulateGrad can keep it)."""
+    if _one_product(grad, mat1):
+        g, m = grad._data, mat1._data
+        return plain(_product(g.T, m).T if column_major else _product(m.T, g))
     return _t(_mm(_t(grad), conj(mat1))) if column_major else _mm(_t(mat1, conjugate=True), grad)
+
+
+def _one_product(grad, mat):
+    """Nothing records grad or mat and mat is real (its own conjugate): the gradient is one numpy product of their
+    arrays, transposed as the steps below would, without a Tensor per step (see _op.plain)."""
+    return mat._data.dtype.kind != "c" and unrecorded(grad) and unrecorded(mat)
 
 
 def _mm(a, b):
@@ -161,7 +173,7 @@ def matmul(input, other):
     matrix or vector, else one batched product (bmm in torch) with broadcasting."""
     a, b = input, other
     a, b = _check(a, b, "matmul")
-    da, db = a.ndim, b.ndim
+    da, db = a._data.ndim, b._data.ndim  # (the arrays': Tensor.ndim is a Python property)
     if da == 2 and db == 2:
         return Mm.apply(a, b)
     if da == 1 and db == 1:

@@ -1,6 +1,7 @@
 """Reductions. Backward expands the gradient back over the reduced dimensions."""
 import builtins
 import math
+import operator
 from collections import namedtuple
 
 import numpy as np
@@ -10,7 +11,7 @@ from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
-from .elementwise import MulScalar, div_scalar
+from .elementwise import MulScalar, _by_number, div_scalar
 from .shape import (Clone, _dense_strides, _share, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze,
                     unsqueezed_array)
 
@@ -140,6 +141,10 @@ class Mean(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.dims is None and ctx.n and grad._data.dtype.kind == "f" and unrecorded(grad):
+            # over every element, where nothing records: each gets grad / n (the same bits as the division of the
+            # expanded gradient below), divided once and filled in (torch's result is a fresh dense tensor too)
+            return plain(np.full(ctx.in_shape, _by_number(operator.truediv, grad._data, ctx.n), grad._data.dtype))
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         # torch's order (over an empty dim, nothing is divided by 0) and its div by a number (DivBackward1)
         return div_scalar(expand_to(g, ctx.in_shape), ctx.n)

@@ -56,10 +56,12 @@ def _sizes(args, kw, name, op):
 def _summed_to(g, shape):
     """(g summed over the dims broadcasting added or stretched to reach g's shape from `shape`, those dims)."""
     lead = g.ndim - len(shape)
-    stretched = tuple([i for i in range(lead, g.ndim) if shape[i - lead] == 1 and g.shape[i] != 1])
+    stretched = () if 1 not in shape else tuple([i for i in range(lead, g.ndim)  # (a bias has no size-1 dim)
+                                                 if shape[i - lead] == 1 and g.shape[i] != 1])
     dims = tuple(range(lead)) + stretched
     if not stretched:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
-        return np.asarray(g.sum(axis=dims), order="C"), dims  # (asarray: a 0-d array, not a scalar)
+        return np.asarray(np.add.reduce(g, dims), order="C"), dims  # (asarray: a 0-d array, not a scalar.
+        # add.reduce: what g.sum() calls, through a Python function of numpy's)
     out = g.sum(axis=dims, keepdims=True)
     return np.asarray(out.reshape(shape), order="C"), dims  # (ascontiguousarray makes a 0-d result 1-d)
 
@@ -109,6 +111,10 @@ def _expanded_array(x, shape):
         if lead and type(x) is np.ndarray:  # (numpy gives the new dims stride 0)
             strides = _expand_strides(x, shape, lead)
             return out if out.strides == tuple(strides) else _strided_view(x, shape, strides)
+        return out
+    if not x.ndim and type(x) is np.ndarray:  # the 0-d gradient of a sum over everything: every stride 0, one call
+        out = np.ndarray(shape, x.dtype, x, 0, (0,) * lead)
+        out.setflags(write=False)  # (as _stretched's)
         return out
     return _stretched(x, shape, lead)
 
@@ -160,8 +166,8 @@ def expand_to(g, shape):
     """g.expand(shape) without its checks, for backward formulas: g broadcasts to `shape` by construction
     (a reduced gradient back to its input's shape). A view even when nothing changes, as torch's. In a backward
     without create_graph, the expanded array alone (no ExpandBackward0 node to make and drop)."""
-    if unrecorded(g):
-        return _share(plain(_expanded_array(g._data, tuple(shape))), g)
+    if unrecorded(g):  # (always on g's memory: marked as a view without asking numpy, see _share)
+        return mark_view(plain(_expanded_array(g._data, tuple(shape))), g, g._view_multi)
     return _share(Expand.apply(g, shape), g)
 
 
