@@ -99,7 +99,8 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 def _relaid(t, like, fmt, op):
     """t, made in C order, laid out as torch lays out a new tensor in memory format fmt: preserve_format (the *_like
     factories' default) copies the dense layout of the array `like`."""
-    if fmt is contiguous_format or type(t._data) is not np.ndarray or fmt is preserve_format and like.flags.c_contiguous:
+    if fmt is contiguous_format or type(t._data) is not np.ndarray or type(like) is not np.ndarray \
+            or fmt is preserve_format and like.flags.c_contiguous:  # (vmap's and meta arrays keep their own layout)
         return t
     data = empty_like_layout(like, t._data.dtype, fmt, op)
     data[...] = t._data
@@ -244,9 +245,14 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
          pin_memory=False, **kw):
     rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "rand"), "rand"), _default(dtype)
     _need_floating(dt, "check_uniform_bounds")
-    if dt.is_complex:  # as torch: real and imaginary parts each uniform on [0, 1)
-        return _finish(rng.random(size) + 1j * rng.random(size), dt, requires_grad, device)
-    return _finish(rng.random(size), dt, requires_grad, device)
+    if dt.is_complex:  # as torch: real and imaginary parts each uniform on [0, 1), drawn in turn
+        return _finish(_as_complex(rng.torch_uniform(dt.to_real().np, 0.0, 1.0, size + (2,))), dt, requires_grad, device)
+    return _finish(rng.torch_uniform(dt.np, 0.0, 1.0, size), dt, requires_grad, device)
+
+
+def _as_complex(parts):
+    """(..., 2) real and imaginary parts as complex numbers (torch draws a complex tensor through view_as_real)."""
+    return parts.view(np.complex64 if parts.dtype == np.float32 else np.complex128)[..., 0]
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -255,9 +261,9 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     if np.prod(size, dtype=np.float64):  # (an empty result runs no kernel: torch accepts any dtype then)
         _need_floating(dt, "normal_kernel_cpu")
     if dt.is_complex:  # as torch: variance 1 in all, so each part has variance 1/2
-        return _finish((rng.standard_normal(size) + 1j * rng.standard_normal(size)) * np.sqrt(0.5), dt,
+        return _finish(_as_complex(rng.torch_normal(dt.to_real().np, 0.0, 1 / math.sqrt(2), size + (2,))), dt,
                        requires_grad, device)
-    return _finish(rng.standard_normal(size), dt, requires_grad, device)
+    return _finish(rng.torch_normal(dt.np, 0.0, 1.0, size), dt, requires_grad, device)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -272,7 +278,8 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     low, high = int(low), int(high)
     if high <= low:
         raise RuntimeError(f"randint: expects 'low' to be less than 'high', but got low={low} >= high={high}")
-    return _finish(_rng(generator).integers(low, high, check_size(tuple(size), "randint")), dtype or _dtype.int64, requires_grad, device)
+    draws = _rng(generator).torch_integers(low, high, check_size(tuple(size), "randint"))
+    return _finish(draws, dtype or _dtype.int64, requires_grad, device)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -282,7 +289,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise NotImplementedError('"randperm" not implemented for \'Bool\': a permutation needs integer or '
                                   "floating values")
     _check_fits(n - 1, dt)  # (its largest value)
-    return _finish(_rng(generator).permutation(n), dt, requires_grad, device)
+    return _finish(_rng(generator).torch_permutation(n), dt, requires_grad, device)
 
 
 @_laid_out_like_input
@@ -341,14 +348,16 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_gra
         _check_std(std)
         rng, shape = _rng(generator), np.broadcast_shapes(np.shape(m), np.shape(s))
         if dt.is_complex:  # (as randn: each part with variance 1/2)
-            noise = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * np.sqrt(0.5)
+            noise = _as_complex(rng.torch_normal(dt.to_real().np, 0.0, 1 / math.sqrt(2), shape + (2,)))
             return _finish(np.asarray(m + s * noise), dt, requires_grad)
-        return _finish(np.asarray(rng.normal(m, s)), dt, requires_grad)
+        return _finish(np.asarray(m + s * rng.torch_normal(dt.np, 0.0, 1.0, shape)), dt, requires_grad)  # (torch:
+        # normal_(0, 1), then * std + mean)
     if size is None:
         raise TypeError("normal(): with a number for both mean and std, pass the size too, e.g. normal(0.0, 1.0, "
                         "size=(2, 3)); or pass mean or std as a tensor")
     _check_std(std)
-    return _finish(_rng(generator).normal(mean, std, tuple(size)), _default(dtype), requires_grad)
+    dt = _default(dtype)
+    return _finish(_rng(generator).torch_normal(dt.np, mean, std, tuple(size)), dt, requires_grad)
 
 
 def _check_std(std):

@@ -1,14 +1,110 @@
-"""The global random generator (numpy's PCG64) behind rand, randn, randint, dropout, init."""
+"""The random generators behind rand, randn, randint, randperm, uniform_, normal_, dropout and init.
+
+They draw as torch's CPU generator does: the 32-bit Mersenne Twister seeded with the low 32 bits of the seed,
+and rand, randn, randint, randperm, uniform_ and normal_ turn its draws into numbers as torch's kernels do, so
+that `manual_seed(0); rand(3)` gives torch's tensor([0.4963, 0.7682, 0.0885]) and a seeded nn.Linear starts
+from torch's weights. (float32 normals in blocks of 16 or more may differ from torch's in the last bit: torch
+computes them with its CPU's vector instructions.) Other distributions (dropout's masks, multinomial,
+exponential_, ...) draw from the same engine in numpy's own way: reproducible, but not torch's numbers.
+"""
+import math
+
 import numpy as np
 
-_gen = [np.random.default_rng(0)]
-_initial_seed = [0]
+_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}  # mantissa bits
+_TORCH_DEFAULT_SEED = 67280421310721  # torch.Generator()'s first seed; the global generator starts from it too
+# (torch's picks a new one in each process: here an unseeded notebook draws the same numbers on every run)
+
+
+class TorchStream(np.random.Generator):
+    """numpy's Generator on torch's engine, with torch's own ways of drawing (the torch_* methods)."""
+
+    def __init__(self, seed):
+        key, pos = np.random.RandomState(int(seed) & 0xFFFFFFFF).get_state()[1:3]  # (mt19937's init_genrand)
+        engine = np.random.MT19937()
+        engine.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        super().__init__(engine)
+        self.next_normal = None  # the second value of torch's last Box-Muller pair (its normal_distribution's)
+
+    def _bits32(self, n):
+        return self.bit_generator.random_raw(n)  # (uint64 values of 32 bits: torch's random())
+
+    def _bits64(self, n):
+        pairs = self._bits32(2 * n).reshape(n, 2)
+        return (pairs[:, 0] << np.uint64(32)) | pairs[:, 1]  # torch's random64(): the first draw is the high half
+
+    def torch_uniform(self, np_dtype, low, high, size):
+        """uniform_(low, high) as torch's uniform_real_distribution: the dtype's mantissa bits of one draw (two for
+        float64) scaled to [0, 1), then to [low, high) in double."""
+        np_dtype, n = np.dtype(np_dtype), math.prod(size)
+        digits = _DIGITS.get(np_dtype, 53)
+        bits = self._bits64(n) if digits == 53 else self._bits32(n)
+        x = (bits & np.uint64((1 << digits) - 1)).astype(np.float64) * 2.0 ** -digits
+        if digits < 53:  # (low and high in the tensor's dtype first, as the kernel casts them)
+            low, high = np_dtype.type(low), np_dtype.type(high)
+        return (x * float(high - low) + float(low)).astype(np_dtype).reshape(size)
+
+    def torch_normal(self, np_dtype, mean, std, size):
+        """normal_(mean, std) as torch's kernel: 16 or more values by Box-Muller over blocks of 16 uniforms, fewer
+        one by one (each pair's second value kept for the next call)."""
+        n = math.prod(size)
+        if n >= 16:
+            return self._normal_blocks(np.dtype(np_dtype), n, mean, std).reshape(size)
+        return np.array([self._one_normal() * std + mean for _ in range(n)]).astype(np_dtype).reshape(size)
+
+    def _one_normal(self):
+        if self.next_normal is not None:
+            value, self.next_normal = self.next_normal, None
+            return value
+        u1, u2 = self.torch_uniform(np.float64, 0.0, 1.0, (2,))
+        radius, theta = math.sqrt(-2.0 * math.log1p(-u2)), 2.0 * math.pi * u1
+        self.next_normal = radius * math.sin(theta)
+        return radius * math.cos(theta)
+
+    def _normal_blocks(self, np_dtype, n, mean, std):
+        data = self.torch_uniform(np_dtype, 0.0, 1.0, (n,))
+        whole = n - n % 16
+        _box_muller_16(data[:whole].reshape(-1, 16), mean, std)
+        if n % 16:  # torch draws the last 16 anew and transforms them together
+            data[n - 16:] = self.torch_uniform(np_dtype, 0.0, 1.0, (16,))
+            _box_muller_16(data[n - 16:].reshape(1, 16), mean, std)
+        return data
+
+    def torch_integers(self, low, high, size):
+        """randint(low, high) as torch's random_from_to: one draw (two when the range needs 64 bits) modulo it."""
+        span, n = high - low, math.prod(size)
+        bits = self._bits64(n) if span >= 2 ** 32 else self._bits32(n)
+        return ((bits % np.uint64(span)).astype(np.int64) + low).reshape(size)
+
+    def torch_permutation(self, n):
+        """randperm(n) as torch's CPU kernel: a Fisher-Yates shuffle, swapping i with i + draw % (n - i)."""
+        out = list(range(n))
+        draws = self._bits32(max(n - 1, 0)).tolist()
+        for i, bits in enumerate(draws):
+            j = i + bits % (n - i)
+            out[i], out[j] = out[j], out[i]
+        return np.array(out, dtype=np.int64)
+
+
+def _box_muller_16(blocks, mean, std):
+    """In place, rows of 16 uniforms u: the first 8 feed the radius, the last 8 the angle (torch's normal_fill_16).
+    float64 uses the C library's log, as torch's kernel (numpy's own differs in the last bit now and then)."""
+    u1, u2 = 1 - blocks[:, :8], blocks[:, 8:].copy()
+    log = np.frompyfunc(math.log, 1, 1)(u1).astype(np.float64) if blocks.dtype == np.float64 else np.log(u1)
+    radius = np.sqrt(-2 * log).astype(blocks.dtype)
+    theta = (2.0 * math.pi * u2.astype(np.float64)).astype(blocks.dtype)
+    blocks[:, :8] = radius * np.cos(theta) * std + mean
+    blocks[:, 8:] = radius * np.sin(theta) * std + mean
+
+
+_gen = [TorchStream(_TORCH_DEFAULT_SEED)]
+_initial_seed = [_TORCH_DEFAULT_SEED]
 
 
 def manual_seed(seed):
-    """Seed the generator so that random tensors are reproducible."""
+    """Seed the generator so that random tensors are reproducible (and are torch's for that seed)."""
     seed = int(seed)
-    _gen[0] = np.random.default_rng(seed)
+    _gen[0] = TorchStream(seed)
     _initial_seed[0] = seed
     return Generator(_gen[0])
 
@@ -29,7 +125,7 @@ def generator():
 
 class Generator:
     """A random stream of its own (torch.Generator): pass generator= to draw from it."""
-    default_seed = 67280421310721  # a new torch.Generator() starts from this seed too
+    default_seed = _TORCH_DEFAULT_SEED  # a new torch.Generator() starts from this seed too
 
     def __init__(self, rng=None, device="cpu"):
         if isinstance(rng, np.random.Generator):
@@ -39,7 +135,7 @@ class Generator:
         self.device = "cpu"
 
     def manual_seed(self, seed):
-        self.rng, self._seed = np.random.default_rng(int(seed)), int(seed)
+        self.rng, self._seed = TorchStream(seed), int(seed)
         return self
 
     def initial_seed(self):
@@ -51,27 +147,38 @@ class Generator:
         return s
 
     def get_state(self):
-        import json
-        from ._tensor import Tensor
-        return Tensor._make(np.frombuffer(json.dumps(self.rng.bit_generator.state).encode(), np.uint8).copy())
+        return _state_of(self.rng)
 
     def set_state(self, new_state):
-        import json
-        self.rng.bit_generator.state = json.loads(bytes(new_state._data).decode())
+        _restore(self.rng, new_state)
         return self
 
 
-def get_rng_state():
-    from ._tensor import Tensor
+def _state_of(stream):
+    """The engine's state and the kept normal value, as a uint8 tensor (torch's get_rng_state is one too)."""
     import json
-    state = json.dumps(_gen[0].bit_generator.state)
-    return Tensor._make(np.frombuffer(state.encode(), dtype=np.uint8).copy())
+    from ._tensor import Tensor
+    state = {"engine": stream.bit_generator.state, "next_normal": getattr(stream, "next_normal", None)}
+    return Tensor._make(np.frombuffer(json.dumps(state, default=_listed).encode(), np.uint8).copy())
+
+
+def _listed(value):
+    return value.tolist()  # (the engine's key, an array)
+
+
+def _restore(stream, new_state):
+    import json
+    state = json.loads(bytes(new_state._data).decode())
+    stream.bit_generator.state = state["engine"]
+    stream.next_normal = state["next_normal"]
+
+
+def get_rng_state():
+    return _state_of(_gen[0])
 
 
 def set_rng_state(new_state):
-    import json
-    s = json.loads(bytes(new_state._data).decode())
-    _gen[0].bit_generator.state = s
+    _restore(_gen[0], new_state)
 
 
 def _rng(generator):

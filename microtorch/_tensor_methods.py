@@ -353,7 +353,8 @@ def _random_fill(name, draw):
         from .autograd.grad_mode import is_grad_enabled
         from .ops.inplace import apply_inplace
         args, kwargs = _check_fill_args(name, self, args, kwargs)
-        values = np.asarray(draw(_rng(generator), self._data.shape, *args, **kwargs)).astype(self._data.dtype)
+        values = np.asarray(draw(_rng(generator), self._data.shape, self._data.dtype, *args, **kwargs))
+        values = values.astype(self._data.dtype)
         sample = Tensor._make(values)
         if self.requires_grad and is_grad_enabled():  # as torch: nothing flows back through random values
             return apply_inplace(self, lambda s: s * 0 + sample, op=name)
@@ -451,26 +452,33 @@ def _check_fill_dtype(name, self):
                                   "floating point tensor")
 
 
-def _random_ints(rng, shape, from_=0, to=None, dtype_max=2 ** 24, **kw):
-    """random_(): integers in [0, 2^mantissa]; random_(to): [0, to); random_(from, to): [from, to)."""
+def _random_ints(rng, shape, np_dtype, from_=0, to=None, **kw):
+    """random_(): integers in [0, 2^mantissa] for a floating dtype, [0, max] for an integer one (0 or 1 for bool);
+    random_(to): [0, to); random_(from, to): [from, to)."""
     if "to" in kw:
         to = kw.pop("to")
     if "from" in kw:
         from_ = kw.pop("from")
     if to is None and from_ != 0:
         from_, to = 0, from_
-    return rng.integers(from_, to if to is not None else dtype_max + 1, shape)
+    return rng.torch_integers(from_, to if to is not None else _largest_draw(np.dtype(np_dtype)) + 1, shape)
+
+
+def _largest_draw(np_dtype):
+    if np_dtype.kind == "f":
+        return 2 ** (np.finfo(np_dtype).nmant + 1)
+    return 1 if np_dtype.kind == "b" else int(np.iinfo(np_dtype).max)
 
 
 RANDOM_FILLS = {
-    "normal_": lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape),
-    "uniform_": lambda rng, shape, from_=0.0, to=1.0, **kw: rng.uniform(kw.get("from", from_), to, shape),
+    "normal_": lambda rng, shape, dt, mean=0.0, std=1.0: rng.torch_normal(dt, mean, std, shape),
+    "uniform_": lambda rng, shape, dt, from_=0.0, to=1.0, **kw: rng.torch_uniform(dt, kw.get("from", from_), to, shape),
     "random_": _random_ints,
-    "exponential_": lambda rng, shape, lambd=1.0: rng.exponential(1.0 / lambd, shape),
-    "bernoulli_": lambda rng, shape, p=0.5: rng.random(shape) < (p._data if hasattr(p, "_data") else p),
-    "cauchy_": lambda rng, shape, median=0.0, sigma=1.0: median + sigma * rng.standard_cauchy(shape),
-    "geometric_": lambda rng, shape, p: rng.geometric(p, shape),
-    "log_normal_": lambda rng, shape, mean=1.0, std=2.0: rng.lognormal(mean, std, shape),
+    "exponential_": lambda rng, shape, _dt, lambd=1.0: rng.exponential(1.0 / lambd, shape),
+    "bernoulli_": lambda rng, shape, _dt, p=0.5: rng.random(shape) < (p._data if hasattr(p, "_data") else p),
+    "cauchy_": lambda rng, shape, _dt, median=0.0, sigma=1.0: median + sigma * rng.standard_cauchy(shape),
+    "geometric_": lambda rng, shape, _dt, p: rng.geometric(p, shape),
+    "log_normal_": lambda rng, shape, _dt, mean=1.0, std=2.0: rng.lognormal(mean, std, shape),
 }
 
 

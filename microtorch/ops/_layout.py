@@ -37,8 +37,8 @@ def like_torch_pair(out, a, b):
     """like_torch(out, a, b) for the two arrays of a binary op, answering the common case first: both laid out in
     C order, as numpy's result is, so nothing to do (a third of the cost of like_torch's loop over its operands,
     which W6's products and sums pay on every op)."""
-    if a.flags.c_contiguous and b.flags.c_contiguous:
-        return out
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.flags.c_contiguous and b.flags.c_contiguous:
+        return out  # (vmap's batched arrays and meta arrays take like_torch's own tests)
     return like_torch(out, a, b)
 
 

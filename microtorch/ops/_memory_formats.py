@@ -50,9 +50,9 @@ def _order(fmt, x, op):
 def is_laid_out(x, fmt):
     """torch's is_contiguous(memory_format=fmt) of the array x: dense in fmt's order of dims (size-1 dims aside)."""
     if fmt not in _FASTEST_FIRST:  # contiguous_format (and preserve_format, which torch reads as it)
-        return bool(x.flags.c_contiguous)
+        return bool(x.flags["C_CONTIGUOUS"])  # (vmap's batched arrays answer flags by key only)
     order = _FASTEST_FIRST[fmt]
-    if x.ndim != len(order):
+    if x.ndim != len(order) or type(x) is not np.ndarray:
         return False
     dense = _dense_in_order(x.shape, order)
     return all(s // x.itemsize == d for s, d, n in zip(x.strides, dense, x.shape) if n != 1)
@@ -62,7 +62,7 @@ def suggested_format(x):
     """torch's suggest_memory_format: channels_last(_3d) for a 4-d (5-d) array laid out so and not in C order,
     else contiguous_format (what `to(memory_format=...)` compares with before it copies)."""
     for fmt, order in _FASTEST_FIRST.items():
-        if x.ndim == len(order) and not x.flags.c_contiguous and is_laid_out(x, fmt):
+        if x.ndim == len(order) and not x.flags["C_CONTIGUOUS"] and is_laid_out(x, fmt):
             return fmt
     return contiguous_format
 

@@ -187,8 +187,8 @@ for name, (m, history) in runs.items():
 # %% [markdown]
 # Plain SGD creeps: after 300 steps it has not yet bent its boundary around the tips of the
 # moons (`None`: it never got below that loss). Momentum (a running average of past gradients)
-# speeds it up a lot: here SGD with momentum reaches each of the losses 0.3, 0.1 and 0.05 a few
-# steps before Adam, while Adam ends lower. Neither is "the best optimizer": this is one small
+# speeds it up a lot: here SGD with momentum keeps pace with Adam, reaching the loss 0.3 at the
+# same step and 0.1 and 0.05 only a few steps after it, while Adam ends lower. Neither is "the best optimizer": this is one small
 # problem, and the ranking changes from problem to problem and with the learning rates. The point is that the optimizer is a choice, separate from
 # the gradient: all three used exactly the same `loss.backward()`.
 

@@ -43,8 +43,8 @@ else:
 # listed expression is evaluated in both namespaces and compared: tensors to about single
 # precision, everything else exactly. The cell's own printout is shown once per library.
 #
-# The code never uses random numbers from the library (the two generators produce different
-# streams); inputs come from numpy or are written out.
+# Most inputs come from numpy or are written out. Where a cell draws from the library's own
+# generator after `manual_seed`, both libraries give the same numbers (see "Seeded random numbers").
 
 # %%
 def _run(cell, library):
@@ -285,6 +285,21 @@ final_weight = model[0].weight
 print("loss: %.4f -> %.4f" % (losses[0], losses[-1]))
 
 # %% [markdown]
+# ## Seeded random numbers
+#
+# microtorch draws from the same generator as PyTorch (a Mersenne Twister, seeded the same way) and
+# turns its draws into numbers as PyTorch does. So after `manual_seed(0)` a freshly made layer has
+# PyTorch's initial weights, and `randn` and `randperm` give PyTorch's values.
+
+# %%both weights noise order
+torch.manual_seed(0)
+layer = torch.nn.Linear(3, 2)           # its initial weights are drawn from the generator
+weights = layer.weight.detach()
+noise = torch.randn(2, 3)
+order = torch.randperm(6)
+print(weights, noise, order, sep="\n")
+
+# %% [markdown]
 # ## Summary
 
 # %%
@@ -302,8 +317,11 @@ else:
 # - `microtorch.viz` exists only here. Keep visualizer calls in their own cells, and the rest of
 #   your code runs on PyTorch after changing the import.
 # - microtorch runs on the CPU with numpy; `device="cuda"` and performance are PyTorch's.
-# - The random number generators differ: `manual_seed(0)` gives reproducible numbers on each
-#   library, but not the same numbers on both.
+# - After `manual_seed(s)`, `rand`, `randn`, `randint`, `randperm`, `uniform_`, `normal_`, the
+#   initial weights of layers and a shuffling `DataLoader` give PyTorch's numbers (`randn` of 16
+#   or more float32 values to within a few units in the last place). Dropout masks, `bernoulli`,
+#   `multinomial` and the other distributions are reproducible here but are not PyTorch's numbers.
+#   Without a seed, PyTorch starts from a new seed in each run; microtorch from the same one.
 
 # %% [markdown]
 # ## Exercises

@@ -51,6 +51,10 @@ class DataLoader:
         self.collate_fn = collate_fn or (default_collate if self._auto_collation else default_convert)
 
     def __iter__(self):
+        from ..._random import _rng
+        # torch's iterator draws a seed for its worker processes first (here none run): the draws after it, a
+        # shuffle's order among them, are torch's for the same manual_seed
+        _rng(self.generator).torch_integers(0, 2 ** 63, ())
         if self._iterable:
             return self._iter_stream()
         if self.batch_sampler is not None:

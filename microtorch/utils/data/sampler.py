@@ -30,7 +30,8 @@ def _seeded_generator(generator):
     if generator is not None:
         return generator
     from ..._random import Generator, _rng
-    return Generator().manual_seed(int(_rng(None).integers(0, 2 ** 63 - 1)))
+    return Generator().manual_seed(int(_rng(None).torch_integers(0, 2 ** 63, ())))  # (torch's
+    # int(torch.empty((), dtype=torch.int64).random_()): the same order as torch's for the same seed)
 
 
 def _positive_int(value, name):
