@@ -2,12 +2,14 @@
 
 Most are microtorch's ops under a second name (expit is sigmoid, gammaln is lgamma, psi is digamma, gammainc is
 igamma...), with the same nodes as in torch (torch.special.expit records SigmoidBackward0); xlog1py and zeta live
-only here, as in torch, with torch's three nodes each (tensor and tensor, a number first, a number second).
+only here, as in torch, with torch's three nodes each (tensor and tensor, a number first, a number second); so do
+the normal distribution's functions, erfcx, i0e, i1e and entr (ops/special_unary.py).
 """
 import microtorch as _mt
 
 from .ops._checks import guard_namespace as _guard_namespace
 from .ops.special import i1, xlog1py, zeta  # noqa: F401
+from .ops.special_unary import entr, erfcx, i0e, i1e, log_ndtr, ndtr, ndtri  # noqa: F401
 
 digamma = psi = _mt.digamma
 erf, erfc, erfinv = _mt.erf, _mt.erfc, _mt.erfinv
@@ -23,8 +25,8 @@ xlogy = _mt.xlogy
 def round(input, *, decimals=0):  # noqa: A001 (torch's name)
     return _mt.round(input, decimals=decimals)
 
-__all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
-           "i0", "i1", "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "polygamma", "psi", "round", "sinc",
-           "softmax", "xlog1py", "xlogy", "zeta"]
+__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
+           "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln",
+           "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
 _guard_namespace(globals(), ["xlog1py", "zeta"], overrides={"input": "tensor_or_number"})  # (zeta(2, t) too)
-_guard_namespace(globals(), ["i1"])
+_guard_namespace(globals(), ["i1", "entr", "erfcx", "i0e", "i1e", "log_ndtr", "ndtr", "ndtri"])
