@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ._op import Op
+from .special_fma import fma, libm
 from .special_unary import I0E_A, I0E_B, I1E_A, I1E_B, chbevl, polevl, real_input
 
 _SQ2OPI = 0.797884560802865355879892119868763737  # sqrt(2/pi)
@@ -120,8 +121,8 @@ def _oscillating(x, pp, pq, qp, qq, w, phase, sine):
     asymptotic form beyond 5, with P and Q rational functions of w"""
     p = polevl(w, pp) / polevl(w, pq)
     q = polevl(w, qp) / polevl(w, qq)
-    c, s = np.cos(x - phase), np.sin(x - phase)
-    main = p * s + 5 / x * q * c if sine else p * c - 5 / x * q * s
+    c, s = libm("cos", x - phase), libm("sin", x - phase)
+    main = fma(p, s, 5 / x * q * c) if sine else fma(p, c, -(5 / x * q * s))  # (fused as torch's kernel)
     return main * x.dtype.type(_SQ2OPI) / np.sqrt(x)
 
 
@@ -157,7 +158,7 @@ def _y_near(x):
 def _y0(x):
     near = _y_near(x)
     x2 = near * near
-    near = polevl(x2, _Y0_YP) / polevl(x2, _Y0_YQ) + near.dtype.type(_TWO_OPI) * np.log(near) * _j0(near)
+    near = fma(near.dtype.type(_TWO_OPI) * libm("log", near), _j0(near), polevl(x2, _Y0_YP) / polevl(x2, _Y0_YQ))
     far = _beyond(x, 5)
     far = _oscillating(far, _J0_PP, _J0_PQ, _J0_QP, _J0_QQ, 25 / (far * far), 0.785398163397448309615660845819875721,
                        True)
@@ -168,8 +169,8 @@ def _y0(x):
 def _y1(x):
     near = _y_near(x)
     x2 = near * near
-    near = near * (polevl(x2, _Y1_YP) / polevl(x2, _Y1_YQ)) + \
-        near.dtype.type(_TWO_OPI) * (_j1(near) * np.log(near) - 1 / near)
+    near = fma(near, polevl(x2, _Y1_YP) / polevl(x2, _Y1_YQ),
+               near.dtype.type(_TWO_OPI) * fma(_j1(near), libm("log", near), -(1 / near)))
     far = _beyond(x, 5)
     far = _oscillating(far, _J1_PP, _J1_PQ, _J1_QP, _J1_QQ, 5 / far * (5 / far), 2.356194490192344928846982537459627163,
                        True)
@@ -181,29 +182,31 @@ def _i0(x):
     """I0(x) = exp(|x|) i0e(x), torch's kernel: one product on each side of 8 (inf gives NaN, as torch's)"""
     a = np.abs(x)
     far = _beyond(a, 8)
-    return np.where(a <= 8, np.exp(a) * chbevl(a / 2 - 2, I0E_A),
-                    np.exp(far) * chbevl(32 / far - 2, I0E_B) / np.sqrt(far))
+    return np.where(a <= 8, libm("exp", a) * chbevl(a / 2 - 2, I0E_A),
+                    libm("exp", far) * chbevl(32 / far - 2, I0E_B) / np.sqrt(far))
 
 
 def _i1(x):
     a = np.abs(x)
     far = _beyond(a, 8)
-    out = np.where(a <= 8, chbevl(a / 2 - 2, I1E_A) * a * np.exp(a),
-                   np.exp(far) * chbevl(32 / far - 2, I1E_B) / np.sqrt(far))
+    out = np.where(a <= 8, chbevl(a / 2 - 2, I1E_A) * a * libm("exp", a),
+                   libm("exp", far) * chbevl(32 / far - 2, I1E_B) / np.sqrt(far))
     return np.where(x < 0, -out, out)
 
 
 def _k_near(x, order, scaled):
-    """K0 or K1 up to 2: a Chebyshev series in x^2 - 2 beside log(x/2) I(x); times exp(x) when scaled"""
+    """K0 or K1 up to 2: a Chebyshev series in x^2 - 2 beside log(x/2) I(x); times exp(x) when scaled (each
+    a*b + c fused, as torch's compiled kernel)"""
     near = np.where((x > 0) & (x <= 2), x, x.dtype.type(1))
-    half = x.dtype.type(0.5)
+    half, y = x.dtype.type(0.5), fma(near, near, -2)
     if order == 1:
-        out = np.log(half * near) * _i1(near) + chbevl(near * near - 2, _K1_A) / near
+        out = fma(libm("log", half * near), _i1(near), chbevl(y, _K1_A) / near)
     elif scaled:
-        out = chbevl(near * near - 2, _K0_A) - np.log(half * near) * _i0(near)
+        out = fma(-libm("log", half * near), _i0(near), chbevl(y, _K0_A))
     else:  # (torch's unscaled K0 takes the log of a double, whatever the dtype)
-        out = (chbevl(near * near - 2, _K0_A) - np.log(0.5 * near.astype(np.float64)) * _i0(near)).astype(x.dtype)
-    return out * np.exp(near) if scaled else out
+        log = libm("log", 0.5 * near.astype(np.float64))
+        out = fma(-log, _i0(near).astype(np.float64), chbevl(y, _K0_A).astype(np.float64)).astype(x.dtype)
+    return out * libm("exp", near) if scaled else out
 
 
 def _k(x, order, scaled):
@@ -211,7 +214,7 @@ def _k(x, order, scaled):
     far = _beyond(x, 2)
     series = chbevl(8 / far - 2, _K0_B if order == 0 else _K1_B)
     out = np.where(x <= 2, _k_near(x, order, scaled), series / np.sqrt(far) if scaled else
-                   np.exp(-far) * series / np.sqrt(far))
+                   libm("exp", -far) * series / np.sqrt(far))
     return np.where(x == 0, np.inf, np.where(x < 0, np.nan, out))
 
 
@@ -219,9 +222,11 @@ def _spherical_j0(x):
     """sin(x)/x, by its Taylor series below 0.5 (where the quotient loses digits), 0 at +-inf"""
     t = x.dtype.type
     x2 = x * x
-    series = 1 + x2 * (t(-1.0) / t(6.0) + x2 * (t(1.0) / t(120.0) + x2 * (t(-1.0) / t(5040.0) + x2 * (
-        t(1.0) / t(362880.0) + x2 * (t(-1.0) / t(39916800.0) + x2 * (t(1.0) / t(6227020800.0)))))))
-    out = np.where(np.abs(x) < 0.5, series, np.sin(x) / x)
+    series = t(1.0) / t(6227020800.0)
+    for c in (-39916800.0, 362880.0, -5040.0, 120.0, -6.0):  # (1 - x^2/3! + x^4/5! ...: each step fused)
+        series = fma(x2, series, t(np.sign(c)) / t(abs(c)))
+    series = fma(x2, series, t(1.0))
+    out = np.where(np.abs(x) < 0.5, series, libm("sin", x) / x)
     return np.where(np.isinf(x), 0, out)
 
 
@@ -252,7 +257,7 @@ def _airy_left(x):
     f = 1 + zz * polevl(zz, _AI_AFN) / polevl(zz, _AI_AFD)
     g = z * polevl(zz, _AI_AGN) / polevl(zz, _AI_AGD)
     phase = zeta + t(0.25) * t(math.pi)
-    return t(5.64189583547756286948e-01) / np.sqrt(np.sqrt(-x)) * (np.sin(phase) * f - np.cos(phase) * g)
+    return t(5.64189583547756286948e-01) / np.sqrt(np.sqrt(-x)) * (libm("sin", phase) * f - libm("cos", phase) * g)
 
 
 def _airy_right(x):
@@ -260,7 +265,7 @@ def _airy_right(x):
     t = x.dtype.type
     zeta = t(2.0) * x * np.sqrt(x) / t(3.0)
     ratio = polevl(1 / zeta, _AI_AN) / polevl(1 / zeta, _AI_AD)
-    return t(5.64189583547756286948e-01) * ratio / (t(2.0) * np.sqrt(np.sqrt(x)) * np.exp(zeta))
+    return t(5.64189583547756286948e-01) * ratio / (t(2.0) * np.sqrt(np.sqrt(x)) * libm("exp", zeta))
 
 
 def _airy_ai(x):

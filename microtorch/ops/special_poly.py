@@ -5,24 +5,15 @@ integer (towards 0; NaN, inf and huge n count as negative, whose polynomial is 0
 computed as torch's kernel computes it, element by element: the closed forms at the ends of the interval, the
 trigonometric form inside it for large n (the four Chebyshev kinds), else the three-term recurrence. torch does not
 differentiate them: the result never requires grad."""
-import math
-
 import numpy as np
 
 from .._dtype import get_default_dtype, result_type
 from .._tensor import Tensor
 from ._kernels import _NAMES
 from ._op import Op, broadcast_error
-from .special_fma import fma
+from .special_fma import fma, libm
 
 _HERMITE_LIMIT = {np.dtype(np.float32): 128, np.dtype(np.float64): 512}  # (torch: NaN beyond these degrees)
-
-
-def _libm(name, a):
-    """math.<name>, the C library's function that torch's kernel calls, element by element in a's dtype (numpy's
-    own vectorized acos, cos and sin differ from it in the last place, which a degree of hundreds magnifies)"""
-    fn = np.vectorize(getattr(math, name), otypes=[np.float64])
-    return fn(a.astype(np.float64)).astype(a.dtype) if a.size else a.copy()
 
 
 def _recurrence(p, q, n, step, stop_at_nan=True):
@@ -50,21 +41,21 @@ def _chebyshev(x, n, kind):
     recurrence r = 2x q - p from the first two"""
     t, one = x.dtype.type, np.abs(x) == 1
     trig = (n > (6 if kind == "t" else 8)) & (np.abs(x) < 1)
-    theta = _libm("acos", np.where(trig, x, 0))
+    theta = libm("acos", np.where(trig, x, 0))
     m, m1 = n.astype(x.dtype), (n + 1).astype(x.dtype)  # (C++ converts the integer degree to x's type)
     if kind == "t":
-        ends, inside, first = _parity(n, 1, -1), _libm("cos", m * theta), x
+        ends, inside, first = _parity(n, 1, -1), libm("cos", m * theta), x
     elif kind == "u":
         ends, first = _parity(n, n + 1, -(n + 1)), x + x
-        s = _libm("sin", theta)
-        inside = np.where(s != 0, _libm("sin", m1 * theta) / s, m1 * _libm("cos", m1 * theta) / x)
+        s = libm("sin", theta)
+        inside = np.where(s != 0, libm("sin", m1 * theta) / s, m1 * libm("cos", m1 * theta) / x)
     elif kind == "v":
         ends, first = _parity(n, n + n + 1, -(n + n + 1)), x + x - 1
-        inside = np.where(_libm("sin", theta / t(2.0)) != 1, _libm("cos", (m + t(0.5)) * theta) / _libm("cos", theta / t(2.0)),
+        inside = np.where(libm("sin", theta / t(2.0)) != 1, libm("cos", (m + t(0.5)) * theta) / libm("cos", theta / t(2.0)),
                           _parity(n, n + n + 1, -(n + n + 1)))
     else:
         ends, first = _parity(n, 1, -1), x + x + 1
-        inside = np.where(_libm("cos", theta / t(2.0)) != 1, _libm("sin", (m + t(0.5)) * theta) / _libm("sin", theta / t(2.0)),
+        inside = np.where(libm("cos", theta / t(2.0)) != 1, libm("sin", (m + t(0.5)) * theta) / libm("sin", theta / t(2.0)),
                           np.where(x > 0, n + n + 1, _parity(n, 1, -1)))
     ends = np.where(x > 0, {"t": 1, "u": n + 1, "v": 1, "w": n + n + 1}[kind], ends)  # (x = 1, else x = -1)
     rec = _recurrence(np.ones_like(x), first, np.where(one | trig, 0, n), lambda j, p, q: fma(x + x, q, -p))
@@ -77,22 +68,22 @@ def _shifted_chebyshev(x, n, kind):
     own degree for the trigonometric form (from 5 for W*, 7 for the others)"""
     t, y = x.dtype.type, x + x - 1
     trig = (n > (4 if kind == "w" else 6)) & (np.abs(y) < 1)
-    theta = _libm("acos", np.where(trig, y, 0))
+    theta = libm("acos", np.where(trig, y, 0))
     m, m1 = n.astype(x.dtype), (n + 1).astype(x.dtype)
     at_one = {"t": 1, "u": n + 1, "v": 1, "w": n + n + 1}[kind]
     at_zero = {"t": _parity(n, 1, -1), "u": _parity(n, n + 1, -(n + 1)), "v": _parity(n, n + n + 1, -(n + n + 1)),
                "w": _parity(n, 1, -1)}[kind]
     if kind == "t":
-        inside, first = _libm("cos", m * theta), y
+        inside, first = libm("cos", m * theta), y
     elif kind == "u":
-        s, first = _libm("sin", theta), y + y
-        inside = np.where(s != 0, _libm("sin", m1 * theta) / s, m1 * _libm("cos", m1 * theta) / y)
+        s, first = libm("sin", theta), y + y
+        inside = np.where(s != 0, libm("sin", m1 * theta) / s, m1 * libm("cos", m1 * theta) / y)
     elif kind == "v":
         first = y + y - 1
-        inside = np.where(_libm("sin", theta / t(2.0)) != 1, _libm("cos", (m + t(0.5)) * theta) / _libm("cos", theta / t(2.0)), at_zero)
+        inside = np.where(libm("sin", theta / t(2.0)) != 1, libm("cos", (m + t(0.5)) * theta) / libm("cos", theta / t(2.0)), at_zero)
     else:
         first = y + y + 1
-        inside = np.where(_libm("cos", theta / t(2.0)) != 1, _libm("sin", (m + t(0.5)) * theta) / _libm("sin", theta / t(2.0)), at_zero)
+        inside = np.where(libm("cos", theta / t(2.0)) != 1, libm("sin", (m + t(0.5)) * theta) / libm("sin", theta / t(2.0)), at_zero)
     special = (x == 1) | (x == 0)
     rec = _recurrence(np.ones_like(x), first, np.where(special | trig, 0, n), lambda j, p, q: fma(y + y, q, -p))
     out = np.where(n == 0, 1, np.where(n == 1, first, rec))
