@@ -245,7 +245,7 @@ def _airy_series(x):
         g2 = g + n2
         m, n, f, g, k = (np.where(live, new, old) for new, old in ((m2, m), (n2, n), (f2, f), (g2, g), (k2 + 1, k)))
         live &= np.abs(m / f) > eps
-    return x.dtype.type(0.355028053887817239260) * f - x.dtype.type(0.258819403792806798405) * g
+    return fma(x.dtype.type(0.355028053887817239260), f, -(x.dtype.type(0.258819403792806798405) * g))
 
 
 def _airy_left(x):
@@ -257,7 +257,7 @@ def _airy_left(x):
     f = 1 + zz * polevl(zz, _AI_AFN) / polevl(zz, _AI_AFD)
     g = z * polevl(zz, _AI_AGN) / polevl(zz, _AI_AGD)
     phase = zeta + t(0.25) * t(math.pi)
-    return t(5.64189583547756286948e-01) / np.sqrt(np.sqrt(-x)) * (libm("sin", phase) * f - libm("cos", phase) * g)
+    return t(5.64189583547756286948e-01) / np.sqrt(np.sqrt(-x)) * fma(libm("sin", phase), f, -(libm("cos", phase) * g))
 
 
 def _airy_right(x):
