@@ -121,3 +121,11 @@ def test_float64_bits_as_torch(name):
         x = _args()
     np.testing.assert_array_equal(getattr(mts, name)(mt.tensor(x)).numpy(),
                                   getattr(torch.special, name)(torch.tensor(x)).numpy())
+
+
+def test_backward_raises_torchs_error():
+    """torch has no derivative: the result has no history, and backward says so (RuntimeError in both)"""
+    for lib, S in ((torch, torch.special), (mt, mts)):
+        x = lib.tensor([0.5, 1.], requires_grad=True)
+        with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+            S.modified_bessel_k1(x).sum().backward()

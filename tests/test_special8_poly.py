@@ -108,3 +108,10 @@ def test_no_gradient_as_torch(name):
         n = lib.tensor([3., 9.], requires_grad=True)
         for out in (getattr(S, name)(x, n), getattr(S, name)(x, 4), getattr(S, name)(0.5, n)):
             assert not out.requires_grad and out.grad_fn is None
+
+
+def test_backward_raises_torchs_error():
+    for lib, S in ((torch, torch.special), (mt, mts)):
+        x = lib.tensor([0.5, 1.], requires_grad=True)
+        with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+            lib.autograd.grad(S.legendre_polynomial_p(x, 3).sum(), x)
