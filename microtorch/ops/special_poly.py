@@ -51,11 +51,13 @@ def _chebyshev(x, n, kind):
         inside = np.where(s != 0, libm("sin", m1 * theta) / s, m1 * libm("cos", m1 * theta) / x)
     elif kind == "v":
         ends, first = _parity(n, n + n + 1, -(n + n + 1)), x + x - 1
-        inside = np.where(libm("sin", theta / t(2.0)) != 1, libm("cos", (m + t(0.5)) * theta) / libm("cos", theta / t(2.0)),
+        half = theta / t(2.0)
+        inside = np.where(libm("sin", half) != 1, libm("cos", (m + t(0.5)) * theta) / libm("cos", half),
                           _parity(n, n + n + 1, -(n + n + 1)))
     else:
         ends, first = _parity(n, 1, -1), x + x + 1
-        inside = np.where(libm("cos", theta / t(2.0)) != 1, libm("sin", (m + t(0.5)) * theta) / libm("sin", theta / t(2.0)),
+        half = theta / t(2.0)
+        inside = np.where(libm("cos", half) != 1, libm("sin", (m + t(0.5)) * theta) / libm("sin", half),
                           np.where(x > 0, n + n + 1, _parity(n, 1, -1)))
     ends = np.where(x > 0, {"t": 1, "u": n + 1, "v": 1, "w": n + n + 1}[kind], ends)  # (x = 1, else x = -1)
     rec = _recurrence(np.ones_like(x), first, np.where(one | trig, 0, n), lambda j, p, q: fma(x + x, q, -p))
@@ -80,10 +82,12 @@ def _shifted_chebyshev(x, n, kind):
         inside = np.where(s != 0, libm("sin", m1 * theta) / s, m1 * libm("cos", m1 * theta) / y)
     elif kind == "v":
         first = y + y - 1
-        inside = np.where(libm("sin", theta / t(2.0)) != 1, libm("cos", (m + t(0.5)) * theta) / libm("cos", theta / t(2.0)), at_zero)
+        half = theta / t(2.0)
+        inside = np.where(libm("sin", half) != 1, libm("cos", (m + t(0.5)) * theta) / libm("cos", half), at_zero)
     else:
         first = y + y + 1
-        inside = np.where(libm("cos", theta / t(2.0)) != 1, libm("sin", (m + t(0.5)) * theta) / libm("sin", theta / t(2.0)), at_zero)
+        half = theta / t(2.0)
+        inside = np.where(libm("cos", half) != 1, libm("sin", (m + t(0.5)) * theta) / libm("sin", half), at_zero)
     special = (x == 1) | (x == 0)
     rec = _recurrence(np.ones_like(x), first, np.where(special | trig, 0, n), lambda j, p, q: fma(y + y, q, -p))
     out = np.where(n == 0, 1, np.where(n == 1, first, rec))
@@ -116,7 +120,8 @@ def _laguerre(x, n):
 def _legendre(x, n):
     """P: +-1 at x = +-1, else ((2j + 1) x q - j p) / (j + 1)"""
     one = np.abs(x) == 1
-    rec = _recurrence(np.ones_like(x), x, np.where(one, 0, n), lambda j, p, q: fma((j + j + 1) * x, q, -(j * p)) / (j + 1))
+    rec = _recurrence(np.ones_like(x), x, np.where(one, 0, n),
+                      lambda j, p, q: fma((j + j + 1) * x, q, -(j * p)) / (j + 1))
     out = np.where(n == 0, 1, np.where(n == 1, x, rec))
     return np.where(n < 0, 0, np.where(one, np.where((x > 0) | (n % 2 == 0), 1, -1), out))
 
