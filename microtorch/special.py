@@ -50,4 +50,4 @@ _guard_namespace(globals(), ["i1", "entr", "erfcx", "i0e", "i1e", "log_ndtr", "n
                              "scaled_modified_bessel_k1", "spherical_bessel_j0"])
 _POLYNOMIALS = [n for n in __all__ if n.endswith(("polynomial_t", "polynomial_u", "polynomial_v", "polynomial_w",
                                                   "polynomial_h", "polynomial_he", "polynomial_l", "polynomial_p"))]
-_guard_namespace(globals(), _POLYNOMIALS, overrides={"input": "tensor_or_number", "n": "tensor_or_number"})
+_guard_namespace(globals(), _POLYNOMIALS, overrides={"x": "tensor_or_number", "n": "tensor_or_number"})

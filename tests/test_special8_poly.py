@@ -75,7 +75,9 @@ CALLS = ["S.chebyshev_polynomial_t(L.tensor([0.5, 2.]), 3)", "S.chebyshev_polyno
          "S.chebyshev_polynomial_t(L.ones(0, 2), 3)", "S.chebyshev_polynomial_t(2, 3)",
          "S.chebyshev_polynomial_t(L.ones(2), L.ones(3))", "S.chebyshev_polynomial_t(L.ones(2, dtype=L.float16), 3)",
          "S.chebyshev_polynomial_t(L.ones(2), 1j)", "S.chebyshev_polynomial_t(L.ones(2), None)",
-         "S.chebyshev_polynomial_t(L.ones(2), 2 ** 70)", "S.legendre_polynomial_p(L.tensor([1j]), 2)"]
+         "S.chebyshev_polynomial_t(L.ones(2), 2 ** 70)", "S.legendre_polynomial_p(L.tensor([1j]), 2)",
+         "S.laguerre_polynomial_l(x=L.tensor([0.5]), n=3)",  # (torch's keyword is x; its docs say input, refused)
+         "S.laguerre_polynomial_l(input=L.tensor([0.5]), n=3)"]
 
 
 @pytest.mark.parametrize("call", CALLS)

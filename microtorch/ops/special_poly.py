@@ -156,24 +156,24 @@ def _operand(v, dtype):
 def _polynomial(name, kernel):
     op = _polynomial_op(name, kernel)
 
-    def fn(input, n):
+    def fn(x, n):  # (torch's keyword is x, though its docs say input)
         from .scan import need_tensor
-        if not isinstance(input, Tensor):
+        if not isinstance(x, Tensor):
             need_tensor(n, name, "n", 1)
-        if any(type(v) is int and not -2 ** 63 <= v < 2 ** 63 for v in (input, n)):
+        if any(type(v) is int and not -2 ** 63 <= v < 2 ** 63 for v in (x, n)):
             raise OverflowError(f"{name}(): int too big to convert (a number argument must fit in int64)")
-        dt = result_type(input, n)
+        dt = result_type(x, n)
         dtype = dt.np if dt.is_floating_point or dt.is_complex else get_default_dtype().np
         if dtype.kind == "c" or dtype == np.float16:
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_NAMES[dtype.name]}\': special.{name} '
                                       "is computed for real float32 and float64 values; convert with .double()")
         try:
-            np.broadcast_shapes(*[tuple(v.shape) if isinstance(v, Tensor) else () for v in (input, n)])
+            np.broadcast_shapes(*[tuple(v.shape) if isinstance(v, Tensor) else () for v in (x, n)])
         except ValueError as e:
-            raise broadcast_error(name, e, input, n) from None
-        return op.apply(_operand(input, dtype), _operand(n, dtype))
+            raise broadcast_error(name, e, x, n) from None
+        return op.apply(_operand(x, dtype), _operand(n, dtype))
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.special.{name}(input, n): x and n are tensors or numbers (torch has no derivative for it)"
+    fn.__doc__ = f"torch.special.{name}(x, n): x and n are tensors or numbers (torch has no derivative for it)"
     return fn
 
 
