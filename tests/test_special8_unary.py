@@ -181,3 +181,21 @@ def test_bits_as_torch(name):
             x = _args(name).astype(dtype)
         np.testing.assert_array_equal(getattr(mts, name)(mt.tensor(x)).numpy(),
                                       getattr(torch.special, name)(torch.tensor(x)).numpy())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_function_transforms_as_torch(name):
+    """vmap of grad, jacfwd (forward mode) and hessian (reverse over reverse) through func (vmap runs these ops per
+    example: microtorch has no batching rule for them yet)"""
+    x = POINTS[name][1:4] if name != "ndtri" else [0.2, 0.45, 0.7]
+
+    def run(L):
+        S = torch.special if L is torch else mts
+        t = L.tensor(x, dtype=L.float64)
+        fn = getattr(S, name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return (L.func.vmap(L.func.grad(fn))(t).numpy(), L.func.jacfwd(fn)(t).numpy(),
+                    L.func.hessian(lambda s: fn(s).sum())(t).numpy())
+    for m, t in zip(run(mt), run(torch)):
+        np.testing.assert_allclose(m, t, rtol=1e-12, atol=1e-300)
