@@ -117,3 +117,11 @@ def test_backward_raises_torchs_error():
         x = lib.tensor([0.5, 1.], requires_grad=True)
         with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
             lib.autograd.grad(S.legendre_polynomial_p(x, 3).sum(), x)
+
+
+def test_nan_x_gives_nan():
+    """torch's recurrence loops test q for NaN before their first step and then return a variable they never set
+    (for x = NaN and n >= 2 torch gives whatever was in it: 25.3, 6.4e-40...); here it is NaN"""
+    for name in NAMES:
+        out = getattr(mts, name)(mt.tensor([np.nan, np.nan], dtype=mt.float64), mt.tensor([2., 5.], dtype=mt.float64))
+        assert np.isnan(out.numpy()).all(), name
