@@ -199,3 +199,24 @@ def test_function_transforms_as_torch(name):
                     L.func.hessian(lambda s: fn(s).sum())(t).numpy())
     for m, t in zip(run(mt), run(torch)):
         np.testing.assert_allclose(m, t, rtol=1e-12, atol=1e-300)
+
+
+EDGE_POINTS = {"entr": [0., -1., np.inf, np.nan], "ndtri": [0., 1., -0.5, np.nan],
+               "erfcx": [-30., -27., np.inf, -np.inf, np.nan], "log_ndtr": [-np.inf, np.inf, -1e300, np.nan],
+               "i0e": [np.inf, -np.inf, np.nan], "i1e": [np.inf, -np.inf, np.nan], "ndtr": [np.inf, -np.inf, np.nan]}
+
+
+@pytest.mark.parametrize("name", EDGE_POINTS)
+def test_gradients_at_the_edges_as_torch(name):
+    """inf, NaN and the ends of the domain: the same formulas give the same infinities and NaNs, first and second
+    order (and i1e's 1/2 at NaN, which torch's |x| > eps test gives)"""
+    def run(lib):
+        S = torch.special if lib is torch else mts
+        x = lib.tensor(EDGE_POINTS[name], dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad(getattr(S, name)(x).sum(), x, create_graph=True)
+        g2, = lib.autograd.grad(g.sum(), x)
+        return g.detach().numpy(), g2.numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for m, t in zip(run(mt), run(torch)):
+            np.testing.assert_array_equal(m, t)
