@@ -3,7 +3,8 @@
 For each namespace (torch, torch.Tensor, torch.nn.functional, ...) every public torch name is
 present in microtorch, missing, or out of scope (a rule of OUT_OF_SCOPE names the reason). For a
 present callable the keyword names and defaults are compared with torch's signature (inspect's;
-for builtins the overloads of torch's type stubs, else the signatures their docstrings print) and
+for builtins the overloads of torch's type stubs, for torch.special's those its argument parser lists, else the
+signatures their docstrings print) and
 the differences are listed.
 The column "teaching" counts the sources of tools/teaching_apis.txt that call the name.
 
@@ -28,6 +29,7 @@ NAMESPACES = [
     ("torch", "microtorch", "all"),
     ("torch.Tensor", "microtorch.Tensor", "attributes"),
     ("torch.linalg", "microtorch.linalg", "all"),
+    ("torch.special", "microtorch.special", "all"),
     ("torch.nn.functional", "microtorch.nn.functional", "defined"),
     ("torch.nn", "microtorch.nn", "classes"),
     ("torch.nn.init", "microtorch.nn.init", "all"),
@@ -277,11 +279,33 @@ def _from_stub(fn, name):
     return Params(params, False)
 
 
+def _from_parser(fn):
+    """torch.special's builtins have no stub: the keywords of the overloads their argument parser lists when called
+    without arguments (None where it lists none). Their docstrings are not enough: they name the polynomials' x
+    `input`, a keyword the parser refuses."""
+    if getattr(fn, "__module__", None) != "torch._C._special":
+        return None
+    try:
+        fn()
+    except TypeError as e:
+        overloads = re.findall(r"^ \* \((.*)\)$", str(e), re.M)
+    else:
+        return None
+    params = {}
+    for sig in overloads:
+        for arg in _split_args(sig):
+            decl, _, default = arg.partition("=")
+            key = decl.split()[-1] if decl.split() else ""
+            if re.fullmatch(r"\w+", key) and key != "self":
+                params.setdefault(key, Token(default.strip()) if default else Params.REQUIRED)
+    return Params(params, False) if overloads else None
+
+
 def torch_params(fn, name, method):
     target = fn.__init__ if isinstance(fn, type) else fn
     p = _from_inspect(fn if isinstance(fn, type) else target, method)
     if p is None or (not p.params and p.var_kw):
-        p = _from_stub(fn, name) or _from_docstring(fn, name) or p
+        p = _from_stub(fn, name) or _from_parser(fn) or _from_docstring(fn, name) or p
     return p
 
 
@@ -410,9 +434,9 @@ nested tensors, storage and strides, dtypes numpy lacks, runtime settings). Ever
 and counts against coverage, implemented or not.
 
 For present callables the notes compare keyword names and defaults with torch's signature
-(`inspect.signature`; for builtins the overloads of torch's type stubs `torch/_C/*.pyi`, else the
-signatures their docstrings print): `no `x=`` is a torch keyword microtorch does not take, `extra`
-are keywords torch does not have. Keywords about memory and
+(`inspect.signature`; for builtins the overloads of torch's type stubs `torch/_C/*.pyi`, for torch.special's
+the overloads its argument parser lists, else the signatures their docstrings print): `no `x=`` is a torch
+keyword microtorch does not take, `extra` are keywords torch does not have. Keywords about memory and
 hardware (`out`, `device`, `layout`, `pin_memory`, `memory_format`, `names`, `foreach`, `fused`, ...)
 are not compared.
 
