@@ -358,6 +358,7 @@ FWD_OVER_REV = [
     ("gelu", lambda L, x: nnf(L).gelu(x).pow(3).sum(), [F(5)]),  # so has GeluBackward
     ("gelu_tanh", lambda L, x: nnf(L).gelu(x, approximate="tanh").pow(3).sum(), [F(5)]),
     ("tanh_sigmoid", lambda L, x: (x.tanh() * x.sigmoid() ** 2).sum(), [F(5)]),
+    ("scalar_overloads", lambda L, x: (x.tan() + (x * x + 2).acosh()).sum(), [F(5)]),  # AddBackward1, SubBackward1
     ("cross_entropy", lambda L, x, t: nnf(L).cross_entropy(x, t), [F(3, 4), I(4, 3)]),
     ("cross_entropy_2d", lambda L, x, t: nnf(L).cross_entropy(x, t, reduction="sum"), [F(2, 3, 2, 2), I(3, 2, 2, 2)]),
     ("indexing", lambda L, x, i: (x[i] ** 2).sum() + (x[1:3] ** 3).sum() + x[0, 1] ** 2, [F(4, 3), I(4, 3)]),

@@ -546,12 +546,19 @@ class PowScalar(Op):
         if type(p) in _NUMBERS and x._data.dtype.kind == "f" and unrecorded(grad) and unrecorded(x):
             local = PowScalar.values(x._data, p - 1) * p  # (the ops below: x ** (p - 1), then times p, then grad *)
             return plain(like_torch(grad._data * local, grad._data, local)), None
-        return grad * (p * x ** (p - 1)).conj(), None
+        return grad * PowScalar._local(x, p).conj(), None
 
     @staticmethod
     def jvp(ctx, t, _p):
         x, p = ctx.inputs[0], ctx.exponent
-        return zeros_like_(t) if p == 0 else t * (p * x ** (p - 1))
+        return zeros_like_(t) if p == 0 else t * PowScalar._local(x, p)
+
+    @staticmethod
+    def _local(x, p):
+        """p x^(p-1) as torch's formula records it: the exponent read as a double, times as mul.Scalar"""
+        from .scalar_overloads import mul_scalar
+        p = complex(p) if isinstance(p, complex) else float(p)
+        return mul_scalar(x.pow(p - 1), p)
 
 
 class Pow(Op):
@@ -687,12 +694,14 @@ def _log_of_base(base, complex_exponent):
 
 
 # ---- unary functions --------------------------------------------------------------------------
-def _unary(name, np_fn, derivative, saves="input", fused=None, over=False):
+def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, formula=None):
     """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
     or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
     TanhBackward...), for real tensors, whose `values(g, s)` computes it on arrays. over: derivative(s)
     is the derivative's denominator, which torch's formula divides by (grad / x for log: times a reciprocal
-    rounds elsewhere)."""
+    rounds elsewhere). formula(grad, s): instead of derivative, torch's whole formula, term by term, so that
+    the gradient's own graph (create_graph) has torch's nodes; the tangent is that formula of the tangent
+    (torch's auto_element_wise: conjugated in and out)."""
 
     scalar_ok = isinstance(np_fn, np.ufunc)  # (a ufunc computes a numpy scalar as a 0-d array: see scalar_path)
 
@@ -706,73 +715,85 @@ def _unary(name, np_fn, derivative, saves="input", fused=None, over=False):
         if fused is not None and s._data.dtype.kind == "f":
             return plain(fused.values(grad._data, s._data)) if unrecorded(grad) and unrecorded(s) else \
                 fused.apply(grad, s)
+        if formula is not None:
+            return formula(grad, s)
         return grad / derivative(s).conj() if over else grad * derivative(s).conj()
 
     def jvp(ctx, t):
         s = ctx.inputs[0] if saves == "input" else ctx.output
         if fused is not None and s._data.dtype.kind == "f":  # (torch's: its backward's op on the tangent)
             return fused.apply(t, s)
+        if formula is not None:
+            return formula(t.conj(), s).conj()
         return t / derivative(s) if over else t * derivative(s)
 
-    return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": derivative.__doc__,
+    return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": (formula or derivative).__doc__,
                               "forward": staticmethod(forward), "backward": staticmethod(backward),
                               "jvp": staticmethod(jvp), "__module__": __name__,
                               "_saved_names": ("self",) if saves == "input" else ("result",)})
 
 
-def _d_exp(out):
+# torch's formulas (derivatives.yaml), term by term: g is the output's gradient, x the input, y the result
+def _d_exp(g, y):
     """d exp(x) = exp(x)"""
-    return out
+    return g * y.conj()
 
 
-def _d_log(x):
+def _d_log(g, x):
     """d log(x) = 1/x"""
-    return x
+    return g / x.conj()
 
 
-def _d_log2(x):
+def _d_log2(g, x):
     """d log2(x) = 1/(x ln 2)"""
-    return x * math.log(2)
+    from .scalar_overloads import mul_scalar
+    return g / mul_scalar(x.conj(), 0.6931471805599453)
 
 
-def _d_log10(x):
+def _d_log10(g, x):
     """d log10(x) = 1/(x ln 10)"""
-    return x * 2.3025850929940456  # (torch's constant, an ulp below math.log(10))
+    from .scalar_overloads import mul_scalar
+    return g / mul_scalar(x.conj(), 2.3025850929940456)  # (torch's constant, an ulp below math.log(10))
 
 
-def _d_log1p(x):
+def _d_log1p(g, x):
     """d log(1+x) = 1/(1+x)"""
-    return x + 1
+    from .scalar_overloads import add_scalar
+    return g / add_scalar(x, 1).conj()
 
 
-def _d_expm1(out):
+def _d_expm1(g, y):
     """d (exp(x)-1) = exp(x)"""
-    return out + 1
+    from .scalar_overloads import add_scalar
+    return g * add_scalar(y.conj(), 1)
 
 
-def _d_sqrt(out):
+def _d_sqrt(g, y):
     """d sqrt(x) = 1/(2 sqrt(x))"""
-    return 2 * out
+    from .scalar_overloads import mul_scalar
+    return g / mul_scalar(y.conj(), 2)
 
 
-def _d_rsqrt(out):
+def _d_rsqrt(g, y):
     """d x^(-1/2) = -x^(-3/2)/2"""
-    return out ** 3 * -0.5
+    from .scalar_overloads import mul_scalar
+    return mul_scalar(g, -0.5) * y.pow(3).conj()
 
 
-def _d_sin(x):
+def _d_sin(g, x):
     """d sin(x) = cos(x)"""
-    return cos(x)
+    return g * cos(x).conj()
 
 
-def _d_cos(x):
+def _d_cos(g, x):
     """d cos(x) = -sin(x)"""
-    return -sin(x)
+    return g * (-sin(x)).conj()
 
 
-def _d_tan(out):
+def _d_tan(g, y):
     """d tan(x) = 1 + tan(x)^2"""
-    return out * out + 1
+    from .scalar_overloads import add_scalar
+    return g * add_scalar(y.pow(2), 1).conj()
 
 
 def _d_tanh(out):
@@ -785,39 +806,42 @@ def _d_sigmoid(out):
     return out * (1 - out)
 
 
-def _d_reciprocal(out):
+def _d_reciprocal(g, y):
     """d (1/x) = -1/x^2"""
-    return -(out * out)
+    return -g * (y * y).conj()
 
 
-def _d_abs(x):
+def _d_abs(g, x):
     """d |x| = sign(x)  (for complex z, 2 d|z|/dz = conj(z)/|z|: the gradient is grad * z/|z|)"""
-    return sgn(x).conj()
+    return g * sgn(x)
 
 
-def _d_asin(x):
+def _d_asin(g, x):
     """d asin(x) = 1/sqrt(1-x^2)"""
-    return (1 - x * x).rsqrt()
+    from .scalar_overloads import add_scalar
+    return g * add_scalar(-x * x, 1).rsqrt().conj()
 
 
-def _d_acos(x):
+def _d_acos(g, x):
     """d acos(x) = -1/sqrt(1-x^2)"""
-    return -(1 - x * x).rsqrt()
+    from .scalar_overloads import add_scalar
+    return g * (-add_scalar(-x * x, 1).rsqrt()).conj()
 
 
-def _d_atan(x):
+def _d_atan(g, x):
     """d atan(x) = 1/(1+x^2)"""
-    return x * x + 1
+    from .scalar_overloads import add_scalar
+    return g / add_scalar(x * x, 1).conj()
 
 
-def _d_sinh(x):
+def _d_sinh(g, x):
     """d sinh(x) = cosh(x)"""
-    return cosh(x)
+    return g * cosh(x).conj()
 
 
-def _d_cosh(x):
+def _d_cosh(g, x):
     """d cosh(x) = sinh(x)"""
-    return sinh(x)
+    return g * sinh(x).conj()
 
 
 def _sigmoid_np(x):
@@ -881,77 +905,77 @@ class SigmoidBackward(Op):
         return SigmoidBackward.apply(tg, y) + g * (1 - 2 * y) * ty
 
 
-Exp = _unary("Exp", np.exp, _d_exp, saves="output")
+Exp = _unary("Exp", np.exp, formula=_d_exp, saves="output")
 
 
 def exp(input):
     return Exp.apply(_float(input))
 
 
-Log = _unary("Log", np.log, _d_log, over=True)
+Log = _unary("Log", np.log, formula=_d_log)
 
 
 def log(input):
     return Log.apply(_float(input))
 
 
-Log2 = _unary("Log2", np.log2, _d_log2, over=True)
+Log2 = _unary("Log2", np.log2, formula=_d_log2)
 
 
 def log2(input):
     return Log2.apply(_float(input))
 
 
-Log10 = _unary("Log10", np.log10, _d_log10, over=True)
+Log10 = _unary("Log10", np.log10, formula=_d_log10)
 
 
 def log10(input):
     return Log10.apply(_float(input))
 
 
-Log1p = _unary("Log1P", np.log1p, _d_log1p, over=True)
+Log1p = _unary("Log1P", np.log1p, formula=_d_log1p)
 
 
 def log1p(input):
     return Log1p.apply(_float(input))
 
 
-Expm1 = _unary("Expm1", np.expm1, _d_expm1, saves="output")
+Expm1 = _unary("Expm1", np.expm1, formula=_d_expm1, saves="output")
 
 
 def expm1(input):
     return Expm1.apply(_float(input))
 
 
-Sqrt = _unary("Sqrt", np.sqrt, _d_sqrt, saves="output", over=True)
+Sqrt = _unary("Sqrt", np.sqrt, formula=_d_sqrt, saves="output")
 
 
 def sqrt(input):
     return Sqrt.apply(_float(input))
 
 
-Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), _d_rsqrt, saves="output")
+Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), formula=_d_rsqrt, saves="output")
 
 
 def rsqrt(input):
     return Rsqrt.apply(_float(input))
 
 
-Sin = _unary("Sin", np.sin, _d_sin)
+Sin = _unary("Sin", np.sin, formula=_d_sin)
 
 
 def sin(input):
     return Sin.apply(_float(input))
 
 
-Cos = _unary("Cos", np.cos, _d_cos)
+Cos = _unary("Cos", np.cos, formula=_d_cos)
 
 
 def cos(input):
     return Cos.apply(_float(input))
 
 
-Tan = _unary("Tan", np.tan, _d_tan, saves="output")
+Tan = _unary("Tan", np.tan, formula=_d_tan, saves="output")
 
 
 def tan(input):
@@ -972,22 +996,14 @@ def sigmoid(input):
     return Sigmoid.apply(_float(input))
 
 
-Reciprocal = _unary("Reciprocal", lambda x: 1 / x, _d_reciprocal, saves="output")
-
-
-def _reciprocal_jvp(ctx, t):
-    """torch's order: the tangent negated, times the result squared"""
-    return -t * (ctx.output * ctx.output)
-
-
-Reciprocal.jvp = staticmethod(_reciprocal_jvp)
+Reciprocal = _unary("Reciprocal", lambda x: 1 / x, formula=_d_reciprocal, saves="output")
 
 
 def reciprocal(input):
     return Reciprocal.apply(_float(input))
 
 
-Abs = _unary("Abs", np.abs, _d_abs)
+Abs = _unary("Abs", np.abs, formula=_d_abs)
 
 
 def abs(input):
@@ -999,35 +1015,35 @@ def abs(input):
 
 
 Abs.jvp = staticmethod(lambda ctx, t: real(sgn(ctx.inputs[0]).conj() * t))  # |z| is not holomorphic
-Asin = _unary("Asin", np.arcsin, _d_asin)
+Asin = _unary("Asin", np.arcsin, formula=_d_asin)
 
 
 def asin(input):
     return Asin.apply(_float(input))
 
 
-Acos = _unary("Acos", np.arccos, _d_acos)
+Acos = _unary("Acos", np.arccos, formula=_d_acos)
 
 
 def acos(input):
     return Acos.apply(_float(input))
 
 
-Atan = _unary("Atan", np.arctan, _d_atan, over=True)
+Atan = _unary("Atan", np.arctan, formula=_d_atan)
 
 
 def atan(input):
     return Atan.apply(_float(input))
 
 
-Sinh = _unary("Sinh", np.sinh, _d_sinh)
+Sinh = _unary("Sinh", np.sinh, formula=_d_sinh)
 
 
 def sinh(input):
     return Sinh.apply(_float(input))
 
 
-Cosh = _unary("Cosh", np.cosh, _d_cosh)
+Cosh = _unary("Cosh", np.cosh, formula=_d_cosh)
 
 
 def cosh(input):
@@ -1084,12 +1100,13 @@ def _erf_np(x):
     return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype) if x.size else x.copy()
 
 
-def _d_erf(x):
+def _d_erf(g, x):
     """d erf(x) = 2/sqrt(pi) exp(-x^2)"""
-    return exp(-(x * x)) * (2 / math.sqrt(math.pi))
+    from .scalar_overloads import mul_scalar
+    return mul_scalar(exp(-x.pow(2)), 2 / math.sqrt(math.pi)) * g
 
 
-Erf = _unary("Erf", _erf_np, _d_erf)
+Erf = _unary("Erf", _erf_np, formula=_d_erf)
 
 
 def erf(input):

@@ -11,47 +11,28 @@ from .._dtype import float16, float32, result_type
 from .elementwise import MulScalar, _float, _in, _need_tensors, _operands, _unary, where
 from ._kernels import _NAMES
 from .index import fill_scalar
+from .scalar_overloads import add_scalar, mul_scalar, scalar_minus, sub_scalar
 
 
-def _d_asinh(x):
+# torch's formulas (derivatives.yaml), term by term: g is the output's gradient, x the input, y the result
+def _d_asinh(g, x):
     """d asinh(x) = 1/sqrt(x^2 + 1)"""
-    return (x * x + 1).rsqrt()
+    return g * add_scalar(x.pow(2), 1).rsqrt().conj()
 
 
-def _d_acosh(x):
+def _d_acosh(g, x):
     """d acosh(x) = 1/sqrt(x^2 - 1)"""
-    return (x * x - 1).rsqrt()
+    return g * sub_scalar(x * x, 1).rsqrt().conj()
 
 
-def _d_exp2(out):
+def _d_exp2(g, y):
     """d 2^x = 2^x ln 2"""
-    return out * math.log(2)
+    return mul_scalar(g * y.conj(), 0.6931471805599453)
 
 
-def _d_erfc(x):
+def _d_erfc(g, x):
     """d erfc(x) = -2/sqrt(pi) exp(-x^2)"""
-    return (-(x * x)).exp() * (-2 / math.sqrt(math.pi))
-
-
-def _d_deg2rad(x):
-    """d (x pi/180) = pi/180"""
-    return x * 0 + math.pi / 180
-
-
-def _d_rad2deg(x):
-    """d (x 180/pi) = 180/pi"""
-    return x * 0 + 180 / math.pi
-
-
-def _d_frac(x):
-    """d (x - trunc(x)) = 1"""
-    return x * 0 + 1
-
-
-def _times(c):
-    """x * c as torch computes it: c rounded to x's dtype (numpy's rad2deg rounds its constant otherwise), half
-    precision in float32 then rounded"""
-    return lambda x: np.multiply(x, c, dtype=np.promote_types(x.dtype, np.float32)).astype(x.dtype, copy=False)
+    return mul_scalar((-x.pow(2)).exp(), -2 / math.sqrt(math.pi)) * g
 
 
 def _erfc_np(x):
@@ -60,13 +41,54 @@ def _erfc_np(x):
     return np.vectorize(math.erfc, otypes=[np.float64])(x).astype(x.dtype) if x.size else x.copy()
 
 
-Asinh = _unary("Asinh", np.arcsinh, _d_asinh)
-Acosh = _unary("Acosh", np.arccosh, _d_acosh)
-Exp2 = _unary("Exp2", np.exp2, _d_exp2, saves="output")
-Erfc = _unary("Erfc", _erfc_np, _d_erfc)
-Deg2Rad = _unary("Deg2Rad", _times(math.pi / 180), _d_deg2rad)
-Rad2Deg = _unary("Rad2Deg", _times(180 / math.pi), _d_rad2deg)
-Frac = _unary("Frac", lambda x: x - np.trunc(x), _d_frac)
+Asinh = _unary("Asinh", np.arcsinh, formula=_d_asinh)
+Acosh = _unary("Acosh", np.arccosh, formula=_d_acosh)
+Exp2 = _unary("Exp2", np.exp2, formula=_d_exp2, saves="output")
+Erfc = _unary("Erfc", _erfc_np, formula=_d_erfc)
+
+
+class Deg2Rad(Op):
+    """d (x pi/180) = pi/180. torch's gradient is grad times the constant (MulBackward1): it does not depend on x,
+    so with a constant grad it is a constant, whose own gradient torch refuses to compute"""
+    _grad_fn_name = "Deg2RadBackward0"
+    scale = math.pi / 180
+
+    @staticmethod
+    def forward(ctx, x):  # x * scale as torch: scale rounded to x's dtype (numpy's rad2deg rounds its constant
+        # otherwise), half precision in float32 then rounded
+        wide = np.promote_types(x.dtype, np.float32)
+        return np.asarray(np.multiply(x, ctx._forward_cls.scale, dtype=wide).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return mul_scalar(grad, ctx._forward_cls.scale)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return mul_scalar(t, ctx._forward_cls.scale)
+
+
+class Rad2Deg(Deg2Rad):
+    """d (x 180/pi) = 180/pi (see Deg2Rad)"""
+    _grad_fn_name = "Rad2DegBackward0"
+    scale = 180 / math.pi
+
+
+class Frac(Op):
+    """d (x - trunc(x)) = 1: torch passes the gradient (and the tangent) on as it is"""
+    _grad_fn_name = "FracBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.asarray(x - np.trunc(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t
 
 
 class Atanh(Op):
@@ -82,11 +104,15 @@ class Atanh(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad / (1 - x.pow(2)).conj()
+        return Atanh._formula(grad, x)
 
     @staticmethod
     def jvp(ctx, t):
-        return t / (1 - ctx.inputs[0].pow(2)).conj()
+        return Atanh._formula(t.conj(), ctx.inputs[0]).conj()
+
+    @staticmethod
+    def _formula(g, x):  # torch's, term by term: grad * 1 / (1 - x^2)
+        return mul_scalar(g, 1) / scalar_minus(1, x.pow(2)).conj()
 
 
 class Sinc(Op):
@@ -111,7 +137,7 @@ class Sinc(Op):
 
     @staticmethod
     def _times_slope(g, x, conj):
-        px, pxx = x * math.pi, x * x * math.pi
+        px, pxx = mul_scalar(x, math.pi), mul_scalar(x * x, math.pi)
         slope = (px * px.cos() - px.sin()) / pxx
         return where(pxx == 0, 0.0, g * (slope.conj() if conj else slope))
 
@@ -153,19 +179,20 @@ class Logit(Op):
     @staticmethod
     def backward(ctx, grad):
         (p,) = ctx.saved_tensors
-        return Logit._masked(grad / (p * (1 - p)), p, ctx.eps)  # (torch's: a division, not times a reciprocal)
+        return Logit._masked(grad / (p * scalar_minus(1.0, p)), p, ctx.eps)  # (torch's: a division, not times a
+        # reciprocal)
 
     @staticmethod
     def jvp(ctx, t):
         p = ctx.inputs[0]
-        return Logit._masked(t / (p * (1 - p)), p, ctx.eps)
+        return Logit._masked(t / (p * scalar_minus(1.0, p)), p, ctx.eps)
 
     @staticmethod
     def _masked(d, p, eps):
         """d (grad / (p (1 - p)): inf at 0 and 1, as torch) where torch's logit_backward keeps it"""
         x = p._data
         if eps is None:  # torch: NaN outside [0, 1]
-            return where(Tensor._make((x < 0) | (x > 1)), float("nan"), d)
+            return where(Tensor._make((x >= 0) & (x <= 1)), d, float("nan"))
         # with eps, d only where p was not clamped (selected, not d * 0: d may be inf), and not where p or eps is NaN
         return where(Tensor._make((x >= eps) & (x <= 1 - eps)), d, 0.0)
 
