@@ -57,7 +57,8 @@ def index_add(cls, args, kwargs, level):
 from ..ops import activation as act  # noqa: E402
 
 register(act.Hardsigmoid, act.Hardswish, act.Mish, act.Silu, act.LogSigmoid, act.Hardtanh, act.Threshold,
-         act.Softshrink, act.Hardshrink, act.ScaledElu, act.Celu, act.Prelu)(elementwise)
+         act.Softshrink, act.Hardshrink, act.ScaledElu, act.Celu, act.Prelu, act.HardswishBackward,
+         act.LogSigmoidBackward, act.HardsigmoidBackward)(elementwise)  # (their backward ops: vmap over a hessian)
 
 
 @register(act.Glu)

@@ -1,10 +1,12 @@
 """Activation functions beyond relu/sigmoid/tanh: hard and shrink families, selu/celu, mish, silu,
-logsigmoid, glu, prelu, rrelu. Each is one Function with its derivative beside it."""
+logsigmoid, glu, prelu, rrelu. Each is one Function with its derivative beside it; where torch's backward is an
+op of its own (HardswishBackwardBackward0...), so is ours, so that a gradient's graph has torch's nodes."""
 import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, plain, unrecorded
-from .elementwise import _select, _unary, where
+from .elementwise import GradTimesLocal, _select, _unary, div_scalar, elu_backward, where
+from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 
 
 def _mask(cond, like):
@@ -20,39 +22,121 @@ def _kept(g, cond):
     return where(Tensor._make(np.asarray(cond)), g, 0.0)
 
 
-def _d_hardsigmoid(x):
-    """d relu6(x + 3)/6 = 1/6 on (-3, 3), else 0"""
-    return _mask((x._data > -3) & (x._data < 3), x) * _ONE_SIXTH
+def _kept_as(node, g, x, cond):
+    """backward's _kept(g, cond), recorded as torch's node (HardtanhBackwardBackward0...: a selection with
+    edges to g and x, whose own gradient is the same selection)"""
+    if unrecorded(g):
+        return plain(_select(cond, g._data))
+    return node.apply(g, x, np.asarray(cond))
+
+
+class HardtanhBackward(GradTimesLocal):
+    _grad_fn_name = "HardtanhBackwardBackward0"
+
+
+class ShrinkBackward(GradTimesLocal):
+    _grad_fn_name = "SoftshrinkBackwardBackward0"
+
+
+class HardshrinkBackward(GradTimesLocal):
+    _grad_fn_name = "HardshrinkBackwardBackward0"
+
+
+class HardsigmoidBackward(Op):
+    """hardsigmoid's backward g/6 on (-3, 3), else 0, as one node: torch has no derivative for it (its node is
+    NotImplemented, which raises when it runs, with an edge to each input that requires grad)"""
+    _grad_fn_name = "torch::autograd::NotImplemented"
+
+    @classmethod
+    def apply(cls, g, x):
+        return super().apply(*(t if t._requires_grad else t._data for t in (g, x)))
+
+    @staticmethod
+    def forward(ctx, g, x):
+        return HardsigmoidBackward.values(g, x)
+
+    @staticmethod
+    def values(g, x):  # (torch's kernel: g times 1/6 rounded to float32, selected on (-3, 3))
+        return np.where((x > -3) & (x < 3), g * g.dtype.type(_ONE_SIXTH), 0).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise NotImplementedError("Trying to use forward AD with aten::hardsigmoid_backward that does not support it.")
 
 
 _ONE_SIXTH = float(np.float32(1 / 6))  # torch's hardsigmoid backward uses 1/6 rounded to float32
 
 
-def _d_hardswish(x):
-    """d x relu6(x + 3)/6 = 0 below -3, 1 above 3, (2x + 3)/6 between"""
-    inside = _mask((x._data > -3) & (x._data < 3), x)
-    return inside * (x * 2 + 3) / 6 + _mask(x._data >= 3, x)
+class _BackwardOp(Op):
+    """An activation's backward g f'(x) as one op of its own (torch's hardswish_backward...): its derivative in g
+    is the same op, in x torch's double-backward formula `_curvature(g gg, x)`; a tangent takes both"""
+    _saved_names = ("grad_output", "self")
+
+    @staticmethod
+    def forward(ctx, g, x):
+        ctx.save_for_backward(g, x)
+        return ctx._forward_cls.values(g, x)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, x = ctx.saved_tensors
+        op = ctx._forward_cls
+        return (op.apply(gg, x) if ctx.needs_input_grad[0] else None,
+                op._curvature(gg * g, x) if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, tg, tx):
+        g, x = ctx.inputs
+        op = ctx._forward_cls
+        return op.apply(tg, x) + op._curvature(tx * g, x)
 
 
-def _d_mish(x):
-    """d x tanh(softplus(x)) = tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2)"""
-    t = _softplus_t(x).tanh()
-    return t + x * x.sigmoid() * (1 - t * t)
+class HardswishBackward(_BackwardOp):
+    """hardswish's backward: g (x/3 + 1/2) on (-3, 3), g from 3 on, 0 below; d/dx = g gg / 3 on (-3, 3)"""
+    _grad_fn_name = "HardswishBackwardBackward0"
+
+    @staticmethod
+    def values(g, x):  # (torch's kernel)
+        return np.where(x <= -3, 0, np.where(x < 3, g * (x / 3 + 0.5), g)).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def _curvature(h, x):  # (torch's: where(-3 < x < 3, h / 3, 0))
+        inside = Tensor._make((x._data > -3) & (x._data < 3))
+        return where(inside, div_scalar(h, 3.0), 0.0)
 
 
-def _softplus_t(x):
-    return where(x > 20, x, (x.exp() + 1).log())
+class LogSigmoidBackward(_BackwardOp):
+    """logsigmoid's backward g (1 - sigmoid(x)); d/dx = g gg (sigmoid(x) - 1) sigmoid(x)"""
+    _grad_fn_name = "LogSigmoidBackwardBackward0"
+
+    @staticmethod
+    def values(g, x):
+        """torch's kernel, from z = exp(-|x|) (its forward's buffer): (1 - z/(1+z)) g below 0, z/(1+z) g above"""
+        z = np.exp(-np.abs(x))
+        below = x < 0
+        one = x.dtype.type(1)
+        return ((below * one) - np.where(below, one, -one) * (z / (one + z))) * g
+
+    @staticmethod
+    def _curvature(h, x):  # (torch's log_sigmoid_double_backward)
+        z = x.sigmoid()
+        return h * sub_scalar(z, 1) * z
 
 
-def _d_silu(x):
-    """d x sigmoid(x) = s (1 + x (1 - s))"""
+def _d_mish(g, x):
+    """d x tanh(softplus(x)) = tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2)  (torch's, term by term)"""
+    s, t = x.sigmoid(), x.exp().log1p().tanh()
+    return g * (t + x * s * scalar_minus(1.0, t * t))
+
+
+def _d_silu(g, x):
+    """d x sigmoid(x) = s (1 + x (1 - s))  (torch's, term by term)"""
     s = x.sigmoid()
-    return s * (1 + x * (1 - s))
-
-
-def _d_logsigmoid(x):
-    """d log sigmoid(x) = 1 - sigmoid(x) = sigmoid(-x)"""
-    return (-x).sigmoid()
+    return g * s * add_scalar(x * scalar_minus(1.0, s), 1.0)
 
 
 def _hardsigmoid_np(x):
@@ -63,11 +147,11 @@ def _logsigmoid_np(x):
     return -np.logaddexp(0, -x)
 
 
-Hardsigmoid = _unary("Hardsigmoid", _hardsigmoid_np, _d_hardsigmoid)
-Hardswish = _unary("Hardswish", lambda x: x * _hardsigmoid_np(x), _d_hardswish)
-Mish = _unary("Mish", lambda x: x * np.tanh(np.logaddexp(0, x)), _d_mish)
-Silu = _unary("Silu", lambda x: x / (1 + np.exp(-x)), _d_silu)
-LogSigmoid = _unary("LogSigmoid", _logsigmoid_np, _d_logsigmoid)
+Hardsigmoid = _unary("Hardsigmoid", _hardsigmoid_np, fused=HardsigmoidBackward)
+Hardswish = _unary("Hardswish", lambda x: x * _hardsigmoid_np(x), fused=HardswishBackward)
+Mish = _unary("Mish", lambda x: x * np.tanh(np.logaddexp(0, x)), formula=_d_mish)
+Silu = _unary("Silu", lambda x: x / (1 + np.exp(-x)), formula=_d_silu)
+LogSigmoid = _unary("LogSigmoid", _logsigmoid_np, fused=LogSigmoidBackward)
 
 
 class Hardtanh(Op):
@@ -83,7 +167,7 @@ class Hardtanh(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _kept(grad, (x._data > ctx.lo) & (x._data < ctx.hi))
+        return _kept_as(HardtanhBackward, grad, x, (x._data > ctx.lo) & (x._data < ctx.hi))
 
     @staticmethod
     def jvp(ctx, t):
@@ -104,7 +188,7 @@ class Threshold(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _kept(grad, x._data > ctx.threshold)
+        return _kept_as(GradTimesLocal, grad, x, x._data > ctx.threshold)  # (ThresholdBackwardBackward0, as relu's)
 
     @staticmethod
     def jvp(ctx, t):
@@ -114,6 +198,7 @@ class Threshold(Op):
 class Softshrink(Op):
     """x - lambd sign(x) where |x| > lambd, else 0;  d = 1 where |x| > lambd"""
     _grad_fn_name = "SoftshrinkBackward0"
+    _backward_node = ShrinkBackward
 
     @staticmethod
     def forward(ctx, x, lambd=0.5):
@@ -124,7 +209,7 @@ class Softshrink(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _kept(grad, np.abs(x._data) > ctx.lambd)
+        return _kept_as(ctx._forward_cls._backward_node, grad, x, np.abs(x._data) > ctx.lambd)
 
     @staticmethod
     def jvp(ctx, t):
@@ -134,6 +219,7 @@ class Softshrink(Op):
 class Hardshrink(Softshrink):
     """x where |x| > lambd, else 0;  d = 1 where |x| > lambd"""
     _grad_fn_name = "HardshrinkBackward0"
+    _backward_node = HardshrinkBackward
 
     @staticmethod
     def forward(ctx, x, lambd=0.5):
@@ -156,16 +242,11 @@ class ScaledElu(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * ScaledElu._local(ctx, x)
+        return elu_backward(grad, x, ctx.alpha, ctx.scale, ctx.input_scale)  # (EluBackwardBackward0 when recorded)
 
     @staticmethod
     def jvp(ctx, t):
-        return t * ScaledElu._local(ctx, ctx.inputs[0])
-
-    @staticmethod
-    def _local(ctx, x):
-        neg = (x * ctx.input_scale).exp() * (ctx.scale * ctx.alpha * ctx.input_scale)
-        return where(x > 0, x * 0 + ctx.scale, neg)
+        return elu_backward(t, ctx.inputs[0], ctx.alpha, ctx.scale, ctx.input_scale)
 
 
 class Celu(ScaledElu):

@@ -727,7 +727,7 @@ def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, 
             return formula(t.conj(), s).conj()
         return t / derivative(s) if over else t * derivative(s)
 
-    return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": (formula or derivative).__doc__,
+    return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": (formula or derivative or fused).__doc__,
                               "forward": staticmethod(forward), "backward": staticmethod(backward),
                               "jvp": staticmethod(jvp), "__module__": __name__,
                               "_saved_names": ("self",) if saves == "input" else ("result",)})
@@ -777,7 +777,7 @@ def _d_sqrt(g, y):
 def _d_rsqrt(g, y):
     """d x^(-1/2) = -x^(-3/2)/2"""
     from .scalar_overloads import mul_scalar
-    return mul_scalar(g, -0.5) * y.pow(3).conj()
+    return mul_scalar(g, -0.5) * PowScalar.apply(y, 3).conj()
 
 
 def _d_sin(g, x):
@@ -793,7 +793,7 @@ def _d_cos(g, x):
 def _d_tan(g, y):
     """d tan(x) = 1 + tan(x)^2"""
     from .scalar_overloads import add_scalar
-    return g * add_scalar(y.pow(2), 1).conj()
+    return g * add_scalar(PowScalar.apply(y, 2), 1).conj()
 
 
 def _d_tanh(out):
@@ -1103,7 +1103,7 @@ def _erf_np(x):
 def _d_erf(g, x):
     """d erf(x) = 2/sqrt(pi) exp(-x^2)"""
     from .scalar_overloads import mul_scalar
-    return mul_scalar(exp(-x.pow(2)), 2 / math.sqrt(math.pi)) * g
+    return mul_scalar(exp(-PowScalar.apply(x, 2)), 2 / math.sqrt(math.pi)) * g
 
 
 Erf = _unary("Erf", _erf_np, formula=_d_erf)
@@ -1235,42 +1235,63 @@ class Elu(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return EluBackward.apply(grad, x, alpha=ctx.alpha)
+        return elu_backward(grad, x, ctx.alpha)
 
     @staticmethod
     def jvp(ctx, t):
-        x = ctx.inputs[0]
-        return t * _elu_slope(x, ctx.alpha)
+        return elu_backward(t, ctx.inputs[0], ctx.alpha)  # (torch's: its backward on the tangent)
+
+
+def elu_backward(g, x, alpha, scale=1.0, input_scale=1.0):
+    """elu's, selu's and celu's backward: EluBackward's values in numpy where nothing records, else the node."""
+    if unrecorded(g) and unrecorded(x):
+        return plain(EluBackward.values(g._data, x._data, alpha, scale, input_scale))
+    return EluBackward.apply(g, x, alpha=alpha, scale=scale, input_scale=input_scale)
 
 
 class EluBackward(Op):
-    """g * elu'(x) as an op of its own, so that its derivative is torch's: d/dg = elu'(x), d/dx = g elu''(x)
-    computed as elu_backward(g) * [x < 0] (a product, so an infinite g gives NaN at 0 and above, as torch)"""
+    """g * elu'(x) as an op of its own (torch's elu_backward), so that its derivative is torch's: d/dg = elu'(x),
+    d/dx = elu_backward(g gg input_scale) * [x < 0] (a product, so an infinite g gives NaN at 0 and above, as torch)"""
     _grad_fn_name = "EluBackwardBackward0"
+    _saved_names = ("grad_output", "self_or_result")
+    _saved_values = {"alpha": "alpha", "scale": "scale", "input_scale": "input_scale", "is_result": "is_result"}
 
     @staticmethod
-    def forward(ctx, g, x, alpha=1.0):
-        ctx.alpha = alpha
+    def forward(ctx, g, x, alpha=1.0, scale=1.0, input_scale=1.0):
+        ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
+        ctx.is_result = False  # (torch's elu_backward can also work from the result, for elu_: not here)
         ctx.save_for_backward(g, x)
-        return np.where(x <= 0, g * alpha * np.exp(np.where(x <= 0, x, 0)), g).astype(g.dtype)
+        return EluBackward.values(g, x, alpha, scale, input_scale)
+
+    @staticmethod
+    def values(g, x, alpha, scale, input_scale):
+        """torch's kernel: g input_scale (alpha scale) exp(x input_scale) where x <= 0, else g scale, the
+        coefficients in x's dtype"""
+        c = x.dtype.type
+        neg = g * c(input_scale) * (c(alpha) * c(scale)) * np.exp(np.where(x <= 0, x, 0) * c(input_scale))
+        return np.where(x <= 0, neg, g * c(scale)).astype(g.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gg):
         g, x = ctx.saved_tensors
-        dg = EluBackward.apply(gg, x, alpha=ctx.alpha) if ctx.needs_input_grad[0] else None
-        dx = EluBackward.apply(gg * g, x, alpha=ctx.alpha) * (x < 0) if ctx.needs_input_grad[1] else None
+        dg = EluBackward._again(ctx, gg, x) if ctx.needs_input_grad[0] else None
+        dx = EluBackward._curvature(ctx, gg * g, x) if ctx.needs_input_grad[1] else None
         return dg, dx
 
     @staticmethod
-    def jvp(ctx, tg, tx, *_alpha):
+    def jvp(ctx, tg, tx, *_params):
         g, x = ctx.inputs[:2]
-        return EluBackward.apply(tg, x, alpha=ctx.alpha) + EluBackward.apply(g * tx, x, alpha=ctx.alpha) * (x < 0)
+        return EluBackward._again(ctx, tg, x) + EluBackward._curvature(ctx, tx * g, x)
 
+    @staticmethod
+    def _again(ctx, g, x):
+        return EluBackward.apply(g, x, alpha=ctx.alpha, scale=ctx.scale, input_scale=ctx.input_scale)
 
-def _elu_slope(x, alpha):
-    """1 for x > 0, alpha exp(x) below; at exactly 0 the constant alpha (torch's second derivative is 0 there)."""
-    at_zero = Tensor._make(np.full(x._data.shape, alpha, x._data.dtype))
-    return where(x > 0, ones_like_(x), where(x < 0, exp(x) * alpha, at_zero))
+    @staticmethod
+    def _curvature(ctx, h, x):
+        """torch's elu_double_backward: elu_backward(h input_scale) * [x < 0]"""
+        from .scalar_overloads import mul_scalar
+        return EluBackward._again(ctx, mul_scalar(h, ctx.input_scale), x) * (x < 0)
 
 
 def elu(input, alpha=1.0):
@@ -1360,6 +1381,7 @@ def gelu(input, approximate="none"):
 class Softplus(Op):
     """d softplus(x) = sigmoid(beta x)  (1 above the threshold)"""
     _grad_fn_name = "SoftplusBackward0"
+    _saved_names, _saved_values = ("self",), {"beta": "beta", "threshold": "threshold"}
 
     @staticmethod
     def forward(ctx, x, beta=1.0, threshold=20.0):
@@ -1371,13 +1393,54 @@ class Softplus(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        bx = x * ctx.beta
-        return grad * where(bx > ctx.threshold, ones_like_(x), sigmoid(bx))
+        if unrecorded(grad) and unrecorded(x):
+            return plain(SoftplusBackward.values(grad._data, x._data, ctx.beta, ctx.threshold))
+        return SoftplusBackward.apply(grad, x, beta=ctx.beta, threshold=ctx.threshold)
 
     @staticmethod
-    def jvp(ctx, t):
-        bx = ctx.inputs[0] * ctx.beta
-        return t * where(bx > ctx.threshold, ones_like_(bx), sigmoid(bx))
+    def jvp(ctx, t):  # (torch's: its backward on the tangent)
+        return SoftplusBackward.apply(t, ctx.inputs[0], beta=ctx.beta, threshold=ctx.threshold)
+
+
+class SoftplusBackward(Op):
+    """softplus's backward g sigmoid(beta x) (g above the threshold) as one node (torch's softplus_backward);
+    d/dg = the same, d/dx = torch's softplus_double_backward of g gg"""
+    _grad_fn_name = "SoftplusBackwardBackward0"
+    _saved_names, _saved_values = ("grad_output", "self"), {"beta": "beta", "threshold": "threshold"}
+
+    @staticmethod
+    def forward(ctx, g, x, beta=1.0, threshold=20.0):
+        ctx.beta, ctx.threshold = beta, threshold
+        ctx.save_for_backward(g, x)
+        return SoftplusBackward.values(g, x, beta, threshold)
+
+    @staticmethod
+    def values(g, x, beta, threshold):
+        """torch's kernel: z = exp(beta x), g z / (z + 1), or g where beta x > threshold"""
+        bx = x * beta
+        z = np.exp(bx)
+        return np.where(bx > threshold, g, g * z / (z + 1)).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, x = ctx.saved_tensors
+        dg = SoftplusBackward.apply(gg, x, beta=ctx.beta, threshold=ctx.threshold) if ctx.needs_input_grad[0] else None
+        dx = SoftplusBackward._curvature(gg * g, x, ctx.beta, ctx.threshold) if ctx.needs_input_grad[1] else None
+        return dg, dx
+
+    @staticmethod
+    def jvp(ctx, tg, tx, *_params):
+        g, x = ctx.inputs[:2]
+        again = SoftplusBackward.apply(tg, x, beta=ctx.beta, threshold=ctx.threshold)
+        return again + SoftplusBackward._curvature(tx * g, x, ctx.beta, ctx.threshold)
+
+    @staticmethod
+    def _curvature(h, x, beta, threshold):
+        """torch's softplus_double_backward: sigmoid_backward(h, sigmoid(beta x)) * [beta x < threshold] * beta"""
+        from .scalar_overloads import mul_scalar
+        bx = mul_scalar(x, beta)
+        below = Tensor._make((bx._data < threshold).astype(bx._data.dtype))
+        return mul_scalar(SigmoidBackward.apply(h, sigmoid(bx)) * below, beta)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -1722,10 +1785,6 @@ class Angle(Op):
 
 def angle(input):
     return Angle.apply(input)
-
-
-def ones_like_(t):
-    return Tensor._make(np.ones(t._data.shape, t._data.dtype))
 
 
 def zeros_like_(t):

@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from . import _zero_tangent as _zero
 from ._op import Op, as_array, broadcast_error, numbers_as, promoted
 from .._dtype import float16, float32, result_type
-from .elementwise import MulScalar, _float, _in, _need_tensors, _operands, _unary, where
+from .elementwise import MulScalar, PowScalar, _float, _in, _need_tensors, _operands, _unary, where
 from ._kernels import _NAMES
 from .index import fill_scalar
 from .scalar_overloads import add_scalar, mul_scalar, scalar_minus, sub_scalar
@@ -17,7 +17,7 @@ from .scalar_overloads import add_scalar, mul_scalar, scalar_minus, sub_scalar
 # torch's formulas (derivatives.yaml), term by term: g is the output's gradient, x the input, y the result
 def _d_asinh(g, x):
     """d asinh(x) = 1/sqrt(x^2 + 1)"""
-    return g * add_scalar(x.pow(2), 1).rsqrt().conj()
+    return g * add_scalar(PowScalar.apply(x, 2), 1).rsqrt().conj()
 
 
 def _d_acosh(g, x):
@@ -32,7 +32,7 @@ def _d_exp2(g, y):
 
 def _d_erfc(g, x):
     """d erfc(x) = -2/sqrt(pi) exp(-x^2)"""
-    return mul_scalar((-x.pow(2)).exp(), -2 / math.sqrt(math.pi)) * g
+    return mul_scalar((-PowScalar.apply(x, 2)).exp(), -2 / math.sqrt(math.pi)) * g
 
 
 def _erfc_np(x):
@@ -112,7 +112,7 @@ class Atanh(Op):
 
     @staticmethod
     def _formula(g, x):  # torch's, term by term: grad * 1 / (1 - x^2)
-        return mul_scalar(g, 1) / scalar_minus(1, x.pow(2)).conj()
+        return mul_scalar(g, 1) / scalar_minus(1, PowScalar.apply(x, 2)).conj()
 
 
 class Sinc(Op):
