@@ -21,9 +21,8 @@ ACTS = {  # name: (call, the values are computed with exp/log, whose numpy and t
     "softshrink": (lambda F, x: F.softshrink(x, 0.25), False),
     "threshold": (lambda F, x: F.threshold(x, 0.1, 0.5), False),
 }
-# activations whose gradient's graph differs from torch's (may only shrink): glu's backward is its decomposition
-# (torch: GluBackwardBackward0). And where the gradient's gradient differs: silu's and mish's add the two
-# gradients that reach sigmoid(x) in the other order (the engine's order, not the formula's)
+# where the gradient's gradient records another tree than torch's (may only shrink): silu's and mish's add the
+# two gradients that reach sigmoid(x) in the other order (the engine's order, not the formula's)
 SECOND_ORDER_TREE_DIFFERS = {"silu", "mish"}
 
 
@@ -125,3 +124,39 @@ def test_first_order_without_create_graph_as_torch(name):
         np.testing.assert_array_max_ulp(got[1], got[0], maxulp=4)
     else:
         assert got[1].tobytes() == got[0].tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_glu_backward_node_to_the_third_order_as_torch(dim, dtype):
+    rng = np.random.default_rng(1)
+    x0 = rng.standard_normal((4, 6))
+    shape = list(x0.shape)
+    shape[dim] //= 2
+    v0, w0 = rng.standard_normal(shape), rng.standard_normal(x0.shape)
+    seen = []
+    for lib in (torch, mt):
+        x = lib.tensor(x0, dtype=getattr(lib, dtype), requires_grad=True)
+        v = lib.tensor(v0, dtype=getattr(lib, dtype), requires_grad=True)
+        w = lib.tensor(w0, dtype=getattr(lib, dtype))
+        g, = lib.autograd.grad(lib.nn.functional.glu(x, dim), x, v, create_graph=True)
+        gx, gv = lib.autograd.grad(g, (x, v), w, create_graph=True)
+        third = lib.autograd.grad(gx, (x, v), w)
+        seen.append(([_tree(t.grad_fn) for t in (g, gx, gv)], [t.detach().numpy() for t in (g, gx, gv) + third]))
+    assert seen[0][0] == seen[1][0]
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-13, atol=1e-15)
+    for a, b in zip(seen[1][1], seen[0][1]):  # (torch's vectorized exp rounds apart from numpy's: a few roundings)
+        np.testing.assert_allclose(a, b, **tol)
+
+
+def test_glu_vmap_over_a_hessian_and_forward_over_reverse_as_torch():
+    x = np.random.default_rng(2).standard_normal((3, 6))
+    got = []
+    for lib in (torch, mt):
+        f = lambda z: lib.nn.functional.glu(z, 0).sin().sum()  # noqa: E731
+        with warnings.catch_warnings():
+            warnings.simplefilter("error" if lib is mt else "ignore")
+            got.append(lib.func.vmap(lib.func.hessian(f))(lib.tensor(x)).numpy())
+            got.append(lib.func.jacfwd(lib.func.jacrev(f))(lib.tensor(x[0])).numpy())
+    np.testing.assert_allclose(got[2], got[0], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got[3], got[1], rtol=1e-12, atol=1e-15)

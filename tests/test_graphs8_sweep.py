@@ -15,7 +15,7 @@ ACTIVATIONS = ["softplus", "elu", "selu", "celu", "gelu", "silu", "mish", "hards
                "glu", "log_softmax", "softmax"]
 STILL_DIFFERING = {
     "erfinv",  # ops/special.py (row special8) records exp((result)^2): torch computes erfinv(x) again
-    "glu",  # our backward is glu's decomposition; torch's is GluBackwardBackward0
+
 }
 
 

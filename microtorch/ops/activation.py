@@ -268,7 +268,9 @@ class Glu(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return Glu._local(x, grad, ctx.dim)
+        if unrecorded(grad) and unrecorded(x):
+            return plain(GluBackward.values(grad._data, x._data, ctx.dim))
+        return GluBackward.apply(grad, x, dim=ctx.dim)
 
     @staticmethod
     def jvp(ctx, t):
@@ -278,12 +280,72 @@ class Glu(Op):
         s = b.sigmoid()
         return ta * s + a * s * (1 - s) * tb
 
+
+class GluBackward(Op):
+    """glu's backward as one node (torch's glu_backward): [g s, g a s (1 - s)] for the halves a, b of x and
+    s = sigmoid(b); its derivatives are torch's glu_double_backward formulas"""
+    _grad_fn_name = "GluBackwardBackward0"
+    _saved_names, _saved_values = ("grad_output", "self"), {"dim": "dim"}
+
     @staticmethod
-    def _local(x, grad, dim):
-        from .shape import cat, chunk
-        a, b = chunk(x, 2, dim)
+    def forward(ctx, g, x, dim=-1):
+        ctx.dim = dim
+        ctx.save_for_backward(g, x)
+        return GluBackward.values(g, x, dim)
+
+    @staticmethod
+    def values(g, x, dim):  # (torch's kernel: s g, and (1 - s) s a g)
+        a, b = np.split(x, 2, axis=dim)
+        s = 1 / (1 + np.exp(-b))
+        return np.concatenate([s * g, (1 - s) * s * a * g], axis=dim)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, x = ctx.saved_tensors
+        dg = GluBackward._in_grad(gg, x, ctx.dim) if ctx.needs_input_grad[0] else None
+        dx = GluBackward._in_input(gg, g, x, ctx.dim) if ctx.needs_input_grad[1] else None
+        return dg, dx
+
+    @staticmethod
+    def jvp(ctx, tg, tx, *_dim):
+        from .shape import cat
+        g, x = ctx.inputs[:2]
+        a, b, s, s_ds = GluBackward._halves(x, ctx.dim)
+        n = a.shape[ctx.dim]
+        ta, tb = tx.narrow(ctx.dim, 0, n), tx.narrow(ctx.dim, n, n)
+        curvature = s_ds * scalar_minus(1, s) - s * s_ds  # d(s (1 - s))/db
+        moved = cat([g * s_ds * tb, g * (ta * s_ds + a * tb * curvature)], ctx.dim)
+        return GluBackward.apply(tg, x, dim=ctx.dim) + moved
+
+    @staticmethod
+    def _halves(x, dim):
+        """a, b, s = sigmoid(b) and s (1 - s), as torch's double backward makes them"""
+        n = x.shape[dim] // 2
+        a, b = x.narrow(dim, 0, n), x.narrow(dim, n, n)
         s = b.sigmoid()
-        return cat([grad * s, grad * a * s * (1 - s)], dim)
+        return a, b, s, s * scalar_minus(1, s)
+
+    @staticmethod
+    def _in_grad(gg, x, dim):
+        """torch's glu_double_backward_grad_output: (gg * glu_backward(ones, x)), its two halves added"""
+        n = x.shape[dim] // 2
+        shape = list(x.shape)
+        shape[dim] = n
+        ones = Tensor._make(np.ones(shape, x._data.dtype))
+        tmp = gg * GluBackward.apply(ones, x, dim=dim)
+        return tmp.narrow(dim, 0, n) + tmp.narrow(dim, n, n)
+
+    @staticmethod
+    def _in_input(gg, g, x, dim):
+        """torch's glu_double_backward, term by term"""
+        from .shape import cat
+        a, b, s, s_ds = GluBackward._halves(x, dim)
+        n = a.shape[dim]
+        gg_a, gg_b = gg.narrow(dim, 0, n), gg.narrow(dim, n, n)
+        gi_a = gg_b * g * s_ds
+        second_order = s_ds * scalar_minus(1, s) - s * s_ds
+        gi_b = gg_b * a * g * second_order + gg_a * g * s_ds
+        return cat([gi_a, gi_b], dim)
 
 
 class Prelu(Op):
