@@ -1159,12 +1159,13 @@ class GradTimesLocal(Op):
     @staticmethod
     def forward(ctx, g, x, local):
         ctx.local = local
+        ctx.save_for_backward(x)  # (torch's node keeps x: its own gradient is this op again, with an edge to x)
         return _select(local, g) if local.dtype == bool else g * local.astype(g.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        local = Tensor._make(ctx.local)
-        gg = where(local, grad, 0.0) if ctx.local.dtype == bool else grad * local
+        (x,) = ctx.saved_tensors
+        gg = ctx._forward_cls.apply(grad, x, ctx.local) if ctx.needs_input_grad[0] else None
         gx = Tensor._make(np.zeros(*ctx._input_meta(1))) if ctx.needs_input_grad[1] else None
         return gg, gx, None
 
