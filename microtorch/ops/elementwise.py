@@ -577,7 +577,8 @@ class Pow(Op):
         a, b, out = ctx.saved_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:  # torch: 0 where b == 0 (masked, so nothing flows to b from there)
-            ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)).conj())
+            from .scalar_overloads import sub_scalar
+            ga = where(b == 0, 0.0, grad * (b * a ** sub_scalar(b, 1)).conj())  # (b - 1: torch's sub.Scalar)
         if ctx.needs_input_grad[1]:
             # torch: the log-term is 0 where a == 0 and b >= 0 (the limit of a^b log a)
             zero = (a == 0) & (b.real >= 0) if not b.is_complex() else (a == 0)
@@ -681,9 +682,11 @@ class RPow(Op):
 
     @staticmethod
     def _local(ctx, out, x):
+        from .scalar_overloads import mul_scalar
+        local = mul_scalar(out, ctx.log_base)  # (torch's: result times the number log(base), mul.Scalar)
         if ctx.base == 0:  # torch: 0 where x >= 0 (the limit of 0^x log 0), out * (-inf) elsewhere
-            return where((x.real >= 0) & (x.imag == 0) if x.is_complex() else x >= 0, 0.0, out * ctx.log_base)
-        return out * ctx.log_base
+            return where((x.real >= 0) & (x.imag == 0) if x.is_complex() else x >= 0, 0.0, local)
+        return local
 
 
 def _log_of_base(base, complex_exponent):
@@ -1771,10 +1774,9 @@ class Angle(Op):
     def backward(ctx, grad):
         (z,) = ctx.saved_tensors
         if not z.is_complex():
-            return grad * 0
-        # torch: grad / conj(z) * (-i) scaled by |z|^2 ... written as grad * i z / |z|^2
-        denom = (z.real * z.real + z.imag * z.imag)
-        return (grad.to(z.dtype) * z * 1j) / denom.to(z.dtype)
+            return zeros_like_(z)  # torch's: zeros that do not depend on the gradient (no graph, no NaN from it)
+        from .scalar_overloads import mul_scalar
+        return where(z == 0, 0.0, mul_scalar(grad * z / z.abs().pow(2), 1j))  # (torch's, term by term: 0 at 0)
 
     @staticmethod
     def jvp(ctx, t):

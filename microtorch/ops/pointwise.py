@@ -269,12 +269,12 @@ class Logaddexp(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors  # (torch's formula, term by term)
-        return grad / (1 + (b - a).exp()).conj(), grad / (1 + (a - b).exp()).conj()
+        return grad / add_scalar((b - a).exp(), 1).conj(), grad / add_scalar((a - b).exp(), 1).conj()
 
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs  # (torch's formula, term by term)
-        return ta / (1 + (b - a).exp()) + tb / (1 + (a - b).exp())
+        return ta / add_scalar((b - a).exp(), 1) + tb / add_scalar((a - b).exp(), 1)
 
 
 class Logaddexp2(Op):
@@ -289,12 +289,12 @@ class Logaddexp2(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors  # (torch's formula, term by term)
-        return grad / (1 + 2 ** (b - a)), grad / (1 + 2 ** (a - b))
+        return grad / add_scalar(2 ** (b - a), 1), grad / add_scalar(2 ** (a - b), 1)
 
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs  # (torch's formula, term by term)
-        return ta / (1 + 2 ** (b - a)) + tb / (1 + 2 ** (a - b))
+        return ta / add_scalar(2 ** (b - a), 1) + tb / add_scalar(2 ** (a - b), 1)
 
 
 class Xlogy(Op):
@@ -446,7 +446,7 @@ class Lerp(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * (1 - ctx.weight), grad * ctx.weight
+        return mul_scalar(grad, 1 - ctx.weight), mul_scalar(grad, ctx.weight)  # (torch's mul.Scalar)
 
     @staticmethod
     def jvp(ctx, ts, te):
@@ -465,7 +465,7 @@ class LerpTensor(Op):
     @staticmethod
     def backward(ctx, grad):
         s, e, w = ctx.saved_tensors
-        return grad * (1 - w), grad * w, grad * (e - s)
+        return grad * scalar_minus(1, w).conj(), grad * w.conj(), grad * (e - s).conj()
 
     @staticmethod
     def jvp(ctx, ts, te, tw):

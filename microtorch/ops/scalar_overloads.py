@@ -40,9 +40,21 @@ class SubScalar(AddScalar):
         return _by_number(operator.sub, a, s)
 
 
+class MulComplexScalar(MulScalar):
+    """d(a*s) = s for a complex number s: the gradient is grad * conj(s), as torch's mul.Scalar (MulScalar's
+    backward multiplies by s itself, right for the real numbers it is used with elsewhere)"""
+    _grad_fn_name = "MulBackward1"
+
+    @staticmethod
+    def backward(ctx, grad):
+        return MulComplexScalar.apply(grad, ctx.s.conjugate()), None
+
+
 def mul_scalar(t, s):
     """t * s in a backward formula: MulBackward1 (see MulScalar)."""
-    return plain(_by_number(operator.mul, t._data, s)) if unrecorded(t) else MulScalar.apply(t, s)
+    if unrecorded(t):
+        return plain(_by_number(operator.mul, t._data, s))
+    return MulComplexScalar.apply(t, s) if type(s) is complex else MulScalar.apply(t, s)
 
 
 def add_scalar(t, s):
