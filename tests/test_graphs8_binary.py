@@ -13,6 +13,8 @@ CASES = {
     "logaddexp": lambda L, x, y: L.logaddexp(x, y), "logaddexp2": lambda L, x, y: L.logaddexp2(x, y),
     "lerp_number": lambda L, x, y: L.lerp(x, y, 0.3), "lerp_tensor": lambda L, x, y: L.lerp(x, y, x),
     "angle": lambda L, x, y: x.angle(),
+    "maximum": lambda L, x, y: L.maximum(x, y), "minimum": lambda L, x, y: L.minimum(x, y),
+    "fmax": lambda L, x, y: L.fmax(x, y), "fmin": lambda L, x, y: L.fmin(x, y), "atan2": lambda L, x, y: L.atan2(x, y),
 }
 
 
@@ -69,3 +71,29 @@ def test_angle_of_a_real_tensor_has_a_constant_gradient_as_torch():
         g, = lib.autograd.grad(x.angle(), x, v, create_graph=True)
         seen.append((g.grad_fn, g.requires_grad, g.detach().numpy().tobytes()))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "atan2"])
+def test_masked_gradients_at_ties_nan_inf_and_zero_as_torch(name):
+    """ties share the gradient, an inf or nan gradient stays on its side (masked, not multiplied), atan2's
+    gradient at (0, 0) and where a^2 + b^2 underflows is 0"""
+    seen = []
+    for lib in (torch, mt):
+        x = lib.tensor([0.3, 0.2, 0.2, 0.1, 0.0, 1e-200, 0.5], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([0.3, 0.1, float("nan"), 0.5, 0.0, 0.0, float("nan")], dtype=lib.float64, requires_grad=True)
+        g = lib.tensor([1.0, float("inf"), 2.0, float("nan"), 3.0, 1.0, float("inf")], dtype=lib.float64)
+        grads = lib.autograd.grad(CASES[name](lib, x, y), (x, y), g)
+        seen.append([t.numpy().tobytes() for t in grads])
+    assert seen[0] == seen[1]
+
+
+def test_a_complex_base_to_a_tensor_power_second_order_as_torch():
+    """log(base) is a complex number times the result (MulBackward1): its backward multiplies by the conjugate"""
+    seen = []
+    for lib in (torch, mt):
+        x = lib.tensor([0.3, 1.2, -0.5], dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad((1.5j ** x).real.sum(), x, create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), x)
+        seen.append((g.detach().numpy(), gg.numpy()))
+    for ours, theirs in zip(seen[1], seen[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-14)

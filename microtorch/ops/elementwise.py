@@ -1587,9 +1587,11 @@ def _np_max(a, b, takes_b=np.less):
 
 def _pick_grads(grad, a, b):
     """maximum's gradients: to a where a > b, to b where b > a, half each on ties; masked, not
-    multiplied, so an inf or nan in the gradient stays on its side (as torch)."""
-    half = where(Tensor._make(a == b), grad / 2, grad)
-    return where(Tensor._make(a < b), 0.0, half), where(Tensor._make(a > b), 0.0, half)
+    multiplied, so an inf or nan in the gradient stays on its side (torch's formula, term by term:
+    where(a == b, grad / 2, grad) masked_fill'ed on the other's side)."""
+    from .index import masked_fill
+    half = where(Tensor._make(a == b), div_scalar(grad, 2), grad)
+    return masked_fill(half, Tensor._make(a < b), 0.0), masked_fill(half, Tensor._make(a > b), 0.0)
 
 
 def _need_tensors(input, other, op):

@@ -213,8 +213,9 @@ class Atan2(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors  # (torch's atan2_backward, term by term)
+        a, b = ctx.saved_tensors  # (torch's atan2_backward, term by term: 0 where a^2 + b^2 is 0, at (0, 0))
         recip = (a * a + b * b).reciprocal()
+        recip = recip.masked_fill(Tensor._make(np.isinf(recip._data)), 0.0)
         return grad * b * recip, grad * -a * recip
 
     @staticmethod
@@ -357,9 +358,12 @@ def _picked(ctx, ta, tb, takes_a):
     return tb + Tensor._make(takes_a(a, b) | np.isnan(b)) * (ta - tb)
 
 
-def _pick_a(np_fn, a, b):
-    """1 where the result came from a (a NaN in b loses; ties go to a), else 0."""
-    return Tensor._make(((np_fn(a._data, b._data) == a._data) | np.isnan(b._data)).astype(a._data.dtype))
+def _split(grad, a, b, takes_a):
+    """fmax's and fmin's gradients, torch's: grad masked_fill'ed with 0 where the other was taken (a is taken
+    where takes_a(a, b) or b is NaN). Masked, not multiplied: an inf or nan gradient stays on its side."""
+    from .index import masked_fill
+    picked = takes_a(a._data, b._data) | np.isnan(b._data)
+    return masked_fill(grad, Tensor._make(~picked), 0.0), masked_fill(grad, Tensor._make(picked), 0.0)
 
 
 class Fmax(Op):
@@ -374,8 +378,7 @@ class Fmax(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        wa = _pick_a(np.fmax, a, b)
-        return grad * wa, grad * (1 - wa)
+        return _split(grad, a, b, np.greater_equal)
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -394,8 +397,7 @@ class Fmin(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        wa = _pick_a(np.fmin, a, b)
-        return grad * wa, grad * (1 - wa)
+        return _split(grad, a, b, np.less_equal)
 
     @staticmethod
     def jvp(ctx, ta, tb):

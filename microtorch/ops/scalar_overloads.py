@@ -54,7 +54,7 @@ def mul_scalar(t, s):
     """t * s in a backward formula: MulBackward1 (see MulScalar)."""
     if unrecorded(t):
         return plain(_by_number(operator.mul, t._data, s))
-    return MulComplexScalar.apply(t, s) if type(s) is complex else MulScalar.apply(t, s)
+    return MulComplexScalar.apply(t, s) if isinstance(s, (complex, np.complexfloating)) else MulScalar.apply(t, s)
 
 
 def add_scalar(t, s):
