@@ -161,3 +161,49 @@ def test_glu_vmap_over_a_hessian_and_forward_over_reverse_as_torch():
             got.append(lib.func.jacfwd(lib.func.jacrev(f))(lib.tensor(x[0])).numpy())
     np.testing.assert_allclose(got[2], got[0], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(got[3], got[1], rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("shape, channels", [((5,), 1), ((2, 3), 3), ((2, 3, 2, 2), 3), ((2, 3, 2, 2), 1)])
+def test_prelu_backward_node_to_the_third_order_as_torch(shape, channels):
+    rng = np.random.default_rng(3)
+    x0 = rng.standard_normal(shape)
+    x0.flat[0] = 0.0  # (the kernel's x > 0 and the double backward's x >= 0 differ there, as in torch)
+    w0, v0, u0 = rng.standard_normal(channels), rng.standard_normal(shape), rng.standard_normal(shape)
+    seen = []
+    for lib in (torch, mt):
+        x = lib.tensor(x0, requires_grad=True)
+        w = lib.tensor(w0, requires_grad=True)
+        v = lib.tensor(v0, requires_grad=True)
+        gx, gw = lib.autograd.grad(lib.nn.functional.prelu(x, w), (x, w), v, create_graph=True)
+        second = lib.autograd.grad((gx * lib.tensor(u0)).sum() + gw.sum(), (x, w, v), create_graph=True)
+        third = lib.autograd.grad(sum((t * t).sum() for t in second), (x, w, v), allow_unused=True,
+                                  materialize_grads=True)
+        seen.append(([_tree(t.grad_fn) for t in (gx, gw)],
+                     [t.detach().numpy() for t in (gx, gw) + second + third]))
+    assert seen[1][0] == seen[0][0]
+    for ours, theirs in zip(seen[1][1], seen[0][1]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-14, atol=1e-15)
+
+
+def test_rrelu_backward_node_as_torch():
+    seen = []
+    for lib in (torch, mt):
+        x = lib.tensor(X, dtype=lib.float64, requires_grad=True)
+        v = lib.tensor(np.linspace(-1.5, 2.0, len(X)), dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad(lib.nn.functional.rrelu(x, 0.1, 0.3), x, v, create_graph=True)  # (eval: no noise)
+        gx, gv = lib.autograd.grad(g.sum(), (x, v), create_graph=True, allow_unused=True, materialize_grads=True)
+        seen.append((_tree(g.grad_fn), _tree(gv.grad_fn), [t.detach().numpy().tobytes() for t in (g, gx, gv)]))
+    assert seen[1] == seen[0]
+
+
+def test_prelu_vmap_over_a_hessian_without_a_warning():
+    """(torch's own vmap of prelu's hessian fails in forward AD: compared with torch's per-example hessians)"""
+    x = np.random.default_rng(0).standard_normal((3, 4, 2))
+    w = np.array([0.25, -0.5])
+    want = np.stack([torch.func.hessian(lambda z: (torch.nn.functional.prelu(z, torch.tensor(w)) ** 3).sum())(
+        torch.tensor(e)).numpy() for e in x])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = mt.func.vmap(mt.func.hessian(lambda z: (mt.nn.functional.prelu(z, mt.tensor(w)) ** 3).sum()))(
+            mt.tensor(x)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)

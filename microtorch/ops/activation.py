@@ -5,7 +5,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, plain, unrecorded
-from .elementwise import GradTimesLocal, _select, _unary, div_scalar, elu_backward, where
+from .elementwise import GradTimesLocal, _select, _unary, div_scalar, elu_backward, where, zeros_like_
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 
 
@@ -360,14 +360,60 @@ class Prelu(Op):
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
-        pos = _mask(x._data > 0, x)
-        return grad * (pos + (1 - pos) * w), grad * (1 - pos) * x
+        if unrecorded(grad) and unrecorded(x) and unrecorded(w):
+            return tuple(plain(v) for v in PreluBackward.values(grad._data, x._data, w._data))
+        return PreluBackward.apply(grad, x, w)
 
     @staticmethod
     def jvp(ctx, tx, tw):
         x, w = ctx.inputs
         pos = _mask(x._data > 0, x)
         return tx * (pos + (1 - pos) * w) + tw * (1 - pos) * x
+
+
+class PreluBackward(Op):
+    """prelu's backward as one node of two results (torch's _prelu_kernel_backward): (g, 0) where x > 0, else
+    (w g, x g); its derivatives are torch's formulas, from the gradients of the results that are used (which
+    take x >= 0 as the positive side, as torch's do)"""
+    _grad_fn_name = "PreluKernelBackwardBackward0"
+    _saved_names = ("grad_output", "self", "weight")
+
+    @staticmethod
+    def forward(ctx, g, x, w):
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(g, x, w)
+        return PreluBackward.values(g, x, w)
+
+    @staticmethod
+    def values(g, x, w):  # (torch's kernel; the weight's gradient at x's shape, summed to w's by the engine)
+        pos = x > 0
+        return np.where(pos, g, w * g), np.where(pos, 0, x * g).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gi, gw):
+        g, x, w = ctx.saved_tensors
+        pos = Tensor._make(x._data >= 0)
+        dg = dx = dw = None
+        if ctx.needs_input_grad[0]:
+            if gi is None:
+                dg = where(pos, 0.0, gw * x)
+            else:
+                dg = where(pos, gi, gi * w + gw * x if gw is not None else gi * w)
+        if ctx.needs_input_grad[1]:
+            dx = where(pos, 0.0, g * gw) if gw is not None else zeros_like_(x)
+        if ctx.needs_input_grad[2]:
+            dw = where(pos, 0.0, g * gi) if gi is not None else zeros_like_(x)
+        return dg, dx, dw
+
+    @staticmethod
+    def jvp(ctx, tg, tx, tw):
+        g, x, w = ctx.inputs
+        pos = Tensor._make(x._data >= 0)
+        return where(pos, tg, tg * w + g * tw), where(pos, 0.0, g * tx + tg * x)
+
+
+class RreluBackward(GradTimesLocal):
+    _grad_fn_name = "RreluWithNoiseBackwardBackward0"
 
 
 class RreluWithNoise(Op):
@@ -377,11 +423,14 @@ class RreluWithNoise(Op):
     @staticmethod
     def forward(ctx, x, slopes=None):
         ctx.slopes = slopes  # 1 where x >= 0, the negative slope elsewhere
+        ctx.save_for_backward(x)  # (for the edge of its backward's node to x, as torch's)
         return (x * slopes).astype(x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * Tensor._make(ctx.slopes.astype(grad._data.dtype))
+        (x,) = ctx.saved_tensors
+        slopes = ctx.slopes.astype(grad._data.dtype)
+        return plain(grad._data * slopes) if unrecorded(grad) else RreluBackward.apply(grad, x, slopes)
 
     @staticmethod
     def jvp(ctx, t):
@@ -392,5 +441,6 @@ def prelu(input, weight):
     if weight.numel() != 1 and (input.ndim < 2 or weight.numel() != input.shape[1]):
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                            f"{weight.numel()} and channel size = {input.shape[1] if input.ndim > 1 else 1}.")
-    w = weight.reshape([-1] + [1] * (input.ndim - 2)) if weight.numel() != 1 and input.ndim > 2 else weight
+    # torch views the weight as (1, C, 1, ...) for an input of 2 dims or more (a ViewBackward0 in the graph)
+    w = weight.reshape([1, weight.numel()] + [1] * (input.ndim - 2)) if input.ndim >= 2 else weight
     return Prelu.apply(input, w)
