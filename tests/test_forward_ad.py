@@ -358,6 +358,11 @@ FWD_OVER_REV = [
     ("gelu", lambda L, x: nnf(L).gelu(x).pow(3).sum(), [F(5)]),  # so has GeluBackward
     ("gelu_tanh", lambda L, x: nnf(L).gelu(x, approximate="tanh").pow(3).sum(), [F(5)]),
     ("tanh_sigmoid", lambda L, x: (x.tanh() * x.sigmoid() ** 2).sum(), [F(5)]),
+    ("scalar_overloads", lambda L, x: (x.tan() + (x * x + 2).acosh()).sum(), [F(5)]),  # AddBackward1, SubBackward1
+    ("backward_nodes", lambda L, x: (nnf(L).softplus(x, 2.0, 1.0) * nnf(L).hardswish(x * 3)  # (their backward
+                                     + nnf(L).logsigmoid(x) ** 2).sum(), [F(5)]),  # ops' own jvps)
+    ("glu_backward", lambda L, x: nnf(L).glu(x, 0).sin().sum(), [F(6, 2)]),  # (GluBackward's jvp)
+    ("prelu_backward", lambda L, x, w: (nnf(L).prelu(x, w) ** 3).sum(), [F(2, 3, 2), F(3)]),  # (PreluBackward's)
     ("cross_entropy", lambda L, x, t: nnf(L).cross_entropy(x, t), [F(3, 4), I(4, 3)]),
     ("cross_entropy_2d", lambda L, x, t: nnf(L).cross_entropy(x, t, reduction="sum"), [F(2, 3, 2, 2), I(3, 2, 2, 2)]),
     ("indexing", lambda L, x, i: (x[i] ** 2).sum() + (x[1:3] ** 3).sum() + x[0, 1] ** 2, [F(4, 3), I(4, 3)]),
@@ -462,7 +467,7 @@ def _op_classes():
 
 
 NO_JVP_NEEDED = {"ViewAsComplexNoop",  # has no forward at all
-                 "FirstOrderOnly",  # a backward-only op whose jvp raises, as torch's
+                 "FirstOrderOnly", "HardsigmoidBackward",  # backward-only ops whose jvp raises, as torch's
                  "Cholesky", "Igamma", "Igammac", "Nextafter",  # torch has no forward mode for them: theirs raise
                  "Zeta", "ZetaNumberInput", "ZetaNumberOther"}  # (special.zeta: tests/test_args6_special.py)
 NO_JVP_NEEDED |= {"IndexReduce", "Heaviside", "Geqrf", "LdlFactor", "LdlSolve",  # linalg row: torch

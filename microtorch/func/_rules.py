@@ -47,7 +47,8 @@ _ELEMENTWISE = [ew.Add, ew.Sub, ew.Rsub, ew.Mul, ew.Div, ew.Neg, ew.PowScalar, e
                 ew.Sqrt, ew.Rsqrt, ew.Sin, ew.Cos, ew.Tan, ew.Tanh, ew.Sigmoid, ew.Reciprocal, ew.Abs, ew.Asin,
                 ew.Acos, ew.Atan, ew.Sinh, ew.Cosh, misc.ToCopy, sh.Clone]
 _ELEMENTWISE += [getattr(ew, name) for name in ("MulScalar", "DivScalar", "Erf", "GradTimesLocal", "TanhBackward",
-                                                 "SigmoidBackward", "LeakyReluBackward", "GeluBackward")
+                                                 "SigmoidBackward", "LeakyReluBackward", "GeluBackward",
+                                                 "EluBackward", "SoftplusBackward")
                  if hasattr(ew, name)]
 _ELEMENTWISE += [getattr(nn, name) for name in ("NllLossBackward",) if hasattr(nn, name)]
 _ELEMENTWISE += [rn.Floor, rn.Ceil, rn.Trunc, rn.Round, rn.RoundDecimals, rn.Fmod, rn.FmodTensor, rn.Remainder,

@@ -15,7 +15,7 @@ register(*pw.UNARY.values(), pw.Logit, pw.Atan2, pw.Hypot, pw.Logaddexp, pw.Loga
 from ..ops import rearrange as ra  # noqa: E402
 from ..ops import shape as _sh  # noqa: E402
 from ._batching import _batch_size, _np_materialize, _shift, expand_batch, unwrap, wrap  # noqa: E402
-from ._rules import _materialized, _ndim  # noqa: E402
+from ._rules import _materialized, _ndim, softmax_backward_data  # noqa: E402
 
 
 @register(ra.Roll, ra.Rot90, ra.Nansum)
@@ -57,7 +57,11 @@ def index_add(cls, args, kwargs, level):
 from ..ops import activation as act  # noqa: E402
 
 register(act.Hardsigmoid, act.Hardswish, act.Mish, act.Silu, act.LogSigmoid, act.Hardtanh, act.Threshold,
-         act.Softshrink, act.Hardshrink, act.ScaledElu, act.Celu, act.Prelu)(elementwise)
+         act.Softshrink, act.Hardshrink, act.ScaledElu, act.Celu, act.Prelu, act.HardswishBackward,
+         act.LogSigmoidBackward, act.HardsigmoidBackward, act.PreluBackward)(elementwise)  # (their backward ops: vmap over a hessian)
+
+
+register(act.GluBackward)(softmax_backward_data)  # ((grad, input, dim=): the same lining up)
 
 
 @register(act.Glu)

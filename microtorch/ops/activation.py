@@ -1,10 +1,12 @@
 """Activation functions beyond relu/sigmoid/tanh: hard and shrink families, selu/celu, mish, silu,
-logsigmoid, glu, prelu, rrelu. Each is one Function with its derivative beside it."""
+logsigmoid, glu, prelu, rrelu. Each is one Function with its derivative beside it; where torch's backward is an
+op of its own (HardswishBackwardBackward0...), so is ours, so that a gradient's graph has torch's nodes."""
 import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, plain, unrecorded
-from .elementwise import _select, _unary, where
+from .elementwise import GradTimesLocal, _select, _unary, div_scalar, elu_backward, where, zeros_like_
+from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 
 
 def _mask(cond, like):
@@ -20,39 +22,121 @@ def _kept(g, cond):
     return where(Tensor._make(np.asarray(cond)), g, 0.0)
 
 
-def _d_hardsigmoid(x):
-    """d relu6(x + 3)/6 = 1/6 on (-3, 3), else 0"""
-    return _mask((x._data > -3) & (x._data < 3), x) * _ONE_SIXTH
+def _kept_as(node, g, x, cond):
+    """backward's _kept(g, cond), recorded as torch's node (HardtanhBackwardBackward0...: a selection with
+    edges to g and x, whose own gradient is the same selection)"""
+    if unrecorded(g):
+        return plain(_select(cond, g._data))
+    return node.apply(g, x, np.asarray(cond))
+
+
+class HardtanhBackward(GradTimesLocal):
+    _grad_fn_name = "HardtanhBackwardBackward0"
+
+
+class ShrinkBackward(GradTimesLocal):
+    _grad_fn_name = "SoftshrinkBackwardBackward0"
+
+
+class HardshrinkBackward(GradTimesLocal):
+    _grad_fn_name = "HardshrinkBackwardBackward0"
+
+
+class HardsigmoidBackward(Op):
+    """hardsigmoid's backward g/6 on (-3, 3), else 0, as one node: torch has no derivative for it (its node is
+    NotImplemented, which raises when it runs, with an edge to each input that requires grad)"""
+    _grad_fn_name = "torch::autograd::NotImplemented"
+
+    @classmethod
+    def apply(cls, g, x):
+        return super().apply(*(t if t._requires_grad else t._data for t in (g, x)))
+
+    @staticmethod
+    def forward(ctx, g, x):
+        return HardsigmoidBackward.values(g, x)
+
+    @staticmethod
+    def values(g, x):  # (torch's kernel: g times 1/6 rounded to float32, selected on (-3, 3))
+        return np.where((x > -3) & (x < 3), g * g.dtype.type(_ONE_SIXTH), 0).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise NotImplementedError("Trying to use forward AD with aten::hardsigmoid_backward that does not support it.")
 
 
 _ONE_SIXTH = float(np.float32(1 / 6))  # torch's hardsigmoid backward uses 1/6 rounded to float32
 
 
-def _d_hardswish(x):
-    """d x relu6(x + 3)/6 = 0 below -3, 1 above 3, (2x + 3)/6 between"""
-    inside = _mask((x._data > -3) & (x._data < 3), x)
-    return inside * (x * 2 + 3) / 6 + _mask(x._data >= 3, x)
+class _BackwardOp(Op):
+    """An activation's backward g f'(x) as one op of its own (torch's hardswish_backward...): its derivative in g
+    is the same op, in x torch's double-backward formula `_curvature(g gg, x)`; a tangent takes both"""
+    _saved_names = ("grad_output", "self")
+
+    @staticmethod
+    def forward(ctx, g, x):
+        ctx.save_for_backward(g, x)
+        return ctx._forward_cls.values(g, x)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, x = ctx.saved_tensors
+        op = ctx._forward_cls
+        return (op.apply(gg, x) if ctx.needs_input_grad[0] else None,
+                op._curvature(gg * g, x) if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, tg, tx):
+        g, x = ctx.inputs
+        op = ctx._forward_cls
+        return op.apply(tg, x) + op._curvature(tx * g, x)
 
 
-def _d_mish(x):
-    """d x tanh(softplus(x)) = tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2)"""
-    t = _softplus_t(x).tanh()
-    return t + x * x.sigmoid() * (1 - t * t)
+class HardswishBackward(_BackwardOp):
+    """hardswish's backward: g (x/3 + 1/2) on (-3, 3), g from 3 on, 0 below; d/dx = g gg / 3 on (-3, 3)"""
+    _grad_fn_name = "HardswishBackwardBackward0"
+
+    @staticmethod
+    def values(g, x):  # (torch's kernel)
+        return np.where(x <= -3, 0, np.where(x < 3, g * (x / 3 + 0.5), g)).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def _curvature(h, x):  # (torch's: where(-3 < x < 3, h / 3, 0))
+        inside = Tensor._make((x._data > -3) & (x._data < 3))
+        return where(inside, div_scalar(h, 3.0), 0.0)
 
 
-def _softplus_t(x):
-    return where(x > 20, x, (x.exp() + 1).log())
+class LogSigmoidBackward(_BackwardOp):
+    """logsigmoid's backward g (1 - sigmoid(x)); d/dx = g gg (sigmoid(x) - 1) sigmoid(x)"""
+    _grad_fn_name = "LogSigmoidBackwardBackward0"
+
+    @staticmethod
+    def values(g, x):
+        """torch's kernel, from z = exp(-|x|) (its forward's buffer): (1 - z/(1+z)) g below 0, z/(1+z) g above"""
+        z = np.exp(-np.abs(x))
+        below = x < 0
+        one = x.dtype.type(1)
+        return ((below * one) - np.where(below, one, -one) * (z / (one + z))) * g
+
+    @staticmethod
+    def _curvature(h, x):  # (torch's log_sigmoid_double_backward)
+        z = x.sigmoid()
+        return h * sub_scalar(z, 1) * z
 
 
-def _d_silu(x):
-    """d x sigmoid(x) = s (1 + x (1 - s))"""
+def _d_mish(g, x):
+    """d x tanh(softplus(x)) = tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2)  (torch's, term by term)"""
+    s, t = x.sigmoid(), x.exp().log1p().tanh()
+    return g * (t + x * s * scalar_minus(1.0, t * t))
+
+
+def _d_silu(g, x):
+    """d x sigmoid(x) = s (1 + x (1 - s))  (torch's, term by term)"""
     s = x.sigmoid()
-    return s * (1 + x * (1 - s))
-
-
-def _d_logsigmoid(x):
-    """d log sigmoid(x) = 1 - sigmoid(x) = sigmoid(-x)"""
-    return (-x).sigmoid()
+    return g * s * add_scalar(x * scalar_minus(1.0, s), 1.0)
 
 
 def _hardsigmoid_np(x):
@@ -63,11 +147,11 @@ def _logsigmoid_np(x):
     return -np.logaddexp(0, -x)
 
 
-Hardsigmoid = _unary("Hardsigmoid", _hardsigmoid_np, _d_hardsigmoid)
-Hardswish = _unary("Hardswish", lambda x: x * _hardsigmoid_np(x), _d_hardswish)
-Mish = _unary("Mish", lambda x: x * np.tanh(np.logaddexp(0, x)), _d_mish)
-Silu = _unary("Silu", lambda x: x / (1 + np.exp(-x)), _d_silu)
-LogSigmoid = _unary("LogSigmoid", _logsigmoid_np, _d_logsigmoid)
+Hardsigmoid = _unary("Hardsigmoid", _hardsigmoid_np, fused=HardsigmoidBackward)
+Hardswish = _unary("Hardswish", lambda x: x * _hardsigmoid_np(x), fused=HardswishBackward)
+Mish = _unary("Mish", lambda x: x * np.tanh(np.logaddexp(0, x)), formula=_d_mish)
+Silu = _unary("Silu", lambda x: x / (1 + np.exp(-x)), formula=_d_silu)
+LogSigmoid = _unary("LogSigmoid", _logsigmoid_np, fused=LogSigmoidBackward)
 
 
 class Hardtanh(Op):
@@ -83,7 +167,7 @@ class Hardtanh(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _kept(grad, (x._data > ctx.lo) & (x._data < ctx.hi))
+        return _kept_as(HardtanhBackward, grad, x, (x._data > ctx.lo) & (x._data < ctx.hi))
 
     @staticmethod
     def jvp(ctx, t):
@@ -104,7 +188,7 @@ class Threshold(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _kept(grad, x._data > ctx.threshold)
+        return _kept_as(GradTimesLocal, grad, x, x._data > ctx.threshold)  # (ThresholdBackwardBackward0, as relu's)
 
     @staticmethod
     def jvp(ctx, t):
@@ -114,6 +198,7 @@ class Threshold(Op):
 class Softshrink(Op):
     """x - lambd sign(x) where |x| > lambd, else 0;  d = 1 where |x| > lambd"""
     _grad_fn_name = "SoftshrinkBackward0"
+    _backward_node = ShrinkBackward
 
     @staticmethod
     def forward(ctx, x, lambd=0.5):
@@ -124,7 +209,7 @@ class Softshrink(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _kept(grad, np.abs(x._data) > ctx.lambd)
+        return _kept_as(ctx._forward_cls._backward_node, grad, x, np.abs(x._data) > ctx.lambd)
 
     @staticmethod
     def jvp(ctx, t):
@@ -134,6 +219,7 @@ class Softshrink(Op):
 class Hardshrink(Softshrink):
     """x where |x| > lambd, else 0;  d = 1 where |x| > lambd"""
     _grad_fn_name = "HardshrinkBackward0"
+    _backward_node = HardshrinkBackward
 
     @staticmethod
     def forward(ctx, x, lambd=0.5):
@@ -156,16 +242,11 @@ class ScaledElu(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * ScaledElu._local(ctx, x)
+        return elu_backward(grad, x, ctx.alpha, ctx.scale, ctx.input_scale)  # (EluBackwardBackward0 when recorded)
 
     @staticmethod
     def jvp(ctx, t):
-        return t * ScaledElu._local(ctx, ctx.inputs[0])
-
-    @staticmethod
-    def _local(ctx, x):
-        neg = (x * ctx.input_scale).exp() * (ctx.scale * ctx.alpha * ctx.input_scale)
-        return where(x > 0, x * 0 + ctx.scale, neg)
+        return elu_backward(t, ctx.inputs[0], ctx.alpha, ctx.scale, ctx.input_scale)
 
 
 class Celu(ScaledElu):
@@ -187,7 +268,9 @@ class Glu(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return Glu._local(x, grad, ctx.dim)
+        if unrecorded(grad) and unrecorded(x):
+            return plain(GluBackward.values(grad._data, x._data, ctx.dim))
+        return GluBackward.apply(grad, x, dim=ctx.dim)
 
     @staticmethod
     def jvp(ctx, t):
@@ -197,12 +280,72 @@ class Glu(Op):
         s = b.sigmoid()
         return ta * s + a * s * (1 - s) * tb
 
+
+class GluBackward(Op):
+    """glu's backward as one node (torch's glu_backward): [g s, g a s (1 - s)] for the halves a, b of x and
+    s = sigmoid(b); its derivatives are torch's glu_double_backward formulas"""
+    _grad_fn_name = "GluBackwardBackward0"
+    _saved_names, _saved_values = ("grad_output", "self"), {"dim": "dim"}
+
     @staticmethod
-    def _local(x, grad, dim):
-        from .shape import cat, chunk
-        a, b = chunk(x, 2, dim)
+    def forward(ctx, g, x, dim=-1):
+        ctx.dim = dim
+        ctx.save_for_backward(g, x)
+        return GluBackward.values(g, x, dim)
+
+    @staticmethod
+    def values(g, x, dim):  # (torch's kernel: s g, and (1 - s) s a g)
+        a, b = np.split(x, 2, axis=dim)
+        s = 1 / (1 + np.exp(-b))
+        return np.concatenate([s * g, (1 - s) * s * a * g], axis=dim)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, x = ctx.saved_tensors
+        dg = GluBackward._in_grad(gg, x, ctx.dim) if ctx.needs_input_grad[0] else None
+        dx = GluBackward._in_input(gg, g, x, ctx.dim) if ctx.needs_input_grad[1] else None
+        return dg, dx
+
+    @staticmethod
+    def jvp(ctx, tg, tx, *_dim):
+        from .shape import cat
+        g, x = ctx.inputs[:2]
+        a, b, s, s_ds = GluBackward._halves(x, ctx.dim)
+        n = a.shape[ctx.dim]
+        ta, tb = tx.narrow(ctx.dim, 0, n), tx.narrow(ctx.dim, n, n)
+        curvature = s_ds * scalar_minus(1, s) - s * s_ds  # d(s (1 - s))/db
+        moved = cat([g * s_ds * tb, g * (ta * s_ds + a * tb * curvature)], ctx.dim)
+        return GluBackward.apply(tg, x, dim=ctx.dim) + moved
+
+    @staticmethod
+    def _halves(x, dim):
+        """a, b, s = sigmoid(b) and s (1 - s), as torch's double backward makes them"""
+        n = x.shape[dim] // 2
+        a, b = x.narrow(dim, 0, n), x.narrow(dim, n, n)
         s = b.sigmoid()
-        return cat([grad * s, grad * a * s * (1 - s)], dim)
+        return a, b, s, s * scalar_minus(1, s)
+
+    @staticmethod
+    def _in_grad(gg, x, dim):
+        """torch's glu_double_backward_grad_output: (gg * glu_backward(ones, x)), its two halves added"""
+        n = x.shape[dim] // 2
+        shape = list(x.shape)
+        shape[dim] = n
+        ones = Tensor._make(np.ones(shape, x._data.dtype))
+        tmp = gg * GluBackward.apply(ones, x, dim=dim)
+        return tmp.narrow(dim, 0, n) + tmp.narrow(dim, n, n)
+
+    @staticmethod
+    def _in_input(gg, g, x, dim):
+        """torch's glu_double_backward, term by term"""
+        from .shape import cat
+        a, b, s, s_ds = GluBackward._halves(x, dim)
+        n = a.shape[dim]
+        gg_a, gg_b = gg.narrow(dim, 0, n), gg.narrow(dim, n, n)
+        gi_a = gg_b * g * s_ds
+        second_order = s_ds * scalar_minus(1, s) - s * s_ds
+        gi_b = gg_b * a * g * second_order + gg_a * g * s_ds
+        return cat([gi_a, gi_b], dim)
 
 
 class Prelu(Op):
@@ -217,14 +360,60 @@ class Prelu(Op):
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
-        pos = _mask(x._data > 0, x)
-        return grad * (pos + (1 - pos) * w), grad * (1 - pos) * x
+        if unrecorded(grad) and unrecorded(x) and unrecorded(w):
+            return tuple(plain(v) for v in PreluBackward.values(grad._data, x._data, w._data))
+        return PreluBackward.apply(grad, x, w)
 
     @staticmethod
     def jvp(ctx, tx, tw):
         x, w = ctx.inputs
         pos = _mask(x._data > 0, x)
         return tx * (pos + (1 - pos) * w) + tw * (1 - pos) * x
+
+
+class PreluBackward(Op):
+    """prelu's backward as one node of two results (torch's _prelu_kernel_backward): (g, 0) where x > 0, else
+    (w g, x g); its derivatives are torch's formulas, from the gradients of the results that are used (which
+    take x >= 0 as the positive side, as torch's do)"""
+    _grad_fn_name = "PreluKernelBackwardBackward0"
+    _saved_names = ("grad_output", "self", "weight")
+
+    @staticmethod
+    def forward(ctx, g, x, w):
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(g, x, w)
+        return PreluBackward.values(g, x, w)
+
+    @staticmethod
+    def values(g, x, w):  # (torch's kernel; the weight's gradient at x's shape, summed to w's by the engine)
+        pos = x > 0
+        return np.where(pos, g, w * g), np.where(pos, 0, x * g).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gi, gw):
+        g, x, w = ctx.saved_tensors
+        pos = Tensor._make(x._data >= 0)
+        dg = dx = dw = None
+        if ctx.needs_input_grad[0]:
+            if gi is None:
+                dg = where(pos, 0.0, gw * x)
+            else:
+                dg = where(pos, gi, gi * w + gw * x if gw is not None else gi * w)
+        if ctx.needs_input_grad[1]:
+            dx = where(pos, 0.0, g * gw) if gw is not None else zeros_like_(x)
+        if ctx.needs_input_grad[2]:
+            dw = where(pos, 0.0, g * gi) if gi is not None else zeros_like_(x)
+        return dg, dx, dw
+
+    @staticmethod
+    def jvp(ctx, tg, tx, tw):
+        g, x, w = ctx.inputs
+        pos = Tensor._make(x._data >= 0)
+        return where(pos, tg, tg * w + g * tw), where(pos, 0.0, g * tx + tg * x)
+
+
+class RreluBackward(GradTimesLocal):
+    _grad_fn_name = "RreluWithNoiseBackwardBackward0"
 
 
 class RreluWithNoise(Op):
@@ -234,11 +423,14 @@ class RreluWithNoise(Op):
     @staticmethod
     def forward(ctx, x, slopes=None):
         ctx.slopes = slopes  # 1 where x >= 0, the negative slope elsewhere
+        ctx.save_for_backward(x)  # (for the edge of its backward's node to x, as torch's)
         return (x * slopes).astype(x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * Tensor._make(ctx.slopes.astype(grad._data.dtype))
+        (x,) = ctx.saved_tensors
+        slopes = ctx.slopes.astype(grad._data.dtype)
+        return plain(grad._data * slopes) if unrecorded(grad) else RreluBackward.apply(grad, x, slopes)
 
     @staticmethod
     def jvp(ctx, t):
@@ -249,5 +441,6 @@ def prelu(input, weight):
     if weight.numel() != 1 and (input.ndim < 2 or weight.numel() != input.shape[1]):
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                            f"{weight.numel()} and channel size = {input.shape[1] if input.ndim > 1 else 1}.")
-    w = weight.reshape([-1] + [1] * (input.ndim - 2)) if weight.numel() != 1 and input.ndim > 2 else weight
+    # torch views the weight as (1, C, 1, ...) for an input of 2 dims or more (a ViewBackward0 in the graph)
+    w = weight.reshape([1, weight.numel()] + [1] * (input.ndim - 2)) if input.ndim >= 2 else weight
     return Prelu.apply(input, w)

@@ -548,12 +548,19 @@ class PowScalar(Op):
         if type(p) in _NUMBERS and x._data.dtype.kind == "f" and unrecorded(grad) and unrecorded(x):
             local = PowScalar.values(x._data, p - 1) * p  # (the ops below: x ** (p - 1), then times p, then grad *)
             return plain(like_torch(grad._data * local, grad._data, local)), None
-        return grad * (p * x ** (p - 1)).conj(), None
+        return grad * PowScalar._local(x, p).conj(), None
 
     @staticmethod
     def jvp(ctx, t, _p):
         x, p = ctx.inputs[0], ctx.exponent
-        return zeros_like_(t) if p == 0 else t * (p * x ** (p - 1))
+        return zeros_like_(t) if p == 0 else t * PowScalar._local(x, p)
+
+    @staticmethod
+    def _local(x, p):
+        """p x^(p-1) as torch's formula records it: the exponent read as a double, times as mul.Scalar"""
+        from .scalar_overloads import mul_scalar
+        p = complex(p) if isinstance(p, complex) else float(p)
+        return mul_scalar(x.pow(p - 1), p)
 
 
 class Pow(Op):
@@ -572,7 +579,8 @@ class Pow(Op):
         a, b, out = ctx.saved_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:  # torch: 0 where b == 0 (masked, so nothing flows to b from there)
-            ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)).conj())
+            from .scalar_overloads import sub_scalar
+            ga = where(b == 0, 0.0, grad * (b * a ** sub_scalar(b, 1)).conj())  # (b - 1: torch's sub.Scalar)
         if ctx.needs_input_grad[1]:
             # torch: the log-term is 0 where a == 0 and b >= 0 (the limit of a^b log a)
             zero = (a == 0) & (b.real >= 0) if not b.is_complex() else (a == 0)
@@ -676,9 +684,11 @@ class RPow(Op):
 
     @staticmethod
     def _local(ctx, out, x):
+        from .scalar_overloads import mul_scalar
+        local = mul_scalar(out, ctx.log_base)  # (torch's: result times the number log(base), mul.Scalar)
         if ctx.base == 0:  # torch: 0 where x >= 0 (the limit of 0^x log 0), out * (-inf) elsewhere
-            return where((x.real >= 0) & (x.imag == 0) if x.is_complex() else x >= 0, 0.0, out * ctx.log_base)
-        return out * ctx.log_base
+            return where((x.real >= 0) & (x.imag == 0) if x.is_complex() else x >= 0, 0.0, local)
+        return local
 
 
 def _log_of_base(base, complex_exponent):
@@ -689,12 +699,14 @@ def _log_of_base(base, complex_exponent):
 
 
 # ---- unary functions --------------------------------------------------------------------------
-def _unary(name, np_fn, derivative, saves="input", fused=None, over=False):
+def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, formula=None):
     """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
     or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
     TanhBackward...), for real tensors, whose `values(g, s)` computes it on arrays. over: derivative(s)
     is the derivative's denominator, which torch's formula divides by (grad / x for log: times a reciprocal
-    rounds elsewhere)."""
+    rounds elsewhere). formula(grad, s): instead of derivative, torch's whole formula, term by term, so that
+    the gradient's own graph (create_graph) has torch's nodes; the tangent is that formula of the tangent
+    (torch's auto_element_wise: conjugated in and out)."""
 
     scalar_ok = isinstance(np_fn, np.ufunc)  # (a ufunc computes a numpy scalar as a 0-d array: see scalar_path)
 
@@ -708,73 +720,85 @@ def _unary(name, np_fn, derivative, saves="input", fused=None, over=False):
         if fused is not None and s._data.dtype.kind == "f":
             return plain(fused.values(grad._data, s._data)) if unrecorded(grad) and unrecorded(s) else \
                 fused.apply(grad, s)
+        if formula is not None:
+            return formula(grad, s)
         return grad / derivative(s).conj() if over else grad * derivative(s).conj()
 
     def jvp(ctx, t):
         s = ctx.inputs[0] if saves == "input" else ctx.output
         if fused is not None and s._data.dtype.kind == "f":  # (torch's: its backward's op on the tangent)
             return fused.apply(t, s)
+        if formula is not None:
+            return formula(t.conj(), s).conj()
         return t / derivative(s) if over else t * derivative(s)
 
-    return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": derivative.__doc__,
+    return type(name, (Op,), {"_grad_fn_name": name + "Backward0", "__doc__": (formula or derivative or fused).__doc__,
                               "forward": staticmethod(forward), "backward": staticmethod(backward),
                               "jvp": staticmethod(jvp), "__module__": __name__,
                               "_saved_names": ("self",) if saves == "input" else ("result",)})
 
 
-def _d_exp(out):
+# torch's formulas (derivatives.yaml), term by term: g is the output's gradient, x the input, y the result
+def _d_exp(g, y):
     """d exp(x) = exp(x)"""
-    return out
+    return g * y.conj()
 
 
-def _d_log(x):
+def _d_log(g, x):
     """d log(x) = 1/x"""
-    return x
+    return g / x.conj()
 
 
-def _d_log2(x):
+def _d_log2(g, x):
     """d log2(x) = 1/(x ln 2)"""
-    return x * math.log(2)
+    from .scalar_overloads import mul_scalar
+    return g / mul_scalar(x.conj(), 0.6931471805599453)
 
 
-def _d_log10(x):
+def _d_log10(g, x):
     """d log10(x) = 1/(x ln 10)"""
-    return x * 2.3025850929940456  # (torch's constant, an ulp below math.log(10))
+    from .scalar_overloads import mul_scalar
+    return g / mul_scalar(x.conj(), 2.3025850929940456)  # (torch's constant, an ulp below math.log(10))
 
 
-def _d_log1p(x):
+def _d_log1p(g, x):
     """d log(1+x) = 1/(1+x)"""
-    return x + 1
+    from .scalar_overloads import add_scalar
+    return g / add_scalar(x, 1).conj()
 
 
-def _d_expm1(out):
+def _d_expm1(g, y):
     """d (exp(x)-1) = exp(x)"""
-    return out + 1
+    from .scalar_overloads import add_scalar
+    return g * add_scalar(y.conj(), 1)
 
 
-def _d_sqrt(out):
+def _d_sqrt(g, y):
     """d sqrt(x) = 1/(2 sqrt(x))"""
-    return 2 * out
+    from .scalar_overloads import mul_scalar
+    return g / mul_scalar(y.conj(), 2)
 
 
-def _d_rsqrt(out):
+def _d_rsqrt(g, y):
     """d x^(-1/2) = -x^(-3/2)/2"""
-    return out ** 3 * -0.5
+    from .scalar_overloads import mul_scalar
+    return mul_scalar(g, -0.5) * PowScalar.apply(y, 3).conj()
 
 
-def _d_sin(x):
+def _d_sin(g, x):
     """d sin(x) = cos(x)"""
-    return cos(x)
+    return g * cos(x).conj()
 
 
-def _d_cos(x):
+def _d_cos(g, x):
     """d cos(x) = -sin(x)"""
-    return -sin(x)
+    return g * (-sin(x)).conj()
 
 
-def _d_tan(out):
+def _d_tan(g, y):
     """d tan(x) = 1 + tan(x)^2"""
-    return out * out + 1
+    from .scalar_overloads import add_scalar
+    return g * add_scalar(PowScalar.apply(y, 2), 1).conj()
 
 
 def _d_tanh(out):
@@ -787,39 +811,42 @@ def _d_sigmoid(out):
     return out * (1 - out)
 
 
-def _d_reciprocal(out):
+def _d_reciprocal(g, y):
     """d (1/x) = -1/x^2"""
-    return -(out * out)
+    return -g * (y * y).conj()
 
 
-def _d_abs(x):
+def _d_abs(g, x):
     """d |x| = sign(x)  (for complex z, 2 d|z|/dz = conj(z)/|z|: the gradient is grad * z/|z|)"""
-    return sgn(x).conj()
+    return g * sgn(x)
 
 
-def _d_asin(x):
+def _d_asin(g, x):
     """d asin(x) = 1/sqrt(1-x^2)"""
-    return (1 - x * x).rsqrt()
+    from .scalar_overloads import add_scalar
+    return g * add_scalar(-x * x, 1).rsqrt().conj()
 
 
-def _d_acos(x):
+def _d_acos(g, x):
     """d acos(x) = -1/sqrt(1-x^2)"""
-    return -(1 - x * x).rsqrt()
+    from .scalar_overloads import add_scalar
+    return g * (-add_scalar(-x * x, 1).rsqrt()).conj()
 
 
-def _d_atan(x):
+def _d_atan(g, x):
     """d atan(x) = 1/(1+x^2)"""
-    return x * x + 1
+    from .scalar_overloads import add_scalar
+    return g / add_scalar(x * x, 1).conj()
 
 
-def _d_sinh(x):
+def _d_sinh(g, x):
     """d sinh(x) = cosh(x)"""
-    return cosh(x)
+    return g * cosh(x).conj()
 
 
-def _d_cosh(x):
+def _d_cosh(g, x):
     """d cosh(x) = sinh(x)"""
-    return sinh(x)
+    return g * sinh(x).conj()
 
 
 def _sigmoid_np(x):
@@ -883,77 +910,77 @@ class SigmoidBackward(Op):
         return SigmoidBackward.apply(tg, y) + g * (1 - 2 * y) * ty
 
 
-Exp = _unary("Exp", np.exp, _d_exp, saves="output")
+Exp = _unary("Exp", np.exp, formula=_d_exp, saves="output")
 
 
 def exp(input):
     return Exp.apply(_float(input))
 
 
-Log = _unary("Log", np.log, _d_log, over=True)
+Log = _unary("Log", np.log, formula=_d_log)
 
 
 def log(input):
     return Log.apply(_float(input))
 
 
-Log2 = _unary("Log2", np.log2, _d_log2, over=True)
+Log2 = _unary("Log2", np.log2, formula=_d_log2)
 
 
 def log2(input):
     return Log2.apply(_float(input))
 
 
-Log10 = _unary("Log10", np.log10, _d_log10, over=True)
+Log10 = _unary("Log10", np.log10, formula=_d_log10)
 
 
 def log10(input):
     return Log10.apply(_float(input))
 
 
-Log1p = _unary("Log1P", np.log1p, _d_log1p, over=True)
+Log1p = _unary("Log1P", np.log1p, formula=_d_log1p)
 
 
 def log1p(input):
     return Log1p.apply(_float(input))
 
 
-Expm1 = _unary("Expm1", np.expm1, _d_expm1, saves="output")
+Expm1 = _unary("Expm1", np.expm1, formula=_d_expm1, saves="output")
 
 
 def expm1(input):
     return Expm1.apply(_float(input))
 
 
-Sqrt = _unary("Sqrt", np.sqrt, _d_sqrt, saves="output", over=True)
+Sqrt = _unary("Sqrt", np.sqrt, formula=_d_sqrt, saves="output")
 
 
 def sqrt(input):
     return Sqrt.apply(_float(input))
 
 
-Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), _d_rsqrt, saves="output")
+Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), formula=_d_rsqrt, saves="output")
 
 
 def rsqrt(input):
     return Rsqrt.apply(_float(input))
 
 
-Sin = _unary("Sin", np.sin, _d_sin)
+Sin = _unary("Sin", np.sin, formula=_d_sin)
 
 
 def sin(input):
     return Sin.apply(_float(input))
 
 
-Cos = _unary("Cos", np.cos, _d_cos)
+Cos = _unary("Cos", np.cos, formula=_d_cos)
 
 
 def cos(input):
     return Cos.apply(_float(input))
 
 
-Tan = _unary("Tan", np.tan, _d_tan, saves="output")
+Tan = _unary("Tan", np.tan, formula=_d_tan, saves="output")
 
 
 def tan(input):
@@ -974,22 +1001,14 @@ def sigmoid(input):
     return Sigmoid.apply(_float(input))
 
 
-Reciprocal = _unary("Reciprocal", lambda x: 1 / x, _d_reciprocal, saves="output")
-
-
-def _reciprocal_jvp(ctx, t):
-    """torch's order: the tangent negated, times the result squared"""
-    return -t * (ctx.output * ctx.output)
-
-
-Reciprocal.jvp = staticmethod(_reciprocal_jvp)
+Reciprocal = _unary("Reciprocal", lambda x: 1 / x, formula=_d_reciprocal, saves="output")
 
 
 def reciprocal(input):
     return Reciprocal.apply(_float(input))
 
 
-Abs = _unary("Abs", np.abs, _d_abs)
+Abs = _unary("Abs", np.abs, formula=_d_abs)
 
 
 def abs(input):
@@ -1001,35 +1020,35 @@ def abs(input):
 
 
 Abs.jvp = staticmethod(lambda ctx, t: real(sgn(ctx.inputs[0]).conj() * t))  # |z| is not holomorphic
-Asin = _unary("Asin", np.arcsin, _d_asin)
+Asin = _unary("Asin", np.arcsin, formula=_d_asin)
 
 
 def asin(input):
     return Asin.apply(_float(input))
 
 
-Acos = _unary("Acos", np.arccos, _d_acos)
+Acos = _unary("Acos", np.arccos, formula=_d_acos)
 
 
 def acos(input):
     return Acos.apply(_float(input))
 
 
-Atan = _unary("Atan", np.arctan, _d_atan, over=True)
+Atan = _unary("Atan", np.arctan, formula=_d_atan)
 
 
 def atan(input):
     return Atan.apply(_float(input))
 
 
-Sinh = _unary("Sinh", np.sinh, _d_sinh)
+Sinh = _unary("Sinh", np.sinh, formula=_d_sinh)
 
 
 def sinh(input):
     return Sinh.apply(_float(input))
 
 
-Cosh = _unary("Cosh", np.cosh, _d_cosh)
+Cosh = _unary("Cosh", np.cosh, formula=_d_cosh)
 
 
 def cosh(input):
@@ -1086,12 +1105,13 @@ def _erf_np(x):
     return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype) if x.size else x.copy()
 
 
-def _d_erf(x):
+def _d_erf(g, x):
     """d erf(x) = 2/sqrt(pi) exp(-x^2)"""
-    return exp(-(x * x)) * (2 / math.sqrt(math.pi))
+    from .scalar_overloads import mul_scalar
+    return mul_scalar(exp(-PowScalar.apply(x, 2)), 2 / math.sqrt(math.pi)) * g
 
 
-Erf = _unary("Erf", _erf_np, _d_erf)
+Erf = _unary("Erf", _erf_np, formula=_d_erf)
 
 
 def erf(input):
@@ -1145,12 +1165,13 @@ class GradTimesLocal(Op):
     @staticmethod
     def forward(ctx, g, x, local):
         ctx.local = local
+        ctx.save_for_backward(x)  # (torch's node keeps x: its own gradient is this op again, with an edge to x)
         return _select(local, g) if local.dtype == bool else g * local.astype(g.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        local = Tensor._make(ctx.local)
-        gg = where(local, grad, 0.0) if ctx.local.dtype == bool else grad * local
+        (x,) = ctx.saved_tensors
+        gg = ctx._forward_cls.apply(grad, x, ctx.local) if ctx.needs_input_grad[0] else None
         gx = Tensor._make(np.zeros(*ctx._input_meta(1))) if ctx.needs_input_grad[1] else None
         return gg, gx, None
 
@@ -1221,42 +1242,63 @@ class Elu(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return EluBackward.apply(grad, x, alpha=ctx.alpha)
+        return elu_backward(grad, x, ctx.alpha)
 
     @staticmethod
     def jvp(ctx, t):
-        x = ctx.inputs[0]
-        return t * _elu_slope(x, ctx.alpha)
+        return elu_backward(t, ctx.inputs[0], ctx.alpha)  # (torch's: its backward on the tangent)
+
+
+def elu_backward(g, x, alpha, scale=1.0, input_scale=1.0):
+    """elu's, selu's and celu's backward: EluBackward's values in numpy where nothing records, else the node."""
+    if unrecorded(g) and unrecorded(x):
+        return plain(EluBackward.values(g._data, x._data, alpha, scale, input_scale))
+    return EluBackward.apply(g, x, alpha=alpha, scale=scale, input_scale=input_scale)
 
 
 class EluBackward(Op):
-    """g * elu'(x) as an op of its own, so that its derivative is torch's: d/dg = elu'(x), d/dx = g elu''(x)
-    computed as elu_backward(g) * [x < 0] (a product, so an infinite g gives NaN at 0 and above, as torch)"""
+    """g * elu'(x) as an op of its own (torch's elu_backward), so that its derivative is torch's: d/dg = elu'(x),
+    d/dx = elu_backward(g gg input_scale) * [x < 0] (a product, so an infinite g gives NaN at 0 and above, as torch)"""
     _grad_fn_name = "EluBackwardBackward0"
+    _saved_names = ("grad_output", "self_or_result")
+    _saved_values = {"alpha": "alpha", "scale": "scale", "input_scale": "input_scale", "is_result": "is_result"}
 
     @staticmethod
-    def forward(ctx, g, x, alpha=1.0):
-        ctx.alpha = alpha
+    def forward(ctx, g, x, alpha=1.0, scale=1.0, input_scale=1.0):
+        ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
+        ctx.is_result = False  # (torch's elu_backward can also work from the result, for elu_: not here)
         ctx.save_for_backward(g, x)
-        return np.where(x <= 0, g * alpha * np.exp(np.where(x <= 0, x, 0)), g).astype(g.dtype)
+        return EluBackward.values(g, x, alpha, scale, input_scale)
+
+    @staticmethod
+    def values(g, x, alpha, scale, input_scale):
+        """torch's kernel: g input_scale (alpha scale) exp(x input_scale) where x <= 0, else g scale, the
+        coefficients in x's dtype"""
+        c = x.dtype.type
+        neg = g * c(input_scale) * (c(alpha) * c(scale)) * np.exp(np.where(x <= 0, x, 0) * c(input_scale))
+        return np.where(x <= 0, neg, g * c(scale)).astype(g.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gg):
         g, x = ctx.saved_tensors
-        dg = EluBackward.apply(gg, x, alpha=ctx.alpha) if ctx.needs_input_grad[0] else None
-        dx = EluBackward.apply(gg * g, x, alpha=ctx.alpha) * (x < 0) if ctx.needs_input_grad[1] else None
+        dg = EluBackward._again(ctx, gg, x) if ctx.needs_input_grad[0] else None
+        dx = EluBackward._curvature(ctx, gg * g, x) if ctx.needs_input_grad[1] else None
         return dg, dx
 
     @staticmethod
-    def jvp(ctx, tg, tx, *_alpha):
+    def jvp(ctx, tg, tx, *_params):
         g, x = ctx.inputs[:2]
-        return EluBackward.apply(tg, x, alpha=ctx.alpha) + EluBackward.apply(g * tx, x, alpha=ctx.alpha) * (x < 0)
+        return EluBackward._again(ctx, tg, x) + EluBackward._curvature(ctx, tx * g, x)
 
+    @staticmethod
+    def _again(ctx, g, x):
+        return EluBackward.apply(g, x, alpha=ctx.alpha, scale=ctx.scale, input_scale=ctx.input_scale)
 
-def _elu_slope(x, alpha):
-    """1 for x > 0, alpha exp(x) below; at exactly 0 the constant alpha (torch's second derivative is 0 there)."""
-    at_zero = Tensor._make(np.full(x._data.shape, alpha, x._data.dtype))
-    return where(x > 0, ones_like_(x), where(x < 0, exp(x) * alpha, at_zero))
+    @staticmethod
+    def _curvature(ctx, h, x):
+        """torch's elu_double_backward: elu_backward(h input_scale) * [x < 0]"""
+        from .scalar_overloads import mul_scalar
+        return EluBackward._again(ctx, mul_scalar(h, ctx.input_scale), x) * (x < 0)
 
 
 def elu(input, alpha=1.0):
@@ -1346,6 +1388,7 @@ def gelu(input, approximate="none"):
 class Softplus(Op):
     """d softplus(x) = sigmoid(beta x)  (1 above the threshold)"""
     _grad_fn_name = "SoftplusBackward0"
+    _saved_names, _saved_values = ("self",), {"beta": "beta", "threshold": "threshold"}
 
     @staticmethod
     def forward(ctx, x, beta=1.0, threshold=20.0):
@@ -1357,13 +1400,54 @@ class Softplus(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        bx = x * ctx.beta
-        return grad * where(bx > ctx.threshold, ones_like_(x), sigmoid(bx))
+        if unrecorded(grad) and unrecorded(x):
+            return plain(SoftplusBackward.values(grad._data, x._data, ctx.beta, ctx.threshold))
+        return SoftplusBackward.apply(grad, x, beta=ctx.beta, threshold=ctx.threshold)
 
     @staticmethod
-    def jvp(ctx, t):
-        bx = ctx.inputs[0] * ctx.beta
-        return t * where(bx > ctx.threshold, ones_like_(bx), sigmoid(bx))
+    def jvp(ctx, t):  # (torch's: its backward on the tangent)
+        return SoftplusBackward.apply(t, ctx.inputs[0], beta=ctx.beta, threshold=ctx.threshold)
+
+
+class SoftplusBackward(Op):
+    """softplus's backward g sigmoid(beta x) (g above the threshold) as one node (torch's softplus_backward);
+    d/dg = the same, d/dx = torch's softplus_double_backward of g gg"""
+    _grad_fn_name = "SoftplusBackwardBackward0"
+    _saved_names, _saved_values = ("grad_output", "self"), {"beta": "beta", "threshold": "threshold"}
+
+    @staticmethod
+    def forward(ctx, g, x, beta=1.0, threshold=20.0):
+        ctx.beta, ctx.threshold = beta, threshold
+        ctx.save_for_backward(g, x)
+        return SoftplusBackward.values(g, x, beta, threshold)
+
+    @staticmethod
+    def values(g, x, beta, threshold):
+        """torch's kernel: z = exp(beta x), g z / (z + 1), or g where beta x > threshold"""
+        bx = x * beta
+        z = np.exp(bx)
+        return np.where(bx > threshold, g, g * z / (z + 1)).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, x = ctx.saved_tensors
+        dg = SoftplusBackward.apply(gg, x, beta=ctx.beta, threshold=ctx.threshold) if ctx.needs_input_grad[0] else None
+        dx = SoftplusBackward._curvature(gg * g, x, ctx.beta, ctx.threshold) if ctx.needs_input_grad[1] else None
+        return dg, dx
+
+    @staticmethod
+    def jvp(ctx, tg, tx, *_params):
+        g, x = ctx.inputs[:2]
+        again = SoftplusBackward.apply(tg, x, beta=ctx.beta, threshold=ctx.threshold)
+        return again + SoftplusBackward._curvature(tx * g, x, ctx.beta, ctx.threshold)
+
+    @staticmethod
+    def _curvature(h, x, beta, threshold):
+        """torch's softplus_double_backward: sigmoid_backward(h, sigmoid(beta x)) * [beta x < threshold] * beta"""
+        from .scalar_overloads import mul_scalar
+        bx = mul_scalar(x, beta)
+        below = Tensor._make((bx._data < threshold).astype(bx._data.dtype))
+        return mul_scalar(SigmoidBackward.apply(h, sigmoid(bx)) * below, beta)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -1506,9 +1590,11 @@ def _np_max(a, b, takes_b=np.less):
 
 def _pick_grads(grad, a, b):
     """maximum's gradients: to a where a > b, to b where b > a, half each on ties; masked, not
-    multiplied, so an inf or nan in the gradient stays on its side (as torch)."""
-    half = where(Tensor._make(a == b), grad / 2, grad)
-    return where(Tensor._make(a < b), 0.0, half), where(Tensor._make(a > b), 0.0, half)
+    multiplied, so an inf or nan in the gradient stays on its side (torch's formula, term by term:
+    where(a == b, grad / 2, grad) masked_fill'ed on the other's side)."""
+    from .index import masked_fill
+    half = where(Tensor._make(a == b), div_scalar(grad, 2), grad)
+    return masked_fill(half, Tensor._make(a < b), 0.0), masked_fill(half, Tensor._make(a > b), 0.0)
 
 
 def _need_tensors(input, other, op):
@@ -1693,10 +1779,9 @@ class Angle(Op):
     def backward(ctx, grad):
         (z,) = ctx.saved_tensors
         if not z.is_complex():
-            return grad * 0
-        # torch: grad / conj(z) * (-i) scaled by |z|^2 ... written as grad * i z / |z|^2
-        denom = (z.real * z.real + z.imag * z.imag)
-        return (grad.to(z.dtype) * z * 1j) / denom.to(z.dtype)
+            return zeros_like_(z)  # torch's: zeros that do not depend on the gradient (no graph, no NaN from it)
+        from .scalar_overloads import mul_scalar
+        return where(z == 0, 0.0, mul_scalar(grad * z / z.abs().pow(2), 1j))  # (torch's, term by term: 0 at 0)
 
     @staticmethod
     def jvp(ctx, t):
@@ -1708,10 +1793,6 @@ class Angle(Op):
 
 def angle(input):
     return Angle.apply(input)
-
-
-def ones_like_(t):
-    return Tensor._make(np.ones(t._data.shape, t._data.dtype))
 
 
 def zeros_like_(t):

@@ -8,50 +8,31 @@ from .._tensor import Tensor
 from . import _zero_tangent as _zero
 from ._op import Op, as_array, broadcast_error, numbers_as, promoted
 from .._dtype import float16, float32, result_type
-from .elementwise import MulScalar, _float, _in, _need_tensors, _operands, _unary, where
+from .elementwise import MulScalar, PowScalar, _float, _in, _need_tensors, _operands, _unary, where
 from ._kernels import _NAMES
 from .index import fill_scalar
+from .scalar_overloads import add_scalar, mul_scalar, scalar_minus, sub_scalar
 
 
-def _d_asinh(x):
+# torch's formulas (derivatives.yaml), term by term: g is the output's gradient, x the input, y the result
+def _d_asinh(g, x):
     """d asinh(x) = 1/sqrt(x^2 + 1)"""
-    return (x * x + 1).rsqrt()
+    return g * add_scalar(PowScalar.apply(x, 2), 1).rsqrt().conj()
 
 
-def _d_acosh(x):
+def _d_acosh(g, x):
     """d acosh(x) = 1/sqrt(x^2 - 1)"""
-    return (x * x - 1).rsqrt()
+    return g * sub_scalar(x * x, 1).rsqrt().conj()
 
 
-def _d_exp2(out):
+def _d_exp2(g, y):
     """d 2^x = 2^x ln 2"""
-    return out * math.log(2)
+    return mul_scalar(g * y.conj(), 0.6931471805599453)
 
 
-def _d_erfc(x):
+def _d_erfc(g, x):
     """d erfc(x) = -2/sqrt(pi) exp(-x^2)"""
-    return (-(x * x)).exp() * (-2 / math.sqrt(math.pi))
-
-
-def _d_deg2rad(x):
-    """d (x pi/180) = pi/180"""
-    return x * 0 + math.pi / 180
-
-
-def _d_rad2deg(x):
-    """d (x 180/pi) = 180/pi"""
-    return x * 0 + 180 / math.pi
-
-
-def _d_frac(x):
-    """d (x - trunc(x)) = 1"""
-    return x * 0 + 1
-
-
-def _times(c):
-    """x * c as torch computes it: c rounded to x's dtype (numpy's rad2deg rounds its constant otherwise), half
-    precision in float32 then rounded"""
-    return lambda x: np.multiply(x, c, dtype=np.promote_types(x.dtype, np.float32)).astype(x.dtype, copy=False)
+    return mul_scalar((-PowScalar.apply(x, 2)).exp(), -2 / math.sqrt(math.pi)) * g
 
 
 def _erfc_np(x):
@@ -60,13 +41,54 @@ def _erfc_np(x):
     return np.vectorize(math.erfc, otypes=[np.float64])(x).astype(x.dtype) if x.size else x.copy()
 
 
-Asinh = _unary("Asinh", np.arcsinh, _d_asinh)
-Acosh = _unary("Acosh", np.arccosh, _d_acosh)
-Exp2 = _unary("Exp2", np.exp2, _d_exp2, saves="output")
-Erfc = _unary("Erfc", _erfc_np, _d_erfc)
-Deg2Rad = _unary("Deg2Rad", _times(math.pi / 180), _d_deg2rad)
-Rad2Deg = _unary("Rad2Deg", _times(180 / math.pi), _d_rad2deg)
-Frac = _unary("Frac", lambda x: x - np.trunc(x), _d_frac)
+Asinh = _unary("Asinh", np.arcsinh, formula=_d_asinh)
+Acosh = _unary("Acosh", np.arccosh, formula=_d_acosh)
+Exp2 = _unary("Exp2", np.exp2, formula=_d_exp2, saves="output")
+Erfc = _unary("Erfc", _erfc_np, formula=_d_erfc)
+
+
+class Deg2Rad(Op):
+    """d (x pi/180) = pi/180. torch's gradient is grad times the constant (MulBackward1): it does not depend on x,
+    so with a constant grad it is a constant, whose own gradient torch refuses to compute"""
+    _grad_fn_name = "Deg2RadBackward0"
+    scale = math.pi / 180
+
+    @staticmethod
+    def forward(ctx, x):  # x * scale as torch: scale rounded to x's dtype (numpy's rad2deg rounds its constant
+        # otherwise), half precision in float32 then rounded
+        wide = np.promote_types(x.dtype, np.float32)
+        return np.asarray(np.multiply(x, ctx._forward_cls.scale, dtype=wide).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return mul_scalar(grad, ctx._forward_cls.scale)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return mul_scalar(t, ctx._forward_cls.scale)
+
+
+class Rad2Deg(Deg2Rad):
+    """d (x 180/pi) = 180/pi (see Deg2Rad)"""
+    _grad_fn_name = "Rad2DegBackward0"
+    scale = 180 / math.pi
+
+
+class Frac(Op):
+    """d (x - trunc(x)) = 1: torch passes the gradient (and the tangent) on as it is"""
+    _grad_fn_name = "FracBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.asarray(x - np.trunc(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t
 
 
 class Atanh(Op):
@@ -82,11 +104,15 @@ class Atanh(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad / (1 - x.pow(2)).conj()
+        return Atanh._formula(grad, x)
 
     @staticmethod
     def jvp(ctx, t):
-        return t / (1 - ctx.inputs[0].pow(2)).conj()
+        return Atanh._formula(t.conj(), ctx.inputs[0]).conj()
+
+    @staticmethod
+    def _formula(g, x):  # torch's, term by term: grad * 1 / (1 - x^2)
+        return mul_scalar(g, 1) / scalar_minus(1, PowScalar.apply(x, 2)).conj()
 
 
 class Sinc(Op):
@@ -111,7 +137,7 @@ class Sinc(Op):
 
     @staticmethod
     def _times_slope(g, x, conj):
-        px, pxx = x * math.pi, x * x * math.pi
+        px, pxx = mul_scalar(x, math.pi), mul_scalar(x * x, math.pi)
         slope = (px * px.cos() - px.sin()) / pxx
         return where(pxx == 0, 0.0, g * (slope.conj() if conj else slope))
 
@@ -153,19 +179,20 @@ class Logit(Op):
     @staticmethod
     def backward(ctx, grad):
         (p,) = ctx.saved_tensors
-        return Logit._masked(grad / (p * (1 - p)), p, ctx.eps)  # (torch's: a division, not times a reciprocal)
+        return Logit._masked(grad / (p * scalar_minus(1.0, p)), p, ctx.eps)  # (torch's: a division, not times a
+        # reciprocal)
 
     @staticmethod
     def jvp(ctx, t):
         p = ctx.inputs[0]
-        return Logit._masked(t / (p * (1 - p)), p, ctx.eps)
+        return Logit._masked(t / (p * scalar_minus(1.0, p)), p, ctx.eps)
 
     @staticmethod
     def _masked(d, p, eps):
         """d (grad / (p (1 - p)): inf at 0 and 1, as torch) where torch's logit_backward keeps it"""
         x = p._data
         if eps is None:  # torch: NaN outside [0, 1]
-            return where(Tensor._make((x < 0) | (x > 1)), float("nan"), d)
+            return where(Tensor._make((x >= 0) & (x <= 1)), d, float("nan"))
         # with eps, d only where p was not clamped (selected, not d * 0: d may be inf), and not where p or eps is NaN
         return where(Tensor._make((x >= eps) & (x <= 1 - eps)), d, 0.0)
 
@@ -186,8 +213,9 @@ class Atan2(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors  # (torch's atan2_backward, term by term)
+        a, b = ctx.saved_tensors  # (torch's atan2_backward, term by term: 0 where a^2 + b^2 is 0, at (0, 0))
         recip = (a * a + b * b).reciprocal()
+        recip = recip.masked_fill(Tensor._make(np.isinf(recip._data)), 0.0)
         return grad * b * recip, grad * -a * recip
 
     @staticmethod
@@ -242,12 +270,12 @@ class Logaddexp(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors  # (torch's formula, term by term)
-        return grad / (1 + (b - a).exp()).conj(), grad / (1 + (a - b).exp()).conj()
+        return grad / add_scalar((b - a).exp(), 1).conj(), grad / add_scalar((a - b).exp(), 1).conj()
 
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs  # (torch's formula, term by term)
-        return ta / (1 + (b - a).exp()) + tb / (1 + (a - b).exp())
+        return ta / add_scalar((b - a).exp(), 1) + tb / add_scalar((a - b).exp(), 1)
 
 
 class Logaddexp2(Op):
@@ -262,12 +290,12 @@ class Logaddexp2(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors  # (torch's formula, term by term)
-        return grad / (1 + 2 ** (b - a)), grad / (1 + 2 ** (a - b))
+        return grad / add_scalar(2 ** (b - a), 1), grad / add_scalar(2 ** (a - b), 1)
 
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs  # (torch's formula, term by term)
-        return ta / (1 + 2 ** (b - a)) + tb / (1 + 2 ** (a - b))
+        return ta / add_scalar(2 ** (b - a), 1) + tb / add_scalar(2 ** (a - b), 1)
 
 
 class Xlogy(Op):
@@ -330,9 +358,12 @@ def _picked(ctx, ta, tb, takes_a):
     return tb + Tensor._make(takes_a(a, b) | np.isnan(b)) * (ta - tb)
 
 
-def _pick_a(np_fn, a, b):
-    """1 where the result came from a (a NaN in b loses; ties go to a), else 0."""
-    return Tensor._make(((np_fn(a._data, b._data) == a._data) | np.isnan(b._data)).astype(a._data.dtype))
+def _split(grad, a, b, takes_a):
+    """fmax's and fmin's gradients, torch's: grad masked_fill'ed with 0 where the other was taken (a is taken
+    where takes_a(a, b) or b is NaN). Masked, not multiplied: an inf or nan gradient stays on its side."""
+    from .index import masked_fill
+    picked = takes_a(a._data, b._data) | np.isnan(b._data)
+    return masked_fill(grad, Tensor._make(~picked), 0.0), masked_fill(grad, Tensor._make(picked), 0.0)
 
 
 class Fmax(Op):
@@ -347,8 +378,7 @@ class Fmax(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        wa = _pick_a(np.fmax, a, b)
-        return grad * wa, grad * (1 - wa)
+        return _split(grad, a, b, np.greater_equal)
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -367,8 +397,7 @@ class Fmin(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        wa = _pick_a(np.fmin, a, b)
-        return grad * wa, grad * (1 - wa)
+        return _split(grad, a, b, np.less_equal)
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -419,7 +448,7 @@ class Lerp(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * (1 - ctx.weight), grad * ctx.weight
+        return mul_scalar(grad, 1 - ctx.weight), mul_scalar(grad, ctx.weight)  # (torch's mul.Scalar)
 
     @staticmethod
     def jvp(ctx, ts, te):
@@ -438,7 +467,7 @@ class LerpTensor(Op):
     @staticmethod
     def backward(ctx, grad):
         s, e, w = ctx.saved_tensors
-        return grad * (1 - w), grad * w, grad * (e - s)
+        return grad * scalar_minus(1, w).conj(), grad * w.conj(), grad * (e - s).conj()
 
     @staticmethod
     def jvp(ctx, ts, te, tw):
