@@ -129,3 +129,14 @@ def test_backward_raises_torchs_error():
         x = lib.tensor([0.5, 1.], requires_grad=True)
         with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
             S.modified_bessel_k1(x).sum().backward()
+
+
+def test_i0_and_special_i1_bits_as_torch():
+    """torch.i0 and torch.special.i1 share these kernels (special.i1's own: its float32 series is shorter, its
+    product in another order): torch's bits in float64 and float16 (computed in float32 and rounded once)"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for dtype in ("float64", "float16"):
+            x = _args().astype(dtype)
+            for m, t in ((mt.i0, torch.i0), (mts.i1, torch.special.i1)):
+                np.testing.assert_array_equal(m(mt.tensor(x)).numpy(), t(torch.tensor(x)).numpy())

@@ -178,19 +178,25 @@ def _y1(x):
     return np.where(x == 0, -np.inf, np.where(x < 0, np.nan, out))
 
 
-def _i0(x):
-    """I0(x) = exp(|x|) i0e(x), torch's kernel: one product on each side of 8 (inf gives NaN, as torch's)"""
+def i0_values(x):
+    """I0(x) = exp(|x|) i0e(x), torch's kernel (of i0 and of modified_bessel_i0): one product on each side of 8
+    (inf gives NaN, as torch's)"""
     a = np.abs(x)
     far = _beyond(a, 8)
     return np.where(a <= 8, libm("exp", a) * chbevl(a / 2 - 2, I0E_A),
                     libm("exp", far) * chbevl(32 / far - 2, I0E_B) / np.sqrt(far))
 
 
-def _i1(x):
+def i1_values(x, special_i1=False):
+    """I1(x), odd: modified_bessel_i1's kernel, or special.i1's (special_i1: its float32 series is shorter, and it
+    multiplies in another order)"""
     a = np.abs(x)
     far = _beyond(a, 8)
-    out = np.where(a <= 8, chbevl(a / 2 - 2, I1E_A) * a * libm("exp", a),
-                   libm("exp", far) * chbevl(32 / far - 2, I1E_B) / np.sqrt(far))
+    short = special_i1 and x.dtype == np.float32
+    series = chbevl(a / 2 - 2, I1E_A[12:] if short else I1E_A)
+    near = libm("exp", a) * a * series if special_i1 else series * a * libm("exp", a)
+    out = np.where(a <= 8, near, libm("exp", far) * chbevl(32 / far - 2, I1E_B[18:] if short else I1E_B) /
+                   np.sqrt(far))
     return np.where(x < 0, -out, out)
 
 
@@ -200,12 +206,12 @@ def _k_near(x, order, scaled):
     near = np.where((x > 0) & (x <= 2), x, x.dtype.type(1))
     half, y = x.dtype.type(0.5), fma(near, near, -2)
     if order == 1:
-        out = fma(libm("log", half * near), _i1(near), chbevl(y, _K1_A) / near)
+        out = fma(libm("log", half * near), i1_values(near), chbevl(y, _K1_A) / near)
     elif scaled:
-        out = fma(-libm("log", half * near), _i0(near), chbevl(y, _K0_A))
+        out = fma(-libm("log", half * near), i0_values(near), chbevl(y, _K0_A))
     else:  # (torch's unscaled K0 takes the log of a double, whatever the dtype)
         log = libm("log", 0.5 * near.astype(np.float64))
-        out = fma(-log, _i0(near).astype(np.float64), chbevl(y, _K0_A).astype(np.float64)).astype(x.dtype)
+        out = fma(-log, i0_values(near).astype(np.float64), chbevl(y, _K0_A).astype(np.float64)).astype(x.dtype)
     return out * libm("exp", near) if scaled else out
 
 
@@ -298,7 +304,8 @@ def _no_grad(name, kernel):
 
 bessel_j0, bessel_j1 = _no_grad("bessel_j0", _j0), _no_grad("bessel_j1", _j1)
 bessel_y0, bessel_y1 = _no_grad("bessel_y0", _y0), _no_grad("bessel_y1", _y1)
-modified_bessel_i0, modified_bessel_i1 = _no_grad("modified_bessel_i0", _i0), _no_grad("modified_bessel_i1", _i1)
+modified_bessel_i0 = _no_grad("modified_bessel_i0", i0_values)
+modified_bessel_i1 = _no_grad("modified_bessel_i1", i1_values)
 modified_bessel_k0 = _no_grad("modified_bessel_k0", lambda x: _k(x, 0, False))
 modified_bessel_k1 = _no_grad("modified_bessel_k1", lambda x: _k(x, 1, False))
 scaled_modified_bessel_k0 = _no_grad("scaled_modified_bessel_k0", lambda x: _k(x, 0, True))
