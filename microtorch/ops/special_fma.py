@@ -14,7 +14,8 @@ import numpy as np
 _SPLIT = 134217729.0  # 2^27 + 1: Veltkamp's constant, splitting a double into two halves of 26 bits
 
 
-def _halves(v):
+def halves(v):
+    """v = hi + lo, each with 26 significant bits (Veltkamp): products of halves are exact"""
     t = _SPLIT * v
     hi = t - (t - v)
     return hi, v - hi
@@ -28,8 +29,8 @@ def fma(a, b, c):
     if np.result_type(a, b, c) == np.float32:
         return (a.astype(np.float64) * b + c).astype(np.float32)
     p = a * b
-    ah, al = _halves(a)
-    bh, bl = _halves(b)
+    ah, al = halves(a)
+    bh, bl = halves(b)
     e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
     s = p + c
     v = s - p

@@ -1,8 +1,9 @@
 """torch.special's one-input functions that have a derivative and no other microtorch op computes: the normal
 distribution's (ndtr, log_ndtr, ndtri), the scaled complementary error function erfcx, the exponentially scaled
-Bessel functions i0e and i1e, and entr. Forward computes in float64 numpy from published series and rational
-approximations (Cephes' coefficients, which torch's kernels use too) and returns the input's dtype; backward and
-jvp are torch's formulas in Tensor ops, so that they differentiate again."""
+Bessel functions i0e and i1e, and entr. Forward computes in numpy from published series and rational
+approximations (Cephes' coefficients, which torch's kernels use too), in the input's dtype and with the fused
+steps and C library calls of torch's kernels (special_fma.py); backward and jvp are torch's formulas in Tensor
+ops, so that they differentiate again."""
 import math
 import operator
 
@@ -12,7 +13,7 @@ from ._kernels import _NAMES
 from ._op import Op
 from .elementwise import MulScalar, _by_number, _float, erf, where
 from .pointwise import _erfc_np
-from .special_fma import fma, libm
+from .special_fma import fma, halves, libm
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 _EXP_M2 = 0.13533528323661269189  # exp(-2): where ndtri's central approximation ends
@@ -49,9 +50,9 @@ def polevl(x, coeffs):
 
 def _special_op(name, values, local, saves=("self", "result")):
     """A one-input Op: forward = values(x), computed in x's dtype as torch's kernel computes (float64 where its
-    kernel does), returned in x's dtype; backward = local(grad, x, result),
-    written as torch's formula (with grad first); jvp the same formula on the tangent (torch's
-    auto_element_wise). saves: what torch's node keeps (its _saved_self, _saved_result)."""
+    kernel does), returned in x's dtype; backward = local(grad, x, result), written as torch's formula (with grad
+    first); jvp the same formula on the tangent (torch's auto_element_wise). saves: what torch's node keeps (its
+    _saved_self, _saved_result)."""
     def forward(ctx, x):  # (half computes in float32, as torch's kernels upcast it)
         out = np.asarray(values(x.astype(np.float32) if x.dtype == np.float16 else x)).astype(x.dtype)
         ctx.save_for_backward(*[x if s == "self" else out for s in saves])
@@ -71,10 +72,8 @@ def _special_op(name, values, local, saves=("self", "result")):
 
 # ---- erfcx ---------------------------------------------------------------------------------------------
 def _square_split(a):
-    """a*a as hi + lo exactly (Dekker's splitting): exp(a^2) then loses no digits to the rounding of a^2."""
-    c = 134217729.0 * a  # 2^27 + 1
-    ah = c - (c - a)
-    al = a - ah
+    """a*a as hi + lo exactly (Dekker's product): exp(a^2) then loses no digits to the rounding of a^2."""
+    ah, al = halves(a)
     hi = a * a
     return hi, ((ah * ah - hi) + 2 * ah * al) + al * al
 
