@@ -2,7 +2,8 @@
 modified_bessel_i0/i1/k0/k1, scaled_modified_bessel_k0/k1, spherical_bessel_j0 and airy_ai. As in torch, their
 results never require grad (no node is recorded, forward mode gives no tangent). Each is computed as torch's kernel
 computes it, in the input's dtype: Cephes' rational and Chebyshev approximations (the coefficients are Cephes'),
-a power series, or an asymptotic expansion, chosen per element."""
+a power series, or an asymptotic expansion, chosen per element, with the kernel's fused multiply-adds and C library
+calls (special_fma.py), which gives torch's bits in float64."""
 import math
 
 import numpy as np
