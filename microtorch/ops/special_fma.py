@@ -21,15 +21,16 @@ def halves(v):
     return hi, v - hi
 
 
-def fma(a, b, c):
+def fma(a, b, c, a_halves=None):
     """a*b + c with one rounding. float32: the product is exact in float64. float64: Dekker's exact product
     p + e and Knuth's exact sum of p and c (s + t), then one rounding of s + (t + e); where that is not finite
-    (infinities, NaN, overflow in the split) the plain a*b + c, which is then the same."""
+    (infinities, NaN, overflow in the split) the plain a*b + c, which is then the same. a_halves: halves(a), when
+    a loop multiplies by the same a at every step."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     if np.result_type(a, b, c) == np.float32:
         return (a.astype(np.float64) * b + c).astype(np.float32)
     p = a * b
-    ah, al = halves(a)
+    ah, al = halves(a) if a_halves is None else a_halves
     bh, bl = halves(b)
     e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
     s = p + c
