@@ -155,18 +155,34 @@ _NDTRI_Q2 = [1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099
              2.89247864745380683936E-6, 6.79019408009981274425E-9]
 
 
+def _ndtri_central(y):
+    """Phi^-1(y) for exp(-2) < y < 1 - exp(-2): y - 1/2 times a rational function of (y - 1/2)^2"""
+    c = y - 0.5
+    c2 = c * c
+    return fma(c, c2 * polevl(c2, _NDTRI_P0) / polevl(c2, _NDTRI_Q0), c) * 2.50662827463100050242
+
+
+def _ndtri_tail(y):
+    """-Phi^-1(y) for y <= exp(-2): s - log(s)/s less a rational function of 1/s, s = sqrt(-2 log y), one for s
+    below 8 and one beyond"""
+    s = np.sqrt(-2 * libm("log", np.where(y > 0, y, 1.0)))
+    s = np.where(s > 0, s, 1.0)  # (y = 0 or NaN: set by the caller)
+    return (s - libm("log", s) / s) - piecewise(s < 8, s, lambda v: _in_inverse(v, _NDTRI_P1, _NDTRI_Q1),
+                                                lambda v: _in_inverse(v, _NDTRI_P2, _NDTRI_Q2))
+
+
+def _in_inverse(s, p, q):
+    """z p(z) / q(z) at z = 1/s"""
+    z = 1 / s
+    return z * polevl(z, p) / polevl(z, q)
+
+
 def _ndtri_np(y0):
     """Phi^-1(y): the central approximation for exp(-2) < y < 1 - exp(-2), else the tail one on min(y, 1 - y)"""
     upper = y0 > 1 - _EXP_M2
     y = np.where(upper, 1 - y0, y0)
-    c = y - 0.5
-    c2 = c * c
-    central = fma(c, c2 * polevl(c2, _NDTRI_P0) / polevl(c2, _NDTRI_Q0), c) * 2.50662827463100050242
-    s = np.sqrt(-2 * libm("log", np.where(y > 0, y, 1.0)))
-    z = 1 / np.where(s > 0, s, 1.0)
-    tail = (s - libm("log", s) / s) - np.where(s < 8, z * polevl(z, _NDTRI_P1) / polevl(z, _NDTRI_Q1),
-                                          z * polevl(z, _NDTRI_P2) / polevl(z, _NDTRI_Q2))
-    out = np.where(y > _EXP_M2, central, np.where(upper, tail, -tail))
+    out = piecewise(y > _EXP_M2, y, _ndtri_central, _ndtri_tail)
+    out = np.where(y > _EXP_M2, out, np.where(upper, out, -out))
     out = np.where(y0 == 0, -np.inf, np.where(y0 == 1, np.inf, out))
     return np.where((y0 < 0) | (y0 > 1) | np.isnan(y0), np.nan, out)
 
