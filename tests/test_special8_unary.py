@@ -13,6 +13,11 @@ import microtorch.autograd.forward_ad as mfw
 import microtorch.special as mts
 
 NAMES = ["ndtr", "log_ndtr", "ndtri", "erfcx", "i0e", "i1e", "entr"]
+# torch's kernels fuse a*b + c (one rounding) where they are compiled for AVX2 or AVX512, its CPU capability here;
+# its DEFAULT kernels (ATEN_CPU_CAPABILITY=default) round twice and give other last bits, so there the bit-for-bit
+# tests are skipped and the tolerances are those of unfused arithmetic
+FUSED = torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512")
+BITS = pytest.mark.skipif(not FUSED, reason="torch's kernels are not the fused ones (CPU capability DEFAULT)")
 
 
 def _args(name):
@@ -62,7 +67,7 @@ def test_values_as_torch(name, dtype):
     if name == "ndtr":  # torch's composite (1 + erf(x/sqrt 2)) / 2: erf's last place, unscaled where 1 + erf cancels
         np.testing.assert_allclose(m, t, rtol=4 * np.finfo(dtype).eps, atol=np.finfo(dtype).eps)
     else:
-        assert _ulps(m, t).max() <= ULPS[name, dtype]
+        assert _ulps(m, t).max() <= (ULPS[name, dtype] if FUSED else max(ULPS[name, dtype], 10))
 
 
 EXACT = {"erfcx": ([0., np.inf, -np.inf, np.nan, -30.], [1., 0., np.inf, np.nan, np.inf]),
@@ -171,6 +176,7 @@ def test_saved_tensors_as_torch():
                                        getattr(t, "_saved_" + s).detach().numpy(), rtol=1e-15)
 
 
+@BITS
 @pytest.mark.parametrize("name", ["i0e", "i1e", "ndtri", "entr"])
 def test_bits_as_torch(name):
     """in float64 (and in float32 for i0e and i1e) the same steps give torch's bits: Cephes' series with each
