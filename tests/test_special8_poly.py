@@ -10,6 +10,7 @@ import torch
 
 import microtorch as mt
 import microtorch.special as mts
+from test_special8_unary import assert_as_torch
 
 NAMES = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
          "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
@@ -91,18 +92,7 @@ CALLS = ["S.chebyshev_polynomial_t(L.tensor([0.5, 2.]), 3)", "S.chebyshev_polyno
 def test_calls_as_torch(call):
     """n as a tensor (of any dtype) or a number, x as a number; the common dtype (integers give float32); the
     broadcast shape; torch's exception types"""
-    def run(L):
-        try:
-            out = eval(call, {"S": torch.special if L is torch else mts, "L": L})
-        except Exception as e:  # noqa: BLE001 (the type is what is compared)
-            return type(e).__name__
-        return str(out.dtype).split(".")[-1], tuple(out.shape), out.numpy()
-    t, m = run(torch), run(mt)
-    if isinstance(t, str):
-        assert m == t
-        return
-    assert m[:2] == t[:2]
-    np.testing.assert_allclose(m[2], t[2], rtol=1e-6)
+    assert_as_torch(lambda L, S: eval(call, {"S": S, "L": L}))
 
 
 def test_broadcast_error_names_the_op():
