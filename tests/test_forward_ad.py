@@ -321,6 +321,9 @@ OPS += [  # linalg row (issue 13): decompositions, solves, scatter_reduce, istft
     ("istft", lambda L, x: L.istft(L.stft(x, 8, 2, window=L.ones(8, dtype=L.float64), return_complex=True), 8, 2,
                                    window=L.ones(8, dtype=L.float64)), [F(24)]),
 ]
+from test_special8_forward import FORWARD_AD_SPECIAL  # noqa: E402  (torch.special's new ops: special8's row)
+
+OPS += FORWARD_AD_SPECIAL
 OPS += [  # rounding and modulo (ops/rounding.py): steps have a zero tangent, fmod/remainder pass it through
     ("floor", lambda L, a: a.floor(), [F(3, 2)]),
     ("ceil", lambda L, a: a.ceil(), [F(3, 2)]),

@@ -13,6 +13,11 @@ import microtorch.autograd.forward_ad as mfw
 import microtorch.special as mts
 
 NAMES = ["ndtr", "log_ndtr", "ndtri", "erfcx", "i0e", "i1e", "entr"]
+# torch's kernels fuse a*b + c (one rounding) where they are compiled for AVX2 or AVX512, its CPU capability here;
+# its DEFAULT kernels (ATEN_CPU_CAPABILITY=default) round twice and give other last bits, so there the bit-for-bit
+# tests are skipped and the tolerances are those of unfused arithmetic
+FUSED = torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512")
+BITS = pytest.mark.skipif(not FUSED, reason="torch's kernels are not the fused ones (CPU capability DEFAULT)")
 
 
 def _args(name):
@@ -62,7 +67,7 @@ def test_values_as_torch(name, dtype):
     if name == "ndtr":  # torch's composite (1 + erf(x/sqrt 2)) / 2: erf's last place, unscaled where 1 + erf cancels
         np.testing.assert_allclose(m, t, rtol=4 * np.finfo(dtype).eps, atol=np.finfo(dtype).eps)
     else:
-        assert _ulps(m, t).max() <= ULPS[name, dtype]
+        assert _ulps(m, t).max() <= (ULPS[name, dtype] if FUSED else max(ULPS[name, dtype], 10))
 
 
 EXACT = {"erfcx": ([0., np.inf, -np.inf, np.nan, -30.], [1., 0., np.inf, np.nan, np.inf]),
@@ -84,13 +89,21 @@ def test_values_at_the_edges(name):
     np.testing.assert_array_equal(np.signbit(got[real]), np.signbit(np.asarray(want)[real]))
 
 
-def _outcome(lib, name, make):
-    S = torch.special if lib is torch else mts
-    try:
-        out = getattr(S, name)(make(lib))
-    except Exception as e:  # noqa: BLE001 (the type is what is compared)
-        return type(e).__name__
-    return str(out.dtype).split(".")[-1], out.double().numpy()
+def assert_as_torch(call, rtol=1e-6):
+    """call(L, S) with torch and with microtorch (L the library, S its special namespace): the same exception type,
+    or the same dtype, shape and values (within rtol)"""
+    def run(L):
+        try:
+            out = call(L, torch.special if L is torch else mts)
+        except Exception as e:  # noqa: BLE001 (the type is what is compared)
+            return type(e).__name__
+        return str(out.dtype).split(".")[-1], tuple(out.shape), out.double().numpy()
+    t, m = run(torch), run(mt)
+    if isinstance(t, str):
+        assert m == t
+        return
+    assert m[:2] == t[:2]
+    np.testing.assert_allclose(m[2], t[2], rtol=rtol)
 
 
 INPUTS = {"int": lambda L: L.tensor([0, 1, 2]), "bool": lambda L: L.tensor([True, False]),
@@ -102,12 +115,8 @@ INPUTS = {"int": lambda L: L.tensor([0, 1, 2]), "bool": lambda L: L.tensor([True
 def test_dtypes_as_torch(name, kind):
     """integers and bools give float32; half works where torch's kernel takes it (i0e, i1e, entr, and ndtr through
     erf) and is refused elsewhere with NotImplementedError, as complex is"""
-    t, m = _outcome(torch, name, INPUTS[kind]), _outcome(mt, name, INPUTS[kind])
-    if isinstance(t, str):
-        assert m == t
-        return
-    assert m[0] == t[0]
-    np.testing.assert_allclose(m[1], t[1], rtol=1e-3 if t[0] == "float16" else 1e-6)
+    half = kind == "half" and name in ("i0e", "i1e", "entr", "ndtr")
+    assert_as_torch(lambda L, S: getattr(S, name)(INPUTS[kind](L)), rtol=1e-3 if half else 1e-6)
 
 
 def test_refusal_names_the_op_and_the_fix():
@@ -171,6 +180,7 @@ def test_saved_tensors_as_torch():
                                        getattr(t, "_saved_" + s).detach().numpy(), rtol=1e-15)
 
 
+@BITS
 @pytest.mark.parametrize("name", ["i0e", "i1e", "ndtri", "entr"])
 def test_bits_as_torch(name):
     """in float64 (and in float32 for i0e and i1e) the same steps give torch's bits: Cephes' series with each

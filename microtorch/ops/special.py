@@ -1,4 +1,4 @@
-"""Special functions (lgamma, digamma, polygamma, mvlgamma, erfinv, i0, igamma, igammac) in numpy,
+"""Special functions (lgamma, digamma, polygamma, mvlgamma, erfinv, i0, i1, igamma, igammac) in numpy,
 with their derivatives beside them; and the pointwise ops on the float format (ldexp, frexp,
 copysign, nextafter, nan_to_num). numpy has no scipy.special, so the series are written here."""
 import math
@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, promoted
 from .elementwise import _erf_np, _float, _in, _unary, where
 from .pointwise import Xlogy, XlogyNumberInput, XlogyNumberOther, by_numbers
+from .special_bessel import i0_values, i1_values
 
 _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
 
@@ -114,17 +115,9 @@ def _d_erfinv(out):
     return (out * out).exp() * (math.sqrt(math.pi) / 2)
 
 
-def _i1_np(x):
-    """I1(x) = sum_k (x/2)^(2k+1) / (k! (k+1)!), summed until the terms vanish."""
-    x = np.asarray(x, dtype=np.float64)
-    term = x / 2
-    total = term.copy()
-    for k in range(1, 1000):
-        term = term * (x / 2) ** 2 / (k * (k + 1))
-        total = total + term
-        if not np.any(np.abs(term) > 1e-17 * np.abs(total)):
-            break
-    return np.where(np.isinf(x), np.nan, total)  # (torch's kernel: NaN at +-inf)
+def _in_float32_if_half(kernel):
+    """torch's i0 and i1 kernels compute a half tensor in float32 and round once"""
+    return lambda x: kernel(x.astype(np.float32) if x.dtype == np.float16 else x).astype(x.dtype)
 
 
 def _d_i1(x):
@@ -142,8 +135,8 @@ def _d_i0(x):
 
 Lgamma = _unary("Lgamma", lambda x: _lgamma_np(x).astype(x.dtype), _d_lgamma)
 Erfinv = _unary("Erfinv", lambda x: _erfinv_np(x).astype(x.dtype), _d_erfinv, saves="output")
-I0 = _unary("I0", lambda x: np.i0(x).astype(x.dtype), _d_i0)
-I1 = _unary("SpecialI1", lambda x: _i1_np(x).astype(x.dtype), _d_i1)  # (torch's special.i1, and i0's derivative)
+I0 = _unary("I0", _in_float32_if_half(i0_values), _d_i0)
+I1 = _unary("SpecialI1", _in_float32_if_half(lambda x: i1_values(x, special_i1=True)), _d_i1)  # (and i0's derivative)
 
 
 def _real(input, op):

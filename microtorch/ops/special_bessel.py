@@ -2,14 +2,15 @@
 modified_bessel_i0/i1/k0/k1, scaled_modified_bessel_k0/k1, spherical_bessel_j0 and airy_ai. As in torch, their
 results never require grad (no node is recorded, forward mode gives no tangent). Each is computed as torch's kernel
 computes it, in the input's dtype: Cephes' rational and Chebyshev approximations (the coefficients are Cephes'),
-a power series, or an asymptotic expansion, chosen per element."""
+a power series, or an asymptotic expansion, chosen per element, with the kernel's fused multiply-adds and C library
+calls (special_fma.py), which gives torch's bits in float64."""
 import math
 
 import numpy as np
 
 from ._op import Op
 from .special_fma import fma, libm
-from .special_unary import I0E_A, I0E_B, I1E_A, I1E_B, chbevl, polevl, real_input
+from .special_unary import I0E_A, I0E_B, I1E_A, I1E_B, chbevl, piecewise, polevl, real_input
 
 _SQ2OPI = 0.797884560802865355879892119868763737  # sqrt(2/pi)
 _TWO_OPI = 0.636619772367581343075535053490057448  # 2/pi
@@ -111,11 +112,6 @@ _AI_AGD = [9.30892908077441974853e+00, 1.98352928718312140417e+01, 1.55646628932
            4.91834570062930015649e-09]
 
 
-def _beyond(x, edge):
-    """x where x > edge, else edge: the far branch then computes on harmless numbers (NaN takes it, as in torch)"""
-    return np.where(x <= edge, x.dtype.type(edge), x)
-
-
 def _oscillating(x, pp, pq, qp, qq, w, phase, sine):
     """sqrt(2/(pi x)) (P cos(x - phase) - 5/x Q sin(x - phase)) for J, (P sin + 5/x Q cos) for Y: the Hankel
     asymptotic form beyond 5, with P and Q rational functions of w"""
@@ -126,71 +122,84 @@ def _oscillating(x, pp, pq, qp, qq, w, phase, sine):
     return main * x.dtype.type(_SQ2OPI) / np.sqrt(x)
 
 
-def _j0(x):
-    x = np.abs(x)
+_PI_4, _3PI_4 = 0.785398163397448309615660845819875721, 2.356194490192344928846982537459627163
+
+
+def _j0_near(x):
+    """J0 up to 5 (x >= 0): a rational function of x^2 with J0's first two zeros factored out"""
     x2 = x * x
-    near = (x2 - 5.78318596294678452118e+00) * (x2 - 3.04712623436620863991e+01) * polevl(x2, _J0_RP) / \
+    out = (x2 - 5.78318596294678452118e+00) * (x2 - 3.04712623436620863991e+01) * polevl(x2, _J0_RP) / \
         polevl(x2, _J0_RQ)
-    near = np.where(x < 0.00001, 1 - x2 / 4, near)
-    far = _beyond(x, 5)
-    far = _oscillating(far, _J0_PP, _J0_PQ, _J0_QP, _J0_QQ, 25 / (far * far), 0.785398163397448309615660845819875721,
-                       False)
-    return np.where(x <= 5, near, far)
+    return np.where(x < 0.00001, 1 - x2 / 4, out)
+
+
+def _j0(x):
+    return piecewise(np.abs(x) <= 5, np.abs(x), _j0_near,
+                     lambda a: _oscillating(a, _J0_PP, _J0_PQ, _J0_QP, _J0_QQ, 25 / (a * a), _PI_4, False))
+
+
+def _j1_near(x):
+    """J1 up to 5, odd: torch's kernel computes -J1(-x) below 0, the same as this series in x itself"""
+    x2 = x * x
+    return polevl(x2, _J1_RP) / polevl(x2, _J1_RQ) * x * (x2 - 1.46819706421238932572e+01) * \
+        (x2 - 4.92184563216946036703e+01)
+
+
+def _j1_far(x):
+    a = np.abs(x)
+    out = _oscillating(a, _J1_PP, _J1_PQ, _J1_QP, _J1_QQ, 5 / a * (5 / a), _3PI_4, False)
+    return np.where(x < 0, -out, out)
 
 
 def _j1(x):
-    """odd: torch's kernel computes -J1(-x) below 0, the same as the series in x itself up to 5"""
-    a = np.abs(x)
+    return piecewise(np.abs(x) <= 5, x, _j1_near, _j1_far)
+
+
+def _y0_near(x):
+    """Y0 in (0, 5]: a rational function of x^2 plus 2/pi log(x) J0(x) (0 and below are set by _y0)"""
+    x = np.where(x > 0, x, x.dtype.type(1))
     x2 = x * x
-    near = polevl(x2, _J1_RP) / polevl(x2, _J1_RQ) * x * (x2 - 1.46819706421238932572e+01) * \
-        (x2 - 4.92184563216946036703e+01)
-    far = _beyond(a, 5)
-    far = _oscillating(far, _J1_PP, _J1_PQ, _J1_QP, _J1_QQ, 5 / far * (5 / far), 2.356194490192344928846982537459627163,
-                       False)
-    return np.where(a <= 5, near, np.where(x < 0, -far, far))
+    return fma(x.dtype.type(_TWO_OPI) * libm("log", x), _j0(x), polevl(x2, _Y0_YP) / polevl(x2, _Y0_YQ))
 
 
-def _y_near(x):
-    """x where 0 < x <= 5 (Y's series there), else 1"""
-    return np.where((x > 0) & (x <= 5), x, x.dtype.type(1))
+def _y1_near(x):
+    """Y1 in (0, 5]: x times a rational function of x^2 plus 2/pi (J1(x) log(x) - 1/x)"""
+    x = np.where(x > 0, x, x.dtype.type(1))
+    x2 = x * x
+    return fma(x, polevl(x2, _Y1_YP) / polevl(x2, _Y1_YQ),
+               x.dtype.type(_TWO_OPI) * fma(_j1(x), libm("log", x), -(1 / x)))
 
 
 def _y0(x):
-    near = _y_near(x)
-    x2 = near * near
-    near = fma(near.dtype.type(_TWO_OPI) * libm("log", near), _j0(near), polevl(x2, _Y0_YP) / polevl(x2, _Y0_YQ))
-    far = _beyond(x, 5)
-    far = _oscillating(far, _J0_PP, _J0_PQ, _J0_QP, _J0_QQ, 25 / (far * far), 0.785398163397448309615660845819875721,
-                       True)
-    out = np.where(x <= 5, near, far)
+    out = piecewise(x <= 5, x, _y0_near,
+                    lambda a: _oscillating(a, _J0_PP, _J0_PQ, _J0_QP, _J0_QQ, 25 / (a * a), _PI_4, True))
     return np.where(x == 0, -np.inf, np.where(x < 0, np.nan, out))
 
 
 def _y1(x):
-    near = _y_near(x)
-    x2 = near * near
-    near = fma(near, polevl(x2, _Y1_YP) / polevl(x2, _Y1_YQ),
-               near.dtype.type(_TWO_OPI) * fma(_j1(near), libm("log", near), -(1 / near)))
-    far = _beyond(x, 5)
-    far = _oscillating(far, _J1_PP, _J1_PQ, _J1_QP, _J1_QQ, 5 / far * (5 / far), 2.356194490192344928846982537459627163,
-                       True)
-    out = np.where(x <= 5, near, far)
+    out = piecewise(x <= 5, x, _y1_near,
+                    lambda a: _oscillating(a, _J1_PP, _J1_PQ, _J1_QP, _J1_QQ, 5 / a * (5 / a), _3PI_4, True))
     return np.where(x == 0, -np.inf, np.where(x < 0, np.nan, out))
 
 
-def _i0(x):
-    """I0(x) = exp(|x|) i0e(x), torch's kernel: one product on each side of 8 (inf gives NaN, as torch's)"""
-    a = np.abs(x)
-    far = _beyond(a, 8)
-    return np.where(a <= 8, libm("exp", a) * chbevl(a / 2 - 2, I0E_A),
-                    libm("exp", far) * chbevl(32 / far - 2, I0E_B) / np.sqrt(far))
+def i0_values(x):
+    """I0(x) = exp(|x|) i0e(x), torch's kernel (of i0 and of modified_bessel_i0): one product on each side of 8
+    (inf gives NaN, as torch's)"""
+    return piecewise(np.abs(x) <= 8, np.abs(x), lambda a: libm("exp", a) * chbevl(a / 2 - 2, I0E_A),
+                     lambda a: libm("exp", a) * chbevl(32 / a - 2, I0E_B) / np.sqrt(a))
 
 
-def _i1(x):
-    a = np.abs(x)
-    far = _beyond(a, 8)
-    out = np.where(a <= 8, chbevl(a / 2 - 2, I1E_A) * a * libm("exp", a),
-                   libm("exp", far) * chbevl(32 / far - 2, I1E_B) / np.sqrt(far))
+def i1_values(x, special_i1=False):
+    """I1(x), odd: modified_bessel_i1's kernel, or special.i1's (special_i1: its float32 series is shorter, and it
+    multiplies in another order)"""
+    short = special_i1 and x.dtype == np.float32
+
+    def near(a):
+        series = chbevl(a / 2 - 2, I1E_A[12:] if short else I1E_A)
+        return libm("exp", a) * a * series if special_i1 else series * a * libm("exp", a)
+
+    out = piecewise(np.abs(x) <= 8, np.abs(x), near,
+                    lambda a: libm("exp", a) * chbevl(32 / a - 2, I1E_B[18:] if short else I1E_B) / np.sqrt(a))
     return np.where(x < 0, -out, out)
 
 
@@ -200,21 +209,22 @@ def _k_near(x, order, scaled):
     near = np.where((x > 0) & (x <= 2), x, x.dtype.type(1))
     half, y = x.dtype.type(0.5), fma(near, near, -2)
     if order == 1:
-        out = fma(libm("log", half * near), _i1(near), chbevl(y, _K1_A) / near)
+        out = fma(libm("log", half * near), i1_values(near), chbevl(y, _K1_A) / near)
     elif scaled:
-        out = fma(-libm("log", half * near), _i0(near), chbevl(y, _K0_A))
+        out = fma(-libm("log", half * near), i0_values(near), chbevl(y, _K0_A))
     else:  # (torch's unscaled K0 takes the log of a double, whatever the dtype)
         log = libm("log", 0.5 * near.astype(np.float64))
-        out = fma(-log, _i0(near).astype(np.float64), chbevl(y, _K0_A).astype(np.float64)).astype(x.dtype)
+        out = fma(-log, i0_values(near).astype(np.float64), chbevl(y, _K0_A).astype(np.float64)).astype(x.dtype)
     return out * libm("exp", near) if scaled else out
 
 
 def _k(x, order, scaled):
     """K0 or K1 (times exp(x) when scaled): inf at 0, NaN below; beyond 2 a Chebyshev series in 8/x - 2"""
-    far = _beyond(x, 2)
-    series = chbevl(8 / far - 2, _K0_B if order == 0 else _K1_B)
-    out = np.where(x <= 2, _k_near(x, order, scaled), series / np.sqrt(far) if scaled else
-                   libm("exp", -far) * series / np.sqrt(far))
+    def far(v):
+        series = chbevl(8 / v - 2, _K0_B if order == 0 else _K1_B)
+        return series / np.sqrt(v) if scaled else libm("exp", -v) * series / np.sqrt(v)
+
+    out = piecewise(x <= 2, x, lambda v: _k_near(v, order, scaled), far)
     return np.where(x == 0, np.inf, np.where(x < 0, np.nan, out))
 
 
@@ -269,12 +279,10 @@ def _airy_right(x):
 
 
 def _airy_ai(x):
-    left, right = x < -2.09, x >= 2.09
-    middle = np.where(left | right | np.isnan(x), x.dtype.type(0), x)
-    out = np.where(left, _airy_left(np.where(left, x, -3)), np.where(right, _airy_right(np.where(right, x, 3)),
-                                                                     _airy_series(middle)))
-    out = np.where(x > 103.892, 0, np.where(np.isnan(x), x, out))
-    return np.where(np.isinf(x), np.nan, out)
+    """Ai(x): the oscillating form below -2.09, the decaying one from 2.09, the series between; 0 beyond 103.892
+    and NaN at +-inf, as torch's kernel"""
+    out = piecewise(x < -2.09, x, _airy_left, lambda v: piecewise(v >= 2.09, v, _airy_right, _airy_series))
+    return np.where(np.isinf(x), np.nan, np.where(x > 103.892, 0, out))
 
 
 def _no_grad(name, kernel):
@@ -298,7 +306,8 @@ def _no_grad(name, kernel):
 
 bessel_j0, bessel_j1 = _no_grad("bessel_j0", _j0), _no_grad("bessel_j1", _j1)
 bessel_y0, bessel_y1 = _no_grad("bessel_y0", _y0), _no_grad("bessel_y1", _y1)
-modified_bessel_i0, modified_bessel_i1 = _no_grad("modified_bessel_i0", _i0), _no_grad("modified_bessel_i1", _i1)
+modified_bessel_i0 = _no_grad("modified_bessel_i0", i0_values)
+modified_bessel_i1 = _no_grad("modified_bessel_i1", i1_values)
 modified_bessel_k0 = _no_grad("modified_bessel_k0", lambda x: _k(x, 0, False))
 modified_bessel_k1 = _no_grad("modified_bessel_k1", lambda x: _k(x, 1, False))
 scaled_modified_bessel_k0 = _no_grad("scaled_modified_bessel_k0", lambda x: _k(x, 0, True))

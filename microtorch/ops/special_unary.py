@@ -1,8 +1,9 @@
 """torch.special's one-input functions that have a derivative and no other microtorch op computes: the normal
 distribution's (ndtr, log_ndtr, ndtri), the scaled complementary error function erfcx, the exponentially scaled
-Bessel functions i0e and i1e, and entr. Forward computes in float64 numpy from published series and rational
-approximations (Cephes' coefficients, which torch's kernels use too) and returns the input's dtype; backward and
-jvp are torch's formulas in Tensor ops, so that they differentiate again."""
+Bessel functions i0e and i1e, and entr. Forward computes in numpy from published series and rational
+approximations (Cephes' coefficients, which torch's kernels use too), in the input's dtype and with the fused
+steps and C library calls of torch's kernels (special_fma.py); backward and jvp are torch's formulas in Tensor
+ops, so that they differentiate again."""
 import math
 import operator
 
@@ -12,7 +13,7 @@ from ._kernels import _NAMES
 from ._op import Op
 from .elementwise import MulScalar, _by_number, _float, erf, where
 from .pointwise import _erfc_np
-from .special_fma import fma, libm
+from .special_fma import fma, halves, libm
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 _EXP_M2 = 0.13533528323661269189  # exp(-2): where ndtri's central approximation ends
@@ -34,9 +35,21 @@ def chbevl(y, coeffs):
     """sum_i c_i T_i(y/2) by Clenshaw's recurrence, the coefficients listed from the highest order down (Cephes);
     each step's y b0 - b1 fused as in torch's compiled kernels (which gives their bits: special_fma.py)."""
     b0, b1, b2 = np.full_like(y, coeffs[0]), np.zeros_like(y), np.zeros_like(y)
+    y_halves = halves(y) if y.dtype == np.float64 else None
     for c in coeffs[1:]:
-        b0, b1, b2 = fma(y, b0, -b1) + c, b0, b1
+        b0, b1, b2 = fma(y, b0, -b1, y_halves) + c, b0, b1
     return 0.5 * (b0 - b2)
+
+
+def piecewise(cond, x, near, far):
+    """near(x) where cond, far(x) elsewhere (NaN too), each computed on its own elements only: an approximation's
+    dozens of fused steps are not spent on elements the other one takes"""
+    out = np.empty(x.shape, x.dtype)
+    if cond.any():
+        out[cond] = near(x[cond])
+    if not cond.all():
+        out[~cond] = far(x[~cond])
+    return out
 
 
 def polevl(x, coeffs):
@@ -49,9 +62,9 @@ def polevl(x, coeffs):
 
 def _special_op(name, values, local, saves=("self", "result")):
     """A one-input Op: forward = values(x), computed in x's dtype as torch's kernel computes (float64 where its
-    kernel does), returned in x's dtype; backward = local(grad, x, result),
-    written as torch's formula (with grad first); jvp the same formula on the tangent (torch's
-    auto_element_wise). saves: what torch's node keeps (its _saved_self, _saved_result)."""
+    kernel does), returned in x's dtype; backward = local(grad, x, result), written as torch's formula (with grad
+    first); jvp the same formula on the tangent (torch's auto_element_wise). saves: what torch's node keeps (its
+    _saved_self, _saved_result)."""
     def forward(ctx, x):  # (half computes in float32, as torch's kernels upcast it)
         out = np.asarray(values(x.astype(np.float32) if x.dtype == np.float16 else x)).astype(x.dtype)
         ctx.save_for_backward(*[x if s == "self" else out for s in saves])
@@ -71,10 +84,8 @@ def _special_op(name, values, local, saves=("self", "result")):
 
 # ---- erfcx ---------------------------------------------------------------------------------------------
 def _square_split(a):
-    """a*a as hi + lo exactly (Dekker's splitting): exp(a^2) then loses no digits to the rounding of a^2."""
-    c = 134217729.0 * a  # 2^27 + 1
-    ah = c - (c - a)
-    al = a - ah
+    """a*a as hi + lo exactly (Dekker's product): exp(a^2) then loses no digits to the rounding of a^2."""
+    ah, al = halves(a)
     hi = a * a
     return hi, ((ah * ah - hi) + 2 * ah * al) + al * al
 
@@ -144,18 +155,34 @@ _NDTRI_Q2 = [1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099
              2.89247864745380683936E-6, 6.79019408009981274425E-9]
 
 
+def _ndtri_central(y):
+    """Phi^-1(y) for exp(-2) < y < 1 - exp(-2): y - 1/2 times a rational function of (y - 1/2)^2"""
+    c = y - 0.5
+    c2 = c * c
+    return fma(c, c2 * polevl(c2, _NDTRI_P0) / polevl(c2, _NDTRI_Q0), c) * 2.50662827463100050242
+
+
+def _ndtri_tail(y):
+    """-Phi^-1(y) for y <= exp(-2): s - log(s)/s less a rational function of 1/s, s = sqrt(-2 log y), one for s
+    below 8 and one beyond"""
+    s = np.sqrt(-2 * libm("log", np.where(y > 0, y, 1.0)))
+    s = np.where(s > 0, s, 1.0)  # (y = 0 or NaN: set by the caller)
+    return (s - libm("log", s) / s) - piecewise(s < 8, s, lambda v: _in_inverse(v, _NDTRI_P1, _NDTRI_Q1),
+                                                lambda v: _in_inverse(v, _NDTRI_P2, _NDTRI_Q2))
+
+
+def _in_inverse(s, p, q):
+    """z p(z) / q(z) at z = 1/s"""
+    z = 1 / s
+    return z * polevl(z, p) / polevl(z, q)
+
+
 def _ndtri_np(y0):
     """Phi^-1(y): the central approximation for exp(-2) < y < 1 - exp(-2), else the tail one on min(y, 1 - y)"""
     upper = y0 > 1 - _EXP_M2
     y = np.where(upper, 1 - y0, y0)
-    c = y - 0.5
-    c2 = c * c
-    central = fma(c, c2 * polevl(c2, _NDTRI_P0) / polevl(c2, _NDTRI_Q0), c) * 2.50662827463100050242
-    s = np.sqrt(-2 * libm("log", np.where(y > 0, y, 1.0)))
-    z = 1 / np.where(s > 0, s, 1.0)
-    tail = (s - libm("log", s) / s) - np.where(s < 8, z * polevl(z, _NDTRI_P1) / polevl(z, _NDTRI_Q1),
-                                          z * polevl(z, _NDTRI_P2) / polevl(z, _NDTRI_Q2))
-    out = np.where(y > _EXP_M2, central, np.where(upper, tail, -tail))
+    out = piecewise(y > _EXP_M2, y, _ndtri_central, _ndtri_tail)
+    out = np.where(y > _EXP_M2, out, np.where(upper, out, -out))
     out = np.where(y0 == 0, -np.inf, np.where(y0 == 1, np.inf, out))
     return np.where((y0 < 0) | (y0 > 1) | np.isnan(y0), np.nan, out)
 
@@ -214,18 +241,15 @@ I1E_B = [7.51729631084210481353E-18, 4.41434832307170791151E-18, -4.650305368489
 
 def i0e_np(x):
     """exp(-|x|) I0(x): two Chebyshev expansions, on [0, 8] and in 32/|x| beyond"""
-    a = np.abs(x)
-    far = np.where(a <= 8, 8.0, a)  # (NaN takes this branch, as in torch's kernel)
-    return np.where(a <= 8, chbevl(a / 2 - 2, I0E_A), chbevl(32 / far - 2, I0E_B) / np.sqrt(far))
+    return piecewise(np.abs(x) <= 8, np.abs(x), lambda a: chbevl(a / 2 - 2, I0E_A),
+                     lambda a: chbevl(32 / a - 2, I0E_B) / np.sqrt(a))
 
 
 def i1e_np(x):
     """exp(-|x|) I1(x), odd in x (torch's float32 kernel sums only the coefficients that count in float32)"""
-    a = np.abs(x)
-    far = np.where(a <= 8, 8.0, a)
     short = x.dtype == np.float32
-    out = np.where(a <= 8, chbevl(a / 2 - 2, I1E_A[12:] if short else I1E_A) * a,
-                   chbevl(32 / far - 2, I1E_B[18:] if short else I1E_B) / np.sqrt(far))
+    out = piecewise(np.abs(x) <= 8, np.abs(x), lambda a: chbevl(a / 2 - 2, I1E_A[12:] if short else I1E_A) * a,
+                    lambda a: chbevl(32 / a - 2, I1E_B[18:] if short else I1E_B) / np.sqrt(a))
     return np.where(x < 0, -out, out)
 
 
