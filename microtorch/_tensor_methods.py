@@ -33,13 +33,16 @@ def _subtract(self, other, *scalar_alpha, alpha=1):
     alpha is keyword-only."""
     if not scalar_alpha:
         return ops.sub(self, other, alpha=alpha)
-    if len(scalar_alpha) > 1 or isinstance(other, Tensor) or alpha != 1:
+    given = scalar_alpha[0]
+    if isinstance(given, Tensor) and given.ndim == 0:
+        given = given.item()  # (a 0-d tensor stands for a number, as torch's Scalar)
+    if len(scalar_alpha) > 1 or isinstance(other, Tensor) or alpha != 1 or not isinstance(given, (int, float, complex)):
         raise TypeError("subtract() received an invalid combination of arguments: alpha is given by position only "
-                        "after a number (t.subtract(2, 3)); after a tensor write alpha=")
-    if not self.dtype.is_floating_point:
-        return ops.sub(self, other, alpha=scalar_alpha[0])
+                        "as a number after a number (t.subtract(2, 3)); after a tensor write alpha=")
+    if not self.dtype.is_floating_point or isinstance(given, bool):
+        return ops.sub(self, other, alpha=given)  # (its checks: a bool alpha, integer results)
     from .ops.scalar_overloads import SubScalar
-    return SubScalar.apply(self, scalar_alpha[0] * other)
+    return SubScalar.apply(self, given * other)
 
 
 def _setitem(self, key, value):

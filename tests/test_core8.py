@@ -260,7 +260,8 @@ def test_the_gradient_through_a_channels_last_copy_is_torchs():
 
 
 SUBTRACT_CALLS = ["y.subtract(3, 4)", "y.subtract(y, 4)", "y.subtract(3, 4, alpha=2)", "y.subtract(3.5, alpha=2)",
-                  "torch.ones(2).subtract_(3, 4)", "torch.ones(2).subtract_(torch.ones(2), 4)", "y.subtract(y)"]
+                  "torch.ones(2).subtract_(3, 4)", "torch.ones(2).subtract_(torch.ones(2), 4)", "y.subtract(y)",
+                  "y.subtract(0, torch.tensor([1, 2]))", "y.subtract(1, torch.tensor(2.0))", "y.subtract(1, 'x')"]
 
 
 @pytest.mark.parametrize("call", SUBTRACT_CALLS)
