@@ -27,15 +27,22 @@ def _rmatmul(self, other):
     return ops.matmul(other, self)
 
 
-def _alpha_by_position(op, other, given, alpha):
-    """torch's Scalar overload `subtract(Scalar other, Scalar alpha=1)` takes alpha by position when other is a
-    number (y.subtract(2, 3) is y - 3 * 2); with a tensor other, alpha is keyword-only."""
-    if not given:
-        return alpha
-    if len(given) > 1 or isinstance(other, Tensor) or alpha != 1:
-        raise TypeError(f"{op}() received an invalid combination of arguments: alpha is given by position only after "
-                        "a number (t.subtract(2, 3)); after a tensor write alpha=")
-    return given[0]
+def _subtract(self, other, *scalar_alpha, alpha=1):
+    """Tensor.subtract: sub. torch's Scalar overload `subtract(Scalar other, Scalar alpha=1)` also takes alpha by
+    position when other is a number (y.subtract(2, 3) is y - 3 * 2, recorded as SubBackward1); after a tensor,
+    alpha is keyword-only."""
+    if not scalar_alpha:
+        return ops.sub(self, other, alpha=alpha)
+    given = scalar_alpha[0]
+    if isinstance(given, Tensor) and given.ndim == 0:
+        given = given.item()  # (a 0-d tensor stands for a number, as torch's Scalar)
+    if len(scalar_alpha) > 1 or isinstance(other, Tensor) or alpha != 1 or not isinstance(given, (int, float, complex)):
+        raise TypeError("subtract() received an invalid combination of arguments: alpha is given by position only "
+                        "as a number after a number (t.subtract(2, 3)); after a tensor write alpha=")
+    if not self.dtype.is_floating_point or isinstance(given, bool):
+        return ops.sub(self, other, alpha=given)  # (its checks: a bool alpha, integer results)
+    from .ops.scalar_overloads import SubScalar
+    return SubScalar.apply(self, given * other)
 
 
 def _setitem(self, key, value):
@@ -110,8 +117,7 @@ METHODS = {
     # elementwise
     "add": lambda self, other, *, alpha=1: ops.add(self, other, alpha=alpha),
     "sub": lambda self, other, *, alpha=1: ops.sub(self, other, alpha=alpha),
-    "subtract": lambda self, other, *scalar_alpha, alpha=1: ops.sub(self, other, alpha=_alpha_by_position(
-        "subtract", other, scalar_alpha, alpha)),
+    "subtract": _subtract,
     "mul": ops.mul, "multiply": ops.mul,
     "div": lambda self, other, *, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),
     "divide": lambda self, other, *, rounding_mode=None: ops.div(self, other, rounding_mode=rounding_mode),

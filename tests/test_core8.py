@@ -260,7 +260,8 @@ def test_the_gradient_through_a_channels_last_copy_is_torchs():
 
 
 SUBTRACT_CALLS = ["y.subtract(3, 4)", "y.subtract(y, 4)", "y.subtract(3, 4, alpha=2)", "y.subtract(3.5, alpha=2)",
-                  "torch.ones(2).subtract_(3, 4)", "torch.ones(2).subtract_(torch.ones(2), 4)", "y.subtract(y)"]
+                  "torch.ones(2).subtract_(3, 4)", "torch.ones(2).subtract_(torch.ones(2), 4)", "y.subtract(y)",
+                  "y.subtract(0, torch.tensor([1, 2]))", "y.subtract(1, torch.tensor(2.0))", "y.subtract(1, 'x')"]
 
 
 @pytest.mark.parametrize("call", SUBTRACT_CALLS)
@@ -268,7 +269,30 @@ def test_subtract_takes_alpha_by_position_only_after_a_number(call):
     """torch's Scalar overload subtract(Scalar other, Scalar alpha=1); with a tensor, alpha is keyword-only."""
     def run(lib):
         try:
-            return eval(call, {"torch": lib, "y": lib.tensor(2.0, requires_grad=True)}).tolist()
+            out = eval(call, {"torch": lib, "y": lib.tensor(2.0, requires_grad=True)})
         except TypeError:
             return "TypeError"
+        return out.tolist(), out.grad_fn.name() if out.grad_fn is not None else None
     assert run(mt) == run(torch)
+
+
+@pytest.mark.parametrize("out_dtype,grad_dtype", [("float64", "float32"), ("float32", "float64"), ("float32", "int64"),
+                                                  ("float32", "float16"), ("float64", "bool")])
+def test_a_gradient_of_another_dtype_is_cast_before_backward_starts(out_dtype, grad_dtype):
+    """torch casts grad_outputs to the output's dtype first: 1/3 in float32 seeds a float64 mean as float64(1/3f)."""
+    results = []
+    for lib in (torch, mt):
+        x = lib.arange(12.0, dtype=getattr(lib, out_dtype), requires_grad=True)
+        seed = lib.tensor(1 / 3 if grad_dtype.startswith("float") else 2).to(getattr(lib, grad_dtype))
+        g, = lib.autograd.grad((x * x).mean(), x, grad_outputs=seed)
+        x.grad = None
+        (x * x).mean().backward(seed)
+        results.append((str(g.dtype).split(".")[-1], g.tolist(), x.grad.tolist()))
+    assert results[0] == results[1]
+
+
+def test_an_in_place_op_on_an_empty_expansion_of_a_0d_tensor_does_nothing_as_in_torch():
+    for lib in (torch, mt):
+        base = lib.tensor(1.5)
+        out = base.expand(0).add_(1)
+        assert tuple(out.shape) == (0,) and base.item() == 1.5

@@ -97,7 +97,8 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
         with grad_mode.set_grad_enabled(create_graph):
             if task.listening:                                                  # step 3
                 _emit_executing(task, task.root, (), task.root.grads)
-            _pass_on(task, task.root, task.root.grads)
+            _pass_on(task, task.root, validate_outputs(task.root, task.root.grads))  # (cast as torch: a float32
+            # gradient for a float64 output becomes float64 before backward starts)
             while ready:                                                        # step 4
                 node = _heappop(ready)[2]
                 _pass_on(task, node, _run_node(task, node) if not task.anomaly else
