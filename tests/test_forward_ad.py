@@ -338,15 +338,6 @@ OPS += [  # rounding and modulo (ops/rounding.py): steps have a zero tangent, fm
 ]
 
 
-OPS += [  # torch.special's differentiable functions (row special8)
-    ("special_entr", lambda L, a: L.special.entr(a), [P(4)]),
-    ("special_erfcx", lambda L, a: L.special.erfcx(a), [F(4)]),
-    ("special_i0e", lambda L, a: L.special.i0e(a), [F(4)]),
-    ("special_i1e", lambda L, a: L.special.i1e(a), [F(4)]),
-    ("special_ndtr", lambda L, a: L.special.ndtr(a), [F(4)]),
-    ("special_log_ndtr", lambda L, a: L.special.log_ndtr(a), [F(4)]),
-    ("special_ndtri", lambda L, a: L.special.ndtri(a.sigmoid()), [F(4)]),
-]
 
 
 @pytest.mark.parametrize("name,f,specs", OPS, ids=[o[0] for o in OPS])
@@ -488,13 +479,6 @@ NO_JVP_NEEDED |= {"IndexReduce", "Heaviside", "Geqrf", "LdlFactor", "LdlSolve", 
                   # has no forward mode for them either
                   "NoDoubleBackward",  # (scatter_reduce prod's gradient passed on as it is; its jvp is the identity)
                   "FloorDivide", "RemainderOfNumber"}  # no derivative in torch either (their jvp raises torch's error)
-NO_JVP_NEEDED |= {"SpecialAiryAi", "SpecialBesselJ0", "SpecialBesselJ1", "SpecialBesselY0", "SpecialBesselY1",
-                  "SpecialModifiedBesselI0", "SpecialModifiedBesselI1", "SpecialModifiedBesselK0",
-                  "SpecialModifiedBesselK1", "SpecialScaledModifiedBesselK0", "SpecialScaledModifiedBesselK1",
-                  "SpecialSphericalBesselJ0", "SpecialHermitePolynomialH", "SpecialHermitePolynomialHe",
-                  "SpecialLaguerrePolynomialL", "SpecialLegendrePolynomialP"} | {
-    f"Special{s}ChebyshevPolynomial{k}" for s in ("", "Shifted") for k in "TUVW"}  # torch differentiates none of
-# them: their results carry no tangent (tests/test_special8_*.py compare that with torch)
 
 
 def test_every_op_has_a_jvp_rule():

@@ -5,14 +5,14 @@ approximations (Cephes' coefficients, which torch's kernels use too), in the inp
 steps and C library calls of torch's kernels (special_fma.py); backward and jvp are torch's formulas in Tensor
 ops, so that they differentiate again."""
 import math
-import operator
 
 import numpy as np
 
 from ._kernels import _NAMES
 from ._op import Op
-from .elementwise import MulScalar, _by_number, _float, erf, where
+from .elementwise import MulScalar, _float, erf, where
 from .pointwise import _erfc_np
+from .scalar_overloads import AddScalar
 from .special_fma import fma, halves, libm
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -286,23 +286,6 @@ SpecialEntr = _special_op("SpecialEntr", _entr_np, _d_entr, saves=("self",))
 
 
 # ---- the public functions --------------------------------------------------------------------------------
-class AddScalar(Op):
-    """d(a + s) = 1 for a Python number s (torch's add.Scalar, which its composite ops record as AddBackward1)"""
-    _grad_fn_name = "AddBackward1"
-
-    @staticmethod
-    def forward(ctx, a, s):
-        return _by_number(operator.add, a, s)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
-
-    @staticmethod
-    def jvp(ctx, t, _s):
-        return t
-
-
 def ndtr(input):
     """Phi(x) = (1 + erf(x / sqrt 2)) / 2, composed as torch's C++ composes it: the numbers are Scalars there, so
     the graph is MulBackward1, AddBackward1, ErfBackward0, MulBackward1"""
