@@ -114,6 +114,14 @@ from ..ops import spectral as _spectral  # noqa: E402
 
 register(_sp.Ldexp, _sp.Frexp)(elementwise)
 
+from ..ops import special_bessel as _bessel, special_unary as _special  # noqa: E402
+
+# torch.special's elementwise functions that torch batches (airy_ai, log_ndtr and the polynomials fall back to a
+# loop with torch's performance warning, as torch's do)
+register(_special.SpecialEntr, _special.SpecialErfcx, _special.SpecialI0E, _special.SpecialI1E, _special.SpecialNdtri,
+         _sp.Zeta, _sp.ZetaNumberInput, _sp.ZetaNumberOther,
+         *(getattr(_bessel, name).op for name in _bessel.__all__ if name != "airy_ai"))(elementwise)
+
 
 @register(_la.Inverse, _la.Det, _la.Slogdet, _la.MatrixExp, _la.Pinverse, _la.Cholesky, _spectral.FftR2C,
           _spectral.FftC2C)

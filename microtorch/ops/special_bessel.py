@@ -301,6 +301,7 @@ def _no_grad(name, kernel):
         return op.apply(real_input(input, name))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"torch.special.{name} (torch has no derivative for it: the result does not require grad)"
+    fn.op = op  # (for the vmap rules, func/_rules_api.py)
     return fn
 
 
