@@ -124,3 +124,37 @@ def test_random_without_a_range_draws_torchs_numbers(dtype):
     mt.manual_seed(0)
     t = torch.empty(3, dtype=getattr(torch, dtype)).random_().tolist()
     assert mt.empty(3, dtype=getattr(mt, dtype)).random_().tolist() == t
+
+
+def _lenet_printout(lib):
+    """The neural-networks tutorial's LeNet, seeded: its printed output, step by step."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1, self.conv2 = nn.Conv2d(1, 6, 5), nn.Conv2d(6, 16, 5)
+            self.fc1, self.fc2, self.fc3 = nn.Linear(16 * 5 * 5, 120), nn.Linear(120, 84), nn.Linear(84, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv1(x)), (2, 2))
+            x = lib.flatten(F.max_pool2d(F.relu(self.conv2(x)), 2), 1)
+            return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
+    lib.manual_seed(0)
+    net, image = Net(), lib.randn(1, 1, 32, 32)
+    out = net(image)
+    net.zero_grad()
+    out.backward(lib.randn(1, 10))
+    lines = [repr(out), repr(net.conv1.bias.grad)]
+    target, opt = lib.randn(10).view(1, -1), lib.optim.SGD(net.parameters(), lr=0.01)
+    for _ in range(3):
+        opt.zero_grad()
+        loss = nn.MSELoss()(net(image), target)
+        loss.backward()
+        opt.step()
+        lines.append(repr(loss))
+    return "\n".join(lines).replace("microtorch", "torch")
+
+
+def test_a_seeded_tutorial_prints_what_torch_prints():
+    assert _lenet_printout(mt) == _lenet_printout(torch)
