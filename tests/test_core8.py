@@ -296,3 +296,24 @@ def test_an_in_place_op_on_an_empty_expansion_of_a_0d_tensor_does_nothing_as_in_
         base = lib.tensor(1.5)
         out = base.expand(0).add_(1)
         assert tuple(out.shape) == (0,) and base.item() == 1.5
+
+
+NUMPY_BOOL_NUMBERS = ["torch.add(x, y, alpha=np.bool_(True))", "torch.sub(x, y, alpha=np.bool_(False))",
+                      "torch.add(b, b, alpha=np.bool_(True))", "torch.add(i, 1, alpha=np.bool_(True))",
+                      "x.clone().add_(y, alpha=np.bool_(True))", "torch.nn.functional.leaky_relu(-x, np.bool_(True))",
+                      "torch.nn.functional.hardtanh(x, np.bool_(False), 2.0)"]
+
+
+@pytest.mark.parametrize("call", NUMPY_BOOL_NUMBERS)
+def test_a_numpy_bool_is_read_as_a_float_number_as_torchs_parser_reads_it(call):
+    import numpy as np
+
+    def run(lib):
+        env = {"torch": lib, "np": np, "x": lib.tensor([1.0, -2.0]), "y": lib.tensor([0.5, 4.0]),
+               "b": lib.ones(2, dtype=lib.bool), "i": lib.ones(2, dtype=lib.int64)}
+        try:
+            out = eval(call, env)
+        except RuntimeError:
+            return "RuntimeError"
+        return out.tolist(), str(out.dtype).split(".")[-1]
+    assert run(mt) == run(torch)

@@ -172,8 +172,9 @@ def _ok(kind, v):
         return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "bool":
         return isinstance(v, (bool, np.bool_))
-    if kind == "number":  # (torch's parser takes a 0-d tensor for a number, one that requires no grad)
-        return isinstance(v, (numbers.Number, np.number)) or _is_tensor(v) and v.ndim == 0 and not v.requires_grad
+    if kind == "number":  # (torch's parser takes a 0-d tensor for a number, one that requires no grad, and a numpy
+        # bool, which it reads as a float)
+        return isinstance(v, (numbers.Number, np.number, np.bool_)) or _is_tensor(v) and v.ndim == 0 and not v.requires_grad
     if kind == "norm_order":
         return v is None or isinstance(v, (numbers.Number, np.number, str))
     if kind == "dtype":

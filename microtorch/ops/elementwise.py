@@ -136,6 +136,8 @@ def _alpha_for(dtype, alpha, op):
     """alpha as torch takes it for tensors of dtype: for integer or bool ones an integer (a bool for bool ones),
     converted with torch's check (a RuntimeError if it does not fit; uint8 takes down to -255, which wraps)."""
     kind = dtype.np.kind
+    if isinstance(alpha, np.bool_):  # (torch's parser reads a numpy bool as a float: 1.0 or 0.0)
+        alpha = float(alpha)
     _int64(alpha, op)
     if kind != "b" and isinstance(alpha, (bool, np.bool_)):  # (floating results too: add(x, 1, alpha=False))
         raise RuntimeError(f"Boolean alpha only supported for Boolean results. ({op}: give alpha as a number)")
