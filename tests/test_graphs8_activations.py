@@ -207,3 +207,21 @@ def test_prelu_vmap_over_a_hessian_without_a_warning():
         got = mt.func.vmap(mt.func.hessian(lambda z: (mt.nn.functional.prelu(z, mt.tensor(w)) ** 3).sum()))(
             mt.tensor(x)).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["elu", "leaky_relu"])
+def test_functional_inplace_elu_and_leaky_relu_backpropagate_as_torch(name):
+    """F.elu(x, inplace=True) wrote the result over the input that its node had saved, so backward refused to
+    run. (torch's in-place node saves the result instead and is named EluBackward1 / LeakyReluBackward1: ours
+    keeps the out-of-place node, a name that still differs, and elu's gradient, g (y + alpha) there where ours is
+    g alpha exp(x), an ulp apart)"""
+    seen = []
+    for lib in (torch, mt):
+        x = lib.tensor([0.3, -0.2, 0.45, -1.5], dtype=lib.float64, requires_grad=True)
+        v = lib.tensor([0.5, 1.5, -2.0, 1.0], dtype=lib.float64, requires_grad=True)
+        y = getattr(lib.nn.functional, name)(x * 1, 0.5, inplace=True)
+        g, = lib.autograd.grad(y, x, v, create_graph=True)
+        gg = lib.autograd.grad(g.sum(), (x, v))
+        seen.append([t.detach().numpy() for t in (y, g) + gg])
+    for ours, theirs in zip(*seen[::-1]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=0)
