@@ -225,3 +225,13 @@ def test_functional_inplace_elu_and_leaky_relu_backpropagate_as_torch(name):
         seen.append([t.detach().numpy() for t in (y, g) + gg])
     for ours, theirs in zip(*seen[::-1]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("name", ["relu", "leaky_relu", "hardtanh", "hardshrink", "softshrink", "threshold"])
+def test_the_selection_nodes_save_self_as_torch(name):
+    seen = []
+    for lib in (torch, mt):
+        x = lib.tensor(X, dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad(ACTS[name][0](lib.nn.functional, x).sum(), x, create_graph=True)
+        seen.append((g.grad_fn.name(), g.grad_fn._saved_self.detach().numpy().tobytes()))
+    assert seen[1] == seen[0]

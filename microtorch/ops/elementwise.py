@@ -1158,6 +1158,7 @@ def relu(input):
 class GradTimesLocal(Op):
     """g * local(x) for a local slope constant in x (relu's mask): d = (local, 0)"""
     _grad_fn_name = "ThresholdBackwardBackward0"
+    _saved_names = ("self",)  # (torch's grad_fn._saved_self: x)
 
     @staticmethod
     def forward(ctx, g, x, local):
