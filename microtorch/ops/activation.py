@@ -490,12 +490,12 @@ class RreluBackward(GradTimesLocal):
 
 
 class RreluWithNoise(Op):
-    """x if x >= 0 else a x, a drawn per element from U(lower, upper) in training, (lower+upper)/2 in eval"""
+    """x if x > 0 else a x, a drawn per element from U(lower, upper) in training, (lower+upper)/2 in eval"""
     _grad_fn_name = "RreluWithNoiseBackward0"
 
     @staticmethod
     def forward(ctx, x, slopes=None):
-        ctx.slopes = slopes  # 1 where x >= 0, the negative slope elsewhere
+        ctx.slopes = slopes  # 1 where x > 0, the negative slope elsewhere
         ctx.save_for_backward(x)  # (for the edge of its backward's node to x, as torch's)
         return (x * slopes).astype(x.dtype)
 
@@ -508,6 +508,18 @@ class RreluWithNoise(Op):
     @staticmethod
     def jvp(ctx, t):
         return t * Tensor._make(ctx.slopes.astype(t._data.dtype))
+
+
+class RreluResult(RreluWithNoise):
+    """rrelu_ (in place): its node keeps the result, as torch's (the same slopes apply)"""
+    _grad_fn_name = "RreluWithNoiseBackward1"
+
+    @staticmethod
+    def forward(ctx, x, slopes=None):
+        ctx.slopes = slopes
+        out = (x * slopes).astype(x.dtype)
+        ctx.save_for_backward(out)
+        return out
 
 
 def prelu(input, weight):
