@@ -790,7 +790,7 @@ def _d_sin(g, x):
 
 def _d_cos(g, x):
     """d cos(x) = -sin(x)"""
-    return g * (-sin(x)).conj()
+    return g * -sin(x).conj()
 
 
 def _d_tan(g, y):
@@ -828,7 +828,7 @@ def _d_asin(g, x):
 def _d_acos(g, x):
     """d acos(x) = -1/sqrt(1-x^2)"""
     from .scalar_overloads import add_scalar
-    return g * (-add_scalar(-x * x, 1).rsqrt()).conj()
+    return g * -add_scalar(-x * x, 1).rsqrt().conj()
 
 
 def _d_atan(g, x):
@@ -1083,8 +1083,9 @@ class Sgn(Op):
 def _sgn_derivative(z, s, g):
     """torch's formula, masked where z = 0 after the division (so a second derivative there is nan, as torch's)"""
     from .index import masked_fill
+    from .scalar_overloads import mul_scalar
     a = z.abs()
-    return masked_fill((g - s * s * g.conj()) / (a * 2), Tensor._make(a._data == 0), 0.0)
+    return masked_fill((g - s * s * g.conj()) / mul_scalar(a, 2.0), Tensor._make(a._data == 0), 0.0)
 
 
 def sgn(input):
