@@ -368,6 +368,8 @@ FWD_OVER_REV = [
                                      + nnf(L).logsigmoid(x) ** 2).sum(), [F(5)]),  # ops' own jvps)
     ("glu_backward", lambda L, x: nnf(L).glu(x, 0).sin().sum(), [F(6, 2)]),  # (GluBackward's jvp)
     ("prelu_backward", lambda L, x, w: (nnf(L).prelu(x, w) ** 3).sum(), [F(2, 3, 2), F(3)]),  # (PreluBackward's)
+    ("inplace_activations", lambda L, x: ((nnf(L).elu(x * 1, 0.5, inplace=True) + nnf(L).celu(x * 1, 0.3, inplace=True)
+                                           + nnf(L).leaky_relu(x * 1, 0.2, inplace=True)) ** 2).sum(), [F(5)]),
     ("cross_entropy", lambda L, x, t: nnf(L).cross_entropy(x, t), [F(3, 4), I(4, 3)]),
     ("cross_entropy_2d", lambda L, x, t: nnf(L).cross_entropy(x, t, reduction="sum"), [F(2, 3, 2, 2), I(3, 2, 2, 2)]),
     ("indexing", lambda L, x, i: (x[i] ** 2).sum() + (x[1:3] ** 3).sum() + x[0, 1] ** 2, [F(4, 3), I(4, 3)]),

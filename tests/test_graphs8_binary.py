@@ -9,7 +9,8 @@ import torch
 import microtorch as mt
 
 CASES = {
-    "pow_tensors": lambda L, x, y: x.abs().pow(y), "rpow": lambda L, x, y: 2.5 ** x, "rpow_zero": lambda L, x, y: 0.0 ** x,
+    "pow_tensors": lambda L, x, y: x.abs().pow(y), "rpow": lambda L, x, y: 2.5 ** x,
+    "rpow_zero": lambda L, x, y: 0.0 ** x,
     "logaddexp": lambda L, x, y: L.logaddexp(x, y), "logaddexp2": lambda L, x, y: L.logaddexp2(x, y),
     "lerp_number": lambda L, x, y: L.lerp(x, y, 0.3), "lerp_tensor": lambda L, x, y: L.lerp(x, y, x),
     "angle": lambda L, x, y: x.angle(),

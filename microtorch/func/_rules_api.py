@@ -58,7 +58,8 @@ from ..ops import activation as act  # noqa: E402
 
 register(act.Hardsigmoid, act.Hardswish, act.Mish, act.Silu, act.LogSigmoid, act.Hardtanh, act.Threshold,
          act.Softshrink, act.Hardshrink, act.ScaledElu, act.Celu, act.Prelu, act.HardswishBackward,
-         act.LogSigmoidBackward, act.HardsigmoidBackward, act.PreluBackward)(elementwise)  # (their backward ops: vmap over a hessian)
+         act.LogSigmoidBackward, act.HardsigmoidBackward, act.PreluBackward, act.EluResult,
+         act.LeakyReluResult)(elementwise)  # (their backward ops: vmap over a hessian)
 
 
 register(act.GluBackward)(softmax_backward_data)  # ((grad, input, dim=): the same lining up)

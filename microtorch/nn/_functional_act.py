@@ -51,8 +51,9 @@ def logsigmoid(input):
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
-def selu(input, inplace=False):
-    return _run(input, lambda x: act.ScaledElu.apply(x, alpha=_SELU_ALPHA, scale=_SELU_SCALE), inplace, "selu")
+def selu(input, inplace=False):  # (in place: torch's node keeps the result, EluBackward1)
+    op = act.EluResult if inplace else act.ScaledElu
+    return _run(input, lambda x: op.apply(x, alpha=_SELU_ALPHA, scale=_SELU_SCALE), inplace, "selu")
 
 
 def selu_(input):
@@ -62,7 +63,9 @@ def selu_(input):
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: celu's alpha cannot be 0 (it divides x)")
-    return _run(input, lambda x: act.Celu.apply(x, alpha=alpha, input_scale=1.0 / alpha), inplace, "celu")
+    if inplace:  # (torch's node keeps the result, CeluBackward1)
+        return _run(input, lambda x: act.CeluResult.apply(x, alpha=alpha), True, "celu")
+    return act.Celu.apply(input, alpha=alpha, input_scale=1.0 / alpha)
 
 
 def celu_(input, alpha=1.0):
@@ -125,8 +128,9 @@ def rrelu_with_generator(input, lower, upper, training, inplace, generator):
         a = _rng(generator).uniform(lower, upper, x.shape)
     else:
         a = np.full(x.shape, (lower + upper) / 2)
-    slopes = np.where(x >= 0, 1.0, a).astype(x.dtype)
-    return _run(input, lambda x: act.RreluWithNoise.apply(x, slopes=slopes), inplace, "rrelu")
+    slopes = np.where(x > 0, 1.0, a).astype(x.dtype)  # (torch: 0 takes the negative side's slope)
+    op = act.RreluResult if inplace else act.RreluWithNoise  # (in place: torch's node keeps the result)
+    return _run(input, lambda x: op.apply(x, slopes=slopes), inplace, "rrelu")
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
@@ -137,11 +141,11 @@ def relu_(input):
     return input.relu_()
 
 
-def elu_(input, alpha=1.0):
-    from ..ops.elementwise import elu
-    return _run(input, lambda x: elu(x, alpha), True, "elu")
+def elu_(input, alpha=1.0):  # (torch's node keeps the result, EluBackward1)
+    return _run(input, lambda x: act.EluResult.apply(x, alpha=alpha), True, "elu")
 
 
-def leaky_relu_(input, negative_slope=0.01):
-    from ..ops.elementwise import leaky_relu
-    return _run(input, lambda x: leaky_relu(x, negative_slope), True, "leaky_relu")
+def leaky_relu_(input, negative_slope=0.01):  # (torch's node keeps the result, LeakyReluBackward1)
+    from ..ops._checks import need_floating
+    need_floating(input, "leaky_relu")
+    return _run(input, lambda x: act.LeakyReluResult.apply(x, negative_slope=negative_slope), True, "leaky_relu")

@@ -28,14 +28,13 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else _ew.relu(input)
 
 
-def leaky_relu(input, negative_slope=0.01, inplace=False):
-    out = _ew.leaky_relu(input, negative_slope)
-    return input.copy_(out) if inplace else out
+def leaky_relu(input, negative_slope=0.01, inplace=False):  # (in place as leaky_relu_: input.copy_(out) would
+    # overwrite the input that out's node saved, and its backward would refuse to run)
+    return leaky_relu_(input, negative_slope) if inplace else _ew.leaky_relu(input, negative_slope)
 
 
-def elu(input, alpha=1.0, inplace=False):
-    out = _ew.elu(input, alpha)
-    return input.copy_(out) if inplace else out
+def elu(input, alpha=1.0, inplace=False):  # (in place as elu_, see leaky_relu)
+    return elu_(input, alpha) if inplace else _ew.elu(input, alpha)
 
 
 def gelu(input, approximate="none"):

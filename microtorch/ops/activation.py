@@ -5,7 +5,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, plain, unrecorded
-from .elementwise import GradTimesLocal, _select, _unary, div_scalar, elu_backward, where, zeros_like_
+from .elementwise import (GradTimesLocal, LeakyReluBackward, _select, _unary, div_scalar, elu_backward, where,
+                          zeros_like_)
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 
 
@@ -228,6 +229,14 @@ class Hardshrink(Softshrink):
         return np.where(np.abs(x) > lambd, x, 0).astype(x.dtype)
 
 
+def _elu_np(x, alpha, scale, input_scale):
+    """torch's kernel: x scale, or expm1(x input_scale) (alpha scale) where x <= 0, the coefficients in x's dtype
+    (so -0.0 stays -0.0, and float32 rounds as torch's)"""
+    c = x.dtype.type
+    neg = np.expm1(np.where(x > 0, 0, x) * c(input_scale)) * (c(alpha) * c(scale))
+    return np.where(x > 0, x * c(scale), neg).astype(x.dtype, copy=False)
+
+
 class ScaledElu(Op):
     """scale (x if x > 0 else alpha (exp(input_scale x) - 1));  d = scale, or scale alpha input_scale exp(input_scale x)"""
     _grad_fn_name = "EluBackward0"
@@ -236,8 +245,7 @@ class ScaledElu(Op):
     def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
         ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
         ctx.save_for_backward(x)
-        neg = alpha * np.expm1(np.minimum(x, 0) * input_scale)
-        return (scale * np.where(x > 0, x, neg)).astype(x.dtype)
+        return _elu_np(x, alpha, scale, input_scale)
 
     @staticmethod
     def backward(ctx, grad):
@@ -252,6 +260,71 @@ class ScaledElu(Op):
 class Celu(ScaledElu):
     """max(0, x) + min(0, alpha (exp(x/alpha) - 1));  d = 1, or exp(x/alpha)"""
     _grad_fn_name = "CeluBackward0"
+
+
+class EluResult(Op):
+    """elu_, selu_ and celu_ (in place): scale (x if x > 0 else alpha (exp(input_scale x) - 1)), whose node keeps
+    the result, as torch's, and differentiates from it: d = scale, or input_scale (y + alpha scale)"""
+    _grad_fn_name = "EluBackward1"
+    _saved_names, _saved_values = ("result",), {"alpha": "alpha", "scale": "scale", "input_scale": "input_scale"}
+
+    @staticmethod
+    def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
+        ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
+        out = _elu_np(x, alpha, scale, input_scale)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return elu_backward(grad, y, ctx.alpha, ctx.scale, ctx.input_scale, is_result=True)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return elu_backward(t, ctx.output, ctx.alpha, ctx.scale, ctx.input_scale, is_result=True)
+
+
+class CeluResult(EluResult):
+    """celu_ (in place): elu with input_scale 1/alpha, from the result"""
+    _grad_fn_name = "CeluBackward1"
+    _saved_values = {"alpha": "alpha"}
+
+    @staticmethod
+    def forward(ctx, x, alpha=1.0):
+        out = EluResult.forward(ctx, x, alpha, 1.0, 1.0 / alpha)
+        ctx.input_scale = 1.0 / float(np.float32(alpha))  # (torch's backward reads alpha as a float here)
+        return out
+
+
+class LeakyReluResult(Op):
+    """leaky_relu_ (in place): x if x > 0 else slope x, whose node keeps the result, as torch's (which refuses a
+    negative slope there, in backward: the result's sign no longer tells the side)"""
+    _grad_fn_name = "LeakyReluBackward1"
+    _saved_names, _saved_values = ("result",), {"negative_slope": "slope"}
+
+    @staticmethod
+    def forward(ctx, x, negative_slope=0.01):
+        ctx.slope = negative_slope
+        out = np.where(x > 0, x, x * x.dtype.type(negative_slope))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        if ctx.slope < 0:
+            raise RuntimeError(
+                "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+                "This is caused by calling in-place forward function with a negative slope, please call "
+                "out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you do "
+                "require supporting in-place leakRelu backward calculation with negative slope")
+        return LeakyReluBackward.apply(grad, y, np.where(y._data > 0, 1.0, ctx.slope))
+
+    @staticmethod
+    def jvp(ctx, t):
+        y = ctx.output
+        return t * Tensor._make(np.where(y._data > 0, 1.0, ctx.slope).astype(y._data.dtype))
 
 
 class Glu(Op):
@@ -417,12 +490,12 @@ class RreluBackward(GradTimesLocal):
 
 
 class RreluWithNoise(Op):
-    """x if x >= 0 else a x, a drawn per element from U(lower, upper) in training, (lower+upper)/2 in eval"""
+    """x if x > 0 else a x, a drawn per element from U(lower, upper) in training, (lower+upper)/2 in eval"""
     _grad_fn_name = "RreluWithNoiseBackward0"
 
     @staticmethod
     def forward(ctx, x, slopes=None):
-        ctx.slopes = slopes  # 1 where x >= 0, the negative slope elsewhere
+        ctx.slopes = slopes  # 1 where x > 0, the negative slope elsewhere
         ctx.save_for_backward(x)  # (for the edge of its backward's node to x, as torch's)
         return (x * slopes).astype(x.dtype)
 
@@ -435,6 +508,18 @@ class RreluWithNoise(Op):
     @staticmethod
     def jvp(ctx, t):
         return t * Tensor._make(ctx.slopes.astype(t._data.dtype))
+
+
+class RreluResult(RreluWithNoise):
+    """rrelu_ (in place): its node keeps the result, as torch's (the same slopes apply)"""
+    _grad_fn_name = "RreluWithNoiseBackward1"
+
+    @staticmethod
+    def forward(ctx, x, slopes=None):
+        ctx.slopes = slopes
+        out = (x * slopes).astype(x.dtype)
+        ctx.save_for_backward(out)
+        return out
 
 
 def prelu(input, weight):

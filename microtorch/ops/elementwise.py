@@ -794,7 +794,7 @@ def _d_sin(g, x):
 
 def _d_cos(g, x):
     """d cos(x) = -sin(x)"""
-    return g * (-sin(x)).conj()
+    return g * -sin(x).conj()
 
 
 def _d_tan(g, y):
@@ -832,7 +832,7 @@ def _d_asin(g, x):
 def _d_acos(g, x):
     """d acos(x) = -1/sqrt(1-x^2)"""
     from .scalar_overloads import add_scalar
-    return g * (-add_scalar(-x * x, 1).rsqrt()).conj()
+    return g * -add_scalar(-x * x, 1).rsqrt().conj()
 
 
 def _d_atan(g, x):
@@ -1087,8 +1087,9 @@ class Sgn(Op):
 def _sgn_derivative(z, s, g):
     """torch's formula, masked where z = 0 after the division (so a second derivative there is nan, as torch's)"""
     from .index import masked_fill
+    from .scalar_overloads import mul_scalar
     a = z.abs()
-    return masked_fill((g - s * s * g.conj()) / (a * 2), Tensor._make(a._data == 0), 0.0)
+    return masked_fill((g - s * s * g.conj()) / mul_scalar(a, 2.0), Tensor._make(a._data == 0), 0.0)
 
 
 def sgn(input):
@@ -1163,6 +1164,7 @@ def relu(input):
 class GradTimesLocal(Op):
     """g * local(x) for a local slope constant in x (relu's mask): d = (local, 0)"""
     _grad_fn_name = "ThresholdBackwardBackward0"
+    _saved_names = ("self",)  # (torch's grad_fn._saved_self: x)
 
     @staticmethod
     def forward(ctx, g, x, local):
@@ -1251,33 +1253,38 @@ class Elu(Op):
         return elu_backward(t, ctx.inputs[0], ctx.alpha)  # (torch's: its backward on the tangent)
 
 
-def elu_backward(g, x, alpha, scale=1.0, input_scale=1.0):
-    """elu's, selu's and celu's backward: EluBackward's values in numpy where nothing records, else the node."""
+def elu_backward(g, x, alpha, scale=1.0, input_scale=1.0, is_result=False):
+    """elu's, selu's and celu's backward (is_result: x is their result, for the in-place forms): EluBackward's
+    values in numpy where nothing records, else the node."""
     if unrecorded(g) and unrecorded(x):
-        return plain(EluBackward.values(g._data, x._data, alpha, scale, input_scale))
-    return EluBackward.apply(g, x, alpha=alpha, scale=scale, input_scale=input_scale)
+        return plain(EluBackward.values(g._data, x._data, alpha, scale, input_scale, is_result))
+    return EluBackward.apply(g, x, alpha=alpha, scale=scale, input_scale=input_scale, is_result=is_result)
 
 
 class EluBackward(Op):
     """g * elu'(x) as an op of its own (torch's elu_backward), so that its derivative is torch's: d/dg = elu'(x),
-    d/dx = elu_backward(g gg input_scale) * [x < 0] (a product, so an infinite g gives NaN at 0 and above, as torch)"""
+    d/dx = elu_backward(g gg input_scale) * [x < 0] (a product, so an infinite g gives NaN at 0 and above, as torch).
+    From the result y (is_result, the in-place forms): g input_scale (y + alpha scale) below 0, d/dy = g gg
+    input_scale"""
     _grad_fn_name = "EluBackwardBackward0"
     _saved_names = ("grad_output", "self_or_result")
     _saved_values = {"alpha": "alpha", "scale": "scale", "input_scale": "input_scale", "is_result": "is_result"}
 
     @staticmethod
-    def forward(ctx, g, x, alpha=1.0, scale=1.0, input_scale=1.0):
-        ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
-        ctx.is_result = False  # (torch's elu_backward can also work from the result, for elu_: not here)
+    def forward(ctx, g, x, alpha=1.0, scale=1.0, input_scale=1.0, is_result=False):
+        ctx.alpha, ctx.scale, ctx.input_scale, ctx.is_result = alpha, scale, input_scale, is_result
         ctx.save_for_backward(g, x)
-        return EluBackward.values(g, x, alpha, scale, input_scale)
+        return EluBackward.values(g, x, alpha, scale, input_scale, is_result)
 
     @staticmethod
-    def values(g, x, alpha, scale, input_scale):
+    def values(g, x, alpha, scale, input_scale, is_result=False):
         """torch's kernel: g input_scale (alpha scale) exp(x input_scale) where x <= 0, else g scale, the
-        coefficients in x's dtype"""
+        coefficients in x's dtype; from the result y: g input_scale (y + alpha scale) where y <= 0"""
         c = x.dtype.type
-        neg = g * c(input_scale) * (c(alpha) * c(scale)) * np.exp(np.where(x <= 0, x, 0) * c(input_scale))
+        if is_result:
+            neg = g * c(input_scale) * (x + c(alpha) * c(scale))
+        else:
+            neg = g * c(input_scale) * (c(alpha) * c(scale)) * np.exp(np.where(x <= 0, x, 0) * c(input_scale))
         return np.where(x <= 0, neg, g * c(scale)).astype(g.dtype, copy=False)
 
     @staticmethod
@@ -1294,13 +1301,15 @@ class EluBackward(Op):
 
     @staticmethod
     def _again(ctx, g, x):
-        return EluBackward.apply(g, x, alpha=ctx.alpha, scale=ctx.scale, input_scale=ctx.input_scale)
+        return EluBackward.apply(g, x, alpha=ctx.alpha, scale=ctx.scale, input_scale=ctx.input_scale,
+                                 is_result=ctx.is_result)
 
     @staticmethod
     def _curvature(ctx, h, x):
-        """torch's elu_double_backward: elu_backward(h input_scale) * [x < 0]"""
+        """torch's elu_double_backward: elu_backward(h input_scale) * [x < 0], or h input_scale [y < 0]"""
         from .scalar_overloads import mul_scalar
-        return EluBackward._again(ctx, mul_scalar(h, ctx.input_scale), x) * (x < 0)
+        h = mul_scalar(h, ctx.input_scale)
+        return (h if ctx.is_result else EluBackward._again(ctx, h, x)) * (x < 0)
 
 
 def elu(input, alpha=1.0):

@@ -21,8 +21,10 @@ def _d_asinh(g, x):
 
 
 def _d_acosh(g, x):
-    """d acosh(x) = 1/sqrt(x^2 - 1)"""
-    return g * sub_scalar(x * x, 1).rsqrt().conj()
+    """d acosh(x) = 1/sqrt(x^2 - 1), for complex x 1/(sqrt(x + 1) sqrt(x - 1)) (sqrt(ab) is not sqrt(a) sqrt(b))"""
+    if x.is_complex():
+        return g * (add_scalar(x, 1).rsqrt() * sub_scalar(x, 1).rsqrt()).conj()
+    return g * sub_scalar(x * x, 1).rsqrt()
 
 
 def _d_exp2(g, y):
