@@ -3,8 +3,8 @@
 They draw as torch's CPU generator does: the 32-bit Mersenne Twister seeded with the low 32 bits of the seed,
 and rand, randn, randint, randperm, uniform_ and normal_ turn its draws into numbers as torch's kernels do, so
 that `manual_seed(0); rand(3)` gives torch's tensor([0.4963, 0.7682, 0.0885]) and a seeded nn.Linear starts
-from torch's weights. (float32 normals in blocks of 16 or more may differ from torch's in the last bit: torch
-computes them with its CPU's vector instructions.) Other distributions (dropout's masks, multinomial,
+from torch's weights. (float32 normals drawn 16 or more at a time may differ from torch's in the last bits, about
+1e-6: torch computes them with its CPU's vector instructions.) Other distributions (dropout's masks, multinomial,
 exponential_, ...) draw from the same engine in numpy's own way: reproducible, but not torch's numbers.
 """
 import math
