@@ -324,3 +324,15 @@ def test_a_new_empty_tensor_has_torchs_strides(shape):
     for make in ("empty", "zeros", "ones"):
         assert getattr(mt, make)(*shape).stride() == getattr(torch, make)(*shape).stride()
     assert mt.ones(3, 4)[:, :0].stride() == torch.ones(3, 4)[:, :0].stride()
+
+
+@pytest.mark.parametrize("op", ["tanh", "sigmoid"])
+def test_the_third_order_graph_of_tanh_and_sigmoid_is_torchs(op):
+    from test_reduce_graphs import _names
+    graphs = []
+    for lib in (torch, mt):
+        x = lib.tensor([0.3, -0.2, 0.45], dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad(getattr(lib, op)(x).sum(), x, create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), x, create_graph=True)
+        graphs.append(_names(gg.grad_fn))
+    assert graphs[0] == graphs[1]

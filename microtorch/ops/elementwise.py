@@ -877,8 +877,9 @@ class TanhBackward(Op):
     @staticmethod
     def backward(ctx, gg):
         g, y = ctx.saved_tensors
+        from .scalar_overloads import mul_scalar  # (torch's formula: gg * (-2 y * g), its -2 y a MulBackward1)
         return (TanhBackward.apply(gg, y) if ctx.needs_input_grad[0] else None,
-                gg * g * y * -2 if ctx.needs_input_grad[1] else None)
+                gg * (mul_scalar(y, -2) * g) if ctx.needs_input_grad[1] else None)
 
     @staticmethod
     def jvp(ctx, tg, ty):
@@ -903,8 +904,9 @@ class SigmoidBackward(Op):
     @staticmethod
     def backward(ctx, gg):
         g, y = ctx.saved_tensors
+        from .scalar_overloads import add_scalar, mul_scalar  # (torch's formula: gg * g * (-2 y + 1), Scalar ops)
         return (SigmoidBackward.apply(gg, y) if ctx.needs_input_grad[0] else None,
-                gg * g * (1 - 2 * y) if ctx.needs_input_grad[1] else None)
+                gg * g * add_scalar(mul_scalar(y, -2), 1) if ctx.needs_input_grad[1] else None)
 
     @staticmethod
     def jvp(ctx, tg, ty):

@@ -110,9 +110,10 @@ def _erfinv_np(y):
     return np.where(np.abs(y) > 1, np.nan, x)
 
 
-def _d_erfinv(out):
-    """d erfinv(y) = sqrt(pi)/2 exp(erfinv(y)^2)"""
-    return (out * out).exp() * (math.sqrt(math.pi) / 2)
+def _d_erfinv(g, x):
+    """d erfinv(x) = sqrt(pi)/2 exp(erfinv(x)^2), term by term as torch's formula (which computes erfinv(x) again)"""
+    from .scalar_overloads import mul_scalar
+    return mul_scalar(Erfinv.apply(x).pow(2).exp(), 0.5 * math.sqrt(math.pi)) * g
 
 
 def _in_float32_if_half(kernel):
@@ -134,7 +135,7 @@ def _d_i0(x):
 
 
 Lgamma = _unary("Lgamma", lambda x: _lgamma_np(x).astype(x.dtype), _d_lgamma)
-Erfinv = _unary("Erfinv", lambda x: _erfinv_np(x).astype(x.dtype), _d_erfinv, saves="output")
+Erfinv = _unary("Erfinv", lambda x: _erfinv_np(x).astype(x.dtype), formula=_d_erfinv)
 I0 = _unary("I0", _in_float32_if_half(i0_values), _d_i0)
 I1 = _unary("SpecialI1", _in_float32_if_half(lambda x: i1_values(x, special_i1=True)), _d_i1)  # (and i0's derivative)
 
