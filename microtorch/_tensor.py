@@ -138,8 +138,6 @@ class Tensor:
 
     def stride(self, dim=None):
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
-        if not self._data.size and not any(strides):  # (numpy gives a new empty array zero strides: torch's are
-            strides = _empty_strides(self._data.shape)   # those of C order, with each empty dim counted as 1)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim, "stride")]
 
     def data_ptr(self):
@@ -493,14 +491,6 @@ def device_type(d):
 
 
 _CPU = device("cpu")
-
-
-def _empty_strides(shape):
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
 
 
 def _wrap_dim(dim, ndim, op):

@@ -319,13 +319,6 @@ def test_a_numpy_bool_is_read_as_a_float_number_as_torchs_parser_reads_it(call):
     assert run(mt) == run(torch)
 
 
-@pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0), (2, 0, 3), (0, 0), (4, 1, 0)])
-def test_a_new_empty_tensor_has_torchs_strides(shape):
-    for make in ("empty", "zeros", "ones"):
-        assert getattr(mt, make)(*shape).stride() == getattr(torch, make)(*shape).stride()
-    assert mt.ones(3, 4)[:, :0].stride() == torch.ones(3, 4)[:, :0].stride()
-
-
 @pytest.mark.parametrize("op", ["tanh", "sigmoid"])
 def test_the_third_order_graph_of_tanh_and_sigmoid_is_torchs(op):
     from test_reduce_graphs import _names
