@@ -36,6 +36,9 @@ DRAWS = {
     "Conv2d": lambda lib: lib.cat([p.detach().flatten() for p in lib.nn.Conv2d(2, 3, 2).parameters()]),
     "kaiming_normal_": lambda lib: lib.nn.init.kaiming_normal_(lib.empty(3, 4)),
     "xavier_uniform_": lambda lib: lib.nn.init.xavier_uniform_(lib.empty(3, 4)),
+    "trunc_normal_": lambda lib: lib.nn.init.trunc_normal_(lib.empty(3, 4), std=0.02),
+    "trunc_normal_ redrawn": lambda lib: lib.nn.init.trunc_normal_(lib.empty(10), mean=1.0, std=2.0, a=-1.0, b=3.0),
+    "trunc_normal_ rejection": lambda lib: lib.nn.init.trunc_normal_(lib.empty(10), std=5.0, a=2.0, b=3.0),
 }
 
 
@@ -158,3 +161,11 @@ def _lenet_printout(lib):
 
 def test_a_seeded_tutorial_prints_what_torch_prints():
     assert _lenet_printout(mt) == _lenet_printout(torch)
+
+
+def test_an_orthogonal_init_is_torchs():
+    """(the same normal draw, then numpy's QR against torch's LAPACK: equal to float32's precision)"""
+    torch.manual_seed(4)
+    mt.manual_seed(4)
+    t, m = torch.nn.init.orthogonal_(torch.empty(3, 5)), mt.nn.init.orthogonal_(mt.empty(3, 5))
+    np.testing.assert_allclose(m.numpy(), t.numpy(), rtol=0, atol=1e-6)

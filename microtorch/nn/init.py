@@ -62,14 +62,41 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """N(mean, std^2) redrawn until inside [a, b]"""
-    rng = _rng(generator)
-    out = rng.normal(mean, std, tensor.shape)
-    bad = (out < a) | (out > b)
-    while bad.any():
-        out[bad] = rng.normal(mean, std, int(bad.sum()))
-        bad = (out < a) | (out > b)
-    return _fill(tensor, out)
+    """N(mean, std^2) truncated to [a, b], drawn as torch 2.13 draws it (so a seed gives torch's numbers): normal
+    draws redrawn where they fall outside when most of the mass is inside, else uniform proposals on [a, b]
+    accepted by the density (rejection sampling)."""
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        import warnings
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
+                      "be incorrect.", stacklevel=2)
+    rng, dtype, shape = _rng(generator), tensor._data.dtype, tuple(tensor.shape)
+    if _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std) > 0.3:
+        lo, hi = dtype.type(a), dtype.type(b)  # (torch compares with the bounds in the tensor's dtype)
+        out = rng.torch_normal(dtype, mean, std, shape)
+        while ((out < lo) | (out > hi)).any():  # (each round draws a whole tensor, as torch's where() does)
+            out = np.where((out < lo) | (out > hi), rng.torch_normal(dtype, mean, std, shape), out)
+        return _fill(tensor, out)
+    return _fill(tensor, _accepted_uniform(rng, dtype, shape, mean, std, a, b))
+
+
+def _normal_cdf(x):
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _accepted_uniform(rng, dtype, shape, mean, std, a, b):
+    """Uniform proposals on [a, b], each kept when log(u) < log(density / its peak), redrawn where not."""
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_density(x):  # (in the tensor's dtype, one rounding per step, as torch's in-place steps)
+        return ((x - dtype.type(mean)) / dtype.type(std)) ** 2 * dtype.type(-0.5) - dtype.type(log_peak)
+    out = rng.torch_uniform(dtype, a, b, shape)
+    pending = np.log(rng.torch_uniform(dtype, 0.0, 1.0, shape)) > log_density(out)
+    while pending.any():
+        proposal = rng.torch_uniform(dtype, a, b, shape)
+        out = np.where(pending, proposal, out)
+        pending = np.where(pending, np.log(rng.torch_uniform(dtype, 0.0, 1.0, shape)) > log_density(proposal), pending)
+    return out
 
 
 def constant_(tensor, val):
@@ -128,7 +155,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng(generator).standard_normal((rows, cols))
+    flat = _rng(generator).torch_normal(tensor._data.dtype, 0.0, 1.0, (rows, cols))  # (torch's draw, in its dtype)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
