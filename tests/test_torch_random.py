@@ -37,6 +37,9 @@ DRAWS = {
     "kaiming_normal_": lambda lib: lib.nn.init.kaiming_normal_(lib.empty(3, 4)),
     "xavier_uniform_": lambda lib: lib.nn.init.xavier_uniform_(lib.empty(3, 4)),
     "trunc_normal_": lambda lib: lib.nn.init.trunc_normal_(lib.empty(3, 4), std=0.02),
+    "rrelu training": lambda lib: lib.nn.functional.rrelu(lib.tensor([[-1.0, 2.0, -3.0], [0.0, -0.5, 4.0]]),
+                                                          training=True),
+    "RReLU module": lambda lib: lib.nn.RReLU()(lib.tensor([-1.0, -2.0, 3.0], dtype=lib.float64)),
     "trunc_normal_ redrawn": lambda lib: lib.nn.init.trunc_normal_(lib.empty(10), mean=1.0, std=2.0, a=-1.0, b=3.0),
     "trunc_normal_ rejection": lambda lib: lib.nn.init.trunc_normal_(lib.empty(10), std=5.0, a=2.0, b=3.0),
 }

@@ -124,11 +124,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 def rrelu_with_generator(input, lower, upper, training, inplace, generator):
     """rrelu drawing its slopes from `generator` (torch.rrelu and rrelu_ take one; F.rrelu does not)"""
     x = input._data
-    if training:
-        a = _rng(generator).uniform(lower, upper, x.shape)
+    slopes = np.where(x > 0, 1.0, (lower + upper) / 2)  # (torch: 0 takes the negative side's slope)
+    if training:  # torch's kernel draws a double on [lower, upper) (the bounds in x's dtype) for each element not
+        negative = ~(x > 0)  # above 0, in order, and multiplies x by it in double
+        low, high = float(x.dtype.type(lower)), float(x.dtype.type(upper))
+        slopes[negative] = _rng(generator).torch_uniform(np.float64, low, high, (int(negative.sum()),))
     else:
-        a = np.full(x.shape, (lower + upper) / 2)
-    slopes = np.where(x > 0, 1.0, a).astype(x.dtype)  # (torch: 0 takes the negative side's slope)
+        slopes = slopes.astype(x.dtype)
     op = act.RreluResult if inplace else act.RreluWithNoise  # (in place: torch's node keeps the result)
     return _run(input, lambda x: op.apply(x, slopes=slopes), inplace, "rrelu")
 
