@@ -381,7 +381,7 @@ def bernoulli(input, p=None, *, generator=None):
     if p is not None and not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     probs = input._data if p is None else p
-    return Tensor._make((_rng(generator).random(input.shape) < probs).astype(input._data.dtype))
+    return Tensor._make(_rng(generator).torch_bernoulli(probs, tuple(input.shape)).astype(input._data.dtype))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):

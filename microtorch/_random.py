@@ -1,11 +1,11 @@
-"""The random generators behind rand, randn, randint, randperm, uniform_, normal_, dropout and init.
+"""The random generators behind rand, randn, randint, randperm, uniform_, normal_, bernoulli, dropout and init.
 
 They draw as torch's CPU generator does: the 32-bit Mersenne Twister seeded with the low 32 bits of the seed,
-and rand, randn, randint, randperm, uniform_ and normal_ turn its draws into numbers as torch's kernels do, so
-that `manual_seed(0); rand(3)` gives torch's tensor([0.4963, 0.7682, 0.0885]) and a seeded nn.Linear starts
-from torch's weights. (float32 normals drawn 16 or more at a time may differ from torch's in the last bits, about
-1e-6: torch computes them with its CPU's vector instructions.) Other distributions (dropout's masks, multinomial,
-exponential_, ...) draw from the same engine in numpy's own way: reproducible, but not torch's numbers.
+and rand, randn, randint, randperm, uniform_, normal_ and bernoulli (so dropout's masks) turn its draws into
+numbers as torch's kernels do, so that `manual_seed(0); rand(3)` gives torch's tensor([0.4963, 0.7682, 0.0885])
+and a seeded nn.Linear starts from torch's weights. (float32 normals drawn 16 or more at a time may differ from
+torch's in the last bits, about 1e-6: torch computes them with its CPU's vector instructions.) Other distributions
+(multinomial, exponential_, ...) draw from the same engine in numpy's own way: reproducible, but not torch's.
 """
 import math
 
@@ -69,6 +69,12 @@ class TorchStream(np.random.Generator):
             data[n - 16:] = self.torch_uniform(np_dtype, 0.0, 1.0, (16,))
             _box_muller_16(data[n - 16:].reshape(1, 16), mean, std)
         return data
+
+    def torch_bernoulli(self, p, size):
+        """bernoulli as torch's kernels draw it: u < p, u a double, or a float when p is a float32 (or half) tensor's
+        probabilities (torch's bernoulli_distribution<float>)."""
+        single = isinstance(p, np.ndarray) and p.dtype.itemsize < 8
+        return self.torch_uniform(np.float32 if single else np.float64, 0.0, 1.0, size) < p
 
     def torch_integers(self, low, high, size):
         """randint(low, high) as torch's random_from_to: one draw (two when the range needs 64 bits) modulo it."""
@@ -186,4 +192,6 @@ def _rng(generator):
 
 
 def bernoulli_mask(shape, p_keep, np_dtype):
-    return (_gen[0].random(shape) < p_keep).astype(np_dtype)
+    """1 with probability p_keep, as torch's bernoulli_(p): one double draw per element, kept when below p_keep
+    (dropout's masks, so a seed drops torch's units)."""
+    return _gen[0].torch_bernoulli(p_keep, tuple(shape)).astype(np_dtype)

@@ -481,7 +481,7 @@ RANDOM_FILLS = {
     "uniform_": lambda rng, shape, dt, from_=0.0, to=1.0, **kw: rng.torch_uniform(dt, kw.get("from", from_), to, shape),
     "random_": _random_ints,
     "exponential_": lambda rng, shape, _dt, lambd=1.0: rng.exponential(1.0 / lambd, shape),
-    "bernoulli_": lambda rng, shape, _dt, p=0.5: rng.random(shape) < (p._data if hasattr(p, "_data") else p),
+    "bernoulli_": lambda rng, shape, _dt, p=0.5: rng.torch_bernoulli(p._data if hasattr(p, "_data") else p, shape),
     "cauchy_": lambda rng, shape, _dt, median=0.0, sigma=1.0: median + sigma * rng.standard_cauchy(shape),
     "geometric_": lambda rng, shape, _dt, p: rng.geometric(p, shape),
     "log_normal_": lambda rng, shape, _dt, mean=1.0, std=2.0: rng.lognormal(mean, std, shape),

@@ -124,7 +124,7 @@ class _PerExampleRandom:
     """randomness="different": each draw gets an extra batch dim, so every example differs."""
 
     _SIZE_ARG = {"random": 0, "standard_normal": 0, "integers": 2, "normal": 2, "uniform": 2, "torch_uniform": 3,
-                 "torch_normal": 3, "torch_integers": 2}
+                 "torch_normal": 3, "torch_integers": 2, "torch_bernoulli": 1}
 
     def __init__(self, rng, level, batch_size):
         self._rng, self._level, self._B = rng, level, batch_size

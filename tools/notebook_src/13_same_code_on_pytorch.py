@@ -317,10 +317,10 @@ else:
 # - `microtorch.viz` exists only here. Keep visualizer calls in their own cells, and the rest of
 #   your code runs on PyTorch after changing the import.
 # - microtorch runs on the CPU with numpy; `device="cuda"` and performance are PyTorch's.
-# - After `manual_seed(s)`, `rand`, `randn`, `randint`, `randperm`, `uniform_`, `normal_`, the
-#   initial weights of layers and a shuffling `DataLoader` give PyTorch's numbers (`randn` of 16
-#   or more float32 values to within a few units in the last place). Dropout masks, `bernoulli`,
-#   `multinomial` and the other distributions are reproducible here but are not PyTorch's numbers.
+# - After `manual_seed(s)`, `rand`, `randn`, `randint`, `randperm`, `uniform_`, `normal_`,
+#   `bernoulli`, dropout, the initial weights of layers and a shuffling `DataLoader` give PyTorch's
+#   numbers (`randn` of 16 or more float32 values to within a few units in the last place).
+#   `multinomial` and the rarer distributions are reproducible here but are not PyTorch's numbers.
 #   Without a seed, PyTorch starts from a new seed in each run; microtorch from the same one.
 
 # %% [markdown]
