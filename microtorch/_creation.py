@@ -385,13 +385,25 @@ def bernoulli(input, p=None, *, generator=None):
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """num_samples category indices per row of probabilities, drawn as torch's CPU kernel draws them: with
+    replacement, a double u per sample found in the row's normalized running sum; without, the top num_samples
+    of p / q for exponential draws q (the Gumbel trick), so a seed gives torch's samples."""
     rng = _rng(generator)
     _check_multinomial(input, num_samples, replacement)
-    p = input._data / input._data.sum(-1, keepdims=True)
+    p = input._data
     rows = p.reshape(-1, p.shape[-1])
-    out = np.stack([rng.choice(p.shape[-1], num_samples, replace=replacement, p=r) for r in rows]) if len(rows) \
-        else np.zeros((0, num_samples), np.int64)  # (no rows: none drawn)
+    if replacement:
+        out = np.array([np.searchsorted(_normalized_cumsum(r), rng.torch_uniform(np.float64, 0.0, 1.0, (num_samples,)),
+                                        side="left") for r in rows], dtype=np.int64).reshape(len(rows), num_samples)
+    else:
+        ratio = rows / rng.torch_exponential(rows.dtype, 1.0, rows.shape)
+        out = np.argsort(-ratio, axis=-1, kind="stable")[:, :num_samples]
     return Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
+
+
+def _normalized_cumsum(row):
+    total = np.cumsum(row)
+    return total / total[-1] if total.size and total[-1] > 0 else total
 
 
 def _check_multinomial(probs, n, replacement):

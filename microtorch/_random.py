@@ -4,8 +4,9 @@ They draw as torch's CPU generator does: the 32-bit Mersenne Twister seeded with
 and rand, randn, randint, randperm, uniform_, normal_ and bernoulli (so dropout's masks) turn its draws into
 numbers as torch's kernels do, so that `manual_seed(0); rand(3)` gives torch's tensor([0.4963, 0.7682, 0.0885])
 and a seeded nn.Linear starts from torch's weights. (float32 normals drawn 16 or more at a time may differ from
-torch's in the last bits, about 1e-6: torch computes them with its CPU's vector instructions.) Other distributions
-(multinomial, exponential_, ...) draw from the same engine in numpy's own way: reproducible, but not torch's.
+torch's in the last bits, about 1e-6: torch computes them with its CPU's vector instructions.) multinomial,
+exponential_, cauchy_, geometric_ and log_normal_ draw as torch's too; poisson and binomial draw from the same engine
+in numpy's own way: reproducible, but not torch's.
 """
 import math
 
@@ -75,6 +76,23 @@ class TorchStream(np.random.Generator):
         probabilities (torch's bernoulli_distribution<float>)."""
         single = isinstance(p, np.ndarray) and p.dtype.itemsize < 8
         return self.torch_uniform(np.float32 if single else np.float64, 0.0, 1.0, size) < p
+
+    def torch_exponential(self, np_dtype, lambd, size):
+        """exponential_(lambd) as torch's kernel: -log(1 - u) / lambd for a double u, in np_dtype."""
+        u = self.torch_uniform(np.float64, 0.0, 1.0, size)
+        log1p = np.frompyfunc(math.log1p, 1, 1)(-u).astype(np.float64)  # (the C library's, as the kernel: numpy's
+        return (-1.0 / lambd * log1p).astype(np_dtype)                  # own differs in the last bit now and then)
+
+    def torch_from_uniform(self, np_dtype, transform, size):
+        """transform(u) of a double u per element, in np_dtype: torch's cauchy_ (median + sigma tan(pi (u - 1/2)))
+        and geometric_ (ceil(log u / log(1 - p))) kernels."""
+        return transform(self.torch_uniform(np.float64, 0.0, 1.0, size)).astype(np_dtype)
+
+    def torch_log_normal(self, np_dtype, mean, std, size):
+        """log_normal_(mean, std): exp of torch's one-at-a-time normals (their kept second values included)."""
+        n = math.prod(size)
+        values = [math.exp(self._one_normal() * std + mean) for _ in range(n)]  # (the C library's exp, as the kernel)
+        return np.array(values, dtype=np.float64).astype(np_dtype).reshape(size)
 
     def torch_integers(self, low, high, size):
         """randint(low, high) as torch's random_from_to: one draw (two when the range needs 64 bits) modulo it."""

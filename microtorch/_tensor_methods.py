@@ -480,11 +480,13 @@ RANDOM_FILLS = {
     "normal_": lambda rng, shape, dt, mean=0.0, std=1.0: rng.torch_normal(dt, mean, std, shape),
     "uniform_": lambda rng, shape, dt, from_=0.0, to=1.0, **kw: rng.torch_uniform(dt, kw.get("from", from_), to, shape),
     "random_": _random_ints,
-    "exponential_": lambda rng, shape, _dt, lambd=1.0: rng.exponential(1.0 / lambd, shape),
+    "exponential_": lambda rng, shape, dt, lambd=1.0: rng.torch_exponential(dt, lambd, shape),
     "bernoulli_": lambda rng, shape, _dt, p=0.5: rng.torch_bernoulli(p._data if hasattr(p, "_data") else p, shape),
-    "cauchy_": lambda rng, shape, _dt, median=0.0, sigma=1.0: median + sigma * rng.standard_cauchy(shape),
-    "geometric_": lambda rng, shape, _dt, p: rng.geometric(p, shape),
-    "log_normal_": lambda rng, shape, _dt, mean=1.0, std=2.0: rng.lognormal(mean, std, shape),
+    "cauchy_": lambda rng, shape, dt, median=0.0, sigma=1.0: rng.torch_from_uniform(
+        dt, lambda u: median + sigma * np.tan(np.pi * (u - 0.5)), shape),
+    "geometric_": lambda rng, shape, dt, p: rng.torch_from_uniform(dt, lambda u: np.ceil(np.log(u) / np.log1p(-p)),
+                                                                   shape),
+    "log_normal_": lambda rng, shape, dt, mean=1.0, std=2.0: rng.torch_log_normal(dt, mean, std, shape),
 }
 
 
