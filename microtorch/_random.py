@@ -80,8 +80,8 @@ class TorchStream(np.random.Generator):
     def torch_exponential(self, np_dtype, lambd, size):
         """exponential_(lambd) as torch's kernel: -log(1 - u) / lambd for a double u, in np_dtype."""
         u = self.torch_uniform(np.float64, 0.0, 1.0, size)
-        log1p = np.frompyfunc(math.log1p, 1, 1)(-u).astype(np.float64)  # (the C library's, as the kernel: numpy's
-        return (-1.0 / lambd * log1p).astype(np_dtype)                  # own differs in the last bit now and then)
+        log1p = np.asarray(np.frompyfunc(math.log1p, 1, 1)(-u), dtype=np.float64)  # (the C library's, as the
+        return (-1.0 / lambd * log1p).astype(np_dtype)  # kernel: numpy's own differs in the last bit now and then)
 
     def torch_from_uniform(self, np_dtype, transform, size):
         """transform(u) of a double u per element, in np_dtype: torch's cauchy_ (median + sigma tan(pi (u - 1/2)))
@@ -91,7 +91,7 @@ class TorchStream(np.random.Generator):
     def torch_log_normal(self, np_dtype, mean, std, size):
         """log_normal_(mean, std): exp of torch's one-at-a-time normals (their kept second values included)."""
         n = math.prod(size)
-        values = [math.exp(self._one_normal() * std + mean) for _ in range(n)]  # (the C library's exp, as the kernel)
+        values = [_exp(self._one_normal() * std + mean) for _ in range(n)]  # (the C library's exp, as the kernel)
         return np.array(values, dtype=np.float64).astype(np_dtype).reshape(size)
 
     def torch_integers(self, low, high, size):
@@ -108,6 +108,13 @@ class TorchStream(np.random.Generator):
             j = i + bits % (n - i)
             out[i], out[j] = out[j], out[i]
         return np.array(out, dtype=np.int64)
+
+
+def _exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:  # (the C function's inf)
+        return math.inf
 
 
 def _box_muller_16(blocks, mean, std):
