@@ -329,3 +329,17 @@ def test_the_third_order_graph_of_tanh_and_sigmoid_is_torchs(op):
         gg, = lib.autograd.grad(g.sum(), x, create_graph=True)
         graphs.append(_names(gg.grad_fn))
     assert graphs[0] == graphs[1]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 5, 64, 4099])
+def test_relu_keeps_negative_zero_and_nan_as_torch_on_every_path(dtype, n):
+    """relu's forward is one np.maximum(0.0, x) where numpy gives its second operand on ties (checked at import),
+    else np.maximum with a fix for -0.0: either way torch's signs, NaN and layouts, contiguous or strided."""
+    import numpy as np
+    base = np.resize(np.array([-0.0, 0.0, -1.5, 2.0, np.nan, -np.inf, np.inf, 3.0]), 2 * n)
+    for make in (lambda lib: lib.tensor(base, dtype=getattr(lib, dtype))[::2],
+                 lambda lib: lib.tensor(base[:n], dtype=getattr(lib, dtype))):
+        t, m = make(torch).relu().numpy(), make(mt).relu().numpy()
+        np.testing.assert_array_equal(m, t)
+        assert (np.signbit(m) == np.signbit(t)).all()

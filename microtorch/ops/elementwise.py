@@ -1123,6 +1123,20 @@ def erf(input):
     return Erf.apply(_float(input))
 
 
+def _maximum_gives_second_on_ties(dtype):
+    """Does numpy's maximum(0.0, x) give x itself where x is -0.0 (the second operand on ties), on every path its
+    loops take for this dtype (lengths, SIMD tails, strides, scalars)? Checked once, since it varies with the CPU
+    (and float16 takes a path that does not)."""
+    for n in (1, 3, 8, 17, 64, 1000, 4099):
+        x = np.full(n, -0.0, dtype)
+        if not np.signbit(np.maximum(0.0, x)).all() or not np.signbit(np.maximum(0.0, x[::2])).all():
+            return False
+    return bool(np.signbit(np.maximum(0.0, dtype(-0.0))))
+
+
+_ONE_PASS_RELU = {np.dtype(d) for d in (np.float32, np.float64) if _maximum_gives_second_on_ties(d)}
+
+
 class Relu(Op):
     """d relu(x) = [x > 0]"""
     _grad_fn_name = "ReluBackward0"
@@ -1131,11 +1145,14 @@ class Relu(Op):
     @staticmethod
     def forward(ctx, x):
         floating = x.dtype.kind == "f"
-        out = np.maximum(x, 0.0 if floating else 0)  # (keeps NaN, as torch; the selection below costs twice as
-        # much. A float zero: numpy resolves an int one more slowly)
+        one_pass = x.dtype in _ONE_PASS_RELU
+        if one_pass:  # np.maximum(0.0, -0.0) is -0.0, as relu(-0.0) is in torch (NaN kept too)
+            out = np.maximum(0.0, x)
+        else:
+            out = np.maximum(x, 0.0 if floating else 0)  # (a float zero: numpy resolves an int one more slowly)
         if type(out) is not np.ndarray:  # numpy gives a scalar for a 0-d input, and the op must give an array
             out = as_array(out)  # (a call only then)
-        if floating and not x.all():  # a zero: relu(-0.0) is -0.0 in torch, np.maximum makes it 0.0
+        if floating and not one_pass and not x.all():  # a zero: np.maximum(x, 0.0) made -0.0 into 0.0
             out = _select(~(x < 0), x)  # x where not negative (NaN and -0.0 kept), else +0.0
         ctx.save_for_backward(out)
         return out
