@@ -5,8 +5,8 @@ and rand, randn, randint, randperm, uniform_, normal_ and bernoulli (so dropout'
 numbers as torch's kernels do, so that `manual_seed(0); rand(3)` gives torch's tensor([0.4963, 0.7682, 0.0885])
 and a seeded nn.Linear starts from torch's weights. (float32 normals drawn 16 or more at a time may differ from
 torch's in the last bits, about 1e-6: torch computes them with its CPU's vector instructions.) multinomial,
-exponential_, cauchy_, geometric_ and log_normal_ draw as torch's too; poisson and binomial draw from the same engine
-in numpy's own way: reproducible, but not torch's.
+poisson, exponential_, cauchy_, geometric_ and log_normal_ draw as torch's too; binomial draws from the same engine in
+numpy's own way: reproducible, but not torch's.
 """
 import math
 
@@ -93,6 +93,44 @@ class TorchStream(np.random.Generator):
         n = math.prod(size)
         values = [_exp(self._one_normal() * std + mean) for _ in range(n)]  # (the C library's exp, as the kernel)
         return np.array(values, dtype=np.float64).astype(np_dtype).reshape(size)
+
+    def torch_poisson(self, rates):
+        """poisson(rates) as torch's CPU kernel, element by element: Hoermann's transformed rejection for rates of 10
+        or more, else multiplying uniforms until their product falls below exp(-rate)."""
+        return np.array([self._one_poisson(float(r)) for r in np.ravel(rates)], dtype=np.float64).reshape(np.shape(rates))
+
+    def _one_poisson(self, rate):
+        if rate >= 10:
+            return self._poisson_rejection(rate)
+        if rate == 0:
+            return 0
+        count, product, floor = 0, 1.0, math.exp(-rate)
+        while True:
+            product *= self._uniform_double()
+            if product <= floor:
+                return count
+            count += 1
+
+    def _poisson_rejection(self, rate):
+        """Hoermann's PTRS (1993), as torch writes it."""
+        root, log_rate = math.sqrt(rate), math.log(rate)
+        b = 0.931 + 2.53 * root
+        a = -0.059 + 0.02483 * b
+        inv_alpha, v_r = 1.1239 + 1.1328 / (b - 3.4), 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = self._uniform_double() - 0.5
+            v = self._uniform_double()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + rate + 0.43)
+            if us >= 0.07 and v <= v_r:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if math.log(v) + math.log(inv_alpha) - math.log(a / (us * us) + b) <= -rate + k * log_rate - math.lgamma(k + 1):
+                return k
+
+    def _uniform_double(self):
+        return float(self.torch_uniform(np.float64, 0.0, 1.0, (1,))[0])
 
     def torch_integers(self, low, high, size):
         """randint(low, high) as torch's random_from_to: one draw (two when the range needs 64 bits) modulo it."""

@@ -162,7 +162,7 @@ def poisson(input, generator=None):
     if (rate < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative (poisson)")
     ok = np.isfinite(rate) & (rate >= 0)
-    draws = np.asarray(_random._rng(generator).poisson(np.where(ok, rate, 0)))
+    draws = _random._rng(generator).torch_poisson(np.where(ok, rate, 0))  # (torch's draws, in order)
     return Tensor._make(np.where(ok, draws, np.nan).astype(input._data.dtype))
 
 

@@ -53,6 +53,8 @@ DRAWS = {
     "cauchy_": lambda lib: lib.empty(4, dtype=lib.float64).cauchy_(1.0, 2.0),
     "geometric_": lambda lib: lib.empty(6).geometric_(0.3),
     "log_normal_": lambda lib: lib.empty(3, dtype=lib.float64).log_normal_(1.0, 0.5),
+    "poisson": lambda lib: lib.poisson(lib.tensor([0.5, 3.0, 12.0, 50.0, 0.0, 7.5, 1000.0, 10.0], dtype=lib.float64)),
+    "poisson float32": lambda lib: lib.poisson(lib.tensor([[2.0, 30.0], [0.1, 9.99]])),
     "Categorical": lambda lib: lib.distributions.Categorical(probs=lib.tensor([0.2, 0.5, 0.3])).sample((6,)),
     "Normal": lambda lib: lib.distributions.Normal(lib.zeros(3), lib.ones(3) * 2).sample(),
     "rrelu training": lambda lib: lib.nn.functional.rrelu(lib.tensor([[-1.0, 2.0, -3.0], [0.0, -0.5, 4.0]]),
