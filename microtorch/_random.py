@@ -5,8 +5,7 @@ and rand, randn, randint, randperm, uniform_, normal_ and bernoulli (so dropout'
 numbers as torch's kernels do, so that `manual_seed(0); rand(3)` gives torch's tensor([0.4963, 0.7682, 0.0885])
 and a seeded nn.Linear starts from torch's weights. (float32 normals drawn 16 or more at a time may differ from
 torch's in the last bits, about 1e-6: torch computes them with its CPU's vector instructions.) multinomial,
-poisson, exponential_, cauchy_, geometric_ and log_normal_ draw as torch's too; binomial draws from the same engine in
-numpy's own way: reproducible, but not torch's.
+poisson, binomial, exponential_, cauchy_, geometric_ and log_normal_ draw as torch's too.
 """
 import math
 
@@ -129,6 +128,12 @@ class TorchStream(np.random.Generator):
             if math.log(v) + math.log(inv_alpha) - math.log(a / (us * us) + b) <= -rate + k * log_rate - math.lgamma(k + 1):
                 return k
 
+    def torch_binomial(self, counts, probs):
+        """binomial(counts, probs) as torch's CPU kernel, element by element (arrays of one shape): BTRS (Hoermann's
+        transformed rejection) where count * min(p, 1 - p) >= 10, else the sum of geometric gaps."""
+        draws = [_one_binomial(float(n), float(p), self._uniform_double) for n, p in zip(np.ravel(counts), np.ravel(probs))]
+        return np.array(draws, dtype=np.float64).reshape(np.shape(counts))
+
     def _uniform_double(self):
         return float(self.torch_uniform(np.float64, 0.0, 1.0, (1,))[0])
 
@@ -146,6 +151,60 @@ class TorchStream(np.random.Generator):
             j = i + bits % (n - i)
             out[i], out[j] = out[j], out[i]
         return np.array(out, dtype=np.int64)
+
+
+def _one_binomial(n, p, uniform):
+    if n <= 0 or p <= 0:
+        return 0
+    if p >= 1:
+        return n
+    q = min(p, 1 - p)  # (drawn for the rarer outcome, counted back for p > 1/2)
+    k = _btrs(n, q, uniform) if n * q >= 10 else _binomial_inversion(n, q, uniform)
+    return k if p <= 0.5 else n - k
+
+
+def _binomial_inversion(n, p, uniform):
+    """How many geometric gaps fit in n trials."""
+    total, count, log_q = 0.0, 0, math.log1p(-p)
+    while True:
+        total += math.ceil(math.log(uniform()) / log_q)
+        if total > n:
+            return count
+        count += 1
+
+
+def _btrs(n, p, uniform):
+    """Hoermann's BTRS (1993), as torch writes it (its last test has no log on the box's side, as torch's)."""
+    spread = math.sqrt(n * p * (1 - p))
+    b = 1.15 + 2.53 * spread
+    a, c, v_r = -0.0873 + 0.0248 * b + 0.01 * p, n * p + 0.5, 0.92 - 4.2 / b
+    r, alpha, m = p / (1 - p), (2.83 + 5.1 / b) * spread, math.floor((n + 1) * p)
+    while True:
+        u = uniform() - 0.5
+        v = uniform()
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + c)
+        if k < 0 or k > n:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (n - m + 1))) + (n + 1) * math.log((n - m + 1) / (n - k + 1))
+                 + (k + 0.5) * math.log(r * (n - k + 1) / (k + 1))
+                 + _stirling_tail(m) + _stirling_tail(n - m) - _stirling_tail(k) - _stirling_tail(n - k))
+        if math.log(v * alpha / (a / (us * us) + b)) <= bound:
+            return k
+
+
+_STIRLING_TAILS = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                   0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                   0.00925546218271273, 0.00833056343336287)  # log k! minus Stirling's formula, k = 0..9
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _STIRLING_TAILS[int(k)]
+    square = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / square) / square) / (k + 1)
 
 
 def _exp(x):

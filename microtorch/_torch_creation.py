@@ -148,7 +148,7 @@ def binomial(count, prob, generator=None):
     except ValueError as e:
         raise broadcast_error("binomial", e, count, prob) from None
     ok = np.isfinite(c) & (c >= 0) & (p >= 0) & (p <= 1)
-    draws = _random._rng(generator).binomial(np.where(ok, c, 0).astype(np.int64), np.where(ok, p, 0))
+    draws = _random._rng(generator).torch_binomial(np.where(ok, c, 0), np.where(ok, p, 0))  # (torch's draws)
     return Tensor._make(np.where(ok, draws, np.nan).astype(count._data.dtype))
 
 

@@ -320,8 +320,7 @@ else:
 # - After `manual_seed(s)`, `rand`, `randn`, `randint`, `randperm`, `uniform_`, `normal_`,
 #   `bernoulli`, dropout, the initial weights of layers and a shuffling `DataLoader` give PyTorch's
 #   numbers (`randn` of 16 or more float32 values to within a few units in the last place).
-#   `multinomial`, `poisson` and the sampling of `torch.distributions` do too; `binomial` is
-#   reproducible here but does not give PyTorch's numbers.
+#   `multinomial`, `poisson`, `binomial` and the sampling of `torch.distributions` do too.
 #   Without a seed, PyTorch starts from a new seed in each run; microtorch from the same one.
 
 # %% [markdown]
