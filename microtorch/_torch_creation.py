@@ -147,9 +147,13 @@ def binomial(count, prob, generator=None):
         c, p = np.broadcast_arrays(count._data, prob._data)
     except ValueError as e:
         raise broadcast_error("binomial", e, count, prob) from None
-    ok = np.isfinite(c) & (c >= 0) & (p >= 0) & (p <= 1)
-    draws = _random._rng(generator).torch_binomial(np.where(ok, c, 0), np.where(ok, p, 0))  # (torch's draws)
-    return Tensor._make(np.where(ok, draws, np.nan).astype(count._data.dtype))
+    # torch's rules before sampling: 0 for a count or a probability <= 0, the count for a probability >= 1, NaN for
+    # a NaN probability; the sampler draws only for the rest. (An infinite count between: NaN here, where torch's
+    # sampler gives inf or NaN as its draws fall; a NaN count: NaN, where torch's loops forever.)
+    sampled = np.isfinite(c) & (p > 0) & (p < 1)
+    fixed = np.where(np.isnan(p), np.nan, np.where((c <= 0) | (p <= 0), 0.0, np.where(p >= 1, c, np.nan)))
+    draws = _random._rng(generator).torch_binomial(np.where(sampled, c, 0), np.where(sampled, p, 0))
+    return Tensor._make(np.where(sampled & (c > 0), draws, fixed).astype(count._data.dtype))
 
 
 def poisson(input, generator=None):

@@ -57,6 +57,8 @@ DRAWS = {
     "poisson float32": lambda lib: lib.poisson(lib.tensor([[2.0, 30.0], [0.1, 9.99]])),
     "binomial": lambda lib: lib.binomial(lib.tensor([10.0, 100.0, 1000.0, 5.0, 0.0, 50.0, 30.0, 20.0], dtype=lib.float64),
                                          lib.tensor([0.3, 0.2, 0.7, 0.9, 0.5, 0.5, 0.01, 1.0], dtype=lib.float64)),
+    "binomial edges": lambda lib: lib.binomial(lib.tensor([5.0, 5.0, -3.0, 0.0, float("inf"), 5.0, 7.0]),
+                                               lib.tensor([1.5, -0.5, 0.3, 0.5, 0.0, float("nan"), 0.4])),
     "binomial float32": lambda lib: lib.binomial(lib.tensor([10.0, 100.0, 40.0]), lib.tensor([0.3, 0.6, 0.95])),
     "Categorical": lambda lib: lib.distributions.Categorical(probs=lib.tensor([0.2, 0.5, 0.3])).sample((6,)),
     "Normal": lambda lib: lib.distributions.Normal(lib.zeros(3), lib.ones(3) * 2).sample(),
