@@ -5,15 +5,18 @@ import numpy as np
 
 from . import _random
 from ._dtype import get_default_dtype
-from ._tensor import Tensor, _made_leaf, tensor
+from ._tensor import Tensor, _made_leaf, placement, tensor
 
 
 def _default(dtype):
     return dtype if dtype is not None else get_default_dtype()
 
 
-def _finish(values, dtype, requires_grad):
+def _finish(values, dtype, requires_grad, device=None):
     out = Tensor._make(np.ascontiguousarray(values).astype(_default(dtype).np))
+    device = placement(device)  # (None: the default device, which is the CPU unless set otherwise)
+    if device is not None:
+        out = out.to(device)
     if requires_grad:  # (the attribute: requires_grad_() is refused inside a torch.func transform)
         out.requires_grad = True
         _made_leaf(out)
@@ -21,47 +24,47 @@ def _finish(values, dtype, requires_grad):
 
 
 # ---- windows: w[n] for n = 0 .. N-1 over a period of N (periodic) or N - 1 (symmetric) ------------------
-def _window(name, window_length, periodic, fn, dtype, requires_grad):
+def _window(name, window_length, periodic, fn, dtype, requires_grad, device):
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     if not _default(dtype).is_floating_point:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
     if window_length <= 1:
-        return _finish(np.ones(window_length), dtype, requires_grad)
+        return _finish(np.ones(window_length), dtype, requires_grad, device)
     period = window_length if periodic else window_length - 1
-    return _finish(fn(np.arange(window_length) / period, period), dtype, requires_grad)
+    return _finish(fn(np.arange(window_length) / period, period), dtype, requires_grad, device)
 
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
     return _window("hann_window", window_length, periodic, lambda t, _: 0.5 - 0.5 * np.cos(2 * np.pi * t), dtype,
-                   requires_grad)
+                   requires_grad, device)
 
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    pin_memory=False, requires_grad=False):
     return _window("hamming_window", window_length, periodic, lambda t, _: alpha - beta * np.cos(2 * np.pi * t),
-                   dtype, requires_grad)
+                   dtype, requires_grad, device)
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
     return _window("blackman_window", window_length, periodic,
                    lambda t, _: 0.42 - 0.5 * np.cos(2 * np.pi * t) + 0.08 * np.cos(4 * np.pi * t), dtype,
-                   requires_grad)
+                   requires_grad, device)
 
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
     return _window("bartlett_window", window_length, periodic, lambda t, _: 1 - np.abs(2 * t - 1), dtype,
-                   requires_grad)
+                   requires_grad, device)
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
                   pin_memory=False, requires_grad=False):
     return _window("kaiser_window", window_length, periodic,
                    lambda t, _: np.i0(beta * np.sqrt(np.clip(1 - (2 * t - 1) ** 2, 0, None))) / np.i0(beta), dtype,
-                   requires_grad)
+                   requires_grad, device)
 
 
 # ---- creation and sampling -------------------------------------------------------------------------------------
@@ -103,7 +106,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     if sorted(physical_layout) != list(range(len(size))):
         raise RuntimeError(f"empty_permuted: physical_layout {list(physical_layout)} must be a permutation of the "
                            f"dims 0..{len(size) - 1}")
-    return _finish(np.zeros(tuple(size)), dtype, requires_grad)
+    return _finish(np.zeros(tuple(size)), dtype, requires_grad, device)
 
 
 def _indices(op, fn, row, col, offset, dtype, device, requires_grad):
