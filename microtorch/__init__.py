@@ -12,6 +12,10 @@ from ._dtype import (bool_ as bool, cdouble, cfloat, complex64, complex128, doub
 from ._dtype import torch_result_type as result_type  # noqa: F401
 from ._printing import set_printoptions  # noqa: F401
 from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401
+from ._runtime import (are_deterministic_algorithms_enabled, compile, get_float32_matmul_precision,  # noqa: F401
+                       get_num_interop_threads, get_num_threads, is_deterministic_algorithms_warn_only_enabled,
+                       set_float32_matmul_precision, set_num_interop_threads, set_num_threads,
+                       use_deterministic_algorithms)
 from ._tensor import (Size, Tensor, as_tensor, device, from_numpy, get_default_device,  # noqa: F401
                       set_default_device, tensor)
 from . import autograd  # noqa: F401
@@ -111,7 +115,7 @@ def __getattr__(name):
     # subpackages that pull in more code are imported on first use
     import importlib
     if name in ("nn", "optim", "func", "testing", "utils", "viz", "cuda", "backends", "accelerator", "random",
-                "distributions", "special"):
+                "distributions", "special", "version", "xpu"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
@@ -156,7 +160,11 @@ __all__ = [
     "swapdims", "t", "take", "take_along_dim", "tan", "tanh", "tensor", "tensor_split", "tile",
     "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "uint8", "unbind",
     "unflatten", "unique", "unsqueeze", "var", "vmap", "vsplit", "vstack", "where", "xlogy",
-    "zeros", "zeros_like"
+    "zeros", "zeros_like",
+    # process-wide switches (_runtime.py)
+    "are_deterministic_algorithms_enabled", "compile", "get_float32_matmul_precision", "get_num_interop_threads",
+    "get_num_threads", "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
+    "set_num_interop_threads", "set_num_threads", "use_deterministic_algorithms",
 ]
 __all__ += [n for n in ("argwhere", "clamp_max", "clamp_min", "floor_divide", "heaviside", "isneginf", "isposinf",
                        "isreal", "signbit", "svd") if n not in __all__]  # (issue 13)

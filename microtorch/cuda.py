@@ -37,3 +37,7 @@ def current_device():
 
 def get_device_name(device=None):
     raise AssertionError(_NO_CUDA)
+
+
+def is_bf16_supported(including_emulation=True):
+    return False
