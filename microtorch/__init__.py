@@ -12,6 +12,7 @@ from ._dtype import (bool_ as bool, cdouble, cfloat, complex64, complex128, doub
 from ._dtype import torch_result_type as result_type  # noqa: F401
 from ._printing import set_printoptions  # noqa: F401
 from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401
+from .amp import autocast, is_autocast_enabled  # noqa: F401
 from ._runtime import (are_deterministic_algorithms_enabled, compile, get_float32_matmul_precision,  # noqa: F401
                        get_num_interop_threads, get_num_threads, is_deterministic_algorithms_warn_only_enabled,
                        set_float32_matmul_precision, set_num_interop_threads, set_num_threads,
@@ -161,8 +162,8 @@ __all__ = [
     "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "uint8", "unbind",
     "unflatten", "unique", "unsqueeze", "var", "vmap", "vsplit", "vstack", "where", "xlogy",
     "zeros", "zeros_like",
-    # process-wide switches (_runtime.py)
-    "are_deterministic_algorithms_enabled", "compile", "get_float32_matmul_precision", "get_num_interop_threads",
+    # process-wide switches (_runtime.py, amp.py)
+    "autocast", "is_autocast_enabled", "are_deterministic_algorithms_enabled", "compile", "get_float32_matmul_precision", "get_num_interop_threads",
     "get_num_threads", "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
     "set_num_interop_threads", "set_num_threads", "use_deterministic_algorithms",
 ]

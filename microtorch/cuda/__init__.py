@@ -41,3 +41,6 @@ def get_device_name(device=None):
 
 def is_bf16_supported(including_emulation=True):
     return False
+
+
+from . import amp  # noqa: E402,F401  (torch.cuda.amp, the old spelling of torch.amp)
