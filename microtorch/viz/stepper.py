@@ -8,6 +8,7 @@ contribution = after), and the engine's ready queue and dependency counts afterw
 widget (an anywidget) receives the laid-out SVG and all steps once; Back / Next / Play /
 Reset, the slider, the arrow keys and clicks on nodes then step in the browser alone.
 """
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -89,6 +90,17 @@ def _paren(s):
 
 def _is_scalar(*arrays):
     return all(a is None or a.size == 1 for a in arrays)
+
+
+def _scalar_operand(node):
+    """[the number] of a Scalar overload (MulBackward1: t * 2 inside a backward formula), which has an
+    edge for its tensor only and keeps the number (torch's `_saved_other`, kept after backward); ["c"]
+    when it cannot be read; [] for a node without one."""
+    try:
+        other = getattr(node, "_saved_other", None)
+    except RuntimeError:
+        return ["c"]
+    return [_lnum(other)] if isinstance(other, numbers.Real) and not isinstance(other, bool) else []
 
 
 def _val(a):
@@ -281,6 +293,8 @@ class _Builder:
                     syms.append(_lnum(_val(c) if hasattr(c, "reshape") else c) if is_num else "c")
                 except Exception:
                     syms.append("c")
+        if len(syms) == 1:
+            syms.extend(_scalar_operand(node))
         return syms
 
     @staticmethod

@@ -1,0 +1,54 @@
+"""What the visualizer says about the nodes a double backward records (create_graph=True): torch's
+Scalar overloads (MulBackward1, AddBackward1, SubBackward1), the `...BackwardBackward0` nodes of
+activations, and the `torch::autograd::` nodes. Names are checked against torch 2.13's graphs."""
+import pytest
+import torch
+
+import microtorch as mt
+from microtorch import viz
+
+
+def _names(fn):
+    seen, out, stack = set(), [], [fn]
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        out.append(n.name())
+        stack.extend(f for f, _ in n.next_functions)
+    return sorted(out)
+
+
+def _double_backward(lib, f):
+    x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    g, = lib.autograd.grad(f(lib, x).sum(), x, create_graph=True)
+    return x, g
+
+
+SCALAR_TWICE = lambda lib, x: (x * 2 + 1) ** 2          # noqa: E731  (its gradient records MulBackward1)
+SILU = lambda lib, x: lib.nn.functional.silu(x)         # noqa: E731  (AddBackward1)
+SOFTPLUS = lambda lib, x: lib.nn.functional.softplus(x)  # noqa: E731  (SoftplusBackwardBackward0)
+
+
+@pytest.mark.parametrize("f", [SCALAR_TWICE, SILU, SOFTPLUS], ids=["scalar", "silu", "softplus"])
+def test_every_step_of_a_double_backward_has_a_filled_chain_rule(f):
+    """Each rule's placeholders are filled (a Scalar overload has one edge: its number was left as
+    '@B'), on the graph torch records for the same gradient."""
+    _, g = _double_backward(mt, f)
+    _, tg = _double_backward(torch, f)
+    assert _names(g.grad_fn) == _names(tg.grad_fn)
+    s = viz.step_backward(g.sum())
+    assert [st.title for st in s.steps[1:-1]] and all(st.latex for st in s.steps[1:])
+    for st in s.steps:
+        assert not any("@" in tex for tex in st.latex + st.numbers), (st.title, st.latex)
+
+
+def test_mul_scalar_overload_multiplies_by_its_number():
+    """g = d/dx sum((2x + 1)^2) = 2 (2x + 1) * 2: the inner `* 2` is torch's mul.Scalar, MulBackward1,
+    whose rule is dL/dv = dL/dy * 2 (the number the node keeps after backward, as torch's `_saved_other`)."""
+    _, g = _double_backward(mt, SCALAR_TWICE)
+    s = viz.step_backward(g.sum())
+    (mul1,) = [st for st in s.steps if st.title == "MulBackward1"]
+    assert len(mul1.latex) == 1 and mul1.latex[0].endswith(r"\odot {2}"), mul1.latex
+    assert "MulBackward1" in mul1.panel and "<math" in mul1.panel
