@@ -1,6 +1,8 @@
 """What the visualizer says about the nodes a double backward records (create_graph=True): torch's
 Scalar overloads (MulBackward1, AddBackward1, SubBackward1), the `...BackwardBackward0` nodes of
 activations, and the `torch::autograd::` nodes. Names are checked against torch 2.13's graphs."""
+import re
+
 import pytest
 import torch
 
@@ -52,3 +54,31 @@ def test_mul_scalar_overload_multiplies_by_its_number():
     (mul1,) = [st for st in s.steps if st.title == "MulBackward1"]
     assert len(mul1.latex) == 1 and mul1.latex[0].endswith(r"\odot {2}"), mul1.latex
     assert "MulBackward1" in mul1.panel and "<math" in mul1.panel
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+def test_torch_autograd_nodes_are_labelled_by_their_class_name():
+    """x.grad of backward(create_graph=True) is torch::autograd::CopyBackwards (as in torch) and an in-place
+    op on a slice records torch::autograd::CopySlices: the boxes, the stepper and the tensor panel say
+    CopyBackwards / CopySlices, as torch's repr of a grad_fn does; the tooltip keeps the full name()."""
+    x = mt.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    mt.nn.functional.softplus(x).sum().backward(create_graph=True)
+    tx = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    torch.nn.functional.softplus(tx).sum().backward(create_graph=True)
+    assert x.grad.grad_fn.name() == tx.grad.grad_fn.name() == "torch::autograd::CopyBackwards"
+    assert type(tx.grad.grad_fn).__name__ == "CopyBackwards"
+    b = x.grad.clone()
+    b[1:].mul_(2)
+    assert b.grad_fn.name() == "torch::autograd::CopySlices"
+    dag = viz.draw(b, names={"x": x, "b": b})
+    titles = {spec.title for spec in dag.model.nodes.values()}
+    assert {"CopyBackwards", "CopySlices", "SoftplusBackwardBackward0"} <= titles, titles
+    assert not any("::" in t for t in titles)
+    (copy,) = [s for s in dag.model.nodes.values() if s.title == "CopyBackwards"]
+    assert copy.tooltip.startswith("torch::autograd::CopyBackwards")
+    labels = re.findall(r'label="((?:[^"\\]|\\.)*)"', dag.source)
+    assert any("CopySlices" in lb for lb in labels) and not any("torch::" in lb for lb in labels), labels
+    s = viz.step_backward(x.grad.sum())
+    assert [st.title for st in s.steps] == ["seed", "SumBackward0", "CopyBackwards", "SoftplusBackwardBackward0",
+                                           "AccumulateGrad"]
+    assert "torch::autograd" not in s.steps[1].panel      # the engine's queue names CopyBackwards

@@ -135,6 +135,12 @@ def node_title(node):
         return type(node).__name__
 
 
+def shown_name(title):
+    """A node's name as pictures label it: 'torch::autograd::CopySlices' -> 'CopySlices', the class
+    name torch's repr of a grad_fn shows (the full `name()` stays in the node's tooltip)."""
+    return title.rpartition("::")[2] or title
+
+
 def is_accumulate(node):
     """True for the AccumulateGrad node of a leaf (it carries `.variable`)."""
     return getattr(node, "variable", None) is not None and "AccumulateGrad" in node_title(node)
@@ -142,7 +148,7 @@ def is_accumulate(node):
 
 def short_op(name):
     """'MulBackward0' -> 'Mul', 'torch::autograd::AccumulateGrad' -> 'AccumulateGrad'."""
-    name = name.split("::")[-1]
+    name = shown_name(name)
     base = name.rstrip("0123456789")
     if base.endswith("Backward"):
         base = base[: -len("Backward")]

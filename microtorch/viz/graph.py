@@ -246,7 +246,7 @@ class _GraphBuilder:
         name = m.keys[("n", id(node))] = self.new_name()
         m._alive.append(node)
         title = F.node_title(node)
-        spec = NodeSpec(name, "op", title, obj=node)
+        spec = NodeSpec(name, "op", F.shown_name(title), obj=node)
         nout = getattr(node, "_num_outputs", 1) or 1
         out_names = self.names.outputs(node, nout)
         data, grad = self._op_values(node, out_names)

@@ -226,7 +226,7 @@ class _Builder:
             nodes = self._dedupe(self.model.name_of(r) for r in self.bw.roots)
             return Step(index, "seed", "seed", nodes, node=None, incoming=(), outgoing=tuple(run.outgoing))
         dot = self.dot_name(node)
-        st = Step(index, "node", F.node_title(node).split("::")[-1], [dot] if dot else [], node=node,
+        st = Step(index, "node", F.shown_name(F.node_title(node)), [dot] if dot else [], node=node,
                   incoming=tuple(v["incoming"]), outgoing=tuple(run.outgoing))
         st.contributions = [(nr, t, d, g) for nr, t, d, g, _ in arrivals.get(id(node), [])]
         for h in run.hooks:
