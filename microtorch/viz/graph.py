@@ -52,6 +52,7 @@ class NodeSpec:
     obj: object = None        # the backward node, or the tensor for leaves and outputs
     cluster: str = None
     var: str = None           # the variable name used for it in formulas (real or x3 / v5)
+    grad_texts: list = field(default_factory=list)   # what its gradient cell shows as a stepper steps
 
 
 @dataclass
@@ -544,12 +545,14 @@ _MARGIN_PT = 6.0     # the room Graphviz leaves on each side of a record field's
 
 def _min_width(spec, rankdir, size_pt):
     """The width (inches, rounded up) the node's widest line needs in the browser's font (see
-    `_textwidth`): each text with its margins; the value and gradient cells of a row sit side by side in
-    a left-to-right graph's nodes (their widths add up) and are stacked in a top-to-bottom one's."""
+    `_textwidth`): each text with its margins (a gradient cell: its widest text while a stepper steps); the
+    value and gradient cells of a row sit side by side in a left-to-right graph's nodes (their widths add
+    up) and are stacked in a top-to-bottom one's."""
     head, rows = _head(spec)
     widths = [text_width(head, size_pt) + 2 * _MARGIN_PT]
     for row in rows:
-        need = [text_width(t, size_pt, bold=cls == "mt-stale") + 2 * _MARGIN_PT
+        need = [max([text_width(t, size_pt, bold=cls == "mt-stale")]
+                    + [text_width(g, size_pt) for g in (spec.grad_texts if cls == "mt-grad" else ())]) + 2 * _MARGIN_PT
                 for t, cls in (row if isinstance(row, list) else [row])]
         widths.append(max(need) if rankdir in ("TB", "BT") else sum(need))
     return math.ceil(max(widths) / 72 * 100) / 100

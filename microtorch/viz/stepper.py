@@ -515,24 +515,10 @@ class _Builder:
         svg = svg_or_none(dag)
         return {"rankdir": other, "svg": svg} if svg is not None else None
 
-    def data(self, steps, interval):
+    def _grad_texts(self, steps, exec_step):
+        """For each node with a gradient cell, [(from step, text)]: what the cell shows as the stepper
+        steps (a dash, or a leaf's .grad before this backward, until the node has run)."""
         model = self.model
-        exec_step = {}
-        for st in steps:
-            for d in st.nodes:
-                if st.kind == "seed" or d not in exec_step or d == model.more:
-                    exec_step[d] = st.index
-        for primary, aliases in model.aliases.items():
-            if primary in exec_step:
-                for a in aliases:
-                    exec_step[a] = exec_step[primary]
-
-        def expand(names):
-            return list(names) + [a for n in names for a in model.aliases.get(n, ())]
-        edges = []
-        for e in model.edges:
-            s = exec_step.get(e.src)
-            edges.append([e.name, s if s is not None else len(steps) + 1])
         grad_text = {}
         for name, spec in model.nodes.items():
             has_grad = any(isinstance(r, list) and any(c == "mt-grad" for _, c in r) for r in spec.rows)
@@ -555,6 +541,32 @@ class _Builder:
                 if g is not None:
                     texts.append([k, f"{tr('grad')} {F.summary(g)}"])
             grad_text[name] = texts
+        return grad_text
+
+    def data(self, steps, interval):
+        model = self.model
+        exec_step = {}
+        for st in steps:
+            for d in st.nodes:
+                if st.kind == "seed" or d not in exec_step or d == model.more:
+                    exec_step[d] = st.index
+        for primary, aliases in model.aliases.items():
+            if primary in exec_step:
+                for a in aliases:
+                    exec_step[a] = exec_step[primary]
+
+        def expand(names):
+            return list(names) + [a for n in names for a in model.aliases.get(n, ())]
+        edges = []
+        for e in model.edges:
+            s = exec_step.get(e.src)
+            edges.append([e.name, s if s is not None else len(steps) + 1])
+        grad_text = self._grad_texts(steps, exec_step)
+        for name, texts in grad_text.items():
+            model.nodes[name].grad_texts = [t for _, t in texts]
+        # emitted again, now that the boxes know every text their gradient cell will show
+        self.dag = DAG(model, rankdir=self.dag.rankdir, renderer=self.dag.render_with, id_prefix=self.dag.prefix,
+                       module_types=self.dag.module_types, scale=self.dag.scale)
         return {
             "prefix": self.dag.prefix,
             "scale": self.dag.scale,

@@ -52,13 +52,13 @@ CELLS = [SETUP, ACTIVATION_GRAD, PRELU_STEPPER, SCALAR_STEPPER, LONGEST_NAMES]
 
 
 def run(*cells):
-    """Run SETUP and `cells` as a notebook would; returns the value of the last cell's last line (an
-    expression) and the variables."""
+    """Run SETUP and `cells` in one namespace, as a notebook runs its cells; returns the value of each
+    cell's last line (an expression, else None; SETUP's left out) and the variables."""
     import ast
-    scope, value = {}, None
+    scope, values = {}, []
     for cell in (SETUP,) + cells:
         tree = ast.parse(cell)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         exec(compile(tree, "<cell>", "exec"), scope)
-        value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), scope) if last else None
-    return value, scope
+        values.append(eval(compile(ast.Expression(last.value), "<cell>", "eval"), scope) if last else None)
+    return values[1:], scope
