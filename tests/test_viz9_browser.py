@@ -97,18 +97,24 @@ def test_double_backward_and_long_names_are_legible_at_every_size(chromium, page
             page.close()
 
 
-def test_the_scalar_overload_step_shows_its_number(chromium, pages):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_scalar_overload_step_shows_its_number_and_what_it_is(chromium, pages, scheme):
     """A click on MulBackward1 (the `* 2` inside (2x + 1)^2's gradient) opens its step: the chain rule
-    multiplies by 2, with no placeholder left."""
-    page = chromium.new_page(viewport={"width": 1366, "height": 768})
+    multiplies by 2, with no placeholder left, under a legible line saying what the node is."""
+    page = chromium.new_page(viewport={"width": 1366, "height": 768}, color_scheme=scheme)
     try:
-        page.goto(Path(pages["scalar"]).as_uri())
+        page.goto(Path(pages["scalar"]).as_uri() + f"?theme={scheme}")
         page.wait_for_selector(".mt-stepper[data-step='0']")
         page.click(".mt-graph g.node:has-text('MulBackward1')")
         panel = page.inner_text(".mt-panel")
         assert "MulBackward1" in panel and "@" not in panel
+        assert "Scalar overload (t * a number" in page.inner_text(".mt-panel .mt-note")
         mathml = page.inner_html(".mt-panel .mt-sec-chain")
         assert "<mn>2</mn>" in mathml, mathml[:400]
+        texts = page.evaluate(TEXTS_JS, page.query_selector(".mt-panel"))
+        assert any("Scalar overload" in t["text"] for t in texts)
+        assert not too_small(texts, 12) and not low_contrast(texts), too_small(texts, 12) + low_contrast(texts)
+        page.screenshot(path=str(ARTIFACTS / f"viz9-scalar-step-{scheme}.png"))
     finally:
         page.close()
 

@@ -82,3 +82,56 @@ def test_torch_autograd_nodes_are_labelled_by_their_class_name():
     assert [st.title for st in s.steps] == ["seed", "SumBackward0", "CopyBackwards", "SoftplusBackwardBackward0",
                                            "AccumulateGrad"]
     assert "torch::autograd" not in s.steps[1].panel      # the engine's queue names CopyBackwards
+
+
+def test_the_stepper_says_what_a_double_backward_node_is():
+    """SoftplusBackwardBackward0 differentiates softplus_backward's formula; MulBackward1 is the Scalar
+    overload. The panel says so under the name, in English and in Chinese."""
+    _, g = _double_backward(mt, SOFTPLUS)
+    s = viz.step_backward(g.sum())
+    (st,) = [st for st in s.steps if st.title == "SoftplusBackwardBackward0"]
+    assert "the derivative of SoftplusBackward, the formula that computed a first gradient" in st.panel
+    assert "create_graph=True" in st.panel
+    assert not any("derivative of" in other.panel for other in s.steps if other is not st)
+    old = viz.set_options(lang="zh")
+    try:
+        _, g = _double_backward(mt, SCALAR_TWICE)
+        s = viz.step_backward(g.sum())
+    finally:
+        viz.set_options(**old)
+    (st,) = [st for st in s.steps if st.title == "MulBackward1"]
+    assert "Scalar 重载" in st.panel and "t * 一个数" in st.panel
+
+
+class _Square(mt.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t * t
+
+    @staticmethod
+    @mt.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        (t,) = ctx.saved_tensors
+        return 2 * t * grad
+
+
+def test_nodes_that_raise_say_so_in_their_tooltip():
+    """hardsigmoid's gradient has torch::autograd::NotImplemented for grad_fn, a once_differentiable
+    backward's (with a gradient that requires grad) torch::autograd::Error: both raise when a backward
+    reaches them, and the graph's tooltip says it."""
+    x = mt.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    g1, = mt.autograd.grad(mt.nn.functional.hardsigmoid(x).sum(), x, create_graph=True)
+    v = mt.ones(3, requires_grad=True)
+    g2, = mt.autograd.grad(_Square.apply(x), x, grad_outputs=v, create_graph=True)
+    tx = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    t1, = torch.autograd.grad(torch.nn.functional.hardsigmoid(tx).sum(), tx, create_graph=True)
+    assert g1.grad_fn.name() == t1.grad_fn.name() == "torch::autograd::NotImplemented"
+    assert g2.grad_fn.name() == "torch::autograd::Error"
+    dag = viz.draw(g1.sum() + g2.sum())
+    tips = {s.title: s.tooltip for s in dag.model.nodes.values()}
+    assert tips["NotImplemented"].endswith("torch has no derivative formula here: a backward that reaches this "
+                                           "node raises")
+    assert tips["Error"].startswith("torch::autograd::Error") and "raises" in tips["Error"].splitlines()[-1]
+    with pytest.raises(RuntimeError):
+        g1.sum().backward()

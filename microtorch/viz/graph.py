@@ -25,6 +25,7 @@ from . import _format as F
 from ._contract import GraphvizContract
 from ._i18n import tr
 from ._names import Names, collect
+from ._nodenotes import note
 from ._textwidth import text_width
 from ._theme import DOT, scale_style, style_tag
 
@@ -276,6 +277,8 @@ class _GraphBuilder:
             tip.append(_tip_value("incoming gradient", grad))
         if self.show_saved:
             _saved_rows(node, spec, tip)
+        if note(spec.title):
+            tip.append(note(spec.title))
         spec.tooltip = "\n".join(tip)
         m.nodes[name] = spec
         return name

@@ -20,6 +20,7 @@ from . import _chain as C
 from . import _format as F
 from ._mathml import to_mathml
 from ._names import Names, collect
+from ._nodenotes import note
 from ._stepper_js import CSS as _STEPPER_CSS, ESM as _ESM
 from ._tensorpanel import CSS as _PANEL_CSS, details_map
 from ._theme import CSS as _THEME_CSS
@@ -355,6 +356,8 @@ class _Builder:
             dot = st.nodes[0] if st.nodes else None
             h.append(f"<div class='mt-head'><span class='mt-badge'>{tr('step {k} / {n}').format(k=st.index, n=n_steps - 1)}</span>"
                      f"<b>{esc(st.title)}</b><span class='mt-muted'>{esc(self._var_note(dot))}</span></div>")
+            if note(st.title):
+                h.append(f"<div class='mt-muted mt-note'>{esc(note(st.title))}</div>")
             self._arrivals_html(st, h)
             if st.hooks:
                 h.append(f"<div class='mt-sec mt-sec-hook'><h4>{tr('Hooks')}</h4>")
