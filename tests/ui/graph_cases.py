@@ -23,7 +23,8 @@ g_pow, = mt.autograd.grad(((x * 2 + 1) ** 2).sum(), x, create_graph=True)
 viz.step_backward(g_silu.sum() + g_pow.sum())"""
 
 # the longest names: fused attention (45 characters) and a loss, NotImplemented (hardsigmoid's double
-# backward), Error (a once_differentiable backward), the BackwardBackward and BackwardData nodes
+# backward), Error (a once_differentiable backward), CopySlices (in place on a slice), the BackwardBackward
+# and BackwardData nodes
 LONGEST_NAMES = """q = mt.randn(1, 2, 3, 4, requires_grad=True)
 att = F.scaled_dot_product_attention(q, q, q)
 loss = F.binary_cross_entropy_with_logits(att, mt.rand(1, 2, 3, 4))
@@ -45,7 +46,10 @@ class Square(mt.autograd.Function):
 
 v = mt.ones(3, requires_grad=True)
 g4, = mt.autograd.grad(Square.apply(x), x, grad_outputs=v, create_graph=True)
-total = loss + g1.sum() + g2.sum() + g3.sum() + g4.sum()
+b = x.detach().clone().requires_grad_()
+c = b * 1
+c[1:].mul_(2)
+total = loss + g1.sum() + g2.sum() + g3.sum() + g4.sum() + c.sum()
 viz.draw(total)"""
 
 CELLS = [SETUP, ACTIVATION_GRAD, PRELU_STEPPER, SCALAR_STEPPER, LONGEST_NAMES]
