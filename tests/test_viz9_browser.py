@@ -14,8 +14,8 @@ from microtorch import viz
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "ui"))
 import graph_cases as G  # noqa: E402
-from viz_checks import (GEOMETRY_JS, TEXT_ROOM_JS, TEXTS_JS, cramped, low_contrast, outside,  # noqa: E402
-                        overlapping, too_small)
+from viz_checks import (GEOMETRY_JS, TEXT_ROOM_JS, TEXTS_JS, UNDER_BAR_JS, cramped, low_contrast,  # noqa: E402
+                        outside, overlapping, too_small)
 
 CHROMIUM = os.environ.get("MICROTORCH_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent / "ui" / "artifacts"
@@ -28,18 +28,6 @@ pytestmark = [
     pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"chromium not found at {CHROMIUM}"),
     pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed"),
 ]
-
-# the zoom buttons that float over a graph's pane, against its nodes
-UNDER_BAR_JS = """(root) => [...root.querySelectorAll('.mt-graphwrap')].flatMap((wrap) => {
-  const bar = wrap.querySelector('.mt-zoombar');
-  if (!bar || bar.hidden) return [];
-  const b = bar.getBoundingClientRect();
-  return [...wrap.querySelectorAll('g.node')].filter((g) => {
-    const r = g.getBoundingClientRect();
-    return r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom;
-  }).map((g) => g.id);
-})"""
-
 
 @pytest.fixture(scope="module")
 def chromium():

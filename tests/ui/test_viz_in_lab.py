@@ -9,7 +9,8 @@ Screenshots go to tests/ui/artifacts/lab-04-*.png.
 import pytest
 
 from lab_helpers import open_notebook, run_all
-from viz_checks import GEOMETRY_JS, TEXTS_JS, inside, low_contrast, outside, too_small
+from viz_checks import (GEOMETRY_JS, TEXT_ROOM_JS, TEXTS_JS, UNDER_BAR_JS, cramped, inside, low_contrast,
+                        outside, overlapping, too_small)
 
 pytestmark = pytest.mark.ui
 
@@ -221,6 +222,10 @@ def test_notebook_viz_outputs_are_legible_at_laptop_sizes(lab, page, artifacts, 
             where = f"{notebook} output {i} at {w}, {theme}"
             for pane in out.evaluate(GEOMETRY_JS):
                 assert pane["nodes"] and not outside(pane), f"{where}: {outside(pane)}"
+                assert not overlapping(pane), f"{where}: {overlapping(pane)}"
+            assert not out.evaluate(UNDER_BAR_JS), f"{where}: nodes under the zoom buttons"
+            rooms = out.evaluate(TEXT_ROOM_JS)
+            assert not cramped(rooms, 3.0), f"{where}: {cramped(rooms, 3.0)[:4]}"
             texts = out.evaluate(TEXTS_JS)
             assert not too_small(texts, 12), f"{where}: {too_small(texts, 12)[:6]}"
             assert not low_contrast(texts), f"{where}: {low_contrast(texts)[:6]}"
@@ -292,10 +297,10 @@ def test_double_backward_and_long_names_are_legible_in_lab(lab, page, artifacts)
 
 
 def _check_double_backward_output(out, where):
-    from viz_checks import TEXT_ROOM_JS, cramped, overlapping
     for pane in out.evaluate(GEOMETRY_JS):
         assert pane["nodes"] and not outside(pane), f"{where}: {outside(pane)}"
         assert not overlapping(pane), f"{where}: {overlapping(pane)}"
+    assert not out.evaluate(UNDER_BAR_JS), f"{where}: nodes under the zoom buttons"
     rooms = out.evaluate(TEXT_ROOM_JS)
     assert rooms and not cramped(rooms, 3.0), f"{where}: {cramped(rooms, 3.0)[:4]}"
     texts = out.evaluate(TEXTS_JS)

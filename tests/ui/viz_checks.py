@@ -1,5 +1,6 @@
 """Measurements of viz outputs in a real browser, shared by the exported-HTML tests and the
-JupyterLab tests: node boxes against the pane that clips them and against each other, the room
+JupyterLab tests: node boxes against the pane that clips them, against each other and against the
+zoom buttons, the room
 between a node's texts and its box, on-screen font sizes of every visible text, and WCAG contrast
 from computed colours."""
 
@@ -109,6 +110,17 @@ TEXT_ROOM_JS = """(root) => [...root.querySelectorAll('.mt-graph g.node')].flatM
     const r = t.getBoundingClientRect();
     return {node: g.id, text: t.textContent.trim(), left: r.left - b.left, right: b.right - r.right};
   });
+})"""
+
+# the nodes under the zoom buttons that float over a graph's pane (viz.draw's outputs)
+UNDER_BAR_JS = """(root) => [...root.querySelectorAll('.mt-graphwrap')].flatMap((wrap) => {
+  const bar = wrap.querySelector('.mt-zoombar');
+  if (!bar || bar.hidden) return [];
+  const b = bar.getBoundingClientRect();
+  return [...wrap.querySelectorAll('g.node')].filter((g) => {
+    const r = g.getBoundingClientRect();
+    return r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom;
+  }).map((g) => g.id);
 })"""
 
 
