@@ -2,12 +2,17 @@
 Scalar overloads (MulBackward1, AddBackward1, SubBackward1), the `...BackwardBackward0` nodes of
 activations, and the `torch::autograd::` nodes. Names are checked against torch 2.13's graphs."""
 import re
+import sys
+from pathlib import Path
 
 import pytest
 import torch
 
 import microtorch as mt
 from microtorch import viz
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "ui"))
+import graph_cases as G  # noqa: E402
 
 
 def _names(fn):
@@ -103,32 +108,17 @@ def test_the_stepper_says_what_a_double_backward_node_is():
     assert "Scalar 重载" in st.panel and "t * 一个数" in st.panel
 
 
-class _Square(mt.autograd.Function):
-    @staticmethod
-    def forward(ctx, t):
-        ctx.save_for_backward(t)
-        return t * t
-
-    @staticmethod
-    @mt.autograd.function.once_differentiable
-    def backward(ctx, grad):
-        (t,) = ctx.saved_tensors
-        return 2 * t * grad
-
-
 def test_nodes_that_raise_say_so_in_their_tooltip():
     """hardsigmoid's gradient has torch::autograd::NotImplemented for grad_fn, a once_differentiable
     backward's (with a gradient that requires grad) torch::autograd::Error: both raise when a backward
-    reaches them, and the graph's tooltip says it."""
-    x = mt.tensor([0.5, -1.0, 2.0], requires_grad=True)
-    g1, = mt.autograd.grad(mt.nn.functional.hardsigmoid(x).sum(), x, create_graph=True)
-    v = mt.ones(3, requires_grad=True)
-    g2, = mt.autograd.grad(_Square.apply(x), x, grad_outputs=v, create_graph=True)
+    reaches them, and the graph's tooltip says it (graph_cases.LONGEST_NAMES makes both)."""
+    _, scope = G.run(G.LONGEST_NAMES)
+    g1, g4 = scope["g1"], scope["g4"]
     tx = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
     t1, = torch.autograd.grad(torch.nn.functional.hardsigmoid(tx).sum(), tx, create_graph=True)
     assert g1.grad_fn.name() == t1.grad_fn.name() == "torch::autograd::NotImplemented"
-    assert g2.grad_fn.name() == "torch::autograd::Error"
-    dag = viz.draw(g1.sum() + g2.sum())
+    assert g4.grad_fn.name() == "torch::autograd::Error"
+    dag = viz.draw(g1.sum() + g4.sum())
     tips = {s.title: s.tooltip for s in dag.model.nodes.values()}
     assert tips["NotImplemented"].endswith("torch has no derivative formula here: a backward that reaches this "
                                            "node raises")
