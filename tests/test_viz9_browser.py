@@ -85,6 +85,31 @@ def test_double_backward_and_long_names_are_legible_at_every_size(chromium, page
             page.close()
 
 
+def test_at_presentation_scale_on_a_projector(chromium, tmp_path):
+    """viz.set_options(scale=1.5) at 1920x1080: every text of the pictures >= 16 px, the texts still
+    inside their boxes with room."""
+    old = viz.set_options(scale=1.5)
+    try:
+        values, _ = G.run(*G.CELLS[1:])
+    finally:
+        viz.set_options(**old)
+    page = chromium.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        for i, value in enumerate(values):
+            page.goto(Path(value.save(tmp_path / f"p{i}.html")).as_uri())
+            page.wait_for_selector(".mt-graph:not(.mt-static)")
+            body = page.query_selector("body")
+            rooms = page.evaluate(TEXT_ROOM_JS, body)
+            assert rooms and not cramped(rooms, 4.0), cramped(rooms, 4.0)[:4]
+            for pane in page.evaluate(GEOMETRY_JS, body):
+                assert not outside(pane) and not overlapping(pane)
+            texts = page.evaluate(TEXTS_JS, page.query_selector(".mt-stepper, .mtviz .mt-graphwrap"))
+            assert len(texts) > 5 and not too_small(texts, 16), too_small(texts, 16)[:6]
+            page.screenshot(path=str(ARTIFACTS / f"viz9-projector-{i}.png"))
+    finally:
+        page.close()
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_scalar_overload_step_shows_its_number_and_what_it_is(chromium, pages, scheme):
     """A click on MulBackward1 (the `* 2` inside (2x + 1)^2's gradient) opens its step: the chain rule
