@@ -132,6 +132,34 @@ def test_the_scalar_overload_step_shows_its_number_and_what_it_is(chromium, page
         page.close()
 
 
+# the texts of a stepper's side panel (and of the tensor shown in it) that reach past its right side
+PANEL_OVERFLOW_JS = """(root) => [...root.querySelectorAll('.mt-panel *')]
+  .filter((e) => e.offsetParent && !e.children.length && e.textContent.trim())
+  .map((e) => ({text: e.textContent.trim().slice(0, 50), past: e.getBoundingClientRect().right
+                - e.closest('.mt-panel').getBoundingClientRect().right, hidden: e.scrollWidth - e.clientWidth}))
+  .filter((o) => o.past > 0.5 || o.hidden > 1)"""
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1024, 768)], ids=["1920", "1024"])
+def test_the_longest_name_wraps_in_the_stepper_panel(chromium, tmp_path, size):
+    """Clicking ScaledDotProductFlashAttentionForCpuBackward0 in a stepper opens its tensor in the side
+    panel (360 px): its name and the step's title wrap between words instead of being cut off."""
+    _, scope = G.run(G.LONGEST_NAMES)
+    path = viz.step_backward(scope["loss"]).save(tmp_path / "attention.html")
+    page = chromium.new_page(viewport={"width": size[0], "height": size[1]})
+    try:
+        page.goto(Path(path).as_uri())
+        page.wait_for_selector(".mt-stepper[data-step='0']")
+        page.click(".mt-graph g.node:has-text('ScaledDotProduct')")
+        page.wait_for_selector(".mt-panel .mt-tensor:not([hidden])")
+        assert "ScaledDotProductFlashAttentionForCpuBackward0" in page.inner_text(".mt-panel .mt-tensor h4")
+        assert "ScaledDotProductFlashAttentionForCpuBackward0" in page.inner_text(".mt-panel .mt-head b")
+        assert page.evaluate(PANEL_OVERFLOW_JS, page.query_selector(".mt-stepper")) == []
+        page.screenshot(path=str(ARTIFACTS / f"viz9-attention-panel-{size[0]}.png"))
+    finally:
+        page.close()
+
+
 @pytest.mark.parametrize("engine", ["dot", "wasm", "browser"])
 def test_long_names_fit_their_boxes_with_every_layout_engine(chromium, tmp_path, monkeypatch, engine):
     """Each engine sizes a box from its own guess of the text's width (the WebAssembly ones have no

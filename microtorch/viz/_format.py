@@ -5,6 +5,7 @@ the same way (4 significant digits) and a tensor always shows its shape and a co
 with the full value kept for hover tooltips.
 """
 import html
+import re
 
 import numpy as np
 
@@ -107,6 +108,16 @@ def same(a, b):
 def esc(text):
     """HTML-escape."""
     return html.escape(str(text), quote=True)
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def esc_name(text):
+    """HTML-escape a node's name; a long one gets a line-break opportunity (<wbr>) between its words, so
+    that a panel narrower than ScaledDotProductFlashAttentionForCpuBackward0 wraps it, not cuts it off."""
+    text = esc(text)
+    return _CAMEL.sub("<wbr>", text) if len(text) > 24 else text
 
 
 _RECORD_SPECIAL = set('{}|<>"\\')

@@ -339,7 +339,7 @@ class _Builder:
         h = []
         esc = F.esc
         if st.kind == "seed":
-            roots = ", ".join(esc(self._title_of(d)) for d in st.nodes)
+            roots = ", ".join(F.esc_name(self._title_of(d)) for d in st.nodes)
             h.append(f"<div class='mt-head'><span class='mt-badge'>{tr('step {k} / {n}').format(k=0, n=n_steps - 1)}</span>"
                      f"<b>{tr('backward starts')}</b><span class='mt-muted'>{tr('at {roots}').format(roots=roots)}</span></div>")
             L = self.loss_sym
@@ -348,14 +348,14 @@ class _Builder:
             h.append(_math(C.partial(L, L) + " = " + (_lnum(_val(seeds[0])) if seeds and seeds[0] is not None
                                                           and seeds[0].size == 1 else r"\mathbf{1}")))
             for d, g in zip(st.nodes, seeds):
-                h.append(f"<div class='mt-line'>{esc(self._title_of(d))}: {tr('gradient')} "
+                h.append(f"<div class='mt-line'>{F.esc_name(self._title_of(d))}: {tr('gradient')} "
                          f"<span class='mt-gradv'>{esc(F.summary(g))}</span></div>")
             h.append("<div class='mt-muted'>" + tr("The gradient of the output with respect to itself starts the "
                                                    "chain rule; it flows down the edges.") + "</div></div>")
         else:
             dot = st.nodes[0] if st.nodes else None
             h.append(f"<div class='mt-head'><span class='mt-badge'>{tr('step {k} / {n}').format(k=st.index, n=n_steps - 1)}</span>"
-                     f"<b>{esc(st.title)}</b><span class='mt-muted'>{esc(self._var_note(dot))}</span></div>")
+                     f"<b>{F.esc_name(st.title)}</b><span class='mt-muted'>{esc(self._var_note(dot))}</span></div>")
             if note(st.title):
                 h.append(f"<div class='mt-muted mt-note'>{esc(note(st.title))}</div>")
             self._arrivals_html(st, h)
@@ -397,12 +397,12 @@ class _Builder:
         elif len(st.contributions) == 1:
             nr, t, d, g = st.contributions[0]
             h.append(f"<span class='mt-gradv'>{esc(F.summary(g))}</span> "
-                     f"<span class='mt-src'>{tr('from {src}').format(src=esc(self._title_of(d) if d else t))}</span>")
+                     f"<span class='mt-src'>{tr('from {src}').format(src=F.esc_name(self._title_of(d) if d else t))}</span>")
         else:
             h.append(tr("= sum of {n} contributions (the tensor is used {n} times):").format(n=len(st.contributions)))
             for nr, t, d, g in st.contributions:
                 h.append(f"<div class='mt-line'>+ <span class='mt-gradv'>{esc(F.summary(g))}</span> "
-                         f"<span class='mt-src'>{tr('from {src}').format(src=esc(self._title_of(d) if d else t))}</span></div>")
+                         f"<span class='mt-src'>{tr('from {src}').format(src=F.esc_name(self._title_of(d) if d else t))}</span></div>")
             total = None
             try:
                 import numpy as np
@@ -473,7 +473,7 @@ class _Builder:
             chips = []
             for j, d in enumerate(st.ready[:12]):
                 cls = "mt-chip mt-chip-next" if j == 0 else "mt-chip mt-chip-ready"
-                chips.append(f"<span class='{cls}'>{esc(self._title_of(d))}</span>")
+                chips.append(f"<span class='{cls}'>{F.esc_name(self._title_of(d))}</span>")
             more = f" <span class='mt-muted'>+{len(st.ready) - 12}</span>" if len(st.ready) > 12 else ""
             parts.append("<div>" + tr("ready (next first):") + " " + "".join(chips) + more + "</div>")
         else:
@@ -481,7 +481,7 @@ class _Builder:
                          if st.index > 0 and not st.waiting else f"<div class='mt-muted'>{tr('ready queue empty')}</div>")
         waiting = [(d, c) for d, c in st.waiting.items() if d not in st.ready]
         if waiting:
-            chips = "".join(f"<span class='mt-chip'>{esc(self._title_of(d))} <b>{c}</b></span>"
+            chips = "".join(f"<span class='mt-chip'>{F.esc_name(self._title_of(d))} <b>{c}</b></span>"
                             for d, c in waiting[:12])
             extra = max(0, len(waiting) - 12) + st.waiting_more
             more = f" <span class='mt-muted'>{tr('+{n} more nodes').format(n=extra)}</span>" if extra else ""
