@@ -1,6 +1,9 @@
 """The switches torch code sets at its start (threads, deterministic algorithms, float32 matmul precision, cuDNN,
 torch.compile), beside torch: they keep what is set, refuse what torch refuses, and compute nothing differently."""
+import os
 import random
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -53,7 +56,11 @@ def test_switch_like_torch(call):
 
 
 def test_default_thread_count_is_the_cpus_this_process_may_use():
-    assert mt.get_num_threads() == torch.get_num_threads() and mt.get_num_interop_threads() >= 1
+    """As torch's default in a fresh process (here, where other tests may have set torch's)."""
+    fresh = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"], check=True,
+                           capture_output=True, text=True).stdout
+    assert mt.get_num_threads() == int(fresh) == len(os.sched_getaffinity(0))
+    assert mt.get_num_interop_threads() >= 1
 
 
 def test_the_usual_seed_function_runs_and_seeds():
