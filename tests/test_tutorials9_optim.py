@@ -78,3 +78,33 @@ def test_rmsprop_steps_are_torchs_bits(kw):
         assert step is None or not ieee_sqrt, (seed, step)
     state = mt.optim.RMSprop([mt.nn.Parameter(mt.ones(2))], **kw)
     assert set(state.defaults) == set(torch.optim.RMSprop([torch.nn.Parameter(torch.ones(2))], **kw).defaults)
+
+
+def _state_dicts(lib):
+    """recipes/what_is_state_dict: print(optimizer.state_dict()) before and after a step, for each optimizer
+    torch has on the CPU, and the state of the schedulers whose fields torch keeps in its own order."""
+    lines = []
+    for name in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "RAdam", "Adadelta", "Adamax", "ASGD",
+                 "Rprop", "LBFGS"):
+        p = lib.nn.Parameter(lib.ones(2))
+        opt = getattr(lib.optim, name)([p], lr=0.1)
+        lines.append(str(opt.state_dict()))
+        p.grad = lib.ones(2)
+        opt.step((lambda: (p * p).sum()) if name == "LBFGS" else None)
+        lines += [str(opt.state_dict()), repr(opt)]
+    sched = lib.optim.lr_scheduler
+    opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(2))], lr=0.1)
+    multi, plateau = sched.MultiStepLR(opt, milestones=[1, 2, 2]), sched.ReduceLROnPlateau(opt, patience=1, cooldown=1)
+    for _ in range(6):
+        opt.step()
+        multi.step()
+        plateau.step(1.0)
+        lines += [str(multi.get_last_lr()), str(plateau.get_last_lr())]
+    return lines + [str(multi.state_dict()), str(plateau.state_dict()), repr(multi.milestones)]
+
+
+def test_what_is_state_dict_recipe():
+    # (NAdam, RAdam and Adadelta listed their defaults in another order; MultiStepLR kept its milestones as a
+    # sorted list where torch keeps a Counter; ReduceLROnPlateau lacked default_min_lr and mode_worse)
+    ours, theirs = _state_dicts(mt), _state_dicts(torch)
+    assert [line.replace("microtorch", "torch") for line in ours] == theirs
