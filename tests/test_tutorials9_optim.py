@@ -108,3 +108,13 @@ def test_what_is_state_dict_recipe():
     # sorted list where torch keeps a Counter; ReduceLROnPlateau lacked default_min_lr and mode_worse)
     ours, theirs = _state_dicts(mt), _state_dicts(torch)
     assert [line.replace("microtorch", "torch") for line in ours] == theirs
+
+
+def test_reduce_lr_on_plateau_warns_of_the_epoch_argument_as_torch():
+    for lib in (torch, mt):
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=0.1)
+        sched = lib.optim.lr_scheduler.ReduceLROnPlateau(opt)
+        with pytest.warns(UserWarning, match="The epoch parameter in `scheduler.step\\(\\)` was not necessary"):
+            sched.step(1.0, epoch=3)
+        sched.step(2.0)
+        assert sched.last_epoch == 4

@@ -3,8 +3,9 @@ polynomial warm-up/decay, ReduceLROnPlateau, and SequentialLR/ChainedScheduler t
 Recursive forms as torch's, so they chain."""
 import bisect
 import math
+import warnings
 
-from .lr_scheduler import LRScheduler
+from .lr_scheduler import EPOCH_DEPRECATION_WARNING, LRScheduler
 from .optimizer import Optimizer
 
 
@@ -148,6 +149,8 @@ class ReduceLROnPlateau(LRScheduler):
 
     def step(self, metrics, epoch=None):
         current = float(metrics)
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if self._is_better(current, self.best):
             self.best, self.num_bad_epochs = current, 0
