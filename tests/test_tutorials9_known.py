@@ -163,3 +163,24 @@ def test_modelsyt_normalization_grad_fn(module):
     # torch prints grad_fn=<NativeBatchNormBackward0> (<NativeLayerNormBackward0> for LayerNorm), ours AddBackward0
     names = [getattr(lib.nn, module)(4)(lib.rand(2, 4, 4)).grad_fn.name() for lib in (mt, torch)]
     assert names[0] == names[1]
+
+
+@known("_creation.py / _random.py, rand: check device= before drawing", "a refused device leaves the stream alone")
+def test_tensors_deeper_refused_device_draws_nothing():
+    # introyt/tensors_deeper_tutorial: y = torch.rand(2, 2, device='gpu') raises; the later random tensors of
+    # the tutorial then came out 4 numbers ahead of torch's
+    draws = []
+    for lib in (torch, mt):
+        lib.manual_seed(0)
+        with pytest.raises((RuntimeError, AssertionError)):
+            lib.rand(2, 2, device="gpu")
+        draws.append(lib.rand(2).tolist())
+    assert draws[0] == draws[1]
+
+
+@known("the core's named tuples (torch.return_types)", "printed as torch.return_types.svd(U=..., S=..., V=...)")
+def test_tensors_deeper_svd_printout():
+    # introyt/tensors_deeper_tutorial: print(torch.svd(m3)) prints "torch.return_types.svd(\nU=tensor(...),\nS=..."
+    m = [[3.0, 1.0], [0.0, 2.0]]
+    ours = repr(mt.svd(mt.tensor(m))).replace("microtorch", "torch")
+    assert ours == repr(torch.svd(torch.tensor(m)))
