@@ -25,12 +25,14 @@ def test_update_under_no_grad_is_the_out_of_place_result_in_the_same_memory(dtyp
     ptr, version = x.data_ptr(), x._version
     with mt.no_grad():
         out = getattr(x, op)(y, alpha=alpha)
-    expected = (np.add if op == "add_" else np.subtract)(a, b if alpha == 1 else alpha * b)
+    expected = getattr(mt, op[:-1])(mt.tensor(a), mt.tensor(b), alpha=alpha).numpy()  # (the out-of-place op's)
     assert out is x and x.data_ptr() == ptr and x._version == version + 1
     assert np.array_equal(x.detach().numpy(), expected)
     t = torch.tensor(a.copy(), requires_grad=True)
     with torch.no_grad():
         getattr(t, op)(torch.tensor(b), alpha=alpha)
+    if dtype == np.float32:  # (torch's fused multiply-add, followed: its bits)
+        assert x.detach().numpy().tobytes() == t.detach().numpy().tobytes()
     np.testing.assert_allclose(x.detach().numpy(), t.detach().numpy(), rtol=1e-6 if dtype == np.float32 else 1e-14)
 
 
@@ -105,10 +107,12 @@ def test_a_large_update_block_by_block_gives_the_out_of_place_values(dtype, layo
     x, y = mt.tensor(a), mt.tensor(b)
     x._data, y._data = a.copy(order="K"), b  # (the layouts asked for)
     x.sub_(y, alpha=0.3)
-    assert np.array_equal(x.numpy(), a - 0.3 * b)
+    assert np.array_equal(x.numpy(), mt.sub(mt.tensor(a), mt.tensor(b), alpha=0.3).numpy())
     t = torch.tensor(a.copy())
     t.sub_(torch.tensor(b), alpha=0.3)
-    tol = 1e-6 if dtype == np.float32 else 1e-14  # (torch may fuse the multiply-add: one rounding less)
+    if dtype == np.float32:  # (torch's fused multiply-add, followed: its bits)
+        assert np.array_equal(x.numpy(), t.numpy())
+    tol = 1e-6 if dtype == np.float32 else 1e-14  # (float64: torch fuses the multiply-add, one rounding less)
     np.testing.assert_allclose(x.numpy(), t.numpy(), rtol=tol, atol=tol)
 
 

@@ -6,6 +6,7 @@ import operator
 import numpy as np
 
 from .._dtype import from_numpy_dtype, result_type
+from .._fma import fma
 from .._tensor import Tensor
 from . import _zero_tangent as _zero
 from ._checks import need_floating
@@ -105,11 +106,20 @@ def _with_scaled(ufunc, a, b, alpha):
     result's shape and dtype: one temporary instead of two (an optimizer's p.add_(d, alpha=-lr)
     on a large weight pays a page fault per 4 KiB of each fresh temporary). torch's complex kernel
     multiplies b by alpha even when alpha is 1, so an inf in one part of b makes the other part nan
-    (z + inf is inf+nanj): complex results come here whatever alpha is."""
+    (z + inf is inf+nanj): complex results come here whatever alpha is. float32 with alpha != 1: torch's kernel
+    is one fused multiply-add with alpha in float32 (see fused_add)."""
+    if alpha != 1 and a.dtype == np.float32 == np.result_type(a, b):
+        return fused_add(a, b, alpha if ufunc is np.add else -alpha)
     scaled = alpha * b
     if type(scaled) is np.ndarray and scaled.shape == np.shape(a) and scaled.dtype == np.result_type(a, scaled):
         return ufunc(a, scaled, out=scaled)
     return ufunc(a, scaled)
+
+
+def fused_add(a, b, alpha):
+    """a + alpha*b for float32 arrays as torch's kernel computes it: alpha rounded to float32, then one fused
+    multiply-add (every optimizer step `p.add_(g, alpha=-lr)`, which two roundings put a last bit off)."""
+    return fma(b, np.float32(alpha), a)
 
 
 def add(input, other, *, alpha=1):
@@ -872,6 +882,8 @@ class TanhBackward(Op):
     @staticmethod
     def values(g, y):  # (arrays; also tanh's backward where nothing records, see plain)
         g, y = scalar_path(g, y)
+        if y.dtype == np.float32:  # torch's kernel fuses 1 - y*y (one rounding): exact in float64, then rounded
+            return g * (1 - np.square(y, dtype=np.float64)).astype(np.float32)
         return g * (1 - y * y)
 
     @staticmethod
@@ -899,7 +911,7 @@ class SigmoidBackward(Op):
     @staticmethod
     def values(g, y):  # (arrays; also sigmoid's backward where nothing records, see plain)
         g, y = scalar_path(g, y)
-        return g * (y * (1 - y))
+        return g * (1 - y) * y  # (torch's order of the products: its last bits)
 
     @staticmethod
     def backward(ctx, gg):

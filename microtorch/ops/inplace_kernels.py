@@ -16,6 +16,7 @@ from .._quiet import quietly
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.views import bump_version, live_views
+from .elementwise import fused_add
 
 
 def straight_into_self(ufunc, general):
@@ -57,6 +58,9 @@ def _update(ufunc, x, y, alpha):
     first weight, about 330 us of a 1.5 ms step."""
     if alpha == 1 and x.dtype.kind != "c":
         ufunc(x, y, out=x)
+        return
+    if x.dtype == np.float32:  # (torch's fused kernel: one rounding, see elementwise.fused_add)
+        x[...] = fused_add(x, y, alpha if ufunc is np.add else -alpha)
         return
     # (torch's complex kernel multiplies y by alpha even when it is 1: z + (inf+0j) is inf+nanj, as Add computes)
     n = _BLOCK_BYTES // x.itemsize
