@@ -178,6 +178,12 @@ class _FreedSaved(SavedTensor):
 _FREED_RAW = _FreedSaved()
 
 
+def _pack_order(names):
+    """The order in which torch's node saves (and pack hooks see) the tensors of these names: its inputs by name
+    (other before self, exponent before self), then its results."""
+    return tuple(sorted(range(len(names)), key=lambda i: (names[i].startswith("result"), names[i])))
+
+
 def _user_backward(fc):
     """A custom Function defines backward or vjp (torch accepts either, not both)."""
     if fc.backward is not Function.backward and fc.vjp is not Function.vjp and fc.vjp is not fc.backward:
@@ -209,6 +215,7 @@ class Function:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("_grad_fn_name") or cls.__name__ + "Backward"
         cls._has_setup_context = cls.setup_context is not Function.setup_context
+        cls._pack_order = _pack_order(cls._saved_names)
         attrs = {"_forward_cls": cls, "__module__": cls.__module__, "__slots__": (),
                  "_saved_names": cls._saved_names, "_saved_values": cls._saved_values,
                  **_saved_properties(cls._saved_names, cls._saved_values)}
@@ -453,23 +460,27 @@ _NOT_A_TENSOR = ((), None)
 
 def _save(cls, ctx, args, outs):
     """(e) SavedTensors for what forward passed to save_for_backward: an output of this node,
-    an input, or a constant the op made itself (a mask, a scalar)."""
-    saved = []
-    for k, s in enumerate(ctx._to_save):
+    an input, or a constant the op made itself (a mask, a scalar). Pack hooks see them in
+    torch's order (_pack_order)."""
+    to_save = ctx._to_save
+    saved = [NONE_SAVED] * len(to_save)
+    order = cls._pack_order if _hooks.saved_hooks_open and len(cls._pack_order) == len(to_save) else \
+        range(len(to_save))
+    for k in order:
+        s = to_save[k]
         if s is None:
-            saved.append(NONE_SAVED)
             continue
         if not cls._numpy_forward and not isinstance(s, Tensor):
             raise TypeError(f"save_for_backward can only save variables, but argument {k} is of type "
                             f"{type(s).__name__} ({cls.__name__}: keep other values as ctx attributes)")
         out = _find(outs, s)
         if out is not None and out.grad_fn is ctx:
-            saved.append(SavedTensor(out, True))
+            saved[k] = SavedTensor(out, True)
             continue
         t = _find(args, s)
         if t is None:
             t = s if isinstance(s, Tensor) else Tensor._make(np.asarray(s))
-        saved.append(SavedTensor(t, False))
+        saved[k] = SavedTensor(t, False)
     ctx._saved = saved
     del ctx._to_save  # (back to the class-level None: nothing of forward's stays in the node's dict)
 
