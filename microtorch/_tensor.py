@@ -356,7 +356,7 @@ class Tensor:
             elif isinstance(a, (str, device)) and device_type(a) != "cpu":
                 if device_type(a) == "meta":
                     return _meta.to_meta(self if dtype is None else self.to(dtype))
-                raise RuntimeError(f"microtorch runs on the CPU only; cannot move a tensor to {a}")
+                raise unavailable(a)
             elif isinstance(a, (str, device)) and type(self._data) is _meta.MetaArray:
                 _meta.from_meta(self)
         fmt = kwargs.get("memory_format")
@@ -397,6 +397,9 @@ class Tensor:
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        raise cuda_unavailable(device)
 
     def new_tensor(self, data, *, dtype=None, requires_grad=False):
         if data is None:  # (numpy would say int() of None, from inside tensor())
@@ -451,14 +454,20 @@ _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "
                "complex128": "ComplexDoubleTensor"}
 
 
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
+                "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")  # (torch's, in its order)
+
+
 class device:
-    """Only the CPU exists here; `device("cpu")` keeps torch code running unchanged. As in torch, "cpu:0" is the
-    CPU with an index, which tensors drop (their .device is device(type='cpu'))."""
+    """A device name. Tensors live on the CPU here (or on 'meta': shapes without data, see _meta.py); as in torch
+    on a machine without GPUs, `device("cuda")` can be named, and putting a tensor there raises (`unavailable`).
+    "cpu:0" is the CPU with an index, which tensors drop (their .device is device(type='cpu'))."""
 
     def __init__(self, type="cpu", index=None):
         kind = device_type(type)
-        if kind not in ("cpu", "meta"):  # meta: shapes without data (see _meta.py)
-            raise RuntimeError(f"microtorch runs on the CPU only; device {str(type)!r} is not available")
+        if kind not in DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device string: "
+                               f"{type}")
         if ":" in str(type):
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: "
@@ -512,12 +521,36 @@ def set_default_device(device):
 
 def get_default_device():
     """torch.get_default_device: where factories given no device put new tensors."""
+    if _placement is not None and _placement.type != "meta":  # (torch makes a tensor there to ask: it raises)
+        raise unavailable(_placement)
     return _default_device if _default_device is not None else _CPU
 
 
 def placement(given):
     """The device a factory's tensor goes to: the one given, else the default one (None: the CPU)."""
     return given if given is not None else _placement
+
+
+def unavailable(d):
+    """torch's error for putting a tensor on device d, which this machine lacks (every device but the CPU and meta)."""
+    kind = device_type(d)
+    fix = " (microtorch runs on numpy, on the CPU: use device='cpu', or choose with torch.accelerator.is_available())"
+    if kind in ("cuda", "xpu"):
+        return AssertionError(f"Torch not compiled with {'CUDA' if kind == 'cuda' else 'XPU'} enabled{fix}")
+    return RuntimeError(f"PyTorch is not linked with support for {kind} devices{fix}")
+
+
+def cuda_unavailable(index_or_device):
+    """torch's error for .cuda(device) on a machine without GPUs."""
+    if isinstance(index_or_device, int) and not isinstance(index_or_device, bool):
+        return RuntimeError("Cannot access accelerator device when none is available. (microtorch runs on the CPU: "
+                            "drop the .cuda() call)")
+    if index_or_device is not None and not isinstance(index_or_device, (str, device)):
+        return TypeError(f"cuda(): argument 'device' (position 1) must be torch.device, not "
+                         f"{type(index_or_device).__name__}")
+    if index_or_device is not None and device_type(index_or_device) != "cuda":
+        return RuntimeError(f"Invalid device, must be cuda device (got {index_or_device})")
+    return unavailable("cuda")
 
 
 def device_type(d):

@@ -10,11 +10,11 @@ import functools
 import warnings
 
 from ._dtype import float32
+from ._tensor import DEVICE_TYPES
 
 _UNAVAILABLE = ("cuda",)  # device types torch knows but this machine lacks; others (mps, xpu...) silently off
 _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"
-_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
-                 "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")  # (torch's, in its order)
+
 
 
 def is_autocast_available(device_type):
@@ -71,8 +71,8 @@ def is_autocast_enabled(*device_type):
 
 
 def _check_device_type(device_type):
-    if device_type not in _DEVICE_TYPES:
-        raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: "
+    if device_type not in DEVICE_TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device string: "
                            f"{device_type} (autocast: give 'cuda' or 'cpu')")
 
 

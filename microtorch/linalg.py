@@ -20,7 +20,8 @@ def det(A, *, out=None):
 
 
 def slogdet(A, *, out=None):
-    return _more.slogdet(A)
+    from .ops.reduce import return_type
+    return return_type("linalg_slogdet", ("sign", "logabsdet"))(*_more.slogdet(A))
 
 
 def inv(A, *, out=None):

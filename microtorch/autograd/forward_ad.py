@@ -114,6 +114,9 @@ def make_dual(tensor, tangent, *, level=None):
 
 
 def _make_dual_plain(tensor, tangent, lvl):
+    if tangent._data.strides != tensor._data.strides and tangent._data.size > 1:  # as torch: the tangent's values
+        from ..ops.inplace import _copy                                          # in the primal's layout
+        tangent = _copy(Tensor._make(np.empty_like(tensor._data, dtype=tangent._data.dtype)), tangent)
     out = _view(tensor, _Alias if lvl in _func_levels else View)
     grads = dict(out._fw_grads or {})
     grads[lvl] = _strip(tangent, lvl)

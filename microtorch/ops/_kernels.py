@@ -22,7 +22,7 @@ _NO_KERNEL = {
     "hardswish": "bic", "softshrink": "bic", "softplus": "bic", "histc": "bic", "histogram": "bic",
     "avg_pool1d": "bc", "threshold": "bc",
     "gelu": "bi", "mish": "bi", "silu": "bi", "logsigmoid": "bi", "glu": "ic", "nll_loss": "ic",
-    "rand_like": "bi", "randn_like": "bi", "normal_": "bi", "uniform_": "bi", "log_normal_": "bic",
+    "normal_": "bi", "uniform_": "bi", "log_normal_": "bic",
     "random_": "c", "bernoulli": "c", "relu": "c", "relu6": "c", "hardtanh": "c", "max": "c", "min": "c",
     "multilabel_soft_margin_loss": "i", "sign": "c",
     # binary ops (see _PROMOTING)

@@ -3,7 +3,6 @@ diff, tile, the *stack and *split families, take_along_dim, float_power, nanmean
 repeat_interleave; and counting functions with no gradient (histc, histogram, bincount, unique,
 searchsorted, bucketize)."""
 import builtins
-from collections import namedtuple
 
 import numpy as np
 
@@ -14,6 +13,7 @@ from . import shape as sh
 from .elementwise import pow as pow_
 from .elementwise import div, sub
 from .index import gather
+from .reduce import return_type
 from ._op import normalize_dims
 from .misc import sort
 from .rearrange import nansum
@@ -236,7 +236,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 # ---- counting: no gradient ------------------------------------------------------------------------
-histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
+histogram_result = return_type("histogram", ("hist", "bin_edges"))
 
 
 def _no_grad_result(arr, dtype=None):

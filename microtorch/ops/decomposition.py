@@ -117,8 +117,8 @@ def svd(input, some=True, compute_uv=True):
         raise NotImplementedError("svd(some=False) (the full U and V) is not implemented in microtorch; use the "
                                   "reduced decomposition (some=True)")
     u, s, vh = Svd.apply(input)
-    from collections import namedtuple
-    result = namedtuple("svd", ["U", "S", "V"])
+    from .reduce import return_type
+    result = return_type("svd", ("U", "S", "V"))
     if not compute_uv:
         from .._creation import zeros_like
         return result(zeros_like(u), s, zeros_like(_mH(vh)))

@@ -141,7 +141,7 @@ class _BasicIndex(Op):
 
 
 def _is_advanced(k):
-    return isinstance(k, (Tensor, np.ndarray, list)) or (isinstance(k, tuple))
+    return isinstance(k, (Tensor, np.ndarray, list, range)) or (isinstance(k, tuple))
 
 
 def _to_np_index(k):
@@ -149,6 +149,8 @@ def _to_np_index(k):
         if k.dtype.is_floating_point or k.dtype.is_complex:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return k._data
+    if isinstance(k, range):  # (torch reads a range as the list of its numbers: x[range(n), target])
+        return np.arange(k.start, k.stop, k.step, dtype=np.int64)
     if isinstance(k, list):
         arr = np.asarray([x._data if isinstance(x, Tensor) else x for x in k])
         if not arr.size:  # (x[[]]: no index, of torch's long type; numpy's empty array is float)

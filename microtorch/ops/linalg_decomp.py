@@ -141,13 +141,14 @@ def linalg_qr(A, mode="reduced", *, out=None):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")
     q, r = Qr.apply(_matrices(A, "linalg.qr", square=False), mode=mode)
-    return return_type("qr", ("Q", "R"))(q, r)
+    return return_type("linalg_qr", ("Q", "R"))(q, r)
 
 
 def qr(input, some=True):
     """torch.qr (deprecated there): linalg.qr with mode 'reduced' (some=True) or 'complete'."""
+    from .reduce import return_type
     _deprecated("qr", "torch.linalg.qr(A, 'reduced' if some else 'complete')")
-    return linalg_qr(input, "reduced" if some else "complete")
+    return return_type("qr", ("Q", "R"))(*linalg_qr(input, "reduced" if some else "complete"))
 
 
 # ---- LU -----------------------------------------------------------------------------------------------------

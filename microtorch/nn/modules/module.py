@@ -11,7 +11,7 @@ import inspect
 from collections import OrderedDict, namedtuple
 
 from ... import _dtype
-from ..._tensor import Tensor, device, device_type
+from ..._tensor import Tensor, cuda_unavailable, device, device_type, unavailable
 from ...autograd import graph
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
@@ -424,7 +424,7 @@ class Module:
             elif a is not None and device_type(a) == "meta":  # shapes without data, e.g. a base for functional_call
                 meta = True
             elif a is not None and device_type(a) != "cpu":
-                raise RuntimeError(f"microtorch runs on the CPU only; cannot move a module to {a}")
+                raise unavailable(a)
         if meta:
             self._apply(lambda t: t.to("meta"))
         if dtype is None:
@@ -457,7 +457,7 @@ class Module:
         return self
 
     def cuda(self, device=None):
-        raise RuntimeError("microtorch runs on the CPU only; drop the .cuda() call (or use .to('cpu'))")
+        raise cuda_unavailable(device)
 
     # ---- state dict -----------------------------------------------------------------------
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
