@@ -1,0 +1,125 @@
+"""The values of torch's CPU range kernels (linspace, logspace, arange), rounded where torch's loops round.
+
+numpy's linspace and arange compute in float64 and cast; torch computes in the tensor's own precision, from
+both ends, with fused multiply-adds, and (arange) in vector registers that restart at every lane group. Each
+function here takes bounds already converted as torch converts them (the caller checks them) and returns the
+numpy array torch 2.13 fills, bit for bit, on an x86-64 CPU with AVX2 or AVX-512 (its kernels there are compiled
+with FMA contraction; a CPU without AVX2 runs plain multiply-adds and gets other last bits).
+"""
+import math
+import os
+
+import numpy as np
+
+from .special_fma import fma
+
+_GRAIN = 32768  # at::internal::GRAIN_SIZE: parallel_for gives a loop longer than this to several threads
+_VECTOR_BYTES = 32  # one AVX2 register: arange's vectorized loop fills this many bytes per step
+_NEG_NAN = np.uint64(0xFFF8000000000000).view(np.float64)  # the NaN the C library's pow returns (sign set)
+
+
+def _half(values):
+    """float16 as c10::Half takes a float or double: rounded to float first (twice, as torch); beyond its range,
+    inf"""
+    with np.errstate(over="ignore"):
+        return np.asarray(values).astype(np.float32).astype(np.float16)
+
+
+def linspace(start, end, steps, np_dtype):
+    """torch's linspace kernel: start + step*i for the first half, end - step*(steps-1-i) for the rest, the
+    ends exact; step = (end - start) / (steps - 1) in the dtype (in double for an integer dtype, whose values
+    are then truncated toward zero). start, end: numbers of np_dtype (Python ints for an integer dtype)."""
+    if steps <= 1:
+        return np.full(steps, start, np_dtype)
+    half = steps // 2
+    first = np.arange(half)
+    from_end = steps - 1 - np.arange(half, steps)
+    if np_dtype.kind in "iu":
+        step = (float(end) - float(start)) / (steps - 1)
+        values = np.concatenate([fma(step, first.astype(np.float64), np.float64(start)),
+                                 fma(step, -from_end.astype(np.float64), np.float64(end))])
+        values = np.trunc(values).astype(np.int64).astype(np_dtype)
+    elif np_dtype == np.float16:  # (c10::Half rounds after every operation, an index too)
+        step = (end - start) / _half(steps - 1)
+        values = np.concatenate([start + step * _half(first), end - step * _half(from_end)])
+    else:  # (end - step*k as step * -k + end: a NaN step keeps its sign, as in the fused instruction)
+        with np.errstate(over="ignore", invalid="ignore"):
+            step = (end - start) / np_dtype.type(steps - 1)
+            values = np.concatenate([fma(step, first.astype(np_dtype), start),
+                                     fma(step, -from_end.astype(np_dtype), end)]).astype(np_dtype)
+    return values
+
+
+def logspace(start, end, steps, base, np_dtype):
+    """torch's logspace for a real dtype: base ** x, x from start and from end as linspace's (in double,
+    without fused steps: this loop is compiled without them), the difference end - start taken in the dtype;
+    pow is the C library's. steps == 1 is the caller's (torch fills base ** start)."""
+    half = steps // 2
+    step = float(end - start) / (steps - 1)
+    x = np.concatenate([float(start) + step * np.arange(half), float(end) - step * (steps - 1 - np.arange(half, steps))])
+    return to_dtype(np.array([c_pow(base, v) for v in x.tolist()], dtype=np.float64), np_dtype)
+
+
+def c_pow(base, exponent):
+    """pow(base, exponent) as the C library's: math.pow, whose domain and range errors are numbers in C"""
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:  # (a huge power: inf, negative for a negative base to an odd power)
+        return -math.inf if base < 0 and exponent % 2 == 1 else math.inf
+    except ValueError:  # (0 to a negative power: inf, -0 for an odd one; a negative base to a fraction: NaN)
+        if base == 0:
+            return math.copysign(math.inf, base) if exponent % 2 == 1 else math.inf
+        return _NEG_NAN
+
+
+def to_dtype(values, np_dtype):
+    """doubles stored into np_dtype as a C cast stores them: float16 through float; an integer type truncated,
+    through a 32-bit int (64-bit for int64) as x86's conversion does, whose out-of-range answer is its lowest value"""
+    if np_dtype == np.float16:
+        return _half(values)
+    if np_dtype.kind not in "iu":
+        with np.errstate(over="ignore"):  # (beyond float32: inf, as the C cast)
+            return values.astype(np_dtype)
+    wide = np.int64 if np_dtype == np.int64 else np.int32
+    info = np.iinfo(wide)
+    fits = np.isfinite(values) & (values >= info.min) & (values < -float(info.min))
+    whole = np.where(fits, np.trunc(np.where(fits, values, 0)), info.min)
+    return whole.astype(wide).astype(np_dtype)
+
+
+def arange(start, step, size, np_dtype):
+    """torch's arange kernel for a floating dtype: start + step*i in double (float for float16), fused; the
+    vectorized loop fills a register of lanes at a time from base = start + step*i0 as base + step*k, two
+    registers per turn, the rest one by one; a loop longer than _GRAIN is first cut between threads."""
+    acc = np.float32 if np_dtype == np.float16 else np.float64
+    start, step = acc(start), acc(step)
+    lanes = _VECTOR_BYTES // np.dtype(np_dtype).itemsize
+    out = np.empty(size, np_dtype)
+    for begin, stop in _thread_chunks(size):
+        vector_end = begin + (stop - begin) // (2 * lanes) * (2 * lanes)
+        bases = _cast(fma(step, np.arange(begin, vector_end, lanes).astype(acc), start), np_dtype)
+        lane = np.arange(lanes).astype(acc)
+        out[begin:vector_end] = _cast(fma(lane[None, :], step, bases.astype(acc)[:, None]), np_dtype).ravel()
+        out[vector_end:stop] = _cast(fma(step, np.arange(vector_end, stop).astype(acc), start), np_dtype)
+    return out
+
+
+def _cast(values, np_dtype):
+    return _half(values) if np_dtype == np.float16 else to_dtype(values, np_dtype)
+
+
+def _thread_chunks(size):
+    """(begin, end) of each thread's part of a loop of `size`, as at::parallel_for (OpenMP) cuts it"""
+    if size <= _GRAIN:
+        return [(0, size)]
+    threads = min(intraop_threads(), -(-size // _GRAIN))
+    chunk = -(-size // threads)
+    return [(b, min(size, b + chunk)) for b in range(0, size, chunk)]
+
+
+def intraop_threads():
+    """the threads torch runs one op on: OMP_NUM_THREADS if set, else one per CPU this process may use"""
+    env = os.environ.get("OMP_NUM_THREADS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

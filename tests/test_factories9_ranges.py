@@ -1,0 +1,199 @@
+"""linspace, logspace and arange give torch 2.13's CPU values bit for bit (compared as bytes beside torch): every
+dtype, steps 0, 1, 2, odd, even and past the length torch cuts between threads, start > end, negative, huge and
+0-d tensor bounds, int bounds into floating dtypes and float bounds into integer ones, logspace's bases; then a
+random sweep, and the errors torch raises for a bound its dtype cannot hold."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+from microtorch.ops import _range_kernels
+
+REAL = ["float16", "float32", "float64"]
+INTEGER = ["uint8", "int8", "int16", "int32", "int64"]
+ALL = REAL + ["complex64", "complex128"] + INTEGER
+
+
+def _bits(fn, lib):
+    """(dtype, shape, raw bytes) of fn(lib), or the type of what it raised"""
+    try:
+        out = fn(lib)
+    except Exception as e:  # noqa: BLE001 (the type is what is compared)
+        return type(e)
+    return str(out.dtype).split(".")[-1], tuple(out.shape), out.numpy().tobytes()
+
+
+def _same_bits(fn):
+    t, m = _bits(fn, torch), _bits(fn, mt)
+    if isinstance(t, tuple) and isinstance(m, tuple) and t[:2] == m[:2]:
+        size = np.dtype(t[0]).itemsize
+        diff = (np.frombuffer(t[2], np.uint8) != np.frombuffer(m[2], np.uint8)).reshape(-1, size).any(axis=1)
+        assert not diff.any(), f"{int(diff.sum())} of {diff.size} values differ from torch's, first at " \
+                               f"{np.flatnonzero(diff)[:5]}"
+    assert m == t, f"torch {t if not isinstance(t, tuple) else t[:2]}, microtorch {m if not isinstance(m, tuple) else m[:2]}"
+    return t
+
+
+LINSPACE_ARGS = {
+    "0 to 1 in 11": (0, 1, 11), "the tutorial's": (-math.pi, math.pi, 2000), "no steps": (0, 1, 0),
+    "one step": (2.5, 7, 1), "two steps": (-1.25, 3.5, 2), "odd": (0.1, 0.7, 7), "even": (0.1, 0.7, 8),
+    "large odd": (-3, 7, 50001), "large even": (0, 100, 10000), "start > end": (5, -2, 7),
+    "negative": (-7.3, -0.2, 13), "equal bounds": (2, 2, 5), "tiny step": (1, 1 + 1e-9, 9),
+}
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("case", LINSPACE_ARGS)
+def test_linspace_is_torchs_bit_for_bit(case, dtype):
+    _same_bits(lambda l: l.linspace(*LINSPACE_ARGS[case], dtype=getattr(l, dtype)))
+
+
+def test_the_polynomial_tutorials_first_line_is_torchs():
+    """torch.linspace(-pi, pi, 2000) of the polynomial-fit tutorial (numpy's rounding differed in 604 places)"""
+    _same_bits(lambda l: l.linspace(-math.pi, math.pi, 2000))
+    _same_bits(lambda l: l.linspace(-math.pi, math.pi, 2000, dtype=l.float64))
+
+
+BOUND_CASES = {
+    "0-d tensor bounds": lambda l: l.linspace(l.tensor(-1.5), l.tensor(2.25, dtype=l.float64), 9),
+    "0-d int tensor bound": lambda l: l.linspace(l.tensor(-3), 10, 6, dtype=l.float64),
+    "int bounds, float16": lambda l: l.linspace(-100, 3000, 777, dtype=l.float16),
+    "float bounds, int32": lambda l: l.linspace(-3.99, 7.5, 23, dtype=l.int32),
+    "float bounds, int8, large": lambda l: l.linspace(-100.7, 120.2, 30001, dtype=l.int8),
+    "huge int64 bounds": lambda l: l.linspace(-2 ** 62, 2 ** 62, 9, dtype=l.int64),
+    "huge float64 bounds": lambda l: l.linspace(-1e300, 3e300, 11, dtype=l.float64),
+    "huge float32 bounds": lambda l: l.linspace(-3e38, 3e38, 11),
+    "bounds past float32 overflow the step": lambda l: l.linspace(-3e38, 3.4e38, 5),
+    "float16 bounds rounded through float": lambda l: l.linspace(-3.5854892403095997, 2.651367109761766, 9,
+                                                                 dtype=l.float16),
+    "uint8 from a negative int": lambda l: l.linspace(-3, 7, 4, dtype=l.uint8),
+    "complex bounds": lambda l: l.linspace(1 + 2j, -3.3 - 1j, 11),
+    "complex bounds, complex128": lambda l: l.linspace(-1j, 2.2 + 1j, 2001, dtype=l.complex128),
+    "infinite end": lambda l: l.linspace(0, math.inf, 3),
+    "complex with an infinite part": lambda l: l.linspace(1 + 1j, complex(2, math.inf), 4),
+    "NaN start": lambda l: l.linspace(math.nan, 1, 3, dtype=l.float64),
+    "steps as a 0-d tensor": lambda l: l.linspace(0, 1, l.tensor(5)),
+}
+
+
+@pytest.mark.parametrize("case", BOUND_CASES)
+def test_linspace_bounds_are_torchs(case):
+    _same_bits(BOUND_CASES[case])
+
+
+ERROR_CASES = {
+    "negative float into uint8": lambda l: l.linspace(-3.5, 7, 4, dtype=l.uint8),
+    "int below uint8's wrap": lambda l: l.linspace(-300, 7, 4, dtype=l.uint8),
+    "beyond float32": lambda l: l.linspace(0, 1e40, 3),
+    "beyond float16": lambda l: l.linspace(-70000.0, 5, 3, dtype=l.float16),
+    "beyond int8": lambda l: l.linspace(300, -5, 4, dtype=l.int8),
+    "negative steps": lambda l: l.linspace(0, 1, -1),
+    "bool": lambda l: l.linspace(0, 1, 3, dtype=l.bool),
+    "logspace, bool": lambda l: l.logspace(0, 1, 3, dtype=l.bool),
+    "logspace, negative steps": lambda l: l.logspace(0, 1, -2),
+    "logspace of one step beyond float32": lambda l: l.logspace(40, 40, 1),
+    "logspace of one step beyond int8": lambda l: l.logspace(3, 4, 1, dtype=l.int8),
+    "arange, complex": lambda l: l.arange(0, 3, 0.5, dtype=l.complex64),
+}
+
+
+@pytest.mark.parametrize("case", ERROR_CASES)
+def test_bounds_a_dtype_cannot_hold_raise_torchs_error(case):
+    assert isinstance(_same_bits(ERROR_CASES[case]), type)
+
+
+LOGSPACE_ARGS = {
+    "0 to 1 in 11": (0, 1, 11), "decades": (-2, 3, 2000), "no steps": (0, 1, 0), "one step": (0.5, 3, 1),
+    "two steps": (-1.5, 2.5, 2), "odd": (0.1, 0.7, 7), "large": (-3, 2, 10001), "start > end": (2, -1, 8),
+}
+BASES = {"2": 2.0, "e": math.e, "10": 10.0, "0.5": 0.5, "-2": -2.0, "1.7": 1.7}
+
+
+@pytest.mark.parametrize("dtype", REAL + INTEGER)
+@pytest.mark.parametrize("base", BASES)
+@pytest.mark.parametrize("case", LOGSPACE_ARGS)
+def test_logspace_is_torchs_bit_for_bit(case, base, dtype):
+    """(a negative base to a fractional power is the C library's NaN, sign bit set; integer dtypes take the
+    powers through C's conversion, which wraps)"""
+    _same_bits(lambda l: l.logspace(*LOGSPACE_ARGS[case], base=BASES[base], dtype=getattr(l, dtype)))
+
+
+LOGSPACE_EDGES = {
+    "overflowing powers": lambda l: l.logspace(30, 40, 5),
+    "overflowing odd powers of a negative base": lambda l: l.logspace(1021, 1025, 5, base=-2.0, dtype=l.float64),
+    "base 0": lambda l: l.logspace(-1, 1, 3, base=0.0, dtype=l.float64),
+    "powers past int32, into int32": lambda l: l.logspace(8, 11, 4, dtype=l.int32),
+    "powers past int64, into int64": lambda l: l.logspace(17, 20, 4, dtype=l.int64),
+    "0-d tensor bounds": lambda l: l.logspace(l.tensor(-1.0), l.tensor(1.5), 6, base=2),
+    "int bounds into int16": lambda l: l.logspace(0, 4, 9, dtype=l.int16),
+}
+
+
+@pytest.mark.parametrize("case", LOGSPACE_EDGES)
+def test_logspace_edges_are_torchs(case):
+    _same_bits(LOGSPACE_EDGES[case])
+
+
+ARANGE_ARGS = {
+    "tenths": (0, 1, 0.1), "pi in hundredths": (-math.pi, math.pi, 0.01), "thirds of a unit": (0, 5, 0.3),
+    "negative step": (10, -2, -0.37), "long": (-3, 7, 0.0002), "long, past the threads' cut": (0, 100000, 1.1),
+    "an int end": (7,), "int bounds": (-5, 3000, 1), "int bounds, int step": (3, 100, 7),
+    "float bounds, int step": (0.5, 40.5, 3), "huge": (-1e30, 1e30, 3.3e28),
+}
+
+
+@pytest.mark.parametrize("dtype", REAL + ["int32", "int64"])
+@pytest.mark.parametrize("case", ARANGE_ARGS)
+def test_arange_is_torchs_bit_for_bit(case, dtype):
+    _same_bits(lambda l: l.arange(*ARANGE_ARGS[case], dtype=getattr(l, dtype)))
+
+
+def test_arange_without_dtype_is_torchs():
+    _same_bits(lambda l: l.arange(-1.3, 2.9, 0.07))
+    _same_bits(lambda l: l.arange(1, 2.5, 0.5))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_a_long_arange_is_cut_between_threads_as_torchs(threads, monkeypatch):
+    """torch's parallel_for cuts a loop of more than 32768 values between its threads, and the vector loop
+    restarts at each cut: the last bits depend on the thread count, here set alike on both sides"""
+    monkeypatch.setattr(_range_kernels, "intraop_threads", lambda: threads)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        for dtype in REAL:
+            _same_bits(lambda l: l.arange(-3, 7, 0.00013, dtype=getattr(l, dtype)))
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_the_thread_count_follows_omp_num_threads(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert _range_kernels.intraop_threads() == 3
+
+
+def _random_case(rng):
+    dtype = rng.choice(REAL + ["complex64", "complex128"] + INTEGER)
+    scale = 10.0 ** rng.integers(-3, 4)
+    start, end = (float(v) for v in rng.normal(size=2) * scale)
+    if dtype in INTEGER:
+        low = 0 if dtype == "uint8" else -100
+        start, end = (float(v) for v in rng.uniform(low, 100, size=2))
+    steps = int(rng.choice([rng.integers(0, 40), rng.integers(40, 5000)]))
+    return dtype, start, end, steps
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_random_sweep_is_torchs(seed):
+    """150 random (start, end, steps, dtype) per seed for linspace, and the same bounds for logspace and arange"""
+    rng = np.random.default_rng(900 + seed)
+    for _ in range(150):
+        dtype, start, end, steps = _random_case(rng)
+        _same_bits(lambda l: l.linspace(start, end, steps, dtype=getattr(l, dtype)))
+        if dtype in REAL:
+            base = float(rng.choice([2.0, math.e, 10.0, 0.5, 1.3]))
+            _same_bits(lambda l: l.logspace(start / 10, end / 10, steps, base=base, dtype=getattr(l, dtype)))
+            step = (end - start) / max(steps, 1) or 1.0
+            _same_bits(lambda l: l.arange(start, end, step, dtype=getattr(l, dtype)))
