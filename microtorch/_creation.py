@@ -225,7 +225,10 @@ def _number(v, name):
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     start, end, steps, dt = _space_bounds(start, end, steps, dtype, "linspace")
-    start, end = (_bound(v, dt, "linspace") for v in (start, end))
+    if steps == 0:  # (torch converts no bound for no step, and only start for one)
+        return _finish(np.empty(0, dt.np), dt, requires_grad, device)
+    start = _bound(start, dt, "linspace", float_range=steps > 1 or dt.name != "float16")  # (fill_ of one element)
+    end = _bound(end, dt, "linspace") if steps > 1 else start
     if dt.is_complex:  # (torch's complex arithmetic here is its real arithmetic on each part)
         arr = np.empty(steps, dt.np)
         parts = ((start.real, end.real), (start.imag, end.imag))
@@ -239,19 +242,21 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     start, end, steps, dt = _space_bounds(start, end, steps, dtype, "logspace")
     if steps == 1:  # (torch fills base ** start, computed in double, converted as fill_ converts)
         first = complex(base) ** complex(start) if dt.is_complex else _range_kernels.c_pow(base, float(start))
-        return _finish(np.array([fill_scalar(first, dt, "logspace")]), dt, requires_grad, device)
+        value = fill_scalar(first, dt, "logspace", float_range=dt.name != "float16")  # (as full's one element)
+        return _finish(np.array([value]), dt, requires_grad, device)
     if dt.is_complex or steps == 0:
         return _finish(np.logspace(start, end, steps, base=base), dt, requires_grad, device)
     start, end = (_bound(v, dt, "logspace") for v in (start, end))
     return _finish(_range_kernels.logspace(start, end, steps, base, dt.np), dt, requires_grad, device)
 
 
-def _bound(value, dt, op):
+def _bound(value, dt, op, float_range=True):
     """a bound of linspace/logspace in dt as torch's Scalar.to converts it: checked (an overflow is torch's
-    RuntimeError), float16 through float, an integer type as a Python int"""
-    number = fill_scalar(value, dt, op)
+    RuntimeError; see fill_scalar for float_range), float16 through float, an integer type as a Python int"""
+    number = fill_scalar(value, dt, op, float_range)
     if dt.name == "float16":
-        return np.float16(np.float32(value.real if isinstance(value, complex) else value))
+        with np.errstate(over="ignore"):
+            return np.float16(np.float32(value.real if isinstance(value, complex) else value))
     return builtins.int(number) if dt.np.kind in "iu" else number
 
 

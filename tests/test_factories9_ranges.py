@@ -75,6 +75,10 @@ BOUND_CASES = {
     "complex with an infinite part": lambda l: l.linspace(1 + 1j, complex(2, math.inf), 4),
     "NaN start": lambda l: l.linspace(math.nan, 1, 3, dtype=l.float64),
     "steps as a 0-d tensor": lambda l: l.linspace(0, 1, l.tensor(5)),
+    "no step: bounds beyond int8": lambda l: l.linspace(-291, 359, 0, dtype=l.int8),
+    "one step: an end beyond int8": lambda l: l.linspace(-17.8, 178.1, 1, dtype=l.int8),
+    "one step beyond float16 (inf, unchecked)": lambda l: l.linspace(1e6, 2, 1, dtype=l.float16),
+    "two steps beyond float16": lambda l: l.linspace(1e6, 2, 2, dtype=l.float16),
 }
 
 
@@ -128,6 +132,7 @@ LOGSPACE_EDGES = {
     "powers past int64, into int64": lambda l: l.logspace(17, 20, 4, dtype=l.int64),
     "0-d tensor bounds": lambda l: l.logspace(l.tensor(-1.0), l.tensor(1.5), 6, base=2),
     "int bounds into int16": lambda l: l.logspace(0, 4, 9, dtype=l.int16),
+    "one step beyond float16 (inf, unchecked)": lambda l: l.logspace(16.4, 10.7, 1, dtype=l.float16),
 }
 
 
