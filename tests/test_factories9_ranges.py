@@ -1,4 +1,4 @@
-"""linspace, logspace and arange give torch 2.13's CPU values bit for bit (compared as bytes beside torch): every
+"""linspace, logspace, arange and range give torch 2.13's CPU values bit for bit (compared as bytes beside torch): every
 dtype, steps 0, 1, 2, odd, even and past the length torch cuts between threads, start > end, negative, huge and
 0-d tensor bounds, int bounds into floating dtypes and float bounds into integer ones, logspace's bases; then a
 random sweep, and the errors torch raises for a bound its dtype cannot hold."""
@@ -177,6 +177,29 @@ def test_a_long_arange_is_cut_between_threads_as_torchs(threads, monkeypatch):
 def test_the_thread_count_follows_omp_num_threads(monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     assert _range_kernels.intraop_threads() == 3
+
+
+RANGE_ARGS = {
+    "tenths": (0, 1, 0.1), "pi in hundredths": (-math.pi, math.pi, 0.01), "negative step": (10, -2, -0.37),
+    "long": (-3, 7, 0.0002), "int bounds": (1, 4), "float bounds, int step": (0.5, 10.5, 2),
+}
+
+
+# (an integer dtype with a step below 1 is left out: torch divides by the step truncated to 0, and the process
+# dies of a floating point exception)
+RANGE_CASES = [(case, dtype) for case in RANGE_ARGS for dtype in REAL + ["int32", "int64"]
+               if dtype in REAL or abs(RANGE_ARGS[case][-1]) >= 1]
+
+
+@pytest.mark.filterwarnings("ignore:torch.range is deprecated")
+@pytest.mark.parametrize("case, dtype", RANGE_CASES)
+def test_range_is_torchs_bit_for_bit(case, dtype):
+    """torch.range (end included) counts and steps in float for float16, in double for the others, unfused"""
+    _same_bits(lambda l: l.range(*RANGE_ARGS[case], dtype=getattr(l, dtype)))
+
+
+def test_range_needs_an_end_as_torchs():
+    assert _same_bits(lambda l: l.range(3)) is TypeError
 
 
 def _random_case(rng):

@@ -1,4 +1,4 @@
-"""The values of torch's CPU range kernels (linspace, logspace, arange), rounded where torch's loops round.
+"""The values of torch's CPU range kernels (linspace, logspace, arange, range), rounded where torch's loops round.
 
 numpy's linspace and arange compute in float64 and cast; torch computes in the tensor's own precision, from
 both ends, with fused multiply-adds, and (arange) in vector registers that restart at every lane group. Each
@@ -102,6 +102,15 @@ def arange(start, step, size, np_dtype):
         out[begin:vector_end] = _cast(fma(lane[None, :], step, bases.astype(acc)[:, None]), np_dtype).ravel()
         out[vector_end:stop] = _cast(fma(step, np.arange(vector_end, stop).astype(acc), start), np_dtype)
     return out
+
+
+def torch_range(start, end, step, np_dtype):
+    """torch.range's loop for a floating dtype (end included): int((end - start) / step + 1) values start + i*step,
+    counted and computed in double (float for float16), not fused (this loop is compiled without)"""
+    acc = np.float32 if np_dtype == np.float16 else np.float64
+    start, end, step = acc(start), acc(end), acc(step)
+    size = int((end - start) / step + acc(1))
+    return _cast(start + np.arange(max(size, 0)).astype(acc) * step, np_dtype)
 
 
 def _cast(values, np_dtype):
