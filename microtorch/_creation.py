@@ -240,14 +240,16 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     start, end, steps, dt = _space_bounds(start, end, steps, dtype, "logspace")
+    if steps == 0:
+        return _finish(np.empty(0, dt.np), dt, requires_grad, device)
     if steps == 1:  # (torch fills base ** start, computed in double, converted as fill_ converts)
-        first = complex(base) ** complex(start) if dt.is_complex else _range_kernels.c_pow(base, float(start))
+        first = _range_kernels.pow_real_complex(base, complex(start)) if dt.is_complex else \
+            _range_kernels.c_pow(base, float(start))
         value = fill_scalar(first, dt, "logspace", float_range=dt.name != "float16")  # (as full's one element)
         return _finish(np.array([value]), dt, requires_grad, device)
-    if dt.is_complex or steps == 0:
-        return _finish(np.logspace(start, end, steps, base=base), dt, requires_grad, device)
     start, end = (_bound(v, dt, "logspace") for v in (start, end))
-    return _finish(_range_kernels.logspace(start, end, steps, base, dt.np), dt, requires_grad, device)
+    kernel = _range_kernels.complex_logspace if dt.is_complex else _range_kernels.logspace
+    return _finish(kernel(start, end, steps, base, dt.np), dt, requires_grad, device)
 
 
 def _bound(value, dt, op, float_range=True):

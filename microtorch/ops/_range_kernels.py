@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from .special_fma import fma
+from .special_fma import fma, libm
 
 _GRAIN = 32768  # at::internal::GRAIN_SIZE: parallel_for gives a loop longer than this to several threads
 _VECTOR_BYTES = 32  # one AVX2 register: arange's vectorized loop fills this many bytes per step
@@ -58,6 +58,53 @@ def logspace(start, end, steps, base, np_dtype):
     step = float(end - start) / (steps - 1)
     x = np.concatenate([float(start) + step * np.arange(half), float(end) - step * (steps - 1 - np.arange(half, steps))])
     return to_dtype(np.array([c_pow(base, v) for v in x.tolist()], dtype=np.float64), np_dtype)
+
+
+def complex_logspace(start, end, steps, base, np_dtype):
+    """torch's logspace for a complex dtype (steps >= 2): x from both ends in its complex arithmetic, written out
+    part by part as c10::complex computes it (so zeros keep their signs): the step is (end - start) times
+    1 / (steps - 1), as its division by a complex number with no imaginary part works out; then the C library's
+    cpow(base, x), exp(x * log(base))."""
+    real = np.dtype(np_dtype).type(0).real.dtype.type
+    s_r, s_i, e_r, e_i = real(start.real), real(start.imag), real(end.real), real(end.imag)
+    d_r, d_i, zero = e_r - s_r, e_i - s_i, real(0)
+    scale = real(1) / real(steps - 1)
+    step_r, step_i = (d_r + d_i * zero) * scale, (d_i - d_r * zero) * scale
+    k = np.concatenate([np.arange(steps // 2), steps - 1 - np.arange(steps // 2, steps)]).astype(real)
+    from_start = np.arange(steps) < steps // 2
+    m_r, m_i = step_r * k - step_i * zero, step_r * zero + step_i * k
+    x_r = np.where(from_start, s_r + m_r, e_r - m_r)
+    x_i = np.where(from_start, s_i + m_i, e_i - m_i)
+    return c_cpow(real(base), x_r, x_i, np_dtype)
+
+
+def c_cpow(base, x_r, x_i, np_dtype):
+    """the C library's cpow(base + 0i, x) = cexp(x * clog(base)) in the precision of base's type (clog's real
+    part through log1p for |base| in [0.5, 2), as glibc's; cexp through exp, cos and sin)"""
+    real = type(base)
+    size = abs(base)
+    if 0.5 <= size < 2 and size != 1:  # (glibc's clog near 1: log1p((|x| - 1)(|x| + 1)) / 2)
+        log_r = libm("log1p", np.asarray((size - real(1)) * (size + real(1)))) / real(2)
+    else:
+        log_r = libm("log", np.asarray(size))
+    log_i = real(math.atan2(0.0, base))
+    z_r, z_i = x_r * log_r - x_i * log_i, x_r * log_i + x_i * log_r
+    grows = libm("exp", z_r)
+    turns = np.abs(z_i) > np.finfo(real).tiny  # (cexp takes a tiny angle as its own sine, cosine 1)
+    cos = np.where(turns, libm("cos", z_i), real(1))
+    sin = np.where(turns, libm("sin", z_i), z_i)
+    out = np.empty(np.shape(x_r), np_dtype)
+    out.real, out.imag = grows * cos, grows * sin
+    return out
+
+
+def pow_real_complex(base, exponent):
+    """C++'s std::pow(double base, complex<double> exponent): polar(pow(base, re), im * log(base)) for a positive
+    base, else the C library's cpow"""
+    if base > 0:
+        rho, theta = c_pow(base, exponent.real), exponent.imag * math.log(base)
+        return complex(rho * math.cos(theta), rho * math.sin(theta))
+    return c_cpow(np.float64(base), np.float64(exponent.real), np.float64(exponent.imag), np.complex128)[()]
 
 
 def c_pow(base, exponent):
