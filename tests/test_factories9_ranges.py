@@ -180,6 +180,20 @@ def test_arange_is_torchs_bit_for_bit(case, dtype):
     _same_bits(lambda l: l.arange(*ARANGE_ARGS[case], dtype=getattr(l, dtype)))
 
 
+ARANGE_EDGES = {
+    "whole numbers past float32's": lambda l: l.arange(2 ** 25 + 1, 2 ** 25 + 99, dtype=l.float32),
+    "whole numbers past float16's": lambda l: l.arange(2001, 2101, 3, dtype=l.float16),
+    "whole numbers across 2**24": lambda l: l.arange(2 ** 24 - 40, 2 ** 24 + 40, 1.0, dtype=l.float32),
+    "whole numbers past float64's": lambda l: l.arange(2.0 ** 53 - 20, 2.0 ** 53 + 100, 3, dtype=l.float64),
+    "float16 past its largest": lambda l: l.arange(0, 70000, 1000, dtype=l.float16),
+}
+
+
+@pytest.mark.parametrize("case", ARANGE_EDGES)
+def test_arange_edges_are_torchs(case):
+    _same_bits(ARANGE_EDGES[case])
+
+
 def test_arange_without_dtype_is_torchs():
     _same_bits(lambda l: l.arange(-1.3, 2.9, 0.07))
     _same_bits(lambda l: l.arange(1, 2.5, 0.5))
