@@ -256,6 +256,8 @@ def _bound(value, dt, op, float_range=True):
     """a bound of linspace/logspace in dt as torch's Scalar.to converts it: checked (an overflow is torch's
     RuntimeError; see fill_scalar for float_range), float16 through float, an integer type as a Python int"""
     number = fill_scalar(value, dt, op, float_range)
+    if dt.np.kind in "fc" and isinstance(value, builtins.int) and dt.to_real().name == "float32":
+        return dt.np.type(_range_kernels.int_to_float32(value))
     if dt.name == "float16":
         with np.errstate(over="ignore"):
             return np.float16(np.float32(value.real if isinstance(value, complex) else value))

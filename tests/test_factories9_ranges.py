@@ -64,6 +64,10 @@ BOUND_CASES = {
     "float bounds, int8, large": lambda l: l.linspace(-100.7, 120.2, 30001, dtype=l.int8),
     "huge int64 bounds": lambda l: l.linspace(-2 ** 62, 2 ** 62, 9, dtype=l.int64),
     "huge float64 bounds": lambda l: l.linspace(-1e300, 3e300, 11, dtype=l.float64),
+    "huge int bounds into float32 (rounded once)": lambda l: l.linspace(2 ** 60 + 2 ** 36 + 1, 2 ** 61, 5),
+    "huge negative int bound into float32": lambda l: l.linspace(-(2 ** 62) - 2 ** 38 - 1, 3, 4),
+    "huge int bound into complex64": lambda l: l.linspace(2 ** 60 + 2 ** 36 + 1, 1j, 3),
+    "huge int bounds into float64": lambda l: l.linspace(2 ** 62 + 1, -5, 3, dtype=l.float64),
     "huge float32 bounds": lambda l: l.linspace(-3e38, 3e38, 11),
     "bounds past float32 overflow the step": lambda l: l.linspace(-3e38, 3.4e38, 5),
     "float16 bounds rounded through float": lambda l: l.linspace(-3.5854892403095997, 2.651367109761766, 9,
@@ -85,6 +89,15 @@ BOUND_CASES = {
 @pytest.mark.parametrize("case", BOUND_CASES)
 def test_linspace_bounds_are_torchs(case):
     _same_bits(BOUND_CASES[case])
+
+
+def test_an_int_rounds_once_into_float32_as_torchs():
+    """ints beyond 2**53, ties among them, as torch converts an int64 number into float32"""
+    rng = np.random.default_rng(3)
+    ints = [2 ** 60 + 2 ** 36, 2 ** 60 + 2 ** 36 + 1, 2 ** 60 + 3 * 2 ** 36, -(2 ** 62) - 2 ** 38 - 1, 2 ** 63 - 1]
+    ints += [int(v) * s for v, s in zip(rng.integers(2 ** 53, 2 ** 63 - 1, 200, dtype=np.int64), [1, -1] * 100)]
+    for n in ints:
+        assert _range_kernels.int_to_float32(n) == torch.full((), n, dtype=torch.float32).item(), n
 
 
 ERROR_CASES = {

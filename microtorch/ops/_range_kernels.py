@@ -25,6 +25,19 @@ def _half(values):
         return np.asarray(values).astype(np.float32).astype(np.float16)
 
 
+def int_to_float32(n):
+    """the Python int n rounded once to float32 (to nearest, ties to even), as C converts an int64; numpy goes
+    through double, which rounds twice for some n beyond 2**53"""
+    if abs(n) <= 2 ** 53:
+        return np.float32(n)
+    shift = abs(n).bit_length() - 24
+    top, rest = divmod(abs(n), 1 << shift)
+    half = 1 << (shift - 1)
+    top += rest > half or rest == half and top & 1
+    with np.errstate(over="ignore"):
+        return np.float32(math.copysign(top << shift, n))
+
+
 def linspace(start, end, steps, np_dtype):
     """torch's linspace kernel: start + step*i for the first half, end - step*(steps-1-i) for the rest, the
     ends exact; step = (end - start) / (steps - 1) in the dtype (in double for an integer dtype, whose values
