@@ -231,6 +231,11 @@ def test_the_thread_count_follows_omp_num_threads(monkeypatch):
     assert _range_kernels.intraop_threads() == 3
 
 
+def test_the_thread_count_is_torchs_default(monkeypatch):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert _range_kernels.intraop_threads() == torch.get_num_threads()
+
+
 RANGE_ARGS = {
     "tenths": (0, 1, 0.1), "pi in hundredths": (-math.pi, math.pi, 0.01), "negative step": (10, -2, -0.37),
     "long": (-3, 7, 0.0002), "int bounds": (1, 4), "float bounds, int step": (0.5, 10.5, 2),

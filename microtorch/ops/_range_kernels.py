@@ -190,8 +190,17 @@ def _thread_chunks(size):
 
 
 def intraop_threads():
-    """the threads torch runs one op on: OMP_NUM_THREADS if set, else one per CPU this process may use"""
+    """the threads torch runs one op on: OMP_NUM_THREADS if set, else one per physical core (hyperthreads of a
+    core count once; Linux tells which those are, elsewhere each CPU counts)"""
     env = os.environ.get("OMP_NUM_THREADS", "")
     if env.isdigit() and int(env) > 0:
         return int(env)
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
+    cores = set()
+    for cpu in cpus:
+        try:
+            with open(f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list") as f:
+                cores.add(f.read().strip())
+        except OSError:
+            cores.add(cpu)
+    return max(len(cores), 1)
