@@ -155,7 +155,7 @@ def arange(start, step, size, np_dtype):
     start, step = acc(start), acc(step)
     if start.is_integer() and step.is_integer() and max(abs(start), abs(start + step * size)) <= 2 ** np.finfo(
             np_dtype).nmant:  # (whole numbers the dtype holds: every way of adding them gives the same values)
-        return (start + step * np.arange(size, dtype=acc)).astype(np_dtype)
+        return np.arange(start, start + step * size, step, dtype=np_dtype)
     lanes = _VECTOR_BYTES // np.dtype(np_dtype).itemsize
     out = np.empty(size, np_dtype)
     for begin, stop in _thread_chunks(size):
