@@ -32,7 +32,8 @@ def _same_bits(fn):
         diff = (np.frombuffer(t[2], np.uint8) != np.frombuffer(m[2], np.uint8)).reshape(-1, size).any(axis=1)
         assert not diff.any(), f"{int(diff.sum())} of {diff.size} values differ from torch's, first at " \
                                f"{np.flatnonzero(diff)[:5]}"
-    assert m == t, f"torch {t if not isinstance(t, tuple) else t[:2]}, microtorch {m if not isinstance(m, tuple) else m[:2]}"
+    shown = [v[:2] if isinstance(v, tuple) else v for v in (t, m)]
+    assert m == t, f"torch {shown[0]}, microtorch {shown[1]}"
     return t
 
 

@@ -39,8 +39,8 @@ def int_to_float32(n):
 
 
 def linspace(start, end, steps, np_dtype):
-    """torch's linspace kernel: start + step*i for the first half, end - step*(steps-1-i) for the rest, the
-    ends exact; step = (end - start) / (steps - 1) in the dtype (in double for an integer dtype, whose values
+    """torch's linspace kernel: start + step*i for the first half, end - step*(steps-1-i) for the rest (so the
+    ends are exact, unless step is infinite); step = (end - start) / (steps - 1) in the dtype (in double for an integer dtype, whose values
     are then truncated toward zero). start, end: numbers of np_dtype (Python ints for an integer dtype)."""
     if steps <= 1:
         return np.full(steps, start, np_dtype)
@@ -69,7 +69,8 @@ def logspace(start, end, steps, base, np_dtype):
     pow is the C library's. steps == 1 is the caller's (torch fills base ** start)."""
     half = steps // 2
     step = float(end - start) / (steps - 1)
-    x = np.concatenate([float(start) + step * np.arange(half), float(end) - step * (steps - 1 - np.arange(half, steps))])
+    from_end = steps - 1 - np.arange(half, steps)
+    x = np.concatenate([float(start) + step * np.arange(half), float(end) - step * from_end])
     return to_dtype(np.array([c_pow(base, v) for v in x.tolist()], dtype=np.float64), np_dtype)
 
 
@@ -160,10 +161,10 @@ def arange(start, step, size, np_dtype):
     out = np.empty(size, np_dtype)
     for begin, stop in _thread_chunks(size):
         vector_end = begin + (stop - begin) // (2 * lanes) * (2 * lanes)
-        bases = _cast(fma(step, np.arange(begin, vector_end, lanes).astype(acc), start), np_dtype)
+        bases = to_dtype(fma(step, np.arange(begin, vector_end, lanes).astype(acc), start), np_dtype)
         lane = np.arange(lanes).astype(acc)
-        out[begin:vector_end] = _cast(fma(lane[None, :], step, bases.astype(acc)[:, None]), np_dtype).ravel()
-        out[vector_end:stop] = _cast(fma(step, np.arange(vector_end, stop).astype(acc), start), np_dtype)
+        out[begin:vector_end] = to_dtype(fma(lane[None, :], step, bases.astype(acc)[:, None]), np_dtype).ravel()
+        out[vector_end:stop] = to_dtype(fma(step, np.arange(vector_end, stop).astype(acc), start), np_dtype)
     return out
 
 
@@ -173,11 +174,7 @@ def torch_range(start, end, step, np_dtype):
     acc = np.float32 if np_dtype == np.float16 else np.float64
     start, end, step = acc(start), acc(end), acc(step)
     size = int((end - start) / step + acc(1))
-    return _cast(start + np.arange(max(size, 0)).astype(acc) * step, np_dtype)
-
-
-def _cast(values, np_dtype):
-    return _half(values) if np_dtype == np.float16 else to_dtype(values, np_dtype)
+    return to_dtype(start + np.arange(max(size, 0)).astype(acc) * step, np_dtype)
 
 
 def _thread_chunks(size):
