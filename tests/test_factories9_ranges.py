@@ -200,6 +200,9 @@ ARANGE_EDGES = {
     "whole numbers across 2**24": lambda l: l.arange(2 ** 24 - 40, 2 ** 24 + 40, 1.0, dtype=l.float32),
     "whole numbers past float64's": lambda l: l.arange(2.0 ** 53 - 20, 2.0 ** 53 + 100, 3, dtype=l.float64),
     "float16 past its largest": lambda l: l.arange(0, 70000, 1000, dtype=l.float16),
+    "from -0.0 by whole steps": lambda l: l.arange(-0.0, 3, 1.0),
+    "from -0.0 by whole steps down": lambda l: l.arange(-0.0, -3, -1.0),
+    "from -0.0 by a quarter": lambda l: l.arange(-0.0, 1, 0.25, dtype=l.float64),
 }
 
 

@@ -156,7 +156,8 @@ def arange(start, step, size, np_dtype):
     start, step = acc(start), acc(step)
     if start.is_integer() and step.is_integer() and max(abs(start), abs(start + step * size)) <= 2 ** np.finfo(
             np_dtype).nmant:  # (whole numbers the dtype holds: every way of adding them gives the same values)
-        return np.arange(start, start + step * size, step, dtype=np_dtype)
+        first = start + step * acc(0)  # (start + step*0: -0.0 + 0.0 is 0.0, as in torch's loop)
+        return np.arange(first, start + step * size, step, dtype=np_dtype)
     lanes = _VECTOR_BYTES // np.dtype(np_dtype).itemsize
     out = np.empty(size, np_dtype)
     for begin, stop in _thread_chunks(size):
