@@ -193,7 +193,21 @@ def arange(start=_NOT_GIVEN, end=_NOT_GIVEN, step=1, *, out=None, dtype=None, la
         return _finish(_range_kernels.arange(vals[0], vals[2], size, dt.np), dt, requires_grad, device)
     if is_float:
         return _finish(_integer_range(*vals, dt), dt, requires_grad, device)
+    if dt == _dtype.int64:  # (int64 from int64 bounds: counted and stepped in int64, which wraps)
+        start, _, step = (np.int64(v) for v in vals)
+        return _finish(start + step * np.arange(_int64_count(*vals), dtype=np.int64), dt, requires_grad, device)
     return _finish(np.arange(*vals), dt, requires_grad, device)
+
+
+def _int64_count(start, end, step):
+    """torch's count for int64 bounds: (end - start + step - sign(step)) / step in int64 arithmetic, which wraps,
+    divided toward zero; a negative count (bounds near the ends of int64) is its RuntimeError"""
+    total = (end - start + step - (1 if step > 0 else -1) + 2 ** 63) % 2 ** 64 - 2 ** 63
+    count = builtins.abs(total) // builtins.abs(step) * (1 if (total < 0) == (step < 0) else -1)
+    if count < 0:
+        raise RuntimeError(f"invalid size, possible overflow? (arange from {start} to {end} by {step}: the count "
+                           "overflows int64; use bounds nearer zero)")
+    return count
 
 
 _C_COMPLEX = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
@@ -214,12 +228,15 @@ def _integer_range(start, end, step, dt):
 
 
 def _number(v, name):
-    """a bound of arange as a Python number: a tensor that requires grad is refused, as torch's parser does"""
+    """a bound of arange as a Python number: a tensor that requires grad is refused, as torch's parser does, and
+    so is an int beyond int64"""
     if isinstance(v, Tensor):
         if v.requires_grad:
             raise TypeError(f"arange(): argument '{name}' must be Number, not Tensor (it requires grad: pass "
                             f"{name}.item())")
         return v.item()
+    if isinstance(v, builtins.int) and not -2 ** 63 <= v < 2 ** 63:
+        raise OverflowError(f"int too big to convert (arange's {name} {v} is beyond int64; pass a float)")
     return v
 
 

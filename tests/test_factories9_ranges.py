@@ -114,6 +114,8 @@ ERROR_CASES = {
     "logspace of one step beyond float32": lambda l: l.logspace(40, 40, 1),
     "logspace of one step beyond int8": lambda l: l.logspace(3, 4, 1, dtype=l.int8),
     "arange, complex": lambda l: l.arange(0, 3, 0.5, dtype=l.complex64),
+    "arange, an end beyond int64": lambda l: l.arange(0, 10 ** 20),
+    "arange, a step beyond int64": lambda l: l.arange(0, 10, -10 ** 20),
 }
 
 
@@ -201,6 +203,11 @@ ARANGE_EDGES = {
     "whole numbers past float64's": lambda l: l.arange(2.0 ** 53 - 20, 2.0 ** 53 + 100, 3, dtype=l.float64),
     "float16 past its largest": lambda l: l.arange(0, 70000, 1000, dtype=l.float16),
     "from -0.0 by whole steps": lambda l: l.arange(-0.0, 3, 1.0),
+    "int64 count overflowing": lambda l: l.arange(0, 2 ** 63 - 1, 2 ** 62),
+    "int64 count wrapping to nothing": lambda l: l.arange(-2 ** 63, 2 ** 63 - 1, 2 ** 62),
+    "int64 near its ends": lambda l: l.arange(2 ** 63 - 10, 2 ** 63 - 1, 3),
+    "int64 down": lambda l: l.arange(5, -2 ** 62, -2 ** 60),
+    "int64 by 7": lambda l: l.arange(-50, 51, 7),
     "from -0.0 by whole steps down": lambda l: l.arange(-0.0, -3, -1.0),
     "from -0.0 by a quarter": lambda l: l.arange(-0.0, 1, 0.25, dtype=l.float64),
 }
