@@ -64,7 +64,7 @@ def _fill_value(value, dtype, op, size):
     if not isinstance(value, (int, float, complex)):
         return value
     dt = _dtype.to_dtype(dtype)
-    return fill_scalar(value, dt, op, float_range=dt.name != "float16" or math.prod(size) != 1)
+    return _scalar_to(value, dt, op, float_range=dt.name != "float16" or math.prod(size) != 1)
 
 
 _C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
@@ -244,8 +244,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end, steps, dt = _space_bounds(start, end, steps, dtype, "linspace")
     if steps == 0:  # (torch converts no bound for no step, and only start for one)
         return _finish(np.empty(0, dt.np), dt, requires_grad, device)
-    start = _bound(start, dt, "linspace", float_range=steps > 1 or dt.name != "float16")  # (fill_ of one element)
-    end = _bound(end, dt, "linspace") if steps > 1 else start
+    start = _scalar_to(start, dt, "linspace", float_range=steps > 1 or dt.name != "float16")  # (fill_ of one element)
+    end = _scalar_to(end, dt, "linspace") if steps > 1 else start
     if dt.is_complex:  # (torch's complex arithmetic here is its real arithmetic on each part)
         arr = np.empty(steps, dt.np)
         parts = ((start.real, end.real), (start.imag, end.imag))
@@ -264,14 +264,15 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
             _range_kernels.c_pow(base, float(start))
         value = fill_scalar(first, dt, "logspace", float_range=dt.name != "float16")  # (as full's one element)
         return _finish(np.array([value]), dt, requires_grad, device)
-    start, end = (_bound(v, dt, "logspace") for v in (start, end))
+    start, end = (_scalar_to(v, dt, "logspace") for v in (start, end))
     kernel = _range_kernels.complex_logspace if dt.is_complex else _range_kernels.logspace
     return _finish(kernel(start, end, steps, base, dt.np), dt, requires_grad, device)
 
 
-def _bound(value, dt, op, float_range=True):
-    """a bound of linspace/logspace in dt as torch's Scalar.to converts it: checked (an overflow is torch's
-    RuntimeError; see fill_scalar for float_range), float16 through float, an integer type as a Python int"""
+def _scalar_to(value, dt, op, float_range=True):
+    """a number in dt as torch's Scalar.to converts it (a bound of linspace, a fill value): checked (an overflow is
+    torch's RuntimeError; see fill_scalar for float_range), into float16 through float, an int into float32 rounded
+    once, into an integer type as a Python int"""
     number = fill_scalar(value, dt, op, float_range)
     if dt.np.kind in "fc" and isinstance(value, builtins.int) and dt.to_real().name == "float32":
         return dt.np.type(_range_kernels.int_to_float32(value))

@@ -293,3 +293,22 @@ def test_a_random_sweep_is_torchs(seed):
             _same_bits(lambda l: l.logspace(start / 10, end / 10, steps, base=base, dtype=getattr(l, dtype)))
             step = (end - start) / max(steps, 1) or 1.0
             _same_bits(lambda l: l.arange(start, end, step, dtype=getattr(l, dtype)))
+
+
+FILL_CASES = {
+    "full, float16 through float": lambda l: l.full((3,), 2.651367109761766, dtype=l.float16),
+    "full_like, float16": lambda l: l.full_like(l.zeros(2, dtype=l.float16), -3.5854892403095997),
+    "new_full, float16": lambda l: l.zeros(2, dtype=l.float16).new_full((4,), 0.1000213623046875),
+    "full, one float16 element beyond its range": lambda l: l.full((1,), 1e6, dtype=l.float16),
+    "full, a huge int into float32": lambda l: l.full((2,), 2 ** 60 + 2 ** 36 + 1, dtype=l.float32),
+    "full, -1 into uint8": lambda l: l.full((2,), -1, dtype=l.uint8),
+    "full, an int": lambda l: l.full((2, 2), 7),
+    "full, a complex": lambda l: l.full((2,), 3.5 + 1j),
+}
+
+
+@pytest.mark.parametrize("case", FILL_CASES)
+def test_fill_factories_convert_the_value_as_torch(case):
+    """torch converts a fill value as Scalar.to does: into float16 through float (rounding twice), an int into
+    float32 once"""
+    _same_bits(FILL_CASES[case])
