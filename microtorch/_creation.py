@@ -262,7 +262,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     if steps == 1:  # (torch fills base ** start, computed in double, converted as fill_ converts)
         first = _range_kernels.pow_real_complex(base, complex(start)) if dt.is_complex else \
             _range_kernels.c_pow(base, float(start))
-        value = fill_scalar(first, dt, "logspace", float_range=dt.name != "float16")  # (as full's one element)
+        value = _scalar_to(first, dt, "logspace", float_range=dt.name != "float16")  # (as full's one element)
         return _finish(np.array([value]), dt, requires_grad, device)
     start, end = (_scalar_to(v, dt, "logspace") for v in (start, end))
     kernel = _range_kernels.complex_logspace if dt.is_complex else _range_kernels.logspace

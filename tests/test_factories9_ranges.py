@@ -171,6 +171,7 @@ LOGSPACE_EDGES = {
     "int bounds into int16": lambda l: l.logspace(0, 4, 9, dtype=l.int16),
     "one step beyond float16 (inf, unchecked)": lambda l: l.logspace(16.4, 10.7, 1, dtype=l.float16),
     "complex, one step": lambda l: l.logspace(0.5 + 1j, 2, 1, base=2.0, dtype=l.complex128),
+    "one step into float16, through float": lambda l: l.logspace(0.855514413791155, 2, 1, dtype=l.float16),
     "complex, one step, negative base": lambda l: l.logspace(0.5 + 1j, 2, 1, base=-2.0, dtype=l.complex128),
     "complex64, one step": lambda l: l.logspace(0.5 + 1j, 2, 1, base=3.0, dtype=l.complex64),
     "complex bounds, no steps": lambda l: l.logspace(1j, 2, 0),
