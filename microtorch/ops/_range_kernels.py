@@ -68,7 +68,11 @@ def logspace(start, end, steps, base, np_dtype):
     without fused steps: this loop is compiled without them), the difference end - start taken in the dtype;
     pow is the C library's. steps == 1 is the caller's (torch fills base ** start)."""
     half = steps // 2
-    step = float(end - start) / (steps - 1)
+    span = end - start
+    if np_dtype in (np.int32, np.int64):  # (C subtracts these in their own width, which wraps; narrower ones in int)
+        bits = 8 * np.dtype(np_dtype).itemsize
+        span = (span + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
+    step = float(span) / (steps - 1)
     from_end = steps - 1 - np.arange(half, steps)
     x = np.concatenate([float(start) + step * np.arange(half), float(end) - step * from_end])
     return to_dtype(np.array([c_pow(base, v) for v in x.tolist()], dtype=np.float64), np_dtype)
