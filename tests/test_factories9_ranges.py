@@ -1,7 +1,8 @@
-"""linspace, logspace, arange and range give torch 2.13's CPU values bit for bit (compared as bytes beside torch): every
-dtype, steps 0, 1, 2, odd, even and past the length torch cuts between threads, start > end, negative, huge and
-0-d tensor bounds, int bounds into floating dtypes and float bounds into integer ones, logspace's bases; then a
-random sweep, and the errors torch raises for a bound its dtype cannot hold."""
+"""linspace, logspace, arange and range give torch 2.13's CPU values bit for bit (compared as bytes beside
+torch): every dtype, steps 0, 1, 2, odd, even and past the length torch cuts between threads, start > end,
+negative, huge and 0-d tensor bounds, int bounds into floating dtypes and float bounds into integer ones,
+logspace's bases; then a random sweep, the errors torch raises for a bound its dtype cannot hold, and the fill
+factories' conversion of their value."""
 import math
 
 import numpy as np
