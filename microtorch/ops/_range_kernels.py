@@ -40,8 +40,9 @@ def int_to_float32(n):
 
 def linspace(start, end, steps, np_dtype):
     """torch's linspace kernel: start + step*i for the first half, end - step*(steps-1-i) for the rest (so the
-    ends are exact, unless step is infinite); step = (end - start) / (steps - 1) in the dtype (in double for an integer dtype, whose values
-    are then truncated toward zero). start, end: numbers of np_dtype (Python ints for an integer dtype)."""
+    ends are exact, unless step is infinite); step = (end - start) / (steps - 1) in the dtype (in double for an
+    integer dtype, whose values are then truncated toward zero). start, end: numbers of np_dtype (Python ints for
+    an integer dtype)."""
     if steps <= 1:
         return np.full(steps, start, np_dtype)
     half = steps // 2
