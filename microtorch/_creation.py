@@ -189,6 +189,9 @@ def arange(start=_NOT_GIVEN, end=_NOT_GIVEN, step=1, *, out=None, dtype=None, la
         raise NotImplementedError(f'"arange_cpu" not implemented for \'{_C_COMPLEX[dt.name]}\': count in a real '
                                   "dtype, then convert")
     if dt.is_floating_point:  # (torch's count: ceil((end - start) / step) in double)
+        if dt.name == "float16":  # (its kernel steps in float: start and step must fit there)
+            for v in (vals[0], vals[2]):
+                fill_scalar(v, _dtype.float32, "arange")
         size = builtins.int(math.ceil((builtins.float(vals[1]) - vals[0]) / vals[2]))
         return _finish(_range_kernels.arange(vals[0], vals[2], size, dt.np), dt, requires_grad, device)
     if is_float:

@@ -210,6 +210,16 @@ ARANGE_EDGES = {
     "whole numbers past float64's": lambda l: l.arange(2.0 ** 53 - 20, 2.0 ** 53 + 100, 3, dtype=l.float64),
     "float16 past its largest": lambda l: l.arange(0, 70000, 1000, dtype=l.float16),
     "from -0.0 by whole steps": lambda l: l.arange(-0.0, 3, 1.0),
+    "float16 lanes starting at -0.0": lambda l: l.arange(-1.382768522270254e-08, -1e-310, 5.3595e-11,
+                                                         dtype=l.float16),
+    "float16, a step beyond float": lambda l: l.arange(0.0, 1.7e308, 6.3e305, dtype=l.float16),
+    "float16, a start beyond float": lambda l: l.arange(-1.7e308, 0.0, 1e307, dtype=l.float16),
+    "linspace from the end, near ties": lambda l: l.linspace(3.4e38, 23.71410196071753, 350, dtype=l.float64),
+    "complex64 linspace near ties": lambda l: l.linspace(-9276.458833087883, 3.4e38, 468, dtype=l.complex64),
+    "linspace of a step beyond 1e305": lambda l: l.linspace(5.432935271802564e-07, 1.7e308, 320, dtype=l.float64),
+    "complex128 linspace of a huge step": lambda l: l.linspace(l.tensor(1.7e308, dtype=l.float64), 0.0017, 198,
+                                                               dtype=l.complex128),
+    "float16 arange of a step below float's": lambda l: l.arange(0.0, -1e-310, -2.0e-313, dtype=l.float16),
     "int64 count overflowing": lambda l: l.arange(0, 2 ** 63 - 1, 2 ** 62),
     "int64 count wrapping to nothing": lambda l: l.arange(-2 ** 63, 2 ** 63 - 1, 2 ** 62),
     "int64 near its ends": lambda l: l.arange(2 ** 63 - 10, 2 ** 63 - 1, 3),
@@ -319,3 +329,35 @@ def test_fill_factories_convert_the_value_as_torch(case):
     """torch converts a fill value as Scalar.to does: into float16 through float (rounding twice), an int into
     float32 once"""
     _same_bits(FILL_CASES[case])
+
+
+def test_the_fused_multiply_add_rounds_once():
+    """special_fma.fma against exact rational arithmetic, float64 and float32, with sums that cancel (where
+    rounding t + e, then s + that, used to round twice near a tie)"""
+    from fractions import Fraction
+    from microtorch.ops.special_fma import fma
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=3000) * 10.0 ** rng.integers(-5, 5, 3000)
+    b = rng.integers(0, 2 ** 20, 3000).astype(np.float64)
+    c = -a * b * (1 + rng.normal(size=3000) * 1e-12) + rng.normal(size=3000) * 10.0 ** rng.integers(-20, 5, 3000)
+    exact = [Fraction(x) * Fraction(y) + Fraction(z) for x, y, z in zip(a, b, c)]
+    assert (fma(a, b, c) == np.array([float(v) for v in exact])).all()
+    a, b, c = (v.astype(np.float32) for v in (a, b, c))
+    exact = [Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)) for x, y, z in zip(a, b, c)]
+    got = fma(a, b, c)
+    for g, v in zip(got, exact):  # (g is the nearer float32 neighbour of v, the even one on a tie)
+        below, above = sorted([g, np.nextafter(g, np.float32(np.inf) if Fraction(float(g)) < v else
+                                               np.float32(-np.inf))])
+        gap = abs(Fraction(float(g)) - v)
+        other = abs(Fraction(float(above if g == below else below)) - v)
+        assert gap < other or gap == other and np.array(g).view(np.int32) % 2 == 0
+
+
+def test_the_fused_multiply_add_rounds_just_past_a_tie_up():
+    """a*b exactly halfway between two neighbours, c a hair above: one rounding goes up; rounding a*b + c to
+    double first (float32), or t + e (float64), lands on the tie and goes to the even one below"""
+    from microtorch.ops.special_fma import fma
+    a, b, c = (np.array([v], np.float32) for v in (1 + 2 ** -12, 1 + 2 ** -12, 2 ** -60))
+    assert fma(a, b, c)[0] == np.float32(1 + 2 ** -11 + 2 ** -23)
+    a, b, c = (np.array([v]) for v in (1 + 2 ** -26, 1 + 2 ** -27, 2 ** -120))
+    assert fma(a, b, c)[0] == 1 + 2 ** -26 + 2 ** -27 + 2 ** -52

@@ -38,6 +38,16 @@ def int_to_float32(n):
         return np.float32(math.copysign(top << shift, n))
 
 
+def _fused(step, index, c):
+    """step * index + c rounded once, index holding whole numbers below 2**26: step is split by clearing its low
+    27 bits (Veltkamp's split, special_fma's, overflows for a step beyond about 1e299)"""
+    step = np.asarray(step)
+    if step.dtype != np.float64:
+        return fma(step, index, c)
+    high = (step.view(np.int64) & ~np.int64((1 << 27) - 1)).view(np.float64)
+    return fma(step, index, c, a_halves=(high, step - high))
+
+
 def linspace(start, end, steps, np_dtype):
     """torch's linspace kernel: start + step*i for the first half, end - step*(steps-1-i) for the rest (so the
     ends are exact, unless step is infinite); step = (end - start) / (steps - 1) in the dtype (in double for an
@@ -50,8 +60,8 @@ def linspace(start, end, steps, np_dtype):
     from_end = steps - 1 - np.arange(half, steps)
     if np_dtype.kind in "iu":
         step = (float(end) - float(start)) / (steps - 1)
-        values = np.concatenate([fma(step, first.astype(np.float64), np.float64(start)),
-                                 fma(step, -from_end.astype(np.float64), np.float64(end))])
+        values = np.concatenate([_fused(step, first.astype(np.float64), np.float64(start)),
+                                 _fused(step, -from_end.astype(np.float64), np.float64(end))])
         values = np.trunc(values).astype(np.int64).astype(np_dtype)
     elif np_dtype == np.float16:  # (c10::Half rounds after every operation, an index too)
         step = (end - start) / _half(steps - 1)
@@ -59,8 +69,8 @@ def linspace(start, end, steps, np_dtype):
     else:  # (end - step*k as step * -k + end: a NaN step keeps its sign, as in the fused instruction)
         with np.errstate(over="ignore", invalid="ignore"):
             step = (end - start) / np_dtype.type(steps - 1)
-            values = np.concatenate([fma(step, first.astype(np_dtype), start),
-                                     fma(step, -from_end.astype(np_dtype), end)]).astype(np_dtype)
+            values = np.concatenate([_fused(step, first.astype(np_dtype), start),
+                                     _fused(step, -from_end.astype(np_dtype), end)]).astype(np_dtype)
     return values
 
 
@@ -155,11 +165,12 @@ def to_dtype(values, np_dtype):
 
 def arange(start, step, size, np_dtype):
     """torch's arange kernel for a floating dtype: start + step*i in double (float for float16), fused; the
-    vectorized loop fills a register of lanes at a time from base = start + step*i0 as base + step*k, two
-    registers per turn, the rest one by one; a loop longer than _GRAIN is first cut between threads."""
+    vectorized loop fills a register of lanes at a time from base = start + step*i0 (in the dtype) as base,
+    base + step, base + 2*step..., two registers per turn, the rest one by one; a loop longer than _GRAIN is first
+    cut between threads."""
     acc = np.float32 if np_dtype == np.float16 else np.float64
     start, step = acc(start), acc(step)
-    if start.is_integer() and step.is_integer() and max(abs(start), abs(start + step * size)) <= 2 ** np.finfo(
+    if start.is_integer() and step.is_integer() and step and max(abs(start), abs(start + step * size)) <= 2 ** np.finfo(
             np_dtype).nmant:  # (whole numbers the dtype holds: every way of adding them gives the same values)
         first = start + step * acc(0)  # (start + step*0: -0.0 + 0.0 is 0.0, as in torch's loop)
         return np.arange(first, start + step * size, step, dtype=np_dtype)
@@ -167,10 +178,12 @@ def arange(start, step, size, np_dtype):
     out = np.empty(size, np_dtype)
     for begin, stop in _thread_chunks(size):
         vector_end = begin + (stop - begin) // (2 * lanes) * (2 * lanes)
-        bases = to_dtype(fma(step, np.arange(begin, vector_end, lanes).astype(acc), start), np_dtype)
+        bases = to_dtype(_fused(step, np.arange(begin, vector_end, lanes).astype(acc), start), np_dtype)
         lane = np.arange(lanes).astype(acc)
-        out[begin:vector_end] = to_dtype(fma(lane[None, :], step, bases.astype(acc)[:, None]), np_dtype).ravel()
-        out[vector_end:stop] = to_dtype(fma(step, np.arange(vector_end, stop).astype(acc), start), np_dtype)
+        block = to_dtype(_fused(step, lane[None, :], bases.astype(acc)[:, None]), np_dtype)
+        block[:, 0] = bases  # (the first lane is base itself, not base + 0*step: -0.0 stays -0.0)
+        out[begin:vector_end] = block.ravel()
+        out[vector_end:stop] = to_dtype(_fused(step, np.arange(vector_end, stop).astype(acc), start), np_dtype)
     return out
 
 
