@@ -4,7 +4,8 @@ numpy's linspace and arange compute in float64 and cast; torch computes in the t
 both ends, with fused multiply-adds, and (arange) in vector registers that restart at every lane group. Each
 function here takes bounds already converted as torch converts them (the caller checks them) and returns the
 numpy array torch 2.13 fills, bit for bit, on an x86-64 CPU with AVX2 or AVX-512 (its kernels there are compiled
-with FMA contraction; a CPU without AVX2 runs plain multiply-adds and gets other last bits).
+with FMA contraction; a CPU without AVX2 runs plain multiply-adds, and an ARM one 16-byte registers in arange, so
+their last bits differ in places).
 """
 import math
 import os
