@@ -12,6 +12,8 @@ CPU time of this thread: other processes do not count) and keeps the best of `--
 - W4: the same chain with 20,000 ops on a 100-element vector, per op;
 - W6: micrograd's demo MLP 2-16-16-1 on 100 points, SVM loss + L2, one forward + backward (the
   best of ten steps in a row per turn);
+- W6 on `bare_engine.py` (`--floor`): the same step on an engine that does nothing but the arithmetic
+  and the chain rule, the floor under any Python engine on numpy;
 - W3 (`--w3`): four 1024x1024 layers `h = relu(h @ W)`, then the gradients of `h.sum()` for the
   weights, against the same computation written by hand in numpy (the issue's floor for W3).
 
@@ -29,6 +31,8 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 import microtorch  # noqa: E402
+
+from . import bare_engine  # noqa: E402
 
 clock = time.thread_time
 
@@ -117,6 +121,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--w3", action="store_true", help="also W3 against hand-written numpy (about 10 s)")
+    ap.add_argument("--floor", action="store_true", help="also W6 on bare_engine.py: the least a Python engine does")
     args = ap.parse_args()
     import torch
     torch.set_num_threads(1)
@@ -127,9 +132,13 @@ def main():
         b = best_of(libs, rep, lambda _, T: chain_times(T, shape, n))
         for k, part in ((0, "forward"), (1, "backward")):
             rows.append((f"{name} {part}", "us/op", b["torch"][k] * 1e6, b["microtorch"][k] * 1e6))
+    if args.floor:
+        libs["bare engine"] = bare_engine
     steps = {name: mlp_step(T) for name, T in libs.items()}
     b = best_of(libs, args.repeat, lambda name, _: best_step(steps[name]))
     rows.append(("W6 step", "ms", b["torch"][0] * 1e3, b["microtorch"][0] * 1e3))
+    if args.floor:
+        rows.append(("W6 step, bare engine", "ms", b["torch"][0] * 1e3, b["bare engine"][0] * 1e3))
     print("| workload | unit | torch | microtorch | microtorch / torch |\n|---|---|---|---|---|")
     for what, unit, t, m in rows:
         print(f"| {what} | {unit} | {t:.3g} | {m:.3g} | {m / t:.2f} |")

@@ -12,7 +12,13 @@ from ._dtype import (bool_ as bool, cdouble, cfloat, complex64, complex128, doub
 from ._dtype import torch_result_type as result_type  # noqa: F401
 from ._printing import set_printoptions  # noqa: F401
 from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401
-from ._tensor import Size, Tensor, as_tensor, device, from_numpy, tensor  # noqa: F401
+from .amp import autocast, is_autocast_enabled  # noqa: F401
+from ._runtime import (are_deterministic_algorithms_enabled, compile, get_float32_matmul_precision,  # noqa: F401
+                       get_num_interop_threads, get_num_threads, is_deterministic_algorithms_warn_only_enabled,
+                       set_float32_matmul_precision, set_num_interop_threads, set_num_threads,
+                       use_deterministic_algorithms)
+from ._tensor import (Size, Tensor, as_tensor, device, from_numpy, get_default_device,  # noqa: F401
+                      set_default_device, tensor)
 from . import autograd  # noqa: F401
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
@@ -110,7 +116,7 @@ def __getattr__(name):
     # subpackages that pull in more code are imported on first use
     import importlib
     if name in ("nn", "optim", "func", "testing", "utils", "viz", "cuda", "backends", "accelerator", "random",
-                "distributions", "special"):
+                "distributions", "special", "version", "xpu"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
@@ -133,7 +139,7 @@ __all__ = [
     "enable_grad", "eq", "equal", "erf", "erfc", "exp", "exp2", "expm1", "eye", "fix", "flatten",
     "flip", "fliplr", "flipud", "float", "float16", "float32", "float64", "float_power", "floor",
     "floor_divide", "fmax", "fmin", "fmod", "frac", "from_numpy", "full", "full_like", "gather",
-    "ge", "ger", "get_default_dtype", "get_rng_state", "greater", "greater_equal", "gt", "half",
+    "ge", "ger", "get_default_device", "get_default_dtype", "get_rng_state", "greater", "greater_equal", "gt", "half",
     "heaviside", "histc", "histogram", "hsplit", "hstack", "hypot", "imag", "index_add",
     "index_select", "inf", "inference_mode", "initial_seed", "int", "int16", "int32", "int64",
     "int8", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_complex", "is_floating_point",
@@ -149,13 +155,17 @@ __all__ = [
     "randint_like", "randn", "randn_like", "randperm", "range", "ravel", "real", "reciprocal",
     "relu", "remainder", "repeat", "repeat_interleave", "reshape", "result_type", "roll", "rot90",
     "round", "row_stack", "rsqrt", "save", "scatter", "searchsorted", "seed", "select",
-    "set_default_dtype", "set_grad_enabled", "set_printoptions", "set_rng_state", "sgn", "short",
+    "set_default_device", "set_default_dtype", "set_grad_enabled", "set_printoptions", "set_rng_state", "sgn", "short",
     "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "softmax", "sort", "split", "sqrt",
     "square", "squeeze", "stack", "std", "strided", "sub", "subtract", "sum", "swapaxes",
     "swapdims", "t", "take", "take_along_dim", "tan", "tanh", "tensor", "tensor_split", "tile",
     "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "uint8", "unbind",
     "unflatten", "unique", "unsqueeze", "var", "vmap", "vsplit", "vstack", "where", "xlogy",
-    "zeros", "zeros_like"
+    "zeros", "zeros_like",
+    # process-wide switches (_runtime.py, amp.py)
+    "autocast", "is_autocast_enabled", "are_deterministic_algorithms_enabled", "compile", "get_float32_matmul_precision", "get_num_interop_threads",
+    "get_num_threads", "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
+    "set_num_interop_threads", "set_num_threads", "use_deterministic_algorithms",
 ]
 __all__ += [n for n in ("argwhere", "clamp_max", "clamp_min", "floor_divide", "heaviside", "isneginf", "isposinf",
                        "isreal", "signbit", "svd") if n not in __all__]  # (issue 13)

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _dtype
 from ._random import _rng
-from ._tensor import Tensor, _filled, _made_leaf, _size_arg, device_type
+from ._tensor import Tensor, _filled, _made_leaf, _size_arg, device_type, placement
 from .ops._checks import check_size
 from .ops import _range_kernels
 from .ops._memory_formats import contiguous_format, empty_like_layout, preserve_format
@@ -25,13 +25,22 @@ def _finish(arr, dtype, requires_grad, device=None):
 
 
 def _placed(t, device, requires_grad=False):
-    """t on `device` ('cpu' or 'meta': a shape without data), a leaf requiring grad if asked."""
+    """t on `device` ('cpu' or 'meta': a shape without data; None: the default device), a leaf requiring grad if
+    asked. (The *_like factories pass their input's device.)"""
+    device = placement(device)
     if device is not None and device_type(device) != "cpu":
         t = t.to(device)
     if requires_grad:
         t.requires_grad = True
         _made_leaf(t)
     return t
+
+
+def _on_meta(device):
+    """Does a factory given `device` (None: the default device) make a meta tensor? (Random factories then draw
+    nothing, as in torch: there is no data, and the generator stays where it was.)"""
+    device = placement(device)
+    return device is not None and device_type(device) == "meta"
 
 
 def _default(dtype):
@@ -138,23 +147,24 @@ def _like(t, dtype):
 
 @_laid_out_like_input
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _filled_on(tuple(input.shape), 0, _like(input, dtype), device, requires_grad)
+    return _filled_on(tuple(input.shape), 0, _like(input, dtype), device or input.device, requires_grad)
 
 
 @_laid_out_like_input
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _filled_on(tuple(input.shape), 1, _like(input, dtype), device, requires_grad)
+    return _filled_on(tuple(input.shape), 1, _like(input, dtype), device or input.device, requires_grad)
 
 
 @_laid_out_like_input
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _filled_on(tuple(input.shape), 0, _like(input, dtype), device, requires_grad)
+    return _filled_on(tuple(input.shape), 0, _like(input, dtype), device or input.device, requires_grad)
 
 
 @_laid_out_like_input
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     dt = _like(input, dtype)
-    return _filled_on(tuple(input.shape), _fill_value(fill_value, dt, "full_like", input.shape), dt, device, requires_grad)
+    return _filled_on(tuple(input.shape), _fill_value(fill_value, dt, "full_like", input.shape), dt, device or input.device,
+                      requires_grad)
 
 
 _NOT_GIVEN = object()  # (arange(5) gives no end; arange(5, None) gives None, which torch refuses)
@@ -317,6 +327,8 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
          pin_memory=False, **kw):
     rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "rand"), "rand"), _default(dtype)
     _need_floating(dt, "check_uniform_bounds")
+    if _on_meta(device):
+        return empty(size, dtype=dt, device="meta", requires_grad=requires_grad)
     if dt.is_complex:  # as torch: real and imaginary parts each uniform on [0, 1), drawn in turn
         return _finish(_as_complex(rng.torch_uniform(dt.to_real().np, 0.0, 1.0, size + (2,))), dt, requires_grad, device)
     return _finish(rng.torch_uniform(dt.np, 0.0, 1.0, size), dt, requires_grad, device)
@@ -332,6 +344,8 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "randn"), "randn"), _default(dtype)
     if np.prod(size, dtype=np.float64):  # (an empty result runs no kernel: torch accepts any dtype then)
         _need_floating(dt, "normal_kernel_cpu")
+    if _on_meta(device):
+        return empty(size, dtype=dt, device="meta", requires_grad=requires_grad)
     if dt.is_complex:  # as torch: variance 1 in all, so each part has variance 1/2
         return _finish(_as_complex(rng.torch_normal(dt.to_real().np, 0.0, 1 / math.sqrt(2), size + (2,))), dt,
                        requires_grad, device)
@@ -350,6 +364,9 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     low, high = int(low), int(high)
     if high <= low:
         raise RuntimeError(f"randint: expects 'low' to be less than 'high', but got low={low} >= high={high}")
+    if _on_meta(device):
+        return empty(check_size(tuple(size), "randint"), dtype=dtype or _dtype.int64, device="meta",
+                     requires_grad=requires_grad)
     draws = _rng(generator).torch_integers(low, high, check_size(tuple(size), "randint"))
     return _finish(draws, dtype or _dtype.int64, requires_grad, device)
 
@@ -361,21 +378,23 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise NotImplementedError('"randperm" not implemented for \'Bool\': a permutation needs integer or '
                                   "floating values")
     _check_fits(n - 1, dt)  # (its largest value)
+    if _on_meta(device):
+        return empty(n, dtype=dt, device="meta", requires_grad=requires_grad)
     return _finish(_rng(generator).torch_permutation(n), dt, requires_grad, device)
 
 
 @_laid_out_like_input
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return rand(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
-                requires_grad=requires_grad)  # (size=: a 0-d input has no sizes to spread)
+    return rand(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype),
+                device=device or input.device, requires_grad=requires_grad)  # (size=: a 0-d input has no sizes)
 
 
 @_laid_out_like_input
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return randn(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
-                 requires_grad=requires_grad)
+    return randn(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype),
+                 device=device or input.device, requires_grad=requires_grad)
 
 
 def _need_floating(dt, kernel):
@@ -395,8 +414,8 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
         raise TypeError("randint_like() received an invalid combination of arguments - got (Tensor, NoneType): give "
                         "high (an int), or low and high")
     low, high = (_one_number(v, name) for v, name in ((low, "low"), (high, "high")))
-    return randint(low, high, tuple(input.shape), generator=generator, dtype=_like(input, dtype), device=device,
-                   requires_grad=requires_grad)
+    return randint(low, high, tuple(input.shape), generator=generator, dtype=_like(input, dtype),
+                   device=device or input.device, requires_grad=requires_grad)
 
 
 def _one_number(v, name):
@@ -415,21 +434,23 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_gra
                             "its shape and dtype are the result's")
         m = mean._data if isinstance(mean, Tensor) else mean
         s = std._data if isinstance(std, Tensor) else std
-        dt = (mean if isinstance(mean, Tensor) else std).dtype
+        like = mean if isinstance(mean, Tensor) else std  # (the result's dtype and device)
+        dt, where = like.dtype, like.device
         _need_floating(dt, "normal_kernel_cpu")
         _check_std(std)
         rng, shape = _rng(generator), np.broadcast_shapes(np.shape(m), np.shape(s))
         if dt.is_complex:  # (as randn: each part with variance 1/2)
             noise = _as_complex(rng.torch_normal(dt.to_real().np, 0.0, 1 / math.sqrt(2), shape + (2,)))
-            return _finish(np.asarray(m + s * noise), dt, requires_grad)
-        return _finish(np.asarray(m + s * rng.torch_normal(dt.np, 0.0, 1.0, shape)), dt, requires_grad)  # (torch:
-        # normal_(0, 1), then * std + mean)
+            return _finish(np.asarray(m + s * noise), dt, requires_grad, where)
+        noise = rng.torch_normal(dt.np, 0.0, 1.0, shape)  # (torch: normal_(0, 1), then * std + mean)
+        return _finish(np.asarray(m + s * noise), dt, requires_grad, where)
     if size is None:
         raise TypeError("normal(): with a number for both mean and std, pass the size too, e.g. normal(0.0, 1.0, "
                         "size=(2, 3)); or pass mean or std as a tensor")
     _check_std(std)
     dt = _default(dtype)
-    return _finish(_rng(generator).torch_normal(dt.np, mean, std, tuple(size)), dt, requires_grad)
+    return _finish(_rng(generator).torch_normal(dt.np, mean, std, tuple(size)), dt, requires_grad, "cpu")  # (not
+    # one of the factories torch's default device reaches)
 
 
 def _check_std(std):
@@ -452,6 +473,8 @@ def bernoulli(input, p=None, *, generator=None):
         p = p.item()
     if p is not None and not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    if input.is_meta:  # no data, and no draw, as rand's
+        return empty_like(input)
     probs = input._data if p is None else p
     return Tensor._make(_rng(generator).torch_bernoulli(probs, tuple(input.shape)).astype(input._data.dtype))
 

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from ._fma import fma
+
 _DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}  # mantissa bits
 _TORCH_DEFAULT_SEED = 67280421310721  # torch.Generator()'s first seed; the global generator starts from it too
 # (torch's picks a new one in each process: here an unseeded notebook draws the same numbers on every run)
@@ -42,7 +44,8 @@ class TorchStream(np.random.Generator):
         x = (bits & np.uint64((1 << digits) - 1)).astype(np.float64) * 2.0 ** -digits
         if digits < 53:  # (low and high in the tensor's dtype first, as the kernel casts them)
             low, high = np_dtype.type(low), np_dtype.type(high)
-        return (x * float(high - low) + float(low)).astype(np_dtype).reshape(size)
+            return (x * float(high - low) + float(low)).astype(np_dtype).reshape(size)
+        return fma(x, float(high - low), float(low)).reshape(size)  # (one rounding, as torch's fused kernel)
 
     def torch_normal(self, np_dtype, mean, std, size):
         """normal_(mean, std) as torch's kernel: 16 or more values by Box-Muller over blocks of 16 uniforms, fewer
@@ -50,7 +53,8 @@ class TorchStream(np.random.Generator):
         n = math.prod(size)
         if n >= 16:
             return self._normal_blocks(np.dtype(np_dtype), n, mean, std).reshape(size)
-        return np.array([self._one_normal() * std + mean for _ in range(n)]).astype(np_dtype).reshape(size)
+        values = fma(np.array([self._one_normal() for _ in range(n)]), float(std), float(mean))  # (fused, as torch)
+        return values.astype(np_dtype).reshape(size)
 
     def _one_normal(self):
         if self.next_normal is not None:
@@ -90,7 +94,8 @@ class TorchStream(np.random.Generator):
     def torch_log_normal(self, np_dtype, mean, std, size):
         """log_normal_(mean, std): exp of torch's one-at-a-time normals (their kept second values included)."""
         n = math.prod(size)
-        values = [_exp(self._one_normal() * std + mean) for _ in range(n)]  # (the C library's exp, as the kernel)
+        values = [_exp(float(fma(self._one_normal(), float(std), float(mean)))) for _ in range(n)]  # (fused, and the
+        # C library's exp, as the kernel)
         return np.array(values, dtype=np.float64).astype(np_dtype).reshape(size)
 
     def torch_poisson(self, rates):
@@ -221,8 +226,11 @@ def _box_muller_16(blocks, mean, std):
     log = np.frompyfunc(math.log, 1, 1)(u1).astype(np.float64) if blocks.dtype == np.float64 else np.log(u1)
     radius = np.sqrt(-2 * log).astype(blocks.dtype)
     theta = (2.0 * math.pi * u2.astype(np.float64)).astype(blocks.dtype)
-    blocks[:, :8] = radius * np.cos(theta) * std + mean
-    blocks[:, 8:] = radius * np.sin(theta) * std + mean
+    cos_part, sin_part = radius * np.cos(theta), radius * np.sin(theta)
+    if blocks.dtype == np.float64:  # (torch's kernel fuses `* std + mean` into one rounding)
+        blocks[:, :8], blocks[:, 8:] = fma(cos_part, std, mean), fma(sin_part, std, mean)
+    else:  # (float32: torch's vector kernel, which this follows to a few units in the last place)
+        blocks[:, :8], blocks[:, 8:] = cos_part * std + mean, sin_part * std + mean
 
 
 _gen = [TorchStream(_TORCH_DEFAULT_SEED)]

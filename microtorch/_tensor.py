@@ -478,6 +478,47 @@ class device:
     def __hash__(self):
         return hash(str(self))
 
+    def __enter__(self):  # `with device("meta"):` factories given no device make their tensors there
+        _default_stack.append(_default_device)
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        set_default_device(_default_stack.pop())
+
+
+_Device = device  # (the class, where a parameter named device hides it)
+
+# Where factories (tensor, zeros, rand, arange, nn's parameters...) put a tensor given no device, as torch's
+# set_default_device: None until set. _placement is that device unless it is the CPU, where tensors are anyway.
+_default_device = _placement = None
+_default_stack = []
+
+
+def set_default_device(device):
+    """torch.set_default_device: the device of new tensors whose factory is given none (None: the CPU)."""
+    global _default_device, _placement
+    if device is not None and not isinstance(device, _Device):
+        if isinstance(device, int) and not isinstance(device, bool):
+            raise RuntimeError("Cannot access accelerator device when none is available. (set_default_device: an "
+                               "index means an accelerator; microtorch runs on the CPU, give 'cpu')")
+        if not isinstance(device, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got ({type(device).__name__}), "
+                            "but expected a device, a string such as 'cpu' or 'meta', or None (set_default_device)")
+        device = _Device(device)
+    _default_device = device
+    _placement = device if device is not None and device.type != "cpu" else None
+
+
+def get_default_device():
+    """torch.get_default_device: where factories given no device put new tensors."""
+    return _default_device if _default_device is not None else _CPU
+
+
+def placement(given):
+    """The device a factory's tensor goes to: the one given, else the default one (None: the CPU)."""
+    return given if given is not None else _placement
+
 
 def device_type(d):
     """The kind of device d names ('cpu', 'meta', 'cuda', ...), read as torch reads a device or its string:
@@ -784,6 +825,8 @@ def _rows_joined(data):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of `data` (numbers, nested lists, arrays, tensors)."""
     cls = data.__class__
+    if device is None:
+        device = _placement
     if (cls in _PLAIN or cls is list or cls is tuple) and device is None:  # the commonest calls, kept cheap
         array = _plain_array(data, dtype)
         if array is not None:
@@ -797,8 +840,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.clone().detach() or sourceTensor.clone().detach().requires_grad_(True), "
                       "rather than microtorch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-    if device is not None and device_type(device) != "cpu":
-        raise RuntimeError(f"microtorch runs on the CPU only; device {str(device)!r} is not available")
+    if device is not None and device_type(device) != "cpu":  # (meta: made here, then moved; others raise)
+        return _leaf(tensor(data, dtype=dtype, device=_CPU).to(device)._data, requires_grad)
     dt = _dtype.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
     src = _converted(_to_numpy, data)
     if src.dtype.kind in "OUS" and dtype is not None or src.dtype.kind == "c" and dt.np.kind != "c":
@@ -840,6 +883,7 @@ def as_tensor(data, *, dtype=None, device=None):
         out = from_numpy(data)
     else:
         out = tensor(data, dtype=dtype)
+    device = placement(device)
     return out if device is None else out.to(device)  # (a tensor moves as .to moves it: meta, or torch's error)
 
 

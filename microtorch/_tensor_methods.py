@@ -359,6 +359,8 @@ def _random_fill(name, draw):
         from .autograd.grad_mode import is_grad_enabled
         from .ops.inplace import apply_inplace
         args, kwargs = _check_fill_args(name, self, args, kwargs)
+        if self.is_meta:  # no data to fill and, as in torch, no draw: the generator stays where it was
+            return self
         values = np.asarray(draw(_rng(generator), self._data.shape, self._data.dtype, *args, **kwargs))
         values = values.astype(self._data.dtype)
         sample = Tensor._make(values)

@@ -7,17 +7,20 @@ import numpy as np
 
 from . import _random
 from ._dtype import get_default_dtype
-from ._tensor import Tensor, _made_leaf, tensor
+from ._fma import fma
+from ._tensor import Tensor, _made_leaf, placement, tensor
 from .ops.special_bessel import i0_values
-from .ops.special_fma import fma
 
 
 def _default(dtype):
     return dtype if dtype is not None else get_default_dtype()
 
 
-def _finish(values, dtype, requires_grad):
+def _finish(values, dtype, requires_grad, device=None):
     out = Tensor._make(np.ascontiguousarray(values).astype(_default(dtype).np))
+    device = placement(device)  # (None: the default device, which is the CPU unless set otherwise)
+    if device is not None:
+        out = out.to(device)
     if requires_grad:  # (the attribute: requires_grad_() is refused inside a torch.func transform)
         out.requires_grad = True
         _made_leaf(out)
@@ -28,13 +31,13 @@ def _finish(values, dtype, requires_grad):
 # of N = length + 1 (periodic) or length values, scaled by a double constant, then cos etc.; the first length kept.
 # A number in an in-place step (mul_, add_) is first rounded to the dtype (float16: to half), in an out-of-place one
 # to the dtype it is computed in.
-def _window(name, window_length, periodic, fn, dtype, requires_grad):
+def _window(name, window_length, periodic, fn, dtype, requires_grad, device):
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     if not _default(dtype).is_floating_point:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
     if window_length <= 1:
-        return _finish(np.ones(window_length), dtype, requires_grad)
+        return _finish(np.ones(window_length), dtype, requires_grad, device)
     n = window_length + 1 if periodic else window_length
     kept = np.dtype(_default(dtype).np)
     computed = np.float32 if kept == np.float16 else kept.type
@@ -44,17 +47,17 @@ def _window(name, window_length, periodic, fn, dtype, requires_grad):
 
     def in_place(number):
         return computed(kept.type(number))
-    return _finish(fn(rounded(np.arange(n)), n, rounded, in_place)[:window_length], dtype, requires_grad)
+    return _finish(fn(rounded(np.arange(n)), n, rounded, in_place)[:window_length], dtype, requires_grad, device)
 
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
-    return _window("hann_window", window_length, periodic, _cosine_sum(0.5, 0.5), dtype, requires_grad)
+    return _window("hann_window", window_length, periodic, _cosine_sum(0.5, 0.5), dtype, requires_grad, device)
 
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    pin_memory=False, requires_grad=False):
-    return _window("hamming_window", window_length, periodic, _cosine_sum(alpha, beta), dtype, requires_grad)
+    return _window("hamming_window", window_length, periodic, _cosine_sum(alpha, beta), dtype, requires_grad, device)
 
 
 def _cosine_sum(alpha, beta):
@@ -70,7 +73,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
         t, x = x.dtype.type, rounded(x * in_place(math.pi / (n - 1)))
         cos4, cos2 = (rounded(np.cos(rounded(x * t(k)))) for k in (4, 2))
         return rounded(rounded(rounded(cos4 * in_place(0.08)) - rounded(cos2 * in_place(0.5))) + t(0.42))
-    return _window("blackman_window", window_length, periodic, fn, dtype, requires_grad)
+    return _window("blackman_window", window_length, periodic, fn, dtype, requires_grad, device)
 
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
@@ -80,7 +83,7 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
         middle = ((n - 1) >> 1) + 1
         x[middle:] = rounded(rounded(-x[middle:]) + in_place(2))
         return x
-    return _window("bartlett_window", window_length, periodic, fn, dtype, requires_grad)
+    return _window("bartlett_window", window_length, periodic, fn, dtype, requires_grad, device)
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
@@ -91,7 +94,7 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
         ratio = (x - alpha) / alpha
         inside = fma(-ratio, ratio, np.ones_like(ratio))  # (1 - ratio^2 in one fused instruction, as torch's)
         return rounded(i0_values(b * np.sqrt(np.abs(inside))) / i0_values(np.asarray(b)))
-    return _window("kaiser_window", window_length, periodic, fn, dtype, requires_grad)
+    return _window("kaiser_window", window_length, periodic, fn, dtype, requires_grad, device)
 
 
 # ---- creation and sampling -------------------------------------------------------------------------------------
@@ -133,7 +136,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     if sorted(physical_layout) != list(range(len(size))):
         raise RuntimeError(f"empty_permuted: physical_layout {list(physical_layout)} must be a permutation of the "
                            f"dims 0..{len(size) - 1}")
-    return _finish(np.zeros(tuple(size)), dtype, requires_grad)
+    return _finish(np.zeros(tuple(size)), dtype, requires_grad, device)
 
 
 def _indices(op, fn, row, col, offset, dtype, device, requires_grad):

@@ -560,3 +560,35 @@ def test_a_non_tensor_argument_gets_no_edge_as_torch():
         z.sum().backward()
         return edges, z.grad_fn.needs_input_grad, seen, x.grad
     same(prog)
+
+
+def test_once_differentiable_error_node_is_torchs():
+    """Under create_graph, once_differentiable's results hang from one torch::autograd::Error node with an edge per
+    output (to a detached leaf, or None for a None gradient), as torch's; differentiating through it raises."""
+    import torch
+
+    def graph(T):
+        from importlib import import_module
+        once = import_module(T.__name__ + ".autograd.function").once_differentiable
+
+        class Two(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x * y
+
+            @staticmethod
+            @once
+            def backward(ctx, g):
+                return g * 2, None
+
+        def shape(node, depth=0):
+            if node is None or depth > 3:
+                return None
+            name = type(node).__name__ if node.name().startswith("torch::") else node.name()
+            return name, [shape(n, depth + 1) for n, _ in node.next_functions]
+        x, y = T.tensor([1.0, 2.0], requires_grad=True), T.tensor([3.0, 4.0], requires_grad=True)
+        (gx,) = T.autograd.grad((Two.apply(x, y) * y).sum(), x, create_graph=True)
+        with pytest.raises(RuntimeError, match="differentiate twice"):
+            gx.sum().backward()
+        return shape(gx.grad_fn), gx.tolist()
+    assert graph(microtorch) == graph(torch) == (("Error", [("AccumulateGrad", []), None]), [6.0, 8.0])

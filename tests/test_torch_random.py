@@ -67,6 +67,15 @@ DRAWS = {
     "RReLU module": lambda lib: lib.nn.RReLU()(lib.tensor([-1.0, -2.0, 3.0], dtype=lib.float64)),
     "trunc_normal_ redrawn": lambda lib: lib.nn.init.trunc_normal_(lib.empty(10), mean=1.0, std=2.0, a=-1.0, b=3.0),
     "trunc_normal_ rejection": lambda lib: lib.nn.init.trunc_normal_(lib.empty(10), std=5.0, a=2.0, b=3.0),
+    # float64 away from [0, 1) and N(0, 1): torch's kernels fuse `u * (high - low) + low` and `z * std + mean`
+    "uniform_ float64 range": lambda lib: lib.empty(40, dtype=lib.float64).uniform_(-0.3, 0.9),
+    "normal_ float64 few": lambda lib: lib.empty(7, dtype=lib.float64).normal_(1.3, 0.7),
+    "normal_ float64 blocks": lambda lib: lib.empty(50, dtype=lib.float64).normal_(-2.0, 0.3),
+    "normal numbers float64": lambda lib: lib.normal(0.5, 2.0, size=(20,), dtype=lib.float64),
+    "Linear float64": lambda lib: lib.cat([p.detach().flatten() for p in lib.nn.Linear(5, 4, dtype=lib.float64)
+                                           .parameters()]),
+    "kaiming_normal_ float64": lambda lib: lib.nn.init.kaiming_normal_(lib.empty(20, 4, dtype=lib.float64)),
+    "log_normal_ float64 many": lambda lib: lib.empty(20, dtype=lib.float64).log_normal_(0.3, 0.5),
 }
 
 
@@ -197,3 +206,19 @@ def test_an_orthogonal_init_is_torchs():
     mt.manual_seed(4)
     t, m = torch.nn.init.orthogonal_(torch.empty(3, 5)), mt.nn.init.orthogonal_(mt.empty(3, 5))
     np.testing.assert_allclose(m.numpy(), t.numpy(), rtol=0, atol=1e-6)
+
+
+def test_seeded_float64_sgd_steps_are_torchs():
+    """A float64 model's start and its SGD steps, bit for bit (the start used to differ in the last bit)."""
+    def steps(lib):
+        lib.manual_seed(0)
+        model = lib.nn.Linear(3, 1, dtype=lib.float64)
+        opt = lib.optim.SGD(model.parameters(), lr=0.1)
+        seen = []
+        for _ in range(3):
+            opt.zero_grad()
+            model(lib.ones(2, 3, dtype=lib.float64)).sum().backward()
+            opt.step()
+            seen.append(model.weight.detach().numpy().tobytes())
+        return seen
+    assert steps(mt) == steps(torch)

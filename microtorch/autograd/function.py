@@ -540,17 +540,28 @@ def once_differentiable(fn):
         if not any(isinstance(g, Tensor) and g._requires_grad for g in grads):
             return out
         outs = out if isinstance(out, tuple) else (out,)
-        wrapped = tuple(_DelayedError.apply(o, *grads) if isinstance(o, Tensor) else o for o in outs)
-        return wrapped if isinstance(out, tuple) else wrapped[0]
+        wrapped = _DelayedError.apply(*[_fake_leaf(o) for o in outs])  # (as torch: one node, one edge per output)
+        return (wrapped if len(outs) > 1 else (wrapped,)) if isinstance(out, tuple) else wrapped
     return wrapper
+
+
+def _fake_leaf(t):
+    """t detached as a leaf that requires grad: the Error node's edges lead to such leaves, and end there."""
+    if not isinstance(t, Tensor):
+        return t
+    leaf = t.detach()
+    leaf.requires_grad_(True)
+    return leaf
 
 
 class _DelayedError(Function):
     _grad_fn_name = "torch::autograd::Error"
+    _edges = tuple(range(256))  # an edge per output it stands for, a None one too (torch's node has one each)
 
     @staticmethod
-    def forward(ctx, x, *grads):
-        return x.clone()
+    def forward(ctx, *outputs):
+        clones = tuple(o.clone() if isinstance(o, Tensor) else o for o in outputs)
+        return clones if len(clones) > 1 else clones[0]
 
     @staticmethod
     def backward(ctx, *grads):

@@ -1,2 +1,2 @@
-"""torch.backends: which accelerator backends exist (none here; microtorch runs on numpy)."""
-from . import mps  # noqa: F401
+"""torch.backends: which accelerator backends exist (none here; microtorch runs on numpy), and their switches."""
+from . import cuda, cudnn, mps  # noqa: F401

@@ -297,7 +297,8 @@ def matmul(cls, args, kwargs, level):
     (a, ab), (b, bb) = unwrap(args[0], level), unwrap(args[1], level)
     ka, kb = _ndim(args[0]), _ndim(args[1])
     if ab and not bb and kb <= 2:  # (B, ..., k) @ (k, m): numpy treats the batch like any leading dim
-        return wrap(la.Matmul.apply(a, b), level)
+        fold = kb == 2 and _distinct(a)  # (see addmm)
+        return wrap(_folded(la.Matmul.apply, a, b) if fold else la.Matmul.apply(a, b), level)
     # the general case: examples as (batches of) matrices, batch dims lined up, then squeeze
     if ka == 1:
         a = sh.Unsqueeze.apply(a, dim=1 if ab else 0)
@@ -316,9 +317,30 @@ def matmul(cls, args, kwargs, level):
     return wrap(out, level)
 
 
+def _distinct(v):
+    """v is a batch of examples held apart in memory (a Tensor on an array), not one example expanded."""
+    return isinstance(v, Tensor) and type(v._data) is np.ndarray and v._data.ndim > 0 and v._data.strides[0] != 0
+
+
+def _folded(product, x, w, *before):
+    """x @ w for a batch x of (B, ..., k) and one matrix w, with the examples' rows stacked into one matrix:
+    the single product that an unbatched call on the whole batch computes (torch's vmap and matmul fold
+    them too), so that vmap(f)(x) gives f(x)'s bits. (numpy would multiply each example's rows alone,
+    and a one-row product sums in another order.)"""
+    if x.ndim <= 2:
+        return product(*before, x, w)
+    out = product(*before, x.reshape(-1, x.shape[-1]), w)
+    return out.view(*x.shape[:-1], out.shape[-1])
+
+
 @register(la.Addmm)
 def addmm(cls, args, kwargs, level):
     bias, x, w = args
+    (xv, xb), bb, wb = unwrap(x, level), unwrap(bias, level)[1], unwrap(w, level)[1]
+    # (nn.Linear over a batch of examples; not over one example expanded, as jacfwd's primal: its
+    # one-row product, which each slice of the batched matmul computes, is the unbatched call's)
+    if xb and not bb and not wb and isinstance(w, Tensor) and _ndim(bias) <= 1 and _distinct(xv):
+        return wrap(_folded(la.Addmm.apply, xv, w, bias), level)
     return ew.add(la.matmul(x, w), bias)  # the batched matmul and add rules do the work
 
 

@@ -1,14 +1,16 @@
 """Weight initialisations (in place, outside autograd), drawn from microtorch's global generator
-(`microtorch.manual_seed`). The values differ from torch's for the same seed (another random
-generator), the distributions are the same."""
+(`microtorch.manual_seed`): after the same seed, the values are torch's (see _random.py)."""
 import math
 
 import numpy as np
 
+from .._meta import is_meta
 from .._random import _rng
 
 
 def _fill(tensor, values):
+    if is_meta(tensor):  # a tensor without data (torch.device("meta")): nothing to fill, as in torch
+        return tensor
     tensor._data[...] = np.asarray(values).astype(tensor._data.dtype, copy=False)
     tensor._version_counter[0] += 1
     return tensor
@@ -53,11 +55,15 @@ def _calculate_correct_fan(tensor, mode):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """U(a, b)"""
+    if is_meta(tensor):  # (no data, and no draw: the generator stays where it was, as in torch)
+        return tensor
     return _fill(tensor, _rng(generator).torch_uniform(tensor._data.dtype, a, b, tensor.shape))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """N(mean, std^2)"""
+    if is_meta(tensor):  # (no data, and no draw, as uniform_)
+        return tensor
     return _fill(tensor, _rng(generator).torch_normal(tensor._data.dtype, mean, std, tensor.shape))
 
 
@@ -69,6 +75,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         import warnings
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
                       "be incorrect.", stacklevel=2)
+    if is_meta(tensor):  # (no data, and no draw, as uniform_)
+        return tensor
     rng, dtype, shape = _rng(generator), tensor._data.dtype, tuple(tensor.shape)
     if _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std) > 0.3:
         lo, hi = dtype.type(a), dtype.type(b)  # (torch compares with the bounds in the tensor's dtype)
@@ -151,7 +159,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix (rows flattened past dim 0), from the QR factors of a normal draw."""
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor.numel() == 0:
+    if tensor.numel() == 0 or is_meta(tensor):  # (a meta tensor: no data, and no draw, as uniform_)
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows

@@ -12,7 +12,8 @@ import os
 
 import numpy as np
 
-from .special_fma import fma, libm
+from .._fma import fma
+from .special_fma import libm
 
 _GRAIN = 32768  # at::internal::GRAIN_SIZE: parallel_for gives a loop longer than this to several threads
 _VECTOR_BYTES = 32  # one AVX2 register: arange's vectorized loop fills this many bytes per step

@@ -472,7 +472,9 @@ def _type_name(np_dtype):
 
 
 def _write(self, values):
-    if self._data.flags.writeable:
+    if self.is_meta:  # no data to write (torch's meta fill_ only counts a version)
+        pass
+    elif self._data.flags.writeable:
         self._data[...] = values
     else:  # an expand(): into the base's memory, at the view's positions (fill_: repeats get the same value)
         root = self._base if self._base is not None else self

@@ -514,6 +514,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     if p == 1:
         return input * 0
+    if input.is_meta:  # no data, and no draw (the generator stays where it was, as in torch)
+        return input * 1.0
     from .._random import bernoulli_mask
     mask = bernoulli_mask(input.shape, 1 - p, input.dtype.np) / (1 - p)
     return input * Tensor._make(mask.astype(input._data.dtype))

@@ -3,8 +3,9 @@ polynomial warm-up/decay, ReduceLROnPlateau, and SequentialLR/ChainedScheduler t
 Recursive forms as torch's, so they chain."""
 import bisect
 import math
+import warnings
 
-from .lr_scheduler import LRScheduler
+from .lr_scheduler import EPOCH_DEPRECATION_WARNING, LRScheduler
 from .optimizer import Optimizer
 
 
@@ -102,32 +103,38 @@ class PolynomialLR(LRScheduler):
 
 
 class ReduceLROnPlateau(LRScheduler):
-    """lr *= factor when the metric passed to step(metric) has not improved for `patience` epochs."""
+    """lr *= factor when the metric passed to step(metric) has not improved for `patience` epochs.
+    (Its fields are set in torch's order: a printed state_dict() lists them as torch's does.)"""
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
                  cooldown=0, min_lr=0, eps=1e-8):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
+        self.factor = factor
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        if mode not in ("min", "max"):
-            raise ValueError("mode " + mode + " is unknown!")
-        if threshold_mode not in ("rel", "abs"):
-            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.optimizer = optimizer
         n = len(optimizer.param_groups)
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != n:
                 raise ValueError(f"expected {n} min_lrs, got {len(min_lr)}")
-            self.min_lrs = list(min_lr)
+            self.default_min_lr, self.min_lrs = None, list(min_lr)
         else:
-            self.min_lrs = [min_lr] * n
-        self.optimizer, self.factor, self.patience, self.cooldown, self.eps = optimizer, factor, patience, cooldown, eps
-        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
-        self.best = math.inf if mode == "min" else -math.inf
-        self.num_bad_epochs, self.cooldown_counter, self.last_epoch = 0, 0, 0
+            self.default_min_lr, self.min_lrs = min_lr, [min_lr] * n
+        self.patience, self.cooldown, self.eps, self.last_epoch = patience, cooldown, eps, 0
         self._last_lr = _lrs(optimizer)
+        self._init_is_better(mode, threshold, threshold_mode)
+        self.best, self.cooldown_counter, self.num_bad_epochs = self.mode_worse, 0, 0
 
-    def is_better(self, a, best):
+    def _init_is_better(self, mode, threshold, threshold_mode):
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
+
+    def _is_better(self, a, best):
         if self.mode == "min":
             return a < best * (1.0 - self.threshold) if self.threshold_mode == "rel" else a < best - self.threshold
         return a > best * (self.threshold + 1.0) if self.threshold_mode == "rel" else a > best + self.threshold
@@ -136,10 +143,16 @@ class ReduceLROnPlateau(LRScheduler):
     def in_cooldown(self):
         return self.cooldown_counter > 0
 
+    def load_state_dict(self, state_dict):
+        self.__dict__.update(state_dict)
+        self._init_is_better(self.mode, self.threshold, self.threshold_mode)
+
     def step(self, metrics, epoch=None):
         current = float(metrics)
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        if self.is_better(current, self.best):
+        if self._is_better(current, self.best):
             self.best, self.num_bad_epochs = current, 0
         else:
             self.num_bad_epochs += 1
@@ -147,13 +160,24 @@ class ReduceLROnPlateau(LRScheduler):
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
-            for group, min_lr in zip(self.optimizer.param_groups, self.min_lrs):
-                old = float(group["lr"])
-                new = max(old * self.factor, min_lr)
-                if old - new > self.eps:
-                    group["lr"] = new
+            self._reduce_lr()
             self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
         self._last_lr = _lrs(self.optimizer)
+
+    def _reduce_lr(self):
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):  # (a param group was added since)
+            if self.default_min_lr is None:
+                raise RuntimeError(f"The number of param groups in the `optimizer` ({len(groups)}) differs from when "
+                                   f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually due to a new "
+                                   "param group being added to the optimizer. Please modify the `min_lrs` field to "
+                                   "match the length of the `optimizer` param groups.")
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for group, min_lr in zip(groups, self.min_lrs):
+            old = float(group["lr"])
+            new = max(old * self.factor, min_lr)
+            if old - new > self.eps:
+                group["lr"] = new
 
 
 def _check_schedulers(name, optimizer, schedulers):

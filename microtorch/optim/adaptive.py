@@ -63,8 +63,8 @@ class Adadelta(_PerParameter):
         _check_common(lr, weight_decay, differentiable, None)
         _check("rho", rho, 0.0, 1.0)
         _check("epsilon", eps)
-        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, foreach=foreach,
-                                      capturable=capturable, maximize=maximize, differentiable=differentiable))
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                                      capturable=capturable, foreach=foreach, differentiable=differentiable))
 
     def _update(self, p, group):
         state = self.state[p]
@@ -118,7 +118,7 @@ class NAdam(_PerParameter):
         _check("momentum_decay", momentum_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
-                                      foreach=foreach, maximize=maximize, capturable=capturable,
+                                      maximize=maximize, foreach=foreach, capturable=capturable,
                                       differentiable=differentiable))
 
     def _update(self, p, group):
@@ -153,9 +153,9 @@ class RAdam(_PerParameter):
         _check_common(lr, weight_decay, differentiable, None)
         _check("epsilon", eps)
         _check_betas(betas)
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      decoupled_weight_decay=decoupled_weight_decay, foreach=foreach,
-                                      maximize=maximize, capturable=capturable, differentiable=differentiable))
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                                      foreach=foreach, capturable=capturable,
+                                      decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable))
 
     def _update(self, p, group):
         state = self.state[p]

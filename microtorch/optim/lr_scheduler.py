@@ -3,6 +3,7 @@
 Each scheduler computes the next `lr` of every parameter group from the current one (torch's
 recursive, "chainable" form), so several schedulers can act on one optimizer.
 """
+import collections
 import functools
 import math
 import warnings
@@ -127,15 +128,16 @@ class MultiStepLR(LRScheduler):
     """lr *= gamma at each epoch listed in milestones."""
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
-        self.milestones, self.gamma = sorted(milestones), gamma
+        self.milestones, self.gamma = collections.Counter(milestones), gamma  # (a Counter, as torch's)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        hits = self.milestones.count(self.last_epoch)
-        return [group["lr"] * self.gamma ** hits for group in self.optimizer.param_groups]
+        if self.last_epoch not in self.milestones:
+            return [group["lr"] for group in self.optimizer.param_groups]
+        return [group["lr"] * self.gamma ** self.milestones[self.last_epoch] for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        n = sum(1 for m in self.milestones if m <= self.last_epoch)
+        n = sum(count for m, count in self.milestones.items() if m <= self.last_epoch)
         return [base * self.gamma ** n for base in self.base_lrs]
 
 

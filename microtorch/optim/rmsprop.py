@@ -43,14 +43,16 @@ class RMSprop(Optimizer):
         _step_tensor(state)
         if group["weight_decay"] != 0:
             grad = grad.add(p, alpha=group["weight_decay"])
-        s = state["square_avg"].mul_(alpha).add_(grad * grad, alpha=1 - alpha)
+        # torch's operations in torch's order (addcmul, lerp, addcdiv each round once where a product
+        # written out would round twice), so that a step gives torch's bits
+        s = state["square_avg"].mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
         if group["centered"]:
-            ga = state["grad_avg"].add_(grad - state["grad_avg"], alpha=1 - alpha)   # grad_avg.lerp_(grad, 1 - alpha)
-            avg = (s + -1 * ga * ga).sqrt() + eps
+            ga = state["grad_avg"].lerp_(grad, 1 - alpha)
+            avg = s.addcmul(ga, ga, value=-1).sqrt_().add_(eps)
         else:
-            avg = s.sqrt() + eps
+            avg = s.sqrt().add_(eps)
         if momentum > 0:
-            buf = state["momentum_buffer"].mul_(momentum).add_(grad / avg)
+            buf = state["momentum_buffer"].mul_(momentum).addcdiv_(grad, avg)
             p.add_(buf, alpha=-lr)
         else:
-            p.add_(grad / avg, alpha=-lr)
+            p.addcdiv_(grad, avg, value=-lr)

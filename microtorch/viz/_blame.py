@@ -212,7 +212,7 @@ def blame(loss, *inputs, tape=None, eps=1e-6, atol=1e-5, rtol=1e-3, names="auto"
         creation = tape.created(node) if tape is not None else find_creation(node)
         found_any = found_any or creation is not None
         status, reason, report = check_node(node, creation, eps=eps, atol=atol, rtol=rtol)
-        title = F.node_title(node) + (f" ({spec.var})" if spec.var else "")
+        title = spec.title + (f" ({spec.var})" if spec.var else "")
         verdicts.append(NodeVerdict(node, dot, title, status, reason, report))
         spec.classes.append({"passed": "mt-ok", "failed": "mt-bad", "error": "mt-bad"}.get(status, "mt-skip"))
         spec.tooltip += f"\nblame: {status}" + (f" ({reason})" if reason else "")

@@ -28,11 +28,11 @@ _SCRIPT = r"""
   if (!svg) return;
   if (dot !== null) mtFinishSvg(svg, %(classes)s);
   pane.classList.remove("mt-static");
-  const vp = mtViewport(pane, svg, {});
-  vp.fit();
-  root.mtViewport = vp;
   const bar = root.querySelector(".mt-zoombar");
   bar.hidden = false;
+  const vp = mtViewport(pane, svg, { onfit: () => mtClearBar(pane, bar, vp) });
+  vp.fit();
+  root.mtViewport = vp;
   bar.querySelector(".mt-zin").onclick = () => vp.zoomAt(1.25);
   bar.querySelector(".mt-zout").onclick = () => vp.zoomAt(0.8);
   bar.querySelector(".mt-zfit").onclick = () => vp.fit();
@@ -42,6 +42,20 @@ _SCRIPT = r"""
   if (details) mtWireTensorBox(root, pane, details, %(prefix)s, %(close)s);
   if (root.mtAfterFit) root.mtAfterFit(vp);
 })();
+
+// the zoom buttons float over the pane's top right corner: when a node lies under them (a graph as wide
+// as the pane, its top rank reaching the corner), the graph moves down below them and the pane grows
+function mtClearBar(pane, bar, vp) {
+  const b = bar.getBoundingClientRect();
+  let dy = 0;
+  for (const g of pane.querySelectorAll("g.node")) {
+    const r = g.getBoundingClientRect();
+    if (r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom) dy = Math.max(dy, b.bottom + 4 - r.top);
+  }
+  if (dy <= 0) return;
+  pane.style.height = (parseFloat(pane.style.height) || pane.offsetHeight) + dy + "px";
+  vp.panBy(0, dy);
+}
 
 // a click on a node opens its tensor below the graph (a drag is not a click: see mtPointerControls)
 function mtWireTensorBox(root, pane, details, prefix, closeLabel) {

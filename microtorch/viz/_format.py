@@ -5,6 +5,7 @@ the same way (4 significant digits) and a tensor always shows its shape and a co
 with the full value kept for hover tooltips.
 """
 import html
+import re
 
 import numpy as np
 
@@ -109,6 +110,16 @@ def esc(text):
     return html.escape(str(text), quote=True)
 
 
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def esc_name(text):
+    """HTML-escape a node's name; a long one gets a line-break opportunity (<wbr>) between its words, so
+    that a panel narrower than ScaledDotProductFlashAttentionForCpuBackward0 wraps it, not cuts it off."""
+    text = esc(text)
+    return _CAMEL.sub("<wbr>", text) if len(text) > 24 else text
+
+
 _RECORD_SPECIAL = set('{}|<>"\\')
 
 
@@ -135,6 +146,12 @@ def node_title(node):
         return type(node).__name__
 
 
+def shown_name(title):
+    """A node's name as pictures label it: 'torch::autograd::CopySlices' -> 'CopySlices', the class
+    name torch's repr of a grad_fn shows (the full `name()` stays in the node's tooltip)."""
+    return title.rpartition("::")[2] or title
+
+
 def is_accumulate(node):
     """True for the AccumulateGrad node of a leaf (it carries `.variable`)."""
     return getattr(node, "variable", None) is not None and "AccumulateGrad" in node_title(node)
@@ -142,7 +159,7 @@ def is_accumulate(node):
 
 def short_op(name):
     """'MulBackward0' -> 'Mul', 'torch::autograd::AccumulateGrad' -> 'AccumulateGrad'."""
-    name = name.split("::")[-1]
+    name = shown_name(name)
     base = name.rstrip("0123456789")
     if base.endswith("Backward"):
         base = base[: -len("Backward")]

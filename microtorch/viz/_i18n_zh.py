@@ -137,6 +137,19 @@ ZH = {
     "backward ran {n} more node(s) after this one (max_steps={m}); viz.draw shows the whole graph":
         "在这之后反向传播又执行了 {n} 个节点（max_steps={m}）；viz.draw 可显示整张计算图",
     "(a node not drawn)": "（一个未画出的节点）",
+
+    # ---- what an unusual node is (_nodenotes: the stepper's panel, the graph's tooltips) ----
+    "the derivative of {formula}, the formula that computed a first gradient: create_graph=True recorded it, "
+    "so that gradient can be differentiated again":
+        "{formula}（计算一阶梯度的公式）的导数：create_graph=True 记录了它，因此这个梯度还可以再次求导",
+    "torch's Scalar overload (t {op} a number, written inside a backward formula): one edge, for the tensor; "
+    "the number is a constant":
+        "torch 的 Scalar 重载（反向传播公式中的 t {op} 一个数）：只有一条边，对应张量；这个数是常数",
+    "torch has no derivative formula here: a backward that reaches this node raises":
+        "torch 在这里没有求导公式：反向传播一旦到达这个节点就会报错",
+    "a backward that reaches this node raises: torch refuses a derivative here (a once_differentiable backward "
+    "differentiated again, for example)":
+        "反向传播一旦到达这个节点就会报错：torch 在这里拒绝求导（例如对 once_differentiable 的反向传播再次求导）",
     "output {v}": "输出 {v}",
     "writes {x}.grad": "写入 {x}.grad",
 

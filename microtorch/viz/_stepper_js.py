@@ -294,7 +294,7 @@ CSS = r"""
 .mt-stepper .mt-panel .mt-tensor { margin: 0 0 10px; }
 .mt-stepper.mt-wide .mt-panel { flex: none; max-width: none; }
 .mt-panel .mt-head { display: flex; align-items: baseline; gap: 8px; flex-wrap: wrap; margin-bottom: 6px; }
-.mt-panel .mt-head b { font-size: calc(15px * var(--mt-scale)); }
+.mt-panel .mt-head b { font-size: calc(15px * var(--mt-scale)); overflow-wrap: anywhere; }
 .mt-panel .mt-sec { margin: 0 0 10px; padding: 6px 8px; border-left: 3px solid var(--mt-border); background: var(--mt-bg2); border-radius: 0 4px 4px 0; }
 .mt-panel .mt-sec.mt-sec-chain { border-left-color: var(--mt-orange); }
 .mt-panel .mt-sec.mt-sec-acc { border-left-color: var(--mt-blue); }

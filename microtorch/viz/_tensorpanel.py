@@ -26,7 +26,7 @@ def details_map(model, values=None, names=None, limit=MAX_DETAILS):
 
 def node_details(spec, values=None, names=None):
     esc = F.esc
-    h = [f"<h4>{esc(spec.title)}</h4>"]
+    h = [f"<h4>{F.esc_name(spec.title)}</h4>"]
     if spec.obj is None:
         return "".join(h + [f"<div class='mt-muted'>{tr('nothing to show for this node')}</div>"])
     data, grad, what = _arrays(spec, values, names)
@@ -118,7 +118,7 @@ def _heatmap(a):
 CSS = """
 .mtviz .mt-tensor { border-left: 3px solid var(--mt-blue); background: var(--mt-bg2); padding: 6px 10px;
   border-radius: 0 4px 4px 0; box-sizing: border-box; }
-.mtviz .mt-tensor h4 { margin: 0 0 4px; font-size: calc(15px * var(--mt-scale)); }
+.mtviz .mt-tensor h4 { margin: 0 0 4px; font-size: calc(15px * var(--mt-scale)); overflow-wrap: anywhere; }
 .mtviz .mt-tensor .mt-sub4 { margin-top: 8px; color: var(--mt-fg2); font-weight: 600; font-size: calc(13px * var(--mt-scale)); }
 .mtviz .mt-tensor .mt-line { font-family: var(--mt-mono); font-size: calc(13px * var(--mt-scale)); white-space: pre-wrap; word-break: break-word; }
 .mtviz .mt-tensor .mt-kv { font-size: calc(13px * var(--mt-scale)); }

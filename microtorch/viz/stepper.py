@@ -8,6 +8,7 @@ contribution = after), and the engine's ready queue and dependency counts afterw
 widget (an anywidget) receives the laid-out SVG and all steps once; Back / Next / Play /
 Reset, the slider, the arrow keys and clicks on nodes then step in the browser alone.
 """
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,6 +20,7 @@ from . import _chain as C
 from . import _format as F
 from ._mathml import to_mathml
 from ._names import Names, collect
+from ._nodenotes import note
 from ._stepper_js import CSS as _STEPPER_CSS, ESM as _ESM
 from ._tensorpanel import CSS as _PANEL_CSS, details_map
 from ._theme import CSS as _THEME_CSS
@@ -89,6 +91,17 @@ def _paren(s):
 
 def _is_scalar(*arrays):
     return all(a is None or a.size == 1 for a in arrays)
+
+
+def _scalar_operand(node):
+    """[the number] of a Scalar overload (MulBackward1: t * 2 inside a backward formula), which has an
+    edge for its tensor only and keeps the number (torch's `_saved_other`, kept after backward); ["c"]
+    when it cannot be read; [] for a node without one."""
+    try:
+        other = getattr(node, "_saved_other", None)
+    except RuntimeError:
+        return ["c"]
+    return [_lnum(other)] if isinstance(other, numbers.Real) and not isinstance(other, bool) else []
 
 
 def _val(a):
@@ -214,7 +227,7 @@ class _Builder:
             nodes = self._dedupe(self.model.name_of(r) for r in self.bw.roots)
             return Step(index, "seed", "seed", nodes, node=None, incoming=(), outgoing=tuple(run.outgoing))
         dot = self.dot_name(node)
-        st = Step(index, "node", F.node_title(node).split("::")[-1], [dot] if dot else [], node=node,
+        st = Step(index, "node", F.shown_name(F.node_title(node)), [dot] if dot else [], node=node,
                   incoming=tuple(v["incoming"]), outgoing=tuple(run.outgoing))
         st.contributions = [(nr, t, d, g) for nr, t, d, g, _ in arrivals.get(id(node), [])]
         for h in run.hooks:
@@ -281,6 +294,8 @@ class _Builder:
                     syms.append(_lnum(_val(c) if hasattr(c, "reshape") else c) if is_num else "c")
                 except Exception:
                     syms.append("c")
+        if len(syms) == 1:
+            syms.extend(_scalar_operand(node))
         return syms
 
     @staticmethod
@@ -324,7 +339,7 @@ class _Builder:
         h = []
         esc = F.esc
         if st.kind == "seed":
-            roots = ", ".join(esc(self._title_of(d)) for d in st.nodes)
+            roots = ", ".join(F.esc_name(self._title_of(d)) for d in st.nodes)
             h.append(f"<div class='mt-head'><span class='mt-badge'>{tr('step {k} / {n}').format(k=0, n=n_steps - 1)}</span>"
                      f"<b>{tr('backward starts')}</b><span class='mt-muted'>{tr('at {roots}').format(roots=roots)}</span></div>")
             L = self.loss_sym
@@ -333,14 +348,16 @@ class _Builder:
             h.append(_math(C.partial(L, L) + " = " + (_lnum(_val(seeds[0])) if seeds and seeds[0] is not None
                                                           and seeds[0].size == 1 else r"\mathbf{1}")))
             for d, g in zip(st.nodes, seeds):
-                h.append(f"<div class='mt-line'>{esc(self._title_of(d))}: {tr('gradient')} "
+                h.append(f"<div class='mt-line'>{F.esc_name(self._title_of(d))}: {tr('gradient')} "
                          f"<span class='mt-gradv'>{esc(F.summary(g))}</span></div>")
             h.append("<div class='mt-muted'>" + tr("The gradient of the output with respect to itself starts the "
                                                    "chain rule; it flows down the edges.") + "</div></div>")
         else:
             dot = st.nodes[0] if st.nodes else None
             h.append(f"<div class='mt-head'><span class='mt-badge'>{tr('step {k} / {n}').format(k=st.index, n=n_steps - 1)}</span>"
-                     f"<b>{esc(st.title)}</b><span class='mt-muted'>{esc(self._var_note(dot))}</span></div>")
+                     f"<b>{F.esc_name(st.title)}</b><span class='mt-muted'>{esc(self._var_note(dot))}</span></div>")
+            if note(st.title):
+                h.append(f"<div class='mt-muted mt-note'>{esc(note(st.title))}</div>")
             self._arrivals_html(st, h)
             if st.hooks:
                 h.append(f"<div class='mt-sec mt-sec-hook'><h4>{tr('Hooks')}</h4>")
@@ -380,12 +397,12 @@ class _Builder:
         elif len(st.contributions) == 1:
             nr, t, d, g = st.contributions[0]
             h.append(f"<span class='mt-gradv'>{esc(F.summary(g))}</span> "
-                     f"<span class='mt-src'>{tr('from {src}').format(src=esc(self._title_of(d) if d else t))}</span>")
+                     f"<span class='mt-src'>{tr('from {src}').format(src=F.esc_name(self._title_of(d) if d else t))}</span>")
         else:
             h.append(tr("= sum of {n} contributions (the tensor is used {n} times):").format(n=len(st.contributions)))
             for nr, t, d, g in st.contributions:
                 h.append(f"<div class='mt-line'>+ <span class='mt-gradv'>{esc(F.summary(g))}</span> "
-                         f"<span class='mt-src'>{tr('from {src}').format(src=esc(self._title_of(d) if d else t))}</span></div>")
+                         f"<span class='mt-src'>{tr('from {src}').format(src=F.esc_name(self._title_of(d) if d else t))}</span></div>")
             total = None
             try:
                 import numpy as np
@@ -456,7 +473,7 @@ class _Builder:
             chips = []
             for j, d in enumerate(st.ready[:12]):
                 cls = "mt-chip mt-chip-next" if j == 0 else "mt-chip mt-chip-ready"
-                chips.append(f"<span class='{cls}'>{esc(self._title_of(d))}</span>")
+                chips.append(f"<span class='{cls}'>{F.esc_name(self._title_of(d))}</span>")
             more = f" <span class='mt-muted'>+{len(st.ready) - 12}</span>" if len(st.ready) > 12 else ""
             parts.append("<div>" + tr("ready (next first):") + " " + "".join(chips) + more + "</div>")
         else:
@@ -464,7 +481,7 @@ class _Builder:
                          if st.index > 0 and not st.waiting else f"<div class='mt-muted'>{tr('ready queue empty')}</div>")
         waiting = [(d, c) for d, c in st.waiting.items() if d not in st.ready]
         if waiting:
-            chips = "".join(f"<span class='mt-chip'>{esc(self._title_of(d))} <b>{c}</b></span>"
+            chips = "".join(f"<span class='mt-chip'>{F.esc_name(self._title_of(d))} <b>{c}</b></span>"
                             for d, c in waiting[:12])
             extra = max(0, len(waiting) - 12) + st.waiting_more
             more = f" <span class='mt-muted'>{tr('+{n} more nodes').format(n=extra)}</span>" if extra else ""
@@ -501,24 +518,10 @@ class _Builder:
         svg = svg_or_none(dag)
         return {"rankdir": other, "svg": svg} if svg is not None else None
 
-    def data(self, steps, interval):
+    def _grad_texts(self, steps, exec_step):
+        """For each node with a gradient cell, [(from step, text)]: what the cell shows as the stepper
+        steps (a dash, or a leaf's .grad before this backward, until the node has run)."""
         model = self.model
-        exec_step = {}
-        for st in steps:
-            for d in st.nodes:
-                if st.kind == "seed" or d not in exec_step or d == model.more:
-                    exec_step[d] = st.index
-        for primary, aliases in model.aliases.items():
-            if primary in exec_step:
-                for a in aliases:
-                    exec_step[a] = exec_step[primary]
-
-        def expand(names):
-            return list(names) + [a for n in names for a in model.aliases.get(n, ())]
-        edges = []
-        for e in model.edges:
-            s = exec_step.get(e.src)
-            edges.append([e.name, s if s is not None else len(steps) + 1])
         grad_text = {}
         for name, spec in model.nodes.items():
             has_grad = any(isinstance(r, list) and any(c == "mt-grad" for _, c in r) for r in spec.rows)
@@ -541,6 +544,32 @@ class _Builder:
                 if g is not None:
                     texts.append([k, f"{tr('grad')} {F.summary(g)}"])
             grad_text[name] = texts
+        return grad_text
+
+    def data(self, steps, interval):
+        model = self.model
+        exec_step = {}
+        for st in steps:
+            for d in st.nodes:
+                if st.kind == "seed" or d not in exec_step or d == model.more:
+                    exec_step[d] = st.index
+        for primary, aliases in model.aliases.items():
+            if primary in exec_step:
+                for a in aliases:
+                    exec_step[a] = exec_step[primary]
+
+        def expand(names):
+            return list(names) + [a for n in names for a in model.aliases.get(n, ())]
+        edges = []
+        for e in model.edges:
+            s = exec_step.get(e.src)
+            edges.append([e.name, s if s is not None else len(steps) + 1])
+        grad_text = self._grad_texts(steps, exec_step)
+        for name, texts in grad_text.items():
+            model.nodes[name].grad_texts = [t for _, t in texts]
+        # emitted again, now that the boxes know every text their gradient cell will show
+        self.dag = DAG(model, rankdir=self.dag.rankdir, renderer=self.dag.render_with, id_prefix=self.dag.prefix,
+                       module_types=self.dag.module_types, scale=self.dag.scale)
         return {
             "prefix": self.dag.prefix,
             "scale": self.dag.scale,

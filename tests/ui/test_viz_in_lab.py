@@ -9,7 +9,8 @@ Screenshots go to tests/ui/artifacts/lab-04-*.png.
 import pytest
 
 from lab_helpers import open_notebook, run_all
-from viz_checks import GEOMETRY_JS, TEXTS_JS, inside, low_contrast, outside, too_small
+from viz_checks import (GEOMETRY_JS, TEXT_ROOM_JS, TEXTS_JS, UNDER_BAR_JS, cramped, inside, low_contrast,
+                        outside, overlapping, too_small)
 
 pytestmark = pytest.mark.ui
 
@@ -221,6 +222,10 @@ def test_notebook_viz_outputs_are_legible_at_laptop_sizes(lab, page, artifacts, 
             where = f"{notebook} output {i} at {w}, {theme}"
             for pane in out.evaluate(GEOMETRY_JS):
                 assert pane["nodes"] and not outside(pane), f"{where}: {outside(pane)}"
+                assert not overlapping(pane), f"{where}: {overlapping(pane)}"
+            assert not out.evaluate(UNDER_BAR_JS), f"{where}: nodes under the zoom buttons"
+            rooms = out.evaluate(TEXT_ROOM_JS)
+            assert not cramped(rooms, 3.0), f"{where}: {cramped(rooms, 3.0)[:4]}"
             texts = out.evaluate(TEXTS_JS)
             assert not too_small(texts, 12), f"{where}: {too_small(texts, 12)[:6]}"
             assert not low_contrast(texts), f"{where}: {low_contrast(texts)[:6]}"
@@ -254,3 +259,50 @@ def test_notebook_04_mlp_fits_1024_with_the_file_browser_open(lab, page, artifac
         texts = [t for t in st.evaluate(TEXTS_JS) if t["where"] == "svg"]
         assert texts and not too_small(texts, 12), too_small(texts, 12)[:6]
         st.screenshot(path=str(artifacts / f"lab-04-filebrowser-{i}.png"))
+
+
+def test_double_backward_and_long_names_are_legible_in_lab(lab, page, artifacts):
+    """The graphs a double backward records (x.grad of an activation drawn, steppers through
+    PreluKernelBackwardBackward0 and torch's Scalar overloads) and the longest node names, in Lab at
+    1920x1080, 1366x768 and 1024x768 in the light theme and 1024x768 in the dark one (steppers at
+    their first and last step): every node inside its pane and clear of the others, every text inside
+    its box with room to spare, >= 12 px, AA contrast."""
+    import nbformat
+    from graph_cases import CELLS
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(lab.root_dir / "viz_double_backward.ipynb"))
+    open_notebook(page, lab, "viz_double_backward.ipynb")
+    run_all(page)
+    outputs = page.locator(".jp-OutputArea-output > .mtviz, .jp-OutputArea-output .mt-stepper")
+    outputs.first.wait_for(state="visible", timeout=30_000)
+    assert outputs.count() == 4
+    for theme, (w, h) in (("light", SIZES[0]), ("light", SIZES[1]), ("light", SIZES[2]), ("dark", SIZES[2])):
+        if theme == "dark":
+            _set_theme(page, "dark")
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_timeout(250)
+        for i in range(4):
+            out = outputs.nth(i)
+            _scroll_to(page, out, h)
+            _check_double_backward_output(out, f"output {i} at {w}x{h}, {theme}")
+            out.screenshot(path=str(artifacts / f"lab-viz9-out{i}-{w}-{theme}.png"))
+            if out.evaluate("e => e.classList.contains('mt-stepper')"):
+                out.focus()
+                page.keyboard.press("End")
+                out.locator(".mt-next:disabled").wait_for(timeout=5_000)
+                _check_double_backward_output(out, f"output {i} at {w}x{h}, {theme}, last step")
+                out.locator(".mt-reset").click()
+    _set_theme(page, "light")
+
+
+def _check_double_backward_output(out, where):
+    for pane in out.evaluate(GEOMETRY_JS):
+        assert pane["nodes"] and not outside(pane), f"{where}: {outside(pane)}"
+        assert not overlapping(pane), f"{where}: {overlapping(pane)}"
+    assert not out.evaluate(UNDER_BAR_JS), f"{where}: nodes under the zoom buttons"
+    rooms = out.evaluate(TEXT_ROOM_JS)
+    assert rooms and not cramped(rooms, 3.0), f"{where}: {cramped(rooms, 3.0)[:4]}"
+    texts = out.evaluate(TEXTS_JS)
+    assert not too_small(texts, 12), f"{where}: {too_small(texts, 12)[:6]}"
+    assert not low_contrast(texts), f"{where}: {low_contrast(texts)[:6]}"

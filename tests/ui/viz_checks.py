@@ -1,6 +1,8 @@
 """Measurements of viz outputs in a real browser, shared by the exported-HTML tests and the
-JupyterLab tests: node boxes against the pane that clips them, on-screen font sizes of every
-visible text, and WCAG contrast from computed colours."""
+JupyterLab tests: node boxes against the pane that clips them, against each other and against the
+zoom buttons, the room
+between a node's texts and its box, on-screen font sizes of every visible text, and WCAG contrast
+from computed colours."""
 
 # every g.node's box against its clipping pane (.mt-graph), for each pane under `root`
 GEOMETRY_JS = """(root) => {
@@ -97,6 +99,42 @@ TEXTS_JS = """(root) => {
   }
   return out;
 }"""
+
+# the room (CSS px on screen) between each text of a graph node and its box, left and right: a
+# label the layout measured too narrow runs over its box (negative) or touches it
+TEXT_ROOM_JS = """(root) => [...root.querySelectorAll('.mt-graph g.node')].flatMap((g) => {
+  const shape = g.querySelector('path, polygon, ellipse');
+  if (!shape || getComputedStyle(g).display === 'none') return [];
+  const b = shape.getBoundingClientRect();
+  return [...g.querySelectorAll('text')].filter((t) => t.textContent.trim()).map((t) => {
+    const r = t.getBoundingClientRect();
+    return {node: g.id, text: t.textContent.trim(), left: r.left - b.left, right: b.right - r.right};
+  });
+})"""
+
+# the nodes under the zoom buttons that float over a graph's pane (viz.draw's outputs)
+UNDER_BAR_JS = """(root) => [...root.querySelectorAll('.mt-graphwrap')].flatMap((wrap) => {
+  const bar = wrap.querySelector('.mt-zoombar');
+  if (!bar || bar.hidden) return [];
+  const b = bar.getBoundingClientRect();
+  return [...wrap.querySelectorAll('g.node')].filter((g) => {
+    const r = g.getBoundingClientRect();
+    return r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom;
+  }).map((g) => g.id);
+})"""
+
+
+def cramped(rooms, min_px=2.0):
+    """The texts (from TEXT_ROOM_JS) with less than `min_px` between them and their box's side."""
+    return [r for r in rooms if min(r["left"], r["right"]) < min_px]
+
+
+def overlapping(pane, slack=0.5):
+    """Pairs of node boxes of one pane (from GEOMETRY_JS) that overlap."""
+    nodes = pane["nodes"]
+    return [(a["id"], b["id"]) for i, a in enumerate(nodes) for b in nodes[i + 1:]
+            if a["left"] < b["right"] - slack and b["left"] < a["right"] - slack
+            and a["top"] < b["bottom"] - slack and b["top"] < a["bottom"] - slack]
 
 
 def outside(pane, slack=1.0):

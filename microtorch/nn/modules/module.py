@@ -6,14 +6,34 @@ files the value into the right dict, which is how `named_parameters()` finds "ne
 Calling a module runs its hooks around `forward`; with no hook registered it is just
 `forward`.
 """
+import functools
+import inspect
 from collections import OrderedDict, namedtuple
 
 from ... import _dtype
-from ..._tensor import Tensor, device_type
+from ..._tensor import Tensor, device, device_type
 from ...autograd import graph
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ..parameter import Parameter
+
+
+def _made_on_device(init):
+    """A layer's __init__ whose `device=` is honoured: its parameters and buffers are made on that device, as
+    torch's factory_kwargs make them ('meta': shapes without data; a device microtorch lacks: its error)."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def made_on(self, *args, **kwargs):
+        try:
+            where = signature.bind_partial(self, *args, **kwargs).arguments.get("device")
+        except TypeError:  # (wrong arguments: the call below raises Python's own error for them)
+            where = None
+        if where is None:
+            return init(self, *args, **kwargs)
+        with where if isinstance(where, device) else device(where):
+            return init(self, *args, **kwargs)
+    return made_on
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -43,6 +63,12 @@ class Module:
 
     training: bool
     _version = 1
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("microtorch.") and "__init__" in cls.__dict__ \
+                and "device" in inspect.signature(cls.__init__).parameters:
+            cls.__init__ = _made_on_device(cls.__init__)
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
@@ -368,10 +394,10 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
+    def _apply(self, fn, recurse=True):
         """Convert every parameter and buffer in place: the Parameter objects stay the same (so an
         optimizer built before `.double()` still holds them); their data and .grad change."""
-        for m in self.children():
+        for m in self.children() if recurse else ():
             m._apply(fn)
         with no_grad():
             for p in self._parameters.values():
@@ -408,6 +434,12 @@ class Module:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() or t.is_complex() else t)
+
+    def to_empty(self, *, device, recurse=True):
+        """Parameters and buffers moved to `device` without their values: how a model built on 'meta' (shapes
+        only) gets memory, to be filled by reset_parameters() or load_state_dict() (here they hold zeros)."""
+        from ..._creation import empty_like
+        return self._apply(lambda t: empty_like(t, device=device), recurse)
 
     def double(self):
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)

@@ -37,3 +37,10 @@ def current_device():
 
 def get_device_name(device=None):
     raise AssertionError(_NO_CUDA)
+
+
+def is_bf16_supported(including_emulation=True):
+    return False
+
+
+from . import amp  # noqa: E402,F401  (torch.cuda.amp, the old spelling of torch.amp)
