@@ -38,8 +38,11 @@ def _placed(t, device, requires_grad=False):
 
 def _on_meta(device):
     """Does a factory given `device` (None: the default device) make a meta tensor? (Random factories then draw
-    nothing, as in torch: there is no data, and the generator stays where it was.)"""
+    nothing, as in torch: there is no data, and the generator stays where it was.) A device microtorch lacks is
+    refused here, before a random factory draws, as torch refuses it before its generator moves."""
     device = placement(device)
+    if device is not None and device_type(device) not in ("cpu", "meta"):
+        _placed(Tensor._make(np.zeros(0)), device)  # (placing raises its error for such a device)
     return device is not None and device_type(device) == "meta"
 
 
