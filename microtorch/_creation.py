@@ -2,6 +2,7 @@
 import builtins
 import functools
 import math
+import operator
 
 import numpy as np
 
@@ -9,6 +10,7 @@ from . import _dtype
 from ._random import _rng
 from ._tensor import Tensor, _filled, _made_leaf, _size_arg, device_type, placement
 from .ops._checks import check_size
+from .ops import _range_kernels
 from .ops._memory_formats import contiguous_format, empty_like_layout, preserve_format
 from .ops.index import fill_scalar
 from .ops.triangle import tril, triu  # noqa: F401 (their home is ops/triangle.py; microtorch imports them from here)
@@ -36,8 +38,11 @@ def _placed(t, device, requires_grad=False):
 
 def _on_meta(device):
     """Does a factory given `device` (None: the default device) make a meta tensor? (Random factories then draw
-    nothing, as in torch: there is no data, and the generator stays where it was.)"""
+    nothing, as in torch: there is no data, and the generator stays where it was.) A device microtorch lacks is
+    refused here, before a random factory draws, as torch refuses it before its generator moves."""
     device = placement(device)
+    if device is not None and device_type(device) not in ("cpu", "meta"):
+        _placed(Tensor._make(np.zeros(0)), device)  # (placing raises its error for such a device)
     return device is not None and device_type(device) == "meta"
 
 
@@ -71,7 +76,7 @@ def _fill_value(value, dtype, op, size):
     if not isinstance(value, (int, float, complex)):
         return value
     dt = _dtype.to_dtype(dtype)
-    return fill_scalar(value, dt, op, float_range=dt.name != "float16" or math.prod(size) != 1)
+    return _scalar_to(value, dt, op, float_range=dt.name != "float16" or math.prod(size) != 1)
 
 
 _C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
@@ -193,14 +198,43 @@ def arange(start=_NOT_GIVEN, end=_NOT_GIVEN, step=1, *, out=None, dtype=None, la
     if (vals[1] - vals[0]) * vals[2] < 0:
         raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign (from {vals[0]} to "
                            f"{vals[1]} with step {vals[2]}); give a step of the other sign")
-    if is_float and not (dt.is_floating_point or dt.is_complex):
+    if dt.is_complex:
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{_C_COMPLEX[dt.name]}\': count in a real '
+                                  "dtype, then convert")
+    if dt.is_floating_point:  # (torch's count: ceil((end - start) / step) in double)
+        if dt.name == "float16":  # (its kernel steps in float: start and step must fit there)
+            for v in (vals[0], vals[2]):
+                fill_scalar(v, _dtype.float32, "arange")
+        size = builtins.int(math.ceil((builtins.float(vals[1]) - vals[0]) / vals[2]))
+        return _finish(_range_kernels.arange(vals[0], vals[2], size, dt.np), dt, requires_grad, device)
+    if is_float:
         return _finish(_integer_range(*vals, dt), dt, requires_grad, device)
-    return _finish(np.arange(*vals, dtype=np.float64 if is_float else None), dt, requires_grad, device)
+    if dt == _dtype.int64:  # (int64 from int64 bounds: counted and stepped in int64, which wraps)
+        start, _, step = (np.int64(v) for v in vals)
+        return _finish(start + step * np.arange(_int64_count(*vals), dtype=np.int64), dt, requires_grad, device)
+    return _finish(np.arange(*vals), dt, requires_grad, device)
+
+
+def _int64_count(start, end, step):
+    """torch's count for int64 bounds: (end - start + step - sign(step)) / step in int64 arithmetic, which wraps,
+    divided toward zero; a negative count (bounds near the ends of int64) is its RuntimeError"""
+    total = (end - start + step - (1 if step > 0 else -1) + 2 ** 63) % 2 ** 64 - 2 ** 63
+    count = builtins.abs(total) // builtins.abs(step) * (1 if (total < 0) == (step < 0) else -1)
+    if count < 0:
+        raise RuntimeError(f"invalid size, possible overflow? (arange from {start} to {end} by {step}: the count "
+                           "overflows int64; use bounds nearer zero)")
+    return count
+
+
+_C_COMPLEX = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def _integer_range(start, end, step, dt):
     """arange of non-integer bounds into an integer dtype, as torch counts it: int64 takes all three bounds as
-    integers first; the narrower types count ceil((end - start) / step) values from int(start) by int(step)."""
+    integers first; the narrower types count ceil((end - start) / step) values from int(start) by int(step).
+    (torch holds the three in int64 first: one beyond it is its RuntimeError.)"""
+    for v in (start, end, step):
+        fill_scalar(v, _dtype.int64, "arange")
     if dt == _dtype.int64:
         if builtins.int(step) == 0:
             raise ValueError(f"arange: step must be nonzero (step {step} is 0 as an integer)")
@@ -210,40 +244,81 @@ def _integer_range(start, end, step, dt):
 
 
 def _number(v, name):
-    """a bound of arange as a Python number: a tensor that requires grad is refused, as torch's parser does"""
+    """a bound of arange as a Python number: a tensor that requires grad is refused, as torch's parser does, and
+    so is an int beyond int64"""
     if isinstance(v, Tensor):
         if v.requires_grad:
             raise TypeError(f"arange(): argument '{name}' must be Number, not Tensor (it requires grad: pass "
                             f"{name}.item())")
         return v.item()
+    if isinstance(v, builtins.int) and not -2 ** 63 <= v < 2 ** 63:
+        raise OverflowError(f"int too big to convert (arange's {name} {v} is beyond int64; pass a float)")
     return v
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    start, end, dt = _space_bounds(start, end, dtype, "linspace")
-    return _finish(np.linspace(start, end, steps), dt, requires_grad, device)
+    start, end, steps, dt = _space_bounds(start, end, steps, dtype, "linspace")
+    if steps == 0:  # (torch converts no bound for no step, and only start for one)
+        return _finish(np.empty(0, dt.np), dt, requires_grad, device)
+    start = _scalar_to(start, dt, "linspace", float_range=steps > 1 or dt.name != "float16")  # (fill_ of one element)
+    end = _scalar_to(end, dt, "linspace") if steps > 1 else start
+    if dt.is_complex:  # (torch's complex arithmetic here is its real arithmetic on each part)
+        arr = np.empty(steps, dt.np)
+        parts = ((start.real, end.real), (start.imag, end.imag))
+        arr.real, arr.imag = (_range_kernels.linspace(a, b, steps, arr.real.dtype) for a, b in parts)
+    else:
+        arr = _range_kernels.linspace(start, end, steps, dt.np)
+    return _finish(arr, dt, requires_grad, device)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    start, end, dt = _space_bounds(start, end, dtype, "logspace")
-    return _finish(np.logspace(start, end, steps, base=base), dt, requires_grad, device)
+    start, end, steps, dt = _space_bounds(start, end, steps, dtype, "logspace")
+    if steps == 0:
+        return _finish(np.empty(0, dt.np), dt, requires_grad, device)
+    if steps == 1:  # (torch fills base ** start, computed in double, converted as fill_ converts)
+        first = _range_kernels.pow_real_complex(base, complex(start)) if dt.is_complex else \
+            _range_kernels.c_pow(base, float(start))
+        value = _scalar_to(first, dt, "logspace", float_range=dt.name != "float16")  # (as full's one element)
+        return _finish(np.array([value]), dt, requires_grad, device)
+    start, end = (_scalar_to(v, dt, "logspace") for v in (start, end))
+    kernel = _range_kernels.complex_logspace if dt.is_complex else _range_kernels.logspace
+    return _finish(kernel(start, end, steps, base, dt.np), dt, requires_grad, device)
 
 
-def _space_bounds(start, end, dtype, op):
-    """(start, end, dtype) of linspace/logspace as torch reads them: a bound may be a 0-d tensor (its number), and
-    a complex bound makes the default dtype complex"""
+def _scalar_to(value, dt, op, float_range=True):
+    """a number in dt as torch's Scalar.to converts it (a bound of linspace, a fill value): checked (an overflow is
+    torch's RuntimeError; see fill_scalar for float_range), into float16 through float, an int into float32 rounded
+    once, into an integer type as a Python int"""
+    number = fill_scalar(value, dt, op, float_range)
+    if dt.np.kind in "fc" and isinstance(value, builtins.int) and dt.to_real().name == "float32":
+        return dt.np.type(_range_kernels.int_to_float32(value))
+    if dt.name == "float16":
+        with np.errstate(over="ignore"):
+            return np.float16(np.float32(value.real if isinstance(value, complex) else value))
+    return builtins.int(number) if dt.np.kind in "iu" else number
+
+
+def _space_bounds(start, end, steps, dtype, op):
+    """(start, end, steps, dtype) of linspace/logspace as torch reads them: a bound may be a 0-d tensor (its
+    number), and a complex bound makes the default dtype complex"""
     for v, name in ((start, "start"), (end, "end")):
         if isinstance(v, Tensor) and v.ndim:
             raise RuntimeError(f"{op} only supports 0-dimensional start and end tensors, but got {name} with {v.ndim} "
                                "dimension(s).")
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    steps = operator.index(steps)  # (a 0-d integer tensor too)
+    if steps < 0:
+        raise RuntimeError(f"number of steps must be non-negative ({op}: got steps={steps})")
+    if dtype is not None and _default(dtype) == _dtype.bool_:
+        raise NotImplementedError(f'"{op}_cpu" not implemented for \'Bool\': make the range in an integer or '
+                                  "floating dtype, then compare")
     if not builtins.any(isinstance(v, builtins.complex) for v in (start, end)):
-        return start, end, _default(dtype)
+        return start, end, steps, _default(dtype)
     inferred = _default(None).to_complex()
     if dtype is not None and not _default(dtype).is_complex:
         raise RuntimeError(f"torch.{op}(): inferred dtype c10::complex<float> can't be safely cast to passed dtype "
                            f"{_default(dtype)} (a complex bound needs a complex dtype)")
-    return start, end, _default(dtype) if dtype is not None else inferred
+    return start, end, steps, _default(dtype) if dtype is not None else inferred
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

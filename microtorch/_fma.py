@@ -15,19 +15,37 @@ def halves(v):
 
 
 def fma(a, b, c, a_halves=None):
-    """a*b + c with one rounding. float32: the product is exact in float64. float64: Dekker's exact product
-    p + e and Knuth's exact sum of p and c (s + t), then one rounding of s + (t + e); where that is not finite
-    (infinities, NaN, overflow in the split) the plain a*b + c, which is then the same. a_halves: halves(a), when
-    a loop multiplies by the same a at every step."""
+    """a*b + c with one rounding. float32: the product is exact in float64, and the sum rounded to odd there
+    rounds to float32 as the exact sum would. float64: Dekker's exact product p + e and Knuth's exact sum of p
+    and c (s + t), then s + (t + e) with t + e rounded to odd (Boldo and Melquiond's emulation, which rounds once;
+    plain t + e would round twice near a tie); where that is not finite (infinities, NaN, overflow in the split)
+    the plain a*b + c, which is then the same, as it is where the result is 0 (its sign). a_halves: halves(a),
+    when a loop multiplies by the same a at every step."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
-    if np.result_type(a, b, c) == np.float32:
-        return (a.astype(np.float64) * b + c).astype(np.float32)
-    p = a * b
-    ah, al = halves(a) if a_halves is None else a_halves
-    bh, bl = halves(b)
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    v = s - p
-    t = (p - (s - v)) + (c - v)
-    fused = s + (t + e)
-    return np.where(np.isfinite(fused), fused, p + c)
+    with np.errstate(invalid="ignore", over="ignore"):  # (an infinity's NaNs and overflows are replaced below)
+        if np.result_type(a, b, c) == np.float32:
+            p = a.astype(np.float64) * b
+            return np.where(p == -c, p + c, _odd_sum(p, c.astype(np.float64))).astype(np.float32)
+        p = a * b
+        ah, al = halves(a) if a_halves is None else a_halves
+        bh, bl = halves(b)
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s, t = _two_sum(p, c)
+        fused = s + _odd_sum(t, e)
+        return np.where(np.isfinite(fused) & (fused != 0), fused, p + c)
+
+
+def _two_sum(x, y):
+    """x + y = s + t exactly (Knuth): s rounded, t what rounding lost"""
+    s = x + y
+    v = s - x
+    return s, (x - (s - v)) + (y - v)
+
+
+def _odd_sum(x, y):
+    """x + y rounded to odd: exact, or else whichever neighbour has an odd last bit (so that rounding it again to
+    fewer bits rounds as the exact sum would)"""
+    s, t = _two_sum(x, y)
+    s = np.asarray(s, np.float64)
+    even = (s.view(np.int64) & 1) == 0
+    return np.where((t != 0) & even & np.isfinite(s), np.nextafter(s, np.where(t > 0, np.inf, -np.inf)), s)

@@ -1,11 +1,15 @@
 """torch's creation functions that microtorch lacked: the window functions (hann, hamming, blackman, bartlett,
 kaiser), scalar_tensor, asarray, empty_permuted, tril/triu_indices, the binomial and Poisson samplers, and
 torch.default_generator with the namespace's constants."""
+import math
+
 import numpy as np
 
 from . import _random
 from ._dtype import get_default_dtype
+from ._fma import fma
 from ._tensor import Tensor, _made_leaf, placement, tensor
+from .ops.special_bessel import i0_values
 
 
 def _default(dtype):
@@ -23,7 +27,10 @@ def _finish(values, dtype, requires_grad, device=None):
     return out
 
 
-# ---- windows: w[n] for n = 0 .. N-1 over a period of N (periodic) or N - 1 (symmetric) ------------------
+# ---- windows: torch's steps, each rounded to the window's dtype (float16 computes in float, then rounds): arange
+# of N = length + 1 (periodic) or length values, scaled by a double constant, then cos etc.; the first length kept.
+# A number in an in-place step (mul_, add_) is first rounded to the dtype (float16: to half), in an out-of-place one
+# to the dtype it is computed in.
 def _window(name, window_length, periodic, fn, dtype, requires_grad, device):
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
@@ -31,40 +38,63 @@ def _window(name, window_length, periodic, fn, dtype, requires_grad, device):
         raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
     if window_length <= 1:
         return _finish(np.ones(window_length), dtype, requires_grad, device)
-    period = window_length if periodic else window_length - 1
-    return _finish(fn(np.arange(window_length) / period, period), dtype, requires_grad, device)
+    n = window_length + 1 if periodic else window_length
+    kept = np.dtype(_default(dtype).np)
+    computed = np.float32 if kept == np.float16 else kept.type
+
+    def rounded(v):  # (one step's result in the dtype, back in the type it is computed in)
+        return np.asarray(v).astype(kept).astype(computed)
+
+    def in_place(number):
+        return computed(kept.type(number))
+    return _finish(fn(rounded(np.arange(n)), n, rounded, in_place)[:window_length], dtype, requires_grad, device)
 
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
-    return _window("hann_window", window_length, periodic, lambda t, _: 0.5 - 0.5 * np.cos(2 * np.pi * t), dtype,
-                   requires_grad, device)
+    return _window("hann_window", window_length, periodic, _cosine_sum(0.5, 0.5), dtype, requires_grad, device)
 
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    pin_memory=False, requires_grad=False):
-    return _window("hamming_window", window_length, periodic, lambda t, _: alpha - beta * np.cos(2 * np.pi * t),
-                   dtype, requires_grad, device)
+    return _window("hamming_window", window_length, periodic, _cosine_sum(alpha, beta), dtype, requires_grad, device)
+
+
+def _cosine_sum(alpha, beta):
+    def fn(x, n, rounded, in_place):  # alpha - beta cos(2 pi k / (n - 1)), as cos(...) * -beta + alpha
+        angle = rounded(x * in_place(math.pi * 2.0 / (n - 1)))
+        return rounded(rounded(rounded(np.cos(angle)) * in_place(-beta)) + in_place(alpha))
+    return fn
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
-    return _window("blackman_window", window_length, periodic,
-                   lambda t, _: 0.42 - 0.5 * np.cos(2 * np.pi * t) + 0.08 * np.cos(4 * np.pi * t), dtype,
-                   requires_grad, device)
+    def fn(x, n, rounded, in_place):  # x = k pi / (n - 1); cos(4x) 0.08 - cos(2x) 0.5 + 0.42
+        t, x = x.dtype.type, rounded(x * in_place(math.pi / (n - 1)))
+        cos4, cos2 = (rounded(np.cos(rounded(x * t(k)))) for k in (4, 2))
+        return rounded(rounded(rounded(cos4 * in_place(0.08)) - rounded(cos2 * in_place(0.5))) + t(0.42))
+    return _window("blackman_window", window_length, periodic, fn, dtype, requires_grad, device)
 
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
-    return _window("bartlett_window", window_length, periodic, lambda t, _: 1 - np.abs(2 * t - 1), dtype,
-                   requires_grad, device)
+    def fn(x, n, rounded, in_place):  # 2k / (n - 1) rising, then 2 - 2k / (n - 1) from the middle on
+        x = rounded(x * in_place(2.0 / (n - 1)))
+        middle = ((n - 1) >> 1) + 1
+        x[middle:] = rounded(rounded(-x[middle:]) + in_place(2))
+        return x
+    return _window("bartlett_window", window_length, periodic, fn, dtype, requires_grad, device)
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
                   pin_memory=False, requires_grad=False):
-    return _window("kaiser_window", window_length, periodic,
-                   lambda t, _: np.i0(beta * np.sqrt(np.clip(1 - (2 * t - 1) ** 2, 0, None))) / np.i0(beta), dtype,
-                   requires_grad, device)
+    def fn(x, n, rounded, in_place):  # I0(beta sqrt(|1 - ((k - a) / a)^2|)) / I0(beta), a = (n - 1) / 2, one step
+        t = x.dtype.type
+        alpha, b = t((n - 1) / 2.0), t(beta)
+        ratio = (x - alpha) / alpha
+        inside = fma(-ratio, ratio, np.ones_like(ratio))  # (1 - ratio^2 in one fused instruction, as torch's)
+        return rounded(i0_values(b * np.sqrt(np.abs(inside))) / i0_values(np.asarray(b)))
+    return _window("kaiser_window", window_length, periodic, fn, dtype, requires_grad, device)
 
 
 # ---- creation and sampling -------------------------------------------------------------------------------------

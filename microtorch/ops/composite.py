@@ -9,6 +9,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ._op import as_array
+from ._range_kernels import torch_range
 from . import shape as sh
 from .elementwise import pow as pow_
 from .elementwise import div, sub
@@ -324,15 +325,18 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 
 def range_(start=0, end=None, step=1, *, dtype=None, requires_grad=False, **kwargs):
     """torch.range (deprecated in torch): like arange, but `end` is included."""
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end" (torch.range(start, end) includes '
+                        "end; arange(end) counts from 0 without it)")
     import warnings
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
                   "[start, end).", UserWarning, stacklevel=2)
-    if end is None:
-        start, end = 0, start
     from .._creation import _finish
     if not (np.isfinite(start) and np.isfinite(end)) or step == 0:
         raise RuntimeError(f"range: unsupported range: {start} -> {end} with step {step}")
-    n = int(np.floor((end - start) / step)) + 1
     dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    if dt.is_floating_point:
+        return _finish(torch_range(start, end, step, dt.np), dt, requires_grad)
+    n = int(np.floor((end - start) / step)) + 1
     return _finish(start + step * np.arange(builtins.max(n, 0), dtype=np.float64), dt, requires_grad)
