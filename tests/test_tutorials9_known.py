@@ -1,7 +1,7 @@
-"""Lines of docs.pytorch.org tutorials that still fail or differ here (2026-11-26), each beside torch 2.13.
+"""Lines of docs.pytorch.org tutorials that failed or differed here on 2026-11-26, each beside torch 2.13.
 
-Every test is marked xfail with the file that owns the fix; it passes once the fix lands (then drop the
-mark). `pytest --runxfail tests/test_tutorials9_known.py` shows what each one says today."""
+Those still failing are marked xfail with the file that owns the fix (drop the mark when it lands);
+`pytest --runxfail tests/test_tutorials9_known.py` shows what each one says today."""
 import numpy as np
 import pytest
 import torch
@@ -13,7 +13,6 @@ def known(owner, what):
     return pytest.mark.xfail(reason=f"{what} ({owner})", strict=False)
 
 
-@known("ops/index.py, _to_np_index", "a range as an index, as a list is")
 def test_nn_tutorial_indexes_with_a_range():
     # nn_tutorial's nll: -input[range(target.shape[0]), target].mean()
     x, t = np.arange(12.0).reshape(4, 3), np.array([0, 2, 1, 0])
@@ -21,7 +20,6 @@ def test_nn_tutorial_indexes_with_a_range():
     assert np.array_equal(ours.numpy(), torch.tensor(x)[range(4), torch.tensor(t)].numpy())
 
 
-@known("ops/_kernels.py, _NO_KERNEL['rand_like']", "rand_like's kernel is the dtype= asked for, not the input's")
 def test_tensorqs_rand_like_of_an_int_tensor_as_float():
     # tensorqs_tutorial: x_rand = torch.rand_like(x_data, dtype=torch.float), x_data an int64 tensor
     mt.manual_seed(0)
@@ -30,7 +28,6 @@ def test_tensorqs_rand_like_of_an_int_tensor_as_float():
     assert np.array_equal(ours.numpy(), torch.rand_like(torch.tensor([[1, 2], [3, 4]]), dtype=torch.float).numpy())
 
 
-@known("_tensor.py, device", "a cuda device object can be made (not used) on a CPU-only build")
 def test_tensorqs_cuda_device_object():
     # tensorqs_tutorial (versions before 2025): torch.cuda.is_available() & (torch.device('cuda').index is not None)
     # (`&` evaluates both sides: the device is made even without CUDA)
@@ -88,7 +85,6 @@ def test_saved_tensors_hooks_tutorial_packs_in_torchs_order(op):
     assert _pack_order(mt, fn) == _pack_order(torch, fn)
 
 
-@known("autograd/forward_ad.py, make_dual", "a tangent of another layout is copied into the primal's")
 def test_forward_ad_usage_tangent_takes_the_primals_layout():
     # forward_ad_usage: dual_input_alt = fwAD.make_dual(primal, tangent.T) ("the values of the tangent are
     # copied into a new tensor with the same metadata as the primal")
@@ -122,7 +118,6 @@ def test_autogradqs_bce_with_logits_gradient_bits():
     assert np.array_equal(*grads)
 
 
-@known("ops/elementwise.py, TanhBackward.values", "torch rounds 1 - y*y once (a fused multiply-add)")
 def test_jacobians_tutorial_tanh_backward_bits():
     # jacobians_hessians: predict = F.linear(x, weight, bias).tanh(); jacrev near saturation, where 1 - y^2
     # written out loses the bits torch keeps
@@ -132,7 +127,6 @@ def test_jacobians_tutorial_tanh_backward_bits():
     assert np.array_equal(ours, torch.ops.aten.tanh_backward(torch.tensor(g), torch.tensor(y)).numpy())
 
 
-@known("ops/elementwise.py, add/sub with alpha", "torch's a + alpha * b is one fused multiply-add")
 def test_sgd_step_bits():
     # every SGD tutorial: p.add_(grad, alpha=-lr) (and momentum, weight decay)
     rng = np.random.default_rng(1)
@@ -165,7 +159,6 @@ def test_modelsyt_normalization_grad_fn(module):
     assert names[0] == names[1]
 
 
-@known("_creation.py / _random.py, rand: check device= before drawing", "a refused device leaves the stream alone")
 def test_tensors_deeper_refused_device_draws_nothing():
     # introyt/tensors_deeper_tutorial: y = torch.rand(2, 2, device='gpu') raises; the later random tensors of
     # the tutorial then came out 4 numbers ahead of torch's
@@ -178,7 +171,6 @@ def test_tensors_deeper_refused_device_draws_nothing():
     assert draws[0] == draws[1]
 
 
-@known("the core's named tuples (torch.return_types)", "printed as torch.return_types.svd(U=..., S=..., V=...)")
 def test_tensors_deeper_svd_printout():
     # introyt/tensors_deeper_tutorial: print(torch.svd(m3)) prints "torch.return_types.svd(\nU=tensor(...),\nS=..."
     m = [[3.0, 1.0], [0.0, 2.0]]
