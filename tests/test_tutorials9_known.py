@@ -55,7 +55,6 @@ def test_saveloadrun_saves_the_whole_model(tmp_path):
     assert mt.equal(loaded.weight, model.weight)
 
 
-@known("ops/rearrange.py, _index_array", "a 0-d index scatters into a 1-d tensor as a 1-element one")
 def test_transforms_tutorial_one_hot_target():
     # transforms_tutorial: Lambda(lambda y: torch.zeros(10, dtype=torch.float).scatter_(0, torch.tensor(y), value=1))
     ours = mt.zeros(10, dtype=mt.float).scatter_(0, mt.tensor(3), value=1)
@@ -105,7 +104,8 @@ def test_autogradyt_profiler():
     assert "aten::div" in prf.key_averages().table(sort_by="self_cpu_time_total")
 
 
-@known("ops/nn.py, BinaryCrossEntropyWithLogits.backward", "torch divides (sigmoid(x) - y) * grad by n")
+@known("ops/elementwise.py, Sigmoid's float32 values", "the backward is torch's formula in its order now "
+       "(tests/test_fused_kernels.py); sigmoid's own values differ in the last bit (torch's vector exp)")
 def test_autogradqs_bce_with_logits_gradient_bits():
     # autogradqs_tutorial: loss = binary_cross_entropy_with_logits(z, y); loss.backward(); print(w.grad)
     z = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
@@ -142,7 +142,8 @@ def test_training_loss_sum_bits():
     assert mt.tensor(v).sum().item() == torch.tensor(v).sum().item()
 
 
-@known("ops/elementwise.py, Pow (tensor exponent)", "torch's float32 pow is the float64 pow rounded")
+@known("ops/elementwise.py, Pow (tensor exponent)", "torch's float32 pow (SLEEF) is near the double result rounded, "
+       "which Pow now computes: 2 of 6000 values still differ by one unit")
 def test_polynomial_nn_pow_with_a_tensor_exponent():
     # polynomial_nn / polynomial_optim: xx = x.unsqueeze(-1).pow(torch.tensor([1, 2, 3]))
     x = np.linspace(-np.pi, np.pi, 2000).astype(np.float32)

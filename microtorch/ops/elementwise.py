@@ -582,7 +582,11 @@ class Pow(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = like_torch(np.asarray(np.power(a, b)), a, b)  # (an array even when 0-d: it is saved)
+        if a.dtype == np.float32 == b.dtype:  # (torch's float32 pow is nearer the double result rounded than numpy's)
+            power = np.power(a, b, dtype=np.float64).astype(np.float32)
+        else:
+            power = np.power(a, b)
+        out = like_torch(np.asarray(power), a, b)  # (an array even when 0-d: it is saved)
         ctx.save_for_backward(a, b, out)
         return out
 

@@ -372,6 +372,9 @@ def scatter_zeros(g, shape, dim, index):
 
 
 def gather(input, dim, index, *, sparse_grad=False):
+    from .rearrange import one_element_index
+    if isinstance(index, Tensor) and index.ndim == 0 and input.ndim == 1:  # (one element, a 0-d result: torch's)
+        return gather(input, dim, one_element_index(input, index)[0], sparse_grad=sparse_grad).reshape(())
     d = normalize_dims(dim, input.ndim, "gather")[0]
     idx = index._data
     if idx.dtype != np.int64:

@@ -115,8 +115,9 @@ def _same_dtype(input, src, op):
 
 def scatter_add(input, dim, index, src):
     from .index import _along_axis_key
-    from .rearrange import _index_array
+    from .rearrange import _index_array, one_element_index
     d = normalize_dims(dim, input.ndim, "scatter_add")[0] if input.ndim else 0
+    index, src = one_element_index(input, index, src)
     idx = _index_array(index, input, d, "scatter_add")
     _same_dtype(input, src, "scatter_add")
     if any(i > s for i, s in zip(idx.shape, src.shape)):

@@ -456,6 +456,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
 
+def _weighted_mean(ctx, g, w, x):
+    """g times the loss's weight, then divided by the element count for reduction='mean' (torch's order)."""
+    g = g if w is None else g * w
+    return g / x.numel() if ctx.reduction == "mean" else g
+
+
 class BinaryCrossEntropyWithLogits(Op):
     """d bce(sigmoid(x), y) / dx = (1 + (pw - 1) y) sigmoid(x) - pw y;  d/dy = (pw - 1) softplus(-x) - x"""
     _grad_fn_name = "BinaryCrossEntropyWithLogitsBackward0"
@@ -474,17 +480,20 @@ class BinaryCrossEntropyWithLogits(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .elementwise import log1p, relu, sigmoid
+        from .elementwise import sigmoid
         x, y, w, pw = ctx.saved_tensors
-        scale = grad if ctx.reduction != "mean" else grad / x.numel()
-        if w is not None:
-            scale = scale * w
         gx = gy = None
-        if ctx.needs_input_grad[0]:
-            gx = (sigmoid(x) - y if pw is None else (1 + (pw - 1) * y) * sigmoid(x) - pw * y) * scale
+        if ctx.needs_input_grad[0]:  # (torch's formulas, in its order: the same last bits)
+            if pw is None:
+                gx = sigmoid(x) - y
+            else:
+                t = pw * y
+                gx = (t + 1 - y) * sigmoid(x) - t
+            gx = _weighted_mean(ctx, gx * grad, w, x)
         if ctx.needs_input_grad[1]:
-            gy = -x if pw is None else (pw - 1) * (relu(-x) + log1p((-x.abs()).exp())) - x
-            gy = gy * scale
+            from .activation import LogSigmoid
+            gy = -x * grad if pw is None else (LogSigmoid.apply(-x) - LogSigmoid.apply(x) * pw) * grad
+            gy = _weighted_mean(ctx, gy, w, x)
         return gx, gy, None, None
 
     @staticmethod

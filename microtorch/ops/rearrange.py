@@ -154,6 +154,16 @@ class ScatterValue(Op):
         return ScatterValue.apply(t, dim=ctx.dim, index=ctx.index, value=0)
 
 
+def one_element_index(input, index, src=None):
+    """(index, src) with a 0-d index along a 1-d input as one element (and a 0-d src with it), as torch counts
+    dims for scatter and gather: the transforms tutorial's one-hot `zeros(10).scatter_(0, tensor(y), value=1)`."""
+    if isinstance(index, Tensor) and index.ndim == 0 and isinstance(input, Tensor) and input.ndim == 1:
+        index = index.reshape(1)
+        if isinstance(src, Tensor) and src.ndim == 0:
+            src = src.reshape(1)
+    return index, src
+
+
 def _index_array(index, input, dim, op):
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.dtype.kind not in "iu":
@@ -174,6 +184,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         raise NotImplementedError("scatter(reduce=...) is not implemented in microtorch; use scatter_add or "
                                   "scatter_reduce on torch")
     dim = normalize_dims(dim, input.ndim, "scatter")[0]  # (0-d: dim 0 or -1)
+    index, src = one_element_index(input, index, src)
     idx = _index_array(index, input, dim, "scatter")
     if isinstance(src, Tensor):
         x, s = input, src.to(input.dtype) if src.dtype != input.dtype else src

@@ -181,11 +181,12 @@ _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """torch.scatter_reduce: src[i][j] reduced into out[index[i][j]][j] (dim 0), and so on for other dims."""
-    from .rearrange import _index_array
+    from .rearrange import _index_array, one_element_index
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # (torch takes scatter's older names too)
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     d = normalize_dims(dim, input.ndim, "scatter_reduce")[0] if input.ndim else 0
+    index, src = one_element_index(input, index, src)
     idx = _index_array(index, input, d, "scatter_reduce")
     _check_src(input, src, idx, d, "scatter_reduce")
     if tuple(src.shape) != idx.shape:
