@@ -14,6 +14,12 @@ OPS = {
     "addcmul": (lambda T, a, b, c: T.addcmul(a, b, c), (3,), (3,), (3,)), "exp": (lambda T, a: a.exp(), (3,)),
     "linear": (lambda T, a, w, b: T.nn.functional.linear(a, w, b), (2, 3), (4, 3), (4,)),
     "sigmoid then mul": (lambda T, a, b: a.sigmoid() * b, (3,), (3,)),
+    "atan2": (lambda T, a, b: T.atan2(a, b), (3,), (3,)), "maximum": (lambda T, a, b: T.maximum(a, b), (3,), (3,)),
+    "minimum": (lambda T, a, b: T.minimum(a, b), (3,), (3,)), "fmax": (lambda T, a, b: T.fmax(a, b), (3,), (3,)),
+    "xlogy": (lambda T, a, b: T.xlogy(a, b.abs()), (3,), (3,)),
+    "logaddexp": (lambda T, a, b: T.logaddexp(a, b), (3,), (3,)),
+    "lerp": (lambda T, a, b, c: T.lerp(a, b, c), (3,), (3,), (3,)),
+    "clamp with tensors": (lambda T, a, b, c: T.clamp(a, b, c), (3,), (3,), (3,)),
 }
 
 

@@ -73,8 +73,6 @@ def _pack_order(lib, fn):
     return seen
 
 
-@known("ops: the order of save_for_backward (torch saves inputs by name: other before self, then the result)",
-       "the order pack hooks run in")
 @pytest.mark.parametrize("op", ["mul", "div", "pow", "atan2", "maximum", "hypot", "xlogy"])
 def test_saved_tensors_hooks_tutorial_packs_in_torchs_order(op):
     # autograd_saved_tensors_hooks_tutorial: with saved_tensors_hooks(pack_hook, unpack_hook): y = a * b

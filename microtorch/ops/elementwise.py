@@ -1562,6 +1562,7 @@ clip = clamp
 class ClampTensor(Op):
     """d clamp(x, lo, hi) for tensor bounds: the gradient goes to whichever was selected"""
     _grad_fn_name = "ClampBackward0"
+    _saved_names = ("self", "min", "max")  # (torch's _saved_<name>; pack hooks see them sorted by name)
     _edges = (0, 1, 2)  # (a bound left out is torch's undefined tensor: an edge to None)
 
     @staticmethod
@@ -1605,6 +1606,7 @@ class ClampTensor(Op):
 class Maximum(Op):
     """d max(a, b) = ([a > b], [b > a]), ties split evenly"""
     _grad_fn_name = "MaximumBackward0"
+    _saved_names = ("self", "other")  # (torch's _saved_<name>; pack hooks see them sorted by name)
 
     @staticmethod
     def forward(ctx, a, b):

@@ -207,6 +207,7 @@ def logit(input, eps=None):
 class Atan2(Op):
     """d atan2(a, b) = (b, -a)/(a^2 + b^2)"""
     _grad_fn_name = "Atan2Backward0"
+    _saved_names = ("self", "other")  # (torch's _saved_<name>; pack hooks see them sorted by name)
 
     @staticmethod
     def forward(ctx, a, b, dtype=None):
@@ -263,6 +264,7 @@ def _logaddexp_np(a, b):
 class Logaddexp(Op):
     """d log(e^a + e^b) = (1/(1 + e^(b-a)), 1/(1 + e^(a-b))), conjugated for complex numbers"""
     _grad_fn_name = "LogaddexpBackward0"
+    _saved_names = ("self", "other")  # (torch's _saved_<name>; pack hooks see them sorted by name)
 
     @staticmethod
     def forward(ctx, a, b, dtype=None):
@@ -305,6 +307,7 @@ class Xlogy(Op):
     where x == 0 and y <= 0 (0 log 0 = 0); forward mode the same with the tangents. special.xlog1py's classes
     are these with y + 1: `shifted` gives the op and the shift, `_log` numpy's log."""
     _grad_fn_name = "XlogyBackward0"
+    _saved_names = ("self", "other")  # (torch's _saved_<name>; pack hooks see them sorted by name)
     _log = staticmethod(np.log)
 
     @staticmethod
@@ -371,6 +374,7 @@ def _split(grad, a, b, takes_a):
 class Fmax(Op):
     """d fmax(a, b) = ([a picked], [b picked]): the gradient goes to the larger, NaN losing"""
     _grad_fn_name = "FmaxBackward0"
+    _saved_names = ("self", "other")  # (torch's _saved_<name>; pack hooks see them sorted by name)
 
     @staticmethod
     def forward(ctx, a, b, dtype=None):
@@ -390,6 +394,7 @@ class Fmax(Op):
 class Fmin(Op):
     """d fmin(a, b) = ([a picked], [b picked]): the gradient goes to the smaller, NaN losing"""
     _grad_fn_name = "FminBackward0"
+    _saved_names = ("self", "other")  # (torch's _saved_<name>; pack hooks see them sorted by name)
 
     @staticmethod
     def forward(ctx, a, b, dtype=None):
@@ -460,6 +465,7 @@ class Lerp(Op):
 class LerpTensor(Op):
     """d (s + w (e - s)) = (1 - w, w, e - s)"""
     _grad_fn_name = "LerpBackward1"
+    _saved_names = ("self", "end", "weight")  # (torch's _saved_<name>; pack hooks see them sorted by name)
 
     @staticmethod
     def forward(ctx, start, end, weight):
