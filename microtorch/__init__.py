@@ -101,6 +101,19 @@ def log_softmax(input, dim, dtype=None):
     return _log_softmax(input, dim, dtype=dtype)
 
 
+def _take_out():
+    """torch's `out=` for the functions tutorials call with it (ops/_out.py); the operators (`a * b`) and methods
+    (`a.mul(b)`) keep their own functions, which take none (as torch's methods)."""
+    from .ops._out import op_out
+    g = globals()
+    for name in ("matmul", "mm", "bmm", "mv", "dot", "mul", "add", "sub", "div", "pow", "exp", "log", "sqrt", "abs",
+                 "neg", "sin", "cos", "tanh", "sigmoid", "cat", "stack", "clamp", "where", "maximum", "minimum"):
+        g[name] = op_out(g[name])
+
+
+_take_out()
+
+
 def _accept_numpy_names():
     from ._tensor_methods import NO_NUMPY_ALIASES, numpy_aliases
     g = globals()

@@ -11,6 +11,7 @@ from ._random import _rng
 from ._tensor import Tensor, _filled, _made_leaf, _size_arg, device_type, placement
 from .ops._checks import check_size
 from .ops import _range_kernels
+from .ops._out import factory_out
 from .ops._memory_formats import contiguous_format, empty_like_layout, preserve_format
 from .ops.index import fill_scalar
 from .ops.triangle import tril, triu  # noqa: F401 (their home is ops/triangle.py; microtorch imports them from here)
@@ -93,14 +94,17 @@ def _check_fits(value, dt):
                            f"{dt}: its range is {info.min} to {info.max})")
 
 
+@factory_out
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
     return _filled_on(_sizes(size, kw, "zeros"), 0, dtype, device, requires_grad)
 
 
+@factory_out
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
     return _filled_on(_sizes(size, kw, "ones"), 1, dtype, device, requires_grad)
 
 
+@factory_out
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None, **kw):
     t = _filled_on(_sizes(size, kw, "empty"), 0, dtype, device, requires_grad)
@@ -138,6 +142,7 @@ def new_full(self, size, fill_value, dtype=None, requires_grad=False):
     return _filled(tuple(size), _fill_value(fill_value, dtype, "new_full", tuple(size)), dtype, requires_grad)
 
 
+@factory_out
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _dtype.result_type(fill_value) if not isinstance(fill_value, builtins.float) else _default(None)
@@ -173,6 +178,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 _NOT_GIVEN = object()  # (arange(5) gives no end; arange(5, None) gives None, which torch refuses)
 
 
+@factory_out(by_count=True)
 def arange(start=_NOT_GIVEN, end=_NOT_GIVEN, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     if end is _NOT_GIVEN:
@@ -256,6 +262,7 @@ def _number(v, name):
     return v
 
 
+@factory_out(by_count=True)
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     start, end, steps, dt = _space_bounds(start, end, steps, dtype, "linspace")
     if steps == 0:  # (torch converts no bound for no step, and only start for one)
@@ -271,6 +278,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _finish(arr, dt, requires_grad, device)
 
 
+@factory_out(by_count=True)
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     start, end, steps, dt = _space_bounds(start, end, steps, dtype, "logspace")
     if steps == 0:
@@ -321,11 +329,13 @@ def _space_bounds(start, end, steps, dtype, op):
     return start, end, steps, _default(dtype) if dtype is not None else inferred
 
 
+@factory_out
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     check_size((n,) if m is None else (n, m), "eye")
     return _finish(np.eye(n, m), _default(dtype), requires_grad, device)
 
 
+@factory_out
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, **kw):
     rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "rand"), "rand"), _default(dtype)
@@ -342,6 +352,7 @@ def _as_complex(parts):
     return parts.view(np.complex64 if parts.dtype == np.float32 else np.complex128)[..., 0]
 
 
+@factory_out
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, **kw):
     rng, size, dt = _rng(generator), check_size(_sizes(size, kw, "randn"), "randn"), _default(dtype)
@@ -355,6 +366,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _finish(rng.torch_normal(dt.np, 0.0, 1.0, size), dt, requires_grad, device)
 
 
+@factory_out
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad=False):
     if high is None or size is None and isinstance(high, (tuple, list)):  # randint(high, size)
@@ -374,6 +386,7 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     return _finish(draws, dtype or _dtype.int64, requires_grad, device)
 
 
+@factory_out
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     check_size((n,), "randperm")
