@@ -149,11 +149,10 @@ def test_polynomial_nn_pow_with_a_tensor_exponent():
     assert np.array_equal(ours, torch.tensor(x).unsqueeze(-1).pow(torch.tensor([1, 2, 3])).numpy())
 
 
-@known("nn/functional.py batch_norm, layer_norm (composite today)", "one node named as torch's native op")
 @pytest.mark.parametrize("module", ["BatchNorm1d", "LayerNorm"])
 def test_modelsyt_normalization_grad_fn(module):
     # introyt/modelsyt_tutorial: normed_tensor = torch.nn.BatchNorm1d(4)(my_tensor); print(normed_tensor)
-    # torch prints grad_fn=<NativeBatchNormBackward0> (<NativeLayerNormBackward0> for LayerNorm), ours AddBackward0
+    # torch prints grad_fn=<NativeBatchNormBackward0> (<NativeLayerNormBackward0> for LayerNorm)
     names = [getattr(lib.nn, module)(4)(lib.rand(2, 4, 4)).grad_fn.name() for lib in (mt, torch)]
     assert names[0] == names[1]
 

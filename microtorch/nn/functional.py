@@ -309,6 +309,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if tuple(input.shape[input.ndim - len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    if all(t is None or type(t._data) is np.ndarray for t in (input, weight, bias)):
+        from ..ops.normalization import native_layer_norm  # one node, as torch (vmap's batches: below)
+        return native_layer_norm(input, shape, weight, bias, eps)
     dims = tuple(range(-len(shape), 0))
     centered = input - input.mean(dims, keepdim=True)
     out = centered * ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
@@ -330,10 +333,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if isinstance(t, Tensor) and t.numel() != c:
             raise RuntimeError(f"batch_norm: {name} should contain {c} elements not {t.numel()} (one per channel, dim 1)")
+    if training and input.numel() // c <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if not training and running_mean is None:
+        raise RuntimeError("batch_norm: running_mean and running_var are needed in eval mode (training=False)")
+    if all(t is None or type(t._data) is np.ndarray for t in (input, weight, bias)):
+        from ..ops.normalization import native_batch_norm  # one node, as torch (vmap's batches: below)
+        return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
     if training:
         count = input.numel() // c
-        if count <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         mean = input.mean(dims, keepdim=True)
         centered = input - mean
         var = (centered * centered).mean(dims, keepdim=True)

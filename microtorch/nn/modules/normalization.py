@@ -27,6 +27,7 @@ class LayerNorm(Module):
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
+        self.reset_parameters()  # (in place, as torch: the parameters start at version 1)
 
     def reset_parameters(self):
         if self.elementwise_affine:
@@ -67,6 +68,7 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()  # (in place, as torch: parameters and statistics start at version 1)
 
     def reset_running_stats(self):
         if self.track_running_stats:

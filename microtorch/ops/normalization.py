@@ -1,0 +1,150 @@
+"""Layer normalization as one op, as torch records it: NativeLayerNormBackward0, whose backward is the formula
+below (written in Tensor ops, so that a double backward differentiates it)."""
+import numpy as np
+
+from ..autograd.grad_mode import is_grad_enabled
+from ._op import Op
+
+
+class NativeLayerNorm(Op):
+    """y = (x - mean) * rstd * weight + bias over the last dims, rstd = 1 / sqrt(var + eps) (var biased);
+    dx = rstd (g - mean(g) - x^ mean(g x^)), g = dy * weight, x^ = (x - mean) rstd; dweight = sum(dy x^), dbias = sum(dy)"""
+    _grad_fn_name = "NativeLayerNormBackward0"
+    _edges = (0, 1, 2)  # (torch's node has an edge for weight and bias, None where there is none)
+    _saved_names = ("input", "weight", "bias", "result1", "result2")  # (result1: the mean, result2: rstd)
+    _saved_values = {"normalized_shape": "normalized_shape"}
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, normalized_shape, eps):
+        ctx.normalized_shape, ctx.eps = normalized_shape, eps
+        dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+        mean = x.mean(axis=dims, keepdims=True)
+        centered = x - mean
+        var = (centered * centered).mean(axis=dims, keepdims=True)
+        rstd = (1 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+        out = centered * rstd
+        if weight is not None:
+            out = out * weight
+        if bias is not None:
+            out = out + bias
+        ctx.save_for_backward(x, weight, bias, mean, rstd)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight, bias, mean, rstd = ctx.saved_tensors
+        n = len(ctx.normalized_shape)
+        dims, batch = tuple(range(x.ndim - n, x.ndim)), tuple(range(x.ndim - n))
+        if x.requires_grad and is_grad_enabled():  # a double backward: mean and rstd as the functions of x they are
+            mean = x.mean(dims, keepdim=True)
+            rstd = (((x - mean) * (x - mean)).mean(dims, keepdim=True) + ctx.eps).rsqrt()
+        x_hat = (x - mean) * rstd
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            g = grad * weight if weight is not None else grad
+            gx = rstd * (g - g.mean(dims, keepdim=True) - x_hat * (g * x_hat).mean(dims, keepdim=True))
+        if ctx.needs_input_grad[1]:
+            gw = (grad * x_hat).sum(batch) if batch else grad * x_hat
+        if ctx.needs_input_grad[2]:
+            gb = grad.sum(batch) if batch else grad
+        return gx, gw, gb, None, None
+
+    @staticmethod
+    def jvp(ctx, tx, tw, tb, _shape, _eps):
+        """(tx - mean(tx) - x^ mean(tx x^)) rstd weight + x^ tw + tb (torch's layer_norm_jvp)"""
+        x, weight = ctx.inputs[0], ctx.inputs[1]
+        dims = tuple(range(x.ndim - len(ctx.normalized_shape), x.ndim))
+        centered = x - x.mean(dims, keepdim=True)
+        rstd = ((centered * centered).mean(dims, keepdim=True) + ctx.eps).rsqrt()
+        x_hat = centered * rstd
+        out = (tx - tx.mean(dims, keepdim=True) - x_hat * (tx * x_hat).mean(dims, keepdim=True)) * rstd
+        out = out * weight if weight is not None else out
+        out = out + x_hat * tw if tw is not None else out
+        return out + tb if tb is not None else out
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """The normalized input (one NativeLayerNormBackward0 node); shapes already checked by the caller."""
+    return NativeLayerNorm.apply(input, weight, bias, tuple(normalized_shape), float(eps))
+
+
+class NativeBatchNorm(Op):
+    """y = (x - mean) * invstd * weight + bias per channel (dim 1); in training mean and invstd are the batch's
+    (then dx = invstd (g - mean(g) - x^ mean(g x^)), g = dy * weight), in eval the running statistics' (dx = g invstd);
+    dweight = sum(dy x^), dbias = sum(dy) over every dim but the channel's"""
+    _grad_fn_name = "NativeBatchNormBackward0"
+    _edges = (0, 1, 2)  # (the running statistics and the batch's get no edge: nothing flows into them)
+    _saved_names = ("input", "weight", "running_mean", "running_var", "result1", "result2")
+    _saved_values = {"training": "training", "eps": "eps"}
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, running_mean, running_var, mean, invstd, training, eps):
+        ctx.training, ctx.eps = training, eps
+        shape = _channel_shape(x)
+        out = (x - mean.reshape(shape)) * invstd.reshape(shape)
+        if weight is not None:
+            out = out * weight.reshape(shape)
+        if bias is not None:
+            out = out + bias.reshape(shape)
+        ctx.save_for_backward(x, weight, running_mean, running_var, mean, invstd)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight, _rm, _rv, mean, invstd = ctx.saved_tensors
+        shape, dims = _channel_shape(x), _reduced_dims(x)
+        if ctx.training and x.requires_grad and is_grad_enabled():  # a double backward: the batch statistics as
+            mean = x.mean(dims)                                      # the functions of x they are
+            invstd = (((x - mean.reshape(shape)) ** 2).mean(dims) + ctx.eps).rsqrt()
+        mean, invstd = mean.reshape(shape), invstd.reshape(shape)
+        x_hat = (x - mean) * invstd
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            g = grad * weight.reshape(shape) if weight is not None else grad
+            gx = invstd * (g - g.mean(dims, keepdim=True) - x_hat * (g * x_hat).mean(dims, keepdim=True)) \
+                if ctx.training else g * invstd
+        if ctx.needs_input_grad[1]:
+            gw = (grad * x_hat).sum(dims)
+        if ctx.needs_input_grad[2]:
+            gb = grad.sum(dims)
+        return gx, gw, gb, None, None, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, tx, tw, tb, *_):
+        x, weight = ctx.inputs[0], ctx.inputs[1]
+        shape, dims = _channel_shape(x), _reduced_dims(x)
+        mean, invstd = ctx.inputs[5].reshape(shape), ctx.inputs[6].reshape(shape)
+        x_hat = (x - mean) * invstd
+        out = (tx - tx.mean(dims, keepdim=True) - x_hat * (tx * x_hat).mean(dims, keepdim=True)) * invstd \
+            if ctx.training else tx * invstd
+        out = out * weight.reshape(shape) if weight is not None else out
+        out = out + x_hat * tw.reshape(shape) if tw is not None else out
+        return out + tb.reshape(shape) if tb is not None else out
+
+
+def _channel_shape(x):
+    return (1, -1) + (1,) * (x.ndim - 2)
+
+
+def _reduced_dims(x):
+    return (0,) + tuple(range(2, x.ndim))
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Batch normalization as one NativeBatchNormBackward0 node. In training the running statistics are updated
+    in place first (with the unbiased variance), as torch's kernel does before it saves them, and as there their
+    version stays: a graph that saved them is not invalidated by the next step's update (gradcheck calls forward
+    many times)."""
+    x, dims = input._data, _reduced_dims(input)
+    if training:
+        mean = x.mean(axis=dims)
+        var = ((x - mean.reshape(_channel_shape(input))) ** 2).mean(axis=dims)
+        if running_mean is not None:
+            m, count = 0.1 if momentum is None else momentum, x.size // x.shape[1]
+            running_mean._data[...] = (1 - m) * running_mean._data + m * mean  # (no new version: torch's kernel
+            running_var._data[...] = (1 - m) * running_var._data + m * var * (count / (count - 1))  # writes them so)
+    else:
+        mean, var = running_mean._data.astype(x.dtype, copy=False), running_var._data.astype(x.dtype, copy=False)
+    invstd = (1 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+    return NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, mean, invstd, bool(training),
+                                 float(eps))
