@@ -111,8 +111,6 @@ def _take_out():
         g[name] = op_out(g[name])
 
 
-_take_out()
-
 
 def _accept_numpy_names():
     from ._tensor_methods import NO_NUMPY_ALIASES, numpy_aliases
@@ -237,3 +235,5 @@ _NEW_OPS = _add_new_ops()
 
 from ._torch_aliases import install as _install_aliases  # noqa: E402
 _install_aliases(globals(), Tensor)  # linalg (issue 13): decompositions, solves, torch.* aliases of nn ops
+
+_take_out()  # (last: outside every wrapper above, which check arguments against the op's own parameters)

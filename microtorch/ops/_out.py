@@ -74,9 +74,13 @@ def op_out(fn):
     """An op taking torch's `out=` (matmul, mul, add, ...): computed, then written into out."""
     @functools.wraps(fn)
     def with_out(*args, out=None, **kwargs):
-        if out is None:
-            return fn(*args, **kwargs)
-        return write_out(out, fn(*args, **kwargs), fn.__name__, args)
+        try:
+            result = fn(*args, **kwargs)
+        except TypeError as e:
+            if e.__traceback__.tb_next is None:  # Python's own arity or keyword error for fn: the caller's, as before
+                raise TypeError(str(e)) from None
+            raise
+        return result if out is None else write_out(out, result, fn.__name__, args)
     signature = inspect.signature(fn)  # (fn's parameters and out=: what argument checks read, not fn's alone)
     out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
     parameters = list(signature.parameters.values())

@@ -10,9 +10,9 @@ import numpy as np
 
 from ._kernels import _NAMES
 from ._op import Op
-from .elementwise import MulScalar, _float, erf, where
+from .elementwise import MulScalar, _float, div_scalar, erf, where
 from .pointwise import _erfc_np
-from .scalar_overloads import AddScalar
+from .scalar_overloads import AddScalar, add_scalar, mul_scalar, sub_scalar
 from .special_fma import fma, halves, libm
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -115,7 +115,8 @@ def _erfcx_np(x):
 
 def _d_erfcx(grad, x, result):
     """d erfcx(x) = 2 x erfcx(x) - 2/sqrt(pi)"""
-    return (2.0 * x * result - 2.0 / math.sqrt(math.pi)) * grad
+    return sub_scalar(mul_scalar(x, 2.0) * result, 2.0 / math.sqrt(math.pi)) * grad  # (torch's Scalars: MulBackward1,
+    # SubBackward1)
 
 
 SpecialErfcx = _special_op("SpecialErfcx", _erfcx_np, _d_erfcx)
@@ -132,7 +133,7 @@ def _log_ndtr_np(x):
 
 def _d_log_ndtr(grad, x, result):
     """d log Phi(x) = exp(-x^2/2 - log Phi(x)) / sqrt(2 pi)"""
-    return grad / _SQRT_2PI * (result + x.pow(2) / 2).neg().exp()
+    return div_scalar(grad, _SQRT_2PI) * (result + div_scalar(x.pow(2), 2)).neg().exp()  # (Scalars: DivBackward1)
 
 
 # Cephes' ndtri: a rational function of y - 1/2 in the center, of 1/sqrt(-2 log y) in the tails
@@ -189,7 +190,7 @@ def _ndtri_np(y0):
 
 def _d_ndtri(grad, x, result):
     """d Phi^-1(y) = sqrt(2 pi) exp(Phi^-1(y)^2 / 2)"""
-    return grad * _SQRT_2PI * (result.square() / 2).exp()
+    return mul_scalar(grad, _SQRT_2PI) * div_scalar(result.square(), 2).exp()  # (torch's Scalars)
 
 
 SpecialLogNdtr = _special_op("SpecialLogNdtr", _log_ndtr_np, _d_log_ndtr)
@@ -279,7 +280,7 @@ def _entr_np(x):
 
 def _d_entr(grad, x, result):
     """d entr(x) = -(1 + log x)"""
-    return grad * (-(1 + x.log()))
+    return grad * (-add_scalar(x.log(), 1))  # (torch's 1 + log(x): AddBackward1)
 
 
 SpecialEntr = _special_op("SpecialEntr", _entr_np, _d_entr, saves=("self",))
