@@ -1075,8 +1075,8 @@ class Sgn(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        if not grad.is_complex():
-            return zeros_like_(grad)  # 0 even where grad is inf or nan (torch's zero tensor)
+        if not grad.is_complex():  # torch's efficient zero tensor: the ops below multiply it into zeros (0 / 0 too)
+            return _zero.zeros(grad._data.shape, grad._data.dtype)
         (z,) = ctx.saved_tensors
         return _sgn_derivative(z, sgn(z), grad)
 
@@ -1100,6 +1100,10 @@ def sgn(input):
 
 class Sign(Sgn):
     _grad_fn_name = "SignBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        return zeros_like_(grad)  # (real zeros: torch's sign, unlike sgn, multiplies on into 0 * inf = nan)
 
 
 def sign(input):

@@ -371,3 +371,22 @@ def test_an_in_place_op_on_a_view_of_an_expanded_0d_tensor_writes_its_one_elemen
              ("inplace", "v2.mul_(0)")]
     assert_like_torch({"x": ([[0.0]], requires_grad)}, steps)
     assert_like_torch({"x": ([[2.0, 0.5]], requires_grad)}, steps)
+
+
+@pytest.mark.parametrize("p", ["1", "float('inf')"])
+def test_the_gradient_of_sgn_is_an_exact_zero(p):
+    """(seeds 416903, 448642) norm's backward multiplies by sgn(x), whose own gradient is torch's efficient
+    zero tensor: dividing it by a zero afterwards (a's gradient through x = a / b) gives 0, not 0 / 0."""
+    leaves = {"a": ([[0.0]], True), "b": ([[-2.0, 2.0, 0.0]], False)}
+    steps = [("div", "L.div(a, b)"), ("norm", f"L.norm(v0, p={p})")]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("target", ["L.zeros((0,), dtype=L.int64)", "L.tensor([-100, -100])"])
+def test_cross_entropy_mean_over_no_target_differentiates_twice_as_torch(target):
+    """(seed 431186) nll_loss's double backward in the incoming gradient is nll_loss of the gradient's
+    gradient: with no target counted (an empty batch, or every target ignored) 'mean' is 0 / 0 = nan."""
+    rows = 0 if "zeros" in target else 2
+    leaves = {"x": (np.linspace(-1, 1, rows * 3).reshape(rows, 3), True), "s": ([[0.5]], True)}
+    steps = [("cross_entropy", f"F.cross_entropy(x, {target}, reduction='mean')"), ("mul", "L.mul(v0, s)")]
+    assert_like_torch(leaves, steps)

@@ -1,0 +1,85 @@
+"""What the fuzzer's seeds 400,000-449,999 found, tested directly beside torch 2.13: sgn's gradient is torch's
+exact zero tensor, nll_loss's double backward with nothing counted, einsum's saved copies."""
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+
+LIBS = (torch, mt)
+
+
+def _np(t):
+    if t is None:
+        return None
+    if getattr(t, "_is_zerotensor", lambda: False)():  # (torch's exact zero: numpy() wants force=True)
+        return t.detach().numpy(force=True).copy()
+    return np.array(t.detach().numpy(), copy=True)
+
+
+def _same(a, b):
+    """equal values, NaN where torch has NaN, the same signs of zeros"""
+    if a is None or b is None:
+        return a is None and b is None
+    return a.shape == b.shape and np.array_equal(a, b, equal_nan=True) and \
+        np.array_equal(np.signbit(a), np.signbit(b))
+
+
+def _both(fn):
+    out = [fn(L) for L in LIBS]
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("expr", ["L.sgn(v)", "L.sgn(v) * v", "L.abs(v) * L.sgn(v)", "L.sign(v)", "v.sign() * v",
+                                  "L.linalg.vector_norm(v, 1)", "L.norm(v, p=float('inf'))"])
+def test_sgn_gradient_divided_by_zero_first_and_second_order(expr):
+    """a / b with b = 0 in one place: sgn's gradient (an exact zero in torch) stays 0 through the division,
+    sign's (a tensor of zeros in torch) becomes 0 / 0 = nan."""
+    def run(L):
+        a = L.tensor([1.5], dtype=L.float64, requires_grad=True)
+        b = L.tensor([2.0, 0.0, -1.0], dtype=L.float64)
+        v = a / b
+        y = eval(expr, {"L": L, "v": v})
+        g, = L.autograd.grad(y.sum(), a, create_graph=True)
+        g2 = L.autograd.grad(g.sum(), a, allow_unused=True)[0] if g.requires_grad else None
+        return _np(g), _np(g2)
+    (tg, tg2), (mg, mg2) = _both(run)
+    assert _same(tg, mg) and _same(tg2, mg2), (tg, mg, tg2, mg2)
+
+
+def test_sgn_gradient_is_exactly_zero_under_an_infinite_gradient():
+    def run(L):
+        x = L.tensor([1.0, -2.0, 0.0], dtype=L.float64, requires_grad=True)
+        g, = L.autograd.grad(L.sgn(x), x, L.tensor([float("inf"), float("nan"), 1.0], dtype=L.float64))
+        return _np(g), _np(g * float("inf")), _np((g + 1) * float("inf"))
+    for t, m in zip(*_both(run)):
+        assert _same(t, m), (t, m)
+
+
+@pytest.mark.parametrize("write", ["g.add_(1)", "g.mul_(2)", "g.__setitem__(0, 3.0)", "g.zero_()"])
+def test_the_exact_zero_gradient_of_sgn_refuses_to_be_written_into(write):
+    """torch's zero tensor is immutable (RuntimeError); writing into a copy works."""
+    for L in LIBS:
+        x = L.tensor([1.0, -2.0], dtype=L.float64, requires_grad=True)
+        g, = L.autograd.grad(L.sgn(x).sum(), x)
+        with pytest.raises(RuntimeError, match="(?i)zerotensor"):
+            eval(write, {"g": g})
+        c = g.clone()
+        eval(write, {"g": c})
+
+
+@pytest.mark.parametrize("red", ["mean", "sum", "none"])
+@pytest.mark.parametrize("target", [[], [-100, -100], [0, 2], [1, -100]])
+def test_nll_loss_double_backward_in_the_incoming_gradient(red, target):
+    """d/ds of the gradient of nll_loss(x) * s: nll_loss of the gradient's gradient, 0 / 0 for 'mean' with
+    no counted target (an empty batch, every target ignored)."""
+    def run(L):
+        x = L.tensor(np.linspace(-1.0, 1.0, 3 * len(target)).reshape(len(target), 3), requires_grad=True)
+        s = L.tensor(0.5 if red != "none" else [0.5] * len(target), dtype=L.float64, requires_grad=True)
+        t = L.tensor(np.array(target, dtype=np.int64))
+        loss = L.nn.functional.nll_loss(L.log_softmax(x, 1), t, reduction=red) * s
+        g, = L.autograd.grad(loss.sum(), x, create_graph=True)
+        w = L.tensor(np.arange(1.0, 1.0 + g.numel()).reshape(tuple(g.shape)))
+        return _np(L.autograd.grad((g * w).sum(), s)[0])
+    t, m = _both(run)
+    assert t.shape == m.shape and np.allclose(t, m, rtol=1e-12, atol=0, equal_nan=True), (t, m)
