@@ -390,3 +390,15 @@ def test_cross_entropy_mean_over_no_target_differentiates_twice_as_torch(target)
     leaves = {"x": (np.linspace(-1, 1, rows * 3).reshape(rows, 3), True), "s": ([[0.5]], True)}
     steps = [("cross_entropy", f"F.cross_entropy(x, {target}, reduction='mean')"), ("mul", "L.mul(v0, s)")]
     assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("equation", ["'abc,dae->ceb'", "'ab,b->a'", "'aab,b->'"])
+def test_an_operand_torch_copies_may_change_in_place_after_einsum(equation):
+    """(seed 402558) torch's reshape before its bmm copies an operand whose labels it cannot merge as a view
+    (or sums a diagonal first): backward reads that copy, so an in-place op on the operand afterwards is
+    allowed; where the reshape is a view ('ab,b->a' of a contiguous a), backward raises in both."""
+    x = np.arange(16.0).reshape(4, 2, 2) if "abc" in equation else np.arange(8.0).reshape(2, 2, 2) \
+        if "aab" in equation else np.arange(4.0).reshape(2, 2)
+    y = [[[2.0], [-0.0], [2.0], [-1.0]]] if "abc" in equation else [1.0, -2.0]
+    leaves = {"x": (x, False), "y": (y, True)}
+    assert_like_torch(leaves, [("einsum", f"L.einsum({equation}, x, y)"), ("inplace", "x.relu_()")])
