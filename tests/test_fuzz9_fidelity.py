@@ -83,3 +83,23 @@ def test_nll_loss_double_backward_in_the_incoming_gradient(red, target):
         return _np(L.autograd.grad((g * w).sum(), s)[0])
     t, m = _both(run)
     assert t.shape == m.shape and np.allclose(t, m, rtol=1e-12, atol=0, equal_nan=True), (t, m)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_which_zero_max_and_min_over_everything_give(dtype, op):
+    """(seeds 401435, 437445) max()/min() of values whose extreme is 0, some +0 and some -0: the sign of the
+    zero torch's lanes keep (2.0 / result is +inf or -inf), for sizes below and above the lane width, and for a
+    transposed (non-contiguous) input, which torch reads in its logical order."""
+    rng = np.random.default_rng(len(dtype) + len(op))
+    other = -1.0 if op == "max" else 1.0
+    for n in list(range(1, 40)) + [63, 64, 65, 127, 200, 1001]:
+        for _ in range(30):
+            a = rng.choice(np.array([0.0, -0.0, other]), size=n, p=[0.2, 0.2, 0.6]).astype(dtype)
+            if not (a == 0).any():
+                continue
+            t, m = (getattr(L.tensor(a), op)() for L in LIBS)
+            assert np.signbit(t.item()) == np.signbit(m.item()), (n, a)
+    a = rng.choice(np.array([0.0, -0.0, other]), size=(6, 5)).astype(dtype)
+    t, m = (getattr(L.tensor(a).t(), op)() for L in LIBS)
+    assert np.signbit(t.item()) == np.signbit(m.item())

@@ -402,3 +402,11 @@ def test_an_operand_torch_copies_may_change_in_place_after_einsum(equation):
     y = [[[2.0], [-0.0], [2.0], [-1.0]]] if "abc" in equation else [1.0, -2.0]
     leaves = {"x": (x, False), "y": (y, True)}
     assert_like_torch(leaves, [("einsum", f"L.einsum({equation}, x, y)"), ("inplace", "x.relu_()")])
+
+
+@pytest.mark.parametrize("x", [[[-0.0, 0.0, -0.0]], [[0.0, -0.0]] * 5, [[-0.0, 1.0, 0.0, -0.0, 0.0, -1.0]]])
+@pytest.mark.parametrize("op", ["L.max", "L.min"])
+def test_max_of_zeros_of_both_signs_is_torchs_zero(x, op):
+    """(seeds 401435, 437445) 2.0 / max(x) is +inf or -inf as the zero torch's lanes keep is +0 or -0."""
+    leaves = {"x": (x, False), "s": ([1.0], True)}
+    assert_like_torch(leaves, [(op[2:], f"{op}(x)"), ("scalar", "2.0 / v0"), ("mul", "L.mul(v1, s)")])
