@@ -7,6 +7,7 @@ from . import einsum_copies
 from ._checks import check_einsum
 from ._kernels import _NAMES
 from ._op import Op, plain, promoted, unrecorded
+from .reduce import c_order
 from .elementwise import conj
 from .shape import SqueezeDim, broadcasts_to
 
@@ -366,10 +367,10 @@ class Einsum(Op):
             terms, ops = _einsum_presum(terms, out, ops)
             if all(c in out for t in terms for c in t):  # nothing left to contract: a plain product
                 a, b = (_to_output(t, o, out) for t, o in zip(terms, ops))
-                return np.asarray(a * b, order="C")
+                return c_order(np.asarray(a * b))
         ops = [np.broadcast_to(o, [sizes[c] if n == 1 else n for c, n in zip(t, o.shape)])
                for t, o in zip(terms, ops)]  # a size-1 label broadcasts against the others
-        return np.asarray(np.einsum(",".join(terms) + "->" + out, *ops), order="C")  # (C: 0-d stays 0-d)
+        return c_order(np.asarray(np.einsum(",".join(terms) + "->" + out, *ops)))  # (torch's strides for size-1 dims)
 
     @staticmethod
     def backward(ctx, grad):

@@ -410,3 +410,11 @@ def test_max_of_zeros_of_both_signs_is_torchs_zero(x, op):
     """(seeds 401435, 437445) 2.0 / max(x) is +inf or -inf as the zero torch's lanes keep is +0 or -0."""
     leaves = {"x": (x, False), "s": ([1.0], True)}
     assert_like_torch(leaves, [(op[2:], f"{op}(x)"), ("scalar", "2.0 / v0"), ("mul", "L.mul(v1, s)")])
+
+
+def test_an_einsum_result_has_torchs_strides_for_size_one_dims():
+    """(seed 464294) numpy's einsum left a size-1 dim's stride of its own ((4, 1) with strides (1, 4)); torch's is
+    the size of the dims after it, and matmul's choice between folding and bmm reads it."""
+    leaves = {"x": ([[[1.0], [1.0], [2.0], [1.0]], [[1.0], [1.0], [0.0], [2.0]]], True), "w": ([[0.5]], False)}
+    steps = [("einsum", "L.einsum('abc->bc', x)"), ("reshape", "v0.reshape((4, -1, 1, 1))"), ("matmul", "L.matmul(v1, w)")]
+    assert_like_torch(leaves, steps)
