@@ -8,6 +8,9 @@ after the einsum and backward still works (with its old values). Where the resha
 the operand's version counter and an in-place change makes backward raise. `copies()` retraces that path on the
 operands' shapes and strides (nothing is computed), so that microtorch's einsum saves a copy where torch's does.
 """
+import numpy as np
+
+from .shape import view_strides
 
 
 def copies(terms, out, shapes, strides):
@@ -76,21 +79,8 @@ def _numel(dims):
 
 
 def _copies_to(dims, new_shape):
-    """Whether reshaping (size, stride) dims to new_shape copies: torch's computeStride, chunk by chunk of dims
-    that are contiguous with each other, each chunk matched by whole dims of the new shape."""
-    if _numel(dims) == 0:
-        return False
+    """Whether reshaping (size, stride) dims to new_shape copies (shape.py's view_strides: torch's computeStride),
+    read off a stand-in array with those sizes and strides (in elements: itemsize 1), never read."""
     sizes, strides = [n for n, _ in dims], [s for _, s in dims]
-    view_d = len(new_shape) - 1
-    base, t_numel, v_numel = (strides[-1] if strides else 1), 1, 1
-    for d in range(len(sizes) - 1, -1, -1):
-        t_numel *= sizes[d]
-        if d == 0 or (sizes[d - 1] != 1 and strides[d - 1] != t_numel * base):
-            while view_d >= 0 and (v_numel < t_numel or new_shape[view_d] == 1):
-                v_numel *= new_shape[view_d]
-                view_d -= 1
-            if v_numel != t_numel:
-                return True
-            if d > 0:
-                base, t_numel, v_numel = strides[d - 1], 1, 1
-    return view_d != -1
+    stand_in = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), sizes, strides)
+    return view_strides(stand_in, new_shape) is None
