@@ -103,3 +103,13 @@ def test_which_zero_max_and_min_over_everything_give(dtype, op):
     a = rng.choice(np.array([0.0, -0.0, other]), size=(6, 5)).astype(dtype)
     t, m = (getattr(L.tensor(a).t(), op)() for L in LIBS)
     assert np.signbit(t.item()) == np.signbit(m.item())
+
+
+def test_the_negation_of_an_exact_zero_gradient_is_minus_zero():
+    """torch's neg of its zero tensor gives an ordinary -0 tensor, so a later product with inf is nan."""
+    def run(L):
+        x = L.tensor([1.0, -2.0], dtype=L.float64, requires_grad=True)
+        g, = L.autograd.grad(L.sgn(x).sum(), x)
+        return _np(-g), _np(-g * float("inf"))
+    for t, m in zip(*_both(run)):
+        assert _same(t, m), (t, m)

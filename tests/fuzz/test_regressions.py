@@ -418,3 +418,10 @@ def test_an_einsum_result_has_torchs_strides_for_size_one_dims():
     leaves = {"x": ([[[1.0], [1.0], [2.0], [1.0]], [[1.0], [1.0], [0.0], [2.0]]], True), "w": ([[0.5]], False)}
     steps = [("einsum", "L.einsum('abc->bc', x)"), ("reshape", "v0.reshape((4, -1, 1, 1))"), ("matmul", "L.matmul(v1, w)")]
     assert_like_torch(leaves, steps)
+
+
+def test_the_negation_of_sgns_exact_zero_is_a_plain_minus_zero():
+    """(seed 496868) torch's neg of a zero tensor is an ordinary tensor of -0: div's backward, -grad * (a / b) / b,
+    then gives -0 * inf = nan where b = 0, not the exact zero's 0."""
+    leaves = {"a": ([[[[-2.0]]]], False), "b": ([[[[2.0], [-1.0], [1.0]], [[2.0], [-2.0], [0.0]]]], True)}
+    assert_like_torch(leaves, [("div", "L.div(a, b)"), ("norm", "L.norm(v0, p=float('inf'), dim=-2, keepdim=False)")])
