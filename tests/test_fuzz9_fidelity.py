@@ -113,3 +113,42 @@ def test_the_negation_of_an_exact_zero_gradient_is_minus_zero():
         return _np(-g), _np(-g * float("inf"))
     for t, m in zip(*_both(run)):
         assert _same(t, m), (t, m)
+
+
+TWO_OPERANDS = ["L.atan2({0}, {1})", "L.hypot({0}, {1})", "L.fmod({0}, {1})", "L.remainder({0}, {1})",
+                "L.lerp({0}, {1}, 0.3)", "L.xlogy({0}, {1})", "L.copysign({0}, {1})", "L.fmax({0}, {1})",
+                "L.logaddexp({0}, {1})", "L.clamp({0}, min={1})", "L.maximum({0}, {1})", "L.mul({0}, {1})",
+                "L.div({0}, {1})", "L.pow({0}, {1})", "F.mse_loss({0}, {1})", "F.huber_loss({0}, {1})"]
+
+
+@pytest.mark.parametrize("expr", TWO_OPERANDS)
+@pytest.mark.parametrize("grad_of", [0, 1])
+def test_an_operand_not_needed_by_backward_may_change_in_place(expr, grad_of):
+    """(seed 500935) only one operand requires grad; the other changes in place before backward: torch raises only
+    where the gradient needs the changed operand (fmod, remainder, hypot and copysign saved it always)."""
+    def run(L):
+        xs = [L.tensor([0.5, 1.5], dtype=L.float64), L.tensor([0.7, 0.2], dtype=L.float64)]
+        xs[grad_of].requires_grad_()
+        y = eval(expr.format("xs[0]", "xs[1]"), {"L": L, "F": L.nn.functional, "xs": xs})
+        xs[1 - grad_of].mul_(2)
+        try:
+            return _np(L.autograd.grad(y.sum(), xs[grad_of])[0])
+        except RuntimeError as e:
+            return "modified in place" if "inplace" in str(e) else str(e)
+    t, m = _both(run)
+    assert (t == m) if isinstance(t, str) or isinstance(m, str) else np.allclose(t, m, rtol=1e-12), (t, m)
+
+
+@pytest.mark.parametrize("op", ["fmod", "remainder", "hypot", "copysign"])
+@pytest.mark.parametrize("grad_of", [0, 1])
+def test_what_these_ops_save_is_torchs(op, grad_of):
+    """grad_fn._saved_self / _saved_other / _saved_result: a tensor's shape, None, or no such attribute, as torch."""
+    def run(L):
+        xs = [L.tensor([0.5, 1.5], dtype=L.float64), L.tensor([0.7, 0.2], dtype=L.float64)]
+        xs[grad_of].requires_grad_()
+        node = getattr(L, op)(*xs).grad_fn
+        return [tuple(v.shape) if v is not None else None
+                for v in (getattr(node, f"_saved_{k}", "absent") for k in ("self", "other", "result"))
+                if not isinstance(v, str)], [hasattr(node, f"_saved_{k}") for k in ("self", "other", "result")]
+    t, m = _both(run)
+    assert t == m

@@ -68,7 +68,7 @@ class FmodTensor(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(*_for_other(ctx, a, b))
         return np.fmod(*_promoted(a, b))
 
     @staticmethod
@@ -81,6 +81,12 @@ class FmodTensor(Op):
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs
         return ta - tb * (a / b).trunc()
+
+
+def _for_other(ctx, a, b):
+    """What fmod's and remainder's backward read: a and b, for b's gradient only (a's is the gradient itself), so
+    that they may change in place when b needs none, as in torch."""
+    return (a, b) if ctx.needs_input_grad[1] else (None, None)
 
 
 def _in_result_type(x, s):
@@ -118,7 +124,7 @@ class RemainderTensor(FmodTensor):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(*_for_other(ctx, a, b))
         return torch_remainder(*_promoted(a, b))
 
     @staticmethod

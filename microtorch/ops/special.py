@@ -427,17 +427,18 @@ def ldexp(input, other):
 class Copysign(Op):
     """|x| with the sign of y;  d/dx = copysign(1, x) copysign(1, y) (0 at x = 0), none for y"""
     _grad_fn_name = "CopysignBackward0"
+    _saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx, x, y):
         out = np.copysign(x, y)
-        ctx.save_for_backward(x, out)
+        ctx.save_for_backward(x if ctx.needs_input_grad[0] else None, out)  # (x for its own gradient only, as torch)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        return Copysign._local(x, out) * grad, grad * 0
+        return (Copysign._local(x, out) * grad if x is not None else None), grad * 0
 
     @staticmethod
     def jvp(ctx, tx, _ty):

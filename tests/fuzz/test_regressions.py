@@ -425,3 +425,11 @@ def test_the_negation_of_sgns_exact_zero_is_a_plain_minus_zero():
     then gives -0 * inf = nan where b = 0, not the exact zero's 0."""
     leaves = {"a": ([[[[-2.0]]]], False), "b": ([[[[2.0], [-1.0], [1.0]], [[2.0], [-2.0], [0.0]]]], True)}
     assert_like_torch(leaves, [("div", "L.div(a, b)"), ("norm", "L.norm(v0, p=float('inf'), dim=-2, keepdim=False)")])
+
+
+@pytest.mark.parametrize("op", ["L.fmod(a, b)", "L.remainder(a, b)", "L.hypot(a, b)", "L.copysign(b, a)"])
+def test_an_operand_backward_does_not_need_may_change_in_place(op):
+    """(seed 500935) fmod's and remainder's gradient for a is the gradient itself, hypot's reads a and the result,
+    copysign's gradient for its sign operand is 0: b changing in place afterwards leaves backward working."""
+    leaves = {"a": ([-0.0, 1.5], True), "b": ([-2.0, 0.5], False)}
+    assert_like_torch(leaves, [("binary2", op), ("inplace", "b.zero_()")])
