@@ -152,3 +152,43 @@ def test_what_these_ops_save_is_torchs(op, grad_of):
                 if not isinstance(v, str)], [hasattr(node, f"_saved_{k}") for k in ("self", "other", "result")]
     t, m = _both(run)
     assert t == m
+
+
+def _names(t):
+    out, stack = [], [t.grad_fn]
+    while stack:
+        n = stack.pop()
+        if n is not None:
+            out.append(n.name())
+            stack += [f for f, _ in n.next_functions]
+    return out
+
+
+DIM_OPS = ["L.cummax(x, 0).values", "L.cummin(x, -1).values", "L.cumprod(x, 0)", "L.cumsum(x, 0)",
+           "L.logcumsumexp(x, 0)", "x.unfold(0, 1, 1)", "L.tile(x, (2,))", "L.tile(x, (2, 1, 1))",
+           "F.normalize(x, dim=0)", "F.normalize(x, p=1.0, dim=-1)"]
+
+
+@pytest.mark.parametrize("expr", DIM_OPS)
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_dim_ops_record_torchs_nodes_and_gradients(expr, shape):
+    """(wider fuzz profile: seeds 500006, 500027, 500092, 500207, 500491) a 0-d input gets the op's own node
+    (CummaxBackward0, CumprodBackward0, UnfoldBackward0...), not views or a clone around it; tile of fewer dims is
+    one RepeatBackward0; normalize clamps with clamp_min (ClampMinBackward0); values, first and second order."""
+    def run(L):
+        x = L.tensor(np.linspace(0.5, 2.0, int(np.prod(shape))).reshape(shape), requires_grad=True)
+        y = eval(expr, {"L": L, "F": L.nn.functional, "x": x})
+        g, = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        g2, = L.autograd.grad(g.sum(), x)
+        return _names(y), _np(y), _np(g), _np(g2)
+    (tn, *tv), (mn, *mv) = _both(run)
+    assert tn == mn
+    assert all(np.allclose(a, b, rtol=1e-12) for a, b in zip(tv, mv)), (tv, mv)
+
+
+@pytest.mark.parametrize("dims", [0, -1, (0,)])
+def test_roll_of_a_0d_tensor_along_a_dim_is_an_index_error(dims):
+    for L in LIBS:
+        with pytest.raises(IndexError):
+            L.roll(L.tensor(1.0), 1, dims)
+        assert L.roll(L.tensor(1.0), 1).item() == 1.0

@@ -265,8 +265,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p, eps) along dim"""
+    from .pointwise import clamp_min
     from .reduce import norm
-    return input / norm(input, p, dim, True).clamp(min=eps).expand_as(input)
+    return input / clamp_min(norm(input, p, dim, True), eps).expand_as(input)  # (torch's clamp_min: ClampMinBackward0)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):

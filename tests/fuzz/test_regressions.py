@@ -433,3 +433,10 @@ def test_an_operand_backward_does_not_need_may_change_in_place(op):
     copysign's gradient for its sign operand is 0: b changing in place afterwards leaves backward working."""
     leaves = {"a": ([-0.0, 1.5], True), "b": ([-2.0, 0.5], False)}
     assert_like_torch(leaves, [("binary2", op), ("inplace", "b.zero_()")])
+
+
+@pytest.mark.parametrize("op", ["L.cummax(x, 0).values", "L.cumprod(x, 0)", "L.logcumsumexp(x, -1)",
+                                "x.unfold(0, 1, 1)", "L.tile(x, (2,))", "F.normalize(x, dim=0)"])
+def test_a_dim_op_on_a_0d_tensor_records_its_own_node(op):
+    """(wider profile: seeds 500092, 500207, 500293, 500491, 500027, 500006)"""
+    assert_like_torch({"x": (-1.5, True)}, [(op.split("(")[0].split(".")[-1], op), ("mul", "L.mul(v0, v0)")])
