@@ -192,3 +192,30 @@ def test_roll_of_a_0d_tensor_along_a_dim_is_an_index_error(dims):
         with pytest.raises(IndexError):
             L.roll(L.tensor(1.0), 1, dims)
         assert L.roll(L.tensor(1.0), 1).item() == 1.0
+
+
+def test_layer_norm_over_no_dims_is_refused_as_torch():
+    """(seed 500026) normalized_shape () (x.shape[-1:] of a 0-d x): torch's RuntimeError."""
+    for L in LIBS:
+        with pytest.raises(RuntimeError, match="normalized_shape"):
+            L.nn.functional.layer_norm(L.tensor(0.5, dtype=L.float64), ())
+
+
+@pytest.mark.parametrize("n, size, step", [(4, 2, 2), (3, 1, 1), (5, 2, 3), (6, 3, 3)])
+def test_unfold_is_a_view_as_torchs(n, size, step):
+    """(seed 501726) unfold's windows are a view of the input (they were a copy, and read-only when the windows
+    happened to be contiguous): an in-place op on them writes into the input, an in-place op on the input shows
+    in them, with torch's graph and gradients."""
+    def run(L):
+        x = L.tensor(np.arange(1.0, n + 1), requires_grad=True)
+        y = x * 1
+        u = y.unfold(0, size, step)
+        u.mul_(2)
+        g, = L.autograd.grad((y * L.arange(1.0, n + 1, dtype=L.float64)).sum(), x)
+        z = L.tensor(np.arange(6.0).reshape(2, 3))
+        w = z.unfold(1, 2, 1)
+        z.mul_(10)
+        return _np(y), _np(g), y.grad_fn.name(), u.grad_fn.name(), u._version, _np(w), w.stride(), w._base is z
+    t, m = _both(run)
+    for a, b in zip(t, m):
+        assert (np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b), (t, m)

@@ -4,6 +4,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, normalize_dims
+from .shape import _share
 
 
 class Unfold(Op):
@@ -14,9 +15,9 @@ class Unfold(Op):
     def forward(ctx, x, dim, size, step):
         ctx.args, ctx.shape = (dim, size, step), x.shape
         if not x.ndim:  # (a 0-d tensor is one window of its one number, as torch)
-            return x.reshape(1).copy()
-        win = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim)
-        return np.ascontiguousarray(win[(slice(None),) * dim + (slice(None, None, step),)])
+            return x.reshape(1)
+        win = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim, writeable=x.flags.writeable)
+        return win[(slice(None),) * dim + (slice(None, None, step),)]  # (a view of x, as torch's)
 
     @staticmethod
     def backward(ctx, grad):
@@ -59,7 +60,7 @@ def unfold(input, dimension, size, step):
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return Unfold.apply(input, d, size, step)
+    return _share(Unfold.apply(input, d, size, step), input)
 
 
 class Renorm(Op):
