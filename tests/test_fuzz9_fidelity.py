@@ -219,3 +219,32 @@ def test_unfold_is_a_view_as_torchs(n, size, step):
     t, m = _both(run)
     for a, b in zip(t, m):
         assert (np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b), (t, m)
+
+
+def test_copysigns_gradient_for_its_sign_operand_has_no_graph():
+    """(seeds 500398, 501448, 503461) torch's zeros_like(other): no requires_grad even under create_graph with a
+    gradient that requires grad."""
+    def run(L):
+        x = L.tensor([1.5, -2.0], dtype=L.float64, requires_grad=True)
+        y = L.tensor([-1.0, 3.0], dtype=L.float64, requires_grad=True)
+        w = L.tensor([2.0, 0.5], dtype=L.float64, requires_grad=True)
+        gx, gy = L.autograd.grad((L.copysign(x, y) * w).sum(), (x, y), create_graph=True)
+        return gx.requires_grad, gy.requires_grad, _np(gx), _np(gy)
+    t, m = _both(run)
+    assert t[:2] == m[:2] and all(np.array_equal(a, b) for a, b in zip(t[2:], m[2:])), (t, m)
+
+
+@pytest.mark.parametrize("op", ["sgn", "sign"])
+def test_sgn_keeps_its_input_and_result_sign_nothing(op):
+    """(seed 502244) torch's sgn saves self and result (writing into its result makes backward raise), sign saves
+    nothing (its result may change in place)."""
+    def run(L):
+        x = L.tensor([1.5, -2.0], dtype=L.float64, requires_grad=True)
+        y = getattr(L, op)(x)
+        y[0] = 2.0
+        try:
+            return _np(L.autograd.grad(y.sum(), x)[0])
+        except RuntimeError as e:
+            return "modified in place" if "inplace" in str(e) else str(e)
+    t, m = _both(run)
+    assert (t == m) if isinstance(t, str) or isinstance(m, str) else np.array_equal(t, m), (t, m)

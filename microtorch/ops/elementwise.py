@@ -1062,23 +1062,20 @@ def cosh(input):
 class Sgn(Op):
     """sign(x): derivative 0 almost everywhere; for complex s = z/|z|: (g - s^2 conj(g)) / (2|z|), 0 at z = 0"""
     _grad_fn_name = "SgnBackward0"
+    _saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx, x):
-        if np.iscomplexobj(x):
-            ctx.save_for_backward(x)
-            a = np.abs(x)
-            return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
-        if x.dtype.kind == "b":  # (the sign of a bool is itself, as torch's)
-            return x.copy()
-        return np.sign(x) if x.dtype.kind != "f" else np.where(np.isnan(x), 0, np.sign(x))  # sign(nan) = 0
+        out = _sign_values(x)
+        ctx.save_for_backward(x, out)  # (both, real or complex, as torch: either changed in place makes backward raise)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
+        z, s = ctx.saved_tensors  # (read first, as torch: a change in place since is an error even where unused)
         if not grad.is_complex():  # torch's efficient zero tensor: the ops below multiply it into zeros (0 / 0 too)
             return _zero.zeros(grad._data.shape, grad._data.dtype)
-        (z,) = ctx.saved_tensors
-        return _sgn_derivative(z, sgn(z), grad)
+        return _sgn_derivative(z, s, grad)
 
     @staticmethod
     def jvp(ctx, t):
@@ -1094,12 +1091,26 @@ def _sgn_derivative(z, s, g):
     return masked_fill((g - s * s * g.conj()) / mul_scalar(a, 2.0), Tensor._make(a._data == 0), 0.0)
 
 
+def _sign_values(x):
+    if np.iscomplexobj(x):
+        a = np.abs(x)
+        return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
+    if x.dtype.kind == "b":  # (the sign of a bool is itself, as torch's)
+        return x.copy()
+    return np.sign(x) if x.dtype.kind != "f" else np.where(np.isnan(x), 0, np.sign(x))  # sign(nan) = 0
+
+
 def sgn(input):
     return Sgn.apply(input)
 
 
 class Sign(Sgn):
     _grad_fn_name = "SignBackward0"
+    _saved_names = ()
+
+    @staticmethod
+    def forward(ctx, x):
+        return _sign_values(x)  # (torch's sign saves nothing)
 
     @staticmethod
     def backward(ctx, grad):

@@ -8,7 +8,7 @@ import numpy as np
 from .._dtype import float16
 from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, promoted
-from .elementwise import _erf_np, _float, _in, _unary, where
+from .elementwise import _erf_np, _float, _in, _unary, where, zeros_like_
 from .pointwise import Xlogy, XlogyNumberInput, XlogyNumberOther, by_numbers
 from .special_bessel import i0_values, i1_values
 
@@ -438,7 +438,8 @@ class Copysign(Op):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        return (Copysign._local(x, out) * grad if x is not None else None), grad * 0
+        return (Copysign._local(x, out) * grad if x is not None else None), zeros_like_(grad)  # (zeros with no
+        # graph, as torch's zeros_like(other))
 
     @staticmethod
     def jvp(ctx, tx, _ty):
