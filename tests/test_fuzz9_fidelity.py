@@ -248,3 +248,21 @@ def test_sgn_keeps_its_input_and_result_sign_nothing(op):
             return "modified in place" if "inplace" in str(e) else str(e)
     t, m = _both(run)
     assert (t == m) if isinstance(t, str) or isinstance(m, str) else np.array_equal(t, m), (t, m)
+
+
+@pytest.mark.parametrize("op", ["hardshrink", "softshrink"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_shrinks_keep_nan_and_the_sign_of_zero(op, dtype):
+    """(seeds 500042, 500128, 502607, 503935) torch's shrinks pass a NaN on. (Over fewer elements than a vector,
+    torch's scalar loop gives softshrink -0.0 for a negative x inside [-lambd, lambd] and passes the gradient at a
+    NaN, its vectorised loop +0.0 and 0: 16 elements here, the vectorised loop's.)"""
+    vals = np.array([np.nan, -1.0, -0.5, -0.3, -0.0, 0.0, 0.3, 0.5, 0.7, 5.0, np.inf, -np.inf, np.nan, -0.4, 0.1,
+                     2.0], dtype)
+
+    def run(L):
+        x = L.tensor(vals, requires_grad=True)
+        y = getattr(L.nn.functional, op)(x, 0.5)
+        g, = L.autograd.grad(y, x, L.tensor(np.linspace(1.0, 2.0, vals.size).astype(dtype)), create_graph=True)
+        return _np(y), _np(g)
+    for t, m in zip(*_both(run)):
+        assert _same(t, m), (t, m)
