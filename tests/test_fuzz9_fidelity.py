@@ -266,3 +266,22 @@ def test_shrinks_keep_nan_and_the_sign_of_zero(op, dtype):
         return _np(y), _np(g)
     for t, m in zip(*_both(run)):
         assert _same(t, m), (t, m)
+
+
+@pytest.mark.parametrize("loss, kw", [("smooth_l1_loss", {"beta": 1.0}), ("smooth_l1_loss", {"beta": 0.5}),
+                                      ("smooth_l1_loss", {"beta": 3.0}), ("huber_loss", {"delta": 1.0}),
+                                      ("huber_loss", {"delta": 0.5})])
+@pytest.mark.parametrize("red", ["sum", "mean"])
+def test_smooth_l1_and_huber_second_order_at_the_bend(loss, kw, red):
+    """(seed 500756) the second derivative is 1 / beta strictly inside (-beta, beta) and 0 at |d| = beta, as
+    torch's double backward (clamp's derivative counted the bend)."""
+    b = next(iter(kw.values()))
+
+    def run(L):
+        x = L.tensor([0.0, b, b / 2, 2 * b, -b, -b / 2, 0.3, float("nan")], dtype=L.float64, requires_grad=True)
+        y = getattr(L.nn.functional, loss)(x, L.zeros(8, dtype=L.float64), reduction=red, **kw)
+        g, = L.autograd.grad(y, x, create_graph=True)
+        g2, = L.autograd.grad((g[:7] * L.arange(1.0, 8.0, dtype=L.float64)).sum(), x)
+        return _np(y), _np(g), _np(g2)
+    for t, m in zip(*_both(run)):
+        assert t.shape == m.shape and np.allclose(t, m, rtol=1e-15, atol=0, equal_nan=True), (t, m)
