@@ -285,3 +285,16 @@ def test_smooth_l1_and_huber_second_order_at_the_bend(loss, kw, red):
         return _np(y), _np(g), _np(g2)
     for t, m in zip(*_both(run)):
         assert t.shape == m.shape and np.allclose(t, m, rtol=1e-15, atol=0, equal_nan=True), (t, m)
+
+
+@pytest.mark.parametrize("shape", [(), (2,)])
+def test_hypot_second_order_through_its_result(shape):
+    """(seed 501014) hypot's backward reads its result; of 0-d operands numpy gave a scalar, which backward kept
+    as a constant, so the second order missed the path through the result (inf where torch has nan)."""
+    def run(L):
+        a = L.tensor(np.zeros(shape), requires_grad=False)
+        b = L.tensor(np.zeros(shape) if shape == () else np.array([0.0, 0.5]), requires_grad=True)
+        g, = L.autograd.grad(L.hypot(a, b).sum(), b, create_graph=True)
+        return _np(g), _np(L.autograd.grad(g.sum(), b)[0])
+    for t, m in zip(*_both(run)):
+        assert _same(t, m), (t, m)

@@ -233,7 +233,8 @@ class Hypot(Op):
 
     @staticmethod
     def forward(ctx, a, b, dtype=None):
-        out = np.hypot(*_in(dtype, a, b)) if dtype is not None else np.hypot(a, b)
+        out = as_array(np.hypot(*_in(dtype, a, b)) if dtype is not None else np.hypot(a, b))  # (0-d: an array, so
+        # that backward finds it as this node's output, with its history)
         needs = ctx.needs_input_grad  # (each operand kept for its own gradient only, as torch)
         ctx.save_for_backward(a if needs[0] else None, b if needs[1] else None, out)
         return out
