@@ -298,3 +298,17 @@ def test_hypot_second_order_through_its_result(shape):
         return _np(g), _np(L.autograd.grad(g.sum(), b)[0])
     for t, m in zip(*_both(run)):
         assert _same(t, m), (t, m)
+
+
+@pytest.mark.parametrize("op", ["fmod", "remainder"])
+def test_fmod_and_remainder_second_order_at_a_zero_divisor(op):
+    """(seed 500923) the divisor's gradient -g * (a // b) is torch's rounded division (DivBackward2), whose own
+    gradient is 0: no 0 / 0 = nan where b = 0 in the second order."""
+    def run(L):
+        a = L.tensor([1.0, -2.5, 3.0], dtype=L.float64, requires_grad=True)
+        b = L.tensor([0.0, 2.0, -0.7], dtype=L.float64, requires_grad=True)
+        y = getattr(L, op)(a, b)
+        g = L.autograd.grad((y * y).sum(), [a, b], create_graph=True)
+        return [_np(x) for x in g] + [_np(x) for x in L.autograd.grad(sum(x.sum() for x in g), [a, b])]
+    for t, m in zip(*_both(run)):
+        assert np.allclose(t, m, rtol=1e-12, equal_nan=True), (t, m)

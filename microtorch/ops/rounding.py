@@ -73,9 +73,11 @@ class FmodTensor(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        from .misc import div_rounded
         a, b = ctx.saved_tensors
         return (grad if ctx.needs_input_grad[0] else None,
-                -grad * (a / b).trunc() if ctx.needs_input_grad[1] else None)
+                -grad * div_rounded(a, b, "trunc") if ctx.needs_input_grad[1] else None)  # (torch's rounded
+        # division, DivBackward2, whose own gradient is 0: no 0 / 0 where b = 0)
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -129,9 +131,10 @@ class RemainderTensor(FmodTensor):
 
     @staticmethod
     def backward(ctx, grad):
+        from .misc import div_rounded
         a, b = ctx.saved_tensors
         return (grad if ctx.needs_input_grad[0] else None,
-                -grad * (a / b).floor() if ctx.needs_input_grad[1] else None)
+                -grad * div_rounded(a, b, "floor") if ctx.needs_input_grad[1] else None)
 
     @staticmethod
     def jvp(ctx, ta, tb):
