@@ -211,8 +211,9 @@ def _cum_extreme(input, dim, largest):
     from .reduce import return_type
     name = "cummax" if largest else "cummin"
     need_int(dim, name)
-    if input.numel() == 0:  # as torch: an empty tensor is returned as it is, whatever the dim
-        return return_type(name)(input.clone(), Tensor._make(np.zeros(input._data.shape, np.int64)))
+    if input.numel() == 0:  # as torch: an empty tensor is returned as it is, whatever the dim (its own node)
+        idx = np.zeros(input._data.shape, np.int64)
+        return return_type(name)((CumExtreme if largest else CumminOp).apply(input, 0, idx), Tensor._make(idx))
     d = _dim(input, dim, name)
     x = input
     if input._data.dtype.kind == "c":

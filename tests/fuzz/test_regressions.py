@@ -440,3 +440,10 @@ def test_an_operand_backward_does_not_need_may_change_in_place(op):
 def test_a_dim_op_on_a_0d_tensor_records_its_own_node(op):
     """(wider profile: seeds 500092, 500207, 500293, 500491, 500027, 500006)"""
     assert_like_torch({"x": (-1.5, True)}, [(op.split("(")[0].split(".")[-1], op), ("mul", "L.mul(v0, v0)")])
+
+
+@pytest.mark.parametrize("op", ["L.cummax(x, 0).values", "L.cummin(x, -1).values"])
+def test_cummax_of_an_empty_tensor_records_its_node(op):
+    """(seed 501630) torch returns an empty input as it is, with CummaxBackward0 (microtorch gave a clone)."""
+    prog = _program({"x": (np.zeros((1, 1, 0)), True)}, [("cummax", op)])
+    assert not real(check_program(prog))
