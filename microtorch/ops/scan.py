@@ -142,6 +142,8 @@ class CumExtreme(Op):
     @staticmethod
     def forward(ctx, x, dim, indices):
         ctx.dim, ctx.indices, ctx.shape = dim, indices, x.shape
+        if x.size == 0:
+            ctx.save_for_backward(x)  # (torch's backward returns an empty input itself as its gradient)
         return np.take_along_axis(x, indices, axis=dim) if x.ndim else x.copy()
 
     @staticmethod
@@ -149,6 +151,8 @@ class CumExtreme(Op):
         from .index import ScatterAdd
         if not ctx.shape:  # (0-d: the value is the input)
             return grad * 1, None, None
+        if 0 in ctx.shape:
+            return ctx.saved_tensors[0], None, None
         return ScatterAdd.apply(grad, ctx.shape, ctx.dim, ctx.indices), None, None
 
     @staticmethod
