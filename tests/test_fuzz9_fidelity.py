@@ -22,7 +22,7 @@ def _same(a, b):
     if a is None or b is None:
         return a is None and b is None
     return a.shape == b.shape and np.array_equal(a, b, equal_nan=True) and \
-        np.array_equal(np.signbit(a), np.signbit(b))
+        np.array_equal(np.signbit(a) & ~np.isnan(a), np.signbit(b) & ~np.isnan(b))  # (a NaN's sign: no one's business)
 
 
 def _both(fn):
@@ -312,3 +312,18 @@ def test_fmod_and_remainder_second_order_at_a_zero_divisor(op):
         return [_np(x) for x in g] + [_np(x) for x in L.autograd.grad(sum(x.sum() for x in g), [a, b])]
     for t, m in zip(*_both(run)):
         assert np.allclose(t, m, rtol=1e-12, equal_nan=True), (t, m)
+
+
+@pytest.mark.parametrize("bounds", ["min=lo", "max=hi", "min=lo, max=hi", "min=hi, max=lo", "min=lo, max=lo"])
+def test_clamp_with_tensor_bounds_routes_the_gradient_as_torch(bounds):
+    """(seed 501747) x's gradient where lo <= x <= hi (none at a NaN x), lo's where x < lo < hi, hi's where x > hi
+    or hi < lo: torch's masks, NaN, infinities and equal bounds included."""
+    def run(L):
+        x = L.tensor([np.inf, -np.inf, np.nan, 0.5, -1.0, -2.0, 1.0, 3.0], dtype=L.float64, requires_grad=True)
+        lo = L.tensor(-1.0, dtype=L.float64, requires_grad=True)
+        hi = L.tensor(1.0, dtype=L.float64, requires_grad=True)
+        y = eval(f"L.clamp(x, {bounds})", {"L": L, "x": x, "lo": lo, "hi": hi})
+        gs = L.autograd.grad(y, [x, lo, hi], L.arange(1.0, 9.0, dtype=L.float64), allow_unused=True)
+        return [_np(y)] + [_np(g) for g in gs]
+    for t, m in zip(*_both(run)):
+        assert _same(t, m), (t, m)

@@ -1576,18 +1576,18 @@ class ClampTensor(Op):
     @staticmethod
     def backward(ctx, grad):
         x, lo, hi = ctx.saved_tensors
+        # torch's masks, each gradient selected, not multiplied (an inf gradient stays on its side): x where
+        # lo <= x <= hi (so not at a NaN), lo where x < lo < hi, hi where x > hi or hi < lo
         keep = np.ones(np.broadcast_shapes(*(t.shape for t in (x, lo, hi) if t is not None)), dtype=bool)
-        glo = ghi = None  # each gradient selected by a mask, not multiplied (an inf gradient stays on its side)
+        glo = ghi = None
         if lo is not None:
+            keep &= x._data >= lo._data
             below = x._data < lo._data
-            keep &= ~below
-            glo = where(Tensor._make(below & ~(hi._data < lo._data) if hi is not None else below), grad, 0.0)
+            glo = where(Tensor._make(below & (lo._data < hi._data) if hi is not None else below), grad, 0.0)
         if hi is not None:
+            keep &= x._data <= hi._data
             above = x._data > hi._data
-            keep &= ~above
-            ghi = where(Tensor._make(above | (lo._data > hi._data if lo is not None else False)), grad, 0.0)
-        if lo is not None and hi is not None:
-            keep &= ~(lo._data > hi._data)
+            ghi = where(Tensor._make(above | (hi._data < lo._data) if lo is not None else above), grad, 0.0)
         return where(Tensor._make(keep), grad, 0.0), glo, ghi
 
     @staticmethod
