@@ -327,3 +327,29 @@ def test_clamp_with_tensor_bounds_routes_the_gradient_as_torch(bounds):
         return [_np(y)] + [_np(g) for g in gs]
     for t, m in zip(*_both(run)):
         assert _same(t, m), (t, m)
+
+
+@pytest.mark.parametrize("shape, normalized, affine", [((2, 3, 4), (4,), False), ((2, 3, 4), (3, 4), True),
+                                                       ((5,), (5,), True), ((0, 3), (3,), True), ((2, 3), (3,), False),
+                                                       ((2, 3), (3,), "weight")])
+def test_layer_norm_is_one_node_as_torch(shape, normalized, affine):
+    """(wider profile: seeds 500247, 500481 and about 1% of its programs) torch's native_layer_norm is one node,
+    NativeLayerNormBackward0, with an edge for input, weight and bias (None where absent); values, first and
+    second order as torch's."""
+    rng = np.random.default_rng(len(shape) + len(normalized))
+    xv, wv, bv = rng.standard_normal(shape), rng.standard_normal(normalized), rng.standard_normal(normalized)
+
+    def run(L):
+        x = L.tensor(xv, requires_grad=True)
+        w = L.tensor(wv, requires_grad=True) if affine else None
+        b = L.tensor(bv, requires_grad=True) if affine is True else None
+        y = L.nn.functional.layer_norm(x, normalized, w, b)
+        ins = [t for t in (x, w, b) if t is not None]
+        g = L.autograd.grad((y * y * L.tensor(np.arange(y.numel()).reshape(y.shape) % 3 + 1.0)).sum(), ins,
+                            create_graph=True)
+        g2 = L.autograd.grad(sum((t * t).sum() for t in g), ins)
+        edges = [f.name() if f is not None else None for f, _ in y.grad_fn.next_functions]
+        return (y.grad_fn.name(), edges), [_np(t) for t in (y, *g, *g2)]
+    (tn, tv), (mn, mv) = _both(run)
+    assert tn == mn
+    assert all(np.allclose(a, b, rtol=1e-9, atol=1e-12) for a, b in zip(tv, mv))

@@ -313,14 +313,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if tuple(input.shape[input.ndim - len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
-    dims = tuple(range(-len(shape), 0))
-    centered = input - input.mean(dims, keepdim=True)
-    out = centered * ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    from ..ops.norm_more import NativeLayerNorm
+    return NativeLayerNorm.apply(input, weight, bias, tuple(range(-len(shape), 0)), eps)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):

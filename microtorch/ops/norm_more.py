@@ -237,3 +237,57 @@ def cross_map_lrn2d(input, size, alpha=1e-4, beta=0.75, k=1):
     if input.ndim != 4:
         raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D instead.")
     return CrossMapLRN2d.apply(input, size, alpha, beta, k)
+
+
+class NativeLayerNorm(Op):
+    """y = (x - mean) / sqrt(var + eps) * w + b over the last dims;  dx = rstd (gh - mean(gh) - xh mean(gh xh)),
+    gh = g w (one node, as torch's native_layer_norm)"""
+    _grad_fn_name = "NativeLayerNormBackward0"
+    _edges = (0, 1, 2)  # (no weight or bias: torch's undefined tensor, an edge to None)
+
+    @staticmethod
+    def forward(ctx, x, w, b, dims, eps):
+        ctx.dims, ctx.eps = dims, eps
+        centered = x - x.mean(dims, keepdims=True)
+        out = centered * (1 / np.sqrt((centered * centered).mean(dims, keepdims=True) + eps))
+        if w is not None:
+            out = out * w
+        if b is not None:
+            out = out + b
+        ctx.save_for_backward(x, w)
+        return np.asarray(out, x.dtype)
+
+    @staticmethod
+    def _normalized(ctx, x):
+        centered = x - x.mean(ctx.dims, keepdim=True)
+        rstd = ((centered * centered).mean(ctx.dims, keepdim=True) + ctx.eps).rsqrt()
+        return centered * rstd, rstd
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        xh, rstd = NativeLayerNorm._normalized(ctx, x)
+        lead, dims = tuple(range(x.ndim - len(ctx.dims))), ctx.dims  # (dims: the last ones, counted from the end)
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            gh = grad if w is None else grad * w
+            gx = rstd * (gh - gh.mean(dims, keepdim=True) - xh * (gh * xh).mean(dims, keepdim=True))
+        if ctx.needs_input_grad[1]:
+            gw = (grad * xh).sum(lead) if lead else grad * xh
+        if ctx.needs_input_grad[2]:
+            gb = grad.sum(lead) if lead else grad * 1
+        return gx, gw, gb, None, None
+
+    @staticmethod
+    def jvp(ctx, tx, tw, tb, _dims, _eps):
+        x, w = ctx.inputs[0], ctx.inputs[1]
+        xh, rstd = NativeLayerNorm._normalized(ctx, x)
+        out = None
+        if tx is not None:
+            dxh = rstd * (tx - tx.mean(ctx.dims, keepdim=True) - xh * (tx * xh).mean(ctx.dims, keepdim=True))
+            out = dxh if w is None else dxh * w
+        if tw is not None:
+            out = xh * tw if out is None else out + xh * tw
+        if tb is not None:
+            out = tb + (0 if out is None else out)
+        return out
