@@ -353,3 +353,18 @@ def test_layer_norm_is_one_node_as_torch(shape, normalized, affine):
     (tn, tv), (mn, mv) = _both(run)
     assert tn == mn
     assert all(np.allclose(a, b, rtol=1e-9, atol=1e-12) for a, b in zip(tv, mv))
+
+
+@pytest.mark.parametrize("scaled", ["v * 2.5", "v / 3", "2.5 * v"])
+def test_sgns_exact_zero_through_a_product_with_a_number(scaled):
+    """(seed 496868) torch's zero tensor times (or over) a number is still an exact zero: norm's gradient then
+    divided by a zero divisor gives 0 in the second order, not nan."""
+    def run(L):
+        a = L.tensor([[0.5]], dtype=L.float64, requires_grad=True)
+        b = L.tensor([[2.0, -1.0, 0.0]], dtype=L.float64)
+        v = a / b
+        y = L.norm(eval(scaled, {"v": v}), p=float("inf"))
+        g, = L.autograd.grad(y, a, create_graph=True)
+        return _np(g), _np(L.autograd.grad(g.sum(), a)[0])
+    for t, m in zip(*_both(run)):
+        assert _same(t, m), (t, m)

@@ -455,6 +455,8 @@ class MulNumber(MulScalar):
 
     @staticmethod
     def backward(ctx, grad):
+        if type(grad) is _zero.ZeroTangent:  # (torch's exact zero times a number stays an exact zero)
+            return grad * ctx.s, None
         return plain(_by_number(operator.mul, grad._data, ctx.s)) if unrecorded(grad) else \
             MulNumber.apply(grad, ctx.s), None
 
@@ -474,6 +476,8 @@ class DivNumber(DivScalar):
 
     @staticmethod
     def backward(ctx, grad):
+        if type(grad) is _zero.ZeroTangent:  # (as MulNumber's)
+            return grad / ctx.s, None
         return plain(_by_number(operator.truediv, grad._data, ctx.s)) if unrecorded(grad) else \
             DivNumber.apply(grad, ctx.s), None
 
