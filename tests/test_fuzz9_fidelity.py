@@ -368,3 +368,15 @@ def test_sgns_exact_zero_through_a_product_with_a_number(scaled):
         return _np(g), _np(L.autograd.grad(g.sum(), a)[0])
     for t, m in zip(*_both(run)):
         assert _same(t, m), (t, m)
+
+
+def test_copysign_second_order_at_a_zero():
+    """(seeds 500398, 501883) torch's gradient is grad * (result / x) with 0 written where x = 0: its own
+    derivative there is nan, and the first-order value at x = -0 is +0."""
+    def run(L):
+        x = L.tensor([0.0, -0.0, 1.0, -2.0], dtype=L.float64, requires_grad=True)
+        v = L.copysign(x, L.tensor([1.0, -1.0, -1.0, 2.0], dtype=L.float64))
+        g, = L.autograd.grad((v * 1.5).sum(), x, create_graph=True)
+        return _np(g), _np(L.autograd.grad((g * g).sum(), x)[0]), [f is not None for f, _ in g.grad_fn.next_functions]
+    t, m = _both(run)
+    assert _same(t[0], m[0]) and _same(t[1], m[1]) and t[2] == m[2], (t, m)

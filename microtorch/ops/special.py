@@ -438,7 +438,7 @@ class Copysign(Op):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        return (Copysign._local(x, out) * grad if x is not None else None), zeros_like_(grad)  # (zeros with no
+        return (grad * Copysign._local(x, out) if x is not None else None), zeros_like_(grad)  # (zeros with no
         # graph, as torch's zeros_like(other))
 
     @staticmethod
@@ -447,7 +447,9 @@ class Copysign(Op):
 
     @staticmethod
     def _local(x, out):
-        return where(x == 0, x * 0, out / where(x == 0, x * 0 + 1, x))
+        """torch's ratio result / x with 0 written where x = 0 (so its own derivative there is 0 / 0 = nan, as torch's)"""
+        from .index import masked_fill
+        return masked_fill(out / x, x == 0, 0.0)
 
 
 def _no_complex(op, *operands):
