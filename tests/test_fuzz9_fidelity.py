@@ -288,6 +288,17 @@ def test_smooth_l1_and_huber_second_order_at_the_bend(loss, kw, red):
 
 
 @pytest.mark.parametrize("shape", [(), (2,)])
+def test_copysign_second_order_of_a_0d_tensor(shape):
+    """(seed 507770) as hypot's below: copysign's 0-d result was kept as a constant (second order -1.43, not 0)."""
+    def run(L):
+        a = L.tensor(np.ones(shape), requires_grad=True)
+        g, = L.autograd.grad((L.copysign(a, L.tensor(np.zeros(shape))) * 1.3 + a * 0.7).sum(), a, create_graph=True)
+        return _np(g), _np(L.autograd.grad((g * 1.1).sum(), a)[0])
+    for t, m in zip(*_both(run)):
+        assert _same(t, m), (t, m)
+
+
+@pytest.mark.parametrize("shape", [(), (2,)])
 def test_hypot_second_order_through_its_result(shape):
     """(seed 501014) hypot's backward reads its result; of 0-d operands numpy gave a scalar, which backward kept
     as a constant, so the second order missed the path through the result (inf where torch has nan)."""

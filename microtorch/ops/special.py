@@ -431,7 +431,7 @@ class Copysign(Op):
 
     @staticmethod
     def forward(ctx, x, y):
-        out = np.copysign(x, y)
+        out = as_array(np.copysign(x, y))  # (0-d: an array, found as this node's output by backward, as hypot's)
         ctx.save_for_backward(x if ctx.needs_input_grad[0] else None, out)  # (x for its own gradient only, as torch)
         return out
 
