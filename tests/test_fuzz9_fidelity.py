@@ -391,3 +391,15 @@ def test_copysign_second_order_at_a_zero():
         return _np(g), _np(L.autograd.grad((g * g).sum(), x)[0]), [f is not None for f, _ in g.grad_fn.next_functions]
     t, m = _both(run)
     assert _same(t[0], m[0]) and _same(t[1], m[1]) and t[2] == m[2], (t, m)
+
+
+@pytest.mark.parametrize("shape", [(1, 2), (3, 2), (2, 2), (0, 3)])
+def test_trace_gradient_is_zero_off_the_diagonal_even_for_a_nan_gradient(shape):
+    """(seed 507206) torch writes the gradient onto the diagonal (index_fill): 0 elsewhere, not 0 * nan."""
+    def run(L):
+        a = L.tensor(np.ones(shape), requires_grad=True)
+        s = L.tensor(float("nan"), dtype=L.float64, requires_grad=True)
+        g, = L.autograd.grad(L.trace(a) * s, a, create_graph=True)
+        return _np(g), _np(L.autograd.grad((g * 2).sum(), s)[0])
+    for t, m in zip(*_both(run)):
+        assert _same(t, m), (t, m)

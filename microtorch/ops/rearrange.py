@@ -91,7 +91,8 @@ class Trace(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * Tensor._make(np.eye(*ctx.shape, dtype=grad._data.dtype))
+        from .elementwise import where  # (placed on the diagonal, 0 elsewhere even for a NaN grad: torch's index_fill)
+        return where(Tensor._make(np.eye(*ctx.shape, dtype=bool)), grad, 0.0)
 
     @staticmethod
     def jvp(ctx, t):
