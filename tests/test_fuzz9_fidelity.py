@@ -403,3 +403,25 @@ def test_trace_gradient_is_zero_off_the_diagonal_even_for_a_nan_gradient(shape):
         return _np(g), _np(L.autograd.grad((g * 2).sum(), s)[0])
     for t, m in zip(*_both(run)):
         assert _same(t, m), (t, m)
+
+
+def test_ldexp_differentiates_in_a_floating_exponent_and_saves_it():
+    """torch's ldexp(x, e) = x 2^e has a gradient for a floating e (x 2^e ln 2), and keeps e for x's gradient:
+    e changed in place afterwards makes backward raise."""
+    def run(L):
+        a = L.tensor([0.6, 1.5], dtype=L.float64, requires_grad=True)
+        b = L.tensor([0.3, 2.0], dtype=L.float64, requires_grad=True)
+        y = L.ldexp(a, b)
+        g = L.autograd.grad((y * y).sum(), [a, b], create_graph=True)
+        g2 = L.autograd.grad(sum((x * x).sum() for x in g), [a, b])
+        c = L.tensor([0.3, 2.0], dtype=L.float64)
+        z = L.ldexp(a, c)
+        c.add_(1)
+        try:
+            L.autograd.grad(z.sum(), a)
+            raised = False
+        except RuntimeError:
+            raised = True
+        return [_np(x) for x in (*g, *g2, L.ldexp(a, L.tensor([1, 2])))], raised
+    (t, tr), (m, mr) = _both(run)
+    assert tr == mr and all(np.allclose(x, y, rtol=1e-14) for x, y in zip(t, m))

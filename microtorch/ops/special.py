@@ -393,17 +393,23 @@ def zeta(input, other):
 
 # ---- the float format ------------------------------------------------------------------------------
 class Ldexp(Op):
-    """x 2^e;  d/dx = 2^e (e is an integer: no gradient)"""
+    """x 2^e;  d = (2^e, x 2^e ln 2) (a floating e has a gradient too, as torch's)"""
     _grad_fn_name = "LdexpBackward0"
 
     @staticmethod
     def forward(ctx, x, e):  # (a complex exponent makes the result complex, as torch's x * 2**e)
         ctx.scale = np.exp2(e).astype(np.result_type(x.dtype, e.dtype) if e.dtype.kind == "c" else x.dtype)
+        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, e)  # (e for both gradients, as torch)
         return x * ctx.scale
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * Tensor._make(ctx.scale).conj(), None
+        x, e = ctx.saved_tensors
+        if not ctx.needs_input_grad[1]:  # (an exponent with no gradient: a constant scale)
+            return grad * Tensor._make(ctx.scale).conj(), None
+        from .pointwise import exp2
+        scale = exp2(e)
+        return grad * scale if ctx.needs_input_grad[0] else None, grad * x * scale * math.log(2)
 
     @staticmethod
     def jvp(ctx, t, _te):
@@ -421,7 +427,8 @@ def ldexp(input, other):
         np.broadcast_shapes(tuple(x.shape), e.shape)
     except ValueError as err:
         raise broadcast_error("ldexp", err, input, other) from None
-    return Ldexp.apply(x, Tensor._make(as_array(e)))
+    keep = isinstance(other, Tensor) and other.dtype.is_floating_point and other._data.dtype == x._data.dtype
+    return Ldexp.apply(x, other if keep else Tensor._make(as_array(e)))  # (a floating exponent keeps its edge)
 
 
 class Copysign(Op):
