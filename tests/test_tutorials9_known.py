@@ -35,7 +35,6 @@ def test_tensorqs_cuda_device_object():
     assert mt.device("cuda").index is None
 
 
-@known("ops (matmul, mul: the out= keyword)", "out= of the arithmetic functions")
 def test_tensorqs_matmul_and_mul_with_out():
     # tensorqs_tutorial: y3 = torch.rand_like(y1); torch.matmul(tensor, tensor.T, out=y3); likewise torch.mul
     t = mt.ones(4, 4)

@@ -306,20 +306,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError("layer_norm: Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+                           "least one element, but got normalized_shape = []; give the sizes of the last dims to "
+                           "normalize over, e.g. x.shape[-1:]")
     if tuple(input.shape[input.ndim - len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
-    if all(t is None or type(t._data) is np.ndarray for t in (input, weight, bias)):
-        from ..ops.normalization import native_layer_norm  # one node, as torch (vmap's batches: below)
-        return native_layer_norm(input, shape, weight, bias, eps)
-    dims = tuple(range(-len(shape), 0))
-    centered = input - input.mean(dims, keepdim=True)
-    out = centered * ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    from ..ops.normalization import native_layer_norm  # one node, as torch (vmap: func/_rules_nn.py)
+    return native_layer_norm(input, shape, weight, bias, eps)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):

@@ -27,9 +27,6 @@ class ZeroTangent(Tensor):
     def __truediv__(self, other):
         return _zero_result(Tensor.__truediv__, self, other)
 
-    def __neg__(self):
-        return _zero_result(lambda z, _: Tensor.__neg__(z), self, None)
-
     def __add__(self, other):
         return _kept_result(Tensor.__add__, self, other, False)
 

@@ -204,17 +204,24 @@ class Softshrink(Op):
     @staticmethod
     def forward(ctx, x, lambd=0.5):
         ctx.lambd = lambd
-        ctx.save_for_backward(x)
-        return np.where(np.abs(x) > lambd, x - np.sign(x) * lambd, 0).astype(x.dtype)
+        ctx.save_for_backward(x)  # (NaN stays NaN, as torch's; +0 inside, as its vectorised loop: its scalar loop,
+        # on fewer elements than a vector, gives x * 0, -0.0 for a negative x)
+        return np.where(_outside(x, lambd), np.where(x > lambd, x - lambd, x + lambd), 0).astype(x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _kept_as(ctx._forward_cls._backward_node, grad, x, np.abs(x._data) > ctx.lambd)
+        return _kept_as(ctx._forward_cls._backward_node, grad, x, np.abs(x._data) > ctx.lambd)  # (at a NaN x: 0,
+        # as torch's vectorised loop; its scalar loop, on fewer elements than a vector, passes the gradient)
 
     @staticmethod
     def jvp(ctx, t):
         return _kept(t, np.abs(ctx.inputs[0]._data) > ctx.lambd)
+
+
+def _outside(x, lambd):
+    """where the shrinks pass x on: not in [-lambd, lambd], so NaN too, as torch's kernels"""
+    return ~((x >= -lambd) & (x <= lambd))
 
 
 class Hardshrink(Softshrink):
@@ -226,7 +233,7 @@ class Hardshrink(Softshrink):
     def forward(ctx, x, lambd=0.5):
         ctx.lambd = lambd
         ctx.save_for_backward(x)
-        return np.where(np.abs(x) > lambd, x, 0).astype(x.dtype)
+        return np.where(_outside(x, lambd), x, 0).astype(x.dtype)
 
 
 def _elu_np(x, alpha, scale, input_scale):

@@ -41,8 +41,7 @@ def tile(input, dims):
     dims = tuple(dims)
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
-    x = input.reshape((1,) * (len(dims) - input.ndim) + tuple(input.shape)) if len(dims) > input.ndim else input
-    return sh.repeat(x, dims)
+    return sh.repeat(input, dims)  # (repeat puts leading 1s before a shape with fewer dims itself, as torch)
 
 
 def ravel(input):

@@ -465,6 +465,8 @@ class MulNumber(MulScalar):
 
     @staticmethod
     def backward(ctx, grad):
+        if type(grad) is _zero.ZeroTangent:  # (torch's exact zero times a number stays an exact zero)
+            return grad * ctx.s, None
         return plain(_by_number(operator.mul, grad._data, ctx.s)) if unrecorded(grad) else \
             MulNumber.apply(grad, ctx.s), None
 
@@ -484,6 +486,8 @@ class DivNumber(DivScalar):
 
     @staticmethod
     def backward(ctx, grad):
+        if type(grad) is _zero.ZeroTangent:  # (as MulNumber's)
+            return grad / ctx.s, None
         return plain(_by_number(operator.truediv, grad._data, ctx.s)) if unrecorded(grad) else \
             DivNumber.apply(grad, ctx.s), None
 
@@ -1078,23 +1082,20 @@ def cosh(input):
 class Sgn(Op):
     """sign(x): derivative 0 almost everywhere; for complex s = z/|z|: (g - s^2 conj(g)) / (2|z|), 0 at z = 0"""
     _grad_fn_name = "SgnBackward0"
+    _saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx, x):
-        if np.iscomplexobj(x):
-            ctx.save_for_backward(x)
-            a = np.abs(x)
-            return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
-        if x.dtype.kind == "b":  # (the sign of a bool is itself, as torch's)
-            return x.copy()
-        return np.sign(x) if x.dtype.kind != "f" else np.where(np.isnan(x), 0, np.sign(x))  # sign(nan) = 0
+        out = _sign_values(x)
+        ctx.save_for_backward(x, out)  # (both, real or complex, as torch: either changed in place makes backward raise)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        if not grad.is_complex():
-            return zeros_like_(grad)  # 0 even where grad is inf or nan (torch's zero tensor)
-        (z,) = ctx.saved_tensors
-        return _sgn_derivative(z, sgn(z), grad)
+        z, s = ctx.saved_tensors  # (read first, as torch: a change in place since is an error even where unused)
+        if not grad.is_complex():  # torch's efficient zero tensor: the ops below multiply it into zeros (0 / 0 too)
+            return _zero.zeros(grad._data.shape, grad._data.dtype)
+        return _sgn_derivative(z, s, grad)
 
     @staticmethod
     def jvp(ctx, t):
@@ -1110,12 +1111,30 @@ def _sgn_derivative(z, s, g):
     return masked_fill((g - s * s * g.conj()) / mul_scalar(a, 2.0), Tensor._make(a._data == 0), 0.0)
 
 
+def _sign_values(x):
+    if np.iscomplexobj(x):
+        a = np.abs(x)
+        return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
+    if x.dtype.kind == "b":  # (the sign of a bool is itself, as torch's)
+        return x.copy()
+    return np.sign(x) if x.dtype.kind != "f" else np.where(np.isnan(x), 0, np.sign(x))  # sign(nan) = 0
+
+
 def sgn(input):
     return Sgn.apply(input)
 
 
 class Sign(Sgn):
     _grad_fn_name = "SignBackward0"
+    _saved_names = ()
+
+    @staticmethod
+    def forward(ctx, x):
+        return _sign_values(x)  # (torch's sign saves nothing)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return zeros_like_(grad)  # (real zeros: torch's sign, unlike sgn, multiplies on into 0 * inf = nan)
 
 
 def sign(input):
@@ -1578,18 +1597,18 @@ class ClampTensor(Op):
     @staticmethod
     def backward(ctx, grad):
         x, lo, hi = ctx.saved_tensors
+        # torch's masks, each gradient selected, not multiplied (an inf gradient stays on its side): x where
+        # lo <= x <= hi (so not at a NaN), lo where x < lo < hi, hi where x > hi or hi < lo
         keep = np.ones(np.broadcast_shapes(*(t.shape for t in (x, lo, hi) if t is not None)), dtype=bool)
-        glo = ghi = None  # each gradient selected by a mask, not multiplied (an inf gradient stays on its side)
+        glo = ghi = None
         if lo is not None:
+            keep &= x._data >= lo._data
             below = x._data < lo._data
-            keep &= ~below
-            glo = where(Tensor._make(below & ~(hi._data < lo._data) if hi is not None else below), grad, 0.0)
+            glo = where(Tensor._make(below & (lo._data < hi._data) if hi is not None else below), grad, 0.0)
         if hi is not None:
+            keep &= x._data <= hi._data
             above = x._data > hi._data
-            keep &= ~above
-            ghi = where(Tensor._make(above | (lo._data > hi._data if lo is not None else False)), grad, 0.0)
-        if lo is not None and hi is not None:
-            keep &= ~(lo._data > hi._data)
+            ghi = where(Tensor._make(above | (hi._data < lo._data) if lo is not None else above), grad, 0.0)
         return where(Tensor._make(keep), grad, 0.0), glo, ghi
 
     @staticmethod

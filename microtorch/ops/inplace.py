@@ -24,6 +24,7 @@ from ..autograd.function import BackwardFunction
 from ..autograd.node import Node, _seq
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
+from ._zero_tangent import ZeroTangent
 from .inplace_kernels import scaled_in_place, straight_into_self
 
 
@@ -257,6 +258,13 @@ def _check_leaf(t, op):
             "under `with microtorch.no_grad():` as optimizers do, or work on x.clone().)")
 
 
+def _check_mutable(t, op):
+    """A gradient that is torch's efficient zero tensor (sgn's, say) may not be written into, as in torch."""
+    if type(t) is ZeroTangent:
+        raise RuntimeError(f"ZeroTensors are immutable ({op} on a gradient that is an exact zero, as sgn's "
+                           "backward gives): write into a copy, g = g.clone().")
+
+
 def _snapshot(t):
     """A copy of t's value with t's history, that the in-place write will not touch."""
     s = Tensor._make(t._data.copy(), t._requires_grad)
@@ -274,6 +282,7 @@ def apply_inplace(self, fn, *args, op="in-place op"):
     if (self._fw_grads or any(isinstance(a, Tensor) and a._fw_grads for a in args)) \
             and not getattr(fn, "_keeps_tangents", False):
         return _keeping_tangents(self, fn, args, op)
+    _check_mutable(self, op)
     _check_leaf(self, op)
     for a in args:
         if isinstance(a, Tensor) and a is not self and np.may_share_memory(a._data, self._data):
@@ -631,6 +640,7 @@ def setitem(self, key, value):
     """x[key] = value, as torch does it: basic indexing writes through a view of x (CopySlices),
     advanced indexing is index_put_ on x."""
     from .index import _check_bounds, _to_np_index, getitem
+    _check_mutable(self, "x[idx] = v")
     key = key if isinstance(key, tuple) else (key,)
     key = tuple(_to_np_index(k) for k in key)
     _check_bounds(self, key)

@@ -2,9 +2,12 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
+from . import einsum_copies
 from ._checks import check_einsum
 from ._kernels import _NAMES
 from ._op import Op, plain, promoted, unrecorded
+from .reduce import c_order
 from .elementwise import conj
 from .shape import SqueezeDim, broadcasts_to
 
@@ -364,10 +367,10 @@ class Einsum(Op):
             terms, ops = _einsum_presum(terms, out, ops)
             if all(c in out for t in terms for c in t):  # nothing left to contract: a plain product
                 a, b = (_to_output(t, o, out) for t, o in zip(terms, ops))
-                return np.asarray(a * b, order="C")
+                return c_order(np.asarray(a * b))
         ops = [np.broadcast_to(o, [sizes[c] if n == 1 else n for c, n in zip(t, o.shape)])
                for t, o in zip(terms, ops)]  # a size-1 label broadcasts against the others
-        return np.asarray(np.einsum(",".join(terms) + "->" + out, *ops), order="C")  # (C: 0-d stays 0-d)
+        return c_order(np.asarray(np.einsum(",".join(terms) + "->" + out, *ops)))  # (torch's strides for size-1 dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -536,9 +539,26 @@ def einsum(equation, *operands):
         return _einsum_view(terms[0], out, operands[0])
     operands = promoted(*operands)
     if len(operands) == 2:
-        terms, operands = _sum_own_labels(terms, out, operands)
-        eq = ",".join(terms) + "->" + out
+        fresh = einsum_copies.copies(terms, out, [o.shape for o in operands], [_strides(o) for o in operands]) \
+            if all(type(o._data) is np.ndarray for o in operands) else (None, None)  # (not for a vmap batch)
+        new_terms, new_ops = _sum_own_labels(terms, out, operands)
+        operands = [_saved_copy(o, operands[1 - j], fresh[j]) if o is operands[j] else o for j, o in enumerate(new_ops)]
+        eq = ",".join(new_terms) + "->" + out
     return Einsum.apply(*operands, equation=eq)
+
+
+def _strides(t):
+    return tuple(s // t._data.itemsize for s in t._data.strides)
+
+
+def _saved_copy(x, other, fresh):
+    """x, copied where torch's product saves a tensor that is not a view of it (einsum_copies.py), so that x may
+    change in place afterwards; only when the other operand requires grad (else nothing of x is saved). torch's
+    graph has that copy (CloneBackward0) when its reshape copied; the sum of a diagonal (`'aa,->'`) is left to
+    Einsum whole, so a copy is made there only for an x that records no node."""
+    if fresh is None or not (other.requires_grad and grad_mode.is_grad_enabled()):
+        return x
+    return x.clone() if fresh == "copy" or not x.requires_grad else x
 
 
 def _sum_own_labels(terms, out, operands):

@@ -4,7 +4,7 @@ import types
 import numpy as np
 
 from ._op import Op
-from .elementwise import clamp
+from .elementwise import clamp, where
 from .nn import _check_reduction, _pointwise_loss, _reduce
 
 
@@ -31,7 +31,7 @@ class SmoothL1Loss(Op):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        g = clamp((x - y) / ctx.beta, -1, 1) * grad
+        g = _slope(x - y, ctx.beta, ctx.beta) * grad
         if ctx.reduction == "mean":
             g = g / x.numel()
         return (g if ctx.needs_input_grad[0] else None, -g if ctx.needs_input_grad[1] else None)
@@ -57,7 +57,7 @@ class HuberLoss(Op):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        g = clamp(x - y, -ctx.delta, ctx.delta) * grad
+        g = _slope(x - y, ctx.delta, 1.0) * grad
         if ctx.reduction == "mean":
             g = g / x.numel()
         return (g if ctx.needs_input_grad[0] else None, -g if ctx.needs_input_grad[1] else None)
@@ -66,6 +66,15 @@ class HuberLoss(Op):
     def jvp(ctx, tx, ty):
         x, y = ctx.inputs[:2]
         return _reduced_t(clamp(x - y, -ctx.delta, ctx.delta) * (tx - ty), ctx.reduction)
+
+
+def _slope(d, bound, divisor):
+    """The losses' slope clamp(d / divisor, -bound / divisor, bound / divisor), whose own derivative is 1 / divisor
+    strictly inside (-bound, bound) and 0 at the bounds, as torch's double backward (clamp's counts the bounds)."""
+    from .._tensor import Tensor
+    inner = d / divisor if divisor != 1.0 else d
+    outer = clamp(inner, -bound / divisor, bound / divisor).detach()  # (NaN stays NaN)
+    return where(Tensor._make(np.abs(d._data) < bound), inner, outer)
 
 
 def _with(cls, **options):
@@ -265,8 +274,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p, eps) along dim"""
+    from .pointwise import clamp_min
     from .reduce import norm
-    return input / norm(input, p, dim, True).clamp(min=eps).expand_as(input)
+    return input / clamp_min(norm(input, p, dim, True), eps).expand_as(input)  # (torch's clamp_min: ClampMinBackward0)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):

@@ -4,6 +4,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, normalize_dims
+from .shape import _share
 
 
 class Unfold(Op):
@@ -13,11 +14,15 @@ class Unfold(Op):
     @staticmethod
     def forward(ctx, x, dim, size, step):
         ctx.args, ctx.shape = (dim, size, step), x.shape
-        win = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim)
-        return np.ascontiguousarray(win[(slice(None),) * dim + (slice(None, None, step),)])
+        if not x.ndim:  # (a 0-d tensor is one window of its one number, as torch)
+            return x.reshape(1)
+        win = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim, writeable=x.flags.writeable)
+        return win[(slice(None),) * dim + (slice(None, None, step),)]  # (a view of x, as torch's)
 
     @staticmethod
     def backward(ctx, grad):
+        if not ctx.shape:
+            return grad.reshape(()), None, None, None
         return UnfoldBack.apply(grad, ctx.shape, *ctx.args), None, None, None
 
     @staticmethod
@@ -49,14 +54,13 @@ class UnfoldBack(Op):
 
 
 def unfold(input, dimension, size, step):
-    x = input if input.ndim else input.reshape(1)
-    d = normalize_dims(dimension, x.ndim, "unfold")[0]
-    if size > x.shape[d]:
-        raise RuntimeError(f"maximum size for tensor at dimension {d} is {x.shape[d]} but size is {size}")
+    d = normalize_dims(dimension, input.ndim, "unfold")[0]  # (a 0-d tensor: dim 0 or -1, of length 1)
+    length = input.shape[d] if input.ndim else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    out = Unfold.apply(x, d, size, step)
-    return out.reshape(size) if not input.ndim else out
+    return _share(Unfold.apply(input, d, size, step), input)
 
 
 class Renorm(Op):

@@ -261,7 +261,9 @@ class NllLossBackward(Op):
         glogp = Tensor._make(np.zeros(ctx.local.shape, ctx.local.dtype)) if ctx.needs_input_grad[1] else None
         local = Tensor._make(ctx.local)
         gg = where(local != 0, grad * local, 0.0)
-        return (gg if ctx.total is None else gg / Tensor._make(ctx.total)), glogp, None, None
+        if ctx.total is not None:  # torch's nll_loss of grad, 'mean': summed, then over the total (0/0 on an empty batch)
+            gg = gg.sum() / Tensor._make(ctx.total)
+        return gg, glogp, None, None
 
     @staticmethod
     def jvp(ctx, tg, _tlogp, _local, _total):

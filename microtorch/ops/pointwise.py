@@ -230,17 +230,20 @@ class Atan2(Op):
 class Hypot(Op):
     """d sqrt(a^2 + b^2) = (a, b)/hypot(a, b)"""
     _grad_fn_name = "HypotBackward0"
+    _saved_names = ("self", "other", "result")
 
     @staticmethod
     def forward(ctx, a, b, dtype=None):
-        out = np.hypot(*_in(dtype, a, b)) if dtype is not None else np.hypot(a, b)
-        ctx.save_for_backward(a, b, out)
+        out = as_array(np.hypot(*_in(dtype, a, b)) if dtype is not None else np.hypot(a, b))  # (0-d: an array, so
+        # that backward finds it as this node's output, with its history)
+        needs = ctx.needs_input_grad  # (each operand kept for its own gradient only, as torch)
+        ctx.save_for_backward(a if needs[0] else None, b if needs[1] else None, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
-        return grad * a / out, grad * b / out
+        return (grad * a / out if a is not None else None), (grad * b / out if b is not None else None)
 
     @staticmethod
     def jvp(ctx, ta, tb):

@@ -43,6 +43,9 @@ def roll(input, shifts, dims=None):
         raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     for d in dims:
         normalize_dims(d, input.ndim, "roll")
+        if not input.ndim:  # (torch refuses any dim of a 0-d tensor here, unlike most ops)
+            raise IndexError(f"roll(): Dimension specified as {d} but tensor has no dimensions; roll a 0-d tensor "
+                             "with dims=None")
     dims = tuple(d % max(input.ndim, 1) for d in dims)
     return Roll.apply(input, shifts=shifts, dims=dims)
 
@@ -88,7 +91,8 @@ class Trace(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * Tensor._make(np.eye(*ctx.shape, dtype=grad._data.dtype))
+        from .elementwise import where  # (placed on the diagonal, 0 elsewhere even for a NaN grad: torch's index_fill)
+        return where(Tensor._make(np.eye(*ctx.shape, dtype=bool)), grad, 0.0)
 
     @staticmethod
     def jvp(ctx, t):

@@ -508,9 +508,13 @@ class AmaxOp(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         out = c_order(cls._np(x, axis=dims, keepdims=keepdim))
         if out.dtype.kind == "f" and x.ndim and not out.all():  # (an extreme that is 0: which zero, below)
-            out = _first_zero(x, out, dims)
+            out = cls._which_zero(x, out, dims)
         ctx.save_for_backward(x, out)
         return out
+
+    @staticmethod
+    def _which_zero(x, out, dims):
+        return _first_zero(x, out, dims)
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
@@ -571,9 +575,34 @@ def _evenly_distribute(grad, x, out):
     return where(mask, grad / count, 0.0)
 
 
+# torch's CPU max()/min() over everything: lanes of 4 float64 or 8 float32 (x86's AVX2 vectors), each the extreme
+# of every 4th (8th) element; then the lanes are folded, in this order of preference when they tie (x86's max and
+# min give their second operand on equal values: float64 folds lane after lane, float32 pairs lanes as a tree)
+_LANES = {np.dtype(np.float64): (4, (3, 2, 1, 0)), np.dtype(np.float32): (8, (7, 3, 5, 1, 6, 2, 4, 0))}
+
+
+def _lane_zero(x, out, dims):
+    """max()/min() over everything that is a zero: the zero torch's vectorised loop keeps (its sign shows in 1 / x).
+    Fewer elements than lanes are folded one by one, each later equal value winning: the last zero. (float16 and
+    the reductions along dims keep the first zero, _first_zero.)"""
+    lanes = _LANES.get(x.dtype)
+    if lanes is None:
+        return _first_zero(x, out, dims)
+    width, preference = lanes
+    flat = x.reshape(-1)
+    zeros = np.flatnonzero(flat == 0)
+    if flat.size >= width:
+        lane = zeros % width
+        present = np.zeros(width, bool)
+        present[lane] = True
+        zeros = zeros[lane == next(k for k in preference if present[k])]
+    return np.asarray(flat[zeros[-1]], out.dtype)
+
+
 class MaxAll(AmaxOp):
     _grad_fn_name = "MaxBackward1"
     _saved_values = {}
+    _which_zero = staticmethod(_lane_zero)
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):
@@ -587,6 +616,7 @@ class MaxAll(AmaxOp):
 class MinAll(AminOp):
     _grad_fn_name = "MinBackward1"
     _saved_values = {}
+    _which_zero = staticmethod(_lane_zero)
 
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False):

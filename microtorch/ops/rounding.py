@@ -68,19 +68,27 @@ class FmodTensor(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(*_for_other(ctx, a, b))
         return np.fmod(*_promoted(a, b))
 
     @staticmethod
     def backward(ctx, grad):
+        from .misc import div_rounded
         a, b = ctx.saved_tensors
         return (grad if ctx.needs_input_grad[0] else None,
-                -grad * (a / b).trunc() if ctx.needs_input_grad[1] else None)
+                -grad * div_rounded(a, b, "trunc") if ctx.needs_input_grad[1] else None)  # (torch's rounded
+        # division, DivBackward2, whose own gradient is 0: no 0 / 0 where b = 0)
 
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs
         return ta - tb * (a / b).trunc()
+
+
+def _for_other(ctx, a, b):
+    """What fmod's and remainder's backward read: a and b, for b's gradient only (a's is the gradient itself), so
+    that they may change in place when b needs none, as in torch."""
+    return (a, b) if ctx.needs_input_grad[1] else (None, None)
 
 
 def _in_result_type(x, s):
@@ -118,14 +126,15 @@ class RemainderTensor(FmodTensor):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(*_for_other(ctx, a, b))
         return torch_remainder(*_promoted(a, b))
 
     @staticmethod
     def backward(ctx, grad):
+        from .misc import div_rounded
         a, b = ctx.saved_tensors
         return (grad if ctx.needs_input_grad[0] else None,
-                -grad * (a / b).floor() if ctx.needs_input_grad[1] else None)
+                -grad * div_rounded(a, b, "floor") if ctx.needs_input_grad[1] else None)
 
     @staticmethod
     def jvp(ctx, ta, tb):

@@ -68,7 +68,7 @@ class Cumprod(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        out = np.cumprod(x, axis=dim)
+        out = np.cumprod(x, axis=dim) if x.ndim else x.copy()  # (0-d: its one number, recorded as torch)
         ctx.save_for_backward(x, out)
         return out
 
@@ -76,7 +76,7 @@ class Cumprod(Op):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         d = ctx.dim
-        if x.shape[d] <= 1 or x.numel() <= 1:  # each output is its input (or there is none), as torch
+        if x.numel() <= 1 or x.shape[d] <= 1:  # each output is its input (or there is none), as torch
             return grad, None
         if not (x._data == 0).any():  # the closed form: reversed cumsum of grad * out, over x
             return (grad * out.conj()).flip(d).cumsum(d).flip(d) / x.conj(), None
@@ -87,6 +87,8 @@ class Cumprod(Op):
     @staticmethod
     def jvp(ctx, t, _dim):
         x, d = ctx.inputs[0], ctx.dim
+        if not x.ndim:
+            return t * 1
         if x.numel() and not (x._data == 0).any():
             return ctx.output * (t / x).cumsum(d)
         pairs = _cumprod_pairs(x, d)
@@ -106,18 +108,22 @@ class Logcumsumexp(Op):
             out = np.log(np.cumsum(np.exp(x - top.max(axis=dim, keepdims=True)), axis=dim)) + \
                 top.max(axis=dim, keepdims=True)
         else:
-            out = np.logaddexp.accumulate(x, axis=dim) if x.size else x.copy()
+            out = np.logaddexp.accumulate(x, axis=dim) if x.size and x.ndim else x.copy()
         ctx.save_for_backward(x, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
+        if not x.ndim:
+            return grad * 1, None
         w = Logcumsumexp._weights(x, out, ctx.dim)
         return (w * grad.movedim(ctx.dim, -1).unsqueeze(-2)).sum(-1).movedim(-1, ctx.dim), None
 
     @staticmethod
     def jvp(ctx, t, _dim):
+        if not t.ndim:
+            return t * 1
         w = Logcumsumexp._weights(ctx.inputs[0], ctx.output, ctx.dim)
         return (w * t.movedim(ctx.dim, -1).unsqueeze(-1)).sum(-2).movedim(-1, ctx.dim)
 
@@ -136,17 +142,23 @@ class CumExtreme(Op):
     @staticmethod
     def forward(ctx, x, dim, indices):
         ctx.dim, ctx.indices, ctx.shape = dim, indices, x.shape
-        return np.take_along_axis(x, indices, axis=dim)
+        if x.size == 0:
+            ctx.save_for_backward(x)  # (torch's backward returns an empty input itself as its gradient)
+        return np.take_along_axis(x, indices, axis=dim) if x.ndim else x.copy()
 
     @staticmethod
     def backward(ctx, grad):
         from .index import ScatterAdd
+        if not ctx.shape:  # (0-d: the value is the input)
+            return grad * 1, None, None
+        if 0 in ctx.shape:
+            return ctx.saved_tensors[0], None, None
         return ScatterAdd.apply(grad, ctx.shape, ctx.dim, ctx.indices), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _indices):
         from .index import Gather
-        return Gather.apply(t, ctx.dim, ctx.indices)
+        return Gather.apply(t, ctx.dim, ctx.indices) if t.ndim else t * 1
 
 
 class CumminOp(CumExtreme):
@@ -188,7 +200,7 @@ def cumprod(input, dim, *, dtype=None):
     if x._data.dtype.kind in "biu" and dtype is None:
         from .. import _dtype
         x = x.to(_dtype.int64)
-    return Cumprod.apply(x, d) if x.ndim else x.clone()
+    return Cumprod.apply(x, d)
 
 
 def logcumsumexp(input, dim):
@@ -196,24 +208,23 @@ def logcumsumexp(input, dim):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(f"logcumsumexp(): expected a floating point tensor, got {input.dtype}; convert it with "
                            ".float() or .double()")
-    return Logcumsumexp.apply(input, d) if input.ndim else input.clone()
+    return Logcumsumexp.apply(input, d)
 
 
 def _cum_extreme(input, dim, largest):
     from .reduce import return_type
     name = "cummax" if largest else "cummin"
     need_int(dim, name)
-    if input.numel() == 0:  # as torch: an empty tensor is returned as it is, whatever the dim
-        return return_type(name)(input.clone(), Tensor._make(np.zeros(input._data.shape, np.int64)))
+    if input.numel() == 0:  # as torch: an empty tensor is returned as it is, whatever the dim (its own node)
+        idx = np.zeros(input._data.shape, np.int64)
+        return return_type(name)((CumExtreme if largest else CumminOp).apply(input, 0, idx), Tensor._make(idx))
     d = _dim(input, dim, name)
-    x = input if input.ndim else input.reshape(1)
+    x = input
     if input._data.dtype.kind == "c":
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'ComplexFloat\': complex tensors have no '
                                   "order; compare .abs() or .real instead")
-    idx = _running_index(x._data, d, largest) if x.numel() else np.zeros(x.shape, np.int64)
+    idx = _running_index(x._data, d, largest) if x.ndim else np.zeros((), np.int64)
     values = (CumExtreme if largest else CumminOp).apply(x, d, idx)
-    if not input.ndim:
-        values, idx = values.reshape(()), idx.reshape(())
     return return_type(name)(values, Tensor._make(idx))
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from .._dtype import float16
 from .._tensor import Tensor
 from ._op import Op, as_array, broadcast_error, promoted
-from .elementwise import _erf_np, _float, _in, _unary, where
+from .elementwise import _erf_np, _float, _in, _unary, where, zeros_like_
 from .pointwise import Xlogy, XlogyNumberInput, XlogyNumberOther, by_numbers
 from .special_bessel import i0_values, i1_values
 
@@ -393,17 +393,23 @@ def zeta(input, other):
 
 # ---- the float format ------------------------------------------------------------------------------
 class Ldexp(Op):
-    """x 2^e;  d/dx = 2^e (e is an integer: no gradient)"""
+    """x 2^e;  d = (2^e, x 2^e ln 2) (a floating e has a gradient too, as torch's)"""
     _grad_fn_name = "LdexpBackward0"
 
     @staticmethod
     def forward(ctx, x, e):  # (a complex exponent makes the result complex, as torch's x * 2**e)
         ctx.scale = np.exp2(e).astype(np.result_type(x.dtype, e.dtype) if e.dtype.kind == "c" else x.dtype)
+        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, e)  # (e for both gradients, as torch)
         return x * ctx.scale
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * Tensor._make(ctx.scale).conj(), None
+        x, e = ctx.saved_tensors
+        if not ctx.needs_input_grad[1]:  # (an exponent with no gradient: a constant scale)
+            return grad * Tensor._make(ctx.scale).conj(), None
+        from .pointwise import exp2
+        scale = exp2(e)
+        return grad * scale if ctx.needs_input_grad[0] else None, grad * x * scale * math.log(2)
 
     @staticmethod
     def jvp(ctx, t, _te):
@@ -421,23 +427,26 @@ def ldexp(input, other):
         np.broadcast_shapes(tuple(x.shape), e.shape)
     except ValueError as err:
         raise broadcast_error("ldexp", err, input, other) from None
-    return Ldexp.apply(x, Tensor._make(as_array(e)))
+    keep = isinstance(other, Tensor) and other.dtype.is_floating_point and other._data.dtype == x._data.dtype
+    return Ldexp.apply(x, other if keep else Tensor._make(as_array(e)))  # (a floating exponent keeps its edge)
 
 
 class Copysign(Op):
     """|x| with the sign of y;  d/dx = copysign(1, x) copysign(1, y) (0 at x = 0), none for y"""
     _grad_fn_name = "CopysignBackward0"
+    _saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx, x, y):
-        out = np.copysign(x, y)
-        ctx.save_for_backward(x, out)
+        out = as_array(np.copysign(x, y))  # (0-d: an array, found as this node's output by backward, as hypot's)
+        ctx.save_for_backward(x if ctx.needs_input_grad[0] else None, out)  # (x for its own gradient only, as torch)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        return Copysign._local(x, out) * grad, grad * 0
+        return (grad * Copysign._local(x, out) if x is not None else None), zeros_like_(grad)  # (zeros with no
+        # graph, as torch's zeros_like(other))
 
     @staticmethod
     def jvp(ctx, tx, _ty):
@@ -445,7 +454,9 @@ class Copysign(Op):
 
     @staticmethod
     def _local(x, out):
-        return where(x == 0, x * 0, out / where(x == 0, x * 0 + 1, x))
+        """torch's ratio result / x with 0 written where x = 0 (so its own derivative there is 0 / 0 = nan, as torch's)"""
+        from .index import masked_fill
+        return masked_fill(out / x, x == 0, 0.0)
 
 
 def _no_complex(op, *operands):

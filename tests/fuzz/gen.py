@@ -24,6 +24,23 @@ INPLACE_UNARY = ["{0}.add_(1.5)", "{0}.mul_(2)", "{0}.div_(-2)", "{0}.clamp_(min
                  "{0}.relu_()", "{0}.exp_()", "{0}.sigmoid_()", "{0}.tanh_()", "{0}.neg_()", "{0}.pow_(2)",
                  "{0}.zero_()", "{0}.fill_(0.5)", "{0}.sub_(0.5)", "{0}.clamp_(-1.0, 1.0)", "{0}.mul_(0)"]
 INPLACE_BINARY = ["{0}.add_({1})", "{0}.mul_({1})", "{0}.sub_({1}, alpha=2)", "{0}.copy_({1})", "{0}.div_({1})"]
+# the wider profile (WIDER_FROM below): more of what a course uses
+UNARY2 = ["L.log2({0})", "L.exp2({0})", "L.log10({0})", "L.atanh({0})", "L.acos({0})", "L.asinh({0})", "L.erfc({0})",
+          "L.sinc({0})", "L.trunc({0})", "L.frac({0})", "L.logit({0})", "L.sgn({0})", "L.nan_to_num({0})",
+          "F.silu({0})", "F.mish({0})", "F.hardtanh({0})", "F.softsign({0})", "F.logsigmoid({0})", "F.selu({0})",
+          "F.celu({0})", "F.hardswish({0})", "F.hardsigmoid({0})", "F.relu6({0})", "F.softshrink({0})",
+          "F.hardshrink({0})", "F.tanhshrink({0})", "L.square({0}).sqrt()", "{0}.detach()",
+          "({0}.register_hook(lambda g: g * 2) and {0})", "({0}.register_hook(lambda g: None) and {0})"]
+BINARY2 = ["L.atan2({0}, {1})", "L.hypot({0}, {1})", "L.fmod({0}, {1})", "L.remainder({0}, {1})", "L.lerp({0}, {1}, 0.3)",
+           "L.xlogy({0}, {1})", "L.copysign({0}, {1})", "L.fmax({0}, {1})", "L.fmin({0}, {1})", "L.logaddexp({0}, {1})",
+           "L.addcmul({0}, {0}, {1}, value=0.5)", "L.addcdiv({0}, {0}, {1}, value=-0.5)", "L.clamp({0}, min={1})",
+           "L.clamp({0}, max={1})", "L.where({0} > {1}, {0}, 0.0)", "L.dist({0}, {1})", "L.lerp({0}, {1}, {1})"]
+SAME_SHAPE2 = ["F.mse_loss({0}, {1})", "F.l1_loss({0}, {1}, reduction='sum')", "F.smooth_l1_loss({0}, {1})",
+               "F.huber_loss({0}, {1}, delta=0.5)", "F.binary_cross_entropy_with_logits({0}, L.sigmoid({1}))",
+               "F.kl_div({0}, L.softmax({1}, -1), reduction='batchmean')", "F.mse_loss({0}, {1}, reduction='none')"]
+INPLACE2 = ["{0}.masked_fill_({0} > 0, 1.0)", "{0}.sqrt_()", "{0}.abs_()", "{0}.sin_()", "{0}.log_()",
+            "{0}.clamp_(-0.5, 0.5)", "{0}.square_()", "{0}.reciprocal_()", "{0}.t_()", "{0}.squeeze_()",
+            "{0}.unsqueeze_(0)", "{0}.transpose_(0, -1)"]
 
 
 class Gen:
@@ -112,8 +129,9 @@ class Gen:
         return True
 
     def draw_step(self):
-        kind = self.rng.choices(list(MAKERS), [w for w, _ in MAKERS.values()])[0]
-        return MAKERS[kind][1](self)
+        makers = MAKERS if self.seed < WIDER_FROM else WIDER_MAKERS
+        kind = self.rng.choices(list(makers), [w for w, _ in makers.values()])[0]
+        return makers[kind][1](self)
 
 
 def generate(seed, torch, min_steps=2, max_steps=12):
@@ -455,8 +473,59 @@ def m_inplace(g):
     return g.add("inplace", g.rng.choice(INPLACE_UNARY), [x], inplace=True)
 
 
+def m_unary2(g):
+    return g.add("unary2", g.rng.choice(UNARY2), [g.pick()])
+
+
+def m_binary2(g):
+    x = g.pick()
+    shape = tuple(g.t(x).shape)
+    if g.rng.random() < 0.3:  # the losses and the others of two same-shaped operands
+        return g.add("loss", g.rng.choice(SAME_SHAPE2), [x, g.leaf(shape)])
+    y = g.leaf(g.broadcast_partner(shape))
+    a, b = (x, y) if g.rng.random() < 0.7 else (y, x)
+    return g.add("binary2", g.rng.choice(BINARY2), [a, b])
+
+
+def m_dim_op(g):
+    """ops along one dim: scans, sorts and selections, and shape ops that take a dim"""
+    x = g.pick()
+    t = g.t(x)
+    nd, shape = t.ndim, tuple(t.shape)
+    d = g.dim(nd)
+    n = shape[d] if nd else 1
+    k = g.rng.randint(1, max(n, 1))
+    e = g.rng.choice([
+        f"L.cumsum({{0}}, {d})", f"L.cumprod({{0}}, {d})", f"L.logcumsumexp({{0}}, {d})", f"L.cummax({{0}}, {d}).values",
+        f"L.cummin({{0}}, {d}).indices", f"L.sort({{0}}, {d}, descending=True).values", f"L.sort({{0}}, {d}).indices",
+        f"L.topk({{0}}, {k}, {d}).values", f"L.topk({{0}}, {k}, {d}, largest=False).values",
+        f"L.median({{0}}, {d}).values", f"L.kthvalue({{0}}, {k}, {d}).values", "L.median({0})", "L.msort({0})",
+        f"L.diff({{0}}, dim={d})", f"L.roll({{0}}, {g.rng.choice([1, -2])}, {d})", f"L.narrow({{0}}, {d}, 0, {k})",
+        f"L.select({{0}}, {d}, {k - 1})", f"{{0}}.unbind({d})[0]", f"L.chunk({{0}}, 2, {d})[-1]",
+        f"L.movedim({{0}}, {d}, 0)", f"{{0}}.unfold({d}, 1, 1)", f"F.softmin({{0}}, {d})", f"F.normalize({{0}}, dim={d})",
+        f"L.var_mean({{0}}, {d})[0]", f"L.std_mean({{0}}, {d})[1]", f"L.nanmean({{0}}, {d})", f"L.aminmax({{0}}, dim={d}).max",
+        f"L.argmax({{0}}, {d})", f"{{0}}.repeat({', '.join(['2'] + ['1'] * max(nd - 1, 0))})", "L.tile({0}, (2,))",
+        "L.tril({0})", "L.triu({0}, 1)", "L.rot90({0})", "L.diag_embed({0})", "L.trace({0})",
+        "F.layer_norm({0}, {0}.shape[-1:])", "F.pad({0}, (1, 1))", f"L.masked_fill({{0}}, {{0}} > 0, 2.0)"])
+    return g.add(e.split("(")[0].replace("L.", "").replace("F.", "").lstrip("{0}."), e, [x])
+
+
+def m_inplace2(g):
+    cands = [k for k in g.floats() if not g.t(k).is_leaf or not g.t(k).requires_grad]
+    if not cands:
+        return None
+    x = cands[-1] if g.rng.random() < 0.6 else g.rng.choice(cands)
+    return g.add("inplace", g.rng.choice(INPLACE2), [x], inplace=True)
+
+
 MAKERS = {
     "unary": (16, m_unary), "scalar": (6, m_scalar), "binary": (14, m_binary), "reduce": (16, m_reduce),
     "shape": (16, m_shape), "index": (9, m_index), "matmul": (6, m_matmul), "einsum": (6, m_einsum),
     "softmax": (4, m_softmax), "cross_entropy": (2, m_cross_entropy), "inplace": (9, m_inplace),
 }
+# The wider profile: seeds from WIDER_FROM on also draw the ops above UNARY2..INPLACE2 (activations, losses, scans,
+# sorts, dim ops, hooks, more in-place ops). Seeds below keep the programs they always had (make test's, and the
+# ranges already run).
+WIDER_FROM = 500_000
+WIDER_MAKERS = dict(MAKERS, unary2=(8, m_unary2), binary2=(6, m_binary2), dim_op=(10, m_dim_op),
+                    inplace2=(3, m_inplace2))

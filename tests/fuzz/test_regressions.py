@@ -371,3 +371,79 @@ def test_an_in_place_op_on_a_view_of_an_expanded_0d_tensor_writes_its_one_elemen
              ("inplace", "v2.mul_(0)")]
     assert_like_torch({"x": ([[0.0]], requires_grad)}, steps)
     assert_like_torch({"x": ([[2.0, 0.5]], requires_grad)}, steps)
+
+
+@pytest.mark.parametrize("p", ["1", "float('inf')"])
+def test_the_gradient_of_sgn_is_an_exact_zero(p):
+    """(seeds 416903, 448642) norm's backward multiplies by sgn(x), whose own gradient is torch's efficient
+    zero tensor: dividing it by a zero afterwards (a's gradient through x = a / b) gives 0, not 0 / 0."""
+    leaves = {"a": ([[0.0]], True), "b": ([[-2.0, 2.0, 0.0]], False)}
+    steps = [("div", "L.div(a, b)"), ("norm", f"L.norm(v0, p={p})")]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("target", ["L.zeros((0,), dtype=L.int64)", "L.tensor([-100, -100])"])
+def test_cross_entropy_mean_over_no_target_differentiates_twice_as_torch(target):
+    """(seed 431186) nll_loss's double backward in the incoming gradient is nll_loss of the gradient's
+    gradient: with no target counted (an empty batch, or every target ignored) 'mean' is 0 / 0 = nan."""
+    rows = 0 if "zeros" in target else 2
+    leaves = {"x": (np.linspace(-1, 1, rows * 3).reshape(rows, 3), True), "s": ([[0.5]], True)}
+    steps = [("cross_entropy", f"F.cross_entropy(x, {target}, reduction='mean')"), ("mul", "L.mul(v0, s)")]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("equation", ["'abc,dae->ceb'", "'ab,b->a'", "'aab,b->'"])
+def test_an_operand_torch_copies_may_change_in_place_after_einsum(equation):
+    """(seed 402558) torch's reshape before its bmm copies an operand whose labels it cannot merge as a view
+    (or sums a diagonal first): backward reads that copy, so an in-place op on the operand afterwards is
+    allowed; where the reshape is a view ('ab,b->a' of a contiguous a), backward raises in both."""
+    x = np.arange(16.0).reshape(4, 2, 2) if "abc" in equation else np.arange(8.0).reshape(2, 2, 2) \
+        if "aab" in equation else np.arange(4.0).reshape(2, 2)
+    y = [[[2.0], [-0.0], [2.0], [-1.0]]] if "abc" in equation else [1.0, -2.0]
+    leaves = {"x": (x, False), "y": (y, True)}
+    assert_like_torch(leaves, [("einsum", f"L.einsum({equation}, x, y)"), ("inplace", "x.relu_()")])
+
+
+@pytest.mark.parametrize("x", [[[-0.0, 0.0, -0.0]], [[0.0, -0.0]] * 5, [[-0.0, 1.0, 0.0, -0.0, 0.0, -1.0]]])
+@pytest.mark.parametrize("op", ["L.max", "L.min"])
+def test_max_of_zeros_of_both_signs_is_torchs_zero(x, op):
+    """(seeds 401435, 437445) 2.0 / max(x) is +inf or -inf as the zero torch's lanes keep is +0 or -0."""
+    leaves = {"x": (x, False), "s": ([1.0], True)}
+    assert_like_torch(leaves, [(op[2:], f"{op}(x)"), ("scalar", "2.0 / v0"), ("mul", "L.mul(v1, s)")])
+
+
+def test_an_einsum_result_has_torchs_strides_for_size_one_dims():
+    """(seed 464294) numpy's einsum left a size-1 dim's stride of its own ((4, 1) with strides (1, 4)); torch's is
+    the size of the dims after it, and matmul's choice between folding and bmm reads it."""
+    leaves = {"x": ([[[1.0], [1.0], [2.0], [1.0]], [[1.0], [1.0], [0.0], [2.0]]], True), "w": ([[0.5]], False)}
+    steps = [("einsum", "L.einsum('abc->bc', x)"), ("reshape", "v0.reshape((4, -1, 1, 1))"), ("matmul", "L.matmul(v1, w)")]
+    assert_like_torch(leaves, steps)
+
+
+def test_the_negation_of_sgns_exact_zero_is_a_plain_minus_zero():
+    """(seed 496868) torch's neg of a zero tensor is an ordinary tensor of -0: div's backward, -grad * (a / b) / b,
+    then gives -0 * inf = nan where b = 0, not the exact zero's 0."""
+    leaves = {"a": ([[[[-2.0]]]], False), "b": ([[[[2.0], [-1.0], [1.0]], [[2.0], [-2.0], [0.0]]]], True)}
+    assert_like_torch(leaves, [("div", "L.div(a, b)"), ("norm", "L.norm(v0, p=float('inf'), dim=-2, keepdim=False)")])
+
+
+@pytest.mark.parametrize("op", ["L.fmod(a, b)", "L.remainder(a, b)", "L.hypot(a, b)", "L.copysign(b, a)"])
+def test_an_operand_backward_does_not_need_may_change_in_place(op):
+    """(seed 500935) fmod's and remainder's gradient for a is the gradient itself, hypot's reads a and the result,
+    copysign's gradient for its sign operand is 0: b changing in place afterwards leaves backward working."""
+    leaves = {"a": ([-0.0, 1.5], True), "b": ([-2.0, 0.5], False)}
+    assert_like_torch(leaves, [("binary2", op), ("inplace", "b.zero_()")])
+
+
+@pytest.mark.parametrize("op", ["L.cummax(x, 0).values", "L.cumprod(x, 0)", "L.logcumsumexp(x, -1)",
+                                "x.unfold(0, 1, 1)", "L.tile(x, (2,))", "F.normalize(x, dim=0)"])
+def test_a_dim_op_on_a_0d_tensor_records_its_own_node(op):
+    """(wider profile: seeds 500092, 500207, 500293, 500491, 500027, 500006)"""
+    assert_like_torch({"x": (-1.5, True)}, [(op.split("(")[0].split(".")[-1], op), ("mul", "L.mul(v0, v0)")])
+
+
+@pytest.mark.parametrize("op", ["L.cummax(x, 0).values", "L.cummin(x, -1).values"])
+def test_cummax_of_an_empty_tensor_records_its_node(op):
+    """(seed 501630) torch returns an empty input as it is, with CummaxBackward0 (microtorch gave a clone)."""
+    prog = _program({"x": (np.zeros((1, 1, 0)), True)}, [("cummax", op)])
+    assert not real(check_program(prog))
