@@ -1,9 +1,10 @@
 """The "Learning PyTorch with Examples" polynomial tutorials (docs.pytorch.org, beginner/examples_nn: nn,
 optim, custom Module, dynamic net), shortened, beside torch 2.13, and the optimizers they use step by step.
 
-Their printed losses are torch's to float32 noise, not to the bit: linspace, pow with a tensor exponent,
-the (2000, 3) @ (3, 1) product and the add-with-alpha of SGD round differently (see the report of
-tutor9, 2026-11-26); the optimizers' own arithmetic is torch's, which the step tests check bit for bit."""
+Their printed losses are torch's to float32 noise, not to the bit: sin, pow with a tensor exponent (in 2 of
+6000 values), float32 sums and the (2000, 3) @ (3, 1) product still round differently from torch's vectorized
+kernels (linspace and SGD's add-with-alpha are torch's to the bit since 2026-11-26); the optimizers' own
+arithmetic is torch's, which the step tests check bit for bit."""
 import math
 
 import numpy as np
