@@ -461,27 +461,26 @@ _NOT_A_TENSOR = ((), None)
 def _save(cls, ctx, args, outs):
     """(e) SavedTensors for what forward passed to save_for_backward: an output of this node,
     an input, or a constant the op made itself (a mask, a scalar). Pack hooks see them in
-    torch's order (_pack_order)."""
-    to_save = ctx._to_save
-    saved = [NONE_SAVED] * len(to_save)
-    order = cls._pack_order if _hooks.saved_hooks_open and len(cls._pack_order) == len(to_save) else \
-        range(len(to_save))
-    for k in order:
-        s = to_save[k]
+    torch's order (_pack_order); they keep their places."""
+    order = cls._pack_order if _hooks.saved_hooks_open and len(cls._pack_order) == len(ctx._to_save) else None
+    saved = []
+    for k, s in enumerate(ctx._to_save if order is None else [ctx._to_save[i] for i in order]):
         if s is None:
+            saved.append(NONE_SAVED)
             continue
         if not cls._numpy_forward and not isinstance(s, Tensor):
-            raise TypeError(f"save_for_backward can only save variables, but argument {k} is of type "
-                            f"{type(s).__name__} ({cls.__name__}: keep other values as ctx attributes)")
+            raise TypeError(f"save_for_backward can only save variables, but argument "
+                            f"{k if order is None else order[k]} is of type {type(s).__name__} ({cls.__name__}: keep "
+                            "other values as ctx attributes)")
         out = _find(outs, s)
         if out is not None and out.grad_fn is ctx:
-            saved[k] = SavedTensor(out, True)
+            saved.append(SavedTensor(out, True))
             continue
         t = _find(args, s)
         if t is None:
             t = s if isinstance(s, Tensor) else Tensor._make(np.asarray(s))
-        saved[k] = SavedTensor(t, False)
-    ctx._saved = saved
+        saved.append(SavedTensor(t, False))
+    ctx._saved = saved if order is None else [saved[order.index(i)] for i in range(len(order))]
     del ctx._to_save  # (back to the class-level None: nothing of forward's stays in the node's dict)
 
 
