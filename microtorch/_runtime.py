@@ -2,9 +2,8 @@
 precision, and torch.compile. microtorch's results do not depend on them (its ops are deterministic and compute
 in the dtype asked); they keep what is set and check it as torch does, so the code that sets them runs."""
 import functools
-import os
 
-_threads = {"intra": None, "interop": None}
+_threads = {"interop": None}
 _deterministic = {"mode": False, "warn_only": False}
 _matmul_precision = ["highest"]
 
@@ -21,15 +20,16 @@ def _positive_int(value, op):
 
 def set_num_threads(int):
     """Threads for intra-op parallelism. Here numpy's BLAS does the parallel work and picks its own threads
-    (set OPENBLAS_NUM_THREADS before Python starts to limit them); the number is kept for get_num_threads."""
-    _threads["intra"] = _positive_int(int, "set_num_threads")
+    (set OPENBLAS_NUM_THREADS before Python starts to limit them); the number is kept for get_num_threads, and
+    arange cuts its values where torch's threads would (ops/_range_kernels.py)."""
+    from .ops._range_kernels import SET_THREADS
+    SET_THREADS[0] = _positive_int(int, "set_num_threads")
 
 
 def get_num_threads():
-    """The number set, else the CPUs this process may run on (torch's default on a machine like this one)."""
-    if _threads["intra"] is not None:
-        return _threads["intra"]
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    """The number set, else torch's default: OMP_NUM_THREADS, or one thread per physical core."""
+    from .ops._range_kernels import intraop_threads
+    return intraop_threads()
 
 
 def set_num_interop_threads(int):

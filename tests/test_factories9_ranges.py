@@ -260,8 +260,16 @@ def test_the_thread_count_follows_omp_num_threads(monkeypatch):
 
 
 def test_the_thread_count_is_torchs_default(monkeypatch):
+    """torch's default in a fresh process (in this one, other tests may have set torch's threads)"""
+    import os
+    import subprocess
+    import sys
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    assert _range_kernels.intraop_threads() == torch.get_num_threads()
+    monkeypatch.setattr(_range_kernels, "SET_THREADS", [None])
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    fresh = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"], check=True,
+                           capture_output=True, text=True, env=env).stdout
+    assert _range_kernels.intraop_threads() == int(fresh)
 
 
 RANGE_ARGS = {

@@ -15,13 +15,16 @@ import microtorch as mt
 
 @pytest.fixture(autouse=True)
 def restore_switches():
-    saved = [(T, T.get_num_threads(), T.get_float32_matmul_precision(), T.are_deterministic_algorithms_enabled(),
+    from microtorch.ops._range_kernels import SET_THREADS
+    saved = [(T, T.get_float32_matmul_precision(), T.are_deterministic_algorithms_enabled(),
               T.is_deterministic_algorithms_warn_only_enabled()) for T in (torch, mt)]
+    threads, set_here = torch.get_num_threads(), SET_THREADS[0]
     yield
-    for T, threads, precision, mode, warn_only in saved:
-        T.set_num_threads(threads)
+    for T, precision, mode, warn_only in saved:
         T.set_float32_matmul_precision(precision)
         T.use_deterministic_algorithms(mode, warn_only=warn_only)
+    torch.set_num_threads(threads)
+    SET_THREADS[0] = set_here  # (unset again: the default follows OMP_NUM_THREADS, as torch's)
 
 
 def outcome(fn):
@@ -55,12 +58,17 @@ def test_switch_like_torch(call):
     assert outcome(lambda: call(mt)) == outcome(lambda: call(torch))
 
 
-def test_default_thread_count_is_the_cpus_this_process_may_use():
-    """As torch's default in a fresh process (here, where other tests may have set torch's)."""
+def test_default_thread_count_is_torchs(monkeypatch):
+    """As torch's default in a fresh process without OMP_NUM_THREADS (here other tests may have set torch's)."""
+    from microtorch.ops import _range_kernels as _rk
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(_rk, "SET_THREADS", [None])
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
     fresh = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"], check=True,
-                           capture_output=True, text=True).stdout
-    assert mt.get_num_threads() == int(fresh) == len(os.sched_getaffinity(0))
-    assert mt.get_num_interop_threads() >= 1
+                           capture_output=True, text=True, env=env).stdout
+    assert mt.get_num_threads() == int(fresh)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert mt.get_num_threads() == 3 and mt.get_num_interop_threads() >= 1
 
 
 def test_the_usual_seed_function_runs_and_seeds():

@@ -32,3 +32,16 @@ def test_double_backward_graph_is_torchs(name):
     (got, got_values), (want, want_values) = node_names(mt, name), node_names(torch, name)
     assert got == want
     assert got_values == pytest.approx(want_values, rel=1e-12, abs=1e-15)
+
+
+def test_digamma_and_trigamma_are_torchs_bits():
+    """float64 digamma and polygamma(1, x) as torch's kernels compute them (reflection, recurrence, series with
+    fused multiply-adds): bit for bit, poles, zeros and infinities included."""
+    import numpy as np
+    r = np.random.default_rng(0)
+    x = np.concatenate([r.uniform(-5, 30, 3000), [0.5, 1, 2, 10, 1e-3, -0.5, 1e5, 1e18, 0.0, -0.0, -3.0, np.inf,
+                                                  -np.inf, np.nan]])
+    for n in (0, 1):
+        want = torch.polygamma(n, torch.tensor(x)).numpy()
+        got = mt.polygamma(n, mt.tensor(x)).numpy()
+        assert np.array_equal(got, want, equal_nan=True), n

@@ -207,9 +207,14 @@ def _thread_chunks(size):
     return [(b, min(size, b + chunk)) for b in range(0, size, chunk)]
 
 
+SET_THREADS = [None]  # torch.set_num_threads(n) (see _runtime.py)
+
+
 def intraop_threads():
-    """the threads torch runs one op on: OMP_NUM_THREADS if set, else one per physical core (hyperthreads of a
-    core count once; Linux tells which those are, elsewhere each CPU counts)"""
+    """the threads torch runs one op on: what set_num_threads set, else OMP_NUM_THREADS if set, else one per
+    physical core (hyperthreads of a core count once; Linux tells which those are, elsewhere each CPU counts)"""
+    if SET_THREADS[0] is not None:
+        return SET_THREADS[0]
     env = os.environ.get("OMP_NUM_THREADS", "")
     if env.isdigit() and int(env) > 0:
         return int(env)
