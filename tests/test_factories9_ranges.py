@@ -12,6 +12,13 @@ import torch
 import microtorch as mt
 from microtorch.ops import _range_kernels
 
+@pytest.fixture(autouse=True)
+def threads_as_torchs(monkeypatch):
+    """arange's last bits follow the thread count (its cuts between threads): ours as this process's torch has it,
+    which other tests may have set (the fuzzer and the API sweep run torch on one thread)"""
+    monkeypatch.setattr(_range_kernels, "SET_THREADS", [torch.get_num_threads()])
+
+
 REAL = ["float16", "float32", "float64"]
 INTEGER = ["uint8", "int8", "int16", "int32", "int64"]
 ALL = REAL + ["complex64", "complex128"] + INTEGER
@@ -255,6 +262,7 @@ def test_a_long_arange_is_cut_between_threads_as_torchs(threads, monkeypatch):
 
 
 def test_the_thread_count_follows_omp_num_threads(monkeypatch):
+    monkeypatch.setattr(_range_kernels, "SET_THREADS", [None])  # (not set by set_num_threads)
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     assert _range_kernels.intraop_threads() == 3
 
