@@ -495,7 +495,8 @@ RANDOM_FILLS = {
 def _inplace_view(name, fn):
     """t_, transpose_, squeeze_...: self takes the view's shape (and its place in the graph), as torch's."""
     def method(self, *args, **kwargs):
-        from .ops.inplace import _check_leaf
+        from .autograd.views import bump_version
+        from .ops.inplace import _check_leaf, _check_view_of_leaf
         if any(a is None for a in (*args, *kwargs.values())):  # (fn would read None as "every dim")
             raise TypeError(f"{name}(): a dim is None; pass an int dim (or a tuple of ints)")
         leaf = self.requires_grad and self.grad_fn is None
@@ -504,7 +505,9 @@ def _inplace_view(name, fn):
         out = fn(self, *args, **kwargs)
         if leaf:
             _check_leaf(self, name)
+        _check_view_of_leaf(self, name)
         self._data = out._data
+        bump_version(self)  # (a new shape is a change: a graph that saved self refuses it, as torch's)
         if out._fw_grads:  # forward mode: the tangent takes the new shape too
             self._fw_grads = out._fw_grads
         if out.grad_fn is not None:

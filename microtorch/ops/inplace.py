@@ -258,6 +258,15 @@ def _check_leaf(t, op):
             "under `with microtorch.no_grad():` as optimizers do, or work on x.clone().)")
 
 
+def _check_view_of_leaf(t, op):
+    """torch's refusal of an in-place op on a view of a leaf that requires grad (grad mode on)."""
+    base = t._base
+    if base is not None and base._requires_grad and base.grad_fn is None and grad_mode.is_grad_enabled():
+        raise RuntimeError(
+            f"a view of a leaf Variable that requires grad is being used in an in-place operation. ({op}: do "
+            "the update under `with microtorch.no_grad():`, or work on a clone of the leaf.)")
+
+
 def _check_mutable(t, op):
     """A gradient that is torch's efficient zero tensor (sgn's, say) may not be written into, as in torch."""
     if type(t) is ZeroTangent:
@@ -368,10 +377,7 @@ def _check_view_inplace(self, base, op):
             "Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would "
             "override the custom backward associated with the custom Function, leading to incorrect gradients. "
             "This behavior is forbidden. You can fix this by cloning the output of the custom Function.")
-    if base._requires_grad and base.grad_fn is None:
-        raise RuntimeError(
-            f"a view of a leaf Variable that requires grad is being used in an in-place operation. ({op}: do "
-            "the update under `with microtorch.no_grad():`, or work on a clone of the leaf.)")
+    _check_view_of_leaf(self, op)
     if self._view_multi:
         if self._view_nograd or not base._requires_grad:
             raise RuntimeError(
