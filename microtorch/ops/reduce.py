@@ -330,6 +330,8 @@ class VarMean(Op):
 
     @staticmethod
     def backward(ctx, gvar, gmean):
+        if gvar is None:
+            ctx.saved_tensors  # (torch unpacks what the node saved in any case: an input changed in place raises)
         return _plus_mean_grad(ctx, None if gvar is None else Var.backward(ctx, gvar), gmean)
 
     @staticmethod
@@ -351,6 +353,8 @@ class StdMean(Op):
 
     @staticmethod
     def backward(ctx, gstd, gmean):
+        if gstd is None:
+            ctx.saved_tensors  # (torch unpacks what the node saved in any case: an input changed in place raises)
         return _plus_mean_grad(ctx, None if gstd is None else Std.backward(ctx, gstd), gmean)
 
     @staticmethod

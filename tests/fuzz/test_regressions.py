@@ -447,3 +447,11 @@ def test_cummax_of_an_empty_tensor_records_its_node(op):
     """(seed 501630) torch returns an empty input as it is, with CummaxBackward0 (microtorch gave a clone)."""
     prog = _program({"x": (np.zeros((1, 1, 0)), True)}, [("cummax", op)])
     assert not real(check_program(prog))
+
+
+@pytest.mark.parametrize("op", ["L.std_mean(v0, 0)[1]", "L.var_mean(v0, 0)[1]", "L.t(v0.reshape(1, 1))"])
+def test_a_node_checks_what_it_saved_even_for_an_output_it_ignores(op):
+    """fuzz seeds 500988 (std_mean's mean, then its input changed in place: torch unpacks the saved input anyway and
+    raises) and 503380 (t_ on a saved tensor counts a version)."""
+    assert_like_torch({"a": ([[-1.0, 0.0]], True)}, [("sum", "(a * 1).sum()"), ("reduce", op),
+                                                     ("inplace", "v0.mul_(2)")])
