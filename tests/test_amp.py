@@ -113,3 +113,8 @@ def test_disabled_scaler_passes_through():
         loss = T.tensor(2.0)
         assert s.scale(loss) is loss and not s.is_enabled() and s.get_scale() == 1.0
         assert np.isclose(s.get_scale(), 1.0)
+
+
+def test_is_autocast_available_as_torch():
+    for device in ("cpu", "cuda", "mps", "xpu"):
+        assert mt.amp.is_autocast_available(device) == torch.amp.is_autocast_available(device)

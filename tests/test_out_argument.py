@@ -42,6 +42,10 @@ CALLS = {
     "arange resized": lambda T, o: T.arange(4.0, out=T.empty(3, dtype=T.float64)),
     "zeros with another dtype": lambda T, o: T.zeros(2, 2, dtype=T.float32, out=o),
     "eye": lambda T, o: T.eye(2, out=o),
+    "into an expanded one": lambda T, o: T.mul(T.ones(2, 2, dtype=T.float64), 2.0,
+                                               out=T.zeros(1, 2, dtype=T.float64).expand(2, 2)),
+    "into a meta one": lambda T, o: T.mul(T.ones(2, 2, dtype=T.float64), 2.0,
+                                          out=T.empty(2, 2, dtype=T.float64, device="meta")),
 }
 
 

@@ -166,8 +166,8 @@ def test_random_without_a_range_draws_torchs_numbers(dtype):
     assert mt.empty(3, dtype=getattr(mt, dtype)).random_().tolist() == t
 
 
-def _lenet_printout(lib):
-    """The neural-networks tutorial's LeNet, seeded: its printed output, step by step."""
+def lenet(lib):
+    """The neural-networks tutorial's LeNet, in lib (torch or microtorch); tests/test_tutorials9_basics.py uses it too."""
     nn, F = lib.nn, lib.nn.functional
 
     class Net(nn.Module):
@@ -180,8 +180,14 @@ def _lenet_printout(lib):
             x = F.max_pool2d(F.relu(self.conv1(x)), (2, 2))
             x = lib.flatten(F.max_pool2d(F.relu(self.conv2(x)), 2), 1)
             return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
+    return Net()
+
+
+def _lenet_printout(lib):
+    """The neural-networks tutorial's LeNet, seeded: its printed output, step by step."""
+    nn = lib.nn
     lib.manual_seed(0)
-    net, image = Net(), lib.randn(1, 1, 32, 32)
+    net, image = lenet(lib), lib.randn(1, 1, 32, 32)
     out = net(image)
     net.zero_grad()
     out.backward(lib.randn(1, 10))

@@ -25,6 +25,9 @@ def write_out(out, result, op, inputs=(), warn_resize=True):
             isinstance(t, Tensor) and t.requires_grad for t in inputs)):
         raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, but "
                            "one of the arguments requires grad. (Call it under torch.no_grad(), or without out=.)")
+    if out.is_meta != result.is_meta:
+        raise RuntimeError(f"Attempting to copy from device {result.device} to device {out.device}, but cross-device "
+                           f"copies are not allowed! ({op}: give an out on the result's device)")
     src, dst = result._data.dtype, out._data.dtype
     if not can_cast(src, dst):
         raise RuntimeError(f"result type {_type_name(src)} can't be cast to the desired output type {_type_name(dst)} "
@@ -37,6 +40,9 @@ def write_out(out, result, op, inputs=(), warn_resize=True):
                           "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
                           "elements with t.resize_(0).", UserWarning, stacklevel=3)
         out._data = np.empty(result._data.shape, dst)
+    if not out._data.flags.writeable:  # (an expanded tensor: several elements in one place)
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           f"memory location. Please clone() the tensor before performing the operation. ({op})")
     out._data[...] = result._data
     views.bump_version(out)
     return out
