@@ -102,14 +102,32 @@ def log_softmax(input, dim, dtype=None):
 
 
 def _take_out():
-    """torch's `out=` for the functions tutorials call with it (ops/_out.py); the operators (`a * b`) and methods
-    (`a.mul(b)`) keep their own functions, which take none (as torch's methods)."""
+    """torch's `out=` for the functions that take it (ops/_out.py); the operators (`a * b`) and methods
+    (`a.mul(b)`) keep their own functions, which take none (as torch's methods). The factories take it already."""
     from .ops._out import op_out
     g = globals()
-    for name in ("matmul", "mm", "bmm", "mv", "dot", "mul", "add", "sub", "div", "pow", "exp", "log", "sqrt", "abs",
-                 "neg", "sin", "cos", "tanh", "sigmoid", "cat", "stack", "clamp", "where", "maximum", "minimum"):
-        g[name] = op_out(g[name])
+    for name in _OUT_FUNCTIONS.split():
+        if name in g:
+            g[name] = op_out(g[name], name)
 
+
+_OUT_FUNCTIONS = """
+abs absolute acos acosh add addbmm addcdiv addcmul addmm addmv addr all amax amin aminmax angle any arccos arccosh
+arcsin arcsinh arctan arctan2 arctanh argmax argmin asin asinh atan atan2 atanh baddbmm bitwise_and bitwise_left_shift
+bitwise_not bitwise_or bitwise_right_shift bitwise_xor bmm bucketize cat ceil chain_matmul cholesky cholesky_inverse
+cholesky_solve clamp clamp_max clamp_min clip column_stack complex concat concatenate conj_physical copysign cos cosh
+cross cummax cummin cumprod cumsum deg2rad diag diff digamma div divide dot dstack eq erf erfc erfinv exp exp2 expm1
+fix float_power floor floor_divide index_add index_copy index_reduce orgqr ormqr scatter_reduce lu_solve lu_unpack fmax fmin fmod frac frexp frobenius_norm gather gcd ge geqrf ger greater
+greater_equal gt hardshrink heaviside histc histogram hstack hypot i0 igamma igammac index_select inner inverse isin
+isneginf isposinf kron kthvalue lcm ldexp le lerp less less_equal lgamma log log10 log1p log2 log_softmax logaddexp
+logaddexp2 logcumsumexp logical_and logical_not logical_or logical_xor logit logsumexp lt masked_select matmul
+matrix_power max maximum mean median min minimum mm mode msort mul multiply mv mvlgamma nan_to_num nanmean nanmedian
+nanquantile nansum ne neg negative nextafter nonzero norm not_equal nuclear_norm outer polar polygamma pow prod qr
+quantile rad2deg reciprocal remainder renorm round row_stack rsqrt scatter scatter_add searchsorted sgn sigmoid sign
+signbit sin sinc sinh slice_scatter slogdet softmax sort sqrt square stack std sub subtract sum svd take
+take_along_dim tan tanh tensordot threshold topk triangular_solve tril triu true_divide trunc var vdot vstack where
+xlogy
+"""
 
 
 def _accept_numpy_names():

@@ -38,7 +38,7 @@ def broadcast_tensors(*tensors):
     return tuple(t if t.shape == shape else t.expand(*shape) for t in tensors)  # (torch: a tensor of the shape itself)
 
 
-def tensordot(a, b, dims=2, out=None):
+def tensordot(a, b, dims=2):
     """sum over a's last dims and b's first (dims=k), or over the listed pairs of dims"""
     if isinstance(dims, Tensor):
         dims = dims.tolist()
@@ -265,7 +265,7 @@ def nuclear_norm(input, dim=None, keepdim=False):
     return out
 
 
-def chain_matmul(*matrices, out=None):
+def chain_matmul(*matrices):
     """the product of the matrices, left to right (deprecated in torch: linalg.multi_dot)"""
     import warnings
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
@@ -295,7 +295,7 @@ def _complex_of(dtype):
     return _dtype.complex128 if dtype.np == np.float64 else _dtype.complex64
 
 
-def complex(real, imag, *, out=None):
+def complex(real, imag):
     """real + i imag (both floating, of one dtype)"""
     if real.dtype != imag.dtype or not real.is_floating_point():
         raise RuntimeError(f"complex(): expected both inputs to be Half, Float or Double tensors of one dtype, but "
@@ -304,7 +304,7 @@ def complex(real, imag, *, out=None):
     return real.to(c) + imag.to(c) * 1j
 
 
-def polar(abs, angle, *, out=None):
+def polar(abs, angle):
     """abs (cos angle + i sin angle)"""
     if abs.dtype != angle.dtype or not abs.is_floating_point():
         raise RuntimeError(f"polar(): Expected both inputs to be Half, Float or Double tensors but got {abs.dtype} "

@@ -213,3 +213,18 @@ from ._api_errors import clean_namespace as _clean_namespace  # noqa: E402
 from .ops._checks import guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals(), [n for n in __all__ if n != "LinAlgError"])  # torch's TypeError for a wrong type
 _clean_namespace(globals(), __all__)  # and no internal error reaching a user
+
+
+def _take_out():
+    """torch.linalg's `out=` (ops/_out.py): the functions that take it write their results there."""
+    from .ops._out import op_out
+    g = globals()
+    for name in ("cholesky cholesky_ex cond cross det eig eigh eigvals eigvalsh householder_product inv inv_ex "
+                 "ldl_factor ldl_factor_ex ldl_solve lstsq lu lu_factor lu_factor_ex lu_solve matmul matrix_norm "
+                 "matrix_power matrix_rank multi_dot norm pinv qr slogdet solve solve_ex solve_triangular svd svdvals "
+                 "tensorinv tensorsolve vecdot vector_norm").split():
+        if name in g:
+            g[name] = op_out(g[name], "linalg." + name)
+
+
+_take_out()  # (last: outside the guards above, which check arguments against each function's own parameters)
