@@ -15,8 +15,8 @@ def halves(v):
 
 
 def fma(a, b, c, a_halves=None):
-    """a*b + c with one rounding. float32: the product is exact in float64, and the sum rounded to odd there
-    rounds to float32 as the exact sum would. float64: Dekker's exact product p + e and Knuth's exact sum of p
+    """a*b + c with one rounding. float32: the product is exact in float64, and the sum (rounded to odd where it
+    matters) rounds to float32 as the exact sum would. float64: Dekker's exact product p + e and Knuth's exact sum of p
     and c (s + t), then s + (t + e) with t + e rounded to odd (Boldo and Melquiond's emulation, which rounds once;
     plain t + e would round twice near a tie); where that is not finite (infinities, NaN, overflow in the split)
     the plain a*b + c, which is then the same, as it is where the result is 0 (its sign). a_halves: halves(a),
@@ -24,8 +24,7 @@ def fma(a, b, c, a_halves=None):
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     with np.errstate(invalid="ignore", over="ignore"):  # (an infinity's NaNs and overflows are replaced below)
         if np.result_type(a, b, c) == np.float32:
-            p = a.astype(np.float64) * b
-            return np.where(p == -c, p + c, _odd_sum(p, c.astype(np.float64))).astype(np.float32)
+            return _fma32(a.astype(np.float64) * b, c.astype(np.float64))
         p = a * b
         ah, al = halves(a) if a_halves is None else a_halves
         bh, bl = halves(b)
@@ -33,6 +32,19 @@ def fma(a, b, c, a_halves=None):
         s, t = _two_sum(p, c)
         fused = s + _odd_sum(t, e)
         return np.where(np.isfinite(fused) & (fused != 0), fused, p + c)
+
+
+def _fma32(p, c):
+    """float32's p + c (p an exact product in float64), rounded once: the float64 sum rounds to float32 as the
+    exact one would unless it lands on a float32 tie (its low 29 bits 1000...0), where it is redone rounded to odd
+    (rare: checked with one mask rather than computed for every element)."""
+    s = np.asarray(p + c)
+    tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000
+    if tie.any():
+        at = np.nonzero(tie)
+        p, c = np.broadcast_to(p, s.shape)[at], np.broadcast_to(c, s.shape)[at]
+        s[at] = np.where(p == -c, s[at], _odd_sum(p, c))
+    return s.astype(np.float32)
 
 
 def _two_sum(x, y):

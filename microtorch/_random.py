@@ -3,14 +3,15 @@
 They draw as torch's CPU generator does: the 32-bit Mersenne Twister seeded with the low 32 bits of the seed,
 and rand, randn, randint, randperm, uniform_, normal_ and bernoulli (so dropout's masks) turn its draws into
 numbers as torch's kernels do, so that `manual_seed(0); rand(3)` gives torch's tensor([0.4963, 0.7682, 0.0885])
-and a seeded nn.Linear starts from torch's weights. (float32 normals drawn 16 or more at a time may differ from
-torch's in the last bits, about 1e-6: torch computes them with its CPU's vector instructions.) multinomial,
+and a seeded nn.Linear starts from torch's weights; float32 normals drawn 16 or more at a time take torch's
+vector kernel's log, sine and cosine (_cephes_f32.py), so `randn(64, 784)` is torch's to the bit. multinomial,
 poisson, binomial, exponential_, cauchy_, geometric_ and log_normal_ draw as torch's too.
 """
 import math
 
 import numpy as np
 
+from . import _cephes_f32
 from ._fma import fma
 
 _DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}  # mantissa bits
@@ -221,7 +222,10 @@ def _exp(x):
 
 def _box_muller_16(blocks, mean, std):
     """In place, rows of 16 uniforms u: the first 8 feed the radius, the last 8 the angle (torch's normal_fill_16).
-    float64 uses the C library's log, as torch's kernel (numpy's own differs in the last bit now and then)."""
+    float64 uses the C library's log, as torch's kernel (numpy's own differs in the last bit now and then); float32
+    torch's vector kernel, with avx_mathfun's log, sine and cosine (_cephes_f32)."""
+    if blocks.dtype == np.float32:
+        return _box_muller_16_float32(blocks, mean, std)
     u1, u2 = 1 - blocks[:, :8], blocks[:, 8:].copy()
     log = np.frompyfunc(math.log, 1, 1)(u1).astype(np.float64) if blocks.dtype == np.float64 else np.log(u1)
     radius = np.sqrt(-2 * log).astype(blocks.dtype)
@@ -229,8 +233,18 @@ def _box_muller_16(blocks, mean, std):
     cos_part, sin_part = radius * np.cos(theta), radius * np.sin(theta)
     if blocks.dtype == np.float64:  # (torch's kernel fuses `* std + mean` into one rounding)
         blocks[:, :8], blocks[:, 8:] = fma(cos_part, std, mean), fma(sin_part, std, mean)
-    else:  # (float32: torch's vector kernel, which this follows to a few units in the last place)
+    else:
         blocks[:, :8], blocks[:, 8:] = cos_part * std + mean, sin_part * std + mean
+
+
+def _box_muller_16_float32(blocks, mean, std):
+    """torch's normal_fill_16_AVX2, every step in float32 (radius sqrt(-2 log(1 - u)), angle 2 pi u, then one
+    fused n * std + mean)."""
+    f32 = np.float32
+    radius = np.sqrt(f32(-2) * _cephes_f32.log(f32(1) - blocks[:, :8]))
+    sin, cos = _cephes_f32.sincos(f32(2 * math.pi) * blocks[:, 8:])
+    std, mean = f32(std), f32(mean)
+    blocks[:, :8], blocks[:, 8:] = fma(radius * cos, std, mean), fma(radius * sin, std, mean)
 
 
 _gen = [TorchStream(_TORCH_DEFAULT_SEED)]
