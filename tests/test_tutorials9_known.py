@@ -101,8 +101,6 @@ def test_autogradyt_profiler():
     assert "aten::div" in prf.key_averages().table(sort_by="self_cpu_time_total")
 
 
-@known("ops/elementwise.py, Sigmoid's float32 values", "the backward is torch's formula in its order now "
-       "(tests/test_fused_kernels.py); sigmoid's own values differ in the last bit (torch's vector exp)")
 def test_autogradqs_bce_with_logits_gradient_bits():
     # autogradqs_tutorial: loss = binary_cross_entropy_with_logits(z, y); loss.backward(); print(w.grad)
     z = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
