@@ -70,11 +70,11 @@ def exp(x, shares, layout=None):
     the kernel's input, when x was computed from it (-x of a strided view is contiguous, the view is not)."""
     layout = x if layout is None else layout
     if x.ndim == 0 or not _dense(layout):  # (torch's loop over a strided input is the scalar one)
-        return _libm_exp(x)
+        return libm_exp(x)
     flat, order = _in_memory_order(x, layout)
     lanes = vector_lanes(flat.size, x.itemsize, shares)
     with np.errstate(over="ignore"):
-        out = np.where(lanes, (expf if x.dtype == F32 else expd)(flat), _libm_exp(flat))
+        out = np.where(lanes, (expf if x.dtype == F32 else expd)(flat), libm_exp(flat))
     return out.reshape([x.shape[d] for d in order]).transpose(np.argsort(order))
 
 
@@ -88,7 +88,7 @@ def vector_lanes(n, itemsize, shares):
     return mask
 
 
-def _libm_exp(x):
+def libm_exp(x):
     """The C library's exp (the scalar one torch's loop calls): glibc's expf, or Python's math.exp for doubles
     (the same C function; numpy's own exp differs from it in the last bit now and then)."""
     x = np.asarray(x)

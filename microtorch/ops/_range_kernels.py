@@ -198,11 +198,12 @@ def torch_range(start, end, step, np_dtype):
     return to_dtype(start + np.arange(max(size, 0)).astype(acc) * step, np_dtype)
 
 
-def _thread_chunks(size):
-    """(begin, end) of each thread's part of a loop of `size`, as at::parallel_for (OpenMP) cuts it"""
-    if size <= _GRAIN:
+def _thread_chunks(size, grain=_GRAIN):
+    """(begin, end) of each thread's part of a loop of `size`, as at::parallel_for (OpenMP) cuts it (grain: the
+    least a thread gets; 0: every thread gets a share)"""
+    if size <= grain or size == 0:
         return [(0, size)]
-    threads = min(intraop_threads(), -(-size // _GRAIN))
+    threads = min(intraop_threads(), -(-size // grain)) if grain else min(intraop_threads(), size)
     chunk = -(-size // threads)
     return [(b, min(size, b + chunk)) for b in range(0, size, chunk)]
 

@@ -4,6 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import need_floating
 from ._op import Op, normalize_dims
+from ._softmax_kernels import softmax_backward_lastdim, softmax_backward_over, softmax_lastdim, softmax_over
 from .elementwise import DivScalar, MulScalar, where
 from .linalg import addmm, matmul
 
@@ -26,8 +27,11 @@ class Softmax(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        e = np.exp(x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf))  # (empty dim: empty out)
-        out = np.asarray(e / e.sum(axis=dim, keepdims=True), order="C")  # (contiguous as torch's; 0-d stays 0-d)
+        if x.size and x.ndim and x.dtype in (np.float32, np.float64):  # (torch's kernels, to the bit)
+            out = softmax_lastdim(x) if dim in (-1, x.ndim - 1) else softmax_over(x, dim)
+        else:
+            e = np.exp(x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf))  # (empty dim: empty out)
+            out = np.asarray(e / e.sum(axis=dim, keepdims=True), order="C")  # (contiguous as torch's; 0-d stays 0-d)
         ctx.save_for_backward(out)
         return out
 
@@ -53,6 +57,9 @@ class SoftmaxBackwardData(Op):
     def forward(ctx, g, y, dim):
         ctx.dim = dim
         ctx.save_for_backward(g, y)
+        if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype and g.dtype in (np.float32, np.float64):
+            last = dim in (-1, g.ndim - 1)  # (torch's kernels, to the bit)
+            return softmax_backward_lastdim(g, y) if last else softmax_backward_over(g, y, dim)
         return y * (g - (g * y).sum(axis=dim, keepdims=True))
 
     @staticmethod
