@@ -16,6 +16,7 @@ tests/test_softmax_bits.py.)
 import numpy as np
 
 from .._fma import fma
+from .. import _kernel_log
 from .._kernel_exp import expd, expf, libm_exp
 from ._range_kernels import _thread_chunks
 
@@ -112,3 +113,61 @@ def softmax_backward_over(g, y, dim):
     for d in range(size):
         total = fma(g3[:, d, :], y3[:, d, :], total)
     return (y3 * (g3 - total[:, None, :])).reshape(g.shape)
+
+
+def log_softmax_lastdim(x):
+    """log_softmax of a float32 or float64 array (at least 1-d, not empty) over its last dim, as torch's kernel: per
+    row the max, the sum of e^(x - max) (row_sums of SLEEF's exp), SLEEF's log of it, then (x - max) - log"""
+    rows = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
+    shifted = rows - rows.max(axis=1, keepdims=True)
+    total = row_sums((expf if rows.dtype == np.float32 else expd)(shifted))
+    return (shifted - _kernel_log.log(total)[:, None]).reshape(x.shape)
+
+
+def log_softmax_over(x, dim):
+    """log_softmax over a dim that is not the last, as torch's kernel: the dims after it cut in chunks (a chunk's
+    whole vectors with SLEEF's exp, its rest with the C library's), sums along the dim from 0, SLEEF's log"""
+    dim = dim % x.ndim
+    outer, size = int(np.prod(x.shape[:dim])), x.shape[dim]
+    blocks = np.ascontiguousarray(x).reshape(outer, size, -1)
+    vector = _chunk_vectors(blocks.shape[2], size, x.itemsize)
+    shifted = blocks - blocks.max(axis=1, keepdims=True)
+    e = np.where(vector, (expf if x.dtype == np.float32 else expd)(shifted), libm_exp(shifted))
+    total = np.zeros_like(e[:, 0, :])
+    for d in range(size):
+        total += e[:, d, :]
+    return (shifted - _kernel_log.log(total)[:, None, :]).reshape(x.shape)
+
+
+def log_softmax_backward_lastdim(g, y):
+    """log_softmax's gradient g - e^y sum(g) over the last dim, as torch's kernel (row_sums, SLEEF's exp, and the
+    product and difference fused into one step)"""
+    g2, y2 = np.ascontiguousarray(g).reshape(-1, g.shape[-1]), np.ascontiguousarray(y).reshape(-1, y.shape[-1])
+    e = (expf if y2.dtype == np.float32 else expd)(y2)
+    return fma(-e, np.broadcast_to(row_sums(g2)[:, None], e.shape), g2).reshape(g.shape)
+
+
+def log_softmax_backward_over(g, y, dim):
+    """log_softmax's gradient over a dim that is not the last, as torch's kernel: sum(g) along the dim from 0, then
+    g - e^y sum in one fused step (e^y: SLEEF's on each chunk's whole vectors, the C library's on the rest)"""
+    dim = dim % g.ndim
+    outer, size = int(np.prod(g.shape[:dim])), g.shape[dim]
+    g3, y3 = np.ascontiguousarray(g).reshape(outer, size, -1), np.ascontiguousarray(y).reshape(outer, size, -1)
+    vector = _chunk_vectors(g3.shape[2], size, g.itemsize)
+    e = np.where(vector, (expf if y3.dtype == np.float32 else expd)(y3), libm_exp(y3))
+    total = np.zeros_like(g3[:, 0, :])
+    for d in range(size):
+        total += g3[:, d, :]
+    return fma(-e, np.broadcast_to(total[:, None, :], e.shape), g3).reshape(g.shape)
+
+
+def _chunk_vectors(inner, size, itemsize):
+    """Which positions along the dims after the softmax dim torch's chunked kernels compute with vectors: the dims
+    are cut in chunks of a 128 KiB block's worth (whole vectors), and each chunk's whole vectors are."""
+    lanes = 64 // itemsize
+    chunk = min(max(128 * 1024 // size // itemsize, lanes) // lanes * lanes, inner)
+    vector = np.zeros(inner, bool)
+    for begin in range(0, inner, chunk):
+        part = min(chunk, inner - begin)
+        vector[begin:begin + part - part % lanes] = True
+    return vector

@@ -4,7 +4,9 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import need_floating
 from ._op import Op, normalize_dims
-from ._softmax_kernels import softmax_backward_lastdim, softmax_backward_over, softmax_lastdim, softmax_over
+from ._softmax_kernels import (log_softmax_backward_lastdim, log_softmax_backward_over, log_softmax_lastdim,
+                               log_softmax_over, softmax_backward_lastdim, softmax_backward_over, softmax_lastdim,
+                               softmax_over)
 from .elementwise import DivScalar, MulScalar, where
 from .linalg import addmm, matmul
 
@@ -84,9 +86,12 @@ class LogSoftmax(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        out = x - x.max(axis=dim, keepdims=True, initial=-np.inf)  # shifted: exp cannot overflow
-        out -= np.log(np.exp(out).sum(axis=dim, keepdims=True))  # (in place: one temporary fewer)
-        out = np.asarray(out, order="C")  # (contiguous as torch's; 0-d stays 0-d)
+        if x.size and x.ndim and x.dtype in (np.float32, np.float64):  # (torch's kernels, to the bit)
+            out = log_softmax_lastdim(x) if dim in (-1, x.ndim - 1) else log_softmax_over(x, dim)
+        else:
+            out = x - x.max(axis=dim, keepdims=True, initial=-np.inf)  # shifted: exp cannot overflow
+            out -= np.log(np.exp(out).sum(axis=dim, keepdims=True))  # (in place: one temporary fewer)
+            out = np.asarray(out, order="C")  # (contiguous as torch's; 0-d stays 0-d)
         ctx.save_for_backward(out)
         return out
 
@@ -111,6 +116,9 @@ class LogSoftmaxBackwardData(Op):
     def forward(ctx, g, y, dim):
         ctx.dim = dim
         ctx.save_for_backward(g, y)
+        if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype and g.dtype in (np.float32, np.float64):
+            last = dim in (-1, g.ndim - 1)  # (torch's kernels, to the bit)
+            return log_softmax_backward_lastdim(g, y) if last else log_softmax_backward_over(g, y, dim)
         return g - np.exp(y) * g.sum(axis=dim, keepdims=True)
 
     @staticmethod
