@@ -10,7 +10,7 @@ import numpy as np
 
 from .._dtype import result_type
 from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import _hooks, grad_mode
 from ..autograd.function import Function, WrappedNumber  # noqa: F401  (WrappedNumber: for the ops' _saved_values)
 
 
@@ -148,7 +148,10 @@ def unrecorded(t):
     """Grad mode is off (a backward without create_graph) and t carries no tangent and no vmap batch: no op on t
     records or saves anything, only its values matter. (Backward formulas skip ops nobody would see. With grad
     mode on, a tensor that needs no gradient may still be saved by an op that records, as torch's view with its
-    base's version counter. A subclass with arithmetic of its own, as forward mode's exact zero, takes its ops.)"""
+    base's version counter. A subclass with arithmetic of its own, as forward mode's exact zero, takes its ops.
+    While someone listens to events (the profiler, the visualizer), every op goes through Function.apply, where
+    they see it.)"""
     return ((type(t) is Tensor or type(t).__mul__ is Tensor.__mul__) and type(t._data) is np.ndarray
-            and not t._fw_grads and grad_mode.threads_off and not grad_mode._state.__dict__.get("enabled", True))
+            and not t._fw_grads and grad_mode.threads_off and not grad_mode._state.__dict__.get("enabled", True)
+            and not _hooks._listeners)
     # (grad_mode.is_grad_enabled() spelled out: backward formulas ask this of most tensors they touch)
