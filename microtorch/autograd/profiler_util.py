@@ -213,7 +213,7 @@ def format_time(us):
 
 def format_memory(nbytes):
     kb = 1024
-    for unit, size in (("Gb", kb ** 3), ("Mb", kb ** 2), ("Kb", kb)):
+    for unit, size in (("GB", kb ** 3), ("MB", kb ** 2), ("KB", kb)):
         if abs(nbytes) >= size:
             return f"{nbytes / size:.2f} {unit}"
     return f"{nbytes} B"
