@@ -256,6 +256,12 @@ def test_the_chrome_trace_loads_with_torchs_keys(tmp_path):
     assert [e["name"] for e in ops] == [e.name for e in ours.events()]
     assert any(e["ph"] == "i" and e["name"] == "[memory]" for e in mine["traceEvents"])
 
+    def flows(trace):   # forward op -> its backward node, by sequence number
+        return sorted((e["ph"], e["id"]) for e in trace["traceEvents"] if e.get("cat") == "fwdbwd")
+    assert len(flows(mine)) == len(flows(torchs)) == 12
+    seq = {e.name: e.sequence_nr for e in ours.events() if e.name in ("aten::relu", "ReluBackward0")}
+    assert seq["aten::relu"] == seq["ReluBackward0"] >= 0
+
 
 def test_profiling_changes_no_value_or_gradient():
     def step():
@@ -349,6 +355,7 @@ def test_the_table_formats_as_torchs():
     assert "autograd::engine::evaluate_function: torch::autograd..." in prof.key_averages().table()
     assert prof.key_averages().table(top_level_events_only=True).count("aten::div") == 1
     assert mt.autograd.profiler.profile().key_averages().table() == ""
+    assert str(prof) == prof.function_events.table() and str(mt.autograd.profiler.profile()).startswith("<unfinished")
 
 
 def test_torch_names_of_the_ops():

@@ -75,11 +75,11 @@ def _snake(camel):
 class _Range:
     """One open or closed range: times in ns, its parent range, the bytes it is charged."""
 
-    __slots__ = ("name", "start", "end", "parent", "shapes", "memory", "thread", "user")
+    __slots__ = ("name", "start", "end", "parent", "shapes", "memory", "thread", "user", "seq")
 
     def __init__(self, name, start, parent, thread, shapes=None, user=False):
         self.name, self.start, self.end, self.parent = name, start, None, parent
-        self.shapes, self.memory, self.thread, self.user = shapes, 0, thread, user
+        self.shapes, self.memory, self.thread, self.user, self.seq = shapes, 0, thread, user, -1
 
 
 def _shapes(args):
@@ -136,6 +136,10 @@ class _Recorder:
             out = _run_rest(cls, args, kwargs)
         finally:
             self.close(r)
+        first = out[0] if type(out) is tuple and out else out
+        node = getattr(first, "grad_fn", None)
+        if node is not None and type(node) is cls._backward_cls:  # the node it recorded: torch's sequence number
+            r.seq = node._seq
         if self.profile_memory:
             self.charge(r, args, out)
         return out
@@ -186,19 +190,20 @@ class _Recorder:
             outer = self.open(_EVALUATE + node.name(), [] if self.record_shapes else None)
             run[3] = (outer, self.open(node.name(), self._grad_shapes(event)))
         else:
-            self._node_ran(run, node.name(), now, tid, self._grad_shapes(event))
+            self._node_ran(run, node, now, tid, self._grad_shapes(event))
 
     def _grad_shapes(self, event):
         """record_shapes: a node's inputs are the gradients it received (torch shows their shapes)."""
         return [list(g.shape) for g in event.incoming if g is not None] if self.record_shapes else None
 
-    def _node_ran(self, run, name, now, tid, shapes):
+    def _node_ran(self, run, node, now, tid, shapes):
         """The node that just returned ran since run[0]: its two ranges take the ranges begun since then
         (memory freed meanwhile outside any op is charged to the node)."""
         start, first, parent = run[0], run[1], run[2]
-        outer = _Range(_EVALUATE + name, start, parent, tid, [] if self.record_shapes else None)
-        inner = _Range(name, start, outer, tid, shapes)
+        outer = _Range(_EVALUATE + node.name(), start, parent, tid, [] if self.record_shapes else None)
+        inner = _Range(node.name(), start, outer, tid, shapes)
         outer.end = inner.end = now
+        outer.seq = inner.seq = node._seq
         taken = [outer, inner]
         for r in self.ranges[first:]:
             if r.parent is not parent or r.thread != tid:
@@ -246,7 +251,7 @@ class _Recorder:
         for i, r in enumerate(ranges):
             e = FunctionEvent(i + 1, r.name, (r.start - self.t0) / 1e3, (r.end - self.t0) / 1e3, r.thread,
                               r.shapes if r.shapes is not None else ([] if self.record_shapes else None),
-                              r.memory, is_user_annotation=r.user)
+                              r.memory, r.seq, is_user_annotation=r.user)
             parent = events.get(id(r.parent)) if r.parent is not None else None
             if parent is not None:
                 e.cpu_parent = parent

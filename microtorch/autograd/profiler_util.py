@@ -151,6 +151,9 @@ class EventList(list):
     def self_cpu_time_total(self):
         return sum(e.self_cpu_time_total for e in self)
 
+    def __str__(self):
+        return self.table()
+
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, group_by_overload_name=False):
         """One FunctionEventAvg per name (per name and input shapes with group_by_input_shape),
         in the order the names first appear."""
@@ -299,7 +302,27 @@ def chrome_trace(events, path, profile_memory):
             trace.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": pid,
                           "tid": e.thread, "ts": e.time_range.end,
                           "args": {"Bytes": e.own_memory, "Device Type": 0, "Device Id": -1}})
+    trace += _flows(events, pid)
     return {"schemaVersion": 1, "deviceProperties": [], "profile_memory": int(profile_memory),
             "displayTimeUnit": "ms", "traceEvents": trace, "traceName": str(path),
             "baseTimeNanoseconds": 0, "host_name": os.uname().nodename if hasattr(os, "uname") else "",
             "trace_id": f"{pid:x}{threading.get_ident():x}".upper()}
+
+
+def _flows(events, pid):
+    """torch's arrows from a forward op to the backward node it recorded ('s' to 'f', keyed by the
+    sequence number): the first event with a number is the op, the last its node (the evaluate_function
+    range between them begins with the node)."""
+    by_seq = {}
+    for e in events:
+        if e.sequence_nr >= 0:
+            by_seq.setdefault(e.sequence_nr, []).append(e)
+    flows = []
+    for seq, group in by_seq.items():
+        if len(group) >= 3:
+            op, node = group[0], group[-1]
+            flows.append({"ph": "s", "id": seq, "pid": pid, "tid": op.thread, "ts": op.time_range.start,
+                          "cat": "fwdbwd", "name": "fwdbwd"})
+            flows.append({"ph": "f", "id": seq, "pid": pid, "tid": node.thread, "ts": node.time_range.start,
+                          "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"})
+    return flows
