@@ -17,10 +17,10 @@ measures, as torch's does; nobody profiling costs nothing (the op hook is not re
 """
 import contextlib
 import re
-import threading
 import time
 import warnings
 import weakref
+from threading import get_ident  # (get_native_id is a system call, as slow as a small op)
 
 import numpy as np
 
@@ -116,7 +116,7 @@ class _Recorder:
 
     # -- ranges --
     def open(self, name, shapes=None, user=False):
-        tid = threading.get_native_id()
+        tid = get_ident()
         stack = self.stacks.setdefault(tid, [])
         r = _Range(name, time.perf_counter_ns(), stack[-1] if stack else None, tid, shapes, user)
         stack.append(r)
@@ -156,7 +156,7 @@ class _Recorder:
                     self.finalizers.append(weakref.finalize(root, self.freed, root.nbytes))
 
     def freed(self, nbytes):
-        stack = self.stacks.get(threading.get_native_id())
+        stack = self.stacks.get(get_ident())
         if stack:
             stack[-1].memory -= nbytes
         else:  # torch's row for memory freed outside any op
@@ -169,7 +169,7 @@ class _Recorder:
         kind = type(event).__name__
         handler = _HANDLERS.get(kind)
         if handler is not None:
-            handler(self, event, threading.get_native_id())
+            handler(self, event, get_ident())
 
     def _started(self, event, tid):
         stack = self.stacks.get(tid)
@@ -247,9 +247,11 @@ class _Recorder:
 
     def events(self):
         ranges = sorted(self.ranges, key=lambda r: (r.start, _depth(r)))
+        threads = {}   # numbered 1, 2... in the order they appear
         events = {}
         for i, r in enumerate(ranges):
-            e = FunctionEvent(i + 1, r.name, (r.start - self.t0) / 1e3, (r.end - self.t0) / 1e3, r.thread,
+            thread = threads.setdefault(r.thread, len(threads) + 1)
+            e = FunctionEvent(i + 1, r.name, (r.start - self.t0) / 1e3, (r.end - self.t0) / 1e3, thread,
                               r.shapes if r.shapes is not None else ([] if self.record_shapes else None),
                               r.memory, r.seq, is_user_annotation=r.user)
             parent = events.get(id(r.parent)) if r.parent is not None else None
