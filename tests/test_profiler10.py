@@ -365,3 +365,19 @@ def test_torch_names_of_the_ops():
     assert name(ops.elementwise.GradTimesLocal) == "aten::threshold_backward"   # relu's backward, as torch's
     assert name(ops.linalg.Matmul) == "aten::matmul"
     assert name(ops.loss.SmoothL1Loss) == "aten::smooth_l1_loss"
+
+
+def test_a_double_backward_inside_a_range_is_nested_as_torchs():
+    def program(lib, x):
+        with lib.autograd.profiler.record_function("backward"):
+            (g,) = lib.autograd.grad(x.tanh().sum(), x, create_graph=True)
+        g.sum().backward()
+
+    def tree(prof):   # the ranges and nodes (not the kernels inside torch's ops); torch also records the seed
+        # (ones_like) and, in autograd.grad, the leaf it captures at
+        return [(n, p) for n, p in _tree(prof) if ("Backward" in n or p in (None, "backward"))
+                and n != "aten::ones_like" and not (n == _EVALUATE + "torch::autograd::AccumulateGrad" and p == "backward")]
+    ours, theirs = (_profiled(lib, program, lambda lib: (lib.tensor([1.0, 2.0, 3.0], requires_grad=True),))
+                    for lib in (mt, torch))
+    assert tree(ours) == tree(theirs)
+    assert (_EVALUATE + "TanhBackwardBackward0", None) in tree(ours)
