@@ -354,6 +354,9 @@ def test_the_table_formats_as_torchs():
     assert len(table.splitlines()) == 3 + 3 + 2
     assert "autograd::engine::evaluate_function: torch::autograd..." in prof.key_averages().table()
     assert prof.key_averages().table(top_level_events_only=True).count("aten::div") == 1
+    wide = prof.key_averages().table(max_name_column_width=None, row_limit=-1)
+    assert "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad" in wide
+    assert len(wide.splitlines()) == 3 + len(prof.key_averages()) + 2
     assert mt.autograd.profiler.profile().key_averages().table() == ""
     assert str(prof) == prof.function_events.table() and str(mt.autograd.profiler.profile()).startswith("<unfinished")
 

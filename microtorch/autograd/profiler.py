@@ -316,7 +316,9 @@ def _stop(recorder):
 
 class profile:
     """Record the ops run inside the block; then `key_averages()`, `table()`,
-    `export_chrome_trace(path)`, `function_events`. (CPU only: use_cuda records nothing more.)"""
+    `export_chrome_trace(path)`, `function_events`. profile_memory=True charges each op the bytes of
+    the new arrays it returns (a teaching approximation of torch's allocator counts). CPU only:
+    use_cuda, with_stack, with_flops and with_modules are accepted and record nothing more."""
 
     def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False, with_flops=False,
                  profile_memory=False, with_stack=False, with_modules=False, use_kineto=False, use_cpu=True,

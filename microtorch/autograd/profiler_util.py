@@ -241,11 +241,11 @@ def build_table(events, sort_by, row_limit, name_width, shapes_width, header, to
     headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
     headers += ["CPU Mem", "Self CPU Mem"] if profile_memory else []
     headers.append("# of Calls")
-    widths = [min(max(len(e.key) for e in events) + 4, name_width)] + [_COLUMN] * (len(headers) - 1)
+    widths = [_capped(max(len(e.key) for e in events) + 4, name_width)] + [_COLUMN] * (len(headers) - 1)
     has_shapes = any(e.input_shapes for e in events)
     if has_shapes:
         headers.append("Input Shapes")
-        widths.append(min(max(len(str(e.input_shapes)) for e in events) + 4, shapes_width))
+        widths.append(_capped(max(len(str(e.input_shapes)) for e in events) + 4, shapes_width))
     row = "".join("{: >" + str(w) + "}" + " " * _SPACING for w in widths)
     rule = "".join("-" * w + " " * _SPACING for w in widths)
     total = sum(e.self_cpu_time_total for e in events)
@@ -265,8 +265,12 @@ def build_table(events, sort_by, row_limit, name_width, shapes_width, header, to
     return "\n".join(lines) + "\n"
 
 
+def _capped(width, limit):
+    return width if limit is None else min(width, limit)
+
+
 def _row(e, total, name_width, shapes_width, time_unit, profile_memory, has_shapes):
-    name = e.key if len(e.key) < name_width - 3 else e.key[:name_width - 3] + "..."
+    name = e.key if name_width is None or len(e.key) < name_width - 3 else e.key[:name_width - 3] + "..."
     values = [name, _share(e.self_cpu_time_total, total),
               _in_unit(e.self_cpu_time_total, e.self_cpu_time_total_str, time_unit),
               _share(e.cpu_time_total, total), _in_unit(e.cpu_time_total, e.cpu_time_total_str, time_unit),
@@ -275,7 +279,7 @@ def _row(e, total, name_width, shapes_width, time_unit, profile_memory, has_shap
         values += [format_memory(e.cpu_memory_usage), format_memory(e.self_cpu_memory_usage)]
     values.append(e.count)
     if has_shapes:
-        values.append(str(e.input_shapes)[:shapes_width])
+        values.append(str(e.input_shapes)[:shapes_width])  # (a slice to None keeps it whole)
     return values
 
 
