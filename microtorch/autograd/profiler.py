@@ -112,7 +112,7 @@ class _Recorder:
         self.ranges = []      # in the order they began
         self.stacks = {}      # thread -> open ranges, innermost last
         self.backwards = {}   # thread -> [[start, index into ranges, parent, pending accumulate]] per backward
-        self.finalizers = []
+        self.watched = {}     # id of a weak reference to an array an op made -> (the reference, its bytes)
 
     # -- ranges --
     def open(self, name, shapes=None, user=False):
@@ -153,7 +153,14 @@ class _Recorder:
                 if id(root) not in seen:
                     seen.add(id(root))
                     r.memory += root.nbytes
-                    self.finalizers.append(weakref.finalize(root, self.freed, root.nbytes))
+                    ref = weakref.ref(root, self._gone)
+                    self.watched[id(ref)] = ref, root.nbytes
+
+    def _gone(self, ref):
+        """An array an op made was freed: the range running now gets its bytes back."""
+        watched = self.watched.pop(id(ref), None)
+        if watched is not None:
+            self.freed(watched[1])
 
     def freed(self, nbytes):
         stack = self.stacks.get(get_ident())
@@ -241,8 +248,7 @@ class _Recorder:
         for r in self.ranges:
             if r.end is None:
                 r.end = now
-        for f in self.finalizers:
-            f.detach()
+        self.watched.clear()   # (a dropped weak reference calls nothing)
         return self.events()
 
     def events(self):
