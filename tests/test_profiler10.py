@@ -384,3 +384,35 @@ def test_a_double_backward_inside_a_range_is_nested_as_torchs():
                     for lib in (mt, torch))
     assert tree(ours) == tree(theirs)
     assert (_EVALUATE + "TanhBackwardBackward0", None) in tree(ours)
+
+
+def _cycles(lib, acc_events):
+    sizes = []
+    x = lib.ones(3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with lib.profiler.profile(activities=[lib.profiler.ProfilerActivity.CPU, lib.profiler.ProfilerActivity.CUDA],
+                                  schedule=lib.profiler.schedule(wait=1, warmup=1, active=1), acc_events=acc_events,
+                                  on_trace_ready=lambda p: sizes.append(len(p.events()))) as prof:
+            for i in range(6):
+                x * i
+                prof.step()
+    return sizes, sorted({str(w.message) for w in caught})
+
+
+@pytest.mark.parametrize("acc_events", [False, True])
+def test_cycles_keep_or_clear_their_events_as_torchs(acc_events):
+    ours, theirs = _cycles(mt, acc_events), _cycles(torch, acc_events)
+    assert ours[0] == [2, 4] if acc_events else [2, 2]   # a ProfilerStep* range and its mul per recorded step
+    assert len(ours[0]) == len(theirs[0])
+    cuda = "CUDA is not available, disabling CUDA profiling"
+    assert cuda in ours[1] and cuda in theirs[1]   # (torch says that it clears the events once a process)
+    assert any(w.startswith("Warning: Profiler clears events") for w in ours[1]) == (not acc_events)
+
+
+def test_export_stacks_writes_torchs_empty_file(tmp_path):
+    for lib in (mt, torch):
+        with lib.profiler.profile(with_stack=True) as prof:
+            lib.ones(2) * 2
+        prof.export_stacks(str(tmp_path / "stacks.txt"), "self_cpu_time_total")
+        assert (tmp_path / "stacks.txt").read_text() == ""

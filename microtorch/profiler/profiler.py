@@ -98,15 +98,16 @@ class profile(_autograd_profiler.profile):
         super().__init__(record_shapes=record_shapes, profile_memory=profile_memory, with_stack=with_stack,
                          with_flops=with_flops, use_cuda=bool(use_cuda))
         self.activities = set(activities) if activities else supported_activities()
-        if self.activities - supported_activities():
-            warnings.warn(f"microtorch runs on the CPU only: {sorted(a.name for a in self.activities - {ProfilerActivity.CPU})} "
-                          "activity is not recorded.", UserWarning, stacklevel=2)
+        if self.activities - supported_activities():   # (torch's words on a machine without a GPU)
+            warnings.warn("CUDA is not available, disabling CUDA profiling", UserWarning, stacklevel=2)
+        self.acc_events = acc_events
         self.schedule = schedule if schedule is not None else _always_record
         self._stepped = schedule is not None   # torch marks steps only under a schedule
         self.on_trace_ready = on_trace_ready
         self.step_num = 0
         self.current_action = None
         self._step_range = None
+        self._earlier = ()
 
     def __enter__(self):
         self.start()
@@ -142,6 +143,11 @@ class profile(_autograd_profiler.profile):
         if self.current_action not in _RECORDING:
             return
         if self._recorder is None:
+            if self.function_events is not None and not self.acc_events:
+                warnings.warn("Warning: Profiler clears events at the end of each cycle. Only events from the current "
+                              "cycle will be reported. To keep events across cycles, set acc_events=True.",
+                              UserWarning, stacklevel=3)
+            self._earlier = self.function_events if self.acc_events and self.function_events is not None else ()
             super().__enter__()
         if self._stepped and self._recorder is not None:
             self._step_range = _autograd_profiler.record_function("ProfilerStep*")  # (torch names every step so)
@@ -154,6 +160,9 @@ class profile(_autograd_profiler.profile):
 
     def _save(self):
         super().__exit__(None, None, None)
+        if self._earlier:   # acc_events: the cycles before this one too
+            self.function_events = EventList([*self._earlier, *self.function_events],
+                                             profile_memory=self.profile_memory)
         if self.on_trace_ready is not None:
             self.on_trace_ready(self)
 
