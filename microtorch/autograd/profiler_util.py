@@ -13,10 +13,9 @@ import os
 import threading
 
 
-class FunctionEvent:
-    """One recorded range: `name` (`key`), `time_range` (start and end in us), `cpu_parent`,
-    `cpu_children`, `input_shapes`, and the bytes it allocated (`cpu_memory_usage`, its
-    children's included; `self_cpu_memory_usage` without them)."""
+class _OnTheCpu:
+    """What torch's events and averages say beyond the CPU's times and bytes: no device, no
+    stack, no flops counted (the attributes exist so that torch's code reading them runs)."""
 
     use_device = None
     device_type = "CPU"
@@ -32,6 +31,17 @@ class FunctionEvent:
     self_device_memory_usage = 0
     device_time_total = 0.0
     self_device_time_total = 0.0
+
+    cpu_time_str = property(lambda self: format_time(self.cpu_time))
+    cpu_time_total_str = property(lambda self: format_time(self.cpu_time_total))
+    self_cpu_time_total_str = property(lambda self: format_time(self.self_cpu_time_total))
+
+
+class FunctionEvent(_OnTheCpu):
+    """One recorded range: `name` (`key`), `time_range` (start and end in us), `cpu_parent`,
+    `cpu_children`, `input_shapes`, and the bytes it allocated (`cpu_memory_usage`, its
+    children's included; `self_cpu_memory_usage` without them)."""
+
     count = 1
 
     def __init__(self, id, name, start_us, end_us, thread, input_shapes=None, own_memory=0,
@@ -67,10 +77,6 @@ class FunctionEvent:
     def self_cpu_memory_usage(self):
         return self.own_memory
 
-    cpu_time_str = property(lambda self: format_time(self.cpu_time))
-    cpu_time_total_str = property(lambda self: format_time(self.cpu_time_total))
-    self_cpu_time_total_str = property(lambda self: format_time(self.self_cpu_time_total))
-
     def __repr__(self):
         return (f"<FunctionEvent id={self.id} name={self.name} cpu_time={self.cpu_time_str} "
                 f"start_us={self.time_range.start:.3f} end_us={self.time_range.end:.3f} "
@@ -86,29 +92,17 @@ class Interval:
         return self.end - self.start
 
 
-class FunctionEventAvg:
+class FunctionEventAvg(_OnTheCpu):
     """The events of one key (a name, or a name and input shapes) added up: `count`, the
     totals, and `cpu_time` (the average)."""
 
-    use_device = None
-    node_id = -1
-    is_async = False
-    is_remote = False
-    is_legacy = False
-    overload_name = ""
-    flops = 0
-    stack = ()
-    scope = 0
     cpu_parent = None
-    device_type = "CPU"
     is_user_annotation = False
 
     def __init__(self):
         self.key, self.count, self.input_shapes = None, 0, None
         self.cpu_time_total = self.self_cpu_time_total = 0.0
-        self.device_time_total = self.self_device_time_total = 0.0
         self.cpu_memory_usage = self.self_cpu_memory_usage = 0
-        self.device_memory_usage = self.self_device_memory_usage = 0
         self.cpu_children = []
 
     def add(self, other):
@@ -128,10 +122,6 @@ class FunctionEventAvg:
     @property
     def cpu_time(self):
         return 0.0 if self.count == 0 else self.cpu_time_total / self.count
-
-    cpu_time_str = property(lambda self: format_time(self.cpu_time))
-    cpu_time_total_str = property(lambda self: format_time(self.cpu_time_total))
-    self_cpu_time_total_str = property(lambda self: format_time(self.self_cpu_time_total))
 
     def __repr__(self):
         return (f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str} "
