@@ -83,16 +83,9 @@ class _Range:
 
 
 def _shapes(args):
-    """record_shapes: each argument's shape (a list of shapes for a list of tensors, [] otherwise)."""
-    out = []
-    for a in args:
-        if isinstance(a, Tensor):
-            out.append(list(a.shape))
-        elif isinstance(a, (list, tuple)) and a and all(isinstance(t, Tensor) for t in a):
-            out.append([list(t.shape) for t in a])
-        else:
-            out.append([])
-    return out
+    """record_shapes: each argument's shape, as torch shows them: a tensor's (or an index array's, which
+    some ops take as a numpy array) shape, [] for anything else (a number, a dim, a list of tensors)."""
+    return [list(a.shape) if isinstance(a, (Tensor, np.ndarray)) else [] for a in args]
 
 
 def _root(array):
