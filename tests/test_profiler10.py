@@ -416,3 +416,47 @@ def test_export_stacks_writes_torchs_empty_file(tmp_path):
             lib.ones(2) * 2
         prof.export_stacks(str(tmp_path / "stacks.txt"), "self_cpu_time_total")
         assert (tmp_path / "stacks.txt").read_text() == ""
+
+
+# every event name microtorch gives is one torch's profiler shows for the same line
+SWEEP = {
+    **{u: (lambda u: lambda lib, x, y, img: getattr(x, u)())(u) for u in (
+        "abs acos asin atan ceil cos cosh erf erfc exp expm1 floor frac log log10 log1p log2 neg reciprocal round "
+        "rsqrt sigmoid sign sin sinh sqrt tan tanh trunc relu square exp2 lgamma digamma erfinv deg2rad rad2deg "
+        "double t clone flatten").split()},
+    **{"F." + a: (lambda a: lambda lib, x, y, img: getattr(lib.nn.functional, a)(x))(a) for a in (
+        "elu gelu leaky_relu silu softplus hardtanh mish logsigmoid relu6 selu celu hardswish hardsigmoid softsign "
+        "tanhshrink softshrink hardshrink").split()},
+    "prod": lambda lib, x, y, img: x.prod(), "max_dim": lambda lib, x, y, img: x.max(1),
+    "var": lambda lib, x, y, img: x.var(), "logsumexp": lambda lib, x, y, img: x.logsumexp(1),
+    "norm": lambda lib, x, y, img: x.norm(), "cumsum": lambda lib, x, y, img: x.cumsum(1),
+    "clamp": lambda lib, x, y, img: x.clamp(0.2, 0.5), "atan2": lambda lib, x, y, img: lib.atan2(x, y),
+    "lerp": lambda lib, x, y, img: lib.lerp(x, y, 0.3), "permute": lambda lib, x, y, img: x.permute(1, 0),
+    "chunk": lambda lib, x, y, img: x.chunk(2), "gather": lambda lib, x, y, img: x.gather(1, lib.tensor([[0], [1], [2]])),
+    "index": lambda lib, x, y, img: x[lib.tensor([0, 2])], "basic_index": lambda lib, x, y, img: x[0:2, 1],
+    "setitem": lambda lib, x, y, img: x.clone().__setitem__(0, 1.0), "fill_": lambda lib, x, y, img: x.clone().fill_(2.0),
+    "copy_": lambda lib, x, y, img: x.clone().copy_(y), "conv2d": lambda lib, x, y, img: lib.nn.functional.conv2d(
+        img, lib.ones(3, 2, 3, 3)), "max_pool2d": lambda lib, x, y, img: lib.nn.functional.max_pool2d(img, 2),
+    "unfold": lambda lib, x, y, img: lib.nn.functional.unfold(img, 2),
+    "layer_norm": lambda lib, x, y, img: lib.nn.functional.layer_norm(x, (4,)),
+    "interpolate": lambda lib, x, y, img: lib.nn.functional.interpolate(img, scale_factor=2, mode="bilinear"),
+    "bce": lambda lib, x, y, img: lib.nn.functional.binary_cross_entropy(x, y),
+    "xlog1py": lambda lib, x, y, img: lib.special.xlog1py(x, y),
+    "sum_to": lambda lib, x, y, img: (x + lib.ones(4, requires_grad=True)).sum().backward(),
+    "tanh_twice": lambda lib, x, y, img: lib.autograd.grad(x.tanh().sum(), x, create_graph=True)[0].sum().backward(),
+    "relu_twice": lambda lib, x, y, img: lib.autograd.grad(x.relu().sum(), x, create_graph=True)[0].sum().backward(),
+}
+
+
+def _sweep_tensors(lib):
+    rng = np.random.default_rng(0)
+    return (lib.tensor(rng.uniform(0.1, 0.9, (3, 4)).astype(np.float32), requires_grad=True),
+            lib.tensor(rng.uniform(0.1, 0.9, (3, 4)).astype(np.float32)),
+            lib.tensor(rng.standard_normal((1, 2, 6, 6)).astype(np.float32), requires_grad=True))
+
+
+@pytest.mark.parametrize("line", sorted(SWEEP))
+def test_every_name_is_one_torch_shows(line):
+    ours, theirs = (_profiled(lib, lambda lib, *t: SWEEP[line](lib, *t), _sweep_tensors) for lib in (mt, torch))
+    names = {e.name for e in ours.function_events}
+    assert names and names <= {e.name for e in theirs.function_events}
