@@ -460,3 +460,22 @@ def test_every_name_is_one_torch_shows(line):
     ours, theirs = (_profiled(lib, lambda lib, *t: SWEEP[line](lib, *t), _sweep_tensors) for lib in (mt, torch))
     names = {e.name for e in ours.function_events}
     assert names and names <= {e.name for e in theirs.function_events}
+
+
+def test_inference_under_no_grad_is_recorded_as_torchs():
+    def program(lib, x, w):
+        with lib.no_grad():
+            x * 2, x + 1, x / 2, -x, x.t(), x.relu(), x.tanh(), x.sum(), x.mm(w), x.pow(2), 1 - x
+    ours, theirs = (_profiled(lib, program, lambda lib: (lib.tensor(_data(3, 4), requires_grad=True),
+                                                         lib.tensor(_data(4, 2))))
+                    for lib in (mt, torch))
+    assert _top_level(ours) == _top_level(theirs) == [
+        "aten::mul", "aten::add", "aten::div", "aten::neg", "aten::t", "aten::relu", "aten::tanh", "aten::sum",
+        "aten::mm", "aten::pow", "aten::rsub"]
+    assert all(e.sequence_nr == -1 for e in ours.function_events)   # no node recorded, none to point at
+
+
+def test_a_disabled_profile_records_nothing():
+    with mt.autograd.profiler.profile(enabled=False) as prof:
+        mt.ones(2) * 2
+    assert not function._interceptors and prof.key_averages().table() == "" and len(prof.key_averages()) == 0
