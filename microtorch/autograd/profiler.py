@@ -34,18 +34,29 @@ _active = None   # the recording _Recorder (one at a time)
 
 # ---- torch's names for the ops ----------------------------------------------------------------
 # Where the node's name does not give torch's op: nodes named after what torch's op returns
-# (matmul's UnsafeViewBackward0), names whose digits hide a word break, and helpers.
-_NAMES = {"Matmul": "matmul", "SumTo": "sum", "_BasicIndex": "slice", "ToCopy": "_to_copy", "Log1P": "log1p",
-          "Xlog1pyNumberInput": "special_xlog1py", "Xlog1pyNumberOther": "special_xlog1py", "Xlog1py": "special_xlog1py",
-          "Im2col": "im2col", "Col2im": "col2im", "Im2colNd": "im2col", "Col2imNd": "col2im", "Deg2Rad": "deg2rad",
-          "Rad2Deg": "rad2deg", "SpecialI0E": "special_i0e", "SpecialI1E": "special_i1e", "Copy": "copy_",
-          "CopySlices": "copy_", "Fill": "fill_", "FillTensor": "fill_", "Zero": "zero_"}
+# (matmul's UnsafeViewBackward0), digits inside a word, and the in-place ops.
+_NAMES = {"Matmul": "matmul", "SumTo": "sum", "_BasicIndex": "slice", "Xlog1pyNumberInput": "special_xlog1py",
+          "Xlog1pyNumberOther": "special_xlog1py", "Xlog1py": "special_xlog1py", "Im2col": "im2col",
+          "Col2im": "col2im", "Im2colNd": "im2col", "Col2imNd": "col2im", "Deg2Rad": "deg2rad", "Rad2Deg": "rad2deg",
+          "GridSampler2d": "grid_sampler_2d", "GridSampler3d": "grid_sampler_3d", "LdlFactor": "linalg_ldl_factor_ex",
+          "LdlSolve": "linalg_ldl_solve", "RemainderOfNumber": "remainder", "Copy": "copy_", "CopySlices": "copy_",
+          "Fill": "fill_", "FillTensor": "fill_", "Zero": "zero_", "CircularPad1d": "pad_circular",
+          "CircularPad2d": "pad_circular", "CircularPad3d": "pad_circular"}
+# torch's ops whose names begin with an underscore, which their nodes' names drop
+_UNDERSCORED = frozenset(
+    "to_copy pad_circular unsafe_view reshape_alias euclidean_dist prelu_kernel prelu_kernel_backward fft_c2c fft_r2c fft_c2r "
+    "softmax_backward_data log_softmax_backward_data adaptive_avg_pool2d_backward "
+    "scaled_dot_product_flash_attention_for_cpu upsample_bilinear2d_aa upsample_bilinear2d_aa_backward "
+    "upsample_bicubic2d_aa upsample_bicubic2d_aa_backward upsample_nearest_exact1d upsample_nearest_exact1d_backward "
+    "upsample_nearest_exact2d upsample_nearest_exact2d_backward upsample_nearest_exact3d "
+    "upsample_nearest_exact3d_backward".split())
+_PYTHON_FUNCTIONS = frozenset({"BackwardHookFunction", "CrossMapLRN2d"})  # torch's own are autograd.Functions too
 _names = {}
 
 
 def op_name(cls):
     """torch's profiler name of the op a Function class runs: `aten::mul` for Mul, the class's
-    own name for a Function written outside microtorch (as torch names a custom Function)."""
+    own name for a Function written in Python (outside microtorch, as torch names a custom one)."""
     name = _names.get(cls)
     if name is None:
         name = _names[cls] = _torch_name(cls)
@@ -53,7 +64,7 @@ def op_name(cls):
 
 
 def _torch_name(cls):
-    if not cls.__module__.startswith("microtorch."):
+    if not cls.__module__.startswith("microtorch.") or cls.__name__ in _PYTHON_FUNCTIONS:
         return cls.__name__
     node = cls._backward_cls.__name__
     if cls.__name__ in _NAMES:
@@ -62,12 +73,13 @@ def _torch_name(cls):
         base = _snake(re.sub(r"Backwards?\d+(_copy)?$", "", node))
     else:                                                # an error node or a helper: the class's name
         base = _snake(cls.__name__.lstrip("_"))
-    return "aten::" + base
+    return "aten::" + ("_" + base if base in _UNDERSCORED else base)
 
 
 def _snake(camel):
-    """MaxPool2DWithIndices -> max_pool2d_with_indices (a D after a digit is a dimension)."""
-    camel = re.sub(r"(?<=\d)D", "d", camel)
+    """MaxPool2DWithIndices -> max_pool2d_with_indices, FftC2C -> fft_c2c, SmoothL1Loss -> smooth_l1_loss:
+    a capital after a digit starts a word only when lower-case letters follow it."""
+    camel = re.sub(r"(?<=\d)([A-Z])(?![a-z])", lambda m: m.group(1).lower(), camel)
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", camel).lower()
 
 
