@@ -90,7 +90,6 @@ def test_forward_ad_usage_tangent_takes_the_primals_layout():
         assert t.stride() == (10, 1) and t.is_contiguous()
 
 
-@known("autograd (torch.autograd.profiler)", "the autograd profiler")
 def test_autogradyt_profiler():
     # introyt/autogradyt_tutorial: with torch.autograd.profiler.profile(use_cuda=False) as prf: ...
     #   print(prf.key_averages().table(sort_by='self_cpu_time_total'))

@@ -21,3 +21,4 @@ import sys as _sys  # noqa: E402
 _sys.modules[__name__ + ".gradcheck"].gradcheck = gradcheck
 _sys.modules[__name__ + ".gradcheck"].gradgradcheck = gradgradcheck
 from ._settings import NestedIOFunction, enforce_grad_layout_policy, set_multithreading_enabled  # noqa: F401,E501
+from . import profiler  # noqa: F401,E402  (torch.autograd.profiler: records only inside its `with` block)
