@@ -146,9 +146,6 @@ def test_a_backward_node_holds_the_ops_its_backward_ran():
     assert _children(ours, "DivBackward0") == _children(theirs, "DivBackward0")
 
 
-@pytest.mark.xfail(strict=True, reason="ops/_op.py unrecorded(): a backward formula computes mul, expand, "
-                   "tanh_backward... in numpy where nothing records them, so the profiler does not see them; "
-                   "asked of the lead (unrecorded() false while a profiler records)")
 def test_every_backward_node_holds_the_ops_its_backward_ran():
     ours, theirs = (_profiled(lib, _backward_program, _two_leaves) for lib in (mt, torch))
     for node in ("SumBackward0", "TanhBackward0"):
