@@ -9,7 +9,7 @@ aten/src/ATen/native/cpu/avx_mathfun.h, checked bit for bit against torch in tes
 """
 import numpy as np
 
-from ._fma import fma
+from ._fma import fma32
 
 F32 = np.float32
 _LOG_POLY = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
@@ -29,10 +29,10 @@ def log(x):
     z = m * m
     y = np.full_like(m, F32(_LOG_POLY[0]))
     for c in _LOG_POLY[1:]:
-        y = fma(y, m, F32(c))
-    y = fma(y * m, z, e * F32(-2.12194440e-4))
-    y = fma(z, F32(-0.5), y)
-    return fma(e, F32(0.693359375), m + y)
+        y = fma32(y, m, F32(c))
+    y = fma32(y * m, z, e * F32(-2.12194440e-4))
+    y = fma32(z, F32(-0.5), y)
+    return fma32(e, F32(0.693359375), m + y)
 
 
 def sincos(x):
@@ -48,14 +48,14 @@ def sincos(x):
     sign_cos = ((~(octant - 2)) & 4).astype(np.uint32) << np.uint32(29)
     sine_first = (octant & 2) == 0
     for part in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8):
-        x = fma(y, F32(part), x)
+        x = fma32(y, F32(part), x)
     z = x * x
-    cos_poly = fma(F32(2.443315711809948e-5), z, F32(-1.388731625493765e-3))
-    cos_poly = fma(cos_poly, z, F32(4.166664568298827e-2)) * z
-    cos_poly = fma(cos_poly, z, -(z * F32(0.5))) + F32(1)
-    sin_poly = fma(F32(-1.9515295891e-4), z, F32(8.3321608736e-3))
-    sin_poly = fma(sin_poly, z, F32(-1.6666654611e-1)) * z
-    sin_poly = fma(sin_poly, x, x)
+    cos_poly = fma32(F32(2.443315711809948e-5), z, F32(-1.388731625493765e-3))
+    cos_poly = fma32(cos_poly, z, F32(4.166664568298827e-2)) * z
+    cos_poly = fma32(cos_poly, z, -(z * F32(0.5))) + F32(1)
+    sin_poly = fma32(F32(-1.9515295891e-4), z, F32(8.3321608736e-3))
+    sin_poly = fma32(sin_poly, z, F32(-1.6666654611e-1)) * z
+    sin_poly = fma32(sin_poly, x, x)
     sin = np.where(sine_first, sin_poly, cos_poly)
     cos = np.where(sine_first, cos_poly, sin_poly)
     return (sin.view(np.uint32) ^ sign_sin).view(F32), (cos.view(np.uint32) ^ sign_cos).view(F32)

@@ -22,9 +22,9 @@ def fma(a, b, c, a_halves=None):
     the plain a*b + c, which is then the same, as it is where the result is 0 (its sign). a_halves: halves(a),
     when a loop multiplies by the same a at every step."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    if np.result_type(a, b, c) == np.float32:
+        return fma32(a, b, c)
     with np.errstate(invalid="ignore", over="ignore"):  # (an infinity's NaNs and overflows are replaced below)
-        if np.result_type(a, b, c) == np.float32:
-            return _fma32(a.astype(np.float64) * b, c.astype(np.float64))
         p = a * b
         ah, al = halves(a) if a_halves is None else a_halves
         bh, bl = halves(b)
@@ -32,6 +32,12 @@ def fma(a, b, c, a_halves=None):
         s, t = _two_sum(p, c)
         fused = s + _odd_sum(t, e)
         return np.where(np.isfinite(fused) & (fused != 0), fused, p + c)
+
+
+def fma32(a, b, c):
+    """fma for float32 operands (arrays or numbers), the product exact in float64: the kernels' fast path"""
+    with np.errstate(invalid="ignore"):  # (inf * 0: NaN, as the instruction gives)
+        return _fma32(np.multiply(a, b, dtype=np.float64), np.float64(c) if np.ndim(c) == 0 else c.astype(np.float64))
 
 
 def _fma32(p, c):

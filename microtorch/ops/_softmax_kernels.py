@@ -2,13 +2,13 @@
 
 Over the last dim (`_vec_softmax_lastdim`), per row: the max, then e^(x - max) with SLEEF's exp on every element
 (vector loads of the row's end are padded, not handed to the C library), their sum in the kernel's order, one
-reciprocal, and a product. Over another dim (`_vec_softmax`), 16 floats (8 doubles) side by side along the dims
+reciprocal, and a product. Over another dim (`_vec_softmax`), 16 floats side by side along the dims
 after it: e^(x - max) (SLEEF's exp, or the C library's where fewer than a vector's worth are left in a thread's share
 or before the end of those dims), summed along the dim one after another from 0, and each divided by the sum.
 
-torch's `vec::reduce_all` sums a row in 64-byte vectors (16 floats or 8 doubles): lane by lane, the row's blocks one
+torch's `vec::reduce_all` sums a row in 64-byte vectors (16 floats): lane by lane, the row's blocks one
 after the other (a last partial block adds into the first lanes only), then the lanes by halves (lane i with lane
-i + 8, i + 4, ...: floats; doubles' lanes one after another); a row shorter than one vector is summed from its start,
+i + 8, i + 4, ...); a row shorter than one vector is summed from its start,
 one element after another. (Facts from
 torch's sources, aten/src/ATen/cpu/vec/functional_base.h and native/cpu/SoftMaxKernel.cpp, checked bit for bit in
 tests/test_softmax_bits.py.)
@@ -17,7 +17,7 @@ import numpy as np
 
 from .._fma import fma
 from .. import _kernel_log
-from .._kernel_exp import expd, expf, libm_exp
+from .._kernel_exp import expf, libm_expf
 from ._range_kernels import _thread_chunks
 
 
@@ -49,38 +49,32 @@ def softmax_backward_lastdim(g, y):
 
 
 def _lanes_summed(acc):
-    """The vector's lanes added up: floats by halves (AVX-512's shuffles: lane i with i + 8, then i + 4, ...),
-    doubles one after another (the generic reduction)."""
-    if acc.dtype == np.float32:
-        half = acc.shape[1] // 2
-        while half:
-            acc = acc[:, :half] + acc[:, half:2 * half]
-            half //= 2
-        return acc[:, 0]
-    total = acc[:, 0].copy()
-    for i in range(1, acc.shape[1]):
-        total += acc[:, i]
-    return total
+    """The vector's lanes added up by halves (AVX-512's shuffles for floats: lane i with i + 8, then i + 4, ...)"""
+    half = acc.shape[1] // 2
+    while half:
+        acc = acc[:, :half] + acc[:, half:2 * half]
+        half //= 2
+    return acc[:, 0]
 
 
 def softmax_lastdim(x):
-    """softmax of a float32 or float64 array (at least 1-d, not empty) over its last dim, as torch's kernel (see the
+    """softmax of a float32 array (at least 1-d, not empty) over its last dim, as torch's kernel (see the
     module's docstring)"""
     rows = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
     top = rows.max(axis=1, keepdims=True)
-    e = (expf if rows.dtype == np.float32 else expd)(rows - top)
+    e = expf(rows - top)
     scale = rows.dtype.type(1) / row_sums(e)
     return (e * scale[:, None]).reshape(x.shape)
 
 
 def softmax_over(x, dim):
-    """softmax of a float32 or float64 array (not empty) over a dim that is not its last, as torch's kernel"""
+    """softmax of a float32 array (not empty) over a dim that is not its last, as torch's kernel"""
     dim = dim % x.ndim
     outer, size = int(np.prod(x.shape[:dim])), x.shape[dim]
     blocks = np.ascontiguousarray(x).reshape(outer, size, -1)
     vector = _vector_positions(outer, blocks.shape[2], lanes_of(x.dtype))
     shifted = blocks - blocks.max(axis=1, keepdims=True)
-    e = np.where(vector[:, None, :], (expf if x.dtype == np.float32 else expd)(shifted), libm_exp(shifted))
+    e = np.where(vector[:, None, :], expf(shifted), libm_expf(shifted))
     total = np.zeros_like(e[:, 0, :])
     for d in range(size):
         total += e[:, d, :]
@@ -116,11 +110,11 @@ def softmax_backward_over(g, y, dim):
 
 
 def log_softmax_lastdim(x):
-    """log_softmax of a float32 or float64 array (at least 1-d, not empty) over its last dim, as torch's kernel: per
+    """log_softmax of a float32 array (at least 1-d, not empty) over its last dim, as torch's kernel: per
     row the max, the sum of e^(x - max) (row_sums of SLEEF's exp), SLEEF's log of it, then (x - max) - log"""
     rows = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
     shifted = rows - rows.max(axis=1, keepdims=True)
-    total = row_sums((expf if rows.dtype == np.float32 else expd)(shifted))
+    total = row_sums(expf(shifted))
     return (shifted - _kernel_log.log(total)[:, None]).reshape(x.shape)
 
 
@@ -132,7 +126,7 @@ def log_softmax_over(x, dim):
     blocks = np.ascontiguousarray(x).reshape(outer, size, -1)
     vector = _chunk_vectors(blocks.shape[2], size, x.itemsize)
     shifted = blocks - blocks.max(axis=1, keepdims=True)
-    e = np.where(vector, (expf if x.dtype == np.float32 else expd)(shifted), libm_exp(shifted))
+    e = np.where(vector, expf(shifted), libm_expf(shifted))
     total = np.zeros_like(e[:, 0, :])
     for d in range(size):
         total += e[:, d, :]
@@ -143,7 +137,7 @@ def log_softmax_backward_lastdim(g, y):
     """log_softmax's gradient g - e^y sum(g) over the last dim, as torch's kernel (row_sums, SLEEF's exp, and the
     product and difference fused into one step)"""
     g2, y2 = np.ascontiguousarray(g).reshape(-1, g.shape[-1]), np.ascontiguousarray(y).reshape(-1, y.shape[-1])
-    e = (expf if y2.dtype == np.float32 else expd)(y2)
+    e = expf(y2)
     return fma(-e, np.broadcast_to(row_sums(g2)[:, None], e.shape), g2).reshape(g.shape)
 
 
@@ -154,7 +148,7 @@ def log_softmax_backward_over(g, y, dim):
     outer, size = int(np.prod(g.shape[:dim])), g.shape[dim]
     g3, y3 = np.ascontiguousarray(g).reshape(outer, size, -1), np.ascontiguousarray(y).reshape(outer, size, -1)
     vector = _chunk_vectors(g3.shape[2], size, g.itemsize)
-    e = np.where(vector, (expf if y3.dtype == np.float32 else expd)(y3), libm_exp(y3))
+    e = np.where(vector, expf(y3), libm_expf(y3))
     total = np.zeros_like(g3[:, 0, :])
     for d in range(size):
         total += g3[:, d, :]

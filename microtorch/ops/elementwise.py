@@ -872,10 +872,9 @@ def _d_cosh(g, x):
 
 
 def _sigmoid_np(x):
-    """1 / (1 + e^-x), with the e^x of torch's vector kernel (SLEEF's) for float32 and float64: torch's bits"""
-    if x.dtype in (np.float32, np.float64):
-        one = x.dtype.type(1)
-        return one / (one + _kernel_exp.exp(-x, _thread_chunks, layout=x))
+    """1 / (1 + e^-x), float32 with the e^x of torch's vector kernel (SLEEF's): torch's bits"""
+    if x.dtype == np.float32:
+        return np.float32(1) / (np.float32(1) + _kernel_exp.exp(-x, _thread_chunks, layout=x))
     out = np.empty_like(x)
     pos = x >= 0
     out[pos] = 1 / (1 + np.exp(-x[pos]))

@@ -29,7 +29,7 @@ class Softmax(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        if x.size and x.ndim and x.dtype in (np.float32, np.float64):  # (torch's kernels, to the bit)
+        if x.size and x.ndim and x.dtype == np.float32:  # (torch's kernels, to the bit)
             out = softmax_lastdim(x) if dim in (-1, x.ndim - 1) else softmax_over(x, dim)
         else:
             e = np.exp(x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf))  # (empty dim: empty out)
@@ -59,7 +59,7 @@ class SoftmaxBackwardData(Op):
     def forward(ctx, g, y, dim):
         ctx.dim = dim
         ctx.save_for_backward(g, y)
-        if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype and g.dtype in (np.float32, np.float64):
+        if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype == np.float32:
             last = dim in (-1, g.ndim - 1)  # (torch's kernels, to the bit)
             return softmax_backward_lastdim(g, y) if last else softmax_backward_over(g, y, dim)
         return y * (g - (g * y).sum(axis=dim, keepdims=True))
@@ -86,7 +86,7 @@ class LogSoftmax(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        if x.size and x.ndim and x.dtype in (np.float32, np.float64):  # (torch's kernels, to the bit)
+        if x.size and x.ndim and x.dtype == np.float32:  # (torch's kernels, to the bit)
             out = log_softmax_lastdim(x) if dim in (-1, x.ndim - 1) else log_softmax_over(x, dim)
         else:
             out = x - x.max(axis=dim, keepdims=True, initial=-np.inf)  # shifted: exp cannot overflow
@@ -116,7 +116,7 @@ class LogSoftmaxBackwardData(Op):
     def forward(ctx, g, y, dim):
         ctx.dim = dim
         ctx.save_for_backward(g, y)
-        if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype and g.dtype in (np.float32, np.float64):
+        if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype == np.float32:
             last = dim in (-1, g.ndim - 1)  # (torch's kernels, to the bit)
             return log_softmax_backward_lastdim(g, y) if last else log_softmax_backward_over(g, y, dim)
         return g - np.exp(y) * g.sum(axis=dim, keepdims=True)

@@ -213,6 +213,31 @@ viz.draw(loss, module=model, show_values=False)
 viz.explore(make_model(), X[:4], loss_fn=lambda out: nn.CrossEntropyLoss()(out, y[:4]))
 
 # %% [markdown]
+# ## Where a step's time goes
+#
+# `torch.profiler` (here `microtorch.profiler`, the same names) times every op of a few training
+# steps. `record_function` marks the three phases; each forward op is listed under torch's name
+# (`aten::addmm` is a linear layer's product plus bias), and each node of the backward as
+# `autograd::engine::evaluate_function: ...`, with the ops its formula ran inside it. The times
+# are microtorch's own, but the rows are the ones torch prints for the same code.
+
+# %%
+from microtorch.profiler import profile, record_function
+
+model = make_model()
+optimizer = optim.Adam(model.parameters(), lr=0.01)
+with profile() as prof:
+    for _ in range(5):
+        with record_function("forward"):
+            loss = nn.functional.cross_entropy(model(X), y)
+        with record_function("backward"):
+            optimizer.zero_grad()
+            loss.backward()
+        with record_function("step"):
+            optimizer.step()
+print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=12))
+
+# %% [markdown]
 # ## Exercises
 #
 # Write your answer in the cell under each question, then run the cell after it: `check`
