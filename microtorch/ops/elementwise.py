@@ -721,19 +721,24 @@ def _log_of_base(base, complex_exponent):
 
 
 # ---- unary functions --------------------------------------------------------------------------
-def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, formula=None):
+def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, formula=None, in_double=False):
     """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
     or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
     TanhBackward...), for real tensors, whose `values(g, s)` computes it on arrays. over: derivative(s)
     is the derivative's denominator, which torch's formula divides by (grad / x for log: times a reciprocal
     rounds elsewhere). formula(grad, s): instead of derivative, torch's whole formula, term by term, so that
     the gradient's own graph (create_graph) has torch's nodes; the tangent is that formula of the tangent
-    (torch's auto_element_wise: conjugated in and out)."""
+    (torch's auto_element_wise: conjugated in and out). in_double: float32 computed in double and rounded, as near
+    as numpy gets to torch's kernel there (MKL's, correctly rounded but for about 1% of values; numpy's own float32
+    functions differ from it in 10-50% of values)."""
 
     scalar_ok = isinstance(np_fn, np.ufunc)  # (a ufunc computes a numpy scalar as a 0-d array: see scalar_path)
 
     def forward(ctx, x):
-        out = np.asarray(np_fn(x[()] if scalar_ok and x.ndim == 0 else x))
+        if in_double and x.dtype == np.float32:
+            out = np.asarray(np_fn(x.astype(np.float64)), np.float32)
+        else:
+            out = np.asarray(np_fn(x[()] if scalar_ok and x.ndim == 0 else x))
         ctx.save_for_backward(x if saves == "input" else out)
         return out
 
@@ -939,42 +944,42 @@ class SigmoidBackward(Op):
         return SigmoidBackward.apply(tg, y) + g * (1 - 2 * y) * ty
 
 
-Exp = _unary("Exp", np.exp, formula=_d_exp, saves="output")
+Exp = _unary("Exp", np.exp, formula=_d_exp, saves="output", in_double=True)
 
 
 def exp(input):
     return Exp.apply(_float(input))
 
 
-Log = _unary("Log", np.log, formula=_d_log)
+Log = _unary("Log", np.log, formula=_d_log, in_double=True)
 
 
 def log(input):
     return Log.apply(_float(input))
 
 
-Log2 = _unary("Log2", np.log2, formula=_d_log2)
+Log2 = _unary("Log2", np.log2, formula=_d_log2, in_double=True)
 
 
 def log2(input):
     return Log2.apply(_float(input))
 
 
-Log10 = _unary("Log10", np.log10, formula=_d_log10)
+Log10 = _unary("Log10", np.log10, formula=_d_log10, in_double=True)
 
 
 def log10(input):
     return Log10.apply(_float(input))
 
 
-Log1p = _unary("Log1P", np.log1p, formula=_d_log1p)
+Log1p = _unary("Log1P", np.log1p, formula=_d_log1p, in_double=True)
 
 
 def log1p(input):
     return Log1p.apply(_float(input))
 
 
-Expm1 = _unary("Expm1", np.expm1, formula=_d_expm1, saves="output")
+Expm1 = _unary("Expm1", np.expm1, formula=_d_expm1, saves="output", in_double=True)
 
 
 def expm1(input):
@@ -995,28 +1000,28 @@ def rsqrt(input):
     return Rsqrt.apply(_float(input))
 
 
-Sin = _unary("Sin", np.sin, formula=_d_sin)
+Sin = _unary("Sin", np.sin, formula=_d_sin, in_double=True)
 
 
 def sin(input):
     return Sin.apply(_float(input))
 
 
-Cos = _unary("Cos", np.cos, formula=_d_cos)
+Cos = _unary("Cos", np.cos, formula=_d_cos, in_double=True)
 
 
 def cos(input):
     return Cos.apply(_float(input))
 
 
-Tan = _unary("Tan", np.tan, formula=_d_tan, saves="output")
+Tan = _unary("Tan", np.tan, formula=_d_tan, saves="output", in_double=True)
 
 
 def tan(input):
     return Tan.apply(_float(input))
 
 
-Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output", fused=TanhBackward)
+Tanh = _unary("Tanh", np.tanh, _d_tanh, saves="output", fused=TanhBackward, in_double=True)
 
 
 def tanh(input):
@@ -1049,35 +1054,35 @@ def abs(input):
 
 
 Abs.jvp = staticmethod(lambda ctx, t: real(sgn(ctx.inputs[0]).conj() * t))  # |z| is not holomorphic
-Asin = _unary("Asin", np.arcsin, formula=_d_asin)
+Asin = _unary("Asin", np.arcsin, formula=_d_asin, in_double=True)
 
 
 def asin(input):
     return Asin.apply(_float(input))
 
 
-Acos = _unary("Acos", np.arccos, formula=_d_acos)
+Acos = _unary("Acos", np.arccos, formula=_d_acos, in_double=True)
 
 
 def acos(input):
     return Acos.apply(_float(input))
 
 
-Atan = _unary("Atan", np.arctan, formula=_d_atan)
+Atan = _unary("Atan", np.arctan, formula=_d_atan, in_double=True)
 
 
 def atan(input):
     return Atan.apply(_float(input))
 
 
-Sinh = _unary("Sinh", np.sinh, formula=_d_sinh)
+Sinh = _unary("Sinh", np.sinh, formula=_d_sinh, in_double=True)
 
 
 def sinh(input):
     return Sinh.apply(_float(input))
 
 
-Cosh = _unary("Cosh", np.cosh, formula=_d_cosh)
+Cosh = _unary("Cosh", np.cosh, formula=_d_cosh, in_double=True)
 
 
 def cosh(input):
