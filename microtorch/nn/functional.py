@@ -11,7 +11,7 @@ from ..ops import conv as _convops
 from ..ops import elementwise as _ew
 from ..ops._kernels import _NAMES
 from ..ops.pad import pad  # noqa: F401
-from ._functional_dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: F401,E501
+from ._functional_dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: F401,E501
 from ..ops.loss import (cosine_embedding_loss, cosine_similarity, gaussian_nll_loss, hinge_embedding_loss,  # noqa: F401
                         huber_loss, kl_div, margin_ranking_loss, multilabel_soft_margin_loss, normalize,
                         pairwise_distance, poisson_nll_loss, smooth_l1_loss, soft_margin_loss, triplet_margin_loss,
@@ -19,7 +19,7 @@ from ..ops.loss import (cosine_embedding_loss, cosine_similarity, gaussian_nll_l
 from ._functional_act import (celu, celu_, elu_, glu, hardshrink, hardsigmoid, hardswish, hardtanh,  # noqa: F401
                               hardtanh_, leaky_relu_, logsigmoid, mish, prelu, relu6, relu_, rrelu, rrelu_, selu,
                               selu_, silu, softmin, softshrink, softsign, tanhshrink, threshold, threshold_)
-from ..ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,  # noqa: F401
+from ..ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy,  # noqa: F401
                       l1_loss, linear, log_softmax, mse_loss, nll_loss, softmax)
 
 
