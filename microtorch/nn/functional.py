@@ -11,7 +11,8 @@ from ..ops import conv as _convops
 from ..ops import elementwise as _ew
 from ..ops._kernels import _NAMES
 from ..ops.pad import pad  # noqa: F401
-from ._functional_dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: F401,E501
+from ._functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,  # noqa: F401
+                                  feature_alpha_dropout)
 from ..ops.loss import (cosine_embedding_loss, cosine_similarity, gaussian_nll_loss, hinge_embedding_loss,  # noqa: F401
                         huber_loss, kl_div, margin_ranking_loss, multilabel_soft_margin_loss, normalize,
                         pairwise_distance, poisson_nll_loss, smooth_l1_loss, soft_margin_loss, triplet_margin_loss,
