@@ -27,6 +27,7 @@ class TorchStream(np.random.Generator):
         engine.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
         super().__init__(engine)
         self.next_normal = None  # the second value of torch's last Box-Muller pair (its normal_distribution's)
+        self.serial = False  # filling a tensor that is not contiguous: torch's kernels draw one value at a time
 
     def _bits32(self, n):
         return self.bit_generator.random_raw(n)  # (uint64 values of 32 bits: torch's random())
@@ -51,7 +52,7 @@ class TorchStream(np.random.Generator):
         """normal_(mean, std) as torch's kernel: 16 or more values by Box-Muller over blocks of 16 uniforms, fewer
         one by one (each pair's second value kept for the next call)."""
         n = math.prod(size)
-        if n >= 16:
+        if n >= 16 and not self.serial:
             return self._normal_blocks(np.dtype(np_dtype), n, mean, std).reshape(size)
         values = fma(np.array([self._one_normal() for _ in range(n)]), float(std), float(mean))  # (fused, as torch)
         return values.astype(np_dtype).reshape(size)
@@ -231,6 +232,20 @@ def _box_muller_16(blocks, mean, std):
         blocks[:, :8], blocks[:, 8:] = fma(cos_part, std, mean), fma(sin_part, std, mean)
     else:  # (float32: torch's vector kernel, which this follows to a few units in the last place)
         blocks[:, :8], blocks[:, 8:] = cos_part * std + mean, sin_part * std + mean
+
+
+def drawn_for(rng, array, draw):
+    """Values for `array`'s positions made by draw(shape) in the order torch's kernels fill array: its memory's
+    (TensorIterator walks the dims from the largest stride to the smallest, so a transposed or permuted tensor is
+    filled as it lies in memory, a strided slice in its own order), and, where array is not contiguous, one value
+    at a time (normal_'s block path is for contiguous tensors only)."""
+    order = sorted(range(array.ndim), key=lambda d: -abs(array.strides[d]))
+    rng.serial = not array.flags.c_contiguous
+    try:
+        values = np.asarray(draw(tuple(array.shape[d] for d in order)))
+    finally:
+        rng.serial = False
+    return values.transpose(np.argsort(order)) if order != sorted(order) else values
 
 
 _gen = [TorchStream(_TORCH_DEFAULT_SEED)]
