@@ -165,8 +165,22 @@ def _one_binomial(n, p, uniform):
     if p >= 1:
         return n
     q = min(p, 1 - p)  # (drawn for the rarer outcome, counted back for p > 1/2)
-    k = _btrs(n, q, uniform) if n * q >= 10 else _binomial_inversion(n, q, uniform)
+    if n == math.inf:  # (n - k: inf - inf, NaN, for p > 1/2)
+        k = _btrs_infinite(uniform)
+    else:
+        k = _btrs(n, q, uniform) if n * q >= 10 else _binomial_inversion(n, q, uniform)
     return k if p <= 0.5 else n - k
+
+
+def _btrs_infinite(uniform):
+    """torch's BTRS for an infinite count, in IEEE arithmetic: its coefficients are infinite, so k is inf for a
+    positive u and NaN (inf - inf) for a negative one, returned from the first pair inside the tight box (its other
+    test compares with NaN, always false, and draws again)."""
+    while True:
+        u = uniform() - 0.5
+        v = uniform()
+        if 0.5 - abs(u) >= 0.07 and v <= 0.92:
+            return math.inf if u > 0 else math.nan
 
 
 def _binomial_inversion(n, p, uniform):

@@ -84,3 +84,42 @@ def test_the_tensor_methods_fill_in_torchs_order(method):
         getattr(t, method)()
         out.append(t.double().numpy().copy())
     np.testing.assert_allclose(out[0], out[1], rtol=2e-7)
+
+
+# ---- binomial with an infinite count ------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(8))
+def test_binomials_sampler_of_an_infinite_count_draws_as_torchs(seed):
+    # torch's BTRS in IEEE arithmetic: inf for a positive u, NaN for a negative one (and NaN, inf - inf, for p > 1/2),
+    # after torch's number of draws. (A NaN count loops forever in torch's sampler; ops reach this sampler only for
+    # the counts torch samples: see this round's report for _torch_creation.binomial.)
+    from microtorch._random import _rng
+    count, prob = [np.inf, np.inf, 5.0, np.inf, 40.0], [0.5, 0.7, 0.3, 0.01, 0.6]
+    torch.manual_seed(seed)
+    theirs = torch.binomial(torch.tensor(count, dtype=torch.float64), torch.tensor(prob, dtype=torch.float64))
+    then = torch.rand(2).tolist()
+    mt.manual_seed(seed)
+    mine = _rng(None).torch_binomial(np.array(count), np.array(prob))
+    np.testing.assert_array_equal(mine, theirs.numpy())
+    assert mt.rand(2).tolist() == then
+
+
+@pytest.mark.parametrize("count, prob", [([-np.inf, 5.0], [0.5, 0.5]), ([5.0, 5.0], [np.nan, 0.5]),
+                                         ([5.0, 5.0], [np.inf, 0.5]), ([5.0, 5.0], [-0.1, 0.5]),
+                                         ([-3.0, 5.0], [0.5, 0.5]), ([np.inf, np.inf], [0.0, 1.0])])
+def test_binomial_of_the_counts_and_probabilities_torch_does_not_sample(count, prob):
+    out = []
+    for lib in (mt, torch):
+        lib.manual_seed(0)
+        r = lib.binomial(lib.tensor(count), lib.tensor(prob))
+        out.append((r.tolist(), lib.rand(2).tolist()))
+    assert str(out[0]) == str(out[1])
+
+
+@pytest.mark.xfail(strict=True, reason="_torch_creation.binomial (another row's file) gives NaN for an infinite count "
+                                       "without sampling it; torch samples it (inf or NaN, and draws)")
+def test_binomial_of_an_infinite_count_as_torch():
+    out = []
+    for lib in (mt, torch):
+        lib.manual_seed(0)
+        out.append((lib.binomial(lib.tensor([np.inf, 5.0]), lib.tensor([0.5, 0.5])).tolist(), lib.rand(2).tolist()))
+    assert str(out[0]) == str(out[1])
