@@ -44,6 +44,7 @@ OUT_OF_PLACE = {
     "prelu": lambda L, F, y: F.prelu(y.view(1, 6), L.tensor([0.2], dtype=L.float64)),
     "silu": lambda L, F, y: F.silu(y), "mish": lambda L, F, y: F.mish(y),
     "hardswish": lambda L, F, y: F.hardswish(y), "hardsigmoid": lambda L, F, y: F.hardsigmoid(y),
+    "logsigmoid": lambda L, F, y: F.logsigmoid(y),
 }
 # torch's in-place ops that read the input in backward save a copy of it (self.clone(): a CloneBackward0 above the
 # saved tensor); ops/inplace.py saves the input as it was, with its own history (the value is the same)

@@ -152,7 +152,19 @@ Hardsigmoid = _unary("Hardsigmoid", _hardsigmoid_np, fused=HardsigmoidBackward)
 Hardswish = _unary("Hardswish", lambda x: x * _hardsigmoid_np(x), fused=HardswishBackward)
 Mish = _unary("Mish", lambda x: x * np.tanh(np.logaddexp(0, x)), formula=_d_mish)
 Silu = _unary("Silu", lambda x: x / (1 + np.exp(-x)), formula=_d_silu)
-LogSigmoid = _unary("LogSigmoid", _logsigmoid_np, fused=LogSigmoidBackward)
+_LogSigmoidOp = _unary("LogSigmoid", _logsigmoid_np, fused=LogSigmoidBackward)
+
+
+class LogSigmoid(_LogSigmoidOp):
+    """log sigmoid(x); its node also shows torch's buffer, exp(-|x|), from which torch's backward computes (ours
+    computes it again there)"""
+    _grad_fn_name = "LogSigmoidBackward0"
+    _saved_values = {"buffer": "buffer"}
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.buffer = Tensor._make(np.exp(-np.abs(x)))
+        return _LogSigmoidOp.forward(ctx, x)
 
 
 class Hardtanh(Op):
