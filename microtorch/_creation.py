@@ -3,11 +3,12 @@ import builtins
 import functools
 import math
 import operator
+import types
 
 import numpy as np
 
 from . import _dtype
-from ._random import _rng
+from ._random import _rng, drawn_for
 from ._tensor import Tensor, _filled, _made_leaf, _size_arg, device_type, placement
 from .ops._checks import check_size
 from .ops import _range_kernels
@@ -133,6 +134,31 @@ def _laid_out_like_input(make):
     def like(input, *args, memory_format=None, **kwargs):
         fmt = preserve_format if memory_format is None else memory_format
         return _relaid(make(input, *args, **kwargs), input._data, fmt, make.__name__)
+    return like
+
+
+def _drawn_like_input(make):
+    """A random *_like factory, laid out as _laid_out_like_input lays one out, whose values are drawn as torch fills
+    that layout: in the order of its memory, one at a time where it is not contiguous (_random.drawn_for)."""
+    laid_out = _laid_out_like_input(make)
+
+    @functools.wraps(make)
+    def like(input, *args, memory_format=None, **kwargs):
+        fmt = preserve_format if memory_format is None else memory_format
+        if fmt is contiguous_format or type(input._data) is not np.ndarray or input.is_meta:
+            return laid_out(input, *args, memory_format=memory_format, **kwargs)
+        layout = empty_like_layout(input._data, np.int8, fmt, make.__name__)  # (only its strides are read)
+        if layout.flags.c_contiguous:
+            return laid_out(input, *args, memory_format=memory_format, **kwargs)
+        made = []
+
+        def draw(shape):  # (the factory's draws for a tensor of input's kind in memory order)
+            made.append(make(types.SimpleNamespace(shape=shape, dtype=input.dtype, device=input.device), *args,
+                             **kwargs))
+            return made[0]._data
+        values = drawn_for(_rng(kwargs.get("generator")), layout, draw)
+        made[0]._data = values  # (the draws' array seen in input's order: the layout asked, without a copy)
+        return made[0]
     return like
 
 
@@ -399,14 +425,14 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     return _finish(_rng(generator).torch_permutation(n), dt, requires_grad, device)
 
 
-@_laid_out_like_input
+@_drawn_like_input
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     return rand(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype),
                 device=device or input.device, requires_grad=requires_grad)  # (size=: a 0-d input has no sizes)
 
 
-@_laid_out_like_input
+@_drawn_like_input
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     return randn(size=tuple(input.shape), generator=generator, dtype=_like(input, dtype),
@@ -421,7 +447,7 @@ def _need_floating(dt, kernel):
                                   "into a floating point dtype, then convert")
 
 
-@_laid_out_like_input
+@_drawn_like_input
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
     if high is None:  # (randint_like(x, high))
@@ -453,8 +479,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, requires_gra
         like = mean if isinstance(mean, Tensor) else std  # (the result's dtype and device)
         dt, where = like.dtype, like.device
         _need_floating(dt, "normal_kernel_cpu")
-        _check_std(std)
         rng, shape = _rng(generator), np.broadcast_shapes(np.shape(m), np.shape(s))
+        if like.is_meta:  # no values to check or draw: the generator stays where it was, as torch's
+            return empty(shape, dtype=dt, device="meta", requires_grad=requires_grad)
+        _check_std(std)
         if dt.is_complex:  # (as randn: each part with variance 1/2)
             noise = _as_complex(rng.torch_normal(dt.to_real().np, 0.0, 1 / math.sqrt(2), shape + (2,)))
             return _finish(np.asarray(m + s * noise), dt, requires_grad, where)
@@ -501,6 +529,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     of p / q for exponential draws q (the Gumbel trick), so a seed gives torch's samples."""
     rng = _rng(generator)
     _check_multinomial(input, num_samples, replacement)
+    if input.is_meta:  # (no values: nothing drawn, as torch's)
+        return empty(tuple(input.shape[:-1]) + (num_samples,), dtype=_dtype.int64, device="meta")
     p = input._data
     rows = p.reshape(-1, p.shape[-1])
     if replacement:
@@ -527,8 +557,8 @@ def _check_multinomial(probs, n, replacement):
     if not replacement and n > probs.shape[-1]:
         raise RuntimeError(f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement "
                            f"({n} > {probs.shape[-1]}); pass replacement=True")
-    if not np.all(np.isfinite(probs._data)) or np.any(probs._data < 0) or \
-            probs.numel() and np.any(probs._data.sum(-1) <= 0):
+    if not probs.is_meta and (not np.all(np.isfinite(probs._data)) or np.any(probs._data < 0) or
+                              probs.numel() and np.any(probs._data.sum(-1) <= 0)):
         raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0, or a row "
                            "sums to 0")
 

@@ -28,6 +28,7 @@ class TorchStream(np.random.Generator):
         engine.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
         super().__init__(engine)
         self.next_normal = None  # the second value of torch's last Box-Muller pair (its normal_distribution's)
+        self.serial = False  # filling a tensor that is not contiguous: torch's kernels draw one value at a time
 
     def _bits32(self, n):
         return self.bit_generator.random_raw(n)  # (uint64 values of 32 bits: torch's random())
@@ -52,7 +53,7 @@ class TorchStream(np.random.Generator):
         """normal_(mean, std) as torch's kernel: 16 or more values by Box-Muller over blocks of 16 uniforms, fewer
         one by one (each pair's second value kept for the next call)."""
         n = math.prod(size)
-        if n >= 16:
+        if n >= 16 and not self.serial:
             return self._normal_blocks(np.dtype(np_dtype), n, mean, std).reshape(size)
         values = fma(np.array([self._one_normal() for _ in range(n)]), float(std), float(mean))  # (fused, as torch)
         return values.astype(np_dtype).reshape(size)
@@ -165,8 +166,22 @@ def _one_binomial(n, p, uniform):
     if p >= 1:
         return n
     q = min(p, 1 - p)  # (drawn for the rarer outcome, counted back for p > 1/2)
-    k = _btrs(n, q, uniform) if n * q >= 10 else _binomial_inversion(n, q, uniform)
+    if n == math.inf:  # (n - k: inf - inf, NaN, for p > 1/2)
+        k = _btrs_infinite(uniform)
+    else:
+        k = _btrs(n, q, uniform) if n * q >= 10 else _binomial_inversion(n, q, uniform)
     return k if p <= 0.5 else n - k
+
+
+def _btrs_infinite(uniform):
+    """torch's BTRS for an infinite count, in IEEE arithmetic: its coefficients are infinite, so k is inf for a
+    positive u and NaN (inf - inf) for a negative one, returned from the first pair inside the tight box (its other
+    test compares with NaN, always false, and draws again)."""
+    while True:
+        u = uniform() - 0.5
+        v = uniform()
+        if 0.5 - abs(u) >= 0.07 and v <= 0.92:
+            return math.inf if u > 0 else math.nan
 
 
 def _binomial_inversion(n, p, uniform):
@@ -245,6 +260,20 @@ def _box_muller_16_float32(blocks, mean, std):
     sin, cos = _cephes_f32.sincos(f32(2 * math.pi) * blocks[:, 8:])
     std, mean = f32(std), f32(mean)
     blocks[:, :8], blocks[:, 8:] = fma(radius * cos, std, mean), fma(radius * sin, std, mean)
+
+
+def drawn_for(rng, array, draw):
+    """Values for `array`'s positions made by draw(shape) in the order torch's kernels fill array: its memory's
+    (TensorIterator walks the dims from the largest stride to the smallest, so a transposed or permuted tensor is
+    filled as it lies in memory, a strided slice in its own order), and, where array is not contiguous, one value
+    at a time (normal_'s block path is for contiguous tensors only)."""
+    order = sorted(range(array.ndim), key=lambda d: -abs(array.strides[d]))
+    rng.serial = not array.flags.c_contiguous
+    try:
+        values = np.asarray(draw(tuple(array.shape[d] for d in order)))
+    finally:
+        rng.serial = False
+    return values.transpose(np.argsort(order)) if order != sorted(order) else values
 
 
 _gen = [TorchStream(_TORCH_DEFAULT_SEED)]

@@ -384,6 +384,7 @@ FWD_OVER_REV = [
     ("avg_pool", lambda L, x: (nnf(L).avg_pool2d(x, 2) ** 2).sum(), [F(1, 1, 4, 4)]),
     ("embedding", lambda L, w, i: (nnf(L).embedding(i, w) ** 2).sum(), [F(5, 3), I(5, 4)]),
     ("bce_logits", lambda L, x, y: nnf(L).binary_cross_entropy_with_logits(x, y), [F(4), Q(4)]),
+    ("smooth_l1", lambda L, x, y: nnf(L).smooth_l1_loss(x, y, beta=1.5), [F(5), F(5)]),  # (its backward op's jvp)
     ("softmax_prod", lambda L, x: (x.softmax(0) * x.prod()).sum() + x.norm() + x.logsumexp(0), [F(4)]),
     ("diagonal", lambda L, x: (x.diagonal(1) ** 3).sum() + (x.diag() ** 2).sum(), [F(3, 4)]),
     ("view_write", lambda L, x: (_setitem(x, slice(0, 2), x[2:4] ** 2) ** 2).sum(), [F(5)]),
@@ -485,6 +486,8 @@ NO_JVP_NEEDED |= {"IndexReduce", "Heaviside", "Geqrf", "LdlFactor", "LdlSolve", 
                   # has no forward mode for them either
                   "NoDoubleBackward",  # (scatter_reduce prod's gradient passed on as it is; its jvp is the identity)
                   "FloorDivide", "RemainderOfNumber"}  # no derivative in torch either (their jvp raises torch's error)
+NO_JVP_NEEDED |= {"SoftMarginLossBackward"}  # torch has no forward mode for it either: forward over reverse raises
+# its NotImplementedError (tests/test_nodes10_losses.py)
 
 
 def test_every_op_has_a_jvp_rule():

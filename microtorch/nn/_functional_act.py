@@ -20,12 +20,12 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _run(input, lambda x: act.Hardtanh.apply(x, min_val=min_val, max_val=max_val), inplace, "hardtanh")
 
 
-def hardtanh_(input, min_val=-1.0, max_val=1.0):
+def hardtanh_(input, min_val=-1, max_val=1):
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
-def relu6(input, inplace=False):
-    return hardtanh(input, 0.0, 6.0, inplace)
+def relu6(input, inplace=False):  # (torch's relu6 is hardtanh from 0 to 6, as ints: its node shows them so)
+    return _run(input, lambda x: act.Hardtanh.apply(x, min_val=0, max_val=6), inplace, "relu6")
 
 
 def hardsigmoid(input, inplace=False):
@@ -73,11 +73,16 @@ def celu_(input, alpha=1.0):
 
 
 def threshold(input, threshold, value, inplace=False):
-    return _run(input, lambda x: act.Threshold.apply(x, threshold=threshold, value=value), inplace, "threshold")
+    return _threshold(input, threshold, value, inplace)
 
 
 def threshold_(input, threshold, value):
-    return _run(input, lambda x: act.Threshold.apply(x, threshold=threshold, value=value), True, "threshold")
+    return _threshold(input, threshold, value, True)
+
+
+def _threshold(input, limit, value, inplace):
+    op = act.ThresholdInPlace if inplace else act.Threshold  # (torch's in-place node: ThresholdBackward1)
+    return _run(input, lambda x: op.apply(x, threshold=limit, value=value), inplace, "threshold")
 
 
 def softshrink(input, lambd=0.5):
@@ -110,11 +115,10 @@ def glu(input, dim=-1):
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     from ..ops._op import normalize_dims
-    dim = normalize_dims(dim, input.ndim, "glu")[0]
-    if input.shape[dim] % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} is size "
-                           f"{input.shape[dim]}")
-    return act.Glu.apply(input, dim=dim % input.ndim)
+    axis = normalize_dims(dim, input.ndim, "glu")[0]
+    if input.shape[axis] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size {input.shape[axis]}")
+    return act.Glu.apply(input, dim=axis, given_dim=dim)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -132,7 +136,8 @@ def rrelu_with_generator(input, lower, upper, training, inplace, generator):
     else:
         slopes = slopes.astype(x.dtype)
     op = act.RreluResult if inplace else act.RreluWithNoise  # (in place: torch's node keeps the result)
-    return _run(input, lambda x: op.apply(x, slopes=slopes), inplace, "rrelu")
+    return _run(input, lambda x: op.apply(x, slopes=slopes, lower=lower, upper=upper, training=training), inplace,
+                "rrelu")
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
@@ -143,7 +148,7 @@ def relu_(input):
     return input.relu_()
 
 
-def elu_(input, alpha=1.0):  # (torch's node keeps the result, EluBackward1)
+def elu_(input, alpha=1):  # (torch's node keeps the result, EluBackward1; its default alpha is an int)
     return _run(input, lambda x: act.EluResult.apply(x, alpha=alpha), True, "elu")
 
 

@@ -2,8 +2,12 @@
 that keep a SELU network's mean and variance. Composed as torch composes them: input * noise (+ b)."""
 import math
 
+import numpy as np
+
 from .._random import bernoulli_mask
 from .._tensor import Tensor
+from ..ops import nn as _nn
+from ..ops.inplace import apply_inplace
 
 _SELU_ALPHA_PRIME = 1.7580993408473766  # -scale * alpha of SELU: where a dropped unit goes
 
@@ -14,28 +18,42 @@ def _check_p(p):
 
 
 def _noise(input, p, per_channel):
-    """1 with probability 1 - p, else 0; one draw per (N, C) channel if per_channel (input (N, C, ...))."""
+    """1 with probability 1 - p, else 0; one draw per (N, C) channel if per_channel (input (N, C, ...)).
+    A meta tensor draws nothing (the generator stays where it was, as in torch)."""
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if per_channel else tuple(input.shape)
+    if input.is_meta:
+        return Tensor._make(np.ones(shape, input._data.dtype))
     return Tensor._make(bernoulli_mask(shape, 1 - p, input._data.dtype))
 
 
 def _dropout_impl(input, p, training, inplace, per_channel, alpha):
+    """torch's dropout kernel: in place it multiplies (and for alpha adds) into input itself (mul_, add_: the
+    input's version counts them and its grad_fn is MulBackward0/AddBackward0), as torch's dropout_ does."""
     _check_p(p)
-    if not training or p == 0:
+    if not training or p == 0 or input.numel() == 0:
         return input
-    if p == 1 and not alpha:
-        out = input * Tensor._make(input._data * 0)
-        return input.copy_(out) if inplace else out
-    if p == 1:
-        return input * Tensor._make(input._data * 0)
+    if p == 1:  # (torch multiplies by a 0-d zero)
+        return _times(input, Tensor._make(np.zeros((), input._data.dtype)), inplace, alpha)
     noise = _noise(input, p, per_channel)
     if not alpha:
-        out = input * (noise / (1 - p))
-        return input.copy_(out) if inplace else out
+        return _times(input, noise / (1 - p), inplace, alpha)
     a = 1.0 / math.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
     b = (noise - 1) * (_SELU_ALPHA_PRIME * a) + _SELU_ALPHA_PRIME * a * p
-    out = input * (noise * a) + b
-    return input.copy_(out) if inplace else out
+    out = _times(input, noise * a, inplace, alpha)
+    return apply_inplace(out, lambda x: x + b, op="alpha_dropout_") if inplace else out + b
+
+
+def _times(input, noise, inplace, alpha):
+    """input * noise, or input.mul_(noise) in the dropout's name"""
+    if not inplace:
+        return input * noise
+    return apply_inplace(input, lambda x: x * noise, op="alpha_dropout_" if alpha else "dropout_")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if inplace:
+        return _dropout_impl(input, p, training, True, False, False)
+    return _nn.dropout(input, p, training)
 
 
 def _channels(input, k, name):

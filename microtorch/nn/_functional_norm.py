@@ -1,6 +1,7 @@
 """instance_norm: batch_norm applied to each (example, channel) on its own, as torch composes it."""
 import numpy as np
 
+from ..ops.normalization import check_dtypes
 from .functional import batch_norm
 
 
@@ -18,6 +19,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if input.ndim < 3:
         raise ValueError(f"instance_norm: expected an input of 3 or more dimensions (N, C, *), got {input.ndim}D; "
                          "add a batch dimension with unsqueeze(0)")
+    check_dtypes("instance_norm", "batch_norm", input, weight, bias)  # (torch takes statistics of any dtype)
     n, c = input.shape[:2]
     if int(np.prod(input.shape[2:])) <= 1 and use_input_stats:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size {list(input.shape)}")
@@ -31,5 +33,6 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                 buf._data[...] = (1 - momentum) * buf._data + momentum * stat
                 buf._version_counter[0] += 1
     else:
-        out = batch_norm(x, rep(running_mean), rep(running_var), rep(weight), rep(bias), False, momentum, eps)
+        stats = [None if v is None else rep(v).to(input.dtype) for v in (running_mean, running_var)]
+        out = batch_norm(x, *stats, rep(weight), rep(bias), False, momentum, eps)
     return out.view(input.shape)

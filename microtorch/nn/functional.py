@@ -11,7 +11,8 @@ from ..ops import conv as _convops
 from ..ops import elementwise as _ew
 from ..ops._kernels import _NAMES
 from ..ops.pad import pad  # noqa: F401
-from ._functional_dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: F401,E501
+from ._functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,  # noqa: F401
+                                  feature_alpha_dropout)
 from ..ops.loss import (cosine_embedding_loss, cosine_similarity, gaussian_nll_loss, hinge_embedding_loss,  # noqa: F401
                         huber_loss, kl_div, margin_ranking_loss, multilabel_soft_margin_loss, normalize,
                         pairwise_distance, poisson_nll_loss, smooth_l1_loss, soft_margin_loss, triplet_margin_loss,
@@ -19,7 +20,7 @@ from ..ops.loss import (cosine_embedding_loss, cosine_similarity, gaussian_nll_l
 from ._functional_act import (celu, celu_, elu_, glu, hardshrink, hardsigmoid, hardswish, hardtanh,  # noqa: F401
                               hardtanh_, leaky_relu_, logsigmoid, mish, prelu, relu6, relu_, rrelu, rrelu_, selu,
                               selu_, silu, softmin, softshrink, softsign, tanhshrink, threshold, threshold_)
-from ..ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,  # noqa: F401
+from ..ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy,  # noqa: F401
                       l1_loss, linear, log_softmax, mse_loss, nll_loss, softmax)
 
 
@@ -303,6 +304,41 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     return _convops.Embedding.apply(weight, idx.astype(np.int64, copy=False), padding_idx, bool(scale_grad_by_freq))
 
 
+_BATCHED_STATS = (  # (torch's words, under vmap)
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which will be updated in place, "
+    "were not batched.\nIf you are using a module and do not need eval mode, please set `track_running_stats` to be "
+    "False.If you are using a prebuilt module and do not need eval mode, please see the functorch website for "
+    "resources on how to patch your module to work with vmap")
+
+
+def _check_batch_norm(input, running_mean, running_var, weight, bias, training, eps):
+    """torch's checks in its order: F.batch_norm's (the batch, eps), then ATen's (sizes, the statistics eval
+    needs, the input's dtype, both statistics or neither, the parameters' dtypes)"""
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected 2D or more input (N, C, ...), got {input.ndim}D")
+    c = input.shape[1]
+    if training and input.numel() // c == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape} "
+                         "(batch_norm takes each channel's statistics over the batch: give it more examples)")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    named = (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias))
+    for name, t in named:
+        if isinstance(t, Tensor) and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()} (batch_norm: one per channel, "
+                               "dim 1)")
+        if t is None and not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode (batch_norm with training=False uses the "
+                               "running statistics)")
+    from ..ops.normalization import check_dtypes
+    check_dtypes("batch_norm", "batch_norm", input)
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be None (batch_norm)")
+    check_dtypes("batch_norm", "batch_norm", input, weight, bias, running_mean, running_var)
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
@@ -313,25 +349,22 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if tuple(input.shape[input.ndim - len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
-    from ..ops.normalization import native_layer_norm  # one node, as torch (vmap: func/_rules_nn.py)
+    from ..ops.normalization import check_dtypes, native_layer_norm  # one node, as torch (vmap: func/_rules_nn.py)
+    check_dtypes("layer_norm", "LayerNormKernelImpl", input, weight, bias)
     return native_layer_norm(input, shape, weight, bias, eps)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Normalise each channel (dim 1) by the batch's statistics (training) or the running ones (eval);
     in training the running statistics are updated in place."""
-    c = input.shape[1] if input.ndim > 1 else None
-    if input.ndim < 2:
-        raise ValueError(f"batch_norm: expected 2D or more input (N, C, ...), got {input.ndim}D")
+    _check_batch_norm(input, running_mean, running_var, weight, bias, training, eps)
+    c = input.shape[1]
+    if input.numel() == 0:  # (torch's shortcut: no statistics to take or update)
+        out = input.clone()
+        out = out * weight[0] if weight is not None else out
+        return out + bias[0] if bias is not None else out
     dims = (0,) + tuple(range(2, input.ndim))
     bshape = (1, c) + (1,) * (input.ndim - 2)
-    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
-        if isinstance(t, Tensor) and t.numel() != c:
-            raise RuntimeError(f"batch_norm: {name} should contain {c} elements not {t.numel()} (one per channel, dim 1)")
-    if training and input.numel() // c <= 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-    if not training and running_mean is None:
-        raise RuntimeError("batch_norm: running_mean and running_var are needed in eval mode (training=False)")
     if all(t is None or type(t._data) is np.ndarray for t in (input, weight, bias)):
         from ..ops.normalization import native_batch_norm  # one node, as torch (vmap's batches: below)
         return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
@@ -342,15 +375,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         var = (centered * centered).mean(dims, keepdim=True)
         out = centered * (var + eps).rsqrt()
         if running_mean is not None:
+            if type(running_mean._data) is np.ndarray or type(running_var._data) is np.ndarray:
+                raise RuntimeError(_BATCHED_STATS)
             m = 0.1 if momentum is None else momentum
             rm, rv = running_mean._data, running_var._data
             rm[...] = (1 - m) * rm + m * mean._data.reshape(c)
             rv[...] = (1 - m) * rv + m * var._data.reshape(c) * (count / (count - 1))
-            running_mean._version_counter[0] += 1
-            running_var._version_counter[0] += 1
     else:
-        if running_mean is None:
-            raise RuntimeError("batch_norm: running_mean and running_var are needed in eval mode (training=False)")
         rm = Tensor._make(running_mean._data.reshape(bshape).astype(input.dtype.np, copy=False))
         rv = Tensor._make(running_var._data.reshape(bshape).astype(input.dtype.np, copy=False))
         out = (input - rm) * (rv + eps).rsqrt()

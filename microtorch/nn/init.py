@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from .._meta import is_meta
-from .._random import _rng
+from .._random import _rng, drawn_for
 
 
 def _fill(tensor, values):
@@ -57,14 +57,17 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """U(a, b)"""
     if is_meta(tensor):  # (no data, and no draw: the generator stays where it was, as in torch)
         return tensor
-    return _fill(tensor, _rng(generator).torch_uniform(tensor._data.dtype, a, b, tensor.shape))
+    rng = _rng(generator)
+    return _fill(tensor, drawn_for(rng, tensor._data, lambda shape: rng.torch_uniform(tensor._data.dtype, a, b, shape)))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """N(mean, std^2)"""
     if is_meta(tensor):  # (no data, and no draw, as uniform_)
         return tensor
-    return _fill(tensor, _rng(generator).torch_normal(tensor._data.dtype, mean, std, tensor.shape))
+    rng = _rng(generator)
+    return _fill(tensor, drawn_for(rng, tensor._data, lambda shape: rng.torch_normal(tensor._data.dtype, mean, std,
+                                                                                      shape)))
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
@@ -77,14 +80,18 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
                       "be incorrect.", stacklevel=2)
     if is_meta(tensor):  # (no data, and no draw, as uniform_)
         return tensor
-    rng, dtype, shape = _rng(generator), tensor._data.dtype, tuple(tensor.shape)
+    rng, dtype = _rng(generator), tensor._data.dtype
+    return _fill(tensor, drawn_for(rng, tensor._data, lambda shape: _truncated(rng, dtype, shape, mean, std, a, b)))
+
+
+def _truncated(rng, dtype, shape, mean, std, a, b):
     if _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std) > 0.3:
         lo, hi = dtype.type(a), dtype.type(b)  # (torch compares with the bounds in the tensor's dtype)
         out = rng.torch_normal(dtype, mean, std, shape)
         while ((out < lo) | (out > hi)).any():  # (each round draws a whole tensor, as torch's where() does)
             out = np.where((out < lo) | (out > hi), rng.torch_normal(dtype, mean, std, shape), out)
-        return _fill(tensor, out)
-    return _fill(tensor, _accepted_uniform(rng, dtype, shape, mean, std, a, b))
+        return out
+    return _accepted_uniform(rng, dtype, shape, mean, std, a, b)
 
 
 def _normal_cdf(x):

@@ -152,12 +152,25 @@ Hardsigmoid = _unary("Hardsigmoid", _hardsigmoid_np, fused=HardsigmoidBackward)
 Hardswish = _unary("Hardswish", lambda x: x * _hardsigmoid_np(x), fused=HardswishBackward)
 Mish = _unary("Mish", lambda x: x * np.tanh(np.logaddexp(0, x)), formula=_d_mish)
 Silu = _unary("Silu", lambda x: x / (1 + np.exp(-x)), formula=_d_silu)
-LogSigmoid = _unary("LogSigmoid", _logsigmoid_np, fused=LogSigmoidBackward)
+_LogSigmoidOp = _unary("LogSigmoid", _logsigmoid_np, fused=LogSigmoidBackward)
+
+
+class LogSigmoid(_LogSigmoidOp):
+    """log sigmoid(x); its node also shows torch's buffer, exp(-|x|), from which torch's backward computes (ours
+    computes it again there)"""
+    _grad_fn_name = "LogSigmoidBackward0"
+    _saved_values = {"buffer": "buffer"}
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.buffer = Tensor._make(np.exp(-np.abs(x)))
+        return _LogSigmoidOp.forward(ctx, x)
 
 
 class Hardtanh(Op):
     """clamp(x, lo, hi);  d = 1 on (lo, hi), else 0"""
     _grad_fn_name = "HardtanhBackward0"
+    _saved_names, _saved_values = ("self",), {"min_val": "lo", "max_val": "hi"}
 
     @staticmethod
     def forward(ctx, x, min_val=-1.0, max_val=1.0):
@@ -179,6 +192,7 @@ class Hardtanh(Op):
 class Threshold(Op):
     """x where x > threshold, else value;  d = 1 where x > threshold"""
     _grad_fn_name = "ThresholdBackward0"
+    _saved_names, _saved_values = ("self",), {"threshold": "threshold"}
 
     @staticmethod
     def forward(ctx, x, threshold=0.0, value=0.0):
@@ -196,10 +210,16 @@ class Threshold(Op):
         return _kept(t, ctx.inputs[0]._data > ctx.threshold)
 
 
+class ThresholdInPlace(Threshold):
+    """threshold_ (in place): torch's node of the in-place form, which keeps the input as it was"""
+    _grad_fn_name = "ThresholdBackward1"
+
+
 class Softshrink(Op):
     """x - lambd sign(x) where |x| > lambd, else 0;  d = 1 where |x| > lambd"""
     _grad_fn_name = "SoftshrinkBackward0"
     _backward_node = ShrinkBackward
+    _saved_names, _saved_values = ("self",), {"lambd": "lambd"}
 
     @staticmethod
     def forward(ctx, x, lambd=0.5):
@@ -247,9 +267,10 @@ def _elu_np(x, alpha, scale, input_scale):
 class ScaledElu(Op):
     """scale (x if x > 0 else alpha (exp(input_scale x) - 1));  d = scale, or scale alpha input_scale exp(input_scale x)"""
     _grad_fn_name = "EluBackward0"
+    _saved_names, _saved_values = ("self",), {"alpha": "alpha", "scale": "scale", "input_scale": "input_scale"}
 
     @staticmethod
-    def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    def forward(ctx, x, alpha=1.0, scale=1, input_scale=1):  # (torch's defaults are ints)
         ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
         ctx.save_for_backward(x)
         return _elu_np(x, alpha, scale, input_scale)
@@ -267,6 +288,7 @@ class ScaledElu(Op):
 class Celu(ScaledElu):
     """max(0, x) + min(0, alpha (exp(x/alpha) - 1));  d = 1, or exp(x/alpha)"""
     _grad_fn_name = "CeluBackward0"
+    _saved_values = {"alpha": "alpha"}
 
 
 class EluResult(Op):
@@ -276,7 +298,7 @@ class EluResult(Op):
     _saved_names, _saved_values = ("result",), {"alpha": "alpha", "scale": "scale", "input_scale": "input_scale"}
 
     @staticmethod
-    def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    def forward(ctx, x, alpha=1.0, scale=1, input_scale=1):  # (torch's defaults are ints)
         ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
         out = _elu_np(x, alpha, scale, input_scale)
         ctx.save_for_backward(out)
@@ -337,10 +359,11 @@ class LeakyReluResult(Op):
 class Glu(Op):
     """a sigmoid(b) for the halves a, b of x along dim;  d = (sigmoid(b), a sigmoid(b)(1 - sigmoid(b)))"""
     _grad_fn_name = "GluBackward0"
+    _saved_names, _saved_values = ("self",), {"dim": "given_dim"}
 
     @staticmethod
-    def forward(ctx, x, dim=-1):
-        ctx.dim = dim
+    def forward(ctx, x, dim=-1, given_dim=-1):
+        ctx.dim, ctx.given_dim = dim, given_dim % 2 ** 64  # (torch shows the dim as given, as an unsigned int64)
         ctx.save_for_backward(x)
         a, b = np.split(x, 2, axis=dim)
         return a / (1 + np.exp(-b))
@@ -431,6 +454,7 @@ class GluBackward(Op):
 class Prelu(Op):
     """x if x > 0 else w x (w per channel, dim 1);  d = (1 or w, x where x <= 0)"""
     _grad_fn_name = "PreluKernelBackward0"
+    _saved_names = ("self", "weight")
 
     @staticmethod
     def forward(ctx, x, w):
@@ -499,12 +523,21 @@ class RreluBackward(GradTimesLocal):
 class RreluWithNoise(Op):
     """x if x > 0 else a x, a drawn per element from U(lower, upper) in training, (lower+upper)/2 in eval"""
     _grad_fn_name = "RreluWithNoiseBackward0"
+    _saved_names = ("self",)
+    _saved_values = {"noise": "noise", "lower": "lower", "upper": "upper", "training": "training"}
 
     @staticmethod
-    def forward(ctx, x, slopes=None):
-        ctx.slopes = slopes  # 1 where x > 0, the negative slope elsewhere
+    def forward(ctx, x, slopes=None, lower=1 / 8, upper=1 / 3, training=False):
+        RreluWithNoise._keep(ctx, x, slopes, lower, upper, training)
         ctx.save_for_backward(x)  # (for the edge of its backward's node to x, as torch's)
         return (x * slopes).astype(x.dtype)
+
+    @staticmethod
+    def _keep(ctx, x, slopes, lower, upper, training):
+        """slopes: 1 where x > 0, the negative slope elsewhere; torch's node shows them as its noise, which in
+        eval mode it leaves unfilled (zeros here)"""
+        ctx.slopes, ctx.lower, ctx.upper, ctx.training = slopes, lower, upper, training
+        ctx.noise = Tensor._make(slopes.astype(x.dtype) if training else np.zeros_like(x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -520,10 +553,11 @@ class RreluWithNoise(Op):
 class RreluResult(RreluWithNoise):
     """rrelu_ (in place): its node keeps the result, as torch's (the same slopes apply)"""
     _grad_fn_name = "RreluWithNoiseBackward1"
+    _saved_names = ("result",)
 
     @staticmethod
-    def forward(ctx, x, slopes=None):
-        ctx.slopes = slopes
+    def forward(ctx, x, slopes=None, lower=1 / 8, upper=1 / 3, training=False):
+        RreluWithNoise._keep(ctx, x, slopes, lower, upper, training)
         out = (x * slopes).astype(x.dtype)
         ctx.save_for_backward(out)
         return out

@@ -4,8 +4,12 @@ import types
 import numpy as np
 
 from ._op import Op
+from .._creation import zeros_like
 from .elementwise import clamp, where
+from .loss_backward import HuberLossBackward, SmoothL1LossBackward, SoftMarginLossBackward, loss_grads
 from .nn import _check_reduction, _pointwise_loss, _reduce
+from .pointwise import clamp_min
+from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 
 
 def _reduced(loss, reduction):
@@ -31,10 +35,7 @@ class SmoothL1Loss(Op):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        g = _slope(x - y, ctx.beta, ctx.beta) * grad
-        if ctx.reduction == "mean":
-            g = g / x.numel()
-        return (g if ctx.needs_input_grad[0] else None, -g if ctx.needs_input_grad[1] else None)
+        return loss_grads(SmoothL1LossBackward, ctx, grad, x, y, ctx.beta)
 
     @staticmethod
     def jvp(ctx, tx, ty):
@@ -57,24 +58,12 @@ class HuberLoss(Op):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        g = _slope(x - y, ctx.delta, 1.0) * grad
-        if ctx.reduction == "mean":
-            g = g / x.numel()
-        return (g if ctx.needs_input_grad[0] else None, -g if ctx.needs_input_grad[1] else None)
+        return loss_grads(HuberLossBackward, ctx, grad, x, y, ctx.delta)
 
     @staticmethod
     def jvp(ctx, tx, ty):
         x, y = ctx.inputs[:2]
         return _reduced_t(clamp(x - y, -ctx.delta, ctx.delta) * (tx - ty), ctx.reduction)
-
-
-def _slope(d, bound, divisor):
-    """The losses' slope clamp(d / divisor, -bound / divisor, bound / divisor), whose own derivative is 1 / divisor
-    strictly inside (-bound, bound) and 0 at the bounds, as torch's double backward (clamp's counts the bounds)."""
-    from .._tensor import Tensor
-    inner = d / divisor if divisor != 1.0 else d
-    outer = clamp(inner, -bound / divisor, bound / divisor).detach()  # (NaN stays NaN)
-    return where(Tensor._make(np.abs(d._data) < bound), inner, outer)
 
 
 def _with(cls, **options):
@@ -147,9 +136,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     import math
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction, "poisson_nll_loss")
-    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    loss = input.exp() - target * input if log_input else input - target * _plus(input, eps).log()
     if full:
-        from .elementwise import where
         stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
         loss = loss + where(target > 1, stirling, stirling * 0)
     return _reduced_loss(loss, reduction, "poisson_nll_loss")
@@ -186,16 +174,15 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {list(input1.shape)}, input2: {list(input2.shape)}, target: "
                            f"{list(target.shape)} ")
-    loss = (-target * (input1 - input2) + margin).clamp(min=0)
+    loss = clamp_min(_plus(-target * (input1 - input2), margin), 0)
     return _reduced_loss(loss, reduction, "margin_ranking_loss")
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """input where target == 1, max(0, margin - input) where target == -1"""
-    from .elementwise import where
     reduction = _reduction(size_average, reduce, reduction)
-    zeros = input * 0
-    loss = where(target != 1, (margin - input).clamp(min=0), zeros) + where(target != -1, input, zeros)
+    zeros = zeros_like(input)  # (not input * 0: an infinite input gives inf, not nan)
+    loss = where(target != 1, clamp_min(scalar_minus(margin, input), 0), zeros) + where(target != -1, input, zeros)
     return _reduced_loss(loss, reduction, "hinge_embedding_loss")
 
 
@@ -221,8 +208,7 @@ class SoftMarginLoss(Op):
         if ctx.needs_input_grad[1]:
             raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument "
                                "'target'. This input cannot have requires_grad True.")
-        g = -y * (-y * x).sigmoid() * grad
-        return (g / x.numel() if ctx.reduction == "mean" else g), None
+        return loss_grads(SoftMarginLossBackward, ctx, grad, x, y)[0], None
 
     @staticmethod
     def jvp(ctx, tx, ty):
@@ -244,6 +230,11 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduced_loss(loss, reduction, "multilabel_soft_margin_loss")
 
 
+def _plus(t, s):
+    """t + s for a number s as ATen's C++ adds one (add.Scalar, AddBackward1); an integer t promotes as `+` does"""
+    return add_scalar(t, s) if t.dtype.is_floating_point else t + s
+
+
 def _aten_norm():
     """reduce.Norm under the name torch's at::norm gives it (NormBackward1), for the ops that call at::norm."""
     global _AtenNorm
@@ -259,7 +250,7 @@ _AtenNorm = None
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim"""
-    d = x1 - x2 + eps
+    d = _plus(x1 - x2, eps)
     dims = (d.ndim - 1,) if d.ndim else None
     return _aten_norm().apply(d, ord=float(p), dims=dims, keepdim=keepdim)
 
@@ -281,15 +272,15 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1"""
-    from .elementwise import where
     reduction = _reduction(size_average, reduce, reduction)
     dim = input1.ndim - 1
     eps = 1e-12
     prod = (input1 * input2).sum(dim)
-    mag1, mag2 = (input1 * input1).sum(dim) + eps, (input2 * input2).sum(dim) + eps
+    mag1, mag2 = _plus((input1 * input1).sum(dim), eps), _plus((input2 * input2).sum(dim), eps)
     cos = prod / (mag1 * mag2).sqrt()
-    zeros = cos * 0
-    loss = where(target == 1, 1 - cos, zeros) + where(target == -1, (cos - margin).clamp(min=0), zeros)
+    zeros = zeros_like(cos)
+    neg = clamp_min(sub_scalar(cos, margin), 0)
+    loss = where(target == 1, scalar_minus(1, cos), zeros) + where(target == -1, neg, zeros)
     return _reduced_loss(loss, reduction, "cosine_embedding_loss")
 
 
@@ -306,7 +297,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     if swap:
         from .elementwise import minimum
         d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    loss = (margin + d_pos - d_neg).clamp(min=0)
+    loss = clamp_min(_plus(d_pos, margin) - d_neg, 0)
     return _reduced_loss(loss, reduction, "triplet_margin_loss")
 
 

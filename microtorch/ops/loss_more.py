@@ -13,7 +13,7 @@ from .nn import _check_reduction
 
 class FirstOrderOnly(Op):
     """g * local (a gradient computed in forward); its own derivative is not implemented, as in torch"""
-    _grad_fn_name = "NotImplemented"
+    _grad_fn_name = "torch::autograd::NotImplemented"
 
     @staticmethod
     def forward(ctx, g, x, local, op):

@@ -1,9 +1,31 @@
-"""Layer normalization as one op, as torch records it: NativeLayerNormBackward0, whose backward is the formula
-below (written in Tensor ops, so that a double backward differentiates it)."""
+"""Layer and batch normalization as one op each, as torch records them (NativeLayerNormBackward0,
+NativeBatchNormBackward0), whose backward is the formula below (written in Tensor ops, so that a double backward
+differentiates it); and the checks torch's CPU kernels make of the input's and parameters' dtypes."""
 import numpy as np
 
 from ..autograd.grad_mode import is_grad_enabled
 from ._op import Op
+from .inplace import _type_name
+
+_REDUCED = (np.dtype(np.float16),)  # (torch's Half and BFloat16: parameters may be float32 for them)
+
+
+def check_dtypes(op, kernel, input, *params):
+    """torch's CPU normalization kernels: a floating input, and each parameter (weight, bias, statistics) of the
+    input's dtype, or float32 for a float16 input (then the result is float16, computed in float32)."""
+    dt = input._data.dtype
+    if dt.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_name(dt)}\' ({op} needs a floating '
+                                  "input: convert it with .float())")
+    for p in params:
+        if p is None or p._data.dtype == dt or dt in _REDUCED and p._data.dtype == np.float32:
+            continue
+        if p._data.dtype == np.float32:
+            raise RuntimeError(f"mixed dtype (CPU): all inputs must share same datatype. ({op}: the input is "
+                               f"{_type_name(dt)}, a parameter Float: convert one of them, e.g. input.float())")
+        raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of Float ({op}: a parameter is "
+                           f"{_type_name(p._data.dtype)} where the input is {_type_name(dt)}: give weight, bias and "
+                           "the running statistics the input's dtype)")
 
 
 class NativeLayerNorm(Op):
@@ -87,7 +109,7 @@ class NativeBatchNorm(Op):
         if bias is not None:
             out = out + bias.reshape(shape)
         ctx.save_for_backward(x, weight, running_mean, running_var, mean, invstd)
-        return out
+        return out.astype(x.dtype, copy=False)  # (a float16 input with float32 parameters: a float16 result)
 
     @staticmethod
     def backward(ctx, grad):
@@ -136,6 +158,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     version stays: a graph that saved them is not invalidated by the next step's update (gradcheck calls forward
     many times)."""
     x, dims = input._data, _reduced_dims(input)
+    if x.dtype in _REDUCED:  # (torch computes a float16 input's statistics in float32, and keeps them so)
+        x = x.astype(np.float32)
     if training:
         mean = x.mean(axis=dims)
         var = ((x - mean.reshape(_channel_shape(input))) ** 2).mean(axis=dims)
