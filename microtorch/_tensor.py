@@ -137,7 +137,11 @@ class Tensor:
         return self._data.itemsize
 
     def stride(self, dim=None):
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        a = self._data
+        if a.size == 0 and not any(a.strides):  # (numpy zeroes a new empty array's strides; torch's count each 0 as 1)
+            strides = tuple(int(np.prod([max(n, 1) for n in a.shape[d + 1:]])) for d in range(a.ndim))
+        else:
+            strides = tuple(s // a.itemsize for s in a.strides)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim, "stride")]
 
     def data_ptr(self):

@@ -354,14 +354,15 @@ def _refuse_bool(method, kernel):
 def _random_fill(name, draw):
     """An in-place fill with random values drawn by draw(rng, shape, *args) (a generator= may be given)."""
     def method(self, *args, generator=None, **kwargs):
-        from ._random import _rng
+        from ._random import _rng, drawn_for
         from ._tensor import Tensor
         from .autograd.grad_mode import is_grad_enabled
         from .ops.inplace import apply_inplace
         args, kwargs = _check_fill_args(name, self, args, kwargs)
         if self.is_meta:  # no data to fill and, as in torch, no draw: the generator stays where it was
             return self
-        values = np.asarray(draw(_rng(generator), self._data.shape, self._data.dtype, *args, **kwargs))
+        rng = _rng(generator)  # (filled in torch's order: a transposed tensor as it lies in memory)
+        values = drawn_for(rng, self._data, lambda shape: draw(rng, shape, self._data.dtype, *args, **kwargs))
         values = values.astype(self._data.dtype)
         sample = Tensor._make(values)
         if self.requires_grad and is_grad_enabled():  # as torch: nothing flows back through random values

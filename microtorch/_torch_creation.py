@@ -183,7 +183,7 @@ def binomial(count, prob, generator=None):
     # torch's rules before sampling: 0 for a count or a probability <= 0, the count for a probability >= 1, NaN for
     # a NaN probability; the sampler draws only for the rest. (An infinite count between: NaN here, where torch's
     # sampler gives inf or NaN as its draws fall; a NaN count: NaN, where torch's loops forever.)
-    sampled = np.isfinite(c) & (p > 0) & (p < 1)
+    sampled = ~np.isnan(c) & (p > 0) & (p < 1)  # (an infinite count is sampled, as torch: inf or NaN)
     fixed = np.where(np.isnan(p), np.nan, np.where((c <= 0) | (p <= 0), 0.0, np.where(p >= 1, c, np.nan)))
     draws = _random._rng(generator).torch_binomial(np.where(sampled, c, 0), np.where(sampled, p, 0))
     return Tensor._make(np.where(sampled & (c > 0), draws, fixed).astype(count._data.dtype))

@@ -72,9 +72,7 @@ def test_a_tensor_that_is_not_contiguous_is_filled_in_torchs_order(layout, fill)
     assert out[0][1:] == out[1][1:]
 
 
-# the Tensor methods (t.uniform_(), t.normal_()...) draw in _tensor_methods._random_fill, another row's file: its
-# draw goes through _random.drawn_for there too once that one-line change is made (see this round's report)
-@pytest.mark.xfail(strict=True, reason="_tensor_methods._random_fill does not use _random.drawn_for yet")
+# the Tensor methods (t.uniform_(), t.normal_()...) draw in _tensor_methods._random_fill, through _random.drawn_for
 @pytest.mark.parametrize("method", ["uniform_", "normal_", "exponential_", "random_"])
 def test_the_tensor_methods_fill_in_torchs_order(method):
     out = []
@@ -115,8 +113,6 @@ def test_binomial_of_the_counts_and_probabilities_torch_does_not_sample(count, p
     assert str(out[0]) == str(out[1])
 
 
-@pytest.mark.xfail(strict=True, reason="_torch_creation.binomial (another row's file) gives NaN for an infinite count "
-                                       "without sampling it; torch samples it (inf or NaN, and draws)")
 def test_binomial_of_an_infinite_count_as_torch():
     out = []
     for lib in (mt, torch):
