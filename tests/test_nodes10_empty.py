@@ -1,6 +1,6 @@
 """Empty tensors' strides beside torch 2.13. torch gives a tensor with a dim of size 0 the strides of its layout,
 counting each size-0 dim as 1 (empty(0, 3).stride() is (3, 1)); numpy 2 gives every new empty array zero strides,
-and Tensor.stride() (_tensor.py, another row's file) reports those: the change it needs is in this round's report."""
+which Tensor.stride() (_tensor.py) replaces by torch's."""
 import pytest
 import torch
 
