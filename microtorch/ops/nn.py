@@ -3,6 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._checks import need_floating
+from ._nll_cascade import cascade_nll
 from ._op import Op, normalize_dims
 from ._softmax_kernels import (log_softmax_backward_lastdim, log_softmax_backward_over, log_softmax_lastdim,
                                log_softmax_over, softmax_backward_lastdim, softmax_backward_over, softmax_lastdim,
@@ -307,14 +308,18 @@ class NllLoss(Op):
         ctx.local = np.zeros(logp.shape, logp.dtype)  # d loss / d logp, before 'mean' divides
         ctx.local[at] = -wt
         ctx.reduction, ctx.c, ctx.total = reduction, c, None
-        total = np.asarray(wt.sum(), logp.dtype)
+        if reduction != "none" and logp.dtype.kind == "f" and target.size:  # (torch's cascade of partial sums)
+            summed, total = cascade_nll(logp[at], valid, None if weight is None else wt)
+            total = np.asarray(total)
+        else:
+            summed, total = losses.sum(), np.asarray(wt.sum(), logp.dtype)
         ctx.save_for_backward(logp, target, weight, total)  # (what torch saves; backward reads logp)
         if reduction == "none":
             return np.asarray(losses)
         if reduction == "sum":
-            return np.asarray(losses.sum())
+            return np.asarray(summed)
         ctx.total = total
-        return np.asarray(losses.sum() / total)
+        return np.asarray(summed / total)
 
     @staticmethod
     def backward(ctx, grad):
