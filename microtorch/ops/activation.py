@@ -3,8 +3,11 @@ logsigmoid, glu, prelu, rrelu. Each is one Function with its derivative beside i
 op of its own (HardswishBackwardBackward0...), so is ours, so that a gradient's graph has torch's nodes."""
 import numpy as np
 
+from .. import _kernel_exp
+from .._fma import fma32
 from .._tensor import Tensor
 from ._op import Op, plain, unrecorded
+from ._range_kernels import _thread_chunks
 from .elementwise import (GradTimesLocal, LeakyReluBackward, _select, _unary, div_scalar, elu_backward, where,
                           zeros_like_)
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
@@ -135,9 +138,19 @@ def _d_mish(g, x):
 
 
 def _d_silu(g, x):
-    """d x sigmoid(x) = s (1 + x (1 - s))  (torch's, term by term)"""
+    """d x sigmoid(x) = s (1 + x (1 - s))  (torch's, term by term; outside create_graph, float32 as torch's kernel
+    computes it, 1 + x (1 - s) fused)"""
+    if x._data.dtype == np.float32 and g._data.dtype == np.float32 and unrecorded(g) and unrecorded(x):
+        xd, one = x._data, np.float32(1)
+        s = one / (one + _exp_as_torch(-xd, xd))
+        return plain(g._data * s * fma32(xd, one - s, one))
     s = x.sigmoid()
     return g * s * add_scalar(x * scalar_minus(1.0, s), 1.0)
+
+
+def _exp_as_torch(v, x):
+    """e^v for x's kernel: float32 as torch's vector loop (SLEEF's exp, the C library's on the tails)"""
+    return _kernel_exp.exp(v, _thread_chunks, layout=x) if v.dtype == np.float32 else np.exp(v)
 
 
 def _hardsigmoid_np(x):
@@ -149,9 +162,9 @@ def _logsigmoid_np(x):
 
 
 Hardsigmoid = _unary("Hardsigmoid", _hardsigmoid_np, fused=HardsigmoidBackward)
-Hardswish = _unary("Hardswish", lambda x: x * _hardsigmoid_np(x), fused=HardswishBackward)
+Hardswish = _unary("Hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, fused=HardswishBackward)  # (torch's order)
 Mish = _unary("Mish", lambda x: x * np.tanh(np.logaddexp(0, x)), formula=_d_mish)
-Silu = _unary("Silu", lambda x: x / (1 + np.exp(-x)), formula=_d_silu)
+Silu = _unary("Silu", lambda x: x / (1 + _exp_as_torch(-x, x)), formula=_d_silu)
 _LogSigmoidOp = _unary("LogSigmoid", _logsigmoid_np, fused=LogSigmoidBackward)
 
 
