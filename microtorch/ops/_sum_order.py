@@ -1,0 +1,246 @@
+"""torch's order of additions in a CPU sum, so that sum, mean and nansum give torch's bits.
+
+numpy adds pairwise in blocks of eight; torch 2.13 (ATen's cascade_sum in SumKernel.cpp) walks the input in
+memory order and keeps running sums in vector registers, in three shapes of loop:
+- "cascade": a running sum down a column, handed up to a coarser level every 2**p terms (p = 4 for up to 2**19
+  terms, then log2(n) / 4), the levels added at the end;
+- "ilp": the terms dealt round-robin to four cascades (ilp: instruction-level parallelism), plus the leftover
+  terms into the first, then the four added in order;
+- "vector": a contiguous row read one register at a time into an "ilp" sum of registers, then a running sum of
+  the terms after the last full register and of the register's lanes.
+Which one a row or column gets depends on the strides and sizes that TensorIterator leaves after putting the
+reduced dims first and merging dims (see `_iteration`). Above 32768 elements the work is cut between threads,
+which moves the cut points (see `_chunks`). Each shape is a few numpy reductions over whole axes: numpy adds
+along the first axis of a C-ordered array row by row, which is a running sum; along the last it pairs terms up,
+which is why that case goes through `np.add.accumulate`.
+"""
+import math
+
+import numpy as np
+
+from ._range_kernels import _GRAIN, intraop_threads
+
+_F16 = np.dtype(np.float16)
+
+
+# torch's Vectorized<T> in this kernel: 32 bytes (8 floats, 4 doubles), on AVX-512 machines too (torch 2.13
+# dispatches sum to its AVX2 build there; measured the same under ATEN_CPU_CAPABILITY=avx512, avx2 and default)
+VECTOR_BYTES = 32
+
+
+def _running(a, axis=0):
+    """a[0] + a[1] + ... along axis, one after another, for every other index (0 for no terms)."""
+    if a.shape[axis] < 3 or math.prod(a.shape[axis + 1:]) > 1:
+        return np.add.reduce(a, axis)
+    return np.add.accumulate(a, axis).take(-1, axis)
+
+
+def _cascade(a):
+    """multi_row_sum: the sum of a's rows (axis 0) in torch's levels, for every column."""
+    n, cols = a.shape[0], a.shape[1:]
+    step = 1 << max(4, (n - 1).bit_length() // 4)
+    if n < step:
+        return _running(a)
+    k = n - n % step
+    levels = [_running(a[k:])]  # (the terms after the last full block)
+    sums = _running(a[:k].reshape(-1, step, *cols), 1)
+    for _ in range(2):  # levels 1 and 2 keep the partial groups; level 3 takes every full one
+        k = len(sums) - len(sums) % step
+        levels.append(_running(sums[k:]))
+        sums = _running(sums[:k].reshape(-1, step, *cols), 1)
+    return ((levels[0] + levels[1]) + levels[2]) + _running(sums)
+
+
+def _ilp(a):
+    """row_sum: a's rows dealt to four cascades, the rows after the last four into the first, then added."""
+    k = a.shape[0] - a.shape[0] % 4
+    part = _cascade(a[:k].reshape(-1, 4, *a.shape[1:]))
+    first = part[0]
+    for row in a[k:]:
+        first = first + row
+    return ((first + part[1]) + part[2]) + part[3]
+
+
+def _vector(a, lanes, per_load):
+    """vectorized_inner_sum over axis 0 (contiguous in torch's memory): registers of `per_load` terms, folded to
+    `lanes` accumulator lanes (float16 loads 2 terms per float lane), summed by `_ilp`; then a running sum from 0
+    of the terms after the last full register and of the lanes."""
+    k = a.shape[0] - a.shape[0] % per_load
+    regs = a[:k].reshape(-1, per_load, *a.shape[1:])
+    if per_load != lanes:
+        regs = regs[:, :lanes] + regs[:, lanes:]  # (the two halves of a register, as converted to float)
+    return _running(np.concatenate([a[k:], _ilp(regs)]))
+
+
+def _call(a, s1, i0, i1, item, dtype):
+    """What the kernel's loop gives for one 2-d block: a (s0, ..., s1) in the accumulating dtype, axis 0 the
+    reduced dim of stride i0, the last the dim of stride i1 beside it. Returns (..., s1)."""
+    per_load, lanes = VECTOR_BYTES // item, VECTOR_BYTES // a.dtype.itemsize
+    flat = a.reshape(a.shape[0], -1)
+    if i0 == item and a.shape[0] >= per_load:
+        return _vector(flat, lanes, per_load).reshape(a.shape[1:])
+    if i1 == item and s1 >= per_load:
+        cut = s1 - s1 % (4 * lanes)  # groups of four registers get cascades, the columns after them ilp sums
+    elif i0 < i1:
+        cut = 0
+    else:
+        cut = s1 - s1 % 4
+    if cut == s1:
+        return _cascade(flat).reshape(a.shape[1:])
+    if cut == 0:
+        return _ilp(flat).reshape(a.shape[1:])
+    left = _cascade(np.ascontiguousarray(a[..., :cut]).reshape(a.shape[0], -1))
+    right = _ilp(np.ascontiguousarray(a[..., cut:]).reshape(a.shape[0], -1))
+    return np.concatenate([left.reshape(a.shape[1:-1] + (cut,)), right.reshape(a.shape[1:-1] + (-1,))], -1)
+
+
+def _iteration(shape, strides, reduced):
+    """TensorIterator's dims for a reduction, innermost first: (sizes, input strides, reduced flags) after
+    reorder_dimensions (reduced dims first, then by the contiguous output's strides, the input's breaking ties)
+    and coalesce_dimensions (neighbours that walk memory as one dim become one)."""
+    n = len(shape)
+    out, step = [0] * n, 1
+    for d in reversed(range(n)):
+        if not reduced[d]:
+            out[d], step = step, step * shape[d]
+
+    def order(a, b):  # 1: a goes after b (should_swap)
+        if (out[a] == 0) != (out[b] == 0):
+            return 1 if out[b] == 0 else -1
+        for st in (out, strides):
+            if st[a] and st[b]:
+                if st[a] != st[b]:
+                    return 1 if st[a] > st[b] else -1
+                if shape[a] > shape[b]:
+                    return 1
+        return 0
+    perm = list(reversed(range(n)))
+    for i in range(1, n):  # (an insertion sort that stops at the first decisive comparison)
+        j = i
+        for k in range(i - 1, -1, -1):
+            c = order(perm[k], perm[j])
+            if c < 0:
+                break
+            if c > 0:
+                perm[k], perm[j], j = perm[j], perm[k], k
+    dims = [[shape[p], strides[p], out[p]] for p in perm]
+    merged = dims[:1]
+    for d in dims[1:]:
+        last = merged[-1]
+        if last[0] == 1 or d[0] == 1 or (last[0] * last[1] == d[1] and last[0] * last[2] == d[2]):
+            if last[0] == 1:
+                last[1], last[2] = d[1], d[2]
+            last[0] *= d[0]
+        else:
+            merged.append(d)
+    return [d[0] for d in merged], [d[1] for d in merged], [d[2] == 0 for d in merged]
+
+
+def _added_in_turn(parts, out_dtype, axis=-1):
+    """What torch's output holds after `out += part` for each part along axis, from 0, in out_dtype (float16
+    rounds after every addition; the parts are in the accumulating dtype)."""
+    parts = np.moveaxis(parts, axis, 0)
+    if parts.dtype == out_dtype:
+        return _running(np.ascontiguousarray(parts)) + out_dtype.type(0)  # (0 + a sum of zeros is +0)
+    total = np.zeros(parts.shape[1:], out_dtype)
+    for part in parts:
+        total = (total.astype(part.dtype) + part).astype(out_dtype)
+    return total
+
+
+def _dense(x):
+    """Whether x's elements fill its memory without gaps or overlaps, in some order of dims."""
+    expect = x.itemsize
+    for stride, size in sorted((abs(t), s) for s, t in zip(x.shape, x.strides) if s != 1):
+        if stride != expect:
+            return False
+        expect *= size
+    return True
+
+
+def torch_cast(x, dtype):
+    """x.to(dtype) as torch lays it out: a dense tensor keeps its strides, any other becomes C-contiguous."""
+    return x.astype(dtype, order="K") if _dense(x) else np.ascontiguousarray(x, dtype)
+
+
+def torch_sum(x, dims=None):
+    """x summed over dims (a tuple, None: all) with torch's additions; x is in the dtype torch sums in (float16
+    sums in float32 and rounds at the end). The result has numpy's keepdims=False shape."""
+    out_shape = () if dims is None else tuple(s for d, s in enumerate(x.shape) if d not in dims)
+    if x.size == 0 or x.ndim == 0:
+        return np.zeros(out_shape, x.dtype) + x.reshape(out_shape) if x.size else np.zeros(out_shape, x.dtype)
+    if min(x.strides) < 0:
+        x = np.ascontiguousarray(x)  # (torch has no negative strides; a flipped array is read as a dense one)
+    sizes, strides, reduced = _iteration(x.shape, x.strides, [dims is None or d in dims for d in range(x.ndim)])
+    if x.dtype == _F16 and len(sizes) > 1 and reduced[1]:
+        # sum_out's float buffer: where the kernel would add row sums into a float16 output, torch sums a float32
+        # copy into a float32 result and rounds that once
+        return torch_sum(torch_cast(x, np.float32), dims).astype(_F16)
+    if not reduced[0]:  # (a sum over dims of size 1: 0 + x)
+        return (x.reshape(out_shape) + x.dtype.type(0)).astype(x.dtype)
+    if len(sizes) == 1:
+        sizes, strides, reduced = sizes + [1], strides + [0], reduced + [True]
+    view = np.lib.stride_tricks.as_strided(x, sizes[::-1], strides[::-1])
+    acc = np.dtype(np.float32) if x.dtype == _F16 else x.dtype
+    if math.prod(out_shape) == 1 and x.size >= _GRAIN and intraop_threads() > 1:
+        return _two_passes(view, sizes, strides, x.dtype).reshape(out_shape)
+    block = np.ascontiguousarray(np.moveaxis(view, -1, 0), acc)
+    parts = _split_columns(block, sizes, strides, reduced, x.dtype)
+    if not reduced[1]:
+        return (parts + acc.type(0)).astype(x.dtype).reshape(out_shape)
+    k = reduced.index(False) if False in reduced else len(reduced)
+    kept = math.prod(sizes[k:])
+    return _added_in_turn(parts.reshape(kept, -1), x.dtype).reshape(out_shape)
+
+
+def _split_columns(block, sizes, strides, reduced, dtype):
+    """_call on the block, cut as parallel_dim_reduction cuts the dim beside the reduced one between threads
+    when that is the only kept dim (the cut moves where the cascade columns end)."""
+    item, s1 = dtype.itemsize, sizes[1]
+    threads = intraop_threads()
+    if reduced[1] or len(sizes) > 2 or block.size < _GRAIN or threads < 2 or s1 < 2:
+        return _call(block, s1, strides[0], strides[1], item, dtype)
+    tasks = min(threads, s1)
+    chunk = -(-s1 // tasks)
+    per = 128 // item if strides[1] == item else 1  # (contiguous columns: cut at multiples of 128 bytes)
+    cuts = sorted({c - c % per if c != s1 else c for c in range(0, s1 + chunk, chunk) if c <= s1} | {s1})
+    parts = [_call(np.ascontiguousarray(block[..., b:e]), e - b, strides[0], strides[1], item, dtype)
+             for b, e in zip(cuts, cuts[1:]) if b != e]
+    return np.concatenate(parts, -1)
+
+
+def _two_passes(view, sizes, strides, dtype):
+    """A full sum of 32768 elements or more: each thread sums its range of the iteration (in serial_for_each's
+    2-d steps) into its own slot, then the slots (one per thread) are summed."""
+    threads, total = intraop_threads(), view.size
+    chunk = -(-total // min(threads, -(-total // _GRAIN)))
+    acc = np.dtype(np.float32) if dtype == _F16 else dtype
+    slots = np.zeros(threads, dtype)
+    for t, begin in enumerate(range(0, total, chunk)):
+        parts = [_call(np.ascontiguousarray(np.moveaxis(block, -1, 0), acc), block.shape[-2], strides[0],
+                       strides[1], dtype.itemsize, dtype).reshape(-1)
+                 for block in _steps(view, sizes, begin, min(total, begin + chunk))]
+        slots[t] = _added_in_turn(np.concatenate(parts), dtype)
+    return torch_sum(slots)
+
+
+def _steps(view, sizes, begin, end):
+    """The 2-d blocks (..., step1, step0) that serial_for_each hands the loop for the range [begin, end) of the
+    iteration (DimCounter: the rest of a row, then whole rows up to the end of dim 1, ...)."""
+    values, rest = [], begin
+    for s in sizes:
+        values.append(rest % s)
+        rest //= s
+    offset = begin
+    while offset < end:
+        step0 = min(sizes[0] - values[0], end - offset)
+        step1 = min(sizes[1] - values[1], (end - offset) // sizes[0]) if step0 == sizes[0] else 1
+        at = tuple(values[:1:-1])
+        yield view[at + (slice(values[1], values[1] + step1), slice(values[0], values[0] + step0))]
+        offset += step0 * step1
+        carry, i = (step1, 1) if step1 != 1 else (step0, 0)
+        while carry and i < len(sizes):
+            values[i] += carry
+            carry = 1 if values[i] >= sizes[i] else 0
+            values[i] -= sizes[i] if carry else 0
+            i += 1
