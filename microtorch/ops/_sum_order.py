@@ -197,9 +197,9 @@ def _split_columns(block, sizes, strides, reduced, dtype):
     """_call on the block, cut as parallel_dim_reduction cuts the dim beside the reduced one between threads
     when that is the only kept dim (the cut moves where the cascade columns end)."""
     item, s1 = dtype.itemsize, sizes[1]
-    threads = intraop_threads()
-    if reduced[1] or len(sizes) > 2 or block.size < _GRAIN or threads < 2 or s1 < 2:
+    if reduced[1] or len(sizes) > 2 or block.size < _GRAIN or s1 < 2 or intraop_threads() < 2:
         return _call(block, s1, strides[0], strides[1], item, dtype)
+    threads = intraop_threads()
     tasks = min(threads, s1)
     chunk = -(-s1 // tasks)
     per = 128 // item if strides[1] == item else 1  # (contiguous columns: cut at multiples of 128 bytes)
@@ -244,3 +244,48 @@ def _steps(view, sizes, begin, end):
             carry = 1 if values[i] >= sizes[i] else 0
             values[i] -= sizes[i] if carry else 0
             i += 1
+
+
+def _small(v):
+    """torch's sum of a contiguous 1-d float64 or float32 v shorter than 64 registers (where no cascade level
+    fills up): the rows of four registers added as running sums per lane (one numpy reduction), the registers
+    after them into the first, the four registers added, then a running sum from 0 of the terms after the
+    last register and of the lanes (in Python floats for float64: the same roundings, fewer calls)."""
+    n, lanes = v.shape[0], VECTOR_BYTES // v.itemsize
+    if n < lanes:  # (ilp: the first four terms start four chains, the rest go to the first)
+        terms = v.tolist() if n < 4 else [v[0]] + v[4:].tolist() + v[1:4].tolist()
+    else:
+        k = n - n % (4 * lanes)
+        regs = np.add.reduce(v[:k].reshape(-1, 4 * lanes), 0) if k else np.zeros(4 * lanes, v.dtype)
+        end = n - n % lanes
+        for at in range(k, end, lanes):
+            regs[:lanes] += v[at:at + lanes]
+        terms = v[end:].tolist() + np.add.reduce(regs.reshape(4, lanes), 0).tolist()
+    if v.dtype == _F64:
+        total = 0.0
+        for t in terms:
+            total += t
+        return np.float64(total)
+    return np.add.accumulate(np.array([0.0] + terms, v.dtype))[-1]
+
+
+_F64 = np.dtype(np.float64)
+_SMALL = {np.dtype(np.float64): 64 * 4, np.dtype(np.float32): 64 * 8}  # (64 registers: cascade's first level)
+
+
+def sum_like_torch(x, dims=None, keepdim=False, dtype=None):
+    """np.sum(x, dims, dtype=dtype, keepdims=keepdim) with torch's additions for floating and complex dtypes
+    (integer sums are exact in any order: numpy's)."""
+    if dtype is not None and dtype != x.dtype:
+        if np.dtype(dtype).kind not in "fc" or x.dtype.kind not in "fcbiu":
+            return x.sum(axis=dims, keepdims=keepdim, dtype=dtype)
+        x = torch_cast(x, dtype)
+    if x.dtype.kind not in "fc" or type(x) is not np.ndarray:
+        return x.sum(axis=dims, keepdims=keepdim, dtype=dtype)
+    if dims is None and x.size < _SMALL.get(x.dtype, 0) and x.flags.c_contiguous:
+        out = _small(x.reshape(-1))
+    else:
+        out = torch_sum(x, dims)
+    if keepdim:
+        return out.reshape([1 if dims is None or d in dims else s for d, s in enumerate(x.shape)])
+    return out

@@ -11,6 +11,7 @@ from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
+from ._sum_order import sum_like_torch
 from .elementwise import MulScalar, _by_number, div_scalar
 from .shape import (Clone, _dense_strides, _share, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze,
                     unsqueezed_array)
@@ -67,7 +68,7 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        out = x.sum(axis=dims, keepdims=keepdim, dtype=dtype)
+        out = sum_like_torch(x, dims, keepdim, dtype)  # (torch's order of additions: its last bits)
         return out if dims is None else c_order(out)  # (over every dim, a number)
 
     @staticmethod
@@ -135,7 +136,7 @@ class Mean(Op):
         # torch's steps, a sum then a division by n (float16 sums in float32), in the dtype asked for (the
         # engine brings the gradient back to x's); np.mean's Python layers cost as much as the sum
         out_dtype = x.dtype if dtype is None else dtype
-        total = x.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if out_dtype == _FLOAT16 else out_dtype)
+        total = sum_like_torch(x, dims, keepdim, np.float32 if out_dtype == _FLOAT16 else out_dtype)
         out = np.asarray(total / ctx.n, out_dtype)
         return out if dims is None else c_order(out)  # (over every dim: 0-d)
 
