@@ -29,26 +29,37 @@ VECTOR_BYTES = 32
 
 
 def _running(a, axis=0):
-    """a[0] + a[1] + ... along axis, one after another, for every other index (0 for no terms)."""
-    if a.shape[axis] < 3 or math.prod(a.shape[axis + 1:]) > 1:
+    """a[0] + a[1] + ... along axis (0 or 1) of a C-ordered a, one after another, for every other index (0 for no
+    terms): numpy's reduction adds row by row when columns follow the axis, else it pairs terms up."""
+    n = a.shape[axis]
+    if n == 1:
+        return a[0] if axis == 0 else a[:, 0]
+    if n < 3 or a.strides[axis] > a.itemsize:
         return np.add.reduce(a, axis)
-    return np.add.accumulate(a, axis).take(-1, axis)
+    return np.add.accumulate(a, axis)[-1] if axis == 0 else np.add.accumulate(a, axis)[:, -1]
 
 
-def _cascade(a):
-    """multi_row_sum: the sum of a's rows (axis 0) in torch's levels, for every column."""
+def _cascade(a, axis=0):
+    """multi_row_sum: the sum of a's rows (axis 0, the only one) in torch's levels, for every column."""
     n, cols = a.shape[0], a.shape[1:]
     step = 1 << max(4, (n - 1).bit_length() // 4)
     if n < step:
         return _running(a)
     k = n - n % step
-    levels = [_running(a[k:])]  # (the terms after the last full block)
+    levels = [_running(a[k:])] if k < n else []  # (level 0: the rows after the last full block)
     sums = _running(a[:k].reshape(-1, step, *cols), 1)
     for _ in range(2):  # levels 1 and 2 keep the partial groups; level 3 takes every full one
         k = len(sums) - len(sums) % step
-        levels.append(_running(sums[k:]))
+        if k == 0:  # (no full group: the levels above stay 0)
+            break
+        if k < len(sums):
+            levels.append(_running(sums[k:]))
         sums = _running(sums[:k].reshape(-1, step, *cols), 1)
-    return ((levels[0] + levels[1]) + levels[2]) + _running(sums)
+    levels.append(_running(sums))
+    total = levels[0]
+    for level in levels[1:]:  # (levels that stayed 0 are left out: adding 0 changes no sum but -0's sign)
+        total = total + level
+    return total
 
 
 def _ilp(a):
@@ -246,31 +257,58 @@ def _steps(view, sizes, begin, end):
             i += 1
 
 
-def _small(v):
-    """torch's sum of a contiguous 1-d float64 or float32 v shorter than 64 registers (where no cascade level
-    fills up): the rows of four registers added as running sums per lane (one numpy reduction), the registers
-    after them into the first, the four registers added, then a running sum from 0 of the terms after the
-    last register and of the lanes (in Python floats for float64: the same roundings, fewer calls)."""
-    n, lanes = v.shape[0], VECTOR_BYTES // v.itemsize
-    if n < lanes:  # (ilp: the first four terms start four chains, the rest go to the first)
-        terms = v.tolist() if n < 4 else [v[0]] + v[4:].tolist() + v[1:4].tolist()
-    else:
-        k = n - n % (4 * lanes)
-        regs = np.add.reduce(v[:k].reshape(-1, 4 * lanes), 0) if k else np.zeros(4 * lanes, v.dtype)
-        end = n - n % lanes
-        for at in range(k, end, lanes):
-            regs[:lanes] += v[at:at + lanes]
-        terms = v[end:].tolist() + np.add.reduce(regs.reshape(4, lanes), 0).tolist()
-    if v.dtype == _F64:
+def _flat(v, split=True):
+    """torch's sum of a contiguous 1-d v (float16 added in float32): vectorized_inner_sum, its registers' lanes
+    finished in Python floats for float64 (the same roundings in fewer numpy calls); above 32768 terms each
+    thread sums its part into a slot of its own, then the slots are summed."""
+    n = v.shape[0]
+    if split and n >= _GRAIN and intraop_threads() > 1:
+        threads = intraop_threads()
+        chunk = -(-n // min(threads, -(-n // _GRAIN)))
+        slots = np.zeros(threads, v.dtype)
+        slots[:-(-n // chunk)] = [_flat(v[b:b + chunk], False) for b in range(0, n, chunk)]
+        return _flat(slots, False)
+    if v.dtype != _F64:
+        return _vector_1d(v)
+    if n < 4:  # (a running sum)
         total = 0.0
-        for t in terms:
+        for t in v.tolist():
             total += t
         return np.float64(total)
-    return np.add.accumulate(np.array([0.0] + terms, v.dtype))[-1]
+    k = n - n % 16
+    if n < 64:  # (three rows of registers at most: Python adds them)
+        vals = v.tolist()
+        p = vals[:16] if k else [0.0] * 16
+        for r in range(16, k, 16):
+            p = [s + t for s, t in zip(p, vals[r:r + 16])]
+        vals = vals[k:]
+    else:
+        p = (np.add.reduce if k < 256 else _cascade)(v[:k].reshape(-1, 16), 0).tolist()
+        vals = v[k:].tolist()
+    a, b, c, d = p[0], p[1], p[2], p[3]
+    end = len(vals) - len(vals) % 4
+    for i in range(0, end, 4):
+        a, b, c, d = a + vals[i], b + vals[i + 1], c + vals[i + 2], d + vals[i + 3]
+    total = 0.0
+    for t in vals[end:]:
+        total += t
+    total += ((a + p[4]) + p[8]) + p[12]
+    total += ((b + p[5]) + p[9]) + p[13]
+    total += ((c + p[6]) + p[10]) + p[14]
+    return np.float64(total + (((d + p[7]) + p[11]) + p[15]))
+
+
+def _vector_1d(v):
+    """_flat below the thread cut for any dtype, with numpy: the "vector" loop where a register fits, else
+    "ilp"."""
+    acc = np.dtype(np.float32) if v.dtype == _F16 else v.dtype
+    per_load = VECTOR_BYTES // v.itemsize
+    a = v.astype(acc)[:, None]
+    out = _vector(a, VECTOR_BYTES // acc.itemsize, per_load) if v.shape[0] >= per_load else _ilp(a)
+    return (out[0] + acc.type(0)).astype(v.dtype)
 
 
 _F64 = np.dtype(np.float64)
-_SMALL = {np.dtype(np.float64): 64 * 4, np.dtype(np.float32): 64 * 8}  # (64 registers: cascade's first level)
 
 
 def sum_like_torch(x, dims=None, keepdim=False, dtype=None):
@@ -282,8 +320,8 @@ def sum_like_torch(x, dims=None, keepdim=False, dtype=None):
         x = torch_cast(x, dtype)
     if x.dtype.kind not in "fc" or type(x) is not np.ndarray:
         return x.sum(axis=dims, keepdims=keepdim, dtype=dtype)
-    if dims is None and x.size < _SMALL.get(x.dtype, 0) and x.flags.c_contiguous:
-        out = _small(x.reshape(-1))
+    if dims is None and x.flags.c_contiguous:  # (the common call: one dim in memory order)
+        out = _flat(x.reshape(-1))
     else:
         out = torch_sum(x, dims)
     if keepdim:
