@@ -148,14 +148,14 @@ def _iteration(shape, strides, reduced):
 
 
 def _added_in_turn(parts, out_dtype, axis=-1):
-    """What torch's output holds after `out += part` for each part along axis, from 0, in out_dtype (float16
-    rounds after every addition; the parts are in the accumulating dtype)."""
+    """What torch's output holds after `out += part` for each part along axis, from 0, in out_dtype (for float16,
+    each part and each partial sum is rounded to float16; the parts are in the accumulating dtype)."""
     parts = np.moveaxis(parts, axis, 0)
     if parts.dtype == out_dtype:
         return _running(np.ascontiguousarray(parts)) + out_dtype.type(0)  # (0 + a sum of zeros is +0)
     total = np.zeros(parts.shape[1:], out_dtype)
-    for part in parts:
-        total = (total.astype(part.dtype) + part).astype(out_dtype)
+    for part in parts.astype(out_dtype):  # (c10::Half's += rounds the float part first)
+        total = (total.astype(np.float32) + part.astype(np.float32)).astype(out_dtype)
     return total
 
 
@@ -174,28 +174,37 @@ def torch_cast(x, dtype):
     return x.astype(dtype, order="K") if _dense(x) else np.ascontiguousarray(x, dtype)
 
 
-def torch_sum(x, dims=None):
-    """x summed over dims (a tuple, None: all) with torch's additions; x is in the dtype torch sums in (float16
-    sums in float32 and rounds at the end). The result has numpy's keepdims=False shape."""
+def _loaded(a, acc, nans):
+    """a as the kernel reads it: a C-ordered copy in the accumulating dtype (NaNs read as 0 for nansum)."""
+    a = np.ascontiguousarray(a, acc)
+    return np.where(np.isnan(a), acc.type(0), a) if nans else a
+
+
+def torch_sum(x, dims=None, nans=False):
+    """x summed over dims (a tuple, None: all) with torch's additions (nans: NaNs count as 0, nansum's kernel);
+    x is in the dtype torch sums in (float16 sums in float32 and rounds at the end). The result has numpy's
+    keepdims=False shape."""
     out_shape = () if dims is None else tuple(s for d, s in enumerate(x.shape) if d not in dims)
+    if nans and x.ndim == 0:
+        x = np.where(np.isnan(x), x.dtype.type(0), x)
     if x.size == 0 or x.ndim == 0:
         return np.zeros(out_shape, x.dtype) + x.reshape(out_shape) if x.size else np.zeros(out_shape, x.dtype)
     if min(x.strides) < 0:
         x = np.ascontiguousarray(x)  # (torch has no negative strides; a flipped array is read as a dense one)
     sizes, strides, reduced = _iteration(x.shape, x.strides, [dims is None or d in dims for d in range(x.ndim)])
-    if x.dtype == _F16 and len(sizes) > 1 and reduced[1]:
+    if x.dtype == _F16 and len(sizes) > 1 and reduced[1] and not nans:
         # sum_out's float buffer: where the kernel would add row sums into a float16 output, torch sums a float32
         # copy into a float32 result and rounds that once
         return torch_sum(torch_cast(x, np.float32), dims).astype(_F16)
     if not reduced[0]:  # (a sum over dims of size 1: 0 + x)
-        return (x.reshape(out_shape) + x.dtype.type(0)).astype(x.dtype)
+        return (_loaded(x, x.dtype, nans).reshape(out_shape) + x.dtype.type(0)).astype(x.dtype)
     if len(sizes) == 1:
         sizes, strides, reduced = sizes + [1], strides + [0], reduced + [True]
     view = np.lib.stride_tricks.as_strided(x, sizes[::-1], strides[::-1])
     acc = np.dtype(np.float32) if x.dtype == _F16 else x.dtype
     if math.prod(out_shape) == 1 and x.size >= _GRAIN and intraop_threads() > 1:
-        return _two_passes(view, sizes, strides, x.dtype).reshape(out_shape)
-    block = np.ascontiguousarray(np.moveaxis(view, -1, 0), acc)
+        return _two_passes(view, sizes, strides, x.dtype, nans).reshape(out_shape)
+    block = _loaded(np.moveaxis(view, -1, 0), acc, nans)
     parts = _split_columns(block, sizes, strides, reduced, x.dtype)
     if not reduced[1]:
         return (parts + acc.type(0)).astype(x.dtype).reshape(out_shape)
@@ -220,7 +229,7 @@ def _split_columns(block, sizes, strides, reduced, dtype):
     return np.concatenate(parts, -1)
 
 
-def _two_passes(view, sizes, strides, dtype):
+def _two_passes(view, sizes, strides, dtype, nans):
     """A full sum of 32768 elements or more: each thread sums its range of the iteration (in serial_for_each's
     2-d steps) into its own slot, then the slots (one per thread) are summed."""
     threads, total = intraop_threads(), view.size
@@ -228,7 +237,7 @@ def _two_passes(view, sizes, strides, dtype):
     acc = np.dtype(np.float32) if dtype == _F16 else dtype
     slots = np.zeros(threads, dtype)
     for t, begin in enumerate(range(0, total, chunk)):
-        parts = [_call(np.ascontiguousarray(np.moveaxis(block, -1, 0), acc), block.shape[-2], strides[0],
+        parts = [_call(_loaded(np.moveaxis(block, -1, 0), acc, nans), block.shape[-2], strides[0],
                        strides[1], dtype.itemsize, dtype).reshape(-1)
                  for block in _steps(view, sizes, begin, min(total, begin + chunk))]
         slots[t] = _added_in_turn(np.concatenate(parts), dtype)
@@ -324,6 +333,28 @@ def sum_like_torch(x, dims=None, keepdim=False, dtype=None):
         out = _flat(x.reshape(-1))
     else:
         out = torch_sum(x, dims)
-    if keepdim:
-        return out.reshape([1 if dims is None or d in dims else s for d, s in enumerate(x.shape)])
-    return out
+    return _kept(out, x.shape, dims) if keepdim else out
+
+
+def mean_like_torch(x, dims=None, keepdim=False, dtype=None):
+    """torch's CPU mean: the sum in torch's order (float16 sums in float32), divided by the count in that
+    precision, then given the result's dtype."""
+    out_dtype = x.dtype if dtype is None else np.dtype(dtype)
+    total = sum_like_torch(x, dims, keepdim, np.float32 if out_dtype == _F16 else out_dtype)
+    return np.asarray(total / (x.size if dims is None else math.prod([x.shape[d] for d in dims])), out_dtype)
+
+
+def _kept(out, shape, dims):
+    return out.reshape([1 if dims is None or d in dims else s for d, s in enumerate(shape)])
+
+
+def nansum_like_torch(x, dims=None, keepdim=False):
+    """np.nansum(x, dims, keepdims=keepdim) with torch's additions (nansum's kernel is sum's, reading NaN as 0)."""
+    if x.dtype.kind not in "f" or type(x) is not np.ndarray:
+        return np.nansum(x, axis=dims, keepdims=keepdim)
+    if dims is None and x.flags.c_contiguous:
+        v = x.reshape(-1)
+        out = _flat(np.where(np.isnan(v), v.dtype.type(0), v))
+    else:
+        out = torch_sum(x, dims, nans=True)
+    return _kept(out, x.shape, dims) if keepdim else out

@@ -11,7 +11,7 @@ from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
-from ._sum_order import sum_like_torch
+from ._sum_order import mean_like_torch, sum_like_torch
 from .elementwise import MulScalar, _by_number, div_scalar
 from .shape import (Clone, _dense_strides, _share, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze,
                     unsqueezed_array)
@@ -133,11 +133,9 @@ class Mean(Op):
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim, ctx.dtype = x.shape, dims, keepdim, dtype
         ctx.n = _count(x, dims)
-        # torch's steps, a sum then a division by n (float16 sums in float32), in the dtype asked for (the
-        # engine brings the gradient back to x's); np.mean's Python layers cost as much as the sum
-        out_dtype = x.dtype if dtype is None else dtype
-        total = sum_like_torch(x, dims, keepdim, np.float32 if out_dtype == _FLOAT16 else out_dtype)
-        out = np.asarray(total / ctx.n, out_dtype)
+        # torch's steps, a sum in its order then a division by n (float16 sums in float32), in the dtype asked for
+        # (the engine brings the gradient back to x's)
+        out = mean_like_torch(x, dims, keepdim, dtype)
         return out if dims is None else c_order(out)  # (over every dim: 0-d)
 
     @staticmethod
