@@ -33,7 +33,7 @@ def both(base, layout):
     out = []
     for lib in (mt, torch):
         x = lib.tensor(base)
-        if layout == "transposed":
+        if layout == "transposed" and x.ndim:
             x = x.permute(*reversed(range(x.ndim)))
         elif layout == "sliced":
             x = x[(slice(None, None, 2),) * x.ndim]
@@ -212,3 +212,20 @@ def test_the_register_width_holds_on_other_cpus():
             v = r.standard_normal((n, 3)).astype(dt)
             ours += [np.asarray(torch_sum(v)).tobytes().hex(), torch_sum(v, (0,)).tobytes().hex()]
     assert ours == theirs
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_var_and_std_to_one_number(dtype):
+    # std_var_all_cpu: the mean in torch's order, the squares in float64 added in memory order, per thread
+    for shape in [(), (1,), (2,), (7,), (100,), (2000,), (40000,), (30, 40), (300, 300), (5, 6, 7), (1, 50)]:
+        for layout in ("contiguous", "transposed", "sliced"):
+            ours, theirs = both(data(shape, dtype, 1) + 3, layout)
+            for correction in (0, 1):
+                assert same(ours.var(correction=correction), theirs.var(correction=correction)), (shape, layout)
+                assert same(ours.std(correction=correction), theirs.std(correction=correction)), (shape, layout)
+            dims = tuple(range(ours.ndim))
+            if dims:  # (over every dim by name, and keepdim)
+                assert same(ours.var(dims, keepdim=True), theirs.var(dims, keepdim=True))
+                assert same(ours.std(dims), theirs.std(dims))
+    ours, theirs = both(data((1, 50), dtype), "contiguous")  # (one result, reduced over one dim: the same kernel)
+    assert same(ours.std(1, keepdim=True), theirs.std(1, keepdim=True))

@@ -267,9 +267,8 @@ def _steps(view, sizes, begin, end):
 
 
 def _flat(v, split=True):
-    """torch's sum of a contiguous 1-d v (float16 added in float32): vectorized_inner_sum, its registers' lanes
-    finished in Python floats for float64 (the same roundings in fewer numpy calls); above 32768 terms each
-    thread sums its part into a slot of its own, then the slots are summed."""
+    """torch's sum of a contiguous 1-d v (float16 added in float32): vectorized_inner_sum; above 32768 terms
+    each thread sums its part into a slot of its own, then the slots are summed."""
     n = v.shape[0]
     if split and n >= _GRAIN and intraop_threads() > 1:
         threads = intraop_threads()
@@ -277,23 +276,25 @@ def _flat(v, split=True):
         slots = np.zeros(threads, v.dtype)
         slots[:-(-n // chunk)] = [_flat(v[b:b + chunk], False) for b in range(0, n, chunk)]
         return _flat(slots, False)
-    if v.dtype != _F64:
-        return _vector_1d(v)
+    return _double(v) if v.dtype == _F64 else _vector_1d(v)
+
+
+def _double(v):
+    """_flat of float64 below the thread cut: the registers' four lanes finished in Python floats (the same
+    roundings in fewer numpy calls). Returns a 0-d array."""
+    n = v.shape[0]
     if n < 4:  # (a running sum)
         total = 0.0
         for t in v.tolist():
             total += t
-        return np.float64(total)
-    k = n - n % 16
-    if n < 64:  # (three rows of registers at most: Python adds them)
+        return np.array(total)
+    k = n - n % 16  # (rows of four registers: running sums per lane, by the cheapest numpy call for the count)
+    if k < 32:
         vals = v.tolist()
-        p = vals[:16] if k else [0.0] * 16
-        for r in range(16, k, 16):
-            p = [s + t for s, t in zip(p, vals[r:r + 16])]
-        vals = vals[k:]
+        p, vals = (vals[:16] if k else [0.0] * 16), vals[k:]
     else:
-        p = (np.add.reduce if k < 256 else _cascade)(v[:k].reshape(-1, 16), 0).tolist()
-        vals = v[k:].tolist()
+        p = (v[:16] + v[16:32] if k == 32 else (np.add.reduce if k <= 256 else _cascade)(v[:k].reshape(-1, 16), 0))
+        p, vals = p.tolist(), v[k:].tolist()
     a, b, c, d = p[0], p[1], p[2], p[3]
     end = len(vals) - len(vals) % 4
     for i in range(0, end, 4):
@@ -304,7 +305,7 @@ def _flat(v, split=True):
     total += ((a + p[4]) + p[8]) + p[12]
     total += ((b + p[5]) + p[9]) + p[13]
     total += ((c + p[6]) + p[10]) + p[14]
-    return np.float64(total + (((d + p[7]) + p[11]) + p[15]))
+    return np.array(total + (((d + p[7]) + p[11]) + p[15]))
 
 
 def _vector_1d(v):
@@ -323,6 +324,10 @@ _F64 = np.dtype(np.float64)
 def sum_like_torch(x, dims=None, keepdim=False, dtype=None):
     """np.sum(x, dims, dtype=dtype, keepdims=keepdim) with torch's additions for floating and complex dtypes
     (integer sums are exact in any order: numpy's)."""
+    if dims is None and x.dtype is _F64 and dtype is None and type(x) is np.ndarray and x.size < _GRAIN \
+            and x.flags.c_contiguous:  # (the common call, first)
+        out = _double(x.reshape(-1))
+        return out.reshape((1,) * x.ndim) if keepdim else out
     if dtype is not None and dtype != x.dtype:
         if np.dtype(dtype).kind not in "fc" or x.dtype.kind not in "fcbiu":
             return x.sum(axis=dims, keepdims=keepdim, dtype=dtype)
@@ -340,7 +345,8 @@ def mean_like_torch(x, dims=None, keepdim=False, dtype=None):
     """torch's CPU mean: the sum in torch's order (float16 sums in float32), divided by the count in that
     precision, then given the result's dtype."""
     out_dtype = x.dtype if dtype is None else np.dtype(dtype)
-    total = sum_like_torch(x, dims, keepdim, np.float32 if out_dtype == _F16 else out_dtype)
+    sum_dtype = np.dtype(np.float32) if out_dtype == _F16 else out_dtype
+    total = sum_like_torch(x, dims, keepdim, None if sum_dtype == x.dtype else sum_dtype)
     return np.asarray(total / (x.size if dims is None else math.prod([x.shape[d] for d in dims])), out_dtype)
 
 
@@ -358,3 +364,27 @@ def nansum_like_torch(x, dims=None, keepdim=False):
     else:
         out = torch_sum(x, dims, nans=True)
     return _kept(out, x.shape, dims) if keepdim else out
+
+
+def var_all_like_torch(x, correction):
+    """torch's var of a float32 or float64 x reduced to one number (std_var_all_cpu), as a float64: the mean in
+    torch's order in x's dtype, then the squares of x - mean in float64, added one after another in memory order
+    (a running sum per 2-d step of the iteration, the steps added into each thread's total, the threads' totals
+    added in turn), divided by n - correction."""
+    mean = float(mean_like_torch(x))
+    x = x.reshape(1) if x.ndim == 0 else x
+    sizes, strides, _ = _iteration(x.shape, x.strides, [True] * x.ndim)
+    if len(sizes) == 1:
+        sizes, strides = sizes + [1], strides + [0]
+    view = np.lib.stride_tricks.as_strided(x, sizes[::-1], strides[::-1])
+    threads, n = intraop_threads(), x.size
+    chunk = -(-n // min(threads, -(-n // _GRAIN))) if n >= _GRAIN and threads > 1 else n
+    total = np.float64(0)
+    for begin in range(0, n, chunk):
+        steps = [block.astype(np.float64).reshape(-1) - mean for block in _steps(view, sizes, begin, begin + chunk)]
+        own = np.float64(0)  # (this thread's total: each step's running sum added in)
+        for dx in steps:
+            own += np.add.accumulate(dx * dx)[-1]
+        total += own
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return total / np.float64(max(0, n - correction))

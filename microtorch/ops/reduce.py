@@ -11,7 +11,7 @@ from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
-from ._sum_order import mean_like_torch, sum_like_torch
+from ._sum_order import mean_like_torch, sum_like_torch, var_all_like_torch
 from .elementwise import MulScalar, _by_number, div_scalar
 from .shape import (Clone, _dense_strides, _share, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze,
                     unsqueezed_array)
@@ -219,9 +219,7 @@ class Std(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
-        var = _variance(x, dims, correction, keepdim)
-        with np.errstate(invalid="ignore"):
-            out = _half_again(np.sqrt(var, out=var), x)  # (in place: an array, even 0-d)
+        out = _half_again(_variance(x, dims, correction, keepdim, root=True), x)
         ctx.save_for_backward(x, out)
         return out
 
@@ -238,11 +236,27 @@ class Std(Op):
         return Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (ctx.output * ctx.denom)
 
 
-def _variance(x, dims, correction, keepdim):
-    """np.var as torch computes it: torch reduces to one number in two passes (mean, then squares, as
-    numpy), but to several with Welford's update, which gives exactly 0 for a slice of equal values
-    where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0). float16 is computed
-    in float32, as torch accumulates it (the result stays float32: the caller rounds it)."""
+def _variance(x, dims, correction, keepdim, root=False):
+    """np.var as torch computes it (root: its square root): torch reduces float32 and float64 to one number in
+    two passes, in its own order (var_all_like_torch, the root taken in float64), but to several with Welford's
+    update, which gives exactly 0 for a slice of equal values where the two passes can leave 2e-16 (std's gradient
+    is masked only at an exact 0). float16 is computed in float32, as torch accumulates it (the result stays
+    float32: the caller rounds it)."""
+    if x.size and x.size == _count(x, dims) and x.dtype.kind == "f" and x.dtype != _FLOAT16:
+        var = var_all_like_torch(x, correction)
+        shape = [1 if dims is None or d in dims else s for d, s in enumerate(x.shape)] if keepdim else \
+            [s for d, s in enumerate(x.shape) if dims is not None and d not in dims]
+        with np.errstate(invalid="ignore"):
+            return np.full(shape, np.sqrt(var) if root else var).astype(x.dtype)
+    out = _variance_by_slices(x, dims, correction, keepdim)
+    if root:
+        with np.errstate(invalid="ignore"):
+            np.sqrt(out, out=out)  # (in place: an array, even 0-d)
+    return out
+
+
+def _variance_by_slices(x, dims, correction, keepdim):
+    """_variance where torch gives each of several results its own Welford pass (and for float16 and complex)."""
     if x.dtype == _FLOAT16:
         x = x.astype(np.float32)
     fast = x.dtype.kind == "f"  # (complex: numpy's own steps)
