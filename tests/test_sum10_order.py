@@ -229,3 +229,20 @@ def test_var_and_std_to_one_number(dtype):
                 assert same(ours.std(dims), theirs.std(dims))
     ours, theirs = both(data((1, 50), dtype), "contiguous")  # (one result, reduced over one dim: the same kernel)
     assert same(ours.std(1, keepdim=True), theirs.std(1, keepdim=True))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_prod_of_a_contiguous_tensor(dtype):
+    # binary_kernel_reduce_vec: running products in four registers, then their lanes, then the rest; and gradients
+    for n in [0, 1, 2, 7, 31, 32, 33, 64, 65, 1000, 5000, 32768, 40000, 10**5]:
+        base = 1 + data(n, dtype, n) / (30 * np.sqrt(n + 1))
+        ours, theirs = both(base, "contiguous")
+        assert same(ours.prod(), theirs.prod()), n
+        ours, theirs = both(base.reshape(-1, 1) if n else base, "contiguous")
+        assert same(ours.prod(), theirs.prod()), n
+    grads = []
+    for lib in (mt, torch):
+        x = lib.tensor(1 + data(40, dtype) / 100, requires_grad=True)
+        x.prod().backward()
+        grads.append(x.grad)
+    assert same(*grads)

@@ -388,3 +388,24 @@ def var_all_like_torch(x, correction):
         total += own
     with np.errstate(divide="ignore", invalid="ignore"):
         return total / np.float64(max(0, n - correction))
+
+
+def prod_like_torch(v, split=True):
+    """torch's product of a contiguous 1-d float32 or float64 v (binary_kernel_reduce_vec, another order than
+    sum's): four registers of running products over rows of four registers, the four multiplied in pairs, then a
+    running product of their lanes and of the terms after the last row; above 32768 terms per thread, then the
+    threads' products in turn."""
+    n = v.shape[0]
+    if split and n >= _GRAIN and intraop_threads() > 1:
+        threads = intraop_threads()
+        chunk = -(-n // min(threads, -(-n // _GRAIN)))
+        slots = np.ones(threads, v.dtype)
+        slots[:-(-n // chunk)] = [prod_like_torch(v[b:b + chunk], False) for b in range(0, n, chunk)]
+        return prod_like_torch(slots, False)
+    lanes = VECTOR_BYTES // v.itemsize
+    k = n - n % (4 * lanes)
+    terms = v[k:]
+    if k:
+        regs = np.multiply.reduce(v[:k].reshape(-1, 4 * lanes), 0).reshape(4, lanes)
+        terms = np.concatenate([(regs[0] * regs[1]) * (regs[2] * regs[3]), terms])
+    return np.multiply.accumulate(terms)[-1] if len(terms) else v.dtype.type(1)

@@ -11,7 +11,7 @@ from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
-from ._sum_order import mean_like_torch, sum_like_torch, var_all_like_torch
+from ._sum_order import mean_like_torch, prod_like_torch, sum_like_torch, var_all_like_torch
 from .elementwise import MulScalar, _by_number, div_scalar
 from .shape import (Clone, _dense_strides, _share, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze,
                     unsqueezed_array)
@@ -442,7 +442,10 @@ class Prod(Op):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dim, ctx.keepdim, ctx.dtype = x.shape, dim, keepdim, dtype
-        out = c_order(np.prod(x if dtype is None else x.astype(dtype), axis=dim, keepdims=keepdim))
+        if dim is None and dtype is None and x.dtype.kind == "f" and x.itemsize > 2 and x.flags.c_contiguous:
+            out = np.asarray(prod_like_torch(x.reshape(-1)))  # (torch's order of multiplications)
+        else:
+            out = c_order(np.prod(x if dtype is None else x.astype(dtype), axis=dim, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         return out
 
