@@ -276,7 +276,21 @@ def _flat(v, split=True):
         slots = np.zeros(threads, v.dtype)
         slots[:-(-n // chunk)] = [_flat(v[b:b + chunk], False) for b in range(0, n, chunk)]
         return _flat(slots, False)
-    return _double(v) if v.dtype == _F64 else _vector_1d(v)
+    return _double(v) if v.dtype == _F64 else _single(v) if v.dtype == _F32 else _vector_1d(v)
+
+
+def _single(v):
+    """_flat of float32 below the thread cut, in few numpy calls: the running sums of rows of four registers, the
+    registers after them stacked under the first so that one more reduction adds them in torch's order, then a
+    running sum from 0 of the terms after the last register and of the lanes."""
+    n = v.shape[0]
+    if n < 8:  # (ilp: the first term, the terms after four, then the second to fourth)
+        terms = v if n < 5 else np.concatenate((v[:1], v[4:], v[1:4]))
+        return np.add.accumulate(terms)[-1] + _F32.type(0) if n else np.array(0, _F32)
+    k, end = n - n % 32, n - n % 8
+    regs = (np.add.reduce if k <= 512 else _cascade)(v[:k].reshape(-1, 32), 0) if k else np.zeros(32, _F32)
+    lanes = np.add.reduce(np.concatenate((regs[:8], v[k:end], regs[8:])).reshape(-1, 8), 0)
+    return np.add.accumulate(np.concatenate((v[end:], lanes)))[-1] + _F32.type(0)
 
 
 def _double(v):
@@ -318,7 +332,7 @@ def _vector_1d(v):
     return (out[0] + acc.type(0)).astype(v.dtype)
 
 
-_F64 = np.dtype(np.float64)
+_F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 
 
 def sum_like_torch(x, dims=None, keepdim=False, dtype=None):
