@@ -200,7 +200,8 @@ def test_the_register_width_holds_on_other_cpus():
               "    for dt in (np.float32, np.float64):\n"
               "        v = r.standard_normal((n, 3)).astype(dt)\n"
               "        t = torch.from_numpy(v)\n"
-              "        sys.stdout.write(t.sum().numpy().tobytes().hex() + ' ' + t.sum(0).numpy().tobytes().hex() + ' ')\n"
+              "        for s in (t.sum(), t.sum(0)):\n"
+              "            sys.stdout.write(s.numpy().tobytes().hex() + ' ')\n"
               "print(torch.backends.cpu.get_cpu_capability())\n")
     env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True).stdout

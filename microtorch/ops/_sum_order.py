@@ -106,7 +106,8 @@ def _call(a, s1, i0, i1, item, dtype):
 
 
 def _iteration(shape, strides, reduced):
-    """TensorIterator's dims for a reduction, innermost first: (sizes, input strides, reduced flags) after
+    """TensorIterator's dims for a reduction, innermost first: (sizes, input strides, reduced flags, and the
+    order of x's dims that gives them, innermost first) after
     reorder_dimensions (reduced dims first, then by the contiguous output's strides, the input's breaking ties)
     and coalesce_dimensions (neighbours that walk memory as one dim become one)."""
     n = len(shape)
@@ -144,7 +145,18 @@ def _iteration(shape, strides, reduced):
             last[0] *= d[0]
         else:
             merged.append(d)
-    return [d[0] for d in merged], [d[1] for d in merged], [d[2] == 0 for d in merged]
+    return [d[0] for d in merged], [d[1] for d in merged], [d[2] == 0 for d in merged], perm
+
+
+def _walked(x, perm, sizes):
+    """x with its dims in the iteration's order, merged dims as one (outermost first; a view where the merged
+    dims walk memory evenly, which is what merging them means)."""
+    return x.transpose(perm[::-1]).reshape(sizes[::-1])
+
+
+def _first(a):
+    """a with its last axis first."""
+    return a.transpose((a.ndim - 1,) + tuple(range(a.ndim - 1)))
 
 
 def _added_in_turn(parts, out_dtype, axis=-1):
@@ -191,7 +203,7 @@ def torch_sum(x, dims=None, nans=False):
         return np.zeros(out_shape, x.dtype) + x.reshape(out_shape) if x.size else np.zeros(out_shape, x.dtype)
     if min(x.strides) < 0:
         x = np.ascontiguousarray(x)  # (torch has no negative strides; a flipped array is read as a dense one)
-    sizes, strides, reduced = _iteration(x.shape, x.strides, [dims is None or d in dims for d in range(x.ndim)])
+    sizes, strides, reduced, perm = _iteration(x.shape, x.strides, [dims is None or d in dims for d in range(x.ndim)])
     if x.dtype == _F16 and len(sizes) > 1 and reduced[1] and not nans:
         # sum_out's float buffer: where the kernel would add row sums into a float16 output, torch sums a float32
         # copy into a float32 result and rounds that once
@@ -200,11 +212,11 @@ def torch_sum(x, dims=None, nans=False):
         return (_loaded(x, x.dtype, nans).reshape(out_shape) + x.dtype.type(0)).astype(x.dtype)
     if len(sizes) == 1:
         sizes, strides, reduced = sizes + [1], strides + [0], reduced + [True]
-    view = np.lib.stride_tricks.as_strided(x, sizes[::-1], strides[::-1])
+    view = _walked(x, perm, sizes)
     acc = np.dtype(np.float32) if x.dtype == _F16 else x.dtype
     if math.prod(out_shape) == 1 and x.size >= _GRAIN and intraop_threads() > 1:
         return _two_passes(view, sizes, strides, x.dtype, nans).reshape(out_shape)
-    block = _loaded(np.moveaxis(view, -1, 0), acc, nans)
+    block = _loaded(_first(view), acc, nans)
     parts = _split_columns(block, sizes, strides, reduced, x.dtype)
     if not reduced[1]:
         return (parts + acc.type(0)).astype(x.dtype).reshape(out_shape)
@@ -237,7 +249,7 @@ def _two_passes(view, sizes, strides, dtype, nans):
     acc = np.dtype(np.float32) if dtype == _F16 else dtype
     slots = np.zeros(threads, dtype)
     for t, begin in enumerate(range(0, total, chunk)):
-        parts = [_call(_loaded(np.moveaxis(block, -1, 0), acc, nans), block.shape[-2], strides[0],
+        parts = [_call(_loaded(_first(block), acc, nans), block.shape[-2], strides[0],
                        strides[1], dtype.itemsize, dtype).reshape(-1)
                  for block in _steps(view, sizes, begin, min(total, begin + chunk))]
         slots[t] = _added_in_turn(np.concatenate(parts), dtype)
@@ -387,10 +399,10 @@ def var_all_like_torch(x, correction):
     added in turn), divided by n - correction."""
     mean = float(mean_like_torch(x))
     x = x.reshape(1) if x.ndim == 0 else x
-    sizes, strides, _ = _iteration(x.shape, x.strides, [True] * x.ndim)
+    sizes, strides, _, perm = _iteration(x.shape, x.strides, [True] * x.ndim)
     if len(sizes) == 1:
         sizes, strides = sizes + [1], strides + [0]
-    view = np.lib.stride_tricks.as_strided(x, sizes[::-1], strides[::-1])
+    view = _walked(x, perm, sizes)
     threads, n = intraop_threads(), x.size
     chunk = -(-n // min(threads, -(-n // _GRAIN))) if n >= _GRAIN and threads > 1 else n
     total = np.float64(0)
