@@ -247,3 +247,12 @@ def test_prod_of_a_contiguous_tensor(dtype):
         x.prod().backward()
         grads.append(x.grad)
     assert same(*grads)
+
+
+def test_logsumexp_sums_in_torch_order():
+    # torch: amax, then sum((x - max).exp()) with sum's kernel, log, + max (float64: numpy's exp is torch's there)
+    for shape, dim in [((7,), 0), ((2000,), 0), ((50000,), 0), ((30, 40), 1), ((30, 40), 0), ((30, 40), (0, 1)),
+                       ((5, 6, 7), (0, 2))]:
+        for layout in ("contiguous", "transposed"):
+            ours, theirs = both(data(shape, "float64", 2) / 3, layout)
+            assert same(mt.logsumexp(ours, dim), torch.logsumexp(theirs, dim)), (shape, dim, layout)

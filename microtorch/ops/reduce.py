@@ -821,7 +821,7 @@ class Logsumexp(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         m = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)  # (-inf over an empty dim)
         m = np.where(np.isfinite(m), m, 0)
-        out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+        out = np.log(sum_like_torch(np.exp(x - m), dims, True)) + m  # (torch's steps, its sum)
         out = c_order(out if keepdim else np.squeeze(out, dims))  # (the saved object is the output)
         ctx.save_for_backward(x, out)
         return np.asarray(out)
