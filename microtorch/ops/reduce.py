@@ -195,7 +195,7 @@ class Var(Op):
         n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
-        return _half_again(_variance(x, dims, correction, keepdim), x)
+        return _half_again(_torch_variance(x, dims, correction, keepdim), x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -219,7 +219,7 @@ class Std(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
-        out = _half_again(_variance(x, dims, correction, keepdim, root=True), x)
+        out = _half_again(_torch_variance(x, dims, correction, keepdim, root=True), x)
         ctx.save_for_backward(x, out)
         return out
 
@@ -236,27 +236,27 @@ class Std(Op):
         return Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (ctx.output * ctx.denom)
 
 
-def _variance(x, dims, correction, keepdim, root=False):
-    """np.var as torch computes it (root: its square root): torch reduces float32 and float64 to one number in
-    two passes, in its own order (var_all_like_torch, the root taken in float64), but to several with Welford's
-    update, which gives exactly 0 for a slice of equal values where the two passes can leave 2e-16 (std's gradient
-    is masked only at an exact 0). float16 is computed in float32, as torch accumulates it (the result stays
-    float32: the caller rounds it)."""
+def _torch_variance(x, dims, correction, keepdim, root=False):
+    """var (root: std) as torch computes it: float32 and float64 reduced to one number in two passes in torch's
+    own order (var_all_like_torch, the root taken in float64), else by _variance."""
     if x.size and x.size == _count(x, dims) and x.dtype.kind == "f" and x.dtype != _FLOAT16:
         var = var_all_like_torch(x, correction)
         shape = [1 if dims is None or d in dims else s for d, s in enumerate(x.shape)] if keepdim else \
             [s for d, s in enumerate(x.shape) if dims is not None and d not in dims]
         with np.errstate(invalid="ignore"):
             return np.full(shape, np.sqrt(var) if root else var).astype(x.dtype)
-    out = _variance_by_slices(x, dims, correction, keepdim)
+    out = _variance(x, dims, correction, keepdim)
     if root:
         with np.errstate(invalid="ignore"):
             np.sqrt(out, out=out)  # (in place: an array, even 0-d)
     return out
 
 
-def _variance_by_slices(x, dims, correction, keepdim):
-    """_variance where torch gives each of several results its own Welford pass (and for float16 and complex)."""
+def _variance(x, dims, correction, keepdim):
+    """np.var, with the exact 0 that torch's Welford update gives (to several numbers) for a slice of equal values
+    where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0); _torch_variance takes
+    torch's own order to one number. float16 is computed in float32, as torch accumulates it (the result stays
+    float32: the caller rounds it)."""
     if x.dtype == _FLOAT16:
         x = x.astype(np.float32)
     fast = x.dtype.kind == "f"  # (complex: numpy's own steps)
