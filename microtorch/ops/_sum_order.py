@@ -203,6 +203,10 @@ def torch_sum(x, dims=None, nans=False):
         return np.zeros(out_shape, x.dtype) + x.reshape(out_shape) if x.size else np.zeros(out_shape, x.dtype)
     if min(x.strides) < 0:
         x = np.ascontiguousarray(x)  # (torch has no negative strides; a flipped array is read as a dense one)
+    if dims and not nans and x.dtype != _F16 and x.flags.c_contiguous:
+        out = _leading_or_trailing(x, dims)
+        if out is not None:
+            return out.reshape(out_shape)
     sizes, strides, reduced, perm = _iteration(x.shape, x.strides, [dims is None or d in dims for d in range(x.ndim)])
     if x.dtype == _F16 and len(sizes) > 1 and reduced[1] and not nans:
         # sum_out's float buffer: where the kernel would add row sums into a float16 output, torch sums a float32
@@ -223,6 +227,26 @@ def torch_sum(x, dims=None, nans=False):
     k = reduced.index(False) if False in reduced else len(reduced)
     kept = math.prod(sizes[k:])
     return _added_in_turn(parts.reshape(kept, -1), x.dtype).reshape(out_shape)
+
+
+def _leading_or_trailing(x, dims):
+    """The common sums of a C-ordered x over its first dims (a bias's gradient, a batch's mean) or its last (a
+    row's), whose iteration is two merged dims: straight to the kernel's loop (None for other dims)."""
+    k, item = len(dims), x.itemsize
+    if all(x.shape[d] == 1 for d in range(x.ndim) if d not in dims):  # (one result: the dims kept have size 1)
+        return _flat(x.reshape(-1))
+    rows = math.prod(x.shape[:k]) if dims == tuple(range(k)) else None
+    if rows is None and dims == tuple(range(x.ndim - k, x.ndim)):
+        cols = math.prod(x.shape[x.ndim - k:])
+        if cols > 1 and x.size > cols:  # (rows of cols: a vector or ilp sum of each row)
+            return _call(np.ascontiguousarray(x.reshape(-1, cols).T), x.size // cols, item, cols * item, item,
+                         x.dtype) + x.dtype.type(0)
+        return None
+    if rows is None or rows < 2 or x.size == rows:
+        return None
+    cols = x.size // rows
+    return _split_columns(x.reshape(rows, cols), [rows, cols], [cols * item, item], [True, False], x.dtype) \
+        + x.dtype.type(0)
 
 
 def _split_columns(block, sizes, strides, reduced, dtype):
