@@ -10,7 +10,14 @@ import pytest
 import torch
 
 import microtorch as mt
+from microtorch.ops import _range_kernels
 from microtorch.ops._sum_order import nansum_like_torch, torch_sum
+
+
+@pytest.fixture(autouse=True)
+def same_threads(monkeypatch):
+    """microtorch cuts a long sum between as many threads as torch has now (another test may have set torch's)."""
+    monkeypatch.setattr(_range_kernels, "SET_THREADS", [torch.get_num_threads()])
 
 DTYPES = ["float16", "float32", "float64", "complex64", "complex128"]
 
