@@ -263,3 +263,25 @@ def test_logsumexp_sums_in_torch_order():
         for layout in ("contiguous", "transposed"):
             ours, theirs = both(data(shape, "float64", 2) / 3, layout)
             assert same(mt.logsumexp(ours, dim), torch.logsumexp(theirs, dim)), (shape, dim, layout)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_var_and_std_over_dims_by_welford(dtype):
+    # several results (and float16's one): WelfordOps in float64, each result's elements in memory order
+    r = np.random.default_rng(6)
+    cases = [((5, 7), 0), ((5, 7), 1), ((33, 9), 0), ((9, 33), 1), ((4, 5, 6), (0, 2)), ((4, 5, 6), 1), ((200,), 0),
+             ((6, 1), 0), ((3, 4), (0, 1))]
+    for shape, dims in cases:
+        base = np.asarray(r.standard_normal(shape) * 3 + 1, dtype=dtype)
+        base[0] = 2.5  # (a slice of equal values: exactly 0)
+        for layout in ("contiguous", "transposed", "sliced"):
+            ours, theirs = both(base, layout)
+            d = dims
+            if layout == "transposed":  # (the same dims of the data)
+                d = tuple(base.ndim - 1 - i for i in dims) if isinstance(dims, tuple) else base.ndim - 1 - dims
+            for correction in (0, 1):
+                for keep in (False, True):
+                    for op in ("var", "std"):
+                        a = getattr(ours, op)(d, correction=correction, keepdim=keep)
+                        b = getattr(theirs, op)(d, correction=correction, keepdim=keep)
+                        assert same(a, b), (shape, dims, layout, correction, keep, op)

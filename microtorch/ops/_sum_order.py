@@ -459,3 +459,27 @@ def prod_like_torch(v, split=True):
         regs = np.multiply.reduce(v[:k].reshape(-1, 4 * lanes), 0).reshape(4, lanes)
         terms = np.concatenate([(regs[0] * regs[1]) * (regs[2] * regs[3]), terms])
     return np.multiply.accumulate(terms)[-1] if len(terms) else v.dtype.type(1)
+
+
+_WELFORD_ROWS = 4096  # (a Python step per reduced element: longer reductions keep numpy's two passes)
+
+
+def var_welford_like_torch(x, dims, correction):
+    """torch's var over dims with several results (WelfordOps in float64, no fused multiply-add): each result's
+    elements taken in memory order, one Welford update each, done for all results at once; a float64 array of
+    the kept dims' shape, or None past _WELFORD_ROWS elements per result (or the 32768 where threads share one)."""
+    reduced = [d for d in _iteration(x.shape, x.strides, [d in dims for d in range(x.ndim)])[3] if d in dims]
+    kept = [d for d in range(x.ndim) if d not in dims]
+    rows = math.prod([x.shape[d] for d in dims])
+    if rows > _WELFORD_ROWS or not rows:
+        return None
+    table = x.transpose(reduced[::-1] + kept).reshape(rows, -1)
+    mean = np.zeros(table.shape[1])
+    m2 = np.zeros(table.shape[1])
+    for i, row in enumerate(table):
+        value = row.astype(np.float64)
+        delta = value - mean
+        mean = mean + delta / (i + 1)
+        m2 = m2 + delta * (value - mean)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (m2 / (rows - correction if rows > correction else 0)).reshape([x.shape[d] for d in kept])

@@ -11,7 +11,7 @@ from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
-from ._sum_order import mean_like_torch, prod_like_torch, sum_like_torch, var_all_like_torch
+from ._sum_order import mean_like_torch, prod_like_torch, sum_like_torch, var_all_like_torch, var_welford_like_torch
 from .elementwise import MulScalar, _by_number, div_scalar
 from .shape import (Clone, _dense_strides, _share, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze,
                     unsqueezed_array)
@@ -238,13 +238,20 @@ class Std(Op):
 
 def _torch_variance(x, dims, correction, keepdim, root=False):
     """var (root: std) as torch computes it: float32 and float64 reduced to one number in two passes in torch's
-    own order (var_all_like_torch, the root taken in float64), else by _variance."""
+    own order (var_all_like_torch), to several by Welford's updates (var_welford_like_torch), the root taken in
+    float64; else (complex, long reductions) by _variance."""
     if x.size and x.size == _count(x, dims) and x.dtype.kind == "f" and x.dtype != _FLOAT16:
         var = var_all_like_torch(x, correction)
         shape = [1 if dims is None or d in dims else s for d, s in enumerate(x.shape)] if keepdim else \
             [s for d, s in enumerate(x.shape) if dims is not None and d not in dims]
         with np.errstate(invalid="ignore"):
             return np.full(shape, np.sqrt(var) if root else var).astype(x.dtype)
+    every = tuple(range(x.ndim)) if dims is None else dims
+    var = var_welford_like_torch(x, every, correction) if x.size and x.dtype.kind == "f" else None
+    if var is not None:  # (several results, or float16's one: torch's Welford updates, in float64)
+        var = var.reshape([1 if d in every else s for d, s in enumerate(x.shape)]) if keepdim else var
+        with np.errstate(invalid="ignore"):
+            return c_order((np.sqrt(var) if root else var).astype(x.dtype))
     out = _variance(x, dims, correction, keepdim)
     if root:
         with np.errstate(invalid="ignore"):
