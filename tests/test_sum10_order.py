@@ -285,3 +285,15 @@ def test_var_and_std_over_dims_by_welford(dtype):
                         a = getattr(ours, op)(d, correction=correction, keepdim=keep)
                         b = getattr(theirs, op)(d, correction=correction, keepdim=keep)
                         assert same(a, b), (shape, dims, layout, correction, keep, op)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_one_norm_adds_in_memory_order(dtype):
+    # ord=1: torch's plain reduction loop, each result's |x| added in memory order (per thread past 32768)
+    for shape, dim in [((7,), None), ((1000,), None), ((40000,), None), ((30, 40), 0), ((30, 40), 1),
+                       ((30, 40), None), ((5, 6, 7), (0, 2)), ((300, 300), None)]:
+        for layout in ("contiguous", "transposed", "sliced"):
+            ours, theirs = both(data(shape, dtype, 4), layout)
+            for keep in (False, True):
+                assert same(mt.linalg.vector_norm(ours, 1, dim, keep), torch.linalg.vector_norm(theirs, 1, dim, keep))
+            assert same(ours.norm(p=1), theirs.norm(p=1)), (shape, layout)

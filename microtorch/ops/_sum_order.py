@@ -483,3 +483,26 @@ def var_welford_like_torch(x, dims, correction):
         m2 = m2 + delta * (value - mean)
     with np.errstate(divide="ignore", invalid="ignore"):
         return (m2 / (rows - correction if rows > correction else 0)).reshape([x.shape[d] for d in kept])
+
+
+def _memory_rows(x, dims):
+    """x as a (reduced elements, results) table, each column a result's elements in memory order."""
+    reduced = [d for d in _iteration(x.shape, x.strides, [d in dims for d in range(x.ndim)])[3] if d in dims]
+    return x.transpose(reduced[::-1] + [d for d in range(x.ndim) if d not in dims]).reshape(
+        math.prod([x.shape[d] for d in dims]), -1)
+
+
+def running_sum_like_torch(x, dims=None, keepdim=False):
+    """The sum that torch's plain reduction loop (binary_kernel_reduce: the 1-norm, ...) takes: each result's
+    elements added one after another in memory order; one result of 32768 elements or more in a part per
+    thread, the parts added in turn."""
+    every = tuple(range(x.ndim)) if dims is None else dims
+    table = _memory_rows(x, every)
+    n, threads = table.shape[0], intraop_threads()
+    if table.shape[1] == 1 and n >= _GRAIN and threads > 1:
+        chunk = -(-n // min(threads, -(-n // _GRAIN)))
+        parts = [np.add.accumulate(table[b:b + chunk], 0)[-1] for b in range(0, n, chunk)]
+        out = np.add.accumulate(np.concatenate(parts))[-1:]
+    else:
+        out = np.add.accumulate(table, 0)[-1] if n else np.zeros(table.shape[1], x.dtype)
+    return _kept(out, x.shape, every) if keepdim else out.reshape([s for d, s in enumerate(x.shape) if d not in every])
