@@ -1,4 +1,5 @@
-"""torch's order of additions in a CPU sum, so that sum, mean and nansum give torch's bits.
+"""torch's order of additions in CPU reductions, so that sum, mean, nansum, var, std, prod, logsumexp and the
+1-norm give torch 2.13's bits.
 
 numpy adds pairwise in blocks of eight; torch 2.13 (ATen's cascade_sum in SumKernel.cpp) walks the input in
 memory order and keeps running sums in vector registers, in three shapes of loop:
@@ -10,9 +11,11 @@ memory order and keeps running sums in vector registers, in three shapes of loop
   the terms after the last full register and of the register's lanes.
 Which one a row or column gets depends on the strides and sizes that TensorIterator leaves after putting the
 reduced dims first and merging dims (see `_iteration`). Above 32768 elements the work is cut between threads,
-which moves the cut points (see `_chunks`). Each shape is a few numpy reductions over whole axes: numpy adds
-along the first axis of a C-ordered array row by row, which is a running sum; along the last it pairs terms up,
-which is why that case goes through `np.add.accumulate`.
+which moves the cut points (see `_two_passes`, `_split_columns`). Each shape is a few numpy reductions over
+whole axes: numpy adds along the first axis of a C-ordered array row by row, which is a running sum; along the
+last it pairs terms up, which is why that case goes through `np.add.accumulate`. Contiguous full sums, the
+common call, take shorter paths (`_flat`). The other reductions here have loops of their own (var: float64
+passes or Welford's updates; prod: registers of running products; the 1-norm: one running sum per result).
 """
 import math
 
@@ -39,8 +42,8 @@ def _running(a, axis=0):
     return np.add.accumulate(a, axis)[-1] if axis == 0 else np.add.accumulate(a, axis)[:, -1]
 
 
-def _cascade(a, axis=0):
-    """multi_row_sum: the sum of a's rows (axis 0, the only one) in torch's levels, for every column."""
+def _cascade(a):
+    """multi_row_sum: the sum of a's rows (axis 0) in torch's levels, for every column."""
     n, cols = a.shape[0], a.shape[1:]
     step = 1 << max(4, (n - 1).bit_length() // 4)
     if n < step:
@@ -60,6 +63,11 @@ def _cascade(a, axis=0):
     for level in levels[1:]:  # (levels that stayed 0 are left out: adding 0 changes no sum but -0's sign)
         total = total + level
     return total
+
+
+def _register_rows(rows):
+    """_cascade of a C-ordered table, as one numpy reduction up to 16 rows (a single block)."""
+    return np.add.reduce(rows, 0) if len(rows) <= 16 else _cascade(rows)
 
 
 def _ilp(a):
@@ -324,7 +332,7 @@ def _single(v):
         terms = v if n < 5 else np.concatenate((v[:1], v[4:], v[1:4]))
         return np.add.accumulate(terms)[-1] + _F32.type(0) if n else np.array(0, _F32)
     k, end = n - n % 32, n - n % 8
-    regs = (np.add.reduce if k <= 512 else _cascade)(v[:k].reshape(-1, 32), 0) if k else np.zeros(32, _F32)
+    regs = _register_rows(v[:k].reshape(-1, 32)) if k else np.zeros(32, _F32)
     lanes = np.add.reduce(np.concatenate((regs[:8], v[k:end], regs[8:])).reshape(-1, 8), 0)
     return np.add.accumulate(np.concatenate((v[end:], lanes)))[-1] + _F32.type(0)
 
@@ -343,7 +351,7 @@ def _double(v):
         vals = v.tolist()
         p, vals = (vals[:16] if k else [0.0] * 16), vals[k:]
     else:
-        p = (v[:16] + v[16:32] if k == 32 else (np.add.reduce if k <= 256 else _cascade)(v[:k].reshape(-1, 16), 0))
+        p = v[:16] + v[16:32] if k == 32 else _register_rows(v[:k].reshape(-1, 16))
         p, vals = p.tolist(), v[k:].tolist()
     a, b, c, d = p[0], p[1], p[2], p[3]
     end = len(vals) - len(vals) % 4
