@@ -297,3 +297,21 @@ def test_one_norm_adds_in_memory_order(dtype):
             for keep in (False, True):
                 assert same(mt.linalg.vector_norm(ours, 1, dim, keep), torch.linalg.vector_norm(theirs, 1, dim, keep))
             assert same(ours.norm(p=1), theirs.norm(p=1)), (shape, layout)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_var_mean_and_std_mean_by_one_welford_pass(dtype):
+    # torch's var_mean / std_mean take both results from one Welford pass (to one number too); gradients follow
+    r = np.random.default_rng(7)
+    for shape, dim in [((50, 7), 0), ((7, 50), 1), ((100,), None), ((30, 40), None), ((4, 5, 6), (0, 2))]:
+        base = np.asarray(r.standard_normal(shape) * 3 + 1, dtype=dtype)
+        results = []
+        for lib in (mt, torch):
+            x = lib.tensor(base, requires_grad=dtype != "float16")
+            for f in (lib.var_mean, lib.std_mean):
+                for keep in (False, True):
+                    v, m = f(x, dim, keepdim=keep) if dim is not None else f(x)
+                    results.append([v, m] + (list(lib.autograd.grad((v * 2 + m * 3).sum(), x)) if x.requires_grad
+                                             else []))
+        for ours, theirs in zip(results[:4], results[4:]):
+            assert all(same(a, b) for a, b in zip(ours, theirs)), (shape, dim)

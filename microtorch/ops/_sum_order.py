@@ -473,9 +473,10 @@ _WELFORD_ROWS = 4096  # (a Python step per reduced element: longer reductions ke
 
 
 def var_welford_like_torch(x, dims, correction):
-    """torch's var over dims with several results (WelfordOps in float64, no fused multiply-add): each result's
-    elements taken in memory order, one Welford update each, done for all results at once; a float64 array of
-    the kept dims' shape, or None past _WELFORD_ROWS elements per result (or the 32768 where threads share one)."""
+    """torch's var over dims with several results, and var_mean's (WelfordOps in float64, no fused multiply-add):
+    each result's elements taken in memory order, one Welford update each, done for all results at once; (var,
+    mean) as float64 arrays of the kept dims' shape, or None past _WELFORD_ROWS elements per result (or the 32768
+    where threads share one)."""
     reduced = [d for d in _iteration(x.shape, x.strides, [d in dims for d in range(x.ndim)])[3] if d in dims]
     kept = [d for d in range(x.ndim) if d not in dims]
     rows = math.prod([x.shape[d] for d in dims])
@@ -490,7 +491,8 @@ def var_welford_like_torch(x, dims, correction):
         mean = mean + delta / (i + 1)
         m2 = m2 + delta * (value - mean)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (m2 / (rows - correction if rows > correction else 0)).reshape([x.shape[d] for d in kept])
+        var = m2 / (rows - correction if rows > correction else 0)
+    return var.reshape([x.shape[d] for d in kept]), mean.reshape([x.shape[d] for d in kept])
 
 
 def _memory_rows(x, dims):

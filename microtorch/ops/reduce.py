@@ -247,17 +247,26 @@ def _torch_variance(x, dims, correction, keepdim, root=False):
             [s for d, s in enumerate(x.shape) if dims is not None and d not in dims]
         with np.errstate(invalid="ignore"):
             return np.full(shape, np.sqrt(var) if root else var).astype(x.dtype)
-    every = tuple(range(x.ndim)) if dims is None else dims
-    var = var_welford_like_torch(x, every, correction) if x.size and x.dtype.kind == "f" else None
-    if var is not None:  # (several results, or float16's one: torch's Welford updates, in float64)
-        var = var.reshape([1 if d in every else s for d, s in enumerate(x.shape)]) if keepdim else var
-        with np.errstate(invalid="ignore"):
-            return c_order((np.sqrt(var) if root else var).astype(x.dtype))
+    pair = _welford(x, dims, correction, keepdim, root)
+    if pair is not None:  # (several results, or float16's one: torch's Welford updates, in float64)
+        return pair[0]
     out = _variance(x, dims, correction, keepdim)
     if root:
         with np.errstate(invalid="ignore"):
             np.sqrt(out, out=out)  # (in place: an array, even 0-d)
     return out
+
+
+def _welford(x, dims, correction, keepdim, root):
+    """(var or std, mean) by torch's Welford pass, in x's dtype (None where it is not taken: see
+    var_welford_like_torch)."""
+    every = tuple(range(x.ndim)) if dims is None else dims
+    pair = var_welford_like_torch(x, every, correction) if x.size and x.dtype.kind == "f" else None
+    if pair is None:
+        return None
+    var, mean = (p.reshape([1 if d in every else s for d, s in enumerate(x.shape)]) if keepdim else p for p in pair)
+    with np.errstate(invalid="ignore"):
+        return c_order((np.sqrt(var) if root else var).astype(x.dtype)), c_order(mean.astype(x.dtype))
 
 
 def _variance(x, dims, correction, keepdim):
@@ -347,7 +356,9 @@ class VarMean(Op):
         ctx.correction = correction  # (None: torch's default, 1, as its node shows it)
         ctx.set_materialize_grads(False)  # (torch's formula adds only the terms of the outputs used)
         var = Var.forward(ctx, x, dims, 1 if correction is None else correction, keepdim)
-        return var, Mean.forward(ctx, x, dims, keepdim)
+        mean = Mean.forward(ctx, x, dims, keepdim)
+        pair = _welford(x, dims, 1 if correction is None else correction, keepdim, False)
+        return (var, mean) if pair is None else pair  # (torch's var_mean: one Welford pass gives both)
 
     @staticmethod
     def backward(ctx, gvar, gmean):
@@ -370,7 +381,12 @@ class StdMean(Op):
         ctx.correction = correction
         ctx.set_materialize_grads(False)
         std = Std.forward(ctx, x, dims, 1 if correction is None else correction, keepdim)
-        return std, Mean.forward(ctx, x, dims, keepdim)
+        mean = Mean.forward(ctx, x, dims, keepdim)
+        pair = _welford(x, dims, 1 if correction is None else correction, keepdim, True)
+        if pair is None:
+            return std, mean
+        np.copyto(std, pair[0])  # (torch's std_mean: one Welford pass gives both; std's saved result is this array)
+        return std, pair[1]
 
     @staticmethod
     def backward(ctx, gstd, gmean):
