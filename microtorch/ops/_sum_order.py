@@ -477,12 +477,11 @@ def var_welford_like_torch(x, dims, correction):
     each result's elements taken in memory order, one Welford update each, done for all results at once; (var,
     mean) as float64 arrays of the kept dims' shape, or None past _WELFORD_ROWS elements per result (or the 32768
     where threads share one)."""
-    reduced = [d for d in _iteration(x.shape, x.strides, [d in dims for d in range(x.ndim)])[3] if d in dims]
     kept = [d for d in range(x.ndim) if d not in dims]
     rows = math.prod([x.shape[d] for d in dims])
     if rows > _WELFORD_ROWS or not rows:
         return None
-    table = x.transpose(reduced[::-1] + kept).reshape(rows, -1)
+    table = _memory_rows(x, dims)
     mean = np.zeros(table.shape[1])
     m2 = np.zeros(table.shape[1])
     for i, row in enumerate(table):
