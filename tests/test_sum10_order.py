@@ -315,3 +315,10 @@ def test_var_mean_and_std_mean_by_one_welford_pass(dtype):
                                              else []))
         for ours, theirs in zip(results[:4], results[4:]):
             assert all(same(a, b) for a, b in zip(ours, theirs)), (shape, dim)
+
+
+def test_one_norm_of_nothing_is_zero():
+    # fuzz seeds 267 and 7345: an empty tensor's 1-norm, over every dim and over an empty dim, with keepdim
+    for shape, dim, keep in [((0, 1, 1, 1), None, False), ((0, 3), 0, True), ((0, 3), 1, False), ((0,), None, True)]:
+        ours, theirs = (lib.linalg.vector_norm(lib.zeros(shape, dtype=lib.float64), 1, dim, keep) for lib in (mt, torch))
+        assert same(ours, theirs), (shape, dim, keep)

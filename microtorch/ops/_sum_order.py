@@ -506,6 +506,9 @@ def running_sum_like_torch(x, dims=None, keepdim=False):
     elements added one after another in memory order; one result of 32768 elements or more in a part per
     thread, the parts added in turn."""
     every = tuple(range(x.ndim)) if dims is None else dims
+    if x.size == 0:  # (a sum of nothing: 0)
+        out = np.zeros([s for d, s in enumerate(x.shape) if d not in every], x.dtype)
+        return _kept(out, x.shape, every) if keepdim else out
     table = _memory_rows(x, every)
     n, threads = table.shape[0], intraop_threads()
     if table.shape[1] == 1 and n >= _GRAIN and threads > 1:
