@@ -129,7 +129,6 @@ def test_sgd_step_bits():
     assert np.array_equal(ours, torch.tensor(a).add(torch.tensor(b), alpha=-1e-3).numpy())
 
 
-@known("ops/reduce.py, Sum", "torch's float32 sum adds in its own order (vectorized cascade)")
 def test_training_loss_sum_bits():
     # polynomial_tensor / polynomial_autograd: loss = (y_pred - y).pow(2).sum()
     v = np.random.default_rng(2).standard_normal(2000).astype(np.float32) ** 2

@@ -11,6 +11,8 @@ from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
+from ._sum_order import (mean_like_torch, prod_like_torch, running_sum_like_torch, sum_like_torch, var_all_like_torch,
+                         var_welford_like_torch)
 from .elementwise import MulScalar, _by_number, div_scalar
 from .shape import (Clone, _dense_strides, _share, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze,
                     unsqueezed_array)
@@ -67,7 +69,7 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        out = x.sum(axis=dims, keepdims=keepdim, dtype=dtype)
+        out = sum_like_torch(x, dims, keepdim, dtype)  # (torch's order of additions: its last bits)
         return out if dims is None else c_order(out)  # (over every dim, a number)
 
     @staticmethod
@@ -132,11 +134,9 @@ class Mean(Op):
     def forward(ctx, x, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim, ctx.dtype = x.shape, dims, keepdim, dtype
         ctx.n = _count(x, dims)
-        # torch's steps, a sum then a division by n (float16 sums in float32), in the dtype asked for (the
-        # engine brings the gradient back to x's); np.mean's Python layers cost as much as the sum
-        out_dtype = x.dtype if dtype is None else dtype
-        total = x.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if out_dtype == _FLOAT16 else out_dtype)
-        out = np.asarray(total / ctx.n, out_dtype)
+        # torch's steps, a sum in its order then a division by n (float16 sums in float32), in the dtype asked for
+        # (the engine brings the gradient back to x's)
+        out = mean_like_torch(x, dims, keepdim, dtype)
         return out if dims is None else c_order(out)  # (over every dim: 0-d)
 
     @staticmethod
@@ -196,7 +196,7 @@ class Var(Op):
         n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
-        return _half_again(_variance(x, dims, correction, keepdim), x)
+        return _half_again(_torch_variance(x, dims, correction, keepdim), x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -220,9 +220,7 @@ class Std(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
-        var = _variance(x, dims, correction, keepdim)
-        with np.errstate(invalid="ignore"):
-            out = _half_again(np.sqrt(var, out=var), x)  # (in place: an array, even 0-d)
+        out = _half_again(_torch_variance(x, dims, correction, keepdim, root=True), x)
         ctx.save_for_backward(x, out)
         return out
 
@@ -239,11 +237,43 @@ class Std(Op):
         return Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (ctx.output * ctx.denom)
 
 
+def _torch_variance(x, dims, correction, keepdim, root=False):
+    """var (root: std) as torch computes it: float32 and float64 reduced to one number in two passes in torch's
+    own order (var_all_like_torch), to several by Welford's updates (var_welford_like_torch), the root taken in
+    float64; else (complex, long reductions) by _variance."""
+    if x.size and x.size == _count(x, dims) and x.dtype.kind == "f" and x.dtype != _FLOAT16:
+        var = var_all_like_torch(x, correction)
+        shape = [1 if dims is None or d in dims else s for d, s in enumerate(x.shape)] if keepdim else \
+            [s for d, s in enumerate(x.shape) if dims is not None and d not in dims]
+        with np.errstate(invalid="ignore"):
+            return np.full(shape, np.sqrt(var) if root else var).astype(x.dtype)
+    pair = _welford(x, dims, correction, keepdim, root)
+    if pair is not None:  # (several results, or float16's one: torch's Welford updates, in float64)
+        return pair[0]
+    out = _variance(x, dims, correction, keepdim)
+    if root:
+        with np.errstate(invalid="ignore"):
+            np.sqrt(out, out=out)  # (in place: an array, even 0-d)
+    return out
+
+
+def _welford(x, dims, correction, keepdim, root):
+    """(var or std, mean) by torch's Welford pass, in x's dtype (None where it is not taken: see
+    var_welford_like_torch)."""
+    every = tuple(range(x.ndim)) if dims is None else dims
+    pair = var_welford_like_torch(x, every, correction) if x.size and x.dtype.kind == "f" else None
+    if pair is None:
+        return None
+    var, mean = (p.reshape([1 if d in every else s for d, s in enumerate(x.shape)]) if keepdim else p for p in pair)
+    with np.errstate(invalid="ignore"):
+        return c_order((np.sqrt(var) if root else var).astype(x.dtype)), c_order(mean.astype(x.dtype))
+
+
 def _variance(x, dims, correction, keepdim):
-    """np.var as torch computes it: torch reduces to one number in two passes (mean, then squares, as
-    numpy), but to several with Welford's update, which gives exactly 0 for a slice of equal values
-    where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0). float16 is computed
-    in float32, as torch accumulates it (the result stays float32: the caller rounds it)."""
+    """np.var, with the exact 0 that torch's Welford update gives (to several numbers) for a slice of equal values
+    where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0); _torch_variance takes
+    torch's own order to one number. float16 is computed in float32, as torch accumulates it (the result stays
+    float32: the caller rounds it)."""
     if x.dtype == _FLOAT16:
         x = x.astype(np.float32)
     fast = x.dtype.kind == "f"  # (complex: numpy's own steps)
@@ -326,7 +356,9 @@ class VarMean(Op):
         ctx.correction = correction  # (None: torch's default, 1, as its node shows it)
         ctx.set_materialize_grads(False)  # (torch's formula adds only the terms of the outputs used)
         var = Var.forward(ctx, x, dims, 1 if correction is None else correction, keepdim)
-        return var, Mean.forward(ctx, x, dims, keepdim)
+        mean = Mean.forward(ctx, x, dims, keepdim)
+        pair = _welford(x, dims, 1 if correction is None else correction, keepdim, False)
+        return (var, mean) if pair is None else pair  # (torch's var_mean: one Welford pass gives both)
 
     @staticmethod
     def backward(ctx, gvar, gmean):
@@ -349,7 +381,12 @@ class StdMean(Op):
         ctx.correction = correction
         ctx.set_materialize_grads(False)
         std = Std.forward(ctx, x, dims, 1 if correction is None else correction, keepdim)
-        return std, Mean.forward(ctx, x, dims, keepdim)
+        mean = Mean.forward(ctx, x, dims, keepdim)
+        pair = _welford(x, dims, 1 if correction is None else correction, keepdim, True)
+        if pair is None:
+            return std, mean
+        np.copyto(std, pair[0])  # (torch's std_mean: one Welford pass gives both; std's saved result is this array)
+        return std, pair[1]
 
     @staticmethod
     def backward(ctx, gstd, gmean):
@@ -429,7 +466,10 @@ class Prod(Op):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dim, ctx.keepdim, ctx.dtype = x.shape, dim, keepdim, dtype
-        out = c_order(np.prod(x if dtype is None else x.astype(dtype), axis=dim, keepdims=keepdim))
+        if dim is None and dtype is None and x.dtype.kind == "f" and x.itemsize > 2 and x.flags.c_contiguous:
+            out = np.asarray(prod_like_torch(x.reshape(-1)))  # (torch's order of multiplications)
+        else:
+            out = c_order(np.prod(x if dtype is None else x.astype(dtype), axis=dim, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         return out
 
@@ -805,7 +845,7 @@ class Logsumexp(Op):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         m = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)  # (-inf over an empty dim)
         m = np.where(np.isfinite(m), m, 0)
-        out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+        out = np.log(sum_like_torch(np.exp(x - m), dims, True)) + m  # (torch's steps, its sum)
         out = c_order(out if keepdim else np.squeeze(out, dims))  # (the saved object is the output)
         ctx.save_for_backward(x, out)
         return np.asarray(out)
@@ -854,6 +894,8 @@ class Norm(Op):
             out = np.amax(a, axis=dims, keepdims=keepdim, initial=0)
         elif ord == 0:
             out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
+        elif ord == 1 and a.dtype.itemsize > 2:  # (torch's plain loop: |x| added in memory order)
+            out = running_sum_like_torch(a, dims, keepdim)
         elif ord == 2:
             out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
         else:
