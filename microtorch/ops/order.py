@@ -55,17 +55,27 @@ class EvenlyShared(Op):
     """one value of x (a median; one per leading index where value has dims, as vmap batches it);
     d = g shared evenly between the elements equal to it"""
     _grad_fn_name = "MedianBackward0"
+    _saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx, x, value=None):
-        ctx.save_for_backward(x)
+        out = np.asarray(value, dtype=x.dtype)
+        ctx.save_for_backward(x, out)  # (the result too, as torch: changed in place, backward refuses)
         ctx.value = value
-        return np.asarray(value, dtype=x.dtype)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad.reshape(tuple(grad.shape) + (1,) * (x.ndim - grad.ndim)) * EvenlyShared._weights(x, ctx.value)
+        from .index import MaskedFillTensor
+        x, result = ctx.saved_tensors
+        hit, count = EvenlyShared._hits(x, result._data)
+        if grad.ndim:  # (vmap: one value per leading index)
+            grad = grad.reshape(tuple(grad.shape) + (1,) * (x.ndim - grad.ndim))
+        share, hit = grad / Tensor._make(count.astype(x._data.dtype)), Tensor._make(hit)
+        if type(grad._data) is not np.ndarray:  # (a vmap batch: torch's form for tensor subclasses, a product)
+            return hit * share
+        # torch's form on the CPU: zeros, with the share written at the hits (an infinite grad leaves 0 elsewhere)
+        return MaskedFillTensor.apply(Tensor._make(np.zeros(x.shape, x._data.dtype)), hit, share)
 
     @staticmethod
     def jvp(ctx, t):
@@ -74,11 +84,17 @@ class EvenlyShared(Op):
         return shared.sum(tuple(range(lead, x.ndim))) if lead else shared.sum()
 
     @staticmethod
-    def _weights(x, value):
+    def _hits(x, value):
+        """where x equals value (NaN where it is NaN), and how many (a number, or one per leading index)"""
         v = np.asarray(value)
         v = v.reshape(v.shape + (1,) * (x.ndim - v.ndim))
         hit = (x._data == v) | (np.isnan(x._data) & np.isnan(v))
-        count = hit.sum(axis=tuple(range(np.ndim(value), x.ndim)), keepdims=True)
+        lead = np.ndim(value)
+        return hit, hit.sum(axis=tuple(range(lead, x.ndim)), keepdims=bool(lead))
+
+    @staticmethod
+    def _weights(x, value):
+        hit, count = EvenlyShared._hits(x, value)
         return Tensor._make((hit / np.maximum(count, 1)).astype(x._data.dtype))
 
 
@@ -334,16 +350,23 @@ class Aminmax(Op):
 
     @staticmethod
     def _hits(x, v, ctx):
-        vv = v._data if ctx.keepdim or ctx.dim is None else np.expand_dims(v._data, ctx.dim)
-        hit = (x._data == vv)
-        count = hit.sum(axis=ctx.dim, keepdims=True) if ctx.dim is not None else hit.sum()
+        hit, count = Aminmax._mask(x, v, ctx)
         return Tensor._make((hit / np.maximum(count, 1)).astype(x._data.dtype))
+
+    @staticmethod
+    def _mask(x, v, ctx):
+        """where x equals v along the reduced dims (as x's dtype), and how many times (kept dims)"""
+        vv = v._data if ctx.keepdim or ctx.dim is None else np.expand_dims(v._data, ctx.dim)
+        hit = (x._data == vv).astype(x._data.dtype)
+        return hit, (hit.sum(axis=ctx.dim, keepdims=True) if ctx.dim is not None else hit.sum())
 
     @staticmethod
     def _share(x, v, g, ctx):
         if ctx.dim is not None and not ctx.keepdim:
             g = g.unsqueeze(ctx.dim)
-        return g * Aminmax._hits(x, v, ctx)
+        hit, count = Aminmax._mask(x, v, ctx)
+        # torch divides by the count, then masks: a NaN extreme (count 0) spreads NaN over its slice
+        return g / Tensor._make(np.asarray(count)) * Tensor._make(hit)
 
 
 def aminmax(input, *, dim=None, keepdim=False):

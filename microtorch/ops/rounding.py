@@ -138,8 +138,9 @@ class RemainderTensor(FmodTensor):
 
     @staticmethod
     def jvp(ctx, ta, tb):
+        from .misc import div_rounded
         a, b = ctx.inputs
-        return ta - tb * (a / b).floor()
+        return ta - tb * div_rounded(a, b, "floor")
 
 
 def rounded_quotient(a, b, mode):
@@ -147,7 +148,7 @@ def rounded_quotient(a, b, mode):
     ints = a.dtype.kind in "iu" and b.dtype.kind in "iu"
     with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf or nan, silently (torch)
         if mode == "floor":
-            return as_array(np.floor_divide(a, b) if ints else np.floor(a / b))
+            return as_array(np.floor_divide(a, b))  # (floats: fmod first, as torch and Python)
         out = np.trunc(a / b)
         return as_array(out.astype(np.result_type(a, b)) if ints else out)
 

@@ -455,3 +455,32 @@ def test_a_node_checks_what_it_saved_even_for_an_output_it_ignores(op):
     raises) and 503380 (t_ on a saved tensor counts a version)."""
     assert_like_torch({"a": ([[-1.0, 0.0]], True)}, [("sum", "(a * 1).sum()"), ("reduce", op),
                                                      ("inplace", "v0.mul_(2)")])
+
+
+@pytest.mark.parametrize("op", ["L.aminmax(v0, dim=0).max", "L.aminmax(v0, dim=-1).min", "L.aminmax(v0).max"])
+def test_aminmax_of_a_nan_spreads_nan_over_its_slice(op):
+    """(seed 501296) torch divides the gradient by the count of the extreme, 0 where it is NaN: 0 / 0 and inf * 0
+    make the whole slice's gradient NaN (microtorch counted at least 1)."""
+    leaves = {"x": ([[1.0, 2.0], [1.0, np.nan], [0.5, 2.0]], True)}
+    assert_like_torch(leaves, [("mul", "L.mul(x, 0.5)"), ("aminmax", op)])
+
+
+@pytest.mark.parametrize("a", [[-np.inf, 7.5], [np.inf, -3.0]])
+def test_remainders_divisor_gradient_reads_torchs_floor_division(a):
+    """(seed 501578) d remainder(a, b) / db = -floor(a / b), torch's floor division: fmod first, so an infinite a
+    gives NaN (numpy's floor of a / b gave inf), and -3 // inf is -1 (floor(-3 / inf) is -0)."""
+    leaves = {"a": (a, False), "b": ([1.0, np.inf], True)}
+    assert_like_torch(leaves, [("binary2", "L.remainder(a, b)")])
+
+
+@pytest.mark.parametrize("op", ["L.median(v0)", "L.nanmedian(v0)"])
+def test_the_median_of_all_saves_its_result(op):
+    """(seed 502829 and seven more) torch's MedianBackward0 saves the result: changed in place, backward raises."""
+    leaves = {"x": ([[0.5, -1.0], [2.0, 0.5]], True)}
+    assert_like_torch(leaves, [("mul", "L.mul(x, 2.0)"), ("median", op), ("inplace", "v1.sub_(0.5)")])
+
+
+def test_the_median_of_all_under_an_infinite_gradient():
+    """torch writes grad / count at the median's places (masked_fill): the others stay 0, not inf * 0."""
+    leaves = {"x": ([[0.5, -1.0], [2.0, 0.5]], True), "z": ([0.0], True)}
+    assert_like_torch(leaves, [("median", "L.median(x)"), ("div", "L.div(v0, z)")])
