@@ -117,3 +117,21 @@ def test_median_of_all_gradient_is_a_masked_fill(x, g):
     with np.errstate(all="ignore"):
         (tv, tn, te), (mv, mn, me) = _both(run)
     assert _same(tv, mv) and tn == mn and te == me, (tv, mv, tn, mn)
+
+
+@pytest.mark.parametrize("reps", [(2, 1), (2, 3), (1, 1), (3, 0), (1, 2, 1), (2, -1), (2, 2, -3)])
+def test_repeat_backward_of_an_empty_tensor(reps):
+    """torch's repeat backward returns zeros only for a count of 0; an empty dim repeated otherwise is reshaped and
+    summed (SumBackward1 under create_graph), and a negative count (allowed on an empty dim) makes that reshape
+    raise in backward"""
+    def run(L):
+        x = L.tensor(np.zeros((1, 0)), requires_grad=True)
+        y = x.repeat(*reps)
+        w = L.ones(tuple(y.shape), dtype=L.float64, requires_grad=True)
+        try:
+            g, = L.autograd.grad(y, x, w, create_graph=True)
+        except RuntimeError:
+            return "RuntimeError", tuple(y.shape)
+        return (g.grad_fn.name() if g.grad_fn is not None else None), tuple(g.shape), tuple(y.shape)
+    t, m = _both(run)
+    assert t == m

@@ -484,3 +484,11 @@ def test_the_median_of_all_under_an_infinite_gradient():
     """torch writes grad / count at the median's places (masked_fill): the others stay 0, not inf * 0."""
     leaves = {"x": ([[0.5, -1.0], [2.0, 0.5]], True), "z": ([0.0], True)}
     assert_like_torch(leaves, [("median", "L.median(x)"), ("div", "L.div(v0, z)")])
+
+
+@pytest.mark.parametrize("reps", ["(2, 1)", "(2, 3)", "(1, 2, 1)"])
+def test_repeat_of_an_empty_tensor_keeps_its_gradients_graph(reps):
+    """(seeds 504493, 504716) an empty dim repeated r times: torch's backward still reshapes and sums (its zeros
+    shortcut is for a count of 0 only), so the gradient has a graph under create_graph (microtorch gave none)."""
+    leaves = {"x": (np.zeros((1, 0)), True)}
+    assert_like_torch(leaves, [("repeat", f"x.repeat{reps}"), ("sin", "L.sin(v0)")])
