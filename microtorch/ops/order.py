@@ -6,6 +6,7 @@ equal values (as torch); quantile interpolates between two sorted values."""
 import numpy as np
 
 from .._tensor import Tensor
+from . import _std_order as std_order
 from ._op import Op, normalize_dims
 from .reduce import return_type
 
@@ -175,8 +176,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}: k={k}, size {n}")
-    order = np.argsort(x, axis=d, kind="stable")
-    idx = np.take(order, [k - 1], axis=d).astype(np.int64)
+    idx = np.take(_replayed(x, d, False, lambda keys: np.full(n, std_order.quick_select(keys, k))), [k - 1],
+                  axis=d).astype(np.int64)  # (torch's quickselect picks among equal values)
     return _picked_result("kthvalue", Kthvalue, input, d, idx, keepdim)
 
 
@@ -200,8 +201,15 @@ def mode(input, dim=-1, keepdim=False):
     d = normalize_dims(dim, x.ndim, "mode")[0]
     if x.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    idx = np.moveaxis(_mode_indices(np.moveaxis(x, d, -1)), -1, d)
-    return _picked_result("mode", Mode, input, d, idx, keepdim)
+    rows = np.moveaxis(x, d, -1)
+    idx = _mode_indices(rows)
+    if type(x) is np.ndarray and x.dtype.kind != "c":  # torch's index among the equal values: std::sort's
+        flat, out = rows.reshape(-1, rows.shape[-1]), idx.reshape(-1)
+        nan = np.isnan(flat).any(-1) if flat.dtype.kind == "f" else np.zeros(len(flat), bool)
+        tied = std_order.tied_rows(std_order.ranks(flat)) if flat.shape[-1] > std_order.RUN else np.zeros(0, int)
+        for r in np.union1d(tied, np.flatnonzero(nan)):
+            out[r] = std_order.std_mode(flat[r])
+    return _picked_result("mode", Mode, input, d, np.moveaxis(idx, -1, d), keepdim)
 
 
 class _NotGiven:
@@ -217,10 +225,12 @@ class _NotGiven:
 _NOT_GIVEN = _NotGiven()
 
 
-def sort(input, dim=-1, descending=False, *, stable=_NOT_GIVEN):  # (always stable: a valid order for both)
+def sort(input, dim=-1, descending=False, *, stable=_NOT_GIVEN):
     d = normalize_dims(dim, input.ndim, "sort")[0]
     _unordered(input, "sort")
-    idx = _order(_rows(input), d, descending)
+    x = _rows(input)
+    short = x.ndim == 0 or x.shape[d] <= std_order.RUN  # (std::sort of so few is an insertion sort: stable)
+    idx = _order(x, d, descending) if stable or short else _replayed(x, d, descending, std_order.std_sort)
     node = Sort if stable is _NOT_GIVEN else SortStable
     values = node.apply(input, d, idx, keepdim=True)
     return return_type("sort")(values, Tensor._make(idx.reshape(input.shape)))
@@ -233,9 +243,32 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if not 0 <= k <= x.shape[d]:
         raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {x.shape[d]} "
                            f"(shape {list(input.shape)}); k must be between 0 and {x.shape[d]}")
-    idx = np.take(_order(x, d, largest), np.arange(k if input.ndim else 1), axis=d)  # (0-d: itself, as torch)
+    k = k if input.ndim else 1  # (0-d: itself, as torch)
+    n = x.shape[d]
+    replay = (lambda keys: std_order.std_topk(keys, k, sorted)) if k else None
+    everywhere = not sorted and 1 < k and k * 64 > n  # (nth_element leaves the first k unsorted, ties or not)
+    idx = np.take(_replayed(x, d, largest, replay, everywhere), np.arange(k), axis=d)
     values = Topk.apply(input, d, idx, keepdim=True)
     return return_type("topk")(values, Tensor._make(idx if input.ndim else idx.reshape(())))
+
+
+def _replayed(x, d, descending, replay, everywhere=False):
+    """the indices along d of torch's order of x (descending: largest first), where replay(keys of a row) gives
+    the first indices of the row as torch's C++ algorithm leaves them (_std_order.py); numpy's stable order for
+    rows without equal values (their one order), unless everywhere."""
+    order = _order(x, d, descending)
+    n = x.shape[d] if x.ndim else 1
+    if type(x) is not np.ndarray or replay is None or n < 2:  # (vmap's batched data: numpy's order)
+        return order
+    rows_x = np.moveaxis(x, d, -1).reshape(-1, n)
+    rows = np.moveaxis(order, d, -1).reshape(-1, n).copy()
+    ordered = np.take_along_axis(rows_x, rows, -1)
+    nan = ordered != ordered
+    same = (ordered[:, 1:] == ordered[:, :-1]) | nan[:, 1:] & nan[:, :-1]
+    for r in range(len(rows)) if everywhere else np.flatnonzero(same.any(-1)):
+        got = replay(std_order.ranks(rows_x[r], descending))
+        rows[r, :len(got)] = got
+    return np.moveaxis(rows.reshape(np.moveaxis(order, d, -1).shape), -1, d)
 
 
 def _order(x, d, descending):

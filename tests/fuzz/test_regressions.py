@@ -492,3 +492,18 @@ def test_repeat_of_an_empty_tensor_keeps_its_gradients_graph(reps):
     shortcut is for a count of 0 only), so the gradient has a graph under create_graph (microtorch gave none)."""
     leaves = {"x": (np.zeros((1, 0)), True)}
     assert_like_torch(leaves, [("repeat", f"x.repeat{reps}"), ("sin", "L.sin(v0)")])
+
+
+TIES = {"x": ([[1.0, 0.0, 1.0, 2.0, 0.0, 1.0, 1.0, 0.0, 2.0, 1.0, 0.0, 1.0, 0.0, 1.0, 2.0, 1.0, 0.0, 1.0, 1.0, 2.0],
+               [np.nan, 1.0, 1.0, 0.0, np.nan, 1.0, 0.0, 0.0, 1.0, np.nan, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0,
+                0.0, 1.0]], True)}
+
+
+@pytest.mark.parametrize("op", ["L.sort(x, 1).values", "L.sort(x, 1, descending=True).values", "L.topk(x, 5, 1).values",
+                                "L.topk(x, 11, 1, largest=False, sorted=False).values", "L.kthvalue(x, 7, 1).values",
+                                "L.mode(x, 1).values", "L.topk(x.t(), 3, 0).values"])
+def test_equal_values_are_ordered_as_torchs_cpp_algorithms(op):
+    """(seeds 501789, 501970, 507796) sort is std::sort, topk std::nth_element or std::partial_sort, kthvalue a
+    quickselect, mode std::sort with `<`: the index each of several equal values gets, and so where its gradient
+    goes, is theirs (microtorch's stable order put them elsewhere)"""
+    assert_like_torch(TIES, [("order", op)])
