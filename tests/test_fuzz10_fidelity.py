@@ -135,3 +135,43 @@ def test_repeat_backward_of_an_empty_tensor(reps):
         return (g.grad_fn.name() if g.grad_fn is not None else None), tuple(g.shape), tuple(y.shape)
     t, m = _both(run)
     assert t == m
+
+
+@pytest.mark.parametrize("dim", [0, None])
+@pytest.mark.parametrize("shape", [(1,), (2, 2)])
+def test_aminmax_saves_self_min_max_and_refuses_a_changed_result(dim, shape):
+    """torch's AminmaxBackward0 shows _saved_self, _saved_min, _saved_max, _saved_dim, _saved_keepdim; a result
+    changed in place makes backward raise (a 0-d result too)"""
+    def run(L):
+        x = L.tensor(np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape), requires_grad=True)
+        r = L.aminmax(x * 1, dim=dim)
+        node = r.max.grad_fn
+        seen = (node._saved_dim, node._saved_keepdim, node._saved_min.detach().numpy().copy(),
+                node._saved_max.detach().numpy().copy())
+        r.max.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            r.min.sum().backward()
+        return seen
+    t, m = _both(run)
+    assert t[:2] == m[:2] and _same(t[2], m[2]) and _same(t[3], m[3])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_logcumsumexp_gradient_first_and_second_order_as_torch(seed):
+    """values of torch's log-space backward and of its own derivative (NaN, inf and 0 gradients; -inf and inf
+    inputs), bit for bit, and the graph it leaves under create_graph"""
+    rng = np.random.default_rng(seed)
+    shape = tuple(rng.integers(1, 5, 3))
+    x, g = rng.normal(size=shape) * 3, rng.normal(size=shape)
+    x[rng.random(shape) < 0.15] = [-np.inf, np.inf][seed % 2]
+    g[rng.random(shape) < 0.2] = [np.nan, np.inf, 0.0][seed % 3]
+    d = seed % 3
+
+    def run(L):
+        xx, gg = L.tensor(x, requires_grad=True), L.tensor(g, requires_grad=True)
+        gx, = L.autograd.grad(L.logcumsumexp(xx, d), xx, gg, create_graph=True)
+        second = L.autograd.grad((gx * 0.7).sum(), (xx, gg))
+        return [gx.detach().numpy().copy()] + [s.numpy() for s in second] + [gx.grad_fn.name()]
+    with np.errstate(all="ignore"):
+        t, m = _both(run)
+    assert all(_same(a, b) for a, b in zip(t[:3], m[:3])) and t[3] == m[3]

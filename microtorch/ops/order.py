@@ -361,13 +361,15 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 class Aminmax(Op):
     """(min, max) along dims;  d = each gradient shared evenly between the elements equal to it"""
     _grad_fn_name = "AminmaxBackward0"
+    _saved_names = ("self", "min", "max")
+    _saved_values = {"dim": "dim", "keepdim": "keepdim"}
 
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.dim, ctx.keepdim = dim, keepdim
-        lo, hi = np.amin(x, axis=dim, keepdims=keepdim), np.amax(x, axis=dim, keepdims=keepdim)
-        ctx.save_for_backward(x, lo, hi)
-        return np.asarray(lo), np.asarray(hi)
+        lo, hi = np.asarray(np.amin(x, axis=dim, keepdims=keepdim)), np.asarray(np.amax(x, axis=dim, keepdims=keepdim))
+        ctx.save_for_backward(x, lo, hi)  # (the results as arrays: changed in place, backward refuses, as torch)
+        return lo, hi
 
     @staticmethod
     def backward(ctx, glo, ghi):

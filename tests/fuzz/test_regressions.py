@@ -507,3 +507,19 @@ def test_equal_values_are_ordered_as_torchs_cpp_algorithms(op):
     quickselect, mode std::sort with `<`: the index each of several equal values gets, and so where its gradient
     goes, is theirs (microtorch's stable order put them elsewhere)"""
     assert_like_torch(TIES, [("order", op)])
+
+
+@pytest.mark.parametrize("op", ["L.aminmax(v0, dim=0).max", "L.aminmax(v0).min"])
+def test_aminmax_saves_its_results_even_when_0d(op):
+    """(seed 508542) AminmaxBackward0 saves min and max: a 0-d one (numpy gave a scalar, not the result's array)
+    changed in place makes backward raise, as in torch"""
+    leaves = {"x": ([1.0, -0.5], True)}
+    assert_like_torch(leaves, [("mul", "L.mul(x, 2.0)"), ("aminmax", op), ("inplace", "v1.clamp_(max=0.5)")])
+
+
+@pytest.mark.parametrize("after", ["L.pow(v0, v0)", "L.log(v0)", "L.div(v0, z)"])
+def test_logcumsumexp_passes_a_nan_or_infinite_gradient_as_torch(after):
+    """(seed 510082) torch's logcumsumexp backward works in log space on each sign of the gradient: a NaN
+    gradient counts in neither (0), an infinite one stays infinite (microtorch's weights matrix gave 0 * inf)"""
+    leaves = {"x": ([[1.0, -2.0], [0.5, 3.0]], True), "z": ([0.0, 1.0], True)}
+    assert_like_torch(leaves, [("logcumsumexp", "L.logcumsumexp(x, 0)"), ("after", after)])
