@@ -175,3 +175,36 @@ def test_logcumsumexp_gradient_first_and_second_order_as_torch(seed):
     with np.errstate(all="ignore"):
         t, m = _both(run)
     assert all(_same(a, b) for a, b in zip(t[:3], m[:3])) and t[3] == m[3]
+
+
+@pytest.mark.parametrize("k", range(-1, 5))
+@pytest.mark.parametrize("shape, transposed", [((1, 1), False), ((2, 3), False), ((3, 2), True), ((2, 3, 4), False)])
+def test_rot90_layout_and_independence(k, shape, transposed):
+    """torch's rot90 is a contiguous clone (k = 0), a flip (k = 2), or a flip then a transposed view of it (k = 1,
+    3): the same strides, and writing into the result leaves the input alone"""
+    def run(L):
+        base = L.tensor(np.arange(float(np.prod(shape))).reshape(shape))
+        r = L.rot90(base.transpose(0, -1) if transposed else base, k)
+        seen = r.numpy().copy(), r.stride(), r.is_contiguous()
+        r.add_(100.0)
+        return seen + (base.numpy().copy(),)
+    t, m = _both(run)
+    assert _same(t[0], m[0]) and t[1:3] == m[1:3] and _same(t[3], m[3])
+
+
+def test_saved_tensors_of_ldexp_div_rounded_nan_to_num_special_i1():
+    """what torch's nodes keep: ldexp the exponent and the result (its input may change), div with a rounding
+    mode self (when other needs a gradient) and other, nan_to_num self, special.i1 self and result; the
+    gradient of ldexp's exponent is grad * result * ln 2, bit for bit"""
+    def run(L):
+        a = L.tensor([0.3, -1.6], dtype=L.float64, requires_grad=True)
+        b = L.tensor([3.0, -2.0], dtype=L.float64, requires_grad=True)  # (2 ** e exact: torch's pow is not numpy's)
+        x, e = a * 1, b * 1
+        names = []
+        for y in (L.ldexp(x, e), L.div(x, e, rounding_mode="floor"), L.nan_to_num(x), L.special.i1(x)):
+            names.append(sorted(n for n in ("_saved_self", "_saved_other", "_saved_result")
+                                if getattr(y.grad_fn, n, None) is not None))
+        ge, = L.autograd.grad(L.ldexp(x, e), e, L.tensor([1.3, -0.7]))
+        return names, ge.numpy()
+    (tn, tg), (mn, mg) = _both(run)
+    assert tn == mn and _same(tg, mg)

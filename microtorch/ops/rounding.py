@@ -158,14 +158,18 @@ class DivRounded(Op):
     _grad_fn_name = "DivBackward2"
     _edges = (0, 1)  # (a number divisor is a tensor in torch's op: an edge to None)
     _saved_values = {"rounding_mode": "mode"}
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b, mode):
         ctx.mode = mode
-        return rounded_quotient(np.asarray(a), np.asarray(b), mode)
+        a, b = np.asarray(a), np.asarray(b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)  # (what torch's node keeps for the
+        return rounded_quotient(a, b, mode)  # quotient's formula without a mode: changed in place, backward refuses)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # (unpacked, as torch's node does)
         return zeros_like_(grad), zeros_like_(grad), None
 
     @staticmethod

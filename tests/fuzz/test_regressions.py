@@ -523,3 +523,22 @@ def test_logcumsumexp_passes_a_nan_or_infinite_gradient_as_torch(after):
     gradient counts in neither (0), an infinite one stays infinite (microtorch's weights matrix gave 0 * inf)"""
     leaves = {"x": ([[1.0, -2.0], [0.5, 3.0]], True), "z": ([0.0, 1.0], True)}
     assert_like_torch(leaves, [("logcumsumexp", "L.logcumsumexp(x, 0)"), ("after", after)])
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, -1])
+@pytest.mark.parametrize("x", [[[[0.0]]], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]])
+def test_rot90_is_a_copy_laid_out_as_torchs(k, x):
+    """(seeds 513302, 517794) numpy's rot90 of a 1 x 1 tensor stayed a view of it, so an in-place op on the result
+    changed the input; torch flips (a copy) and, for an odd k, transposes that copy (not contiguous)"""
+    leaves = {"x": (x, False), "s": ([1.0], True)}
+    assert_like_torch(leaves, [("rot90", f"L.rot90(x, {k})"), ("inplace", "v0.sub_(0.5)"), ("mul", "v0.mT @ v0 * s"),
+                               ("view", "v0.view(-1)")])
+
+
+@pytest.mark.parametrize("op", ["L.nan_to_num(v0)", "L.div(v0, s, rounding_mode='floor')",
+                                "L.div(s, v0, rounding_mode='trunc')"])
+def test_ops_keep_what_torchs_nodes_save(op):
+    """(seed 516417) nan_to_num saves its input, div with a rounding mode its operands: changed in place
+    afterwards, backward raises as in torch"""
+    leaves = {"x": ([[2.0, -1.5]], True), "s": ([0.5], True)}
+    assert_like_torch(leaves, [("mul", "x * 2.5"), ("op", op), ("inplace", "v0.sin_()")])
