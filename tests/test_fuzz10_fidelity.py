@@ -208,3 +208,24 @@ def test_saved_tensors_of_ldexp_div_rounded_nan_to_num_special_i1():
         return names, ge.numpy()
     (tn, tg), (mn, mg) = _both(run)
     assert tn == mn and _same(tg, mg)
+
+
+@pytest.mark.parametrize("equation, sa, sb", [("aa,ca->c", (3, 3), (1, 1)), ("aab,b->", (2, 2, 3), (3,)),
+                                              ("aba,c->c", (2, 3, 2), (4,)), ("aa,a->", (3, 3), (3,)),
+                                              ("aaa,->", (2, 2, 2), ()), ("abb,ab->a", (2, 3, 3), (2, 3))])
+def test_einsum_with_a_diagonal_keeps_what_torch_keeps(equation, sa, sb):
+    """a repeated label's diagonal, then the sum of a label only that operand has: torch's product keeps the sum,
+    so the operand may change in place afterwards (where it keeps a view of the operand, backward raises in both)"""
+    def run(L):
+        x = L.tensor(np.arange(float(np.prod(sa))).reshape(sa) - 2, requires_grad=True)
+        y = L.tensor(np.arange(1.0, 1 + np.prod(sb)).reshape(sb) * 0.5, requires_grad=True)  # (exact sums)
+        v = x * 1.5
+        out = L.einsum(equation, v, y)
+        v.add_(1.0)
+        try:
+            return out.detach().numpy().copy(), [g.numpy() for g in L.autograd.grad(out.sum(), (x, y))]
+        except RuntimeError:
+            return out.detach().numpy().copy(), "RuntimeError"
+    (tv, tg), (mv, mg) = _both(run)
+    assert _same(tv, mv) and (tg == mg if isinstance(tg, str) or isinstance(mg, str)
+                              else all(_same(a, b) for a, b in zip(tg, mg)))

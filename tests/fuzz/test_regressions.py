@@ -542,3 +542,13 @@ def test_ops_keep_what_torchs_nodes_save(op):
     afterwards, backward raises as in torch"""
     leaves = {"x": ([[2.0, -1.5]], True), "s": ([0.5], True)}
     assert_like_torch(leaves, [("mul", "x * 2.5"), ("op", op), ("inplace", "v0.sin_()")])
+
+
+@pytest.mark.parametrize("equation", ["'aa,ca->c'", "'aab,b->'", "'aba,c->c'"])
+def test_einsum_sums_a_diagonal_first_so_its_operand_may_change(equation):
+    """(seed 522838) torch takes the diagonal of a repeated label, then sums a label only that operand has, and
+    keeps the sum: the operand may change in place afterwards (microtorch kept the operand and refused)"""
+    shapes = {"'aa,ca->c'": ((3, 3), (1, 1)), "'aab,b->'": ((2, 2, 3), (3,)), "'aba,c->c'": ((2, 3, 2), (4,))}
+    sa, sb = shapes[equation]
+    leaves = {"x": (np.arange(float(np.prod(sa))).reshape(sa) - 2, True), "y": (np.linspace(0.5, 1.5, int(np.prod(sb))).reshape(sb), True)}
+    assert_like_torch(leaves, [("mul", "x * 1.5"), ("einsum", f"L.einsum({equation}, v0, y)"), ("inplace", "v0.add_(1.5)")])
