@@ -152,21 +152,22 @@ class Logcumsumexp(Op):
 class CumExtreme(Op):
     """values of the running max (min); the gradient goes to the input each one came from"""
     _grad_fn_name = "CummaxBackward0"
+    _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, x, dim, indices):
         ctx.dim, ctx.indices, ctx.shape = dim, indices, x.shape
-        if x.size == 0:
-            ctx.save_for_backward(x)  # (torch's backward returns an empty input itself as its gradient)
+        ctx.save_for_backward(x)  # (as torch's node: x changed in place afterwards, backward refuses)
         return np.take_along_axis(x, indices, axis=dim) if x.ndim else x.copy()
 
     @staticmethod
     def backward(ctx, grad):
         from .index import ScatterAdd
+        (x,) = ctx.saved_tensors
         if not ctx.shape:  # (0-d: the value is the input)
             return grad * 1, None, None
-        if 0 in ctx.shape:
-            return ctx.saved_tensors[0], None, None
+        if 0 in ctx.shape:  # (torch's backward returns an empty input itself as its gradient)
+            return x, None, None
         return ScatterAdd.apply(grad, ctx.shape, ctx.dim, ctx.indices), None, None
 
     @staticmethod

@@ -552,3 +552,10 @@ def test_einsum_sums_a_diagonal_first_so_its_operand_may_change(equation):
     sa, sb = shapes[equation]
     leaves = {"x": (np.arange(float(np.prod(sa))).reshape(sa) - 2, True), "y": (np.linspace(0.5, 1.5, int(np.prod(sb))).reshape(sb), True)}
     assert_like_torch(leaves, [("mul", "x * 1.5"), ("einsum", f"L.einsum({equation}, v0, y)"), ("inplace", "v0.add_(1.5)")])
+
+
+@pytest.mark.parametrize("op", ["L.cummax(v0, 0).values", "L.cummin(v0, -1).values"])
+def test_cummax_saves_its_input(op):
+    """(seed 521653) CummaxBackward0 keeps self (torch's _saved_self): changed in place, backward raises"""
+    leaves = {"x": ([[-2.0, 1.0], [0.5, 3.0]], True)}
+    assert_like_torch(leaves, [("mul", "x * 1.5"), ("cummax", op), ("inplace", "v0.fill_(0.5)")])
