@@ -208,7 +208,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 def argsort(input, dim=-1, descending=False, *, stable=False):
     normalize_dims(dim, input.ndim, "argsort")  # (a dim out of range in argsort's name)
-    return sort(input, dim, descending).indices
+    return sort(input, dim, descending, stable=stable).indices
 
 
 def msort(input):

@@ -565,14 +565,25 @@ def _sum_own_labels(terms, out, operands):
     """Of two operands, torch first sums the labels that only one of them has with a size other than 1
     (the other has none or size 1) and the output lacks, in one SumBackward1 per operand, and keeps that
     sum for backward rather than the operand (which may then change in place). Done here with Tensor
-    ops, so the graph and the saved tensors are torch's; an operand with a repeated label (a diagonal
-    first) is left to Einsum whole."""
+    ops, so the graph and the saved tensors are torch's; an operand with a repeated label takes its
+    diagonal first when it has such a label to sum (else it is left to Einsum whole)."""
     terms, operands = list(terms), list(operands)
     for j in (0, 1):
         t, x, other, y = terms[j], operands[j], terms[1 - j], operands[1 - j]
-        if len(set(t)) < len(t):
-            continue
-        own = [c for c in t if c not in out and x.shape[t.index(c)] != 1 and (c not in other or y.shape[other.index(c)] == 1)]
+        own = [c for c in dict.fromkeys(t) if c not in out and x.shape[t.index(c)] != 1
+               and (c not in other or y.shape[other.index(c)] == 1)]
+        if own and len(set(t)) < len(t):
+            t, x = _diagonals(t, x)
         if own:
             terms[j], operands[j] = "".join(c for c in t if c not in own), x.sum([t.index(c) for c in own])
     return terms, operands
+
+
+def _diagonals(t, x):
+    """x's diagonal over each repeated label, as torch's einsum takes it (the label moves to the end), and
+    the term that is left"""
+    while len(set(t)) < len(t):
+        c = next(c for c in t if t.count(c) > 1)
+        i, k = t.index(c), t.index(c, t.index(c) + 1)
+        t, x = t[:i] + t[i + 1:k] + t[k + 1:] + c, x.diagonal(0, i, k)
+    return t, x

@@ -375,12 +375,10 @@ def kron(input, other):
     from .shape import UnsafeView
     a, b = promoted(input, other)
     n = max(a.ndim, b.ndim)
-    a = a.reshape((1,) * (n - a.ndim) + tuple(a.shape))
-    b = b.reshape((1,) * (n - b.ndim) + tuple(b.shape))
-    pa = [s for k in a.shape for s in (k, 1)]
-    pb = [s for k in b.shape for s in (1, k)]
-    prod = a.reshape(pa) * b.reshape(pb)
-    return UnsafeView.apply(prod, tuple(i * j for i, j in zip(a.shape, b.shape)))
+    sa, sb = (1,) * (n - a.ndim) + tuple(a.shape), (1,) * (n - b.ndim) + tuple(b.shape)
+    # torch's _unsafe_view of each operand (not a view for autograd: they may change in place afterwards)
+    prod = UnsafeView.apply(a, tuple(s for k in sa for s in (k, 1))) * UnsafeView.apply(b, tuple(s for k in sb for s in (1, k)))
+    return UnsafeView.apply(prod, tuple(i * j for i, j in zip(sa, sb)))
 
 
 def inner(input, other):

@@ -6,6 +6,7 @@ equal values (as torch); quantile interpolates between two sorted values."""
 import numpy as np
 
 from .._tensor import Tensor
+from . import _std_order as std_order
 from ._op import Op, normalize_dims
 from .reduce import return_type
 
@@ -55,17 +56,27 @@ class EvenlyShared(Op):
     """one value of x (a median; one per leading index where value has dims, as vmap batches it);
     d = g shared evenly between the elements equal to it"""
     _grad_fn_name = "MedianBackward0"
+    _saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx, x, value=None):
-        ctx.save_for_backward(x)
+        out = np.asarray(value, dtype=x.dtype)
+        ctx.save_for_backward(x, out)  # (the result too, as torch: changed in place, backward refuses)
         ctx.value = value
-        return np.asarray(value, dtype=x.dtype)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad.reshape(tuple(grad.shape) + (1,) * (x.ndim - grad.ndim)) * EvenlyShared._weights(x, ctx.value)
+        from .index import MaskedFillTensor
+        x, result = ctx.saved_tensors
+        hit, count = EvenlyShared._hits(x, result._data)
+        if grad.ndim:  # (vmap: one value per leading index)
+            grad = grad.reshape(tuple(grad.shape) + (1,) * (x.ndim - grad.ndim))
+        share, hit = grad / Tensor._make(count.astype(x._data.dtype)), Tensor._make(hit)
+        if type(grad._data) is not np.ndarray:  # (a vmap batch: torch's form for tensor subclasses, a product)
+            return hit * share
+        # torch's form on the CPU: zeros, with the share written at the hits (an infinite grad leaves 0 elsewhere)
+        return MaskedFillTensor.apply(Tensor._make(np.zeros(x.shape, x._data.dtype)), hit, share)
 
     @staticmethod
     def jvp(ctx, t):
@@ -74,11 +85,17 @@ class EvenlyShared(Op):
         return shared.sum(tuple(range(lead, x.ndim))) if lead else shared.sum()
 
     @staticmethod
-    def _weights(x, value):
+    def _hits(x, value):
+        """where x equals value (NaN where it is NaN), and how many (a number, or one per leading index)"""
         v = np.asarray(value)
         v = v.reshape(v.shape + (1,) * (x.ndim - v.ndim))
         hit = (x._data == v) | (np.isnan(x._data) & np.isnan(v))
-        count = hit.sum(axis=tuple(range(np.ndim(value), x.ndim)), keepdims=True)
+        lead = np.ndim(value)
+        return hit, hit.sum(axis=tuple(range(lead, x.ndim)), keepdims=bool(lead))
+
+    @staticmethod
+    def _weights(x, value):
+        hit, count = EvenlyShared._hits(x, value)
         return Tensor._make((hit / np.maximum(count, 1)).astype(x._data.dtype))
 
 
@@ -159,8 +176,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}: k={k}, size {n}")
-    order = np.argsort(x, axis=d, kind="stable")
-    idx = np.take(order, [k - 1], axis=d).astype(np.int64)
+    idx = np.take(_replayed(x, d, False, lambda keys: np.full(n, std_order.quick_select(keys, k))), [k - 1],
+                  axis=d).astype(np.int64)  # (torch's quickselect picks among equal values)
     return _picked_result("kthvalue", Kthvalue, input, d, idx, keepdim)
 
 
@@ -184,8 +201,15 @@ def mode(input, dim=-1, keepdim=False):
     d = normalize_dims(dim, x.ndim, "mode")[0]
     if x.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    idx = np.moveaxis(_mode_indices(np.moveaxis(x, d, -1)), -1, d)
-    return _picked_result("mode", Mode, input, d, idx, keepdim)
+    rows = np.moveaxis(x, d, -1)
+    idx = _mode_indices(rows)
+    if type(x) is np.ndarray and x.dtype.kind != "c":  # torch's index among the equal values: std::sort's
+        flat, out = rows.reshape(-1, rows.shape[-1]), idx.reshape(-1)
+        nan = np.isnan(flat).any(-1) if flat.dtype.kind == "f" else np.zeros(len(flat), bool)
+        tied = std_order.tied_rows(std_order.ranks(flat)) if flat.shape[-1] > std_order.RUN else np.zeros(0, int)
+        for r in np.union1d(tied, np.flatnonzero(nan)):
+            out[r] = std_order.std_mode(flat[r])
+    return _picked_result("mode", Mode, input, d, np.moveaxis(idx, -1, d), keepdim)
 
 
 class _NotGiven:
@@ -201,10 +225,12 @@ class _NotGiven:
 _NOT_GIVEN = _NotGiven()
 
 
-def sort(input, dim=-1, descending=False, *, stable=_NOT_GIVEN):  # (always stable: a valid order for both)
+def sort(input, dim=-1, descending=False, *, stable=_NOT_GIVEN):
     d = normalize_dims(dim, input.ndim, "sort")[0]
     _unordered(input, "sort")
-    idx = _order(_rows(input), d, descending)
+    x = _rows(input)
+    short = x.ndim == 0 or x.shape[d] <= std_order.RUN  # (std::sort of so few is an insertion sort: stable)
+    idx = _order(x, d, descending) if stable or short else _replayed(x, d, descending, std_order.std_sort)
     node = Sort if stable is _NOT_GIVEN else SortStable
     values = node.apply(input, d, idx, keepdim=True)
     return return_type("sort")(values, Tensor._make(idx.reshape(input.shape)))
@@ -217,9 +243,32 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if not 0 <= k <= x.shape[d]:
         raise RuntimeError(f"topk(): selected index k out of range: k={k} but dimension {d} has size {x.shape[d]} "
                            f"(shape {list(input.shape)}); k must be between 0 and {x.shape[d]}")
-    idx = np.take(_order(x, d, largest), np.arange(k if input.ndim else 1), axis=d)  # (0-d: itself, as torch)
+    k = k if input.ndim else 1  # (0-d: itself, as torch)
+    n = x.shape[d]
+    replay = (lambda keys: std_order.std_topk(keys, k, sorted)) if k else None
+    everywhere = not sorted and 1 < k and k * 64 > n  # (nth_element leaves the first k unsorted, ties or not)
+    idx = np.take(_replayed(x, d, largest, replay, everywhere), np.arange(k), axis=d)
     values = Topk.apply(input, d, idx, keepdim=True)
     return return_type("topk")(values, Tensor._make(idx if input.ndim else idx.reshape(())))
+
+
+def _replayed(x, d, descending, replay, everywhere=False):
+    """the indices along d of torch's order of x (descending: largest first), where replay(keys of a row) gives
+    the first indices of the row as torch's C++ algorithm leaves them (_std_order.py); numpy's stable order for
+    rows without equal values (their one order), unless everywhere."""
+    order = _order(x, d, descending)
+    n = x.shape[d] if x.ndim else 1
+    if type(x) is not np.ndarray or replay is None or n < 2:  # (vmap's batched data: numpy's order)
+        return order
+    rows_x = np.moveaxis(x, d, -1).reshape(-1, n)
+    rows = np.moveaxis(order, d, -1).reshape(-1, n).copy()
+    ordered = np.take_along_axis(rows_x, rows, -1)
+    nan = ordered != ordered
+    same = (ordered[:, 1:] == ordered[:, :-1]) | nan[:, 1:] & nan[:, :-1]
+    for r in range(len(rows)) if everywhere else np.flatnonzero(same.any(-1)):
+        got = replay(std_order.ranks(rows_x[r], descending))
+        rows[r, :len(got)] = got
+    return np.moveaxis(rows.reshape(np.moveaxis(order, d, -1).shape), -1, d)
 
 
 def _order(x, d, descending):
@@ -312,13 +361,15 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 class Aminmax(Op):
     """(min, max) along dims;  d = each gradient shared evenly between the elements equal to it"""
     _grad_fn_name = "AminmaxBackward0"
+    _saved_names = ("self", "min", "max")
+    _saved_values = {"dim": "dim", "keepdim": "keepdim"}
 
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.dim, ctx.keepdim = dim, keepdim
-        lo, hi = np.amin(x, axis=dim, keepdims=keepdim), np.amax(x, axis=dim, keepdims=keepdim)
-        ctx.save_for_backward(x, lo, hi)
-        return np.asarray(lo), np.asarray(hi)
+        lo, hi = np.asarray(np.amin(x, axis=dim, keepdims=keepdim)), np.asarray(np.amax(x, axis=dim, keepdims=keepdim))
+        ctx.save_for_backward(x, lo, hi)  # (the results as arrays: changed in place, backward refuses, as torch)
+        return lo, hi
 
     @staticmethod
     def backward(ctx, glo, ghi):
@@ -334,16 +385,23 @@ class Aminmax(Op):
 
     @staticmethod
     def _hits(x, v, ctx):
-        vv = v._data if ctx.keepdim or ctx.dim is None else np.expand_dims(v._data, ctx.dim)
-        hit = (x._data == vv)
-        count = hit.sum(axis=ctx.dim, keepdims=True) if ctx.dim is not None else hit.sum()
+        hit, count = Aminmax._mask(x, v, ctx)
         return Tensor._make((hit / np.maximum(count, 1)).astype(x._data.dtype))
+
+    @staticmethod
+    def _mask(x, v, ctx):
+        """where x equals v along the reduced dims (as x's dtype), and how many times (kept dims)"""
+        vv = v._data if ctx.keepdim or ctx.dim is None else np.expand_dims(v._data, ctx.dim)
+        hit = (x._data == vv).astype(x._data.dtype)
+        return hit, (hit.sum(axis=ctx.dim, keepdims=True) if ctx.dim is not None else hit.sum())
 
     @staticmethod
     def _share(x, v, g, ctx):
         if ctx.dim is not None and not ctx.keepdim:
             g = g.unsqueeze(ctx.dim)
-        return g * Aminmax._hits(x, v, ctx)
+        hit, count = Aminmax._mask(x, v, ctx)
+        # torch divides by the count, then masks: a NaN extreme (count 0) spreads NaN over its slice
+        return g / Tensor._make(np.asarray(count)) * Tensor._make(hit)
 
 
 def aminmax(input, *, dim=None, keepdim=False):

@@ -3,6 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
+from ._layout import like_torch
 from ._op import Op, normalize_dims
 from .index import _along_axis_key
 
@@ -57,7 +58,11 @@ class Rot90(Op):
     @staticmethod
     def forward(ctx, x, k=1, dims=(0, 1)):
         ctx.k, ctx.dims = k, dims
-        return np.ascontiguousarray(np.rot90(x, k, axes=dims))
+        k, (a, b) = k % 4, dims
+        if k == 0:  # torch's steps, for its layout: a contiguous clone; else a flip (a copy, laid out as x), then
+            return np.array(x, order="C")  # for k = 1 or 3 that copy transposed (a view of it)
+        flipped = like_torch(np.flip(x, (a, b) if k == 2 else b if k == 1 else a).copy(order="C"), x)
+        return flipped if k == 2 else np.swapaxes(flipped, a, b)
 
     @staticmethod
     def backward(ctx, grad):

@@ -138,8 +138,9 @@ class RemainderTensor(FmodTensor):
 
     @staticmethod
     def jvp(ctx, ta, tb):
+        from .misc import div_rounded
         a, b = ctx.inputs
-        return ta - tb * (a / b).floor()
+        return ta - tb * div_rounded(a, b, "floor")
 
 
 def rounded_quotient(a, b, mode):
@@ -147,7 +148,7 @@ def rounded_quotient(a, b, mode):
     ints = a.dtype.kind in "iu" and b.dtype.kind in "iu"
     with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf or nan, silently (torch)
         if mode == "floor":
-            return as_array(np.floor_divide(a, b) if ints else np.floor(a / b))
+            return as_array(np.floor_divide(a, b))  # (floats: fmod first, as torch and Python)
         out = np.trunc(a / b)
         return as_array(out.astype(np.result_type(a, b)) if ints else out)
 
@@ -157,14 +158,18 @@ class DivRounded(Op):
     _grad_fn_name = "DivBackward2"
     _edges = (0, 1)  # (a number divisor is a tensor in torch's op: an edge to None)
     _saved_values = {"rounding_mode": "mode"}
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b, mode):
         ctx.mode = mode
-        return rounded_quotient(np.asarray(a), np.asarray(b), mode)
+        a, b = np.asarray(a), np.asarray(b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)  # (what torch's node keeps for the
+        return rounded_quotient(a, b, mode)  # quotient's formula without a mode: changed in place, backward refuses)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # (unpacked, as torch's node does)
         return zeros_like_(grad), zeros_like_(grad), None
 
     @staticmethod

@@ -1,8 +1,9 @@
 """Cumulative ops along a dim: cumprod, cummax, cummin, logcumsumexp.
 
 Their derivatives pair each output k with the inputs i <= k. Where a closed form would divide by
-an input (cumprod at a zero) or overflow (logcumsumexp), the derivative is written with the n x n
-matrix of those pairs instead: exact, and itself differentiable. cumprod's gradient at a zero takes
+an input (cumprod at a zero), the derivative is written with the n x n matrix of those pairs instead:
+exact, and itself differentiable (logcumsumexp's tangent too; its gradient is torch's formula in log
+space, which sums each sign of the gradient from the end). cumprod's gradient at a zero takes
 torch's two forms (a scan, and under create_graph a loop over the inputs), so that a nan or inf
 gradient spreads as in torch."""
 import numpy as np
@@ -115,10 +116,23 @@ class Logcumsumexp(Op):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        if not x.ndim:
+        if not x.ndim or not x.numel():
             return grad * 1, None
-        w = Logcumsumexp._weights(x, out, ctx.dim)
-        return (w * grad.movedim(ctx.dim, -1).unsqueeze(-2)).sum(-1).movedim(-1, ctx.dim), None
+        return Logcumsumexp._adjoint(grad, x, out, ctx.dim), None
+
+    @staticmethod
+    def _adjoint(grad, x, out, dim):
+        """torch's formula, in log space (TensorFlow's): the positive and the negative parts of the gradient each
+        summed from the end by a logcumsumexp, so nothing overflows; a NaN gradient is in neither part (0)"""
+        def from_end(v):
+            return Logcumsumexp.apply(v.flip(dim), dim).flip(dim)
+        if grad.dtype.is_complex:
+            return (from_end(grad.conj().log() - out.conj()) + x.conj()).exp().conj()
+        lowest = Tensor._make(np.asarray(np.finfo(grad._data.dtype).min))
+        log_abs = grad.abs().log()
+        positive = from_end(where(grad > 0, log_abs, lowest) - out)
+        negative = from_end(where(grad < 0, log_abs, lowest) - out)
+        return (positive + x).exp() - (negative + x).exp()
 
     @staticmethod
     def jvp(ctx, t, _dim):
@@ -138,21 +152,22 @@ class Logcumsumexp(Op):
 class CumExtreme(Op):
     """values of the running max (min); the gradient goes to the input each one came from"""
     _grad_fn_name = "CummaxBackward0"
+    _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, x, dim, indices):
         ctx.dim, ctx.indices, ctx.shape = dim, indices, x.shape
-        if x.size == 0:
-            ctx.save_for_backward(x)  # (torch's backward returns an empty input itself as its gradient)
+        ctx.save_for_backward(x)  # (as torch's node: x changed in place afterwards, backward refuses)
         return np.take_along_axis(x, indices, axis=dim) if x.ndim else x.copy()
 
     @staticmethod
     def backward(ctx, grad):
         from .index import ScatterAdd
+        (x,) = ctx.saved_tensors
         if not ctx.shape:  # (0-d: the value is the input)
             return grad * 1, None, None
-        if 0 in ctx.shape:
-            return ctx.saved_tensors[0], None, None
+        if 0 in ctx.shape:  # (torch's backward returns an empty input itself as its gradient)
+            return x, None, None
         return ScatterAdd.apply(grad, ctx.shape, ctx.dim, ctx.indices), None, None
 
     @staticmethod

@@ -606,8 +606,9 @@ class Repeat(Op):
 
     @staticmethod
     def forward(ctx, x, reps):
-        ctx.in_shape, ctx.reps = x.shape, reps
-        return np.tile(x, reps)
+        ctx.in_shape, ctx.reps = x.shape, reps  # (as given: backward reads them as torch's does)
+        sizes = (1,) * (len(reps) - x.ndim) + x.shape
+        return np.tile(x, [r if n else 0 for n, r in zip(sizes, reps)])  # (an empty dim may be repeated -1 times)
 
     @staticmethod
     def backward(ctx, grad):
@@ -642,7 +643,7 @@ def repeat(input, *reps, **kw):
     # torch checks the result's sizes, not the counts: an empty dim repeated -1 times is empty
     sizes = (1,) * (len(reps) - x.ndim) + x._data.shape
     check_size([n * r for n, r in zip(sizes, reps)], "repeat")
-    return Repeat.apply(x, reps=tuple([r if n else 0 for n, r in zip(sizes, reps)]))
+    return Repeat.apply(x, reps=tuple(reps))
 
 
 class Cat(Op):

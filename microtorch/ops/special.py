@@ -12,6 +12,7 @@ from .elementwise import _erf_np, _float, _in, _unary, where, zeros_like_
 from .pointwise import Xlogy, XlogyNumberInput, XlogyNumberOther, by_numbers
 from .special_bessel import i0_values, i1_values
 from .special_fma import fma
+from .special_unary import _special_op
 
 _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
 
@@ -171,12 +172,16 @@ def _in_float32_if_half(kernel):
     return lambda x: kernel(x.astype(np.float32) if x.dtype == np.float16 else x).astype(x.dtype)
 
 
-def _d_i1(x):
-    """d I1(x) = I0(x) - I1(x)/x, and 1/2 where |x| <= eps (or NaN), as torch's"""
+def _d_i1(grad, x, result):
+    """d I1(x) = I0(x) - I1(x)/x with the saved I1(x) (as torch's node, which keeps self and result), and 1/2
+    where |x| <= eps (or NaN)"""
+    if x._data.dtype == np.float16:
+        raise NotImplementedError("\"i1_backward\" not implemented for 'Half' (special.i1's gradient: compute it "
+                                  "in float32, x.float())")
     eps = float(np.finfo(x._data.dtype).eps)
     big = x.abs() > eps
     safe = where(big, x, eps)
-    return where(big, I0.apply(safe) - I1.apply(x) * safe.reciprocal(), 0.5)
+    return grad * where(big, I0.apply(safe) - result * safe.reciprocal(), 0.5)
 
 
 def _d_i0(x):
@@ -187,7 +192,7 @@ def _d_i0(x):
 Lgamma = _unary("Lgamma", lambda x: _lgamma_np(x).astype(x.dtype), _d_lgamma)
 Erfinv = _unary("Erfinv", lambda x: _erfinv_np(x).astype(x.dtype), formula=_d_erfinv)
 I0 = _unary("I0", _in_float32_if_half(i0_values), _d_i0)
-I1 = _unary("SpecialI1", _in_float32_if_half(lambda x: i1_values(x, special_i1=True)), _d_i1)  # (and i0's derivative)
+I1 = _special_op("SpecialI1", lambda x: i1_values(x, special_i1=True), _d_i1)  # (and i0's derivative)
 
 
 def _real(input, op):
@@ -445,21 +450,22 @@ def zeta(input, other):
 class Ldexp(Op):
     """x 2^e;  d = (2^e, x 2^e ln 2) (a floating e has a gradient too, as torch's)"""
     _grad_fn_name = "LdexpBackward0"
+    _saved_names = ("other", "result")
 
     @staticmethod
     def forward(ctx, x, e):  # (a complex exponent makes the result complex, as torch's x * 2**e)
         ctx.scale = np.exp2(e).astype(np.result_type(x.dtype, e.dtype) if e.dtype.kind == "c" else x.dtype)
-        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, e)  # (e for both gradients, as torch)
-        return x * ctx.scale
+        out = x * ctx.scale
+        ctx.save_for_backward(e, out)  # (torch keeps the exponent and the result; x may change in place)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, e = ctx.saved_tensors
+        e, result = ctx.saved_tensors
         if not ctx.needs_input_grad[1]:  # (an exponent with no gradient: a constant scale)
             return grad * Tensor._make(ctx.scale).conj(), None
         from .pointwise import exp2
-        scale = exp2(e)
-        return grad * scale if ctx.needs_input_grad[0] else None, grad * x * scale * math.log(2)
+        return grad * exp2(e) if ctx.needs_input_grad[0] else None, grad * result * math.log(2)
 
     @staticmethod
     def jvp(ctx, t, _te):
@@ -558,19 +564,21 @@ def nextafter(input, other):
 class NanToNum(Op):
     """NaN and +-inf replaced by numbers;  d = g where x was finite, else 0"""
     _grad_fn_name = "NanToNumBackward0"
+    _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
-        ctx.finite = np.isfinite(x)
+        ctx.save_for_backward(x)  # (as torch: x changed in place afterwards, backward refuses)
         return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * Tensor._make(ctx.finite.astype(grad._data.dtype))
+        (x,) = ctx.saved_tensors
+        return grad * Tensor._make(np.isfinite(x._data).astype(grad._data.dtype))
 
     @staticmethod
     def jvp(ctx, t):
-        return t * Tensor._make(ctx.finite.astype(t._data.dtype))
+        return t * Tensor._make(np.isfinite(ctx.inputs[0]._data).astype(t._data.dtype))
 
 
 def check_nan_to_num_args(op, nan, posinf, neginf):

@@ -12,10 +12,11 @@ def _known_einsum_node(prog, step, torch_rec, mt_rec):
     torch's result can be a view of one of those inner ops, so an in-place op on it rebases that
     op (AsStridedBackward0 over CopySlices) where microtorch records the in-place op's own node."""
     if mt_rec.grad_fn == "EinsumBackward0" and mt_rec.nodes[:1] in ((), ("EinsumBackward0",)):
-        # below it, only what torch records too: the sum of a label only one operand has, the view of an
-        # operand regenerated after an in-place op on its base, and the copy of an operand torch copies
+        # below it, only what torch records too: the sum of a label only one operand has (after the diagonal of
+        # a repeated label), the view of an operand regenerated after an in-place op on its base, and the copy of
+        # an operand torch copies
         rest = mt_rec.nodes[1:]
-        return set(rest) <= {"SumBackward1", "AsStridedBackward0", "CloneBackward0"} and \
+        return set(rest) <= {"SumBackward1", "DiagonalBackward0", "AsStridedBackward0", "CloneBackward0"} and \
             all(torch_rec.nodes.count(n) >= rest.count(n) for n in set(rest))
     if not _from_einsum(prog, step):
         return False

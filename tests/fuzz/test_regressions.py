@@ -455,3 +455,107 @@ def test_a_node_checks_what_it_saved_even_for_an_output_it_ignores(op):
     raises) and 503380 (t_ on a saved tensor counts a version)."""
     assert_like_torch({"a": ([[-1.0, 0.0]], True)}, [("sum", "(a * 1).sum()"), ("reduce", op),
                                                      ("inplace", "v0.mul_(2)")])
+
+
+@pytest.mark.parametrize("op", ["L.aminmax(v0, dim=0).max", "L.aminmax(v0, dim=-1).min", "L.aminmax(v0).max"])
+def test_aminmax_of_a_nan_spreads_nan_over_its_slice(op):
+    """(seed 501296) torch divides the gradient by the count of the extreme, 0 where it is NaN: 0 / 0 and inf * 0
+    make the whole slice's gradient NaN (microtorch counted at least 1)."""
+    leaves = {"x": ([[1.0, 2.0], [1.0, np.nan], [0.5, 2.0]], True)}
+    assert_like_torch(leaves, [("mul", "L.mul(x, 0.5)"), ("aminmax", op)])
+
+
+@pytest.mark.parametrize("a", [[-np.inf, 7.5], [np.inf, -3.0]])
+def test_remainders_divisor_gradient_reads_torchs_floor_division(a):
+    """(seed 501578) d remainder(a, b) / db = -floor(a / b), torch's floor division: fmod first, so an infinite a
+    gives NaN (numpy's floor of a / b gave inf), and -3 // inf is -1 (floor(-3 / inf) is -0)."""
+    leaves = {"a": (a, False), "b": ([1.0, np.inf], True)}
+    assert_like_torch(leaves, [("binary2", "L.remainder(a, b)")])
+
+
+@pytest.mark.parametrize("op", ["L.median(v0)", "L.nanmedian(v0)"])
+def test_the_median_of_all_saves_its_result(op):
+    """(seed 502829 and seven more) torch's MedianBackward0 saves the result: changed in place, backward raises."""
+    leaves = {"x": ([[0.5, -1.0], [2.0, 0.5]], True)}
+    assert_like_torch(leaves, [("mul", "L.mul(x, 2.0)"), ("median", op), ("inplace", "v1.sub_(0.5)")])
+
+
+def test_the_median_of_all_under_an_infinite_gradient():
+    """torch writes grad / count at the median's places (masked_fill): the others stay 0, not inf * 0."""
+    leaves = {"x": ([[0.5, -1.0], [2.0, 0.5]], True), "z": ([0.0], True)}
+    assert_like_torch(leaves, [("median", "L.median(x)"), ("div", "L.div(v0, z)")])
+
+
+@pytest.mark.parametrize("reps", ["(2, 1)", "(2, 3)", "(1, 2, 1)"])
+def test_repeat_of_an_empty_tensor_keeps_its_gradients_graph(reps):
+    """(seeds 504493, 504716) an empty dim repeated r times: torch's backward still reshapes and sums (its zeros
+    shortcut is for a count of 0 only), so the gradient has a graph under create_graph (microtorch gave none)."""
+    leaves = {"x": (np.zeros((1, 0)), True)}
+    assert_like_torch(leaves, [("repeat", f"x.repeat{reps}"), ("sin", "L.sin(v0)")])
+
+
+TIES = {"x": ([[1.0, 0.0, 1.0, 2.0, 0.0, 1.0, 1.0, 0.0, 2.0, 1.0, 0.0, 1.0, 0.0, 1.0, 2.0, 1.0, 0.0, 1.0, 1.0, 2.0],
+               [np.nan, 1.0, 1.0, 0.0, np.nan, 1.0, 0.0, 0.0, 1.0, np.nan, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0,
+                0.0, 1.0]], True)}
+
+
+@pytest.mark.parametrize("op", ["L.sort(x, 1).values", "L.sort(x, 1, descending=True).values", "L.topk(x, 5, 1).values",
+                                "L.topk(x, 11, 1, largest=False, sorted=False).values", "L.kthvalue(x, 7, 1).values",
+                                "L.mode(x, 1).values", "L.topk(x.t(), 3, 0).values"])
+def test_equal_values_are_ordered_as_torchs_cpp_algorithms(op):
+    """(seeds 501789, 501970, 507796) sort is std::sort, topk std::nth_element or std::partial_sort, kthvalue a
+    quickselect, mode std::sort with `<`: the index each of several equal values gets, and so where its gradient
+    goes, is theirs (microtorch's stable order put them elsewhere)"""
+    assert_like_torch(TIES, [("order", op)])
+
+
+@pytest.mark.parametrize("op", ["L.aminmax(v0, dim=0).max", "L.aminmax(v0).min"])
+def test_aminmax_saves_its_results_even_when_0d(op):
+    """(seed 508542) AminmaxBackward0 saves min and max: a 0-d one (numpy gave a scalar, not the result's array)
+    changed in place makes backward raise, as in torch"""
+    leaves = {"x": ([1.0, -0.5], True)}
+    assert_like_torch(leaves, [("mul", "L.mul(x, 2.0)"), ("aminmax", op), ("inplace", "v1.clamp_(max=0.5)")])
+
+
+@pytest.mark.parametrize("after", ["L.pow(v0, v0)", "L.log(v0)", "L.div(v0, z)"])
+def test_logcumsumexp_passes_a_nan_or_infinite_gradient_as_torch(after):
+    """(seed 510082) torch's logcumsumexp backward works in log space on each sign of the gradient: a NaN
+    gradient counts in neither (0), an infinite one stays infinite (microtorch's weights matrix gave 0 * inf)"""
+    leaves = {"x": ([[1.0, -2.0], [0.5, 3.0]], True), "z": ([0.0, 1.0], True)}
+    assert_like_torch(leaves, [("logcumsumexp", "L.logcumsumexp(x, 0)"), ("after", after)])
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, -1])
+@pytest.mark.parametrize("x", [[[[0.0]]], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]])
+def test_rot90_is_a_copy_laid_out_as_torchs(k, x):
+    """(seeds 513302, 517794) numpy's rot90 of a 1 x 1 tensor stayed a view of it, so an in-place op on the result
+    changed the input; torch flips (a copy) and, for an odd k, transposes that copy (not contiguous)"""
+    leaves = {"x": (x, False), "s": ([1.0], True)}
+    assert_like_torch(leaves, [("rot90", f"L.rot90(x, {k})"), ("inplace", "v0.sub_(0.5)"), ("mul", "v0.mT @ v0 * s"),
+                               ("view", "v0.view(-1)")])
+
+
+@pytest.mark.parametrize("op", ["L.nan_to_num(v0)", "L.div(v0, s, rounding_mode='floor')",
+                                "L.div(s, v0, rounding_mode='trunc')"])
+def test_ops_keep_what_torchs_nodes_save(op):
+    """(seed 516417) nan_to_num saves its input, div with a rounding mode its operands: changed in place
+    afterwards, backward raises as in torch"""
+    leaves = {"x": ([[2.0, -1.5]], True), "s": ([0.5], True)}
+    assert_like_torch(leaves, [("mul", "x * 2.5"), ("op", op), ("inplace", "v0.sin_()")])
+
+
+@pytest.mark.parametrize("equation", ["'aa,ca->c'", "'aab,b->'", "'aba,c->c'"])
+def test_einsum_sums_a_diagonal_first_so_its_operand_may_change(equation):
+    """(seed 522838) torch takes the diagonal of a repeated label, then sums a label only that operand has, and
+    keeps the sum: the operand may change in place afterwards (microtorch kept the operand and refused)"""
+    shapes = {"'aa,ca->c'": ((3, 3), (1, 1)), "'aab,b->'": ((2, 2, 3), (3,)), "'aba,c->c'": ((2, 3, 2), (4,))}
+    sa, sb = shapes[equation]
+    leaves = {"x": (np.arange(float(np.prod(sa))).reshape(sa) - 2, True), "y": (np.linspace(0.5, 1.5, int(np.prod(sb))).reshape(sb), True)}
+    assert_like_torch(leaves, [("mul", "x * 1.5"), ("einsum", f"L.einsum({equation}, v0, y)"), ("inplace", "v0.add_(1.5)")])
+
+
+@pytest.mark.parametrize("op", ["L.cummax(v0, 0).values", "L.cummin(v0, -1).values"])
+def test_cummax_saves_its_input(op):
+    """(seed 521653) CummaxBackward0 keeps self (torch's _saved_self): changed in place, backward raises"""
+    leaves = {"x": ([[-2.0, 1.0], [0.5, 3.0]], True)}
+    assert_like_torch(leaves, [("mul", "x * 1.5"), ("cummax", op), ("inplace", "v0.fill_(0.5)")])
