@@ -138,7 +138,8 @@ class Tensor:
 
     def stride(self, dim=None):
         a = self._data
-        if a.size == 0 and not any(a.strides):  # (numpy zeroes a new empty array's strides; torch's count each 0 as 1)
+        if a.size == 0 and not any(a.strides) and a.flags.owndata:  # (numpy zeroes a new empty array's strides;
+            # torch's count each 0 as 1. An expanded one keeps its zeros, as torch's)
             strides = tuple(int(np.prod([max(n, 1) for n in a.shape[d + 1:]])) for d in range(a.ndim))
         else:
             strides = tuple(s // a.itemsize for s in a.strides)
@@ -869,7 +870,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if array is not None:
             return _leaf(array, requires_grad)
     elif cls is np.ndarray and dtype is None and device is None:  # a copy in its own dtype (one torch has)
-        return _leaf(np.array(data, _dtype.from_numpy_dtype(data.dtype).np), requires_grad)
+        return _leaf(_numpy_strides(np.array(data, _dtype.from_numpy_dtype(data.dtype).np)), requires_grad)
     if isinstance(data, (str, bytes)):  # (numpy would read it as text, or as True into bool)
         raise TypeError(f"tensor(): invalid data type '{type(data).__name__}'; pass numbers, nested lists of "
                         "numbers, numpy arrays or tensors")
@@ -887,7 +888,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     checked = not isinstance(data, (np.ndarray, Tensor)) and dt.np.kind in "iub" and (src.dtype != dt.np or listed)
     if checked and (listed or dt.np.kind == "b" or not _fits(src, _iinfo(dt.np))):
         _check_integers(data, dt)
-    return _leaf(_converted(_cast, src, dt.np), requires_grad)
+    array = _converted(_cast, src, dt.np)
+    return _leaf(_numpy_strides(array) if isinstance(data, np.ndarray) else array, requires_grad)
+
+
+def _numpy_strides(array):
+    """torch keeps an empty numpy array's strides (zeros) in the tensor it copies it to: a view keeps stride() from
+    giving it the strides of a new empty tensor"""
+    return array.view() if array.size == 0 else array
 
 
 def _leaf(array, requires_grad):
@@ -929,7 +937,7 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     _dtype.from_numpy_dtype(ndarray.dtype)
-    return Tensor._make(ndarray)
+    return Tensor._make(_numpy_strides(ndarray))
 
 
 def _new_size(op, sizes, size):
