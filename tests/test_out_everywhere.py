@@ -185,3 +185,17 @@ def test_functions_that_ignored_out_now_fill_it():
                  lambda o: mt.linalg.solve(a, a, out=o), lambda o: mt.chain_matmul(a, a, out=o)):
         out = mt.zeros(2, 2, dtype=mt.float64)
         assert call(out) is out and not bool((out == 0).all())
+
+
+def test_normalize_divides_into_out_as_torch():
+    def run(L):
+        x = L.tensor([[3.0, 4.0], [1.0, 0.0]])
+        out = L.empty(2, 2, dtype=L.float64)
+        r = L.nn.functional.normalize(x, out=out)
+        try:
+            L.nn.functional.normalize(x.requires_grad_(), out=L.empty(2, 2))
+            refused = None
+        except RuntimeError as e:
+            refused = "don't support automatic differentiation" in str(e)
+        return r is out, out.tolist(), str(out.dtype).split(".")[1], refused
+    assert run(mt) == run(torch)

@@ -267,7 +267,11 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p, eps) along dim"""
     from .pointwise import clamp_min
     from .reduce import norm
-    return input / clamp_min(norm(input, p, dim, True), eps).expand_as(input)  # (torch's clamp_min: ClampMinBackward0)
+    denom = clamp_min(norm(input, p, dim, True), eps).expand_as(input)  # (torch's clamp_min: ClampMinBackward0)
+    if out is not None:  # (torch divides into out: div's rules and errors)
+        from ._out import write_out
+        return write_out(out, input / denom, "div", (input,))
+    return input / denom
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
