@@ -736,9 +736,9 @@ def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, 
 
     def forward(ctx, x):
         if in_double and x.dtype == np.float32:
-            out = np.asarray(np_fn(x.astype(np.float64)), np.float32)
-        else:
-            out = np.asarray(np_fn(x[()] if scalar_ok and x.ndim == 0 else x))
+            out = np.asanyarray(np_fn(x.astype(np.float64))).astype(np.float32)
+        else:  # (asanyarray: a meta input's array stays meta)
+            out = np.asanyarray(np_fn(x[()] if scalar_ok and x.ndim == 0 else x))
         ctx.save_for_backward(x if saves == "input" else out)
         return out
 
@@ -878,7 +878,7 @@ def _d_cosh(g, x):
 
 def _sigmoid_np(x):
     """1 / (1 + e^-x), float32 with the e^x of torch's vector kernel (SLEEF's): torch's bits"""
-    if x.dtype == np.float32:
+    if x.dtype == np.float32 and type(x) is np.ndarray:  # (a meta array keeps numpy's path, and stays meta)
         return np.float32(1) / (np.float32(1) + _kernel_exp.exp(-x, _thread_chunks, layout=x))
     out = np.empty_like(x)
     pos = x >= 0
