@@ -331,8 +331,11 @@ def _single(v):
         terms = v if n < 5 else np.concatenate((v[:1], v[4:], v[1:4]))
         return np.add.accumulate(terms)[-1] + _F32.type(0) if n else np.array(0, _F32)
     k, end = n - n % 32, n - n % 8
-    regs = _register_rows(v[:k].reshape(-1, 32)) if k else np.zeros(32, _F32)
-    lanes = np.add.reduce(np.concatenate((regs[:8], v[k:end], regs[8:])).reshape(-1, 8), 0)
+    if k:
+        regs = _register_rows(v[:k].reshape(-1, 32))
+        lanes = np.add.reduce(np.concatenate((regs[:8], v[k:end], regs[8:])).reshape(-1, 8), 0)
+    else:  # (one to three registers and no row: the first register's lanes take them in turn, the others stay 0)
+        lanes = np.add.reduce(v[:end].reshape(-1, 8), 0)
     return np.add.accumulate(np.concatenate((v[end:], lanes)))[-1] + _F32.type(0)
 
 
