@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._range_kernels import _GRAIN, intraop_threads
+from ._range_kernels import _GRAIN, _thread_chunks, intraop_threads
 from ._sum_order import VECTOR_BYTES, _iteration, _kept, _steps, _walked, mean_like_torch
 
 
@@ -21,11 +21,9 @@ def var_all_like_torch(x, correction):
     if len(sizes) == 1:
         sizes, strides = sizes + [1], strides + [0]
     view = _walked(x, perm, sizes)
-    threads, n = intraop_threads(), x.size
-    chunk = -(-n // min(threads, -(-n // _GRAIN))) if n >= _GRAIN and threads > 1 else n
-    total = np.float64(0)
-    for begin in range(0, n, chunk):
-        steps = [block.astype(np.float64).reshape(-1) - mean for block in _steps(view, sizes, begin, begin + chunk)]
+    total, n = np.float64(0), x.size
+    for begin, end in _thread_chunks(n):
+        steps = [block.astype(np.float64).reshape(-1) - mean for block in _steps(view, sizes, begin, end)]
         own = np.float64(0)  # (this thread's total: each step's running sum added in)
         for dx in steps:
             own += np.add.accumulate(dx * dx)[-1]
@@ -96,10 +94,9 @@ def running_sum_like_torch(x, dims=None, keepdim=False):
         out = np.zeros([s for d, s in enumerate(x.shape) if d not in every], x.dtype)
         return _kept(out, x.shape, every) if keepdim else out
     table = _memory_rows(x, every)
-    n, threads = table.shape[0], intraop_threads()
-    if table.shape[1] == 1 and n >= _GRAIN and threads > 1:
-        chunk = -(-n // min(threads, -(-n // _GRAIN)))
-        parts = [np.add.accumulate(table[b:b + chunk], 0)[-1] for b in range(0, n, chunk)]
+    n = table.shape[0]
+    if table.shape[1] == 1 and n >= _GRAIN:
+        parts = [np.add.accumulate(table[b:e], 0)[-1] for b, e in _thread_chunks(n)]
         out = np.add.accumulate(np.concatenate(parts))[-1:]
     else:
         out = np.add.accumulate(table, 0)[-1] if n else np.zeros(table.shape[1], x.dtype)
