@@ -39,10 +39,9 @@ def prod_like_torch(v, split=True):
     threads' products in turn."""
     n = v.shape[0]
     if split and n >= _GRAIN and intraop_threads() > 1:
-        threads = intraop_threads()
-        chunk = -(-n // min(threads, -(-n // _GRAIN)))
-        slots = np.ones(threads, v.dtype)
-        slots[:-(-n // chunk)] = [prod_like_torch(v[b:b + chunk], False) for b in range(0, n, chunk)]
+        parts = _thread_chunks(n)
+        slots = np.ones(intraop_threads(), v.dtype)
+        slots[:len(parts)] = [prod_like_torch(v[b:e], False) for b, e in parts]
         return prod_like_torch(slots, False)
     lanes = VECTOR_BYTES // v.itemsize
     k = n - n % (4 * lanes)

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ._range_kernels import _GRAIN, intraop_threads
+from ._range_kernels import _GRAIN, _thread_chunks, intraop_threads
 
 _F16 = np.dtype(np.float16)
 
@@ -275,14 +275,11 @@ def _split_columns(block, sizes, strides, reduced, dtype):
 def _two_passes(view, sizes, strides, dtype, nans):
     """A full sum of 32768 elements or more: each thread sums its range of the iteration (in serial_for_each's
     2-d steps) into its own slot, then the slots (one per thread) are summed."""
-    threads, total = intraop_threads(), view.size
-    chunk = -(-total // min(threads, -(-total // _GRAIN)))
     acc = np.dtype(np.float32) if dtype == _F16 else dtype
-    slots = np.zeros(threads, dtype)
-    for t, begin in enumerate(range(0, total, chunk)):
+    slots = np.zeros(intraop_threads(), dtype)
+    for t, (begin, end) in enumerate(_thread_chunks(view.size)):
         parts = [_call(_loaded(_first(block), acc, nans), block.shape[-2], strides[0],
-                       strides[1], dtype.itemsize, dtype).reshape(-1)
-                 for block in _steps(view, sizes, begin, min(total, begin + chunk))]
+                       strides[1], dtype.itemsize, dtype).reshape(-1) for block in _steps(view, sizes, begin, end)]
         slots[t] = _added_in_turn(np.concatenate(parts), dtype)
     return torch_sum(slots)
 
@@ -314,10 +311,9 @@ def _flat(v, split=True):
     each thread sums its part into a slot of its own, then the slots are summed."""
     n = v.shape[0]
     if split and n >= _GRAIN and intraop_threads() > 1:
-        threads = intraop_threads()
-        chunk = -(-n // min(threads, -(-n // _GRAIN)))
-        slots = np.zeros(threads, v.dtype)
-        slots[:-(-n // chunk)] = [_flat(v[b:b + chunk], False) for b in range(0, n, chunk)]
+        parts = _thread_chunks(n)
+        slots = np.zeros(intraop_threads(), v.dtype)
+        slots[:len(parts)] = [_flat(v[b:e], False) for b, e in parts]
         return _flat(slots, False)
     return _double(v) if v.dtype == _F64 else _single(v) if v.dtype == _F32 else _vector_1d(v)
 
