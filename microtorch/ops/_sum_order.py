@@ -22,7 +22,7 @@ import numpy as np
 
 from ._range_kernels import _GRAIN, _thread_chunks, intraop_threads
 
-_F16 = np.dtype(np.float16)
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 
 
 # torch's Vectorized<T> in this kernel: 32 bytes (8 floats, 4 doubles), on AVX-512 machines too (torch 2.13
@@ -372,9 +372,6 @@ def _vector_1d(v):
     a = v.astype(acc)[:, None]
     out = _vector(a, VECTOR_BYTES // acc.itemsize, per_load) if v.shape[0] >= per_load else _ilp(a)
     return (out[0] + acc.type(0)).astype(v.dtype)
-
-
-_F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 
 
 def sum_like_torch(x, dims=None, keepdim=False, dtype=None):
