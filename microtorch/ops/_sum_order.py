@@ -336,14 +336,19 @@ def _single(v):
 
 
 def _double(v):
-    """_flat of float64 below the thread cut: the registers' four lanes finished in Python floats (the same
-    roundings in fewer numpy calls). Returns a 0-d array."""
+    """_flat of float64 below the thread cut, as a 0-d array."""
+    return np.array(_double_value(v))
+
+
+def _double_value(v):
+    """_flat of float64 below the thread cut, as a Python float: the registers' four lanes finished in Python
+    floats (the same roundings in fewer numpy calls)."""
     n = v.shape[0]
     if n < 4:  # (a running sum)
         total = 0.0
         for t in v.tolist():
             total += t
-        return np.array(total)
+        return total
     k = n - n % 16  # (rows of four registers: running sums per lane, by the cheapest numpy call for the count)
     if k < 32:
         vals = v.tolist()
@@ -361,7 +366,7 @@ def _double(v):
     total += ((a + p[4]) + p[8]) + p[12]
     total += ((b + p[5]) + p[9]) + p[13]
     total += ((c + p[6]) + p[10]) + p[14]
-    return np.array(total + (((d + p[7]) + p[11]) + p[15]))
+    return total + (((d + p[7]) + p[11]) + p[15])
 
 
 def _vector_1d(v):
@@ -397,6 +402,8 @@ def sum_like_torch(x, dims=None, keepdim=False, dtype=None):
 def mean_like_torch(x, dims=None, keepdim=False, dtype=None):
     """torch's CPU mean: the sum in torch's order (float16 sums in float32), divided by the count in that
     precision, then given the result's dtype."""
+    if dims is None and dtype is None and x.dtype is _F64 and 0 < x.size < _GRAIN and x.flags.c_contiguous:
+        return np.array(_double_value(x.reshape(-1)) / x.size)  # (the common call, first: Python's float division)
     out_dtype = x.dtype if dtype is None else np.dtype(dtype)
     sum_dtype = np.dtype(np.float32) if out_dtype == _F16 else out_dtype
     total = sum_like_torch(x, dims, keepdim, None if sum_dtype == x.dtype else sum_dtype)
