@@ -1,6 +1,7 @@
 """Sums and means give torch 2.13's bits (ops/_sum_order.py adds in the order of torch's CPU kernel), beside the
 real torch: every size class of the kernel's loops, each dim, transposed and sliced inputs, float16 to complex128,
-the thread cuts above 32768 elements, the tutorials' loss lines, and gradients."""
+the thread cuts above 32768 elements, the tutorials' loss lines, and gradients; and var, std, var_mean, prod,
+logsumexp and the 1-norm in their own orders (ops/_reduce_order.py)."""
 import os
 import subprocess
 import sys

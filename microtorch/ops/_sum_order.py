@@ -1,5 +1,5 @@
-"""torch's order of additions in CPU reductions, so that sum, mean, nansum, var, std, prod, logsumexp and the
-1-norm give torch 2.13's bits.
+"""torch's order of additions in a CPU sum, so that sum, mean, nansum and logsumexp give torch 2.13's bits
+(_reduce_order.py does var, std, prod and the 1-norm).
 
 numpy adds pairwise in blocks of eight; torch 2.13 (ATen's cascade_sum in SumKernel.cpp) walks the input in
 memory order and keeps running sums in vector registers, in three shapes of loop:
@@ -14,16 +14,15 @@ reduced dims first and merging dims (see `_iteration`). Above 32768 elements the
 which moves the cut points (see `_two_passes`, `_split_columns`). Each shape is a few numpy reductions over
 whole axes: numpy adds along the first axis of a C-ordered array row by row, which is a running sum; along the
 last it pairs terms up, which is why that case goes through `np.add.accumulate`. Contiguous full sums, the
-common call, take shorter paths (`_flat`). The other reductions here have loops of their own (var: float64
-passes or Welford's updates; prod: registers of running products; the 1-norm: one running sum per result).
+common call, take shorter paths (`_flat`).
 """
 import math
 
 import numpy as np
 
-from ._range_kernels import _GRAIN, intraop_threads
+from ._range_kernels import _GRAIN, _thread_chunks, intraop_threads
 
-_F16 = np.dtype(np.float16)
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 
 
 # torch's Vectorized<T> in this kernel: 32 bytes (8 floats, 4 doubles), on AVX-512 machines too (torch 2.13
@@ -276,14 +275,11 @@ def _split_columns(block, sizes, strides, reduced, dtype):
 def _two_passes(view, sizes, strides, dtype, nans):
     """A full sum of 32768 elements or more: each thread sums its range of the iteration (in serial_for_each's
     2-d steps) into its own slot, then the slots (one per thread) are summed."""
-    threads, total = intraop_threads(), view.size
-    chunk = -(-total // min(threads, -(-total // _GRAIN)))
     acc = np.dtype(np.float32) if dtype == _F16 else dtype
-    slots = np.zeros(threads, dtype)
-    for t, begin in enumerate(range(0, total, chunk)):
+    slots = np.zeros(intraop_threads(), dtype)
+    for t, (begin, end) in enumerate(_thread_chunks(view.size)):
         parts = [_call(_loaded(_first(block), acc, nans), block.shape[-2], strides[0],
-                       strides[1], dtype.itemsize, dtype).reshape(-1)
-                 for block in _steps(view, sizes, begin, min(total, begin + chunk))]
+                       strides[1], dtype.itemsize, dtype).reshape(-1) for block in _steps(view, sizes, begin, end)]
         slots[t] = _added_in_turn(np.concatenate(parts), dtype)
     return torch_sum(slots)
 
@@ -315,10 +311,9 @@ def _flat(v, split=True):
     each thread sums its part into a slot of its own, then the slots are summed."""
     n = v.shape[0]
     if split and n >= _GRAIN and intraop_threads() > 1:
-        threads = intraop_threads()
-        chunk = -(-n // min(threads, -(-n // _GRAIN)))
-        slots = np.zeros(threads, v.dtype)
-        slots[:-(-n // chunk)] = [_flat(v[b:b + chunk], False) for b in range(0, n, chunk)]
+        parts = _thread_chunks(n)
+        slots = np.zeros(intraop_threads(), v.dtype)
+        slots[:len(parts)] = [_flat(v[b:e], False) for b, e in parts]
         return _flat(slots, False)
     return _double(v) if v.dtype == _F64 else _single(v) if v.dtype == _F32 else _vector_1d(v)
 
@@ -332,20 +327,28 @@ def _single(v):
         terms = v if n < 5 else np.concatenate((v[:1], v[4:], v[1:4]))
         return np.add.accumulate(terms)[-1] + _F32.type(0) if n else np.array(0, _F32)
     k, end = n - n % 32, n - n % 8
-    regs = _register_rows(v[:k].reshape(-1, 32)) if k else np.zeros(32, _F32)
-    lanes = np.add.reduce(np.concatenate((regs[:8], v[k:end], regs[8:])).reshape(-1, 8), 0)
+    if k:
+        regs = _register_rows(v[:k].reshape(-1, 32))
+        lanes = np.add.reduce(np.concatenate((regs[:8], v[k:end], regs[8:])).reshape(-1, 8), 0)
+    else:  # (one to three registers and no row: the first register's lanes take them in turn, the others stay 0)
+        lanes = np.add.reduce(v[:end].reshape(-1, 8), 0)
     return np.add.accumulate(np.concatenate((v[end:], lanes)))[-1] + _F32.type(0)
 
 
 def _double(v):
-    """_flat of float64 below the thread cut: the registers' four lanes finished in Python floats (the same
-    roundings in fewer numpy calls). Returns a 0-d array."""
+    """_flat of float64 below the thread cut, as a 0-d array."""
+    return np.array(_double_value(v))
+
+
+def _double_value(v):
+    """_flat of float64 below the thread cut, as a Python float: the registers' four lanes finished in Python
+    floats (the same roundings in fewer numpy calls)."""
     n = v.shape[0]
     if n < 4:  # (a running sum)
         total = 0.0
         for t in v.tolist():
             total += t
-        return np.array(total)
+        return total
     k = n - n % 16  # (rows of four registers: running sums per lane, by the cheapest numpy call for the count)
     if k < 32:
         vals = v.tolist()
@@ -363,7 +366,7 @@ def _double(v):
     total += ((a + p[4]) + p[8]) + p[12]
     total += ((b + p[5]) + p[9]) + p[13]
     total += ((c + p[6]) + p[10]) + p[14]
-    return np.array(total + (((d + p[7]) + p[11]) + p[15]))
+    return total + (((d + p[7]) + p[11]) + p[15])
 
 
 def _vector_1d(v):
@@ -374,9 +377,6 @@ def _vector_1d(v):
     a = v.astype(acc)[:, None]
     out = _vector(a, VECTOR_BYTES // acc.itemsize, per_load) if v.shape[0] >= per_load else _ilp(a)
     return (out[0] + acc.type(0)).astype(v.dtype)
-
-
-_F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 
 
 def sum_like_torch(x, dims=None, keepdim=False, dtype=None):
@@ -402,6 +402,8 @@ def sum_like_torch(x, dims=None, keepdim=False, dtype=None):
 def mean_like_torch(x, dims=None, keepdim=False, dtype=None):
     """torch's CPU mean: the sum in torch's order (float16 sums in float32), divided by the count in that
     precision, then given the result's dtype."""
+    if dims is None and dtype is None and x.dtype is _F64 and 0 < x.size < _GRAIN and x.flags.c_contiguous:
+        return np.array(_double_value(x.reshape(-1)) / x.size)  # (the common call, first: Python's float division)
     out_dtype = x.dtype if dtype is None else np.dtype(dtype)
     sum_dtype = np.dtype(np.float32) if out_dtype == _F16 else out_dtype
     total = sum_like_torch(x, dims, keepdim, None if sum_dtype == x.dtype else sum_dtype)
@@ -422,99 +424,3 @@ def nansum_like_torch(x, dims=None, keepdim=False):
     else:
         out = torch_sum(x, dims, nans=True)
     return _kept(out, x.shape, dims) if keepdim else out
-
-
-def var_all_like_torch(x, correction):
-    """torch's var of a float32 or float64 x reduced to one number (std_var_all_cpu), as a float64: the mean in
-    torch's order in x's dtype, then the squares of x - mean in float64, added one after another in memory order
-    (a running sum per 2-d step of the iteration, the steps added into each thread's total, the threads' totals
-    added in turn), divided by n - correction."""
-    mean = float(mean_like_torch(x))
-    x = x.reshape(1) if x.ndim == 0 else x
-    sizes, strides, _, perm = _iteration(x.shape, x.strides, [True] * x.ndim)
-    if len(sizes) == 1:
-        sizes, strides = sizes + [1], strides + [0]
-    view = _walked(x, perm, sizes)
-    threads, n = intraop_threads(), x.size
-    chunk = -(-n // min(threads, -(-n // _GRAIN))) if n >= _GRAIN and threads > 1 else n
-    total = np.float64(0)
-    for begin in range(0, n, chunk):
-        steps = [block.astype(np.float64).reshape(-1) - mean for block in _steps(view, sizes, begin, begin + chunk)]
-        own = np.float64(0)  # (this thread's total: each step's running sum added in)
-        for dx in steps:
-            own += np.add.accumulate(dx * dx)[-1]
-        total += own
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return total / np.float64(max(0, n - correction))
-
-
-def prod_like_torch(v, split=True):
-    """torch's product of a contiguous 1-d float32 or float64 v (binary_kernel_reduce_vec, another order than
-    sum's): four registers of running products over rows of four registers, the four multiplied in pairs, then a
-    running product of their lanes and of the terms after the last row; above 32768 terms per thread, then the
-    threads' products in turn."""
-    n = v.shape[0]
-    if split and n >= _GRAIN and intraop_threads() > 1:
-        threads = intraop_threads()
-        chunk = -(-n // min(threads, -(-n // _GRAIN)))
-        slots = np.ones(threads, v.dtype)
-        slots[:-(-n // chunk)] = [prod_like_torch(v[b:b + chunk], False) for b in range(0, n, chunk)]
-        return prod_like_torch(slots, False)
-    lanes = VECTOR_BYTES // v.itemsize
-    k = n - n % (4 * lanes)
-    terms = v[k:]
-    if k:
-        regs = np.multiply.reduce(v[:k].reshape(-1, 4 * lanes), 0).reshape(4, lanes)
-        terms = np.concatenate([(regs[0] * regs[1]) * (regs[2] * regs[3]), terms])
-    return np.multiply.accumulate(terms)[-1] if len(terms) else v.dtype.type(1)
-
-
-_WELFORD_ROWS = 4096  # (a Python step per reduced element: longer reductions keep numpy's two passes)
-
-
-def var_welford_like_torch(x, dims, correction):
-    """torch's var over dims with several results, and var_mean's (WelfordOps in float64, no fused multiply-add):
-    each result's elements taken in memory order, one Welford update each, done for all results at once; (var,
-    mean) as float64 arrays of the kept dims' shape, or None past _WELFORD_ROWS elements per result (or the 32768
-    where threads share one)."""
-    kept = [d for d in range(x.ndim) if d not in dims]
-    rows = math.prod([x.shape[d] for d in dims])
-    if rows > _WELFORD_ROWS or not rows:
-        return None
-    table = _memory_rows(x, dims)
-    mean = np.zeros(table.shape[1])
-    m2 = np.zeros(table.shape[1])
-    for i, row in enumerate(table):
-        value = row.astype(np.float64)
-        delta = value - mean
-        mean = mean + delta / (i + 1)
-        m2 = m2 + delta * (value - mean)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        var = m2 / (rows - correction if rows > correction else 0)
-    return var.reshape([x.shape[d] for d in kept]), mean.reshape([x.shape[d] for d in kept])
-
-
-def _memory_rows(x, dims):
-    """x as a (reduced elements, results) table, each column a result's elements in memory order."""
-    reduced = [d for d in _iteration(x.shape, x.strides, [d in dims for d in range(x.ndim)])[3] if d in dims]
-    return x.transpose(reduced[::-1] + [d for d in range(x.ndim) if d not in dims]).reshape(
-        math.prod([x.shape[d] for d in dims]), -1)
-
-
-def running_sum_like_torch(x, dims=None, keepdim=False):
-    """The sum that torch's plain reduction loop (binary_kernel_reduce: the 1-norm, ...) takes: each result's
-    elements added one after another in memory order; one result of 32768 elements or more in a part per
-    thread, the parts added in turn."""
-    every = tuple(range(x.ndim)) if dims is None else dims
-    if x.size == 0:  # (a sum of nothing: 0)
-        out = np.zeros([s for d, s in enumerate(x.shape) if d not in every], x.dtype)
-        return _kept(out, x.shape, every) if keepdim else out
-    table = _memory_rows(x, every)
-    n, threads = table.shape[0], intraop_threads()
-    if table.shape[1] == 1 and n >= _GRAIN and threads > 1:
-        chunk = -(-n // min(threads, -(-n // _GRAIN)))
-        parts = [np.add.accumulate(table[b:b + chunk], 0)[-1] for b in range(0, n, chunk)]
-        out = np.add.accumulate(np.concatenate(parts))[-1:]
-    else:
-        out = np.add.accumulate(table, 0)[-1] if n else np.zeros(table.shape[1], x.dtype)
-    return _kept(out, x.shape, every) if keepdim else out.reshape([s for d, s in enumerate(x.shape) if d not in every])

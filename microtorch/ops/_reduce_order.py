@@ -1,0 +1,102 @@
+"""torch's order in the CPU reductions that are not sums (var, std, var_mean, prod, the 1-norm), so that they give
+torch 2.13's bits: each has a loop of its own in ATen (var: float64 passes to one number, else Welford's updates;
+prod: registers of running products; the 1-norm: one running sum per result), walked in memory order as
+_sum_order's TensorIterator model says."""
+import math
+
+import numpy as np
+
+from ._range_kernels import _GRAIN, _thread_chunks, intraop_threads
+from ._sum_order import VECTOR_BYTES, _iteration, _kept, _steps, _walked, mean_like_torch
+
+
+def var_all_like_torch(x, correction):
+    """torch's var of a float32 or float64 x reduced to one number (std_var_all_cpu), as a float64: the mean in
+    torch's order in x's dtype, then the squares of x - mean in float64, added one after another in memory order
+    (a running sum per 2-d step of the iteration, the steps added into each thread's total, the threads' totals
+    added in turn), divided by n - correction."""
+    mean = float(mean_like_torch(x))
+    x = x.reshape(1) if x.ndim == 0 else x
+    sizes, strides, _, perm = _iteration(x.shape, x.strides, [True] * x.ndim)
+    if len(sizes) == 1:
+        sizes, strides = sizes + [1], strides + [0]
+    view = _walked(x, perm, sizes)
+    total, n = np.float64(0), x.size
+    for begin, end in _thread_chunks(n):
+        steps = [block.astype(np.float64).reshape(-1) - mean for block in _steps(view, sizes, begin, end)]
+        own = np.float64(0)  # (this thread's total: each step's running sum added in)
+        for dx in steps:
+            own += np.add.accumulate(dx * dx)[-1]
+        total += own
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return total / np.float64(max(0, n - correction))
+
+
+def prod_like_torch(v, split=True):
+    """torch's product of a contiguous 1-d float32 or float64 v (binary_kernel_reduce_vec, another order than
+    sum's): four registers of running products over rows of four registers, the four multiplied in pairs, then a
+    running product of their lanes and of the terms after the last row; above 32768 terms per thread, then the
+    threads' products in turn."""
+    n = v.shape[0]
+    if split and n >= _GRAIN and intraop_threads() > 1:
+        parts = _thread_chunks(n)
+        slots = np.ones(intraop_threads(), v.dtype)
+        slots[:len(parts)] = [prod_like_torch(v[b:e], False) for b, e in parts]
+        return prod_like_torch(slots, False)
+    lanes = VECTOR_BYTES // v.itemsize
+    k = n - n % (4 * lanes)
+    terms = v[k:]
+    if k:
+        regs = np.multiply.reduce(v[:k].reshape(-1, 4 * lanes), 0).reshape(4, lanes)
+        terms = np.concatenate([(regs[0] * regs[1]) * (regs[2] * regs[3]), terms])
+    return np.multiply.accumulate(terms)[-1] if len(terms) else v.dtype.type(1)
+
+
+_WELFORD_ROWS = 4096  # (a Python step per reduced element: longer reductions keep numpy's two passes)
+
+
+def var_welford_like_torch(x, dims, correction):
+    """torch's var over dims with several results, and var_mean's (WelfordOps in float64, no fused multiply-add):
+    each result's elements taken in memory order, one Welford update each, done for all results at once; (var,
+    mean) as float64 arrays of the kept dims' shape, or None past _WELFORD_ROWS elements per result (or the 32768
+    where threads share one)."""
+    kept = [d for d in range(x.ndim) if d not in dims]
+    rows = math.prod([x.shape[d] for d in dims])
+    if rows > _WELFORD_ROWS or not rows:
+        return None
+    table = _memory_rows(x, dims)
+    mean = np.zeros(table.shape[1])
+    m2 = np.zeros(table.shape[1])
+    for i, row in enumerate(table):
+        value = row.astype(np.float64)
+        delta = value - mean
+        mean = mean + delta / (i + 1)
+        m2 = m2 + delta * (value - mean)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = m2 / (rows - correction if rows > correction else 0)
+    return var.reshape([x.shape[d] for d in kept]), mean.reshape([x.shape[d] for d in kept])
+
+
+def _memory_rows(x, dims):
+    """x as a (reduced elements, results) table, each column a result's elements in memory order."""
+    reduced = [d for d in _iteration(x.shape, x.strides, [d in dims for d in range(x.ndim)])[3] if d in dims]
+    return x.transpose(reduced[::-1] + [d for d in range(x.ndim) if d not in dims]).reshape(
+        math.prod([x.shape[d] for d in dims]), -1)
+
+
+def running_sum_like_torch(x, dims=None, keepdim=False):
+    """The sum that torch's plain reduction loop (binary_kernel_reduce: the 1-norm, ...) takes: each result's
+    elements added one after another in memory order; one result of 32768 elements or more in a part per
+    thread, the parts added in turn."""
+    every = tuple(range(x.ndim)) if dims is None else dims
+    if x.size == 0:  # (a sum of nothing: 0)
+        out = np.zeros([s for d, s in enumerate(x.shape) if d not in every], x.dtype)
+        return _kept(out, x.shape, every) if keepdim else out
+    table = _memory_rows(x, every)
+    n = table.shape[0]
+    if table.shape[1] == 1 and n >= _GRAIN:
+        parts = [np.add.accumulate(table[b:e], 0)[-1] for b, e in _thread_chunks(n)]
+        out = np.add.accumulate(np.concatenate(parts))[-1:]
+    else:
+        out = np.add.accumulate(table, 0)[-1] if n else np.zeros(table.shape[1], x.dtype)
+    return _kept(out, x.shape, every) if keepdim else out.reshape([s for d, s in enumerate(x.shape) if d not in every])
