@@ -151,6 +151,8 @@ class Cumsum(Op):
         ctx.dim = dim
         if x.ndim == 0:  # (numpy would make it 1-d)
             return x.copy()
+        if x.dtype == np.float32:  # (torch's float32 cumsum runs in double, then rounds)
+            return np.cumsum(x, axis=dim, dtype=np.float64).astype(np.float32)
         return np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in "biu" else None)  # (torch: integers to int64;
         # numpy gives uint8 uint64)
 

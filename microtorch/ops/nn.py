@@ -5,6 +5,7 @@ from .._tensor import Tensor
 from ._checks import need_floating
 from ._nll_cascade import cascade_nll
 from ._op import Op, normalize_dims
+from ._sum_order import mean_like_torch, sum_like_torch
 from ._softmax_kernels import (log_softmax_backward_lastdim, log_softmax_backward_over, log_softmax_lastdim,
                                log_softmax_over, softmax_backward_lastdim, softmax_backward_over, softmax_lastdim,
                                softmax_over)
@@ -197,7 +198,9 @@ class MseLoss(Op):
         ctx.reduction = reduction
         ctx.save_for_backward(x, y)
         d = (x - y) ** 2
-        return np.asarray(d.mean() if reduction == "mean" else d.sum() if reduction == "sum" else d)
+        if reduction == "mean":  # (in torch's order of additions: a loss prints torch's last digit)
+            return np.asarray(mean_like_torch(d))
+        return np.asarray(sum_like_torch(d) if reduction == "sum" else d)
 
     @staticmethod
     def backward(ctx, grad):

@@ -6,6 +6,7 @@ from ._checks import need_grad_dtype
 from ._layout import like_torch
 from ._op import Op, normalize_dims
 from .index import _along_axis_key
+from ._sum_order import nansum_like_torch
 
 
 def _dims(dims, ndim, op):
@@ -248,7 +249,7 @@ class Nansum(Op):
     def forward(ctx, x, dims=None, keepdim=False):
         ctx.dims, ctx.keepdim, ctx.shape = dims, keepdim, x.shape
         ctx.save_for_backward(x)
-        return np.asarray(np.nansum(x, axis=dims, keepdims=keepdim))
+        return np.asarray(nansum_like_torch(x, dims, keepdim))  # (torch's order of additions)
 
     @staticmethod
     def backward(ctx, grad):

@@ -9,6 +9,7 @@ from ._checks import check_size, need_dims
 from ._layout import like_torch
 from ._memory_formats import laid_out, memory_format as _memory_format, preserve_format
 from ._op import Op, normalize_dims, plain, unrecorded
+from ._sum_order import sum_like_torch
 from .inplace import mark_view
 
 
@@ -59,6 +60,9 @@ def _summed_to(g, shape):
     stretched = () if 1 not in shape else tuple([i for i in range(lead, g.ndim)  # (a bias has no size-1 dim)
                                                  if shape[i - lead] == 1 and g.shape[i] != 1])
     dims = tuple(range(lead)) + stretched
+    if g.dtype == np.float32:  # (torch's order of additions: a bias's gradient is torch's to the bit; float64
+        # keeps numpy's, quicker, for the benchmarks' steps)
+        return np.asarray(sum_like_torch(g, dims, bool(stretched)).reshape(shape), order="C"), dims
     if not stretched:  # only leading dims to sum: a result of its own (AccumulateGrad may keep it)
         return np.asarray(np.add.reduce(g, dims), order="C"), dims  # (asarray: a 0-d array, not a scalar.
         # add.reduce: what g.sum() calls, through a Python function of numpy's)
