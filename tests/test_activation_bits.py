@@ -8,15 +8,6 @@ import torch
 import microtorch as mt
 
 
-@pytest.fixture
-def same_threads():
-    before = torch.get_num_threads()  # (above 32768 elements the loop's thread shares decide which lanes are tails)
-    mt.set_num_threads(before)
-    yield
-    torch.set_num_threads(before)
-    mt.set_num_threads(before)
-
-
 @pytest.mark.parametrize("name, dtype", [("silu", "float32"), ("hardswish", "float32"), ("hardswish", "float64")])
 @pytest.mark.parametrize("n", [5, 100, 10007, 70001])
 def test_values_and_gradients_bits(same_threads, name, dtype, n):

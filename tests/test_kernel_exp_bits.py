@@ -15,16 +15,6 @@ SHAPES = [(), (1,), (15,), (16,), (17,), (31,), (32,), (33,), (100,), (7, 13), (
           (70001,), (3, 50000)]
 
 
-@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
-def threads(request):
-    before = torch.get_num_threads()
-    torch.set_num_threads(request.param)
-    mt.set_num_threads(request.param)
-    yield request.param
-    torch.set_num_threads(before)
-    mt.set_num_threads(before)
-
-
 @pytest.mark.parametrize("dtype", ["float32"])
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_sigmoid_bits(threads, dtype, shape):

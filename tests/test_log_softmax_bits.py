@@ -12,16 +12,6 @@ CASES = [((5,), 0), ((200, 10), 1), ((64, 1000), -1), ((10, 17), 0), ((4, 5, 33)
          ((50, 40, 3), 1), ((300, 301), 0), ((2, 3000, 40), 1), ((5, 4, 5000), 1), ((7, 1), 1)]
 
 
-@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
-def threads(request):
-    before = torch.get_num_threads()
-    torch.set_num_threads(request.param)
-    mt.set_num_threads(request.param)
-    yield
-    torch.set_num_threads(before)
-    mt.set_num_threads(before)
-
-
 def _run(lib, x, g, dim):
     t = lib.tensor(x, requires_grad=True)
     y = lib.log_softmax(t, dim)

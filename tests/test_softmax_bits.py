@@ -10,16 +10,6 @@ CASES = [((5,), 0), ((200, 10), 1), ((200, 10), -1), ((7, 33), 1), ((3, 4, 100),
          ((10, 17), 0), ((4, 5, 33), 1), ((3, 7, 2), 0), ((50, 40, 3), 1), ((300, 301), 0), ((5, 40), 0)]
 
 
-@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
-def threads(request):
-    before = torch.get_num_threads()
-    torch.set_num_threads(request.param)
-    mt.set_num_threads(request.param)
-    yield request.param
-    torch.set_num_threads(before)
-    mt.set_num_threads(before)
-
-
 # torch's own gradient over a long last dim changes with its thread count (a row whose sum cancels: 100 of 64,000
 # values of (64, 1000) float32 differ between 1 and 2 threads); microtorch's is torch's with 2 threads.
 THREAD_DEPENDENT = {((3, 4, 100), 2, "float32"), ((64, 1000), 1, "float32")}
