@@ -229,3 +229,15 @@ def test_einsum_with_a_diagonal_keeps_what_torch_keeps(equation, sa, sb):
     (tv, tg), (mv, mg) = _both(run)
     assert _same(tv, mv) and (tg == mg if isinstance(tg, str) or isinstance(mg, str)
                               else all(_same(a, b) for a, b in zip(tg, mg)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_logcumsumexp_of_special_values_bit_for_bit(seed):
+    """-0, infinities and NaN along every dim: torch's first value is x + 0 (a -0 is +0), the rest its log-add"""
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        shape = tuple(rng.integers(1, 5, rng.integers(1, 3)))
+        x = rng.choice([-0.0, 0.0, 1.0, -np.inf, np.inf, np.nan, -2.5, 3.0], size=shape)
+        d = int(rng.integers(0, len(shape)))
+        t, m = _both(lambda L: L.logcumsumexp(L.tensor(x), d).numpy())
+        assert _same(t, m), (x, d)

@@ -559,3 +559,10 @@ def test_cummax_saves_its_input(op):
     """(seed 521653) CummaxBackward0 keeps self (torch's _saved_self): changed in place, backward raises"""
     leaves = {"x": ([[-2.0, 1.0], [0.5, 3.0]], True)}
     assert_like_torch(leaves, [("mul", "x * 1.5"), ("cummax", op), ("inplace", "v0.fill_(0.5)")])
+
+
+def test_logcumsumexp_of_minus_zero_starts_at_plus_zero():
+    """(seed 528750) torch's scan starts from -inf, so its first value is x + log1p(0): -0 becomes +0, and a
+    division by it gives +inf (numpy's accumulate kept -0)"""
+    leaves = {"x": ([[-0.0, 1.0], [-0.0, -0.0]], False), "s": ([1.0, 2.0], True)}
+    assert_like_torch(leaves, [("logcumsumexp", "L.logcumsumexp(x, 0)"), ("div", "L.div(s, v0)")])
