@@ -241,3 +241,24 @@ def test_logcumsumexp_of_special_values_bit_for_bit(seed):
         d = int(rng.integers(0, len(shape)))
         t, m = _both(lambda L: L.logcumsumexp(L.tensor(x), d).numpy())
         assert _same(t, m), (x, d)
+
+
+VIEWS = {"getitem": lambda g: g[0], "slice": lambda g: g[::2], "view": lambda g: g.view(-1), "t": lambda g: g.t(),
+         "reshape": lambda g: g.reshape(4), "unsqueeze": lambda g: g.unsqueeze(0), "diagonal": lambda g: g.diagonal(),
+         "expand": lambda g: g[0:1].expand(3, 2), "select": lambda g: g.select(1, 0), "split": lambda g: g.split(1)[0],
+         "permute": lambda g: g.permute(1, 0), "mT": lambda g: g.mT, "narrow": lambda g: g.narrow(0, 0, 1)}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_sgns_exact_zero_gradient_and_its_views(view):
+    """autograd.grad of sgn is torch's efficient zero tensor: its class prints as a Tensor, _is_zerotensor() is
+    True, and a view of it is one too (torch's views of a zero tensor), immutable as the original"""
+    def run(L):
+        x = L.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True)
+        g, = L.autograd.grad(L.sgn(x).sum(), x)
+        v = VIEWS[view](g)
+        with pytest.raises(RuntimeError, match="ZeroTensors are immutable"):
+            v.add_(1.0)
+        return g._is_zerotensor(), v._is_zerotensor(), type(g).__name__, tuple(v.shape)
+    t, m = _both(run)
+    assert t == m

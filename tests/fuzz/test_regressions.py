@@ -566,3 +566,11 @@ def test_logcumsumexp_of_minus_zero_starts_at_plus_zero():
     division by it gives +inf (numpy's accumulate kept -0)"""
     leaves = {"x": ([[-0.0, 1.0], [-0.0, -0.0]], False), "s": ([1.0, 2.0], True)}
     assert_like_torch(leaves, [("logcumsumexp", "L.logcumsumexp(x, 0)"), ("div", "L.div(s, v0)")])
+
+
+@pytest.mark.parametrize("op", ["L.amax(v0, dim=1)", "L.amax(v0, dim=0, keepdim=True)"])
+def test_a_view_of_sgns_exact_zero_gradient_is_still_exact(op):
+    """(seed 416903) amax's backward reshapes its gradient (a view): of sgn's exact zero that is torch's zero tensor
+    again, so a later division by the count of a NaN maximum leaves 0, not 0 / 0"""
+    leaves = {"x": ([[1.0, -2.0], [np.nan, 3.0]], True)}
+    assert_like_torch(leaves, [("sgn", "L.sgn(x)"), ("amax", op)])
