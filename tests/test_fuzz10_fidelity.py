@@ -262,3 +262,22 @@ def test_sgns_exact_zero_gradient_and_its_views(view):
         return g._is_zerotensor(), v._is_zerotensor(), type(g).__name__, tuple(v.shape)
     t, m = _both(run)
     assert t == m
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, 0.5, 1.5, float("inf"), 0])
+@pytest.mark.parametrize("b", [[[0.0, 1.0]], [[1.0, 3.0]]])
+def test_dist_first_and_second_order_as_torch(p, b):
+    """norm's backward of a - b (NaN second order at a zero distance for p = 2); p = 0: no gradient for a, and
+    torch's RuntimeError when b needs one"""
+    def run(L):
+        x, y = L.tensor([[0.0, 1.0]], requires_grad=True), L.tensor(b, requires_grad=True)
+        try:
+            g = L.autograd.grad(L.dist(x, y, p) * 1.3, (x, y), create_graph=True)
+        except RuntimeError:
+            return "RuntimeError"
+        g2 = L.autograd.grad(sum((v * 0.7).sum() for v in g), (x, y), allow_unused=True)
+        second = [None if v is None else np.abs(v.numpy(force=True)) for v in g2]  # (a zero's sign: not compared)
+        return [v.detach().numpy().copy() for v in g] + second
+    with np.errstate(all="ignore"):
+        t, m = _both(run)
+    assert t == m if isinstance(t, str) or isinstance(m, str) else all(_same(u, v) for u, v in zip(t, m))

@@ -314,8 +314,19 @@ class Dist(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        from types import SimpleNamespace
+
+        from .reduce import Norm
         a, b, out = ctx.saved_tensors
-        g = _p_norm_grad(a - b, out, grad, ctx.p)
+        if ctx.p == 0:  # torch's norm backward gives no gradient at all for p = 0, and negating it for b fails
+            if ctx.needs_input_grad[1]:
+                raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument "
+                                   "#0 'self' (dist with p=0 is a count, with no gradient: torch's backward fails "
+                                   "on the second operand's; detach it, or use another p)")
+            return None, None
+        d = a - b  # torch's dist backward is norm's, of a - b: the same formulas (and second order: NaN at a 0)
+        norm_ctx = SimpleNamespace(saved_tensors=(d, out), dims=None, keepdim=False, ord=ctx.p, in_shape=d.shape)
+        g = Norm.backward(norm_ctx, grad)
         return g, -g
 
     @staticmethod

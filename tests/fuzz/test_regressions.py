@@ -574,3 +574,11 @@ def test_a_view_of_sgns_exact_zero_gradient_is_still_exact(op):
     again, so a later division by the count of a NaN maximum leaves 0, not 0 / 0"""
     leaves = {"x": ([[1.0, -2.0], [np.nan, 3.0]], True)}
     assert_like_torch(leaves, [("sgn", "L.sgn(x)"), ("amax", op)])
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, 0.5, float("inf")])
+def test_dists_backward_is_norms_of_the_difference(p):
+    """(seed 530495) torch's dist backward is norm_backward of a - b: at a zero distance its second order is
+    NaN for p = 2 (microtorch's own formula selected 0 there)"""
+    leaves = {"a": ([[0.0, 1.0], [2.0, -1.0]], True), "b": ([[0.0, 1.0], [2.0, -1.0]], True)}
+    assert_like_torch(leaves, [("dist", f"L.dist(a, b, {p!r})")])
