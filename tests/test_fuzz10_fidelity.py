@@ -1,6 +1,11 @@
-"""What the fuzzer's wide profile (seeds 500,000-507,999) found, tested directly beside torch 2.13: aminmax's
-gradient at a NaN extreme, torch's floor division (div's 'floor' mode, floor_divide, remainder's gradient), and the
-median of all elements saving its result and writing its gradient as torch's masked_fill."""
+"""What the fuzzer's wide profile (seeds 500,000-545,999) found, tested directly beside torch 2.13: aminmax's
+gradient at a NaN extreme and its saved results, torch's floor division (div's 'floor' mode, floor_divide,
+remainder's gradient), the median of all elements (saved result, masked_fill gradient), repeat's backward of an
+empty tensor, logcumsumexp's log-space gradient and first value, rot90's copies, what nodes save (nan_to_num, div
+with a rounding mode, ldexp, special.i1), einsum's diagonal before a sum, sgn's exact zero and its views, dist's
+backward, and fills of an expanded tensor. (Sort, topk, kthvalue and mode: tests/test_fuzz10_order.py.)"""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -281,3 +286,25 @@ def test_dist_first_and_second_order_as_torch(p, b):
     with np.errstate(all="ignore"):
         t, m = _both(run)
     assert t == m if isinstance(t, str) or isinstance(m, str) else all(_same(u, v) for u, v in zip(t, m))
+
+
+@pytest.mark.parametrize("op", ["masked_fill_", "masked_fill_mixed", "index_fill_", "fill_", "add_"])
+def test_fills_of_an_expanded_tensor(op):
+    """masked_fill_ and index_fill_ on an expanded tensor: torch's deprecation warning and a write into the shared
+    memory (a mixed mask fills the element every masked position shares); add_ is refused, fill_ silent"""
+    calls = {"masked_fill_": lambda L, v: v.masked_fill_(v > 0, 1.5),
+             "masked_fill_mixed": lambda L, v: v.masked_fill_(L.tensor([[[True, False], [False, False]]]), 7.0),
+             "index_fill_": lambda L, v: v.index_fill_(2, L.tensor([0]), 5.0), "fill_": lambda L, v: v.fill_(2.0),
+             "add_": lambda L, v: v.add_(1.0)}
+
+    def run(L):
+        base = L.tensor([[1.0]])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                calls[op](L, base.expand((1, 2, 2)))
+            except RuntimeError:
+                return "RuntimeError"
+        return base.numpy().copy(), [str(w.message).split(".")[0] for w in caught]
+    t, m = _both(run)
+    assert t == m if isinstance(t, str) or isinstance(m, str) else (_same(t[0], m[0]) and t[1] == m[1])

@@ -582,3 +582,11 @@ def test_dists_backward_is_norms_of_the_difference(p):
     NaN for p = 2 (microtorch's own formula selected 0 there)"""
     leaves = {"a": ([[0.0, 1.0], [2.0, -1.0]], True), "b": ([[0.0, 1.0], [2.0, -1.0]], True)}
     assert_like_torch(leaves, [("dist", f"L.dist(a, b, {p!r})")])
+
+
+@pytest.mark.parametrize("op", ["v0.masked_fill_(v0 > 0, 1.0)", "v0.index_fill_(2, L.tensor([0]), 5.0)"])
+def test_masked_and_index_fill_of_an_expanded_tensor_write_through(op):
+    """(seed 542056) torch still allows these two in-place fills on an expanded tensor (with a deprecation warning)
+    and writes into the shared memory; microtorch refused as for the other in-place ops"""
+    leaves = {"x": ([[1.0]], False), "s": ([2.0], True)}
+    assert_like_torch(leaves, [("expand", "x.expand((1, 2, 2))"), ("inplace", op), ("mul", "L.mul(x, s)")])
