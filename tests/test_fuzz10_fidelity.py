@@ -308,3 +308,26 @@ def test_fills_of_an_expanded_tensor(op):
         return base.numpy().copy(), [str(w.message).split(".")[0] for w in caught]
     t, m = _both(run)
     assert t == m if isinstance(t, str) or isinstance(m, str) else (_same(t[0], m[0]) and t[1] == m[1])
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_addcmul_addcdiv_saved_tensors_by_who_needs_a_gradient(op):
+    """for every choice of operands that need a gradient and of the operand changed in place afterwards: backward
+    raises exactly where torch's does (addcmul: each tensor kept for the other's gradient; addcdiv: tensor2 always)"""
+    def run(L):
+        seen = []
+        for rg in ("x", "1", "2", "12", "x12"):
+            for changed in (1, 2):
+                leaves = [L.tensor(v, requires_grad=k in rg) for k, v in (("x", [1.0, -1.0]), ("1", [0.5, 2.0]),
+                                                                          ("2", [1.5, 3.0]))]
+                ins = [t * 1 for t in leaves]
+                y = getattr(L, op)(*ins, value=0.5)
+                ins[changed].mul_(2)
+                try:
+                    y.sum().backward()
+                    seen.append("ok")
+                except RuntimeError:
+                    seen.append("raise")
+        return seen
+    t, m = _both(run)
+    assert t == m

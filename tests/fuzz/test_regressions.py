@@ -590,3 +590,12 @@ def test_masked_and_index_fill_of_an_expanded_tensor_write_through(op):
     and writes into the shared memory; microtorch refused as for the other in-place ops"""
     leaves = {"x": ([[1.0]], False), "s": ([2.0], True)}
     assert_like_torch(leaves, [("expand", "x.expand((1, 2, 2))"), ("inplace", op), ("mul", "L.mul(x, s)")])
+
+
+@pytest.mark.parametrize("op", ["L.addcmul(v0, v0, c, value=0.5)", "L.addcmul(v0, c, v0)",
+                                "L.addcdiv(v0, v0, c, value=0.5)", "L.addcdiv(v0, c, v0)"])
+def test_addcmul_addcdiv_save_what_torch_saves(op):
+    """(seed 548079) addcmul keeps each tensor only for the other's gradient; addcdiv always keeps tensor2 and
+    tensor1 for tensor2's: an operand changed in place afterwards raises exactly where torch's does"""
+    leaves = {"x": ([1.0, -1.0], True), "c": ([1.5, 3.0], False)}
+    assert_like_torch(leaves, [("mul", "x * 2.0"), ("binary2", op), ("inplace", "v0.t_()")])
