@@ -331,3 +331,32 @@ def test_addcmul_addcdiv_saved_tensors_by_who_needs_a_gradient(op):
         return seen
     t, m = _both(run)
     assert t == m
+
+
+PRODUCTS = {"cross": lambda L, a, b: L.linalg.cross(a[:3], b[:3]), "addmv": lambda L, a, b: L.addmv(a[:2], a.reshape(2, 2), b[:2]),
+            "addr": lambda L, a, b: L.addr(a.reshape(2, 2), a[:2], b[:2]), "ldexp": lambda L, a, b: L.ldexp(a, b),
+            "baddbmm": lambda L, a, b: L.baddbmm(a.reshape(1, 2, 2), a.reshape(1, 2, 2), b.reshape(1, 2, 2)),
+            "addbmm": lambda L, a, b: L.addbmm(a.reshape(2, 2), a.reshape(1, 2, 2), b.reshape(1, 2, 2))}
+
+
+@pytest.mark.parametrize("op", PRODUCTS)
+def test_products_keep_each_operand_for_the_others_gradient(op):
+    """cross, addmv, addr, baddbmm, addbmm keep an operand only for the other's gradient, ldexp its exponent only
+    for x's (and its result): which in-place change afterwards makes backward raise is torch's"""
+    def run(L):
+        seen = []
+        for needs in ("a", "b"):
+            for changed in ("a", "b", "out"):
+                a0 = L.tensor([0.3, 0.6, 0.2, 0.8], requires_grad=needs == "a")
+                b0 = L.tensor([0.7, 0.4, 0.9, 0.1], requires_grad=needs == "b")
+                a, b = a0 * 1, b0 * 1
+                y = PRODUCTS[op](L, a, b)
+                {"a": a, "b": b, "out": y}[changed].mul_(1.5)
+                try:
+                    y.sum().backward()
+                    seen.append("ok")
+                except RuntimeError:
+                    seen.append("raise")
+        return seen
+    t, m = _both(run)
+    assert t == m
