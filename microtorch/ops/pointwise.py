@@ -472,13 +472,16 @@ class LerpTensor(Op):
 
     @staticmethod
     def forward(ctx, start, end, weight):
-        ctx.save_for_backward(start, end, weight)
+        weighted = ctx.needs_input_grad[2]  # (start and end only for the weight's gradient, as torch keeps them)
+        ctx.save_for_backward(start if weighted else None, end if weighted else None, weight)
         return _lerp(start, end, weight.astype(start.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
         s, e, w = ctx.saved_tensors
-        return grad * scalar_minus(1, w).conj(), grad * w.conj(), grad * (e - s).conj()
+        need = ctx.needs_input_grad
+        return (grad * scalar_minus(1, w).conj() if need[0] else None, grad * w.conj() if need[1] else None,
+                grad * (e - s).conj() if need[2] else None)
 
     @staticmethod
     def jvp(ctx, ts, te, tw):
