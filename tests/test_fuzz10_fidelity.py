@@ -337,14 +337,15 @@ PRODUCTS = {"cross": lambda L, a, b: L.linalg.cross(a[:3], b[:3]), "addmv": lamb
             "addr": lambda L, a, b: L.addr(a.reshape(2, 2), a[:2], b[:2]), "ldexp": lambda L, a, b: L.ldexp(a, b),
             "baddbmm": lambda L, a, b: L.baddbmm(a.reshape(1, 2, 2), a.reshape(1, 2, 2), b.reshape(1, 2, 2)),
             "addbmm": lambda L, a, b: L.addbmm(a.reshape(2, 2), a.reshape(1, 2, 2), b.reshape(1, 2, 2)),
-            "lerp_weight": lambda L, a, b: L.lerp(a, a * 0 + 1, b), "lerp_self_weight": lambda L, a, b: L.lerp(a, b, a)}
+            "lerp_weight": lambda L, a, b: L.lerp(a, a * 0 + 1, b), "lerp_self_weight": lambda L, a, b: L.lerp(a, b, a),
+            "index_add": lambda L, a, b: a.index_add(0, L.tensor([0, 1]), b[:2], alpha=2)}
 
 
 @pytest.mark.parametrize("op", PRODUCTS)
 def test_products_keep_each_operand_for_the_others_gradient(op):
     """cross, addmv, addr, baddbmm, addbmm keep an operand only for the other's gradient, ldexp its exponent only
-    for x's (and its result), lerp with a tensor weight start and end only for the weight's (the weight always):
-    which in-place change afterwards makes backward raise is torch's"""
+    for x's (and its result), lerp with a tensor weight start and end only for the weight's (the weight always),
+    index_add its source for the source's: which in-place change afterwards makes backward raise is torch's"""
     def run(L):
         seen = []
         for needs in ("a", "b"):
