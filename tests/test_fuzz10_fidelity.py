@@ -1,6 +1,11 @@
-"""What the fuzzer's wide profile (seeds 500,000-507,999) found, tested directly beside torch 2.13: aminmax's
-gradient at a NaN extreme, torch's floor division (div's 'floor' mode, floor_divide, remainder's gradient), and the
-median of all elements saving its result and writing its gradient as torch's masked_fill."""
+"""What the fuzzer's wide profile (seeds 500,000-545,999) found, tested directly beside torch 2.13: aminmax's
+gradient at a NaN extreme and its saved results, torch's floor division (div's 'floor' mode, floor_divide,
+remainder's gradient), the median of all elements (saved result, masked_fill gradient), repeat's backward of an
+empty tensor, logcumsumexp's log-space gradient and first value, rot90's copies, what nodes save (nan_to_num, div
+with a rounding mode, ldexp, special.i1), einsum's diagonal before a sum, sgn's exact zero and its views, dist's
+backward, and fills of an expanded tensor. (Sort, topk, kthvalue and mode: tests/test_fuzz10_order.py.)"""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -229,3 +234,132 @@ def test_einsum_with_a_diagonal_keeps_what_torch_keeps(equation, sa, sb):
     (tv, tg), (mv, mg) = _both(run)
     assert _same(tv, mv) and (tg == mg if isinstance(tg, str) or isinstance(mg, str)
                               else all(_same(a, b) for a, b in zip(tg, mg)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_logcumsumexp_of_special_values_bit_for_bit(seed):
+    """-0, infinities and NaN along every dim: torch's first value is x + 0 (a -0 is +0), the rest its log-add"""
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        shape = tuple(rng.integers(1, 5, rng.integers(1, 3)))
+        x = rng.choice([-0.0, 0.0, 1.0, -np.inf, np.inf, np.nan, -2.5, 3.0], size=shape)
+        d = int(rng.integers(0, len(shape)))
+        t, m = _both(lambda L: L.logcumsumexp(L.tensor(x), d).numpy())
+        assert _same(t, m), (x, d)
+
+
+VIEWS = {"getitem": lambda g: g[0], "slice": lambda g: g[::2], "view": lambda g: g.view(-1), "t": lambda g: g.t(),
+         "reshape": lambda g: g.reshape(4), "unsqueeze": lambda g: g.unsqueeze(0), "diagonal": lambda g: g.diagonal(),
+         "expand": lambda g: g[0:1].expand(3, 2), "select": lambda g: g.select(1, 0), "split": lambda g: g.split(1)[0],
+         "permute": lambda g: g.permute(1, 0), "mT": lambda g: g.mT, "narrow": lambda g: g.narrow(0, 0, 1)}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_sgns_exact_zero_gradient_and_its_views(view):
+    """autograd.grad of sgn is torch's efficient zero tensor: its class prints as a Tensor, _is_zerotensor() is
+    True, and a view of it is one too (torch's views of a zero tensor), immutable as the original"""
+    def run(L):
+        x = L.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True)
+        g, = L.autograd.grad(L.sgn(x).sum(), x)
+        v = VIEWS[view](g)
+        with pytest.raises(RuntimeError, match="ZeroTensors are immutable"):
+            v.add_(1.0)
+        return g._is_zerotensor(), v._is_zerotensor(), type(g).__name__, tuple(v.shape)
+    t, m = _both(run)
+    assert t == m
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, 0.5, 1.5, float("inf"), 0])
+@pytest.mark.parametrize("b", [[[0.0, 1.0]], [[1.0, 3.0]]])
+def test_dist_first_and_second_order_as_torch(p, b):
+    """norm's backward of a - b (NaN second order at a zero distance for p = 2); p = 0: no gradient for a, and
+    torch's RuntimeError when b needs one"""
+    def run(L):
+        x, y = L.tensor([[0.0, 1.0]], requires_grad=True), L.tensor(b, requires_grad=True)
+        try:
+            g = L.autograd.grad(L.dist(x, y, p) * 1.3, (x, y), create_graph=True)
+        except RuntimeError:
+            return "RuntimeError"
+        g2 = L.autograd.grad(sum((v * 0.7).sum() for v in g), (x, y), allow_unused=True)
+        second = [None if v is None else np.abs(v.numpy(force=True)) for v in g2]  # (a zero's sign: not compared)
+        return [v.detach().numpy().copy() for v in g] + second
+    with np.errstate(all="ignore"):
+        t, m = _both(run)
+    assert t == m if isinstance(t, str) or isinstance(m, str) else all(_same(u, v) for u, v in zip(t, m))
+
+
+@pytest.mark.parametrize("op", ["masked_fill_", "masked_fill_mixed", "index_fill_", "fill_", "add_"])
+def test_fills_of_an_expanded_tensor(op):
+    """masked_fill_ and index_fill_ on an expanded tensor: torch's deprecation warning and a write into the shared
+    memory (a mixed mask fills the element every masked position shares); add_ is refused, fill_ silent"""
+    calls = {"masked_fill_": lambda L, v: v.masked_fill_(v > 0, 1.5),
+             "masked_fill_mixed": lambda L, v: v.masked_fill_(L.tensor([[[True, False], [False, False]]]), 7.0),
+             "index_fill_": lambda L, v: v.index_fill_(2, L.tensor([0]), 5.0), "fill_": lambda L, v: v.fill_(2.0),
+             "add_": lambda L, v: v.add_(1.0)}
+
+    def run(L):
+        base = L.tensor([[1.0]])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                calls[op](L, base.expand((1, 2, 2)))
+            except RuntimeError:
+                return "RuntimeError"
+        return base.numpy().copy(), [str(w.message).split(".")[0] for w in caught]
+    t, m = _both(run)
+    assert t == m if isinstance(t, str) or isinstance(m, str) else (_same(t[0], m[0]) and t[1] == m[1])
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_addcmul_addcdiv_saved_tensors_by_who_needs_a_gradient(op):
+    """for every choice of operands that need a gradient and of the operand changed in place afterwards: backward
+    raises exactly where torch's does (addcmul: each tensor kept for the other's gradient; addcdiv: tensor2 always)"""
+    def run(L):
+        seen = []
+        for rg in ("x", "1", "2", "12", "x12"):
+            for changed in (1, 2):
+                leaves = [L.tensor(v, requires_grad=k in rg) for k, v in (("x", [1.0, -1.0]), ("1", [0.5, 2.0]),
+                                                                          ("2", [1.5, 3.0]))]
+                ins = [t * 1 for t in leaves]
+                y = getattr(L, op)(*ins, value=0.5)
+                ins[changed].mul_(2)
+                try:
+                    y.sum().backward()
+                    seen.append("ok")
+                except RuntimeError:
+                    seen.append("raise")
+        return seen
+    t, m = _both(run)
+    assert t == m
+
+
+PRODUCTS = {"cross": lambda L, a, b: L.linalg.cross(a[:3], b[:3]), "addmv": lambda L, a, b: L.addmv(a[:2], a.reshape(2, 2), b[:2]),
+            "addr": lambda L, a, b: L.addr(a.reshape(2, 2), a[:2], b[:2]), "ldexp": lambda L, a, b: L.ldexp(a, b),
+            "baddbmm": lambda L, a, b: L.baddbmm(a.reshape(1, 2, 2), a.reshape(1, 2, 2), b.reshape(1, 2, 2)),
+            "addbmm": lambda L, a, b: L.addbmm(a.reshape(2, 2), a.reshape(1, 2, 2), b.reshape(1, 2, 2)),
+            "lerp_weight": lambda L, a, b: L.lerp(a, a * 0 + 1, b), "lerp_self_weight": lambda L, a, b: L.lerp(a, b, a),
+            "index_add": lambda L, a, b: a.index_add(0, L.tensor([0, 1]), b[:2], alpha=2)}
+
+
+@pytest.mark.parametrize("op", PRODUCTS)
+def test_products_keep_each_operand_for_the_others_gradient(op):
+    """cross, addmv, addr, baddbmm, addbmm keep an operand only for the other's gradient, ldexp its exponent only
+    for x's (and its result), lerp with a tensor weight start and end only for the weight's (the weight always),
+    index_add its source for the source's: which in-place change afterwards makes backward raise is torch's"""
+    def run(L):
+        seen = []
+        for needs in ("a", "b"):
+            for changed in ("a", "b", "out"):
+                a0 = L.tensor([0.3, 0.6, 0.2, 0.8], requires_grad=needs == "a")
+                b0 = L.tensor([0.7, 0.4, 0.9, 0.1], requires_grad=needs == "b")
+                a, b = a0 * 1, b0 * 1
+                y = PRODUCTS[op](L, a, b)
+                {"a": a, "b": b, "out": y}[changed].mul_(1.5)
+                try:
+                    y.sum().backward()
+                    seen.append("ok")
+                except RuntimeError:
+                    seen.append("raise")
+        return seen
+    t, m = _both(run)
+    assert t == m

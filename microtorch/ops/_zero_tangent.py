@@ -41,6 +41,14 @@ class ZeroTangent(Tensor):
         return _kept_result(lambda z, o: Tensor.__sub__(o, z) if isinstance(o, Tensor) else Tensor.__rsub__(z, o),
                             self, other, False)
 
+    def _is_zerotensor(self):
+        """True, as torch's efficient zero tensor answers (a gradient autograd.grad returns can be one)"""
+        return True
+
+
+ZeroTangent.__name__ = ZeroTangent.__qualname__ = "Tensor"  # (what a user handed one sees: type, repr, pickle)
+ZeroTangent.__module__ = Tensor.__module__
+
 
 _NUMBER_DTYPES = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
 

@@ -13,6 +13,7 @@ Where a view sits in its base is recorded as the flat positions of its elements.
 """
 
 import functools
+import warnings
 
 import numpy as np
 
@@ -457,9 +458,14 @@ def _checked(self, values, op):
         values = np.broadcast_to(values, self._data.shape)
     if not self._data.flags.writeable and op not in ("fill_", "zero_") and self._data.size and any(
             st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):  # torch's "internal overlap"
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           f"single memory location. Please clone() the tensor before performing the operation. "
-                           f"({op} on an expanded tensor)")
+        if op in ("masked_fill_", "index_fill_"):  # (torch still allows these two, with a warning)
+            warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before "
+                          "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = "
+                          "scalar", UserWarning, stacklevel=4)
+        else:
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               f"single memory location. Please clone() the tensor before performing the operation. "
+                               f"({op} on an expanded tensor)")
     if values.dtype != self._data.dtype:
         if can_cast(values.dtype, self._data.dtype):
             values = cast(values, self._data.dtype)
@@ -497,8 +503,9 @@ def _write(self, values):
         if idx is None or not root._data.flags.writeable:
             raise RuntimeError(f"fill_ of a read-only tensor of shape {list(self.shape)}: clone() it first")
         values = np.broadcast_to(values, idx.shape)
-        if root._data.ndim:
-            root._data[np.unravel_index(idx, root._data.shape)] = values
+        if root._data.ndim:  # (only the positions that change: a masked fill leaves the others, which may share
+            changed = values != self._data  # memory with a filled one, alone)
+            root._data[np.unravel_index(idx[changed], root._data.shape)] = values[changed]
         elif idx.size:  # a 0-d base (a norm, expanded): every position is its one element, the last write stays
             root._data[()] = values.flat[-1]
     self._version_counter[0] += 1

@@ -205,6 +205,13 @@ def logdet(input):
     return where(sign < 0, logabs * 0 + float("nan"), logabs)
 
 
+def _each_for_the_other(ctx, i, j, a, b):
+    """What torch's product-like nodes keep: a (input i) only for b's gradient, b (input j) only for a's, so that
+    an operand whose partner needs no gradient may change in place afterwards."""
+    need = ctx.needs_input_grad
+    return (a if need[j] else None, b if need[i] else None)
+
+
 class Cross(Op):
     """d (a x b) = (b x g, g x a)"""
     _grad_fn_name = "LinalgCrossBackward0"
@@ -212,13 +219,15 @@ class Cross(Op):
     @staticmethod
     def forward(ctx, a, b, dim):
         ctx.dim = dim
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(*_each_for_the_other(ctx, 0, 1, a, b))
         return np.cross(a, b, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return Cross.apply(b, grad, ctx.dim), Cross.apply(grad, a, ctx.dim), None
+        need = ctx.needs_input_grad
+        return (Cross.apply(b, grad, ctx.dim) if need[0] else None, Cross.apply(grad, a, ctx.dim) if need[1] else None,
+                None)
 
     @staticmethod
     def jvp(ctx, ta, tb, _dim):
@@ -314,8 +323,19 @@ class Dist(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        from types import SimpleNamespace
+
+        from .reduce import Norm
         a, b, out = ctx.saved_tensors
-        g = _p_norm_grad(a - b, out, grad, ctx.p)
+        if ctx.p == 0:  # torch's norm backward gives no gradient at all for p = 0, and negating it for b fails
+            if ctx.needs_input_grad[1]:
+                raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument "
+                                   "#0 'self' (dist with p=0 is a count, with no gradient: torch's backward fails "
+                                   "on the second operand's; detach it, or use another p)")
+            return None, None
+        d = a - b  # torch's dist backward is norm's, of a - b: the same formulas (and second order: NaN at a 0)
+        norm_ctx = SimpleNamespace(saved_tensors=(d, out), dims=None, keepdim=False, ord=ctx.p, in_shape=d.shape)
+        g = Norm.backward(norm_ctx, grad)
         return g, -g
 
     @staticmethod
@@ -435,13 +455,15 @@ class Addmv(Op):
     @staticmethod
     def forward(ctx, x, a, v, beta=1, alpha=1):
         ctx.beta, ctx.alpha = beta, alpha
-        ctx.save_for_backward(a, v)
+        ctx.save_for_backward(*_each_for_the_other(ctx, 1, 2, a, v))
         return (beta * x if beta != 0 else np.zeros_like(x)) + alpha * (a @ v)
 
     @staticmethod
     def backward(ctx, grad):
         a, v = ctx.saved_tensors
-        return grad * ctx.beta, grad.unsqueeze(1) * v * ctx.alpha, mv(a.t(), grad) * ctx.alpha
+        need = ctx.needs_input_grad
+        return (grad * ctx.beta, grad.unsqueeze(1) * v * ctx.alpha if need[1] else None,
+                mv(a.t(), grad) * ctx.alpha if need[2] else None)
 
     @staticmethod
     def jvp(ctx, tx, ta, tv):
@@ -456,13 +478,15 @@ class Addr(Op):
     @staticmethod
     def forward(ctx, x, u, v, beta=1, alpha=1):
         ctx.beta, ctx.alpha = beta, alpha
-        ctx.save_for_backward(u, v)
+        ctx.save_for_backward(*_each_for_the_other(ctx, 1, 2, u, v))
         return (beta * x if beta != 0 else np.zeros_like(x)) + alpha * np.outer(u, v)
 
     @staticmethod
     def backward(ctx, grad):
         u, v = ctx.saved_tensors
-        return grad * ctx.beta, mv(grad, v) * ctx.alpha, mv(grad.t(), u) * ctx.alpha
+        need = ctx.needs_input_grad
+        return (grad * ctx.beta, mv(grad, v) * ctx.alpha if need[1] else None,
+                mv(grad.t(), u) * ctx.alpha if need[2] else None)
 
     @staticmethod
     def jvp(ctx, tx, tu, tv):
@@ -477,13 +501,15 @@ class Baddbmm(Op):
     @staticmethod
     def forward(ctx, x, a, b, beta=1, alpha=1):
         ctx.beta, ctx.alpha = beta, alpha
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(*_each_for_the_other(ctx, 1, 2, a, b))
         return (beta * x if beta != 0 else np.zeros_like(x)) + alpha * np.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad * ctx.beta, bmm(grad, b.mT) * ctx.alpha, bmm(a.mT, grad) * ctx.alpha
+        need = ctx.needs_input_grad
+        return (grad * ctx.beta, bmm(grad, b.mT) * ctx.alpha if need[1] else None,
+                bmm(a.mT, grad) * ctx.alpha if need[2] else None)
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):
@@ -497,15 +523,17 @@ class Addbmm(Baddbmm):
 
     @staticmethod
     def forward(ctx, x, a, b, beta=1, alpha=1):
-        ctx.beta, ctx.alpha = beta, alpha
-        ctx.save_for_backward(a, b)
+        ctx.beta, ctx.alpha, ctx.batch = beta, alpha, a.shape[0]
+        ctx.save_for_backward(*_each_for_the_other(ctx, 1, 2, a, b))
         return (beta * x if beta != 0 else np.zeros_like(x)) + alpha * np.matmul(a, b).sum(0)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        g = grad.unsqueeze(0).expand(a.shape[0], *grad.shape)
-        return grad * ctx.beta, bmm(g, b.mT) * ctx.alpha, bmm(a.mT, g) * ctx.alpha
+        need = ctx.needs_input_grad
+        g = grad.unsqueeze(0).expand(ctx.batch, *grad.shape)
+        return (grad * ctx.beta, bmm(g, b.mT) * ctx.alpha if need[1] else None,
+                bmm(a.mT, g) * ctx.alpha if need[2] else None)
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):

@@ -472,13 +472,16 @@ class LerpTensor(Op):
 
     @staticmethod
     def forward(ctx, start, end, weight):
-        ctx.save_for_backward(start, end, weight)
+        weighted = ctx.needs_input_grad[2]  # (start and end only for the weight's gradient, as torch keeps them)
+        ctx.save_for_backward(start if weighted else None, end if weighted else None, weight)
         return _lerp(start, end, weight.astype(start.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
         s, e, w = ctx.saved_tensors
-        return grad * scalar_minus(1, w).conj(), grad * w.conj(), grad * (e - s).conj()
+        need = ctx.needs_input_grad
+        return (grad * scalar_minus(1, w).conj() if need[0] else None, grad * w.conj() if need[1] else None,
+                grad * (e - s).conj() if need[2] else None)
 
     @staticmethod
     def jvp(ctx, ts, te, tw):
@@ -489,11 +492,14 @@ class LerpTensor(Op):
 class Addcmul(Op):
     """d (x + v a b) = (1, v b, v a)"""
     _grad_fn_name = "AddcmulBackward0"
+    _saved_names, _saved_values = ("tensor1", "tensor2"), {"value": "value"}
 
     @staticmethod
     def forward(ctx, x, a, b, value=1):
         ctx.value = value
-        ctx.save_for_backward(a, b)
+        need = ctx.needs_input_grad
+        ctx.save_for_backward(a if need[2] else None, b if need[1] else None)  # (each only for the other's
+        # gradient, as torch: a tensor whose partner needs none may change in place afterwards)
         dtype = np.result_type(x, a, b)
         if _fused(dtype) and not isinstance(value, complex):  # torch's: (value a) b + x, one rounding
             return _fma(np.float32(value) * a.astype(np.float32, copy=False), b, x).astype(dtype, copy=False)
@@ -502,7 +508,8 @@ class Addcmul(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors  # (torch's formula, term by term: the tensor scaled first)
-        return grad, grad * MulScalar.apply(b, ctx.value).conj(), grad * MulScalar.apply(a, ctx.value).conj()
+        return (grad, grad * MulScalar.apply(b, ctx.value).conj() if ctx.needs_input_grad[1] else None,
+                grad * MulScalar.apply(a, ctx.value).conj() if ctx.needs_input_grad[2] else None)
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):
@@ -513,18 +520,22 @@ class Addcmul(Op):
 class Addcdiv(Op):
     """d (x + v a / b) = (1, v / b, -v a / b^2)"""
     _grad_fn_name = "AddcdivBackward0"
+    _saved_names, _saved_values = ("tensor1", "tensor2"), {"value": "value"}
 
     @staticmethod
     def forward(ctx, x, a, b, value=1):
         ctx.value = value
-        ctx.save_for_backward(a, b)
+        need = ctx.needs_input_grad
+        ctx.save_for_backward(a if need[2] else None, b)  # (what torch keeps: tensor1 for tensor2's gradient)
         return x + value * a / b
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors  # (torch's formula, term by term: value / b is a true division, as C++'s)
-        over_b = Tensor._make(np.asarray(ctx.value, b._data.dtype)) / b
-        return grad, grad * over_b.conj(), -grad * (MulScalar.apply(a, ctx.value) / (b * b)).conj()
+        need = ctx.needs_input_grad
+        over_b = Tensor._make(np.asarray(ctx.value, b._data.dtype)) / b if need[1] else None
+        return (grad, grad * over_b.conj() if need[1] else None,
+                -grad * (MulScalar.apply(a, ctx.value) / (b * b)).conj() if need[2] else None)
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):

@@ -206,10 +206,12 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 class IndexAdd(Op):
     """out = x; out[.., index[i], ..] += alpha src[.., i, ..];  d/dx = g, d/dsrc = alpha index_select(g)"""
     _grad_fn_name = "IndexAddBackward0"
+    _saved_names = ("source",)
 
     @staticmethod
     def forward(ctx, x, src, dim=0, index=None, alpha=1):
         ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
+        ctx.save_for_backward(src if ctx.needs_input_grad[1] else None)  # (torch keeps it for its own gradient)
         out = np.moveaxis(x.copy(), dim, 0)
         np.add.at(out, index, np.moveaxis(src, dim, 0) * alpha)
         return np.ascontiguousarray(np.moveaxis(out, 0, dim))
@@ -217,6 +219,7 @@ class IndexAdd(Op):
     @staticmethod
     def backward(ctx, grad):
         from .index import index_select
+        ctx.saved_tensors  # (unpacked, as torch's node does: a source changed in place raises)
         gsrc = index_select(grad, ctx.dim, Tensor._make(ctx.index)) * ctx.alpha if ctx.needs_input_grad[1] else None
         return grad, gsrc
 

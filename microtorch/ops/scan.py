@@ -110,6 +110,8 @@ class Logcumsumexp(Op):
                 top.max(axis=dim, keepdims=True)
         else:
             out = np.logaddexp.accumulate(x, axis=dim) if x.size and x.ndim else x.copy()
+            if x.size and x.ndim:  # (torch's scan starts from -inf: its first value is x + log1p(0), so -0 is +0)
+                out[(slice(None),) * dim + (0,)] += 0.0
         ctx.save_for_backward(x, out)
         return out
 

@@ -10,6 +10,7 @@ from ._layout import like_torch
 from ._memory_formats import laid_out, memory_format as _memory_format, preserve_format
 from ._op import Op, normalize_dims, plain, unrecorded
 from ._sum_order import sum_like_torch
+from ._zero_tangent import ZeroTangent
 from .inplace import mark_view
 
 
@@ -215,10 +216,13 @@ def expand_as(input, other):
 
 
 def _share(out, x, multi=False):
-    """Views share the version counter (and remember their base) as in torch."""
+    """Views share the version counter (and remember their base) as in torch; a view of an exact zero (sgn's
+    gradient) is one too, as torch's view of a zero tensor."""
     if isinstance(out, Tensor) and out is not x and (np.may_share_memory(out._data, x._data)  # (O(1) bounds check)
                                                      or out._data.size == 0):  # (empty arrays share nothing)
         mark_view(out, x, multi or x._view_multi)  # a view of split()'s output too
+        if type(x) is ZeroTangent and type(out) is Tensor:
+            out.__class__ = ZeroTangent
     return out
 
 

@@ -456,7 +456,8 @@ class Ldexp(Op):
     def forward(ctx, x, e):  # (a complex exponent makes the result complex, as torch's x * 2**e)
         ctx.scale = np.exp2(e).astype(np.result_type(x.dtype, e.dtype) if e.dtype.kind == "c" else x.dtype)
         out = x * ctx.scale
-        ctx.save_for_backward(e, out)  # (torch keeps the exponent and the result; x may change in place)
+        # torch keeps the exponent for x's gradient only, and the result: x may change in place
+        ctx.save_for_backward(e if ctx.needs_input_grad[0] else None, out)
         return out
 
     @staticmethod

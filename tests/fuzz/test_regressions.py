@@ -559,3 +559,43 @@ def test_cummax_saves_its_input(op):
     """(seed 521653) CummaxBackward0 keeps self (torch's _saved_self): changed in place, backward raises"""
     leaves = {"x": ([[-2.0, 1.0], [0.5, 3.0]], True)}
     assert_like_torch(leaves, [("mul", "x * 1.5"), ("cummax", op), ("inplace", "v0.fill_(0.5)")])
+
+
+def test_logcumsumexp_of_minus_zero_starts_at_plus_zero():
+    """(seed 528750) torch's scan starts from -inf, so its first value is x + log1p(0): -0 becomes +0, and a
+    division by it gives +inf (numpy's accumulate kept -0)"""
+    leaves = {"x": ([[-0.0, 1.0], [-0.0, -0.0]], False), "s": ([1.0, 2.0], True)}
+    assert_like_torch(leaves, [("logcumsumexp", "L.logcumsumexp(x, 0)"), ("div", "L.div(s, v0)")])
+
+
+@pytest.mark.parametrize("op", ["L.amax(v0, dim=1)", "L.amax(v0, dim=0, keepdim=True)"])
+def test_a_view_of_sgns_exact_zero_gradient_is_still_exact(op):
+    """(seed 416903) amax's backward reshapes its gradient (a view): of sgn's exact zero that is torch's zero tensor
+    again, so a later division by the count of a NaN maximum leaves 0, not 0 / 0"""
+    leaves = {"x": ([[1.0, -2.0], [np.nan, 3.0]], True)}
+    assert_like_torch(leaves, [("sgn", "L.sgn(x)"), ("amax", op)])
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, 0.5, float("inf")])
+def test_dists_backward_is_norms_of_the_difference(p):
+    """(seed 530495) torch's dist backward is norm_backward of a - b: at a zero distance its second order is
+    NaN for p = 2 (microtorch's own formula selected 0 there)"""
+    leaves = {"a": ([[0.0, 1.0], [2.0, -1.0]], True), "b": ([[0.0, 1.0], [2.0, -1.0]], True)}
+    assert_like_torch(leaves, [("dist", f"L.dist(a, b, {p!r})")])
+
+
+@pytest.mark.parametrize("op", ["v0.masked_fill_(v0 > 0, 1.0)", "v0.index_fill_(2, L.tensor([0]), 5.0)"])
+def test_masked_and_index_fill_of_an_expanded_tensor_write_through(op):
+    """(seed 542056) torch still allows these two in-place fills on an expanded tensor (with a deprecation warning)
+    and writes into the shared memory; microtorch refused as for the other in-place ops"""
+    leaves = {"x": ([[1.0]], False), "s": ([2.0], True)}
+    assert_like_torch(leaves, [("expand", "x.expand((1, 2, 2))"), ("inplace", op), ("mul", "L.mul(x, s)")])
+
+
+@pytest.mark.parametrize("op", ["L.addcmul(v0, v0, c, value=0.5)", "L.addcmul(v0, c, v0)",
+                                "L.addcdiv(v0, v0, c, value=0.5)", "L.addcdiv(v0, c, v0)"])
+def test_addcmul_addcdiv_save_what_torch_saves(op):
+    """(seed 548079) addcmul keeps each tensor only for the other's gradient; addcdiv always keeps tensor2 and
+    tensor1 for tensor2's: an operand changed in place afterwards raises exactly where torch's does"""
+    leaves = {"x": ([1.0, -1.0], True), "c": ([1.5, 3.0], False)}
+    assert_like_torch(leaves, [("mul", "x * 2.0"), ("binary2", op), ("inplace", "v0.t_()")])
