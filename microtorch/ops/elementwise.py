@@ -6,7 +6,7 @@ import operator
 import numpy as np
 
 from .._dtype import from_numpy_dtype, result_type
-from .. import _kernel_exp
+from .. import _kernel_exp, _kernel_gelu
 from .._fma import fma
 from .._tensor import Tensor
 from . import _zero_tangent as _zero
@@ -1391,6 +1391,8 @@ class Gelu(Op):
         if approximate == "tanh":
             k = math.sqrt(2 / math.pi)
             return (0.5 * x * (1 + np.tanh(k * (x + 0.044715 * x ** 3)))).astype(x.dtype)
+        if _kernel_gelu.applies(x):  # (torch's oneDNN kernel, to the bit)
+            return _kernel_gelu.gelu(x)
         return (0.5 * x * (1 + _erf_np(x / math.sqrt(2)))).astype(x.dtype)
 
     @staticmethod
@@ -1412,6 +1414,8 @@ class GeluBackward(Op):
     def forward(ctx, g, x, approximate="none"):
         ctx.approximate = approximate
         ctx.save_for_backward(g, x)
+        if approximate == "none" and g.dtype == np.float32 and _kernel_gelu.applies(x):
+            return _kernel_gelu.gelu_slope(x) * g  # (torch's oneDNN kernel, to the bit)
         return _gelu_slope(Tensor._make(x), approximate)._data * g
 
     @staticmethod
