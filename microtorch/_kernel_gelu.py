@@ -7,9 +7,13 @@ and the derivative with Abramowitz and Stegun's formula 7.1.26 and oneDNN's own 
 2^n). Every multiply-add in them is one fused instruction. (Facts from oneDNN's jit_uni_eltwise_injector, checked
 bit for bit against torch 2.13 in tests/test_kernel_gelu_bits.py.) Other inputs (strided, one element, other
 dtypes) go through torch's own kernel, which microtorch approximates to within a few ulps.
+
+The tanh form torch computes with its own kernel: SLEEF's tanh on the vector lanes, the C library's on the tails,
+with the compiler's fused multiply-adds where the tests found them (gelu_tanh, gelu_tanh_slope).
 """
 import numpy as np
 
+from . import _kernel_exp, _libm_f32
 from ._fma import fma32
 
 F32 = np.float32
@@ -91,6 +95,52 @@ def exp(x):
     half_power = ((n - F32(1)).astype(np.int32) + 127) << 23
     half_power[underflow] = 0
     return _horner(_EXP_POLY, r) * half_power.view(F32) * F32(2)
+
+
+_BETA, _KAPPA = F32(2 ** 0.5 * 2 / np.pi ** 0.5 * 0.5), F32(0.044715)  # sqrt(2/pi) and the cubic's weight
+
+
+def gelu_tanh(x, lanes):
+    """x (1 + tanh(beta (x + kappa x^3))) / 2, the inner sum fused"""
+    t = _kernel_exp.tanh(_BETA * fma32(_KAPPA, x * x * x, x), lanes)
+    return F32(0.5) * x * (F32(1) + t)
+
+
+def gelu_tanh_slope(x, lanes):
+    """(1 + t) / 2 + (x / 2) (1 - t^2) beta (1 + 3 kappa x^2), t = tanh(beta (x + kappa x^3)), term by term as
+    torch's kernel, with its three fused steps"""
+    t = _kernel_exp.tanh(_BETA * fma32(_KAPPA, x * x * x, x), lanes)
+    inner_slope = _BETA * fma32(F32(3) * _KAPPA, x * x, F32(1))
+    return F32(0.5) * (F32(1) + t) + (F32(0.5) * x) * fma32(-t, t, F32(1)) * inner_slope
+
+
+# torch's own kernel for the exact form (a strided input, or one element): erf by Abramowitz and Stegun 7.1.26 on
+# the vector lanes (torch's Vectorized erf), the C library's erff on the tails
+def gelu_aten(x, lanes):
+    """x / 2 (1 + erf(x / sqrt 2))"""
+    return x * F32(0.5) * (F32(1) + _erf_aten(x * _ONE_OVER_SQRT_TWO, lanes))
+
+
+def gelu_aten_slope(x, lanes):
+    """(1 + erf(x / sqrt 2)) / 2 + x e^(-x^2/2) / sqrt(2 pi), the last sum fused on the vector lanes (not on the
+    tails: measured)"""
+    cdf = F32(0.5) * (F32(1) + _erf_aten(x * _ONE_OVER_SQRT_TWO, lanes))
+    pdf = _PDF_SCALE * _kernel_exp.by_lanes(x * x * F32(-0.5), lanes, _kernel_exp.expf, _libm_f32.expf)
+    return np.where(lanes, fma32(x, pdf, cdf), cdf + x * pdf)
+
+
+_PDF_SCALE = F32(2 / np.pi ** 0.5 * 0.5 ** 0.5 * 0.5)
+
+
+def _erf_aten(v, lanes):
+    return _kernel_exp.by_lanes(v, lanes, _erf_vector, _libm_f32.erff)
+
+
+def _erf_vector(v):
+    """torch's Vectorized erf: 1 - t P(t) e^(-v^2) with t = 1 / (1 + p |v|), fused, its sign put back"""
+    t = F32(1) / fma32(_AS_P, np.abs(v), F32(1))
+    erf = fma32(-_kernel_exp.expf(-(v * v)) * t, _horner(_AS_POLY, t), F32(1))
+    return np.where(np.signbit(v), -erf, erf)
 
 
 def _horner(coefficients, x):
