@@ -46,10 +46,9 @@ def _fma32(p, c):
     (rare: checked with one mask rather than computed for every element)."""
     s = np.asarray(p + c)
     tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000
-    if tie.any():
-        at = np.nonzero(tie)
-        p, c = np.broadcast_to(p, s.shape)[at], np.broadcast_to(c, s.shape)[at]
-        s[at] = np.where(p == -c, s[at], _odd_sum(p, c))
+    if tie.any():  # (a mask, not np.nonzero: s may be 0-d)
+        p, c = np.broadcast_to(p, s.shape)[tie], np.broadcast_to(c, s.shape)[tie]
+        s[tie] = np.where(p == -c, s[tie], _odd_sum(p, c))
     return s.astype(np.float32)
 
 

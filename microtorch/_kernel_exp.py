@@ -8,10 +8,10 @@ cubic, in double). (Facts about SLEEF, glibc and torch's loops from their source
 torch in tests/test_kernel_exp_bits.py.) float64 stays with numpy's exp: SLEEF's double steps need an exact
 double fma, which numpy can only emulate at some 50 times the cost, too slow for every training step.
 """
-from decimal import Decimal, getcontext
-
 import numpy as np
 
+from . import _libm_f32
+from ._double_float import add2_pf, add2_pp, add_fp, add_pp, div_pp, mul_pf, mul_pp, reciprocal_p, square_p
 from ._fma import fma, fma32
 
 F32 = np.float32
@@ -47,19 +47,27 @@ def _power_of_two(h):
     return ((h + 127) << 23).astype(np.int32).view(F32)
 
 
-def exp(x, shares, layout=None):
+def exp(x, shares, layout=None, others=()):
     """e^x of a float32 array as torch's vector kernels compute it: SLEEF's exp on the vector lanes, the C library's
     on each tail. `shares(n)`: the [start, stop) of each thread's part of a loop of n elements. layout: the kernel's
-    input, when x was computed from it (-x of a strided view is contiguous, the view is not)."""
-    layout = x if layout is None else layout
-    if x.ndim == 0 or not _dense(layout):  # (torch's loop over a strided input is the scalar one)
-        return libm_expf(x)
-    flat, order = _in_memory_order(x, layout)
-    lanes = vector_lanes(flat.size, x.itemsize, shares)
-    out = expf(flat)
-    if not lanes.all():
-        out[~lanes] = libm_expf(flat[~lanes])
-    return out.reshape([x.shape[d] for d in order]).transpose(np.argsort(order))
+    input, when x was computed from it (-x of a strided view is contiguous, the view is not); others: the kernel's
+    other inputs (see lane_mask)."""
+    return by_lanes(x, lane_mask(x if layout is None else layout, shares, *others), expf, _libm_f32.expf)
+
+
+def by_lanes(x, lanes, vector, scalar):
+    """vector(x) where `lanes`, scalar(x) elsewhere (what torch's loop computes with its vector function and with the
+    C library's), laid out as x, as torch's loop writes its result"""
+    if lanes.all() or not lanes.any():
+        out = np.asarray((vector if lanes.all() else scalar)(x), F32).reshape(x.shape)
+        if x.ndim < 2 or x.flags.c_contiguous or out.strides == x.strides:
+            return out
+        values, out = out, np.empty_like(x, F32)
+        out[...] = values
+        return out
+    out = np.empty_like(x, F32)
+    out[lanes], out[~lanes] = vector(x[lanes]), scalar(x[~lanes])
+    return out
 
 
 def vector_lanes(n, itemsize, shares):
@@ -72,32 +80,15 @@ def vector_lanes(n, itemsize, shares):
     return mask
 
 
-def _two_to_the_32ths():
-    """glibc's table: the bits of 2^(i/32), each less i << 47 (the part that adding k << 47 puts back)."""
-    getcontext().prec = 40
-    bits = [np.float64(float(Decimal(2) ** (Decimal(i) / 32))).view(np.uint64) for i in range(32)]
-    return np.array([b - np.uint64(i << 47) for i, b in enumerate(bits)], np.uint64)
-
-
-_EXP2F_TABLE = _two_to_the_32ths()
-_EXPF_CUBIC = [float.fromhex("0x1.c6af84b912394p-5") / 32 ** 3, float.fromhex("0x1.ebfce50fac4f3p-3") / 32 ** 2,
-               float.fromhex("0x1.62e42ff0c52d6p-1") / 32]
-
-
-def libm_expf(x):
-    """glibc's expf (its FMA build): x 32/ln 2 = k + r, e^x = 2^(k/32) (table times 2^(k//32)) times a cubic in r,
-    in double, rounded once to float."""
-    x = np.asarray(x, F32)
-    with np.errstate(over="ignore", invalid="ignore"):  # (infinities and NaN are replaced below)
-        z = float.fromhex("0x1.71547652b82fep+0") * 32 * x.astype(np.float64)
-        shifted = z + float.fromhex("0x1.8p+52")
-        k = shifted.view(np.uint64)
-        r = z - (shifted - float.fromhex("0x1.8p+52"))
-        s = (_EXP2F_TABLE[k % np.uint64(32)] + (k << np.uint64(47))).view(np.float64)
-        c0, c1, c2 = _EXPF_CUBIC
-        y = (fma(fma(c0, r, c1), r * r, fma(c2, r, 1.0)) * s).astype(F32)
-    y = np.where(x > F32(float.fromhex("0x1.62e42ep6")), F32(np.inf), y)
-    return np.where(x < F32(-float.fromhex("0x1.9fe368p6")), F32(0), np.where(np.isnan(x), x, y))
+def lane_mask(x, shares, *others):
+    """A mask of x's shape: True where torch's vector loop computes the element (x dense, read in memory order), False
+    on each thread's tail. All False where torch's scalar loop reads every element: x strided, or another input of
+    the kernel laid out otherwise (a number, or a tensor broadcast from one, does not count)."""
+    if x.ndim == 0 or not _dense(x) or any(o.strides != x.strides and any(o.strides) for o in others):
+        return np.zeros(x.shape, bool)
+    order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
+    lanes = vector_lanes(x.size, x.itemsize, shares)
+    return lanes.reshape([x.shape[d] for d in order]).transpose(np.argsort(order))
 
 
 def _dense(x):
@@ -110,7 +101,56 @@ def _dense(x):
     return True
 
 
-def _in_memory_order(x, layout):
-    """x's elements in the order layout's lie in memory (layout dense), and the order of dims that gives it."""
-    order = sorted(range(x.ndim), key=lambda d: -layout.strides[d])
-    return np.ascontiguousarray(x.transpose(order)).reshape(-1), order
+def expm1(x, lanes):
+    """e^x - 1 of a float32 array as torch's kernels compute it (elu, selu, celu): SLEEF's u10 expm1 where `lanes`
+    (lane_mask), the C library's expm1f elsewhere. float64: numpy's."""
+    return by_lanes(x, lanes, expm1_vector, _libm_f32.expm1f) if x.dtype == F32 else np.expm1(x)
+
+
+def expm1_vector(a):
+    """SLEEF's u10 expm1: e^a as a pair (_exp_pair), less 1 as a pair, rounded once; -1 below -16.64, inf above
+    88.72, -0.0 kept"""
+    with np.errstate(all="ignore"):  # (out-of-range and NaN lanes are set below)
+        hi, lo = add2_pf(*_exp_pair(a), F32(-1))
+        x = hi + lo
+    x = np.where(a > F32(88.72283172607421875), F32(np.inf), x)
+    x = np.where(a < F32(-16.635532333438687426013570), F32(-1), x)
+    return np.where((a == 0) & np.signbit(a), a, x)
+
+
+def tanh(x, lanes):
+    """tanh of a float32 array as torch's kernels compute it inside mish and gelu's tanh form: SLEEF's u10 tanh
+    where `lanes`, the C library's tanhf elsewhere. float64: numpy's."""
+    return by_lanes(x, lanes, tanh_vector, _libm_f32.tanhf) if x.dtype == F32 else np.tanh(x)
+
+
+def tanh_vector(x):
+    """SLEEF's u10 tanh: (e - 1/e) / (e + 1/e) with e = e^|x| as pairs, its sign put back; 1 beyond 8.66"""
+    with np.errstate(all="ignore"):  # (large and NaN lanes are set below)
+        eh, el = _exp_pair(np.abs(x))
+        rh, rl = reciprocal_p(eh, el)
+        yh, yl = div_pp(*add_pp(eh, el, -rh, -rl), *add_pp(eh, el, rh, rl))
+        y = yh + yl
+    y = np.where((np.abs(x) > F32(8.664339742)) | np.isnan(y), F32(1), y)
+    return np.where(np.isnan(x), x, np.copysign(y, x))
+
+
+def _exp_pair(d):
+    """SLEEF's expk2f for a single float d: d = q ln 2 + s (s as a pair), e^s by a polynomial carried in pairs,
+    times 2^q (in two factors); 0 below -104"""
+    q = np.rint(d * F32(_R_LN2)).astype(np.int32)
+    qf = q.astype(F32)  # (an int32 times a float32 would be float64 in numpy)
+    sh, sl = add2_pf(d, np.zeros_like(d), qf * F32(-0.693145751953125))
+    sh, sl = add2_pf(sh, sl, qf * F32(-1.428606765330187045e-06))
+    u = np.full_like(sh, F32(0.1980960224e-3))
+    for c in (0.1394256484e-2, 0.8333456703e-2, 0.4166637361e-1):
+        u = fma32(u, sh, F32(c))
+    th, tl = add2_pf(*mul_pf(sh, sl, u), F32(0.166666659414234244790680580464))
+    th, tl = add2_pf(*mul_pp(sh, sl, th, tl), F32(0.5))
+    th, tl = add2_pp(sh, sl, *mul_pp(*square_p(sh, sl), th, tl))
+    th, tl = add_fp(F32(1), th, tl)
+    with np.errstate(invalid="ignore"):  # (a NaN's q: its pair is NaN already)
+        q = np.clip(q, -200, 200)
+    p, r = _power_of_two(q >> 1), _power_of_two(q - (q >> 1))
+    dead = d < F32(-104)
+    return np.where(dead, F32(0), th * p * r), np.where(dead, F32(0), tl * p * r)

@@ -8,6 +8,9 @@ bit for bit against torch in tests/test_log_softmax_bits.py.)
 """
 import numpy as np
 
+from . import _libm_f32
+from ._kernel_exp import by_lanes
+from ._double_float import add_pf, add_pp, div_pp, mul_pf, two_sum
 from ._fma import fma32
 
 F32 = np.float32
@@ -21,12 +24,12 @@ def log(d):
         e = _getexp(d * (F32(1) / F32(0.75)))
         e = np.where(np.isinf(e), F32(128), e)
         m = _getmant(d)
-        xh, xl = _div2(*_add2(F32(-1), m), *_add2(F32(1), m))
+        xh, xl = div_pp(*two_sum(F32(-1), m), *two_sum(F32(1), m))
         x2 = xh * xh
-        sh, sl = _mul2(*_LN2, e)
-        sh, sl = _add22(sh, sl, xh * F32(2), xl * F32(2))
+        sh, sl = mul_pf(*_LN2, e)
+        sh, sl = add_pp(sh, sl, xh * F32(2), xl * F32(2))
         poly = fma32(fma32(F32(0.3027294874), x2, F32(0.3996108174)), x2, F32(0.6666694880))
-        sh, sl = _add21(sh, sl, x2 * xh * poly)
+        sh, sl = add_pf(sh, sl, x2 * xh * poly)
         r = sh + sl
     r = np.where(d == 0, F32(-np.inf), r)
     r = np.where(np.isposinf(d), F32(np.inf), r)
@@ -46,31 +49,28 @@ def _getmant(d):
     return np.where(mant < 0.75, mant * 2, mant).astype(d.dtype)
 
 
-def _add2(x, y):
-    """x + y as a pair (value, rounding error)"""
-    s = x + y
-    v = s - x
-    return s, (x - (s - v)) + (y - v)
+def log1p(d, lanes):
+    """log(1 + d) of a float32 array as torch's kernels compute it: SLEEF's u10 log1p where `lanes` (the vector
+    loop's elements, _kernel_exp.lane_mask), the C library's log1pf elsewhere."""
+    return by_lanes(d, lanes, log1p_vector, _libm_f32.log1pf)
 
 
-def _add21(xh, xl, y):
-    s = xh + y
-    return s, ((xh - s) + y) + xl
-
-
-def _add22(xh, xl, yh, yl):
-    s = xh + yh
-    return s, (((xh - s) + yh) + xl) + yl
-
-
-def _mul2(xh, xl, y):
-    s = xh * y
-    return s, fma32(xl, y, fma32(xh, y, -s))
-
-
-def _div2(nh, nl, dh, dl):
-    t = F32(1) / dh
-    s = nh * t
-    u = fma32(t, nh, -s)
-    v = fma32(-dl, t, fma32(-dh, t, F32(1)))
-    return s, fma32(s, v, fma32(nl, t, u))
+def log1p_vector(d):
+    """SLEEF's u10 log1p of a float32 array (torch's vector loops): 1 + d = m 2^e as in log (m from d directly, not from the rounded 1 + d), then the same
+    atanh series; beyond 1e23 its log of d"""
+    with np.errstate(all="ignore"):  # (-1, below -1, infinities and NaN are set at the end)
+        e = _getexp((d + F32(1)) * (F32(1) / F32(0.75)))
+        e = np.where(np.isposinf(e), F32(128), e)
+        t = np.ldexp(F32(1), -np.rint(e).astype(np.int32)).astype(F32)
+        m = fma32(d, t, t - F32(1))
+        sh, sl = mul_pf(*_LN2, e)
+        two_m = F32(2) + m
+        xh, xl = div_pp(m, F32(0), two_m, (F32(2) - two_m) + m)
+        x2 = xh * xh
+        poly = fma32(fma32(F32(0.3027294874), x2, F32(0.3996108174)), x2, F32(0.6666694880))
+        sh, sl = add_pp(sh, sl, xh * F32(2), xl * F32(2))
+        sh, sl = add_pf(sh, sl, x2 * xh * poly)
+        r = sh + sl
+    r = np.where(d > F32(1e23), log(d), r)
+    r = np.where(d < F32(-1), F32(np.nan), np.where(d == F32(-1), F32(-np.inf), r))
+    return np.where((d == 0) & np.signbit(d), F32(-0.0), r)

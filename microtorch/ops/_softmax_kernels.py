@@ -17,7 +17,8 @@ import numpy as np
 
 from .._fma import fma
 from .. import _kernel_log
-from .._kernel_exp import expf, libm_expf
+from .._kernel_exp import expf
+from .._libm_f32 import expf as libm_expf
 from ._range_kernels import _thread_chunks
 
 

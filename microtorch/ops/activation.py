@@ -3,13 +3,13 @@ logsigmoid, glu, prelu, rrelu. Each is one Function with its derivative beside i
 op of its own (HardswishBackwardBackward0...), so is ours, so that a gradient's graph has torch's nodes."""
 import numpy as np
 
-from .. import _kernel_exp
+from .. import _kernel_exp, _kernel_log
 from .._fma import fma32
 from .._tensor import Tensor
 from ._op import Op, plain, unrecorded
 from ._range_kernels import _thread_chunks
-from .elementwise import (GradTimesLocal, LeakyReluBackward, _select, _unary, div_scalar, elu_backward, where,
-                          zeros_like_)
+from .elementwise import (GradTimesLocal, LeakyReluBackward, _exp_as_torch, _select, _unary, div_scalar,
+                          elu_backward, where, zeros_like_)
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 
 
@@ -120,7 +120,7 @@ class LogSigmoidBackward(_BackwardOp):
     @staticmethod
     def values(g, x):
         """torch's kernel, from z = exp(-|x|) (its forward's buffer): (1 - z/(1+z)) g below 0, z/(1+z) g above"""
-        z = np.exp(-np.abs(x))
+        z = _logsigmoid_buffer(x)
         below = x < 0
         one = x.dtype.type(1)
         return ((below * one) - np.where(below, one, -one) * (z / (one + z))) * g
@@ -131,8 +131,26 @@ class LogSigmoidBackward(_BackwardOp):
         return h * sub_scalar(z, 1) * z
 
 
+def _mish_np(x):
+    """x tanh(log1p(exp(x))); float32 as torch's kernel (SLEEF's exp, log1p and tanh on the vector lanes)"""
+    if x.dtype == np.float32:
+        return x * _softplus_tanh(x)
+    return x * np.tanh(np.logaddexp(0, x))
+
+
+def _softplus_tanh(x, *others):
+    """tanh(log1p(exp(x))) of a float32 array as torch's mish kernels compute it (others: the kernel's other inputs)"""
+    lanes = _kernel_exp.lane_mask(x, _thread_chunks, *others)
+    return _kernel_exp.tanh(_kernel_log.log1p(_exp_as_torch(x, x, *others), lanes), lanes)
+
+
 def _d_mish(g, x):
-    """d x tanh(softplus(x)) = tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2)  (torch's, term by term)"""
+    """d x tanh(softplus(x)) = tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2)  (torch's, term by term; outside
+    create_graph, float32 as torch's kernel computes it, with its two fused steps)"""
+    if x._data.dtype == np.float32 and g._data.dtype == np.float32 and unrecorded(g) and unrecorded(x):
+        xd, gd, one = x._data, g._data, np.float32(1)
+        s, t = one / (one + _exp_as_torch(-xd, xd, gd)), _softplus_tanh(xd, gd)
+        return plain(gd * fma32(xd * s, fma32(-t, t, one), t))
     s, t = x.sigmoid(), x.exp().log1p().tanh()
     return g * (t + x * s * scalar_minus(1.0, t * t))
 
@@ -142,15 +160,10 @@ def _d_silu(g, x):
     computes it, 1 + x (1 - s) fused)"""
     if x._data.dtype == np.float32 and g._data.dtype == np.float32 and unrecorded(g) and unrecorded(x):
         xd, one = x._data, np.float32(1)
-        s = one / (one + _exp_as_torch(-xd, xd))
+        s = one / (one + _exp_as_torch(-xd, xd, g._data))
         return plain(g._data * s * fma32(xd, one - s, one))
     s = x.sigmoid()
     return g * s * add_scalar(x * scalar_minus(1.0, s), 1.0)
-
-
-def _exp_as_torch(v, x):
-    """e^v for x's kernel: float32 as torch's vector loop (SLEEF's exp, the C library's on the tails)"""
-    return _kernel_exp.exp(v, _thread_chunks, layout=x) if v.dtype == np.float32 else np.exp(v)
 
 
 def _hardsigmoid_np(x):
@@ -158,12 +171,21 @@ def _hardsigmoid_np(x):
 
 
 def _logsigmoid_np(x):
-    return -np.logaddexp(0, -x)
+    """min(x, 0) - log1p(exp(-|x|)); float32 as torch's kernel, SLEEF's exp and log1p on every element (its loop
+    takes each thread's tail as a partial vector)"""
+    if x.dtype == np.float32:
+        return np.asarray(np.minimum(x, np.float32(0)) - _kernel_log.log1p_vector(_logsigmoid_buffer(x)), order="C")
+    return np.asarray(-np.logaddexp(0, -x), order="C")  # (torch's kernel works on x made contiguous)
+
+
+def _logsigmoid_buffer(x):
+    """torch's buffer exp(-|x|), which its backward reads (float32: SLEEF's exp)"""
+    return _kernel_exp.expf(-np.abs(x)) if x.dtype == np.float32 else np.exp(-np.abs(x))
 
 
 Hardsigmoid = _unary("Hardsigmoid", _hardsigmoid_np, fused=HardsigmoidBackward)
 Hardswish = _unary("Hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, fused=HardswishBackward)  # (torch's order)
-Mish = _unary("Mish", lambda x: x * np.tanh(np.logaddexp(0, x)), formula=_d_mish)
+Mish = _unary("Mish", _mish_np, formula=_d_mish)
 Silu = _unary("Silu", lambda x: x / (1 + _exp_as_torch(-x, x)), formula=_d_silu)
 _LogSigmoidOp = _unary("LogSigmoid", _logsigmoid_np, fused=LogSigmoidBackward)
 
@@ -176,7 +198,7 @@ class LogSigmoid(_LogSigmoidOp):
 
     @staticmethod
     def forward(ctx, x):
-        ctx.buffer = Tensor._make(np.exp(-np.abs(x)))
+        ctx.buffer = Tensor._make(np.asarray(_logsigmoid_buffer(x)))
         return _LogSigmoidOp.forward(ctx, x)
 
 
@@ -273,7 +295,8 @@ def _elu_np(x, alpha, scale, input_scale):
     """torch's kernel: x scale, or expm1(x input_scale) (alpha scale) where x <= 0, the coefficients in x's dtype
     (so -0.0 stays -0.0, and float32 rounds as torch's)"""
     c = x.dtype.type
-    neg = np.expm1(np.where(x > 0, 0, x) * c(input_scale)) * (c(alpha) * c(scale))
+    lanes = _kernel_exp.lane_mask(x, _thread_chunks)
+    neg = _kernel_exp.expm1(np.where(x > 0, 0, x) * c(input_scale), lanes) * (c(alpha) * c(scale))
     return np.where(x > 0, x * c(scale), neg).astype(x.dtype, copy=False)
 
 

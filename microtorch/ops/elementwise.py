@@ -6,7 +6,7 @@ import operator
 import numpy as np
 
 from .._dtype import from_numpy_dtype, result_type
-from .. import _kernel_exp
+from .. import _kernel_exp, _kernel_gelu, _kernel_log
 from .._fma import fma
 from .._tensor import Tensor
 from . import _zero_tangent as _zero
@@ -1305,7 +1305,9 @@ class Elu(Op):
     def forward(ctx, x, alpha=1.0):
         ctx.alpha = alpha
         ctx.save_for_backward(x)
-        return np.where(x > 0, x, alpha * np.expm1(np.where(x > 0, 0, x))).astype(x.dtype)  # (keeps -0.0)
+        lanes = _kernel_exp.lane_mask(x, _thread_chunks)
+        below = _kernel_exp.expm1(np.where(x > 0, 0, x), lanes) * x.dtype.type(alpha)
+        return np.where(x > 0, x, below).astype(x.dtype)  # (keeps -0.0)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1315,6 +1317,12 @@ class Elu(Op):
     @staticmethod
     def jvp(ctx, t):
         return elu_backward(t, ctx.inputs[0], ctx.alpha)  # (torch's: its backward on the tangent)
+
+
+def _exp_as_torch(v, x, *others):
+    """e^v for x's kernel (whose other inputs are `others`): float32 as torch's loop (SLEEF's exp on the vector lanes,
+    the C library's on the tails)"""
+    return _kernel_exp.exp(v, _thread_chunks, x, others) if v.dtype == np.float32 else np.exp(v)
 
 
 def elu_backward(g, x, alpha, scale=1.0, input_scale=1.0, is_result=False):
@@ -1348,8 +1356,11 @@ class EluBackward(Op):
         if is_result:
             neg = g * c(input_scale) * (x + c(alpha) * c(scale))
         else:
-            neg = g * c(input_scale) * (c(alpha) * c(scale)) * np.exp(np.where(x <= 0, x, 0) * c(input_scale))
-        return np.where(x <= 0, neg, g * c(scale)).astype(g.dtype, copy=False)
+            neg = g * c(input_scale) * (c(alpha) * c(scale)) * _exp_as_torch(np.minimum(x, 0) * c(input_scale), x, g)
+        # (a NaN x: the vector lanes take the exp side, the scalar tails the other)
+        below = ~(x > 0) if x.dtype != np.float32 else np.where(_kernel_exp.lane_mask(x, _thread_chunks, g),
+                                                                 ~(x > 0), x <= 0)
+        return np.where(below, neg, g * c(scale)).astype(g.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gg):
@@ -1389,8 +1400,13 @@ class Gelu(Op):
         ctx.approximate = approximate
         ctx.save_for_backward(x)
         if approximate == "tanh":
+            if x.dtype == np.float32:  # (torch's kernel, to the bit)
+                return _kernel_gelu.gelu_tanh(x, _kernel_exp.lane_mask(x, _thread_chunks))
             k = math.sqrt(2 / math.pi)
             return (0.5 * x * (1 + np.tanh(k * (x + 0.044715 * x ** 3)))).astype(x.dtype)
+        if x.dtype == np.float32:  # (torch's kernels, to the bit: oneDNN's where torch calls it, else its own)
+            return _kernel_gelu.gelu(x) if _kernel_gelu.applies(x) else \
+                _kernel_gelu.gelu_aten(x, _kernel_exp.lane_mask(x, _thread_chunks))
         return (0.5 * x * (1 + _erf_np(x / math.sqrt(2)))).astype(x.dtype)
 
     @staticmethod
@@ -1412,6 +1428,12 @@ class GeluBackward(Op):
     def forward(ctx, g, x, approximate="none"):
         ctx.approximate = approximate
         ctx.save_for_backward(g, x)
+        if g.dtype == np.float32 and x.dtype == np.float32:  # (torch's kernels, to the bit)
+            if approximate == "tanh":
+                return g * _kernel_gelu.gelu_tanh_slope(x, _kernel_exp.lane_mask(x, _thread_chunks, g))
+            if _kernel_gelu.applies(x):
+                return _kernel_gelu.gelu_slope(x) * g
+            return g * _kernel_gelu.gelu_aten_slope(x, _kernel_exp.lane_mask(x, _thread_chunks, g))
         return _gelu_slope(Tensor._make(x), approximate)._data * g
 
     @staticmethod
@@ -1470,6 +1492,9 @@ class Softplus(Op):
         ctx.beta, ctx.threshold = beta, threshold
         ctx.save_for_backward(x)
         bx = x * beta
+        if x.dtype == np.float32:  # (torch's kernel: log1p(exp(beta x)) / beta, SLEEF's or the C library's)
+            lanes = _kernel_exp.lane_mask(x, _thread_chunks)
+            return np.where(bx > threshold, x, _kernel_log.log1p(_exp_as_torch(bx, x), lanes) / np.float32(beta))
         return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype)
 
     @staticmethod
@@ -1500,7 +1525,7 @@ class SoftplusBackward(Op):
     def values(g, x, beta, threshold):
         """torch's kernel: z = exp(beta x), g z / (z + 1), or g where beta x > threshold"""
         bx = x * beta
-        z = np.exp(bx)
+        z = _exp_as_torch(bx, x, g)
         return np.where(bx > threshold, g, g * z / (z + 1)).astype(g.dtype, copy=False)
 
     @staticmethod

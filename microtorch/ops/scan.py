@@ -61,6 +61,10 @@ def _cumprod_grad_graph(x, grad, d):
     return stack(slices, d)
 
 
+_IN_DOUBLE = {np.dtype(np.float16): np.float64, np.dtype(np.float32): np.float64,
+              np.dtype(np.complex64): np.complex128}
+
+
 class Cumprod(Op):
     """d out_k / d x_i = prod_{j <= k, j != i} x_j for i <= k"""
     _grad_fn_name = "CumprodBackward0"
@@ -69,7 +73,12 @@ class Cumprod(Op):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        out = np.cumprod(x, axis=dim) if x.ndim else x.copy()  # (0-d: its one number, recorded as torch)
+        if not x.ndim:  # (0-d: its one number, recorded as torch)
+            out = x.copy()
+        elif x.dtype in _IN_DOUBLE:  # torch's CPU scan multiplies in double (its accumulate type), rounding each result
+            out = np.cumprod(x, axis=dim, dtype=_IN_DOUBLE[x.dtype]).astype(x.dtype)
+        else:
+            out = np.cumprod(x, axis=dim)
         ctx.save_for_backward(x, out)
         return out
 
