@@ -4,6 +4,7 @@ differentiates it); and the checks torch's CPU kernels make of the input's and p
 import numpy as np
 
 from ..autograd.grad_mode import is_grad_enabled
+from . import _batch_norm_kernels as _bn
 from ._op import Op
 from .inplace import _type_name
 
@@ -102,13 +103,15 @@ class NativeBatchNorm(Op):
     @staticmethod
     def forward(ctx, x, weight, bias, running_mean, running_var, mean, invstd, training, eps):
         ctx.training, ctx.eps = training, eps
+        ctx.save_for_backward(x, weight, running_mean, running_var, mean, invstd)
+        if _bn.applies(x) and all(a is None or a.dtype == np.float32 for a in (weight, bias)):
+            return _bn.normalized(x, mean, invstd, weight, bias)  # (torch's kernel, to the bit)
         shape = _channel_shape(x)
         out = (x - mean.reshape(shape)) * invstd.reshape(shape)
         if weight is not None:
             out = out * weight.reshape(shape)
         if bias is not None:
             out = out + bias.reshape(shape)
-        ctx.save_for_backward(x, weight, running_mean, running_var, mean, invstd)
         return out.astype(x.dtype, copy=False)  # (a float16 input with float32 parameters: a float16 result)
 
     @staticmethod
@@ -160,6 +163,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     x, dims = input._data, _reduced_dims(input)
     if x.dtype in _REDUCED:  # (torch computes a float16 input's statistics in float32, and keeps them so)
         x = x.astype(np.float32)
+    if training and _bn.applies(x):
+        return _batch_norm_f32(input, weight, bias, running_mean, running_var, momentum, eps)
     if training:
         mean = x.mean(axis=dims)
         var = ((x - mean.reshape(_channel_shape(input))) ** 2).mean(axis=dims)
@@ -172,3 +177,14 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     invstd = (1 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
     return NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, mean, invstd, bool(training),
                                  float(eps))
+
+
+def _batch_norm_f32(input, weight, bias, running_mean, running_var, momentum, eps):
+    """native_batch_norm in training for a contiguous float32 input, as torch's kernel computes its statistics"""
+    x = input._data
+    mean, var_sum = _bn.batch_statistics(x)
+    count = x.size // x.shape[1]
+    if running_mean is not None:  # (no new version: torch's kernel writes them so)
+        _bn.update_running(running_mean._data, running_var._data, mean, var_sum, count, 0.1 if momentum is None else momentum)
+    return NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, mean, _bn.inverse_std(var_sum, count, eps),
+                                 True, float(eps))

@@ -1,0 +1,73 @@
+"""float32 batch normalization as torch's CPU kernel computes it for a contiguous input, so that a CNN's activations,
+saved statistics and running statistics are torch's to the bit.
+
+Per channel, torch adds the inputs one after another in double (its accumulate type) and rounds the mean to float32;
+then the squares of x - mean (each rounded to float32) the same way, rounded to float32 as var_sum (an (N, C) input:
+each thread's rows in float32 registers, the threads' sums in double); the saved invstd is 1 / sqrt(var_sum / n +
+eps), the division in float32, the rest in double; the running statistics move in float32. The output is x * alpha + beta with alpha = invstd * weight and beta = bias
+- mean * alpha per channel, both multiply-adds fused. (Facts from ATen's batch_norm_kernel.cpp, checked against torch
+2.13 in tests/test_batch_norm_bits.py.)
+"""
+import numpy as np
+
+from .._fma import fma32
+from ._range_kernels import _thread_chunks
+
+F32 = np.float32
+
+
+def applies(x):
+    """torch's contiguous float32 kernel: an (N, C, ...) float32 array in C order."""
+    return x.dtype == F32 and x.ndim >= 2 and x.flags.c_contiguous and x.size > 0
+
+
+def batch_statistics(x):
+    """(mean, var_sum) per channel, float32, summed in torch's order (see the module's docstring)"""
+    if x.size == x.shape[0] * x.shape[1]:  # (N, C): torch's channels-last kernel
+        return _row_statistics(x.reshape(x.shape[0], x.shape[1]))
+    by_channel = np.moveaxis(x, 1, 0).reshape(x.shape[1], -1)  # (each channel's values in memory order)
+    n = by_channel.shape[1]
+    mean = (_running_sum(by_channel) / n).astype(F32)
+    deviation = by_channel - mean[:, None]
+    return mean, _running_sum(deviation * deviation).astype(F32)
+
+
+def _running_sum(rows):
+    """each row added one term after another in double (np.cumsum is sequential), the last partial sum"""
+    return np.cumsum(rows, axis=1, dtype=np.float64)[:, -1]
+
+
+def _row_statistics(x):
+    """(mean, var_sum) of an (N, C) input as torch's channels-last kernel adds them: each thread's rows into float32
+    registers one row after another (the squares fused), the threads' registers then added in double"""
+    shares = [x[begin:end] for begin, end in _thread_chunks(x.shape[0], 1)]
+    total = sum(np.cumsum(part, axis=0)[-1].astype(np.float64) for part in shares)
+    mean = (total / x.shape[0]).astype(F32)
+    var_sum = np.float64(0)
+    for part in shares:
+        acc = np.zeros(x.shape[1], F32)
+        for row in part - mean:
+            acc = fma32(row, row, acc)
+        var_sum = var_sum + acc.astype(np.float64)
+    return mean, np.asarray(var_sum, np.float64).astype(F32)
+
+
+def inverse_std(var_sum, n, eps):
+    """torch's saved invstd: the variance var_sum / n in float32, then 1 / sqrt(variance + eps) in double, rounded"""
+    return (1 / np.sqrt((var_sum / F32(n)).astype(np.float64) + eps)).astype(F32)
+
+
+def update_running(running_mean, running_var, mean, var_sum, count, momentum):
+    """momentum * batch + (1 - momentum) * running in float32, the variance's unbiased (var_sum / (count - 1)) and
+    its multiply-add fused (as measured beside torch), in place"""
+    m, rest = F32(momentum), F32(1 - momentum)
+    running_mean[...] = m * mean + rest * running_mean
+    running_var[...] = fma32(m, var_sum / F32(count - 1), rest * running_var)
+
+
+def normalized(x, mean, invstd, weight, bias):
+    """x * alpha + beta per channel: alpha = invstd * weight, beta = bias - mean * alpha, both multiply-adds fused"""
+    alpha = invstd * weight if weight is not None else invstd
+    beta = fma32(-mean, alpha, bias if bias is not None else F32(0))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return fma32(x, alpha.reshape(shape), beta.reshape(shape))
