@@ -98,3 +98,22 @@ def test_results_are_laid_out_as_torchs(name, dtype):
         name, ACTIVATIONS.get(name))
     strides = [fn(lib.nn.functional, lib.tensor(x).t()).stride() for lib in (mt, torch)]
     assert strides[0] == strides[1]
+
+
+@pytest.mark.parametrize("name", ["expm1", "log1p"])
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (33,), (1000,), (70001,), (30, 41)], ids=str)
+def test_expm1_and_log1p_bits(threads, name, shape):
+    # torch's float32 expm1 and log1p run its vector math library's loop: SLEEF's function on every element, the
+    # last partial vector included
+    x = (np.random.default_rng(len(shape)).standard_normal(shape) * 3).astype(np.float32)
+    x = np.abs(x) if name == "log1p" else x
+    views = [lambda t: t] + ([lambda t: t.t(), lambda t: t[:, ::2]] if len(shape) == 2 else [])
+    for view in views:
+        outs = []
+        for lib in (mt, torch):
+            t = lib.tensor(x, requires_grad=True)
+            y = getattr(view(t), name)()
+            y.backward(lib.ones_like(y))
+            outs.append((y.detach().numpy(), t.grad.numpy(), tuple(y.stride())))
+        assert outs[0][0].tobytes() == outs[1][0].tobytes() and outs[0][1].tobytes() == outs[1][1].tobytes()
+        assert outs[0][2] == outs[1][2]

@@ -972,14 +972,28 @@ def log10(input):
     return Log10.apply(_float(input))
 
 
-Log1p = _unary("Log1P", np.log1p, formula=_d_log1p, in_double=True)
+def _log1p_np(x):
+    """log(1 + x); float32 as torch's kernel (its vector math library's loop: SLEEF's log1p on every element)"""
+    if x.dtype == np.float32 and type(x) is np.ndarray:
+        return like_torch(np.asarray(_kernel_log.log1p_vector(x)), x)
+    return np.log1p(x)
+
+
+Log1p = _unary("Log1P", _log1p_np, formula=_d_log1p)
 
 
 def log1p(input):
     return Log1p.apply(_float(input))
 
 
-Expm1 = _unary("Expm1", np.expm1, formula=_d_expm1, saves="output", in_double=True)
+def _expm1_np(x):
+    """e^x - 1; float32 as torch's kernel (its vector math library's loop: SLEEF's expm1 on every element)"""
+    if x.dtype == np.float32 and type(x) is np.ndarray:
+        return like_torch(np.asarray(_kernel_exp.expm1_vector(x)), x)
+    return np.expm1(x)
+
+
+Expm1 = _unary("Expm1", _expm1_np, formula=_d_expm1, saves="output")
 
 
 def expm1(input):
