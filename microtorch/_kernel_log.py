@@ -71,6 +71,8 @@ def log1p_vector(d):
         sh, sl = add_pp(sh, sl, xh * F32(2), xl * F32(2))
         sh, sl = add_pf(sh, sl, x2 * xh * poly)
         r = sh + sl
-    r = np.where(d > F32(1e23), log(d), r)
+    big = d > F32(1e23)  # (rare: its log for those only)
+    if big.any():
+        r[big] = log(d[big])
     r = np.where(d < F32(-1), F32(np.nan), np.where(d == F32(-1), F32(-np.inf), r))
     return np.where((d == 0) & np.signbit(d), F32(-0.0), r)
