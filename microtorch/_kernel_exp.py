@@ -91,6 +91,19 @@ def lane_mask(x, shares, *others):
     return lanes.reshape([x.shape[d] for d in order]).transpose(np.argsort(order))
 
 
+def row_lane_mask(shape, dim, shares):
+    """The lane mask of a kernel whose inputs are contiguous from `dim` on but not across the dims before it (the
+    halves glu splits x into): torch's loop runs the vector loop over each row of prod(shape[dim:]) elements, or
+    over the part of it in a thread's share."""
+    length, rows = int(np.prod(shape[dim:])), int(np.prod(shape[:dim]))
+    mask = np.zeros(rows * length, bool)
+    for start, stop in shares(rows * length):
+        for row in range(start // length, -(-stop // length)):
+            lo, hi = max(start, row * length), min(stop, (row + 1) * length)
+            mask[lo:hi - (hi - lo) % 32] = True
+    return mask.reshape(shape)
+
+
 def _dense(x):
     """x's elements fill one block of memory (its dims in any order): torch's loop then runs over it as one row."""
     expected = x.itemsize
