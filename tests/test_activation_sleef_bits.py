@@ -33,6 +33,7 @@ def test_activation_bits(threads, name, shape):
     views = {"contiguous": lambda t: t}
     if len(shape) == 2:
         views["transposed"], views["strided"] = (lambda t: t.t()), (lambda t: t[:, ::2])
+        views["rows"] = lambda t: t[:, 1:]  # (each row a contiguous run: torch's vector loop runs row by row)
     for label, view in views.items():
         (ours, our_grad, our_strides), (theirs, their_grad, their_strides) = (_run(lib, name, x, view, 3)
                                                                               for lib in (mt, torch))
