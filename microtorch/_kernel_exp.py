@@ -81,14 +81,43 @@ def vector_lanes(n, itemsize, shares):
 
 
 def lane_mask(x, shares, *others):
-    """A mask of x's shape: True where torch's vector loop computes the element (x dense, read in memory order), False
-    on each thread's tail. All False where torch's scalar loop reads every element: x strided, or another input of
-    the kernel laid out otherwise (a number, or a tensor broadcast from one, does not count)."""
-    if x.ndim == 0 or not _dense(x) or any(o.strides != x.strides and any(o.strides) for o in others):
+    """A mask of x's shape: True where torch's vector loop computes the element, False on each thread's tail (and
+    everywhere torch's scalar loop runs). Its loop reads every input in one order: all of them dense and laid out
+    alike, it runs over their memory as one row; otherwise over the rows that every input keeps contiguous from
+    some dim on (a slice of each row, say), one row at a time; with none (a strided last dim, inputs laid out
+    differently) the scalar loop reads every element. `others`: the kernel's other inputs (a number, or a tensor
+    broadcast from one, does not count)."""
+    arrays = [x] + [o for o in others if any(o.strides)]
+    if x.ndim == 0:
         return np.zeros(x.shape, bool)
-    order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
-    lanes = vector_lanes(x.size, x.itemsize, shares)
-    return lanes.reshape([x.shape[d] for d in order]).transpose(np.argsort(order))
+    if all(a.strides == x.strides for a in arrays) and _dense(x):
+        order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
+        lanes = vector_lanes(x.size, x.itemsize, shares)
+        return lanes.reshape([x.shape[d] for d in order]).transpose(np.argsort(order))
+    start = max(_contiguous_from(a) for a in arrays)
+    return row_lane_mask(x.shape, start, shares) if start < x.ndim else np.zeros(x.shape, bool)
+
+
+def _contiguous_from(x):
+    """The first dim from which on x's elements lie next to each other in C order (x.ndim: not even the last)."""
+    dim, expected = x.ndim, x.itemsize
+    while dim > 0 and (x.shape[dim - 1] == 1 or x.strides[dim - 1] == expected):
+        dim -= 1
+        expected *= x.shape[dim]
+    return dim
+
+
+def row_lane_mask(shape, dim, shares):
+    """The lane mask of a kernel whose inputs are contiguous from `dim` on but not across the dims before it (the
+    halves glu splits x into): torch's loop runs the vector loop over each row of prod(shape[dim:]) elements, or
+    over the part of it in a thread's share."""
+    length, rows = int(np.prod(shape[dim:])), int(np.prod(shape[:dim]))
+    mask = np.zeros(rows * length, bool)
+    for start, stop in shares(rows * length):
+        for row in range(start // length, -(-stop // length)):
+            lo, hi = max(start, row * length), min(stop, (row + 1) * length)
+            mask[lo:hi - (hi - lo) % 32] = True
+    return mask.reshape(shape)
 
 
 def _dense(x):

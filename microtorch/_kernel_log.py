@@ -73,6 +73,7 @@ def log1p_vector(d):
         r = sh + sl
     big = d > F32(1e23)  # (rare: its log for those only)
     if big.any():
+        r = np.asarray(r)
         r[big] = log(d[big])
     r = np.where(d < F32(-1), F32(np.nan), np.where(d == F32(-1), F32(-np.inf), r))
     return np.where((d == 0) & np.signbit(d), F32(-0.0), r)

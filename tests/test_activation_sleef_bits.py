@@ -33,6 +33,7 @@ def test_activation_bits(threads, name, shape):
     views = {"contiguous": lambda t: t}
     if len(shape) == 2:
         views["transposed"], views["strided"] = (lambda t: t.t()), (lambda t: t[:, ::2])
+        views["rows"] = lambda t: t[:, 1:]  # (each row a contiguous run: torch's vector loop runs row by row)
     for label, view in views.items():
         (ours, our_grad, our_strides), (theirs, their_grad, their_strides) = (_run(lib, name, x, view, 3)
                                                                               for lib in (mt, torch))
@@ -117,3 +118,17 @@ def test_expm1_and_log1p_bits(threads, name, shape):
             outs.append((y.detach().numpy(), t.grad.numpy(), tuple(y.stride())))
         assert outs[0][0].tobytes() == outs[1][0].tobytes() and outs[0][1].tobytes() == outs[1][1].tobytes()
         assert outs[0][2] == outs[1][2]
+
+
+@pytest.mark.parametrize("shape, dim", [((64, 100), -1), ((64, 100), 0), ((4, 6, 50), 1), ((3, 70000), -1),
+                                        ((300, 602), -1), ((2, 40000), 0), ((4, 6), -1)], ids=str)
+def test_glu_bits(threads, shape, dim):
+    # glu's halves are contiguous only within rows: torch's loop runs its vector lanes row by row (row_lane_mask)
+    x = (np.random.default_rng(0).standard_normal(shape) * 3).astype(np.float32)
+    outs = []
+    for lib in (mt, torch):
+        t = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.glu(t, dim)
+        y.backward(lib.ones_like(y) * 0.7)
+        outs.append((y.detach().numpy(), t.grad.numpy()))
+    assert outs[0][0].tobytes() == outs[1][0].tobytes() and outs[0][1].tobytes() == outs[1][1].tobytes()

@@ -129,8 +129,8 @@ def test_meta_draws_nothing(make):
 
 
 def test_elementwise_functions_of_a_meta_tensor_stay_meta():
-    # (their arrays kept numpy's meta subclass through the op; relu, square, sign, floor and mean still do not)
-    for name in ["abs", "exp", "sin", "tanh", "sqrt", "log", "sigmoid"]:
+    # (their arrays kept numpy's meta subclass through the op)
+    for name in ["abs", "exp", "sin", "tanh", "sqrt", "log", "sigmoid", "relu", "expm1", "log1p"]:
         ours = getattr(mt.empty(3, 4, device="meta"), name)()
         theirs = getattr(torch.empty(3, 4, device="meta"), name)()
         assert ours.device.type == theirs.device.type == "meta" and ours.shape == theirs.shape, name

@@ -1209,8 +1209,8 @@ class Relu(Op):
             out = np.maximum(0.0, x)
         else:
             out = np.maximum(x, 0.0 if floating else 0)  # (a float zero: numpy resolves an int one more slowly)
-        if type(out) is not np.ndarray:  # numpy gives a scalar for a 0-d input, and the op must give an array
-            out = as_array(out)  # (a call only then)
+        if not isinstance(out, np.ndarray):  # numpy gives a scalar for a 0-d input, and the op must give an array
+            out = as_array(out)  # (a call only then; a meta input's array stays meta)
         if floating and not one_pass and not x.all():  # a zero: np.maximum(x, 0.0) made -0.0 into 0.0
             out = _select(~(x < 0), x)  # x where not negative (NaN and -0.0 kept), else +0.0
         ctx.save_for_backward(out)
