@@ -129,6 +129,11 @@ class _Recorder:
         self.ranges.append(r)
         return r
 
+    def open_range(self, name, args):
+        """A range around a public function (_hooks.composite); returns what closes it."""
+        r = self.open(name, _shapes(args) if self.record_shapes else None)
+        return lambda: self.close(r)
+
     def close(self, r):
         r.end = time.perf_counter_ns()
         stack = self.stacks.get(r.thread, ())
@@ -313,6 +318,7 @@ def _start(record_shapes, profile_memory):
     recorder = _Recorder(record_shapes, profile_memory)
     recorder.listener = _hooks.add_listener(recorder.on_event)
     function.intercept(_on_apply, first=True)
+    _hooks.range_opener = recorder.open_range
     _active = recorder
     return recorder
 
@@ -322,6 +328,7 @@ def _stop(recorder):
     if _active is recorder:
         _active = None
         function.stop_intercepting(_on_apply)
+        _hooks.range_opener = None
     recorder.listener.remove()
     return recorder.stop()
 

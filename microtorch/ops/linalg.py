@@ -3,6 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd._hooks import composite
 from . import einsum_copies
 from ._checks import check_einsum
 from ._kernels import _NAMES
@@ -171,6 +172,7 @@ def _check(a, b, op):
     return a, b
 
 
+@composite("aten::matmul")
 def matmul(input, other):
     """torch's dispatch: dot, mv, mm, a folded mm/mv when one side is a batch and the other a
     matrix or vector, else one batched product (bmm in torch) with broadcasting."""

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, _size_arg
+from ..autograd._hooks import composite
 from ._checks import check_size, need_dims
 from ._layout import like_torch
 from ._memory_formats import laid_out, memory_format as _memory_format, preserve_format
@@ -383,6 +384,7 @@ def _view_as_dtype(x, dtype):
     return out
 
 
+@composite("aten::reshape")
 def reshape(input, *shape, **kw):
     x, shape = input, _sizes(shape, kw, "shape", "reshape")
     shape = _infer_shape(x, _size_arg(shape), "reshape")
@@ -397,12 +399,12 @@ def flatten(input, start_dim=0, end_dim=-1):
     have = input._data.shape
     s, e = one_dim(start_dim, len(have), "flatten"), one_dim(end_dim, len(have), "flatten")
     if not have:
-        return reshape(input, 1)
+        return reshape.__wrapped__(input, 1)  # (torch's flatten shows no aten::reshape)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return input
-    return reshape(input, have[:s] + (math.prod(have[s:e + 1]),) + have[e + 1:])
+    return reshape.__wrapped__(input, have[:s] + (math.prod(have[s:e + 1]),) + have[e + 1:])
 
 
 def unflatten(input, dim, sizes):

@@ -217,7 +217,8 @@ viz.explore(make_model(), X[:4], loss_fn=lambda out: nn.CrossEntropyLoss()(out, 
 #
 # `torch.profiler` (here `microtorch.profiler`, the same names) times every op of a few training
 # steps. `record_function` marks the three phases; each forward op is listed under torch's name
-# (`aten::addmm` is a linear layer's product plus bias), and each node of the backward as
+# (`aten::linear` holds a linear layer's `aten::t` and `aten::addmm`, its product plus bias), and
+# each node of the backward as
 # `autograd::engine::evaluate_function: ...`, with the ops its formula ran inside it. The times
 # are microtorch's own, but the rows are the ones torch prints for the same code.
 
