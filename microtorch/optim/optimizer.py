@@ -11,7 +11,7 @@ from collections import defaultdict
 
 
 from .._tensor import Tensor
-from ..autograd import graph
+from ..autograd import _hooks, graph
 from .._creation import zeros_like
 from .._dtype import float32
 from .._tensor import tensor
@@ -90,6 +90,14 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all optimized parameters (to None by default, as torch does)."""
+        close = _open_range(self, "zero_grad")
+        try:
+            self._zero_grad(set_to_none)
+        finally:
+            if close is not None:
+                close()
+
+    def _zero_grad(self, set_to_none):
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
@@ -199,16 +207,28 @@ def _not_shaped_like(state_shape, shape):
 def _with_step_hooks(step):
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        for hook in list(self._step_pre_hooks.values()):
-            result = hook(self, args, kwargs)
-            if result is not None:
-                args, kwargs = result
-        out = step(self, *args, **kwargs)
-        self._step_count += 1
-        for hook in list(self._step_post_hooks.values()):
-            hook(self, args, kwargs)
-        return out
+        close = _open_range(self, "step")
+        try:
+            for hook in list(self._step_pre_hooks.values()):
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    args, kwargs = result
+            out = step(self, *args, **kwargs)
+            self._step_count += 1
+            for hook in list(self._step_post_hooks.values()):
+                hook(self, args, kwargs)
+            return out
+        finally:
+            if close is not None:
+                close()
     return wrapper
+
+
+def _open_range(optimizer, method):
+    """While a profile records, open torch's range around an optimizer's step or zero_grad (Optimizer.step#SGD.step)
+    and return what closes it; else None"""
+    opener = _hooks.range_opener
+    return opener(f"Optimizer.{method}#{type(optimizer).__name__}.{method}", ()) if opener is not None else None
 
 
 # ---- helpers for the update rules ------------------------------------------------------------
