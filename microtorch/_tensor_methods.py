@@ -497,25 +497,36 @@ def _inplace_view(name, fn):
     """t_, transpose_, squeeze_...: self takes the view's shape (and its place in the graph), as torch's."""
     def method(self, *args, **kwargs):
         from .autograd.views import bump_version
-        from .ops.inplace import _check_leaf, _check_view_of_leaf
+        from .ops.inplace import regenerate_after_view_op
         if any(a is None for a in (*args, *kwargs.values())):  # (fn would read None as "every dim")
             raise TypeError(f"{name}(): a dim is None; pass an int dim (or a tuple of ints)")
-        leaf = self.requires_grad and self.grad_fn is None
-        if leaf and all(_dims_like(a) for a in (*args, *kwargs.values())):
-            _check_leaf(self, name)  # (torch refuses a leaf after the arguments' types, before the dims)
+        checked = all(_dims_like(a) for a in (*args, *kwargs.values()))
+        if checked:  # (torch refuses a leaf or a view after the arguments' types, before the dims)
+            _check_inplace_view(self, name)
         out = fn(self, *args, **kwargs)
-        if leaf:
-            _check_leaf(self, name)
-        _check_view_of_leaf(self, name)
+        if not checked:
+            _check_inplace_view(self, name)
         self._data = out._data
         bump_version(self)  # (a new shape is a change: a graph that saved self refuses it, as torch's)
         if out._fw_grads:  # forward mode: the tangent takes the new shape too
             self._fw_grads = out._fw_grads
         if out.grad_fn is not None:
             self.grad_fn, self._output_nr = _as_inplace_node(out.grad_fn), out._output_nr
+        regenerate_after_view_op(self, out.grad_fn is not None)
         return self
     method.__name__ = name
     return method
+
+
+def _check_inplace_view(self, name):
+    """torch's check_inplace: a leaf that requires grad, or a view it forbids changing (of a leaf, one of
+    split()'s outputs, made under no_grad), is refused while grad mode records."""
+    from .autograd.grad_mode import is_grad_enabled
+    from .ops.inplace import _check_leaf, check_view_rebase
+    base = self._base
+    if base is not None and is_grad_enabled() and (self._requires_grad or base._requires_grad):
+        check_view_rebase(self, base, name)
+    _check_leaf(self, name)
 
 
 def _dims_like(a):

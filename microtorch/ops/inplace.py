@@ -206,11 +206,13 @@ class _RebasedMultiView(Tensor):
 _RebasedMultiView.__name__ = _RebasedMultiView.__qualname__ = "Tensor"  # prints and pickles as what it is
 
 
-def _regenerate_views(root, modified=None):
-    """After an in-place op on `root` or one of its views, give each live view of root the
+def _regenerate_views(root, modified=None, skip=None):
+    """After an in-place op on `root` or one of its views, give each live view of root (but `skip`) the
     history "this region of the new root" (torch regenerates views the same way)."""
     tracking = grad_mode.is_grad_enabled()
     for v in _live_views(root):
+        if v is skip:
+            continue
         if v._view_multi and root._requires_grad and not v._view_nograd:
             v.__class__, v._requires_grad = _RebasedMultiView, True  # (one made under no_grad: below)
             continue
@@ -372,13 +374,30 @@ def _inplace_on_view(self, base, fn, args, op):
 
 def _check_view_inplace(self, base, op):
     """torch's refusals for an in-place op on a view; the view's positions in its base."""
+    check_view_rebase(self, base, op)
+    idx = _view_index(self, base)
+    if idx is None and self._data.dtype != base._data.dtype and base._data.dtype.kind == "c":
+        raise RuntimeError(
+            f"{op} on z.real or z.imag of a complex tensor z while autograd records the graph is not supported "
+            "by microtorch (torch supports it): build the new value out of place, e.g. "
+            "z = z.real * 2 + 1j * z.imag, or do the update under microtorch.no_grad().")
+    if idx is None:
+        raise RuntimeError(
+            f"{op} on a view whose elements cannot be located in its base (a view with another dtype, or a "
+            "base whose .data was replaced) is not supported while autograd records the graph; apply the op "
+            "out of place, or do it on x.clone().")
+    return idx
+
+
+def check_view_rebase(self, base, op):
+    """torch's refusals of an in-place op on the view `self` of `base` (its handle_view_on_rebase, then its check
+    of a view of a leaf), for any in-place op, the in-place view ops (t_, squeeze_...) included."""
     if self._view_custom:
         raise RuntimeError(
             f"{self._view_custom} is a view and is being modified inplace. This view was created inside a custom "
             "Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would "
             "override the custom backward associated with the custom Function, leading to incorrect gradients. "
             "This behavior is forbidden. You can fix this by cloning the output of the custom Function.")
-    _check_view_of_leaf(self, op)
     if self._view_multi:
         if self._view_nograd or not base._requires_grad:
             raise RuntimeError(
@@ -397,18 +416,16 @@ def _check_view_inplace(self, base, op):
             "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
             "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
             "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
-    idx = _view_index(self, base)
-    if idx is None and self._data.dtype != base._data.dtype and base._data.dtype.kind == "c":
-        raise RuntimeError(
-            f"{op} on z.real or z.imag of a complex tensor z while autograd records the graph is not supported "
-            "by microtorch (torch supports it): build the new value out of place, e.g. "
-            "z = z.real * 2 + 1j * z.imag, or do the update under microtorch.no_grad().")
-    if idx is None:
-        raise RuntimeError(
-            f"{op} on a view whose elements cannot be located in its base (a view with another dtype, or a "
-            "base whose .data was replaced) is not supported while autograd records the graph; apply the op "
-            "out of place, or do it on x.clone().")
-    return idx
+    _check_view_of_leaf(self, op)
+
+
+def regenerate_after_view_op(t, recorded):
+    """After an in-place view op (t_, squeeze_...) on t: t's root and every view of it see a new version, so
+    torch regenerates their histories (as it does when it next reads their grad_fn); t itself keeps the node
+    the op gave it when one was recorded (torch sets it, it does not rebase it)."""
+    root = t._base if t._base is not None else t
+    if root._views and root._requires_grad:
+        _regenerate_views(root, modified=t, skip=t if recorded else None)
 
 
 def _copy_slices(view, base, base_alias, out, idx, view_old=None):

@@ -1,0 +1,151 @@
+"""In-place view ops (t_, transpose_, squeeze_, unsqueeze_, swapaxes_, swapdims_) on a view or on a tensor with
+views, beside torch 2.13: the refusals (an output of split/unbind/chunk or a view of one, a view made under
+no_grad, a view of a leaf), the regenerated histories of the other views, gradients and second order."""
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+
+OPS = {"t_": lambda v: v.t_(), "transpose_": lambda v: v.transpose_(0, 1), "squeeze_": lambda v: v.squeeze_(),
+       "unsqueeze_": lambda v: v.unsqueeze_(0), "swapaxes_": lambda v: v.swapaxes_(0, -1),
+       "swapdims_": lambda v: v.swapdims_(-1, 0)}
+A = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])  # (float64: the same bits on both sides)
+
+
+def outcome(fn):
+    """what a student sees of fn(): its value as a list, or the exception's type and the start of its message"""
+    try:
+        return fn()
+    except Exception as e:
+        return type(e).__name__, re.sub(r"^\w+\(\): ", "", str(e))[:60]  # (microtorch may name the op first)
+
+
+def chain(node):
+    """names down the first edges of node"""
+    names = []
+    while node is not None and not node.name().endswith("AccumulateGrad"):
+        names.append(node.name())
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
+def both(fn):
+    return [outcome(lambda: fn(T)) for T in (torch, mt)]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("views", ["split", "unbind", "chunk", "view of split", "split of a leaf"])
+def test_a_multi_output_view_is_refused(op, views):
+    def run(T):
+        a = T.tensor(A, requires_grad=True)
+        x = a if views == "split of a leaf" else a * 2
+        v = {"split": lambda: x.split(1)[1], "unbind": lambda: x.unbind(1)[0], "chunk": lambda: x.chunk(3, 1)[2],
+             "view of split": lambda: x.split(1)[0][:, 1:], "split of a leaf": lambda: x.split(1)[0]}[views]()
+        before = chain(v.grad_fn)
+        err = outcome(lambda: OPS[op](v))
+        return err, before == chain(v.grad_fn), tuple(v.shape), v._version
+    t, m = both(run)
+    assert t[0][0] == "RuntimeError" and t[0][1].startswith("Output ")
+    assert m == t
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_a_view_made_under_no_grad_is_refused(op):
+    def run(T):
+        x = T.tensor(A, requires_grad=True) * 2
+        with T.no_grad():
+            v = x[:, :2]
+        return outcome(lambda: OPS[op](v)), v._version
+    t, m = both(run)
+    assert t[0] == ("RuntimeError", "A view was created in no_grad mode and is being modified inp") and m == t
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("which", ["base", "view"])
+def test_the_other_views_are_regenerated_and_the_modified_one_keeps_its_node(op, which):
+    def run(T):
+        a = T.tensor(A, requires_grad=True)
+        x = a.sin()
+        v, w, u = x[:, 1:], x[0], x.view(3, 2)
+        OPS[op](x if which == "base" else v)
+        names = [chain(t.grad_fn) for t in (x, v, w, u)]
+        loss = (x * x).sum() + (v ** 3).sum() + (w * 5).sum() + (u.exp()).sum()
+        g, = T.autograd.grad(loss, a, create_graph=True)
+        gg, = T.autograd.grad((g * g).sum(), a)
+        return names, [x._version, v._version], g.detach().numpy().round(12).tolist(), gg.numpy().round(12).tolist()
+    t, m = both(run)
+    assert m == t
+    assert t[0][0 if which == "base" else 1][0] in ("TBackward1", "TransposeBackward1", "SqueezeBackward3", "UnsqueezeBackward1")
+
+
+def test_a_view_of_a_modified_view_has_it_as_its_history():
+    def run(T):
+        a = T.tensor(A, requires_grad=True)
+        x = a * 1
+        v = x[:, 1:]
+        u = v[0]
+        v.t_()
+        u2 = v[0]
+        (u2 * T.tensor([1.0, 2.0])).sum().backward()
+        return chain(u.grad_fn), chain(u2.grad_fn), u2._base is x, a.grad.tolist()
+    t, m = both(run)
+    assert t[0] == ["AsStridedBackward0", "MulBackward0"] and t[1] == ["SelectBackward0", "TBackward1", "SliceBackward0",
+                                                                        "MulBackward0"]
+    assert m == t
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("which", ["base", "view", "split"])
+def test_under_no_grad_every_view_is_regenerated(op, which):
+    """torch records nothing, but the version changed: each view (the modified one too) reads as AsStridedBackward0
+    of its base, and an output of split raises when its grad_fn is read"""
+    def run(T):
+        x = T.tensor(A, requires_grad=True) * 2
+        v, w = (x.split(1) if which == "split" else (x[:, 1:], x[1]))
+        with T.no_grad():
+            OPS[op](x if which == "base" else v)
+        return [outcome(lambda: chain(t.grad_fn)) for t in (x, v, w)]
+    t, m = both(run)
+    assert m == t
+
+
+def test_a_tensor_that_needs_no_gradient_takes_them_freely():
+    def run(T):
+        x = T.tensor(A)
+        p, q = x.split(1)
+        p.t_()
+        v = x[:, 1:]
+        x.unsqueeze_(0)
+        return tuple(p.shape), tuple(x.shape), p.grad_fn, v.grad_fn, x._version
+    t, m = both(run)
+    assert m == t
+
+
+@pytest.mark.parametrize("which", ["base", "view"])
+def test_retain_grad_stays_where_torch_keeps_it(which):
+    """torch sets the in-place view op's node without moving retain_grad to it (the retained gradient keeps the old
+    shape); the regenerated views take theirs along"""
+    def run(T):
+        a = T.tensor(A, requires_grad=True)
+        x = a * 2
+        x.retain_grad()
+        v, w = x[0], x[1]
+        v.retain_grad(), w.retain_grad()
+        x.t_() if which == "base" else v.unsqueeze_(0)
+        (x * 2 + v.sum() * 3 + w * 5).sum().backward()
+        return [None if t.grad is None else t.grad.tolist() for t in (x, v, w, a)]
+    t, m = both(run)
+    assert m == t
+
+
+def test_the_regenerated_views_carry_the_gradient_into_the_modified_base():
+    """hand-derived: x = a * 2 transposed in place, its old row 0 read through v (now x[:, 0]) times 10"""
+    a = mt.tensor(np.array(A), requires_grad=True)
+    x = a * 2
+    v = x[0]
+    x.t_()
+    (v * 10).sum().backward()
+    assert a.grad.tolist() == [[20.0, 20.0, 20.0], [0.0, 0.0, 0.0]]
