@@ -199,6 +199,8 @@ def _aliases_and_conversions():
         "is_conj": lambda self: False, "is_neg": lambda self: False,
         "resolve_conj": lambda self: self, "resolve_neg": lambda self: self,
         "is_inference": lambda self: False,
+        "_is_zerotensor": lambda self: False,  # (sgn's exact-zero gradient answers True: ops/_zero_tangent.py)
+        "_is_view": lambda self: self._base is not None,
         "is_nonzero": _is_nonzero,
         "apply_": _apply_python, "map_": _map_python, "map2_": _map2_python,
         "clamp_min": pw.clamp_min, "clamp_max": pw.clamp_max, "signbit": pw.signbit, "isposinf": pw.isposinf,
