@@ -21,9 +21,12 @@ def bump_version(t):
     t._version_counter[0] += 1
 
 
-def mark_view(out, base, multi=False):
+def mark_view(out, base, multi=False, replay=None):
     """`out` is a view of `base`: share the version counter, remember the root base, and let
-    the root know its views (weakly) so that an in-place op can regenerate their history."""
+    the root know its views (weakly) so that an in-place op can regenerate their history.
+    `replay`: the Op that made out when it changes the dtype (view_as_real, view_as_complex)."""
+    if replay is not None or base._view_replay is not None:
+        out._view_replay = _replay_steps(out, base, replay)
     root = base._base if base._base is not None else base
     out._version_counter = base._version_counter
     out._base = root
@@ -41,6 +44,18 @@ def mark_view(out, base, multi=False):
     return out
 
 
+def _replay_steps(out, base, op):
+    """How torch rebuilds `out` from its root base after an in-place op: as_strided cannot change a dtype, so
+    view_as_real / view_as_complex are run again (`op`, an Op class), on the root or on the base's positions in
+    it, and a view of such a view is taken by its positions after them. A tuple of those steps."""
+    steps = base._view_replay
+    if op is None:
+        return steps + (view_index(out, base),)
+    if steps is None:
+        steps = () if base._base is None else (view_index(base, base._base),)
+    return steps + (op,)
+
+
 def live_views(root):
     """The views of root that are still alive."""
     if not root._views:
@@ -52,8 +67,14 @@ def live_views(root):
 
 def view_index(view, base):
     """The flat (C-order) positions in `base` of the elements of `view`, an int array of the
-    view's shape, found from the two arrays' memory layout; None if view is not inside base."""
+    view's shape, found from the two arrays' memory layout; None if view is not inside base.
+    A real view of a complex base (z.real) is located among the base's real numbers (the positions
+    in `parts(base)`), a complex view of a real base by its real numbers (shape view.shape + (2,))."""
     b, v = base._data, view._data
+    if v.dtype != b.dtype and b.dtype.kind == "c" and v.dtype == b.real.dtype:
+        b = parts(b)
+    elif v.dtype != b.dtype and v.dtype.kind == "c" and b.dtype == v.real.dtype:
+        v = parts(v)
     if v.size == 0:
         return np.zeros(v.shape, np.intp)
     if v.dtype != b.dtype:
@@ -75,6 +96,12 @@ def view_index(view, base):
     if v.size and idx.min() < 0:
         return None
     return idx
+
+
+def parts(a):
+    """A complex array's memory as its real numbers, shape a.shape + (2,): real, then imaginary part."""
+    r = a.real
+    return np.lib.stride_tricks.as_strided(r, a.shape + (2,), r.strides + (r.itemsize,))
 
 
 def byte_bounds(a):

@@ -90,8 +90,12 @@ class CopySlices(Op):
     @staticmethod
     def forward(ctx, base, src, index):
         ctx.index, ctx.op = index, None
+        ctx.kind = "real" if base.dtype.kind == "c" != src.dtype.kind else "complex" if src.dtype.kind == "c" != \
+            base.dtype.kind else None  # (z.real written: index counts z's real numbers; a complex view of reals)
         out = np.array(base, copy=True)
-        out.flat[index] = np.broadcast_to(src, np.shape(index))  # (.flat: C-order positions in any layout)
+        into = views.parts(out) if ctx.kind == "real" else out
+        src = views.parts(src) if ctx.kind == "complex" else src
+        into.flat[index] = np.broadcast_to(src, np.shape(index))  # (.flat: C-order positions in any layout)
         return out
 
     @staticmethod
@@ -100,9 +104,9 @@ class CopySlices(Op):
             return _through_op(ctx, grad)
         gb = gs = None
         if ctx.needs_input_grad[0]:
-            gb = _without_view(grad, ctx.index)
+            gb = _without_view(grad, ctx.index, ctx.kind)
         if ctx.needs_input_grad[1]:
-            gs = AsStrided.apply(grad, ctx.index)
+            gs = _view_at(grad, ctx.index, ctx.kind)
         return gb, gs, None
 
     @staticmethod
@@ -110,10 +114,29 @@ class CopySlices(Op):
         return CopySlices.apply(tbase, tsrc, ctx.index)
 
 
-def _without_view(grad, index):
-    """grad with the view's positions zeroed."""
+def _without_view(grad, index, kind=None):
+    """grad with the view's positions zeroed (kind "real": index counts grad's real numbers)."""
+    from .elementwise import ViewAsComplex, ViewAsReal
     from .index import masked_fill
+    if kind == "real":
+        return ViewAsComplex.apply(_without_view(ViewAsReal.apply(grad), index))
     return masked_fill(grad, Tensor._make(_view_mask(grad.shape, index)), 0.0)
+
+
+def _view_at(base, index, kind=None):
+    """base's elements at `index`, as a tensor: through base's real numbers (kind "real": a real view of a
+    complex base, torch's view_as_real first) or as complex numbers (kind "complex": view_as_complex after)."""
+    from .elementwise import ViewAsComplex, ViewAsReal
+    if kind == "real":
+        return AsStrided.apply(ViewAsReal.apply(base), index)
+    out = AsStrided.apply(base, index)
+    return ViewAsComplex.apply(out) if kind == "complex" else out
+
+
+def _kind(view, base):
+    """how a view's positions count in its base (view_index): "real", "complex", or None for the same dtype"""
+    v, b = view._data.dtype.kind, base._data.dtype.kind
+    return None if v == b or "c" not in (v, b) else "real" if b == "c" else "complex"
 
 
 def _view_mask(shape, index):
@@ -150,13 +173,13 @@ def _through_op(ctx, grad):
     to the op's other inputs."""
     op, index = ctx.op, ctx.index
     n = len(op.next_functions)
-    res = (*op._backward([AsStrided.apply(grad, index)])[:n], *(None,) * n)[:n]  # (the engine checks them)
+    res = (*op._backward([_view_at(grad, index, ctx.kind)])[:n], *(None,) * n)[:n]  # (the engine checks them)
     gb = None
     if ctx.needs_input_grad[0]:
         if res[0] is None:
-            gb = _without_view(grad, index)
+            gb = _without_view(grad, index, ctx.kind)
         else:
-            _view_mask(grad.shape, index)  # (raises for an expanded view, as torch)
+            _view_mask(grad.shape + (2,) * (ctx.kind == "real"), index)  # (raises for an expanded view, as torch)
             gb = CopySlices.apply(grad, res[0], index)
     return (gb, *res[1:])
 
@@ -232,13 +255,14 @@ def _regenerate_views(root, modified=None, skip=None):
             continue
         if not root._requires_grad:
             continue
-        idx = _view_index(v, root)
-        replay = v._view_replay if idx is None else None  # z.real, z.imag: run it again
-        if idx is None and replay is None:
+        steps = v._view_replay or (_view_index(v, root),)  # (through view_as_real/view_as_complex: views.py)
+        if any(s is None for s in steps):
             continue
         old, old_nr = v.grad_fn, v._output_nr
         with grad_mode.enable_grad():
-            r = RegeneratedView.apply(_alias(root), idx) if replay is None else replay.apply(_alias(root))
+            r = _alias(root)
+            for step in steps:
+                r = RegeneratedView.apply(r, step) if isinstance(step, np.ndarray) else step.apply(r)
         v.grad_fn, v._output_nr, v._requires_grad = r.grad_fn, 0, True
         # torch moves retain_grad to the new grad_fn, except for the view that was modified: there it
         # is dropped (v.retains_grad stays True but v.grad is no longer filled)
@@ -362,7 +386,7 @@ def _inplace_on_view(self, base, fn, args, op):
     idx = _check_view_inplace(self, base, op)
     base_alias = _alias(base)
     if base._requires_grad:
-        view_old = AsStrided.apply(base_alias, idx)
+        view_old = _view_at(base_alias, idx, _kind(self, base))
     else:
         view_old = Tensor._make(self._data.copy())
     out = fn(view_old, *args)
@@ -376,11 +400,6 @@ def _check_view_inplace(self, base, op):
     """torch's refusals for an in-place op on a view; the view's positions in its base."""
     check_view_rebase(self, base, op)
     idx = _view_index(self, base)
-    if idx is None and self._data.dtype != base._data.dtype and base._data.dtype.kind == "c":
-        raise RuntimeError(
-            f"{op} on z.real or z.imag of a complex tensor z while autograd records the graph is not supported "
-            "by microtorch (torch supports it): build the new value out of place, e.g. "
-            "z = z.real * 2 + 1j * z.imag, or do the update under microtorch.no_grad().")
     if idx is None:
         raise RuntimeError(
             f"{op} on a view whose elements cannot be located in its base (a view with another dtype, or a "

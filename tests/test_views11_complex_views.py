@@ -1,0 +1,135 @@
+"""z.real, z.imag, view_as_real and view_as_complex as views, beside torch 2.13: their base, their nodes
+(`SelectBackward0` over `ViewAsRealBackward0`), writes through them (CopySlices on the base, the other views
+rebuilt as torch rebuilds them), gradients and second order, and view_as_complex's refusals."""
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+from microtorch.ops import elementwise as ew
+
+Z = np.array([[1 + 2j, 3 - 1j, -0.5 + 0.25j], [2 - 2j, 0.5j, -1.5]])
+X = np.array([[[1.0, 2.0], [3.0, -4.0]], [[0.5, -1.5], [2.5, 0.25]]])
+
+
+def lib(T):
+    """the namespace a case runs on (view_as_real/view_as_complex: microtorch's views, see the module's docstring)"""
+    if T is torch:
+        return torch.view_as_real, torch.view_as_complex
+    return ew.view_as_real, ew.view_as_complex
+
+
+def chain(t):
+    """grad_fn names down the first edges"""
+    names, node = [], t.grad_fn
+    while node is not None and not node.name().endswith("AccumulateGrad"):
+        names.append(node.name())
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
+def outcome(fn):
+    try:
+        return fn()
+    except Exception as e:
+        return type(e).__name__, str(e)[:48]
+
+
+def both(fn):
+    return [outcome(lambda: fn(T)) for T in (torch, mt)]
+
+
+def arr(t):
+    return None if t is None else np.asarray(t.detach().numpy()).round(12).tolist()
+
+
+@pytest.mark.parametrize("part", ["real", "imag", "view_as_real", "view_as_complex", "real of a slice",
+                                  "imag of view_as_complex"])
+def test_the_parts_are_views_with_torchs_nodes(part):
+    def run(T):
+        var, vac = lib(T)
+        z0 = T.tensor(Z, requires_grad=True)
+        x0 = T.tensor(X, requires_grad=True)
+        z, x = z0 * 1, x0 * 1
+        base, v = {"real": lambda: (z, z.real), "imag": lambda: (z, z.imag), "view_as_real": lambda: (z, var(z)),
+                   "view_as_complex": lambda: (x, vac(x)), "real of a slice": lambda: (z, z[:, 1:].real),
+                   "imag of view_as_complex": lambda: (x, vac(x).imag)}[part]()
+        return chain(v), v._base is base, v._is_view(), v.is_leaf, v._version, tuple(v.shape), v.stride(), arr(v)
+    t, m = both(run)
+    assert m == t
+
+
+@pytest.mark.parametrize("write", ["z.real.mul_(2)", "z.imag.add_(w)", "var(z)[0, 1].mul_(3)", "z[1].real.zero_()",
+                                   "vac(x).mul_(1j)", "vac(x)[1].imag.add_(2)", "var(z)[1:].sin_()"])
+def test_writing_through_a_part_changes_the_base_and_its_graph(write):
+    def run(T):
+        var, vac = lib(T)
+        z0 = T.tensor(Z, requires_grad=True)
+        x0 = T.tensor(X, requires_grad=True)
+        w = T.tensor([0.5, -2.0, 1.0], dtype=T.float64, requires_grad=True)
+        z, x = z0 * 1, x0 * 1
+        others = [z.real, z.imag, var(z), z[0], vac(x), vac(x).real, x[0]]
+        eval(write, {"z": z, "x": x, "w": w, "var": var, "vac": vac})
+        names = [chain(z), chain(x)] + [chain(o) for o in others]
+        loss = (z * z.conj()).real.sum() + (z.imag ** 3).sum() + (x ** 2).sum() + (vac(x).abs() ** 2).sum() \
+            + sum((o.abs() ** 2).sum() for o in others)
+        leaves = (z0, x0, w)
+        grads = T.autograd.grad(loss, leaves, create_graph=True, allow_unused=True)
+        used = [g for g in grads if g is not None]
+        second = T.autograd.grad(sum((g.abs() ** 2).sum() for g in used), leaves, allow_unused=True)
+        return names, arr(z), arr(x), [arr(g) for g in grads], [arr(g) for g in second]
+    t, m = both(run)
+    assert m == t
+
+
+def test_a_base_that_needs_no_gradient_takes_a_written_part_that_does():
+    def run(T):
+        z = T.tensor(Z)
+        w = T.tensor([5.0, 6.0, -1.0], dtype=T.float64, requires_grad=True)
+        r = z.real
+        r.mul_(w)
+        z.abs().sum().backward()
+        return chain(z), [n is None for n, _ in z.grad_fn.next_functions], arr(w.grad), arr(z)
+    t, m = both(run)
+    assert m == t
+
+
+def test_a_part_of_a_leaf_is_refused_in_place_and_backward_reaches_the_leaf():
+    def run(T):
+        z0 = T.tensor(Z, requires_grad=True)
+        refused = outcome(lambda: z0.real.mul_(2))
+        (z0.real * 3 + z0.imag ** 2).sum().backward()
+        return refused, arr(z0.grad)
+    t, m = both(run)
+    assert t[0][0] == m[0][0] == "RuntimeError" and m[1] == t[1]
+
+
+@pytest.mark.parametrize("make", ["ones(3, 3)", "ones(2, 4).t()", "ones(())", "ones(4, 4)[:, 1:3]", "ones(4, 2)[1:]",
+                                  "ones(3, 4)[:, ::2].contiguous()", "ones(2, dtype=T.int64)", "ones(3, 2)[::1]"])
+def test_view_as_complex_checks_as_torch(make):
+    def run(T):
+        x = eval("T." + make, {"T": T})
+        if x.dtype.is_floating_point:
+            x = x.double()
+        out = lib(T)[1](x)
+        return tuple(out.shape), str(out.dtype).split(".")[-1]
+    t, m = both(run)
+    assert m[0] == t[0] and (m[1] == t[1] if t[0] != "RuntimeError" else m[1].startswith(t[1][:40]))
+
+
+def test_view_as_real_of_a_real_tensor_is_refused():
+    t, m = both(lambda T: lib(T)[0](T.ones(2)))
+    assert t[0] == m[0] == "RuntimeError" and m[1].startswith(t[1])
+
+
+def test_forward_mode_through_the_views():
+    def run(T):
+        fw = T.autograd.forward_ad
+        var, vac = lib(T)
+        with fw.dual_level():
+            x = fw.make_dual(T.tensor(X), T.tensor(X[::-1].copy()))
+            c = vac(x) * (1 + 2j)
+            out = var(c).sin() + c.imag[..., None]
+            return arr(fw.unpack_dual(out).tangent)
+    t, m = both(run)
+    assert m == t
