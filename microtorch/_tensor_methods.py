@@ -1,6 +1,7 @@
 """Tensor's operators and methods, each a one-line call into ops."""
 import functools
 import inspect
+import re
 
 import numpy as np
 
@@ -505,7 +506,10 @@ def _inplace_view(name, fn):
         checked = all(_dims_like(a) for a in (*args, *kwargs.values()))
         if checked:  # (torch refuses a leaf or a view after the arguments' types, before the dims)
             _check_inplace_view(self, name)
-        out = fn(self, *args, **kwargs)
+        try:
+            out = fn(self, *args, **kwargs)
+        except (RuntimeError, IndexError) as e:  # (a dim out of range...: named as the op called, as torch's)
+            raise _named(e, name) from None
         if not checked:
             _check_inplace_view(self, name)
         self._data = out._data
@@ -518,6 +522,17 @@ def _inplace_view(name, fn):
         return self
     method.__name__ = name
     return method
+
+
+_OP_NAMES = re.compile(r"^(?:\w+(?:\(\):?|:) )+")  # "t() ", "transpose(): ", "unsqueeze: " leading a message
+
+
+def _named(e, name):
+    """e, its message naming the in-place op called instead of the op that raised (t_() expects..., as torch)"""
+    msg = str(e)
+    lead = _OP_NAMES.match(msg)
+    sentence = lead is not None and lead.group(0).endswith("() ")  # ("t() expects a tensor...")
+    return type(e)(f"{name}{'() ' if sentence else '(): '}{msg[lead.end() if lead else 0:]}")
 
 
 def _check_inplace_view(self, name):

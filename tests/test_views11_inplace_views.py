@@ -149,3 +149,18 @@ def test_the_regenerated_views_carry_the_gradient_into_the_modified_base():
     x.t_()
     (v * 10).sum().backward()
     assert a.grad.tolist() == [[20.0, 20.0, 20.0], [0.0, 0.0, 0.0]]
+
+
+@pytest.mark.parametrize("call", ["x.t_()", "x.transpose_(0, 5)", "x.squeeze_(7)", "x.unsqueeze_(9)", "x.swapaxes_(0, 9)",
+                                  "x.swapdims_(-9, 0)"])
+def test_a_bad_dim_names_the_inplace_op(call):
+    """torch's type and message, naming the op called (t_() expects..., not t()); microtorch names it in front of
+    torch's message where torch names none"""
+    name, seen = call[2:call.index("(")], []
+    for T in (torch, mt):
+        with pytest.raises((RuntimeError, IndexError)) as e:
+            eval(call, {"x": T.ones(2, 3, 4)})
+        seen.append((e.type, str(e.value)))
+    (t_type, t_msg), (m_type, m_msg) = seen
+    assert m_type is t_type
+    assert m_msg.startswith(t_msg) if t_msg.startswith(name) else m_msg.startswith(f"{name}(): {t_msg}")
