@@ -133,3 +133,19 @@ def test_forward_mode_through_the_views():
             return arr(fw.unpack_dual(out).tangent)
     t, m = both(run)
     assert m == t
+
+
+def test_vmap_and_grad_through_the_parts(recwarn):
+    """batched by a rule (no per-example fallback warning), with torch's values"""
+    def run(T):
+        var, vac = lib(T)
+        z = T.tensor(Z)
+        x = T.tensor(X)
+        parts = T.func.vmap(lambda t: t.real * 2 + t.imag)(z)
+        pairs = T.func.vmap(lambda t: var(t * 1j))(z)
+        back = T.func.vmap(lambda t: vac(t).imag)(x)
+        g = T.func.grad(lambda t: (t.real ** 2 + t.imag).sum())(T.tensor(Z))
+        return arr(parts), arr(pairs), arr(back), arr(g)
+    t, m = both(run)
+    assert m == t
+    assert not [w for w in recwarn if "batching rule" in str(w.message)]

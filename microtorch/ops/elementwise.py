@@ -1851,17 +1851,23 @@ def view_as_complex(input):
 
 def _complex_pairs(x):
     """torch's checks of view_as_complex's input: float pairs along a last dim of stride 1, at even offsets"""
-    from ..autograd.views import byte_bounds
     from .inplace import _type_name
-    a = x._data
-    if a.dtype not in (np.float32, np.float64):
+    shape, np_dtype = tuple(x.shape), x.dtype.np
+    if np_dtype not in (np.float32, np.float64):
         raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor "
-                           f"of scalar type: {_type_name(a.dtype)} (view_as_complex: microtorch takes float32 and "
+                           f"of scalar type: {_type_name(np_dtype)} (view_as_complex: microtorch takes float32 and "
                            "float64)")
-    if a.ndim == 0:
+    if not shape:
         raise RuntimeError("Input tensor must have one or more dimensions (view_as_complex of a 0-d tensor)")
-    if a.shape[-1] != 2:
-        raise RuntimeError(f"Tensor must have a last dimension of size 2 (view_as_complex: got shape {list(a.shape)})")
+    if shape[-1] != 2:
+        raise RuntimeError(f"Tensor must have a last dimension of size 2 (view_as_complex: got shape {list(shape)})")
+    if type(x._data) is np.ndarray:  # (a vmap batch is checked per example by its own layout rules)
+        _complex_layout(x)
+
+
+def _complex_layout(x):
+    from ..autograd.views import byte_bounds
+    a = x._data
     if a.strides[-1] != a.itemsize:
         raise RuntimeError("Tensor must have a last dimension with stride 1 (view_as_complex: call .contiguous() "
                            "first)")
