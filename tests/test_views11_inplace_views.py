@@ -164,3 +164,53 @@ def test_a_bad_dim_names_the_inplace_op(call):
     (t_type, t_msg), (m_type, m_msg) = seen
     assert m_type is t_type
     assert m_msg.startswith(t_msg) if t_msg.startswith(name) else m_msg.startswith(f"{name}(): {t_msg}")
+
+
+def _identity(T):
+    class Id(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t.view_as(t)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+    return Id
+
+
+@pytest.mark.parametrize("kind", ["made under no_grad", "custom Function", "split"])
+@pytest.mark.parametrize("mode", ["grad", "no_grad"])
+@pytest.mark.parametrize("change", ["x.mul_(2)", "x.t_()", "w.mul_(2)", "w.unsqueeze_(0)"])
+def test_a_view_torch_cannot_rebuild_raises_when_its_history_is_read(kind, mode, change):
+    """once the base or another view changed in place (in grad mode or not), torch raises when the history of a
+    view made under no_grad, returned by a custom Function, or one of split's outputs is read: its grad_fn, an op on
+    it, backward through it (microtorch gave an `Error` node that raised at backward, or nothing under no_grad)"""
+    def run(T):
+        a = T.tensor(A, requires_grad=True)
+        x = a * 1
+        if kind == "made under no_grad":
+            with T.no_grad():
+                v = x[0]
+        else:
+            v = _identity(T).apply(x) if kind == "custom Function" else x.split(1)[0]
+        w = x[1]
+        with T.no_grad() if mode == "no_grad" else T.enable_grad():
+            eval(change, {"x": x, "w": w})
+        return outcome(lambda: v.grad_fn), outcome(lambda: (v * 2).sum()), v.requires_grad
+    t, m = both(run)
+    assert t[0][0] == "RuntimeError" and m == t
+
+
+def test_a_view_made_under_no_grad_of_a_tensor_that_needs_no_gradient_keeps_none():
+    def run(T):
+        x = T.tensor(A)
+        with T.no_grad():
+            v = x[0]
+            p = x.split(1)[0]
+        x.mul_(2)
+        w = T.ones(3, dtype=T.float64, requires_grad=True)
+        before = (v.grad_fn, p.grad_fn)
+        x[1].mul_(w)  # (x now requires grad: its no_grad views cannot be rebuilt)
+        return before, outcome(lambda: v.grad_fn), outcome(lambda: p.grad_fn)
+    t, m = both(run)
+    assert m == t

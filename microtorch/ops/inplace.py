@@ -22,7 +22,6 @@ from .._dtype import cast
 from .._tensor import Tensor
 from ..autograd import extension, grad_mode, views
 from ..autograd.function import BackwardFunction
-from ..autograd.node import Node, _seq
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
 from ._zero_tangent import ZeroTangent
@@ -192,68 +191,56 @@ _NOGRAD_VIEW_REBASED = (
     "to be tracked).")
 
 
-class _ErrorNode(Node):
-    """grad_fn of a view whose history cannot be defined (torch raises when it is used)."""
-
-    def __init__(self, message):
-        self._seq = next(_seq)
-        self.message = message
-
-    def name(self):
-        return "Error"
-
-    def _backward(self, grads):
-        raise RuntimeError(self.message)
-
-
-class _RebasedMultiView(Tensor):
-    """An output of split()/unbind()/chunk() whose base was changed in place: torch cannot give it
-    a history, so reading its grad_fn raises, and with it any op that records the view (fuzz)."""
+class _UnusableView(Tensor):
+    """A view that torch can no longer give a history once its base (or another view of it) changed in place: an
+    output of split()/unbind()/chunk(), a view made under no_grad, one a custom Function returned. Reading its
+    grad_fn raises torch's error (kept in `_rebase_error`), and with it any op that records the view."""
     __slots__ = ()
 
     @property
     def grad_fn(self):
-        node = Tensor.grad_fn.__get__(self)  # None: made from a base that did not require grad then
-        raise RuntimeError(
-            (f"Output {self._output_nr} of {_short_name(node)} is a view" if node is not None else
-             "A view was created in no_grad mode") + " and its base or "
-            "another view of its base has been modified inplace. This view is the output of a function that "
-            "returns multiple views. Such functions do not allow the output views to be modified inplace. You "
-            "should replace the inplace operation by an out-of-place one (or .clone() the outputs of the split).")
+        raise RuntimeError(self._rebase_error)
 
     @grad_fn.setter
     def grad_fn(self, node):
         Tensor.grad_fn.__set__(self, node)
 
 
-_RebasedMultiView.__name__ = _RebasedMultiView.__qualname__ = "Tensor"  # prints and pickles as what it is
+_UnusableView.__name__ = _UnusableView.__qualname__ = "Tensor"  # prints and pickles as what it is
+
+
+def _unusable(v, root):
+    """torch's error for reading the history of the view v after an in-place change, or None if it has one."""
+    node = Tensor.grad_fn.__get__(v)
+    if not (v._view_multi or v._view_nograd or v._view_custom) or node is None and not root._requires_grad:
+        return None
+    if v._view_custom:
+        return (f"{v._view_custom} is a view and its base or another view of its base has been modified inplace. "
+                "This view was created inside a custom Function (or because an input was returned as-is) and the "
+                "autograd logic to handle view+inplace would override the custom backward associated with the "
+                "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
+                "cloning the output of the custom Function.")
+    if v._view_nograd:
+        return _NOGRAD_VIEW_REBASED
+    return ((f"Output {v._output_nr} of {_short_name(node)} is a view" if node is not None else
+             "A view was created in no_grad mode") + " and its base or another view of its base has been modified "
+            "inplace. This view is the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation by an out-of-place "
+            "one (or .clone() the outputs of the split).")
 
 
 def _regenerate_views(root, modified=None, skip=None):
     """After an in-place op on `root` or one of its views, give each live view of root (but `skip`) the
     history "this region of the new root" (torch regenerates views the same way)."""
-    tracking = grad_mode.is_grad_enabled()
     for v in _live_views(root):
-        if v is skip:
+        if v is skip or type(v) is _UnusableView:
             continue
-        if v._view_multi and root._requires_grad and not v._view_nograd:
-            v.__class__, v._requires_grad = _RebasedMultiView, True  # (one made under no_grad: below)
+        error = _unusable(v, root)
+        if error is not None:  # (in grad mode or not: torch raises when the view's history is next read)
+            v.__class__, v._requires_grad = _UnusableView, True
+            v._rebase_error = error
             continue
-        custom = v._view_custom
-        if custom:
-            if tracking:
-                v.grad_fn, v._output_nr = _ErrorNode(
-                    f"{custom} is a view and its base or another view of its base has been modified inplace. This "
-                    "view was created inside a custom Function (or because an input was returned as-is) and the "
-                    "autograd logic to handle view+inplace would override the custom backward associated with the "
-                    "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this "
-                    "by cloning the output of the custom Function."), 0
-            continue
-        if v._view_nograd:
-            if tracking and root._requires_grad:
-                v.grad_fn, v._output_nr, v._requires_grad = _ErrorNode(_NOGRAD_VIEW_REBASED), 0, True
-            continue
-        if not root._requires_grad:
+        if v._view_multi or v._view_nograd or v._view_custom or not root._requires_grad:
             continue
         steps = v._view_replay or (_view_index(v, root),)  # (through view_as_real/view_as_complex: views.py)
         if any(s is None for s in steps):
