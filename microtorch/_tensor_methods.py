@@ -711,6 +711,17 @@ PROPERTIES = {
 }
 
 
+def _part_setter(part):
+    """z.real = v writes v into z's real part (a view), as torch's setter: in place, recorded like copy_"""
+    def setter(self, value):
+        view = part(self)
+        view.copy_(value) if isinstance(value, Tensor) else view.fill_(value)
+    return setter
+
+
+SETTERS = {"real": _part_setter(ops.real), "imag": _part_setter(ops.imag)}
+
+
 def _nn():
     from .ops import nn
     return nn
@@ -765,7 +776,7 @@ def install_more(cls, clean_errors=None):
     cls.is_cpu = property(lambda self: not self.is_meta)
     cls.volatile = property(_volatile)
     for name, fn in PROPERTIES.items():
-        setattr(cls, name, property(fn))
+        setattr(cls, name, property(fn, SETTERS.get(name)))
 
 
 def _volatile(self):

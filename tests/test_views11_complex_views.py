@@ -149,3 +149,22 @@ def test_vmap_and_grad_through_the_parts(recwarn):
     t, m = both(run)
     assert m == t
     assert not [w for w in recwarn if "batching rule" in str(w.message)]
+
+
+@pytest.mark.parametrize("assign", ["z.real = w * 2", "z.imag = w", "z.imag = 7.0", "z.real = 0.5", "x.real = w[:2] * 3"])
+def test_assigning_a_part_writes_into_the_tensor(assign):
+    """torch's real/imag setters copy into the part (a view): CopySlices on a tensor with a history"""
+    def run(T):
+        z0 = T.tensor(Z[0], requires_grad=True)
+        w = T.tensor([5.0, 6.0, -1.0], dtype=T.float64, requires_grad=True)
+        z, x = z0 * 1, T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64, requires_grad=True) * 1
+        exec(assign, {"z": z, "x": x, "w": w})
+        (z.abs().sum() + (x * x).sum()).backward()
+        return chain(z), chain(x), arr(z), arr(x), arr(z0.grad), arr(w.grad)
+    t, m = both(run)
+    assert m == t
+
+
+def test_imag_of_a_real_tensor_cannot_be_assigned():
+    t, m = both(lambda T: setattr(T.ones(2), "imag", T.zeros(2)))
+    assert t[0] == m[0] == "RuntimeError" and m[1].startswith(t[1])
