@@ -214,3 +214,20 @@ def test_a_view_made_under_no_grad_of_a_tensor_that_needs_no_gradient_keeps_none
         return before, outcome(lambda: v.grad_fn), outcome(lambda: p.grad_fn)
     t, m = both(run)
     assert m == t
+
+
+@pytest.mark.parametrize("kind", ["made under no_grad", "custom Function", "split"])
+@pytest.mark.parametrize("write", ["v.mul_(2)", "v.t_()", "v.add_(1)"])
+def test_writing_into_such_a_view_after_its_base_changed_gives_the_direct_error(kind, write):
+    """torch's message for the view being modified itself ("is being modified inplace"), not the one for its base"""
+    def run(T):
+        x = T.tensor(A, requires_grad=True) * 1
+        if kind == "made under no_grad":
+            with T.no_grad():
+                v = x[0]
+        else:
+            v = _identity(T).apply(x) if kind == "custom Function" else x.split(1)[0]
+        x.mul_(2)
+        return outcome(lambda: eval(write, {"v": v}))
+    t, m = both(run)
+    assert t[0] == "RuntimeError" and "is being modified in" in t[1] and m == t

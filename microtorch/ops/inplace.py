@@ -266,7 +266,8 @@ def _move_retain(t, old, old_nr, keep=True):
 
 # ---- the in-place machinery -----------------------------------------------------------------
 def _check_leaf(t, op):
-    if t._requires_grad and t.grad_fn is None and grad_mode.is_grad_enabled():
+    if t._requires_grad and grad_mode.is_grad_enabled() and Tensor.grad_fn.__get__(t) is None \
+            and not t._view_nograd:  # (its own node, not a rebuilt one; a no_grad view: the view's own error, later)
         raise RuntimeError(
             f"a leaf Variable that requires grad is being used in an in-place operation. ({op}: do the update "
             "under `with microtorch.no_grad():` as optimizers do, or work on x.clone().)")
@@ -412,7 +413,7 @@ def check_view_rebase(self, base, op):
                 "output views to be modified inplace. You should replace the inplace operation by an "
                 "out-of-place one.")
         raise RuntimeError(
-            f"Output {self._output_nr} of {_short_name(self.grad_fn)} is a view and is being modified inplace. "
+            f"Output {self._output_nr} of {_short_name(Tensor.grad_fn.__get__(self))} is a view and is being modified inplace. "
             "This view is the output of a function that returns multiple views. Such functions do not allow "
             "the output views to be modified inplace. You should replace the inplace operation by an "
             "out-of-place one.")
