@@ -1866,6 +1866,7 @@ def _complex_pairs(x):
 
 
 def _complex_layout(x):
+    """torch's checks of the memory view_as_complex reads: pairs side by side, starting at even offsets"""
     from ..autograd.views import byte_bounds
     a = x._data
     if a.strides[-1] != a.itemsize:

@@ -89,8 +89,7 @@ class CopySlices(Op):
     @staticmethod
     def forward(ctx, base, src, index):
         ctx.index, ctx.op = index, None
-        ctx.kind = "real" if base.dtype.kind == "c" != src.dtype.kind else "complex" if src.dtype.kind == "c" != \
-            base.dtype.kind else None  # (z.real written: index counts z's real numbers; a complex view of reals)
+        ctx.kind = _kind(src, base)  # (z.real written: index counts z's real numbers; or a complex view of reals)
         out = np.array(base, copy=True)
         into = views.parts(out) if ctx.kind == "real" else out
         src = views.parts(src) if ctx.kind == "complex" else src
@@ -133,8 +132,9 @@ def _view_at(base, index, kind=None):
 
 
 def _kind(view, base):
-    """how a view's positions count in its base (view_index): "real", "complex", or None for the same dtype"""
-    v, b = view._data.dtype.kind, base._data.dtype.kind
+    """how the positions of the array `view` count in the array `base` (views.view_index): "real" for a real view
+    of a complex base (among its real numbers), "complex" for a complex view of real numbers, None for one dtype"""
+    v, b = view.dtype.kind, base.dtype.kind
     return None if v == b or "c" not in (v, b) else "real" if b == "c" else "complex"
 
 
@@ -374,7 +374,7 @@ def _inplace_on_view(self, base, fn, args, op):
     idx = _check_view_inplace(self, base, op)
     base_alias = _alias(base)
     if base._requires_grad:
-        view_old = _view_at(base_alias, idx, _kind(self, base))
+        view_old = _view_at(base_alias, idx, _kind(self._data, base._data))
     else:
         view_old = Tensor._make(self._data.copy())
     out = fn(view_old, *args)
