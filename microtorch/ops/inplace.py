@@ -14,6 +14,7 @@ Where a view sits in its base is recorded as the flat positions of its elements.
 
 import functools
 import warnings
+import weakref
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from .._dtype import cast
 from .._tensor import Tensor
 from ..autograd import extension, grad_mode, views
 from ..autograd.function import BackwardFunction
+from ..autograd.saved import SavedTensor
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
 from ._zero_tangent import ZeroTangent
@@ -381,6 +383,8 @@ def _inplace_on_view(self, base, fn, args, op):
     _write(self, _checked(self, out._data, op))
     _redirect_saved(out, self)
     _copy_slices(self, base, base_alias, out, idx, view_old)
+    if self.grad_fn is not None:
+        _saved_with_view_history(out.grad_fn, self)
     return self
 
 
@@ -552,6 +556,31 @@ def _redirect_saved(out, self):
                 s.data = self._data
                 s.counter = self._version_counter
                 s.version = self._version_counter[0]
+
+
+class _SavedOnView(SavedTensor):
+    """The result an in-place op on a view saved: torch unpacks it with the view's history (the grad_fn the view
+    was given after the op, over the base's CopySlices), not with the op's own node, so that a double backward
+    reaches that op once, through CopySlices (fuzz seed 438580). Kept weakly, as torch's: if it is gone, the op's
+    node, as for any other saved result."""
+    __slots__ = ("view_node",)
+
+    def unpack(self, node):
+        t = SavedTensor.unpack(self, node)
+        view_node = self.view_node()
+        if view_node is not None and t.grad_fn is node:
+            t.grad_fn, t._output_nr = view_node, 0
+        return t
+
+
+def _saved_with_view_history(node, view):
+    saved = getattr(node, "_saved", None) if node is not None else None
+    for i, s in enumerate(saved or ()):
+        if type(s) is SavedTensor and s.output_nr >= 0 and s.counter is view._version_counter:
+            on_view = saved[i] = _SavedOnView.__new__(_SavedOnView)  # (the list CopySlices shares: see fold_op)
+            for name in SavedTensor.__slots__:
+                setattr(on_view, name, getattr(s, name))
+            on_view.view_node = weakref.ref(view.grad_fn)
 
 
 # ---- the ops that only exist in place ----------------------------------------------------------

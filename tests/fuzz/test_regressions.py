@@ -635,3 +635,13 @@ def test_an_inplace_view_op_on_a_base_makes_its_multi_output_views_unusable(op, 
     leaves = {"x": ([[1.5, -1.0]], True), "y": ([[0.5], [2.0]], True)}
     steps = [("matmul", "y @ x"), ("split", split), ("inplace", f"v0.{op}"), ("mul", "v1 * 2.0")]
     assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("op", ["exp_()", "sigmoid_()", "tanh_()", "sqrt_()", "relu_()"])
+@pytest.mark.parametrize("view", ["a.expand((3, 2))", "a[1:]", "a.t()"])
+def test_a_result_saved_by_an_inplace_op_on_a_view_has_the_views_history(op, view):
+    """(seed 438580) torch unpacks the result an in-place op on a view saved with the view's new history (over the
+    base's CopySlices), so a second-order gradient reaches that op once, through CopySlices; microtorch's reached it
+    a second time directly (other second-order values, or "backward through the graph a second time")"""
+    leaves = {"a": ([[0.5, 2.0], [1.0, 0.25], [1.5, 3.0]], False), "s": ([[1.5]], True)}
+    assert_like_torch(leaves, [("view", view), ("inplace", "v0.div_(s)"), ("inplace", f"v1.{op}")])
