@@ -46,14 +46,29 @@ def mark_view(out, base, multi=False, replay=None):
 
 def _replay_steps(out, base, op):
     """How torch rebuilds `out` from its root base after an in-place op: as_strided cannot change a dtype, so
-    view_as_real / view_as_complex are run again (`op`, an Op class), on the root or on the base's positions in
-    it, and a view of such a view is taken by its positions after them. A tuple of those steps."""
+    view_as_real / view_as_complex are run again (`op`, an Op class), on the root or on the base's place in its
+    memory, and a view of such a view is taken by its place after them. A tuple of those steps: Op classes, and
+    places in memory (the arguments of torch's as_strided, found again in the rebuilt tensor: `located`)."""
     steps = base._view_replay
     if op is None:
-        return steps + (view_index(out, base),)
+        return steps + (geometry(out._data),)
     if steps is None:
-        steps = () if base._base is None else (view_index(base, base._base),)
+        steps = () if base._base is None else (geometry(base._data),)
     return steps + (op,)
+
+
+def located(place, within):
+    """The flat positions among the elements at `within` of those at `place` (two geometries), or None."""
+    return _positions(place, within)
+
+
+def reinterpreted(where):
+    """The geometry of view_as_real of the complex elements at `where`, or of view_as_complex of real ones."""
+    shape, strides, address, dtype = where
+    if dtype.kind == "c":
+        real = np.dtype(dtype.char.lower())  # (complex128 -> float64: "D" -> "d")
+        return shape + (2,), strides + (real.itemsize,), address, real
+    return shape[:-1], strides[:-1], address, np.result_type(dtype, np.complex64)
 
 
 def live_views(root):
@@ -75,25 +90,35 @@ def view_index(view, base):
         b = parts(b)
     elif v.dtype != b.dtype and v.dtype.kind == "c" and b.dtype == v.real.dtype:
         v = parts(v)
-    if v.size == 0:
-        return np.zeros(v.shape, np.intp)
-    if v.dtype != b.dtype:
+    return _positions(geometry(v), geometry(b))
+
+
+def geometry(a):
+    """where an array's elements are: (shape, strides, address of its first element, dtype)"""
+    return a.shape, a.strides, a.__array_interface__["data"][0], a.dtype
+
+
+def _positions(view, base):
+    """view_index on geometries (_geometry)"""
+    shape, strides, _, dtype = view
+    if not all(shape):
+        return np.zeros(shape, np.intp)
+    if dtype != base[3]:
         return None
-    item = b.itemsize
-    lo, hi = byte_bounds(b)
-    vlo, vhi = byte_bounds(v)
-    if vlo < lo or vhi > hi or any(s % item for s in b.strides + v.strides):
+    item = dtype.itemsize
+    lo, hi = _bounds(*base[:3], item)
+    vlo, vhi = _bounds(*view[:3], item)
+    if vlo < lo or vhi > hi or any(s % item for s in base[1] + strides):
         return None
     scratch = np.full((hi - lo) // item, -1, np.intp)
 
-    def place(a):
-        offset = (a.__array_interface__["data"][0] - lo) // item
-        strides = tuple(s // item * scratch.itemsize for s in a.strides)
-        return np.lib.stride_tricks.as_strided(scratch[offset:], a.shape, strides)
+    def place(shape, strides, address):
+        strides = tuple(s // item * scratch.itemsize for s in strides)
+        return np.lib.stride_tricks.as_strided(scratch[(address - lo) // item:], shape, strides)
 
-    place(b)[...] = np.arange(b.size).reshape(b.shape)
-    idx = place(v).copy()
-    if v.size and idx.min() < 0:
+    place(*base[:3])[...] = np.arange(int(np.prod(base[0]))).reshape(base[0])
+    idx = place(*view[:3]).copy()
+    if idx.min() < 0:
         return None
     return idx
 
@@ -105,13 +130,18 @@ def parts(a):
 
 
 def byte_bounds(a):
-    lo = hi = a.__array_interface__["data"][0]
-    for n, s in zip(a.shape, a.strides):
+    """The first and one-past-last byte of memory an array covers."""
+    return _bounds(a.shape, a.strides, a.__array_interface__["data"][0], a.itemsize)
+
+
+def _bounds(shape, strides, address, itemsize):
+    lo = hi = address
+    for n, s in zip(shape, strides):
         if s < 0:
             lo += (n - 1) * s
         else:
             hi += (n - 1) * s
-    return lo, hi + a.itemsize
+    return lo, hi + itemsize
 
 
 def alias(t):

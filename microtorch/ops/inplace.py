@@ -23,7 +23,7 @@ from .._dtype import cast
 from .._tensor import Tensor
 from ..autograd import extension, grad_mode, views
 from ..autograd.function import BackwardFunction
-from ..autograd.saved import SavedTensor
+from ..autograd.saved import FREED_MESSAGE, SavedTensor
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
 from ._zero_tangent import ZeroTangent
@@ -101,6 +101,8 @@ class CopySlices(Op):
     @staticmethod
     def backward(ctx, grad):
         if ctx.op is not None:
+            if ctx._saved is None:  # (let go after a backward without retain_graph, as torch's)
+                raise RuntimeError(FREED_MESSAGE)
             return _through_op(ctx, grad)
         gb = gs = None
         if ctx.needs_input_grad[0]:
@@ -165,7 +167,17 @@ def fold_op(node, out, view_old):
     node.op, node._edge_args = op, None  # (its backward returns one gradient per edge itself)
     node.next_functions = node.next_functions[:1] + op.next_functions[1:]
     node.needs_input_grad = node.needs_input_grad[:1] + op.needs_input_grad[1:]
-    node._saved = op._saved  # freed with the node's own (none), so a second backward raises as in torch
+    node._saved = op._saved  # (shown as its own, as torch shows fn's; the engine lets go of it: _let_go)
+
+
+def _let_go(node):
+    """The engine's release of a CopySlices node, as torch's: it drops what it keeps (a second backward through it
+    raises) but leaves the saved tensors of the op inside it to that op's own node, which a double backward may still
+    reach through the op's saved result (fuzz seed 438580)."""
+    node._saved = None
+
+
+CopySlices._backward_cls._release = _let_go
 
 
 def _through_op(ctx, grad):
@@ -244,18 +256,31 @@ def _regenerate_views(root, modified=None, skip=None):
             continue
         if v._view_multi or v._view_nograd or v._view_custom or not root._requires_grad:
             continue
-        steps = v._view_replay or (_view_index(v, root),)  # (through view_as_real/view_as_complex: views.py)
-        if any(s is None for s in steps):
+        r = _rebuilt(v, root)
+        if r is None:
             continue
         old, old_nr = v.grad_fn, v._output_nr
-        with grad_mode.enable_grad():
-            r = _alias(root)
-            for step in steps:
-                r = RegeneratedView.apply(r, step) if isinstance(step, np.ndarray) else step.apply(r)
         v.grad_fn, v._output_nr, v._requires_grad = r.grad_fn, 0, True
         # torch moves retain_grad to the new grad_fn, except for the view that was modified: there it
         # is dropped (v.retains_grad stays True but v.grad is no longer filled)
         _move_retain(v, old, old_nr, keep=v is not modified)
+
+
+def _rebuilt(v, root):
+    """The view v rebuilt from the new root, as torch does: as_strided of it (v's positions in it), or through
+    view_as_real / view_as_complex run again, each view after them found again by its place in memory (views.py's
+    replay steps); None if v is not found in it."""
+    with grad_mode.enable_grad():
+        r, where = _alias(root), views.geometry(root._data)
+        for step in v._view_replay or (_view_index(v, root),):
+            if isinstance(step, type):  # (view_as_real, view_as_complex)
+                r, where = step.apply(r), views.reinterpreted(where)
+                continue
+            idx = step if isinstance(step, np.ndarray) else views.located(step, where)
+            if idx is None:
+                return None
+            r, where = RegeneratedView.apply(r, idx), step
+    return r
 
 
 def _move_retain(t, old, old_nr, keep=True):
