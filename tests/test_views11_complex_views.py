@@ -191,3 +191,22 @@ def test_a_part_is_rebuilt_from_its_place_in_memory(part, change):
     assert m_chain == t_chain
     for a, b in zip(m_grads, t_grads):  # (the sums of large squares differ in their last bit)
         np.testing.assert_allclose(a, b, rtol=1e-13)
+
+
+@pytest.mark.parametrize("write", ["z.real.mul_(w)", "z.imag.add_(w)", "vac(x).mul_(c)", "var(z)[:, 1].sub_(w)"])
+@pytest.mark.parametrize("base_tangent", [True, False])
+def test_forward_mode_through_a_write_into_a_part(write, base_tangent):
+    """the base's tangent takes the part's, as torch's (a base without one gets zeros of its own dtype)"""
+    def run(T):
+        fw = T.autograd.forward_ad
+        var, vac = lib(T)
+        with fw.dual_level():
+            z, x = T.tensor(Z[0]), T.tensor(X[0])
+            if base_tangent:
+                z, x = fw.make_dual(z, T.tensor(Z[1])) * 1, fw.make_dual(x, T.tensor(X[1])) * 1
+            w = fw.make_dual(T.tensor([1.0, 2.0, 3.0], dtype=T.float64), T.tensor([0.1, 0.2, 0.3], dtype=T.float64))
+            c = fw.make_dual(T.tensor([1j, 2.0]), T.tensor([1.0, 1j]))
+            eval(write, {"z": z, "x": x, "w": w, "c": c, "var": var, "vac": vac})
+            return [arr(fw.unpack_dual(t).primal) for t in (z, x)], [arr(fw.unpack_dual(t).tangent) for t in (z, x)]
+    t, m = both(run)
+    assert m == t

@@ -379,8 +379,9 @@ def _keeping_tangents(self, fn, args, op):
         grads = dict(base._fw_grads or {})
         for level, t in self._fw_grads.items():
             bt = grads.get(level)
-            if bt is None:
-                bt = Tensor._make(np.zeros(base._data.shape, t._data.dtype))
+            if bt is None:  # (a zero of the base's dtype when the view's is another: z.real)
+                bt = Tensor._make(np.zeros(base._data.shape, base._data.dtype if _kind(t._data, base._data) else
+                                           t._data.dtype))
             grads[level] = CopySlices.apply(bt, t, idx)
         base._fw_grads = grads
     return self
