@@ -210,3 +210,16 @@ def test_forward_mode_through_a_write_into_a_part(write, base_tangent):
             return [arr(fw.unpack_dual(t).primal) for t in (z, x)], [arr(fw.unpack_dual(t).tangent) for t in (z, x)]
     t, m = both(run)
     assert m == t
+
+
+@pytest.mark.parametrize("part", ["z.split(1)[1].real", "var(z.unbind(0)[0])", "var(z).unbind(-1)[1]"])
+def test_a_part_of_an_output_of_split_is_one_too(part):
+    """(torch: Output 0 of Select is a view and is being modified inplace. This view is the output of a function
+    that returns multiple views...) microtorch changed it"""
+    def run(T):
+        var, _ = lib(T)
+        z = T.tensor(Z, requires_grad=True) * 1
+        v = eval(part, {"z": z, "var": var})
+        return outcome(lambda: v.mul_(2)), v._version
+    t, m = both(run)
+    assert t[0][0] == m[0][0] == "RuntimeError" and m[0][1].startswith(t[0][1][:40]) and m[1] == t[1]

@@ -257,3 +257,28 @@ def test_double_backward_through_an_inplace_op_on_a_view(op, view):
 
 def arr_of(t):
     return np.asarray(t.detach().numpy()).round(10).tolist()
+
+
+@pytest.mark.parametrize("kind", ["made under no_grad", "custom Function", "split"])
+@pytest.mark.parametrize("then", ["written", "base written"])
+def test_a_view_of_such_a_view_is_one_too(kind, then):
+    """torch's creation meta passes to a view of a view it cannot rebuild: writing into it is refused, and once its
+    base changed its history cannot be read (microtorch let both through)"""
+    def run(T):
+        x = T.tensor(A, requires_grad=True) * 1
+        if kind == "made under no_grad":
+            with T.no_grad():
+                v = x[0]
+        else:
+            v = _identity(T).apply(x)[0] if kind == "custom Function" else x.split(1)[0][0]
+        u = v[1:]
+        if then == "written":
+            return outcome(lambda: u.mul_(2))
+        x.mul_(2)
+        return outcome(lambda: u.grad_fn)
+    t, m = both(run)
+    assert t[0] == m[0] == "RuntimeError"
+    if kind == "made under no_grad":  # (torch's u has a node of its own, SliceBackward0, and says "a view of a view")
+        assert "no_grad mode and" in m[1]
+    else:
+        assert m[1] == t[1]

@@ -37,10 +37,12 @@ def mark_view(out, base, multi=False, replay=None):
         views[:] = [r for r in views if r() is not None]
         root._views_limit = max(16, 2 * len(views))
     views.append(weakref.ref(out))
-    if not grad_mode.is_grad_enabled():
-        out._view_nograd = True
-    if multi:
+    if not grad_mode.is_grad_enabled() or base._view_nograd:  # (a view of such a view is one too, as torch's
+        out._view_nograd = True                                 # creation meta: it cannot be changed in place)
+    if multi or base._view_multi:
         out._view_multi = True
+    if base._view_custom:
+        out._view_custom = True
     return out
 
 
@@ -172,8 +174,7 @@ def outputs_recorded(ctx, outs, dirty, op_name, custom):
     inputs may not be changed in place (torch forbids it); dirty views rewrite their history."""
     for i, o in enumerate(outs):
         if custom and getattr(o, "grad_fn", None) is ctx and o._base is not None and not any(o is t for t in dirty):
-            o._view_custom = f"Output {i} of {short_name(ctx)}"
-            o._view_nograd = False
+            o._view_custom, o._view_nograd = True, False
     for t in dirty:
         if t.grad_fn is ctx and (t._base is not None or t._views):
             for fn in _dirty_view_handlers:

@@ -197,14 +197,6 @@ def _through_op(ctx, grad):
     return (gb, *res[1:])
 
 
-_NOGRAD_VIEW_REBASED = (
-    "A view was created in no_grad mode and its base or another view of its base has been modified "
-    "inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
-    "forbidden. You can clarify your code by moving both the view and the inplace either both inside the "
-    "no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace "
-    "to be tracked).")
-
-
 class _UnusableView(Tensor):
     """A view that torch can no longer give a history once its base (or another view of it) changed in place: an
     output of split()/unbind()/chunk(), a view made under no_grad, one a custom Function returned. Reading its
@@ -229,14 +221,14 @@ def _unusable(v, root):
     if not (v._view_multi or v._view_nograd or v._view_custom) or node is None and not root._requires_grad:
         return None
     if v._view_custom:
-        return (f"{v._view_custom} is a view and its base or another view of its base has been modified inplace. "
+        return (f"{_output_of(v)} is a view and its base or another view of its base has been modified inplace. "
                 "This view was created inside a custom Function (or because an input was returned as-is) and the "
                 "autograd logic to handle view+inplace would override the custom backward associated with the "
                 "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
                 "cloning the output of the custom Function.")
     if v._view_nograd:
-        return _NOGRAD_VIEW_REBASED
-    return ((f"Output {v._output_nr} of {_short_name(node)} is a view" if node is not None else
+        return _nograd_view(v, "its base or another view of its base has been modified inplace")
+    return ((f"{_output_of(v)} is a view" if node is not None else
              "A view was created in no_grad mode") + " and its base or another view of its base has been modified "
             "inplace. This view is the output of a function that returns multiple views. Such functions do not allow "
             "the output views to be modified inplace. You should replace the inplace operation by an out-of-place "
@@ -431,7 +423,7 @@ def check_view_rebase(self, base, op):
     of a view of a leaf), for any in-place op, the in-place view ops (t_, squeeze_...) included."""
     if self._view_custom:
         raise RuntimeError(
-            f"{self._view_custom} is a view and is being modified inplace. This view was created inside a custom "
+            f"{_output_of(self)} is a view and is being modified inplace. This view was created inside a custom "
             "Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would "
             "override the custom backward associated with the custom Function, leading to incorrect gradients. "
             "This behavior is forbidden. You can fix this by cloning the output of the custom Function.")
@@ -443,17 +435,28 @@ def check_view_rebase(self, base, op):
                 "output views to be modified inplace. You should replace the inplace operation by an "
                 "out-of-place one.")
         raise RuntimeError(
-            f"Output {self._output_nr} of {_short_name(Tensor.grad_fn.__get__(self))} is a view and is being modified inplace. "
-            "This view is the output of a function that returns multiple views. Such functions do not allow "
-            "the output views to be modified inplace. You should replace the inplace operation by an "
-            "out-of-place one.")
+            f"{_output_of(self)} is a view and is being modified inplace. This view is the output of a function that "
+            "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
+            "replace the inplace operation by an out-of-place one.")
     if self._view_nograd:
-        raise RuntimeError(
-            "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
-            "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
-            "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
-            "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+        raise RuntimeError(_nograd_view(self, "is being modified inplace"))
     _check_view_of_leaf(self, op)
+
+
+def _output_of(v):
+    """"Output 0 of Split": which output of which op the view v is, as torch's errors name it"""
+    return f"Output {v._output_nr} of {_short_name(Tensor.grad_fn.__get__(v))}"
+
+
+def _nograd_view(v, what):
+    """torch's error for the view v (made under no_grad, or a view of such a view) that `what` (is being modified
+    inplace, or its base was)"""
+    made = f"{_output_of(v)} is a view of a view which was created in" if Tensor.grad_fn.__get__(v) is not None \
+        else "A view was created in"
+    return (f"{made} no_grad mode and {what} with grad mode enabled. Given that this use case is ambiguous and "
+            "error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either "
+            "both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want "
+            "the inplace to be tracked).")
 
 
 def regenerate_after_view_op(t, recorded):
