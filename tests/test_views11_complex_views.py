@@ -223,3 +223,15 @@ def test_a_part_of_an_output_of_split_is_one_too(part):
         return outcome(lambda: v.mul_(2)), v._version
     t, m = both(run)
     assert t[0][0] == m[0][0] == "RuntimeError" and m[0][1].startswith(t[0][1][:40]) and m[1] == t[1]
+
+
+@pytest.mark.parametrize("part", ["z.real", "z.imag", "var(z)", "vac(x)", "vac(x * 1).imag", "(z * 2).real.sum()"])
+def test_the_parts_of_a_meta_tensor_stay_meta(part):
+    def run(T):
+        var, vac = lib(T)
+        z = T.empty(2, 3, dtype=T.complex64, device="meta", requires_grad=True)
+        x = T.empty(2, 3, 2, device="meta", requires_grad=True)
+        v = eval(part, {"z": z, "x": x, "var": var, "vac": vac})
+        return tuple(v.shape), str(v.dtype).split(".")[-1], str(v.device), v.grad_fn.name()
+    t, m = both(run)
+    assert m == t

@@ -128,7 +128,7 @@ def _positions(view, base):
 def parts(a):
     """A complex array's memory as its real numbers, shape a.shape + (2,): real, then imaginary part."""
     r = a.real
-    return np.lib.stride_tricks.as_strided(r, a.shape + (2,), r.strides + (r.itemsize,))
+    return np.lib.stride_tricks.as_strided(r, a.shape + (2,), r.strides + (r.itemsize,), subok=True)  # (meta stays)
 
 
 def byte_bounds(a):

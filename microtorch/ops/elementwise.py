@@ -1815,9 +1815,13 @@ class ViewAsComplex(Op):
 
     @staticmethod
     def forward(ctx, x):
+        from .._meta import MetaArray, meta_array
+        complex_dtype = np.result_type(x.dtype, np.complex64)
+        if isinstance(x, MetaArray):  # (no memory to reinterpret)
+            return meta_array(x.shape[:-1], complex_dtype)
         if x.strides[-1] != x.itemsize:  # (a gradient laid out otherwise: torch's backward takes it contiguous)
             x = np.ascontiguousarray(x)
-        return x.view(np.result_type(x.dtype, np.complex64))[..., 0]
+        return x.view(complex_dtype)[..., 0]
 
     @staticmethod
     def backward(ctx, grad):
