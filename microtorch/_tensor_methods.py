@@ -516,9 +516,11 @@ def _inplace_view(name, fn):
         bump_version(self)  # (a new shape is a change: a graph that saved self refuses it, as torch's)
         if out._fw_grads:  # forward mode: the tangent takes the new shape too
             self._fw_grads = out._fw_grads
-        if out.grad_fn is not None:
+        recorded = out.grad_fn is not None
+        if recorded:
             self.grad_fn, self._output_nr = _as_inplace_node(out.grad_fn), out._output_nr
-        regenerate_after_view_op(self, out.grad_fn is not None)
+        del out  # (the op's own result is no view to rebuild: gone before the views of self's base are)
+        regenerate_after_view_op(self, recorded)
         return self
     method.__name__ = name
     return method
