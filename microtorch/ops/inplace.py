@@ -262,13 +262,17 @@ def _rebuilt(v, root):
     """The view v rebuilt from the new root, as torch does: as_strided of it (v's positions in it), or through
     view_as_real / view_as_complex run again, each view after them found again by its place in memory (views.py's
     replay steps); None if v is not found in it."""
+    steps = v._view_replay
     with grad_mode.enable_grad():
+        if steps is None:  # (a view of the same dtype: its positions in the root)
+            idx = _view_index(v, root)
+            return None if idx is None else RegeneratedView.apply(_alias(root), idx)
         r, where = _alias(root), views.geometry(root._data)
-        for step in v._view_replay or (_view_index(v, root),):
+        for step in steps:
             if isinstance(step, type):  # (view_as_real, view_as_complex)
                 r, where = step.apply(r), views.reinterpreted(where)
                 continue
-            idx = step if isinstance(step, np.ndarray) else views.located(step, where)
+            idx = views.located(step, where)
             if idx is None:
                 return None
             r, where = RegeneratedView.apply(r, idx), step
