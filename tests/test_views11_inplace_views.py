@@ -282,3 +282,20 @@ def test_a_view_of_such_a_view_is_one_too(kind, then):
         assert "no_grad mode and" in m[1]
     else:
         assert m[1] == t[1]
+
+
+@pytest.mark.parametrize("op", ["mul_(2)", "exp_()", "t_()", "unsqueeze_(0)"])
+@pytest.mark.parametrize("view", ["x[1:]", "x[0]", "x.t()"])
+def test_retain_grad_of_a_view_survives_its_own_inplace_op(op, view):
+    """torch moves a view's retain_grad to its new history when the view itself is changed in place (microtorch
+    dropped it: v.grad stayed None)"""
+    def run(T):
+        a = T.tensor(A, requires_grad=True)
+        x = a * 1
+        v = eval(view, {"x": x})
+        v.retain_grad()
+        eval("v." + op, {"v": v})
+        ((v * 3).sum() + (x * x).sum()).backward()
+        return None if v.grad is None else v.grad.tolist(), v.retains_grad, a.grad.tolist()
+    t, m = both(run)
+    assert t[0] is not None and m == t

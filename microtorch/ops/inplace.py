@@ -235,7 +235,7 @@ def _unusable(v, root):
             "one (or .clone() the outputs of the split).")
 
 
-def _regenerate_views(root, modified=None, skip=None):
+def _regenerate_views(root, skip=None):
     """After an in-place op on `root` or one of its views, give each live view of root (but `skip`) the
     history "this region of the new root" (torch regenerates views the same way)."""
     for v in _live_views(root):
@@ -253,9 +253,7 @@ def _regenerate_views(root, modified=None, skip=None):
             continue
         old, old_nr = v.grad_fn, v._output_nr
         v.grad_fn, v._output_nr, v._requires_grad = r.grad_fn, 0, True
-        # torch moves retain_grad to the new grad_fn, except for the view that was modified: there it
-        # is dropped (v.retains_grad stays True but v.grad is no longer filled)
-        _move_retain(v, old, old_nr, keep=v is not modified)
+        _move_retain(v, old, old_nr)  # (torch moves retain_grad to the new grad_fn, the modified view's too)
 
 
 def _rebuilt(v, root):
@@ -279,11 +277,11 @@ def _rebuilt(v, root):
     return r
 
 
-def _move_retain(t, old, old_nr, keep=True):
+def _move_retain(t, old, old_nr):
     if t._retains_grad and old is not None and old is not t.grad_fn:
         retains = old._retains_grad
         ref = retains.pop(old_nr, None) if retains else None
-        if ref is not None and keep and ref() is not None:
+        if ref is not None and ref() is not None:
             t.grad_fn._retain_grad(ref())
 
 
@@ -404,7 +402,7 @@ def _inplace_on_view(self, base, fn, args, op):
     out = fn(view_old, *args)
     _write(self, _checked(self, out._data, op))
     _redirect_saved(out, self)
-    _copy_slices(self, base, base_alias, out, idx, view_old)
+    _copy_slices(base, base_alias, out, idx, view_old)
     if self.grad_fn is not None:
         _saved_with_view_history(out.grad_fn, self)
     return self
@@ -469,10 +467,10 @@ def regenerate_after_view_op(t, recorded):
     the op gave it when one was recorded (torch sets it, it does not rebase it)."""
     root = t._base if t._base is not None else t
     if root._views and root._requires_grad:
-        _regenerate_views(root, modified=t, skip=t if recorded else None)
+        _regenerate_views(root, skip=t if recorded else None)
 
 
-def _copy_slices(view, base, base_alias, out, idx, view_old=None):
+def _copy_slices(base, base_alias, out, idx, view_old=None):
     """The base's new history: its old one with the view's elements replaced by `out` (computed
     from view_old, the view's old value, by an in-place op that CopySlices then keeps inside)."""
     new_base = CopySlices.apply(base_alias, out, idx)
@@ -481,7 +479,7 @@ def _copy_slices(view, base, base_alias, out, idx, view_old=None):
     old, old_nr = base.grad_fn, base._output_nr
     base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
     _move_retain(base, old, old_nr)
-    _regenerate_views(base, modified=view)
+    _regenerate_views(base)
 
 
 def rebase_dirty(t, name):
@@ -495,7 +493,7 @@ def rebase_dirty(t, name):
     node, nr = t.grad_fn, t._output_nr
     out = Tensor._make(t._data)
     out.grad_fn, out._output_nr, out._requires_grad = node, nr, True
-    _copy_slices(t, base, _alias(base), out, idx)
+    _copy_slices(base, _alias(base), out, idx)
 
 
 views.on_dirty_view(rebase_dirty)
