@@ -299,3 +299,19 @@ def test_retain_grad_of_a_view_survives_its_own_inplace_op(op, view):
         return None if v.grad is None else v.grad.tolist(), v.retains_grad, a.grad.tolist()
     t, m = both(run)
     assert t[0] is not None and m == t
+
+
+@pytest.mark.parametrize("kind", ["made under no_grad", "split"])
+def test_such_a_view_prints_with_an_invalid_grad_fn(kind):
+    """torch prints grad_fn=<Invalid> for it (reading grad_fn itself raises): microtorch's print raised"""
+    def run(T):
+        x = T.tensor(A, requires_grad=True) * 1
+        if kind == "split":
+            v = x.split(1)[0]
+        else:
+            with T.no_grad():
+                v = x[0]
+        x.mul_(2)
+        return repr(v).replace("microtorch", "torch"), str(v).replace("microtorch", "torch"), v.requires_grad
+    t, m = both(run)
+    assert "grad_fn=<Invalid>" in t[0] and m == t

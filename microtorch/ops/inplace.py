@@ -211,6 +211,20 @@ class _UnusableView(Tensor):
     def grad_fn(self, node):
         Tensor.grad_fn.__set__(self, node)
 
+    def __repr__(self):
+        shown = Tensor._make(self._data, True)  # (torch prints such a view with grad_fn=<Invalid>)
+        shown.grad_fn = _Invalid
+        return repr(shown)
+
+    __str__ = __repr__
+
+
+class _Invalid:
+    """What torch prints as the grad_fn of a view it cannot rebuild."""
+    @staticmethod
+    def name():
+        return "Invalid"
+
 
 _UnusableView.__name__ = _UnusableView.__qualname__ = "Tensor"  # prints and pickles as what it is
 
