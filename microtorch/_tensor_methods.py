@@ -1,6 +1,7 @@
 """Tensor's operators and methods, each a one-line call into ops."""
 import functools
 import inspect
+import re
 
 import numpy as np
 
@@ -199,6 +200,8 @@ def _aliases_and_conversions():
         "is_conj": lambda self: False, "is_neg": lambda self: False,
         "resolve_conj": lambda self: self, "resolve_neg": lambda self: self,
         "is_inference": lambda self: False,
+        "_is_zerotensor": lambda self: False,  # (sgn's exact-zero gradient answers True: ops/_zero_tangent.py)
+        "_is_view": lambda self: self._base is not None,
         "is_nonzero": _is_nonzero,
         "apply_": _apply_python, "map_": _map_python, "map2_": _map2_python,
         "clamp_min": pw.clamp_min, "clamp_max": pw.clamp_max, "signbit": pw.signbit, "isposinf": pw.isposinf,
@@ -497,25 +500,52 @@ def _inplace_view(name, fn):
     """t_, transpose_, squeeze_...: self takes the view's shape (and its place in the graph), as torch's."""
     def method(self, *args, **kwargs):
         from .autograd.views import bump_version
-        from .ops.inplace import _check_leaf, _check_view_of_leaf
+        from .ops.inplace import regenerate_after_view_op
         if any(a is None for a in (*args, *kwargs.values())):  # (fn would read None as "every dim")
             raise TypeError(f"{name}(): a dim is None; pass an int dim (or a tuple of ints)")
-        leaf = self.requires_grad and self.grad_fn is None
-        if leaf and all(_dims_like(a) for a in (*args, *kwargs.values())):
-            _check_leaf(self, name)  # (torch refuses a leaf after the arguments' types, before the dims)
-        out = fn(self, *args, **kwargs)
-        if leaf:
-            _check_leaf(self, name)
-        _check_view_of_leaf(self, name)
+        checked = all(_dims_like(a) for a in (*args, *kwargs.values()))
+        if checked:  # (torch refuses a leaf or a view after the arguments' types, before the dims)
+            _check_inplace_view(self, name)
+        try:
+            out = fn(self, *args, **kwargs)
+        except (RuntimeError, IndexError) as e:  # (a dim out of range...: named as the op called, as torch's)
+            raise _named(e, name) from None
+        if not checked:
+            _check_inplace_view(self, name)
         self._data = out._data
         bump_version(self)  # (a new shape is a change: a graph that saved self refuses it, as torch's)
         if out._fw_grads:  # forward mode: the tangent takes the new shape too
             self._fw_grads = out._fw_grads
-        if out.grad_fn is not None:
+        recorded = out.grad_fn is not None
+        if recorded:
             self.grad_fn, self._output_nr = _as_inplace_node(out.grad_fn), out._output_nr
+        del out  # (the op's own result is no view to rebuild: gone before the views of self's base are)
+        regenerate_after_view_op(self, recorded)
         return self
     method.__name__ = name
     return method
+
+
+_OP_NAMES = re.compile(r"^(?:\w+(?:\(\):?|:) )+")  # "t() ", "transpose(): ", "unsqueeze: " leading a message
+
+
+def _named(e, name):
+    """e, its message naming the in-place op called instead of the op that raised (t_() expects..., as torch)"""
+    msg = str(e)
+    lead = _OP_NAMES.match(msg)
+    sentence = lead is not None and lead.group(0).endswith("() ")  # ("t() expects a tensor...")
+    return type(e)(f"{name}{'() ' if sentence else '(): '}{msg[lead.end() if lead else 0:]}")
+
+
+def _check_inplace_view(self, name):
+    """torch's check_inplace: a leaf that requires grad, or a view it forbids changing (of a leaf, one of
+    split()'s outputs, made under no_grad), is refused while grad mode records."""
+    from .autograd.grad_mode import is_grad_enabled
+    from .ops.inplace import _check_leaf, check_view_rebase
+    base = self._base
+    if base is not None and is_grad_enabled() and (self._requires_grad or base._requires_grad):
+        check_view_rebase(self, base, name)
+    _check_leaf(self, name)
 
 
 def _dims_like(a):
@@ -683,6 +713,17 @@ PROPERTIES = {
 }
 
 
+def _part_setter(part):
+    """z.real = v writes v into z's real part (a view), as torch's setter: in place, recorded like copy_"""
+    def setter(self, value):
+        view = part(self)
+        view.copy_(value) if isinstance(value, Tensor) else view.fill_(value)
+    return setter
+
+
+SETTERS = {"real": _part_setter(ops.real), "imag": _part_setter(ops.imag)}
+
+
 def _nn():
     from .ops import nn
     return nn
@@ -737,7 +778,7 @@ def install_more(cls, clean_errors=None):
     cls.is_cpu = property(lambda self: not self.is_meta)
     cls.volatile = property(_volatile)
     for name, fn in PROPERTIES.items():
-        setattr(cls, name, property(fn))
+        setattr(cls, name, property(fn, SETTERS.get(name)))
 
 
 def _volatile(self):

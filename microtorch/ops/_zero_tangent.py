@@ -45,6 +45,14 @@ class ZeroTangent(Tensor):
         """True, as torch's efficient zero tensor answers (a gradient autograd.grad returns can be one)"""
         return True
 
+    def numpy(self, *, force=False):
+        """torch's zero tensor has no memory to share: numpy() refuses it, numpy(force=True) gives the zeros"""
+        if not force:
+            raise RuntimeError("Cannot convert a ZeroTensor to numpy. Set force=True if you need the zero array. "
+                               "(This gradient is an exact zero that torch does not store, as sgn's gradient; or "
+                               "take g.clone().numpy().)")
+        return Tensor.numpy(self, force=True)
+
 
 ZeroTangent.__name__ = ZeroTangent.__qualname__ = "Tensor"  # (what a user handed one sees: type, repr, pickle)
 ZeroTangent.__module__ = Tensor.__module__

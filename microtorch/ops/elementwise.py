@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from .._dtype import from_numpy_dtype, result_type
+from .._dtype import result_type
 from .. import _kernel_exp, _kernel_gelu, _kernel_log
 from .._fma import fma
 from .._tensor import Tensor
@@ -1827,59 +1827,118 @@ def conj(input):
     return Conj.apply(input) if input._data.dtype.kind == "c" else input  # (a real tensor is its own conjugate)
 
 
-class Real(Op):
-    """real(z): the gradient is real"""
-    _grad_fn_name = "RealBackward0"
+def _same_view_of(ctx, t):
+    """the tangent of view_as_real / view_as_complex: the same view of the input's tangent (they are linear)"""
+    return ctx.function_class.apply(t)
+
+
+class ViewAsReal(Op):
+    """view_as_real(z): z's memory as (..., 2) real and imaginary parts; the gradient is view_as_complex of it"""
+    _grad_fn_name = "ViewAsRealBackward0"
 
     @staticmethod
     def forward(ctx, z):
-        return np.real(z)  # a view of z's memory (z.real is a view in torch)
+        from ..autograd.views import parts
+        return parts(z)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(from_numpy_dtype(ctx._input_meta(0)[1]))
+        return ViewAsComplex.apply(grad)
+
+    jvp = staticmethod(_same_view_of)
+
+
+class ViewAsComplex(Op):
+    """view_as_complex(x): x's (..., 2) pairs as complex numbers, on x's memory; the gradient is view_as_real"""
+    _grad_fn_name = "ViewAsComplexBackward0"
 
     @staticmethod
-    def jvp(ctx, t):
-        return real(t)
+    def forward(ctx, x):
+        from .._meta import MetaArray, meta_array
+        complex_dtype = np.result_type(x.dtype, np.complex64)
+        if isinstance(x, MetaArray):  # (no memory to reinterpret)
+            return meta_array(x.shape[:-1], complex_dtype)
+        if x.strides[-1] != x.itemsize:  # (a gradient laid out otherwise: torch's backward takes it contiguous)
+            x = np.ascontiguousarray(x)
+        return x.view(complex_dtype)[..., 0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ViewAsReal.apply(grad)
+
+    jvp = ViewAsReal.jvp
 
 
-def _complex_part_view(out, z, op):
-    """z.real / z.imag share z's memory and version counter; when z is not itself a view, an in-place op
-    on z regenerates their history by running `op` again on the new z."""
+Real, Imag = ViewAsReal, ViewAsComplex  # (the names func/_rules.py batches them by; z.real is no op of its own)
+
+
+def _dtype_view(out, base, op):
+    """out, made by op from base, is a view of base's memory that torch rebuilds by running op again."""
     from .inplace import mark_view
-    if isinstance(out._data, np.ndarray) and np.may_share_memory(out._data, z._data):
-        mark_view(out, z)
-        if z._base is None:
-            out.__dict__["_view_replay"] = op
+    if isinstance(out._data, np.ndarray) and np.may_share_memory(out._data, base._data):
+        mark_view(out, base, replay=op)
     return out
+
+
+def view_as_real(input):
+    if not input.is_complex():
+        raise RuntimeError("view_as_real is only supported for complex tensors (view_as_real: make it complex "
+                           "first, e.g. x.to(microtorch.complex64), or use view_as_complex for the other way)")
+    return _dtype_view(ViewAsReal.apply(input), input, ViewAsReal)
+
+
+def view_as_complex(input):
+    _complex_pairs(input)
+    return _dtype_view(ViewAsComplex.apply(input), input, ViewAsComplex)
+
+
+def _complex_pairs(x):
+    """torch's checks of view_as_complex's input: float pairs along a last dim of stride 1, at even offsets"""
+    from .inplace import _type_name
+    shape, np_dtype = tuple(x.shape), x.dtype.np
+    if np_dtype not in (np.float32, np.float64):
+        raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor "
+                           f"of scalar type: {_type_name(np_dtype)} (view_as_complex: microtorch takes float32 and "
+                           "float64)")
+    if not shape:
+        raise RuntimeError("Input tensor must have one or more dimensions (view_as_complex of a 0-d tensor)")
+    if shape[-1] != 2:
+        raise RuntimeError(f"Tensor must have a last dimension of size 2 (view_as_complex: got shape {list(shape)})")
+    if type(x._data) is np.ndarray:  # (a vmap batch is checked per example by its own layout rules)
+        _complex_layout(x)
+
+
+def _complex_layout(x):
+    """torch's checks of the memory view_as_complex reads: pairs side by side, starting at even offsets"""
+    from ..autograd.views import byte_bounds
+    a = x._data
+    if a.strides[-1] != a.itemsize:
+        raise RuntimeError("Tensor must have a last dimension with stride 1 (view_as_complex: call .contiguous() "
+                           "first)")
+    root = x._base._data if x._base is not None else a
+    offset = (a.__array_interface__["data"][0] - byte_bounds(root)[0]) // a.itemsize
+    if any(s // a.itemsize % 2 for s in a.strides[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension (view_as_complex: "
+                           "call .contiguous() first)")
+    if offset % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2 (view_as_complex: call .contiguous() "
+                           "first)")
+
+
 def real(input):
+    """z.real: torch's select(view_as_real(z), -1, 0), a view of z (a real tensor is its own real part)"""
     if not input.dtype.is_complex:
         return input
-    return _complex_part_view(Real.apply(input), input, Real)
-
-
-class Imag(Op):
-    """imag(z): the gradient is i * grad (torch's convention)"""
-    _grad_fn_name = "ImagBackward0"
-
-    @staticmethod
-    def forward(ctx, z):
-        return np.imag(z)  # a view of z's memory (z.imag is a view in torch)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad.to(from_numpy_dtype(ctx._input_meta(0)[1])) * 1j
-
-    @staticmethod
-    def jvp(ctx, t):
-        return imag(t)
+    from .index import select
+    return select(view_as_real(input), -1, 0)
 
 
 def imag(input):
+    """z.imag: torch's select(view_as_real(z), -1, 1), a view of z"""
     if not input.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _complex_part_view(Imag.apply(input), input, Imag)
+    from .index import select
+    return select(view_as_real(input), -1, 1)
 
 
 class Angle(Op):

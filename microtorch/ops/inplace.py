@@ -14,6 +14,7 @@ Where a view sits in its base is recorded as the flat positions of its elements.
 
 import functools
 import warnings
+import weakref
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from .._dtype import cast
 from .._tensor import Tensor
 from ..autograd import extension, grad_mode, views
 from ..autograd.function import BackwardFunction
-from ..autograd.node import Node, _seq
+from ..autograd.saved import FREED_MESSAGE, SavedTensor
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
 from ._op import Op
 from ._zero_tangent import ZeroTangent
@@ -90,19 +91,24 @@ class CopySlices(Op):
     @staticmethod
     def forward(ctx, base, src, index):
         ctx.index, ctx.op = index, None
+        ctx.kind = _kind(src, base)  # (z.real written: index counts z's real numbers; or a complex view of reals)
         out = np.array(base, copy=True)
-        out.flat[index] = np.broadcast_to(src, np.shape(index))  # (.flat: C-order positions in any layout)
+        into = views.parts(out) if ctx.kind == "real" else out
+        src = views.parts(src) if ctx.kind == "complex" else src
+        into.flat[index] = np.broadcast_to(src, np.shape(index))  # (.flat: C-order positions in any layout)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         if ctx.op is not None:
+            if ctx._saved is None:  # (let go after a backward without retain_graph, as torch's)
+                raise RuntimeError(FREED_MESSAGE)
             return _through_op(ctx, grad)
         gb = gs = None
         if ctx.needs_input_grad[0]:
-            gb = _without_view(grad, ctx.index)
+            gb = _without_view(grad, ctx.index, ctx.kind)
         if ctx.needs_input_grad[1]:
-            gs = AsStrided.apply(grad, ctx.index)
+            gs = _view_at(grad, ctx.index, ctx.kind)
         return gb, gs, None
 
     @staticmethod
@@ -110,10 +116,30 @@ class CopySlices(Op):
         return CopySlices.apply(tbase, tsrc, ctx.index)
 
 
-def _without_view(grad, index):
-    """grad with the view's positions zeroed."""
+def _without_view(grad, index, kind=None):
+    """grad with the view's positions zeroed (kind "real": index counts grad's real numbers)."""
+    from .elementwise import ViewAsComplex, ViewAsReal
     from .index import masked_fill
+    if kind == "real":
+        return ViewAsComplex.apply(_without_view(ViewAsReal.apply(grad), index))
     return masked_fill(grad, Tensor._make(_view_mask(grad.shape, index)), 0.0)
+
+
+def _view_at(base, index, kind=None):
+    """base's elements at `index`, as a tensor: through base's real numbers (kind "real": a real view of a
+    complex base, torch's view_as_real first) or as complex numbers (kind "complex": view_as_complex after)."""
+    from .elementwise import ViewAsComplex, ViewAsReal
+    if kind == "real":
+        return AsStrided.apply(ViewAsReal.apply(base), index)
+    out = AsStrided.apply(base, index)
+    return ViewAsComplex.apply(out) if kind == "complex" else out
+
+
+def _kind(view, base):
+    """how the positions of the array `view` count in the array `base` (views.view_index): "real" for a real view
+    of a complex base (among its real numbers), "complex" for a complex view of real numbers, None for one dtype"""
+    v, b = view.dtype.kind, base.dtype.kind
+    return None if v == b or "c" not in (v, b) else "real" if b == "c" else "complex"
 
 
 def _view_mask(shape, index):
@@ -141,7 +167,17 @@ def fold_op(node, out, view_old):
     node.op, node._edge_args = op, None  # (its backward returns one gradient per edge itself)
     node.next_functions = node.next_functions[:1] + op.next_functions[1:]
     node.needs_input_grad = node.needs_input_grad[:1] + op.needs_input_grad[1:]
-    node._saved = op._saved  # freed with the node's own (none), so a second backward raises as in torch
+    node._saved = op._saved  # (shown as its own, as torch shows fn's; the engine lets go of it: _let_go)
+
+
+def _let_go(node):
+    """The engine's release of a CopySlices node, as torch's: it drops what it keeps (a second backward through it
+    raises) but leaves the saved tensors of the op inside it to that op's own node, which a double backward may still
+    reach through the op's saved result (fuzz seed 438580)."""
+    node._saved = None
+
+
+CopySlices._backward_cls._release = _let_go
 
 
 def _through_op(ctx, grad):
@@ -150,110 +186,123 @@ def _through_op(ctx, grad):
     to the op's other inputs."""
     op, index = ctx.op, ctx.index
     n = len(op.next_functions)
-    res = (*op._backward([AsStrided.apply(grad, index)])[:n], *(None,) * n)[:n]  # (the engine checks them)
+    res = (*op._backward([_view_at(grad, index, ctx.kind)])[:n], *(None,) * n)[:n]  # (the engine checks them)
     gb = None
     if ctx.needs_input_grad[0]:
         if res[0] is None:
-            gb = _without_view(grad, index)
+            gb = _without_view(grad, index, ctx.kind)
         else:
-            _view_mask(grad.shape, index)  # (raises for an expanded view, as torch)
+            _view_mask(grad.shape + (2,) * (ctx.kind == "real"), index)  # (raises for an expanded view, as torch)
             gb = CopySlices.apply(grad, res[0], index)
     return (gb, *res[1:])
 
 
-_NOGRAD_VIEW_REBASED = (
-    "A view was created in no_grad mode and its base or another view of its base has been modified "
-    "inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
-    "forbidden. You can clarify your code by moving both the view and the inplace either both inside the "
-    "no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace "
-    "to be tracked).")
-
-
-class _ErrorNode(Node):
-    """grad_fn of a view whose history cannot be defined (torch raises when it is used)."""
-
-    def __init__(self, message):
-        self._seq = next(_seq)
-        self.message = message
-
-    def name(self):
-        return "Error"
-
-    def _backward(self, grads):
-        raise RuntimeError(self.message)
-
-
-class _RebasedMultiView(Tensor):
-    """An output of split()/unbind()/chunk() whose base was changed in place: torch cannot give it
-    a history, so reading its grad_fn raises, and with it any op that records the view (fuzz)."""
+class _UnusableView(Tensor):
+    """A view that torch can no longer give a history once its base (or another view of it) changed in place: an
+    output of split()/unbind()/chunk(), a view made under no_grad, one a custom Function returned. Reading its
+    grad_fn raises torch's error (kept in `_rebase_error`), and with it any op that records the view."""
     __slots__ = ()
 
     @property
     def grad_fn(self):
-        node = Tensor.grad_fn.__get__(self)  # None: made from a base that did not require grad then
-        raise RuntimeError(
-            (f"Output {self._output_nr} of {_short_name(node)} is a view" if node is not None else
-             "A view was created in no_grad mode") + " and its base or "
-            "another view of its base has been modified inplace. This view is the output of a function that "
-            "returns multiple views. Such functions do not allow the output views to be modified inplace. You "
-            "should replace the inplace operation by an out-of-place one (or .clone() the outputs of the split).")
+        raise RuntimeError(self._rebase_error)
 
     @grad_fn.setter
     def grad_fn(self, node):
         Tensor.grad_fn.__set__(self, node)
 
+    def __repr__(self):
+        shown = Tensor._make(self._data, True)  # (torch prints such a view with grad_fn=<Invalid>)
+        shown.grad_fn = _Invalid
+        return repr(shown)
 
-_RebasedMultiView.__name__ = _RebasedMultiView.__qualname__ = "Tensor"  # prints and pickles as what it is
+    __str__ = __repr__
 
 
-def _regenerate_views(root, modified=None):
-    """After an in-place op on `root` or one of its views, give each live view of root the
+class _Invalid:
+    """What torch prints as the grad_fn of a view it cannot rebuild."""
+    @staticmethod
+    def name():
+        return "Invalid"
+
+
+_UnusableView.__name__ = _UnusableView.__qualname__ = "Tensor"  # prints and pickles as what it is
+
+
+def _unusable(v, root):
+    """torch's error for reading the history of the view v after an in-place change, or None if it has one."""
+    node = Tensor.grad_fn.__get__(v)
+    if not (v._view_multi or v._view_nograd or v._view_custom) or node is None and not root._requires_grad:
+        return None
+    if v._view_custom:
+        return (f"{_output_of(v)} is a view and its base or another view of its base has been modified inplace. "
+                "This view was created inside a custom Function (or because an input was returned as-is) and the "
+                "autograd logic to handle view+inplace would override the custom backward associated with the "
+                "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
+                "cloning the output of the custom Function.")
+    if v._view_nograd:
+        return _nograd_view(v, "its base or another view of its base has been modified inplace")
+    return ((f"{_output_of(v)} is a view" if node is not None else
+             "A view was created in no_grad mode") + " and its base or another view of its base has been modified "
+            "inplace. This view is the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation by an out-of-place "
+            "one (or .clone() the outputs of the split).")
+
+
+def _regenerate_views(root, skip=None):
+    """After an in-place op on `root` or one of its views, give each live view of root (but `skip`) the
     history "this region of the new root" (torch regenerates views the same way)."""
-    tracking = grad_mode.is_grad_enabled()
     for v in _live_views(root):
-        if v._view_multi and root._requires_grad and not v._view_nograd:
-            v.__class__, v._requires_grad = _RebasedMultiView, True  # (one made under no_grad: below)
+        if v is skip or type(v) is _UnusableView:
             continue
-        custom = v._view_custom
-        if custom:
-            if tracking:
-                v.grad_fn, v._output_nr = _ErrorNode(
-                    f"{custom} is a view and its base or another view of its base has been modified inplace. This "
-                    "view was created inside a custom Function (or because an input was returned as-is) and the "
-                    "autograd logic to handle view+inplace would override the custom backward associated with the "
-                    "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this "
-                    "by cloning the output of the custom Function."), 0
+        error = _unusable(v, root)
+        if error is not None:  # (in grad mode or not: torch raises when the view's history is next read)
+            v.__class__, v._requires_grad = _UnusableView, True
+            v._rebase_error = error
             continue
-        if v._view_nograd:
-            if tracking and root._requires_grad:
-                v.grad_fn, v._output_nr, v._requires_grad = _ErrorNode(_NOGRAD_VIEW_REBASED), 0, True
+        if v._view_multi or v._view_nograd or v._view_custom or not root._requires_grad:
             continue
-        if not root._requires_grad:
-            continue
-        idx = _view_index(v, root)
-        replay = v._view_replay if idx is None else None  # z.real, z.imag: run it again
-        if idx is None and replay is None:
+        r = _rebuilt(v, root)
+        if r is None:
             continue
         old, old_nr = v.grad_fn, v._output_nr
-        with grad_mode.enable_grad():
-            r = RegeneratedView.apply(_alias(root), idx) if replay is None else replay.apply(_alias(root))
         v.grad_fn, v._output_nr, v._requires_grad = r.grad_fn, 0, True
-        # torch moves retain_grad to the new grad_fn, except for the view that was modified: there it
-        # is dropped (v.retains_grad stays True but v.grad is no longer filled)
-        _move_retain(v, old, old_nr, keep=v is not modified)
+        _move_retain(v, old, old_nr)  # (torch moves retain_grad to the new grad_fn, the modified view's too)
 
 
-def _move_retain(t, old, old_nr, keep=True):
+def _rebuilt(v, root):
+    """The view v rebuilt from the new root, as torch does: as_strided of it (v's positions in it), or through
+    view_as_real / view_as_complex run again, each view after them found again by its place in memory (views.py's
+    replay steps); None if v is not found in it."""
+    steps = v._view_replay
+    with grad_mode.enable_grad():
+        if steps is None:  # (a view of the same dtype: its positions in the root)
+            idx = _view_index(v, root)
+            return None if idx is None else RegeneratedView.apply(_alias(root), idx)
+        r, where = _alias(root), views.geometry(root._data)
+        for step in steps:
+            if isinstance(step, type):  # (view_as_real, view_as_complex)
+                r, where = step.apply(r), views.reinterpreted(where)
+                continue
+            idx = views.located(step, where)
+            if idx is None:
+                return None
+            r, where = RegeneratedView.apply(r, idx), step
+    return r
+
+
+def _move_retain(t, old, old_nr):
     if t._retains_grad and old is not None and old is not t.grad_fn:
         retains = old._retains_grad
         ref = retains.pop(old_nr, None) if retains else None
-        if ref is not None and keep and ref() is not None:
+        if ref is not None and ref() is not None:
             t.grad_fn._retain_grad(ref())
 
 
 # ---- the in-place machinery -----------------------------------------------------------------
 def _check_leaf(t, op):
-    if t._requires_grad and t.grad_fn is None and grad_mode.is_grad_enabled():
+    if t._requires_grad and grad_mode.is_grad_enabled() and Tensor.grad_fn.__get__(t) is None \
+            and not t._view_nograd:  # (its own node, not a rebuilt one; a no_grad view: the view's own error, later)
         raise RuntimeError(
             f"a leaf Variable that requires grad is being used in an in-place operation. ({op}: do the update "
             "under `with microtorch.no_grad():` as optimizers do, or work on x.clone().)")
@@ -338,8 +387,9 @@ def _keeping_tangents(self, fn, args, op):
         grads = dict(base._fw_grads or {})
         for level, t in self._fw_grads.items():
             bt = grads.get(level)
-            if bt is None:
-                bt = Tensor._make(np.zeros(base._data.shape, t._data.dtype))
+            if bt is None:  # (a zero of the base's dtype when the view's is another: z.real)
+                bt = Tensor._make(np.zeros(base._data.shape, base._data.dtype if _kind(t._data, base._data) else
+                                           t._data.dtype))
             grads[level] = CopySlices.apply(bt, t, idx)
         base._fw_grads = grads
     return self
@@ -360,49 +410,22 @@ def _inplace_on_view(self, base, fn, args, op):
     idx = _check_view_inplace(self, base, op)
     base_alias = _alias(base)
     if base._requires_grad:
-        view_old = AsStrided.apply(base_alias, idx)
+        view_old = _view_at(base_alias, idx, _kind(self._data, base._data))
     else:
         view_old = Tensor._make(self._data.copy())
     out = fn(view_old, *args)
     _write(self, _checked(self, out._data, op))
     _redirect_saved(out, self)
-    _copy_slices(self, base, base_alias, out, idx, view_old)
+    _copy_slices(base, base_alias, out, idx, view_old)
+    if self.grad_fn is not None:
+        _saved_with_view_history(out.grad_fn, self)
     return self
 
 
 def _check_view_inplace(self, base, op):
     """torch's refusals for an in-place op on a view; the view's positions in its base."""
-    if self._view_custom:
-        raise RuntimeError(
-            f"{self._view_custom} is a view and is being modified inplace. This view was created inside a custom "
-            "Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would "
-            "override the custom backward associated with the custom Function, leading to incorrect gradients. "
-            "This behavior is forbidden. You can fix this by cloning the output of the custom Function.")
-    _check_view_of_leaf(self, op)
-    if self._view_multi:
-        if self._view_nograd or not base._requires_grad:
-            raise RuntimeError(
-                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. This "
-                "view is the output of a function that returns multiple views. Such functions do not allow the "
-                "output views to be modified inplace. You should replace the inplace operation by an "
-                "out-of-place one.")
-        raise RuntimeError(
-            f"Output {self._output_nr} of {_short_name(self.grad_fn)} is a view and is being modified inplace. "
-            "This view is the output of a function that returns multiple views. Such functions do not allow "
-            "the output views to be modified inplace. You should replace the inplace operation by an "
-            "out-of-place one.")
-    if self._view_nograd:
-        raise RuntimeError(
-            "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
-            "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
-            "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
-            "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+    check_view_rebase(self, base, op)
     idx = _view_index(self, base)
-    if idx is None and self._data.dtype != base._data.dtype and base._data.dtype.kind == "c":
-        raise RuntimeError(
-            f"{op} on z.real or z.imag of a complex tensor z while autograd records the graph is not supported "
-            "by microtorch (torch supports it): build the new value out of place, e.g. "
-            "z = z.real * 2 + 1j * z.imag, or do the update under microtorch.no_grad().")
     if idx is None:
         raise RuntimeError(
             f"{op} on a view whose elements cannot be located in its base (a view with another dtype, or a "
@@ -411,7 +434,57 @@ def _check_view_inplace(self, base, op):
     return idx
 
 
-def _copy_slices(view, base, base_alias, out, idx, view_old=None):
+def check_view_rebase(self, base, op):
+    """torch's refusals of an in-place op on the view `self` of `base` (its handle_view_on_rebase, then its check
+    of a view of a leaf), for any in-place op, the in-place view ops (t_, squeeze_...) included."""
+    if self._view_custom:
+        raise RuntimeError(
+            f"{_output_of(self)} is a view and is being modified inplace. This view was created inside a custom "
+            "Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would "
+            "override the custom backward associated with the custom Function, leading to incorrect gradients. "
+            "This behavior is forbidden. You can fix this by cloning the output of the custom Function.")
+    if self._view_multi:
+        if self._view_nograd or not base._requires_grad:
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. This "
+                "view is the output of a function that returns multiple views. Such functions do not allow the "
+                "output views to be modified inplace. You should replace the inplace operation by an "
+                "out-of-place one.")
+        raise RuntimeError(
+            f"{_output_of(self)} is a view and is being modified inplace. This view is the output of a function that "
+            "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
+            "replace the inplace operation by an out-of-place one.")
+    if self._view_nograd:
+        raise RuntimeError(_nograd_view(self, "is being modified inplace"))
+    _check_view_of_leaf(self, op)
+
+
+def _output_of(v):
+    """"Output 0 of Split": which output of which op the view v is, as torch's errors name it"""
+    return f"Output {v._output_nr} of {_short_name(Tensor.grad_fn.__get__(v))}"
+
+
+def _nograd_view(v, what):
+    """torch's error for the view v (made under no_grad, or a view of such a view) that `what` (is being modified
+    inplace, or its base was)"""
+    made = f"{_output_of(v)} is a view of a view which was created in" if Tensor.grad_fn.__get__(v) is not None \
+        else "A view was created in"
+    return (f"{made} no_grad mode and {what} with grad mode enabled. Given that this use case is ambiguous and "
+            "error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either "
+            "both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want "
+            "the inplace to be tracked).")
+
+
+def regenerate_after_view_op(t, recorded):
+    """After an in-place view op (t_, squeeze_...) on t: t's root and every view of it see a new version, so
+    torch regenerates their histories (as it does when it next reads their grad_fn); t itself keeps the node
+    the op gave it when one was recorded (torch sets it, it does not rebase it)."""
+    root = t._base if t._base is not None else t
+    if root._views and root._requires_grad:
+        _regenerate_views(root, skip=t if recorded else None)
+
+
+def _copy_slices(base, base_alias, out, idx, view_old=None):
     """The base's new history: its old one with the view's elements replaced by `out` (computed
     from view_old, the view's old value, by an in-place op that CopySlices then keeps inside)."""
     new_base = CopySlices.apply(base_alias, out, idx)
@@ -420,7 +493,7 @@ def _copy_slices(view, base, base_alias, out, idx, view_old=None):
     old, old_nr = base.grad_fn, base._output_nr
     base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
     _move_retain(base, old, old_nr)
-    _regenerate_views(base, modified=view)
+    _regenerate_views(base)
 
 
 def rebase_dirty(t, name):
@@ -434,7 +507,7 @@ def rebase_dirty(t, name):
     node, nr = t.grad_fn, t._output_nr
     out = Tensor._make(t._data)
     out.grad_fn, out._output_nr, out._requires_grad = node, nr, True
-    _copy_slices(t, base, _alias(base), out, idx)
+    _copy_slices(base, _alias(base), out, idx)
 
 
 views.on_dirty_view(rebase_dirty)
@@ -528,6 +601,31 @@ def _redirect_saved(out, self):
                 s.data = self._data
                 s.counter = self._version_counter
                 s.version = self._version_counter[0]
+
+
+class _SavedOnView(SavedTensor):
+    """The result an in-place op on a view saved: torch unpacks it with the view's history (the grad_fn the view
+    was given after the op, over the base's CopySlices), not with the op's own node, so that a double backward
+    reaches that op once, through CopySlices (fuzz seed 438580). Kept weakly, as torch's: if it is gone, the op's
+    node, as for any other saved result."""
+    __slots__ = ("view_node",)
+
+    def unpack(self, node):
+        t = SavedTensor.unpack(self, node)
+        view_node = self.view_node()
+        if view_node is not None and t.grad_fn is node:
+            t.grad_fn, t._output_nr = view_node, 0
+        return t
+
+
+def _saved_with_view_history(node, view):
+    saved = getattr(node, "_saved", None) if node is not None else None
+    for i, s in enumerate(saved or ()):
+        if type(s) is SavedTensor and s.output_nr >= 0 and s.counter is view._version_counter:
+            on_view = saved[i] = _SavedOnView.__new__(_SavedOnView)  # (the list CopySlices shares: see fold_op)
+            for name in SavedTensor.__slots__:
+                setattr(on_view, name, getattr(s, name))
+            on_view.view_node = weakref.ref(view.grad_fn)
 
 
 # ---- the ops that only exist in place ----------------------------------------------------------

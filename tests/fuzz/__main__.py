@@ -28,25 +28,32 @@ def _work(seeds):
 
 
 def _run_chunks(chunks, jobs):
-    """Chunks of seeds on `jobs` processes; a chunk whose process dies is reported, not lost."""
+    """Chunks of seeds on `jobs` processes; a seed whose process dies is reported, not lost, and not blamed on
+    the others: a process that dies breaks the whole pool, so every seed not finished then runs again, the
+    first of them alone (a seed whose process dies when alone is the one reported)."""
+    results, todo = _pool(chunks, jobs)
+    while todo:
+        first, died = _pool([todo[:1]], 1)
+        if died:
+            first = [(collections.Counter({"crash:worker": 1}),
+                      {"crash:worker": (todo[0], "the process running it died")}, 1)]
+        done, todo = _pool([[s] for s in todo[1:]], jobs) if todo[1:] else ([], [])
+        results += first + done
+    return results
+
+
+def _pool(chunks, jobs):
+    """(results of the chunks that finished, the seeds of those whose process pool broke)"""
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
-    results, todo = [], list(chunks)
-    while todo:
-        ctx = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(jobs, mp_context=ctx) as pool:
-            futures = [(c, pool.submit(_work, c)) for c in todo]
-            todo = []
-            for c, f in futures:
-                try:
-                    results.append(f.result())
-                except BrokenProcessPool:
-                    if len(c) == 1:
-                        results.append((collections.Counter({"crash:worker": 1}),
-                                        {"crash:worker": (c[0], "the process running it died")}, 1))
-                    else:
-                        todo += [[s] for s in c]  # rerun one seed at a time to find the one
-    return results
+    results, broken = [], []
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        for c, f in [(c, pool.submit(_work, c)) for c in chunks]:
+            try:
+                results.append(f.result())
+            except BrokenProcessPool:
+                broken += c
+    return results, broken
 
 
 def long_run(n, start, jobs):

@@ -33,14 +33,16 @@ _VIEWS = {"view", "inplace", "setitem", "unsqueeze", "squeeze", "transpose", "t"
 
 
 def _from_einsum(prog, step):
-    """one of step's inputs is an einsum result, directly or through views and in-place ops."""
+    """one of step's inputs is an einsum result, directly or through views, in-place ops and hooks (a step
+    `(x.register_hook(f) and x)` is x itself)."""
     made_by = {st.out: st for st in prog.steps}
     for arg in step.args:
         src = made_by.get(arg)
         while src is not None:
             if src.op == "einsum":
                 return True
-            src = made_by.get(src.args[0]) if src.op in _VIEWS and src.args else None
+            same = src.op in _VIEWS or "register_hook" in src.expr
+            src = made_by.get(src.args[0]) if same and src.args else None
     return False
 
 

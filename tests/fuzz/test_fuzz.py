@@ -89,3 +89,27 @@ def test_rounding_is_accepted_only_where_torch_moves_as_much():
     finally:
         check.run_program = real_run
     assert any(c.startswith("value:") for c in cats) and "known:rounding" not in cats
+
+
+def _dies_at_seed_5(seeds):
+    """a stand-in for the long run's work on a chunk of seeds, whose process dies on seed 5"""
+    import collections
+    import os
+    if 5 in seeds:
+        os._exit(1)
+    return collections.Counter({"ok": len(seeds)}), {}, 0
+
+
+def test_a_seed_whose_process_dies_is_the_only_one_counted(monkeypatch):
+    """torch itself segfaults on some programs (seed 548791, in register_hook): the long run counts that seed as
+    `crash:worker` and still checks every other seed (before, all the seeds after it were counted as crashes)."""
+    import collections
+
+    from . import __main__ as main
+    monkeypatch.setattr(main, "_work", _dies_at_seed_5)
+    results = main._run_chunks([list(range(0, 4)), list(range(4, 8)), list(range(8, 12))], 1)
+    counts = collections.Counter()
+    for c, _, _ in results:
+        counts.update(c)
+    assert counts == {"ok": 11, "crash:worker": 1}
+    assert [e["crash:worker"][0] for _, e, _ in results if "crash:worker" in e] == [5]

@@ -599,3 +599,49 @@ def test_addcmul_addcdiv_save_what_torch_saves(op):
     tensor1 for tensor2's: an operand changed in place afterwards raises exactly where torch's does"""
     leaves = {"x": ([1.0, -1.0], True), "c": ([1.5, 3.0], False)}
     assert_like_torch(leaves, [("mul", "x * 2.0"), ("binary2", op), ("inplace", "v0.t_()")])
+
+
+_VIEW_OPS = ["t_()", "transpose_(0, -1)", "squeeze_()", "unsqueeze_(0)", "swapaxes_(0, 1)", "swapdims_(1, 0)"]
+
+
+@pytest.mark.parametrize("op", _VIEW_OPS)
+@pytest.mark.parametrize("view", ["L.split(v0, 1, dim=0)[1]", "v0.unbind(0)[0][None]", "L.chunk(v0, 2, -1)[0][:1]"])
+def test_an_inplace_view_op_on_a_multi_output_view_is_refused(op, view):
+    """(seeds 508825, 510594, 515805, 521520, 523607, 531957, 533794) torch refuses t_, squeeze_... on an output
+    of split/unbind/chunk, or a view of one, as it refuses mul_ there; microtorch changed the view"""
+    leaves = {"x": ([[0.5, -1.0], [2.0, 0.25]], True)}
+    assert_like_torch(leaves, [("acos", "L.sin(x)"), ("split", view), ("inplace", f"v1.{op}")])
+
+
+@pytest.mark.parametrize("op", _VIEW_OPS)
+@pytest.mark.parametrize("which", ["v0", "v1"])
+@pytest.mark.parametrize("after", ["L.rsqrt(v2)", "v2 * 2.0", "L.maximum(v2, v2[:1])", "v2.expand(2, 2, 2)"])
+def test_an_inplace_view_op_regenerates_the_other_views(op, which, after):
+    """(seeds 502103, 512664, 513535, 523036, 524713, 527399, 531109, 539466) after t_, transpose_... on a
+    tensor or on one of its views, torch's other views of that tensor read as AsStridedBackward0 of the base
+    (their version changed); the modified one keeps the in-place op's own node"""
+    leaves = {"x": ([[0.5, 1.0], [2.0, 0.25]], True)}
+    steps = [("exp", "L.exp(x)"), ("view", "v0[:, :]"), ("view", "v0.view(2, 2)"), ("inplace", f"{which}.{op}"),
+             ("after", after)]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("op", ["t_()", "squeeze_()", "unsqueeze_(0)", "transpose_(0, -1)"])
+@pytest.mark.parametrize("split", ["L.split(v0, 1, dim=0)[0]", "v0.unbind(0)[0]", "L.chunk(v0, 2, -1)[-1]"])
+def test_an_inplace_view_op_on_a_base_makes_its_multi_output_views_unusable(op, split):
+    """(seeds 504022, 504981, 523013, 524717, 524940, 537046) after t_, squeeze_... on a tensor, torch's
+    outputs of split/unbind/chunk of it raise when their grad_fn is read (a gather of one, backward through
+    one); microtorch kept their old history"""
+    leaves = {"x": ([[1.5, -1.0]], True), "y": ([[0.5], [2.0]], True)}
+    steps = [("matmul", "y @ x"), ("split", split), ("inplace", f"v0.{op}"), ("mul", "v1 * 2.0")]
+    assert_like_torch(leaves, steps)
+
+
+@pytest.mark.parametrize("op", ["exp_()", "sigmoid_()", "tanh_()", "sqrt_()", "relu_()"])
+@pytest.mark.parametrize("view", ["a.expand((3, 2))", "a[1:]", "a.t()"])
+def test_a_result_saved_by_an_inplace_op_on_a_view_has_the_views_history(op, view):
+    """(seed 438580) torch unpacks the result an in-place op on a view saved with the view's new history (over the
+    base's CopySlices), so a second-order gradient reaches that op once, through CopySlices; microtorch's reached it
+    a second time directly (other second-order values, or "backward through the graph a second time")"""
+    leaves = {"a": ([[0.5, 2.0], [1.0, 0.25], [1.5, 3.0]], False), "s": ([[1.5]], True)}
+    assert_like_torch(leaves, [("view", view), ("inplace", "v0.div_(s)"), ("inplace", f"v1.{op}")])
