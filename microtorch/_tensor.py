@@ -46,10 +46,10 @@ class Tensor:
     # views (autograd/views.py): the root base's weak list of its views, and how a view was made
     _views = None
     _views_limit = 16
-    _view_custom = None        # "Output i of F": returned by a custom Function (no in-place allowed)
+    _view_custom = None        # True: returned by a custom Function (torch refuses an in-place op on it)
     _view_nograd = False       # made under no_grad
     _view_multi = False        # one of several views returned together (split, unbind)
-    _view_replay = None        # an Op that recomputes it from its base (z.real), when positions cannot
+    _view_replay = None        # its replay steps from its base (the view ops, its place in memory): how it is rebuilt
     __array_priority__ = 1000  # numpy defers to Tensor's operators (ndarray * Tensor -> Tensor)
 
     def __new__(cls, *args, **kwargs):

@@ -132,3 +132,11 @@ def test_glu_bits(threads, shape, dim):
         y.backward(lib.ones_like(y) * 0.7)
         outs.append((y.detach().numpy(), t.grad.numpy()))
     assert outs[0][0].tobytes() == outs[1][0].tobytes() and outs[0][1].tobytes() == outs[1][1].tobytes()
+
+
+def test_logsigmoid_of_large_values_is_plus_zero():
+    # torch's min(x, 0) - log1p(e^-|x|) is 0 - 0 = +0 where x is large (fuzz seed 548370)
+    for dtype in ("float32", "float64"):
+        x = np.array([np.inf, 1e30, 60.0], dtype)
+        ours, theirs = (lib.nn.functional.logsigmoid(lib.tensor(x)).numpy() for lib in (mt, torch))
+        assert ours.tobytes() == theirs.tobytes()

@@ -463,7 +463,7 @@ def _save(cls, ctx, args, outs):
     an input, or a constant the op made itself (a mask, a scalar). Pack hooks see them in
     torch's order (_pack_order); they keep their places."""
     order = cls._pack_order if _hooks.saved_hooks_open and len(cls._pack_order) == len(ctx._to_save) else None
-    saved = []
+    saved, taken = [], []
     for k, s in enumerate(ctx._to_save if order is None else [ctx._to_save[i] for i in order]):
         if s is None:
             saved.append(NONE_SAVED)
@@ -476,20 +476,35 @@ def _save(cls, ctx, args, outs):
         if out is not None and out.grad_fn is ctx:
             saved.append(SavedTensor(out, True))
             continue
-        t = _find(args, s)
+        t = _find(args, s, taken, k if order is None else order[k])
         if t is None:
             t = s if isinstance(s, Tensor) else Tensor._make(np.asarray(s))
+        taken.append(t)
         saved.append(SavedTensor(t, False))
     ctx._saved = saved if order is None else [saved[order.index(i)] for i in range(len(order))]
     del ctx._to_save  # (back to the class-level None: nothing of forward's stays in the node's dict)
 
 
-def _find(tensors, obj):
-    """The tensor among `tensors` that is obj or holds the array obj."""
+def _find(tensors, obj, taken=(), place=-1):
+    """The tensor among `tensors` that is obj or holds the array obj. Where several hold it (x and x.detach()), the
+    one at `place` (the saved slot's: built-in ops save their arguments' arrays in the arguments' places), else the
+    first not yet `taken`."""
+    if 0 <= place < len(tensors) and isinstance(tensors[place], Tensor) and tensors[place]._data is obj:
+        return tensors[place]
+    found = None
     for a in tensors:
         if isinstance(a, Tensor) and (a is obj or a._data is obj):
-            return a
-    return None
+            if a is obj or not _taken(a, taken):
+                return a
+            found = found or a
+    return found
+
+
+def _taken(a, taken):
+    for t in taken:
+        if t is a:
+            return True
+    return False
 
 
 def _bind_args(cls, args, kwargs):

@@ -43,7 +43,7 @@ def _materialized(a, level, B):
 # ---- elementwise: line the examples up for broadcasting -------------------------------------------
 _ELEMENTWISE = [ew.Add, ew.Sub, ew.Rsub, ew.Mul, ew.Div, ew.Neg, ew.PowScalar, ew.Pow, ew.RPow, ew.Sgn, ew.Relu,
                 ew.LeakyRelu, ew.Elu, ew.Gelu, ew.Softplus, ew.Clamp, ew.ClampTensor, ew.Maximum, ew.Where,
-                ew.Conj, ew.Real, ew.Imag, ew.Angle, ew.Exp, ew.Log, ew.Log2, ew.Log10, ew.Log1p, ew.Expm1,
+                ew.Conj, ew.ViewAsReal, ew.ViewAsComplex, ew.Angle, ew.Exp, ew.Log, ew.Log2, ew.Log10, ew.Log1p, ew.Expm1,
                 ew.Sqrt, ew.Rsqrt, ew.Sin, ew.Cos, ew.Tan, ew.Tanh, ew.Sigmoid, ew.Reciprocal, ew.Abs, ew.Asin,
                 ew.Acos, ew.Atan, ew.Sinh, ew.Cosh, misc.ToCopy, sh.Clone]
 _ELEMENTWISE += [getattr(ew, name) for name in ("MulScalar", "DivScalar", "Erf", "GradTimesLocal", "TanhBackward",

@@ -175,7 +175,8 @@ def _logsigmoid_np(x):
     takes each thread's tail as a partial vector)"""
     if x.dtype == np.float32:
         return np.asarray(np.minimum(x, np.float32(0)) - _kernel_log.log1p_vector(_logsigmoid_buffer(x)), order="C")
-    return np.asarray(-np.logaddexp(0, -x), order="C")  # (torch's kernel works on x made contiguous)
+    # (torch's kernel works on x made contiguous; + 0.0: its 0 - log1p(0) is +0 where -logaddexp gives -0)
+    return np.asarray(-np.logaddexp(0, -x) + 0.0, order="C")
 
 
 def _logsigmoid_buffer(x):

@@ -1869,7 +1869,6 @@ class ViewAsComplex(Op):
     jvp = ViewAsReal.jvp
 
 
-Real, Imag = ViewAsReal, ViewAsComplex  # (the names func/_rules.py batches them by; z.real is no op of its own)
 
 
 def _dtype_view(out, base, op):
