@@ -879,6 +879,9 @@ def logsumexp(input, dim, keepdim=False):
     return Logsumexp.apply(input, _dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
 
 
+_INF = float("inf")
+
+
 class Norm(Op):
     """d ||x||_p = x |x|^(p-2) / ||x||^(p-1)"""
     _grad_fn_name = "LinalgVectorNormBackward0"
@@ -888,10 +891,12 @@ class Norm(Op):
     def forward(ctx, x, ord=2, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim, ctx.ord = x.shape, dims, keepdim, ord
         a = np.abs(x if dtype is None else x.astype(dtype))  # (in the dtype asked for; backward reads x as it is)
-        if ord not in (0, float("inf")) and _count(x, dims) == 1:  # |x| itself, as torch (no x**2 to overflow)
+        if ord not in (0, _INF, -_INF) and _count(x, dims) == 1:  # |x| itself, as torch (no x**2 to overflow)
             out = np.sum(a, axis=dims, keepdims=keepdim)
-        elif ord == float("inf"):
+        elif ord == _INF:
             out = np.amax(a, axis=dims, keepdims=keepdim, initial=0)
+        elif ord == -_INF:  # (vector_norm refused an empty dim: min has no identity)
+            out = np.amin(a, axis=dims, keepdims=keepdim)
         elif ord == 0:
             out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
         elif ord == 1 and a.dtype.itemsize > 2:  # (torch's plain loop: |x| added in memory order)
@@ -911,11 +916,11 @@ class Norm(Op):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         n = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
         p = ctx.ord
-        if p == 0:  # zeros of x's shape (g * 0 kept the reduced shape), whatever g is
-            return Tensor._make(np.zeros_like(x._data))
+        if p == 0:  # torch's formula gives no gradient at all: a leaf's .grad stays None, as torch's
+            return None
         if p == 1:
             return x.sgn() * g  # (torch's order: the graph's edges show it)
-        if p == float("inf"):  # ties share; a NaN entry counts as a maximum (as torch)
+        if p in (_INF, -_INF):  # ties share; a NaN entry counts as an extreme (as torch)
             xa = np.abs(x._data)
             mask = Tensor._make(((xa == n._data) | np.isnan(xa)).astype(xa.dtype))
             return x.sgn() * (g / Tensor._make(mask._data.sum(axis=dims, keepdims=True)) * mask)
@@ -940,7 +945,7 @@ class Norm(Op):
             return n * 0
         if p == 1:
             return total(along)
-        if p == float("inf"):
+        if p in (_INF, -_INF):
             nn = _unsqueeze_to(n, ctx.in_shape, ctx.dims, ctx.keepdim)
             mask = (np.abs(x._data) == nn._data).astype(n._data.dtype)
             count = Tensor._make(np.asarray(mask.sum(axis=dims, keepdims=ctx.keepdim)))
@@ -971,10 +976,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                            f"{_NAMES.get(x._data.dtype.name, x._data.dtype.name)} (convert it first, e.g. x.float())")
     dim = every_dim_if_none_given(dim, x.ndim)  # (dim=(): every dim, as torch)
     dims = None if dim is None else _dims(dim, x.ndim, "linalg.vector_norm", ranges_first=False)
-    if float(ord) == float("inf") and x.numel() == 0:
+    if float(ord) in (_INF, -_INF) and x.numel() == 0:
         for d in range(x.ndim) if dims is None else dims or ():
             if x.shape[d] == 0:
-                raise RuntimeError(f"linalg.vector_norm cannot compute the inf norm on the dimension {d} because "
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {float(ord)} norm on the dimension {d} because "
                                    "this dimension is empty and the operation does not have an identity; "
                                    "reduce over a non-empty dim")
     return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim, dtype=_norm_dtype(x, dtype))
