@@ -385,6 +385,7 @@ FWD_OVER_REV = [
     ("embedding", lambda L, w, i: (nnf(L).embedding(i, w) ** 2).sum(), [F(5, 3), I(5, 4)]),
     ("bce_logits", lambda L, x, y: nnf(L).binary_cross_entropy_with_logits(x, y), [F(4), Q(4)]),
     ("smooth_l1", lambda L, x, y: nnf(L).smooth_l1_loss(x, y, beta=1.5), [F(5), F(5)]),  # (its backward op's jvp)
+    ("bce", lambda L, x, y: nnf(L).binary_cross_entropy(x.sigmoid(), y.sigmoid()), [F(5), F(5)]),  # (ditto)
     ("softmax_prod", lambda L, x: (x.softmax(0) * x.prod()).sum() + x.norm() + x.logsumexp(0), [F(4)]),
     ("diagonal", lambda L, x: (x.diagonal(1) ** 3).sum() + (x.diag() ** 2).sum(), [F(3, 4)]),
     ("view_write", lambda L, x: (_setitem(x, slice(0, 2), x[2:4] ** 2) ** 2).sum(), [F(5)]),

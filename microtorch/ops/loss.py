@@ -5,8 +5,8 @@ import numpy as np
 
 from ._op import Op
 from .._creation import zeros_like
-from .elementwise import clamp, where
-from .loss_backward import HuberLossBackward, SmoothL1LossBackward, SoftMarginLossBackward, loss_grads
+from .elementwise import where
+from .loss_backward import HuberLossBackward, SmoothL1LossBackward, SoftMarginLossBackward, loss_grads, loss_jvp
 from .nn import _check_reduction, _pointwise_loss, _reduce
 from .pointwise import clamp_min
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
@@ -39,8 +39,7 @@ class SmoothL1Loss(Op):
 
     @staticmethod
     def jvp(ctx, tx, ty):
-        x, y = ctx.inputs[:2]
-        return _reduced_t(clamp((x - y) / ctx.beta, -1, 1) * (tx - ty), ctx.reduction)
+        return loss_jvp(SmoothL1LossBackward, ctx, tx, ty, ctx.beta)
 
 
 class HuberLoss(Op):
@@ -62,8 +61,7 @@ class HuberLoss(Op):
 
     @staticmethod
     def jvp(ctx, tx, ty):
-        x, y = ctx.inputs[:2]
-        return _reduced_t(clamp(x - y, -ctx.delta, ctx.delta) * (tx - ty), ctx.reduction)
+        return loss_jvp(HuberLossBackward, ctx, tx, ty, ctx.delta)
 
 
 def _with(cls, **options):

@@ -1,11 +1,15 @@
-"""The backward of the pointwise losses as one op each, as torch computes it (smooth_l1_loss_backward,
-huber_loss_backward, soft_margin_loss_backward): a gradient taken with create_graph=True shows torch's node
-(SmoothL1LossBackwardBackward0...) with edges to the incoming gradient, the input and the target, and that
-node's own derivatives are torch's double-backward formulas."""
+"""The backward of the pointwise losses as one op each, as torch computes it (mse_loss_backward,
+smooth_l1_loss_backward, huber_loss_backward, soft_margin_loss_backward, binary_cross_entropy_backward): a
+gradient taken with create_graph=True shows torch's node (MseLossBackwardBackward0...) with edges to the incoming
+gradient, the input and the target, and that node's own derivatives are torch's double-backward formulas, composed
+of ops as torch's C++ composes them (its Scalar overloads: DivBackward1 for a division by the element count)."""
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from ._op import Op, plain, unrecorded
+from .elementwise import div_scalar
+from .scalar_overloads import add_scalar, mul_scalar, scalar_minus
 
 
 def _norm(x, reduction):
@@ -24,6 +28,7 @@ class _LossBackward(Op):
     depends on x - y: the target's gradient is this op with x and y swapped). Subclasses give `values` (numpy, torch's
     vectorised kernel) and `curvature` (Tensor ops)."""
     _saved_names = ("grad_output", "self", "target")
+    _ones_times_gg = False
 
     @staticmethod
     def forward(ctx, g, x, y, reduction="mean", bound=1.0):
@@ -35,9 +40,18 @@ class _LossBackward(Op):
     def backward(ctx, gg):
         g, x, y = ctx.saved_tensors
         cls, need = ctx._forward_cls, ctx.needs_input_grad
-        dg = cls.apply(gg, x, y, reduction=ctx.reduction, bound=ctx.bound) if need[0] else None
+        dg = cls.of_grad_output(gg, g, x, y, ctx.reduction, ctx.bound) if need[0] else None
         dx = cls.curvature(gg * g, x, y, ctx.reduction, ctx.bound) if need[1] or need[2] else None
         return dg, dx if need[1] else None, -dx if need[2] else None
+
+    @classmethod
+    def of_grad_output(cls, gg, g, x, y, reduction, bound):
+        """d/dg: the same op of gg (summed to g's shape by the engine); for huber's and soft_margin's 'mean' and
+        'sum' (their *_double_backward_grad_output) the op of ones, times gg, summed"""
+        if not cls._ones_times_gg or reduction == "none":
+            return cls.apply(gg, x, y, reduction=reduction, bound=bound)
+        ones = Tensor._make(np.ones(g._data.shape, g._data.dtype))
+        return (cls.apply(ones, x, y, reduction=reduction, bound=bound) * gg).sum()
 
     @staticmethod
     def jvp(ctx, tg, tx, ty):
@@ -55,6 +69,14 @@ def loss_grads(cls, ctx, grad, x, y, bound=1.0):
             _one(cls, grad, y, x, ctx.reduction, bound) if need[1] else None)
 
 
+def loss_jvp(cls, ctx, tx, ty, bound=1.0):
+    """torch's forward-mode rule of a pointwise loss whose backward op is cls: that op of each tangent (an input
+    without one gives zeros to it: 0 * inf is NaN there, as torch's), added, then reduced"""
+    x, y = ctx.inputs[:2]
+    d = _one(cls, tx, x, y, "none", bound) + _one(cls, ty, y, x, "none", bound)
+    return d.mean() if ctx.reduction == "mean" else d.sum() if ctx.reduction == "sum" else d
+
+
 def _one(cls, g, a, b, reduction, bound):
     if unrecorded(g) and unrecorded(a) and unrecorded(b):  # (no node to make: the values alone)
         return plain(cls.values(g._data, a._data, b._data, reduction, bound).astype(a._data.dtype, copy=False))
@@ -67,7 +89,21 @@ def _inside(x, y, bound):
 
 
 def _per_element(h, x, reduction):
-    return h / x.numel() if reduction == "mean" else h
+    return div_scalar(h, x.numel()) if reduction == "mean" else h  # (torch's `/= numel`: DivBackward1)
+
+
+class MseLossBackward(_LossBackward):
+    """g * 2 (x - y) * norm;  d/dx = 2 g norm (torch's mse_loss_double_backward)"""
+    _grad_fn_name = "MseLossBackwardBackward0"
+
+    @staticmethod
+    def values(g, x, y, reduction, _bound):
+        norm = x.dtype.type(2.0 / x.size if reduction == "mean" else 2.0)  # (torch's factor, then its order)
+        return norm * (x - y) * g
+
+    @staticmethod
+    def curvature(h, x, y, reduction, _bound):
+        return _per_element(mul_scalar(h, 2), x, reduction)
 
 
 class SmoothL1LossBackward(_LossBackward):
@@ -82,12 +118,13 @@ class SmoothL1LossBackward(_LossBackward):
 
     @staticmethod
     def curvature(h, x, y, reduction, beta):  # (torch's smooth_l1_loss_double_backward)
-        return _per_element(h * _inside(x, y, beta) / beta, x, reduction)
+        return _per_element(div_scalar(h * _inside(x, y, beta), beta), x, reduction)
 
 
 class HuberLossBackward(_LossBackward):
     """g * clamp(x - y, -delta, delta) * norm;  d/dx = g inside (-delta, delta), else 0"""
     _grad_fn_name = "HuberLossBackwardBackward0"
+    _ones_times_gg = True
 
     @staticmethod
     def values(g, x, y, reduction, delta):
@@ -105,6 +142,7 @@ class SoftMarginLossBackward(_LossBackward):
     the target is not differentiable (no edge)"""
     _grad_fn_name = "SoftMarginLossBackwardBackward0"
     _edges = (0, 1)
+    _ones_times_gg = True
 
     @staticmethod
     def values(g, x, y, reduction, _bound):
@@ -123,3 +161,90 @@ class SoftMarginLossBackward(_LossBackward):
                                   "because it has not been implemented yet. (torch 2.13 has no forward-mode formula "
                                   "for it either: take this second derivative with reverse mode, "
                                   "autograd.grad(..., create_graph=True))")
+
+
+_BCE_EPS = 1e-12  # (the shift and clamp of torch's double-backward formulas)
+_BCE_KERNEL_EPS = float(np.float32(1e-12))  # (its first-order kernel's floor of p (1 - p): a float constant there)
+
+
+class BinaryCrossEntropyBackward(Op):
+    """g (p - y) / max(p (1 - p), eps) * w * norm as one node (torch's binary_cross_entropy_backward); its
+    derivatives are torch's three double-backward formulas, composed as torch composes them (below). The weight
+    has no edge: torch differentiates neither loss in it."""
+    _grad_fn_name = "BinaryCrossEntropyBackwardBackward0"
+    _saved_names = ("grad_output", "self", "target", "weight")
+    _edges = (0, 1, 2)
+
+    @staticmethod
+    def forward(ctx, g, p, y, w=None, reduction="mean"):
+        ctx.reduction = reduction
+        ctx.save_for_backward(g, p, y, w)
+        return BinaryCrossEntropyBackward.values(g, p, y, w, reduction)
+
+    @staticmethod
+    def values(g, p, y, w, reduction):
+        """torch's kernel: g (p - y) / max((1 - p) p, eps), then times w, then divided by the count"""
+        one = p.dtype.type(1)
+        out = g * (p - y) / np.maximum((one - p) * p, p.dtype.type(_BCE_KERNEL_EPS))
+        out = out if w is None else out * w
+        return (out / p.size if reduction == "mean" else out).astype(p.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, p, y, w = ctx.saved_tensors
+        need, r = ctx.needs_input_grad, ctx.reduction
+        return (_bce_grad_output_part(gg, p, y, w, r) if need[0] else None,
+                _bce_input_part(g, gg, p, y, w, r) if need[1] else None,
+                _bce_target_part(gg, g, p, w, r) if need[2] else None, None)
+
+    @staticmethod
+    def jvp(ctx, tg, tp, ty, _tw):
+        g, p, y, w = ctx.inputs[:4]
+        r = ctx.reduction
+        return _bce_input_part(g, tp, p, y, w, r) + _bce_target_part(ty, g, p, w, r) + \
+            _bce_grad_output_part(tg, p, y, w, r)
+
+
+def bce_input_grad(g, p, y, w, reduction):
+    """d bce / d p: torch's one op, or its values alone where nothing records"""
+    if unrecorded(g) and unrecorded(p) and unrecorded(y):
+        return plain(BinaryCrossEntropyBackward.values(g._data, p._data, y._data, None if w is None else w._data,
+                                                       reduction))
+    return BinaryCrossEntropyBackward.apply(g, p, y, w, reduction=reduction)
+
+
+def bce_target_grad(g, p, w, reduction):
+    """d bce / d y = -logit(p) g w norm (torch's binary_cross_entropy_target_backward, composed)"""
+    out = -p.logit() * g
+    return _bce_scaled(out, w, reduction, p)
+
+
+def _bce_scaled(out, w, reduction, p):
+    """out times the weight, then divided by the element count for 'mean' (torch's in-place mul_ and div_)"""
+    out = out if w is None else out * w
+    return div_scalar(out, p.numel()) if reduction == "mean" else out
+
+
+def _bce_input_part(g, gg, p, y, w, reduction):
+    """torch's binary_cross_entropy_double_backward: gg g (p^2 - 2 p y + y) / ((p + eps)^2 (1 - p + eps)^2)"""
+    top = p * p - mul_scalar(p, 2) * y + y
+    bottom = add_scalar(p, _BCE_EPS).pow(2) * add_scalar(scalar_minus(1, p), _BCE_EPS).pow(2)
+    return _bce_scaled(top / bottom * (gg * g), w, reduction, p)
+
+
+def _bce_target_part(gg, g, p, w, reduction):
+    """torch's binary_cross_entropy_double_backward_target: -gg g / (p (1 - p)), the denominator clamped at eps
+    outside the graph (torch clamps it in place under no_grad: its derivative is the unclamped one)"""
+    out = -gg * g
+    out = out if w is None else out * w
+    denom = scalar_minus(1, p) * p
+    with no_grad():
+        denom.clamp_min_(_BCE_EPS)
+    out = out / denom
+    return div_scalar(out, p.numel()) if reduction == "mean" else out
+
+
+def _bce_grad_output_part(gg, p, y, w, reduction):
+    """torch's binary_cross_entropy_double_backward_grad_output: gg (p - y) / ((p + eps) (1 - p + eps))"""
+    out = (p - y) / (add_scalar(p, _BCE_EPS) * add_scalar(scalar_minus(1, p), _BCE_EPS)) * gg
+    return _bce_scaled(out, w, reduction, p)

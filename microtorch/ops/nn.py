@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ._checks import need_floating
 from ._nll_cascade import cascade_nll
 from ._op import Op, normalize_dims
@@ -10,7 +11,9 @@ from ._softmax_kernels import (log_softmax_backward_lastdim, log_softmax_backwar
                                log_softmax_over, softmax_backward_lastdim, softmax_backward_over, softmax_lastdim,
                                softmax_over)
 from .elementwise import DivScalar, MulScalar, where
+from ._zero_tangent import ZeroTangent
 from .linalg import addmm, matmul
+from .loss_backward import MseLossBackward, bce_input_grad, bce_target_grad, loss_grads, loss_jvp
 
 
 def _reduce(loss, reduction, op, weight_sum=None):
@@ -190,8 +193,9 @@ def linear(input, weight, bias=None):
 
 
 class MseLoss(Op):
-    """d (x-y)^2 = 2(x-y), -2(x-y)"""
+    """d (x-y)^2 = 2(x-y), -2(x-y): torch's mse_loss_backward, one op (loss_backward.py)"""
     _grad_fn_name = "MseLossBackward0"
+    _saved_names = ("self", "target")
 
     @staticmethod
     def forward(ctx, x, y, reduction="mean"):
@@ -205,16 +209,11 @@ class MseLoss(Op):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        g = (x - y) * 2 * grad
-        if ctx.reduction == "mean":
-            g = g / x.numel()
-        return (g if ctx.needs_input_grad[0] else None, -g if ctx.needs_input_grad[1] else None)
+        return loss_grads(MseLossBackward, ctx, grad, x, y)
 
     @staticmethod
     def jvp(ctx, tx, ty):
-        x, y = ctx.inputs[:2]
-        d = (x - y) * 2 * (tx - ty)
-        return d.mean() if ctx.reduction == "mean" else d.sum() if ctx.reduction == "sum" else d
+        return loss_jvp(MseLossBackward, ctx, tx, ty)
 
 
 def _check_reduction(reduction, op):
@@ -436,8 +435,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 class BinaryCrossEntropy(Op):
-    """d bce(p, y) = (p - y) / (p (1 - p))"""
+    """d bce(p, y) / dp = (p - y) / (p (1 - p)) (one op, loss_backward.py), d/dy = -logit(p): torch's formulas"""
     _grad_fn_name = "BinaryCrossEntropyBackward0"
+    _saved_names = ("self", "target", "weight")
 
     @staticmethod
     def forward(ctx, p, y, weight=None, reduction="mean"):
@@ -451,22 +451,16 @@ class BinaryCrossEntropy(Op):
     @staticmethod
     def backward(ctx, grad):
         p, y, w = ctx.saved_tensors
-        g = grad * (p - y) / ((p * (1 - p)).clamp(min=1e-12))
-        if w is not None:
-            g = g * w
-        if ctx.reduction == "mean":
-            g = g / p.numel()
-        return g, (grad * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100)) *
-                   (w if w is not None else 1) / (p.numel() if ctx.reduction == "mean" else 1)
-                   if ctx.needs_input_grad[1] else None), None
+        need = ctx.needs_input_grad
+        return (bce_input_grad(grad, p, y, w, ctx.reduction) if need[0] else None,
+                bce_target_grad(grad, p, w, ctx.reduction) if need[1] else None, None)
 
     @staticmethod
-    def jvp(ctx, tp, ty, _tw):
+    def jvp(ctx, tp, ty, _tw):  # (torch's: the two backward formulas of the tangents, then the reduction)
         p, y, w = ctx.inputs[:3]
-        d = tp * (p - y) / (p * (1 - p)).clamp(min=1e-12) + \
-            ty * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100))
-        if w is not None:
-            d = d * w
+        ty = Tensor._make(np.zeros(ty._data.shape, ty._data.dtype)) if type(ty) is ZeroTangent else ty  # (zeros, as
+        # torch's formula sees them: times logit(p) they are NaN where p is 0 or 1)
+        d = bce_input_grad(tp, p, y, w, "none") + bce_target_grad(ty, p, w, "none")
         return d.mean() if ctx.reduction == "mean" else d.sum() if ctx.reduction == "sum" else d
 
 
@@ -478,6 +472,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if ((input._data < 0) | (input._data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1 (binary_cross_entropy takes "
                            "probabilities; for logits use binary_cross_entropy_with_logits)")
+    if weight is not None and weight.requires_grad and is_grad_enabled():  # (torch has no gradient for it)
+        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument "
+                           "'weight'. This input cannot have requires_grad True. (Pass weight.detach().)")
     return BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
 
