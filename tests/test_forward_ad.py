@@ -213,6 +213,8 @@ OPS = [
     ("cross_entropy_probs", lambda L, a, p: nnf(L).cross_entropy(a, p.softmax(1)), [F(3, 4), F(3, 4)]),
     ("cross_entropy_2d", lambda L, a, t: nnf(L).cross_entropy(a, t), [F(2, 3, 2, 2), I(3, 2, 2, 2)]),
     ("bce", lambda L, p, y: nnf(L).binary_cross_entropy(p, y), [Q(2, 3), Q(2, 3)]),
+    ("complex", lambda L, a, b: L.view_as_real(L.complex(a, b)), [F(3), F(3)]),
+    ("polar", lambda L, a, b: L.view_as_real(L.polar(a, b)), [P(3), F(3)]),
     ("bce_logits", lambda L, x, y, pw: nnf(L).binary_cross_entropy_with_logits(x, y, pos_weight=pw),
      [F(2, 3), Q(2, 3), K(3)]),
     ("bce_logits_w", lambda L, x, y, w: nnf(L).binary_cross_entropy_with_logits(x, y, weight=w, reduction="sum"),
