@@ -3,7 +3,10 @@ import types
 
 import numpy as np
 
+from .. import _kernel_exp
 from ._op import Op
+from ._range_kernels import _thread_chunks
+from ._sum_order import mean_like_torch, sum_like_torch
 from .._creation import zeros_like
 from .elementwise import where
 from .loss_backward import HuberLossBackward, SmoothL1LossBackward, SoftMarginLossBackward, loss_grads, loss_jvp
@@ -13,7 +16,10 @@ from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 
 
 def _reduced(loss, reduction):
-    return np.asarray(loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss)
+    """the losses reduced as torch's apply_loss_reduction: its sum and mean, in its order of additions"""
+    if reduction == "none":
+        return loss
+    return np.asarray(mean_like_torch(loss) if reduction == "mean" else sum_like_torch(loss))
 
 
 def _reduced_t(loss, reduction):
@@ -190,6 +196,14 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     return _pointwise_loss(SoftMarginLoss, input, target, reduction, "soft_margin_loss")
 
 
+def _log1p_exp(v):
+    """log(1 + e^v) in torch's steps, e^v then log1p (inf where e^v overflows, as torch's); float32's e^v is torch's
+    vector kernel's, its log1p the correctly rounded one (torch's vector log1p is SLEEF's, not modelled here)"""
+    if v.dtype == np.float32:
+        return np.log1p(_kernel_exp.exp(v, _thread_chunks).astype(np.float64)).astype(np.float32)
+    return np.log1p(np.exp(v))
+
+
 class SoftMarginLoss(Op):
     """l = log(1 + exp(-y x));  dl/dx = -y sigmoid(-y x)"""
     _grad_fn_name = "SoftMarginLossBackward0"
@@ -198,7 +212,7 @@ class SoftMarginLoss(Op):
     def forward(ctx, x, y, reduction="mean"):
         ctx.reduction = reduction
         ctx.save_for_backward(x, y)
-        return _reduced(np.logaddexp(0, -y * x), reduction)
+        return _reduced(_log1p_exp(-x * y), reduction)
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,11 +1,13 @@
 """Neural-network functions: softmax family, linear, losses and dropout."""
 import numpy as np
 
+from .. import _kernel_exp
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ._checks import need_floating
 from ._nll_cascade import cascade_nll
 from ._op import Op, normalize_dims
+from ._range_kernels import _thread_chunks
 from ._sum_order import mean_like_torch, sum_like_torch
 from ._softmax_kernels import (log_softmax_backward_lastdim, log_softmax_backward_over, log_softmax_lastdim,
                                log_softmax_over, softmax_backward_lastdim, softmax_backward_over, softmax_lastdim,
@@ -434,6 +436,26 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return MulScalar.apply(nll, 1 - label_smoothing) + MulScalar.apply(smooth, label_smoothing / n_classes)
 
 
+def _in_double(fn, v):
+    """fn(v), a float32 v's computed in float64 and rounded once (torch's kernel calls the C library's float
+    functions, nearly always the correctly rounded value; numpy's float32 log is further off)"""
+    return fn(v.astype(np.float64)).astype(np.float32) if v.dtype == np.float32 else fn(v)
+
+
+def _log_sigmoid(x):
+    """log sigmoid(x) in the steps of torch's kernel, min(x, 0) - log1p(e^-|x|) (float32: torch's e^x; torch's
+    vector log1p is SLEEF's, not modelled: the correctly rounded one instead)"""
+    z = _kernel_exp.exp(-np.abs(x), _thread_chunks) if x.dtype == np.float32 else np.exp(-np.abs(x))
+    return np.minimum(x, x.dtype.type(0)) - _in_double(np.log1p, z)
+
+
+def _torch_reduction(losses, reduction):
+    """torch's apply_loss_reduction: its mean or sum, in its order of additions"""
+    if reduction == "none":
+        return losses
+    return np.asarray(mean_like_torch(losses) if reduction == "mean" else sum_like_torch(losses))
+
+
 class BinaryCrossEntropy(Op):
     """d bce(p, y) / dp = (p - y) / (p (1 - p)) (one op, loss_backward.py), d/dy = -logit(p): torch's formulas"""
     _grad_fn_name = "BinaryCrossEntropyBackward0"
@@ -443,10 +465,9 @@ class BinaryCrossEntropy(Op):
     def forward(ctx, p, y, weight=None, reduction="mean"):
         ctx.reduction = reduction
         ctx.save_for_backward(p, y, weight)
-        l = -(y * np.maximum(np.log(p), -100) + (1 - y) * np.maximum(np.log1p(-p), -100))
-        if weight is not None:
-            l = l * weight
-        return np.asarray(l.mean() if reduction == "mean" else l.sum() if reduction == "sum" else l)
+        one, floor = p.dtype.type(1), p.dtype.type(-100)  # (torch's kernel, in its order; then its reduction)
+        l = (y - one) * np.maximum(_in_double(np.log1p, -p), floor) - y * np.maximum(_in_double(np.log, p), floor)
+        return _torch_reduction(l if weight is None else l * weight, reduction)
 
     @staticmethod
     def backward(ctx, grad):
@@ -492,13 +513,13 @@ class BinaryCrossEntropyWithLogits(Op):
     def forward(ctx, x, y, weight=None, pos_weight=None, reduction="mean"):
         ctx.reduction = reduction
         ctx.save_for_backward(x, y, weight, pos_weight)
-        sp = np.logaddexp(0, -x)  # softplus(-x) = -log(sigmoid(x)), without overflow
-        lw = 1 if pos_weight is None else 1 + (pos_weight - 1) * y
-        loss = (1 - y) * x + lw * sp
-        if weight is not None:
-            loss = loss * weight
-        loss = loss.astype(x.dtype, copy=False)
-        return np.asarray(loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss)
+        one = x.dtype.type(1)
+        log_sigmoid = _log_sigmoid(x)  # (torch's steps: (1 - y) x - log sigmoid(x) ((pw - 1) y + 1), times w)
+        if pos_weight is not None:
+            log_sigmoid = log_sigmoid * ((pos_weight - one) * y + one)
+        loss = (one - y) * x - log_sigmoid
+        loss = (loss if weight is None else loss * weight).astype(x.dtype, copy=False)
+        return _torch_reduction(loss, reduction)
 
     @staticmethod
     def backward(ctx, grad):

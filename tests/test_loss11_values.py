@@ -1,0 +1,84 @@
+"""The pointwise losses' values beside torch 2.13: smooth_l1, huber, mse and l1 to the bit (their elementwise
+kernels, then torch's sum and mean in its order of additions); soft_margin, binary_cross_entropy and
+binary_cross_entropy_with_logits in torch's steps (log1p(exp(-y x)), which overflows to inf as torch's; (y - 1)
+log1p(-p) - y log p; (1 - y) x - log sigmoid(x)), within an ulp or two where torch's vector log1p or the C library's log
+differ from numpy's; and their edges (inf, NaN, p at 0 and 1) with their gradients."""
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+
+INF, NAN = np.inf, np.nan
+EXACT = ["smooth_l1_loss", "huber_loss", "mse_loss", "l1_loss"]
+CLOSE = ["soft_margin_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"]
+
+
+def _data(name, n, dtype, rng):
+    x = rng.standard_normal(n) * 3
+    if name == "binary_cross_entropy":
+        x = rng.random(n)
+    y = np.sign(rng.standard_normal(n)) if name == "soft_margin_loss" else \
+        rng.random(n) if name.startswith("binary") else rng.standard_normal(n)
+    return x.astype(dtype), y.astype(dtype)
+
+
+def _close(mine, theirs, dtype):
+    """within two ulps (and as much absolutely, for values near 0)"""
+    tol = 4.5e-16 if dtype == "float64" else 2.4e-7
+    np.testing.assert_allclose(mine, theirs, rtol=tol, atol=tol)
+
+
+def _both(name, x, y, reduction, **kw):
+    return [getattr(lib.nn.functional, name)(lib.tensor(x), lib.tensor(y), reduction=reduction, **kw).numpy()
+            for lib in (mt, torch)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", EXACT + CLOSE)
+def test_values_as_torch(name, reduction, dtype):
+    rng = np.random.default_rng(7)
+    for n in (1, 7, 100, 1000, 40000):  # (40000: torch's sum splits among threads above 32768)
+        x, y = _data(name, n, dtype, rng)
+        mine, theirs = _both(name, x, y, reduction)
+        if name in EXACT:
+            np.testing.assert_array_equal(mine, theirs)
+        else:
+            _close(mine, theirs, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bce_with_logits_weights_as_torch(dtype):
+    rng = np.random.default_rng(3)
+    x, y = _data("binary_cross_entropy_with_logits", 500, dtype, rng)
+    w, pw = (rng.random(500).astype(dtype) + 0.5 for _ in range(2))
+    mine, theirs = (lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.tensor(x), lib.tensor(y), reduction="none", weight=lib.tensor(w), pos_weight=lib.tensor(pw)).numpy()
+        for lib in (mt, torch))
+    _close(mine, theirs, dtype)
+
+
+EDGES = {
+    "binary_cross_entropy_with_logits": ([INF, -INF, NAN, 0.0, 100.0, -100.0, 1e-30, 50.0],
+                                         [1.0, 0.0, 0.5, 1.0, 0.0, 1.0, 0.0, 0.5]),
+    "soft_margin_loss": ([INF, -INF, NAN, 0.0, 100.0, -100.0, -1000.0, 50.0],
+                         [1.0, -1.0, 1.0, 1.0, -1.0, 1.0, 1.0, -1.0]),
+    "binary_cross_entropy": ([0.0, 1.0, 0.5, 1e-45, 1.0, 0.0, 1.0, 0.3], [1.0, 0.0, 0.5, 1.0, 0.0, 1.0, 0.0, 0.0]),
+    "huber_loss": ([INF, -INF, NAN, 0.0, 100.0, -100.0, 1e-30, 50.0], [1.0, 0.0, 0.5, 1.0, 0.0, 1.0, 0.0, -1.0]),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("name", list(EDGES))
+def test_edges_and_their_gradients_as_torch(name, reduction, dtype):
+    out = []
+    for lib in (mt, torch):
+        x = lib.tensor(EDGES[name][0], dtype=getattr(lib, dtype), requires_grad=True)
+        loss = getattr(lib.nn.functional, name)(x, lib.tensor(EDGES[name][1], dtype=getattr(lib, dtype)),
+                                                 reduction=reduction)
+        loss.sum().backward()
+        out.append((loss.detach().numpy(), x.grad.numpy()))
+    for a, b in zip(*out):
+        np.testing.assert_array_equal(a, b)
