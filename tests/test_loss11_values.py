@@ -82,3 +82,45 @@ def test_edges_and_their_gradients_as_torch(name, reduction, dtype):
         out.append((loss.detach().numpy(), x.grad.numpy()))
     for a, b in zip(*out):
         np.testing.assert_array_equal(a, b)
+
+
+LAYOUTS = {
+    "flat": lambda rng, dt: (rng.standard_normal(37), rng.standard_normal(37)),
+    "rows": lambda rng, dt: (rng.standard_normal((5, 21)), rng.standard_normal((5, 21))),
+    "target_broadcast": lambda rng, dt: (rng.standard_normal((6, 19)), rng.standard_normal(19)),
+    "input_broadcast": lambda rng, dt: (rng.standard_normal((6, 1)), rng.standard_normal((6, 23))),
+    "transposed": lambda rng, dt: (rng.standard_normal((23, 6)).T, rng.standard_normal((23, 6)).T),
+    "strided": lambda rng, dt: (rng.standard_normal((6, 46))[:, ::2], rng.standard_normal((6, 23))),
+    "threads": lambda rng, dt: (rng.standard_normal(40011), rng.standard_normal(40011)),
+}
+
+
+def _tensor(lib, a, dtype):
+    """a tensor with a's values and layout (a transposed or strided array stays a view of one)"""
+    if a.flags.c_contiguous:
+        return lib.tensor(a.astype(dtype))
+    if a.base is not None and a.base.shape == a.shape[::-1]:
+        return lib.tensor(a.base.astype(dtype)).t()
+    return lib.tensor(a.base.astype(dtype))[:, ::2]
+
+
+@pytest.mark.filterwarnings("ignore:Using a target size")  # (torch's warning for the broadcast layouts, ours too)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("name", ["smooth_l1_loss", "huber_loss"])
+def test_gradients_are_torchs_bits_on_every_lane(name, layout, reduction, dtype):
+    # torch's loop takes its vector formula on whole 64-byte steps of each row, its scalar one (which rounds
+    # otherwise) on each row's tail and on inputs it cannot walk contiguously
+    x, y = LAYOUTS[layout](np.random.default_rng(11), dtype)
+    kw = {"beta": 0.7} if name == "smooth_l1_loss" else {"delta": 0.7}
+    out = []
+    for lib in (mt, torch):
+        a, b = _tensor(lib, x, dtype).requires_grad_(), _tensor(lib, y, dtype).requires_grad_()
+        loss = getattr(lib.nn.functional, name)(a, b, reduction=reduction, **kw)
+        loss.backward(lib.ones_like(loss) * 0.37)
+        out.append((a.grad.numpy(), b.grad.numpy()))
+    for k, (mine, theirs) in enumerate(zip(*out)):  # (a broadcast input's gradient is summed back: in float64
+        # in numpy's order, ops/shape.py's sum_to; an ulp)
+        if layout != ("input_broadcast", "target_broadcast")[k] or dtype == "float32":
+            np.testing.assert_array_equal(mine, theirs)

@@ -7,9 +7,13 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ._loop_lanes import scalar_lanes
 from ._op import Op, plain, unrecorded
 from .elementwise import div_scalar
 from .scalar_overloads import add_scalar, mul_scalar, scalar_minus
+
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _norm(x, reduction):
@@ -34,7 +38,7 @@ class _LossBackward(Op):
     def forward(ctx, g, x, y, reduction="mean", bound=1.0):
         ctx.reduction, ctx.bound = reduction, bound
         ctx.save_for_backward(g, x, y)
-        return ctx._forward_cls.values(g, x, y, reduction, bound).astype(x.dtype, copy=False)
+        return _torch_values(ctx._forward_cls, g, x, y, reduction, bound)
 
     @staticmethod
     def backward(ctx, gg):
@@ -79,8 +83,26 @@ def loss_jvp(cls, ctx, tx, ty, bound=1.0):
 
 def _one(cls, g, a, b, reduction, bound):
     if unrecorded(g) and unrecorded(a) and unrecorded(b):  # (no node to make: the values alone)
-        return plain(cls.values(g._data, a._data, b._data, reduction, bound).astype(a._data.dtype, copy=False))
+        return plain(_torch_values(cls, g._data, a._data, b._data, reduction, bound))
     return cls.apply(g, a, b, reduction=reduction, bound=bound)
+
+
+def _torch_values(cls, g, x, y, reduction, bound):
+    """cls's values as torch's loop computes them: the vector formula (`values`), and where the class has a scalar
+    one that rounds differently (`scalar_values`), that one on the elements torch's loop leaves to it (each row's
+    tail, and strided operands: _loop_lanes.py)"""
+    out = cls.values(g, x, y, reduction, bound).astype(x.dtype, copy=False)
+    if not hasattr(cls, "scalar_values") or out.dtype not in (_F32, _F64) or not out.size:
+        return out
+    at = scalar_lanes(out.shape, out.itemsize, (g, x, y))
+    if at is None or not at.size:
+        return out
+    out = np.ascontiguousarray(out)
+
+    def picked(a):
+        return np.broadcast_to(a, out.shape).reshape(-1)[at]
+    out.reshape(-1)[at] = cls.scalar_values(picked(g), picked(x), picked(y), _norm(x, reduction), bound)
+    return out
 
 
 def _inside(x, y, bound):
@@ -117,6 +139,13 @@ class SmoothL1LossBackward(_LossBackward):
         return _norm(x, reduction) * slope * g
 
     @staticmethod
+    def scalar_values(g, x, y, norm, beta):
+        """torch's scalar loop: -norm g, norm g, or norm d g / beta, the division and comparisons in double"""
+        d = x - y
+        inside = (norm * d * g).astype(np.float64) / beta
+        return np.where(d <= -beta, -norm * g, np.where(d >= beta, norm * g, inside.astype(d.dtype)))
+
+    @staticmethod
     def curvature(h, x, y, reduction, beta):  # (torch's smooth_l1_loss_double_backward)
         return _per_element(div_scalar(h * _inside(x, y, beta), beta), x, reduction)
 
@@ -131,6 +160,13 @@ class HuberLossBackward(_LossBackward):
         d = x - y
         c = x.dtype.type(delta)
         return _norm(x, reduction) * np.where(np.abs(d) >= c, _sign(d) * c, d) * g
+
+    @staticmethod
+    def scalar_values(g, x, y, norm, delta):
+        """torch's scalar loop: -norm g delta, norm g delta (times delta in double), or norm d g"""
+        d = x - y
+        outer = ((norm * g).astype(np.float64) * delta).astype(d.dtype)
+        return np.where(d <= -delta, -outer, np.where(d >= delta, outer, norm * d * g))
 
     @staticmethod
     def curvature(h, x, y, reduction, delta):  # (torch's huber_loss_double_backward)
