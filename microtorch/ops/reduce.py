@@ -11,7 +11,8 @@ from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
-from ._reduce_order import prod_like_torch, running_sum_like_torch, var_all_like_torch, var_welford_like_torch
+from ._reduce_order import (p_norm_like_torch, prod_like_torch, running_sum_like_torch, var_all_like_torch,
+                            var_welford_like_torch)
 from ._sum_order import mean_like_torch, sum_like_torch
 from .elementwise import MulScalar, _by_number, div_scalar
 from .shape import (Clone, _dense_strides, _share, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze,
@@ -901,6 +902,8 @@ class Norm(Op):
             out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
         elif ord == 1 and a.dtype.itemsize > 2:  # (torch's plain loop: |x| added in memory order)
             out = running_sum_like_torch(a, dims, keepdim)
+        elif a.dtype.kind == "f" and a.dtype.itemsize > 2:  # (torch's loops and order: its last bits)
+            out = p_norm_like_torch(a, ord, dims, keepdim)
         elif ord == 2:
             out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
         else:
