@@ -124,3 +124,24 @@ def test_gradients_are_torchs_bits_on_every_lane(name, layout, reduction, dtype)
         # in numpy's order, ops/shape.py's sum_to; an ulp)
         if layout != ("input_broadcast", "target_broadcast")[k] or dtype == "float32":
             np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("p,weighted", [(1, False), (2, False), (1, True), (2, True)])
+def test_multi_margin_loss_is_torchs_bits(p, weighted, reduction, dtype):
+    # torch's kernel: each row's terms added in turn, then / C; the rows' sum in double; its gradient kernel's
+    # 1 / (N C) (or 2 z / (N C)) in the input's dtype
+    rng = np.random.default_rng(31)
+    x = rng.standard_normal((23, 17)).astype(dtype)
+    t = rng.integers(0, 17, 23)
+    w = rng.random(17).astype(dtype) + 0.5
+    out = []
+    for lib in (mt, torch):
+        a = lib.tensor(x, requires_grad=True)
+        loss = lib.nn.functional.multi_margin_loss(a, lib.tensor(t), p=p, margin=0.7, reduction=reduction,
+                                                   weight=lib.tensor(w) if weighted else None)
+        loss.backward(lib.ones_like(loss) * 0.37)
+        out.append((loss.detach().numpy(), a.grad.numpy()))
+    for mine, theirs in zip(*out):
+        np.testing.assert_array_equal(mine, theirs)

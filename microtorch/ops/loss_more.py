@@ -62,19 +62,41 @@ class MultiMarginLoss(_LocalGradLoss):
 
     @staticmethod
     def forward(ctx, x, target, p, margin, weight, reduction):
-        ctx.op, ctx.n_args, ctx.rows = "multi_margin_loss", 6, -1
+        ctx.op, ctx.n_args, ctx.rows, ctx.reduction = "multi_margin_loss", 6, -1, reduction
         x2 = x.reshape(-1, x.shape[-1] if x.ndim else 1)
         c, rows, t = x2.shape[1], np.arange(x2.shape[0]), target.reshape(-1)
-        z = margin - x2[rows, t][:, None] + x2
+        z = x.dtype.type(margin) - x2[rows, t][:, None] + x2  # (torch's kernel, in x's dtype and its order)
         z[rows, t] = 0
         pos = z > 0
-        w = np.ones(x2.shape[0], x.dtype) if weight is None else weight[t].astype(x.dtype)
-        losses = ((np.where(pos, z, 0) ** p).sum(1) * w / c).astype(x.dtype)
-        local = np.where(pos, p * z ** (p - 1), 0) * (w / c)[:, None]
-        local[rows, t] = -local.sum(1)
+        w = None if weight is None else weight[t].astype(x.dtype)[:, None]
+        h = np.where(pos, z if p == 1 else z * z, 0)
+        h = h if w is None else h * w
+        losses = (_running_sums(h) / x.dtype.type(c)).astype(x.dtype)  # (a row's terms added in turn)
+        ctx.local = _multi_margin_local(z, pos, w, p, rows, t, x2.shape[0] if reduction == "mean" else 1)
+        ctx.local = ctx.local.reshape(x.shape)
         ctx.grad_shape = x.shape[:-1] + (1,) if x.ndim else ()
         ctx.save_for_backward(x)
-        return _reduced(ctx, losses.reshape(target.shape), local.reshape(x.shape).astype(x.dtype), reduction)
+        if reduction == "none":
+            return losses.reshape(target.shape)
+        total = _running_sums(losses.astype(np.float64)[None])[0]  # (the rows' sum in double, as torch's)
+        return np.asarray(total / x2.shape[0] if reduction == "mean" else total, x.dtype)
+
+
+def _running_sums(table):
+    """each row of table summed in order, one term after another"""
+    return np.add.accumulate(table, 1)[:, -1] if table.shape[1] else np.zeros(len(table), table.dtype)
+
+
+def _multi_margin_local(z, pos, w, p, rows, t, frames):
+    """torch's multi_margin_loss_backward for an incoming gradient of 1: h = g (p = 1) or 2 g z where z > 0, times
+    the target's weight, g = 1 / (frames C) in x's dtype; the target's entry minus the others, taken in turn"""
+    dt = z.dtype.type
+    g = dt(np.float64(1.0) / (frames * z.shape[1]))  # (an empty batch: inf, as torch's, never used)
+    h = np.where(pos, g if p == 1 else dt(2) * g * z, dt(0))
+    h = h if w is None else h * w
+    h[rows, t] = 0
+    h[rows, t] = -_running_sums(h)
+    return h
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
