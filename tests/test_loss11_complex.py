@@ -12,7 +12,8 @@ import microtorch as mt
 A = np.array([1.0, 2.0, 0.0, 3.0, 0.5])
 B = np.array([0.3, -1.2, 0.5, 3.14159, 0.0])
 W = np.array([1 + 2j, -0.5j, 2, 1 - 1j, 0.25 + 0.5j])
-PART = {"SelectBackward0": "a part", "ViewAsRealBackward0": "a part", "RealBackward0": "a part", "ImagBackward0": "a part"}
+PART = {"SelectBackward0": "a part", "ViewAsRealBackward0": "a part", "RealBackward0": "a part",
+        "ImagBackward0": "a part"}
 
 
 def _names(t):

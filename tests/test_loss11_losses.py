@@ -152,3 +152,44 @@ def test_forward_mode_is_torchs_formula_of_each_tangent(name, reduction, tangent
             loss = getattr(lib.nn.functional, name)(x, y, reduction=reduction)
             out.append(fw.unpack_dual(loss).tangent.numpy())
     np.testing.assert_allclose(out[0], out[1], rtol=2e-16, atol=0)
+
+
+SAVED = {"mse_loss": {}, "smooth_l1_loss": {"beta": 0.5}, "huber_loss": {"delta": 0.7}, "soft_margin_loss": {},
+         "binary_cross_entropy": {}, "binary_cross_entropy_with_logits": {}}
+
+
+def _saved(node):
+    out = []
+    for name in sorted(a for a in dir(node) if a.startswith("_saved_") and a not in ("_saved_names", "_saved_values")):
+        v = getattr(node, name)
+        out.append((name, tuple(v.shape) if hasattr(v, "shape") else v))
+    return out
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", list(SAVED))
+def test_nodes_show_torchs_saved_attributes(name, reduction):
+    seen = []
+    for lib in (mt, torch):
+        x = lib.tensor([0.2, 0.7, 0.4], requires_grad=True)
+        y = lib.tensor([1.0, -1.0, 1.0] if "margin" in name else [0.3, 0.9, 0.5], requires_grad="margin" not in name)
+        loss = getattr(lib.nn.functional, name)(x, y, reduction=reduction, **SAVED[name])
+        (gx,) = lib.autograd.grad(loss.sum(), x, create_graph=True)
+        seen.append((_saved(loss.grad_fn), _saved(gx.grad_fn)))
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("pos_weight,weight", [(False, False), (True, False), (False, True), (True, True)])
+def test_bce_with_logits_gradient_graph_as_torch(pos_weight, weight, reduction):
+    # torch's binary_cross_entropy_with_logits_backward: t.add(1) (AddBackward1), the count's div_ (DivBackward1)
+    seen = []
+    for lib in (mt, torch):
+        x = lib.tensor([0.2, -0.7, 1.4], requires_grad=True)
+        y = lib.tensor([0.3, 0.9, 0.5], requires_grad=True)
+        kw = {"pos_weight": lib.tensor([1.5, 0.5, 2.0])} if pos_weight else {}
+        kw.update({"weight": lib.tensor([0.5, 1.0, 2.0])} if weight else {})
+        loss = lib.nn.functional.binary_cross_entropy_with_logits(x, y, reduction=reduction, **kw)
+        grads = lib.autograd.grad(loss, (x, y), lib.ones_like(loss), create_graph=True)
+        seen.append(([_names(g) for g in grads], [g.detach().numpy().tolist() for g in grads]))
+    assert seen[0] == seen[1]

@@ -9,7 +9,8 @@ from ._range_kernels import _thread_chunks
 from ._sum_order import mean_like_torch, sum_like_torch
 from .._creation import zeros_like
 from .elementwise import where
-from .loss_backward import HuberLossBackward, SmoothL1LossBackward, SoftMarginLossBackward, loss_grads, loss_jvp
+from .loss_backward import (REDUCTION_CODES, HuberLossBackward, SmoothL1LossBackward, SoftMarginLossBackward,
+                            loss_grads, loss_jvp)
 from .nn import _check_reduction, _pointwise_loss, _reduce
 from .pointwise import clamp_min
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
@@ -30,10 +31,11 @@ def _reduced_t(loss, reduction):
 class SmoothL1Loss(Op):
     """l = d^2/(2 beta) if |d| < beta else |d| - beta/2, d = x - y;  dl/dx = clamp(d/beta, -1, 1) = -dl/dy"""
     _grad_fn_name = "SmoothL1LossBackward0"
+    _saved_names, _saved_values = ("self", "target"), {"beta": "beta", "reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, y, reduction="mean", beta=1.0):
-        ctx.reduction, ctx.beta = reduction, beta
+        ctx.reduction, ctx.beta, ctx.reduction_code = reduction, beta, REDUCTION_CODES[reduction]
         ctx.save_for_backward(x, y)
         z = np.abs(x - y)
         return _reduced(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(x.dtype, copy=False), reduction)
@@ -51,10 +53,11 @@ class SmoothL1Loss(Op):
 class HuberLoss(Op):
     """l = d^2/2 if |d| < delta else delta (|d| - delta/2), d = x - y;  dl/dx = clamp(d, -delta, delta) = -dl/dy"""
     _grad_fn_name = "HuberLossBackward0"
+    _saved_names, _saved_values = ("self", "target"), {"delta": "delta", "reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, y, reduction="mean", delta=1.0):
-        ctx.reduction, ctx.delta = reduction, delta
+        ctx.reduction, ctx.delta, ctx.reduction_code = reduction, delta, REDUCTION_CODES[reduction]
         ctx.save_for_backward(x, y)
         z = np.abs(x - y)
         return _reduced(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(x.dtype, copy=False),
@@ -207,10 +210,11 @@ def _log1p_exp(v):
 class SoftMarginLoss(Op):
     """l = log(1 + exp(-y x));  dl/dx = -y sigmoid(-y x)"""
     _grad_fn_name = "SoftMarginLossBackward0"
+    _saved_names, _saved_values = ("self", "target"), {"reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, y, reduction="mean"):
-        ctx.reduction = reduction
+        ctx.reduction, ctx.reduction_code = reduction, REDUCTION_CODES[reduction]
         ctx.save_for_backward(x, y)
         return _reduced(_log1p_exp(-x * y), reduction)
 

@@ -16,6 +16,7 @@ from .scalar_overloads import add_scalar, mul_scalar, scalar_minus
 
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+REDUCTION_CODES = {"none": 0, "mean": 1, "sum": 2}  # (torch's Reduction enum: what grad_fn._saved_reduction shows)
 
 
 def _norm(x, reduction):
@@ -34,11 +35,12 @@ class _LossBackward(Op):
     depends on x - y: the target's gradient is this op with x and y swapped). Subclasses give `values` (numpy, torch's
     vectorised kernel) and `curvature` (Tensor ops)."""
     _saved_names = ("grad_output", "self", "target")
+    _saved_values = {"reduction": "reduction_code"}
     _ones_times_gg = False
 
     @staticmethod
     def forward(ctx, g, x, y, reduction="mean", bound=1.0):
-        ctx.reduction, ctx.bound = reduction, bound
+        ctx.reduction, ctx.bound, ctx.reduction_code = reduction, bound, REDUCTION_CODES[reduction]
         ctx.save_for_backward(g, x, y)
         return _torch_values(ctx._forward_cls, g, x, y, reduction, bound)
 
@@ -133,6 +135,7 @@ class MseLossBackward(_LossBackward):
 class SmoothL1LossBackward(_LossBackward):
     """g * clamp((x - y) / beta, -1, 1) * norm;  d/dx = g / beta inside (-beta, beta), else 0"""
     _grad_fn_name = "SmoothL1LossBackwardBackward0"
+    _saved_values = {"beta": "bound", "reduction": "reduction_code"}
 
     @staticmethod
     def values(g, x, y, reduction, beta):
@@ -155,6 +158,7 @@ class SmoothL1LossBackward(_LossBackward):
 class HuberLossBackward(_LossBackward):
     """g * clamp(x - y, -delta, delta) * norm;  d/dx = g inside (-delta, delta), else 0"""
     _grad_fn_name = "HuberLossBackwardBackward0"
+    _saved_values = {"delta": "bound", "reduction": "reduction_code"}
     _ones_times_gg = True
 
     @staticmethod
@@ -212,11 +216,12 @@ class BinaryCrossEntropyBackward(Op):
     has no edge: torch differentiates neither loss in it."""
     _grad_fn_name = "BinaryCrossEntropyBackwardBackward0"
     _saved_names = ("grad_output", "self", "target", "weight")
+    _saved_values = {"reduction": "reduction_code"}
     _edges = (0, 1, 2)
 
     @staticmethod
     def forward(ctx, g, p, y, w=None, reduction="mean"):
-        ctx.reduction = reduction
+        ctx.reduction, ctx.reduction_code = reduction, REDUCTION_CODES[reduction]
         ctx.save_for_backward(g, p, y, w)
         return BinaryCrossEntropyBackward.values(g, p, y, w, reduction)
 

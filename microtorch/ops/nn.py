@@ -12,10 +12,12 @@ from ._sum_order import mean_like_torch, sum_like_torch
 from ._softmax_kernels import (log_softmax_backward_lastdim, log_softmax_backward_over, log_softmax_lastdim,
                                log_softmax_over, softmax_backward_lastdim, softmax_backward_over, softmax_lastdim,
                                softmax_over)
-from .elementwise import DivScalar, MulScalar, where
+from .elementwise import DivScalar, MulScalar, div_scalar, where
 from ._zero_tangent import ZeroTangent
 from .linalg import addmm, matmul
-from .loss_backward import MseLossBackward, bce_input_grad, bce_target_grad, loss_grads, loss_jvp
+from .scalar_overloads import add_scalar
+from .loss_backward import (REDUCTION_CODES, MseLossBackward, bce_input_grad, bce_target_grad, loss_grads,
+                            loss_jvp)
 
 
 def _reduce(loss, reduction, op, weight_sum=None):
@@ -197,11 +199,11 @@ def linear(input, weight, bias=None):
 class MseLoss(Op):
     """d (x-y)^2 = 2(x-y), -2(x-y): torch's mse_loss_backward, one op (loss_backward.py)"""
     _grad_fn_name = "MseLossBackward0"
-    _saved_names = ("self", "target")
+    _saved_names, _saved_values = ("self", "target"), {"reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, y, reduction="mean"):
-        ctx.reduction = reduction
+        ctx.reduction, ctx.reduction_code = reduction, REDUCTION_CODES[reduction]
         ctx.save_for_backward(x, y)
         d = (x - y) ** 2
         if reduction == "mean":  # (in torch's order of additions: a loss prints torch's last digit)
@@ -459,11 +461,11 @@ def _torch_reduction(losses, reduction):
 class BinaryCrossEntropy(Op):
     """d bce(p, y) / dp = (p - y) / (p (1 - p)) (one op, loss_backward.py), d/dy = -logit(p): torch's formulas"""
     _grad_fn_name = "BinaryCrossEntropyBackward0"
-    _saved_names = ("self", "target", "weight")
+    _saved_names, _saved_values = ("self", "target", "weight"), {"reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, p, y, weight=None, reduction="mean"):
-        ctx.reduction = reduction
+        ctx.reduction, ctx.reduction_code = reduction, REDUCTION_CODES[reduction]
         ctx.save_for_backward(p, y, weight)
         one, floor = p.dtype.type(1), p.dtype.type(-100)  # (torch's kernel, in its order; then its reduction)
         l = (y - one) * np.maximum(_in_double(np.log1p, -p), floor) - y * np.maximum(_in_double(np.log, p), floor)
@@ -502,16 +504,17 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def _weighted_mean(ctx, g, w, x):
     """g times the loss's weight, then divided by the element count for reduction='mean' (torch's order)."""
     g = g if w is None else g * w
-    return g / x.numel() if ctx.reduction == "mean" else g
+    return div_scalar(g, x.numel()) if ctx.reduction == "mean" else g  # (torch's div_ by the count: DivBackward1)
 
 
 class BinaryCrossEntropyWithLogits(Op):
     """d bce(sigmoid(x), y) / dx = (1 + (pw - 1) y) sigmoid(x) - pw y;  d/dy = (pw - 1) softplus(-x) - x"""
     _grad_fn_name = "BinaryCrossEntropyWithLogitsBackward0"
+    _saved_names, _saved_values = ("self", "target", "weight", "pos_weight"), {"reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, y, weight=None, pos_weight=None, reduction="mean"):
-        ctx.reduction = reduction
+        ctx.reduction, ctx.reduction_code = reduction, REDUCTION_CODES[reduction]
         ctx.save_for_backward(x, y, weight, pos_weight)
         one = x.dtype.type(1)
         log_sigmoid = _log_sigmoid(x)  # (torch's steps: (1 - y) x - log sigmoid(x) ((pw - 1) y + 1), times w)
@@ -531,7 +534,7 @@ class BinaryCrossEntropyWithLogits(Op):
                 gx = sigmoid(x) - y
             else:
                 t = pw * y
-                gx = (t + 1 - y) * sigmoid(x) - t
+                gx = (add_scalar(t, 1) - y) * sigmoid(x) - t  # (t.add(1): AddBackward1)
             gx = _weighted_mean(ctx, gx * grad, w, x)
         if ctx.needs_input_grad[1]:
             from .activation import LogSigmoid
