@@ -215,6 +215,7 @@ OPS = [
     ("bce", lambda L, p, y: nnf(L).binary_cross_entropy(p, y), [Q(2, 3), Q(2, 3)]),
     ("complex", lambda L, a, b: L.view_as_real(L.complex(a, b)), [F(3), F(3)]),
     ("polar", lambda L, a, b: L.view_as_real(L.polar(a, b)), [P(3), F(3)]),
+    ("cosine_similarity", lambda L, a, b: nnf(L).cosine_similarity(a, b), [F(3, 4), F(3, 4)]),
     ("bce_logits", lambda L, x, y, pw: nnf(L).binary_cross_entropy_with_logits(x, y, pos_weight=pw),
      [F(2, 3), Q(2, 3), K(3)]),
     ("bce_logits_w", lambda L, x, y, w: nnf(L).binary_cross_entropy_with_logits(x, y, weight=w, reduction="sum"),

@@ -193,3 +193,41 @@ def test_bce_with_logits_gradient_graph_as_torch(pos_weight, weight, reduction):
         grads = lib.autograd.grad(loss, (x, y), lib.ones_like(loss), create_graph=True)
         seen.append(([_names(g) for g in grads], [g.detach().numpy().tolist() for g in grads]))
     assert seen[0] == seen[1]
+
+
+CS_X = np.array([[0.3, -1.2, 0.5, 2.0], [0.0, 0.0, 0.0, 0.0], [1e-9, 0.0, 0.0, 0.0], [1e-11, -2e-11, 0.0, 3e-11]])
+CS_Y = np.array([[1.0, 0.5, -0.25, 0.75], [0.2, 0.1, 0.3, 0.4], [1.0, 1.0, 1.0, 1.0], [0.5, -1.0, 2.0, 0.1]])
+
+
+@pytest.mark.parametrize("eps", [1e-8, 1e-3])
+def test_cosine_similarity_clamps_its_norms_outside_the_graph_as_torch(eps):
+    # torch clones each norm and clamps the clone in place under no_grad: CloneBackward0, and a gradient that
+    # flows as if unclamped (huge where a row is near 0); forward mode sees the clamp
+    seen = []
+    for lib in (mt, torch):
+        x, y = lib.tensor(CS_X, requires_grad=True), lib.tensor(CS_Y, requires_grad=True)
+        c = lib.nn.functional.cosine_similarity(x, y, dim=1, eps=eps)
+        (gx,) = lib.autograd.grad(c.sum(), x)
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            d = fw.make_dual(lib.tensor(CS_X), lib.tensor(np.ones_like(CS_X)))
+            t = fw.unpack_dual(lib.nn.functional.cosine_similarity(d, lib.tensor(CS_Y), dim=1, eps=eps)).tangent
+        seen.append((_names(c), c.detach().numpy(), gx.numpy(), t.numpy()))
+    assert seen[0][0] == seen[1][0]
+    for a, b in zip(seen[0][1:], seen[1][1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-15)
+
+
+def test_cosine_similarity_under_vmap_of_grad():
+    out = []
+    for lib in (mt, torch):
+        f = lambda a, b: lib.nn.functional.cosine_similarity(a, b, dim=0).sum()  # noqa: E731
+        out.append(lib.func.vmap(lib.func.grad(f))(lib.tensor(CS_X), lib.tensor(CS_Y)).numpy())
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-15)
+
+
+def test_cosine_embedding_loss_epsilon_is_torchs_float():
+    # torch adds EPSILON, a float constant (1e-12 rounded to float), to the squared magnitudes
+    out = [lib.nn.functional.cosine_embedding_loss(lib.tensor(CS_X), lib.tensor(CS_Y), lib.tensor([1.0, -1, 1, 1]),
+                                                   reduction="none").numpy() for lib in (mt, torch)]
+    np.testing.assert_array_equal(out[0], out[1])

@@ -1,12 +1,15 @@
-"""Batching rules of the pointwise losses' backward ops (ops/loss_backward.py). Each is elementwise in its tensors,
+"""Batching rules of the pointwise losses' backward ops (ops/loss_backward.py) and of cosine_similarity's clamped
+norms (elementwise). Each backward op is elementwise in its tensors,
 but its 'mean' divides by the element count of one example, where run on the whole batch it would divide by the
 batch's: the rule runs the op with 'sum' and divides by an example's count after."""
 import math
 
-from ..ops import loss_backward as lb
+from ..ops import loss as ls, loss_backward as lb
 from ..ops.elementwise import DivScalar
 from ._batching import register, unwrap, wrap
-from ._rules import _ndim, _pad
+from ._rules import _ndim, _pad, elementwise
+
+register(ls.ClampedClone)(elementwise)  # (cosine_similarity's clamped norms)
 
 
 @register(lb.MseLossBackward, lb.SmoothL1LossBackward, lb.HuberLossBackward, lb.SoftMarginLossBackward,

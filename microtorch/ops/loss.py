@@ -8,6 +8,7 @@ from ._op import Op
 from ._range_kernels import _thread_chunks
 from ._sum_order import mean_like_torch, sum_like_torch
 from .._creation import zeros_like
+from .._tensor import Tensor
 from .elementwise import where
 from .loss_backward import (REDUCTION_CODES, HuberLossBackward, SmoothL1LossBackward, SoftMarginLossBackward,
                             loss_grads, loss_jvp)
@@ -271,11 +272,30 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return _aten_norm().apply(d, ord=float(p), dims=dims, keepdim=keepdim)
 
 
+class ClampedClone(Op):
+    """max(n, eps) with n's own gradient: torch's cosine_similarity clones each norm, then clamps the clone in place
+    outside the graph, so the node is the clone's and the gradient passes as if nothing were clamped"""
+    _grad_fn_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, n, eps):
+        ctx.eps = eps
+        return np.maximum(n, n.dtype.type(eps))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+    @staticmethod
+    def jvp(ctx, t):  # (forward mode sees the clamp, no_grad or not: torch's clamp_min rule)
+        return where(Tensor._make(ctx.inputs[0]._data >= ctx.eps), t, 0.0)
+
+
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """sum(x1 x2) / (max(||x1||, eps) max(||x2||, eps)) along dim"""
+    """sum(x1 x2) / (max(||x1||, eps) max(||x2||, eps)) along dim, each norm clamped as torch does (ClampedClone)"""
     from .reduce import norm
-    n1 = norm(x1, 2, dim, True).clamp(min=eps)
-    n2 = norm(x2, 2, dim, True).clamp(min=eps)
+    n1 = ClampedClone.apply(norm(x1, 2, dim, True), eps=float(eps))
+    n2 = ClampedClone.apply(norm(x2, 2, dim, True), eps=float(eps))
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
@@ -294,7 +314,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1"""
     reduction = _reduction(size_average, reduce, reduction)
     dim = input1.ndim - 1
-    eps = 1e-12
+    eps = float(np.float32(1e-12))  # (torch's EPSILON there is a float constant)
     prod = (input1 * input2).sum(dim)
     mag1, mag2 = _plus((input1 * input1).sum(dim), eps), _plus((input2 * input2).sum(dim), eps)
     cos = prod / (mag1 * mag2).sqrt()
