@@ -231,3 +231,17 @@ def test_cosine_embedding_loss_epsilon_is_torchs_float():
     out = [lib.nn.functional.cosine_embedding_loss(lib.tensor(CS_X), lib.tensor(CS_Y), lib.tensor([1.0, -1, 1, 1]),
                                                    reduction="none").numpy() for lib in (mt, torch)]
     np.testing.assert_array_equal(out[0], out[1])
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss",
+                                  "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss"])
+def test_the_mean_of_no_elements_differentiates_as_torch(name):
+    # (torch's factor 1/numel is a double division: inf, times no element; a Python division raised)
+    seen = []
+    for lib in (mt, torch):
+        x = lib.zeros(0, 3, requires_grad=True)
+        y = lib.zeros(0, 3, requires_grad=name != "soft_margin_loss")
+        loss = getattr(lib.nn.functional, name)(x, y)
+        (g,) = lib.autograd.grad(loss, x, create_graph=True)
+        seen.append((str(loss.item()), tuple(g.shape), g.grad_fn.name()))
+    assert seen[0] == seen[1]

@@ -19,9 +19,10 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 REDUCTION_CODES = {"none": 0, "mean": 1, "sum": 2}  # (torch's Reduction enum: what grad_fn._saved_reduction shows)
 
 
-def _norm(x, reduction):
-    """torch's factor in x's dtype: 1/numel for 'mean', else 1"""
-    return x.dtype.type(1.0 / x.size if reduction == "mean" else 1.0)
+def _norm(x, reduction, scale=1.0):
+    """torch's factor in x's dtype: scale/numel for 'mean' (inf for an empty x, as torch's double division), else
+    scale"""
+    return x.dtype.type((scale / x.size if x.size else np.inf) if reduction == "mean" else scale)
 
 
 def _sign(d):
@@ -124,8 +125,7 @@ class MseLossBackward(_LossBackward):
 
     @staticmethod
     def values(g, x, y, reduction, _bound):
-        norm = x.dtype.type(2.0 / x.size if reduction == "mean" else 2.0)  # (torch's factor, then its order)
-        return norm * (x - y) * g
+        return _norm(x, reduction, 2.0) * (x - y) * g  # (torch's factor, then its order)
 
     @staticmethod
     def curvature(h, x, y, reduction, _bound):
