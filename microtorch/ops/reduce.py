@@ -883,6 +883,11 @@ def logsumexp(input, dim, keepdim=False):
 _INF = float("inf")
 
 
+def _magnitude(v):
+    """|v| as torch's norms take it: a complex v's by C's hypot (numpy's complex abs rounds otherwise)"""
+    return np.hypot(v.real, v.imag) if v.dtype.kind == "c" else np.abs(v)
+
+
 class Norm(Op):
     """d ||x||_p = x |x|^(p-2) / ||x||^(p-1)"""
     _grad_fn_name = "LinalgVectorNormBackward0"
@@ -891,7 +896,8 @@ class Norm(Op):
     @staticmethod
     def forward(ctx, x, ord=2, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim, ctx.ord = x.shape, dims, keepdim, ord
-        a = np.abs(x if dtype is None else x.astype(dtype))  # (in the dtype asked for; backward reads x as it is)
+        v = x if dtype is None else x.astype(dtype)  # (in the dtype asked for; backward reads x as it is)
+        a = _magnitude(v)
         if ord not in (0, _INF, -_INF) and _count(x, dims) == 1:  # |x| itself, as torch (no x**2 to overflow)
             out = np.sum(a, axis=dims, keepdims=keepdim)
         elif ord == _INF:
@@ -903,7 +909,7 @@ class Norm(Op):
         elif ord == 1 and a.dtype.itemsize > 2:  # (torch's plain loop: |x| added in memory order)
             out = running_sum_like_torch(a, dims, keepdim)
         elif a.dtype.kind == "f" and a.dtype.itemsize > 2:  # (torch's loops and order: its last bits)
-            out = p_norm_like_torch(a, ord, dims, keepdim)
+            out = p_norm_like_torch(a, ord, dims, keepdim, vector=x.dtype.kind == "f")
         elif ord == 2:
             out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
         else:
@@ -924,7 +930,7 @@ class Norm(Op):
         if p == 1:
             return x.sgn() * g  # (torch's order: the graph's edges show it)
         if p in (_INF, -_INF):  # ties share; a NaN entry counts as an extreme (as torch)
-            xa = np.abs(x._data)
+            xa = _magnitude(x._data)
             mask = Tensor._make(((xa == n._data) | np.isnan(xa)).astype(xa.dtype))
             return x.sgn() * (g / Tensor._make(mask._data.sum(axis=dims, keepdims=True)) * mask)
         # torch's formulas, masked where they divide by zero (their second order is NaN there, as torch's)
@@ -950,7 +956,7 @@ class Norm(Op):
             return total(along)
         if p in (_INF, -_INF):
             nn = _unsqueeze_to(n, ctx.in_shape, ctx.dims, ctx.keepdim)
-            mask = (np.abs(x._data) == nn._data).astype(n._data.dtype)
+            mask = (_magnitude(x._data) == nn._data).astype(n._data.dtype)
             count = Tensor._make(np.asarray(mask.sum(axis=dims, keepdims=ctx.keepdim)))
             return total(along * Tensor._make(mask)) / count
         safe = where(n == 0, 1.0, n)
