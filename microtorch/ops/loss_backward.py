@@ -63,11 +63,11 @@ class _LossBackward(Op):
         return (cls.apply(ones, x, y, reduction=reduction, bound=bound) * gg).sum()
 
     @staticmethod
-    def jvp(ctx, tg, tx, ty):
+    def jvp(ctx, tg, tx, ty):  # (torch's: the curvature of each tangent, their difference, plus the op of tg)
         g, x, y = ctx.inputs[:3]
-        cls = ctx._forward_cls
-        return cls.apply(tg, x, y, reduction=ctx.reduction, bound=ctx.bound) + \
-            cls.curvature(g * (tx - ty), x, y, ctx.reduction, ctx.bound)
+        cls, r, b = ctx._forward_cls, ctx.reduction, ctx.bound
+        return cls.curvature(tx * g, x, y, r, b) - cls.curvature(ty * g, x, y, r, b) + \
+            cls.apply(tg, x, y, reduction=r, bound=b)
 
 
 def loss_grads(cls, ctx, grad, x, y, bound=1.0):
