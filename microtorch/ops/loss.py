@@ -3,9 +3,7 @@ import types
 
 import numpy as np
 
-from .. import _kernel_exp
 from ._op import Op
-from ._range_kernels import _thread_chunks
 from ._sum_order import mean_like_torch, sum_like_torch
 from .._creation import zeros_like
 from .._tensor import Tensor
@@ -201,10 +199,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 
 
 def _log1p_exp(v):
-    """log(1 + e^v) in torch's steps, e^v then log1p (inf where e^v overflows, as torch's); float32's e^v is torch's
-    vector kernel's, its log1p the correctly rounded one (torch's vector log1p is SLEEF's, not modelled here)"""
+    """log(1 + e^v) in torch's steps, e^v then log1p (inf where e^v overflows, as torch's); float32's e^v and log1p
+    the correctly rounded ones, computed in float64 (torch's exp op is MKL's, nearly always that; its log1p SLEEF's)"""
     if v.dtype == np.float32:
-        return np.log1p(_kernel_exp.exp(v, _thread_chunks).astype(np.float64)).astype(np.float32)
+        return np.log1p(np.exp(v.astype(np.float64)).astype(np.float32).astype(np.float64)).astype(np.float32)
     return np.log1p(np.exp(v))
 
 
