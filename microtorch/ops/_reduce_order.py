@@ -3,10 +3,11 @@ torch 2.13's bits: each has a loop of its own in ATen (var: float64 passes to on
 prod: registers of running products; the 1-norm: one running sum per result), walked in memory order as
 _sum_order's TensorIterator model says."""
 import math
+import struct
 
 import numpy as np
 
-from .._fma import fma
+from .._fma import _SPLIT, fma, fma32
 from ._range_kernels import _GRAIN, _thread_chunks, intraop_threads
 from ._sum_order import VECTOR_BYTES, _iteration, _kept, _steps, _walked, mean_like_torch
 
@@ -154,7 +155,34 @@ def _two_norm_rows(rows):
     for lane in range(1, lanes):
         total = total + regs[:, lane]
     unfused = whole + 4 if rows.dtype == np.float32 and n - whole >= 4 else whole
-    for d in range(whole, n):
-        v = rows[:, d]
-        total = total + v * v if d < unfused else fma(v, v, total)
+    for d in range(whole, unfused):
+        total = total + rows[:, d] * rows[:, d]
+    if unfused == n:
+        return total
+    if len(rows) == 1:  # (one row, the whole tensor's norm: exact in Python's floats, quicker than arrays)
+        out = _fused_squares(rows[0, unfused:].tolist(), float(total[0]), rows.dtype == np.float32)
+        if out is not None:
+            return np.array([out], rows.dtype)
+    fused = fma32 if rows.dtype == np.float32 else fma
+    for d in range(unfused, n):
+        total = fused(rows[:, d], rows[:, d], total)
+    return total
+
+
+def _fused_squares(values, total, single):
+    """total + v*v for each v in turn, each rounded once (a fused multiply-add), in Python's floats. float64: v*v
+    split exactly into products of 26-bit halves (Veltkamp), their sum with total correctly rounded by math.fsum.
+    float32 (single): v*v is exact in a double, the sum rounds to float32 as the exact one would unless it lands on
+    a float32 tie (None then: the caller takes fma32, which settles it)."""
+    for v in values:
+        if single:
+            s = v * v + total
+            if struct.unpack("<q", struct.pack("<d", s))[0] & 0x1FFFFFFF == 0x10000000:
+                return None
+            total = float(np.float32(s))
+            continue
+        hi = _SPLIT * v
+        hi = hi - (hi - v)
+        lo = v - hi
+        total = math.fsum((hi * hi, 2 * hi * lo, lo * lo, total)) if math.isfinite(v) else total + v * v
     return total
