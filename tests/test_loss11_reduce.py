@@ -40,3 +40,30 @@ def test_values_gradients_and_second_order_as_torch(fn, dim, correction, dtype, 
     for a, b in zip(mine[3:], theirs[3:]):  # (the second order sums a float64 gradient back to the mean's shape
         # in numpy's order, not torch's (ops/shape.py's sum_to, kept for speed): an ulp where it sums many)
         np.testing.assert_allclose(a, b, rtol=1e-15 if dtype == "float64" else 0, atol=0)
+
+
+@pytest.mark.parametrize("fn", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("data,correction", [([1.0, 1.0], 2), ([1.0, 2.0], 2), ([1.0, 2.0], 3), ([1.0, 1.0, 1.0], 3)])
+def test_no_degrees_of_freedom_over_every_element_as_torch(fn, data, correction):
+    # torch's var_backward gives NaN where x is its mean and inf elsewhere, a where of two numbers (the default
+    # dtype) that the 0-d gradient takes on: its graph shows the cast back (ToCopyBackward0; fuzz seed 557228)
+    seen = []
+    for lib in (mt, torch):
+        a = lib.tensor(np.array(data), requires_grad=True)
+        out = getattr(lib, fn)(a, correction=correction)
+        out = out[0] if isinstance(out, tuple) else out
+        (g,) = lib.autograd.grad(out, a, lib.tensor(1.5, dtype=lib.float64), create_graph=True)
+        h = lib.autograd.grad(g, a, lib.tensor(np.arange(1.0, len(data) + 1)))[0] if g.requires_grad else None
+        seen.append((str(out.item()), g.detach().numpy().tolist(), str(g.dtype).split(".")[-1],
+                     sorted({n.name() for n in _nodes(g)}) if g.grad_fn else None, h if h is None else h.tolist()))
+    assert repr(seen[0]) == repr(seen[1])
+
+
+def _nodes(t):
+    out, todo = [], [t.grad_fn]
+    while todo:
+        n = todo.pop()
+        if n is not None and n not in out:
+            out.append(n)
+            todo.extend(m for m, _ in n.next_functions)
+    return [n for n in out if "AccumulateGrad" not in n.name()]

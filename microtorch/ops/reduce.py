@@ -315,8 +315,10 @@ def _var_backward(ctx, x, g):
     """torch's var_backward: 2 (x - mean) / (n - correction) g; over all elements with n <= correction,
     the constant nan where x equals the mean and inf elsewhere (times g)."""
     mean = x.mean(dim=ctx.dims, keepdim=True)
-    if ctx.dims is None and ctx.dof <= 0:
-        return g * Tensor._make(np.where(x._data == mean._data, np.nan, np.inf).astype(x._data.dtype))
+    if ctx.dims is None and ctx.dof <= 0:  # (torch's where of two numbers: the default dtype, which the 0-d
+        # gradient takes on, cast back to x's after: ToCopyBackward0 under create_graph)
+        from .._dtype import get_default_dtype
+        return g * Tensor._make(np.where(x._data == mean._data, np.nan, np.inf).astype(get_default_dtype().np))
     return MulScalar.apply(g, 2.0 / ctx.dof if ctx.dof else math.inf) * (x - mean)  # (torch's order and nodes)
 
 
