@@ -163,3 +163,12 @@ def test_float32_orders_as_torchs_powf(o):
         mine, theirs = (lib.linalg.vector_norm(lib.tensor(x), ord=o, dim=dim).numpy() for lib in (mt, torch))
         np.testing.assert_allclose(mine, theirs, rtol=1.2e-7)
         assert (mine != theirs).sum() <= max(1, mine.size // 10)
+
+
+@pytest.mark.parametrize("values", [[1e200, 3.0, 1, 2, 5], [1e160] * 5, [np.inf, 1, 2, 3, 4], [np.nan] * 5,
+                                    [1e-300] * 9, [1.0] * 9 + [1e155], [1e153] * 6 + [1.3e153], [-np.inf, 1, 2]])
+def test_two_norm_at_the_ends_of_the_range(values):
+    # (the rest of the row is fused in Python's floats: overflow, inf and NaN there as torch's)
+    x = np.array(values)
+    mine, theirs = (lib.linalg.vector_norm(lib.tensor(x)).item() for lib in (mt, torch))
+    assert repr(mine) == repr(theirs)

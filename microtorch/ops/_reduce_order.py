@@ -181,8 +181,12 @@ def _fused_squares(values, total, single):
                 return None
             total = float(np.float32(s))
             continue
+        rounded = total + v * v
+        if not math.isfinite(rounded):  # (inf or NaN: the fused value is the same, and fsum would raise)
+            total = rounded
+            continue
         hi = _SPLIT * v
         hi = hi - (hi - v)
         lo = v - hi
-        total = math.fsum((hi * hi, 2 * hi * lo, lo * lo, total)) if math.isfinite(v) else total + v * v
+        total = math.fsum((hi * hi, 2 * hi * lo, lo * lo, total))
     return total
