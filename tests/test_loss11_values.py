@@ -145,3 +145,25 @@ def test_multi_margin_loss_is_torchs_bits(p, weighted, reduction, dtype):
         out.append((loss.detach().numpy(), a.grad.numpy()))
     for mine, theirs in zip(*out):
         np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss_is_torchs_bits(reduction, dtype):
+    # torch's kernel: a row's terms added in turn in double, the row's sum in the input's dtype (/ C there for
+    # 'none'), the rows' total in double; its gradient a running sum of 1 / (N C) per margin broken
+    rng = np.random.default_rng(41)
+    x = rng.standard_normal((13, 11)).astype(dtype)
+    t = np.full((13, 11), -1)
+    for i in range(13):
+        k = int(rng.integers(0, 11))
+        t[i, :k] = rng.permutation(11)[:k]
+    t[2, :3] = [4, 4, 1]  # (a repeated target class counts twice, as in torch's loop)
+    out = []
+    for lib in (mt, torch):
+        a = lib.tensor(x, requires_grad=True)
+        loss = lib.nn.functional.multilabel_margin_loss(a, lib.tensor(t), reduction=reduction)
+        loss.backward(lib.ones_like(loss) * 0.37)
+        out.append((loss.detach().numpy(), a.grad.numpy()))
+    for mine, theirs in zip(*out):
+        np.testing.assert_array_equal(mine, theirs)

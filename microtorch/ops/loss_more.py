@@ -45,17 +45,6 @@ class _LocalGradLoss(Op):
         return d.sum(ctx.rows) if ctx.reduction == "none" else d.sum()
 
 
-def _reduced(ctx, losses, local, reduction, divisor=None):
-    """apply the reduction to per-entry losses, scaling the saved local gradient to match"""
-    ctx.reduction = reduction
-    if reduction == "mean":
-        n = losses.size if divisor is None else divisor
-        ctx.local = (local / max(n, 1)).astype(local.dtype)
-        return np.asarray(losses.sum() / n if n else np.nan, local.dtype)
-    ctx.local = local
-    return losses if reduction == "none" else np.asarray(losses.sum(), local.dtype)
-
-
 class MultiMarginLoss(_LocalGradLoss):
     """sum_{i != y} w[y] max(0, margin - x[y] + x[i])^p / C"""
     _grad_fn_name = "MultiMarginLossBackward0"
@@ -148,21 +137,36 @@ class MultilabelMarginLoss(_LocalGradLoss):
 
     @staticmethod
     def forward(ctx, x, target, reduction):
-        ctx.op, ctx.n_args, ctx.rows = "multilabel_margin_loss", 3, -1
+        ctx.op, ctx.n_args, ctx.rows, ctx.reduction = "multilabel_margin_loss", 3, -1, reduction
         x2, t2 = x.reshape(-1, x.shape[-1] if x.ndim else 1), target.reshape(-1, target.shape[-1] if x.ndim else 1)
-        c = x2.shape[1]
+        n, c = x2.shape
         valid, is_target = _label_sets(t2, c)
         xj = np.take_along_axis(x2, np.where(valid, t2, 0), 1)  # (N, J): the target classes' scores
-        z = 1 - xj[:, :, None] + x2[:, None, :]  # (N, J, C)
+        z = x.dtype.type(1) - xj[:, :, None] + x2[:, None, :]  # (N, J, C), in x's dtype as torch's kernel
         active = (z > 0) & valid[:, :, None] & ~is_target[:, None, :]
-        losses = (np.where(active, z, 0).sum((1, 2)) / c).astype(x.dtype)
-        local = active.sum(1) / c  # + for each non-target class i ...
-        np.add.at(local, (np.arange(len(t2))[:, None].repeat(t2.shape[1], 1), np.where(valid, t2, 0)),
-                  -active.sum(2) / c)  # ... - for each target class j
+        # (torch's kernel: each row's terms added in turn in double, the row's sum returned in x's dtype)
+        sums = _running_sums(np.where(active, z, 0).astype(np.float64).reshape(n, active[0].size if n else 0))
+        sums = sums.astype(x.dtype)
+        ctx.local = _multilabel_local(active, t2, valid, x.dtype, n if reduction == "mean" else 1).reshape(x.shape)
         ctx.grad_shape = x.shape[:-1] + (1,) if x.ndim else ()
         ctx.save_for_backward(x)
-        shape = x.shape[:-1] if x.ndim > 1 else ()
-        return _reduced(ctx, losses.reshape(shape), local.reshape(x.shape).astype(x.dtype), reduction)
+        if reduction == "none":
+            return (sums / x.dtype.type(c)).reshape(x.shape[:-1] if x.ndim > 1 else ())
+        total = _running_sums(sums.astype(np.float64)[None])[0] / c  # (the rows' total in double)
+        return np.asarray(total / n if reduction == "mean" else total, x.dtype)
+
+
+def _multilabel_local(active, t2, valid, dtype, frames):
+    """torch's multilabel_margin_loss_backward for an incoming gradient of 1: g = 1 / (frames C) in x's dtype,
+    added to a non-target class once per target it comes within the margin of, taken from a target class once per
+    such class (each a running sum of g's, as torch adds them)"""
+    c = active.shape[2]
+    g = dtype.type(np.float64(1.0) / (frames * c))
+    counts = active.sum(1)  # (+ for each non-target class i ...)
+    np.add.at(counts, (np.arange(len(t2))[:, None].repeat(t2.shape[1], 1), np.where(valid, t2, 0)),
+              -active.sum(2))  # (... - for each target class j; a class is one or the other)
+    steps = np.concatenate([[dtype.type(0)], np.add.accumulate(np.full(max(np.abs(counts).max(initial=0), 1), g))])
+    return np.where(counts >= 0, steps[np.abs(counts)], -steps[np.abs(counts)]).astype(dtype)
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
