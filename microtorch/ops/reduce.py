@@ -990,8 +990,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if float(ord) in (_INF, -_INF) and x.numel() == 0:
         for d in range(x.ndim) if dims is None else dims or ():
             if x.shape[d] == 0:
-                raise RuntimeError(f"linalg.vector_norm cannot compute the {float(ord)} norm on the dimension {d} because "
-                                   "this dimension is empty and the operation does not have an identity; "
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {float(ord)} norm on the dimension {d} "
+                                   "because this dimension is empty and the operation does not have an identity; "
                                    "reduce over a non-empty dim")
     return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim, dtype=_norm_dtype(x, dtype))
 
