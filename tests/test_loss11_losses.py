@@ -245,3 +245,11 @@ def test_the_mean_of_no_elements_differentiates_as_torch(name):
         (g,) = lib.autograd.grad(loss, x, create_graph=True)
         seen.append((str(loss.item()), tuple(g.shape), g.grad_fn.name()))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "complex64"])
+def test_huber_loss_has_no_kernel_for_these_dtypes_as_torch(dtype):
+    for lib in (mt, torch):
+        x = lib.ones(3, dtype=getattr(lib, dtype))
+        with pytest.raises(NotImplementedError, match="not implemented for"):
+            lib.nn.functional.huber_loss(x, x)
