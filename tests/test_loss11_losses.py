@@ -253,3 +253,23 @@ def test_huber_loss_has_no_kernel_for_these_dtypes_as_torch(dtype):
         x = lib.ones(3, dtype=getattr(lib, dtype))
         with pytest.raises(NotImplementedError, match="not implemented for"):
             lib.nn.functional.huber_loss(x, x)
+
+
+DTYPE_CASES = [("soft_margin_loss", "int64"), ("soft_margin_loss", "bool"), ("binary_cross_entropy", "int64"),
+               ("binary_cross_entropy", "complex64"), ("binary_cross_entropy_with_logits", "int64"),
+               ("binary_cross_entropy_with_logits", "complex64"), ("kl_div", "int64"), ("kl_div", "complex64"),
+               ("hinge_embedding_loss", "bool"), ("hinge_embedding_loss", "complex64"),
+               ("cosine_similarity", "complex64")]
+
+
+@pytest.mark.filterwarnings("ignore:reduction")
+@pytest.mark.parametrize("name,dtype", DTYPE_CASES)
+def test_the_losses_refuse_dtypes_as_torch(name, dtype):
+    seen = []
+    for lib in (mt, torch):
+        x = lib.ones(2, 3, dtype=getattr(lib, dtype))
+        with pytest.raises((RuntimeError, NotImplementedError)) as info:
+            getattr(lib.nn.functional, name)(x, x)
+        seen.append((info.type, str(info.value)))
+    assert seen[0][0] == seen[1][0]
+    assert seen[1][1][:24] in seen[0][1]  # (torch's words, ours saying more after them)

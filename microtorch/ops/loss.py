@@ -3,6 +3,7 @@ import types
 
 import numpy as np
 
+from ._kernels import _NAMES
 from ._op import Op
 from ._sum_order import mean_like_torch, sum_like_torch
 from .._creation import zeros_like
@@ -124,6 +125,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     import warnings
     from .pointwise import xlogy
     reduction = _reduction(size_average, reduce, reduction)
+    if input.dtype.is_complex or target.dtype.is_complex:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
@@ -187,6 +192,14 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """input where target == 1, max(0, margin - input) where target == -1"""
     reduction = _reduction(size_average, reduce, reduction)
+    if input.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types (hinge_embedding_loss's input)")
+    if input._data.dtype.kind == "b":  # (torch subtracts the input from the margin)
+        two = target._data.dtype.kind == "b"
+        raise RuntimeError("Subtraction, the `-` operator, with " + (
+            "two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead." if two else
+            "a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` "
+            "operator instead.") + " (hinge_embedding_loss)")
     zeros = zeros_like(input)  # (not input * 0: an infinite input gives inf, not nan)
     loss = where(target != 1, clamp_min(scalar_minus(margin, input), 0), zeros) + where(target != -1, input, zeros)
     return _reduced_loss(loss, reduction, "hinge_embedding_loss")
@@ -195,6 +208,14 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target input))"""
     reduction = _reduction(size_average, reduce, reduction)
+    kind = input._data.dtype.kind  # (torch negates the input, then exponentiates in its dtype, in place)
+    if kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+                           "a mask, use the `~` or `logical_not()` operator instead. (soft_margin_loss's input)")
+    if kind in "iu":
+        name = _NAMES[input._data.dtype.name]
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name} (soft_margin_loss "
+                           "computes in its input's dtype: pass floating point scores, .float())")
     return _pointwise_loss(SoftMarginLoss, input, target, reduction, "soft_margin_loss")
 
 
@@ -291,7 +312,12 @@ class ClampedClone(Op):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1 x2) / (max(||x1||, eps) max(||x2||, eps)) along dim, each norm clamped as torch does (ClampedClone)"""
+    from .._dtype import result_type
     from .reduce import norm
+    common = result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(f"cosine_similarity(): expected common dtype to be floating point, yet common dtype is "
+                           f"{_NAMES.get(np.dtype(common.np).name, common.np)}; convert the inputs with .float()")
     n1 = ClampedClone.apply(norm(x1, 2, dim, True), eps=float(eps))
     n2 = ClampedClone.apply(norm(x2, 2, dim, True), eps=float(eps))
     return ((x1 / n1) * (x2 / n2)).sum(dim)

@@ -4,6 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ._checks import need_floating
+from ._kernels import _NAMES
 from ._nll_cascade import cascade_nll
 from ._op import Op, normalize_dims
 from ._sum_order import mean_like_torch, sum_like_torch
@@ -490,6 +491,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if input.shape != target.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if input._data.dtype.kind not in "f":  # (torch has a kernel for floating point probabilities only)
+        raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{_NAMES[input._data.dtype.name]}\' '
+                                  "(it takes probabilities: convert with .float())")
     if ((input._data < 0) | (input._data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1 (binary_cross_entropy takes "
                            "probabilities; for logits use binary_cross_entropy_with_logits)")
@@ -557,6 +561,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     if input.shape != target.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if input._data.dtype.kind not in "f":  # (torch's first kernel there is log_sigmoid's)
+        raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_NAMES[input._data.dtype.name]}\' '
+                                  "(binary_cross_entropy_with_logits takes floating point logits: .float())")
     return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 
 
