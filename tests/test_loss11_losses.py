@@ -273,3 +273,17 @@ def test_the_losses_refuse_dtypes_as_torch(name, dtype):
         seen.append((info.type, str(info.value)))
     assert seen[0][0] == seen[1][0]
     assert seen[1][1][:24] in seen[0][1]  # (torch's words, ours saying more after them)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.polar(x, x),
+    lambda L, x: L.nn.functional.multi_margin_loss(x, L.zeros(2, dtype=L.long)),
+    lambda L, x: L.nn.functional.multilabel_margin_loss(x, L.zeros(2, 3, dtype=L.long)),
+])
+def test_no_half_kernel_as_torch(call):
+    seen = []
+    for lib in (mt, torch):
+        with pytest.raises(NotImplementedError) as info:
+            call(lib, lib.ones(2, 3, dtype=lib.float16))
+        seen.append(str(info.value))
+    assert seen[1] in seen[0]

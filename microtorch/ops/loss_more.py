@@ -6,6 +6,7 @@ a second backward raises torch's "derivative for ... is not implemented".
 import numpy as np
 
 from .._tensor import Tensor
+from ._kernels import _NAMES
 from ._op import Op
 from .loss import legacy_reduction
 from .nn import _check_reduction
@@ -113,9 +114,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{n}], but got {list(t.shape)}. Input has "
                            f"shape {list(input.shape)}.")
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for {input.dtype}: the input '
-                                  'holds scores, a floating point tensor')
+    if input._data.dtype.kind != "f" or input._data.dtype.itemsize < 4:  # (torch: float and double kernels only)
+        raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for '
+                                  f"'{_NAMES[input._data.dtype.name]}': the input holds scores, a float32 or float64 "
+                                  "tensor")
     c = input.shape[-1] if input.ndim else 1
     if t.size and (t.min() < 0 or t.max() >= c):
         raise RuntimeError(f"multi_margin_loss: target out of range (the targets are class indices, 0 to {c - 1})")
@@ -182,9 +184,10 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(f"multilabel_margin_loss: inconsistent target size: {list(target.shape)} for input of "
                            f"size: {list(input.shape)}; the target has the input's shape (class indices, -1 ends them)")
     t = target._data
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented for {input.dtype}: '
-                                  "the input holds scores, a floating point tensor")
+    if input._data.dtype.kind != "f" or input._data.dtype.itemsize < 4:  # (torch: float and double kernels only)
+        raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented for '
+                                  f"'{_NAMES[input._data.dtype.name]}': the input holds scores, a float32 or float64 "
+                                  "tensor")
     if t.dtype.kind == "c":
         raise NotImplementedError(f'multilabel_margin_loss: "min_all" not implemented for {target.dtype}: the target '
                                   "holds class indices")
