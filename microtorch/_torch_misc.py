@@ -12,6 +12,7 @@ import numpy as np
 
 from ._dtype import get_default_dtype
 from ._tensor import Size, Tensor, tensor
+from .ops.complex_parts import Complex, Polar
 from .ops.elementwise import rsub  # noqa: F401 (torch.rsub: the op itself, with its RsubBackward nodes)
 from .ops.reduce import std_mean, var_mean  # noqa: F401 (one node of two outputs each, beside var and std)
 
@@ -290,18 +291,12 @@ def chain_matmul(*matrices):
 
 
 # ---- complex numbers from parts -------------------------------------------------------------------------------
-def _complex_of(dtype):
-    from . import _dtype
-    return _dtype.complex128 if dtype.np == np.float64 else _dtype.complex64
-
-
 def complex(real, imag):
     """real + i imag (both floating, of one dtype)"""
     if real.dtype != imag.dtype or not real.is_floating_point():
         raise RuntimeError(f"complex(): expected both inputs to be Half, Float or Double tensors of one dtype, but "
                            f"got {real.dtype} and {imag.dtype}")
-    c = _complex_of(real.dtype)
-    return real.to(c) + imag.to(c) * 1j
+    return Complex.apply(real, imag)
 
 
 def polar(abs, angle):
@@ -309,7 +304,9 @@ def polar(abs, angle):
     if abs.dtype != angle.dtype or not abs.is_floating_point():
         raise RuntimeError(f"polar(): Expected both inputs to be Half, Float or Double tensors but got {abs.dtype} "
                            f"and {angle.dtype}")
-    return complex(abs * angle.cos(), abs * angle.sin())
+    if abs._data.dtype.itemsize < 4:  # (torch has no half kernel: its type check passes, its kernel does not)
+        raise NotImplementedError("\"polar_cpu\" not implemented for 'Half' (polar takes float32 or float64 parts)")
+    return Polar.apply(abs, angle)
 
 
 def view_as_real(input):

@@ -213,6 +213,9 @@ OPS = [
     ("cross_entropy_probs", lambda L, a, p: nnf(L).cross_entropy(a, p.softmax(1)), [F(3, 4), F(3, 4)]),
     ("cross_entropy_2d", lambda L, a, t: nnf(L).cross_entropy(a, t), [F(2, 3, 2, 2), I(3, 2, 2, 2)]),
     ("bce", lambda L, p, y: nnf(L).binary_cross_entropy(p, y), [Q(2, 3), Q(2, 3)]),
+    ("complex", lambda L, a, b: L.view_as_real(L.complex(a, b)), [F(3), F(3)]),
+    ("polar", lambda L, a, b: L.view_as_real(L.polar(a, b)), [P(3), F(3)]),
+    ("cosine_similarity", lambda L, a, b: nnf(L).cosine_similarity(a, b), [F(3, 4), F(3, 4)]),
     ("bce_logits", lambda L, x, y, pw: nnf(L).binary_cross_entropy_with_logits(x, y, pos_weight=pw),
      [F(2, 3), Q(2, 3), K(3)]),
     ("bce_logits_w", lambda L, x, y, w: nnf(L).binary_cross_entropy_with_logits(x, y, weight=w, reduction="sum"),
@@ -385,6 +388,7 @@ FWD_OVER_REV = [
     ("embedding", lambda L, w, i: (nnf(L).embedding(i, w) ** 2).sum(), [F(5, 3), I(5, 4)]),
     ("bce_logits", lambda L, x, y: nnf(L).binary_cross_entropy_with_logits(x, y), [F(4), Q(4)]),
     ("smooth_l1", lambda L, x, y: nnf(L).smooth_l1_loss(x, y, beta=1.5), [F(5), F(5)]),  # (its backward op's jvp)
+    ("bce", lambda L, x, y: nnf(L).binary_cross_entropy(x.sigmoid(), y.sigmoid()), [F(5), F(5)]),  # (ditto)
     ("softmax_prod", lambda L, x: (x.softmax(0) * x.prod()).sum() + x.norm() + x.logsumexp(0), [F(4)]),
     ("diagonal", lambda L, x: (x.diagonal(1) ** 3).sum() + (x.diag() ** 2).sum(), [F(3, 4)]),
     ("view_write", lambda L, x: (_setitem(x, slice(0, 2), x[2:4] ** 2) ** 2).sum(), [F(5)]),

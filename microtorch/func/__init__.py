@@ -13,6 +13,8 @@ from . import _rules_sampling  # noqa: F401  (the backward ops of pooling, upsam
 from . import _rules_spatial  # noqa: F401  (batching rules of the spatial ops)
 from . import _rules_index  # noqa: F401  (batching rules of index_more, order, scan, misc_more)
 from . import _rules_linalg  # noqa: F401  (batching rules of the decompositions and solves)
+from . import _rules_loss  # noqa: F401  (batching rules of the losses' backward ops)
+from . import _rules_complex  # noqa: F401  (batching rules of complex and polar)
 from . import _batching, _transforms
 from ._transforms import (_batched_grad, functional_call, grad, grad_and_value, hessian, jacfwd, jacrev,  # noqa: F401
                           jvp, linearize, vjp)

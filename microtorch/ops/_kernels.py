@@ -32,7 +32,7 @@ _NO_KERNEL = {
     "pow": "b", "ipow": "b", "rpow": "b", "gcd": "b", "lcm": "b", "bitwise_left_shift": "b",
     "bitwise_right_shift": "b", "searchsorted": "bc", "hypot": "bic", "nextafter": "bic",
     "logaddexp": "bi", "logaddexp2": "bi", "igamma": "bi", "igammac": "bi", "smooth_l1_loss": "bic",
-    "mse_loss": "ic", "and": "fc", "or": "fc", "xor": "fc",
+    "mse_loss": "ic", "huber_loss": "bic", "and": "fc", "or": "fc", "xor": "fc",
 }
 # op: the number of leading arguments whose promoted dtype picks the kernel
 _PROMOTING = {
@@ -41,7 +41,7 @@ _PROMOTING = {
     "fmod": 2, "remainder": 2, "mod": 2, "pow": 2, "ipow": 2, "rpow": 2, "gcd": 2, "lcm": 2,
     "bitwise_left_shift": 2, "bitwise_right_shift": 2, "searchsorted": 2, "hypot": 2, "nextafter": 2,
     "logaddexp": 2, "logaddexp2": 2, "igamma": 2, "igammac": 2, "smooth_l1_loss": 2, "mse_loss": 2,
-    "and": 2, "or": 2, "xor": 2, "maximum": 2, "minimum": 2, "fmax": 2, "fmin": 2, "max": 2, "min": 2,
+    "huber_loss": 2, "and": 2, "or": 2, "xor": 2, "maximum": 2, "minimum": 2, "fmax": 2, "fmin": 2, "max": 2, "min": 2,
 }
 # op: (kinds, what torch says) where torch refuses with a RuntimeError of its own
 _REFUSED = {

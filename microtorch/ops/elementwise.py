@@ -554,7 +554,7 @@ class PowScalar(Op):
     @staticmethod
     def values(x, exponent):  # (arrays; also pow's backward where nothing records, see plain)
         if x.dtype.kind == "f" and exponent in _POW_SPECIAL:  # torch's kernels: the sign of -0 carries
-            return np.asarray(_POW_SPECIAL[exponent](x), dtype=x.dtype)
+            return np.asanyarray(_POW_SPECIAL[exponent](x), dtype=x.dtype)  # (any: a meta array stays meta)
         return np.power(x, np.asarray(exponent, dtype=x.dtype)) if exponent != 2 else x * x
 
     @staticmethod
@@ -1136,6 +1136,8 @@ def _sgn_derivative(z, s, g):
 
 
 def _sign_values(x):
+    if type(x) is not np.ndarray and isinstance(x, np.ndarray):  # a meta array (no values): np.sign keeps it meta
+        return np.sign(x)
     if np.iscomplexobj(x):
         a = np.abs(x)
         return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)

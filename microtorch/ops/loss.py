@@ -3,17 +3,24 @@ import types
 
 import numpy as np
 
+from ._kernels import _NAMES
 from ._op import Op
+from ._sum_order import mean_like_torch, sum_like_torch
 from .._creation import zeros_like
-from .elementwise import clamp, where
-from .loss_backward import HuberLossBackward, SmoothL1LossBackward, SoftMarginLossBackward, loss_grads
+from .._tensor import Tensor
+from .elementwise import where
+from .loss_backward import (REDUCTION_CODES, HuberLossBackward, SmoothL1LossBackward, SoftMarginLossBackward,
+                            loss_grads, loss_jvp)
 from .nn import _check_reduction, _pointwise_loss, _reduce
 from .pointwise import clamp_min
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 
 
 def _reduced(loss, reduction):
-    return np.asarray(loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss)
+    """the losses reduced as torch's apply_loss_reduction: its sum and mean, in its order of additions"""
+    if reduction == "none":
+        return loss
+    return np.asarray(mean_like_torch(loss) if reduction == "mean" else sum_like_torch(loss))
 
 
 def _reduced_t(loss, reduction):
@@ -24,10 +31,11 @@ def _reduced_t(loss, reduction):
 class SmoothL1Loss(Op):
     """l = d^2/(2 beta) if |d| < beta else |d| - beta/2, d = x - y;  dl/dx = clamp(d/beta, -1, 1) = -dl/dy"""
     _grad_fn_name = "SmoothL1LossBackward0"
+    _saved_names, _saved_values = ("self", "target"), {"beta": "beta", "reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, y, reduction="mean", beta=1.0):
-        ctx.reduction, ctx.beta = reduction, beta
+        ctx.reduction, ctx.beta, ctx.reduction_code = reduction, beta, REDUCTION_CODES[reduction]
         ctx.save_for_backward(x, y)
         z = np.abs(x - y)
         return _reduced(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(x.dtype, copy=False), reduction)
@@ -39,17 +47,17 @@ class SmoothL1Loss(Op):
 
     @staticmethod
     def jvp(ctx, tx, ty):
-        x, y = ctx.inputs[:2]
-        return _reduced_t(clamp((x - y) / ctx.beta, -1, 1) * (tx - ty), ctx.reduction)
+        return loss_jvp(SmoothL1LossBackward, ctx, tx, ty, ctx.beta)
 
 
 class HuberLoss(Op):
     """l = d^2/2 if |d| < delta else delta (|d| - delta/2), d = x - y;  dl/dx = clamp(d, -delta, delta) = -dl/dy"""
     _grad_fn_name = "HuberLossBackward0"
+    _saved_names, _saved_values = ("self", "target"), {"delta": "delta", "reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, y, reduction="mean", delta=1.0):
-        ctx.reduction, ctx.delta = reduction, delta
+        ctx.reduction, ctx.delta, ctx.reduction_code = reduction, delta, REDUCTION_CODES[reduction]
         ctx.save_for_backward(x, y)
         z = np.abs(x - y)
         return _reduced(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(x.dtype, copy=False),
@@ -62,8 +70,7 @@ class HuberLoss(Op):
 
     @staticmethod
     def jvp(ctx, tx, ty):
-        x, y = ctx.inputs[:2]
-        return _reduced_t(clamp(x - y, -ctx.delta, ctx.delta) * (tx - ty), ctx.reduction)
+        return loss_jvp(HuberLossBackward, ctx, tx, ty, ctx.delta)
 
 
 def _with(cls, **options):
@@ -118,6 +125,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     import warnings
     from .pointwise import xlogy
     reduction = _reduction(size_average, reduce, reduction)
+    if input.dtype.is_complex or target.dtype.is_complex:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
@@ -181,6 +192,14 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """input where target == 1, max(0, margin - input) where target == -1"""
     reduction = _reduction(size_average, reduce, reduction)
+    if input.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types (hinge_embedding_loss's input)")
+    if input._data.dtype.kind == "b":  # (torch subtracts the input from the margin)
+        two = target._data.dtype.kind == "b"
+        raise RuntimeError("Subtraction, the `-` operator, with " + (
+            "two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead." if two else
+            "a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` "
+            "operator instead.") + " (hinge_embedding_loss)")
     zeros = zeros_like(input)  # (not input * 0: an infinite input gives inf, not nan)
     loss = where(target != 1, clamp_min(scalar_minus(margin, input), 0), zeros) + where(target != -1, input, zeros)
     return _reduced_loss(loss, reduction, "hinge_embedding_loss")
@@ -189,18 +208,35 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target input))"""
     reduction = _reduction(size_average, reduce, reduction)
+    kind = input._data.dtype.kind  # (torch negates the input, then exponentiates in its dtype, in place)
+    if kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+                           "a mask, use the `~` or `logical_not()` operator instead. (soft_margin_loss's input)")
+    if kind in "iu":
+        name = _NAMES[input._data.dtype.name]
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name} (soft_margin_loss "
+                           "computes in its input's dtype: pass floating point scores, .float())")
     return _pointwise_loss(SoftMarginLoss, input, target, reduction, "soft_margin_loss")
+
+
+def _log1p_exp(v):
+    """log(1 + e^v) in torch's steps, e^v then log1p (inf where e^v overflows, as torch's); float32's e^v and log1p
+    the correctly rounded ones, computed in float64 (torch's exp op is MKL's, nearly always that; its log1p SLEEF's)"""
+    if v.dtype == np.float32:
+        return np.log1p(np.exp(v.astype(np.float64)).astype(np.float32).astype(np.float64)).astype(np.float32)
+    return np.log1p(np.exp(v))
 
 
 class SoftMarginLoss(Op):
     """l = log(1 + exp(-y x));  dl/dx = -y sigmoid(-y x)"""
     _grad_fn_name = "SoftMarginLossBackward0"
+    _saved_names, _saved_values = ("self", "target"), {"reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, y, reduction="mean"):
-        ctx.reduction = reduction
+        ctx.reduction, ctx.reduction_code = reduction, REDUCTION_CODES[reduction]
         ctx.save_for_backward(x, y)
-        return _reduced(np.logaddexp(0, -y * x), reduction)
+        return _reduced(_log1p_exp(-x * y), reduction)
 
     @staticmethod
     def backward(ctx, grad):
@@ -255,11 +291,35 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return _aten_norm().apply(d, ord=float(p), dims=dims, keepdim=keepdim)
 
 
+class ClampedClone(Op):
+    """max(n, eps) with n's own gradient: torch's cosine_similarity clones each norm, then clamps the clone in place
+    outside the graph, so the node is the clone's and the gradient passes as if nothing were clamped"""
+    _grad_fn_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, n, eps):
+        ctx.eps = eps
+        return np.maximum(n, n.dtype.type(eps))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+    @staticmethod
+    def jvp(ctx, t):  # (forward mode sees the clamp, no_grad or not: torch's clamp_min rule)
+        return where(Tensor._make(ctx.inputs[0]._data >= ctx.eps), t, 0.0)
+
+
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """sum(x1 x2) / (max(||x1||, eps) max(||x2||, eps)) along dim"""
+    """sum(x1 x2) / (max(||x1||, eps) max(||x2||, eps)) along dim, each norm clamped as torch does (ClampedClone)"""
+    from .._dtype import result_type
     from .reduce import norm
-    n1 = norm(x1, 2, dim, True).clamp(min=eps)
-    n2 = norm(x2, 2, dim, True).clamp(min=eps)
+    common = result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(f"cosine_similarity(): expected common dtype to be floating point, yet common dtype is "
+                           f"{_NAMES.get(np.dtype(common.np).name, common.np)}; convert the inputs with .float()")
+    n1 = ClampedClone.apply(norm(x1, 2, dim, True), eps=float(eps))
+    n2 = ClampedClone.apply(norm(x2, 2, dim, True), eps=float(eps))
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
@@ -278,7 +338,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1"""
     reduction = _reduction(size_average, reduce, reduction)
     dim = input1.ndim - 1
-    eps = 1e-12
+    eps = float(np.float32(1e-12))  # (torch's EPSILON there is a float constant)
     prod = (input1 * input2).sum(dim)
     mag1, mag2 = _plus((input1 * input1).sum(dim), eps), _plus((input2 * input2).sum(dim), eps)
     cos = prod / (mag1 * mag2).sqrt()

@@ -6,6 +6,7 @@ a second backward raises torch's "derivative for ... is not implemented".
 import numpy as np
 
 from .._tensor import Tensor
+from ._kernels import _NAMES
 from ._op import Op
 from .loss import legacy_reduction
 from .nn import _check_reduction
@@ -45,36 +46,47 @@ class _LocalGradLoss(Op):
         return d.sum(ctx.rows) if ctx.reduction == "none" else d.sum()
 
 
-def _reduced(ctx, losses, local, reduction, divisor=None):
-    """apply the reduction to per-entry losses, scaling the saved local gradient to match"""
-    ctx.reduction = reduction
-    if reduction == "mean":
-        n = losses.size if divisor is None else divisor
-        ctx.local = (local / max(n, 1)).astype(local.dtype)
-        return np.asarray(losses.sum() / n if n else np.nan, local.dtype)
-    ctx.local = local
-    return losses if reduction == "none" else np.asarray(losses.sum(), local.dtype)
-
-
 class MultiMarginLoss(_LocalGradLoss):
     """sum_{i != y} w[y] max(0, margin - x[y] + x[i])^p / C"""
     _grad_fn_name = "MultiMarginLossBackward0"
 
     @staticmethod
     def forward(ctx, x, target, p, margin, weight, reduction):
-        ctx.op, ctx.n_args, ctx.rows = "multi_margin_loss", 6, -1
+        ctx.op, ctx.n_args, ctx.rows, ctx.reduction = "multi_margin_loss", 6, -1, reduction
         x2 = x.reshape(-1, x.shape[-1] if x.ndim else 1)
         c, rows, t = x2.shape[1], np.arange(x2.shape[0]), target.reshape(-1)
-        z = margin - x2[rows, t][:, None] + x2
+        z = x.dtype.type(margin) - x2[rows, t][:, None] + x2  # (torch's kernel, in x's dtype and its order)
         z[rows, t] = 0
         pos = z > 0
-        w = np.ones(x2.shape[0], x.dtype) if weight is None else weight[t].astype(x.dtype)
-        losses = ((np.where(pos, z, 0) ** p).sum(1) * w / c).astype(x.dtype)
-        local = np.where(pos, p * z ** (p - 1), 0) * (w / c)[:, None]
-        local[rows, t] = -local.sum(1)
+        w = None if weight is None else weight[t].astype(x.dtype)[:, None]
+        h = np.where(pos, z if p == 1 else z * z, 0)
+        h = h if w is None else h * w
+        losses = (_running_sums(h) / x.dtype.type(c)).astype(x.dtype)  # (a row's terms added in turn)
+        ctx.local = _multi_margin_local(z, pos, w, p, rows, t, x2.shape[0] if reduction == "mean" else 1)
+        ctx.local = ctx.local.reshape(x.shape)
         ctx.grad_shape = x.shape[:-1] + (1,) if x.ndim else ()
         ctx.save_for_backward(x)
-        return _reduced(ctx, losses.reshape(target.shape), local.reshape(x.shape).astype(x.dtype), reduction)
+        if reduction == "none":
+            return losses.reshape(target.shape)
+        total = _running_sums(losses.astype(np.float64)[None])[0]  # (the rows' sum in double, as torch's)
+        return np.asarray(total / x2.shape[0] if reduction == "mean" else total, x.dtype)
+
+
+def _running_sums(table):
+    """each row of table summed in order, one term after another"""
+    return np.add.accumulate(table, 1)[:, -1] if table.shape[1] else np.zeros(len(table), table.dtype)
+
+
+def _multi_margin_local(z, pos, w, p, rows, t, frames):
+    """torch's multi_margin_loss_backward for an incoming gradient of 1: h = g (p = 1) or 2 g z where z > 0, times
+    the target's weight, g = 1 / (frames C) in x's dtype; the target's entry minus the others, taken in turn"""
+    dt = z.dtype.type
+    g = dt(np.float64(1.0) / (frames * z.shape[1]))  # (an empty batch: inf, as torch's, never used)
+    h = np.where(pos, g if p == 1 else dt(2) * g * z, dt(0))
+    h = h if w is None else h * w
+    h[rows, t] = 0
+    h[rows, t] = -_running_sums(h)
+    return h
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
@@ -102,9 +114,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{n}], but got {list(t.shape)}. Input has "
                            f"shape {list(input.shape)}.")
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for {input.dtype}: the input '
-                                  'holds scores, a floating point tensor')
+    if input._data.dtype.kind != "f" or input._data.dtype.itemsize < 4:  # (torch: float and double kernels only)
+        raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for '
+                                  f"'{_NAMES[input._data.dtype.name]}': the input holds scores, a float32 or float64 "
+                                  "tensor")
     c = input.shape[-1] if input.ndim else 1
     if t.size and (t.min() < 0 or t.max() >= c):
         raise RuntimeError(f"multi_margin_loss: target out of range (the targets are class indices, 0 to {c - 1})")
@@ -126,21 +139,36 @@ class MultilabelMarginLoss(_LocalGradLoss):
 
     @staticmethod
     def forward(ctx, x, target, reduction):
-        ctx.op, ctx.n_args, ctx.rows = "multilabel_margin_loss", 3, -1
+        ctx.op, ctx.n_args, ctx.rows, ctx.reduction = "multilabel_margin_loss", 3, -1, reduction
         x2, t2 = x.reshape(-1, x.shape[-1] if x.ndim else 1), target.reshape(-1, target.shape[-1] if x.ndim else 1)
-        c = x2.shape[1]
+        n, c = x2.shape
         valid, is_target = _label_sets(t2, c)
         xj = np.take_along_axis(x2, np.where(valid, t2, 0), 1)  # (N, J): the target classes' scores
-        z = 1 - xj[:, :, None] + x2[:, None, :]  # (N, J, C)
+        z = x.dtype.type(1) - xj[:, :, None] + x2[:, None, :]  # (N, J, C), in x's dtype as torch's kernel
         active = (z > 0) & valid[:, :, None] & ~is_target[:, None, :]
-        losses = (np.where(active, z, 0).sum((1, 2)) / c).astype(x.dtype)
-        local = active.sum(1) / c  # + for each non-target class i ...
-        np.add.at(local, (np.arange(len(t2))[:, None].repeat(t2.shape[1], 1), np.where(valid, t2, 0)),
-                  -active.sum(2) / c)  # ... - for each target class j
+        # (torch's kernel: each row's terms added in turn in double, the row's sum returned in x's dtype)
+        sums = _running_sums(np.where(active, z, 0).astype(np.float64).reshape(n, active[0].size if n else 0))
+        sums = sums.astype(x.dtype)
+        ctx.local = _multilabel_local(active, t2, valid, x.dtype, n if reduction == "mean" else 1).reshape(x.shape)
         ctx.grad_shape = x.shape[:-1] + (1,) if x.ndim else ()
         ctx.save_for_backward(x)
-        shape = x.shape[:-1] if x.ndim > 1 else ()
-        return _reduced(ctx, losses.reshape(shape), local.reshape(x.shape).astype(x.dtype), reduction)
+        if reduction == "none":
+            return (sums / x.dtype.type(c)).reshape(x.shape[:-1] if x.ndim > 1 else ())
+        total = _running_sums(sums.astype(np.float64)[None])[0] / c  # (the rows' total in double)
+        return np.asarray(total / n if reduction == "mean" else total, x.dtype)
+
+
+def _multilabel_local(active, t2, valid, dtype, frames):
+    """torch's multilabel_margin_loss_backward for an incoming gradient of 1: g = 1 / (frames C) in x's dtype,
+    added to a non-target class once per target it comes within the margin of, taken from a target class once per
+    such class (each a running sum of g's, as torch adds them)"""
+    c = active.shape[2]
+    g = dtype.type(np.float64(1.0) / (frames * c))
+    counts = active.sum(1)  # (+ for each non-target class i ...)
+    np.add.at(counts, (np.arange(len(t2))[:, None].repeat(t2.shape[1], 1), np.where(valid, t2, 0)),
+              -active.sum(2))  # (... - for each target class j; a class is one or the other)
+    steps = np.concatenate([[dtype.type(0)], np.add.accumulate(np.full(max(np.abs(counts).max(initial=0), 1), g))])
+    return np.where(counts >= 0, steps[np.abs(counts)], -steps[np.abs(counts)]).astype(dtype)
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -156,9 +184,10 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(f"multilabel_margin_loss: inconsistent target size: {list(target.shape)} for input of "
                            f"size: {list(input.shape)}; the target has the input's shape (class indices, -1 ends them)")
     t = target._data
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented for {input.dtype}: '
-                                  "the input holds scores, a floating point tensor")
+    if input._data.dtype.kind != "f" or input._data.dtype.itemsize < 4:  # (torch: float and double kernels only)
+        raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented for '
+                                  f"'{_NAMES[input._data.dtype.name]}': the input holds scores, a float32 or float64 "
+                                  "tensor")
     if t.dtype.kind == "c":
         raise NotImplementedError(f'multilabel_margin_loss: "min_all" not implemented for {target.dtype}: the target '
                                   "holds class indices")

@@ -2,15 +2,21 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ._checks import need_floating
+from ._kernels import _NAMES
 from ._nll_cascade import cascade_nll
 from ._op import Op, normalize_dims
 from ._sum_order import mean_like_torch, sum_like_torch
 from ._softmax_kernels import (log_softmax_backward_lastdim, log_softmax_backward_over, log_softmax_lastdim,
                                log_softmax_over, softmax_backward_lastdim, softmax_backward_over, softmax_lastdim,
                                softmax_over)
-from .elementwise import DivScalar, MulScalar, where
+from .elementwise import DivScalar, MulScalar, div_scalar, where
+from ._zero_tangent import ZeroTangent
 from .linalg import addmm, matmul
+from .scalar_overloads import add_scalar
+from .loss_backward import (REDUCTION_CODES, MseLossBackward, bce_input_grad, bce_target_grad, loss_grads,
+                            loss_jvp)
 
 
 def _reduce(loss, reduction, op, weight_sum=None):
@@ -190,12 +196,13 @@ def linear(input, weight, bias=None):
 
 
 class MseLoss(Op):
-    """d (x-y)^2 = 2(x-y), -2(x-y)"""
+    """d (x-y)^2 = 2(x-y), -2(x-y): torch's mse_loss_backward, one op (loss_backward.py)"""
     _grad_fn_name = "MseLossBackward0"
+    _saved_names, _saved_values = ("self", "target"), {"reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, y, reduction="mean"):
-        ctx.reduction = reduction
+        ctx.reduction, ctx.reduction_code = reduction, REDUCTION_CODES[reduction]
         ctx.save_for_backward(x, y)
         d = (x - y) ** 2
         if reduction == "mean":  # (in torch's order of additions: a loss prints torch's last digit)
@@ -205,16 +212,11 @@ class MseLoss(Op):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        g = (x - y) * 2 * grad
-        if ctx.reduction == "mean":
-            g = g / x.numel()
-        return (g if ctx.needs_input_grad[0] else None, -g if ctx.needs_input_grad[1] else None)
+        return loss_grads(MseLossBackward, ctx, grad, x, y)
 
     @staticmethod
     def jvp(ctx, tx, ty):
-        x, y = ctx.inputs[:2]
-        d = (x - y) * 2 * (tx - ty)
-        return d.mean() if ctx.reduction == "mean" else d.sum() if ctx.reduction == "sum" else d
+        return loss_jvp(MseLossBackward, ctx, tx, ty)
 
 
 def _check_reduction(reduction, op):
@@ -435,38 +437,52 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return MulScalar.apply(nll, 1 - label_smoothing) + MulScalar.apply(smooth, label_smoothing / n_classes)
 
 
+def _in_double(fn, v):
+    """fn(v), a float32 v's computed in float64 and rounded once (torch's kernel calls the C library's float
+    functions, nearly always the correctly rounded value; numpy's float32 log is further off)"""
+    return fn(v.astype(np.float64)).astype(np.float32) if v.dtype == np.float32 else fn(v)
+
+
+def _log_sigmoid(x):
+    """log sigmoid(x) in the steps of torch's kernel, min(x, 0) - log1p(e^-|x|); float32's e^x and log1p (SLEEF's in
+    torch) as the correctly rounded ones, computed in float64: one value in 20 an ulp off (the model of SLEEF's exp in
+    _kernel_exp.py gets one in 150, at 100 times the cost: 0.17 ms a call on 100 floats, a tenth of a training step)"""
+    return np.minimum(x, x.dtype.type(0)) - _in_double(np.log1p, _in_double(np.exp, -np.abs(x)))
+
+
+def _torch_reduction(losses, reduction):
+    """torch's apply_loss_reduction: its mean or sum, in its order of additions"""
+    if reduction == "none":
+        return losses
+    return np.asarray(mean_like_torch(losses) if reduction == "mean" else sum_like_torch(losses))
+
+
 class BinaryCrossEntropy(Op):
-    """d bce(p, y) = (p - y) / (p (1 - p))"""
+    """d bce(p, y) / dp = (p - y) / (p (1 - p)) (one op, loss_backward.py), d/dy = -logit(p): torch's formulas"""
     _grad_fn_name = "BinaryCrossEntropyBackward0"
+    _saved_names, _saved_values = ("self", "target", "weight"), {"reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, p, y, weight=None, reduction="mean"):
-        ctx.reduction = reduction
+        ctx.reduction, ctx.reduction_code = reduction, REDUCTION_CODES[reduction]
         ctx.save_for_backward(p, y, weight)
-        l = -(y * np.maximum(np.log(p), -100) + (1 - y) * np.maximum(np.log1p(-p), -100))
-        if weight is not None:
-            l = l * weight
-        return np.asarray(l.mean() if reduction == "mean" else l.sum() if reduction == "sum" else l)
+        one, floor = p.dtype.type(1), p.dtype.type(-100)  # (torch's kernel, in its order; then its reduction)
+        l = (y - one) * np.maximum(_in_double(np.log1p, -p), floor) - y * np.maximum(_in_double(np.log, p), floor)
+        return _torch_reduction(l if weight is None else l * weight, reduction)
 
     @staticmethod
     def backward(ctx, grad):
         p, y, w = ctx.saved_tensors
-        g = grad * (p - y) / ((p * (1 - p)).clamp(min=1e-12))
-        if w is not None:
-            g = g * w
-        if ctx.reduction == "mean":
-            g = g / p.numel()
-        return g, (grad * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100)) *
-                   (w if w is not None else 1) / (p.numel() if ctx.reduction == "mean" else 1)
-                   if ctx.needs_input_grad[1] else None), None
+        need = ctx.needs_input_grad
+        return (bce_input_grad(grad, p, y, w, ctx.reduction) if need[0] else None,
+                bce_target_grad(grad, p, w, ctx.reduction) if need[1] else None, None)
 
     @staticmethod
-    def jvp(ctx, tp, ty, _tw):
+    def jvp(ctx, tp, ty, _tw):  # (torch's: the two backward formulas of the tangents, then the reduction)
         p, y, w = ctx.inputs[:3]
-        d = tp * (p - y) / (p * (1 - p)).clamp(min=1e-12) + \
-            ty * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100))
-        if w is not None:
-            d = d * w
+        ty = Tensor._make(np.zeros(ty._data.shape, ty._data.dtype)) if type(ty) is ZeroTangent else ty  # (zeros, as
+        # torch's formula sees them: times logit(p) they are NaN where p is 0 or 1)
+        d = bce_input_grad(tp, p, y, w, "none") + bce_target_grad(ty, p, w, "none")
         return d.mean() if ctx.reduction == "mean" else d.sum() if ctx.reduction == "sum" else d
 
 
@@ -475,33 +491,40 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if input.shape != target.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if input._data.dtype.kind not in "f":  # (torch has a kernel for floating point probabilities only)
+        raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{_NAMES[input._data.dtype.name]}\' '
+                                  "(it takes probabilities: convert with .float())")
     if ((input._data < 0) | (input._data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1 (binary_cross_entropy takes "
                            "probabilities; for logits use binary_cross_entropy_with_logits)")
+    if weight is not None and weight.requires_grad and is_grad_enabled():  # (torch has no gradient for it)
+        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument "
+                           "'weight'. This input cannot have requires_grad True. (Pass weight.detach().)")
     return BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
 
 def _weighted_mean(ctx, g, w, x):
     """g times the loss's weight, then divided by the element count for reduction='mean' (torch's order)."""
     g = g if w is None else g * w
-    return g / x.numel() if ctx.reduction == "mean" else g
+    return div_scalar(g, x.numel()) if ctx.reduction == "mean" else g  # (torch's div_ by the count: DivBackward1)
 
 
 class BinaryCrossEntropyWithLogits(Op):
     """d bce(sigmoid(x), y) / dx = (1 + (pw - 1) y) sigmoid(x) - pw y;  d/dy = (pw - 1) softplus(-x) - x"""
     _grad_fn_name = "BinaryCrossEntropyWithLogitsBackward0"
+    _saved_names, _saved_values = ("self", "target", "weight", "pos_weight"), {"reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, y, weight=None, pos_weight=None, reduction="mean"):
-        ctx.reduction = reduction
+        ctx.reduction, ctx.reduction_code = reduction, REDUCTION_CODES[reduction]
         ctx.save_for_backward(x, y, weight, pos_weight)
-        sp = np.logaddexp(0, -x)  # softplus(-x) = -log(sigmoid(x)), without overflow
-        lw = 1 if pos_weight is None else 1 + (pos_weight - 1) * y
-        loss = (1 - y) * x + lw * sp
-        if weight is not None:
-            loss = loss * weight
-        loss = loss.astype(x.dtype, copy=False)
-        return np.asarray(loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss)
+        one = x.dtype.type(1)
+        log_sigmoid = _log_sigmoid(x)  # (torch's steps: (1 - y) x - log sigmoid(x) ((pw - 1) y + 1), times w)
+        if pos_weight is not None:
+            log_sigmoid = log_sigmoid * ((pos_weight - one) * y + one)
+        loss = (one - y) * x - log_sigmoid
+        loss = (loss if weight is None else loss * weight).astype(x.dtype, copy=False)
+        return _torch_reduction(loss, reduction)
 
     @staticmethod
     def backward(ctx, grad):
@@ -513,7 +536,7 @@ class BinaryCrossEntropyWithLogits(Op):
                 gx = sigmoid(x) - y
             else:
                 t = pw * y
-                gx = (t + 1 - y) * sigmoid(x) - t
+                gx = (add_scalar(t, 1) - y) * sigmoid(x) - t  # (t.add(1): AddBackward1)
             gx = _weighted_mean(ctx, gx * grad, w, x)
         if ctx.needs_input_grad[1]:
             from .activation import LogSigmoid
@@ -538,6 +561,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     if input.shape != target.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if input._data.dtype.kind not in "f":  # (torch's first kernel there is log_sigmoid's)
+        raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_NAMES[input._data.dtype.name]}\' '
+                                  "(binary_cross_entropy_with_logits takes floating point logits: .float())")
     return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 
 

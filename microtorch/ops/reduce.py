@@ -11,7 +11,8 @@ from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import like_torch
 from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
-from ._reduce_order import prod_like_torch, running_sum_like_torch, var_all_like_torch, var_welford_like_torch
+from ._reduce_order import (p_norm_like_torch, prod_like_torch, running_sum_like_torch, var_all_like_torch,
+                            var_welford_like_torch)
 from ._sum_order import mean_like_torch, sum_like_torch
 from .elementwise import MulScalar, _by_number, div_scalar
 from .shape import (Clone, _dense_strides, _share, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze,
@@ -314,8 +315,10 @@ def _var_backward(ctx, x, g):
     """torch's var_backward: 2 (x - mean) / (n - correction) g; over all elements with n <= correction,
     the constant nan where x equals the mean and inf elsewhere (times g)."""
     mean = x.mean(dim=ctx.dims, keepdim=True)
-    if ctx.dims is None and ctx.dof <= 0:
-        return g * Tensor._make(np.where(x._data == mean._data, np.nan, np.inf).astype(x._data.dtype))
+    if ctx.dims is None and ctx.dof <= 0:  # (torch's where of two numbers: the default dtype, which the 0-d
+        # gradient takes on, cast back to x's after: ToCopyBackward0 under create_graph)
+        from .._dtype import get_default_dtype
+        return g * Tensor._make(np.where(x._data == mean._data, np.nan, np.inf).astype(get_default_dtype().np))
     return MulScalar.apply(g, 2.0 / ctx.dof if ctx.dof else math.inf) * (x - mean)  # (torch's order and nodes)
 
 
@@ -879,6 +882,14 @@ def logsumexp(input, dim, keepdim=False):
     return Logsumexp.apply(input, _dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
 
 
+_INF = float("inf")
+
+
+def _magnitude(v):
+    """|v| as torch's norms take it: a complex v's by C's hypot (numpy's complex abs rounds otherwise)"""
+    return np.hypot(v.real, v.imag) if v.dtype.kind == "c" else np.abs(v)
+
+
 class Norm(Op):
     """d ||x||_p = x |x|^(p-2) / ||x||^(p-1)"""
     _grad_fn_name = "LinalgVectorNormBackward0"
@@ -887,15 +898,20 @@ class Norm(Op):
     @staticmethod
     def forward(ctx, x, ord=2, dims=None, keepdim=False, dtype=None):
         ctx.in_shape, ctx.dims, ctx.keepdim, ctx.ord = x.shape, dims, keepdim, ord
-        a = np.abs(x if dtype is None else x.astype(dtype))  # (in the dtype asked for; backward reads x as it is)
-        if ord not in (0, float("inf")) and _count(x, dims) == 1:  # |x| itself, as torch (no x**2 to overflow)
+        v = x if dtype is None else x.astype(dtype)  # (in the dtype asked for; backward reads x as it is)
+        a = _magnitude(v)
+        if ord not in (0, _INF, -_INF) and _count(x, dims) == 1:  # |x| itself, as torch (no x**2 to overflow)
             out = np.sum(a, axis=dims, keepdims=keepdim)
-        elif ord == float("inf"):
+        elif ord == _INF:
             out = np.amax(a, axis=dims, keepdims=keepdim, initial=0)
+        elif ord == -_INF:  # (vector_norm refused an empty dim: min has no identity)
+            out = np.amin(a, axis=dims, keepdims=keepdim)
         elif ord == 0:
             out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
         elif ord == 1 and a.dtype.itemsize > 2:  # (torch's plain loop: |x| added in memory order)
             out = running_sum_like_torch(a, dims, keepdim)
+        elif a.dtype.kind == "f" and a.dtype.itemsize > 2:  # (torch's loops and order: its last bits)
+            out = p_norm_like_torch(a, ord, dims, keepdim, vector=x.dtype.kind == "f")
         elif ord == 2:
             out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
         else:
@@ -911,12 +927,12 @@ class Norm(Op):
         g = _unsqueeze_to(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
         n = _unsqueeze_to(out, ctx.in_shape, ctx.dims, ctx.keepdim)
         p = ctx.ord
-        if p == 0:  # zeros of x's shape (g * 0 kept the reduced shape), whatever g is
-            return Tensor._make(np.zeros_like(x._data))
+        if p == 0:  # torch's formula gives no gradient at all: a leaf's .grad stays None, as torch's
+            return None
         if p == 1:
             return x.sgn() * g  # (torch's order: the graph's edges show it)
-        if p == float("inf"):  # ties share; a NaN entry counts as a maximum (as torch)
-            xa = np.abs(x._data)
+        if p in (_INF, -_INF):  # ties share; a NaN entry counts as an extreme (as torch)
+            xa = _magnitude(x._data)
             mask = Tensor._make(((xa == n._data) | np.isnan(xa)).astype(xa.dtype))
             return x.sgn() * (g / Tensor._make(mask._data.sum(axis=dims, keepdims=True)) * mask)
         # torch's formulas, masked where they divide by zero (their second order is NaN there, as torch's)
@@ -940,9 +956,9 @@ class Norm(Op):
             return n * 0
         if p == 1:
             return total(along)
-        if p == float("inf"):
+        if p in (_INF, -_INF):
             nn = _unsqueeze_to(n, ctx.in_shape, ctx.dims, ctx.keepdim)
-            mask = (np.abs(x._data) == nn._data).astype(n._data.dtype)
+            mask = (_magnitude(x._data) == nn._data).astype(n._data.dtype)
             count = Tensor._make(np.asarray(mask.sum(axis=dims, keepdims=ctx.keepdim)))
             return total(along * Tensor._make(mask)) / count
         safe = where(n == 0, 1.0, n)
@@ -971,11 +987,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                            f"{_NAMES.get(x._data.dtype.name, x._data.dtype.name)} (convert it first, e.g. x.float())")
     dim = every_dim_if_none_given(dim, x.ndim)  # (dim=(): every dim, as torch)
     dims = None if dim is None else _dims(dim, x.ndim, "linalg.vector_norm", ranges_first=False)
-    if float(ord) == float("inf") and x.numel() == 0:
+    if float(ord) in (_INF, -_INF) and x.numel() == 0:
         for d in range(x.ndim) if dims is None else dims or ():
             if x.shape[d] == 0:
-                raise RuntimeError(f"linalg.vector_norm cannot compute the inf norm on the dimension {d} because "
-                                   "this dimension is empty and the operation does not have an identity; "
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {float(ord)} norm on the dimension {d} "
+                                   "because this dimension is empty and the operation does not have an identity; "
                                    "reduce over a non-empty dim")
     return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim, dtype=_norm_dtype(x, dtype))
 

@@ -16,7 +16,8 @@ class Rounded(Op):
 
     @staticmethod
     def forward(ctx, x, np_fn):
-        return as_array(np_fn(x))
+        out = np_fn(x)
+        return out if isinstance(out, np.ndarray) else as_array(out)  # (a meta input's array stays meta)
 
     @staticmethod
     def backward(ctx, grad):
