@@ -310,18 +310,15 @@ def polar(abs, angle):
 
 
 def view_as_real(input):
-    """(..., 2): the real and imaginary parts side by side (a copy here; a view in torch)"""
-    from .ops import stack
-    if not input.is_complex():
-        raise RuntimeError("view_as_real is only supported for complex tensors")
-    return stack([input.real, input.imag], -1)
+    """(..., 2): the real and imaginary parts side by side, a view of input (ops/elementwise.py)"""
+    from .ops.elementwise import view_as_real as view
+    return view(input)
 
 
 def view_as_complex(input):
-    """(..., 2) real pairs as complex numbers (a copy here; a view in torch)"""
-    if input.ndim == 0 or input.shape[-1] != 2:
-        raise RuntimeError(f"Tensor must have a last dimension of size 2 (got shape {list(input.shape)})")
-    return complex(input[..., 0], input[..., 1])
+    """(..., 2) real pairs as complex numbers, a view of input (ops/elementwise.py)"""
+    from .ops.elementwise import view_as_complex as view
+    return view(input)
 
 
 # ---- dtypes ----------------------------------------------------------------------------------------------------

@@ -26,9 +26,6 @@ def test_stays_meta_as_torch(call):
     assert _placed(mt, call) == _placed(torch, call)
 
 
-@pytest.mark.xfail(strict=True, reason="mean's result comes back on the CPU: ops/_sum_order.py mean_like_torch "
-                                       "ends in np.asarray(total / n, out_dtype), which drops numpy's meta subclass "
-                                       "(np.asanyarray keeps it); the lead's file")
 @pytest.mark.parametrize("dims", [None, 1])
 def test_mean_stays_meta(dims):
     for lib in (mt, torch):

@@ -407,7 +407,8 @@ def mean_like_torch(x, dims=None, keepdim=False, dtype=None):
     out_dtype = x.dtype if dtype is None else np.dtype(dtype)
     sum_dtype = np.dtype(np.float32) if out_dtype == _F16 else out_dtype
     total = sum_like_torch(x, dims, keepdim, None if sum_dtype == x.dtype else sum_dtype)
-    return np.asarray(total / (x.size if dims is None else math.prod([x.shape[d] for d in dims])), out_dtype)
+    n = x.size if dims is None else math.prod([x.shape[d] for d in dims])
+    return np.asanyarray(total / n, out_dtype)  # (asanyarray: a meta array stays meta)
 
 
 def _kept(out, shape, dims):
