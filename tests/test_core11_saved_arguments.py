@@ -36,3 +36,15 @@ def test_complex_abs_is_hypot_of_the_parts():
     z = ((rng.standard_normal(2000) + 1j * rng.standard_normal(2000)) * 3).astype(np.complex64)
     ours, theirs = (lib.tensor(z).abs().numpy() for lib in (mt, torch))
     assert ours.tobytes() == theirs.tobytes()
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_an_unused_input_is_named_by_its_index(batched):
+    messages = []
+    for lib in (mt, torch):
+        x, y = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+        extra = dict(grad_outputs=lib.ones(3), is_grads_batched=True) if batched else {}
+        with pytest.raises(RuntimeError) as err:
+            lib.autograd.grad((x * 2).sum(), [x, y], **extra)
+        messages.append(str(err.value))
+    assert messages[0].endswith(messages[1])  # (microtorch's messages start with the function's name)

@@ -492,7 +492,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 results[k] = Tensor._make(np.zeros(inputs[k]._data.shape, inputs[k].dtype.np))
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {k} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.")
         elif not create_graph and r._requires_grad:
             results[k] = r.detach()

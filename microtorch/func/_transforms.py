@@ -613,8 +613,8 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     results = list(vmap(one, in_dims=in_dims)(*grad_outputs))
     if unused and not materialize_grads:
         if not allow_unused:
-            raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. Set "
-                               "allow_unused=True if this is the desired behavior.")
+            raise RuntimeError(f"The differentiated Tensor at index {min(unused)} appears to not have been used in "
+                               "the graph. Set allow_unused=True if this is the desired behavior.")
         for k in unused:
             results[k] = None
     return tuple(results)
