@@ -9,7 +9,7 @@ aten/src/ATen/native/cpu/avx_mathfun.h, checked bit for bit against torch in tes
 """
 import numpy as np
 
-from ._fma import fma32
+from ._fma import fma32, horner32
 
 F32 = np.float32
 _LOG_POLY = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
@@ -27,9 +27,7 @@ def log(x):
     e = np.where(small, e - F32(1), e)
     m = (m - F32(1)) + np.where(small, m, F32(0))
     z = m * m
-    y = np.full_like(m, F32(_LOG_POLY[0]))
-    for c in _LOG_POLY[1:]:
-        y = fma32(y, m, F32(c))
+    y = horner32([F32(c) for c in _LOG_POLY], m)
     y = fma32(y * m, z, e * F32(-2.12194440e-4))
     y = fma32(z, F32(-0.5), y)
     return fma32(e, F32(0.693359375), m + y)

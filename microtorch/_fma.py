@@ -66,3 +66,12 @@ def _odd_sum(x, y):
     s = np.asarray(s, np.float64)
     even = (s.view(np.int64) & 1) == 0
     return np.where((t != 0) & even & np.isfinite(s), np.nextafter(s, np.where(t > 0, np.inf, -np.inf)), s)
+
+
+def horner32(coefficients, x):
+    """The polynomial with these float32 coefficients (highest degree first, numbers or arrays) at x, each step one
+    fused multiply-add, as the compiled kernels evaluate theirs"""
+    out = np.broadcast_to(coefficients[0], np.shape(x))
+    for c in coefficients[1:]:
+        out = fma32(out, x, c)
+    return out

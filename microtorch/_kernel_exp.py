@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _libm_f32
 from ._double_float import add2_pf, add2_pp, add_fp, add_pp, div_pp, mul_pf, mul_pp, reciprocal_p, square_p
-from ._fma import fma, fma32
+from ._fma import fma, fma32, horner32
 
 F32 = np.float32
 _EXPF_POLY = [0.000198527617612853646278381, 0.00139304355252534151077271, 0.00833336077630519866943359,
@@ -27,9 +27,7 @@ def expf(d):
     q = np.rint(d * F32(_R_LN2))
     s = fma32(q, F32(-0.693145751953125), d)
     s = fma32(q, F32(-1.428606765330187045e-06), s)
-    u = np.full_like(s, F32(_EXPF_POLY[0]))
-    for c in _EXPF_POLY[1:]:
-        u = fma32(u, s, F32(c))
+    u = horner32([F32(c) for c in _EXPF_POLY], s)
     u = F32(1) + fma32(s * s, u, s)
     return np.where(d > F32(100), F32(np.inf), np.where(d < F32(-104), F32(0), _times_power_of_two(u, q)))
 
@@ -171,9 +169,7 @@ def _exp_pair(d):
     qf = q.astype(F32)  # (an int32 times a float32 would be float64 in numpy)
     sh, sl = add2_pf(d, np.zeros_like(d), qf * F32(-0.693145751953125))
     sh, sl = add2_pf(sh, sl, qf * F32(-1.428606765330187045e-06))
-    u = np.full_like(sh, F32(0.1980960224e-3))
-    for c in (0.1394256484e-2, 0.8333456703e-2, 0.4166637361e-1):
-        u = fma32(u, sh, F32(c))
+    u = horner32([F32(c) for c in (0.1980960224e-3, 0.1394256484e-2, 0.8333456703e-2, 0.4166637361e-1)], sh)
     th, tl = add2_pf(*mul_pf(sh, sl, u), F32(0.166666659414234244790680580464))
     th, tl = add2_pf(*mul_pp(sh, sl, th, tl), F32(0.5))
     th, tl = add2_pp(sh, sl, *mul_pp(*square_p(sh, sl), th, tl))

@@ -14,7 +14,7 @@ with the compiler's fused multiply-adds where the tests found them (gelu_tanh, g
 import numpy as np
 
 from . import _kernel_exp, _libm_f32
-from ._fma import fma32
+from ._fma import fma32, horner32
 
 F32 = np.float32
 
@@ -67,7 +67,7 @@ def gelu(x):
     a = np.abs(x)
     index = np.clip((a.view(np.uint32) + _INDEX_BIAS).view(np.int32) >> 21, 1, 24)
     index[_RBOUND < a] = 23
-    erf = _horner([c[index] for c in _ERF_POLYNOMIALS[::-1]], a)
+    erf = horner32([c[index] for c in _ERF_POLYNOMIALS[::-1]], a)
     erf = np.where(np.signbit(x), -erf, erf)
     return (x * (erf + F32(1))) * F32(0.5)
 
@@ -78,7 +78,7 @@ def gelu_slope(x):
     e = exp(-(v * v))
     density = (v * _ONE_OVER_SQRT_PI) * e
     t = F32(1) / fma32(_AS_P, np.abs(v), F32(1))
-    erf = fma32(-e * t, _horner(_AS_POLY, t), F32(1))
+    erf = fma32(-e * t, horner32(_AS_POLY, t), F32(1))
     erf = np.where(np.signbit(v), -erf, erf)
     slope = fma32(erf, F32(0.5), density + F32(0.5))
     nan = np.isnan(x)  # (the instructions carry x's NaN through, where numpy's steps may flip its sign)
@@ -94,7 +94,7 @@ def exp(x):
     r = fma32(-n, _LN_2, x)
     half_power = ((n - F32(1)).astype(np.int32) + 127) << 23
     half_power[underflow] = 0
-    return _horner(_EXP_POLY, r) * half_power.view(F32) * F32(2)
+    return horner32(_EXP_POLY, r) * half_power.view(F32) * F32(2)
 
 
 _BETA, _KAPPA = F32(2 ** 0.5 * 2 / np.pi ** 0.5 * 0.5), F32(0.044715)  # sqrt(2/pi) and the cubic's weight
@@ -139,13 +139,5 @@ def _erf_aten(v, lanes):
 def _erf_vector(v):
     """torch's Vectorized erf: 1 - t P(t) e^(-v^2) with t = 1 / (1 + p |v|), fused, its sign put back"""
     t = F32(1) / fma32(_AS_P, np.abs(v), F32(1))
-    erf = fma32(-_kernel_exp.expf(-(v * v)) * t, _horner(_AS_POLY, t), F32(1))
+    erf = fma32(-_kernel_exp.expf(-(v * v)) * t, horner32(_AS_POLY, t), F32(1))
     return np.where(np.signbit(v), -erf, erf)
-
-
-def _horner(coefficients, x):
-    """The polynomial with these coefficients (highest degree first, numbers or arrays), fused steps."""
-    out = np.broadcast_to(coefficients[0], np.shape(x))
-    for c in coefficients[1:]:
-        out = fma32(out, x, c)
-    return out

@@ -17,6 +17,8 @@ F32, I32 = np.float32, np.int32
 _LN2_HI, _LN2_LO, _INV_LN2 = F32(6.9313812256e-01), F32(9.0580006145e-06), F32(1.4426950216e+00)
 _ONE, _HALF, _TWO = F32(1), F32(0.5), F32(2)
 _DEFAULT_NAN = np.array(0xffc00000, np.uint32).view(F32)  # (x86's NaN for an invalid operation: sign bit set)
+_EXPM1_Q = [F32(v) for v in (-3.3333335072e-02, 1.5873016091e-03, -7.9365076090e-05, 4.0082177293e-06,
+                             -2.0109921195e-07)]  # (expm1f's rational form, lowest degree first)
 
 
 def _bits(x):
@@ -35,10 +37,7 @@ def expm1f(x):
         k, r, c = _expm1_reduce(x, hx, negative)
         hfx = _HALF * r
         hxs = r * hfx
-        poly = F32(-2.0109921195e-07)
-        for q in (4.0082177293e-06, -7.9365076090e-05, 1.5873016091e-03, -3.3333335072e-02):
-            poly = F32(q) + hxs * poly
-        r1 = _ONE + hxs * poly
+        r1 = _ONE + hxs * _poly(_EXPM1_Q, hxs)
         t = F32(3) - r1 * hfx
         e = hxs * ((r1 - t) / (F32(6) - r * t))
         out = np.where(k == 0, r - (r * e - hxs), _expm1_scaled(k, r, (r * (e - c) - c) - hxs))
@@ -76,8 +75,8 @@ def _expm1_scaled(k, r, e):
     return np.where(k == -1, _HALF * (r - e) - _HALF, y)
 
 
-_LP = [F32(v) for v in (1.4798198640e-01, 1.5313838422e-01, 1.8183572590e-01, 2.2222198546e-01, 2.8571429849e-01,
-                        4.0000000596e-01, 6.6666668653e-01)]
+_LP = [F32(v) for v in (6.6666668653e-01, 4.0000000596e-01, 2.8571429849e-01, 2.2222198546e-01, 1.8183572590e-01,
+                        1.5313838422e-01, 1.4798198640e-01)]  # (lowest degree first, as _poly takes them)
 
 
 def log1pf(x):
@@ -94,10 +93,7 @@ def log1pf(x):
         small = np.where(f == 0, np.where(k == 0, F32(0), kf * _LN2_HI + (c + kf * _LN2_LO)), small)
         s = f / (_TWO + f)
         z = s * s
-        poly = _LP[0]
-        for lp in _LP[1:]:
-            poly = lp + z * poly
-        big_r = z * poly
+        big_r = z * _poly(_LP, z)
         out = np.where(k == 0, f - (hfsq - s * (hfsq + big_r)),
                        kf * _LN2_HI - ((hfsq - (s * (hfsq + big_r) + (kf * _LN2_LO + c))) - f))
         out = np.where(hu == 0, small, out)

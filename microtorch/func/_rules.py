@@ -58,12 +58,18 @@ _ELEMENTWISE += [triangle.Tril, triangle.Triu]  # (they work on the last two dim
 
 @register(*_ELEMENTWISE)
 def elementwise(cls, args, kwargs, level):
+    return wrap_outputs(cls.apply(*lined_up(args, level), **kwargs), level)
+
+
+def lined_up(args, level):
+    """The arguments' arrays with each batched one padded to the others' rank, so that they broadcast example by
+    example"""
     n = max(_ndim(a) for a in args)
     phys = []
     for a in args:
         v, batched = unwrap(a, level)
         phys.append(_pad(v, _ndim(a), n) if batched else v)
-    return wrap_outputs(cls.apply(*phys, **kwargs), level)
+    return phys
 
 
 @register(ix.MaskedFill)

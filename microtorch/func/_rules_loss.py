@@ -7,7 +7,7 @@ import math
 from ..ops import loss as ls, loss_backward as lb
 from ..ops.elementwise import DivScalar
 from ._batching import register, unwrap, wrap
-from ._rules import _ndim, _pad, elementwise
+from ._rules import elementwise, lined_up
 
 register(ls.ClampedClone)(elementwise)  # (cosine_similarity's clamped norms)
 
@@ -15,11 +15,7 @@ register(ls.ClampedClone)(elementwise)  # (cosine_similarity's clamped norms)
 @register(lb.MseLossBackward, lb.SmoothL1LossBackward, lb.HuberLossBackward, lb.SoftMarginLossBackward,
           lb.BinaryCrossEntropyBackward)
 def loss_backward(cls, args, kwargs, level):
-    n = max(_ndim(a) for a in args)
-    phys = []
-    for a in args:
-        v, batched = unwrap(a, level)
-        phys.append(_pad(v, _ndim(a), n) if batched else v)
+    phys = lined_up(args, level)
     reduction = kwargs.get("reduction", "mean")
     out = cls.apply(*phys, **dict(kwargs, reduction="sum" if reduction == "mean" else reduction))
     if reduction == "mean":
