@@ -48,6 +48,7 @@ class Tensor:
     _views_limit = 16
     _view_custom = None        # True: returned by a custom Function (torch refuses an in-place op on it)
     _view_nograd = False       # made under no_grad
+    _grad_from_base = False    # requires grad only because its base does (made under no_grad): no gradient reaches it
     _view_multi = False        # one of several views returned together (split, unbind)
     _view_replay = None        # its replay steps from its base (the view ops, its place in memory): how it is rebuilt
     __array_priority__ = 1000  # numpy defers to Tensor's operators (ndarray * Tensor -> Tensor)
@@ -171,7 +172,13 @@ class Tensor:
             raise RuntimeError(
                 f"only Tensors of floating point and complex dtype can require gradients (this one is "
                 f"{self.dtype}); convert it first, e.g. x = x.float() or x.double()")
+        if self._grad_from_base:  # as torch: such a view requires grad while its base does, whatever its own flag;
+            if not flag:          # set on it, the flag makes it a leaf of its own, whose .grad fills
+                return
+            self._grad_from_base = False
         self._requires_grad = flag
+        if self._views:
+            _views_follow(self, flag)
 
     def requires_grad_(self, requires_grad=True):
         from .autograd import extension  # (the core's extension point: loaded by now, a lookup)
@@ -272,7 +279,7 @@ class Tensor:
 
     # ---- conversions -------------------------------------------------------------------
     def numpy(self, *, force=False):
-        if self._requires_grad and not force:
+        if self._requires_grad and not force and _grad_enabled():  # (torch allows it under no_grad)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data
@@ -439,6 +446,21 @@ def _init_slots(t, data):
     t.grad_fn = None
     t._output_nr = 0
     t._version_counter = [0]
+
+
+def _grad_enabled():
+    from .autograd import grad_mode  # (above the core: loaded by now, a lookup)
+    return grad_mode.is_grad_enabled()
+
+
+def _views_follow(root, flag):
+    """root's requires_grad changed: its live views without a history of their own follow it (torch reads a
+    view's requires_grad from its base), and like those made under no_grad, no gradient reaches them."""
+    for ref in root._views:
+        v = ref()
+        if v is not None and v._base is root and Tensor.grad_fn.__get__(v) is None and v._data.dtype.kind in "fc" \
+                and (v._grad_from_base or not v._requires_grad):
+            v._requires_grad = v._grad_from_base = flag
 
 
 def _rebuild(data, requires_grad):

@@ -117,10 +117,13 @@ def leaf_meta(t):
 
 def accumulator(t):
     """The AccumulateGrad node of a leaf that requires grad, cached weakly on the leaf (the
-    graph holds it; a new one is made once no graph does)."""
+    graph holds it; a new one is made once no graph does); None for a view that requires grad
+    only through its base."""
     ref = t._accumulator
     node = ref() if ref is not None else None
     if node is None:
+        if t._grad_from_base:  # a view made under no_grad of a base that requires grad: torch gives it no node
+            return None
         node = AccumulateGrad(t)
         t._accumulator = weakref.ref(node)
     return node

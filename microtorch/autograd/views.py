@@ -37,8 +37,11 @@ def mark_view(out, base, multi=False, replay=None):
         views[:] = [r for r in views if r() is not None]
         root._views_limit = max(16, 2 * len(views))
     views.append(weakref.ref(out))
-    if not grad_mode.is_grad_enabled() or base._view_nograd:  # (a view of such a view is one too, as torch's
-        out._view_nograd = True                                 # creation meta: it cannot be changed in place)
+    nograd = not grad_mode.is_grad_enabled()
+    if nograd or base._view_nograd:  # (a view of such a view is one too, as torch's creation meta: it cannot be
+        out._view_nograd = True      # changed in place)
+    if nograd and root._requires_grad and out._data.dtype.kind in "fc":  # as torch: it requires grad while its
+        out._requires_grad = out._grad_from_base = True                  # base does, and no gradient reaches it
     if multi or base._view_multi:
         out._view_multi = True
     if base._view_custom:

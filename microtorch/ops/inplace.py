@@ -302,7 +302,8 @@ def _move_retain(t, old, old_nr):
 # ---- the in-place machinery -----------------------------------------------------------------
 def _check_leaf(t, op):
     if t._requires_grad and grad_mode.is_grad_enabled() and Tensor.grad_fn.__get__(t) is None \
-            and not t._view_nograd:  # (its own node, not a rebuilt one; a no_grad view: the view's own error, later)
+            and not (t._view_nograd or t._grad_from_base):  # (its own node, not a rebuilt one; a no_grad view,
+        # or one that requires grad through its base: the view's own error, later)
         raise RuntimeError(
             f"a leaf Variable that requires grad is being used in an in-place operation. ({op}: do the update "
             "under `with microtorch.no_grad():` as optimizers do, or work on x.clone().)")
