@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import microtorch as mt
+from _machine import libm_agrees, within_ulps
 
 
 def _run(f):
@@ -157,8 +158,10 @@ def test_logaddexp_gradients_take_torchs_formula(name):
         grads.append([v.numpy() for v in T.autograd.grad(getattr(T, name)(x, y), (x, y), T.tensor(g))])
     for theirs, ours in zip(*grads):
         same = (theirs == ours) | (np.isnan(theirs) & np.isnan(ours))
-        if name == "logaddexp":  # (logaddexp2's 2 ** x and torch's pow differ by an ulp here and there)
-            assert same.all(), np.flatnonzero(~same)[:5]
+        if name == "logaddexp" and libm_agrees():  # (logaddexp2's 2 ** x and torch's pow differ by an ulp here
+            assert same.all(), np.flatnonzero(~same)[:5]                    # and there; see _machine.py for exp)
+        elif name == "logaddexp":
+            assert same[:4].all() and within_ulps(theirs, ours, 2)
         else:
             assert same[:4].all() and np.allclose(theirs, ours, rtol=1e-15, atol=0, equal_nan=True)
 

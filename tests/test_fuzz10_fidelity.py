@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import microtorch as mt
+from _machine import libm_agrees, within_ulps
 
 LIBS = (torch, mt)
 
@@ -20,6 +21,11 @@ def _same(a, b):
     a, b = np.asarray(a), np.asarray(b)
     return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True) and \
         np.array_equal(np.signbit(a) & ~np.isnan(a), np.signbit(b) & ~np.isnan(b))
+
+
+def _same_libm(a, b, ulps, cancelling=False):
+    """_same, or within `ulps` where this machine's exp, log and pow are not numpy's (_machine.py)"""
+    return _same(a, b) if libm_agrees() else within_ulps(a, b, ulps, cancelling)
 
 
 def _both(fn):
@@ -179,7 +185,7 @@ def test_logcumsumexp_gradient_first_and_second_order_as_torch(seed):
         return [gx.detach().numpy().copy()] + [s.numpy() for s in second] + [gx.grad_fn.name()]
     with np.errstate(all="ignore"):
         t, m = _both(run)
-    assert all(_same(a, b) for a, b in zip(t[:3], m[:3])) and t[3] == m[3]
+    assert all(_same_libm(a, b, 4, cancelling=k == 1) for k, (a, b) in enumerate(zip(t[:3], m[:3]))) and t[3] == m[3]
 
 
 @pytest.mark.parametrize("k", range(-1, 5))
@@ -285,7 +291,7 @@ def test_dist_first_and_second_order_as_torch(p, b):
         return [v.detach().numpy().copy() for v in g] + second
     with np.errstate(all="ignore"):
         t, m = _both(run)
-    assert t == m if isinstance(t, str) or isinstance(m, str) else all(_same(u, v) for u, v in zip(t, m))
+    assert t == m if isinstance(t, str) or isinstance(m, str) else all(_same_libm(u, v, 4) for u, v in zip(t, m))
 
 
 @pytest.mark.parametrize("op", ["masked_fill_", "masked_fill_mixed", "index_fill_", "fill_", "add_"])

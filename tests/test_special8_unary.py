@@ -11,6 +11,7 @@ import torch.autograd.forward_ad as tfw
 import microtorch as mt
 import microtorch.autograd.forward_ad as mfw
 import microtorch.special as mts
+from _machine import libm_agrees
 
 NAMES = ["ndtr", "log_ndtr", "ndtri", "erfcx", "i0e", "i1e", "entr"]
 # torch's kernels fuse a*b + c (one rounding) where they are compiled for AVX2 or AVX512, its CPU capability here;
@@ -144,8 +145,11 @@ def test_gradients_as_torch(name):
         return (y.grad_fn.name(), g.grad_fn.name()), y.detach().numpy(), g.detach().numpy(), g2.numpy()
     t, m = run(torch), run(mt)
     assert m[0] == t[0]
-    for a, b in zip(m[1:], t[1:]):
-        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-300)
+    for k, (a, b) in enumerate(zip(m[1:], t[1:])):
+        # (log_ndtr's second derivative cancels near 0: where this machine's exp is not numpy's, see _machine.py,
+        # its last bit shows at 5e-13)
+        rtol = 1e-12 if name == "log_ndtr" and k == 2 and not libm_agrees() else 1e-13
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-300)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -13,6 +13,7 @@ import torch
 import microtorch as mt
 from microtorch.ops import _range_kernels
 from microtorch.ops._sum_order import nansum_like_torch, torch_sum
+from _machine import libm_agrees, within_ulps
 
 
 @pytest.fixture(autouse=True)
@@ -263,7 +264,8 @@ def test_logsumexp_sums_in_torch_order():
                        ((5, 6, 7), (0, 2))]:
         for layout in ("contiguous", "transposed"):
             ours, theirs = both(data(shape, "float64", 2) / 3, layout)
-            assert same(mt.logsumexp(ours, dim), torch.logsumexp(theirs, dim)), (shape, dim, layout)
+            a, b = mt.logsumexp(ours, dim), torch.logsumexp(theirs, dim)
+            assert same(a, b) if libm_agrees() else within_ulps(a.numpy(), b.numpy(), 2), (shape, dim, layout)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])

@@ -9,6 +9,7 @@ import torch
 import microtorch as mt
 import microtorch.nn.functional as F
 from microtorch.func import hessian, jacfwd, jacrev, vmap
+from _machine import gemm_agrees
 
 
 def _predict(lib):
@@ -44,7 +45,11 @@ def test_vmap_of_linear_gives_the_batched_calls_bits():
     assert np.array_equal(per_example.numpy(), F.linear(x, w, b).numpy())
     assert np.array_equal(vmap(lambda xi: xi @ w.T)(x).numpy(), (x @ w.T).numpy())
     tw, tb, tx = theirs
-    assert np.array_equal(per_example.numpy(), torch.func.vmap(lambda xi: torch.nn.functional.linear(xi, tw, tb))(tx).numpy())
+    batched = torch.func.vmap(lambda xi: torch.nn.functional.linear(xi, tw, tb))(tx).numpy()
+    if gemm_agrees():
+        assert np.array_equal(per_example.numpy(), batched)
+    else:  # (torch's products are not numpy's bits on this machine: see _machine.py)
+        np.testing.assert_allclose(per_example.numpy(), batched, rtol=1e-5, atol=1e-5)
 
 
 def test_jacfwd_and_jacrev_agree_as_in_torch():
