@@ -88,11 +88,12 @@ def _snake(camel):
 class _Range:
     """One open or closed range: times in ns, its parent range, the bytes it is charged."""
 
-    __slots__ = ("name", "start", "end", "parent", "shapes", "memory", "thread", "user", "seq")
+    __slots__ = ("name", "start", "end", "parent", "shapes", "memory", "thread", "user", "seq", "folds")
 
     def __init__(self, name, start, parent, thread, shapes=None, user=False):
         self.name, self.start, self.end, self.parent = name, start, None, parent
         self.shapes, self.memory, self.thread, self.user, self.seq = shapes, 0, thread, user, -1
+        self.folds = None  # an in-place op's range: the name of the out-of-place op that does its work
 
 
 def _shapes(args):
@@ -129,9 +130,15 @@ class _Recorder:
         self.ranges.append(r)
         return r
 
-    def open_range(self, name, args):
-        """A range around a public function (_hooks.composite); returns what closes it."""
+    def open_range(self, name, args, folds=None):
+        """A range around a public function (_hooks.composite) or an in-place op; returns what closes it. folds: the
+        op that does an in-place op's work shows as the in-place op itself (torch shows `aten::add_`, no
+        `aten::add` inside it)."""
+        stack = self.stacks.get(get_ident())
+        if folds is not None and stack and stack[-1].name == name:  # (the same in-place op, entered again)
+            return _nothing
         r = self.open(name, _shapes(args) if self.record_shapes else None)
+        r.folds = folds
         return lambda: self.close(r)
 
     def close(self, r):
@@ -142,7 +149,11 @@ class _Recorder:
 
     # -- ops --
     def run_op(self, cls, args, kwargs):
-        r = self.open(op_name(cls), _shapes(args) if self.record_shapes else None)
+        name = op_name(cls)
+        stack = self.stacks.get(get_ident())
+        if stack and stack[-1].folds is not None and name in (stack[-1].folds, stack[-1].name):
+            return self._folded(stack[-1], cls, args, kwargs)
+        r = self.open(name, _shapes(args) if self.record_shapes else None)
         try:
             out = _run_rest(cls, args, kwargs)
         finally:
@@ -153,6 +164,16 @@ class _Recorder:
             r.seq = node._seq
         if self.profile_memory:
             self.charge(r, args, out)
+        return out
+
+    def _folded(self, r, cls, args, kwargs):
+        """The op doing the work of the in-place op whose range r is: no range of its own, its node's sequence
+        number is r's."""
+        r.folds = None  # (once: another op of the same name inside it is an op of its own)
+        out = _run_rest(cls, args, kwargs)
+        node = getattr(out, "grad_fn", None)
+        if node is not None and type(node) is cls._backward_cls:
+            r.seq = node._seq
         return out
 
     def charge(self, r, args, out):
@@ -280,6 +301,10 @@ class _Recorder:
 
 
 _EVALUATE = "autograd::engine::evaluate_function: "
+
+
+def _nothing():
+    pass
 _HANDLERS = {"BackwardStarted": _Recorder._started, "NodeExecuting": _Recorder._node,
              "GradAccumulated": _Recorder._accumulated, "BackwardFinished": _Recorder._finished}
 

@@ -21,7 +21,7 @@ import numpy as np
 from .. import _dtype
 from .._dtype import cast
 from .._tensor import Tensor
-from ..autograd import extension, grad_mode, views
+from ..autograd import _hooks, extension, grad_mode, views
 from ..autograd.function import BackwardFunction
 from ..autograd.saved import FREED_MESSAGE, SavedTensor
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
@@ -333,7 +333,19 @@ def _snapshot(t):
 
 
 def apply_inplace(self, fn, *args, op="in-place op"):
-    """Make `self` hold fn(self, *args), in place, with the history autograd needs."""
+    """Make `self` hold fn(self, *args), in place, with the history autograd needs. (A recording profiler shows it
+    as torch does, `aten::add_`, with the out-of-place op that does the work folded into it.)"""
+    opener = _hooks.range_opener
+    if opener is None or not op.isidentifier():
+        return _apply_inplace(self, fn, args, op)
+    close = opener("aten::" + op, (self, *args), folds="aten::" + op.rstrip("_"))
+    try:
+        return _apply_inplace(self, fn, args, op)
+    finally:
+        close()
+
+
+def _apply_inplace(self, fn, args, op):
     if type(self._data) is not np.ndarray or any(isinstance(a, Tensor) and type(a._data) is not np.ndarray
                                                  for a in args):
         out = extension.transforms().batched_inplace(self, fn, args, op)  # vmap: done on the batch underneath
