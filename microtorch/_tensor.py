@@ -286,7 +286,10 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         """numpy's protocol: copy=True always copies, copy=False never does (ValueError if a
-        dtype change needs one), None copies only to change the dtype."""
+        dtype change needs one), None copies only to change the dtype. As torch's, refused for a tensor that
+        requires grad while grad mode is on (np.asarray(y), plt.plot(y)): detach() it first."""
+        if self._requires_grad and _grad_enabled():
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if dtype is None or np.dtype(dtype) == self._data.dtype:
             return self._data.copy() if copy else self._data
         if copy is False:
@@ -311,6 +314,8 @@ class Tensor:
         return self.item()
 
     def __float__(self):
+        if self._requires_grad:
+            _warn_scalar_with_grad()
         return float(self._one_element("float"))
 
     def __int__(self):
@@ -328,6 +333,8 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self):
+        if self._requires_grad:
+            _warn_scalar_with_grad()
         return complex(self._one_element("complex"))
 
     def __len__(self):
@@ -446,6 +453,18 @@ def _init_slots(t, data):
     t.grad_fn = None
     t._output_nr = 0
     t._version_counter = [0]
+
+
+_scalar_warned = []
+
+
+def _warn_scalar_with_grad():
+    """torch's warning, once per process, for float(t) or complex(t) of a tensor that requires grad in grad mode
+    (the number leaves the graph: gradients do not flow through it)."""
+    if not _scalar_warned and _grad_enabled():
+        _scalar_warned.append(True)
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                      "Consider using tensor.detach() first.", UserWarning, stacklevel=3)
 
 
 def _grad_enabled():

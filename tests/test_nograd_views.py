@@ -1,7 +1,8 @@
 """A view of a tensor that requires grad, made under no_grad (or before its base required grad), beside torch
 2.13: it requires grad through its base, is a leaf, and no gradient reaches it or its base (its edge is
-(None, 0)); its own requires_grad_(True) makes it a leaf whose .grad fills, its base's flag moves it; numpy()
-is refused only in grad mode."""
+(None, 0)); its own requires_grad_(True) makes it a leaf whose .grad fills, its base's flag moves it. And what
+numpy and Python make of a tensor that requires grad: numpy() and np.asarray() refused in grad mode only, float()
+warning once."""
 import numpy as np
 import pytest
 import torch
@@ -146,3 +147,47 @@ def test_detach_and_data_are_not_such_views():
         return d.requires_grad, e.requires_grad, d._is_view()
     a, b = both(run)
     assert a == b == (False, False, False)
+
+
+def test_numpys_protocol_is_refused_as_torchs():
+    """np.asarray(y) and plt.plot(y) of a tensor that requires grad fail in torch (detach() it first); under
+    no_grad they work, and a detached tensor's array is the tensor's own memory."""
+    def run(T):
+        y = T.tensor(X, requires_grad=True) * 2
+        refused = outcome(lambda: np.asarray(y))[0], outcome(lambda: np.exp(y))[0]
+        with T.no_grad():
+            inside = np.asarray(y).tolist()
+        return refused, inside, np.asarray(y.detach()).tolist(), np.asarray(T.tensor(X)).tolist()
+    a, b = both(run)
+    assert a == b
+    assert a[0] == ("RuntimeError", "RuntimeError") and a[1] == a[2] == (2 * X).tolist() and a[3] == X.tolist()
+
+
+_SCALAR_SCRIPT = """
+import sys, warnings
+T = __import__(sys.argv[1])
+x = T.ones(1, requires_grad=True)
+y = x.sum() * 1.5
+seen = []
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    with T.no_grad():
+        float(y)
+    seen.append(len(w))
+    f"{y:.2f}", y.item(), int(y)
+    seen.append(len(w))
+    float(y), complex(x.sum()), float(x)
+    seen.append(len(w))
+print(seen, str(w[0].message).splitlines()[0] if w else None)
+"""
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_as_torchs():
+    """float(loss) in grad mode: torch's UserWarning, once per process (not under no_grad, not for item())"""
+    import subprocess
+    import sys
+    out = [subprocess.run([sys.executable, "-c", _SCALAR_SCRIPT, lib], capture_output=True, text=True, check=True,
+                          env={**__import__("os").environ, "PYTHONWARNINGS": "default"}).stdout
+           for lib in ("torch", "microtorch")]
+    assert out[0] == out[1]
+    assert out[0].startswith("[0, 0, 1] Converting a tensor with requires_grad=True to a scalar")

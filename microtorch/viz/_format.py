@@ -10,6 +10,13 @@ import re
 import numpy as np
 
 
+def values(value):
+    """The numbers of a tensor (detached: numpy, as torch, refuses a tensor that requires grad), an array or a
+    number, as a numpy array."""
+    detach = getattr(value, "detach", None)
+    return np.asarray(value if detach is None else detach())
+
+
 def snapshot(value):
     """A private numpy copy of a tensor (or array / number), or None.
 
@@ -18,7 +25,8 @@ def snapshot(value):
     if value is None or isinstance(value, (tuple, list)):
         return None
     try:
-        return np.array(value, copy=True)      # a Tensor honours copy=True (Tensor.__array__)
+        detach = getattr(value, "detach", None)
+        return np.array(value if detach is None else detach(), copy=True)  # (a Tensor honours copy=True)
     except Exception:
         return None
 
@@ -66,7 +74,7 @@ def summary(arr, width=4):
     elements, otherwise the range: '[-1.24 … 3.4]'."""
     if arr is None:
         return "—"
-    arr = np.asarray(arr)
+    arr = values(arr)
     if arr.size == 1:
         return num(arr.reshape(()).item())
     if arr.size == 0:
@@ -89,7 +97,7 @@ def full(arr, precision=4, threshold=120):
     """The whole value as numpy prints it (truncated for big arrays): for tooltips."""
     if arr is None:
         return "None"
-    arr = np.asarray(arr)
+    arr = values(arr)
     body = np.array2string(arr, precision=precision, threshold=threshold, suppress_small=False,
                            max_line_width=72)
     if arr.ndim == 0:
@@ -101,7 +109,7 @@ def same(a, b):
     """True when two snapshots hold the same value (both None counts as the same)."""
     if a is None or b is None:
         return a is None and b is None
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = values(a), values(b)
     return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=True))
 
 

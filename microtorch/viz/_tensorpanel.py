@@ -87,7 +87,7 @@ def tensor_html(arr, max_numbers=16, max_cells=24):
     cells up to 6x6) for a matrix, else its range."""
     if arr is None:
         return "<div class='mt-muted'>—</div>"
-    a = np.asarray(arr)
+    a = F.values(arr)
     if np.iscomplexobj(a) or a.dtype == bool or a.ndim > 2 or (a.ndim == 2 and max(a.shape) > max_cells):
         return f"<div class='mt-line'>{F.esc(F.summary(a))}</div>"
     if a.ndim < 2 and a.size <= max_numbers:

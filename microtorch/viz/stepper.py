@@ -405,8 +405,7 @@ class _Builder:
                          f"<span class='mt-src'>{tr('from {src}').format(src=F.esc_name(self._title_of(d) if d else t))}</span></div>")
             total = None
             try:
-                import numpy as np
-                total = sum(np.asarray(g) for _, _, _, g in st.contributions if g is not None)
+                total = sum(F.values(g) for _, _, _, g in st.contributions if g is not None)
             except Exception:
                 pass
             h.append(f"<div class='mt-line'>= <span class='mt-gradv'>{esc(F.summary(total))}</span></div>")
