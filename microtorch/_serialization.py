@@ -1,14 +1,18 @@
-"""save / load to .npz files, never pickle.
+"""save / load to .npz files; pickle only for what nothing else can store, read only on request.
 
 A state dict (a flat mapping of names to tensors) is stored as one array per name, so the
 file is an ordinary .npz that `numpy.load` opens. Anything else made of tensors, numbers,
 strings, None, lists, tuples and dicts (an optimizer's state dict, a checkpoint
 `{"model": ..., "optim": ..., "epoch": 3}`) is stored as numbered arrays plus a JSON
-description of the structure. Loading uses `allow_pickle=False`: a file from an untrusted
-source cannot run code, and a damaged file raises a RuntimeError that says so.
+description of the structure. Any other object (a whole model, as PyTorch's "Save and Load the
+Model" tutorial saves one) is pickled into the archive, as torch.save pickles it, and `load` reads
+it only with `weights_only=False`, as torch.load: by default a file from an untrusted source cannot
+run code. numpy reads the archive with `allow_pickle=False`, and a damaged file raises a
+RuntimeError that says so.
 """
 import json
 import os
+import pickle
 import sys
 from collections import OrderedDict
 
@@ -18,6 +22,7 @@ from ._tensor import Tensor
 
 _SINGLE = "__microtorch_tensor__"        # save(tensor)
 _STRUCTURE = "__microtorch_structure__"  # JSON description of a nested object
+_PICKLED = "__microtorch_pickled__"      # the bytes of a pickled object (a whole model)
 _FORMAT_VERSION = 1
 
 
@@ -97,9 +102,7 @@ def _is_flat_state_dict(obj):
 
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
     """Save a Tensor, a state dict, or a nested structure of them (e.g. a checkpoint dict) to `f`
-    (a path or a binary file object) as a .npz archive."""
-    if pickle_module is not None:
-        raise TypeError("save: microtorch never pickles; pickle_module is not supported")
+    (a path or a binary file object) as a .npz archive; any other object (a whole model) pickled into it."""
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):  # torch's type for this mistake
         raise AttributeError(f"save: expected 'f' to be a string, a path, or a file-like object with a 'write' "
                              f"attribute, got {type(f).__name__}; e.g. microtorch.save(obj, 'model.pt')")
@@ -108,10 +111,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     elif _is_flat_state_dict(obj) and all(type(v) is Tensor and not v.requires_grad for v in obj.values()):
         arrays = {k: v._data for k, v in obj.items()}  # a plain .npz: one array per name
     else:
-        arrays = {}
-        structure = _encode(obj, arrays)
-        doc = json.dumps({"format": "microtorch", "version": _FORMAT_VERSION, "object": structure})
-        arrays[_STRUCTURE] = np.frombuffer(doc.encode("utf-8"), dtype=np.uint8)
+        arrays = _structure_or_pickle(obj, pickle_module or pickle, pickle_protocol)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as fh:  # np.savez would append ".npz" to a path that lacks it
             np.savez(fh, **arrays)
@@ -119,8 +119,33 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         np.savez(f, **arrays)
 
 
+def _structure_or_pickle(obj, pickle_module, protocol):
+    """The arrays of obj and the JSON description of its structure, or, for an object that has none (a module, a
+    function), its pickled bytes (pickle's own error for what cannot be pickled, as torch.save's)."""
+    arrays = {}
+    try:
+        structure = _encode(obj, arrays)
+    except TypeError:
+        data = pickle_module.dumps(obj, protocol=2 if protocol is None else protocol)
+        return {_PICKLED: np.frombuffer(data, dtype=np.uint8)}
+    doc = json.dumps({"format": "microtorch", "version": _FORMAT_VERSION, "object": structure})
+    arrays[_STRUCTURE] = np.frombuffer(doc.encode("utf-8"), dtype=np.uint8)
+    return arrays
+
+
+def _unpickled(arrays, name, weights_only, pickle_module):
+    """The object save pickled, read only with weights_only=False (torch's default refuses it, and so does this)."""
+    if weights_only:
+        raise pickle.UnpicklingError(
+            f"Weights only load failed: {name!r} holds a pickled object (a whole model, as `save(model, f)` writes), "
+            "and unpickling can run arbitrary code. Re-running load with weights_only=False will likely succeed; do "
+            "it only if you got the file from a trusted source. Or save and load the model's state dict: "
+            "save(model.state_dict(), f), then model.load_state_dict(load(f)).")
+    return (pickle_module or pickle).loads(arrays[_PICKLED].tobytes())
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
-    """Load what `save` wrote. Never unpickles: loading an untrusted file cannot run code."""
+    """Load what `save` wrote. Unpickles a pickled object only with weights_only=False, as torch."""
     if not isinstance(f, (str, os.PathLike)) and not (hasattr(f, "read") and hasattr(f, "seek")):
         raise AttributeError(f"load: expected 'f' to be a string, a path, or a seekable file-like object, got "
                              f"{type(f).__name__}; e.g. microtorch.load('model.pt'), or wrap bytes in io.BytesIO")
@@ -142,6 +167,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         raise RuntimeError(f"load: {name!r} is not a microtorch file or is corrupt ({type(e).__name__}: {e}). "
                            "microtorch files are .npz archives written by microtorch.save; files written by "
                            "torch.save (pickle) cannot be read.") from None
+    if list(arrays) == [_PICKLED]:
+        return _unpickled(arrays, name, weights_only, pickle_module)
     if _STRUCTURE in arrays:
         try:
             doc = json.loads(bytes(arrays.pop(_STRUCTURE)).decode("utf-8"))

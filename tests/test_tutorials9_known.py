@@ -45,7 +45,6 @@ def test_tensorqs_matmul_and_mul_with_out():
     assert y3.tolist() == [[4.0] * 4] * 4 and z3.tolist() == [[1.0] * 4] * 4
 
 
-@known("_serialization.py", "torch.save of a whole module, torch.load(weights_only=False) of it")
 def test_saveloadrun_saves_the_whole_model(tmp_path):
     # saveloadrun_tutorial: torch.save(model, 'model.pth'); model = torch.load('model.pth', weights_only=False)
     model = mt.nn.Linear(3, 2)
