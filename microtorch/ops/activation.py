@@ -226,7 +226,7 @@ class Hardtanh(Op):
 
 
 class Threshold(Op):
-    """x where x > threshold, else value;  d = 1 where x > threshold"""
+    """value where x <= threshold, else x;  d = 0 where x <= threshold, else 1 (a NaN x passes, as in torch)"""
     _grad_fn_name = "ThresholdBackward0"
     _saved_names, _saved_values = ("self",), {"threshold": "threshold"}
 
@@ -234,16 +234,17 @@ class Threshold(Op):
     def forward(ctx, x, threshold=0.0, value=0.0):
         ctx.threshold = threshold
         ctx.save_for_backward(x)
-        return np.where(x > threshold, x, np.asarray(value, x.dtype))
+        return np.where(x <= threshold, np.asarray(value, x.dtype), x)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _kept_as(GradTimesLocal, grad, x, x._data > ctx.threshold)  # (ThresholdBackwardBackward0, as relu's)
+        return _kept_as(GradTimesLocal, grad, x, ~(x._data <= ctx.threshold))  # (ThresholdBackwardBackward0, as
+        # relu's)
 
     @staticmethod
     def jvp(ctx, t):
-        return _kept(t, ctx.inputs[0]._data > ctx.threshold)
+        return _kept(t, ~(ctx.inputs[0]._data <= ctx.threshold))
 
 
 class ThresholdInPlace(Threshold):
