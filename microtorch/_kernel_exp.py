@@ -68,32 +68,34 @@ def by_lanes(x, lanes, vector, scalar):
     return out
 
 
-def vector_lanes(n, itemsize, shares):
+def vector_lanes(n, itemsize, shares, step_bytes=128):
     """A mask over n elements in memory order: True where the vector loop computes them (runs of 128 bytes from
-    the start of each thread's share), False on each share's tail."""
-    step = 128 // itemsize
+    the start of each thread's share, two AVX-512 registers; 64 for a kernel built for AVX2 only), False on each
+    share's tail."""
+    step = step_bytes // itemsize
     mask = np.zeros(n, bool)
     for start, stop in shares(n):
         mask[start:stop - (stop - start) % step] = True
     return mask
 
 
-def lane_mask(x, shares, *others):
+def lane_mask(x, shares, *others, step_bytes=128):
     """A mask of x's shape: True where torch's vector loop computes the element, False on each thread's tail (and
     everywhere torch's scalar loop runs). Its loop reads every input in one order: all of them dense and laid out
     alike, it runs over their memory as one row; otherwise over the rows that every input keeps contiguous from
     some dim on (a slice of each row, say), one row at a time; with none (a strided last dim, inputs laid out
     differently) the scalar loop reads every element. `others`: the kernel's other inputs (a number, or a tensor
-    broadcast from one, does not count)."""
+    broadcast from one, does not count). step_bytes: see vector_lanes."""
     arrays = [x] + [o for o in others if any(o.strides)]
     if x.ndim == 0:
         return np.zeros(x.shape, bool)
     if all(a.strides == x.strides for a in arrays) and _dense(x):
         order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
-        lanes = vector_lanes(x.size, x.itemsize, shares)
+        lanes = vector_lanes(x.size, x.itemsize, shares, step_bytes)
         return lanes.reshape([x.shape[d] for d in order]).transpose(np.argsort(order))
     start = max(_contiguous_from(a) for a in arrays)
-    return row_lane_mask(x.shape, start, shares) if start < x.ndim else np.zeros(x.shape, bool)
+    return row_lane_mask(x.shape, start, shares, step_bytes // x.itemsize) if start < x.ndim else \
+        np.zeros(x.shape, bool)
 
 
 def _contiguous_from(x):
@@ -105,16 +107,16 @@ def _contiguous_from(x):
     return dim
 
 
-def row_lane_mask(shape, dim, shares):
+def row_lane_mask(shape, dim, shares, step=32):
     """The lane mask of a kernel whose inputs are contiguous from `dim` on but not across the dims before it (the
     halves glu splits x into): torch's loop runs the vector loop over each row of prod(shape[dim:]) elements, or
-    over the part of it in a thread's share."""
+    over the part of it in a thread's share, `step` elements at a time (32 floats: 128 bytes)."""
     length, rows = int(np.prod(shape[dim:])), int(np.prod(shape[:dim]))
     mask = np.zeros(rows * length, bool)
     for start, stop in shares(rows * length):
         for row in range(start // length, -(-stop // length)):
             lo, hi = max(start, row * length), min(stop, (row + 1) * length)
-            mask[lo:hi - (hi - lo) % 32] = True
+            mask[lo:hi - (hi - lo) % step] = True
     return mask.reshape(shape)
 
 

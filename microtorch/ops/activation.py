@@ -26,6 +26,17 @@ def _kept(g, cond):
     return where(Tensor._make(np.asarray(cond)), g, 0.0)
 
 
+def _tails_pass_nan(cond, g, x):
+    """cond (where the gradient g passes) of a backward whose vector formula drops a NaN x (a mask of comparisons
+    that a NaN fails), with NaN passed where torch's loop runs its scalar formula instead (`(x <= lo || x >= hi) ?
+    0 : g`, which a NaN passes): each row's tail, and all of a layout the vector loop does not take (hardtanh's and
+    the shrinks' kernels, in 64-byte steps)."""
+    nan = np.isnan(x)
+    if not nan.any():
+        return cond
+    return cond | (nan & ~_kernel_exp.lane_mask(x, _thread_chunks, np.asarray(g), step_bytes=64))
+
+
 def _kept_as(node, g, x, cond):
     """backward's _kept(g, cond), recorded as torch's node (HardtanhBackwardBackward0...: a selection with
     edges to g and x, whose own gradient is the same selection)"""
@@ -104,8 +115,12 @@ class HardswishBackward(_BackwardOp):
     _grad_fn_name = "HardswishBackwardBackward0"
 
     @staticmethod
-    def values(g, x):  # (torch's kernel)
-        return np.where(x <= -3, 0, np.where(x < 3, g * (x / 3 + 0.5), g)).astype(g.dtype, copy=False)
+    def values(g, x):  # (torch's kernel: its scalar formula; its vector one gives NaN at a NaN x, in 128-byte steps)
+        out = np.where(x <= -3, 0, np.where(x < 3, g * (x / 3 + 0.5), g)).astype(g.dtype, copy=False)
+        nan = np.isnan(x)
+        if nan.any():
+            out = np.where(nan & _kernel_exp.lane_mask(x, _thread_chunks, g), np.asarray(np.nan, out.dtype), out)
+        return out
 
     @staticmethod
     def _curvature(h, x):  # (torch's: where(-3 < x < 3, h / 3, 0))
@@ -217,12 +232,13 @@ class Hardtanh(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _kept_as(HardtanhBackward, grad, x, (x._data > ctx.lo) & (x._data < ctx.hi))
+        return _kept_as(HardtanhBackward, grad, x,
+                        _tails_pass_nan((x._data > ctx.lo) & (x._data < ctx.hi), grad._data, x._data))
 
     @staticmethod
     def jvp(ctx, t):
         x = ctx.inputs[0]
-        return _kept(t, (x._data > ctx.lo) & (x._data < ctx.hi))
+        return _kept(t, _tails_pass_nan((x._data > ctx.lo) & (x._data < ctx.hi), t._data, x._data))
 
 
 class Threshold(Op):
@@ -268,12 +284,14 @@ class Softshrink(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _kept_as(ctx._forward_cls._backward_node, grad, x, np.abs(x._data) > ctx.lambd)  # (at a NaN x: 0,
+        return _kept_as(ctx._forward_cls._backward_node, grad, x,
+                        _tails_pass_nan(np.abs(x._data) > ctx.lambd, grad._data, x._data))  # (at a NaN x: 0,
         # as torch's vectorised loop; its scalar loop, on fewer elements than a vector, passes the gradient)
 
     @staticmethod
     def jvp(ctx, t):
-        return _kept(t, np.abs(ctx.inputs[0]._data) > ctx.lambd)
+        x = ctx.inputs[0]
+        return _kept(t, _tails_pass_nan(np.abs(x._data) > ctx.lambd, t._data, x._data))
 
 
 def _outside(x, lambd):
@@ -327,6 +345,12 @@ class Celu(ScaledElu):
     """max(0, x) + min(0, alpha (exp(x/alpha) - 1));  d = 1, or exp(x/alpha)"""
     _grad_fn_name = "CeluBackward0"
     _saved_values = {"alpha": "alpha"}
+
+    @staticmethod
+    def forward(ctx, x, alpha=1.0, scale=1, input_scale=1):
+        out = ScaledElu.forward(ctx, x, alpha, scale, input_scale)
+        ctx.input_scale = 1.0 / float(np.float32(alpha))  # (torch's backward reads alpha as a float here, as celu_'s)
+        return out
 
 
 class EluResult(Op):

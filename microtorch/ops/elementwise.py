@@ -1379,9 +1379,9 @@ class EluBackward(Op):
             neg = g * c(input_scale) * (x + c(alpha) * c(scale))
         else:
             neg = g * c(input_scale) * (c(alpha) * c(scale)) * _exp_as_torch(np.minimum(x, 0) * c(input_scale), x, g)
-        # (a NaN x: the vector lanes take the exp side, the scalar tails the other)
-        below = ~(x > 0) if x.dtype != np.float32 else np.where(_kernel_exp.lane_mask(x, _thread_chunks, g),
-                                                                 ~(x > 0), x <= 0)
+        below = x <= 0
+        if np.isnan(x).any():  # (a NaN x: the vector lanes take the exp side, the scalar tails the other)
+            below = np.where(_kernel_exp.lane_mask(x, _thread_chunks, g), ~(x > 0), below)
         return np.where(below, neg, g * c(scale)).astype(g.dtype, copy=False)
 
     @staticmethod
