@@ -10,12 +10,18 @@ import warnings
 
 import numpy as np
 
-from . import _dtype, _meta
+from . import _dtype, _inference, _meta
 from ._quiet import quietly
 from ._dtype import get_default_dtype, result_type
 
 _NUMERIC_TYPES = (int, float, complex, bool, np.number, np.bool_)
 _new = object.__new__
+
+
+def _inference_here():
+    """This thread is inside inference_mode."""
+    from .autograd import grad_mode  # (above the core: loaded by now, a lookup)
+    return grad_mode.is_inference_mode_enabled()
 
 
 class Size(tuple):
@@ -49,6 +55,7 @@ class Tensor:
     _view_custom = None        # True: returned by a custom Function (torch refuses an in-place op on it)
     _view_nograd = False       # made under no_grad
     _grad_from_base = False    # requires grad only because its base does (made under no_grad): no gradient reaches it
+    _inference = False         # made inside inference_mode (or a view of such a tensor): torch's inference tensor
     _view_multi = False        # one of several views returned together (split, unbind)
     _view_replay = None        # its replay steps from its base (the view ops, its place in memory): how it is rebuilt
     __array_priority__ = 1000  # numpy defers to Tensor's operators (ndarray * Tensor -> Tensor)
@@ -82,6 +89,8 @@ class Tensor:
         t.grad_fn = None
         t._output_nr = 0
         t._version_counter = [0]
+        if _inference.threads and _inference_here():
+            t._inference = True
         return t
 
     # ---- metadata ---------------------------------------------------------------------
@@ -151,6 +160,8 @@ class Tensor:
 
     @property
     def _version(self):
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter[0]
 
     # ---- autograd metadata -------------------------------------------------------------
@@ -172,6 +183,8 @@ class Tensor:
             raise RuntimeError(
                 f"only Tensors of floating point and complex dtype can require gradients (this one is "
                 f"{self.dtype}); convert it first, e.g. x = x.float() or x.double()")
+        if flag and self._inference and not _inference_here():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         if self._grad_from_base:  # as torch: such a view requires grad while its base does, whatever its own flag;
             if not flag:          # set on it, the flag makes it a leaf of its own, whose .grad fills
                 return
@@ -258,6 +271,8 @@ class Tensor:
         """The same data (and version counter) without history (not a view: no _base, as in torch)."""
         t = Tensor._make(self._data)
         t._version_counter = self._version_counter
+        if t._inference or self._inference:  # (as a view: an inference tensor's is one, a normal tensor's is not)
+            t._inference = self._inference
         return t
 
     def detach_(self):

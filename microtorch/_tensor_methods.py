@@ -199,7 +199,7 @@ def _aliases_and_conversions():
         "is_signed": lambda self: self.dtype.name not in ("uint8", "bool"),
         "is_conj": lambda self: False, "is_neg": lambda self: False,
         "resolve_conj": lambda self: self, "resolve_neg": lambda self: self,
-        "is_inference": lambda self: False,
+        "is_inference": lambda self: self._inference,
         "_is_zerotensor": lambda self: False,  # (sgn's exact-zero gradient answers True: ops/_zero_tangent.py)
         "_is_view": lambda self: self._base is not None,
         "is_nonzero": _is_nonzero,

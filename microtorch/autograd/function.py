@@ -456,6 +456,9 @@ def _mark_outputs(cls, ctx, args, outs):
 
 
 _NOT_A_TENSOR = ((), None)
+INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+                   "in computation tracked by autograd. To work around this, you can make a clone to get a normal "
+                   "tensor and use it in autograd, or use `microtorch.no_grad()` instead of `microtorch.inference_mode()`.")
 
 
 def _save(cls, ctx, args, outs):
@@ -479,6 +482,8 @@ def _save(cls, ctx, args, outs):
         t = _find(args, s, taken, k if order is None else order[k])
         if t is None:
             t = s if isinstance(s, Tensor) else Tensor._make(np.asarray(s))
+        if t._inference:
+            raise RuntimeError(INFERENCE_SAVED)
         taken.append(t)
         saved.append(SavedTensor(t, False))
     ctx._saved = saved if order is None else [saved[order.index(i)] for i in range(len(order))]

@@ -2,6 +2,8 @@
 import functools
 import threading
 
+from .. import _inference
+
 _state = threading.local()
 # How many threads have grad mode off. Every op asks whether it is on; while no thread has turned
 # it off the answer is known without reading the thread-local state (which costs as much as a call).
@@ -24,6 +26,12 @@ def _set_enabled(mode):
 
 def is_inference_mode_enabled():
     return _state.__dict__.get("inference", False)
+
+
+def _set_inference(mode):
+    with _switching:  # (Tensor._make reads the count: microtorch/_inference.py)
+        _inference.threads += bool(mode) - is_inference_mode_enabled()
+        _state.inference = bool(mode)
 
 
 class _DecoratorContextManager:
@@ -93,7 +101,8 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like no_grad (microtorch has no separate inference tensors)."""
+    """no_grad, and the tensors made inside are inference tensors (`is_inference()`), as torch's: outside the mode
+    they may not be saved for backward, changed in place, or made to require grad (clone() one to do that)."""
 
     def __new__(cls, mode=True):
         self = super().__new__(cls)
@@ -109,11 +118,11 @@ class inference_mode(_DecoratorContextManager):
         self.prev = (is_grad_enabled(), is_inference_mode_enabled())
         if self.mode:
             _set_enabled(False)
-        _state.inference = self.mode
+        _set_inference(self.mode)
 
     def __exit__(self, *exc):
         _set_enabled(self.prev[0])
-        _state.inference = self.prev[1]
+        _set_inference(self.prev[1])
 
     def clone(self):
         return type(self)(self.mode)

@@ -40,6 +40,8 @@ def mark_view(out, base, multi=False, replay=None):
     nograd = not grad_mode.is_grad_enabled()
     if nograd or base._view_nograd:  # (a view of such a view is one too, as torch's creation meta: it cannot be
         out._view_nograd = True      # changed in place)
+    if out._inference or base._inference:  # (a view of an inference tensor is one; of a normal tensor, not)
+        out._inference = base._inference
     if nograd and root._requires_grad and out._data.dtype.kind in "fc":  # as torch: it requires grad while its
         out._requires_grad = out._grad_from_base = True                  # base does, and no gradient reaches it
     if multi or base._view_multi:

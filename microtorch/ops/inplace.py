@@ -319,7 +319,12 @@ def _check_view_of_leaf(t, op):
 
 
 def _check_mutable(t, op):
-    """A gradient that is torch's efficient zero tensor (sgn's, say) may not be written into, as in torch."""
+    """A gradient that is torch's efficient zero tensor (sgn's, say) may not be written into, nor an inference tensor
+    outside inference_mode, as in torch."""
+    if t._inference and not grad_mode.is_inference_mode_enabled():
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                           "clone to get a normal tensor before doing inplace update.See "
+                           "https://github.com/pytorch/rfcs/pull/17 for more details.")
     if type(t) is ZeroTangent:
         raise RuntimeError(f"ZeroTensors are immutable ({op} on a gradient that is an exact zero, as sgn's "
                            "backward gives): write into a copy, g = g.clone().")

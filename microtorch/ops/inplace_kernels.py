@@ -90,7 +90,7 @@ def _unrecorded_self(x):
     """Nothing records an in-place update of x with operands that need no grad (and nothing but x must know; a
     recording profiler shows the op, through the general path)."""
     a = x._data
-    return (_hooks.range_opener is None and type(a) is np.ndarray and type(x) is not ZeroTangent  # (not a vmap batch; an exact zero refuses it)
+    return (_hooks.range_opener is None and type(a) is np.ndarray and not x._inference and type(x) is not ZeroTangent  # (not a vmap batch; an exact zero refuses it)
             and a.flags.writeable and a.flags.forc  # (contiguous: no two elements share memory)
             and not (grad_mode.is_grad_enabled() and x._requires_grad)
             and x._base is None and not x._fw_grads
