@@ -18,10 +18,15 @@ _NUMERIC_TYPES = (int, float, complex, bool, np.number, np.bool_)
 _new = object.__new__
 
 
+def _grad_mode():
+    """autograd's grad_mode module (above the core, loaded by the time a tensor asks: a lookup)."""
+    from .autograd import grad_mode
+    return grad_mode
+
+
 def _inference_here():
     """This thread is inside inference_mode."""
-    from .autograd import grad_mode  # (above the core: loaded by now, a lookup)
-    return grad_mode.is_inference_mode_enabled()
+    return _grad_mode().is_inference_mode_enabled()
 
 
 class Size(tuple):
@@ -483,8 +488,7 @@ def _warn_scalar_with_grad():
 
 
 def _grad_enabled():
-    from .autograd import grad_mode  # (above the core: loaded by now, a lookup)
-    return grad_mode.is_grad_enabled()
+    return _grad_mode().is_grad_enabled()
 
 
 def _views_follow(root, flag):

@@ -101,3 +101,18 @@ def _vmapped(f, arrays, B=3):
         others = [lib.tensor(a.copy()) for a in rest]
         return lib.func.vmap(lambda x: f(lib, x, *others))(lib.tensor(batch))
     close(run(mt), run(torch), "vmap")
+
+
+def graph_names(t, rename=None):
+    """The sorted names of the nodes t's graph reaches, each node once (rename: {name: the name compared}); None
+    for a tensor without a graph."""
+    if t is None or t.grad_fn is None:
+        return None
+    seen, todo = {}, [t.grad_fn]
+    while todo:
+        n = todo.pop()
+        if n is not None and id(n) not in seen:
+            name = n.name().replace("torch::autograd::", "")
+            seen[id(n)] = (rename or {}).get(name, name)
+            todo.extend(m for m, _ in n.next_functions)
+    return sorted(seen.values())

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import microtorch as mt
+from op_oracle import graph_names
 
 A = np.array([1.0, 2.0, 0.0, 3.0, 0.5])
 B = np.array([0.3, -1.2, 0.5, 3.14159, 0.0])
@@ -19,16 +20,8 @@ PART = {"SelectBackward0": "a part", "ViewAsRealBackward0": "a part", "RealBackw
 def _names(t):
     """the node names t's graph reaches, a complex part's nodes under one name (torch's real and imag are views of
     view_as_real; microtorch's RealBackward0, ImagBackward0 until they are, ops/elementwise.py's)"""
-    if t is None or t.grad_fn is None:
-        return None
-    seen, todo = {}, [t.grad_fn]
-    while todo:
-        n = todo.pop()
-        if n is not None and id(n) not in seen:
-            name = n.name().replace("torch::autograd::", "")
-            seen[id(n)] = PART.get(name, name)
-            todo.extend(m for m, _ in n.next_functions)
-    return sorted(set(seen.values()))
+    names = graph_names(t, PART)
+    return None if names is None else sorted(set(names))
 
 
 def _run(lib, fn, dtype, which):

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import microtorch as mt
+from op_oracle import graph_names
 
 INF, NAN = np.inf, np.nan
 X = np.array([[0.3, -0.7, 1.2], [0.9, 0.1, -1.5]])
@@ -33,17 +34,6 @@ def _weight(x):
     return lib.tensor(np.linspace(0.5, 2.0, x.numel()).reshape(tuple(x.shape)), dtype=x.dtype)
 
 
-def _names(t):
-    """the sorted names of the nodes t's graph reaches (each node once)"""
-    if t is None or t.grad_fn is None:
-        return None
-    seen, todo = {}, [t.grad_fn]
-    while todo:
-        n = todo.pop()
-        if n is not None and id(n) not in seen:
-            seen[id(n)] = n.name().replace("torch::autograd::", "")
-            todo.extend(m for m, _ in n.next_functions)
-    return sorted(seen.values())
 
 
 def _arrays(ts):
@@ -60,11 +50,12 @@ def _orders(lib, name, reduction, dtype, gval=1.5):
     v = lib.full(tuple(loss.shape), gval, dtype=d, requires_grad=True)
     grads = lib.autograd.grad(loss, (x, y), v, create_graph=True)
     u = lib.tensor(np.linspace(-1, 1, xs.size).reshape(xs.shape), dtype=d)
-    out = {"loss": _arrays([loss]), "first": _arrays(grads), "names": [_names(loss)] + [_names(g) for g in grads]}
+    out = {"loss": _arrays([loss]), "first": _arrays(grads),
+           "names": [graph_names(loss)] + [graph_names(g) for g in grads]}
     for k, g in enumerate(grads):
         second = lib.autograd.grad(g, (x, y, v), u, allow_unused=True, create_graph=True)
         out[f"second{k}"] = _arrays(second)
-        out[f"names{k}"] = [_names(s) for s in second]
+        out[f"names{k}"] = [graph_names(s) for s in second]
     return out
 
 
@@ -104,7 +95,7 @@ def test_the_gradient_is_one_node_with_torchs_edges_and_saved_tensors(name):
         node = gx.grad_fn
         saved = [node._saved_self, node._saved_target, node._saved_grad_output]
         seen.append((node.name(), len(node.next_functions), [n is None for n, _ in node.next_functions],
-                     [s.detach().numpy().tolist() for s in saved], _names(gy)))
+                     [s.detach().numpy().tolist() for s in saved], graph_names(gy)))
     assert seen[0] == seen[1]
 
 
@@ -191,7 +182,7 @@ def test_bce_with_logits_gradient_graph_as_torch(pos_weight, weight, reduction):
         kw.update({"weight": lib.tensor([0.5, 1.0, 2.0])} if weight else {})
         loss = lib.nn.functional.binary_cross_entropy_with_logits(x, y, reduction=reduction, **kw)
         grads = lib.autograd.grad(loss, (x, y), lib.ones_like(loss), create_graph=True)
-        seen.append(([_names(g) for g in grads], [g.detach().numpy().tolist() for g in grads]))
+        seen.append(([graph_names(g) for g in grads], [g.detach().numpy().tolist() for g in grads]))
     assert seen[0] == seen[1]
 
 
@@ -212,7 +203,7 @@ def test_cosine_similarity_clamps_its_norms_outside_the_graph_as_torch(eps):
         with fw.dual_level():
             d = fw.make_dual(lib.tensor(CS_X), lib.tensor(np.ones_like(CS_X)))
             t = fw.unpack_dual(lib.nn.functional.cosine_similarity(d, lib.tensor(CS_Y), dim=1, eps=eps)).tangent
-        seen.append((_names(c), c.detach().numpy(), gx.numpy(), t.numpy()))
+        seen.append((graph_names(c), c.detach().numpy(), gx.numpy(), t.numpy()))
     assert seen[0][0] == seen[1][0]
     for a, b in zip(seen[0][1:], seen[1][1:]):
         np.testing.assert_allclose(a, b, rtol=1e-15)

@@ -255,8 +255,8 @@ class Threshold(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _kept_as(GradTimesLocal, grad, x, ~(x._data <= ctx.threshold))  # (ThresholdBackwardBackward0, as
-        # relu's)
+        passes = ~(x._data <= ctx.threshold)  # (a NaN x passes)
+        return _kept_as(GradTimesLocal, grad, x, passes)  # (ThresholdBackwardBackward0, as relu's)
 
     @staticmethod
     def jvp(ctx, t):
@@ -285,8 +285,7 @@ class Softshrink(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return _kept_as(ctx._forward_cls._backward_node, grad, x,
-                        _tails_pass_nan(np.abs(x._data) > ctx.lambd, grad._data, x._data))  # (at a NaN x: 0,
-        # as torch's vectorised loop; its scalar loop, on fewer elements than a vector, passes the gradient)
+                        _tails_pass_nan(np.abs(x._data) > ctx.lambd, grad._data, x._data))
 
     @staticmethod
     def jvp(ctx, t):

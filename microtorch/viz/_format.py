@@ -25,8 +25,7 @@ def snapshot(value):
     if value is None or isinstance(value, (tuple, list)):
         return None
     try:
-        detach = getattr(value, "detach", None)
-        return np.array(value if detach is None else detach(), copy=True)  # (a Tensor honours copy=True)
+        return np.array(values(value), copy=True)
     except Exception:
         return None
 
