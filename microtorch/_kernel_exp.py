@@ -113,6 +113,8 @@ def row_lane_mask(shape, dim, shares, step=32):
     over the part of it in a thread's share, `step` elements at a time (32 floats: 128 bytes)."""
     length, rows = int(np.prod(shape[dim:])), int(np.prod(shape[:dim]))
     mask = np.zeros(rows * length, bool)
+    if length == 0:  # (an empty tensor: no loop runs)
+        return mask.reshape(shape)
     for start, stop in shares(rows * length):
         for row in range(start // length, -(-stop // length)):
             lo, hi = max(start, row * length), min(stop, (row + 1) * length)

@@ -277,9 +277,10 @@ class Softshrink(Op):
     @staticmethod
     def forward(ctx, x, lambd=0.5):
         ctx.lambd = lambd
-        ctx.save_for_backward(x)  # (NaN stays NaN, as torch's; +0 inside, as its vectorised loop: its scalar loop,
-        # on fewer elements than a vector, gives x * 0, -0.0 for a negative x)
-        return np.where(_outside(x, lambd), np.where(x > lambd, x - lambd, x + lambd), 0).astype(x.dtype)
+        ctx.save_for_backward(x)  # (NaN stays NaN, as torch's)
+        outside = _outside(x, lambd)
+        out = np.where(outside, np.where(x > lambd, x - lambd, x + lambd), 0).astype(x.dtype)
+        return _scalar_tails_signed(out, x, outside)
 
     @staticmethod
     def backward(ctx, grad):
@@ -291,6 +292,16 @@ class Softshrink(Op):
     def jvp(ctx, t):
         x = ctx.inputs[0]
         return _kept(t, _tails_pass_nan(np.abs(x._data) > ctx.lambd, t._data, x._data))
+
+
+def _scalar_tails_signed(out, x, outside):
+    """softshrink's zeros as torch's loop makes them: +0.0 where its vector formula runs (a mask), x * 0 on each
+    row's tail, where its scalar formula runs (-0.0 for a negative x; 64-byte steps, as its NaN gradient)."""
+    negative_inside = ~outside & np.signbit(x)
+    if not negative_inside.any():
+        return out
+    tails = negative_inside & ~_kernel_exp.lane_mask(x, _thread_chunks, step_bytes=64)
+    return np.where(tails, x * 0, out) if tails.any() else out
 
 
 def _outside(x, lambd):

@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from .._tensor import Tensor
+from . import _zero_tangent
 from ._op import plain, unrecorded
 from .elementwise import Add, MulScalar, Sub, _by_number
 
@@ -54,7 +55,9 @@ def mul_scalar(t, s):
     """t * s in a backward formula: MulBackward1 (see MulScalar)."""
     if unrecorded(t):
         return plain(_by_number(operator.mul, t._data, s))
-    return MulComplexScalar.apply(t, s) if isinstance(s, (complex, np.complexfloating)) else MulScalar.apply(t, s)
+    out = MulComplexScalar.apply(t, s) if isinstance(s, (complex, np.complexfloating)) else MulScalar.apply(t, s)
+    return _zero_tangent.as_zero(out) if type(t) is _zero_tangent.ZeroTangent else out  # (torch's zero tensor
+    # times a number is one: the formula after it, as atanh's g * 1 / (1 - x^2), keeps it 0 where x is 1)
 
 
 def add_scalar(t, s):

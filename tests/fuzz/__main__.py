@@ -48,11 +48,18 @@ def _pool(chunks, jobs):
     from concurrent.futures.process import BrokenProcessPool
     results, broken = [], []
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        for c, f in [(c, pool.submit(_work, c)) for c in chunks]:
+        submitted = []
+        for i, c in enumerate(chunks):
+            try:
+                submitted.append((c, pool.submit(_work, c)))
+            except BrokenProcessPool:  # (a process died while the chunks were being handed out)
+                broken += [s for rest in chunks[i:] for s in rest]
+                break
+        for c, f in submitted:
             try:
                 results.append(f.result())
             except BrokenProcessPool:
-                broken += c
+                broken = c + broken
     return results, broken
 
 

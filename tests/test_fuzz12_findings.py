@@ -1,0 +1,69 @@
+"""What the twelfth round's fuzzing (seeds 1,300,000-1,499,999) found in microtorch, each beside torch 2.13:
+activations of an empty tensor, softshrink's signed zeros, and torch's exact zero through `g * 1`."""
+import numpy as np
+import pytest
+import torch
+
+import microtorch
+
+F_T, F_M = torch.nn.functional, microtorch.nn.functional
+
+
+def _both(make):
+    """make(L) on torch and microtorch, as numpy arrays"""
+    return make(torch).detach().numpy(), make(microtorch).detach().numpy()
+
+
+EMPTIES = {
+    "logsumexp of a (2, 1, 0)": lambda L: L.logsumexp(L.zeros(2, 1, 0, dtype=L.float64), dim=1),
+    "a column slice of a (3, 0)": lambda L: L.zeros(3, 4, dtype=L.float64)[:, :0],
+    "a transposed (0, 3)": lambda L: L.zeros(0, 3, dtype=L.float64).t(),
+    "a strided (4, 0)": lambda L: L.zeros(4, 0, dtype=L.float32)[::2],
+}
+ACTIVATIONS = ["celu", "elu", "selu", "gelu", "hardtanh", "hardswish", "softshrink", "hardshrink", "relu6", "silu"]
+
+
+@pytest.mark.parametrize("empty", EMPTIES)
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_an_activation_of_an_empty_tensor(name, empty):
+    """The kernels' lane masks divided by a row length of 0 (celu of a (2, 0) logsumexp raised RuntimeError)."""
+    t, m = _both(lambda L: getattr(L.nn.functional, name)(EMPTIES[empty](L)))
+    assert t.shape == m.shape and t.dtype == m.dtype
+
+
+def test_glu_of_an_empty_tensor_and_its_gradient():
+    for L in (torch, microtorch):
+        x = L.zeros(4, 0, dtype=L.float64, requires_grad=True)
+        y = L.nn.functional.glu(x, 0)
+        y.sum().backward()
+        assert tuple(y.shape) == (2, 0) and tuple(x.grad.shape) == (4, 0)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n", [1, 5, 8, 9, 17, 33, 100, 1000, 5003])
+@pytest.mark.parametrize("value", [-0.3, -0.0, 0.0, 0.2, -0.7])
+def test_softshrink_zeros_have_torch_signs(dtype, n, value):
+    """torch's vector loop gives +0.0 inside [-lambd, lambd], its scalar loop (each row's tail) x * 0: -0.0 for a
+    negative x. The bits, sign of zero included, are torch's."""
+    t, m = _both(lambda L: F_T.softshrink(torch.full((n,), value, dtype=getattr(torch, dtype))) if L is torch
+                 else F_M.softshrink(microtorch.full((n,), value, dtype=getattr(microtorch, dtype))))
+    assert np.array_equal(t.view(np.uint8), m.view(np.uint8))
+
+
+@pytest.mark.parametrize("view", ["columns", "transposed", "every other row"])
+def test_softshrink_zero_signs_of_views(view):
+    base = np.random.default_rng(3).uniform(-0.6, 0.6, (9, 40))
+    take = {"columns": lambda x: x[:, :21], "transposed": lambda x: x.t(), "every other row": lambda x: x[::2]}[view]
+    t, m = _both(lambda L: L.nn.functional.softshrink(take(L.tensor(base))))
+    assert np.array_equal(np.signbit(t), np.signbit(m)) and np.array_equal(t, m)
+
+
+def test_an_exact_zero_gradient_times_a_number_stays_exact():
+    """abs's second derivative reaches atanh's backward as torch's exact zero (sgn's gradient); atanh's formula
+    g * 1 / (1 - x^2) keeps it zero where x is 1 (torch: inf, from the other term; microtorch gave nan)."""
+    out = []
+    for L in (torch, microtorch):
+        x = L.tensor([-2.0, 1.0, 0.5], dtype=L.float64, requires_grad=True)
+        g, = L.autograd.grad(L.atanh(x).abs().sum(), x, create_graph=True)
+        out.append(L.autograd.grad(g.sum(), x)[0].numpy())
+    np.testing.assert_array_equal(*out)
