@@ -93,6 +93,10 @@ def lane_mask(x, shares, *others, step_bytes=128):
         order = sorted(range(x.ndim), key=lambda d: -x.strides[d])
         lanes = vector_lanes(x.size, x.itemsize, shares, step_bytes)
         return lanes.reshape([x.shape[d] for d in order]).transpose(np.argsort(order))
+    order = sorted(range(x.ndim), key=lambda d: -x.strides[d])  # (torch's loop walks x's dims slowest to fastest
+    if order != list(range(x.ndim)) and min(x.strides) >= 0:  # in memory: a transposed slice by its columns)
+        mask = lane_mask(x.transpose(order), shares, *[o.transpose(order) for o in others], step_bytes=step_bytes)
+        return mask.transpose(np.argsort(order))
     start = max(_contiguous_from(a) for a in arrays)
     return row_lane_mask(x.shape, start, shares, step_bytes // x.itemsize) if start < x.ndim else \
         np.zeros(x.shape, bool)

@@ -67,3 +67,62 @@ def test_an_exact_zero_gradient_times_a_number_stays_exact():
         g, = L.autograd.grad(L.atanh(x).abs().sum(), x, create_graph=True)
         out.append(L.autograd.grad(g.sum(), x)[0].numpy())
     np.testing.assert_array_equal(*out)
+
+
+SLICES = {"whole": np.s_[...], "columns": np.s_[:, :21], "every other row": np.s_[::2]}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("op", ["maximum", "minimum", "max", "min"])
+@pytest.mark.parametrize("where", list(SLICES) + ["transposed columns", "a broadcast row"])
+def test_maximum_of_zeros_of_opposite_signs(dtype, op, where):
+    """Of 0.0 and -0.0 torch's vector loop gives the second operand, its scalar loop (each row's tail, a layout it
+    does not vectorise) the first: maximum(a, -a) of a 4x2 with zeros was -0.0 in torch, 0.0 in microtorch."""
+    rng = np.random.default_rng(7)
+    a, b = (rng.choice([0.0, -0.0, 1.0, -1.0], (9, 40)).astype(dtype) for _ in range(2))
+
+    def run(L):
+        x, y = L.tensor(a), L.tensor(b)
+        if where == "transposed columns":
+            x, y = x[:, :21].t(), y[:, :21].t()
+        elif where == "a broadcast row":
+            x, y = x[:, :21], y[0, :21]
+        else:
+            x, y = x[SLICES[where]], y[SLICES[where]]
+        return getattr(L, op)(x, y)
+    t, m = _both(run)
+    assert np.array_equal(np.signbit(t), np.signbit(m)) and np.array_equal(t, m)
+
+
+@pytest.mark.parametrize("n", [1, 8, 9, 17, 100])
+def test_maximum_of_signed_zero_vectors(n):
+    for a in (np.zeros(n), -np.zeros(n)):
+        t, m = _both(lambda L: L.maximum(L.tensor(a), L.tensor(-a)))
+        assert np.array_equal(np.signbit(t), np.signbit(m))
+
+
+def test_nan_gradient_lanes_of_a_transposed_slice():
+    """The lane model walks a transposed slice by its memory rows, as torch's loop does (hardtanh passes a NaN's
+    gradient on each row's tail only)."""
+    base = np.random.default_rng(5).uniform(-2, 2, (9, 40))
+    base[::2, ::3] = np.nan
+    out = []
+    for L in (torch, microtorch):
+        x = L.tensor(base)[:, :21].t().requires_grad_()
+        L.nn.functional.hardtanh(x).backward(L.ones(21, 9, dtype=L.float64))
+        out.append(x.grad.numpy())
+    np.testing.assert_array_equal(*out)
+
+
+@pytest.mark.parametrize("call", ["roll(x, 1, 0)", "roll(x, 1)", "roll(x[:, ::2], 1, 1)", "roll(x, (1, 1), (0, 1))",
+                                  "aminmax(x, dim=1).max", "aminmax(x, dim=1, keepdim=True).min",
+                                  "aminmax(x, dim=-1).max", "aminmax(x).max"])
+def test_roll_and_aminmax_results_are_laid_out_as_torch(call):
+    """torch's roll and aminmax give C-ordered results (a later view() or reshape depends on it); microtorch's kept
+    a permuted input's layout."""
+    strides = []
+    for L in (torch, microtorch):
+        x = L.arange(60, dtype=L.float64).reshape(3, 4, 5).permute(2, 0, 1)
+        y = eval("L." + call)
+        strides.append((tuple(y.stride()), y.is_contiguous(), y.detach().numpy().tolist()))
+    assert strides[0] == strides[1]

@@ -1707,9 +1707,18 @@ def _tied_half(ctx, ta, tb, takes_a):
 
 
 def _np_max(a, b, takes_b=np.less):
-    """torch's max of two: a unless a < b (so max(-0.0, 0.0) is -0.0), and NaN from either side."""
+    """torch's max of two: a unless a < b, and NaN from either side. Of two zeros of opposite signs its scalar loop
+    gives a, its vector loop b (max(0.0, -0.0) is -0.0 in 64-byte steps, 0.0 on each row's tail)."""
     out = np.where(takes_b(a, b), b, a)
-    return np.where(np.isnan(b), b, out) if out.dtype.kind in "fc" else out
+    if out.dtype.kind not in "fc":
+        return out
+    out = np.where(np.isnan(b), b, out)
+    if out.dtype.kind == "f" and out.ndim:
+        signed_ties = (a == 0) & (b == 0) & (np.signbit(a) != np.signbit(b))
+        if signed_ties.any():
+            x, y = np.broadcast_to(a, out.shape), np.broadcast_to(b, out.shape)
+            out = np.where(signed_ties & _kernel_exp.lane_mask(x, _thread_chunks, y, step_bytes=64), y, out)
+    return out
 
 
 def _pick_grads(grad, a, b):

@@ -8,7 +8,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import _std_order as std_order
 from ._op import Op, normalize_dims
-from .reduce import return_type
+from .reduce import c_order, return_type
 
 
 class Picked(Op):
@@ -367,7 +367,7 @@ class Aminmax(Op):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.dim, ctx.keepdim = dim, keepdim
-        lo, hi = np.asarray(np.amin(x, axis=dim, keepdims=keepdim)), np.asarray(np.amax(x, axis=dim, keepdims=keepdim))
+        lo, hi = c_order(np.amin(x, axis=dim, keepdims=keepdim)), c_order(np.amax(x, axis=dim, keepdims=keepdim))
         ctx.save_for_backward(x, lo, hi)  # (the results as arrays: changed in place, backward refuses, as torch)
         return lo, hi
 

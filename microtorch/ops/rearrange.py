@@ -22,7 +22,7 @@ class Roll(Op):
         ctx.shifts, ctx.dims = shifts, dims
         if dims is None:  # the flattened tensor is rolled, then takes x's shape again
             return np.roll(x.reshape(-1), shifts).reshape(x.shape)
-        return np.roll(x, shifts, axis=dims)
+        return np.ascontiguousarray(np.roll(x, shifts, axis=dims))  # (torch's result is laid out in C order)
 
     @staticmethod
     def backward(ctx, grad):
