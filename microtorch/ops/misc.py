@@ -6,6 +6,7 @@ from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._memory_formats import laid_out, preserve_format, suggested_format
 from ._op import Op, as_array, normalize_dims, numbers_as
+from .reduce import c_order
 from .order import sort, topk  # noqa: F401 (their home is order.py; ops and composite import them from here)
 from .rounding import (Ceil, DivRounded, Floor, Fmod, FmodTensor, Remainder, RemainderOfNumber, RemainderTensor, Round,
                        RoundDecimals, Trunc)
@@ -152,9 +153,9 @@ class Cumsum(Op):
         if x.ndim == 0:  # (numpy would make it 1-d)
             return x.copy()
         if x.dtype == np.float32:  # (torch's float32 cumsum runs in double, then rounds)
-            return np.cumsum(x, axis=dim, dtype=np.float64).astype(np.float32)
-        return np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in "biu" else None)  # (torch: integers to int64;
-        # numpy gives uint8 uint64)
+            return c_order(np.cumsum(x, axis=dim, dtype=np.float64).astype(np.float32))
+        # (torch: integers to int64, numpy gives uint8 uint64; and C order, whatever x's layout)
+        return c_order(np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in "biu" else None))
 
     @staticmethod
     def backward(ctx, grad):

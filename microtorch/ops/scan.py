@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._op import Op, normalize_dims
 from .elementwise import where
+from .reduce import c_order
 from .shape import cat, stack
 
 
@@ -79,6 +80,7 @@ class Cumprod(Op):
             out = np.cumprod(x, axis=dim, dtype=_IN_DOUBLE[x.dtype]).astype(x.dtype)
         else:
             out = np.cumprod(x, axis=dim)
+        out = c_order(out)  # (torch's scans give C order, whatever x's layout)
         ctx.save_for_backward(x, out)
         return out
 
@@ -121,6 +123,7 @@ class Logcumsumexp(Op):
             out = np.logaddexp.accumulate(x, axis=dim) if x.size and x.ndim else x.copy()
             if x.size and x.ndim:  # (torch's scan starts from -inf: its first value is x + log1p(0), so -0 is +0)
                 out[(slice(None),) * dim + (0,)] += 0.0
+        out = c_order(out)  # (torch's scans give C order, whatever x's layout)
         ctx.save_for_backward(x, out)
         return out
 
@@ -169,7 +172,7 @@ class CumExtreme(Op):
     def forward(ctx, x, dim, indices):
         ctx.dim, ctx.indices, ctx.shape = dim, indices, x.shape
         ctx.save_for_backward(x)  # (as torch's node: x changed in place afterwards, backward refuses)
-        return np.take_along_axis(x, indices, axis=dim) if x.ndim else x.copy()
+        return c_order(np.take_along_axis(x, indices, axis=dim)) if x.ndim else x.copy()
 
     @staticmethod
     def backward(ctx, grad):
@@ -249,7 +252,7 @@ def _cum_extreme(input, dim, largest):
     if input._data.dtype.kind == "c":
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'ComplexFloat\': complex tensors have no '
                                   "order; compare .abs() or .real instead")
-    idx = _running_index(x._data, d, largest) if x.ndim else np.zeros((), np.int64)
+    idx = c_order(_running_index(x._data, d, largest)) if x.ndim else np.zeros((), np.int64)
     values = (CumExtreme if largest else CumminOp).apply(x, d, idx)
     return return_type(name)(values, Tensor._make(idx))
 
