@@ -149,3 +149,20 @@ def test_scans_are_laid_out_as_torch(op, dim, dtype):
     else:
         np.testing.assert_array_equal(got[0][2], got[1][2])
     np.testing.assert_allclose(got[0][3], got[1][3], rtol=1e-6)
+
+
+@pytest.mark.parametrize("value", ["2.0", "L.tensor(2.0, dtype=L.float64)"])
+@pytest.mark.parametrize("layout", ["permuted", "transposed", "broadcast mask", "sliced"])
+def test_masked_fill_is_laid_out_as_torch(value, layout):
+    """torch's masked_fill fills a C-ordered clone (a later matmul of a permuted input's fill recorded
+    ViewBackward0 in torch, ReshapeAliasBackward0 in microtorch)."""
+    got = []
+    for L in (torch, microtorch):
+        a = L.tensor(np.arange(24.0).reshape(2, 3, 4) - 11, requires_grad=True)
+        x = {"permuted": a.permute(2, 0, 1), "transposed": a[0].t(), "broadcast mask": a.transpose(0, 2),
+             "sliced": a[:, :, ::2]}[layout]
+        mask = x[0] > 0 if layout == "broadcast mask" else x > 0
+        y = L.masked_fill(x, mask, eval(value))
+        y.backward(L.ones_like(y))
+        got.append((tuple(y.stride()), y.detach().numpy().tolist(), a.grad.numpy().tolist()))
+    assert got[0] == got[1]

@@ -6,6 +6,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import need_dims
 from ._op import Op, broadcast_error, normalize_dims
+from .reduce import c_order
 
 
 class ScatterIntoZeros(Op):
@@ -397,7 +398,7 @@ class MaskedFill(Op):
     @staticmethod
     def forward(ctx, x, mask, value):
         ctx.save_for_backward(mask)
-        return np.where(mask, np.asarray(value, dtype=x.dtype), x)
+        return c_order(np.where(mask, np.asarray(value, dtype=x.dtype), x))  # (torch fills a C-ordered clone)
 
     @staticmethod
     def backward(ctx, grad):
