@@ -7,6 +7,7 @@ bumped by every in-place op, so that backward can tell a saved tensor was modifi
 """
 import itertools
 import warnings
+import weakref
 
 import numpy as np
 
@@ -275,9 +276,12 @@ class Tensor:
     def detach(self):
         """The same data (and version counter) without history (not a view: no _base, as in torch)."""
         t = Tensor._make(self._data)
-        t._version_counter = self._version_counter
+        t._version_counter = counter = self._version_counter
         if t._inference or self._inference:  # (as a view: an inference tensor's is one, a normal tensor's is not)
             t._inference = self._inference
+        root = self._base if self._base is not None else self
+        if root._requires_grad and len(counter) == 1:  # the counter names the tensor with history whose memory it
+            counter.append(weakref.ref(root))         # counts: a change through t makes torch rebuild its views
         return t
 
     def detach_(self):

@@ -21,6 +21,17 @@ def bump_version(t):
     t._version_counter[0] += 1
 
 
+def aliased_root(t):
+    """The tensor with history whose memory t shares through detach() (t's version counter names it; see
+    Tensor.detach), when it is not t's own root and has views: an in-place change of t changes them too, and torch
+    rebuilds their histories (or refuses a split's outputs) as after a change through the root itself. Else None."""
+    counter = t._version_counter
+    if len(counter) < 2:
+        return None
+    root = counter[1]()
+    return root if root is not None and root is not t and root is not t._base and root._views else None
+
+
 def mark_view(out, base, multi=False, replay=None):
     """`out` is a view of `base`: share the version counter, remember the root base, and let
     the root know its views (weakly) so that an in-place op can regenerate their history.

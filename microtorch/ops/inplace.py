@@ -375,6 +375,7 @@ def _apply_inplace(self, fn, args, op):
         root = base if base is not None else self
         if root._requires_grad and root._views:
             _regenerate_views(root)
+        _regenerate_aliased(self)
         return self
     if base is not None:
         return _inplace_on_view(self, base, fn, args, op)
@@ -383,7 +384,16 @@ def _apply_inplace(self, fn, args, op):
     _rebase(self, out)
     if self._views:
         _regenerate_views(self)
+    _regenerate_aliased(self)
     return self
+
+
+def _regenerate_aliased(t):
+    """After an in-place change through t, a detach()ed alias: the views of the tensor it was detached from (see
+    views.aliased_root)."""
+    root = views.aliased_root(t)
+    if root is not None:
+        _regenerate_views(root)
 
 
 def _keeping_tangents(self, fn, args, op):
@@ -437,6 +447,7 @@ def _inplace_on_view(self, base, fn, args, op):
     _copy_slices(base, base_alias, out, idx, view_old)
     if self.grad_fn is not None:
         _saved_with_view_history(out.grad_fn, self)
+    _regenerate_aliased(base)
     return self
 
 

@@ -93,5 +93,6 @@ def _unrecorded_self(x):
     return (_hooks.range_opener is None and type(a) is np.ndarray and not x._inference and type(x) is not ZeroTangent  # (not a vmap batch; an exact zero refuses it)
             and a.flags.writeable and a.flags.forc  # (contiguous: no two elements share memory)
             and not (grad_mode.is_grad_enabled() and x._requires_grad)
-            and x._base is None and not x._fw_grads
+            and x._base is None and not x._fw_grads and len(x._version_counter) == 1  # (not a detach()ed alias of
+            # a tensor with history: its views would get a new history)
             and not (x._requires_grad and x._views and live_views(x)))  # (its views would get a new history)
