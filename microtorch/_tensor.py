@@ -66,13 +66,15 @@ class Tensor:
     _view_replay = None        # its replay steps from its base (the view ops, its place in memory): how it is rebuilt
     __array_priority__ = 1000  # numpy defers to Tensor's operators (ndarray * Tensor -> Tensor)
 
-    def __new__(cls, *args, **kwargs):
+    def __new__(cls, *args, **kwargs):  # (Tensor(t) of a tensor t: its alias, see _tensor_methods._legacy_new)
         return object.__new__(cls)
 
     def __init__(self, *args, requires_grad=False):
         # torch's legacy constructor: Tensor(sizes...) or Tensor(data), always the default float
         # dtype (microtorch.tensor(...) infers the dtype and is the one to use)
         if len(args) == 1 and isinstance(args[0], Tensor):
+            if getattr(self, "_data", None) is not None:  # (the alias __new__ made: nothing left to do)
+                return
             data = args[0]._data
         elif not args:
             data = np.zeros(0, get_default_dtype().np)

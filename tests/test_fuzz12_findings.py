@@ -202,3 +202,25 @@ def test_a_change_through_a_detached_alias_rebuilds_the_views(program):
         except RuntimeError as e:
             seen.append(("raised", str(e).split(".")[0].split("(): ")[-1]))  # (microtorch names the op first)
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("make", ["L.ones(3, dtype=L.float64)", "L.ones(3, dtype=L.int64)", "L.ones(2, 2).t()",
+                                  "L.ones(3, requires_grad=True) * 2", "L.ones(3, requires_grad=True)"])
+def test_the_legacy_constructor_of_a_tensor_is_its_alias(make):
+    """torch.Tensor(t) aliases t: its memory, dtype, strides and version, with AliasBackward0 when t requires grad
+    (microtorch made a new tensor without history, so no gradient reached t)."""
+    seen = []
+    for L in (torch, microtorch):
+        y = eval(make)
+        t = L.Tensor(y)
+        row = [str(t.dtype).split(".")[-1], tuple(t.stride()), t._base is y, t.requires_grad,
+               t.grad_fn and t.grad_fn.name()]
+        if t.requires_grad:
+            (t * 3).sum().backward()
+            leaf = y if y.is_leaf else None
+            row.append(leaf.grad.tolist() if leaf is not None else None)
+        with L.no_grad():
+            t.add_(1)
+        row += [y.tolist(), y._version]
+        seen.append(row)
+    assert seen[0] == seen[1]
