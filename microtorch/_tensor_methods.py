@@ -766,10 +766,10 @@ def numpy_aliases(fn):
 def install(cls):
     for name, fn in METHODS.items():
         setattr(cls, name, fn if name in NO_NUMPY_ALIASES or name == "unflatten" else numpy_aliases(fn))
-    cls.__new__ = staticmethod(_legacy_new)
+    cls.__new__ = staticmethod(_constructed)
 
 
-def _legacy_new(cls, *args, **kwargs):
+def _constructed(cls, *args, **kwargs):
     """Tensor(t), torch's legacy constructor given a tensor: an alias of t (its memory, dtype, strides and version),
     recorded as AliasBackward0 when t requires grad. Tensor(sizes...) and Tensor(data) make a new tensor
     (Tensor.__init__)."""

@@ -1,6 +1,8 @@
 """Layer and batch normalization as one op each, as torch records them (NativeLayerNormBackward0,
 NativeBatchNormBackward0), whose backward is the formula below (written in Tensor ops, so that a double backward
 differentiates it); and the checks torch's CPU kernels make of the input's and parameters' dtypes."""
+import math
+
 import numpy as np
 
 from ..autograd.grad_mode import is_grad_enabled
@@ -64,8 +66,7 @@ class NativeLayerNorm(Op):
         x_hat = (x - mean) * rstd
         gx = gw = gb = None
         if ctx.needs_input_grad[0]:
-            g = grad * weight if weight is not None else grad
-            gx = rstd * (g - g.mean(dims, keepdim=True) - x_hat * (g * x_hat).mean(dims, keepdim=True))
+            gx = _layer_norm_dx(grad * weight if weight is not None else grad, x, mean, rstd, dims)
         if ctx.needs_input_grad[1]:
             gw = (grad * x_hat).sum(batch) if batch else grad * x_hat
         if ctx.needs_input_grad[2]:
@@ -84,6 +85,17 @@ class NativeLayerNorm(Op):
         out = out * weight if weight is not None else out
         out = out + x_hat * tw if tw is not None else out
         return out + tb if tb is not None else out
+
+
+def _layer_norm_dx(g, x, mean, rstd, dims):
+    """dx = rstd (g - mean(g) - x^ mean(g x^)), in torch's kernel's terms: a g + b x + c per row, a = rstd,
+    b = (sum(g) mean - sum(g x)) rstd^3 / N, c = -b mean - sum(g) rstd / N (an inf in g makes the whole row NaN,
+    as torch's; the centred form left some of it inf)"""
+    n = math.prod(x.shape[d] for d in dims)
+    ds, db = (g * x).sum(dims, keepdim=True), g.sum(dims, keepdim=True)
+    b = (db * mean - ds) * rstd * rstd * rstd / n
+    c = -b * mean - db * rstd / n
+    return rstd * g + b * x + c
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
