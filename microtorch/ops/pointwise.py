@@ -10,6 +10,7 @@ from ._op import Op, as_array, broadcast_error, numbers_as, promoted
 from .._dtype import float16, float32, result_type
 from .elementwise import MulScalar, PowScalar, _float, _in, _need_tensors, _operands, _unary, where
 from ._kernels import _NAMES
+from ._layout import like_torch, like_torch_pair
 from .index import fill_scalar
 from .scalar_overloads import add_scalar, mul_scalar, scalar_minus, sub_scalar
 
@@ -204,6 +205,12 @@ def logit(input, eps=None):
 
 
 # ---- two inputs ------------------------------------------------------------------------------------
+def _pairwise(np_fn, dtype, a, b):
+    """np_fn(a, b), in `dtype` when _operands left an operand in its own, laid out as torch's result: by the
+    operands' strides, a first (numpy's would be in C order; see ops/_layout.py)"""
+    return like_torch_pair(np_fn(*_in(dtype, a, b)) if dtype is not None else np_fn(a, b), a, b)
+
+
 class Atan2(Op):
     """d atan2(a, b) = (b, -a)/(a^2 + b^2)"""
     _grad_fn_name = "Atan2Backward0"
@@ -212,7 +219,7 @@ class Atan2(Op):
     @staticmethod
     def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.arctan2(*_in(dtype, a, b)) if dtype is not None else np.arctan2(a, b)
+        return _pairwise(np.arctan2, dtype, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -234,8 +241,8 @@ class Hypot(Op):
 
     @staticmethod
     def forward(ctx, a, b, dtype=None):
-        out = as_array(np.hypot(*_in(dtype, a, b)) if dtype is not None else np.hypot(a, b))  # (0-d: an array, so
-        # that backward finds it as this node's output, with its history)
+        out = as_array(_pairwise(np.hypot, dtype, a, b))  # (0-d: an array, so that backward finds it as this
+        # node's output, with its history; laid out before it is saved: the saved array is the result itself)
         needs = ctx.needs_input_grad  # (each operand kept for its own gradient only, as torch)
         ctx.save_for_backward(a if needs[0] else None, b if needs[1] else None, out)
         return out
@@ -272,7 +279,7 @@ class Logaddexp(Op):
     @staticmethod
     def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return _logaddexp_np(*_in(dtype, a, b)) if dtype is not None else _logaddexp_np(a, b)
+        return _pairwise(_logaddexp_np, dtype, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -292,7 +299,7 @@ class Logaddexp2(Op):
     @staticmethod
     def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.logaddexp2(*_in(dtype, a, b)) if dtype is not None else np.logaddexp2(a, b)
+        return _pairwise(np.logaddexp2, dtype, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -316,8 +323,12 @@ class Xlogy(Op):
     @staticmethod
     def forward(ctx, x, y, dtype=None):
         ctx.save_for_backward(x, y)
-        x, y = _in(dtype, x, y) if dtype is not None else (x, y)
-        return np.where((x == 0) & ~np.isnan(y), np.zeros_like(x * y), x * ctx.function_class._log(y))
+        return _pairwise(ctx.function_class._values, dtype, x, y)
+
+    @classmethod
+    def _values(cls, x, y):
+        """x log(y), 0 where x == 0 and y is not NaN (log is numpy's log, or log1p for xlog1py)"""
+        return np.where((x == 0) & ~np.isnan(y), np.zeros_like(x * y), x * cls._log(y))
 
     @staticmethod
     def backward(ctx, grad):
@@ -382,7 +393,7 @@ class Fmax(Op):
     @staticmethod
     def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.fmax(*_in(dtype, a, b)) if dtype is not None else np.fmax(a, b)
+        return _pairwise(np.fmax, dtype, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -402,7 +413,7 @@ class Fmin(Op):
     @staticmethod
     def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return np.fmin(*_in(dtype, a, b)) if dtype is not None else np.fmin(a, b)
+        return _pairwise(np.fmin, dtype, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -454,7 +465,7 @@ class Lerp(Op):
     @staticmethod
     def forward(ctx, start, end, weight=0.5):
         ctx.weight = weight
-        return _lerp(start, end, weight)
+        return like_torch_pair(_lerp(start, end, weight), start, end)  # (laid out as torch's: see ops/_layout.py)
 
     @staticmethod
     def backward(ctx, grad):
@@ -474,7 +485,7 @@ class LerpTensor(Op):
     def forward(ctx, start, end, weight):
         weighted = ctx.needs_input_grad[2]  # (start and end only for the weight's gradient, as torch keeps them)
         ctx.save_for_backward(start if weighted else None, end if weighted else None, weight)
-        return _lerp(start, end, weight.astype(start.dtype, copy=False))
+        return like_torch(_lerp(start, end, weight.astype(start.dtype, copy=False)), start, end, weight)
 
     @staticmethod
     def backward(ctx, grad):
@@ -502,8 +513,10 @@ class Addcmul(Op):
         # gradient, as torch: a tensor whose partner needs none may change in place afterwards)
         dtype = np.result_type(x, a, b)
         if _fused(dtype) and not isinstance(value, complex):  # torch's: (value a) b + x, one rounding
-            return _fma(np.float32(value) * a.astype(np.float32, copy=False), b, x).astype(dtype, copy=False)
-        return x + value * a * b
+            out = _fma(np.float32(value) * a.astype(np.float32, copy=False), b, x).astype(dtype, copy=False)
+        else:
+            out = x + value * a * b
+        return like_torch(out, x, a, b)  # (laid out by x's strides first, then a's and b's, as torch's)
 
     @staticmethod
     def backward(ctx, grad):
@@ -527,7 +540,7 @@ class Addcdiv(Op):
         ctx.value = value
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[2] else None, b)  # (what torch keeps: tensor1 for tensor2's gradient)
-        return x + value * a / b
+        return like_torch(x + value * a / b, x, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -787,8 +800,8 @@ class Heaviside(Op):
 
 
 def _step(x, values):
-    """values where x == 0, else 1 where x > 0 and 0 elsewhere (NaN too, as torch)"""
-    return np.where(x == 0, values, x > 0).astype(x.dtype)
+    """values where x == 0, else 1 where x > 0 and 0 elsewhere (NaN too, as torch), laid out as torch's"""
+    return like_torch_pair(np.where(x == 0, values, x > 0).astype(x.dtype), x, values)
 
 
 def heaviside(input, values):
