@@ -4,6 +4,7 @@ import numpy as np
 
 from .._dtype import result_type
 from .._tensor import Tensor
+from ._layout import like_torch_pair
 from ._op import as_array, broadcast_error
 
 
@@ -33,7 +34,8 @@ def _binary(op, np_fn, bool_ok=True, tensor_only=False):
             out = np_fn(a, b)
         except ValueError as e:
             raise broadcast_error(op, e, input, other) from None
-        return Tensor._make(as_array(out).astype(a.dtype if bool_ok else np.result_type(a, b)))
+        out = as_array(out).astype(a.dtype if bool_ok else np.result_type(a, b))
+        return Tensor._make(like_torch_pair(out, a, b))  # (laid out as torch's: see ops/_layout.py)
     fn.__name__ = fn.__qualname__ = op
     fn.__doc__ = f"{op}(input, other): elementwise, on integer or bool tensors (no gradient)."
     return fn

@@ -7,6 +7,7 @@ floor_divide has no derivative (its node refuses, as torch's)."""
 import numpy as np
 
 from .._dtype import result_type
+from ._layout import like_torch_pair
 from ._op import Op, as_array, number_as
 from .elementwise import zeros_like_
 
@@ -70,7 +71,7 @@ class FmodTensor(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(*_for_other(ctx, a, b))
-        return np.fmod(*_promoted(a, b))
+        return like_torch_pair(np.fmod(*_promoted(a, b)), a, b)  # (laid out as torch's: see ops/_layout.py)
 
     @staticmethod
     def backward(ctx, grad):
@@ -128,7 +129,7 @@ class RemainderTensor(FmodTensor):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(*_for_other(ctx, a, b))
-        return torch_remainder(*_promoted(a, b))
+        return like_torch_pair(torch_remainder(*_promoted(a, b)), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -166,7 +167,8 @@ class DivRounded(Op):
         ctx.mode = mode
         a, b = np.asarray(a), np.asarray(b)
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)  # (what torch's node keeps for the
-        return rounded_quotient(a, b, mode)  # quotient's formula without a mode: changed in place, backward refuses)
+        # quotient's formula without a mode: changed in place, backward refuses)
+        return like_torch_pair(rounded_quotient(a, b, mode), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -184,8 +186,9 @@ class FloorDivide(Op):
 
     @staticmethod
     def forward(ctx, a, b, np_dtype):
-        out = rounded_quotient(np.asarray(a), np.asarray(b), "floor")
-        return out if out.dtype == np_dtype else out.astype(np_dtype)
+        a, b = np.asarray(a), np.asarray(b)
+        out = rounded_quotient(a, b, "floor")
+        return like_torch_pair(out if out.dtype == np_dtype else out.astype(np_dtype), a, b)
 
     @staticmethod
     def backward(ctx, grad):
