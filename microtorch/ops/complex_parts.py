@@ -3,6 +3,7 @@ and polar(abs, angle), with torch's backward formulas, which read the complex gr
 its graph shows the real view's nodes) and, for polar, the result itself."""
 import numpy as np
 
+from ._layout import like_torch_pair
 from ._op import Op
 from .elementwise import imag, real
 from .scalar_overloads import mul_scalar
@@ -21,7 +22,8 @@ class Complex(Op):
 
     @staticmethod
     def forward(ctx, re, im):
-        return _from_parts(re, im)
+        return like_torch_pair(_from_parts(re, im), re, im)  # (laid out by the parts' strides, as torch's: see
+        # ops/_layout.py)
 
     @staticmethod
     def backward(ctx, grad):
@@ -41,7 +43,8 @@ class Polar(Op):
 
     @staticmethod
     def forward(ctx, r, theta):
-        out = _from_parts(r * np.cos(theta), r * np.sin(theta))
+        out = like_torch_pair(_from_parts(r * np.cos(theta), r * np.sin(theta)), r, theta)  # (laid out as torch's,
+        # by r's and theta's strides, before it is saved)
         ctx.save_for_backward(out)
         return out
 

@@ -1128,4 +1128,5 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     ad, bd = _cmp_operands(input, other)
-    return Tensor._make(as_array(np.isclose(ad, bd, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    out = as_array(np.isclose(ad, bd, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return Tensor._make(like_torch(out, ad, bd))  # (torch's is laid out as its input == other: see ops/_layout.py)

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._dtype import float16
 from .._tensor import Tensor
+from ._layout import like_torch_pair
 from ._op import Op, as_array, broadcast_error, promoted
 from .elementwise import _erf_np, _float, _in, _unary, where, zeros_like_
 from .pointwise import Xlogy, XlogyNumberInput, XlogyNumberOther, by_numbers
@@ -304,7 +305,8 @@ class Igamma(Op):
         ctx.sign = sign
         ctx.save_for_backward(a, x)
         p = _igamma_np(a, x)
-        return (p if sign == 1 else 1 - p).astype(x.dtype)
+        return like_torch_pair((p if sign == 1 else 1 - p).astype(x.dtype), a, x)  # (numpy's is in C order; torch
+        # lays it out by the operands' strides: see ops/_layout.py)
 
     @staticmethod
     def backward(ctx, grad):
@@ -415,7 +417,8 @@ class Zeta(Op):
     @staticmethod
     def forward(ctx, x, q, dtype=None):
         ctx.save_for_backward(x, q)
-        return _zeta_np(x, q).astype(dtype if dtype is not None else np.result_type(x, q))
+        out = _zeta_np(x, q).astype(dtype if dtype is not None else np.result_type(x, q))
+        return like_torch_pair(out, x, q)  # (laid out as torch's, as igamma's)
 
     @staticmethod
     def backward(ctx, grad):
@@ -455,7 +458,7 @@ class Ldexp(Op):
     @staticmethod
     def forward(ctx, x, e):  # (a complex exponent makes the result complex, as torch's x * 2**e)
         ctx.scale = np.exp2(e).astype(np.result_type(x.dtype, e.dtype) if e.dtype.kind == "c" else x.dtype)
-        out = x * ctx.scale
+        out = like_torch_pair(x * ctx.scale, x, e)  # (laid out as torch's x * 2**e, before it is saved)
         # torch keeps the exponent for x's gradient only, and the result: x may change in place
         ctx.save_for_backward(e if ctx.needs_input_grad[0] else None, out)
         return out
@@ -495,7 +498,8 @@ class Copysign(Op):
 
     @staticmethod
     def forward(ctx, x, y):
-        out = as_array(np.copysign(x, y))  # (0-d: an array, found as this node's output by backward, as hypot's)
+        out = as_array(like_torch_pair(np.copysign(x, y), x, y))  # (0-d: an array, found as this node's output by
+        # backward, as hypot's; laid out as torch's before it is saved)
         ctx.save_for_backward(x if ctx.needs_input_grad[0] else None, out)  # (x for its own gradient only, as torch)
         return out
 
@@ -537,7 +541,7 @@ class Nextafter(Op):
 
     @staticmethod
     def forward(ctx, x, y):
-        return np.nextafter(x, y)
+        return like_torch_pair(np.nextafter(x, y), x, y)
 
     @staticmethod
     def backward(ctx, grad):

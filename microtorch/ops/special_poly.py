@@ -10,6 +10,7 @@ import numpy as np
 from .._dtype import get_default_dtype, result_type
 from .._tensor import Tensor
 from ._kernels import _NAMES
+from ._layout import like_torch_pair
 from ._op import Op, broadcast_error
 from .special_fma import fma, libm
 
@@ -136,8 +137,9 @@ def _degree(n):
 def _polynomial_op(name, kernel):
     """an Op computing kernel(x, degree) on x and n of one floating dtype, its result marked non-differentiable"""
     def forward(ctx, x, n):
-        x, n = np.broadcast_arrays(x, n)
-        out = np.asarray(kernel(x, _degree(n)), dtype=x.dtype)
+        xb, nb = np.broadcast_arrays(x, n)
+        out = like_torch_pair(np.asarray(kernel(xb, _degree(nb)), dtype=xb.dtype), x, n)  # (laid out by the
+        # operands' own strides, as torch's: see ops/_layout.py)
         ctx.mark_non_differentiable(out)
         return out
 
