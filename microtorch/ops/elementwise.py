@@ -265,7 +265,8 @@ class RsubTensors(Rsub):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1, dtype=None):
-        return like_torch(Rsub.forward(ctx, a, b, alpha, dtype), a, b)
+        return like_torch(Rsub.forward(ctx, a, b, alpha, dtype), b, a)  # (torch's rsub is sub(b, a): b's strides
+        # first)
 
 
 def rsub(input, other, alpha=1):
@@ -1649,7 +1650,8 @@ class ClampTensor(Op):
         if hi is not None:
             out = _np_max(out, hi, np.greater)
         ctx.save_for_backward(x, lo, hi)
-        return np.array(out, dtype=x.dtype)
+        return like_torch(np.asarray(out, dtype=x.dtype), x, lo, hi)  # (out is np.where's: fresh; laid out by x's
+        # strides first, then the bounds', as torch's)
 
     @staticmethod
     def backward(ctx, grad):
