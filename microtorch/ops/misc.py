@@ -4,6 +4,7 @@ import numpy as np
 from .._dtype import cast, result_type
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
+from ._layout import like_torch
 from ._memory_formats import laid_out, preserve_format, suggested_format
 from ._op import Op, as_array, normalize_dims, numbers_as
 from .reduce import c_order
@@ -24,7 +25,10 @@ class ToCopy(Op):
             warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=6)
             x = x.real
         out = cast(x, np_dtype)  # (numpy's astype keeps a dense layout, as torch's preserve_format)
-        return out if memory_format is None else laid_out(out, memory_format)
+        if memory_format is not None:
+            return laid_out(out, memory_format)
+        return out if x.flags.c_contiguous else like_torch(out, x)  # (a broadcast x: torch orders its stride-0
+        # dims as in C order, numpy's astype makes them the fastest)
 
     @staticmethod
     def backward(ctx, grad):
