@@ -42,6 +42,17 @@ def like_torch_pair(out, a, b):
     return like_torch(out, a, b)
 
 
+def converted(x, np_dtype):
+    """x (an operand's array) in np_dtype, laid out as torch converts an operand to its op's dtype (x.to(dtype),
+    before the result's layout is chosen from the operands): a dense x keeps its strides, a broadcast one gets its
+    stride-0 dims in C order, where numpy's astype makes them the fastest. x itself when it has the dtype."""
+    if x.dtype == np_dtype:
+        return x
+    out = x.astype(np_dtype)
+    return like_torch(out, x) if type(x) is np.ndarray and not x.flags.c_contiguous else out  # (vmap's batched
+    # arrays: as they are)
+
+
 def _broadcast_strides(x, shape):
     """x's strides over the output's dims, 0 where x is broadcast (as TensorIterator sees them)."""
     lead = len(shape) - x.ndim

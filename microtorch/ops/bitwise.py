@@ -4,19 +4,19 @@ import numpy as np
 
 from .._dtype import result_type
 from .._tensor import Tensor
-from ._layout import like_torch_pair
+from ._layout import converted, like_torch_pair
 from ._op import as_array, broadcast_error
 
 
 def _integer(op, *operands):
     """the operands' data in their torch result dtype; a Python int wraps around into it, as in torch
-    (x_uint8 & -1 is x & 255)"""
+    (x_uint8 & -1 is x & 255); a tensor's data converted as torch converts it (see ops/_layout.py)"""
     dt = result_type(*operands)
     if dt.np.kind not in "biu":
         name = {"f": "Float", "c": "ComplexFloat"}.get(dt.np.kind, dt.np.kind)
         raise NotImplementedError(f'"{op}_cpu" not implemented for \'{name}\': {op} takes integer or bool '
                                   "tensors; convert with .long() or .bool()")
-    return [a._data.astype(dt.np, copy=False) if isinstance(a, Tensor) else np.array(a).astype(dt.np)
+    return [converted(a._data, dt.np) if isinstance(a, Tensor) else np.array(a).astype(dt.np)
             for a in operands]
 
 

@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from . import _zero_tangent as _zero
 from ._checks import need_floating
 from ._kernels import kernel_error
-from ._layout import like_torch, like_torch_pair
+from ._layout import converted, like_torch, like_torch_pair
 from ._op import Op, WrappedNumber, as_array, broadcast_error, number_as, plain, promoted, scalar_path, unrecorded
 from ._range_kernels import _thread_chunks
 
@@ -28,7 +28,8 @@ def _operands(a, b, op="binary op", wrapped=False):
     _int64(b, op)
     dt = result_type(a, b).np
     x, y = ((_wrapped(v, dt) if wrapped else number_as(v, dt)) if not isinstance(v, Tensor) else v
-            if v._data.dtype == dt or v._requires_grad or v._fw_grads is not None else Tensor._make(v._data.astype(dt))
+            if v._data.dtype == dt or v._requires_grad or v._fw_grads is not None
+            else Tensor._make(converted(v._data, dt))  # (laid out as torch converts it: see ops/_layout.py)
             for v in (a, b))
     kept = any((v._data if isinstance(v, Tensor) else v).dtype != dt for v in (x, y))
     return x, y, dt if kept else None
@@ -54,8 +55,8 @@ def _int64(x, op):
 
 
 def _in(dtype, a, b):
-    """a and b cast to the op's dtype (when _operands left one in its own)"""
-    return a.astype(dtype, copy=False), np.asarray(b).astype(dtype, copy=False)
+    """a and b cast to the op's dtype (when _operands left one in its own), laid out as torch casts them"""
+    return converted(a, dtype), converted(np.asarray(b), dtype)
 
 
 class Add(Op):
@@ -265,8 +266,9 @@ class RsubTensors(Rsub):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1, dtype=None):
-        return like_torch(Rsub.forward(ctx, a, b, alpha, dtype), b, a)  # (torch's rsub is sub(b, a): b's strides
-        # first)
+        if dtype is not None:  # (converted first, as torch's: the layout is the converted operands')
+            a, b = _in(dtype, a, b)
+        return like_torch(Rsub.forward(ctx, a, b, alpha), b, a)  # (torch's rsub is sub(b, a): b's strides first)
 
 
 def rsub(input, other, alpha=1):
@@ -664,7 +666,7 @@ def _pow_operand(x, dt):
     if x.dtype.name == "float16" and dt.is_complex:
         raise NotImplementedError("\"pow\" not implemented for 'ComplexHalf': torch has no complex half pow kernel; "
                                   "convert the tensor first, e.g. x.float()")
-    return x.to(dt) if x._requires_grad or x._fw_grads else Tensor._make(x._data.astype(dt.np))
+    return x.to(dt) if x._requires_grad or x._fw_grads else Tensor._make(converted(x._data, dt.np))
 
 
 def _int_power(a, b):

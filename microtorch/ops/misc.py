@@ -27,8 +27,9 @@ class ToCopy(Op):
         out = cast(x, np_dtype)  # (numpy's astype keeps a dense layout, as torch's preserve_format)
         if memory_format is not None:
             return laid_out(out, memory_format)
-        return out if x.flags.c_contiguous else like_torch(out, x)  # (a broadcast x: torch orders its stride-0
-        # dims as in C order, numpy's astype makes them the fastest)
+        if type(x) is np.ndarray and not x.flags.c_contiguous:  # (a broadcast x: torch lays its stride-0 dims out
+            return like_torch(out, x)  # in C order, numpy's astype makes them the fastest)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -66,8 +67,9 @@ def div_rounded(a, b, mode):
     if mode not in ("floor", "trunc"):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
     _integer_divisor("div", ad, bd)
-    a, b = numbers_as((a, b), result_type(a, b).np)  # (computed in the result's dtype: uint8 // -1 divides by 255)
-    return DivRounded.apply(a, b, mode)
+    dt = result_type(a, b).np
+    a, b = numbers_as((a, b), dt)  # (computed in the result's dtype: uint8 // -1 divides by 255)
+    return DivRounded.apply(a, b, mode, dt)
 
 
 _ALIAS = {"trunc": "trunc, or fix"}  # fix is trunc: its errors name both

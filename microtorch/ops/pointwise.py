@@ -207,8 +207,10 @@ def logit(input, eps=None):
 # ---- two inputs ------------------------------------------------------------------------------------
 def _pairwise(np_fn, dtype, a, b):
     """np_fn(a, b), in `dtype` when _operands left an operand in its own, laid out as torch's result: by the
-    operands' strides, a first (numpy's would be in C order; see ops/_layout.py)"""
-    return like_torch_pair(np_fn(*_in(dtype, a, b)) if dtype is not None else np_fn(a, b), a, b)
+    operands' strides, a first, as torch converts them (numpy's would be in C order; see ops/_layout.py)"""
+    if dtype is not None:
+        a, b = _in(dtype, a, b)
+    return like_torch_pair(np_fn(a, b), a, b)
 
 
 class Atan2(Op):

@@ -7,7 +7,7 @@ floor_divide has no derivative (its node refuses, as torch's)."""
 import numpy as np
 
 from .._dtype import result_type
-from ._layout import like_torch_pair
+from ._layout import converted, like_torch_pair
 from ._op import Op, as_array, number_as
 from .elementwise import zeros_like_
 
@@ -71,7 +71,8 @@ class FmodTensor(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(*_for_other(ctx, a, b))
-        return like_torch_pair(np.fmod(*_promoted(a, b)), a, b)  # (laid out as torch's: see ops/_layout.py)
+        a, b = _promoted(a, b)
+        return like_torch_pair(np.fmod(a, b), a, b)  # (laid out as torch's: see ops/_layout.py)
 
     @staticmethod
     def backward(ctx, grad):
@@ -97,13 +98,14 @@ def _in_result_type(x, s):
     """x and the number s as arrays of torch's result dtype: an integer tensor and a float number give the
     default dtype (numpy would give float64), and a number outside an integer dtype wraps (uint8 and -2: 254)."""
     np_dtype = result_type(x, s).np
-    return x.astype(np_dtype, copy=False), number_as(s, np_dtype)
+    return converted(x, np_dtype), number_as(s, np_dtype)
 
 
 def _promoted(a, b):
-    """two arrays in torch's result dtype (float32 and int64 give float32, where numpy gives float64)"""
+    """two arrays in torch's result dtype (float32 and int64 give float32, where numpy gives float64), laid out as
+    torch converts them"""
     np_dtype = result_type(a, b).np
-    return a.astype(np_dtype, copy=False), b.astype(np_dtype, copy=False)
+    return converted(a, np_dtype), converted(b, np_dtype)
 
 
 def torch_remainder(a, b):
@@ -129,7 +131,8 @@ class RemainderTensor(FmodTensor):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(*_for_other(ctx, a, b))
-        return like_torch_pair(torch_remainder(*_promoted(a, b)), a, b)
+        a, b = _promoted(a, b)
+        return like_torch_pair(torch_remainder(a, b), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -163,20 +166,22 @@ class DivRounded(Op):
     _saved_names = ("self", "other")
 
     @staticmethod
-    def forward(ctx, a, b, mode):
+    def forward(ctx, a, b, mode, np_dtype=None):
         ctx.mode = mode
         a, b = np.asarray(a), np.asarray(b)
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)  # (what torch's node keeps for the
         # quotient's formula without a mode: changed in place, backward refuses)
+        if np_dtype is not None:  # (computed in the result's dtype, the operands converted as torch's)
+            a, b = converted(a, np_dtype), converted(b, np_dtype)
         return like_torch_pair(rounded_quotient(a, b, mode), a, b)
 
     @staticmethod
     def backward(ctx, grad):
         ctx.saved_tensors  # (unpacked, as torch's node does)
-        return zeros_like_(grad), zeros_like_(grad), None
+        return zeros_like_(grad), zeros_like_(grad), None, None
 
     @staticmethod
-    def jvp(ctx, ta, tb, _mode):
+    def jvp(ctx, ta, tb, _mode, _np_dtype=None):
         return zeros_like_(ta)
 
 
@@ -186,9 +191,9 @@ class FloorDivide(Op):
 
     @staticmethod
     def forward(ctx, a, b, np_dtype):
-        a, b = np.asarray(a), np.asarray(b)
-        out = rounded_quotient(a, b, "floor")
-        return like_torch_pair(out if out.dtype == np_dtype else out.astype(np_dtype), a, b)
+        a, b = converted(np.asarray(a), np_dtype), converted(np.asarray(b), np_dtype)  # (torch's: in the result's
+        # dtype, the operands converted, then laid out as those)
+        return like_torch_pair(rounded_quotient(a, b, "floor"), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -206,7 +211,7 @@ class RemainderOfNumber(Op):
 
     @staticmethod
     def forward(ctx, s, x, np_dtype):
-        return torch_remainder(number_as(s, np_dtype), x.astype(np_dtype, copy=False))
+        return torch_remainder(number_as(s, np_dtype), converted(x, np_dtype))
 
     @staticmethod
     def backward(ctx, grad):

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._dtype import float16
 from .._tensor import Tensor
-from ._layout import like_torch_pair
+from ._layout import like_torch, like_torch_pair
 from ._op import Op, as_array, broadcast_error, promoted
 from .elementwise import _erf_np, _float, _in, _unary, where, zeros_like_
 from .pointwise import Xlogy, XlogyNumberInput, XlogyNumberOther, by_numbers
@@ -458,7 +458,11 @@ class Ldexp(Op):
     @staticmethod
     def forward(ctx, x, e):  # (a complex exponent makes the result complex, as torch's x * 2**e)
         ctx.scale = np.exp2(e).astype(np.result_type(x.dtype, e.dtype) if e.dtype.kind == "c" else x.dtype)
-        out = like_torch_pair(x * ctx.scale, x, e)  # (laid out as torch's x * 2**e, before it is saved)
+        out = x * ctx.scale
+        # laid out as torch's, before it is saved: by x and e; but torch writes the product by an integer (or
+        # complex) exponent into a tensor laid out as x, when x has the result's shape
+        alone = e.dtype.kind != "f" and x.shape == out.shape
+        out = like_torch(out, x) if alone else like_torch_pair(out, x, e)
         # torch keeps the exponent for x's gradient only, and the result: x may change in place
         ctx.save_for_backward(e if ctx.needs_input_grad[0] else None, out)
         return out

@@ -10,7 +10,7 @@ import numpy as np
 from .._dtype import get_default_dtype, result_type
 from .._tensor import Tensor
 from ._kernels import _NAMES
-from ._layout import like_torch_pair
+from ._layout import converted, like_torch_pair
 from ._op import Op, broadcast_error
 from .special_fma import fma, libm
 
@@ -151,7 +151,7 @@ def _polynomial_op(name, kernel):
 def _operand(v, dtype):
     """a tensor in the common dtype (cast without history: the op is not differentiated), or a number's array"""
     if isinstance(v, Tensor):
-        return v if v._data.dtype == dtype else Tensor._make(v._data.astype(dtype))
+        return v if v._data.dtype == dtype else Tensor._make(converted(v._data, dtype))  # (laid out as torch's)
     return np.asarray(v, dtype)
 
 
