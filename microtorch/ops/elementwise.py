@@ -742,6 +742,9 @@ def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, 
             out = np.asanyarray(np_fn(x.astype(np.float64))).astype(np.float32)
         else:  # (asanyarray: a meta input's array stays meta)
             out = np.asanyarray(np_fn(x[()] if scalar_ok and x.ndim == 0 else x))
+        if type(x) is np.ndarray and not x.flags.c_contiguous:  # (laid out as torch's, before it is saved: numpy's
+            out = like_torch(out, x)  # steps may lay out a broadcast x's result otherwise; vmap's and meta arrays
+            # as they are)
         ctx.save_for_backward(x if saves == "input" else out)
         return out
 

@@ -244,7 +244,8 @@ class Mvlgamma(Op):
         ctx.p = p
         ctx.save_for_backward(x)
         out = p * (p - 1) / 4 * math.log(math.pi) + sum(_lgamma_np(x - i / 2) for i in range(p))
-        return np.asarray(out).astype(x.dtype)
+        return np.asarray(out).astype(x.dtype, order="C")  # (C order whatever x's: torch's is a sum over a new
+        # last dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -578,7 +579,7 @@ class NanToNum(Op):
     @staticmethod
     def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
         ctx.save_for_backward(x)  # (as torch: x changed in place afterwards, backward refuses)
-        return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+        return like_torch(np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf), x)  # (a broadcast x: C order)
 
     @staticmethod
     def backward(ctx, grad):

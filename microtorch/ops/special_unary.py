@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ._kernels import _NAMES
+from ._layout import like_torch
 from ._op import Op
 from .elementwise import MulScalar, _float, div_scalar, erf, where
 from .pointwise import _erfc_np
@@ -67,6 +68,9 @@ def _special_op(name, values, local, saves=("self", "result")):
     _saved_self, _saved_result)."""
     def forward(ctx, x):  # (half computes in float32, as torch's kernels upcast it)
         out = np.asarray(values(x.astype(np.float32) if x.dtype == np.float16 else x)).astype(x.dtype)
+        if type(x) is np.ndarray and not x.flags.c_contiguous:  # (laid out as torch's, before it is saved: the
+            # series give C order)
+            out = like_torch(out, x)
         ctx.save_for_backward(*[x if s == "self" else out for s in saves])
         return out
 
