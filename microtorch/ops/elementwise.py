@@ -724,7 +724,8 @@ def _log_of_base(base, complex_exponent):
 
 
 # ---- unary functions --------------------------------------------------------------------------
-def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, formula=None, in_double=False):
+def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, formula=None, in_double=False,
+           relaid=False):
     """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
     or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
     TanhBackward...), for real tensors, whose `values(g, s)` computes it on arrays. over: derivative(s)
@@ -733,7 +734,8 @@ def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, 
     the gradient's own graph (create_graph) has torch's nodes; the tangent is that formula of the tangent
     (torch's auto_element_wise: conjugated in and out). in_double: float32 computed in double and rounded, as near
     as numpy gets to torch's kernel there (MKL's, correctly rounded but for about 1% of values; numpy's own float32
-    functions differ from it in 10-50% of values)."""
+    functions differ from it in 10-50% of values). relaid: the result laid out as x, as torch's (np_fn's steps lose
+    a broadcast or permuted x's layout)."""
 
     scalar_ok = isinstance(np_fn, np.ufunc)  # (a ufunc computes a numpy scalar as a 0-d array: see scalar_path)
 
@@ -742,9 +744,8 @@ def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, 
             out = np.asanyarray(np_fn(x.astype(np.float64))).astype(np.float32)
         else:  # (asanyarray: a meta input's array stays meta)
             out = np.asanyarray(np_fn(x[()] if scalar_ok and x.ndim == 0 else x))
-        if type(x) is np.ndarray and not x.flags.c_contiguous:  # (laid out as torch's, before it is saved: numpy's
-            out = like_torch(out, x)  # steps may lay out a broadcast x's result otherwise; vmap's and meta arrays
-            # as they are)
+        if relaid and type(x) is np.ndarray and not x.flags.c_contiguous:  # (before it is saved; vmap's and meta
+            out = like_torch(out, x)  # arrays as they are)
         ctx.save_for_backward(x if saves == "input" else out)
         return out
 
@@ -1048,7 +1049,7 @@ def tanh(input):
     return Tanh.apply(_float(input))
 
 
-Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", fused=SigmoidBackward)
+Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", fused=SigmoidBackward, relaid=True)
 
 
 def sigmoid(input):
@@ -1189,7 +1190,7 @@ def _d_erf(g, x):
     return mul_scalar(exp(-PowScalar.apply(x, 2)), 2 / math.sqrt(math.pi)) * g
 
 
-Erf = _unary("Erf", _erf_np, formula=_d_erf)
+Erf = _unary("Erf", _erf_np, formula=_d_erf, relaid=True)
 
 
 def erf(input):
