@@ -188,12 +188,8 @@ def _bits_equal(a, b):
     return np.array_equal(a.view(np.uint8), b.view(np.uint8))
 
 
-# an operand converted to the op's dtype outside microtorch/ops/elementwise.py's _operands: by numpy's astype, which
-# lays a broadcast one out otherwise than torch's conversion (its stride-0 dims the fastest, not in C order)
-_CONVERTED_BY = {"promoted() in ops/_op.py": ("nextafter", "igamma", "igammac", "special.gammainc"),
-                 "_cmp_operands() in ops/reduce.py": ("eq", "lt", "ge", "logical_and", "logical_xor")}
-PENDING = {(op, "expanded narrower, transposed"): f"{op}'s operands are converted by {where}"
-           for where, ops in _CONVERTED_BY.items() for op in ops}
+PENDING = {}  # (op, case) -> why a case still differs from torch (none now: promoted() and _cmp_operands() convert
+# an operand as torch does too, through _layout.converted)
 
 
 def _cases():

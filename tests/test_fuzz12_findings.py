@@ -253,3 +253,19 @@ def test_layer_norm_gradient_is_near_torch_s():
             out.append(t.grad.numpy())
         scale = np.max(np.abs(g)) / np.std(x, axis=-1).min()
         assert np.max(np.abs(out[0] - out[1])) <= 3 * np.finfo(np.float64).eps * scale
+
+
+@pytest.mark.parametrize("value", ["0.0", "L.tensor(2.0)"])
+def test_masked_fill_broadcasts_the_tensor_to_the_mask(value):
+    """torch's out-of-place masked_fill broadcasts the tensor to the mask's shape (C order), and its gradient is
+    summed back; masked_fill_ refuses a result larger than the tensor. microtorch refused both."""
+    got = []
+    for L in (torch, microtorch):
+        x = L.ones(3, requires_grad=True)
+        mask = L.tensor([[True, False, True], [False, False, True]])
+        y = L.masked_fill(x, mask, eval(value))
+        (y * L.arange(6.0).reshape(2, 3)).sum().backward()
+        with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+            L.ones(3).masked_fill_(mask, 0.0)
+        got.append((tuple(y.shape), tuple(y.stride()), y.grad_fn.name(), y.tolist(), x.grad.tolist()))
+    assert got[0] == got[1]

@@ -9,6 +9,7 @@ reads forward's arguments as `ctx.inputs` and its result as `ctx.output` (see fo
 import numpy as np
 
 from .._dtype import result_type
+from ._layout import converted
 from .._tensor import Tensor
 from ..autograd import _hooks, grad_mode
 from ..autograd.function import Function, WrappedNumber  # noqa: F401  (WrappedNumber: for the ops' _saved_values)
@@ -44,7 +45,7 @@ def promoted(*operands):
     for x in operands:
         if isinstance(x, Tensor):
             if x._data.dtype != dt.np:
-                x = x.to(dt) if x._requires_grad or x._fw_grads else Tensor._make(x._data.astype(dt.np))
+                x = x.to(dt) if x._requires_grad or x._fw_grads else Tensor._make(converted(x._data, dt.np))
         elif x is not None:
             x = number_as(x, dt.np)
         out.append(x)

@@ -466,14 +466,11 @@ def masked_fill(input, mask, value):
             value = value.to(input.dtype)
     else:
         value = fill_scalar(value, input.dtype, "masked_fill")
-    try:
-        out = (MaskedFillTensor if isinstance(value, Tensor) else MaskedFill).apply(input, mask, value)
+    try:  # (as torch's, the tensor broadcasts to the mask's shape too; masked_fill_ then refuses the larger result)
+        return (MaskedFillTensor if isinstance(value, Tensor) else MaskedFill).apply(input, mask, value)
     except ValueError:
-        out = None
-    if out is None or out.shape != input.shape:
-        raise RuntimeError(f"masked_fill: the mask {list(mask.shape)} must be broadcastable to the tensor "
-                           f"{list(input.shape)}; give the mask the tensor's shape (or one that broadcasts to it)")
-    return out
+        raise RuntimeError(f"masked_fill: the mask {list(mask.shape)} and the tensor {list(input.shape)} do not "
+                           "broadcast; give the mask the tensor's shape (or one that broadcasts to it)") from None
 
 
 class MaskedSelect(Op):

@@ -9,7 +9,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
-from ._layout import like_torch
+from ._layout import converted, like_torch
 from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
 from ._reduce_order import (p_norm_like_torch, prod_like_torch, running_sum_like_torch, var_all_like_torch,
                             var_welford_like_torch)
@@ -1069,7 +1069,7 @@ def _cmp_operands(a, b):
     out = []
     for x in (a, b):
         d = x._data if isinstance(x, Tensor) else np.array(x)
-        out.append(d if d.dtype == dt else d.astype(dt))  # (an int wraps, as in torch: uint8 == 256)
+        out.append(converted(d, dt))  # (an int wraps, as in torch: uint8 == 256)
     return out
 
 
