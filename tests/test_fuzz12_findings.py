@@ -269,3 +269,29 @@ def test_masked_fill_broadcasts_the_tensor_to_the_mask(value):
             L.ones(3).masked_fill_(mask, 0.0)
         got.append((tuple(y.shape), tuple(y.stride()), y.grad_fn.name(), y.tolist(), x.grad.tolist()))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("op", ["fmax", "fmin"])
+@pytest.mark.parametrize("n", [1, 9, 17, 100])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_fmax_and_fmin_of_signed_zeros_give_the_first(op, n, dtype):
+    """torch's fmax/fmin give the first operand on a tie in every lane; numpy's the second (seed 1,503,084)."""
+    for first in (np.zeros(n, dtype), -np.zeros(n, dtype)):
+        t, m = _both(lambda L: getattr(L, op)(L.tensor(first), L.tensor(-first)))
+        assert np.array_equal(np.signbit(t), np.signbit(m))
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("eps", [None, 0.0, 0.2])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_logit_gradient_at_zero_and_one(create_graph, eps, dtype):
+    """torch's logit_backward kernel (what backward without create_graph runs) gives grad * inf at 0 and 1, so
+    +inf at -0.0 for a positive grad, where its differentiable formula (with create_graph) divides by -0.0 (seeds
+    1,428,355, 1,436,166, 1,491,154)."""
+    out = []
+    for L in (torch, microtorch):
+        x = L.tensor([0.0, -0.0, 1.0, 1.0, 0.0, 0.5, 2.0, -1.0], dtype=getattr(L, dtype), requires_grad=True)
+        g = L.tensor([1.0, 1.0, -1.0, 0.0, -2.0, 1.0, 1.0, 1.0], dtype=getattr(L, dtype))
+        gx, = L.autograd.grad(L.logit(x, eps=eps), x, g, create_graph=create_graph)
+        out.append(gx.detach().numpy())
+    assert np.array_equal(out[0], out[1], equal_nan=True)

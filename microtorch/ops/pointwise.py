@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import _zero_tangent as _zero
-from ._op import Op, as_array, broadcast_error, numbers_as, promoted
+from ._op import Op, as_array, broadcast_error, numbers_as, promoted, unrecorded
 from .._dtype import float16, float32, result_type
 from .elementwise import MulScalar, PowScalar, _float, _in, _need_tensors, _operands, _unary, where
 from ._kernels import _NAMES
@@ -182,6 +182,8 @@ class Logit(Op):
     @staticmethod
     def backward(ctx, grad):
         (p,) = ctx.saved_tensors
+        if unrecorded(grad) and unrecorded(p):  # torch's kernel: grad * inf at 0 and 1 (-0.0 too, where the formula
+            return Logit._masked(_ends_times_inf(grad, p), p, ctx.eps)  # below divides by -0.0), grad / (p (1 - p))
         return Logit._masked(grad / (p * scalar_minus(1.0, p)), p, ctx.eps)  # (torch's: a division, not times a
         # reciprocal)
 
@@ -198,6 +200,15 @@ class Logit(Op):
             return where(Tensor._make((x >= 0) & (x <= 1)), d, float("nan"))
         # with eps, d only where p was not clamped (selected, not d * 0: d may be inf), and not where p or eps is NaN
         return where(Tensor._make((x >= eps) & (x <= 1 - eps)), d, 0.0)
+
+
+def _ends_times_inf(grad, p):
+    """logit's gradient as torch's kernel computes it where nothing records: grad / (p (1 - p)), but grad * inf
+    where p is 0 or 1"""
+    g, x = grad._data, p._data
+    d = g / (x * (1 - x))
+    ends = (x == 0) | (x == 1)
+    return Tensor._make(np.where(ends, g * np.inf, d) if ends.any() else np.asarray(d))
 
 
 def logit(input, eps=None):
@@ -387,6 +398,23 @@ def _split(grad, a, b, takes_a):
     return masked_fill(grad, Tensor._make(~picked), 0.0), masked_fill(grad, Tensor._make(picked), 0.0)
 
 
+def _zeros_tied_to_first(out, a, b):
+    """torch's fmax and fmin give their first operand where the two are equal (fmax(0.0, -0.0) is 0.0, in every
+    lane), numpy's the second"""
+    if out.dtype.kind != "f":
+        return out
+    tied = (a == 0) & (b == 0)
+    return np.where(tied, a, out) if tied.any() else out
+
+
+def _fmax(a, b):
+    return _zeros_tied_to_first(np.fmax(a, b), a, b)
+
+
+def _fmin(a, b):
+    return _zeros_tied_to_first(np.fmin(a, b), a, b)
+
+
 class Fmax(Op):
     """d fmax(a, b) = ([a picked], [b picked]): the gradient goes to the larger, NaN losing"""
     _grad_fn_name = "FmaxBackward0"
@@ -395,7 +423,7 @@ class Fmax(Op):
     @staticmethod
     def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return _pairwise(np.fmax, dtype, a, b)
+        return _pairwise(_fmax, dtype, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -415,7 +443,7 @@ class Fmin(Op):
     @staticmethod
     def forward(ctx, a, b, dtype=None):
         ctx.save_for_backward(a, b)
-        return _pairwise(np.fmin, dtype, a, b)
+        return _pairwise(_fmin, dtype, a, b)
 
     @staticmethod
     def backward(ctx, grad):
