@@ -295,3 +295,17 @@ def test_logit_gradient_at_zero_and_one(create_graph, eps, dtype):
         gx, = L.autograd.grad(L.logit(x, eps=eps), x, g, create_graph=create_graph)
         out.append(gx.detach().numpy())
     assert np.array_equal(out[0], out[1], equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n", [9, 16, 17, 18, 33, 65, 1000])
+def test_logit_gradient_at_the_ends_by_lane(dtype, n):
+    """torch's kernel takes grad * inf at 0 and 1 on each row's tail only; its vector lanes (128 bytes) divide, so
+    -0.0 gives -inf there (seed 1,682,350: the gradient of a broadcast product's logit)."""
+    out = []
+    for L in (torch, microtorch):
+        x = L.tensor(np.where(np.arange(n) % 3 == 0, -0.0, np.where(np.arange(n) % 3 == 1, 1.0, 0.0)).astype(dtype),
+                     requires_grad=True)
+        gx, = L.autograd.grad(L.logit(x), x, L.ones(n, dtype=getattr(L, dtype)))
+        out.append(gx.numpy())
+    assert np.array_equal(out[0], out[1], equal_nan=True)

@@ -4,9 +4,11 @@ import math
 
 import numpy as np
 
+from .. import _kernel_exp
 from .._tensor import Tensor
 from . import _zero_tangent as _zero
 from ._op import Op, as_array, broadcast_error, numbers_as, promoted, unrecorded
+from ._range_kernels import _thread_chunks
 from .._dtype import float16, float32, result_type
 from .elementwise import MulScalar, PowScalar, _float, _in, _need_tensors, _operands, _unary, where
 from ._kernels import _NAMES
@@ -204,10 +206,13 @@ class Logit(Op):
 
 def _ends_times_inf(grad, p):
     """logit's gradient as torch's kernel computes it where nothing records: grad / (p (1 - p)), but grad * inf
-    where p is 0 or 1"""
+    where p is 0 or 1 on each row's tail, where its scalar formula runs (so +inf at -0.0 there, -inf in its vector
+    lanes: 128-byte steps)"""
     g, x = grad._data, p._data
     d = g / (x * (1 - x))
     ends = (x == 0) | (x == 1)
+    if ends.any():
+        ends &= ~_kernel_exp.lane_mask(np.broadcast_to(x, d.shape), _thread_chunks, np.broadcast_to(g, d.shape))
     return Tensor._make(np.where(ends, g * np.inf, d) if ends.any() else np.asarray(d))
 
 
