@@ -1,5 +1,10 @@
-"""What the twelfth round's fuzzing (seeds 1,300,000-1,499,999) found in microtorch, each beside torch 2.13:
-activations of an empty tensor, softshrink's signed zeros, and torch's exact zero through `g * 1`."""
+"""What the twelfth round's fuzzing (seeds 1,300,000-1,799,999) found in microtorch, each beside torch 2.13:
+activations of an empty tensor; signed zeros and infinities as torch's loops give them, lane by lane (softshrink,
+maximum/minimum, fmax/fmin, logit's gradient); torch's exact zero through `g * 1`; the layouts of scans, roll, aminmax,
+masked_fill and unreduced losses; changes through a detach()ed alias; the legacy constructor's alias; layer_norm's
+gradient in its kernel's terms. (The binary ops' layouts have their own file, test_binary_layouts.py.)"""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -309,3 +314,30 @@ def test_logit_gradient_at_the_ends_by_lane(dtype, n):
         gx, = L.autograd.grad(L.logit(x), x, L.ones(n, dtype=getattr(L, dtype)))
         out.append(gx.numpy())
     assert np.array_equal(out[0], out[1], equal_nan=True)
+
+
+LOSS_OPERANDS = {
+    "transposed input": lambda L: (L.ones(3, 4, dtype=L.float64).t(), L.zeros(4, 3, dtype=L.float64)),
+    "transposed target": lambda L: (L.ones(4, 3, dtype=L.float64), L.zeros(3, 4, dtype=L.float64).t()),
+    "both permuted": lambda L: (L.ones(2, 3, 4, dtype=L.float64).permute(2, 0, 1),
+                                L.zeros(4, 2, 3, dtype=L.float64).permute(0, 2, 1).transpose(1, 2)),
+    "broadcast, transposed": lambda L: (L.arange(8.0, dtype=L.float64).reshape(2, 4, 1, 1).transpose(0, -1),
+                                        L.ones((1, 1, 4, 2), dtype=L.float64)),
+}
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("operands", LOSS_OPERANDS)
+def test_unreduced_losses_are_laid_out_as_torch(loss, operands):
+    """reduction='none' gives torch's elementwise layout (the strides of dims larger than 1): a later matmul of a
+    transposed input's mse_loss recorded another node than torch's (seed 1,604,626)."""
+    if loss == "huber_loss" and operands == "broadcast, transposed":
+        pytest.skip("torch's huber_loss lays this one out by neither operand's order (left as it is)")
+    got = []
+    for L in (torch, microtorch):
+        x, y = LOSS_OPERANDS[operands](L)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (broadcasting a target: torch's warning, in both)
+            out = getattr(L.nn.functional, loss)(x, y, reduction="none")
+        got.append(([s for s, n in zip(out.stride(), out.shape) if n > 1], out.is_contiguous(), out.tolist()))
+    assert got[0] == got[1]

@@ -4,6 +4,7 @@ import types
 import numpy as np
 
 from ._kernels import _NAMES
+from ._layout import like_torch
 from ._op import Op
 from ._sum_order import mean_like_torch, sum_like_torch
 from .._creation import zeros_like
@@ -16,10 +17,11 @@ from .pointwise import clamp_min
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 
 
-def _reduced(loss, reduction):
-    """the losses reduced as torch's apply_loss_reduction: its sum and mean, in its order of additions"""
+def _reduced(loss, reduction, *operands):
+    """the losses reduced as torch's apply_loss_reduction: its sum and mean, in its order of additions; unreduced,
+    laid out as torch's elementwise loop lays out its result from the operands"""
     if reduction == "none":
-        return loss
+        return like_torch(loss, *operands)
     return np.asarray(mean_like_torch(loss) if reduction == "mean" else sum_like_torch(loss))
 
 
@@ -38,7 +40,8 @@ class SmoothL1Loss(Op):
         ctx.reduction, ctx.beta, ctx.reduction_code = reduction, beta, REDUCTION_CODES[reduction]
         ctx.save_for_backward(x, y)
         z = np.abs(x - y)
-        return _reduced(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(x.dtype, copy=False), reduction)
+        return _reduced(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(x.dtype, copy=False), reduction,
+                        x, y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -61,7 +64,7 @@ class HuberLoss(Op):
         ctx.save_for_backward(x, y)
         z = np.abs(x - y)
         return _reduced(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(x.dtype, copy=False),
-                        reduction)
+                        reduction, x, y)
 
     @staticmethod
     def backward(ctx, grad):

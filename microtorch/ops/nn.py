@@ -6,6 +6,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ._checks import need_floating
 from ._kernels import _NAMES
 from ._nll_cascade import cascade_nll
+from ._layout import like_torch
 from ._op import Op, normalize_dims
 from ._sum_order import mean_like_torch, sum_like_torch
 from ._softmax_kernels import (log_softmax_backward_lastdim, log_softmax_backward_over, log_softmax_lastdim,
@@ -207,7 +208,7 @@ class MseLoss(Op):
         d = (x - y) ** 2
         if reduction == "mean":  # (in torch's order of additions: a loss prints torch's last digit)
             return np.asarray(mean_like_torch(d))
-        return np.asarray(sum_like_torch(d) if reduction == "sum" else d)
+        return np.asarray(sum_like_torch(d)) if reduction == "sum" else like_torch(d, x, y)  # (laid out as torch's)
 
     @staticmethod
     def backward(ctx, grad):
