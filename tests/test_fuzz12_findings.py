@@ -341,3 +341,28 @@ def test_unreduced_losses_are_laid_out_as_torch(loss, operands):
             out = getattr(L.nn.functional, loss)(x, y, reduction="none")
         got.append(([s for s, n in zip(out.stride(), out.shape) if n > 1], out.is_contiguous(), out.tolist()))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex64"])
+def test_cumsum_of_negative_zeros_starts_from_plus_zero(dtype):
+    """torch's scan adds from +0.0, so a run of -0.0 sums to +0.0 (a reciprocal then gave -inf in microtorch, inf in
+    torch: seed 1,708,957)."""
+    out = []
+    for L in (torch, microtorch):
+        a = L.tensor([[-0.0, -0.0, 1.0, -0.0], [1.0, -0.0, -0.0, -0.0]], dtype=getattr(L, dtype))
+        r = L.cumsum(a, 1), L.cumsum(a, 0), L.cumsum(a[:, :1], 1)
+        out.append([np.signbit(t.numpy().real).tolist() for t in r])
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("make", ["L.ones(2, 4, dtype=L.float64).t()", "L.ones(2, 3, 4, 5).permute(0, 2, 1, 3)",
+                                  "L.ones(2, 3, 4, 5).to(memory_format=L.channels_last)"])
+@pytest.mark.parametrize("pad", [(1, 1), (0, 0, 1, 1), (2, -1)])
+def test_constant_pad_is_laid_out_as_torch(make, pad):
+    """torch's constant pad gives C order (channels_last for a channels_last input): view() of a transposed
+    input's pad raised in microtorch (seed 1,734,077)."""
+    got = []
+    for L in (torch, microtorch):
+        y = L.nn.functional.pad(eval(make), pad)
+        got.append((tuple(y.stride()), y.is_contiguous()))
+    assert got[0] == got[1]

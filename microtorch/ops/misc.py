@@ -159,9 +159,12 @@ class Cumsum(Op):
         if x.ndim == 0:  # (numpy would make it 1-d)
             return x.copy()
         if x.dtype == np.float32:  # (torch's float32 cumsum runs in double, then rounds)
-            return c_order(np.cumsum(x, axis=dim, dtype=np.float64).astype(np.float32))
-        # (torch: integers to int64, numpy gives uint8 uint64; and C order, whatever x's layout)
-        return c_order(np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in "biu" else None))
+            out = np.cumsum(x, axis=dim, dtype=np.float64).astype(np.float32)
+        else:  # (torch: integers to int64, numpy gives uint8 uint64)
+            out = np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in "biu" else None)
+        if out.dtype.kind in "fc":  # torch's scan starts from +0.0, so a run of -0.0 sums to +0.0
+            out += 0.0
+        return c_order(out)  # (C order, whatever x's layout)
 
     @staticmethod
     def backward(ctx, grad):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ._memory_formats import contiguous_format, laid_out, suggested_format
 from ._op import Op
 
 
@@ -23,7 +24,11 @@ class ConstantPadNd(Op):
         widths = _widths(x.ndim, pad)
         crop = tuple(slice(max(-lo, 0), x.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(widths))
         grow = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
-        return np.pad(x[crop], grow, constant_values=value)
+        out = np.pad(x[crop], grow, constant_values=value)
+        fmt = suggested_format(x)  # (torch's result: channels_last for such an input, else C order; numpy's
+        if fmt is not contiguous_format:                    # keeps x's order; vmap's batched arrays as they are)
+            return laid_out(out, fmt)
+        return np.ascontiguousarray(out) if type(out) is np.ndarray else out
 
     @staticmethod
     def backward(ctx, grad):
