@@ -187,6 +187,8 @@ ALIAS_PROGRAMS = {
     "a detach with an operand that requires grad": "b = a * 1; v = b[0]; b.detach().add_(a)",
     "no history: nothing to rebuild": "b = a.detach() * 1; v = b[0]; b.detach().add_(1)",
     ".data has a counter of its own": "b = a * 1; v = b.unbind(0)[1]; b.data.add_(1)",
+    "an in-place view op on the detach": "v = a.split([1, 1], 0)[0]; a.detach().t_()",
+    "squeeze_ of a split's source through detach": "b = a[:1] * 1; v = b.split([0, 3], -1)[0]; b.detach().squeeze_()",
 }
 
 

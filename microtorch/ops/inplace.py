@@ -511,6 +511,7 @@ def regenerate_after_view_op(t, recorded):
     root = t._base if t._base is not None else t
     if root._views and root._requires_grad:
         _regenerate_views(root, skip=t if recorded else None)
+    _regenerate_aliased(t)
 
 
 def _copy_slices(base, base_alias, out, idx, view_old=None):
