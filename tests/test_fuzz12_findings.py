@@ -368,3 +368,16 @@ def test_constant_pad_is_laid_out_as_torch(make, pad):
         y = L.nn.functional.pad(eval(make), pad)
         got.append((tuple(y.stride()), y.is_contiguous()))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("op", ["triu", "tril"])
+@pytest.mark.parametrize("diagonal", [1, 0, -1])
+def test_triangles_are_laid_out_as_torch(op, diagonal):
+    """torch's triu/tril are C-ordered: view() of a permuted input's triangle raised in microtorch (seed 1,833,023)."""
+    got = []
+    for L in (torch, microtorch):
+        x = L.arange(48.0, dtype=L.float64).reshape(4, 2, 3, 2).permute(3, 1, 2, 0).requires_grad_()
+        y = getattr(L, op)(x, diagonal)
+        y.backward(L.ones_like(y))
+        got.append((tuple(y.stride()), y.tolist(), x.grad.tolist()))
+    assert got[0] == got[1]

@@ -13,7 +13,7 @@ class Tril(Op):
     @staticmethod
     def forward(ctx, x, diagonal):
         ctx.diagonal = diagonal
-        return np.tril(x, diagonal)
+        return _c_order(np.tril(x, diagonal))
 
     @staticmethod
     def backward(ctx, grad):
@@ -31,7 +31,12 @@ class Triu(Tril):
     @staticmethod
     def forward(ctx, x, diagonal):
         ctx.diagonal = diagonal
-        return np.triu(x, diagonal)
+        return _c_order(np.triu(x, diagonal))
+
+
+def _c_order(out):
+    """torch's triangles are C-ordered whatever the input's layout (numpy's keep it); vmap's arrays as they are"""
+    return np.ascontiguousarray(out) if type(out) is np.ndarray else out
 
 
 def _matrix_arg(x, op):
