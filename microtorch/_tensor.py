@@ -66,7 +66,7 @@ class Tensor:
     _view_replay = None        # its replay steps from its base (the view ops, its place in memory): how it is rebuilt
     __array_priority__ = 1000  # numpy defers to Tensor's operators (ndarray * Tensor -> Tensor)
 
-    def __new__(cls, *args, **kwargs):  # (Tensor(t) of a tensor t: its alias, see _tensor_methods._constructed)
+    def __new__(cls, *args, **kwargs):  # (Tensor(t) of a tensor t: its alias, see _tensor_methods._legacy_constructor)
         return object.__new__(cls)
 
     def __init__(self, *args, requires_grad=False):

@@ -766,22 +766,19 @@ def numpy_aliases(fn):
 def install(cls):
     for name, fn in METHODS.items():
         setattr(cls, name, fn if name in NO_NUMPY_ALIASES or name == "unflatten" else numpy_aliases(fn))
-    cls.__new__ = staticmethod(_constructed)
+    cls.__new__ = staticmethod(_legacy_constructor(cls))
 
 
-def _constructed(cls, *args, **kwargs):
-    """Tensor(t), torch's legacy constructor given a tensor: an alias of t (its memory, dtype, strides and version),
-    recorded as AliasBackward0 when t requires grad. Tensor(sizes...) and Tensor(data) make a new tensor
-    (Tensor.__init__)."""
-    if cls is _Tensor() and len(args) == 1 and not kwargs and isinstance(args[0], cls):
-        from .ops.shape import Alias, _share
-        return _share(Alias.apply(args[0], args[0].shape), args[0])
-    return object.__new__(cls)
-
-
-def _Tensor():
-    from ._tensor import Tensor
-    return Tensor
+def _legacy_constructor(tensor_cls):
+    """Tensor.__new__: Tensor(t), torch's legacy constructor given a tensor, is an alias of t (its memory, dtype,
+    strides and version), recorded as AliasBackward0 when t requires grad. Tensor(sizes...) and Tensor(data) make a
+    new tensor (Tensor.__init__), as do subclasses."""
+    def __new__(cls, *args, **kwargs):
+        if cls is tensor_cls and len(args) == 1 and not kwargs and isinstance(args[0], cls):
+            from .ops.shape import Alias, _share
+            return _share(Alias.apply(args[0], args[0].shape), args[0])
+        return object.__new__(cls)
+    return __new__
 
 
 def install_more(cls, clean_errors=None):
