@@ -381,3 +381,14 @@ def test_triangles_are_laid_out_as_torch(op, diagonal):
         y.backward(L.ones_like(y))
         got.append((tuple(y.stride()), y.tolist(), x.grad.tolist()))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("name", ["bessel_j0", "bessel_j1", "bessel_y0", "modified_bessel_i0", "modified_bessel_k0",
+                                  "scaled_modified_bessel_k0", "airy_ai"])
+def test_special_functions_keep_the_input_layout(name):
+    got = []
+    for L in (torch, microtorch):
+        x = L.arange(1.0, 25.0, dtype=L.float64).reshape(2, 3, 4).permute(2, 0, 1) / 7
+        y = getattr(L.special, name)(x)
+        got.append((tuple(y.stride()), y.requires_grad))
+    assert got[0] == got[1]

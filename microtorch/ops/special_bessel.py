@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ._layout import like_torch
 from ._op import Op
 from .special_fma import fma, libm
 from .special_unary import I0E_A, I0E_B, I1E_A, I1E_B, chbevl, piecewise, polevl, real_input
@@ -289,7 +290,7 @@ def _no_grad(name, kernel):
     """torch.special.<name>: an Op computing the kernel on a real floating tensor (integers promoted) whose result
     is marked non-differentiable, as torch's: it never requires grad, and forward mode gives it no tangent"""
     def forward(ctx, x):
-        out = np.asarray(kernel(x), dtype=x.dtype)
+        out = like_torch(np.asarray(kernel(x), dtype=x.dtype), x)  # (laid out as x, as torch's)
         ctx.mark_non_differentiable(out)
         return out
 
