@@ -392,3 +392,16 @@ def test_special_functions_keep_the_input_layout(name):
         y = getattr(L.special, name)(x)
         got.append((tuple(y.stride()), y.requires_grad))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("shape", [(3,), (4, 3)])
+def test_layer_norm_of_a_transposed_input_is_c_ordered(shape):
+    """torch normalizes a C-ordered copy: a reshape of a transposed input's layer_norm was ReshapeAliasBackward0 in
+    microtorch, ViewBackward0 in torch (seed 1,902,058)."""
+    got = []
+    for L in (torch, microtorch):
+        x = L.arange(24.0, dtype=L.float64).reshape(2, 3, 4).transpose(1, 2).requires_grad_()
+        y = L.nn.functional.layer_norm(x, shape)
+        y.backward(L.ones_like(y))
+        got.append((tuple(y.stride()), y.reshape(4, -1, 3).grad_fn.name(), tuple(x.grad.stride())))
+    assert got[0] == got[1]

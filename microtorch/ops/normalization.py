@@ -53,7 +53,7 @@ class NativeLayerNorm(Op):
         if bias is not None:
             out = out + bias
         ctx.save_for_backward(x, weight, bias, mean, rstd)
-        return out
+        return np.ascontiguousarray(out) if type(out) is np.ndarray else out  # (torch normalizes a C-ordered copy)
 
     @staticmethod
     def backward(ctx, grad):
