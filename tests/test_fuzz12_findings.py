@@ -405,3 +405,28 @@ def test_layer_norm_of_a_transposed_input_is_c_ordered(shape):
         y.backward(L.ones_like(y))
         got.append((tuple(y.stride()), y.reshape(4, -1, 3).grad_fn.name(), tuple(x.grad.stride())))
     assert got[0] == got[1]
+
+
+def test_a_detached_parameter_keeps_the_optimizer_s_fast_path():
+    """state_dict() detaches every parameter, which links the parameter's version counter to it; an optimizer's
+    update of the parameter itself still writes straight into its memory (only an alias of a tensor with views
+    must take the general path), and the values are torch's."""
+    from microtorch.ops import inplace_kernels
+    got = []
+    for L in (torch, microtorch):
+        L.manual_seed(0)
+        model = L.nn.Linear(4, 3, dtype=L.float64)
+        with L.no_grad():
+            model.weight.copy_(L.arange(12.0, dtype=L.float64).reshape(3, 4) / 10)
+            model.bias.zero_()
+        opt = L.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(2):
+            model.state_dict()
+            opt.zero_grad()
+            model(L.ones(2, 4, dtype=L.float64)).pow(2).sum().backward()
+            if L is microtorch:
+                with L.no_grad():
+                    assert inplace_kernels._unrecorded_self(model.weight)
+            opt.step()
+        got.append(model.weight.detach().numpy())
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-13, atol=1e-15)  # (products' last bits: tests/_machine.py)

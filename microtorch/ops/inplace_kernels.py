@@ -15,7 +15,7 @@ import numpy as np
 from .._quiet import quietly
 from .._tensor import Tensor
 from ..autograd import _hooks, grad_mode
-from ..autograd.views import bump_version, live_views
+from ..autograd.views import aliased_root, bump_version, live_views
 from ._zero_tangent import ZeroTangent
 from .elementwise import fused_add
 
@@ -93,6 +93,7 @@ def _unrecorded_self(x):
     return (_hooks.range_opener is None and type(a) is np.ndarray and not x._inference and type(x) is not ZeroTangent  # (not a vmap batch; an exact zero refuses it)
             and a.flags.writeable and a.flags.forc  # (contiguous: no two elements share memory)
             and not (grad_mode.is_grad_enabled() and x._requires_grad)
-            and x._base is None and not x._fw_grads and len(x._version_counter) == 1  # (not a detach()ed alias of
-            # a tensor with history: its views would get a new history)
+            and x._base is None and not x._fw_grads
+            and (len(x._version_counter) == 1 or aliased_root(x) is None)  # (not a detach()ed alias of a tensor
+            # with views: they would get a new history)
             and not (x._requires_grad and x._views and live_views(x)))  # (its views would get a new history)
