@@ -8,6 +8,7 @@ import numpy as np
 from ..autograd.grad_mode import is_grad_enabled
 from . import _batch_norm_kernels as _bn
 from ._op import Op
+from .reduce import c_order
 from .inplace import _type_name
 
 _REDUCED = (np.dtype(np.float16),)  # (torch's Half and BFloat16: parameters may be float32 for them)
@@ -53,7 +54,7 @@ class NativeLayerNorm(Op):
         if bias is not None:
             out = out + bias
         ctx.save_for_backward(x, weight, bias, mean, rstd)
-        return np.ascontiguousarray(out) if type(out) is np.ndarray else out  # (torch normalizes a C-ordered copy)
+        return c_order(out)  # (torch normalizes a C-ordered copy)
 
     @staticmethod
     def backward(ctx, grad):

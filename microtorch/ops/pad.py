@@ -4,6 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._memory_formats import contiguous_format, laid_out, suggested_format
 from ._op import Op
+from .reduce import c_order
 
 
 def _widths(ndim, pad):
@@ -28,7 +29,7 @@ class ConstantPadNd(Op):
         fmt = suggested_format(x)  # (torch's result: channels_last for such an input, else C order; numpy's
         if fmt is not contiguous_format:                    # keeps x's order; vmap's batched arrays as they are)
             return laid_out(out, fmt)
-        return np.ascontiguousarray(out) if type(out) is np.ndarray else out
+        return c_order(out)
 
     @staticmethod
     def backward(ctx, grad):

@@ -3,6 +3,7 @@ same triangle of the incoming gradient (the op is a mask, linear in its input), 
 import numpy as np
 
 from ._op import Op
+from .reduce import c_order
 
 
 class Tril(Op):
@@ -13,7 +14,7 @@ class Tril(Op):
     @staticmethod
     def forward(ctx, x, diagonal):
         ctx.diagonal = diagonal
-        return _c_order(np.tril(x, diagonal))
+        return c_order(np.tril(x, diagonal))  # (torch's triangles are C-ordered whatever x's layout)
 
     @staticmethod
     def backward(ctx, grad):
@@ -31,12 +32,7 @@ class Triu(Tril):
     @staticmethod
     def forward(ctx, x, diagonal):
         ctx.diagonal = diagonal
-        return _c_order(np.triu(x, diagonal))
-
-
-def _c_order(out):
-    """torch's triangles are C-ordered whatever the input's layout (numpy's keep it); vmap's arrays as they are"""
-    return np.ascontiguousarray(out) if type(out) is np.ndarray else out
+        return c_order(np.triu(x, diagonal))
 
 
 def _matrix_arg(x, op):
