@@ -99,6 +99,7 @@ def _numpy_case(case, kind):
     rng = np.random.default_rng(7)
     p, c, t, row, small, big = (_data(rng, kind, shape) for shape in ((2, 3, 4), (4, 2, 3), (4, 3), (4,), (2, 1, 3),
                                                                       (3, 3, 2)))
+    col, col2, lone = (_data(rng, kind, shape) for shape in ((1, 2, 1, 1), (1, 2, 1, 1), (1, 3, 1)))
     zero_d = np.asarray(_data(rng, kind, (1,))[0] + (kind == "f"))
     narrow = row.astype({"f": np.float32, "i": np.int32, "b": bool}[kind])  # (torch converts it to the other's
     # dtype before it lays the result out: a broadcast operand converted is one in C order)
@@ -114,12 +115,19 @@ def _numpy_case(case, kind):
             "expanded narrower, transposed": ((narrow, "expand"), (t, (1, 0))),
             "transposed, expanded narrower": ((t, (1, 0)), (narrow, "expand")),
             "expanded, transposed": ((row, "expand"), (t, (1, 0))),
+            # size-1 dims whose strides carry torch's sort past the dims no operand tells apart: a column made a
+            # row by a permute is numpy-contiguous, and torch's result is transposed (view(-1) refuses it)
+            "size-1 permuted, column": ((col, (1, 2, 0, 3)), (col2, None)),
+            "column, size-1 permuted": ((col2, None), (col, (1, 2, 0, 3))),
+            "size-1 permuted, number": ((lone, (0, 2, 1)), (2 if kind == "i" else True if kind == "b" else 1.25,
+                                                           "number")),
             }[case]
 
 
 CASES = ["permuted, contiguous", "contiguous, permuted", "transposed, row", "row, transposed",
          "broadcast permuted, contiguous", "contiguous, broadcast permuted", "transposed, 0-d", "0-d, transposed",
-         "transposed, number", "expanded narrower, transposed", "transposed, expanded narrower", "expanded, transposed"]
+         "transposed, number", "expanded narrower, transposed", "transposed, expanded narrower", "expanded, transposed",
+         "size-1 permuted, column", "column, size-1 permuted", "size-1 permuted, number"]
 
 
 def _operands(L, case, kind, grad, contiguous=False):

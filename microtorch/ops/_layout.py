@@ -13,22 +13,28 @@ def like_torch(out, *inputs):
     """out (a fresh numpy result of the op on `inputs`) laid out as torch's would be."""
     if out.ndim < 2 or out.size < 2:
         return out
-    for x in inputs:  # (an operand of one dim, or broadcast from one element, tells no two dims apart;
-        # c_contiguous first: the common operand stops there)
-        if isinstance(x, np.ndarray) and not x.flags.c_contiguous and x.ndim > 1 and any(x.strides):
-            break
-    else:  # every operand is laid out in C order, as numpy's result
-        return out
+    odd = False  # an operand in C order by numpy's flags, but not by the strides of its size-1 dims
+    for x in inputs:  # (an operand of one dim, or broadcast from one element, tells no two dims apart)
+        if not isinstance(x, np.ndarray):
+            continue
+        if not x.flags.c_contiguous:
+            if x.ndim > 1 and any(x.strides):
+                break
+        elif not odd and 1 in x.shape and x.ndim > 1:
+            odd = x.strides != _c_strides(x.shape, x.itemsize)
+    else:  # every operand is laid out in C order, as numpy's result; torch's sort reads size-1 dims' strides too,
+        # unless no operand broadcasts and none is a number (its fast path)
+        if not odd or all(type(x) is np.ndarray and x.shape == out.shape for x in inputs):
+            return out
     arrays = [x for x in inputs if isinstance(x, np.ndarray) and x.ndim]
-    dims = [d for d in range(out.ndim) if out.shape[d] > 1]  # (a size-1 dim's stride is no one's business)
     strides = [_broadcast_strides(x, out.shape) for x in arrays]
-    order = _fastest_first(dims, strides, out.shape)[::-1]  # slowest to fastest
+    # size-1 dims take part in the sort as in torch: they have strides of their own (seen by .stride()) and can
+    # carry a comparison past a dim no operand tells apart
+    order = _fastest_first(list(range(out.ndim)), strides, out.shape)[::-1]  # slowest to fastest
     if _dense_in(out, order):  # numpy chose the same layout
         return out
-    rest = [d for d in range(out.ndim) if d not in order]
-    layout = rest + order
-    buf = np.empty([out.shape[d] for d in layout], out.dtype)
-    result = buf.transpose(np.argsort(layout))
+    buf = np.empty([out.shape[d] for d in order], out.dtype)
+    result = buf.transpose(np.argsort(order))
     result[...] = out
     return result
 
@@ -37,9 +43,33 @@ def like_torch_pair(out, a, b):
     """like_torch(out, a, b) for the two arrays of a binary op, answering the common case first: both laid out in
     C order, as numpy's result is, so nothing to do (a third of the cost of like_torch's loop over its operands,
     which W6's products and sums pay on every op)."""
-    if type(a) is np.ndarray and type(b) is np.ndarray and a.flags.c_contiguous and b.flags.c_contiguous:
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.flags.c_contiguous and b.flags.c_contiguous
+            and (a.shape == b.shape or 1 not in a.shape and 1 not in b.shape)):
         return out  # (vmap's batched arrays and meta arrays take like_torch's own tests)
     return like_torch(out, a, b)
+
+
+def _c_strides(shape, itemsize):
+    """numpy's strides (in bytes) of a C-ordered array of this shape (remembered: W6's (100, 1) asks on every op)."""
+    key = (shape, itemsize)
+    strides = _C_STRIDES.get(key)
+    if strides is None:
+        if len(_C_STRIDES) > 1024:
+            _C_STRIDES.clear()
+        strides = _C_STRIDES[key] = np.empty([max(n, 1) for n in shape], np.dtype(f"V{itemsize}")).strides
+    return strides
+
+
+_C_STRIDES = {}
+
+
+def with_number(out, a):
+    """out, a fresh result of an op on the array a and a number, laid out as torch's: the number is a 0-d operand to
+    torch, which takes its fast path (C order for a contiguous a) only when no operand is; its sort then also reads
+    the strides of a's size-1 dims (numpy's result has C strides there; a later op that broadcasts reads them)."""
+    if type(out) is np.ndarray and out.ndim > 1 and 1 in out.shape:
+        return like_torch(out, a, 0)
+    return out
 
 
 def converted(x, np_dtype):

@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from . import _zero_tangent as _zero
 from ._checks import need_floating
 from ._kernels import kernel_error
-from ._layout import converted, like_torch, like_torch_pair
+from ._layout import converted, like_torch, like_torch_pair, with_number
 from ._op import Op, WrappedNumber, as_array, broadcast_error, number_as, plain, promoted, scalar_path, unrecorded
 from ._range_kernels import _thread_chunks
 
@@ -92,7 +92,8 @@ class AddNumber(Add):
     @staticmethod
     def forward(ctx, a, s):
         ctx.alpha = 1
-        return (a[()] if a.ndim == 0 else a) + s  # (a 0-d array as a scalar: see scalar_path in _op.py)
+        return a[()] + s if a.ndim == 0 else with_number(a + s, a)  # (a 0-d array as a scalar: see scalar_path in
+        # _op.py; with_number: laid out as torch's)
 
     @staticmethod
     def backward(ctx, grad):
@@ -233,7 +234,7 @@ class SubNumber(Sub):
     @staticmethod
     def forward(ctx, a, s):
         ctx.alpha = 1
-        return (a[()] if a.ndim == 0 else a) - s  # (see scalar_path in _op.py)
+        return a[()] - s if a.ndim == 0 else with_number(a - s, a)  # (see scalar_path in _op.py)
 
 
 class Rsub(Sub):
@@ -246,7 +247,7 @@ class Rsub(Sub):
         ctx.alpha = alpha
         if dtype is not None:
             a, s = _in(dtype, a, s)
-        return s - a if alpha == 1 and a.dtype.kind != "c" else _with_scaled(np.subtract, s, a, alpha)
+        return with_number(s - a if alpha == 1 and a.dtype.kind != "c" else _with_scaled(np.subtract, s, a, alpha), a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -433,8 +434,8 @@ def _by_number(op, a, s):
     torch's does, in float32 with the number unrounded and rounded once at the end (numpy would round the number
     to float16 first: a third of the products differ); a 0-d a takes numpy's scalar path (see scalar_path)."""
     if a.dtype is _HALF and type(s) in _NUMBERS:
-        return op(a.astype(np.float32), np.float32(s)).astype(np.float16)
-    return op(a[()] if a.ndim == 0 else a, s)
+        return with_number(op(a.astype(np.float32), np.float32(s)).astype(np.float16), a)
+    return op(a[()], s) if a.ndim == 0 else with_number(op(a, s), a)
 
 
 class DivScalar(Op):

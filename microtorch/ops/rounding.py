@@ -7,7 +7,7 @@ floor_divide has no derivative (its node refuses, as torch's)."""
 import numpy as np
 
 from .._dtype import result_type
-from ._layout import converted, like_torch_pair
+from ._layout import converted, like_torch_pair, with_number
 from ._op import Op, as_array, number_as
 from .elementwise import zeros_like_
 
@@ -52,7 +52,7 @@ class Fmod(Op):
 
     @staticmethod
     def forward(ctx, x, s):
-        return np.fmod(*_in_result_type(x, s))
+        return with_number(np.fmod(*_in_result_type(x, s)), x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -121,7 +121,7 @@ class Remainder(Fmod):
 
     @staticmethod
     def forward(ctx, x, s):
-        return torch_remainder(*_in_result_type(x, s))
+        return with_number(torch_remainder(*_in_result_type(x, s)), x)
 
 
 class RemainderTensor(FmodTensor):

@@ -8,6 +8,7 @@ import numpy as np
 from .._dtype import float16
 from .._tensor import Tensor
 from ._layout import like_torch, like_torch_pair
+from ._memory_formats import laid_out, preserve_format
 from ._op import Op, as_array, broadcast_error, promoted
 from .elementwise import _erf_np, _float, _in, _unary, where, zeros_like_
 from .pointwise import Xlogy, XlogyNumberInput, XlogyNumberOther, by_numbers
@@ -579,7 +580,8 @@ class NanToNum(Op):
     @staticmethod
     def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
         ctx.save_for_backward(x)  # (as torch: x changed in place afterwards, backward refuses)
-        return like_torch(np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf), x)  # (a broadcast x: C order)
+        out = laid_out(x, preserve_format)  # (torch's empty_like: x's own strides when it is dense)
+        return np.nan_to_num(out, copy=False, nan=nan, posinf=posinf, neginf=neginf)
 
     @staticmethod
     def backward(ctx, grad):
