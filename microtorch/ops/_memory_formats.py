@@ -67,6 +67,16 @@ def suggested_format(x):
     return contiguous_format
 
 
+def in_layout_of(out, x):
+    """out, a fresh C-ordered array of x's shape, in the layout of torch's empty_like(x): x's own strides when x is
+    dense, else dense ones in the order of x's (sort's values and indices are allocated so)."""
+    if type(x) is not np.ndarray or x.flags.c_contiguous or out.ndim < 2:
+        return out
+    result = empty_like_layout(x, out.dtype, preserve_format)
+    result[...] = out
+    return result
+
+
 def empty_like_layout(x, np_dtype, fmt, op="empty_like"):
     """An uninitialized array of x's shape in np_dtype, laid out as clone(x, memory_format=fmt) would be (the
     *_like factories: by default x's own dense layout, as torch's preserve_format)."""

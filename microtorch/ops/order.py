@@ -7,6 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import _std_order as std_order
+from ._memory_formats import in_layout_of
 from ._op import Op, normalize_dims
 from .reduce import c_order, return_type
 
@@ -15,6 +16,7 @@ class Picked(Op):
     """values taken along dim at indices;  d = g scattered back to the indices. A 0-d x (indices found on it
     as on one element; under vmap, a batch of 0-d examples) is its own pick."""
     _grad_fn_name = "MedianBackward1"
+    _like_input = False  # (sort's values, all of x's: laid out as x, as torch's)
 
     @staticmethod
     def forward(ctx, x, dim, indices, keepdim=False):
@@ -23,6 +25,8 @@ class Picked(Op):
         if ctx.itself:
             return x.copy()
         out = np.take_along_axis(x, indices, axis=dim)
+        if ctx._forward_cls._like_input:
+            return in_layout_of(out, x)
         return out if keepdim else out.squeeze(dim)
 
     @staticmethod
@@ -42,14 +46,16 @@ class Picked(Op):
         return out if ctx.keepdim else out.squeeze(ctx.dim)
 
 
-def _picked(name, overload=0):
+def _picked(name, overload=0, like_input=False):
     """A Picked op that records torch's node name, <name>Backward<overload>."""
-    return type(name, (Picked,), {"_grad_fn_name": f"{name}Backward{overload}", "__module__": __name__})
+    return type(name, (Picked,), {"_grad_fn_name": f"{name}Backward{overload}", "__module__": __name__,
+                                  "_like_input": like_input})
 
 
 MedianDim, NanmedianDim = _picked("Median", 1), _picked("Nanmedian", 1)
-Kthvalue, Mode, Topk, Sort = (_picked(n) for n in ("Kthvalue", "Mode", "Topk", "Sort"))
-SortStable = _picked("Sort", 1)  # (torch's overload of sort that takes stable=)
+Kthvalue, Mode, Topk = (_picked(n) for n in ("Kthvalue", "Mode", "Topk"))
+Sort, SortStable = _picked("Sort", 0, True), _picked("Sort", 1, True)  # (SortBackward1: torch's overload of sort
+# that takes stable=)
 
 
 class EvenlyShared(Op):
@@ -233,7 +239,7 @@ def sort(input, dim=-1, descending=False, *, stable=_NOT_GIVEN):
     idx = _order(x, d, descending) if stable or short else _replayed(x, d, descending, std_order.std_sort)
     node = Sort if stable is _NOT_GIVEN else SortStable
     values = node.apply(input, d, idx, keepdim=True)
-    return return_type("sort")(values, Tensor._make(idx.reshape(input.shape)))
+    return return_type("sort")(values, Tensor._make(in_layout_of(idx.reshape(input.shape), input._data)))
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
