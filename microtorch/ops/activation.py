@@ -10,6 +10,7 @@ from ._op import Op, plain, unrecorded
 from ._range_kernels import _thread_chunks
 from .elementwise import (GradTimesLocal, LeakyReluBackward, _exp_as_torch, _select, _unary, div_scalar,
                           elu_backward, where, zeros_like_)
+from .reduce import c_order
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 
 
@@ -612,14 +613,14 @@ class RreluWithNoise(Op):
     def forward(ctx, x, slopes=None, lower=1 / 8, upper=1 / 3, training=False):
         RreluWithNoise._keep(ctx, x, slopes, lower, upper, training)
         ctx.save_for_backward(x)  # (for the edge of its backward's node to x, as torch's)
-        return (x * slopes).astype(x.dtype)
+        return c_order((x * slopes).astype(x.dtype))  # (torch's is allocated in C order, whatever x's layout)
 
     @staticmethod
     def _keep(ctx, x, slopes, lower, upper, training):
         """slopes: 1 where x > 0, the negative slope elsewhere; torch's node shows them as its noise, which in
         eval mode it leaves unfilled (zeros here)"""
         ctx.slopes, ctx.lower, ctx.upper, ctx.training = slopes, lower, upper, training
-        ctx.noise = Tensor._make(slopes.astype(x.dtype) if training else np.zeros_like(x))
+        ctx.noise = Tensor._make(c_order(slopes.astype(x.dtype)) if training else np.zeros(x.shape, x.dtype))
 
     @staticmethod
     def backward(ctx, grad):

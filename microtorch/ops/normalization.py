@@ -51,8 +51,7 @@ class NativeLayerNorm(Op):
         out = centered * rstd
         if weight is not None:
             out = out * weight
-        if bias is not None:
-            out = out + bias
+        out = out + (bias if bias is not None else 0.0)  # (torch's kernel adds a missing bias as 0: -0.0 becomes 0.0)
         ctx.save_for_backward(x, weight, bias, mean, rstd)
         return c_order(out)  # (torch normalizes a C-ordered copy)
 

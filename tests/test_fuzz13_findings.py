@@ -1,0 +1,105 @@
+"""What the thirteenth round's fuzz ranges (seeds 2,100,000 and on) found, each beside torch 2.13.
+
+- The layout of an elementwise result whose operands broadcast: torch's sort of the dims reads the strides of size-1
+  dims too, and a number is an operand to it (so `x * 2` keeps x's size-1 strides, which a later broadcast reads).
+  (tests/test_binary_layouts.py has the op-by-op cases.)
+- sort, argsort and msort lay their values and indices out as the input (torch allocates them like empty_like).
+- rrelu's result and noise are in C order whatever the input's layout.
+- layer_norm without a bias adds 0, as torch's kernel does, so an input of -0.0 normalizes to +0.0.
+"""
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+from test_binary_layouts import _looks
+
+
+def _seen(t):
+    return tuple(t.shape), _looks(t)
+
+
+def _column(L):
+    return L.tensor(np.arange(2.0).reshape(1, 2, 1, 1))
+
+
+CHAINS = {
+    # seed 2127855: where of a permuted column against the column: torch's result is transposed
+    "where": lambda L: L.where(_column(L).permute(1, 2, 0, 3) > _column(L), _column(L).permute(1, 2, 0, 3),
+                               _column(L)),
+    "add": lambda L: _column(L).permute(1, 2, 0, 3) + _column(L),
+    "mul": lambda L: _column(L) * _column(L).permute(1, 2, 0, 3),
+    # a number keeps the size-1 strides, which the broadcast after it reads
+    "number, then broadcast": lambda L: (_column(L).permute(1, 2, 0, 3) / 4) + _column(L),
+    "rsub, then broadcast": lambda L: (1 - _column(L).permute(1, 2, 0, 3)) * _column(L),
+    "fmod, then broadcast": lambda L: L.fmod(_column(L).permute(1, 2, 0, 3), 1.5) - _column(L),
+    "nan_to_num, then broadcast": lambda L: _column(L).permute(1, 2, 0, 3).nan_to_num() + _column(L),
+    "both contiguous, same shape": lambda L: _column(L).permute(1, 2, 0, 3) * _column(L).permute(1, 2, 0, 3),
+}
+
+
+@pytest.mark.parametrize("name", list(CHAINS))
+def test_broadcast_layout_with_size_1_dims_as_torch(name):
+    assert _seen(CHAINS[name](mt)) == _seen(CHAINS[name](torch))
+
+
+def _inputs(L):
+    rng = np.random.default_rng(3)
+    return {"transposed": L.tensor(rng.standard_normal((3, 4))).t(),
+            "permuted": L.tensor(rng.standard_normal((2, 3, 4))).permute(2, 0, 1),
+            "expanded": L.tensor(rng.standard_normal((1, 4))).expand(3, 4),
+            "sliced": L.tensor(rng.standard_normal((4, 6)))[:, ::2],
+            "contiguous": L.tensor(rng.standard_normal((3, 4)))}
+
+
+ORDER_OPS = {
+    "sort": lambda L, x: L.sort(x, 0),
+    "sort, last dim, descending": lambda L, x: x.sort(-1, descending=True),
+    "sort, stable": lambda L, x: L.sort(x, dim=0, stable=True),
+    "argsort": lambda L, x: L.argsort(x, 0),
+    "msort": lambda L, x: L.msort(x),
+    "rrelu (eval)": lambda L, x: L.nn.functional.rrelu(x),
+}
+
+
+@pytest.mark.parametrize("layout", list(_inputs(mt)))
+@pytest.mark.parametrize("op", list(ORDER_OPS))
+def test_order_results_laid_out_as_torch(op, layout):
+    ours, theirs = ORDER_OPS[op](mt, _inputs(mt)[layout]), ORDER_OPS[op](torch, _inputs(torch)[layout])
+    ours, theirs = (r if isinstance(r, tuple) else (r,) for r in (ours, theirs))
+    assert [_seen(t) for t in ours] == [_seen(t) for t in theirs]
+
+
+def test_sorted_gradient_and_a_reshape_after_it_as_torch():
+    """the values' node and a reshape of them: a view where torch's is one (its values are laid out as x)"""
+    seen = []
+    for L in (mt, torch):
+        x = _inputs(L)["transposed"].clone().requires_grad_()
+        v = L.sort(x, 0).values
+        r = v.reshape(-1)
+        (r * L.arange(12.0, dtype=r.dtype)).sum().backward()
+        seen.append((v.grad_fn.name(), r.grad_fn.name(), x.grad.stride(), x.grad.numpy().tolist()))
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_rrelu_noise_laid_out_as_torch(training):
+    seen = []
+    for L in (mt, torch):
+        x = _inputs(L)["transposed"].clone().requires_grad_()
+        out = L.nn.functional.rrelu(x, training=training)
+        seen.append((out.stride(), out.grad_fn._saved_noise.stride()))
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("weight, bias", [(False, False), (True, False), (False, True), (True, True)])
+def test_layer_norm_of_a_signed_zero_as_torch(weight, bias):
+    """seed 2118005: torch's kernel computes (x - mean) rstd gamma + beta, with beta 0 when there is no bias"""
+    seen = []
+    for L in (mt, torch):
+        x = L.tensor([[-0.0], [-0.0]], dtype=L.float64)
+        w = L.tensor([2.0], dtype=L.float64) if weight else None
+        b = L.tensor([-0.0], dtype=L.float64) if bias else None
+        out = L.nn.functional.layer_norm(x, (1,), w, b)
+        seen.append((np.signbit(out.numpy()).tolist(), (2.0 / out).numpy().tolist()))
+    assert seen[0] == seen[1]
