@@ -80,7 +80,8 @@ def _known_einsum_layout(prog, step, torch_rec, mt_rec):
     """torch's einsum result is often a permuted (non-contiguous) view, microtorch's is contiguous,
     and elementwise ops and views keep either layout: a reshape (or matmul's fold) reading it is then
     a ViewBackward0 in microtorch where torch copies (UnsafeViewBackward0 over CloneBackward0) or
-    aliases (ReshapeAliasBackward0), and matmul may fold it into one mm/mv where torch runs bmm."""
+    aliases (ReshapeAliasBackward0), matmul may fold it into one mm/mv where torch runs bmm, and contiguous()
+    returns it where torch copies it (CloneBackward0)."""
     if not _layout_from_einsum(prog, step):
         return False
     t, m = list(torch_rec.nodes), list(mt_rec.nodes)
@@ -88,6 +89,8 @@ def _known_einsum_layout(prog, step, torch_rec, mt_rec):
     if step.op == "matmul" and same_top and t and set(t) - set(m) <= _RESHAPES | _BMM and \
             set(m) - set(t) <= _RESHAPES | _FOLDED and "BmmBackward0" in t and not _FOLDED & set(t):
         return True  # fold versus bmm, decided by the einsum result's strides
+    if step.op == "contiguous" and t == ["CloneBackward0"] and not m:
+        return True  # torch copies the einsum result's layout into C order; microtorch's is in C order already
     return same_top and t and [n for n in t if n not in _RESHAPES] == [n for n in m if n not in _RESHAPES] and \
         set(t) ^ set(m) <= _RESHAPES
 

@@ -178,3 +178,27 @@ def test_values_a_known_difference_changed_are_accepted_only_downstream_of_it():
     assert "value:median" in {c for c, _ in compare(med, tt, Trace([rec([1.0] * 3), rec(1.0), rec(np.e), rec(1.0)]))}
     from .check import check_seed
     assert not real(check_seed(1436347)[1])
+
+
+def test_contiguous_of_an_einsum_result_is_the_einsum_layout_entry():
+    """seed 2118716: torch's einsum result (a permuted view) keeps its layout through a subtraction, so contiguous()
+    copies it (CloneBackward0), where microtorch's is in C order and contiguous() returns it; the same step with
+    no einsum before it is reported."""
+    import numpy as np
+
+    from .compare import _known_einsum_layout
+    from .program import Leaf, Program, Step
+    from .run import StepRecord
+
+    def rec(grad_fn, nodes):
+        return StepRecord("float64", (2, 2), np.zeros((2, 2)), True, True, grad_fn, tuple(nodes))
+
+    def accepted(first_op):
+        prog = Program(1, [Leaf("a", np.ones((2, 2)), True)],
+                       [Step("v0", first_op, "L.einsum('ab->ab', {0})", ("a",)), Step("v1", "operator", "{0} - 1.0",
+                                                                                       ("v0",)),
+                        Step("v2", "contiguous", "{0}.contiguous()", ("v1",))])
+        return _known_einsum_layout(prog, prog.steps[2], rec("CloneBackward0", ["CloneBackward0"]),
+                                    rec("SubBackward0", []))
+    assert accepted("einsum")
+    assert not accepted("sum")
