@@ -92,8 +92,9 @@ class AddNumber(Add):
     @staticmethod
     def forward(ctx, a, s):
         ctx.alpha = 1
-        return a[()] + s if a.ndim == 0 else with_number(a + s, a)  # (a 0-d array as a scalar: see scalar_path in
-        # _op.py; with_number: laid out as torch's)
+        if a.ndim < 2:  # (a 0-d array as a scalar: see scalar_path in _op.py)
+            return (a[()] if a.ndim == 0 else a) + s
+        return with_number(a + s, a)  # (laid out as torch's)
 
     @staticmethod
     def backward(ctx, grad):
@@ -234,7 +235,9 @@ class SubNumber(Sub):
     @staticmethod
     def forward(ctx, a, s):
         ctx.alpha = 1
-        return a[()] - s if a.ndim == 0 else with_number(a - s, a)  # (see scalar_path in _op.py)
+        if a.ndim < 2:  # (see scalar_path in _op.py)
+            return (a[()] if a.ndim == 0 else a) - s
+        return with_number(a - s, a)
 
 
 class Rsub(Sub):
@@ -435,7 +438,9 @@ def _by_number(op, a, s):
     to float16 first: a third of the products differ); a 0-d a takes numpy's scalar path (see scalar_path)."""
     if a.dtype is _HALF and type(s) in _NUMBERS:
         return with_number(op(a.astype(np.float32), np.float32(s)).astype(np.float16), a)
-    return op(a[()], s) if a.ndim == 0 else with_number(op(a, s), a)
+    if a.ndim < 2:
+        return op(a[()] if a.ndim == 0 else a, s)
+    return with_number(op(a, s), a)
 
 
 class DivScalar(Op):
