@@ -103,3 +103,56 @@ def test_layer_norm_of_a_signed_zero_as_torch(weight, bias):
         out = L.nn.functional.layer_norm(x, (1,), w, b)
         seen.append((np.signbit(out.numpy()).tolist(), (2.0 / out).numpy().tolist()))
     assert seen[0] == seen[1]
+
+
+def _keys(L):
+    """advanced indices: integer tensors of one and two dims, masks of one and two dims, indices apart"""
+    return {"int at dim 1": (slice(None), L.tensor([0, 2])), "int at dim 0": (L.tensor([1, 0]),),
+            "int of one at the last dim": (slice(None), slice(None), L.tensor([0])),
+            "after slices with steps": (slice(None, None, 2), slice(0, None, 2), L.tensor([0])),
+            "two ints": (slice(None), L.tensor([0, 1]), L.tensor([1, 0])),
+            "two ints apart": (L.tensor([0, 1]), slice(None), L.tensor([1, 0])),
+            "2-d int and int": (L.tensor([[0], [1]]), L.tensor([0, 2])),
+            "2-d int, transposed": (slice(None), L.tensor([[0, 1], [1, 0], [0, 0]]).t()),
+            "ellipsis": (Ellipsis, L.tensor([1])), "mask": (L.tensor([True, False]),),
+            "mask at dim 1": (slice(None), L.tensor([True, False, True])),
+            "2-d mask apart from an int": (L.tensor([[True, False, True], [False, True, True]]), slice(None),
+                                           L.tensor([1, 0, 1, 0]))}
+
+
+@pytest.mark.parametrize("perm", [(0, 1, 2), (2, 0, 1), (1, 0, 2), (0, 2, 1), (2, 1, 0)])
+@pytest.mark.parametrize("key", list(_keys(torch)))
+def test_advanced_index_laid_out_as_torch(key, perm):
+    """torch's index kernel lays the result out by the restrided input and the indices (seed 2256515: a size-1
+    stride of it decides whether a later matmul folds)"""
+    seen = []
+    for L in (mt, torch):
+        x = L.tensor(np.arange(24.0).reshape(2, 3, 4)).permute(perm)
+        try:
+            seen.append(_seen(x[_keys(L)[key]]))
+        except IndexError as e:
+            seen.append(type(e))
+    assert seen[0] == seen[1]
+
+
+def test_matmul_of_an_indexed_column_folds_as_torch():
+    """seed 2256515"""
+    seen = []
+    for L in (mt, torch):
+        a = L.tensor(np.array([[[-1.0], [0.0], [2.0]]]), requires_grad=True)
+        v = a[::2, 0::2, L.tensor([0])].unsqueeze(-2) @ L.tensor([3.0], dtype=L.float64)
+        seen.append((v.grad_fn.name(), [f.name() for f, _ in v.grad_fn.next_functions if f is not None]))
+    assert seen[0] == seen[1]
+
+
+def test_a_0d_integer_tensor_index_is_a_select_as_torch():
+    """torch reads x[i] for a 0-d integer tensor i as x[int(i)]: a view (SelectBackward0) that shares x's memory"""
+    seen = []
+    for L in (mt, torch):
+        x = L.tensor(np.arange(6.0).reshape(3, 2), requires_grad=True)
+        row = x[L.tensor(1)]
+        base = L.tensor(np.arange(6.0).reshape(3, 2))
+        base[L.tensor(2)].mul_(0)
+        mixed = L.tensor(np.arange(6.0).reshape(3, 1, 2))[L.tensor([0]), :, L.tensor(1)]
+        seen.append((row.grad_fn.name(), row.stride(), base.tolist(), tuple(mixed.shape)))
+    assert seen[0] == seen[1]

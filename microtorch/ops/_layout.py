@@ -27,9 +27,13 @@ def like_torch(out, *inputs):
         if not odd or all(type(x) is np.ndarray and x.shape == out.shape for x in inputs):
             return out
     arrays = [x for x in inputs if isinstance(x, np.ndarray) and x.ndim]
-    strides = [_broadcast_strides(x, out.shape) for x in arrays]
-    # size-1 dims take part in the sort as in torch: they have strides of their own (seen by .stride()) and can
-    # carry a comparison past a dim no operand tells apart
+    return sorted_by(out, [_broadcast_strides(x, out.shape) for x in arrays])
+
+
+def sorted_by(out, strides):
+    """out laid out as TensorIterator lays out a result whose operands have these strides over out's dims (0 where
+    broadcast). Size-1 dims take part in the sort as in torch: they have strides of their own (seen by .stride())
+    and can carry a comparison past a dim no operand tells apart."""
     order = _fastest_first(list(range(out.ndim)), strides, out.shape)[::-1]  # slowest to fastest
     if _dense_in(out, order):  # numpy chose the same layout
         return out

@@ -5,6 +5,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._checks import need_dims
+from ._index_layout import index_like_torch
 from ._op import Op, broadcast_error, normalize_dims
 from .reduce import c_order
 
@@ -36,7 +37,7 @@ class Index(Op):
     @staticmethod
     def forward(ctx, x, index):
         ctx.in_shape, ctx.index = x.shape, index
-        return np.asarray(x[index], order="C")  # a new tensor, contiguous as torch's (view(-1) works)
+        return index_like_torch(np.asarray(x[index], order="C"), x, index)  # (torch's layout: _index_layout.py)
 
     @staticmethod
     def backward(ctx, grad):
@@ -149,7 +150,10 @@ def _to_np_index(k):
     if isinstance(k, Tensor):
         if k.dtype.is_floating_point or k.dtype.is_complex:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return k._data
+        a = k._data
+        if type(a) is np.ndarray and a.ndim == 0 and a.dtype.kind in "iu" and a.dtype != np.uint8:
+            return int(a)  # torch reads a 0-d integer tensor as its number: x[i] is a select (a view), as x[1]
+        return a
     if isinstance(k, range):  # (torch reads a range as the list of its numbers: x[range(n), target])
         return np.arange(k.start, k.stop, k.step, dtype=np.int64)
     if isinstance(k, list):
