@@ -202,3 +202,25 @@ def test_contiguous_of_an_einsum_result_is_the_einsum_layout_entry():
                                     rec("SubBackward0", []))
     assert accepted("einsum")
     assert not accepted("sum")
+
+
+def test_view_refused_by_microtorch_after_an_einsum_is_the_einsum_layout_entry():
+    """seed 2392113: torch's einsum result is transposed where microtorch's is in C order, so after a transpose
+    microtorch's view() refuses where torch's works; the same refusal with no einsum before it is reported."""
+    import numpy as np
+
+    from .compare import compare
+    from .program import Leaf, Program, Step
+    from .run import StepRecord, Trace
+
+    rec = StepRecord("float64", (2, 2), np.zeros((2, 2)), False, True, None, ())
+
+    def cats(first_op):
+        prog = Program(1, [Leaf("a", np.ones((2, 2)), False)],
+                       [Step("v0", first_op, "L.einsum('ab->ab', {0})", ("a",)),
+                        Step("v1", "transpose", "{0}.transpose(0, 1)", ("v0",)),
+                        Step("v2", "view", "{0}.view((1, 4))", ("v1",))])
+        torch_trace = Trace([rec, rec, StepRecord("float64", (1, 4), np.zeros((1, 4)), False, True, None, ())])
+        return {c for c, _ in compare(prog, torch_trace, Trace([rec, rec], error=(2, "RuntimeError")))}
+    assert cats("einsum") == {"known:einsum-layout"}
+    assert cats("sum") == {"raises:view"}
