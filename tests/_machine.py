@@ -37,6 +37,21 @@ def gemm_agrees():
     return True
 
 
+@functools.lru_cache(maxsize=None)
+def gemv_in_order():
+    """torch's mv of a matrix laid out column by column (MKL's gemv 'n') adds each element's products in order, as
+    microtorch's does (ops/linalg.py, _mv_in_order), on a few shapes here."""
+    r = np.random.default_rng(2)
+    for n, k in ((3, 7), (16, 16), (64, 33)):
+        a, v = r.standard_normal((k, n)).T, r.standard_normal(k)
+        products = a * v
+        products[:, 0] += 0.0
+        if torch.mv(torch.from_numpy(a), torch.from_numpy(v)).numpy().tobytes() != \
+                np.ascontiguousarray(np.add.accumulate(products, axis=1)[:, -1]).tobytes():
+            return False
+    return True
+
+
 def within_ulps(a, b, ulps, cancelling=False):
     """Same shape and dtype, NaN and infinities in the same places, finite values at most `ulps` units in the last
     place of the larger one apart. cancelling: values that are sums of terms cancelling to near 0 (a second

@@ -156,3 +156,45 @@ def test_a_0d_integer_tensor_index_is_a_select_as_torch():
         mixed = L.tensor(np.arange(6.0).reshape(3, 1, 2))[L.tensor([0]), :, L.tensor(1)]
         seen.append((row.grad_fn.name(), row.stride(), base.tolist(), tuple(mixed.shape)))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("sizes", [(1, 1, 4, 1), (3, 2, 5, 4), (2, 7, 7, 7), (4, 1, 16, 3), (2, 3, 0, 2)])
+def test_small_bmm_to_the_bit_as_torch(sizes, dtype):
+    """torch's bmm of small matrices (k n m < 400) is its own loop, adding each element's products in order from 0"""
+    b, n, k, m = sizes
+    rng = np.random.default_rng(sum(sizes))
+    x, y = rng.standard_normal((b, n, k)).astype(dtype), rng.standard_normal((b, k, m)).astype(dtype)
+    x[0, 0, :] = -0.0  # (a row of -0.0 products: the loop's sum is +0.0)
+    ours = mt.bmm(mt.tensor(x), mt.tensor(y)).numpy()
+    theirs = torch.bmm(torch.tensor(x), torch.tensor(y)).numpy()
+    assert ours.tobytes() == theirs.tobytes()
+
+
+@pytest.mark.parametrize("layout", ["column by column", "four columns"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_mv_to_the_bit_as_torch(layout, dtype):
+    """seed 15072: a batch times a vector, folded into torch's mv; MKL's gemv adds a column-major matrix's products
+    in order (and a row-major one's when it has at most 4 columns), as microtorch now does"""
+    from _machine import gemv_in_order
+    rng = np.random.default_rng(4)
+    shape = (40, 24) if layout == "column by column" else (40, 4)
+    a = rng.standard_normal(shape[::-1]).astype(dtype).T if layout == "column by column" else \
+        rng.standard_normal(shape).astype(dtype)
+    v = rng.standard_normal(shape[1]).astype(dtype)
+    ours = mt.mv(mt.tensor(a.T).t() if layout == "column by column" else mt.tensor(a), mt.tensor(v)).numpy()
+    theirs = torch.mv(torch.tensor(a.T).t() if layout == "column by column" else torch.tensor(a),
+                      torch.tensor(v)).numpy()
+    if gemv_in_order():
+        assert ours.tobytes() == theirs.tobytes()
+    else:  # (another CPU's MKL: its own order, within the last bits)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5 if dtype == "float32" else 1e-13)
+
+
+def test_seed_15072_batch_times_vector_as_torch():
+    from fuzz.check import check_seed
+    from fuzz.compare import real
+    from _machine import gemv_in_order
+    if not gemv_in_order():
+        pytest.skip("this CPU's MKL adds a gemv's products in another order")
+    assert not real(check_seed(15072)[1])

@@ -16,13 +16,16 @@ from .shape import SqueezeDim, broadcasts_to
 class Matmul(Op):
     """d(A@B) = (G @ B^T, A^T @ G), with 1-D operands promoted and batch dims summed"""
     _grad_fn_name = "UnsafeViewBackward0"
+    in_order = None  # (a, b) -> the product as torch's own loop adds it up, or None where torch calls the BLAS
 
     @staticmethod
     def forward(ctx, a, b):
         ctx.nd = (a.ndim, b.ndim)
         # each gradient needs only the other operand
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
-        return _product(a, b)
+        in_order = ctx._forward_cls.in_order
+        out = in_order(a, b) if in_order is not None else None
+        return _product(a, b) if out is None else out
 
     @staticmethod
     def backward(ctx, grad):
@@ -75,6 +78,41 @@ def _product(a, b):
     return a @ b
 
 
+_REAL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _in_order(products, axis):
+    """The products summed along axis one by one, in order, from 0.0 (0.0 + -0.0 is 0.0), as a C loop adds them."""
+    first = [slice(None)] * products.ndim
+    first[axis] = 0
+    products[tuple(first)] += 0.0
+    last = [slice(None)] * products.ndim
+    last[axis] = -1
+    return np.ascontiguousarray(np.add.accumulate(products, axis=axis)[tuple(last)])
+
+
+def _bmm_in_order(a, b):
+    """torch's bmm of small float matrices (k n m < 400) runs its own loop, which adds each element's products in
+    order (the BLAS adds them in another: the last bits differ). None for the others."""
+    if type(a) is np.ndarray is type(b) and a.ndim == 3 == b.ndim and a.dtype in _REAL_FLOATS and \
+            0 < a.shape[2] * a.shape[1] * b.shape[2] < 400:
+        return _in_order(a[:, :, :, None] * b[:, None, :, :], axis=2)
+    return None
+
+
+def _mv_in_order(a, v):
+    """torch's mv of a float matrix laid out column by column (gemv 'n', as `w.t() @ x`) adds a v[j] * column j in
+    order, as MKL's gemv does with a matrix of at most 4 columns either way. None for the others (and for the large:
+    the products would take a matrix's memory again)."""
+    if type(a) is not np.ndarray or type(v) is not np.ndarray or a.dtype not in _REAL_FLOATS or a.ndim != 2 \
+            or v.ndim != 1 or not 0 < a.size <= 1 << 16:
+        return None
+    n, k = a.shape
+    if k <= 4 or a.strides[0] == a.itemsize and a.strides[1] >= a.itemsize * max(1, n):
+        return _in_order(a * v, axis=1)
+    return None
+
+
 def _column_major(m):
     """m is laid out column after column (as `w.t()` of a row-major w is)."""
     return m.strides[0] == m.itemsize and m.strides[1] == m.itemsize * m.shape[0]
@@ -123,6 +161,7 @@ def _t(m, conjugate=False):
 class Mv(Matmul):
     _grad_fn_name = "MvBackward0"
     _saved_names = ("self", "vec")
+    in_order = staticmethod(_mv_in_order)
 
     @staticmethod
     def backward(ctx, grad):
@@ -139,6 +178,7 @@ class Dot(Matmul):
 class Bmm(Matmul):
     _grad_fn_name = "BmmBackward0"
     _saved_names = ("self", "mat2")
+    in_order = staticmethod(_bmm_in_order)
 
 
 def _check(a, b, op):
