@@ -198,3 +198,20 @@ def test_seed_15072_batch_times_vector_as_torch():
     if not gemv_in_order():
         pytest.skip("this CPU's MKL adds a gemv's products in another order")
     assert not real(check_seed(15072)[1])
+
+
+def test_a_uint8_index_is_a_mask_as_torch():
+    """torch reads a uint8 index tensor as a mask (its old masks), with a deprecation warning where it has dims"""
+    import warnings
+    seen = []
+    for L in (mt, torch):
+        x = L.tensor(np.arange(6.0).reshape(3, 2), requires_grad=True)
+        mask = L.tensor([1, 0, 1], dtype=L.uint8)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rows, one, zero_d = x[mask], x[mask, 1], x[L.tensor(1, dtype=L.uint8)]
+            y = L.tensor(np.arange(6.0).reshape(3, 2))
+            y[mask] = L.tensor([5.0, 6.0], dtype=L.float64)
+        messages = [(str(w.message).split(" (Triggered")[0], w.filename) for w in caught]
+        seen.append((rows.tolist(), rows.grad_fn.name(), one.tolist(), tuple(zero_d.shape), y.tolist(), messages))
+    assert seen[0] == seen[1]

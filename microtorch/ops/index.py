@@ -1,6 +1,8 @@
 """Indexing: select, slice, advanced (integer / boolean) indexing, gather, index_select,
 masked_fill. Each backward scatters the gradient into zeros of the input's shape, adding up
 repeated indices (np.add.at), and that scatter is itself differentiable."""
+import warnings
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -146,13 +148,19 @@ def _is_advanced(k):
     return isinstance(k, (Tensor, np.ndarray, list, range)) or (isinstance(k, tuple))
 
 
-def _to_np_index(k):
+def _to_np_index(k, stacklevel=5):
+    """k as numpy indexes with it; stacklevel: the frames up to the line that indexes (for torch's warning)."""
     if isinstance(k, Tensor):
         if k.dtype.is_floating_point or k.dtype.is_complex:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         a = k._data
         if type(a) is np.ndarray and a.ndim == 0 and a.dtype.kind in "iu" and a.dtype != np.uint8:
             return int(a)  # torch reads a 0-d integer tensor as its number: x[i] is a select (a view), as x[1]
+        if a.dtype == np.uint8:  # torch's old masks: a uint8 index is a mask, not positions (deprecated, but
+            if a.ndim:            # a 0-d one silently: it reads it as a bool)
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                              "instead.", UserWarning, stacklevel=stacklevel)
+            return np.asarray(a != 0)
         return a
     if isinstance(k, range):  # (torch reads a range as the list of its numbers: x[range(n), target])
         return np.arange(k.start, k.stop, k.step, dtype=np.int64)

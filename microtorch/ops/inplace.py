@@ -783,7 +783,7 @@ def setitem(self, key, value):
     from .index import _check_bounds, _to_np_index, getitem
     _check_mutable(self, "x[idx] = v")
     key = key if isinstance(key, tuple) else (key,)
-    key = tuple(_to_np_index(k) for k in key)
+    key = tuple(_to_np_index(k, stacklevel=6) for k in key)
     _check_bounds(self, key)
     if any(isinstance(k, np.ndarray) for k in key):
         value = _as_value(self, value)
