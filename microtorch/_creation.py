@@ -119,7 +119,8 @@ def _relaid(t, like, fmt, op):
     """t, made in C order, laid out as torch lays out a new tensor in memory format fmt: preserve_format (the *_like
     factories' default) copies the dense layout of the array `like`."""
     if fmt is contiguous_format or type(t._data) is not np.ndarray or type(like) is not np.ndarray \
-            or fmt is preserve_format and like.flags.c_contiguous:  # (vmap's and meta arrays keep their own layout)
+            or fmt is preserve_format and like.flags.c_contiguous and 1 not in like.shape:  # (vmap's and meta
+        # arrays keep their own layout; a size-1 dim of `like` keeps its stride, as in torch)
         return t
     data = empty_like_layout(like, t._data.dtype, fmt, op)
     data[...] = t._data

@@ -49,7 +49,9 @@ def _inputs(L):
             "permuted": L.tensor(rng.standard_normal((2, 3, 4))).permute(2, 0, 1),
             "expanded": L.tensor(rng.standard_normal((1, 4))).expand(3, 4),
             "sliced": L.tensor(rng.standard_normal((4, 6)))[:, ::2],
-            "contiguous": L.tensor(rng.standard_normal((3, 4)))}
+            "contiguous": L.tensor(rng.standard_normal((3, 4))),
+            # C-ordered by numpy's flags, but a size-1 dim's stride is not C order's: torch keeps it
+            "size-1 dim permuted": L.tensor(rng.standard_normal((1, 3, 1))).permute(0, 2, 1)}
 
 
 ORDER_OPS = {
@@ -59,6 +61,12 @@ ORDER_OPS = {
     "argsort": lambda L, x: L.argsort(x, 0),
     "msort": lambda L, x: L.msort(x),
     "rrelu (eval)": lambda L, x: L.nn.functional.rrelu(x),
+    "float": lambda L, x: x.float(),
+    "zeros_like": lambda L, x: L.zeros_like(x),
+    "full_like, float32": lambda L, x: L.full_like(x, 2.0, dtype=L.float32),
+    "rand_like": lambda L, x: (L.manual_seed(0), L.rand_like(x))[1],
+    "mode's indices": lambda L, x: L.mode(x, 0, keepdim=True).indices,
+    "kthvalue": lambda L, x: L.kthvalue(x, 1, -1, keepdim=True),
 }
 
 

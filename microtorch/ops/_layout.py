@@ -53,14 +53,23 @@ def like_torch_pair(out, a, b):
     return like_torch(out, a, b)
 
 
+def dense_strides(shape, itemsize):
+    """C-order strides in bytes, a size-0 dim counted as 1 (as torch's)."""
+    out, step = [], itemsize
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return out[::-1]
+
+
 def _c_strides(shape, itemsize):
-    """numpy's strides (in bytes) of a C-ordered array of this shape (remembered: W6's (100, 1) asks on every op)."""
+    """dense_strides as a tuple, remembered (W6's (100, 1) asks on every op)."""
     key = (shape, itemsize)
     strides = _C_STRIDES.get(key)
     if strides is None:
         if len(_C_STRIDES) > 1024:
             _C_STRIDES.clear()
-        strides = _C_STRIDES[key] = np.empty([max(n, 1) for n in shape], np.dtype(f"V{itemsize}")).strides
+        strides = _C_STRIDES[key] = tuple(dense_strides(shape, itemsize))
     return strides
 
 

@@ -68,13 +68,14 @@ def suggested_format(x):
 
 
 def in_layout_of(out, x):
-    """out, a fresh C-ordered array of x's shape, in the layout of torch's empty_like(x): x's own strides when x is
-    dense, else dense ones in the order of x's (sort's values and indices are allocated so)."""
-    if type(x) is not np.ndarray or x.flags.c_contiguous or out.ndim < 2:
+    """out, a fresh array of x's shape, in the layout of torch's empty_like(x): x's own strides when x is dense (those
+    of its size-1 dims too), else dense ones in the order of x's (sort's values and indices are allocated so)."""
+    if type(x) is not np.ndarray or x.flags.c_contiguous and 1 not in x.shape or out.ndim < 2:
         return out
-    result = empty_like_layout(x, out.dtype, preserve_format)
-    result[...] = out
-    return result
+    strides = _preserved_strides(x.shape, [s // x.itemsize for s in x.strides])
+    if [s // out.itemsize for s in out.strides] == strides:
+        return out
+    return _copy_with_strides(out, strides)
 
 
 def empty_like_layout(x, np_dtype, fmt, op="empty_like"):
@@ -83,7 +84,8 @@ def empty_like_layout(x, np_dtype, fmt, op="empty_like"):
     strides = None
     if fmt in _FASTEST_FIRST:
         strides = _dense_in_order(x.shape, _order(fmt, x, op))
-    elif fmt is preserve_format and type(x) is np.ndarray and not x.flags.c_contiguous and min(x.strides, default=0) >= 0:
+    elif fmt is preserve_format and type(x) is np.ndarray and (not x.flags.c_contiguous or 1 in x.shape) and \
+            min(x.strides, default=0) >= 0:  # (a size-1 dim keeps its stride too)
         strides = _preserved_strides(x.shape, [s // x.itemsize for s in x.strides])
     if strides is None:
         return np.empty(x.shape, np_dtype)

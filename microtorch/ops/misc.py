@@ -5,7 +5,7 @@ from .._dtype import cast, result_type
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._layout import like_torch
-from ._memory_formats import laid_out, preserve_format, suggested_format
+from ._memory_formats import in_layout_of, laid_out, preserve_format, suggested_format
 from ._op import Op, as_array, normalize_dims, numbers_as
 from .reduce import c_order
 from .order import sort, topk  # noqa: F401 (their home is order.py; ops and composite import them from here)
@@ -29,7 +29,7 @@ class ToCopy(Op):
             return laid_out(out, memory_format)
         if type(x) is np.ndarray and not x.flags.c_contiguous:  # (a broadcast x: torch lays its stride-0 dims out
             return like_torch(out, x)  # in C order, numpy's astype makes them the fastest)
-        return out
+        return in_layout_of(out, x)  # (a dense x: its strides, a size-1 dim's too, which astype may not keep)
 
     @staticmethod
     def backward(ctx, grad):

@@ -162,7 +162,7 @@ def _picked_result(name, op, input, d, idx, keepdim):
     """op's values of input at idx along d, and the indices, as torch's named tuple (0-d for a 0-d input)."""
     values = op.apply(input, d, idx, keepdim=keepdim)
     idx = idx.reshape(()) if not input.ndim else idx if keepdim else idx.squeeze(d)
-    return return_type(name)(values, Tensor._make(idx))
+    return return_type(name)(values, Tensor._make(c_order(idx)))  # (torch's indices: C order)
 
 
 def median(input, dim=_ALL, keepdim=False):

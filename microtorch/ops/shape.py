@@ -7,7 +7,7 @@ import numpy as np
 from .._tensor import Tensor, _size_arg
 from ..autograd._hooks import composite
 from ._checks import check_size, need_dims
-from ._layout import like_torch
+from ._layout import dense_strides as _dense_strides, like_torch
 from ._memory_formats import laid_out, memory_format as _memory_format, preserve_format
 from ._op import Op, normalize_dims, plain, unrecorded
 from ._sum_order import sum_like_torch
@@ -275,15 +275,6 @@ def view_strides(x, shape):
             if d:
                 base, t_numel, v_numel = st[d - 1], 1, 1
     return out if view_d == -1 else None
-
-
-def _dense_strides(shape, itemsize):
-    """C-order strides in bytes, a size-0 dim counted as 1 (as torch's)."""
-    out, step = [], itemsize
-    for n in reversed(shape):
-        out.append(step)
-        step *= max(n, 1)
-    return out[::-1]
 
 
 class Alias(View):
