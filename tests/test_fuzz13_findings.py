@@ -67,6 +67,11 @@ ORDER_OPS = {
     "rand_like": lambda L, x: (L.manual_seed(0), L.rand_like(x))[1],
     "mode's indices": lambda L, x: L.mode(x, 0, keepdim=True).indices,
     "kthvalue": lambda L, x: L.kthvalue(x, 1, -1, keepdim=True),
+    "hardtanh": lambda L, x: L.nn.functional.hardtanh(x),
+    "relu6": lambda L, x: L.nn.functional.relu6(x),
+    "prelu": lambda L, x: L.nn.functional.prelu(x, L.tensor([0.25], dtype=x.dtype)),
+    "flip": lambda L, x: L.flip(x, (0,)),
+    "deg2rad": lambda L, x: L.deg2rad(x),
 }
 
 

@@ -10,6 +10,7 @@ from ._op import Op, plain, unrecorded
 from ._range_kernels import _thread_chunks
 from .elementwise import (GradTimesLocal, LeakyReluBackward, _exp_as_torch, _select, _unary, div_scalar,
                           elu_backward, where, zeros_like_)
+from ._memory_formats import in_layout_of
 from .reduce import c_order
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 
@@ -228,7 +229,7 @@ class Hardtanh(Op):
     def forward(ctx, x, min_val=-1.0, max_val=1.0):
         ctx.lo, ctx.hi = min_val, max_val
         ctx.save_for_backward(x)
-        return np.clip(x, min_val, max_val).astype(x.dtype, copy=False)
+        return in_layout_of(np.clip(x, min_val, max_val).astype(x.dtype, copy=False), x)  # (torch's: empty_like(x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -542,7 +543,7 @@ class Prelu(Op):
     @staticmethod
     def forward(ctx, x, w):
         ctx.save_for_backward(x, w)
-        return np.where(x > 0, x, w * x)
+        return in_layout_of(np.where(x > 0, x, w * x), x)  # (torch's: empty_like(x))
 
     @staticmethod
     def backward(ctx, grad):

@@ -12,7 +12,7 @@ from ._range_kernels import _thread_chunks
 from .._dtype import float16, float32, result_type
 from .elementwise import MulScalar, PowScalar, _float, _in, _need_tensors, _operands, _unary, where
 from ._kernels import _NAMES
-from ._layout import like_torch, like_torch_pair
+from ._layout import like_torch, like_torch_pair, with_number
 from .index import fill_scalar
 from .scalar_overloads import add_scalar, mul_scalar, scalar_minus, sub_scalar
 
@@ -62,7 +62,8 @@ class Deg2Rad(Op):
     def forward(ctx, x):  # x * scale as torch: scale rounded to x's dtype (numpy's rad2deg rounds its constant
         # otherwise), half precision in float32 then rounded
         wide = np.promote_types(x.dtype, np.float32)
-        return np.asarray(np.multiply(x, ctx._forward_cls.scale, dtype=wide).astype(x.dtype, copy=False))
+        out = np.asarray(np.multiply(x, ctx._forward_cls.scale, dtype=wide).astype(x.dtype, copy=False))
+        return with_number(out, x)  # (torch's is a product with a number: laid out as one)
 
     @staticmethod
     def backward(ctx, grad):

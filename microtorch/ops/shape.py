@@ -8,7 +8,7 @@ from .._tensor import Tensor, _size_arg
 from ..autograd._hooks import composite
 from ._checks import check_size, need_dims
 from ._layout import dense_strides as _dense_strides, like_torch
-from ._memory_formats import laid_out, memory_format as _memory_format, preserve_format
+from ._memory_formats import in_layout_of, laid_out, memory_format as _memory_format, preserve_format
 from ._op import Op, normalize_dims, plain, unrecorded
 from ._sum_order import sum_like_torch
 from ._zero_tangent import ZeroTangent
@@ -891,8 +891,10 @@ class Flip(Op):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        # torch's flip is laid out as an elementwise result of x is: x's order of dims, densely
-        return like_torch(np.flip(x, dims).copy(order="C"), x)  # (a copy even where flip is a no-op view)
+        # torch's flip is laid out as an elementwise result of x is: x's order of dims, densely; a dense x's strides
+        out = like_torch(np.flip(x, dims).copy(order="C"), x)  # exactly, size-1 dims' too (its empty_like(x))
+        return in_layout_of(out, x) if type(x) is np.ndarray and x.flags.c_contiguous else out  # (a copy even where
+        # flip is a no-op view)
 
     @staticmethod
     def backward(ctx, grad):
