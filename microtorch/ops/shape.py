@@ -891,10 +891,10 @@ class Flip(Op):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        # torch's flip is laid out as an elementwise result of x is: x's order of dims, densely; a dense x's strides
-        out = like_torch(np.flip(x, dims).copy(order="C"), x)  # exactly, size-1 dims' too (its empty_like(x))
-        return in_layout_of(out, x) if type(x) is np.ndarray and x.flags.c_contiguous else out  # (a copy even where
-        # flip is a no-op view)
+        # torch allocates flip's result as empty_like(x): x's order of dims, densely, and a dense x's own strides
+        # (size-1 dims' too). A copy even where flip is a no-op view.
+        out = like_torch(np.flip(x, dims).copy(order="C"), x)
+        return in_layout_of(out, x) if type(x) is np.ndarray and x.flags.c_contiguous else out
 
     @staticmethod
     def backward(ctx, grad):

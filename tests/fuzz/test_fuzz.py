@@ -224,3 +224,12 @@ def test_view_refused_by_microtorch_after_an_einsum_is_the_einsum_layout_entry()
         return {c for c, _ in compare(prog, torch_trace, Trace([rec, rec], error=(2, "RuntimeError")))}
     assert cats("einsum") == {"known:einsum-layout"}
     assert cats("sum") == {"raises:view"}
+
+
+def test_seed_15072_batch_times_vector_as_torch():
+    """make fuzz's seed 15,072: a float64 batch times a vector, folded into mv, whose last bits a `** -2` showed
+    (tests/test_fuzz13_findings.py tests mv and bmm themselves)"""
+    from _machine import gemv_in_order
+    if not gemv_in_order():
+        pytest.skip("this CPU's MKL adds a gemv's products in another order")
+    assert not real(check_seed(15072)[1])
