@@ -936,6 +936,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if array is not None:
             return _leaf(array, requires_grad)
     elif cls is np.ndarray and dtype is None and device is None:  # a copy in its own dtype (one torch has)
+        _no_negative_strides(data, "tensor(): ")
         return _leaf(_numpy_strides(np.array(data, _dtype.from_numpy_dtype(data.dtype).np)), requires_grad)
     if isinstance(data, (str, bytes)):  # (numpy would read it as text, or as True into bool)
         raise TypeError(f"tensor(): invalid data type '{type(data).__name__}'; pass numbers, nested lists of "
@@ -946,6 +947,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "rather than microtorch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     if device is not None and device_type(device) != "cpu":  # (meta: made here, then moved; others raise)
         return _leaf(tensor(data, dtype=dtype, device=_CPU).to(device)._data, requires_grad)
+    if isinstance(data, np.ndarray):
+        _no_negative_strides(data, "tensor(): ")
     dt = _dtype.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
     src = _converted(_to_numpy, data)
     if src.dtype.kind in "OUS" and dtype is not None or src.dtype.kind == "c" and dt.np.kind != "c":
@@ -956,6 +959,15 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         _check_integers(data, dt)
     array = _converted(_cast, src, dt.np)
     return _leaf(_numpy_strides(array) if isinstance(data, np.ndarray) else array, requires_grad)
+
+
+def _no_negative_strides(array, name=""):
+    """torch's ValueError for a numpy array read backwards (a[::-1]): a tensor has no negative stride. (A guarded
+    op's name is put in front by its guard, ops/_checks.py; tensor() is not guarded and gives its own.)"""
+    if min(array.strides, default=0) < 0:
+        raise ValueError(f"{name}At least one stride in the given numpy array is negative (strides "
+                         f"{array.strides}), and tensors with negative strides are not currently supported. Make a "
+                         "copy of your array with array.copy() first.")
 
 
 def _numpy_strides(array):
@@ -1003,6 +1015,7 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     _dtype.from_numpy_dtype(ndarray.dtype)
+    _no_negative_strides(ndarray)
     return Tensor._make(_numpy_strides(ndarray))
 
 

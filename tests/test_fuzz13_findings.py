@@ -219,3 +219,18 @@ def test_a_uint8_index_is_a_mask_as_torch():
         messages = [(str(w.message).split(" (Triggered")[0], w.filename) for w in caught]
         seen.append((rows.tolist(), rows.grad_fn.name(), one.tolist(), tuple(zero_d.shape), y.tolist(), messages))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("make", ["from_numpy", "tensor", "as_tensor", "asarray", "tensor, float32"])
+def test_a_numpy_array_read_backwards_is_refused_as_by_torch(make):
+    """a[::-1] has a negative stride, which no tensor has: torch's ValueError, naming the fix; a copy is accepted"""
+    calls = {"from_numpy": lambda L, a: L.from_numpy(a), "tensor": lambda L, a: L.tensor(a),
+             "as_tensor": lambda L, a: L.as_tensor(a), "asarray": lambda L, a: L.asarray(a),
+             "tensor, float32": lambda L, a: L.tensor(a, dtype=L.float32)}
+    backwards = np.arange(6.0).reshape(2, 3)[::-1]
+    with pytest.raises(ValueError, match="negative") as theirs:
+        calls[make](torch, backwards)
+    with pytest.raises(ValueError, match="array.copy()") as ours:
+        calls[make](mt, backwards)
+    assert "negative" in str(ours.value) and type(ours.value) is type(theirs.value)
+    assert calls[make](mt, backwards.copy()).tolist() == calls[make](torch, backwards.copy()).tolist()
