@@ -70,7 +70,8 @@ def write_at_key(cls, args, kwargs, level):
     shape = tuple(x.shape)
     where = _positions(key, shape, B, level)
     flat = sh.reshape(_materialized(x, level, B), (B * math.prod(shape),))
-    out = cls.apply(flat, _materialized(src, level, B), key=(where,))
+    s = _materialized(src, level, B)  # (index_put's value broadcasts: its dims line up from the right)
+    out = cls.apply(flat, _pad(s, s.ndim - 1, where.ndim - 1), key=(where,))
     return wrap(sh.reshape(out, (B,) + shape), level)
 
 

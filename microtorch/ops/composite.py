@@ -17,6 +17,7 @@ from .index import gather
 from .reduce import return_type
 from ._op import normalize_dims
 from .misc import sort
+from .order import stable_by_name
 from .rearrange import nansum
 
 
@@ -206,9 +207,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return nansum(input, dim, keepdim, dtype=dtype) / counted
 
 
+@stable_by_name
 def argsort(input, dim=-1, descending=False, *, stable=False):
     normalize_dims(dim, input.ndim, "argsort")  # (a dim out of range in argsort's name)
-    return sort(input, dim, descending, stable=stable).indices
+    return sort(input, dim=dim, descending=descending, stable=stable).indices
 
 
 def msort(input):

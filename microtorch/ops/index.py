@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from .._user_line import warn_at_user_line
 from ._checks import need_dims
 from ._index_layout import index_like_torch
 from ._op import Op, broadcast_error, normalize_dims
@@ -148,8 +149,32 @@ def _is_advanced(k):
     return isinstance(k, (Tensor, np.ndarray, list, range)) or (isinstance(k, tuple))
 
 
-def _to_np_index(k, stacklevel=5):
-    """k as numpy indexes with it; stacklevel: the frames up to the line that indexes (for torch's warning)."""
+def warn_byte_mask(k):
+    """torch's deprecation warning for a uint8 tensor used as a mask (not for a 0-d one), at the user's line."""
+    if isinstance(k, Tensor) and k.dtype.name == "uint8" and k.ndim:
+        warn_at_user_line("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                          "instead.")
+
+
+def refuse_byte_mask(op, mask, name):
+    """torch's masked_fill_ and masked_scatter_ take a bool mask only, an old uint8 one included."""
+    if mask.dtype.name != "bool":
+        raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype {name}; convert the mask "
+                           "with mask.bool()")
+
+
+def refuse_byte_fill(x, indices, value):
+    """torch writes x[mask] = v (index_put_) through masked_fill_ when the key holds one tensor index and it is a
+    mask, and v has one element; masked_fill_ then refuses an old uint8 mask (a bool one gives the same values
+    either way). indices: the key's tensor indices."""
+    if len(indices) == 1 and isinstance(indices[0], Tensor) and indices[0].dtype.name == "uint8":
+        if (value._data.size if isinstance(value, Tensor) else np.size(value)) == 1:
+            from ._out import _c10
+            refuse_byte_mask("masked_fill_", indices[0], _c10(np.uint8))
+
+
+def _to_np_index(k, warn=True):
+    """k as numpy indexes with it (warn: of a uint8 mask, as torch does)."""
     if isinstance(k, Tensor):
         if k.dtype.is_floating_point or k.dtype.is_complex:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -157,9 +182,8 @@ def _to_np_index(k, stacklevel=5):
         if type(a) is np.ndarray and a.ndim == 0 and a.dtype.kind in "iu" and a.dtype != np.uint8:
             return int(a)  # torch reads a 0-d integer tensor as its number: x[i] is a select (a view), as x[1]
         if a.dtype == np.uint8:  # torch's old masks: a uint8 index is a mask, not positions (deprecated, but
-            if a.ndim:            # a 0-d one silently: it reads it as a bool)
-                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
-                              "instead.", UserWarning, stacklevel=stacklevel)
+            if warn:             # a 0-d one silently: it reads it as a bool)
+                warn_byte_mask(k)
             return np.asarray(a != 0)
         return a
     if isinstance(k, range):  # (torch reads a range as the list of its numbers: x[range(n), target])
@@ -468,8 +492,8 @@ def fill_scalar(value, dtype, op, float_range=True):
 
 
 def masked_fill(input, mask, value):
-    if mask.dtype.name != "bool":
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+    from ._out import _c10
+    refuse_byte_mask("masked_fill_", mask, _c10(mask._data.dtype))
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "

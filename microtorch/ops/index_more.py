@@ -6,6 +6,7 @@ numpy index; x's gradient is g with the written places zeroed (or g), src's is g
 import numpy as np
 
 from .._tensor import Tensor
+from .._user_line import warn_at_user_line
 from ._op import Op, normalize_dims
 from .elementwise import where
 
@@ -49,8 +50,38 @@ def _placed(name):
     return cls
 
 
-IndexCopy, SelectScatter, SliceScatter, Put, IndexPut, IndexFill = (
-    _placed(n) for n in ("IndexCopy", "SelectScatter", "SliceScatter", "Put", "IndexPut", "IndexFill"))
+IndexCopy, SelectScatter, SliceScatter, Put, IndexFill = (
+    _placed(n) for n in ("IndexCopy", "SelectScatter", "SliceScatter", "Put", "IndexFill"))
+
+
+def _summed_to(g, shape):
+    """g (the gradient at the places a broadcast value was written) summed back to the value's shape; a
+    one-element value may have more dims than the places (torch fills through masked_fill_ there)."""
+    from .shape import sum_to
+    if len(shape) > g.ndim:
+        return g.sum().reshape(shape)
+    return sum_to(g, shape)
+
+
+class IndexPut(Place):
+    """out = x with out[key] = v, v broadcast to out[key]'s shape;  d = (g zeroed at key, g[key] summed to v's)"""
+    _grad_fn_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, x, src, key=None):
+        shape = np.shape(x[key])
+        out = Place.forward(ctx, x, np.broadcast_to(src.reshape(()) if src.size == 1 else src, shape), key)
+        ctx.v_shape = src.shape
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        gx, g = Place.backward(ctx, grad)
+        return gx, None if g is None else _summed_to(g, ctx.v_shape)
+
+    @staticmethod
+    def jvp(ctx, tx, tsrc):
+        return IndexPut.apply(tx, tsrc, key=ctx.key)
 
 
 IndexFill._edges = (0,)  # (the number filled in is made a tensor here; torch's op has no edge for it)
@@ -86,7 +117,23 @@ class PutAccumulate(AddAt):
 
 
 class IndexPutAccumulate(AddAt):
+    """out = x with out[key] += v, v broadcast to out[key]'s shape;  d = (g, g[key] summed to v's shape)"""
     _grad_fn_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, x, src, key=None):
+        out = AddAt.forward(ctx, x, np.broadcast_to(src, np.shape(x[key])), key)
+        ctx.v_shape = src.shape
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        gx, g = AddAt.backward(ctx, grad)
+        return gx, None if g is None else _summed_to(g, ctx.v_shape)
+
+    @staticmethod
+    def jvp(ctx, tx, tsrc):
+        return IndexPutAccumulate.apply(tx, tsrc, key=ctx.key)
 
 
 def _index(index, op, vector=True):
@@ -185,20 +232,37 @@ def _indexed_shape(input, key):
 
 
 def index_put(input, indices, values, accumulate=False):
-    if not isinstance(indices, (tuple, list)):
-        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
-    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
-    try:
-        shape = _indexed_shape(input, key)
-        np.broadcast_to(np.empty(tuple(values.shape)), shape)
-    except IndexError as e:
-        raise IndexError(f"index_put(): {e}") from None
-    except ValueError:
+    """x with x[indices] = values (or += with accumulate), values broadcast to x[indices]'s shape inside the op, as
+    torch's IndexPutBackward0 takes them. Checked in torch's order: a one-element fill through a single mask (as
+    masked_fill_), a uint8 mask's warning, the shapes, then the dtypes, which torch does not convert here."""
+    from .index import _check_bounds, _to_np_index, refuse_byte_fill, warn_byte_mask
+    from .inplace import _type_name
+    if not isinstance(indices, (tuple, list)) or not all(isinstance(i, Tensor) for i in indices):
+        got = type(indices).__name__ if not isinstance(indices, (tuple, list)) else "a non-Tensor element"
+        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {got}")
+    key = tuple(_to_np_index(i, warn=False) if i.ndim else i._data for i in indices)
+    _check_bounds(input, key)
+    if not accumulate:
+        refuse_byte_fill(input, indices, values)
+    for i in indices:
+        warn_byte_mask(i)
+    shape = _indexed_shape(input, key)
+    fill = not accumulate and len(key) == 1 and key[0].dtype == bool and values._data.size == 1  # (masked_fill_)
+    if not fill and not _broadcasts(tuple(values.shape), shape):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(shape)} (index_put)") from None
-    src = values.to(input.dtype).expand(shape) if tuple(values.shape) != shape or values.dtype != input.dtype \
-        else values
-    return (IndexPutAccumulate if accumulate else IndexPut).apply(input, src, key=key)
+                           f"indexing result of shape {list(shape)} (index_put)")
+    if values.dtype != input.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_type_name(input._data.dtype)}"
+                           f" for the destination and {_type_name(values._data.dtype)} for the source. (index_put: "
+                           "convert the values with .to(x.dtype))")
+    return (IndexPutAccumulate if accumulate else IndexPut).apply(input, values, key=key)
+
+
+def _broadcasts(shape, to):
+    try:
+        return np.broadcast_shapes(shape, to) == to
+    except ValueError:
+        return False
 
 
 def put(input, index, source, accumulate=False):
@@ -311,8 +375,12 @@ class MaskedScatter(Op):
 
 
 def masked_scatter(input, mask, source):
-    if mask.dtype.name != "bool":
-        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+    from .index import refuse_byte_mask
+    from .inplace import _type_name
+    if mask.dtype.name == "uint8":
+        warn_at_user_line("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
+                          "please use a mask with dtype torch.bool instead.")
+    refuse_byte_mask("masked_scatter_", mask, _type_name(mask._data.dtype))
     _same_dtype(input, source, "masked_scatter")
     try:
         m = np.broadcast_to(mask._data, tuple(input.shape))

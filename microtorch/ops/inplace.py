@@ -780,11 +780,15 @@ def _as_value(self, value):
 def setitem(self, key, value):
     """x[key] = value, as torch does it: basic indexing writes through a view of x (CopySlices),
     advanced indexing is index_put_ on x."""
-    from .index import _check_bounds, _to_np_index, getitem
+    from .index import _check_bounds, _to_np_index, getitem, refuse_byte_fill, warn_byte_mask
     _check_mutable(self, "x[idx] = v")
-    key = key if isinstance(key, tuple) else (key,)
-    key = tuple(_to_np_index(k, stacklevel=6) for k in key)
-    _check_bounds(self, key)
+    given = key if isinstance(key, tuple) else (key,)
+    key = tuple(_to_np_index(k, warn=False) for k in given)
+    _check_bounds(self, key)  # (torch checks a mask's shape first, then warns of a uint8 one)
+    refuse_byte_fill(self, [k for k in given if isinstance(k, Tensor) and k.ndim or isinstance(k, (list, np.ndarray))],
+                     value)
+    for k in given:
+        warn_byte_mask(k)
     if any(isinstance(k, np.ndarray) for k in key):
         value = _as_value(self, value)
         try:

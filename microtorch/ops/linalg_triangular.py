@@ -129,16 +129,10 @@ _WARNED = set()
 def _deprecated(name, advice):
     """torch's one-time warning for its deprecated linalg functions, with the replacement"""
     if name not in _WARNED:
-        import os
-        import sys
-        import warnings
+        from .._user_line import warn_at_user_line
         _WARNED.add(name)
-        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        frame, level = sys._getframe(1), 2  # (the warning points at the user's line, past the API's wrappers)
-        while frame is not None and (frame.f_code.co_filename.startswith((package, "<guard"))):
-            frame, level = frame.f_back, level + 1
-        warnings.warn(f"torch.{name} is deprecated in favor of {advice} and will be removed in a future PyTorch "
-                      "release.", UserWarning, stacklevel=level)
+        warn_at_user_line(f"torch.{name} is deprecated in favor of {advice} and will be removed in a future PyTorch "
+                          "release.")
 
 
 def _matrices(a, op, name="A", square=True):

@@ -3,6 +3,8 @@
 A statistic picked from the input (median along a dim, kthvalue, mode) sends its gradient back
 to the position it came from; the median of the whole tensor shares it evenly between the
 equal values (as torch); quantile interpolates between two sorted values."""
+import functools
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -231,6 +233,24 @@ class _NotGiven:
 _NOT_GIVEN = _NotGiven()
 
 
+def stable_by_name(fn):
+    """torch's sort and argsort take `stable` in a form of their own, (input, *, stable, dim=-1, descending=False):
+    given stable, dim and descending go by name, and by position they are torch's TypeError."""
+    op = fn.__name__
+
+    @functools.wraps(fn)
+    def by_name(input, *args, **kwargs):
+        if args and "stable" in kwargs:
+            got = [type(a).__name__ for a in (input,) + args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+            raise TypeError(f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), but "
+                            f"expected one of:\n * (Tensor input, *, bool stable, int dim = -1, bool descending = "
+                            f"False)\n * (Tensor input, int dim = -1, bool descending = False)\nWith stable, give dim "
+                            f"and descending by name: {op}(x, dim={args[0]!r}, stable=...)")
+        return fn(input, *args, **kwargs)
+    return by_name
+
+
+@stable_by_name
 def sort(input, dim=-1, descending=False, *, stable=_NOT_GIVEN):
     d = normalize_dims(dim, input.ndim, "sort")[0]
     _unordered(input, "sort")
