@@ -17,7 +17,7 @@ PACKAGE = ROOT / "microtorch"
 # lowest first; a module belongs to the first layer with a matching prefix (most specific first)
 LAYERS = [
     ("base", "numpy helpers, grad mode, anomaly mode, hook handles and the event stream",
-     ["microtorch._dtype", "microtorch._fma", "microtorch._cephes_f32", "microtorch._double_float", "microtorch._kernel_exp", "microtorch._kernel_gelu", "microtorch._kernel_log", "microtorch._libm_f32", "microtorch._quiet", "microtorch._meta", "microtorch._inference", "microtorch._printing", "microtorch.autograd._hooks", "microtorch.autograd.grad_mode",
+     ["microtorch._dtype", "microtorch._fma", "microtorch._cephes_f32", "microtorch._double_float", "microtorch._kernel_exp", "microtorch._kernel_gelu", "microtorch._kernel_log", "microtorch._libm_f32", "microtorch._quiet", "microtorch._user_line", "microtorch._meta", "microtorch._inference", "microtorch._printing", "microtorch.autograd._hooks", "microtorch.autograd.grad_mode",
       "microtorch.autograd.anomaly_mode"]),
     ("core", "Tensor; Function, ctx, Node, SavedTensor; views and version counters; the extension point",
      ["microtorch._tensor", "microtorch._random", "microtorch.autograd.node", "microtorch.autograd.saved",
