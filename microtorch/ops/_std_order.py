@@ -186,6 +186,13 @@ def _heap_select(h, middle, last):
             _pop_heap(h, middle, i)
 
 
+def nth_element(keys, nth):
+    """the index std::nth_element leaves at place nth (from 0) of keys"""
+    a, idx = keys.copy(), np.arange(len(keys))
+    _introselect(a, idx, nth)
+    return int(idx[nth])
+
+
 def _introselect(a, idx, nth):
     first, last = 0, len(a)
     depth = 2 * (last.bit_length() - 1)

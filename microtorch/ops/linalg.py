@@ -4,10 +4,11 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd._hooks import composite
-from . import einsum_copies
+from . import einsum_copies, einsum_layout
 from ._checks import check_einsum
 from ._kernels import _NAMES
 from ._op import Op, plain, promoted, unrecorded
+from ._memory_formats import _copy_with_strides
 from .reduce import c_order
 from .elementwise import conj
 from .shape import SqueezeDim, broadcasts_to
@@ -399,20 +400,12 @@ class Einsum(Op):
     _grad_fn_name = "EinsumBackward0"
 
     @staticmethod
-    def forward(ctx, *ops, equation):
-        ctx.equation, ctx.shapes = equation, [o.shape for o in ops]
-        sizes = _label_sizes(equation, ctx.shapes)
-        ctx.save_for_backward(*_einsum_saved(equation, ops, ctx.needs_input_grad))
-        lhs, out = equation.split("->")
-        terms = lhs.split(",")
-        if len(ops) == 2:
-            terms, ops = _einsum_presum(terms, out, ops)
-            if all(c in out for t in terms for c in t):  # nothing left to contract: a plain product
-                a, b = (_to_output(t, o, out) for t, o in zip(terms, ops))
-                return c_order(np.asarray(a * b))
-        ops = [np.broadcast_to(o, [sizes[c] if n == 1 else n for c, n in zip(t, o.shape)])
-               for t, o in zip(terms, ops)]  # a size-1 label broadcasts against the others
-        return c_order(np.asarray(np.einsum(",".join(terms) + "->" + out, *ops)))  # (torch's strides for size-1 dims)
+    def forward(ctx, *ops, equation, strides=None):
+        """strides: torch's layout of the result (einsum_layout.py), else C order"""
+        out = _einsum_values(ctx, ops, equation)
+        if strides is None or out.ndim < 2 or list(strides) == [s // out.itemsize for s in out.strides]:
+            return out
+        return _copy_with_strides(out, strides)
 
     @staticmethod
     def backward(ctx, grad):
@@ -432,6 +425,24 @@ class Einsum(Op):
             term = Einsum.apply(*(t if j == i else o for j, o in enumerate(ops)), equation=ctx.equation)
             out = term if out is None else out + term
         return out
+
+
+def _einsum_values(ctx, ops, equation):
+    """Einsum's result in C order (numpy's einsum, or a product when nothing is left to sum), with what backward
+    needs saved on ctx."""
+    ctx.equation, ctx.shapes = equation, [o.shape for o in ops]
+    sizes = _label_sizes(equation, ctx.shapes)
+    ctx.save_for_backward(*_einsum_saved(equation, ops, ctx.needs_input_grad))
+    lhs, out = equation.split("->")
+    terms = lhs.split(",")
+    if len(ops) == 2:
+        terms, ops = _einsum_presum(terms, out, ops)
+        if all(c in out for t in terms for c in t):  # nothing left to contract: a plain product
+            a, b = (_to_output(t, o, out) for t, o in zip(terms, ops))
+            return c_order(np.asarray(a * b))
+    ops = [np.broadcast_to(o, [sizes[c] if n == 1 else n for c, n in zip(t, o.shape)])
+           for t, o in zip(terms, ops)]  # a size-1 label broadcasts against the others
+    return c_order(np.asarray(np.einsum(",".join(terms) + "->" + out, *ops)))  # (torch's strides for size-1 dims)
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -580,13 +591,16 @@ def einsum(equation, *operands):
     if len(operands) == 1 and set(out) == set(terms[0]) and len(set(out)) == len(out):
         return _einsum_view(terms[0], out, operands[0])
     operands = promoted(*operands)
+    arrays = all(type(o._data) is np.ndarray for o in operands)  # (not for a vmap batch)
+    strides = einsum_layout.result_strides(terms, out, [o.shape for o in operands], [_strides(o) for o in operands]) \
+        if arrays else None
     if len(operands) == 2:
         fresh = einsum_copies.copies(terms, out, [o.shape for o in operands], [_strides(o) for o in operands]) \
-            if all(type(o._data) is np.ndarray for o in operands) else (None, None)  # (not for a vmap batch)
+            if arrays else (None, None)
         new_terms, new_ops = _sum_own_labels(terms, out, operands)
         operands = [_saved_copy(o, operands[1 - j], fresh[j]) if o is operands[j] else o for j, o in enumerate(new_ops)]
         eq = ",".join(new_terms) + "->" + out
-    return Einsum.apply(*operands, equation=eq)
+    return Einsum.apply(*operands, equation=eq, strides=strides)
 
 
 def _strides(t):

@@ -146,6 +146,9 @@ def _median(input, dim, keepdim, ignore_nan):
         if not flat.size:
             return EvenlyShared.apply(input, value=np.nan)
         value = flat[_lower_median_index(flat, 0, ignore_nan)[0]]
+        if type(flat) is np.ndarray and value == 0 and np.signbit(flat).any() and \
+                (flat == 0).sum() > np.signbit(flat[flat == 0]).sum():  # (+0.0 and -0.0 both there; not under vmap)
+            value = _tied_zero(input._data, ignore_nan)
         return (NanmedianAll if ignore_nan else EvenlyShared).apply(input, value=value)
     x = _rows(input)
     d = normalize_dims(dim, x.ndim, name)[0]
@@ -153,6 +156,15 @@ def _median(input, dim, keepdim, ignore_nan):
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     idx = _lower_median_index(x, d, ignore_nan)
     return _picked_result(name, NanmedianDim if ignore_nan else MedianDim, input, d, idx, keepdim)
+
+
+def _tied_zero(x, ignore_nan):
+    """The zero, +0.0 or -0.0, that torch's median of a whole tensor returns when the median is zero: torch runs
+    std::nth_element over a copy of x in memory, and which of the equal zeros lands in the middle (1 / median and
+    copysign tell them apart) is that algorithm's."""
+    flat = x.ravel(order="K")
+    n = flat.size - int(np.isnan(flat).sum()) if ignore_nan else flat.size
+    return flat[std_order.nth_element(std_order.ranks(flat), (n - 1) // 2)]
 
 
 def _rows(input):

@@ -46,54 +46,6 @@ def _from_einsum(prog, step):
     return False
 
 
-_RESHAPES = {"ViewBackward0", "ReshapeAliasBackward0", "UnsafeViewBackward0", "CloneBackward0"}
-
-
-# ops whose result has a layout of its own (contiguous), whatever their input's layout was
-_FRESH_LAYOUT = {"sum", "mean", "var", "std", "prod", "norm", "logsumexp", "amax", "amin", "max", "min", "max_dim",
-                 "min_dim", "matmul", "cat", "stack", "gather", "index_select", "mask_index", "softmax", "log_softmax",
-                 "cross_entropy", "clone", "contiguous"}
-
-
-def _layout_from_einsum(prog, step):
-    """step reads an einsum result, directly or through ops that keep their input's layout (elementwise
-    ops, views, in-place ops)."""
-    made_by = {st.out: st for st in prog.steps}
-    todo, seen = list(step.args), set()
-    while todo:
-        src = made_by.get(todo.pop())
-        if src is None or src.out in seen:
-            continue
-        seen.add(src.out)
-        if src.op == "einsum":
-            return True
-        if src.op not in _FRESH_LAYOUT:
-            todo += src.args
-    return False
-
-
-_BMM = {"BmmBackward0", "ExpandBackward0", "SqueezeBackward1", "UnsqueezeBackward0"}  # matmul's batched path
-_FOLDED = {"MmBackward0", "MvBackward0"}  # matmul's folded path
-
-
-def _known_einsum_layout(prog, step, torch_rec, mt_rec):
-    """torch's einsum result is often a permuted (non-contiguous) view, microtorch's is contiguous,
-    and elementwise ops and views keep either layout: a reshape (or matmul's fold) reading it is then
-    a ViewBackward0 in microtorch where torch copies (UnsafeViewBackward0 over CloneBackward0) or
-    aliases (ReshapeAliasBackward0), matmul may fold it into one mm/mv where torch runs bmm, and contiguous()
-    returns it where torch copies it (CloneBackward0)."""
-    if not _layout_from_einsum(prog, step):
-        return False
-    t, m = list(torch_rec.nodes), list(mt_rec.nodes)
-    same_top = torch_rec.grad_fn == mt_rec.grad_fn or {torch_rec.grad_fn, mt_rec.grad_fn} <= _RESHAPES
-    if step.op == "matmul" and same_top and t and set(t) - set(m) <= _RESHAPES | _BMM and \
-            set(m) - set(t) <= _RESHAPES | _FOLDED and "BmmBackward0" in t and not _FOLDED & set(t):
-        return True  # fold versus bmm, decided by the einsum result's strides
-    if step.op == "contiguous" and t == ["CloneBackward0"] and not m:
-        return True  # torch copies the einsum result's layout into C order; microtorch's is in C order already
-    return same_top and t and [n for n in t if n not in _RESHAPES] == [n for n in m if n not in _RESHAPES] and \
-        set(t) ^ set(m) <= _RESHAPES
-
 
 def _known_nan_sign(prog, step, torch_rec, mt_rec, seen):
     """A NaN's sign bit, which printing and comparisons never show, differs between torch's kernels and numpy's (log
@@ -124,7 +76,6 @@ def _known_torch_median_overlap(prog, step, torch_rec, mt_rec, seen):
 # (category prefix, predicate(step, torch record, microtorch record)) -> accepted
 KNOWN = {
     "einsum-one-node": ("name", _known_einsum_node),
-    "einsum-layout": ("name", _known_einsum_layout),
     "rounding": ("numeric", None),  # decided by rerunning torch, in check.py (tests/fuzz/noise.py)
     "einsum-inplace-grad": ("grads", None),  # decided in _compare_grads
     "torch-median-overlap": ("value", _known_torch_median_overlap),  # and every value computed from it
@@ -168,18 +119,12 @@ def compare(prog, tt, mt):
             seen[st.args[0]] = seen[st.out]
     if tt.error != mt.error:
         if tt.error is None:
-            i = mt.error[0]  # (.view() of microtorch's contiguous einsum result, transposed: einsum-layout)
-            layout = prog.steps[i].op == "view" and mt.error[1] == "RuntimeError" and \
-                _layout_from_einsum(prog, prog.steps[i])
-            out.append(("known:einsum-layout" if layout else f"raises:{prog.steps[i].op}",
-                        f"step {i}: microtorch raised {mt.error[1]}, torch did not"))
+            i = mt.error[0]
+            out.append((f"raises:{prog.steps[i].op}", f"step {i}: microtorch raised {mt.error[1]}, torch did not"))
         elif mt.error is None or mt.error[0] != tt.error[0]:
             i = tt.error[0]
-            st = prog.steps[i]  # .view() of torch's non-contiguous einsum result (einsum-layout)
-            layout = mt.error is None and st.op == "view" and tt.error[1] == "RuntimeError" and \
-                _layout_from_einsum(prog, st)
-            out.append(("known:einsum-layout" if layout else f"no_raise:{st.op}", f"step {i}: torch raised "
-                        f"{tt.error[1]}, microtorch " + ("did not" if mt.error is None else f"raised at step {mt.error[0]}")))
+            out.append((f"no_raise:{prog.steps[i].op}", f"step {i}: torch raised {tt.error[1]}, microtorch "
+                        + ("did not" if mt.error is None else f"raised at step {mt.error[0]}")))
         else:
             i = tt.error[0]
             out.append((f"exc_type:{prog.steps[i].op}", f"step {i}: torch {tt.error[1]}, microtorch {mt.error[1]}"))
