@@ -3,7 +3,9 @@ the way torch composes them (so that the grad_fn names agree). instance_norm, bu
 nn/_functional_norm.py."""
 import numpy as np
 
+from .._fma import fma
 from .._tensor import Tensor
+from . import _moments_kernel as moments_kernel
 from ._checks import need_floating
 from ._op import Op
 
@@ -25,7 +27,10 @@ class NativeGroupNorm(Op):
     @staticmethod
     def forward(ctx, x, w, b, groups, eps):
         ctx.groups, ctx.eps = groups, eps
-        xg = _groups(x, groups)
+        ctx.save_for_backward(x, w)
+        if type(x) is np.ndarray and moments_kernel.applies(x) and (x.ndim < 4 or x.flags.c_contiguous):
+            return _group_norm_like_torch(x, w, b, groups, eps)
+        xg = _groups(x, groups)  # (vmap's batches, float16: the formula)
         mean = xg.mean(-1, keepdims=True)
         rstd = 1 / np.sqrt(((xg - mean) ** 2).mean(-1, keepdims=True) + eps)
         out = ((xg - mean) * rstd).reshape(x.shape)
@@ -33,7 +38,6 @@ class NativeGroupNorm(Op):
             out = out * _per_channel(w, x)
         if b is not None:
             out = out + _per_channel(b, x)
-        ctx.save_for_backward(x, w)
         return np.asarray(out, x.dtype)
 
     @staticmethod
@@ -73,6 +77,25 @@ class NativeGroupNorm(Op):
         if tb is not None:
             out = _per_channel(tb, x) + (0 if out is None else out)
         return out
+
+
+def _group_norm_like_torch(x, w, b, groups, eps):
+    """torch's CPU kernel to the bit (float32, float64): each group's moments as layer_norm's (_moments_kernel.py),
+    rstd = 1 / sqrt(max(var, 0) + eps) in double; without weight and bias (x - mean) * rstd, else per channel
+    x * scale + (bias - scale * mean), scale = rstd * weight, both multiply-adds fused."""
+    n, c = x.shape[:2]
+    d = c // groups
+    xg = np.ascontiguousarray(x).reshape(n, groups, d, -1)
+    mean, var = moments_kernel.rowwise_moments(xg.reshape(n * groups, -1))
+    rstd = (1 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(x.dtype).reshape(n, groups, 1, 1)
+    mean = mean.reshape(n, groups, 1, 1)
+    if w is None and b is None:
+        return ((xg - mean) * rstd).reshape(x.shape)
+    gamma = (w if w is not None else np.ones(c, x.dtype)).reshape(1, groups, d, 1)
+    beta = (b if b is not None else np.zeros(c, x.dtype)).reshape(1, groups, d, 1)
+    scale = rstd * gamma
+    bias = fma(-scale, mean, beta).astype(x.dtype, copy=False)
+    return fma(xg, scale, bias).astype(x.dtype, copy=False).reshape(x.shape)
 
 
 def _group_sizes(input, num_groups):

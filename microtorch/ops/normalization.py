@@ -6,7 +6,8 @@ import math
 import numpy as np
 
 from ..autograd.grad_mode import is_grad_enabled
-from . import _batch_norm_kernels as _bn
+from .._fma import fma
+from . import _batch_norm_kernels as _bn, _moments_kernel as moments_kernel
 from ._op import Op
 from .reduce import c_order
 from .inplace import _type_name
@@ -43,15 +44,14 @@ class NativeLayerNorm(Op):
     @staticmethod
     def forward(ctx, x, weight, bias, normalized_shape, eps):
         ctx.normalized_shape, ctx.eps = normalized_shape, eps
-        dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
-        mean = x.mean(axis=dims, keepdims=True)
-        centered = x - mean
-        var = (centered * centered).mean(axis=dims, keepdims=True)
+        mean, var = _row_moments(x, len(normalized_shape))
         rstd = (1 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
-        out = centered * rstd
-        if weight is not None:
-            out = out * weight
-        out = out + (bias if bias is not None else 0.0)  # (torch's kernel adds a missing bias as 0: -0.0 becomes 0.0)
+        centered = x - mean
+        if bias is not None:  # (torch's kernels add the bias in one multiply-add)
+            out = fma(centered * rstd, weight, bias) if weight is not None else fma(centered, rstd, bias)
+            out = out.astype(x.dtype, copy=False)
+        else:  # (a missing bias is added as 0: -0.0 becomes 0.0)
+            out = (centered * rstd * weight if weight is not None else centered * rstd) + 0.0
         ctx.save_for_backward(x, weight, bias, mean, rstd)
         return c_order(out)  # (torch normalizes a C-ordered copy)
 
@@ -85,6 +85,19 @@ class NativeLayerNorm(Op):
         out = out * weight if weight is not None else out
         out = out + x_hat * tw if tw is not None else out
         return out + tb if tb is not None else out
+
+
+def _row_moments(x, k):
+    """The mean and biased variance over x's last k dims (kept as size 1), torch's to the bit for float32 and float64
+    (_moments_kernel.py: its Welford lanes)."""
+    dims = tuple(range(x.ndim - k, x.ndim))
+    keep = x.shape[:x.ndim - k] + (1,) * k
+    if type(x) is np.ndarray and moments_kernel.applies(x):
+        mean, var = moments_kernel.rowwise_moments(np.ascontiguousarray(x).reshape(-1, int(np.prod(x.shape[x.ndim - k:]))))
+        return mean.reshape(keep), var.reshape(keep)
+    mean = x.mean(axis=dims, keepdims=True)
+    centered = x - mean
+    return mean, (centered * centered).mean(axis=dims, keepdims=True)
 
 
 def _layer_norm_dx(g, x, mean, rstd, dims):

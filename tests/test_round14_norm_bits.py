@@ -1,0 +1,76 @@
+"""layer_norm's and group_norm's forward values, mean and rstd bit for bit beside torch 2.13 (float32 and float64).
+
+torch takes each row's moments with RowwiseMoments (Welford's updates in the lanes of a 32-byte vector, chunks of 16
+vectors merged in a cascade, a scalar run for the tail: ops/_moments_kernel.py) and applies weight and bias with
+multiply-adds. Rows up to 5,000 wide reach three levels of the cascade."""
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+from microtorch.ops._moments_kernel import rowwise_moments
+
+WIDTHS = list(range(1, 70)) + [96, 127, 128, 129, 255, 256, 257, 1000, 1025, 4100]
+
+
+def _rows(width, dtype, seed):
+    rng = np.random.default_rng(seed * 10007 + width)
+    return (rng.standard_normal((3, width)) * [[1.0], [40.0], [1e-3]] + [[0.0], [5.0], [0.0]]).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_row_moments_are_torchs(dtype):
+    for width in WIDTHS:
+        x = _rows(width, dtype, 0)
+        _, mean, rstd = torch.native_layer_norm(torch.tensor(x), (width,), None, None, 1e-5)
+        got_mean, var = rowwise_moments(x)
+        np.testing.assert_array_equal(got_mean, mean.numpy().ravel(), err_msg=f"mean, width {width}")
+        np.testing.assert_array_equal((1 / np.sqrt(var + dtype(1e-5))).astype(dtype), rstd.numpy().ravel(),
+                                      err_msg=f"rstd, width {width}")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("affine", ["none", "weight", "bias", "both"])
+def test_layer_norm_forward_is_torchs_to_the_bit(dtype, affine):
+    for width in WIDTHS[::3]:
+        x = _rows(width, np.float64, 1).reshape(3, 1, width)
+        rng = np.random.default_rng(width)
+        w, b = rng.standard_normal(width), rng.standard_normal(width)
+        outs = []
+        for L in (torch, mt):
+            dt = getattr(L, dtype)
+            weight = L.tensor(w, dtype=dt) if affine in ("weight", "both") else None
+            bias = L.tensor(b, dtype=dt) if affine in ("bias", "both") else None
+            outs.append(L.nn.functional.layer_norm(L.tensor(x, dtype=dt), (width,), weight, bias).numpy())
+        np.testing.assert_array_equal(outs[1], outs[0], err_msg=f"width {width}")
+
+
+def test_nn_layer_norm_module_matches_torch_bit_for_bit():
+    """the module a transformer tutorial uses: weight and bias both there (one multiply-add per element)"""
+    x = _rows(64, np.float32, 2).reshape(3, 64)
+    outs = []
+    for L in (torch, mt):
+        L.manual_seed(0)
+        ln = L.nn.LayerNorm(64)
+        with L.no_grad():
+            ln.weight.copy_(L.tensor(np.linspace(0.5, 1.5, 64, dtype=np.float32)))
+            ln.bias.copy_(L.tensor(np.linspace(-0.2, 0.3, 64, dtype=np.float32)))
+        outs.append(ln(L.tensor(x)).detach().numpy())
+    np.testing.assert_array_equal(outs[1], outs[0])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape,groups", [((2, 4, 5), 2), ((3, 6, 7), 3), ((1, 8, 33), 4), ((2, 4, 1), 4),
+                                          ((2, 6, 10, 10), 2), ((2, 4, 3), 1)])
+def test_group_norm_forward_is_torchs_to_the_bit(dtype, shape, groups):
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape) * 3 + 1
+    w, b = rng.standard_normal(shape[1]), rng.standard_normal(shape[1])
+    for affine in range(4):
+        outs = []
+        for L in (torch, mt):
+            dt = getattr(L, dtype)
+            weight = L.tensor(w, dtype=dt) if affine & 1 else None
+            bias = L.tensor(b, dtype=dt) if affine & 2 else None
+            outs.append(L.nn.functional.group_norm(L.tensor(x, dtype=dt), groups, weight, bias).numpy())
+        np.testing.assert_array_equal(outs[1], outs[0], err_msg=f"affine {affine}")
