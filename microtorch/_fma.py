@@ -25,13 +25,24 @@ def fma(a, b, c, a_halves=None):
     if np.result_type(a, b, c) == np.float32:
         return fma32(a, b, c)
     with np.errstate(invalid="ignore", over="ignore"):  # (an infinity's NaNs and overflows are replaced below)
-        p = a * b
-        ah, al = halves(a) if a_halves is None else a_halves
-        bh, bl = halves(b)
-        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        s, t = _two_sum(p, c)
-        fused = s + _odd_sum(t, e)
-        return np.where(np.isfinite(fused) & (fused != 0), fused, p + c)
+        return fma64(a, b, c, a_halves)
+
+
+def fma64(a, b, c, a_halves=None):
+    """fma for float64 arrays, without fma's conversions and error-state switch: for loops that call it many times
+    with numpy kept quiet around them."""
+    p = a * b
+    ah, al = halves(a) if a_halves is None else a_halves
+    bh, bl = halves(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s, t = _two_sum(p, c)
+    fused = s + _odd_sum(t, e)
+    return np.where(np.isfinite(fused) & (fused != 0), fused, p + c)
+
+
+def fma32_quiet(a, b, c):
+    """fma32 for float32 arrays, numpy kept quiet by the caller"""
+    return _fma32(np.multiply(a, b, dtype=np.float64), np.asarray(c, np.float64))
 
 
 def fma32(a, b, c):
@@ -45,10 +56,9 @@ def _fma32(p, c):
     exact one would unless it lands on a float32 tie (its low 29 bits 1000...0), where it is redone rounded to odd
     (rare: checked with one mask rather than computed for every element)."""
     s = np.asarray(p + c)
-    tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000
-    if tie.any():  # (a mask, not np.nonzero: s may be 0-d)
-        p, c = np.broadcast_to(p, s.shape)[tie], np.broadcast_to(c, s.shape)[tie]
-        s[tie] = np.where(p == -c, s[tie], _odd_sum(p, c))
+    tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000  # (never an exact 0: p == -c needs no redoing)
+    if tie.any():  # (redone everywhere and picked: fewer numpy calls than picking the ties out first)
+        s = np.where(tie, _odd_sum(p, c), s)
     return s.astype(np.float32)
 
 

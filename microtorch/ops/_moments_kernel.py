@@ -9,7 +9,7 @@ product of the vector merge are explicit multiply-adds, the scalar merge is cont
 is not (measured against torch 2.13 on 800 rows of each dtype)."""
 import numpy as np
 
-from .._fma import fma
+from .._fma import fma32_quiet, fma64
 
 _CHUNK = 16        # vectors per chunk (kChunkSize)
 _VECTOR_BYTES = 32
@@ -21,6 +21,16 @@ def applies(x):
 
 def rowwise_moments(x):
     """(mean, biased variance) of each row of the 2-d array x (C order), as 1-d arrays of x's dtype."""
+    with np.errstate(all="ignore"):  # (a row with an infinity or NaN gives NaN, as torch's)
+        return _moments(x)
+
+
+def fma(a, b, c):
+    """a*b + c rounded once, for arrays of one dtype (float32 or float64), numpy quiet"""
+    return fma32_quiet(a, b, c) if a.dtype == np.float32 else fma64(a, b, c)
+
+
+def _moments(x):
     rows, width = x.shape
     lanes = _VECTOR_BYTES // x.itemsize
     vectors = width // lanes

@@ -163,7 +163,7 @@ def refuse_byte_mask(op, mask, name):
                            "with mask.bool()")
 
 
-def refuse_byte_fill(x, indices, value):
+def refuse_byte_fill(indices, value):
     """torch writes x[mask] = v (index_put_) through masked_fill_ when the key holds one tensor index and it is a
     mask, and v has one element; masked_fill_ then refuses an old uint8 mask (a bool one gives the same values
     either way). indices: the key's tensor indices."""

@@ -243,7 +243,7 @@ def index_put(input, indices, values, accumulate=False):
     key = tuple(_to_np_index(i, warn=False) if i.ndim else i._data for i in indices)
     _check_bounds(input, key)
     if not accumulate:
-        refuse_byte_fill(input, indices, values)
+        refuse_byte_fill(indices, values)
     for i in indices:
         warn_byte_mask(i)
     shape = _indexed_shape(input, key)
@@ -252,9 +252,9 @@ def index_put(input, indices, values, accumulate=False):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
                            f"indexing result of shape {list(shape)} (index_put)")
     if values.dtype != input.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_type_name(input._data.dtype)}"
-                           f" for the destination and {_type_name(values._data.dtype)} for the source. (index_put: "
-                           "convert the values with .to(x.dtype))")
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_type_name(input._data.dtype)} for the destination and {_type_name(values._data.dtype)} "
+                           "for the source. (index_put: convert the values with .to(x.dtype))")
     return (IndexPutAccumulate if accumulate else IndexPut).apply(input, values, key=key)
 
 

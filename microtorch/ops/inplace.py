@@ -785,8 +785,7 @@ def setitem(self, key, value):
     given = key if isinstance(key, tuple) else (key,)
     key = tuple(_to_np_index(k, warn=False) for k in given)
     _check_bounds(self, key)  # (torch checks a mask's shape first, then warns of a uint8 one)
-    refuse_byte_fill(self, [k for k in given if isinstance(k, Tensor) and k.ndim or isinstance(k, (list, np.ndarray))],
-                     value)
+    refuse_byte_fill([k for k in given if isinstance(k, Tensor) and k.ndim or isinstance(k, (list, np.ndarray))], value)
     for k in given:
         warn_byte_mask(k)
     if any(isinstance(k, np.ndarray) for k in key):

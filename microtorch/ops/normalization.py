@@ -93,7 +93,8 @@ def _row_moments(x, k):
     dims = tuple(range(x.ndim - k, x.ndim))
     keep = x.shape[:x.ndim - k] + (1,) * k
     if type(x) is np.ndarray and moments_kernel.applies(x):
-        mean, var = moments_kernel.rowwise_moments(np.ascontiguousarray(x).reshape(-1, int(np.prod(x.shape[x.ndim - k:]))))
+        width = int(np.prod(x.shape[x.ndim - k:]))
+        mean, var = moments_kernel.rowwise_moments(np.ascontiguousarray(x).reshape(-1, width))
         return mean.reshape(keep), var.reshape(keep)
     mean = x.mean(axis=dims, keepdims=True)
     centered = x - mean
