@@ -1,4 +1,5 @@
-"""layer_norm's and group_norm's forward values, mean and rstd bit for bit beside torch 2.13 (float32 and float64).
+"""layer_norm's and group_norm's forward values, mean and rstd, and layer_norm's gradients, bit for bit beside torch 2.13
+(float32 and float64).
 
 torch takes each row's moments with RowwiseMoments (Welford's updates in the lanes of a 32-byte vector, chunks of 16
 vectors merged in a cascade, a scalar run for the tail: ops/_moments_kernel.py) and applies weight and bias with
@@ -74,3 +75,35 @@ def test_group_norm_forward_is_torchs_to_the_bit(dtype, shape, groups):
             bias = L.tensor(b, dtype=dt) if affine & 2 else None
             outs.append(L.nn.functional.group_norm(L.tensor(x, dtype=dt), groups, weight, bias).numpy())
         np.testing.assert_array_equal(outs[1], outs[0], err_msg=f"affine {affine}")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("affine", ["none", "weight", "bias", "both"])
+def test_layer_norm_gradients_are_torchs_to_the_bit(dtype, affine):
+    """dx, dweight, dbias by torch's kernel when backward records nothing (rows split between torch's threads)"""
+    for width in [1, 3, 4, 5, 7, 8, 9, 17, 64, 100, 257]:
+        for rows in (1, 3, 8):
+            rng = np.random.default_rng(width * 31 + rows)
+            x, gy = rng.standard_normal((rows, width)) * 3 + 1, rng.standard_normal((rows, width))
+            w, b = rng.standard_normal(width), rng.standard_normal(width)
+            grads = []
+            for L in (torch, mt):
+                dt = getattr(L, dtype)
+                xt = L.tensor(x, dtype=dt, requires_grad=True)
+                wt = L.tensor(w, dtype=dt, requires_grad=True) if affine in ("weight", "both") else None
+                bt = L.tensor(b, dtype=dt, requires_grad=True) if affine in ("bias", "both") else None
+                L.nn.functional.layer_norm(xt, (width,), wt, bt).backward(L.tensor(gy, dtype=dt))
+                grads.append([t.grad.numpy() for t in (xt, wt, bt) if t is not None])
+            for want, got in zip(*grads):
+                np.testing.assert_array_equal(got, want, err_msg=f"width {width}, rows {rows}")
+
+
+def test_layer_norm_double_backward_still_differentiates_its_formula():
+    """with create_graph the gradient is the formula in Tensor ops, so a second derivative exists (as torch's)"""
+    out = []
+    for L in (torch, mt):
+        x = L.tensor(np.linspace(-1.0, 2.0, 12).reshape(3, 4), requires_grad=True)
+        (g,) = L.autograd.grad((L.nn.functional.layer_norm(x, (4,)) ** 3).sum(), x, create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), x)
+        out.append(gg.numpy())
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-10, atol=1e-12)

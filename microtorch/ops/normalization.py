@@ -8,7 +8,8 @@ import numpy as np
 from ..autograd.grad_mode import is_grad_enabled
 from .._fma import fma
 from . import _batch_norm_kernels as _bn, _moments_kernel as moments_kernel
-from ._op import Op
+from . import _layer_norm_backward as ln_backward
+from ._op import Op, plain, unrecorded
 from .reduce import c_order
 from .inplace import _type_name
 
@@ -58,6 +59,8 @@ class NativeLayerNorm(Op):
     @staticmethod
     def backward(ctx, grad):
         x, weight, bias, mean, rstd = ctx.saved_tensors
+        if unrecorded(grad) and ln_backward.applies(grad._data, x._data, weight._data if weight is not None else None):
+            return _layer_norm_grads_like_torch(ctx, grad, x, weight, bias, mean, rstd)
         n = len(ctx.normalized_shape)
         dims, batch = tuple(range(x.ndim - n, x.ndim)), tuple(range(x.ndim - n))
         if x.requires_grad and is_grad_enabled():  # a double backward: mean and rstd as the functions of x they are
@@ -85,6 +88,19 @@ class NativeLayerNorm(Op):
         out = out * weight if weight is not None else out
         out = out + x_hat * tw if tw is not None else out
         return out + tb if tb is not None else out
+
+
+def _layer_norm_grads_like_torch(ctx, grad, x, weight, bias, mean, rstd):
+    """NativeLayerNorm's gradients by torch's kernel (_layer_norm_backward.py), when nothing records them."""
+    width = math.prod(ctx.normalized_shape)
+    rows = lambda t: np.ascontiguousarray(t._data).reshape(-1, width)  # noqa: E731
+    need = ctx.needs_input_grad[:3]
+    dx, dgamma, dbeta = ln_backward.layer_norm_backward(
+        rows(grad), rows(x), mean._data.reshape(-1), rstd._data.reshape(-1),
+        weight._data.reshape(-1) if weight is not None else None, need)
+    return (plain(dx.reshape(x.shape)) if dx is not None else None,
+            plain(dgamma.reshape(weight.shape)) if dgamma is not None else None,
+            plain(dbeta.reshape(bias.shape)) if dbeta is not None else None, None, None)
 
 
 def _row_moments(x, k):
