@@ -107,3 +107,20 @@ def test_layer_norm_double_backward_still_differentiates_its_formula():
         (gg,) = L.autograd.grad(g.sum(), x)
         out.append(gg.numpy())
     np.testing.assert_allclose(out[1], out[0], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (32, 16), (5, 33), (2, 3, 4, 4), (16, 8, 3, 3), (3, 2, 7), (2, 1, 17)])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_training_gradients_are_torchs_to_the_bit(shape, affine):
+    """float32 training-mode batch_norm: the (N, C, ...) kernel and the (N, C) channels-last one"""
+    rng = np.random.default_rng(sum(shape))
+    x, gy = (rng.standard_normal(shape) * 2 + 1).astype(np.float32), rng.standard_normal(shape).astype(np.float32)
+    grads = []
+    for L in (torch, mt):
+        xt = L.tensor(x, requires_grad=True)
+        w = L.tensor(np.linspace(0.5, 1.5, shape[1], dtype=np.float32), requires_grad=True) if affine else None
+        b = L.tensor(np.linspace(-1, 1, shape[1], dtype=np.float32), requires_grad=True) if affine else None
+        L.nn.functional.batch_norm(xt, None, None, w, b, training=True).backward(L.tensor(gy))
+        grads.append([t.grad.numpy() for t in (xt, w, b) if t is not None])
+    for want, got in zip(*grads):
+        np.testing.assert_array_equal(got, want)

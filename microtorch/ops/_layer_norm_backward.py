@@ -1,18 +1,15 @@
 """layer_norm's gradients as torch's CPU kernel computes them (layer_norm_backward_frame), bit for bit, for float32
 and float64 when nothing records them (a backward without create_graph).
 
-Per row, with a = rstd: ds = sum(dy x gamma) and db = sum(dy gamma) over the lanes of a 32-byte vector (the first
-vector's products, then one vector added at a time, the last partial vector with one multiply-add, the lanes folded as
-torch's vec_reduce_all folds them); b = (db mean - ds) a^3 / N and c = -b mean - db a / N; dx = b x + a dy gamma + c.
+Per row, with a = rstd: ds = sum(dy x gamma) and db = sum(dy gamma) as vec::map2_reduce_all adds them
+(_vec_reduce.py); b = (db mean - ds) a^3 / N and c = -b mean - db a / N; dx = b x + a dy gamma + c.
 dgamma and dbeta are summed row by row into one buffer per thread (at::parallel_for's split of the rows), the buffers
 added last. Which steps are fused multiply-adds is the compiled code's (measured against torch 2.13: the loop's sums
 are not, the partial vector's is)."""
 import numpy as np
 
-from .._fma import fma32_quiet, fma64
 from ._range_kernels import _thread_chunks
-
-_VECTOR_BYTES = 32
+from ._vec_reduce import fused, lane_sum
 
 
 def applies(*arrays):
@@ -28,70 +25,25 @@ def layer_norm_backward(dy, x, mean, rstd, gamma, need):
     return dx, dgamma, dbeta
 
 
-def _fma(a, b, c):
-    return fma32_quiet(a, b, c) if np.result_type(a, b, c) == np.float32 else fma64(a, b, c)
-
-
 def _dx(dy, x, mean, rstd, gamma):
     dt = x.dtype.type
     g = np.broadcast_to(gamma, dy.shape) if gamma is not None else None
-    ds = _lane_sum(dy * x, g, dy, x)
-    db = _lane_sum(dy * g, None, dy, g) if g is not None else _lane_sum(dy, None, None, None)
+    ds = lane_sum(dy * x * g, dy, x, g) if g is not None else lane_sum(dy * x, dy, x)
+    db = lane_sum(dy * g, dy, g) if g is not None else lane_sum(dy)
     scale = dt(1) / dt(x.shape[1])
     a = rstd
-    b = _fma(db, mean, -ds) * a * a * a * scale
-    c = _fma(-b, mean, -(db * a * scale))
+    b = fused(db, mean, -ds) * a * a * a * scale
+    c = fused(-b, mean, -(db * a * scale))
     a_dy = a[:, None] * dy if g is None else (a[:, None] * dy) * g
-    return _fma(b[:, None], x, a_dy) + c[:, None]
-
-
-def _lane_sum(mapped, factor, u, v):
-    """map-reduce of each row of `mapped` (u*v, or u*v*factor when factor is given) as vec::map*_reduce_all: the
-    first vector, then + each whole vector, the partial last one fused (u*v*factor or u*v as one multiply-add
-    into the lanes); then the lanes folded. A row shorter than a vector is added in order."""
-    values = mapped * factor if factor is not None else mapped
-    rows, n = values.shape
-    lanes = _VECTOR_BYTES // values.itemsize
-    if n < lanes:
-        return _fold_in_order(values)
-    acc = values[:, :lanes].copy()
-    whole = n - n % lanes
-    for d in range(lanes, whole, lanes):
-        acc = acc + values[:, d:d + lanes]
-    if whole < n:
-        k = n - whole
-        if u is None:  # (a plain sum: nothing to fuse)
-            acc[:, :k] = acc[:, :k] + values[:, whole:]
-        elif factor is None:
-            acc[:, :k] = _fma(u[:, whole:], v[:, whole:], acc[:, :k])
-        else:
-            acc[:, :k] = _fma(mapped[:, whole:], factor[:, whole:], acc[:, :k])
-    return _fold_lanes(acc)
-
-
-def _fold_in_order(values):
-    out = values[:, 0]
-    for i in range(1, values.shape[1]):
-        out = out + values[:, i]
-    return out
-
-
-def _fold_lanes(acc):
-    """vec_reduce_all: doubles lane by lane in order; floats (AVX2's shuffles) lane i with i + 4, then with i + 2,
-    then with i + 1"""
-    if acc.dtype == np.float64:
-        return _fold_in_order(acc)
-    halves = acc[:, :4] + acc[:, 4:]
-    quarters = halves[:, :2] + halves[:, 2:]
-    return quarters[:, 0] + quarters[:, 1]
+    return fused(b[:, None], x, a_dy) + c[:, None]
 
 
 def _dgamma_dbeta(dy, x, mean, rstd, need_gamma, need_beta):
     """sums over the rows of dy (a x - a mean) (one multiply-add a row, after a x - a mean's own) and of dy"""
     dgamma = dbeta = None
     if need_gamma:
-        inner = _fma(rstd[:, None], x, (-rstd * mean)[:, None])
-        dgamma = _by_threads(lambda acc, rows: _fma(rows[0], rows[1], acc), dy, inner)
+        inner = fused(rstd[:, None], x, (-rstd * mean)[:, None])
+        dgamma = _by_threads(lambda acc, rows: fused(rows[0], rows[1], acc), dy, inner)
     if need_beta:
         dbeta = _by_threads(lambda acc, rows: acc + rows[0], dy)
     return dgamma, dbeta

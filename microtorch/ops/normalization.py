@@ -159,6 +159,11 @@ class NativeBatchNorm(Op):
     @staticmethod
     def backward(ctx, grad):
         x, weight, _rm, _rv, mean, invstd = ctx.saved_tensors
+        if ctx.training and unrecorded(grad) and _bn.applies(x._data) and grad._data.dtype == np.float32 and \
+                (weight is None or weight._data.dtype == np.float32):  # (torch's kernel, to the bit)
+            dx, dw, db = _bn.training_backward(x._data, np.ascontiguousarray(grad._data), mean._data, invstd._data,
+                                               weight._data if weight is not None else None, ctx.needs_input_grad[:3])
+            return tuple(plain(g) if g is not None else None for g in (dx, dw, db)) + (None,) * 6
         shape, dims = _channel_shape(x), _reduced_dims(x)
         if ctx.training and x.requires_grad and is_grad_enabled():  # a double backward: the batch statistics as
             mean = x.mean(dims)                                      # the functions of x they are
