@@ -1,5 +1,5 @@
-"""layer_norm's and group_norm's forward values, mean and rstd, and layer_norm's gradients, bit for bit beside torch 2.13
-(float32 and float64).
+"""layer_norm's and group_norm's forward values, mean and rstd, layer_norm's gradients (float32 and float64) and
+batch_norm's training gradients (float32), bit for bit beside torch 2.13.
 
 torch takes each row's moments with RowwiseMoments (Welford's updates in the lanes of a 32-byte vector, chunks of 16
 vectors merged in a cascade, a scalar run for the tail: ops/_moments_kernel.py) and applies weight and bias with
