@@ -124,3 +124,20 @@ def test_batch_norm_training_gradients_are_torchs_to_the_bit(shape, affine):
         grads.append([t.grad.numpy() for t in (xt, w, b) if t is not None])
     for want, got in zip(*grads):
         np.testing.assert_array_equal(got, want)
+
+
+def test_a_small_normalized_model_has_torchs_gradient_with_the_visualizer_recording_or_not():
+    """LayerNorm then BatchNorm1d: the input's gradient is torch's to the bit, and viz.record (a listener on the
+    engine's events) does not change a bit of it"""
+    from microtorch import viz
+
+    def input_grad(L):
+        x = L.tensor(np.linspace(-1, 2, 12, dtype=np.float32).reshape(3, 4), requires_grad=True)
+        (L.nn.BatchNorm1d(4)(L.nn.LayerNorm(4)(x)) ** 2).sum().backward()
+        return x.grad.numpy().copy()
+    plain = input_grad(mt)
+    with viz.record() as tape:
+        recorded = input_grad(mt)
+    assert len(tape) > 0
+    np.testing.assert_array_equal(recorded, plain)
+    np.testing.assert_array_equal(plain, input_grad(torch))

@@ -5,11 +5,12 @@ import math
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from .._fma import fma
 from . import _batch_norm_kernels as _bn, _moments_kernel as moments_kernel
 from . import _layer_norm_backward as ln_backward
-from ._op import Op, plain, unrecorded
+from ._op import Op, plain
 from .reduce import c_order
 from .inplace import _type_name
 
@@ -59,7 +60,7 @@ class NativeLayerNorm(Op):
     @staticmethod
     def backward(ctx, grad):
         x, weight, bias, mean, rstd = ctx.saved_tensors
-        if unrecorded(grad) and ln_backward.applies(grad._data, x._data, weight._data if weight is not None else None):
+        if _by_kernel(grad) and ln_backward.applies(grad._data, x._data, weight._data if weight is not None else None):
             return _layer_norm_grads_like_torch(ctx, grad, x, weight, bias, mean, rstd)
         n = len(ctx.normalized_shape)
         dims, batch = tuple(range(x.ndim - n, x.ndim)), tuple(range(x.ndim - n))
@@ -88,6 +89,13 @@ class NativeLayerNorm(Op):
         out = out * weight if weight is not None else out
         out = out + x_hat * tw if tw is not None else out
         return out + tb if tb is not None else out
+
+
+def _by_kernel(grad):
+    """The gradients may come from torch's kernel (numpy, no graph): backward records nothing (no create_graph), and
+    grad carries no tangent and no vmap batch. Listeners (the visualizer) do not change that, so the numbers a student
+    sees are the same with it and without."""
+    return not is_grad_enabled() and type(grad) is Tensor and type(grad._data) is np.ndarray and not grad._fw_grads
 
 
 def _layer_norm_grads_like_torch(ctx, grad, x, weight, bias, mean, rstd):
@@ -159,7 +167,7 @@ class NativeBatchNorm(Op):
     @staticmethod
     def backward(ctx, grad):
         x, weight, _rm, _rv, mean, invstd = ctx.saved_tensors
-        if ctx.training and unrecorded(grad) and _bn.applies(x._data) and grad._data.dtype == np.float32 and \
+        if ctx.training and _by_kernel(grad) and _bn.applies(x._data) and grad._data.dtype == np.float32 and \
                 (weight is None or weight._data.dtype == np.float32):  # (torch's kernel, to the bit)
             dx, dw, db = _bn.training_backward(x._data, np.ascontiguousarray(grad._data), mean._data, invstd._data,
                                                weight._data if weight is not None else None, ctx.needs_input_grad[:3])
