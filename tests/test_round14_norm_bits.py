@@ -141,3 +141,15 @@ def test_a_small_normalized_model_has_torchs_gradient_with_the_visualizer_record
     assert len(tape) > 0
     np.testing.assert_array_equal(recorded, plain)
     np.testing.assert_array_equal(plain, input_grad(torch))
+
+
+@pytest.mark.parametrize("shape", [(3, 1, 0, 0), (0, 4), (2, 0, 3)])
+def test_empty_layer_norms_backward_as_torch(shape):
+    """seed 2,902,680: rows of no elements (or no rows) take the formula, whose gradient is empty, as torch's"""
+    grads = []
+    for L in (torch, mt):
+        x = L.zeros(shape, dtype=L.float64, requires_grad=True)
+        w = L.ones(shape[-1:], dtype=L.float64, requires_grad=True)
+        L.nn.functional.layer_norm(x, shape[-1:], w).sum().backward()
+        grads.append((x.grad.shape, w.grad.numpy().tolist()))
+    assert grads[1] == (tuple(grads[0][0]), grads[0][1])
