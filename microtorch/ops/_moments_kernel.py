@@ -9,7 +9,7 @@ product of the vector merge are explicit multiply-adds, the scalar merge is cont
 is not (measured against torch 2.13 on 800 rows of each dtype)."""
 import numpy as np
 
-from .._fma import fma32_quiet, fma64
+from ._vec_reduce import fused
 
 _CHUNK = 16        # vectors per chunk (kChunkSize)
 _VECTOR_BYTES = 32
@@ -23,11 +23,6 @@ def rowwise_moments(x):
     """(mean, biased variance) of each row of the 2-d array x (C order), as 1-d arrays of x's dtype."""
     with np.errstate(all="ignore"):  # (a row with an infinity or NaN gives NaN, as torch's)
         return _moments(x)
-
-
-def fma(a, b, c):
-    """a*b + c rounded once, for arrays of one dtype (float32 or float64), numpy quiet"""
-    return fma32_quiet(a, b, c) if a.dtype == np.float32 else fma64(a, b, c)
 
 
 def _moments(x):
@@ -64,8 +59,8 @@ def _lane_welford(v):
     for j in range(v.shape[-2]):
         x = v[..., j, :]
         delta = x - mean
-        mean = fma(dt.type(1) / dt.type(j + 1), delta, mean).astype(dt, copy=False)
-        m2 = fma(delta, x - mean, m2).astype(dt, copy=False)
+        mean = fused(dt.type(1) / dt.type(j + 1), delta, mean).astype(dt, copy=False)
+        m2 = fused(delta, x - mean, m2).astype(dt, copy=False)
     return mean, m2
 
 
@@ -93,7 +88,7 @@ def _add_vector(count_add, mean_add, m2_add, count, mean, m2):
     c = dt(0) if n == 0 else dt(count_add) / dt(n)
     delta = mean_add - mean
     c_delta = c * delta
-    return n, mean + c_delta, fma(delta * dt(count), c_delta, m2 + m2_add).astype(mean.dtype, copy=False)
+    return n, mean + c_delta, fused(delta * dt(count), c_delta, m2 + m2_add).astype(mean.dtype, copy=False)
 
 
 def _add_scalar(count_add, mean_add, m2_add, count, mean, m2):
@@ -102,8 +97,8 @@ def _add_scalar(count_add, mean_add, m2_add, count, mean, m2):
     n = count + count_add
     c = dt(0) if n == 0 else dt(count_add) / dt(n)
     delta = mean_add - mean
-    mean = fma(c, delta, mean).astype(mean.dtype, copy=False)
-    return n, mean, m2 + fma(delta * delta * c, dt(count), m2_add).astype(mean.dtype, copy=False)
+    mean = fused(c, delta, mean).astype(mean.dtype, copy=False)
+    return n, mean, m2 + fused(delta * delta * c, dt(count), m2_add).astype(mean.dtype, copy=False)
 
 
 def _scalar_run(tail):
