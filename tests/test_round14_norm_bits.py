@@ -153,3 +153,19 @@ def test_empty_layer_norms_backward_as_torch(shape):
         L.nn.functional.layer_norm(x, shape[-1:], w).sum().backward()
         grads.append((x.grad.shape, w.grad.numpy().tolist()))
     assert grads[1] == (tuple(grads[0][0]), grads[0][1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(2, 3), (2, 3, 4)])
+def test_batch_norm_of_an_infinity_gives_torchs_nan_without_a_numpy_warning(dtype, shape):
+    """the batch statistics are computed before the op runs: numpy is kept quiet there too"""
+    import warnings
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    x[(1,) * len(shape)] = np.inf
+    outs = []
+    for L in (torch, mt):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            y = L.nn.functional.batch_norm(L.tensor(x, dtype=getattr(L, dtype)), None, None, training=True)
+        outs.append(y.numpy())
+    np.testing.assert_array_equal(np.isnan(outs[1]), np.isnan(outs[0]))

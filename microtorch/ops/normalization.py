@@ -8,6 +8,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from .._fma import fma
+from .._quiet import quietly
 from . import _batch_norm_kernels as _bn, _moments_kernel as moments_kernel
 from . import _layer_norm_backward as ln_backward
 from ._op import Op, plain
@@ -214,7 +215,11 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     """Batch normalization as one NativeBatchNormBackward0 node. In training the running statistics are updated
     in place first (with the unbiased variance), as torch's kernel does before it saves them, and as there their
     version stays: a graph that saved them is not invalidated by the next step's update (gradcheck calls forward
-    many times)."""
+    many times). numpy is kept quiet for the statistics too (an inf in the batch: nan, without a warning)."""
+    return quietly(_native_batch_norm, input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     x, dims = input._data, _reduced_dims(input)
     if x.dtype in _REDUCED:  # (torch computes a float16 input's statistics in float32, and keeps them so)
         x = x.astype(np.float32)
