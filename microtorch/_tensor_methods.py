@@ -64,6 +64,12 @@ def _invert(self):
     return bitwise.bitwise_not(self)
 
 
+def _stable_method(fn):
+    """x.sort / x.argsort: the function's own check of `stable`'s form, in the method's words"""
+    from .ops.order import stable_by_name
+    return stable_by_name(fn.__wrapped__, method=True)
+
+
 def _dims_as_ints(fn, one_as_tuple=False):
     """x.flip(0, 1) for x.flip((0, 1)): torch's methods also take a list of dims as separate ints (an integer
     tensor of one element counting as its int, as in torch); with one_as_tuple a single int too (x.tile(2) for
@@ -135,7 +141,7 @@ METHODS = {
     "sum": ops.sum, "mean": ops.mean, "var": ops.var, "std": ops.std, "prod": ops.prod, "max": ops.max,
     "min": ops.min, "amax": ops.amax, "amin": ops.amin, "logsumexp": ops.logsumexp, "norm": ops.norm,
     "argmax": ops.argmax, "argmin": ops.argmin, "all": ops.all, "any": ops.any, "cumsum": ops.cumsum,
-    "count_nonzero": _dims_as_ints(ops.count_nonzero), "sort": ops.sort, "topk": ops.topk, "nonzero": ops.nonzero,
+    "count_nonzero": _dims_as_ints(ops.count_nonzero), "sort": _stable_method(ops.sort), "topk": ops.topk, "nonzero": ops.nonzero,
     "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le, "gt": ops.gt, "ge": ops.ge,
     "logical_and": ops.logical_and, "logical_or": ops.logical_or, "logical_not": ops.logical_not,
     "logical_xor": ops.logical_xor, "isnan": ops.isnan, "isinf": ops.isinf, "isfinite": ops.isfinite,
@@ -186,7 +192,7 @@ def _aliases_and_conversions():
         "fliplr": cp.fliplr, "flipud": cp.flipud, "positive": cp.positive, "tensor_split": cp.tensor_split,
         "true_divide": cp.true_divide,
         "vsplit": cp.vsplit, "hsplit": cp.hsplit, "dsplit": cp.dsplit, "take_along_dim": cp.take_along_dim,
-        "float_power": cp.float_power, "argsort": cp.argsort, "msort": cp.msort,
+        "float_power": cp.float_power, "argsort": _stable_method(cp.argsort), "msort": cp.msort,
         "repeat_interleave": cp.repeat_interleave, "histc": cp.histc, "histogram": cp.histogram,
         "bincount": cp.bincount, "unique": cp.unique,
         "tril": lambda self, diagonal=0: _creation().tril(self, diagonal),

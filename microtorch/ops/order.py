@@ -245,19 +245,23 @@ class _NotGiven:
 _NOT_GIVEN = _NotGiven()
 
 
-def stable_by_name(fn):
+def stable_by_name(fn, method=False):
     """torch's sort and argsort take `stable` in a form of their own, (input, *, stable, dim=-1, descending=False):
-    given stable, dim and descending go by name, and by position they are torch's TypeError."""
+    given stable, dim and descending go by name, and by position they are torch's TypeError (which, for the Tensor
+    method, lists the arguments after self, as torch's does)."""
     op = fn.__name__
+    first = "" if method else "Tensor input, "
 
     @functools.wraps(fn)
     def by_name(input, *args, **kwargs):
         if args and "stable" in kwargs:
-            got = [type(a).__name__ for a in (input,) + args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+            given = args if method else (input,) + args
+            got = [type(a).__name__ for a in given] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
             raise TypeError(f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), but "
-                            f"expected one of:\n * (Tensor input, *, bool stable, int dim = -1, bool descending = "
-                            f"False)\n * (Tensor input, int dim = -1, bool descending = False)\nWith stable, give dim "
-                            f"and descending by name: {op}(x, dim={args[0]!r}, stable=...)")
+                            f"expected one of:\n * ({first}*, bool stable, int dim = -1, bool descending = False)\n"
+                            f" * ({first}int dim = -1, bool descending = False)\nWith stable, give dim and "
+                            f"descending by name: {'x.' if method else ''}{op}({'' if method else 'x, '}"
+                            f"dim={args[0]!r}, stable=...)")
         return fn(input, *args, **kwargs)
     return by_name
 
