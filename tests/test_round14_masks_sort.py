@@ -87,6 +87,16 @@ def test_writes_through_masks_as_torch(case):
         assert want[1].rstrip(".") in got[1]
 
 
+@pytest.mark.parametrize("indices", [(None, [0, 2]), ([0], 3)])
+def test_index_put_names_the_index_that_is_not_a_tensor(indices):
+    """torch's TypeError, naming the element (its argument's number differs between function and method)"""
+    bad = next(k for k, i in enumerate(indices) if not isinstance(i, list))
+    for L in LIBS:
+        key = tuple(L.tensor(i) if isinstance(i, list) else i for i in indices)
+        with pytest.raises(TypeError, match=f"expected Tensor as element {bad} in argument"):
+            L.zeros(2, 3).index_put(key, L.tensor(1.0))
+
+
 def test_the_uint8_warning_points_at_the_users_line():
     for L in LIBS:
         mask, x = _u8(L, [1, 0, 1]), L.zeros(3)

@@ -1,8 +1,6 @@
 """Indexing: select, slice, advanced (integer / boolean) indexing, gather, index_select,
 masked_fill. Each backward scatters the gradient into zeros of the input's shape, adding up
 repeated indices (np.add.at), and that scatter is itself differentiable."""
-import warnings
-
 import numpy as np
 
 from .._tensor import Tensor

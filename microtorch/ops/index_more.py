@@ -63,27 +63,6 @@ def _summed_to(g, shape):
     return sum_to(g, shape)
 
 
-class IndexPut(Place):
-    """out = x with out[key] = v, v broadcast to out[key]'s shape;  d = (g zeroed at key, g[key] summed to v's)"""
-    _grad_fn_name = "IndexPutBackward0"
-
-    @staticmethod
-    def forward(ctx, x, src, key=None):
-        shape = np.shape(x[key])
-        out = Place.forward(ctx, x, np.broadcast_to(src.reshape(()) if src.size == 1 else src, shape), key)
-        ctx.v_shape = src.shape
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        gx, g = Place.backward(ctx, grad)
-        return gx, None if g is None else _summed_to(g, ctx.v_shape)
-
-    @staticmethod
-    def jvp(ctx, tx, tsrc):
-        return IndexPut.apply(tx, tsrc, key=ctx.key)
-
-
 IndexFill._edges = (0,)  # (the number filled in is made a tensor here; torch's op has no edge for it)
 
 
@@ -116,24 +95,33 @@ class PutAccumulate(AddAt):
     _grad_fn_name = "PutBackward0"
 
 
-class IndexPutAccumulate(AddAt):
-    """out = x with out[key] += v, v broadcast to out[key]'s shape;  d = (g, g[key] summed to v's shape)"""
-    _grad_fn_name = "IndexPutBackward0"
-
-    @staticmethod
+def _taking_broadcast_values(name, base, doc):
+    """index_put's op on top of `base` (Place: out[key] = v, AddAt: out[key] += v): the value is broadcast to
+    out[key]'s shape inside the op (one element: any shape, as torch fills through masked_fill_), so the graph has no
+    ExpandBackward0, and its gradient is summed back to the value's shape."""
     def forward(ctx, x, src, key=None):
-        out = AddAt.forward(ctx, x, np.broadcast_to(src, np.shape(x[key])), key)
+        out = base.forward(ctx, x, np.broadcast_to(src.reshape(()) if src.size == 1 else src, np.shape(x[key])), key)
         ctx.v_shape = src.shape
         return out
 
-    @staticmethod
     def backward(ctx, grad):
-        gx, g = AddAt.backward(ctx, grad)
+        gx, g = base.backward(ctx, grad)
         return gx, None if g is None else _summed_to(g, ctx.v_shape)
 
-    @staticmethod
     def jvp(ctx, tx, tsrc):
-        return IndexPutAccumulate.apply(tx, tsrc, key=ctx.key)
+        return op.apply(tx, tsrc, key=ctx.key)
+    op = type(name, (base,),
+              {"_grad_fn_name": "IndexPutBackward0", "__module__": __name__, "__doc__": doc,
+               "forward": staticmethod(forward), "backward": staticmethod(backward), "jvp": staticmethod(jvp)})
+    return op
+
+
+IndexPut = _taking_broadcast_values(
+    "IndexPut", Place, "out = x with out[key] = v, v broadcast to out[key]'s shape;  d = (g zeroed at key, g[key] "
+    "summed to v's)")
+IndexPutAccumulate = _taking_broadcast_values(
+    "IndexPutAccumulate", AddAt, "out = x with out[key] += v, v broadcast to out[key]'s shape;  d = (g, g[key] "
+    "summed to v's shape)")
 
 
 def _index(index, op, vector=True):
@@ -237,9 +225,12 @@ def index_put(input, indices, values, accumulate=False):
     masked_fill_), a uint8 mask's warning, the shapes, then the dtypes, which torch does not convert here."""
     from .index import _check_bounds, _to_np_index, refuse_byte_fill, warn_byte_mask
     from .inplace import _type_name
-    if not isinstance(indices, (tuple, list)) or not all(isinstance(i, Tensor) for i in indices):
-        got = type(indices).__name__ if not isinstance(indices, (tuple, list)) else "a non-Tensor element"
-        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {got}")
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
+    for k, i in enumerate(indices):
+        if not isinstance(i, Tensor):
+            raise TypeError(f"index_put(): expected Tensor as element {k} in argument 'indices', but got "
+                            f"{type(i).__name__} (give each index as a tensor, e.g. torch.tensor([0, 2]))")
     key = tuple(_to_np_index(i, warn=False) if i.ndim else i._data for i in indices)
     _check_bounds(input, key)
     if not accumulate:
