@@ -160,6 +160,8 @@ def _saved_attribute(node, name, raw):
             if node._saved is None:
                 raise RuntimeError(FREED_MESSAGE)
             return Tensor._make(np.asarray(getattr(node, attr)))  # (int64, float64, complex128 or bool, as torch)
+        if type(attr) is SavedList:
+            return _saved_list(node, getattr(node, attr))
         return getattr(node, attr)
     raise AttributeError(f"'{type(node).__name__}' object has no attribute '_{'raw_' if raw else ''}saved_{name}'")
 
@@ -168,6 +170,20 @@ class WrappedNumber(str):
     """In an op's `_saved_values`: the ctx attribute holding a Python number that torch's node saves
     as a 0-d tensor, `(t * 2).grad_fn._saved_other` being tensor(2). Read as that tensor, and freed
     with the node's saved tensors."""
+
+
+class SavedList(str):
+    """In an op's `_saved_values`: the ctx attribute holding, for each entry of a list torch's node
+    saves (IndexBackward0's `_saved_indices`), None or the position of that tensor among what the
+    op passed to save_for_backward. Read as a tuple of tensors and Nones; raises once freed."""
+
+
+def _saved_list(node, slots):
+    if all(k is None for k in slots):
+        return tuple(slots)
+    if node._saved is None:
+        raise RuntimeError(FREED_MESSAGE)
+    return tuple(None if k is None else node._saved[k].unpack(node) for k in slots)
 
 
 class _FreedSaved(SavedTensor):
@@ -201,7 +217,8 @@ class Function:
     Built-in ops set `_numpy_forward`: their forward receives numpy arrays, not Tensors.
     `_saved_names` (torch's names of the tensors saved for backward, in order) and
     `_saved_values` (names of ctx attributes; None for a tensor torch leaves undefined, a
-    WrappedNumber for a number torch saves as a tensor) give `grad_fn._saved_<name>`.
+    WrappedNumber for a number torch saves as a tensor, a SavedList for a list of saved tensors)
+    give `grad_fn._saved_<name>`.
     """
 
     _numpy_forward = False

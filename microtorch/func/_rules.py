@@ -220,9 +220,16 @@ def _index_batched_key(x, key, level):
     return wrap(ix.Index.apply(xv, (np.arange(B).reshape((B,) + (1,) * (idx.ndim - 1)), idx)), level)
 
 
+def _arrays_of(key):
+    """An index key with the user's index tensors (which Index saves) as their arrays."""
+    if isinstance(key, Tensor):
+        return key._data
+    return tuple(k._data if isinstance(k, Tensor) else k for k in key) if isinstance(key, tuple) else key
+
+
 @register(ix.Index, ix._BasicIndex)
 def index(cls, args, kwargs, level):
-    x, key = args[0], args[1]
+    x, key = args[0], _arrays_of(args[1])
     from ._batching import _has_batched
     if _has_batched(key, level):
         if cls is not ix.Index:
@@ -252,6 +259,7 @@ def scatter(cls, args, kwargs, level):
 @register(ix.IndexSelect)
 def index_select(cls, args, kwargs, level):
     x, dim, index = args
+    index = index._data if isinstance(index, Tensor) else index  # (the op is given the index tensor itself)
     if not unwrap(index, level)[1]:
         v, _ = unwrap(x, level)
         return wrap(cls.apply(v, dim + 1, index), level)
@@ -280,6 +288,7 @@ def masked_select(cls, args, kwargs, level):
 @register(ix.Gather)
 def gather(cls, args, kwargs, level):
     x, dim, index = args
+    index = index._data if isinstance(index, Tensor) else index  # (as index_select's)
     B = _batch_size(args, level)
     idx = unwrap(index, level)[0] if unwrap(index, level)[1] else np.broadcast_to(index, (B,) + index.shape)
     if type(idx) is not np.ndarray and not isinstance(idx, np.ndarray):

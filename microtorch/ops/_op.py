@@ -12,7 +12,7 @@ from .._dtype import result_type
 from ._layout import converted
 from .._tensor import Tensor
 from ..autograd import _hooks, grad_mode
-from ..autograd.function import Function, WrappedNumber  # noqa: F401  (WrappedNumber: for the ops' _saved_values)
+from ..autograd.function import Function, SavedList, WrappedNumber  # noqa: F401  (for the ops' _saved_values)
 
 
 class Op(Function):

@@ -9,6 +9,7 @@ from .._dtype import result_type
 from .. import _kernel_exp, _kernel_gelu, _kernel_log
 from .._fma import fma
 from .._tensor import Tensor
+from ..autograd.saved import FREED_MESSAGE
 from . import _zero_tangent as _zero
 from ._checks import need_floating
 from ._kernels import kernel_error
@@ -462,6 +463,13 @@ class DivScalar(Op):
         return DivScalar.apply(t, ctx.s)
 
 
+def number_not_freed(ctx):
+    """torch's node saves the number as a tensor (`_saved_other`), freed by backward: a second backward through
+    it raises, as through any node that saved a tensor. (The number itself is kept: forward-mode reads it.)"""
+    if ctx._saved is None:
+        raise RuntimeError(FREED_MESSAGE)
+
+
 def div_scalar(t, s):
     """t / s for a Python number s in a backward formula: DivScalar (torch's DivBackward1), or only its numpy
     division where t is unrecorded (see _op.plain)."""
@@ -476,6 +484,7 @@ class MulNumber(MulScalar):
 
     @staticmethod
     def backward(ctx, grad):
+        number_not_freed(ctx)
         if type(grad) is _zero.ZeroTangent:  # (torch's exact zero times a number stays an exact zero)
             return grad * ctx.s, None
         return plain(_by_number(operator.mul, grad._data, ctx.s)) if unrecorded(grad) else \
@@ -497,6 +506,7 @@ class DivNumber(DivScalar):
 
     @staticmethod
     def backward(ctx, grad):
+        number_not_freed(ctx)
         if type(grad) is _zero.ZeroTangent:  # (as MulNumber's)
             return grad / ctx.s, None
         return plain(_by_number(operator.truediv, grad._data, ctx.s)) if unrecorded(grad) else \

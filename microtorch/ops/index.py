@@ -7,7 +7,7 @@ from .._tensor import Tensor
 from .._user_line import warn_at_user_line
 from ._checks import need_dims
 from ._index_layout import index_like_torch
-from ._op import Op, broadcast_error, normalize_dims
+from ._op import Op, SavedList, broadcast_error, normalize_dims
 from .reduce import c_order
 
 
@@ -34,15 +34,18 @@ class ScatterIntoZeros(Op):
 class Index(Op):
     """x[index] with integer / boolean arrays (numpy's advanced indexing)"""
     _grad_fn_name = "IndexBackward0"
+    _edges = (0,)  # (not a tensor index)
+    _saved_values = {"indices": SavedList("slots"), "self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, index):
+        index = save_index_arrays(ctx, index)
         ctx.in_shape, ctx.index = x.shape, index
         return index_like_torch(np.asarray(x[index], order="C"), x, index)  # (torch's layout: _index_layout.py)
 
     @staticmethod
     def backward(ctx, grad):
-        return ScatterIntoZeros.apply(grad, ctx.in_shape, ctx.index), None
+        return ScatterIntoZeros.apply(grad, ctx.in_shape, saved_index(ctx, ctx.index)), None
 
     @staticmethod
     def jvp(ctx, t, _index):
@@ -141,6 +144,31 @@ class _BasicIndex(Op):
     @staticmethod
     def jvp(ctx, t, _key):
         return _BasicIndex.apply(t, ctx.key)
+
+
+def save_index_arrays(ctx, index):
+    """torch's IndexBackward0 saves its tensor indices (`_saved_indices`: None for a whole dim): freed by backward,
+    seen by pack hooks, and checked for in-place changes (the user's index tensors, where the key holds them, are
+    saved themselves). ctx.slots: per dim, None or the position among the saved tensors. Returns index with
+    numpy arrays for those tensors."""
+    key = index if isinstance(index, tuple) else (index,)
+    saved = [k for k in key if isinstance(k, (np.ndarray, Tensor))]
+    slots, n = [], 0
+    for k in key:
+        slots.append(n if isinstance(k, (np.ndarray, Tensor)) else None)
+        n += slots[-1] is not None
+    ctx.slots = tuple(slots)
+    ctx.save_for_backward(*saved)
+    key = tuple(k._data if isinstance(k, Tensor) else k for k in key)
+    return key if isinstance(index, tuple) else key[0]
+
+
+def saved_index(ctx, index):
+    """index with its arrays read back from the saved tensors (raises once backward freed them)."""
+    saved = iter([t._data for t in ctx.saved_tensors])
+    if not isinstance(index, tuple):
+        return next(saved) if isinstance(index, np.ndarray) else index
+    return tuple(next(saved) if isinstance(k, np.ndarray) else k for k in index)
 
 
 def _is_advanced(k):
@@ -247,19 +275,21 @@ def getitem(x, key):
     single_slice = isinstance(key, slice)  # x[a:b] always records a slice; x[a:b, ...] skips full ones
     if not isinstance(key, tuple):
         key = (key,)
-    key = tuple(_to_np_index(k) for k in key)
+    given, key = key, tuple(_to_np_index(k) for k in key)
     _check_bounds(x, key)
     if any(getattr(k, "__vmap_batched__", False) for k in key):  # (vmap: batched)
         return Index.apply(x, key)
     # basic indexing first, one view op per index as torch records it; then the tensor indices
     n_real = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == bool else 1
                  for k in key if k is not None and k is not Ellipsis)
-    out, dim, advanced = x, 0, {}
-    for k in key:
+    out, dim, advanced, tensors = x, 0, {}, {}
+    for k, g in zip(key, given):
         if k is Ellipsis:
             dim += x.ndim - n_real
         elif isinstance(k, np.ndarray):
             advanced[dim] = k
+            if isinstance(g, Tensor) and g._data is k:  # (the user's tensor is saved: torch checks its version)
+                tensors[dim] = g
             dim += k.ndim if k.dtype == bool else 1
         elif k is None:
             out = unsqueeze(out, dim)
@@ -277,7 +307,7 @@ def getitem(x, key):
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(k).__name__})")
     if advanced:
-        return _advanced_index(out, advanced)
+        return _advanced_index(out, advanced, tensors)
     if out is x:  # x[...] or x[:, :] is an alias of x, as a view
         from .shape import Alias
         out = _share(Alias.apply(x, x.shape), x)
@@ -289,13 +319,14 @@ def _is_full_slice(k, n):
     return k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= n)
 
 
-def _advanced_index(x, advanced):
-    """x[..., idx, ...] with the tensor indices at their dims (after the basic indices were applied)."""
+def _advanced_index(x, advanced, tensors):
+    """x[..., idx, ...] with the index arrays at their dims (after the basic indices were applied); tensors: the
+    user's tensors for some of them, which Index saves."""
     key, dim = [], 0
     for d in sorted(advanced):
-        key += [slice(None)] * (d - dim) + [advanced[d]]
+        key += [slice(None)] * (d - dim) + [tensors.get(d, advanced[d])]
         dim = d + (advanced[d].ndim if advanced[d].dtype == bool else 1)
-    if len(key) == 1 and key[0].dtype != bool:
+    if len(key) == 1 and advanced[0].dtype != bool:
         return Index.apply(x, key[0])
     return Index.apply(x, tuple(key))
 
@@ -314,15 +345,24 @@ def select(input, dim, index):
 class IndexSelect(Op):
     """x.index_select(dim, idx): rows may repeat; their gradients add up"""
     _grad_fn_name = "IndexSelectBackward0"
+    _edges = (0,)  # (not the index)
+    _saved_names, _saved_values = ("index",), {"dim": "dim", "self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, dim, index):
-        ctx.in_shape, ctx.key = x.shape, (slice(None),) * dim + (index,)
-        return np.take(x, index, axis=dim)
+        ctx.in_shape, ctx.dim = x.shape, dim
+        ctx.save_for_backward(index)  # (the index tensor itself: torch checks its version in backward)
+        if x.ndim == 0:  # (its one element, checked to be at index 0: torch keeps the 0-d shape)
+            return x.copy()
+        return np.take(x, index.reshape(-1), axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
-        return ScatterIntoZeros.apply(grad, ctx.in_shape, ctx.key), None, None
+        (index,) = ctx.saved_tensors
+        if not ctx.in_shape:
+            return grad.clone(), None, None
+        key = (slice(None),) * ctx.dim + (index._data.reshape(-1),)
+        return ScatterIntoZeros.apply(grad, ctx.in_shape, key), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _index):
@@ -343,7 +383,7 @@ def index_select(input, dim, index):
         if type(idx) is np.ndarray and idx.item() != 0:
             raise IndexError(f"index_select(): index out of range in self (index {idx.item()} of a 0-d tensor, "
                              "whose one element is at 0)")
-        return index_select(input.reshape(1), 0, index.reshape(1)).reshape(())
+        return IndexSelect.apply(input, 0, index if isinstance(index, Tensor) else idx)
     if idx.size and (idx.max() >= input.shape[d] or idx.min() < 0):  # (torch takes no negative index here)
         bad = idx.max() if idx.max() >= input.shape[d] else idx.min()
         if d == 1:  # (torch's kernel along dim 1 says it its own way)
@@ -351,25 +391,26 @@ def index_select(input, dim, index):
                                f"{input.shape[d]} (indices go from 0 to {input.shape[d] - 1})")
         raise IndexError(f"index_select(): index out of range in self (index {bad}; dimension {d} has size "
                          f"{input.shape[d]}: indices go from 0, not from the end)")
-    return IndexSelect.apply(input, d, idx.reshape(-1))
+    return IndexSelect.apply(input, d, index if isinstance(index, Tensor) else idx)
 
 
 class Gather(Op):
     """out[i][j] = x[i][index[i][j]] (dim=1); the gradient scatter-adds back"""
     _grad_fn_name = "GatherBackward0"
-    _saved_names = ("self",)
+    _edges = (0,)  # (not the index)
+    _saved_names, _saved_values = ("self", "index"), {"dim": "dim"}
 
     @staticmethod
     def forward(ctx, x, dim, index):
-        ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
-        ctx.save_for_backward(x)  # torch saves self (for its size): an in-place change of x fails backward
+        ctx.in_shape, ctx.dim = x.shape, dim
+        ctx.save_for_backward(x, index)  # torch saves self (for its size) and index: in-place changes fail backward
         key = tuple(slice(0, n) if i != dim else slice(None) for i, n in enumerate(index.shape))
         return np.take_along_axis(x[key], index, axis=dim)  # (the index may be smaller than x off dim)
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # noqa: B018 (unpacking checks the version, as torch's does)
-        return scatter_zeros(grad, ctx.in_shape, ctx.dim, Tensor._make(ctx.index)), None, None
+        index = ctx.saved_tensors[1]
+        return scatter_zeros(grad, ctx.in_shape, ctx.dim, index), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _index):
@@ -379,17 +420,20 @@ class Gather(Op):
 class ScatterAdd(Op):
     """zeros(shape) with g scatter-added along dim at index; its gradient is a gather"""
     _grad_fn_name = "ScatterAddBackward0"
+    _saved_names, _saved_values = ("index",), {"dim": "dim"}
 
     @staticmethod
     def forward(ctx, g, shape, dim, index):
-        ctx.dim, ctx.index = dim, index
+        ctx.dim = dim
+        ctx.save_for_backward(index)
         out = np.zeros(shape, dtype=g.dtype)
         np.add.at(out, _along_axis_key(index, dim), g)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        return Gather.apply(grad, ctx.dim, ctx.index), None, None, None
+        (index,) = ctx.saved_tensors
+        return Gather.apply(grad, ctx.dim, index._data), None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
@@ -421,13 +465,14 @@ def gather(input, dim, index, *, sparse_grad=False):
     if any(idx.shape[i] > input.shape[i] for i in range(input.ndim) if i != d):
         raise RuntimeError(f"gather(): Size does not match at dimension {d} expected index {list(idx.shape)} to be "
                            f"no larger than self {list(input.shape)} apart from dimension {d}")
-    return Gather.apply(input, d, idx)
+    return Gather.apply(input, d, index)
 
 
 class MaskedFill(Op):
     """x with mask positions set to value: the gradient is zero there"""
     _grad_fn_name = "MaskedFillBackward0"
     _edges = (0,)  # (not the mask, as torch)
+    _saved_names = ("mask",)
 
     @staticmethod
     def forward(ctx, x, mask, value):
@@ -523,6 +568,7 @@ class MaskedSelect(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 (unpacking checks the versions and raises once freed, as torch's does)
         return ScatterIntoZeros.apply(grad, ctx.shape, ctx.where), None
 
     @staticmethod
@@ -555,6 +601,7 @@ class Take(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 (as MaskedSelect's)
         return ScatterIntoZeros.apply(grad, (int(np.prod(ctx.in_shape)),), ctx.flat).reshape(ctx.in_shape), None
 
     @staticmethod

@@ -1,0 +1,71 @@
+"""What a node saves, seen from outside, for torch and microtorch side by side: the grad_fn's name, the
+tensors its pack hooks see (in order), its `_saved_<name>` attributes before and after backward, and
+whether a second backward through it raises torch's "backward through the graph a second time".
+
+    observe(torch, f) == observe(microtorch, f)   # f(lib) -> a tensor (or a tuple: its first is used)
+"""
+import warnings
+
+# Attributes torch's nodes show that microtorch's do not keep (strides and sizes only C++ kernels read,
+# and a few arguments kept as given): compared only where a test names them.
+NOT_COMPARED = ("_sym_strides", "_sym_sizes", "_sym_argsize", "_sym_numel", "_saved_dim", "_saved_dims",
+                "_saved_keepdim", "_saved_sparse_grad", "_saved_self_sym_sizes", "_saved_accumulate",
+                "_saved_alpha", "_saved_source_dim", "_saved_padding_idx", "_saved_scale_grad_by_freq",
+                "_saved_sparse", "_saved_ceil_mode", "_saved_dilation", "_saved_kernel_size", "_saved_padding",
+                "_saved_stride", "_saved_count_include_pad", "_saved_divisor_override", "_saved_output_size")
+
+
+def describe(v):
+    """A value torch and microtorch can both produce: tensors by shape, dtype and values."""
+    if v is None:
+        return None
+    if hasattr(v, "shape") and hasattr(v, "dtype"):
+        return ("tensor", tuple(v.shape), str(v.dtype).split(".")[-1], v.detach().reshape(-1).tolist())
+    if isinstance(v, (list, tuple)):
+        return tuple(describe(x) for x in v)
+    return v
+
+
+def saved_names(node, skip=NOT_COMPARED):
+    return sorted(n for n in dir(node) if n.startswith("_saved_") and not any(s in n for s in skip)
+                  and n not in ("_saved_names", "_saved_values"))
+
+
+def observe(T, f, names=None):
+    """(name, packs, saved values, second backward raises, saved attributes readable after backward)."""
+    packs = []
+
+    def pack(t):
+        packs.append(describe(t))
+        return t
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with T.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = f(T)
+    y = y[0] if isinstance(y, tuple) else y
+    node = y.grad_fn
+    names = saved_names(node) if names is None else names
+    before = {n: describe(getattr(node, n)) for n in names}
+    y.sum().backward()
+    try:
+        y.sum().backward()
+        twice = "ok"
+    except RuntimeError as e:
+        twice = "raises" if "second time" in str(e) else "other: " + str(e)
+    after = {}
+    for n in names:
+        try:
+            after[n] = describe(getattr(node, n))
+        except RuntimeError as e:
+            after[n] = "raises" if "freed" in str(e) else "other: " + str(e)
+    return node.name(), packs, before, twice, after
+
+
+def assert_saves_as_torch(f):
+    """f(lib) -> tensor: microtorch's node saves, packs, frees and names what torch's does."""
+    import torch
+
+    import microtorch
+    theirs = observe(torch, f)
+    mine = observe(microtorch, f, names=list(theirs[2]))
+    assert mine == theirs
