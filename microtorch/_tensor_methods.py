@@ -715,8 +715,8 @@ def _python_fill(self, op, fn, *others):
 
 
 PROPERTIES = {
-    "T": ops.numpy_T, "mT": ops.mT, "H": lambda self: ops.conj(ops.numpy_T(self)),
-    "mH": lambda self: ops.conj(ops.mT(self)), "real": ops.real, "imag": ops.imag,
+    "T": ops.numpy_T, "mT": ops.mT, "H": ops.H,
+    "mH": lambda self: ops.conj(ops.mT(self, "mH")), "real": ops.real, "imag": ops.imag,
 }
 
 

@@ -22,7 +22,9 @@ FUNCTIONS = {
 
 
 def _methods():
+    from . import _removed
     return {
+        **{name: _removed.FUNCTIONS[name] for name in _removed.METHODS},
         "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False:
             _lt.triangular_solve(self, A, upper, transpose, unitriangular),
         "cholesky_solve": lambda self, input2, upper=False: _lt.cholesky_solve(self, input2, upper),
@@ -167,9 +169,9 @@ def _checked(fn, op, method=False):
 
 
 def _functions():
-    from . import _torch_creation, _torch_misc, _torch_nn
+    from . import _removed, _torch_creation, _torch_misc, _torch_nn
     from .nn import functional as F
-    out = dict(FUNCTIONS)
+    out = dict(FUNCTIONS, **_removed.FUNCTIONS)
     out.update({n: getattr(_torch_misc, n) for n in _torch_misc.FUNCTIONS})
     out.update({n: getattr(_torch_creation, n) for n in _torch_creation.FUNCTIONS})
     out.update({n: _torch_misc.method_as_function(n) for n in _torch_misc.TENSOR_METHODS})

@@ -107,8 +107,8 @@ def tanhshrink(input):
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     from ..ops.nn import _softmax_dim, softmax
-    _softmax_dim(input, dim, "softmin")  # (its dim is checked first, in softmin's name)
-    return softmax(-input, dim, dtype=dtype)
+    d = _softmax_dim(input, dim, "softmin")  # (its dim is checked first, in softmin's name)
+    return softmax(-input, dim if d is None else d, dtype=dtype)
 
 
 def glu(input, dim=-1):

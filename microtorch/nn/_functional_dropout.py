@@ -8,6 +8,7 @@ from .._random import bernoulli_mask
 from .._tensor import Tensor
 from ..ops import nn as _nn
 from ..ops.inplace import apply_inplace
+from .._user_line import warn_at_user_line
 
 _SELU_ALPHA_PRIME = 1.7580993408473766  # -scale * alpha of SELU: where a dropped unit goes
 
@@ -80,12 +81,11 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
     if input.ndim not in (4, 5):  # torch: a deprecation warning, then each leading slice is a "channel"
-        import warnings
-        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will "
-                      "result in an error in a future release. To retain the behavior and silence this warning, "
-                      "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
-                      "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension "
-                      "(i.e. 4D or 5D inputs).", UserWarning, stacklevel=2)
+        warn_at_user_line(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will "
+                          "result in an error in a future release. To retain the behavior and silence this warning, "
+                          "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
+                          "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension "
+                          "(i.e. 4D or 5D inputs).", UserWarning)
     unbatched = input.ndim != 5
     x = input.unsqueeze(0) if unbatched else input
     out = _dropout_impl(x, p, training, inplace and not unbatched, True, False)

@@ -1,5 +1,5 @@
 """nn.functional: interpolate (and the older upsample names), pixel/channel shuffle, affine_grid."""
-import warnings
+from .._user_line import warn_at_user_line
 
 import numpy as np
 
@@ -121,19 +121,17 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    warn_at_user_line("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.")
     return _interpolate(input, size, scale_factor, mode, align_corners, None, False, "upsample")
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
-    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
-                  stacklevel=2)
+    warn_at_user_line("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.")
     return _interpolate(input, size, scale_factor, "nearest", None, None, False, "upsample_nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
-    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
-                  stacklevel=2)
+    warn_at_user_line("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.")
     return _interpolate(input, size, scale_factor, "bilinear", True, None, False, "upsample_bilinear")
 
 
@@ -216,9 +214,9 @@ def affine_grid(theta, size, align_corners=None):
 
 def _default_align(align_corners):
     if align_corners is None:
-        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
-                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
-                      "grid_sample for details.", stacklevel=3)
+        warn_at_user_line("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                          "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                          "documentation of grid_sample for details.")
         return False
     return bool(align_corners)
 

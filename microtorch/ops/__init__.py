@@ -16,7 +16,7 @@ from .reduce import (all, allclose, amax, amin, any, argmax, argmin, count_nonze
                      isclose, isfinite, isinf, isnan, le, logical_and, logical_not, logical_or, logical_xor,
                      logsumexp, lt, max, mean, min, ne, norm, prod, std, sum, var, vector_norm)
 from .shape import (atleast_1d, broadcast_to, cat, chunk, clone, concat, concatenate, diagonal, expand,  # noqa: F401
-                    expand_as, flatten, flip, movedim, mT, narrow, numpy_T, permute, repeat, reshape, split, squeeze,
+                    expand_as, flatten, flip, movedim, mT, H, narrow, numpy_T, permute, repeat, reshape, split, squeeze,
                     stack, sum_to, sum_to_size, swapaxes, swapdims, t, transpose, unbind, unflatten, unsqueeze, view)
 from . import inplace
 from ._memory_formats import contiguous_format, is_laid_out, preserve_format

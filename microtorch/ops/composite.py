@@ -19,6 +19,7 @@ from ._op import normalize_dims
 from .misc import sort
 from .order import stable_by_name
 from .rearrange import nansum
+from .._user_line import warn_at_user_line
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
@@ -329,10 +330,9 @@ def range_(start=0, end=None, step=1, *, dtype=None, requires_grad=False, **kwar
     if end is None:
         raise TypeError('range() missing 1 required positional arguments: "end" (torch.range(start, end) includes '
                         "end; arange(end) counts from 0 without it)")
-    import warnings
-    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
-                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
-                  "[start, end).", UserWarning, stacklevel=2)
+    warn_at_user_line("torch.range is deprecated and will be removed in a future release because its behavior is "
+                      "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                      "[start, end).", UserWarning)
     from .._creation import _finish
     if not (np.isfinite(start) and np.isfinite(end)) or step == 0:
         raise RuntimeError(f"range: unsupported range: {start} -> {end} with step {step}")

@@ -748,4 +748,6 @@ class Cholesky(Op):
 
 
 def cholesky(input, upper=False):
+    from .linalg_triangular import _deprecated
+    _deprecated("cholesky", "torch.linalg.cholesky")  # (upper=True: torch.linalg.cholesky(A).mH)
     return Cholesky.apply(_square(input, "cholesky"), upper=upper)

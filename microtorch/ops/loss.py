@@ -15,6 +15,7 @@ from .loss_backward import (REDUCTION_CODES, HuberLossBackward, SmoothL1LossBack
 from .nn import _check_reduction, _pointwise_loss, _reduce
 from .pointwise import clamp_min
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
+from .._user_line import warn_at_user_line
 
 
 def _reduced(loss, reduction, *operands):
@@ -125,7 +126,6 @@ def _reduced_loss(loss, reduction, op):
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """sum target (log target - input): input holds log-probabilities (target too if log_target)."""
-    import warnings
     from .pointwise import xlogy
     reduction = _reduction(size_average, reduce, reduction)
     if input.dtype.is_complex or target.dtype.is_complex:
@@ -133,10 +133,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if reduction == "mean":
-        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
-                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                      UserWarning, stacklevel=2)
+        warn_at_user_line("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          UserWarning)
     loss = target.exp() * (target - input) if log_target else xlogy(target, target) - target * input
     if reduction == "batchmean":
         total = loss.sum()

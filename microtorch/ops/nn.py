@@ -18,6 +18,7 @@ from .linalg import addmm, matmul
 from .scalar_overloads import add_scalar
 from .loss_backward import (REDUCTION_CODES, MseLossBackward, bce_input_grad, bce_target_grad, loss_grads,
                             loss_jvp)
+from .._user_line import warn_at_user_line
 
 
 def _reduce(loss, reduction, op, weight_sum=None):
@@ -149,6 +150,8 @@ def _softmax_dim(x, dim, op):
     if type(dim) is int and -x.ndim <= dim < x.ndim:  # the common call: one of x's dims
         return dim % x.ndim
     if dim is None:
+        warn_at_user_line(f"Implicit dimension choice for {op} has been deprecated. Change the call to include dim=X "
+                          "as an argument.")
         dim = 0 if x.ndim in (0, 1, 3) else 1  # torch's legacy implicit choice
     if isinstance(dim, Tensor) and dim.ndim == 0 and not dim.dtype.is_floating_point:
         dim = int(dim)
@@ -225,13 +228,15 @@ def _check_reduction(reduction, op):
         raise ValueError(f"{op}: {reduction} is not a valid value for reduction; use 'none', 'mean' or 'sum'")
 
 
+def _warn_target_size(x, y):
+    warn_at_user_line(f"Using a target size ({y.shape}) that is different to the input size ({x.shape}). This will "
+                      "likely lead to incorrect results due to broadcasting. Please ensure they have the same size.")
+
+
 def _pointwise_loss(cls, x, y, reduction, op):
     _check_reduction(reduction, op)
     if x.shape != y.shape:
-        import warnings
-        warnings.warn(f"Using a target size ({y.shape}) that is different to the input size ({x.shape}). "
-                      "This will likely lead to incorrect results due to broadcasting. Please ensure they "
-                      "have the same size.", UserWarning, stacklevel=3)
+        _warn_target_size(x, y)
         from .shape import broadcast_to
         try:
             shape = np.broadcast_shapes(x.shape, y.shape)
@@ -251,6 +256,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if input.shape != target.shape:
+        _warn_target_size(input, target)
     if weight is not None:
         return _weighted_loss((input - target).abs(), weight, input, reduction, "l1_loss")
     _check_reduction(reduction, "l1_loss")

@@ -588,15 +588,48 @@ def t(input):
     return _share(T.apply(input, d0=0, d1=1 if ndim == 2 else 0), input)
 
 
+_ZERO_D = "Tensor.{} is deprecated on 0-D tensors. {}"
+_IDENTITY, _CONJ = "This function is the identity in these cases.", "Consider using x.conj()."
+_WARNED = set()
+
+
+def _warn_once(key, message):
+    """torch warns about these deprecated uses once in a process (TORCH_WARN_ONCE), at the user's line."""
+    if key not in _WARNED:
+        from .._user_line import warn_at_user_line
+        _WARNED.add(key)
+        warn_at_user_line(message)
+
+
 def numpy_T(x):
+    if x.ndim == 0:
+        _warn_once("T0", _ZERO_D.format("T", _IDENTITY))
+    elif x.ndim != 2:
+        _warn_once("T", "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+                        "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+                        "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                        "tensor.")
     return permute(x, tuple(reversed(range(x.ndim))))  # (recorded even when it changes nothing, as torch)
 
 
-def mT(x):
+def H(x):
+    """x.H: the conjugate transpose of a matrix (a 0-d tensor: its conjugate, deprecated in torch)"""
     if x.ndim == 0:
-        return x  # torch: the identity on a 0-d tensor (deprecated there)
+        _warn_once("H0", _ZERO_D.format("H", _CONJ))
+    elif x.ndim != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.ndim}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH" if x.ndim > 2 else ""))
+    from .elementwise import conj
+    return conj(permute(x, tuple(reversed(range(x.ndim)))))
+
+
+def mT(x, name="mT"):
+    if x.ndim == 0:  # torch: the identity on a 0-d tensor (deprecated there)
+        _warn_once(name + "0", _ZERO_D.format(name, _IDENTITY if name == "mT" else _CONJ))
+        return x
     if x.ndim < 2:
-        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {x.ndim}-D tensor.")
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {x.ndim}-D "
+                           "tensor.")
     return transpose(x, -2, -1)
 
 

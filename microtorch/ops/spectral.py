@@ -5,13 +5,13 @@ padding, `unfold`, a product and a transpose, so the graph shows each step. The 
 y = x @ W with W[n, k] = exp(-2 pi i n k / N), so its backward is the adjoint, g @ conj(W)^T, and
 for a real input only the real part of that flows back."""
 import math
-import warnings
 
 import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op
 from .pad import pad
+from .._user_line import warn_at_user_line
 
 
 def _dft_matrix(n, bins, dtype):
@@ -65,9 +65,9 @@ class FftC2C(Op):
 def _window(window, win_length, n_fft, like):
     """The window, padded with zeros on both sides to n_fft, as torch centres a shorter window."""
     if window is None:
-        warnings.warn("A window was not provided. A rectangular window will be applied, which is known to cause "
-                      "spectral leakage; pass e.g. window=torch.hann_window(n_fft) (or torch.ones(n_fft) to keep it "
-                      "rectangular and silence this warning).", UserWarning, stacklevel=4)
+        warn_at_user_line("A window was not provided. A rectangular window will be applied, which is known to "
+                          "cause spectral leakage; pass e.g. window=torch.hann_window(n_fft) (or torch.ones(n_fft) "
+                          "to keep it rectangular and silence this warning).", UserWarning)
         return None if win_length == n_fft else Tensor._make(np.ones(win_length, dtype=like._data.real.dtype))
     if window.ndim != 1 or window.shape[0] != win_length:
         raise RuntimeError(f"stft: expected a 1D window tensor of size equal to win_length={win_length}, but got "
@@ -161,8 +161,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     spec = spec.transpose_(1, 2)  # in place, and squeeze_ below, as torch: the same grad_fn names
     spec = spec.squeeze_(0) if input.ndim == 1 else spec
     if return_complex is False:
-        warnings.warn("stft with return_complex=False is deprecated: use return_complex=True and .real/.imag",
-                      UserWarning, stacklevel=2)
+        warn_at_user_line("stft with return_complex=False is deprecated: use return_complex=True and .real/.imag",
+                          UserWarning)
         from .shape import stack
         return stack([spec.real, spec.imag], -1)
     return spec

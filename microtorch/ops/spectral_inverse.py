@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from ._op import Op
 from .pad import pad
 from .spectral import FftC2C, FftR2C
+from .._user_line import warn_at_user_line
 
 
 class FftC2R(Op):
@@ -69,11 +70,10 @@ def _istft_check(input, n_fft, hop, win, window, onesided, return_complex):
 
 def _full_window(window, win, n_fft, like):
     """the window (ones if none) padded with zeros on both sides to n_fft, as torch centres it"""
-    import warnings
     if window is None:
-        warnings.warn("A window was not provided. A rectangular window will be applied; pass the window stft used "
-                      "to make the inversion lossless (window=torch.ones(n_fft) keeps it rectangular and silences "
-                      "this warning).", UserWarning, stacklevel=3)
+        warn_at_user_line("A window was not provided. A rectangular window will be applied; pass the window stft used "
+                          "to make the inversion lossless (window=torch.ones(n_fft) keeps it rectangular and silences "
+                          "this warning).", UserWarning)
         window = Tensor._make(np.ones(win, dtype=like._data.real.dtype))
     left = (n_fft - win) // 2
     return window if win == n_fft else pad(window, (left, n_fft - win - left))
