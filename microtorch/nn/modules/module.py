@@ -16,6 +16,7 @@ from ...autograd import graph
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ..parameter import Parameter
+from . import _legacy_hooks
 
 
 def _made_on_device(init):
@@ -117,8 +118,8 @@ class Module:
             if listening:
                 graph.emit(graph.HookFired("module_forward_pre", self, hook, before, args))
 
-        bw = None
-        if (self._backward_hooks or self._backward_pre_hooks) and is_grad_enabled():
+        bw, full = None, self.__dict__.get("_is_full_backward_hook") is not False
+        if (self._backward_hooks and full or self._backward_pre_hooks) and is_grad_enabled():
             bw = _BackwardHook(self)
             args = bw.setup_input_hook(args)
         try:
@@ -144,6 +145,8 @@ class Module:
                 graph.emit(graph.HookFired("module_forward", self, hook, before, result))
         if bw is not None:
             result = bw.setup_output_hook(result)
+        if not full and self._backward_hooks:
+            _legacy_hooks.attach(self, args, result)
         return result
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -165,6 +168,7 @@ class Module:
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) -> None or a new grad_input, once the gradients
         with respect to the module's inputs are computed."""
+        self._one_kind_of_backward_hook(True)
         return _add_hook(self._backward_hooks, hook, prepend)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
@@ -172,8 +176,16 @@ class Module:
         return _add_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
-        raise RuntimeError("register_backward_hook is deprecated in torch and not provided by microtorch; use "
-                           "register_full_backward_hook(hook) instead (same signature)")
+        """Deprecated (as in torch): hook(module, grad_input, grad_output) on the grad_fn of the output only
+        (see _legacy_hooks); register_full_backward_hook gives the module's own gradients."""
+        self._one_kind_of_backward_hook(False)
+        return _add_hook(self._backward_hooks, hook, False)
+
+    def _one_kind_of_backward_hook(self, full):
+        if self.__dict__.get("_is_full_backward_hook") is (not full):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = full
 
     # ---- attributes: parameters, buffers, submodules ----------------------------------
     def __getattr__(self, name):
