@@ -105,7 +105,7 @@ class TriangularSolve(Op):
         eff = np.swapaxes(a, -1, -2) if transpose else a
         x = _tri_solve_np(eff, b, upper != transpose, True, unit)
         ctx.save_for_backward(b, a, x)
-        return x, a.copy()
+        return x, np.broadcast_to(a, x.shape[:-2] + a.shape[-2:]).copy()  # (A in the common batch shape)
 
     @staticmethod
     def backward(ctx, gx, gm):
@@ -148,8 +148,9 @@ def _matrices(a, op, name="A", square=True):
     return a
 
 
-def _broadcast_pair(a, b, op, left=True):
-    """A and B promoted to one dtype and expanded to their common batch shape (torch broadcasts the batch)."""
+def _broadcast_pair(a, b, op, left=True, expand=True):
+    """A and B promoted to one dtype and expanded to their common batch shape (torch broadcasts the batch). Not
+    expanded: the op broadcasts them itself, unrecorded as in torch (the engine sums each gradient back)."""
     from ._op import promoted
     _matrices(b, op, "B", square=False)
     n = a.shape[-1]
@@ -163,12 +164,14 @@ def _broadcast_pair(a, b, op, left=True):
         raise RuntimeError(f"{op}: the batch dimensions of A {list(a.shape[:-2])} and B {list(b.shape[:-2])} do "
                            "not broadcast") from None
     a, b = promoted(a, b)
+    if not expand:
+        return a, b
     return a.expand(*batch, *a.shape[-2:]), b.expand(*batch, *b.shape[-2:])
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """torch.linalg.solve_triangular: X with A X = B (left) or X A = B, A upper or lower triangular."""
-    a, b = _broadcast_pair(_matrices(A, "linalg.solve_triangular"), B, "linalg.solve_triangular", left)
+    a, b = _broadcast_pair(_matrices(A, "linalg.solve_triangular"), B, "linalg.solve_triangular", left, False)
     return SolveTriangular.apply(a, b, upper=bool(upper), left=bool(left), unit=bool(unitriangular))
 
 
@@ -176,7 +179,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     """torch.triangular_solve (deprecated there): (X, a copy of A) with op(A) X = b."""
     from .reduce import return_type
     _deprecated("triangular_solve", "torch.linalg.solve_triangular (its arguments reversed, no copy of A)")
-    a, b = _broadcast_pair(_matrices(A, "triangular_solve"), input, "triangular_solve")
+    a, b = _broadcast_pair(_matrices(A, "triangular_solve"), input, "triangular_solve", expand=False)
     x, m = TriangularSolve.apply(b, a, upper=bool(upper), transpose=bool(transpose), unit=bool(unitriangular))
     return return_type("triangular_solve", ("solution", "cloned_coefficient"))(x, m)
 

@@ -1,0 +1,80 @@
+"""The whole grad_fn graph a student sees (viz draws it node by node) is torch's: node names and edges, from
+the output back to the leaves, beside torch 2.13; values and gradients too."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+
+
+def graph_of(y):
+    """Each node reachable from y.grad_fn, breadth first: its name and, per edge, the node it leads to."""
+    order, seen, queue = [], {}, [y.grad_fn]
+    while queue:
+        node = queue.pop(0)
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = len(order)
+        order.append(node)
+        queue.extend(n for n, _ in node.next_functions)
+    return [(n.name().replace("torch::autograd::", ""),
+             tuple(None if m is None else (seen[id(m)], k) for m, k in n.next_functions)) for n in order]
+
+
+def _tri(T, shape):
+    n = shape[-1]
+    a = np.triu(np.arange(np.prod(shape), dtype=float).reshape(shape) / 10) + 3 * np.eye(n)
+    return T.tensor(a, dtype=T.float64, requires_grad=True)
+
+
+def _rhs(T, shape):
+    return T.tensor(np.cos(np.arange(np.prod(shape), dtype=float)).reshape(shape), dtype=T.float64,
+                    requires_grad=True)
+
+
+GRAPHS = {
+    "solve_triangular_batched_B": lambda T: (T.linalg.solve_triangular(_tri(T, (2, 2)), _rhs(T, (3, 2, 1)),
+                                                                       upper=True),),
+    "solve_triangular_batched_A": lambda T: (T.linalg.solve_triangular(_tri(T, (3, 2, 2)), _rhs(T, (2, 4)),
+                                                                       upper=True),),
+    "solve_triangular_right": lambda T: (T.linalg.solve_triangular(_tri(T, (4, 1, 2, 2)), _rhs(T, (3, 5, 2)),
+                                                                   upper=True, left=False),),
+    "triangular_solve_batched_B": lambda T: tuple(T.triangular_solve(_rhs(T, (3, 2, 1)), _tri(T, (2, 2)))),
+    "triangular_solve_batched_A": lambda T: tuple(T.triangular_solve(_rhs(T, (2, 1)), _tri(T, (4, 1, 2, 2)))),
+}
+
+
+def _run(T, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        outs = GRAPHS[name](T)
+    loss = sum((o * T.arange(o.numel(), dtype=T.float64).reshape(o.shape)).sum() for o in outs)
+    leaves = [n.variable for n in _leaf_nodes(outs[0].grad_fn)]
+    loss.backward()
+    return outs, leaves
+
+
+def _leaf_nodes(node):
+    out, queue, seen = [], [node], set()
+    while queue:
+        n = queue.pop(0)
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if hasattr(n, "variable"):
+            out.append(n)
+        queue.extend(m for m, _ in n.next_functions)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_graph_values_and_gradients_as_torch(name):
+    (theirs, t_leaves), (mine, m_leaves) = _run(torch, name), _run(mt, name)
+    assert [graph_of(o) for o in mine] == [graph_of(o) for o in theirs]
+    for m, t in zip(mine + tuple(m_leaves), theirs + tuple(t_leaves)):
+        assert tuple(m.shape) == tuple(t.shape)
+        np.testing.assert_allclose(np.asarray(m.detach()), t.detach().numpy(), rtol=1e-12, atol=1e-12)
+    for m, t in zip(m_leaves, t_leaves):
+        np.testing.assert_allclose(np.asarray(m.grad), t.grad.numpy(), rtol=1e-12, atol=1e-12)
