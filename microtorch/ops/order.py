@@ -16,13 +16,19 @@ from .reduce import c_order, return_type
 
 class Picked(Op):
     """values taken along dim at indices;  d = g scattered back to the indices. A 0-d x (indices found on it
-    as on one element; under vmap, a batch of 0-d examples) is its own pick."""
+    as on one element; under vmap, a batch of 0-d examples) is its own pick. As torch's node, it saves the
+    indices the caller returns (`returned`, so that changing them in place makes backward refuse) and shows
+    the dim as the caller gave it (`given_dim`)."""
     _grad_fn_name = "MedianBackward1"
     _like_input = False  # (sort's values, all of x's: laid out as x, as torch's)
+    _saved_names = ("indices",)
+    _saved_values = {"dim": "given_dim", "keepdim": "keepdim", "self_sym_sizes": "shape"}
 
     @staticmethod
-    def forward(ctx, x, dim, indices, keepdim=False):
+    def forward(ctx, x, dim, indices, keepdim=False, returned=None, given_dim=None):
         ctx.dim, ctx.indices, ctx.shape, ctx.keepdim = dim, indices, x.shape, keepdim
+        ctx.given_dim = shown_dim(dim if given_dim is None else given_dim)
+        ctx.save_for_backward(indices if returned is None else returned)
         ctx.itself = x.ndim < indices.ndim
         if ctx.itself:
             return x.copy()
@@ -34,10 +40,13 @@ class Picked(Op):
     @staticmethod
     def backward(ctx, grad):
         from .index import ScatterAdd
+        (indices,) = ctx.saved_tensors  # (read first: a freed node raises, a 0-d one too)
         if ctx.itself:
             return grad, None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
-        return ScatterAdd.apply(g, ctx.shape, ctx.dim, ctx.indices), None, None
+        idx = indices._data
+        idx = idx if idx.ndim == len(ctx.shape) else np.expand_dims(idx, ctx.dim)  # (the returned indices: no dim)
+        return ScatterAdd.apply(g, ctx.shape, ctx.dim, idx), None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
@@ -48,16 +57,30 @@ class Picked(Op):
         return out if ctx.keepdim else out.squeeze(ctx.dim)
 
 
-def _picked(name, overload=0, like_input=False):
-    """A Picked op that records torch's node name, <name>Backward<overload>."""
+def shown_dim(dim):
+    """A dim as torch's node shows it (`_saved_dim`): as given, a negative one read as an unsigned 64-bit number
+    (-1 is 18446744073709551615)."""
+    return int(dim) % 2 ** 64
+
+
+def savable(indices):
+    """indices, the tensor the caller returns, for the node to save; None under vmap, where they are batched (the
+    batching hook would take them for an input to batch; the node that sees the whole batch saves its array)."""
+    return indices if type(indices._data) is np.ndarray else None
+
+
+def _picked(name, overload=0, like_input=False, shows_keepdim=True):
+    """A Picked op that records torch's node name, <name>Backward<overload> (and shows keepdim where torch's does)."""
+    values = {k: v for k, v in Picked._saved_values.items() if shows_keepdim or k != "keepdim"}
     return type(name, (Picked,), {"_grad_fn_name": f"{name}Backward{overload}", "__module__": __name__,
-                                  "_like_input": like_input})
+                                  "_like_input": like_input, "_saved_values": values})
 
 
 MedianDim, NanmedianDim = _picked("Median", 1), _picked("Nanmedian", 1)
-Kthvalue, Mode, Topk = (_picked(n) for n in ("Kthvalue", "Mode", "Topk"))
-Sort, SortStable = _picked("Sort", 0, True), _picked("Sort", 1, True)  # (SortBackward1: torch's overload of sort
-# that takes stable=)
+Kthvalue, Mode = (_picked(n) for n in ("Kthvalue", "Mode"))
+Topk = _picked("Topk", shows_keepdim=False)
+Sort, SortStable = _picked("Sort", 0, True, False), _picked("Sort", 1, True, False)  # (SortBackward1: torch's
+# overload of sort that takes stable=)
 
 
 class EvenlyShared(Op):
@@ -155,7 +178,7 @@ def _median(input, dim, keepdim, ignore_nan):
     if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     idx = _lower_median_index(x, d, ignore_nan)
-    return _picked_result(name, NanmedianDim if ignore_nan else MedianDim, input, d, idx, keepdim)
+    return _picked_result(name, NanmedianDim if ignore_nan else MedianDim, input, (d, dim), idx, keepdim)
 
 
 def _tied_zero(x, ignore_nan):
@@ -172,11 +195,14 @@ def _rows(input):
     return input._data if input.ndim else np.expand_dims(input._data, 0)
 
 
-def _picked_result(name, op, input, d, idx, keepdim):
-    """op's values of input at idx along d, and the indices, as torch's named tuple (0-d for a 0-d input)."""
-    values = op.apply(input, d, idx, keepdim=keepdim)
-    idx = idx.reshape(()) if not input.ndim else idx if keepdim else idx.squeeze(d)
-    return return_type(name)(values, Tensor._make(c_order(idx)))  # (torch's indices: C order)
+def _picked_result(name, op, input, dims, idx, keepdim):
+    """op's values of input at idx along d, and the indices, as torch's named tuple (0-d for a 0-d input);
+    dims: (d, the dim as the caller gave it)."""
+    d, given = dims
+    out = idx.reshape(()) if not input.ndim else idx if keepdim else idx.squeeze(d)
+    indices = Tensor._make(c_order(out))  # (torch's indices: C order)
+    values = op.apply(input, d, idx, keepdim=keepdim, returned=savable(indices), given_dim=given)
+    return return_type(name)(values, indices)
 
 
 def median(input, dim=_ALL, keepdim=False):
@@ -198,7 +224,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}: k={k}, size {n}")
     idx = np.take(_replayed(x, d, False, lambda keys: np.full(n, std_order.quick_select(keys, k))), [k - 1],
                   axis=d).astype(np.int64)  # (torch's quickselect picks among equal values)
-    return _picked_result("kthvalue", Kthvalue, input, d, idx, keepdim)
+    return _picked_result("kthvalue", Kthvalue, input, (d, dim), idx, keepdim)
 
 
 def _mode_indices(rows):
@@ -229,7 +255,7 @@ def mode(input, dim=-1, keepdim=False):
         tied = std_order.tied_rows(std_order.ranks(flat)) if flat.shape[-1] > std_order.RUN else np.zeros(0, int)
         for r in np.union1d(tied, np.flatnonzero(nan)):
             out[r] = std_order.std_mode(flat[r])
-    return _picked_result("mode", Mode, input, d, np.moveaxis(idx, -1, d), keepdim)
+    return _picked_result("mode", Mode, input, (d, dim), np.moveaxis(idx, -1, d), keepdim)
 
 
 class _NotGiven:
@@ -274,8 +300,9 @@ def sort(input, dim=-1, descending=False, *, stable=_NOT_GIVEN):
     short = x.ndim == 0 or x.shape[d] <= std_order.RUN  # (std::sort of so few is an insertion sort: stable)
     idx = _order(x, d, descending) if stable or short else _replayed(x, d, descending, std_order.std_sort)
     node = Sort if stable is _NOT_GIVEN else SortStable
-    values = node.apply(input, d, idx, keepdim=True)
-    return return_type("sort")(values, Tensor._make(in_layout_of(idx.reshape(input.shape), input._data)))
+    indices = Tensor._make(in_layout_of(idx.reshape(input.shape), input._data))
+    values = node.apply(input, d, idx, keepdim=True, returned=savable(indices), given_dim=dim)
+    return return_type("sort")(values, indices)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
@@ -290,8 +317,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     replay = (lambda keys: std_order.std_topk(keys, k, sorted)) if k else None
     everywhere = not sorted and 1 < k and k * 64 > n  # (nth_element leaves the first k unsorted, ties or not)
     idx = np.take(_replayed(x, d, largest, replay, everywhere), np.arange(k), axis=d)
-    values = Topk.apply(input, d, idx, keepdim=True)
-    return return_type("topk")(values, Tensor._make(idx if input.ndim else idx.reshape(())))
+    indices = Tensor._make(idx if input.ndim else idx.reshape(()))
+    values = Topk.apply(input, d, idx, keepdim=True, returned=savable(indices), given_dim=dim)
+    return return_type("topk")(values, indices)
 
 
 def _replayed(x, d, descending, replay, everywhere=False):

@@ -713,29 +713,32 @@ def _no_order(x, kernel, needed=True):
 
 
 class MaxDim(Op):
-    """values and indices along dim; the gradient goes to the chosen index"""
+    """values and indices along dim; the gradient goes to the chosen index. As torch's node, it saves the
+    indices it returns (changed in place, backward refuses). (No _saved_dim: torch's shows the dim as given, and
+    this op gets it wrapped.)"""
     _grad_fn_name = "MaxBackward0"
-    _saved_values = {"self_sym_sizes": "in_shape", "keepdim": "keepdim"}
+    _saved_names = ("indices",)
+    _saved_values = {"keepdim": "keepdim", "self_sym_sizes": "in_shape"}
     _arg, _extreme = "argmax", "max"  # (the array's methods: numpy's functions add 0.7 us each)
 
     @classmethod
     def _fwd(cls, ctx, x, dim, keepdim):
+        ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
         ctx.scalar = x.ndim == 0
         if ctx.scalar:  # a 0-d tensor is its own max, at index 0
-            return x.copy(), np.zeros((), np.int64)
+            return x.copy(), _saved_indices(ctx, np.zeros((), np.int64))
         plain = type(x) is np.ndarray  # (vmap's batched arrays: numpy's functions know them)
         idx = getattr(x, cls._arg)(axis=dim) if plain else getattr(np, cls._arg)(x, axis=dim)
         idx_k = idx.reshape(x.shape[:dim] + (1,) + x.shape[dim + 1:])  # (np.expand_dims costs 2 us more)
         values = getattr(x, cls._extreme)(axis=dim, keepdims=True) if plain else None  # (take_along_axis: 3 us)
         if values is None or values.dtype.kind == "f" and not values.all():  # a zero: the sign of the one at the
             values = np.take_along_axis(x, idx_k, axis=dim)                  # index, as torch
-        ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
         ctx.idx = idx_k
         if not keepdim:
             values, idx_out = values.reshape(idx.shape), idx
         else:
             idx_out = idx_k
-        return c_order(values), c_order(np.asarray(idx_out, dtype=np.int64))
+        return c_order(values), _saved_indices(ctx, c_order(np.asarray(idx_out, dtype=np.int64)))
 
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
@@ -744,12 +747,14 @@ class MaxDim(Op):
     @staticmethod
     def backward(ctx, grad, _grad_idx):
         from .rearrange import Scatter
+        (indices,) = ctx.saved_tensors  # (read first: a freed node raises, a 0-d one too)
         if ctx.scalar:  # (torch's steps too, which a double backward's graph shows)
             return ScatterScalar.apply(grad), None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
+        idx = indices._data if ctx.keepdim else np.expand_dims(indices._data, ctx.dim)
         # torch's value_selecting_reduction_backward: zeros with g written at the indices (ScatterBackward0)
         zeros = Tensor._make(np.zeros(ctx.in_shape, g._data.dtype))
-        return Scatter.apply(zeros, g, dim=ctx.dim, index=ctx.idx), None, None
+        return Scatter.apply(zeros, g, dim=ctx.dim, index=idx), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim):
@@ -758,6 +763,13 @@ class MaxDim(Op):
             return t, None
         values = Gather.apply(t, ctx.dim, ctx.idx)
         return (values if ctx.keepdim else values.squeeze(ctx.dim)), None
+
+
+def _saved_indices(ctx, indices):
+    """The indices max (min) returns, as the Tensor its node saves: the user's, so an in-place change shows."""
+    out = Tensor._make(indices)
+    ctx.save_for_backward(out)
+    return out
 
 
 class ScatterScalar(Clone):

@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._op import Op, normalize_dims
 from .elementwise import where
+from .order import savable, shown_dim
 from .reduce import c_order
 from .shape import cat, stack
 
@@ -164,25 +165,29 @@ class Logcumsumexp(Op):
 
 
 class CumExtreme(Op):
-    """values of the running max (min); the gradient goes to the input each one came from"""
+    """values of the running max (min); the gradient goes to the input each one came from. As torch's node, it
+    saves x and the indices the caller returns (`returned`: changed in place, backward refuses), and shows the
+    dim as the caller gave it (`given_dim`)."""
     _grad_fn_name = "CummaxBackward0"
-    _saved_names = ("self",)
+    _saved_names = ("self", "indices")
+    _saved_values = {"dim": "given_dim"}
 
     @staticmethod
-    def forward(ctx, x, dim, indices):
+    def forward(ctx, x, dim, indices, returned=None, given_dim=None):
         ctx.dim, ctx.indices, ctx.shape = dim, indices, x.shape
-        ctx.save_for_backward(x)  # (as torch's node: x changed in place afterwards, backward refuses)
+        ctx.given_dim = shown_dim(dim if given_dim is None else given_dim)
+        ctx.save_for_backward(x, indices if returned is None else returned)
         return c_order(np.take_along_axis(x, indices, axis=dim)) if x.ndim else x.copy()
 
     @staticmethod
     def backward(ctx, grad):
         from .index import ScatterAdd
-        (x,) = ctx.saved_tensors
+        x, indices = ctx.saved_tensors
         if not ctx.shape:  # (0-d: the value is the input)
             return grad * 1, None, None
         if 0 in ctx.shape:  # (torch's backward returns an empty input itself as its gradient)
             return x, None, None
-        return ScatterAdd.apply(grad, ctx.shape, ctx.dim, ctx.indices), None, None
+        return ScatterAdd.apply(grad, ctx.shape, ctx.dim, indices._data), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _indices):
@@ -192,6 +197,10 @@ class CumExtreme(Op):
 
 class CumminOp(CumExtreme):
     _grad_fn_name = "CumminBackward0"
+
+
+# torch's node packs self, then the indices (its result): the names alone would put "indices" first
+CumExtreme._pack_order = CumminOp._pack_order = (0, 1)
 
 
 def _running_index(x, dim, largest):
@@ -244,17 +253,18 @@ def _cum_extreme(input, dim, largest):
     from .reduce import return_type
     name = "cummax" if largest else "cummin"
     need_int(dim, name)
+    op = CumExtreme if largest else CumminOp
     if input.numel() == 0:  # as torch: an empty tensor is returned as it is, whatever the dim (its own node)
-        idx = np.zeros(input._data.shape, np.int64)
-        return return_type(name)((CumExtreme if largest else CumminOp).apply(input, 0, idx), Tensor._make(idx))
+        indices = Tensor._make(np.zeros(input._data.shape, np.int64))
+        return return_type(name)(op.apply(input, 0, indices._data, returned=savable(indices), given_dim=dim), indices)
     d = _dim(input, dim, name)
     x = input
     if input._data.dtype.kind == "c":
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'ComplexFloat\': complex tensors have no '
                                   "order; compare .abs() or .real instead")
-    idx = c_order(_running_index(x._data, d, largest)) if x.ndim else np.zeros((), np.int64)
-    values = (CumExtreme if largest else CumminOp).apply(x, d, idx)
-    return return_type(name)(values, Tensor._make(idx))
+    indices = Tensor._make(c_order(_running_index(x._data, d, largest)) if x.ndim else np.zeros((), np.int64))
+    values = op.apply(x, d, indices._data, returned=savable(indices), given_dim=dim)
+    return return_type(name)(values, indices)
 
 
 def cummax(input, dim):
