@@ -2,13 +2,17 @@
 masked_scatter, put, select/slice/diagonal_scatter, fill_diagonal_.
 
 Most are one op: out = x with out[key] = src (Place) or out[key] += src (AddAt), where key is a
-numpy index; x's gradient is g with the written places zeroed (or g), src's is g[key]."""
+numpy index; x's gradient is g with the written places zeroed (or g), src's is g[key].
+
+What torch's node saves, these save too (seen by pack hooks, freed by backward, checked for in-place changes): the
+index (or mask) tensor as the user gave it, passed beside the key, and the source where torch keeps it."""
 import numpy as np
 
 from .._tensor import Tensor
 from .._user_line import warn_at_user_line
-from ._op import Op, normalize_dims
-from .elementwise import where
+from ._op import Op, SavedList, normalize_dims
+from .elementwise import where, zeros_like_
+from .rearrange import as_given
 
 
 def _key_tensors(key):
@@ -20,38 +24,62 @@ def _take(g, key, shape):
     return getitem(g, _key_tensors(key)).reshape(shape)
 
 
+def _keep_index(ctx, src, index, dim):
+    """Save what torch's node of this class saves (its `_saved_names`): the index tensor the user gave, and the
+    source when it needs a gradient; none given (fill_diagonal_, vmap's write, a tangent's op): nothing. The dim is
+    shown as given (torch's `_saved_dim`: a negative one as an unsigned 64-bit int)."""
+    names = ctx._saved_names
+    ctx.saves = index is not None and bool(names) and (ctx.needs_input_grad[1] or not ctx._forward_cls._source_only)
+    if ctx.saves:
+        ctx.save_for_backward(*(index, src if ctx.needs_input_grad[1] else None)[:len(names)])
+    elif names:  # (torch's node leaves them undefined: None, freed or not)
+        ctx.save_for_backward(*(None,) * len(names))
+    ctx.given_dim = None if dim is None else dim % 2 ** 64
+    ctx.source_dim = src.ndim
+
+
+def _unpack(ctx):
+    """Unpacked, as torch's node does: raises once backward freed them, or if the index changed in place."""
+    if ctx.saves:
+        ctx.saved_tensors  # noqa: B018
+
+
 class Place(Op):
     """out = x with out[key] = src;  d = (g zeroed at key, g[key])"""
     _grad_fn_name = "IndexCopyBackward0"
+    _source_only = False  # (torch saves the index only for the source's gradient: scatter_add's node)
 
     @staticmethod
-    def forward(ctx, x, src, key=None):
-        ctx.key, ctx.src_shape = key, src.shape
+    def forward(ctx, x, src, key=None, index=None, dim=None):
+        ctx.key, ctx.src_shape, ctx.accumulate = key, src.shape, False
         out = x.copy()
         out[key] = src.reshape(np.shape(out[key]))
         keep = np.ones(x.shape, dtype=x.dtype)
         keep[key] = 0
         ctx.keep = keep
+        _keep_index(ctx, src, index, dim)
         return out
 
     @staticmethod
     def backward(ctx, grad):
+        _unpack(ctx)
         gx = grad * Tensor._make(ctx.keep) if ctx.needs_input_grad[0] else None
         return gx, _take(grad, ctx.key, ctx.src_shape) if ctx.needs_input_grad[1] else None
 
     @staticmethod
     def jvp(ctx, tx, tsrc):
-        return Place.apply(tx, tsrc, key=ctx.key)
+        return ctx._forward_cls.apply(tx, tsrc, key=ctx.key)  # (index_fill's 0-d value: broadcast by its forward)
 
 
-def _placed(name):
-    cls = type(name, (Place,), {"_grad_fn_name": name + "Backward0", "__module__": __name__,
-                                "__doc__": Place.__doc__})
-    return cls
+def _placed(name, saved=(), values=None):
+    return type(name, (Place,), {"_grad_fn_name": name + "Backward0", "__module__": __name__, "__doc__": Place.__doc__,
+                                 "_saved_names": saved, "_saved_values": values or {}})
 
 
-IndexCopy, SelectScatter, SliceScatter, Put, IndexFill = (
-    _placed(n) for n in ("IndexCopy", "SelectScatter", "SliceScatter", "Put", "IndexFill"))
+SelectScatter, SliceScatter = _placed("SelectScatter"), _placed("SliceScatter")
+IndexCopy = _placed("IndexCopy", ("index", "source"), {"dim": "given_dim", "source_dim": "source_dim"})
+Put = _placed("Put", ("index", "source"), {"accumulate": "accumulate"})
+IndexFill = _placed("IndexFill", ("index",), {"dim": "given_dim"})
 
 
 def _summed_to(g, shape):
@@ -67,23 +95,46 @@ IndexFill._edges = (0,)  # (the number filled in is made a tensor here; torch's 
 
 
 class IndexFillTensor(IndexFill):
+    """index_fill with a 0-d tensor value, written into the places inside the op (torch's graph has no expand);
+    d = (g zeroed at the places, g summed over them, a place the index repeats counted once)"""
     _grad_fn_name = "IndexFillBackward1"  # (torch's name when the value is a tensor)
     _edges = (0, 1)
+
+    @staticmethod
+    def forward(ctx, x, value, key=None, index=None, dim=None, fill=None):
+        """fill: the value converted to x's dtype (as value.to would), where the dtypes differ"""
+        places = np.arange(x.size).reshape(x.shape)[key]  # (where the op writes: vmap's key may batch them)
+        out = Place.forward(ctx, x, np.broadcast_to(value if fill is None else fill, places.shape), key, index, dim)
+        ctx.v_shape = value.shape
+        if ctx.needs_input_grad[1]:
+            ctx.first = _first_time(places)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .shape import sum_to
+        gx, g = Place.backward(ctx, grad)
+        if g is None:
+            return gx, None
+        return gx, sum_to(where(Tensor._make(ctx.first), g, zeros_like_(g)), ctx.v_shape)
 
 
 class AddAt(Op):
     """out = x with out[key] += src (repeated positions add up);  d = (g, g[key])"""
     _grad_fn_name = "ScatterAddBackward0"
+    _saved_names, _saved_values, _source_only = ("index",), {"dim": "given_dim"}, True
 
     @staticmethod
-    def forward(ctx, x, src, key=None):
-        ctx.key, ctx.src_shape = key, src.shape
+    def forward(ctx, x, src, key=None, index=None, dim=None):
+        ctx.key, ctx.src_shape, ctx.accumulate = key, src.shape, True
         out = x.copy()
         np.add.at(out, key, src.reshape(np.shape(x[key])))
+        _keep_index(ctx, src, index, dim)
         return out
 
     @staticmethod
     def backward(ctx, grad):
+        _unpack(ctx)
         return grad, _take(grad, ctx.key, ctx.src_shape) if ctx.needs_input_grad[1] else None
 
     @staticmethod
@@ -92,16 +143,21 @@ class AddAt(Op):
 
 
 class PutAccumulate(AddAt):
+    """put with accumulate=True: out = x with out[key] += src"""
     _grad_fn_name = "PutBackward0"
+    _saved_names, _saved_values, _source_only = Put._saved_names, Put._saved_values, False
 
 
 def _taking_broadcast_values(name, base, doc):
     """index_put's op on top of `base` (Place: out[key] = v, AddAt: out[key] += v): the value is broadcast to
     out[key]'s shape inside the op (one element: any shape, as torch fills through masked_fill_), so the graph has no
     ExpandBackward0, and its gradient is summed back to the value's shape."""
-    def forward(ctx, x, src, key=None):
+    def forward(ctx, x, src, key=None, indices=()):
         out = base.forward(ctx, x, np.broadcast_to(src.reshape(()) if src.size == 1 else src, np.shape(x[key])), key)
         ctx.v_shape = src.shape
+        # torch's node saves the index tensors as given (`_saved_indices`: their places among the saved tensors)
+        ctx.slots, ctx.saves = tuple(range(len(indices))), bool(indices)
+        ctx.save_for_backward(*indices)
         return out
 
     def backward(ctx, grad):
@@ -111,7 +167,8 @@ def _taking_broadcast_values(name, base, doc):
     def jvp(ctx, tx, tsrc):
         return op.apply(tx, tsrc, key=ctx.key)
     op = type(name, (base,),
-              {"_grad_fn_name": "IndexPutBackward0", "__module__": __name__, "__doc__": doc,
+              {"_grad_fn_name": "IndexPutBackward0", "__module__": __name__, "__doc__": doc, "_saved_names": (),
+               "_saved_values": {"indices": SavedList("slots"), "accumulate": "accumulate"}, "_source_only": False,
                "forward": staticmethod(forward), "backward": staticmethod(backward), "jvp": staticmethod(jvp)})
     return op
 
@@ -152,6 +209,7 @@ def scatter_add(input, dim, index, src):
     from .index import _along_axis_key
     from .rearrange import _index_array, one_element_index
     d = normalize_dims(dim, input.ndim, "scatter_add")[0] if input.ndim else 0
+    given = as_given(index)
     index, src = one_element_index(input, index, src)
     idx = _index_array(index, input, d, "scatter_add")
     _same_dtype(input, src, "scatter_add")
@@ -160,7 +218,7 @@ def scatter_add(input, dim, index, src):
                            f"{list(src.shape)} apart from dimension {d}")
     if tuple(src.shape) != idx.shape:
         src = src[tuple(slice(0, n) for n in idx.shape)]
-    return AddAt.apply(input, src, key=_along_axis_key(idx, d))
+    return AddAt.apply(input, src, key=_along_axis_key(idx, d), index=given, dim=dim)
 
 
 def index_copy(input, dim, index, source):
@@ -174,15 +232,15 @@ def index_copy(input, dim, index, source):
     if tuple(source.shape) != want and source.numel() != int(np.prod(want)):
         raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
                            f"slice shape: {list(want)}, source shape: {list(source.shape)}")
-    return IndexCopy.apply(input, source, key=key)
+    return IndexCopy.apply(input, source, key=key, index=as_given(index), dim=dim)
 
 
-def _first_time(idx, trailing):
-    """for each entry of the index vector, whether it is its value's first occurrence (as a column over the
-    `trailing` dims from the indexed one on), computed without a data-dependent shape"""
-    idx = idx.reshape(-1)
-    seen = np.tril(idx[:, None] == idx[None, :], -1).any(axis=-1)
-    return (~seen).reshape((-1,) + (1,) * (trailing - 1))
+def _first_time(places):
+    """for each of the places an op writes (positions in x), whether it is the first write there (in C order): a
+    repeated index fills its place once, and the value's gradient counts it once"""
+    first = np.zeros(places.size, dtype=bool)
+    first[np.unique(places.reshape(-1), return_index=True)[1]] = True
+    return first.reshape(places.shape)
 
 
 def index_fill(input, dim, index, value):
@@ -193,13 +251,11 @@ def index_fill(input, dim, index, value):
         if value.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        src = value.to(input.dtype).expand(shape)
-        if value.requires_grad:  # a repeated index fills its place once: value's gradient counts it once
-            src = where(Tensor._make(_first_time(idx, input.ndim - d)), src, src.detach())
-        return IndexFillTensor.apply(input, src, key=key)
+        fill = None if value.dtype == input.dtype else value.detach().to(input.dtype)._data
+        return IndexFillTensor.apply(input, value, key=key, index=as_given(index), dim=dim, fill=fill)
     from .index import fill_scalar  # (torch's checked conversion: uint8 takes -1 as 255, 256 raises)
     src = Tensor._make(np.full(shape, fill_scalar(value, input.dtype, "index_fill"), dtype=input._data.dtype))
-    return IndexFill.apply(input, src, key=key)
+    return IndexFill.apply(input, src, key=key, index=as_given(index), dim=dim)
 
 
 def _indexed_shape(input, key):
@@ -246,7 +302,8 @@ def index_put(input, indices, values, accumulate=False):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_type_name(input._data.dtype)} for the destination and {_type_name(values._data.dtype)} "
                            "for the source. (index_put: convert the values with .to(x.dtype))")
-    return (IndexPutAccumulate if accumulate else IndexPut).apply(input, values, key=key)
+    given = tuple(indices) if all(as_given(i) is not None for i in indices) else ()
+    return (IndexPutAccumulate if accumulate else IndexPut).apply(input, values, key=key, indices=given)
 
 
 def _broadcasts(shape, to):
@@ -265,7 +322,7 @@ def put(input, index, source, accumulate=False):
         raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
                            f"source.numel() = {source.numel()}, index.numel() = {idx.size}")
     key = np.unravel_index(idx.reshape(-1) % max(n, 1), tuple(input.shape))
-    return (PutAccumulate if accumulate else Put).apply(input, source, key=key)
+    return (PutAccumulate if accumulate else Put).apply(input, source, key=key, index=as_given(index))
 
 
 def select_scatter(input, src, dim, index):
@@ -341,10 +398,12 @@ class MaskedScatter(Op):
     """out = x with the masked places filled by src's first elements in order;
     d = (g where not masked, g's masked values in src's first places)"""
     _grad_fn_name = "MaskedScatterBackward0"
+    _saved_names, _saved_values = ("mask",), {"source_sym_sizes": "src_shape"}
 
     @staticmethod
-    def forward(ctx, x, src, mask=None):
+    def forward(ctx, x, src, mask=None, given_mask=None):
         ctx.mask, ctx.src_shape = mask, src.shape
+        ctx.save_for_backward(mask if given_mask is None else given_mask)
         out = x.copy()
         out[mask] = src.reshape(-1)[:int(mask.sum())]
         return out
@@ -352,6 +411,7 @@ class MaskedScatter(Op):
     @staticmethod
     def backward(ctx, grad):
         from .index import getitem
+        ctx.saved_tensors  # noqa: B018  (unpacked as torch's node does: raises once freed, or if the mask changed)
         mask = Tensor._make(ctx.mask)
         gx = grad * Tensor._make(~ctx.mask).to(grad.dtype)
         picked = getitem(grad, mask)
@@ -381,7 +441,8 @@ def masked_scatter(input, mask, source):
     if m.sum() > source.numel():  # (not int(m.sum()): under vmap the examples' counts may differ)
         raise RuntimeError(f"masked_scatter: expected source to have at least {int(m.sum())} elements (one per True "
                            f"in the mask), got {source.numel()}")
-    return MaskedScatter.apply(input, source, mask=m.copy())  # (a C-ordered copy, of vmap's batch too)
+    # (m: a C-ordered copy, of vmap's batch too; the node saves the mask as given)
+    return MaskedScatter.apply(input, source, mask=m.copy(), given_mask=as_given(mask))
 
 
 def fill_diagonal(input, fill_value, wrap=False):

@@ -115,19 +115,36 @@ def trace(input):
 
 
 # ---- writing at indices -----------------------------------------------------------------------------
+def as_given(t):
+    """t, the index (or mask) tensor the user gave, for the op's node to save as torch's does; None for a list or
+    vmap's batched tensor (the op saves the array it computes with then)."""
+    return t if isinstance(t, Tensor) and type(t._data) is np.ndarray else None
+
+
+def keep_index(ctx, index, given_index, dim, given_dim):
+    """Save the index as torch's node does (the tensor the user gave; else, in vmap's batch or a backward formula's
+    op, the array the op computes with), and show the dim as given (torch's `_saved_dim`: a negative one as an
+    unsigned 64-bit int)."""
+    ctx.given_dim = (dim if given_dim is None else given_dim) % 2 ** 64
+    ctx.save_for_backward(index if given_index is None else given_index)
+
+
 class Scatter(Op):
     """out = x with out[.., index, ..] = src along dim;  d/dx = g with the written places zeroed, d/dsrc = gather(g)"""
     _grad_fn_name = "ScatterBackward0"
+    _saved_names, _saved_values = ("index",), {"dim": "given_dim"}
 
     @staticmethod
-    def forward(ctx, x, src, dim=0, index=None):
+    def forward(ctx, x, src, dim=0, index=None, given_index=None, given_dim=None):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
+        keep_index(ctx, index, given_index, dim, given_dim)
         out = x.copy()
         out[_along_axis_key(index, dim)] = src[tuple(slice(0, s) for s in index.shape)]  # (only index's extent)
         return out
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018  (unpacked as torch's node does: raises once freed, or if the index changed)
         gx = ScatterValue.apply(grad, dim=ctx.dim, index=ctx.index, value=0) if ctx.needs_input_grad[0] else None
         gsrc = None
         if ctx.needs_input_grad[1]:
@@ -147,16 +164,19 @@ class Scatter(Op):
 class ScatterValue(Op):
     """out = x with out[.., index, ..] = value along dim;  d/dx = g with the written places zeroed"""
     _grad_fn_name = "ScatterBackward1"
+    _saved_names, _saved_values = ("index",), {"dim": "given_dim"}
 
     @staticmethod
-    def forward(ctx, x, dim=0, index=None, value=0):
+    def forward(ctx, x, dim=0, index=None, value=0, given_index=None, given_dim=None):
         ctx.dim, ctx.index = dim, index
+        keep_index(ctx, index, given_index, dim, given_dim)
         out = x.copy()
         out[_along_axis_key(index, dim)] = np.asarray(value, dtype=x.dtype)
         return out
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018
         return ScatterValue.apply(grad, dim=ctx.dim, index=ctx.index, value=0)
 
     @staticmethod
@@ -186,32 +206,37 @@ def _index_array(index, input, dim, op):
     if idx.size and (idx.min() < -n or idx.max() >= n):
         raise RuntimeError(f"{op}(): index {int(idx.max() if idx.max() >= n else idx.min())} is out of bounds for "
                            f"dimension {dim} with size {n}")
-    return idx % n if idx.size else idx
+    return (idx % n if idx.size else idx).astype(np.int64, copy=False)  # (int32 taken: gather wants int64)
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if reduce is not None:
         raise NotImplementedError("scatter(reduce=...) is not implemented in microtorch; use scatter_add or "
                                   "scatter_reduce on torch")
-    dim = normalize_dims(dim, input.ndim, "scatter")[0]  # (0-d: dim 0 or -1)
+    d = normalize_dims(dim, input.ndim, "scatter")[0]  # (0-d: dim 0 or -1)
+    given = dict(given_index=as_given(index), given_dim=dim)
     index, src = one_element_index(input, index, src)
-    idx = _index_array(index, input, dim, "scatter")
+    idx = _index_array(index, input, d, "scatter")
     if isinstance(src, Tensor):
         x, s = input, src.to(input.dtype) if src.dtype != input.dtype else src
-        return Scatter.apply(x, s, dim=dim, index=idx)
+        return Scatter.apply(x, s, dim=d, index=idx, **given)
     fill = value if value is not None else src
-    return ScatterValue.apply(input, dim=dim, index=idx, value=fill)
+    return ScatterValue.apply(input, dim=d, index=idx, value=fill, **given)
 
 
 class IndexAdd(Op):
     """out = x; out[.., index[i], ..] += alpha src[.., i, ..];  d/dx = g, d/dsrc = alpha index_select(g)"""
     _grad_fn_name = "IndexAddBackward0"
-    _saved_names = ("source",)
+    _saved_names = ("index", "source")
+    _saved_values = {"alpha": "alpha", "dim": "given_dim", "source_dim": "source_dim"}
 
     @staticmethod
-    def forward(ctx, x, src, dim=0, index=None, alpha=1):
-        ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
-        ctx.save_for_backward(src if ctx.needs_input_grad[1] else None)  # (torch keeps it for its own gradient)
+    def forward(ctx, x, src, dim=0, index=None, alpha=1, given_index=None, given_dim=None):
+        ctx.dim, ctx.index, ctx.alpha, ctx.source_dim = dim, index, alpha, src.ndim
+        ctx.given_dim = (dim if given_dim is None else given_dim) % 2 ** 64  # (as torch shows it: see keep_index)
+        # (torch keeps both for the source's gradient only, else leaves them undefined)
+        ctx.save_for_backward(*(index if given_index is None else given_index, src) if ctx.needs_input_grad[1] else
+                              (None, None))
         out = np.moveaxis(x.copy(), dim, 0)
         np.add.at(out, index, np.moveaxis(src, dim, 0) * alpha)
         return np.ascontiguousarray(np.moveaxis(out, 0, dim))
@@ -219,8 +244,10 @@ class IndexAdd(Op):
     @staticmethod
     def backward(ctx, grad):
         from .index import index_select
-        ctx.saved_tensors  # (unpacked, as torch's node does: a source changed in place raises)
-        gsrc = index_select(grad, ctx.dim, Tensor._make(ctx.index)) * ctx.alpha if ctx.needs_input_grad[1] else None
+        gsrc = None
+        if ctx.needs_input_grad[1]:
+            ctx.saved_tensors  # noqa: B018  (unpacked as torch's node does: an index or source changed in place raises)
+            gsrc = index_select(grad, ctx.dim, Tensor._make(ctx.index)) * ctx.alpha
         return grad, gsrc
 
     @staticmethod
@@ -229,6 +256,7 @@ class IndexAdd(Op):
 
 
 def index_add(input, dim, index, source, *, alpha=1):
+    given = dict(given_index=as_given(index), given_dim=dim)
     dim = normalize_dims(dim, input.ndim, "index_add")[0]  # (0-d: dim 0 or -1)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.ndim != 1 or idx.dtype.kind not in "iu":
@@ -241,7 +269,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     if idx.size and (idx.min() < 0 or idx.max() >= size):  # (torch takes no negative index here)
         raise IndexError(f"index_add_(): index out of range in self (dimension {dim} has size {size}; indices go "
                          "from 0, not from the end)")
-    return IndexAdd.apply(input, source, dim=dim, index=idx, alpha=alpha)
+    return IndexAdd.apply(input, source, dim=dim, index=idx, alpha=alpha, **given)
 
 
 class Nansum(Op):

@@ -13,6 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op, normalize_dims
 from .elementwise import where
+from .rearrange import as_given
 
 _UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
 
@@ -119,19 +120,25 @@ class ScatterReduce(Op):
     """out = x with src reduced into out[.., index, ..] along dim;  the partials of the reduction"""
     _grad_fn_name = "ScatterReduceBackward0"
     _saved_names = ("self", "src", "index", "result")
-    _saved_values = {"dim": "dim", "reduce": "reduce", "include_self": "include_self"}
+    _saved_values = {"dim": "given_dim", "reduce": "reduce", "include_self": "include_self"}
 
     @staticmethod
-    def forward(ctx, x, src, dim=0, index=None, reduce="sum", include_self=True, given_index=None):
+    def forward(ctx, x, src, dim=0, index=None, reduce="sum", include_self=True, given_index=None, given_dim=None,
+                given_src=None):
+        """given_*: the index, dim and (0-d, made one element) src as the user gave them, which torch's node keeps"""
         ctx.dim, ctx.index, ctx.reduce, ctx.include_self = dim, index, reduce, include_self
+        ctx.given_dim = (dim if given_dim is None else given_dim) % 2 ** 64  # (torch's: see rearrange.keep_index)
         out = _scatter_reduce_np(x, src, dim, index, reduce, include_self)
-        ctx.save_for_backward(x, src, index if given_index is None else given_index, out)  # (the index as given)
+        ctx.save_for_backward(x, src if given_src is None else given_src, index if given_index is None else given_index,
+                              out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         from .rearrange import ScatterValue
         x, src, _, out = ctx.saved_tensors
+        if src._data.shape != ctx.index.shape:  # (the 0-d src the user gave, one element here)
+            src = src.reshape(ctx.index.shape)
         gx, gsrc = _partials(grad, x, src, out, ctx)
         if not ctx.include_self:  # x's values there were replaced
             gx = ScatterValue.apply(gx, dim=ctx.dim, index=ctx.index, value=0)
@@ -186,12 +193,14 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     d = normalize_dims(dim, input.ndim, "scatter_reduce")[0] if input.ndim else 0
+    given = dict(given_index=as_given(index), given_dim=dim, given_src=as_given(src) if getattr(src, "ndim", 1) == 0
+                 else None)
     index, src = one_element_index(input, index, src)
     idx = _index_array(index, input, d, "scatter_reduce")
     _check_src(input, src, idx, d, "scatter_reduce")
     if tuple(src.shape) != idx.shape:
         src = src[tuple(slice(0, n) for n in idx.shape)]
-    return ScatterReduce.apply(input, src, dim=d, index=idx, reduce=reduce, include_self=bool(include_self))
+    return ScatterReduce.apply(input, src, dim=d, index=idx, reduce=reduce, include_self=bool(include_self), **given)
 
 
 def _check_src(input, src, idx, d, op):
@@ -238,4 +247,4 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     shape[d] = idx.size
     full = np.ascontiguousarray(np.broadcast_to((idx % n).reshape(shape), tuple(source.shape)).astype(np.int64))
     return IndexReduce.apply(input, source, dim=d, index=full, reduce=reduce, include_self=bool(include_self),
-                             given_index=idx)
+                             given_index=idx if as_given(index) is None else index, given_dim=dim)
