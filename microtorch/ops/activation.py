@@ -209,15 +209,25 @@ _LogSigmoidOp = _unary("LogSigmoid", _logsigmoid_np, fused=LogSigmoidBackward)
 
 
 class LogSigmoid(_LogSigmoidOp):
-    """log sigmoid(x); its node also shows torch's buffer, exp(-|x|), from which torch's backward computes (ours
-    computes it again there)"""
+    """log sigmoid(x); its node also saves torch's buffer, exp(-|x|), from which torch's backward computes (ours
+    computes it again there, from x)"""
     _grad_fn_name = "LogSigmoidBackward0"
-    _saved_values = {"buffer": "buffer"}
+    _saved_names = ("self", "buffer")
 
     @staticmethod
     def forward(ctx, x):
-        ctx.buffer = Tensor._make(np.asarray(_logsigmoid_buffer(x)))
-        return _LogSigmoidOp.forward(ctx, x)
+        out = _LogSigmoidOp.forward(ctx, x)
+        ctx.save_for_backward(x, np.asarray(_logsigmoid_buffer(x)))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, _buffer = ctx.saved_tensors
+        return plain(LogSigmoidBackward.values(grad._data, x._data)) if unrecorded(grad) and unrecorded(x) else \
+            LogSigmoidBackward.apply(grad, x)
+
+
+LogSigmoid._pack_order = (0, 1)  # (torch's buffer is a result of its op: packed after self, not by name)
 
 
 class Hardtanh(Op):
@@ -607,25 +617,25 @@ class RreluBackward(GradTimesLocal):
 class RreluWithNoise(Op):
     """x if x > 0 else a x, a drawn per element from U(lower, upper) in training, (lower+upper)/2 in eval"""
     _grad_fn_name = "RreluWithNoiseBackward0"
-    _saved_names = ("self",)
-    _saved_values = {"noise": "noise", "lower": "lower", "upper": "upper", "training": "training"}
+    _saved_names = ("self", "noise")
+    _saved_values = {"lower": "lower", "upper": "upper", "training": "training"}
 
     @staticmethod
     def forward(ctx, x, slopes=None, lower=1 / 8, upper=1 / 3, training=False):
-        RreluWithNoise._keep(ctx, x, slopes, lower, upper, training)
-        ctx.save_for_backward(x)  # (for the edge of its backward's node to x, as torch's)
+        noise = RreluWithNoise._keep(ctx, x, slopes, lower, upper, training)
+        ctx.save_for_backward(x, noise)  # (x: for the edge of its backward's node to x, as torch's)
         return c_order((x * slopes).astype(x.dtype))  # (torch's is allocated in C order, whatever x's layout)
 
     @staticmethod
     def _keep(ctx, x, slopes, lower, upper, training):
-        """slopes: 1 where x > 0, the negative slope elsewhere; torch's node shows them as its noise, which in
-        eval mode it leaves unfilled (zeros here)"""
+        """slopes: 1 where x > 0, the negative slope elsewhere. Returns torch's noise, which its node saves: the
+        slopes in training, in eval mode left unfilled (zeros here)"""
         ctx.slopes, ctx.lower, ctx.upper, ctx.training = slopes, lower, upper, training
-        ctx.noise = Tensor._make(c_order(slopes.astype(x.dtype)) if training else np.zeros(x.shape, x.dtype))
+        return c_order(slopes.astype(x.dtype)) if training else np.zeros(x.shape, x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        x, _noise = ctx.saved_tensors  # (the slopes, which ctx keeps, in the gradient's dtype)
         slopes = ctx.slopes.astype(grad._data.dtype)
         return plain(grad._data * slopes) if unrecorded(grad) else RreluBackward.apply(grad, x, slopes)
 
@@ -637,13 +647,13 @@ class RreluWithNoise(Op):
 class RreluResult(RreluWithNoise):
     """rrelu_ (in place): its node keeps the result, as torch's (the same slopes apply)"""
     _grad_fn_name = "RreluWithNoiseBackward1"
-    _saved_names = ("result",)
+    _saved_names = ("result", "noise")
 
     @staticmethod
     def forward(ctx, x, slopes=None, lower=1 / 8, upper=1 / 3, training=False):
-        RreluWithNoise._keep(ctx, x, slopes, lower, upper, training)
+        noise = RreluWithNoise._keep(ctx, x, slopes, lower, upper, training)
         out = (x * slopes).astype(x.dtype)
-        ctx.save_for_backward(out)
+        ctx.save_for_backward(out, noise)
         return out
 
 

@@ -19,14 +19,18 @@ def _from_parts(re, im):
 class Complex(Op):
     """real + i imag: d/dreal = real(g), d/dimag = imag(g)"""
     _grad_fn_name = "ComplexBackward0"
+    _saved_names = ("real", "imag")  # (torch's node keeps each part that needs a gradient, freed by backward)
 
     @staticmethod
     def forward(ctx, re, im):
+        need = ctx.needs_input_grad
+        ctx.save_for_backward(re if need[0] else None, im if need[1] else None)
         return like_torch_pair(_from_parts(re, im), re, im)  # (laid out by the parts' strides, as torch's: see
         # ops/_layout.py)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # (unpacked, as torch's node does: raises once freed)
         need = ctx.needs_input_grad
         return real(grad) if need[0] else None, imag(grad) if need[1] else None
 

@@ -151,6 +151,7 @@ def _plane_indices(arg, inside, size, kernel, stride, pads, dilation):
 class MaxPool2d(Op):
     """d max(window) = 1 at the window's (first) argmax, 0 elsewhere, folded back"""
     _grad_fn_name = "MaxPool2DWithIndicesBackward0"
+    _saved_names = ("self", "result1")  # (torch's: the input and the indices, freed by backward)
 
     @staticmethod
     def forward(ctx, x, kernel, stride, pads, dilation):
@@ -164,22 +165,24 @@ class MaxPool2d(Op):
         ow = cols.shape[-1] // oh
         mask = np.zeros(cols.shape, dtype=x.dtype)  # nothing for a window wholly in the padding
         np.put_along_axis(mask, arg[:, None], inside[:, None].astype(x.dtype), axis=1)
-        ctx.mask, ctx.args = mask, (x.shape, kernel, dilation, pads, stride)
+        ctx.mask, ctx.args = mask, (kernel, dilation, pads, stride)
         indices = _plane_indices(arg, inside, (h, w), kernel, stride, pads, dilation).reshape(n, c, oh, ow)
         ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(x, indices)
         return out.reshape(n, c, oh, ow), indices
 
     @staticmethod
     def backward(ctx, grad, _):
-        shape, kernel, dilation, pads, stride = ctx.args
-        n, c, h, w = shape
+        x, _indices = ctx.saved_tensors  # (the mask, which ctx keeps, says the same as the indices)
+        kernel, dilation, pads, stride = ctx.args
+        n, c, h, w = x.shape
         g = grad.reshape(n * c, 1, ctx.mask.shape[-1]) * Tensor._make(ctx.mask)
-        return Col2im.apply(g, (h, w), kernel, dilation, pads, stride).reshape(shape), None, None, None, None
+        return Col2im.apply(g, (h, w), kernel, dilation, pads, stride).reshape(x.shape), None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
-        shape, kernel, dilation, pads, stride = ctx.args
-        n, c, h, w = shape
+        kernel, dilation, pads, stride = ctx.args
+        n, c, h, w = ctx.inputs[0].shape
         cols = Im2col.apply(t.reshape(n * c, 1, h, w), kernel, dilation, pads, stride)
         return (cols * Tensor._make(ctx.mask)).sum(1).reshape(ctx.output[0].shape), None
 
@@ -187,23 +190,26 @@ class MaxPool2d(Op):
 class AvgPool2d(Op):
     """d mean(window) = 1/divisor on every element of the window, folded back"""
     _grad_fn_name = "AvgPool2DBackward0"
+    _saved_names = ("self",)  # (torch's node keeps the input, for its shape)
 
     @staticmethod
     def forward(ctx, x, kernel, stride, pads, divisor):
         n, c, h, w = x.shape
         cols = _im2col(x.reshape(n * c, 1, h, w), kernel, (1, 1), pads, stride)  # (NC, k, L)
         out = cols.sum(axis=1) / divisor
-        oh = _out_size(h, kernel[0], stride[0], *pads[0], 1)
+        oh, ow = (_out_size(size, kernel[i], stride[i], *pads[i], 1) for i, size in enumerate((h, w)))
         ctx.scale = np.broadcast_to(1 / divisor, (1,) + cols.shape[1:]).astype(x.dtype)
-        ctx.args = (x.shape, kernel, pads, stride)
-        return out.reshape(n, c, oh, -1).astype(x.dtype, copy=False)
+        ctx.args = (kernel, pads, stride)
+        ctx.save_for_backward(x)
+        return out.reshape(n, c, oh, ow).astype(x.dtype, copy=False)  # (sizes given: an empty batch has no -1)
 
     @staticmethod
     def backward(ctx, grad):
-        shape, kernel, pads, stride = ctx.args
-        n, c, h, w = shape
-        g = grad.reshape(n * c, 1, -1) * Tensor._make(ctx.scale)
-        return Col2im.apply(g, (h, w), kernel, (1, 1), pads, stride).reshape(shape), None, None, None, None
+        (x,) = ctx.saved_tensors
+        kernel, pads, stride = ctx.args
+        n, c, h, w = x.shape
+        g = grad.reshape(n * c, 1, ctx.scale.shape[-1]) * Tensor._make(ctx.scale)
+        return Col2im.apply(g, (h, w), kernel, (1, 1), pads, stride).reshape(x.shape), None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
@@ -214,15 +220,18 @@ class Embedding(Op):
     """d weight[idx] = the gradient rows added into the rows idx (none into padding_idx; each divided by how
     often its index occurs with scale_grad_by_freq)"""
     _grad_fn_name = "EmbeddingBackward0"
+    _saved_names = ("indices",)
 
     @staticmethod
     def forward(ctx, weight, idx, padding_idx, scale_grad_by_freq=False):
-        ctx.shape, ctx.idx, ctx.padding_idx, ctx.scale = weight.shape, idx, padding_idx, scale_grad_by_freq
+        ctx.shape, ctx.padding_idx, ctx.scale = weight.shape, padding_idx, scale_grad_by_freq
+        ctx.save_for_backward(idx)
         return weight[idx]
 
     @staticmethod
     def backward(ctx, grad):
-        return EmbeddingDenseBackward.apply(grad, ctx.shape, ctx.idx, ctx.padding_idx, ctx.scale), None, None, None
+        (idx,) = ctx.saved_tensors
+        return EmbeddingDenseBackward.apply(grad, ctx.shape, idx._data, ctx.padding_idx, ctx.scale), None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
@@ -233,10 +242,12 @@ class EmbeddingDenseBackward(Op):
     """dW = zeros with the gradient rows g[k] added into rows idx[k] (times 1 / count(idx[k]) with
     scale_grad_by_freq, none into padding_idx); its own gradient is gg[idx], unscaled as torch's"""
     _grad_fn_name = "EmbeddingDenseBackwardBackward0"
+    _saved_names = ("indices",)
 
     @staticmethod
     def forward(ctx, g, shape, idx, padding_idx, scale_grad_by_freq):
-        ctx.idx, ctx.padding_idx = idx, padding_idx
+        ctx.padding_idx = padding_idx
+        ctx.save_for_backward(idx)
         flat, rows = idx.reshape(-1), g.reshape(-1, shape[1])
         if scale_grad_by_freq:
             rows = rows / np.bincount(flat, minlength=shape[0])[flat][:, None].astype(g.dtype)
@@ -249,11 +260,12 @@ class EmbeddingDenseBackward(Op):
     @staticmethod
     def backward(ctx, grad):
         from .index import index_select, masked_fill
-        flat = ctx.idx.reshape(-1)
+        idx = ctx.saved_tensors[0]._data
+        flat = idx.reshape(-1)
         rows = index_select(grad, 0, Tensor._make(flat))
         if ctx.padding_idx is not None:
             rows = masked_fill(rows, Tensor._make((flat == ctx.padding_idx)[:, None]), 0.0)
-        return rows.view(ctx.idx.shape + (grad.shape[1],)), None, None, None, None
+        return rows.view(idx.shape + (grad.shape[1],)), None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):

@@ -36,7 +36,7 @@ class _LocalGradLoss(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        x = ctx.saved_tensors[0]
         g = grad if ctx.reduction != "none" else grad.reshape(ctx.grad_shape)
         return (FirstOrderOnly.apply(g, x, ctx.local, ctx.op),) + (None,) * (ctx.n_args - 1)
 
@@ -49,10 +49,13 @@ class _LocalGradLoss(Op):
 class MultiMarginLoss(_LocalGradLoss):
     """sum_{i != y} w[y] max(0, margin - x[y] + x[i])^p / C"""
     _grad_fn_name = "MultiMarginLossBackward0"
+    _saved_names = ("self", "target", "weight")
+    _saved_values = {"p": "p", "margin": "margin", "reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, target, p, margin, weight, reduction):
         ctx.op, ctx.n_args, ctx.rows, ctx.reduction = "multi_margin_loss", 6, -1, reduction
+        ctx.p, ctx.margin, ctx.reduction_code = p, margin, _REDUCTION_CODES[reduction]
         x2 = x.reshape(-1, x.shape[-1] if x.ndim else 1)
         c, rows, t = x2.shape[1], np.arange(x2.shape[0]), target.reshape(-1)
         z = x.dtype.type(margin) - x2[rows, t][:, None] + x2  # (torch's kernel, in x's dtype and its order)
@@ -65,11 +68,14 @@ class MultiMarginLoss(_LocalGradLoss):
         ctx.local = _multi_margin_local(z, pos, w, p, rows, t, x2.shape[0] if reduction == "mean" else 1)
         ctx.local = ctx.local.reshape(x.shape)
         ctx.grad_shape = x.shape[:-1] + (1,) if x.ndim else ()
-        ctx.save_for_backward(x)
+        ctx.save_for_backward(x, target, weight)
         if reduction == "none":
             return losses.reshape(target.shape)
         total = _running_sums(losses.astype(np.float64)[None])[0]  # (the rows' sum in double, as torch's)
         return np.asarray(total / x2.shape[0] if reduction == "mean" else total, x.dtype)
+
+
+_REDUCTION_CODES = {"none": 0, "mean": 1, "sum": 2}  # (torch's nodes show the reduction as its enum's number)
 
 
 def _running_sums(table):
@@ -136,10 +142,13 @@ def _label_sets(t, c):
 class MultilabelMarginLoss(_LocalGradLoss):
     """sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C"""
     _grad_fn_name = "MultilabelMarginLossBackward0"
+    _saved_names = ("self", "target", "is_target")
+    _saved_values = {"reduction": "reduction_code"}
 
     @staticmethod
     def forward(ctx, x, target, reduction):
         ctx.op, ctx.n_args, ctx.rows, ctx.reduction = "multilabel_margin_loss", 3, -1, reduction
+        ctx.reduction_code = _REDUCTION_CODES[reduction]
         x2, t2 = x.reshape(-1, x.shape[-1] if x.ndim else 1), target.reshape(-1, target.shape[-1] if x.ndim else 1)
         n, c = x2.shape
         valid, is_target = _label_sets(t2, c)
@@ -151,11 +160,14 @@ class MultilabelMarginLoss(_LocalGradLoss):
         sums = sums.astype(x.dtype)
         ctx.local = _multilabel_local(active, t2, valid, x.dtype, n if reduction == "mean" else 1).reshape(x.shape)
         ctx.grad_shape = x.shape[:-1] + (1,) if x.ndim else ()
-        ctx.save_for_backward(x)
+        ctx.save_for_backward(x, target, is_target.astype(x.dtype).reshape(target.shape))
         if reduction == "none":
             return (sums / x.dtype.type(c)).reshape(x.shape[:-1] if x.ndim > 1 else ())
         total = _running_sums(sums.astype(np.float64)[None])[0] / c  # (the rows' total in double)
         return np.asarray(total / n if reduction == "mean" else total, x.dtype)
+
+
+MultilabelMarginLoss._pack_order = (0, 1, 2)  # (torch's is_target is a result of its op: packed after the inputs)
 
 
 def _multilabel_local(active, t2, valid, dtype, frames):

@@ -37,14 +37,18 @@ class EmbeddingBag(Op):
     """out[b] = reduce over k in bag b of w_k * W[idx_k] (sum, mean or max): dW[idx_k] += g[b] * scale_k
     (scale_k also divided by idx_k's count with scale_grad_by_freq)"""
     _grad_fn_name = "EmbeddingBagBackward0"
+    # torch's: the indices and offsets as given, and its kernel's offset2bag, bag_size and max_indices (results)
+    _saved_names = ("indices", "offsets", "per_sample_weights", "weight", "result1", "result2", "result3")
+    _saved_values = {"mode": "mode_code"}
 
     @staticmethod
-    def forward(ctx, weight, psw, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
-        freq = _freq_scale(idx) if scale_grad_by_freq else None
-        bag, keep = _bags(idx, offsets, n_bags, padding_idx)
-        idx, bag = idx[keep], bag[keep]
+    def forward(ctx, weight, psw, indices, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
+        freq = _freq_scale(indices) if scale_grad_by_freq else None
+        offset2bag, keep = _bags(indices, offsets[:n_bags], n_bags, padding_idx)
+        idx, bag = indices[keep], offset2bag[keep]
         D = weight.shape[1]
         ctx.idx, ctx.bag, ctx.mode, ctx.shape = idx, bag, mode, (n_bags, D)
+        ctx.mode_code = ("sum", "mean", "max").index(mode)  # (torch's number for it)
         ctx.weight_shape, ctx.psw_pos, ctx.n_idx = weight.shape, np.nonzero(keep)[0], len(keep)
         if mode == "max":
             out, rows = np.zeros((n_bags, D), weight.dtype), np.full((n_bags, D), -1)
@@ -53,15 +57,18 @@ class EmbeddingBag(Op):
                 rows[b] = sel[np.argmax(weight[sel], axis=0)]
                 out[b] = weight[rows[b], np.arange(D)]
             ctx.rows = rows
-            return out
-        scale = np.ones(len(idx), weight.dtype) if psw is None else psw[keep]
-        if mode == "mean":
-            scale = scale / np.maximum(np.bincount(bag, minlength=n_bags), 1)[bag]
-        ctx.scale = scale.astype(weight.dtype)
-        ctx.grad_scale = ctx.scale if freq is None else (ctx.scale * freq[keep]).astype(weight.dtype)
-        out = np.zeros((n_bags, D), weight.dtype)
-        np.add.at(out, bag, weight[idx] * ctx.scale[:, None])
-        ctx.save_for_backward(weight)
+        else:
+            scale = np.ones(len(idx), weight.dtype) if psw is None else psw[keep]
+            if mode == "mean":
+                scale = scale / np.maximum(np.bincount(bag, minlength=n_bags), 1)[bag]
+            ctx.scale = scale.astype(weight.dtype)
+            ctx.grad_scale = ctx.scale if freq is None else (ctx.scale * freq[keep]).astype(weight.dtype)
+            out = np.zeros((n_bags, D), weight.dtype)
+            np.add.at(out, bag, weight[idx] * ctx.scale[:, None])
+        if _fast_sum(weight, psw, mode, padding_idx):  # (torch's kernel then leaves offset2bag empty)
+            offset2bag = offset2bag[:0]
+        ctx.save_for_backward(indices, offsets, psw, weight if ctx.needs_input_grad[1] else None,
+                              *_bag_results(ctx, offset2bag, np.result_type(indices, offsets)))
         return out
 
     @staticmethod
@@ -78,6 +85,7 @@ class EmbeddingBag(Op):
     @staticmethod
     def backward(ctx, grad):
         from .rearrange import index_add
+        weight = ctx.saved_tensors[3]  # (the rest, torch's kernel's results, say what ctx keeps)
         gw = gpsw = None
         D = ctx.shape[1]
         if ctx.mode == "max":
@@ -91,7 +99,6 @@ class EmbeddingBag(Op):
                 scaled = rows * _const(ctx.grad_scale).unsqueeze(1)
                 gw = index_add(_zeros(ctx.weight_shape, grad), 0, _const(ctx.idx), scaled)
             if ctx.needs_input_grad[1]:
-                (weight,) = ctx.saved_tensors
                 picked = (rows * weight.index_select(0, _const(ctx.idx))).sum(1)
                 gpsw = index_add(_zeros((ctx.n_idx,), grad), 0, _const(ctx.psw_pos), picked)
         return gw, gpsw, None, None, None, None, None, None
@@ -108,8 +115,26 @@ class EmbeddingBag(Op):
         return out
 
 
+def _bag_results(ctx, offset2bag, dtype):
+    """torch's offset2bag (each index's bag), bag_size (how many indices count in each bag, zeros for "sum") and
+    max_indices (for "max" the row of each bag's maximum, 0 for an empty bag; else bag_size again), in the
+    indices' and offsets' promoted dtype"""
+    n_bags = ctx.shape[0]
+    sizes = np.zeros(n_bags, dtype) if ctx.mode == "sum" else np.bincount(ctx.bag, minlength=n_bags).astype(dtype)
+    top = np.maximum(ctx.rows, 0).astype(dtype) if ctx.mode == "max" else sizes
+    return offset2bag.astype(dtype), sizes, top
+
+
+def _fast_sum(weight, psw, mode, padding_idx):
+    """torch's CPU kernel takes its fast path (which skips offset2bag) for "sum" with float32 or float16 rows
+    laid out contiguously, no padding_idx, and per-sample weights (if any) contiguous"""
+    return (mode == "sum" and weight.dtype in (np.float32, np.float16) and padding_idx is None
+            and weight.strides[1] == weight.itemsize and (psw is None or psw.strides[0] == psw.itemsize))
+
+
 def _bag_offsets(input, offsets, include_last_offset):
-    """flat indices, bag start offsets and the number of bags, from (B, L) input or 1-d input with offsets"""
+    """flat indices, offsets (as torch's op takes them: with the last one, if included) and the number of bags, from
+    (B, L) input or 1-d input with offsets"""
     idx = input._data
     if input.ndim == 2:
         if offsets is not None:
@@ -119,7 +144,7 @@ def _bag_offsets(input, offsets, include_last_offset):
             raise NotImplementedError(f"embedding_bag: \"arange_cpu\" not implemented for {input.dtype} (the indices "
                                       "of a 2-d input must be integers)")
         B, L = idx.shape
-        return idx.reshape(-1), np.arange(0, B * L, L) if L else np.zeros(B, np.int64), B
+        return idx.reshape(-1), np.arange(0, B * L, L, idx.dtype) if L else np.zeros(B, idx.dtype), B
     if input.ndim != 1:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
     if offsets is None:
@@ -132,8 +157,7 @@ def _bag_offsets(input, offsets, include_last_offset):
     if len(off) and (off[0] != 0 or (np.diff(off) < 0).any() or off[-1] > len(idx)):
         raise RuntimeError(f"embedding_bag: offsets must start at 0, never decrease and stay within the input "
                            f"({len(idx)} indices), got {off.tolist()}")
-    n = len(off) - 1 if include_last_offset else len(off)
-    return idx, off[:n] if include_last_offset else off, max(n, 0)
+    return idx, off, max(len(off) - 1, 0) if include_last_offset else len(off)
 
 
 def _renorm_rows(weight, rows, max_norm, norm_type):
@@ -204,8 +228,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if max_norm is not None:
         _renorm_rows(weight, np.unique(idx), max_norm, norm_type)
     psw = None if per_sample_weights is None else per_sample_weights.reshape(-1)
-    return EmbeddingBag.apply(weight, psw, idx.astype(np.int64), offsets_.astype(np.int64), n_bags, mode,
-                              padding_idx, bool(scale_grad_by_freq))
+    return EmbeddingBag.apply(weight, psw, idx, offsets_, n_bags, mode, padding_idx, bool(scale_grad_by_freq))
 
 
 # ---- pdist ---------------------------------------------------------------------------------------------

@@ -556,9 +556,12 @@ class Addcmul(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        need = ctx.needs_input_grad
+        if not (need[1] or need[2]):  # (nothing was saved: a second backward passes, as torch's)
+            return grad, None, None
         a, b = ctx.saved_tensors  # (torch's formula, term by term: the tensor scaled first)
-        return (grad, grad * MulScalar.apply(b, ctx.value).conj() if ctx.needs_input_grad[1] else None,
-                grad * MulScalar.apply(a, ctx.value).conj() if ctx.needs_input_grad[2] else None)
+        return (grad, grad * MulScalar.apply(b, ctx.value).conj() if need[1] else None,
+                grad * MulScalar.apply(a, ctx.value).conj() if need[2] else None)
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):

@@ -67,11 +67,13 @@ class IndexedMaxPool(Op):
     """d max(window) = g at the window's argmax (flat index in the plane), 0 elsewhere (and nothing for a
     window lying wholly in the padding, whose -inf depends on no input)"""
     _grad_fn_name = None  # each pool names itself
+    _saved_names = ("self", "result1")  # (torch's: the input and the indices it returns)
 
     @staticmethod
     def backward(ctx, grad, _):
+        x, _indices = ctx.saved_tensors  # (ctx.idx: the indices, but a window's in the padding where it has one)
         g = grad if ctx.keep is None else where(ctx.keep, grad, 0.0)
-        return (PutFlatAdd.apply(g, ctx.idx, ctx.in_shape, ctx.nd),) + (None,) * ctx.n_args
+        return (PutFlatAdd.apply(g, ctx.idx, x.shape, ctx.nd),) + (None,) * ctx.n_args
 
     @staticmethod
     def jvp(ctx, t, *_):
@@ -106,7 +108,7 @@ def window_max(ctx, x, coords, n_args):
     """The max of x over windows given per spatial dim as coordinates (B, out_d, k_d), B = 1 or N*C;
     coordinates outside the input are padding (-inf); torch_window_pick chooses. Returns (values, flat
     indices). An unbatched (C, *spatial) input is a batch of one."""
-    nd, in_shape = len(coords), x.shape
+    nd, given = len(coords), x
     x = x if x.ndim == nd + 2 else x[None]
     n, c, size = x.shape[0], x.shape[1], x.shape[2:]
     flat, valid, start = 0, True, 0
@@ -131,11 +133,12 @@ def window_max(ctx, x, coords, n_args):
     picked = np.take_along_axis(flat, arg[..., None], axis=2)[..., 0].reshape((n, c) + outs).astype(np.int64)
     inside = inside.reshape((n, c) + outs)
     idx = np.where(inside, picked, np.broadcast_to(start, (n * c,) + outs).reshape((n, c) + outs))
-    ctx.keep = None if inside.all() else Tensor._make(inside[0] if len(in_shape) == nd + 1 else inside)
-    if len(in_shape) == nd + 1:
+    ctx.keep = None if inside.all() else Tensor._make(inside[0] if given.ndim == nd + 1 else inside)
+    if given.ndim == nd + 1:
         out, idx, picked = out[0], idx[0], picked[0]
-    ctx.idx, ctx.in_shape, ctx.n_args, ctx.nd = picked, in_shape, n_args, nd
+    ctx.idx, ctx.n_args, ctx.nd = picked, n_args, nd
     ctx.mark_non_differentiable(idx)
+    ctx.save_for_backward(given, idx)
     return out, idx
 
 
@@ -211,6 +214,7 @@ class FractionalMaxPool3d(FractionalMaxPool):
 class AvgPool3d(Op):
     """d mean(window) = g/divisor on every element of the window, folded back"""
     _grad_fn_name = "AvgPool3DBackward0"
+    _saved_names = ("self",)  # (torch's node keeps the input, for its shape)
 
     @staticmethod
     def forward(ctx, x, kernel, stride, pads, divisor):
@@ -218,13 +222,15 @@ class AvgPool3d(Op):
         cols = im2col_nd(x.reshape((-1, 1) + size), kernel, (1,) * len(kernel), pads, stride)  # (NC, K, L)
         outs = tuple(out_size(*a, 1) for a in zip(size, kernel, stride, *zip(*pads)))
         ctx.scale = np.broadcast_to(1 / divisor, (1, 1, cols.shape[2])).astype(x.dtype)
-        ctx.args = (x.shape, kernel, pads, stride)
+        ctx.args = (kernel, pads, stride)
+        ctx.save_for_backward(x)
         return (cols.sum(axis=1) / divisor).astype(x.dtype, copy=False).reshape(lead + outs)
 
     @staticmethod
     def backward(ctx, grad):
-        shape, kernel, pads, stride = ctx.args
-        g = grad.reshape(math.prod(shape[:-3]), 1, -1) * Tensor._make(ctx.scale)
+        (x,) = ctx.saved_tensors
+        shape, (kernel, pads, stride) = x.shape, ctx.args
+        g = grad.reshape(math.prod(shape[:-3]), 1, ctx.scale.shape[2]) * Tensor._make(ctx.scale)
         g = g.expand(g.shape[0], math.prod(kernel), g.shape[2])
         out = Col2imNd.apply(g, tuple(shape[-3:]), kernel, (1,) * len(kernel), pads, stride)
         return out.reshape(shape), None, None, None, None
@@ -237,6 +243,7 @@ class AvgPool3d(Op):
 class MaxUnpool(Op):
     """out = zeros(size); out.flatten()[idx] = x per plane; d/dx is reading g at idx"""
     _grad_fn_name = None
+    _saved_names = ("indices",)
 
     @staticmethod
     def forward(ctx, x, idx, size):
@@ -244,11 +251,13 @@ class MaxUnpool(Op):
         ctx.idx, ctx.nd, ctx.in_shape = idx, nd, x.shape[:x.ndim - nd] + tuple(size)
         out = np.zeros((math.prod(x.shape[:x.ndim - nd]), math.prod(size)), dtype=x.dtype)
         np.put_along_axis(out, _planes(idx, nd), _planes(x, nd), axis=1)
+        ctx.save_for_backward(idx)
         return out.reshape(ctx.in_shape)
 
     @staticmethod
     def backward(ctx, grad):
-        return TakeFlat.apply(grad, ctx.idx, ctx.nd), None, None
+        (idx,) = ctx.saved_tensors
+        return TakeFlat.apply(grad, idx._data, ctx.nd), None, None
 
     @staticmethod
     def jvp(ctx, t, *_):

@@ -76,16 +76,23 @@ class FmodTensor(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .misc import div_rounded
-        a, b = ctx.saved_tensors
-        return (grad if ctx.needs_input_grad[0] else None,
-                -grad * div_rounded(a, b, "trunc") if ctx.needs_input_grad[1] else None)  # (torch's rounded
-        # division, DivBackward2, whose own gradient is 0: no 0 / 0 where b = 0)
+        return _mod_backward(ctx, grad, "trunc")
 
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs
         return ta - tb * (a / b).trunc()
+
+
+def _mod_backward(ctx, grad, mode):
+    """(g, -g * div(a, b, rounding_mode=mode)): torch's rounded division, DivBackward2, whose own gradient is 0 (no
+    0 / 0 where b = 0). a and b are read back only for b's gradient: without it they were never saved, and a second
+    backward through the node passes, as torch's."""
+    from .misc import div_rounded
+    if not ctx.needs_input_grad[1]:
+        return grad, None
+    a, b = ctx.saved_tensors
+    return grad if ctx.needs_input_grad[0] else None, -grad * div_rounded(a, b, mode)
 
 
 def _for_other(ctx, a, b):
@@ -136,10 +143,7 @@ class RemainderTensor(FmodTensor):
 
     @staticmethod
     def backward(ctx, grad):
-        from .misc import div_rounded
-        a, b = ctx.saved_tensors
-        return (grad if ctx.needs_input_grad[0] else None,
-                -grad * div_rounded(a, b, "floor") if ctx.needs_input_grad[1] else None)
+        return _mod_backward(ctx, grad, "floor")
 
     @staticmethod
     def jvp(ctx, ta, tb):
