@@ -1,6 +1,8 @@
 """Functions torch removed in version 1.9 (torch.symeig, eig, solve, lstsq, matrix_rank) that old textbooks
 and courses still call: as in torch, calling one raises a RuntimeError that says what replaces it."""
 
+import inspect
+
 _REMOVED = "This function was deprecated since version 1.9 and is now removed. "
 
 MESSAGES = {
@@ -16,14 +18,31 @@ MESSAGES = {
     "matrix_rank": "Use torch.linalg.matrix_rank (its parameter 'symmetric' is now called 'hermitian').",
 }
 
-METHODS = ("symeig", "eig", "solve", "lstsq")  # (Tensor.matrix_rank never existed)
+
+# torch's signatures (functions, then Tensor methods), so that wrong arguments are a TypeError there as here
+def _symeig(input, eigenvectors=False, upper=True, *, out=None): pass  # noqa: E704
+def _eig(self, eigenvectors=False, *, e=None, v=None): pass  # noqa: E704
+def _solve(input, A, *, out=None): pass  # noqa: E704
+def _matrix_rank(input, tol=None, symmetric=False, *, out=None): pass  # noqa: E704
+def _method(self, eigenvectors=False): pass  # noqa: E704
+def _method_of_two(self, other): pass  # noqa: E704
 
 
-def _removed(name):
+_SIGNATURES = {"symeig": _symeig, "eig": _eig, "solve": _solve, "lstsq": _solve, "matrix_rank": _matrix_rank}
+_METHOD_SIGNATURES = {"symeig": _method, "eig": _method, "solve": _method_of_two, "lstsq": _method_of_two}
+
+
+def _removed(name, signature):
+    """torch's stand-in: arguments bound as its signature binds them (Python's TypeError), then the error."""
     def removed(*args, **kwargs):
+        try:
+            inspect.signature(signature).bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{name}(): {e}") from None
         raise RuntimeError(_REMOVED + MESSAGES[name])
     removed.__name__ = removed.__qualname__ = name
     return removed
 
 
-FUNCTIONS = {name: _removed(name) for name in MESSAGES}
+FUNCTIONS = {name: _removed(name, sig) for name, sig in _SIGNATURES.items()}
+METHODS = {name: _removed(name, sig) for name, sig in _METHOD_SIGNATURES.items()}

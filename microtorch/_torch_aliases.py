@@ -24,7 +24,7 @@ FUNCTIONS = {
 def _methods():
     from . import _removed
     return {
-        **{name: _removed.FUNCTIONS[name] for name in _removed.METHODS},
+        **_removed.METHODS,  # (Tensor.matrix_rank never existed)
         "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False:
             _lt.triangular_solve(self, A, upper, transpose, unitriangular),
         "cholesky_solve": lambda self, input2, upper=False: _lt.cholesky_solve(self, input2, upper),

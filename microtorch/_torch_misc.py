@@ -15,7 +15,7 @@ from ._tensor import Size, Tensor, tensor
 from .ops.complex_parts import Complex, Polar
 from .ops.elementwise import rsub  # noqa: F401 (torch.rsub: the op itself, with its RsubBackward nodes)
 from .ops.reduce import std_mean, var_mean  # noqa: F401 (one node of two outputs each, beside var and std)
-from ._user_line import warn_at_user_line
+from ._user_line import warn_once
 
 
 # ---- shapes ---------------------------------------------------------------------------------------------------
@@ -269,9 +269,9 @@ def nuclear_norm(input, dim=None, keepdim=False):
 
 def chain_matmul(*matrices):
     """the product of the matrices, left to right (deprecated in torch: linalg.multi_dot)"""
-    warn_at_user_line("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
-                      "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
-                      "multiple parameters.", UserWarning)
+    warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
+              "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+              "parameters.")
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         raise TypeError("chain_matmul(): expected Tensor as element 0 in argument 0, but got list; pass the "
                         "matrices as separate arguments (or use linalg.multi_dot for a list)")

@@ -78,3 +78,33 @@ def test_graph_values_and_gradients_as_torch(name):
         np.testing.assert_allclose(np.asarray(m.detach()), t.detach().numpy(), rtol=1e-12, atol=1e-12)
     for m, t in zip(m_leaves, t_leaves):
         np.testing.assert_allclose(np.asarray(m.grad), t.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+SOLVES = {
+    "vector": ((2, 2), (2,)), "batched_vector": ((3, 2, 2), (2,)), "batch_of_vectors": ((3, 2, 2), (3, 2)),
+    "matrix": ((2, 2), (2, 3)), "batched_B": ((2, 2), (4, 2, 3)), "batched_A": ((4, 1, 2, 2), (3, 2, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SOLVES))
+@pytest.mark.parametrize("left", [True, False])
+def test_linalg_solve_graph_as_torch(name, left):
+    """torch's LinalgSolveExBackward0 takes a vector B and broadcast batches itself: no unsqueeze, expand or
+    squeeze node."""
+    sa, sb = SOLVES[name]
+    if not left:
+        sb = sb[:-2] + sb[-2:][::-1] if len(sb) >= 2 else sb
+    results = []
+    for T in (torch, mt):
+        A = T.tensor(np.arange(np.prod(sa), dtype=float).reshape(sa) / 7 + 2 * np.eye(sa[-1]), dtype=T.float64,
+                     requires_grad=True)
+        B = _rhs(T, sb)
+        try:
+            x = T.linalg.solve(A, B, left=left)
+        except RuntimeError as e:
+            results.append(type(e))
+            continue
+        (x * T.arange(x.numel(), dtype=T.float64).reshape(x.shape)).sum().backward()
+        results.append((graph_of(x), tuple(x.shape), np.asarray(x.detach()).round(10).tolist(),
+                        np.asarray(A.grad).round(10).tolist(), np.asarray(B.grad).round(10).tolist()))
+    assert results[1] == results[0]

@@ -22,10 +22,14 @@ class LinalgSolveEx(Op):
 
     @staticmethod
     def forward(ctx, a, b, left=True):
-        ctx.left = left
-        lu, piv = _lu_np(a)
+        # as torch, inside the op (nothing recorded): a vector B is a column, and the batches broadcast
+        ctx.left, ctx.vector = left, left and _matrix_vector(a, b)
+        b = b[..., None] if ctx.vector else b
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        lu, piv = _lu_np(np.broadcast_to(a, batch + a.shape[-2:]))
         info = _first_zero_pivot(lu)
-        out = _lu_solve_np(lu, b, piv, left, False)
+        out = _lu_solve_np(lu, np.broadcast_to(b, batch + b.shape[-2:]), piv, left, False)
+        out = out[..., 0] if ctx.vector else out
         ctx.save_for_backward(a, out)
         ctx.mark_non_differentiable(info)
         return out, info
@@ -36,7 +40,8 @@ class LinalgSolveEx(Op):
         gb = LinalgSolveEx.apply(_mH(a), grad, left=ctx.left)[0]
         if not ctx.needs_input_grad[0]:
             return None, gb
-        return (-matmul(gb, _mH(x)) if ctx.left else -matmul(_mH(x), gb)), gb
+        gm, xm = (gb.unsqueeze(-1), x.unsqueeze(-1)) if ctx.vector else (gb, x)
+        return (-matmul(gm, _mH(xm)) if ctx.left else -matmul(_mH(xm), gm)), gb
 
     @staticmethod
     def jvp(ctx, ta, tb):
@@ -184,16 +189,17 @@ def _matrix_vector(a, b):
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """(X, info) with A X = B (left) or X A = B; info > 0 where A is singular (X then has inf or nan)"""
+    from ._op import promoted
     from .linalg_triangular import _broadcast_pair, _matrices
     from .reduce import return_type
     op = "linalg.solve"
     a = _matrices(A, op)
     vector = left and _matrix_vector(a, B)
-    a, b = _broadcast_pair(a, B.unsqueeze(-1) if vector else B, op, left)
-    x, info = LinalgSolveEx.apply(a, b, left=bool(left))
+    _broadcast_pair(a, B.detach()[..., None] if vector else B, op, left, expand=False)  # (torch's checks)
+    x, info = LinalgSolveEx.apply(*promoted(a, B), left=bool(left))  # (a vector B stays one: see forward)
     if check_errors and info._data.any():
         raise LinAlgError(f"{op}: The solver failed because the input matrix is singular.")
-    return return_type("linalg_solve_ex", ("result", "info"))(x.squeeze(-1) if vector else x, info)
+    return return_type("linalg_solve_ex", ("result", "info"))(x, info)
 
 
 def solve(A, B, *, left=True, out=None):

@@ -123,16 +123,11 @@ class TriangularSolve(Op):
         return TriangularSolve.apply(rhs, a, upper=ctx.upper, transpose=ctx.transpose, unit=ctx.unit)[0], ta.clone()
 
 
-_WARNED = set()
-
-
 def _deprecated(name, advice):
     """torch's one-time warning for its deprecated linalg functions, with the replacement"""
-    if name not in _WARNED:
-        from .._user_line import warn_at_user_line
-        _WARNED.add(name)
-        warn_at_user_line(f"torch.{name} is deprecated in favor of {advice} and will be removed in a future PyTorch "
-                          "release.")
+    from .._user_line import warn_once
+    warn_once(name, f"torch.{name} is deprecated in favor of {advice} and will be removed in a future PyTorch "
+                    "release.")
 
 
 def _matrices(a, op, name="A", square=True):

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, _size_arg
+from .._user_line import warn_once
 from ..autograd._hooks import composite
 from ._checks import check_size, need_dims
 from ._layout import dense_strides as _dense_strides, like_torch
@@ -590,22 +591,13 @@ def t(input):
 
 _ZERO_D = "Tensor.{} is deprecated on 0-D tensors. {}"
 _IDENTITY, _CONJ = "This function is the identity in these cases.", "Consider using x.conj()."
-_WARNED = set()
-
-
-def _warn_once(key, message):
-    """torch warns about these deprecated uses once in a process (TORCH_WARN_ONCE), at the user's line."""
-    if key not in _WARNED:
-        from .._user_line import warn_at_user_line
-        _WARNED.add(key)
-        warn_at_user_line(message)
 
 
 def numpy_T(x):
     if x.ndim == 0:
-        _warn_once("T0", _ZERO_D.format("T", _IDENTITY))
+        warn_once("T0", _ZERO_D.format("T", _IDENTITY))
     elif x.ndim != 2:
-        _warn_once("T", "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+        warn_once("T", "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
                         "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
                         "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
                         "tensor.")
@@ -615,7 +607,7 @@ def numpy_T(x):
 def H(x):
     """x.H: the conjugate transpose of a matrix (a 0-d tensor: its conjugate, deprecated in torch)"""
     if x.ndim == 0:
-        _warn_once("H0", _ZERO_D.format("H", _CONJ))
+        warn_once("H0", _ZERO_D.format("H", _CONJ))
     elif x.ndim != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.ndim}-D tensor."
                            + (" For batches of matrices, consider using tensor.mH" if x.ndim > 2 else ""))
@@ -625,7 +617,7 @@ def H(x):
 
 def mT(x, name="mT"):
     if x.ndim == 0:  # torch: the identity on a 0-d tensor (deprecated there)
-        _warn_once(name + "0", _ZERO_D.format(name, _IDENTITY if name == "mT" else _CONJ))
+        warn_once(name + "0", _ZERO_D.format(name, _IDENTITY if name == "mT" else _CONJ))
         return x
     if x.ndim < 2:
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {x.ndim}-D "

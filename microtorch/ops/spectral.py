@@ -11,7 +11,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from .pad import pad
-from .._user_line import warn_at_user_line
+from .._user_line import warn_at_user_line, warn_once
 
 
 def _dft_matrix(n, bins, dtype):
@@ -65,9 +65,9 @@ class FftC2C(Op):
 def _window(window, win_length, n_fft, like):
     """The window, padded with zeros on both sides to n_fft, as torch centres a shorter window."""
     if window is None:
-        warn_at_user_line("A window was not provided. A rectangular window will be applied, which is known to "
-                          "cause spectral leakage; pass e.g. window=torch.hann_window(n_fft) (or torch.ones(n_fft) "
-                          "to keep it rectangular and silence this warning).", UserWarning)
+        warn_once("stft window", "A window was not provided. A rectangular window will be applied, which is known "
+                  "to cause spectral leakage; pass e.g. window=torch.hann_window(n_fft) (or torch.ones(n_fft) to "
+                  "keep it rectangular and silence this warning).")
         return None if win_length == n_fft else Tensor._make(np.ones(win_length, dtype=like._data.real.dtype))
     if window.ndim != 1 or window.shape[0] != win_length:
         raise RuntimeError(f"stft: expected a 1D window tensor of size equal to win_length={win_length}, but got "
