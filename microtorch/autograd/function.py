@@ -493,8 +493,8 @@ def _save(cls, ctx, args, outs):
                             f"{k if order is None else order[k]} is of type {type(s).__name__} ({cls.__name__}: keep "
                             "other values as ctx attributes)")
         out = _find(outs, s)
-        if out is not None and out.grad_fn is ctx:
-            saved.append(SavedTensor(out, True))
+        if out is not None and (out.grad_fn is ctx or not out._requires_grad):  # (an output: one of indices too,
+            saved.append(SavedTensor(out, out.grad_fn is ctx))                 # whose in-place change then shows)
             continue
         t = _find(args, s, taken, k if order is None else order[k])
         if t is None:
