@@ -108,3 +108,40 @@ def test_linalg_solve_graph_as_torch(name, left):
         results.append((graph_of(x), tuple(x.shape), np.asarray(x.detach()).round(10).tolist(),
                         np.asarray(A.grad).round(10).tolist(), np.asarray(B.grad).round(10).tolist()))
     assert results[1] == results[0]
+
+
+def _x(T):
+    return T.tensor(np.sin(np.arange(12.0)).reshape(2, 3, 2), dtype=T.float64, requires_grad=True)
+
+
+SMALL = {
+    "group_norm_no_affine": lambda T: T.nn.functional.group_norm(_x(T), 3),
+    "group_norm_affine": lambda T: T.nn.functional.group_norm(_x(T), 3, _rhs(T, (3,)), _rhs(T, (3,))),
+    "group_norm_weight_only": lambda T: T.nn.functional.group_norm(_x(T), 1, _rhs(T, (3,))),
+    "copysign_number": lambda T: _x(T).copysign(-2.0),
+    "copysign_tensor": lambda T: _x(T).copysign(_rhs(T, (2,))),
+    "soft_margin_loss": lambda T: T.nn.functional.soft_margin_loss(_x(T), _rhs(T, (2, 3, 2)).detach().sign()),
+    "embedding_bag": lambda T: T.nn.functional.embedding_bag(T.tensor([0, 1, 1]), _x(T).reshape(4, 3),
+                                                             T.tensor([0, 1])),
+    "embedding_bag_weighted": lambda T: T.nn.functional.embedding_bag(
+        T.tensor([0, 1, 1]), _x(T).reshape(4, 3), T.tensor([0, 1]), mode="sum",
+        per_sample_weights=_rhs(T, (3,))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_small_graphs_as_torch(name):
+    graphs = []
+    for T in (torch, mt):
+        y = SMALL[name](T)
+        y.sum().backward()
+        graphs.append(graph_of(y))
+    assert graphs[1] == graphs[0]
+
+
+def test_soft_margin_loss_refuses_a_target_requiring_grad_when_called():
+    for T in (torch, mt):
+        with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'target'"):
+            T.nn.functional.soft_margin_loss(_x(T), _rhs(T, (2, 3, 2)))
+        with T.no_grad():
+            T.nn.functional.soft_margin_loss(_x(T), _rhs(T, (2, 3, 2)))

@@ -9,6 +9,7 @@ from ._op import Op
 from ._sum_order import mean_like_torch, sum_like_torch
 from .._creation import zeros_like
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from .elementwise import where
 from .loss_backward import (REDUCTION_CODES, HuberLossBackward, SmoothL1LossBackward, SoftMarginLossBackward,
                             loss_grads, loss_jvp)
@@ -219,6 +220,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         name = _NAMES[input._data.dtype.name]
         raise RuntimeError(f"result type Float can't be cast to the desired output type {name} (soft_margin_loss "
                            "computes in its input's dtype: pass floating point scores, .float())")
+    if isinstance(target, Tensor) and target.requires_grad and is_grad_enabled():  # (torch checks when it records)
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
+                           "This input cannot have requires_grad True. (Pass target.detach().)")
     return _pointwise_loss(SoftMarginLoss, input, target, reduction, "soft_margin_loss")
 
 
@@ -233,6 +237,7 @@ def _log1p_exp(v):
 class SoftMarginLoss(Op):
     """l = log(1 + exp(-y x));  dl/dx = -y sigmoid(-y x)"""
     _grad_fn_name = "SoftMarginLossBackward0"
+    _edges = (0,)  # (torch's node has none for the target, which may not require grad)
     _saved_names, _saved_values = ("self", "target"), {"reduction": "reduction_code"}
 
     @staticmethod
@@ -244,9 +249,6 @@ class SoftMarginLoss(Op):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        if ctx.needs_input_grad[1]:
-            raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument "
-                               "'target'. This input cannot have requires_grad True.")
         return loss_grads(SoftMarginLossBackward, ctx, grad, x, y)[0], None
 
     @staticmethod

@@ -37,6 +37,7 @@ class EmbeddingBag(Op):
     """out[b] = reduce over k in bag b of w_k * W[idx_k] (sum, mean or max): dW[idx_k] += g[b] * scale_k
     (scale_k also divided by idx_k's count with scale_grad_by_freq)"""
     _grad_fn_name = "EmbeddingBagBackward0"
+    _edges = (0, 1)  # (as torch's: the weight's and the per-sample weights', None when there are none)
     # torch's: the indices and offsets as given, and its kernel's offset2bag, bag_size and max_indices (results)
     _saved_names = ("indices", "offsets", "per_sample_weights", "weight", "result1", "result2", "result3")
     _saved_values = {"mode": "mode_code"}
@@ -227,7 +228,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         padding_idx %= weight.shape[0]
     if max_norm is not None:
         _renorm_rows(weight, np.unique(idx), max_norm, norm_type)
-    psw = None if per_sample_weights is None else per_sample_weights.reshape(-1)
+    psw = per_sample_weights  # (torch's functional flattens it, as the input, only for 2-d input)
+    psw = psw.reshape(-1) if psw is not None and psw.ndim != 1 else psw
     return EmbeddingBag.apply(weight, psw, idx, offsets_, n_bags, mode, padding_idx, bool(scale_grad_by_freq))
 
 

@@ -23,6 +23,7 @@ def _per_channel(v, x):
 class NativeGroupNorm(Op):
     """y = (x - mean_g) / sqrt(var_g + eps) * w + b;  dx = rstd (gh - mean(gh) - xh mean(gh xh)), gh = g w"""
     _grad_fn_name = "NativeGroupNormBackward0"
+    _edges = (0, 1, 2)  # (as torch's: the weight's and bias's edges are there, None when they are)
 
     @staticmethod
     def forward(ctx, x, w, b, groups, eps):

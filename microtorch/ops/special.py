@@ -526,6 +526,11 @@ class Copysign(Op):
         return masked_fill(out / x, x == 0, 0.0)
 
 
+class CopysignScalar(Copysign):
+    """copysign(x, a number): torch's other overload"""
+    _grad_fn_name = "CopysignBackward1"
+
+
 def _no_complex(op, *operands):
     if any(isinstance(t, Tensor) and t.dtype.is_complex for t in operands):
         raise NotImplementedError(f'"{op}_cpu" not implemented for \'ComplexFloat\': {op} is defined for real '
@@ -536,7 +541,7 @@ def copysign(input, other):
     _no_complex("copysign", input, other)
     try:
         x, y = promoted(_float(input), _float(other) if isinstance(other, Tensor) else other)
-        return Copysign.apply(x, y)
+        return (Copysign if isinstance(other, Tensor) else CopysignScalar).apply(x, y)
     except ValueError as e:
         raise broadcast_error("copysign", e, input, other) from None
 
