@@ -259,3 +259,202 @@ def test_the_comparison_can_fail():
     assert observe(torch, POINTWISE["fmod_both"])[1:] != not_kept[1:]
     with pytest.raises(AssertionError):
         assert_saves_as_torch(lambda T: POOLS["avg_pool2d"](T) if T is torch else POOLS["max_pool2d"](T))
+
+
+# ---- follow-ups: the adaptive average pools keep their input, unbatched pools are one node, int32 indices stay ----
+def _x3(T, dtype=None):
+    return T.tensor(np.cos(np.arange(30.0)).reshape(2, 3, 5), dtype=dtype or T.float64, requires_grad=True)
+
+
+ADAPTIVE_AND_UNBATCHED = {
+    "adaptive_avg_pool2d": lambda T: T.nn.functional.adaptive_avg_pool2d(_x4(T), (3, 2)),
+    "adaptive_avg_pool2d_unbatched": lambda T: T.nn.functional.adaptive_avg_pool2d(_x4(T)[0], 3),
+    "adaptive_avg_pool2d_float32": lambda T: T.nn.functional.adaptive_avg_pool2d(_x4(T, T.float32), (2, 3)),
+    "adaptive_avg_pool2d_none": lambda T: T.nn.functional.adaptive_avg_pool2d(_x4(T), (None, 3)),
+    "adaptive_avg_pool2d_empty_batch": lambda T: T.nn.functional.adaptive_avg_pool2d(_x4(T)[:0], 3),
+    "adaptive_avg_pool2d_to_one": lambda T: T.nn.functional.adaptive_avg_pool2d(_x4(T), 1),
+    "adaptive_avg_pool1d": lambda T: T.nn.functional.adaptive_avg_pool1d(_x3(T), 3),
+    "adaptive_avg_pool1d_unbatched": lambda T: T.nn.functional.adaptive_avg_pool1d(_x3(T)[0], 2),
+    "adaptive_avg_pool3d": lambda T: T.nn.functional.adaptive_avg_pool3d(_x5(T), (3, 2, 1)),
+    "adaptive_avg_pool3d_unbatched": lambda T: T.nn.functional.adaptive_avg_pool3d(_x5(T)[0], 3),
+    "AdaptiveAvgPool2d_module": lambda T: T.nn.AdaptiveAvgPool2d((3, 3))(_x4(T)),
+    "max_pool2d_unbatched": lambda T: T.nn.functional.max_pool2d(_x4(T)[0], 2),
+    "max_pool2d_unbatched_indices": lambda T: T.nn.functional.max_pool2d(_x4(T)[0], 3, 1, 1, return_indices=True),
+    "max_pool2d_unbatched_ceil": lambda T: T.nn.functional.max_pool2d(_x3(T), 2, ceil_mode=True, dilation=(1, 2)),
+    "avg_pool2d_unbatched": lambda T: T.nn.functional.avg_pool2d(_x4(T)[0], 2),
+    "avg_pool2d_unbatched_padded": lambda T: T.nn.functional.avg_pool2d(_x3(T, T.float32), 3, 2, 1, True, False),
+    "avg_pool2d_unbatched_divisor": lambda T: T.nn.functional.avg_pool2d(_x3(T), 2, divisor_override=3),
+    "max_pool1d_unbatched": lambda T: T.nn.functional.max_pool1d(_x3(T)[0], 2),
+    "max_pool1d_unbatched_indices": lambda T: T.nn.functional.max_pool1d(_x3(T)[0], 2, 1, 1, return_indices=True),
+    "avg_pool1d_unbatched": lambda T: T.nn.functional.avg_pool1d(_x3(T)[0], 2),
+    "avg_pool1d": lambda T: T.nn.functional.avg_pool1d(_x3(T), 3, 2, 1, count_include_pad=False),
+    "MaxPool2d_module_unbatched": lambda T: T.nn.MaxPool2d(2)(_x3(T)),
+    "AvgPool1d_module_unbatched": lambda T: T.nn.AvgPool1d(2)(_x3(T)[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTIVE_AND_UNBATCHED))
+def test_adaptive_and_unbatched_pools_save_as_torch(name):
+    assert_saves_as_torch(ADAPTIVE_AND_UNBATCHED[name])
+
+
+def _graph(y):
+    """Every node of y's graph, breadth first: its name and its edges (node number, input number)."""
+    order, seen, todo = [], {}, [y.grad_fn]
+    while todo:
+        node = todo.pop(0)
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = len(order)
+        order.append(node)
+        todo.extend(m for m, _ in node.next_functions)
+    return [(n.name(), tuple(None if m is None else (seen[id(m)], k) for m, k in n.next_functions)) for n in order]
+
+
+def _first(y):
+    return y[0] if isinstance(y, tuple) else y
+
+
+def _leaf(y):
+    node = y.grad_fn
+    while node.next_functions:
+        node = next(m for m, _ in node.next_functions if m is not None)
+    return node.variable
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTIVE_AND_UNBATCHED))
+def test_pool_graphs_values_and_gradients_as_torch(name):
+    """the same nodes with the same edges (walking grad_fn.next_functions), the same values and input gradients
+    (the adaptive pools' sums in another order than torch's: close, not equal)"""
+    f = ADAPTIVE_AND_UNBATCHED[name]
+    ours, theirs = _first(f(mt)), _first(f(torch))
+    assert _graph(ours) == _graph(theirs)
+    tol = 1e-6 if ours.dtype == mt.float32 else 1e-12
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol, atol=tol)
+    for T, y in ((mt, ours), (torch, theirs)):
+        y.backward(T.arange(float(y.numel()), dtype=y.dtype).reshape(y.shape))
+    np.testing.assert_allclose(_leaf(ours).grad.numpy(), _leaf(theirs).grad.numpy(), rtol=tol, atol=tol)
+
+
+def test_unbatched_pool_graph_is_one_node_and_the_graph_comparison_can_fail():
+    y = mt.nn.functional.max_pool2d(_x4(mt)[0], 2)
+    assert _graph(y)[0][0] == "MaxPool2DWithIndicesBackward0" and y.grad_fn._saved_self.shape == (2, 4, 4)
+    batched_then_squeezed = mt.nn.functional.max_pool2d(_x4(mt)[:1], 2).squeeze(0)
+    assert _graph(batched_then_squeezed) != _graph(torch.nn.functional.max_pool2d(_x4(torch)[0], 2))
+
+
+INT32_EMBEDDING = {
+    "embedding_int32": lambda T: T.nn.functional.embedding(_i(T, [1, 0], T.int32), _a(T)),
+    "embedding_int32_2d_padding": lambda T: T.nn.functional.embedding(_i(T, [[1, 0], [1, 1]], T.int32), _a(T),
+                                                                      padding_idx=-1),
+    "embedding_int32_0d_freq": lambda T: T.nn.functional.embedding(_i(T, 1, T.int32), _a(T), scale_grad_by_freq=True),
+    "embedding_int32_empty": lambda T: T.nn.functional.embedding(_i(T, [], T.int32), _a(T, T.float32)),
+    "Embedding_module_int32": lambda T: _embedding_module(T)(_i(T, [[1, 0]], T.int32)),
+}
+
+
+def _embedding_module(T):
+    m = T.nn.Embedding(2, 3)
+    with T.no_grad():
+        m.weight.copy_(_a(T, T.float32))
+    return m
+
+
+@pytest.mark.parametrize("name", sorted(INT32_EMBEDDING))
+def test_int32_indices_are_saved_as_int32(name):
+    assert_saves_as_torch(INT32_EMBEDDING[name])
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_embedding_double_backward_node_keeps_the_indices_dtype(dtype):
+    def f(T):
+        a = _a(T)
+        y = T.nn.functional.embedding(_i(T, [[1, 0], [1, 1]], getattr(T, dtype)), a, scale_grad_by_freq=True)
+        (g,) = T.autograd.grad((y * y).sum(), a, create_graph=True)
+        return g
+    assert_saves_as_torch(f)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint8", "int8", "bool", "float32"])
+def test_embedding_refuses_indices_other_than_int32_and_int64_as_torch(dtype):
+    for T in (torch, mt):
+        with pytest.raises(RuntimeError, match="Long, Int"):
+            T.nn.functional.embedding(T.tensor([1, 0]).to(getattr(T, dtype)), _a(T))
+
+
+def _fn(T, name):
+    F = T.nn.functional
+    return {"max_pool2d": lambda a: F.max_pool2d(a, 2, 1, 1), "avg_pool2d": lambda a: F.avg_pool2d(a, 2, 1, 1),
+            "max_pool1d": lambda a: F.max_pool1d(a[0], 2), "avg_pool1d": lambda a: F.avg_pool1d(a[0], 3, 1, 1),
+            "adaptive_avg_pool2d": lambda a: F.adaptive_avg_pool2d(a, (2, 3)),
+            "adaptive_avg_pool1d": lambda a: F.adaptive_avg_pool1d(a[0], 3)}[name]
+
+
+@pytest.mark.parametrize("name", ["max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool2d",
+                                  "adaptive_avg_pool1d"])
+def test_unbatched_and_adaptive_pools_under_vmap_jvp_and_double_backward_as_torch(name):
+    def run(T):
+        x = T.tensor(np.sin(np.arange(120.0)).reshape(4, 2, 3, 5), dtype=T.float64, requires_grad=True)
+        f = _fn(T, name)
+        y = f(x[0])
+        (g,) = T.autograd.grad(y.pow(2).sum(), x, create_graph=True)
+        return [T.func.vmap(f)(x), T.func.jvp(f, (x[0],), (x[1],))[1], T.func.vmap(T.func.grad(lambda a: f(a).pow(2)
+                .sum()))(x), T.autograd.grad(g.pow(2).sum(), x)[0]]
+    for ours, theirs in zip(run(mt), run(torch)):
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_an_adaptive_pool_input_changed_in_place_is_refused_as_torch():
+    for T in (torch, mt):
+        x = _x4(T) * 1
+        y = T.nn.functional.adaptive_avg_pool2d(x, 3)
+        with T.no_grad():
+            x.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
+POOL_ERRORS = {  # torch's words, which microtorch's message holds (after the op's name)
+    "avg_pool2d_empty_channels": (lambda T: T.nn.functional.avg_pool2d(_x4(T)[:, :0], 2), "Expected 3D or 4D"),
+    "avg_pool2d_unbatched_empty": (lambda T: T.nn.functional.avg_pool2d(_x4(T)[0, :0], 2), "Expected 3D or 4D"),
+    "avg_pool2d_empty_height": (lambda T: T.nn.functional.avg_pool2d(_x4(T)[:, :, :0], 2), "Expected 3D or 4D"),
+    "avg_pool1d_empty_channels": (lambda T: T.nn.functional.avg_pool1d(_x3(T)[:, :0], 2), "Expected 3D or 4D"),
+    "avg_pool1d_unbatched_empty": (lambda T: T.nn.functional.avg_pool1d(_x3(T)[0, :0], 2), "Expected 3D or 4D"),
+    "avg_pool2d_negative_pad": (lambda T: T.nn.functional.avg_pool2d(_x4(T), 2, padding=-1), "pad must be non-n"),
+    "avg_pool2d_negative_pad_first": (lambda T: T.nn.functional.avg_pool2d(_x4(T)[:, :0], 2, padding=-1),
+                                      "pad must be non-n"),
+    "max_pool2d_negative_pad": (lambda T: T.nn.functional.max_pool2d(_x4(T), 2, padding=-1), "pad must be non-n"),
+    "max_pool3d_negative_pad": (lambda T: T.nn.functional.max_pool3d(_x5(T), 2, padding=-1), "pad must be non-n"),
+    "avg_pool3d_negative_pad": (lambda T: T.nn.functional.avg_pool3d(_x5(T), 2, padding=-1), "pad must be non-n"),
+    "avg_pool2d_divisor_zero": (lambda T: T.nn.functional.avg_pool2d(_x4(T), 2, divisor_override=0), "divisor must"),
+    "avg_pool3d_divisor_zero": (lambda T: T.nn.functional.avg_pool3d(_x5(T), 2, divisor_override=0), "divisor must"),
+    "avg_pool3d_empty_channels": (lambda T: T.nn.functional.avg_pool3d(_x5(T)[:, :0], 2), "non-batch dimensions"),
+    "avg_pool3d_unbatched_empty": (lambda T: T.nn.functional.avg_pool3d(_x5(T)[0, :0], 5), "non-batch dimensions"),
+    "avg_pool2d_int32": (lambda T: T.nn.functional.avg_pool2d(_x4(T).int(), 2), "not implemented for 'Int'"),
+    "avg_pool2d_empty_batch_bool": (lambda T: T.nn.functional.avg_pool2d(_x4(T)[:0].bool(), 2), "for 'Bool'"),
+    "avg_pool1d_uint8": (lambda T: T.nn.functional.avg_pool1d(_x3(T).to(T.uint8), 2), "for 'Byte'"),
+    "avg_pool2d_complex": (lambda T: T.nn.functional.avg_pool2d(_x4(T).to(T.complex64), 2), "for 'ComplexFloat'"),
+    "avg_pool3d_half": (lambda T: T.nn.functional.avg_pool3d(_x5(T).half(), 2), "for 'Half'"),
+    "avg_pool3d_int16": (lambda T: T.nn.functional.avg_pool3d(_x5(T).short(), 2), "for 'Short'"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POOL_ERRORS))
+def test_pool_arguments_refused_as_torch(name):
+    f, words = POOL_ERRORS[name]
+    kinds = []
+    for T in (torch, mt):
+        with pytest.raises((RuntimeError, NotImplementedError), match=words) as info:
+            f(T)
+        kinds.append(info.type)
+    assert kinds[0] is kinds[1]
+
+
+@pytest.mark.parametrize("f", [lambda T: T.nn.functional.avg_pool2d(_x4(T).long(), 2),
+                               lambda T: T.nn.functional.avg_pool3d(_x5(T).detach().long(), 2),
+                               lambda T: T.nn.functional.avg_pool2d(_x4(T).half(), 2),
+                               lambda T: T.nn.functional.avg_pool2d(_x4(T)[:0], 2)])
+def test_pool_arguments_torch_accepts_still_work(f):
+    ours, theirs = f(mt), f(torch)
+    assert tuple(ours.shape) == tuple(theirs.shape) and str(ours.dtype)[-5:] == str(theirs.dtype)[-5:]
+    np.testing.assert_allclose(ours.detach().float().numpy(), theirs.detach().float().numpy(), rtol=1e-3, atol=1e-3)

@@ -8,6 +8,7 @@ import numpy as np
 from .._tensor import Tensor
 
 from ..ops import conv_more as _cm
+from ..ops._kernels import _NAMES
 from ..ops import pool_more as _pm
 from ..ops import upsample as _up
 from .functional import (_batched, _conv, _max_pool_input, _no_max_pool_kernel, _pool_pads, _tuple, avg_pool1d,
@@ -67,12 +68,12 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 # ---- 3-d max and average pooling -----------------------------------------------------------------
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    x, _ = _max_pool_input(input, 3, "max_pool3d")
+    _max_pool_input(input, 3, "max_pool3d")
     k = _tuple(kernel_size, 3, "kernel_size", "max_pool3d")
     s = _tuple(stride if stride not in (None, []) else k, 3, "stride", "max_pool3d")
     d = _tuple(dilation, 3, "dilation", "max_pool3d")
-    pads = _pool_pads(x.shape[2:], k, s, _tuple(padding, 3, "padding", "max_pool3d"), d, ceil_mode, "max_pool3d")
-    _no_max_pool_kernel(x, "max_pool3d")
+    pads = _pool_pads(input.shape[-3:], k, s, _tuple(padding, 3, "padding", "max_pool3d"), d, ceil_mode, "max_pool3d")
+    _no_max_pool_kernel(input, "max_pool3d")
     out, idx = _pm.MaxPool3d.apply(input, k, s, pads, d)  # (an unbatched input stays unbatched, as in torch)
     return (out, idx) if return_indices else out
 
@@ -115,17 +116,36 @@ def _avg_divisor(size, k, s, p, pads, count_include_pad, dtype):
     return _cm.im2col_nd(ones, k, (1,) * len(k), extra, s).sum(axis=1)[0]
 
 
+def _avg_pool3d_checks(input, x, k, s, p, ceil_mode, divisor_override):
+    """torch's checks of avg_pool3d in its order: the divisor, the arguments, the input's shape (a dim other than the
+    batch empty, the image smaller than the kernel), the output's, then the dtype. x: input batched. Returns the
+    pads."""
+    if divisor_override == 0:
+        raise RuntimeError("avg_pool3d: divisor must be not zero")
+
+    def shape_check():
+        if 0 in tuple(x.shape)[1:]:
+            raise RuntimeError(f"avg_pool3d(): Expected input's non-batch dimensions to have positive length, but "
+                               f"input has a shape of {list(input.shape)} and non-batch dimension 0 has length zero!")
+        if any(size < kk for size, kk in zip(x.shape[2:], k)):
+            t, h, w = x.shape[2:]
+            raise RuntimeError(f"avg_pool3d: input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {k[0]} "
+                               f"kH: {k[1]} kW: {k[2]}); use a smaller kernel_size")
+    pads = _pool_pads(x.shape[2:], k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d", shape_check)
+    dt = x._data.dtype
+    if dt.kind in "bc" or dt.kind in "iu" and dt != np.int64 or dt.itemsize < 4:  # (torch's: float, double, int64)
+        raise NotImplementedError(f'avg_pool3d: "avg_pool3d_out_frame" not implemented for \'{_NAMES[dt.name]}\': '
+                                  "convert the input first, e.g. x.float()")
+    return pads
+
+
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     x, _ = _batched(input, 3, "avg_pool3d")
     k = _tuple(kernel_size, 3, "kernel_size", "avg_pool3d")
     s = _tuple(stride if stride not in (None, []) else k, 3, "stride", "avg_pool3d")
     p = _tuple(padding, 3, "padding", "avg_pool3d")
-    if any(size < kk for size, kk in zip(x.shape[2:], k)):
-        t, h, w = x.shape[2:]
-        raise RuntimeError(f"avg_pool3d: input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {k[0]} "
-                           f"kH: {k[1]} kW: {k[2]}); use a smaller kernel_size")
-    pads = _pool_pads(x.shape[2:], k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d")
+    pads = _avg_pool3d_checks(input, x, k, s, p, ceil_mode, divisor_override)
     if divisor_override:
         divisor = np.asarray(divisor_override, dtype=x.dtype.np)
     else:

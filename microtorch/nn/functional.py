@@ -83,15 +83,17 @@ def _tuple(v, n, name, op):
     return (int(v),) * n
 
 
+def _check_dims(input, spatial, op):
+    """(C, *spatial) or (N, C, *spatial), else torch's RuntimeError"""
+    if input.ndim not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"{op}: Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to {op}, but "
+                           f"got input of size: {list(input.shape)}")
+
+
 def _batched(input, spatial, op):
     """(C, *spatial) is treated as a batch of one, as torch does for unbatched inputs."""
-    want = spatial + 2
-    if input.ndim == want:
-        return input, False
-    if input.ndim == want - 1:
-        return input.unsqueeze(0), True
-    raise RuntimeError(f"{op}: Expected {want - 1}D (unbatched) or {want}D (batched) input to {op}, but got input "
-                       f"of size: {list(input.shape)}")
+    _check_dims(input, spatial, op)
+    return (input, False) if input.ndim == spatial + 2 else (input.unsqueeze(0), True)
 
 
 # ---- convolution ----------------------------------------------------------------------------
@@ -172,16 +174,22 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 # ---- pooling --------------------------------------------------------------------------------
-def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op):
-    """((lo, hi), ...) per spatial dim: hi grows in ceil_mode so that the last window fits."""
-    pads = []
-    for size, k, s, p, d in zip(sizes, kernel, stride, padding, dilation):
+def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op, shape_check=None):
+    """((lo, hi), ...) per spatial dim: hi grows in ceil_mode so that the last window fits. The arguments are checked
+    first, then shape_check() if given (torch checks the input's shape there), then the output's size."""
+    for k, s, p in zip(kernel, stride, padding):
         if k <= 0 or s <= 0:
             raise RuntimeError(f"{op}: kernel_size and stride should be greater than zero, but got kernel_size={k} "
                                f"and stride={s}")
+        if p < 0:
+            raise RuntimeError(f"{op}: pad must be non-negative, but got pad: {p}")
         if p > k // 2:  # torch compares with the kernel size, dilation or not
             raise RuntimeError(f"{op}: pad should be at most half of kernel size, but got pad={p} and "
                                f"kernel_size={k}; lower the padding or widen the kernel")
+    if shape_check is not None:
+        shape_check()
+    pads = []
+    for size, k, s, p, d in zip(sizes, kernel, stride, padding, dilation):
         span = size + 2 * p - d * (k - 1) - 1
         out = (span + (s - 1 if ceil_mode else 0)) // s + 1
         if ceil_mode and (out - 1) * s >= size + p:
@@ -193,12 +201,11 @@ def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op):
 
 
 def _max_pool_input(input, spatial, op):
-    """_batched, refusing what torch's max pools refuse: an empty dim other than the batch"""
-    x, unbatched = _batched(input, spatial, op)
-    if 0 in tuple(input.shape)[0 if unbatched else 1:]:
+    """_check_dims, refusing what torch's max pools refuse: an empty dim other than the batch"""
+    _check_dims(input, spatial, op)
+    if 0 in tuple(input.shape)[-spatial - 1:]:
         raise RuntimeError(f"{op}: Expected input's non-batch dimensions to have positive length, but input has a "
                            f"shape of {list(input.shape)}; only the batch dim (of a batched input) may be empty")
-    return x, unbatched
 
 
 def _no_max_pool_kernel(x, op, kernel=None, kinds="bc"):
@@ -212,68 +219,85 @@ def _no_max_pool_kernel(x, op, kernel=None, kinds="bc"):
 
 
 def _max_pool2d_planes(x, k, s, padding, d, ceil_mode, op="max_pool2d", kernel=None, kinds="bc"):
-    """(max, indices) of a batched x: the shapes checked first, then the dtype, as torch"""
-    pads = _pool_pads(x.shape[2:], k, s, padding, d, ceil_mode, "max_pool2d")
+    """(max, indices) of x, (N, C, H, W) or (C, H, W): the shapes checked first, then the dtype, as torch"""
+    pads = _pool_pads(x.shape[-2:], k, s, padding, d, ceil_mode, op)
     _no_max_pool_kernel(x, op, kernel, kinds)
     return _convops.MaxPool2d.apply(x, k, s, pads, d)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    x, unbatched = _max_pool_input(input, 2, "max_pool2d")
+    _max_pool_input(input, 2, "max_pool2d")  # (an unbatched input goes to the op as is: torch's node takes it)
     k = _tuple(kernel_size, 2, "kernel_size", "max_pool2d")
     s = _tuple(stride if stride not in (None, []) else k, 2, "stride", "max_pool2d")
     d = _tuple(dilation, 2, "dilation", "max_pool2d")
-    out, idx = _max_pool2d_planes(x, k, s, _tuple(padding, 2, "padding", "max_pool2d"), d, ceil_mode)
-    if unbatched:
-        out, idx = out.squeeze(0), idx.squeeze(0)
+    out, idx = _max_pool2d_planes(input, k, s, _tuple(padding, 2, "padding", "max_pool2d"), d, ceil_mode)
     return (out, idx) if return_indices else out
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    x, unbatched = _max_pool_input(input, 1, "max_pool1d")
+    _max_pool_input(input, 1, "max_pool1d")
     one = lambda v: (1,) + _tuple(v, 1, "argument", "max_pool1d")  # noqa: E731
     # torch pools with indices through max_pool2d's kernel; without, through one that has no integer version
     kernel, kinds = ("max_pool2d", "bc") if return_indices else ("max_pool1d_impl", "bciu")
-    out, idx = _max_pool2d_planes(x.unsqueeze(2), one(kernel_size), one(stride if stride not in (None, []) else
+    out, idx = _max_pool2d_planes(input.unsqueeze(-2), one(kernel_size), one(stride if stride not in (None, []) else
                                   kernel_size), (0,) + _tuple(padding, 1, "padding", "max_pool1d"), one(dilation),
                                   ceil_mode, "max_pool1d", kernel, kinds)
-    out, idx = out.squeeze(2), idx.squeeze(2)
-    if unbatched:
-        out, idx = out.squeeze(0), idx.squeeze(0)
+    out, idx = out.squeeze(-2), idx.squeeze(-2)
     return (out, idx) if return_indices else out
+
+
+def _avg_pool2d_checks(x, k, s, p, ceil_mode, divisor_override, op):
+    """torch's checks of avg_pool2d in its order: the divisor, the arguments, the input's shape (a dim other than the
+    batch empty), the output's, then the dtype. Returns the pads."""
+    if divisor_override == 0:
+        raise RuntimeError(f"{op}: divisor must be not zero")
+
+    def nonempty():
+        if 0 in tuple(x.shape)[-3:]:
+            raise RuntimeError(f"{op}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+                               f"input, but got:{list(x.shape)}")
+    pads = _pool_pads(x.shape[-2:], k, s, p, (1, 1), ceil_mode, op, nonempty)
+    dt = x._data.dtype
+    if dt.kind in "bc" or dt.kind in "iu" and dt != np.int64:  # (torch's kernels: floating point and int64)
+        raise NotImplementedError(f'{op}: "avg_pool2d" not implemented for \'{_NAMES[dt.name]}\': convert the '
+                                  "input first, e.g. x.float()")
+    return pads
+
+
+def _avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override, op):
+    """avg_pool2d of (N, C, H, W) or, unbatched, (C, H, W), which goes to the op as is (torch's node takes it)"""
+    pads = _avg_pool2d_checks(input, k, s, p, ceil_mode, divisor_override, op)
+    h, w = input.shape[-2:]
+    if divisor_override:
+        divisor = np.asarray(divisor_override, dtype=input.dtype.np)
+    else:  # how many elements each window covers (padding counted or not, never the ceil_mode overhang)
+        if count_include_pad:
+            ones = np.ones((1, 1, h + 2 * p[0], w + 2 * p[1]), dtype=input.dtype.np)
+            extra = ((0, pads[0][1] - p[0]), (0, pads[1][1] - p[1]))
+        else:
+            ones, extra = np.ones((1, 1, h, w), dtype=input.dtype.np), pads
+        divisor = _convops._im2col(ones, k, (1, 1), extra, s).sum(axis=1)[0]
+    return _convops.AvgPool2d.apply(input, k, s, pads, divisor)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    x, unbatched = _batched(input, 2, "avg_pool2d")
+    _check_dims(input, 2, "avg_pool2d")
     k = _tuple(kernel_size, 2, "kernel_size", "avg_pool2d")
     s = _tuple(stride if stride not in (None, []) else k, 2, "stride", "avg_pool2d")
     p = _tuple(padding, 2, "padding", "avg_pool2d")
-    pads = _pool_pads(x.shape[2:], k, s, p, (1, 1), ceil_mode, "avg_pool2d")
-    h, w = x.shape[2:]
-    if divisor_override:
-        divisor = np.asarray(divisor_override, dtype=x.dtype.np)
-    else:  # how many elements each window covers (padding counted or not, never the ceil_mode overhang)
-        if count_include_pad:
-            ones = np.ones((1, 1, h + 2 * p[0], w + 2 * p[1]), dtype=x.dtype.np)
-            extra = ((0, pads[0][1] - p[0]), (0, pads[1][1] - p[1]))
-        else:
-            ones, extra = np.ones((1, 1, h, w), dtype=x.dtype.np), pads
-        divisor = _convops._im2col(ones, k, (1, 1), extra, s).sum(axis=1)[0]
-    out = _convops.AvgPool2d.apply(x, k, s, pads, divisor)
-    return out.squeeze(0) if unbatched else out
+    return _avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override, "avg_pool2d")
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    x, unbatched = _batched(input, 1, "avg_pool1d")
-    if x.shape[0] and not x[0].numel():  # torch: a batch of 0 only, never 0 channels or length 0
-        raise RuntimeError(f"avg_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
-                           f"input, but got: {list(input.shape)}; every dim but the batch must be non-zero")
+    """avg_pool2d of height 1, as torch's (whose checks name the (N, C, 1, L) or (C, 1, L) input)"""
+    _check_dims(input, 1, "avg_pool1d")
     k = _tuple(kernel_size, 1, "kernel_size", "avg_pool1d")
     s = _tuple(stride if stride not in (None, []) else k, 1, "stride", "avg_pool1d")
-    out = avg_pool2d(x.unsqueeze(2), (1,) + k, (1,) + s, (0,) + _tuple(padding, 1, "padding", "avg_pool1d"),
-                     ceil_mode, count_include_pad).squeeze(2)
-    return out.squeeze(0) if unbatched else out
+    p = _tuple(padding, 1, "padding", "avg_pool1d")
+    out = _avg_pool2d(input.unsqueeze(-2), (1,) + k, (1,) + s, (0,) + p, ceil_mode, count_include_pad, None,
+                      "avg_pool1d")
+    return out.squeeze(-2)
 
 
 # ---- embedding and normalisation ------------------------------------------------------------
@@ -281,7 +305,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
               sparse=False):
     """weight[input]: row i of weight for every index i in input."""
     idx = input._data if isinstance(input, Tensor) else np.asarray(input)
-    if idx.dtype.kind not in "iu":
+    if idx.dtype != np.int64 and idx.dtype != np.int32:  # (kept as they are: torch's node saves int32 indices)
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding); "
                            "convert the indices with .long()")
@@ -306,7 +330,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         w[rows] *= scale[:, None].astype(w.dtype)
         weight._version_counter[0] += 1
-    return _convops.Embedding.apply(weight, idx.astype(np.int64, copy=False), padding_idx, bool(scale_grad_by_freq))
+    return _convops.Embedding.apply(weight, idx, padding_idx, bool(scale_grad_by_freq))
 
 
 _BATCHED_STATS = (  # (torch's words, under vmap)

@@ -5,6 +5,8 @@ image into a column (so that a convolution becomes one matrix product), and `Col
 columns back into an image. Each is the other's adjoint, so each one's backward is the other:
 that is what keeps convolution and pooling differentiable any number of times.
 """
+import math
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -149,15 +151,16 @@ def _plane_indices(arg, inside, size, kernel, stride, pads, dilation):
 
 
 class MaxPool2d(Op):
-    """d max(window) = 1 at the window's (first) argmax, 0 elsewhere, folded back"""
+    """d max(window) = 1 at the window's (first) argmax, 0 elsewhere, folded back. x: (N, C, H, W) or, unbatched as
+    torch's node takes it, (C, H, W)"""
     _grad_fn_name = "MaxPool2DWithIndicesBackward0"
     _saved_names = ("self", "result1")  # (torch's: the input and the indices, freed by backward)
 
     @staticmethod
     def forward(ctx, x, kernel, stride, pads, dilation):
         from .pool_more import torch_window_pick
-        n, c, h, w = x.shape
-        cols = _im2col(x.reshape(n * c, 1, h, w), kernel, dilation, pads, stride, -np.inf)  # (NC, k, L)
+        lead, (h, w) = x.shape[:-2], x.shape[-2:]
+        cols = _im2col(x.reshape(math.prod(lead), 1, h, w), kernel, dilation, pads, stride, -np.inf)  # (NC, k, L)
         valid = _im2col(np.ones((1, 1, h, w), bool), kernel, dilation, pads, stride, False)
         arg, out, inside = torch_window_pick(cols, valid, axis=1)  # (NC, L)
         inside = np.broadcast_to(inside, arg.shape)
@@ -166,50 +169,47 @@ class MaxPool2d(Op):
         mask = np.zeros(cols.shape, dtype=x.dtype)  # nothing for a window wholly in the padding
         np.put_along_axis(mask, arg[:, None], inside[:, None].astype(x.dtype), axis=1)
         ctx.mask, ctx.args = mask, (kernel, dilation, pads, stride)
-        indices = _plane_indices(arg, inside, (h, w), kernel, stride, pads, dilation).reshape(n, c, oh, ow)
+        indices = _plane_indices(arg, inside, (h, w), kernel, stride, pads, dilation).reshape(lead + (oh, ow))
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(x, indices)
-        return out.reshape(n, c, oh, ow), indices
+        return out.reshape(lead + (oh, ow)), indices
 
     @staticmethod
     def backward(ctx, grad, _):
         x, _indices = ctx.saved_tensors  # (the mask, which ctx keeps, says the same as the indices)
         kernel, dilation, pads, stride = ctx.args
-        n, c, h, w = x.shape
-        g = grad.reshape(n * c, 1, ctx.mask.shape[-1]) * Tensor._make(ctx.mask)
-        return Col2im.apply(g, (h, w), kernel, dilation, pads, stride).reshape(x.shape), None, None, None, None
+        g = grad.reshape(ctx.mask.shape[0], 1, ctx.mask.shape[-1]) * Tensor._make(ctx.mask)
+        return Col2im.apply(g, x.shape[-2:], kernel, dilation, pads, stride).reshape(x.shape), None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
         kernel, dilation, pads, stride = ctx.args
-        n, c, h, w = ctx.inputs[0].shape
-        cols = Im2col.apply(t.reshape(n * c, 1, h, w), kernel, dilation, pads, stride)
+        cols = Im2col.apply(t.reshape((ctx.mask.shape[0], 1) + tuple(t.shape[-2:])), kernel, dilation, pads, stride)
         return (cols * Tensor._make(ctx.mask)).sum(1).reshape(ctx.output[0].shape), None
 
 
 class AvgPool2d(Op):
-    """d mean(window) = 1/divisor on every element of the window, folded back"""
+    """d mean(window) = 1/divisor on every element of the window, folded back. x: (N, C, H, W) or (C, H, W)"""
     _grad_fn_name = "AvgPool2DBackward0"
     _saved_names = ("self",)  # (torch's node keeps the input, for its shape)
 
     @staticmethod
     def forward(ctx, x, kernel, stride, pads, divisor):
-        n, c, h, w = x.shape
-        cols = _im2col(x.reshape(n * c, 1, h, w), kernel, (1, 1), pads, stride)  # (NC, k, L)
+        lead, (h, w) = x.shape[:-2], x.shape[-2:]
+        cols = _im2col(x.reshape(math.prod(lead), 1, h, w), kernel, (1, 1), pads, stride)  # (NC, k, L)
         out = cols.sum(axis=1) / divisor
         oh, ow = (_out_size(size, kernel[i], stride[i], *pads[i], 1) for i, size in enumerate((h, w)))
         ctx.scale = np.broadcast_to(1 / divisor, (1,) + cols.shape[1:]).astype(x.dtype)
         ctx.args = (kernel, pads, stride)
         ctx.save_for_backward(x)
-        return out.reshape(n, c, oh, ow).astype(x.dtype, copy=False)  # (sizes given: an empty batch has no -1)
+        return out.reshape(lead + (oh, ow)).astype(x.dtype, copy=False)  # (sizes given: an empty batch has no -1)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         kernel, pads, stride = ctx.args
-        n, c, h, w = x.shape
-        g = grad.reshape(n * c, 1, ctx.scale.shape[-1]) * Tensor._make(ctx.scale)
-        return Col2im.apply(g, (h, w), kernel, (1, 1), pads, stride).reshape(x.shape), None, None, None, None
+        g = grad.reshape(math.prod(x.shape[:-2]), 1, ctx.scale.shape[-1]) * Tensor._make(ctx.scale)
+        return Col2im.apply(g, x.shape[-2:], kernel, (1, 1), pads, stride).reshape(x.shape), None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):

@@ -50,10 +50,27 @@ class Resample(Op):
         return Resample.apply(t, ctx.mats)
 
 
+class _KeepsInput(Resample):
+    """Resample whose node saves its input, as torch's adaptive average pools (for the input's shape): pack hooks see
+    it, `_saved_self` shows it, and backward frees it (a second backward raises)"""
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, x, mats, back_mats=None):
+        ctx.save_for_backward(x)
+        return Resample.forward(ctx, x, mats, back_mats)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 (unpacked as torch's node does: raises once freed, or if the input changed)
+        return Resample.backward(ctx, grad)
+
+
 def _named(name):
     """The op `name` and its adjoint, each the other's backward: torch names the nodes of a second order graph
     <name>BackwardBackward0"""
-    op = type(name, (Resample,), {"_grad_fn_name": name + "Backward0", "__doc__": Resample.__doc__})
+    base = _KeepsInput if name.startswith("AdaptiveAvgPool") else Resample
+    op = type(name, (base,), {"_grad_fn_name": name + "Backward0", "__doc__": base.__doc__})
     op.adjoint = type(name + "Backward", (Resample,), {"_grad_fn_name": name + "BackwardBackward0", "adjoint": op,
                                                        "__doc__": Resample.__doc__})
     return op
