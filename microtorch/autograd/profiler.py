@@ -40,11 +40,10 @@ _NAMES = {"Matmul": "matmul", "SumTo": "sum", "_BasicIndex": "slice", "Xlog1pyNu
           "Col2im": "col2im", "Im2colNd": "im2col", "Col2imNd": "col2im", "Deg2Rad": "deg2rad", "Rad2Deg": "rad2deg",
           "GridSampler2d": "grid_sampler_2d", "GridSampler3d": "grid_sampler_3d", "LdlFactor": "linalg_ldl_factor_ex",
           "LdlSolve": "linalg_ldl_solve", "RemainderOfNumber": "remainder", "Copy": "copy_", "CopySlices": "copy_",
-          "Fill": "fill_", "FillTensor": "fill_", "Zero": "zero_", "CircularPad1d": "pad_circular",
-          "CircularPad2d": "pad_circular", "CircularPad3d": "pad_circular"}
+          "Fill": "fill_", "FillTensor": "fill_", "Zero": "zero_"}
 # torch's ops whose names begin with an underscore, which their nodes' names drop
 _UNDERSCORED = frozenset(
-    "to_copy pad_circular unsafe_view reshape_alias euclidean_dist prelu_kernel prelu_kernel_backward "
+    "to_copy trilinear unsafe_view reshape_alias euclidean_dist prelu_kernel prelu_kernel_backward "
     "fft_c2c fft_r2c fft_c2r "
     "softmax_backward_data log_softmax_backward_data adaptive_avg_pool2d_backward "
     "scaled_dot_product_flash_attention_for_cpu upsample_bilinear2d_aa upsample_bilinear2d_aa_backward "

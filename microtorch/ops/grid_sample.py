@@ -109,9 +109,15 @@ def _weight(frac, e, mode, skip=None):
 class GridSampler(Op):
     """out = sum_e w_e(grid) x[corner_e(grid)]: d/dx puts g*w_e at the corners, d/dgrid = g . x dw_e/dgrid"""
     _grad_fn_name = None  # GridSampler2DBackward0 / GridSampler3DBackward0
+    _saved_names = ("input", "grid")  # (packed grid first, by name, as torch's)
+    _saved_values = {"interpolation_mode": "interpolation_mode", "padding_mode": "padding_mode",
+                     "align_corners": "align_corners"}
 
     @staticmethod
     def forward(ctx, x, grid, mode, padding_mode, align_corners):
+        ctx.interpolation_mode = ("bilinear", "nearest", "bicubic").index(mode)  # (ATen's codes, as torch shows them)
+        ctx.padding_mode = ("zeros", "border", "reflection").index(padding_mode)
+        ctx.align_corners = align_corners
         sizes = x.shape[2:]
         # (bicubic pads its taps, not the coordinate: the coordinate is only unnormalized)
         coords = source_coords(grid, sizes, align_corners, padding_mode if mode != "bicubic" else "zeros")

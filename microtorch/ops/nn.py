@@ -468,6 +468,7 @@ def _torch_reduction(losses, reduction):
 class BinaryCrossEntropy(Op):
     """d bce(p, y) / dp = (p - y) / (p (1 - p)) (one op, loss_backward.py), d/dy = -logit(p): torch's formulas"""
     _grad_fn_name = "BinaryCrossEntropyBackward0"
+    _edges = (0, 1)  # (torch's node: none for the weight, which may not require grad)
     _saved_names, _saved_values = ("self", "target", "weight"), {"reduction": "reduction_code"}
 
     @staticmethod
@@ -499,16 +500,28 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if input.shape != target.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:  # (torch's F expands the weight to the target's shape: its node saves that)
+        from .._torch_misc import broadcast_shapes
+        weight = weight.expand(broadcast_shapes(target.shape, weight.shape))
+    _refuse_grad("binary_cross_entropy", weight=weight)
     if input._data.dtype.kind not in "f":  # (torch has a kernel for floating point probabilities only)
         raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{_NAMES[input._data.dtype.name]}\' '
                                   "(it takes probabilities: convert with .float())")
     if ((input._data < 0) | (input._data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1 (binary_cross_entropy takes "
                            "probabilities; for logits use binary_cross_entropy_with_logits)")
-    if weight is not None and weight.requires_grad and is_grad_enabled():  # (torch has no gradient for it)
-        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument "
-                           "'weight'. This input cannot have requires_grad True. (Pass weight.detach().)")
+    if weight is not None and weight.shape != target.shape:  # (torch's kernel multiplies the loss by it in place)
+        raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+                           f"{list(weight.shape)}")
     return BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
+
+
+def _refuse_grad(op, **weights):
+    """torch's op has no gradient for its weights: one that requires grad is refused where it would be recorded."""
+    for name, w in weights.items():
+        if isinstance(w, Tensor) and w.requires_grad and is_grad_enabled():
+            raise RuntimeError(f"The function '{op}' is not differentiable with respect to argument '{name}'. This "
+                               f"input cannot have requires_grad True. (Pass {name}.detach().)")
 
 
 def _weighted_mean(ctx, g, w, x):
@@ -520,7 +533,13 @@ def _weighted_mean(ctx, g, w, x):
 class BinaryCrossEntropyWithLogits(Op):
     """d bce(sigmoid(x), y) / dx = (1 + (pw - 1) y) sigmoid(x) - pw y;  d/dy = (pw - 1) softplus(-x) - x"""
     _grad_fn_name = "BinaryCrossEntropyWithLogitsBackward0"
+    _edges = (0, 1)  # (torch's node: none for the weights, which may not require grad)
     _saved_names, _saved_values = ("self", "target", "weight", "pos_weight"), {"reduction": "reduction_code"}
+
+    @classmethod
+    def apply(cls, x, y, weight=None, pos_weight=None, **kwargs):  # (F's function and torch's op both come here)
+        _refuse_grad("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+        return super().apply(x, y, weight, pos_weight, **kwargs)
 
     @staticmethod
     def forward(ctx, x, y, weight=None, pos_weight=None, reduction="mean"):

@@ -3,6 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op, normalize_dims
+from .linalg import Einsum
 
 
 def _zeros(shape, like):
@@ -258,6 +259,7 @@ def _dist_slope(d, dist, p):
 class Pdist(Op):
     """||x_i - x_j||_p for i < j;  dx_i = sum_j g_ij * d dist_ij / d (x_i - x_j), dx_j the opposite"""
     _grad_fn_name = "PdistBackward0"
+    _saved_names, _saved_values = ("self", "result"), {"p": "p"}
 
     @staticmethod
     def forward(ctx, x, p):
@@ -266,8 +268,9 @@ class Pdist(Op):
         d = np.abs(x[i] - x[j])
         out = np.minimum(np.ceil(d), 1).sum(1) if p == 0 else d.max(1, initial=0) if p == float("inf") else \
             (d ** p).sum(1) ** (1 / p)
-        ctx.save_for_backward(x)
-        return np.asarray(out, x.dtype)
+        out = np.asarray(out, x.dtype)
+        ctx.save_for_backward(x, out)  # (torch's node keeps the distances too; backward recomputes them as a graph)
+        return out
 
     @staticmethod
     def _dists(ctx, x):
@@ -279,7 +282,7 @@ class Pdist(Op):
     def backward(ctx, grad):
         from .rearrange import index_add
         from .shape import cat
-        (x,) = ctx.saved_tensors
+        x, _ = ctx.saved_tensors
         d, dist, i, j = Pdist._dists(ctx, x)
         if dist is None:
             return x * 0, None
@@ -333,12 +336,28 @@ def _check_bilinear(input1, input2, weight, bias):
                            f" but expected {weight.shape[0]}")
 
 
+class Trilinear(Einsum):
+    """torch's _trilinear as bilinear calls it, out[n, o] = sum_ij x1[n, i] W[o, i, j] x2[n, j]: einsum's values and
+    gradients; each input is saved only for another's gradient, as torch's node saves it"""
+    _grad_fn_name = "TrilinearBackward0"
+    _saved_names = ("i1", "i2", "i3")
+    _saved_values = {"expand1": "expand1", "expand2": "expand2", "expand3": "expand3", "sumdim": "sumdim"}
+
+    @staticmethod
+    def forward(ctx, *ops, equation, strides=None):
+        out = Einsum.forward(ctx, *ops, equation=equation, strides=strides)
+        ctx.expand1, ctx.expand2, ctx.expand3, ctx.sumdim = (1, 3), (0,), (1, 2), (2, 3)  # (bilinear's arguments)
+        need = ctx.needs_input_grad
+        ctx.save_for_backward(*(x if any(need[j] for j in range(3) if j != i) else None for i, x in enumerate(ops)))
+        return out
+
+
 def bilinear(input1, input2, weight, bias=None):
     """y_o = x1^T W_o x2 + b_o over the last dims of input1 (.., I) and input2 (.., J); weight (O, I, J)"""
-    from .linalg import einsum
     _check_bilinear(input1, input2, weight, bias)
     batch = input1.shape[:-1]
-    flat = einsum("ni,oij,nj->no", input1.reshape(-1, input1.shape[-1]), weight, input2.reshape(-1, input2.shape[-1]))
+    flat = Trilinear.apply(input1.reshape(-1, input1.shape[-1]), weight, input2.reshape(-1, input2.shape[-1]),
+                           equation="ni,oij,nj->no")
     out = flat.view(*batch, weight.shape[0])
     return out if bias is None else out + bias
 

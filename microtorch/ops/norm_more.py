@@ -8,6 +8,7 @@ from .._tensor import Tensor
 from . import _moments_kernel as moments_kernel
 from ._checks import need_floating
 from ._op import Op
+from .scalar_overloads import add_scalar
 
 
 def _groups(x, g):
@@ -166,11 +167,14 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"rms_norm: Expected weight to be of same shape as normalized_shape, but got weight of "
                            f"shape {list(weight.shape)} and normalized_shape = {list(shape)}")
     need_floating(input, "rms_norm")
+    half = input._data.dtype == np.float16  # (torch computes a float16 input in float32, its eps too: one rounding)
+    x = input.float() if half else input
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps)
+        eps = float(np.finfo(x._data.dtype).eps)
     dims = tuple(range(-len(shape), 0))
-    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
-    return out if weight is None else out * weight
+    out = x * add_scalar(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()  # (torch's steps: pow, mean, add_, rsqrt)
+    out = out if weight is None else out * weight
+    return out.to(input.dtype) if half else out
 
 
 def _channel_window_sum(sq, size):
