@@ -1,4 +1,4 @@
-"""Conv1d and Conv2d."""
+"""Conv1d and Conv2d (and their base, with the padding modes)."""
 import math
 
 from ..._creation import empty
@@ -21,9 +21,9 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{name}: padding_mode={padding_mode!r} is not supported by microtorch "
-                                      "(only 'zeros')")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got "
+                             f"padding_mode='{padding_mode}'")
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
@@ -35,6 +35,7 @@ class _ConvNd(Module):
         self.padding = padding if isinstance(padding, str) else F._tuple(padding, n, "padding", name)
         self.dilation = F._tuple(dilation, n, "dilation", name)
         self.groups, self.padding_mode = groups, padding_mode
+        self._reversed_padding_repeated_twice = _reversed_padding(self.padding, self.kernel_size, self.dilation)
         self.weight = Parameter(empty((out_channels, in_channels // groups) + self.kernel_size, dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_channels, dtype=dtype))
@@ -50,6 +51,17 @@ class _ConvNd(Module):
             if fan_in != 0:
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
+
+    def _conv_forward(self, input, weight, bias):
+        """The convolution; another padding_mode than zeros pads first (F.pad), then convolves unpadded, as torch."""
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._n - 1]
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(padded, weight, bias, self.stride, (0,) * self._n, self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
 
     def extra_repr(self):
         n = self._n
@@ -71,13 +83,23 @@ class Conv1d(_ConvNd):
     """out[n, o, l] = bias[o] + sum_c,k weight[o, c, k] * x[n, c, l*stride + k*dilation - padding]"""
     _n = 1
 
-    def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
 
 class Conv2d(_ConvNd):
     """out[n, o, i, j] = bias[o] + sum_c,p,q weight[o, c, p, q] * x[n, c, i*s + p*d - pad, j*s + q*d - pad]"""
     _n = 2
 
-    def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _reversed_padding(padding, kernel_size, dilation):
+    """The padding as F.pad takes it (last dim first, each side given): 'same' splits each dim's
+    dilation * (kernel - 1) with the smaller half first, as torch."""
+    if not isinstance(padding, str):
+        return tuple(p for p in reversed(padding) for _ in range(2))
+    out = [0, 0] * len(kernel_size)
+    if padding == "same":
+        for d, k, i in zip(dilation, kernel_size, range(len(kernel_size) - 1, -1, -1)):
+            total = d * (k - 1)
+            out[2 * i], out[2 * i + 1] = total // 2, total - total // 2
+    return out

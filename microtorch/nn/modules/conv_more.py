@@ -9,9 +9,6 @@ class Conv3d(_ConvNd):
     """out[n, o, i, j, k] = bias[o] + sum_c,p,q,r weight[o, c, p, q, r] * x[n, c, i*s + p*d - pad, ...]"""
     _n = 3
 
-    def forward(self, input):
-        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
 
 class _ConvTransposeNd(_ConvNd):
     """The adjoint of the convolution with the same weight: weight is (in, out/groups, *kernel)."""
