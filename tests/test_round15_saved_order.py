@@ -71,12 +71,6 @@ CASES = {
     "cummin empty -1": lambda T: _x(T, (2, 0)).cummin(-1),
 }
 
-# Not matched: torch's MaxBackward0 and MinBackward0 show the dim as given (-1: 18446744073709551615), but
-# ops/reduce.py's max() and min(), outside the op classes, pass MaxDim the dim already wrapped: their nodes leave
-# `_saved_dim` out rather than show another value.
-MAX_MIN = {c for c in CASES if c.startswith(("max", "min"))}
-
-
 def _node(T, f):
     y = f(T)
     return (y[0] if isinstance(y, tuple) else y).grad_fn
@@ -91,18 +85,8 @@ def test_saves_packs_and_frees_indices_as_torch(case):
 def test_dim_keepdim_and_sizes_as_torch(case):
     f = CASES[case]
     names = [n for n in saved_names(_node(torch, f), skip=()) if n != "_saved_indices"]
-    if case in MAX_MIN:
-        names.remove("_saved_dim")
     assert names and set(names) <= {"_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes", "_saved_self"}
     assert observe(microtorch, f, names) == observe(torch, f, names)
-
-
-@pytest.mark.parametrize("case", sorted(MAX_MIN))
-def test_max_min_leave_out_the_dim(case):
-    """The gap left (see MAX_MIN): pinned, so that passing max()/min()'s dim as given shows here."""
-    assert _node(torch, CASES[case])._saved_dim >= 0
-    with pytest.raises(AttributeError):
-        _node(microtorch, CASES[case])._saved_dim
 
 
 @pytest.mark.parametrize("case", CASES)

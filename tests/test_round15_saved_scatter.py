@@ -331,8 +331,6 @@ def test_setitem_records_torchs_node_and_gradients(name):
     assert results[0] == results[1]
 
 
-@pytest.mark.xfail(reason="x[idx] = v runs ops/inplace.py's IndexPut (not this change's file), which does not save its "
-                          "indices yet", strict=False)
 @pytest.mark.parametrize("name", sorted(SETITEM))
 def test_setitem_saves_its_indices_as_torch(name):
     assert_saves_as_torch(SETITEM[name])

@@ -549,13 +549,34 @@ def copy_slices(cls, args, kwargs, level):
     return wrap(cls.apply(_materialized(base, level, B), s, _flat_batch_index(index, B, base.numel())), level)
 
 
+def _index_put_batched_key(cls, xv, v, key, level):
+    """x[key] = v with batched integer indices (and integers, slices), in one op: the batch joins the key's indices
+    as arange(B), x's batch dim moved after the key's leading slices to meet them. (A mask: per example.)"""
+    keys = key if isinstance(key, tuple) else (key,)
+    arrays = [unwrap(k, level)[0] if type(k) is BatchedArray else k for k in keys]
+    if not all(isinstance(a, (slice, int, np.integer)) and not isinstance(a, bool)
+               or isinstance(a, np.ndarray) and a.dtype.kind in "iu" for a in arrays):
+        raise _NoRule
+    adv = [d for d, k in enumerate(keys) if not isinstance(k, slice)]
+    B, lead, n = xv.shape[0], adv[0], max(np.ndim(keys[d]) for d in adv)
+    pkey = keys[:lead] + (np.arange(B).reshape((B,) + (1,) * n),) + tuple(
+        a.reshape((B,) + (1,) * (n - k.ndim) + tuple(k.shape)) if type(k) is BatchedArray else a
+        for k, a in zip(keys[lead:], arrays[lead:]))
+    xt = movedim(xv, 0, lead)
+    at = lead if adv == list(range(lead, adv[-1] + 1)) else 0  # (numpy puts separated indices' dims first)
+    vv, vb = unwrap(v, level)
+    if vb or at:  # (the region has the batch's dim at `at`: the value's batch goes there, repeated if not batched)
+        vv = movedim(_pad(_materialized(v, level, B), _ndim(v), np.empty(xt.shape, dtype=bool)[pkey].ndim - 1), 0, at)
+    return wrap(movedim(cls.apply(xt, vv, pkey), lead, 0), level)
+
+
 @register(ip.IndexPut)
 def index_put(cls, args, kwargs, level):
-    x, v, key = args
+    x, v, key = args[0], args[1], _arrays_of(args[2])
     from ._batching import _has_batched
-    if _has_batched(key, level):
-        raise _NoRule
     B = _batch_size(args, level)
+    if _has_batched(key, level):
+        return _index_put_batched_key(cls, _materialized(x, level, B), v, key, level)
     xv = _materialized(x, level, B)
     pkey, p = physical_key(key, x.shape)
     vv, vb = unwrap(v, level)

@@ -25,7 +25,7 @@ from ..autograd import _hooks, extension, grad_mode, views
 from ..autograd.function import BackwardFunction
 from ..autograd.saved import FREED_MESSAGE, SavedTensor
 from ..autograd.views import alias as _alias, live_views as _live_views, mark_view, view_index as _view_index  # noqa: F401
-from ._op import Op
+from ._op import Op, SavedList
 from ._zero_tangent import ZeroTangent
 from .inplace_kernels import scaled_in_place, straight_into_self
 
@@ -732,21 +732,25 @@ class Copy(Op):
 
 
 class IndexPut(Op):
-    """x with x[index] = v: x's gradient is zero at index, v's is the gradient there"""
+    """x with x[index] = v: x's gradient is zero at index, v's is the gradient there. As torch's node it saves the
+    key's index tensors (`_saved_indices`; the user's own where the key holds them: see setitem)."""
     _grad_fn_name = "IndexPutBackward0"
+    _saved_values = {"indices": SavedList("slots"), "accumulate": "accumulate"}
 
     @staticmethod
     def forward(ctx, x, v, key):
-        ctx.key, ctx.v_shape = key, v.shape
+        from .index import save_index_arrays
+        key = save_index_arrays(ctx, key)
+        ctx.key, ctx.v_shape, ctx.accumulate = key, v.shape, False
         out = x.copy()
         out[key] = v
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        from .index import getitem, masked_fill
+        from .index import getitem, masked_fill, saved_index
         from .shape import sum_to
-        key = ctx.key
+        key = saved_index(ctx, ctx.key)  # (a freed node raises; an index changed in place too)
         gx = gv = None
         if ctx.needs_input_grad[0]:
             mask = np.zeros(grad.shape, dtype=bool)
@@ -788,17 +792,18 @@ def setitem(self, key, value):
     refuse_byte_fill([k for k in given if isinstance(k, Tensor) and k.ndim or isinstance(k, (list, np.ndarray))], value)
     for k in given:
         warn_byte_mask(k)
-    if any(isinstance(k, np.ndarray) for k in key):
+    if any(isinstance(k, np.ndarray) or getattr(k, "__vmap_batched__", False) for k in key):  # (vmap: batched)
         value = _as_value(self, value)
         try:
             np.broadcast_to(value._data, self._data[key].shape)
         except ValueError:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast "
                                f"to indexing result of shape {list(self._data[key].shape)}") from None
-        np_key = key[0] if len(key) == 1 else key
-        # torch applies the basic part of the key as a view first: with any, x gets CopySlices
-        basic = any(k is None or isinstance(k, (int, np.integer)) or (isinstance(k, slice) and k != slice(None))
-                    for k in key)
+        basic = _takes_a_view(key, self.shape)
+        # the user's index tensors themselves go in the key: IndexPut saves them (torch checks their version)
+        key = tuple(g if isinstance(g, Tensor) and g._data is k else k for k, g in zip(key, given))
+        np_key = key if basic else _torch_indices(key, self.ndim)
+        np_key = np_key[0] if len(np_key) == 1 else np_key
         target = getitem(self, (Ellipsis,)) if basic else self
         apply_inplace(target, lambda s, v: IndexPut.apply(s, v, np_key), value, op="index assignment (x[idx] = v)")
         return
@@ -808,6 +813,45 @@ def setitem(self, key, value):
         _fill_as(target, _as_value(self, value), "x[idx] = v")
     else:
         _copy(target, value)
+
+
+def _takes_a_view(key, shape):
+    """Whether torch applies a basic part of this key (numpy's) as a view of x before index_put_, so that x's node is
+    CopySlices: an integer, None, a bool (torch's unsqueeze), or a slice not spanning its dim (torch skips `0:`, `::1`
+    or `:5` of 3)."""
+    from .index import _is_full_slice
+    if any(k is None or isinstance(k, (int, np.integer)) or getattr(k, "shape", None) == () and k.dtype == bool
+           for k in key):
+        return True
+    dim = 0
+    for k in key:
+        if k is Ellipsis:
+            dim += len(shape) - _dims_indexed(key)
+        elif isinstance(k, slice):
+            if not _is_full_slice(k, shape[dim]):
+                return True
+            dim += 1
+        else:
+            dim += _dims_indexed((k,))
+    return False
+
+
+def _dims_indexed(key):
+    """how many dims of x a key of slices, index arrays (or tensors) and an ellipsis names: a mask names its dims"""
+    data = [k._data if isinstance(k, Tensor) else k for k in key if k is not Ellipsis]
+    return sum(len(a.shape) if getattr(a, "dtype", None) == bool else 1 for a in data)
+
+
+def _torch_indices(key, ndim):
+    """A key of index tensors, full slices and an ellipsis as torch's list of indices (IndexPutBackward0's
+    `_saved_indices`, None for a slice): the ellipsis spelled out as full slices, nothing after the last index.
+    numpy reads both keys alike."""
+    out = []
+    for k in key:
+        out += [slice(None)] * (ndim - _dims_indexed(key)) if k is Ellipsis else [k]
+    while isinstance(out[-1], slice):
+        out.pop()
+    return tuple(out)
 
 
 def _copy(self, other, non_blocking=False):

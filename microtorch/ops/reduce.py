@@ -714,16 +714,18 @@ def _no_order(x, kernel, needed=True):
 
 class MaxDim(Op):
     """values and indices along dim; the gradient goes to the chosen index. As torch's node, it saves the
-    indices it returns (changed in place, backward refuses). (No _saved_dim: torch's shows the dim as given, and
-    this op gets it wrapped.)"""
+    indices it returns (changed in place, backward refuses), and shows the dim as the user gave it (given_dim: dim
+    before it was wrapped)."""
     _grad_fn_name = "MaxBackward0"
     _saved_names = ("indices",)
-    _saved_values = {"keepdim": "keepdim", "self_sym_sizes": "in_shape"}
+    _saved_values = {"dim": "given_dim", "keepdim": "keepdim", "self_sym_sizes": "in_shape"}
     _arg, _extreme = "argmax", "max"  # (the array's methods: numpy's functions add 0.7 us each)
 
     @classmethod
-    def _fwd(cls, ctx, x, dim, keepdim):
+    def _fwd(cls, ctx, x, dim, keepdim, given_dim):
+        from .order import shown_dim  # (order.py imports this module)
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+        ctx.given_dim = shown_dim(dim if given_dim is None else given_dim)
         ctx.scalar = x.ndim == 0
         if ctx.scalar:  # a 0-d tensor is its own max, at index 0
             return x.copy(), _saved_indices(ctx, np.zeros((), np.int64))
@@ -741,8 +743,8 @@ class MaxDim(Op):
         return c_order(values), _saved_indices(ctx, c_order(np.asarray(idx_out, dtype=np.int64)))
 
     @staticmethod
-    def forward(ctx, x, dim, keepdim=False):
-        return MaxDim._fwd(ctx, x, dim, keepdim)
+    def forward(ctx, x, dim, keepdim=False, given_dim=None):
+        return MaxDim._fwd(ctx, x, dim, keepdim, given_dim)
 
     @staticmethod
     def backward(ctx, grad, _grad_idx):
@@ -800,8 +802,8 @@ class MinDim(MaxDim):
     _arg, _extreme = "argmin", "min"
 
     @staticmethod
-    def forward(ctx, x, dim, keepdim=False):
-        return MinDim._fwd(ctx, x, dim, keepdim)
+    def forward(ctx, x, dim, keepdim=False, given_dim=None):
+        return MinDim._fwd(ctx, x, dim, keepdim, given_dim)
 
 
 def max(input, dim=None, keepdim=False, *, other=None):
@@ -815,12 +817,12 @@ def max(input, dim=None, keepdim=False, *, other=None):
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
         raise TypeError(f"max(): argument 'dim' must be int, not {type(dim).__name__}; pass one dim such as 0 "
                         "or -1 (amax reduces over several)")
-    d = one_dim(dim, input.ndim, "max")
+    d = int(one_dim(dim, input.ndim, "max"))  # (a numpy integer dim: a Python one for the backward's ops)
     _check_reduction_size(input, d, "max")
     if input._data.dtype.kind == "c":
         raise RuntimeError("max(): does not support complex input (complex numbers have no order; compare their "
                            "x.abs() or x.real)")
-    v, i = MaxDim.apply(input, d, keepdim=keepdim)
+    v, i = MaxDim.apply(input, d, keepdim=keepdim, given_dim=dim)
     return return_types_max(v, i)
 
 
@@ -835,12 +837,12 @@ def min(input, dim=None, keepdim=False, *, other=None):
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
         raise TypeError(f"min(): argument 'dim' must be int, not {type(dim).__name__}; pass one dim such as 0 "
                         "or -1 (amin reduces over several)")
-    d = one_dim(dim, input.ndim, "min")
+    d = int(one_dim(dim, input.ndim, "min"))  # (a numpy integer dim: a Python one for the backward's ops)
     _check_reduction_size(input, d, "min")
     if input._data.dtype.kind == "c":
         raise RuntimeError("min(): does not support complex input (complex numbers have no order; compare their "
                            "x.abs() or x.real)")
-    v, i = MinDim.apply(input, d, keepdim=keepdim)
+    v, i = MinDim.apply(input, d, keepdim=keepdim, given_dim=dim)
     return return_types_min(v, i)
 
 
