@@ -291,10 +291,13 @@ def test_both_bce_weights_requiring_grad_name_weight_first():
                                                    pos_weight=_w(T, grad=True))
 
 
-@pytest.mark.xfail(reason="div saves its int64 divisor (nanmean's count) as float64: ops/elementwise.py's Div",
-                   strict=True)
-def test_nanmean_saves_its_int64_count_as_torch():
-    assert_saves_as_torch(lambda T: _r(T, (2, 3)).nanmean())
+@pytest.mark.parametrize("f", [lambda T: _r(T, (2, 3)).nanmean(),
+                               lambda T: _r(T, (2, 3)).count_nonzero() * _r(T, (2, 3)).sum(),
+                               lambda T: _r(T, (2, 3)) * T.tensor(2.0, dtype=T.float32),
+                               lambda T: _r(T, (2, 3)) / T.tensor([1, 2, 3])])
+def test_mul_and_div_save_an_operand_in_its_own_dtype_as_torch(f):
+    """(nanmean divides by an int64 count: torch's node keeps it int64, as the other operand of any mul or div)"""
+    assert_saves_as_torch(f)
 
 
 def test_nanmean_graph_as_torch():

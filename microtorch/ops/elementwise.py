@@ -24,12 +24,13 @@ def _operands(a, b, op="binary op", wrapped=False):
     which keeps its own: torch's kernel casts it inside the op (its graph has no ToCopyBackward0 node) and the
     engine casts its gradient back. dtype: the result's numpy dtype when an operand kept another, else None. op: the
     op's name, for torch's OverflowError (an int beyond 64 bits). wrapped: a Python number stays in the dtype torch
-    wraps it in (see _wrapped; mul and div save it)."""
+    wraps it in (see _wrapped; mul and div save it, and so keep every tensor in its own dtype too, as torch's
+    node saves it: `t.count_nonzero() * s` saves an int64 tensor)."""
     _int64(a, op)
     _int64(b, op)
     dt = result_type(a, b).np
     x, y = ((_wrapped(v, dt) if wrapped else number_as(v, dt)) if not isinstance(v, Tensor) else v
-            if v._data.dtype == dt or v._requires_grad or v._fw_grads is not None
+            if v._data.dtype == dt or wrapped or v._requires_grad or v._fw_grads is not None
             else Tensor._make(converted(v._data, dt))  # (laid out as torch converts it: see ops/_layout.py)
             for v in (a, b))
     kept = any((v._data if isinstance(v, Tensor) else v).dtype != dt for v in (x, y))
@@ -317,6 +318,8 @@ class Mul(Op):
     @staticmethod
     def jvp(ctx, ta, tb):
         a, b = ctx.inputs[:2]  # (then forward's dtype)
+        if ta is None or tb is None:  # (an integer operand, kept in its dtype, has no tangent)
+            return ta * b if tb is None else tb * a
         return tb * a + ta * b  # (torch's order of the terms)
 
 
@@ -369,6 +372,8 @@ class Div(Op):
     @staticmethod
     def jvp(ctx, ta, tb):
         b = ctx.inputs[1]
+        if ta is None or tb is None:  # (an integer operand, kept in its dtype, has no tangent)
+            return ta / b if tb is None else -tb * ctx.output / b
         return (ta - tb * ctx.output) / b
 
 
