@@ -2,16 +2,17 @@
 tensordot, block_diag, cartesian_prod, combinations), numerical integration and differences (trapezoid,
 cumulative_trapezoid, gradient), std_mean/var_mean and norms, complex numbers from parts, finfo/iinfo and
 casting rules, the low-rank decompositions, segment_reduce, and torch.abs_(x)-style in-place functions. Each
-is composed of existing differentiable ops, so its gradients are theirs (the creation functions and samplers
-are in _torch_creation.py)."""
+is composed of existing differentiable ops, so its gradients are theirs, but block_diag, one op of its own as
+torch's (the creation functions and samplers are in _torch_creation.py)."""
 import builtins
 import inspect
 import itertools
 
 import numpy as np
 
-from ._dtype import get_default_dtype
+from ._dtype import cast, get_default_dtype
 from ._tensor import Size, Tensor, tensor
+from .ops._op import Op
 from .ops.complex_parts import Complex, Polar
 from .ops.elementwise import rsub  # noqa: F401 (torch.rsub: the op itself, with its RsubBackward nodes)
 from .ops.reduce import std_mean, var_mean  # noqa: F401 (one node of two outputs each, beside var and std)
@@ -62,23 +63,60 @@ def tensordot(a, b, dims=2):
     return (left @ right).reshape(tuple(a.shape[d] for d in keep_a) + tuple(b.shape[d] for d in keep_b))
 
 
+def _block(shape):
+    """the rows and columns a block_diag input takes: a 0-d tensor is 1x1, a 1-d one a row"""
+    return (1, 1) if not shape else (1, shape[0]) if len(shape) == 1 else shape
+
+
+class BlockDiag(Op):
+    """The tensors along the diagonal of one matrix, zeros elsewhere (torch's one BlockDiagBackward0 node, an edge
+    to each input); each gradient is its block of the incoming one. As torch's node, an empty 1-d input takes a row
+    in forward but none in backward: the blocks after it read the gradient one row higher up. `lead` leading dims
+    of every input are a batch (vmap's), each example's blocks along its own diagonal."""
+    _grad_fn_name = "BlockDiagBackward0"
+
+    @staticmethod
+    def forward(ctx, *mats, dtype, lead=0):
+        ctx.shapes, ctx.dtype, ctx.lead = [m.shape for m in mats], dtype, lead
+        batch = mats[0].shape[:lead]
+        blocks = [_block(m.shape[lead:]) for m in mats]
+        out = np.zeros(batch + (sum(h for h, _ in blocks), sum(w for _, w in blocks)), dtype)
+        r = c = 0
+        for m, (h, w) in zip(mats, blocks):
+            out[..., r:r + h, c:c + w] = cast(m, dtype).reshape(batch + (h, w))
+            r, c = r + h, c + w
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads, r, c = [], 0, 0
+        for shape, need in zip(ctx.shapes, ctx.needs_input_grad):
+            if shape[ctx.lead:] == (0,):  # (torch's empty gradient, and no row taken)
+                grads.append(grad.new_zeros(shape) if need else None)
+                continue
+            h, w = _block(shape[ctx.lead:])
+            grads.append(grad[..., r:r + h, c:c + w].reshape(shape) if need else None)
+            r, c = r + h, c + w
+        return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return BlockDiag.apply(*(Tensor._make(np.zeros(s, ctx.dtype)) if t is None else t
+                                 for t, s in zip(tangents, ctx.shapes)), dtype=ctx.dtype, lead=ctx.lead)
+
+
 def block_diag(*tensors):
     """the tensors (0-d, 1-d as a row, or 2-d) along the diagonal of one matrix, zeros elsewhere"""
-    from .ops import cat
-    mats = [t.reshape(1, 1) if t.ndim == 0 else t.reshape(1, -1) if t.ndim == 1 else t for t in tensors]
-    if any(m.ndim != 2 for m in mats):
-        raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions")
-    if not mats:
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.ndim} dimensions")
+    if not tensors:
         return Tensor._make(np.zeros((1, 0), get_default_dtype().np))
     from ._dtype import result_type
-    dt = result_type(*mats)
-    width = sum(m.shape[1] for m in mats)
-    rows, left = [], 0
-    for m in (m.to(dt) for m in mats):
-        parts = [m.new_zeros((m.shape[0], left)), m, m.new_zeros((m.shape[0], width - left - m.shape[1]))]
-        rows.append(cat(parts, 1))
-        left += m.shape[1]
-    return cat(rows, 0)
+    return BlockDiag.apply(*tensors, dtype=result_type(*tensors).np)
 
 
 def cartesian_prod(*tensors):

@@ -149,6 +149,8 @@ OPS = [
     ("norm_3", lambda L, a: a.norm(p=3), [F(5)]),
     ("norm_inf", lambda L, a: a.norm(p=float("inf")), [F(5)]),
     ("cumsum", lambda L, a: a.cumsum(1), [F(2, 3)]),
+    ("cumsum_dtype", lambda L, a: a.cumsum(1, dtype=L.float32), [F(2, 3)]),
+    ("block_diag", lambda L, a, b, c: L.block_diag(a, b, c), [F(2, 3), F(2), F()]),
     ("reshape", lambda L, a: a.reshape(3, 2), [F(2, 3)]),
     ("view", lambda L, a: a.view(-1), [F(2, 3)]),
     ("flatten", lambda L, a: a.flatten(), [F(2, 3, 2)]),

@@ -99,10 +99,16 @@ def prod(cls, args, kwargs, level):
 def dim_arg(cls, args, kwargs, level):
     """ops whose second argument is a dim (or a tuple of dims)"""
     v, _ = unwrap(args[0], level)
+    if _ndim(args[0]) == 0 and cls in _SCANS:  # (a 0-d example's scan: along one element, its dim added here)
+        return wrap(sh.View.apply(cls.apply(sh.View.apply(v, v.shape + (1,)), 1, *args[2:], **kwargs), v.shape),
+                    level)
     out = cls.apply(v, _shift(args[1], _ndim(args[0])), *args[2:], **kwargs)
     if issubclass(cls, sh.Unbind):
         out = tuple(_view_of(o, v, multi=True) for o in out)
     return wrap_outputs(out, level)
+
+
+_SCANS = {misc.Cumsum}  # (cumprod and logcumsumexp join in _rules_api.py)
 
 
 @register(nn.Softmax, nn.LogSoftmax)

@@ -102,11 +102,12 @@ def svd(cls, args, kwargs, level):
     return wrap_outputs(_BatchedSvd.apply(v), level)
 
 from ..ops import scan as _scan, special as _sp  # noqa: E402
-from ._rules import dim_arg  # noqa: E402
+from ._rules import _SCANS, dim_arg  # noqa: E402
 
 register(_sp.Lgamma, _sp.Digamma, _sp.Polygamma, _sp.Erfinv, _sp.I0, _sp.I1, _sp.Mvlgamma, _sp.Igamma, _sp.Igammac,
          _sp.Copysign, _sp.NanToNum, _sp.Nextafter)(elementwise)
 register(_scan.Cumprod, _scan.Logcumsumexp)(dim_arg)
+_SCANS.update((_scan.Cumprod, _scan.Logcumsumexp))
 
 from ..ops import linalg_more as _la  # noqa: E402
 
@@ -131,3 +132,14 @@ def matrix_stack(cls, args, kwargs, level):
     front is more of the same"""
     v, _ = unwrap(args[0], level)
     return wrap_outputs(cls.apply(v, *args[1:], **kwargs), level)
+
+
+from .._torch_misc import BlockDiag  # noqa: E402
+
+
+@register(BlockDiag)
+def block_diag(cls, args, kwargs, level):
+    """the op itself on the batch: each example's blocks along its own diagonal (one more leading dim)"""
+    B = _batch_size(args, level)
+    return wrap(cls.apply(*(_materialized(a, level, B) for a in args),
+                          **dict(kwargs, lead=kwargs.get("lead", 0) + 1)), level)

@@ -7,8 +7,9 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._op import Op, normalize_dims, promoted
 from .elementwise import where
-from .linalg import bmm, matmul, mm, mv, no_out_dtype
+from .linalg import _check, bmm, matmul, mm, mv, no_out_dtype
 from .linalg_decomp import _lu_np, _lu_solve_np
+from .shape import broadcasts_to
 
 
 def _square(a, op):
@@ -213,14 +214,16 @@ def _each_for_the_other(ctx, i, j, a, b):
 
 
 class Cross(Op):
-    """d (a x b) = (b x g, g x a)"""
+    """d (a x b) = (b x g, g x a); a and b broadcast inside (torch's node links to them as given, the engine sums
+    each gradient back)"""
     _grad_fn_name = "LinalgCrossBackward0"
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b, dim):
         ctx.dim = dim
         ctx.save_for_backward(*_each_for_the_other(ctx, 0, 1, a, b))
-        return np.cross(a, b, axis=dim)
+        return np.ascontiguousarray(np.cross(a, b, axis=dim))  # (torch's result is contiguous, whatever the dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -249,13 +252,15 @@ def cross(input, other, dim=None):
         shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     except ValueError:
         raise RuntimeError(f"linalg.cross: shapes {list(a.shape)} and {list(b.shape)} do not broadcast") from None
-    if dim is None:  # torch.cross's old default: the first dim of size 3
-        dim = next((i for i, n in enumerate(shape) if n == 3), -1)
+    if dim is None:  # torch.cross's old default: the input's first dim of size 3
+        dim = next((i for i, n in enumerate(a.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     d = normalize_dims(dim, len(shape), "cross")[0]
-    if shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {a.shape[d]} and "
+    if a.shape[d] != 3 or b.shape[d] != 3:  # (both: torch does not broadcast the dim of the product)
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
                            f"{b.shape[d]}")
-    return Cross.apply(a.expand(*shape), b.expand(*shape), d)
+    return Cross.apply(a, b, d)
 
 
 class Vdot(Op):
@@ -449,8 +454,11 @@ def adjoint(input):
 
 
 class Addmv(Op):
-    """beta x + alpha A v;  d = (beta g, alpha g v^T, alpha A^T g)"""
+    """beta x + alpha A v, x broadcast inside (torch's node takes it as given; the engine sums its gradient
+    back);  d = (beta g, alpha g v^T, alpha A^T g)"""
     _grad_fn_name = "AddmvBackward0"
+    _saved_names = ("mat", "vec")
+    _saved_values = {"beta": "beta", "alpha": "alpha"}
 
     @staticmethod
     def forward(ctx, x, a, v, beta=1, alpha=1):
@@ -472,8 +480,10 @@ class Addmv(Op):
 
 
 class Addr(Op):
-    """beta x + alpha u v^T;  d = (beta g, alpha g v, alpha g^T u)"""
+    """beta x + alpha u v^T, x broadcast inside;  d = (beta g, alpha g v, alpha g^T u)"""
     _grad_fn_name = "AddrBackward0"
+    _saved_names = ("vec1", "vec2")
+    _saved_values = {"beta": "beta", "alpha": "alpha"}
 
     @staticmethod
     def forward(ctx, x, u, v, beta=1, alpha=1):
@@ -495,8 +505,10 @@ class Addr(Op):
 
 
 class Baddbmm(Op):
-    """beta x + alpha A @ B (batched);  d = (beta g, alpha g B^T, alpha A^T g)"""
+    """beta x + alpha A @ B (batched), x broadcast inside;  d = (beta g, alpha g B^T, alpha A^T g)"""
     _grad_fn_name = "BaddbmmBackward0"
+    _saved_names = ("batch1", "batch2")
+    _saved_values = {"beta": "beta", "alpha": "alpha"}
 
     @staticmethod
     def forward(ctx, x, a, b, beta=1, alpha=1):
@@ -518,12 +530,14 @@ class Baddbmm(Op):
 
 
 class Addbmm(Baddbmm):
-    """beta x + alpha sum_i A_i @ B_i;  d = (beta g, alpha g B_i^T, alpha A_i^T g)"""
+    """beta x + alpha sum_i A_i @ B_i, x broadcast inside;  d = (beta g, alpha g B_i^T, alpha A_i^T g)"""
     _grad_fn_name = "AddbmmBackward0"
+    _saved_values = {"beta": "beta", "alpha": "alpha", "batch1_sym_argsize_0": "batch",
+                     "batch1_sym_argsize_1": "rows", "batch2_sym_argsize_2": "cols"}
 
     @staticmethod
     def forward(ctx, x, a, b, beta=1, alpha=1):
-        ctx.beta, ctx.alpha, ctx.batch = beta, alpha, a.shape[0]
+        ctx.beta, ctx.alpha, (ctx.batch, ctx.rows), ctx.cols = beta, alpha, a.shape[:2], b.shape[2]
         ctx.save_for_backward(*_each_for_the_other(ctx, 1, 2, a, b))
         return (beta * x if beta != 0 else np.zeros_like(x)) + alpha * np.matmul(a, b).sum(0)
 
@@ -542,17 +556,34 @@ class Addbmm(Baddbmm):
 
 
 def _fused(cls, op, x, a, b, beta, alpha, shape):
+    """x is passed as given, not expanded: torch's node has an edge to x itself (no ExpandBackward0)"""
     x, a, b = promoted(x, a, b)
-    try:
-        np.broadcast_to(np.empty(tuple(x.shape), bool), shape)
-    except ValueError:
+    if not broadcasts_to(tuple(x.shape), shape):
         raise RuntimeError(f"{op}: the added tensor of shape {list(x.shape)} does not broadcast to the product's "
-                           f"shape {list(shape)}") from None
-    return cls.apply(x.expand(*shape), a, b, beta=beta, alpha=alpha)
+                           f"shape {list(shape)}")
+    return cls.apply(x, a, b, beta=beta, alpha=alpha)
+
+
+def _mv_checks(mat, vec):
+    """mv's checks and errors, without computing a product (whose node would save mat and vec once more)"""
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {mat.ndim}, {vec.ndim}")
+    _check(mat, vec, "mv")
+
+
+def _bmm_checks(batch1, batch2):
+    """bmm's checks and errors, without computing a product"""
+    if batch1.ndim != 3 or batch2.ndim != 3:
+        raise RuntimeError(f"bmm: batch1 must be a 3D tensor and batch2 a 3D tensor (got {batch1.ndim}D and "
+                           f"{batch2.ndim}D)")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"bmm: batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
+                           f"{batch2.shape[0]}")
+    _check(batch1, batch2, "bmm")
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
-    mv(mat, vec)  # torch's shape checks and errors
+    _mv_checks(mat, vec)
     return _fused(Addmv, "addmv", input, mat, vec, beta, alpha, (mat.shape[0],))
 
 
@@ -565,13 +596,13 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out_dtype=None):
     if out_dtype is not None:
         no_out_dtype("baddbmm")
-    bmm(batch1, batch2)
+    _bmm_checks(batch1, batch2)
     return _fused(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha,
                   (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    bmm(batch1, batch2)
+    _bmm_checks(batch1, batch2)
     return _fused(Addbmm, "addbmm", input, batch1, batch2, beta, alpha, (batch1.shape[1], batch2.shape[2]))
 
 

@@ -1,7 +1,9 @@
 """Dtype conversion, rounding and the other small ops."""
 import numpy as np
 
-from .._dtype import cast, result_type
+from .._dtype import cast, from_numpy_dtype, result_type
+from .._dtype import to_dtype as as_dtype
+from .._user_line import warn_at_user_line
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._layout import like_torch
@@ -33,7 +35,6 @@ class ToCopy(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .._dtype import from_numpy_dtype
         if grad.is_complex() and not np.issubdtype(ctx.in_dtype, np.complexfloating):
             grad = grad.real  # a real input gets the real part of a complex gradient (as in torch)
         return grad.to(from_numpy_dtype(ctx.in_dtype)), None
@@ -149,38 +150,62 @@ def nonzero(input, *, as_tuple=False):
     return Tensor._make(np.stack(idx, axis=1).astype(np.int64) if idx else np.zeros((0, 0), np.int64))
 
 
+# torch's CPU scan adds in its accumulate type and rounds each result to the output's dtype
+_SUM_IN = {np.dtype(np.float16): np.float32, np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
+
+
 class Cumsum(Op):
-    """d cumsum: the reversed cumulative sum of the gradient"""
+    """d cumsum: the reversed cumulative sum of the gradient. dtype= casts inside the op, as torch's does (its node
+    links to the input itself), and backward casts the gradient back to the input's dtype before summing."""
     _grad_fn_name = "CumsumBackward0"
 
     @staticmethod
-    def forward(ctx, x, dim):
-        ctx.dim = dim
+    def forward(ctx, x, dim, dtype=None):
+        ctx.dim, ctx.dtype, ctx.in_dtype = dim, dtype, x.dtype
+        if dtype is not None:
+            x = _cast_in_op(x, dtype)
         if x.ndim == 0:  # (numpy would make it 1-d)
             return x.copy()
-        if x.dtype == np.float32:  # (torch's float32 cumsum runs in double, then rounds)
-            out = np.cumsum(x, axis=dim, dtype=np.float64).astype(np.float32)
-        else:  # (torch: integers to int64, numpy gives uint8 uint64)
-            out = np.cumsum(x, axis=dim, dtype=np.int64 if x.dtype.kind in "biu" else None)
+        if x.dtype in _SUM_IN:
+            out = np.cumsum(x, axis=dim, dtype=_SUM_IN[x.dtype]).astype(x.dtype)
+        elif x.dtype.kind in "biu":  # (torch: integers to int64 unless dtype= says; numpy gives uint8 uint64)
+            out = np.cumsum(x, axis=dim, dtype=np.int64 if dtype is None else dtype)
+        else:
+            out = np.cumsum(x, axis=dim)
         if out.dtype.kind in "fc":  # torch's scan starts from +0.0, so a run of -0.0 sums to +0.0
             out += 0.0
         return c_order(out)  # (C order, whatever x's layout)
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.dtype is not None:  # (torch: grad.to(self's dtype), then the sum)
+            grad = grad.to(from_numpy_dtype(ctx.in_dtype))
         if grad.ndim == 0:
             return grad, None
         return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim), None
 
     @staticmethod
     def jvp(ctx, t, _dim):
-        return Cumsum.apply(t, ctx.dim)
+        return Cumsum.apply(t, ctx.dim) if ctx.dtype is None else Cumsum.apply(t, ctx.dim, dtype=ctx.dtype)
+
+
+def _cast_in_op(x, np_dtype):
+    """x in the dtype= an op casts it to (torch: a complex x loses its imaginary part, with a warning)"""
+    if x.dtype.kind == "c" and np_dtype.kind != "c":
+        warn_at_user_line("Casting complex values to real discards the imaginary part")
+        x = x.real
+    return cast(x, np_dtype)
 
 
 def cumsum(input, dim, *, dtype=None):
     d = normalize_dims(dim, input.ndim, "cumsum")[0]
     need_grad_dtype(input, dtype, "cumsum")
-    return Cumsum.apply(input if dtype is None else input.to(dtype), d)
+    if dtype is None:
+        return Cumsum.apply(input, d)
+    dtype = as_dtype(dtype)
+    if dtype.name == "bool":
+        raise NotImplementedError('"cumsum_out_cpu" not implemented for \'Bool\'')
+    return Cumsum.apply(input, d, dtype=dtype.np)
 
 
 def _no_complex(x, op):

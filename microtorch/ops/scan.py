@@ -8,8 +8,10 @@ torch's two forms (a scan, and under create_graph a loop over the inputs), so th
 gradient spreads as in torch."""
 import numpy as np
 
+from .._dtype import cast
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ._kernels import _NAMES
 from ._op import Op, normalize_dims
 from .elementwise import where
 from .order import savable, shown_dim
@@ -45,7 +47,7 @@ def _cumprod_grad_at_zeros(x, out, grad, d):
         inner = np.cumprod(np.where(upto_z2 & ~first, x, 1), axis=d) * np.where(upto_z2, grad, 0)
         z1 = np.argmax(first, axis=d, keepdims=True)
         prev = np.where(z1 == 0, 1, np.take_along_axis(out, np.maximum(z1 - 1, 0), axis=d))
-        return np.where(first, inner.sum(axis=d, keepdims=True) * prev, res).astype(out.dtype, copy=False)
+        return np.where(first, inner.sum(axis=d, keepdims=True) * prev, res).astype(grad.dtype, copy=False)
 
 
 def _cumprod_grad_graph(x, grad, d):
@@ -63,24 +65,29 @@ def _cumprod_grad_graph(x, grad, d):
     return stack(slices, d)
 
 
+_REAL_INPUT_COMPLEX_GRAD = ("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to "
+                            "be true, but got false.  (Could this error message be improved?  If so, please report an "
+                            "enhancement request to PyTorch.)")
 _IN_DOUBLE = {np.dtype(np.float16): np.float64, np.dtype(np.float32): np.float64,
               np.dtype(np.complex64): np.complex128}
 
 
 class Cumprod(Op):
-    """d out_k / d x_i = prod_{j <= k, j != i} x_j for i <= k"""
+    """d out_k / d x_i = prod_{j <= k, j != i} x_j for i <= k. dtype= casts inside the op, as torch's (its node links
+    to the input and saves it uncast); backward casts the gradient back to the input's dtype first."""
     _grad_fn_name = "CumprodBackward0"
     _saved_names = ("self", "result")
 
     @staticmethod
-    def forward(ctx, x, dim):
+    def forward(ctx, x, dim, dtype=None):
         ctx.dim = dim
-        if not x.ndim:  # (0-d: its one number, recorded as torch)
-            out = x.copy()
-        elif x.dtype in _IN_DOUBLE:  # torch's CPU scan multiplies in double (its accumulate type), rounding each result
-            out = np.cumprod(x, axis=dim, dtype=_IN_DOUBLE[x.dtype]).astype(x.dtype)
-        else:
-            out = np.cumprod(x, axis=dim)
+        y = x if dtype is None else cast(x.real if x.dtype.kind == "c" and dtype.kind != "c" else x, dtype)
+        if not y.ndim:  # (0-d: its one number, recorded as torch)
+            out = y.copy()
+        elif y.dtype in _IN_DOUBLE:  # torch's CPU scan multiplies in double (its accumulate type), rounding each result
+            out = np.cumprod(y, axis=dim, dtype=_IN_DOUBLE[y.dtype]).astype(y.dtype)
+        else:  # (in y's dtype: numpy would give uint8 uint64)
+            out = np.cumprod(y, axis=dim, dtype=y.dtype)
         out = c_order(out)  # (torch's scans give C order, whatever x's layout)
         ctx.save_for_backward(x, out)
         return out
@@ -89,23 +96,33 @@ class Cumprod(Op):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         d = ctx.dim
+        if grad.dtype != x.dtype:  # (dtype= was given: torch casts the gradient back first)
+            grad = grad.to(x.dtype)
         if x.numel() <= 1 or x.shape[d] <= 1:  # each output is its input (or there is none), as torch
             return grad, None
+        complex_of_real = out.is_complex() and not x.is_complex()  # (dtype=complex: the forms below fail in torch)
         if not (x._data == 0).any():  # the closed form: reversed cumsum of grad * out, over x
+            if complex_of_real:
+                raise RuntimeError(_REAL_INPUT_COMPLEX_GRAD)
             return (grad * out.conj()).flip(d).cumsum(d).flip(d) / x.conj(), None
         if not grad_mode.is_grad_enabled():  # torch's O(n) form: nan and inf land where its do
+            if complex_of_real:
+                raise RuntimeError(f"result type {_NAMES[out.dtype.name]} can't be cast to the desired output type "
+                                   f"{_NAMES[x.dtype.name]}")
             return Tensor._make(_cumprod_grad_at_zeros(x._data.conj(), out._data.conj(), grad._data, d)), None
         return _cumprod_grad_graph(x.conj(), grad, d), None
 
     @staticmethod
     def jvp(ctx, t, _dim):
-        x, d = ctx.inputs[0], ctx.dim
+        x, d, out = ctx.inputs[0], ctx.dim, ctx.output
         if not x.ndim:
-            return t * 1
-        if x.numel() and not (x._data == 0).any():
-            return ctx.output * (t / x).cumsum(d)
-        pairs = _cumprod_pairs(x, d)
-        return (pairs * t.movedim(d, -1).unsqueeze(-1)).sum(-2).movedim(-1, d)
+            tangent = t * 1
+        elif x.numel() and not (x._data == 0).any():
+            tangent = out * (t / x).cumsum(d)
+        else:
+            pairs = _cumprod_pairs(x, d)
+            tangent = (pairs * t.movedim(d, -1).unsqueeze(-1)).sum(-2).movedim(-1, d)
+        return tangent if tangent.dtype == out.dtype else tangent.to(out.dtype)  # (dtype=: in the result's, as torch)
 
 
 class Logcumsumexp(Op):
@@ -233,12 +250,18 @@ def _dim(input, dim, op):
 
 
 def cumprod(input, dim, *, dtype=None):
+    from .. import _dtype
+    from ._checks import need_grad_dtype
     d = _dim(input, dim, "cumprod")
-    x = input.to(dtype) if dtype is not None else input
-    if x._data.dtype.kind in "biu" and dtype is None:
-        from .. import _dtype
-        x = x.to(_dtype.int64)
-    return Cumprod.apply(x, d)
+    if dtype is not None:  # (cast inside the op: torch's node links to the input itself)
+        need_grad_dtype(input, dtype, "cumprod")
+        dtype = _dtype.to_dtype(dtype)
+        if dtype.name == "bool":
+            raise NotImplementedError('"cumprod_out_cpu" not implemented for \'Bool\'')
+        return Cumprod.apply(input, d, dtype=dtype.np)
+    if input._data.dtype.kind in "biu":
+        return Cumprod.apply(input.to(_dtype.int64), d)
+    return Cumprod.apply(input, d)
 
 
 def logcumsumexp(input, dim):
