@@ -3,7 +3,8 @@
 The record (a Trace) holds, per step: dtype, shape, values, requires_grad, is_leaf, the grad_fn name
 and the names of the graph nodes the step created; then, for a weighted-sum loss over every float
 value that requires grad: first-order grads by autograd.grad(create_graph=True), their
-requires_grad, second-order grads, and .grad after backward(). Exceptions are recorded by type.
+requires_grad, second-order grads, .grad after backward(), and whether backward() a second time
+raises. Exceptions are recorded by type.
 """
 import warnings
 from dataclasses import dataclass, field
@@ -160,3 +161,8 @@ def _backward(loss, wrt, tr):
         tr.backward = [_np(t.grad) for t in wrt]
     except Exception as e:
         tr.grad_errors["backward"] = _exc(e)
+        return
+    try:  # a second time: torch refuses where a node it runs had saved a tensor (now freed), not elsewhere
+        loss.backward()
+    except Exception as e:
+        tr.grad_errors["backward again"] = _exc(e)
