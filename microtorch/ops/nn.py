@@ -501,8 +501,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if weight is not None:  # (torch's F expands the weight to the target's shape: its node saves that)
-        from .._torch_misc import broadcast_shapes
-        weight = weight.expand(broadcast_shapes(target.shape, weight.shape))
+        try:
+            weight = weight.expand(np.broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
+        except ValueError:
+            raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape: "
+                               f"{[tuple(target.shape), tuple(weight.shape)]}; sizes must be equal or 1 when aligned "
+                               "from the right") from None
     _refuse_grad("binary_cross_entropy", weight=weight)
     if input._data.dtype.kind not in "f":  # (torch has a kernel for floating point probabilities only)
         raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{_NAMES[input._data.dtype.name]}\' '
