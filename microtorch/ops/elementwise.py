@@ -397,12 +397,11 @@ def div(input, other, *, rounding_mode=None):
         _int64(a, "div")
         _int64(b, "div")
         a, b = _float_operand(a), _float_operand(b)  # float from its own dtype (uint8 / -1 is -1., not 1 / 255)
+        dt = None
     else:
         a, b, dt = _operands(a, b, "div", wrapped=True)  # (div(2, t): the number is a 0-d tensor to torch)
-        if dt is not None:
-            return Div.apply(a, b, dtype=dt)
     try:
-        return Div.apply(a, b)
+        return Div.apply(a, b) if dt is None else Div.apply(a, b, dtype=dt)
     except ValueError as e:
         raise broadcast_error("div", e, a, b) from None
 
