@@ -270,8 +270,27 @@ def _check_mask(x, mask, dim):
                              "the dims it indexes, e.g. x[x > 0]")
 
 
+_SEQUENCE_AS_TUPLE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use "
+    "x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+    "which will result either in an error or a different result")
+
+
+def legacy_tuple(key):
+    """torch's old rule (numpy's once): a list of fewer than 32 items holding a tensor, a sequence, a slice, None or
+    `...` is read as a tuple of indices, with torch's warning (x[[[1, 0]]] is x[[1, 0]]; x[[0, 1]] stays a list)."""
+    if type(key) is not list or len(key) >= 32:
+        return key
+    for k in key:
+        if isinstance(k, (Tensor, np.ndarray, list, tuple, range, slice)) or k is None or k is Ellipsis:
+            warn_at_user_line(_SEQUENCE_AS_TUPLE)
+            return tuple(key)
+    return key
+
+
 def getitem(x, key):
     from .shape import _share, unsqueeze
+    key = legacy_tuple(key)
     single_slice = isinstance(key, slice)  # x[a:b] always records a slice; x[a:b, ...] skips full ones
     if not isinstance(key, tuple):
         key = (key,)

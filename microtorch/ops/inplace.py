@@ -784,8 +784,9 @@ def _as_value(self, value):
 def setitem(self, key, value):
     """x[key] = value, as torch does it: basic indexing writes through a view of x (CopySlices),
     advanced indexing is index_put_ on x."""
-    from .index import _check_bounds, _to_np_index, getitem, refuse_byte_fill, warn_byte_mask
+    from .index import _check_bounds, _to_np_index, getitem, legacy_tuple, refuse_byte_fill, warn_byte_mask
     _check_mutable(self, "x[idx] = v")
+    key = legacy_tuple(key)
     given = key if isinstance(key, tuple) else (key,)
     key = tuple(_to_np_index(k, warn=False) for k in given)
     _check_bounds(self, key)  # (torch checks a mask's shape first, then warns of a uint8 one)
