@@ -145,3 +145,29 @@ def test_soft_margin_loss_refuses_a_target_requiring_grad_when_called():
             T.nn.functional.soft_margin_loss(_x(T), _rhs(T, (2, 3, 2)))
         with T.no_grad():
             T.nn.functional.soft_margin_loss(_x(T), _rhs(T, (2, 3, 2)))
+
+
+NANSUMS = {
+    "all": lambda T, x: x.nansum(dtype=T.float32),
+    "dim": lambda T, x: x.nansum(1, dtype=T.float32),
+    "keepdim": lambda T, x: x.nansum(-1, keepdim=True, dtype=T.float32),
+    "nanmean": lambda T, x: x.nanmean(1, dtype=T.float32),
+    "same_dtype": lambda T, x: x.nansum(0, dtype=T.float64),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NANSUMS))
+def test_nansum_casts_inside_the_op_as_torch(name):
+    """torch's NansumBackward0 links to the input itself (no ToCopyBackward0), saves it uncast, and casts the
+    gradient back to the input's dtype; values, gradients, jvp and vmap beside torch."""
+    out = []
+    for T in (torch, mt):
+        x = T.tensor(np.where(np.arange(12) % 5 == 0, np.nan, np.sin(np.arange(12.0))).reshape(3, 4),
+                     dtype=T.float64, requires_grad=True)
+        y = NANSUMS[name](T, x)
+        (y * 3).sum().backward()
+        _, tangent = T.func.jvp(lambda v: NANSUMS[name](T, v), (x.detach(),), (T.ones_like(x),))
+        batched = T.func.vmap(lambda v: NANSUMS[name](T, v))(x.detach()[None].expand(2, 3, 4))
+        out.append((graph_of(y), str(y.dtype).split(".")[-1], np.asarray(y.detach()).tolist(), str(x.grad.dtype),
+                    np.asarray(x.grad).tolist(), np.asarray(tangent).tolist(), np.asarray(batched).tolist()))
+    assert str(out[1]).replace("microtorch", "torch") == str(out[0])

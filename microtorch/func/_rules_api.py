@@ -22,6 +22,8 @@ from ._rules import _materialized, _ndim, softmax_backward_data  # noqa: E402
 def dims_keyword(cls, args, kwargs, level):
     """ops with a `dims` keyword: the examples' dims are one further right"""
     v, _ = unwrap(args[0], level)
+    if cls is ra.Nansum and kwargs.get("dtype") is not None:  # (cast in C order, as each example would be: a
+        v = v.contiguous()                                      # stride-0 batch would sum in another order)
     if cls is ra.Roll and kwargs.get("dims") is None:  # each example is rolled flat
         flat = cls.apply(_sh.reshape(v, (v.shape[0], -1)), shifts=kwargs["shifts"], dims=(1,))
         return wrap(_sh.reshape(flat, tuple(v.shape)), level)

@@ -1,6 +1,7 @@
 """Ops that move or place elements: roll, rot90, trace, scatter, index_add, nansum."""
 import numpy as np
 
+from .._dtype import from_numpy_dtype, to_dtype
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._layout import like_torch
@@ -273,18 +274,24 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 
 class Nansum(Op):
-    """sum ignoring NaNs;  d = 1 where x is not NaN, else 0"""
+    """sum ignoring NaNs;  d = 1 where x is not NaN, else 0. dtype= casts inside the op, as torch's (its node
+    links to the input itself and saves it uncast); backward casts the gradient back first."""
     _grad_fn_name = "NansumBackward0"
 
     @staticmethod
-    def forward(ctx, x, dims=None, keepdim=False):
-        ctx.dims, ctx.keepdim, ctx.shape = dims, keepdim, x.shape
+    def forward(ctx, x, dims=None, keepdim=False, dtype=None):
+        ctx.dims, ctx.keepdim, ctx.shape, ctx.dtype = dims, keepdim, x.shape, dtype
         ctx.save_for_backward(x)
+        if dtype is not None:
+            from .misc import _cast_in_op
+            x = _cast_in_op(x, dtype)
         return np.asarray(nansum_like_torch(x, dims, keepdim))  # (torch's order of additions)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if ctx.dtype is not None:  # (torch: grad.to(self's dtype) first)
+            grad = grad.to(x.dtype)
         if ctx.dims is not None and not ctx.keepdim:
             grad = grad.reshape([1 if i in ctx.dims else s for i, s in enumerate(ctx.shape)])
         return grad.expand(ctx.shape) * (~x.isnan()).to(grad.dtype)
@@ -293,12 +300,15 @@ class Nansum(Op):
     def jvp(ctx, t):
         x = ctx.inputs[0]
         from .reduce import sum as sum_
-        return sum_(t * (~x.isnan()).to(t.dtype), ctx.dims, ctx.keepdim)
+        out = sum_(t * (~x.isnan()).to(t.dtype), ctx.dims, ctx.keepdim)
+        return out if ctx.dtype is None else out.to(from_numpy_dtype(ctx.dtype))
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     need_grad_dtype(input, dtype, "nansum")
-    x = input.to(dtype) if dtype is not None else input
+    x = input
     every = dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0
     dims = None if every else normalize_dims(dim, x.ndim, "nansum", ranges_first=False)  # (torch's order, as var's)
-    return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim)
+    if dtype is None or to_dtype(dtype).np == x._data.dtype:
+        return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim)
+    return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim, dtype=to_dtype(dtype).np)
