@@ -171,3 +171,31 @@ def test_nansum_casts_inside_the_op_as_torch(name):
         out.append((graph_of(y), str(y.dtype).split(".")[-1], np.asarray(y.detach()).tolist(), str(x.grad.dtype),
                     np.asarray(x.grad).tolist(), np.asarray(tangent).tolist(), np.asarray(batched).tolist()))
     assert str(out[1]).replace("microtorch", "torch") == str(out[0])
+
+
+UNIQUES = {
+    "unique": lambda T, x: x.unique(),
+    "unsorted": lambda T, x: T.unique(x, sorted=False),
+    "with_inverse_counts": lambda T, x: T.unique(x, return_inverse=True, return_counts=True)[0],
+    "dim": lambda T, x: T.unique(x.reshape(2, 3), dim=1),
+    "consecutive": lambda T, x: T.unique_consecutive(x),
+    "consecutive_dim": lambda T, x: x.reshape(2, 3).unique_consecutive(dim=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNIQUES))
+def test_unique_is_recorded_without_a_derivative_as_torch(name):
+    """torch records unique's values (Unique2Backward0, UniqueDimBackward0, UniqueConsecutiveBackward0); backward
+    through them raises its NotImplementedError, and forward mode too. Before, microtorch's result did not require
+    grad, so backward said something else."""
+    out = []
+    for T in (torch, mt):
+        x = T.tensor([3.0, 1.0, 3.0, 3.0, 2.0, 1.0], dtype=T.float64, requires_grad=True)
+        y = UNIQUES[name](T, x)
+        with pytest.raises(NotImplementedError, match="the derivative for '(_unique2|unique_dim|unique_consecutive)' "
+                                                      "is not implemented"):
+            y.sum().backward()
+        with pytest.raises(NotImplementedError, match="Trying to use forward AD with"):
+            T.func.jvp(lambda v: UNIQUES[name](T, v), (x.detach(),), (T.ones_like(x),))
+        out.append((graph_of(y), np.asarray(y.detach()).tolist(), y.requires_grad))
+    assert out[1] == out[0]

@@ -259,7 +259,6 @@ KNOWN = {
     "argwhere": "torch runs it per example (the counts happen to agree); microtorch refuses the dynamic shape",
     "histc": "torch runs it per example; microtorch's is numpy (no op, no gradient), which vmap batches",
     "histogram": "(the same as histc)",
-    "unique": "torch refuses its dynamic shape up front; microtorch runs it when every example has as many values",
     F + "rrelu_": "(the same as rrelu)", "rrelu": "(the same as F.rrelu)", "rrelu_": "(the same as F.rrelu)",
     # names of the torch namespace that the linalg row of issue 13 adds
     **{name: "(the same as index_copy_)" for name in ("clip_", "conj_physical_", "fix_", "ldexp_", "negative_",

@@ -17,6 +17,7 @@ from .index import gather
 from .reduce import return_type
 from ._op import normalize_dims
 from .misc import sort
+from .misc_more import Unique2, UniqueDim
 from .order import stable_by_name
 from .rearrange import nansum
 from .._user_line import warn_at_user_line
@@ -293,7 +294,7 @@ def bincount(input, weights=None, minlength=0):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     a = input._data
     values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim)
-    out = [_no_grad_result(values)]
+    out = [(Unique2 if dim is None else UniqueDim).apply(input, np.ascontiguousarray(values))]
     if return_inverse:
         out.append(_no_grad_result(inverse.reshape(a.shape if dim is None else -1), np.int64))
     if return_counts:

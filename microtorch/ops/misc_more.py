@@ -147,6 +147,35 @@ def narrow_copy(input, dim, start, length):
     return NarrowCopy.apply(input, key=(slice(None),) * d + (slice(s, s + length),))
 
 
+class Unique2(Op):
+    """unique's values, recorded as torch records them (Unique2Backward0) with no derivative: backward and forward
+    mode raise torch's NotImplementedError. forward takes the values unique computed."""
+    _grad_fn_name = "Unique2Backward0"
+    _edges = (0,)  # (the input's only)
+    _aten = "_unique2"
+
+    @staticmethod
+    def forward(ctx, x, values):
+        return values
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError(f"the derivative for '{ctx._forward_cls._aten}' is not implemented.")
+
+    @staticmethod
+    def jvp(ctx, tx, _values):
+        raise NotImplementedError(f"Trying to use forward AD with {ctx._forward_cls._aten} that does not support it "
+                                  "because it has not been implemented yet.")
+
+
+class UniqueDim(Unique2):
+    _grad_fn_name, _aten = "UniqueDimBackward0", "unique_dim"
+
+
+class UniqueConsecutive(Unique2):
+    _grad_fn_name, _aten = "UniqueConsecutiveBackward0", "unique_consecutive"
+
+
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None, **unexpected):
     """one element of each run of equal consecutive values (of equal slices along dim)."""
     for name, flag in (("return_inverse", return_inverse), ("return_counts", return_counts)):
@@ -170,7 +199,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         change[1:] = (flat[1:] != flat[:-1]).any(axis=1)
     starts = np.flatnonzero(change)
     values = moved[starts]
-    out = Tensor._make(np.ascontiguousarray(values if d is None else np.moveaxis(values, 0, d)))
+    out = UniqueConsecutive.apply(input, np.ascontiguousarray(values if d is None else np.moveaxis(values, 0, d)))
     extra = []
     if return_inverse:
         inv = np.cumsum(change) - 1
