@@ -199,3 +199,21 @@ def test_unique_is_recorded_without_a_derivative_as_torch(name):
             T.func.jvp(lambda v: UNIQUES[name](T, v), (x.detach(),), (T.ones_like(x),))
         out.append((graph_of(y), np.asarray(y.detach()).tolist(), y.requires_grad))
     assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("use", ["both", "sign", "logabsdet"])
+def test_slogdet_sign_is_differentiable_as_torch(dtype, use):
+    """torch's slogdet records both outputs: a real sign's gradient is zero (A.grad stays None when only the sign is
+    used), a complex sign's is i Im(conj(g) sign) through A^-H. Before, microtorch's sign did not require grad."""
+    out = []
+    for T in (torch, mt):
+        base = np.array([[2.0, 1.0], [1.0, 3.0]]) + (1j * np.array([[0.5, -1], [0.2, 0.3]]) if dtype != "float64" else 0)
+        A = T.tensor(base, dtype=getattr(T, dtype), requires_grad=True)
+        sign, logabs = T.linalg.slogdet(A)
+        s = (sign * (2 + 1j)).real if dtype != "float64" else sign * 2
+        y = {"both": s + logabs, "sign": s, "logabsdet": logabs}[use]
+        y.sum().backward()
+        grad = None if A.grad is None else np.round(np.asarray(A.grad), 12).tolist()
+        out.append((graph_of(sign), sign.requires_grad, sign.grad_fn is logabs.grad_fn, grad))
+    assert out[1] == out[0]

@@ -147,22 +147,29 @@ def _det_grad_svd(a, grad):
 
 
 class Slogdet(Op):
-    """(sign, log|det A|);  d log|det A| = tr(A^-1 dA), the sign has no gradient. At a singular A torch
-    neither nudges nor switches formula: its LU solve gives inf and nan, and with create_graph its
-    linalg.solve raises."""
+    """(sign, log|det A|);  d log|det A| = Re tr(A^-1 dA), d sign = sign i Im tr(A^-1 dA): both outputs are
+    differentiable, as torch's, but a real sign's gradient is zero (torch's leaves A's undefined when only the sign
+    is used). At a singular A torch neither nudges nor switches formula: its LU solve gives inf and nan, and with
+    create_graph its linalg.solve raises."""
     _grad_fn_name = "LinalgSlogdetBackward0"
+    _saved_names = ("A", "sign")
 
     @staticmethod
     def forward(ctx, a):
         sign, logabs = (np.asarray(v) for v in np.linalg.slogdet(a))
-        ctx.save_for_backward(a)
+        ctx.set_materialize_grads(False)  # (torch's formula keeps the terms of the outputs used)
+        ctx.save_for_backward(a, sign)
         ctx.singular = sign == 0
-        ctx.mark_non_differentiable(sign)
         return sign, logabs
 
     @staticmethod
-    def backward(ctx, _gsign, glog):
-        (a,) = ctx.saved_tensors
+    def backward(ctx, gsign, glog):
+        a, sign = ctx.saved_tensors
+        if a.is_complex() and gsign is not None:  # torch's: g = g_logabs - i Im(conj(g_sign) sign)
+            turn = (gsign.conj() * sign).imag * -1j
+            glog = turn if glog is None else glog - (gsign.conj() * sign).imag * 1j
+        if glog is None:
+            return None
         if grad_mode.is_grad_enabled():
             return _det_grad_solve_op(a, glog)
         if ctx.singular.any():
