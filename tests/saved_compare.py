@@ -1,6 +1,7 @@
-"""What a node saves, seen from outside, for torch and microtorch side by side: the grad_fn's name, the
-tensors its pack hooks see (in order), its `_saved_<name>` attributes before and after backward, and
-whether a second backward through it raises torch's "backward through the graph a second time".
+"""What a node saves and the graph it is in, seen from outside, for torch and microtorch side by side: the
+grad_fn's name, the tensors its pack hooks see (in order), its `_saved_<name>` attributes before and after
+backward, whether a second backward through it raises torch's "backward through the graph a second time"; and
+the whole graph's node names and edges (graph_of), and the leaves under a node (leaves_of).
 
     observe(torch, f) == observe(microtorch, f)   # f(lib) -> a tensor (or a tuple: its first is used)
 """
@@ -69,3 +70,31 @@ def assert_saves_as_torch(f):
     theirs = observe(torch, f)
     mine = observe(microtorch, f, names=list(theirs[2]))
     assert mine == theirs
+
+
+def graph_of(y):
+    """Each node reachable from y.grad_fn, breadth first: its name and, per edge, (the node it leads to, input nr)."""
+    order, seen, queue = [], {}, [y.grad_fn]
+    while queue:
+        node = queue.pop(0)
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = len(order)
+        order.append(node)
+        queue.extend(n for n, _ in node.next_functions)
+    return [(n.name().replace("torch::autograd::", ""),
+             tuple(None if m is None else (seen[id(m)], k) for m, k in n.next_functions)) for n in order]
+
+
+def leaves_of(node, seen=None):
+    """The leaf tensors under node, in the order of a depth-first walk of next_functions."""
+    seen = [] if seen is None else seen
+    for nxt, _ in node.next_functions if node is not None else ():
+        if nxt is None:
+            continue
+        if hasattr(nxt, "variable"):
+            if not any(nxt.variable is t for t in seen):
+                seen.append(nxt.variable)
+        else:
+            leaves_of(nxt, seen)
+    return seen

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import microtorch as mt
-from tests.test_round15_graphs import graph_of
+from tests.saved_compare import graph_of
 
 SHAPES = {1: (2, 2, 7), 2: (1, 2, 5, 6), 3: (1, 1, 4, 4, 4)}
 

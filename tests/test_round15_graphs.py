@@ -7,20 +7,7 @@ import pytest
 import torch
 
 import microtorch as mt
-
-
-def graph_of(y):
-    """Each node reachable from y.grad_fn, breadth first: its name and, per edge, the node it leads to."""
-    order, seen, queue = [], {}, [y.grad_fn]
-    while queue:
-        node = queue.pop(0)
-        if node is None or id(node) in seen:
-            continue
-        seen[id(node)] = len(order)
-        order.append(node)
-        queue.extend(n for n, _ in node.next_functions)
-    return [(n.name().replace("torch::autograd::", ""),
-             tuple(None if m is None else (seen[id(m)], k) for m, k in n.next_functions)) for n in order]
+from tests.saved_compare import graph_of, leaves_of
 
 
 def _tri(T, shape):
@@ -51,22 +38,9 @@ def _run(T, name):
         warnings.simplefilter("ignore")
         outs = GRAPHS[name](T)
     loss = sum((o * T.arange(o.numel(), dtype=T.float64).reshape(o.shape)).sum() for o in outs)
-    leaves = [n.variable for n in _leaf_nodes(outs[0].grad_fn)]
+    leaves = leaves_of(outs[0].grad_fn)
     loss.backward()
     return outs, leaves
-
-
-def _leaf_nodes(node):
-    out, queue, seen = [], [node], set()
-    while queue:
-        n = queue.pop(0)
-        if n is None or id(n) in seen:
-            continue
-        seen.add(id(n))
-        if hasattr(n, "variable"):
-            out.append(n)
-        queue.extend(m for m, _ in n.next_functions)
-    return out
 
 
 @pytest.mark.parametrize("name", sorted(GRAPHS))

@@ -11,7 +11,7 @@ import torch
 import microtorch as mt
 from microtorch._torch_misc import BlockDiag
 from tests.saved_compare import assert_saves_as_torch
-from tests.test_round15_graphs import graph_of
+from tests.saved_compare import graph_of
 
 
 def _inputs(T, specs, batch=None):

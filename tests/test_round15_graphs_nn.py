@@ -14,7 +14,7 @@ import torch
 
 import microtorch as mt
 from tests.saved_compare import assert_saves_as_torch, describe, observe
-from tests.test_round15_graphs import graph_of
+from tests.saved_compare import graph_of
 
 
 def _r(T, shape, seed=0, dtype="float64", grad=True):

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import microtorch as mt
-from tests.saved_compare import assert_saves_as_torch, observe
+from tests.saved_compare import assert_saves_as_torch, leaves_of, observe
 
 
 def _a(T, shape=(2, 3, 4)):
@@ -89,22 +89,9 @@ def test_setitem_node_accumulate_and_gradients_as_torch(name):
         node = y.grad_fn
         accumulate = node._saved_accumulate if node.name() == "IndexPutBackward0" else None
         weights = T.arange(float(y.numel()), dtype=T.float64).reshape(y.shape)
-        grads = T.autograd.grad((y * weights).sum(), _leaves(node))
+        grads = T.autograd.grad((y * weights).sum(), leaves_of(node))
         out.append((node.name(), accumulate, [np.asarray(g).tolist() for g in grads]))
     assert out[0] == out[1]
-
-
-def _leaves(node, seen=None):
-    seen = [] if seen is None else seen
-    for nxt, _ in node.next_functions if node is not None else ():
-        if nxt is None:
-            continue
-        if hasattr(nxt, "variable"):
-            if not any(nxt.variable is t for t in seen):
-                seen.append(nxt.variable)
-        else:
-            _leaves(nxt, seen)
-    return seen
 
 
 def _changed_index(T, write):
@@ -168,7 +155,7 @@ def test_pack_hooks_that_store_copies_give_the_same_gradients():
     for T in (torch, mt):
         with T.autograd.graph.saved_tensors_hooks(lambda t: t.detach().clone(), lambda t: t):
             ys = [SETITEM[n](T) for n in ("index_slice_index", "mask_2d", "int_index", "values_tensor")]
-        grads.append([[np.asarray(g).tolist() for g in T.autograd.grad(y.sum(), _leaves(y.grad_fn))] for y in ys])
+        grads.append([[np.asarray(g).tolist() for g in T.autograd.grad(y.sum(), leaves_of(y.grad_fn))] for y in ys])
     assert grads[0] == grads[1]
 
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import microtorch as mt
-from tests.saved_compare import assert_saves_as_torch, describe, observe, saved_names
+from tests.saved_compare import assert_saves_as_torch, describe, graph_of, observe, saved_names
 
 
 def _a(T, dtype=None):
@@ -298,19 +298,6 @@ def test_adaptive_and_unbatched_pools_save_as_torch(name):
     assert_saves_as_torch(ADAPTIVE_AND_UNBATCHED[name])
 
 
-def _graph(y):
-    """Every node of y's graph, breadth first: its name and its edges (node number, input number)."""
-    order, seen, todo = [], {}, [y.grad_fn]
-    while todo:
-        node = todo.pop(0)
-        if node is None or id(node) in seen:
-            continue
-        seen[id(node)] = len(order)
-        order.append(node)
-        todo.extend(m for m, _ in node.next_functions)
-    return [(n.name(), tuple(None if m is None else (seen[id(m)], k) for m, k in n.next_functions)) for n in order]
-
-
 def _first(y):
     return y[0] if isinstance(y, tuple) else y
 
@@ -328,7 +315,7 @@ def test_pool_graphs_values_and_gradients_as_torch(name):
     (the adaptive pools' sums in another order than torch's: close, not equal)"""
     f = ADAPTIVE_AND_UNBATCHED[name]
     ours, theirs = _first(f(mt)), _first(f(torch))
-    assert _graph(ours) == _graph(theirs)
+    assert graph_of(ours) == graph_of(theirs)
     tol = 1e-6 if ours.dtype == mt.float32 else 1e-12
     np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol, atol=tol)
     for T, y in ((mt, ours), (torch, theirs)):
@@ -338,9 +325,9 @@ def test_pool_graphs_values_and_gradients_as_torch(name):
 
 def test_unbatched_pool_graph_is_one_node_and_the_graph_comparison_can_fail():
     y = mt.nn.functional.max_pool2d(_x4(mt)[0], 2)
-    assert _graph(y)[0][0] == "MaxPool2DWithIndicesBackward0" and y.grad_fn._saved_self.shape == (2, 4, 4)
+    assert graph_of(y)[0][0] == "MaxPool2DWithIndicesBackward0" and y.grad_fn._saved_self.shape == (2, 4, 4)
     batched_then_squeezed = mt.nn.functional.max_pool2d(_x4(mt)[:1], 2).squeeze(0)
-    assert _graph(batched_then_squeezed) != _graph(torch.nn.functional.max_pool2d(_x4(torch)[0], 2))
+    assert graph_of(batched_then_squeezed) != graph_of(torch.nn.functional.max_pool2d(_x4(torch)[0], 2))
 
 
 INT32_EMBEDDING = {

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import microtorch as mt
-from tests.saved_compare import assert_saves_as_torch, observe, saved_names
+from tests.saved_compare import assert_saves_as_torch, leaves_of, observe, saved_names
 
 
 def _a(T, grad=True):
@@ -223,7 +223,7 @@ def test_gradients_and_second_derivatives_are_torchs(name):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             y = CASES[name](T)
-            leaves = [t for t in _leaves(y.grad_fn) if t.requires_grad]
+            leaves = [t for t in leaves_of(y.grad_fn) if t.requires_grad]
             w = T.arange(y.numel(), dtype=y.dtype).reshape(y.shape).cos()
             grads = T.autograd.grad((y * w).sum(), leaves, create_graph=True, allow_unused=True)
             used = [g for g in grads if g is not None and g.requires_grad]
@@ -231,20 +231,6 @@ def test_gradients_and_second_derivatives_are_torchs(name):
         results.append([np.asarray(t.detach()).tolist() if t is not None else None
                         for t in (y, *grads, *second)])
     assert results[0] == results[1]
-
-
-def _leaves(node, seen=None):
-    """the leaf tensors under node, in the order of a walk of next_functions"""
-    seen = [] if seen is None else seen
-    for nxt, _ in node.next_functions if node is not None else ():
-        if nxt is None:
-            continue
-        if hasattr(nxt, "variable"):
-            if not any(nxt.variable is t for t in seen):
-                seen.append(nxt.variable)
-        else:
-            _leaves(nxt, seen)
-    return seen
 
 
 def test_retain_graph_lets_backward_run_twice():
@@ -255,7 +241,7 @@ def test_retain_graph_lets_backward_run_twice():
             y = f(T)
             y.sum().backward(retain_graph=True)
             y.sum().backward()
-            grads.append([np.asarray(t.detach()).tolist() for t in _leaves(y.grad_fn)])
+            grads.append([np.asarray(t.detach()).tolist() for t in leaves_of(y.grad_fn)])
         assert grads[0] == grads[1]
 
 
@@ -325,7 +311,7 @@ def test_setitem_records_torchs_node_and_gradients(name):
     results = []
     for T in (torch, mt):
         y = SETITEM[name](T)
-        leaves = _leaves(y.grad_fn)
+        leaves = leaves_of(y.grad_fn)
         grads = T.autograd.grad((y * T.arange(6.0, dtype=T.float64).reshape(2, 3)).sum(), leaves)
         results.append((y.grad_fn.name(), [np.asarray(g).tolist() for g in grads]))
     assert results[0] == results[1]
@@ -352,5 +338,5 @@ def test_pack_hooks_that_store_copies_give_the_same_gradients():
         with T.autograd.graph.saved_tensors_hooks(lambda t: t.detach().clone(), lambda t: t):
             ys = [f(T) for f in (INDEX_PUT["two_indices"], PUT["put"], SCATTER["scatter"], INDEX_ADD["alpha"],
                                  INDEX_COPY["index_copy"], MASKED_SCATTER["masked_scatter"])]
-        grads.append([[np.asarray(g).tolist() for g in T.autograd.grad(y.sum(), _leaves(y.grad_fn))] for y in ys])
+        grads.append([[np.asarray(g).tolist() for g in T.autograd.grad(y.sum(), leaves_of(y.grad_fn))] for y in ys])
     assert grads[0] == grads[1]

@@ -22,6 +22,12 @@ class Op(Function):
 _PY_NUMBERS = (int, float)
 
 
+def shown_dim(dim):
+    """An int a node saves as torch's node shows it (`grad_fn._saved_dim`): as given, a negative one read as an
+    unsigned 64-bit int (-1 is 18446744073709551615)."""
+    return int(dim) % 2 ** 64
+
+
 def scalar_path(*arrays):
     """The arrays, each 0-d one as its numpy scalar. numpy computes on scalars by a path of its own,
     about ten times faster than its ufunc machinery on a 0-d array (0.05 us against 0.5 for a product),

@@ -6,7 +6,7 @@ import numpy as np
 from .. import _kernel_exp, _kernel_log, _libm_f32
 from .._fma import fma32
 from .._tensor import Tensor
-from ._op import Op, plain, unrecorded
+from ._op import Op, plain, shown_dim, unrecorded
 from ._range_kernels import _thread_chunks
 from .elementwise import (GradTimesLocal, LeakyReluBackward, _exp_as_torch, _select, _unary, div_scalar,
                           elu_backward, where, zeros_like_)
@@ -458,7 +458,7 @@ class Glu(Op):
 
     @staticmethod
     def forward(ctx, x, dim=-1, given_dim=-1):
-        ctx.dim, ctx.given_dim = dim, given_dim % 2 ** 64  # (torch shows the dim as given, as an unsigned int64)
+        ctx.dim, ctx.given_dim = dim, shown_dim(given_dim)
         ctx.save_for_backward(x)
         a, s = _glu_halves(x, dim)
         return a * s

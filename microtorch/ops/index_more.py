@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._user_line import warn_at_user_line
-from ._op import Op, SavedList, normalize_dims
+from ._op import Op, SavedList, normalize_dims, shown_dim
 from .elementwise import where, zeros_like_
 from .rearrange import as_given
 
@@ -34,7 +34,7 @@ def _keep_index(ctx, src, index, dim):
         ctx.save_for_backward(*(index, src if ctx.needs_input_grad[1] else None)[:len(names)])
     elif names:  # (torch's node leaves them undefined: None, freed or not)
         ctx.save_for_backward(*(None,) * len(names))
-    ctx.given_dim = None if dim is None else dim % 2 ** 64
+    ctx.given_dim = None if dim is None else shown_dim(dim)
     ctx.source_dim = src.ndim
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import _std_order as std_order
 from ._memory_formats import in_layout_of
-from ._op import Op, normalize_dims
+from ._op import Op, normalize_dims, shown_dim
 from .reduce import c_order, return_type
 
 
@@ -57,10 +57,6 @@ class Picked(Op):
         return out if ctx.keepdim else out.squeeze(ctx.dim)
 
 
-def shown_dim(dim):
-    """A dim as torch's node shows it (`_saved_dim`): as given, a negative one read as an unsigned 64-bit number
-    (-1 is 18446744073709551615)."""
-    return int(dim) % 2 ** 64
 
 
 def savable(indices):

@@ -3,7 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._memory_formats import contiguous_format, laid_out, suggested_format
-from ._op import Op
+from ._op import Op, shown_dim
 from .reduce import c_order
 from .shape import narrow
 
@@ -56,7 +56,7 @@ class IndexedPad(Op):
 
     @staticmethod
     def forward(ctx, x, pad=(), mode="reflect"):
-        ctx.padding = tuple(p % 2 ** 64 for p in pad)  # (torch shows a negative width as an unsigned int64)
+        ctx.padding = tuple(shown_dim(p) for p in pad)  # (a negative width as torch shows it)
         ctx.save_for_backward(x)
         grow, crop = _grow_and_crop(x.ndim, pad)  # (torch mirrors or repeats x's own edges, then crops: a
         ctx.map = crop(np.pad(np.arange(x.size).reshape(x.shape), grow, mode=_NP_MODE[mode]))  # negative width cuts)

@@ -5,7 +5,7 @@ from .._dtype import from_numpy_dtype, to_dtype
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._layout import like_torch
-from ._op import Op, normalize_dims
+from ._op import Op, normalize_dims, shown_dim
 from .index import _along_axis_key
 from ._sum_order import nansum_like_torch
 
@@ -126,7 +126,7 @@ def keep_index(ctx, index, given_index, dim, given_dim):
     """Save the index as torch's node does (the tensor the user gave; else, in vmap's batch or a backward formula's
     op, the array the op computes with), and show the dim as given (torch's `_saved_dim`: a negative one as an
     unsigned 64-bit int)."""
-    ctx.given_dim = (dim if given_dim is None else given_dim) % 2 ** 64
+    ctx.given_dim = shown_dim(dim if given_dim is None else given_dim)
     ctx.save_for_backward(index if given_index is None else given_index)
 
 
@@ -234,7 +234,7 @@ class IndexAdd(Op):
     @staticmethod
     def forward(ctx, x, src, dim=0, index=None, alpha=1, given_index=None, given_dim=None):
         ctx.dim, ctx.index, ctx.alpha, ctx.source_dim = dim, index, alpha, src.ndim
-        ctx.given_dim = (dim if given_dim is None else given_dim) % 2 ** 64  # (as torch shows it: see keep_index)
+        ctx.given_dim = shown_dim(dim if given_dim is None else given_dim)
         # (torch keeps both for the source's gradient only, else leaves them undefined)
         ctx.save_for_backward(*(index if given_index is None else given_index, src) if ctx.needs_input_grad[1] else
                               (None, None))

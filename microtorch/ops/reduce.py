@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import converted, like_torch
-from ._op import Op, as_array, broadcast_error, plain, reduce_dims, unrecorded
+from ._op import Op, as_array, broadcast_error, plain, reduce_dims, shown_dim, unrecorded
 from ._reduce_order import (p_norm_like_torch, prod_like_torch, running_sum_like_torch, var_all_like_torch,
                             var_welford_like_torch)
 from ._sum_order import mean_like_torch, sum_like_torch
@@ -723,7 +723,6 @@ class MaxDim(Op):
 
     @classmethod
     def _fwd(cls, ctx, x, dim, keepdim, given_dim):
-        from .order import shown_dim  # (order.py imports this module)
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
         ctx.given_dim = shown_dim(dim if given_dim is None else given_dim)
         ctx.scalar = x.ndim == 0

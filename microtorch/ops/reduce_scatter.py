@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op, normalize_dims
+from ._op import Op, normalize_dims, shown_dim
 from .elementwise import where
 from .rearrange import as_given
 
@@ -127,7 +127,7 @@ class ScatterReduce(Op):
                 given_src=None):
         """given_*: the index, dim and (0-d, made one element) src as the user gave them, which torch's node keeps"""
         ctx.dim, ctx.index, ctx.reduce, ctx.include_self = dim, index, reduce, include_self
-        ctx.given_dim = (dim if given_dim is None else given_dim) % 2 ** 64  # (torch's: see rearrange.keep_index)
+        ctx.given_dim = shown_dim(dim if given_dim is None else given_dim)
         out = _scatter_reduce_np(x, src, dim, index, reduce, include_self)
         ctx.save_for_backward(x, src if given_src is None else given_src, index if given_index is None else given_index,
                               out)

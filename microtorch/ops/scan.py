@@ -12,9 +12,9 @@ from .._dtype import cast
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._kernels import _NAMES
-from ._op import Op, normalize_dims
+from ._op import Op, normalize_dims, shown_dim
 from .elementwise import where
-from .order import savable, shown_dim
+from .order import savable
 from .reduce import c_order
 from .shape import cat, stack
 
