@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from .._user_line import warn_at_user_line
 from ._op import Op, normalize_dims
 from .linalg import Einsum
 
@@ -202,10 +203,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     """The sum, mean or max of the embeddings of each bag of indices, without building the (bag, L, D) tensor."""
     if isinstance(weight, Tensor) and isinstance(input, Tensor) and weight.dtype.np == np.int64 and \
             input.dtype.is_floating_point:
-        import warnings
-        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
-                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
-                      stacklevel=2)
+        warn_at_user_line("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                          "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.")
         weight, input = input, weight
     _check_bag_args(input, weight, per_sample_weights)
     idx, offsets_, n_bags = _bag_offsets(input, offsets, include_last_offset)
@@ -375,8 +374,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
                         "(tau is a positive number)")
     normalize_dims(dim, logits.ndim, "gumbel_softmax")
     if eps != 1e-10:
-        import warnings
-        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+        warn_at_user_line("`eps` parameter is deprecated and has no effect.")
     noise = generator().exponential(size=logits.shape)  # -log(Exp(1)) ~ Gumbel(0, 1)
     gumbels = Tensor._make(-np.log(noise).astype(logits.dtype.np))
     if isinstance(tau, Tensor) and tau.dtype.is_complex:

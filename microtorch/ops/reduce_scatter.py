@@ -6,11 +6,10 @@ factor, with zeros handled apart (a single zero's gradient is the product of the
 the gradient evenly among the values equal to the result; mean divides by how many were averaged. jvp is
 torch's, except for prod, where torch 2.13's tangent is zero: here it is the derivative (backward's partials
 with a gradient of ones)."""
-import warnings
-
 import numpy as np
 
 from .._tensor import Tensor
+from .._user_line import warn_once
 from ._op import Op, normalize_dims, shown_dim
 from .elementwise import where
 from .rearrange import as_given
@@ -215,15 +214,9 @@ def _check_src(input, src, idx, d, op):
                            f"apart from dimension {d} and to be smaller size than src {list(src.shape)}")
 
 
-_beta_warned = []
-
-
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """torch.index_reduce: source's slice i along dim reduced into out's slice index[i] (prod, mean, amax, amin)."""
-    if not _beta_warned:
-        _beta_warned.append(True)
-        warnings.warn("index_reduce() is in beta and the API may change at any time (as torch warns).",
-                      UserWarning, stacklevel=2)
+    warn_once("index_reduce", "index_reduce() is in beta and the API may change at any time (as torch warns).")
     if reduce not in _REDUCTIONS[1:]:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d = normalize_dims(dim, input.ndim, "index_reduce")[0] if input.ndim else 0
