@@ -167,7 +167,7 @@ class Slogdet(Op):
         a, sign = ctx.saved_tensors
         if a.is_complex() and gsign is not None:  # torch's: g = g_logabs - i Im(conj(g_sign) sign)
             turn = (gsign.conj() * sign).imag * -1j
-            glog = turn if glog is None else glog - (gsign.conj() * sign).imag * 1j
+            glog = turn if glog is None else glog + turn
         if glog is None:
             return None
         if grad_mode.is_grad_enabled():
