@@ -4,6 +4,9 @@ backward, whether a second backward through it raises torch's "backward through 
 the whole graph's node names and edges (graph_of), and the leaves under a node (leaves_of).
 
     observe(torch, f) == observe(microtorch, f)   # f(lib) -> a tensor (or a tuple: its first is used)
+
+assert_saves_as_torch(f) compares the saved tensors; assert_saves_as_torch(f, skip=STRIDES) also every value
+torch's node shows (dims, sizes, kernel sizes, flags), with its Python type.
 """
 import warnings
 
@@ -14,17 +17,20 @@ NOT_COMPARED = ("_sym_strides", "_sym_sizes", "_sym_argsize", "_sym_numel", "_sa
                 "_saved_alpha", "_saved_source_dim", "_saved_padding_idx", "_saved_scale_grad_by_freq",
                 "_saved_sparse", "_saved_ceil_mode", "_saved_dilation", "_saved_kernel_size", "_saved_padding",
                 "_saved_stride", "_saved_count_include_pad", "_saved_divisor_override", "_saved_output_size")
+# Strides are a C++ kernel's business (numpy counts them in bytes): the one thing the strict comparison skips.
+STRIDES = ("_sym_strides",)
 
 
-def describe(v):
-    """A value torch and microtorch can both produce: tensors by shape, dtype and values."""
+def describe(v, typed=False):
+    """A value torch and microtorch can both produce: tensors by shape, dtype and values; with typed, a number
+    or string with its type (1, 1.0 and True are then told apart)."""
     if v is None:
         return None
     if hasattr(v, "shape") and hasattr(v, "dtype"):
         return ("tensor", tuple(v.shape), str(v.dtype).split(".")[-1], v.detach().reshape(-1).tolist())
     if isinstance(v, (list, tuple)):
-        return tuple(describe(x) for x in v)
-    return v
+        return tuple(describe(x, typed) for x in v)
+    return (type(v).__name__, v) if typed else v
 
 
 def saved_names(node, skip=NOT_COMPARED):
@@ -32,8 +38,10 @@ def saved_names(node, skip=NOT_COMPARED):
                   and n not in ("_saved_names", "_saved_values"))
 
 
-def observe(T, f, names=None):
-    """(name, packs, saved values, second backward raises, saved attributes readable after backward)."""
+def observe(T, f, names=None, skip=NOT_COMPARED):
+    """(name, packs, saved values, second backward raises, saved attributes readable after backward). With a
+    skip other than NOT_COMPARED, values are described with their types."""
+    typed = skip is not NOT_COMPARED
     packs = []
 
     def pack(t):
@@ -45,8 +53,8 @@ def observe(T, f, names=None):
             y = f(T)
     y = y[0] if isinstance(y, tuple) else y
     node = y.grad_fn
-    names = saved_names(node) if names is None else names
-    before = {n: describe(getattr(node, n)) for n in names}
+    names = saved_names(node, skip) if names is None else names
+    before = {n: describe(getattr(node, n), typed) for n in names}
     y.sum().backward()
     try:
         y.sum().backward()
@@ -56,19 +64,20 @@ def observe(T, f, names=None):
     after = {}
     for n in names:
         try:
-            after[n] = describe(getattr(node, n))
+            after[n] = describe(getattr(node, n), typed)
         except RuntimeError as e:
             after[n] = "raises" if "freed" in str(e) else "other: " + str(e)
     return node.name(), packs, before, twice, after
 
 
-def assert_saves_as_torch(f):
-    """f(lib) -> tensor: microtorch's node saves, packs, frees and names what torch's does."""
+def assert_saves_as_torch(f, skip=NOT_COMPARED):
+    """f(lib) -> tensor: microtorch's node saves, packs, frees and names what torch's does (and, with
+    skip=STRIDES, shows every value torch's node shows)."""
     import torch
 
     import microtorch
-    theirs = observe(torch, f)
-    mine = observe(microtorch, f, names=list(theirs[2]))
+    theirs = observe(torch, f, skip=skip)
+    mine = observe(microtorch, f, names=list(theirs[2]), skip=skip)
     assert mine == theirs
 
 

@@ -89,7 +89,7 @@ def test_show_saved_marks_stale_versions():
     z = y * y                       # saves y twice
     before = viz.draw(z, show_saved=True, names=None)
     rows = [t for t, _ in before.model.nodes[before.model.name_of(z.grad_fn)].rows]
-    assert any(r.startswith("saved[0]") and "v0" in r and "stale" not in r for r in rows)
+    assert any(r.startswith("saved self") and "v0" in r and "stale" not in r for r in rows)  # y * y: self, other
     with mt.no_grad():
         y.add_(1)                   # bumps y's version: the saved copies are stale now
     after = viz.draw(z, show_saved=True, names=None)
@@ -278,3 +278,28 @@ def test_modules_of_a_top_to_bottom_graph_stack():
     boxes = _cluster_boxes(dag.svg())
     (top0, bottom0), (top2, bottom2) = boxes["0 · Linear"], boxes["2 · Linear"]
     assert bottom2 <= top0 or bottom0 <= top2, boxes             # no rank shared: stacked
+
+
+def test_saved_rows_use_torchs_names_and_places_for_custom_functions():
+    """A built-in node's saved tensors are labelled as grad_fn._saved_<name> reads them; a custom Function's
+    (which torch names nowhere) by their place in ctx.saved_tensors."""
+    class Twice(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    w = mt.tensor([3.0, 4.0])
+    z = Twice.apply(x * w).exp()
+    d = viz.draw(z, show_saved=True, names=None)
+    twice = z.grad_fn.next_functions[0][0]
+    rows = {node.name(): [t for t, _ in d.model.nodes[d.model.name_of(node)].rows if t.startswith("saved")]
+            for node in (z.grad_fn, twice, twice.next_functions[0][0])}
+    assert rows["ExpBackward0"] == ["saved result 2 v0"]
+    assert rows["TwiceBackward"] == ["saved[0] 2 v0"]
+    assert rows["MulBackward0"] == ["saved other 2 v0"]       # x needs a gradient, w none: only w is saved
+    assert hasattr(z.grad_fn, "_saved_result") and z.grad_fn.saved_names() == ("result",)

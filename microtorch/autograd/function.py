@@ -89,6 +89,11 @@ class BackwardFunction(FunctionCtx, Node):
             return None
         return [None if s is NONE_SAVED else (s.peek(), s.version, s.counter[0]) for s in self._saved]
 
+    def saved_names(self):
+        """torch's names of the saved tensors, in the order of saved_versions ("self", "other", "result"):
+        each is readable as grad_fn._saved_<name>. Empty for a custom Function (torch names none)."""
+        return self._saved_names
+
     def _input_meta(self, i):
         """(shape, numpy dtype) of input i, which requires grad: kept, as in torch, by the node its
         gradient flows into (that node's output, or a leaf's AccumulateGrad)."""

@@ -79,6 +79,10 @@ class Node:
         None once backward has freed them. value is an ndarray or what a pack hook returned."""
         return []
 
+    def saved_names(self):
+        """torch's names of the saved tensors (grad_fn._saved_<name>), in the order of saved_versions."""
+        return ()
+
     function_class = None        # the Function subclass whose backward this node runs
 
     def edge_inputs(self):

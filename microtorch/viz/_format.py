@@ -56,6 +56,13 @@ def num(x):
     return s
 
 
+def saved_label(node, j):
+    """What the viz calls a node's j-th saved tensor: torch's name for it ("self", "other", "result", as
+    grad_fn._saved_self reads it), else its place (a custom Function's saved_tensors[j])."""
+    names = node.saved_names() if hasattr(node, "saved_names") else ()
+    return f"saved {names[j]}" if j < len(names) else f"saved[{j}]"
+
+
 def shape_str(shape):
     """(3, 4) -> '3×4'; () -> 'scalar'."""
     shape = tuple(shape)

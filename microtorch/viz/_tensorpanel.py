@@ -72,10 +72,11 @@ def _saved_html(node, values):
         arr = F.snapshot(value) if value is not None else None
         what = F.summary(arr) if arr is not None else "?"
         shape = F.shape_str(arr.shape) if arr is not None else "?"
+        label = F.esc(F.saved_label(node, j))
         if version == now:
-            rows.append(f"<div class='mt-line'>saved[{j}] {F.esc(shape)} v{version}: {F.esc(what)}</div>")
+            rows.append(f"<div class='mt-line'>{label} {F.esc(shape)} v{version}: {F.esc(what)}</div>")
         else:
-            rows.append(f"<div class='mt-line mt-failtext'>saved[{j}] {F.esc(shape)} v{version} ≠ now v{now}: "
+            rows.append(f"<div class='mt-line mt-failtext'>{label} {F.esc(shape)} v{version} ≠ now v{now}: "
                         f"{F.esc(tr('stale'))}</div>")
     if not rows:
         return []

@@ -455,11 +455,12 @@ def _saved_rows(node, spec, tip):
         what = F.shape_str(arr.shape) if arr is not None else "?"
         if arr is not None and arr.size == 1:
             what = F.num(arr.reshape(()).item())
+        label = F.saved_label(node, j)
         if version == now:
-            spec.rows.append((f"saved[{j}] {what} v{version}", "mt-sub"))
+            spec.rows.append((f"{label} {what} v{version}", "mt-sub"))
         else:
-            spec.rows.append((f"saved[{j}] {what} v{version} ≠ now v{now}: stale", "mt-stale"))
-        tip.append(f"saved[{j}] (version {version}, now {now}): {F.full(arr)}")
+            spec.rows.append((f"{label} {what} v{version} ≠ now v{now}: stale", "mt-stale"))
+        tip.append(f"{label} (version {version}, now {now}): {F.full(arr)}")
 
 
 def _assign_clusters(m):

@@ -123,7 +123,7 @@ def test_interactive_outputs_work_inside_lab(lab, page, artifacts):
     dag.locator(".mt-zfit").click()
     dag.locator("g.node", has_text="TanhBackward0").click()          # its tensor opens below the graph
     panel = dag.locator(".mt-tensor").inner_text()
-    assert "TanhBackward0" in panel and "saved tensors (with versions)" in panel and "saved[0] 2 v0" in panel
+    assert "TanhBackward0" in panel and "saved tensors (with versions)" in panel and "saved result 2 v0" in panel
     dag.locator("g.node.mt-leaf").first.click()                          # the leaf w: its value
     panel = dag.locator(".mt-tensor").inner_text()
     assert "shape (2, 2)" in panel and "-2" in panel and "0.5" in panel
