@@ -95,7 +95,11 @@ def multi_dot(tensors, *, out=None):
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """'fro', 'nuc', 1, -1, 2, -2, inf, -inf over the matrices in dims"""
-    a = A if dtype is None else A.to(dtype)
+    if A._data.dtype.kind not in "fc":
+        from .ops._kernels import _NAMES
+        raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_NAMES.get(A._data.dtype.name, A._data.dtype.name)} (convert it first, e.g. A.double())")
+    a = A if dtype is None else A.to(_checked_dtype(A, dtype))
     d = tuple(x % a.ndim for x in dim)
     if ord == "fro":
         return vector_norm(a, 2, d, keepdim)
@@ -112,6 +116,25 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         out = sums.amax(across, keepdim=True) if ord > 0 else sums.amin(across, keepdim=True)
         return out if keepdim else out.squeeze(d).reshape([n for i, n in enumerate(a.shape) if i not in d])
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def _checked_dtype(A, dtype):
+    """matrix_norm's dtype=, with torch's checks: floating or complex as A is, and no narrower than A's."""
+    from ._dtype import to_dtype
+    from .ops._kernels import _NAMES
+    have, want = A._data.dtype, to_dtype(dtype).np
+    name, given = _NAMES.get(have.name, have.name), _NAMES.get(want.name, want.name)
+    if want.kind not in "fc":
+        problem = f"dtype should be floating point or complex, but got {given}"
+    elif (want.kind == "c") != (have.kind == "c"):
+        kind = "complex" if have.kind == "c" else "real"
+        problem = f"dtype should be {kind} for {kind} inputs, but got {given}"
+    elif not np.can_cast(have, want, "safe"):
+        problem = (f"the dtype of the input ({name}) should be convertible without narrowing to the specified "
+                   f"dtype ({given})")
+    else:
+        return dtype
+    raise RuntimeError(f"linalg.matrix_norm: {problem}")
 
 
 def norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
