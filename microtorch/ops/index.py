@@ -7,7 +7,7 @@ from .._tensor import Tensor
 from .._user_line import warn_at_user_line
 from ._checks import need_dims
 from ._index_layout import index_like_torch
-from ._op import Op, SavedList, broadcast_error, normalize_dims
+from ._op import Op, SavedList, broadcast_error, normalize_dims, shown_dim
 from .reduce import c_order
 
 
@@ -53,35 +53,51 @@ class Index(Op):
 
 
 class Select(Op):
-    """x.select(dim, i): the gradient goes back into row i"""
+    """x.select(dim, i): the gradient goes back into row i. `shown`: (dim, i) as given, which torch's node shows
+    (and its backward's), where they differ (a negative one)"""
     _grad_fn_name = "SelectBackward0"
+    _saved_values = {"dim": "dim", "index": "index", "self_sym_sizes": "in_shape"}
 
     @staticmethod
-    def forward(ctx, x, dim, index):
-        ctx.in_shape, ctx.key = x.shape, (slice(None),) * dim + (index,)
+    def forward(ctx, x, dim, index, shown=None):
+        ctx.in_shape, ctx.key, (ctx.dim, ctx.index) = x.shape, (slice(None),) * dim + (index,), shown or (dim, index)
         return x[ctx.key + (Ellipsis,)]  # with the Ellipsis numpy returns a view, even when 0-d
 
     @staticmethod
     def backward(ctx, grad):
-        return SelectBackward.apply(grad, ctx.in_shape, ctx.key), None, None
+        return SelectBackward.apply(grad, ctx.in_shape, ctx.key, shown=(ctx.dim, ctx.index)), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _index):
         return Select.apply(t, *ctx.inputs[1:])
 
 
+_NO_END = 2 ** 63 - 1  # (the end torch's slice shows when none was given)
+
+
+def slice_shown(dim, k):
+    """(dim, start, end, step) of x[k] along dim as torch's SliceBackward0 shows them: as written (shown_dim), a
+    start or step left out as 0 or 1, an end left out as the largest int64."""
+    return (dim, 0 if k.start is None else shown_dim(k.start), _NO_END if k.stop is None else shown_dim(k.stop),
+            1 if k.step is None else int(k.step))
+
+
 class Slice(Op):
-    """x[start:stop:step] along dim: the gradient goes back into those rows"""
+    """x[start:stop:step] along dim: the gradient goes back into those rows. `shown`: (dim, start, end, step) as
+    torch's node shows them (and its backward's), where they differ from the ones computed with"""
     _grad_fn_name = "SliceBackward0"
+    _saved_values = {"dim": "dim", "end": "end", "self_sym_sizes": "in_shape", "start": "start", "step": "step"}
 
     @staticmethod
-    def forward(ctx, x, dim, start, stop, step):
+    def forward(ctx, x, dim, start, stop, step, shown=None):
         ctx.in_shape, ctx.key = x.shape, (slice(None),) * dim + (slice(start, stop, step),)
+        ctx.dim, ctx.start, ctx.end, ctx.step = shown or (dim, start, stop, step)
         return x[ctx.key]
 
     @staticmethod
     def backward(ctx, grad):
-        return SliceBackward.apply(grad, ctx.in_shape, ctx.key), None, None, None, None
+        shown = (ctx.dim, ctx.start, ctx.end, ctx.step)
+        return SliceBackward.apply(grad, ctx.in_shape, ctx.key, shown=shown), None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
@@ -104,29 +120,46 @@ class SliceScatter(Op):
         return _BasicIndex.apply(grad, ctx.key), None, None
 
     @staticmethod
-    def jvp(ctx, t, _shape, _key):
-        return SliceScatter.apply(t, *ctx.inputs[1:])
+    def jvp(ctx, t, *_):
+        return ctx.function_class.apply(t, *ctx.inputs[1:])  # (SliceBackward's and SelectBackward's take `shown`)
 
 
 class SliceBackward(SliceScatter):
-    """zeros with g placed at x[start:stop:step] along a dim (torch's slice_backward); its gradient is the slice"""
+    """zeros with g placed at x[start:stop:step] along a dim (torch's slice_backward); its gradient is the slice.
+    `shown`: the slice's (dim, start, end, step) as torch's node shows them"""
     _grad_fn_name = "SliceBackwardBackward0"
+    _saved_values = {"dim": "dim", "end": "end", "start": "start", "step": "step"}
+
+    @staticmethod
+    def forward(ctx, g, shape, key, shown=None):
+        cut = key[-1]
+        ctx.dim, ctx.start, ctx.end, ctx.step = shown or (len(key) - 1, cut.start, cut.stop, cut.step)
+        return SliceScatter.forward(ctx, g, shape, key)
 
     @staticmethod
     def backward(ctx, grad):
         from .shape import _share
-        cut = ctx.key[-1]
-        return _share(Slice.apply(grad, len(ctx.key) - 1, cut.start, cut.stop, cut.step), grad), None, None
+        cut, shown = ctx.key[-1], (ctx.dim, ctx.start, ctx.end, ctx.step)
+        out = Slice.apply(grad, len(ctx.key) - 1, cut.start, cut.stop, cut.step, shown=shown)
+        return _share(out, grad), None, None
 
 
 class SelectBackward(SliceScatter):
-    """zeros with g placed at one index along a dim (torch's select_backward); its gradient is that row"""
+    """zeros with g placed at one index along a dim (torch's select_backward); its gradient is that row. `shown`:
+    the select's (dim, index) as torch's node shows them"""
     _grad_fn_name = "SelectBackwardBackward0"
+    _saved_values = {"dim": "dim", "index": "index"}
+
+    @staticmethod
+    def forward(ctx, g, shape, key, shown=None):
+        ctx.dim, ctx.index = shown or (len(key) - 1, key[-1])
+        return SliceScatter.forward(ctx, g, shape, key)
 
     @staticmethod
     def backward(ctx, grad):
         from .shape import _share
-        return _share(Select.apply(grad, len(ctx.key) - 1, ctx.key[-1]), grad), None, None
+        shown = (ctx.dim, ctx.index)
+        return _share(Select.apply(grad, len(ctx.key) - 1, ctx.key[-1], shown=shown), grad), None, None
 
 
 class _BasicIndex(Op):
@@ -212,6 +245,8 @@ def _to_np_index(k, warn=True):
                 warn_byte_mask(k)
             return np.asarray(a != 0)
         return a
+    if isinstance(k, (bool, np.bool_)):  # (a bool is a 0-d mask, as torch reads it: x[True] is x[None], not x[1])
+        return np.asarray(k)
     if isinstance(k, range):  # (torch reads a range as the list of its numbers: x[range(n), target])
         return np.arange(k.start, k.stop, k.step, dtype=np.int64)
     if isinstance(k, list):
@@ -305,6 +340,9 @@ def getitem(x, key):
     for k, g in zip(key, given):
         if k is Ellipsis:
             dim += x.ndim - n_real
+        elif isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == bool:
+            out, advanced[dim] = unsqueeze(out, dim), bool_as_index(k)  # (torch's form of x[True]: a view, then
+            dim += 1                                                       # an index of one or no position)
         elif isinstance(k, np.ndarray):
             advanced[dim] = k
             if isinstance(g, Tensor) and g._data is k:  # (the user's tensor is saved: torch checks its version)
@@ -314,13 +352,15 @@ def getitem(x, key):
             out = unsqueeze(out, dim)
             dim += 1
         elif isinstance(k, (int, np.integer, bool)):
-            out = _share(Select.apply(out, dim, int(k) % out.shape[dim]), x)
+            i = int(k) % out.shape[dim]  # (torch's node shows the index as given: -1 as shown_dim shows it)
+            out = _share(Select.apply(out, dim, i) if i == k else Select.apply(out, dim, i, shown=(dim, shown_dim(k))),
+                         x)
         elif isinstance(k, slice):
             start, stop, step = k.indices(out.shape[dim])
             if step <= 0:
                 raise ValueError("step must be greater than zero")
             if not _is_full_slice(k, out.shape[dim]) or single_slice:
-                out = _share(Slice.apply(out, dim, start, max(stop, start), step), x)
+                out = _share(Slice.apply(out, dim, start, max(stop, start), step, shown=slice_shown(dim, k)), x)
             dim += 1
         else:
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
@@ -331,6 +371,12 @@ def getitem(x, key):
         from .shape import Alias
         out = _share(Alias.apply(x, x.shape), x)
     return out
+
+
+def bool_as_index(k):
+    """A 0-d bool in a key as torch indexes with it, after an unsqueeze at its dim: the positions [0] (True) or
+    none (False), int64 (IndexBackward0 saves that tensor)."""
+    return np.zeros(1 if k else 0, dtype=np.int64)
 
 
 def _is_full_slice(k, n):
@@ -358,18 +404,21 @@ def select(input, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
                          f"dimension {d}")
-    return _share(Select.apply(input, d, index % size), input)
+    if d == dim and 0 <= index and type(dim) is int and type(index) is int:
+        return _share(Select.apply(input, d, index), input)
+    return _share(Select.apply(input, d, index % size, shown=(shown_dim(dim), shown_dim(index))), input)
 
 
 class IndexSelect(Op):
-    """x.index_select(dim, idx): rows may repeat; their gradients add up"""
+    """x.index_select(dim, idx): rows may repeat; their gradients add up. `shown`: the dim as given (torch's node
+    shows it), where it differs"""
     _grad_fn_name = "IndexSelectBackward0"
     _edges = (0,)  # (not the index)
-    _saved_names, _saved_values = ("index",), {"dim": "dim", "self_sym_sizes": "in_shape"}
+    _saved_names, _saved_values = ("index",), {"dim": "shown", "self_sym_sizes": "in_shape"}
 
     @staticmethod
-    def forward(ctx, x, dim, index):
-        ctx.in_shape, ctx.dim = x.shape, dim
+    def forward(ctx, x, dim, index, shown=None):
+        ctx.in_shape, ctx.dim, ctx.shown = x.shape, dim, dim if shown is None else shown
         ctx.save_for_backward(index)  # (the index tensor itself: torch checks its version in backward)
         if x.ndim == 0:  # (its one element, checked to be at index 0: torch keeps the 0-d shape)
             return x.copy()
@@ -402,7 +451,7 @@ def index_select(input, dim, index):
         if type(idx) is np.ndarray and idx.item() != 0:
             raise IndexError(f"index_select(): index out of range in self (index {idx.item()} of a 0-d tensor, "
                              "whose one element is at 0)")
-        return IndexSelect.apply(input, 0, index if isinstance(index, Tensor) else idx)
+        return IndexSelect.apply(input, 0, index if isinstance(index, Tensor) else idx, shown=shown_dim(dim))
     if idx.size and (idx.max() >= input.shape[d] or idx.min() < 0):  # (torch takes no negative index here)
         bad = idx.max() if idx.max() >= input.shape[d] else idx.min()
         if d == 1:  # (torch's kernel along dim 1 says it its own way)
@@ -410,18 +459,19 @@ def index_select(input, dim, index):
                                f"{input.shape[d]} (indices go from 0 to {input.shape[d] - 1})")
         raise IndexError(f"index_select(): index out of range in self (index {bad}; dimension {d} has size "
                          f"{input.shape[d]}: indices go from 0, not from the end)")
-    return IndexSelect.apply(input, d, index if isinstance(index, Tensor) else idx)
+    return IndexSelect.apply(input, d, index if isinstance(index, Tensor) else idx, shown=shown_dim(dim))
 
 
 class Gather(Op):
-    """out[i][j] = x[i][index[i][j]] (dim=1); the gradient scatter-adds back"""
+    """out[i][j] = x[i][index[i][j]] (dim=1); the gradient scatter-adds back. `shown`: the dim as given (torch's
+    node shows it, and scatters along it), where it differs"""
     _grad_fn_name = "GatherBackward0"
     _edges = (0,)  # (not the index)
-    _saved_names, _saved_values = ("self", "index"), {"dim": "dim"}
+    _saved_names, _saved_values = ("self", "index"), {"dim": "shown", "sparse_grad": "sparse_grad"}
 
     @staticmethod
-    def forward(ctx, x, dim, index):
-        ctx.in_shape, ctx.dim = x.shape, dim
+    def forward(ctx, x, dim, index, shown=None, sparse_grad=False):
+        ctx.in_shape, ctx.dim, ctx.shown, ctx.sparse_grad = x.shape, dim, dim if shown is None else shown, sparse_grad
         ctx.save_for_backward(x, index)  # torch saves self (for its size) and index: in-place changes fail backward
         key = tuple(slice(0, n) if i != dim else slice(None) for i, n in enumerate(index.shape))
         return np.take_along_axis(x[key], index, axis=dim)  # (the index may be smaller than x off dim)
@@ -429,7 +479,7 @@ class Gather(Op):
     @staticmethod
     def backward(ctx, grad):
         index = ctx.saved_tensors[1]
-        return scatter_zeros(grad, ctx.in_shape, ctx.dim, index), None, None
+        return scatter_zeros(grad, ctx.in_shape, ctx.dim, index, ctx.shown), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _index):
@@ -437,13 +487,14 @@ class Gather(Op):
 
 
 class ScatterAdd(Op):
-    """zeros(shape) with g scatter-added along dim at index; its gradient is a gather"""
+    """zeros(shape) with g scatter-added along dim at index; its gradient is a gather. `shown`: the dim as the op
+    whose backward this is was given it"""
     _grad_fn_name = "ScatterAddBackward0"
-    _saved_names, _saved_values = ("index",), {"dim": "dim"}
+    _saved_names, _saved_values = ("index",), {"dim": "shown"}
 
     @staticmethod
-    def forward(ctx, g, shape, dim, index):
-        ctx.dim = dim
+    def forward(ctx, g, shape, dim, index, shown=None):
+        ctx.dim, ctx.shown = dim, dim if shown is None else shown
         ctx.save_for_backward(index)
         out = np.zeros(shape, dtype=g.dtype)
         np.add.at(out, _along_axis_key(index, dim), g)
@@ -452,7 +503,7 @@ class ScatterAdd(Op):
     @staticmethod
     def backward(ctx, grad):
         (index,) = ctx.saved_tensors
-        return Gather.apply(grad, ctx.dim, index._data), None, None, None
+        return Gather.apply(grad, ctx.dim, index._data, shown=ctx.shown), None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
@@ -465,8 +516,8 @@ def _along_axis_key(index, dim):
     return tuple(grids)
 
 
-def scatter_zeros(g, shape, dim, index):
-    return ScatterAdd.apply(g, tuple(shape), dim, index._data)
+def scatter_zeros(g, shape, dim, index, shown=None):
+    return ScatterAdd.apply(g, tuple(shape), dim, index._data, shown=shown)
 
 
 def gather(input, dim, index, *, sparse_grad=False):
@@ -484,7 +535,7 @@ def gather(input, dim, index, *, sparse_grad=False):
     if any(idx.shape[i] > input.shape[i] for i in range(input.ndim) if i != d):
         raise RuntimeError(f"gather(): Size does not match at dimension {d} expected index {list(idx.shape)} to be "
                            f"no larger than self {list(input.shape)} apart from dimension {d}")
-    return Gather.apply(input, d, index)
+    return Gather.apply(input, d, index, shown=shown_dim(dim), sparse_grad=sparse_grad)
 
 
 class MaskedFill(Op):

@@ -76,10 +76,32 @@ def _placed(name, saved=(), values=None):
                                  "_saved_names": saved, "_saved_values": values or {}})
 
 
-SelectScatter, SliceScatter = _placed("SelectScatter"), _placed("SliceScatter")
 IndexCopy = _placed("IndexCopy", ("index", "source"), {"dim": "given_dim", "source_dim": "source_dim"})
 Put = _placed("Put", ("index", "source"), {"accumulate": "accumulate"})
 IndexFill = _placed("IndexFill", ("index",), {"dim": "given_dim"})
+
+
+class SelectScatter(Place):
+    """out = x with out.select(dim, index) = src. `shown`: (dim, index) as given, which torch's node shows"""
+    _grad_fn_name = "SelectScatterBackward0"
+    _saved_values = {"dim": "dim", "index": "index"}
+
+    @staticmethod
+    def forward(ctx, x, src, key=None, shown=(None, None)):
+        ctx.dim, ctx.index = shown
+        return Place.forward(ctx, x, src, key)
+
+
+class SliceScatter(Place):
+    """out = x with out[start:end:step] along dim = src. `shown`: (dim, start, end, step) as given (None where left
+    out), which torch's node shows"""
+    _grad_fn_name = "SliceScatterBackward0"
+    _saved_values = {"dim": "dim", "end": "end", "start": "start", "step": "step"}
+
+    @staticmethod
+    def forward(ctx, x, src, key=None, shown=(None,) * 4):
+        ctx.dim, ctx.start, ctx.end, ctx.step = shown
+        return Place.forward(ctx, x, src, key)
 
 
 def _summed_to(g, shape):
@@ -336,7 +358,8 @@ def select_scatter(input, src, dim, index):
         raise RuntimeError(f"select_scatter(): expected src to have a size equal to the slice of self. "
                            f"src size = {list(src.shape)}, "
                            f"slice size = {list(want)}")
-    return SelectScatter.apply(input, src, key=(slice(None),) * d + (index % n,))
+    return SelectScatter.apply(input, src, key=(slice(None),) * d + (index % n,),
+                               shown=(shown_dim(dim), shown_dim(index)))
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
@@ -349,7 +372,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         raise RuntimeError(f"slice_scatter(): expected src to have a size equal to the slice of self. "
                            f"src size = {list(src.shape)}, "
                            f"slice size = {list(want)}")
-    return SliceScatter.apply(input, src, key=key)
+    shown = (shown_dim(dim), *(None if v is None else shown_dim(v) for v in (start, end)), int(step))
+    return SliceScatter.apply(input, src, key=key, shown=shown)
 
 
 def _diagonal_key(shape, offset, d1, d2):
@@ -361,12 +385,15 @@ def _diagonal_key(shape, offset, d1, d2):
 
 
 class DiagonalScatter(Op):
-    """out = x with its diagonal replaced by src;  d = (g with the diagonal zeroed, diagonal of g)"""
+    """out = x with its diagonal replaced by src;  d = (g with the diagonal zeroed, diagonal of g). `shown`: the
+    dims as given, which torch's node (and its backward's) shows"""
     _grad_fn_name = "DiagonalScatterBackward0"
+    _saved_values = {"dim1": "dim1", "dim2": "dim2", "offset": "offset"}
 
     @staticmethod
-    def forward(ctx, x, src, offset=0, dim1=0, dim2=1):
-        ctx.args = (offset, dim1, dim2)
+    def forward(ctx, x, src, offset=0, dim1=0, dim2=1, shown=None):
+        ctx.args, ctx.offset = (offset, dim1, dim2), shown_dim(offset)
+        ctx.dim1, ctx.dim2 = shown or (dim1, dim2)
         out = x.copy()
         view = np.moveaxis(out, (dim1, dim2), (-2, -1))
         key = _diagonal_key(view.shape, offset, view.ndim - 2, view.ndim - 1)
@@ -375,13 +402,15 @@ class DiagonalScatter(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        offset, d1, d2 = ctx.args
-        zero = grad.diagonal(offset, d1, d2) * 0
-        return DiagonalScatter.apply(grad, zero, *ctx.args), grad.diagonal(offset, d1, d2), None, None, None
+        from .shape import Diagonal, _share
+        shown = (ctx.dim1, ctx.dim2)
+        zero = grad.diagonal(*ctx.args) * 0
+        diagonal = _share(Diagonal.apply(grad, *ctx.args, shown=shown), grad)  # (grad.diagonal, shown as torch's)
+        return DiagonalScatter.apply(grad, zero, *ctx.args, shown=shown), diagonal, None, None, None
 
     @staticmethod
     def jvp(ctx, tx, tsrc, *_):
-        return DiagonalScatter.apply(tx, tsrc, *ctx.args)
+        return DiagonalScatter.apply(tx, tsrc, *ctx.args, shown=(ctx.dim1, ctx.dim2))
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
@@ -391,7 +420,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
         raise RuntimeError(f"diagonal_scatter(): expected src to have a size equal to the diagonal of self. "
                            "src size = "
                            f"{list(src.shape)}, diagonal size = {list(want)}")
-    return DiagonalScatter.apply(input, src, offset, d1, d2)
+    return DiagonalScatter.apply(input, src, offset, d1, d2, shown=(shown_dim(dim1), shown_dim(dim2)))
 
 
 class MaskedScatter(Op):

@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._layout import like_torch
 from ._memory_formats import in_layout_of, laid_out, preserve_format, suggested_format
-from ._op import Op, as_array, normalize_dims, numbers_as
+from ._op import Op, as_array, normalize_dims, numbers_as, shown_dim
 from .reduce import c_order
 from .order import sort, topk  # noqa: F401 (their home is order.py; ops and composite import them from here)
 from .rounding import (Ceil, DivRounded, Floor, Fmod, FmodTensor, Remainder, RemainderOfNumber, RemainderTensor, Round,
@@ -156,12 +156,15 @@ _SUM_IN = {np.dtype(np.float16): np.float32, np.dtype(np.float32): np.float64, n
 
 class Cumsum(Op):
     """d cumsum: the reversed cumulative sum of the gradient. dtype= casts inside the op, as torch's does (its node
-    links to the input itself), and backward casts the gradient back to the input's dtype before summing."""
+    links to the input itself), and backward casts the gradient back to the input's dtype before summing.
+    `given_dim`: the dim as given, which torch's node shows (and its backward's flips)."""
     _grad_fn_name = "CumsumBackward0"
+    _saved_values = {"dim": "given_dim"}
 
     @staticmethod
-    def forward(ctx, x, dim, dtype=None):
+    def forward(ctx, x, dim, dtype=None, given_dim=None):
         ctx.dim, ctx.dtype, ctx.in_dtype = dim, dtype, x.dtype
+        ctx.given_dim = dim if given_dim is None else given_dim
         if dtype is not None:
             x = _cast_in_op(x, dtype)
         if x.ndim == 0:  # (numpy would make it 1-d)
@@ -182,11 +185,16 @@ class Cumsum(Op):
             grad = grad.to(from_numpy_dtype(ctx.in_dtype))
         if grad.ndim == 0:
             return grad, None
-        return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim), None
+        from .shape import Flip  # (torch's steps, along the dim as given: its double backward's graph shows it)
+        dims, shown = (ctx.dim,), (ctx.given_dim,)
+        summed = Cumsum.apply(Flip.apply(grad, dims=dims, shown=shown), ctx.dim, given_dim=ctx.given_dim)
+        return Flip.apply(summed, dims=dims, shown=shown), None
 
     @staticmethod
     def jvp(ctx, t, _dim):
-        return Cumsum.apply(t, ctx.dim) if ctx.dtype is None else Cumsum.apply(t, ctx.dim, dtype=ctx.dtype)
+        if ctx.dtype is None:
+            return Cumsum.apply(t, ctx.dim, given_dim=ctx.given_dim)
+        return Cumsum.apply(t, ctx.dim, dtype=ctx.dtype, given_dim=ctx.given_dim)
 
 
 def _cast_in_op(x, np_dtype):
@@ -201,11 +209,11 @@ def cumsum(input, dim, *, dtype=None):
     d = normalize_dims(dim, input.ndim, "cumsum")[0]
     need_grad_dtype(input, dtype, "cumsum")
     if dtype is None:
-        return Cumsum.apply(input, d)
+        return Cumsum.apply(input, d, given_dim=shown_dim(dim))
     dtype = as_dtype(dtype)
     if dtype.name == "bool":
         raise NotImplementedError('"cumsum_out_cpu" not implemented for \'Bool\'')
-    return Cumsum.apply(input, d, dtype=dtype.np)
+    return Cumsum.apply(input, d, dtype=dtype.np, given_dim=shown_dim(dim))
 
 
 def _no_complex(x, op):

@@ -3,17 +3,25 @@ nonzero_static."""
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op, normalize_dims
+from ._op import Op, normalize_dims, shown_dim
 from .shape import _share
+
+
+def _windows(ctx, dim, size, step, given_dim):
+    """What unfold's node and its backward's show: the dim as given (`given_dim`), the size and step."""
+    ctx.args, ctx.size, ctx.step = (dim, size, step), size, step
+    ctx.given_dim = dim if given_dim is None else given_dim
 
 
 class Unfold(Op):
     """windows of `size` every `step` along dim, as a new last dim;  d = the windows added back"""
     _grad_fn_name = "UnfoldBackward0"
+    _saved_values = {"dimension": "given_dim", "self_sym_sizes": "shape", "size": "size", "step": "step"}
 
     @staticmethod
-    def forward(ctx, x, dim, size, step):
-        ctx.args, ctx.shape = (dim, size, step), x.shape
+    def forward(ctx, x, dim, size, step, given_dim=None):
+        ctx.shape = x.shape
+        _windows(ctx, dim, size, step, given_dim)
         if not x.ndim:  # (a 0-d tensor is one window of its one number, as torch)
             return x.reshape(1)
         win = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim, writeable=x.flags.writeable)
@@ -23,20 +31,21 @@ class Unfold(Op):
     def backward(ctx, grad):
         if not ctx.shape:
             return grad.reshape(()), None, None, None
-        return UnfoldBack.apply(grad, ctx.shape, *ctx.args), None, None, None
+        return UnfoldBack.apply(grad, ctx.shape, *ctx.args, given_dim=ctx.given_dim), None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
-        return Unfold.apply(t, *ctx.args)
+        return Unfold.apply(t, *ctx.args, given_dim=ctx.given_dim)
 
 
 class UnfoldBack(Op):
     """windows added back into a tensor of `shape` (the adjoint of unfold); d = unfold"""
     _grad_fn_name = "UnfoldBackwardBackward0"
+    _saved_values = {"dim": "given_dim", "size": "size", "step": "step"}
 
     @staticmethod
-    def forward(ctx, g, shape, dim, size, step):
-        ctx.args = (dim, size, step)
+    def forward(ctx, g, shape, dim, size, step, given_dim=None):
+        _windows(ctx, dim, size, step, given_dim)
         out = np.zeros(shape, dtype=g.dtype)
         moved = np.moveaxis(out, dim, -1)  # a view: writes land in out
         windows = np.moveaxis(g, dim, -2)  # (..., count, size)
@@ -46,11 +55,11 @@ class UnfoldBack(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return Unfold.apply(grad, *ctx.args), None, None, None, None
+        return Unfold.apply(grad, *ctx.args, given_dim=ctx.given_dim), None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
-        return UnfoldBack.apply(t, ctx.inputs[1], *ctx.args)
+        return UnfoldBack.apply(t, ctx.inputs[1], *ctx.args, given_dim=ctx.given_dim)
 
 
 def unfold(input, dimension, size, step):
@@ -60,17 +69,20 @@ def unfold(input, dimension, size, step):
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return _share(Unfold.apply(input, d, size, step), input)
+    return _share(Unfold.apply(input, d, size, step, given_dim=shown_dim(dimension)), input)
 
 
 class Renorm(Op):
     """each slice along dim with p-norm n > maxnorm scaled by f = maxnorm/(n + 1e-7);
-    d = g f + [n > maxnorm] f'(n) sum(g x) dn/dx"""
+    d = g f + [n > maxnorm] f'(n) sum(g x) dn/dx. torch's node shows p and maxnorm as given, and the dim
+    (`given_dim`)"""
     _grad_fn_name = "RenormBackward0"
+    _saved_names = ("self",)
+    _saved_values = {"dim": "given_dim", "maxnorm": "maxnorm", "p": "p"}
 
     @staticmethod
-    def forward(ctx, x, p=2, dim=0, maxnorm=1.0):
-        ctx.p, ctx.maxnorm = p, maxnorm
+    def forward(ctx, x, p=2, dim=0, maxnorm=1.0, given_dim=None):
+        ctx.p, ctx.maxnorm, ctx.given_dim = p, maxnorm, dim if given_dim is None else given_dim
         ctx.axes = tuple(i for i in range(x.ndim) if i != dim)
         ctx.save_for_backward(x)
         return x * Renorm._factor(Tensor._make(x), ctx)._data
@@ -116,26 +128,30 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if input.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
-    return Renorm.apply(input, p=p, dim=d, maxnorm=maxnorm)
+    return Renorm.apply(input, p=p, dim=d, maxnorm=maxnorm, given_dim=shown_dim(dim))
 
 
 class NarrowCopy(Op):
-    """a copy of x[start:start+length] along dim;  d = g placed back in zeros"""
+    """a copy of x[start:start+length] along dim;  d = g placed back in zeros (torch's slice_backward). `shown`:
+    (dim, start, length) as given, which torch's node shows"""
     _grad_fn_name = "NarrowCopyBackward0"
+    _saved_values = {"dim": "dim", "length": "length", "self_sym_sizes": "shape", "start": "start"}
 
     @staticmethod
-    def forward(ctx, x, key=None):
+    def forward(ctx, x, key=None, shown=None):
         ctx.key, ctx.shape = key, x.shape
+        ctx.dim, ctx.start, ctx.length = shown or (len(key) - 1, key[-1].start, key[-1].stop - key[-1].start)
         return x[key].copy()
 
     @staticmethod
     def backward(ctx, grad):
-        from .index_more import Place
-        return Place.apply(Tensor._make(np.zeros(ctx.shape, grad._data.dtype)), grad, key=ctx.key)
+        from .index import SliceBackward
+        cut = ctx.key[-1]  # (torch's slice_backward shows the dim as given, the start counted from 0)
+        return SliceBackward.apply(grad, ctx.shape, ctx.key, shown=(ctx.dim, cut.start, cut.stop, 1))
 
     @staticmethod
     def jvp(ctx, t):
-        return NarrowCopy.apply(t, key=ctx.key)
+        return NarrowCopy.apply(t, key=ctx.key, shown=(ctx.dim, ctx.start, ctx.length))
 
 
 def narrow_copy(input, dim, start, length):
@@ -144,7 +160,8 @@ def narrow_copy(input, dim, start, length):
     if not -n <= start <= n or length < 0 or start % max(n, 1) + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     s = start % n if n and start < 0 else start
-    return NarrowCopy.apply(input, key=(slice(None),) * d + (slice(s, s + length),))
+    shown = (shown_dim(dim), shown_dim(start), int(length))
+    return NarrowCopy.apply(input, key=(slice(None),) * d + (slice(s, s + length),), shown=shown)
 
 
 class Unique2(Op):

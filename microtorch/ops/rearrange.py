@@ -14,34 +14,41 @@ def _dims(dims, ndim, op):
     return normalize_dims(dims, ndim, op) if dims is not None else None
 
 
+def _shown(values):
+    return tuple([shown_dim(v) for v in values])
+
+
 class Roll(Op):
-    """roll moves elements; d roll(x, s) = roll(g, -s)"""
+    """roll moves elements; d roll(x, s) = roll(g, -s). torch's node shows the shifts and (`given_dims`) the dims as
+    given, () for none"""
     _grad_fn_name = "RollBackward0"
+    _saved_values = {"dims": "shown_dims", "shifts": "shown_shifts"}
 
     @staticmethod
-    def forward(ctx, x, shifts=(), dims=None):
+    def forward(ctx, x, shifts=(), dims=None, given_dims=None):
         ctx.shifts, ctx.dims = shifts, dims
+        ctx.shown_shifts, ctx.shown_dims = _shown(shifts), _shown(dims or () if given_dims is None else given_dims)
         if dims is None:  # the flattened tensor is rolled, then takes x's shape again
             return np.roll(x.reshape(-1), shifts).reshape(x.shape)
         return np.ascontiguousarray(np.roll(x, shifts, axis=dims))  # (torch's result is laid out in C order)
 
     @staticmethod
     def backward(ctx, grad):
-        return Roll.apply(grad, shifts=tuple(-s for s in ctx.shifts), dims=ctx.dims)
+        return Roll.apply(grad, shifts=tuple(-s for s in ctx.shifts), dims=ctx.dims, given_dims=ctx.shown_dims)
 
     @staticmethod
     def jvp(ctx, t):
-        return Roll.apply(t, shifts=ctx.shifts, dims=ctx.dims)
+        return Roll.apply(t, shifts=ctx.shifts, dims=ctx.dims, given_dims=ctx.shown_dims)
 
 
 def roll(input, shifts, dims=None):
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)  # (as given: torch's node shows them)
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"roll(): with dims=None, shifts must be one number (got {list(shifts)}); pass dims "
                                "to roll several dimensions")
         return Roll.apply(input, shifts=shifts, dims=None)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = given = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     for d in dims:
@@ -50,16 +57,19 @@ def roll(input, shifts, dims=None):
             raise IndexError(f"roll(): Dimension specified as {d} but tensor has no dimensions; roll a 0-d tensor "
                              "with dims=None")
     dims = tuple(d % max(input.ndim, 1) for d in dims)
-    return Roll.apply(input, shifts=shifts, dims=dims)
+    return Roll.apply(input, shifts=shifts, dims=dims, given_dims=given)
 
 
 class Rot90(Op):
-    """rot90 is a permutation of the elements; d rot90(x, k) = rot90(g, -k)"""
+    """rot90 is a permutation of the elements; d rot90(x, k) = rot90(g, -k). `given`: (k, dims) as given, which
+    torch's node shows (its backward's with -k)"""
     _grad_fn_name = "Rot90Backward0"
+    _saved_values = {"dims": "shown_dims", "k": "shown_k"}
 
     @staticmethod
-    def forward(ctx, x, k=1, dims=(0, 1)):
-        ctx.k, ctx.dims = k, dims
+    def forward(ctx, x, k=1, dims=(0, 1), given=None):
+        ctx.k, ctx.dims, ctx.given = k, dims, given or (k, dims)
+        ctx.shown_k, ctx.shown_dims = shown_dim(ctx.given[0]), _shown(ctx.given[1])
         k, (a, b) = k % 4, dims
         if k == 0:  # torch's steps, for its layout: a contiguous clone; else a flip (a copy, laid out as x), then
             return np.array(x, order="C")  # for k = 1 or 3 that copy transposed (a view of it)
@@ -68,11 +78,12 @@ class Rot90(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return Rot90.apply(grad, k=-ctx.k, dims=ctx.dims)
+        k, dims = ctx.given
+        return Rot90.apply(grad, k=-ctx.k, dims=ctx.dims, given=(-k, dims))
 
     @staticmethod
     def jvp(ctx, t):
-        return Rot90.apply(t, k=ctx.k, dims=ctx.dims)
+        return Rot90.apply(t, k=ctx.k, dims=ctx.dims, given=ctx.given)
 
 
 def rot90(input, k=1, dims=(0, 1)):
@@ -84,12 +95,13 @@ def rot90(input, k=1, dims=(0, 1)):
     a, b = (d % input.ndim for d in dims)
     if a == b:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
-    return Rot90.apply(input, k=k % 4, dims=(a, b))
+    return Rot90.apply(input, k=k % 4, dims=(a, b), given=(k, dims))
 
 
 class Trace(Op):
     """tr(X) = sum_i X_ii;  d tr(X) = I"""
     _grad_fn_name = "TraceBackward0"
+    _saved_values = {"self_sym_sizes": "shape"}
 
     @staticmethod
     def forward(ctx, x):
@@ -275,12 +287,14 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 class Nansum(Op):
     """sum ignoring NaNs;  d = 1 where x is not NaN, else 0. dtype= casts inside the op, as torch's (its node
-    links to the input itself and saves it uncast); backward casts the gradient back first."""
+    links to the input itself and saves it uncast); backward casts the gradient back first. `given_dim`: the dims
+    as given (None, or a tuple, as torch's node shows them)"""
     _grad_fn_name = "NansumBackward0"
+    _saved_names, _saved_values = ("self",), {"dim": "given_dim", "keepdim": "keepdim"}
 
     @staticmethod
-    def forward(ctx, x, dims=None, keepdim=False, dtype=None):
-        ctx.dims, ctx.keepdim, ctx.shape, ctx.dtype = dims, keepdim, x.shape, dtype
+    def forward(ctx, x, dims=None, keepdim=False, dtype=None, given_dim=None):
+        ctx.dims, ctx.keepdim, ctx.shape, ctx.dtype, ctx.given_dim = dims, keepdim, x.shape, dtype, given_dim
         ctx.save_for_backward(x)
         if dtype is not None:
             from .misc import _cast_in_op
@@ -294,7 +308,7 @@ class Nansum(Op):
             grad = grad.to(x.dtype)
         if ctx.dims is not None and not ctx.keepdim:
             grad = grad.reshape([1 if i in ctx.dims else s for i, s in enumerate(ctx.shape)])
-        return grad.expand(ctx.shape) * (~x.isnan()).to(grad.dtype)
+        return grad.expand(ctx.shape) * ~x.isnan()  # (a bool mask, as torch's product saves it)
 
     @staticmethod
     def jvp(ctx, t):
@@ -309,6 +323,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     x = input
     every = dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0
     dims = None if every else normalize_dims(dim, x.ndim, "nansum", ranges_first=False)  # (torch's order, as var's)
+    given = None if dim is None else _shown(dim) if isinstance(dim, (tuple, list)) else (shown_dim(dim),)
     if dtype is None or to_dtype(dtype).np == x._data.dtype:
-        return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim)
-    return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim, dtype=to_dtype(dtype).np)
+        return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim, given_dim=given)
+    return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim, dtype=to_dtype(dtype).np, given_dim=given)

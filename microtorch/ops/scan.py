@@ -76,11 +76,11 @@ class Cumprod(Op):
     """d out_k / d x_i = prod_{j <= k, j != i} x_j for i <= k. dtype= casts inside the op, as torch's (its node links
     to the input and saves it uncast); backward casts the gradient back to the input's dtype first."""
     _grad_fn_name = "CumprodBackward0"
-    _saved_names = ("self", "result")
+    _saved_names, _saved_values = ("self", "result"), {"dim": "given_dim"}
 
     @staticmethod
-    def forward(ctx, x, dim, dtype=None):
-        ctx.dim = dim
+    def forward(ctx, x, dim, dtype=None, given_dim=None):
+        ctx.dim, ctx.given_dim = dim, dim if given_dim is None else given_dim
         y = x if dtype is None else cast(x.real if x.dtype.kind == "c" and dtype.kind != "c" else x, dtype)
         if not y.ndim:  # (0-d: its one number, recorded as torch)
             out = y.copy()
@@ -126,13 +126,13 @@ class Cumprod(Op):
 
 
 class Logcumsumexp(Op):
-    """d out_k / d x_i = exp(x_i - out_k) for i <= k"""
+    """d out_k / d x_i = exp(x_i - out_k) for i <= k. torch's node shows the dim as given (`given_dim`)"""
     _grad_fn_name = "LogcumsumexpBackward0"
-    _saved_names = ("self", "result")
+    _saved_names, _saved_values = ("self", "result"), {"dim": "given_dim"}
 
     @staticmethod
-    def forward(ctx, x, dim):
-        ctx.dim = dim
+    def forward(ctx, x, dim, given_dim=None):
+        ctx.dim, ctx.given_dim = dim, dim if given_dim is None else given_dim
         if x.dtype.kind == "c":  # numpy's logaddexp is real only: shift by the running real maximum
             top = np.maximum.accumulate(np.where(np.isfinite(x.real), x.real, 0), axis=dim)
             out = np.log(np.cumsum(np.exp(x - top.max(axis=dim, keepdims=True)), axis=dim)) + \
@@ -204,7 +204,7 @@ class CumExtreme(Op):
             return grad * 1, None, None
         if 0 in ctx.shape:  # (torch's backward returns an empty input itself as its gradient)
             return x, None, None
-        return ScatterAdd.apply(grad, ctx.shape, ctx.dim, indices._data), None, None
+        return ScatterAdd.apply(grad, ctx.shape, ctx.dim, indices._data, shown=ctx.given_dim), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _indices):
@@ -252,16 +252,16 @@ def _dim(input, dim, op):
 def cumprod(input, dim, *, dtype=None):
     from .. import _dtype
     from ._checks import need_grad_dtype
-    d = _dim(input, dim, "cumprod")
+    d, given = _dim(input, dim, "cumprod"), shown_dim(dim)
     if dtype is not None:  # (cast inside the op: torch's node links to the input itself)
         need_grad_dtype(input, dtype, "cumprod")
         dtype = _dtype.to_dtype(dtype)
         if dtype.name == "bool":
             raise NotImplementedError('"cumprod_out_cpu" not implemented for \'Bool\'')
-        return Cumprod.apply(input, d, dtype=dtype.np)
+        return Cumprod.apply(input, d, dtype=dtype.np, given_dim=given)
     if input._data.dtype.kind in "biu":
-        return Cumprod.apply(input.to(_dtype.int64), d)
-    return Cumprod.apply(input, d)
+        return Cumprod.apply(input.to(_dtype.int64), d, given_dim=given)
+    return Cumprod.apply(input, d, given_dim=given)
 
 
 def logcumsumexp(input, dim):
@@ -269,7 +269,7 @@ def logcumsumexp(input, dim):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(f"logcumsumexp(): expected a floating point tensor, got {input.dtype}; convert it with "
                            ".float() or .double()")
-    return Logcumsumexp.apply(input, d)
+    return Logcumsumexp.apply(input, d, given_dim=shown_dim(dim))
 
 
 def _cum_extreme(input, dim, largest):

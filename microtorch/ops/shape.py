@@ -10,7 +10,7 @@ from ..autograd._hooks import composite
 from ._checks import check_size, need_dims
 from ._layout import dense_strides as _dense_strides, like_torch
 from ._memory_formats import in_layout_of, laid_out, memory_format as _memory_format, preserve_format
-from ._op import Op, normalize_dims, plain, unrecorded
+from ._op import Op, normalize_dims, plain, shown_dim, unrecorded
 from ._sum_order import sum_like_torch
 from ._zero_tangent import ZeroTangent
 from .inplace import mark_view
@@ -451,11 +451,31 @@ class Squeeze(Op):
 
 
 class SqueezeDim(Squeeze):
+    """squeeze(x, dim): torch's node shows the dim as given (shown: see shown_dim); a caller that gives none shows
+    the one dim it squeezes (matmul's row)"""
     _grad_fn_name = "SqueezeBackward1"
+    _saved_values = {"dim": "shown", "self_sym_sizes": "in_shape"}
+
+    @staticmethod
+    def forward(ctx, x, dims=None, shown=None):
+        ctx.in_shape, ctx.dims, ctx.shown = x.shape, dims, shown if shown is not None or not dims else dims[0]
+        return x.squeeze(axis=dims)
 
 
 class SqueezeDims(Squeeze):
+    """squeeze(x, (dims...)): torch's node shows the dims as given"""
     _grad_fn_name = "SqueezeBackward2"
+    _saved_values = SqueezeDim._saved_values
+
+    @staticmethod
+    def forward(ctx, x, dims=None, shown=None):
+        ctx.in_shape, ctx.dims, ctx.shown = x.shape, dims, dims if shown is None else shown
+        return x.squeeze(axis=dims)
+
+
+def shown_dims(dims):
+    """A sequence of ints as torch's node shows it: a tuple, each int as shown_dim shows it."""
+    return tuple([shown_dim(d) for d in dims])
 
 
 def squeeze(input, dim=None):
@@ -463,8 +483,9 @@ def squeeze(input, dim=None):
         return _share(Squeeze.apply(input, dims=None), input)
     dims = normalize_dims(dim, input.ndim, "squeeze", ranges_first=False)
     dims = tuple(d for d in dims if input.ndim and input.shape[d] == 1)
-    cls = SqueezeDim if isinstance(dim, (int, np.integer)) else SqueezeDims
-    return _share(cls.apply(input, dims=dims), input)
+    if isinstance(dim, (int, np.integer)):
+        return _share(SqueezeDim.apply(input, dims=dims, shown=shown_dim(dim)), input)
+    return _share(SqueezeDims.apply(input, dims=dims, shown=shown_dims(dim)), input)
 
 
 def unsqueezed_array(x, dim):
@@ -478,21 +499,23 @@ def unsqueezed_array(x, dim):
 
 
 class Unsqueeze(Op):
-    """insert a size-1 dimension; the gradient drops it"""
+    """insert a size-1 dimension; the gradient drops it. `shown`: the dim as given (torch's node shows it so, and
+    squeezes the gradient along it), when it differs from dim (a negative one)"""
     _grad_fn_name = "UnsqueezeBackward0"
+    _saved_values = {"dim": "shown"}
 
     @staticmethod
-    def forward(ctx, x, dim):
-        ctx.dim = dim
+    def forward(ctx, x, dim, shown=None):
+        ctx.dim, ctx.shown = dim, dim if shown is None else shown
         return unsqueezed_array(x, dim)
 
     @staticmethod
     def backward(ctx, grad):
-        return squeeze(grad, ctx.dim), None
+        return _share(SqueezeDim.apply(grad, dims=(ctx.dim,), shown=ctx.shown), grad), None
 
     @staticmethod
     def jvp(ctx, t):
-        return Unsqueeze.apply(t, dim=ctx.dim)
+        return Unsqueeze.apply(t, dim=ctx.dim, shown=ctx.shown)
 
 
 def unsqueeze(input, dim):
@@ -500,25 +523,29 @@ def unsqueeze(input, dim):
     if not -n <= dim < n:
         raise IndexError(f"unsqueeze: Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {dim})")
-    return _share(Unsqueeze.apply(input, dim=dim % n), input)
+    if dim < 0 or type(dim) is not int:
+        return _share(Unsqueeze.apply(input, dim=dim % n, shown=shown_dim(dim)), input)
+    return _share(Unsqueeze.apply(input, dim=dim), input)
 
 
 class Permute(Op):
-    """reorder dimensions; the gradient is permuted back"""
+    """reorder dimensions; the gradient is permuted back. `shown`: the dims as given, where they differ"""
     _grad_fn_name = "PermuteBackward0"
+    _saved_values = {"dims": "shown"}
 
     @staticmethod
-    def forward(ctx, x, dims):
-        ctx.dims = dims
+    def forward(ctx, x, dims, shown=None):
+        ctx.dims, ctx.shown = dims, dims if shown is None else shown
         return x.transpose(dims)  # (the method: np.transpose adds a Python call)
 
     @staticmethod
     def backward(ctx, grad):
-        return permute(grad, tuple(np.argsort(ctx.dims))), None
+        dims = ctx.dims  # (the inverse permutation, of Python ints: torch's node shows them)
+        return permute(grad, tuple(sorted(range(len(dims)), key=dims.__getitem__))), None
 
     @staticmethod
     def jvp(ctx, t):
-        return Permute.apply(t, dims=ctx.dims)
+        return Permute.apply(t, dims=ctx.dims, shown=ctx.shown)
 
 
 def permute(input, *dims, **kw):
@@ -533,33 +560,51 @@ def permute(input, *dims, **kw):
         seen.append(one_dim(d, ndim, "permute") if ndim else 0)
         if seen[-1] in seen[:-1]:
             raise RuntimeError(f"permute(): duplicate dims are not allowed (dims {list(dims)}); name each dim once")
-    return _share(Permute.apply(x, dims=tuple(seen)), x)
+    seen = tuple(seen)
+    if seen != dims or not all(type(d) is int for d in dims):
+        return _share(Permute.apply(x, dims=seen, shown=shown_dims(dims)), x)
+    return _share(Permute.apply(x, dims=seen), x)
 
 
 class Transpose(Op):
-    """swap two dimensions; the gradient swaps them back"""
+    """swap two dimensions; the gradient swaps them back. `shown`: the dims as given (torch's node shows them, and
+    swaps the gradient's), where they differ"""
     _grad_fn_name = "TransposeBackward0"
+    _saved_values = {"dim0": "dim0", "dim1": "dim1"}
 
     @staticmethod
-    def forward(ctx, x, d0, d1):
-        ctx.d0, ctx.d1 = d0, d1
+    def forward(ctx, x, d0, d1, shown=None):
+        ctx.d0, ctx.d1, (ctx.dim0, ctx.dim1) = d0, d1, shown or (d0, d1)
         return x.swapaxes(d0, d1) if x.ndim else x.view()  # (the method: np.swapaxes costs 3 times as much)
 
     @staticmethod
     def backward(ctx, grad):
-        return (_swapped(grad, ctx.d0, ctx.d1) if unrecorded(grad) else transpose(grad, ctx.d0, ctx.d1)), None
+        if unrecorded(grad):
+            return _swapped(grad, ctx.d0, ctx.d1), None
+        return _share(Transpose.apply(grad, d0=ctx.d0, d1=ctx.d1, shown=(ctx.dim0, ctx.dim1)), grad), None
 
     @staticmethod
     def jvp(ctx, t):
-        return Transpose.apply(t, d0=ctx.d0, d1=ctx.d1)
+        return Transpose.apply(t, d0=ctx.d0, d1=ctx.d1, shown=(ctx.dim0, ctx.dim1))
 
 
 class T(Transpose):
+    """t(x): torch's node shows nothing"""
     _grad_fn_name = "TBackward0"
+    _saved_values = {}
+
+    @staticmethod
+    def forward(ctx, x, d0, d1):
+        ctx.d0, ctx.d1 = d0, d1
+        return x.swapaxes(d0, d1) if x.ndim else x.view()
 
     @staticmethod
     def backward(ctx, grad):
         return (_swapped(grad, ctx.d0, ctx.d1) if unrecorded(grad) else t(grad)), None
+
+    @staticmethod
+    def jvp(ctx, t):
+        return Transpose.apply(t, d0=ctx.d0, d1=ctx.d1)
 
 
 def _swapped(g, d0, d1):
@@ -570,6 +615,8 @@ def _swapped(g, d0, d1):
 def transpose(input, dim0, dim1):
     ndim = input._data.ndim
     d0, d1 = one_dim(dim0, ndim, "transpose"), one_dim(dim1, ndim, "transpose")
+    if d0 != dim0 or d1 != dim1 or type(dim0) is not int or type(dim1) is not int:
+        return _share(Transpose.apply(input, d0=d0, d1=d1, shown=(shown_dim(dim0), shown_dim(dim1))), input)
     return _share(Transpose.apply(input, d0=d0, d1=d1), input)
 
 
@@ -611,8 +658,8 @@ def H(x):
     elif x.ndim != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.ndim}-D tensor."
                            + (" For batches of matrices, consider using tensor.mH" if x.ndim > 2 else ""))
-    from .elementwise import conj
-    return conj(permute(x, tuple(reversed(range(x.ndim)))))
+    from .elementwise import conj  # (torch's: a transpose of the last two dims; a 0-d x is only conjugated)
+    return conj(transpose(x, -2, -1) if x.ndim else x)
 
 
 def mT(x, name="mT"):
@@ -628,7 +675,7 @@ def mT(x, name="mT"):
 class Repeat(Op):
     """tile x; the gradient sums the tiles"""
     _grad_fn_name = "RepeatBackward0"
-    _saved_values = {"self_sym_sizes": "in_shape"}
+    _saved_values = {"repeats": "reps", "self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, x, reps):
@@ -673,12 +720,13 @@ def repeat(input, *reps, **kw):
 
 
 class Cat(Op):
-    """join along dim; each input gets its slice of the gradient"""
+    """join along dim; each input gets its slice of the gradient. `shown`: the dim as given, where it differs"""
     _grad_fn_name = "CatBackward0"
+    _saved_values = {"dim": "shown"}
 
     @staticmethod
-    def forward(ctx, *xs, dim=0):
-        ctx.dim, ctx.legacy = dim, [_legacy_empty(x.shape) for x in xs]
+    def forward(ctx, *xs, dim=0, shown=None):
+        ctx.dim, ctx.shown, ctx.legacy = dim, dim if shown is None else shown, [_legacy_empty(x.shape) for x in xs]
         ctx.kept = [not e for e in ctx.legacy] if not all(ctx.legacy) else [True] * len(xs)
         xs = [x for x, k in zip(xs, ctx.kept) if k]
         ctx.sizes = [x.shape[dim] for x in xs]
@@ -701,7 +749,7 @@ class Cat(Op):
 
     @staticmethod
     def jvp(ctx, *ts):
-        return Cat.apply(*ts, dim=ctx.dim)
+        return Cat.apply(*ts, dim=ctx.dim, shown=ctx.shown)
 
 
 def _joined(xs, dim):
@@ -767,35 +815,39 @@ def cat(tensors, dim=0):
     shapes = [t._data.shape for t in tensors]
     ref = next((s for s in shapes if not _legacy_empty(s)), None)
     if ref is None:  # only 1-d empty tensors: torch checks no dim against them
-        return Cat.apply(*tensors, dim=0)
+        return Cat.apply(*tensors, dim=0, shown=shown_dim(dim))
     d = one_dim(dim, len(ref), "cat")
     for i, s in enumerate(shapes):  # (a 1-D empty tensor joins anything, and stays in the graph, as in torch)
         if not _legacy_empty(s) and (len(s) != len(ref) or s[:d] + s[d + 1:] != ref[:d] + ref[d + 1:]):
             raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                f"{list(ref)} but got size {list(s)} for tensor number {i} in the list.")
-    return Cat.apply(*tensors, dim=d)
+    return Cat.apply(*tensors, dim=d) if d == dim and type(dim) is int else \
+        Cat.apply(*tensors, dim=d, shown=shown_dim(dim))
 
 
 concat = concatenate = cat
 
 
 class Stack(Op):
-    """stack along a new dim; each input gets its slice of the gradient"""
+    """stack along a new dim; each input gets its slice of the gradient. `shown`: the dim as given, where it
+    differs (torch's node shows it, and selects the gradient's slices along it)"""
     _grad_fn_name = "StackBackward0"
+    _saved_values = {"dim": "shown"}
 
     @staticmethod
-    def forward(ctx, *xs, dim=0):
-        ctx.dim = dim
+    def forward(ctx, *xs, dim=0, shown=None):
+        ctx.dim, ctx.shown = dim, dim if shown is None else shown
         return np.ascontiguousarray(np.stack(xs, axis=dim))  # (C order, as torch's but in rare 5-d cases)
 
     @staticmethod
     def backward(ctx, grad):
         from .index import Select  # as torch's: each input's slice of the gradient selected (SelectBackward0)
-        return tuple(_share(Select.apply(grad, ctx.dim, i), grad) for i in range(grad._data.shape[ctx.dim]))
+        return tuple(_share(Select.apply(grad, ctx.dim, i, shown=(ctx.shown, i)), grad)
+                     for i in range(grad._data.shape[ctx.dim]))
 
     @staticmethod
     def jvp(ctx, *ts):
-        return Stack.apply(*ts, dim=ctx.dim)
+        return Stack.apply(*ts, dim=ctx.dim, shown=ctx.shown)
 
 
 def stack(tensors, dim=0):
@@ -809,17 +861,21 @@ def stack(tensors, dim=0):
                                f"at entry 0 and {list(x.shape)} at entry {i}")
     d = one_dim(dim, len(first) + 1, "stack")  # (a new dim: one more place than the tensors have)
     from ._op import promoted
-    return Stack.apply(*promoted(*tensors), dim=d)
+    if d == dim and type(dim) is int:
+        return Stack.apply(*promoted(*tensors), dim=d)
+    return Stack.apply(*promoted(*tensors), dim=d, shown=shown_dim(dim))
 
 
 class SplitWithSizes(Op):
-    """views of consecutive pieces along dim; the gradients are concatenated back"""
+    """views of consecutive pieces along dim; the gradients are concatenated back. `shown`: (the dim, the sizes)
+    as given, which torch's node shows"""
     _grad_fn_name = "SplitWithSizesBackward0"
-    _saved_values = {"self_sym_sizes": "in_shape"}  # (not dim: torch keeps it as given, -1 too)
+    _saved_values = {"dim": "shown_dim", "self_sym_sizes": "in_shape", "split_sizes": "split"}
 
     @staticmethod
-    def forward(ctx, x, sizes, dim):
+    def forward(ctx, x, sizes, dim, shown=None):
         ctx.dim, ctx.sizes, ctx.in_shape = dim, sizes, x.shape
+        ctx.shown_dim, ctx.split = shown or (dim, tuple(sizes))
         ctx.set_materialize_grads(True)
         lead, pieces, start = (slice(None),) * dim, [], 0
         for n in sizes:  # (slices: np.split's Python layers cost 4 us)
@@ -837,7 +893,9 @@ class SplitWithSizes(Op):
 
 
 class Split(SplitWithSizes):
+    """split by a size: torch's node shows that size"""
     _grad_fn_name = "SplitBackward0"
+    _saved_values = {"dim": "shown_dim", "self_sym_sizes": "in_shape", "split_size": "split"}
 
 
 def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
@@ -860,7 +918,7 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = ([s] * (n // s) + ([n % s] if n % s else [])) if s else []
         sizes = sizes or [0]  # (one piece at least, empty when the dim is, as torch)
-        cls = Split
+        cls, shown = Split, (shown_dim(dim), s)
     else:
         sizes = list(split_size_or_sections)
         if any(k < 0 for k in sizes):
@@ -869,8 +927,8 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
                                f"at dimension {d}), but got split_sizes={sizes}")
-        cls = SplitWithSizes
-    return tuple(_share(o, tensor, multi=True) for o in cls.apply(tensor, sizes, d))
+        cls, shown = SplitWithSizes, (shown_dim(dim), shown_dims(sizes))
+    return tuple(_share(o, tensor, multi=True) for o in cls.apply(tensor, sizes, d, shown=shown))
 
 
 def chunk(input, chunks, dim=0):
@@ -880,42 +938,46 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError("chunk expects at least a 1-dimensional tensor; give it one with x.reshape(1)")
     d = one_dim(dim, input.ndim, "chunk")
     if input.shape[d] == 0:  # torch: `chunks` empty pieces (split by a size would give one)
-        return split(input, [0] * chunks, d)
-    return split(input, -(-input.shape[d] // chunks), d)
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-input.shape[d] // chunks), dim)  # (the dim as given: torch's node shows it)
 
 
 class Unbind(Op):
-    """the slices along dim; the gradients are stacked back"""
+    """the slices along dim; the gradients are stacked back. `shown`: the dim as given (torch's node shows it, and
+    stacks the gradients along it)"""
     _grad_fn_name = "UnbindBackward0"
+    _saved_values = {"dim": "shown"}
 
     @staticmethod
-    def forward(ctx, x, dim):
-        ctx.dim = dim
+    def forward(ctx, x, dim, shown=None):
+        ctx.dim, ctx.shown = dim, dim if shown is None else shown
         m = np.moveaxis(x, dim, 0)
         return tuple(m[i, ...] for i in range(len(m)))  # (`...`: a 0-d view, not a copied scalar, from 1-d x)
 
     @staticmethod
     def backward(ctx, *grads):
-        return stack(grads, ctx.dim), None
+        return Stack.apply(*grads, dim=ctx.dim, shown=ctx.shown), None
 
     @staticmethod
     def jvp(ctx, t, _dim):
-        return Unbind.apply(t, ctx.dim)
+        return Unbind.apply(t, ctx.dim, shown=ctx.shown)
 
 
 def unbind(input, dim=0):
     need_dims(input, "unbind")
     d = one_dim(dim, input.ndim, "unbind")
-    return tuple(_share(o, input, multi=True) for o in Unbind.apply(input, d))
+    return tuple(_share(o, input, multi=True) for o in Unbind.apply(input, d, shown=shown_dim(dim)))
 
 
 class Flip(Op):
-    """reverse along dims; the gradient is flipped back"""
+    """reverse along dims; the gradient is flipped back. `shown`: the dims as given (torch's node shows them, and
+    flips the gradient along them)"""
     _grad_fn_name = "FlipBackward0"
+    _saved_values = {"dims": "shown"}
 
     @staticmethod
-    def forward(ctx, x, dims):
-        ctx.dims = dims
+    def forward(ctx, x, dims, shown=None):
+        ctx.dims, ctx.shown = dims, dims if shown is None else shown
         # torch allocates flip's result as empty_like(x): x's order of dims, densely, and a dense x's own strides
         # (size-1 dims' too). A copy even where flip is a no-op view.
         out = like_torch(np.flip(x, dims).copy(order="C"), x)
@@ -923,16 +985,17 @@ class Flip(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return flip(grad, ctx.dims), None
+        return Flip.apply(grad, dims=ctx.dims, shown=ctx.shown), None
 
     @staticmethod
     def jvp(ctx, t):
-        return Flip.apply(t, dims=ctx.dims)
+        return Flip.apply(t, dims=ctx.dims, shown=ctx.shown)
 
 
 def flip(input, dims):
-    dims = normalize_dims(dims, input.ndim, "flip", ranges_first=False)  # (0-d: dims 0 or -1, nothing to flip)
-    return Flip.apply(input, dims=dims if input.ndim else ())
+    normal = normalize_dims(dims, input.ndim, "flip", ranges_first=False)  # (0-d: dims 0 or -1, nothing to flip)
+    shown = shown_dims(dims) if isinstance(dims, (tuple, list)) else (shown_dim(dims),)
+    return Flip.apply(input, dims=normal if input.ndim else (), shown=shown)
 
 
 def narrow(input, dim, start, length):
@@ -949,8 +1012,9 @@ def narrow(input, dim, start, length):
     if start + length > input.shape[d]:
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
                            f"({input.shape[d]}) of dim {d}; pick a start and length that fit in the tensor")
-    from .index import Slice
-    return _share(Slice.apply(input, dim=d, start=start, stop=start + length, step=1), input)
+    from .index import Slice  # (torch's node shows the dim as given, the start counted from 0)
+    shown = (shown_dim(dim), int(start), int(start + length), 1)
+    return _share(Slice.apply(input, dim=d, start=start, stop=start + length, step=1, shown=shown), input)
 
 
 def _diagonal_view(x, offset, d1, d2):
@@ -963,43 +1027,52 @@ def _diagonal_view(x, offset, d1, d2):
     return np.lib.stride_tricks.as_strided(y, d.shape, strides) if d.size else d.copy()
 
 
+def _diagonal_shown(ctx, offset, dim1, dim2, shown):
+    """What torch's nodes of diagonal and its backward show: the offset, and the dims as given (`shown`, where the
+    caller normalized them)."""
+    ctx.args, ctx.offset = (offset, dim1, dim2), shown_dim(offset)
+    ctx.dim1, ctx.dim2 = shown or (dim1, dim2)
+
+
 class Diagonal(Op):
     """the diagonal of dims dim1, dim2 (a view); the gradient is placed back on that diagonal"""
     _grad_fn_name = "DiagonalBackward0"
-    _saved_values = {"self_sym_sizes": "in_shape", "offset": "offset"}
+    _saved_values = {"dim1": "dim1", "dim2": "dim2", "offset": "offset", "self_sym_sizes": "in_shape"}
 
     @staticmethod
-    def forward(ctx, x, offset, dim1, dim2):
-        ctx.in_shape, ctx.args, ctx.offset = x.shape, (offset, dim1, dim2), offset
+    def forward(ctx, x, offset, dim1, dim2, shown=None):
+        ctx.in_shape = x.shape
+        _diagonal_shown(ctx, offset, dim1, dim2, shown)
         return _diagonal_view(x, offset, dim1, dim2)
 
     @staticmethod
     def backward(ctx, grad):
-        return DiagonalBackward.apply(grad, ctx.in_shape, *ctx.args), None, None, None
+        return DiagonalBackward.apply(grad, ctx.in_shape, *ctx.args, shown=(ctx.dim1, ctx.dim2)), None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_args):
-        return Diagonal.apply(t, *ctx.args)
+        return Diagonal.apply(t, *ctx.args, shown=(ctx.dim1, ctx.dim2))
 
 
 class DiagonalBackward(Op):
     """zeros with g on the diagonal of dims dim1, dim2: the adjoint of diagonal"""
     _grad_fn_name = "DiagonalBackwardBackward0"
+    _saved_values = {"dim1": "dim1", "dim2": "dim2", "offset": "offset"}
 
     @staticmethod
-    def forward(ctx, g, shape, offset, dim1, dim2):
-        ctx.args = (offset, dim1, dim2)
+    def forward(ctx, g, shape, offset, dim1, dim2, shown=None):
+        _diagonal_shown(ctx, offset, dim1, dim2, shown)
         out = np.zeros(shape, g.dtype)
         _diagonal_view(out, offset, dim1, dim2)[...] = g
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        return Diagonal.apply(grad, *ctx.args), None, None, None, None
+        return Diagonal.apply(grad, *ctx.args, shown=(ctx.dim1, ctx.dim2)), None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_args):
-        return DiagonalBackward.apply(t, ctx.inputs[1], *ctx.args)
+        return DiagonalBackward.apply(t, ctx.inputs[1], *ctx.args, shown=(ctx.dim1, ctx.dim2))
 
 
 class DiagonalCopy(Diagonal):
@@ -1007,8 +1080,9 @@ class DiagonalCopy(Diagonal):
     _grad_fn_name = "DiagonalBackward0_copy"
 
     @staticmethod
-    def forward(ctx, x, offset, dim1, dim2):
-        ctx.in_shape, ctx.args, ctx.offset = x.shape, (offset, dim1, dim2), offset
+    def forward(ctx, x, offset, dim1, dim2, shown=None):
+        ctx.in_shape = x.shape
+        _diagonal_shown(ctx, offset, dim1, dim2, shown)
         return _diagonal_view(x, offset, dim1, dim2).copy()
 
 
@@ -1016,7 +1090,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     d1, d2 = (one_dim(d, input.ndim, "diagonal") for d in (dim1, dim2))  # IndexError below 2-D
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return _share(Diagonal.apply(input, offset, d1, d2), input)
+    return _share(Diagonal.apply(input, offset, d1, d2, shown=(shown_dim(dim1), shown_dim(dim2))), input)
 
 
 def sum_to_size(input, *size, **kw):

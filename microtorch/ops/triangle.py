@@ -2,18 +2,18 @@
 same triangle of the incoming gradient (the op is a mask, linear in its input), as torch's TrilBackward0 does."""
 import numpy as np
 
-from ._op import Op
+from ._op import Op, shown_dim
 from .reduce import c_order
 
 
 class Tril(Op):
-    """d tril(x, k) = tril(g, k)"""
+    """d tril(x, k) = tril(g, k). torch's node shows k as shown_dim shows it (-1 as 2**64 - 1)"""
     _grad_fn_name = "TrilBackward0"
-    _saved_values = {"diagonal": "diagonal"}
+    _saved_values = {"diagonal": "shown"}
 
     @staticmethod
     def forward(ctx, x, diagonal):
-        ctx.diagonal = diagonal
+        ctx.diagonal, ctx.shown = diagonal, shown_dim(diagonal)
         return c_order(np.tril(x, diagonal))  # (torch's triangles are C-ordered whatever x's layout)
 
     @staticmethod
@@ -31,7 +31,7 @@ class Triu(Tril):
 
     @staticmethod
     def forward(ctx, x, diagonal):
-        ctx.diagonal = diagonal
+        ctx.diagonal, ctx.shown = diagonal, shown_dim(diagonal)
         return c_order(np.triu(x, diagonal))
 
 
