@@ -46,6 +46,7 @@ from .ops.pointwise import (acosh, addcdiv, addcmul, arccosh, arcsinh, arctan2, 
                             heaviside, floor_divide)
 from .ops.rearrange import index_add, nansum, roll, rot90, scatter, trace  # noqa: F401
 from .ops.decomposition import svd  # noqa: F401
+from .ops.shape import unsafe_chunk, unsafe_split, unsafe_split_with_sizes  # noqa: F401
 from .ops.composite import (argsort, atleast_2d, atleast_3d, bincount, bucketize, column_stack, diff,  # noqa: F401
                             dsplit, dstack, float_power, fliplr, flipud, histc, histogram, hsplit, hstack, msort,
                             nanmean, positive, ravel, repeat_interleave, row_stack, searchsorted, take_along_dim,
@@ -198,6 +199,7 @@ __all__ = [
 ]
 __all__ += [n for n in ("argwhere", "clamp_max", "clamp_min", "floor_divide", "heaviside", "isneginf", "isposinf",
                        "isreal", "signbit", "svd") if n not in __all__]  # (issue 13)
+__all__ += ["unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"]
 
 from ._api_errors import clean_namespace as _clean_namespace  # noqa: E402
 _clean_namespace(globals(), [  # the API added for issue 13

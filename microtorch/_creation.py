@@ -608,11 +608,8 @@ def _check_meshgrid(tensors):
 def diag(input, diagonal=0):
     if input.ndim not in (1, 2):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D (shape {list(input.shape)})")
-    if input.ndim == 1:
-        n = input.shape[0] + builtins.abs(diagonal)
-        idx = np.arange(input.shape[0])
-        rows, cols = (idx, idx + diagonal) if diagonal >= 0 else (idx - diagonal, idx)
-        from .ops.index import ScatterIntoZeros
-        return ScatterIntoZeros.apply(input, (n, n), (rows, cols))
+    if input.ndim == 1:  # (torch's diag of a vector is its diag_embed: one DiagEmbedBackward0 node)
+        from .ops.linalg_more import DiagEmbed
+        return DiagEmbed.apply(input, int(diagonal), -2, -1)
     from .ops.shape import DiagonalCopy
     return DiagonalCopy.apply(input, diagonal, 0, 1)

@@ -408,7 +408,7 @@ class Tensor:
         if dtype is None or _dtype.to_dtype(dtype) is self.dtype:
             if fmt is not None:  # (a copy only if the format asked is not the one self is laid out in)
                 return self._to_dtype(self.dtype, fmt)
-            return self.clone() if kwargs.get("copy") else self
+            return self._to_dtype(self.dtype, fmt) if kwargs.get("copy") else self  # (torch's node: ToCopyBackward0)
         return self._to_dtype(_dtype.to_dtype(dtype), fmt)  # (ops/: differentiable)
 
     def type(self, dtype=None):

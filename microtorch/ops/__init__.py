@@ -17,7 +17,8 @@ from .reduce import (all, allclose, amax, amin, any, argmax, argmin, count_nonze
                      logsumexp, lt, max, mean, min, ne, norm, prod, std, sum, var, vector_norm)
 from .shape import (atleast_1d, broadcast_to, cat, chunk, clone, concat, concatenate, diagonal, expand,  # noqa: F401
                     expand_as, flatten, flip, movedim, mT, H, narrow, numpy_T, permute, repeat, reshape, split, squeeze,
-                    stack, sum_to, sum_to_size, swapaxes, swapdims, t, transpose, unbind, unflatten, unsqueeze, view)
+                    stack, sum_to, sum_to_size, swapaxes, swapdims, t, transpose, unbind, unflatten, unsqueeze, view,
+                    unsafe_chunk, unsafe_split, unsafe_split_with_sizes)
 from . import inplace
 from ._memory_formats import contiguous_format, is_laid_out, preserve_format
 from .. import _tensor_methods

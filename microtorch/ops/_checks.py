@@ -68,6 +68,8 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              "size": {"dim": "int"}, "stride": {"dim": "int"}, "rot90": {"dims": "shape_tuple"},
              "new_full": {"size": "shape_tuple"}, "unflatten": {"sizes": "shape_tuple"},
              "pad": {"pad": "shape_tuple"}, "split_with_sizes": {"split_sizes": "shape_tuple"},
+             "unsafe_split_with_sizes": {"split_sizes": "shape_tuple"}, "unsafe_split": {"dim": "int", "split_size": "int"},
+             "unsafe_chunk": {"dim": "int", "chunks": "int"},
              "equal": {"other": "tensor"}, "full": {"size": "shape_tuple"},
              "stack_module_state": {"models": "modules"}, "logsumexp": {"dim": "dim"}, "promote_types": {"type1": "dtype", "type2": "dtype", "a": "dtype", "b": "dtype"},
              "functional_call": {"module": "module", "parameter_and_buffer_dicts": "mapping", "args": None}, "allclose": {"other": "tensor"}, "isclose": {"other": "tensor"},

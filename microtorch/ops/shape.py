@@ -904,6 +904,13 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
     if split_size_or_sections is None:
         raise TypeError("split(): missing the split_size_or_sections argument: an int (the size of each piece) "
                         "or a list of sizes")
+    by_size, sizes, d, shown = _split_plan(tensor, split_size_or_sections, dim)
+    cls = Split if by_size else SplitWithSizes
+    return tuple(_share(o, tensor, multi=True) for o in cls.apply(tensor, sizes, d, shown=shown))
+
+
+def _split_plan(tensor, split_size_or_sections, dim):
+    """(split by a size?, the sizes of the pieces, the dim, (dim, size or sizes) as torch's node shows them)"""
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor (got a 0-d tensor); "
                            "unsqueeze it first or do not split a scalar")
@@ -917,29 +924,56 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
         if s == 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = ([s] * (n // s) + ([n % s] if n % s else [])) if s else []
-        sizes = sizes or [0]  # (one piece at least, empty when the dim is, as torch)
-        cls, shown = Split, (shown_dim(dim), s)
-    else:
-        sizes = list(split_size_or_sections)
-        if any(k < 0 for k in sizes):
-            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
-                               f"split_sizes={sizes}")
-        if sum(sizes) != n:
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
-                               f"at dimension {d}), but got split_sizes={sizes}")
-        cls, shown = SplitWithSizes, (shown_dim(dim), shown_dims(sizes))
-    return tuple(_share(o, tensor, multi=True) for o in cls.apply(tensor, sizes, d, shown=shown))
+        return True, sizes or [0], d, (shown_dim(dim), s)  # (one piece at least, empty when the dim is, as torch)
+    sizes = list(split_size_or_sections)
+    if any(k < 0 for k in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                           f"split_sizes={sizes}")
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                           f"at dimension {d}), but got split_sizes={sizes}")
+    return False, sizes, d, (shown_dim(dim), shown_dims(sizes))
+
+
+class UnsafeSplitWithSizes(SplitWithSizes):
+    """split_with_sizes whose pieces autograd does not know as views of the input (torch's unsafe_ variants): they
+    share its memory, but not its version counter, and an in-place change of one does not rewrite its history"""
+    _grad_fn_name = "UnsafeSplitWithSizesBackward0"
+
+
+class UnsafeSplit(Split):
+    """split by a size, its pieces not known as views (see UnsafeSplitWithSizes)"""
+    _grad_fn_name = "UnsafeSplitBackward0"
+
+
+def unsafe_split(tensor, split_size, dim=0):
+    by_size, sizes, d, shown = _split_plan(tensor, split_size, dim)
+    return (UnsafeSplit if by_size else UnsafeSplitWithSizes).apply(tensor, sizes, d, shown=shown)
+
+
+def unsafe_split_with_sizes(tensor, split_sizes, dim=0):
+    _, sizes, d, shown = _split_plan(tensor, list(split_sizes), dim)
+    return UnsafeSplitWithSizes.apply(tensor, sizes, d, shown=shown)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    return _chunked(input, chunks, dim, unsafe_split)
 
 
 def chunk(input, chunks, dim=0):
+    return _chunked(input, chunks, dim, split)
+
+
+def _chunked(input, chunks, dim, split_by):
+    """chunk as split_by (split or unsafe_split) splits: by the size that makes at most `chunks` pieces"""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor; give it one with x.reshape(1)")
     d = one_dim(dim, input.ndim, "chunk")
     if input.shape[d] == 0:  # torch: `chunks` empty pieces (split by a size would give one)
-        return split(input, [0] * chunks, dim)
-    return split(input, -(-input.shape[d] // chunks), dim)  # (the dim as given: torch's node shows it)
+        return split_by(input, [0] * chunks, dim)
+    return split_by(input, -(-input.shape[d] // chunks), dim)  # (the dim as given: torch's node shows it)
 
 
 class Unbind(Op):
@@ -993,6 +1027,9 @@ class Flip(Op):
 
 
 def flip(input, dims):
+    if dims is None:
+        raise TypeError("flip(): argument 'dims' (position 1) must be tuple of ints, not NoneType (name the dims to "
+                        "flip, e.g. flip((0,)))")
     normal = normalize_dims(dims, input.ndim, "flip", ranges_first=False)  # (0-d: dims 0 or -1, nothing to flip)
     shown = shown_dims(dims) if isinstance(dims, (tuple, list)) else (shown_dim(dims),)
     return Flip.apply(input, dims=normal if input.ndim else (), shown=shown)

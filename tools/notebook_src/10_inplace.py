@@ -203,8 +203,9 @@ print("w.grad:", w.grad, " but d/dw sum(exp(w)) =", w.detach().exp())
 # ## Seeing saved tensors
 #
 # `viz.draw(..., show_saved=True)` lists in each node the tensors it saved, with the version
-# they had when saved and the version they have now. A stale one is flagged, before you even
-# call backward:
+# they had when saved and the version they have now, under the name PyTorch gives them: the row
+# `saved result` of `ExpBackward0` is the tensor `y.grad_fn._saved_result` reads. A stale one is
+# flagged, before you even call backward:
 
 # %%
 from microtorch import viz

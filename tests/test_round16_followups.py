@@ -1,0 +1,66 @@
+"""Nodes torch records that microtorch recorded differently, beside torch: the unsafe_ splits (their own nodes,
+pieces that share memory but not a version counter), `x.to(same dtype, copy=True)` (ToCopyBackward0, not a
+clone), and `torch.diag` of a vector (DiagEmbedBackward0)."""
+import pytest
+import torch
+
+import microtorch as mt
+from tests.saved_compare import STRIDES, assert_saves_as_torch, graph_of
+
+SPLITS = ["b.unsafe_split(1, 1)", "b.unsafe_chunk(2, 1)", "b.unsafe_split_with_sizes([1, 2], 1)",
+          "T.unsafe_split(b, 2, -1)", "T.unsafe_chunk(b, 3, -1)", "T.unsafe_split_with_sizes(b, [2, 1], dim=-1)",
+          "b.unsafe_chunk(2, 0)", "T.unsafe_split(b, 1)"]
+
+
+def _pieces(T, expr):
+    a = T.arange(6.0, dtype=T.float64).reshape(2, 3).requires_grad_()
+    b = a.clone()
+    return a, b, eval(expr, {"T": T, "b": b})
+
+
+@pytest.mark.parametrize("expr", SPLITS)
+def test_unsafe_splits_record_torchs_nodes_and_values(expr):
+    for i in range(len(_pieces(torch, expr)[2])):
+        assert graph_of(_pieces(mt, expr)[2][i]) == graph_of(_pieces(torch, expr)[2][i])
+        assert_saves_as_torch(lambda T: _pieces(T, expr)[2][i], skip=STRIDES)
+
+
+@pytest.mark.parametrize("expr", SPLITS)
+def test_unsafe_pieces_share_memory_but_not_versions(expr):
+    """An in-place change of a piece shows in the input (one memory), bumps no version of the input and is not a
+    view's rewrite of history: backward gives torch's gradients."""
+    out = []
+    for T in (torch, mt):
+        a, b, p = _pieces(T, expr)
+        with T.no_grad():
+            p[0].mul_(2)
+        p[-1].add_(1)
+        sum(x.sum() for x in p).backward()
+        out.append((b.tolist(), b._version, p[0]._version, p[0]._is_view(), a.grad.tolist()))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("expr", ["a.to(T.float64, copy=True)", "a.to(dtype=T.float64, copy=True)",
+                                  "a.t().to(T.float64, copy=True)", "a.to(a, copy=True)", "a.to('cpu', copy=True)"])
+def test_a_copy_to_the_same_dtype_is_a_to_copy(expr):
+    def make(T):
+        a = T.arange(6.0, dtype=T.float64).reshape(2, 3).requires_grad_()
+        return a, eval(expr, {"T": T, "a": a})
+    (ta, theirs), (ma, mine) = make(torch), make(mt)
+    assert graph_of(mine) == graph_of(theirs) and mine.stride() == theirs.stride()
+    assert mine.data_ptr() != ma.data_ptr()
+
+
+@pytest.mark.parametrize("k", [0, 1, -2])
+def test_diag_of_a_vector_is_a_diag_embed(k):
+    def make(T):
+        return T.tensor([1.0, 2.0, -3.0], dtype=T.float64, requires_grad=True).diag(k)
+    assert graph_of(make(mt)) == graph_of(make(torch)) and make(mt).tolist() == make(torch).tolist()
+    assert_saves_as_torch(make, skip=STRIDES)
+    weights = [torch.arange(float(make(torch).numel())), mt.arange(float(make(mt).numel()))]
+    grads = []
+    for T, w in zip((torch, mt), weights):
+        v = T.tensor([1.0, 2.0, -3.0], dtype=T.float64, requires_grad=True)
+        (v.diag(k) * w.reshape(v.diag(k).shape).double()).sum().backward()
+        grads.append(v.grad.tolist())
+    assert grads[0] == grads[1]
