@@ -282,7 +282,9 @@ def _aten_norm():
     if _AtenNorm is None:
         from .reduce import Norm
         _AtenNorm = type("AtenNorm", (Norm,), {"_grad_fn_name": "NormBackward1", "__module__": __name__,
-                                               "__doc__": Norm.__doc__})
+                                               "__doc__": Norm.__doc__, "_saved_names": Norm._saved_names,
+                                               "_saved_values": {"dim": "shown_dims", "keepdim": "keepdim",
+                                                                 "p": "ord"}})  # (its p: a float, as torch's)
     return _AtenNorm
 
 
@@ -292,8 +294,8 @@ _AtenNorm = None
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim"""
     d = _plus(x1 - x2, eps)
-    dims = (d.ndim - 1,) if d.ndim else None
-    return _aten_norm().apply(d, ord=float(p), dims=dims, keepdim=keepdim)
+    dims = (d.ndim - 1,) if d.ndim else None  # (torch's node shows the last dim, -1 of a 0-d d)
+    return _aten_norm().apply(d, ord=float(p), dims=dims, keepdim=keepdim, given_dim=(d.ndim - 1,))
 
 
 class ClampedClone(Op):
@@ -325,7 +327,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
                            f"{_NAMES.get(np.dtype(common.np).name, common.np)}; convert the inputs with .float()")
     n1 = ClampedClone.apply(norm(x1, 2, dim, True), eps=float(eps))
     n2 = ClampedClone.apply(norm(x2, 2, dim, True), eps=float(eps))
-    return ((x1 / n1) * (x2 / n2)).sum(dim)
+    right = x2 / n2  # (torch's C++ computes this operand first: pack hooks see its division first)
+    return ((x1 / n1) * right).sum(dim)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -7,7 +7,7 @@ from ._checks import need_floating
 from ._kernels import _NAMES
 from ._nll_cascade import cascade_nll
 from ._layout import like_torch
-from ._op import Op, normalize_dims
+from ._op import Op, normalize_dims, shown_dim
 from ._sum_order import mean_like_torch, sum_like_torch
 from ._softmax_kernels import (log_softmax_backward_lastdim, log_softmax_backward_over, log_softmax_lastdim,
                                log_softmax_over, softmax_backward_lastdim, softmax_backward_over, softmax_lastdim,
@@ -15,6 +15,7 @@ from ._softmax_kernels import (log_softmax_backward_lastdim, log_softmax_backwar
 from .elementwise import DivScalar, MulScalar, div_scalar, where
 from ._zero_tangent import ZeroTangent
 from .linalg import addmm, matmul
+from .reduce import show_on_read
 from .scalar_overloads import add_scalar
 from .loss_backward import (REDUCTION_CODES, MseLossBackward, bce_input_grad, bce_target_grad, loss_grads,
                             loss_jvp)
@@ -34,11 +35,11 @@ def _reduce(loss, reduction, op, weight_sum=None):
 class Softmax(Op):
     """d softmax: y * (g - sum(g*y))"""
     _grad_fn_name = "SoftmaxBackward0"
-    _saved_names = ("result",)
+    _saved_names, _saved_values = ("result",), {"dim": "shown_dim"}
 
     @staticmethod
-    def forward(ctx, x, dim):
-        ctx.dim = dim
+    def forward(ctx, x, dim, given_dim=None):
+        ctx.dim, ctx.given_dim = dim, given_dim  # (dim: x's own, None for a 0-d x; given_dim: shown when read)
         if x.size and x.ndim and x.dtype == np.float32:  # (torch's kernels, to the bit)
             out = softmax_lastdim(x) if dim in (-1, x.ndim - 1) else softmax_over(x, dim)
         else:
@@ -50,7 +51,7 @@ class Softmax(Op):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return SoftmaxBackwardData.apply(grad, y, dim=ctx.dim), None
+        return SoftmaxBackwardData.apply(grad, y, dim=ctx.dim, given_dim=ctx.given_dim), None
 
     @staticmethod
     def jvp(ctx, t):
@@ -62,12 +63,11 @@ class SoftmaxBackwardData(Op):
     """softmax's backward y * (g - sum(g*y)) as one op (torch's): d/dg is the same map of gg,
     d/dy = g gg - sum(y g) gg - g sum(y gg)"""
     _grad_fn_name = "SoftmaxBackwardDataBackward0"
-    _saved_names = ("grad_output", "output")
-    _saved_values = {"dim": "dim"}
+    _saved_names, _saved_values = ("grad_output", "output"), Softmax._saved_values
 
     @staticmethod
-    def forward(ctx, g, y, dim):
-        ctx.dim = dim
+    def forward(ctx, g, y, dim, given_dim=None):
+        ctx.dim, ctx.given_dim = dim, given_dim
         ctx.save_for_backward(g, y)
         if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype == np.float32:
             last = dim in (-1, g.ndim - 1)  # (torch's kernels, to the bit)
@@ -78,24 +78,25 @@ class SoftmaxBackwardData(Op):
     def backward(ctx, gg):
         g, y = ctx.saved_tensors
         d = ctx.dim
-        return (SoftmaxBackwardData.apply(gg, y, dim=d) if ctx.needs_input_grad[0] else None,
+        return (SoftmaxBackwardData.apply(gg, y, dim=d, given_dim=ctx.given_dim) if ctx.needs_input_grad[0] else None,
                 g * gg - (y * g).sum(d, True) * gg - g * (y * gg).sum(d, True) if ctx.needs_input_grad[1] else None)
 
     @staticmethod
     def jvp(ctx, tg, ty):
         g, y = ctx.inputs[:2]
         d = ctx.dim
-        return SoftmaxBackwardData.apply(tg, y, dim=d) + ty * (g - (g * y).sum(d, True)) - y * (ty * g).sum(d, True)
+        return SoftmaxBackwardData.apply(tg, y, dim=d, given_dim=ctx.given_dim) + ty * (g - (g * y).sum(d, True)) - \
+            y * (ty * g).sum(d, True)
 
 
 class LogSoftmax(Op):
     """d log_softmax: g - softmax * sum(g)"""
     _grad_fn_name = "LogSoftmaxBackward0"
-    _saved_names = ("result",)
+    _saved_names, _saved_values = ("result",), Softmax._saved_values
 
     @staticmethod
-    def forward(ctx, x, dim):
-        ctx.dim = dim
+    def forward(ctx, x, dim, given_dim=None):
+        ctx.dim, ctx.given_dim = dim, given_dim
         if x.size and x.ndim and x.dtype == np.float32:  # (torch's kernels, to the bit)
             out = log_softmax_lastdim(x) if dim in (-1, x.ndim - 1) else log_softmax_over(x, dim)
         else:
@@ -108,7 +109,7 @@ class LogSoftmax(Op):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return LogSoftmaxBackwardData.apply(grad, y, dim=ctx.dim), None
+        return LogSoftmaxBackwardData.apply(grad, y, dim=ctx.dim, given_dim=ctx.given_dim), None
 
     @staticmethod
     def jvp(ctx, t):
@@ -119,12 +120,11 @@ class LogSoftmaxBackwardData(Op):
     """log_softmax's backward g - exp(y) sum(g) as one op (torch's): d/dg = gg - sum(gg exp(y)),
     d/dy = -sum(g) exp(y) gg"""
     _grad_fn_name = "LogSoftmaxBackwardDataBackward0"
-    _saved_names = ("grad_output", "output")
-    _saved_values = {"dim": "dim"}
+    _saved_names, _saved_values = ("grad_output", "output"), Softmax._saved_values
 
     @staticmethod
-    def forward(ctx, g, y, dim):
-        ctx.dim = dim
+    def forward(ctx, g, y, dim, given_dim=None):
+        ctx.dim, ctx.given_dim = dim, given_dim
         ctx.save_for_backward(g, y)
         if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype == np.float32:
             last = dim in (-1, g.ndim - 1)  # (torch's kernels, to the bit)
@@ -145,6 +145,20 @@ class LogSoftmaxBackwardData(Op):
         return tg - y.exp() * tg.sum(d, True) - y.exp() * ty * g.sum(d, True)
 
 
+show_on_read(Softmax, SoftmaxBackwardData, LogSoftmax, LogSoftmaxBackwardData,  # (the dim as given: -1 shows as
+             shown_dim=lambda node: shown_dim(node.dim if node.given_dim is None else node.given_dim))  # 2**64 - 1)
+
+
+def _implicit_dim(x):
+    return 0 if x.ndim in (0, 1, 3) else 1  # torch's legacy choice where no dim is given
+
+
+def _given_dim(x, dim):
+    """A softmax dim given other than as an int, as torch's node shows it: its implicit choice for None, the int of a
+    0-d tensor or numpy integer."""
+    return _implicit_dim(x) if dim is None else int(dim)
+
+
 def _softmax_dim(x, dim, op):
     """The one dim to normalize over, checked as torch does before the dtype (None for a 0-d x)."""
     if type(dim) is int and -x.ndim <= dim < x.ndim:  # the common call: one of x's dims
@@ -152,7 +166,7 @@ def _softmax_dim(x, dim, op):
     if dim is None:
         warn_at_user_line(f"Implicit dimension choice for {op} has been deprecated. Change the call to include dim=X "
                           "as an argument.")
-        dim = 0 if x.ndim in (0, 1, 3) else 1  # torch's legacy implicit choice
+        dim = _implicit_dim(x)
     if isinstance(dim, Tensor) and dim.ndim == 0 and not dim.dtype.is_floating_point:
         dim = int(dim)
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
@@ -167,7 +181,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     need_floating(input, "softmax")
-    return Softmax.apply(input, dim=d)  # (by keyword: the node's edges are its tensors', as torch's)
+    given = dim if type(dim) is int else _given_dim(input, dim)  # (torch's node shows it unwrapped: -1 as 2**64 - 1)
+    return Softmax.apply(input, dim=d, given_dim=given)  # (by keyword: the node's edges are its tensors', as torch's)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -175,7 +190,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     need_floating(input, "log_softmax")
-    return LogSoftmax.apply(input, dim=d)
+    return LogSoftmax.apply(input, dim=d, given_dim=dim if type(dim) is int else _given_dim(input, dim))
 
 
 def linear(input, weight, bias=None):
@@ -274,12 +289,16 @@ def _weighted_loss(errors, weight, input, reduction, op):
 
 
 class NllLossBackward(Op):
-    """nll_loss's backward g * local (g / total for 'mean'), linear in g and flat in logp: d = (local, 0)"""
+    """nll_loss's backward g * local (g / total for 'mean'), linear in g and flat in logp: d = (local, 0). As torch's
+    node, it keeps the target and the weight, and shows nll_loss's reduction and ignore_index."""
     _grad_fn_name = "NllLossBackwardBackward0"
+    _saved_names = ("target", "weight")
+    _saved_values = {"ignore_index": "shown_ignore_index", "reduction": "reduction_code"}
 
     @staticmethod
-    def forward(ctx, g, logp, local, total=None):
-        ctx.local, ctx.total = local, total
+    def forward(ctx, g, logp, local, total, target, weight, reduction, ignore_index):
+        ctx.local, ctx.total, ctx.reduction, ctx.ignore_index = local, total, reduction, ignore_index
+        ctx.save_for_backward(target, weight)
         if total is not None:  # torch divides g by the total weight first, then multiplies by -w[y]
             g = g / total
         # torch writes g into the target entries only: an inf or nan g leaves the others 0 (not 0 * inf)
@@ -287,15 +306,16 @@ class NllLossBackward(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # (torch's node reads what it saved: a second backward through a freed one raises)
         glogp = Tensor._make(np.zeros(ctx.local.shape, ctx.local.dtype)) if ctx.needs_input_grad[1] else None
         local = Tensor._make(ctx.local)
         gg = where(local != 0, grad * local, 0.0)
         if ctx.total is not None:  # torch's nll_loss of grad, 'mean': summed, then over the total (0/0 on an empty batch)
             gg = gg.sum() / Tensor._make(ctx.total)
-        return gg, glogp, None, None
+        return (gg, glogp) + (None,) * 6
 
     @staticmethod
-    def jvp(ctx, tg, _tlogp, _local, _total):
+    def jvp(ctx, tg, *_):
         d = tg * Tensor._make(ctx.local)
         return d if ctx.total is None else d / Tensor._make(ctx.total)
 
@@ -308,6 +328,7 @@ class NllLoss(Op):
     """-w[y] logp[y]: the gradient is -w[y] at the target entry (/ sum of w[y] for 'mean')"""
     _grad_fn_name = "NllLossBackward0"
     _saved_names = ("self", "target", "weight", "total_weight")
+    _saved_values = NllLossBackward._saved_values
     _double = NllLossBackward
 
     @staticmethod
@@ -320,12 +341,12 @@ class NllLoss(Op):
         losses = -picked if c else 0.0 - picked  # (1-d: torch subtracts from 0, so -0 is +0)
         ctx.local = np.zeros(logp.shape, logp.dtype)  # d loss / d logp, before 'mean' divides
         ctx.local[at] = -wt
-        ctx.reduction, ctx.c, ctx.total = reduction, c, None
+        ctx.reduction, ctx.c, ctx.total, ctx.ignore_index = reduction, c, None, ignore_index
         if reduction != "none" and logp.dtype.kind == "f" and target.size:  # (torch's cascade of partial sums)
             summed, total = cascade_nll(logp[at], valid, None if weight is None else wt)
             total = np.asarray(total)
-        else:
-            summed, total = losses.sum(), np.asarray(wt.sum(), logp.dtype)
+        else:  # (unreduced, torch's kernel leaves total_weight 0, but for a 1-d logp's)
+            summed, total = losses.sum(), np.asarray(wt.sum() if reduction != "none" or not c else 0, logp.dtype)
         ctx.save_for_backward(logp, target, weight, total)  # (what torch saves; backward reads logp)
         if reduction == "none":
             return np.asarray(losses)
@@ -336,9 +357,11 @@ class NllLoss(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        logp = ctx.saved_tensors[0]
+        logp, target, weight, _total = ctx.saved_tensors
         g = grad.unsqueeze(ctx.c) if ctx.reduction == "none" else grad
-        return ctx._forward_cls._double.apply(g, logp, ctx.local, ctx.total), None
+        return ctx._forward_cls._double.apply(g, logp, ctx.local, ctx.total, target._data,
+                                              None if weight is None else weight._data, ctx.reduction,
+                                              ctx.ignore_index), None
 
     @staticmethod
     def jvp(ctx, tlogp):
@@ -358,6 +381,14 @@ def _target_entries(t, c):
 class NllLoss2D(NllLoss):
     _grad_fn_name = "NllLoss2DBackward0"
     _double = NllLoss2DBackward
+
+
+# torch's nll_loss_forward returns total_weight beside the loss: its node packs it last, after its inputs (the order
+# of the names would put it before weight)
+NllLoss._pack_order = NllLoss2D._pack_order = (0, 1, 2, 3)
+show_on_read(NllLoss, NllLoss2D, NllLossBackward, NllLoss2DBackward,
+             shown_ignore_index=lambda node: shown_dim(node.ignore_index),  # (-100 shows as 2**64 - 100)
+             reduction_code=lambda node: REDUCTION_CODES[node.reduction])
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):

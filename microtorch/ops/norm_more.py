@@ -1,6 +1,8 @@
 """More normalisations: group_norm (one op), and rms_norm, local_response_norm composed of existing ops
 the way torch composes them (so that the grad_fn names agree). instance_norm, built on batch_norm, is in
 nn/_functional_norm.py."""
+import math
+
 import numpy as np
 
 from .._fma import fma
@@ -22,25 +24,25 @@ def _per_channel(v, x):
 
 
 class NativeGroupNorm(Op):
-    """y = (x - mean_g) / sqrt(var_g + eps) * w + b;  dx = rstd (gh - mean(gh) - xh mean(gh xh)), gh = g w"""
+    """y = (x - mean_g) / sqrt(var_g + eps) * w + b;  dx = rstd (gh - mean(gh) - xh mean(gh xh)), gh = g w.
+    As torch's node it keeps each group's mean and rstd, (N, groups), which backward recomputes from x (so that a
+    double backward differentiates them)."""
     _grad_fn_name = "NativeGroupNormBackward0"
     _edges = (0, 1, 2)  # (as torch's: the weight's and bias's edges are there, None when they are)
+    _saved_names = ("input", "weight", "result1", "result2")
+    _saved_values = {"N": "N", "C": "C", "HxW": "HxW", "group": "groups", "eps": "shown_eps"}
 
     @staticmethod
     def forward(ctx, x, w, b, groups, eps):
-        ctx.groups, ctx.eps = groups, eps
-        ctx.save_for_backward(x, w)
+        ctx.groups, ctx.eps, ctx.shown_eps = groups, eps, float(eps)
+        ctx.N, ctx.C, ctx.HxW = x.shape[0], x.shape[1], math.prod(x.shape[2:])
         if type(x) is np.ndarray and moments_kernel.applies(x) and (x.ndim < 4 or x.flags.c_contiguous):
-            return _group_norm_like_torch(x, w, b, groups, eps)
-        xg = _groups(x, groups)  # (vmap's batches, float16: the formula)
-        mean = xg.mean(-1, keepdims=True)
-        rstd = 1 / np.sqrt(((xg - mean) ** 2).mean(-1, keepdims=True) + eps)
-        out = ((xg - mean) * rstd).reshape(x.shape)
-        if w is not None:
-            out = out * _per_channel(w, x)
-        if b is not None:
-            out = out + _per_channel(b, x)
-        return np.asarray(out, x.dtype)
+            out, mean, rstd = _group_norm_like_torch(x, w, b, groups, eps)
+        else:
+            out, mean, rstd = _group_norm_formula(x, w, b, groups, eps)  # (vmap's batches, float16)
+        stats = (np.asarray(s, x.dtype).reshape(x.shape[0], groups) for s in (mean, rstd))
+        ctx.save_for_backward(x, w, *stats)
+        return out
 
     @staticmethod
     def _normalized(ctx, x):
@@ -51,7 +53,7 @@ class NativeGroupNorm(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
+        x, w, _mean, _rstd = ctx.saved_tensors
         xh, rstd = NativeGroupNorm._normalized(ctx, x)
         dims = (0,) + tuple(range(2, x.ndim))
         gx = gw = gb = None
@@ -81,10 +83,24 @@ class NativeGroupNorm(Op):
         return out
 
 
+def _group_norm_formula(x, w, b, groups, eps):
+    """(the normalized x, each group's mean, rstd) by the formula"""
+    xg = _groups(x, groups)
+    mean = xg.mean(-1, keepdims=True)
+    rstd = 1 / np.sqrt(((xg - mean) ** 2).mean(-1, keepdims=True) + eps)
+    out = ((xg - mean) * rstd).reshape(x.shape)
+    if w is not None:
+        out = out * _per_channel(w, x)
+    if b is not None:
+        out = out + _per_channel(b, x)
+    return np.asarray(out, x.dtype), mean, rstd
+
+
 def _group_norm_like_torch(x, w, b, groups, eps):
-    """torch's CPU kernel to the bit (float32, float64): each group's moments as layer_norm's (_moments_kernel.py),
-    rstd = 1 / sqrt(max(var, 0) + eps) in double; without weight and bias (x - mean) * rstd, else per channel
-    x * scale + (bias - scale * mean), scale = rstd * weight, both multiply-adds fused."""
+    """(the normalized x, each group's mean, rstd) as torch's CPU kernel computes them, to the bit (float32,
+    float64): each group's moments as layer_norm's (_moments_kernel.py), rstd = 1 / sqrt(max(var, 0) + eps) in
+    double; without weight and bias (x - mean) * rstd, else per channel x * scale + (bias - scale * mean),
+    scale = rstd * weight, both multiply-adds fused."""
     n, c = x.shape[:2]
     d = c // groups
     xg = np.ascontiguousarray(x).reshape(n, groups, d, -1)
@@ -92,12 +108,12 @@ def _group_norm_like_torch(x, w, b, groups, eps):
     rstd = (1 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(x.dtype).reshape(n, groups, 1, 1)
     mean = mean.reshape(n, groups, 1, 1)
     if w is None and b is None:
-        return ((xg - mean) * rstd).reshape(x.shape)
+        return ((xg - mean) * rstd).reshape(x.shape), mean, rstd
     gamma = (w if w is not None else np.ones(c, x.dtype)).reshape(1, groups, d, 1)
     beta = (b if b is not None else np.zeros(c, x.dtype)).reshape(1, groups, d, 1)
     scale = rstd * gamma
     bias = fma(-scale, mean, beta).astype(x.dtype, copy=False)
-    return fma(xg, scale, bias).astype(x.dtype, copy=False).reshape(x.shape)
+    return fma(xg, scale, bias).astype(x.dtype, copy=False).reshape(x.shape), mean, rstd
 
 
 def _group_sizes(input, num_groups):
@@ -226,8 +242,9 @@ class CrossMapLRN2d(Op):
     def forward(ctx, x, size, alpha, beta, k):
         ctx.window = _cross_map_window(x.shape[1], size).astype(x.dtype)
         ctx.args = (size, alpha, beta, k)
-        ctx.save_for_backward(x)
-        return x * CrossMapLRN2d._scale(ctx, x) ** -beta
+        out = x * CrossMapLRN2d._scale(ctx, x) ** -beta
+        ctx.save_for_backward(x, out)  # (torch's Function saves its output too; backward recomputes the scale)
+        return out
 
     @staticmethod
     def _scale(ctx, x):
@@ -248,7 +265,7 @@ class CrossMapLRN2d(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        x, _out = ctx.saved_tensors
         return CrossMapLRN2d._vjp(ctx, x, grad), None, None, None, None
 
     @staticmethod

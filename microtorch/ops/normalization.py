@@ -154,7 +154,11 @@ class NativeBatchNorm(Op):
     @staticmethod
     def forward(ctx, x, weight, bias, running_mean, running_var, mean, invstd, training, eps):
         ctx.training, ctx.eps = training, eps
-        ctx.save_for_backward(x, weight, running_mean, running_var, mean, invstd)
+        if training:
+            ctx.save_for_backward(x, weight, running_mean, running_var, mean, invstd)
+        else:  # torch's node keeps empty statistics in eval: the running ones (backward's) are kept here
+            ctx.stats, empty = (mean, invstd), np.empty(0, mean.dtype)
+            ctx.save_for_backward(x, weight, running_mean, running_var, empty, empty)
         if _bn.applies(x) and all(a is None or a.dtype == np.float32 for a in (weight, bias)):
             return _bn.normalized(x, mean, invstd, weight, bias)  # (torch's kernel, to the bit)
         shape = _channel_shape(x)
@@ -168,6 +172,8 @@ class NativeBatchNorm(Op):
     @staticmethod
     def backward(ctx, grad):
         x, weight, _rm, _rv, mean, invstd = ctx.saved_tensors
+        if not ctx.training:
+            mean, invstd = (Tensor._make(s) for s in ctx.stats)
         if ctx.training and _by_kernel(grad) and _bn.applies(x._data) and grad._data.dtype == np.float32 and \
                 (weight is None or weight._data.dtype == np.float32):  # (torch's kernel, to the bit)
             dx, dw, db = _bn.training_backward(x._data, np.ascontiguousarray(grad._data), mean._data, invstd._data,
@@ -213,9 +219,10 @@ def _reduced_dims(x):
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """Batch normalization as one NativeBatchNormBackward0 node. In training the running statistics are updated
-    in place first (with the unbiased variance), as torch's kernel does before it saves them, and as there their
-    version stays: a graph that saved them is not invalidated by the next step's update (gradcheck calls forward
-    many times). numpy is kept quiet for the statistics too (an inf in the batch: nan, without a warning)."""
+    in place (with the unbiased variance) once the node has saved them, as torch's autograd saves its inputs before
+    its kernel updates them (pack hooks see the values before the update), and as there their version stays: a graph
+    that saved them is not invalidated by the next step's update (gradcheck calls forward many times). numpy is kept
+    quiet for the statistics too (an inf in the batch: nan, without a warning)."""
     return quietly(_native_batch_norm, input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 
@@ -228,15 +235,16 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
     if training:
         mean = x.mean(axis=dims)
         var = ((x - mean.reshape(_channel_shape(input))) ** 2).mean(axis=dims)
-        if running_mean is not None:
-            m, count = 0.1 if momentum is None else momentum, x.size // x.shape[1]
-            running_mean._data[...] = (1 - m) * running_mean._data + m * mean  # (no new version: torch's kernel
-            running_var._data[...] = (1 - m) * running_var._data + m * var * (count / (count - 1))  # writes them so)
     else:
         mean, var = running_mean._data.astype(x.dtype, copy=False), running_var._data.astype(x.dtype, copy=False)
     invstd = (1 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
-    return NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, mean, invstd, bool(training),
-                                 float(eps))
+    out = NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, mean, invstd, bool(training),
+                                float(eps))
+    if training and running_mean is not None:
+        m, count = 0.1 if momentum is None else momentum, x.size // x.shape[1]
+        running_mean._data[...] = (1 - m) * running_mean._data + m * mean  # (no new version: torch's kernel
+        running_var._data[...] = (1 - m) * running_var._data + m * var * (count / (count - 1))  # writes them so)
+    return out
 
 
 def _batch_norm_f32(input, weight, bias, running_mean, running_var, momentum, eps):
@@ -244,7 +252,8 @@ def _batch_norm_f32(input, weight, bias, running_mean, running_var, momentum, ep
     x = input._data
     mean, var_sum = _bn.batch_statistics(x)
     count = x.size // x.shape[1]
+    invstd = _bn.inverse_std(var_sum, count, eps)
+    out = NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, mean, invstd, True, float(eps))
     if running_mean is not None:  # (no new version: torch's kernel writes them so)
         _bn.update_running(running_mean._data, running_var._data, mean, var_sum, count, 0.1 if momentum is None else momentum)
-    return NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, mean, _bn.inverse_std(var_sum, count, eps),
-                                 True, float(eps))
+    return out

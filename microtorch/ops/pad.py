@@ -23,10 +23,12 @@ def _grow_and_crop(ndim, pad):
 class ConstantPadNd(Op):
     """out = x surrounded by `value` (a negative pad crops);  d/dx = the matching slice of g"""
     _grad_fn_name = "ConstantPadNdBackward0"
+    _saved_values = {"pad": "shown_pad"}
 
     @staticmethod
     def forward(ctx, x, pad=(), value=0.0):
         ctx.pad, ctx.shape = pad, x.shape
+        ctx.shown_pad = tuple(shown_dim(p) for p in pad)  # (a negative width as torch shows it)
         grow, crop = _grow_and_crop(x.ndim, pad)
         return _torch_layout(np.pad(crop(x), grow, constant_values=value), x)
 

@@ -84,8 +84,45 @@ class Sum(Op):
 
 
 class SumDim(Sum):
+    """sum over the dims given (None too, which keeps keepdim): torch's node shows them as given"""
     _grad_fn_name = "SumBackward1"
-    _saved_values = {"self_sym_sizes": "in_shape", "keepdim": "keepdim"}
+    _saved_values = {"dim": "shown_dims", "keepdim": "keepdim", "self_sym_sizes": "in_shape"}
+
+    @staticmethod
+    def forward(ctx, x, dims=None, keepdim=False, dtype=None, given_dim=None):
+        ctx.given_dim = given_dim  # (shown as torch's node shows it when read: see show_on_read)
+        return Sum.forward(ctx, x, dims, keepdim, dtype)
+
+
+class _NotGiven:
+    """A reduction's argument the caller left out (dim, correction). torch's node tells it from one given as None:
+    x.sum() records SumBackward0, x.sum(None) SumBackward1 (which keeps keepdim); x.var() shows correction None,
+    x.var(None) shows 1."""
+
+    def __repr__(self):
+        return "None"
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+def shown_dims(dim):
+    """Reduction dims as torch's node shows them (grad_fn._saved_dim): a tuple of the dims as given, a negative one
+    read as an unsigned 64-bit int (x.sum(-1) shows (18446744073709551615,)); None stays None."""
+    if dim is None:
+        return None
+    return (shown_dim(dim),) if isinstance(dim, (int, np.integer)) else tuple(shown_dim(d) for d in dim)
+
+
+def show_on_read(*classes, **values):
+    """Properties of these ops' nodes, which their `_saved_values` name: a value torch's node shows, computed from
+    the ctx when grad_fn._saved_<name> reads it (timed ops store the argument as given in forward, nothing more)."""
+    for cls in classes:
+        for name, value in values.items():
+            setattr(cls._backward_cls, name, property(value))
+
+
+show_on_read(SumDim, shown_dims=lambda node: shown_dims(node.given_dim))
 
 
 def _int_to_sum_dtype(x, dtype):
@@ -107,15 +144,15 @@ def every_dim_if_none_given(dim, ndim):
     return tuple(range(ndim)) if isinstance(dim, (list, tuple)) and len(dim) == 0 else dim
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    if dim is None and dtype is None and input._data.dtype.kind in "fc":  # the common call: nothing to check
+def sum(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None):
+    if dim is _NOT_GIVEN and dtype is None and input._data.dtype.kind in "fc":  # the common call: nothing to check
         return Sum.apply(input)  # (forward's defaults: no keywords to pass through)
     need_grad_dtype(input, dtype, "sum")
-    dim = every_dim_if_none_given(dim, input.ndim)
     dt = _int_to_sum_dtype(input, dtype)
-    if dim is None:
+    if dim is _NOT_GIVEN:
         return Sum.apply(input, dims=None, keepdim=False, dtype=dt)
-    return SumDim.apply(input, dims=_dims(dim, input.ndim, "sum"), keepdim=keepdim, dtype=dt)
+    dims = None if dim is None else _dims(every_dim_if_none_given(dim, input.ndim), input.ndim, "sum")
+    return SumDim.apply(input, dims=dims, keepdim=keepdim, dtype=dt, given_dim=dim)
 
 
 _FLOAT16 = np.dtype(np.float16)
@@ -138,7 +175,8 @@ class Mean(Op):
         # torch's steps, a sum in its order then a division by n (float16 sums in float32), in the dtype asked for
         # (the engine brings the gradient back to x's)
         out = mean_like_torch(x, dims, keepdim, dtype)
-        return out if dims is None else c_order(out)  # (over every dim: 0-d)
+        return c_order(out) if dims is not None else out.reshape((1,) * x.ndim) if keepdim else out  # (0-d, or
+        # its dims kept: x.mean(None, keepdim=True))
 
     @staticmethod
     def backward(ctx, grad):
@@ -156,21 +194,31 @@ class Mean(Op):
 
 
 class MeanDim(Mean):
+    """mean over the dims given (None too, which keeps keepdim): torch's node shows them as given, and x's numel"""
     _grad_fn_name = "MeanBackward1"
-    _saved_values = {"self_sym_sizes": "in_shape", "keepdim": "keepdim"}
+    _saved_values = {"dim": "shown_dims", "keepdim": "keepdim", "self_sym_numel": "numel",
+                     "self_sym_sizes": "in_shape"}
+
+    @staticmethod
+    def forward(ctx, x, dims=None, keepdim=False, dtype=None, given_dim=None):
+        ctx.given_dim = given_dim  # (shown when read, as the numel: see show_on_read)
+        return Mean.forward(ctx, x, dims, keepdim, dtype)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None):
+show_on_read(MeanDim, shown_dims=lambda node: shown_dims(node.given_dim), numel=lambda node: math.prod(node.in_shape))
+
+
+def mean(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None):
     plain = dtype is None and input._data.dtype.kind in "fc"
-    if plain and dim is None:  # the common call: nothing to check
+    if plain and dim is _NOT_GIVEN:  # the common call: nothing to check
         return Mean.apply(input)  # (forward's defaults: no keywords to pass through)
     np_dtype = None if plain else _mean_dtype(input, dtype)
     if np_dtype is not None and input._data.dtype.kind == "c" and np_dtype.kind != "c":
         input, np_dtype = input.to(dtype), None  # (complex to real: the cast warns, as torch's)
-    if dim is None:
+    if dim is _NOT_GIVEN:
         return Mean.apply(input, dtype=np_dtype)
-    dims = _dims(every_dim_if_none_given(dim, input.ndim), input.ndim, "mean")
-    return MeanDim.apply(input, dims=dims, keepdim=keepdim, dtype=np_dtype)
+    dims = None if dim is None else _dims(every_dim_if_none_given(dim, input.ndim), input.ndim, "mean")
+    return MeanDim.apply(input, dims=dims, keepdim=keepdim, dtype=np_dtype, given_dim=dim)
 
 
 def _mean_dtype(x, dtype):
@@ -189,11 +237,13 @@ def _mean_dtype(x, dtype):
 class Var(Op):
     """d var(x) = 2 (x - mean) / (n - correction)"""
     _grad_fn_name = "VarBackward0"
-    _saved_names, _saved_values = ("self",), {"keepdim": "keepdim"}
+    _saved_names = ("self",)
+    _saved_values = {"dim": "shown_dims", "correction": "shown_correction", "keepdim": "keepdim"}
 
     @staticmethod
-    def forward(ctx, x, dims=None, correction=1, keepdim=False):
+    def forward(ctx, x, dims=None, correction=1, keepdim=False, given_dim=None, shown_correction=1):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        ctx.shown_dims, ctx.shown_correction = shown_dims(dims if given_dim is None else given_dim), shown_correction
         n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         ctx.save_for_backward(x)
@@ -207,18 +257,19 @@ class Var(Op):
     @staticmethod
     def jvp(ctx, t):
         x = ctx.inputs[0]
-        centered = x - x.mean(dim=ctx.dims, keepdim=True)
+        centered = x - _mean_kept(x, ctx.dims)
         return Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) * (2.0 / ctx.denom)
 
 
 class Std(Op):
     """d std(x) = (x - mean) / ((n - correction) std)"""
     _grad_fn_name = "StdBackward0"
-    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
+    _saved_names, _saved_values = ("self", "result"), Var._saved_values
 
     @staticmethod
-    def forward(ctx, x, dims=None, correction=1, keepdim=False):
+    def forward(ctx, x, dims=None, correction=1, keepdim=False, given_dim=None, shown_correction=1):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        ctx.shown_dims, ctx.shown_correction = shown_dims(dims if given_dim is None else given_dim), shown_correction
         n = _count(x, dims)
         ctx.denom, ctx.dof = builtins.max(n - correction, 0), n - correction
         out = _half_again(_torch_variance(x, dims, correction, keepdim, root=True), x)
@@ -234,7 +285,7 @@ class Std(Op):
     @staticmethod
     def jvp(ctx, t):
         x = ctx.inputs[0]
-        centered = x - x.mean(dim=ctx.dims, keepdim=True)
+        centered = x - _mean_kept(x, ctx.dims)
         return Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (ctx.output * ctx.denom)
 
 
@@ -311,10 +362,16 @@ def _two_passes(x, dims, correction, keepdim):
     return c_order(centered.sum(axis=dims, keepdims=keepdim) / builtins.max(n - correction, 0)), mean
 
 
+def _mean_kept(x, dims):
+    """x's mean over dims (None: every dim), to broadcast against x: torch's var_backward takes x.mean() over every
+    dim (MeanBackward0), x.mean(dims, keepdim=True) else"""
+    return x.mean() if dims is None else x.mean(dims, keepdim=True)
+
+
 def _var_backward(ctx, x, g):
     """torch's var_backward: 2 (x - mean) / (n - correction) g; over all elements with n <= correction,
     the constant nan where x equals the mean and inf elsewhere (times g)."""
-    mean = x.mean(dim=ctx.dims, keepdim=True)
+    mean = _mean_kept(x, ctx.dims)
     if ctx.dims is None and ctx.dof <= 0:  # (torch's where of two numbers: the default dtype, which the 0-d
         # gradient takes on, cast back to x's after: ToCopyBackward0 under create_graph)
         from .._dtype import get_default_dtype
@@ -323,44 +380,47 @@ def _var_backward(ctx, x, g):
 
 
 def _var_args(dim, unbiased, correction, x, op, keepdim=False):
+    """var's, std's and their _mean forms' arguments as their op takes them: dims, correction, and for the node the dim
+    as given and the correction as torch's node shows it (as given, 1 or 0 for unbiased, 1 where a dim was given: its
+    overload with unbiased; None where neither was)."""
     if isinstance(dim, bool):  # var(x, unbiased): torch's third form, which takes nothing else
-        if unbiased is not None or correction is not None or keepdim:
+        if unbiased is not None or correction is not None and correction is not _NOT_GIVEN or keepdim:
             raise TypeError(f"{op}(): {op}(input, unbiased) takes no other argument (got unbiased={dim} in the "
                             f"place of dim); write {op}(input, None, {dim}, keepdim) or {op}(input, dim, "
                             "correction=..., keepdim=...)")
-        unbiased, dim = dim, None
-    if unbiased is not None and correction is not None:
+        unbiased, dim = dim, _NOT_GIVEN
+    if unbiased is not None and correction is not None and correction is not _NOT_GIVEN:
         raise TypeError(f"{op}(): takes unbiased or correction, not both (got unbiased={unbiased}, correction="
                         f"{correction}); correction=0 is unbiased=False, correction=1 unbiased=True")
-    if correction is None:
+    shown = correction if correction is not _NOT_GIVEN else int(unbiased) if unbiased is not None else \
+        None if dim is _NOT_GIVEN else 1
+    if correction is None or correction is _NOT_GIVEN:
         correction = 1 if unbiased is None or unbiased else 0
-    dim = every_dim_if_none_given(dim, x.ndim)
+    given = None if dim is _NOT_GIVEN else dim
+    dim = every_dim_if_none_given(given, x.ndim)
     dims = None if dim is None else _dims(dim, x.ndim, op, ranges_first=False)  # (torch's order for var, std)
-    return dims, correction
+    return dict(dims=dims, correction=correction, given_dim=given, shown_correction=shown)
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, c = _var_args(dim, unbiased, correction, input, "var", keepdim)
-    return Var.apply(input, dims=dims, correction=c, keepdim=keepdim)
+def var(input, dim=_NOT_GIVEN, unbiased=None, keepdim=False, *, correction=_NOT_GIVEN):
+    return Var.apply(input, keepdim=keepdim, **_var_args(dim, unbiased, correction, input, "var", keepdim))
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, c = _var_args(dim, unbiased, correction, input, "std", keepdim)
-    return Std.apply(input, dims=dims, correction=c, keepdim=keepdim)
+def std(input, dim=_NOT_GIVEN, unbiased=None, keepdim=False, *, correction=_NOT_GIVEN):
+    return Std.apply(input, keepdim=keepdim, **_var_args(dim, unbiased, correction, input, "std", keepdim))
 
 
 class VarMean(Op):
     """(var(x), mean(x)) in one node: the gradient is var's plus mean's, of the outputs used"""
     _grad_fn_name = "VarMeanBackward0"
-    _saved_names, _saved_values = ("self",), {"dim": "dims", "correction": "correction", "keepdim": "keepdim"}
+    _saved_names, _saved_values = ("self",), Var._saved_values
 
     @staticmethod
-    def forward(ctx, x, dims=None, correction=None, keepdim=False):
-        ctx.correction = correction  # (None: torch's default, 1, as its node shows it)
+    def forward(ctx, x, dims=None, correction=1, keepdim=False, given_dim=None, shown_correction=1):
         ctx.set_materialize_grads(False)  # (torch's formula adds only the terms of the outputs used)
-        var = Var.forward(ctx, x, dims, 1 if correction is None else correction, keepdim)
+        var = Var.forward(ctx, x, dims, correction, keepdim, given_dim, shown_correction)
         mean = Mean.forward(ctx, x, dims, keepdim)
-        pair = _welford(x, dims, 1 if correction is None else correction, keepdim, False)
+        pair = _welford(x, dims, correction, keepdim, False)
         return (var, mean) if pair is None else pair  # (torch's var_mean: one Welford pass gives both)
 
     @staticmethod
@@ -380,12 +440,11 @@ class StdMean(Op):
     _saved_names, _saved_values = ("self", "result0"), VarMean._saved_values
 
     @staticmethod
-    def forward(ctx, x, dims=None, correction=None, keepdim=False):
-        ctx.correction = correction
+    def forward(ctx, x, dims=None, correction=1, keepdim=False, given_dim=None, shown_correction=1):
         ctx.set_materialize_grads(False)
-        std = Std.forward(ctx, x, dims, 1 if correction is None else correction, keepdim)
+        std = Std.forward(ctx, x, dims, correction, keepdim, given_dim, shown_correction)
         mean = Mean.forward(ctx, x, dims, keepdim)
-        pair = _welford(x, dims, 1 if correction is None else correction, keepdim, True)
+        pair = _welford(x, dims, correction, keepdim, True)
         if pair is None:
             return std, mean
         np.copyto(std, pair[0])  # (torch's std_mean: one Welford pass gives both; std's saved result is this array)
@@ -400,7 +459,7 @@ class StdMean(Op):
     @staticmethod
     def jvp(ctx, t):
         x, std = ctx.inputs[0], ctx.output[0]
-        centered = x - x.mean(dim=ctx.dims, keepdim=True)
+        centered = x - _mean_kept(x, ctx.dims)
         tstd = Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (std * ctx.denom)
         return tstd, Mean.apply(t, dims=ctx.dims, keepdim=ctx.keepdim)
 
@@ -413,23 +472,16 @@ def _plus_mean_grad(ctx, grad, gmean):
     return g if grad is None else grad + g
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(input, dim=_NOT_GIVEN, unbiased=None, keepdim=False, *, correction=_NOT_GIVEN):
     """(var, mean) over dim, in one call"""
     _floating(input, "var_mean")
-    dims, c = _var_args(dim, unbiased, correction, input, "var_mean", keepdim)
-    return VarMean.apply(input, dims=dims, correction=_default_or(c, dim, unbiased, correction), keepdim=keepdim)
+    return VarMean.apply(input, keepdim=keepdim, **_var_args(dim, unbiased, correction, input, "var_mean", keepdim))
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(input, dim=_NOT_GIVEN, unbiased=None, keepdim=False, *, correction=_NOT_GIVEN):
     """(std, mean) over dim, in one call"""
     _floating(input, "std_mean")
-    dims, c = _var_args(dim, unbiased, correction, input, "std_mean", keepdim)
-    return StdMean.apply(input, dims=dims, correction=_default_or(c, dim, unbiased, correction), keepdim=keepdim)
-
-
-def _default_or(c, dim, unbiased, correction):
-    """None where torch's call took its default correction without a dim (its node then shows None), else c."""
-    return None if dim is None and unbiased is None and correction is None else c
+    return StdMean.apply(input, keepdim=keepdim, **_var_args(dim, unbiased, correction, input, "std_mean", keepdim))
 
 
 def _floating(input, op):
@@ -526,8 +578,14 @@ def _prod_jvp(ctx, t):
 
 
 class ProdDim(Prod):
+    """prod along one dim, which torch's node shows as given (a 0-d x's too, which numpy reduces over as None)"""
     _grad_fn_name = "ProdBackward1"
-    _saved_values = {"keepdim": "keepdim"}
+    _saved_values = {"dim": "shown_dim", "keepdim": "keepdim"}
+
+    @staticmethod
+    def forward(ctx, x, dim=None, keepdim=False, dtype=None, given_dim=None):
+        ctx.shown_dim = shown_dim(dim if given_dim is None else given_dim)
+        return Prod.forward(ctx, x, dim, keepdim, dtype)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -541,13 +599,13 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         return Prod.apply(input, dim=None, dtype=np_dtype)
     d = one_dim(dim, input.ndim, "prod")
     d = d if input.ndim else None  # (0-d: dim 0 or -1, over nothing)
-    return ProdDim.apply(input, dim=d, keepdim=keepdim, dtype=np_dtype)
+    return ProdDim.apply(input, dim=d, keepdim=keepdim, dtype=np_dtype, given_dim=dim)
 
 
 class AmaxOp(Op):
     """d max(x) = 1 at the maximal entries, shared evenly among ties"""
     _grad_fn_name = "AmaxBackward0"
-    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
+    _saved_names, _saved_values = ("self", "result"), {"dim": "shown_dims", "keepdim": "keepdim"}
     _np = staticmethod(np.maximum.reduce)  # (np.amax is a Python layer over it)
 
     @classmethod
@@ -564,7 +622,8 @@ class AmaxOp(Op):
         return _first_zero(x, out, dims)
 
     @staticmethod
-    def forward(ctx, x, dims=None, keepdim=False):
+    def forward(ctx, x, dims=None, keepdim=False, given_dim=()):
+        ctx.shown_dims = shown_dims(given_dim)  # (amax() shows its default, ())
         return AmaxOp._fwd(ctx, x, dims, keepdim)
 
     @staticmethod
@@ -602,7 +661,8 @@ class AminOp(AmaxOp):
     _np = staticmethod(np.minimum.reduce)
 
     @staticmethod
-    def forward(ctx, x, dims=None, keepdim=False):
+    def forward(ctx, x, dims=None, keepdim=False, given_dim=()):
+        ctx.shown_dims = shown_dims(given_dim)
         return AminOp._fwd(ctx, x, dims, keepdim)
 
 
@@ -694,13 +754,13 @@ def _extreme_dims(x, dim, op):
 def amax(input, dim=(), keepdim=False):
     dims = _extreme_dims(input, dim, "amax")
     _no_order(input, "max_values_cpu", input._data.size)  # (an empty result needs no kernel)
-    return AmaxOp.apply(input, dims=dims, keepdim=keepdim)
+    return AmaxOp.apply(input, dims=dims, keepdim=keepdim, given_dim=dim)
 
 
 def amin(input, dim=(), keepdim=False):
     dims = _extreme_dims(input, dim, "amin")
     _no_order(input, "min_values_cpu", input._data.size)
-    return AminOp.apply(input, dims=dims, keepdim=keepdim)
+    return AminOp.apply(input, dims=dims, keepdim=keepdim, given_dim=dim)
 
 
 def _no_order(x, kernel, needed=True):
@@ -750,7 +810,7 @@ class MaxDim(Op):
         from .rearrange import Scatter
         (indices,) = ctx.saved_tensors  # (read first: a freed node raises, a 0-d one too)
         if ctx.scalar:  # (torch's steps too, which a double backward's graph shows)
-            return ScatterScalar.apply(grad), None, None
+            return ScatterScalar.apply(grad, index=indices, dim=ctx.given_dim), None, None
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
         idx = indices._data if ctx.keepdim else np.expand_dims(indices._data, ctx.dim)
         # torch's value_selecting_reduction_backward: zeros with g written at the indices (ScatterBackward0)
@@ -774,13 +834,22 @@ def _saved_indices(ctx, indices):
 
 
 class ScatterScalar(Clone):
-    """zeros(()).scatter(0, tensor(0), g) of a 0-d g: g itself; its gradient is gathered back, grad itself.
-    (torch's node has an edge to None first, for the zeros; this one has only g's.)"""
+    """zeros(()).scatter(dim, index, g) of a 0-d g, index max's tensor(0): g itself; its gradient is gathered back,
+    grad itself. As torch's node it keeps the index and shows the dim as max's node does; it has only g's edge
+    (torch's has an edge to None first, for the zeros)."""
     _grad_fn_name = "ScatterBackward0"
+    _saved_names, _saved_values = ("index",), {"dim": "dim"}
+
+    @staticmethod
+    def forward(ctx, g, index, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        return g.copy()
 
     @staticmethod
     def backward(ctx, grad):
-        return GatherScalar.apply(grad)
+        (index,) = ctx.saved_tensors
+        return GatherScalar.apply(grad, index=index, dim=ctx.dim)
 
 
 class ScatterAddScalar(ScatterScalar):
@@ -788,12 +857,21 @@ class ScatterAddScalar(ScatterScalar):
 
 
 class GatherScalar(Clone):
-    """gather(g, 0, tensor(0)) of a 0-d g: g itself; its gradient is scattered back into zeros"""
+    """gather(g, dim, index) of a 0-d g: g itself; its gradient is scattered back into zeros. As torch's node it
+    keeps g (self) and the index."""
     _grad_fn_name = "GatherBackward0"
+    _saved_names, _saved_values = ("index", "self"), {"dim": "dim", "sparse_grad": "sparse_grad"}
+
+    @staticmethod
+    def forward(ctx, g, index, dim):
+        ctx.dim, ctx.sparse_grad = dim, False
+        ctx.save_for_backward(index, g)
+        return g.copy()
 
     @staticmethod
     def backward(ctx, grad):
-        return ScatterAddScalar.apply(grad)
+        index, _self = ctx.saved_tensors
+        return ScatterAddScalar.apply(grad, index=index, dim=ctx.dim)
 
 
 class MinDim(MaxDim):
@@ -854,11 +932,12 @@ def _check_reduction_size(x, d, op):
 class Logsumexp(Op):
     """d logsumexp(x) = softmax(x)"""
     _grad_fn_name = "LogsumexpBackward0"
-    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
+    _saved_names, _saved_values = ("self", "result"), {"dim": "shown_dims", "keepdim": "keepdim"}
 
     @staticmethod
-    def forward(ctx, x, dims, keepdim=False):
+    def forward(ctx, x, dims, keepdim=False, given_dim=None):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        ctx.shown_dims = shown_dims(dims if given_dim is None else given_dim)
         m = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)  # (-inf over an empty dim)
         m = np.where(np.isfinite(m), m, 0)
         out = np.log(sum_like_torch(np.exp(x - m), dims, True)) + m  # (torch's steps, its sum)
@@ -883,6 +962,7 @@ def logsumexp(input, dim, keepdim=False):
     if dim is None:
         raise TypeError("logsumexp(): argument 'dim' (position 2) must be tuple of ints, not NoneType; pass the "
                         "dims to reduce, e.g. 0 or (0, 1)")
+    given = dim
     if isinstance(dim, (list, tuple)) and not dim:  # torch: every dim, but its result keeps them (an error below)
         if not keepdim and input.ndim and input.numel():
             raise RuntimeError(f"logsumexp(): output with shape [] doesn't match the broadcast shape "
@@ -892,7 +972,7 @@ def logsumexp(input, dim, keepdim=False):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):  # torch: integers in the default float
         from .._dtype import get_default_dtype
         input = input.to(get_default_dtype())
-    return Logsumexp.apply(input, _dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
+    return Logsumexp.apply(input, _dims(dim, input.ndim, "logsumexp"), keepdim=keepdim, given_dim=given)
 
 
 _INF = float("inf")
@@ -906,11 +986,15 @@ def _magnitude(v):
 class Norm(Op):
     """d ||x||_p = x |x|^(p-2) / ||x||^(p-1)"""
     _grad_fn_name = "LinalgVectorNormBackward0"
-    _saved_names, _saved_values = ("self", "result"), {"keepdim": "keepdim"}
+    _saved_names = ("self", "result")
+    _saved_values = {"dim": "shown_dims", "keepdim": "keepdim", "ord": "shown_ord"}
 
     @staticmethod
-    def forward(ctx, x, ord=2, dims=None, keepdim=False, dtype=None):
+    def forward(ctx, x, ord=2, dims=None, keepdim=False, dtype=None, given_dim=None, given_ord=None):
         ctx.in_shape, ctx.dims, ctx.keepdim, ctx.ord = x.shape, dims, keepdim, ord
+        # (torch's node shows the dims as given, and the order as given: 2 an int, 2.0 a float)
+        ctx.shown_dims = shown_dims(dims if given_dim is None else given_dim)
+        ctx.shown_ord = ord if given_ord is None else given_ord
         v = x if dtype is None else x.astype(dtype)  # (in the dtype asked for; backward reads x as it is)
         a = _magnitude(v)
         if ord not in (0, _INF, -_INF) and _count(x, dims) == 1:  # |x| itself, as torch (no x**2 to overflow)
@@ -998,7 +1082,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         from ._kernels import _NAMES
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_NAMES.get(x._data.dtype.name, x._data.dtype.name)} (convert it first, e.g. x.float())")
-    dim = every_dim_if_none_given(dim, x.ndim)  # (dim=(): every dim, as torch)
+    given, dim = dim, every_dim_if_none_given(dim, x.ndim)  # (dim=(): every dim, as torch)
     dims = None if dim is None else _dims(dim, x.ndim, "linalg.vector_norm", ranges_first=False)
     if float(ord) in (_INF, -_INF) and x.numel() == 0:
         for d in range(x.ndim) if dims is None else dims or ():
@@ -1006,7 +1090,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {float(ord)} norm on the dimension {d} "
                                    "because this dimension is empty and the operation does not have an identity; "
                                    "reduce over a non-empty dim")
-    return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim, dtype=_norm_dtype(x, dtype))
+    return Norm.apply(x, ord=float(ord), dims=dims, keepdim=keepdim, dtype=_norm_dtype(x, dtype), given_dim=given,
+                      given_ord=ord)
 
 
 def _norm_dtype(x, dtype):
