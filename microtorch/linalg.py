@@ -141,15 +141,15 @@ def norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """a vector norm (1-d, or dim an int) or a matrix norm (2-d, or dim a pair); ord None: 2 / 'fro'"""
     A = input
     if isinstance(dim, int) or (dim is None and ord is not None and A.ndim == 1):
-        return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
-    if dim is None and ord is None:
-        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+        return vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
+    if dim is None and ord is None:  # (2.0: torch's node shows the order it defaults to as a float)
+        return vector_norm(A, 2.0, None, keepdim, dtype=dtype)
     if dim is None and A.ndim != 2:
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
                            f"{A.ndim}D.")
     d = (-2, -1) if dim is None else tuple(dim)
     if len(d) == 1:
-        return vector_norm(A, 2 if ord is None else ord, d, keepdim, dtype=dtype)
+        return vector_norm(A, 2.0 if ord is None else ord, d, keepdim, dtype=dtype)
     return matrix_norm(A, "fro" if ord is None else ord, d, keepdim, dtype=dtype)
 
 

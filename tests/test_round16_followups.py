@@ -64,3 +64,15 @@ def test_diag_of_a_vector_is_a_diag_embed(k):
         (v.diag(k) * w.reshape(v.diag(k).shape).double()).sum().backward()
         grads.append(v.grad.tolist())
     assert grads[0] == grads[1]
+
+
+@pytest.mark.parametrize("expr", ["F.softmin(a, -1)", "F.softmin(a, 0)", "F.softmin(a)", "T.linalg.norm(a)",
+                                  "T.linalg.norm(a, dim=1)", "T.linalg.norm(v)", "T.linalg.norm(a, dim=(1,))",
+                                  "T.linalg.norm(a, 3, dim=1)"])
+def test_softmin_and_linalg_norm_show_their_arguments_as_torch(expr):
+    """softmin's node shows the dim as given (-1 as 2**64 - 1); linalg.norm's default order is the float 2.0."""
+    def f(T):
+        a = T.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=T.float64, requires_grad=True)
+        v = T.tensor([3.0, 4.0], dtype=T.float64, requires_grad=True)
+        return eval(expr, {"T": T, "F": T.nn.functional, "a": a, "v": v})
+    assert_saves_as_torch(f, skip=STRIDES)

@@ -108,7 +108,7 @@ def tanhshrink(input):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     from ..ops.nn import _softmax_dim, softmax
     d = _softmax_dim(input, dim, "softmin")  # (its dim is checked first, in softmin's name)
-    return softmax(-input, dim if d is None else d, dtype=dtype)
+    return softmax(-input, d if dim is None else dim, dtype=dtype)  # (the dim as given: torch's node shows it so)
 
 
 def glu(input, dim=-1):
