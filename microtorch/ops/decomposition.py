@@ -13,12 +13,14 @@ class Svd(Op):
     """dA = U [(skew(U^H dU) S_j + S_i skew(Vh dVh^H)) / (s_j^2 - s_i^2) + diag(dS)] Vh  (+ the parts outside
     the spans of U and V when A is not square, + diag(U^H dU)_ii / s_i for a complex A)"""
     _grad_fn_name = "LinalgSvdBackward0"
+    _saved_names = ("U", "S", "Vh")
+    _saved_values = {"full_matrices": "full_matrices", "S_sym_argsize_minus_1": "k"}
 
     @staticmethod
     def forward(ctx, a):
         u, s, vh = np.linalg.svd(a, full_matrices=False)
         ctx.save_for_backward(u, s, vh)
-        ctx.shape = a.shape
+        ctx.shape, ctx.k, ctx.full_matrices = a.shape, s.shape[-1], False  # (the reduced factors, always)
         ctx.set_materialize_grads(False)  # as torch's, the formula keeps only the terms of the outputs used
         return u, s, vh
 

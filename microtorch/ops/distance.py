@@ -39,6 +39,7 @@ def _weights(diff, dist, p):
 class Cdist(Op):
     """out_ij = ||x1_i - x2_j||_p;  d out_ij / d x1_i = sign(d) |d|^(p-1) / out_ij^(p-1) = -d out_ij / d x2_j"""
     _grad_fn_name = "CdistBackward0"
+    _saved_names, _saved_values = ("x1", "x2", "result"), {"p": "p"}
 
     @staticmethod
     def forward(ctx, x1, x2, p=2.0):

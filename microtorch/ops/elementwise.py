@@ -706,6 +706,7 @@ def square(input):
 class RPow(Op):
     """d(s^x) = s^x log s, for a scalar base s"""
     _grad_fn_name = "PowBackward2"
+    _saved_names, _saved_values = ("result", "exponent"), {"self": "base"}  # (the base as given: 2, or 2.0)
 
     @staticmethod
     def forward(ctx, x, base):
@@ -918,6 +919,7 @@ def _sigmoid_np(x):
 class TanhBackward(Op):
     """tanh's backward g (1 - y^2) as one node; d = (1 - y^2, -2 g y)"""
     _grad_fn_name = "TanhBackwardBackward0"
+    _saved_names = ("grad_output", "output")
 
     @staticmethod
     def forward(ctx, g, y):
@@ -947,6 +949,7 @@ class TanhBackward(Op):
 class SigmoidBackward(Op):
     """sigmoid's backward g y (1 - y) as one node; d = (y (1 - y), g (1 - 2y))"""
     _grad_fn_name = "SigmoidBackwardBackward0"
+    _saved_names = ("grad_output", "output")
 
     @staticmethod
     def forward(ctx, g, y):
@@ -1258,12 +1261,12 @@ class Relu(Op):
         mask = out._data != 0
         if unrecorded(grad) and unrecorded(out):
             return plain(_select(mask, grad._data))
-        return GradTimesLocal.apply(grad, out, mask)
+        return ThresholdBackward.apply(grad, out, mask, shown=0)
 
     @staticmethod
     def jvp(ctx, t):
         out = ctx.output  # torch's threshold_backward(t, result, 0): a selection (+0.0 where out is 0, not t * 0)
-        return GradTimesLocal.apply(t, out, out._data != 0)
+        return ThresholdBackward.apply(t, out, out._data != 0, shown=0)
 
 
 def relu(input):
@@ -1275,20 +1278,21 @@ def relu(input):
 
 
 class GradTimesLocal(Op):
-    """g * local(x) for a local slope constant in x (relu's mask): d = (local, 0)"""
+    """g * local(x) for a local slope constant in x (relu's mask): d = (local, 0). shown: the number the subclass's
+    torch node shows (a threshold, a slope)"""
     _grad_fn_name = "ThresholdBackwardBackward0"
     _saved_names = ("self",)  # (torch's grad_fn._saved_self: x)
 
     @staticmethod
-    def forward(ctx, g, x, local):
-        ctx.local = local
+    def forward(ctx, g, x, local, shown=None):
+        ctx.local, ctx.shown = local, shown
         ctx.save_for_backward(x)  # (torch's node keeps x: its own gradient is this op again, with an edge to x)
         return _select(local, g) if local.dtype == bool else g * local.astype(g.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        gg = ctx._forward_cls.apply(grad, x, ctx.local) if ctx.needs_input_grad[0] else None
+        gg = ctx._forward_cls.apply(grad, x, ctx.local, shown=ctx.shown) if ctx.needs_input_grad[0] else None
         gx = Tensor._make(np.zeros(*ctx._input_meta(1))) if ctx.needs_input_grad[1] else None
         return gg, gx, None
 
@@ -1296,7 +1300,7 @@ class GradTimesLocal(Op):
     def jvp(ctx, tg, tx, _local):
         if ctx.local.dtype == bool:  # torch's: zeros_like(x's tangent) + the selection again, as forward's
             zero = tx if type(tx) is _zero.ZeroTangent else zeros_like_(tx)
-            return zero + ctx._forward_cls.apply(tg, ctx.inputs[1], ctx.local)
+            return zero + ctx._forward_cls.apply(tg, ctx.inputs[1], ctx.local, shown=ctx.shown)
         return tg * Tensor._make(ctx.local.astype(ctx.output._data.dtype, copy=False))
 
 
@@ -1315,13 +1319,22 @@ def _select(mask, g):
     return np.where(mask, g, 0.0)  # (a float or complex g keeps its dtype: numpy takes 0.0 in g's)
 
 
+class ThresholdBackward(GradTimesLocal):
+    """relu's backward (torch's threshold_backward at 0), whose node shows the threshold"""
+    _grad_fn_name = "ThresholdBackwardBackward0"
+    _saved_values = {"threshold": "shown"}
+
+
 class LeakyReluBackward(GradTimesLocal):
+    """leaky_relu's backward, whose node shows the slope"""
     _grad_fn_name = "LeakyReluBackwardBackward0"
+    _saved_values = {"negative_slope": "shown"}
 
 
 class LeakyRelu(Op):
     """d leaky_relu(x) = 1 if x > 0 else slope"""
     _grad_fn_name = "LeakyReluBackward0"
+    _saved_names, _saved_values = ("self",), {"negative_slope": "slope"}
 
     @staticmethod
     def forward(ctx, x, negative_slope=0.01):
@@ -1332,7 +1345,7 @@ class LeakyRelu(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return LeakyReluBackward.apply(grad, x, np.where(x._data > 0, 1.0, ctx.slope))
+        return LeakyReluBackward.apply(grad, x, np.where(x._data > 0, 1.0, ctx.slope), shown=ctx.slope)
 
     @staticmethod
     def jvp(ctx, t):
@@ -1349,10 +1362,12 @@ def leaky_relu(input, negative_slope=0.01):
 class Elu(Op):
     """d elu(x) = 1 if x > 0 else alpha*exp(x)"""
     _grad_fn_name = "EluBackward0"
+    _saved_names = ("self",)
+    _saved_values = {"alpha": "alpha", "scale": "scale", "input_scale": "scale"}  # (torch's scales: the int 1)
 
     @staticmethod
     def forward(ctx, x, alpha=1.0):
-        ctx.alpha = alpha
+        ctx.alpha, ctx.scale = alpha, 1
         ctx.save_for_backward(x)
         lanes = _kernel_exp.lane_mask(x, _thread_chunks)
         below = _kernel_exp.expm1(np.where(x > 0, 0, x), lanes) * x.dtype.type(alpha)
@@ -1374,7 +1389,7 @@ def _exp_as_torch(v, x, *others):
     return _kernel_exp.exp(v, _thread_chunks, x, others) if v.dtype == np.float32 else np.exp(v)
 
 
-def elu_backward(g, x, alpha, scale=1.0, input_scale=1.0, is_result=False):
+def elu_backward(g, x, alpha, scale=1, input_scale=1, is_result=False):
     """elu's, selu's and celu's backward (is_result: x is their result, for the in-place forms): EluBackward's
     values in numpy where nothing records, else the node."""
     if unrecorded(g) and unrecorded(x):
@@ -1392,7 +1407,7 @@ class EluBackward(Op):
     _saved_values = {"alpha": "alpha", "scale": "scale", "input_scale": "input_scale", "is_result": "is_result"}
 
     @staticmethod
-    def forward(ctx, g, x, alpha=1.0, scale=1.0, input_scale=1.0, is_result=False):
+    def forward(ctx, g, x, alpha=1.0, scale=1, input_scale=1, is_result=False):  # (torch's defaults are ints)
         ctx.alpha, ctx.scale, ctx.input_scale, ctx.is_result = alpha, scale, input_scale, is_result
         ctx.save_for_backward(g, x)
         return EluBackward.values(g, x, alpha, scale, input_scale, is_result)
@@ -1443,6 +1458,7 @@ def elu(input, alpha=1.0):
 class Gelu(Op):
     """d gelu(x) = Phi(x) + x phi(x)   (or the tanh approximation's derivative)"""
     _grad_fn_name = "GeluBackward0"
+    _saved_names, _saved_values = ("self",), {"approximate": "approximate"}
 
     @staticmethod
     def forward(ctx, x, approximate="none"):
@@ -1472,6 +1488,7 @@ class GeluBackward(Op):
     """g * gelu'(x) as an op of its own, so that its derivative is torch's: d/dg = gelu'(x), d/dx =
     (gg * g) * gelu''(x), in that order (an infinite g times gelu''(0) > 0 stays infinite)"""
     _grad_fn_name = "GeluBackwardBackward0"
+    _saved_names, _saved_values = ("grad_output", "self"), {"approximate": "approximate"}
 
     @staticmethod
     def forward(ctx, g, x, approximate="none"):
@@ -1537,7 +1554,7 @@ class Softplus(Op):
     _saved_names, _saved_values = ("self",), {"beta": "beta", "threshold": "threshold"}
 
     @staticmethod
-    def forward(ctx, x, beta=1.0, threshold=20.0):
+    def forward(ctx, x, beta=1, threshold=20):  # (torch's defaults are ints: its node shows 1 and 20)
         ctx.beta, ctx.threshold = beta, threshold
         ctx.save_for_backward(x)
         bx = x * beta
@@ -1565,7 +1582,7 @@ class SoftplusBackward(Op):
     _saved_names, _saved_values = ("grad_output", "self"), {"beta": "beta", "threshold": "threshold"}
 
     @staticmethod
-    def forward(ctx, g, x, beta=1.0, threshold=20.0):
+    def forward(ctx, g, x, beta=1, threshold=20):
         ctx.beta, ctx.threshold = beta, threshold
         ctx.save_for_backward(g, x)
         return SoftplusBackward.values(g, x, beta, threshold)
@@ -1599,18 +1616,21 @@ class SoftplusBackward(Op):
         return mul_scalar(SigmoidBackward.apply(h, sigmoid(bx)) * below, beta)
 
 
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1, threshold=20):
     return Softplus.apply(input, beta=beta, threshold=threshold)
 
 
 class Clamp(Op):
-    """d clamp(x, lo, hi) = [lo <= x <= hi]"""
+    """d clamp(x, lo, hi) = [lo <= x <= hi]; min and max in x's dtype, `given` the bounds as torch's node shows them
+    (as the caller gave them: 0 and 1, not 0.0 and 1.0)"""
     _grad_fn_name = "ClampBackward1"
+    _saved_names, _saved_values = ("self",), {"min": "min", "max": "max"}
 
     @staticmethod
-    def forward(ctx, x, min=None, max=None):
+    def forward(ctx, x, min=None, max=None, given=(None, None)):
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = min, max
+        ctx.min, ctx.max = given
         if min != min or max != max:  # a NaN bound makes every element NaN, as torch (None == None)
             return np.full_like(x, np.nan)
         out = x
@@ -1657,9 +1677,15 @@ def clamp(input, min=None, max=None):
         hi = max if max is None or isinstance(max, Tensor) else Tensor._make(np.asarray(max, input.dtype.np))
         return ClampTensor.apply(input, lo, hi)
     from .index import fill_scalar  # (torch's checked conversion: 1e5 is no float16 bound, 300 no int8 one)
+    given = tuple(as_given(v) for v in (min, max))
     min, max = (None if v is None else fill_scalar(v, dt, "clamp") for v in (min, max))
-    return Clamp.apply(input, min=min, max=max)
+    return Clamp.apply(input, min=min, max=max, given=given)
 clip = clamp
+
+
+def as_given(number):
+    """A number as torch's node shows a Scalar argument: a Python number (a numpy scalar's value)"""
+    return number.item() if isinstance(number, np.generic) else number
 
 
 class ClampTensor(Op):
@@ -1670,18 +1696,26 @@ class ClampTensor(Op):
 
     @staticmethod
     def forward(ctx, x, lo, hi):
+        ctx.save_for_backward(x, lo, hi)
+        return ClampTensor.values(x, lo, hi)
+
+    @staticmethod
+    def values(x, lo, hi):  # (arrays; lo or hi may be None)
         out = x
         if lo is not None:  # x where it is in range (-0.0 included) and a NaN bound wins, as torch
             out = _np_max(out, lo)
         if hi is not None:
             out = _np_max(out, hi, np.greater)
-        ctx.save_for_backward(x, lo, hi)
         return like_torch(np.asarray(out, dtype=x.dtype), x, lo, hi)  # (out is np.where's: fresh; laid out by x's
         # strides first, then the bounds', as torch's)
 
     @staticmethod
     def backward(ctx, grad):
-        x, lo, hi = ctx.saved_tensors
+        return ClampTensor.grads(grad, *ctx.saved_tensors)
+
+    @staticmethod
+    def grads(grad, x, lo, hi):
+        """the gradients of x, lo and hi (lo or hi may be None: then theirs is None)"""
         # torch's masks, each gradient selected, not multiplied (an inf gradient stays on its side): x where
         # lo <= x <= hi (so not at a NaN), lo where x < lo < hi, hi where x > hi or hi < lo
         keep = np.ones(np.broadcast_shapes(*(t.shape for t in (x, lo, hi) if t is not None)), dtype=bool)
@@ -1808,6 +1842,7 @@ def minimum(input, other):
 class Where(Op):
     """d where(c, a, b) = ([c], [not c])"""
     _grad_fn_name = "WhereBackward0"
+    _saved_names = ("condition",)
     _edges = (1, 2)  # (not the condition; where(c, x, 0.0): torch records the number as a tensor)
 
     @staticmethod
@@ -1988,6 +2023,7 @@ def imag(input):
 class Angle(Op):
     """angle(z) = atan2(im, re)"""
     _grad_fn_name = "AngleBackward0"
+    _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, z):

@@ -55,12 +55,14 @@ class Matmul(Op):
 class Mm(Matmul):
     _grad_fn_name = "MmBackward0"
     _saved_names = ("self", "mat2")
+    _saved_values = {"self_sym_sizes": "size0", "mat2_sym_sizes": "size1"}  # (read from ctx.sizes: see _sizes_shown)
 
     @staticmethod
     def forward(ctx, a, b):
         need_a, need_b = ctx.needs_input_grad
         if need_a or need_b:  # (only backward reads these: not for the products backward makes)
             ctx.column_major = (_column_major(a), _column_major(b))
+            ctx.sizes = (a.shape, b.shape)
             ctx.save_for_backward(a if need_b else None, b if need_a else None)  # each gradient needs the other
         return _product(a, b)
 
@@ -69,6 +71,16 @@ class Mm(Matmul):
         a, b = ctx.saved_tensors
         return (_mat1_grad(grad, b, ctx.column_major[0]) if ctx.needs_input_grad[0] else None,
                 _mat2_grad(grad, a, ctx.column_major[1]) if ctx.needs_input_grad[1] else None)
+
+
+def _sizes_shown(cls):
+    """cls's node shows its operands' shapes (torch's _saved_self_sym_sizes...) as size0 and size1, read from the one
+    tuple ctx.sizes that forward keeps (a single store on these hot paths)"""
+    for i in (0, 1):
+        setattr(cls._backward_cls, f"size{i}", property(lambda node, i=i: node.sizes[i]))
+
+
+_sizes_shown(Mm)
 
 
 def _product(a, b):
@@ -344,15 +356,20 @@ ger = outer
 
 
 class Addmm(Op):
-    """bias + x @ w: d = (G, G @ w^T, x^T @ G)"""
+    """bias + x @ w: d = (G, G @ w^T, x^T @ G). given: beta and alpha as the caller gave them, when not the int 1 (a
+    float 1.0: torch's node shows them as given)"""
     _grad_fn_name = "AddmmBackward0"
     _saved_names = ("mat1", "mat2")
+    _saved_values = {"beta": "beta", "alpha": "alpha", "mat1_sym_sizes": "size0", "mat2_sym_sizes": "size1"}
 
     @staticmethod
-    def forward(ctx, bias, x, w):
+    def forward(ctx, bias, x, w, given=None):
         # each product's gradient needs only the other operand (torch saves no more)
         ctx.save_for_backward(x if ctx.needs_input_grad[2] else None, w if ctx.needs_input_grad[1] else None)
         ctx.column_major = (_column_major(x), _column_major(w))
+        ctx.sizes = (x.shape, w.shape)
+        if given is not None:
+            ctx.beta, ctx.alpha = given
         out = _product(x, w)
         if bias.dtype != out.dtype:  # (addmm() refuses it, as torch; a direct Addmm.apply promotes)
             return bias + out
@@ -368,8 +385,12 @@ class Addmm(Op):
 
     @staticmethod
     def jvp(ctx, tbias, tx, tw):
-        _, x, w = ctx.inputs
+        _, x, w = ctx.inputs[:3]
         return tbias + matmul(tx, w) + matmul(x, tw)
+
+
+_sizes_shown(Addmm)
+Addmm._backward_cls.beta = Addmm._backward_cls.alpha = 1  # (what the node shows unless forward was given others)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
@@ -380,7 +401,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
     mat1, mat2 = _check(mat1, mat2, "addmm")
     if isinstance(input, Tensor):
         _check_bias(input, mat1, mat2)
-    return Addmm.apply(input, mat1, mat2)
+    if type(beta) is int is type(alpha):
+        return Addmm.apply(input, mat1, mat2)
+    return Addmm.apply(input, mat1, mat2, given=(beta, alpha))
 
 
 def _check_bias(bias, mat1, mat2):

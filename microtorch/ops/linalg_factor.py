@@ -15,9 +15,10 @@ from .linalg_triangular import _mH, _solve, _tril
 
 
 class LinalgSolveEx(Op):
-    """X = A^-1 B (left) or B A^-1;  gB = A^-H G (or G A^-H), gA = -gB X^H (or -X^H gB)"""
+    """X = A^-1 B (left) or B A^-1;  gB = A^-H G (or G A^-H), gA = -gB X^H (or -X^H gB). The node keeps A's LU
+    factors too, as torch's (whose backward solves on them; this one solves again, through the op)"""
     _grad_fn_name = "LinalgSolveExBackward0"
-    _saved_names = ("A", "result")
+    _saved_names = ("A", "result", "LU", "pivots")
     _saved_values = {"left": "left"}
 
     @staticmethod
@@ -26,17 +27,18 @@ class LinalgSolveEx(Op):
         ctx.left, ctx.vector = left, left and _matrix_vector(a, b)
         b = b[..., None] if ctx.vector else b
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        lu, piv = _lu_np(np.broadcast_to(a, batch + a.shape[-2:]))
+        lu, piv = _lu_np(a)  # (A's own factors and info, as torch's keep: not those of A broadcast to B's batch)
         info = _first_zero_pivot(lu)
-        out = _lu_solve_np(lu, np.broadcast_to(b, batch + b.shape[-2:]), piv, left, False)
+        lu_b, piv_b = (lu, piv) if batch == a.shape[:-2] else _lu_np(np.broadcast_to(a, batch + a.shape[-2:]))
+        out = _lu_solve_np(lu_b, np.broadcast_to(b, batch + b.shape[-2:]), piv_b, left, False)
         out = out[..., 0] if ctx.vector else out
-        ctx.save_for_backward(a, out)
+        ctx.save_for_backward(a, out, lu, piv)
         ctx.mark_non_differentiable(info)
         return out, info
 
     @staticmethod
     def backward(ctx, grad, _ginfo):
-        a, x = ctx.saved_tensors
+        a, x, _, _ = ctx.saved_tensors
         gb = LinalgSolveEx.apply(_mH(a), grad, left=ctx.left)[0]
         if not ctx.needs_input_grad[0]:
             return None, gb

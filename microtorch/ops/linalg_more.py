@@ -5,7 +5,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ._op import Op, normalize_dims, promoted
+from ._op import Op, normalize_dims, promoted, shown_dim
 from .elementwise import where
 from .linalg import _check, bmm, matmul, mm, mv, no_out_dtype
 from .linalg_decomp import _lu_np, _lu_solve_np
@@ -29,6 +29,7 @@ def _square(a, op):
 class Inverse(Op):
     """d A^-1 = -A^-1 dA A^-1"""
     _grad_fn_name = "LinalgInvExBackward0"
+    _saved_names = ("inverse",)
 
     @staticmethod
     def forward(ctx, a):
@@ -53,18 +54,20 @@ class Inverse(Op):
 
 class Det(Op):
     """d det(A) = det(A) tr(A^-1 dA), i.e. the cofactor matrix, computed as torch computes it (its
-    values at singular matrices depend on that: see _det_grad_*)."""
+    values at singular matrices depend on that: see _det_grad_*). The node keeps A's LU factors, as torch's (its
+    backward solves on them; this one computes as below)."""
     _grad_fn_name = "LinalgDetBackward0"
+    _saved_names = ("A", "result", "LU", "pivots")
 
     @staticmethod
     def forward(ctx, a):
         out = np.asarray(np.linalg.det(_as_torch_factors(a)))
-        ctx.save_for_backward(a, out)
+        ctx.save_for_backward(a, out, *_torch_lu(a))
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_tensors
+        a, out, _, _ = ctx.saved_tensors
         if a._data.size == 0:  # no entries: torch's gradient is an empty constant
             return Tensor._make(np.zeros_like(a._data))
         if a.shape[-1] == 1:  # det of a 1x1 matrix is its entry: torch passes grad through, with no graph of A
@@ -100,6 +103,12 @@ def _lu_solve(a, rhs, adjoint):
     lu, piv = _lu_np(np.swapaxes(a, -1, -2) if use_t else a)
     with np.errstate(all="ignore"):
         return _lu_solve_np(lu, rhs, piv, True, adjoint != use_t)
+
+
+def _torch_lu(a):
+    """(LU, pivots) as torch's det and slogdet keep them: of A^T for a real C-contiguous A (det A^T = det A, and A^T
+    is the layout LAPACK reads without a copy), else of A"""
+    return _lu_np(np.swapaxes(a, -1, -2) if a.flags.c_contiguous and not np.iscomplexobj(a) else a)
 
 
 def _diag_of(v, n):
@@ -152,19 +161,19 @@ class Slogdet(Op):
     is used). At a singular A torch neither nudges nor switches formula: its LU solve gives inf and nan, and with
     create_graph its linalg.solve raises."""
     _grad_fn_name = "LinalgSlogdetBackward0"
-    _saved_names = ("A", "sign")
+    _saved_names = ("A", "sign", "LU", "pivots")  # (A's LU factors too, as torch's: see Det)
 
     @staticmethod
     def forward(ctx, a):
         sign, logabs = (np.asarray(v) for v in np.linalg.slogdet(a))
         ctx.set_materialize_grads(False)  # (torch's formula keeps the terms of the outputs used)
-        ctx.save_for_backward(a, sign)
+        ctx.save_for_backward(a, sign, *_torch_lu(a))
         ctx.singular = sign == 0
         return sign, logabs
 
     @staticmethod
     def backward(ctx, gsign, glog):
-        a, sign = ctx.saved_tensors
+        a, sign, _, _ = ctx.saved_tensors
         if a.is_complex() and gsign is not None:  # torch's: g = g_logabs - i Im(conj(g_sign) sign)
             turn = (gsign.conj() * sign).imag * -1j
             glog = turn if glog is None else glog + turn
@@ -222,13 +231,13 @@ def _each_for_the_other(ctx, i, j, a, b):
 
 class Cross(Op):
     """d (a x b) = (b x g, g x a); a and b broadcast inside (torch's node links to them as given, the engine sums
-    each gradient back)"""
+    each gradient back). dim as the caller gave it (-1 too: torch's node shows it so)"""
     _grad_fn_name = "LinalgCrossBackward0"
-    _saved_names = ("self", "other")
+    _saved_names, _saved_values = ("self", "other"), {"dim": "shown"}
 
     @staticmethod
     def forward(ctx, a, b, dim):
-        ctx.dim = dim
+        ctx.dim, ctx.shown = dim, shown_dim(dim)
         ctx.save_for_backward(*_each_for_the_other(ctx, 0, 1, a, b))
         return np.ascontiguousarray(np.cross(a, b, axis=dim))  # (torch's result is contiguous, whatever the dim)
 
@@ -267,12 +276,13 @@ def cross(input, other, dim=None):
     if a.shape[d] != 3 or b.shape[d] != 3:  # (both: torch does not broadcast the dim of the product)
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
                            f"{b.shape[d]}")
-    return Cross.apply(a, b, d)
+    return Cross.apply(a, b, int(dim))  # (as given: a and b have one number of dims, so -1 is the same dim in both)
 
 
 class Vdot(Op):
     """vdot(a, b) = sum conj(a) b;  d = (conj(g) b, g a)"""
     _grad_fn_name = "VdotBackward0"
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -318,6 +328,7 @@ def _p_norm_grad(x, n, g, p):
 class Dist(Op):
     """||a - b||_p;  d = +-(a - b)|a - b|^(p-2) / ||a - b||^(p-1)"""
     _grad_fn_name = "DistBackward0"
+    _saved_names, _saved_values = ("self", "other", "result"), {"p": "p"}
 
     @staticmethod
     def forward(ctx, a, b, p=2):
@@ -367,12 +378,16 @@ def dist(input, other, p=2):
 
 
 class DiagEmbed(Op):
-    """x on a diagonal of new (dim1, dim2) planes;  d = the diagonal of g"""
+    """x on a diagonal of new (dim1, dim2) planes;  d = the diagonal of g. The arguments as the caller gave them
+    (torch's node shows them so, -1 as 18446744073709551615), checked already"""
     _grad_fn_name = "DiagEmbedBackward0"
+    _saved_values = {"offset": "offset", "dim1": "dim1", "dim2": "dim2"}
 
     @staticmethod
     def forward(ctx, x, offset=0, dim1=-2, dim2=-1):
         ctx.args = (offset, dim1, dim2)
+        ctx.offset, ctx.dim1, ctx.dim2 = (shown_dim(v) for v in ctx.args)
+        dim1, dim2 = dim1 % (x.ndim + 1), dim2 % (x.ndim + 1)
         n = x.shape[-1] + abs(offset) if x.ndim else abs(offset) + 1
         out = np.zeros(x.shape[:-1] + (n, n), dtype=x.dtype)
         k = np.arange(x.shape[-1])
@@ -395,11 +410,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     d1, d2 = (normalize_dims(d, n, "diag_embed")[0] for d in (dim1, dim2))
     if d1 == d2:
         raise RuntimeError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return DiagEmbed.apply(input, offset, d1, d2)
+    return DiagEmbed.apply(input, int(offset), int(dim1), int(dim2))
 
 
 def diagflat(input, offset=0):
-    return DiagEmbed.apply(input.reshape(-1), offset, 0, 1)
+    return DiagEmbed.apply(input.reshape(-1), int(offset), -2, -1)  # (torch's diag_embed of the flattened input)
 
 
 def kron(input, other):
@@ -438,7 +453,9 @@ def matrix_power(input, n):
     a = input
     if n == 0:
         from .._creation import eye
-        return (a * 0 + eye(a.shape[-1], dtype=a.dtype)).clone() if a.requires_grad else \
+        # (torch's: A's clone overwritten by I, a CopyBackwards node whose gradient to A is 0, and an inf in A
+        # leaves no NaN)
+        return a.clone().copy_(eye(a.shape[-1], dtype=a.dtype).expand_as(a)) if a.requires_grad else \
             Tensor._make(np.broadcast_to(np.eye(a.shape[-1], dtype=a._data.dtype), a.shape).copy())
     if abs(n) > 2 ** 20:
         raise RuntimeError(f"matrix_power(): n = {n} is too large for repeated products; use matrix_exp or "
@@ -686,6 +703,7 @@ def _block_exp(a, t):
 class MatrixExp(Op):
     """d e^A = the Frechet derivative L(A, dA);  grad = L(A^H, G)"""
     _grad_fn_name = "LinalgMatrixExpBackward0"
+    _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, a):
@@ -709,6 +727,7 @@ def matrix_exp(input):
 class Pinverse(Op):
     """X = A^+;  dX = -X dA X + X X^H dA^H (I - A X) + (I - X A) dA^H X^H X"""
     _grad_fn_name = "LinalgPinvBackward0"
+    _saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx, a, rcond=1e-15):
@@ -758,6 +777,7 @@ def _phi(x):
 class Cholesky(Op):
     """A = L L^H;  grad_A = sym(L^-H phi(L^H gL) L^-1)"""
     _grad_fn_name = "CholeskyBackward0"
+    _saved_names, _saved_values = ("result",), {"upper": "upper"}
 
     @staticmethod
     def forward(ctx, a, upper=False):

@@ -10,7 +10,8 @@ from . import _zero_tangent as _zero
 from ._op import Op, as_array, broadcast_error, numbers_as, promoted, unrecorded
 from ._range_kernels import _thread_chunks
 from .._dtype import float16, float32, result_type
-from .elementwise import MulScalar, PowScalar, _float, _in, _need_tensors, _operands, _unary, where
+from .elementwise import (ClampTensor, MulScalar, PowScalar, _float, _in, _need_tensors, _operands, _unary, as_given,
+                          where)
 from ._kernels import _NAMES
 from ._layout import like_torch, like_torch_pair, with_number
 from .index import fill_scalar
@@ -173,6 +174,7 @@ arcsinh, arccosh, arctanh = asinh, acosh, atanh
 class Logit(Op):
     """d log(p/(1-p)) = 1/(p(1-p)); with eps, p is clamped to [eps, 1-eps] (derivative 0 outside)"""
     _grad_fn_name = "LogitBackward0"
+    _saved_names, _saved_values = ("self",), {"eps": "eps"}
 
     @staticmethod
     def forward(ctx, p, eps=None):
@@ -314,6 +316,7 @@ class Logaddexp(Op):
 class Logaddexp2(Op):
     """d log2(2^a + 2^b) = (1/(1 + 2^(b-a)), 1/(1 + 2^(a-b)))"""
     _grad_fn_name = "Logaddexp2Backward0"
+    _saved_names = ("self", "other")  # (torch's _saved_<name>; pack hooks see them sorted by name)
 
     @staticmethod
     def forward(ctx, a, b, dtype=None):
@@ -368,23 +371,39 @@ class Xlogy(Op):
 
 
 class XlogyNumberInput(Xlogy):
-    """xlogy(2, y): torch's node for a number x, with no edge for it"""
+    """xlogy(2, y): torch's node for a number x, with no edge for it. It keeps the number, not a tensor of it:
+    `number` as the caller gave it (torch's node shows it so), x its 0-d array in the op's dtype"""
     _grad_fn_name = "XlogyBackward1"
+    _saved_names, _saved_values = ("other",), {"self": "number"}
+
+    @staticmethod
+    def forward(ctx, x, y, dtype=None, number=None):
+        ctx.x, ctx.number = x, number
+        ctx.save_for_backward(y)
+        return _pairwise(ctx.function_class._values, dtype, x, y)
 
     @staticmethod
     def backward(ctx, grad):
-        x, y = ctx.saved_tensors
+        (y,) = ctx.saved_tensors
         shift = ctx.function_class.shifted[1]
-        return None, grad * x / (y + shift if shift else y)
+        return None, grad * Tensor._make(ctx.x) / (y + shift if shift else y)
 
 
 class XlogyNumberOther(Xlogy):
-    """xlogy(x, 2): torch's node for a number y, with no edge for it"""
+    """xlogy(x, 2): torch's node for a number y, with no edge for it; it keeps the number (see XlogyNumberInput)"""
     _grad_fn_name = "XlogyBackward2"
+    _saved_names, _saved_values = ("self",), {"other": "number"}
+
+    @staticmethod
+    def forward(ctx, x, y, dtype=None, number=None):
+        ctx.y, ctx.number = y, number
+        ctx.save_for_backward(x)
+        return _pairwise(ctx.function_class._values, dtype, x, y)
 
     @staticmethod
     def backward(ctx, grad):
-        x, y = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
+        y = Tensor._make(ctx.y)
         op, shift = ctx.function_class.shifted
         gx = op(grad, y)
         return (gx if y.item() + shift > 0 else gx.masked_fill((x == 0) & (y + shift <= 0), 0)), None
@@ -495,12 +514,14 @@ def _lerp(s, e, w):
 
 
 class Lerp(Op):
-    """d (s + w (e - s)) = (1 - w, w) for a number w"""
+    """d (s + w (e - s)) = (1 - w, w) for a number w, in the op's dtype; given: w as the caller gave it (torch's node
+    shows it so: 0.1, not the float32 nearest it)"""
     _grad_fn_name = "LerpBackward0"
+    _saved_values = {"weight": "given"}
 
     @staticmethod
-    def forward(ctx, start, end, weight=0.5):
-        ctx.weight = weight
+    def forward(ctx, start, end, weight=0.5, given=None):
+        ctx.weight, ctx.given = weight, given
         return like_torch_pair(_lerp(start, end, weight), start, end)  # (laid out as torch's: see ops/_layout.py)
 
     @staticmethod
@@ -509,7 +530,7 @@ class Lerp(Op):
 
     @staticmethod
     def jvp(ctx, ts, te):
-        return Lerp.apply(ts, te, weight=ctx.weight)  # (torch's: lerp of the tangents)
+        return Lerp.apply(ts, te, weight=ctx.weight, given=ctx.given)  # (torch's: lerp of the tangents)
 
 
 class LerpTensor(Op):
@@ -619,6 +640,7 @@ def _lerp_dtypes(start, end, weight):
 
 
 def lerp(input, end, weight):
+    given = as_given(weight)
     if isinstance(input, Tensor) and isinstance(end, Tensor):
         _lerp_dtypes(input, end, weight)
         if isinstance(weight, (int, float, complex)):  # checked in torch's compute dtype (float for half)
@@ -631,7 +653,7 @@ def lerp(input, end, weight):
                 start, end = promoted(input, end)
             return LerpTensor.apply(start, end, weight)
         start, end = promoted(input, end)
-        return Lerp.apply(start, end, weight=weight)
+        return Lerp.apply(start, end, weight=weight, given=given)
     except ValueError as e:
         raise broadcast_error("lerp", e, input, end) from None
 
@@ -655,7 +677,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         raise broadcast_error("addcdiv", e, input, tensor1, tensor2) from None
 
 
-def _binary(cls, name, a, b, floating=True, numbers=False, ints=True, complex_=False):
+def _binary(cls, name, a, b, floating=True, numbers=False, ints=True, complex_=False, **kept):
+    """cls's op of a and b after torch's checks, in their result dtype; kept: more keywords for cls.apply"""
     if not numbers:  # torch takes two tensors here (xlogy also takes a number)
         _need_tensors(a, b, name)
     _need_kernel(a, b, name, ints, complex_)
@@ -663,7 +686,7 @@ def _binary(cls, name, a, b, floating=True, numbers=False, ints=True, complex_=F
         a, b, dt = _operands(a, b)  # (a tensor that requires grad keeps its dtype: no ToCopyBackward0, as torch)
         if floating:
             a, b, dt = _operands(*(_float(v) if isinstance(v, Tensor) else v for v in (a, b)))
-        return cls.apply(a, b, dtype=dt) if dt is not None else cls.apply(a, b)
+        return cls.apply(a, b, dtype=dt, **kept) if dt is not None else cls.apply(a, b, **kept)
     except ValueError as e:
         raise broadcast_error(name, e, a, b) from None
 
@@ -698,13 +721,14 @@ def logaddexp2(input, other):
 
 def by_numbers(classes, name, input, other):
     """The op of `classes` (tensor and tensor, number and tensor, tensor and number: torch's three nodes, whose
-    number gets no edge) that fits the arguments, computed in their floating result dtype."""
+    number gets no edge; they keep it, as given) that fits the arguments, computed in their floating result dtype."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # (torch: one of them must be a tensor)
         raise TypeError(f"{name}(): got two numbers ({type(input).__name__}, {type(other).__name__}); one of input "
                         "and other must be a Tensor")
-    cls = classes[0 if isinstance(input, Tensor) and isinstance(other, Tensor) else 1 if isinstance(other, Tensor)
-                  else 2]
-    return _binary(cls, name, input, other, numbers=True)
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        return _binary(classes[0], name, input, other, numbers=True)
+    number = as_given(other if isinstance(input, Tensor) else input)
+    return _binary(classes[1 if isinstance(other, Tensor) else 2], name, input, other, numbers=True, number=number)
 
 
 def xlogy(input, other):
@@ -728,12 +752,14 @@ def arctan2(input, other):
 
 # ---- one-sided clamps and tests of the sign bit ---------------------------------------------------------
 class ClampMin(Op):
-    """max(x, min);  d = 1 where x >= min, else 0"""
+    """max(x, min);  d = 1 where x >= min, else 0. min is in x's dtype, given as the caller gave it (torch's node
+    shows it so)"""
     _grad_fn_name = "ClampMinBackward0"
+    _saved_names, _saved_values = ("self",), {"min": "given"}
 
     @staticmethod
-    def forward(ctx, x, min=0.0):
-        ctx.bound = min
+    def forward(ctx, x, min=0.0, given=None):
+        ctx.bound, ctx.given = min, given
         ctx.save_for_backward(x)
         out = np.where(x < min, np.asarray(min, x.dtype), x)  # (x in range, -0.0 too, as torch)
         return out if min == min else np.full_like(x, min)  # (a NaN bound wins, as torch)
@@ -749,12 +775,13 @@ class ClampMin(Op):
 
 
 class ClampMax(Op):
-    """min(x, max);  d = 1 where x <= max, else 0"""
+    """min(x, max);  d = 1 where x <= max, else 0 (max: see ClampMin's min)"""
     _grad_fn_name = "ClampMaxBackward0"
+    _saved_names, _saved_values = ("self",), {"max": "given"}
 
     @staticmethod
-    def forward(ctx, x, max=0.0):
-        ctx.bound = max
+    def forward(ctx, x, max=0.0, given=None):
+        ctx.bound, ctx.given = max, given
         ctx.save_for_backward(x)
         out = np.where(x > max, np.asarray(max, x.dtype), x)
         return out if max == max else np.full_like(x, max)  # (a NaN bound wins, as torch)
@@ -783,20 +810,60 @@ def _bounded(input, bound, op):
     return input, fill_scalar(bound, dt, op)
 
 
+class ClampMinTensor(ClampTensor):
+    """clamp_min(x, t): torch's node of clamp_min.Tensor, with two edges and two saved tensors; clamp's values,
+    gradients and tangent with no max (applied to (x, min, None))"""
+    _grad_fn_name = "ClampMinBackward1"
+    _saved_names = ("self", "min")
+    _edges = (0, 1)
+
+    @staticmethod
+    def forward(ctx, x, lo, hi=None):
+        ctx.save_for_backward(x, lo)
+        return ClampTensor.values(x, lo, None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ClampTensor.grads(grad, *ctx.saved_tensors, None)
+
+
+class ClampMaxTensor(ClampTensor):
+    """clamp_max(x, t): torch's node of clamp_max.Tensor (see ClampMinTensor; applied to (x, None, max))"""
+    _grad_fn_name = "ClampMaxBackward1"
+    _saved_names = ("self", "max")
+    _edges = (0, 2)
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        ctx.save_for_backward(x, hi)
+        return ClampTensor.values(x, None, hi)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, hi = ctx.saved_tensors
+        return ClampTensor.grads(grad, x, None, hi)
+
+
+def _by_tensor(cls, input, lo, hi):
+    """clamp_min or clamp_max by a tensor bound, input first in the dtype clamp computes in (as clamp's)"""
+    dt = result_type(input, lo if hi is None else hi)
+    return cls.apply(input if dt is input.dtype else input.to(dt), lo, hi)
+
+
 def clamp_min(input, min):
     if isinstance(min, Tensor):
-        from .elementwise import clamp
-        return clamp(input, min=min)
+        return _by_tensor(ClampMinTensor, input, min, None)
+    given = as_given(min)
     input, min = _bounded(input, min, "clamp_min")
-    return ClampMin.apply(input, min=min)
+    return ClampMin.apply(input, min=min, given=given)
 
 
 def clamp_max(input, max):
     if isinstance(max, Tensor):
-        from .elementwise import clamp
-        return clamp(input, max=max)
+        return _by_tensor(ClampMaxTensor, input, None, max)
+    given = as_given(max)
     input, max = _bounded(input, max, "clamp_max")
-    return ClampMax.apply(input, max=max)
+    return ClampMax.apply(input, max=max, given=given)
 
 
 def _no_grad(values):

@@ -123,6 +123,7 @@ def _lgamma_np(x):
 class Polygamma(Op):
     """d psi^(n)(x) = psi^(n+1)(x)"""
     _grad_fn_name = "PolygammaBackward0"
+    _saved_names, _saved_values = ("self",), {"n": "n"}
 
     @staticmethod
     def forward(ctx, x, n=0):
@@ -142,6 +143,7 @@ class Polygamma(Op):
 
 class Digamma(Polygamma):
     _grad_fn_name = "DigammaBackward0"
+    _saved_values = {}  # (torch's node shows no n)
 
 
 def _d_lgamma(x):
@@ -239,6 +241,7 @@ def i1(input):
 class Mvlgamma(Op):
     """log Gamma_p(x) = p(p-1)/4 log(pi) + sum_i lgamma(x - i/2);  d = sum_i digamma(x - i/2)"""
     _grad_fn_name = "MvlgammaBackward0"
+    _saved_names, _saved_values = ("self",), {"p": "p"}
 
     @staticmethod
     def forward(ctx, x, p=1):
@@ -301,6 +304,7 @@ def _igamma_np(a, x):
 class Igamma(Op):
     """P(a, x);  d/dx = x^(a-1) e^-x / Gamma(a) (torch has no derivative in a)"""
     _grad_fn_name = "IgammaBackward0"
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, x, sign=1):
@@ -415,10 +419,15 @@ def _zeta_np(x, q):
 class Zeta(Op):
     """d zeta(x, q) / dq = -x zeta(x + 1, q); torch has no derivative in x"""
     _grad_fn_name = "SpecialZetaBackward0"
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, x, q, dtype=None):
         ctx.save_for_backward(x, q)
+        return Zeta.values(x, q, dtype)
+
+    @staticmethod
+    def values(x, q, dtype):
         out = _zeta_np(x, q).astype(dtype if dtype is not None else np.result_type(x, q))
         return like_torch_pair(out, x, q)  # (laid out as torch's, as igamma's)
 
@@ -426,9 +435,12 @@ class Zeta(Op):
     def backward(ctx, grad):
         x, q = ctx.saved_tensors
         if ctx.needs_input_grad[0]:
-            raise NotImplementedError("the derivative for 'zeta' is not implemented. (torch has no derivative of "
-                                      "zeta in its first argument x; detach x, or differentiate in q only)")
-        return None, grad * -x * zeta(x + 1, q)
+            raise NotImplementedError(_NO_ZETA_X)
+        return None, Zeta.q_grad(grad, x, q)
+
+    @staticmethod
+    def q_grad(grad, x, q):
+        return grad * -x * zeta(x + 1, q)
 
     @staticmethod
     def jvp(ctx, tx, tq):  # as torch: no forward-mode formula
@@ -436,12 +448,40 @@ class Zeta(Op):
                                   "has not been implemented yet; use reverse mode (backward, grad, jacrev) instead")
 
 
+_NO_ZETA_X = ("the derivative for 'zeta' is not implemented. (torch has no derivative of zeta in its first argument "
+              "x; detach x, or differentiate in q only)")
+
+
 class ZetaNumberInput(Zeta):
+    """zeta(2, q): torch's node keeps the number (as the caller gave it: `number`; x is its 0-d array), not a
+    tensor of it"""
     _grad_fn_name = "SpecialZetaBackward1"
+    _saved_names, _saved_values = ("other",), {"self": "number"}
+
+    @staticmethod
+    def forward(ctx, x, q, dtype=None, number=None):
+        ctx.x, ctx.number = x, number
+        ctx.save_for_backward(q)
+        return Zeta.values(x, q, dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (q,) = ctx.saved_tensors
+        return None, Zeta.q_grad(grad, Tensor._make(ctx.x), q)
 
 
 class ZetaNumberOther(Zeta):
+    """zeta(x, 2): no derivative, so torch's node saves nothing"""
     _grad_fn_name = "SpecialZetaBackward2"
+    _saved_names = ()
+
+    @staticmethod
+    def forward(ctx, x, q, dtype=None, number=None):
+        return Zeta.values(x, q, dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError(_NO_ZETA_X)
 
 
 def zeta(input, other):
@@ -547,20 +587,25 @@ def copysign(input, other):
 
 
 class Nextafter(Op):
-    """the next float after x towards y (torch has no derivative)"""
+    """the next float after x towards y;  d = ([x != y], 0): torch's formula (the step itself counts for nothing)"""
     _grad_fn_name = "NextafterBackward0"
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
         return like_torch_pair(np.nextafter(x, y), x, y)
 
     @staticmethod
     def backward(ctx, grad):
-        raise NotImplementedError("the derivative for 'nextafter' is not implemented; compute it under no_grad()")
+        x, y = ctx.saved_tensors
+        return (where(x != y, grad, 0) if ctx.needs_input_grad[0] else None,
+                zeros_like_(y) if ctx.needs_input_grad[1] else None)  # (zeros with no graph, as torch's zeros_like)
 
     @staticmethod
     def jvp(ctx, tx, ty):
-        raise NotImplementedError("the derivative for 'nextafter' is not implemented; compute it under no_grad()")
+        x, y = ctx.inputs
+        return where(x != y, tx, 0)
 
 
 def nextafter(input, other):
@@ -623,22 +668,30 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 
 class Frexp(Op):
-    """x = mantissa 2^exponent;  d mantissa/dx = 2^-exponent"""
+    """x = mantissa 2^exponent;  d mantissa/dx = 2^-exponent (the node keeps the exponent, as torch's)"""
     _grad_fn_name = "FrexpBackward0"
+    _saved_names = ("exponent",)
 
     @staticmethod
     def forward(ctx, x):
         m, e = np.frexp(x)
-        ctx.scale = np.exp2(-e).astype(x.dtype)
-        return m, e.astype(np.int32)
+        e = e.astype(np.int32)
+        ctx.save_for_backward(e)
+        return m, e
 
     @staticmethod
     def backward(ctx, gm, _ge):
-        return gm * Tensor._make(ctx.scale)
+        (e,) = ctx.saved_tensors
+        return gm * Frexp._scale(e, gm)
 
     @staticmethod
     def jvp(ctx, t):
-        return t * Tensor._make(ctx.scale), None
+        return t * Frexp._scale(ctx.output[1], t), None
+
+    @staticmethod
+    def _scale(e, like):
+        """2^-e, exactly, in like's dtype"""
+        return Tensor._make(np.exp2(-e._data).astype(like._data.dtype))
 
 
 def frexp(input):
