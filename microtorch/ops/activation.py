@@ -8,8 +8,8 @@ from .._fma import fma32
 from .._tensor import Tensor
 from ._op import Op, plain, shown_dim, unrecorded
 from ._range_kernels import _thread_chunks
-from .elementwise import (GradTimesLocal, LeakyReluBackward, _exp_as_torch, _select, _unary, div_scalar,
-                          elu_backward, where, zeros_like_)
+from .elementwise import (GradTimesLocal, LeakyReluBackward, ThresholdBackward, _exp_as_torch, _select, _unary,
+                          div_scalar, elu_backward, where, zeros_like_)
 from ._memory_formats import in_layout_of
 from .reduce import c_order
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
@@ -39,23 +39,32 @@ def _tails_pass_nan(cond, g, x):
     return cond | (nan & ~_kernel_exp.lane_mask(x, _thread_chunks, np.asarray(g), step_bytes=64))
 
 
-def _kept_as(node, g, x, cond):
+def _kept_as(node, g, x, cond, shown):
     """backward's _kept(g, cond), recorded as torch's node (HardtanhBackwardBackward0...: a selection with
-    edges to g and x, whose own gradient is the same selection)"""
+    edges to g and x, whose own gradient is the same selection), which shows the activation's arguments"""
     if unrecorded(g):
         return plain(_select(cond, g._data))
-    return node.apply(g, x, np.asarray(cond))
+    return node.apply(g, x, np.asarray(cond), shown=shown)
 
 
 class HardtanhBackward(GradTimesLocal):
+    """hardtanh's backward, whose node shows min_val and max_val (shown: the pair)"""
     _grad_fn_name = "HardtanhBackwardBackward0"
+    _saved_values = {"min_val": "lo", "max_val": "hi"}
+
+    @staticmethod
+    def forward(ctx, g, x, local, shown):
+        ctx.lo, ctx.hi = shown
+        return GradTimesLocal.forward(ctx, g, x, local, shown)
 
 
 class ShrinkBackward(GradTimesLocal):
+    """softshrink's backward, whose node shows lambd"""
     _grad_fn_name = "SoftshrinkBackwardBackward0"
+    _saved_values = {"lambd": "shown"}
 
 
-class HardshrinkBackward(GradTimesLocal):
+class HardshrinkBackward(ShrinkBackward):
     _grad_fn_name = "HardshrinkBackwardBackward0"
 
 
@@ -90,26 +99,27 @@ _ONE_SIXTH = float(np.float32(1 / 6))  # torch's hardsigmoid backward uses 1/6 r
 
 class _BackwardOp(Op):
     """An activation's backward g f'(x) as one op of its own (torch's hardswish_backward...): its derivative in g
-    is the same op, in x torch's double-backward formula `_curvature(g gg, x)`; a tangent takes both"""
+    is the same op, in x torch's double-backward formula `_curvature(g gg, x)`; a tangent takes both. `kept`: more
+    tensors torch's op takes and its node keeps (logsigmoid's buffer), passed on, with no gradient"""
     _saved_names = ("grad_output", "self")
 
     @staticmethod
-    def forward(ctx, g, x):
-        ctx.save_for_backward(g, x)
+    def forward(ctx, g, x, *kept):
+        ctx.save_for_backward(g, x, *kept)
         return ctx._forward_cls.values(g, x)
 
     @staticmethod
     def backward(ctx, gg):
-        g, x = ctx.saved_tensors
+        g, x, *kept = ctx.saved_tensors
         op = ctx._forward_cls
-        return (op.apply(gg, x) if ctx.needs_input_grad[0] else None,
-                op._curvature(gg * g, x) if ctx.needs_input_grad[1] else None)
+        return (op.apply(gg, x, *kept) if ctx.needs_input_grad[0] else None,
+                op._curvature(gg * g, x) if ctx.needs_input_grad[1] else None, *(None for _ in kept))
 
     @staticmethod
-    def jvp(ctx, tg, tx):
-        g, x = ctx.inputs
+    def jvp(ctx, tg, tx, *_):
+        g, x, *kept = ctx.inputs
         op = ctx._forward_cls
-        return op.apply(tg, x) + op._curvature(tx * g, x)
+        return op.apply(tg, x, *kept) + op._curvature(tx * g, x)
 
 
 class HardswishBackward(_BackwardOp):
@@ -131,8 +141,11 @@ class HardswishBackward(_BackwardOp):
 
 
 class LogSigmoidBackward(_BackwardOp):
-    """logsigmoid's backward g (1 - sigmoid(x)); d/dx = g gg (sigmoid(x) - 1) sigmoid(x)"""
+    """logsigmoid's backward g (1 - sigmoid(x)); d/dx = g gg (sigmoid(x) - 1) sigmoid(x). Its node keeps the
+    forward's buffer too, as torch's (values computes from x again)"""
     _grad_fn_name = "LogSigmoidBackwardBackward0"
+    _saved_names = ("grad_output", "self", "buffer")
+    _edges = (0, 1)  # (the buffer has none, as in torch)
 
     @staticmethod
     def values(g, x):
@@ -222,9 +235,9 @@ class LogSigmoid(_LogSigmoidOp):
 
     @staticmethod
     def backward(ctx, grad):
-        x, _buffer = ctx.saved_tensors
+        x, buffer = ctx.saved_tensors
         return plain(LogSigmoidBackward.values(grad._data, x._data)) if unrecorded(grad) and unrecorded(x) else \
-            LogSigmoidBackward.apply(grad, x)
+            LogSigmoidBackward.apply(grad, x, buffer)
 
 
 LogSigmoid._pack_order = (0, 1)  # (torch's buffer is a result of its op: packed after self, not by name)
@@ -245,7 +258,7 @@ class Hardtanh(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return _kept_as(HardtanhBackward, grad, x,
-                        _tails_pass_nan((x._data > ctx.lo) & (x._data < ctx.hi), grad._data, x._data))
+                        _tails_pass_nan((x._data > ctx.lo) & (x._data < ctx.hi), grad._data, x._data), (ctx.lo, ctx.hi))
 
     @staticmethod
     def jvp(ctx, t):
@@ -268,7 +281,7 @@ class Threshold(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         passes = ~(x._data <= ctx.threshold)  # (a NaN x passes)
-        return _kept_as(GradTimesLocal, grad, x, passes)  # (ThresholdBackwardBackward0, as relu's)
+        return _kept_as(ThresholdBackward, grad, x, passes, ctx.threshold)  # (as relu's)
 
     @staticmethod
     def jvp(ctx, t):
@@ -298,7 +311,7 @@ class Softshrink(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return _kept_as(ctx._forward_cls._backward_node, grad, x,
-                        _tails_pass_nan(np.abs(x._data) > ctx.lambd, grad._data, x._data))
+                        _tails_pass_nan(np.abs(x._data) > ctx.lambd, grad._data, x._data), ctx.lambd)
 
     @staticmethod
     def jvp(ctx, t):
@@ -611,7 +624,25 @@ class PreluBackward(Op):
 
 
 class RreluBackward(GradTimesLocal):
+    """rrelu's backward g * slopes, whose node keeps x (the in-place form's result) and the noise, and shows lower,
+    upper and training, as torch's (shown: (noise, lower, upper, training))"""
     _grad_fn_name = "RreluWithNoiseBackwardBackward0"
+    _saved_names = ("self", "noise")
+    _saved_values = {"lower": "lower", "upper": "upper", "training": "training"}
+
+    @staticmethod
+    def forward(ctx, g, x, slopes, shown):
+        noise, ctx.lower, ctx.upper, ctx.training = shown
+        out = GradTimesLocal.forward(ctx, g, x, slopes, shown)
+        ctx.save_for_backward(x, noise)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, _noise = ctx.saved_tensors  # (GradTimesLocal's, with the noise saved too)
+        gg = RreluBackward.apply(grad, x, ctx.local, shown=ctx.shown) if ctx.needs_input_grad[0] else None
+        gx = Tensor._make(np.zeros(*ctx._input_meta(1))) if ctx.needs_input_grad[1] else None
+        return gg, gx, None
 
 
 class RreluWithNoise(Op):
@@ -635,9 +666,11 @@ class RreluWithNoise(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        x, _noise = ctx.saved_tensors  # (the slopes, which ctx keeps, in the gradient's dtype)
+        x, noise = ctx.saved_tensors  # (the slopes, which ctx keeps, in the gradient's dtype)
         slopes = ctx.slopes.astype(grad._data.dtype)
-        return plain(grad._data * slopes) if unrecorded(grad) else RreluBackward.apply(grad, x, slopes)
+        if unrecorded(grad):
+            return plain(grad._data * slopes)
+        return RreluBackward.apply(grad, x, slopes, shown=(noise._data, ctx.lower, ctx.upper, ctx.training))
 
     @staticmethod
     def jvp(ctx, t):

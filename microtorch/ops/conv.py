@@ -11,7 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .._tensor import Tensor
-from ._op import Op
+from ._op import Op, shown_dim
 
 
 def _out_size(size, k, s, pad_lo, pad_hi, d):
@@ -28,6 +28,15 @@ def _im2col(x, kernel, dilation, pads, stride, pad_value=0.0):
     win = win[:, :, ::sh, ::sw, ::dh, ::dw]                      # (N, C, OH, OW, kh, kw)
     oh, ow = win.shape[2:4]
     return win.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow)
+
+
+def _show_window(ctx, kernel, dilation, pads, stride):
+    """the window arguments torch's unfold and fold nodes show (padding: each dim's near side)"""
+    ctx.kernel_size, ctx.dilation, ctx.stride = kernel, dilation, stride
+    ctx.padding = tuple(lo for lo, _ in pads)
+
+
+_WINDOW = {"kernel_size": "kernel_size", "dilation": "dilation", "padding": "padding", "stride": "stride"}
 
 
 def _col2im(cols, size, kernel, dilation, pads, stride):
@@ -50,10 +59,13 @@ def _col2im(cols, size, kernel, dilation, pads, stride):
 class Im2col(Op):
     """unfold: every kernel window becomes a column; its adjoint (and gradient) is fold"""
     _grad_fn_name = "Im2ColBackward0"
+    _saved_values = {**_WINDOW, "self_sym_argsize_minus_1": "width", "self_sym_argsize_minus_2": "height"}
 
     @staticmethod
     def forward(ctx, x, kernel, dilation, pads, stride):
         ctx.args = (x.shape[2:], kernel, dilation, pads, stride)
+        ctx.height, ctx.width = x.shape[-2:]
+        _show_window(ctx, kernel, dilation, pads, stride)
         return _im2col(x, kernel, dilation, pads, stride)
 
     @staticmethod
@@ -68,10 +80,12 @@ class Im2col(Op):
 class Col2im(Op):
     """fold: columns are added back into their windows; its adjoint (and gradient) is unfold"""
     _grad_fn_name = "Col2ImBackward0"
+    _saved_values = _WINDOW
 
     @staticmethod
     def forward(ctx, cols, size, kernel, dilation, pads, stride):
         ctx.args = (kernel, dilation, pads, stride)
+        _show_window(ctx, kernel, dilation, pads, stride)
         return _col2im(cols, size, kernel, dilation, pads, stride)
 
     @staticmethod
@@ -83,22 +97,40 @@ class Col2im(Op):
         return Col2im.apply(t, *ctx.inputs[1:])
 
 
+CONVOLUTION_VALUES = {"bias_sym_sizes_opt": "bias_sizes", "dilation": "dilation", "groups": "groups",
+                      "output_padding": "output_padding", "padding": "padding", "stride": "stride",
+                      "transposed": "transposed"}
+
+
+def show_convolution(ctx, b, stride, pads, dilation, groups, transposed):
+    """the arguments torch's ConvolutionBackward0 shows: each spatial dim's padding (its near side: padding='same'
+    pads no less on the far side), a transposed one's output_padding (what its far side takes off), a bias's sizes
+    ((0,) without one)"""
+    ctx.stride, ctx.dilation, ctx.groups, ctx.transposed = stride, dilation, groups, transposed
+    ctx.padding = tuple(lo for lo, _ in pads)
+    ctx.output_padding = tuple(lo - hi if transposed else 0 for lo, hi in pads)
+    ctx.bias_sizes = (0,) if b is None else b.shape
+
+
 class Convolution(Op):
     """d conv(x, w, b) = (fold(W^T g), g unfold(x)^T, sum(g)): conv is W @ unfold(x) + b"""
     _grad_fn_name = "ConvolutionBackward0"
     _edges = (0, 1, 2)  # (input, weight, bias: a bias left out is torch's undefined tensor)
+    _saved_names, _saved_values = ("input", "weight"), CONVOLUTION_VALUES
 
     @staticmethod
     def forward(ctx, x, w, b, stride, pads, dilation, groups):
         ctx.save_for_backward(x, w)
         one_d = x.ndim == 3                              # conv1d runs as a conv2d of height 1
+        show_convolution(ctx, b, stride[one_d:], pads[one_d:], dilation[one_d:], groups, False)  # (not the height)
         if one_d:
             x, w = x[:, :, None], w[:, :, None]
         n, o, k = x.shape[0], w.shape[0], w.shape[2:]
         cols = _im2col(x, k, dilation, pads, stride)     # (N, C*kh*kw, L)
-        out = np.matmul(w.reshape(groups, o // groups, -1), cols.reshape(n, groups, -1, cols.shape[-1]))
+        cols = cols.reshape(n, groups, cols.shape[1] // groups, cols.shape[2])  # (sizes given: no -1 if empty)
+        out = np.matmul(w.reshape(groups, o // groups, -1), cols)
         oh = _out_size(x.shape[2], k[0], stride[0], *pads[0], dilation[0])
-        out = out.reshape(n, o, oh, -1)
+        out = out.reshape(n, o, oh, cols.shape[-1] // oh)
         if b is not None:
             out += b.reshape(1, -1, 1, 1)
         ctx.args = (one_d, x.shape, k, stride, pads, dilation, groups)
@@ -111,16 +143,16 @@ class Convolution(Op):
         if one_d:
             x, w, grad = x.unsqueeze(2), w.unsqueeze(2), grad.unsqueeze(2)
         n, o = grad.shape[:2]
-        g = grad.reshape(n, groups, o // groups, -1)                       # (N, G, O/G, L)
+        g = grad.reshape(n, groups, o // groups, math.prod(grad.shape[2:]))  # (N, G, O/G, L)
         wg = w.reshape(groups, o // groups, -1)                            # (G, O/G, C/G*kh*kw)
         gx = gw = gb = None
         if ctx.needs_input_grad[0]:
-            cols = (wg.transpose(1, 2) @ g).reshape(n, -1, g.shape[-1])
+            cols = (wg.transpose(1, 2) @ g).reshape(n, groups * wg.shape[2], g.shape[-1])
             gx = Col2im.apply(cols, shape[2:], k, dilation, pads, stride)
             gx = gx.squeeze(2) if one_d else gx
         if ctx.needs_input_grad[1]:
             cols = Im2col.apply(x, k, dilation, pads, stride)
-            cols = cols.reshape(n, groups, -1, cols.shape[-1])
+            cols = cols.reshape(n, groups, cols.shape[1] // groups, cols.shape[-1])
             gw = (g @ cols.transpose(2, 3)).sum(0).reshape(w.shape)
             gw = gw.squeeze(2) if one_d else gw
         if ctx.needs_input_grad[2]:
@@ -150,15 +182,38 @@ def _plane_indices(arg, inside, size, kernel, stride, pads, dilation):
     return np.where(inside, r * w + q, guess[None]).astype(np.int64)
 
 
+MAX_POOL_VALUES = {"kernel_size": "kernel_size", "stride": "stride", "padding": "padding", "dilation": "dilation",
+                   "ceil_mode": "ceil_mode"}
+AVG_POOL_VALUES = {"kernel_size": "kernel_size", "stride": "stride", "padding": "padding", "ceil_mode": "ceil_mode",
+                   "count_include_pad": "count_include_pad", "divisor_override": "divisor_override"}
+
+
+def show_max_pool(ctx, shown, kernel, stride, pads, dilation):
+    """what torch's max pool nodes show: the arguments as the user gave them, `shown` (kernel_size, stride, padding,
+    dilation, ceil_mode; stride () when left out), else as the op takes them (ceil_mode False: the op is given its
+    padding, which ceil_mode may have grown, not the flag)"""
+    ctx.kernel_size, ctx.stride, ctx.padding, ctx.dilation, ctx.ceil_mode = \
+        shown or (kernel, stride, tuple(lo for lo, _ in pads), dilation, False)
+
+
+def show_avg_pool(ctx, shown, kernel, stride, pads):
+    """what torch's average pool nodes show: `shown` (kernel_size, stride, padding, ceil_mode, count_include_pad,
+    divisor_override, as the user gave them), else the arguments as the op takes them and torch's defaults"""
+    ctx.kernel_size, ctx.stride, ctx.padding, ctx.ceil_mode, ctx.count_include_pad, ctx.divisor_override = \
+        shown or (kernel, stride, tuple(lo for lo, _ in pads), False, True, None)
+
+
 class MaxPool2d(Op):
     """d max(window) = 1 at the window's (first) argmax, 0 elsewhere, folded back. x: (N, C, H, W) or, unbatched as
     torch's node takes it, (C, H, W)"""
     _grad_fn_name = "MaxPool2DWithIndicesBackward0"
     _saved_names = ("self", "result1")  # (torch's: the input and the indices, freed by backward)
+    _saved_values = MAX_POOL_VALUES
 
     @staticmethod
-    def forward(ctx, x, kernel, stride, pads, dilation):
+    def forward(ctx, x, kernel, stride, pads, dilation, shown=None):
         from .pool_more import torch_window_pick
+        show_max_pool(ctx, shown, kernel, stride, pads, dilation)
         lead, (h, w) = x.shape[:-2], x.shape[-2:]
         cols = _im2col(x.reshape(math.prod(lead), 1, h, w), kernel, dilation, pads, stride, -np.inf)  # (NC, k, L)
         valid = _im2col(np.ones((1, 1, h, w), bool), kernel, dilation, pads, stride, False)
@@ -179,7 +234,7 @@ class MaxPool2d(Op):
         x, _indices = ctx.saved_tensors  # (the mask, which ctx keeps, says the same as the indices)
         kernel, dilation, pads, stride = ctx.args
         g = grad.reshape(ctx.mask.shape[0], 1, ctx.mask.shape[-1]) * Tensor._make(ctx.mask)
-        return Col2im.apply(g, x.shape[-2:], kernel, dilation, pads, stride).reshape(x.shape), None, None, None, None
+        return (Col2im.apply(g, x.shape[-2:], kernel, dilation, pads, stride).reshape(x.shape),) + (None,) * 5
 
     @staticmethod
     def jvp(ctx, t, *_):
@@ -192,9 +247,11 @@ class AvgPool2d(Op):
     """d mean(window) = 1/divisor on every element of the window, folded back. x: (N, C, H, W) or (C, H, W)"""
     _grad_fn_name = "AvgPool2DBackward0"
     _saved_names = ("self",)  # (torch's node keeps the input, for its shape)
+    _saved_values = AVG_POOL_VALUES
 
     @staticmethod
-    def forward(ctx, x, kernel, stride, pads, divisor):
+    def forward(ctx, x, kernel, stride, pads, divisor, shown=None):
+        show_avg_pool(ctx, shown, kernel, stride, pads)
         lead, (h, w) = x.shape[:-2], x.shape[-2:]
         cols = _im2col(x.reshape(math.prod(lead), 1, h, w), kernel, (1, 1), pads, stride)  # (NC, k, L)
         out = cols.sum(axis=1) / divisor
@@ -209,11 +266,16 @@ class AvgPool2d(Op):
         (x,) = ctx.saved_tensors
         kernel, pads, stride = ctx.args
         g = grad.reshape(math.prod(x.shape[:-2]), 1, ctx.scale.shape[-1]) * Tensor._make(ctx.scale)
-        return Col2im.apply(g, x.shape[-2:], kernel, (1, 1), pads, stride).reshape(x.shape), None, None, None, None
+        return (Col2im.apply(g, x.shape[-2:], kernel, (1, 1), pads, stride).reshape(x.shape),) + (None,) * 5
 
     @staticmethod
     def jvp(ctx, t, *_):
         return AvgPool2d.apply(t, *ctx.inputs[1:])
+
+
+def shown_padding_idx(padding_idx):
+    """padding_idx as torch's embedding nodes show it: -1 (as an unsigned 64-bit int) for none"""
+    return shown_dim(-1 if padding_idx is None else padding_idx)
 
 
 class Embedding(Op):
@@ -221,10 +283,13 @@ class Embedding(Op):
     often its index occurs with scale_grad_by_freq)"""
     _grad_fn_name = "EmbeddingBackward0"
     _saved_names = ("indices",)
+    _saved_values = {"padding_idx": "shown_padding_idx", "scale_grad_by_freq": "scale", "sparse": "sparse",
+                     "weight_sym_argsize_0": "n_rows"}
 
     @staticmethod
     def forward(ctx, weight, idx, padding_idx, scale_grad_by_freq=False):
         ctx.shape, ctx.padding_idx, ctx.scale = weight.shape, padding_idx, scale_grad_by_freq
+        ctx.shown_padding_idx, ctx.n_rows, ctx.sparse = shown_padding_idx(padding_idx), weight.shape[0], False
         ctx.save_for_backward(idx)
         return weight[idx]
 
@@ -243,10 +308,11 @@ class EmbeddingDenseBackward(Op):
     scale_grad_by_freq, none into padding_idx); its own gradient is gg[idx], unscaled as torch's"""
     _grad_fn_name = "EmbeddingDenseBackwardBackward0"
     _saved_names = ("indices",)
+    _saved_values = {"padding_idx": "shown_padding_idx"}
 
     @staticmethod
     def forward(ctx, g, shape, idx, padding_idx, scale_grad_by_freq):
-        ctx.padding_idx = padding_idx
+        ctx.padding_idx, ctx.shown_padding_idx = padding_idx, shown_padding_idx(padding_idx)
         ctx.save_for_backward(idx)
         flat, rows = idx.reshape(-1), g.reshape(-1, shape[1])
         if scale_grad_by_freq:

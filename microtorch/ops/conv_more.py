@@ -12,6 +12,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ._op import Op
+from .conv import CONVOLUTION_VALUES, show_convolution
 
 _ALL = slice(None)
 
@@ -92,16 +93,17 @@ class Col2imNd(Op):
 def _conv_forward(x, w, groups, k, stride, pads, dilation):
     n, o = x.shape[0], w.shape[0]
     cols = im2col_nd(x, k, dilation, pads, stride)                          # (N, C*K, L)
-    out = np.matmul(w.reshape(groups, o // groups, -1), cols.reshape(n, groups, -1, cols.shape[-1]))
+    cols = cols.reshape(n, groups, cols.shape[1] // groups, cols.shape[2])  # (sizes given: an empty batch has no -1)
+    out = np.matmul(w.reshape(groups, o // groups, -1), cols)
     outs = tuple(out_size(*a) for a in zip(x.shape[2:], k, stride, *zip(*pads), dilation))
     return out.reshape((n, o) + outs)
 
 
 def _transposed_forward(x, w, groups, k, stride, pads, dilation):
     n, cin, cog = x.shape[0], w.shape[0], w.shape[1]
-    xg = x.reshape(n, groups, cin // groups, -1)                            # (N, G, Cin/G, L)
+    xg = x.reshape(n, groups, cin // groups, math.prod(x.shape[2:]))        # (N, G, Cin/G, L)
     wg = w.reshape(groups, cin // groups, -1)                               # (G, Cin/G, Cout/G*K)
-    cols = np.matmul(wg.transpose(0, 2, 1), xg).reshape(n, groups * cog * math.prod(k), -1)
+    cols = np.matmul(wg.transpose(0, 2, 1), xg).reshape(n, groups * cog * math.prod(k), xg.shape[-1])
     size = tuple(in_size(*a) for a in zip(x.shape[2:], k, stride, *zip(*pads), dilation))
     return col2im_nd(cols, size, k, dilation, pads, stride)
 
@@ -110,11 +112,13 @@ class ConvolutionNd(Op):
     """conv: y = W @ im2col(x) + b; transposed: y = col2im(W^T @ x) + b (pads (p, p - output_padding))"""
     _grad_fn_name = "ConvolutionBackward0"
     _edges = (0, 1, 2)  # (input, weight, bias: a bias left out is torch's undefined tensor)
+    _saved_names, _saved_values = ("input", "weight"), CONVOLUTION_VALUES
 
     @staticmethod
     def forward(ctx, x, w, b, stride, pads, dilation, groups, transposed):
         ctx.save_for_backward(x, w)
         ctx.args = (stride, pads, dilation, groups, transposed)
+        show_convolution(ctx, b, stride, pads, dilation, groups, transposed)
         k = w.shape[2:]
         run = _transposed_forward if transposed else _conv_forward
         out = run(x, w, groups, k, stride, pads, dilation)
@@ -139,14 +143,16 @@ class ConvolutionNd(Op):
 def _conv_backward(ctx, x, w, grad):
     stride, pads, dilation, groups, _ = ctx.args
     k, n, o = tuple(w.shape[2:]), grad.shape[0], grad.shape[1]
-    g = grad.reshape(n, groups, o // groups, -1)                            # (N, G, O/G, L)
+    g = grad.reshape(n, groups, o // groups, math.prod(grad.shape[2:]))     # (N, G, O/G, L)
     gx = gw = None
     if ctx.needs_input_grad[0]:
-        cols = (w.reshape(groups, o // groups, -1).transpose(1, 2) @ g).reshape(n, -1, g.shape[-1])
+        cols = (w.reshape(groups, o // groups, -1).transpose(1, 2) @ g).reshape(n, groups * math.prod(w.shape[1:]),
+                                                                                g.shape[-1])
         gx = Col2imNd.apply(cols, tuple(x.shape[2:]), k, dilation, pads, stride)
     if ctx.needs_input_grad[1]:
         cols = Im2colNd.apply(x, k, dilation, pads, stride)
-        gw = (g @ cols.reshape(n, groups, -1, cols.shape[-1]).transpose(2, 3)).sum(0).reshape(w.shape)
+        cols = cols.reshape(n, groups, cols.shape[1] // groups, cols.shape[-1])
+        gw = (g @ cols.transpose(2, 3)).sum(0).reshape(w.shape)
     return gx, gw
 
 
@@ -154,11 +160,11 @@ def _transposed_backward(ctx, x, w, grad):
     stride, pads, dilation, groups, _ = ctx.args
     k, n, cin = tuple(w.shape[2:]), x.shape[0], w.shape[0]
     ga = Im2colNd.apply(grad, k, dilation, pads, stride)                   # (N, Cout*K, L)
-    ga = ga.reshape(n, groups, -1, ga.shape[-1])                           # (N, G, Cout/G*K, L)
+    ga = ga.reshape(n, groups, ga.shape[1] // groups, ga.shape[-1])        # (N, G, Cout/G*K, L)
     gx = gw = None
     if ctx.needs_input_grad[0]:
         gx = (w.reshape(groups, cin // groups, -1) @ ga).reshape(x.shape)
     if ctx.needs_input_grad[1]:
-        xg = x.reshape(n, groups, cin // groups, -1)
+        xg = x.reshape(n, groups, cin // groups, math.prod(x.shape[2:]))
         gw = (xg @ ga.transpose(2, 3)).sum(0).reshape(w.shape)
     return gx, gw

@@ -4,6 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from .._user_line import warn_at_user_line
 from ._op import Op, normalize_dims
+from .conv import shown_padding_idx
 from .linalg import Einsum
 
 
@@ -42,10 +43,13 @@ class EmbeddingBag(Op):
     _edges = (0, 1)  # (as torch's: the weight's and the per-sample weights', None when there are none)
     # torch's: the indices and offsets as given, and its kernel's offset2bag, bag_size and max_indices (results)
     _saved_names = ("indices", "offsets", "per_sample_weights", "weight", "result1", "result2", "result3")
-    _saved_values = {"mode": "mode_code"}
+    _saved_values = {"mode": "mode_code", "padding_idx": "shown_padding_idx", "scale_grad_by_freq": "scale_by_freq",
+                     "sparse": "sparse", "weight_sym_argsize_0": "n_rows"}
 
     @staticmethod
     def forward(ctx, weight, psw, indices, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
+        ctx.shown_padding_idx, ctx.scale_by_freq, ctx.sparse = shown_padding_idx(padding_idx), scale_grad_by_freq, False
+        ctx.n_rows = weight.shape[0]
         freq = _freq_scale(indices) if scale_grad_by_freq else None
         offset2bag, keep = _bags(indices, offsets[:n_bags], n_bags, padding_idx)
         idx, bag = indices[keep], offset2bag[keep]
@@ -418,19 +422,20 @@ def _tbc(x, w, b, pad):
 class ConvTbc(Op):
     """y[t] = sum_k x_pad[t+k] W[k] + b:  dx_pad[t+k] += g[t] W[k]^T,  dW[k] = sum_t x_pad[t+k]^T g[t],  db = sum g"""
     _grad_fn_name = "ConvTbcBackward0"
+    _saved_names, _saved_values = ("self", "weight", "bias"), {"pad": "pad"}
 
     @staticmethod
     def forward(ctx, x, w, b, pad):
         ctx.pad = pad
         xp = np.pad(x, ((pad, pad), (0, 0), (0, 0)))
         windows = np.lib.stride_tricks.sliding_window_view(xp, w.shape[0], axis=0)  # (T_out, B, C_in, K)
-        ctx.save_for_backward(x, w)
+        ctx.save_for_backward(x, w, b)  # (the bias too: torch's node keeps it, and pack hooks see it)
         return np.einsum("tbck,kco->tbo", windows, w) + b
 
     @staticmethod
     def backward(ctx, grad):
         from .pad import pad as pad_
-        x, w = ctx.saved_tensors
+        x, w, _bias = ctx.saved_tensors
         K, p, steps = w.shape[0], ctx.pad, grad.shape[0]
         xp = pad_(x, (0, 0, 0, 0, p, p)) if p else x
         total = xp.shape[0]

@@ -12,6 +12,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from .elementwise import where
+from .conv import AVG_POOL_VALUES, MAX_POOL_VALUES, show_avg_pool, show_max_pool
 from .conv_more import Col2imNd, im2col_nd, out_size
 
 
@@ -144,12 +145,14 @@ def window_max(ctx, x, coords, n_args):
 
 class MaxPool3d(IndexedMaxPool):
     _grad_fn_name = "MaxPool3DWithIndicesBackward0"
+    _saved_values = MAX_POOL_VALUES
 
     @staticmethod
-    def forward(ctx, x, kernel, stride, pads, dilation):
+    def forward(ctx, x, kernel, stride, pads, dilation, shown=None):
+        show_max_pool(ctx, shown, kernel, stride, pads, dilation)
         coords = [(np.arange(out_size(s, k, st, lo, hi, d)) * st - lo)[None, :, None] + np.arange(k)[None, None] * d
                   for s, k, st, (lo, hi), d in zip(x.shape[-3:], kernel, stride, pads, dilation)]
-        return window_max(ctx, x, coords, 4)
+        return window_max(ctx, x, coords, 5)
 
 
 def adaptive_bounds(size, out):
@@ -192,10 +195,12 @@ def fractional_starts(samples, size, k, out):
 
 class FractionalMaxPool(IndexedMaxPool):
     _grad_fn_name = None
+    _saved_values = {"kernel_size": "kernel_size", "output_size": "output_size"}
 
     @staticmethod
     def forward(ctx, x, kernel, output_size, samples):
         nd = len(kernel)
+        ctx.kernel_size, ctx.output_size = kernel, output_size
         s = samples.reshape(-1, nd).astype(np.float64)
         # torch's samples are (x, y[, z]) per plane: the last spatial dim first
         coords = [fractional_starts(s[:, nd - 1 - d], size, k, out)[:, :, None] + np.arange(k)[None, None]
@@ -215,9 +220,11 @@ class AvgPool3d(Op):
     """d mean(window) = g/divisor on every element of the window, folded back"""
     _grad_fn_name = "AvgPool3DBackward0"
     _saved_names = ("self",)  # (torch's node keeps the input, for its shape)
+    _saved_values = AVG_POOL_VALUES
 
     @staticmethod
-    def forward(ctx, x, kernel, stride, pads, divisor):
+    def forward(ctx, x, kernel, stride, pads, divisor, shown=None):
+        show_avg_pool(ctx, shown, kernel, stride, pads)
         lead, size = x.shape[:-3], x.shape[-3:]                                 # (N, C) or just (C,)
         cols = im2col_nd(x.reshape((-1, 1) + size), kernel, (1,) * len(kernel), pads, stride)  # (NC, K, L)
         outs = tuple(out_size(*a, 1) for a in zip(size, kernel, stride, *zip(*pads)))
@@ -233,7 +240,7 @@ class AvgPool3d(Op):
         g = grad.reshape(math.prod(shape[:-3]), 1, ctx.scale.shape[2]) * Tensor._make(ctx.scale)
         g = g.expand(g.shape[0], math.prod(kernel), g.shape[2])
         out = Col2imNd.apply(g, tuple(shape[-3:]), kernel, (1,) * len(kernel), pads, stride)
-        return out.reshape(shape), None, None, None, None
+        return out.reshape(shape), None, None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):

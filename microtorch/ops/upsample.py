@@ -30,20 +30,25 @@ def _transposed(mats):
 
 class Resample(Op):
     """y = x times mats[i] along spatial dim i; d/dx multiplies by the transposed mats (by the transposed
-    back_mats where torch's backward kernel does not use its forward's: see nn/_functional_interp.py)"""
+    back_mats where torch's backward kernel does not use its forward's: see nn/_functional_interp.py).
+    shown: (a scale per spatial dim, None where a size was given; align_corners), as torch's node shows them"""
     _grad_fn_name = "ResampleBackward0"
     adjoint = None  # the op of the transposed mats, which computes the backward (None: Resample itself)
+    _show = None  # what the node shows (the named ops and their adjoints: see _named)
 
     @staticmethod
-    def forward(ctx, x, mats, back_mats=None):
-        ctx.mats, ctx.back_mats = mats, mats if back_mats is None else back_mats
-        return np.ascontiguousarray(apply_mats(x, mats))
+    def forward(ctx, x, mats, back_mats=None, shown=None):
+        ctx.mats, ctx.back_mats, ctx.shown = mats, (mats if back_mats is None else back_mats), shown
+        out = np.ascontiguousarray(apply_mats(x, mats))
+        if ctx._forward_cls._show is not None:
+            ctx._forward_cls._show(ctx, x.shape, out.shape, shown)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
         adjoint = ctx._forward_cls.adjoint or Resample
         # the adjoint's own backward is this op's forward kernel again (as torch's double backward)
-        return adjoint.apply(grad, _transposed(ctx.back_mats), _transposed(ctx.mats)), None, None
+        return adjoint.apply(grad, _transposed(ctx.back_mats), _transposed(ctx.mats), ctx.shown), None, None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
@@ -56,9 +61,9 @@ class _KeepsInput(Resample):
     _saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx, x, mats, back_mats=None):
+    def forward(ctx, x, mats, back_mats=None, shown=None):
         ctx.save_for_backward(x)
-        return Resample.forward(ctx, x, mats, back_mats)
+        return Resample.forward(ctx, x, mats, back_mats, shown)
 
     @staticmethod
     def backward(ctx, grad):
@@ -66,13 +71,51 @@ class _KeepsInput(Resample):
         return Resample.backward(ctx, grad)
 
 
+_SCALES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}
+
+
+def _show_scales(ctx, output_size, shown):
+    """the output's spatial sizes, a scale per spatial dim (a float, None where a size was given) and align_corners,
+    as torch's upsampling nodes show them"""
+    scales, ctx.align_corners = shown or ((None,) * len(output_size), False)
+    ctx.output_size = output_size
+    ctx.__dict__.update(zip(_SCALES[len(output_size)], (None if f is None else float(f) for f in scales)))
+
+
+def _upsampled(ctx, in_shape, out_shape, shown):
+    """torch's upsampling node: the input's sizes too"""
+    ctx.self_sym_sizes = in_shape
+    _show_scales(ctx, out_shape[len(out_shape) - len(ctx.mats):], shown)
+
+
+def _upsampled_back(ctx, in_shape, out_shape, shown):
+    """torch's node of an upsampling's backward: the forward's output size is its gradient's"""
+    _show_scales(ctx, in_shape[len(in_shape) - len(ctx.mats):], shown)
+
+
+def _pooled_back(ctx, in_shape, out_shape, shown):
+    """torch's node of an adaptive average pool's backward: its gradient's spatial sizes"""
+    ctx.__dict__.update((f"grad_output_sym_argsize_minus_{k}", in_shape[-k]) for k in range(1, len(ctx.mats) + 1))
+
+
 def _named(name):
     """The op `name` and its adjoint, each the other's backward: torch names the nodes of a second order graph
-    <name>BackwardBackward0"""
-    base = _KeepsInput if name.startswith("AdaptiveAvgPool") else Resample
-    op = type(name, (base,), {"_grad_fn_name": name + "Backward0", "__doc__": base.__doc__})
+    <name>BackwardBackward0. Each shows torch's node's values (an adaptive average pool only the input it saves)"""
+    nd = int(name[name.index("D") - 1])
+    if name.startswith("AdaptiveAvgPool"):
+        base, values, show, show_back = _KeepsInput, {}, None, _pooled_back
+        back_values = {v: v for v in (f"grad_output_sym_argsize_minus_{k}" for k in range(1, nd + 1))}
+    else:
+        back_values = {"output_size": "output_size", **{v: v for v in _SCALES[nd]}}
+        if "Nearest" not in name:
+            back_values["align_corners"] = "align_corners"
+        base, show, show_back = Resample, _upsampled, _upsampled_back
+        values = {**back_values, "self_sym_sizes": "self_sym_sizes"}
+    op = type(name, (base,), {"_grad_fn_name": name + "Backward0", "__doc__": base.__doc__, "_saved_values": values,
+                              "_show": staticmethod(show) if show else None})
     op.adjoint = type(name + "Backward", (Resample,), {"_grad_fn_name": name + "BackwardBackward0", "adjoint": op,
-                                                       "__doc__": Resample.__doc__})
+                                                       "__doc__": Resample.__doc__, "_saved_values": back_values,
+                                                       "_show": staticmethod(show_back)})
     return op
 
 
@@ -186,6 +229,7 @@ def _unshuffle(x, r):
 class PixelShuffle(Op):
     """a permutation of elements: its gradient is the inverse permutation, pixel_unshuffle"""
     _grad_fn_name = "PixelShuffleBackward0"
+    _saved_values = {"upscale_factor": "r"}
 
     @staticmethod
     def forward(ctx, x, r):
@@ -204,6 +248,7 @@ class PixelShuffle(Op):
 class PixelUnshuffle(Op):
     """a permutation of elements: its gradient is the inverse permutation, pixel_shuffle"""
     _grad_fn_name = "PixelUnshuffleBackward0"
+    _saved_values = {"downscale_factor": "r"}
 
     @staticmethod
     def forward(ctx, x, r):
@@ -222,11 +267,12 @@ class PixelUnshuffle(Op):
 class ChannelShuffle(Op):
     """channels (g, C/g) -> (C/g, g): the gradient shuffles back with C/g groups"""
     _grad_fn_name = "ChannelShuffleBackward0"
+    _saved_values = {"groups": "groups"}
 
     @staticmethod
     def forward(ctx, x, groups):
         n, c = x.shape[0], x.shape[1]
-        ctx.back = c // groups
+        ctx.groups, ctx.back = groups, c // groups
         y = x.reshape((n, groups, c // groups) + x.shape[2:]).swapaxes(1, 2)
         return np.ascontiguousarray(y).reshape(x.shape)
 
@@ -258,11 +304,12 @@ def base_grid(size, align_corners):
 class AffineGridGenerator(Op):
     """grid = base @ theta^T (linear in theta): d theta = g^T @ base"""
     _grad_fn_name = "AffineGridGeneratorBackward0"
+    _saved_values = {"align_corners": "align_corners", "size": "size"}
 
     @staticmethod
     def forward(ctx, theta, size, align_corners):
         base = base_grid(size, align_corners).astype(theta.dtype)
-        ctx.base, ctx.size = base, size
+        ctx.base, ctx.size, ctx.align_corners = base, size, align_corners
         grid = np.matmul(base[None], theta.transpose(0, 2, 1))                  # (N, P, n)
         return grid.reshape((size[0],) + tuple(size[2:]) + (len(size) - 2,))
 
