@@ -85,12 +85,38 @@ def multi_dot(tensors, *, out=None):
     first, last = tensors[0], tensors[-1]
     mats = [first.unsqueeze(0) if first.ndim == 1 else first] + list(tensors[1:-1]) + \
         [last.unsqueeze(1) if last.ndim == 1 else last]
-    out = mats[0]
-    for m in mats[1:]:
-        out = out.mm(m)
-    if last.ndim == 1:
-        out = out.squeeze(1)
-    return out.squeeze(0) if first.ndim == 1 else out
+    out = _chain_product(mats)
+    shape = [n for n, keep in zip(out.shape, (first.ndim == 2, last.ndim == 2)) if keep]
+    return out.view(shape)  # (torch's last node: a ViewBackward0 to the result's shape)
+
+
+def _chain_product(mats):
+    """The product of the matrices in torch's order, the one with the fewest multiplications: for three, (AB)C
+    unless A(BC) is cheaper; for more, the classic dynamic programme over where to split each run."""
+    if len(mats) == 3:
+        a, b, c, d = mats[0].shape[0], mats[1].shape[0], mats[2].shape[0], mats[2].shape[1]
+        return mats[0].mm(mats[1].mm(mats[2])) if a * c * (b + d) > b * d * (a + c) else mats[0].mm(mats[1]).mm(mats[2])
+    dims = [mats[0].shape[0]] + [m.shape[1] for m in mats]
+    n = len(mats)
+    cost, split = {(i, i): 0 for i in range(n)}, {}
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i, j] = None
+            for k in range(i, j):  # (the first cheapest split wins, as in torch)
+                q = cost[i, k] + cost[k + 1, j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i, j] is None or q < cost[i, j]:
+                    cost[i, j], split[i, j] = q, k
+    products, todo = {(i, i): mats[i] for i in range(n)}, [(0, n - 1)]
+    while todo:  # (each run once both its halves are multiplied)
+        i, j = todo[-1]
+        halves = (i, split[i, j]), (split[i, j] + 1, j)
+        missing = [h for h in halves if h not in products]
+        if missing:
+            todo.extend(missing)
+            continue
+        products[todo.pop()] = products[halves[0]].mm(products[halves[1]])
+    return products[0, n - 1]
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):

@@ -1,6 +1,7 @@
 """Nodes torch records that microtorch recorded differently, beside torch: the unsafe_ splits (their own nodes,
 pieces that share memory but not a version counter), `x.to(same dtype, copy=True)` (ToCopyBackward0, not a
 clone), and `torch.diag` of a vector (DiagEmbedBackward0)."""
+import numpy as np
 import pytest
 import torch
 
@@ -75,4 +76,36 @@ def test_softmin_and_linalg_norm_show_their_arguments_as_torch(expr):
         a = T.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=T.float64, requires_grad=True)
         v = T.tensor([3.0, 4.0], dtype=T.float64, requires_grad=True)
         return eval(expr, {"T": T, "F": T.nn.functional, "a": a, "v": v})
+    assert_saves_as_torch(f, skip=STRIDES)
+
+
+MULTI_DOT_SHAPES = [[(2, 3), (3, 2), (2, 3)], [(2, 3), (3, 2), (2, 1)], [(5, 1), (1, 4), (4, 2), (2, 6)],
+                    [(3, 4), (4, 5), (5, 2), (2, 7), (7, 1)], [(1, 6), (6, 2), (2, 8), (8, 3), (3, 3), (3, 2)],
+                    [(4, 4)] * 4, [(3,), (3, 4), (4, 2), (2, 5), (5,)], [(2, 3), (3, 2)], [(3,), (3, 2), (2, 4)],
+                    [(2, 3), (3,)]]
+
+
+@pytest.mark.parametrize("shapes", MULTI_DOT_SHAPES, ids=str)
+def test_multi_dot_multiplies_in_torchs_order_and_ends_in_a_view(shapes):
+    """torch multiplies the chain in its cheapest order and views the product as the result's shape; small
+    whole numbers make every order's products exact, so the values and saved tensors compare bit for bit."""
+    rng = np.random.default_rng(len(shapes))
+    arrays = [rng.integers(-3, 4, s).astype(float) for s in shapes]
+
+    def f(T):
+        return T.linalg.multi_dot([T.tensor(a, requires_grad=True) for a in arrays])
+    assert graph_of(f(mt)) == graph_of(f(torch)) and f(mt).tolist() == f(torch).tolist()
+    assert_saves_as_torch(f, skip=STRIDES)
+
+
+@pytest.mark.parametrize("expr", ["T.complex(a, a).real", "T.complex(a, a).imag", "T.complex(a, a)[0].real",
+                                  "T.float_power(a, 2)", "T.float_power(2, a)", "T.float_power(a.abs(), 0.5)",
+                                  "F.softplus(a)", "F.softplus(a, 2)",
+                                  "T.autograd.grad(F.leaky_relu(a * 1, 0.2, inplace=True).sum(), a, create_graph=True)[0]"])
+def test_more_nodes_show_their_arguments_as_torch(expr):
+    """z.real's select shows its dim counted from the front; float_power takes a number as a double (2.0);
+    softplus's defaults are the ints 1 and 20; in-place leaky_relu's backward node shows its slope."""
+    def f(T):
+        a = T.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=T.float64, requires_grad=True)
+        return eval(expr, {"T": T, "F": T.nn.functional, "a": a})
     assert_saves_as_torch(f, skip=STRIDES)

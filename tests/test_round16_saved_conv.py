@@ -5,11 +5,11 @@ shuffles, affine_grid and the activations' backward ops show, beside torch 2.13 
 (`_saved_input`, `_saved_weight`, conv_tbc's `_saved_bias`, logsigmoid's backward's `_saved_buffer`, rrelu's
 backward's `_saved_noise`), seen by pack hooks and freed by backward.
 
-The ops are given their arguments as nn.functional normalizes them; what torch's nodes show of the arguments as the
-user gave them (a pool's stride left out or kernel given as a 1-tuple, ceil_mode, count_include_pad, divisor_override,
-interpolate's scale_factor and align_corners, padding='valid') is only known to nn.functional, as is torch's padding
-of the input itself for padding='same' with an even kernel: those cases are marked xfail until nn.functional passes
-them (ops/conv.py's show_max_pool and show_avg_pool, ops/upsample.py's Resample take them as `shown`)."""
+What torch's nodes show of the arguments as the user gave them (a pool's stride left out or kernel given as a
+1-tuple, ceil_mode, count_include_pad, divisor_override, interpolate's scale_factor and align_corners) nn.functional
+passes to the ops as `shown` (ops/conv.py's show_max_pool and show_avg_pool, ops/upsample.py's Resample); for
+padding='same' with an even kernel it pads the input itself first, as torch does. padding='valid' of a 2-d or 3-d
+convolution (torch's node shows (0,)) is still marked xfail."""
 import numpy as np
 import pytest
 import torch
@@ -108,10 +108,8 @@ CONVOLUTION = {
     "module_groups": lambda T: _module(T, T.nn.Conv2d(2, 4, 3, groups=2, padding=(1, 2)), _x4(T)),
     "module_transposed": lambda T: _module(T, T.nn.ConvTranspose2d(2, 2, 3, stride=2, output_padding=1), _x4(T)),
     # torch pads the input itself (a ConstantPadNd node) where 'same' pads one side more, and shows 'valid' as (0,)
-    "conv2d_same_even": (lambda T: F(T).conv2d(_x4(T), _w(T, 2, 2, 2, 2), padding="same"),
-                         _needs_functional("a padded input for padding='same' with an even kernel")),
-    "conv1d_same_even": (lambda T: F(T).conv1d(_a(T)[None], _w(T, 2, 2, 2), padding="same"),
-                         _needs_functional("a padded input for padding='same' with an even kernel")),
+    "conv2d_same_even": lambda T: F(T).conv2d(_x4(T), _w(T, 2, 2, 2, 2), padding="same"),
+    "conv1d_same_even": lambda T: F(T).conv1d(_a(T)[None], _w(T, 2, 2, 2), padding="same"),
     "conv2d_valid": (lambda T: F(T).conv2d(_x4(T), _w(T, 2, 2, 3, 3), padding="valid"),
                      _needs_functional("padding='valid' (torch's node shows padding (0,))")),
 }
@@ -171,17 +169,14 @@ POOLS = {
         _x5(T), (1, 2, 2), output_size=(1, 2, 2),
         _random_samples=T.tensor([[[0.3, 0.6, 0.5], [0.2, 0.1, 0.9]]], dtype=T.float64)),
     # what only the arguments as given tell: torch's node shows a stride left out as ()
-    "max_pool2d_default_stride": (lambda T: F(T).max_pool2d(_x4(T), 2), _needs_functional("the stride as given")),
-    "max_pool2d_ceil_mode": (lambda T: F(T).max_pool2d(_x4(T), 3, 2, 1, 1, True), _needs_functional("ceil_mode")),
-    "max_pool2d_short_kernel": (lambda T: F(T).max_pool2d(_x4(T), (2,), (2,)),
-                                _needs_functional("the kernel as given")),
-    "max_pool3d_default_stride": (lambda T: F(T).max_pool3d(_x5(T), 2), _needs_functional("the stride as given")),
-    "avg_pool2d_default_stride": (lambda T: F(T).avg_pool2d(_x4(T), 2), _needs_functional("the stride as given")),
-    "avg_pool2d_flags": (lambda T: F(T).avg_pool2d(_x4(T), 3, 2, 1, ceil_mode=True, count_include_pad=False,
+    "max_pool2d_default_stride": lambda T: F(T).max_pool2d(_x4(T), 2),
+    "max_pool2d_ceil_mode": lambda T: F(T).max_pool2d(_x4(T), 3, 2, 1, 1, True),
+    "max_pool2d_short_kernel": lambda T: F(T).max_pool2d(_x4(T), (2,), (2,)),
+    "max_pool3d_default_stride": lambda T: F(T).max_pool3d(_x5(T), 2),
+    "avg_pool2d_default_stride": lambda T: F(T).avg_pool2d(_x4(T), 2),
+    "avg_pool2d_flags": lambda T: F(T).avg_pool2d(_x4(T), 3, 2, 1, ceil_mode=True, count_include_pad=False,
                                                    divisor_override=2),
-                         _needs_functional("ceil_mode, count_include_pad and divisor_override")),
-    "avg_pool3d_flags": (lambda T: F(T).avg_pool3d(_x5(T), (1, 3, 3), 2, (0, 1, 1), True, False, 3),
-                         _needs_functional("ceil_mode, count_include_pad and divisor_override")),
+    "avg_pool3d_flags": lambda T: F(T).avg_pool3d(_x5(T), (1, 3, 3), 2, (0, 1, 1), True, False, 3),
 }
 
 
@@ -263,11 +258,9 @@ UPSAMPLING = {
     "grid_sample": lambda T: F(T).grid_sample(_x4(T), _w(T, 1, 2, 2, 2) * 0.5, mode="bicubic",
                                               padding_mode="reflection", align_corners=True),
     # torch's node shows interpolate's scale_factor (as floats) and align_corners, which the op is not given
-    "nearest_scale": (lambda T: F(T).interpolate(_x4(T), scale_factor=(2, 1.5)), _needs_functional("the scales")),
-    "bilinear_align_corners": (lambda T: F(T).interpolate(_x4(T), size=(3, 5), mode="bilinear", align_corners=True),
-                               _needs_functional("align_corners")),
-    "linear_scale": (lambda T: F(T).interpolate(_a(T)[None], scale_factor=2, mode="linear"),
-                     _needs_functional("the scales")),
+    "nearest_scale": lambda T: F(T).interpolate(_x4(T), scale_factor=(2, 1.5)),
+    "bilinear_align_corners": lambda T: F(T).interpolate(_x4(T), size=(3, 5), mode="bilinear", align_corners=True),
+    "linear_scale": lambda T: F(T).interpolate(_a(T)[None], scale_factor=2, mode="linear"),
 }
 
 

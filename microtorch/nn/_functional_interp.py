@@ -110,7 +110,8 @@ def _interpolate(input, size, scale_factor, mode, align_corners, recompute_scale
     pairs = [_matrices(mode, o, i, s, bool(align_corners), antialias, n) for o, i, s in zip(out, input.shape[2:],
                                                                                            scales)]
     mats, back_mats = tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
-    return _up.RESAMPLE[_NAMES[mode].format(n) + ("Aa" if antialias else "")].apply(input, mats, back_mats)
+    op = _up.RESAMPLE[_NAMES[mode].format(n) + ("Aa" if antialias else "")]
+    return op.apply(input, mats, back_mats, (scales, bool(align_corners)))  # (the last: what its node shows)
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,

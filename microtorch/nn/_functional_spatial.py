@@ -11,8 +11,8 @@ from ..ops import conv_more as _cm
 from ..ops._kernels import _NAMES
 from ..ops import pool_more as _pm
 from ..ops import upsample as _up
-from .functional import (_batched, _conv, _max_pool_input, _no_max_pool_kernel, _pool_pads, _tuple, avg_pool1d,
-                         avg_pool2d, max_pool1d, max_pool2d)
+from .functional import (_batched, _conv, _given, _max_pool_input, _no_max_pool_kernel, _pool_pads, _tuple,
+                         avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -74,7 +74,9 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     d = _tuple(dilation, 3, "dilation", "max_pool3d")
     pads = _pool_pads(input.shape[-3:], k, s, _tuple(padding, 3, "padding", "max_pool3d"), d, ceil_mode, "max_pool3d")
     _no_max_pool_kernel(input, "max_pool3d")
-    out, idx = _pm.MaxPool3d.apply(input, k, s, pads, d)  # (an unbatched input stays unbatched, as in torch)
+    shown = (_given(kernel_size, 3), () if stride in (None, []) else _given(stride, 3), _given(padding, 3),
+             _given(dilation, 3), bool(ceil_mode))  # (as torch's node shows them)
+    out, idx = _pm.MaxPool3d.apply(input, k, s, pads, d, shown)  # (an unbatched input stays unbatched, as in torch)
     return (out, idx) if return_indices else out
 
 
@@ -150,7 +152,9 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         divisor = np.asarray(divisor_override, dtype=x.dtype.np)
     else:
         divisor = _avg_divisor(x.shape[2:], k, s, p, pads, count_include_pad, x.dtype.np)
-    return _pm.AvgPool3d.apply(input, k, s, pads, divisor)
+    shown = (_given(kernel_size, 3), () if stride in (None, []) else _given(stride, 3), _given(padding, 3),
+             bool(ceil_mode), bool(count_include_pad), divisor_override)  # (as torch's node shows them)
+    return _pm.AvgPool3d.apply(input, k, s, pads, divisor, shown)
 
 
 # ---- adaptive pooling ---------------------------------------------------------------------------

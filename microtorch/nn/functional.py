@@ -47,7 +47,7 @@ def gelu(input, approximate="none"):
     return _ew.gelu(input, approximate)
 
 
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1, threshold=20):
     return _ew.softplus(input, beta, threshold)
 
 
@@ -81,6 +81,11 @@ def _tuple(v, n, name, op):
             raise RuntimeError(f"{op}: {name} must be an int or a tuple of {n} ints, got {v}")
         return tuple(int(x) for x in v)
     return (int(v),) * n
+
+
+def _given(v, n):
+    """an int, or a sequence of ints, as torch's nodes show the argument: the int n times, the sequence as given"""
+    return tuple(int(x) for x in v) if isinstance(v, (tuple, list)) else (int(v),) * n
 
 
 def _check_dims(input, spatial, op):
@@ -129,6 +134,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, op):
         if size + lo + hi < d * (kk - 1) + 1:
             raise RuntimeError(f"{op}: Calculated padded input size per channel: ({size + lo + hi}). Kernel size: "
                                f"({d * (kk - 1) + 1}). Kernel size can't be greater than actual input size")
+    if any(lo != hi for lo, hi in pads):  # (padding='same' with an even span: torch pads the far sides first)
+        x = pad(x, [v for lo, hi in reversed(pads) for v in (0, hi - lo)])
+        pads = tuple((lo, lo) for lo, _ in pads)
     if n == 1:  # the op runs a 1-d convolution as a 2-d one of height 1
         stride, dilation, pads = (1,) + stride, (1,) + dilation, ((0, 0),) + pads
     conv = _convops.Convolution if n < 3 else _conv_nd  # nn1: conv3d runs on ops/conv_more.py
@@ -218,11 +226,12 @@ def _no_max_pool_kernel(x, op, kernel=None, kinds="bc"):
                                   f"{op} has no kernel for {word} tensors; convert the input first, e.g. x.float()")
 
 
-def _max_pool2d_planes(x, k, s, padding, d, ceil_mode, op="max_pool2d", kernel=None, kinds="bc"):
-    """(max, indices) of x, (N, C, H, W) or (C, H, W): the shapes checked first, then the dtype, as torch"""
+def _max_pool2d_planes(x, k, s, padding, d, ceil_mode, op="max_pool2d", kernel=None, kinds="bc", shown=None):
+    """(max, indices) of x, (N, C, H, W) or (C, H, W): the shapes checked first, then the dtype, as torch. shown: the
+    arguments as torch's node shows them, when not as the op takes them (see ops/conv.py's show_max_pool)"""
     pads = _pool_pads(x.shape[-2:], k, s, padding, d, ceil_mode, op)
     _no_max_pool_kernel(x, op, kernel, kinds)
-    return _convops.MaxPool2d.apply(x, k, s, pads, d)
+    return _convops.MaxPool2d.apply(x, k, s, pads, d, shown or (k, s, tuple(padding), d, bool(ceil_mode)))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -230,7 +239,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     k = _tuple(kernel_size, 2, "kernel_size", "max_pool2d")
     s = _tuple(stride if stride not in (None, []) else k, 2, "stride", "max_pool2d")
     d = _tuple(dilation, 2, "dilation", "max_pool2d")
-    out, idx = _max_pool2d_planes(input, k, s, _tuple(padding, 2, "padding", "max_pool2d"), d, ceil_mode)
+    shown = (_given(kernel_size, 2), () if stride in (None, []) else _given(stride, 2), _given(padding, 2),
+             _given(dilation, 2), bool(ceil_mode))
+    out, idx = _max_pool2d_planes(input, k, s, _tuple(padding, 2, "padding", "max_pool2d"), d, ceil_mode, shown=shown)
     return (out, idx) if return_indices else out
 
 
@@ -264,8 +275,9 @@ def _avg_pool2d_checks(x, k, s, p, ceil_mode, divisor_override, op):
     return pads
 
 
-def _avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override, op):
-    """avg_pool2d of (N, C, H, W) or, unbatched, (C, H, W), which goes to the op as is (torch's node takes it)"""
+def _avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override, op, shown=None):
+    """avg_pool2d of (N, C, H, W) or, unbatched, (C, H, W), which goes to the op as is (torch's node takes it).
+    shown: the arguments as torch's node shows them, when not as the op takes them (see ops/conv.py's show_avg_pool)"""
     pads = _avg_pool2d_checks(input, k, s, p, ceil_mode, divisor_override, op)
     h, w = input.shape[-2:]
     if divisor_override:
@@ -277,7 +289,8 @@ def _avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override, 
         else:
             ones, extra = np.ones((1, 1, h, w), dtype=input.dtype.np), pads
         divisor = _convops._im2col(ones, k, (1, 1), extra, s).sum(axis=1)[0]
-    return _convops.AvgPool2d.apply(input, k, s, pads, divisor)
+    return _convops.AvgPool2d.apply(input, k, s, pads, divisor, shown or (k, s, p, bool(ceil_mode),
+                                                                          bool(count_include_pad), divisor_override))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -286,7 +299,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     k = _tuple(kernel_size, 2, "kernel_size", "avg_pool2d")
     s = _tuple(stride if stride not in (None, []) else k, 2, "stride", "avg_pool2d")
     p = _tuple(padding, 2, "padding", "avg_pool2d")
-    return _avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override, "avg_pool2d")
+    shown = (_given(kernel_size, 2), () if stride in (None, []) else _given(stride, 2), _given(padding, 2),
+             bool(ceil_mode), bool(count_include_pad), divisor_override)
+    return _avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override, "avg_pool2d", shown)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):

@@ -445,7 +445,7 @@ class LeakyReluResult(Op):
                 "This is caused by calling in-place forward function with a negative slope, please call "
                 "out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you do "
                 "require supporting in-place leakRelu backward calculation with negative slope")
-        return LeakyReluBackward.apply(grad, y, np.where(y._data > 0, 1.0, ctx.slope))
+        return LeakyReluBackward.apply(grad, y, np.where(y._data > 0, 1.0, ctx.slope), shown=ctx.slope)
 
     @staticmethod
     def jvp(ctx, t):

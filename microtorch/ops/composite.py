@@ -193,8 +193,9 @@ def float_power(input, exponent):
     """input ** exponent computed in double precision (complex128 for complex inputs)."""
     complex_ = any(isinstance(v, Tensor) and v.dtype.is_complex or isinstance(v, complex) for v in (input, exponent))
     dt = _dtype.complex128 if complex_ else _dtype.float64
-    a = input.to(dt) if isinstance(input, Tensor) else input
-    b = exponent.to(dt) if isinstance(exponent, Tensor) else exponent
+    number = complex if complex_ else float  # (a number is taken as a double too: torch's node shows 2.0)
+    a = input.to(dt) if isinstance(input, Tensor) else number(input)
+    b = exponent.to(dt) if isinstance(exponent, Tensor) else number(exponent)
     return pow_(a, b)
 
 

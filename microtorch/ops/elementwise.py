@@ -2009,7 +2009,8 @@ def real(input):
     if not input.dtype.is_complex:
         return input
     from .index import select
-    return select(view_as_real(input), -1, 0)
+    parts = view_as_real(input)
+    return select(parts, parts.ndim - 1, 0)  # (its last dim counted from the front: torch's node shows it so)
 
 
 def imag(input):
@@ -2017,7 +2018,8 @@ def imag(input):
     if not input.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     from .index import select
-    return select(view_as_real(input), -1, 1)
+    parts = view_as_real(input)
+    return select(parts, parts.ndim - 1, 1)
 
 
 class Angle(Op):
