@@ -61,7 +61,7 @@ OUT_OF_SCOPE = [
      r"worker", "several processes (distributed training, loader workers)"),
     (r"\bjit\b|script|\btrace\b|compile|\bfx\b|export|dynamo|inductor|onnx|\.ops$|\blibrary\b|"
      r"\bTag\b|has_torch_function|handle_torch_function|torch_function|torch_dispatch|\bclasses\b|"
-     r"overrides|\bSym[A-Z]\w*|sym_|GuardOn|unsafe_|\bvmap_impl|is_inference_mode_enabled_|"
+     r"overrides|\bSym[A-Z]\w*|sym_|GuardOn|unsafe_(?!split|chunk)|\bvmap_impl|is_inference_mode_enabled_|"
      r"DisableTorchFunction|\bcond$|while_loop|\bassociative_scan|_assert|functionalize|"
      r"register_fake|custom_op|opcheck|\bwrap_|\bTypedStorage", "JIT, compilation and dispatch internals"),
     (r"nested|\bnames\b|\brename|refine_names|align_to|align_as|has_names|jagged",

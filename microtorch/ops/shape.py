@@ -946,14 +946,14 @@ class UnsafeSplit(Split):
     _grad_fn_name = "UnsafeSplitBackward0"
 
 
-def unsafe_split(tensor, split_size, dim=0):
-    by_size, sizes, d, shown = _split_plan(tensor, split_size, dim)
-    return (UnsafeSplit if by_size else UnsafeSplitWithSizes).apply(tensor, sizes, d, shown=shown)
+def unsafe_split(input, split_size, dim=0):
+    by_size, sizes, d, shown = _split_plan(input, split_size, dim)
+    return (UnsafeSplit if by_size else UnsafeSplitWithSizes).apply(input, sizes, d, shown=shown)
 
 
-def unsafe_split_with_sizes(tensor, split_sizes, dim=0):
-    _, sizes, d, shown = _split_plan(tensor, list(split_sizes), dim)
-    return UnsafeSplitWithSizes.apply(tensor, sizes, d, shown=shown)
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    _, sizes, d, shown = _split_plan(input, list(split_sizes), dim)
+    return UnsafeSplitWithSizes.apply(input, sizes, d, shown=shown)
 
 
 def unsafe_chunk(input, chunks, dim=0):
