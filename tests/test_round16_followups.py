@@ -101,7 +101,8 @@ def test_multi_dot_multiplies_in_torchs_order_and_ends_in_a_view(shapes):
 @pytest.mark.parametrize("expr", ["T.complex(a, a).real", "T.complex(a, a).imag", "T.complex(a, a)[0].real",
                                   "T.float_power(a, 2)", "T.float_power(2, a)", "T.float_power(a.abs(), 0.5)",
                                   "F.softplus(a)", "F.softplus(a, 2)",
-                                  "T.autograd.grad(F.leaky_relu(a * 1, 0.2, inplace=True).sum(), a, create_graph=True)[0]"])
+                                  "T.autograd.grad(F.leaky_relu(a * 1, 0.2, inplace=True).sum(), a,"
+                                  " create_graph=True)[0]"])
 def test_more_nodes_show_their_arguments_as_torch(expr):
     """z.real's select shows its dim counted from the front; float_power takes a number as a double (2.0);
     softplus's defaults are the ints 1 and 20; in-place leaky_relu's backward node shows its slope."""
@@ -109,3 +110,67 @@ def test_more_nodes_show_their_arguments_as_torch(expr):
         a = T.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=T.float64, requires_grad=True)
         return eval(expr, {"T": T, "F": T.nn.functional, "a": a})
     assert_saves_as_torch(f, skip=STRIDES)
+
+
+FOLDS = ["F.unfold(x(2, 4, 4), 2)", "F.unfold(x(1, 2, 4, 4), 2)", "F.fold(F.unfold(x(2, 4, 4), 2), (4, 4), 2)",
+         "F.fold(x(8, 9), (4, 4), 2)", "F.unfold(x(0, 2, 4, 4), 2)", "F.fold(x(0, 8, 9), (4, 4), 2)",
+         "F.unfold(x(2, 5, 5), 3, 2, 1, 2)", "F.fold(x(18, 4), (5, 5), 3, 2, 1, 2)"]
+BAD_FOLDS = ["F.unfold(x(2, 4, 4), (2,))", "F.unfold(x(4, 4), 2)", "F.fold(x(8, 9), (4, 4), (2,))",
+             "F.unfold(x(1, 1, 1, 4, 4), 2)", "F.fold(x(4), (2, 2), 1)", "F.fold(x(1, 1, 4, 1), (2, 2), 1)",
+             "F.unfold(x(2, 0, 4), 2)", "F.fold(x(4, 0), (2, 2), 2)", "F.unfold(x(2, 4, 4), 2, dilation=(1,))",
+             "F.fold(x(8, 9), (4,), 2)"]
+
+
+def _folded(T, expr):
+    def x(*shape):
+        return T.arange(float(np.prod(shape)), dtype=T.float64).reshape(*shape).sin().requires_grad_()
+    return eval(expr, {"F": T.nn.functional, "x": x})
+
+
+@pytest.mark.parametrize("expr", FOLDS)
+def test_unfold_and_fold_take_unbatched_inputs_as_torch(expr):
+    """(C, H, W) for unfold and (C*kh*kw, L) for fold, one node each, as torch's; the same values and gradients"""
+    theirs, mine = _folded(torch, expr), _folded(mt, expr)
+    assert graph_of(mine) == graph_of(theirs) and mine.tolist() == theirs.tolist()
+    assert_saves_as_torch(lambda T: _folded(T, expr), skip=STRIDES)
+
+
+@pytest.mark.parametrize("expr", BAD_FOLDS)
+def test_unfold_and_fold_refuse_as_torch(expr):
+    with pytest.raises(Exception) as theirs:
+        _folded(torch, expr)
+    with pytest.raises(type(theirs.value)) as mine:
+        _folded(mt, expr)
+    assert str(theirs.value) in str(mine.value)
+
+
+def test_same_padding_with_an_even_span_warns_once_as_torch():
+    """torch warns once a process that padding='same' with an even kernel span copies the input (it pads it)."""
+    from tests.test_round15_warnings import _run
+    cases = ["T.nn.functional.conv2d(T.ones(1, 2, 4, 4), T.ones(2, 2, 2, 2), padding='same')",
+             "T.nn.functional.conv2d(T.ones(1, 2, 4, 4), T.ones(2, 2, 2, 2), padding='same')",
+             "T.nn.functional.conv1d(T.ones(1, 2, 4), T.ones(2, 2, 2), padding='same', dilation=2)"]
+    assert _run("microtorch", cases) == _run("torch", cases)
+    assert _run("microtorch", cases[2:] + cases[:1])[1][0]  # (an odd span does not spend the warning)
+
+
+WRITES = ["x.select_scatter(T.zeros(3, dtype=T.float64), 0, 0)",
+          "x.slice_scatter(T.zeros(2, 1, dtype=T.float64), 1, 0, 1)",
+          "x.index_copy(0, T.tensor([1]), T.zeros(1, 3, dtype=T.float64))", "x.index_fill(1, T.tensor([0, 2]), 5.)",
+          "x.put(T.tensor([0, 4]), T.tensor([1., 2.], dtype=T.float64))", "x.clone().fill_diagonal_(3.)",
+          "x.masked_fill(x > 0, 1.)", "x.masked_scatter(x > 0, T.ones(6, dtype=T.float64))",
+          "x.diagonal_scatter(T.ones(2, dtype=T.float64))"]
+
+
+@pytest.mark.parametrize("expr", WRITES)
+def test_a_write_zeroes_the_gradient_where_it_wrote_exactly(expr):
+    """Where an op wrote, the input's gradient is an exact +0.0, even where the gradient arriving is NaN, inf or
+    negative (a product with 0 gave NaN and -0.0 there)."""
+    out = []
+    for T in (torch, mt):
+        x = T.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], dtype=T.float64, requires_grad=True)
+        eval(expr, {"T": T, "x": x}).backward(T.tensor([[float("nan"), -1.0, float("inf")], [-2.0, float("nan"), -3.0]],
+                                                       dtype=T.float64))
+        out.append([[repr(v) for v in row] for row in x.grad.tolist()])
+        out[-1].append([np.copysign(1.0, v) for v in x.grad.reshape(-1).tolist()])
+    assert out[0] == out[1]

@@ -7,6 +7,7 @@ and builds layer_norm and batch_norm out of ordinary tensor ops.
 import numpy as np
 
 from .._tensor import Tensor
+from .._user_line import warn_once
 from ..ops import conv as _convops
 from ..ops import elementwise as _ew
 from ..ops._kernels import _NAMES
@@ -135,6 +136,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, op):
             raise RuntimeError(f"{op}: Calculated padded input size per channel: ({size + lo + hi}). Kernel size: "
                                f"({d * (kk - 1) + 1}). Kernel size can't be greater than actual input size")
     if any(lo != hi for lo, hi in pads):  # (padding='same' with an even span: torch pads the far sides first)
+        warn_once("conv same padding", "Using padding='same' with even kernel lengths and odd dilation may require a "
+                  "zero-padded copy of the input be created")
         x = pad(x, [v for lo, hi in reversed(pads) for v in (0, hi - lo)])
         pads = tuple((lo, lo) for lo, _ in pads)
     if n == 1:  # the op runs a 1-d convolution as a 2-d one of height 1
@@ -153,32 +156,51 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """(N, C, H, W) -> (N, C*kh*kw, L): every sliding window as a column (im2col)."""
-    if input.ndim != 4:
-        raise NotImplementedError(f"Input Error: Only 4D input Tensors are supported (got {input.ndim}D)")
-    p = _tuple(padding, 2, "padding", "unfold")
-    return _convops.Im2col.apply(input, _tuple(kernel_size, 2, "kernel_size", "unfold"),
-                              _tuple(dilation, 2, "dilation", "unfold"), ((p[0], p[0]), (p[1], p[1])),
-                              _tuple(stride, 2, "stride", "unfold"))
+    """(N, C, H, W) -> (N, C*kh*kw, L), or unbatched (C, H, W) -> (C*kh*kw, L): every sliding window as a column
+    (im2col)."""
+    if input.ndim == 2:  # (torch's own error for a 2-d input)
+        raise IndexError("Dimension out of range (expected to be in range of [-2, 1], but got 2) (unfold takes "
+                         "(C, H, W) or (N, C, H, W))")
+    _check_blocks(input, 3, "3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions")
+    k, d, p, s = (_pair(v, name) for v, name in ((kernel_size, "kernel_size"), (dilation, "dilation"),
+                                                 (padding, "padding"), (stride, "stride")))
+    return _convops.Im2col.apply(input, k, d, ((p[0], p[0]), (p[1], p[1])), s)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """(N, C*kh*kw, L) -> (N, C, H, W): the columns added back into their windows (col2im)."""
-    if input.ndim != 3:
-        raise NotImplementedError(f"Input Error: Only 3D input Tensors are supported (got {input.ndim}D)")
-    p, size = _tuple(padding, 2, "padding", "fold"), _tuple(output_size, 2, "output_size", "fold")
-    k, d, s = (_tuple(v, 2, name, "fold") for v, name in ((kernel_size, "kernel_size"), (dilation, "dilation"),
-                                                           (stride, "stride")))
-    if input.shape[1] % (k[0] * k[1]):
+    """(N, C*kh*kw, L) -> (N, C, H, W), or unbatched (C*kh*kw, L) -> (C, H, W): the columns added back into their
+    windows (col2im)."""
+    _check_blocks(input, 2, "2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                            "dimensions")
+    named = ((output_size, "output_size"), (kernel_size, "kernel_size"), (dilation, "dilation"),
+             (padding, "padding"), (stride, "stride"))
+    size, k, d, p, s = (_pair(v, name) for v, name in named)
+    if input.shape[-2] % (k[0] * k[1]):
         raise RuntimeError(f"fold: Expected size of input's dimension 1 to be divisible by the product of "
-                           f"kernel_size, but got input.size(1)={input.shape[1]} and kernel_size={k}")
+                           f"kernel_size, but got input.size(1)={input.shape[-2]} and kernel_size={k}")
     blocks = [(size[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2)]
-    if blocks[0] * blocks[1] != input.shape[2]:
+    if blocks[0] * blocks[1] != input.shape[-1]:
         raise RuntimeError(f"Given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
                            f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
                            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)="
-                           f"{input.shape[2]}.")
+                           f"{input.shape[-1]}.")
     return _convops.Col2im.apply(input, size, k, d, ((p[0], p[0]), (p[1], p[1])), s)
+
+
+def _check_blocks(input, unbatched, expected):
+    """unfold's and fold's input: `unbatched` dims or one more for a batch, none of them empty but the batch"""
+    dims = input.shape[input.ndim - unbatched:] if input.ndim in (unbatched, unbatched + 1) else ()
+    if not dims or 0 in dims:
+        raise RuntimeError(f"Expected {expected} for input, but got: {list(input.shape)}")
+
+
+def _pair(v, name):
+    """an int or a pair of ints, with torch's error for another length (unfold's and fold's arguments)"""
+    if isinstance(v, (tuple, list)):
+        if len(v) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+        return tuple(int(x) for x in v)
+    return (int(v),) * 2
 
 
 # ---- pooling --------------------------------------------------------------------------------

@@ -63,9 +63,11 @@ class Im2col(Op):
 
     @staticmethod
     def forward(ctx, x, kernel, dilation, pads, stride):
-        ctx.args = (x.shape[2:], kernel, dilation, pads, stride)
+        ctx.args = (x.shape[-2:], kernel, dilation, pads, stride)
         ctx.height, ctx.width = x.shape[-2:]
         _show_window(ctx, kernel, dilation, pads, stride)
+        if x.ndim == 3:  # unbatched (C, H, W): one node all the same, as torch's
+            return _im2col(x[None], kernel, dilation, pads, stride)[0]
         return _im2col(x, kernel, dilation, pads, stride)
 
     @staticmethod
@@ -86,6 +88,8 @@ class Col2im(Op):
     def forward(ctx, cols, size, kernel, dilation, pads, stride):
         ctx.args = (kernel, dilation, pads, stride)
         _show_window(ctx, kernel, dilation, pads, stride)
+        if cols.ndim == 2:  # unbatched (C*kh*kw, L)
+            return _col2im(cols[None], size, kernel, dilation, pads, stride)[0]
         return _col2im(cols, size, kernel, dilation, pads, stride)
 
     @staticmethod

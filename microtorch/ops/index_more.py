@@ -54,21 +54,27 @@ class Place(Op):
         ctx.key, ctx.src_shape, ctx.accumulate = key, src.shape, False
         out = x.copy()
         out[key] = src.reshape(np.shape(out[key]))
-        keep = np.ones(x.shape, dtype=x.dtype)
-        keep[key] = 0
-        ctx.keep = keep
+        written = np.zeros(x.shape, dtype=bool)
+        written[key] = True
+        ctx.written = written
         _keep_index(ctx, src, index, dim)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         _unpack(ctx)
-        gx = grad * Tensor._make(ctx.keep) if ctx.needs_input_grad[0] else None
+        gx = _zero_at(grad, ctx.written) if ctx.needs_input_grad[0] else None
         return gx, _take(grad, ctx.key, ctx.src_shape) if ctx.needs_input_grad[1] else None
 
     @staticmethod
     def jvp(ctx, tx, tsrc):
         return ctx._forward_cls.apply(tx, tsrc, key=ctx.key)  # (index_fill's 0-d value: broadcast by its forward)
+
+
+def _zero_at(grad, written):
+    """grad with exact zeros where forward wrote, as torch's fill gives them (a product with 0 would keep a NaN or
+    inf gradient there as NaN, and a negative one as -0.0)"""
+    return grad.masked_fill(Tensor._make(written), 0)
 
 
 def _placed(name, saved=(), values=None):
@@ -404,7 +410,8 @@ class DiagonalScatter(Op):
     def backward(ctx, grad):
         from .shape import Diagonal, _share
         shown = (ctx.dim1, ctx.dim2)
-        zero = grad.diagonal(*ctx.args) * 0
+        from .._creation import zeros_like
+        zero = zeros_like(grad.diagonal(*ctx.args))  # (exact zeros: a NaN gradient there must not stay NaN)
         diagonal = _share(Diagonal.apply(grad, *ctx.args, shown=shown), grad)  # (grad.diagonal, shown as torch's)
         return DiagonalScatter.apply(grad, zero, *ctx.args, shown=shown), diagonal, None, None, None
 
@@ -442,7 +449,7 @@ class MaskedScatter(Op):
         from .index import getitem
         ctx.saved_tensors  # noqa: B018  (unpacked as torch's node does: raises once freed, or if the mask changed)
         mask = Tensor._make(ctx.mask)
-        gx = grad * Tensor._make(~ctx.mask).to(grad.dtype)
+        gx = _zero_at(grad, ctx.mask)
         picked = getitem(grad, mask)
         n = int(np.prod(ctx.src_shape))
         pad = Tensor._make(np.zeros(n - picked.shape[0], dtype=grad._data.dtype))
