@@ -174,3 +174,27 @@ def test_a_write_zeroes_the_gradient_where_it_wrote_exactly(expr):
         out.append([[repr(v) for v in row] for row in x.grad.tolist()])
         out[-1].append([np.copysign(1.0, v) for v in x.grad.reshape(-1).tolist()])
     assert out[0] == out[1]
+
+
+NAN_GRADS = ["F.max_pool1d(x[None], 2)", "F.max_pool2d(x[None, None], 2, 1)", "F.max_pool2d(x[None, None], 2, 1, 1)",
+             "F.max_pool3d(x[None, None, None], (1, 2, 2), 1)", "F.adaptive_max_pool2d(x[None, None], (1, 2))",
+             "F.embedding(T.tensor([0, 1, 0]), x, padding_idx=0)",
+             "F.embedding(T.tensor([[0, 1], [1, 1]]), x, padding_idx=1)",
+             "F.embedding_bag(T.tensor([0, 1, 1]), x, T.tensor([0, 1]), padding_idx=1)", "x.relu()",
+             "x.clamp(-1, 2)", "x.amax(1)", "x.max(1)[0]", "T.where(x > 0, x, 0.)", "x[:, [0, 2]]", "x.sort(1)[0]"]
+
+
+@pytest.mark.parametrize("expr", NAN_GRADS)
+def test_a_nan_gradient_reaches_only_what_it_should(expr):
+    """A NaN arriving for one output element stays out of the inputs that element does not depend on: a max pool's
+    other window elements and an embedding's padding row get exact zeros, as in torch (a product with a 0/1 mask
+    spread it)."""
+    out = []
+    for T in (torch, mt):
+        x = T.tensor([[1.0, -2.0, 3.0], [-0.5, 0.0, 2.5]], dtype=T.float64, requires_grad=True)
+        y = eval(expr, {"T": T, "F": T.nn.functional, "x": x})
+        g = T.full(y.shape, float("nan"), dtype=T.float64)
+        g.view(-1)[::2] = -1.0
+        y.backward(g)
+        out.append([repr(v) for v in x.grad.reshape(-1).tolist()])
+    assert out[0] == out[1]

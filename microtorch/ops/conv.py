@@ -12,6 +12,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .._tensor import Tensor
 from ._op import Op, shown_dim
+from .elementwise import where
 
 
 def _out_size(size, k, s, pad_lo, pad_hi, d):
@@ -237,7 +238,8 @@ class MaxPool2d(Op):
     def backward(ctx, grad, _):
         x, _indices = ctx.saved_tensors  # (the mask, which ctx keeps, says the same as the indices)
         kernel, dilation, pads, stride = ctx.args
-        g = grad.reshape(ctx.mask.shape[0], 1, ctx.mask.shape[-1]) * Tensor._make(ctx.mask)
+        g = grad.reshape(ctx.mask.shape[0], 1, ctx.mask.shape[-1])
+        g = where(Tensor._make(ctx.mask != 0), g, 0.0)  # (exact zeros off the argmax: a NaN gradient stays there)
         return (Col2im.apply(g, x.shape[-2:], kernel, dilation, pads, stride).reshape(x.shape),) + (None,) * 5
 
     @staticmethod
@@ -321,8 +323,8 @@ class EmbeddingDenseBackward(Op):
         flat, rows = idx.reshape(-1), g.reshape(-1, shape[1])
         if scale_grad_by_freq:
             rows = rows / np.bincount(flat, minlength=shape[0])[flat][:, None].astype(g.dtype)
-        if padding_idx is not None:
-            rows = rows * (flat != padding_idx)[:, None]
+        if padding_idx is not None:  # (none at all: a NaN gradient there adds nothing, as torch skips the row)
+            rows = np.where((flat != padding_idx)[:, None], rows, 0)
         out = np.zeros(shape, dtype=g.dtype)
         np.add.at(out, flat, rows)
         return out
