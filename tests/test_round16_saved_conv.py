@@ -8,8 +8,8 @@ backward's `_saved_noise`), seen by pack hooks and freed by backward.
 What torch's nodes show of the arguments as the user gave them (a pool's stride left out or kernel given as a
 1-tuple, ceil_mode, count_include_pad, divisor_override, interpolate's scale_factor and align_corners) nn.functional
 passes to the ops as `shown` (ops/conv.py's show_max_pool and show_avg_pool, ops/upsample.py's Resample); for
-padding='same' with an even kernel it pads the input itself first, as torch does. padding='valid' of a 2-d or 3-d
-convolution (torch's node shows (0,)) is still marked xfail."""
+padding='same' with an even kernel it pads the input itself first, as torch does. padding='valid' shows (0,) in any
+dimension, as torch's node does."""
 import numpy as np
 import pytest
 import torch
@@ -51,14 +51,8 @@ def F(T):
     return T.nn.functional
 
 
-def _needs_functional(what):
-    """a case whose values only nn.functional knows (see the module's docstring): xfail until it passes them"""
-    return pytest.mark.xfail(strict=True, reason=f"nn.functional does not yet pass {what} to the op")
-
-
 def _cases(table):
-    return [pytest.param(f, id=name) if not isinstance(f, tuple) else pytest.param(f[0], id=name, marks=f[1])
-            for name, f in sorted(table.items())]
+    return [pytest.param(f, id=name) for name, f in sorted(table.items())]
 
 
 CONVOLUTION = {
@@ -110,8 +104,8 @@ CONVOLUTION = {
     # torch pads the input itself (a ConstantPadNd node) where 'same' pads one side more, and shows 'valid' as (0,)
     "conv2d_same_even": lambda T: F(T).conv2d(_x4(T), _w(T, 2, 2, 2, 2), padding="same"),
     "conv1d_same_even": lambda T: F(T).conv1d(_a(T)[None], _w(T, 2, 2, 2), padding="same"),
-    "conv2d_valid": (lambda T: F(T).conv2d(_x4(T), _w(T, 2, 2, 3, 3), padding="valid"),
-                     _needs_functional("padding='valid' (torch's node shows padding (0,))")),
+    "conv2d_valid": lambda T: F(T).conv2d(_x4(T), _w(T, 2, 2, 3, 3), padding="valid"),
+    "conv3d_valid": lambda T: F(T).conv3d(_x5(T), _w(T, 2, 2, 1, 2, 2), padding="valid"),
 }
 
 

@@ -143,7 +143,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, op):
     if n == 1:  # the op runs a 1-d convolution as a 2-d one of height 1
         stride, dilation, pads = (1,) + stride, (1,) + dilation, ((0, 0),) + pads
     conv = _convops.Convolution if n < 3 else _conv_nd  # nn1: conv3d runs on ops/conv_more.py
-    out = conv.apply(x, weight, bias, stride, pads, dilation, groups, *((False,) if n == 3 else ()))
+    shown = ((0,), (0,)) if padding == "valid" else None  # (torch's node shows 'valid' so, in any dimension)
+    out = conv.apply(x, weight, bias, stride, pads, dilation, groups, *((False,) if n == 3 else ()), shown=shown)
     return out.squeeze(0) if unbatched else out
 
 

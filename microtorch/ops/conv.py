@@ -107,13 +107,13 @@ CONVOLUTION_VALUES = {"bias_sym_sizes_opt": "bias_sizes", "dilation": "dilation"
                       "transposed": "transposed"}
 
 
-def show_convolution(ctx, b, stride, pads, dilation, groups, transposed):
+def show_convolution(ctx, b, stride, pads, dilation, groups, transposed, shown=None):
     """the arguments torch's ConvolutionBackward0 shows: each spatial dim's padding (its near side: padding='same'
     pads no less on the far side), a transposed one's output_padding (what its far side takes off), a bias's sizes
-    ((0,) without one)"""
+    ((0,) without one); shown: (padding, output_padding) where torch shows them otherwise (padding='valid': (0,))"""
     ctx.stride, ctx.dilation, ctx.groups, ctx.transposed = stride, dilation, groups, transposed
-    ctx.padding = tuple(lo for lo, _ in pads)
-    ctx.output_padding = tuple(lo - hi if transposed else 0 for lo, hi in pads)
+    ctx.padding, ctx.output_padding = shown or (tuple(lo for lo, _ in pads),
+                                                tuple(lo - hi if transposed else 0 for lo, hi in pads))
     ctx.bias_sizes = (0,) if b is None else b.shape
 
 
@@ -124,10 +124,11 @@ class Convolution(Op):
     _saved_names, _saved_values = ("input", "weight"), CONVOLUTION_VALUES
 
     @staticmethod
-    def forward(ctx, x, w, b, stride, pads, dilation, groups):
+    def forward(ctx, x, w, b, stride, pads, dilation, groups, shown=None):
         ctx.save_for_backward(x, w)
         one_d = x.ndim == 3                              # conv1d runs as a conv2d of height 1
-        show_convolution(ctx, b, stride[one_d:], pads[one_d:], dilation[one_d:], groups, False)  # (not the height)
+        show_convolution(ctx, b, stride[one_d:], pads[one_d:], dilation[one_d:], groups, False, shown)  # (not the
+        # height; shown: see show_convolution)
         if one_d:
             x, w = x[:, :, None], w[:, :, None]
         n, o, k = x.shape[0], w.shape[0], w.shape[2:]

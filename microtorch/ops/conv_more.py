@@ -115,10 +115,10 @@ class ConvolutionNd(Op):
     _saved_names, _saved_values = ("input", "weight"), CONVOLUTION_VALUES
 
     @staticmethod
-    def forward(ctx, x, w, b, stride, pads, dilation, groups, transposed):
+    def forward(ctx, x, w, b, stride, pads, dilation, groups, transposed, shown=None):
         ctx.save_for_backward(x, w)
         ctx.args = (stride, pads, dilation, groups, transposed)
-        show_convolution(ctx, b, stride, pads, dilation, groups, transposed)
+        show_convolution(ctx, b, stride, pads, dilation, groups, transposed, shown)
         k = w.shape[2:]
         run = _transposed_forward if transposed else _conv_forward
         out = run(x, w, groups, k, stride, pads, dilation)
