@@ -198,3 +198,26 @@ def test_a_nan_gradient_reaches_only_what_it_should(expr):
         y.backward(g)
         out.append([repr(v) for v in x.grad.reshape(-1).tolist()])
     assert out[0] == out[1]
+
+
+ONLY_X = ["T.igamma(a, x)", "T.igammac(a, x)", "T.special.zeta(a + 1, x)", "T.polygamma(1, x) * a", "a * x",
+          "(a.unsqueeze(1) @ x.unsqueeze(0)).sum(0)", "T.fmod(a, x)"]
+
+
+@pytest.mark.parametrize("expr", ONLY_X)
+def test_a_backward_for_some_inputs_computes_only_theirs(expr):
+    """autograd.grad(y, x) and backward(inputs=[x]) ask a built-in node only for x's gradient, as torch's engine
+    does: an input whose derivative does not exist (igamma's first) no longer fails them, and what a
+    create_graph=True gradient records and saves (pack hooks) is torch's."""
+    out = []
+    for T in (torch, mt):
+        a = T.tensor([1.5, 2.0], dtype=T.float64, requires_grad=True)
+        x = T.tensor([0.5, 1.0], dtype=T.float64, requires_grad=True)
+        packs = []
+        with T.autograd.graph.saved_tensors_hooks(lambda t: packs.append(tuple(t.shape)) or t, lambda t: t):
+            y = eval(expr, {"T": T, "a": a, "x": x}).sum()
+            (g,) = T.autograd.grad(y, x, create_graph=True)
+        y2 = eval(expr, {"T": T, "a": a, "x": x}).sum()
+        y2.backward(inputs=[x])
+        out.append((np.round(g.tolist(), 12).tolist(), packs, a.grad, np.round(x.grad.tolist(), 12).tolist()))
+    assert out[0] == out[1]

@@ -172,7 +172,7 @@ def _run_watched(task, node):
     if type(node) is AccumulateGrad:
         outgoing = _accumulate(task, node, grads)
     else:
-        outgoing = _backward_of(node, grads)
+        outgoing = _backward_of(node, grads) if task.needed is None else _backward_for_inputs(task, node, grads)
         if task.check_nan:
             engine_checks.check_nan(node, outgoing)
         if task.listening:
@@ -189,6 +189,28 @@ def _backward_of(node, grads):
     if grads[0] is None if len(grads) == 1 else all(g is None for g in grads):
         return (None,) * len(node.next_functions)
     return validate_outputs(node, node._backward(grads))
+
+
+def _backward_for_inputs(task, node, grads):
+    """_backward_of when this backward wants some inputs only (autograd.grad(y, x), backward(inputs=)): a built-in
+    op's backward is told, through needs_input_grad, which of its inputs lead there (torch's
+    task_should_compute_output), so it neither computes nor fails on the others' gradients (igamma's first
+    argument has none). A custom Function's needs_input_grad stays what forward saw, as in torch."""
+    static = node.needs_input_grad
+    cls = getattr(node, "_forward_cls", None)
+    if cls is None or not cls._numpy_forward:
+        return _backward_of(node, grads)
+    wanted = list(static)
+    for (nxt, _), i in zip(node.next_functions, node.edge_inputs()):
+        if nxt is None or not task.should_run(nxt):
+            wanted[i] = False
+    if wanted == list(static):
+        return _backward_of(node, grads)
+    node.needs_input_grad = tuple(wanted)
+    try:
+        return _backward_of(node, grads)
+    finally:
+        node.needs_input_grad = static
 
 
 def _free(node):
