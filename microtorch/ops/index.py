@@ -245,8 +245,10 @@ def _to_np_index(k, warn=True):
                 warn_byte_mask(k)
             return np.asarray(a != 0)
         return a
-    if isinstance(k, (bool, np.bool_)):  # (a bool is a 0-d mask, as torch reads it: x[True] is x[None], not x[1])
+    if isinstance(k, bool):  # (a bool is a 0-d mask, as torch reads it: x[True] is x[None], not x[1])
         return np.asarray(k)
+    if type(k) is np.ndarray and k.ndim == 0 and k.dtype.kind in "iu" and k.dtype != np.uint8:
+        return int(k)  # (as a 0-d integer tensor: a select)
     if isinstance(k, range):  # (torch reads a range as the list of its numbers: x[range(n), target])
         return np.arange(k.start, k.stop, k.step, dtype=np.int64)
     if isinstance(k, list):
