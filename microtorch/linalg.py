@@ -39,19 +39,10 @@ def matrix_power(A, n, *, out=None):
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh; with full_matrices the columns of U (rows of Vh) beyond min(m, n)
     complete the bases and get no gradient, as in torch"""
-    from .ops import cat
     from .ops.reduce import return_type
-    from ._tensor import Tensor
     if A.ndim < 2:
         raise RuntimeError(f"linalg.svd: The input tensor A must have at least 2 dimensions. (got {A.ndim})")
-    u, s, vh = _Svd.apply(A)
-    m, n = A.shape[-2:]
-    if full_matrices and m != n:
-        uf, _, vhf = np.linalg.svd(A._data, full_matrices=True)
-        k = min(m, n)
-        u = cat([u, Tensor._make(np.ascontiguousarray(uf[..., :, k:]))], -1) if m > k else u
-        vh = cat([vh, Tensor._make(np.ascontiguousarray(vhf[..., k:, :]))], -2) if n > k else vh
-    return return_type("linalg_svd", ("U", "S", "Vh"))(u, s, vh)
+    return return_type("linalg_svd", ("U", "S", "Vh"))(*_Svd.apply(A, full_matrices=bool(full_matrices)))
 
 
 def svdvals(A, *, driver=None, out=None):

@@ -221,3 +221,26 @@ def test_a_backward_for_some_inputs_computes_only_theirs(expr):
         y2.backward(inputs=[x])
         out.append((np.round(g.tolist(), 12).tolist(), packs, a.grad, np.round(x.grad.tolist(), 12).tolist()))
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3, 2), (3, 3), (2, 2, 4), (4, 2)])
+@pytest.mark.parametrize("full", [True, False])
+def test_svd_with_full_matrices_is_one_node_as_torch(shape, full):
+    """linalg.svd(A) (full_matrices=True, the default) is one LinalgSvdBackward0 that keeps the full U and Vh and
+    shows full_matrices; the completed columns get no gradient and a zero tangent. Singular vectors are defined up
+    to sign, so gradients and tangents are compared through |U| and |Vh|."""
+    rng = np.random.default_rng(sum(shape))
+    a, t = rng.standard_normal(shape), rng.standard_normal(shape)
+    out = []
+    for T in (torch, mt):
+        x = T.tensor(a, requires_grad=True)
+        U, S, Vh = T.linalg.svd(x, full_matrices=full)
+        k = S.shape[-1]
+        ((U[..., :k].abs() * S.unsqueeze(-2)).sum() + Vh[..., :k, :].abs().sum() + S.sum()).backward()
+        _, tangents = T.func.jvp(lambda v: tuple(p.abs() for p in T.linalg.svd(v, full_matrices=full)),
+                                 (T.tensor(a),), (T.tensor(t),))
+        node = U.grad_fn
+        out.append((graph_of(U), node._saved_full_matrices, x.grad.numpy(), [p.numpy() for p in tangents]))
+    (graph_t, flag_t, grad_t, tan_t), (graph_m, flag_m, grad_m, tan_m) = out
+    assert graph_m == graph_t and flag_m == flag_t
+    assert np.allclose(grad_m, grad_t) and all(np.allclose(p, q, atol=1e-10) for p, q in zip(tan_m, tan_t))

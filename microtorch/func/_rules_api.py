@@ -101,7 +101,7 @@ class _BatchedSvd(_dec.Svd):
 def svd(cls, args, kwargs, level):
     """numpy's svd works on the trailing two dims: the batch in front is a stack of matrices"""
     v, _ = unwrap(args[0], level)
-    return wrap_outputs(_BatchedSvd.apply(v), level)
+    return wrap_outputs(_BatchedSvd.apply(v, *args[1:], **kwargs), level)
 
 from ..ops import scan as _scan, special as _sp  # noqa: E402
 from ._rules import _SCANS, dim_arg  # noqa: E402

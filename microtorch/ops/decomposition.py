@@ -1,4 +1,5 @@
-"""The singular value decomposition A = U diag(S) Vh (reduced), differentiable in U, S and Vh."""
+"""The singular value decomposition A = U diag(S) Vh, differentiable in U, S and Vh (reduced, or with full_matrices
+the bases completed: those extra columns of U and rows of Vh get no gradient and a zero tangent, as in torch)."""
 import numpy as np
 
 from ._op import Op
@@ -17,17 +18,24 @@ class Svd(Op):
     _saved_values = {"full_matrices": "full_matrices", "S_sym_argsize_minus_1": "k"}
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx, a, full_matrices=False):
         u, s, vh = np.linalg.svd(a, full_matrices=False)
+        m, n = a.shape[-2:]
+        if full_matrices and m != n:  # the reduced factors, completed by a full svd's other columns (or rows)
+            uf, _, vhf = np.linalg.svd(a, full_matrices=True)
+            k = s.shape[-1]
+            u = np.concatenate([u, uf[..., :, k:]], -1) if m > k else u
+            vh = np.concatenate([vh, vhf[..., k:, :]], -2) if n > k else vh
         ctx.save_for_backward(u, s, vh)
-        ctx.shape, ctx.k, ctx.full_matrices = a.shape, s.shape[-1], False  # (the reduced factors, always)
+        ctx.shape, ctx.k, ctx.full_matrices = a.shape, s.shape[-1], bool(full_matrices)
         ctx.set_materialize_grads(False)  # as torch's, the formula keeps only the terms of the outputs used
         return u, s, vh
 
     @staticmethod
     def backward(ctx, gu, gs, gvh):
         from .linalg import matmul
-        u, s, vh = ctx.saved_tensors
+        u, s, vh = _reduced(ctx, *ctx.saved_tensors)
+        gu, _, gvh = _reduced(ctx, gu, None, gvh)
         m, n = ctx.shape[-2:]
         if gu is None and gvh is None:  # only S is used: U diag(dS) Vh (and nothing when nothing is used)
             return None if gs is None else matmul(u, gs.unsqueeze(-1) * vh) if m >= n else matmul(u * gs.unsqueeze(-2), vh)
@@ -46,7 +54,7 @@ class Svd(Op):
         dV = V (F o (S dP + dP^H S) - i Im diag(dP) / 2S) + (I - V V^H) dA^H U / S;  F_ij = 1 / (s_j^2 - s_i^2), 0 on
         the diagonal (the diagonal terms fix the phases of U's and V's columns, as torch)"""
         from .linalg import matmul
-        u, s, vh = ctx.output
+        u, s, vh = _reduced(ctx, *ctx.output)
         v = _mH(vh)
         s2 = s * s
         e = s2.unsqueeze(-2) - s2.unsqueeze(-1)
@@ -69,7 +77,27 @@ class Svd(Op):
             du = du + (matmul(ta, v) - matmul(u, dp)) / sr
         if n > k:
             dv = dv + (matmul(_mH(ta), u) - matmul(v, _mH(dp))) / sr
-        return du, ds, _mH(dv)
+        return _completed(ctx, du, -1), ds, _completed(ctx, _mH(dv), -2)
+
+
+def _reduced(ctx, u, s, vh):
+    """U's first k columns and Vh's first k rows (k singular values): what the formulas use of full matrices"""
+    if not ctx.full_matrices:
+        return u, s, vh
+    k = ctx.k
+    return (None if u is None else u[..., :k]), s, (None if vh is None else vh[..., :k, :])
+
+
+def _completed(ctx, t, dim):
+    """a tangent of U (dim -1) or Vh (dim -2) widened to the full matrices, zero for the completed columns"""
+    m, n = ctx.shape[-2:]
+    extra = (m if dim == -1 else n) - ctx.k
+    if not ctx.full_matrices or extra == 0:
+        return t
+    from .shape import cat
+    zeros_shape = list(t.shape)
+    zeros_shape[dim] = extra
+    return cat([t, t.new_zeros(zeros_shape)], dim)
 
 
 _PHASE_ERROR = ("svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{i "
