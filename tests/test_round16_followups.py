@@ -244,3 +244,53 @@ def test_svd_with_full_matrices_is_one_node_as_torch(shape, full):
     (graph_t, flag_t, grad_t, tan_t), (graph_m, flag_m, grad_m, tan_m) = out
     assert graph_m == graph_t and flag_m == flag_t
     assert np.allclose(grad_m, grad_t) and all(np.allclose(p, q, atol=1e-10) for p, q in zip(tan_m, tan_t))
+
+
+ADDMM_SCALES = [dict(beta=0.5, alpha=2.0), dict(beta=1, alpha=2), dict(beta=0.5), dict(beta=0), dict(alpha=0.5),
+                dict(beta=1.0, alpha=1.0), dict()]
+
+
+@pytest.mark.parametrize("scales", ADDMM_SCALES, ids=str)
+def test_addmm_with_scales_is_one_node_that_ignores_input_for_beta_0(scales):
+    """addmm(input, a, b, beta=, alpha=) is one AddmmBackward0 showing beta and alpha, as torch's; beta=0 does not read
+    input, so its NaNs stay out (torch documents it); small whole numbers make the values exact."""
+    rng = np.random.default_rng(3)
+    m, a, b = (rng.integers(-3, 4, s).astype(float) for s in ((3, 4), (3, 5), (5, 4)))
+    m[0, 0] = np.nan
+
+    def f(T):
+        return T.addmm(*(T.tensor(v, requires_grad=True) for v in (m, a, b)), **scales)
+    theirs, mine = f(torch), f(mt)
+    assert graph_of(mine) == graph_of(theirs)
+    np.testing.assert_array_equal(mine.detach().numpy(), theirs.detach().numpy())
+    assert_saves_as_torch(lambda T: T.addmm(*(T.tensor(v, requires_grad=True) for v in (np.nan_to_num(m), a, b)),
+                                            **scales), skip=STRIDES)
+    grads = []
+    for T in (torch, mt):
+        ts = [T.tensor(v, requires_grad=True) for v in (m, a, b)]
+        T.addmm(*ts, **scales).backward(T.ones(3, 4, dtype=T.float64))
+        grads.append([t.grad.numpy() for t in ts])
+    assert all(np.array_equal(p, q, equal_nan=True) for p, q in zip(*grads))
+
+
+@pytest.mark.parametrize("scales", ADDMM_SCALES, ids=str)
+def test_addmm_with_scales_under_vmap_as_torch(scales):
+    """torch's vmap of addmm adds beta * input even for beta=0 (its NaNs come through there): so does microtorch's"""
+    rng = np.random.default_rng(4)
+    m, a, b = rng.standard_normal((4, 3, 2)), rng.standard_normal((4, 3, 5)), rng.standard_normal((5, 2))
+    m[0, 0, 0] = np.nan
+    out = []
+    for T in (torch, mt):
+        batched = T.func.vmap(lambda i, x: T.addmm(i, x, T.tensor(b), **scales))(T.tensor(m), T.tensor(a))
+        one_input = T.func.vmap(lambda x: T.addmm(T.tensor(m[0, 0]), x, T.tensor(b), **scales))(T.tensor(a))
+        out.append([batched.numpy(), one_input.numpy()])
+    assert all(np.allclose(p, q, equal_nan=True) for p, q in zip(*out))
+
+
+def test_sub_with_alpha_0_gives_torchs_negative_zero():
+    out = []
+    for T in (torch, mt):
+        a, b = T.tensor([1.0, 2.0], requires_grad=True), T.tensor([3.0, 4.0], requires_grad=True)
+        a.sub(b, alpha=0).backward(T.tensor([1.0, -2.0]))
+        out.append([np.copysign(1.0, v) for v in b.grad.tolist()])
+    assert out[0] == out[1]

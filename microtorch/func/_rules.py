@@ -360,9 +360,12 @@ def addmm(cls, args, kwargs, level):
     (xv, xb), bb, wb = unwrap(x, level), unwrap(bias, level)[1], unwrap(w, level)[1]
     # (nn.Linear over a batch of examples; not over one example expanded, as jacfwd's primal: its
     # one-row product, which each slice of the batched matmul computes, is the unbatched call's)
-    if xb and not bb and not wb and isinstance(w, Tensor) and _ndim(bias) <= 1 and _distinct(xv):
-        return wrap(_folded(la.Addmm.apply, xv, w, bias), level)
-    return ew.add(la.matmul(x, w), bias)  # the batched matmul and add rules do the work
+    beta, alpha = kwargs.get("given") or (1, 1)
+    if beta == 1 == alpha and xb and not bb and not wb and isinstance(w, Tensor) and _ndim(bias) <= 1 and \
+            _distinct(xv):
+        return wrap(_folded(lambda *a: la.Addmm.apply(*a, **kwargs), xv, w, bias), level)
+    product = la.matmul(x, w) if alpha == 1 else la.matmul(x, w) * alpha  # the batched rules do the work (as
+    return ew.add(product, bias if beta == 1 else bias * beta)  # torch's vmap, beta * bias even for a beta of 0)
 
 
 @register(la.Einsum)

@@ -200,7 +200,7 @@ class Sub(Op):
     def backward(ctx, grad):
         if not ctx.needs_input_grad[1]:  # (a constant b: no negation to pay for)
             return grad, None
-        return grad, _negated(grad) if ctx.alpha == 1 else grad * -ctx.alpha
+        return grad, _negated(grad) if ctx.alpha == 1 else _negated(grad) * ctx.alpha  # (torch's: -0.0 for alpha 0)
 
     @staticmethod
     def jvp(ctx, ta, tb):

@@ -356,8 +356,8 @@ ger = outer
 
 
 class Addmm(Op):
-    """bias + x @ w: d = (G, G @ w^T, x^T @ G). given: beta and alpha as the caller gave them, when not the int 1 (a
-    float 1.0: torch's node shows them as given)"""
+    """beta bias + alpha x @ w: d = (beta G, alpha G @ w^T, alpha x^T @ G). given: (beta, alpha) as the caller gave
+    them, when not the ints 1 (torch's node shows them as given); beta 0 ignores bias, NaN or not, as torch's"""
     _grad_fn_name = "AddmmBackward0"
     _saved_names = ("mat1", "mat2")
     _saved_values = {"beta": "beta", "alpha": "alpha", "mat1_sym_sizes": "size0", "mat2_sym_sizes": "size1"}
@@ -371,22 +371,32 @@ class Addmm(Op):
         if given is not None:
             ctx.beta, ctx.alpha = given
         out = _product(x, w)
-        if bias.dtype != out.dtype:  # (addmm() refuses it, as torch; a direct Addmm.apply promotes)
-            return bias + out
-        out += bias  # (into the product: one temporary fewer than bias + x @ w)
+        if ctx.alpha != 1:
+            out *= ctx.alpha
+        if ctx.beta == 0:  # (bias is not read: its NaNs do not reach the result)
+            return out
+        scaled = bias if ctx.beta == 1 else bias * ctx.beta
+        if scaled.dtype != out.dtype:  # (addmm() refuses it, as torch; a direct Addmm.apply promotes)
+            return scaled + out
+        out += scaled  # (into the product: one temporary fewer than bias + x @ w)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
-        return (grad if ctx.needs_input_grad[0] else None,
-                _mat1_grad(grad, w, ctx.column_major[0]) if ctx.needs_input_grad[1] else None,
-                _mat2_grad(grad, x, ctx.column_major[1]) if ctx.needs_input_grad[2] else None)
+        return (_scaled(grad, ctx.beta) if ctx.needs_input_grad[0] else None,
+                _scaled(_mat1_grad(grad, w, ctx.column_major[0]), ctx.alpha) if ctx.needs_input_grad[1] else None,
+                _scaled(_mat2_grad(grad, x, ctx.column_major[1]), ctx.alpha) if ctx.needs_input_grad[2] else None)
 
     @staticmethod
     def jvp(ctx, tbias, tx, tw):
         _, x, w = ctx.inputs[:3]
-        return tbias + matmul(tx, w) + matmul(x, tw)
+        return _scaled(tbias, ctx.beta) + _scaled(matmul(tx, w) + matmul(x, tw), ctx.alpha)
+
+
+def _scaled(t, scale):
+    """t * scale, or t itself for a scale of 1 (torch's maybe_multiply: no node)"""
+    return t if scale == 1 else t * scale
 
 
 _sizes_shown(Addmm)
@@ -396,12 +406,13 @@ Addmm._backward_cls.beta = Addmm._backward_cls.alpha = 1  # (what the node shows
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out_dtype=None):
     if out_dtype is not None:
         no_out_dtype("addmm")
-    if beta != 1 or alpha != 1:
+    if (beta != 1 or alpha != 1) and not (isinstance(input, Tensor) and input.dtype.is_floating_point and
+                                          all(type(v) in (int, float) for v in (beta, alpha))):
         return input * beta + mm(mat1, mat2) * alpha
     mat1, mat2 = _check(mat1, mat2, "addmm")
     if isinstance(input, Tensor):
         _check_bias(input, mat1, mat2)
-    if type(beta) is int is type(alpha):
+    if type(beta) is int is type(alpha) and beta == 1 == alpha:
         return Addmm.apply(input, mat1, mat2)
     return Addmm.apply(input, mat1, mat2, given=(beta, alpha))
 
