@@ -294,3 +294,23 @@ def test_sub_with_alpha_0_gives_torchs_negative_zero():
         a.sub(b, alpha=0).backward(T.tensor([1.0, -2.0]))
         out.append([np.copysign(1.0, v) for v in b.grad.tolist()])
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("shape, size", [((1, 2, 3), 2), ((2, 4, 3, 3), 3), ((1, 3, 2, 2, 2), 5), ((2, 5, 7), 1),
+                                         ((1, 6, 4), 4)])
+def test_local_response_norm_is_composed_as_torchs(shape, size):
+    """squares padded along the channels and averaged by avg_pool2d (avg_pool3d beyond 3 dims): torch's graph, what
+    its nodes save, and its values to a few units in the last place"""
+    x = np.random.default_rng(size).standard_normal(shape)
+
+    def f(T):
+        return T.nn.functional.local_response_norm(T.tensor(x, requires_grad=True), size, alpha=0.1)
+    assert graph_of(f(mt)) == graph_of(f(torch))
+    np.testing.assert_allclose(f(mt).detach().numpy(), f(torch).detach().numpy(), rtol=1e-15, atol=0)
+    packs = []
+    for T in (torch, mt):
+        seen = []
+        with T.autograd.graph.saved_tensors_hooks(lambda t: seen.append(tuple(t.shape)) or t, lambda t: t):
+            f(T)
+        packs.append(seen)
+    assert packs[0] == packs[1]

@@ -1,4 +1,5 @@
-"""instance_norm: batch_norm applied to each (example, channel) on its own, as torch composes it."""
+"""instance_norm: batch_norm applied to each (example, channel) on its own, and local_response_norm: an average
+pool of squares over neighbouring channels, each composed as torch composes it."""
 import numpy as np
 
 from ..ops.normalization import check_dtypes
@@ -36,3 +37,26 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         stats = [None if v is None else rep(v).to(input.dtype) for v in (running_mean, running_var)]
         out = batch_norm(x, *stats, rep(weight), rep(bias), False, momentum, eps)
     return out.view(input.shape)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha * mean of x^2 over `size` neighbouring channels) ** beta, composed as torch composes it (the
+    squares padded along the channels and averaged by an avg_pool2d, or an avg_pool3d beyond 3 dims), so that the
+    graph and its last bits are torch's."""
+    from .functional import avg_pool2d, avg_pool3d, pad
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    if size < 1:
+        raise RuntimeError(f"local_response_norm: size must be at least 1, got {size}")
+    div = input.mul(input)
+    if input.ndim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    return input / div.mul(alpha).add(k).pow(beta)

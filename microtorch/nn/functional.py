@@ -473,8 +473,8 @@ _clean_namespace(globals(), [  # the API added for issue 13 (internal errors bec
     "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"])
 
 # nn2: normalisations and attention (ops/norm_more.py, ops/attention.py)
-from ..ops.norm_more import group_norm, local_response_norm, rms_norm  # noqa: E402,F401
-from ._functional_norm import instance_norm  # noqa: E402,F401
+from ..ops.norm_more import group_norm, rms_norm  # noqa: E402,F401
+from ._functional_norm import instance_norm, local_response_norm  # noqa: E402,F401
 from ..ops.attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401
 from ..ops.loss_more import (ctc_loss, linear_cross_entropy, multi_margin_loss,  # noqa: E402,F401
                              multilabel_margin_loss)

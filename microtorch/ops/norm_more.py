@@ -1,6 +1,6 @@
-"""More normalisations: group_norm (one op), and rms_norm, local_response_norm composed of existing ops
-the way torch composes them (so that the grad_fn names agree). instance_norm, built on batch_norm, is in
-nn/_functional_norm.py."""
+"""More normalisations: group_norm (one op), and rms_norm composed of existing ops the way torch composes it (so
+that the grad_fn names agree). instance_norm, built on batch_norm, and local_response_norm, built on the pools, are
+in nn/_functional_norm.py."""
 import math
 
 import numpy as np
@@ -191,31 +191,6 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     out = x * add_scalar(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()  # (torch's steps: pow, mean, add_, rsqrt)
     out = out if weight is None else out * weight
     return out.to(input.dtype) if half else out
-
-
-def _channel_window_sum(sq, size):
-    """sum of sq over channels c - size//2 .. c + (size-1)//2 (zeros outside), for (N, C, *)"""
-    from .pad import pad
-    c = sq.shape[1]
-    flat = sq.reshape(sq.shape[0], c, -1)
-    padded = pad(flat, (0, 0, size // 2, (size - 1) // 2))
-    total = padded[:, 0:c]
-    for j in range(1, size):
-        total = total + padded[:, j:j + c]
-    return total.reshape(sq.shape)
-
-
-def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
-    """x / (k + alpha * mean of x^2 over `size` neighbouring channels) ** beta"""
-    if input.ndim < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
-    if input.numel() == 0:
-        return input
-    if size < 1:
-        raise RuntimeError(f"local_response_norm: size must be at least 1, got {size}")
-    div = _channel_window_sum(input * input, size) * (1.0 / size)
-    return input / (div * alpha + k) ** beta
-
 
 
 def _cross_map_window(channels, size):
