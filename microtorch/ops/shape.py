@@ -681,7 +681,8 @@ class Repeat(Op):
     def forward(ctx, x, reps):
         ctx.in_shape, ctx.reps = x.shape, reps  # (as given: backward reads them as torch's does)
         sizes = (1,) * (len(reps) - x.ndim) + x.shape
-        return np.tile(x, [r if n else 0 for n, r in zip(sizes, reps)])  # (an empty dim may be repeated -1 times)
+        out = np.tile(x, [r if n else 0 for n, r in zip(sizes, reps)])  # (an empty dim may be repeated -1 times)
+        return out if out.flags.writeable else out.copy()  # (numpy's tile of an empty x is a view of it)
 
     @staticmethod
     def backward(ctx, grad):

@@ -645,3 +645,13 @@ def test_a_result_saved_by_an_inplace_op_on_a_view_has_the_views_history(op, vie
     a second time directly (other second-order values, or "backward through the graph a second time")"""
     leaves = {"a": ([[0.5, 2.0], [1.0, 0.25], [1.5, 3.0]], False), "s": ([[1.5]], True)}
     assert_like_torch(leaves, [("view", view), ("inplace", "v0.div_(s)"), ("inplace", f"v1.{op}")])
+
+
+@pytest.mark.parametrize("steps", [
+    [("expand", "x.expand((0, 2))"), ("tile", "L.tile(v0, (2,))"), ("inplace", "v1.div_(y)")],
+    [("expand", "x.expand((0, 2))"), ("repeat", "v0.repeat(3, 1)"), ("inplace", "v1.mul_(2.0)")],
+])
+def test_tiling_an_empty_expanded_tensor_gives_a_writable_one(steps):
+    """(seed 3558493) numpy's tile of an empty input is a view of it, read-only when the input is an expand(): an
+    in-place op on the result raised, where torch's repeat returns a tensor of its own"""
+    assert_like_torch({"x": (np.zeros((0, 1)), False), "y": (np.zeros((0, 1)), False)}, steps)
