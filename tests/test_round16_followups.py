@@ -314,3 +314,18 @@ def test_local_response_norm_is_composed_as_torchs(shape, size):
             f(T)
         packs.append(seen)
     assert packs[0] == packs[1]
+
+
+@pytest.mark.parametrize("expr", ["a.heaviside(c)", "a.heaviside(b)", "c.heaviside(b)", "T.floor_divide(a, c)",
+                                  "T.floor_divide(a, b)", "T.floor_divide(c, b)", "a // c", "a.heaviside(c) * a"])
+def test_a_node_without_a_derivative_has_edges_to_grad_inputs_only(expr):
+    """torch's NotImplemented node (heaviside, floor_divide) links only the inputs that require grad, and raises
+    when backward reaches it"""
+    out = []
+    for T in (torch, mt):
+        a, b = T.tensor([1.0, -2.0], requires_grad=True), T.tensor([0.5, 1.0], requires_grad=True)
+        y = eval(expr, {"T": T, "a": a, "b": b, "c": T.tensor([0.5, 1.0])})
+        with pytest.raises(RuntimeError, match="not implemented"):
+            y.sum().backward()
+        out.append((graph_of(y), y.tolist()))
+    assert out[0] == out[1]

@@ -12,11 +12,24 @@ from .._dtype import result_type
 from ._layout import converted
 from .._tensor import Tensor
 from ..autograd import _hooks, grad_mode
-from ..autograd.function import Function, SavedList, WrappedNumber  # noqa: F401  (for the ops' _saved_values)
+from ..autograd.function import Function, SavedList, WrappedNumber, _interceptors  # noqa: F401  (for the ops'
+# _saved_values)
 
 
 class Op(Function):
     _numpy_forward = True
+
+
+class NoDerivative(Op):
+    """An op torch records without a derivative: its node is NotImplemented, raises when backward reaches it, and
+    has an edge only to each input that requires grad (an input that does not is passed on as its array). Each
+    subclass names its node `_grad_fn_name = "torch::autograd::NotImplemented"` (a name is not inherited)."""
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        if not _interceptors:  # (under vmap or forward AD every tensor goes to the interceptor as it is)
+            args = tuple(a._data if isinstance(a, Tensor) and not a._requires_grad else a for a in args)
+        return super().apply(*args, **kwargs)
 
 
 _PY_NUMBERS = (int, float)

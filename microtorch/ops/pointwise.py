@@ -7,7 +7,7 @@ import numpy as np
 from .. import _kernel_exp
 from .._tensor import Tensor
 from . import _zero_tangent as _zero
-from ._op import Op, as_array, broadcast_error, numbers_as, promoted, unrecorded
+from ._op import NoDerivative, Op, as_array, broadcast_error, numbers_as, promoted, unrecorded
 from ._range_kernels import _thread_chunks
 from .._dtype import float16, float32, result_type
 from .elementwise import (ClampTensor, MulScalar, PowScalar, _float, _in, _need_tensors, _operands, _unary, as_given,
@@ -886,7 +886,7 @@ def isreal(input):
     return _no_grad(np.isreal(input._data) if input.dtype.is_complex else np.ones(input.shape, bool))
 
 
-class Heaviside(Op):
+class Heaviside(NoDerivative):
     """heaviside has no derivative: a recorded result's backward raises torch's error, naming the op"""
     _grad_fn_name = "torch::autograd::NotImplemented"
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._dtype import result_type
 from ._layout import converted, like_torch_pair, with_number
-from ._op import Op, as_array, number_as
+from ._op import NoDerivative, Op, as_array, number_as
 from .elementwise import zeros_like_
 
 
@@ -189,7 +189,7 @@ class DivRounded(Op):
         return zeros_like_(ta)
 
 
-class FloorDivide(Op):
+class FloorDivide(NoDerivative):
     """floor_divide has no derivative: a recorded result's backward raises torch's error"""
     _grad_fn_name = "torch::autograd::NotImplemented"
 
