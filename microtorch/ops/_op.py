@@ -41,6 +41,14 @@ def shown_dim(dim):
     return int(dim) % 2 ** 64
 
 
+def shown_dims(dims):
+    """Dims (or sizes, shifts) as torch's node shows a list of ints: a tuple, each as shown_dim shows it (an int given
+    alone is a tuple of one: x.sum(-1) shows (18446744073709551615,)); None stays None."""
+    if dims is None:
+        return None
+    return (shown_dim(dims),) if isinstance(dims, (int, np.integer)) else tuple([shown_dim(d) for d in dims])
+
+
 def scalar_path(*arrays):
     """The arrays, each 0-d one as its numpy scalar. numpy computes on scalars by a path of its own,
     about ten times faster than its ufunc machinery on a 0-d array (0.05 us against 0.5 for a product),

@@ -5,17 +5,13 @@ from .._dtype import from_numpy_dtype, to_dtype
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._layout import like_torch
-from ._op import Op, normalize_dims, shown_dim
+from ._op import Op, normalize_dims, shown_dim, shown_dims
 from .index import _along_axis_key
 from ._sum_order import nansum_like_torch
 
 
 def _dims(dims, ndim, op):
     return normalize_dims(dims, ndim, op) if dims is not None else None
-
-
-def _shown(values):
-    return tuple([shown_dim(v) for v in values])
 
 
 class Roll(Op):
@@ -27,7 +23,7 @@ class Roll(Op):
     @staticmethod
     def forward(ctx, x, shifts=(), dims=None, given_dims=None):
         ctx.shifts, ctx.dims = shifts, dims
-        ctx.shown_shifts, ctx.shown_dims = _shown(shifts), _shown(dims or () if given_dims is None else given_dims)
+        ctx.shown_shifts, ctx.shown_dims = shown_dims(shifts), shown_dims(dims or () if given_dims is None else given_dims)
         if dims is None:  # the flattened tensor is rolled, then takes x's shape again
             return np.roll(x.reshape(-1), shifts).reshape(x.shape)
         return np.ascontiguousarray(np.roll(x, shifts, axis=dims))  # (torch's result is laid out in C order)
@@ -69,7 +65,7 @@ class Rot90(Op):
     @staticmethod
     def forward(ctx, x, k=1, dims=(0, 1), given=None):
         ctx.k, ctx.dims, ctx.given = k, dims, given or (k, dims)
-        ctx.shown_k, ctx.shown_dims = shown_dim(ctx.given[0]), _shown(ctx.given[1])
+        ctx.shown_k, ctx.shown_dims = shown_dim(ctx.given[0]), shown_dims(ctx.given[1])
         k, (a, b) = k % 4, dims
         if k == 0:  # torch's steps, for its layout: a contiguous clone; else a flip (a copy, laid out as x), then
             return np.array(x, order="C")  # for k = 1 or 3 that copy transposed (a view of it)
@@ -323,7 +319,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     x = input
     every = dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0
     dims = None if every else normalize_dims(dim, x.ndim, "nansum", ranges_first=False)  # (torch's order, as var's)
-    given = None if dim is None else _shown(dim) if isinstance(dim, (tuple, list)) else (shown_dim(dim),)
+    given = None if dim is None else shown_dims(dim) if isinstance(dim, (tuple, list)) else (shown_dim(dim),)
     if dtype is None or to_dtype(dtype).np == x._data.dtype:
         return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim, given_dim=given)
     return Nansum.apply(x, dims=dims if x.ndim else None, keepdim=keepdim, dtype=to_dtype(dtype).np, given_dim=given)

@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import converted, like_torch
-from ._op import Op, as_array, broadcast_error, plain, reduce_dims, shown_dim, unrecorded
+from ._op import Op, as_array, broadcast_error, plain, reduce_dims, shown_dim, shown_dims, unrecorded
 from ._reduce_order import (p_norm_like_torch, prod_like_torch, running_sum_like_torch, var_all_like_torch,
                             var_welford_like_torch)
 from ._sum_order import mean_like_torch, sum_like_torch
@@ -104,14 +104,6 @@ class _NotGiven:
 
 
 _NOT_GIVEN = _NotGiven()
-
-
-def shown_dims(dim):
-    """Reduction dims as torch's node shows them (grad_fn._saved_dim): a tuple of the dims as given, a negative one
-    read as an unsigned 64-bit int (x.sum(-1) shows (18446744073709551615,)); None stays None."""
-    if dim is None:
-        return None
-    return (shown_dim(dim),) if isinstance(dim, (int, np.integer)) else tuple(shown_dim(d) for d in dim)
 
 
 def show_on_read(*classes, **values):

@@ -10,7 +10,7 @@ from ..autograd._hooks import composite
 from ._checks import check_size, need_dims
 from ._layout import dense_strides as _dense_strides, like_torch
 from ._memory_formats import in_layout_of, laid_out, memory_format as _memory_format, preserve_format
-from ._op import Op, normalize_dims, plain, shown_dim, unrecorded
+from ._op import Op, normalize_dims, plain, shown_dim, shown_dims, unrecorded
 from ._sum_order import sum_like_torch
 from ._zero_tangent import ZeroTangent
 from .inplace import mark_view
@@ -471,11 +471,6 @@ class SqueezeDims(Squeeze):
     def forward(ctx, x, dims=None, shown=None):
         ctx.in_shape, ctx.dims, ctx.shown = x.shape, dims, dims if shown is None else shown
         return x.squeeze(axis=dims)
-
-
-def shown_dims(dims):
-    """A sequence of ints as torch's node shows it: a tuple, each int as shown_dim shows it."""
-    return tuple([shown_dim(d) for d in dims])
 
 
 def squeeze(input, dim=None):
@@ -1032,7 +1027,7 @@ def flip(input, dims):
         raise TypeError("flip(): argument 'dims' (position 1) must be tuple of ints, not NoneType (name the dims to "
                         "flip, e.g. flip((0,)))")
     normal = normalize_dims(dims, input.ndim, "flip", ranges_first=False)  # (0-d: dims 0 or -1, nothing to flip)
-    shown = shown_dims(dims) if isinstance(dims, (tuple, list)) else (shown_dim(dims),)
+    shown = shown_dims(dims)
     return Flip.apply(input, dims=normal if input.ndim else (), shown=shown)
 
 
