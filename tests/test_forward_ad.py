@@ -200,6 +200,8 @@ OPS = [
     ("outer", lambda L, a, b: L.outer(a, b), [F(3), F(2)]),
     ("einsum", lambda L, a, b: L.einsum("ij,jk->ik", a, b), [F(2, 3), F(3, 2)]),
     ("einsum_trace", lambda L, a, b: L.einsum("ii,j->j", a, b), [F(3, 3), F(2)]),
+    ("einsum_three", lambda L, a, b, c: L.einsum("ij,jk,kl->il", a, b, c), [F(2, 3), F(3, 2), F(2, 4)]),
+    ("bilinear", lambda L, a, b, w: nnf(L).bilinear(a, b, w), [F(2, 3), F(2, 4), F(5, 3, 4)]),
     ("softmax", lambda L, a: a.softmax(1), [F(2, 4)]),
     ("log_softmax", lambda L, a: a.log_softmax(0), [F(2, 4)]),
     ("linear", lambda L, x, w, b: nnf(L).linear(x, w, b), [F(2, 3), F(4, 3), F(4)]),

@@ -449,13 +449,6 @@ CORNERS = [
 
 ALL_CASES = ELEMENTWISE + REDUCTIONS + SHAPE + INDEXING + LINALG + NN + CORNERS
 
-# Where microtorch records a different node than torch, on purpose. torch's einsum rewrites the
-# equation into permutes, views, sums and a bmm (and the node on top depends on the equation
-# and on whether opt_einsum is installed); microtorch keeps it one readable op.
-# einsum is one EinsumBackward0 node (docs/testing.md, known differences), except a one-operand
-# einsum that only permutes or takes diagonals: a view recorded as torch records it
-KNOWN_NAME_DEVIATIONS = {c.values[0].id: "EinsumBackward0" for c in LINALG if c.values[0].id.startswith("einsum")
-                         and c.values[0].id not in ("einsum_diag", "einsum_transpose")}
 
 
 # ---- running a case in both libraries -------------------------------------------------------
@@ -507,7 +500,6 @@ def test_forward_and_grad_fn(c):
         assert a.requires_grad == b.requires_grad, f"{c.id}: output {k} requires_grad"
         assert a.is_leaf == b.is_leaf, f"{c.id}: output {k} is_leaf"
         tname = b.grad_fn.name() if b.grad_fn is not None else None
-        tname = KNOWN_NAME_DEVIATIONS.get(c.id, tname)
         mname = a.grad_fn.name() if a.grad_fn is not None else None
         assert mname == tname, f"{c.id}: output {k} grad_fn {mname} != torch's {tname}"
 

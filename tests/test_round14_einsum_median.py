@@ -1,8 +1,9 @@
 """The layout of einsum's result, and which zero a whole tensor's median returns, each beside torch 2.13.
 
 - torch's einsum returns a view of its last product: a permuted `bmm` result (the operands swapped when every output
-  dim of the second comes first) or a `mul` laid out by TensorIterator. microtorch's result now has the same strides
-  (ops/einsum_layout.py), so view(), contiguous() and matmul's fold behave as in torch after it.
+  dim of the second comes first) or a `mul` laid out by TensorIterator. microtorch's result has the same strides
+  (since round 17 because einsum is composed of the same ops, ops/einsum.py), so view(), contiguous() and matmul's
+  fold behave as in torch after it.
 - median() of a whole tensor is std::nth_element over a copy in memory: among +0.0 and -0.0, which lands in the middle
   is that algorithm's choice (1 / median shows it).
 """

@@ -10,6 +10,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..ops import elementwise as ew, index as ix, linalg as la, misc, nn, reduce as rd, rounding as rn, shape as sh
 from ..ops import triangle
+from ..ops.trilinear import BILINEAR, Trilinear
 from ._batching import (BatchedArray, _batch_size, _NoRule, _shift, expand_batch, movedim, physical_key,
                         register, unwrap, wrap, wrap_outputs)
 
@@ -368,10 +369,10 @@ def addmm(cls, args, kwargs, level):
     return ew.add(product, bias if beta == 1 else bias * beta)  # torch's vmap, beta * bias even for a beta of 0)
 
 
-@register(la.Einsum)
-def einsum(cls, args, kwargs, level):
-    lhs, out = kwargs["equation"].split("->")
-    letter = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba" if c not in kwargs["equation"])
+@register(Trilinear)
+def trilinear(cls, args, kwargs, level):
+    lhs, out = kwargs.get("equation", BILINEAR).split("->")
+    letter = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba" if c not in lhs + out)
     terms, phys = [], []
     for term, a in zip(lhs.split(","), args):
         v, batched = unwrap(a, level)

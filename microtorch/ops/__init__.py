@@ -9,7 +9,8 @@ from .elementwise import (abs, acos, add, angle, asin, atan, clamp, clip, conj, 
                           sub, tan, tanh, where)
 from .index import (gather, getitem, index_select, masked_fill, masked_select, scatter_zeros, select,  # noqa: F401
                     take)
-from .linalg import addmm, bmm, dot, einsum, ger, matmul, mm, mv, outer  # noqa: F401
+from .einsum import einsum  # noqa: F401
+from .linalg import addmm, bmm, dot, ger, matmul, mm, mv, outer  # noqa: F401
 from .misc import (ceil, cumsum, div_rounded, floor, fmod, nonzero, remainder, round_, sort, to_dtype,  # noqa: F401
                    topk, trunc)
 from .reduce import (all, allclose, amax, amin, any, argmax, argmin, count_nonzero, eq, equal, ge, gt,  # noqa: F401

@@ -5,7 +5,7 @@ from .._tensor import Tensor
 from .._user_line import warn_at_user_line
 from ._op import Op, normalize_dims
 from .conv import shown_padding_idx
-from .linalg import Einsum
+from .trilinear import Trilinear
 
 
 def _zeros(shape, like):
@@ -339,28 +339,11 @@ def _check_bilinear(input1, input2, weight, bias):
                            f" but expected {weight.shape[0]}")
 
 
-class Trilinear(Einsum):
-    """torch's _trilinear as bilinear calls it, out[n, o] = sum_ij x1[n, i] W[o, i, j] x2[n, j]: einsum's values and
-    gradients; each input is saved only for another's gradient, as torch's node saves it"""
-    _grad_fn_name = "TrilinearBackward0"
-    _saved_names = ("i1", "i2", "i3")
-    _saved_values = {"expand1": "expand1", "expand2": "expand2", "expand3": "expand3", "sumdim": "sumdim"}
-
-    @staticmethod
-    def forward(ctx, *ops, equation, strides=None):
-        out = Einsum.forward(ctx, *ops, equation=equation, strides=strides)
-        ctx.expand1, ctx.expand2, ctx.expand3, ctx.sumdim = (1, 3), (0,), (1, 2), (2, 3)  # (bilinear's arguments)
-        need = ctx.needs_input_grad
-        ctx.save_for_backward(*(x if any(need[j] for j in range(3) if j != i) else None for i, x in enumerate(ops)))
-        return out
-
-
 def bilinear(input1, input2, weight, bias=None):
     """y_o = x1^T W_o x2 + b_o over the last dims of input1 (.., I) and input2 (.., J); weight (O, I, J)"""
     _check_bilinear(input1, input2, weight, bias)
     batch = input1.shape[:-1]
-    flat = Trilinear.apply(input1.reshape(-1, input1.shape[-1]), weight, input2.reshape(-1, input2.shape[-1]),
-                           equation="ni,oij,nj->no")
+    flat = Trilinear.apply(input1.reshape(-1, input1.shape[-1]), weight, input2.reshape(-1, input2.shape[-1]))
     out = flat.view(*batch, weight.shape[0])
     return out if bias is None else out + bias
 

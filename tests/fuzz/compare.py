@@ -7,46 +7,6 @@ the gradient phase (`grad`, `grad2`, `backward`, `grad_rg`). KNOWN lists the doc
 import numpy as np
 
 
-def _known_einsum_node(prog, step, torch_rec, mt_rec):
-    """torch records einsum as the ops it decomposes into; microtorch as one EinsumBackward0 node.
-    torch's result can be a view of one of those inner ops, so an in-place op on it rebases that
-    op (AsStridedBackward0 over CopySlices) where microtorch records the in-place op's own node."""
-    if mt_rec.grad_fn == "EinsumBackward0" and mt_rec.nodes[:1] in ((), ("EinsumBackward0",)):
-        # below it, only what torch records too: the sum of a label only one operand has (after the diagonal of
-        # a repeated label), the view of an operand regenerated after an in-place op on its base, and the copy of
-        # an operand torch copies
-        rest = mt_rec.nodes[1:]
-        return set(rest) <= {"SumBackward1", "DiagonalBackward0", "AsStridedBackward0", "CloneBackward0"} and \
-            all(torch_rec.nodes.count(n) >= rest.count(n) for n in set(rest))
-    if not _from_einsum(prog, step):
-        return False
-    rebased = {"AsStridedBackward0", "torch::autograd::CopySlices"}
-    if set(torch_rec.nodes) <= rebased and torch_rec.grad_fn in rebased and \
-            (mt_rec.nodes in ((), (mt_rec.grad_fn,)) or mt_rec.grad_fn == "torch::autograd::CopySlices"):
-        return True  # the in-place op itself (no new node: a view op that returned the same tensor)
-    return [n for n in torch_rec.nodes if n not in rebased] == [n for n in mt_rec.nodes if n not in rebased] \
-        and torch_rec.grad_fn == mt_rec.grad_fn  # a view op reading the rebased result
-
-
-_VIEWS = {"view", "inplace", "setitem", "unsqueeze", "squeeze", "transpose", "t", "permute", "expand",
-          "getitem", "reshape", "contiguous", "flatten", "mT"}
-
-
-def _from_einsum(prog, step):
-    """one of step's inputs is an einsum result, directly or through views, in-place ops and hooks (a step
-    `(x.register_hook(f) and x)` is x itself)."""
-    made_by = {st.out: st for st in prog.steps}
-    for arg in step.args:
-        src = made_by.get(arg)
-        while src is not None:
-            if src.op == "einsum":
-                return True
-            same = src.op in _VIEWS or "register_hook" in src.expr
-            src = made_by.get(src.args[0]) if same and src.args else None
-    return False
-
-
-
 def _known_nan_sign(prog, step, torch_rec, mt_rec, seen):
     """A NaN's sign bit, which printing and comparisons never show, differs between torch's kernels and numpy's (log
     of a negative number is +NaN in torch, -NaN in numpy on x86); copysign(x, y) shows it. Accepted only for a
@@ -75,9 +35,7 @@ def _known_torch_median_overlap(prog, step, torch_rec, mt_rec, seen):
 
 # (category prefix, predicate(step, torch record, microtorch record)) -> accepted
 KNOWN = {
-    "einsum-one-node": ("name", _known_einsum_node),
     "rounding": ("numeric", None),  # decided by rerunning torch, in check.py (tests/fuzz/noise.py)
-    "einsum-inplace-grad": ("grads", None),  # decided in _compare_grads
     "torch-median-overlap": ("value", _known_torch_median_overlap),  # and every value computed from it
     "nan-sign": ("value", _known_nan_sign),  # and every value computed from it
 }
@@ -168,37 +126,15 @@ def _compare_grads(prog, tt, mt):
     out = []
     if tt.grad_errors != mt.grad_errors:
         out.append(("grad_error", f"torch {tt.grad_errors}, microtorch {mt.grad_errors}"))
-    rebased = _inplace_on_einsum(prog)
     if not _all_close(tt.grads, mt.grads):
         out.append(("grad", "autograd.grad(create_graph=True) values differ"))
-    else:
-        if tt.grads_rg != mt.grads_rg:
-            out.append(("known:einsum-inplace-grad" if rebased else "grad_rg",
-                        f"requires_grad of the grads: torch {tt.grads_rg}, microtorch {mt.grads_rg}"))
-        if (rebased or tt.grads_rg == mt.grads_rg) and not _all_close(tt.grads2, mt.grads2):
-            known = rebased and _all_close(*_zeros_for_none(tt.grads2, mt.grads2))
-            out.append(("known:einsum-inplace-grad" if known else "grad2", "second-order grads differ"))
+    elif tt.grads_rg != mt.grads_rg:
+        out.append(("grad_rg", f"requires_grad of the grads: torch {tt.grads_rg}, microtorch {mt.grads_rg}"))
+    elif not _all_close(tt.grads2, mt.grads2):
+        out.append(("grad2", "second-order grads differ"))
     if not _all_close(tt.backward, mt.backward):
         out.append(("backward", ".grad after backward() differs"))
     return out
-
-
-def _inplace_on_einsum(prog):
-    """An in-place step writes into an einsum result (directly or through views)."""
-    return any((st.inplace or st.op == "setitem") and _from_einsum(prog, st) for st in prog.steps)
-
-
-def _zeros_for_none(xs, ys):
-    """Where one side has no gradient (None) and the other all zeros, both as those zeros."""
-    if xs is None or ys is None or len(xs) != len(ys):
-        return xs, ys
-    xs, ys = list(xs), list(ys)
-    for i, (x, y) in enumerate(zip(xs, ys)):
-        if x is None and y is not None and not np.any(y):
-            xs[i] = y
-        elif y is None and x is not None and not np.any(x):
-            ys[i] = x
-    return xs, ys
 
 
 def real(diffs):

@@ -184,7 +184,8 @@ def test_values_a_known_difference_changed_are_accepted_only_downstream_of_it():
 def test_einsum_results_are_laid_out_as_torch(seed):
     """seeds whose einsum result had another layout than torch's (contiguous() copied in torch and returned it
     here; view() refused in one library only; matmul folded in one only): no real difference now that the result
-    has torch's strides (ops/einsum_layout.py; tests/test_round14_einsum_median.py compares the strides)"""
+    has torch's strides (einsum is composed as torch's, ops/einsum.py; tests/test_round14_einsum_median.py compares
+    the strides)"""
     assert not real(check_seed(seed)[1])
 
 
