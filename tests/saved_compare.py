@@ -81,6 +81,17 @@ def assert_saves_as_torch(f, skip=NOT_COMPARED):
     assert mine == theirs
 
 
+def nodes_of(y):
+    """The nodes reachable from y.grad_fn, breadth first, each once."""
+    nodes, queue = [], [y.grad_fn]
+    while queue:
+        node = queue.pop(0)
+        if node is not None and not any(node is n for n in nodes):
+            nodes.append(node)
+            queue.extend(n for n, _ in node.next_functions)
+    return nodes
+
+
 def graph_of(y):
     """Each node reachable from y.grad_fn, breadth first: its name and, per edge, (the node it leads to, input nr)."""
     order, seen, queue = [], {}, [y.grad_fn]

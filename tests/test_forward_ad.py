@@ -396,6 +396,12 @@ FWD_OVER_REV = [
     ("softmax_prod", lambda L, x: (x.softmax(0) * x.prod()).sum() + x.norm() + x.logsumexp(0), [F(4)]),
     ("diagonal", lambda L, x: (x.diagonal(1) ** 3).sum() + (x.diag() ** 2).sum(), [F(3, 4)]),
     ("view_write", lambda L, x: (_setitem(x, slice(0, 2), x[2:4] ** 2) ** 2).sum(), [F(5)]),
+    ("index_writes", lambda L, x, s: (x.index_select(0, L.tensor([1, 1])) ** 2).sum() + (x.take(L.tensor([0, 3]))
+                                       ** 2).sum() + (x.masked_select(x > 0) ** 3).sum() + (x.index_add(
+                                       0, L.tensor([0]), s) ** 2).sum() + (x.masked_scatter(x > 0, s.expand(2, 3))
+                                       ** 2).sum() + (x.put(L.tensor([1]), s[0, :1]) ** 2).sum(), [F(2, 3), F(1, 3)]),
+    ("sort_cummax_reflect", lambda L, x: (x.sort(1)[0] ** 2 * x).sum() + (x.cummax(1)[0] ** 2).sum()
+     + (nnf(L).pad(x[None], (2, 1), mode="reflect") ** 2).sum(), [F(2, 4)]),
 ]
 from test_api_nn_spatial import FWD_OVER_REV_SPATIAL  # noqa: E402  (nn1: the spatial ops)
 

@@ -14,7 +14,7 @@ import torch
 
 import microtorch as mt
 from test_round14_einsum_median import _operands, _random_einsum
-from tests.saved_compare import STRIDES, describe, graph_of, saved_names
+from tests.saved_compare import STRIDES, describe, graph_of, nodes_of, saved_names
 
 LIBS = (torch, mt)
 
@@ -68,12 +68,7 @@ def _saved_in_graph(L, eq, shapes, names=None):
     with L.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         ops = [L.arange(1.0, 1 + np.prod(s)).reshape(s).requires_grad_() for s in shapes]
         y = L.einsum(eq, *ops)
-    nodes, queue = [], [y.grad_fn]
-    while queue:
-        node = queue.pop(0)
-        if node is not None and not any(node is n for n in nodes):
-            nodes.append(node)
-            queue.extend(n for n, _ in node.next_functions)
+    nodes = nodes_of(y)
     names = names or [saved_names(n, STRIDES) for n in nodes]
     return packs, [{k: describe(getattr(n, k), typed=True) for k in ks} for n, ks in zip(nodes, names)], names
 

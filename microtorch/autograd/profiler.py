@@ -40,6 +40,7 @@ _NAMES = {"Matmul": "matmul", "SumTo": "sum", "_BasicIndex": "slice", "Xlog1pyNu
           "Col2im": "col2im", "Im2colNd": "im2col", "Col2imNd": "col2im", "Deg2Rad": "deg2rad", "Rad2Deg": "rad2deg",
           "GridSampler2d": "grid_sampler_2d", "GridSampler3d": "grid_sampler_3d", "LdlFactor": "linalg_ldl_factor_ex",
           "LdlSolve": "linalg_ldl_solve", "RemainderOfNumber": "remainder", "Copy": "copy_", "CopySlices": "copy_",
+          "IndexPutImpl": "_index_put_impl_",
           "Fill": "fill_", "FillTensor": "fill_", "Zero": "zero_"}
 # torch's ops whose names begin with an underscore, which their nodes' names drop
 _UNDERSCORED = frozenset(

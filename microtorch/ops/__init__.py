@@ -7,7 +7,7 @@ from .elementwise import (abs, acos, add, angle, asin, atan, clamp, clip, conj, 
                           gelu, imag, leaky_relu, log, log1p, log2, log10, maximum, minimum, mul, neg, pow, real,
                           reciprocal, relu, rsqrt, rsub, sgn, sigmoid, sign, sin, sinh, softplus, sqrt, square,
                           sub, tan, tanh, where)
-from .index import (gather, getitem, index_select, masked_fill, masked_select, scatter_zeros, select,  # noqa: F401
+from .index import (gather, getitem, index_select, masked_fill, masked_select, select,  # noqa: F401
                     take)
 from .einsum import einsum  # noqa: F401
 from .linalg import addmm, bmm, dot, ger, matmul, mm, mv, outer  # noqa: F401

@@ -41,6 +41,12 @@ def shown_dim(dim):
     return int(dim) % 2 ** 64
 
 
+def given_dim(shown):
+    """The dim as the user gave it (a negative one back from its unsigned form): what a node's backward passes on to
+    the ops it records, as torch's passes its saved dim."""
+    return shown - 2 ** 64 if shown >= 2 ** 63 else shown
+
+
 def shown_dims(dims):
     """Dims (or sizes, shifts) as torch's node shows a list of ints: a tuple, each as shown_dim shows it (an int given
     alone is a tuple of one: x.sum(-1) shows (18446744073709551615,)); None stays None."""

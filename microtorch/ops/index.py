@@ -7,7 +7,7 @@ from .._tensor import Tensor
 from .._user_line import warn_at_user_line
 from ._checks import need_dims
 from ._index_layout import index_like_torch
-from ._op import Op, SavedList, broadcast_error, normalize_dims, shown_dim
+from ._op import Op, SavedList, broadcast_error, given_dim, normalize_dims, shown_dim
 from .reduce import c_order
 
 
@@ -45,11 +45,19 @@ class Index(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return ScatterIntoZeros.apply(grad, ctx.in_shape, saved_index(ctx, ctx.index)), None
+        """torch's: zeros with the gradient added in by _index_put_impl_ (accumulate), which saves the indices"""
+        from .index_more import IndexPutImpl
+        key, indices = saved_index(ctx, ctx.index), ctx.saved_tensors
+        return IndexPutImpl.apply(_zeros(ctx.in_shape, grad), grad, key=key, indices=indices, slots=ctx.slots), None
 
     @staticmethod
     def jvp(ctx, t, _index):
         return Index.apply(t, ctx.index)
+
+
+def _zeros(shape, like):
+    """The zeros torch's backward of a gather-like op writes the gradient into (no graph: the write records it)."""
+    return Tensor._make(np.zeros(shape, like._data.dtype))
 
 
 class Select(Op):
@@ -428,11 +436,10 @@ class IndexSelect(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        from .rearrange import index_add
         (index,) = ctx.saved_tensors
-        if not ctx.in_shape:
-            return grad.clone(), None, None
-        key = (slice(None),) * ctx.dim + (index._data.reshape(-1),)
-        return ScatterIntoZeros.apply(grad, ctx.in_shape, key), None, None
+        # (torch's formula: zeros with the gradient index_add'ed in, IndexAddBackward0)
+        return index_add(_zeros(ctx.in_shape, grad), given_dim(ctx.shown), index, grad), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _index):
@@ -475,13 +482,17 @@ class Gather(Op):
     def forward(ctx, x, dim, index, shown=None, sparse_grad=False):
         ctx.in_shape, ctx.dim, ctx.shown, ctx.sparse_grad = x.shape, dim, dim if shown is None else shown, sparse_grad
         ctx.save_for_backward(x, index)  # torch saves self (for its size) and index: in-place changes fail backward
+        if x.ndim == 0:  # (its one element, the index checked to be 0)
+            return x.copy()
         key = tuple(slice(0, n) if i != dim else slice(None) for i, n in enumerate(index.shape))
         return np.take_along_axis(x[key], index, axis=dim)  # (the index may be smaller than x off dim)
 
     @staticmethod
     def backward(ctx, grad):
+        from .index_more import scatter_add
         index = ctx.saved_tensors[1]
-        return scatter_zeros(grad, ctx.in_shape, ctx.dim, index, ctx.shown), None, None
+        # (torch's formula: zeros with the gradient scatter_add'ed in, ScatterAddBackward0)
+        return scatter_add(_zeros(ctx.in_shape, grad), given_dim(ctx.shown), index, grad), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _index):
@@ -513,27 +524,30 @@ class ScatterAdd(Op):
 
 
 def _along_axis_key(index, dim):
+    """numpy's key for the places index names along dim (the others counted up); a 0-d index (into a 0-d tensor, as
+    one element) a key of one place."""
+    if index.ndim == 0:
+        return (index.reshape(1),)
     grids = list(np.indices(index.shape, sparse=True))
     grids[dim] = index
     return tuple(grids)
-
-
-def scatter_zeros(g, shape, dim, index, shown=None):
-    return ScatterAdd.apply(g, tuple(shape), dim, index._data, shown=shown)
 
 
 def gather(input, dim, index, *, sparse_grad=False):
     from .rearrange import one_element_index
     if isinstance(index, Tensor) and index.ndim == 0 and input.ndim == 1:  # (one element, a 0-d result: torch's)
         return gather(input, dim, one_element_index(input, index)[0], sparse_grad=sparse_grad).reshape(())
-    d = normalize_dims(dim, input.ndim, "gather")[0]
+    d = normalize_dims(dim, max(input.ndim, 1), "gather")[0]  # (0-d: one element, dim 0 or -1)
     idx = index._data
-    if idx.dtype != np.int64:
-        raise RuntimeError(f"gather(): Expected dtype int64 for index, got {index.dtype}")
+    if idx.dtype not in (np.int32, np.int64):
+        raise RuntimeError(f"gather(): Expected dtype int32/int64 for index, got {index.dtype}")
     if idx.ndim != input.ndim:
         raise RuntimeError("gather(): Index tensor must have the same number of dimensions as input tensor")
-    if idx.size and (idx.max() >= input.shape[d] or idx.min() < 0):
-        raise RuntimeError(f"gather(): index {idx.max()} is out of bounds for dimension {d} with size {input.shape[d]}")
+    n = input.shape[d] if input.ndim else 1
+    if idx.size and (idx.max() >= n or idx.min() < 0):
+        bad = idx.max() if idx.max() >= n else idx.min()
+        raise RuntimeError(f"gather(): index {bad} is out of bounds for dimension {d} with size {n} (gather takes no "
+                           "negative index)")
     if any(idx.shape[i] > input.shape[i] for i in range(input.ndim) if i != d):
         raise RuntimeError(f"gather(): Size does not match at dimension {d} expected index {list(idx.shape)} to be "
                            f"no larger than self {list(input.shape)} apart from dimension {d}")
@@ -640,8 +654,9 @@ class MaskedSelect(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # noqa: B018 (unpacking checks the versions and raises once freed, as torch's does)
-        return ScatterIntoZeros.apply(grad, ctx.shape, ctx.where), None
+        from .index_more import masked_scatter
+        mask = ctx.saved_tensors[1]  # (unpacking checks the versions and raises once freed, as torch's does)
+        return masked_scatter(_zeros(ctx.shape, grad), mask, grad), None  # (torch's MaskedScatterBackward0)
 
     @staticmethod
     def jvp(ctx, t, _mask):
@@ -673,8 +688,9 @@ class Take(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # noqa: B018 (as MaskedSelect's)
-        return ScatterIntoZeros.apply(grad, (int(np.prod(ctx.in_shape)),), ctx.flat).reshape(ctx.in_shape), None
+        from .index_more import put
+        index = ctx.saved_tensors[1]  # (as MaskedSelect's)
+        return put(_zeros(ctx.in_shape, grad), index, grad, accumulate=True), None  # (torch's PutBackward0)
 
     @staticmethod
     def jvp(ctx, t, _index):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._user_line import warn_at_user_line
-from ._op import Op, SavedList, normalize_dims, shown_dim
+from ._op import Op, SavedList, given_dim, normalize_dims, shown_dim
 from .elementwise import where, zeros_like_
 from .rearrange import as_given
 
@@ -44,6 +44,13 @@ def _unpack(ctx):
         ctx.saved_tensors  # noqa: B018
 
 
+def _writable(x):
+    """A copy of x to write into, and the array a key indexes: the copy, or for a 0-d x its one element as a 1-d view
+    (torch writes into a 0-d tensor as into one of shape [1]: its index is 0 or -1)."""
+    out = x.copy()
+    return out, out.reshape(1) if out.ndim == 0 else out
+
+
 class Place(Op):
     """out = x with out[key] = src;  d = (g zeroed at key, g[key])"""
     _grad_fn_name = "IndexCopyBackward0"
@@ -52,19 +59,30 @@ class Place(Op):
     @staticmethod
     def forward(ctx, x, src, key=None, index=None, dim=None):
         ctx.key, ctx.src_shape, ctx.accumulate = key, src.shape, False
-        out = x.copy()
-        out[key] = src.reshape(np.shape(out[key]))
-        written = np.zeros(x.shape, dtype=bool)
+        out, target = _writable(x)
+        target[key] = src.reshape(np.shape(target[key]))
+        written = np.zeros(target.shape, dtype=bool)
         written[key] = True
-        ctx.written = written
+        ctx.written = written.reshape(x.shape)
         _keep_index(ctx, src, index, dim)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         _unpack(ctx)
-        gx = _zero_at(grad, ctx.written) if ctx.needs_input_grad[0] else None
-        return gx, _take(grad, ctx.key, ctx.src_shape) if ctx.needs_input_grad[1] else None
+        cls = ctx._forward_cls
+        gx = cls.self_grad(ctx, grad) if ctx.needs_input_grad[0] else None
+        return gx, cls.source_grad(ctx, grad) if ctx.needs_input_grad[1] else None
+
+    @staticmethod
+    def self_grad(ctx, grad):
+        """g, zeroed where forward wrote (an op of torch's formula where a subclass knows it)"""
+        return _zero_at(grad, ctx.written)
+
+    @staticmethod
+    def source_grad(ctx, grad):
+        """g at the places forward wrote, in the source's shape (an op of torch's formula where a subclass knows it)"""
+        return _take(grad, ctx.key, ctx.src_shape)
 
     @staticmethod
     def jvp(ctx, tx, tsrc):
@@ -85,6 +103,42 @@ def _placed(name, saved=(), values=None):
 IndexCopy = _placed("IndexCopy", ("index", "source"), {"dim": "given_dim", "source_dim": "source_dim"})
 Put = _placed("Put", ("index", "source"), {"accumulate": "accumulate"})
 IndexFill = _placed("IndexFill", ("index",), {"dim": "given_dim"})
+
+
+# The gradients as torch's formulas write them, with the index tensor the user gave (saved first): under
+# create_graph these ops are the nodes torch records. Without that index (an op made by another's backward or by
+# vmap), Place's own.
+def _given_index(ctx):
+    return ctx.saved_tensors[0] if ctx.saves else None
+
+
+def _filled_along_dim(ctx, grad):
+    index = _given_index(ctx)
+    return Place.self_grad(ctx, grad) if index is None else index_fill(grad, given_dim(ctx.given_dim), index, 0)
+
+
+def _selected_along_dim(ctx, grad):
+    index = _given_index(ctx)
+    if index is None:
+        return Place.source_grad(ctx, grad)
+    return grad.index_select(given_dim(ctx.given_dim), index).expand(ctx.src_shape)
+
+
+def _taken(ctx, grad):
+    index = _given_index(ctx)
+    return Place.source_grad(ctx, grad) if index is None else grad.take(index).reshape(ctx.src_shape)
+
+
+def _put_zeros(ctx, grad):
+    index = _given_index(ctx)
+    if index is None:
+        return Place.self_grad(ctx, grad)
+    return put(grad, index, Tensor._make(np.zeros(ctx.src_shape, grad._data.dtype)))
+
+
+IndexCopy.self_grad, IndexCopy.source_grad = staticmethod(_filled_along_dim), staticmethod(_selected_along_dim)
+IndexFill.self_grad = staticmethod(_filled_along_dim)
+Put.self_grad, Put.source_grad = staticmethod(_put_zeros), staticmethod(_taken)
 
 
 class SelectScatter(Place):
@@ -155,15 +209,24 @@ class AddAt(Op):
     @staticmethod
     def forward(ctx, x, src, key=None, index=None, dim=None):
         ctx.key, ctx.src_shape, ctx.accumulate = key, src.shape, True
-        out = x.copy()
-        np.add.at(out, key, src.reshape(np.shape(x[key])))
+        out, target = _writable(x)
+        np.add.at(target, key, src.reshape(np.shape(target[key])))
         _keep_index(ctx, src, index, dim)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         _unpack(ctx)
-        return grad, _take(grad, ctx.key, ctx.src_shape) if ctx.needs_input_grad[1] else None
+        return grad, ctx._forward_cls.source_grad(ctx, grad) if ctx.needs_input_grad[1] else None
+
+    @staticmethod
+    def source_grad(ctx, grad):
+        """scatter_add's: g gathered along dim at the index (torch's formula)"""
+        index = _given_index(ctx)
+        if index is None:
+            return Place.source_grad(ctx, grad)
+        g = grad.gather(given_dim(ctx.given_dim), index)
+        return g if tuple(g.shape) == ctx.src_shape else g.reshape(ctx.src_shape)  # (a 0-d index and source: one)
 
     @staticmethod
     def jvp(ctx, tx, tsrc):
@@ -174,17 +237,19 @@ class PutAccumulate(AddAt):
     """put with accumulate=True: out = x with out[key] += src"""
     _grad_fn_name = "PutBackward0"
     _saved_names, _saved_values, _source_only = Put._saved_names, Put._saved_values, False
+    source_grad = staticmethod(_taken)
 
 
 def _taking_broadcast_values(name, base, doc):
     """index_put's op on top of `base` (Place: out[key] = v, AddAt: out[key] += v): the value is broadcast to
     out[key]'s shape inside the op (one element: any shape, as torch fills through masked_fill_), so the graph has no
     ExpandBackward0, and its gradient is summed back to the value's shape."""
-    def forward(ctx, x, src, key=None, indices=()):
+    def forward(ctx, x, src, key=None, indices=(), slots=None):
         out = base.forward(ctx, x, np.broadcast_to(src.reshape(()) if src.size == 1 else src, np.shape(x[key])), key)
         ctx.v_shape = src.shape
-        # torch's node saves the index tensors as given (`_saved_indices`: their places among the saved tensors)
-        ctx.slots, ctx.saves = tuple(range(len(indices))), bool(indices)
+        # torch's node saves the index tensors as given (`_saved_indices`: their places among the saved tensors, None
+        # for a whole dim)
+        ctx.slots, ctx.saves = tuple(range(len(indices))) if slots is None else slots, bool(indices)
         ctx.save_for_backward(*indices)
         return out
 
@@ -194,11 +259,38 @@ def _taking_broadcast_values(name, base, doc):
 
     def jvp(ctx, tx, tsrc):
         return op.apply(tx, tsrc, key=ctx.key)
+    hooks = {"source_grad": staticmethod(_indexed)}
+    if base is Place:
+        hooks["self_grad"] = staticmethod(_index_put_zeros)
     op = type(name, (base,),
               {"_grad_fn_name": "IndexPutBackward0", "__module__": __name__, "__doc__": doc, "_saved_names": (),
                "_saved_values": {"indices": SavedList("slots"), "accumulate": "accumulate"}, "_source_only": False,
-               "forward": staticmethod(forward), "backward": staticmethod(backward), "jvp": staticmethod(jvp)})
+               "forward": staticmethod(forward), "backward": staticmethod(backward), "jvp": staticmethod(jvp), **hooks})
     return op
+
+
+def _saved_indices(ctx):
+    """index_put's indices as torch's node keeps them (None for a whole dim), or None if none were given."""
+    if not ctx.saves:
+        return None
+    saved = ctx.saved_tensors
+    return tuple(None if k is None else saved[k] for k in ctx.slots)
+
+
+def _indexed(ctx, grad):
+    """index_put's values: g at the indices (torch's formula, IndexBackward0); summed to their shape after"""
+    indices = _saved_indices(ctx)
+    if indices is None:
+        return _take(grad, ctx.key, np.shape(grad._data[ctx.key]))
+    return grad[tuple(slice(None) if i is None else i for i in indices)]
+
+
+def _index_put_zeros(ctx, grad):
+    """index_put's input: g with zeros put at the indices (torch's formula, IndexPutBackward0)"""
+    indices = _saved_indices(ctx)
+    if indices is None:
+        return Place.self_grad(ctx, grad)
+    return index_put(grad, indices, Tensor._make(np.zeros(ctx.v_shape, grad._data.dtype)))
 
 
 IndexPut = _taking_broadcast_values(
@@ -207,6 +299,12 @@ IndexPut = _taking_broadcast_values(
 IndexPutAccumulate = _taking_broadcast_values(
     "IndexPutAccumulate", AddAt, "out = x with out[key] += v, v broadcast to out[key]'s shape;  d = (g, g[key] "
     "summed to v's shape)")
+
+
+class IndexPutImpl(IndexPutAccumulate):
+    """_index_put_impl_ with accumulate, the op torch's indexing backward records: zeros with the gradient added at
+    the indices (its `_saved_indices` hold None for a whole dim, as the indexing node's)"""
+    _grad_fn_name = "IndexPutImplBackward0"
 
 
 def _index(index, op, vector=True):
@@ -246,7 +344,8 @@ def scatter_add(input, dim, index, src):
                            f"{list(src.shape)} apart from dimension {d}")
     if tuple(src.shape) != idx.shape:
         src = src[tuple(slice(0, n) for n in idx.shape)]
-    return AddAt.apply(input, src, key=_along_axis_key(idx, d), index=given, dim=dim)
+    key = (idx.reshape(-1) % 1,) if input.ndim == 0 else _along_axis_key(idx, d)  # (0-d: its one element)
+    return AddAt.apply(input, src, key=key, index=given, dim=dim)
 
 
 def index_copy(input, dim, index, source):
@@ -342,6 +441,7 @@ def _broadcasts(shape, to):
 
 
 def put(input, index, source, accumulate=False):
+    _same_dtype(input, source, "put")
     idx = _index(index, "put", vector=False)
     n = input.numel()
     if idx.size and (idx.min() < -n or idx.max() >= n):
@@ -349,7 +449,8 @@ def put(input, index, source, accumulate=False):
     if idx.size != source.numel():
         raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
                            f"source.numel() = {source.numel()}, index.numel() = {idx.size}")
-    key = np.unravel_index(idx.reshape(-1) % max(n, 1), tuple(input.shape))
+    flat = idx.reshape(-1) % max(n, 1)
+    key = (flat,) if input.ndim == 0 else np.unravel_index(flat, tuple(input.shape))  # (0-d: its one element)
     return (PutAccumulate if accumulate else Put).apply(input, source, key=key, index=as_given(index))
 
 
@@ -446,19 +547,38 @@ class MaskedScatter(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .index import getitem
-        ctx.saved_tensors  # noqa: B018  (unpacked as torch's node does: raises once freed, or if the mask changed)
-        mask = Tensor._make(ctx.mask)
-        gx = _zero_at(grad, ctx.mask)
-        picked = getitem(grad, mask)
-        n = int(np.prod(ctx.src_shape))
-        pad = Tensor._make(np.zeros(n - picked.shape[0], dtype=grad._data.dtype))
-        from .shape import cat
-        return gx, cat([picked, pad]).reshape(ctx.src_shape)
+        (mask,) = ctx.saved_tensors  # (unpacked as torch's node does: raises once freed, or if the mask changed)
+        gx = _zero_at(grad, ctx.mask) if ctx.needs_input_grad[0] else None
+        return gx, MaskedScatterBackward.apply(grad, mask, ctx.src_shape) if ctx.needs_input_grad[1] else None
 
     @staticmethod
     def jvp(ctx, tx, tsrc):
         return MaskedScatter.apply(tx, tsrc, mask=ctx.mask)
+
+
+class MaskedScatterBackward(Op):
+    """masked_scatter's source gradient, an op of its own in torch: g's masked values in the source's first places,
+    zeros after, in its shape;  d = zeros with the gradient's first values written at the mask"""
+    _grad_fn_name = "MaskedScatterBackwardBackward0"
+    _saved_names, _edges = ("mask",), (0,)
+
+    @staticmethod
+    def forward(ctx, grad, mask, sizes):
+        ctx.grad_shape = grad.shape
+        ctx.save_for_backward(mask)
+        picked = grad[np.broadcast_to(mask, grad.shape)]
+        out = np.zeros(int(np.prod(sizes)), grad.dtype)
+        out[:picked.size] = picked
+        return out.reshape(sizes)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        return masked_scatter(Tensor._make(np.zeros(ctx.grad_shape, grad._data.dtype)), mask, grad), None, None
+
+    @staticmethod
+    def jvp(ctx, t, _mask, _sizes):
+        return MaskedScatterBackward.apply(t, *ctx.inputs[1:])
 
 
 def masked_scatter(input, mask, source):

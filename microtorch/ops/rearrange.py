@@ -5,7 +5,7 @@ from .._dtype import from_numpy_dtype, to_dtype
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._layout import like_torch
-from ._op import Op, normalize_dims, shown_dim, shown_dims
+from ._op import Op, given_dim, normalize_dims, shown_dim, shown_dims
 from .index import _along_axis_key
 from ._sum_order import nansum_like_torch
 
@@ -148,7 +148,8 @@ class Scatter(Op):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
         keep_index(ctx, index, given_index, dim, given_dim)
         out = x.copy()
-        out[_along_axis_key(index, dim)] = src[tuple(slice(0, s) for s in index.shape)]  # (only index's extent)
+        target = out.reshape(1) if out.ndim == 0 else out  # (0-d: its one element)
+        target[_along_axis_key(index, dim)] = src[tuple(slice(0, s) for s in index.shape)]  # (only index's extent)
         return out
 
     @staticmethod
@@ -180,7 +181,7 @@ class ScatterValue(Op):
         ctx.dim, ctx.index = dim, index
         keep_index(ctx, index, given_index, dim, given_dim)
         out = x.copy()
-        out[_along_axis_key(index, dim)] = np.asarray(value, dtype=x.dtype)
+        (out.reshape(1) if out.ndim == 0 else out)[_along_axis_key(index, dim)] = np.asarray(value, dtype=x.dtype)
         return out
 
     @staticmethod
@@ -205,8 +206,8 @@ def one_element_index(input, index, src=None):
 
 def _index_array(index, input, dim, op):
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
-    if idx.dtype.kind not in "iu":
-        raise RuntimeError(f"{op}(): Expected dtype int64 for index (got {idx.dtype}); pass a LongTensor of "
+    if idx.dtype not in (np.int32, np.int64):
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index (got {idx.dtype}); pass a LongTensor of "
                            "positions")
     if idx.ndim != input.ndim and not (idx.ndim == 1 and input.ndim == 0):
         raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as self tensor (index "
@@ -227,8 +228,10 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     index, src = one_element_index(input, index, src)
     idx = _index_array(index, input, d, "scatter")
     if isinstance(src, Tensor):
-        x, s = input, src.to(input.dtype) if src.dtype != input.dtype else src
-        return Scatter.apply(x, s, dim=d, index=idx, **given)
+        if src.dtype != input.dtype:
+            raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype (got {input.dtype} and "
+                               f"{src.dtype}); convert src with .to({input.dtype})")
+        return Scatter.apply(input, src, dim=d, index=idx, **given)
     fill = value if value is not None else src
     return ScatterValue.apply(input, dim=d, index=idx, value=fill, **given)
 
@@ -241,22 +244,26 @@ class IndexAdd(Op):
 
     @staticmethod
     def forward(ctx, x, src, dim=0, index=None, alpha=1, given_index=None, given_dim=None):
-        ctx.dim, ctx.index, ctx.alpha, ctx.source_dim = dim, index, alpha, src.ndim
+        ctx.dim, ctx.index, ctx.alpha, ctx.source_dim, ctx.src_shape = dim, index, alpha, src.ndim, src.shape
         ctx.given_dim = shown_dim(dim if given_dim is None else given_dim)
         # (torch keeps both for the source's gradient only, else leaves them undefined)
         ctx.save_for_backward(*(index if given_index is None else given_index, src) if ctx.needs_input_grad[1] else
                               (None, None))
-        out = np.moveaxis(x.copy(), dim, 0)
-        np.add.at(out, index, np.moveaxis(src, dim, 0) * alpha)
-        return np.ascontiguousarray(np.moveaxis(out, 0, dim))
+        out = np.moveaxis(x.copy().reshape(x.shape or (1,)), dim, 0)  # (a 0-d x and source: as one element each)
+        np.add.at(out, np.reshape(index, -1), np.moveaxis(src.reshape(src.shape or (1,)), dim, 0) * alpha)
+        return np.ascontiguousarray(np.moveaxis(out, 0, dim)).reshape(x.shape)
 
     @staticmethod
     def backward(ctx, grad):
         from .index import index_select
+        from .scalar_overloads import mul_scalar
         gsrc = None
-        if ctx.needs_input_grad[1]:
-            ctx.saved_tensors  # noqa: B018  (unpacked as torch's node does: an index or source changed in place raises)
-            gsrc = index_select(grad, ctx.dim, Tensor._make(ctx.index)) * ctx.alpha
+        if ctx.needs_input_grad[1]:  # (torch's formula: g.index_select(dim, index).expand_as(source), times alpha)
+            index = ctx.saved_tensors[0]  # (unpacked as torch's node does: an index or source changed in place raises)
+            given = given_dim(ctx.given_dim)  # (as torch passes it on, a negative one too; vmap's own dim if it moved)
+            gsrc = index_select(grad, given if given % max(grad.ndim, 1) == ctx.dim else ctx.dim, index)
+            gsrc = gsrc.expand(ctx.src_shape) if gsrc.ndim == ctx.source_dim else gsrc.reshape(ctx.src_shape)
+            gsrc = gsrc if ctx.alpha == 1 else mul_scalar(gsrc, ctx.alpha)
         return grad, gsrc
 
     @staticmethod
@@ -265,12 +272,18 @@ class IndexAdd(Op):
 
 
 def index_add(input, dim, index, source, *, alpha=1):
+    if input.dtype != source.dtype:
+        raise RuntimeError(f"index_add_(): self ({input.dtype}) and source ({source.dtype}) must have the same scalar "
+                           "type; convert one with .to()")
     given = dict(given_index=as_given(index), given_dim=dim)
     dim = normalize_dims(dim, input.ndim, "index_add")[0]  # (0-d: dim 0 or -1)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
-    if idx.ndim != 1 or idx.dtype.kind not in "iu":
+    if (idx.ndim != 1 and not idx.ndim == input.ndim == 0) or idx.dtype.kind not in "iu":  # (0-d: one place)
         raise IndexError(f"index_add_(): Index is supposed to be a vector of integers (got shape {list(idx.shape)}, "
                          f"dtype {idx.dtype})")
+    if input.ndim == 0 and source.ndim:
+        raise RuntimeError(f"index_add_(): source tensor shape must match self tensor shape, excluding the specified "
+                           f"dimension. Got self.shape = [] source.shape = {list(source.shape)}: give a 0-d source")
     if source.ndim and source.shape[dim] != idx.shape[0]:
         raise RuntimeError(f"index_add_(): Number of indices ({idx.shape[0]}) should be equal to source.size(dim) "
                            f"({source.shape[dim]})")
