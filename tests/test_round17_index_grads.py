@@ -163,3 +163,19 @@ def test_a_source_of_another_dtype_is_refused_as_torch(name, dtype):
         except RuntimeError:
             seen.append("RuntimeError")
     assert seen[1] == seen[0]
+
+
+@pytest.mark.parametrize("src_shape", [(2, 3), (2, 2), (3, 3)])
+def test_scatter_add_of_a_larger_src_links_it_and_raises_in_backward_as_torch(src_shape):
+    """torch's node links src itself (no slice before it); its gradient has the index's shape, so a larger src makes
+    backward raise (microtorch sliced src first and gave it a padded gradient)"""
+    seen = []
+    for L in LIBS:
+        s = L.ones(*src_shape, requires_grad=True)
+        y = L.zeros(2, 4).scatter_add(-1, L.tensor([[0, 1], [2, 3]]), s)
+        try:
+            y.sum().backward()
+            seen.append((graph_of(y), s.grad.tolist()))
+        except RuntimeError as e:
+            seen.append((graph_of(y), "invalid gradient" in str(e)))
+    assert seen[1] == seen[0]

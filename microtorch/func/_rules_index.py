@@ -71,6 +71,8 @@ def write_at_key(cls, args, kwargs, level):
     where = _positions(key, shape, B, level)
     flat = sh.reshape(_materialized(x, level, B), (B * math.prod(shape),))
     s = _materialized(src, level, B)  # (index_put's value broadcasts: its dims line up from the right)
+    if kwargs.get("src_key"):  # (scatter_add's larger src: the part it writes, per example)
+        s = s[(slice(None),) + kwargs["src_key"]]
     out = cls.apply(flat, _pad(s, s.ndim - 1, where.ndim - 1), key=(where,))
     return wrap(sh.reshape(out, (B,) + shape), level)
 

@@ -207,10 +207,11 @@ class AddAt(Op):
     _saved_names, _saved_values, _source_only = ("index",), {"dim": "given_dim"}, True
 
     @staticmethod
-    def forward(ctx, x, src, key=None, index=None, dim=None):
+    def forward(ctx, x, src, key=None, index=None, dim=None, src_key=None):
+        """src_key: the part of src that is written (scatter_add's src may be larger than its index)"""
         ctx.key, ctx.src_shape, ctx.accumulate = key, src.shape, True
         out, target = _writable(x)
-        np.add.at(target, key, src.reshape(np.shape(target[key])))
+        np.add.at(target, key, (src if src_key is None else src[src_key]).reshape(np.shape(target[key])))
         _keep_index(ctx, src, index, dim)
         return out
 
@@ -225,8 +226,10 @@ class AddAt(Op):
         index = _given_index(ctx)
         if index is None:
             return Place.source_grad(ctx, grad)
-        g = grad.gather(given_dim(ctx.given_dim), index)
-        return g if tuple(g.shape) == ctx.src_shape else g.reshape(ctx.src_shape)  # (a 0-d index and source: one)
+        g = grad.gather(given_dim(ctx.given_dim), index)  # (index's shape: a larger src makes the engine raise, as
+        if tuple(g.shape) == ctx.src_shape or g.numel() != int(np.prod(ctx.src_shape)):  # torch's)
+            return g
+        return g.reshape(ctx.src_shape)  # (a 0-d index and source: one element)
 
     @staticmethod
     def jvp(ctx, tx, tsrc):
@@ -342,10 +345,9 @@ def scatter_add(input, dim, index, src):
     if any(i > s for i, s in zip(idx.shape, src.shape)):
         raise RuntimeError(f"scatter_add(): Expected index {list(idx.shape)} to be smaller than src "
                            f"{list(src.shape)} apart from dimension {d}")
-    if tuple(src.shape) != idx.shape:
-        src = src[tuple(slice(0, n) for n in idx.shape)]
+    src_key = None if tuple(src.shape) == idx.shape else tuple(slice(0, n) for n in idx.shape)
     key = (idx.reshape(-1) % 1,) if input.ndim == 0 else _along_axis_key(idx, d)  # (0-d: its one element)
-    return AddAt.apply(input, src, key=key, index=given, dim=dim)
+    return AddAt.apply(input, src, key=key, index=given, dim=dim, src_key=src_key)
 
 
 def index_copy(input, dim, index, source):
