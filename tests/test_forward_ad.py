@@ -501,6 +501,7 @@ NO_JVP_NEEDED |= {"IndexReduce", "Heaviside", "Geqrf", "LdlFactor", "LdlSolve", 
                   "NoDoubleBackward",  # (scatter_reduce prod's gradient passed on as it is; its jvp is the identity)
                   "FloorDivide", "RemainderOfNumber"}  # no derivative in torch either (their jvp raises torch's error)
 NO_JVP_NEEDED |= {"NoDerivative"}  # (the base class of Heaviside and FloorDivide: not an op of its own)
+NO_JVP_NEEDED |= {"NativeChannelShuffle"}  # no derivative in torch either (its jvp raises torch's error)
 NO_JVP_NEEDED |= {"SoftMarginLossBackward"}  # torch has no forward mode for it either: forward over reverse raises
 # its NotImplementedError (tests/test_nodes10_losses.py)
 NO_JVP_NEEDED |= {"Unique2", "UniqueDim", "UniqueConsecutive"}  # no derivative in torch: their jvp raises torch's

@@ -173,18 +173,18 @@ def channel_shuffle(input, groups):
     return _channel_shuffle(input, groups, "channel_shuffle")
 
 
-def _channel_shuffle(input, groups, op):
+def _channel_shuffle(input, groups, op, cls=_up.ChannelShuffle):
     _at_least_3d(input, op)
     if groups <= 0:
         raise RuntimeError(f"{op}: Number of groups to divide channels in must be positive. Value of groups:{groups}")
     if input.shape[1] % groups:
         raise RuntimeError(f"{op}: Number of channels must be divisible by groups. Got {input.shape[1]} channels and "
                            f"{groups} groups.")
-    return _up.ChannelShuffle.apply(input, int(groups))
+    return cls.apply(input, int(groups))
 
 
 def native_channel_shuffle(input, groups):
-    return _channel_shuffle(input, groups, "native_channel_shuffle")
+    return _channel_shuffle(input, groups, "native_channel_shuffle", _up.NativeChannelShuffle)
 
 
 def affine_grid(theta, size, align_corners=None):

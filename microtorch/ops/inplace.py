@@ -785,6 +785,10 @@ def setitem(self, key, value):
     """x[key] = value, as torch does it: basic indexing writes through a view of x (CopySlices),
     advanced indexing is index_put_ on x."""
     from .index import _check_bounds, _to_np_index, getitem, legacy_tuple, refuse_byte_fill, warn_byte_mask
+    if key is False:  # (torch writes nothing and records nothing: only the value's type is checked)
+        if not isinstance(value, Tensor):
+            _as_value(self, value)
+        return
     _check_mutable(self, "x[idx] = v")
     key = legacy_tuple(key)
     given = key if isinstance(key, tuple) else (key,)

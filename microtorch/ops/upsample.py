@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import Op
+from ._op import NoDerivative, Op
 
 
 def apply_mats(x, mats):
@@ -283,6 +283,25 @@ class ChannelShuffle(Op):
     @staticmethod
     def jvp(ctx, t, _):
         return ChannelShuffle.apply(t, ctx.inputs[1])
+
+
+class NativeChannelShuffle(NoDerivative):
+    """native_channel_shuffle: channel_shuffle's values with no derivative (torch's node is NotImplemented; its
+    backward raises, naming the op)"""
+    _grad_fn_name = "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, x, groups):
+        return ChannelShuffle.forward(ctx, x, groups)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::native_channel_shuffle is not implemented: use channel_shuffle, "
+                           "whose gradient shuffles back")
+
+    @staticmethod
+    def jvp(ctx, t, _groups):
+        raise RuntimeError("derivative for aten::native_channel_shuffle is not implemented (forward mode)")
 
 
 # ---- affine_grid --------------------------------------------------------------------------------------
