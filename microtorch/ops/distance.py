@@ -115,8 +115,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     mode = _MODES[compute_mode]
     if x1.numel() and x2.numel() and p == 2 and (mode == 1 or mode == 0 and (r1 > 25 or r2 > 25)):
         n = int(np.prod(batch))
-        a = x1.expand(*batch, r1, m).reshape(n, r1, m)
-        b = x2.expand(*batch, r2, m).reshape(n, r2, m)
+        if n == 1:  # (one batch, or none: torch takes the inputs as they are)
+            return EuclideanDist.apply(x1, x2).view(*batch, r1, r2)
+        a = x1.expand(*batch, r1, m).contiguous().view(n, r1, m)  # (torch copies an expanded input: CloneBackward0)
+        b = x2.expand(*batch, r2, m).contiguous().view(n, r2, m)
         return EuclideanDist.apply(a, b).view(*batch, r1, r2)
     return Cdist.apply(x1, x2, p=float(p))
 
