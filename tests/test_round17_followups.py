@@ -61,3 +61,18 @@ def test_cdist_by_matrix_products_takes_one_batch_as_it_is(shapes):
     assert seen[1][:2] == seen[0][:2]
     for want, got in zip(seen[0][2:], seen[1][2:]):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("x", [2.0, 1e-30, -3e-20, 0.25])
+def test_sincs_second_derivative_adds_in_torchs_order(x):
+    """fuzz seed 3,827,342: sinc(sinc(2)) reads sinc at -3.9e-17, where the three gradients of pi x in sinc's backward
+    cancel. torch's compiled formula makes sin's node before cos's and the product's, so its engine adds them in an
+    order that gives 0; microtorch made them left to right and gave -pi^2"""
+    seen = []
+    for L in LIBS:
+        a = L.tensor([x], dtype=L.float64, requires_grad=True)
+        (g,) = L.autograd.grad(L.sinc(L.sinc(a)).sum() + L.sinc(a).sum(), a, create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), a)
+        seen.append((g.item(), gg.item(), graph_of(g)))
+    assert seen[1] == seen[0]
+

@@ -144,8 +144,12 @@ class Sinc(Op):
 
     @staticmethod
     def _times_slope(g, x, conj):
+        """torch's sinc_backward. Its nodes are made in the order torch's compiled formula makes them (the sin before
+        the cos and the product), so that a second backward adds the three gradients of pi x in torch's order: at a
+        tiny x, where they cancel, the result is torch's 0."""
         px, pxx = mul_scalar(x, math.pi), mul_scalar(x * x, math.pi)
-        slope = (px * px.cos() - px.sin()) / pxx
+        sin = px.sin()
+        slope = (px * px.cos() - sin) / pxx
         return where(pxx == 0, 0.0, g * (slope.conj() if conj else slope))
 
 
