@@ -118,3 +118,15 @@ def leaves_of(node, seen=None):
         else:
             leaves_of(nxt, seen)
     return seen
+
+
+def gradient_graphs(f, leaves, L):
+    """f(L, *leaves) -> y: the gradients of (y * y).sum() with create_graph=True, each as its graph (graph_of) and its
+    nodes' saved values (typed); the second-order gradients of a weighted sum of them; and the gradients' values."""
+    y = f(L, *leaves)
+    gs = L.autograd.grad((y * y).sum(), leaves, create_graph=True)
+    graphs = [(graph_of(g), [{k: describe(getattr(n, k), True) for k in saved_names(n, STRIDES)} for n in nodes_of(g)])
+              for g in gs]
+    weights = [L.linspace(-1, 1, g.numel(), dtype=g.dtype).reshape(g.shape) for g in gs]
+    second = L.autograd.grad(sum((w * g).sum() for w, g in zip(weights, gs)), leaves, allow_unused=True)
+    return graphs, [None if s is None else s.detach().numpy() for s in second], [g.detach().numpy() for g in gs]

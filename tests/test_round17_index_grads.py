@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import microtorch as mt
-from tests.saved_compare import STRIDES, describe, graph_of, nodes_of, saved_names
+from tests.saved_compare import gradient_graphs, graph_of
 
 LIBS = (torch, mt)
 
@@ -53,25 +53,10 @@ CASES = {  # name: (f(L, *leaves), leaf shapes)
 }
 
 
-def _grads(L, name, dtype):
-    """The first gradients (create_graph) and their graphs with each node's saved values; the second-order
-    gradients of a weighted sum of them."""
-    f, shapes = CASES[name]
-    xs = [_leaf(L, s, getattr(L, dtype)) for s in shapes]
-    y = f(L, *xs)
-    gs = L.autograd.grad((y * y).sum(), xs, create_graph=True)
-    graphs = []
-    for g in gs:
-        graphs.append((graph_of(g), [{k: describe(getattr(n, k), True) for k in saved_names(n, STRIDES)}
-                                     for n in nodes_of(g)]))
-    weights = [L.linspace(-1, 1, g.numel(), dtype=g.dtype).reshape(g.shape) for g in gs]
-    second = L.autograd.grad(sum((w * g).sum() for w, g in zip(weights, gs)), xs, allow_unused=True)
-    return graphs, [None if s is None else s.detach().numpy() for s in second], [g.detach().numpy() for g in gs]
-
-
 @pytest.mark.parametrize("name", CASES)
 def test_the_gradients_graph_is_torchs(name):
-    want, got = _grads(torch, name, "float64"), _grads(mt, name, "float64")
+    f, shapes = CASES[name]
+    want, got = (gradient_graphs(f, [_leaf(L, s, L.float64) for s in shapes], L) for L in LIBS)
     assert got[0] == want[0]
     for w, g in zip(want[1] + want[2], got[1] + got[2]):
         assert (w is None) == (g is None)

@@ -164,6 +164,52 @@ class SliceScatter(Place):
         return Place.forward(ctx, x, src, key)
 
 
+def _zeros_of(ctx, grad):
+    return Tensor._make(np.zeros(ctx.src_shape, grad._data.dtype))
+
+
+def _select_scatter_self(ctx, grad):
+    """torch's: grad.select_scatter(zeros_like(src), dim, index); without its arguments (vmap's write), Place's"""
+    if ctx.dim is None:
+        return Place.self_grad(ctx, grad)
+    return select_scatter(grad, _zeros_of(ctx, grad), given_dim(ctx.dim), given_dim(ctx.index))
+
+
+def _select_scatter_source(ctx, grad):
+    """torch's: grad.select(dim, index)"""
+    if ctx.dim is None:
+        return Place.source_grad(ctx, grad)
+    return grad.select(given_dim(ctx.dim), given_dim(ctx.index))
+
+
+def _slice_args(ctx):
+    return given_dim(ctx.dim), *(None if v is None else given_dim(v) for v in (ctx.start, ctx.end)), ctx.step
+
+
+def _slice_scatter_self(ctx, grad):
+    """torch's: grad.slice_scatter(zeros_like(src), dim, start, end, step)"""
+    if ctx.dim is None:
+        return Place.self_grad(ctx, grad)
+    return slice_scatter(grad, _zeros_of(ctx, grad), *_slice_args(ctx))
+
+
+def _slice_scatter_source(ctx, grad):
+    """torch's: grad.slice(dim, start, end, step), whose node shows a start or end left out as None"""
+    from .index import Slice
+    from .shape import _share
+    if ctx.dim is None:
+        return Place.source_grad(ctx, grad)
+    dim, start, end, step = _slice_args(ctx)
+    k = slice(start, end, step).indices(grad.shape[dim % grad.ndim])
+    shown = (ctx.dim, ctx.start, ctx.end, ctx.step)
+    return _share(Slice.apply(grad, dim % grad.ndim, k[0], max(k[1], k[0]), k[2], shown=shown), grad)
+
+
+SelectScatter.self_grad, SelectScatter.source_grad = (staticmethod(_select_scatter_self),
+                                                      staticmethod(_select_scatter_source))
+SliceScatter.self_grad, SliceScatter.source_grad = staticmethod(_slice_scatter_self), staticmethod(_slice_scatter_source)
+
+
 def _summed_to(g, shape):
     """g (the gradient at the places a broadcast value was written) summed back to the value's shape; a
     one-element value may have more dims than the places (torch fills through masked_fill_ there)."""

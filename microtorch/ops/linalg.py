@@ -173,9 +173,9 @@ class Mv(Matmul):
 
     @staticmethod
     def backward(ctx, grad):
-        a, v = ctx.saved_tensors
-        return (grad.unsqueeze(1) * v.conj() if ctx.needs_input_grad[0] else None,  # the outer product
-                Mv.apply(a.mT.conj(), grad) if ctx.needs_input_grad[1] else None)
+        a, v = ctx.saved_tensors  # (torch's formula: grad.ger(vec), ger a reshape times vec; a.t().mv(grad))
+        return (grad.reshape(grad.shape[0], 1) * v.conj() if ctx.needs_input_grad[0] else None,
+                Mv.apply(a.conj().t(), grad) if ctx.needs_input_grad[1] else None)
 
 
 class Dot(Matmul):
@@ -184,9 +184,16 @@ class Dot(Matmul):
 
 
 class Bmm(Matmul):
+    """d(A@B) batched = (G @ B^T, A^T @ G), as torch's formulas: bmm with the other transposed"""
     _grad_fn_name = "BmmBackward0"
     _saved_names = ("self", "mat2")
     in_order = staticmethod(_bmm_in_order)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (Bmm.apply(grad, b.transpose(1, 2).conj()) if ctx.needs_input_grad[0] else None,
+                Bmm.apply(a.transpose(1, 2).conj(), grad) if ctx.needs_input_grad[1] else None)
 
 
 def _check(a, b, op):

@@ -9,6 +9,7 @@ from ._op import Op, normalize_dims, promoted, shown_dim
 from .elementwise import where
 from .linalg import _check, bmm, matmul, mm, mv, no_out_dtype
 from .linalg_decomp import _lu_np, _lu_solve_np
+from .scalar_overloads import maybe_multiply
 from .shape import broadcasts_to
 
 
@@ -492,10 +493,11 @@ class Addmv(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, v = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        return (grad * ctx.beta, grad.unsqueeze(1) * v * ctx.alpha if need[1] else None,
-                mv(a.t(), grad) * ctx.alpha if need[2] else None)
+        a, v = ctx.saved_tensors  # (torch's formulas: grad.ger(vec), mat.t().mv(grad), each times alpha unless 1)
+        need, alpha = ctx.needs_input_grad, ctx.alpha
+        return (maybe_multiply(grad, ctx.beta),
+                maybe_multiply(grad.reshape(grad.shape[0], 1) * v.conj(), alpha) if need[1] else None,
+                maybe_multiply(mv(a.t().conj(), grad), alpha) if need[2] else None)
 
     @staticmethod
     def jvp(ctx, tx, ta, tv):
@@ -517,10 +519,10 @@ class Addr(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        u, v = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        return (grad * ctx.beta, mv(grad, v) * ctx.alpha if need[1] else None,
-                mv(grad.t(), u) * ctx.alpha if need[2] else None)
+        u, v = ctx.saved_tensors  # (torch's formulas: grad.mv(vec2), grad.t().mv(vec1), each times alpha unless 1)
+        need, alpha = ctx.needs_input_grad, ctx.alpha
+        return (maybe_multiply(grad, ctx.beta), maybe_multiply(mv(grad, v.conj()), alpha) if need[1] else None,
+                maybe_multiply(mv(grad.t(), u.conj()), alpha) if need[2] else None)
 
     @staticmethod
     def jvp(ctx, tx, tu, tv):
@@ -542,10 +544,11 @@ class Baddbmm(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        return (grad * ctx.beta, bmm(grad, b.mT) * ctx.alpha if need[1] else None,
-                bmm(a.mT, grad) * ctx.alpha if need[2] else None)
+        a, b = ctx.saved_tensors  # (torch's: grad.bmm(batch2.transpose(1, 2)), batch1.transpose(1, 2).bmm(grad))
+        need, alpha = ctx.needs_input_grad, ctx.alpha
+        return (maybe_multiply(grad, ctx.beta),
+                maybe_multiply(bmm(grad, b.transpose(1, 2).conj()), alpha) if need[1] else None,
+                maybe_multiply(bmm(a.transpose(1, 2).conj(), grad), alpha) if need[2] else None)
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):
@@ -567,11 +570,14 @@ class Addbmm(Baddbmm):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        g = grad.unsqueeze(0).expand(ctx.batch, *grad.shape)
-        return (grad * ctx.beta, bmm(g, b.mT) * ctx.alpha if need[1] else None,
-                bmm(a.mT, g) * ctx.alpha if need[2] else None)
+        a, b = ctx.saved_tensors  # (torch's formulas: the gradient expanded over the batch, once for each input)
+        need, alpha = ctx.needs_input_grad, ctx.alpha
+        g1 = bmm(grad.unsqueeze(0).expand(ctx.batch, ctx.rows, ctx.cols), b.transpose(1, 2).conj()) \
+            if need[1] else None
+        g2 = bmm(a.transpose(1, 2).conj(), grad.unsqueeze(0).expand(ctx.batch, ctx.rows, ctx.cols)) \
+            if need[2] else None
+        return (maybe_multiply(grad, ctx.beta), None if g1 is None else maybe_multiply(g1, alpha),
+                None if g2 is None else maybe_multiply(g2, alpha))
 
     @staticmethod
     def jvp(ctx, tx, ta, tb):

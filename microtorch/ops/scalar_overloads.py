@@ -51,6 +51,11 @@ class MulComplexScalar(MulScalar):
         return MulComplexScalar.apply(grad, ctx.s.conjugate()), None
 
 
+def maybe_multiply(t, s):
+    """torch's maybe_multiply in a backward formula: t itself for a factor of 1, else t * s (MulBackward1)."""
+    return t if s == 1 else mul_scalar(t, s)
+
+
 def mul_scalar(t, s):
     """t * s in a backward formula: MulBackward1 (see MulScalar)."""
     if unrecorded(t):
