@@ -76,3 +76,13 @@ def test_the_gradients_graph_of_a_scatter_is_torchs(name):
         assert (w is None) == (g is None)
         if w is not None:
             np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2), (1, 1)])
+def test_the_gradient_of_trace_is_torchs_index_fill(shape):
+    """torch's trace_backward fills grad into a row of zeros at every (cols + 1)-th place and views it as X
+    (IndexFillBackward1 over ViewBackward0); microtorch used a where with an identity mask"""
+    want, got = (gradient_graphs(lambda L, a: a.trace(), [_leaf(L, shape)], L) for L in LIBS)
+    assert got[0] == want[0]
+    for w, g in zip(want[1] + want[2], got[1] + got[2]):
+        np.testing.assert_array_equal(g, w)

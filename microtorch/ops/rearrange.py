@@ -106,8 +106,12 @@ class Trace(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .elementwise import where  # (placed on the diagonal, 0 elsewhere even for a NaN grad: torch's index_fill)
-        return where(Tensor._make(np.eye(*ctx.shape, dtype=bool)), grad, 0.0)
+        """torch's trace_backward: zeros in a row with grad index_fill'ed at the diagonal's places (every (cols + 1)-th,
+        min(rows, cols) of them), viewed as X (0 off the diagonal even for a NaN grad)"""
+        from .index_more import index_fill
+        rows, cols = ctx.shape
+        places = Tensor._make(np.arange(min(rows, cols), dtype=np.int64) * (cols + 1))
+        return index_fill(Tensor._make(np.zeros(rows * cols, grad._data.dtype)), 0, places, grad).view(rows, cols)
 
     @staticmethod
     def jvp(ctx, t):
