@@ -86,3 +86,32 @@ def test_the_gradient_of_trace_is_torchs_index_fill(shape):
     assert got[0] == want[0]
     for w, g in zip(want[1] + want[2], got[1] + got[2]):
         np.testing.assert_array_equal(g, w)
+
+
+SELECTING = {  # torch's value_selecting_reduction_backward (a scatter into zeros) and cummaxmin_backward (scatter_add)
+    "topk": (lambda L, a: a.topk(2)[0], [(2, 4)]),
+    "sort": (lambda L, a: a.sort(1)[0], [(2, 4)]),
+    "sort, negative dim": (lambda L, a: a.sort(-1, descending=True)[0], [(2, 4)]),
+    "kthvalue": (lambda L, a: a.kthvalue(2, 1)[0], [(2, 4)]),
+    "kthvalue, keepdim": (lambda L, a: a.kthvalue(2, 1, keepdim=True)[0], [(2, 4)]),
+    "median": (lambda L, a: a.median(1)[0], [(2, 4)]),
+    "mode": (lambda L, a: a.mode(0)[0], [(3, 2)]),
+    "max(dim)": (lambda L, a: a.max(-1)[0], [(2, 4)]),
+    "cummax": (lambda L, a: a.cummax(1)[0], [(2, 4)]),
+    "cummin, negative dim": (lambda L, a: a.cummin(-2)[0], [(3, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", SELECTING)
+def test_the_gradients_graph_of_a_selecting_op_is_torchs(name):
+    f, shapes = SELECTING[name]
+
+    def leaf(L, shape):  # (distinct values in no order: the selected places are the same in both)
+        n = int(np.prod(shape))
+        return L.tensor(((np.arange(n) * 7) % n / 3.0).reshape(shape), dtype=L.float64, requires_grad=True)
+    want, got = (gradient_graphs(f, [leaf(L, s) for s in shapes], L) for L in LIBS)
+    assert got[0] == want[0]
+    for w, g in zip(want[1] + want[2], got[1] + got[2]):
+        assert (w is None) == (g is None)
+        if w is not None:
+            np.testing.assert_array_equal(g, w)

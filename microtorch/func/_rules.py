@@ -303,16 +303,6 @@ def gather(cls, args, kwargs, level):
     return wrap(cls.apply(_materialized(x, level, B), dim + 1, idx), level)
 
 
-@register(ix.ScatterAdd)
-def scatter_add(cls, args, kwargs, level):
-    g, shape, dim, index = args
-    B = _batch_size(args, level)
-    idx = unwrap(index, level)[0] if unwrap(index, level)[1] else np.broadcast_to(index, (B,) + index.shape)
-    if not isinstance(idx, np.ndarray):
-        raise _NoRule
-    return wrap(cls.apply(_materialized(g, level, B), (B,) + tuple(shape), dim + 1, idx), level)
-
-
 # ---- matrix products ----------------------------------------------------------------------------------
 @register(la.Matmul)
 def matmul(cls, args, kwargs, level):

@@ -47,6 +47,13 @@ def given_dim(shown):
     return shown - 2 ** 64 if shown >= 2 ** 63 else shown
 
 
+def dim_passed_on(dim, shown, ndim):
+    """The dim a node's backward passes on to the ops it records: as the user gave it (torch's saved dim), unless
+    that no longer names the op's own dim (vmap moved the dims): then the op's."""
+    given = given_dim(shown)
+    return given if given % max(ndim, 1) == dim else dim
+
+
 def shown_dims(dims):
     """Dims (or sizes, shifts) as torch's node shows a list of ints: a tuple, each as shown_dim shows it (an int given
     alone is a tuple of one: x.sum(-1) shows (18446744073709551615,)); None stays None."""

@@ -7,7 +7,7 @@ from .._tensor import Tensor
 from .._user_line import warn_at_user_line
 from ._checks import need_dims
 from ._index_layout import index_like_torch
-from ._op import Op, SavedList, broadcast_error, given_dim, normalize_dims, shown_dim
+from ._op import Op, SavedList, broadcast_error, dim_passed_on, normalize_dims, shown_dim
 from .reduce import c_order
 
 
@@ -439,7 +439,8 @@ class IndexSelect(Op):
         from .rearrange import index_add
         (index,) = ctx.saved_tensors
         # (torch's formula: zeros with the gradient index_add'ed in, IndexAddBackward0)
-        return index_add(_zeros(ctx.in_shape, grad), given_dim(ctx.shown), index, grad), None, None
+        dim = dim_passed_on(ctx.dim, ctx.shown, grad.ndim)
+        return index_add(_zeros(ctx.in_shape, grad), dim, index, grad), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _index):
@@ -492,35 +493,12 @@ class Gather(Op):
         from .index_more import scatter_add
         index = ctx.saved_tensors[1]
         # (torch's formula: zeros with the gradient scatter_add'ed in, ScatterAddBackward0)
-        return scatter_add(_zeros(ctx.in_shape, grad), given_dim(ctx.shown), index, grad), None, None
+        dim = dim_passed_on(ctx.dim, ctx.shown, grad.ndim)
+        return scatter_add(_zeros(ctx.in_shape, grad), dim, index, grad), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _index):
         return Gather.apply(t, *ctx.inputs[1:])
-
-
-class ScatterAdd(Op):
-    """zeros(shape) with g scatter-added along dim at index; its gradient is a gather. `shown`: the dim as the op
-    whose backward this is was given it"""
-    _grad_fn_name = "ScatterAddBackward0"
-    _saved_names, _saved_values = ("index",), {"dim": "shown"}
-
-    @staticmethod
-    def forward(ctx, g, shape, dim, index, shown=None):
-        ctx.dim, ctx.shown = dim, dim if shown is None else shown
-        ctx.save_for_backward(index)
-        out = np.zeros(shape, dtype=g.dtype)
-        np.add.at(out, _along_axis_key(index, dim), g)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        (index,) = ctx.saved_tensors
-        return Gather.apply(grad, ctx.dim, index._data, shown=ctx.shown), None, None, None
-
-    @staticmethod
-    def jvp(ctx, t, *_):
-        return ScatterAdd.apply(t, *ctx.inputs[1:])
 
 
 def _along_axis_key(index, dim):

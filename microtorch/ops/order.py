@@ -10,7 +10,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import _std_order as std_order
 from ._memory_formats import in_layout_of
-from ._op import Op, normalize_dims, shown_dim
+from ._op import Op, dim_passed_on, normalize_dims, shown_dim
 from .reduce import c_order, return_type
 
 
@@ -39,14 +39,16 @@ class Picked(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .index import ScatterAdd
+        """torch's value_selecting_reduction_backward: zeros with the gradient scattered at the indices"""
+        from .rearrange import scatter
         (indices,) = ctx.saved_tensors  # (read first: a freed node raises, a 0-d one too)
         if ctx.itself:
             return grad, None, None
-        g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
-        idx = indices._data
-        idx = idx if idx.ndim == len(ctx.shape) else np.expand_dims(idx, ctx.dim)  # (the returned indices: no dim)
-        return ScatterAdd.apply(g, ctx.shape, ctx.dim, idx), None, None
+        d = dim_passed_on(ctx.dim, ctx.given_dim, len(ctx.shape))  # (torch passes the dim on as given)
+        g = grad if grad.ndim == len(ctx.shape) else grad.unsqueeze(d)  # (the dim the reduction dropped, put back
+        index = indices if indices._data.ndim == len(ctx.shape) else indices.unsqueeze(d)  # in both)
+        zeros = Tensor._make(np.zeros(ctx.shape, grad._data.dtype))
+        return scatter(zeros, d, index, g), None, None
 
     @staticmethod
     def jvp(ctx, t, *_):

@@ -5,7 +5,7 @@ from .._dtype import from_numpy_dtype, to_dtype
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._layout import like_torch
-from ._op import Op, given_dim, normalize_dims, shown_dim, shown_dims
+from ._op import Op, dim_passed_on, normalize_dims, shown_dim, shown_dims
 from .index import _along_axis_key
 from ._sum_order import nansum_like_torch
 
@@ -264,8 +264,7 @@ class IndexAdd(Op):
         gsrc = None
         if ctx.needs_input_grad[1]:  # (torch's formula: g.index_select(dim, index).expand_as(source), times alpha)
             index = ctx.saved_tensors[0]  # (unpacked as torch's node does: an index or source changed in place raises)
-            given = given_dim(ctx.given_dim)  # (as torch passes it on, a negative one too; vmap's own dim if it moved)
-            gsrc = index_select(grad, given if given % max(grad.ndim, 1) == ctx.dim else ctx.dim, index)
+            gsrc = index_select(grad, dim_passed_on(ctx.dim, ctx.given_dim, grad.ndim), index)
             gsrc = gsrc.expand(ctx.src_shape) if gsrc.ndim == ctx.source_dim else gsrc.reshape(ctx.src_shape)
             gsrc = gsrc if ctx.alpha == 1 else mul_scalar(gsrc, ctx.alpha)
         return grad, gsrc

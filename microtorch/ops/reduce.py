@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import converted, like_torch
-from ._op import Op, as_array, broadcast_error, plain, reduce_dims, shown_dim, shown_dims, unrecorded
+from ._op import Op, as_array, broadcast_error, dim_passed_on, plain, reduce_dims, shown_dim, shown_dims, unrecorded
 from ._reduce_order import (p_norm_like_torch, prod_like_torch, running_sum_like_torch, var_all_like_torch,
                             var_welford_like_torch)
 from ._sum_order import mean_like_torch, sum_like_torch
@@ -803,11 +803,12 @@ class MaxDim(Op):
         (indices,) = ctx.saved_tensors  # (read first: a freed node raises, a 0-d one too)
         if ctx.scalar:  # (torch's steps too, which a double backward's graph shows)
             return ScatterScalar.apply(grad, index=indices, dim=ctx.given_dim), None, None
-        g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
+        d = dim_passed_on(ctx.dim, ctx.given_dim, len(ctx.in_shape))  # (torch passes the dim on as given)
+        g = grad if ctx.keepdim else grad.unsqueeze(d)
         idx = indices._data if ctx.keepdim else np.expand_dims(indices._data, ctx.dim)
         # torch's value_selecting_reduction_backward: zeros with g written at the indices (ScatterBackward0)
         zeros = Tensor._make(np.zeros(ctx.in_shape, g._data.dtype))
-        return Scatter.apply(zeros, g, dim=ctx.dim, index=idx), None, None
+        return Scatter.apply(zeros, g, dim=ctx.dim, index=idx, given_dim=d), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim):

@@ -12,7 +12,7 @@ from .._dtype import cast
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._kernels import _NAMES
-from ._op import Op, normalize_dims, shown_dim
+from ._op import Op, dim_passed_on, normalize_dims, shown_dim
 from .elementwise import where
 from .order import savable
 from .reduce import c_order
@@ -198,13 +198,15 @@ class CumExtreme(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .index import ScatterAdd
+        from .index_more import scatter_add
         x, indices = ctx.saved_tensors
         if not ctx.shape:  # (0-d: the value is the input)
             return grad * 1, None, None
         if 0 in ctx.shape:  # (torch's backward returns an empty input itself as its gradient)
             return x, None, None
-        return ScatterAdd.apply(grad, ctx.shape, ctx.dim, indices._data, shown=ctx.given_dim), None, None
+        zeros = Tensor._make(np.zeros(ctx.shape, grad._data.dtype))  # (torch's cummaxmin_backward: scatter_add)
+        dim = dim_passed_on(ctx.dim, ctx.given_dim, len(ctx.shape))
+        return scatter_add(zeros, dim, indices, grad), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _indices):
