@@ -47,6 +47,15 @@ def _rounded(v):
     return v
 
 
+def _assert_same(want, got):
+    """the same graphs and saved values, and the same first- and second-order gradients to the bit"""
+    assert got[0] == want[0]
+    for w, g in zip(want[1] + want[2], got[1] + got[2]):
+        assert (w is None) == (g is None)
+        if w is not None:
+            np.testing.assert_array_equal(g, w)
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_the_gradients_graph_is_torchs(name):
     f, shapes = CASES[name]
@@ -71,11 +80,7 @@ WRITES = {  # select_scatter and slice_scatter: torch's formulas write zeros int
 def test_the_gradients_graph_of_a_scatter_is_torchs(name):
     f, shapes = WRITES[name]
     want, got = (gradient_graphs(f, [_leaf(L, s) for s in shapes], L) for L in LIBS)
-    assert got[0] == want[0]
-    for w, g in zip(want[1] + want[2], got[1] + got[2]):
-        assert (w is None) == (g is None)
-        if w is not None:
-            np.testing.assert_array_equal(g, w)
+    _assert_same(want, got)
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2), (1, 1)])
@@ -110,8 +115,4 @@ def test_the_gradients_graph_of_a_selecting_op_is_torchs(name):
         n = int(np.prod(shape))
         return L.tensor(((np.arange(n) * 7) % n / 3.0).reshape(shape), dtype=L.float64, requires_grad=True)
     want, got = (gradient_graphs(f, [leaf(L, s) for s in shapes], L) for L in LIBS)
-    assert got[0] == want[0]
-    for w, g in zip(want[1] + want[2], got[1] + got[2]):
-        assert (w is None) == (g is None)
-        if w is not None:
-            np.testing.assert_array_equal(g, w)
+    _assert_same(want, got)
