@@ -307,18 +307,10 @@ def test_conversion_laid_out_like_torch(layout, dtype):
 
 UNARY = ["erf", "erfc", "sigmoid", "lgamma", "i0", "nan_to_num", "exp", "exp2", "asinh", "special.i0e", "special.i1e",
          "special.ndtri", "special.erfcx", "special.log_ndtr", "special.entr", "special.expit", "mvlgamma"]
-# one ufunc's result is laid out by numpy's own order, which differs from torch's only for an operand both broadcast
-# and permuted (its stride-0 dims): _unary lays out anew only the ops whose steps lose simpler layouts, to keep the
-# others' common case as cheap as it was
-UNARY_PENDING = {"exp", "exp2", "asinh"}
-
-
-def _unary_cases():
+def _unary_cases():  # (since round 17 every one-input op is laid out as torch's, broadcast and permuted inputs too)
     for op in UNARY:
         for layout in LAYOUTS:
-            pending = op in UNARY_PENDING and layout == "expanded, permuted"
-            yield pytest.param(op, layout, marks=pytest.mark.xfail(reason="a ufunc's own order", strict=True)
-                               if pending else ())
+            yield pytest.param(op, layout)
 
 
 @pytest.mark.parametrize("op, layout", list(_unary_cases()))

@@ -218,7 +218,7 @@ Hardsigmoid = _unary("Hardsigmoid", _hardsigmoid_np, fused=HardsigmoidBackward)
 Hardswish = _unary("Hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, fused=HardswishBackward)  # (torch's order)
 Mish = _unary("Mish", _mish_np, formula=_d_mish)
 Silu = _unary("Silu", lambda x: x / (1 + _exp_as_torch(-x, x)), formula=_d_silu)
-_LogSigmoidOp = _unary("LogSigmoid", _logsigmoid_np, fused=LogSigmoidBackward)
+_LogSigmoidOp = _unary("LogSigmoid", _logsigmoid_np, fused=LogSigmoidBackward, relaid=False)  # (C order)
 
 
 class LogSigmoid(_LogSigmoidOp):

@@ -746,7 +746,7 @@ def _log_of_base(base, complex_exponent):
 
 # ---- unary functions --------------------------------------------------------------------------
 def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, formula=None, in_double=False,
-           relaid=False):
+           relaid=True):
     """Build a one-input Op: `derivative(s)` is the local derivative in Tensor ops, of the input
     or the output (`saves`). fused: an Op computing grad * derivative(s) as one node (torch's
     TanhBackward...), for real tensors, whose `values(g, s)` computes it on arrays. over: derivative(s)
@@ -755,8 +755,9 @@ def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, 
     the gradient's own graph (create_graph) has torch's nodes; the tangent is that formula of the tangent
     (torch's auto_element_wise: conjugated in and out). in_double: float32 computed in double and rounded, as near
     as numpy gets to torch's kernel there (MKL's, correctly rounded but for about 1% of values; numpy's own float32
-    functions differ from it in 10-50% of values). relaid: the result laid out as x, as torch's (np_fn's steps lose
-    a broadcast or permuted x's layout)."""
+    functions differ from it in 10-50% of values). relaid: the result laid out as x, as torch's TensorIterator lays
+    it out (numpy's loses a broadcast x's layout and a size-1 dim's stride); False for an op whose torch kernel
+    returns C order (log_sigmoid)."""
 
     scalar_ok = isinstance(np_fn, np.ufunc)  # (a ufunc computes a numpy scalar as a 0-d array: see scalar_path)
 
@@ -1072,7 +1073,7 @@ def tanh(input):
     return Tanh.apply(_float(input))
 
 
-Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", fused=SigmoidBackward, relaid=True)
+Sigmoid = _unary("Sigmoid", _sigmoid_np, _d_sigmoid, saves="output", fused=SigmoidBackward)
 
 
 def sigmoid(input):
@@ -1213,7 +1214,7 @@ def _d_erf(g, x):
     return mul_scalar(exp(-PowScalar.apply(x, 2)), 2 / math.sqrt(math.pi)) * g
 
 
-Erf = _unary("Erf", _erf_np, formula=_d_erf, relaid=True)
+Erf = _unary("Erf", _erf_np, formula=_d_erf)
 
 
 def erf(input):

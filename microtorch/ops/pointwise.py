@@ -50,7 +50,7 @@ def _erfc_np(x):
 Asinh = _unary("Asinh", np.arcsinh, formula=_d_asinh)
 Acosh = _unary("Acosh", np.arccosh, formula=_d_acosh)
 Exp2 = _unary("Exp2", np.exp2, formula=_d_exp2, saves="output", in_double=True)
-Erfc = _unary("Erfc", _erfc_np, formula=_d_erfc, relaid=True)
+Erfc = _unary("Erfc", _erfc_np, formula=_d_erfc)
 
 
 class Deg2Rad(Op):

@@ -193,9 +193,9 @@ def _d_i0(x):
     return I1.apply(x)
 
 
-Lgamma = _unary("Lgamma", lambda x: _lgamma_np(x).astype(x.dtype), _d_lgamma, relaid=True)
+Lgamma = _unary("Lgamma", lambda x: _lgamma_np(x).astype(x.dtype), _d_lgamma)
 Erfinv = _unary("Erfinv", lambda x: _erfinv_np(x).astype(x.dtype), formula=_d_erfinv)
-I0 = _unary("I0", _in_float32_if_half(i0_values), _d_i0, relaid=True)
+I0 = _unary("I0", _in_float32_if_half(i0_values), _d_i0)
 I1 = _special_op("SpecialI1", lambda x: i1_values(x, special_i1=True), _d_i1)  # (and i0's derivative)
 
 

@@ -202,3 +202,9 @@ def test_seed_3827342_sinc_second_order_as_torch():
     """seed 3,827,342: sinc(sinc(2)) ** 2.5, whose second order reads sinc's backward at -3.9e-17 (its nodes are made
     in torch's order now: tests/test_round17_followups.py)"""
     assert not real(check_seed(3827342)[1])
+
+
+def test_seed_3909961_a_one_input_ops_layout_as_torch():
+    """seed 3,909,961: tan of a permuted tensor with a size-1 dim, then a matmul that folds or takes bmm by its
+    strides (tests/test_round17_followups.py)"""
+    assert not real(check_seed(3909961)[1])
