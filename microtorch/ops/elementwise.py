@@ -766,8 +766,8 @@ def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, 
             out = np.asanyarray(np_fn(x.astype(np.float64))).astype(np.float32)
         else:  # (asanyarray: a meta input's array stays meta)
             out = np.asanyarray(np_fn(x[()] if scalar_ok and x.ndim == 0 else x))
-        if relaid and type(x) is np.ndarray and not x.flags.c_contiguous:  # (before it is saved; vmap's and meta
-            out = like_torch(out, x)  # arrays as they are)
+        if relaid and x.ndim > 1 and type(x) is np.ndarray and not x.flags.c_contiguous:
+            out = like_torch(out, x)  # (before it is saved; vmap's and meta arrays as they are)
         ctx.save_for_backward(x if saves == "input" else out)
         return out
 
