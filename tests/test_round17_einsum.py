@@ -125,6 +125,10 @@ EINSUM_CALLS = {
     "label sizes that do not broadcast": lambda L: L.einsum("ij,jk", L.ones(2, 3), L.ones(4, 5)),
     "more operands than terms": lambda L: L.einsum("ij->ij", L.ones(2, 3), L.ones(2, 3)),
     "empty contraction": lambda L: L.einsum("ij,jk->ik", L.ones(3, 0), L.ones(0, 5)),
+    "a numpy operand": lambda L: L.einsum("i->", np.ones(2)),
+    "a list operand": lambda L: L.einsum("i,i", [1.0, 2.0], L.ones(2)),
+    "a number operand": lambda L: L.einsum("ij,jk", L.ones(2, 3), 3.0),
+    "None as operand": lambda L: L.einsum("i", None),
 }
 
 

@@ -194,6 +194,10 @@ def einsum(*args):
         operands = tuple(operands[0])
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
+    for k, x in enumerate(operands):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"einsum(): expected Tensor as element {k} in argument 1 (the operands), but got "
+                            f"{type(x).__name__}; make it a tensor with torch.tensor(...)")
     equation = equation.replace(" ", "")
     check_einsum(equation, operands)
     lhs, arrow, rhs = equation.partition("->")
