@@ -178,6 +178,12 @@ def broadcast_error(op, err, *operands):
     return err
 
 
+def zeros_for(shape, like):
+    """Zeros of shape in like's dtype, with no graph: what torch's backward formulas write a gradient into
+    (index_select's index_add, gather's scatter_add, sort's scatter, ...), so that the write records torch's node."""
+    return Tensor._make(np.zeros(shape, like._data.dtype))
+
+
 def plain(values):
     """A backward formula's op computed straight in numpy where its operands are unrecorded: the tensor that the
     op's Function.apply would give, without the node it would make and drop (about 1.3 us a call, more than the

@@ -7,7 +7,7 @@ from .._tensor import Tensor
 from .._user_line import warn_at_user_line
 from ._checks import need_dims
 from ._index_layout import index_like_torch
-from ._op import Op, SavedList, broadcast_error, dim_passed_on, normalize_dims, shown_dim
+from ._op import Op, SavedList, broadcast_error, dim_passed_on, normalize_dims, shown_dim, zeros_for
 from .reduce import c_order
 
 
@@ -48,16 +48,11 @@ class Index(Op):
         """torch's: zeros with the gradient added in by _index_put_impl_ (accumulate), which saves the indices"""
         from .index_more import IndexPutImpl
         key, indices = saved_index(ctx, ctx.index), ctx.saved_tensors
-        return IndexPutImpl.apply(_zeros(ctx.in_shape, grad), grad, key=key, indices=indices, slots=ctx.slots), None
+        return IndexPutImpl.apply(zeros_for(ctx.in_shape, grad), grad, key=key, indices=indices, slots=ctx.slots), None
 
     @staticmethod
     def jvp(ctx, t, _index):
         return Index.apply(t, ctx.index)
-
-
-def _zeros(shape, like):
-    """The zeros torch's backward of a gather-like op writes the gradient into (no graph: the write records it)."""
-    return Tensor._make(np.zeros(shape, like._data.dtype))
 
 
 class Select(Op):
@@ -440,7 +435,7 @@ class IndexSelect(Op):
         (index,) = ctx.saved_tensors
         # (torch's formula: zeros with the gradient index_add'ed in, IndexAddBackward0)
         dim = dim_passed_on(ctx.dim, ctx.shown, grad.ndim)
-        return index_add(_zeros(ctx.in_shape, grad), dim, index, grad), None, None
+        return index_add(zeros_for(ctx.in_shape, grad), dim, index, grad), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _index):
@@ -494,11 +489,17 @@ class Gather(Op):
         index = ctx.saved_tensors[1]
         # (torch's formula: zeros with the gradient scatter_add'ed in, ScatterAddBackward0)
         dim = dim_passed_on(ctx.dim, ctx.shown, grad.ndim)
-        return scatter_add(_zeros(ctx.in_shape, grad), dim, index, grad), None, None
+        return scatter_add(zeros_for(ctx.in_shape, grad), dim, index, grad), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _index):
         return Gather.apply(t, *ctx.inputs[1:])
+
+
+def one_element(a):
+    """a itself, or a 0-d a as a 1-d view of its one element: torch writes into a 0-d tensor as into one of shape
+    [1], at index 0 or -1."""
+    return a.reshape(1) if a.ndim == 0 else a
 
 
 def _along_axis_key(index, dim):
@@ -634,7 +635,7 @@ class MaskedSelect(Op):
     def backward(ctx, grad):
         from .index_more import masked_scatter
         mask = ctx.saved_tensors[1]  # (unpacking checks the versions and raises once freed, as torch's does)
-        return masked_scatter(_zeros(ctx.shape, grad), mask, grad), None  # (torch's MaskedScatterBackward0)
+        return masked_scatter(zeros_for(ctx.shape, grad), mask, grad), None  # (torch's MaskedScatterBackward0)
 
     @staticmethod
     def jvp(ctx, t, _mask):
@@ -668,7 +669,7 @@ class Take(Op):
     def backward(ctx, grad):
         from .index_more import put
         index = ctx.saved_tensors[1]  # (as MaskedSelect's)
-        return put(_zeros(ctx.in_shape, grad), index, grad, accumulate=True), None  # (torch's PutBackward0)
+        return put(zeros_for(ctx.in_shape, grad), index, grad, accumulate=True), None  # (torch's PutBackward0)
 
     @staticmethod
     def jvp(ctx, t, _index):

@@ -10,8 +10,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._user_line import warn_at_user_line
-from ._op import Op, SavedList, given_dim, normalize_dims, shown_dim
+from ._op import Op, SavedList, given_dim, normalize_dims, shown_dim, zeros_for
 from .elementwise import where, zeros_like_
+from .index import one_element
 from .rearrange import as_given
 
 
@@ -45,10 +46,9 @@ def _unpack(ctx):
 
 
 def _writable(x):
-    """A copy of x to write into, and the array a key indexes: the copy, or for a 0-d x its one element as a 1-d view
-    (torch writes into a 0-d tensor as into one of shape [1]: its index is 0 or -1)."""
+    """A copy of x to write into, and the array a key indexes (one_element: a 0-d x as one of shape [1])."""
     out = x.copy()
-    return out, out.reshape(1) if out.ndim == 0 else out
+    return out, one_element(out)
 
 
 class Place(Op):
@@ -133,7 +133,7 @@ def _put_zeros(ctx, grad):
     index = _given_index(ctx)
     if index is None:
         return Place.self_grad(ctx, grad)
-    return put(grad, index, Tensor._make(np.zeros(ctx.src_shape, grad._data.dtype)))
+    return put(grad, index, zeros_for(ctx.src_shape, grad))
 
 
 IndexCopy.self_grad, IndexCopy.source_grad = staticmethod(_filled_along_dim), staticmethod(_selected_along_dim)
@@ -164,15 +164,11 @@ class SliceScatter(Place):
         return Place.forward(ctx, x, src, key)
 
 
-def _zeros_of(ctx, grad):
-    return Tensor._make(np.zeros(ctx.src_shape, grad._data.dtype))
-
-
 def _select_scatter_self(ctx, grad):
     """torch's: grad.select_scatter(zeros_like(src), dim, index); without its arguments (vmap's write), Place's"""
     if ctx.dim is None:
         return Place.self_grad(ctx, grad)
-    return select_scatter(grad, _zeros_of(ctx, grad), given_dim(ctx.dim), given_dim(ctx.index))
+    return select_scatter(grad, zeros_for(ctx.src_shape, grad), given_dim(ctx.dim), given_dim(ctx.index))
 
 
 def _select_scatter_source(ctx, grad):
@@ -190,7 +186,7 @@ def _slice_scatter_self(ctx, grad):
     """torch's: grad.slice_scatter(zeros_like(src), dim, start, end, step)"""
     if ctx.dim is None:
         return Place.self_grad(ctx, grad)
-    return slice_scatter(grad, _zeros_of(ctx, grad), *_slice_args(ctx))
+    return slice_scatter(grad, zeros_for(ctx.src_shape, grad), *_slice_args(ctx))
 
 
 def _slice_scatter_source(ctx, grad):
@@ -207,7 +203,8 @@ def _slice_scatter_source(ctx, grad):
 
 SelectScatter.self_grad, SelectScatter.source_grad = (staticmethod(_select_scatter_self),
                                                       staticmethod(_select_scatter_source))
-SliceScatter.self_grad, SliceScatter.source_grad = staticmethod(_slice_scatter_self), staticmethod(_slice_scatter_source)
+SliceScatter.self_grad, SliceScatter.source_grad = (staticmethod(_slice_scatter_self),
+                                                    staticmethod(_slice_scatter_source))
 
 
 def _summed_to(g, shape):
@@ -339,7 +336,7 @@ def _index_put_zeros(ctx, grad):
     indices = _saved_indices(ctx)
     if indices is None:
         return Place.self_grad(ctx, grad)
-    return index_put(grad, indices, Tensor._make(np.zeros(ctx.v_shape, grad._data.dtype)))
+    return index_put(grad, indices, zeros_for(ctx.v_shape, grad))
 
 
 IndexPut = _taking_broadcast_values(
@@ -622,7 +619,7 @@ class MaskedScatterBackward(Op):
     @staticmethod
     def backward(ctx, grad):
         (mask,) = ctx.saved_tensors
-        return masked_scatter(Tensor._make(np.zeros(ctx.grad_shape, grad._data.dtype)), mask, grad), None, None
+        return masked_scatter(zeros_for(ctx.grad_shape, grad), mask, grad), None, None
 
     @staticmethod
     def jvp(ctx, t, _mask, _sizes):

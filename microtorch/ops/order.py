@@ -10,7 +10,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import _std_order as std_order
 from ._memory_formats import in_layout_of
-from ._op import Op, dim_passed_on, normalize_dims, shown_dim
+from ._op import Op, dim_passed_on, normalize_dims, shown_dim, zeros_for
 from .reduce import c_order, return_type
 
 
@@ -47,8 +47,7 @@ class Picked(Op):
         d = dim_passed_on(ctx.dim, ctx.given_dim, len(ctx.shape))  # (torch passes the dim on as given)
         g = grad if grad.ndim == len(ctx.shape) else grad.unsqueeze(d)  # (the dim the reduction dropped, put back
         index = indices if indices._data.ndim == len(ctx.shape) else indices.unsqueeze(d)  # in both)
-        zeros = Tensor._make(np.zeros(ctx.shape, grad._data.dtype))
-        return scatter(zeros, d, index, g), None, None
+        return scatter(zeros_for(ctx.shape, grad), d, index, g), None, None
 
     @staticmethod
     def jvp(ctx, t, *_):

@@ -5,8 +5,8 @@ from .._dtype import from_numpy_dtype, to_dtype
 from .._tensor import Tensor
 from ._checks import need_grad_dtype
 from ._layout import like_torch
-from ._op import Op, dim_passed_on, normalize_dims, shown_dim, shown_dims
-from .index import _along_axis_key
+from ._op import Op, dim_passed_on, normalize_dims, shown_dim, shown_dims, zeros_for
+from .index import _along_axis_key, one_element
 from ._sum_order import nansum_like_torch
 
 
@@ -111,7 +111,7 @@ class Trace(Op):
         from .index_more import index_fill
         rows, cols = ctx.shape
         places = Tensor._make(np.arange(min(rows, cols), dtype=np.int64) * (cols + 1))
-        return index_fill(Tensor._make(np.zeros(rows * cols, grad._data.dtype)), 0, places, grad).view(rows, cols)
+        return index_fill(zeros_for(rows * cols, grad), 0, places, grad).view(rows, cols)
 
     @staticmethod
     def jvp(ctx, t):
@@ -152,8 +152,8 @@ class Scatter(Op):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
         keep_index(ctx, index, given_index, dim, given_dim)
         out = x.copy()
-        target = out.reshape(1) if out.ndim == 0 else out  # (0-d: its one element)
-        target[_along_axis_key(index, dim)] = src[tuple(slice(0, s) for s in index.shape)]  # (only index's extent)
+        part = src[tuple(slice(0, s) for s in index.shape)]  # (only index's extent)
+        one_element(out)[_along_axis_key(index, dim)] = part
         return out
 
     @staticmethod
@@ -185,7 +185,7 @@ class ScatterValue(Op):
         ctx.dim, ctx.index = dim, index
         keep_index(ctx, index, given_index, dim, given_dim)
         out = x.copy()
-        (out.reshape(1) if out.ndim == 0 else out)[_along_axis_key(index, dim)] = np.asarray(value, dtype=x.dtype)
+        one_element(out)[_along_axis_key(index, dim)] = np.asarray(value, dtype=x.dtype)
         return out
 
     @staticmethod

@@ -12,7 +12,7 @@ from .._dtype import cast
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._kernels import _NAMES
-from ._op import Op, dim_passed_on, normalize_dims, shown_dim
+from ._op import Op, dim_passed_on, normalize_dims, shown_dim, zeros_for
 from .elementwise import where
 from .order import savable
 from .reduce import c_order
@@ -204,9 +204,8 @@ class CumExtreme(Op):
             return grad * 1, None, None
         if 0 in ctx.shape:  # (torch's backward returns an empty input itself as its gradient)
             return x, None, None
-        zeros = Tensor._make(np.zeros(ctx.shape, grad._data.dtype))  # (torch's cummaxmin_backward: scatter_add)
-        dim = dim_passed_on(ctx.dim, ctx.given_dim, len(ctx.shape))
-        return scatter_add(zeros, dim, indices, grad), None, None
+        dim = dim_passed_on(ctx.dim, ctx.given_dim, len(ctx.shape))  # (torch's cummaxmin_backward: scatter_add)
+        return scatter_add(zeros_for(ctx.shape, grad), dim, indices, grad), None, None
 
     @staticmethod
     def jvp(ctx, t, _dim, _indices):
