@@ -13,21 +13,8 @@ from ._op import Op, as_array, broadcast_error, promoted
 from .elementwise import _erf_np, _float, _in, _unary, where, zeros_like_
 from .pointwise import Xlogy, XlogyNumberInput, XlogyNumberOther, by_numbers
 from .special_bessel import i0_values, i1_values
-from .special_fma import fma
+from .special_fma import c_lgamma, c_pow, fma
 from .special_unary import _special_op
-
-_BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
-
-
-def _shifted(x, fn_terms):
-    """Sum fn_terms(x + k) over k < N where N lifts x to >= 20 (where the asymptotic series is exact)."""
-    n = np.ceil(np.clip(20 - x, 0, None))
-    n = np.where(np.isfinite(n), n, 0)
-    total = np.zeros_like(x)
-    for k in range(int(n.max()) if n.size else 0):
-        total = total + np.where(k < n, fn_terms(x + k), 0)
-    return x + n, total
-
 
 def _huge_order(order, x):
     """n > 170: n! overflows, so the result is +-inf times the first terms of sum (x+k)^-(n+1) in x's dtype
@@ -46,8 +33,9 @@ _DIGAMMA_A = [8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.575757575
 
 
 def _digamma_torch(x):
-    """digamma as torch's CPU kernel computes it (calc_digamma): reflection below 0, the recurrence up to 10, then
-    Cephes' asymptotic series; the C library's log and tan, as there (its last bits)."""
+    """digamma as torch's CPU kernel computes it (calc_digamma), in x's dtype (float or double): reflection below 0
+    (its pi / tan(pi r) always in double), the recurrence up to 10, then Cephes' asymptotic series; the C library's
+    log and tan, as there (its last bits)."""
     from .special_fma import libm
     neg = x < 0
     y = np.where(neg, 1 - x, x)
@@ -58,58 +46,49 @@ def _digamma_torch(x):
         y = np.where(small, y + 1, y)
     z = 1 / (y * y)
     series = np.full_like(z, _DIGAMMA_A[0])
-    for c in _DIGAMMA_A[1:]:
+    for c in _DIGAMMA_A[1:]:  # (a number meets a float32 array as float32: the float kernel's constants)
         series = series * z + c
-    tail = np.where(y < 1e17, z * series, 0.0)
+    tail = np.where(y < 1e17, z * series, 0)
     out = np.where(y == 10, result + _PSI_10, result + libm("log", y) - 0.5 / y - tail)
-    out = np.where(neg, out - np.pi / libm("tan", np.pi * (x - np.trunc(x))), out)
+    reflected = np.pi / libm("tan", np.pi * (x - np.trunc(x)).astype(np.float64))
+    out = np.where(neg, out - reflected.astype(x.dtype), out)
     out = np.where(neg & (x == np.trunc(x)), np.nan, out)
     return np.where(x == 0, np.copysign(np.inf, -x), out)
 
 
 def _trigamma_torch(x):
-    """trigamma as torch's CPU kernel computes it (calc_trigamma): reflection below 1/2, six steps of the
-    recurrence, then a short series in 1/x^2 with fused multiply-adds (torch's last bits; about 1e-10 from the
-    exact value, which torch has too)."""
+    """trigamma as torch's CPU kernel computes it (calc_trigamma), in x's dtype (float or double): reflection below
+    1/2, six steps of the recurrence, then a short series in 1/x^2 with fused multiply-adds (torch's last bits; about
+    1e-10 from the exact value, which torch has too)."""
     from .special_fma import libm
+    k = x.dtype.type  # (the kernel's constants, pi and 1/6 ..., in x's type)
+    pi = k(np.pi)
     small = x < 0.5
-    s = libm("sin", np.pi * x)
-    result = np.where(small, -(np.pi * np.pi) / (s * s), 0.0)
+    s = libm("sin", pi * x)
+    result = np.where(small, -(pi * pi) / (s * s), k(0))
     y = np.where(small, 1 - x, x)
     for _ in range(6):
         result = result + 1 / (y * y)
         y = y + 1
     ixx = 1 / (y * y)
-    poly = fma(ixx, fma(-ixx, fma(-ixx, 1.0 / 42, 1.0 / 30), 1.0 / 6), 1 + 1 / (2 * y))
-    return np.where(small, -1.0, 1.0) * (result + poly / y)
+    poly = fma(ixx, fma(-ixx, fma(-ixx, k(1) / k(42), k(1) / k(30)), k(1) / k(6)), 1 + 1 / (2 * y))
+    out = result + poly / y
+    return np.where(small, -out, out)
 
 
 def _polygamma_np(order, x):
-    """psi^(order)(x): digamma and trigamma as torch computes them; higher orders by the recurrence up to z >= 20,
-    then the asymptotic series in 1/z."""
+    """psi^(order)(x) as torch computes it: digamma and trigamma by their own kernels, the higher orders as
+    (-1)^(n+1) n! zeta(n + 1, x), with n! as exp(lgamma(n + 1)) of the C library."""
     if order > 170:
         return _huge_order(order, np.asarray(x))
-    x = np.asarray(x, dtype=np.float64)
-    if order < 2 and x.size:
-        with np.errstate(all="ignore"):
+    x = np.asarray(x)
+    x = x.astype(np.float64 if x.dtype == np.float64 else np.float32)  # (Half's kernel calls float's)
+    with np.errstate(all="ignore"):
+        if order < 2:
             return _digamma_torch(x) if order == 0 else _trigamma_torch(x)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if order == 0:
-            z, head = _shifted(x, lambda v: 1 / v)
-            tail = np.log(z) - 1 / (2 * z) - sum(b / (2 * k * z ** (2 * k)) for k, b in enumerate(_BERNOULLI, 1))
-            out = tail - head
-        else:
-            z, head = _shifted(x, lambda v: 1 / v ** (order + 1))
-            f = math.factorial
-            tail = f(order - 1) / z ** order + f(order) / (2 * z ** (order + 1))
-            tail = tail + sum(b * f(2 * k + order - 1) / (f(2 * k) * z ** (2 * k + order))
-                              for k, b in enumerate(_BERNOULLI, 1))
-            out = (-1) ** (order + 1) * (f(order) * head + tail)
-        poles = (x <= 0) & (x == np.floor(x))
-        out = np.where(poles, np.nan if order == 0 else np.inf, out)
-        if order == 0:  # torch: digamma(+-0) = -+inf, digamma(inf) = inf
-            out = np.where(x == 0, np.copysign(np.inf, -x), np.where(np.isposinf(x), np.inf, out))
-        return np.where(np.isposinf(x), np.inf if order == 0 else np.nan, out)
+        t = x.dtype.type  # (float32's lgammaf and expf: nearly always the double's rounded)
+        n_factorial = t(math.exp(t(c_lgamma(order + 1))))
+        return t((-1) ** (order + 1)) * n_factorial * _zeta_np(order + 1.0, x, x.dtype).astype(x.dtype)
 
 
 def _lgamma_np(x):
@@ -387,19 +366,21 @@ _ZETA_A = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
 _MACHEP = 1.11022302462515654042e-16
 
 
-def _zeta_np(x, q):
+def _zeta_np(x, q, dtype=np.float64):
     """sum over k >= 0 of (k + q)^-x, element by element as Cephes' loop: terms until one no longer counts (at
     least nine, and up to k + q > 9), then the Euler-Maclaurin tail; inf at x == 1 and at the poles q = 0, -1, ...;
-    NaN for x < 1, and for q < 0 with a non-integer x."""
+    NaN for x < 1, and for q < 0 with a non-integer x. In double, as torch's kernel, whose first term q^-x is in
+    the inputs' dtype (float32's pow)."""
     x, q = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(q, np.float64))
-    s, a, b, i = q ** -x, q.copy(), np.zeros_like(q), 0
-    done = np.zeros(x.shape, bool)
+    s, a, b, i = c_pow(q, -x).astype(dtype).astype(np.float64), q.copy(), np.zeros_like(q), 0
+    pole, no_value = (q <= 0) & (q == np.floor(q)), (x <= 1) | (q <= 0) & (x != np.floor(x))
+    done = pole | no_value  # (decided below; the loop would never lift q = -inf above 9)
     while True:
         live = ~done & ((i < 9) | (a <= 9))
         if not live.any():
             break
         i, a = i + 1, np.where(live, a + 1, a)
-        b = np.where(live, a ** -x, b)
+        b = np.where(live, c_pow(a, -x), b)
         s = np.where(live, s + b, s)
         done |= live & (-_MACHEP * s < b) & (b < _MACHEP * s)
     w, k, c = a, 0.0, np.ones_like(a)
@@ -412,7 +393,7 @@ def _zeta_np(x, q):
         k += 1
         c, b, k = c * (x + k), b / w, k + 1
     s = np.where((q <= 0) & (x != np.floor(x)), np.nan, s)
-    s = np.where((q <= 0) & (q == np.floor(q)), np.inf, s)
+    s = np.where(pole, np.inf, s)
     return np.where(x == 1, np.inf, np.where(x < 1, np.nan, s))
 
 
@@ -428,7 +409,8 @@ class Zeta(Op):
 
     @staticmethod
     def values(x, q, dtype):
-        out = _zeta_np(x, q).astype(dtype if dtype is not None else np.result_type(x, q))
+        dtype = dtype if dtype is not None else np.result_type(x, q)
+        out = _zeta_np(x, q, dtype).astype(dtype)
         return like_torch_pair(out, x, q)  # (laid out as torch's, as igamma's)
 
     @staticmethod

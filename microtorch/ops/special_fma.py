@@ -7,6 +7,7 @@
 - The C library's exp, log, sin, cos and acos, which the kernels call element by element: numpy's own vectorized
   versions differ from them in the last place for some arguments.
 """
+import functools
 import math
 
 import numpy as np
@@ -29,3 +30,42 @@ def libm(name, a):
     fn = getattr(math, name)
     values = np.frompyfunc(lambda v: _c_call(fn, v), 1, 1)(a.astype(np.float64))
     return np.asarray(values, dtype=np.float64).astype(a.dtype) if a.size else a.copy()
+
+
+def _c_pow(a, b):
+    """the C library's pow(a, b); numpy's answer (the C one) where Python's math raises instead"""
+    try:
+        return math.pow(a, b)
+    except (OverflowError, ValueError):  # pow(0, -1) is inf, pow(-2, 0.5) NaN, pow(10, 400) inf
+        with np.errstate(all="ignore"):
+            return float(np.power(np.float64(a), np.float64(b)))
+
+
+_c_pow_each = np.frompyfunc(_c_pow, 2, 1)
+
+
+def c_pow(a, b):
+    """a ** b in float64 with the C library's pow, element by element: numpy's vectorized pow differs from it
+    in the last place for about 3 arguments in 100, and a kernel's loop (zeta's) carries that difference on."""
+    a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    return np.asarray(_c_pow_each(a, b), dtype=np.float64) if a.size else a * b
+
+
+@functools.cache
+def _c_library_lgamma():
+    """the C library's lgamma; Python's where no C library can be loaded (as in the browser's Pyodide)"""
+    try:
+        import ctypes
+        import ctypes.util
+        lgamma = ctypes.CDLL(ctypes.util.find_library("m")).lgamma
+    except (ImportError, OSError, AttributeError, TypeError):
+        return math.lgamma
+    lgamma.restype, lgamma.argtypes = ctypes.c_double, [ctypes.c_double]
+    return lgamma
+
+
+def c_lgamma(v):
+    """lgamma of one number with the C library's lgamma, which torch's scalar kernels call (Python's math.lgamma
+    is Python's own, and differs in the last place: exp(lgamma(8)) is 5040.000000000002 there, 5039.999999999993
+    in the C library)"""
+    return _c_library_lgamma()(float(v))

@@ -1,0 +1,81 @@
+"""polygamma, digamma, trigamma and zeta beside torch 2.13, bit for bit: the sign of polygamma's poles, the higher
+orders through Cephes' zeta, float32 in the float kernels' arithmetic, and zeta's loop at q = -inf."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import microtorch as mt
+
+GRID = np.concatenate([np.linspace(-5.5, 30, 1427), np.geomspace(1e-3, 1e4, 300),
+                       [0.0, -0.0, -1.0, -3.0, np.inf, -np.inf, np.nan, 1e-300, -2.5, 1e10]])
+
+
+def _same(a, b):
+    return (a == b) | (np.isnan(a) & np.isnan(b))
+
+
+def _both(fn, values, dtype):
+    t = fn(torch, torch.tensor(values, dtype=getattr(torch, dtype))).numpy()
+    m = fn(mt, mt.tensor(values, dtype=getattr(mt, dtype))).numpy()
+    return t, m
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 6])
+def test_polygamma_at_its_poles_has_torchs_sign(n):
+    """(-1)^(n+1) n! zeta(n + 1, x) is -inf at 0, -1, ... for even n (microtorch gave +inf)"""
+    poles = np.array([0.0, -0.0, -1.0, -2.0, -7.0, -np.inf])
+    t, m = _both(lambda L, x: L.polygamma(n, x), poles, "float64")
+    assert np.array_equal(t, m)
+    assert np.all(np.isinf(m)) and np.all(np.sign(m) == (-1.0) ** (n + 1))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 7, 10])
+def test_polygamma_in_double_to_the_bit(n):
+    t, m = _both(lambda L, x: L.polygamma(n, x), GRID, "float64")
+    assert _same(t, m).all(), GRID[~_same(t, m)][:5]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 7])
+def test_polygamma_in_float_nearly_to_the_bit(n):
+    """digamma and trigamma in float's own arithmetic (digamma's pi / tan(pi r) in double), the higher orders with
+    float's n! and zeta's first term in float. On the old code 55% of digamma's values were torch's, 49% of
+    trigamma's, 0.6% of the seventh order's; now all but a few where the C library's float log, sin or pow is not
+    the double's rounded."""
+    t, m = _both(lambda L, x: L.polygamma(n, x), GRID, "float32")
+    assert _same(t, m).mean() > 0.995, GRID[~_same(t, m)][:5]
+    finite = np.isfinite(t)
+    np.testing.assert_allclose(m[finite], t[finite], rtol=1e-6)
+
+
+def test_lgammas_gradient_in_float_is_torchs_digamma():
+    grads = []
+    for L in (torch, mt):
+        x = L.tensor(np.linspace(0.1, 20, 500), dtype=L.float32, requires_grad=True)
+        L.lgamma(x).sum().backward()
+        grads.append(x.grad.numpy())
+    assert (grads[0] == grads[1]).mean() > 0.995
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("s", [1.5, 2.5, 3.0, 9.0])
+def test_zeta_to_the_bit(dtype, s):
+    """Cephes' loop with the C library's pow (numpy's differs in 3 of 100); float32's first term in float"""
+    q = GRID[np.isfinite(GRID)]
+    t, m = _both(lambda L, v: L.special.zeta(L.full_like(v, s), v), q, dtype)
+    assert _same(t, m).mean() > (0.999 if dtype == "float32" else 1 - 1e-12)
+
+
+def test_zeta_returns_at_infinite_and_huge_negative_q():
+    """q = -inf used to loop for ever (the loop lifts q by 1 until it passes 9); torch's values at the edges"""
+    code = ("import numpy as np, microtorch as mt; inf = float('inf'); "
+            "print(mt.special.zeta(mt.tensor([3., 3., 3., inf, 2.5, 1., 3.], dtype=mt.float64), "
+            "mt.tensor([-inf, inf, -1e300, 2., -2.5, inf, -3.], dtype=mt.float64)).tolist())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    inf = float("inf")
+    expected = torch.special.zeta(torch.tensor([3., 3., 3., inf, 2.5, 1., 3.], dtype=torch.float64),
+                                  torch.tensor([-inf, inf, -1e300, 2., -2.5, inf, -3.], dtype=torch.float64))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(expected.tolist())
