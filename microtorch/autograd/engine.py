@@ -161,11 +161,14 @@ def _run_watched(task, node):
     capture autograd.grad asked for, the node's own hooks, the NaN check and the event.
     Returns None if the node does not need to run."""
     grads = task.buffers.pop(node, None) or [None] * node._num_outputs
+    runs, captured = task.needed is None or node in task.needed, task.captures and node in task.captures
+    if captured and runs:  # as torch: a node that runs on is captured at before its tensor hooks, ...
+        _capture(task, node, grads)
     if node._tensor_pre_hooks or node._retains_grad or type(node) is AccumulateGrad and node.variable._backward_hooks:
         grads = engine_hooks.call_tensor_hooks(node, grads, task.listening)
-    if task.captures and node in task.captures:
-        _capture(task, node, grads)
-    if task.needed is not None and node not in task.needed:
+    if not runs:
+        if captured:  # ... one that does not, after them
+            _capture(task, node, grads)
         return None
     if node._pre_hooks:
         grads = engine_hooks.call_pre_hooks(node, grads, task.listening)
