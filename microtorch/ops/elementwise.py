@@ -1473,7 +1473,7 @@ class Gelu(Op):
         if x.dtype == np.float32:  # (torch's kernels, to the bit: oneDNN's where torch calls it, else its own)
             return _kernel_gelu.gelu(x) if _kernel_gelu.applies(x) else \
                 _kernel_gelu.gelu_aten(x, _kernel_exp.lane_mask(x, _thread_chunks))
-        return (0.5 * x * (1 + _erf_np(x / math.sqrt(2)))).astype(x.dtype)
+        return (x * 0.5 * (1 + _erf_np(x * _SQRT1_2))).astype(x.dtype)  # (torch's kernel's order and constant)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1501,6 +1501,8 @@ class GeluBackward(Op):
             if _kernel_gelu.applies(x):
                 return _kernel_gelu.gelu_slope(x) * g
             return g * _kernel_gelu.gelu_aten_slope(x, _kernel_exp.lane_mask(x, _thread_chunks, g))
+        if g.dtype == np.float64 and x.dtype == np.float64 and approximate == "none":
+            return g * _gelu_slope_double(x, _kernel_exp.lane_mask(x, _thread_chunks, g))
         return _gelu_slope(Tensor._make(x), approximate)._data * g
 
     @staticmethod
@@ -1517,6 +1519,7 @@ class GeluBackward(Op):
 
 
 _GELU_K = math.sqrt(2 / math.pi)  # the tanh approximation's scale
+_SQRT1_2 = 0.7071067811865476  # C's M_SQRT1_2 (1 / math.sqrt(2) is one bit below it)
 _GELU_PDF = 1 / math.sqrt(2 * math.pi)  # phi(0)
 
 
@@ -1525,7 +1528,17 @@ def _gelu_slope(x, approximate):
     if approximate == "tanh":
         t = tanh((x + x ** 3 * 0.044715) * _GELU_K)
         return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _GELU_K * (1 + x * x * (3 * 0.044715))
-    return (erf(x * (1 / math.sqrt(2))) + 1) * 0.5 + x * (exp(x * x * -0.5) * _GELU_PDF)
+    return (erf(x * _SQRT1_2) + 1) * 0.5 + x * (exp(x * x * -0.5) * _GELU_PDF)
+
+
+def _gelu_slope_double(x, lanes):
+    """gelu'(x) of a float64 array as torch's kernel: (1 + erf(x / sqrt 2)) / 2 + x phi(x), the last sum fused where
+    its vector loop runs (`lanes`). There SLEEF's erf and exp differ from these in a few last bits; elsewhere the C
+    library's are called, as there."""
+    from .special_fma import libm
+    cdf = 0.5 * (1 + _erf_np(x * _SQRT1_2))
+    pdf = _GELU_PDF * np.where(lanes, np.exp(x * x * -0.5), libm("exp", x * x * -0.5))
+    return np.where(lanes, fma(x, pdf, cdf), cdf + x * pdf)
 
 
 def _gelu_curvature(x, approximate):

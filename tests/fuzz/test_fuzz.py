@@ -208,3 +208,15 @@ def test_seed_3909961_a_one_input_ops_layout_as_torch():
     """seed 3,909,961: tan of a permuted tensor with a size-1 dim, then a matmul that folds or takes bmm by its
     strides (tests/test_round17_followups.py)"""
     assert not real(check_seed(3909961)[1])
+
+
+def test_seed_3990154_gelu_in_double_as_torch():
+    """seed 3,990,154: std of three equal gelus, which is 1.9e-16 in torch and was 0 here (gelu(1) one bit lower: torch
+    multiplies by M_SQRT1_2; tests/test_round18_values.py)"""
+    assert not real(check_seed(3990154)[1])
+
+
+def test_seed_4042267_a_captured_gradient_before_the_tensors_hooks():
+    """seed 4,042,267: autograd.grad asks for a tensor made by an in-place op, whose hook doubles its gradient, and
+    for a leaf behind it: torch captures the gradient before the hook runs (tests/test_round18_engine.py)"""
+    assert not real(check_seed(4042267)[1])
