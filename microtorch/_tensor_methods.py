@@ -51,13 +51,6 @@ def _setitem(self, key, value):
     setitem(self, key, value)
 
 
-def _neg_bool_check(self):
-    if self.dtype.name == "bool":
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
-                           "invert a mask, use the `~` or `logical_not()` operator instead.")
-    return ops.neg(self)
-
-
 def _invert(self):
     if self._data.dtype.kind not in "biu":
         raise TypeError(f"~ (invert) is only implemented on integer and Boolean-type tensors, not {self.dtype}")
@@ -112,7 +105,7 @@ METHODS = {
     "__add__": ops.add, "__radd__": ops.add, "__sub__": ops.sub, "__rsub__": ops.rsub,
     "__mul__": ops.mul, "__rmul__": ops.mul, "__truediv__": ops.div, "__rtruediv__": _rdiv,
     "__pow__": ops.pow, "__rpow__": _rpow, "__matmul__": ops.matmul, "__rmatmul__": _rmatmul,
-    "__neg__": _neg_bool_check, "__pos__": lambda self: self, "__abs__": ops.abs,
+    "__neg__": ops.neg, "__pos__": lambda self: self, "__abs__": ops.abs,
     "__floordiv__": _floordiv, "__rfloordiv__": _r(_floordiv), "__mod__": _mod, "__rmod__": _rmod, "__invert__": _invert,
     # (&, |, ^ are torch's bitwise ops in the operands' result dtype: bool & bool a mask, bool & 1 int64)
     "__and__": bitwise.bitwise_and, "__or__": bitwise.bitwise_or, "__xor__": bitwise.bitwise_xor,

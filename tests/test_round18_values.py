@@ -46,3 +46,51 @@ def test_std_of_equal_gelus_as_torch():
         seen.append((s.item(), x.grad.flatten().tolist()))
     assert seen[0][0] > 0
     assert seen[1] == seen[0]
+
+
+def test_angle_of_nan_and_of_integers_as_torch():
+    """angle keeps NaN (microtorch gave 0) and gives an integer tensor's angle in the default float dtype (microtorch
+    gave an integer tensor: 3 for pi)"""
+    seen = []
+    for L in LIBS:
+        values = [L.angle(L.tensor([float("nan"), -1.0, 2.0], dtype=L.float64)),
+                  L.angle(L.tensor([1, -2, 0])), L.tensor([True, False]).angle(), L.angle(L.tensor([1, -2], dtype=L.int8))]
+        seen.append([(str(v.dtype).split(".")[-1], str(v.tolist())) for v in values])
+    assert seen[1] == seen[0]
+    assert seen[0][1] == ("float32", str([0.0, float(np.float32(np.pi)), 0.0]))
+
+
+def test_erfinv_keeps_the_sign_of_zero():
+    seen = []
+    for L in LIBS:
+        out = L.erfinv(L.tensor([-0.0, 0.0, -1e-300], dtype=L.float64))
+        seen.append([(v, np.signbit(v)) for v in out.tolist()])
+    assert seen[1] == seen[0] and seen[0][0] == (0.0, True)
+
+
+@pytest.mark.parametrize("call", ["torch.neg", "Tensor.neg_", "torch.negative", "Tensor.negative_", "-x"])
+def test_negating_a_bool_tensor_is_torchs_runtime_error(call):
+    """every spelling (microtorch raised NotImplementedError for all but `-x`)"""
+    for L in LIBS:
+        x = L.tensor([True, False])
+        run = {"torch.neg": lambda: L.neg(x), "Tensor.neg_": x.neg_, "torch.negative": lambda: L.negative(x),
+               "Tensor.negative_": x.negative_, "-x": lambda: -x}[call]
+        with pytest.raises(RuntimeError, match="Negation, the `-` operator, on a bool tensor is not supported"):
+            run()
+
+
+def test_hardtanh_of_unsigned_bytes_with_negative_limits_is_refused():
+    for L in LIBS:
+        x = L.tensor([1, 200], dtype=L.uint8)
+        with pytest.raises(RuntimeError, match="cannot do hardtanh on an unsigned type with negative limits"):
+            L.nn.functional.hardtanh(x)
+        assert L.nn.functional.hardtanh(x, 0, 1).tolist() == [1, 1]
+
+
+def test_lgamma_near_its_zeros_as_torch():
+    """near 1 and 2, where lgamma is 0, Python's math.lgamma is good to only 1e-9 of the value; the C library's,
+    which microtorch calls now, and torch's are good to the last bits"""
+    x = np.concatenate([1 + np.linspace(-1e-3, 1e-3, 201), 2 + np.linspace(-1e-3, 1e-3, 201)])
+    t, m = (L.lgamma(L.tensor(x)).numpy() for L in LIBS)
+    nonzero = t != 0
+    assert np.max(np.abs(t - m)[nonzero] / np.abs(t[nonzero])) < 1e-15

@@ -17,6 +17,9 @@ def _run(input, fn, inplace, name):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val ({min_val}) cannot be greater than max_val ({max_val})")
+    if input.dtype.name == "uint8" and (min_val < 0 or max_val < 0):
+        raise RuntimeError(f"cannot do hardtanh on an unsigned type with negative limits (min_val={min_val}, "
+                           f"max_val={max_val}); give limits of 0 or more, or convert the input, e.g. x.int()")
     return _run(input, lambda x: act.Hardtanh.apply(x, min_val=min_val, max_val=max_val), inplace, "hardtanh")
 
 

@@ -549,7 +549,13 @@ class Neg(Op):
 
 
 def neg(input):
+    if isinstance(input, Tensor) and input._data.dtype.kind == "b":
+        raise RuntimeError(NO_BOOL_NEGATION)
     return Neg.apply(input)
+
+
+NO_BOOL_NEGATION = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+                    "mask, use the `~` or `logical_not()` operator instead.")
 
 
 def _negated(grad):
@@ -2044,7 +2050,9 @@ class Angle(Op):
     @staticmethod
     def forward(ctx, z):
         ctx.save_for_backward(z)
-        return np.angle(z).astype(np.real(z).dtype) if np.iscomplexobj(z) else np.where(z < 0, np.pi, 0).astype(z.dtype)
+        if np.iscomplexobj(z):
+            return np.angle(z).astype(np.real(z).dtype)
+        return np.where(z != z, z, np.where(z < 0, np.pi, 0)).astype(z.dtype)  # (NaN stays NaN, as torch's)
 
     @staticmethod
     def backward(ctx, grad):
@@ -2063,7 +2071,7 @@ class Angle(Op):
 
 
 def angle(input):
-    return Angle.apply(input)
+    return Angle.apply(_float(input))  # (an integer's angle is in the default float dtype, as torch's)
 
 
 def zeros_like_(t):

@@ -214,8 +214,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     reduction = _reduction(size_average, reduce, reduction)
     kind = input._data.dtype.kind  # (torch negates the input, then exponentiates in its dtype, in place)
     if kind == "b":
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
-                           "a mask, use the `~` or `logical_not()` operator instead. (soft_margin_loss's input)")
+        from .elementwise import NO_BOOL_NEGATION
+        raise RuntimeError(NO_BOOL_NEGATION + " (soft_margin_loss's input)")
     if kind in "iu":
         name = _NAMES[input._data.dtype.name]
         raise RuntimeError(f"result type Float can't be cast to the desired output type {name} (soft_margin_loss "

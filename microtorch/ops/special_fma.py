@@ -51,6 +51,13 @@ def c_pow(a, b):
     return np.asarray(_c_pow_each(a, b), dtype=np.float64) if a.size else a * b
 
 
+def _python_lgamma(v):
+    """Python's own lgamma, with the C library's answers where it raises (inf at the poles)"""
+    if math.isnan(v):
+        return v
+    return math.inf if math.isinf(v) or (v <= 0 and v == math.floor(v)) else math.lgamma(v)
+
+
 @functools.cache
 def _c_library_lgamma():
     """the C library's lgamma; Python's where no C library can be loaded (as in the browser's Pyodide)"""
@@ -59,13 +66,24 @@ def _c_library_lgamma():
         import ctypes.util
         lgamma = ctypes.CDLL(ctypes.util.find_library("m")).lgamma
     except (ImportError, OSError, AttributeError, TypeError):
-        return math.lgamma
+        return _python_lgamma
     lgamma.restype, lgamma.argtypes = ctypes.c_double, [ctypes.c_double]
     return lgamma
 
 
 def c_lgamma(v):
-    """lgamma of one number with the C library's lgamma, which torch's scalar kernels call (Python's math.lgamma
-    is Python's own, and differs in the last place: exp(lgamma(8)) is 5040.000000000002 there, 5039.999999999993
-    in the C library)"""
+    """lgamma of one number with the C library's lgamma, which torch's scalar kernels call. Python's math.lgamma is
+    Python's own: it differs in the last place (exp(lgamma(8)) is 5040.000000000002 there, 5039.999999999993 in the
+    C library), and near 1 and 2, where lgamma is 0, it is only good to 1e-9 of the value."""
     return _c_library_lgamma()(float(v))
+
+
+@functools.cache
+def _lgamma_each():
+    return np.frompyfunc(_c_library_lgamma(), 1, 1)
+
+
+def c_lgammas(a):
+    """lgamma of each element of a, in float64, with the C library's lgamma (see c_lgamma)"""
+    a = np.asarray(a, dtype=np.float64)
+    return np.asarray(_lgamma_each()(a), dtype=np.float64) if a.size else a.copy()
