@@ -53,8 +53,8 @@ def test_angle_of_nan_and_of_integers_as_torch():
     gave an integer tensor: 3 for pi)"""
     seen = []
     for L in LIBS:
-        values = [L.angle(L.tensor([float("nan"), -1.0, 2.0], dtype=L.float64)),
-                  L.angle(L.tensor([1, -2, 0])), L.tensor([True, False]).angle(), L.angle(L.tensor([1, -2], dtype=L.int8))]
+        values = [L.angle(L.tensor([float("nan"), -1.0, 2.0], dtype=L.float64)), L.angle(L.tensor([1, -2, 0])),
+                  L.tensor([True, False]).angle(), L.angle(L.tensor([1, -2], dtype=L.int8))]
         seen.append([(str(v.dtype).split(".")[-1], str(v.tolist())) for v in values])
     assert seen[1] == seen[0]
     assert seen[0][1] == ("float32", str([0.0, float(np.float32(np.pi)), 0.0]))

@@ -14,6 +14,7 @@ from .elementwise import _erf_np, _float, _in, _unary, where, zeros_like_
 from .pointwise import Xlogy, XlogyNumberInput, XlogyNumberOther, by_numbers
 from .special_bessel import i0_values, i1_values
 from .special_fma import c_lgamma, c_lgammas, c_pow, fma
+from .special_igamma import igamma_values, igammac_values
 from .special_unary import _special_op
 
 def _huge_order(order, x):
@@ -252,32 +253,6 @@ def mvlgamma(input, p):
     return x.clone() if x.numel() == 0 else Mvlgamma.apply(x, p=p)
 
 
-def _igamma_np(a, x):
-    """P(a, x), the regularized lower incomplete gamma: a series below x < a + 1, else a continued fraction."""
-    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
-    with np.errstate(all="ignore"):
-        lead = np.exp(a * np.log(x) - x - _lgamma_np(a))
-        term, total = 1 / a, 1 / a
-        for k in range(1, 500):
-            term = term * x / (a + k)
-            total = total + term
-        series = lead * total
-        b = x + 1 - a  # Lentz's continued fraction for Q(a, x)
-        c, d = np.full_like(b, 1e300), 1 / b
-        h = d
-        for k in range(1, 500):
-            an = -k * (k - a)
-            b = b + 2
-            d = 1 / np.where(np.abs(an * d + b) < 1e-300, 1e-300, an * d + b)
-            c = b + an / np.where(np.abs(c) < 1e-300, 1e-300, c)
-            h = h * d * c
-        cf = 1 - lead * h
-        out = np.where(x < a + 1, series, cf)
-    out = np.where(x == 0, 0.0, np.where((a == 0) & (x > 0), 1.0, out))
-    out = np.where((a < 0) | (x < 0) | ((a == 0) & (x == 0)), np.nan, np.where(np.isinf(x) & (x > 0), 1.0, out))
-    return out
-
-
 class Igamma(Op):
     """P(a, x);  d/dx = x^(a-1) e^-x / Gamma(a) (torch has no derivative in a)"""
     _grad_fn_name = "IgammaBackward0"
@@ -287,9 +262,9 @@ class Igamma(Op):
     def forward(ctx, a, x, sign=1):
         ctx.sign = sign
         ctx.save_for_backward(a, x)
-        p = _igamma_np(a, x)
-        return like_torch_pair((p if sign == 1 else 1 - p).astype(x.dtype), a, x)  # (numpy's is in C order; torch
-        # lays it out by the operands' strides: see ops/_layout.py)
+        values = (igamma_values if sign == 1 else igammac_values)(a, x)  # (Q computed as Q: its tail keeps digits)
+        return like_torch_pair(values.astype(x.dtype), a, x)  # (numpy's is in C order; torch lays it out by the
+        # operands' strides: see ops/_layout.py)
 
     @staticmethod
     def backward(ctx, grad):
