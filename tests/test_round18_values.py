@@ -94,3 +94,15 @@ def test_lgamma_near_its_zeros_as_torch():
     t, m = (L.lgamma(L.tensor(x)).numpy() for L in LIBS)
     nonzero = t != 0
     assert np.max(np.abs(t - m)[nonzero] / np.abs(t[nonzero])) < 1e-15
+
+
+def test_unique_keeps_each_nan_apart_as_torch():
+    """NaN is not equal to itself: torch gives each NaN its own entry, count and inverse index (numpy's unique
+    collapsed them into one, with a count of 3)"""
+    seen = []
+    for L in LIBS:
+        u = L.tensor([1.0, float("nan"), 3.0, float("nan"), float("nan"), -0.0, 0.0, 1.0])
+        values, inverse, counts = L.unique(u, return_inverse=True, return_counts=True)
+        seen.append((str(values.tolist()), inverse.tolist(), counts.tolist()))
+    assert seen[0][2] == [2, 2, 1, 1, 1, 1]
+    assert seen[1] == seen[0]
