@@ -1,4 +1,5 @@
-"""softmax as torch's CPU kernels compute it, so that microtorch gives their bits.
+"""softmax as torch's CPU kernels compute it, so that microtorch gives their bits. (log_softmax's gradient also in
+float64, with numpy's exp for SLEEF's: all but a few of torch's bits.)
 
 Over the last dim (`_vec_softmax_lastdim`), per row: the max, then e^(x - max) with SLEEF's exp on every element
 (vector loads of the row's end are padded, not handed to the C library), their sum in the kernel's order, one
@@ -63,7 +64,7 @@ def softmax_lastdim(x):
     module's docstring)"""
     rows = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
     top = rows.max(axis=1, keepdims=True)
-    e = expf(rows - top)
+    e = _exp(rows - top, np.ones(rows.shape, bool))
     scale = rows.dtype.type(1) / row_sums(e)
     return (e * scale[:, None]).reshape(x.shape)
 
@@ -75,7 +76,7 @@ def softmax_over(x, dim):
     blocks = np.ascontiguousarray(x).reshape(outer, size, -1)
     vector = _vector_positions(outer, blocks.shape[2], lanes_of(x.dtype))
     shifted = blocks - blocks.max(axis=1, keepdims=True)
-    e = np.where(vector[:, None, :], expf(shifted), libm_expf(shifted))
+    e = _exp(shifted, np.broadcast_to(vector[:, None, :], shifted.shape))
     total = np.zeros_like(e[:, 0, :])
     for d in range(size):
         total += e[:, d, :]
@@ -115,8 +116,8 @@ def log_softmax_lastdim(x):
     row the max, the sum of e^(x - max) (row_sums of SLEEF's exp), SLEEF's log of it, then (x - max) - log"""
     rows = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
     shifted = rows - rows.max(axis=1, keepdims=True)
-    total = row_sums(expf(shifted))
-    return (shifted - _kernel_log.log(total)[:, None]).reshape(x.shape)
+    total = row_sums(_exp(shifted, np.ones(shifted.shape, bool)))
+    return (shifted - _log(total)[:, None]).reshape(x.shape)
 
 
 def log_softmax_over(x, dim):
@@ -127,19 +128,33 @@ def log_softmax_over(x, dim):
     blocks = np.ascontiguousarray(x).reshape(outer, size, -1)
     vector = _chunk_vectors(blocks.shape[2], size, x.itemsize)
     shifted = blocks - blocks.max(axis=1, keepdims=True)
-    e = np.where(vector, expf(shifted), libm_expf(shifted))
+    e = _exp(shifted, np.broadcast_to(vector, shifted.shape))
     total = np.zeros_like(e[:, 0, :])
     for d in range(size):
         total += e[:, d, :]
-    return (shifted - _kernel_log.log(total)[:, None, :]).reshape(x.shape)
+    return (shifted - _log(total)[:, None, :]).reshape(x.shape)
+
+
+def _log(total):
+    """SLEEF's log (float64: numpy's stands in for it)"""
+    return _kernel_log.log(total) if total.dtype == np.float32 else np.log(total)
 
 
 def log_softmax_backward_lastdim(g, y):
     """log_softmax's gradient g - e^y sum(g) over the last dim, as torch's kernel (row_sums, SLEEF's exp, and the
     product and difference fused into one step)"""
     g2, y2 = np.ascontiguousarray(g).reshape(-1, g.shape[-1]), np.ascontiguousarray(y).reshape(-1, y.shape[-1])
-    e = expf(y2)
+    e = _exp(y2, np.ones(y2.shape, bool))
     return fma(-e, np.broadcast_to(row_sums(g2)[:, None], e.shape), g2).reshape(g.shape)
+
+
+def _exp(y, vector):
+    """e^y as the kernel computes it: SLEEF's exp where `vector`, the C library's elsewhere. (float64: numpy's exp
+    stands in for SLEEF's, and differs from it in a few last bits.)"""
+    if y.dtype == np.float32:
+        return np.where(vector, expf(y), libm_expf(y)) if not vector.all() else expf(y)
+    from .special_fma import libm
+    return np.where(vector, np.exp(y), libm("exp", y)) if not vector.all() else np.exp(y)
 
 
 def log_softmax_backward_over(g, y, dim):
@@ -149,7 +164,7 @@ def log_softmax_backward_over(g, y, dim):
     outer, size = int(np.prod(g.shape[:dim])), g.shape[dim]
     g3, y3 = np.ascontiguousarray(g).reshape(outer, size, -1), np.ascontiguousarray(y).reshape(outer, size, -1)
     vector = _chunk_vectors(g3.shape[2], size, g.itemsize)
-    e = np.where(vector, expf(y3), libm_expf(y3))
+    e = _exp(y3, np.broadcast_to(vector, y3.shape))
     total = np.zeros_like(g3[:, 0, :])
     for d in range(size):
         total += g3[:, d, :]

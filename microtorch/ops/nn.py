@@ -40,7 +40,7 @@ class Softmax(Op):
     @staticmethod
     def forward(ctx, x, dim, given_dim=None):
         ctx.dim, ctx.given_dim = dim, given_dim  # (dim: x's own, None for a 0-d x; given_dim: shown when read)
-        if x.size and x.ndim and x.dtype == np.float32:  # (torch's kernels, to the bit)
+        if x.size and x.ndim and x.dtype in _KERNEL_FLOATS:  # (torch's kernels: to the bit in float32)
             out = softmax_lastdim(x) if dim in (-1, x.ndim - 1) else softmax_over(x, dim)
         else:
             e = np.exp(x - np.amax(x, axis=dim, keepdims=True, initial=-np.inf))  # (empty dim: empty out)
@@ -69,8 +69,8 @@ class SoftmaxBackwardData(Op):
     def forward(ctx, g, y, dim, given_dim=None):
         ctx.dim, ctx.given_dim = dim, given_dim
         ctx.save_for_backward(g, y)
-        if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype == np.float32:
-            last = dim in (-1, g.ndim - 1)  # (torch's kernels, to the bit)
+        if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype and g.dtype in _KERNEL_FLOATS:
+            last = dim in (-1, g.ndim - 1)  # (torch's kernels: to the bit in float32, but for a few exps in float64)
             return softmax_backward_lastdim(g, y) if last else softmax_backward_over(g, y, dim)
         return y * (g - (g * y).sum(axis=dim, keepdims=True))
 
@@ -89,6 +89,9 @@ class SoftmaxBackwardData(Op):
             y * (ty * g).sum(d, True)
 
 
+_KERNEL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # (float64: numpy's exp and log for SLEEF's)
+
+
 class LogSoftmax(Op):
     """d log_softmax: g - softmax * sum(g)"""
     _grad_fn_name = "LogSoftmaxBackward0"
@@ -97,7 +100,7 @@ class LogSoftmax(Op):
     @staticmethod
     def forward(ctx, x, dim, given_dim=None):
         ctx.dim, ctx.given_dim = dim, given_dim
-        if x.size and x.ndim and x.dtype == np.float32:  # (torch's kernels, to the bit)
+        if x.size and x.ndim and x.dtype in _KERNEL_FLOATS:  # (torch's kernels: to the bit in float32)
             out = log_softmax_lastdim(x) if dim in (-1, x.ndim - 1) else log_softmax_over(x, dim)
         else:
             out = x - x.max(axis=dim, keepdims=True, initial=-np.inf)  # shifted: exp cannot overflow
@@ -126,8 +129,8 @@ class LogSoftmaxBackwardData(Op):
     def forward(ctx, g, y, dim, given_dim=None):
         ctx.dim, ctx.given_dim = dim, given_dim
         ctx.save_for_backward(g, y)
-        if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype == np.float32:
-            last = dim in (-1, g.ndim - 1)  # (torch's kernels, to the bit)
+        if g.shape == y.shape and g.size and g.ndim and g.dtype == y.dtype and g.dtype in _KERNEL_FLOATS:
+            last = dim in (-1, g.ndim - 1)  # (torch's kernels: to the bit in float32, but for a few exps in float64)
             return log_softmax_backward_lastdim(g, y) if last else log_softmax_backward_over(g, y, dim)
         return g - np.exp(y) * g.sum(axis=dim, keepdims=True)
 

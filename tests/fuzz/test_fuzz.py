@@ -216,6 +216,12 @@ def test_seed_3990154_gelu_in_double_as_torch():
     assert not real(check_seed(3990154)[1])
 
 
+def test_seed_4003209_log_softmax_gradient_in_double_as_torch():
+    """seed 4,003,209: log_softmax then a product of 36 terms, whose gradient of 1e15 cancels in log_softmax's
+    backward: its float64 kernel now adds in torch's order (tests/test_round18_values.py)"""
+    assert not real(check_seed(4003209)[1])
+
+
 def test_seed_4042267_a_captured_gradient_before_the_tensors_hooks():
     """seed 4,042,267: autograd.grad asks for a tensor made by an in-place op, whose hook doubles its gradient, and
     for a leaf behind it: torch captures the gradient before the hook runs (tests/test_round18_engine.py)"""
