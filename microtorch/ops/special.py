@@ -262,7 +262,7 @@ class Igamma(Op):
     def forward(ctx, a, x, sign=1):
         ctx.sign = sign
         ctx.save_for_backward(a, x)
-        values = (igamma_values if sign == 1 else igammac_values)(a, x)  # (Q computed as Q: its tail keeps digits)
+        values = (igamma_values if sign == 1 else igammac_values)(a, x, x.dtype)  # (Q as Q: its tail keeps digits)
         return like_torch_pair(values.astype(x.dtype), a, x)  # (numpy's is in C order; torch lays it out by the
         # operands' strides: see ops/_layout.py)
 

@@ -10,12 +10,14 @@ kernels compute them (SciPy's algorithm, after Cephes), element by element in nu
 torch switches to Temme's uniform asymptotic expansion (DLMF 8.12) for a above 20 with x near a; microtorch keeps
 the series and the fraction there, which agree with it to about 1e-14.
 """
+import functools
+
 import numpy as np
 
 from .special_fma import c_lgammas
 
 _MACHEP = 1.11022302462515654042e-16
-_MAXLOG = 7.09782712893383996843e2
+_MAXLOG = {np.dtype(np.float64): 7.09782712893383996843e2, np.dtype(np.float32): 88.72283905206835}  # (e^-x underflows)
 _BIG, _BIGINV = 4.503599627370496e15, 2.22044604925031308085e-16
 _MAXITER = 2000  # (the P series runs on to 20,000 terms: a near x needs about 9 sqrt(a))
 
@@ -44,11 +46,11 @@ def _ratio_of_polynomials(x, num, denom):
     return np.where(big, x ** (len(denom) - len(num)) * top / bottom, top / bottom)
 
 
-def _prefactor(a, x):
+def _prefactor(a, x, maxlog):
     """x^a e^-x / Gamma(a): from logarithms where x is far from a, else with Lanczos's sum (no cancellation)"""
     far = np.abs(a - x) > 0.4 * np.abs(a)
     logged = a * np.log(x) - x - c_lgammas(a)
-    direct = np.where(logged < -_MAXLOG, 0.0, np.exp(logged))
+    direct = np.where(logged < -maxlog, 0.0, np.exp(logged))  # (0 below the dtype's range, as torch's)
     fac = a + _LANCZOS_G - 0.5
     res = np.sqrt(fac / np.e) / _ratio_of_polynomials(a, _LANCZOS_NUM, _LANCZOS_DENOM)
     small = (a < 200) & (x < 200)
@@ -58,9 +60,9 @@ def _prefactor(a, x):
     return np.where(far, direct, near)
 
 
-def _p_series(a, x):
+def _p_series(a, x, maxlog):
     """P(a, x) by its power series: prefactor / a * (1 + x/(a+1) + x^2/((a+1)(a+2)) + ...)"""
-    ax = _prefactor(a, x)
+    ax = _prefactor(a, x, maxlog)
     r, c, total = a.copy(), np.ones_like(a), np.ones_like(a)
     live = ax != 0
     for _ in range(10 * _MAXITER):
@@ -88,9 +90,9 @@ def _q_series(a, x):
     return -np.expm1(a * logx - c_lgammas(1 + a)) - np.exp(a * logx - c_lgammas(a)) * total
 
 
-def _q_fraction(a, x):
+def _q_fraction(a, x, maxlog):
     """Q(a, x) for x above a by its continued fraction, the convergents p/q rescaled when they grow large"""
-    ax = _prefactor(a, x)
+    ax = _prefactor(a, x, maxlog)
     y, z, c = 1 - a, x + (1 - a) + 1, np.zeros_like(a)
     pkm2, qkm2, pkm1, qkm1 = np.ones_like(a), x.copy(), x + 1, (x + (1 - a) + 1) * x
     ans = pkm1 / qkm1
@@ -137,29 +139,35 @@ def _huge(a, x, lower):
         2 * np.pi * a)
 
 
-def igamma_values(a, x):
-    """P(a, x) in float64 (NaN where torch's is)"""
-    return _values(a, x, lower=True)
+def igamma_values(a, x, dtype=np.float64):
+    """P(a, x) in float64 (NaN where torch's is), with the limits of torch's kernel for dtype"""
+    return _values(a, x, True, _maxlog(dtype))
 
 
-def igammac_values(a, x):
-    """Q(a, x) in float64 (NaN where torch's is)"""
-    return _values(a, x, lower=False)
+def igammac_values(a, x, dtype=np.float64):
+    """Q(a, x) in float64 (NaN where torch's is), with the limits of torch's kernel for dtype"""
+    return _values(a, x, False, _maxlog(dtype))
 
 
-def _values(a, x, lower):
+def _maxlog(dtype):
+    """the log of the smallest normal number torch's kernel keeps, by dtype (Half's kernel computes in float)"""
+    return _MAXLOG.get(np.dtype(dtype), _MAXLOG[np.dtype(np.float32)])
+
+
+def _values(a, x, lower, maxlog):
     a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
     out, inside = _edges(a, x, lower)
     huge = inside & (a > 1e6) & (np.abs(x - a) / np.where(a > 0, a, 1) < 4.5 / np.sqrt(np.abs(a)))
     rest = inside & ~huge
+    q_upper, p_series = functools.partial(_q_upper, maxlog=maxlog), functools.partial(_p_series, maxlog=maxlog)
     with np.errstate(all="ignore"):
         out[huge] = _huge(a[huge], x[huge], lower)
         ai, xi = a[rest], x[rest]
         if lower:  # (P by its series, or 1 - Q where x is above both 1 and a)
             by_q = (xi > 1) & (xi > ai)
-            out[rest] = np.where(by_q, 1 - _where(by_q, _q_upper, ai, xi), _where(~by_q, _p_series, ai, xi))
+            out[rest] = np.where(by_q, 1 - _where(by_q, q_upper, ai, xi), _where(~by_q, p_series, ai, xi))
         else:
-            out[rest] = _q_upper(ai, xi)
+            out[rest] = q_upper(ai, xi)
     return out
 
 
@@ -170,10 +178,11 @@ def _where(mask, fn, a, x):
     return out
 
 
-def _q_upper(a, x):
+def _q_upper(a, x, maxlog):
     """Q(a, x) inside the domain: 1 - P where P is the smaller, else Q's own series or fraction (torch's regions)"""
     by_p = np.where(x > 1.1, x < a, np.where(x <= 0.5, -0.4 / np.log(x) < a, x * 1.1 < a))
     fraction = (x > 1.1) & ~by_p
-    q = 1 - _where(by_p, _p_series, a, x)
-    return np.where(fraction, _where(fraction, _q_fraction, a, x), np.where(by_p, q, _where(~by_p & ~fraction,
+    p_series, q_fraction = functools.partial(_p_series, maxlog=maxlog), functools.partial(_q_fraction, maxlog=maxlog)
+    q = 1 - _where(by_p, p_series, a, x)
+    return np.where(fraction, _where(fraction, q_fraction, a, x), np.where(by_p, q, _where(~by_p & ~fraction,
                                                                                             _q_series, a, x)))
