@@ -244,7 +244,8 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     sig_fn = inspect.unwrap(signature_of or fn)
 
     def failed(e, args, kwargs):  # torch's error for a call that raised e, or None to let e through
-        return type_error(op, sig_fn, args, kwargs, method, overrides, e) or size_error(op, sig_fn, args, kwargs, e) \
+        return type_error(op, sig_fn, args, kwargs, method, overrides, e) or unusable_view(args, kwargs) \
+            or size_error(op, sig_fn, args, kwargs, e) \
             or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e) or axis_error(op, e) \
             or distribution_error(op, e) or named_error(op, e)
 
@@ -284,6 +285,17 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
 
     guarded.__microtorch_guarded__ = True
     return guarded
+
+
+def unusable_view(args, kwargs):
+    """torch's error for an argument that is a view whose history was lost to an in-place change (a split()'s
+    output after its base changed): torch reads the arguments' histories before the op checks its own arguments,
+    so that error comes first (amin of such a view with an empty dim gives it, not amin's IndexError)."""
+    from .inplace import _UnusableView
+    for a in [*args, *kwargs.values()]:
+        if type(a) is _UnusableView:
+            return RuntimeError(a._rebase_error)
+    return None
 
 
 def _dtype_error(kernel_op, op, values):

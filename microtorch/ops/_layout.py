@@ -6,6 +6,8 @@ strides, and the first operand that tells two dims apart decides (`x.t() + y` is
 is a view (ViewBackward0) or a copy (UnsafeViewBackward0 over CloneBackward0), and whether view()
 refuses. When every operand is C-contiguous, both libraries agree and nothing is done.
 """
+import functools
+
 import numpy as np
 
 
@@ -28,6 +30,32 @@ def like_torch(out, *inputs):
             return out
     arrays = [x for x in inputs if isinstance(x, np.ndarray) and x.ndim]
     return sorted_by(out, [_broadcast_strides(x, out.shape) for x in arrays])
+
+
+def as_input(out, x):
+    """out, an elementwise result of the one array x (its shape), laid out as torch's TensorIterator lays it out: in
+    x's order with x's size-1 dims' strides, which numpy keeps neither of when x is not C-contiguous (a diagonal, a
+    permutation). vmap's and meta arrays as they are."""
+    if type(x) is np.ndarray and x.ndim > 1 and not x.flags.c_contiguous and type(out) is np.ndarray \
+            and out.shape == x.shape:
+        return like_torch(out, x)
+    return out
+
+
+def laid_out_as_input(cls):
+    """Class decorator for an Op whose forward computes an elementwise result of its first argument: the result laid
+    out by as_input, and what forward saved of it (relu's result) with it."""
+    forward = cls.forward
+
+    @functools.wraps(forward)
+    def relaid(ctx, x, *args, **kwargs):
+        out = forward(ctx, x, *args, **kwargs)
+        laid = as_input(out, x)
+        if laid is not out and ctx._to_save:
+            ctx._to_save = tuple(laid if s is out else s for s in ctx._to_save)
+        return laid
+    cls.forward = staticmethod(relaid)
+    return cls
 
 
 def sorted_by(out, strides):

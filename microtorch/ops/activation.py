@@ -7,6 +7,7 @@ from .. import _kernel_exp, _kernel_log, _libm_f32
 from .._fma import fma32
 from .._tensor import Tensor
 from ._op import Op, plain, shown_dim, unrecorded
+from ._layout import laid_out_as_input
 from ._range_kernels import _thread_chunks
 from .elementwise import (GradTimesLocal, LeakyReluBackward, ThresholdBackward, _exp_as_torch, _select, _unary,
                           div_scalar, elu_backward, where, zeros_like_)
@@ -266,6 +267,7 @@ class Hardtanh(Op):
         return _kept(t, _tails_pass_nan((x._data > ctx.lo) & (x._data < ctx.hi), t._data, x._data))
 
 
+@laid_out_as_input
 class Threshold(Op):
     """value where x <= threshold, else x;  d = 0 where x <= threshold, else 1 (a NaN x passes, as in torch)"""
     _grad_fn_name = "ThresholdBackward0"
@@ -293,6 +295,7 @@ class ThresholdInPlace(Threshold):
     _grad_fn_name = "ThresholdBackward1"
 
 
+@laid_out_as_input
 class Softshrink(Op):
     """x - lambd sign(x) where |x| > lambd, else 0;  d = 1 where |x| > lambd"""
     _grad_fn_name = "SoftshrinkBackward0"
@@ -334,6 +337,7 @@ def _outside(x, lambd):
     return ~((x >= -lambd) & (x <= lambd))
 
 
+@laid_out_as_input
 class Hardshrink(Softshrink):
     """x where |x| > lambd, else 0;  d = 1 where |x| > lambd"""
     _grad_fn_name = "HardshrinkBackward0"
@@ -355,6 +359,7 @@ def _elu_np(x, alpha, scale, input_scale):
     return np.where(x > 0, x * c(scale), neg).astype(x.dtype, copy=False)
 
 
+@laid_out_as_input
 class ScaledElu(Op):
     """scale (x if x > 0 else alpha (exp(input_scale x) - 1));  d = scale, or scale alpha input_scale exp(input_scale x)"""
     _grad_fn_name = "EluBackward0"

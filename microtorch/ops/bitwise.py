@@ -4,7 +4,7 @@ import numpy as np
 
 from .._dtype import result_type
 from .._tensor import Tensor
-from ._layout import converted, like_torch_pair
+from ._layout import as_input, converted, like_torch_pair
 from ._op import as_array, broadcast_error
 
 
@@ -52,4 +52,4 @@ lcm = _binary("lcm", np.lcm, bool_ok=False, tensor_only=True)
 
 def bitwise_not(input):
     (a,) = _integer("bitwise_not", input)
-    return Tensor._make(as_array(np.logical_not(a) if a.dtype == bool else np.invert(a)))
+    return Tensor._make(as_input(as_array(np.logical_not(a) if a.dtype == bool else np.invert(a)), a))

@@ -13,7 +13,7 @@ from ..autograd.saved import FREED_MESSAGE
 from . import _zero_tangent as _zero
 from ._checks import need_floating
 from ._kernels import kernel_error
-from ._layout import converted, like_torch, like_torch_pair, with_number
+from ._layout import as_input, converted, laid_out_as_input, like_torch, like_torch_pair, with_number
 from ._op import Op, WrappedNumber, as_array, broadcast_error, number_as, plain, promoted, scalar_path, unrecorded
 from ._range_kernels import _thread_chunks
 
@@ -531,6 +531,7 @@ def _keeps_dtype(t, s):
     return type(s) in _NUMBERS and isinstance(t, Tensor) and t._data.dtype.kind in "fc"
 
 
+@laid_out_as_input
 class Neg(Op):
     """d(-x) = -1"""
     _grad_fn_name = "NegBackward0"
@@ -567,6 +568,7 @@ _POW_SPECIAL = {0.5: np.sqrt, 2: lambda x: x * x, 3: lambda x: x * x * x, -0.5: 
                 -1: lambda x: 1 / x, -2: lambda x: 1 / (x * x)}
 
 
+@laid_out_as_input
 class PowScalar(Op):
     """d(x^p) = p x^(p-1)"""
     _grad_fn_name = "PowBackward0"
@@ -772,8 +774,8 @@ def _unary(name, np_fn, derivative=None, saves="input", fused=None, over=False, 
             out = np.asanyarray(np_fn(x.astype(np.float64))).astype(np.float32)
         else:  # (asanyarray: a meta input's array stays meta)
             out = np.asanyarray(np_fn(x[()] if scalar_ok and x.ndim == 0 else x))
-        if relaid and x.ndim > 1 and type(x) is np.ndarray and not x.flags.c_contiguous:
-            out = like_torch(out, x)  # (before it is saved; vmap's and meta arrays as they are)
+        if relaid:
+            out = as_input(out, x)  # (before it is saved)
         ctx.save_for_backward(x if saves == "input" else out)
         return out
 
@@ -1146,6 +1148,7 @@ def cosh(input):
     return Cosh.apply(_float(input))
 
 
+@laid_out_as_input
 class Sgn(Op):
     """sign(x): derivative 0 almost everywhere; for complex s = z/|z|: (g - s^2 conj(g)) / (2|z|), 0 at z = 0"""
     _grad_fn_name = "SgnBackward0"
@@ -1193,6 +1196,7 @@ def sgn(input):
     return Sgn.apply(input)
 
 
+@laid_out_as_input
 class Sign(Sgn):
     _grad_fn_name = "SignBackward0"
     _saved_names = ()
@@ -1241,6 +1245,7 @@ def _maximum_gives_second_on_ties(dtype):
 _ONE_PASS_RELU = {np.dtype(d) for d in (np.float32, np.float64) if _maximum_gives_second_on_ties(d)}
 
 
+@laid_out_as_input
 class Relu(Op):
     """d relu(x) = [x > 0]"""
     _grad_fn_name = "ReluBackward0"
@@ -1338,6 +1343,7 @@ class LeakyReluBackward(GradTimesLocal):
     _saved_values = {"negative_slope": "shown"}
 
 
+@laid_out_as_input
 class LeakyRelu(Op):
     """d leaky_relu(x) = 1 if x > 0 else slope"""
     _grad_fn_name = "LeakyReluBackward0"
@@ -1366,6 +1372,7 @@ def leaky_relu(input, negative_slope=0.01):
     return LeakyRelu.apply(input, negative_slope=negative_slope)
 
 
+@laid_out_as_input
 class Elu(Op):
     """d elu(x) = 1 if x > 0 else alpha*exp(x)"""
     _grad_fn_name = "EluBackward0"
@@ -1462,6 +1469,7 @@ def elu(input, alpha=1.0):
     return Elu.apply(input, alpha=alpha)
 
 
+@laid_out_as_input
 class Gelu(Op):
     """d gelu(x) = Phi(x) + x phi(x)   (or the tanh approximation's derivative)"""
     _grad_fn_name = "GeluBackward0"
@@ -1568,6 +1576,7 @@ def gelu(input, approximate="none"):
     return Gelu.apply(input, approximate=approximate)
 
 
+@laid_out_as_input
 class Softplus(Op):
     """d softplus(x) = sigmoid(beta x)  (1 above the threshold)"""
     _grad_fn_name = "SoftplusBackward0"
@@ -1640,6 +1649,7 @@ def softplus(input, beta=1, threshold=20):
     return Softplus.apply(input, beta=beta, threshold=threshold)
 
 
+@laid_out_as_input
 class Clamp(Op):
     """d clamp(x, lo, hi) = [lo <= x <= hi]; min and max in x's dtype, `given` the bounds as torch's node shows them
     (as the caller gave them: 0 and 1, not 0.0 and 1.0)"""
@@ -2042,6 +2052,7 @@ def imag(input):
     return select(parts, parts.ndim - 1, 1)
 
 
+@laid_out_as_input
 class Angle(Op):
     """angle(z) = atan2(im, re)"""
     _grad_fn_name = "AngleBackward0"

@@ -13,7 +13,7 @@ from .._dtype import float16, float32, result_type
 from .elementwise import (ClampTensor, MulScalar, PowScalar, _float, _in, _need_tensors, _operands, _unary, as_given,
                           where)
 from ._kernels import _NAMES
-from ._layout import like_torch, like_torch_pair, with_number
+from ._layout import as_input, laid_out_as_input, like_torch, like_torch_pair, with_number
 from .index import fill_scalar
 from .scalar_overloads import add_scalar, mul_scalar, scalar_minus, sub_scalar
 
@@ -81,6 +81,7 @@ class Rad2Deg(Deg2Rad):
     scale = 180 / math.pi
 
 
+@laid_out_as_input
 class Frac(Op):
     """d (x - trunc(x)) = 1: torch passes the gradient (and the tangent) on as it is"""
     _grad_fn_name = "FracBackward0"
@@ -98,6 +99,7 @@ class Frac(Op):
         return t
 
 
+@laid_out_as_input
 class Atanh(Op):
     """d atanh(x) = 1/(1 - x^2), as torch's formula: a division (times a reciprocal rounds elsewhere)"""
     _grad_fn_name = "AtanhBackward0"
@@ -122,6 +124,7 @@ class Atanh(Op):
         return mul_scalar(g, 1) / scalar_minus(1, PowScalar.apply(x, 2)).conj()
 
 
+@laid_out_as_input
 class Sinc(Op):
     """d sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is (torch's formula, term by
     term: the gradient selected there, not multiplied by 0)"""
@@ -175,6 +178,7 @@ asinh, acosh, atanh, exp2, erfc, deg2rad, rad2deg, frac, sinc = (_unary_fn(n, c)
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
 
+@laid_out_as_input
 class Logit(Op):
     """d log(p/(1-p)) = 1/(p(1-p)); with eps, p is clamped to [eps, 1-eps] (derivative 0 outside)"""
     _grad_fn_name = "LogitBackward0"
@@ -755,6 +759,7 @@ def arctan2(input, other):
 
 
 # ---- one-sided clamps and tests of the sign bit ---------------------------------------------------------
+@laid_out_as_input
 class ClampMin(Op):
     """max(x, min);  d = 1 where x >= min, else 0. min is in x's dtype, given as the caller gave it (torch's node
     shows it so)"""
@@ -875,15 +880,15 @@ def _no_grad(values):
 
 
 def signbit(input):
-    return _no_grad(np.signbit(input._data))
+    return _no_grad(as_input(np.signbit(input._data), input._data))
 
 
 def isposinf(input):
-    return _no_grad(np.isposinf(input._data))
+    return _no_grad(as_input(np.isposinf(input._data), input._data))
 
 
 def isneginf(input):
-    return _no_grad(np.isneginf(input._data))
+    return _no_grad(as_input(np.isneginf(input._data), input._data))
 
 
 def isreal(input):

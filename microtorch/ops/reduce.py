@@ -9,7 +9,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
-from ._layout import converted, like_torch
+from ._layout import as_input, converted, like_torch
 from ._op import Op, as_array, broadcast_error, dim_passed_on, plain, reduce_dims, shown_dim, shown_dims, unrecorded
 from ._reduce_order import (p_norm_like_torch, prod_like_torch, running_sum_like_torch, var_all_like_torch,
                             var_welford_like_torch)
@@ -1191,19 +1191,19 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def logical_not(input):
-    return Tensor._make(np.logical_not(input._data))
+    return Tensor._make(as_input(np.logical_not(input._data), input._data))
 
 
 def isnan(input):
-    return Tensor._make(np.isnan(input._data))
+    return Tensor._make(as_input(np.isnan(input._data), input._data))
 
 
 def isinf(input):
-    return Tensor._make(np.isinf(input._data))
+    return Tensor._make(as_input(np.isinf(input._data), input._data))
 
 
 def isfinite(input):
-    return Tensor._make(np.isfinite(input._data))
+    return Tensor._make(as_input(np.isfinite(input._data), input._data))
 
 
 def equal(input, other):

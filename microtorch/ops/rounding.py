@@ -7,11 +7,12 @@ floor_divide has no derivative (its node refuses, as torch's)."""
 import numpy as np
 
 from .._dtype import result_type
-from ._layout import converted, like_torch_pair, with_number
+from ._layout import converted, laid_out_as_input, like_torch_pair, with_number
 from ._op import NoDerivative, Op, as_array, number_as
 from .elementwise import zeros_like_
 
 
+@laid_out_as_input
 class Rounded(Op):
     """d floor(x) = 0, and likewise ceil, trunc and round (`np_fn` computes it)"""
 
@@ -37,6 +38,7 @@ def _rounded(name):
 Floor, Ceil, Trunc, Round = (_rounded(n) for n in ("Floor", "Ceil", "Trunc", "Round"))
 
 
+@laid_out_as_input
 class RoundDecimals(Rounded):
     """d round(x, decimals) = 0"""
     _grad_fn_name = "RoundBackward1"  # (torch's node saves nothing, not even decimals)

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._dtype import float16
 from .._tensor import Tensor
-from ._layout import like_torch, like_torch_pair
+from ._layout import laid_out_as_input, like_torch, like_torch_pair
 from ._memory_formats import laid_out, preserve_format
 from ._op import Op, as_array, broadcast_error, promoted
 from .elementwise import _erf_np, _float, _in, _unary, where, zeros_like_
@@ -98,6 +98,7 @@ def _lgamma_np(x):
     return c_lgammas(x)
 
 
+@laid_out_as_input
 class Polygamma(Op):
     """d psi^(n)(x) = psi^(n+1)(x)"""
     _grad_fn_name = "PolygammaBackward0"

@@ -222,6 +222,12 @@ def test_seed_4003209_log_softmax_gradient_in_double_as_torch():
     assert not real(check_seed(4003209)[1])
 
 
+def test_seed_4078807_a_diagonals_power_lays_out_as_torch():
+    """seed 4,078,807: pow of a diagonal kept the size-1 dim's stride in torch, so the matmul after it folded into mv
+    (tests/test_round18_layouts.py)"""
+    assert not real(check_seed(4078807)[1])
+
+
 def test_seed_4042267_a_captured_gradient_before_the_tensors_hooks():
     """seed 4,042,267: autograd.grad asks for a tensor made by an in-place op, whose hook doubles its gradient, and
     for a leaf behind it: torch captures the gradient before the hook runs (tests/test_round18_engine.py)"""
