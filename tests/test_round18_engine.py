@@ -62,3 +62,16 @@ def test_the_output_of_an_in_place_op_asked_for_beside_a_leaf():
         seen.append([x.tolist() for x in g])
     assert seen[0] == [[0.671], [-2.684 + 0.51]]  # (by hand: the hook doubles only what flows on to a2)
     assert seen[1] == seen[0]
+
+
+def test_a_view_lost_to_an_in_place_change_is_refused_before_the_ops_own_checks():
+    """the fuzzer's program (seed 4,083,299): amin over an empty dim of a split()'s output whose base changed in
+    place raises torch's view error, not amin's IndexError (torch reads the arguments' histories first)"""
+    for L in LIBS:
+        base = L.zeros(1, 2, 0, dtype=L.float64, requires_grad=True) * 1
+        part = base.split([0, 2], dim=-2)[0]
+        base.abs_()
+        with pytest.raises(RuntimeError, match="is a view and its base or another view of its base has been modified"):
+            L.amin(part, dim=-1)
+        with pytest.raises(TypeError):  # (the argument parser's errors still come first)
+            L.amin(part, dim="a")

@@ -244,7 +244,7 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     sig_fn = inspect.unwrap(signature_of or fn)
 
     def failed(e, args, kwargs):  # torch's error for a call that raised e, or None to let e through
-        return type_error(op, sig_fn, args, kwargs, method, overrides, e) or unusable_view(args, kwargs) \
+        return type_error(op, sig_fn, args, kwargs, method, overrides, e) or unusable_view(args, kwargs, e) \
             or size_error(op, sig_fn, args, kwargs, e) \
             or shapes_error(op, args, kwargs, e) or dtype_error(op, args, kwargs, e) or axis_error(op, e) \
             or distribution_error(op, e) or named_error(op, e)
@@ -287,10 +287,13 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
     return guarded
 
 
-def unusable_view(args, kwargs):
+def unusable_view(args, kwargs, e):
     """torch's error for an argument that is a view whose history was lost to an in-place change (a split()'s
     output after its base changed): torch reads the arguments' histories before the op checks its own arguments,
-    so that error comes first (amin of such a view with an empty dim gives it, not amin's IndexError)."""
+    so that error comes before an IndexError or ValueError of the op (amin of such a view over an empty dim). (An
+    in-place op's own RuntimeError about the view being written comes first in torch too: it is kept.)"""
+    if isinstance(e, RuntimeError):
+        return None
     from .inplace import _UnusableView
     for a in [*args, *kwargs.values()]:
         if type(a) is _UnusableView:

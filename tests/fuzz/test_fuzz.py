@@ -228,6 +228,12 @@ def test_seed_4078807_a_diagonals_power_lays_out_as_torch():
     assert not real(check_seed(4078807)[1])
 
 
+def test_seed_4083299_a_lost_views_error_before_amins():
+    """seed 4,083,299: amin of a split()'s output lost to an in-place change, over an empty dim
+    (tests/test_round18_engine.py)"""
+    assert not real(check_seed(4083299)[1])
+
+
 def test_seed_4042267_a_captured_gradient_before_the_tensors_hooks():
     """seed 4,042,267: autograd.grad asks for a tensor made by an in-place op, whose hook doubles its gradient, and
     for a leaf behind it: torch captures the gradient before the hook runs (tests/test_round18_engine.py)"""
