@@ -158,9 +158,16 @@ def _drawn_like_input(make):
                              **kwargs))
             return made[0]._data
         values = drawn_for(_rng(kwargs.get("generator")), layout, draw)
-        made[0]._data = values  # (the draws' array seen in input's order: the layout asked, without a copy)
+        made[0]._data = _with_size_one_strides(values, layout)  # (the draws seen in input's order, without a copy)
         return made[0]
     return like
+
+
+def _with_size_one_strides(values, layout):
+    """values with layout's strides at its size-1 dims too (torch's *_like keep them; no element moves)"""
+    strides = tuple(v if n > 1 else w // layout.itemsize * values.itemsize
+                    for n, v, w in zip(values.shape, values.strides, layout.strides))
+    return values if strides == values.strides else np.lib.stride_tricks.as_strided(values, strides=strides)
 
 
 def new_full(self, size, fill_value, dtype=None, requires_grad=False):

@@ -67,3 +67,16 @@ def test_a_matmul_after_pow_of_a_diagonal_folds_as_torch():
         names.append([out.grad_fn.name()] + [n.name() for n, _ in out.grad_fn.next_functions if n is not None])
     assert names[0] == ["UnsafeViewBackward0", "MvBackward0"]
     assert names[1] == names[0]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("factory", ["rand_like", "randn_like", "randint_like"])
+def test_random_like_factories_keep_the_size_one_dims_strides(factory, layout):
+    """as empty_like (preserve_format): the input's strides, a size-1 dim's included, and torch's draws"""
+    seen = []
+    for L in (torch, mt):
+        L.manual_seed(3)
+        x = LAYOUTS[layout](L)
+        out = getattr(L, factory)(x, 5) if factory == "randint_like" else getattr(L, factory)(x)
+        seen.append((out.stride(), out.tolist()))
+    assert seen[1] == seen[0]
