@@ -5,7 +5,8 @@
   hundreds of steps (the polynomials of degree n) or a Chebyshev series that cancels (Clenshaw's) magnifies that
   last bit; computing the same fused steps gives torch's bits.
 - The C library's exp, log, sin, cos and acos, which the kernels call element by element: numpy's own vectorized
-  versions differ from them in the last place for some arguments.
+  versions differ from them in the last place for some arguments. Likewise its pow (c_pow) and, through ctypes, its
+  lgamma (c_lgamma, c_lgammas), which Python's math module does not expose as they are.
 """
 import functools
 import math
@@ -65,7 +66,7 @@ def _c_library_lgamma():
         import ctypes
         import ctypes.util
         lgamma = ctypes.CDLL(ctypes.util.find_library("m")).lgamma
-    except (ImportError, OSError, AttributeError, TypeError):
+    except Exception:  # (a probe: in a browser find_library or CDLL may fail in ways of their own)
         return _python_lgamma
     lgamma.restype, lgamma.argtypes = ctypes.c_double, [ctypes.c_double]
     return lgamma

@@ -7,8 +7,9 @@ kernels compute them (SciPy's algorithm, after Cephes), element by element in nu
   tail such as Q(1, 50) = e^-50 keeps its digits (1 - P would give 0);
 - the factor x^a e^-x / Gamma(a) with Lanczos's sum where x is near a (there the logarithms would cancel).
 
-torch switches to Temme's uniform asymptotic expansion (DLMF 8.12) for a above 20 with x near a; microtorch keeps
-the series and the fraction there, which agree with it to about 1e-14.
+torch switches to Temme's uniform asymptotic expansion (DLMF 8.12) for a above 20 with x near a, whose last term
+takes pi as a float (about 1e-9 off the exact value). microtorch keeps the series and the fraction there (within
+1e-14 of it), and takes the expansion's first terms only where a is beyond the series' reach (above 1e6).
 """
 import functools
 
