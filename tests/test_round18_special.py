@@ -122,3 +122,26 @@ def test_igamma_beside_torch_away_from_its_asymptotic_expansion():
     np.testing.assert_allclose(mp[~expansion], tp[~expansion], rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(mq[~expansion], tq[~expansion], rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(mp[expansion], tp[expansion], rtol=5e-9)
+
+
+def test_lgamma_falls_back_to_pythons_where_no_c_library_loads(monkeypatch):
+    """in the browser (Pyodide) ctypes may find no C library: lgamma then uses Python's, poles included"""
+    import ctypes
+
+    from microtorch.ops import special_fma
+
+    def refuse(*args, **kwargs):
+        raise OSError("no C library here")
+    monkeypatch.setattr(ctypes, "CDLL", refuse)
+    special_fma._c_library_lgamma.cache_clear()
+    special_fma._lgamma_each.cache_clear()
+    try:
+        assert special_fma._c_library_lgamma() is special_fma._python_lgamma
+        out = mt.lgamma(mt.tensor([0.5, 3.0, 0.0, -2.0, float("nan")], dtype=mt.float64)).tolist()
+        np.testing.assert_allclose(out[:2], [np.log(np.sqrt(np.pi)), np.log(2.0)], rtol=1e-14)  # (by hand)
+        assert out[2:4] == [np.inf, np.inf] and np.isnan(out[4])
+        assert mt.special.zeta(mt.tensor([3.0], dtype=mt.float64), mt.tensor([2.0], dtype=mt.float64)).item() > 0
+        assert abs(mt.polygamma(2, mt.tensor([1.0], dtype=mt.float64)).item() + 2.4041138063191885) < 1e-14
+    finally:
+        special_fma._c_library_lgamma.cache_clear()
+        special_fma._lgamma_each.cache_clear()
