@@ -103,8 +103,9 @@ def test_unique_keeps_each_nan_apart_as_torch():
     for L in LIBS:
         u = L.tensor([1.0, float("nan"), 3.0, float("nan"), float("nan"), -0.0, 0.0, 1.0])
         values, inverse, counts = L.unique(u, return_inverse=True, return_counts=True)
-        seen.append((str(values.tolist()), inverse.tolist(), counts.tolist()))
-    assert seen[0][2] == [2, 2, 1, 1, 1, 1]
+        rows = L.unique(L.tensor([[1.0, float("nan")], [1.0, float("nan")], [0.0, 2.0]]), dim=0, return_counts=True)
+        seen.append((str(values.tolist()), inverse.tolist(), counts.tolist(), str(rows[0].tolist()), rows[1].tolist()))
+    assert seen[0][2] == [2, 2, 1, 1, 1, 1] and seen[0][4] == [1, 1, 1]
     assert seen[1] == seen[0]
 
 

@@ -294,8 +294,8 @@ def bincount(input, weights=None, minlength=0):
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     a = input._data
-    nan_apart = {"equal_nan": False} if dim is None else {}  # (each NaN a value of its own, as torch's)
-    values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim, **nan_apart)
+    values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim,
+                                        equal_nan=False)  # (each NaN a value of its own, as torch's; rows too)
     out = [(Unique2 if dim is None else UniqueDim).apply(input, np.ascontiguousarray(values))]
     if return_inverse:
         out.append(_no_grad_result(inverse.reshape(a.shape if dim is None else -1), np.int64))
