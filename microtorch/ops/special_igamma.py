@@ -94,8 +94,9 @@ def _q_series(a, x):
 def _q_fraction(a, x, maxlog):
     """Q(a, x) for x above a by its continued fraction, the convergents p/q rescaled when they grow large"""
     ax = _prefactor(a, x, maxlog)
-    y, z, c = 1 - a, x + (1 - a) + 1, np.zeros_like(a)
-    pkm2, qkm2, pkm1, qkm1 = np.ones_like(a), x.copy(), x + 1, (x + (1 - a) + 1) * x
+    y, c = 1 - a, np.zeros_like(a)
+    z = x + y + 1
+    pkm2, qkm2, pkm1, qkm1 = np.ones_like(a), x.copy(), x + 1, z * x
     ans = pkm1 / qkm1
     live = ax != 0
     for _ in range(_MAXITER):
