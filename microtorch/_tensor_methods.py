@@ -171,7 +171,7 @@ def _more_methods():
 
 def _aliases_and_conversions():
     from . import _dtype
-    from .ops import composite as cp, pointwise as pw, rearrange as ra
+    from .ops import composite as cp, pointwise as pw, rearrange as ra, resize as rs
     from .ops._checks import guard  # (tile's dims are checked as a tuple once the method has made them one)
     return {
         "asinh": pw.asinh, "arcsinh": pw.asinh, "acosh": pw.acosh, "arccosh": pw.acosh, "atanh": pw.atanh,
@@ -220,6 +220,8 @@ def _aliases_and_conversions():
         "hardshrink": lambda self, lambd=0.5: _act().Hardshrink.apply(self, lambd=lambd),
         "new": _legacy_new,
         "svd": _svd,
+        "resize_": rs.resize_, "resize_as_": rs.resize_as_, "resize": rs.resize, "resize_as": rs.resize_as,
+        "storage_offset": rs.storage_offset,
     }
 
 

@@ -499,7 +499,7 @@ TENSOR_METHODS = ["abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "a
                   "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_",
                   "reciprocal_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_",
                   "tan_", "tanh_", "trunc_", "xlogy_", "zero_", "is_conj", "is_neg", "is_nonzero", "is_same_size",
-                  "is_signed", "is_inference", "resolve_conj", "resolve_neg", "split_with_sizes"]
+                  "is_signed", "is_inference", "resolve_conj", "resolve_neg", "split_with_sizes", "resize_as_"]
 
 
 def method_as_function(name):

@@ -163,7 +163,7 @@ SKIP = {"set_default_dtype", "set_default_device", "set_printoptions", "manual_s
 # results drawn at random or uninitialised: compare shape and dtype only
 RANDOM = {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "rand_like",
           "randn_like", "randint_like", "dropout", "empty", "empty_like", "new_empty", "get_rng_state",
-          "initial_seed", "gumbel_softmax"}
+          "initial_seed", "gumbel_softmax", "resize_", "resize_as_"}  # (resize_: a grown storage's new elements)
 # microtorch-only formats: no oracle, only leaks count (torch.save pickles, microtorch writes .npz)
 NO_ORACLE = {"load", "save"}
 # Tensor operators, called the way Python calls them
