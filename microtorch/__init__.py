@@ -257,3 +257,9 @@ from ._torch_aliases import install as _install_aliases  # noqa: E402
 _install_aliases(globals(), Tensor)  # linalg (issue 13): decompositions, solves, torch.* aliases of nn ops
 
 _take_out()  # (last: outside every wrapper above, which check arguments against the op's own parameters)
+
+# torch's legacy typed-tensor classes (FloatTensor(data), x.type(LongTensor), isinstance(x, FloatTensor))
+from ._legacy_tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,  # noqa: E402
+                                   HalfTensor, IntTensor, LongTensor, ShortTensor, set_default_tensor_type)
+__all__ += ["BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor",
+            "LongTensor", "ShortTensor", "set_default_tensor_type"]

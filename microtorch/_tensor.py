@@ -69,22 +69,13 @@ class Tensor:
     def __new__(cls, *args, **kwargs):  # (Tensor(t) of a tensor t: its alias, see _tensor_methods._legacy_constructor)
         return object.__new__(cls)
 
-    def __init__(self, *args, requires_grad=False):
-        # torch's legacy constructor: Tensor(sizes...) or Tensor(data), always the default float
+    def __init__(self, *args, requires_grad=False, **kwargs):
+        # torch's legacy constructor (legacy_array): Tensor(sizes...) or Tensor(data), always the default float
         # dtype (microtorch.tensor(...) infers the dtype and is the one to use)
-        if len(args) == 1 and isinstance(args[0], Tensor):
-            if getattr(self, "_data", None) is not None:  # (the alias __new__ made: nothing left to do)
-                return
-            data = args[0]._data
-        elif not args:
-            data = np.zeros(0, get_default_dtype().np)
-        elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
-            data = np.zeros(tuple(args), get_default_dtype().np)
-        elif len(args) == 1:
-            data = tensor(args[0], dtype=get_default_dtype())._data
-        else:
-            raise TypeError(f"Tensor(): expected sizes (ints) or one sequence of data, got {args!r}")
-        _init_slots(self, data)
+        if getattr(self, "_data", None) is not None:  # (Tensor(t): the alias __new__ made, nothing left to do)
+            return
+        made = legacy_array(get_default_dtype(), "Tensor", args, kwargs)
+        _init_slots(self, made._data if isinstance(made, Tensor) else made)
         self._requires_grad = False
         self.requires_grad = requires_grad
 
@@ -411,10 +402,14 @@ class Tensor:
             return self._to_dtype(self.dtype, fmt) if kwargs.get("copy") else self  # (torch's node: ToCopyBackward0)
         return self._to_dtype(_dtype.to_dtype(dtype), fmt)  # (ops/: differentiable)
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False, *, memory_format=None):
+        """x.type(): the name of x's legacy tensor class; x.type(t), t a legacy class (microtorch.DoubleTensor), its
+        name ('torch.DoubleTensor') or a dtype: x converted to it (x itself when it is of that dtype already)."""
         if dtype is None:
             return f"microtorch.{_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
-        return self.to(dtype)
+        if memory_format is None:
+            return self.to(legacy_type_dtype(dtype), non_blocking=non_blocking)
+        return self.to(legacy_type_dtype(dtype), non_blocking=non_blocking, memory_format=memory_format)
 
     def float(self):
         return self.to(_dtype.float32)
@@ -523,6 +518,139 @@ _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "
                "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
                "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
                "complex128": "ComplexDoubleTensor"}
+
+
+# ---- torch's legacy constructor: Tensor(2, 3), Tensor([1, 2]), FloatTensor(data) (_legacy_tensor_types.py) ----
+def legacy_array(dtype, name, args, kwargs):
+    """What the legacy constructor name(*args, **kwargs) makes, as an array of dtype: zeros of the sizes given (torch
+    leaves them uninitialized), or the data converted (a numpy array already of dtype is shared, as torch shares it);
+    for name(t) of a tensor, t itself, which the caller aliases."""
+    sizes, data = _legacy_arguments(name, args, dict(kwargs))
+    if sizes is not None:
+        if any(s < 0 for s in sizes):
+            raise RuntimeError(f"{name}(): Trying to create tensor with negative dimension {min(sizes)}: "
+                               f"{list(sizes)}; sizes are counts of elements, 0 or more")
+        return np.zeros(sizes, dtype.np)
+    if isinstance(data, Tensor):
+        return data
+    if isinstance(data, np.ndarray) and data.dtype == dtype.np:
+        _no_negative_strides(data, f"{name}(): ")
+        return _numpy_strides(data)
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"{name}(): invalid data type '{type(data).__name__}'; pass numbers, (nested) lists of "
+                        f"numbers or a numpy array")
+    if not isinstance(data, (list, tuple, range, np.ndarray)):
+        raise TypeError(f"{name}(): data must be a sequence (got {_type_name(data)}); pass a list such as "
+                        f"{name}([{data!r}]), or sizes as ints such as {name}(2, 3)")
+    try:
+        return tensor(data, dtype=dtype)._data
+    except (TypeError, ValueError, RuntimeError) as e:  # (tensor()'s message, naming this constructor instead)
+        if type(e) not in (TypeError, ValueError, RuntimeError):  # (a subclass may need more than a message)
+            raise
+        raise type(e)(str(e).replace("tensor(): ", f"{name}(): ")) from None
+
+
+def _legacy_arguments(name, args, kwargs):
+    """(sizes, None) or (None, data or a tensor), from a legacy constructor's arguments, which torch's parser reads
+    as one of: (), (*sizes), (size=...), (data), (tensor), each with device= (the CPU only)."""
+    _legacy_device(name, args, kwargs.pop("device", None))
+    if kwargs:
+        return _legacy_keyword(name, args, kwargs)
+    if not args:
+        return (0,), None
+    first = args[0]
+    if len(args) == 1 and isinstance(first, Size):
+        return tuple(first), None
+    whole = isinstance(first, (int, np.integer)) and not isinstance(first, (bool, np.bool_))
+    if len(args) == 1 and not whole:
+        return None, first  # data, or a tensor to alias
+    if not whole and (isinstance(first, (bool, np.bool_)) or _size_int(first) is None):
+        raise _legacy_usage(name, args, {})  # (torch reads a leading int tensor as a size, a leading bool as none)
+    sizes = tuple(_size_int(a) for a in args)
+    if None in sizes:
+        bad = args[sizes.index(None)]
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, but found element of type "
+                        f"{_type_name(bad)} at pos {sizes.index(None) + 1}; pass sizes as ints, e.g. {name}(2, 3)")
+    return sizes, None
+
+
+def _size_int(a):
+    """a as a size (an int, or a tensor of one integer), else None."""
+    if isinstance(a, (int, np.integer)):
+        return int(a)
+    if isinstance(a, Tensor) and a.numel() == 1 and a.dtype.np.kind in "iub":
+        return int(a.item())
+    return None
+
+
+def _legacy_keyword(name, args, kwargs):
+    """The form a keyword names: size=(2, 3), data=[...] or other=tensor, given alone."""
+    key, value = next(iter(kwargs.items()))
+    if len(kwargs) == 1 and not args:
+        if key == "size" and isinstance(value, (tuple, list)) and all(_size_int(s) is not None for s in value):
+            return tuple(_size_int(s) for s in value), None
+        if key == "data" or key == "other" and isinstance(value, Tensor):
+            return None, value
+    raise _legacy_usage(name, args, kwargs)
+
+
+def _legacy_device(name, args, where):
+    """torch's errors for a device= its legacy constructors refuse: any but the CPU, and any with a tensor."""
+    if where is None:
+        return
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        raise RuntimeError(f"{name}(tensor, device=...): the legacy constructor given a tensor takes no device; use "
+                           "microtorch.tensor(...) or microtorch.as_tensor(...) instead")
+    if isinstance(where, int) and not isinstance(where, bool):
+        raise RuntimeError(f"Cannot access accelerator device when none is available. ({name}(device={where}): an "
+                           "index means an accelerator; microtorch runs on the CPU, leave device= out)")
+    try:
+        kind = device(where).type if isinstance(where, str) else getattr(where, "type", None)
+    except RuntimeError as e:  # (a name that is no device's)
+        raise RuntimeError(f"{name}(device={where!r}): {e}") from None
+    if kind != "cpu":
+        raise RuntimeError(f"{name}(): legacy constructor expects device type: cpu but device type: {kind} was "
+                           "passed (microtorch runs on numpy, on the CPU: leave device= out)")
+
+
+def _legacy_usage(name, args, kwargs):
+    got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of: "
+                     f"(), (*sizes), (size=tuple of ints), (data), (tensor), each with device='cpu' or none; e.g. "
+                     f"{name}(2, 3) or {name}([1.0, 2.0])")
+
+
+def _type_name(v):
+    """v's type as torch's parser names it in a message: Tensor, float, numpy.float32."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    kind = type(v)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
+_LEGACY_NAMES = {name: _dtype._BY_NAME[d] for d, name in _TYPE_NAMES.items()}  # "FloatTensor": float32, ...
+
+
+def legacy_type_dtype(t):
+    """The dtype x.type(t) converts to: t a dtype, a legacy tensor class (microtorch.FloatTensor, Tensor: the
+    default dtype), or a class's name ('torch.FloatTensor', 'microtorch.FloatTensor')."""
+    if isinstance(t, _dtype.dtype):
+        return t
+    if t is Tensor or isinstance(t, str) and t in ("torch.Tensor", "microtorch.Tensor"):
+        return get_default_dtype()
+    if isinstance(t, type):  # (a legacy class goes by its name, microtorch.FloatTensor; another class is refused)
+        t = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+    if not isinstance(t, str):
+        raise TypeError(f"type(): dtype must be a type, str, or dtype object, not {_type_name(t)}; pass e.g. "
+                        "microtorch.DoubleTensor, 'torch.DoubleTensor' or microtorch.float64")
+    module, _, name = t.rpartition(".")
+    if module in ("torch.cuda", "microtorch.cuda"):
+        raise RuntimeError(f"type('{t}'): Torch not compiled with CUDA enabled (microtorch runs on numpy, on the CPU: "
+                           f"use '{module.rsplit('.', 1)[0]}.{name}')")
+    if module in ("torch", "microtorch") and name in _LEGACY_NAMES:
+        return _LEGACY_NAMES[name]
+    raise ValueError(f"invalid type: '{t}'; name a tensor class such as 'torch.FloatTensor' or "
+                     f"'torch.LongTensor', or pass a dtype such as microtorch.float32")
 
 
 DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",

@@ -156,10 +156,10 @@ SOLO = [
 # ---- what is swept -------------------------------------------------------------------------------
 # global state (seeds, default dtype and device, print options, grad mode, threads) is left alone: other tests
 # cover it
-SKIP = {"set_default_dtype", "set_default_device", "set_printoptions", "manual_seed", "seed", "set_rng_state",
-        "set_grad_enabled", "set_detect_anomaly", "set_num_threads", "set_num_interop_threads", "get_num_threads",
-        "get_num_interop_threads", "use_deterministic_algorithms", "set_float32_matmul_precision", "register_hook",
-        "register_post_accumulate_grad_hook", "data_ptr"}
+SKIP = {"set_default_dtype", "set_default_tensor_type", "set_default_device", "set_printoptions", "manual_seed",
+        "seed", "set_rng_state", "set_grad_enabled", "set_detect_anomaly", "set_num_threads",
+        "set_num_interop_threads", "get_num_threads", "get_num_interop_threads", "use_deterministic_algorithms",
+        "set_float32_matmul_precision", "register_hook", "register_post_accumulate_grad_hook", "data_ptr"}
 # results drawn at random or uninitialised: compare shape and dtype only
 RANDOM = {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "rand_like",
           "randn_like", "randint_like", "dropout", "empty", "empty_like", "new_empty", "get_rng_state",

@@ -269,6 +269,10 @@ KNOWN = {
     "detach_": "torch raises: vmap's batched input is a view, which it cannot detach in place; microtorch can",
     "svd_lowrank": "torch's draws random numbers (vmap's randomness error); microtorch's is exact",
     "pca_lowrank": "(the same as svd_lowrank)",
+    "resize_as_": "torch runs it per example, resizing each example's slice, and leaves the batched tensor as it "
+                  "was; microtorch refuses to resize a batched tensor in place",
+    "resize_as": "torch refuses its own resize_as under vmap (it is a Python autograd.Function without "
+                 "setup_context); microtorch's vmap runs such a Function per example, with the warning",
 }
 # same warning, different values
 KNOWN_VALUES = {}

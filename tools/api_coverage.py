@@ -71,8 +71,6 @@ OUT_OF_SCOPE = [
      r"\bempty_strided|\bmodule_load|\bget_file_path", "raw memory and storage"),
     (r"bfloat16|float8|\buint16|\buint32|\buint64|\bint[1-7]\b|\buint[1-7]\b|\bbits\w*|complex32|"
      r"chalf|\bbf16|e4m3|e5m2|e8m0|float4|BFloat16", "dtypes numpy has no equivalent of"),
-    (r"(Byte|Char|Short|Int|Long|Half|Float|Double|Bool|ComplexFloat|ComplexDouble)Tensor$",
-     "legacy typed-tensor classes (torch.tensor(..., dtype=) replaces them)"),
     (r"memory_format|contiguous_format|channels_last|preserve_format|\bstride\b|as_strided|resize|"
      r"\blayout\b|\bstrided$|is_non_overlapping|to_mkldnn|\bis_contiguous", "memory layout and strides"),
     (r"profiler|emit_nvtx|emit_itt|record_function|kineto", "profiling"),
@@ -80,9 +78,8 @@ OUT_OF_SCOPE = [
      r"guaranteed_datapipes_determinism|non_deterministic|runtime_validation|argument_validation",
      "datapipes and model hub"),
     (r"deterministic|warn_always|float32_matmul|flush_denormal|num_threads|num_interop|"
-     r"default_device|set_default_tensor_type|get_device_module|autocast|\bamp\b|GradScaler|"
-     r"\bLazy[A-Z]\w*|\bUninitialized\w*|LazyModuleMixin", "runtime settings and lazy initialization "
-     "(device-, precision- and thread-related)"),
+     r"default_device|get_device_module|autocast|\bamp\b|GradScaler",
+     "runtime settings (device-, precision- and thread-related)"),
     (r"Generator\.(graphsafe|clone_state)|\bvitals|\bset_vital|\bread_vitals|\bis_anomaly_check",
      "internals"),
     # fused low-precision GPU matrix products

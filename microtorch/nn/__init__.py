@@ -2,9 +2,10 @@
 from . import functional, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403  (every layer, container and loss; see modules/__init__.py)
 from .modules import __all__ as _modules
-from .parameter import Parameter  # noqa: F401
+from .parameter import Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 
-__all__ = sorted(_modules) + ["Parameter", "functional", "init", "utils"]
+__all__ = sorted(_modules) + ["Parameter", "UninitializedBuffer", "UninitializedParameter", "functional", "init",
+                              "utils"]
 
 # nn2: nn.Buffer (a tensor marked to become a buffer when assigned to a Module)
 from ._buffer import Buffer  # noqa: E402,F401

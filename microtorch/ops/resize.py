@@ -17,6 +17,7 @@ import types
 
 import numpy as np
 
+from .. import _meta
 from .._tensor import Size, Tensor
 from .._user_line import warn_at_user_line
 from ..autograd import views
@@ -40,9 +41,11 @@ def resize_(self, *sizes, size=None, memory_format=None):
     a = self._data
     if tuple(a.shape) == shape and memory_format is None:  # (torch: nothing changes)
         return self
-    if type(a) is not np.ndarray:  # a meta tensor has a shape and no storage
-        from .._meta import meta_array
-        self._data = meta_array(shape, a.dtype)
+    if getattr(a, "__vmap_batched__", False):
+        raise RuntimeError("resize_(): vmap cannot resize a batched tensor in place (each example would change its "
+                           "shape); resize before or after the vmapped function")
+    if _meta.is_meta(self):  # a meta tensor has a shape and no storage
+        self._data = _meta.meta_array(shape, a.dtype)
     else:
         self._data = _over_storage(a, shape, strides)
     if tuple(a.shape) != shape:  # (torch counts a new shape as a change, not new strides alone)
@@ -50,7 +53,7 @@ def resize_(self, *sizes, size=None, memory_format=None):
     return self
 
 
-def resize_as_(self, the_template, memory_format=None):
+def resize_as_(self, the_template, *, memory_format=None):
     """resize_ to the_template's shape (not its layout: that is memory_format's)."""
     if not isinstance(the_template, Tensor):
         raise TypeError(f"resize_as_(): argument 'the_template' (position 1) must be Tensor, not "

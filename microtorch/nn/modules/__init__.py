@@ -57,3 +57,10 @@ __all__ += ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "
             "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool3d", "MaxUnpool1d",
             "MaxUnpool2d", "MaxUnpool3d", "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "Upsample",
             "UpsamplingBilinear2d", "UpsamplingNearest2d"]
+# lazy modules (their input size read from the first input)
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d,  # noqa: F401,E402
+                   LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d,
+                   LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear)
+__all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+            "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyInstanceNorm1d",
+            "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear"]

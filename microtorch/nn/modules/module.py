@@ -15,7 +15,7 @@ from ..._tensor import Tensor, cuda_unavailable, device, device_type, unavailabl
 from ...autograd import graph
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 from . import _legacy_hooks
 
 
@@ -463,7 +463,16 @@ class Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def type(self, dst_type):
-        return self._apply(lambda t: t.to(dst_type))
+        """Every parameter and buffer converted to dst_type (a dtype, a legacy class such as DoubleTensor, or its
+        name), integer buffers included, as torch's (Module.to(dtype) leaves those alone); self."""
+        def convert(t):
+            new = t.type(dst_type)
+            if t.requires_grad and not (new.is_floating_point() or new.is_complex()):  # (torch's check on .data =)
+                raise RuntimeError(f"data set to a tensor that requires gradients must be floating point or complex "
+                                   f"dtype (Module.type({dst_type!r}) would make a parameter {new.dtype}; call "
+                                   f"requires_grad_(False) on the parameters first, or convert to a floating type)")
+            return new
+        return self._apply(convert)
 
     def cpu(self):
         return self
@@ -481,16 +490,27 @@ class Module:
             keep_vars = args[2] if len(args) > 2 else keep_vars
         if destination is None:
             destination = OrderedDict()
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        return destination
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """This module's own entries of state_dict (torch's name: a lazy module overrides it)."""
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
-        for name, m in self._modules.items():
-            if m is not None:
-                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
-        return destination
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs), run by
+        load_state_dict before it checks anything (module first with with_module=True): how a lazy module
+        materializes its parameters to the shapes it is given."""
+        hooks = self.__dict__.setdefault("_load_state_dict_pre_hooks", {})
+        return _add_hook(hooks, functools.partial(hook, self) if with_module else hook, False)
 
     def _state_entries(self):
         """name -> (owning module, attribute dict, attribute name) for everything state_dict saves."""
@@ -513,6 +533,9 @@ class Module:
         module is unchanged. Returns (missing_keys, unexpected_keys)."""
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict).__name__}.")
+        for prefix, m in self.named_modules():  # (a lazy module's pre-hook materializes it to the shapes given)
+            for hook in list(m.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+                hook(state_dict, prefix + "." if prefix else "", {}, strict, [], [], [])
         entries = self._state_entries()
         missing = [k for k in entries if k not in state_dict]
         unexpected = [k for k in state_dict if k not in entries]
@@ -530,6 +553,8 @@ class Module:
             if not isinstance(value, Tensor):
                 errors.append(f'While copying the parameter named "{key}", expected microtorch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(value)}")
+                continue
+            if is_lazy(current):  # (a lazy module's own uninitialized one, given one: as torch, nothing to copy)
                 continue
             if value.shape != current.shape:
                 errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "

@@ -86,9 +86,6 @@ class _BatchNorm(Module):
     def forward(self, input):
         if input.ndim not in self._dims:
             raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._dims)} input (got {input.ndim}D input)")
-        if input.shape[1] != self.num_features:
-            raise RuntimeError(f"{type(self).__name__}: expected input with {self.num_features} channels (dim 1), "
-                               f"got input of size {list(input.shape)}")
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked._data += 1
