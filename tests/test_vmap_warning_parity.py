@@ -271,8 +271,6 @@ KNOWN = {
     "pca_lowrank": "(the same as svd_lowrank)",
     "resize_as_": "torch runs it per example, resizing each example's slice, and leaves the batched tensor as it "
                   "was; microtorch refuses to resize a batched tensor in place",
-    "resize_as": "torch refuses its own resize_as under vmap (it is a Python autograd.Function without "
-                 "setup_context); microtorch's vmap runs such a Function per example, with the warning",
 }
 # same warning, different values
 KNOWN_VALUES = {}

@@ -278,6 +278,16 @@ class Function:
         raise NotImplementedError("You must implement the jvp function for custom autograd.Function "
                                   "to use it with forward mode AD.")
 
+    # torch.func's requirements of a Function written in Python (microtorch.func checks them): a setup_context
+    # under any transform; under vmap, a vmap staticmethod or generate_vmap_rule = True
+    generate_vmap_rule = False
+    _transform_checked = True  # (False: microtorch's stand-in for one of torch's C++ nodes, which torch.func runs)
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap staticmethod "
+                                  "or set generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         if _interceptors:  # forward-mode AD or vmap is active
@@ -608,6 +618,7 @@ def _fake_leaf(t):
 
 class _DelayedError(Function):
     _grad_fn_name = "torch::autograd::Error"
+    _transform_checked = False
     _edges = tuple(range(256))  # an edge per output it stands for, a None one too (torch's node has one each)
 
     @staticmethod

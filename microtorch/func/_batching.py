@@ -24,6 +24,7 @@ import numpy as np
 import numpy.lib.mixins
 
 from ..autograd import extension
+from ..autograd.function import Function
 from ..autograd.node import Node
 from .._tensor import Tensor
 
@@ -685,10 +686,28 @@ def from_physical(t, levels):
 
 
 # ---- the hook in Function.apply ------------------------------------------------------------------
+_EXTENDING = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+
+
+def check_python_function(cls, under_vmap):
+    """torch.func's requirements of an autograd.Function written in Python (its forward on tensors), raised as
+    torch raises them: a setup_context (forward without ctx) under any transform; under vmap, a vmap staticmethod
+    or generate_vmap_rule = True."""
+    if cls._numpy_forward or not cls._transform_checked:
+        return
+    if not cls._has_setup_context:
+        raise RuntimeError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
+                           f"...), it must override the setup_context staticmethod. {_EXTENDING}")
+    if under_vmap and not cls.generate_vmap_rule and cls.vmap is Function.vmap:
+        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please override "
+                           f"and implement the vmap staticmethod or set generate_vmap_rule=True. {_EXTENDING}")
+
+
 def batch_hook(cls, args, kwargs):
     level = _top_level(args, kwargs)
     if level < 0:
         return NotImplemented
+    check_python_function(cls, True)
     rule = _rule_for(cls)
     if rule is not None:
         try:
@@ -728,9 +747,11 @@ _warned = set()
 
 
 def per_example(cls, args, kwargs, level):
-    """The fallback: apply the op to each example and stack the results."""
+    """The fallback: apply the op to each example and stack the results. (A Function written in Python with its
+    own vmap rule, or generate_vmap_rule, runs so too: the same values, and no warning, as torch batches it.)"""
     from ..ops.shape import Stack
-    if cls not in _warned:
+    own_rule = not cls._numpy_forward and (cls.generate_vmap_rule or cls.vmap is not Function.vmap)
+    if cls not in _warned and not own_rule:
         _warned.add(cls)
         warnings.warn(f"There is a performance drop because we have not yet implemented the batching rule for "
                       f"{cls.__name__}: vmap runs it once per example.", UserWarning, stacklevel=4)

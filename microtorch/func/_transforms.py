@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd import engine, forward_ad
+from ..autograd import engine, extension, forward_ad
 from ..autograd.node import AccumulateGrad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..ops.shape import Alias, View, _share
@@ -110,12 +110,22 @@ def requires_grad_called():
 
 
 def _call_making(func, args, kwargs):
-    """func(*args, **kwargs) and the leaves requiring grad it made."""
+    """func(*args, **kwargs) and the leaves requiring grad it made. (While it runs, every op is shown to
+    _python_function_hook.)"""
     _making.append([])
+    extension.intercept(_python_function_hook, first=True)  # (before forward AD: torch checks this first)
     try:
         return func(*args, **kwargs), _making[-1]
     finally:
         _making.pop()
+        if not _making:
+            extension.stop_intercepting(_python_function_hook)
+
+
+def _python_function_hook(cls, args, kwargs):
+    """An autograd.Function written in Python must have a setup_context inside grad, vjp and jvp, as in torch."""
+    _batching.check_python_function(cls, False)
+    return NotImplemented
 
 
 def _reaches_outside(outs, leaves):
