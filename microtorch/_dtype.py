@@ -144,6 +144,16 @@ def _scalar_dtype(x):
     return get_default_dtype()
 
 
+def _numpy_scalar_dtype(x):
+    """The dtype torch gives a numpy scalar operand: it reads it as a Python number of its kind (np.float32(2) as
+    2.0, np.int8(2) as 2), and np.bool_ as a float (True as 1.0, unlike Python's True)."""
+    if isinstance(x, np.integer):
+        return int64
+    if isinstance(x, np.complexfloating):
+        return get_default_dtype().to_complex()
+    return get_default_dtype()
+
+
 def _combine(higher, lower):
     if higher is None:
         return lower
@@ -171,6 +181,10 @@ def result_type(*operands):
     for x in operands:
         d = getattr(x, "dtype", None)
         if d is not None and not isinstance(d, dtype):  # a numpy array (promoted() makes scalars into them)
+            if isinstance(x, np.generic):  # a numpy scalar: a Python number to torch
+                s = _numpy_scalar_dtype(x)
+                wrapped = s if wrapped is None else promote_types(wrapped, s)
+                continue
             d = from_numpy_dtype(d)
         if d is None:
             if x is None:

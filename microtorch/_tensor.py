@@ -464,9 +464,11 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
-            return format(self.item(), spec)
-        return repr(self)
+        # as torch: a 0-d tensor formats as its number (f"loss {loss}" prints `loss 0.25`, f"{loss:.3f}" too); any
+        # other, a subclass (Parameter) or a meta tensor as object formats it: its str, and no format spec
+        if self._data.ndim == 0 and type(self) is Tensor and not self.is_meta:
+            return format(self.detach().item(), spec)
+        return object.__format__(self, spec)
 
 
 def _init_slots(t, data):

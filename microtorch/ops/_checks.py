@@ -259,6 +259,7 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
              array_op)
     guarded = None if eager else _with_own_parameters(fn, failed, op, (kernel, refuse, n), kinds)
     fast = None if eager or signature_of is not None and not method else _fast_args_test(sig_fn, method, kinds[2])
+    reflectable = operator is not None and operator.strip("_") in _REFLECTABLE
     if guarded is None:
         @functools.wraps(fn)
         def guarded(*args, **kwargs):
@@ -271,6 +272,8 @@ def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=Fa
                     return array_op(*args)
                 err = type_error(op, sig_fn, args, kwargs, method, overrides)
                 if err is not None:
+                    if reflectable:  # (as in the generated wrapper: torch's NotImplemented)
+                        return NotImplemented
                     raise err
                 args, kwargs = _numbers_given(sig_fn, args, kwargs, method, kinds[2])
             err = kernel and kernel(leading(sig_fn, args, kwargs, n))
@@ -417,6 +420,11 @@ _NUMBER_GIVEN = """
 _ARRAY_OPERAND = """
         if isinstance({other}, NDARRAY):
             return array_op({self}, {other})"""
+# torch's binary operators answer NotImplemented for an operand they do not take: Python then asks the operand
+# (`"ab" * n` repeats the string n times, a class with __radd__ is called), or raises its own TypeError
+_FOREIGN_OPERAND = """
+        if types(({args}), {{{kwargs}}}, method, overrides) is not None:
+            return NotImplemented"""
 _KERNEL_CHECK = """
     if {suspect}:
         err = kernel(({first}))
@@ -530,6 +538,8 @@ def _with_own_parameters(fn, failed, op, dtype_check, kinds=(None, False, None, 
                                args=call_args, kwargs=call_kwargs) if kernel else ""
     fast = _fast_type_test(list(params), method, overrides) if types else ""
     operand = _ARRAY_OPERAND.format(self=args[0], other=args[1]) if array_op and len(args) >= 2 else ""
+    if operand and op.strip("_") in _REFLECTABLE:
+        operand += _FOREIGN_OPERAND.format(args=call_args, kwargs=call_kwargs)
     numbers = "".join(_NUMBER_GIVEN.format(p=p) for p in _number_params(list(params), method, overrides))
     pre = (_TYPE_CHECK.format(fast=fast, operand=operand, numbers=numbers, args=call_args, kwargs=call_kwargs)
            if fast else "") + pre
@@ -671,6 +681,12 @@ _OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "__ipow__", "__imod__", "__ifloordiv__", "__abs__", "__lt__", "__le__", "__gt__", "__ge__",
               "__rfloordiv__", "__rmod__", "__rand__", "__ror__", "__rxor__", "__lshift__", "__rshift__",
               "__rlshift__", "__rrshift__")
+
+
+# the binary operators whose refusal of an operand is torch's NotImplemented (not the comparisons)
+_REFLECTABLE = {"add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "pow", "rpow", "matmul",
+                "rmatmul", "floordiv", "rfloordiv", "mod", "rmod", "and", "rand", "or", "ror", "xor", "rxor", "lshift",
+                "rlshift", "rshift", "rrshift", "iadd", "isub", "imul", "itruediv", "ipow", "imod", "ifloordiv"}
 
 
 def guard_namespace(ns, names=None, overrides=None, eager=False):

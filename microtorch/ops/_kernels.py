@@ -130,6 +130,8 @@ def _kernel_dtype(values):
             dt = data.dtype
         elif type(v) in _SCALAR:
             dt = np.dtype(type(v))
+        elif isinstance(v, np.generic):  # a numpy scalar: a number of its kind to torch (np.bool_ a float)
+            dt = np.dtype(np.float64) if v.dtype.kind == "b" else v.dtype
         else:
             continue
         r = _RANK.get(dt.kind, -1)
