@@ -533,15 +533,16 @@ def bernoulli(input, p=None, *, generator=None):
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """num_samples category indices per row of probabilities, drawn as torch's CPU kernel draws them: with
-    replacement, a double u per sample found in the row's normalized running sum; without, the top num_samples
-    of p / q for exponential draws q (the Gumbel trick), so a seed gives torch's samples."""
+    replacement and several samples, a double u per sample found in the row's normalized running sum; without
+    replacement, or for one sample, the top num_samples of p / q for exponential draws q (the Gumbel trick), so a
+    seed gives torch's samples (makemore's names, one character at a time)."""
     rng = _rng(generator)
     _check_multinomial(input, num_samples, replacement)
     if input.is_meta:  # (no values: nothing drawn, as torch's)
         return empty(tuple(input.shape[:-1]) + (num_samples,), dtype=_dtype.int64, device="meta")
     p = input._data
     rows = p.reshape(-1, p.shape[-1])
-    if replacement:
+    if replacement and num_samples > 1:
         out = np.array([np.searchsorted(_normalized_cumsum(r), rng.torch_uniform(np.float64, 0.0, 1.0, (num_samples,)),
                                         side="left") for r in rows], dtype=np.int64).reshape(len(rows), num_samples)
     else:

@@ -264,12 +264,28 @@ def _to_np_index(k, warn=True):
     return k
 
 
+def _check_broadcast(key):
+    """torch's IndexError when the index tensors do not broadcast together (checked before their bounds, as torch;
+    a mask counts as the index tensors of its nonzero elements)."""
+    shapes = []
+    for k in key:
+        if isinstance(k, np.ndarray):
+            shapes += [(int(k.sum()),)] * k.ndim if k.dtype == bool else [k.shape]
+    if len(shapes) > 1:
+        try:
+            np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                             + ", ".join(str(list(s)) for s in shapes)) from None
+
+
 def _check_bounds(x, key):
     """Turn numpy's IndexError into torch's message, naming the dimension and size."""
     real = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == bool else 1
                for k in key if k is not None and k is not Ellipsis)
     if real > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {real} indices)")
+    _check_broadcast(key)
     dim = 0
     for k in key:
         if k is None:

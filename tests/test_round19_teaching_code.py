@@ -1,0 +1,75 @@
+"""Code from Andrej Karpathy's makemore lectures (Neural Networks: Zero to Hero), beside torch.
+
+The bigram lecture samples names one character at a time, `torch.multinomial(p, num_samples=1, replacement=True,
+generator=g)` after `torch.Generator().manual_seed(2147483647)`, and students check that they get the lecture's
+"cexze.", "momasurailezitynn.", ... For a single sample (or none replaced) torch's CPU kernel draws exponentials and
+takes the largest p / q (the Gumbel trick), not the running sum its many-sample path searches; microtorch used the
+running sum, so the names differed. `Categorical.sample()` draws one sample too. The MLP lecture's broken cell
+indexes `prob[torch.arange(32), Y]` with index tensors that do not broadcast: torch names the shapes before it looks
+at any index's bounds.
+"""
+import numpy as np
+import pytest
+
+import microtorch
+
+torch = pytest.importorskip("torch")
+
+# a bigram table's first rows: counts + 1, normalized, as the lecture makes P
+COUNTS = np.random.default_rng(0).integers(0, 400, size=(6, 6)) + 1
+
+
+def _table(L):
+    P = L.tensor(COUNTS).float()
+    return P / P.sum(1, keepdim=True)
+
+
+def _walk(L, steps=40):
+    """The lecture's sampling loop: the next row is the character just drawn."""
+    P = _table(L)
+    g = L.Generator().manual_seed(2147483647)
+    ix, seq = 0, []
+    for _ in range(steps):
+        ix = L.multinomial(P[ix], num_samples=1, replacement=True, generator=g).item()
+        seq.append(ix)
+    return seq
+
+
+def test_the_lectures_sampling_loop_draws_torchs_characters():
+    assert _walk(microtorch) == _walk(torch)
+
+
+@pytest.mark.parametrize("replacement", [True, False])
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_multinomial_draws_as_torch(n, replacement):
+    def draw(L):
+        g = L.Generator().manual_seed(2147483647)
+        samples = L.multinomial(_table(L), num_samples=n, replacement=replacement, generator=g)
+        return samples.tolist(), L.rand(3, generator=g).tolist()  # (and the generator is left where torch's is)
+    assert draw(microtorch) == draw(torch)
+
+
+def test_categorical_sample_draws_as_torch():
+    def draw(L):
+        L.manual_seed(7)
+        d = L.distributions.Categorical(probs=_table(L)[2])
+        return [d.sample().item() for _ in range(30)], d.sample((4,)).tolist()
+    assert draw(microtorch) == draw(torch)
+
+
+@pytest.mark.parametrize("key", [
+    lambda L: (L.arange(32), L.tensor([], dtype=L.long)),
+    lambda L: (L.arange(3), L.arange(2)),
+    lambda L: (L.tensor([9, 1]), L.arange(3)),
+    lambda L: ([0, 1], [1, 2, 3]),
+    lambda L: (L.tensor([True, False, True, False, False]), L.arange(3)),
+])
+def test_index_tensors_that_do_not_broadcast(key):
+    def outcome(L):
+        x = L.zeros(5, 4) if len(key(L)[0]) != 32 else L.zeros(0, 27)
+        try:
+            x[key(L)]
+        except IndexError as e:
+            return str(e)
+    ours, theirs = outcome(microtorch), outcome(torch)
+    assert theirs is not None and ours.endswith(theirs)
