@@ -108,8 +108,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
                              f"attribute, got {type(f).__name__}; e.g. microtorch.save(obj, 'model.pt')")
     if isinstance(obj, Tensor) and type(obj) is Tensor and not obj.requires_grad:
         arrays = {_SINGLE: obj._data}
-    elif _is_flat_state_dict(obj) and all(type(v) is Tensor and not v.requires_grad for v in obj.values()):
-        arrays = {k: v._data for k, v in obj.items()}  # a plain .npz: one array per name
+    elif isinstance(obj, OrderedDict) and _is_flat_state_dict(obj) and all(
+            type(v) is Tensor and not v.requires_grad for v in obj.values()):
+        arrays = {k: v._data for k, v in obj.items()}  # a state dict as a plain .npz: one array per name (a dict
+        # goes with its structure, so that it loads as a dict, as torch's)
     else:
         arrays = _structure_or_pickle(obj, pickle_module or pickle, pickle_protocol)
     if isinstance(f, (str, os.PathLike)):

@@ -44,6 +44,7 @@ class Size(tuple):
 
 
 class Tensor:
+    __module__ = "microtorch"  # (as torch's: type(x) prints <class 'microtorch.Tensor'>, the name it is used by)
     __slots__ = ("_data", "_requires_grad", "grad_fn", "_output_nr", "_version_counter",
                  "__dict__", "__weakref__")
     # Rarely set: class-level defaults, so that creating a tensor stays cheap.

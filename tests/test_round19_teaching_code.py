@@ -73,3 +73,19 @@ def test_index_tensors_that_do_not_broadcast(key):
             return str(e)
     ours, theirs = outcome(microtorch), outcome(torch)
     assert theirs is not None and ours.endswith(theirs)
+
+
+def test_the_tensor_class_prints_as_torchs():
+    """Dive into Deep Learning's first chapter prints `type(A), type(B)` after converting to numpy and back."""
+    assert str(type(microtorch.ones(2))) == str(type(torch.ones(2))).replace("torch", "microtorch")
+
+
+def test_a_saved_dict_loads_as_a_dict(tmp_path):
+    """d2l saves `{'x': x, 'y': y}` and prints what it loads: a dict, as torch's (a state dict stays ordered)."""
+    for L in (microtorch, torch):
+        L.save({"x": L.arange(4), "y": L.zeros(4)}, tmp_path / L.__name__)
+        L.save(L.nn.Linear(2, 1).state_dict(), tmp_path / (L.__name__ + "_sd"))
+    for name in ("", "_sd"):
+        ours = microtorch.load(tmp_path / ("microtorch" + name))
+        theirs = torch.load(tmp_path / ("torch" + name))
+        assert type(ours) is type(theirs) and list(ours) == list(theirs)
