@@ -985,7 +985,7 @@ def _check_integers(data, dt):
 def _tensor_number(x, dt):
     """The number a one-element tensor in tensor()'s data stands for (torch: an integer dtype takes it by
     __index__, which a floating tensor refuses)."""
-    if dt.np.kind in "iu" and x.dtype.is_floating_point or x.dtype.is_complex:
+    if dt.np.kind in "iub" and x.dtype.is_floating_point or x.dtype.is_complex:
         raise TypeError(f"tensor(): only integer tensors of a single element can be converted to an index (a "
                         f"{x.dtype} element, into {dt}); convert it first, e.g. x.long()")
     return x.item()
@@ -1080,9 +1080,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         return _leaf(tensor(data, dtype=dtype, device=_CPU).to(device)._data, requires_grad)
     if isinstance(data, np.ndarray):
         _no_negative_strides(data, "tensor(): ")
+    _no_string_dimension(data)
     dt = _dtype.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
     src = _converted(_to_numpy, data)
-    if src.dtype.kind in "OUS" and dtype is not None or src.dtype.kind == "c" and dt.np.kind != "c":
+    if src.dtype.kind in "OUS" and dtype is not None or src.dtype.kind == "c" and dt.np.kind not in "cb":
         _refuse_non_numbers(data, dt)  # (inferring the dtype refused the first ones already)
     listed = cls is list or cls is tuple  # (a list here holds numpy scalars or tensors: [np.bool_, 1] is int64)
     checked = not isinstance(data, (np.ndarray, Tensor)) and dt.np.kind in "iub" and (src.dtype != dt.np or listed)
@@ -1090,6 +1091,17 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         _check_integers(data, dt)
     array = _converted(_cast, src, dt.np)
     return _leaf(_numpy_strides(array) if isinstance(data, np.ndarray) else array, requires_grad)
+
+
+def _no_string_dimension(data):
+    """torch's ValueError for a string met as the first element of a (nested) list: torch reads the sizes down the
+    first elements, and a string would be one more dimension (its characters)."""
+    x = data
+    while isinstance(x, (list, tuple)) and len(x):
+        x = x[0]
+        if isinstance(x, str):
+            raise ValueError("tensor(): too many dimensions 'str' (a string is not a number: pass numbers, or "
+                             "convert the strings first, e.g. [float(s) for s in data])")
 
 
 def _no_negative_strides(array, name=""):
