@@ -315,6 +315,12 @@ class Tensor:
                              f"{np.dtype(dtype)}: use np.asarray(t, dtype=...) or copy=None")
         return self._data.astype(dtype)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """numpy's protocol, as torch's: a ufunc or function numpy computed on a tensor's array (np.exp(t),
+        np.argmax(t)) comes back as a tensor sharing its memory; a bool result as uint8, as torch gives it."""
+        array = np.asarray(array)
+        return from_numpy(array.astype(np.uint8) if array.dtype == np.bool_ else array)
+
     def item(self):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar; "

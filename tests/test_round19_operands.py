@@ -128,3 +128,27 @@ def test_result_type_of_a_numpy_scalar():
                 continue  # (complex32: see above)
             assert str(microtorch.result_type(t(microtorch), s)).split(".")[-1] == \
                 str(torch.result_type(t(torch), s)).split(".")[-1], (s, t)
+
+
+NUMPY_ON_TENSORS = {
+    "np.exp": lambda L, t: np.exp(t), "np.sqrt": lambda L, t: np.sqrt(t), "np.add": lambda L, t: np.add(t, 1),
+    "np.maximum": lambda L, t: np.maximum(t, 2), "np.isnan (bool as uint8)": lambda L, t: np.isnan(t),
+    "np.round": lambda L, t: np.round(t, 1), "np.clip": lambda L, t: np.clip(t, 1.5, 3), "np.abs": lambda L, t: np.abs(-t),
+    "np.argmax": lambda L, t: np.argmax(t), "np.log of ints": lambda L, t: np.log(L.tensor([3, 1, 2])),
+    "np.array": lambda L, t: np.array(t), "np.dot": lambda L, t: np.dot(t, t),
+    "np.exp of a tensor that requires grad": lambda L, t: np.exp(L.tensor([1.0], requires_grad=True)),
+}
+
+
+@pytest.mark.parametrize("case", NUMPY_ON_TENSORS)
+def test_numpy_functions_on_tensors_give_what_torch_gives(case):
+    """torch's __array_wrap__: a numpy ufunc of a tensor comes back as a tensor (a bool result as uint8)."""
+    def outcome(L):
+        t = L.tensor([1.0, 2.0, 4.0])
+        try:
+            r = NUMPY_ON_TENSORS[case](L, t)
+        except Exception as e:
+            return "raised", type(e).__name__
+        kind = "tensor" if isinstance(r, (torch.Tensor, microtorch.Tensor)) else type(r).__name__
+        return kind, str(getattr(r, "dtype", "")).split(".")[-1], np.round(np.asarray(r, dtype=float), 6).tolist()
+    assert outcome(microtorch) == outcome(torch)
