@@ -98,3 +98,25 @@ def test_the_vmap_staticmethod_refuses_by_default():
     with pytest.raises(NotImplementedError, match="override the vmap staticmethod or set generate_vmap_rule"):
         microtorch.autograd.Function.vmap(None, (0,), microtorch.ones(2))
     assert microtorch.autograd.Function.generate_vmap_rule is torch.autograd.Function.generate_vmap_rule is False
+
+
+@pytest.mark.parametrize("transform", ["grad", "vmap", "vmap, then backward"])
+def test_a_module_with_a_full_backward_hook_under_a_transform(transform):
+    """Its hook is an autograd.Function written in Python: refused under grad, as torch's; under vmap torch's batched
+    tensors read as not requiring grad, so the hook is not attached (and never fires)."""
+    def outcome(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(3, 1)
+        calls = []
+        m.register_full_backward_hook(lambda mod, gi, go: calls.append(1))
+        try:
+            if transform == "grad":
+                lib.func.grad(lambda v: m(v).sum())(lib.ones(3))
+            else:
+                out = lib.vmap(m)(lib.ones(2, 3))
+                if transform == "vmap, then backward":
+                    out.sum().backward()
+        except Exception as e:
+            return "raised", type(e).__name__
+        return "ran", len(calls)
+    assert outcome(microtorch) == outcome(torch)

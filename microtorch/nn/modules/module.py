@@ -653,8 +653,9 @@ class _BackwardHook:
     @staticmethod
     def _wrap(values, hook):
         tensors = [(i, v) for i, v in enumerate(values) if isinstance(v, Tensor)]
-        if not any(t.requires_grad for _, t in tensors):
-            return values, False
+        if not any(t.requires_grad for _, t in tensors) or any(getattr(t._data, "__vmap_batched__", False)
+                                                                for _, t in tensors):
+            return values, False  # (torch's too: inside vmap its batched tensors read as not requiring grad)
         new = BackwardHookFunction.apply(*[t for _, t in tensors])
         next(t for t in new if t.grad_fn is not None).grad_fn.register_prehook(hook)
         values = list(values)
