@@ -28,6 +28,7 @@ from ..autograd.views import alias as _alias, live_views as _live_views, mark_vi
 from ._op import Op, SavedList
 from ._zero_tangent import ZeroTangent
 from .inplace_kernels import scaled_in_place, straight_into_self
+from .resize import writable_alias
 
 
 
@@ -595,11 +596,21 @@ def _type_name(np_dtype):
     return names.get(_dtype.from_numpy_dtype(np_dtype).name, str(np_dtype))
 
 
+def _alias_to_write(a):
+    """A writable array over the read-only array a's memory, where no element of a shares its memory with another
+    (no zero stride over a dim of more than one); else None."""
+    if type(a) is not np.ndarray or any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+        return None
+    return writable_alias(a)
+
+
 def _write(self, values):
     if self.is_meta:  # no data to write (torch's meta fill_ only counts a version)
         pass
     elif self._data.flags.writeable:
         self._data[...] = values
+    elif (alias := _alias_to_write(self._data)) is not None:  # a view of an expand() with no element twice
+        alias[...] = values
     else:  # an expand(): into the base's memory, at the view's positions (fill_: repeats get the same value)
         root = self._base if self._base is not None else self
         idx = _view_index(self, root)

@@ -140,12 +140,34 @@ def storage_offset(self):
     return _storage_of(self._data)[1]
 
 
+def writable_alias(a):
+    """a writable array over a's memory with a's own shape and strides, or None. numpy marks every view of an
+    expanded array read-only, even one with no element twice (a slice of one row); torch writes into such a view's
+    storage, so microtorch writes through this alias. None where the buffer itself is read-only, or is not one numpy
+    holds whole."""
+    root = _root_array(a)
+    if not root.flags.writeable or not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return None
+    storage = root.reshape(-1, order="A").view(np.uint8)
+    start = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    try:
+        return np.ndarray(a.shape, a.dtype, storage, start, a.strides)
+    except (ValueError, TypeError):  # (a view reaching outside the buffer: numpy refuses to build it)
+        return None
+
+
+def _root_array(a):
+    """The array that holds a's memory: the end of its chain of bases (through as_strided's holder too)."""
+    root = a
+    while isinstance(getattr(root.base, "base", None), np.ndarray) or isinstance(root.base, np.ndarray):
+        root = root.base if isinstance(root.base, np.ndarray) else root.base.base
+    return root
+
+
 def _storage_of(a):
     """The bytes of the buffer a's array lives in, and a's offset into it in elements (torch's storage and
     storage_offset)."""
-    root = a
-    while isinstance(getattr(root.base, "base", None), np.ndarray) or isinstance(root.base, np.ndarray):
-        root = root.base if isinstance(root.base, np.ndarray) else root.base.base  # (as_strided's holder: its base)
+    root = _root_array(a)
     if not (root.flags.c_contiguous or root.flags.f_contiguous) or not root.flags.writeable:
         root = np.ascontiguousarray(a)  # (a buffer numpy does not hold whole, or a read-only one: a's own copy)
     storage = root.reshape(-1, order="A").view(np.uint8)
