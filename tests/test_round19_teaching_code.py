@@ -126,3 +126,16 @@ def test_in_place_on_a_row_of_an_expand_of_a_result_with_history():
         y.sum().backward()
         return y.tolist(), x.grad.tolist(), y.grad_fn.name()
     assert grads(microtorch) == grads(torch)
+
+
+@pytest.mark.parametrize("bounds", ["min", "max", "both", "a vector min"])
+def test_clamp_by_tensor_bounds_lays_out_as_torch(bounds):
+    """An absent bound is no operand to torch: x (a size-1 dim with its own stride) clamped by a tensor of its shape
+    comes out C-contiguous, so a matmul after it folds into mm (fuzz 4,567,838)."""
+    def layout(L):
+        x = L.matmul(L.zeros(1, 2, dtype=L.float64, requires_grad=True), L.tensor(np.arange(8.0).reshape(2, 2, 2)))
+        t = L.ones(2, 1, 2, dtype=L.float64)
+        r = {"min": lambda: L.clamp(x, min=t), "max": lambda: L.clamp(x, max=t), "both": lambda: L.clamp(x, t, t + 1),
+             "a vector min": lambda: L.clamp(x, min=L.ones(2, dtype=L.float64))}[bounds]()
+        return r.stride(), (r @ L.ones(2, 1, dtype=L.float64)).grad_fn.next_functions[0][0].name()
+    assert layout(microtorch) == layout(torch)

@@ -26,8 +26,8 @@ def like_torch(out, *inputs):
             odd = x.strides != _c_strides(x.shape, x.itemsize)
     else:  # every operand is laid out in C order, as numpy's result; torch's sort reads size-1 dims' strides too,
         # unless no operand broadcasts and none is a number (its fast path)
-        if not odd or all(type(x) is np.ndarray and x.shape == out.shape for x in inputs):
-            return out
+        if not odd or all(type(x) is np.ndarray and x.shape == out.shape for x in inputs if x is not None):
+            return out  # (None: a bound clamp was not given, which is no operand to torch)
     arrays = [x for x in inputs if isinstance(x, np.ndarray) and x.ndim]
     return sorted_by(out, [_broadcast_strides(x, out.shape) for x in arrays])
 

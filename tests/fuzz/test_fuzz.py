@@ -228,6 +228,18 @@ def test_seed_4078807_a_diagonals_power_lays_out_as_torch():
     assert not real(check_seed(4078807)[1])
 
 
+def test_seed_4567838_clamp_by_one_tensor_bound_lays_out_as_torch():
+    """seed 4,567,838: clamp(x, min=t), x with a size-1 dim of its own stride: torch takes its contiguous fast path
+    (the absent max is no operand), so the matmul after it folded into mm (tests/test_round19_teaching_code.py)"""
+    assert not real(check_seed(4567838)[1])
+
+
+def test_seed_4519146_in_place_on_a_slice_of_a_detached_expand():
+    """seed 4,519,146: mul_ of one element of a detached expand(): torch writes into the storage
+    (tests/test_round19_teaching_code.py)"""
+    assert not real(check_seed(4519146)[1])
+
+
 def test_seed_4083299_a_lost_views_error_before_amins():
     """seed 4,083,299: amin of a split()'s output lost to an in-place change, over an empty dim
     (tests/test_round18_engine.py)"""
