@@ -259,3 +259,17 @@ def test_a_resized_alias_shares_memory():
     r.resize_(2, 3)
     r[1, 2] = 50.0
     assert t[5].item() == 50.0 and np.shares_memory(r.numpy(), t.numpy())
+
+
+def test_a_tensor_over_read_only_memory():
+    """from_numpy of a read-only array (torch warns): its views' storage offsets, and resize_, which keeps its
+    elements (microtorch resizes a writable copy: numpy will not write into that buffer)."""
+    def program(lib):
+        data = np.arange(6.0)
+        data.flags.writeable = False
+        t = lib.from_numpy(data)
+        offset = t[2:].storage_offset()
+        t.resize_(2, 2)
+        return offset, t.tolist(), t.storage_offset()
+    theirs, ours = _both(program)
+    assert ours[0] == theirs[0]  # (the values; torch also warns, once in a process, about the non-writable array)

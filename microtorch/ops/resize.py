@@ -1,4 +1,5 @@
-"""Resizing a tensor in place (`resize_`, `resize_as_`), and torch's deprecated `resize` / `resize_as`.
+"""A tensor's storage: resizing it in place (`resize_`, `resize_as_`), torch's deprecated `resize` / `resize_as`,
+`storage_offset()`, and writing through a view numpy marked read-only (`writable_alias`).
 
 torch's `resize_` gives a tensor a new shape over its storage: the elements from its storage offset on, read in
 contiguous order (not in the tensor's own order if it was transposed). The storage grows, keeping its bytes, when the
@@ -137,7 +138,8 @@ def storage_offset(self):
     """torch's x.storage_offset(): where x's first element lies in its storage, counted in elements."""
     if type(self._data) is not np.ndarray:
         return 0
-    return _storage_of(self._data)[1]
+    held = _buffer_of(self._data, writable=False)
+    return 0 if held is None else max(held[1], 0) // self._data.itemsize
 
 
 def writable_alias(a):
@@ -145,34 +147,33 @@ def writable_alias(a):
     expanded array read-only, even one with no element twice (a slice of one row); torch writes into such a view's
     storage, so microtorch writes through this alias. None where the buffer itself is read-only, or is not one numpy
     holds whole."""
-    root = _root_array(a)
-    if not root.flags.writeable or not (root.flags.c_contiguous or root.flags.f_contiguous):
+    held = _buffer_of(a)
+    if held is None:
         return None
-    storage = root.reshape(-1, order="A").view(np.uint8)
-    start = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     try:
-        return np.ndarray(a.shape, a.dtype, storage, start, a.strides)
+        return np.ndarray(a.shape, a.dtype, held[0], held[1], a.strides)
     except (ValueError, TypeError):  # (a view reaching outside the buffer: numpy refuses to build it)
         return None
 
 
-def _root_array(a):
-    """The array that holds a's memory: the end of its chain of bases (through as_strided's holder too)."""
+def _storage_of(a):
+    """The bytes of the buffer a's array lives in, and a's offset into it in elements (torch's storage and
+    storage_offset); a's own copy where no writable buffer numpy holds whole is there."""
+    storage, start = _buffer_of(a) or _buffer_of(np.array(a, order="C"))  # (np.array: always a fresh, writable copy)
+    return storage, max(start, 0) // a.itemsize
+
+
+def _buffer_of(a, writable=True):
+    """(the bytes of the buffer that holds a's memory, a's offset into them in bytes), or None where that buffer is
+    not contiguous, or (writable) is read-only. The buffer is the end of a's chain of bases (as_strided's holder
+    too)."""
     root = a
     while isinstance(getattr(root.base, "base", None), np.ndarray) or isinstance(root.base, np.ndarray):
         root = root.base if isinstance(root.base, np.ndarray) else root.base.base
-    return root
-
-
-def _storage_of(a):
-    """The bytes of the buffer a's array lives in, and a's offset into it in elements (torch's storage and
-    storage_offset)."""
-    root = _root_array(a)
-    if not (root.flags.c_contiguous or root.flags.f_contiguous) or not root.flags.writeable:
-        root = np.ascontiguousarray(a)  # (a buffer numpy does not hold whole, or a read-only one: a's own copy)
-    storage = root.reshape(-1, order="A").view(np.uint8)
+    if writable and not root.flags.writeable or not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return None
     start = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    return storage, max(start, 0) // a.itemsize
+    return root.reshape(-1, order="A").view(np.uint8), start
 
 
 class Resize(Function):

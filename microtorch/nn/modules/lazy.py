@@ -9,7 +9,7 @@ Linear). `load_state_dict` materializes them too, to the shapes it is given.
 """
 import itertools
 
-from ... import int64
+from ..._dtype import int64
 from ..._tensor import Tensor, tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
