@@ -59,12 +59,25 @@ def is_laid_out(x, fmt):
 
 
 def suggested_format(x):
-    """torch's suggest_memory_format: channels_last(_3d) for a 4-d (5-d) array laid out so and not in C order,
-    else contiguous_format (what `to(memory_format=...)` compares with before it copies)."""
-    for fmt, order in _FASTEST_FIRST.items():
-        if x.ndim == len(order) and not x.flags["C_CONTIGUOUS"] and is_laid_out(x, fmt):
-            return fmt
+    """torch's suggest_memory_format: channels_last(_3d) for a 4-d (5-d) array whose strides read so
+    (like_channels_last), else contiguous_format (what `to(memory_format=...)` compares with before it copies, and the
+    layout pad gives)."""
+    if type(x) is np.ndarray and like_channels_last(x.shape, x.strides):
+        return channels_last if x.ndim == 4 else channels_last_3d
     return contiguous_format
+
+
+def like_channels_last(shape, strides):
+    """torch's is_channels_last_strides_2d/3d: a 4-d or 5-d layout whose strides grow in the order C, W, (H, D,)
+    N; ambiguous ones (a size-1 channel dim with equal strides) count as C order."""
+    if len(shape) not in (4, 5) or strides[1] == 0:
+        return False
+    low = 0
+    for d in [1] + list(range(len(shape) - 1, 1, -1)) + [0]:
+        if shape[d] == 0 or strides[d] < low or d == 0 and low == strides[1]:
+            return False
+        low = strides[d] * shape[d] if shape[d] > 1 else strides[d]
+    return True
 
 
 def in_layout_of(out, x):

@@ -9,7 +9,8 @@ from .._user_line import warn_once
 from ..autograd._hooks import composite
 from ._checks import check_size, need_dims
 from ._layout import dense_strides as _dense_strides, like_torch
-from ._memory_formats import in_layout_of, laid_out, memory_format as _memory_format, preserve_format
+from ._memory_formats import (in_layout_of, laid_out, like_channels_last, memory_format as _memory_format,
+                              preserve_format)
 from ._op import Op, normalize_dims, plain, shown_dim, shown_dims, unrecorded
 from ._sum_order import sum_like_torch
 from ._zero_tangent import ZeroTangent
@@ -753,7 +754,7 @@ def _joined(xs, dim):
     suggest_memory_format reads their strides), else C order."""
     out_shape = list(xs[0].shape)
     out_shape[dim] = sum(x.shape[dim] for x in xs)
-    if not all(type(x) is np.ndarray and _like_channels_last(x.shape, x.strides) for x in xs):
+    if not all(type(x) is np.ndarray and like_channels_last(x.shape, x.strides) for x in xs):
         return np.ascontiguousarray(np.concatenate(xs, axis=dim))  # (numpy follows the inputs' layout)
     order = [1] + list(range(len(out_shape) - 1, 1, -1)) + [0]  # C, then W (H, D), then N: fastest first
     out_strides, step = [0] * len(out_shape), xs[0].itemsize
@@ -762,19 +763,6 @@ def _joined(xs, dim):
         step *= out_shape[d]
     out = np.lib.stride_tricks.as_strided(np.empty(math.prod(out_shape), xs[0].dtype), out_shape, out_strides)
     return np.concatenate(xs, axis=dim, out=out)
-
-
-def _like_channels_last(shape, strides):
-    """torch's is_channels_last_strides_2d/3d: a 4-d or 5-d layout whose strides grow in the order C, W, (H, D,)
-    N; ambiguous ones (a size-1 channel dim with equal strides) count as C order."""
-    if len(shape) not in (4, 5) or strides[1] == 0:
-        return False
-    low = 0
-    for d in [1] + list(range(len(shape) - 1, 1, -1)) + [0]:
-        if shape[d] == 0 or strides[d] < low or d == 0 and low == strides[1]:
-            return False
-        low = strides[d] * shape[d] if shape[d] > 1 else strides[d]
-    return True
 
 
 def _unsqueezed_strides(x, dim):
