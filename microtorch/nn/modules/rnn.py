@@ -1,6 +1,8 @@
 """Recurrent layers (RNN, LSTM, GRU) and their cells, built from linear maps and activations, so that
 backward runs through time on the ordinary ops. Parameter names, shapes, initialisation, input and
-output layouts follow torch (gates in torch's order: LSTM i, f, g, o; GRU r, z, n)."""
+output layouts follow torch (gates in torch's order: LSTM i, f, g, o; GRU r, z, n). The layers also take a
+PackedSequence (nn.utils.rnn), as torch's: each step runs on the sequences still going, so that each final state
+is the one at its sequence's own length."""
 import math
 
 from ... import _creation
@@ -8,29 +10,88 @@ from ...ops import cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh):
-    gates = F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh)
+def _lstm_step(gi, h, c, w_hh, b_hh):
+    """one LSTM step from the input's part of the gates, gi (torch computes it for all steps at once)"""
+    gates = F.linear(h, w_hh, b_hh) + gi
     i, f, g, o = gates.chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     return o.sigmoid() * c.tanh(), c
 
 
-def _gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
-    xr, xz, xn = F.linear(x, w_ih, b_ih).chunk(3, -1)
+def _gru_step(gi, h, w_hh, b_hh):
+    """one GRU step from the input's part gi, in torch's order of operations: (h - n) z + n"""
+    xr, xz, xn = gi.chunk(3, -1)
     hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, -1)
-    r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
-    n = (xn + r * hn).tanh()
-    return (1 - z) * n + z * h
+    r, z = (hr + xr).sigmoid(), (hz + xz).sigmoid()
+    n = (xn + hn * r).tanh()
+    return (h - n) * z + n
+
+
+def _rnn_step(gi, h, w_hh, b_hh, relu):
+    pre = F.linear(h, w_hh, b_hh) + gi
+    return pre.relu() if relu else pre.tanh()
+
+
+def _lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh):
+    return _lstm_step(F.linear(x, w_ih, b_ih), h, c, w_hh, b_hh)
+
+
+def _gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
+    return _gru_step(F.linear(x, w_ih, b_ih), h, w_hh, b_hh)
 
 
 def _rnn_cell(x, h, w_ih, w_hh, b_ih, b_hh, relu):
-    pre = F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh)
-    return pre.relu() if relu else pre.tanh()
+    return _rnn_step(F.linear(x, w_ih, b_ih), h, w_hh, b_hh, relu)
+
+
+def _full_layer(step, gi, state, reverse):
+    """Run step over every time step of gi (L, N, G), backwards in time when reverse; (outputs (L, N, H), state).
+    A state is a tuple: (h,) or, for an LSTM, (h, c)."""
+    gis = gi.unbind(0)
+    outs = [None] * len(gis)
+    for t in (range(len(gis) - 1, -1, -1) if reverse else range(len(gis))):
+        state = step(gis[t], state)
+        outs[t] = state[0]
+    return stack(outs), state
+
+
+def _packed_layer(step, gi, state, sizes):
+    """Run step over a packed batch (gi: the steps' rows, sizes[t] at step t, longest sequences first). When
+    sequences end, their rows of the state are set aside: each final state is taken at its sequence's length."""
+    outs, ended, offset = [], [], 0
+    for n in sizes:
+        have = state[0].shape[0]
+        if n < have:
+            ended.append(tuple(s.narrow(0, n, have - n) for s in state))
+            state = tuple(s.narrow(0, 0, n) for s in state)
+        state = step(gi.narrow(0, offset, n), state)
+        offset += n
+        outs.append(state[0])
+    ended.append(state)
+    ended.reverse()  # (the longest sequences' rows first, as the batch is ordered)
+    return cat(outs, 0), tuple(cat([e[k] for e in ended], 0) for k in range(len(state)))
+
+
+def _packed_layer_reversed(step, gi, state, sizes):
+    """The same from the last step back: only the longest sequences run at first, and each sequence joins, with
+    its row of the initial state, at its own last step."""
+    first, state = state, tuple(s.narrow(0, 0, sizes[-1]) for s in state)
+    outs, end = [], gi.shape[0]
+    for n in reversed(sizes):
+        have = state[0].shape[0]
+        if n > have:
+            state = tuple(cat([s, s0.narrow(0, have, n - have)], 0) for s, s0 in zip(state, first))
+        state = step(gi.narrow(0, end - n, n), state)
+        end -= n
+        outs.append(state[0])
+    outs.reverse()
+    return cat(outs, 0), state
 
 
 class RNNBase(Module):
@@ -84,67 +145,103 @@ class RNNBase(Module):
         get = lambda n: getattr(self, n + suffix) if self.bias or n.startswith("weight") else None  # noqa: E731
         return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
 
-    def _run(self, input, hx):
-        """(output, h_n[, c_n]) for input (L, N, H_in) and states (layers * dirs, N, H)."""
+    def _run(self, input, hx, sizes=None):
+        """(output, h_n, c_n or None) for input (L, N, H_in), or a packed batch's data with its batch sizes `sizes`,
+        and initial states (layers * dirs, N, H): h_0, or (h_0, c_0) for an LSTM. (torch.lstm, torch.gru, ... call
+        this too, on their flat parameter lists.)"""
         dirs = 2 if self.bidirectional else 1
-        x, h_out, c_out = input, [], []
+        hx = tuple(hx) if self.mode == "LSTM" else (hx,)
+        x, finals = input, []
         for layer in range(self.num_layers):
             outs = []
             for d in range(dirs):
                 k = layer * dirs + d
-                state = (hx[0][k], hx[1][k]) if self.mode == "LSTM" else hx[k]
-                seq, state = self._direction(x, state, self._weights(layer, d), reverse=bool(d))
+                seq, state = self._direction(x, tuple(h[k] for h in hx), self._weights(layer, d), bool(d), sizes)
                 outs.append(seq)
-                h_out.append(state[0] if self.mode == "LSTM" else state)
-                if self.mode == "LSTM":
-                    c_out.append(state[1])
+                finals.append(state)
             x = outs[0] if dirs == 1 else cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        return x, stack(h_out), (stack(c_out) if c_out else None)
+        h_n = stack([f[0] for f in finals])
+        return x, h_n, (stack([f[1] for f in finals]) if self.mode == "LSTM" else None)
 
-    def _direction(self, x, state, weights, reverse):
-        steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
-        outs = [None] * x.shape[0]
-        for t in steps:
-            if self.mode == "LSTM":
-                state = _lstm_cell(x[t], state[0], state[1], *weights)
-                outs[t] = state[0]
-            elif self.mode == "GRU":
-                state = _gru_cell(x[t], state, *weights)
-                outs[t] = state
-            else:
-                state = _rnn_cell(x[t], state, *weights, relu=self.mode == "RNN_RELU")
-                outs[t] = state
-        return stack(outs), state
+    def _direction(self, x, state, weights, reverse, sizes):
+        w_ih, w_hh, b_ih, b_hh = weights
+        gi = F.linear(x, w_ih, b_ih)  # (the input's part of every step in one product, as torch does on the CPU)
+        if self.mode == "LSTM":
+            step = lambda g, s: _lstm_step(g, s[0], s[1], w_hh, b_hh)  # noqa: E731
+        elif self.mode == "GRU":
+            step = lambda g, s: (_gru_step(g, s[0], w_hh, b_hh),)  # noqa: E731
+        else:
+            step = lambda g, s: (_rnn_step(g, s[0], w_hh, b_hh, self.mode == "RNN_RELU"),)  # noqa: E731
+        if sizes is None:
+            return _full_layer(step, gi, state, reverse)
+        return (_packed_layer_reversed if reverse else _packed_layer)(step, gi, state, sizes)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         batched = input.ndim == 3
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead")
+        self._check_input_size(input)
         x = input if batched else input.unsqueeze(1)
         if self.batch_first and batched:
             x = x.transpose(0, 1)
-        dirs = 2 if self.bidirectional else 1
-        shape = (self.num_layers * dirs, x.shape[1], self.hidden_size)
+        shape = self._state_shape(x.shape[1])
         if hx is None:
-            zeros = _creation.zeros(*shape, dtype=x.dtype)
-            hx = (zeros, zeros) if self.mode == "LSTM" else zeros
+            hx = self._zero_state(shape, x.dtype)
         elif not batched:
             hx = tuple(h.unsqueeze(1) for h in hx) if self.mode == "LSTM" else hx.unsqueeze(1)
         self._check_state(hx, shape)
         out, h_n, c_n = self._run(x, hx)
-        if self.batch_first and batched:
-            out = out.transpose(0, 1)
+        if self.batch_first and batched:  # (torch's RNN and GRU turn their output in place: TransposeBackward1)
+            out = out.transpose(0, 1) if self.mode == "LSTM" else out.transpose_(0, 1)
         if not batched:
             out, h_n = out.squeeze(1), h_n.squeeze(1)
             c_n = c_n.squeeze(1) if c_n is not None else None
         return (out, (h_n, c_n)) if self.mode == "LSTM" else (out, h_n)
 
+    def _forward_packed(self, packed, hx):
+        """A PackedSequence in, a PackedSequence out (same batch sizes and order); the final states at each
+        sequence's own length, in the caller's order of the batch (as the initial states hx are given)."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        if data.ndim != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.ndim}")
+        self._check_input_size(data)
+        sizes = [int(n) for n in batch_sizes.tolist()]
+        shape = self._state_shape(sizes[0])
+        hx = self._zero_state(shape, data.dtype) if hx is None else self._permuted(hx, sorted_indices)
+        self._check_state(hx, shape)
+        out, h_n, c_n = self._run(data, hx, sizes)
+        state = self._permuted((h_n, c_n) if self.mode == "LSTM" else h_n, unsorted_indices)
+        return PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices), state
+
+    def _permuted(self, hx, order):
+        """the states' batch dim (dim 1) put in `order` (unchanged for None)"""
+        if order is None:
+            return hx
+        if self.mode == "LSTM":
+            return hx[0].index_select(1, order), hx[1].index_select(1, order)
+        return hx.index_select(1, order)
+
+    def _state_shape(self, batch):
+        return (self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size)
+
+    def _zero_state(self, shape, dtype):
+        zeros = _creation.zeros(*shape, dtype=dtype)
+        return (zeros, zeros) if self.mode == "LSTM" else zeros
+
+    def _check_input_size(self, input):
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.shape[-1]}")
+
     def _check_state(self, hx, shape):
-        for h in (hx if self.mode == "LSTM" else (hx,)):
+        names = ("hidden[0]", "hidden[1]") if self.mode == "LSTM" else ("hidden",)
+        for name, h in zip(names, hx if self.mode == "LSTM" else (hx,)):
             if tuple(h.shape) != shape:
-                raise RuntimeError(f"Expected hidden size {shape}, got {list(h.shape)}")
+                raise RuntimeError(f"Expected {name} size {shape}, got {list(h.shape)}")
 
 
 class RNN(RNNBase):

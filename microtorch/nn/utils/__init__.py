@@ -7,3 +7,6 @@ from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 
 # nn2: spectral normalisation
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402,F401
+
+# round 20: padded and packed batches of sequences (torch.nn.utils.rnn)
+from . import rnn  # noqa: E402,F401
