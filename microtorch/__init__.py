@@ -146,7 +146,7 @@ def __getattr__(name):
     # subpackages that pull in more code are imported on first use
     import importlib
     if name in ("nn", "optim", "func", "testing", "utils", "viz", "cuda", "backends", "accelerator", "random",
-                "distributions", "special", "version", "xpu", "profiler"):
+                "distributions", "special", "version", "xpu", "profiler", "multiprocessing"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
@@ -263,3 +263,4 @@ from ._legacy_tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTen
                                    HalfTensor, IntTensor, LongTensor, ShortTensor, set_default_tensor_type)
 __all__ += ["BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor",
             "LongTensor", "ShortTensor", "set_default_tensor_type"]
+from ._storage import install as _install_storage; _install_storage(Tensor, globals())  # noqa: E402,E702

@@ -291,6 +291,8 @@ def _number(v, name):
             raise TypeError(f"arange(): argument '{name}' must be Number, not Tensor (it requires grad: pass "
                             f"{name}.item())")
         return v.item()
+    if isinstance(v, np.generic):  # (np.float32(2.5), np.int64(3): the Python number torch's parser reads them as)
+        v = v.item()
     if isinstance(v, builtins.int) and not -2 ** 63 <= v < 2 ** 63:
         raise OverflowError(f"int too big to convert (arange's {name} {v} is beyond int64; pass a float)")
     return v

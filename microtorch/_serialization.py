@@ -146,6 +146,19 @@ def _unpickled(arrays, name, weights_only, pickle_module):
     return (pickle_module or pickle).loads(arrays[_PICKLED].tobytes())
 
 
+def _refuse_foreign_members(arrays, name):
+    """Every member of a microtorch archive is a .npy array; numpy hands any other member over as bytes. torch.save's
+    zip files hold a pickle (archive/data.pkl) and raw storages."""
+    if all(isinstance(v, np.ndarray) for v in arrays.values()):
+        return
+    if any(k.endswith("data.pkl") for k in arrays):
+        raise RuntimeError(f"load: {name!r} was written by torch.save (a zip of a pickle and raw storages), which "
+                           "microtorch cannot read. Save with microtorch.save instead, or in torch convert it: "
+                           "numpy.savez(f, **{k: v.numpy() for k, v in state_dict.items()}).")
+    raise RuntimeError(f"load: {name!r} is a zip archive but not a microtorch file (a member is not a numpy array). "
+                       "microtorch files are .npz archives written by microtorch.save.")
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
     """Load what `save` wrote. Unpickles a pickled object only with weights_only=False, as torch."""
     if not isinstance(f, (str, os.PathLike)) and not (hasattr(f, "read") and hasattr(f, "seek")):
@@ -169,6 +182,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         raise RuntimeError(f"load: {name!r} is not a microtorch file or is corrupt ({type(e).__name__}: {e}). "
                            "microtorch files are .npz archives written by microtorch.save; files written by "
                            "torch.save (pickle) cannot be read.") from None
+    _refuse_foreign_members(arrays, name)
     if list(arrays) == [_PICKLED]:
         return _unpickled(arrays, name, weights_only, pickle_module)
     if _STRUCTURE in arrays:

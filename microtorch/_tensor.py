@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _dtype, _inference, _meta
 from ._quiet import quietly
+from ._user_line import warn_once
 from ._dtype import get_default_dtype, result_type
 
 _NUMERIC_TYPES = (int, float, complex, bool, np.number, np.bool_)
@@ -390,8 +391,11 @@ class Tensor:
 
     def to(self, *args, **kwargs):
         """to(dtype) / to("cpu") / to(other): a converted tensor (self if nothing changes)."""
-        dtype = kwargs.get("dtype")
-        for a in args:
+        dtype, placed = kwargs.get("dtype"), kwargs.get("device")
+        if "device" in kwargs and args and isinstance(args[0], (_dtype.dtype, Tensor)):
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(args[0]).__name__}, "
+                            "device=...): a device goes first, to(device, dtype), or by keyword with dtype=")
+        for a in args if placed is None else (*args, placed):  # (device= is read as a positional device is)
             if isinstance(a, _dtype.dtype):
                 dtype = a
             elif isinstance(a, Tensor):
@@ -823,6 +827,8 @@ def _infer_dtype(data):
         elif isinstance(x, Tensor):
             kinds.add(x.dtype)
         elif isinstance(x, (np.ndarray, np.generic)):  # numpy arrays and scalars keep their dtype
+            if x.__class__ is np.ndarray:
+                _warn_listed_arrays()
             kinds.add(_dtype.from_numpy_dtype(x.dtype))
         elif isinstance(x, (bool, int, float, complex)):  # (subclasses: a numpy scalar was taken above)
             numbers.add(next(t for t in (bool, int, float, complex) if isinstance(x, t)))
@@ -836,6 +842,23 @@ def _infer_dtype(data):
     for k in kinds:
         result = k if result is None else _dtype.promote_types(result, k)
     return result or get_default_dtype()
+
+
+def _listed_arrays(data):
+    """data is a list or tuple holding a numpy array at some depth (torch converts those one element at a time)."""
+    stack = [data] if isinstance(data, (list, tuple)) else []
+    while stack:
+        for x in stack.pop():
+            if x.__class__ is np.ndarray:
+                return True
+            if isinstance(x, (list, tuple)):
+                stack.append(x)
+    return False
+
+
+def _warn_listed_arrays():
+    warn_once("listed arrays", "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+              "converting the list to a single numpy.ndarray with numpy.array() before converting to a tensor.")
 
 
 def _depth(data):
@@ -1087,7 +1110,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, np.ndarray):
         _no_negative_strides(data, "tensor(): ")
     _no_string_dimension(data)
-    dt = _dtype.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
+    if dtype is None:
+        dt = _infer_dtype(data)
+    else:
+        dt = _dtype.to_dtype(dtype)
+        if _listed_arrays(data):
+            _warn_listed_arrays()
     src = _converted(_to_numpy, data)
     if src.dtype.kind in "OUS" and dtype is not None or src.dtype.kind == "c" and dt.np.kind not in "cb":
         _refuse_non_numbers(data, dt)  # (inferring the dtype refused the first ones already)
@@ -1165,6 +1193,11 @@ def from_numpy(ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     _dtype.from_numpy_dtype(ndarray.dtype)
     _no_negative_strides(ndarray)
+    if not ndarray.flags.writeable:
+        warn_once("read-only array", "The given NumPy array is not writable, and microtorch does not support "
+                  "non-writable tensors: writing to this tensor will raise an error (in PyTorch, undefined behavior). You may want "
+                  "to copy the array to protect its data or make it writable before converting it to a tensor. This "
+                  "type of warning will be suppressed for the rest of this program.")
     return Tensor._make(_numpy_strides(ndarray))
 
 

@@ -57,3 +57,233 @@ def test_fuzz_4675070_matmul_after_pad_views_as_torch():
             node = node.next_functions[0][0]
         names.append(chain)
     assert names[0] == names[1]
+
+
+# ---- warnings torch gives when memory cannot be shared (Raschka ch13, ch15) ----------------------------------------
+_WARNINGS = """
+import sys, warnings
+import numpy as np
+import {lib} as torch
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as seen:
+    {code}
+print([(w.category.__name__, str(w.message).split(".")[0].split(":")[0].split(",")[0], w.filename == "<string>")
+       for w in seen])
+"""
+
+
+@pytest.mark.parametrize("code", [
+    "a = np.arange(3.); a.flags.writeable = False; torch.from_numpy(a); torch.from_numpy(a); torch.as_tensor(a)",
+    "a = np.arange(3.); torch.from_numpy(a); torch.tensor(a); a.flags.writeable = False; torch.tensor(a)",
+    "torch.tensor([np.ones(2), np.ones(2)]); torch.tensor([[1., 2.], np.ones(2)])",
+    "torch.tensor((np.ones(2),), dtype=torch.float32)",
+    "torch.tensor([1.0, np.ones(())])",
+    "torch.tensor([np.float64(1.0), np.float32(2.0)]); torch.tensor([[1, 2]]); torch.tensor(np.ones((2, 2)))",
+])
+def test_warnings_as_torchs(code):
+    import subprocess
+    import sys
+    outs = [subprocess.run([sys.executable, "-c", _WARNINGS.format(lib=lib.__name__, code=code)], capture_output=True,
+                           text=True, check=True).stdout for lib in LIBS]
+    assert outs[0] == outs[1]
+
+
+# ---- torch.multiprocessing (fast.ai part 2's 04_minibatch_training) ---------------------------------------------
+def test_multiprocessing_has_torchs_names():
+    import torch.multiprocessing as theirs
+
+    import microtorch.multiprocessing as ours
+    wanted = {n for n in dir(theirs) if not n.startswith("_")} & (set(theirs.__all__) | {"spawn", "Pool"})
+    missing = {n for n in wanted if not hasattr(ours, n)} - {"ENV_VAR_PARALLEL_START", "reductions", "init_reductions"}
+    assert not missing
+    assert microtorch.multiprocessing.get_all_sharing_strategies() == theirs.get_all_sharing_strategies()
+
+
+def _square_sum(x):
+    return float((microtorch.tensor(x) ** 2).sum())
+
+
+def _put_sum(i, queue):
+    queue.put((i, float(microtorch.ones(3).sum() * i)))
+
+
+def _fail(i):
+    raise ValueError(f"worker {i} fails")
+
+
+def test_a_pool_maps_tensors():
+    import microtorch.multiprocessing as mp
+    with mp.get_context("fork").Pool(2) as pool:  # (fork: a spawned worker would import microtorch anew, slowly)
+        assert pool.map(_square_sum, [[1.0, 2.0], [3.0]]) == [5.0, 9.0]
+
+
+def test_start_processes_runs_and_reports_a_failure():
+    import microtorch.multiprocessing as mp
+    queue = mp.get_context("fork").SimpleQueue()
+    mp.start_processes(_put_sum, args=(queue,), nprocs=2, start_method="fork")
+    assert sorted([queue.get(), queue.get()]) == [(0, 0.0), (1, 3.0)]
+    with pytest.raises(mp.ProcessRaisedException, match="ValueError: worker . fails"):
+        mp.start_processes(_fail, nprocs=2, start_method="fork")
+
+
+# ---- to(device=...) (Deep Learning with PyTorch, ch3: the keyword was ignored) ------------------------------------
+_TO_CALLS = [dict(device="cuda"), dict(device="cuda:0"), dict(device="cpu"), dict(device="cpu", dtype="float64"),
+             dict(dtype="float64", device="cuda"), dict(device="meta"), dict(device=None),
+             dict(device="cpu", copy=True)]
+
+
+@pytest.mark.parametrize("kwargs", _TO_CALLS)
+@pytest.mark.parametrize("first", [None, "float64", "tensor"])
+def test_to_reads_device_by_keyword(kwargs, first):
+    results = []
+    for lib in LIBS:
+        p = lib.ones(2)
+        args = () if first is None else (getattr(lib, first) if first != "tensor" else lib.zeros(1, dtype=lib.int64),)
+        named = {k: getattr(lib, v) if k == "dtype" else v for k, v in kwargs.items()}
+        try:
+            r = p.to(*args, **named)
+            results.append((str(r.dtype).split(".")[1], r.device.type, r is p))
+        except (TypeError, AssertionError) as e:
+            results.append((type(e).__name__, str(e).split(" - ")[0].split(" (")[0]))
+    assert results[0] == results[1]
+
+
+# ---- var and std over a dim of many elements (Deep Learning with PyTorch, ch4's wine table) ------------------------
+# torch's Welford pass accumulates float32 in float64; two float32 passes over 5000 rows lost about 1e-5.
+@pytest.mark.parametrize("rows", [5000, 20000])
+@pytest.mark.parametrize("op", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("shift", [0.0, 100.0])
+def test_long_variances_are_torchs(rows, op, shift):
+    outs = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        x = lib.randn(rows, 3) * 0.84 + shift
+        r = getattr(lib, op)(x, dim=0)
+        r = r if isinstance(r, tuple) else (r,)
+        outs.append([t.numpy() for t in r] + [getattr(lib, op)(x.t(), dim=1, keepdim=True)[0].numpy()])
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(a, b)
+
+
+# ---- load of a file torch.save wrote (Deep Learning with PyTorch's data/ files): a clear error, not numpy's bytes ---
+@pytest.mark.parametrize("obj", ["tensor", "dict", "state_dict"])
+def test_load_refuses_torchs_zip_files_clearly(obj, tmp_path):
+    made = {"tensor": lambda: torch.ones(2), "dict": lambda: {"a": torch.ones(2)},
+            "state_dict": lambda: torch.nn.Linear(2, 2).state_dict()}[obj]()
+    path = tmp_path / "model.pt"
+    torch.save(made, path)
+    with pytest.raises(RuntimeError, match="written by torch.save.*microtorch.save"):
+        microtorch.load(path)
+
+
+def test_load_refuses_a_zip_that_is_not_an_npz(tmp_path):
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "notes.zip", "w") as z:
+        z.writestr("notes.txt", "hello")
+    with pytest.raises(RuntimeError, match="not a microtorch file"):
+        microtorch.load(tmp_path / "notes.zip")
+
+
+# ---- batch_first recurrent layers (Raschka ch15): torch's RNN and GRU turn their output in place -----------------
+@pytest.mark.parametrize("module", ["RNN", "GRU", "LSTM"])
+def test_batch_first_output_node_is_torchs(module):
+    seen = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        out = getattr(lib.nn, module)(5, 2, batch_first=True)(lib.randn(3, 4, 5))[0]
+        seen.append((out.grad_fn.name(), out.stride(), out._version, out.shape))
+    assert seen[0] == seen[1]
+
+
+# ---- iter(DataLoader) and Dataset[T] (Udacity's intro to PyTorch, Deep Learning with PyTorch ch7) ---------------
+def _loader_story(lib):
+    data = lib.utils.data
+
+    class Numbers(data.Dataset[int]):
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return lib.tensor([i])
+
+    class Stream(data.IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+
+    lib.manual_seed(0)
+    it = iter(data.DataLoader(Numbers(), batch_size=2, shuffle=True))
+    told = [type(it).__name__, len(it), next(it).tolist(), [b.tolist() for b in it], iter(it) is it]
+    try:
+        it.next()  # (old tutorials' spelling: an AttributeError in both, naming the iterator's class)
+    except AttributeError as e:
+        told.append(str(e))
+    stream = iter(data.DataLoader(Stream(), batch_size=2))
+    return told + [type(stream).__name__, [b.tolist() for b in stream], [c.__name__ for c in Numbers.__mro__]]
+
+
+def test_dataloader_iterator_and_generic_dataset_are_torchs():
+    assert _loader_story(torch) == _loader_story(microtorch)
+
+
+# ---- arange of numpy scalars (UvA's tutorial 4 plots a loss surface from np.absolute(pts).max()) ------------------
+@pytest.mark.parametrize("args", [
+    ("float32", 0, "float32", 1, "float32", 0.25), (None, 0, "float32", 2.5), ("int64", 3), ("int32", 3),
+    ("int64", 1, "int64", 7, "int64", 2), ("float64", -1.5, None, 2), ("float32", -0.3, "float32", 0.3, None, 0.1),
+    ("float16", 0, None, 1, None, 0.25), ("uint8", 2, "int16", 9),
+])
+def test_arange_of_numpy_scalars_is_torchs(args):
+    values = [getattr(np, kind)(v) if kind else v for kind, v in zip(args[::2], args[1::2])]
+    outs = [lib.arange(*values) for lib in LIBS]
+    assert str(outs[0].dtype).split(".")[1] == str(outs[1].dtype).split(".")[1]
+    np.testing.assert_array_equal(outs[0].numpy(), outs[1].numpy())
+
+
+# ---- torch.cuda.Event (UvA's tutorial 2 times a GPU step): torch's RuntimeError without CUDA ----------------------
+@pytest.mark.parametrize("name,kwargs", [("Event", {"enable_timing": True}), ("Stream", {})])
+def test_cuda_timing_classes_refuse_as_torchs(name, kwargs):
+    seen = []
+    for lib in LIBS:
+        with pytest.raises(RuntimeError) as caught:
+            getattr(lib.cuda, name)(**kwargs)
+        seen.append(str(caught.value).split(" (")[0])
+    assert seen[0] == seen[1]
+
+
+def test_pin_memory_warns_as_torchs():
+    import warnings
+    seen = []
+    for lib in LIBS:
+        data = lib.utils.data
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            [b for b in data.DataLoader(data.TensorDataset(lib.ones(4, 1)), batch_size=2, pin_memory=True)]
+            [b for b in data.DataLoader(lib.ones(2))]
+        seen.append([(w.category, str(w.message)) for w in caught])
+    assert seen[0] == seen[1] and len(seen[0]) == 1
+
+
+# ---- dot of a strided vector (fast.ai part 2's 01_matmul: a[i] . b[:, j]) -----------------------------------------
+# MKL walks a strided pair in order: float32 one product after another, float64 in two running sums (even, odd).
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 100, 783, 784])
+def test_strided_dot_adds_as_torchs(dtype, n):
+    r = np.random.RandomState(n)
+    a, w = r.random_sample((4, n)).astype(dtype), r.standard_normal((n, 3)).astype(dtype)
+    outs = []
+    for lib in LIBS:
+        A, W = lib.tensor(a), lib.tensor(w)
+        assert lib.dot(A[0], W[:, 0]).shape == () and (A[0] @ W[:, 0]).shape == ()
+        outs.append([lib.dot(A[i], W[:, j]).item() for i in range(4) for j in range(3)]
+                    + [lib.dot(W[:, 1], A[0]).item(), (A[1] @ W[:, 2]).item(), lib.dot(W[:, 0], W[:, 1]).item(),
+                       lib.dot(A[2, ::3], W[::3, 0]).item()])
+    assert outs[0] == outs[1]
+
+
+def test_the_course_dot_matmul_is_close_to_the_loop():
+    r = np.random.RandomState(42)
+    a, w = microtorch.tensor(r.random_sample((5, 784)).astype(np.float32)), microtorch.randn(784, 10)
+    loop = microtorch.zeros(5, 10)
+    for k in range(784):
+        loop += a[:, k:k + 1] * w[k]
+    by_dot = microtorch.stack([microtorch.stack([microtorch.dot(a[i], w[:, j]) for j in range(10)]) for i in range(5)])
+    assert microtorch.equal(by_dot, loop)  # (both add the products in order, as torch's do)

@@ -78,8 +78,8 @@ def test_variance_is_numpys_numbers(dtype, dims, correction):
     for shape in [(4, 5), (1, 7), (3, 1), (0, 3), (50, 40)]:
         a = (rng.standard_normal(shape) * 1e3 + 7).astype(dtype)
         a[0:1] = 2.5  # a row of equal values: exactly 0 where torch's Welford update gives 0
-        with np.errstate(all="ignore"):
-            want = np.var(a, axis=dims, ddof=correction)
+        with np.errstate(all="ignore"):  # (float32 accumulates in float64, as torch's Welford pass: round 20)
+            want = np.var(a.astype(np.float64), axis=dims, ddof=correction).astype(dtype)
             if want.size > 1 and a.size > want.size * correction:
                 top = np.max(a, axis=dims)
                 want[(top == np.min(a, axis=dims)) & np.isfinite(top)] = 0

@@ -43,4 +43,19 @@ def is_bf16_supported(including_emulation=True):
     return False
 
 
+class Event:
+    """torch.cuda.Event (timing on the GPU): without CUDA, torch's class cannot be made, and neither can this."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        raise RuntimeError("Tried to instantiate dummy base class Event (microtorch has no GPU: time on the CPU with "
+                           "time.perf_counter())")
+
+
+class Stream:
+    """torch.cuda.Stream: requires CUDA, as in torch."""
+
+    def __init__(self, device=None, priority=0, **kwargs):
+        raise RuntimeError("torch.cuda.Stream requires CUDA support (microtorch runs on numpy, on the CPU)")
+
+
 from . import amp  # noqa: E402,F401  (torch.cuda.amp, the old spelling of torch.amp)

@@ -178,9 +178,27 @@ class Mv(Matmul):
                 Mv.apply(a.conj().t(), grad) if ctx.needs_input_grad[1] else None)
 
 
+def _dot_in_order(a, b):
+    """torch's dot of real float vectors when one is strided (not a run of adjacent elements): MKL walks them with a
+    stride, adding the products in order: float32's one after another; float64's in two running sums, of the even
+    pairs (the odd last one with them) and of the odd pairs, added at the end. None when both are contiguous (MKL's
+    vector lanes then: numpy's BLAS adds in other lanes, the last bits differ)."""
+    if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype not in _REAL_FLOATS or a.ndim != 1 or \
+            b.ndim != 1 or not a.size or a.strides[0] == a.itemsize and b.strides[0] == b.itemsize:
+        return None
+    products = a * b
+    if a.dtype == np.float32:
+        return _in_order(products, axis=0).reshape(())  # (_in_order's array is 1-d: a dot is 0-d)
+    whole = products.size - products.size % 2
+    evens = _in_order(np.concatenate([products[0:whole:2], products[whole:]]), axis=0)
+    odds = _in_order(products[1:whole:2], axis=0) if whole else np.float64(0)
+    return (evens + odds).reshape(())
+
+
 class Dot(Matmul):
     _grad_fn_name = "DotBackward0"
     _saved_names = ("self", "tensor")
+    in_order = staticmethod(_dot_in_order)
 
 
 class Bmm(Matmul):

@@ -294,11 +294,7 @@ def _torch_variance(x, dims, correction, keepdim, root=False):
     pair = _welford(x, dims, correction, keepdim, root)
     if pair is not None:  # (several results, or float16's one: torch's Welford updates, in float64)
         return pair[0]
-    out = _variance(x, dims, correction, keepdim)
-    if root:
-        with np.errstate(invalid="ignore"):
-            np.sqrt(out, out=out)  # (in place: an array, even 0-d)
-    return out
+    return _variance(x, dims, correction, keepdim, root)
 
 
 def _welford(x, dims, correction, keepdim, root):
@@ -313,13 +309,17 @@ def _welford(x, dims, correction, keepdim, root):
         return c_order((np.sqrt(var) if root else var).astype(x.dtype)), c_order(mean.astype(x.dtype))
 
 
-def _variance(x, dims, correction, keepdim):
+def _variance(x, dims, correction, keepdim, root=False):
     """np.var, with the exact 0 that torch's Welford update gives (to several numbers) for a slice of equal values
     where the two passes can leave 2e-16 (std's gradient is masked only at an exact 0); _torch_variance takes
-    torch's own order to one number. float16 is computed in float32, as torch accumulates it (the result stays
-    float32: the caller rounds it)."""
+    torch's own order to one number. Computed in torch's accumulating type: float16 in float32 (the result stays
+    float32: the caller rounds it), float32 in float64 (two float32 passes over 5000 elements lose 1e-5); root: the
+    standard deviation, its root taken before the rounding."""
+    given = x.dtype
     if x.dtype == _FLOAT16:
         x = x.astype(np.float32)
+    elif x.dtype == np.float32:
+        x = x.astype(np.float64)
     fast = x.dtype.kind == "f"  # (complex: numpy's own steps)
     out, mean = _two_passes(x, dims, correction, keepdim) if fast else \
         (c_order(np.var(x, axis=dims, ddof=correction, keepdims=keepdim)), None)
@@ -327,7 +327,10 @@ def _variance(x, dims, correction, keepdim):
                                                                                           correction)):
         top = np.max(x, axis=dims, keepdims=keepdim)  # (0 / 0 above stays nan)
         out[(top == np.min(x, axis=dims, keepdims=keepdim)) & np.isfinite(top)] = 0
-    return out
+    if root:
+        with np.errstate(invalid="ignore"):
+            np.sqrt(out, out=out)  # (in place: an array, even 0-d)
+    return out.astype(np.float32) if given == np.float32 else out
 
 
 def _half_again(out, x):
@@ -413,7 +416,8 @@ class VarMean(Op):
         var = Var.forward(ctx, x, dims, correction, keepdim, given_dim, shown_correction)
         mean = Mean.forward(ctx, x, dims, keepdim)
         pair = _welford(x, dims, correction, keepdim, False)
-        return (var, mean) if pair is None else pair  # (torch's var_mean: one Welford pass gives both)
+        return (var, _welford_mean(x, dims, keepdim, mean)) if pair is None else pair  # (torch's var_mean: one
+        # Welford pass gives both)
 
     @staticmethod
     def backward(ctx, gvar, gmean):
@@ -438,7 +442,7 @@ class StdMean(Op):
         mean = Mean.forward(ctx, x, dims, keepdim)
         pair = _welford(x, dims, correction, keepdim, True)
         if pair is None:
-            return std, mean
+            return std, _welford_mean(x, dims, keepdim, mean)
         np.copyto(std, pair[0])  # (torch's std_mean: one Welford pass gives both; std's saved result is this array)
         return std, pair[1]
 
@@ -454,6 +458,14 @@ class StdMean(Op):
         centered = x - _mean_kept(x, ctx.dims)
         tstd = Sum.apply(centered * t, dims=ctx.dims, keepdim=ctx.keepdim) / (std * ctx.denom)
         return tstd, Mean.apply(t, dims=ctx.dims, keepdim=ctx.keepdim)
+
+
+def _welford_mean(x, dims, keepdim, mean):
+    """var_mean's mean where _welford does not take torch's pass (long reductions): a float32 or float16 x's mean in
+    float64, rounded once, as torch's Welford pass accumulates it; else mean as given."""
+    if x.dtype not in (np.float32, _FLOAT16) or not x.size:
+        return mean
+    return c_order(np.asarray(x.mean(axis=dims, dtype=np.float64, keepdims=keepdim)).astype(x.dtype))
 
 
 def _plus_mean_grad(ctx, grad, gmean):

@@ -5,6 +5,7 @@ Loading runs in the main process: num_workers > 0 gives the same batches without
 """
 import itertools
 
+from ..._user_line import warn_at_user_line
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -55,11 +56,16 @@ class DataLoader:
         # torch's iterator draws a seed for its worker processes first (here none run): the draws after it, a
         # shuffle's order among them, are torch's for the same manual_seed
         _rng(self.generator).torch_integers(0, 2 ** 63, ())
+        if self.pin_memory:
+            warn_at_user_line("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                              "memory won't be used.")
         if self._iterable:
-            return self._iter_stream()
+            return _SingleProcessDataLoaderIter(self, self._iter_stream())
         if self.batch_sampler is not None:
-            return (self.collate_fn(self._fetch(indices)) for indices in self.batch_sampler)
-        return (self.collate_fn(self.dataset[i]) for i in self.sampler)
+            batches = (self.collate_fn(self._fetch(indices)) for indices in self.batch_sampler)
+        else:
+            batches = (self.collate_fn(self.dataset[i]) for i in self.sampler)
+        return _SingleProcessDataLoaderIter(self, batches)
 
     def _fetch(self, indices):
         getitems = getattr(self.dataset, "__getitems__", None)
@@ -83,6 +89,22 @@ class DataLoader:
                 return n
             return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+class _SingleProcessDataLoaderIter:
+    """iter(loader): its batches one by one, with len() the loader's (torch's iterator class, by its name)."""
+
+    def __init__(self, loader, batches):
+        self._loader, self._batches = loader, batches
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._batches)
+
+    def __len__(self):
+        return len(self._loader)
 
 
 def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers):

@@ -1,10 +1,13 @@
 """Datasets: map-style (index -> example) and iterable-style (a stream of examples)."""
 import bisect
 import math
+import typing
 import warnings
 
+T_co = typing.TypeVar("T_co", covariant=True)
 
-class Dataset:
+
+class Dataset(typing.Generic[T_co]):
     """A map from an index to an example: subclasses define __getitem__ (and usually __len__)."""
 
     def __getitem__(self, index):
@@ -14,7 +17,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co]):
     """A stream of examples: subclasses define __iter__. The DataLoader batches what it yields."""
 
     def __iter__(self):
