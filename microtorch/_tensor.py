@@ -147,6 +147,15 @@ class Tensor:
     def element_size(self):
         return self._data.itemsize
 
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        """The bytes of the tensor's elements (numel * itemsize; an expanded tensor counts each element it shows)."""
+        return self._data.size * self._data.itemsize
+
     def stride(self, dim=None):
         a = self._data
         if a.size == 0 and not any(a.strides) and a.flags.owndata:  # (numpy zeroes a new empty array's strides;

@@ -287,3 +287,22 @@ def test_the_course_dot_matmul_is_close_to_the_loop():
         loop += a[:, k:k + 1] * w[k]
     by_dot = microtorch.stack([microtorch.stack([microtorch.dot(a[i], w[:, j]) for j in range(10)]) for i in range(5)])
     assert microtorch.equal(by_dot, loop)  # (both add the products in order, as torch's do)
+
+
+# ---- a distribution's repr (found while building MultivariateNormal) ---------------------------------------------
+def test_distribution_reprs_are_torchs():
+    shown = []
+    for lib in LIBS:
+        d = lib.distributions
+        shown.append([repr(x).replace(lib.__name__ + ".", "") for x in (
+            d.Normal(lib.tensor([0.]), lib.tensor([1.])), d.Normal(lib.tensor(0.), lib.tensor(1.)), d.Normal(0., 1.),
+            d.Bernoulli(lib.tensor([0.3, 0.5])), d.Categorical(lib.tensor([0.2, 0.8])),
+            d.Normal(lib.tensor([0.5], requires_grad=True), 1.0))])
+    assert shown[0] == shown[1]
+
+
+@pytest.mark.parametrize("make", ["ones(2, 3)", "zeros(4, dtype={lib}.float64)", "arange(6).reshape(2, 3).t()",
+                                  "ones(3).expand(4, 3)", "tensor(True)", "zeros(0, 5)"])
+def test_nbytes_and_itemsize_are_torchs(make):
+    made = [eval(f"lib.{make}".replace("{lib}", "lib"), {"lib": lib}) for lib in LIBS]
+    assert [(t.nbytes, t.itemsize) for t in made][0] == [(t.nbytes, t.itemsize) for t in made][1]

@@ -8,7 +8,6 @@ import math
 
 from .. import _tensor
 from ..autograd.grad_mode import no_grad
-from ..ops.shape import expand
 
 
 def broadcast_all(*values):
@@ -17,8 +16,7 @@ def broadcast_all(*values):
     tensors = [v for v in values if isinstance(v, _tensor.Tensor)]
     dtype = tensors[0].dtype if tensors else mt.get_default_dtype()
     as_tensors = [v if isinstance(v, _tensor.Tensor) else mt.tensor(float(v), dtype=dtype) for v in values]
-    shape = mt.broadcast_shapes(*[t.shape for t in as_tensors])
-    return tuple(expand(t, shape) for t in as_tensors)
+    return tuple(mt.broadcast_tensors(*as_tensors))  # (one already of the shape stays itself, as in torch)
 
 
 class Distribution:
@@ -81,7 +79,8 @@ class Distribution:
         for name in self._arg_checks:
             if name in self.__dict__:
                 v = self.__dict__[name]
-                shown.append(f"{name}: {v.item() if v.numel() == 1 else v.size()}")
+                shown.append(f"{name}: {v if v.numel() == 1 else v.size()}")  # (f-string: a 0-d tensor shows its
+                # number, a one-element vector its tensor, as torch's)
         return f"{type(self).__name__}({', '.join(shown)})"
 
 
