@@ -9,11 +9,15 @@ Model" tutorial saves one) is pickled into the archive, as torch.save pickles it
 it only with `weights_only=False`, as torch.load: by default a file from an untrusted source cannot
 run code. numpy reads the archive with `allow_pickle=False`, and a damaged file raises a
 RuntimeError that says so.
+
+`load` also reads the zip files torch.save writes (tensors, Parameters and containers of them, as
+torch.load(weights_only=True) accepts): `_torch_format.py`, imported only when such a file comes.
 """
 import json
 import os
 import pickle
 import sys
+import zipfile
 from collections import OrderedDict
 
 import numpy as np
@@ -147,26 +151,61 @@ def _unpickled(arrays, name, weights_only, pickle_module):
 
 
 def _refuse_foreign_members(arrays, name):
-    """Every member of a microtorch archive is a .npy array; numpy hands any other member over as bytes. torch.save's
-    zip files hold a pickle (archive/data.pkl) and raw storages."""
+    """Every member of a microtorch archive is a .npy array; numpy hands any other member over as bytes (torch.save's
+    zip files were recognized before numpy read the file)."""
     if all(isinstance(v, np.ndarray) for v in arrays.values()):
         return
-    if any(k.endswith("data.pkl") for k in arrays):
-        raise RuntimeError(f"load: {name!r} was written by torch.save (a zip of a pickle and raw storages), which "
-                           "microtorch cannot read. Save with microtorch.save instead, or in torch convert it: "
-                           "numpy.savez(f, **{k: v.numpy() for k, v in state_dict.items()}).")
     raise RuntimeError(f"load: {name!r} is a zip archive but not a microtorch file (a member is not a numpy array). "
-                       "microtorch files are .npz archives written by microtorch.save.")
+                       "microtorch files are .npz archives written by microtorch.save, or zip files written by "
+                       "torch.save.")
+
+
+def _torch_archive_folder(zf):
+    """The folder of a torch.save zip file (its first member's, as torch reads it: `archive` since torch 2.x, the
+    file's stem before), or None when zf is not one (a microtorch archive's members are .npy files, in no folder)."""
+    names = zf.namelist()
+    if not names or "/" not in names[0]:
+        return None
+    folder = names[0].split("/", 1)[0]
+    return folder if f"{folder}/data.pkl" in names else None
+
+
+def _torch_zip(f):
+    """(the open zip file, its folder) when f is a zip file written by torch.save, else None, with f rewound."""
+    start = None if isinstance(f, (str, os.PathLike)) else f.tell()
+    try:
+        zf = zipfile.ZipFile(f)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+        zf = None
+    if zf is not None:
+        folder = _torch_archive_folder(zf)
+        if folder is not None:
+            return zf, folder
+        zf.close()
+    if start is not None:
+        f.seek(start)
+    return None
+
+
+def _load_torch_zip(found, name, map_location, weights_only):
+    from ._torch_format import load_zip  # (only when a torch file comes)
+    zf, folder = found
+    with zf:
+        return load_zip(zf, folder, name, map_location, weights_only)
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
-    """Load what `save` wrote. Unpickles a pickled object only with weights_only=False, as torch."""
+    """Load what `save` wrote, or what torch.save wrote (tensors and containers of them, on the CPU). Unpickles a
+    pickled object of microtorch's only with weights_only=False, as torch."""
     if not isinstance(f, (str, os.PathLike)) and not (hasattr(f, "read") and hasattr(f, "seek")):
         raise AttributeError(f"load: expected 'f' to be a string, a path, or a seekable file-like object, got "
                              f"{type(f).__name__}; e.g. microtorch.load('model.pt'), or wrap bytes in io.BytesIO")
     name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", type(f).__name__)
     if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
         raise FileNotFoundError(f"[Errno 2] No such file or directory: {str(name)!r}")
+    found = _torch_zip(f)
+    if found is not None:
+        return _load_torch_zip(found, name, map_location, weights_only)
     try:
         with np.load(f, allow_pickle=False) as data:
             if not hasattr(data, "files"):
@@ -177,11 +216,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     except Exception as e:  # truncated zip, bad CRC, pickled content, not a zip at all, ...
         if "pickle" in str(e):
             raise RuntimeError(f"load: {name!r} contains pickled data, which microtorch never loads (unpickling an "
-                               "untrusted file can run arbitrary code). microtorch files are .npz archives written "
-                               "by microtorch.save; a file written by torch.save cannot be read.") from None
+                               "untrusted file can run arbitrary code). microtorch reads .npz archives written by "
+                               "microtorch.save and zip files written by torch.save; a plain pickle, as torch.save "
+                               "wrote before torch 1.6 (or with _use_new_zipfile_serialization=False), cannot be "
+                               "read: in torch, save it again with torch.save(torch.load(path), path).") from None
         raise RuntimeError(f"load: {name!r} is not a microtorch file or is corrupt ({type(e).__name__}: {e}). "
-                           "microtorch files are .npz archives written by microtorch.save; files written by "
-                           "torch.save (pickle) cannot be read.") from None
+                           "microtorch reads .npz archives written by microtorch.save and zip files written by "
+                           "torch.save (not the plain pickles it wrote before torch 1.6).") from None
     _refuse_foreign_members(arrays, name)
     if list(arrays) == [_PICKLED]:
         return _unpickled(arrays, name, weights_only, pickle_module)
