@@ -314,3 +314,35 @@ def test_distribution_reprs_are_torchs():
 def test_nbytes_and_itemsize_are_torchs(make):
     made = [eval(f"lib.{make}".replace("{lib}", "lib"), {"lib": lib}) for lib in LIBS]
     assert [(t.nbytes, t.itemsize) for t in made][0] == [(t.nbytes, t.itemsize) for t in made][1]
+
+
+@pytest.mark.parametrize("make", ["Categorical(logits=w)", "Bernoulli(logits=w)", "Categorical(probs=w.softmax(0))",
+                                  "Bernoulli(probs=w.sigmoid())"])
+def test_derived_parameters_keep_their_history_under_no_grad(make):
+    seen = []
+    for lib in LIBS:
+        w = lib.tensor([0.1, 0.5], requires_grad=True)
+        d = eval(make, {"w": w, **vars(lib.distributions)})
+        with lib.no_grad():
+            derived = d.logits if "probs=" in make else d.probs
+        seen.append((derived.requires_grad, derived.grad_fn.name() if derived.grad_fn else None))
+    assert seen[0] == seen[1]
+
+
+# ---- a distribution's checks of a value to score: torch's ValueErrors (a list leaked an AttributeError) ------------
+_SCORED = ["Bernoulli(lib.tensor([0.3, 0.5])).log_prob(lib.tensor([0.5, 1.0]))",
+           "Categorical(lib.tensor([0.2, 0.8])).log_prob(lib.tensor([3]))",
+           "Normal(lib.zeros(2), lib.ones(2)).log_prob(lib.zeros(3))", "Bernoulli(lib.tensor([0.3, 0.5])).log_prob([1.0])",
+           "MultivariateNormal(lib.zeros(2), lib.eye(2)).log_prob(lib.zeros(3))",
+           "Categorical(lib.tensor([0.2, 0.8])).log_prob([1])", "Normal(0.0, 1.0).log_prob(lib.ones(2, 3))"]
+
+
+@pytest.mark.parametrize("call", _SCORED)
+def test_scored_values_are_checked_as_torch(call):
+    seen = []
+    for lib in LIBS:
+        try:
+            seen.append(eval(call, {"lib": lib, **vars(lib.distributions)}).shape)
+        except ValueError as e:
+            seen.append(str(e).replace(lib.__name__ + ".", ""))
+    assert seen[0] == seen[1]

@@ -68,8 +68,7 @@ class Categorical(Distribution):
         return draws.T.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
-        in_support = (value >= 0) & (value <= self._num_events - 1) & (value == value.floor())
-        self._validate_sample(value, lambda v: in_support,
+        self._validate_sample(value, lambda v: (v >= 0) & (v <= self._num_events - 1) & (v == v.floor()),
                               f"IntegerInterval(lower_bound=0, upper_bound={self._num_events - 1})")
         value = value.long().unsqueeze(-1)
         value, log_pmf = _mt.broadcast_tensors(value, self.logits)

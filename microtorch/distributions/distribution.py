@@ -7,7 +7,7 @@ reparameterisation trick, so gradients reach the parameters; `log_prob` is diffe
 import math
 
 from .. import _tensor
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import enable_grad, no_grad
 
 
 def broadcast_all(*values):
@@ -71,8 +71,22 @@ class Distribution:
         return self.entropy().exp()
 
     def _validate_sample(self, value, check, label):
-        if self._validate_args:
-            _check(value, check, "value argument", label, self, what="be within the support")
+        """torch's checks on a value to score (with validate_args): a tensor, ending in the event's shape,
+        broadcastable with batch_shape + event_shape, inside the support (`check`, shown as `label`)."""
+        if not self._validate_args:
+            return
+        if not isinstance(value, _tensor.Tensor):
+            raise ValueError("The value argument to log_prob must be a Tensor")
+        event, expected = tuple(self._event_shape), tuple(self._batch_shape) + tuple(self._event_shape)
+        if tuple(value.shape[value.dim() - len(event):]) != event:
+            raise ValueError(f"The right-most size of value must match event_shape: {value.size()} vs "
+                             f"{self._event_shape}.")
+        if any(i != 1 and j != 1 and i != j for i, j in zip(reversed(value.shape), reversed(expected))):
+            raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {value.size()} vs "
+                             f"{type(self._batch_shape)(expected)}.")
+        if not bool(check(value).all()):
+            raise ValueError(f"Expected value argument (Tensor of shape {tuple(value.shape)}) to be within the support "
+                             f"({label}) of the distribution {self!r}, but found invalid values:\n{value}")
 
     def __repr__(self):
         shown = []
@@ -96,7 +110,8 @@ class lazy_parameter:
     def __get__(self, obj, owner=None):
         if obj is None:
             return self
-        value = obj.__dict__[self.name] = self.derive(obj)   # (the instance's value hides this from now on)
+        with enable_grad():  # (derived with its history even when first read under no_grad, as torch's)
+            value = obj.__dict__[self.name] = self.derive(obj)   # (the instance's value hides this from now on)
         return value
 
 

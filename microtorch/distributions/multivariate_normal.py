@@ -146,32 +146,13 @@ class MultivariateNormal(Distribution):
         return self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
     def log_prob(self, value):
-        if self._validate_args:
-            self._check_value(value)
+        self._validate_sample(value, real_vector, "IndependentConstraint(Real(), 1)")
         m = mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + m) - self._half_log_det()
 
     def entropy(self):
         h = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + self._half_log_det()
         return h if len(self._batch_shape) == 0 else h.expand(self._batch_shape)
-
-    def _check_value(self, value):
-        """torch's checks on a value to score: a tensor, one event at its end, broadcastable with the batch, real."""
-        if not isinstance(value, _mt.Tensor):
-            raise ValueError("The value argument to log_prob must be a Tensor")
-        event = tuple(self._event_shape)
-        if tuple(value.shape[value.dim() - len(event):]) != event:
-            raise ValueError(f"The right-most size of value must match event_shape: {value.size()} vs "
-                             f"{self._event_shape}.")
-        expected = tuple(self._batch_shape) + event
-        for i, j in zip(reversed(value.shape), reversed(expected)):
-            if i != 1 and j != 1 and i != j:
-                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {value.size()} vs "
-                                 f"{_mt.Size(expected)}.")
-        if not bool(real_vector(value).all()):   # (torch's wording, which the base class's check does not have)
-            raise ValueError(f"Expected value argument (Tensor of shape {tuple(value.shape)}) to be within the support "
-                             f"(IndependentConstraint(Real(), 1)) of the distribution {self!r}, "
-                             f"but found invalid values:\n{value}")
 
     def expand(self, batch_shape, _instance=None):
         """The same distribution repeated over a larger batch: views of the parameters, the same factor L."""
