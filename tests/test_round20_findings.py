@@ -15,7 +15,8 @@ LIBS = (torch, microtorch)
 # torch reads a layout as channels last by its strides in the order C, W, (H, D,) N, size-1 dims included (so a
 # size-1 W with the channel's stride is C order). pad lays its output out so, and `to(memory_format=)` compares with it.
 def _layouts():
-    for shape in [(1, 2, 1, 2, 1), (2, 3, 1, 1), (1, 3, 2, 2), (2, 1, 3, 3), (2, 3, 4, 5), (1, 1, 2, 2), (2, 2, 1, 3, 2)]:
+    for shape in [(1, 2, 1, 2, 1), (2, 3, 1, 1), (1, 3, 2, 2), (2, 1, 3, 3), (2, 3, 4, 5), (1, 1, 2, 2),
+                  (2, 2, 1, 3, 2)]:
         for perm in itertools.permutations(range(len(shape))):
             yield shape, perm
 
@@ -332,7 +333,8 @@ def test_derived_parameters_keep_their_history_under_no_grad(make):
 # ---- a distribution's checks of a value to score: torch's ValueErrors (a list leaked an AttributeError) ------------
 _SCORED = ["Bernoulli(lib.tensor([0.3, 0.5])).log_prob(lib.tensor([0.5, 1.0]))",
            "Categorical(lib.tensor([0.2, 0.8])).log_prob(lib.tensor([3]))",
-           "Normal(lib.zeros(2), lib.ones(2)).log_prob(lib.zeros(3))", "Bernoulli(lib.tensor([0.3, 0.5])).log_prob([1.0])",
+           "Normal(lib.zeros(2), lib.ones(2)).log_prob(lib.zeros(3))",
+           "Bernoulli(lib.tensor([0.3, 0.5])).log_prob([1.0])",
            "MultivariateNormal(lib.zeros(2), lib.eye(2)).log_prob(lib.zeros(3))",
            "Categorical(lib.tensor([0.2, 0.8])).log_prob([1])", "Normal(0.0, 1.0).log_prob(lib.ones(2, 3))"]
 
