@@ -1204,9 +1204,9 @@ def from_numpy(ndarray):
     _no_negative_strides(ndarray)
     if not ndarray.flags.writeable:
         warn_once("read-only array", "The given NumPy array is not writable, and microtorch does not support "
-                  "non-writable tensors: writing to this tensor will raise an error (in PyTorch, undefined behavior). You may want "
-                  "to copy the array to protect its data or make it writable before converting it to a tensor. This "
-                  "type of warning will be suppressed for the rest of this program.")
+                  "non-writable tensors: writing to this tensor will raise an error (in PyTorch, undefined "
+                  "behavior). You may want to copy the array to protect its data or make it writable before "
+                  "converting it to a tensor. This type of warning will be suppressed for the rest of this program.")
     return Tensor._make(_numpy_strides(ndarray))
 
 

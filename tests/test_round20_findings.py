@@ -100,6 +100,19 @@ def test_multiprocessing_has_torchs_names():
     assert microtorch.multiprocessing.get_all_sharing_strategies() == theirs.get_all_sharing_strategies()
 
 
+def test_sharing_strategies_as_torchs():
+    import torch.multiprocessing as theirs
+
+    import microtorch.multiprocessing as ours
+    for mp in (theirs, ours):
+        assert mp.get_sharing_strategy() == "file_descriptor"
+        mp.set_sharing_strategy("file_system")
+        assert mp.get_sharing_strategy() == "file_system"
+        mp.set_sharing_strategy("file_descriptor")
+        with pytest.raises(AssertionError):
+            mp.set_sharing_strategy("shared_memory")
+
+
 def _square_sum(x):
     return float((microtorch.tensor(x) ** 2).sum())
 

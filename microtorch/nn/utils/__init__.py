@@ -1,4 +1,5 @@
-"""microtorch.nn.utils: gradient clipping, parameter <-> vector conversion, weight norm, BatchNorm fusion."""
+"""microtorch.nn.utils: gradient clipping, parameter <-> vector conversion, weight norm, BatchNorm fusion, and
+padded and packed batches of sequences (`nn.utils.rnn`)."""
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm  # noqa: F401,E501
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights,  # noqa: F401
