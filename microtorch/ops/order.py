@@ -11,7 +11,7 @@ from .._tensor import Tensor
 from . import _std_order as std_order
 from ._memory_formats import in_layout_of
 from ._op import Op, dim_passed_on, normalize_dims, shown_dim, zeros_for
-from .reduce import c_order, return_type
+from .reduce import _first_zero, _lane_zero, c_order, return_type
 
 
 class Picked(Op):
@@ -435,6 +435,8 @@ class Aminmax(Op):
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.dim, ctx.keepdim = dim, keepdim
         lo, hi = c_order(np.amin(x, axis=dim, keepdims=keepdim)), c_order(np.amax(x, axis=dim, keepdims=keepdim))
+        if x.dtype.kind == "f" and x.ndim:
+            lo, hi = _zero_as_torch(x, lo, dim), _zero_as_torch(x, hi, dim)
         ctx.save_for_backward(x, lo, hi)  # (the results as arrays: changed in place, backward refuses, as torch)
         return lo, hi
 
@@ -469,6 +471,14 @@ class Aminmax(Op):
         hit, count = Aminmax._mask(x, v, ctx)
         # torch divides by the count, then masks: a NaN extreme (count 0) spreads NaN over its slice
         return g / Tensor._make(np.asarray(count)) * Tensor._make(hit)
+
+
+def _zero_as_torch(x, out, dim):
+    """out with an extreme of 0 given the sign torch's gives it: over everything, that of max() and min() (their
+    vector lanes); along a dim, that of the first zero, as amax's (numpy keeps the last)."""
+    if out.all():
+        return out
+    return _lane_zero(x, out, None).reshape(out.shape) if dim is None else _first_zero(x, out, (dim,))
 
 
 def aminmax(input, *, dim=None, keepdim=False):

@@ -7,6 +7,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor
+from .._user_line import warn_at_user_line
 from ..autograd import grad_mode
 from ._checks import need_grad_dtype, need_nonempty
 from ._layout import as_input, converted, like_torch
@@ -14,6 +15,8 @@ from ._op import Op, as_array, broadcast_error, dim_passed_on, plain, reduce_dim
 from ._reduce_order import (p_norm_like_torch, prod_like_torch, running_sum_like_torch, var_all_like_torch,
                             var_welford_like_torch)
 from ._sum_order import mean_like_torch, sum_like_torch
+from ._zero_tangent import ZeroTangent, zeros
+from .scalar_overloads import mul_scalar
 from .elementwise import MulScalar, _by_number, div_scalar
 from .shape import (Clone, _dense_strides, _share, _strided_view, cat, expand_to, one_dim, reshape, unsqueeze,
                     unsqueezed_array)
@@ -366,12 +369,14 @@ def _mean_kept(x, dims):
 def _var_backward(ctx, x, g):
     """torch's var_backward: 2 (x - mean) / (n - correction) g; over all elements with n <= correction,
     the constant nan where x equals the mean and inf elsewhere (times g)."""
+    if type(g) is ZeroTangent and unrecorded(g):  # (torch's exact zero, as sgn's gradient: zeros, even times nan)
+        return zeros(x._data.shape, x._data.dtype)
     mean = _mean_kept(x, ctx.dims)
     if ctx.dims is None and ctx.dof <= 0:  # (torch's where of two numbers: the default dtype, which the 0-d
         # gradient takes on, cast back to x's after: ToCopyBackward0 under create_graph)
         from .._dtype import get_default_dtype
         return g * Tensor._make(np.where(x._data == mean._data, np.nan, np.inf).astype(get_default_dtype().np))
-    return MulScalar.apply(g, 2.0 / ctx.dof if ctx.dof else math.inf) * (x - mean)  # (torch's order and nodes)
+    return mul_scalar(g, 2.0 / ctx.dof if ctx.dof else math.inf) * (x - mean)  # (torch's order and nodes)
 
 
 def _var_args(dim, unbiased, correction, x, op, keepdim=False):
@@ -394,6 +399,10 @@ def _var_args(dim, unbiased, correction, x, op, keepdim=False):
     given = None if dim is _NOT_GIVEN else dim
     dim = every_dim_if_none_given(given, x.ndim)
     dims = None if dim is None else _dims(dim, x.ndim, op, ranges_first=False)  # (torch's order for var, std)
+    kept = math.prod(n for d, n in enumerate(x.shape) if dims is not None and d not in dims)
+    if x.numel() / builtins.max(kept, 1) - correction <= 0:  # (torch's reduction factor: 0 for an empty result)
+        warn_at_user_line(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                          "factor (input numel divided by output numel).")
     return dict(dims=dims, correction=correction, given_dim=given, shown_correction=shown)
 
 
