@@ -364,7 +364,10 @@ def _rng(generator):
     return generator.rng if generator is not None else _gen[0]
 
 
-def bernoulli_mask(shape, p_keep, np_dtype):
+def bernoulli_mask(shape, p_keep, np_dtype, like=None):
     """1 with probability p_keep, as torch's bernoulli_(p): one double draw per element, kept when below p_keep
-    (dropout's masks, so a seed drops torch's units)."""
+    (dropout's masks, so a seed drops torch's units). like: the array the mask is drawn into, whose memory order
+    the draws follow (dropout's empty_like(input): a transposed input gets a transposed mask)."""
+    if like is not None and not like.flags.c_contiguous:
+        return drawn_for(_gen[0], like, lambda s: _gen[0].torch_bernoulli(p_keep, s)).astype(np_dtype)
     return _gen[0].torch_bernoulli(p_keep, tuple(shape)).astype(np_dtype)

@@ -95,7 +95,7 @@ def dropout_(input, p, train):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not train or p == 0:
         return input
-    keep = bernoulli_mask(tuple(input.shape), 1 - p, input._data.dtype) / (1 - p) if p < 1 else \
+    keep = bernoulli_mask(tuple(input.shape), 1 - p, input._data.dtype, input._data) / (1 - p) if p < 1 else \
         np.zeros(tuple(input.shape), input._data.dtype)
     return input.mul_(Tensor._make(keep.astype(input._data.dtype)))
 

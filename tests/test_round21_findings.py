@@ -76,3 +76,116 @@ def test_variance_warns_without_degrees_of_freedom(name, shape, dim, correction)
     result) is at most the correction; microtorch said nothing."""
     want, ours = (_dof_warnings(lib, name, shape, dim, correction) for lib in LIBS)
     assert want == ours
+
+
+def _draws_after(lib, build):
+    lib.manual_seed(0)
+    module = build(lib)
+    return [p.detach().numpy().copy() for p in module.parameters()], lib.rand(3).numpy()
+
+
+@pytest.mark.parametrize("build", [
+    lambda lib: lib.nn.ConvTranspose2d(2, 3, 2), lambda lib: lib.nn.ConvTranspose1d(4, 2, 3, groups=2),
+    lambda lib: lib.nn.ConvTranspose3d(1, 2, 2, bias=False), lambda lib: lib.nn.Conv2d(2, 3, 2)])
+def test_transposed_convolution_draws_its_weights_once(build):
+    """PyTorch's DCGAN tutorial: ConvTranspose2d drew its initial weights twice (the first time in the shape of a
+    convolution's), so its weights and every later draw differed from torch's."""
+    (want, want_next), (ours, ours_next) = (_draws_after(lib, build) for lib in LIBS)
+    for w, o in zip(want, ours, strict=True):
+        np.testing.assert_array_equal(w, o)
+    np.testing.assert_array_equal(want_next, ours_next)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.ones(3, 2).t(), lambda lib: lib.ones(4, 3, 2).permute(2, 0, 1), lambda lib: lib.ones(4, 6)[:, ::2],
+    lambda lib: lib.ones(5, 4)])
+@pytest.mark.parametrize("how", ["functional", "module", "inplace"])
+def test_dropout_draws_in_memory_order(make, how):
+    """torch's dropout fills empty_like(input) with bernoulli_: a transposed input's mask is drawn as it lies in
+    memory (a batch_first TransformerEncoderLayer's attention output is such a view)."""
+    got = []
+    for lib in LIBS:
+        x = make(lib)
+        lib.manual_seed(0)
+        if how == "functional":
+            y = lib.nn.functional.dropout(x, 0.5)
+        elif how == "module":
+            y = lib.nn.Dropout(0.3)(x)
+        else:
+            y = lib.nn.functional.dropout(x.clone(), 0.5, inplace=True)
+        got.append(y.numpy())
+    np.testing.assert_array_equal(*got)
+
+
+def test_batch_first_encoder_layer_trains_as_torchs():
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        layer = lib.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, batch_first=True, dropout=0.1)
+        x = lib.rand(2, 5, 8)
+        lib.manual_seed(1)
+        got.append(layer(x).detach().numpy())
+    np.testing.assert_allclose(*got, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("average", [True, False])
+def test_multihead_attention_returns_the_dropped_weights(average):
+    """torch returns the attention weights after dropout (zeros, and the others scaled by 1 / (1 - p))."""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        mha = lib.nn.MultiheadAttention(4, 2, dropout=0.5)
+        q = lib.randn(3, 2, 4)
+        lib.manual_seed(1)
+        out, weights = mha(q, q, q, average_attn_weights=average)
+        got.append((out.detach().numpy(), weights.detach().numpy()))
+    for w, o in zip(*got):
+        np.testing.assert_allclose(w, o, rtol=1e-6, atol=1e-7)
+
+
+def _sdpa_layouts(lib):
+    lib.manual_seed(0)
+    F = lib.nn.functional
+    out = []
+    for q in (lib.randn(3, 2, 5, 4).permute(1, 0, 2, 3), lib.randn(2, 5, 4, 3).permute(0, 1, 3, 2).transpose(1, 2),
+              lib.randn(2, 5, 3, 4)[:, ::2].transpose(1, 2), lib.randn(2, 5, 3, 4).transpose(1, 2),
+              lib.randn(2, 3, 5, 4)):
+        c = lib.randn(q.shape)
+        q = q.detach().requires_grad_()
+        y = F.scaled_dot_product_attention(q, c, c)
+        (y * lib.randn(y.shape)).sum().backward()
+        out.append((y.stride(), q.grad.stride(), type(y.grad_fn).__name__))
+    return out
+
+
+def test_fused_attention_lays_out_its_output_as_the_query():
+    """PyTorch's SDPA tutorial: q, k, v are transposed views of (B, L, H, D) buffers, and torch's fused CPU kernel
+    gives an output in the query's layout, so y.transpose(1, 2).view(B, L, H * D) works; microtorch's was
+    contiguous and that view raised."""
+    want, ours = (_sdpa_layouts(lib) for lib in LIBS)
+    assert want == ours
+
+
+@pytest.mark.parametrize("shape", [(1, 2, 3, 2), (1, 3, 2), (2, 1, 4, 3)])
+@pytest.mark.parametrize("mask_kind", ["bool", "float"])
+@pytest.mark.parametrize("dropout_p", [0.0, 0.5])
+def test_attention_mask_with_is_causal(shape, mask_kind, dropout_p):
+    """torch's fused kernel (4-d, no dropout) applies an explicit mask and the causal one together; elsewhere its
+    reference path refuses the pair."""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        q = lib.randn(shape)
+        n = shape[-2]
+        m = lib.rand(n, n) > 0.3
+        mask = m if mask_kind == "bool" else lib.where(m, 0.0, -2.0)
+        try:
+            y = lib.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask, is_causal=True,
+                                                               dropout_p=dropout_p)
+            got.append(y.numpy())
+        except RuntimeError as e:
+            got.append(str(e))
+    if isinstance(got[0], str):
+        assert got[0] == got[1]
+    else:
+        np.testing.assert_allclose(*got, rtol=1e-6, atol=1e-7)

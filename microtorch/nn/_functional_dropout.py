@@ -24,7 +24,8 @@ def _noise(input, p, per_channel):
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if per_channel else tuple(input.shape)
     if input.is_meta:
         return Tensor._make(np.ones(shape, input._data.dtype))
-    return Tensor._make(bernoulli_mask(shape, 1 - p, input._data.dtype))
+    like = None if per_channel else input._data  # (torch's noise: empty_like(input), drawn in its memory order)
+    return Tensor._make(bernoulli_mask(shape, 1 - p, input._data.dtype, like))
 
 
 def _dropout_impl(input, p, training, inplace, per_channel, alpha):

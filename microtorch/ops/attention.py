@@ -9,6 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._checks import need_floating
+from ._memory_formats import in_layout_of
 from ._op import Op
 
 
@@ -30,18 +31,20 @@ def _check_qkv(query, key, value):
                            "and value the same sequence length (S)")
 
 
-def _attn_bias(attn_mask, is_causal, L, S, dtype):
-    """the additive mask: -inf where a query may not look; None when every position is allowed"""
-    if is_causal:
-        if attn_mask is not None:
-            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
-                               "is_causal=True")
-        attn_mask = Tensor._make(np.tril(np.ones((L, S), bool)))
+def _attn_bias(attn_mask, is_causal, L, S, dtype, fused):
+    """the additive mask: -inf where a query may not look; None when every position is allowed. torch's fused
+    kernel (fused) applies a mask and the causal one together; its reference path refuses both."""
+    causal = Tensor._make(np.tril(np.ones((L, S), bool))) if is_causal else None
+    if causal is not None and attn_mask is not None and not fused:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                           "is_causal=True")
+    if attn_mask is None:
+        attn_mask, causal = causal, None
     if attn_mask is None:
         return None
     if attn_mask.dtype.np == np.bool_:
-        return Tensor._make(np.where(attn_mask._data, 0.0, -np.inf).astype(dtype.np))
-    return attn_mask
+        attn_mask = Tensor._make(np.where(attn_mask._data, 0.0, -np.inf).astype(dtype.np))
+    return attn_mask if causal is None else attn_mask + _attn_bias(causal, False, L, S, dtype, fused)
 
 
 def _repeat_kv(query, key, value, enable_gqa):
@@ -82,7 +85,8 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         ctx.scale, ctx.bias = scale, bias
         scores = q @ np.swapaxes(k, -1, -2) * scale
         ctx.save_for_backward(q, k, v)
-        return _np_softmax(scores if bias is None else scores + bias) @ v
+        out = _np_softmax(scores if bias is None else scores + bias) @ v
+        return in_layout_of(out, q) if q.strides[-1] == q.itemsize else out  # (torch's kernel: empty_like(q))
 
     @staticmethod
     def _probs(ctx, q, k):
@@ -110,10 +114,17 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         return out if tv is None else out + p @ tv
 
 
+def _flash_fits(query, key, value, dropout_p):
+    """torch runs 4-d attention of one head size without dropout as one fused op (its own grad_fn name), on
+    inputs whose last dim is contiguous"""
+    return query.ndim == key.ndim == value.ndim == 4 and dropout_p == 0 and \
+        query.shape[-1] == key.shape[-1] == value.shape[-1] and \
+        query.stride(-1) == key.stride(-1) == value.stride(-1) == 1
+
+
 def _flash(query, key, value, bias, dropout_p, scale):
-    """torch runs 4-d attention without dropout as one fused op (its own grad_fn name)"""
-    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or dropout_p > 0 or \
-            not query.shape[-1] == key.shape[-1] == value.shape[-1]:
+    """the fused op where it fits, else None (the reference path composes the ops)"""
+    if not _flash_fits(query, key, value, dropout_p):
         return None
     if bias is not None and bias.requires_grad:
         return None
@@ -129,7 +140,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     L, S = query.shape[-2], key.shape[-2]
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     key, value = _repeat_kv(query, key, value, enable_gqa)
-    bias = _attn_bias(attn_mask, is_causal, L, S, query.dtype)
+    bias = _attn_bias(attn_mask, is_causal, L, S, query.dtype, _flash_fits(query, key, value, dropout_p))
     if bias is not None:
         try:
             np.broadcast_shapes(bias.shape, query.shape[:-1] + (S,))
@@ -239,7 +250,9 @@ def _attend_with_weights(q, k, v, attn_mask, dropout_p, bsz, H, L, average):
     from .nn import dropout, softmax
     scores = bmm(q * math.sqrt(1.0 / q.shape[-1]), k.transpose(-2, -1))
     weights = softmax(scores if attn_mask is None else attn_mask + scores, -1)
-    out = bmm(dropout(weights, dropout_p) if dropout_p > 0 else weights, v)
+    if dropout_p > 0:  # (the weights returned are those dropped out, as torch's)
+        weights = dropout(weights, dropout_p)
+    out = bmm(weights, v)
     weights = weights.view(bsz, H, L, k.shape[1])
     return out.transpose(0, 1).contiguous(), weights.mean(dim=1) if average else weights
 

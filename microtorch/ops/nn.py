@@ -642,5 +642,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if input.is_meta:  # no data, and no draw (the generator stays where it was, as in torch)
         return input * 1.0
     from .._random import bernoulli_mask
-    mask = bernoulli_mask(input.shape, 1 - p, input.dtype.np) / (1 - p)
+    from ._memory_formats import empty_like_layout, preserve_format
+    like = empty_like_layout(input._data, input._data.dtype, preserve_format)  # (torch's noise: empty_like(input))
+    mask = bernoulli_mask(input.shape, 1 - p, input.dtype.np, like) / (1 - p)
     return input * Tensor._make(mask.astype(input._data.dtype))

@@ -36,12 +36,15 @@ class _ConvNd(Module):
         self.dilation = F._tuple(dilation, n, "dilation", name)
         self.groups, self.padding_mode = groups, padding_mode
         self._reversed_padding_repeated_twice = _reversed_padding(self.padding, self.kernel_size, self.dilation)
-        self.weight = Parameter(empty((out_channels, in_channels // groups) + self.kernel_size, dtype=dtype))
+        self.weight = Parameter(empty(self._weight_shape(in_channels, out_channels, groups), dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_channels, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+
+    def _weight_shape(self, in_channels, out_channels, groups):
+        return (out_channels, in_channels // groups) + self.kernel_size
 
     def reset_parameters(self):
         # torch's default, as for Linear: U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in_channels/groups * kernel

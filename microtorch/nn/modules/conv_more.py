@@ -1,7 +1,5 @@
 """Conv3d and the transposed convolutions ConvTranspose1d/2d/3d."""
-from ..._creation import empty
 from .. import functional as F
-from ..parameter import Parameter
 from .conv import _ConvNd
 
 
@@ -23,8 +21,9 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                          padding_mode, device, dtype)
         self.output_padding = F._tuple(output_padding, self._n, "output_padding", name)
-        self.weight = Parameter(empty((in_channels, out_channels // groups) + self.kernel_size, dtype=dtype))
-        self.reset_parameters()
+
+    def _weight_shape(self, in_channels, out_channels, groups):
+        return (in_channels, out_channels // groups) + self.kernel_size
 
     def _output_padding(self, input, output_size):
         if output_size is None:
