@@ -189,3 +189,45 @@ def test_attention_mask_with_is_causal(shape, mask_kind, dropout_p):
         assert got[0] == got[1]
     else:
         np.testing.assert_allclose(*got, rtol=1e-6, atol=1e-7)
+
+
+_LEGACY_LOSSES = {
+    "nll_loss": lambda F, x, t, p: F.nll_loss(x.log_softmax(1), t, **p),
+    "cross_entropy": lambda F, x, t, p: F.cross_entropy(x, t, **p),
+    "mse_loss": lambda F, x, t, p: F.mse_loss(x, x.flip(0), **p),
+    "l1_loss": lambda F, x, t, p: F.l1_loss(x, x.flip(0), **p),
+    "binary_cross_entropy": lambda F, x, t, p: F.binary_cross_entropy(x.sigmoid(), x.flip(0).sigmoid(), **p),
+    "binary_cross_entropy_with_logits": lambda F, x, t, p: F.binary_cross_entropy_with_logits(x, x.flip(0).sigmoid(),
+                                                                                              **p),
+    "smooth_l1_loss": lambda F, x, t, p: F.smooth_l1_loss(x, x.flip(0), **p),
+    "kl_div": lambda F, x, t, p: F.kl_div(x.log_softmax(1), x.flip(0).softmax(1), **p),
+}
+
+
+@pytest.mark.parametrize("legacy", [{"size_average": False}, {"reduce": False}, {"size_average": True},
+                                    {"size_average": False, "reduce": True, "reduction": "none"}, {}])
+@pytest.mark.parametrize("name", sorted(_LEGACY_LOSSES))
+def test_functional_losses_honour_size_average_and_reduce(name, legacy):
+    """PyTorch's spatial transformer tutorial sums its test loss with F.nll_loss(..., size_average=False): torch
+    warns that the arguments will go, and honours them; microtorch's functional losses ignored them."""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        x, t = lib.randn(4, 3), lib.tensor([0, 2, 1, 2])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = _LEGACY_LOSSES[name](lib.nn.functional, x, t, dict(legacy))
+        got.append((out.numpy(), [str(w.message) for w in caught if "size_average" in str(w.message)]))
+    np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-6)
+    assert got[0][1] == got[1][1]
+
+
+@pytest.mark.parametrize("module", ["MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss"])
+def test_loss_modules_warn_of_size_average(module):
+    msgs = []
+    for lib in LIBS:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loss = getattr(lib.nn, module)(size_average=False)
+        msgs.append(([str(w.message) for w in caught], loss.reduction))
+    assert msgs[0] == msgs[1]

@@ -13,7 +13,8 @@ from ..autograd.grad_mode import is_grad_enabled
 from .elementwise import where
 from .loss_backward import (REDUCTION_CODES, HuberLossBackward, SmoothL1LossBackward, SoftMarginLossBackward,
                             loss_grads, loss_jvp)
-from .nn import _check_reduction, _pointwise_loss, _reduce
+from .nn import _check_reduction, _pointwise_loss, _reduce, legacy_reduction
+from .nn import chosen_reduction as _reduction
 from .pointwise import clamp_min
 from .scalar_overloads import add_scalar, scalar_minus, sub_scalar
 from .._user_line import warn_at_user_line
@@ -109,17 +110,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _reduced_t(loss, reduction)
 
 
-def legacy_reduction(size_average, reduce):
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    return ("mean" if size_average else "sum") if reduce else "none"
-
-
 # ---- losses torch composes from other ops (their grad_fn is the reduction's, as in torch) ------------
-def _reduction(size_average, reduce, reduction):
-    return legacy_reduction(size_average, reduce) if size_average is not None or reduce is not None else reduction
-
-
 def _reduced_loss(loss, reduction, op):
     _check_reduction(reduction, op)
     return _reduce(loss, reduction, op)

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from .._user_line import warn_at_user_line
 from ..autograd.grad_mode import is_grad_enabled
 from ._checks import need_floating
 from ._kernels import _NAMES
@@ -241,6 +242,20 @@ class MseLoss(Op):
         return loss_jvp(MseLossBackward, ctx, tx, ty)
 
 
+def legacy_reduction(size_average, reduce):
+    """The reduction the deprecated size_average and reduce name (None: True), with torch's warning."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    how = ("mean" if size_average else "sum") if reduce else "none"
+    warn_at_user_line(f"size_average and reduce args will be deprecated, please use reduction='{how}' instead.")
+    return how
+
+
+def chosen_reduction(size_average, reduce, reduction):
+    """reduction, unless the legacy size_average or reduce is given: then theirs, as torch's losses."""
+    return legacy_reduction(size_average, reduce) if size_average is not None or reduce is not None else reduction
+
+
 def _check_reduction(reduction, op):
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{op}: {reduction} is not a valid value for reduction; use 'none', 'mean' or 'sum'")
@@ -268,12 +283,14 @@ def _pointwise_loss(cls, x, y, reduction, op):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = chosen_reduction(size_average, reduce, reduction)
     if weight is not None:
         return _weighted_loss((input - target) ** 2, weight, input, reduction, "mse_loss")
     return _pointwise_loss(MseLoss, input, target, reduction, "mse_loss")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = chosen_reduction(size_average, reduce, reduction)
     if input.shape != target.shape:
         _warn_target_size(input, target)
     if weight is not None:
@@ -395,6 +412,7 @@ show_on_read(NllLoss, NllLoss2D, NllLossBackward, NllLoss2DBackward,
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = chosen_reduction(size_average, reduce, reduction)
     _check_reduction(reduction, "nll_loss")
     t, shape = target._data, input._data.shape
     if t.dtype.kind not in "iu":
@@ -436,6 +454,7 @@ def _target_shape_error(shape, target_shape):
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
+    reduction = chosen_reduction(size_average, reduce, reduction)
     _check_reduction(reduction, "cross_entropy")
     need_floating(input, "cross_entropy")
     if input.ndim == 0:
@@ -530,6 +549,7 @@ class BinaryCrossEntropy(Op):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = chosen_reduction(size_average, reduce, reduction)
     _check_reduction(reduction, "binary_cross_entropy")
     if input.shape != target.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
@@ -623,6 +643,7 @@ class BinaryCrossEntropyWithLogits(Op):
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
+    reduction = chosen_reduction(size_average, reduce, reduction)
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     if input.shape != target.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
