@@ -1,6 +1,7 @@
 """microtorch.optim: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop,
 LBFGS, Adafactor, Muon and learning-rate schedulers (optim.lr_scheduler)."""
 from . import lr_scheduler  # noqa: F401
+from . import swa_utils  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
 from .adaptive import Adadelta, Adagrad, Adamax, NAdam, RAdam  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
