@@ -581,8 +581,8 @@ def meshgrid(*tensors, indexing=None):
     if indexing is None:  # torch's default: 'ij', with a warning once per process
         if not _MESHGRID_WARNED:
             import warnings
-            warnings.warn("meshgrid: pass indexing='ij' or indexing='xy'; without it the grid is 'ij', which torch "
-                          "says a future release will no longer choose for you", UserWarning, stacklevel=2)
+            warnings.warn("microtorch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+                          "argument.", UserWarning, stacklevel=2)  # (torch's words; the grid is 'ij' meanwhile)
             _MESHGRID_WARNED.append(True)
         indexing = "ij"
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):

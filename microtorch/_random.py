@@ -14,7 +14,8 @@ import numpy as np
 from . import _cephes_f32
 from ._fma import fma
 
-_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}  # mantissa bits
+# the mantissa bits of a uniform draw; half draws a float's, then rounds it (torch's CPU kernel computes half in float)
+_DIGITS = {np.dtype(np.float16): 24, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
 _TORCH_DEFAULT_SEED = 67280421310721  # torch.Generator()'s first seed; the global generator starts from it too
 # (torch's picks a new one in each process: here an unseeded notebook draws the same numbers on every run)
 
@@ -46,7 +47,7 @@ class TorchStream(np.random.Generator):
         x = (bits & np.uint64((1 << digits) - 1)).astype(np.float64) * 2.0 ** -digits
         if digits < 53:  # (low and high in the tensor's dtype first, as the kernel casts them)
             low, high = np_dtype.type(low), np_dtype.type(high)
-            return (x * float(high - low) + float(low)).astype(np_dtype).reshape(size)
+            return (x * float(high - low) + float(low)).astype(np.float32).astype(np_dtype).reshape(size)
         return fma(x, float(high - low), float(low)).reshape(size)  # (one rounding, as torch's fused kernel)
 
     def torch_normal(self, np_dtype, mean, std, size):

@@ -222,7 +222,8 @@ class Tensor:
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
                 "attribute won't be populated during autograd.backward(). If you indeed want the "
                 ".grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
-                "Tensor.", UserWarning, stacklevel=2)
+                "Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                "instead. See github.com/pytorch/pytorch/pull/30531 for more information.", UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -380,6 +381,10 @@ class Tensor:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
+
+    def __reversed__(self):
+        """reversed(x): x flipped along dim 0 (FlipBackward0), a 0-d tensor itself, as torch's"""
+        return self if self._data.ndim == 0 else self.flip(0)
 
     def __hash__(self):
         return id(self)
@@ -1112,12 +1117,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                         "numbers, numpy arrays or tensors")
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
-                      "sourceTensor.clone().detach() or sourceTensor.clone().detach().requires_grad_(True), "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
                       "rather than microtorch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     if device is not None and device_type(device) != "cpu":  # (meta: made here, then moved; others raise)
         return _leaf(tensor(data, dtype=dtype, device=_CPU).to(device)._data, requires_grad)
     if isinstance(data, np.ndarray):
         _no_negative_strides(data, "tensor(): ")
+        if data.dtype.kind in "OUSVMm":  # (an array of objects, text or dates is refused, dtype or not, as torch)
+            _dtype.from_numpy_dtype(data.dtype)
     _no_string_dimension(data)
     if dtype is None:
         dt = _infer_dtype(data)

@@ -231,3 +231,186 @@ def test_loss_modules_warn_of_size_average(module):
             loss = getattr(lib.nn, module)(size_average=False)
         msgs.append(([str(w.message) for w in caught], loss.reduction))
     assert msgs[0] == msgs[1]
+
+
+def _assigned(lib, target_shape, key, value_shape, requires_grad):
+    lib.manual_seed(0)
+    x = lib.zeros(target_shape)
+    v = lib.randn(value_shape, requires_grad=requires_grad)
+    y = x.clone() if not requires_grad else x.clone().requires_grad_(False)
+    y[key] = v
+    if requires_grad:
+        (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+        return y.detach().numpy(), v.grad.numpy()
+    return y.numpy(), None
+
+
+@pytest.mark.parametrize("target_shape, key, value_shape", [
+    ((5,), 2, (1, 1)), ((5,), slice(3, 4), (1, 1, 1)), ((3, 4), 1, (1, 4)), ((2, 3), (slice(None), slice(1, 3)),
+                                                                            (1, 1, 2)),
+    ((3, 4), [0, 2], (1, 1, 4)), ((3, 4), (slice(None), [1]), (1, 3, 1)), ((2, 3), 0, (1, 1, 1))])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_setitem_drops_the_values_leading_ones(target_shape, key, value_shape, requires_grad):
+    """d2l's sequence chapter: multistep_preds[i] = net(...) of shape (1, 1); torch views the value without its
+    leading size-1 dims before broadcasting it."""
+    want, ours = (_assigned(lib, target_shape, key, value_shape, requires_grad) for lib in LIBS)
+    np.testing.assert_array_equal(want[0], ours[0])
+    if requires_grad:
+        np.testing.assert_array_equal(want[1], ours[1])
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 (the type and message are compared with torch's)
+        return type(e), str(e).split("(): ", 1)[-1] if str(e).startswith(("getitem(): ", "setitem(): ")) else str(e)
+    return None
+
+
+def _same_error(want, ours):
+    """torch's type, and its message (microtorch may add a hint after it, in parentheses)"""
+    assert (want is None) == (ours is None), (want, ours)
+    if want is not None:
+        assert want[0] is ours[0] and (ours[1] == want[1] or ours[1].startswith(want[1] + " (")), (want, ours)
+
+
+def _set(x, key):
+    x[key] = 3.0
+
+
+@pytest.mark.parametrize("key", [0, 1, -1, 5, slice(None), slice(0, 1), (0,), (0, 0)])
+def test_indexing_a_zero_dim_tensor_raises_torchs_errors(key):
+    """The old tutorials' loss.data[0]: torch says to use item()."""
+    for op in (lambda x: x[key], lambda x: _set(x, key)):
+        _same_error(*(_error(lambda: op(lib.tensor(2.0))) for lib in LIBS))
+
+
+@pytest.mark.parametrize("module", ["GRU", "LSTM", "RNN"])
+@pytest.mark.parametrize("options", [{}, {"num_layers": 2, "bidirectional": True}, {"bias": False}])
+def test_recurrent_layers_list_their_weights(module, options):
+    """d2l's init_seq2seq walks a GRU's _flat_weights_names and _parameters."""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        m = getattr(lib.nn, module)(3, 4, **options)
+        got.append((m._flat_weights_names, m._all_weights, [tuple(w.shape) for w in m._flat_weights],
+                    [[tuple(w.shape) for w in ws] for ws in m.all_weights], list(m._parameters)))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("module", ["GRU", "LSTM", "RNN"])
+@pytest.mark.parametrize("input_shape, state_shape, pair", [
+    ((4, 2, 3), (2, 5), True), ((4, 3), (1, 2, 5), True), ((4, 2, 3), (1, 2, 5), False), ((4, 3), (1, 5), True)])
+def test_recurrent_state_dims_are_checked_as_torch(module, input_shape, state_shape, pair):
+    """An LSTM given one tensor for (h, c) fails as torch's does (it reads hx[1])."""
+    got = []
+    for lib in LIBS:
+        m = getattr(lib.nn, module)(3, 5)
+        hx = lib.zeros(state_shape)
+        hx = (hx, hx) if module == "LSTM" and pair else hx
+        got.append(_error(lambda: m(lib.ones(input_shape), hx)))
+    _same_error(*got)
+
+
+def test_reversed_flips_a_tensor():
+    """d2l's BiRNNScratch: reversed(inputs) is inputs.flip(0) (FlipBackward0), a 0-d tensor itself."""
+    for make in (lambda lib: lib.arange(6.0, requires_grad=True).reshape(3, 2), lambda lib: lib.tensor(2.0)):
+        want, ours = (reversed(make(lib)) for lib in LIBS)
+        np.testing.assert_array_equal(want.detach().numpy(), ours.detach().numpy())
+        assert type(want.grad_fn).__name__ == type(ours.grad_fn).__name__
+
+
+def _texts(lib, fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn(lib)
+    return out, [str(w.message).split(" (Triggered internally")[0].replace("microtorch", "torch") for w in caught]
+
+
+def _scheduler_first(lib):
+    opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1)
+    sched = lib.optim.lr_scheduler.StepLR(opt, 1)
+    sched.step()
+
+
+def _two_groups(lib):
+    return repr(lib.optim.SGD([{"params": [lib.zeros(1, requires_grad=True)], "weight_decay": 3},
+                               {"params": [lib.zeros(1, requires_grad=True)]}], lr=0.01))
+
+
+def _empty_optimizer(lib):
+    opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.01)
+    opt.param_groups.clear()
+    return repr(opt)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: (lib.ones(2, requires_grad=True) * 2).grad, _scheduler_first, _two_groups, _empty_optimizer,
+    lambda lib: lib.tensor(lib.ones(2)).tolist()])
+def test_texts_are_torchs(fn):
+    """The non-leaf .grad warning, the scheduler-order warning, the copy-construct warning and an optimizer's repr
+    with several groups (a blank line between them), in torch 2.13's words."""
+    assert _texts(real_torch, fn) == _texts(microtorch, fn)
+
+
+def test_meshgrid_warns_in_torchs_words():
+    import subprocess
+    import sys
+    code = ("import warnings, {0}\nwith warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')"
+            "\n    {0}.meshgrid({0}.ones(2), {0}.ones(3)); {0}.meshgrid({0}.ones(2), {0}.ones(3))\n"
+            "print([str(m.message).split(' (Triggered')[0] for m in w])")
+    out = [subprocess.run([sys.executable, "-c", code.format(name)], capture_output=True, text=True, check=True).stdout
+           for name in ("torch", "microtorch")]
+    assert out[0].replace("torch.", "") == out[1].replace("microtorch.", "")
+
+
+@pytest.mark.parametrize("array", [np.array([[1.5, True], [0.0, False]], dtype=object), np.array(["1"]),
+                                   np.array([b"1"])])
+@pytest.mark.parametrize("given_dtype", [False, True])
+def test_arrays_of_objects_are_refused(array, given_dtype):
+    """A pandas .values of mixed columns is an object array: torch refuses it even with a dtype; microtorch
+    converted it."""
+    got = []
+    for lib in LIBS:
+        kwargs = {"dtype": lib.float32} if given_dtype else {}
+        err = _error(lambda: lib.tensor(array, **kwargs))
+        got.append((err[0], err[1].split(". The only")[0].removeprefix("tensor(): ")))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("draw", [lambda lib: lib.rand(100, dtype=lib.float16),
+                                  lambda lib: lib.empty(40, dtype=lib.float16).uniform_(-3, 7),
+                                  lambda lib: lib.rand(3, 5, dtype=lib.float16).t().contiguous()])
+def test_half_uniform_draws_are_torchs(draw):
+    """torch draws a half's uniform values as a float's (24 bits), then rounds them to half."""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(5)
+        got.append((draw(lib).numpy(), lib.rand(2).numpy()))
+    for w, o in zip(*got):
+        np.testing.assert_array_equal(w, o)
+
+
+def _legendre_node(lib):
+    class LegendrePolynomial3(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return 0.5 * (5 * x ** 3 - 3 * x)
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 1.5 * (5 * x ** 2 - 1)
+
+    node = LegendrePolynomial3.apply(lib.ones(2, requires_grad=True)).grad_fn
+    return type(node).__module__, type(node).__qualname__, repr(node).split(" object at")[0], node.name()
+
+
+def test_a_custom_functions_node_is_named_as_torchs():
+    """PyTorch's custom-function example: the node of a Function written in Python is a class of
+    torch.autograd.function, shown with its module; built-in nodes keep their bare names."""
+    want, ours = (_legendre_node(lib) for lib in LIBS)
+    assert want[0].replace("torch.", "microtorch.", 1) == ours[0]
+    assert want[1:] == (ours[1], ours[2].replace("microtorch.", "torch.", 1), ours[3])
+    assert repr(microtorch.ones(1, requires_grad=True).mul(2).grad_fn).startswith("<MulBackward0 object at")

@@ -246,6 +246,8 @@ class Function:
         if "::" in name:  # torch's C++ nodes: name() "torch::autograd::CopySlices", class CopySlices
             attrs["name"] = lambda self, _name=name: _name
             name = name.rsplit("::", 1)[1]
+        if not cls.__module__.startswith("microtorch."):  # a user's Function: its node is a Python class of torch's
+            attrs.update(__module__=__name__, __repr__=object.__repr__)  # module (<...function.XBackward object>)
         cls._backward_cls = type(name, (BackwardFunction,), attrs)
 
     def __init__(self, *args, **kwargs):

@@ -279,6 +279,19 @@ def _check_broadcast(key):
                              + ", ".join(str(list(s)) for s in shapes)) from None
 
 
+def _check_zero_dim_key(x, key):
+    """torch's errors for x[i] and x[a:b] on a 0-d x (not in a tuple: those are "too many indices")."""
+    if x.ndim or isinstance(key, bool):
+        return
+    if isinstance(key, (int, np.integer)) and key == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                         "C++ to convert a 0-dim tensor to a number")
+    if isinstance(key, (int, np.integer)):
+        raise IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
+    if isinstance(key, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+
+
 def _check_bounds(x, key):
     """Turn numpy's IndexError into torch's message, naming the dimension and size."""
     real = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == bool else 1
@@ -349,6 +362,7 @@ def getitem(x, key):
     key = legacy_tuple(key)
     single_slice = isinstance(key, slice)  # x[a:b] always records a slice; x[a:b, ...] skips full ones
     if not isinstance(key, tuple):
+        _check_zero_dim_key(x, key)
         key = (key,)
     given, key = key, tuple(_to_np_index(k) for k in key)
     _check_bounds(x, key)

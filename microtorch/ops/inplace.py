@@ -795,13 +795,16 @@ def _as_value(self, value):
 def setitem(self, key, value):
     """x[key] = value, as torch does it: basic indexing writes through a view of x (CopySlices),
     advanced indexing is index_put_ on x."""
-    from .index import _check_bounds, _to_np_index, getitem, legacy_tuple, refuse_byte_fill, warn_byte_mask
+    from .index import (_check_bounds, _check_zero_dim_key, _to_np_index, getitem, legacy_tuple, refuse_byte_fill,
+                        warn_byte_mask)
     if key is False:  # (torch writes nothing and records nothing: only the value's type is checked)
         if not isinstance(value, Tensor):
             _as_value(self, value)
         return
     _check_mutable(self, "x[idx] = v")
     key = legacy_tuple(key)
+    if not isinstance(key, tuple):
+        _check_zero_dim_key(self, key)
     given = key if isinstance(key, tuple) else (key,)
     key = tuple(_to_np_index(k, warn=False) for k in given)
     _check_bounds(self, key)  # (torch checks a mask's shape first, then warns of a uint8 one)
@@ -809,7 +812,7 @@ def setitem(self, key, value):
     for k in given:
         warn_byte_mask(k)
     if any(isinstance(k, np.ndarray) or getattr(k, "__vmap_batched__", False) for k in key):  # (vmap: batched)
-        value = _as_value(self, value)
+        value = _without_leading_ones(_as_value(self, value), self._data[key].ndim)
         try:
             np.broadcast_to(value._data, self._data[key].shape)
         except ValueError:
@@ -825,10 +828,20 @@ def setitem(self, key, value):
         return
     full = all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in key)
     target = self if full else getitem(self, key)
+    value = _without_leading_ones(value, target.ndim)
     if not isinstance(value, Tensor) or value.ndim == 0:  # (a copy in torch: refused where elements repeat)
         _fill_as(target, _as_value(self, value), "x[idx] = v")
     else:
         _copy(target, value)
+
+
+def _without_leading_ones(value, ndim):
+    """value viewed without its leading size-1 dims where it has more dims than the target (torch's setitem views
+    the value so, slicePrefix1sSize): x[i] = v takes a v of shape (1, 1) for a 0-d x[i]."""
+    if not isinstance(value, Tensor) or value.ndim <= ndim or value.shape[0] != 1:
+        return value
+    ones = next((d for d, n in enumerate(value.shape) if n != 1), value.ndim)
+    return value.view(value.shape[ones:])
 
 
 def _takes_a_view(key, shape):

@@ -190,13 +190,11 @@ class Optimizer:
         self.__dict__.setdefault("_step_post_hooks", {})
 
     def __repr__(self):
-        lines = [type(self).__name__ + " ("]
+        groups = []  # (torch's layout: a blank line between groups, none when there is no group)
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            for key in sorted(group):
-                if key != "params":
-                    lines.append(f"    {key}: {group[key]}")
-        return "\n".join(lines) + "\n)"
+            groups.append(f"\nParameter Group {i}\n" + "".join(f"    {key}: {group[key]}\n" for key in sorted(group)
+                                                              if key != "params"))
+        return type(self).__name__ + " (" + "".join(groups) + ")"
 
 
 def _not_shaped_like(state_shape, shape):

@@ -115,17 +115,28 @@ class RNNBase(Module):
         self.bidirectional, self.proj_size = bidirectional, proj_size
         gate = _GATES[mode] * hidden_size
         dirs = 2 if bidirectional else 1
+        self._all_weights = []  # (torch's names per layer and direction, which course code walks to initialize)
         for layer in range(num_layers):
             for d in range(dirs):
                 suffix = f"_l{layer}" + ("_reverse" if d else "")
                 in_size = input_size if layer == 0 else hidden_size * dirs
-                self.register_parameter("weight_ih" + suffix, Parameter(_creation.empty(gate, in_size, dtype=dtype)))
-                self.register_parameter("weight_hh" + suffix, Parameter(_creation.empty(gate, hidden_size,
-                                                                                        dtype=dtype)))
+                shapes = {"weight_ih": (gate, in_size), "weight_hh": (gate, hidden_size)}
                 if bias:
-                    self.register_parameter("bias_ih" + suffix, Parameter(_creation.empty(gate, dtype=dtype)))
-                    self.register_parameter("bias_hh" + suffix, Parameter(_creation.empty(gate, dtype=dtype)))
+                    shapes.update(bias_ih=(gate,), bias_hh=(gate,))
+                for name, shape in shapes.items():
+                    self.register_parameter(name + suffix, Parameter(_creation.empty(*shape, dtype=dtype)))
+                self._all_weights.append([name + suffix for name in shapes])
+        self._flat_weights_names = [name for names in self._all_weights for name in names]
         self.reset_parameters()
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, name) for name in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        """The parameters of each layer and direction, in torch's order"""
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
 
     def reset_parameters(self):
         bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
@@ -191,8 +202,10 @@ class RNNBase(Module):
         shape = self._state_shape(x.shape[1])
         if hx is None:
             hx = self._zero_state(shape, x.dtype)
-        elif not batched:
-            hx = tuple(h.unsqueeze(1) for h in hx) if self.mode == "LSTM" else hx.unsqueeze(1)
+        else:
+            self._check_state_dims(hx, 3 if batched else 2)
+            if not batched:
+                hx = tuple(h.unsqueeze(1) for h in hx) if self.mode == "LSTM" else hx.unsqueeze(1)
         self._check_state(hx, shape)
         out, h_n, c_n = self._run(x, hx)
         if self.batch_first and batched:  # (torch's RNN and GRU turn their output in place: TransposeBackward1)
@@ -236,6 +249,16 @@ class RNNBase(Module):
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
+
+    def _check_state_dims(self, hx, ndim):
+        """hx (h and c for an LSTM, read as hx[0] and hx[1] as torch reads them) with as many dims as the input"""
+        kind = "batched 3-D" if ndim == 3 else "unbatched 2-D"
+        if self.mode != "LSTM":
+            if hx.dim() != ndim:
+                raise RuntimeError(f"For {kind} input, hx should also be {ndim}-D but got {hx.dim()}-D tensor")
+        elif hx[0].dim() != ndim or hx[1].dim() != ndim:
+            raise RuntimeError(f"For {kind} input, hx and cx should also be {ndim}-D but got ({hx[0].dim()}-D, "
+                               f"{hx[1].dim()}-D) tensors")
 
     def _check_state(self, hx, shape):
         names = ("hidden[0]", "hidden[1]") if self.mode == "LSTM" else ("hidden",)
