@@ -414,3 +414,28 @@ def test_a_custom_functions_node_is_named_as_torchs():
     assert want[0].replace("torch.", "microtorch.", 1) == ours[0]
     assert want[1:] == (ours[1], ours[2].replace("microtorch.", "torch.", 1), ours[3])
     assert repr(microtorch.ones(1, requires_grad=True).mul(2).grad_fn).startswith("<MulBackward0 object at")
+
+
+def _node_names(t):
+    seen, out, stack = set(), [], [t.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        out.append(type(fn).__name__)
+        stack += [f for f, _ in fn.next_functions]
+    return out
+
+
+@pytest.mark.parametrize("run", [lambda lib, x: lib.nn.GRU(4, 3, num_layers=2)(x)[1],
+                                 lambda lib, x: lib.nn.GRUCell(4, 3)(x[0]),
+                                 lambda lib, x: lib.nn.LSTMCell(4, 3)(x[0])[1],
+                                 lambda lib, x: lib.nn.RNN(4, 3, bidirectional=True)(x)[1]])
+def test_recurrent_graphs_split_gates_as_torch(run):
+    """d2l's GRU graphs: torch's cells split the gates with unsafe_chunk (UnsafeSplitBackward0)."""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        got.append(_node_names(run(lib, lib.randn(2, 1, 4, requires_grad=True))))
+    assert got[0] == got[1]

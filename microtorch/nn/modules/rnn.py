@@ -6,7 +6,7 @@ is the one at its sequence's own length."""
 import math
 
 from ... import _creation
-from ...ops import cat, stack
+from ...ops import cat, stack, unsafe_chunk
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -19,15 +19,15 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 def _lstm_step(gi, h, c, w_hh, b_hh):
     """one LSTM step from the input's part of the gates, gi (torch computes it for all steps at once)"""
     gates = F.linear(h, w_hh, b_hh) + gi
-    i, f, g, o = gates.chunk(4, -1)
+    i, f, g, o = unsafe_chunk(gates, 4, -1)  # (torch's cells split the gates so: UnsafeSplitBackward0)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     return o.sigmoid() * c.tanh(), c
 
 
 def _gru_step(gi, h, w_hh, b_hh):
     """one GRU step from the input's part gi, in torch's order of operations: (h - n) z + n"""
-    xr, xz, xn = gi.chunk(3, -1)
-    hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, -1)
+    xr, xz, xn = unsafe_chunk(gi, 3, -1)
+    hr, hz, hn = unsafe_chunk(F.linear(h, w_hh, b_hh), 3, -1)
     r, z = (hr + xr).sigmoid(), (hz + xz).sigmoid()
     n = (xn + hn * r).tanh()
     return (h - n) * z + n
