@@ -676,9 +676,12 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     if not (tensor1.dtype.is_floating_point or tensor1.dtype.is_complex) and \
             not (tensor2.dtype.is_floating_point or tensor2.dtype.is_complex):
-        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release addcdiv "
-                           "will perform a true division of tensor1 and tensor2. Use addcdiv with float tensors, "
-                           "or (input + value * torch.div(tensor1, tensor2, rounding_mode='trunc')).")
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+                           "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+                           "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+                           "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+                           "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+                           "for all dtypes.")  # (torch's words, its double space too)
     try:
         return Addcdiv.apply(*promoted(input, tensor1, tensor2), value=value)
     except ValueError as e:
