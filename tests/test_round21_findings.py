@@ -439,3 +439,52 @@ def test_recurrent_graphs_split_gates_as_torch(run):
         lib.manual_seed(0)
         got.append(_node_names(run(lib, lib.randn(2, 1, 4, requires_grad=True))))
     assert got[0] == got[1]
+
+
+def _linear_graph(lib, make):
+    lib.manual_seed(0)
+    lin = lib.nn.Linear(4, 3)
+    x = make(lib).requires_grad_()
+    y = lin(x)
+    (y * lib.arange(y.numel()).reshape(y.shape)).sum().backward()
+    return y.grad_fn.name(), y._version, y.stride(), x.grad.stride(), y.detach().numpy(), x.grad.numpy()
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.randn(3, 2, 4).transpose(0, 1), lambda lib: lib.randn(2, 3, 4),
+                                  lambda lib: lib.randn(3, 2, 5, 4).transpose(0, 1), lambda lib: lib.randn(2, 5, 3, 4),
+                                  lambda lib: lib.randn(4), lambda lib: lib.randn(8, 4)[::2]])
+def test_linear_of_a_strided_input_adds_its_bias_in_place(make):
+    """Raschka's MHA with nn.MultiheadAttention(batch_first=True): torch folds only a contiguous input into addmm;
+    another gets matmul, then the bias added in place (AddBackward0, version 1)."""
+    want, ours = (_linear_graph(lib, make) for lib in LIBS)
+    assert want[:4] == ours[:4]
+    for w, o in zip(want[4:], ours[4:]):
+        np.testing.assert_allclose(w, o, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved",
+                                  "max_memory_reserved", "memory_stats", "get_device_capability", "mem_get_info",
+                                  "set_device", "reset_peak_memory_stats", "seed", "seed_all"])
+def test_cuda_memory_counters_as_a_cpu_build(name):
+    """Raschka's appendix A prints torch.cuda's memory counters: a CPU build of torch gives 0 and refuses the rest."""
+    got = []
+    for lib in LIBS:
+        fn = getattr(lib.cuda, name)
+        err = _error(lambda: fn(0) if name == "set_device" else fn())
+        got.append(err[0] if err else fn(0) if name == "set_device" else fn())
+    assert got[0] == got[1]
+
+
+def test_dynamo_config_as_torchs():
+    """The MHA notebook sets torch._dynamo.config.suppress_errors before torch.compile."""
+    import importlib
+    want, ours = (importlib.import_module(lib.__name__ + "._dynamo") for lib in LIBS)
+    for name in ("suppress_errors", "cache_size_limit", "verbose", "recompile_limit", "capture_scalar_outputs"):
+        assert getattr(want.config, name) == getattr(ours.config, name)
+    ours.config.suppress_errors = True
+    assert ours.config.suppress_errors is True
+    ours.config.suppress_errors = False
+    for mod in (want, ours):
+        with pytest.raises(AttributeError, match="config.no_such_switch does not exist"):
+            mod.config.no_such_switch = 1
+        assert mod.is_compiling() is False and mod.reset() is None and mod.disable(lambda v: v + 1)(1) == 2

@@ -2,6 +2,7 @@
 
 Tutorials start with `device = "cuda" if torch.cuda.is_available() else "cpu"`; here that picks "cpu".
 """
+from collections import OrderedDict
 
 _NO_CUDA = ("Torch not compiled with CUDA enabled (microtorch runs on numpy, on the CPU: use "
             "device='cpu', or the `\"cuda\" if torch.cuda.is_available() else \"cpu\"` pattern)")
@@ -41,6 +42,67 @@ def get_device_name(device=None):
 
 def is_bf16_supported(including_emulation=True):
     return False
+
+
+def get_device_capability(device=None):
+    raise AssertionError(_NO_CUDA)
+
+
+def get_device_properties(device=None):
+    raise AssertionError(_NO_CUDA)
+
+
+def mem_get_info(device=None):
+    raise AssertionError(_NO_CUDA)
+
+
+def ipc_collect():
+    raise AssertionError(_NO_CUDA)
+
+
+def seed():
+    """Ignored without GPUs, as in torch."""
+
+
+def seed_all():
+    """Ignored without GPUs, as in torch."""
+
+
+# The memory counters of a CPU-only torch: nothing allocated, nothing to free (course code prints them)
+def empty_cache():
+    """Nothing cached to free."""
+
+
+def memory_allocated(device=None):
+    return 0
+
+
+def max_memory_allocated(device=None):
+    return 0
+
+
+def memory_reserved(device=None):
+    return 0
+
+
+def max_memory_reserved(device=None):
+    return 0
+
+
+def memory_stats(device=None):
+    return OrderedDict()
+
+
+def _no_device_functions(name):
+    """What torch's CPU build raises for the calls that reach its missing CUDA bindings: an AttributeError."""
+    def refuse(*args, **kwargs):
+        raise AttributeError(f"torch.cuda.{name}: this build has no CUDA (microtorch runs on numpy, on the CPU)")
+    refuse.__name__ = name
+    return refuse
+
+
+set_device = _no_device_functions("set_device")
+reset_peak_memory_stats = _no_device_functions("reset_peak_memory_stats")
 
 
 class Event:

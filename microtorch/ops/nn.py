@@ -213,9 +213,11 @@ def linear(input, weight, bias=None):
         return matmul(input, weight.t())
     if len(xs) == 2:
         return addmm(bias, input, weight.t())
-    # torch folds other ranks into a matrix: view(-1, in) -> addmm -> view back
-    out = addmm(bias, input.reshape(-1, xs[-1]), weight.t())
-    return out.view(*xs[:-1], ws[0])
+    if input.is_contiguous() and (len(xs) == 3 or bias.ndim == 1):
+        # torch folds a contiguous input into a matrix: view(-1, in) -> addmm -> view back
+        out = addmm(bias, input.reshape(-1, xs[-1]), weight.t())
+        return out.view(*xs[:-1], ws[0])
+    return matmul(input, weight.t()).add_(bias)  # (any other input: the product, then the bias added in place)
 
 
 class MseLoss(Op):
