@@ -18,6 +18,19 @@ class MetaArray(np.ndarray):
     def tolist(self):
         raise NotImplementedError(_NO_DATA + " (a tensor on the 'meta' device has a shape but no values)")
 
+    def __array_function__(self, func, types, args, kwargs):
+        """numpy's functions of a meta array (tril, concatenate, where, einsum...) give meta arrays, as torch's ops
+        of meta tensors give meta tensors: the function runs on the zeros, its arrays are made meta."""
+        return _as_meta(super().__array_function__(func, types, args, kwargs))
+
+
+def _as_meta(result):
+    if type(result) is np.ndarray:
+        return meta_array(result.shape, result.dtype)
+    if isinstance(result, (tuple, list)) and any(type(r) is np.ndarray for r in result):
+        return type(result)(_as_meta(r) for r in result)
+    return result
+
 
 def meta_array(shape, np_dtype):
     return np.broadcast_to(np.zeros((), np_dtype), tuple(shape)).view(MetaArray)

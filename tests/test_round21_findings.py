@@ -488,3 +488,20 @@ def test_dynamo_config_as_torchs():
         with pytest.raises(AttributeError, match="config.no_such_switch does not exist"):
             mod.config.no_such_switch = 1
         assert mod.is_compiling() is False and mod.reset() is None and mod.disable(lambda v: v + 1)(1) == 2
+
+
+@pytest.mark.parametrize("op", [
+    lambda lib, m: lib.tril(m), lambda lib, m: lib.triu(m, 1), lambda lib, m: m.masked_fill(lib.ones(3, 3).bool(), 0.0),
+    lambda lib, m: lib.where(m > 0, m, 0.0), lambda lib, m: m.repeat_interleave(2, 0), lambda lib, m: m @ m.T,
+    lambda lib, m: m.exp().sum(0), lambda lib, m: lib.flip(m, (0,))])
+def test_ops_of_meta_tensors_stay_meta(op):
+    """Raschka's memory-efficient loading builds the model under torch.device('meta'), its causal mask by
+    triu(ones(...)): ops of meta tensors give meta tensors of torch's shape and dtype (they came back on the cpu)."""
+    got = []
+    for lib in LIBS:
+        out = op(lib, lib.ones(3, 3, device="meta"))
+        got.append((out.device.type, tuple(out.shape), str(out.dtype).split(".")[-1]))
+    assert got[0] == got[1]
+    with microtorch.device("meta"):
+        mask = microtorch.triu(microtorch.ones(4, 4), diagonal=1)
+    assert mask.is_meta and mask.shape == (4, 4)
