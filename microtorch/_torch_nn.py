@@ -218,6 +218,9 @@ class _Layers:
         w = self.params[k:k + self.per]
         return tuple(w) if self.per == 4 else (w[0], w[1], None, None)
 
+    def _projection(self, layer, d):
+        return None
+
 
 def _layers(mode, input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
     x = input.transpose(0, 1) if batch_first else input

@@ -505,3 +505,31 @@ def test_ops_of_meta_tensors_stay_meta(op):
     with microtorch.device("meta"):
         mask = microtorch.triu(microtorch.ones(4, 4), diagonal=1)
     assert mask.is_meta and mask.shape == (4, 4)
+
+
+def _projected_lstm(lib, options, batched):
+    lib.manual_seed(0)
+    m = lib.nn.LSTM(4, 6, **options)
+    x = lib.randn(*((2, 5, 4) if batched else (5, 4)), requires_grad=True)
+    out, (h, c) = m(x)
+    (out.sum() + h.sum() * 2 + c.sum() * 3).backward()
+    grads = [p.grad.numpy() for p in m.parameters()]
+    return repr(m), m._flat_weights_names, tuple(out.shape), tuple(h.shape), tuple(c.shape), out.detach().numpy(), \
+        x.grad.numpy(), grads
+
+
+@pytest.mark.filterwarnings("ignore:LSTM with projections")
+@pytest.mark.parametrize("options", [{"proj_size": 3}, {"proj_size": 2, "num_layers": 2, "bidirectional": True},
+                                     {"proj_size": 3, "batch_first": True, "bias": False}])
+@pytest.mark.parametrize("batched", [True, False])
+def test_lstm_with_a_projection(options, batched):
+    """LSTM(proj_size=p): h_t = W_hr (o * tanh(c_t)), of size p; c keeps hidden_size (it raised NotImplementedError)."""
+    want, ours = (_projected_lstm(lib, options, batched) for lib in LIBS)
+    assert want[:5] == (ours[0].replace("microtorch", "torch"),) + ours[1:5]
+    for w, o in zip(want[5:7] + tuple(want[7]), ours[5:7] + tuple(ours[7])):
+        np.testing.assert_allclose(w, o, rtol=2e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("proj_size", [-1, 6, 7])
+def test_lstm_projection_sizes_checked_as_torch(proj_size):
+    _same_error(*(_error(lambda: lib.nn.LSTM(4, 6, proj_size=proj_size)) for lib in LIBS))

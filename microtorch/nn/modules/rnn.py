@@ -6,7 +6,7 @@ is the one at its sequence's own length."""
 import math
 
 from ... import _creation
-from ...ops import cat, stack, unsafe_chunk
+from ...ops import cat, matmul, stack, unsafe_chunk
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -16,12 +16,14 @@ from .module import Module
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _lstm_step(gi, h, c, w_hh, b_hh):
-    """one LSTM step from the input's part of the gates, gi (torch computes it for all steps at once)"""
+def _lstm_step(gi, h, c, w_hh, b_hh, w_hr=None):
+    """one LSTM step from the input's part of the gates, gi (torch computes it for all steps at once); with a
+    projection w_hr (proj_size), h is projected down"""
     gates = F.linear(h, w_hh, b_hh) + gi
     i, f, g, o = unsafe_chunk(gates, 4, -1)  # (torch's cells split the gates so: UnsafeSplitBackward0)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c.tanh(), c
+    h = o.sigmoid() * c.tanh()
+    return (h if w_hr is None else matmul(h, w_hr.t())), c
 
 
 def _gru_step(gi, h, w_hh, b_hh):
@@ -107,22 +109,22 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be greater than zero")
         if not isinstance(num_layers, int) or num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
-        if proj_size != 0:
-            raise NotImplementedError("LSTM(proj_size=...) is not implemented in microtorch; use proj_size=0 and "
-                                      "a Linear layer on the output")
+        _check_proj_size(mode, proj_size, hidden_size)
         self.mode, self.input_size, self.hidden_size, self.num_layers = mode, input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
         self.bidirectional, self.proj_size = bidirectional, proj_size
-        gate = _GATES[mode] * hidden_size
+        gate, real = _GATES[mode] * hidden_size, proj_size or hidden_size  # (real: h's size, projected or not)
         dirs = 2 if bidirectional else 1
         self._all_weights = []  # (torch's names per layer and direction, which course code walks to initialize)
         for layer in range(num_layers):
             for d in range(dirs):
                 suffix = f"_l{layer}" + ("_reverse" if d else "")
-                in_size = input_size if layer == 0 else hidden_size * dirs
-                shapes = {"weight_ih": (gate, in_size), "weight_hh": (gate, hidden_size)}
+                in_size = input_size if layer == 0 else real * dirs
+                shapes = {"weight_ih": (gate, in_size), "weight_hh": (gate, real)}
                 if bias:
                     shapes.update(bias_ih=(gate,), bias_hh=(gate,))
+                if proj_size:
+                    shapes.update(weight_hr=(proj_size, hidden_size))
                 for name, shape in shapes.items():
                     self.register_parameter(name + suffix, Parameter(_creation.empty(*shape, dtype=dtype)))
                 self._all_weights.append([name + suffix for name in shapes])
@@ -145,8 +147,8 @@ class RNNBase(Module):
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
-        for name, default in (("num_layers", 1), ("bias", True), ("batch_first", False), ("dropout", 0.0),
-                              ("bidirectional", False)):
+        for name, default in (("proj_size", 0), ("num_layers", 1), ("bias", True), ("batch_first", False),
+                              ("dropout", 0.0), ("bidirectional", False)):
             if getattr(self, name) != default:
                 s += f", {name}={getattr(self, name)}"
         return s
@@ -155,6 +157,10 @@ class RNNBase(Module):
         suffix = f"_l{layer}" + ("_reverse" if d else "")
         get = lambda n: getattr(self, n + suffix) if self.bias or n.startswith("weight") else None  # noqa: E731
         return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+
+    def _projection(self, layer, d):
+        """an LSTM's weight_hr of this layer and direction (None without proj_size)"""
+        return getattr(self, f"weight_hr_l{layer}" + ("_reverse" if d else "")) if self.proj_size else None
 
     def _run(self, input, hx, sizes=None):
         """(output, h_n, c_n or None) for input (L, N, H_in), or a packed batch's data with its batch sizes `sizes`,
@@ -167,7 +173,8 @@ class RNNBase(Module):
             outs = []
             for d in range(dirs):
                 k = layer * dirs + d
-                seq, state = self._direction(x, tuple(h[k] for h in hx), self._weights(layer, d), bool(d), sizes)
+                seq, state = self._direction(x, tuple(h[k] for h in hx), self._weights(layer, d), bool(d), sizes,
+                                             self._projection(layer, d))
                 outs.append(seq)
                 finals.append(state)
             x = outs[0] if dirs == 1 else cat(outs, -1)
@@ -176,11 +183,11 @@ class RNNBase(Module):
         h_n = stack([f[0] for f in finals])
         return x, h_n, (stack([f[1] for f in finals]) if self.mode == "LSTM" else None)
 
-    def _direction(self, x, state, weights, reverse, sizes):
+    def _direction(self, x, state, weights, reverse, sizes, w_hr=None):
         w_ih, w_hh, b_ih, b_hh = weights
         gi = F.linear(x, w_ih, b_ih)  # (the input's part of every step in one product, as torch does on the CPU)
         if self.mode == "LSTM":
-            step = lambda g, s: _lstm_step(g, s[0], s[1], w_hh, b_hh)  # noqa: E731
+            step = lambda g, s: _lstm_step(g, s[0], s[1], w_hh, b_hh, w_hr)  # noqa: E731
         elif self.mode == "GRU":
             step = lambda g, s: (_gru_step(g, s[0], w_hh, b_hh),)  # noqa: E731
         else:
@@ -239,11 +246,14 @@ class RNNBase(Module):
         return hx.index_select(1, order)
 
     def _state_shape(self, batch):
-        return (self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size)
+        """h's shape, and for an LSTM c's too (they differ with proj_size)"""
+        h = (self.num_layers * (2 if self.bidirectional else 1), batch, self.proj_size or self.hidden_size)
+        return (h, h[:2] + (self.hidden_size,)) if self.mode == "LSTM" else h
 
     def _zero_state(self, shape, dtype):
-        zeros = _creation.zeros(*shape, dtype=dtype)
-        return (zeros, zeros) if self.mode == "LSTM" else zeros
+        if self.mode == "LSTM":
+            return tuple(_creation.zeros(*s, dtype=dtype) for s in shape)
+        return _creation.zeros(*shape, dtype=dtype)
 
     def _check_input_size(self, input):
         if input.shape[-1] != self.input_size:
@@ -262,9 +272,19 @@ class RNNBase(Module):
 
     def _check_state(self, hx, shape):
         names = ("hidden[0]", "hidden[1]") if self.mode == "LSTM" else ("hidden",)
-        for name, h in zip(names, hx if self.mode == "LSTM" else (hx,)):
+        shapes = shape if self.mode == "LSTM" else (shape,)
+        for name, h, shape in zip(names, hx if self.mode == "LSTM" else (hx,), shapes):
             if tuple(h.shape) != shape:
                 raise RuntimeError(f"Expected {name} size {shape}, got {list(h.shape)}")
+
+
+def _check_proj_size(mode, proj_size, hidden_size):
+    if not isinstance(proj_size, int) or proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable projections")
+    if proj_size and proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
+    if proj_size and mode != "LSTM":
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
 
 
 class RNN(RNNBase):
