@@ -3,7 +3,7 @@
 `autocast("cuda")` and `GradScaler("cuda")` (torch's defaults, and what most training code asks for) are
 switched off with torch's warning, so such code runs in full precision, as on torch without CUDA. Autocast on
 the CPU would run some ops in bfloat16 or float16: microtorch computes every op in its inputs' dtype, so it
-refuses. `GradScaler("cpu")` works as torch's: the loss is multiplied by the scale, the gradients divided by it
+refuses (a CPU autocast to another dtype, float32 say, switches off with torch's warning, as torch's). `GradScaler("cpu")` works as torch's: the loss is multiplied by the scale, the gradients divided by it
 before the step, a step with an inf or NaN gradient is skipped and the scale adapted.
 """
 import functools
@@ -36,6 +36,10 @@ class autocast:
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning,
                           stacklevel=2)
             self._enabled = False
+        if self._enabled and device_type == "cpu" and dtype is not None and str(dtype).split(".")[-1] != "float16":
+            warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\nCPU Autocast "
+                          "only supports dtypes of torch.bfloat16, torch.float16 currently.", UserWarning, stacklevel=2)
+            self._enabled = False  # (float32 or float64: the code runs as written, as in torch)
 
     def __enter__(self):
         if self._enabled:

@@ -533,3 +533,35 @@ def test_lstm_with_a_projection(options, batched):
 @pytest.mark.parametrize("proj_size", [-1, 6, 7])
 def test_lstm_projection_sizes_checked_as_torch(proj_size):
     _same_error(*(_error(lambda: lib.nn.LSTM(4, 6, proj_size=proj_size)) for lib in LIBS))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_cpu_autocast_to_a_full_dtype_switches_off_as_torch(dtype):
+    """build-nanogpt runs under autocast(device_type='cpu', dtype=...): torch warns and runs as written for a dtype
+    other than bfloat16 and float16; microtorch refused every CPU autocast."""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        lin = lib.nn.Linear(4, 3)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with lib.autocast(device_type="cpu", dtype=getattr(lib, dtype)):
+                y = lin(lib.randn(2, 4))
+                enabled = lib.is_autocast_enabled("cpu")
+        got.append((str(y.dtype).split(".")[-1], enabled, [str(w.message) for w in caught], y.detach().numpy()))
+    assert got[0][:3] == got[1][:3]
+    np.testing.assert_allclose(got[0][3], got[1][3], rtol=1e-6)
+
+
+def test_random_sampler_with_replacement_draws_lazily():
+    """minGPT's trainer: RandomSampler(replacement=True, num_samples=int(1e10)) and a few batches; torch draws 32
+    at a time (microtorch drew all 1e10 first, a MemoryError)."""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(3407)
+        data = list(range(100))
+        sampler = lib.utils.data.RandomSampler(data, replacement=True, num_samples=int(1e10))
+        loader = lib.utils.data.DataLoader(data, sampler=sampler, batch_size=4)
+        batches = iter(loader)
+        got.append([next(batches).tolist() for _ in range(20)] + [len(sampler)])
+    assert got[0] == got[1]

@@ -58,8 +58,10 @@ class RandomSampler(Sampler):
     def __iter__(self):
         from ..._creation import randint, randperm
         n, generator = len(self.data_source), _seeded_generator(self.generator)
-        if self.replacement:
-            yield from randint(0, n, (self.num_samples,), generator=generator).tolist()
+        if self.replacement:  # drawn 32 at a time, as torch's: minGPT asks for 1e10 samples and reads a few
+            for _ in range(self.num_samples // 32):
+                yield from randint(0, n, (32,), generator=generator).tolist()
+            yield from randint(0, n, (self.num_samples % 32,), generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from randperm(n, generator=generator).tolist()
