@@ -139,15 +139,68 @@ def _structure_or_pickle(obj, pickle_module, protocol):
     return arrays
 
 
+# The globals add_safe_globals allowed (torch.serialization's allowlist): classes and functions, or (object, name)
+_SAFE_GLOBALS = []
+# What a pickled part of microtorch's own needs to rebuild tensors and containers
+_OWN_GLOBALS = {("microtorch._tensor", "_rebuild"), ("microtorch._tensor", "Size"), ("microtorch._tensor", "device"),
+                ("microtorch._dtype", "_by_name"), ("microtorch.nn.parameter", "Parameter"), ("numpy", "ndarray"),
+                ("numpy", "dtype"), ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
+                ("collections", "OrderedDict"), ("_codecs", "encode"), ("builtins", "set"), ("builtins", "frozenset"),
+                ("builtins", "complex"), ("builtins", "slice")}
+
+
+def safe_global(module, name):
+    """The object add_safe_globals allowed under module.name, or None."""
+    for entry in _SAFE_GLOBALS:
+        obj, full = entry if isinstance(entry, tuple) else (entry, f"{entry.__module__}.{entry.__qualname__}")
+        if full == f"{module}.{name}":
+            return obj
+    return None
+
+
+def weights_only_refusal(name, global_name):
+    """torch's two ways out of a weights-only refusal, for a file that names a global outside the allowlist."""
+    whole_model = ".nn." in f".{global_name}" and "Parameter" not in global_name
+    return (f"Weights only load failed: {name!r} names the global {global_name}, which is not an allowed global by "
+            f"default{' (a whole model, as save(model, f) writes)' if whole_model else ''}. This file can still be "
+            "loaded, if you trust its source: (1) re-run load with weights_only=False (unpickling can run arbitrary "
+            f"code), or (2) allow the global with microtorch.serialization.add_safe_globals([{global_name}]) or the "
+            f"microtorch.serialization.safe_globals([{global_name}]) context manager. Or save and load the model's "
+            "state dict: save(model.state_dict(), f), then model.load_state_dict(load(f)).")
+
+
+class _WeightsOnlyUnpickler(pickle.Unpickler):
+    """load(weights_only=True) of microtorch's pickled part: tensors, containers and the allowed globals only."""
+
+    def __init__(self, file, name):
+        super().__init__(file)
+        self._name = name
+
+    def find_class(self, module, name):
+        if (module, name) == ("numpy", "dtype"):
+            return self._numbers_dtype
+        if (module, name) in _OWN_GLOBALS:
+            return super().find_class(module, name)
+        allowed = safe_global(module, name)
+        if allowed is None:
+            raise pickle.UnpicklingError(weights_only_refusal(self._name, f"{module}.{name}"))
+        return allowed
+
+    def _numbers_dtype(self, *args):
+        """numpy's dtype of a pickled array: numbers only (an array of objects holds pickles of its own)"""
+        dtype = np.dtype(*args)
+        if dtype.hasobject:
+            raise pickle.UnpicklingError(weights_only_refusal(self._name, "numpy.ndarray of objects"))
+        return dtype
+
+
 def _unpickled(arrays, name, weights_only, pickle_module):
-    """The object save pickled, read only with weights_only=False (torch's default refuses it, and so does this)."""
+    """The object save pickled: with weights_only, only what the allowlist rebuilds (as torch's default)."""
+    data = arrays[_PICKLED].tobytes()
     if weights_only:
-        raise pickle.UnpicklingError(
-            f"Weights only load failed: {name!r} holds a pickled object (a whole model, as `save(model, f)` writes), "
-            "and unpickling can run arbitrary code. Re-running load with weights_only=False will likely succeed; do "
-            "it only if you got the file from a trusted source. Or save and load the model's state dict: "
-            "save(model.state_dict(), f), then model.load_state_dict(load(f)).")
-    return (pickle_module or pickle).loads(arrays[_PICKLED].tobytes())
+        import io
+        return _WeightsOnlyUnpickler(io.BytesIO(data), name).load()
+    return (pickle_module or pickle).loads(data)
 
 
 def _refuse_foreign_members(arrays, name):

@@ -31,6 +31,7 @@ from collections import Counter, OrderedDict
 import numpy as np
 
 from . import _dtype
+from ._serialization import safe_global
 from ._storage import _LEGACY_BY_NAME, TypedStorage, UntypedStorage
 from ._tensor import Size, Tensor, device
 from .nn.parameter import Parameter
@@ -245,7 +246,7 @@ class _TorchUnpickler(pickle._Unpickler):
         self._storages = {}  # key -> TypedStorage: every tensor over one key shares its memory
 
     def find_class(self, module, name):
-        found = _GLOBALS.get((module, name))
+        found = _GLOBALS.get((module, name)) or safe_global(module, name)
         if found is not None:
             return found
         if module == "torch" and _OTHER_DTYPE.fullmatch(name):
@@ -267,7 +268,8 @@ class _TorchUnpickler(pickle._Unpickler):
             return (f"Weights only load failed: {self._name!r} was written by torch.save and names the global "
                     f"{name}{hint}, which is not an allowed global. microtorch loads only tensors, Parameters and "
                     "containers of them (dicts, lists, tuples, numbers, strings, None, torch.Size, dtypes) from "
-                    f"torch's files, as torch.load(path, weights_only=True) does. {fix}")
+                    f"torch's files, as torch.load(path, weights_only=True) does, and the classes given to "
+                    f"microtorch.serialization.add_safe_globals([...]) if you trust the file. {fix}")
         return (f"load: {self._name!r} was written by torch.save and names the global {name}{hint}, which "
                 "microtorch cannot rebuild: it reads torch's files without torch, so it loads only tensors, "
                 f"Parameters and containers of them from them, even with weights_only=False. {fix}")
@@ -299,8 +301,10 @@ class _TorchUnpickler(pickle._Unpickler):
 
     def _load_build(self):
         """BUILD: torch writes it to give a state dict its `_metadata` (an OrderedDict's attribute)."""
+        target = self.stack[-2]
+        if safe_global(type(target).__module__, type(target).__qualname__) is type(target):
+            return pickle._Unpickler.load_build(self)  # (an instance of a class the user allowed: its state)
         state = self.stack.pop()
-        target = self.stack[-1]
         if type(target) is not OrderedDict or not isinstance(state, dict) or not all(isinstance(k, str)
                                                                                        for k in state):
             raise _Refused(f"load: {self._name!r} sets the state of a {type(target).__name__}: microtorch sets only "

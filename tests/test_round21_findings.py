@@ -1,5 +1,7 @@
 """The twenty-first round's findings (fuzz ranges from 4.95M and teaching code beside torch), each checked
 against torch 2.13."""
+import dataclasses
+import pickle
 import warnings
 
 import numpy as np
@@ -565,3 +567,47 @@ def test_random_sampler_with_replacement_draws_lazily():
         batches = iter(loader)
         got.append([next(batches).tolist() for _ in range(20)] + [len(sampler)])
     assert got[0] == got[1]
+
+
+@dataclasses.dataclass
+class _GPTConfig:
+    block_size: int = 8
+    n_embd: int = 16
+
+
+def _checkpoint_loads(lib, writer, path, allow):
+    """(what load gives or raises) for a checkpoint holding a dataclass, written by `writer`"""
+    writer.manual_seed(0)
+    writer.save({"model": writer.nn.Linear(2, 2).state_dict(), "config": _GPTConfig(), "step": 10}, path)
+    lib.serialization.clear_safe_globals()
+    try:
+        if allow == "add":
+            lib.serialization.add_safe_globals([_GPTConfig])
+        if allow == "context":
+            with lib.serialization.safe_globals([_GPTConfig]):
+                back = lib.load(path)
+            after = lib.serialization.get_safe_globals()
+        else:
+            back = lib.load(path)
+            after = lib.serialization.get_safe_globals()
+        return back["config"], back["step"], sorted(back["model"]), back["model"]["weight"].numpy(), after
+    except pickle.UnpicklingError as e:
+        return type(e), "add_safe_globals" in str(e)
+    finally:
+        lib.serialization.clear_safe_globals()
+
+
+@pytest.mark.parametrize("allow", [None, "add", "context"])
+@pytest.mark.parametrize("writer_is_torch", [False, True])
+def test_a_checkpoint_with_a_dataclass_loads_once_allowed(allow, writer_is_torch, tmp_path):
+    """build-nanogpt saves its config dataclass in the checkpoint: torch.load refuses it by default and names
+    torch.serialization.add_safe_globals; once the class is allowed it loads (microtorch had no serialization)."""
+    want = _checkpoint_loads(real_torch, real_torch, tmp_path / "t.pt", allow)
+    writer = real_torch if writer_is_torch else microtorch
+    ours = _checkpoint_loads(microtorch, writer, tmp_path / "m.pt", allow)
+    assert len(want) == len(ours) and want[0] == ours[0]
+    if len(want) == 2:
+        assert want == ours
+    else:
+        assert want[1:3] == ours[1:3] and want[4] == ours[4] == [_GPTConfig] * (allow == "add")
+        np.testing.assert_array_equal(want[3], ours[3])
