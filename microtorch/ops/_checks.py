@@ -597,6 +597,8 @@ def shapes_error(op, args, kwargs, e):
     if op.rstrip("_") not in _BROADCASTING or isinstance(e, TypeError):
         return None
     tensors = [a for a in list(args) + list(kwargs.values()) if _is_tensor(a)]
+    if op == "masked_fill":  # (torch's out-of-place form broadcasts the mask first: it is tensor a)
+        tensors = tensors[1:2] + tensors[:1] + tensors[2:]
     try:
         np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
         return None

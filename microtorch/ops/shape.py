@@ -802,9 +802,15 @@ def cat(tensors, dim=0):
         return Cat.apply(*tensors, dim=0, shown=shown_dim(dim))
     d = one_dim(dim, len(ref), "cat")
     for i, s in enumerate(shapes):  # (a 1-D empty tensor joins anything, and stays in the graph, as in torch)
-        if not _legacy_empty(s) and (len(s) != len(ref) or s[:d] + s[d + 1:] != ref[:d] + ref[d + 1:]):
-            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                               f"{list(ref)} but got size {list(s)} for tensor number {i} in the list.")
+        if _legacy_empty(s):
+            continue
+        shown = f" (the shapes are {list(ref)} and {list(s)}: only dim {d} may differ)"
+        if len(s) != len(ref):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {len(s)}{shown}")
+        bad = next((k for k in range(len(s)) if k != d and s[k] != ref[k]), None)
+        if bad is not None:
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {ref[bad]} but "
+                               f"got size {s[bad]} for tensor number {i} in the list.{shown}")
     return Cat.apply(*tensors, dim=d) if d == dim and type(dim) is int else \
         Cat.apply(*tensors, dim=d, shown=shown_dim(dim))
 
