@@ -618,7 +618,8 @@ def test_a_checkpoint_with_a_dataclass_loads_once_allowed(allow, writer_is_torch
 @pytest.mark.parametrize("call", [
     lambda lib: lib.zeros(2, 8).masked_fill(lib.ones(2, 7).bool(), 0.0),
     lambda lib: lib.zeros(2, 8).masked_fill_(lib.ones(2, 7).bool(), 0.0),
-    lambda lib: lib.cat([lib.zeros(2, 3), lib.zeros(3, 4)]), lambda lib: lib.cat([lib.zeros(2, 3, 5), lib.zeros(2, 4, 6)]),
+    lambda lib: lib.cat([lib.zeros(2, 3), lib.zeros(3, 4)]),
+    lambda lib: lib.cat([lib.zeros(2, 3, 5), lib.zeros(2, 4, 6)]),
     lambda lib: lib.cat([lib.zeros(2, 3), lib.zeros(2, 3, 1)]), lambda lib: lib.cat([lib.zeros(2, 3), lib.zeros(4)])])
 def test_shape_errors_say_what_torchs_say(call):
     """Karpathy's lectures' usual mistakes: masked_fill's out-of-place form names the mask as tensor a (the sizes
