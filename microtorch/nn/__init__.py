@@ -10,3 +10,5 @@ __all__ = sorted(_modules) + ["Parameter", "UninitializedBuffer", "Uninitialized
 # nn2: nn.Buffer (a tensor marked to become a buffer when assigned to a Module)
 from ._buffer import Buffer  # noqa: E402,F401
 __all__ += ["Buffer"]
+
+from . import attention  # noqa: E402,F401  (torch.nn.attention: sdpa_kernel and SDPBackend, reachable as in torch)

@@ -1,36 +1,238 @@
-"""Attention, composed of matmul, softmax and dropout as torch's reference ("math") path composes it.
+"""Attention: torch's fused CPU kernel, or the reference ("math") path composed of matmul, softmax and dropout.
 
-scaled_dot_product_attention: softmax(q k^T * scale + mask) v.  multi_head_attention_forward: the
-projections, head split and output projection of nn.MultiheadAttention around it.
+scaled_dot_product_attention: softmax(q k^T * scale + mask) v. Which of the two runs is torch's choice on a CPU:
+the fused kernel when it is enabled and the inputs suit it, else the math path when that is enabled, else an error
+after warnings saying why the fused kernel could not run. The switches live in ops/_sdp_backends.py (set by
+torch.backends.cuda and torch.nn.attention.sdpa_kernel). multi_head_attention_forward: the projections, head split
+and output projection of nn.MultiheadAttention around it.
 """
 import math
 
 import numpy as np
 
 from .._tensor import Tensor
-from ._checks import need_floating
+from .._user_line import warn_at_user_line
+from . import _sdp_backends
 from ._memory_formats import in_layout_of
 from ._op import Op
+from ._out import _c10
+from ._sdp_backends import SDPBackend
+from .nn import dropout
+from .scalar_overloads import mul_scalar
 
 
-def _check_qkv(query, key, value):
+def _check_inputs(query, key, value, attn_mask):
+    """what torch checks before it picks a kernel: tensors, one dtype, at least 2 dims, the mask's dtype"""
     for name, t in (("query", query), ("key", key), ("value", value)):
         if not isinstance(t, Tensor):
             raise TypeError(f"scaled_dot_product_attention(): argument '{name}' must be Tensor, not "
                             f"{type(t).__name__}")
-        if t.ndim < 2:
-            raise RuntimeError(f"scaled_dot_product_attention: {name} must have at least 2 dimensions (..., L, E), "
-                               f"got {list(t.shape)}")
     if not query.dtype is key.dtype is value.dtype:
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
-                           f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")
-    need_floating(query, "scaled_dot_product_attention")
-    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
-        raise RuntimeError(f"scaled_dot_product_attention: query {list(query.shape)}, key {list(key.shape)} and "
-                           f"value {list(value.shape)} do not fit: query and key need the same last size (E), key "
-                           "and value the same sequence length (S)")
+                           f"{_c10(query.dtype.np)} key.dtype: {_c10(key.dtype.np)} and value.dtype: "
+                           f"{_c10(value.dtype.np)} instead.")
+    if min(query.ndim, key.ndim, value.ndim) < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    if attn_mask is not None and attn_mask.dtype.np not in (np.bool_, np.float32, query.dtype.np):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_c10(attn_mask.dtype.np)} and  query.dtype: "
+                           f"{_c10(query.dtype.np)} instead.")
 
 
+def _check_flash_fit(key, value):
+    """torch's fused kernel reads S rows of value whatever value's length (past its end when shorter): microtorch
+    refuses keys and values of different lengths there instead"""
+    if key.shape[-2] != value.shape[-2]:
+        raise RuntimeError(f"scaled_dot_product_attention: key {list(key.shape)} and value {list(value.shape)} need "
+                           "the same sequence length (S)")
+
+
+_SCALAR_TYPE = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _matmul_misfit(a, b):
+    """torch's error for a @ b (shapes) whose inner sizes differ, or None: mm's for a matrix on the right (the
+    left's batch folded into rows), bmm's for batches on both sides; None too where microtorch's matmul says it"""
+    if a[-1] == b[-2] or len(a) < 2:
+        return None
+    if len(b) == 2:
+        return f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(a[:-1]))}x{a[-1]} and {b[0]}x{b[1]})"
+    if len(a) < 3:
+        return None
+    try:
+        batch = int(np.prod(np.broadcast_shapes(a[:-2], b[:-2])))
+    except ValueError:
+        return None
+    return (f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {a[-1]}] but got: [{batch}, "
+            f"{b[-2]}].")
+
+
+def _matmul(a, b):
+    """a @ b with torch's words when the sizes do not fit"""
+    misfit = _matmul_misfit(tuple(a.shape), tuple(b.shape))
+    if misfit:
+        raise RuntimeError(misfit)
+    return a @ b
+
+
+def _check_math_dtype(query, value):
+    """the math path's scaled scores are floating point (the default dtype for an integer query): torch's error
+    comes when they meet an integer value"""
+    if query.dtype.is_floating_point or query.dtype.is_complex:
+        return
+    from .._dtype import get_default_dtype
+    scores = get_default_dtype().np
+    if value.ndim == 2:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c10(scores)} != "
+                           f"{_c10(value.dtype.np)}")
+    raise RuntimeError(f"expected scalar type {_SCALAR_TYPE[scores.name]} but found "
+                       f"{_SCALAR_TYPE.get(value.dtype.np.name, value.dtype.np.name)}")
+
+
+def _nothing_to_attend(query, value):
+    """torch answers before choosing a kernel when there is no query row or no value to mix"""
+    return query.shape[-2] == 0 or value.numel() == 0
+
+
+def _empty_attention(query, key, value):
+    """that answer: zeros of the output's shape, tied to the inputs by a product with 0 (as torch ties them), so
+    that their gradients are zeros rather than missing"""
+    from .._creation import zeros
+    tie = mul_scalar(query.sum() + key.sum() + value.sum(), 0)
+    return zeros(tuple(query.shape[:-1]) + (value.shape[-1],), dtype=query.dtype) + tie
+
+
+# ---- which kernel: torch's checks of its fused CPU kernel, in its order, and its choice -------------------
+# Each check returns None when the inputs pass it, else the warning torch gives when it has to say why ("" where
+# torch fails the check silently).
+def _sizes(t):
+    return str(list(t.shape))
+
+
+def _flash_dropout(q, k, v, mask, dropout_p, gqa):
+    return "Both fused kernels do not support non-zero dropout." if dropout_p > 0 else None
+
+
+def _flash_four_dims(q, k, v, mask, dropout_p, gqa):
+    if q.ndim == k.ndim == v.ndim == 4:
+        return None
+    return (f"All fused kernels requires query, key and value to be 4 dimensional, but got Query dim: {q.ndim}, "
+            f"Key dim: {k.ndim}, Value dim: {v.ndim} instead.")
+
+
+def _flash_batch_and_heads(q, k, v, mask, dropout_p, gqa):
+    if not q.shape[0] == k.shape[0] == v.shape[0]:
+        return ("For dense inputs, both fused kernels require query, key and value to have the same batch_size. "
+                f"Query.sizes(): {_sizes(q)}, Key.sizes(): {_sizes(k)}, Value.sizes(): {_sizes(v)} instead. To "
+                "broadcast dense inputs, try using unsqueeze and expand_to before passing them into the kernel.")
+    if gqa:
+        return _flash_head_groups(q, k, v)
+    if q.shape[1] == k.shape[1] == v.shape[1]:
+        return None
+    return ("For dense input, both fused kernels require query, key and value to have the same num_heads. "
+            f"Query.sizes(): {_sizes(q)}, Key sizes(): {_sizes(k)}, Value sizes(): {_sizes(v)} instead. To "
+            "broadcast dense inputs, try using unsqueeze and expand_to before passing them into the kernel.")
+
+
+def _flash_head_groups(q, k, v):
+    """enable_gqa: the fused kernel takes fewer key/value heads than query heads if they divide them"""
+    hq, hk, hv = q.shape[1], k.shape[1], v.shape[1]
+    if hk != hv:
+        return ("Both fused kernels require key and value to have the same num_heads and batch_size but got: "
+                f"Key sizes: {_sizes(k)}, Value sizes: {_sizes(v)}, Query sizes: {_sizes(q)} instead.")
+    if hk == 0 or hq % hk:
+        return ("The number of heads in key/value must divide number of heads in query.Got input Key sizes(): "
+                f"{hk}, Value sizes(): {hv}, Query sizes(): {hq} instead.")
+    return None
+
+
+def _size_at(t, dim):
+    """t.size(dim), with torch's IndexError for a tensor with too few dims (its check reads the mask so)"""
+    if t.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if dim < -t.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-t.ndim}, {t.ndim - 1}], but got "
+                         f"{dim})")
+    return t.shape[dim]
+
+
+def _flash_mask(q, k, v, mask, dropout_p, gqa):
+    """the fused kernel takes a constant mask of (L or 1, S or 1), alone or behind (B or 1, H or 1)"""
+    if mask is None:
+        return None
+    if mask.requires_grad:
+        return ""
+    if _size_at(mask, -2) not in (q.shape[2], 1) or _size_at(mask, -1) not in (k.shape[2], 1):
+        return ""
+    if mask.ndim == 2 or mask.ndim == 4 and mask.shape[0] in (1, q.shape[0]) and mask.shape[1] in (1, q.shape[1]):
+        return None
+    return ("Please use the following attn mask shapes: 2d - ({Q_seq_len, 1}  x {KV_seq_len, 1}); 4d - ({Batch, 1} "
+            "x {Num_heads, 1} x {Q_seq_len, 1}  x {KV_seq_len, 1})")
+
+
+def _flash_head_size(q, k, v, mask, dropout_p, gqa):
+    if q.shape[-1] == k.shape[-1] == v.shape[-1]:
+        return None
+    return (f"Flash attention requires q,k,v to have the same last dimension. Got Query.size(-1): {q.shape[-1]}, "
+            f"Key.size(-1): {k.shape[-1]}, Value.size(-1): {v.shape[-1]} instead.")
+
+
+def _flash_last_stride(q, k, v, mask, dropout_p, gqa):
+    if q.stride(-1) == k.stride(-1) == v.stride(-1) == 1:
+        return None
+    why = (f"All fused kernels require the last dimension of the input to have stride 1. Got Query.stride(-1): "
+           f"{q.stride(-1)}, Key.stride(-1): {k.stride(-1)}, Value.stride(-1): {v.stride(-1)}")
+    if mask is not None:  # (the mask's own stride does not matter on a CPU)
+        why += (f", Attn_mask.stride(-1): {mask.stride(-1)} (GPU backends require attn_mask's last dimension to "
+                "have stride 1 while the CPU does not).")
+    return why
+
+
+def _flash_dtype(q, k, v, mask, dropout_p, gqa):
+    if q.dtype.is_floating_point:
+        return None
+    return ("Expected query, key and value to all be of dtype: {Float, Double, BFloat16, Half}. Got Query dtype: "
+            f"{_c10(q.dtype.np)}, Key dtype: {_c10(k.dtype.np)}, and Value dtype: {_c10(v.dtype.np)} instead.")
+
+
+_FLASH_CHECKS = (_flash_dropout, _flash_four_dims, _flash_batch_and_heads, _flash_mask, _flash_head_size,
+                 _flash_last_stride, _flash_dtype)
+
+
+def _why_not_flash(*args):
+    """None if torch's fused CPU kernel takes these inputs, else why not (see the checks above)"""
+    for check in _FLASH_CHECKS:
+        why = check(*args)
+        if why is not None:
+            return why
+    return None
+
+
+NO_VIABLE_BACKEND = ("No viable backend for scaled_dot_product_attention was found. This is likely due to turning "
+                     "off both the math kernel and the fused kernels.")
+
+
+def _pick_kernel(query, key, value, attn_mask, dropout_p, enable_gqa):
+    """'flash' or 'math' as torch picks on a CPU: the fused kernel if it is enabled and takes the inputs, else the
+    math path if it is enabled. Failing both, torch warns why the fused kernel did not run and raises."""
+    flash_on = _sdp_backends.is_enabled(SDPBackend.FLASH_ATTENTION)
+    math_on = _sdp_backends.is_enabled(SDPBackend.MATH)
+    if not (flash_on or math_on):
+        raise RuntimeError(NO_VIABLE_BACKEND)
+    why = _why_not_flash(query, key, value, attn_mask, dropout_p, enable_gqa) if flash_on else ""
+    if why is None:
+        return "flash"
+    if math_on:
+        return "math"
+    warn_at_user_line("Flash attention kernel not used because:")
+    if why:
+        warn_at_user_line(why)
+    raise RuntimeError("No available kernel.  Aborting execution.")
+
+
+# ---- the kernels --------------------------------------------------------------------------------------------
 def _attn_bias(attn_mask, is_causal, L, S, dtype, fused):
     """the additive mask: -inf where a query may not look; None when every position is allowed. torch's fused
     kernel (fused) applies a mask and the causal one together; its reference path refuses both."""
@@ -48,14 +250,14 @@ def _attn_bias(attn_mask, is_causal, L, S, dtype, fused):
 
 
 def _repeat_kv(query, key, value, enable_gqa):
-    """grouped-query attention: each key/value head serves query.size(-3) // key.size(-3) query heads"""
-    if not enable_gqa or query.ndim < 3 or key.shape[-3] == query.shape[-3]:
+    """grouped-query attention: each key (value) head serves query.size(-3) // key.size(-3) query heads"""
+    if not enable_gqa:
         return key, value
-    hq, hk = query.shape[-3], key.shape[-3]
-    if hq % hk:
-        raise RuntimeError(f"scaled_dot_product_attention: with enable_gqa=True the number of query heads ({hq}) "
-                           f"must be a multiple of the number of key/value heads ({hk})")
-    return key.repeat_interleave(hq // hk, -3), value.repeat_interleave(hq // hk, -3)
+    hq, hk, hv = (_size_at(t, -3) for t in (query, key, value))
+    if hk == 0 or hv == 0 or hq % hk or hq % hv:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")  # (torch's, cut)
+    return (key if hk == hq else key.repeat_interleave(hq // hk, -3),
+            value if hv == hq else value.repeat_interleave(hq // hv, -3))
 
 
 def _safe_softmax(scores):
@@ -76,6 +278,28 @@ def _np_softmax(scores):
     return e / np.where(total == 0, 1, total)
 
 
+_KV_BLOCK = 512  # torch's fused CPU kernel walks the keys in blocks of 512, rescaling as the running max grows
+
+
+def _np_flash_half(q, k, v, bias, scale):
+    """torch's fused kernel on float16 inputs: scores, maxima and sums in float32, each block's unnormalised
+    probabilities rounded to float16 for their product with v (summed in float32), the result cast back"""
+    f32 = np.float32
+    scores = (q.astype(f32) @ np.swapaxes(k, -1, -2).astype(f32)) * f32(scale)
+    scores = scores if bias is None else scores + bias.astype(f32)
+    v = v.astype(f32)
+    out, total, top = 0, 0, np.full(scores.shape[:-1] + (1,), -np.inf, f32)
+    for j in range(0, scores.shape[-1], _KV_BLOCK):
+        block = scores[..., j:j + _KV_BLOCK]
+        new_top = np.maximum(top, block.max(-1, keepdims=True))
+        finite_top = np.where(np.isneginf(new_top), 0, new_top)  # (a row masked so far gets exp(-inf) = 0)
+        e = np.exp(block - finite_top)
+        shrink = np.exp(np.where(np.isneginf(top), -np.inf, top - finite_top))
+        out = out * shrink + e.astype(np.float16).astype(f32) @ v[..., j:j + _KV_BLOCK, :]
+        total, top = total * shrink + e.sum(-1, keepdims=True), new_top
+    return (out / np.where(total == 0, 1, total)).astype(np.float16)
+
+
 class ScaledDotProductFlashAttentionForCpu(Op):
     """o = P v, P = softmax(q k^T s + bias):  dv = P^T g, dS = P (g v^T - rowsum(P g v^T)), dq = dS k s, dk = dS^T q s"""
     _grad_fn_name = "ScaledDotProductFlashAttentionForCpuBackward0"
@@ -83,9 +307,12 @@ class ScaledDotProductFlashAttentionForCpu(Op):
     @staticmethod
     def forward(ctx, q, k, v, bias, scale):
         ctx.scale, ctx.bias = scale, bias
-        scores = q @ np.swapaxes(k, -1, -2) * scale
         ctx.save_for_backward(q, k, v)
-        out = _np_softmax(scores if bias is None else scores + bias) @ v
+        if q.dtype == np.float16:
+            out = _np_flash_half(q, k, v, bias, scale)
+        else:
+            scores = q @ np.swapaxes(k, -1, -2) * scale
+            out = _np_softmax(scores if bias is None else scores + bias) @ v
         return in_layout_of(out, q) if q.strides[-1] == q.itemsize else out  # (torch's kernel: empty_like(q))
 
     @staticmethod
@@ -114,50 +341,64 @@ class ScaledDotProductFlashAttentionForCpu(Op):
         return out if tv is None else out + p @ tv
 
 
-def _flash_fits(query, key, value, dropout_p):
-    """torch runs 4-d attention of one head size without dropout as one fused op (its own grad_fn name), on
-    inputs whose last dim is contiguous"""
-    return query.ndim == key.ndim == value.ndim == 4 and dropout_p == 0 and \
-        query.shape[-1] == key.shape[-1] == value.shape[-1] and \
-        query.stride(-1) == key.stride(-1) == value.stride(-1) == 1
-
-
-def _flash(query, key, value, bias, dropout_p, scale):
-    """the fused op where it fits, else None (the reference path composes the ops)"""
-    if not _flash_fits(query, key, value, dropout_p):
-        return None
-    if bias is not None and bias.requires_grad:
-        return None
+def _flash(query, key, value, bias, scale):
+    """torch's fused CPU kernel (one op, its own grad_fn name); it takes the mask broadcast to the scores' shape"""
     b = None if bias is None else np.broadcast_to(bias._data, query.shape[:-1] + (key.shape[-2],))
     return ScaledDotProductFlashAttentionForCpu.apply(query, key, value, b, scale)
+
+
+def _math(query, key, value, bias, dropout_p, scale, enable_gqa):
+    """torch's reference path, op by op as torch composes it: q and k^T each scaled by sqrt(scale) before their
+    product (q by -sqrt(-scale) for a negative scale). Half-precision inputs are computed in float32 and the result
+    cast back (unless torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(True))."""
+    _check_math_dtype(query, value)
+    low = query.dtype.np.itemsize == 2 and not _sdp_backends.math_reduced_precision_allowed()
+    if low:
+        given, (query, key, value) = query.dtype, (t.float() for t in (query, key, value))
+    root = math.sqrt(abs(scale))
+    query = mul_scalar(query, -root if scale < 0 else root)
+    key, value = _repeat_kv(query, key, value, enable_gqa)
+    scores = _matmul(query, mul_scalar(key.transpose(-2, -1), root))
+    if bias is not None:
+        _check_mask_fits(bias, scores.shape)
+        scores = scores + bias
+    weights = _safe_softmax(scores)  # (torch records one node, SafeSoftmaxBackward0, where this composes softmax)
+    if dropout_p > 0:
+        weights = dropout(weights, dropout_p)
+    out = _matmul(weights, value)
+    return out.to(given) if low else out
+
+
+def _check_mask_fits(bias, shape):
+    """the math path adds the mask into the scores in place: torch's errors when it does not broadcast to them"""
+    a, b = tuple(shape), tuple(bias.shape)
+    n = max(len(a), len(b))
+    for dim in range(n - 1, -1, -1):  # (torch names the first misfit from the right, as a dim of the result)
+        x, y = (t[dim - n + len(t)] if dim - n + len(t) >= 0 else 1 for t in (a, b))
+        if x != y and 1 not in (x, y):
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                               f"dimension {dim}")
+    if np.broadcast_shapes(a, b) != a:
+        raise RuntimeError(f"output with shape {list(a)} doesn't match the broadcast shape "
+                           f"{list(np.broadcast_shapes(a, b))}")
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(query @ key^T * scale + mask) @ value, scale = 1/sqrt(E) unless given; a bool mask says where
-    to look (True), a float mask is added to the scores."""
-    _check_qkv(query, key, value)
-    L, S = query.shape[-2], key.shape[-2]
-    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
-    key, value = _repeat_kv(query, key, value, enable_gqa)
-    bias = _attn_bias(attn_mask, is_causal, L, S, query.dtype, _flash_fits(query, key, value, dropout_p))
-    if bias is not None:
-        try:
-            np.broadcast_shapes(bias.shape, query.shape[:-1] + (S,))
-        except ValueError:
-            raise RuntimeError(f"scaled_dot_product_attention: attn_mask of shape {list(bias.shape)} does not "
-                               f"broadcast to the scores' shape {list(query.shape[:-1] + (S,))} (..., L, S)") from None
-    fused = _flash(query, key, value, bias, dropout_p, scale)
-    if fused is not None:
-        return fused
-    scores = (query @ key.transpose(-2, -1)) * scale
-    if bias is not None:
-        scores = scores + bias
-    weights = _safe_softmax(scores)
-    if dropout_p > 0:
-        from .nn import dropout
-        weights = dropout(weights, dropout_p)
-    return weights @ value
+    to look (True), a float mask is added to the scores. The kernel is torch's choice (_pick_kernel)."""
+    _check_inputs(query, key, value, attn_mask)
+    if _nothing_to_attend(query, value):
+        return _empty_attention(query, key, value)
+    kernel = _pick_kernel(query, key, value, attn_mask, dropout_p, enable_gqa)
+    L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
+    scale = (1 / math.sqrt(E) if E else math.inf) if scale is None else scale
+    bias = _attn_bias(attn_mask, is_causal, L, S, query.dtype, kernel == "flash")
+    if kernel == "flash":
+        _check_flash_fit(key, value)
+        key, value = _repeat_kv(query, key, value, enable_gqa)
+        return _flash(query, key, value, bias, scale)
+    return _math(query, key, value, bias, dropout_p, scale, enable_gqa)
 
 
 # ---- multi-head attention: nn.MultiheadAttention's computation as a function ----------------------
