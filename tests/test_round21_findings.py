@@ -625,3 +625,19 @@ def test_shape_errors_say_what_torchs_say(call):
     """Karpathy's lectures' usual mistakes: masked_fill's out-of-place form names the mask as tensor a (the sizes
     were swapped); cat names the one mismatched size, or the dims."""
     _same_error(*(_error(lambda: call(lib)) for lib in LIBS))
+
+
+def test_tf32_switch_is_the_matmul_precision():
+    """nanoGPT sets torch.backends.cuda.matmul.allow_tf32; Raschka's code sets the float32 matmul precision:
+    in torch each reads the other."""
+    got = []
+    for lib in LIBS:
+        seen = [lib.backends.cuda.matmul.allow_tf32]
+        for precision in ("high", "medium", "highest"):
+            lib.set_float32_matmul_precision(precision)
+            seen.append(lib.backends.cuda.matmul.allow_tf32)
+        for allowed in (True, False):
+            lib.backends.cuda.matmul.allow_tf32 = allowed
+            seen.append(lib.get_float32_matmul_precision())
+        got.append(seen)
+    assert got[0] == got[1]
