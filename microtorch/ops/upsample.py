@@ -12,7 +12,9 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ._op import NoDerivative, Op
+from . import _range_kernels
+from ._op import NoDerivative, Op, unrecorded
+from .linalg import Bmm
 
 
 def apply_mats(x, mats):
@@ -305,38 +307,77 @@ class NativeChannelShuffle(NoDerivative):
 
 
 # ---- affine_grid --------------------------------------------------------------------------------------
-def _linspace(steps, align_corners):
+def _linspace(steps, align_corners, dtype):
+    """torch's linspace_from_neg_one: its linspace(-1, 1, steps) in the dtype (filled from both ends), times
+    steps - 1 then divided by steps without align_corners (two roundings); a single step is 0"""
     if steps <= 1:
-        return np.zeros(max(steps, 0))
-    r = np.linspace(-1.0, 1.0, steps)
-    return r if align_corners else r * (steps - 1) / steps
+        return np.zeros(max(steps, 0), dtype)
+    t = dtype.type
+    values = _range_kernels.linspace(t(-1), t(1), steps, dtype)
+    return values if align_corners else values * t(steps - 1) / t(steps)
 
 
-def base_grid(size, align_corners):
-    """(prod(spatial), n+1): the normalized (x, y[, z], 1) of every output location"""
+def base_grid(size, align_corners, dtype=np.dtype(np.float64)):
+    """(prod(spatial), n+1): the normalized (x, y[, z], 1) of every output location, in dtype (as torch builds it)"""
     spatial = size[2:]
-    axes = np.meshgrid(*[_linspace(s, align_corners) for s in spatial], indexing="ij")
-    cols = [a.ravel() for a in reversed(axes)] + [np.ones(math.prod(spatial))]
+    axes = np.meshgrid(*[_linspace(s, align_corners, dtype) for s in spatial], indexing="ij")
+    cols = [a.ravel() for a in reversed(axes)] + [np.ones(math.prod(spatial), dtype)]
     return np.stack(cols, 1)
 
 
+def _kernel_dtype(dtype):
+    """the dtype the products are computed in: float32 for the ones numpy has no linspace kernel of"""
+    return dtype if dtype in (np.float16, np.float32, np.float64) else np.dtype(np.float32)
+
+
+def _products_in_order(a, b, axis):
+    """sum over `axis` of the products a * b (broadcast), added one after another from 0, as torch's bmm adds
+    these thin products (its own loop for the small, the BLAS's for the others: both in order)"""
+    products = np.moveaxis(a * b, axis, 0)
+    total = np.zeros(products.shape[1:], products.dtype)
+    for term in products:  # (a handful of terms here; the backward's many go through _column_sums)
+        total = total + term
+    return total
+
+
+def _column_sums(products):
+    """(P, ...) -> the sum over P, row after row (numpy adds the rows of a C-ordered array in turn), from 0"""
+    rows = np.ascontiguousarray(products.reshape(products.shape[0], -1))
+    total = np.add.reduce(np.concatenate([np.zeros((1, rows.shape[1]), rows.dtype), rows]), axis=0)
+    return total.reshape(products.shape[1:])
+
+
+class _BmmInOrder(Bmm):
+    """torch's bmm of the base grid with the grid's gradient (the gradient of theta): each sum in order"""
+    _grad_fn_name = "BmmBackward0"
+    in_order = staticmethod(lambda a, b: _column_sums(np.moveaxis(a[:, :, :, None] * b[:, None, :, :], 2, 0)))
+
+
 class AffineGridGenerator(Op):
-    """grid = base @ theta^T (linear in theta): d theta = g^T @ base"""
+    """grid = base @ theta^T (linear in theta): d theta = (base^T @ g)^T, summed in torch's order"""
     _grad_fn_name = "AffineGridGeneratorBackward0"
     _saved_values = {"align_corners": "align_corners", "size": "size"}
 
     @staticmethod
     def forward(ctx, theta, size, align_corners):
-        base = base_grid(size, align_corners).astype(theta.dtype)
+        dtype = _kernel_dtype(theta.dtype)
+        base = base_grid(size, align_corners, dtype)
         ctx.base, ctx.size, ctx.align_corners = base, size, align_corners
-        grid = np.matmul(base[None], theta.transpose(0, 2, 1))                  # (N, P, n)
-        return grid.reshape((size[0],) + tuple(size[2:]) + (len(size) - 2,))
+        # (N, P, n): grid[n, p, k] = sum_j base[p, j] * theta[n, k, j], j in order
+        grid = _products_in_order(base[None, :, None, :], theta.astype(dtype)[:, None, :, :], axis=3)
+        return grid.reshape((size[0],) + tuple(size[2:]) + (len(size) - 2,)).astype(theta.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
         n, k = ctx.size[0], len(ctx.size) - 2
-        g = grad.reshape(n, -1, k).transpose(1, 2)                             # (N, n, P)
-        return g @ Tensor._make(ctx.base), None, None
+        dtype = grad._data.dtype
+        base = ctx.base.astype(_kernel_dtype(dtype), copy=False)
+        if unrecorded(grad):  # (torch's (base^T @ g)^T: the transpose of a contiguous (N, n+1, n))
+            g = grad._data.reshape(n, -1, k).astype(base.dtype, copy=False)
+            sums = _column_sums(np.moveaxis(base[None, :, :, None] * g[:, :, None, :], 1, 0))
+            return Tensor._make(np.ascontiguousarray(sums.astype(dtype, copy=False)).transpose(0, 2, 1)), None, None
+        base_t = Tensor._make(np.ascontiguousarray(np.broadcast_to(base, (n,) + base.shape)).transpose(0, 2, 1))
+        return _BmmInOrder.apply(base_t, grad.view(n, -1, k)).transpose(1, 2), None, None
 
     @staticmethod
     def jvp(ctx, t, *_):
