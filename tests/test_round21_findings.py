@@ -641,3 +641,9 @@ def test_tf32_switch_is_the_matmul_precision():
             seen.append(lib.get_float32_matmul_precision())
         got.append(seen)
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("module", ["GRU", "RNN"])
+@pytest.mark.parametrize("proj_size", [0, 2])
+def test_rnn_and_gru_refuse_a_projection(module, proj_size):
+    _same_error(*(_error(lambda: getattr(lib.nn, module)(4, 6, proj_size=proj_size)) for lib in LIBS))

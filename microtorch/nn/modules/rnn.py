@@ -287,11 +287,20 @@ def _check_proj_size(mode, proj_size, hidden_size):
         raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
 
 
+def _no_projection(kwargs):
+    """torch's RNN and GRU refuse proj_size, even 0; any other unknown keyword is Python's TypeError"""
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if kwargs:
+        raise TypeError(f"__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
 class RNN(RNNBase):
     """h_t = tanh(W_ih x_t + b_ih + W_hh h_(t-1) + b_hh) (or relu), layer after layer"""
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, **kwargs):
+        _no_projection(kwargs)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, num_layers,
@@ -312,7 +321,8 @@ class GRU(RNNBase):
     """r, z gates and candidate n = tanh(W_in x + r (W_hn h)); h_t = (1 - z) n + z h_(t-1)"""
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, device=None, dtype=None):
+                 bidirectional=False, device=None, dtype=None, **kwargs):
+        _no_projection(kwargs)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          device=device, dtype=dtype)
 
