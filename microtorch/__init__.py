@@ -146,7 +146,8 @@ def __getattr__(name):
     # subpackages that pull in more code are imported on first use
     import importlib
     if name in ("nn", "optim", "func", "testing", "utils", "viz", "cuda", "backends", "accelerator", "random",
-                "distributions", "special", "version", "xpu", "profiler", "multiprocessing", "_dynamo", "serialization"):
+                "distributions", "special", "version", "xpu", "profiler", "multiprocessing", "_dynamo",
+                "serialization"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap

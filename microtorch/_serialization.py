@@ -144,7 +144,8 @@ _SAFE_GLOBALS = []
 # What a pickled part of microtorch's own needs to rebuild tensors and containers
 _OWN_GLOBALS = {("microtorch._tensor", "_rebuild"), ("microtorch._tensor", "Size"), ("microtorch._tensor", "device"),
                 ("microtorch._dtype", "_by_name"), ("microtorch.nn.parameter", "Parameter"), ("numpy", "ndarray"),
-                ("numpy", "dtype"), ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
+                ("numpy", "dtype"), ("numpy._core.multiarray", "_reconstruct"),
+                ("numpy.core.multiarray", "_reconstruct"),
                 ("collections", "OrderedDict"), ("_codecs", "encode"), ("builtins", "set"), ("builtins", "frozenset"),
                 ("builtins", "complex"), ("builtins", "slice")}
 

@@ -3,8 +3,9 @@
 `autocast("cuda")` and `GradScaler("cuda")` (torch's defaults, and what most training code asks for) are
 switched off with torch's warning, so such code runs in full precision, as on torch without CUDA. Autocast on
 the CPU would run some ops in bfloat16 or float16: microtorch computes every op in its inputs' dtype, so it
-refuses (a CPU autocast to another dtype, float32 say, switches off with torch's warning, as torch's). `GradScaler("cpu")` works as torch's: the loss is multiplied by the scale, the gradients divided by it
-before the step, a step with an inf or NaN gradient is skipped and the scale adapted.
+refuses (a CPU autocast to another dtype, float32 say, switches off with torch's warning, as torch's).
+`GradScaler("cpu")` works as torch's: the loss is multiplied by the scale, the gradients divided by it before
+the step, a step with an inf or NaN gradient is skipped and the scale adapted.
 """
 import functools
 import warnings
