@@ -13,6 +13,7 @@ RuntimeError that says so.
 `load` also reads the zip files torch.save writes (tensors, Parameters and containers of them, as
 torch.load(weights_only=True) accepts): `_torch_format.py`, imported only when such a file comes.
 """
+import io
 import json
 import os
 import pickle
@@ -199,7 +200,6 @@ def _unpickled(arrays, name, weights_only, pickle_module):
     """The object save pickled: with weights_only, only what the allowlist rebuilds (as torch's default)."""
     data = arrays[_PICKLED].tobytes()
     if weights_only:
-        import io
         return _WeightsOnlyUnpickler(io.BytesIO(data), name).load()
     return (pickle_module or pickle).loads(data)
 

@@ -468,7 +468,8 @@ def test_linear_of_a_strided_input_adds_its_bias_in_place(make):
 
 @pytest.mark.parametrize("name", ["empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved",
                                   "max_memory_reserved", "memory_stats", "get_device_capability", "mem_get_info",
-                                  "set_device", "reset_peak_memory_stats", "seed", "seed_all"])
+                                  "set_device", "reset_peak_memory_stats", "seed", "seed_all",
+                                  "get_device_properties", "ipc_collect"])
 def test_cuda_memory_counters_as_a_cpu_build(name):
     """Raschka's appendix A prints torch.cuda's memory counters: a CPU build of torch gives 0 and refuses the rest."""
     got = []
