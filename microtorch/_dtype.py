@@ -4,6 +4,7 @@ import numpy as np
 
 class dtype:
     """A tensor element type: a torch-style name over a numpy dtype."""
+    __module__ = "microtorch"  # (as torch prints the class: <class 'torch.dtype'>)
 
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize")
 

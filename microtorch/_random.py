@@ -305,6 +305,7 @@ def generator():
 
 class Generator:
     """A random stream of its own (torch.Generator): pass generator= to draw from it."""
+    __module__ = "microtorch"  # (as torch prints the class: <class 'torch.Generator'>)
     default_seed = _TORCH_DEFAULT_SEED  # a new torch.Generator() starts from this seed too
 
     def __init__(self, rng=None, device="cpu"):

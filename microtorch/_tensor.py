@@ -33,6 +33,7 @@ def _inference_here():
 
 class Size(tuple):
     """torch.Size: a tuple of ints that prints as `Size([2, 3])`."""
+    __module__ = "microtorch"  # (as torch prints the class: <class 'torch.Size'>)
 
     def __repr__(self):
         return f"microtorch.Size({list(self)})"
@@ -688,12 +689,10 @@ class device:
     """A device name. Tensors live on the CPU here (or on 'meta': shapes without data, see _meta.py); as in torch
     on a machine without GPUs, `device("cuda")` can be named, and putting a tensor there raises (`unavailable`).
     "cpu:0" is the CPU with an index, which tensors drop (their .device is device(type='cpu'))."""
+    __module__ = "microtorch"  # (as torch prints the class: <class 'torch.device'>)
 
     def __init__(self, type="cpu", index=None):
-        kind = device_type(type)
-        if kind not in DEVICE_TYPES:
-            raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device string: "
-                               f"{type}")
+        kind = device_type(type)  # (an unknown kind is torch's RuntimeError)
         if ":" in str(type):
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: "
@@ -787,6 +786,8 @@ def device_type(d):
     kind, colon, index = str(d).partition(":")
     if colon and not index.isdigit():
         raise RuntimeError(f"Invalid device string: '{d}'")
+    if kind not in DEVICE_TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device string: {d}")
     return kind
 
 

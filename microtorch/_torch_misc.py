@@ -362,6 +362,7 @@ def view_as_complex(input):
 # ---- dtypes ----------------------------------------------------------------------------------------------------
 class finfo:
     """Machine limits of a floating dtype (torch.finfo): bits, eps, max, min, tiny, resolution."""
+    __module__ = "microtorch"  # (as torch prints the class: <class 'torch.finfo'>)
 
     def __init__(self, type=None):
         dt = type if type is not None else get_default_dtype()
@@ -381,15 +382,18 @@ class finfo:
 
 class iinfo:
     """Machine limits of an integer dtype (torch.iinfo): bits, max, min."""
+    __module__ = "microtorch"  # (as torch prints the class: <class 'torch.iinfo'>)
 
     def __init__(self, type):
-        if type.is_floating_point or type.is_complex or type.np == np.bool_:
+        if type.np == np.bool_:
+            raise TypeError(f"{type} is not supported by torch.iinfo")
+        if type.is_floating_point or type.is_complex:
             raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to handle '{type}'")
         info = np.iinfo(type.np)
         self.bits, self.max, self.min, self.dtype = info.bits, int(info.max), int(info.min), str(info.dtype)
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"  # (as torch prints them: %g)
 
 
 def _category(dt):

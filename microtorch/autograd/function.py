@@ -238,7 +238,7 @@ class Function:
         name = cls.__dict__.get("_grad_fn_name") or cls.__name__ + "Backward"
         cls._has_setup_context = cls.setup_context is not Function.setup_context
         cls._pack_order = _pack_order(cls._saved_names)
-        attrs = {"_forward_cls": cls, "__module__": cls.__module__, "__slots__": (),
+        attrs = {"_forward_cls": cls, "__module__": "builtins", "__slots__": (),  # (type(node): <class 'SumBackward0'>)
                  "_saved_names": cls._saved_names, "_saved_values": cls._saved_values,
                  **_saved_properties(cls._saved_names, cls._saved_values)}
         if cls.backward is not Function.backward and cls.vjp is Function.vjp:  # (else: resolved when it runs)

@@ -124,7 +124,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, op):
             pads = ((0, 0),) * n
         elif padding == "same":
             if any(s != 1 for s in stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
+                raise RuntimeError("padding='same' is not supported for strided convolutions")  # (the modules: ValueError)
             total = [d * (kk - 1) for d, kk in zip(dilation, k)]
             pads = tuple((t // 2, t - t // 2) for t in total)
         else:

@@ -1,6 +1,7 @@
 """Weight initialisations (in place, outside autograd), drawn from microtorch's global generator
 (`microtorch.manual_seed`): after the same seed, the values are torch's (see _random.py)."""
 import math
+import warnings
 
 import numpy as np
 
@@ -75,7 +76,6 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     draws redrawn where they fall outside when most of the mass is inside, else uniform proposals on [a, b]
     accepted by the density (rejection sampling)."""
     if (mean < a - 2 * std) or (mean > b + 2 * std):
-        import warnings
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
                       "be incorrect.", stacklevel=2)
     if is_meta(tensor):  # (no data, and no draw, as uniform_)
@@ -148,6 +148,7 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """U(-b, b) with b = gain * sqrt(3 / fan); nn.Linear uses a=sqrt(5), i.e. b = 1/sqrt(fan_in)"""
     if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
     bound = math.sqrt(3.0) * std
@@ -157,6 +158,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """N(0, std^2) with std = gain / sqrt(fan)"""
     if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)
@@ -202,7 +204,6 @@ def _deprecated(new):
     old = new.__name__[:-1]
 
     def deprecated_init(*args, **kwargs):
-        import warnings
         warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.", FutureWarning,
                       stacklevel=2)
         return new(*args, **kwargs)

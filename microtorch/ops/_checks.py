@@ -123,6 +123,7 @@ _OP_KINDS["bernoulli_"] = {"p": "tensor_or_number"}   # (a tensor of probabiliti
 # var(x, True): torch's var, std, var_mean and std_mean also take unbiased as the second argument
 _OP_KINDS.update({op: {"dim": "dim_or_unbiased"} for op in ("var", "std", "var_mean", "std_mean")})
 _OP_KINDS["type"] = {"dtype": None}   # (Tensor.type: a dtype, a legacy class such as FloatTensor, or its name)
+_OP_KINDS.update({"bucketize": {"input": "tensor_or_number"}, "searchsorted": {"input": "tensor_or_number"}})
 _OP_KINDS["round"] = {"decimals": "int"}   # (round_ too; not a bool, not None: round(x) leaves it out)
 _OP_KINDS.update({op: {"input": "tensor_or_number"} for op in (  # (bitwise_and(1, x): torch's Scalar-first form)
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")})

@@ -246,7 +246,9 @@ histogram_result = return_type("histogram", ("hist", "bin_edges"))
 
 def _no_grad_result(arr, dtype=None):
     arr = arr if dtype is None else arr.astype(dtype)
-    return Tensor._make(arr if getattr(arr, "__vmap_batched__", False) else np.ascontiguousarray(arr))
+    if getattr(arr, "__vmap_batched__", False) or arr.flags.c_contiguous:
+        return Tensor._make(arr)
+    return Tensor._make(arr.copy())  # (np.ascontiguousarray would make a 0-d result 1-d)
 
 
 def histc(input, bins=100, min=0, max=0):
@@ -310,6 +312,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     if seq.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")
+    if seq.ndim > 1 and not isinstance(input, Tensor):
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension "
+                           f"is 1, but we got boundaries tensor dim({seq.ndim}) and input value's dim(0) numel(1)")
     if seq.ndim > 1 and (vals.ndim != seq.ndim or vals.shape[:-1] != seq.shape[:-1]):
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            f"dimensions of boundaries tensor and input value tensor must match, but we got boundaries "
@@ -325,6 +330,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 

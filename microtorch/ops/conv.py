@@ -54,7 +54,7 @@ def _col2im(cols, size, kernel, dilation, pads, stride):
     for i in range(kh):
         for j in range(kw):
             out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
-    return out[:, :, pt:h - pb, pl:w - pr]
+    return np.ascontiguousarray(out[:, :, pt:h - pb, pl:w - pr])  # (a fresh image, as torch's: not a view of the pad)
 
 
 class Im2col(Op):

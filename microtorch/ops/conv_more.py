@@ -51,7 +51,7 @@ def col2im_nd(cols, size, kernel, dilation, pads, stride):
     for offs in itertools.product(*(range(k) for k in kernel)):
         at = tuple(slice(o * d, o * d + s * (m - 1) + 1, s) for o, d, s, m in zip(offs, dilation, stride, outs))
         out[(_ALL, _ALL) + at] += cols[(_ALL, _ALL) + offs]
-    return out[(_ALL, _ALL) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(size, pads))]
+    return np.ascontiguousarray(out[(_ALL, _ALL) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(size, pads))])
 
 
 class Im2colNd(Op):

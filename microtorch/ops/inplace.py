@@ -832,6 +832,9 @@ def setitem(self, key, value):
     if not isinstance(value, Tensor) or value.ndim == 0:  # (a copy in torch: refused where elements repeat)
         _fill_as(target, _as_value(self, value), "x[idx] = v")
     else:
+        if value._data.shape != target._data.shape:  # (torch expands the value to the slice: expand's errors)
+            from .shape import expanded_shape
+            expanded_shape(value, target._data.shape)
         _copy(target, value)
 
 
@@ -885,13 +888,23 @@ def _torch_indices(key, ndim):
 
 def _copy(self, other, non_blocking=False):
     src = other if isinstance(other, Tensor) else Tensor._make(np.asarray(other))
-    try:
-        np.broadcast_to(src._data, self._data.shape)
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match the size of "
-                           f"tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
-                           f"{self.ndim - 1}: copy_ cannot broadcast {list(src.shape)} to {list(self.shape)}") from None
+    if src._data.shape != self._data.shape:
+        _check_copy_shapes(self._data.shape, src._data.shape)
     return apply_inplace(self, Copy.apply, src, op="copy_")
+
+
+def _check_copy_shapes(out, src):
+    """torch's errors for copy_ of a src that does not broadcast to self's shape (its TensorIterator's: the last
+    dim that does not match, or a broadcast shape other than self's)."""
+    n = max(len(out), len(src))
+    a, b = (1,) * (n - len(out)) + tuple(out), (1,) * (n - len(src)) + tuple(src)
+    for d in reversed(range(n)):
+        if a[d] != b[d] and a[d] != 1 and b[d] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of tensor b ({b[d]}) at "
+                               f"non-singleton dimension {d} (copy_ broadcasts the source to {list(out)})")
+    wide = [x if y == 1 else y for x, y in zip(a, b)]  # (a size 0 broadcasts with 1 to 0)
+    if tuple(wide) != tuple(out):
+        raise RuntimeError(f"output with shape {list(out)} doesn't match the broadcast shape {wide}")
 
 
 def _zero(self):

@@ -291,9 +291,10 @@ def index_add(input, dim, index, source, *, alpha=1):
         raise RuntimeError(f"index_add_(): Number of indices ({idx.shape[0]}) should be equal to source.size(dim) "
                            f"({source.shape[dim]})")
     size = input.shape[dim] if input.ndim else 1
-    if idx.size and (idx.min() < 0 or idx.max() >= size):  # (torch takes no negative index here)
-        raise IndexError(f"index_add_(): index out of range in self (dimension {dim} has size {size}; indices go "
-                         "from 0, not from the end)")
+    outside = (idx < 0) | (idx >= size)  # (torch takes no negative index here)
+    if outside.any():
+        raise RuntimeError(f"index {idx.reshape(-1)[outside.reshape(-1).argmax()]} is out of bounds for dimension {dim} "
+                           f"with size {size} (index_add_ counts indices from 0, not from the end)")
     return IndexAdd.apply(input, source, dim=dim, index=idx, alpha=alpha, **given)
 
 

@@ -196,11 +196,18 @@ def expand(input, *sizes, **size):
 
 def _expanded(x, sizes):
     """x expanded to sizes (-1 keeps a dim's size): always a new view, even of x's own shape, as torch's."""
+    return _share(Expand.apply(x, expanded_shape(x, sizes)), x)
+
+
+def expanded_shape(x, sizes):
+    """The shape x expands to (-1 keeps a dim's size), or torch's error for sizes it cannot expand to (setitem's
+    too: torch expands the value to the slice it writes)."""
     have = x._data.shape
     lead = len(sizes) - len(have)
     if lead < 0:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
-                           f"number of dimensions in the tensor ({len(have)}) (tensor {list(have)}, sizes {list(sizes)})")
+        raise RuntimeError(f"expand({x.type()}{{{list(have)}}}, size={list(sizes)}): the number of sizes provided "
+                           f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
+                           f"({len(have)})")
     if -1 in sizes[:lead]:
         raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension "
                            f"{max(i for i in range(lead) if sizes[i] == -1)} (-1 keeps the size of an existing dim; "
@@ -211,7 +218,7 @@ def _expanded(x, sizes):
         raise RuntimeError(f"The expanded size of the tensor ({shape[d]}) must match the existing size "
                            f"({have[d - lead] if d >= lead else 1}) at non-singleton dimension {d}.  Target sizes: "
                            f"{list(sizes)}.  Tensor sizes: {list(have)}")
-    return _share(Expand.apply(x, shape), x)
+    return shape
 
 
 def expand_as(input, other):

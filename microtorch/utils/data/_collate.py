@@ -30,12 +30,12 @@ def default_collate(batch):
     if isinstance(elem, collections.abc.Mapping):
         return _same_type(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
     if _is_namedtuple(elem):
-        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
+        return type(elem)(*(default_collate(s) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         if any(len(e) != len(elem) for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size (default_collate "
                                f"transposes the batch; got lengths {[len(e) for e in batch]})")
-        columns = [default_collate(list(s)) for s in zip(*batch)]
+        columns = [default_collate(s) for s in zip(*batch)]  # (each column a tuple: strings stay one, as torch's)
         return columns if isinstance(elem, tuple) else _same_type(elem, columns)  # tuples become lists, as torch
     raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found "
                     f"{type(elem)}. Pass a collate_fn that knows how to batch it.")

@@ -17,11 +17,9 @@ class Dataset(typing.Generic[T_co]):
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset[T_co]):
-    """A stream of examples: subclasses define __iter__. The DataLoader batches what it yields."""
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+class IterableDataset(Dataset[T_co], typing.Iterable[T_co]):
+    """A stream of examples: subclasses define __iter__ (abstract, as torch's: a subclass without one cannot be
+    made). The DataLoader batches what it yields."""
 
     def __add__(self, other):
         return ChainDataset([self, other])

@@ -1,0 +1,208 @@
+"""The twenty-second round's findings (teaching code from Raschka's ML book, Deep Learning with PyTorch, the
+UvA course and dataflowr, run beside torch), each checked against torch 2.13."""
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import torch as real_torch
+
+import microtorch
+
+LIBS = (real_torch, microtorch)
+
+
+def _error(fn):
+    """(exception type name, message) of fn(), with microtorch's op prefix and hint set aside: torch's text must
+    be in microtorch's message."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 (the type is what is compared)
+        return type(e).__name__, str(e).replace("microtorch", "torch")
+    return None, None
+
+
+def _same_error(make):
+    (want_type, want), (got_type, got) = (_error(lambda lib=lib: make(lib)) for lib in LIBS)
+    assert want_type is not None and got_type == want_type, (want, got)
+    assert want in got, (want, got)
+
+
+# ---- layouts: a fresh image, not a view of the padded buffer (Raschka ch. 17's gradient penalty .view) ----
+def _conv_input_grad(lib, op, shape, **kw):
+    lib.manual_seed(0)
+    x = lib.randn(*shape, requires_grad=True)
+    w = lib.randn(*(2, shape[1] // kw.get("groups", 1)) + (3,) * (len(shape) - 2))
+    g, = lib.autograd.grad(getattr(lib.nn.functional, op)(x, w, **kw).sum(), x)
+    return g
+
+
+def _pool_input_grad(lib, op, shape, **kw):
+    x = lib.ones(*shape, requires_grad=True)
+    g, = lib.autograd.grad(getattr(lib.nn.functional, op)(x, 3, 2, **kw).sum(), x)
+    return g
+
+
+LAYOUT_CASES = {
+    "conv1d padding": lambda lib: _conv_input_grad(lib, "conv1d", (4, 1, 8), padding=1),
+    "conv2d padding": lambda lib: _conv_input_grad(lib, "conv2d", (4, 1, 8, 8), padding=1),
+    "conv2d groups": lambda lib: _conv_input_grad(lib, "conv2d", (4, 2, 8, 8), padding=2, groups=2),
+    "conv3d padding": lambda lib: _conv_input_grad(lib, "conv3d", (2, 1, 5, 5, 5), padding=1),
+    "max_pool1d padding": lambda lib: _pool_input_grad(lib, "max_pool1d", (2, 3, 8), padding=1),
+    "max_pool2d padding": lambda lib: _pool_input_grad(lib, "max_pool2d", (2, 3, 8, 8), padding=1),
+    "avg_pool2d padding": lambda lib: _pool_input_grad(lib, "avg_pool2d", (2, 3, 8, 8), padding=1),
+    "avg_pool3d padding": lambda lib: _pool_input_grad(lib, "avg_pool3d", (2, 3, 6, 6, 6), padding=1),
+    "fold padding": lambda lib: lib.nn.functional.fold(lib.ones(2, 27, 36), (6, 6), 3, padding=1),
+    "conv_transpose1d padding": lambda lib: lib.nn.functional.conv_transpose1d(lib.ones(2, 3, 5), lib.ones(3, 1, 4),
+                                                                               stride=2, padding=1),
+    "conv_transpose2d padding": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(2, 3, 5, 5),
+                                                                               lib.ones(3, 1, 4, 4), stride=2, padding=1),
+    "conv_transpose3d padding": lambda lib: lib.nn.functional.conv_transpose3d(
+        lib.ones(2, 3, 4, 4, 4), lib.ones(3, 1, 3, 3, 3), stride=2, padding=1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAYOUT_CASES))
+def test_padded_results_are_contiguous_as_torchs(case):
+    want, got = (LAYOUT_CASES[case](lib) for lib in LIBS)
+    assert got.stride() == want.stride() and got.is_contiguous()
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    got.view(got.shape[0], -1)  # (the book's gradients.view(batch_size, -1))
+
+
+# ---- data utilities ----
+@pytest.mark.parametrize("batch", [[(1, "x"), (2, "y")], [{"a": "x", "b": (1, "s")}, {"a": "y", "b": (2, "t")}],
+                                   [("p", ("q", 1.5)), ("r", ("s", 2.5))]])
+def test_default_collate_keeps_strings_of_a_tuple_in_a_tuple(batch):
+    want, got = (lib.utils.data.default_collate(batch) for lib in LIBS)
+    assert repr(got).replace("microtorch", "torch") == repr(want)
+
+
+def test_iterable_dataset_is_abstract():
+    _same_error(lambda lib: lib.utils.data.IterableDataset())
+
+    class Stream(microtorch.utils.data.IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+    assert list(Stream()) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("init", ["kaiming_uniform_", "kaiming_normal_", "xavier_uniform_", "normal_"])
+def test_zero_element_init_warns_as_torch(init):
+    said = []
+    for lib in LIBS:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(lib.nn.init, init)(lib.empty(0, 3))
+        said.append([str(w.message) for w in caught])
+    assert said[1] == said[0]
+
+
+# ---- bucketize and searchsorted of a number; 0-d results stay 0-d ----
+SEARCH_CASES = [
+    lambda lib: lib.bucketize(3, lib.tensor([1, 5])),
+    lambda lib: lib.bucketize(3, lib.tensor([1, 5]), out_int32=True, right=True),
+    lambda lib: lib.bucketize(3.5, lib.tensor([1.0, 5.0])),
+    lambda lib: lib.bucketize(True, lib.tensor([1, 5])),
+    lambda lib: lib.bucketize(lib.tensor(3), lib.tensor([1, 5])),
+    lambda lib: lib.searchsorted(lib.tensor([1, 5]), 3),
+    lambda lib: lib.searchsorted(lib.tensor([1.0, 5.0]), 3.5, right=True),
+    lambda lib: lib.searchsorted(lib.tensor([1, 5]), lib.tensor(3)),
+    lambda lib: lib.searchsorted(lib.tensor([[1, 5], [2, 3]]), lib.tensor([[3], [4]])),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SEARCH_CASES)))
+def test_bucketize_of_a_number_and_of_a_0d_tensor(case):
+    want, got = (SEARCH_CASES[case](lib) for lib in LIBS)
+    assert got.shape == want.shape and str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.bucketize(3, lib.tensor([[1, 5]])),
+                                  lambda lib: lib.bucketize(lib.tensor([3]), lib.tensor([[1, 5]])),
+                                  lambda lib: lib.searchsorted(lib.tensor([[1, 5], [2, 3]]), 3)])
+def test_bucketize_errors(make):
+    _same_error(make)
+
+
+# ---- errors in torch's types and words ----
+ERROR_CASES = {
+    "conv2d same, strided": lambda lib: lib.nn.functional.conv2d(lib.ones(1, 1, 5, 5), lib.ones(1, 1, 3, 3),
+                                                                 padding="same", stride=2),
+    "Conv2d same, strided": lambda lib: lib.nn.Conv2d(1, 1, 3, padding="same", stride=2),
+    "index_add past the end": lambda lib: lib.zeros(3, 2).index_add(0, lib.tensor([0, 5]), lib.ones(2, 2)),
+    "index_add negative": lambda lib: lib.zeros(3, 2).index_add(0, lib.tensor([0, -1]), lib.ones(2, 2)),
+    "index_add_ dim 1": lambda lib: lib.zeros(3, 4).index_add_(1, lib.tensor([0, 9]), lib.ones(3, 2)),
+    "to an unknown device": lambda lib: lib.ones(2).to("foo"),
+    "factory on an unknown device": lambda lib: lib.ones(2, device="foo"),
+    "module to an unknown device": lambda lib: lib.nn.Linear(2, 2).to("foo"),
+    "iinfo of bool": lambda lib: lib.iinfo(lib.bool),
+    "expand to fewer dims": lambda lib: lib.ones(2, 4).expand(4),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERROR_CASES))
+def test_errors_as_torchs(case):
+    _same_error(ERROR_CASES[case])
+
+
+def _assign(key, shape):
+    def run(lib):
+        x = lib.ones(3, 4)
+        x[key(lib) if callable(key) else key] = lib.ones(*shape)
+    return run
+
+
+SETITEM_CASES = {
+    "row, too long": _assign(0, (3,)), "rows, too many": _assign(slice(0, 2), (3, 4)),
+    "column": _assign((slice(None), 0), (4,)), "more dims than the slice": _assign(0, (2, 4)),
+    "ellipsis": _assign((Ellipsis, 1), (2, 3)), "full slice": _assign(slice(None), (5,)),
+    "index tensor": _assign(lambda lib: lib.tensor([0, 1]), (3, 4)),
+    "mask": _assign(lambda lib: lib.tensor([True, False, True]), (3, 3)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SETITEM_CASES))
+def test_setitem_shape_errors_are_expands(case):
+    """Raschka ch. 12: x[0:2] = t of the wrong shape. torch expands the value to the slice (expand's errors)."""
+    _same_error(SETITEM_CASES[case])
+
+
+@pytest.mark.parametrize("src, dst", [((3,), (2,)), ((3, 4), (3, 2)), ((2, 4), (4,)), ((2, 3), (3, 4)),
+                                      ((1, 2, 3), (2, 3)), ((2, 3), (2, 1, 3)), ((2, 3, 4), (2, 4)), ((2, 1), (3, 1))])
+def test_copy_shape_errors(src, dst):
+    _same_error(lambda lib: lib.ones(*dst).copy_(lib.ones(*src)))
+
+
+@pytest.mark.parametrize("src, dst", [((1, 4), (2, 4)), ((4,), (3, 4)), ((1, 1, 2, 4), (2, 4))])
+def test_copy_and_setitem_that_broadcast_still_work(src, dst):
+    for lib in LIBS:
+        y = lib.zeros(*dst)
+        y[...] = lib.arange(4.0)[:src[-1]].expand(*src)  # (setitem drops the value's leading 1s)
+        assert y.tolist() == np.broadcast_to(np.arange(4.0)[:src[-1]], dst).tolist()
+        if len(src) <= len(dst):
+            x = lib.zeros(*dst)
+            x.copy_(lib.arange(4.0)[:src[-1]].expand(*src))
+            assert x.tolist() == y.tolist()
+
+
+# ---- what types print ----
+@pytest.mark.parametrize("make", [lambda lib: lib.ones(2).shape, lambda lib: lib.float32, lambda lib: lib.device("cpu"),
+                                  lambda lib: lib.finfo(lib.float32), lambda lib: lib.iinfo(lib.int8),
+                                  lambda lib: lib.ones(2, requires_grad=True).sum().grad_fn,
+                                  lambda lib: (lib.ones(2, requires_grad=True) * 2).grad_fn])
+def test_type_names_print_as_torchs(make):
+    want, got = (str(type(make(lib))) for lib in LIBS)
+    assert got.replace("microtorch", "torch") == want
+
+
+def test_size_dtype_device_still_pickle():
+    for value in (microtorch.ones(2, 3).shape, microtorch.float64, microtorch.device("cpu")):
+        assert pickle.loads(pickle.dumps(value)) == value
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64"])
+def test_iinfo_repr(dtype):
+    want, got = (repr(lib.iinfo(getattr(lib, dtype))) for lib in LIBS)
+    assert got == want
