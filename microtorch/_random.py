@@ -38,9 +38,10 @@ class TorchStream(np.random.Generator):
         pairs = self._bits32(2 * n).reshape(n, 2)
         return (pairs[:, 0] << np.uint64(32)) | pairs[:, 1]  # torch's random64(): the first draw is the high half
 
-    def torch_uniform(self, np_dtype, low, high, size):
+    def torch_uniform(self, np_dtype, low, high, size, fused=True):
         """uniform_(low, high) as torch's uniform_real_distribution: the dtype's mantissa bits of one draw (two for
-        float64) scaled to [0, 1), then to [low, high) in double."""
+        float64) scaled to [0, 1), then to [low, high) in double (float64: by one fused multiply-add where the kernel
+        is compiled so, as uniform_'s; rrelu's is not)."""
         np_dtype, n = np.dtype(np_dtype), math.prod(size)
         digits = _DIGITS.get(np_dtype, 53)
         bits = self._bits64(n) if digits == 53 else self._bits32(n)
@@ -48,6 +49,8 @@ class TorchStream(np.random.Generator):
         if digits < 53:  # (low and high in the tensor's dtype first, as the kernel casts them)
             low, high = np_dtype.type(low), np_dtype.type(high)
             return (x * float(high - low) + float(low)).astype(np.float32).astype(np_dtype).reshape(size)
+        if not fused:
+            return (x * float(high - low) + float(low)).reshape(size)
         return fma(x, float(high - low), float(low)).reshape(size)  # (one rounding, as torch's fused kernel)
 
     def torch_normal(self, np_dtype, mean, std, size):

@@ -5,6 +5,7 @@ their methods when they load: ops/ the operators and op methods (`+`, `sum`, `cl
 each a one-line call into a differentiable `Function`), the engine `backward`. `_version_counter` is a one-element list shared by a tensor and its views,
 bumped by every in-place op, so that backward can tell a saved tensor was modified.
 """
+import copy
 import itertools
 import warnings
 import weakref
@@ -399,9 +400,12 @@ class Tensor:
                                "deepcopy protocol at the moment")
         t = type(self)._make(self._data.copy(), self._requires_grad) if type(self) is Tensor else \
             _copy_subclass(self)
+        memo[id(self)] = t
         if self._grad is not None:
             t._grad = Tensor._make(self._grad._data.copy())
-        memo[id(self)] = t
+        for name, value in self.__dict__.items():  # the user's attributes (not the graph's, hooks or views)
+            if not hasattr(Tensor, name):
+                t.__dict__[name] = copy.deepcopy(value, memo)
         return t
 
     def to(self, *args, **kwargs):
@@ -538,7 +542,6 @@ def _copy_subclass(t):
     new = object.__new__(type(t))
     _init_slots(new, t._data.copy())
     new._requires_grad = t._requires_grad
-    new.__dict__.update(t.__dict__)
     return new
 
 

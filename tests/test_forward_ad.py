@@ -498,6 +498,7 @@ NO_JVP_NEEDED = {"ViewAsComplexNoop",  # has no forward at all
                  "Zeta", "ZetaNumberInput", "ZetaNumberOther"}  # (special.zeta: tests/test_args6_special.py)
 NO_JVP_NEEDED |= {"IndexReduce", "Heaviside", "Geqrf", "LdlFactor", "LdlSolve",  # linalg row: torch
                   # has no forward mode for them either
+                  "ScatterLegacyReduce",  # (scatter's reduce=: torch's node is NotImplemented)
                   "NoDoubleBackward",  # (scatter_reduce prod's gradient passed on as it is; its jvp is the identity)
                   "FloorDivide", "RemainderOfNumber"}  # no derivative in torch either (their jvp raises torch's error)
 NO_JVP_NEEDED |= {"NoDerivative"}  # (the base class of Heaviside and FloorDivide: not an op of its own)

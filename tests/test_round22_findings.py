@@ -206,3 +206,168 @@ def test_size_dtype_device_still_pickle():
 def test_iinfo_repr(dtype):
     want, got = (repr(lib.iinfo(getattr(lib, dtype))) for lib in LIBS)
     assert got == want
+
+
+# ---- Deep Learning with PyTorch and Understanding Deep Learning beside torch ----
+def test_deepcopy_of_a_parameter_in_a_live_graph_is_a_new_leaf():
+    """udlbook's lottery tickets retrain from copy.deepcopy checkpoints: the copy's gradient went to the original."""
+    import copy
+    got = []
+    for lib in LIBS:
+        p = lib.nn.Parameter(lib.zeros(2))
+        p.grad, p.note = lib.ones(2), [1]
+        y = p * 1.0  # noqa: F841  (p's graph stays alive)
+        q = copy.deepcopy(p)
+        assert q.grad is None and not hasattr(q, "note")  # (torch's Parameter copy: values and requires_grad only)
+        (q * 2).sum().backward()
+        got.append((q.grad.tolist(), p.grad.tolist()))
+    assert got[1] == got[0] == ([2.0, 2.0], [1.0, 1.0])
+
+
+def test_deepcopy_of_a_tensor_keeps_grad_and_attributes_not_hooks():
+    import copy
+    for lib in LIBS:
+        x = lib.zeros(3, requires_grad=True)
+        x.grad, x.note = lib.ones(3), [1]
+        x.register_hook(lambda g: g * 10)
+        z = x * 2  # noqa: F841
+        y = copy.deepcopy(x)
+        assert y.grad.tolist() == [1.0] * 3 and y.note == [1] and y.note is not x.note
+        (y * 3).sum().backward()
+        assert y.grad.tolist() == [4.0] * 3 and x.grad.tolist() == [1.0] * 3
+
+
+def test_deepcopy_of_a_module_trains_its_own_weights():
+    import copy
+    grads = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        m = lib.nn.Linear(2, 2)
+        out = m(lib.ones(1, 2))  # noqa: F841
+        m2 = copy.deepcopy(m)
+        m2(lib.ones(1, 2)).sum().backward()
+        grads.append((m.weight.grad, m2.weight.grad.tolist()))
+    assert grads[1][0] is None and grads[1][1] == grads[0][1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("seed", range(6))
+def test_rrelu_training_bits(seed, dtype):
+    """DLwPT ch. 6: the slope is drawn in double without a fused multiply-add, rounded to x's dtype, then x times it
+    there; nan keeps its slope 1."""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(seed)
+        x = lib.randn(40, dtype=getattr(lib, dtype))
+        x[3] = float("nan")
+        x.requires_grad_()
+        y = lib.nn.functional.rrelu(x, training=True)
+        y.sum().backward()
+        got.append((y.detach().numpy(), x.grad.numpy()))
+    for want, ours in zip(*got):
+        np.testing.assert_array_equal(ours, want)
+
+
+@pytest.mark.parametrize("momentum", [None, 0.1, 0.3, 0.77])
+@pytest.mark.parametrize("shape", [(5, 3), (4, 3, 6)])
+def test_batch_norm_running_stats_bits(momentum, shape):
+    """udlbook 11_3: momentum=None (a cumulative average, 1/n) and others: 1 - momentum in float32."""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(1)
+        bn = lib.nn.BatchNorm1d(3, affine=False, momentum=momentum)
+        for i in range(4):
+            bn(lib.randn(*shape) * (i + 1))
+        got.append(np.concatenate([bn.running_mean.numpy(), bn.running_var.numpy()]))
+    np.testing.assert_array_equal(got[1], got[0])
+
+
+SCATTER_REDUCE_CASES = [
+    lambda lib: lib.zeros(2, 3).scatter_(1, lib.tensor([[0], [1]]), lib.tensor([[3.0], [7.0]]), reduce="add"),
+    lambda lib: lib.ones(2, 3).scatter_(1, lib.tensor([[0, 0], [1, 2]]), lib.tensor([[3.0, 2], [7, 5]]),
+                                        reduce="multiply"),
+    lambda lib: lib.ones(2, 3).scatter(1, lib.tensor([[0, 0], [1, 2]]), lib.tensor([[3.0, 2, 9], [7, 5, 9]]),
+                                       reduce="add"),
+    lambda lib: lib.ones(2, 3).scatter(1, lib.tensor([[0, 0], [1, 2]]), 2.5, reduce="multiply"),
+    lambda lib: lib.ones(2, 3, dtype=lib.long).scatter_(1, lib.tensor([[0, 0], [1, 2]]), 2, reduce="add"),
+    lambda lib: lib.zeros(3).scatter_(0, lib.tensor(1), 4.0, reduce="add"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SCATTER_REDUCE_CASES)))
+def test_scatter_with_reduce(case):
+    """DLwPT ch. 4: scatter_(dim, index, src, reduce='add'), torch's older scatter_reduce (deprecated with a tensor
+    src: torch warns once a process)."""
+    want, got = (SCATTER_REDUCE_CASES[case](lib) for lib in LIBS)
+    assert got.dtype.is_floating_point == want.dtype.is_floating_point
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_scatter_with_reduce_has_no_derivative():
+    for lib in LIBS:
+        x = lib.zeros(2, 3, requires_grad=True)
+        y = x.clone().scatter_(1, lib.tensor([[0], [1]]), 2.0, reduce="add")
+        assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::scatter_ is not implemented"):
+            y.sum().backward()
+
+
+LOSS_AND_LAYER_ERRORS = {
+    "cross_entropy, float indices": lambda lib: lib.nn.functional.cross_entropy(lib.ones(2, 3), lib.ones(2)),
+    "cross_entropy, double indices": lambda lib: lib.nn.functional.cross_entropy(
+        lib.ones(2, 3), lib.ones(2, dtype=lib.float64)),
+    "cross_entropy, int32 indices": lambda lib: lib.nn.functional.cross_entropy(
+        lib.ones(2, 3), lib.ones(2, dtype=lib.int32)),
+    "cross_entropy, long probabilities": lambda lib: lib.nn.functional.cross_entropy(
+        lib.ones(2, 3), lib.ones(2, 3, dtype=lib.long)),
+    "cross_entropy, (N, 1) target": lambda lib: lib.nn.CrossEntropyLoss()(lib.ones(2, 3),
+                                                                          lib.zeros(2, 1, dtype=lib.long)),
+    "nll_loss, (N, 1) target": lambda lib: lib.nn.functional.nll_loss(lib.ones(2, 3), lib.zeros(2, 1, dtype=lib.long)),
+    "cross_entropy, image target": lambda lib: lib.nn.functional.cross_entropy(lib.ones(2, 3, 4),
+                                                                               lib.zeros(2, 4, 1, dtype=lib.long)),
+    "nll_loss, two targets of one row": lambda lib: lib.nn.functional.nll_loss(lib.ones(3), lib.tensor([2, 1])),
+    "prelu, double input": lambda lib: lib.nn.PReLU()(lib.ones(3, dtype=lib.float64)),
+    "prelu, double weight": lambda lib: lib.nn.functional.prelu(lib.ones(3), lib.ones(1, dtype=lib.float64)),
+    "conv2d, double input": lambda lib: lib.nn.functional.conv2d(lib.ones(1, 1, 3, 3, dtype=lib.float64),
+                                                                 lib.ones(1, 1, 3, 3)),
+    "conv2d, double weight": lambda lib: lib.nn.functional.conv2d(lib.ones(1, 1, 3, 3),
+                                                                  lib.ones(1, 1, 3, 3, dtype=lib.float64)),
+    "conv2d, input smaller than the kernel": lambda lib: lib.nn.functional.conv2d(lib.ones(1, 1, 2, 5),
+                                                                                  lib.ones(1, 1, 3, 3), padding=(0, 1)),
+    "conv3d, input smaller than the kernel": lambda lib: lib.nn.functional.conv3d(lib.ones(1, 1, 2, 5, 5),
+                                                                                  lib.ones(1, 1, 3, 3, 3)),
+    "conv1d, dilated kernel": lambda lib: lib.nn.functional.conv1d(lib.ones(1, 1, 2), lib.ones(1, 1, 3), dilation=2),
+    "MaxPool2d of 1x1": lambda lib: lib.nn.MaxPool2d(2)(lib.ones(1, 1, 1, 1)),
+    "max_pool2d unbatched": lambda lib: lib.nn.functional.max_pool2d(lib.ones(3, 1, 5), 2),
+    "avg_pool2d of 1x1": lambda lib: lib.nn.functional.avg_pool2d(lib.ones(1, 1, 1, 1), 2),
+    "avg_pool1d": lambda lib: lib.nn.functional.avg_pool1d(lib.ones(1, 1, 1), 2),
+    "max_pool1d": lambda lib: lib.nn.functional.max_pool1d(lib.ones(1, 1, 1), 2),
+    "max_pool3d": lambda lib: lib.nn.functional.max_pool3d(lib.ones(1, 2, 1, 4, 4), 2),
+    "avg_pool3d": lambda lib: lib.nn.functional.avg_pool3d(lib.ones(1, 2, 1, 4, 4), 2),
+    "scatter_, first index out of bounds": lambda lib: lib.zeros(2, 3).scatter_(1, lib.tensor([[5], [9]]), 1.0),
+    "scatter_, unknown reduce": lambda lib: lib.ones(2, 3).scatter_(1, lib.tensor([[0], [1]]), 2.0, reduce="mean"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOSS_AND_LAYER_ERRORS))
+def test_loss_and_layer_errors_as_torchs(case):
+    _same_error(LOSS_AND_LAYER_ERRORS[case])
+
+
+def test_cross_entropy_of_one_row_with_a_target_of_one_element():
+    want, got = (lib.nn.functional.cross_entropy(lib.tensor([1.0, 2.0, 5.0]), lib.tensor([2])) for lib in LIBS)
+    assert got.shape == want.shape and got.item() == want.item()
+
+
+def test_optim_all_is_torchs_without_sparse_adam():
+    assert microtorch.optim.__all__ == [n for n in real_torch.optim.__all__ if n != "SparseAdam"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.nn.Conv1d(1, 1, 2)(lib.randn(1, 1, 4, dtype=lib.double)),
+    lambda lib: lib.nn.functional.conv2d(lib.randn(1, 3, 4, 4), lib.randn(2, 3, 3, 3), lib.ones(2, dtype=lib.float64)),
+    lambda lib: lib.nn.functional.conv2d(lib.randn(1, 3, 4, 4, dtype=lib.float64), lib.randn(2, 3, 3, 3),
+                                         lib.ones(2, dtype=lib.float64)),
+    lambda lib: lib.nn.Conv2d(3, 2, 3, bias=False)(lib.randn(1, 3, 4, 4, dtype=lib.float64))])
+def test_convolution_dtype_errors(make):
+    _same_error(make)

@@ -132,12 +132,12 @@ def rrelu_with_generator(input, lower, upper, training, inplace, generator):
     """rrelu drawing its slopes from `generator` (torch.rrelu and rrelu_ take one; F.rrelu does not)"""
     x = input._data
     slopes = np.where(x > 0, 1.0, (lower + upper) / 2)  # (torch: 0 takes the negative side's slope)
-    if training:  # torch's kernel draws a double on [lower, upper) (the bounds in x's dtype) for each element not
-        negative = ~(x > 0)  # above 0, in order, and multiplies x by it in double
+    if training:  # torch's kernel draws a double on [lower, upper) (the bounds in x's dtype) for each element at
+        negative = x <= 0  # most 0 (not nan), in order, rounds it to x's dtype and multiplies x by it there
         low, high = float(x.dtype.type(lower)), float(x.dtype.type(upper))
-        slopes[negative] = _rng(generator).torch_uniform(np.float64, low, high, (int(negative.sum()),))
-    else:
-        slopes = slopes.astype(x.dtype)
+        slopes = np.where(negative, 0.0, 1.0)
+        slopes[negative] = _rng(generator).torch_uniform(np.float64, low, high, (int(negative.sum()),), fused=False)
+    slopes = slopes.astype(x.dtype)
     op = act.RreluResult if inplace else act.RreluWithNoise  # (in place: torch's node keeps the result)
     return _run(input, lambda x: op.apply(x, slopes=slopes, lower=lower, upper=upper, training=training), inplace,
                 "rrelu")

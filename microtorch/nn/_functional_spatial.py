@@ -72,7 +72,8 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     k = _tuple(kernel_size, 3, "kernel_size", "max_pool3d")
     s = _tuple(stride if stride not in (None, []) else k, 3, "stride", "max_pool3d")
     d = _tuple(dilation, 3, "dilation", "max_pool3d")
-    pads = _pool_pads(input.shape[-3:], k, s, _tuple(padding, 3, "padding", "max_pool3d"), d, ceil_mode, "max_pool3d")
+    pads = _pool_pads(input.shape[-3:], k, s, _tuple(padding, 3, "padding", "max_pool3d"), d, ceil_mode, "max_pool3d",
+                      channels=input.shape[-4])
     _no_max_pool_kernel(input, "max_pool3d")
     shown = (_given(kernel_size, 3), () if stride in (None, []) else _given(stride, 3), _given(padding, 3),
              _given(dilation, 3), bool(ceil_mode))  # (as torch's node shows them)

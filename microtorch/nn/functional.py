@@ -103,14 +103,28 @@ def _batched(input, spatial, op):
 
 
 # ---- convolution ----------------------------------------------------------------------------
+_TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half"}  # (how torch names them here)
+
+
+def _check_conv_dtypes(x, weight, bias, op):
+    """torch's errors for a convolution whose input, weight and bias differ in dtype: the bias is checked first."""
+    fix = (f"(the input is {x.dtype}, the weight {weight.dtype}: convert the input, e.g. x.to(w.dtype), or the module, "
+           "e.g. .double())")
+    if bias is not None and bias.dtype is not x.dtype:
+        names = [_TYPE_META.get(t._data.dtype.name, _NAMES[t._data.dtype.name]) for t in (x, bias)]
+        raise RuntimeError(f"{op}: Input type ({names[0]}) and bias type ({names[1]}) should be the same {fix}")
+    if weight.dtype is not x.dtype:
+        raise RuntimeError(f"{op}: expected scalar type {_NAMES[x._data.dtype.name]} but found "
+                           f"{_NAMES[weight._data.dtype.name]} {fix}")
+
+
+
 def _conv(input, weight, bias, stride, padding, dilation, groups, n, op):
     x, unbatched = _batched(input, n, op)
     if weight.ndim != n + 2:
         raise RuntimeError(f"{op}: expected a weight of {n + 2} dimensions (out_channels, in_channels/groups, "
                            f"kernel...), got size {list(weight.shape)}")
-    if x.dtype is not weight.dtype or (bias is not None and bias.dtype is not weight.dtype):
-        raise RuntimeError(f"{op}: Input type ({x.dtype}) and weight type ({weight.dtype}) should be the same; "
-                           "convert the input (x.double()) or the module (.double())")
+    _check_conv_dtypes(x, weight, bias, op)
     stride, dilation = _tuple(stride, n, "stride", op), _tuple(dilation, n, "dilation", op)
     if groups < 1 or weight.shape[0] % groups:
         raise RuntimeError(f"{op}: out_channels ({weight.shape[0]}) must be divisible by groups ({groups})")
@@ -124,17 +138,19 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, op):
             pads = ((0, 0),) * n
         elif padding == "same":
             if any(s != 1 for s in stride):
-                raise RuntimeError("padding='same' is not supported for strided convolutions")  # (the modules: ValueError)
+                # (torch's modules raise a ValueError here, its functional form a RuntimeError)
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
             total = [d * (kk - 1) for d, kk in zip(dilation, k)]
             pads = tuple((t // 2, t - t // 2) for t in total)
         else:
             raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
     else:
         pads = tuple((p, p) for p in _tuple(padding, n, "padding", op))
-    for size, kk, d, (lo, hi) in zip(x.shape[2:], k, dilation, pads):
-        if size + lo + hi < d * (kk - 1) + 1:
-            raise RuntimeError(f"{op}: Calculated padded input size per channel: ({size + lo + hi}). Kernel size: "
-                               f"({d * (kk - 1) + 1}). Kernel size can't be greater than actual input size")
+    padded = [size + lo + hi for size, (lo, hi) in zip(x.shape[2:], pads)]
+    spans = [d * (kk - 1) + 1 for d, kk in zip(dilation, k)]
+    if any(n < span for n, span in zip(padded, spans)):
+        raise RuntimeError(f"{op}: Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                           f"size: ({' x '.join(map(str, spans))}). Kernel size can't be greater than actual input size")
     if any(lo != hi for lo, hi in pads):  # (padding='same' with an even span: torch pads the far sides first)
         warn_once("conv same padding", "Using padding='same' with even kernel lengths and odd dilation may require a "
                   "zero-padded copy of the input be created")
@@ -205,9 +221,10 @@ def _pair(v, name):
 
 
 # ---- pooling --------------------------------------------------------------------------------
-def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op, shape_check=None):
+def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op, shape_check=None, channels=None):
     """((lo, hi), ...) per spatial dim: hi grows in ceil_mode so that the last window fits. The arguments are checked
-    first, then shape_check() if given (torch checks the input's shape there), then the output's size."""
+    first, then shape_check() if given (torch checks the input's shape there), then the output's size (channels: the
+    input's, which torch's error names)."""
     for k, s, p in zip(kernel, stride, padding):
         if k <= 0 or s <= 0:
             raise RuntimeError(f"{op}: kernel_size and stride should be greater than zero, but got kernel_size={k} "
@@ -219,16 +236,30 @@ def _pool_pads(sizes, kernel, stride, padding, dilation, ceil_mode, op, shape_ch
                                f"kernel_size={k}; lower the padding or widen the kernel")
     if shape_check is not None:
         shape_check()
-    pads = []
+    pads, outs, small = [], [], False
     for size, k, s, p, d in zip(sizes, kernel, stride, padding, dilation):
         span = size + 2 * p - d * (k - 1) - 1
         out = (span + (s - 1 if ceil_mode else 0)) // s + 1
         if ceil_mode and (out - 1) * s >= size + p:
             out -= 1
-        if out <= 0 or span < 0 and not op.startswith("max"):  # (a max pool's ceil_mode window may hang over)
-            raise RuntimeError(f"{op}: Output size is too small (input {size}, kernel {k}, padding {p})")
+        small = small or out <= 0 or span < 0 and not op.startswith("max")  # (a max pool's ceil_mode window may
+        outs.append(out)                                                   # hang over)
         pads.append((p, p + max(0, (out - 1) * s + d * (k - 1) + 1 - (size + 2 * p))))
+    if small:
+        raise _output_too_small(op, tuple(sizes), tuple(kernel), outs, channels)
     return tuple(pads)
+
+
+def _output_too_small(op, sizes, kernel, outs, channels):
+    """torch's error for a pool whose window does not fit its (padded) input, in each kernel's words"""
+    if op == "max_pool1d":
+        return RuntimeError(f"max_pool1d() Invalid computed output size: {outs[-1]}")
+    if op == "avg_pool3d":
+        return RuntimeError(f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller than kernel size (kT: "
+                            f"{kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+    given = "x".join(str(n) for n in (channels,) + sizes)
+    return RuntimeError(f"Given input size: ({given}). Calculated output size: ({'x'.join(map(str, [channels] + outs))}"
+                        f"). Output size is too small ({op}: widen the input or pad it, or shrink the kernel)")
 
 
 def _max_pool_input(input, spatial, op):
@@ -252,7 +283,7 @@ def _no_max_pool_kernel(x, op, kernel=None, kinds="bc"):
 def _max_pool2d_planes(x, k, s, padding, d, ceil_mode, op="max_pool2d", kernel=None, kinds="bc", shown=None):
     """(max, indices) of x, (N, C, H, W) or (C, H, W): the shapes checked first, then the dtype, as torch. shown: the
     arguments as torch's node shows them, when not as the op takes them (see ops/conv.py's show_max_pool)"""
-    pads = _pool_pads(x.shape[-2:], k, s, padding, d, ceil_mode, op)
+    pads = _pool_pads(x.shape[-2:], k, s, padding, d, ceil_mode, op, channels=x.shape[-3])
     _no_max_pool_kernel(x, op, kernel, kinds)
     return _convops.MaxPool2d.apply(x, k, s, pads, d, shown or (k, s, tuple(padding), d, bool(ceil_mode)))
 
@@ -290,7 +321,7 @@ def _avg_pool2d_checks(x, k, s, p, ceil_mode, divisor_override, op):
         if 0 in tuple(x.shape)[-3:]:
             raise RuntimeError(f"{op}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
                                f"input, but got:{list(x.shape)}")
-    pads = _pool_pads(x.shape[-2:], k, s, p, (1, 1), ceil_mode, op, nonempty)
+    pads = _pool_pads(x.shape[-2:], k, s, p, (1, 1), ceil_mode, op, nonempty, x.shape[-3])
     dt = x._data.dtype
     if dt.kind in "bc" or dt.kind in "iu" and dt != np.int64:  # (torch's kernels: floating point and int64)
         raise NotImplementedError(f'{op}: "avg_pool2d" not implemented for \'{_NAMES[dt.name]}\': convert the '

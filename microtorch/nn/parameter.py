@@ -48,6 +48,12 @@ class Parameter(Tensor):
     def __reduce_ex__(self, protocol):
         return (Parameter, (Tensor._make(self._data.copy()), self._requires_grad))
 
+    def __deepcopy__(self, memo):
+        """As torch's: a new Parameter of a copy of the values, nothing else (no grad, hooks or attributes)."""
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(Tensor._make(self._data.copy()), self._requires_grad)
+        return memo[id(self)]
+
 
 # ---- lazy modules' placeholders --------------------------------------------------------------
 _ARRAY = Tensor.__dict__["_data"]  # the slot that holds a tensor's numpy array, read past the refusing property below

@@ -65,7 +65,8 @@ def inverse_std(var_sum, n, eps):
 def update_running(running_mean, running_var, mean, var_sum, count, momentum):
     """momentum * batch + (1 - momentum) * running in float32, the variance's unbiased (var_sum / (count - 1)) and
     its multiply-add fused (as measured beside torch), in place"""
-    m, rest = F32(momentum), F32(1 - momentum)
+    m = F32(momentum)
+    rest = F32(1) - m  # (1 - momentum in float32, as torch: 1/3 gives another rest than F32(2/3))
     running_mean[...] = m * mean + rest * running_mean
     running_var[...] = fma32(m, var_sum / F32(count - 1), rest * running_var)
 

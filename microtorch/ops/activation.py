@@ -7,6 +7,7 @@ from .. import _kernel_exp, _kernel_log, _libm_f32
 from .._fma import fma32
 from .._tensor import Tensor
 from ._op import Op, plain, shown_dim, unrecorded
+from ._kernels import _NAMES
 from ._layout import laid_out_as_input
 from ._range_kernels import _thread_chunks
 from .elementwise import (GradTimesLocal, LeakyReluBackward, ThresholdBackward, _exp_as_torch, _select, _unary,
@@ -696,6 +697,9 @@ class RreluResult(RreluWithNoise):
 
 
 def prelu(input, weight):
+    if input.dtype is not weight.dtype:  # (torch's kernel computes in one dtype)
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_NAMES[input._data.dtype.name]} and "
+                           f"{_NAMES[weight._data.dtype.name]} (convert the input or the weight, e.g. x.to(w.dtype))")
     if weight.numel() != 1 and (input.ndim < 2 or weight.numel() != input.shape[1]):
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                            f"{weight.numel()} and channel size = {input.shape[1] if input.ndim > 1 else 1}.")

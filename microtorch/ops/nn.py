@@ -417,9 +417,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = chosen_reduction(size_average, reduce, reduction)
     _check_reduction(reduction, "nll_loss")
     t, shape = target._data, input._data.shape
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(f"nll_loss: expected target of dtype int64 (class indices), got {target.dtype}; use "
-                           "target.long()")
+    if t.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_NAMES[t.dtype.name]} (nll_loss takes "
+                           "class indices: use target.long())")
+    if len(shape) == 1 and t.ndim == 1:  # (torch reads a 1-d target of one element for a (C,) input as that element)
+        if t.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {t.shape[0]}")
+        t = t.reshape(())
     if not shape or t.shape != (shape[:1] + shape[2:] if len(shape) > 1 else ()):  # (N, d1, ...) or () for (C,)
         _target_shape_error(shape, t.shape)
     n_classes = shape[1] if len(shape) > 1 else shape[0]
@@ -447,9 +451,11 @@ def _target_shape_error(shape, target_shape):
     batch = target_shape[0] if target_shape else 0  # (torch counts a 0-d target as a batch of 0)
     if len(shape) > 1 and batch != shape[0]:
         raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size ({batch}).")
-    if len(shape) > 2 and len(target_shape) == len(shape) - 1:
-        raise RuntimeError(f"nll_loss: expected target size {list(shape[:1]) + list(shape[2:])}, "
-                           f"got {list(target_shape)}")
+    if len(shape) <= 2 and len(target_shape) > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported (nll_loss: one class index "
+                           "per row)")
+    if len(shape) > 2:
+        raise RuntimeError(f"Expected target size {list(shape[:1]) + list(shape[2:])}, got {list(target_shape)}")
     raise RuntimeError(f"nll_loss: expected the target to have the input's shape without the class dim "
                        f"({list(shape[:1]) + list(shape[2:])}), got {list(target_shape)}")
 
@@ -468,10 +474,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     w = weight
     if weight is not None and input.ndim > 1:  # broadcast the class weights over dim 1
         w = weight.view([1, n_classes] + [1] * (input.ndim - 2))
-    if target.dtype.is_floating_point:  # class probabilities, as torch composes it
-        if target.shape != input.shape:
-            raise RuntimeError(f"cross_entropy: with class probabilities the target must have the input's shape "
-                               f"{list(input.shape)}, got {list(target.shape)}")
+    if target.shape == input.shape:  # class probabilities, as torch composes it
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{_NAMES[target._data.dtype.name]}")
         p = target
         if label_smoothing > 0:
             p = MulScalar.apply(p, 1 - label_smoothing) + label_smoothing / n_classes

@@ -3,9 +3,10 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype, to_dtype
 from .._tensor import Tensor
+from .._user_line import warn_once
 from ._checks import need_grad_dtype
 from ._layout import like_torch
-from ._op import Op, dim_passed_on, normalize_dims, shown_dim, shown_dims, zeros_for
+from ._op import NoDerivative, Op, dim_passed_on, normalize_dims, shown_dim, shown_dims, zeros_for
 from .index import _along_axis_key, one_element
 from ._sum_order import nansum_like_torch
 
@@ -217,20 +218,20 @@ def _index_array(index, input, dim, op):
         raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as self tensor (index "
                            f"{list(idx.shape)}, self {list(input.shape)})")
     n = input.shape[dim] if input.ndim else 1
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise RuntimeError(f"{op}(): index {int(idx.max() if idx.max() >= n else idx.min())} is out of bounds for "
+    outside = (idx < -n) | (idx >= n)
+    if outside.any():  # (torch names the first, in order)
+        raise RuntimeError(f"{op}(): index {int(idx.reshape(-1)[outside.reshape(-1).argmax()])} is out of bounds for "
                            f"dimension {dim} with size {n}")
     return (idx % n if idx.size else idx).astype(np.int64, copy=False)  # (int32 taken: gather wants int64)
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not implemented in microtorch; use scatter_add or "
-                                  "scatter_reduce on torch")
     d = normalize_dims(dim, input.ndim, "scatter")[0]  # (0-d: dim 0 or -1)
     given = dict(given_index=as_given(index), given_dim=dim)
     index, src = one_element_index(input, index, src)
     idx = _index_array(index, input, d, "scatter")
+    if reduce is not None:
+        return _scatter_legacy_reduce(input, d, idx, value if value is not None else src, reduce)
     if isinstance(src, Tensor):
         if src.dtype != input.dtype:
             raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype (got {input.dtype} and "
@@ -238,6 +239,38 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         return Scatter.apply(input, src, dim=d, index=idx, **given)
     fill = value if value is not None else src
     return ScatterValue.apply(input, dim=d, index=idx, value=fill, **given)
+
+
+class ScatterLegacyReduce(NoDerivative):
+    """scatter(..., reduce='add' | 'multiply'), torch's older form of scatter_reduce: src (or a number) added into or
+    multiplied onto the places index names, in order. It has no derivative (its node is NotImplemented)."""
+    _grad_fn_name = "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, x, src, dim=0, index=None, reduce="add"):
+        out = x.copy()
+        part = np.broadcast_to(src, index.shape) if np.ndim(src) == 0 else src[tuple(slice(0, s) for s in index.shape)]
+        (np.add if reduce == "add" else np.multiply).at(one_element(out), _along_axis_key(index, dim), part)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::scatter_ is not implemented (scatter's reduce= has none; "
+                           "scatter_reduce's 'sum' and 'prod' do)")
+
+
+def _scatter_legacy_reduce(input, dim, idx, src, reduce):
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor):
+        if src.dtype != input.dtype:
+            raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype (got {input.dtype} and "
+                               f"{src.dtype}); convert src with .to({input.dtype})")
+        warn_once("scatter reduce", "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+                  "removed in a future PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
+    else:
+        src = np.asarray(src, input._data.dtype)
+    return ScatterLegacyReduce.apply(input, src, dim=dim, index=idx, reduce=reduce)
 
 
 class IndexAdd(Op):

@@ -14,3 +14,7 @@ from .asgd import ASGD  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from .muon import Muon  # noqa: F401
 from .rprop import Rprop  # noqa: F401
+
+# torch's list, in its order, without SparseAdam (sparse gradients are out of scope)
+__all__ = ["Adafactor", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "Muon",
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "swap_in_optimizer_params_and_state", "swa_utils"]

@@ -5,11 +5,8 @@ from ..._creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ...ops._kernels import _NAMES
 from .module import Module
-
-
-_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int",
-          "complex64": "ComplexFloat", "complex128": "ComplexDouble", "bool": "Bool"}
 
 
 class Identity(Module):
