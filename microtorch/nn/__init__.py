@@ -12,3 +12,5 @@ from ._buffer import Buffer  # noqa: E402,F401
 __all__ += ["Buffer"]
 
 from . import attention  # noqa: E402,F401  (torch.nn.attention: sdpa_kernel and SDPBackend, reachable as in torch)
+
+from . import parallel  # noqa: E402,F401  (torch.nn.parallel: DataParallel and DistributedDataParallel)
