@@ -1,19 +1,19 @@
 """DataLoader: iterate over a dataset in (shuffled) batches, collated into tensors.
 
-Loading runs in the main process: num_workers > 0 gives the same batches without worker processes
-(numpy datasets here are small; the option is accepted so that torch code runs unchanged).
+Loading runs in the main process. num_workers > 0 emulates torch's worker processes there (_worker.py): each
+worker's copy of the dataset and generators, worker_init_fn, get_worker_info(), and the batches dealt round-robin,
+so that random augmentations give torch's numbers.
 """
+import collections
 import itertools
+import os
+import warnings
 
 from ..._user_line import warn_at_user_line
 from ._collate import default_collate, default_convert
+from ._worker import STOP, Caught, Worker, get_worker_info  # noqa: F401 (get_worker_info: torch's name here too)
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
-
-
-def get_worker_info():
-    """None: the data are loaded in the main process, as torch reports there."""
-    return None
 
 
 class DataLoader:
@@ -29,6 +29,7 @@ class DataLoader:
         self.prefetch_factor = 2 if num_workers > 0 and prefetch_factor is None else prefetch_factor
         self.multiprocessing_context, self.persistent_workers, self.in_order = \
             multiprocessing_context, persistent_workers, in_order
+        self._iterator = None  # persistent_workers: the one iterator, whose workers live on from epoch to epoch
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             _check_iterable_options(shuffle, sampler, batch_sampler)
@@ -50,8 +51,19 @@ class DataLoader:
             batch_size, drop_last, sampler, batch_sampler, generator
         self._auto_collation = batch_sampler is not None or (self._iterable and batch_size is not None)
         self.collate_fn = collate_fn or (default_collate if self._auto_collation else default_convert)
+        _check_worker_number(num_workers)
+
+    @property
+    def multiprocessing_context(self):
+        return self._multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context):
+        self._multiprocessing_context = _checked_context(context, self.num_workers)
 
     def __iter__(self):
+        if self.num_workers > 0:
+            return self._worker_iterator()
         from ..._random import _rng
         # torch's iterator draws a seed for its worker processes first (here none run): the draws after it, a
         # shuffle's order among them, are torch's for the same manual_seed
@@ -66,6 +78,17 @@ class DataLoader:
         else:
             batches = (self.collate_fn(self.dataset[i]) for i in self.sampler)
         return _SingleProcessDataLoaderIter(self, batches)
+
+    def _worker_iterator(self):
+        # with persistent_workers torch keeps its iterator: a later epoch resets it, no new seed, no new workers
+        if self.persistent_workers and self._iterator is not None:
+            self._iterator._reset(self)
+            return self._iterator
+        _check_worker_number(self.num_workers)
+        iterator = _MultiProcessingDataLoaderIter(self)
+        if self.persistent_workers:
+            self._iterator = iterator
+        return iterator
 
     def _fetch(self, indices):
         getitems = getattr(self.dataset, "__getitems__", None)
@@ -105,6 +128,118 @@ class _SingleProcessDataLoaderIter:
 
     def __len__(self):
         return len(self._loader)
+
+
+_END = object()
+
+
+class _MultiProcessingDataLoaderIter:
+    """iter(loader) with num_workers > 0, as torch's: index batches dealt round-robin to the workers, prefetch_factor
+    per worker ahead, each fetched by its worker when dealt, and handed out in the order dealt. A worker whose
+    IterableDataset is exhausted is passed over until the next epoch."""
+
+    def __init__(self, loader):
+        if loader.pin_memory:
+            warn_at_user_line("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                              "memory won't be used.")
+        _index_stream(loader)  # (torch starts the sampler here and again below: a sampler drawing in iter() draws
+        # twice, the seed between)
+        from ..._random import _rng
+        base_seed = int(_rng(loader.generator).torch_integers(0, 2 ** 63, ()))  # torch's random_() of an int64
+        if loader.prefetch_factor <= 0:
+            raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
+        self._loader, self._ahead = loader, loader.prefetch_factor * loader.num_workers
+        self._workers = [Worker(loader, i, base_seed) for i in range(loader.num_workers)]
+        for worker in self._workers:
+            worker.start(loader.worker_init_fn)
+        self._reset(loader, first=True)
+
+    def _reset(self, loader, first=False):
+        self._indices = _index_stream(loader)
+        if not first:
+            for worker in self._workers:
+                worker.resume()
+        self._running = [True] * len(self._workers)
+        self._turns = itertools.cycle(self._workers)  # (each epoch starts again at worker 0)
+        self._ready = collections.deque()  # outcomes of the dealt batches, in the order dealt
+        for _ in range(self._ahead):
+            self._deal()
+
+    def _deal(self):
+        """torch's _try_put_index: the sampler's next index batch to the next worker still running."""
+        index = next(self._indices, _END)
+        while index is not _END and any(self._running):
+            worker = next(w for w in self._turns if self._running[w.id])
+            outcome = worker.fetch(index)
+            if outcome is not STOP:
+                self._ready.append(outcome)
+                return
+            self._running[worker.id] = False  # torch deals a new index when it hears of the end
+            index = next(self._indices, _END)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not self._ready:
+            raise StopIteration
+        outcome = self._ready.popleft()
+        self._deal()  # (torch deals the next batch before handing this one out, or raising its error)
+        if isinstance(outcome, Caught):
+            outcome.reraise()
+        return outcome
+
+    def __len__(self):
+        return len(self._loader)
+
+
+def _index_stream(loader):
+    """What torch deals to workers: index batches (or indices, batch_size=None); for an IterableDataset only how
+    many examples each batch takes (torch's infinite constant sampler)."""
+    if loader._iterable:
+        return itertools.repeat(loader.batch_size)
+    return iter(loader.batch_sampler if loader.batch_sampler is not None else loader.sampler)
+
+
+def _check_worker_number(num_workers):
+    """torch's warning when more workers are asked for than this process may use (len(sched_getaffinity))."""
+    if not num_workers:
+        return
+    affinity = hasattr(os, "sched_getaffinity")
+    limit = len(os.sched_getaffinity(0)) if affinity else os.cpu_count()
+    if limit is not None and num_workers <= limit:
+        return
+    if limit is None:
+        suggested = "DataLoader is not able to compute a suggested max number of worker in current system."
+    else:
+        suggested = (f"Our suggested max number of worker in current system is {limit}"
+                     f"{'' if affinity else ' (`cpuset` is not taken into account)'}, which is smaller than what this "
+                     f"DataLoader is going to create.")
+    # (from a line of this module, as torch's from its own: shown once per place, as torch's)
+    warnings.warn(f"This DataLoader will create {num_workers} worker processes in total. {suggested} Please be aware "
+                  f"that excessive worker creation might get DataLoader running slow or even freeze, lower the worker "
+                  f"number to avoid potential slowness/freeze if necessary.", UserWarning, stacklevel=2)
+
+
+def _checked_context(context, num_workers):
+    """multiprocessing_context as torch checks it: a start method's name (made a context) or a context, and only
+    with workers. No process starts here: it changes nothing else."""
+    if context is None:
+        return None
+    if num_workers <= 0:
+        raise ValueError(f"multiprocessing_context can only be used with multi-process loading (num_workers > 0), "
+                         f"but got num_workers={num_workers}")
+    import multiprocessing
+    if isinstance(context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError(f"multiprocessing_context option should specify a valid start method in {methods!r}, "
+                             f"but got multiprocessing_context={context!r}")
+        context = multiprocessing.get_context(context)
+    if not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError(f"multiprocessing_context option should be a valid context object or a string specifying "
+                        f"the start method, but got multiprocessing_context={context}")
+    return context
 
 
 def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers):
