@@ -31,6 +31,10 @@ class TorchStream(np.random.Generator):
         self.next_normal = None  # the second value of torch's last Box-Muller pair (its normal_distribution's)
         self.serial = False  # filling a tensor that is not contiguous: torch's kernels draw one value at a time
 
+    def __reduce__(self):
+        # (numpy's own reduction would rebuild a plain numpy Generator, without the torch_* ways of drawing)
+        return _stream_at, (self.bit_generator.state, dict(vars(self)))
+
     def _bits32(self, n):
         return self.bit_generator.random_raw(n)  # (uint64 values of 32 bits: torch's random())
 
@@ -336,6 +340,23 @@ class Generator:
     def set_state(self, new_state):
         _restore(self.rng, new_state)
         return self
+
+    def __reduce__(self):
+        """pickle, copy and deepcopy: a new generator at the same point of the stream, as torch's"""
+        return (_generator_at, (self._seed, self.get_state()))
+
+
+def _stream_at(state, fields):
+    stream = TorchStream(0)
+    stream.bit_generator.state = state
+    vars(stream).update(fields)
+    return stream
+
+
+def _generator_at(seed, state):
+    made = Generator().set_state(state)
+    made._seed = seed
+    return made
 
 
 def _state_of(stream):

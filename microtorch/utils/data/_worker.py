@@ -8,7 +8,6 @@ torch's, deterministically.
 """
 import contextlib
 import copy
-import copyreg
 import dataclasses
 import itertools
 import random
@@ -61,31 +60,12 @@ def _copy_of(dataset):
     """The worker's own dataset: what the worker changes in it stays there, as in a forked process (a generator it
     holds starts where the main process's is, in every worker). One that cannot be deep-copied (it holds an open
     file) is copied shallowly, or at worst shared."""
-    table = copyreg.dispatch_table
-    added = table.setdefault(_random.TorchStream, _reduce_stream) is _reduce_stream
-    try:
-        for make in (copy.deepcopy, copy.copy):
-            try:
-                return make(dataset)
-            except Exception:  # (copying is best effort: any failure falls back to the next way)
-                pass
-        return dataset
-    finally:
-        if added:
-            del table[_random.TorchStream]
-
-
-def _reduce_stream(stream):
-    # a torch.Generator's stream is a numpy Generator subclass, which numpy's own reduction would copy as a plain
-    # numpy Generator, without torch's ways of drawing: here it is copied whole, for the time of _copy_of
-    return _stream_from, (stream.bit_generator.state, dict(vars(stream)))
-
-
-def _stream_from(state, fields):
-    stream = _random.TorchStream(0)
-    stream.bit_generator.state = state
-    vars(stream).update(fields)
-    return stream
+    for make in (copy.deepcopy, copy.copy):
+        try:
+            return make(dataset)
+        except Exception:  # (copying is best effort: any failure falls back to the next way)
+            pass
+    return dataset
 
 
 STOP = object()  # what a worker answers once its IterableDataset is exhausted
