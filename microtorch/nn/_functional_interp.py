@@ -20,7 +20,8 @@ def _spatial_list(v, n, what, input, op):
     if len(v) != n:
         raise ValueError(f"{op}: Input and {what} must have the same number of spatial dimensions, but got input "
                          f"with spatial dimensions of {list(input.shape[2:])} and {what} of {list(v)}. Please "
-                         f"provide input tensor in (N, C, d1, d2, ...,dK) format and {what} in (o1, o2, ...,oK) format.")
+                         f"provide input tensor in (N, C, d1, d2, ...,dK) format and {what} in (o1, o2, ...,oK) "
+                         "format.")
     return tuple(v)
 
 
@@ -53,14 +54,7 @@ def _matrices(mode, out_n, in_n, scale, align_corners, antialias, nd):
     if mode == "nearest":  # torch's legacy index rule: in every backward, and in the 2-d forward
         legacy = _up.nearest_matrix(out_n, in_n, scale, False, legacy=True)
         return (legacy if nd == 2 else _up.nearest_matrix(out_n, in_n, scale, False)), legacy
-    if mode == "nearest-exact":
-        m = _up.nearest_matrix(out_n, in_n, scale, True)
-    elif mode == "bicubic":
-        m = _up.cubic_matrix(out_n, in_n, scale, align_corners)
-    elif out_n == in_n:  # (torch's linear kernels copy a dim whose size stays, forward and backward)
-        m = np.eye(in_n)
-    else:
-        m = _up.linear_matrix(out_n, in_n, scale, align_corners)
+    m = _up.nearest_matrix(out_n, in_n, scale, True)  # (nearest-exact: the other modes take a Taps kernel)
     return m, m
 
 
@@ -107,9 +101,15 @@ def _interpolate(input, size, scale_factor, mode, align_corners, recompute_scale
     if any(o <= 0 for o in out) or any(s <= 0 for s in input.shape[2:]):
         raise RuntimeError(f"{op} ({mode}): Input and output sizes should be greater than 0, but got input "
                            f"({', '.join(map(str, input.shape[2:]))}) and output ({', '.join(map(str, out))})")
-    pairs = [_matrices(mode, o, i, s, bool(align_corners), antialias, n) for o, i, s in zip(out, input.shape[2:],
-                                                                                           scales)]
-    mats, back_mats = tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+    if input.shape[1] == 0:  # (no channels: torch's kernels refuse an empty input, a batch of none aside)
+        raise RuntimeError(f"Non-empty {input.ndim}D data tensor expected but got a tensor with sizes "
+                           f"{list(input.shape)}")
+    if mode in _NEEDS and not antialias:  # torch's kernels, their indices, weights and order of additions
+        mats = back_mats = _up.Taps(mode == "bicubic", zip(out, input.shape[2:], scales), bool(align_corners))
+    else:
+        pairs = [_matrices(mode, o, i, s, bool(align_corners), antialias, n) for o, i, s in
+                 zip(out, input.shape[2:], scales)]
+        mats, back_mats = tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
     op = _up.RESAMPLE[_NAMES[mode].format(n) + ("Aa" if antialias else "")]
     return op.apply(input, mats, back_mats, (scales, bool(align_corners)))  # (the last: what its node shows)
 
