@@ -568,10 +568,13 @@ def _check_multinomial(probs, n, replacement):
     if not replacement and n > probs.shape[-1]:
         raise RuntimeError(f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement "
                            f"({n} > {probs.shape[-1]}); pass replacement=True")
-    if not probs.is_meta and (not np.all(np.isfinite(probs._data)) or np.any(probs._data < 0) or
-                              probs.numel() and np.any(probs._data.sum(-1) <= 0)):
-        raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0, or a row "
-                           "sums to 0")
+    if probs.is_meta:
+        return
+    if not np.all(np.isfinite(probs._data)) or np.any(probs._data < 0):
+        raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
+    if probs.numel() and np.any(probs._data.sum(-1) <= 0):
+        raise RuntimeError("multinomial: invalid multinomial distribution (sum of probabilities <= 0): a row of "
+                           "zeros has nothing to draw")
 
 
 _MESHGRID_WARNED = []

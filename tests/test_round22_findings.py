@@ -134,6 +134,7 @@ ERROR_CASES = {
     "index_add past the end": lambda lib: lib.zeros(3, 2).index_add(0, lib.tensor([0, 5]), lib.ones(2, 2)),
     "index_add negative": lambda lib: lib.zeros(3, 2).index_add(0, lib.tensor([0, -1]), lib.ones(2, 2)),
     "index_add_ dim 1": lambda lib: lib.zeros(3, 4).index_add_(1, lib.tensor([0, 9]), lib.ones(3, 2)),
+    "index_add of one dim": lambda lib: lib.zeros(3).index_add(0, lib.tensor([0, 5]), lib.ones(2)),
     "to an unknown device": lambda lib: lib.ones(2).to("foo"),
     "factory on an unknown device": lambda lib: lib.ones(2, device="foo"),
     "module to an unknown device": lambda lib: lib.nn.Linear(2, 2).to("foo"),
@@ -386,3 +387,57 @@ def test_a_copied_generator_continues_the_stream(how):
         h = copies[how](g)
         got.append((lib.randn(20, generator=h).tolist(), lib.randn(20, generator=g).tolist(), h.initial_seed()))
     assert got[1] == got[0] and got[0][0] == got[0][1]
+
+
+# ---- the UvA course (tutorials 7-17, practicals 2025) beside torch ----
+@pytest.mark.parametrize("shape", [(8, 4, 1, 1), (8, 4, 1), (6, 4, 1, 1, 1), (8, 4, 1, 3)])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_backward_with_spatial_dims_of_one(shape, affine):
+    """A ResNet bottleneck on a small image: BatchNorm in training mode over (N, C, 1, 1) (the gradient had the shape
+    (N, C)). (With a batch of two, the variance of a channel can still differ in its last bit.)"""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        bn = {3: lib.nn.BatchNorm1d, 4: lib.nn.BatchNorm2d, 5: lib.nn.BatchNorm3d}[len(shape)](4, affine=affine)
+        x = lib.randn(*shape, requires_grad=True)
+        (bn(x) * lib.arange(float(np.prod(shape))).view(shape)).sum().backward()
+        got.append([x.grad.numpy()] + ([bn.weight.grad.numpy(), bn.bias.grad.numpy()] if affine else []))
+    for want, ours in zip(*got):
+        assert ours.shape == want.shape
+        np.testing.assert_allclose(ours, want, rtol=1e-5, atol=1e-6)
+
+
+UVA_ERRORS = {
+    "set_grad_enabled of a str": lambda lib: lib.set_grad_enabled("x"),
+    "set_grad_enabled of an int": lambda lib: lib.set_grad_enabled(1),
+    "cross_entropy, 4-d target of an image": lambda lib: lib.nn.functional.cross_entropy(
+        lib.ones(2, 16, 4, 4), lib.zeros(2, 1, 4, 4, dtype=lib.long)),
+    "cross_entropy, 3-d input": lambda lib: lib.nn.functional.cross_entropy(lib.ones(2, 16, 5),
+                                                                            lib.zeros(2, 1, 5, dtype=lib.long)),
+    "multinomial of zeros": lambda lib: lib.multinomial(lib.zeros(1, 3), 1),
+    "multinomial of a negative": lambda lib: lib.multinomial(lib.tensor([-0.1, 1.0]), 1),
+    "index_add of another dtype": lambda lib: lib.zeros(3).index_add(0, lib.tensor([0, 1]),
+                                                                     lib.ones(2, dtype=lib.float64)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UVA_ERRORS))
+def test_uva_errors_as_torchs(case):
+    _same_error(UVA_ERRORS[case])
+    microtorch.set_grad_enabled(True)
+
+
+def test_set_grad_enabled_of_a_bool_still_switches():
+    with microtorch.set_grad_enabled(False):
+        assert not microtorch.is_grad_enabled()
+    assert microtorch.is_grad_enabled()
+
+
+def test_positional_state_dict_warns_as_torch():
+    said = []
+    for lib in LIBS:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            keys = list(lib.nn.Linear(2, 2).state_dict(None, "pre."))
+        said.append((keys, [(w.category, str(w.message)) for w in caught]))
+    assert said[1] == said[0]

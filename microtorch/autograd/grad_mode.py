@@ -82,8 +82,11 @@ class set_grad_enabled(_DecoratorContextManager):
     """Sets grad mode on or off; takes effect at once (as a function) or for a block."""
 
     def __init__(self, mode):
+        if type(mode) is not bool:  # (torch's argument parser: a bool, not 1 or "x")
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                            f"{type(mode).__name__}")
         self.prev = is_grad_enabled()
-        self.mode = bool(mode)
+        self.mode = mode
         _set_enabled(self.mode)
 
     def __enter__(self):

@@ -86,8 +86,9 @@ def training_backward(x, dy, mean, invstd, weight, need):
     invstd w, the subtraction of the product fused; dweight = dotp invstd, dbias = sum. An (N, C) input takes the
     channels-last kernel (_training_backward_rows)."""
     n_batch, c = x.shape[:2]
-    if x.size == n_batch * c:
-        return _training_backward_rows(x.reshape(n_batch, c), dy.reshape(n_batch, c), mean, invstd, weight, need)
+    if x.size == n_batch * c:  # (N, C) or (N, C, 1, ...): the rows kernel, dx given back in x's shape
+        dx, dw, db = _training_backward_rows(x.reshape(n_batch, c), dy.reshape(n_batch, c), mean, invstd, weight, need)
+        return (None if dx is None else dx.reshape(x.shape)), dw, db
     planes, centered = dy.reshape(n_batch * c, -1), (x - mean.reshape((1, -1) + (1,) * (x.ndim - 2)))
     cx = centered.reshape(n_batch * c, -1)
     with np.errstate(all="ignore"):

@@ -454,6 +454,9 @@ def _target_shape_error(shape, target_shape):
     if len(shape) <= 2 and len(target_shape) > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported (nll_loss: one class index "
                            "per row)")
+    if len(shape) == 4 and len(target_shape) != 3:  # (torch's nll_loss2d)
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                           f"{len(target_shape)}")
     if len(shape) > 2:
         raise RuntimeError(f"Expected target size {list(shape[:1]) + list(shape[2:])}, got {list(target_shape)}")
     raise RuntimeError(f"nll_loss: expected the target to have the input's shape without the class dim "

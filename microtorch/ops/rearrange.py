@@ -5,6 +5,7 @@ from .._dtype import from_numpy_dtype, to_dtype
 from .._tensor import Tensor
 from .._user_line import warn_once
 from ._checks import need_grad_dtype
+from ._kernels import _NAMES
 from ._layout import like_torch
 from ._op import NoDerivative, Op, dim_passed_on, normalize_dims, shown_dim, shown_dims, zeros_for
 from .index import _along_axis_key, one_element
@@ -309,8 +310,9 @@ class IndexAdd(Op):
 
 def index_add(input, dim, index, source, *, alpha=1):
     if input.dtype != source.dtype:
-        raise RuntimeError(f"index_add_(): self ({input.dtype}) and source ({source.dtype}) must have the same scalar "
-                           "type; convert one with .to()")
+        raise RuntimeError(f"index_add_(): self ({_NAMES[input._data.dtype.name]}) and source "
+                           f"({_NAMES[source._data.dtype.name]}) must have the same scalar type (convert one with "
+                           ".to())")
     given = dict(given_index=as_given(index), given_dim=dim)
     dim = normalize_dims(dim, input.ndim, "index_add")[0]  # (0-d: dim 0 or -1)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
@@ -325,6 +327,9 @@ def index_add(input, dim, index, source, *, alpha=1):
                            f"({source.shape[dim]})")
     size = input.shape[dim] if input.ndim else 1
     outside = (idx < 0) | (idx >= size)  # (torch takes no negative index here)
+    if outside.any() and input.ndim <= 1:  # (torch's kernel for one dim, and its kernel for more, say it apart)
+        raise IndexError(f"index out of range in self (index_add_: dimension {dim} has size {size}; indices go from "
+                         "0, not from the end)")
     if outside.any():
         raise RuntimeError(f"index {idx.reshape(-1)[outside.reshape(-1).argmax()]} is out of bounds for dimension {dim} "
                            f"with size {size} (index_add_ counts indices from 0, not from the end)")

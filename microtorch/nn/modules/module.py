@@ -14,6 +14,7 @@ from ... import _dtype
 from ..._tensor import Tensor, cuda_unavailable, device, device_type, unavailable
 from ...autograd import graph
 from ...autograd.function import Function
+from ..._user_line import warn_at_user_line
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ..parameter import Parameter, is_lazy
 from . import _legacy_hooks
@@ -485,6 +486,9 @@ class Module:
         """An OrderedDict of name -> tensor for every parameter and persistent buffer. The
         tensors share memory with the module's (detached unless keep_vars=True)."""
         if args:  # torch's deprecated positional form state_dict(destination, prefix, keep_vars)
+            warn_at_user_line("Positional args are being deprecated, use kwargs instead. Refer to https://pytorch.org/"
+                              "docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict for details.",
+                              FutureWarning)
             destination = args[0]
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars
