@@ -441,3 +441,21 @@ def test_positional_state_dict_warns_as_torch():
             keys = list(lib.nn.Linear(2, 2).state_dict(None, "pre."))
         said.append((keys, [(w.category, str(w.message)) for w in caught]))
     assert said[1] == said[0]
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.arange(6).reshape(2, 3).t().view(lib.int32),
+                                  lambda lib: lib.arange(6, dtype=lib.int32).reshape(2, 3).view(lib.int64),
+                                  lambda lib: lib.tensor(1).view(lib.int32)])
+def test_view_as_a_dtype_of_another_size_errors(make):
+    """DLwPT ch. 3: x.t().view(torch.int32) is torch's RuntimeError about the last stride (it was a TypeError)."""
+    _same_error(make)
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.arange(6).reshape(2, 3).view(lib.int32),
+                                  lambda lib: lib.arange(6).reshape(2, 3).view(lib.int8),
+                                  lambda lib: lib.arange(8, dtype=lib.int8).view(lib.int64),
+                                  lambda lib: lib.arange(6).reshape(2, 3).t().view(lib.float64)])
+def test_view_as_a_dtype(make):
+    want, got = (make(lib) for lib in LIBS)
+    assert got.shape == want.shape and got.stride() == want.stride()
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

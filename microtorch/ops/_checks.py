@@ -96,7 +96,7 @@ _OP_KINDS = {"norm": {"p": "norm_order"}, "unsqueeze": {"dim": "int"}, "select":
              **{op: {"b": "tensor_or_number"} for op in ("eq", "ne", "lt", "le", "gt", "ge", "less", "less_equal",
                                                           "greater", "greater_equal", "not_equal")}}  # (max(x, y) is maximum; max checks an int dim itself)
 _KIND_NAMES = {"tensor": "Tensor", "tensor_or_tensors": "Tensor or tuple of Tensors", "tensor_or_number": "Tensor", "tensors": "tuple of Tensors", "int": "int",
-               "dim": "int or tuple of ints", "size": "tuple of ints", "bool": "bool", "dtype": "microtorch.dtype",
+               "dim": "int or tuple of ints", "size": "tuple of ints", "size_or_dtype": "tuple of ints", "bool": "bool", "dtype": "microtorch.dtype",
                "callable": "a callable", "number": "Number", "str": "str", "norm_order": "Number or str",
                "module": "nn.Module", "mapping": "dict or tuple of dicts",
                "shape_tuple": "tuple of ints", "modules": "list of nn.Modules",
@@ -124,6 +124,7 @@ _OP_KINDS["bernoulli_"] = {"p": "tensor_or_number"}   # (a tensor of probabiliti
 _OP_KINDS.update({op: {"dim": "dim_or_unbiased"} for op in ("var", "std", "var_mean", "std_mean")})
 _OP_KINDS["type"] = {"dtype": None}   # (Tensor.type: a dtype, a legacy class such as FloatTensor, or its name)
 _OP_KINDS.update({"bucketize": {"input": "tensor_or_number"}, "searchsorted": {"input": "tensor_or_number"}})
+_OP_KINDS["view"] = {"shape": "size_or_dtype"}  # (x.view(dtype): its errors for another element size are view's)
 _OP_KINDS["round"] = {"decimals": "int"}   # (round_ too; not a bool, not None: round(x) leaves it out)
 _OP_KINDS.update({op: {"input": "tensor_or_number"} for op in (  # (bitwise_and(1, x): torch's Scalar-first form)
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")})
@@ -174,6 +175,9 @@ def _ok(kind, v):
         return isinstance(v, (list, tuple)) and all(hasattr(m, "named_parameters") for m in v)
     if kind == "size":
         return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
+    if kind == "size_or_dtype":
+        from .._dtype import dtype
+        return _ok("size", v) or isinstance(v, dtype) or isinstance(v, tuple) and len(v) == 1 and isinstance(v[0], dtype)
     if kind == "bool":
         return isinstance(v, (bool, np.bool_))
     if kind == "number":  # (torch's parser takes a 0-d tensor for a number, one that requires no grad, and a numpy
@@ -219,10 +223,10 @@ def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None)
         if method and pos == 0 or kind is None or p.kind is p.VAR_KEYWORD or kinds and kind not in kinds:
             continue
         if p.kind is p.VAR_POSITIONAL:  # f(*size) takes ints, f(*tensors) tensors, or one tuple of them
-            if kind not in ("size", "dim", "tensors") or not value:
+            if kind not in ("size", "dim", "tensors", "size_or_dtype") or not value:
                 continue
             value = value[0] if len(value) == 1 and isinstance(value[0], (list, tuple)) else value
-            kind = "tensors" if kind == "tensors" else "size"
+            kind = kind if kind in ("tensors", "size_or_dtype") else "size"
         if value is p.default or _ok(kind, value) or value is None and name in _OPTIONAL:
             continue
         want = _KIND_NAMES[kind]
