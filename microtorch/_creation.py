@@ -62,7 +62,7 @@ def _sizes(size, kw, op):
             raise TypeError(f"{op}() got multiple values for argument 'size'")
         if not isinstance(size_kw, (tuple, list)):
             raise TypeError(f"{op}(): argument 'size' must be tuple of ints, not {type(size_kw).__name__}")
-        return tuple(size_kw)
+        return _size_arg((size_kw,))
     if not size:
         raise TypeError(f"{op}() missing 1 required positional arguments: \"size\"")
     return _size_arg(size)
@@ -180,7 +180,8 @@ def new_full(self, size, fill_value, dtype=None, requires_grad=False):
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _dtype.result_type(fill_value) if not isinstance(fill_value, builtins.float) else _default(None)
-    return _filled_on(tuple(size), _fill_value(fill_value, dtype, "full", size), dtype, device, requires_grad)
+    size = _size_arg((size,))
+    return _filled_on(size, _fill_value(fill_value, dtype, "full", size), dtype, device, requires_grad)
 
 
 def _like(t, dtype):

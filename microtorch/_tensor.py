@@ -809,8 +809,9 @@ def _wrap_dim(dim, ndim, op):
 
 def _size_arg(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
-        return tuple(size[0])
-    return tuple(size)
+        size = size[0]
+    return tuple([int(s) if type(s) is Tensor and s._data.ndim == 0 and s._data.dtype.kind in "iu" else s
+                  for s in size])  # (a 0-d integer tensor: its int, as torch reads it: zeros(3, lengths.max()))
 
 
 # ---- creation ------------------------------------------------------------------------------

@@ -459,3 +459,50 @@ def test_view_as_a_dtype(make):
     want, got = (make(lib) for lib in LIBS)
     assert got.shape == want.shape and got.stride() == want.stride()
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+# ---- dataflowr (Lelarge's course) beside torch ----
+SIZE_CASES = [
+    lambda lib, m: lib.zeros((3, m.max())), lambda lib, m: lib.zeros(3, m.max()), lambda lib, m: lib.ones((m.max(),)),
+    lambda lib, m: lib.empty(m.max(), 2), lambda lib, m: lib.full((2, m.max()), 1.5),
+    lambda lib, m: lib.zeros(2).new_zeros((m.max(),)), lambda lib, m: lib.zeros(size=(m.min(), 2)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SIZE_CASES)))
+def test_a_0d_integer_tensor_in_a_size(case):
+    """packing sequences: zeros((batch, lengths.max())) reads the 0-d tensor as its int."""
+    want, got = (SIZE_CASES[case](lib, lib.tensor([8, 4, 6])) for lib in LIBS)
+    assert tuple(got.shape) == tuple(want.shape)
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.zeros((3, lib.tensor(2.5))),
+                                  lambda lib: lib.zeros((3, lib.tensor([2, 3])))])
+def test_other_tensors_in_a_size_are_refused(make):
+    for lib in LIBS:
+        with pytest.raises(TypeError):
+            make(lib)
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_gumbel_softmax_draws_torchs_noise(hard):
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        logits = lib.tensor([[1.0, 2, 3], [0.5, -1, 0]], requires_grad=True)
+        y = lib.nn.functional.gumbel_softmax(logits, tau=0.5, hard=hard)
+        (y * lib.tensor([1.0, 2, 3])).sum().backward()
+        got.append((y.detach().numpy(), logits.grad.numpy(), lib.rand(2).numpy()))
+    for want, ours in zip(*got):
+        np.testing.assert_allclose(ours, want, rtol=1e-6, atol=1e-7)
+
+
+def _view_made_a_leaf(lib):
+    x = (lib.ones(1, 3) * 2).squeeze(0)
+    x.requires_grad = True
+    x.sub_(1)
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.nn.Linear(2, 3)(None), _view_made_a_leaf])
+def test_dataflowr_errors(make):
+    _same_error(make)

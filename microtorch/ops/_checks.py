@@ -145,6 +145,12 @@ def _is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
+def _is_int_scalar(v):
+    """A 0-d integer tensor, which torch's parser reads as an int in a size (zeros(3, lengths.max()))."""
+    return _is_tensor(v) and v.ndim == 0 and v.dtype.is_floating_point is False and v.dtype.is_complex is False \
+        and str(v.dtype) != "microtorch.bool"
+
+
 def _is_tensor(v):
     from .._tensor import Tensor
     return isinstance(v, Tensor) or getattr(v, "__vmap_batched__", False)
@@ -170,11 +176,11 @@ def _ok(kind, v):
     if kind == "dims_given":
         return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
     if kind == "shape_tuple":
-        return isinstance(v, (list, tuple)) and all(_is_int(d) for d in v)
+        return isinstance(v, (list, tuple)) and all(_is_int(d) or _is_int_scalar(d) for d in v)
     if kind == "modules":
         return isinstance(v, (list, tuple)) and all(hasattr(m, "named_parameters") for m in v)
     if kind == "size":
-        return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) for d in v))
+        return _is_int(v) or (isinstance(v, (list, tuple)) and all(_is_int(d) or _is_int_scalar(d) for d in v))
     if kind == "size_or_dtype":
         from .._dtype import dtype
         return _ok("size", v) or isinstance(v, dtype) or isinstance(v, tuple) and len(v) == 1 and isinstance(v[0], dtype)

@@ -305,8 +305,9 @@ def _check_leaf(t, op):
     if t._requires_grad and grad_mode.is_grad_enabled() and Tensor.grad_fn.__get__(t) is None \
             and not (t._view_nograd or t._grad_from_base):  # (its own node, not a rebuilt one; a no_grad view,
         # or one that requires grad through its base: the view's own error, later)
+        what = "a view of a leaf Variable" if t._base is not None else "a leaf Variable"  # (a view made a leaf)
         raise RuntimeError(
-            f"a leaf Variable that requires grad is being used in an in-place operation. ({op}: do the update "
+            f"{what} that requires grad is being used in an in-place operation. ({op}: do the update "
             "under `with microtorch.no_grad():` as optimizers do, or work on x.clone().)")
 
 

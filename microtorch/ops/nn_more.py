@@ -351,7 +351,6 @@ def bilinear(input1, input2, weight, bias=None):
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """softmax((logits + Gumbel noise) / tau): a differentiable sample of a category; hard=True gives the one-hot
     sample in the forward pass and the soft sample's gradient (straight-through)."""
-    from .._random import generator
     from .nn import softmax
     if not logits.dtype.is_floating_point:  # (the noise is drawn in the logits' dtype, as torch does)
         raise RuntimeError("gumbel_softmax: Exponential distribution is a continuous probability distribution. dtype "
@@ -362,8 +361,8 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     normalize_dims(dim, logits.ndim, "gumbel_softmax")
     if eps != 1e-10:
         warn_at_user_line("`eps` parameter is deprecated and has no effect.")
-    noise = generator().exponential(size=logits.shape)  # -log(Exp(1)) ~ Gumbel(0, 1)
-    gumbels = Tensor._make(-np.log(noise).astype(logits.dtype.np))
+    from .._creation import empty_like
+    gumbels = -empty_like(logits).exponential_().log()  # -log(Exp(1)) ~ Gumbel(0, 1), drawn as torch draws it
     if isinstance(tau, Tensor) and tau.dtype.is_complex:
         raise NotImplementedError(f'gumbel_softmax: "softmax_lastdim_kernel_impl" not implemented for {tau.dtype} '
                                   "(tau is a positive real number)")

@@ -2,6 +2,7 @@
 import math
 
 from ..._creation import empty
+from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -42,7 +43,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        if input.dtype is not self.weight.dtype:
+        if isinstance(input, Tensor) and input.dtype is not self.weight.dtype:  # (not a tensor: linear's TypeError)
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_NAMES.get(input.dtype.name)} and "
                                f"{_NAMES.get(self.weight.dtype.name)}: convert the module (linear.double()) or the "
                                f"input (x.to({self.weight.dtype}))")
