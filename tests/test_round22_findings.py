@@ -506,3 +506,31 @@ def _view_made_a_leaf(lib):
 @pytest.mark.parametrize("make", [lambda lib: lib.nn.Linear(2, 3)(None), _view_made_a_leaf])
 def test_dataflowr_errors(make):
     _same_error(make)
+
+
+STATE_DICTS = [
+    lambda lib: {"0.weight": lib.zeros(2, 2)},
+    lambda lib: {"0.weight": lib.zeros(2, 2), "0.bias": lib.ones(3), "x": lib.ones(1)},
+    lambda lib: {"0.weight": 3, "0.bias": lib.ones(2), "1.running_mean": lib.full((2,), 0.5)},
+]
+
+
+@pytest.mark.parametrize("case", range(len(STATE_DICTS)))
+def test_a_failed_strict_load_has_loaded_what_matched(case):
+    """Raschka's, DLwPT's, the UvA and dataflowr courses' checks: torch copies the entries that fit, then raises all
+    the errors; a BatchNorm's missing num_batches_tracked is not missing in a dict without version metadata."""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+        with pytest.raises(RuntimeError) as info:
+            m.load_state_dict(STATE_DICTS[case](lib))
+        got.append((str(info.value).replace("microtorch", "torch"), m[0].weight.tolist(), m[0].bias.tolist(),
+                    m[1].running_mean.tolist()))
+    assert got[1] == got[0]
+
+
+def test_a_non_strict_load_reports_as_torch():
+    want, got = (lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2)).load_state_dict(
+        {"0.weight": lib.ones(2, 2)}, strict=False) for lib in LIBS)
+    assert (got.missing_keys, got.unexpected_keys) == (want.missing_keys, want.unexpected_keys)

@@ -532,16 +532,16 @@ class Module:
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy the tensors of `state_dict` into this module's parameters and buffers.
 
-        Everything is checked before anything is copied: on any error (missing or unexpected keys
-        with strict=True, a shape mismatch, a value that is not a tensor) nothing is loaded and the
-        module is unchanged. Returns (missing_keys, unexpected_keys)."""
+        As torch's: every entry that fits is copied, then any error is raised together (missing or
+        unexpected keys with strict=True, a shape mismatch, a value that is not a tensor), so a failed
+        strict load has still loaded what matched. Returns (missing_keys, unexpected_keys)."""
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict).__name__}.")
         for prefix, m in self.named_modules():  # (a lazy module's pre-hook materializes it to the shapes given)
             for hook in list(m.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
                 hook(state_dict, prefix + "." if prefix else "", {}, strict, [], [], [])
         entries = self._state_entries()
-        missing = [k for k in entries if k not in state_dict]
+        missing = [k for k in entries if k not in state_dict and not _count_filled_in(k, entries[k], state_dict)]
         unexpected = [k for k in state_dict if k not in entries]
         errors = []
         if strict:
@@ -565,9 +565,6 @@ class Module:
                               f"the shape in current model is {current.shape}.")
                 continue
             plan.append((module, attr, name, value, current))
-        if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)) + "\n\tNothing was loaded: the module is unchanged.")
         for module, attr, name, value, current in plan:
             if assign:
                 new = Parameter(value, current.requires_grad) if attr == "_parameters" else value
@@ -575,6 +572,9 @@ class Module:
             else:
                 current._data[...] = value._data.astype(current._data.dtype, copy=False)
                 current._version_counter[0] += 1
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
         return _IncompatibleKeys(missing, unexpected)
 
     # ---- repr ---------------------------------------------------------------------------
@@ -600,6 +600,17 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+def _count_filled_in(key, entry, state_dict):
+    """A BatchNorm's num_batches_tracked absent from a state dict without version metadata (a plain dict, or one
+    saved before torch had the count): torch keeps the module's own count and does not call the key missing."""
+    from .normalization import _BatchNorm
+    module, _, name = entry
+    if name != "num_batches_tracked" or not isinstance(module, _BatchNorm):
+        return False
+    version = (getattr(state_dict, "_metadata", None) or {}).get(key[:-len(name)].rstrip("."), {}).get("version")
+    return version is None or version < 2
 
 
 def _add_hook(hooks, fn, prepend):
