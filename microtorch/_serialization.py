@@ -13,6 +13,7 @@ RuntimeError that says so.
 `load` also reads the zip files torch.save writes (tensors, Parameters and containers of them, as
 torch.load(weights_only=True) accepts): `_torch_format.py`, imported only when such a file comes.
 """
+import _compat_pickle
 import io
 import json
 import os
@@ -179,6 +180,9 @@ class _WeightsOnlyUnpickler(pickle.Unpickler):
         self._name = name
 
     def find_class(self, module, name):
+        # (a protocol-2 pickle, as torch.save writes, names Python 2's modules: __builtin__.set is builtins.set)
+        module, name = _compat_pickle.NAME_MAPPING.get((module, name), (_compat_pickle.IMPORT_MAPPING.get(module, module),
+                                                                        name))
         if (module, name) == ("numpy", "dtype"):
             return self._numbers_dtype
         if (module, name) in _OWN_GLOBALS:

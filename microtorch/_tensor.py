@@ -411,6 +411,9 @@ class Tensor:
     def to(self, *args, **kwargs):
         """to(dtype) / to("cpu") / to(other): a converted tensor (self if nothing changes)."""
         dtype, placed = kwargs.get("dtype"), kwargs.get("device")
+        if len(args) > 1 and isinstance(args[1], Tensor):
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(args[0]).__name__}, "
+                            "Tensor): a tensor goes alone, to(other), or pass its dtype, to(device, other.dtype)")
         if "device" in kwargs and args and isinstance(args[0], (_dtype.dtype, Tensor)):
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(args[0]).__name__}, "
                             "device=...): a device goes first, to(device, dtype), or by keyword with dtype=")
@@ -419,6 +422,8 @@ class Tensor:
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype = a.dtype
+            elif isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+                device_type(a)  # (an index: the accelerator's device, torch's RuntimeError here)
             elif isinstance(a, (str, device)) and device_type(a) != "cpu":
                 if device_type(a) == "meta":
                     return _meta.to_meta(self if dtype is None else self.to(dtype))
@@ -786,6 +791,9 @@ def device_type(d):
     'cpu:0' is the CPU; an index that is not a number is torch's RuntimeError."""
     if isinstance(d, device):
         return d.type
+    if isinstance(d, (int, np.integer)) and not isinstance(d, bool):  # (an index alone names the accelerator's)
+        raise RuntimeError("Cannot access accelerator device when none is available. (A device given as an index "
+                           "means the accelerator's; microtorch runs on the CPU: use device='cpu'.)")
     kind, colon, index = str(d).partition(":")
     if colon and not index.isdigit():
         raise RuntimeError(f"Invalid device string: '{d}'")
@@ -830,6 +838,22 @@ def _plain_dtype(types):
     return _dtype.int64 if int in types else _dtype.bool_
 
 
+def _is_sequence(x):
+    """What torch's tensor() reads as a sequence besides lists and tuples (Python's sequence protocol: a deque, a
+    range, an array.array, a UserList); not a mapping, text, an array or a tensor."""
+    return (hasattr(type(x), "__getitem__") and hasattr(type(x), "__len__") and not isinstance(
+        x, (list, tuple, str, bytes, dict, np.ndarray, np.generic, Tensor)) and not hasattr(x, "keys"))
+
+
+def _sequences_listed(data):
+    """data with every other sequence (a deque of rewards) made a list, as torch reads them."""
+    if _is_sequence(data):
+        return [_sequences_listed(x) for x in data]
+    if isinstance(data, (list, tuple)) and any(_is_sequence(x) or isinstance(x, (list, tuple)) for x in data):
+        return type(data)(_sequences_listed(x) for x in data) if type(data) in (list, tuple) else data
+    return data
+
+
 def _infer_dtype(data):
     """The dtype torch.tensor infers: bool, int64, the default float, or complex; a numpy array or scalar and a
     tensor bring their own."""
@@ -853,7 +877,7 @@ def _infer_dtype(data):
             numbers.add(next(t for t in (bool, int, float, complex) if isinstance(x, t)))
         else:  # (torch: a string is a TypeError, anything else its RuntimeError)
             error = TypeError if isinstance(x, (str, bytes)) else RuntimeError
-            raise error(f"tensor(): could not infer dtype of {type(x).__name__}; pass numbers, "
+            raise error(f"tensor(): Could not infer dtype of {type(x).__name__}; pass numbers, "
                         "nested lists of numbers, numpy arrays or tensors")
     if numbers:
         kinds.add(_plain_dtype(numbers))
@@ -1126,6 +1150,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "rather than microtorch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     if device is not None and device_type(device) != "cpu":  # (meta: made here, then moved; others raise)
         return _leaf(tensor(data, dtype=dtype, device=_CPU).to(device)._data, requires_grad)
+    data = _sequences_listed(data)
     if isinstance(data, np.ndarray):
         _no_negative_strides(data, "tensor(): ")
         if data.dtype.kind in "OUSVMm":  # (an array of objects, text or dates is refused, dtype or not, as torch)

@@ -83,7 +83,7 @@ def test_messages():
     with pytest.raises(TypeError, match=r"'numpy.float32' object cannot be interpreted as an integer"):
         mt.tensor(np.float32(1.0), dtype=mt.int8)
     for call, pattern in ((lambda: mt.as_tensor("a"), r"^as_tensor\(\): invalid data type 'str'"),
-                          (lambda: mt.as_tensor([None]), r"^as_tensor\(\): could not infer dtype of NoneType"),
+                          (lambda: mt.as_tensor([None]), r"^as_tensor\(\): Could not infer dtype of NoneType"),
                           (lambda: mt.as_tensor([mt.ones(2)]), r"^as_tensor\(\): only one element tensors")):
         with pytest.raises(Exception, match=pattern):
             call()

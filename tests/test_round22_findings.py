@@ -534,3 +534,74 @@ def test_a_non_strict_load_reports_as_torch():
     want, got = (lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2)).load_state_dict(
         {"0.weight": lib.ones(2, 2)}, strict=False) for lib in LIBS)
     assert (got.missing_keys, got.unexpected_keys) == (want.missing_keys, want.unexpected_keys)
+
+
+# ---- PyTorch's examples beside torch ----
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor(__import__("collections").deque([1.0, 2.0])), lambda lib: lib.tensor(range(3)),
+    lambda lib: lib.tensor(__import__("array").array("f", [1, 2])),
+    lambda lib: lib.tensor(__import__("collections").UserList([1, 2])),
+    lambda lib: lib.tensor([__import__("collections").deque([1, 2]), __import__("collections").deque([3, 4])]),
+    lambda lib: lib.tensor([range(2), range(2)])])
+def test_tensor_of_other_sequences(make):
+    """reinforce.py: torch.tensor(deque_of_returns)."""
+    want, got = (make(lib) for lib in LIBS)
+    assert repr(got).replace("microtorch", "torch") == repr(want)
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.tensor(x for x in [1]), lambda lib: lib.tensor({1, 2}),
+                                  lambda lib: lib.tensor({"a": 1})])
+def test_tensor_of_what_is_no_sequence(make):
+    _same_error(make)
+
+
+def test_a_pickled_set_and_a_whole_model_load_as_torchs():
+    import io
+    for lib in LIBS:
+        buffer = io.BytesIO()
+        lib.save({1, 2}, buffer)
+        buffer.seek(0)
+        assert lib.load(buffer) == {1, 2}
+        buffer = io.BytesIO()
+        lib.save(lib.nn.Linear(2, 3), buffer)
+        buffer.seek(0)
+        with lib.serialization.safe_globals([lib.nn.Linear]):
+            assert isinstance(lib.load(buffer), lib.nn.Linear)
+
+
+EXAMPLE_ERRORS = {
+    "to(0)": lambda lib: lib.zeros(2).to(0), "device(0)": lambda lib: lib.device(0),
+    "zeros(device=0)": lambda lib: lib.zeros(2, device=0), "Linear.to(0)": lambda lib: lib.nn.Linear(2, 2).to(0),
+    "LSTMCell input size": lambda lib: lib.nn.LSTMCell(1, 4)(lib.zeros(2, 3)),
+    "LSTMCell batch of c": lambda lib: lib.nn.LSTMCell(1, 4)(lib.zeros(2, 1), (lib.zeros(2, 4), lib.zeros(3, 4))),
+    "GRUCell batch": lambda lib: lib.nn.GRUCell(1, 4)(lib.zeros(2, 1), lib.zeros(3, 4)),
+    "RNNCell hidden size": lambda lib: lib.nn.RNNCell(1, 4)(lib.zeros(1), lib.zeros(5)),
+    "RNN of 4 dims": lambda lib: lib.nn.RNN(1, 4)(lib.zeros(5, 2, 1, 1)),
+    "linear dtypes": lambda lib: lib.nn.functional.linear(lib.zeros(2, 1), lib.zeros(4, 1, dtype=lib.double)),
+    "linear dtypes, bias": lambda lib: lib.nn.functional.linear(lib.zeros(2, 1), lib.zeros(4, 1, dtype=lib.double),
+                                                                lib.zeros(4, dtype=lib.double)),
+    "linear of bools": lambda lib: lib.nn.functional.linear(lib.ones(2, 2, dtype=lib.bool), lib.ones(2, 2, dtype=lib.bool)),
+    "mm dtypes": lambda lib: lib.mm(lib.zeros(2, 1), lib.zeros(1, 4, dtype=lib.double)),
+    "matmul of half": lambda lib: lib.zeros(2, 1) @ lib.zeros(1, 4, dtype=lib.half),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EXAMPLE_ERRORS))
+def test_example_errors_as_torchs(case):
+    _same_error(EXAMPLE_ERRORS[case])
+
+
+def test_to_of_an_index_and_a_tensor_is_a_type_error():
+    for lib in LIBS:
+        with pytest.raises(TypeError, match="invalid combination of arguments"):
+            lib.zeros(2).to(0, lib.zeros(1, dtype=lib.long))
+
+
+def test_a_one_layer_rnn_with_dropout_warns_and_flattens_nothing():
+    said = []
+    for lib in LIBS:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lstm = lib.nn.LSTM(4, 4, 1, dropout=0.5)
+        said.append(([str(w.message) for w in caught], lstm.flatten_parameters()))
+    assert said[1] == said[0]

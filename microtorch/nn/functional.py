@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from .._user_line import warn_once
 from ..ops import conv as _convops
 from ..ops import elementwise as _ew
-from ..ops._kernels import _NAMES
+from ..ops._kernels import _NAMES, _TYPE_META
 from ..ops.pad import pad  # noqa: F401
 from ._functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,  # noqa: F401
                                   feature_alpha_dropout)
@@ -103,9 +103,6 @@ def _batched(input, spatial, op):
 
 
 # ---- convolution ----------------------------------------------------------------------------
-_TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half"}  # (how torch names them here)
-
-
 def _check_conv_dtypes(x, weight, bias, op):
     """torch's errors for a convolution whose input, weight and bias differ in dtype: the bias is checked first."""
     fix = (f"(the input is {x.dtype}, the weight {weight.dtype}: convert the input, e.g. x.to(w.dtype), or the module, "

@@ -15,7 +15,7 @@ import numpy as np
 # op: the kinds torch has no kernel for (NotImplementedError)
 _NO_KERNEL = {
     "abs": "b", "absolute": "b", "softsign": "b", "ceil": "b", "floor": "b", "trunc": "b", "fix": "b",
-    "round": "bc", "frac": "bic", "kthvalue": "b", "trace": "b", "inner": "b", "linear": "b",
+    "round": "bc", "frac": "bic", "kthvalue": "b", "trace": "b", "inner": "b",
     "amax": "c", "amin": "c", "aminmax": "c", "unique": "c", "logit": "c",
     "softmax": "c", "log_softmax": "c", "softmin": "c", "leaky_relu": "c", "bucketize": "c",
     "celu": "bic", "elu": "bic", "selu": "bic", "rrelu": "bic", "hardshrink": "bic", "hardsigmoid": "bic",
@@ -78,12 +78,16 @@ _REFUSED = {op: (kinds + "u" * ("i" in kinds), msg) for op, (kinds, msg) in _REF
 _NO_BOOL_OPERAND = {"sub": 2, "subtract": 2, "rsub": 2, "isub": 2, "tanhshrink": 1, "triplet_margin_loss": 3,
                     "triplet_margin_with_distance_loss": 3}
 # ops whose first n tensors must have one dtype (torch does not promote them)
-_SAME_DTYPE = {"allclose": 2, "isclose": 2, "inner": 2, "linear": 2}
+_SAME_DTYPE = {"allclose": 2, "isclose": 2, "inner": 2}
 # ops whose dtype check comes before their dims are checked (the others wrap the dims first)
 DTYPE_BEFORE_DIMS = {"argmax", "argmin", "std", "var", "norm", "normalize", "unique"}
 _RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 _SCALAR = {bool: "b", int: "i", float: "f", complex: "c"}
 _WORD = {"b": "bool", "i": "integer", "u": "integer", "f": "floating point", "c": "complex"}
+# how torch's C++ type names read in some of its messages ("float != double")
+_TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 _NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
           "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
           "complex128": "ComplexDouble"}

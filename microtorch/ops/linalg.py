@@ -3,7 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd._hooks import composite
-from ._kernels import _NAMES
+from ._kernels import _NAMES, _TYPE_META
 from ._op import Op, plain, unrecorded
 from .elementwise import conj
 from .shape import SqueezeDim, broadcasts_to
@@ -240,8 +240,9 @@ def _check(a, b, op):
                                f"broadcastable (shapes {list(sa)} and {list(sb)}); give both operands the "
                                "same batch sizes, or 1 where one should be broadcast") from None
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype} ({op}); "
-                           "convert one operand, e.g. with .float() or .double()")
+        names = [_TYPE_META[t._data.dtype.name] for t in (a, b)]
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]} ({op}: "
+                           f"{a.dtype} and {b.dtype}); convert one operand, e.g. with .float() or .double()")
     if a._data.dtype.kind == "b":  # (torch has no kernel for it; numpy would answer with `or` and `and`)
         raise NotImplementedError(f"\"{op}\" not implemented for 'Bool': a matrix product multiplies numbers; convert "
                                   "the operands with .int() or .float()")

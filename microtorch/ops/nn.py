@@ -5,7 +5,7 @@ from .._tensor import Tensor
 from .._user_line import warn_at_user_line
 from ..autograd.grad_mode import is_grad_enabled
 from ._checks import need_floating
-from ._kernels import _NAMES
+from ._kernels import _NAMES, _TYPE_META
 from ._nll_cascade import cascade_nll
 from ._layout import like_torch
 from ._op import Op, normalize_dims, shown_dim
@@ -206,6 +206,14 @@ def linear(input, weight, bias=None):
         rows = int(np.prod(xs[:-1])) if len(xs) > 1 else 1
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xs[-1]} and {ws[-1]}x{ws[0]}): "
                            f"linear expects inputs whose last dimension is in_features={ws[-1]}")
+    if input._data.dtype != weight._data.dtype:  # (torch's words: matmul's without a bias, addmm's with one)
+        a, b = input._data.dtype.name, weight._data.dtype.name
+        said = (f"expected m1 and m2 to have the same dtype, but got: {_TYPE_META[a]} != {_TYPE_META[b]}" if bias is None
+                else f"mat1 and mat2 must have the same dtype, but got {_NAMES[a]} and {_NAMES[b]}")
+        raise RuntimeError(said + " (linear: convert the input or the weight, e.g. x.to(w.dtype))")
+    if input._data.dtype.kind == "b":  # (after the dtypes, as torch checks them)
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool' (linear: torch has no kernel for "
+                                  "bool tensors; convert the input first, e.g. x.float())")
     if isinstance(bias, Tensor) and (bias._data.ndim > 1 or bias._data.size not in (1, ws[0])):
         raise RuntimeError(f"linear: the bias of shape {list(bias.shape)} does not broadcast to the output's "
                            f"out_features={ws[0]}; give it shape [{ws[0]}]")

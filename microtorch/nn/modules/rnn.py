@@ -4,6 +4,7 @@ output layouts follow torch (gates in torch's order: LSTM i, f, g, o; GRU r, z, 
 PackedSequence (nn.utils.rnn), as torch's: each step runs on the sequences still going, so that each final state
 is the one at its sequence's own length."""
 import math
+import warnings
 
 from ... import _creation
 from ...ops import cat, matmul, stack, unsafe_chunk
@@ -110,6 +111,9 @@ class RNNBase(Module):
         if not isinstance(num_layers, int) or num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
         _check_proj_size(mode, proj_size, hidden_size)
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
+                          f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}")
         self.mode, self.input_size, self.hidden_size, self.num_layers = mode, input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
         self.bidirectional, self.proj_size = bidirectional, proj_size
@@ -196,12 +200,15 @@ class RNNBase(Module):
             return _full_layer(step, gi, state, reverse)
         return (_packed_layer_reversed if reverse else _packed_layer)(step, gi, state, sizes)
 
+    def flatten_parameters(self):
+        """Nothing to do on the CPU (torch's packs the weights into one buffer for cuDNN)."""
+
     def forward(self, input, hx=None):
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
         batched = input.ndim == 3
         if input.ndim not in (2, 3):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead")
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D tensor instead")
         self._check_input_size(input)
         x = input if batched else input.unsqueeze(1)
         if self.batch_first and batched:
@@ -367,6 +374,17 @@ class RNNCellBase(Module):
     def _weights(self):
         return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
 
+    def _check_sizes(self, x, *states):
+        """torch's checks of a cell's batched input and states (h, or h and c: hidden0, hidden1)"""
+        if x.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {x.shape[1]} expected {self.input_size}")
+        for label, h in enumerate(states):
+            if h.shape[0] != x.shape[0]:
+                raise RuntimeError(f"Input batch size {x.shape[0]} doesn't match hidden{label} batch size {h.shape[0]}")
+            if h.shape[1] != self.hidden_size:
+                raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got {h.shape[1]}, expected "
+                                   f"{self.hidden_size}")
+
 
 class RNNCell(RNNCellBase):
     """h' = tanh(W_ih x + b_ih + W_hh h + b_hh) (or relu)"""
@@ -380,6 +398,7 @@ class RNNCell(RNNCellBase):
     def forward(self, input, hx=None):
         x, batched, zeros = self._prepare(input, hx)
         h = zeros if hx is None else (hx if batched else hx.unsqueeze(0))
+        self._check_sizes(x, h)
         out = _rnn_cell(x, h, *self._weights(), relu=self.nonlinearity == "relu")
         return out if batched else out.squeeze(0)
 
@@ -393,6 +412,7 @@ class LSTMCell(RNNCellBase):
     def forward(self, input, hx=None):
         x, batched, zeros = self._prepare(input, hx)
         h, c = (zeros, zeros) if hx is None else (hx if batched else (hx[0].unsqueeze(0), hx[1].unsqueeze(0)))
+        self._check_sizes(x, h, c)
         h, c = _lstm_cell(x, h, c, *self._weights())
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
@@ -406,5 +426,6 @@ class GRUCell(RNNCellBase):
     def forward(self, input, hx=None):
         x, batched, zeros = self._prepare(input, hx)
         h = zeros if hx is None else (hx if batched else hx.unsqueeze(0))
+        self._check_sizes(x, h)
         out = _gru_cell(x, h, *self._weights())
         return out if batched else out.squeeze(0)
