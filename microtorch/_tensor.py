@@ -36,14 +36,42 @@ class Size(tuple):
     """torch.Size: a tuple of ints that prints as `Size([2, 3])`."""
     __module__ = "microtorch"  # (as torch prints the class: <class 'torch.Size'>)
 
+    def __new__(cls, sizes=()):
+        sizes = tuple(sizes)
+        for i, n in enumerate(sizes):
+            if not isinstance(n, (int, np.integer, Tensor)) or isinstance(n, bool):
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(n).__name__}')")
+        if all(type(n) is int for n in sizes):
+            return super().__new__(cls, sizes)
+        return super().__new__(cls, [int(n) for n in sizes])  # (numpy ints and 0-d tensors: their ints)
+
     def __repr__(self):
         return f"microtorch.Size({list(self)})"
+
+    # (slices, sums and repeats of a Size are Sizes, as torch's)
+    def __getitem__(self, key):
+        part = tuple.__getitem__(self, key)
+        return Size(part) if isinstance(key, slice) else part
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other))) if isinstance(other, tuple) else NotImplemented
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
     def numel(self):
         n = 1
         for s in self:
             n *= s
         return n
+
+
+_plain_size = tuple.__new__
 
 
 class Tensor:
@@ -103,11 +131,11 @@ class Tensor:
 
     @property
     def shape(self):
-        return Size(self._data.shape)
+        return _plain_size(Size, self._data.shape)  # (numpy's ints: no checks)
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self._data.shape)
+            return _plain_size(Size, self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
 
     def dim(self):

@@ -387,7 +387,7 @@ FILL_PARAMS = {"normal_": {"mean": 0.0, "std": 1.0}, "uniform_": {"from": 0.0, "
 FILL_RULES = {
     "normal_": lambda v: v["std"] >= 0 or f"normal expects std >= 0.0, but found std {v['std']}",
     "uniform_": lambda v: v["from"] <= v["to"] or
-    f"uniform_ expects to return a [from, to) range, but found from={v['from']} > to={v['to']}",
+    f"uniform_ expects to return a [from, to) range, but found from={v['from']:g} > to={v['to']:g}",
     "exponential_": lambda v: v["lambd"] > 0 or f"exponential_ expects lambda > 0.0, but found lambda={v['lambd']}",
     "bernoulli_": lambda v: not 0 <= v["p"] <= 1 and f"bernoulli_ expects p to be in [0, 1], but got p={v['p']}",
     "cauchy_": lambda v: v["sigma"] > 0 or f"cauchy_ expects sigma > 0.0, but found sigma={v['sigma']}",
@@ -432,7 +432,7 @@ def _check_fill_args(name, self, args, kwargs):
         return args, kwargs
     values = {**params, **given}
     verdict = FILL_RULES[name](values) if not isinstance(values.get("p"), Tensor) else True
-    if verdict is not True and verdict:
+    if isinstance(verdict, str):  # (a rule answers True, or numpy's True for numpy numbers, or the refusal)
         raise RuntimeError(verdict)
     return args, kwargs
 

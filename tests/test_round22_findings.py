@@ -605,3 +605,61 @@ def test_a_one_layer_rnn_with_dropout_warns_and_flattens_nothing():
             lstm = lib.nn.LSTM(4, 4, 1, dropout=0.5)
         said.append(([str(w.message) for w in caught], lstm.flatten_parameters()))
     assert said[1] == said[0]
+
+
+# ---- Udacity's deep-learning-v2-pytorch and Zero to Mastery 05-09 beside torch ----
+SIZE_OPS = [lambda s: s[1:], lambda s: s + (1,), lambda s: (1,) + s, lambda s: s * 2, lambda s: 2 * s, lambda s: s + s,
+            lambda s: s[::-1], lambda s: s[0], lambda s: s[:0], lambda s: s[1:].numel()]
+
+
+@pytest.mark.parametrize("case", range(len(SIZE_OPS)))
+def test_slices_and_sums_of_a_size_are_sizes(case):
+    want, got = (SIZE_OPS[case](lib.zeros(2, 3, 4).shape) for lib in LIBS)
+    assert type(got).__name__ == type(want).__name__ and repr(got).replace("microtorch", "torch") == repr(want)
+
+
+def test_size_of_other_items():
+    _same_error(lambda lib: lib.Size([2.0]))
+    want, got = (repr(lib.Size([np.int64(2), 3])) for lib in LIBS)
+    assert got.replace("microtorch", "torch") == want
+
+
+@pytest.mark.parametrize("fill", ["uniform_", "normal_"])
+def test_fills_take_numpy_numbers(fill):
+    """the weight-initialization notebook: m.weight.data.uniform_(-y, y) with y = 1.0 / np.sqrt(n)"""
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        got.append(getattr(lib.empty(5), fill)(-np.float64(0.5) if fill == "uniform_" else 0, np.float64(0.5)).tolist())
+    assert got[1] == got[0]
+
+
+UDACITY_ERRORS = {
+    "bce of long targets": lambda lib: lib.nn.functional.binary_cross_entropy(lib.tensor([0.2, 0.7]), lib.tensor([1, 0])),
+    "BCELoss of double targets": lambda lib: lib.nn.BCELoss()(lib.tensor([0.2, 0.7]),
+                                                              lib.tensor([1.0, 0], dtype=lib.float64)),
+    "bce of bool targets": lambda lib: lib.nn.functional.binary_cross_entropy(lib.tensor([0.2, 0.7]),
+                                                                              lib.tensor([True, False])),
+    "bce with logits of long targets": lambda lib: lib.nn.BCEWithLogitsLoss()(lib.tensor([0.2, 0.7]), lib.tensor([1, 0])),
+    "label smoothing above 1": lambda lib: lib.nn.CrossEntropyLoss(label_smoothing=1.5)(lib.ones(2, 3),
+                                                                                         lib.tensor([0, 1])),
+    "LSTM of a double input": lambda lib: lib.nn.LSTM(3, 4)(lib.zeros(2, 1, 3).double()),
+    "RNN of a float input, double weights": lambda lib: lib.nn.RNN(3, 4).double()(lib.zeros(2, 1, 3)),
+    "attention, key and value dims": lambda lib: lib.nn.MultiheadAttention(8, 2, batch_first=True)(
+        lib.ones(2, 3, 8), lib.ones(2, 4, 7), lib.ones(2, 4, 8)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UDACITY_ERRORS))
+def test_udacity_errors_as_torchs(case):
+    _same_error(UDACITY_ERRORS[case])
+
+
+def test_bce_weight_of_integers_and_betas_as_a_tuple():
+    want, got = (lib.nn.functional.binary_cross_entropy(lib.tensor([0.2, 0.7]), lib.tensor([1.0, 0]),
+                                                        weight=lib.tensor([1, 2])) for lib in LIBS)
+    assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1] and got.item() == want.item()
+    for name in ("Adam", "AdamW"):
+        want, got = (getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(1))], betas=[0.5, 0.999]) for lib in LIBS)
+        assert got.param_groups[0]["betas"] == want.param_groups[0]["betas"] == (0.5, 0.999)
+        assert type(got.defaults["betas"]) is type(want.defaults["betas"])

@@ -427,7 +427,7 @@ def _in_projection(query, key, value, E, in_w, in_b, separate, qkv_w):
     return [linear(x, w, b) for x, w, b in zip((query, key, value), qkv_w, bs)]
 
 
-def _check_mha_shapes(query, key, value, E, num_heads, embed_dim_to_check, attn_mask, key_padding_mask):
+def _check_mha_shapes(query, key, value, E, num_heads, embed_dim_to_check, attn_mask, key_padding_mask, separate):
     if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
         raise AssertionError(f"query, key and value should be 2-D (unbatched) or 3-D (batched) tensors of the same "
                              f"rank, got shapes {list(query.shape)}, {list(key.shape)}, {list(value.shape)}")
@@ -435,8 +435,9 @@ def _check_mha_shapes(query, key, value, E, num_heads, embed_dim_to_check, attn_
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
     if E % num_heads:
         raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
-    if key.shape[:-1] != value.shape[:-1]:
-        raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
+    if key.shape != value.shape and (not separate or key.shape[:2] != value.shape[:2]):  # (kdim, vdim may differ
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")  # with their own
+        # projections only)
     if key_padding_mask is not None and key_padding_mask.ndim != query.ndim - 1:
         raise AssertionError(f"key_padding_mask should be {query.ndim - 1}-D (batch, S) for "
                              f"{query.ndim}-D inputs, got shape {list(key_padding_mask.shape)}")
@@ -507,7 +508,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     """Inputs are (L, N, E) (or (L, E) unbatched); returns the output and the attention weights (or None)."""
     from .nn import linear
     E = query.shape[-1]
-    _check_mha_shapes(query, key, value, E, num_heads, embed_dim_to_check, attn_mask, key_padding_mask)
+    _check_mha_shapes(query, key, value, E, num_heads, embed_dim_to_check, attn_mask, key_padding_mask,
+                      use_separate_proj_weight)
     unbatched = query.ndim == 2
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

@@ -475,6 +475,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0):
     reduction = chosen_reduction(size_average, reduce, reduction)
     _check_reduction(reduction, "cross_entropy")
+    if label_smoothing > 1.0:  # (torch checks it where it smooths: a negative one is taken as none)
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     need_floating(input, "cross_entropy")
     if input.ndim == 0:
         raise RuntimeError("cross_entropy: the input must have a class dimension (shape (C,) or (N, C, ...)), "
@@ -584,6 +586,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if input._data.dtype.kind not in "f":  # (torch has a kernel for floating point probabilities only)
         raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{_NAMES[input._data.dtype.name]}\' '
                                   "(it takes probabilities: convert with .float())")
+    if target.dtype is not input.dtype:  # (torch's kernel reads the target in the input's dtype)
+        raise RuntimeError(f"Found dtype {_NAMES[target._data.dtype.name]} but expected "
+                           f"{_NAMES[input._data.dtype.name]} (binary_cross_entropy: convert the target, e.g. "
+                           f"target.to(input.dtype))")
+    if weight is not None and weight.dtype is not input.dtype:
+        weight = weight.to(input.dtype)  # (torch multiplies the loss by it in the input's dtype)
     if ((input._data < 0) | (input._data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1 (binary_cross_entropy takes "
                            "probabilities; for logits use binary_cross_entropy_with_logits)")
@@ -669,6 +677,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if input._data.dtype.kind not in "f":  # (torch's first kernel there is log_sigmoid's)
         raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_NAMES[input._data.dtype.name]}\' '
                                   "(binary_cross_entropy_with_logits takes floating point logits: .float())")
+    if not (target.dtype.is_floating_point or target.dtype.is_complex):  # (the loss is written in the target's dtype)
+        raise RuntimeError(f"result type {_NAMES[input._data.dtype.name]} can't be cast to the desired output type "
+                           f"{_NAMES[target._data.dtype.name]} (binary_cross_entropy_with_logits: the target holds "
+                           "probabilities, use target.float())")
     return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 
 

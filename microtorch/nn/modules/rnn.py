@@ -209,6 +209,10 @@ class RNNBase(Module):
         batched = input.ndim == 3
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D tensor instead")
+        weight = self._flat_weights[0] if self._flat_weights else None
+        if weight is not None and input.dtype is not weight.dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). Convert "
+                             f"input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
         self._check_input_size(input)
         x = input if batched else input.unsqueeze(1)
         if self.batch_first and batched:
