@@ -83,6 +83,7 @@ def _dims_as_ints(fn, one_as_tuple=False):
                 raise TypeError(f"{fn.__name__}(): {e}") from None
             raise
     method.__name__, method.__doc__ = fn.__name__, fn.__doc__
+    method._dims_of = fn  # (whose parameters say which numpy spellings it takes: numpy_aliases)
     return method
 
 
@@ -745,7 +746,7 @@ NO_NUMPY_ALIASES = {"norm", "split"}
 def numpy_aliases(fn):
     """fn, also accepting axis= for dim= and keepdims= for keepdim= (as torch's argument parser)."""
     try:
-        params = inspect.signature(fn).parameters
+        params = inspect.signature(getattr(fn, "_dims_of", fn)).parameters
     except (TypeError, ValueError):
         return fn
     aliases = [(a, d) for a, d in (("axis", "dim"), ("keepdims", "keepdim")) if d in params]

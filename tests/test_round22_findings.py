@@ -663,3 +663,12 @@ def test_bce_weight_of_integers_and_betas_as_a_tuple():
         want, got = (getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(1))], betas=[0.5, 0.999]) for lib in LIBS)
         assert got.param_groups[0]["betas"] == want.param_groups[0]["betas"] == (0.5, 0.999)
         assert type(got.defaults["betas"]) is type(want.defaults["betas"])
+
+
+@pytest.mark.parametrize("make", [lambda lib, x: x.squeeze(axis=0), lambda lib, x: x.count_nonzero(axis=0),
+                                  lambda lib, x: np.squeeze(x, axis=0), lambda lib, x: lib.squeeze(x, axis=0),
+                                  lambda lib, x: lib.count_nonzero(x, axis=0)])
+def test_numpy_spellings_of_dim(make):
+    """mnist-mlp: np.squeeze(images, axis=0) on a tensor calls its squeeze(axis=0)."""
+    want, got = (make(lib, lib.ones(1, 2, 3)) for lib in LIBS)
+    assert tuple(got.shape) == tuple(want.shape)
