@@ -672,3 +672,50 @@ def test_numpy_spellings_of_dim(make):
     """mnist-mlp: np.squeeze(images, axis=0) on a tensor calls its squeeze(axis=0)."""
     want, got = (make(lib, lib.ones(1, 2, 3)) for lib in LIBS)
     assert tuple(got.shape) == tuple(want.shape)
+
+
+def _warned(make):
+    said = []
+    for lib in LIBS:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            make(lib)
+        said.append([str(w.message) for w in caught])
+    return said
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.nn.functional.dropout2d(lib.ones(4, 6), 0.5),
+    lambda lib: lib.nn.functional.dropout2d(lib.ones(2, 4, 6), 0.5),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(3, 1, 8), lib.ones(3, 1, 8), lib.ones(3, 1, 8),
+                                                attn_mask=lib.zeros(3, 3),
+                                                key_padding_mask=lib.zeros(1, 3, dtype=lib.bool)),
+    lambda lib: lib.nn.TransformerEncoderLayer(8, 2, 8, dropout=0.0)(
+        lib.ones(3, 1, 8), src_mask=lib.zeros(3, 3), src_key_padding_mask=lib.zeros(1, 3, dtype=lib.bool))])
+def test_deprecation_warnings_as_torchs(make):
+    """mnist_rnn's dropout2d of a 2-d input; language_translation's masks of two types"""
+    want, got = _warned(make)
+    assert got == want
+
+
+@pytest.mark.parametrize("sparsity", [0.1, 0.5, 0.9])
+def test_init_sparse_draws_torchs_numbers(sparsity):
+    got = []
+    for lib in LIBS:
+        lib.manual_seed(3)
+        got.append(lib.nn.init.sparse_(lib.empty(7, 5), sparsity).tolist())
+    assert got[1] == got[0]
+
+
+def test_embedding_of_float_indices_names_the_legacy_class():
+    _same_error(lambda lib: lib.nn.Embedding(5, 3)(lib.tensor([1.0]).double().float()))
+
+
+def test_onnx_and_the_default_backend():
+    import microtorch.onnx
+    assert microtorch.onnx.is_in_onnx_export() is real_torch.onnx.is_in_onnx_export() is False
+    with pytest.raises(RuntimeError, match="cannot export a model to ONNX"):
+        microtorch.onnx.export(microtorch.nn.Linear(2, 2), (microtorch.ones(1, 2),), "model.onnx")
+    for device in ("cpu", "cuda"):
+        assert microtorch.distributed.get_default_backend_for_device(device) == \
+            real_torch.distributed.get_default_backend_for_device(device)

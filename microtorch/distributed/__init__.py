@@ -15,7 +15,8 @@ refusal above rather than silently skipping distributed setup.
 from ._collectives import (all_gather, all_gather_into_tensor, all_gather_single, all_reduce, barrier,  # noqa: F401
                            broadcast, gather, monitored_barrier, reduce, reduce_scatter, reduce_scatter_single,
                            reduce_scatter_tensor, scatter)
-from ._group import (GroupMember, ProcessGroup, destroy_process_group, get_backend, get_global_rank,  # noqa: F401
+from ._group import (GroupMember, ProcessGroup, destroy_process_group, get_backend,  # noqa: F401
+                     get_default_backend_for_device, get_global_rank,
                      get_group_rank, get_node_local_rank, get_process_group_ranks, get_rank, get_world_size, group,
                      init_process_group, is_available, is_backend_available, is_gloo_available, is_initialized,
                      is_mpi_available, is_nccl_available, is_torchelastic_launched, is_ucc_available,
@@ -27,7 +28,8 @@ from ._types import (Backend, DistBackendError, DistError, DistNetworkError, Dis
 __all__ = ["Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "GroupMember",
            "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_gather_object",
            "all_gather_single", "all_reduce", "barrier", "broadcast", "broadcast_object_list", "default_pg_timeout",
-           "destroy_process_group", "gather", "gather_object", "get_backend", "get_global_rank", "get_group_rank",
+           "destroy_process_group", "gather", "gather_object", "get_backend", "get_default_backend_for_device",
+           "get_global_rank", "get_group_rank",
            "get_node_local_rank", "get_process_group_ranks", "get_rank", "get_world_size", "group",
            "init_process_group", "is_available", "is_backend_available", "is_gloo_available", "is_initialized",
            "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "is_ucc_available",

@@ -242,6 +242,15 @@ def get_backend(group=None):
     return resolve(group, collective=False).name()
 
 
+def get_default_backend_for_device(device):
+    """The backend torch picks for a device type: gloo for the CPU, nccl for cuda (which this machine lacks)."""
+    kind = device if isinstance(device, str) else getattr(device, "type", str(device))
+    backends = {"cpu": "gloo", "cuda": "nccl", "xpu": "xccl"}
+    if kind.split(":")[0] not in backends:
+        raise ValueError(f"Default backend not registered for device : {kind}")
+    return backends[kind.split(":")[0]]
+
+
 def get_process_group_ranks(group):
     ranks = _World.groups.get(resolve(group, collective=False))
     if ranks is None:

@@ -75,6 +75,18 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
+    if input.ndim not in (3, 4):  # (torch warns, then drops whole slices of dim 1 as it does for 3-D inputs)
+        warn_at_user_line(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will "
+                          "result in an error in a future release. To retain the behavior and silence this warning, "
+                          "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
+                          "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
+                          "(i.e. 3D or 4D inputs).", UserWarning)
+    if input.ndim == 3:
+        warn_at_user_line("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                          "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                          "This behavior will change in a future release to interpret the input as one without a "
+                          "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+                          "please switch to using dropout1d instead.", UserWarning)
     if input.ndim < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     return _dropout_impl(input, p, training, inplace, True, False)

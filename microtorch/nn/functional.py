@@ -373,7 +373,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     idx = input._data if isinstance(input, Tensor) else np.asarray(input)
     if idx.dtype != np.int64 and idx.dtype != np.int32:  # (kept as they are: torch's node saves int32 indices)
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding); "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding); "
                            "convert the indices with .long()")
     if weight.ndim != 2:
         raise RuntimeError(f"embedding: 'weight' must be 2-D (num_embeddings, embedding_dim), got {weight.ndim}-D")

@@ -164,6 +164,22 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     return normal_(tensor, 0.0, std, generator)
 
 
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A 2-D tensor drawn from N(0, std^2), then in each column ceil(sparsity * rows) entries zeroed, the rows chosen by
+    a random permutation per column (torch's draws, in its order)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from .._creation import randperm
+    from ..autograd.grad_mode import no_grad
+    rows, cols = tensor.shape
+    zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            tensor[randperm(rows, generator=generator)[:zeros], col] = 0
+    return tensor
+
+
 def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix (rows flattened past dim 0), from the QR factors of a normal draw."""
     if tensor.ndim < 2:

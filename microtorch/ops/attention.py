@@ -402,10 +402,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 
 # ---- multi-head attention: nn.MultiheadAttention's computation as a function ----------------------
-def _canonical_mask(mask, name, dtype):
-    """a bool mask (True: do not attend) becomes an additive float mask of -inf; a float mask is kept"""
+def _canonical_mask(mask, name, dtype, other=None, other_name=None):
+    """a bool mask (True: do not attend) becomes an additive float mask of -inf; a float mask is kept. other: the
+    mask given with it, whose other dtype torch warns about"""
     if mask is None:
         return None
+    if other is not None and other.dtype is not mask.dtype:
+        warn_at_user_line(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
+                          "instead.", UserWarning)
     if mask.dtype.np == np.bool_:
         return Tensor._make(np.where(mask._data, -np.inf, 0.0).astype(dtype.np))
     if not mask.dtype.is_floating_point:
@@ -516,7 +520,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         key_padding_mask = None if key_padding_mask is None else key_padding_mask.unsqueeze(0)
     L, bsz = query.shape[:2]
     H, hd = num_heads, E // num_heads
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype, attn_mask, "attn_mask")
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")

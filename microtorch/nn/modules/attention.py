@@ -68,7 +68,7 @@ class MultiheadAttention(Module):
                 average_attn_weights=True, is_causal=False):
         """(L, N, E) inputs, or (N, L, E) with batch_first; returns (output, weights averaged over heads or None)"""
         batched = query.ndim == 3
-        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype, attn_mask, "attn_mask")
         if self.batch_first and batched:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         separate = not self._qkv_same_embed_dim

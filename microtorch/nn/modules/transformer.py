@@ -87,7 +87,8 @@ class TransformerEncoderLayer(_LayerBase):
         self._init_ff(d_model, dim_feedforward, dropout, activation, layer_norm_eps, bias, dtype, 2)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype)
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype, src_mask,
+                                               "src_mask")
         src_mask = _canonical_mask(src_mask, "src_mask", src.dtype)
         x = src
         if self.norm_first:
