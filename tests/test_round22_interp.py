@@ -23,17 +23,7 @@ from tests.saved_compare import STRIDES, assert_saves_as_torch, gradient_graphs
 LIBS = (torch, mt)
 
 
-def _bits(a):
-    return np.ascontiguousarray(a).view(np.uint8)
-
-
-def _assert_bits(got, want, what=""):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape and got.dtype == want.dtype, (what, got.shape, want.shape, got.dtype, want.dtype)
-    if not np.array_equal(_bits(got), _bits(want)):
-        differ = got != want
-        raise AssertionError(f"{what}: {int(differ.sum())} of {got.size} differ from torch's bits, by up to "
-                             f"{np.nanmax(np.abs(got.astype(float) - want.astype(float)))}")
+from test_round21_grid import _assert_bits  # noqa: E402  (the bitwise comparison grid_sample's tests use)
 
 
 def _dt(lib, np_dtype):
