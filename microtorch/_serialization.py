@@ -181,8 +181,8 @@ class _WeightsOnlyUnpickler(pickle.Unpickler):
 
     def find_class(self, module, name):
         # (a protocol-2 pickle, as torch.save writes, names Python 2's modules: __builtin__.set is builtins.set)
-        module, name = _compat_pickle.NAME_MAPPING.get((module, name), (_compat_pickle.IMPORT_MAPPING.get(module, module),
-                                                                        name))
+        renamed = (_compat_pickle.IMPORT_MAPPING.get(module, module), name)
+        module, name = _compat_pickle.NAME_MAPPING.get((module, name), renamed)
         if (module, name) == ("numpy", "dtype"):
             return self._numbers_dtype
         if (module, name) in _OWN_GLOBALS:
