@@ -6,8 +6,8 @@ The visualizer lives in `microtorch.viz` and is not imported here.
 import numpy as _np
 
 from . import _dtype
-from ._dtype import (bool_ as bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,  # noqa: F401
-                     float32, float64, get_default_dtype, half, int, int8, int16, int32, int64, long,
+from ._dtype import (bool_ as bool, bfloat16, cdouble, cfloat, complex64, complex128, double, dtype, float,  # noqa: F401
+                     float16, float32, float64, get_default_dtype, half, int, int8, int16, int32, int64, long,
                      promote_types, set_default_dtype, short, uint8)
 from ._dtype import torch_result_type as result_type  # noqa: F401
 from ._printing import set_printoptions  # noqa: F401
@@ -161,7 +161,7 @@ __all__ = [
     "addmm", "all", "allclose", "amax", "amin", "angle", "any", "arange", "arccos", "arccosh",
     "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "argwhere",
     "as_tensor", "asin", "asinh", "atan", "atan2", "atanh", "atleast_1d", "atleast_2d",
-    "atleast_3d", "bernoulli", "bincount", "bmm", "bool", "broadcast_to", "bucketize", "cat",
+    "atleast_3d", "bernoulli", "bfloat16", "bincount", "bmm", "bool", "broadcast_to", "bucketize", "cat",
     "cdouble", "ceil", "cfloat", "channels_last", "channels_last_3d", "chunk", "clamp", "clamp_max", "clamp_min",
     "clip", "clone", "contiguous_format", "memory_format", "preserve_format",
     "column_stack", "complex128", "complex64", "concat", "concatenate", "conj", "cos", "cosh",

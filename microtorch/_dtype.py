@@ -41,6 +41,25 @@ int32 = dtype("int32", np.int32)
 int64 = dtype("int64", np.int64)
 bool_ = dtype("bool", np.bool_)
 
+class _AbsentDtype(dtype):
+    """A torch dtype numpy has no type for (bfloat16). Its name exists, so code that lists it in a table or compares
+    with it runs (nanoGPT's {'float32': torch.float32, 'bfloat16': torch.bfloat16, ...}); anything that needs its
+    values (a tensor of it, a conversion, finfo) raises a TypeError that says so."""
+    __slots__ = ()
+
+    def __init__(self, name, itemsize):
+        for slot, value in (("name", name), ("is_floating_point", True), ("is_complex", False), ("is_signed", True),
+                            ("itemsize", itemsize)):
+            object.__setattr__(self, slot, value)
+
+    @property
+    def np(self):
+        raise TypeError(f"microtorch has no {self.name}: numpy has no such type, so no tensor can hold it. Use "
+                        "float32 (microtorch.float32), or float16 where half precision is the point.")
+
+
+bfloat16 = _AbsentDtype("bfloat16", 2)
+
 half, float, double = float16, float32, float64
 cfloat, cdouble = complex64, complex128
 short, int, long = int16, int32, int64
@@ -107,6 +126,7 @@ def set_default_dtype(d):
     d = to_dtype(d)
     if not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    d.np  # noqa: B018  (a dtype microtorch lacks, bfloat16, raises its TypeError here)
     _default[0] = d
 
 

@@ -37,7 +37,8 @@ class autocast:
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning,
                           stacklevel=2)
             self._enabled = False
-        if self._enabled and device_type == "cpu" and dtype is not None and str(dtype).split(".")[-1] != "float16":
+        if self._enabled and device_type == "cpu" and dtype is not None and \
+                str(dtype).split(".")[-1] not in ("float16", "bfloat16"):
             warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\nCPU Autocast "
                           "only supports dtypes of torch.bfloat16, torch.float16 currently.", UserWarning, stacklevel=2)
             self._enabled = False  # (float32 or float64: the code runs as written, as in torch)

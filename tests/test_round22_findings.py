@@ -719,3 +719,29 @@ def test_onnx_and_the_default_backend():
     for device in ("cpu", "cuda"):
         assert microtorch.distributed.get_default_backend_for_device(device) == \
             real_torch.distributed.get_default_backend_for_device(device)
+
+
+# ---- bfloat16: a name nanoGPT's train.py lists, refused on use ----
+def test_bfloat16_is_a_dtype_to_name_and_compare():
+    """nanoGPT's train.py: ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, ...}[dtype]"""
+    table = {"float32": microtorch.float32, "bfloat16": microtorch.bfloat16}
+    assert table["bfloat16"] is microtorch.bfloat16 and microtorch.ones(2).dtype != microtorch.bfloat16
+    assert microtorch.bfloat16.is_floating_point and microtorch.bfloat16.itemsize == real_torch.bfloat16.itemsize
+    assert repr(microtorch.bfloat16) == "microtorch.bfloat16"
+
+
+@pytest.mark.parametrize("use", [
+    lambda: microtorch.zeros(2, dtype=microtorch.bfloat16), lambda: microtorch.tensor([1.0], dtype=microtorch.bfloat16),
+    lambda: microtorch.ones(2).to(microtorch.bfloat16),
+    lambda: microtorch.finfo(microtorch.bfloat16), lambda: microtorch.set_default_dtype(microtorch.bfloat16),
+    lambda: microtorch.nn.Linear(2, 2).to(microtorch.bfloat16)])
+def test_bfloat16_refuses_every_use_clearly(use):
+    with pytest.raises(TypeError, match="microtorch has no bfloat16"):
+        use()
+    assert microtorch.get_default_dtype() is microtorch.float32
+
+
+def test_cpu_autocast_to_bfloat16_refuses_as_float16():
+    with pytest.raises(NotImplementedError, match="autocast"):
+        with microtorch.autocast(device_type="cpu", dtype=microtorch.bfloat16):
+            pass
