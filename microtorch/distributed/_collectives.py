@@ -70,6 +70,17 @@ def check_root(gloo_op, rank, fn):
                            "only rank is 0)")
 
 
+def check_root_list(listed, rank, name, role, fn, fix):
+    """torch's checks of a rooted collective's list (gather's gather_list, scatter's scatter_list): given on the root
+    only, and there required. role: 'destination' or 'source'."""
+    if rank != 0 and listed:
+        raise ValueError(f"Argument ``{name}`` must NOT be specified on non-{role} ranks. ({fn}: with world size 1 "
+                         f"the only rank, and so the {role}, is 0)")
+    check_root(fn.split("_")[0], rank, fn)
+    if not listed:
+        raise ValueError(f"Argument ``{name}`` must be specified on {role} rank. ({fn}: pass {fix})")
+
+
 def check_gloo_type(t, fn):
     """gloo, torch's CPU backend, has no int16 collectives (and no complex gather)."""
     if str(t.dtype).endswith("int16") or (fn == "gather" and t.dtype.is_complex):
@@ -228,14 +239,8 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         check_tensor_list(gather_list, "gather_list", "gather")
         _same_dtypes([tensor] + gather_list, "gather")
     resolve(group)
-    dst = root(dst, group_dst, default=0)
-    if dst != 0 and gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks. (gather: with "
-                         "world size 1 the only rank, and so the destination, is 0)")
-    check_root("gather", dst, "gather")
-    if not gather_list:
-        raise ValueError("Argument ``gather_list`` must be specified on destination rank. (gather: pass "
-                         "gather_list=[torch.empty_like(tensor)])")
+    check_root_list(gather_list, root(dst, group_dst, default=0), "gather_list", "destination", "gather",
+                    "gather_list=[torch.empty_like(tensor)]")
     if len(gather_list) != 1:
         raise RuntimeError(f"ProcessGroupGloo::gather: Incorrect output list size {len(gather_list)}. Output list "
                            "size should be 1, same as size of the process group.")
@@ -261,14 +266,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         check_tensor_list(scatter_list, "scatter_list", "scatter")
         _same_dtypes([tensor] + scatter_list, "scatter")
     resolve(group)
-    src = root(src, group_src, default=0)
-    if src != 0 and scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks. (scatter: with "
-                         "world size 1 the only rank, and so the source, is 0)")
-    check_root("scatter", src, "scatter")
-    if not scatter_list:
-        raise ValueError("Argument ``scatter_list`` must be specified on source rank. (scatter: pass "
-                         "scatter_list=[the tensor to send])")
+    check_root_list(scatter_list, root(src, group_src, default=0), "scatter_list", "source", "scatter",
+                    "scatter_list=[the tensor to send]")
     if len(scatter_list) != 1:
         raise RuntimeError(f"ProcessGroupGloo::scatter: Incorrect input list size {len(scatter_list)}. Input list "
                            "size should be 1, same as size of the process group.")

@@ -259,14 +259,20 @@ def get_process_group_ranks(group):
     return list(ranks)
 
 
-def get_global_rank(group, group_rank):
-    """The global rank of `group`'s member group_rank."""
-    if group is GroupMember.WORLD:
-        return group_rank
+def _registered_ranks(group):
+    """The global ranks of a group new_group made, or torch's ValueError for one it did not (or that is destroyed)."""
     ranks = _World.groups.get(group) if isinstance(group, ProcessGroup) else None
     if ranks is None:
         raise ValueError(f"Group {group} is not registered, please create group with torch.distributed.new_group "
                          "API")
+    return ranks
+
+
+def get_global_rank(group, group_rank):
+    """The global rank of `group`'s member group_rank."""
+    if group is GroupMember.WORLD:
+        return group_rank
+    ranks = _registered_ranks(group)
     if not 0 <= group_rank < len(ranks):
         raise ValueError(f"Group rank {group_rank} is not part of group {group}")
     return ranks[group_rank]
@@ -276,10 +282,7 @@ def get_group_rank(group, global_rank):
     """The rank in `group` of the process whose global rank is global_rank."""
     if group is GroupMember.WORLD:
         return global_rank
-    ranks = _World.groups.get(group) if isinstance(group, ProcessGroup) else None
-    if ranks is None:
-        raise ValueError(f"Group {group} is not registered, please create group with torch.distributed.new_group "
-                         "API")
+    ranks = _registered_ranks(group)
     if global_rank not in ranks:
         raise ValueError(f"Global rank {global_rank} is not part of group {group}")
     return ranks.index(global_rank)

@@ -7,7 +7,7 @@ receives from itself: it gets that same copy, made by a pickle round trip; the s
 as it is, as in torch."""
 import pickle
 
-from ._collectives import check_root, root
+from ._collectives import check_root, check_root_list, root
 from ._group import resolve
 
 
@@ -36,14 +36,8 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
 def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
     """object_gather_list[i] = rank i's obj (a copy), on rank dst only."""
     resolve(group)
-    dst = root(dst, group_dst, default=0)
-    if dst != 0 and object_gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks. (gather_object: "
-                         "with world size 1 the only rank, and so the destination, is 0)")
-    check_root("gather", dst, "gather_object")
-    if not object_gather_list:
-        raise ValueError("Argument ``gather_list`` must be specified on destination rank. (gather_object: pass "
-                         "object_gather_list=[None])")
+    check_root_list(object_gather_list, root(dst, group_dst, default=0), "gather_list", "destination",
+                    "gather_object", "object_gather_list=[None]")
     object_gather_list[0] = _received(obj)
 
 
