@@ -233,10 +233,10 @@ _install_deprecated_overloads(Tensor, globals())  # p.add_(-lr, grad): torch's n
 def _add_new_ops():
     """torch.cumprod, torch.det, ...: the functions of the op modules added for issue 13 (round 2)."""
     from ._tensor_methods import NEW_OPS
-    from .ops import bitwise, index_more, linalg_more, misc_more, order, scan, special, spectral
+    from .ops import bitwise, index_more, linalg_more, misc_more, order, scan, special, spectral, strided
     from .ops._api_args import checked
     mods = {"scan": scan, "order": order, "la": linalg_more, "sp": special, "bitwise": bitwise, "im": index_more,
-            "mm": misc_more, "spectral": spectral}
+            "mm": misc_more, "spectral": spectral, "strided": strided}
     names = [n for mod, ns in NEW_OPS.items() for n in ns]
     g = globals()
     for mod, ns in NEW_OPS.items():
@@ -244,7 +244,8 @@ def _add_new_ops():
             g[n] = _numpy_aliases(checked(getattr(mods[mod], n), n))
     g["polygamma"] = checked(special.polygamma, "polygamma")
     g["conj_physical"] = lambda input: input if not input.is_complex() else conj(input).clone()
-    names += ["polygamma", "conj_physical"]
+    g["empty_strided"] = strided.empty_strided
+    names += ["polygamma", "conj_physical", "empty_strided"]
     __all__.extend(n for n in names if n not in __all__)
     _clean_namespace(g, names)
     _guard_namespace(g, [n for n in names if n != "unique_consecutive"])  # (it checks its arguments as torch's)

@@ -229,15 +229,17 @@ def _aliases_and_conversions():
 def _new_op_methods():
     """The ops of scan, order, linalg_more, special, bitwise, index_more and misc_more, as methods."""
     from .ops import bitwise, index_more as im, linalg_more as la, misc_more as mm, order, scan, special as sp, spectral
+    from .ops import strided
     from .ops._api_args import checked
     mods = {"scan": scan, "order": order, "la": la, "sp": sp, "bitwise": bitwise, "im": im, "mm": mm,
-            "spectral": spectral}
+            "spectral": spectral, "strided": strided}
     m = {name: checked(getattr(mods[mod], name), name, method=True) for mod, names in NEW_OPS.items()
          for name in names}
     m.update({
         "polygamma": checked(lambda self, n: sp.polygamma(n, self), "polygamma", method=True),
         "conj_physical": lambda self: self if not self.is_complex() else ops.conj(self).clone(),
         "dim_order": _dim_order,
+        "new_empty_strided": strided.new_empty_strided,
     })
     return m
 
@@ -257,6 +259,7 @@ NEW_OPS = {
            "select_scatter", "slice_scatter"),
     "mm": ("unfold", "renorm", "narrow_copy", "unique_consecutive", "nonzero_static"),
     "spectral": ("stft",),
+    "strided": ("as_strided",),
 }
 
 INPLACE_UNARY = ["acos", "asin", "atan", "arccos", "arcsin", "arctan", "cosh", "sinh", "tan", "erf", "expm1",

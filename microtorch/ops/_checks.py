@@ -238,9 +238,24 @@ def type_error(op, fn, args, kwargs, method, overrides=None, e=None, kinds=None)
         want = _KIND_NAMES[kind]
         shown = {"x": "input", "a": "input", "t": "input", "b": "other"}.get(name, name)  # (torch's names)
         where = f" (position {pos + (0 if method else 1)})" if p.kind is not p.KEYWORD_ONLY else ""
+        if want == "tuple of ints" and isinstance(value, (list, tuple)) and value:
+            return _element_error(op, shown, where, value)
         return TypeError(f"{op}(): argument '{shown}'{where} must be {want}, not {_type_name(value)}; "
                          f"{_FIX[want]}.")
     return None
+
+
+def _element_error(op, shown, where, value):
+    """torch's TypeError for a tuple of ints holding something else: its parser names the first element's type
+    in one form, a later element's in another (counting from 1 there)."""
+    i = next((i for i, v in enumerate(value) if not _ok("int", v)), 0)
+    got = _type_name(value[i])
+    if i == 0:
+        text = f"argument '{shown}'{where} must be tuple of ints, but found element of type {got} at pos 0"
+    else:
+        text = f"argument '{shown}' failed to unpack the object at pos {i + 1} with error \"type must be tuple of " \
+               f"ints,but got {got}\""
+    return TypeError(f"{op}(): {text}; {_FIX['tuple of ints']}.")
 
 
 def guard(fn, op=None, method=False, signature_of=None, overrides=None, eager=False, operator=None):
