@@ -133,7 +133,9 @@ class Tensor:
     def shape(self):
         return _plain_size(Size, self._data.shape)  # (numpy's ints: no checks)
 
-    def size(self, dim=None):
+    def size(self, dim=None, **axis):
+        if axis:  # (numpy's name for dim, which torch's parser takes too)
+            dim = _axis_for_dim("size", dim, axis)
         if dim is None:
             return _plain_size(Size, self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
@@ -186,7 +188,9 @@ class Tensor:
         """The bytes of the tensor's elements (numel * itemsize; an expanded tensor counts each element it shows)."""
         return self._data.size * self._data.itemsize
 
-    def stride(self, dim=None):
+    def stride(self, dim=None, **axis):
+        if axis:
+            dim = _axis_for_dim("stride", dim, axis)
         a = self._data
         if a.size == 0 and not any(a.strides) and a.flags.owndata:  # (numpy zeroes a new empty array's strides;
             # torch's count each 0 as 1. An expanded one keeps its zeros, as torch's)
@@ -831,6 +835,13 @@ def device_type(d):
 
 
 _CPU = device("cpu")
+
+
+def _axis_for_dim(op, dim, given):
+    """x.size(axis=0): numpy's name for dim, as torch's parser takes it; any other keyword, or both, is refused."""
+    if dim is not None or list(given) != ["axis"]:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(given))}'")
+    return given["axis"]
 
 
 def _wrap_dim(dim, ndim, op):

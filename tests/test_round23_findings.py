@@ -35,3 +35,36 @@ def _same_error(make):
 ])
 def test_a_tuple_of_ints_holding_a_float(make):
     _same_error(make)
+
+
+# ---- a product of two dtypes: the words of the kernel torch reaches ----
+_DT = {"f32": "float32", "f64": "float64", "i64": "int64"}
+
+
+@pytest.mark.parametrize("a,b", [("f32", "f64"), ("f64", "f32"), ("f32", "i64"), ("i64", "f32")])
+@pytest.mark.parametrize("shapes,fn", [
+    (((2, 3), (3,)), "mv"), (((1, 2, 3), (1, 3, 2)), "bmm"), (((3,), (3,)), "dot"), (((2, 3), (3, 2)), "mm"),
+    (((3,), (3, 2)), "matmul"), (((2, 2, 3), (3,)), "matmul"), (((2, 3), (2, 3, 2)), "matmul"),
+    (((2, 2, 3), (3, 2)), "matmul"), (((3,), (3,)), "matmul"), (((2, 3), (3,)), "matmul")])
+def test_a_product_of_two_dtypes(a, b, shapes, fn):
+    _same_error(lambda lib: getattr(lib, fn)(lib.ones(*shapes[0], dtype=getattr(lib, _DT[a])),
+                                             lib.ones(*shapes[1], dtype=getattr(lib, _DT[b]))))
+
+
+# ---- conv_transpose's output padding and output_size, in torch's words ----
+@pytest.mark.parametrize("n,stride,pad", [(1, 2, 2), (2, 2, 2), (2, 1, 1), (3, 2, 2)])
+def test_conv_transpose_output_padding_too_large(n, stride, pad):
+    _same_error(lambda lib: getattr(lib.nn, f"ConvTranspose{n}d")(2, 3, 3, stride=stride, output_padding=pad)(
+        lib.ones((1, 2) + (4,) * n)))
+
+
+@pytest.mark.parametrize("shape,size", [((1, 2, 4, 4), (20, 20)), ((1, 2, 4, 4), [30, 30]), ((2, 4, 4), [30, 30])])
+def test_conv_transpose_output_size_out_of_range(shape, size):
+    _same_error(lambda lib: lib.nn.ConvTranspose2d(2, 3, 3, stride=2)(lib.ones(*shape), output_size=size))
+
+
+def test_size_and_stride_take_numpys_axis():
+    for lib in LIBS:
+        x = lib.ones(2, 3)
+        assert (x.size(axis=1), x.stride(axis=0), x.size(axis=-2)) == (3, 3, 2)
+    _same_error(lambda lib: lib.ones(2).size(dim=0, axis=0))

@@ -33,6 +33,16 @@ def _check_transposed(x, weight, bias, groups, n, op):
                            f"to have {weight.shape[0]} channels, but got {x.shape[1]} channels instead")
 
 
+def _per_dim(output_padding, stride, dilation):
+    """conv_transpose's numbers as torch's message lists them, per named dim (1-d is computed as 2-d: a height of
+    output padding 0 and stride 1 comes first)."""
+    if len(stride) == 1:
+        output_padding, stride, dilation = (0,) + output_padding, (1,) + stride, (1,) + dilation
+    dims = ("depth", "height", "width")[-len(stride):]
+    return " ".join(f"{what}_{dim}: {v}" for what, values in (("output_padding", output_padding), ("stride", stride),
+                                                               ("dilation", dilation)) for dim, v in zip(dims, values))
+
+
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n, op):
     x, unbatched = _batched(input, n, op)
     _check_transposed(x, weight, bias, groups, n, op)
@@ -41,7 +51,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     for o, si, di in zip(op_, s, d):
         if o >= si and o >= di:
             raise RuntimeError(f"{op}: output padding must be smaller than either stride or dilation, but got "
-                               f"output_padding={op_}, stride={s}, dilation={d}")
+                               f"{_per_dim(op_, s, d)}")
     for size, k, si, pi, di, o in zip(x.shape[2:], weight.shape[2:], s, p, d, op_):
         if _cm.in_size(size, k, si, pi, pi - o, di) <= 0:
             raise RuntimeError(f"{op}: the output would have no elements (input size {size}, kernel {k}, stride "

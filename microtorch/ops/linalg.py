@@ -240,13 +240,33 @@ def _check(a, b, op):
                                f"broadcastable (shapes {list(sa)} and {list(sb)}); give both operands the "
                                "same batch sizes, or 1 where one should be broadcast") from None
     if a._data.dtype != b._data.dtype:
-        names = [_TYPE_META[t._data.dtype.name] for t in (a, b)]
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]} ({op}: "
-                           f"{a.dtype} and {b.dtype}); convert one operand, e.g. with .float() or .double()")
+        raise RuntimeError(f"{_dtype_error(a, b, op)} ({op}: {a.dtype} and {b.dtype}); convert one operand, e.g. "
+                           "with .float() or .double()")
     if a._data.dtype.kind == "b":  # (torch has no kernel for it; numpy would answer with `or` and `and`)
         raise NotImplementedError(f"\"{op}\" not implemented for 'Bool': a matrix product multiplies numbers; convert "
                                   "the operands with .int() or .float()")
     return a, b
+
+
+def _dtype_error(a, b, op):
+    """torch's words for operands of two dtypes: those of the kernel the product reaches (matmul reaches dot,
+    mv, mm or bmm by the operands' dims, as its dispatch below)."""
+    da, db = a.ndim, b.ndim
+    if op == "matmul":
+        folded = (da >= 3 and db <= 2 or db >= 3 and da <= 2) and _should_fold(a, b)
+        op = "dot" if da == db == 1 else "mv" if db == 1 and da >= 2 else "mm" if max(da, db) <= 2 or folded \
+            else "bmm"
+        if folded and db > da:  # (folded as (b.mT @ a.mT).mT: b is the first operand)
+            a, b = b, a
+    meta = [_TYPE_META[t._data.dtype.name] for t in (a, b)]
+    name = [_NAMES[t._data.dtype.name] for t in (a, b)]
+    if op == "dot":
+        return f"dot : expected both vectors to have same dtype, but found {name[0]} and {name[1]}"
+    if op == "mv":
+        return f"addmv input tensors must have the same dtype, but got {name[1]}, {name[0]}, and {name[1]}"
+    if op == "bmm":
+        return f"expected scalar type {name[0]} but found {name[1]}"
+    return f"expected m1 and m2 to have the same dtype, but got: {meta[0]} != {meta[1]}"
 
 
 @composite("aten::matmul")

@@ -37,8 +37,8 @@ class _ConvTransposeNd(_ConvNd):
               + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
         hi = [lo[d] + self.stride[d] - 1 for d in range(n)]
         if any(not lo[d] <= size[d] <= hi[d] for d in range(n)):
-            raise ValueError(f"requested an output size of {size}, but valid sizes range from {lo} to {hi} (for an "
-                             f"input of {list(input.shape[input.ndim - n:])})")
+            raise ValueError(f"requested an output size of {list(output_size) if isinstance(output_size, list) else output_size}, "
+                             f"but valid sizes range from {lo} to {hi} (for an input of {input.shape[2:]})")
         return tuple(size[d] - lo[d] for d in range(n))
 
     def forward(self, input, output_size=None):
