@@ -68,3 +68,46 @@ def test_size_and_stride_take_numpys_axis():
         x = lib.ones(2, 3)
         assert (x.size(axis=1), x.stride(axis=0), x.size(axis=-2)) == (3, 3, 2)
     _same_error(lambda lib: lib.ones(2).size(dim=0, axis=0))
+
+
+# ---- distributions repeated over a larger batch (Normal, Bernoulli, Categorical, Uniform) ----
+def _expanded_draws(lib, make, batch):
+    lib.manual_seed(0)
+    d = make(lib)
+    e = d.expand(batch)
+    x = e.sample((2,))
+    return (tuple(e.batch_shape), tuple(e.event_shape), tuple(x.shape), x.numpy().copy(),
+            e.log_prob(x).detach().numpy().copy(), e.entropy().detach().numpy().copy(), type(e).__name__,
+            e._validate_args == d._validate_args, sorted(k for k in vars(e) if not k.startswith("_")))
+
+
+@pytest.mark.parametrize("make,batch", [
+    (lambda lib: lib.distributions.Normal(lib.tensor([0.0, 1.0, 2.0]), lib.tensor(2.0)), (4, 3)),
+    (lambda lib: lib.distributions.Normal(0.0, 1.0), (2,)),
+    (lambda lib: lib.distributions.Bernoulli(probs=lib.tensor([0.2, 0.7])), (3, 2)),
+    (lambda lib: lib.distributions.Bernoulli(logits=lib.tensor([-1.0, 0.5])), (3, 2)),
+    (lambda lib: lib.distributions.Categorical(logits=lib.tensor([[0.1, 1.0, -1.0], [2.0, 0.0, 0.0]])), (5, 2)),
+    (lambda lib: lib.distributions.Categorical(probs=lib.tensor([0.2, 0.3, 0.5])), (4,)),
+    (lambda lib: lib.distributions.Uniform(lib.tensor([0.0, 1.0]), lib.tensor([1.0, 3.0])), (2, 2)),
+])
+def test_expand_as_torchs(make, batch):
+    want, got = (_expanded_draws(lib, make, batch) for lib in LIBS)
+    assert want[:3] == got[:3] and want[6:] == got[6:]
+    for a, b in zip(want[3:6], got[3:6]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_expand_errors_as_torchs():
+    _same_error(lambda lib: lib.distributions.Normal(lib.zeros(3), 1.0).expand((4,)))
+    _same_error(lambda lib: lib.distributions.Bernoulli(lib.tensor([0.5, 0.5])).expand((2, 3)))
+
+
+def test_multinomial_expand():
+    def run(lib):
+        lib.manual_seed(0)
+        e = lib.distributions.Multinomial(5, lib.tensor([0.2, 0.3, 0.5])).expand((4,))
+        x = e.sample((2,))
+        return tuple(e.batch_shape), tuple(e.event_shape), x.tolist(), e.log_prob(x).tolist()
+    want, got = (run(lib) for lib in LIBS)
+    assert want[:3] == got[:3]
+    np.testing.assert_allclose(want[3], got[3], rtol=1e-6)

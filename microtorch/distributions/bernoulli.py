@@ -8,6 +8,7 @@ from .distribution import Distribution, broadcast_all, lazy_parameter, unit_inte
 
 class Bernoulli(Distribution):
     """log_prob(x) = x log p + (1 - x) log(1 - p), computed from the logits as a BCE-with-logits."""
+    _expandable = ("probs", "logits")
     _arg_checks = {"probs": (unit_interval, "Interval(lower_bound=0.0, upper_bound=1.0)"),
                    "logits": (lambda v: v == v, "Real()")}
 

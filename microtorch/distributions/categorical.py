@@ -27,6 +27,7 @@ def probs_to_logits(probs, is_binary=False):
 
 class Categorical(Distribution):
     """P(X = k) = probs[..., k]; probs is logits.softmax(-1) and logits is probs.log()."""
+    _expandable = ("probs", "logits")
     _arg_checks = {"probs": (simplex, "Simplex()"), "logits": (lambda v: v == v, "IndependentConstraint(Real(), 1)")}
 
     def __init__(self, probs=None, logits=None, validate_args=None):

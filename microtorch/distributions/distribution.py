@@ -52,6 +52,28 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
+    _expandable = ()   # the parameters expand() repeats over a larger batch (a subclass without any has none)
+
+    def expand(self, batch_shape, _instance=None):
+        """The same distribution repeated over a larger batch: each parameter expanded (views, no copy), those
+        derived lazily from another (Bernoulli's logits from probs) left to be derived again."""
+        import microtorch as mt
+        if not self._expandable:
+            raise NotImplementedError(f"{type(self).__name__}.expand is not implemented")
+        new = type(self).__new__(type(self)) if _instance is None else _instance
+        batch = mt.Size(batch_shape)
+        for name in self._expandable:
+            if name in self.__dict__:
+                value = self.__dict__[name]
+                setattr(new, name, value.expand(batch + value.shape[len(self._batch_shape):]))
+        for name, value in self.__dict__.items():  # (Categorical's number of events)
+            if not name.startswith("_") or name in ("_batch_shape", "_event_shape", "_validate_args"):
+                continue
+            new.__dict__.setdefault(name, value)
+        Distribution.__init__(new, batch, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _extended_shape(self, sample_shape=()):
         import microtorch as mt
         return mt.Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))

@@ -17,6 +17,14 @@ class Multinomial(Distribution):
         shape = self._categorical.param_shape
         super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        """The same counts over a larger batch: the inner Categorical expanded."""
+        new = type(self).__new__(type(self)) if _instance is None else _instance
+        new.total_count, new._categorical = self.total_count, self._categorical.expand(batch_shape)
+        Distribution.__init__(new, _mt.Size(batch_shape), self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     @property
     def probs(self):
         return self._categorical.probs

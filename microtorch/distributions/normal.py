@@ -8,6 +8,7 @@ from .distribution import Distribution, broadcast_all, log_sqrt_2pi, positive, r
 class Normal(Distribution):
     """N(loc, scale^2); log_prob(x) = -(x - loc)^2 / (2 scale^2) - log(scale) - log(sqrt(2 pi))."""
     has_rsample = True
+    _expandable = ("loc", "scale")
     _arg_checks = {"loc": (real, "Real()"), "scale": (positive, "GreaterThan(lower_bound=0.0)")}
 
     def __init__(self, loc, scale, validate_args=None):

@@ -6,6 +6,7 @@ from .distribution import Distribution, broadcast_all
 class Uniform(Distribution):
     """Density 1 / (high - low) on [low, high), 0 elsewhere (log_prob -inf there when not validating)."""
     has_rsample = True
+    _expandable = ("low", "high")
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
@@ -38,16 +39,6 @@ class Uniform(Distribution):
     @property
     def variance(self):
         return (self.high - self.low).pow(2) / 12
-
-    def expand(self, batch_shape, _instance=None):
-        """The same bounds repeated over a larger batch (views, no copy)."""
-        import microtorch as mt
-        new = type(self).__new__(type(self)) if _instance is None else _instance
-        batch = mt.Size(batch_shape)
-        new.low, new.high = self.low.expand(batch), self.high.expand(batch)
-        Distribution.__init__(new, batch, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     def rsample(self, sample_shape=()):
         u = _creation.rand(tuple(self._extended_shape(sample_shape)), dtype=self.low.dtype)
