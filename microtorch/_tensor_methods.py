@@ -290,7 +290,7 @@ def _add_inplace_forms(m, table):
         m[name + "_"] = _unary(table[name], name + "_")
     for name, draw in RANDOM_FILLS.items():
         m[name] = _random_fill(name, draw)
-    for name in ("t", "transpose", "squeeze", "unsqueeze", "swapaxes", "swapdims"):
+    for name in ("t", "transpose", "squeeze", "unsqueeze", "swapaxes", "swapdims", "as_strided"):
         m[name + "_"] = _inplace_view(name + "_", table[name])
     for name, op in (("asinh", "asinh"), ("acosh", "acosh"), ("atanh", "atanh"), ("arcsinh", "asinh"),
                      ("arccosh", "acosh"), ("arctanh", "atanh")):

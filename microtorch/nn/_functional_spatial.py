@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from ..ops import conv_more as _cm
 from ..ops._kernels import _NAMES
 from ..ops import pool_more as _pm
+from ..ops._memory_formats import channels_last, suggested_format
 from ..ops import upsample as _up
 from .functional import (_batched, _conv, _given, _max_pool_input, _no_max_pool_kernel, _pool_pads, _tuple,
                          avg_pool1d, avg_pool2d, max_pool1d, max_pool2d)
@@ -224,8 +225,11 @@ def _adaptive_avg(input, out_sz, n, op):
     _check_output_size(x, out_sz, op)
     if all(out_sz) and x.numel():
         _need_real_floating(x, op)
-    if all(v == 1 for v in out_sz):  # torch takes the mean here
-        return input.mean(tuple(range(input.ndim - n, input.ndim)), keepdim=True)
+    if all(v == 1 for v in out_sz):  # torch takes the mean here, restrided in place when the input is channels-last
+        out = input.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)
+        if n == 2 and suggested_format(input._data) is channels_last:
+            out.as_strided_(out.shape, (out.shape[1], 1, out.shape[1], out.shape[1]))
+        return out
     mats = tuple(_up.area_matrix(o, i) for o, i in zip(out_sz, x.shape[2:]))
     return _up.RESAMPLE[f"AdaptiveAvgPool{n}D"].apply(input, mats)
 

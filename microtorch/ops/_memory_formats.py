@@ -80,6 +80,20 @@ def like_channels_last(shape, strides):
     return True
 
 
+def channels_last_of(out, *inputs, ranks=(4, 5)):
+    """out, a fresh array, laid out channels_last (channels_last_3d) when one of inputs (arrays of out's rank, among
+    `ranks`) suggests that format: torch's convolutions, pools and resampling give their output the layout their
+    input (or weight) is in. Else out as it is."""
+    for x in inputs:
+        if type(x) is np.ndarray and x.ndim == out.ndim and x.ndim in ranks and like_channels_last(x.shape, x.strides):
+            order = _FASTEST_FIRST[channels_last if x.ndim == 4 else channels_last_3d]
+            strides = _dense_in_order(out.shape, order)
+            if [s // out.itemsize for s in out.strides] == strides or type(out) is not np.ndarray:
+                return out
+            return _copy_with_strides(out, strides)
+    return out
+
+
 def in_layout_of(out, x):
     """out, a fresh array of x's shape, in the layout of torch's empty_like(x): x's own strides when x is dense (those
     of its size-1 dims too), else dense ones in the order of x's (sort's values and indices are allocated so)."""

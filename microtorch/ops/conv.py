@@ -11,6 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .._tensor import Tensor
+from ._memory_formats import channels_last_of
 from ._op import Op, shown_dim
 from .elementwise import where
 
@@ -140,7 +141,7 @@ class Convolution(Op):
         if b is not None:
             out += b.reshape(1, -1, 1, 1)
         ctx.args = (one_d, x.shape, k, stride, pads, dilation, groups)
-        return out[:, :, 0] if one_d else out
+        return out[:, :, 0] if one_d else channels_last_of(out, x, w)
 
     @staticmethod
     def backward(ctx, grad):
@@ -233,7 +234,7 @@ class MaxPool2d(Op):
         indices = _plane_indices(arg, inside, (h, w), kernel, stride, pads, dilation).reshape(lead + (oh, ow))
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(x, indices)
-        return out.reshape(lead + (oh, ow)), indices
+        return channels_last_of(out.reshape(lead + (oh, ow)), x), channels_last_of(indices, x)
 
     @staticmethod
     def backward(ctx, grad, _):
@@ -266,7 +267,8 @@ class AvgPool2d(Op):
         ctx.scale = np.broadcast_to(1 / divisor, (1,) + cols.shape[1:]).astype(x.dtype)
         ctx.args = (kernel, pads, stride)
         ctx.save_for_backward(x)
-        return out.reshape(lead + (oh, ow)).astype(x.dtype, copy=False)  # (sizes given: an empty batch has no -1)
+        out = out.reshape(lead + (oh, ow)).astype(x.dtype, copy=False)  # (sizes given: an empty batch has no -1)
+        return channels_last_of(out, x)
 
     @staticmethod
     def backward(ctx, grad):

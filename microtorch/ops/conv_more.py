@@ -11,6 +11,7 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ._memory_formats import channels_last_of
 from ._op import Op
 from .conv import CONVOLUTION_VALUES, show_convolution
 
@@ -124,7 +125,7 @@ class ConvolutionNd(Op):
         out = run(x, w, groups, k, stride, pads, dilation)
         if b is not None:
             out += b.reshape((1, -1) + (1,) * len(k))
-        return out
+        return channels_last_of(out, x, w)
 
     @staticmethod
     def backward(ctx, grad):

@@ -9,6 +9,7 @@ from .._fma import fma
 from .._tensor import Tensor
 from . import _moments_kernel as moments_kernel
 from ._checks import need_floating
+from ._memory_formats import channels_last_of
 from ._op import Op
 from .scalar_overloads import add_scalar
 
@@ -42,7 +43,7 @@ class NativeGroupNorm(Op):
             out, mean, rstd = _group_norm_formula(x, w, b, groups, eps)  # (vmap's batches, float16)
         stats = (np.asarray(s, x.dtype).reshape(x.shape[0], groups) for s in (mean, rstd))
         ctx.save_for_backward(x, w, *stats)
-        return out
+        return channels_last_of(out, x)
 
     @staticmethod
     def _normalized(ctx, x):

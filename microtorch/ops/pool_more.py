@@ -14,6 +14,7 @@ from ._op import Op
 from .elementwise import where
 from .conv import AVG_POOL_VALUES, MAX_POOL_VALUES, show_avg_pool, show_max_pool
 from .conv_more import Col2imNd, im2col_nd, out_size
+from ._memory_formats import channels_last_of
 
 
 def _planes(x, nd):
@@ -152,7 +153,7 @@ class MaxPool3d(IndexedMaxPool):
         show_max_pool(ctx, shown, kernel, stride, pads, dilation)
         coords = [(np.arange(out_size(s, k, st, lo, hi, d)) * st - lo)[None, :, None] + np.arange(k)[None, None] * d
                   for s, k, st, (lo, hi), d in zip(x.shape[-3:], kernel, stride, pads, dilation)]
-        return window_max(ctx, x, coords, 5)
+        return tuple(channels_last_of(a, x) for a in window_max(ctx, x, coords, 5))
 
 
 def adaptive_bounds(size, out):
@@ -172,7 +173,7 @@ class AdaptiveMaxPool(IndexedMaxPool):
             k = int((end - start).max()) if out else 1
             co = np.minimum(start[:, None] + np.arange(k)[None], end[:, None] - 1)  # repeat the last element
             coords.append(co[None])
-        return window_max(ctx, x, coords, 1)
+        return tuple(channels_last_of(a, x, ranks=(4,)) for a in window_max(ctx, x, coords, 1))  # (3-d: C order)
 
 
 class AdaptiveMaxPool2d(AdaptiveMaxPool):

@@ -19,7 +19,7 @@ import numpy as np
 from .._fma import fma, fma64, halves
 from .._tensor import Tensor
 from . import _range_kernels
-from ._memory_formats import channels_last, channels_last_3d, is_laid_out
+from ._memory_formats import channels_last, channels_last_3d, channels_last_of, is_laid_out
 from ._op import NoDerivative, Op, unrecorded
 from .linalg import Bmm
 
@@ -45,12 +45,13 @@ class Resample(Op):
     shown: (a scale per spatial dim, None where a size was given; align_corners), as torch's node shows them"""
     _grad_fn_name = "ResampleBackward0"
     adjoint = None  # the op of the transposed mats, which computes the backward (None: Resample itself)
+    _channels_last = ()  # the ranks of a channels-last input whose layout the output keeps (as torch's kernels)
     _show = None  # what the node shows (the named ops and their adjoints: see _named)
 
     @staticmethod
     def forward(ctx, x, mats, back_mats=None, shown=None):
         ctx.mats, ctx.back_mats, ctx.shown = mats, (mats if back_mats is None else back_mats), shown
-        out = np.ascontiguousarray(apply_mats(x, mats))
+        out = channels_last_of(np.ascontiguousarray(apply_mats(x, mats)), x, ranks=ctx._forward_cls._channels_last)
         if ctx._forward_cls._show is not None:
             ctx._forward_cls._show(ctx, x.shape, out.shape, shown)
         return out
@@ -123,7 +124,8 @@ def _named(name):
         base, show, show_back = Resample, _upsampled, _upsampled_back
         values = {**back_values, "self_sym_sizes": "self_sym_sizes"}
     op = type(name, (base,), {"_grad_fn_name": name + "Backward0", "__doc__": base.__doc__, "_saved_values": values,
-                              "_show": staticmethod(show) if show else None})
+                              "_show": staticmethod(show) if show else None,
+                              "_channels_last": (4,) if name == "AdaptiveAvgPool3D" else (4, 5)})
     op.adjoint = type(name + "Backward", (Resample,), {"_grad_fn_name": name + "BackwardBackward0", "adjoint": op,
                                                        "__doc__": Resample.__doc__, "_saved_values": back_values,
                                                        "_show": staticmethod(show_back)})
@@ -482,7 +484,7 @@ class PixelShuffle(Op):
     @staticmethod
     def forward(ctx, x, r):
         ctx.r = r
-        return _shuffle(x, r)
+        return channels_last_of(_shuffle(x, r), x, ranks=(4,))
 
     @staticmethod
     def backward(ctx, grad):
