@@ -44,12 +44,13 @@ def _encode(obj, arrays):
         if obj.requires_grad:
             node["requires_grad"] = True
         return node
-    if isinstance(obj, np.ndarray):
+    if isinstance(obj, (np.ndarray, np.generic)) and not isinstance(obj, (np.integer, np.floating)) or \
+            type(obj) in _NUMPY_NUMBERS:  # (an array, or a numpy number: loaded as one, as torch's pickle does)
         if obj.dtype.kind in "OV":
             raise TypeError("save: numpy arrays of Python objects cannot be saved without pickle")
         name = f"t{len(arrays)}"
-        arrays[name] = obj
-        return {"ndarray": name}
+        arrays[name] = np.asarray(obj)
+        return {"ndarray" if isinstance(obj, np.ndarray) else "numpy_scalar": name}
     if obj is None or isinstance(obj, (bool, str)):
         return obj
     if isinstance(obj, (int, np.integer)):
@@ -70,7 +71,22 @@ def _encode(obj, arrays):
                     f"arrays, numbers, strings, None, and lists, tuples and dicts of them{hint}")
 
 
-def _decode(node, arrays):
+_NUMPY_NUMBERS = {np.dtype(c).type for c in "?bBhHiIlLqQefdgFDG"}
+# the global torch's pickle of a numpy value names, which weights_only refuses unless allowed (add_safe_globals)
+_NUMPY_GLOBALS = {"ndarray": ("numpy._core.multiarray", "_reconstruct"),
+                  "numpy_scalar": ("numpy._core.multiarray", "scalar")}
+
+
+def _numpy_allowed(name, weights_only):
+    """The check _decode makes of a numpy value: torch's weights-only load refuses the globals that rebuild one."""
+    def check(kind):
+        module, attr = _NUMPY_GLOBALS[kind]
+        if weights_only and safe_global(module, attr) is None:
+            raise pickle.UnpicklingError(weights_only_refusal(name, f"{module}.{attr}"))
+    return check
+
+
+def _decode(node, arrays, numpy_allowed=None):
     if node is None or isinstance(node, (bool, int, str)):
         return node
     if isinstance(node, dict) and len(node) >= 1:
@@ -82,18 +98,21 @@ def _decode(node, arrays):
             if node.get("requires_grad"):
                 t.requires_grad_(True)
             return t
-        if "ndarray" in node:
-            return arrays[node["ndarray"]]
+        for kind in ("ndarray", "numpy_scalar"):
+            if kind in node:
+                if numpy_allowed is not None:
+                    numpy_allowed(kind)
+                return arrays[node[kind]] if kind == "ndarray" else arrays[node[kind]][()]
         if "float" in node:
             return float(node["float"])
         if "list" in node:
-            return [_decode(v, arrays) for v in node["list"]]
+            return [_decode(v, arrays, numpy_allowed) for v in node["list"]]
         if "tuple" in node:
-            return tuple(_decode(v, arrays) for v in node["tuple"])
+            return tuple(_decode(v, arrays, numpy_allowed) for v in node["tuple"])
         if "dict" in node or "ordered_dict" in node:
             out = OrderedDict() if "ordered_dict" in node else {}
             for k, v in node.get("dict", node.get("ordered_dict")):
-                out[_decode(k, arrays)] = _decode(v, arrays)
+                out[_decode(k, arrays, numpy_allowed)] = _decode(v, arrays, numpy_allowed)
             return out
         if "dtype" in node:
             from . import _dtype
@@ -164,8 +183,9 @@ def safe_global(module, name):
 def weights_only_refusal(name, global_name):
     """torch's two ways out of a weights-only refusal, for a file that names a global outside the allowlist."""
     whole_model = ".nn." in f".{global_name}" and "Parameter" not in global_name
-    return (f"Weights only load failed: {name!r} names the global {global_name}, which is not an allowed global by "
-            f"default{' (a whole model, as save(model, f) writes)' if whole_model else ''}. This file can still be "
+    return (f"Weights only load failed: {name!r} names the global {global_name}. WeightsUnpickler error: Unsupported "
+            f"global: GLOBAL {global_name} was not an allowed global by default"
+            f"{' (a whole model, as save(model, f) writes)' if whole_model else ''}. This file can still be "
             "loaded, if you trust its source: (1) re-run load with weights_only=False (unpickling can run arbitrary "
             f"code), or (2) allow the global with microtorch.serialization.add_safe_globals([{global_name}]) or the "
             f"microtorch.serialization.safe_globals([{global_name}]) context manager. Or save and load the model's "
@@ -292,7 +312,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
             if doc.get("version", 0) > _FORMAT_VERSION:
                 raise ValueError(f"format version {doc.get('version')} is newer than this microtorch "
                                  f"understands ({_FORMAT_VERSION})")
-            return _decode(doc["object"], arrays)
+            return _decode(doc["object"], arrays, _numpy_allowed(name, weights_only))
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
             raise RuntimeError(f"load: {name!r} is corrupt: its structure description cannot be read ({e})") \
                 from None

@@ -111,3 +111,32 @@ def test_multinomial_expand():
     want, got = (run(lib) for lib in LIBS)
     assert want[:3] == got[:3]
     np.testing.assert_allclose(want[3], got[3], rtol=1e-6)
+
+
+# ---- numpy values in a checkpoint: loaded as numpy values, refused by a weights-only load as torch's ----
+def _saved(lib, obj):
+    import io
+    buf = io.BytesIO()
+    lib.save(obj, buf)
+    buf.seek(0)
+    return buf
+
+
+@pytest.mark.parametrize("value", [np.arange(3.0), np.float64(2.5), np.int64(3), np.bool_(True), np.float32(1.5),
+                                   np.array(7, np.int32)])
+def test_numpy_values_in_a_checkpoint(value):
+    import pickle
+    for lib in LIBS:
+        loaded = lib.load(_saved(lib, {"v": value, "epoch": 3}), weights_only=False)
+        assert type(loaded["v"]) is type(value) and np.array_equal(loaded["v"], value) and loaded["epoch"] == 3
+        with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL numpy._core.multiarray"):
+            lib.load(_saved(lib, [value]))
+
+
+def test_numpy_values_load_once_allowed():
+    allowed = [np._core.multiarray.scalar, np._core.multiarray._reconstruct, np.ndarray, np.dtype,
+               np.dtypes.Float64DType]
+    for lib in LIBS:
+        with lib.serialization.safe_globals(allowed):
+            loaded = lib.load(_saved(lib, {"a": np.arange(2.0), "n": np.float64(0.5)}))
+        assert loaded["a"].tolist() == [0.0, 1.0] and type(loaded["n"]) is np.float64
