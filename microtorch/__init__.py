@@ -147,7 +147,7 @@ def __getattr__(name):
     import importlib
     if name in ("nn", "optim", "func", "testing", "utils", "viz", "cuda", "backends", "accelerator", "random",
                 "distributions", "special", "version", "xpu", "profiler", "multiprocessing", "_dynamo",
-                "serialization", "distributed", "onnx"):
+                "serialization", "distributed", "onnx", "jit"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
