@@ -81,7 +81,15 @@ def _odd_sum(x, y):
 def horner32(coefficients, x):
     """The polynomial with these float32 coefficients (highest degree first, numbers or arrays) at x, each step one
     fused multiply-add, as the compiled kernels evaluate theirs"""
-    out = np.broadcast_to(coefficients[0], np.shape(x))
+    with np.errstate(invalid="ignore"):
+        return horner32_quiet(coefficients, x)
+
+
+def horner32_quiet(coefficients, x):
+    """horner32, numpy kept quiet by the caller; x is float32. The steps stay in float64 between the roundings to
+    float32 (every value is a float32 in a float64), so each step costs one product, one sum and the rounding."""
+    x64 = np.asarray(x, np.float64)
+    out = np.broadcast_to(np.asarray(coefficients[0], np.float64), x64.shape)
     for c in coefficients[1:]:
-        out = fma32(out, x, c)
-    return out
+        out = _fma32(out * x64, np.asarray(c, np.float64)).astype(np.float64)
+    return out.astype(np.float32)

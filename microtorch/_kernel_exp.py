@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _libm_f32
 from ._double_float import add2_pf, add2_pp, add_fp, add_pp, div_pp, mul_pf, mul_pp, reciprocal_p, square_p
-from ._fma import fma, fma32, horner32
+from ._fma import fma, fma32, fma32_quiet, horner32, horner32_quiet
 
 F32 = np.float32
 _EXPF_POLY = [0.000198527617612853646278381, 0.00139304355252534151077271, 0.00833336077630519866943359,
@@ -24,19 +24,24 @@ def expf(d):
     """float32 e^d: d = q ln 2 + s with q an integer (ln 2 in two parts), e^s by a degree-7 polynomial, times 2^q;
     below -104 exactly 0, above 100 inf."""
     d = np.asarray(d, F32)
-    q = np.rint(d * F32(_R_LN2))
-    s = fma32(q, F32(-0.693145751953125), d)
-    s = fma32(q, F32(-1.428606765330187045e-06), s)
-    u = horner32([F32(c) for c in _EXPF_POLY], s)
-    u = F32(1) + fma32(s * s, u, s)
-    return np.where(d > F32(100), F32(np.inf), np.where(d < F32(-104), F32(0), _times_power_of_two(u, q)))
+    with np.errstate(invalid="ignore", over="ignore"):  # (one switch for every step: inf * 0 is NaN, as the fma's)
+        q = np.rint(d * F32(_R_LN2))
+        s = fma32_quiet(q, F32(-0.693145751953125), d)
+        s = fma32_quiet(q, F32(-1.428606765330187045e-06), s)
+        u = horner32_quiet(_EXPF_COEFFICIENTS, s)
+        u = F32(1) + fma32_quiet(s * s, u, s)
+        out = _times_power_of_two(u, q)
+    return np.where(d > F32(100), F32(np.inf), np.where(d < F32(-104), F32(0), out))
+
+
+_EXPF_COEFFICIENTS = [F32(c) for c in _EXPF_POLY]
 
 
 def _times_power_of_two(u, q):
     """u 2^q, in two factors (so that a q near the exponent's limit does not overflow early), each 2^h made from its
-    bits (q is clipped to where it matters: beyond it the result is 0 or inf anyway, set by the caller)"""
-    with np.errstate(invalid="ignore"):  # (a NaN's q: its u is NaN already)
-        qi = np.clip(np.nan_to_num(q), -200, 200).astype(np.int32)
+    bits (q is clipped to where it matters: beyond it the result is 0 or inf anyway, set by the caller; a NaN's q
+    casts to any integer: its u is NaN already). Called with numpy kept quiet."""
+    qi = np.clip(q, -200, 200).astype(np.int32)
     half = qi >> 1
     return u * _power_of_two(half) * _power_of_two(qi - half)
 
