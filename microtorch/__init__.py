@@ -67,7 +67,7 @@ arccos, arcsin, arctan, fix, moveaxis = acos, asin, atan, trunc, movedim
 
 def argwhere(input):
     return nonzero(input)
-strided = "strided"
+from ._dtype import layout, sparse_coo, strided  # noqa: F401,E402
 e, pi, inf, nan = _np.e, _np.pi, _np.inf, _np.nan
 __version__ = "0.1.0"
 
@@ -266,3 +266,6 @@ from ._legacy_tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTen
 __all__ += ["BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor",
             "LongTensor", "ShortTensor", "set_default_tensor_type"]
 from ._storage import install as _install_storage; _install_storage(Tensor, globals())  # noqa: E402,E702
+from . import sparse  # noqa: E402,F401  (sparse COO tensors: last, once Tensor has all the methods it refuses)
+sparse.install(globals())
+__all__ += ["layout", "sparse_coo", "sparse_coo_tensor", "spmm"]

@@ -41,6 +41,29 @@ int32 = dtype("int32", np.int32)
 int64 = dtype("int64", np.int64)
 bool_ = dtype("bool", np.bool_)
 
+class layout:
+    """How a tensor keeps its elements: strided (a dense array) or sparse_coo (indices and values)."""
+    __module__ = "microtorch"  # (as torch prints the class: <class 'torch.layout'>)
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"microtorch.{self.name}"
+
+    def __reduce__(self):
+        return (_layout_by_name, (self.name,))
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+
+
+def _layout_by_name(name):
+    return {"strided": strided, "sparse_coo": sparse_coo}[name]
+
+
 class _AbsentDtype(dtype):
     """A torch dtype numpy has no type for (bfloat16). Its name exists, so code that lists it in a table or compares
     with it runs (nanoGPT's {'float32': torch.float32, 'bfloat16': torch.bfloat16, ...}); anything that needs its

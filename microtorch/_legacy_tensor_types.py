@@ -16,8 +16,9 @@ from ._user_line import warn_once
 class tensortype(type):
     """The type of the legacy classes (torch's is torch.tensortype): a class is a dtype on the CPU."""
 
-    def __instancecheck__(cls, obj):  # (a float32 Tensor, nn.Parameter included, is a FloatTensor; a meta one is not)
-        return isinstance(obj, Tensor) and obj.dtype is cls.dtype and not obj.is_meta
+    def __instancecheck__(cls, obj):  # (a float32 Tensor, nn.Parameter included, is a FloatTensor; a meta or sparse
+        # one is not)
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype and not obj.is_meta and not obj.is_sparse
 
     def __call__(cls, *args, **kwargs):
         """FloatTensor(2, 3), FloatTensor(size), FloatTensor(data), FloatTensor(t) (t's alias): a Tensor of

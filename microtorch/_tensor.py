@@ -168,7 +168,10 @@ class Tensor:
 
     @property
     def layout(self):
-        return "strided"
+        return _dtype.strided
+
+    is_sparse = False  # (a sparse COO tensor is microtorch.sparse's subclass)
+    _sparse = False
 
     def is_floating_point(self):
         return self.dtype.is_floating_point

@@ -139,8 +139,15 @@ def _sum(a, b):
     torch's input buffer does. Else (the sum is recorded, or carries tangents or a vmap batch) `+`."""
     if (grad_mode._state.__dict__.get("enabled", True) or type(a) is not Tensor or type(b) is not Tensor
             or a._fw_grads or b._fw_grads or type(a._data) is not np.ndarray or type(b._data) is not np.ndarray):
-        return a + b
+        return a + b if not (a._sparse or b._sparse) else _sparse_sum(a, b)
     return Tensor._make(np.asarray(a._data + b._data))  # (numpy gives a scalar for 0-d arrays)
+
+
+def _sparse_sum(a, b):
+    """Two gradients of which one is sparse (a sparse tensor adds dense ones to its dense form)."""
+    return a._sum_with(b) if a._sparse else b._sum_with(a)
+
+
 _NOTHING = itertools.repeat(None)  # the gradients of a node that did not run
 
 
@@ -252,10 +259,14 @@ def accumulate_into(var, grad, create_graph, node, listening):
     if before is None:
         if create_graph:  # torch copies with copy_, so .grad has its own storage and a CopyBackwards node
             var._grad = _copy(Tensor._make(np.empty_like(grad._data)), grad)
+        elif grad._sparse or var._sparse:  # (a sparse gradient is kept as made; a dense one copied)
+            var._grad = grad.detach() if grad._sparse else Tensor._make(grad._data.copy())
         elif _nobody_else_holds(grad) and _obeys_layout(grad._data, var._data):
             var._grad = Tensor._make(grad._data)  # torch keeps it too (no copy) when laid out like var
         else:
             var._grad = Tensor._make(_copy_in_layout(grad._data, var._data))
+    elif before._sparse or grad._sparse:
+        var._grad = _sparse_sum(before, grad)
     elif create_graph or grad_mode.is_grad_enabled():
         var._grad = before + grad
     else:  # in place, as torch does outside create_graph

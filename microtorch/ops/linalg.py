@@ -217,6 +217,10 @@ class Bmm(Matmul):
 def _check(a, b, op):
     if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         raise TypeError(f"{op}(): expected Tensors, got {type(a).__name__} and {type(b).__name__}")
+    if a._sparse or b._sparse:
+        raise NotImplementedError(f"Could not run 'aten::{op}' with arguments from the 'SparseCPU' backend: "
+                                  "microtorch multiplies a sparse matrix by a dense one with mm, matmul, @ or "
+                                  "torch.sparse.mm/addmm; for other products convert with .to_dense()")
     sa, sb = a._data.shape, b._data.shape
     if not sa or not sb:
         raise RuntimeError(f"{op}: both arguments need to be at least 1D, but they are {len(sa)}D and {len(sb)}D")
@@ -269,11 +273,17 @@ def _dtype_error(a, b, op):
     return f"expected m1 and m2 to have the same dtype, but got: {meta[0]} != {meta[1]}"
 
 
+sparse_product = None  # (a, b, op) -> a @ b with a sparse operand: set by microtorch.sparse when it loads
+
+
 @composite("aten::matmul")
 def matmul(input, other):
     """torch's dispatch: dot, mv, mm, a folded mm/mv when one side is a batch and the other a
     matrix or vector, else one batched product (bmm in torch) with broadcasting."""
     a, b = input, other
+    if type(a) is not Tensor or type(b) is not Tensor:  # (a plain Tensor pays this check only)
+        if getattr(a, "_sparse", False) or getattr(b, "_sparse", False):
+            return sparse_product(a, b, "matmul")
     a, b = _check(a, b, "matmul")
     da, db = a._data.ndim, b._data.ndim  # (the arrays': Tensor.ndim is a Python property)
     if da == 2 and db == 2:
@@ -353,6 +363,9 @@ def mm(input, mat2, *, out_dtype=None):
     if out_dtype is not None:
         no_out_dtype("mm")
     a, b = input, mat2
+    if type(a) is not Tensor or type(b) is not Tensor:  # (a plain Tensor pays this check only)
+        if getattr(a, "_sparse", False) or getattr(b, "_sparse", False):
+            return sparse_product(a, b, "mm")
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"mm: self must be a matrix and mat2 must be a matrix (got {a.ndim}D and {b.ndim}D); "
                            "use matmul for other shapes")
