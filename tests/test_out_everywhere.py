@@ -57,6 +57,10 @@ def _sample(name):
                 result = getattr(torch, name)(*args)
             except Exception:
                 continue
+            try:  # (microtorch's call too: a warning given once per process, as sparse_coo_tensor's, is spent alike)
+                getattr(mt, name)(*_candidates(mt)[k])
+            except Exception:
+                pass
         if isinstance(result, torch.Tensor):
             return k
     return None

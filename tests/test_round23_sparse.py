@@ -427,3 +427,12 @@ def test_warns_once_about_invariants_as_torch():
         _s(microtorch)
         _s(microtorch)
     assert sum("Sparse invariant checks are implicitly disabled" in str(w.message) for w in seen) == 1
+
+
+def test_forward_mode_through_a_sparse_op_is_refused_clearly():
+    import microtorch.autograd.forward_ad as fwad
+    s = microtorch.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
+    with fwad.dual_level():
+        x = fwad.make_dual(microtorch.ones(2, 2), microtorch.ones(2, 2))
+        with pytest.raises(NotImplementedError, match="no forward-mode AD through sparse tensors"):
+            microtorch.sparse.mm(s, x)

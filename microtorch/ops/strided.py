@@ -38,6 +38,16 @@ class AsStridedView(Op):
             gx = gx / Tensor._make(overlap.astype(gx._data.dtype))
         return gx, None, None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        """The tangent read as the primal is: t placed at x's storage positions (an overlapping x's tangent holds
+        one value per position, so the sum there is divided back), then read at the output's."""
+        storage = AsStridedScatter.apply(t, (ctx.count,), ctx.x_at)
+        counts = np.bincount(ctx.x_at.ravel(), minlength=ctx.count)
+        if counts.max(initial=0) > 1:
+            storage = storage / Tensor._make(np.maximum(counts, 1).astype(storage._data.dtype))
+        return AsStrided.apply(storage, ctx.read_at)
+
 
 def _storage_elements(x):
     """x's buffer as a flat array of x's dtype, from the buffer's first element."""

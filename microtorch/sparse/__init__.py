@@ -5,6 +5,8 @@ SparseTensor; `dense.to_sparse()` makes one of a dense tensor. Products with a d
 `sparse.addmm`, `torch.mm`, `torch.matmul`, `@`, `torch.spmm`) and `sparse.sum` are differentiable ops
 (products.py), with torch's nodes. `install()` wires the few entry points into Tensor and the dense matmul.
 """
+import warnings
+
 import numpy as np
 
 from .. import _dtype
@@ -24,8 +26,6 @@ _INVARIANTS = ("Sparse invariant checks are implicitly disabled. Memory errors (
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None, is_coalesced=None):
-    if check_invariants is None:
-        warn_once("sparse_invariants", _INVARIANTS)  # (microtorch checks them always: an index out of range raises)
     idx = _index_array(indices)
     values = values if isinstance(values, Tensor) else as_tensor(values, dtype=dtype)
     if dtype is not None and values.dtype is not _dtype.to_dtype(dtype):
@@ -36,6 +36,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
                            "one column of indices per row of values)")
     shape = _checked_size(idx, values._data, size)
     coalesced = idx.shape[1] < 2 if is_coalesced is None else bool(is_coalesced)
+    if check_invariants is None:  # (after the arguments' checks, as torch's; microtorch checks the invariants always)
+        warn_once("sparse_invariants", _INVARIANTS)
     if requires_grad:
         if not values.dtype.is_floating_point and not values.dtype.is_complex:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
@@ -97,6 +99,9 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
 def to_dense(self, dtype=None, *, masked_grad=None):
     if dtype is not None and not isinstance(dtype, _dtype.dtype):
         raise TypeError(f"to_dense(): argument 'dtype' (position 1) must be torch.dtype, not {type(dtype).__name__}")
+    if getattr(self._data, "__vmap_batched__", False):  # (torch has no batching rule for it: its fallback warns)
+        warnings.warn("There is a performance drop because we have not yet implemented the batching rule for "
+                      "aten::to_dense: vmap runs it once per example.", UserWarning, stacklevel=2)
     return self if dtype is None else self.to(dtype)
 
 

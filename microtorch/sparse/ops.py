@@ -13,6 +13,15 @@ from . import _kernels as k
 from ._array import SparseArray
 
 
+class SparseOp(Op):
+    """An op on sparse tensors: forward mode through them is not built (a clear error rather than a wrong tangent)."""
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise NotImplementedError(f"{ctx._forward_cls.__name__}: microtorch has no forward-mode AD through sparse "
+                                  "tensors; convert with .to_dense() first, or use reverse mode (backward, grad)")
+
+
 def wrap(sa):
     """A sparse tensor over the SparseArray sa."""
     from .tensor import SparseTensor
@@ -24,7 +33,7 @@ def _sparse_grad(grad, pattern):
     return wrap(k.mask_of(grad._data, k.coalesce(pattern)))
 
 
-class SparseCooTensor(Op):
+class SparseCooTensor(SparseOp):
     """sparse_coo_tensor(indices, values, size): values' gradient is the gradient at each index"""
     _grad_fn_name = "SparseCooTensorWithDimsAndTensorsBackward0"
 
@@ -38,7 +47,7 @@ class SparseCooTensor(Op):
         return None, Tensor._make(k.values_at(grad._data, ctx.indices, ctx.values_shape)), None, None
 
 
-class ToDense(Op):
+class ToDense(SparseOp):
     _grad_fn_name = "ToDenseBackward0"
 
     @staticmethod
@@ -51,7 +60,7 @@ class ToDense(Op):
         return _sparse_grad(grad, ctx.sa)
 
 
-class ToSparse(Op):
+class ToSparse(SparseOp):
     """dense.to_sparse(): the gradient comes back dense (zero where the input was)"""
     _grad_fn_name = "ToSparseBackward1"
 
@@ -68,7 +77,7 @@ class ToSparseDim(ToSparse):
     _grad_fn_name = "ToSparseBackward0"
 
 
-class Coalesce(Op):
+class Coalesce(SparseOp):
     _grad_fn_name = "CoalesceBackward0"
 
     @staticmethod
@@ -80,7 +89,7 @@ class Coalesce(Op):
         return grad
 
 
-class Values(Op):
+class Values(SparseOp):
     """s.values() of a coalesced s: the values' gradient goes back at s's indices"""
     _grad_fn_name = "ValuesBackward0"
 
@@ -94,7 +103,7 @@ class Values(Op):
         return wrap(ctx.sa.with_values(grad._data))
 
 
-class MulNumber(Op):
+class MulNumber(SparseOp):
     _grad_fn_name = "MulBackward0"
 
     @staticmethod
@@ -120,7 +129,7 @@ class DivNumber(MulNumber):
         return grad / ctx.c, None
 
 
-class Neg(Op):
+class Neg(SparseOp):
     _grad_fn_name = "NegBackward0"
 
     @staticmethod
@@ -132,7 +141,7 @@ class Neg(Op):
         return -grad
 
 
-class Clone(Op):
+class Clone(SparseOp):
     _grad_fn_name = "CloneBackward0"
 
     @staticmethod
@@ -144,7 +153,7 @@ class Clone(Op):
         return grad
 
 
-class ToCopy(Op):
+class ToCopy(SparseOp):
     _grad_fn_name = "ToCopyBackward0"
 
     @staticmethod
@@ -157,7 +166,7 @@ class ToCopy(Op):
         return grad.to(from_numpy_dtype(ctx.src)), None
 
 
-class Add(Op):
+class Add(SparseOp):
     """a + alpha b of two sparse tensors of one size"""
     _grad_fn_name = "AddBackward0"
 
@@ -175,7 +184,7 @@ class Sub(Add):
     _grad_fn_name = "SubBackward0"
 
 
-class Transpose(Op):
+class Transpose(SparseOp):
     _grad_fn_name = "TransposeBackward0"
 
     @staticmethod

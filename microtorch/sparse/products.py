@@ -7,10 +7,9 @@ operand's is sparse at its indices under SparseAddmm, dense under Mm (as torch's
 """
 import numpy as np
 
-from ..ops._op import Op
 from . import _kernels as k
 from ._array import SparseArray
-from .ops import wrap
+from .ops import SparseOp, wrap
 
 
 def _st(sa):
@@ -18,7 +17,7 @@ def _st(sa):
     return wrap(k.transposed(sa, 0, 1))
 
 
-class SparseAddmm(Op):
+class SparseAddmm(SparseOp):
     """beta bias + alpha S @ D"""
     _grad_fn_name = "SparseAddmmBackward0"
 
@@ -48,7 +47,7 @@ class SparseAddmm(Op):
         return gb, gs, gd, None, None
 
 
-class SparseMm(Op):
+class SparseMm(SparseOp):
     """a @ b with one of them sparse (torch.mm, matmul, spmm): MmBackward0; the sparse one's gradient is dense"""
     _grad_fn_name = "MmBackward0"
 
@@ -73,7 +72,7 @@ class SparseMm(Op):
                 dense.t().mm(grad) if need_b else None)
 
 
-class SparseMv(Op):
+class SparseMv(SparseOp):
     """S @ v: MvBackward0"""
     _grad_fn_name = "MvBackward0"
 
@@ -91,7 +90,7 @@ class SparseMv(Op):
                 SparseMv.apply(_st(ctx.sa), grad) if need_v else None)
 
 
-class SparseSum(Op):
+class SparseSum(SparseOp):
     """torch.sparse.sum(S, dim): sparse while a sparse dim is left, dense once all are summed"""
     _grad_fn_name = "SparseSumBackward0"
 
