@@ -436,3 +436,28 @@ def test_forward_mode_through_a_sparse_op_is_refused_clearly():
         x = fwad.make_dual(microtorch.ones(2, 2), microtorch.ones(2, 2))
         with pytest.raises(NotImplementedError, match="no forward-mode AD through sparse tensors"):
             microtorch.sparse.mm(s, x)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.zeros(2, 3, layout=lib.sparse_coo), lambda lib: lib.empty(2, 3, layout=lib.sparse_coo,
+                                                                             dtype=lib.float64),
+    lambda lib: lib.zeros_like(lib.ones(2), layout=lib.sparse_coo), lambda lib: lib.zeros(2, layout=lib.strided),
+    lambda lib: lib.zeros(2, 2, layout=lib.sparse_coo, requires_grad=True)])
+def test_factories_read_layout(make):
+    def run(lib):
+        out = make(lib)
+        return (repr(out).replace("microtorch", "torch"), str(out.layout).replace("microtorch", "torch"),
+                out.requires_grad, out.is_sparse)
+    assert run(real_torch) == run(microtorch)
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.ones(2, layout=lib.sparse_coo),
+                                  lambda lib: lib.full((2,), 1.0, layout=lib.sparse_coo),
+                                  lambda lib: lib.zeros(2, layout="strided")])
+def test_factories_refuse_what_torch_refuses(make):
+    errors = []
+    for lib in (real_torch, microtorch):
+        with pytest.raises(Exception) as info:
+            make(lib)
+        errors.append((type(info.value).__name__, str(info.value).replace("microtorch", "torch")))
+    assert errors[0][0] == errors[1][0] and errors[0][1] in errors[1][1]

@@ -238,6 +238,46 @@ def install(namespace):
     namespace.update(sparse_coo_tensor=sparse_coo_tensor, spmm=spmm)
     for name, method in _ROUTED.items():
         namespace[name] = _routed(namespace[name], method)
+    for name, fn in list(namespace.items()):
+        if not name.startswith("_") and _takes_layout(fn):
+            namespace[name] = _layout_checked(fn, name)
+
+
+def _takes_layout(fn):
+    import inspect
+    try:
+        return callable(fn) and not isinstance(fn, type) and "layout" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+# the factories whose sparse form torch makes: a sparse tensor of zeros (no entries); the others refuse it
+_SPARSE_FACTORIES = {"zeros", "empty", "zeros_like", "empty_like"}
+
+
+def _layout_checked(fn, name):
+    """A factory that reads layout=: strided (the default) as it was, sparse_coo as torch's (zeros and empty give a
+    sparse tensor without entries; the others refuse), anything else torch's TypeError."""
+    import functools
+
+    @functools.wraps(fn)
+    def factory(*args, **kwargs):
+        layout = kwargs.get("layout")
+        if layout is None or layout is _dtype.strided:
+            return fn(*args, **kwargs)
+        if not isinstance(layout, _dtype.layout):
+            raise TypeError(f"{name}(): argument 'layout' must be torch.layout, not {type(layout).__name__}")
+        if name not in _SPARSE_FACTORIES:
+            shown = "full" if name in ("ones", "ones_like", "full_like") else name  # (torch's ones is a full)
+            raise RuntimeError(f"{shown}(...) is not implemented for sparse layout (microtorch makes sparse tensors of "
+                               "zeros with zeros or empty, and others with sparse_coo_tensor or .to_sparse())")
+        kwargs.pop("layout")
+        requires_grad = kwargs.pop("requires_grad", False)
+        dense = fn(*args, **kwargs)
+        out = sparse_coo_tensor(np.zeros((dense.ndim, 0), np.int64), np.zeros((0,), dense._data.dtype),
+                                tuple(dense.shape), check_invariants=False)
+        return out.requires_grad_() if requires_grad else out
+    return factory
 
 
 # torch's functions whose sparse form is a SparseTensor method (torch.t(s) is s.t())
