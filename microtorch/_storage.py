@@ -33,9 +33,9 @@ from .ops.resize import _buffer_of
 
 _MODULE = "microtorch.storage"  # (torch's classes live in torch.storage; so do these, by microtorch/storage.py)
 _WARN_KEY = "TypedStorage is deprecated"
-_DEPRECATED = ("TypedStorage is deprecated. It will be removed in the future, and UntypedStorage will be the only "
-               "storage class; this matters only if you use storages directly. For a tensor's bytes without this "
-               "warning, call tensor.untyped_storage() instead of tensor.storage().")
+_DEPRECATED = ("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
+               "storage class. This should only matter to you if you are using storages directly.  To access "
+               "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()")  # (torch's words)
 _CPU, _META = _device("cpu"), _device("meta")
 
 

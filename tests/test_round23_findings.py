@@ -140,3 +140,25 @@ def test_numpy_values_load_once_allowed():
         with lib.serialization.safe_globals(allowed):
             loaded = lib.load(_saved(lib, {"a": np.arange(2.0), "n": np.float64(0.5)}))
         assert loaded["a"].tolist() == [0.0, 1.0] and type(loaded["n"]) is np.float64
+
+
+def test_the_typed_storage_warning_is_torchs():
+    import warnings
+    texts = []
+    for lib in LIBS:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            lib.tensor([10.0, 20.0, 30.0]).storage()
+        texts.append([str(w.message) for w in seen if "TypedStorage" in str(w.message)])
+    assert texts[0] == texts[1] and texts[0]
+
+
+def test_a_number_to_a_float32_tensor_power_rounds_as_torchs():
+    # labml's ALiBi slopes (2 ** -0.5 to the odd powers) are torch's bits; over many bases torch's float32 pow (SLEEF's,
+    # within an ulp) and the double result rounded, which microtorch computes, differ by one ulp in a few percent
+    alibi = [lib.pow(2.0 ** -0.5, lib.arange(1, 9, 2)).tolist() for lib in LIBS]
+    assert alibi[0] == alibi[1]
+    bases = np.random.default_rng(0).uniform(0.05, 4.0, 40)
+    want, got = (np.array([lib.pow(float(b), lib.arange(-30, 31)).numpy() for b in bases]) for lib in LIBS)
+    ulps = np.abs(want.view(np.int32).astype(np.int64) - got.view(np.int32))
+    assert ulps.max() <= 1 and (ulps > 0).mean() < 0.03

@@ -719,7 +719,10 @@ class RPow(Op):
     @staticmethod
     def forward(ctx, x, base):
         dt = np.result_type(x.dtype, np.complex64) if isinstance(base, complex) else x.dtype  # (x stays real)
-        out = np.asarray(np.power(np.asarray(base, dtype=dt), x), order="C")  # torch's: contiguous
+        if dt == np.float32:  # (torch's float32 pow is nearer the double result rounded than numpy's, as Pow's)
+            out = np.asarray(np.power(np.asarray(base, dt), x, dtype=np.float64).astype(dt), order="C")
+        else:
+            out = np.asarray(np.power(np.asarray(base, dtype=dt), x), order="C")  # torch's: contiguous
         ctx.base, ctx.log_base = base, _log_of_base(base, dt.kind == "c")
         ctx.save_for_backward(out, x)  # x too, as torch: modifying the exponent in place is an error
         return out
