@@ -162,3 +162,45 @@ def test_a_number_to_a_float32_tensor_power_rounds_as_torchs():
     want, got = (np.array([lib.pow(float(b), lib.arange(-30, 31)).numpy() for b in bases]) for lib in LIBS)
     ulps = np.abs(want.view(np.int32).astype(np.int64) - got.view(np.int32))
     assert ulps.max() <= 1 and (ulps > 0).mean() < 0.03
+
+
+# ---- element reads and writes in Python loops (fastbook's matmul from scratch): views and versions as torch's ----
+def test_matmul_by_element_loops_is_torchs():
+    def run(lib):
+        lib.manual_seed(0)
+        a, b = lib.randn(3, 5), lib.randn(5, 2)
+        c = lib.zeros(3, 2)
+        for i in range(3):
+            for j in range(2):
+                for k in range(5):
+                    c[i, j] += a[i, k] * b[k, j]
+        return c.numpy(), c._version, a._version
+    want, got = (run(lib) for lib in LIBS)
+    np.testing.assert_array_equal(want[0], got[0])
+    assert want[1:] == got[1:]
+
+
+@pytest.mark.parametrize("grad", [False, True])
+def test_element_views_as_torchs(grad):
+    def run(lib):
+        x = lib.arange(6.0).reshape(2, 3).requires_grad_(grad)
+        with lib.no_grad():
+            e = x[1, -1]
+            f = x[0]
+        g = x[1, 2] if not grad else x.detach()[1, 2]
+        y = lib.zeros(2, 3)
+        v = y[1]
+        y[0, 1] = 5.0
+        y[-1, 0] = lib.tensor(2.0)
+        y[1, 1] = 3  # (an int into a float tensor)
+        return (e.item(), e.requires_grad, e._base is x, e.is_leaf, f.shape, f.requires_grad, g.item(), g._version,
+                y.tolist(), y._version, v.tolist(), v._version, e.stride(), f.stride())
+    assert run(real_torch) == run(microtorch)
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.zeros(2, 3)[2, 0], lambda lib: lib.zeros(2, 3)[0, -4],
+                                  lambda lib: lib.zeros(2, 3)[0, 0, 0], lambda lib: lib.zeros(2, 3).__setitem__((5, 0), 1.0),
+                                  lambda lib: lib.zeros(2, dtype=lib.int64).__setitem__((0,), 2 ** 70)])
+def test_element_errors_as_torchs(make):
+    (wt, w), (gt, g) = (_error(lambda lib=lib: make(lib)) for lib in LIBS)
+    assert wt == gt and wt is not None and w.split(" (")[0] in g, (w, g)

@@ -5,6 +5,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._user_line import warn_at_user_line
+from ..autograd import _hooks, grad_mode
 from ._checks import need_dims
 from ._index_layout import index_like_torch
 from ._op import Op, SavedList, broadcast_error, dim_passed_on, normalize_dims, shown_dim, zeros_for
@@ -357,8 +358,28 @@ def legacy_tuple(key):
     return key
 
 
+def plain_element_view(x, key):
+    """x[i, j, ...] for Python ints within bounds where no op records anything (x needs no gradient here, carries
+    no tangent, nobody listens to events): the view numpy gives, marked as x's view, without the Select nodes that
+    would be made and dropped (a loop over elements, as fastbook's matmul from scratch, spends its time there).
+    None where the general path is needed."""
+    a = x._data
+    if type(x) is not Tensor or type(a) is not np.ndarray or len(key) > a.ndim or x._fw_grads or \
+            x._requires_grad and grad_mode._state.__dict__.get("enabled", True) or _hooks._listeners:
+        return None
+    for k, n in zip(key, a.shape):
+        if type(k) is not int or not -n <= k < n:
+            return None
+    from .shape import _share
+    return _share(Tensor._make(a[key + (Ellipsis,)]), x)
+
+
 def getitem(x, key):
     from .shape import _share, unsqueeze
+    if type(key) is tuple or type(key) is int:
+        out = plain_element_view(x, key if type(key) is tuple else (key,))
+        if out is not None:
+            return out
     key = legacy_tuple(key)
     single_slice = isinstance(key, slice)  # x[a:b] always records a slice; x[a:b, ...] skips full ones
     if not isinstance(key, tuple):

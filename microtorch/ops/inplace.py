@@ -803,6 +803,8 @@ def setitem(self, key, value):
             _as_value(self, value)
         return
     _check_mutable(self, "x[idx] = v")
+    if type(key) is tuple and _plain_element_write(self, key, value):
+        return
     key = legacy_tuple(key)
     if not isinstance(key, tuple):
         _check_zero_dim_key(self, key)
@@ -837,6 +839,29 @@ def setitem(self, key, value):
             from .shape import expanded_shape
             expanded_shape(value, target._data.shape)
         _copy(target, value)
+
+
+def _plain_element_write(self, key, value):
+    """x[i, j] = v for Python ints and a number (or a 0-d tensor of x's dtype) where nothing records: written
+    straight into x's memory, one version counted, as the general path does through a view and fill_. False
+    where the general path is needed (a gradient to track, views to rebuild, a tangent, an alias)."""
+    from .index import plain_element_view
+    if isinstance(value, Tensor):
+        if type(value) is not Tensor or value._data.ndim or value._requires_grad or value._fw_grads or \
+                value._data.dtype != self._data.dtype:
+            return False
+        value = value._data
+    elif type(value) is not float and not (type(value) is int and -2 ** 63 <= value < 2 ** 63):
+        return False
+    base = self._base if self._base is not None else self
+    if base._requires_grad or self._requires_grad or len(self._version_counter) > 1 or \
+            not self._data.flags.writeable or plain_element_view(self, key) is None:
+        return False
+    from .index import fill_scalar
+    self._data[key] = value if isinstance(value, np.ndarray) else \
+        fill_scalar(value, self.dtype, "x[idx] = v", self.dtype.name != "float16")
+    self._version_counter[0] += 1
+    return True
 
 
 def _without_leading_ones(value, ndim):
