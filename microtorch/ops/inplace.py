@@ -783,7 +783,7 @@ def _as_value(self, value):
     if isinstance(value, (bool, int, float, complex)):
         from .index import fill_scalar
         if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
-            raise ValueError(f"x[idx] = v: Overflow when unpacking long ({value} does not fit in 64 bits)")
+            raise ValueError(f"Overflow when unpacking long long (x[idx] = v: {value} does not fit in 64 bits)")
         # (torch converts x[idx] = v into float16 without the range check of its other fills: 70000 is inf)
         return Tensor._make(np.asarray(fill_scalar(value, self.dtype, "x[idx] = v", self.dtype.name != "float16")))
     if not isinstance(value, Tensor):
