@@ -1282,11 +1282,24 @@ def from_numpy(ndarray):
     _dtype.from_numpy_dtype(ndarray.dtype)
     _no_negative_strides(ndarray)
     if not ndarray.flags.writeable:
-        warn_once("read-only array", "The given NumPy array is not writable, and microtorch does not support "
-                  "non-writable tensors: writing to this tensor will raise an error (in PyTorch, undefined "
-                  "behavior). You may want to copy the array to protect its data or make it writable before "
-                  "converting it to a tensor. This type of warning will be suppressed for the rest of this program.")
+        warn_once("read-only array", "The given NumPy array is not writable, and PyTorch does not support "
+                  "non-writable tensors. This means writing to this tensor will result in undefined behavior. You may "
+                  "want to copy the array to protect its data or make it writable before converting it to a tensor. "
+                  "This type of warning will be suppressed for the rest of this program.")
+        ndarray = _writable(ndarray)
     return Tensor._make(_numpy_strides(ndarray))
+
+
+def _writable(ndarray):
+    """A writable array for a read-only one, as torch writes into the memory of any array it was given: a writable
+    view of the same memory where numpy allows one (the array's flag was only turned off), else a copy (memory that
+    is truly read-only, as a bytes object's: torch's writes there are undefined)."""
+    view = ndarray.view()
+    try:
+        view.flags.writeable = True
+        return view
+    except ValueError:
+        return ndarray.copy()
 
 
 def _new_size(op, sizes, size):

@@ -204,3 +204,27 @@ def test_element_views_as_torchs(grad):
 def test_element_errors_as_torchs(make):
     (wt, w), (gt, g) = (_error(lambda lib=lib: make(lib)) for lib in LIBS)
     assert wt == gt and wt is not None and w.split(" (")[0] in g, (w, g)
+
+
+# ---- a read-only numpy array made a tensor: torch's warning, and writes that work ----
+def _read_only_cases(lib):
+    import warnings
+    owner = np.arange(6, dtype=np.float32)
+    flagged = owner[:]  # (a view whose flag is off: its memory is writable)
+    flagged.flags.writeable = False
+    frozen = np.frombuffer(bytes(np.ones(3, np.float32).tobytes()), dtype=np.float32)  # (memory numpy cannot
+    # write: a bytes object of its own, as torch writes into it)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        t, u = lib.from_numpy(flagged), lib.as_tensor(frozen)
+    t[0] = 100.0
+    t.add_(1)
+    u.mul_(2)
+    messages = [str(w.message).split(" (Triggered")[0] for w in seen]
+    return t.tolist(), owner.tolist(), u.tolist(), messages[:1]
+
+
+def test_a_read_only_numpy_array():
+    want, got = (_read_only_cases(lib) for lib in LIBS)
+    assert want[:3] == got[:3]
+    assert not want[3] or want[3] == got[3]  # (torch warns once per process: a test before may have spent it)
