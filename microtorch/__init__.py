@@ -267,5 +267,6 @@ __all__ += ["BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTens
             "LongTensor", "ShortTensor", "set_default_tensor_type"]
 from ._storage import install as _install_storage; _install_storage(Tensor, globals())  # noqa: E402,E702
 from . import sparse  # noqa: E402,F401  (sparse COO tensors: last, once Tensor has all the methods it refuses)
+from . import _torch_function  # noqa: E402,F401  (a user's Tensor subclass dispatches as torch's __torch_function__)
 sparse.install(globals())
 __all__ += ["layout", "sparse_coo", "sparse_coo_tensor", "spmm"]

@@ -153,7 +153,8 @@ def tensor_repr(t):
     a = t._data
     if getattr(a, "__vmap_batched__", False):  # inside vmap: the batch, as torch prints it
         return a.batched_repr()
-    prefix = "tensor("
+    user_class = type(t).__module__.split(".")[0] != "microtorch"  # (a user's subclass prints its name, as torch's)
+    prefix = f"{type(t).__name__}(" if user_class else "tensor("
     indent = len(prefix)
     default = get_default_dtype()
     name = t.dtype.name

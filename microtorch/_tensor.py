@@ -166,6 +166,11 @@ class Tensor:
     def is_cuda(self):
         return False
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for hook in subclass_hooks:  # (__torch_function__'s dispatch registers here: a user's subclass turns it on)
+            hook(cls)
+
     @property
     def layout(self):
         return _dtype.strided
@@ -838,6 +843,9 @@ def device_type(d):
 
 
 _CPU = device("cpu")
+
+
+subclass_hooks = []  # fn(cls), called when a subclass of Tensor is defined (the extension point of _torch_function)
 
 
 def _axis_for_dim(op, dim, given):

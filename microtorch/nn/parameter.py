@@ -15,9 +15,12 @@ __all__ = ["Parameter", "UninitializedParameter", "is_lazy", "Buffer", "Uninitia
            "UninitializedTensorMixin"]
 
 
+from .._torch_function import _disabled_torch_function_impl
+
 class Parameter(Tensor):
     """A leaf tensor (requires_grad=True by default) that, assigned as an attribute of a Module,
     shows up in `module.parameters()`. It shares memory with the tensor it wraps."""
+    __torch_function__ = _disabled_torch_function_impl  # (its ops give plain tensors, as torch's)
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
