@@ -94,15 +94,15 @@ def _handle(func, overloaded, args, kwargs):
 def dispatching(fn, engine):
     """fn, calling a subclass's __torch_function__ when an argument is an instance of one."""
     @functools.wraps(fn)
-    def public(*args, **kwargs):
+    def torch_function_dispatch(*args, **kwargs):
         if getattr(_state, "off", 0) or engine._local.__dict__.get("task") is not None:
             return fn(*args, **kwargs)
         overloaded = _overloaded(args, kwargs)
         if not overloaded:
             return fn(*args, **kwargs)
-        return _handle(public, overloaded, args, kwargs)
-    public.__microtorch_dispatching__ = True
-    return public
+        return _handle(torch_function_dispatch, overloaded, args, kwargs)
+    torch_function_dispatch.__microtorch_dispatching__ = True
+    return torch_function_dispatch
 
 
 _NOT_DISPATCHED = {"__init__", "__new__", "__repr__", "__str__", "__format__", "__len__", "__bool__", "__float__",
@@ -111,6 +111,10 @@ _NOT_DISPATCHED = {"__init__", "__new__", "__repr__", "__str__", "__format__", "
                    "__class_getitem__", "backward", "register_hook", "retain_grad", "requires_grad_", "tolist",
                    "item", "numpy", "dim", "size", "stride", "numel", "element_size", "data_ptr", "is_floating_point",
                    "is_complex", "type", "as_subclass"}
+# the namespace's functions that are not torch functions (transforms, serialization...): left as they are, so that
+# they stay the objects other names hold (torch.vmap is torch.func.vmap)
+_NOT_TORCH_FUNCTIONS = ("microtorch.func", "microtorch.autograd", "microtorch._serialization", "microtorch.utils",
+                        "microtorch._random", "microtorch.random")
 _NAMESPACES = ("microtorch", "microtorch.nn.functional", "microtorch.linalg", "microtorch.special", "microtorch.fft")
 
 
@@ -140,7 +144,8 @@ def _enable():
             continue
         for name in getattr(module, "__all__", [n for n in vars(module) if not n.startswith("_")]):
             fn = getattr(module, name, None)
-            if isinstance(fn, types.FunctionType) and not getattr(fn, "__microtorch_dispatching__", False):
+            if isinstance(fn, types.FunctionType) and not getattr(fn, "__microtorch_dispatching__", False) \
+                    and not fn.__module__.startswith(_NOT_TORCH_FUNCTIONS):
                 setattr(module, name, dispatching(fn, engine))
     autograd = importlib.import_module("microtorch.autograd")
     for name in ("grad", "backward"):  # (torch's autograd.grad and backward dispatch too: grad's results are MyT)

@@ -146,6 +146,7 @@ def test_the_typed_storage_warning_is_torchs():
     import warnings
     texts = []
     for lib in LIBS:
+        lib.storage._reset_warn_typed_storage_removal()  # (it warns once per process: an earlier test may have)
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
             lib.tensor([10.0, 20.0, 30.0]).storage()

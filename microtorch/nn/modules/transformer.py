@@ -1,6 +1,7 @@
 """Transformer, TransformerEncoder(Layer), TransformerDecoder(Layer): attention and a feed-forward block,
 each with a residual connection and LayerNorm (after it, or before it with norm_first)."""
 import copy
+import inspect
 import warnings
 
 import numpy as np
@@ -44,6 +45,11 @@ def _get_clones(module, n):
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
+
+def _same(fn, other):
+    """fn is other, or a wrapper of it (F.relu wrapped once a Tensor subclass dispatches: see _torch_function)."""
+    return inspect.unwrap(fn) is inspect.unwrap(other) if callable(fn) else False
+
 class _LayerBase(Module):
     """what the encoder and decoder layers share: the feed-forward block and the activation"""
 
@@ -57,8 +63,8 @@ class _LayerBase(Module):
             setattr(self, f"dropout{i}", Dropout(dropout))
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
-        self.activation_relu_or_gelu = 1 if activation is F.relu or isinstance(activation, _ReLU) else \
-            2 if activation is F.gelu or isinstance(activation, _GELU) else 0
+        self.activation_relu_or_gelu = 1 if _same(activation, F.relu) or isinstance(activation, _ReLU) else \
+            2 if _same(activation, F.gelu) or isinstance(activation, _GELU) else 0
         self.activation = activation
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
