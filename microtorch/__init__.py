@@ -147,7 +147,7 @@ def __getattr__(name):
     import importlib
     if name in ("nn", "optim", "func", "testing", "utils", "viz", "cuda", "backends", "accelerator", "random",
                 "distributions", "special", "version", "xpu", "profiler", "multiprocessing", "_dynamo",
-                "serialization", "distributed", "onnx", "jit"):
+                "serialization", "distributed", "onnx", "jit", "fft"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         return importlib.import_module(".func", __name__).vmap
@@ -243,7 +243,7 @@ def _add_new_ops():
         for n in ns:
             g[n] = _numpy_aliases(checked(getattr(mods[mod], n), n))
     g["polygamma"] = checked(special.polygamma, "polygamma")
-    g["conj_physical"] = lambda input: input if not input.is_complex() else conj(input).clone()
+    g["conj_physical"] = spectral.conj_physical  # (its own node, ConjPhysicalBackward0, as torch's)
     g["empty_strided"] = strided.empty_strided
     names += ["polygamma", "conj_physical", "empty_strided"]
     __all__.extend(n for n in names if n not in __all__)

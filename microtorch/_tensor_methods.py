@@ -237,7 +237,7 @@ def _new_op_methods():
          for name in names}
     m.update({
         "polygamma": checked(lambda self, n: sp.polygamma(n, self), "polygamma", method=True),
-        "conj_physical": lambda self: self if not self.is_complex() else ops.conj(self).clone(),
+        "conj_physical": spectral.conj_physical,
         "dim_order": _dim_order,
         "new_empty_strided": strided.new_empty_strided,
     })

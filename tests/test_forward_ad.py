@@ -334,6 +334,13 @@ OPS += [  # linalg row (issue 13): decompositions, solves, scatter_reduce, istft
     ("istft", lambda L, x: L.istft(L.stft(x, 8, 2, window=L.ones(8, dtype=L.float64), return_complex=True), 8, 2,
                                    window=L.ones(8, dtype=L.float64)), [F(24)]),
 ]
+OPS += [  # torch.fft (microtorch/fft.py): its three FFT ops over several dims, and conj_physical
+    ("fft_rfft2", lambda L, x: L.fft.rfft2(x, s=(3, 6)), [F(4, 5)]),
+    ("fft_ihfft2", lambda L, x: L.fft.ihfft2(x, norm="ortho"), [F(4, 5)]),
+    ("fft_irfftn", lambda L, z: L.fft.irfftn(z, s=(4, 7)), [C(4, 5)]),
+    ("fft_hfft2", lambda L, z: L.fft.hfft2(z, norm="forward"), [C(3, 4)]),
+    ("conj_physical", lambda L, z: L.conj_physical(z), [C(3)]),
+]
 from test_special8_forward import FORWARD_AD_SPECIAL  # noqa: E402  (torch.special's new ops: special8's row)
 
 OPS += FORWARD_AD_SPECIAL

@@ -30,6 +30,7 @@ NAMESPACES = [
     ("torch.Tensor", "microtorch.Tensor", "attributes"),
     ("torch.linalg", "microtorch.linalg", "all"),
     ("torch.special", "microtorch.special", "all"),
+    ("torch.fft", "microtorch.fft", "all"),
     ("torch.nn.functional", "microtorch.nn.functional", "defined"),
     ("torch.nn", "microtorch.nn", "classes"),
     ("torch.nn.init", "microtorch.nn.init", "all"),

@@ -114,7 +114,15 @@ _SCANS.update((_scan.Cumprod, _scan.Logcumsumexp))
 from ..ops import linalg_more as _la  # noqa: E402
 
 
-from ..ops import spectral as _spectral  # noqa: E402
+from ..ops import spectral as _spectral, spectral_inverse as _spectral_inverse  # noqa: E402
+
+
+@register(_spectral.FftR2C, _spectral.FftC2C, _spectral_inverse.FftC2R, _spectral.ConjPhysical)
+def fft_dims(cls, args, kwargs, level):
+    """the FFTs (x, dims, ...): each example's dims one further right, past the batch (conj_physical has none)"""
+    v, _ = unwrap(args[0], level)
+    rest = (tuple(d + 1 for d in args[1]),) + args[2:] if len(args) > 1 else ()
+    return wrap(cls.apply(v, *rest, **kwargs), level)
 
 register(_sp.Ldexp, _sp.Frexp)(elementwise)
 
@@ -127,11 +135,9 @@ register(_special.SpecialEntr, _special.SpecialErfcx, _special.SpecialI0E, _spec
          *(getattr(_bessel, name).op for name in _bessel.__all__ if name != "airy_ai"))(elementwise)
 
 
-@register(_la.Inverse, _la.Det, _la.Slogdet, _la.MatrixExp, _la.Pinverse, _la.Cholesky, _spectral.FftR2C,
-          _spectral.FftC2C)
+@register(_la.Inverse, _la.Det, _la.Slogdet, _la.MatrixExp, _la.Pinverse, _la.Cholesky)
 def matrix_stack(cls, args, kwargs, level):
-    """ops on the trailing dims only (numpy's linalg on the last two, the FFTs on the last one): the batch in
-    front is more of the same"""
+    """ops on the trailing dims only (numpy's linalg on the last two): the batch in front is more of the same"""
     v, _ = unwrap(args[0], level)
     return wrap_outputs(cls.apply(v, *args[1:], **kwargs), level)
 

@@ -1,9 +1,12 @@
-"""The short-time Fourier transform, `stft`, as torch computes it: pad, cut into frames, window, FFT.
+"""The short-time Fourier transform, `stft`, as torch computes it: pad, cut into frames, window, FFT; and the
+FFT ops themselves, which torch.fft (`microtorch/fft.py`) is built from.
 
-Only the FFT is an op of its own (`FftR2C` for real frames, `FftC2C` for complex ones); the rest is
-padding, `unfold`, a product and a transpose, so the graph shows each step. The DFT is linear,
-y = x @ W with W[n, k] = exp(-2 pi i n k / N), so its backward is the adjoint, g @ conj(W)^T, and
-for a real input only the real part of that flows back."""
+The FFTs are ops of their own, with torch's arguments: `FftR2C` (a real x, over a list of dims, the last one halved
+when onesided), `FftC2C` (a complex x, forward or inverse) and `FftC2R` (in spectral_inverse.py). `normalization`
+is torch's code: 0 none, 1 times 1/sqrt(n), 2 times 1/n, n the number of points transformed. The DFT is linear, so
+each backward is the adjoint transform with the same normalization: C2C's is C2C the other way; for a real x only
+the real part of the inverse flows back. In stft the rest is padding, `unfold`, a product and a transpose, so the
+graph shows each step."""
 import math
 
 import numpy as np
@@ -13,53 +16,93 @@ from ._op import Op
 from .pad import pad
 from .._user_line import warn_at_user_line, warn_once
 
+# numpy's norm= for each normalization code: a forward transform scales by 1, 1/sqrt(n), 1/n under "backward",
+# "ortho", "forward"; an inverse one by 1/n, 1/sqrt(n), 1 (pocketfft applies the factor, as in torch)
+_NUMPY_NORM = {True: ("backward", "ortho", "forward"), False: ("forward", "ortho", "backward")}
 
-def _dft_matrix(n, bins, dtype):
-    """W[n, k] = exp(-2 pi i n k / N) for the first `bins` frequencies."""
-    k = np.arange(n)[:, None] * np.arange(bins)[None, :]
-    return np.exp(-2j * np.pi * (k % n) / n).astype(dtype)
+
+def complex_dtype(dtype):
+    """the complex dtype of a real or complex numpy dtype's precision"""
+    return np.result_type(dtype, np.complex64)
+
+
+def pad_dim(t, dim, missing):
+    """t with `missing` zeros after the end of dim (torch's constant_pad_nd with a pad for every dim)"""
+    widths = [0] * (2 * t.ndim)
+    widths[2 * (t.ndim - 1 - dim) + 1] = missing
+    return pad(t, tuple(widths))
 
 
 class FftR2C(Op):
-    """y = rfft(x) over the last dim (onesided) or the full fft of a real x; dx = Re(g @ conj(W)^T)"""
+    """y = the FFT of a real x over dims (the last one's first n // 2 + 1 bins when onesided);
+    dx = Re(the inverse transform of g, the missing bins zero)"""
     _grad_fn_name = "FftR2CBackward0"
+    _saved_names = ("self",)
+    _saved_values = {"dim": "dim", "normalization": "normalization", "onesided": "onesided"}
 
     @staticmethod
-    def forward(ctx, x, onesided, scale):
-        n = x.shape[-1]
-        ctx.n, ctx.scale = n, scale
-        out = np.fft.rfft(x, axis=-1) if onesided else np.fft.fft(x, axis=-1)
-        ctx.bins = out.shape[-1]
-        return (out * scale).astype(np.result_type(x.dtype, np.complex64))
+    def forward(ctx, x, dim, normalization, onesided):
+        ctx.dim, ctx.normalization, ctx.onesided = tuple(dim), normalization, onesided
+        ctx.save_for_backward(x)
+        norm = _NUMPY_NORM[True][normalization]
+        out = np.fft.rfftn(x, axes=ctx.dim, norm=norm) if onesided else np.fft.fftn(x, axes=ctx.dim, norm=norm)
+        return out.astype(complex_dtype(x.dtype), copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        w = _dft_matrix(ctx.n, ctx.bins, grad._data.dtype)
-        return (grad @ Tensor._make(np.conj(w).T * ctx.scale)).real, None, None
+        (x,) = ctx.saved_tensors
+        last = ctx.dim[-1]
+        missing = x.shape[last] - grad.shape[last]
+        full = pad_dim(grad, last, missing) if ctx.onesided and missing > 0 else grad
+        return FftC2C.apply(full, ctx.dim, ctx.normalization, False).real, None, None, None
 
     @staticmethod
-    def jvp(ctx, t, _onesided, _scale):
-        w = _dft_matrix(ctx.n, ctx.bins, ctx.output._data.dtype)
-        return t.to(ctx.output.dtype) @ Tensor._make(w * ctx.scale)
+    def jvp(ctx, t, *_):
+        return FftR2C.apply(t, ctx.dim, ctx.normalization, ctx.onesided)
 
 
 class FftC2C(Op):
-    """y = fft(x) over the last dim of a complex x; dx = g @ conj(W)^T"""
+    """y = the FFT (forward) or inverse FFT of a complex x over dims; dx = the transform the other way of g"""
     _grad_fn_name = "FftC2CBackward0"
+    _saved_values = {"dim": "dim", "forward": "forward", "normalization": "normalization"}
 
     @staticmethod
-    def forward(ctx, x, scale):
-        ctx.n, ctx.scale = x.shape[-1], scale
-        return (np.fft.fft(x, axis=-1) * scale).astype(x.dtype)
+    def forward(ctx, x, dim, normalization, forward):
+        ctx.dim, ctx.normalization, ctx.forward = tuple(dim), normalization, forward
+        if not ctx.dim:  # (no dim transformed: a copy, as torch's)
+            return x.copy()
+        transform = np.fft.fftn if forward else np.fft.ifftn
+        return transform(x, axes=ctx.dim, norm=_NUMPY_NORM[forward][normalization]).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        w = _dft_matrix(ctx.n, ctx.n, grad._data.dtype)
-        return grad @ Tensor._make(np.conj(w).T * ctx.scale), None
+        return FftC2C.apply(grad, ctx.dim, ctx.normalization, not ctx.forward), None, None, None
 
     @staticmethod
-    def jvp(ctx, t, _scale):
-        return t @ Tensor._make(_dft_matrix(ctx.n, ctx.n, ctx.output._data.dtype) * ctx.scale)
+    def jvp(ctx, t, *_):
+        return FftC2C.apply(t, ctx.dim, ctx.normalization, ctx.forward)
+
+
+class ConjPhysical(Op):
+    """y = conj(x) in new memory (not conj's lazy view); dx = conj(g)"""
+    _grad_fn_name = "ConjPhysicalBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.conj(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ConjPhysical.apply(grad)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return ConjPhysical.apply(t)
+
+
+def conj_physical(input):
+    """torch.conj_physical: the conjugate, computed (a real tensor is returned as it is)"""
+    return ConjPhysical.apply(input) if input.is_complex() else input
 
 
 def _window(window, win_length, n_fft, like):
@@ -151,13 +194,13 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if w is not None:
         left = (n_fft - win_length) // 2
         frames = frames * (w if win_length == n_fft else pad(w, (left, n_fft - win_length - left)))
-    scale = n_fft ** -0.5 if normalized else 1.0
+    normalization = 1 if normalized else 0  # (times 1/sqrt(n_fft), or none)
     if input.is_complex():
         if onesided:
             raise RuntimeError("Cannot have onesided output if window or input is complex")
-        spec = FftC2C.apply(frames, scale)
+        spec = FftC2C.apply(frames, (2,), normalization, True)
     else:
-        spec = FftR2C.apply(frames, True if onesided is None else onesided, scale)
+        spec = FftR2C.apply(frames, (2,), normalization, True if onesided is None else onesided)
     spec = spec.transpose_(1, 2)  # in place, and squeeze_ below, as torch: the same grad_fn names
     spec = spec.squeeze_(0) if input.ndim == 1 else spec
     if return_complex is False:

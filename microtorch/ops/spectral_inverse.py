@@ -1,40 +1,46 @@
 """The inverse short-time Fourier transform, `istft`, as torch computes it: an inverse FFT of each frame,
 the window, overlap-add of the frames, and a division by the overlap-added squared window.
 
-Only the inverse real FFT is a new op (`FftC2R`); the overlap-add is an index_add, so the graph shows each
-step. irfft is linear in the real and imaginary parts of its input; its adjoint is the forward real FFT,
-with the bins that stand for two (a frequency and its mirror image) counted twice, as torch's backward."""
+The inverse real FFT is an op of its own (`FftC2R`, which torch.fft's irfft and hfft use too); the overlap-add is
+an index_add, so the graph shows each step. irfft is linear in the real and imaginary parts of its input; its
+adjoint is the forward real FFT, with the bins that stand for two (a frequency and its mirror image) counted twice,
+as torch's backward."""
 import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op
 from .pad import pad
-from .spectral import FftC2C, FftR2C
+from .spectral import _NUMPY_NORM, FftC2C, FftR2C
 from .._user_line import warn_at_user_line
 
 
 class FftC2R(Op):
-    """y = irfft(x, n) over the last dim (times scale);  dx = rfft(g) scale, the mirrored bins doubled"""
+    """y = the inverse FFT over dims of a Hermitian spectrum x, real, with last_dim_size points along the last dim
+    (x holds last_dim_size // 2 + 1 bins there);  dx = rfft(g) over dims, the mirrored bins doubled"""
     _grad_fn_name = "FftC2RBackward0"
+    _saved_values = {"dim": "dim", "normalization": "normalization"}
 
     @staticmethod
-    def forward(ctx, x, n=None, scale=1.0):
-        ctx.n, ctx.scale, ctx.bins = n, scale, x.shape[-1]
-        out = np.fft.irfft(x, n=n, axis=-1) * (n * scale)  # (numpy's irfft divides by n)
-        return out.astype(np.result_type(x.real.dtype, np.float32))
+    def forward(ctx, x, dim, normalization, last_dim_size):
+        ctx.dim, ctx.normalization, ctx.last_dim_size = tuple(dim), normalization, last_dim_size
+        sizes = [x.shape[d] for d in ctx.dim[:-1]] + [last_dim_size]
+        out = np.fft.irfftn(x, s=sizes, axes=ctx.dim, norm=_NUMPY_NORM[False][normalization])
+        return out.astype(x.real.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        g = FftR2C.apply(grad, True, ctx.scale)
-        twice = ctx.n - g.shape[-1]  # bins 1..twice have a mirror image in the full spectrum
-        weight = np.ones(g.shape[-1], dtype=grad._data.dtype)
-        weight[1:1 + twice] = 2
-        return g[..., :ctx.bins] * Tensor._make(weight[:ctx.bins]) if ctx.bins <= g.shape[-1] else \
-            pad(g * Tensor._make(weight), (0, ctx.bins - g.shape[-1]))
+        g = FftR2C.apply(grad, ctx.dim, ctx.normalization, True)
+        last = ctx.dim[-1]
+        twice = grad.shape[last] - g.shape[last]  # bins 1..twice have a mirror image in the full spectrum
+        if twice > 0:
+            weight = np.ones(g.shape[last], dtype=grad._data.dtype)
+            weight[1:1 + twice] = 2
+            g = g * Tensor._make(weight.reshape((-1,) + (1,) * (g.ndim - 1 - last)))
+        return g, None, None, None
 
     @staticmethod
-    def jvp(ctx, t):
-        return FftC2R.apply(t, n=ctx.n, scale=ctx.scale)
+    def jvp(ctx, t, *_):
+        return FftC2R.apply(t, ctx.dim, ctx.normalization, ctx.last_dim_size)
 
 
 def _overlap_add(frames, hop):
@@ -91,11 +97,11 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         onesided = not return_complex and input.shape[-2] != n_fft
     _istft_check(input, n_fft, hop, win, window, onesided, return_complex)
     x = (input.unsqueeze(0) if input.ndim == 2 else input).transpose(1, 2)  # (batch, frames, bins)
-    scale = n_fft ** -0.5 if normalized else 1.0 / n_fft
+    normalization = 1 if normalized else 2  # (times 1/sqrt(n_fft), or 1/n_fft)
     if return_complex:
-        frames = FftC2C.apply(x.conj(), scale).conj()  # the inverse DFT, through the forward one
+        frames = FftC2C.apply(x, (2,), normalization, False)
     else:
-        frames = FftC2R.apply(x if onesided else x[..., :n_fft // 2 + 1], n=n_fft, scale=scale)
+        frames = FftC2R.apply(x if onesided else x[..., :n_fft // 2 + 1], (2,), normalization, n_fft)
     w = _full_window(window, win, n_fft, input)
     y = _overlap_add(frames * w, hop)
     count = x.shape[1]

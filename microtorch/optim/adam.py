@@ -7,6 +7,7 @@ import math
 
 from ..autograd.grad_mode import no_grad
 from ..ops import maximum
+from ..ops.elementwise import view_as_real
 from .optimizer import Optimizer, _buffer, _check_common, _grad, _step_tensor, _zero_step
 
 
@@ -47,12 +48,16 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = _buffer(p)
         step = _step_tensor(state)
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        if p.is_complex():  # (torch steps a complex parameter as pairs of reals: each part has its own moments)
+            p, grad, m, v = (view_as_real(t) for t in (p, grad, m, v))
+            if group["amsgrad"]:
+                state = dict(state, max_exp_avg_sq=view_as_real(state["max_exp_avg_sq"]))
         if wd != 0:
             if group["decoupled_weight_decay"]:
                 p.mul_(1 - lr * wd)
             else:
                 grad = grad.add(p, alpha=wd)
-        m, v = state["exp_avg"], state["exp_avg_sq"]
         m.lerp_(grad, 1 - beta1)
         v.mul_(beta2).addcmul_(grad, grad.conj(), value=1 - beta2)
         if group["amsgrad"]:
