@@ -93,9 +93,17 @@ def _handle(func, overloaded, args, kwargs):
 
 def dispatching(fn, engine):
     """fn, calling a subclass's __torch_function__ when an argument is an instance of one."""
+    classes, containers = _user_classes, (list, tuple)
+
     @functools.wraps(fn)
     def torch_function_dispatch(*args, **kwargs):
-        if getattr(_state, "off", 0) or engine._local.__dict__.get("task") is not None:
+        for a in args:  # (the cheap test first: no user's instance among the arguments, no dispatch)
+            if type(a) in classes or type(a) in containers:
+                break
+        else:
+            if not kwargs or not any(type(a) in classes or type(a) in containers for a in kwargs.values()):
+                return fn(*args, **kwargs)
+        if getattr(_state, "off", 0) or getattr(engine._local, "task", None) is not None:  # (per thread)
             return fn(*args, **kwargs)
         overloaded = _overloaded(args, kwargs)
         if not overloaded:
