@@ -76,12 +76,28 @@ class TorchStream(np.random.Generator):
         return radius * math.cos(theta)
 
     def _normal_blocks(self, np_dtype, n, mean, std):
+        if np_dtype == np.float16:  # torch's Half kernel: float blocks of 16, the whole ones only, then the last 16
+            return self._normal_blocks_half(n, mean, std)
         data = self.torch_uniform(np_dtype, 0.0, 1.0, (n,))
         whole = n - n % 16
         _box_muller_16(data[:whole].reshape(-1, 16), mean, std)
         if n % 16:  # torch draws the last 16 anew and transforms them together
             data[n - 16:] = self.torch_uniform(np_dtype, 0.0, 1.0, (16,))
             _box_muller_16(data[n - 16:].reshape(1, 16), mean, std)
+        return data
+
+    def _normal_blocks_half(self, n, mean, std):
+        """normal_ of float16: each block of 16 is drawn and transformed in float (as float32's), and rounded to
+        half; unlike float32's kernel it draws uniforms for the whole blocks only before the last 16 anew."""
+        whole = n - n % 16
+        data = np.empty(n, np.float16)
+        body = self.torch_uniform(np.float32, 0.0, 1.0, (whole,))
+        _box_muller_16(body.reshape(-1, 16), mean, std)
+        data[:whole] = body
+        if n % 16:
+            tail = self.torch_uniform(np.float32, 0.0, 1.0, (16,))
+            _box_muller_16(tail.reshape(1, 16), mean, std)
+            data[n - 16:] = tail
         return data
 
     def torch_bernoulli(self, p, size):

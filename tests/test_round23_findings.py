@@ -229,3 +229,22 @@ def test_a_read_only_numpy_array():
     want, got = (_read_only_cases(lib) for lib in LIBS)
     assert want[:3] == got[:3]
     assert not want[3] or want[3] == got[3]  # (torch warns once per process: a test before may have spent it)
+
+
+# ---- float16 normal draws: torch's (whole blocks of 16 in float, then the last 16 anew), no inf, no warning ----
+@pytest.mark.parametrize("n", [16, 17, 40, 1000, 4096])
+@pytest.mark.parametrize("seed", [0, 7])
+def test_float16_normal_draws_are_torchs(n, seed):
+    import warnings
+
+    def run(lib):
+        lib.manual_seed(seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            a = lib.randn(n, dtype=lib.float16)
+            b = lib.empty(n, dtype=lib.float16).normal_(0.5, 2.0)
+            c = lib.randn(n)  # (the stream goes on as torch's)
+        return a.numpy(), b.numpy(), c.numpy()
+    for want, got in zip(*(run(lib) for lib in LIBS)):
+        np.testing.assert_array_equal(want, got)
+    assert np.isfinite(run(microtorch)[0]).all()
