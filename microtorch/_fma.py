@@ -57,8 +57,11 @@ def _fma32(p, c):
     (rare: checked with one mask rather than computed for every element)."""
     s = np.asarray(p + c)
     tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000  # (never an exact 0: p == -c needs no redoing)
-    if tie.any():  # (redone everywhere and picked: fewer numpy calls than picking the ties out first)
-        s = np.where(tie, _odd_sum(p, c), s)
+    if tie.any():
+        if s.size <= 256:  # (redone everywhere and picked: fewer numpy calls than picking the ties out first)
+            s = np.where(tie, _odd_sum(p, c), s)
+        else:  # (a large array has a few ties: only those redone)
+            s[tie] = _odd_sum(np.broadcast_to(p, s.shape)[tie], np.broadcast_to(c, s.shape)[tie])
     return s.astype(np.float32)
 
 

@@ -22,8 +22,21 @@ _R_LN2 = 1.442695040888963407359924681001892137426645954152985934135449406931
 
 def expf(d):
     """float32 e^d: d = q ln 2 + s with q an integer (ln 2 in two parts), e^s by a degree-7 polynomial, times 2^q;
-    below -104 exactly 0, above 100 inf."""
+    below -104 exactly 0, above 100 inf. (A large array in slices that stay in the cache: the fused steps take
+    many passes.)"""
     d = np.asarray(d, F32)
+    if d.size <= _SLICE:
+        return _expf(d)
+    flat, out = d.reshape(-1), np.empty(d.size, F32)
+    for start in range(0, flat.size, _SLICE):
+        out[start:start + _SLICE] = _expf(flat[start:start + _SLICE])
+    return out.reshape(d.shape)
+
+
+_SLICE = 65536
+
+
+def _expf(d):
     with np.errstate(invalid="ignore", over="ignore"):  # (one switch for every step: inf * 0 is NaN, as the fma's)
         q = np.rint(d * F32(_R_LN2))
         s = fma32_quiet(q, F32(-0.693145751953125), d)

@@ -16,6 +16,7 @@ from ._fma import fma
 
 # the mantissa bits of a uniform draw; half draws a float's, then rounds it (torch's CPU kernel computes half in float)
 _DIGITS = {np.dtype(np.float16): 24, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
+_SLICE = 1 << 20  # elements drawn at a time for a large tensor
 _TORCH_DEFAULT_SEED = 67280421310721  # torch.Generator()'s first seed; the global generator starts from it too
 # (torch's picks a new one in each process: here an unseeded notebook draws the same numbers on every run)
 
@@ -47,6 +48,11 @@ class TorchStream(np.random.Generator):
         float64) scaled to [0, 1), then to [low, high) in double (float64: by one fused multiply-add where the kernel
         is compiled so, as uniform_'s; rrelu's is not)."""
         np_dtype, n = np.dtype(np_dtype), math.prod(size)
+        if n > _SLICE:  # (in slices, drawn in turn: the same stream, without passes over huge fresh temporaries)
+            out = np.empty(n, np_dtype if _DIGITS.get(np_dtype, 53) < 53 else np.float64)
+            for start in range(0, n, _SLICE):
+                out[start:start + _SLICE] = self.torch_uniform(np_dtype, low, high, (min(_SLICE, n - start),), fused)
+            return out.reshape(size)
         digits = _DIGITS.get(np_dtype, 53)
         bits = self._bits64(n) if digits == 53 else self._bits32(n)
         x = (bits & np.uint64((1 << digits) - 1)).astype(np.float64) * 2.0 ** -digits
@@ -264,7 +270,9 @@ def _box_muller_16(blocks, mean, std):
     float64 uses the C library's log, as torch's kernel (numpy's own differs in the last bit now and then); float32
     torch's vector kernel, with avx_mathfun's log, sine and cosine (_cephes_f32)."""
     if blocks.dtype == np.float32:
-        return _box_muller_16_float32(blocks, mean, std)
+        for start in range(0, len(blocks), 4096):  # (in slices that stay in the cache: the float steps take many
+            _box_muller_16_float32(blocks[start:start + 4096], mean, std)  # passes, on fresh pages when large)
+        return None
     u1, u2 = 1 - blocks[:, :8], blocks[:, 8:].copy()
     log = np.frompyfunc(math.log, 1, 1)(u1).astype(np.float64) if blocks.dtype == np.float64 else np.log(u1)
     radius = np.sqrt(-2 * log).astype(blocks.dtype)

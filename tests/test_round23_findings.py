@@ -248,3 +248,16 @@ def test_float16_normal_draws_are_torchs(n, seed):
     for want, got in zip(*(run(lib) for lib in LIBS)):
         np.testing.assert_array_equal(want, got)
     assert np.isfinite(run(microtorch)[0]).all()
+
+
+def test_large_draws_are_torchs():
+    # (drawn in slices: the stream and the values are those of one draw, as torch's)
+    def run(lib):
+        lib.manual_seed(3)
+        w = lib.nn.Linear(1024, 1100).weight.detach()
+        x = lib.empty(2_200_000).uniform_(-2, 3)
+        y = lib.empty(1_100_000, dtype=lib.float64).uniform_()
+        z = lib.randn(1_100_000)
+        return w.numpy(), x.numpy(), y.numpy(), z.numpy(), lib.rand(3).numpy()
+    for want, got in zip(*(run(lib) for lib in LIBS)):
+        np.testing.assert_array_equal(want, got)
