@@ -70,6 +70,16 @@ def as_subclass(self, cls):
     return out
 
 
+def _is_pinned(self, device=None):
+    """False: microtorch's memory is numpy's, never page-locked for an accelerator."""
+    return False
+
+
+def _pin_memory(self, device=None):
+    raise RuntimeError("Cannot access accelerator device when none is available. (pin_memory() page-locks memory for "
+                       "copies to a GPU; on the CPU leave it out, or use DataLoader(pin_memory=True), which warns)")
+
+
 def _leaf_only(t, verb):
     if t.grad_fn is not None:
         raise RuntimeError(f"grad_dtype can only be {verb} on leaf tensors.")
@@ -198,3 +208,4 @@ def install(namespace, tensor_cls):
         setattr(tensor_cls, name, clean_errors(_checked(guarded, name, method=True), name))
     tensor_cls.as_subclass = as_subclass
     tensor_cls.grad_dtype = property(_get_grad_dtype, _set_grad_dtype)
+    tensor_cls.is_pinned, tensor_cls.pin_memory = _is_pinned, _pin_memory

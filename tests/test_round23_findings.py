@@ -261,3 +261,34 @@ def test_large_draws_are_torchs():
         return w.numpy(), x.numpy(), y.numpy(), z.numpy(), lib.rand(3).numpy()
     for want, got in zip(*(run(lib) for lib in LIBS)):
         np.testing.assert_array_equal(want, got)
+
+
+# ---- small names course code reaches for ----
+def test_pinned_memory_on_the_cpu():
+    for lib in LIBS:
+        assert lib.ones(2).is_pinned() is False
+    _same_error(lambda lib: lib.ones(2).pin_memory())
+
+
+def test_dynamo_and_cudnn_switches():
+    import warnings
+
+    def run(lib):
+        import importlib
+        dynamo = importlib.import_module(lib.__name__ + "._dynamo")
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            dynamo.config.inline_inbuilt_nn_modules = 1
+        with lib.backends.cudnn.flags(enabled=True, deterministic=True, benchmark=False):
+            inside = (lib.backends.cudnn.deterministic, lib.backends.cudnn.enabled)
+        return inside, lib.backends.cudnn.deterministic, [(w.category.__name__, str(w.message)) for w in seen]
+    assert run(real_torch) == run(microtorch)
+
+
+def test_module_hook_containers_print_as_torchs():
+    def run(lib):
+        m = lib.nn.Linear(2, 2)
+        m.register_forward_pre_hook(lambda mod, args: None)
+        return [type(getattr(m, n)).__name__ for n in ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks",
+                                                        "_backward_pre_hooks")], len(m._forward_pre_hooks)
+    assert run(real_torch) == run(microtorch)

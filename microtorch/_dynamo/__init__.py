@@ -2,6 +2,8 @@
 (`torch._dynamo.config.suppress_errors = True` before compiling), reset(), disable(), is_compiling() and the
 marks a tensor may carry for the tracer. microtorch traces nothing (`compile` runs the model as it is), so the
 switches keep the values given and change nothing else."""
+import warnings
+
 from ..nn.modules.optimized import OptimizedModule  # noqa: F401  (what torch.compile(module) returns)
 
 __all__ = ["config", "reset", "disable", "is_compiling", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
@@ -26,9 +28,19 @@ class _Config:
             raise AttributeError(f"torch._dynamo.config.{name} does not exist") from None
 
     def __setattr__(self, name, value):
+        if name in _DEPRECATED:  # (torch 2.13 keeps these names, warns, and ignores them)
+            warnings.warn(_DEPRECATED[name], FutureWarning, stacklevel=2)
+            self._values[name] = value
+            return
         if name not in self._values:
             raise AttributeError(f"torch._dynamo.config.{name} does not exist")
         self._values[name] = value
+
+
+_DEPRECATED = {"inline_inbuilt_nn_modules": "torch._dynamo.config.inline_inbuilt_nn_modules is deprecated and does "
+               "not do anything, inline_inbuilt_nn_modules is always True. It will be removed in a future version "
+               "of PyTorch."}
+_DEFAULTS["inline_inbuilt_nn_modules"] = True
 
 
 config = _Config()

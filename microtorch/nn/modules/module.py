@@ -82,13 +82,13 @@ class Module:
         d["_buffers"] = {}
         d["_non_persistent_buffers_set"] = set()
         d["_modules"] = {}
-        d["_forward_pre_hooks"] = {}
+        d["_forward_pre_hooks"] = OrderedDict()  # (the hook containers are torch's type: they print as torch's)
         d["_forward_pre_hooks_with_kwargs"] = set()
-        d["_forward_hooks"] = {}
+        d["_forward_hooks"] = OrderedDict()
         d["_forward_hooks_with_kwargs"] = set()
         d["_forward_hooks_always_called"] = set()
-        d["_backward_hooks"] = {}
-        d["_backward_pre_hooks"] = {}
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
 
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function: '
