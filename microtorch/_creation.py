@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _dtype
 from ._random import _rng, drawn_for
+from ._meta import meta_array
 from ._tensor import Tensor, _filled, _made_leaf, _size_arg, device_type, placement
 from .ops._checks import check_size
 from .ops import _range_kernels
@@ -69,6 +70,10 @@ def _sizes(size, kw, op):
 
 
 def _filled_on(size, value, dtype, device, requires_grad):
+    if _on_meta(device):  # (a shape and a dtype, no data: nothing is allocated, however large, as torch's)
+        _filled((0,) * len(size) if all(isinstance(s, (int, np.integer)) and s >= 0 for s in size) else size, value,
+                dtype, False)  # (its checks of the sizes, the value and the dtype)
+        return _placed(Tensor._make(meta_array(tuple(size), _default(dtype).np)), device, requires_grad)
     return _placed(_filled(size, value, dtype, False), device, requires_grad)
 
 

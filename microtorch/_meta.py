@@ -13,15 +13,51 @@ class MetaArray(np.ndarray):
     """The array behind a meta tensor. Elementwise numpy results of it stay meta."""
 
     def item(self, *args):
-        raise NotImplementedError(_NO_DATA + " (a tensor on the 'meta' device has a shape but no values)")
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors (a tensor on the 'meta' device has a shape "
+                           "but no values)")
 
     def tolist(self):
         raise NotImplementedError(_NO_DATA + " (a tensor on the 'meta' device has a shape but no values)")
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """An elementwise function or a matrix product of meta arrays: the result's shape and dtype, computed
+        without running it (a meta tensor may stand for terabytes). Anything else runs on the zeros."""
+        shape = _ufunc_shape(ufunc, method, inputs, kwargs)
+        if shape is None:
+            return _run_on_zeros(ufunc, method, inputs, kwargs)
+        dtypes = [np.asarray(i).dtype if not isinstance(i, np.ndarray) else i.dtype for i in inputs]
+        try:
+            out = ufunc.resolve_dtypes((*dtypes, *[None] * ufunc.nout))[ufunc.nin:]
+        except (TypeError, ValueError, np._core._exceptions._UFuncNoLoopError):
+            return _run_on_zeros(ufunc, method, inputs, kwargs)
+        results = tuple(meta_array(shape, d) for d in out)
+        return results[0] if ufunc.nout == 1 else results
 
     def __array_function__(self, func, types, args, kwargs):
         """numpy's functions of a meta array (tril, concatenate, where, einsum...) give meta arrays, as torch's ops
         of meta tensors give meta tensors: the function runs on the zeros, its arrays are made meta."""
         return _as_meta(super().__array_function__(func, types, args, kwargs))
+
+
+def _run_on_zeros(ufunc, method, inputs, kwargs):
+    """A ufunc's method run on the zeros behind meta arrays (a reduction, say), its result made meta (a number
+    too: a reduction to one value is a 0-d meta tensor)."""
+    plain = [i.view(np.ndarray) if isinstance(i, MetaArray) else i for i in inputs]
+    result = getattr(ufunc, method)(*plain, **kwargs)
+    return meta_array((), result.dtype) if isinstance(result, np.generic) else _as_meta(result)
+
+
+def _ufunc_shape(ufunc, method, inputs, kwargs):
+    """The shape of an elementwise call (broadcast) or of matmul, or None where numpy must run it."""
+    if method != "__call__" or kwargs.get("out") is not None or kwargs.get("where", True) is not True:
+        return None
+    shapes = [np.shape(i) for i in inputs]
+    if ufunc.signature is None:
+        return np.broadcast_shapes(*shapes)
+    if ufunc is np.matmul and len(shapes) == 2 and min(len(shapes[0]), len(shapes[1])) >= 2:
+        (a, b), batch = (shapes[0][-2:], shapes[1][-2:]), np.broadcast_shapes(shapes[0][:-2], shapes[1][:-2])
+        return batch + (a[0], b[1]) if a[1] == b[0] else None
+    return None
 
 
 def _as_meta(result):

@@ -1326,7 +1326,9 @@ def _new_size(op, sizes, size):
 
 def _filled(size, value, dtype, requires_grad):
     for s in size:
-        if not isinstance(s, (int, np.integer)) or s < 0:
+        if isinstance(s, (int, np.integer)) and s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        if not isinstance(s, (int, np.integer)):
             raise RuntimeError(f"Trying to create tensor with negative dimension or a non-integer size: "
                                f"{list(size)}")
     dt = _dtype.to_dtype(dtype) if dtype is not None else get_default_dtype()

@@ -292,3 +292,40 @@ def test_module_hook_containers_print_as_torchs():
         return [type(getattr(m, n)).__name__ for n in ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks",
                                                         "_backward_pre_hooks")], len(m._forward_pre_hooks)
     assert run(real_torch) == run(microtorch)
+
+
+# ---- meta tensors: nothing allocated however large, and torch's answers ----
+def test_meta_factories_and_products_allocate_nothing():
+    def run(lib):
+        x = lib.rand(2 ** 10, 3, 2 ** 16, 2 ** 16, device="meta")
+        y = lib.randn(2 ** 20, 2 ** 20, device="meta", dtype=lib.float64, requires_grad=True)
+        with lib.device("meta"):
+            big = lib.nn.Linear(2 ** 16, 2 ** 16)
+        prod = x @ lib.ones(2 ** 16, 5, device="meta")
+        s = (x * 2 + 1).exp()
+        return (tuple(x.shape), str(x.dtype), tuple(y.shape), y.requires_grad, y.is_leaf, tuple(big.weight.shape),
+                big.weight.is_meta, tuple(prod.shape), prod.is_meta, tuple(s.shape),
+                tuple(lib.zeros(2 ** 30, 2 ** 10, device="meta").shape), tuple(lib.full((2 ** 33, 4), 2.5, device="meta").shape))
+    assert repr(run(real_torch)) == repr(run(microtorch)).replace("microtorch", "torch")
+
+
+def test_loading_into_a_meta_module():
+    import warnings
+
+    def run(lib):
+        lib.manual_seed(0)
+        sd = lib.nn.Linear(3, 2).state_dict()
+        m = lib.nn.Linear(3, 2, device="meta")
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            result = m.load_state_dict(sd)
+        before = m.weight.is_meta
+        m.load_state_dict(sd, assign=True)
+        return str(result), before, m.weight.is_meta, m.weight.tolist(), [str(w.message) for w in seen]
+    assert run(real_torch) == run(microtorch)
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.ones(1, device="meta").item(),
+                                  lambda lib: lib.zeros(-1, device="meta"), lambda lib: lib.empty(2, -3)])
+def test_meta_errors_as_torchs(make):
+    _same_error(make)
