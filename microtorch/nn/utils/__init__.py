@@ -1,5 +1,6 @@
-"""microtorch.nn.utils: gradient clipping, parameter <-> vector conversion, weight norm, BatchNorm fusion, and
-padded and packed batches of sequences (`nn.utils.rnn`)."""
+"""microtorch.nn.utils: gradient clipping, parameter <-> vector conversion, weight norm, BatchNorm fusion,
+padded and packed batches of sequences (`nn.utils.rnn`), parametrizations (`parametrize`, `parametrizations`) and
+pruning (`prune`)."""
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm  # noqa: F401,E501
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights,  # noqa: F401
@@ -11,3 +12,7 @@ from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402,F40
 
 # round 20: padded and packed batches of sequences (torch.nn.utils.rnn)
 from . import rnn  # noqa: E402,F401
+
+# round 23: parametrizations (prune, as torch's, loads only when imported: import microtorch.nn.utils.prune)
+from . import parametrize  # noqa: E402,F401
+from . import parametrizations  # noqa: E402,F401
