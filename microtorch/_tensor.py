@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _dtype, _inference, _meta
 from ._quiet import quietly
-from ._user_line import warn_once
+from ._user_line import warn_at_user_line, warn_once
 from ._dtype import get_default_dtype, result_type
 
 _NUMERIC_TYPES = (int, float, complex, bool, np.number, np.bool_)
@@ -1195,9 +1195,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         raise TypeError(f"tensor(): invalid data type '{type(data).__name__}'; pass numbers, nested lists of "
                         "numbers, numpy arrays or tensors")
     if isinstance(data, Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use "
-                      "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
-                      "rather than microtorch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+        warn_at_user_line("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                          "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                          "microtorch.tensor(sourceTensor).")  # (at the user's line: each such line warns once)
     if device is not None and device_type(device) != "cpu":  # (meta: made here, then moved; others raise)
         return _leaf(tensor(data, dtype=dtype, device=_CPU).to(device)._data, requires_grad)
     data = _sequences_listed(data)

@@ -329,3 +329,16 @@ def test_loading_into_a_meta_module():
                                   lambda lib: lib.zeros(-1, device="meta"), lambda lib: lib.empty(2, -3)])
 def test_meta_errors_as_torchs(make):
     _same_error(make)
+
+
+def test_the_copy_construct_warning_points_at_each_users_line():
+    import warnings
+
+    def run(lib):
+        a = lib.ones(2)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("default")
+            lib.tensor(a)
+            lib.tensor(a)
+        return [(w.filename == __file__, w.category.__name__) for w in seen]
+    assert run(real_torch) == run(microtorch) == [(True, "UserWarning")] * 2
