@@ -342,3 +342,7 @@ def test_the_copy_construct_warning_points_at_each_users_line():
             lib.tensor(a)
         return [(w.filename == __file__, w.category.__name__) for w in seen]
     assert run(real_torch) == run(microtorch) == [(True, "UserWarning")] * 2
+
+
+def test_a_view_across_contiguous_subspaces_says_torchs_words():
+    _same_error(lambda lib: lib.arange(9.0).reshape(3, 3).t().view(9))

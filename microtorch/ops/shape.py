@@ -357,9 +357,8 @@ def view(input, *shape, **size):
     shape = _infer_shape(x, _size_arg(shape), "view")
     if not getattr(x._data.flags, "c_contiguous", True) and view_strides(x._data, shape) is None:
         raise RuntimeError(
-            f"view size is not compatible with input tensor's size and stride (shape {list(x.shape)} to "
-            f"{list(shape)}); at least one dimension spans across two contiguous subspaces. Use "
-            ".reshape(...) instead.")
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+            f"two contiguous subspaces). Use .reshape(...) instead. (view of shape {list(x.shape)} to {list(shape)})")
     return _share(View.apply(x, shape), x)
 
 
