@@ -20,18 +20,27 @@ class MetaArray(np.ndarray):
         raise NotImplementedError(_NO_DATA + " (a tensor on the 'meta' device has a shape but no values)")
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """An elementwise function or a matrix product of meta arrays: the result's shape and dtype, computed
-        without running it (a meta tensor may stand for terabytes). Anything else runs on the zeros."""
+        """An elementwise function or a matrix product of meta arrays, without running it on the whole (a meta
+        tensor may stand for terabytes): the function of one zero of each meta input (the value every element of
+        the zeros would give) broadcast to the result's shape. Anything else runs on the zeros."""
+        outs = kwargs.get("out")
+        outs = outs if isinstance(outs, tuple) else (outs,) if outs is not None else ()
+        if outs and all(isinstance(o, MetaArray) for o in outs) and method == "__call__":
+            return outs if len(outs) > 1 else outs[0]  # (written in place: a meta array has nothing to write)
         shape = _ufunc_shape(ufunc, method, inputs, kwargs)
         if shape is None:
             return _run_on_zeros(ufunc, method, inputs, kwargs)
-        dtypes = [np.asarray(i).dtype if not isinstance(i, np.ndarray) else i.dtype for i in inputs]
-        try:
-            out = ufunc.resolve_dtypes((*dtypes, *[None] * ufunc.nout))[ufunc.nin:]
-        except (TypeError, ValueError, np._core._exceptions._UFuncNoLoopError):
-            return _run_on_zeros(ufunc, method, inputs, kwargs)
-        results = tuple(meta_array(shape, d) for d in out)
-        return results[0] if ufunc.nout == 1 else results
+        if ufunc is np.matmul:
+            dtype = np.result_type(*[i.dtype for i in inputs])
+            return np.broadcast_to(np.zeros((), dtype), shape).view(MetaArray)
+        if any(isinstance(i, MetaArray) and i.size > 1 and any(i.strides) for i in inputs):
+            return _run_on_zeros(ufunc, method, inputs, kwargs)  # (one made with values: numpy runs it)
+        ones = [(i.view(np.ndarray)[(0,) * i.ndim] if i.size else np.zeros((), i.dtype)) if isinstance(i, MetaArray)
+                else i for i in inputs]  # (each meta input is one value broadcast: its value, read without a copy)
+        values = ufunc(*ones, **kwargs)
+        values = values if ufunc.nout > 1 else (values,)
+        made = tuple(np.broadcast_to(np.asarray(v), shape).view(MetaArray) for v in values)
+        return made if ufunc.nout > 1 else made[0]
 
     def __array_function__(self, func, types, args, kwargs):
         """numpy's functions of a meta array (tril, concatenate, where, einsum...) give meta arrays, as torch's ops
@@ -43,14 +52,23 @@ def _run_on_zeros(ufunc, method, inputs, kwargs):
     """A ufunc's method run on the zeros behind meta arrays (a reduction, say), its result made meta (a number
     too: a reduction to one value is a 0-d meta tensor)."""
     plain = [i.view(np.ndarray) if isinstance(i, MetaArray) else i for i in inputs]
-    result = getattr(ufunc, method)(*plain, **kwargs)
-    return meta_array((), result.dtype) if isinstance(result, np.generic) else _as_meta(result)
+    if "out" in kwargs:
+        kwargs = dict(kwargs, out=tuple(o.view(np.ndarray) if isinstance(o, MetaArray) else o
+                                        for o in (kwargs["out"] if isinstance(kwargs["out"], tuple) else
+                                                  (kwargs["out"],))))
+    result = getattr(ufunc, method)(*plain, **kwargs)  # (its values kept: checks on zeros read them, as before)
+    if isinstance(result, (np.ndarray, np.generic)):
+        return np.asarray(result).view(MetaArray)
+    if isinstance(result, tuple):
+        return tuple(np.asarray(r).view(MetaArray) for r in result)
+    return result
 
 
 def _ufunc_shape(ufunc, method, inputs, kwargs):
     """The shape of an elementwise call (broadcast) or of matmul, or None where numpy must run it."""
-    if method != "__call__" or kwargs.get("out") is not None or kwargs.get("where", True) is not True:
-        return None
+    if method != "__call__" or kwargs.get("out") is not None or kwargs.get("where", True) is not True or \
+            any(isinstance(i, np.ndarray) and not isinstance(i, MetaArray) and i.size > 1 for i in inputs):
+        return None  # (an array with values among the inputs: its values matter, numpy runs it)
     shapes = [np.shape(i) for i in inputs]
     if ufunc.signature is None:
         return np.broadcast_shapes(*shapes)

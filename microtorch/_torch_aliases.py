@@ -6,6 +6,7 @@ import inspect
 
 from . import linalg  # noqa: F401  (microtorch.linalg, as torch.linalg)
 from ._api_errors import clean_errors
+from ._user_line import warn_at_user_line
 from .ops import linalg_decomp as _ld, linalg_triangular as _lt, reduce_scatter as _rs, spectral_inverse as _si
 from .ops._checks import guard, type_error
 
@@ -71,13 +72,35 @@ def as_subclass(self, cls):
 
 
 def _is_pinned(self, device=None):
-    """False: microtorch's memory is numpy's, never page-locked for an accelerator."""
+    """False: microtorch's memory is numpy's, never page-locked for an accelerator. (torch deprecates the device
+    argument, and an accelerator's index asks for one there is not.)"""
+    if device is not None:
+        _device_argument("is_pinned", device)
+        warn_at_user_line("The argument 'device' of Tensor.is_pinned() is deprecated. Please do not pass this "
+                          "argument.", DeprecationWarning)
+        if isinstance(device, int):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
     return False
 
 
 def _pin_memory(self, device=None):
+    if device is not None:
+        _device_argument("pin_memory", device)
+        if not isinstance(device, int) and str(device).split(":")[0] == "cpu":
+            raise RuntimeError("CPU device type not an accelerator.")
     raise RuntimeError("Cannot access accelerator device when none is available. (pin_memory() page-locks memory for "
                        "copies to a GPU; on the CPU leave it out, or use DataLoader(pin_memory=True), which warns)")
+
+
+def _device_argument(op, device):
+    """torch's checks of a device argument: its type, a negative index, a name it does not know."""
+    from ._tensor import device as device_cls
+    if isinstance(device, bool) or not isinstance(device, (int, str, device_cls)):
+        raise TypeError(f"{op}(): argument 'device' (position 1) must be torch.device, not {type(device).__name__}")
+    if isinstance(device, int) and device < 0:
+        raise RuntimeError("Device index must not be negative")
+    if isinstance(device, str):
+        device_cls(device)  # (torch's error for a name it does not know)
 
 
 def _leaf_only(t, verb):

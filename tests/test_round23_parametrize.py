@@ -663,3 +663,16 @@ def test_nn_utils_imports_parametrize_but_not_prune_as_torchs():
     want, got = (subprocess.run([sys.executable, "-c", code.format(lib.__name__)], capture_output=True, text=True,
                                 check=True).stdout for lib in LIBS)
     assert got == want == "[True, True, False]\n"
+
+
+def test_weight_norms_forward_mode_is_refused_as_torchs():
+    errors = []
+    for lib in (real_torch, microtorch):
+        fwad = lib.autograd.forward_ad
+        weight_norm = lib._weight_norm if lib is real_torch else lib.nn.utils.parametrizations._weight_norm
+        with fwad.dual_level():
+            v = fwad.make_dual(lib.ones(3, 4), lib.ones(3, 4))
+            with pytest.raises(NotImplementedError) as info:
+                weight_norm(v, lib.ones(3, 1), 0)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]

@@ -46,6 +46,7 @@ _NAMES = {"Matmul": "matmul", "SumTo": "sum", "_BasicIndex": "slice", "Xlog1pyNu
 _UNDERSCORED = frozenset(
     "to_copy trilinear unique2 unsafe_view reshape_alias euclidean_dist prelu_kernel prelu_kernel_backward "
     "fft_c2c fft_r2c fft_c2r pack_padded_sequence sparse_coo_tensor_with_dims_and_tensors sparse_addmm sparse_sum "
+    "weight_norm_interface "
     "softmax_backward_data log_softmax_backward_data adaptive_avg_pool2d_backward "
     "scaled_dot_product_flash_attention_for_cpu upsample_bilinear2d_aa upsample_bilinear2d_aa_backward "
     "upsample_bicubic2d_aa upsample_bicubic2d_aa_backward upsample_nearest_exact1d upsample_nearest_exact1d_backward "

@@ -166,6 +166,14 @@ class _WeightNormInterface(Op):
         grad_v = (g / norms) * (grad - v * (grad_g / norms))
         return grad_v, grad_g, None
 
+    @staticmethod
+    def jvp(ctx, *_):
+        raise NotImplementedError(  # (torch has no forward mode for this op: its error)
+            "Trying to use forward AD with _weight_norm_interface that does not support it because it has not been "
+            "implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?"
+            "template=feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
+            "implementation to derivatives.yaml")
+
 
 def _weight_norm(v, g, dim):
     """torch._weight_norm: the fused node for the first or last dim, the composed ops otherwise (as torch's)"""
