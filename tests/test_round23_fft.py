@@ -9,6 +9,7 @@ import pytest
 import torch as real_torch
 
 import microtorch
+from tests.torch_errors import same_error
 import microtorch.fft as mt_fft
 from op_oracle import check_op, close, graph_names
 
@@ -39,21 +40,6 @@ def _same_values(got, want, single):
     tol = 1e-6 if single else 1e-12
     scale = max(float(np.abs(want).max()) if want.size else 1.0, 1.0)
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
-
-
-def _error(fn):
-    """(exception type name, message) of fn(): torch's text must be in microtorch's message."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 (the type is what is compared)
-        return type(e).__name__, str(e).replace("microtorch", "torch")
-    return None, None
-
-
-def _same_error(make):
-    (want_type, want), (got_type, got) = (_error(lambda lib=lib: make(lib)) for lib in LIBS)
-    assert want_type is not None and got_type == want_type, (want, got)
-    assert want in got, (want, got)
 
 
 def _grid():
@@ -353,7 +339,7 @@ ERRORS = {
 def test_errors_as_torch(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _same_error(ERRORS[name])
+        same_error(ERRORS[name])
 
 
 # ---- frequencies, shifts, out= ----

@@ -5,24 +5,9 @@ import pytest
 import torch as real_torch
 
 import microtorch
+from tests.torch_errors import error_of, same_error
 
 LIBS = (real_torch, microtorch)
-
-
-def _error(fn):
-    """(exception type name, message) of fn(), microtorch's name read as torch's."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 (the type is what is compared)
-        return type(e).__name__, str(e).replace("microtorch", "torch")
-    return None, None
-
-
-def _same_error(make):
-    """torch's type, and torch's text inside microtorch's message (microtorch may add a hint after it)."""
-    (want_type, want), (got_type, got) = (_error(lambda lib=lib: make(lib)) for lib in LIBS)
-    assert want_type is not None and got_type == want_type, (want, got)
-    assert want in got, (want, got)
 
 
 # ---- a tuple of ints holding something else: torch's parser names the element and where it is ----
@@ -34,7 +19,7 @@ def _same_error(make):
     lambda lib: lib.as_strided(lib.ones(4), (1.5, 2), (1, 1)), lambda lib: lib.as_strided(lib.ones(4), (2, 2.5), (1, 1)),
 ])
 def test_a_tuple_of_ints_holding_a_float(make):
-    _same_error(make)
+    same_error(make)
 
 
 # ---- a product of two dtypes: the words of the kernel torch reaches ----
@@ -47,27 +32,27 @@ _DT = {"f32": "float32", "f64": "float64", "i64": "int64"}
     (((3,), (3, 2)), "matmul"), (((2, 2, 3), (3,)), "matmul"), (((2, 3), (2, 3, 2)), "matmul"),
     (((2, 2, 3), (3, 2)), "matmul"), (((3,), (3,)), "matmul"), (((2, 3), (3,)), "matmul")])
 def test_a_product_of_two_dtypes(a, b, shapes, fn):
-    _same_error(lambda lib: getattr(lib, fn)(lib.ones(*shapes[0], dtype=getattr(lib, _DT[a])),
+    same_error(lambda lib: getattr(lib, fn)(lib.ones(*shapes[0], dtype=getattr(lib, _DT[a])),
                                              lib.ones(*shapes[1], dtype=getattr(lib, _DT[b]))))
 
 
 # ---- conv_transpose's output padding and output_size, in torch's words ----
 @pytest.mark.parametrize("n,stride,pad", [(1, 2, 2), (2, 2, 2), (2, 1, 1), (3, 2, 2)])
 def test_conv_transpose_output_padding_too_large(n, stride, pad):
-    _same_error(lambda lib: getattr(lib.nn, f"ConvTranspose{n}d")(2, 3, 3, stride=stride, output_padding=pad)(
+    same_error(lambda lib: getattr(lib.nn, f"ConvTranspose{n}d")(2, 3, 3, stride=stride, output_padding=pad)(
         lib.ones((1, 2) + (4,) * n)))
 
 
 @pytest.mark.parametrize("shape,size", [((1, 2, 4, 4), (20, 20)), ((1, 2, 4, 4), [30, 30]), ((2, 4, 4), [30, 30])])
 def test_conv_transpose_output_size_out_of_range(shape, size):
-    _same_error(lambda lib: lib.nn.ConvTranspose2d(2, 3, 3, stride=2)(lib.ones(*shape), output_size=size))
+    same_error(lambda lib: lib.nn.ConvTranspose2d(2, 3, 3, stride=2)(lib.ones(*shape), output_size=size))
 
 
 def test_size_and_stride_take_numpys_axis():
     for lib in LIBS:
         x = lib.ones(2, 3)
         assert (x.size(axis=1), x.stride(axis=0), x.size(axis=-2)) == (3, 3, 2)
-    _same_error(lambda lib: lib.ones(2).size(dim=0, axis=0))
+    same_error(lambda lib: lib.ones(2).size(dim=0, axis=0))
 
 
 # ---- distributions repeated over a larger batch (Normal, Bernoulli, Categorical, Uniform) ----
@@ -98,8 +83,8 @@ def test_expand_as_torchs(make, batch):
 
 
 def test_expand_errors_as_torchs():
-    _same_error(lambda lib: lib.distributions.Normal(lib.zeros(3), 1.0).expand((4,)))
-    _same_error(lambda lib: lib.distributions.Bernoulli(lib.tensor([0.5, 0.5])).expand((2, 3)))
+    same_error(lambda lib: lib.distributions.Normal(lib.zeros(3), 1.0).expand((4,)))
+    same_error(lambda lib: lib.distributions.Bernoulli(lib.tensor([0.5, 0.5])).expand((2, 3)))
 
 
 def test_multinomial_expand():
@@ -203,7 +188,7 @@ def test_element_views_as_torchs(grad):
                                   lambda lib: lib.zeros(2, 3)[0, 0, 0], lambda lib: lib.zeros(2, 3).__setitem__((5, 0), 1.0),
                                   lambda lib: lib.zeros(2, dtype=lib.int64).__setitem__((0,), 2 ** 70)])
 def test_element_errors_as_torchs(make):
-    (wt, w), (gt, g) = (_error(lambda lib=lib: make(lib)) for lib in LIBS)
+    (wt, w), (gt, g) = (error_of(lambda lib=lib: make(lib)) for lib in LIBS)
     assert wt == gt and wt is not None and w.split(" (")[0] in g, (w, g)
 
 
@@ -267,7 +252,7 @@ def test_large_draws_are_torchs():
 def test_pinned_memory_on_the_cpu():
     for lib in LIBS:
         assert lib.ones(2).is_pinned() is False
-    _same_error(lambda lib: lib.ones(2).pin_memory())
+    same_error(lambda lib: lib.ones(2).pin_memory())
 
 
 def test_dynamo_and_cudnn_switches():
@@ -328,7 +313,7 @@ def test_loading_into_a_meta_module():
 @pytest.mark.parametrize("make", [lambda lib: lib.ones(1, device="meta").item(),
                                   lambda lib: lib.zeros(-1, device="meta"), lambda lib: lib.empty(2, -3)])
 def test_meta_errors_as_torchs(make):
-    _same_error(make)
+    same_error(make)
 
 
 def test_the_copy_construct_warning_points_at_each_users_line():
@@ -345,4 +330,4 @@ def test_the_copy_construct_warning_points_at_each_users_line():
 
 
 def test_a_view_across_contiguous_subspaces_says_torchs_words():
-    _same_error(lambda lib: lib.arange(9.0).reshape(3, 3).t().view(9))
+    same_error(lambda lib: lib.arange(9.0).reshape(3, 3).t().view(9))

@@ -8,6 +8,7 @@ import pytest
 import torch as real_torch
 
 import microtorch
+from tests.torch_errors import error_of, same_error
 
 LIBS = (real_torch, microtorch)
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -28,20 +29,6 @@ def _same_repr(want, got):
 def _np(t):
     t = t.to_dense() if t.is_sparse else t
     return t.detach().numpy()
-
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 (the type is what is compared)
-        return type(e).__name__, str(e).replace("microtorch", "torch")
-    return None, None
-
-
-def _same_error(make):
-    (want_type, want), (got_type, got) = (_error(lambda lib=lib: make(lib)) for lib in LIBS)
-    assert want_type is not None and got_type == want_type, (want, got)
-    assert want in got, (want, got)
 
 
 # ---- construction and printing ------------------------------------------------------------------------------
@@ -282,8 +269,8 @@ ERRORS = {
 
 @pytest.mark.parametrize("case", ERRORS)
 def test_errors_as_torch(case):
-    want_type, want = _error(lambda: ERRORS[case](real_torch))
-    got_type, got = _error(lambda: ERRORS[case](microtorch))
+    want_type, want = error_of(lambda: ERRORS[case](real_torch))
+    got_type, got = error_of(lambda: ERRORS[case](microtorch))
     assert want_type is not None and got_type == want_type, (want, got)
     key = want.split(" (")[0].split(". This could be")[0][:60]
     if want_type != "NotImplementedError":
@@ -293,9 +280,9 @@ def test_errors_as_torch(case):
 
 
 def test_out_of_range_index_is_refused_as_torch_checks_invariants():
-    want_type, want = _error(lambda: real_torch.sparse_coo_tensor(real_torch.tensor([[0, 3]]), real_torch.tensor(
+    want_type, want = error_of(lambda: real_torch.sparse_coo_tensor(real_torch.tensor([[0, 3]]), real_torch.tensor(
         [1., 2.]), (2,), check_invariants=True))
-    got_type, got = _error(lambda: microtorch.sparse_coo_tensor(microtorch.tensor([[0, 3]]), microtorch.tensor(
+    got_type, got = error_of(lambda: microtorch.sparse_coo_tensor(microtorch.tensor([[0, 3]]), microtorch.tensor(
         [1., 2.]), (2,)))
     assert got_type == want_type and want in got
 
