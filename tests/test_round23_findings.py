@@ -331,3 +331,21 @@ def test_the_copy_construct_warning_points_at_each_users_line():
 
 def test_a_view_across_contiguous_subspaces_says_torchs_words():
     same_error(lambda lib: lib.arange(9.0).reshape(3, 3).t().view(9))
+
+
+def test_stateless_functional_call_and_conv_weight_formats():
+    import warnings
+
+    def run(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(2, 2)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            out = lib.nn.utils.stateless.functional_call(m, {"weight": lib.ones(2, 2)}, (lib.ones(2),))
+        net = lib.nn.Sequential(lib.nn.Conv2d(3, 4, 3), lib.nn.ConvTranspose2d(4, 2, 3), lib.nn.Linear(2, 2))
+        same = lib.nn.utils.convert_conv2d_weight_memory_format(net, lib.channels_last) is net
+        y = net[0](lib.randn(1, 3, 5, 5))
+        return (out.tolist(), [(w.category.__name__, str(w.message)) for w in seen], same, net[0].weight.stride(),
+                net[1].weight.stride(), net[2].weight.stride(), y.stride())
+    assert run(real_torch) == run(microtorch)
+    same_error(lambda lib: lib.nn.ModuleList([lib.nn.Linear(2, 2)])(lib.ones(2)))

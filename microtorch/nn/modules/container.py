@@ -135,8 +135,9 @@ class ModuleList(Module):
         return v
 
     def forward(self, *args):
-        raise NotImplementedError("ModuleList has no forward: iterate over it in your own module's forward "
-                                  "(for layer in self.layers: x = layer(x)), or use nn.Sequential")
+        raise NotImplementedError('Module [ModuleList] is missing the required "forward" function (ModuleList has '
+                                  "no forward: iterate over it in your own module's forward, for layer in "
+                                  "self.layers: x = layer(x), or use nn.Sequential)")
 
     def __repr__(self):
         # repeated identical entries are collapsed: (0-2): 3 x Linear(...)

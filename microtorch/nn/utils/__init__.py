@@ -1,6 +1,6 @@
 """microtorch.nn.utils: gradient clipping, parameter <-> vector conversion, weight norm, BatchNorm fusion,
 padded and packed batches of sequences (`nn.utils.rnn`), parametrizations (`parametrize`, `parametrizations`) and
-pruning (`prune`)."""
+pruning (`prune`), the deprecated `stateless.functional_call`, and convolution weights put in a memory format."""
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm  # noqa: F401,E501
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights,  # noqa: F401
@@ -16,3 +16,5 @@ from . import rnn  # noqa: E402,F401
 # round 23: parametrizations (prune, as torch's, loads only when imported: import microtorch.nn.utils.prune)
 from . import parametrize  # noqa: E402,F401
 from . import parametrizations  # noqa: E402,F401
+from . import stateless  # noqa: E402,F401  (torch's pre-2.0 functional_call, deprecated)
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format  # noqa: E402,F401
