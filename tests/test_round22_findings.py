@@ -8,24 +8,9 @@ import pytest
 import torch as real_torch
 
 import microtorch
+from tests.torch_errors import error_of as _error, same_error as _same_error
 
 LIBS = (real_torch, microtorch)
-
-
-def _error(fn):
-    """(exception type name, message) of fn(), with microtorch's op prefix and hint set aside: torch's text must
-    be in microtorch's message."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 (the type is what is compared)
-        return type(e).__name__, str(e).replace("microtorch", "torch")
-    return None, None
-
-
-def _same_error(make):
-    (want_type, want), (got_type, got) = (_error(lambda lib=lib: make(lib)) for lib in LIBS)
-    assert want_type is not None and got_type == want_type, (want, got)
-    assert want in got, (want, got)
 
 
 # ---- layouts: a fresh image, not a view of the padded buffer (Raschka ch. 17's gradient penalty .view) ----
