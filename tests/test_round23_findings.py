@@ -16,7 +16,8 @@ LIBS = (real_torch, microtorch)
     lambda lib: lib.flip(lib.ones(2, 2), (1.5,)), lambda lib: lib.flip(lib.ones(2, 2), (0, 1.5)),
     lambda lib: lib.ones(2, 2).new_full((2, 1.5), 1), lambda lib: lib.ones(2, 2).permute((0, 1.5)),
     lambda lib: lib.tile(lib.ones(2), (1, 1.5)), lambda lib: lib.full((2, 1.5), 1.0),
-    lambda lib: lib.as_strided(lib.ones(4), (1.5, 2), (1, 1)), lambda lib: lib.as_strided(lib.ones(4), (2, 2.5), (1, 1)),
+    lambda lib: lib.as_strided(lib.ones(4), (1.5, 2), (1, 1)),
+    lambda lib: lib.as_strided(lib.ones(4), (2, 2.5), (1, 1)),
 ])
 def test_a_tuple_of_ints_holding_a_float(make):
     same_error(make)
@@ -185,7 +186,8 @@ def test_element_views_as_torchs(grad):
 
 
 @pytest.mark.parametrize("make", [lambda lib: lib.zeros(2, 3)[2, 0], lambda lib: lib.zeros(2, 3)[0, -4],
-                                  lambda lib: lib.zeros(2, 3)[0, 0, 0], lambda lib: lib.zeros(2, 3).__setitem__((5, 0), 1.0),
+                                  lambda lib: lib.zeros(2, 3)[0, 0, 0],
+                                  lambda lib: lib.zeros(2, 3).__setitem__((5, 0), 1.0),
                                   lambda lib: lib.zeros(2, dtype=lib.int64).__setitem__((0,), 2 ** 70)])
 def test_element_errors_as_torchs(make):
     (wt, w), (gt, g) = (error_of(lambda lib=lib: make(lib)) for lib in LIBS)
@@ -290,7 +292,8 @@ def test_meta_factories_and_products_allocate_nothing():
         s = (x * 2 + 1) / (x - 3)
         return (tuple(x.shape), str(x.dtype), tuple(y.shape), y.requires_grad, y.is_leaf, tuple(big.weight.shape),
                 big.weight.is_meta, tuple(prod.shape), prod.is_meta, tuple(s.shape),
-                tuple(lib.zeros(2 ** 30, 2 ** 10, device="meta").shape), tuple(lib.full((2 ** 33, 4), 2.5, device="meta").shape))
+                tuple(lib.zeros(2 ** 30, 2 ** 10, device="meta").shape),
+                tuple(lib.full((2 ** 33, 4), 2.5, device="meta").shape))
     assert repr(run(real_torch)) == repr(run(microtorch)).replace("microtorch", "torch")
 
 

@@ -20,8 +20,8 @@ def version():
 
 
 @contextlib.contextmanager
-def flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True, fp32_precision="none",
-          depthwise_kernel="auto"):
+def flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True,
+          fp32_precision="none", depthwise_kernel="auto"):
     """Set the switches for a block, then put the old ones back (as torch's; they change nothing here)."""
     names = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32")
     module = sys.modules[__name__]

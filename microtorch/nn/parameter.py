@@ -164,7 +164,8 @@ def _refusal(tensor, op=None):
             "dummy batch to initialize the parameters before calling microtorch functions")
 
 
-_WRAPPERS = ("with_out", "ranged", "accepting_numpy_names", "operator", "torch_function_dispatch")  # decorators: the op they wrap is inside
+_WRAPPERS = ("with_out", "ranged", "accepting_numpy_names", "operator",
+             "torch_function_dispatch")  # decorators: the op they wrap is inside
 
 
 def _op_given(tensor):

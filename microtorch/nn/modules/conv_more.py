@@ -37,8 +37,9 @@ class _ConvTransposeNd(_ConvNd):
               + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
         hi = [lo[d] + self.stride[d] - 1 for d in range(n)]
         if any(not lo[d] <= size[d] <= hi[d] for d in range(n)):
-            raise ValueError(f"requested an output size of {list(output_size) if isinstance(output_size, list) else output_size}, "
-                             f"but valid sizes range from {lo} to {hi} (for an input of {input.shape[2:]})")
+            given = list(output_size) if isinstance(output_size, list) else output_size  # (as given, as torch's)
+            raise ValueError(f"requested an output size of {given}, but valid sizes range from {lo} to {hi} (for an "
+                             f"input of {input.shape[2:]})")
         return tuple(size[d] - lo[d] for d in range(n))
 
     def forward(self, input, output_size=None):

@@ -570,10 +570,10 @@ class Module:
                 new = Parameter(value, current.requires_grad) if attr == "_parameters" else value
                 module.__dict__[attr][name] = new
             elif current.is_meta and not value.is_meta:  # (no memory to copy into: torch warns and moves on)
-                warn_at_user_line(f"for {name}: copying from a non-meta parameter in the checkpoint to a meta parameter "
-                                  "in the current model, which is a no-op. (Did you mean to pass `assign=True` to "
-                                  "assign items in the state dictionary to their corresponding key in the module "
-                                  "instead of copying them in place?)")
+                warn_at_user_line(f"for {name}: copying from a non-meta parameter in the checkpoint to a meta "
+                                  "parameter in the current model, which is a no-op. (Did you mean to pass "
+                                  "`assign=True` to assign items in the state dictionary to their corresponding key "
+                                  "in the module instead of copying them in place?)")
             else:
                 current._data[...] = value._data.astype(current._data.dtype, copy=False)
                 current._version_counter[0] += 1
