@@ -352,3 +352,27 @@ def test_stateless_functional_call_and_conv_weight_formats():
                 net[1].weight.stride(), net[2].weight.stride(), y.stride())
     assert run(real_torch) == run(microtorch)
     same_error(lambda lib: lib.nn.ModuleList([lib.nn.Linear(2, 2)])(lib.ones(2)))
+
+
+def test_a_legacy_autograd_function_warns_and_fails_in_torchs_words():
+    import warnings
+
+    def run(lib):
+        class Legacy(lib.autograd.Function):
+            def forward(self, x):
+                return x * 2
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            made = Legacy()
+        with pytest.raises(RuntimeError) as info:
+            made(lib.ones(2, requires_grad=True))
+        return [str(w.message).replace("microtorch", "torch") for w in seen], str(info.value)
+    (want_warn, want), (got_warn, got) = (run(lib) for lib in LIBS)
+    assert len(want_warn) == len(got_warn) == 1 and got_warn[0].startswith(want_warn[0]) and got.startswith(want)
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.nn.functional.softmax(1, dim=0),
+                                  lambda lib: lib.nn.functional.log_softmax(2.0, 0),
+                                  lambda lib: lib.nn.Softmax(dim=1)(1), lambda lib: lib.softmax(1, 0)])
+def test_softmax_of_a_number(make):
+    same_error(make)  # (F.softmax is x.softmax in torch: an AttributeError; torch.softmax a TypeError)

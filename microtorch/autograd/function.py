@@ -253,14 +253,15 @@ class Function:
     def __init__(self, *args, **kwargs):
         import warnings
         warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so "
-                      "you should invoke them on the class itself: "
-                      f"{type(self).__name__}.apply(...).", DeprecationWarning, stacklevel=2)
+                      "you should invoke them on the class itself. Instantiating an autograd function will raise an "
+                      f"error in a future version of PyTorch. ({type(self).__name__}.apply(...))", DeprecationWarning,
+                      stacklevel=2)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use new-style autograd "
-            f"function with static forward method: {type(self).__name__}.apply(...), not "
-            f"{type(self).__name__}()(...).")
+            "function with static forward method. (Example: https://pytorch.org/docs/stable/autograd.html#torch."
+            f"autograd.Function) (call {type(self).__name__}.apply(...), not {type(self).__name__}()(...))")
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

@@ -528,3 +528,20 @@ from ..ops.conv_more import ConvolutionNd as _conv_nd  # noqa: E402
 from ._functional_spatial import *  # noqa: E402,F401,F403
 from ._functional_resample import *  # noqa: E402,F401,F403
 from ._functional_interp import *  # noqa: E402,F401,F403
+
+
+
+def _method_like(fn, method):
+    """torch's F.softmax(x) is x.softmax(...): what is not a tensor has no such method (torch's AttributeError, not a
+    TypeError naming the argument). The parameters are the function's own, so a wrong call is Python's error at the
+    user's line."""
+    def call(input, dim=None, _stacklevel=3, dtype=None):
+        if not isinstance(input, Tensor) and not hasattr(input, method):
+            raise AttributeError(f"'{type(input).__name__}' object has no attribute '{method}'")
+        return fn(input, dim, _stacklevel, dtype)
+    call.__name__, call.__qualname__, call.__doc__, call.__wrapped__ = fn.__name__, fn.__qualname__, fn.__doc__, fn
+    return call
+
+
+softmax, log_softmax, softmin = (_method_like(softmax, "softmax"), _method_like(log_softmax, "log_softmax"),
+                                 _method_like(softmin, "softmax"))
