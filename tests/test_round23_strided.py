@@ -6,20 +6,13 @@ import pytest
 import torch as real_torch
 
 import microtorch
+from tests.torch_errors import error_of
 
 LIBS = (real_torch, microtorch)
 
 
 def _both(fn):
     return [fn(lib) for lib in LIBS]
-
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 (the type is what is compared)
-        return type(e).__name__, str(e)
-    return None, None
 
 
 # (a source of the input: a base, then a view of it) and (size, stride, offset) read from its storage
@@ -46,7 +39,7 @@ def _grads(lib, source, size, stride, offset):
 @pytest.mark.parametrize("source", list(SOURCES))
 @pytest.mark.parametrize("size,stride,offset", GEOMETRIES)
 def test_values_strides_and_gradients_are_torchs(source, size, stride, offset):
-    want, got = (_error(lambda lib=lib: _grads(lib, source, size, stride, offset)) for lib in LIBS)
+    want, got = (error_of(lambda lib=lib: _grads(lib, source, size, stride, offset)) for lib in LIBS)
     assert want == got  # both fit in the storage, or both raise the same
     if want == (None, None):
         want, got = _both(lambda lib: _grads(lib, source, size, stride, offset))
@@ -104,7 +97,7 @@ def test_gradcheck_and_gradgradcheck():
 @pytest.mark.parametrize("args", [((20,), (1,)), ((2,), (-1,)), ((2, 2), (1,)), ((2,), (1,), -1), ((-1,), (1,)),
                                   ((2,), (1.5,)), ((2,), (1,), 1.5), (2, 1), ((-1,), (-1,))])
 def test_errors_are_torchs(args):
-    (want_type, want), (got_type, got) = (_error(lambda lib=lib: lib.as_strided(lib.arange(12.0)[4:], *args))
+    (want_type, want), (got_type, got) = (error_of(lambda lib=lib: lib.as_strided(lib.arange(12.0)[4:], *args))
                                           for lib in LIBS)
     assert got_type == want_type and want in got, (want, got)
 
@@ -118,8 +111,18 @@ def test_empty_strided():
                 f.stride(), f.requires_grad, f.is_leaf, str(f.dtype), g.stride(), str(g.dtype))
     want, got = _both(run)
     assert repr(want).replace("torch", "") == repr(got).replace("microtorch", "").replace("torch", "")
-    (wt, w), (gt, g) = (_error(lambda lib=lib: lib.empty_strided((2, 3), (1,))) for lib in LIBS)
+    (wt, w), (gt, g) = (error_of(lambda lib=lib: lib.empty_strided((2, 3), (1,))) for lib in LIBS)
     assert gt == wt == "RuntimeError" and w in g
     for args in (((-1, 2), (1, 1)), ((2,), (-1,)), ((2,), (1.5,))):
-        (wt, w), (gt, g) = (_error(lambda lib=lib: lib.empty_strided(*args)) for lib in LIBS)
+        (wt, w), (gt, g) = (error_of(lambda lib=lib: lib.empty_strided(*args)) for lib in LIBS)
         assert gt == wt and w in g, (w, g)
+
+
+def test_on_the_meta_device():
+    def run(lib):
+        x = lib.ones(3, 4, device="meta", requires_grad=True)
+        y = x.as_strided((2, 5), (5, 1), 1)
+        e = lib.empty_strided((2, 3), (1, 2), device="meta")
+        return (tuple(y.shape), y.is_meta, y.grad_fn.name(), tuple(e.shape), e.is_meta,
+                error_of(lambda: x.as_strided((20,), (1,))))
+    assert run(real_torch) == run(microtorch)

@@ -7,6 +7,7 @@ position read twice gets both), then read back at x's own positions, as torch's 
 """
 import numpy as np
 
+from .._meta import MetaArray, meta_array
 from .._tensor import Tensor
 from ..autograd.views import geometry
 from ._op import Op
@@ -22,6 +23,9 @@ class AsStridedView(Op):
 
     @staticmethod
     def forward(ctx, x, size, stride, offset):
+        if type(x) is MetaArray:  # (a meta tensor has no storage to read: a meta view of the size asked)
+            ctx.meta_shape = x.shape
+            return meta_array(size, x.dtype)
         storage = _storage_elements(x)
         ctx.size, ctx.stride, ctx.offset, ctx.count = size, stride, offset, storage.size
         ctx.read_at = _positions(storage.size, size, stride, offset)
@@ -31,6 +35,8 @@ class AsStridedView(Op):
 
     @staticmethod
     def backward(ctx, grad):
+        if hasattr(ctx, "meta_shape"):
+            return Tensor._make(meta_array(ctx.meta_shape, grad._data.dtype)), None, None, None
         summed = AsStridedScatter.apply(grad, (ctx.count,), ctx.read_at)
         gx = AsStrided.apply(summed, ctx.x_at)
         overlap = np.bincount(ctx.x_at.ravel(), minlength=ctx.count)[ctx.x_at]
@@ -117,9 +123,13 @@ def as_strided(input, size, stride, storage_offset=None):
     if storage_offset is not None and not isinstance(storage_offset, (int, np.integer)):
         raise TypeError("as_strided(): argument 'storage_offset' (position 4) must be int, not "
                         f"{type(storage_offset).__name__}")
-    storage = _storage_elements(input._data)
-    offset = _place_of(input._data, storage)[2] if storage_offset is None else int(storage_offset)
-    _check_geometry(size, stride, offset, input._data.itemsize, storage.size * input._data.itemsize)
+    if type(input._data) is MetaArray:  # (no storage to stay within: torch checks no bounds on meta)
+        offset, available = int(storage_offset or 0), float("inf")
+    else:
+        storage = _storage_elements(input._data)
+        offset = _place_of(input._data, storage)[2] if storage_offset is None else int(storage_offset)
+        available = storage.size * input._data.itemsize
+    _check_geometry(size, stride, offset, input._data.itemsize, available)
     return _share(AsStridedView.apply(input, size, stride, offset), input)
 
 
@@ -135,8 +145,11 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
     _check_extent(size, stride)
     storage = empty(_extent(size, stride), dtype=dtype, device=device)
-    data = np.lib.stride_tricks.as_strided(storage._data, size, [s * storage._data.itemsize for s in stride])
-    out = Tensor._make(data)
+    if type(storage._data) is MetaArray:  # (no memory to lay out: a meta tensor of the size)
+        out = Tensor._make(meta_array(size, storage._data.dtype))
+    else:
+        out = Tensor._make(np.lib.stride_tricks.as_strided(storage._data, size,
+                                                           [s * storage._data.itemsize for s in stride]))
     return out.requires_grad_() if requires_grad else out
 
 
